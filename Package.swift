@@ -1,0 +1,53 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "FineDust",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "dustd", targets: ["dustd"]),
+        .executable(name: "dustctl", targets: ["dustctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+    ],
+    targets: [
+        // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        // Pure domain: DustPair, slots and time rules, grades, intake, totals. No I/O.
+        .target(name: "DustKit"),
+        // AirKorea requests, the libxml2 response parser and the error mapping.
+        .target(name: "AirKorea", dependencies: ["DustKit", "CLibXML2"]),
+        // SQLite schema, migrations and queries (GRDB on the system libsqlite3).
+        .target(name: "DustStore", dependencies: [
+            "DustKit",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        // Business logic composed from the modules above, dependencies injected.
+        .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore"]),
+        .executableTarget(name: "dustd", dependencies: [
+            "DustKit", "AirKorea", "DustStore", "DustServices",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "dustctl", dependencies: [
+            "DustKit", "AirKorea", "DustStore", "DustServices",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // Fixture paths and temporary directories shared by the test targets.
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "DustKitTests", dependencies: ["DustKit", "TestSupport"]),
+        .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustStoreTests", dependencies: ["DustStore", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport"]),
+        // End-to-end tests of the built executables.
+        .testTarget(name: "dustctlTests", dependencies: ["DustKit", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,103 @@
+/// Everything that can be wrong with an AirKorea response, each with a sentence saying what to do.
+public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The API answered with a result code other than `00` (normal envelope or gateway envelope).
+    case service(ResultCode, reportedCode: String, serverMessage: String)
+    /// An HTML page came back instead of XML, e.g. `503 Service Temporarily Unavailable`.
+    case htmlPage(title: String)
+    /// A JSON body came back; FineDust asks for and reads `returnType=xml` only.
+    case jsonBody
+    /// The body was empty.
+    case emptyBody
+    /// The document ended before it was complete.
+    case truncated(line: Int)
+    /// The bytes are not well-formed XML.
+    case malformedXML(line: Int, reason: String)
+    /// The bytes are not valid UTF-8.
+    case invalidUTF8(line: Int)
+    /// Well-formed XML, but not an AirKorea response (the root element is named).
+    case notAnAirKoreaResponse(root: String)
+    /// A `response` without `header/resultCode`.
+    case missingResultCode
+    /// The body is larger than the parser accepts.
+    case documentTooLarge(limit: Int)
+    /// The document has a DOCTYPE; AirKorea never sends one, and DTDs can hide entity attacks.
+    case doctypeNotAllowed
+    /// Elements nest deeper than the parser accepts.
+    case nestingTooDeep(limit: Int)
+    /// A single value is longer than any real AirKorea field.
+    case fieldTooLong(field: String, limit: Int)
+    /// More items than the parser accepts in one response.
+    case tooManyItems(limit: Int)
+    /// Items carry no `stationName` (old service station results) and no station was given.
+    case missingStationName
+
+    public var description: String {
+        switch self {
+        case let .service(code, reportedCode, serverMessage):
+            let message = serverMessage.isEmpty ? "" : " (\(serverMessage))"
+            return "AirKorea returned result code \(reportedCode)\(message): \(code.explanation)"
+        case let .htmlPage(title):
+            let shown = title.isEmpty ? "an HTML page" : "an HTML page \"\(title)\""
+            return "AirKorea answered with \(shown) instead of XML; the service is probably down or overloaded, try again later."
+        case .jsonBody:
+            return "The response is JSON; FineDust reads AirKorea's XML responses only (request them with returnType=xml)."
+        case .emptyBody:
+            return "The response body is empty; AirKorea or the network dropped the answer, try again later."
+        case let .truncated(line):
+            return "The response ends early (line \(line)); the transfer was cut off, try again."
+        case let .malformedXML(line, reason):
+            return "The response is not well-formed XML (line \(line): \(reason))."
+        case let .invalidUTF8(line):
+            return "The response is not valid UTF-8 (line \(line)); AirKorea sends UTF-8, so the body was damaged."
+        case let .notAnAirKoreaResponse(root):
+            return "The document is XML but not an AirKorea response (its root element is <\(root)>, expected <response> or <OpenAPI_ServiceResponse>)."
+        case .missingResultCode:
+            return "The response has no header/resultCode, so it cannot be trusted as an AirKorea answer."
+        case let .documentTooLarge(limit):
+            return "The response is larger than \(limit / (1024 * 1024)) MiB, far beyond any real AirKorea answer; it was not read."
+        case .doctypeNotAllowed:
+            return "The document declares a DOCTYPE, which AirKorea never sends; it was rejected to keep entity tricks out."
+        case let .nestingTooDeep(limit):
+            return "The document nests elements deeper than \(limit) levels, which no AirKorea response does; it was rejected."
+        case let .fieldTooLong(field, limit):
+            return "The field <\(field)> is longer than \(limit) bytes, which no AirKorea value is; the response was rejected."
+        case let .tooManyItems(limit):
+            return "The response has more than \(limit) items, which no AirKorea response does; it was rejected."
+        case .missingStationName:
+            return "The items carry no stationName (an old-service station response); give the station with --station NAME."
+        }
+    }
+
+    /// When a poll that failed this way should be tried again (SPEC §7).
+    public var retryAdvice: RetryAdvice {
+        switch self {
+        case let .service(code, _, _):
+            switch code {
+            case .applicationError, .databaseError, .httpError, .serviceTimeout, .unknown: .retryWithBackoff
+            case .dailyQuotaExceeded: .waitUntilMidnightKST
+            case .perSecondLimitExceeded: .waitAMinute
+            case .ok, .noData, .invalidParameter, .missingParameter, .noSuchService, .accessDenied,
+                 .serviceKeyTemporarilyDisabled, .blockedIP, .serviceKeyNotRegistered, .serviceKeyExpired,
+                 .unregisteredIP, .unsignedCall: .waitForNextHour
+            }
+        case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8:
+            .retryWithBackoff
+        case .jsonBody, .notAnAirKoreaResponse, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
+             .nestingTooDeep, .fieldTooLong, .tooManyItems, .missingStationName:
+            // Unparsable bodies are retried: a broken proxy or captive portal can produce any of these.
+            .retryWithBackoff
+        }
+    }
+}
+
+/// How soon a failed request is worth repeating.
+public enum RetryAdvice: Sendable, Hashable {
+    /// A passing fault: retry with exponential backoff until the next slot.
+    case retryWithBackoff
+    /// A configuration or key problem: do not retry before the next hourly poll.
+    case waitForNextHour
+    /// The daily quota is used up: wait until 00:00 KST.
+    case waitUntilMidnightKST
+    /// The per-second limit: wait a minute.
+    case waitAMinute
+}

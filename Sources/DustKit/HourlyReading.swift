@@ -1,0 +1,70 @@
+/// One station's PM10 and PM2.5 for one hour, as AirKorea reported it.
+///
+/// A concentration is `nil` when AirKorea reported `-`, nothing, or a flag such as 통신장애:
+/// unknown, never zero.
+public struct HourlyReading: Hashable, Sendable {
+    /// AirKorea `stationName`, e.g. 종로구.
+    public var station: String
+    /// The hour the values average.
+    public var slot: Slot
+    /// The hourly concentration in µg/m³.
+    public var concentration: DustPair<Double?>
+    /// AirKorea's flag (점검및교정, 장비점검, 자료이상, 통신장애) when one was set.
+    public var flag: DustPair<String?>
+    /// The 24-hour moving average AirKorea reported with the hour.
+    public var average24h: DustPair<Double?>
+    /// AirKorea's 24-hour grade (`pm10Grade`, `pm25Grade`).
+    public var grade24h: DustPair<DustGrade?>
+    /// AirKorea's 1-hour grade (`pm10Grade1h`, `pm25Grade1h`).
+    public var grade1h: DustPair<DustGrade?>
+    /// Station metadata, when the response carried it.
+    public var stationCode: String?
+    public var sidoName: String?
+    /// The monitoring network (`mangName`), e.g. 도시대기, 도로변대기.
+    public var network: String?
+
+    public init(
+        station: String,
+        slot: Slot,
+        concentration: DustPair<Double?>,
+        flag: DustPair<String?> = .init(repeating: nil),
+        average24h: DustPair<Double?> = .init(repeating: nil),
+        grade24h: DustPair<DustGrade?> = .init(repeating: nil),
+        grade1h: DustPair<DustGrade?> = .init(repeating: nil),
+        stationCode: String? = nil,
+        sidoName: String? = nil,
+        network: String? = nil
+    ) {
+        self.station = station
+        self.slot = slot
+        self.concentration = concentration
+        self.flag = flag
+        self.average24h = average24h
+        self.grade24h = grade24h
+        self.grade1h = grade1h
+        self.stationCode = stationCode
+        self.sidoName = sidoName
+        self.network = network
+    }
+}
+
+/// A monitoring station from AirKorea's station list.
+public struct Station: Hashable, Sendable {
+    public var name: String
+    public var address: String?
+    public var network: String?
+    /// Degrees north (AirKorea's `dmX`).
+    public var latitude: Double?
+    /// Degrees east (AirKorea's `dmY`).
+    public var longitude: Double?
+    public var code: String?
+
+    public init(name: String, address: String? = nil, network: String? = nil, latitude: Double? = nil, longitude: Double? = nil, code: String? = nil) {
+        self.name = name
+        self.address = address
+        self.network = network
+        self.latitude = latitude
+        self.longitude = longitude
+        self.code = code
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// One measured hour: the absolute interval `[start, start + 1 h)`.
+///
+/// AirKorea stamps a value with the time `T` at which its averaging hour **ends**;
+/// the slot is the hour before it. Slots are whole UTC hours, stored as instants.
+public struct Slot: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// Seconds since 1970-01-01T00:00:00Z at which the hour starts; a multiple of 3600.
+    public let startEpochSeconds: Int64
+
+    /// The slot starting at `startEpochSeconds`, which must be a whole UTC hour.
+    public init(startEpochSeconds: Int64) {
+        precondition(startEpochSeconds % 3600 == 0, "slots start on whole hours")
+        self.startEpochSeconds = startEpochSeconds
+    }
+
+    /// The slot containing `instant`.
+    public init(containing instant: Date) {
+        let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
+        self.init(startEpochSeconds: seconds - ((seconds % 3600) + 3600) % 3600)
+    }
+
+    public var start: Date { Date(timeIntervalSince1970: TimeInterval(startEpochSeconds)) }
+    public var end: Date { start.addingTimeInterval(3600) }
+
+    /// The slot `hours` hours later (earlier when negative).
+    public func advanced(by hours: Int) -> Slot {
+        Slot(startEpochSeconds: startEpochSeconds + Int64(hours) * 3600)
+    }
+
+    public static func < (lhs: Slot, rhs: Slot) -> Bool { lhs.startEpochSeconds < rhs.startEpochSeconds }
+
+    public var description: String { KoreaStandardTime.iso8601(start) }
+}
+
+/// AirKorea's clock: Korea Standard Time, UTC+9, no daylight saving time.
+public enum KoreaStandardTime {
+    /// UTC+9 in seconds.
+    public static let secondsFromGMT = 9 * 3600
+
+    /// The fixed-offset zone; a day in Korea never has other than 24 hours.
+    public static let timeZone = TimeZone(secondsFromGMT: secondsFromGMT)!
+
+    /// The slot of an AirKorea `dataTime` (`YYYY-MM-DD HH:mm`, hours `01`–`24`, old data `00`).
+    ///
+    /// The value is the average of the hour ending at `dataTime`, so `2026-11-20 24:00` is the
+    /// slot 23:00–24:00 of 2026-11-20 and `2026-11-21 01:00` the slot 00:00–01:00 of 2026-11-21.
+    /// Returns nil for anything that is not such a time (including minutes other than `00`).
+    public static func slot(forDataTime dataTime: some StringProtocol) -> Slot? {
+        var text = String(dataTime)
+        return text.withUTF8 { slot(forDataTimeBytes: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// `slot(forDataTime:)` on raw UTF-8 bytes, for the parser's hot path.
+    public static func slot(forDataTimeBytes bytes: UnsafeRawBufferPointer) -> Slot? {
+        guard bytes.count == 16, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+              bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
+              let year = ASCIIDigits.value(bytes[0..<4]),
+              let month = ASCIIDigits.value(bytes[5..<7]),
+              let day = ASCIIDigits.value(bytes[8..<10]),
+              let hour = ASCIIDigits.value(bytes[11..<13]),
+              let minute = ASCIIDigits.value(bytes[14..<16]),
+              LocalDate.isValid(year: year, month: month, day: day),
+              (0...24).contains(hour), minute == 0
+        else { return nil }
+        let days = Int64(LocalDate(year: year, month: month, day: day).daysSinceEpoch)
+        let endOfHour = days * 86_400 + Int64(hour) * 3600 - Int64(secondsFromGMT)
+        return Slot(startEpochSeconds: endOfHour - 3600)
+    }
+
+    /// The `dataTime` AirKorea would stamp on `slot` (the end of the hour, `24:00` rather than `00:00`).
+    public static func dataTime(of slot: Slot) -> String {
+        let local = slot.startEpochSeconds + Int64(secondsFromGMT)
+        let date = LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
+        let hour = Int(floorModulo(local, 86_400) / 3600) + 1
+        return "\(date) \(ASCIIDigits.padded(hour, width: 2)):00"
+    }
+
+    /// `instant` as ISO 8601 with the +09:00 offset.
+    public static func iso8601(_ instant: Date) -> String {
+        DayCalendar(timeZone: timeZone).iso8601(instant)
+    }
+}
+
+/// Days as calendar dates in one configured time zone, never the host's `TZ`.
+public struct DayCalendar: Sendable {
+    /// The zone that defines "a day" (`timezone` in the configuration).
+    public let timeZone: TimeZone
+    private let calendar: Calendar
+
+    public init(timeZone: TimeZone) {
+        self.timeZone = timeZone
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        self.calendar = calendar
+    }
+
+    /// The instant the day begins (its local midnight, or the first instant after it when a
+    /// DST change skips midnight).
+    public func start(of date: LocalDate) -> Date {
+        let components = DateComponents(year: date.year, month: date.month, day: date.day)
+        guard let start = calendar.date(from: components) else {
+            preconditionFailure("the Gregorian calendar has \(date)")
+        }
+        return start
+    }
+
+    /// The slots starting in the day: 24, or 23 / 25 on DST changes.
+    public func slots(of date: LocalDate) -> [Slot] {
+        slots(from: start(of: date), to: start(of: date.adding(days: 1)))
+    }
+
+    /// The slots starting in `[from, to)`.
+    public func slots(from: Date, to: Date) -> [Slot] {
+        let first = Slot(containing: from)
+        var slot = first.start < from ? first.advanced(by: 1) : first
+        var result: [Slot] = []
+        while slot.start < to {
+            result.append(slot)
+            slot = slot.advanced(by: 1)
+        }
+        return result
+    }
+
+    /// The calendar date of an instant in this zone.
+    public func date(containing instant: Date) -> LocalDate {
+        let offset = Int64(timeZone.secondsFromGMT(for: instant))
+        let local = Int64(instant.timeIntervalSince1970.rounded(.down)) + offset
+        return LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
+    }
+
+    /// The local hour (0–23) at which a slot starts: what an activity schedule is keyed on.
+    public func hour(of slot: Slot) -> Int {
+        let offset = Int64(timeZone.secondsFromGMT(for: slot.start))
+        return Int(floorModulo(slot.startEpochSeconds + offset, 86_400) / 3600)
+    }
+
+    /// `instant` as `YYYY-MM-DDTHH:mm:ss±hh:mm` in this zone.
+    public func iso8601(_ instant: Date) -> String {
+        let offset = timeZone.secondsFromGMT(for: instant)
+        let local = Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(offset)
+        let date = LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
+        let secondsOfDay = Int(floorModulo(local, 86_400))
+        let sign = offset < 0 ? "-" : "+"
+        let absoluteOffset = abs(offset)
+        return "\(date)T\(ASCIIDigits.padded(secondsOfDay / 3600, width: 2)):"
+            + "\(ASCIIDigits.padded(secondsOfDay % 3600 / 60, width: 2)):"
+            + "\(ASCIIDigits.padded(secondsOfDay % 60, width: 2))"
+            + "\(sign)\(ASCIIDigits.padded(absoluteOffset / 3600, width: 2)):\(ASCIIDigits.padded(absoluteOffset % 3600 / 60, width: 2))"
+    }
+}
+
+func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
+    let quotient = value / divisor
+    return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
+}
+
+func floorModulo(_ value: Int64, _ divisor: Int64) -> Int64 {
+    value - floorDivide(value, divisor) * divisor
+}

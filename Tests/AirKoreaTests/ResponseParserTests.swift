@@ -1,0 +1,276 @@
+import AirKorea
+import DustKit
+import Foundation
+import Testing
+import TestSupport
+
+/// The slot whose hour starts at `local` (an ISO 8601 time with offset), computed without FineDust's code.
+func slot(_ local: String) -> Slot {
+    let formatter = ISO8601DateFormatter()
+    guard let date = formatter.date(from: local) else { fatalError("bad test time \(local)") }
+    return Slot(startEpochSeconds: Int64(date.timeIntervalSince1970))
+}
+
+func parse(_ fixture: String, station: String? = nil) throws -> MeasurementPage {
+    try AirKoreaResponseParser().parseMeasurements(try TestFixtures.data(fixture), requestedStation: station)
+}
+
+func parseError(_ fixture: String, station: String? = nil) throws -> AirKoreaError? {
+    do {
+        _ = try AirKoreaResponseParser().parseMeasurements(try TestFixtures.data(fixture), requestedStation: station)
+        return nil
+    } catch let error as AirKoreaError {
+        return error
+    }
+}
+
+@Suite("Normal responses become hourly readings")
+struct NormalResponseTests {
+    @Test("A DAILY 종로구 response gives 24 hours of 2026-11-20, 24:00 being the last hour of the day")
+    func jongnoDaily() throws {
+        let page = try parse("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        #expect(page.readings.count == 24)
+        #expect(page.skippedItems == 0)
+        #expect(Set(page.readings.map(\.station)) == ["종로구"])
+        let newest = try #require(page.readings.first)
+        #expect(newest.slot == slot("2026-11-20T23:00:00+09:00"))
+        #expect(newest.concentration == DustPair(fineDust: 45, ultraFineDust: 22))
+        #expect(newest.stationCode == "111123")
+        #expect(newest.sidoName == "서울")
+        #expect(newest.network == "도시대기")
+        let oldest = try #require(page.readings.last)
+        #expect(oldest.slot == slot("2026-11-20T00:00:00+09:00"))
+        #expect(oldest.concentration == DustPair(fineDust: 38, ultraFineDust: 19))
+
+        let bySlot = Dictionary(uniqueKeysWithValues: page.readings.map { ($0.slot, $0) })
+        let calibration = try #require(bySlot[slot("2026-11-20T05:00:00+09:00")])
+        #expect(calibration.concentration == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(calibration.flag == DustPair(fineDust: "점검및교정", ultraFineDust: "점검및교정"))
+        let pm25Missing = try #require(bySlot[slot("2026-11-20T13:00:00+09:00")])
+        #expect(pm25Missing.concentration == DustPair(fineDust: 47, ultraFineDust: nil))
+        #expect(pm25Missing.flag == DustPair(fineDust: nil, ultraFineDust: nil))
+    }
+
+    @Test("The real 강남구 capture: 24:00, a 통신장애 hour and a hour without 24-hour values")
+    func gangnamFromRealCapture() throws {
+        let page = try parse("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml")
+        #expect(page.readings.count == 7)
+        let bySlot = Dictionary(uniqueKeysWithValues: page.readings.map { ($0.slot, $0) })
+        let midnight = try #require(bySlot[slot("2026-08-20T23:00:00+09:00")])
+        #expect(midnight.concentration == DustPair(fineDust: 41, ultraFineDust: 36))
+        #expect(midnight.grade1h == DustPair(fineDust: .moderate, ultraFineDust: .bad))
+        #expect(midnight.average24h == DustPair(fineDust: 46, ultraFineDust: 34))
+        let outage = try #require(bySlot[slot("2026-08-20T16:00:00+09:00")])
+        #expect(outage.concentration == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(outage.flag == DustPair(fineDust: "통신장애", ultraFineDust: "통신장애"))
+        #expect(outage.grade1h == DustPair(fineDust: nil, ultraFineDust: nil))
+        let noAverage = try #require(bySlot[slot("2026-08-20T18:00:00+09:00")])
+        #expect(noAverage.concentration == DustPair(fineDust: 53, ultraFineDust: 39))
+        #expect(noAverage.average24h == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(noAverage.grade24h == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(noAverage.grade1h == DustPair(fineDust: .moderate, ultraFineDust: .bad))
+    }
+
+    @Test("Old-service station results have no stationName: the requested station names them")
+    func oldServiceRoadside() throws {
+        #expect(try parseError("real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml") == .missingStationName)
+        let page = try parse("real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", station: "강남대로")
+        #expect(page.readings.count == 10)
+        #expect(page.paging == Paging(numOfRows: 10, pageNo: 1, totalCount: 23))
+        #expect(page.paging.pageCount == 3)
+        let first = try #require(page.readings.first)
+        #expect(first.station == "강남대로")
+        #expect(first.slot == slot("2019-02-12T19:00:00+09:00"))
+        #expect(first.concentration == DustPair(fineDust: 67, ultraFineDust: 27))
+        #expect(first.average24h == DustPair(fineDust: 72, ultraFineDust: 40))
+        #expect(first.grade24h == DustPair(fineDust: .moderate, ultraFineDust: .bad))
+        #expect(first.network == "도로변대기")
+        #expect(page.readings.last?.slot == slot("2019-02-12T10:00:00+09:00"))
+        #expect(page.readings.last?.concentration == DustPair(fineDust: 95, ultraFineDust: 57))
+    }
+
+    @Test("Old-service province response with stray blank lines and mixed indentation")
+    func oldServiceGyeonggi() throws {
+        let page = try parse("real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml")
+        #expect(page.readings.map(\.station) == ["신풍동", "인계동"])
+        #expect(page.readings.map(\.concentration) == [DustPair(fineDust: 35, ultraFineDust: 14), DustPair(fineDust: 28, ultraFineDust: 25)])
+        #expect(page.readings.allSatisfy { $0.slot == slot("2019-11-28T17:00:00+09:00") })
+        #expect(page.paging.totalCount == 97)
+    }
+
+    @Test("Without ver the new service sends no PM2.5: unknown, not an error, not zero")
+    func noVersionMeansNoPM25() throws {
+        let page = try parse("real/rltm-sido-newapi-seoul-nover-2023-05-31-truncated.xml")
+        #expect(page.readings.map(\.station) == ["중구", "한강대로", "종로구", "청계천로", "종로"])
+        #expect(page.readings.map(\.concentration.fineDust) == [21, 48, 19, 28, 26])
+        #expect(page.readings.allSatisfy { $0.concentration.ultraFineDust == nil })
+        #expect(page.paging.totalCount == 40)
+    }
+
+    @Test("A one-row old-service page")
+    func numOfRowsOne() throws {
+        let page = try parse("real/rltm-station-oldapi-ver1.3-2020-01-22-numOfRows1.xml", station: "종로구")
+        #expect(page.readings.count == 1)
+        #expect(page.readings[0].slot == slot("2020-01-22T15:00:00+09:00"))
+        #expect(page.readings[0].concentration == DustPair(fineDust: 52, ultraFineDust: 33))
+        #expect(page.paging.pageCount == 23)
+    }
+
+    @Test("Dashes and empty grades are unknown (real 2018 item in an envelope)")
+    func dashValues() throws {
+        let page = try parse("synthesized/wrapped-oldapi-dash-values-2018-05-03.xml", station: "중구")
+        let reading = try #require(page.readings.first)
+        #expect(reading.slot == slot("2018-05-03T20:00:00+09:00"))
+        #expect(reading.concentration == DustPair(fineDust: 31, ultraFineDust: 16))
+        #expect(reading.average24h == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(reading.grade24h == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(reading.grade1h == DustPair(fineDust: .moderate, ultraFineDust: .moderate))
+    }
+
+    @Test("Old 00 hours are the last hour of the previous day; a stale station keeps its old slot")
+    func oldMidnightHours() throws {
+        let wrapped = try parse("synthesized/wrapped-oldapi-dash-and-stale-station-2016-01-10.xml")
+        #expect(wrapped.readings.map(\.station) == ["동대문구", "동대문"])
+        #expect(wrapped.readings[0].slot == slot("2016-01-09T23:00:00+09:00"))
+        #expect(wrapped.readings[0].concentration == DustPair(fineDust: 36, ultraFineDust: 24))
+        #expect(wrapped.readings[1].slot == slot("2015-10-20T15:00:00+09:00"))
+        #expect(wrapped.readings[1].concentration == DustPair(fineDust: nil, ultraFineDust: nil))
+
+        let old = try parse("synthesized/station-oldapi-nostationname-00-hours-2016-01-10.xml", station: "종로구")
+        #expect(old.readings.map(\.slot) == [
+            slot("2016-01-10T01:00:00+09:00"), slot("2016-01-10T00:00:00+09:00"),
+            slot("2016-01-09T23:00:00+09:00"), slot("2016-01-09T22:00:00+09:00"),
+        ])
+        #expect(old.readings.map(\.concentration.fineDust) == [41, 39, 36, nil])
+    }
+
+    @Test("A 673-station 전국 response, one hour, 금천구 in 통신장애")
+    func nation() throws {
+        let page = try parse("synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")
+        #expect(page.readings.count == 673)
+        #expect(Set(page.readings.map(\.station)).count == 673)
+        #expect(page.readings.allSatisfy { $0.slot == slot("2026-11-20T23:00:00+09:00") })
+        let geumcheon = try #require(page.readings.first { $0.station == "금천구" })
+        #expect(geumcheon.concentration == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(geumcheon.flag.fineDust == "통신장애")
+        let jongno = try #require(page.readings.first { $0.station == "종로구" })
+        #expect(jongno.concentration == DustPair(fineDust: 45, ultraFineDust: 22))
+        #expect(page.readings.first { $0.station == "전남광주측정소004" }?.sidoName == "전남광주")
+    }
+
+    @Test("A 3MONTH response: 2,200 consecutive hours")
+    func threeMonths() throws {
+        let page = try parse("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        #expect(page.readings.count == 2200)
+        let slots = page.readings.map(\.slot).sorted()
+        #expect(slots.first == slot("2026-11-20T23:00:00+09:00").advanced(by: -2199))
+        #expect(zip(slots, slots.dropFirst()).allSatisfy { $1.startEpochSeconds - $0.startEpochSeconds == 3600 })
+    }
+
+    @Test("totalCount 0 is an empty result, not an error")
+    func emptyResult() throws {
+        let page = try parse("synthesized/empty-result-totalcount-0.xml")
+        #expect(page.readings.isEmpty)
+        #expect(page.paging.totalCount == 0)
+    }
+
+    @Test("An item with an impossible dataTime is skipped and counted, the rest kept")
+    func impossibleDataTime() throws {
+        let xml = """
+            <response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>
+            <item><stationName>종로구</stationName><dataTime>2026-02-30 01:00</dataTime><pm10Value>30</pm10Value></item>
+            <item><stationName>종로구</stationName><dataTime>2026-02-28 01:00</dataTime><pm10Value>31</pm10Value></item>
+            <item><stationName>종로구</stationName><pm10Value>32</pm10Value></item>
+            </items><totalCount>3</totalCount></body></response>
+            """
+        let page = try AirKoreaResponseParser().parseMeasurements(Data(xml.utf8))
+        #expect(page.readings.map(\.concentration.fineDust) == [31])
+        #expect(page.skippedItems == 2)
+    }
+
+    @Test("Numbers parse exactly as Swift's own Double parser")
+    func decimals() throws {
+        let values = ["0.0022", "0.46", "37.572025", "126.799906", "35", "0.0109", "999.9"]
+        for value in values {
+            let xml = "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>x</stationName><dmX>\(value)</dmX></item></items></body></response>"
+            let page = try AirKoreaResponseParser().parseStations(Data(xml.utf8))
+            #expect(page.stations.first?.latitude == Double(value))
+        }
+    }
+
+    @Test("Station list: dmX is the latitude; a nested <item> field does not split the item")
+    func stationList() throws {
+        let page = try AirKoreaResponseParser().parseStations(try TestFixtures.data("real/msrstn-list-oldapi-bucheon-truncated.xml"))
+        #expect(page.stations.map(\.name) == ["소사본동", "내동"])
+        #expect(page.stations[0].latitude == 37.480033)
+        #expect(page.stations[0].longitude == 126.799906)
+        #expect(page.stations[0].address == "경기 부천시 경인옛로 73소사어울마당 소향관")
+        #expect(page.stations[1].network == "도시대기")
+    }
+}
+
+@Suite("Error responses become typed errors")
+struct ErrorResponseTests {
+    @Test("Old-service error codes in the normal envelope", arguments: [
+        ("real/error-oldapi-20-service-access-denied.xml", ResultCode.accessDenied, "20", RetryAdvice.waitForNextHour),
+        ("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", .dailyQuotaExceeded, "22", .waitUntilMidnightKST),
+        ("real/error-legacy-gateway-99-service-key-not-registered-nonairkorea.xml", .serviceKeyNotRegistered, "99", .waitForNextHour),
+        ("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml", .serviceKeyNotRegistered, "30", .waitForNextHour),
+        ("synthesized/error-gateway-05-servicetimeout.xml", .serviceTimeout, "05", .retryWithBackoff),
+        ("synthesized/error-gateway-22-name-in-errmsg-no-code.xml", .dailyQuotaExceeded, "?", .waitUntilMidnightKST),
+        ("synthesized/error-03-nodata.xml", .noData, "03", .waitForNextHour),
+    ])
+    func resultCodes(fixture: String, code: ResultCode, reported: String, advice: RetryAdvice) throws {
+        let error = try #require(try parseError(fixture))
+        guard case let .service(actual, reportedCode, _) = error else {
+            Issue.record("expected a service error, got \(error)")
+            return
+        }
+        #expect(actual == code)
+        #expect(reportedCode == reported)
+        #expect(error.retryAdvice == advice)
+        #expect(error.description.contains(reported))
+    }
+
+    @Test("The key-not-registered message says what to check")
+    func actionableMessage() throws {
+        let error = try #require(try parseError("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml"))
+        #expect(error.description.contains("Decoding key"))
+        #expect(error.description.contains("1–2 hours"))
+    }
+
+    @Test("Not XML at all", arguments: [
+        ("synthesized/html-503-service-unavailable.html", AirKoreaError.htmlPage(title: "503 Service Temporarily Unavailable")),
+        ("synthesized/empty-body.xml", .emptyBody),
+        ("real/error-gateway-05-servicetimeout-json-airkorea.json", .jsonBody),
+        ("real/rltm-station-oldapi-item-fragment-dash-values-2018-05-03.xml", .notAnAirKoreaResponse(root: "item")),
+        ("real/rltm-items-oldapi-fragment-dash-and-stale-station-2016-01-10.xml", .malformedXML(line: 19, reason: "Extra content at the end of the document")),
+        ("real/nearby-msrstn-oldapi-seocho-gangnam-boostcamp.xml", nil),
+    ])
+    func notXML(fixture: String, expected: AirKoreaError?) throws {
+        #expect(try parseError(fixture) == expected)
+    }
+
+    @Test("Truncated documents, including the real paste that stops after the first item", arguments: [
+        "synthesized/truncated-daily.xml",
+        "real/rltm-station-newapi-jongno-ver1.4-2023-05-13-first-item-only.xml",
+    ])
+    func truncated(fixture: String) throws {
+        let error = try #require(try parseError(fixture))
+        guard case .truncated = error else {
+            Issue.record("expected .truncated, got \(error)")
+            return
+        }
+        #expect(error.retryAdvice == .retryWithBackoff)
+    }
+
+    @Test("Every prefix of a response short of its closing tag is a typed error, never a crash")
+    func everyPrefix() throws {
+        let full = try TestFixtures.data("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml")
+        let parser = AirKoreaResponseParser()
+        let closingTag = full.count - "</response>\n".utf8.count
+        for length in stride(from: 0, through: closingTag, by: 7) {
+            #expect(throws: AirKoreaError.self) { try parser.parseMeasurements(full.prefix(length)) }
+        }
+    }
+}
