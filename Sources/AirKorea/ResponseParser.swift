@@ -134,6 +134,36 @@ public struct AirKoreaResponseParser: Sendable {
         if asciiCaseInsensitiveRange(of: "<html", in: head) != nil {
             throw .htmlPage(title: htmlTitle(in: UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + 64 * 1024)])))
         }
+        if prologDeclaresDoctype(UnsafeRawBufferPointer(rebasing: bytes[start...])) { throw .doctypeNotAllowed }
+    }
+
+    /// True when a `<!DOCTYPE` comes before the root element. Checked before libxml2 runs, so not
+    /// even the internal subset of a hostile document (entity declarations) is parsed.
+    private func prologDeclaresDoctype(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        func hasPrefix(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            return memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0
+        }
+        func skip(past terminator: StaticString) -> Bool {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[index...])
+            guard let found = asciiCaseInsensitiveRange(of: "\(terminator)", in: rest) else { return false }
+            index += found + terminator.utf8CodeUnitCount
+            return true
+        }
+        while index < bytes.count {
+            if [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) {
+                index += 1
+            } else if hasPrefix("<?") {
+                guard skip(past: "?>") else { return false }
+            } else if hasPrefix("<!--") {
+                guard skip(past: "-->") else { return false }
+            } else {
+                return hasPrefix("<!DOCTYPE") || hasPrefix("<!doctype")
+            }
+        }
+        return false
     }
 
     private func readDocument(_ bytes: UnsafeRawBufferPointer) throws(AirKoreaError) -> RawResponse {
@@ -156,7 +186,7 @@ public struct AirKoreaResponseParser: Sendable {
             while true {
                 let status = xmlTextReaderRead(reader)
                 if status == 0 { break }
-                if status < 0 { throw errors.airKoreaError(lastLine: lineCount(bytes)) }
+                if status < 0 { throw errors.airKoreaError(lastLine: lineCount(bytes), openField: state.openFieldName) }
                 try state.handleNode(reader)
             }
             return try state.finish()
@@ -183,13 +213,17 @@ private final class LibXMLErrorSink {
     }
 
     /// The typed error for what libxml2 reported; `lastLine` is the document's last line number.
-    func airKoreaError(lastLine: Int) -> AirKoreaError {
+    /// `openField` is the field being read when libxml2 stopped, if any.
+    func airKoreaError(lastLine: Int, openField: String?) -> AirKoreaError {
         guard let code else { return .malformedXML(line: line, reason: "libxml2 stopped without saying why") }
         switch code {
         case Int32(XML_ERR_INVALID_ENCODING.rawValue):
             return .invalidUTF8(line: line)
         case Int32(XML_ERR_INVALID_CHAR.rawValue) where message.contains("UTF-8") || message.contains("encoding"):
             return .invalidUTF8(line: line)
+        case Int32(XML_ERR_NO_MEMORY.rawValue) where message.contains("huge text node"):
+            // libxml2's own cap on a text node (10,000,000 bytes) is reached before ours can be.
+            return .fieldTooLong(field: openField ?? "text", limit: 10_000_000)
         case Int32(XML_ERR_INTERNAL_ERROR.rawValue) where message.contains("depth"):
             return .nestingTooDeep(limit: 256)
         case Int32(XML_ERR_TAG_NOT_FINISHED.rawValue), Int32(XML_ERR_DOCUMENT_EMPTY.rawValue):
@@ -292,6 +326,9 @@ struct ReaderState {
     /// The leaf element whose text is being collected, and the text so far.
     private var field: Element?
     private var fieldName = ""
+
+    /// The name of the field whose text is being read, if any.
+    var openFieldName: String? { field == nil ? nil : fieldName }
     private var text: [UInt8] = []
 
     init(names: ElementNames, limits: ParserLimits) {

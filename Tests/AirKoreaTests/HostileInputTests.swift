@@ -1,0 +1,148 @@
+import AirKorea
+import Foundation
+import Testing
+import TestSupport
+
+/// Peak resident set size of this process so far, in bytes.
+func peakResidentBytes() -> Int {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    return usage.ru_maxrss * 1024
+}
+
+/// Parses `body`, expecting a typed error; returns it with the seconds it took and the growth of the peak RSS.
+func hostile(_ body: Data, limits: ParserLimits = ParserLimits()) -> (error: AirKoreaError?, seconds: Double, peakGrowth: Int) {
+    let rssBefore = peakResidentBytes()
+    let clock = ContinuousClock()
+    var caught: AirKoreaError?
+    let elapsed = clock.measure {
+        do {
+            _ = try AirKoreaResponseParser(limits: limits).parseMeasurements(body, requestedStation: "x")
+        } catch let error as AirKoreaError {
+            caught = error
+        } catch {
+            Issue.record("untyped error \(error)")
+        }
+    }
+    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    return (caught, seconds, peakResidentBytes() - rssBefore)
+}
+
+// The time and memory bounds below are hang and blow-up guards (a failure means minutes or
+// gigabytes), not performance targets; Benchmarks/ measures speed.
+let hangGuardSeconds = 10.0
+let blowUpGuardBytes = 256 * 1024 * 1024
+
+@Suite("Hostile XML fails fast with a typed error and reads no local file")
+struct HostileInputTests {
+    @Test("An external entity pointing at a local file is refused and the file's content appears nowhere")
+    func externalEntity() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let secretPath = directory.path("secret.txt")
+        let sentinel = "FINEDUST-SENTINEL-\(UUID().uuidString)"
+        try sentinel.write(toFile: secretPath, atomically: true, encoding: .utf8)
+        let xml = """
+            <?xml version="1.0"?>
+            <!DOCTYPE response [ <!ENTITY xxe SYSTEM "file://\(secretPath)"> ]>
+            <response><header><resultCode>00</resultCode></header><body><items><item>
+            <stationName>&xxe;</stationName><dataTime>2026-11-20 10:00</dataTime><pm10Value>30</pm10Value>
+            </item></items></body></response>
+            """
+        let result = hostile(Data(xml.utf8))
+        #expect(result.error == .doctypeNotAllowed)
+        #expect(!String(describing: result.error).contains(sentinel))
+
+        let committed = hostile(try TestFixtures.data("hostile/xxe-local-file.xml"))
+        #expect(committed.error == .doctypeNotAllowed)
+        #expect(!String(describing: committed.error).contains("root:"))
+    }
+
+    @Test("Parameter entities are refused", arguments: ["hostile/parameter-entity.xml"])
+    func parameterEntity(fixture: String) throws {
+        #expect(hostile(try TestFixtures.data(fixture)).error == .doctypeNotAllowed)
+    }
+
+    @Test("Billion laughs: refused in bounded time and memory")
+    func billionLaughs() throws {
+        let result = hostile(try TestFixtures.data("hostile/billion-laughs.xml"))
+        #expect(result.error == .doctypeNotAllowed)
+        #expect(result.seconds < hangGuardSeconds)
+        #expect(result.peakGrowth < blowUpGuardBytes)
+    }
+
+    @Test("An entity declared after a long internal subset is still refused")
+    func quadraticBlowup() throws {
+        let entity = String(repeating: "A", count: 100_000)
+        let references = String(repeating: "&a;", count: 50_000)
+        let xml = "<?xml version=\"1.0\"?><!DOCTYPE response [<!ENTITY a \"\(entity)\">]><response>\(references)</response>"
+        let result = hostile(Data(xml.utf8))
+        #expect(result.error == .doctypeNotAllowed)
+        #expect(result.seconds < hangGuardSeconds)
+        #expect(result.peakGrowth < blowUpGuardBytes)
+    }
+
+    @Test("Deep nesting: 1,000 and 100,000 levels", arguments: [1_000, 100_000])
+    func deepNesting(levels: Int) throws {
+        let xml = "<response>" + String(repeating: "<a>", count: levels) + String(repeating: "</a>", count: levels) + "</response>"
+        let result = hostile(Data(xml.utf8))
+        #expect(result.error == .nestingTooDeep(limit: ParserLimits().maxDepth))
+        #expect(result.seconds < hangGuardSeconds)
+    }
+
+    @Test("Invalid UTF-8 is a typed error naming the line")
+    func invalidUTF8() throws {
+        let result = hostile(try TestFixtures.data("hostile/invalid-utf8.xml"))
+        guard case let .invalidUTF8(line)? = result.error else {
+            Issue.record("expected invalidUTF8, got \(String(describing: result.error))")
+            return
+        }
+        #expect(line > 1)
+    }
+
+    @Test("A 10 MB text node in a field is refused; one in an ignored element is bounded")
+    func hugeTextNode() throws {
+        let huge = String(repeating: "가", count: 10 * 1024 * 1024 / 3)
+        let inField = "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
+        let fieldResult = hostile(Data(inField.utf8))
+        guard case .fieldTooLong(field: "stationName", _)? = fieldResult.error else {
+            Issue.record("expected fieldTooLong(stationName), got \(String(describing: fieldResult.error))")
+            return
+        }
+        #expect(fieldResult.seconds < hangGuardSeconds)
+        #expect(fieldResult.peakGrowth < blowUpGuardBytes)
+
+        let ignored = "<response><header><resultCode>00</resultCode></header><body><items><item><khaiComment>\(huge)</khaiComment></item></items></body></response>"
+        let ignoredResult = hostile(Data(ignored.utf8))
+        #expect(ignoredResult.error == .fieldTooLong(field: "text", limit: 10_000_000))
+        #expect(ignoredResult.seconds < hangGuardSeconds)
+        #expect(ignoredResult.peakGrowth < blowUpGuardBytes)
+    }
+
+    @Test("A body above the size limit is not parsed at all")
+    func documentTooLarge() throws {
+        let body = Data(repeating: UInt8(ascii: " "), count: 33 * 1024 * 1024)
+        #expect(hostile(body).error == .documentTooLarge(limit: 32 * 1024 * 1024))
+    }
+
+    @Test("More items than the limit are refused")
+    func tooManyItems() throws {
+        let items = String(repeating: "<item><stationName>x</stationName></item>", count: 11)
+        let xml = "<response><header><resultCode>00</resultCode></header><body><items>\(items)</items></body></response>"
+        #expect(hostile(Data(xml.utf8), limits: ParserLimits(maxItems: 10)).error == .tooManyItems(limit: 10))
+    }
+
+    @Test("Random garbage never crashes the parser")
+    func garbage() throws {
+        var generator = SystemRandomNumberGenerator()
+        let seed = try TestFixtures.data("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml")
+        for _ in 0..<300 {
+            var mutated = [UInt8](seed)
+            for _ in 0..<Int.random(in: 1...20, using: &generator) {
+                mutated[Int.random(in: 0..<mutated.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            // Any outcome but a crash is acceptable: a page, or a typed error.
+            _ = try? AirKoreaResponseParser().parseMeasurements(Data(mutated), requestedStation: "x")
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import DustKit
+import Foundation
+import Testing
+
+@Suite("DustPair")
+struct DustPairTests {
+    @Test("map, zip and the pollutant subscript keep PM10 and PM2.5 apart")
+    func mapAndZip() {
+        let concentration = DustPair<Double?>(fineDust: 40, ultraFineDust: nil)
+        let hours = DustPair(fineDust: 24, ultraFineDust: 23)
+        #expect(concentration.map { $0 ?? -1 } == DustPair(fineDust: 40, ultraFineDust: -1))
+        let zipped = hours.zip(DustPair(fineDust: 2, ultraFineDust: 3)).map { $0 * $1 }
+        #expect(zipped == DustPair(fineDust: 48, ultraFineDust: 69))
+        var pair = hours
+        pair[.pm25] = 22
+        #expect(pair.ultraFineDust == 22 && pair[.pm10] == 24)
+        #expect(DustPair { $0 == .pm10 ? "a" : "b" } == DustPair(fineDust: "a", ultraFineDust: "b"))
+    }
+
+    @Test("JSON uses the keys pm10 and pm25, unknown is null")
+    func codable() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(DustPair<Double?>(fineDust: 41.5, ultraFineDust: nil)), as: UTF8.self)
+        #expect(json == #"{"pm10":41.5,"pm25":null}"#)
+        let decoded = try JSONDecoder().decode(DustPair<Int>.self, from: Data(#"{"pm10":3,"pm25":4}"#.utf8))
+        #expect(decoded == DustPair(fineDust: 3, ultraFineDust: 4))
+        #expect(Set([DustPair(fineDust: 1, ultraFineDust: 2), DustPair(fineDust: 1, ultraFineDust: 2)]).count == 1)
+    }
+}
+
+@Suite("DustGrade by AirKorea's tables")
+struct DustGradeTests {
+    let today = LocalDate(year: 2026, month: 11, day: 20)
+
+    @Test("PM10 boundaries 30 / 80 / 150, integer part only", arguments: [
+        (0.0, DustGrade.good), (30, .good), (30.9, .good), (31, .moderate), (80, .moderate),
+        (81, .bad), (150, .bad), (151, .veryBad), (999, .veryBad),
+    ])
+    func pm10(concentration: Double, grade: DustGrade) {
+        #expect(DustGrade(concentration: concentration, of: .pm10, on: today) == grade)
+    }
+
+    @Test("PM2.5 boundaries 15 / 35 / 75 since 2018-03-27", arguments: [
+        (15.0, DustGrade.good), (16, .moderate), (35, .moderate), (35.9, .moderate), (36, .bad), (75, .bad), (76, .veryBad),
+    ])
+    func pm25(concentration: Double, grade: DustGrade) {
+        #expect(DustGrade(concentration: concentration, of: .pm25, on: today) == grade)
+    }
+
+    @Test("PM2.5 before 2018-03-27 used 15 / 50 / 100")
+    func pm25OldTable() {
+        let before = LocalDate(year: 2018, month: 3, day: 26)
+        let after = LocalDate(year: 2018, month: 3, day: 27)
+        #expect(DustGrade(concentration: 40, of: .pm25, on: before) == .moderate)
+        #expect(DustGrade(concentration: 40, of: .pm25, on: after) == .bad)
+        #expect(DustGrade(concentration: 100, of: .pm25, on: before) == .bad)
+        #expect(DustGrade(concentration: 101, of: .pm25, on: before) == .veryBad)
+    }
+
+    @Test("Names and codes")
+    func names() {
+        #expect(DustGrade.veryBad.koreanName == "매우나쁨")
+        #expect(DustGrade.moderate.englishName == "moderate")
+        #expect(DustGrade(code: "3") == .bad)
+        #expect(DustGrade(code: "5") == nil && DustGrade(code: "") == nil && DustGrade(code: "-") == nil)
+    }
+}
+
+@Suite("Time rules (SPEC §2)")
+struct TimeRuleTests {
+    let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+    let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
+
+    func instant(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }
+
+    @Test("24:00 is the last slot of the same day; 01:00 the first slot of the next")
+    func midnight() throws {
+        let lastOf20 = try #require(KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00"))
+        #expect(lastOf20.start == instant("2026-11-20T23:00:00+09:00"))
+        #expect(seoul.date(containing: lastOf20.start) == LocalDate(year: 2026, month: 11, day: 20))
+        let firstOf21 = try #require(KoreaStandardTime.slot(forDataTime: "2026-11-21 01:00"))
+        #expect(firstOf21.start == instant("2026-11-21T00:00:00+09:00"))
+        #expect(seoul.date(containing: firstOf21.start) == LocalDate(year: 2026, month: 11, day: 21))
+        #expect(KoreaStandardTime.slot(forDataTime: "2026-11-21 00:00") == lastOf20)
+        #expect(KoreaStandardTime.dataTime(of: lastOf20) == "2026-11-20 24:00")
+        #expect(KoreaStandardTime.dataTime(of: firstOf21) == "2026-11-21 01:00")
+    }
+
+    @Test("Invalid dataTimes are rejected", arguments: [
+        "2026-11-20 25:00", "2026-11-20 10:30", "2026-02-29 01:00", "2026-13-01 01:00", "2026-11-20T10:00", "", "2026-11-2010:00",
+    ])
+    func invalid(dataTime: String) {
+        #expect(KoreaStandardTime.slot(forDataTime: dataTime) == nil)
+    }
+
+    @Test("A Seoul day has 24 slots from 00:00 KST")
+    func seoulDay() {
+        let slots = seoul.slots(of: LocalDate(year: 2026, month: 11, day: 20))
+        #expect(slots.count == 24)
+        #expect(slots.first?.start == instant("2026-11-20T00:00:00+09:00"))
+        #expect(slots.last?.start == instant("2026-11-20T23:00:00+09:00"))
+        #expect(seoul.iso8601(slots[0].start) == "2026-11-20T00:00:00+09:00")
+        #expect(seoul.hour(of: slots[7]) == 7)
+    }
+
+    @Test("Days in a zone with DST have 23 and 25 slots")
+    func daylightSavingTime() {
+        #expect(newYork.slots(of: LocalDate(year: 2026, month: 3, day: 8)).count == 23)
+        #expect(newYork.slots(of: LocalDate(year: 2026, month: 11, day: 1)).count == 25)
+        #expect(newYork.slots(of: LocalDate(year: 2026, month: 11, day: 2)).count == 24)
+        let fallBack = newYork.slots(of: LocalDate(year: 2026, month: 11, day: 1))
+        #expect(fallBack.map { newYork.hour(of: $0) }.prefix(4) == [0, 1, 1, 2])
+        #expect(newYork.iso8601(fallBack[2].start) == "2026-11-01T01:00:00-05:00")
+    }
+
+    @Test("A zone with a half-hour offset still gets 24 whole-hour slots a day")
+    func halfHourZone() {
+        let kolkata = DayCalendar(timeZone: TimeZone(identifier: "Asia/Kolkata")!)
+        let slots = kolkata.slots(of: LocalDate(year: 2026, month: 11, day: 20))
+        #expect(slots.count == 24)
+        #expect(kolkata.iso8601(slots[0].start) == "2026-11-20T00:30:00+05:30")
+    }
+
+    @Test("The host TZ changes nothing: days come from the configured zone only")
+    func hostTimeZoneIgnored() {
+        let saved = ProcessInfo.processInfo.environment["TZ"]
+        setenv("TZ", "America/New_York", 1)
+        tzset()
+        defer {
+            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
+            tzset()
+        }
+        let slot = KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00")!
+        #expect(seoul.date(containing: slot.start) == LocalDate(year: 2026, month: 11, day: 20))
+        #expect(seoul.slots(of: LocalDate(year: 2026, month: 11, day: 20)).first?.start == instant("2026-11-20T00:00:00+09:00"))
+    }
+}
+
+@Suite("Dates and ISO weeks")
+struct DateTests {
+    @Test("Parsing, arithmetic and weekdays")
+    func localDate() {
+        #expect(LocalDate("2026-11-20") == LocalDate(year: 2026, month: 11, day: 20))
+        #expect(LocalDate("2026-02-29") == nil && LocalDate("2024-02-29") != nil && LocalDate("20261120") == nil)
+        #expect(LocalDate(year: 2026, month: 12, day: 31).adding(days: 1) == LocalDate(year: 2027, month: 1, day: 1))
+        #expect(LocalDate(year: 2026, month: 3, day: 1).adding(days: -1) == LocalDate(year: 2026, month: 2, day: 28))
+        #expect(LocalDate(year: 2026, month: 11, day: 20).isoWeekday == 5)
+        #expect(LocalDate(year: 1970, month: 1, day: 1).daysSinceEpoch == 0)
+        #expect(LocalDate(daysSinceEpoch: -1) == LocalDate(year: 1969, month: 12, day: 31))
+        #expect(LocalDate(year: 2026, month: 1, day: 5).description == "2026-01-05")
+    }
+
+    @Test("ISO weeks across year boundaries", arguments: [
+        ("2026-11-20", "2026-W47"), ("2027-01-01", "2026-W53"), ("2026-01-01", "2026-W01"),
+        ("2024-12-30", "2025-W01"), ("2021-01-03", "2020-W53"),
+    ])
+    func isoWeek(date: String, week: String) {
+        #expect(ISOWeek(containing: LocalDate(date)!).description == week)
+        #expect(ISOWeek(week)?.dates.contains(LocalDate(date)!) == true)
+    }
+
+    @Test("A week runs Monday to Sunday; impossible weeks are rejected")
+    func weekDates() {
+        let week = ISOWeek("2026-W47")!
+        #expect(week.monday == LocalDate(year: 2026, month: 11, day: 16))
+        #expect(week.dates.last == LocalDate(year: 2026, month: 11, day: 22))
+        #expect(ISOWeek("2025-W53") == nil)
+        #expect(ISOWeek("2026-W53") != nil)
+        #expect(ISOWeek("2026-W00") == nil && ISOWeek("2026W47") == nil)
+    }
+}
