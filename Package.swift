@@ -12,6 +12,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        // No traits: FineDust reads its YAML with Yams itself (see DustConfig/SettingsLoader.swift).
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
     ],
     targets: [
         // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
@@ -31,13 +34,19 @@ let package = Package(
         ]),
         // Business logic composed from the modules above, dependencies injected.
         .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore"]),
+        // Settings from Config/dustd.yaml, DUSTD_… variables and systemd credentials, validated.
+        .target(name: "DustConfig", dependencies: [
+            "DustKit", "AirKorea",
+            .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
         .executableTarget(name: "dustd", dependencies: [
-            "DustKit", "AirKorea", "DustStore", "DustServices",
+            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "dustctl", dependencies: [
-            "DustKit", "AirKorea", "DustStore", "DustServices",
+            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixture paths and temporary directories shared by the test targets.
@@ -46,6 +55,7 @@ let package = Package(
         .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
         .testTarget(name: "DustStoreTests", dependencies: ["DustStore", "DustKit", "TestSupport"]),
         .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["DustKit", "TestSupport"]),
     ],

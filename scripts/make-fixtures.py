@@ -132,13 +132,16 @@ def rolling_average(series, index, column):
     return round(sum(values) / len(values)) if values else None
 
 
-def station_response(series, station, code, sido, rng):
+def station_response(series, station, code, sido, rng, hours=None):
+    """The newest `hours` rows of the series (all by default), newest first as AirKorea answers;
+    24-hour averages always come from the whole series, so overlapping responses agree."""
     parts = []
-    for index in range(len(series) - 1, -1, -1):  # newest first, as AirKorea answers
+    first = 0 if hours is None else len(series) - hours
+    for index in range(len(series) - 1, first - 1, -1):
         end, pm10, pm25, f10, f25 = series[index]
         avg = (rolling_average(series, index, 1), rolling_average(series, index, 2))
         parts.append(item_xml(new_item(station, code, sido, end, pm10, pm25, f10, f25, avg), rng))
-    return envelope("".join(parts), len(series))
+    return envelope("".join(parts), len(series) - first)
 
 
 def write(path, text, mode="w"):
@@ -157,7 +160,7 @@ def main():
           station_response(series, "종로구", "111123", "서울", rng))
     rng = random.Random(2)
     write(os.path.join(SYN, "station-jongno-ver1.5-DAILY-2026-11-20.xml"),
-          station_response(series[-24:], "종로구", "111123", "서울", rng))
+          station_response(series, "종로구", "111123", "서울", rng, hours=24))
 
     # The real 강남구 DAILY capture (JSON) in the XML layout, values unchanged: 24:00, a 통신장애 row,
     # and a row whose 24-hour values are "-" and grades empty.
@@ -183,8 +186,10 @@ def main():
         number += 1
     parts = []
     for name, code, sido in stations:
+        avg = None
         if name == "종로구":
             pm10, pm25, f10, f25 = series[-1][1:]
+            avg = (rolling_average(series, len(series) - 1, 1), rolling_average(series, len(series) - 1, 2))
         elif name == "금천구":
             pm10 = pm25 = None
             f10 = f25 = "통신장애"
@@ -192,7 +197,7 @@ def main():
             pm10 = rng.randint(5, 120)
             pm25 = max(1, round(pm10 * rng.uniform(0.35, 0.7)))
             f10 = f25 = None
-        parts.append(item_xml(new_item(name, code, sido, last_end, pm10, pm25, f10, f25), rng))
+        parts.append(item_xml(new_item(name, code, sido, last_end, pm10, pm25, f10, f25, avg), rng))
     write(os.path.join(SYN, "sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml"), envelope("".join(parts), 673, rows=1000))
 
     # Old service, station operation: no stationName, hours 00 (old data) instead of 24.

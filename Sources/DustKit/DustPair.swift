@@ -20,7 +20,7 @@ public struct DustPair<Value> {
     }
 
     /// Creates a pair by computing each value from its pollutant.
-    public init<E: Error>(_ make: (Pollutant) throws(E) -> Value) throws(E) {
+    public init<E: Error>(byPollutant make: (Pollutant) throws(E) -> Value) throws(E) {
         self.init(fineDust: try make(.pm10), ultraFineDust: try make(.pm25))
     }
 

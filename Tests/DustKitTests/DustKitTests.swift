@@ -14,7 +14,7 @@ struct DustPairTests {
         var pair = hours
         pair[.pm25] = 22
         #expect(pair.ultraFineDust == 22 && pair[.pm10] == 24)
-        #expect(DustPair { $0 == .pm10 ? "a" : "b" } == DustPair(fineDust: "a", ultraFineDust: "b"))
+        #expect(DustPair(byPollutant: { $0 == .pm10 ? "a" : "b" }) == DustPair(fineDust: "a", ultraFineDust: "b"))
     }
 
     @Test("JSON uses the keys pm10 and pm25, unknown is null")

@@ -1,0 +1,55 @@
+/// One slot as the user sees it: the concentration (from the primary station or a fallback), its
+/// source, and the intake computed from it and the activity of that hour.
+public struct HourlyExposure: Sendable, Hashable {
+    public var slot: Slot
+    public var concentration: DustPair<Double?>
+    /// The station that supplied each value; nil where the value is unknown.
+    public var source: DustPair<String?>
+    /// AirKorea's flags on the primary station's reading, if it had any.
+    public var flag: DustPair<String?>
+    public var intake: DustPair<Double?>
+    /// Metres walked in the slot, from imported activity data.
+    public var walkingDistance: Double?
+
+    public init(slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
+                intake: DustPair<Double?>, walkingDistance: Double? = nil) {
+        self.slot = slot
+        self.concentration = concentration
+        self.source = source
+        self.flag = flag
+        self.intake = intake
+        self.walkingDistance = walkingDistance
+    }
+}
+
+/// Totals over a day or a week (SPEC §5). Every value is unknown (nil) when no hour was measured.
+public struct ExposureTotals: Sendable, Hashable {
+    /// Slots with a known concentration.
+    public var hours: DustPair<Int>
+    /// Mean of the known hourly concentrations, µg/m³.
+    public var mean: DustPair<Double?>
+    public var max: DustPair<Double?>
+    /// Sum of the known hourly intakes.
+    public var intake: DustPair<Double?>
+    /// The grade of the mean.
+    public var grade: DustPair<DustGrade?>
+    /// Whether the mean is above the WHO 24-hour guideline.
+    public var whoExceeded: DustPair<Bool?>
+
+    /// Totals of the given hours; grades use the tables in force on `gradedOn`.
+    ///
+    /// A week's totals are the totals of its hours: intakes and hours add up to the sums of the
+    /// days, and the mean is that of every known hour of the week.
+    public init(_ exposures: [HourlyExposure], gradedOn date: LocalDate) {
+        let perPollutant = DustPair(byPollutant: { pollutant in
+            (exposures.compactMap { $0.concentration[pollutant] }, exposures.compactMap { $0.intake[pollutant] })
+        })
+        self.hours = perPollutant.map { $0.0.count }
+        let mean = perPollutant.map { $0.0.isEmpty ? nil : $0.0.reduce(0, +) / Double($0.0.count) }
+        self.mean = mean
+        max = perPollutant.map { $0.0.max() }
+        intake = perPollutant.map { $0.0.isEmpty ? nil : $0.1.reduce(0, +) }
+        grade = DustPair(byPollutant: { pollutant in mean[pollutant].map { DustGrade(concentration: $0, of: pollutant, on: date) } })
+        whoExceeded = DustPair(byPollutant: { pollutant in mean[pollutant].map { $0 > pollutant.whoDailyGuideline } })
+    }
+}

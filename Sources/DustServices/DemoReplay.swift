@@ -1,0 +1,71 @@
+import AirKorea
+import DustKit
+import DustStore
+import Foundation
+
+/// The bundled demo: real and synthesized AirKorea responses replayed through the real pipeline
+/// (parser → ingest → SQLite), good ones stored and bad ones rejected with their typed errors.
+public struct DemoReplay: Sendable {
+    /// The station the demo reports on, and the day its data ends (dataTime 2026-11-20 24:00).
+    public static let station = "종로구"
+    public static let lastDay = LocalDate(year: 2026, month: 11, day: 20)
+    /// The demo's "now": 00:20 KST the next morning, after the last hour was published.
+    public static let now = Date(timeIntervalSince1970: 1_795_188_000)
+
+    /// A response to replay: its path below `Fixtures/`, and the station to name items that carry none.
+    public struct Response: Sendable {
+        public var path: String
+        public var station: String?
+    }
+
+    public static let responses: [Response] = [
+        Response(path: "synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml"),
+        Response(path: "synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"),
+        Response(path: "synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml"),
+        Response(path: "synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"),
+        Response(path: "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", station: "강남대로"),
+        Response(path: "real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml"),
+        Response(path: "real/rltm-sido-newapi-seoul-nover-2023-05-31-truncated.xml"),
+        Response(path: "real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml"),
+        Response(path: "real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml"),
+        Response(path: "synthesized/html-503-service-unavailable.html"),
+        Response(path: "real/rltm-station-newapi-jongno-ver1.4-2023-05-13-first-item-only.xml"),
+        Response(path: "hostile/billion-laughs.xml"),
+        Response(path: "hostile/xxe-local-file.xml"),
+    ]
+
+    /// Walking distances for the demo week.
+    public static let activityFile = "activity/jongno-week-walks.csv"
+
+    /// What happened to one replayed response.
+    public enum Outcome: Sendable {
+        case stored(IngestReport)
+        case rejected(IngestError)
+    }
+
+    private let fixtures: URL
+    private let ingest: IngestService
+    private let activity: ActivityService
+
+    public init(fixtures: URL, store: SQLiteStore, calendar: DayCalendar) {
+        self.fixtures = fixtures
+        let clock = FixedClock(Self.now)
+        self.ingest = IngestService(store: store, clock: clock)
+        self.activity = ActivityService(store: store, calendar: calendar, clock: clock)
+    }
+
+    /// Replays every response in order, then imports the demo activity.
+    public func run() throws -> (responses: [(Response, Outcome)], walkedHours: Int) {
+        var outcomes: [(Response, Outcome)] = []
+        for response in Self.responses {
+            let body = try Data(contentsOf: fixtures.appendingPathComponent(response.path))
+            do {
+                outcomes.append((response, .stored(try ingest.ingest(body, requestedStation: response.station))))
+            } catch {
+                outcomes.append((response, .rejected(error)))
+            }
+        }
+        let walked = try activity.importCSV(try Data(contentsOf: fixtures.appendingPathComponent(Self.activityFile)))
+        return (outcomes, walked)
+    }
+}

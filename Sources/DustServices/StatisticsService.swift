@@ -1,0 +1,164 @@
+import DustKit
+import DustStore
+import Foundation
+
+/// The station whose readings drive intake, and the stations that fill its gaps (SPEC §5).
+public struct StationPreference: Sendable, Hashable {
+    public var primary: String
+    public var fallbacks: [String]
+
+    public init(primary: String, fallbacks: [String] = []) {
+        self.primary = primary
+        self.fallbacks = fallbacks.filter { $0 != primary }
+    }
+
+    /// Primary first, then the fallbacks in order.
+    public var all: [String] { [primary] + fallbacks }
+}
+
+/// A day's exposure: its hours and totals.
+public struct DayReport: Sendable, Hashable {
+    public var date: LocalDate
+    public var station: String
+    /// Every slot of the day (24, or 23 / 25 on DST changes).
+    public var slotCount: Int
+    /// Slots that have ended by now (all of them for a past day).
+    public var elapsedSlots: Int
+    /// The slots for which any station had a stored reading, in order.
+    public var hourly: [HourlyExposure]
+    public var totals: ExposureTotals
+
+    /// The latest hour with at least one known value.
+    public var latest: HourlyExposure? {
+        hourly.last { $0.concentration.fineDust != nil || $0.concentration.ultraFineDust != nil }
+    }
+}
+
+/// A run of days (a rolling or ISO week) and its totals.
+public struct WeekReport: Sendable, Hashable {
+    /// `2026-W47` for an ISO week, nil for a rolling week.
+    public var isoWeek: ISOWeek?
+    public var days: [DayReport]
+    public var totals: ExposureTotals
+
+    public var start: LocalDate { days.first!.date }
+    public var end: LocalDate { days.last!.date }
+}
+
+/// Daily and weekly totals computed from stored readings, activity and the intake model.
+///
+/// Intake is computed at query time, so what `dustctl` shows always agrees with the stored
+/// concentrations, the imported activity and the configured model.
+public struct StatisticsService: Sendable {
+    private let readings: any ReadingStore
+    private let activity: any ActivitySource
+    private let clock: any WallClock
+    public let calendar: DayCalendar
+    public let intakeModel: any IntakeModel
+    public let stations: StationPreference
+
+    public init(readings: any ReadingStore, activity: any ActivitySource, clock: any WallClock,
+                calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference) {
+        self.readings = readings
+        self.activity = activity
+        self.clock = clock
+        self.calendar = calendar
+        self.intakeModel = intakeModel
+        self.stations = stations
+    }
+
+    /// Today in the configured time zone.
+    public var today: LocalDate { calendar.date(containing: clock.now) }
+
+    /// One day.
+    public func day(_ date: LocalDate) throws(StoreError) -> DayReport {
+        try days(from: date, through: date)[0]
+    }
+
+    /// Every day from `first` through `last`, read with one query.
+    public func days(from first: LocalDate, through last: LocalDate) throws(StoreError) -> [DayReport] {
+        guard first <= last else { return [] }
+        let dates = (0...(last.daysSinceEpoch - first.daysSinceEpoch)).map { first.adding(days: $0) }
+        let slotsByDay = dates.map { calendar.slots(of: $0) }
+        let allSlots = slotsByDay.flatMap { $0 }
+        guard let firstSlot = allSlots.first, let lastSlot = allSlots.last else {
+            return dates.map { emptyDay($0) }
+        }
+        let exposures = try exposures(from: firstSlot, to: lastSlot.advanced(by: 1))
+        let now = clock.now
+        var cursor = exposures.startIndex
+        return zip(dates, slotsByDay).map { date, slots in
+            var hourly: [HourlyExposure] = []
+            let end = slots.last.map { $0.advanced(by: 1) }
+            while cursor < exposures.endIndex, let end, exposures[cursor].slot < end {
+                if let start = slots.first, exposures[cursor].slot >= start { hourly.append(exposures[cursor]) }
+                cursor += 1
+            }
+            return DayReport(
+                date: date, station: stations.primary, slotCount: slots.count,
+                elapsedSlots: slots.filter { $0.end <= now }.count,
+                hourly: hourly, totals: ExposureTotals(hourly, gradedOn: date))
+        }
+    }
+
+    /// The rolling week ending on `end`: `end − 6` … `end` (what `dustctl week` shows).
+    public func rollingWeek(endingOn end: LocalDate) throws(StoreError) -> WeekReport {
+        let days = try days(from: end.adding(days: -6), through: end)
+        return WeekReport(isoWeek: nil, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: end))
+    }
+
+    /// An ISO week, Monday to Sunday.
+    public func week(_ week: ISOWeek) throws(StoreError) -> WeekReport {
+        let days = try days(from: week.monday, through: week.monday.adding(days: 6))
+        return WeekReport(isoWeek: week, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: days.last!.date))
+    }
+
+    /// The ISO weeks that overlap `first` … `last`, each whole.
+    public func weeks(from first: LocalDate, through last: LocalDate) throws(StoreError) -> [WeekReport] {
+        let firstWeek = ISOWeek(containing: first)
+        let lastWeek = ISOWeek(containing: last)
+        let days = try days(from: firstWeek.monday, through: lastWeek.monday.adding(days: 6))
+        return stride(from: 0, to: days.count, by: 7).map { index in
+            let weekDays = Array(days[index..<(index + 7)])
+            return WeekReport(isoWeek: ISOWeek(containing: weekDays[0].date), days: weekDays,
+                              totals: ExposureTotals(weekDays.flatMap(\.hourly), gradedOn: weekDays.last!.date))
+        }
+    }
+
+    private func emptyDay(_ date: LocalDate) -> DayReport {
+        DayReport(date: date, station: stations.primary, slotCount: 0, elapsedSlots: 0, hourly: [],
+                  totals: ExposureTotals([], gradedOn: date))
+    }
+
+    /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
+    /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
+    private func exposures(from: Slot, to: Slot) throws(StoreError) -> [HourlyExposure] {
+        let stored = try readings.readings(stations: stations.all, from: from, to: to)
+        let distances = try activity.walkingDistances(from: from, to: to)
+        let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
+        var result: [HourlyExposure] = []
+        var index = stored.startIndex
+        while index < stored.endIndex {
+            let slot = stored[index].slot
+            var sameSlot: [HourlyReading] = []
+            while index < stored.endIndex, stored[index].slot == slot {
+                sameSlot.append(stored[index])
+                index += 1
+            }
+            sameSlot.sort { rank[$0.station, default: .max] < rank[$1.station, default: .max] }
+            let supplier = DustPair(byPollutant: { pollutant in sameSlot.first { $0.concentration[pollutant] != nil } })
+            let concentration = supplier.map { $0?.concentration }
+            let merged = DustPair(byPollutant: { pollutant in concentration[pollutant].flatMap { $0[pollutant] } })
+            let primary = sameSlot.first { $0.station == stations.primary }
+            let distance = distances[slot]
+            result.append(HourlyExposure(
+                slot: slot,
+                concentration: merged,
+                source: supplier.map { $0?.station },
+                flag: primary?.flag ?? DustPair(repeating: nil),
+                intake: intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance),
+                walkingDistance: distance))
+        }
+        return result
+    }
+}

@@ -1,0 +1,65 @@
+import GRDB
+
+/// Versioned migrations. Each migration runs once, in order, inside a transaction; never edit a
+/// shipped migration, add a new one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            // One row per station and hour. Unknown concentrations are NULL, never 0.
+            // `revision` counts how often AirKorea revised the row after it was first stored.
+            try db.execute(sql: """
+                CREATE TABLE measurement (
+                    station TEXT NOT NULL,
+                    slot_start INTEGER NOT NULL,
+                    pm10 REAL,
+                    pm25 REAL,
+                    pm10_flag TEXT,
+                    pm25_flag TEXT,
+                    pm10_24h REAL,
+                    pm25_24h REAL,
+                    pm10_grade INTEGER,
+                    pm25_grade INTEGER,
+                    pm10_grade_1h INTEGER,
+                    pm25_grade_1h INTEGER,
+                    fetched_at INTEGER NOT NULL,
+                    revision INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (station, slot_start)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE station (
+                    name TEXT PRIMARY KEY NOT NULL,
+                    code TEXT,
+                    sido TEXT,
+                    network TEXT,
+                    address TEXT,
+                    latitude REAL,
+                    longitude REAL,
+                    updated_at INTEGER NOT NULL
+                );
+
+                CREATE TABLE activity (
+                    slot_start INTEGER PRIMARY KEY NOT NULL,
+                    distance_m REAL NOT NULL CHECK (distance_m >= 0),
+                    imported_at INTEGER NOT NULL
+                );
+
+                CREATE TABLE poll_attempt (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    started_at INTEGER NOT NULL,
+                    station TEXT,
+                    operation TEXT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    http_status INTEGER,
+                    result_code TEXT,
+                    rows_new INTEGER NOT NULL DEFAULT 0,
+                    rows_updated INTEGER NOT NULL DEFAULT 0,
+                    duration_ms INTEGER NOT NULL DEFAULT 0,
+                    message TEXT
+                );
+                CREATE INDEX poll_attempt_by_time ON poll_attempt(started_at);
+                """)
+        }
+        return migrator
+    }
+}

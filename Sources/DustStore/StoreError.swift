@@ -1,0 +1,58 @@
+import GRDB
+
+/// What can go wrong with the database, each with a sentence saying what to do.
+public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No database at the path (and the store was asked not to create one).
+    case databaseMissing(path: String)
+    /// The file or its directory cannot be opened or created.
+    case cannotOpen(path: String, reason: String)
+    /// The disk (or the file system holding the database) is full.
+    case diskFull(path: String)
+    /// Another process held the database longer than the busy timeout.
+    case busy(path: String)
+    /// The file is not a SQLite database, or it is damaged.
+    case corrupt(path: String, reason: String)
+    /// The database was written by a newer FineDust.
+    case schemaTooNew(path: String)
+    /// Any other SQLite or I/O failure.
+    case io(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .databaseMissing(path):
+            "There is no database at \(path); create one with `dustctl import FILE…` or let dustd run once, or pass --db PATH."
+        case let .cannotOpen(path, reason):
+            "Cannot open the database \(path) (\(reason)); check that the directory exists and that this user may read and write it."
+        case let .diskFull(path):
+            "The disk holding \(path) is full; nothing was written and stored data is intact. Free some space and try again."
+        case let .busy(path):
+            "The database \(path) stayed locked by another process longer than the busy timeout; try again."
+        case let .corrupt(path, reason):
+            "The file \(path) is not a usable FineDust database (\(reason)); restore it from a backup or move it aside."
+        case let .schemaTooNew(path):
+            "The database \(path) was written by a newer FineDust; upgrade dustd and dustctl."
+        case let .io(path, reason):
+            "Reading or writing the database \(path) failed (\(reason))."
+        }
+    }
+
+    /// Maps a GRDB or SQLite error to a `StoreError` for the database at `path`.
+    init(_ error: any Error, path: String) {
+        if let error = error as? StoreError {
+            self = error
+            return
+        }
+        guard let database = error as? DatabaseError else {
+            self = .io(path: path, reason: String(describing: error))
+            return
+        }
+        let reason = database.message ?? "SQLite error \(database.resultCode.rawValue)"
+        switch database.resultCode.primaryResultCode {
+        case .SQLITE_FULL: self = .diskFull(path: path)
+        case .SQLITE_BUSY, .SQLITE_LOCKED: self = .busy(path: path)
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: self = .corrupt(path: path, reason: reason)
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH: self = .cannotOpen(path: path, reason: reason)
+        default: self = .io(path: path, reason: reason)
+        }
+    }
+}

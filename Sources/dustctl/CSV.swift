@@ -1,0 +1,55 @@
+import DustKit
+import DustServices
+
+/// The export CSV of SPEC §6: RFC 4180, UTF-8, `\n` line ends, empty fields for unknown values,
+/// at most 3 decimals, and text that a spreadsheet would run as a formula neutralised with `'`.
+enum ExportCSV {
+    static let dayHeader = "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"
+    static let weekHeader = "week" + dayHeader.dropFirst("date".count)
+
+    static func days(_ days: [DayReport], station: String) -> String {
+        lines(header: dayHeader, rows: days.map { (label: $0.date.description, totals: $0.totals) }, station: station)
+    }
+
+    static func weeks(_ weeks: [WeekReport], station: String) -> String {
+        lines(header: weekHeader, rows: weeks.map { (label: $0.isoWeek?.description ?? "\($0.start)", totals: $0.totals) }, station: station)
+    }
+
+    private static func lines(header: String, rows: [(label: String, totals: ExposureTotals)], station: String) -> String {
+        var output = header + "\n"
+        for row in rows {
+            let totals = row.totals
+            let fields = [
+                text(row.label), text(station),
+                String(totals.hours.fineDust), String(totals.hours.ultraFineDust),
+                number(totals.mean.fineDust), number(totals.mean.ultraFineDust),
+                number(totals.max.fineDust), number(totals.max.ultraFineDust),
+                number(totals.intake.fineDust), number(totals.intake.ultraFineDust),
+                totals.grade.fineDust.map { String($0.rawValue) } ?? "",
+                totals.grade.ultraFineDust.map { String($0.rawValue) } ?? "",
+            ]
+            output += fields.joined(separator: ",") + "\n"
+        }
+        return output
+    }
+
+    /// A text field: formula-neutralised, then quoted if it holds a comma, quote or line break.
+    static func text(_ value: String) -> String {
+        var field = value
+        if let first = field.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
+            field = "'" + field
+        }
+        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
+        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// A number with `.` and at most 3 decimals, trailing zeros dropped; empty when unknown.
+    static func number(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "" }
+        let rounded = (value * 1000).rounded() / 1000
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
+        var text = String(format: "%.3f", rounded)
+        while text.hasSuffix("0") { text.removeLast() }
+        return text
+    }
+}

@@ -1,0 +1,82 @@
+import DustConfig
+import ArgumentParser
+import DustKit
+import DustServices
+import Foundation
+
+struct TodayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "today",
+        abstract: "Today so far: the latest hour, grades, intake, hours measured and the WHO comparison.",
+        discussion: "Example:\n  dustctl today --station 종로구\n  dustctl today --json")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let statistics = try options.statistics(settings)
+            try printDay(statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json)
+        }
+    }
+}
+
+struct DayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "day",
+        abstract: "One day's totals and its hourly readings.",
+        discussion: "Example:\n  dustctl day 2026-11-20 --station 종로구 --json")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The day, YYYY-MM-DD, in the configured time zone.", valueName: "date"))
+    var date: String
+
+    func validate() throws { _ = try parseDate(date, option: "The date") }
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let statistics = try options.statistics(settings)
+            let day = try parseDate(date, option: "The date")
+            try printDay(day, isToday: day == statistics.today, statistics: statistics, settings: settings, json: options.json)
+        }
+    }
+}
+
+struct HourlyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hourly",
+        abstract: "The stored hourly readings of a day (default: today): PM10, PM2.5, flags, station, intake.",
+        discussion: "Example:\n  dustctl hourly 2026-11-20 --station 종로구 --json")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The day, YYYY-MM-DD (default: today).", valueName: "date"))
+    var date: String?
+
+    func validate() throws { if let date { _ = try parseDate(date, option: "The date") } }
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let statistics = try options.statistics(settings)
+            let day = try date.map { try parseDate($0, option: "The date") } ?? statistics.today
+            let report = try statistics.day(day)
+            if options.json {
+                print(ReportJSON.hourly(report, calendar: settings.calendar).serialized)
+            } else {
+                print(ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel).hourly(report), terminator: "")
+            }
+        }
+    }
+}
+
+func printDay(_ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool) throws {
+    let report = try statistics.day(date)
+    if json {
+        print(ReportJSON.day(report, calendar: settings.calendar).serialized)
+    } else {
+        print(ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel).day(report, isToday: isToday), terminator: "")
+    }
+}

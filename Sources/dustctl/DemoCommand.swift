@@ -1,0 +1,78 @@
+import ArgumentParser
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+
+struct DemoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo",
+        abstract: "Replay the bundled AirKorea responses through the real pipeline and show a report. No key, no network.",
+        discussion: """
+            Real and synthesized responses from Fixtures/ go through the same parser, ingest and database
+            as dustd; broken and hostile ones are rejected with the error dustd would log. The database
+            stays behind so you can explore it, e.g.:
+              dustctl week --db finedust-demo.sqlite --station 종로구 --end 2026-11-20
+            """)
+
+    @Option(help: ArgumentHelp("The demo database (replaying into it again changes nothing).", valueName: "path"), completion: .file())
+    var db = "finedust-demo.sqlite"
+
+    @Option(help: ArgumentHelp("The Fixtures directory (default: ./Fixtures, or next to the installed binary).", valueName: "dir"),
+            completion: .directory)
+    var fixtures: String?
+
+    @Flag(help: "Print the reports as JSON.")
+    var json = false
+
+    func run() throws {
+        try reportingFailures {
+            let directory = try fixturesDirectory()
+            let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+            let model = try VentilationIntakeModel()
+            let store = try SQLiteStore(path: db)
+            let (outcomes, walked) = try DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
+            let statistics = StatisticsService(readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
+                                               intakeModel: model, stations: StationPreference(primary: DemoReplay.station))
+            let day = try statistics.day(DemoReplay.lastDay)
+            let week = try statistics.rollingWeek(endingOn: DemoReplay.lastDay)
+            if json {
+                print(JSON.object([
+                    ("day", ReportJSON.day(day, calendar: calendar)),
+                    ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
+                ]).serialized)
+                return
+            }
+            let style = TextStyle.forStandardOutput()
+            print(style.bold("Replaying \(outcomes.count) recorded and synthesized AirKorea responses into \(db)"))
+            for (response, outcome) in outcomes {
+                switch outcome {
+                case let .stored(report):
+                    let stored = report.stored
+                    print("  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)")
+                case let .rejected(error):
+                    print("  ✗ \(response.path): " + style.dim(error.description))
+                }
+            }
+            print("  ✓ \(DemoReplay.activityFile): \(walked) hours of walking\n")
+            let text = ReportText(style: style, calendar: calendar, intakeModel: model)
+            print(text.day(day, isToday: false))
+            print(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
+            print(style.dim("Explore: dustctl week --db \(db) --station \(DemoReplay.station) --end \(DemoReplay.lastDay)"))
+        }
+    }
+
+    private func fixturesDirectory() throws -> URL {
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = fixtures.map { [$0] } ?? [
+            "Fixtures",
+            executable.appendingPathComponent("../share/finedust/Fixtures").path,
+            executable.appendingPathComponent("../../Fixtures").path,
+            executable.appendingPathComponent("../../../Fixtures").path,
+        ]
+        for candidate in candidates where FileManager.default.fileExists(atPath: URL(fileURLWithPath: candidate).appendingPathComponent(DemoReplay.activityFile).path) {
+            return URL(fileURLWithPath: candidate).standardizedFileURL
+        }
+        throw CommandFailure(.noInput, "Cannot find the bundled Fixtures directory (looked in \(candidates.joined(separator: ", "))); run dustctl demo from the repository or pass --fixtures DIR.")
+    }
+}

@@ -1,0 +1,103 @@
+import ArgumentParser
+import DustKit
+import DustServices
+import Foundation
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export daily or weekly totals as CSV (default) or JSON.",
+        discussion: """
+            Default: the rolling week ending today, one row per day, CSV on stdout.
+            With --per week, every ISO week (Monday–Sunday) that overlaps the range is exported whole.
+            Examples:
+              dustctl export --last-week --output last-week.csv
+              dustctl export --from 2026-01-01 --to 2026-12-31 --per week --bom --output 2026.csv
+              dustctl export --week 2026-W47 --format json
+            """)
+
+    enum Period: String, ExpressibleByArgument, CaseIterable { case day, week }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json }
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(help: ArgumentHelp("First day, YYYY-MM-DD (with --to).", valueName: "date"))
+    var from: String?
+
+    @Option(help: ArgumentHelp("Last day, YYYY-MM-DD (with --from).", valueName: "date"))
+    var to: String?
+
+    @Option(help: ArgumentHelp("An ISO week, e.g. 2026-W47.", valueName: "YYYY-Www"))
+    var week: String?
+
+    @Flag(help: "The previous ISO week (Monday to Sunday).")
+    var lastWeek = false
+
+    @Option(help: "One row per day or per ISO week.")
+    var per: Period = .day
+
+    @Option(help: "csv or json.")
+    var format: Format = .csv
+
+    @Option(help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"), completion: .file())
+    var output: String?
+
+    @Flag(help: "Start the CSV with a UTF-8 byte order mark (for Excel).")
+    var bom = false
+
+    func validate() throws {
+        let choices = [from != nil || to != nil, week != nil, lastWeek].filter { $0 }.count
+        guard choices <= 1 else { throw ValidationError("Choose one of --from/--to, --week or --last-week.") }
+        if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together.") }
+        if let from, let to {
+            let first = try parseDate(from, option: "--from")
+            let last = try parseDate(to, option: "--to")
+            guard first <= last else { throw ValidationError("--from \(from) is after --to \(to).") }
+            guard last.daysSinceEpoch - first.daysSinceEpoch < 366 * 50 else { throw ValidationError("The range is longer than 50 years.") }
+        }
+        if let week, ISOWeek(week) == nil { throw ValidationError("--week must be an ISO week such as 2026-W47, not \"\(week)\".") }
+        if bom, format == .json { throw ValidationError("--bom applies to CSV only.") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let statistics = try options.statistics(settings)
+            let (first, last) = try range(today: statistics.today)
+            let station = statistics.stations.primary
+            var text: String
+            switch (per, format) {
+            case (.day, .csv):
+                text = ExportCSV.days(try statistics.days(from: first, through: last), station: station)
+            case (.week, .csv):
+                text = ExportCSV.weeks(try statistics.weeks(from: first, through: last), station: station)
+            case (.day, .json):
+                let days = try statistics.days(from: first, through: last)
+                text = JSON.array(days.map { ReportJSON.day($0, calendar: settings.calendar, includeHourly: false) }).serialized + "\n"
+            case (.week, .json):
+                let weeks = try statistics.weeks(from: first, through: last)
+                text = JSON.array(weeks.map { ReportJSON.week($0, station: station, calendar: settings.calendar) }).serialized + "\n"
+            }
+            if bom { text = "\u{FEFF}" + text }
+            if let output {
+                do {
+                    try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
+                } catch {
+                    throw CommandFailure(.ioError, "Cannot write \(output): \(error.localizedDescription)")
+                }
+            } else {
+                standardOutput(text)
+            }
+        }
+    }
+
+    private func range(today: LocalDate) throws -> (LocalDate, LocalDate) {
+        if let from, let to { return (try parseDate(from, option: "--from"), try parseDate(to, option: "--to")) }
+        if let week, let isoWeek = ISOWeek(week) { return (isoWeek.monday, isoWeek.monday.adding(days: 6)) }
+        if lastWeek {
+            let previous = ISOWeek(containing: today.adding(days: -7))
+            return (previous.monday, previous.monday.adding(days: 6))
+        }
+        return (today.adding(days: -6), today)
+    }
+}

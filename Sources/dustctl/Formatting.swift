@@ -1,0 +1,97 @@
+import DustKit
+import Foundation
+
+/// Human-readable text for terminals: aligned columns that respect the double width of Hangul,
+/// and colour only on a terminal without NO_COLOR.
+struct TextStyle {
+    let colour: Bool
+
+    /// Colour when stdout is a terminal, `NO_COLOR` is unset and `TERM` is not `dumb`.
+    static func forStandardOutput(environment: [String: String] = ProcessInfo.processInfo.environment) -> TextStyle {
+        let wantsColour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
+        return TextStyle(colour: wantsColour)
+    }
+
+    func bold(_ text: String) -> String { colour ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    func dim(_ text: String) -> String { colour ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+
+    /// Text in the colour AirKorea uses for a grade (blue, green, orange, red).
+    func graded(_ text: String, _ grade: DustGrade?) -> String {
+        guard colour, let grade else { return text }
+        let code = switch grade {
+        case .good: "34"
+        case .moderate: "32"
+        case .bad: "33"
+        case .veryBad: "31"
+        }
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+}
+
+/// Terminal columns a string occupies: Hangul and other East Asian wide characters take two.
+func displayWidth(_ text: String) -> Int {
+    var width = 0
+    var inEscape = false
+    for scalar in text.unicodeScalars {
+        if inEscape {
+            if scalar == "m" { inEscape = false }
+            continue
+        }
+        if scalar == "\u{1B}" {
+            inEscape = true
+            continue
+        }
+        switch scalar.value {
+        case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6:
+            width += 2
+        case 0x0300...0x036F, 0x200B...0x200F:
+            break
+        default:
+            width += 1
+        }
+    }
+    return width
+}
+
+/// `text` padded with spaces to `width` columns, on the right (left-aligned) or left.
+func pad(_ text: String, _ width: Int, alignRight: Bool = false) -> String {
+    let padding = String(repeating: " ", count: max(0, width - displayWidth(text)))
+    return alignRight ? padding + text : text + padding
+}
+
+/// A number with a fixed number of decimals, or `–` when unknown.
+func formatted(_ value: Double?, decimals: Int = 1) -> String {
+    guard let value else { return "–" }
+    return String(format: "%.\(decimals)f", value)
+}
+
+/// A concentration as AirKorea prints it: whole µg/m³ when whole.
+func formattedConcentration(_ value: Double?) -> String {
+    guard let value else { return "–" }
+    return value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+}
+
+/// `보통 moderate`, or `–`.
+func gradeName(_ grade: DustGrade?) -> String {
+    guard let grade else { return "–" }
+    return "\(grade.koreanName) \(grade.englishName)"
+}
+
+/// `HH:mm` of an instant in the calendar's zone.
+func clockTime(_ instant: Date, _ calendar: DayCalendar) -> String {
+    let iso = calendar.iso8601(instant)
+    let time = iso[iso.index(iso.startIndex, offsetBy: 11)...].prefix(5)
+    return String(time)
+}
+
+/// `23:00–24:00`: a slot in local time, an hour ending at midnight written as AirKorea writes it.
+func slotLabel(_ slot: Slot, _ calendar: DayCalendar) -> String {
+    let end = calendar.date(containing: slot.end) != calendar.date(containing: slot.start) && clockTime(slot.end, calendar) == "00:00"
+        ? "24:00" : clockTime(slot.end, calendar)
+    return "\(clockTime(slot.start, calendar))–\(end)"
+}
+
+/// Mon, Tue, …
+func weekdayName(_ date: LocalDate) -> String {
+    ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"][date.isoWeekday - 1]
+}

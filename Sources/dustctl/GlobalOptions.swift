@@ -1,0 +1,58 @@
+import ArgumentParser
+import DustConfig
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+
+/// Options every dustctl command understands (SPEC §6).
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
+            completion: .file(extensions: ["yaml", "yml"]))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("Database file; overrides storage.path.", valueName: "path"), completion: .file())
+    var db: String?
+
+    @Option(name: .long, help: ArgumentHelp("AirKorea station name; overrides station.name.", valueName: "name"))
+    var station: String?
+
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+
+    /// The settings from the configuration file and environment, with --db and --station applied.
+    func settings() throws -> FineDustSettings {
+        var settings: FineDustSettings
+        do {
+            settings = try SettingsLoader().load(configurationFile: config)
+        } catch {
+            throw CommandFailure(.configuration, error.description)
+        }
+        if let db { settings.storagePath = db }
+        if let station { settings.station.name = station }
+        return settings
+    }
+
+    /// The station that drives intake, or a usage error saying how to name one.
+    func primaryStation(_ settings: FineDustSettings) throws -> StationPreference {
+        guard let name = settings.station.name else {
+            throw CommandFailure(.usage, "No station is configured; pass --station NAME or set station.name in the configuration file.")
+        }
+        return StationPreference(primary: name, fallbacks: settings.station.fallbacks)
+    }
+
+    /// The statistics service over the existing database, read-only.
+    func statistics(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) throws -> StatisticsService {
+        let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+        return StatisticsService(readings: store, activity: store, clock: clock, calendar: settings.calendar,
+                                 intakeModel: settings.intakeModel, stations: try primaryStation(settings))
+    }
+}
+
+/// Parses a `YYYY-MM-DD` argument.
+func parseDate(_ text: String, option: String) throws -> LocalDate {
+    guard let date = LocalDate(text) else {
+        throw ValidationError("\(option) must be a date written YYYY-MM-DD, not \"\(text)\".")
+    }
+    return date
+}

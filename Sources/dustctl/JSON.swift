@@ -1,0 +1,74 @@
+import DustKit
+
+/// A JSON value with ordered object keys, so output reads in the order SPEC §6 documents.
+indirect enum JSON {
+    case object([(String, JSON)])
+    case array([JSON])
+    case string(String)
+    case number(Double)
+    case bool(Bool)
+    case null
+
+    static func number(_ value: Double?) -> JSON { value.map(JSON.number) ?? .null }
+    static func integer(_ value: Int) -> JSON { .number(Double(value)) }
+
+    /// `{"pm10": …, "pm25": …}`.
+    static func pair<Value>(_ pair: DustPair<Value>, _ transform: (Value) -> JSON) -> JSON {
+        .object([("pm10", transform(pair.fineDust)), ("pm25", transform(pair.ultraFineDust))])
+    }
+
+    /// Compact serialization, one line.
+    var serialized: String {
+        var output = ""
+        write(to: &output)
+        return output
+    }
+
+    private func write(to output: inout String) {
+        switch self {
+        case let .object(members):
+            output += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                JSON.string(member.0).write(to: &output)
+                output += ":"
+                member.1.write(to: &output)
+            }
+            output += "}"
+        case let .array(elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                element.write(to: &output)
+            }
+            output += "]"
+        case let .string(text):
+            output += "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": output += "\\\""
+                case "\\": output += "\\\\"
+                case "\n": output += "\\n"
+                case "\r": output += "\\r"
+                case "\t": output += "\\t"
+                case _ where scalar.value < 0x20:
+                    output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                default: output.unicodeScalars.append(scalar)
+                }
+            }
+            output += "\""
+        case let .number(value):
+            if !value.isFinite {
+                output += "null"
+            } else if value == value.rounded(), abs(value) < 1e15 {
+                output += String(Int64(value))
+            } else {
+                output += "\(value)"
+            }
+        case let .bool(value):
+            output += value ? "true" : "false"
+        case .null:
+            output += "null"
+        }
+    }
+}

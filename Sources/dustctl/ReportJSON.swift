@@ -1,0 +1,76 @@
+import DustKit
+import DustServices
+
+/// The JSON documents of SPEC §6. Unknown values are `null`; numbers are not rounded.
+enum ReportJSON {
+    static func day(_ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true) -> JSON {
+        var members: [(String, JSON)] = [
+            ("date", .string(report.date.description)),
+            ("timezone", .string(calendar.timeZone.identifier)),
+            ("station", .string(report.station)),
+        ]
+        members += totals(report.totals, includeWHO: true)
+        if includeHourly {
+            members.append(("hourly", .array(report.hourly.map { hour($0, primary: report.station, calendar: calendar) })))
+        }
+        return .object(members)
+    }
+
+    static func week(_ report: WeekReport, station: String, calendar: DayCalendar) -> JSON {
+        var members: [(String, JSON)] = []
+        if let isoWeek = report.isoWeek { members.append(("week", .string(isoWeek.description))) }
+        members += [
+            ("end", .string(report.end.description)),
+            ("start", .string(report.start.description)),
+            ("timezone", .string(calendar.timeZone.identifier)),
+            ("station", .string(station)),
+            ("days", .array(report.days.map { day($0, calendar: calendar, includeHourly: false) })),
+            ("total", .object(totals(report.totals, includeWHO: false))),
+        ]
+        return .object(members)
+    }
+
+    /// `dustctl hourly`: the stored hours of a day.
+    static func hourly(_ report: DayReport, calendar: DayCalendar) -> JSON {
+        .object([
+            ("date", .string(report.date.description)),
+            ("timezone", .string(calendar.timeZone.identifier)),
+            ("station", .string(report.station)),
+            ("hourly", .array(report.hourly.map { hour($0, primary: report.station, calendar: calendar) })),
+        ])
+    }
+
+    static func hour(_ hour: HourlyExposure, primary: String, calendar: DayCalendar) -> JSON {
+        .object([
+            ("start", .string(calendar.iso8601(hour.slot.start))),
+            ("station", .string(displayStation(hour, primary: primary))),
+            ("pm10", .number(hour.concentration.fineDust)),
+            ("pm25", .number(hour.concentration.ultraFineDust)),
+            ("flags", .pair(hour.flag) { $0.map(JSON.string) ?? .null }),
+            ("sources", .pair(hour.source) { $0.map(JSON.string) ?? .null }),
+            ("intake", .pair(hour.intake) { JSON.number($0) }),
+        ])
+    }
+
+    private static func totals(_ totals: ExposureTotals, includeWHO: Bool) -> [(String, JSON)] {
+        var members: [(String, JSON)] = [
+            ("hours", .pair(totals.hours) { JSON.integer($0) }),
+            ("mean", .pair(totals.mean) { JSON.number($0) }),
+            ("max", .pair(totals.max) { JSON.number($0) }),
+            ("intake", .pair(totals.intake) { JSON.number($0) }),
+            ("grade", .pair(totals.grade) { $0.map { JSON.integer($0.rawValue) } ?? .null }),
+        ]
+        if includeWHO {
+            members.append(("whoExceeded", .pair(totals.whoExceeded) { $0.map(JSON.bool) ?? .null }))
+        }
+        return members
+    }
+}
+
+/// The station a row is attributed to: the primary when it supplied a value (or nobody did),
+/// otherwise the fallback that did.
+func displayStation(_ hour: HourlyExposure, primary: String) -> String {
+    let sources = [hour.source.fineDust, hour.source.ultraFineDust].compactMap { $0 }
+    if sources.isEmpty || sources.contains(primary) { return primary }
+    return sources[0]
+}

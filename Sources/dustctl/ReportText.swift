@@ -1,0 +1,140 @@
+import DustKit
+import DustServices
+import Foundation
+
+/// Human output for `today`, `day`, `hourly` and `week`, fitting an 80-column terminal.
+struct ReportText {
+    let style: TextStyle
+    let calendar: DayCalendar
+    let intakeModel: any IntakeModel
+
+    private var unit: String { intakeModel.unit.rawValue }
+
+    func day(_ report: DayReport, isToday: Bool) -> String {
+        var lines: [String] = []
+        lines.append(style.bold("\(report.station) · \(report.date) (\(weekdayName(report.date))) · \(calendar.timeZone.identifier)"))
+        guard !report.hourly.isEmpty else {
+            lines.append(isToday ? "No readings for today yet; dustd stores each hour about 20 minutes after it ends."
+                                 : "No readings stored for this day.")
+            return lines.joined(separator: "\n") + "\n"
+        }
+        if let latest = report.latest {
+            let hours = slotLabel(latest.slot, calendar)
+            let pm10 = concentrationWithGrade(latest.concentration.fineDust, .pm10, report.date)
+            let pm25 = concentrationWithGrade(latest.concentration.ultraFineDust, .pm25, report.date)
+            lines.append("Latest hour \(hours)   PM10 \(pm10)   PM2.5 \(pm25)")
+        }
+        lines.append("")
+        lines.append(contentsOf: totalsTable(report.totals, hoursOf: report.elapsedSlots, label: isToday ? "so far" : ""))
+        lines.append("")
+        lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func hourly(_ report: DayReport) -> String {
+        var lines = [style.bold("\(report.station) · \(report.date) (\(weekdayName(report.date))) · \(calendar.timeZone.identifier)")]
+        if report.hourly.isEmpty {
+            lines.append("No readings stored for this day.")
+        } else {
+            lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    func week(_ report: WeekReport, station: String, chartPollutant: Pollutant) -> String {
+        var lines: [String] = []
+        lines.append(style.bold("\(station) · \(report.start) – \(report.end) · \(calendar.timeZone.identifier)"))
+        lines.append("")
+        lines.append(pad("Day", 15) + pad("Hours", 11) + pad("Mean µg/m³", 14) + pad("Intake \(unit)", 16) + "Grade")
+        lines.append(pad("", 15) + pad("PM10 PM2.5", 11) + pad("PM10  PM2.5", 14) + pad("PM10    PM2.5", 16) + "PM10/PM2.5")
+        for day in report.days {
+            let totals = day.totals
+            lines.append(
+                pad("\(day.date) \(weekdayName(day.date))", 15)
+                + pad("\(pad(String(totals.hours.fineDust), 4, alignRight: true)) \(pad(String(totals.hours.ultraFineDust), 5, alignRight: true))", 11)
+                + pad("\(pad(formatted(totals.mean.fineDust), 5, alignRight: true)) \(pad(formatted(totals.mean.ultraFineDust), 6, alignRight: true))", 14)
+                + pad("\(pad(formatted(totals.intake.fineDust), 7, alignRight: true)) \(pad(formatted(totals.intake.ultraFineDust), 7, alignRight: true))", 16)
+                + style.graded(totals.grade.fineDust?.koreanName ?? "–", totals.grade.fineDust) + "/"
+                + style.graded(totals.grade.ultraFineDust?.koreanName ?? "–", totals.grade.ultraFineDust))
+        }
+        let total = report.totals
+        lines.append(
+            pad("Week", 15)
+            + pad("\(pad(String(total.hours.fineDust), 4, alignRight: true)) \(pad(String(total.hours.ultraFineDust), 5, alignRight: true))", 11)
+            + pad("\(pad(formatted(total.mean.fineDust), 5, alignRight: true)) \(pad(formatted(total.mean.ultraFineDust), 6, alignRight: true))", 14)
+            + pad("\(pad(formatted(total.intake.fineDust), 7, alignRight: true)) \(pad(formatted(total.intake.ultraFineDust), 7, alignRight: true))", 16)
+            + gradeName(total.grade.ultraFineDust) + " (PM2.5)")
+        lines.append("")
+        lines.append("\(chartPollutant.displayName) intake per day (\(unit))")
+        lines.append(contentsOf: chart(report.days, pollutant: chartPollutant))
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: - Pieces
+
+    private func concentrationWithGrade(_ value: Double?, _ pollutant: Pollutant, _ date: LocalDate) -> String {
+        guard let value else { return "–" }
+        let grade = DustGrade(concentration: value, of: pollutant, on: date)
+        return style.graded("\(formattedConcentration(value)) µg/m³ \(grade.koreanName) (\(grade.englishName))", grade)
+    }
+
+    private func totalsTable(_ totals: ExposureTotals, hoursOf elapsed: Int, label: String) -> [String] {
+        func row(_ name: String, _ pm10: String, _ pm25: String, _ note: String = "") -> String {
+            String((pad(name, 14) + pad(pm10, 22) + pad(pm25, 22) + note).reversed().drop { $0 == " " }.reversed())
+        }
+        func who(_ pollutant: Pollutant) -> String {
+            guard let exceeded = totals.whoExceeded[pollutant] else { return "–" }
+            let limit = formattedConcentration(pollutant.whoDailyGuideline)
+            return exceeded ? style.graded("above \(limit) ✗", .veryBad) : style.graded("within \(limit) ✓", .good)
+        }
+        return [
+            row("", style.bold("PM10 미세먼지"), style.bold("PM2.5 초미세먼지")),
+            row("Hours", "\(totals.hours.fineDust) of \(elapsed)", "\(totals.hours.ultraFineDust) of \(elapsed)", "measured of elapsed"),
+            row("Mean", "\(formatted(totals.mean.fineDust)) µg/m³", "\(formatted(totals.mean.ultraFineDust)) µg/m³"),
+            row("Max", "\(formattedConcentration(totals.max.fineDust)) µg/m³", "\(formattedConcentration(totals.max.ultraFineDust)) µg/m³"),
+            row("Grade", style.graded(gradeName(totals.grade.fineDust), totals.grade.fineDust),
+                style.graded(gradeName(totals.grade.ultraFineDust), totals.grade.ultraFineDust)),
+            row("WHO 24 h", who(.pm10), who(.pm25), "guideline, µg/m³"),
+            row("Intake", "\(formatted(totals.intake.fineDust)) \(unit)", "\(formatted(totals.intake.ultraFineDust)) \(unit)",
+                [label, "\(intakeModel.name) model"].filter { !$0.isEmpty }.joined(separator: ", ")),
+        ]
+    }
+
+    private func hourlyTable(_ hours: [HourlyExposure], primary: String) -> [String] {
+        var lines = [pad("Hour", 13) + pad("PM10", 6, alignRight: true) + pad("PM2.5", 7, alignRight: true)
+                     + pad("Intake PM10", 13, alignRight: true) + pad("PM2.5", 8, alignRight: true) + "  Note"]
+        for hour in hours {
+            var notes: [String] = []
+            let flags = Set([hour.flag.fineDust, hour.flag.ultraFineDust].compactMap { $0 })
+            notes.append(contentsOf: flags.sorted())
+            let station = displayStation(hour, primary: primary)
+            if station != primary { notes.append("from \(station)") }
+            if let distance = hour.walkingDistance { notes.append("walked \(Int(distance)) m") }
+            let grade10 = hour.concentration.fineDust.map { DustGrade(concentration: $0, of: .pm10, on: calendar.date(containing: hour.slot.start)) }
+            let grade25 = hour.concentration.ultraFineDust.map { DustGrade(concentration: $0, of: .pm25, on: calendar.date(containing: hour.slot.start)) }
+            lines.append(
+                pad(slotLabel(hour.slot, calendar), 13)
+                + style.graded(pad(formattedConcentration(hour.concentration.fineDust), 6, alignRight: true), grade10)
+                + style.graded(pad(formattedConcentration(hour.concentration.ultraFineDust), 7, alignRight: true), grade25)
+                + pad(formatted(hour.intake.fineDust), 13, alignRight: true)
+                + pad(formatted(hour.intake.ultraFineDust), 8, alignRight: true)
+                + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
+        }
+        return lines
+    }
+
+    /// One bar per day, scaled to the week's largest intake; eighth-block precision.
+    private func chart(_ days: [DayReport], pollutant: Pollutant) -> [String] {
+        let width = 50
+        let values = days.map { $0.totals.intake[pollutant] }
+        let largest = values.compactMap { $0 }.max() ?? 0
+        let eighths = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
+        return zip(days, values).map { day, value in
+            let label = "\(weekdayName(day.date)) \(day.date.description.suffix(5))"
+            guard let value else { return "\(label)  (no data)" }
+            let units = largest > 0 ? Int((value / largest * Double(width * 8)).rounded()) : 0
+            let bar = String(repeating: "█", count: units / 8) + eighths[units % 8]
+            return "\(label)  " + style.graded(pad(bar, width), day.totals.grade[pollutant]) + " " + formatted(value)
+        }
+    }
+}

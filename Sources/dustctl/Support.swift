@@ -1,0 +1,72 @@
+import AirKorea
+import ArgumentParser
+import DustServices
+import DustStore
+import Foundation
+
+/// sysexits(3) codes used by dustctl (SPEC §6).
+enum ExitStatus: Int32 {
+    case ok = 0
+    case usage = 64
+    case dataError = 65
+    case noInput = 66
+    case unavailable = 69
+    case ioError = 74
+    case configuration = 78
+}
+
+/// A failure that ends a command: one sentence on stderr and an exit status.
+struct CommandFailure: Error, CustomStringConvertible {
+    let status: ExitStatus
+    let message: String
+
+    init(_ status: ExitStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    var description: String { message }
+
+    init(_ error: StoreError) {
+        switch error {
+        case .databaseMissing: self.init(.noInput, error.description)
+        case .corrupt, .schemaTooNew: self.init(.dataError, error.description)
+        case .cannotOpen, .diskFull, .busy, .io: self.init(.ioError, error.description)
+        }
+    }
+
+    init(_ error: IngestError) {
+        switch error {
+        case let .response(response): self.init(.dataError, response.description)
+        case let .store(store): self.init(store)
+        }
+    }
+}
+
+/// Runs a command body, turning every failure into one sentence on stderr and its exit status.
+func reportingFailures(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let failure as CommandFailure {
+        standardError(failure.message)
+        throw ExitCode(failure.status.rawValue)
+    } catch let error as StoreError {
+        let failure = CommandFailure(error)
+        standardError(failure.message)
+        throw ExitCode(failure.status.rawValue)
+    } catch let error as ExitCode {
+        throw error
+    } catch {
+        standardError(String(describing: error))
+        throw ExitCode(ExitStatus.ioError.rawValue)
+    }
+}
+
+func standardError(_ message: String) {
+    FileHandle.standardError.write(Data(("dustctl: " + message + "\n").utf8))
+}
+
+/// Writes to stdout; a closed pipe (`dustctl … | head`) is not an error worth a crash.
+func standardOutput(_ text: String) {
+    FileHandle.standardOutput.write(Data(text.utf8))
+}

@@ -1,0 +1,37 @@
+import ArgumentParser
+import DustKit
+import DustServices
+
+struct WeekCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "week",
+        abstract: "The rolling week (the 7 days ending today or --end): a line per day, a chart of intake, totals.",
+        discussion: "Example:\n  dustctl week --end 2026-11-20 --station 종로구\n  dustctl week --json")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(help: ArgumentHelp("The last day of the week, YYYY-MM-DD (default: today).", valueName: "date"))
+    var end: String?
+
+    @Option(help: ArgumentHelp("Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
+    var chart: Pollutant = .pm25
+
+    func validate() throws { if let end { _ = try parseDate(end, option: "--end") } }
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let statistics = try options.statistics(settings)
+            let last = try end.map { try parseDate($0, option: "--end") } ?? statistics.today
+            let report = try statistics.rollingWeek(endingOn: last)
+            if options.json {
+                print(ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)
+            } else {
+                let text = ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel)
+                print(text.week(report, station: statistics.stations.primary, chartPollutant: chart), terminator: "")
+            }
+        }
+    }
+}
+
+extension Pollutant: ExpressibleByArgument {}

@@ -1,0 +1,140 @@
+import DustConfig
+import DustKit
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("Configuration")
+struct SettingsLoaderTests {
+    func write(_ yaml: String, mode: Int = 0o644) throws -> (TemporaryDirectory, String) {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("dustd.yaml")
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, mode_t(mode))
+        return (directory, path)
+    }
+
+    func loadError(_ yaml: String, environment: [String: String] = [:]) throws -> ConfigurationError? {
+        let (directory, path) = try write(yaml)
+        defer { directory.remove() }
+        do {
+            _ = try SettingsLoader(environment: environment).load(configurationFile: path)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("The shipped Config/dustd.yaml loads and equals the documented defaults")
+    func shippedFile() throws {
+        let settings = try SettingsLoader(environment: [:]).load(configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
+        #expect(settings.station.name == "종로구" && settings.station.fallbacks.isEmpty && settings.station.mode == .single)
+        #expect(settings.api.baseURL == "https://apis.data.go.kr/B552584")
+        #expect(settings.api.version == "1.5")
+        #expect(settings.api.timeoutSeconds == 30)
+        #expect(settings.poll.minute == 20 && settings.poll.jitterSeconds == 60 && settings.poll.intervalSeconds == 3600)
+        #expect(settings.poll.retryInitialSeconds == 30 && settings.poll.retryMaxSeconds == 900)
+        #expect(settings.storagePath == "/var/lib/dustd/dust.sqlite")
+        #expect(settings.calendar.timeZone.identifier == "Asia/Seoul")
+        #expect(settings.logLevel == .info)
+        let model = try #require(settings.intakeModel as? VentilationIntakeModel)
+        #expect(model.infiltration == 0.7)
+        #expect(model.rates == VentilationIntakeModel.defaultRates)
+        #expect((0..<24).map { model.entry(atHour: $0) } == (0..<24).map { try! VentilationIntakeModel().entry(atHour: $0) })
+    }
+
+    @Test("No file at all gives the defaults")
+    func defaultsOnly() throws {
+        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        #expect(settings.station.name == nil)
+        #expect(settings.configurationFile == nil || settings.configurationFile == SettingsLoader.systemConfigurationFile)
+    }
+
+    @Test("DUSTD_ environment variables override the file")
+    func environmentWins() throws {
+        let (directory, path) = try write("poll:\n  minute: 7\nstation:\n  name: 중구\n")
+        defer { directory.remove() }
+        let settings = try SettingsLoader(environment: [
+            "DUSTD_POLL_MINUTE": "25", "DUSTD_API_BASE_URL": "http://127.0.0.1:9/B552584",
+            "DUSTD_STATION_FALLBACKS": "종로구,용산구", "DUSTD_TIMEZONE": "America/New_York",
+        ]).load(configurationFile: path)
+        #expect(settings.poll.minute == 25)
+        #expect(settings.station.name == "중구")
+        #expect(settings.station.fallbacks == ["종로구", "용산구"])
+        #expect(settings.api.baseURL == "http://127.0.0.1:9/B552584")
+        #expect(settings.calendar.timeZone.identifier == "America/New_York")
+    }
+
+    @Test("$DUSTD_CONFIG names the file when --config is absent")
+    func configFromEnvironment() throws {
+        let (directory, path) = try write("poll:\n  minute: 44\n")
+        defer { directory.remove() }
+        let settings = try SettingsLoader(environment: ["DUSTD_CONFIG": path]).load(configurationFile: nil)
+        #expect(settings.poll.minute == 44)
+        #expect(settings.configurationFile == path)
+    }
+
+    @Test("A custom schedule and boostcamp model")
+    func intake() throws {
+        let (directory, path) = try write("""
+            intake:
+              schedule:
+                - { from: 0, to: 12, activity: sleep, outdoors: 0 }
+                - { from: "12:00", to: 24, activity: moderate, outdoors: 0.25 }
+            """)
+        defer { directory.remove() }
+        let model = try #require(try SettingsLoader(environment: [:]).load(configurationFile: path).intakeModel as? VentilationIntakeModel)
+        #expect(model.entry(atHour: 13) == ScheduleEntry(fromHour: 12, toHour: 24, activity: .moderate, outdoors: 0.25))
+        let boostcamp = try SettingsLoader(environment: ["DUSTD_INTAKE_MODEL": "boostcamp"]).load(configurationFile: path)
+        #expect(boostcamp.intakeModel.name == "boostcamp")
+    }
+
+    @Test("Invalid values name the key, the problem and the source", arguments: [
+        ("poll:\n  minute: 61\n", "poll.minute", "0 to 59"),
+        ("poll:\n  minute: soon\n", "poll.minute", "\"soon\""),
+        ("timezone: Mars/Olympus\n", "timezone", "IANA"),
+        ("station:\n  mode: everything\n", "station.mode", "single, nation"),
+        ("api:\n  baseURL: ftp://example.com\n", "api.baseURL", "http or https"),
+        ("intake:\n  model: magic\n", "intake.model", "ventilation or boostcamp"),
+        ("intake:\n  infiltration: 1.5\n", "intake.infiltration", "0 to 1"),
+        ("poll:\n  minuet: 5\n", "poll.minuet", "did you mean poll.minute"),
+        ("station: [a, b]\n", "station", "not a FineDust setting"),
+        ("poll:\n  retryInitialSeconds: 60\n  retryMaxSeconds: 30\n", "poll.retryMaxSeconds", "at least"),
+    ])
+    func invalid(yaml: String, key: String, fragment: String) throws {
+        let error = try #require(try loadError(yaml))
+        #expect(error.key == key)
+        #expect(error.description.contains(fragment), "\(error)")
+        #expect(error.description.contains("dustd.yaml"))
+    }
+
+    @Test("A schedule with a gap or overlap is refused, naming the hour")
+    func scheduleCoverage() throws {
+        let gap = try #require(try loadError("intake:\n  schedule:\n    - { from: 0, to: 7, activity: sleep, outdoors: 0 }\n    - { from: 8, to: 24, activity: sedentary, outdoors: 0 }\n"))
+        #expect(gap.description.contains("7:00"))
+        let bad = try #require(try loadError("intake:\n  schedule:\n    - { from: 0, to: 24, activity: dancing, outdoors: 0 }\n"))
+        #expect(bad.key == "intake.schedule")
+    }
+
+    @Test("An environment value that is wrong names the variable")
+    func environmentError() throws {
+        let error = try #require(try loadError("", environment: ["DUSTD_POLL_INTERVAL_SECONDS": "0"]))
+        #expect(error.key == "poll.intervalSeconds")
+        #expect(error.source == "environment variable DUSTD_POLL_INTERVAL_SECONDS")
+    }
+
+    @Test("Broken YAML and files writable by others are refused")
+    func brokenFiles() throws {
+        let broken = try #require(try loadError("station: [unclosed\n"))
+        #expect(broken.description.contains("not valid YAML"))
+        let (directory, path) = try write("poll:\n  minute: 5\n", mode: 0o666)
+        defer { directory.remove() }
+        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: path) }
+        do {
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: "/nonexistent/dustd.yaml")
+            Issue.record("a missing configuration file was accepted")
+        } catch {
+            #expect(error.description.contains("/nonexistent/dustd.yaml"))
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import DustKit
+import DustStore
+import Foundation
+import Testing
+import TestSupport
+
+func reading(_ station: String, hour: Int, pm10: Double?, pm25: Double?, flag: String? = nil) -> HourlyReading {
+    // Hours of 2026-11-20 KST; hour 0 starts at 2026-11-19T15:00:00Z.
+    let start = Int64(1_795_100_400) + Int64(hour) * 3600
+    return HourlyReading(station: station, slot: Slot(startEpochSeconds: start),
+                         concentration: DustPair(fineDust: pm10, ultraFineDust: pm25),
+                         flag: DustPair(repeating: flag), stationCode: "111123", sidoName: "서울", network: "도시대기")
+}
+
+@Suite("SQLite store")
+struct SQLiteStoreTests {
+    @Test("The first hour of the test day is 2026-11-20 00:00 KST")
+    func testDay() {
+        #expect(DayCalendar(timeZone: KoreaStandardTime.timeZone).iso8601(reading("a", hour: 0, pm10: 1, pm25: 1).slot.start)
+                == "2026-11-20T00:00:00+09:00")
+    }
+
+    @Test("Upserting the same readings twice changes nothing")
+    func idempotent() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("dust.sqlite"))
+        let batch = (0..<24).map { reading("종로구", hour: $0, pm10: Double(30 + $0), pm25: Double(10 + $0)) }
+        #expect(try store.upsert(batch) == UpsertSummary(inserted: 24))
+        #expect(try store.upsert(batch) == UpsertSummary(unchanged: 24))
+        #expect(try store.measurementCount() == 24)
+    }
+
+    @Test("A revised value replaces the stored one; unknown stays NULL, never 0")
+    func revision() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("dust.sqlite"))
+        try store.upsert([reading("종로구", hour: 5, pm10: 40, pm25: nil), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
+        let summary = try store.upsert([reading("종로구", hour: 5, pm10: 44, pm25: 21), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
+        #expect(summary == UpsertSummary(updated: 1, unchanged: 1))
+        let stored = try store.readings(stations: ["종로구"], from: reading("x", hour: 0, pm10: nil, pm25: nil).slot,
+                                        to: reading("x", hour: 24, pm10: nil, pm25: nil).slot)
+        #expect(stored.map(\.concentration) == [DustPair(fineDust: 44, ultraFineDust: 21), DustPair(fineDust: 41, ultraFineDust: 20)])
+
+        try store.upsert([reading("종로구", hour: 6, pm10: nil, pm25: nil, flag: "자료이상")])
+        let flagged = try store.readings(stations: ["종로구"], from: reading("x", hour: 6, pm10: nil, pm25: nil).slot,
+                                         to: reading("x", hour: 7, pm10: nil, pm25: nil).slot)
+        #expect(flagged.first?.concentration == DustPair(fineDust: nil, ultraFineDust: nil))
+        #expect(flagged.first?.flag == DustPair(fineDust: "자료이상", ultraFineDust: "자료이상"))
+    }
+
+    @Test("Readings come back ordered, filtered by station and half-open slot range")
+    func query() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("dust.sqlite"))
+        try store.upsert((0..<24).flatMap { [reading("종로구", hour: $0, pm10: 1, pm25: 1), reading("중구", hour: $0, pm10: 2, pm25: 2)] })
+        let from = reading("x", hour: 3, pm10: nil, pm25: nil).slot
+        let to = reading("x", hour: 6, pm10: nil, pm25: nil).slot
+        let rows = try store.readings(stations: ["중구"], from: from, to: to)
+        #expect(rows.map(\.slot) == [from, from.advanced(by: 1), from.advanced(by: 2)])
+        #expect(rows.allSatisfy { $0.station == "중구" })
+        #expect(try store.latestSlot(station: "종로구") == reading("x", hour: 23, pm10: nil, pm25: nil).slot)
+        #expect(try store.latestSlot(station: "없는곳") == nil)
+        #expect(try store.stations().map(\.name) == ["종로구", "중구"])
+        #expect(try store.stations().first?.code == "111123")
+    }
+
+    @Test("The database file is created with mode 0640 in WAL mode, and is sound")
+    func fileMode() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("nested/dir/dust.sqlite")
+        let store = try SQLiteStore(path: path)
+        try store.upsert([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o640)
+        #expect(try store.integrityCheck() == ["ok"])
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).readData(ofLength: 20)
+        #expect(header[18] == 2 && header[19] == 2, "WAL databases have file format 2 at bytes 18 and 19")
+    }
+
+    @Test("Opening a missing database read-only is a clear error, and creates nothing")
+    func missing() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("absent.sqlite")
+        #expect(throws: StoreError.databaseMissing(path: path)) { try SQLiteStore(path: path, mode: .readOnly) }
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("A file that is not a database is reported as such and left alone")
+    func notADatabase() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("notes.sqlite")
+        try Data("these are my notes, not a database, and must survive\n".utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            _ = try SQLiteStore(path: path)
+            Issue.record("opening a text file as a database succeeded")
+        } catch let error {
+            guard case .corrupt = error else { Issue.record("expected .corrupt, got \(error)"); return }
+        }
+        #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("these are my notes"))
+    }
+}
