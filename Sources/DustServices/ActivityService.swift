@@ -36,9 +36,9 @@ public struct ActivityCSVParser: Sendable {
         var distances: [Slot: Double] = [:]
         var firstLineOfSlot: [Slot: Int] = [:]
         var sawHeader = false
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is a single Character in Swift, so both line ends are named here.
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let lineNumber = index + 1
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
             if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
             let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
                 $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
