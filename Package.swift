@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport"]),
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
-        .testTarget(name: "dustctlTests", dependencies: ["DustKit", "TestSupport"]),
+        .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

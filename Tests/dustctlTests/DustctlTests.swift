@@ -1,0 +1,198 @@
+import DustKit
+import DustStore
+import Foundation
+import Testing
+import TestSupport
+
+/// An empty configuration file, so a developer's /etc/dustd/dustd.yaml cannot change test results.
+let emptyConfiguration: String = {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("finedust-empty-\(getpid()).yaml").path
+    FileManager.default.createFile(atPath: path, contents: Data("# defaults only\n".utf8), attributes: [.posixPermissions: 0o644])
+    return path
+}()
+
+/// Runs dustctl with a clean environment: no DUSTD_ variables from the host, an empty configuration.
+func dustctl(_ arguments: String..., environment extra: [String: String] = [:], in directory: URL? = nil) throws -> ProcessResult {
+    try dustctl(arguments, environment: extra, in: directory)
+}
+
+func dustctl(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil) throws -> ProcessResult {
+    var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
+    environment["DUSTD_CONFIG"] = emptyConfiguration
+    environment.merge(extra) { $1 }
+    return try Executables.run("dustctl", arguments, environment: environment, currentDirectory: directory)
+}
+
+func fixture(_ path: String) -> String { TestFixtures.url(path).path }
+
+/// The rows of `dustctl hourly --json` as dictionaries.
+func hourlyRows(_ output: String) throws -> [[String: Any]] {
+    let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]
+    return try #require(object?["hourly"] as? [[String: Any]])
+}
+
+@Suite("dustctl import and hourly")
+struct ImportTests {
+    @Test("Every well-formed real sample imports and reads back with the right hours and values")
+    func realSamples() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        for (file, station) in [
+            ("real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "강남대로"),
+            ("real/rltm-station-oldapi-ver1.3-2020-01-22-numOfRows1.xml", "종로구"),
+        ] {
+            let result = try dustctl("import", fixture(file), "--station", station, "--db", db)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let result = try dustctl("import", fixture("real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml"),
+                                 fixture("real/rltm-sido-newapi-seoul-nover-2023-05-31-truncated.xml"),
+                                 fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), "--db", db)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("2 readings (2 new, 0 revised, 0 unchanged)"))
+
+        let roadside = try hourlyRows(try dustctl("hourly", "2019-02-12", "--station", "강남대로", "--db", db, "--json").standardOutput)
+        #expect(roadside.map { $0["start"] as? String } == (10...19).map { "2019-02-12T\($0):00:00+09:00" })
+        #expect(roadside.map { $0["pm10"] as? Double } == [95, 90, 83, 81, 88, 85, 79, 68, 69, 67])
+        #expect(roadside.map { $0["pm25"] as? Double } == [57, 62, 53, 52, 52, 50, 41, 35, 30, 27])
+        #expect(roadside.allSatisfy { $0["station"] as? String == "강남대로" })
+
+        let jongno2020 = try hourlyRows(try dustctl("hourly", "2020-01-22", "--station", "종로구", "--db", db, "--json").standardOutput)
+        #expect(jongno2020.count == 1)
+        #expect(jongno2020.first?["start"] as? String == "2020-01-22T15:00:00+09:00")
+        #expect(jongno2020.first?["pm10"] as? Double == 52 && jongno2020.first?["pm25"] as? Double == 33)
+
+        let sinpung = try hourlyRows(try dustctl("hourly", "2019-11-28", "--station", "신풍동", "--db", db, "--json").standardOutput)
+        #expect(sinpung.map { [$0["start"] as? String, ($0["pm10"] as? Double).map { "\($0)" }, ($0["pm25"] as? Double).map { "\($0)" }] }
+                == [["2019-11-28T17:00:00+09:00", "35.0", "14.0"]])
+
+        let noVersion = try hourlyRows(try dustctl("hourly", "2023-05-31", "--station", "종로구", "--db", db, "--json").standardOutput)
+        #expect(noVersion.count == 1)
+        #expect(noVersion.first?["pm10"] as? Double == 19)
+        #expect(noVersion.first?["pm25"] is NSNull)
+
+        let gangnam = try hourlyRows(try dustctl("hourly", "2026-08-20", "--station", "강남구", "--db", db, "--json").standardOutput)
+        #expect(gangnam.map { $0["start"] as? String } == ["2026-08-20T14:00:00+09:00", "2026-08-20T16:00:00+09:00", "2026-08-20T18:00:00+09:00", "2026-08-20T23:00:00+09:00"])
+        #expect(gangnam[1]["pm10"] is NSNull)
+        #expect((gangnam[1]["flags"] as? [String: Any])?["pm10"] as? String == "통신장애")
+        #expect(gangnam[3]["pm10"] as? Double == 41 && gangnam[3]["pm25"] as? Double == 36)
+    }
+
+    @Test("Importing the same file twice changes nothing")
+    func twice() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        let file = fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        #expect(try dustctl("import", file, "--db", db).standardOutput.contains("24 readings (24 new, 0 revised, 0 unchanged)"))
+        #expect(try dustctl("import", file, "--db", db).standardOutput.contains("24 readings (0 new, 0 revised, 24 unchanged)"))
+    }
+
+    @Test("A file that is not a valid response exits 65 with one sentence and leaves the database untouched", arguments: [
+        "synthesized/html-503-service-unavailable.html", "synthesized/truncated-daily.xml", "hostile/billion-laughs.xml",
+        "real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", "real/error-gateway-05-servicetimeout-json-airkorea.json",
+        "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "synthesized/empty-body.xml",
+    ])
+    func invalidFile(file: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        // The good file first: nothing of it may be stored either, because the batch is refused whole.
+        let result = try dustctl("import", fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), fixture(file), "--db", db)
+        #expect(result.status == 65)
+        #expect(result.standardError.hasPrefix("dustctl: \(fixture(file)): "))
+        #expect(result.standardError.split(separator: "\n").count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        let store = try SQLiteStore(path: db, mode: .readOnly)
+        #expect(try store.measurementCount() == 24)
+    }
+
+    @Test("Exit codes: missing file 66, missing database 66, bad usage 64, bad configuration 78")
+    func exitCodes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let missingFile = try dustctl("import", directory.path("nope.xml"), "--db", directory.path("d.sqlite"))
+        #expect(missingFile.status == 66)
+        #expect(!FileManager.default.fileExists(atPath: directory.path("d.sqlite")))
+        let missingDatabase = try dustctl("today", "--station", "종로구", "--db", directory.path("absent.sqlite"))
+        #expect(missingDatabase.status == 66)
+        #expect(missingDatabase.standardError.contains("dustctl import"))
+        #expect(try dustctl("day", "2026-13-01", "--station", "종로구", "--db", directory.path("d.sqlite")).status == 64)
+        #expect(try dustctl("export", "--from", "2026-11-20", "--db", directory.path("d.sqlite")).status == 64)
+        let badConfig = try dustctl("today", "--db", directory.path("d.sqlite"), environment: ["DUSTD_POLL_MINUTE": "99"])
+        #expect(badConfig.status == 78)
+        #expect(badConfig.standardError.contains("poll.minute"))
+        #expect(try dustctl("--help").status == 0)
+        #expect(try dustctl("export", "--help").standardOutput.contains("Example"))
+    }
+
+    @Test("A host TZ of America/New_York changes nothing: days come from the configured zone")
+    func hostTimeZone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml"), "--db", db).status == 0)
+        let seoul = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", environment: ["TZ": "Asia/Seoul"])
+        let newYork = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", environment: ["TZ": "America/New_York"])
+        #expect(seoul.status == 0)
+        #expect(seoul.standardOutput == newYork.standardOutput)
+        let rows = try hourlyRows(newYork.standardOutput)
+        #expect(rows.count == 24)
+        #expect(rows.first?["start"] as? String == "2026-11-20T00:00:00+09:00")
+        #expect(rows.last?["start"] as? String == "2026-11-20T23:00:00+09:00")
+        #expect(rows.last?["pm10"] as? Double == 45)
+    }
+}
+
+@Suite("dustctl crash safety")
+struct CrashSafetyTests {
+    @Test("A killed import leaves integrity_check ok and no partial batch; importing again completes it")
+    func killedImport() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let template = try String(contentsOf: TestFixtures.url("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml"), encoding: .utf8)
+        let stations = (0..<40).map { "K\($0)" }
+        var files: [String] = []
+        for station in stations {
+            let path = directory.path("\(station).xml")
+            try template.replacingOccurrences(of: "<stationName>종로구</stationName>", with: "<stationName>\(station)</stationName>")
+                .write(toFile: path, atomically: false, encoding: .utf8)
+            files.append(path)
+        }
+        let db = directory.path("dust.sqlite")
+        // Create the database so the test can watch it fill.
+        #expect(try dustctl("import", fixture("synthesized/empty-result-totalcount-0.xml"), "--db", db).status == 0)
+
+        let process = Process()
+        process.executableURL = Executables.url("dustctl")
+        process.arguments = ["import"] + files + ["--db", db]
+        process.environment = ["DUSTD_CONFIG": emptyConfiguration, "PATH": "/usr/bin:/bin"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let watcher = try SQLiteStore(path: db, mode: .readOnly)
+        let deadline = Date().addingTimeInterval(120)
+        // Kill as soon as a few batches are in: the process is then writing the next one.
+        while process.isRunning, Date() < deadline, try watcher.measurementCount() < 3 * 2200 {
+            usleep(2_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let store = try SQLiteStore(path: db)
+        #expect(try store.integrityCheck() == ["ok"])
+        let counts = try stations.map { try store.measurementCount(station: $0) }
+        #expect(counts.allSatisfy { $0 == 0 || $0 == 2200 }, "a batch was half-stored: \(counts)")
+        #expect(counts.contains(2200) && counts.contains(0), "the kill did not land mid-import: \(counts)")
+
+        let again = try dustctl("import", files[0], "--db", db)
+        #expect(again.status == 0)
+        let rerun = try dustctl(["import"] + files + ["--db", db])
+        #expect(rerun.status == 0)
+        #expect(try stations.map { try store.measurementCount(station: $0) }.allSatisfy { $0 == 2200 })
+    }
+}
+

@@ -1,0 +1,128 @@
+import DustKit
+import DustStore
+import Foundation
+import Testing
+import TestSupport
+
+/// A database filled by `dustctl demo` from the repository's fixtures.
+func demoDatabase(_ directory: TemporaryDirectory) throws -> String {
+    let db = directory.path("demo.sqlite")
+    let result = try dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path)
+    #expect(result.status == 0, "\(result.standardError)")
+    return db
+}
+
+@Suite("dustctl export, week and demo")
+struct ExportTests {
+    @Test("CSV parsed by Python's csv module equals the JSON numbers, to 3 decimals")
+    func csvMatchesJSON() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let csvPath = directory.path("week.csv"), jsonPath = directory.path("week.json")
+        for (format, path) in [("csv", csvPath), ("json", jsonPath)] {
+            let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", format, "--output", path)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let csv = try String(contentsOfFile: csvPath, encoding: .utf8)
+        #expect(csv.hasPrefix("date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade\n"))
+        #expect(!csv.contains("\r"))
+        let script = """
+            import csv, json, sys
+            rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")))
+            days = json.load(open(sys.argv[2], encoding="utf-8"))
+            assert len(rows) == len(days) == 7, (len(rows), len(days))
+            def same(text, value, places=3):
+                if value is None:
+                    return text == ""
+                if "." in text and len(text.split(".")[1]) > 3:
+                    return False
+                return abs(float(text) - round(value, places)) < 1e-9
+            for row, day in zip(rows, days):
+                assert row["date"] == day["date"], (row, day)
+                assert row["station"] == "종로구"
+                for p in ("pm10", "pm25"):
+                    assert int(row[p + "_hours"]) == day["hours"][p], (p, row, day)
+                    assert same(row[p + "_mean"], day["mean"][p]), (p, row[p + "_mean"], day["mean"][p])
+                    assert same(row[p + "_max"], day["max"][p]), (p, row, day)
+                    assert same(row[p + "_intake_ug"], day["intake"][p]), (p, row[p + "_intake_ug"], day["intake"][p])
+                    assert (row[p + "_grade"] or None) == (str(day["grade"][p]) if day["grade"][p] else None)
+            print("checked", len(rows), "rows")
+            """
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", script, csvPath, jsonPath]
+        let output = Pipe()
+        python.standardOutput = output
+        python.standardError = output
+        try python.run()
+        python.waitUntilExit()
+        let message = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(python.terminationStatus == 0, "\(message)")
+        #expect(message.contains("checked 7 rows"))
+    }
+
+    @Test("A station named like a formula comes out neutralised and correctly quoted; --bom adds a BOM")
+    func formulaInjection() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        let hostile = "=HYPERLINK(\"http://evil.example\",\"click\")"
+        let store = try SQLiteStore(path: db)
+        let slot = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!).slots(of: LocalDate(year: 2026, month: 11, day: 20))[9]
+        try store.upsert([HourlyReading(station: hostile, slot: slot, concentration: DustPair(fineDust: 41.23456, ultraFineDust: nil))])
+        let output = directory.path("out.csv")
+        let result = try dustctl("export", "--from", "2026-11-20", "--to", "2026-11-20", "--station", hostile, "--db", db, "--bom", "--output", output)
+        #expect(result.status == 0, "\(result.standardError)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(Array(bytes.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        let lines = String(decoding: bytes.dropFirst(3), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines[0].hasPrefix("date,station,"))
+        // intake under the default schedule at 09:00 (sedentary, indoors): 41.23456 × 0.26 × 0.7.
+        let intake = String(format: "%.3f", 41.23456 * 0.26 * 0.7)
+        #expect(lines[1] == "2026-11-20,\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\",1,0,41.235,,41.235,,\(intake),,2,")
+        #expect(lines.count == 3 && lines[2].isEmpty)
+    }
+
+    @Test("Week JSON has the SPEC shape and the chart fits 80 columns")
+    func week() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let json = try dustctl("week", "--end", "2026-11-20", "--station", "종로구", "--db", db, "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(object["end"] as? String == "2026-11-20")
+        let days = try #require(object["days"] as? [[String: Any]])
+        #expect(days.map { $0["date"] as? String } == (14...20).map { "2026-11-\($0)" })
+        #expect(days.allSatisfy { $0["hourly"] == nil })
+        let total = try #require(object["total"] as? [String: Any])
+        #expect((total["hours"] as? [String: Int])?["pm10"] == 167)
+        let text = try dustctl("week", "--end", "2026-11-20", "--station", "종로구", "--db", db)
+        #expect(text.status == 0)
+        #expect(!text.standardOutput.contains("\u{1B}["), "NO_COLOR output has no escape codes")
+        #expect(text.standardOutput.split(separator: "\n").allSatisfy { $0.unicodeScalars.count <= 80 })
+        #expect(text.standardOutput.split(separator: "\n").filter { $0.contains("█") }.count == 7)
+    }
+
+    @Test("The demo prints the day and the week, and rejects the broken responses")
+    func demo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
+        #expect(result.standardOutput.contains("Intake        266.7 µg              133.5 µg"))
+        #expect(result.standardOutput.contains("✗ hostile/billion-laughs.xml"))
+        #expect(result.standardOutput.contains("Week            167   166"))
+    }
+
+    @Test("today with no data exits 0 and says so")
+    func todayEmpty() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let result = try dustctl("today", "--station", "종로구", "--db", db)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("No readings for today yet"))
+    }
+}
