@@ -15,6 +15,10 @@ let package = Package(
         // No traits: FineDust reads its YAML with Yams itself (see DustConfig/SettingsLoader.swift).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
@@ -38,12 +42,23 @@ let package = Package(
         .target(name: "DustConfig", dependencies: [
             "DustKit", "AirKorea",
             .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Yams", package: "Yams"),
         ]),
-        .executableTarget(name: "dustd", dependencies: [
+        // The daemon as a library, so tests drive it: HTTP transport, poll scheduler,
+        // systemd notify protocol, journald-aware logging, lifecycle.
+        .target(name: "DustDaemon", dependencies: [
             "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+        ]),
+        .executableTarget(name: "dustd", dependencies: [
+            "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dustctl", dependencies: [
             "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig",
@@ -51,6 +66,12 @@ let package = Package(
         ]),
         // Fixture paths and temporary directories shared by the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
+        // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
+        .target(name: "FakeAirKorea", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ], path: "Tests/FakeAirKorea"),
         .testTarget(name: "DustKitTests", dependencies: ["DustKit", "TestSupport"]),
         .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
         .testTarget(name: "DustStoreTests", dependencies: ["DustStore", "DustKit", "TestSupport"]),
@@ -58,6 +79,11 @@ let package = Package(
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "TestSupport"]),
+        .testTarget(name: "DustDaemonTests", dependencies: [
+            "dustd", "DustDaemon", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport", "FakeAirKorea",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,6 +23,11 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
         value.contains("%") ? value : percentEncodeQueryValue(value)
     }
 
+    /// `text` with the key, in either form, replaced by `***`: the last line of defence for log output.
+    public func redacting(_ text: String) -> String {
+        text.replacingOccurrences(of: value, with: "***").replacingOccurrences(of: queryValue, with: "***")
+    }
+
     /// True when `text` contains the key in either form; used to prove logs and files never hold it.
     public func occurs(in text: String) -> Bool {
         text.contains(value) || text.contains(queryValue)

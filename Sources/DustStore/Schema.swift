@@ -60,6 +60,16 @@ enum Schema {
                 CREATE INDEX poll_attempt_by_time ON poll_attempt(started_at);
                 """)
         }
+        migrator.registerMigration("v2-daemon-state") { db in
+            // What dustd is doing, for `dustctl status`: next poll, state, last status line.
+            try db.execute(sql: """
+                CREATE TABLE daemon_state (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL
+                )
+                """)
+        }
         return migrator
     }
 }

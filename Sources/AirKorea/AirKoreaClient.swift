@@ -1,0 +1,137 @@
+import DustKit
+import Foundation
+
+/// An HTTP response: status and body.
+public struct HTTPResponse: Sendable, Hashable {
+    public var status: Int
+    public var body: Data
+
+    public init(status: Int, body: Data) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// Why an HTTP exchange failed before a response arrived. Descriptions never contain the URL.
+public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No response within the per-request timeout.
+    case timeout(seconds: Double)
+    /// The connection could not be made, or broke (refused, reset, DNS, TLS).
+    case connection(String)
+    /// The body grew past the limit; reading stopped there.
+    case bodyTooLarge(limit: Int)
+
+    public var description: String {
+        switch self {
+        case let .timeout(seconds):
+            "AirKorea did not answer within \(seconds.formatted()) s (api.timeoutSeconds); FineDust retries with backoff."
+        case let .connection(reason):
+            "Could not reach AirKorea (\(reason)); check the network and api.baseURL. FineDust retries with backoff."
+        case let .bodyTooLarge(limit):
+            "The response was larger than \(limit / (1024 * 1024)) MiB, far beyond any AirKorea answer; reading stopped there."
+        }
+    }
+}
+
+/// Sends GET requests. Production uses AsyncHTTPClient; tests use a fake or a loopback server.
+public protocol HTTPTransport: Sendable {
+    /// Fetches `url`, giving up after `timeout` and refusing bodies larger than `maxBodyBytes`.
+    func get(_ url: String, timeout: Duration, maxBodyBytes: Int) async throws(TransportError) -> HTTPResponse
+}
+
+/// Why a request to AirKorea failed.
+public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No usable HTTP response.
+    case transport(TransportError)
+    /// An HTTP error status whose body named no AirKorea error.
+    case httpStatus(Int)
+    /// A response whose body is an AirKorea error or cannot be used.
+    case response(AirKoreaError, httpStatus: Int)
+
+    public var description: String {
+        switch self {
+        case let .transport(error): error.description
+        case let .httpStatus(status):
+            status >= 500
+                ? "AirKorea answered HTTP \(status); the service is having trouble, FineDust retries with backoff."
+                : "AirKorea answered HTTP \(status); check api.baseURL and the service key."
+        case let .response(error, _): error.description
+        }
+    }
+
+    /// When to try again (SPEC §7).
+    public var retryAdvice: RetryAdvice {
+        switch self {
+        case .transport: .retryWithBackoff
+        case let .httpStatus(status): status >= 500 ? .retryWithBackoff : .waitForNextHour
+        case let .response(error, _): error.retryAdvice
+        }
+    }
+
+    /// The HTTP status, when a response arrived.
+    public var httpStatus: Int? {
+        switch self {
+        case .transport: nil
+        case let .httpStatus(status): status
+        case let .response(_, status): status
+        }
+    }
+
+    /// The AirKorea result code, when the body carried one.
+    public var resultCode: String? {
+        if case let .response(.service(_, reported, _), _) = self { return reported }
+        return nil
+    }
+}
+
+/// A fetched page and where it came from.
+public struct FetchedPage: Sendable {
+    public var page: MeasurementPage
+    public var httpStatus: Int
+}
+
+/// Talks to AirKorea: builds the URL, sends it, and parses the answer into readings or a typed error.
+public struct AirKoreaClient: Sendable {
+    private let endpoint: AirKoreaEndpoint
+    private let transport: any HTTPTransport
+    private let parser: AirKoreaResponseParser
+    private let timeout: Duration
+
+    public init(endpoint: AirKoreaEndpoint, transport: any HTTPTransport, timeout: Duration = .seconds(30),
+                parser: AirKoreaResponseParser = AirKoreaResponseParser()) {
+        self.endpoint = endpoint
+        self.transport = transport
+        self.timeout = timeout
+        self.parser = parser
+    }
+
+    /// The request as it may be logged or stored: `serviceKey=***`.
+    public func redactedURL(for request: AirKoreaRequest) -> String {
+        endpoint.redactedURL(for: request)
+    }
+
+    /// Fetches one page of measurements.
+    public func measurements(_ request: AirKoreaRequest) async throws(FetchError) -> FetchedPage {
+        let response: HTTPResponse
+        do {
+            response = try await transport.get(endpoint.url(for: request), timeout: timeout, maxBodyBytes: parser.limits.maxDocumentBytes)
+        } catch {
+            throw .transport(error)
+        }
+        do {
+            let page = try parser.parseMeasurements(response.body, requestedStation: request.requestedStation)
+            guard (200..<300).contains(response.status) else { throw FetchError.httpStatus(response.status) }
+            return FetchedPage(page: page, httpStatus: response.status)
+        } catch let error as AirKoreaError {
+            // An error status with an AirKorea error body (gateway 05 comes with 504) names the real cause;
+            // an error status with anything else is reported as the status.
+            if case .service = error { throw .response(error, httpStatus: response.status) }
+            if !(200..<300).contains(response.status) { throw .httpStatus(response.status) }
+            throw .response(error, httpStatus: response.status)
+        } catch let error as FetchError {
+            throw error
+        } catch {
+            throw .httpStatus(response.status)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import AirKorea
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+
+/// `HTTPTransport` on AsyncHTTPClient. Owns its client; call `shutdown()` before exit.
+public final class AsyncHTTPTransport: HTTPTransport {
+    private let client: HTTPClient
+
+    public init() {
+        var configuration = HTTPClient.Configuration()
+        configuration.redirectConfiguration = .follow(max: 3, allowCycles: false)
+        configuration.timeout = .init(connect: .seconds(10))
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    public func get(_ url: String, timeout: Duration, maxBodyBytes: Int) async throws(TransportError) -> HTTPResponse {
+        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        do {
+            // The deadline bounds the whole exchange, body included, not only the response head.
+            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
+                group.addTask {
+                    var request = HTTPClientRequest(url: url)
+                    request.headers.add(name: "Accept", value: "application/xml, text/xml")
+                    request.headers.add(name: "User-Agent", value: "FineDust-dustd")
+                    let response = try await self.client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
+                    // Refuse oversized bodies up front when the length is declared, and stop reading otherwise.
+                    if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBodyBytes {
+                        throw TransportError.bodyTooLarge(limit: maxBodyBytes)
+                    }
+                    let body = try await response.body.collect(upTo: maxBodyBytes)
+                    return HTTPResponse(status: Int(response.status.code), body: Data(body.readableBytesView))
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let response = first else {
+                    throw TransportError.timeout(seconds: seconds)
+                }
+                return response
+            }
+        } catch let error as TransportError {
+            throw error
+        } catch is NIOTooManyBytesError {
+            throw .bodyTooLarge(limit: maxBodyBytes)
+        } catch let error as HTTPClientError {
+            switch error {
+            case .deadlineExceeded, .readTimeout, .connectTimeout:
+                throw .timeout(seconds: seconds)
+            default:
+                throw .connection(Self.safeDescription(error))
+            }
+        } catch {
+            throw .connection(Self.safeDescription(error))
+        }
+    }
+
+    /// An error's description with anything that looks like a query string removed, so a URL
+    /// carrying the service key can never reach a log through a library's error text.
+    static func safeDescription(_ error: any Error) -> String {
+        let text = String(describing: error)
+        guard let query = text.firstIndex(of: "?") else { return text }
+        return String(text[..<query]) + "?…"
+    }
+}

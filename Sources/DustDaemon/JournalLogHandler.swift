@@ -1,0 +1,80 @@
+import AirKorea
+import Foundation
+import Logging
+import Synchronization
+
+/// swift-log output for a daemon: one line per event on stderr. Under journald (`$JOURNAL_STREAM`
+/// set) each line starts with its syslog priority, `<6>`, and carries no timestamp (journald adds
+/// one); otherwise it starts with an ISO 8601 time. Every secret given is replaced by `***`.
+public struct JournalLogHandler: LogHandler {
+    public var logLevel: Logger.Level
+    public var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let underJournald: Bool
+    private let secrets: SecretRedactor
+    private let sink: @Sendable (String) -> Void
+
+    public init(label: String, level: Logger.Level, environment: [String: String] = ProcessInfo.processInfo.environment,
+                secrets: SecretRedactor = SecretRedactor(), sink: (@Sendable (String) -> Void)? = nil) {
+        self.label = label
+        self.logLevel = level
+        self.underJournald = environment["JOURNAL_STREAM"] != nil
+        self.secrets = secrets
+        self.sink = sink ?? { line in FileHandle.standardError.write(Data(line.utf8)) }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var fields = metadata
+        if let extra = event.metadata { fields.merge(extra) { $1 } }
+        var line = event.message.description
+        if !fields.isEmpty {
+            line += " " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        }
+        line = secrets.redacting(line)
+        line = line.replacingOccurrences(of: "\n", with: " ")
+        if underJournald {
+            sink("<\(Self.priority(event.level))>\(line)\n")
+        } else {
+            sink("\(Self.timestamp()) \(event.level) \(label): \(line)\n")
+        }
+    }
+
+    /// syslog priorities as journald reads them from a `<N>` prefix.
+    static func priority(_ level: Logger.Level) -> Int {
+        switch level {
+        case .trace, .debug: 7
+        case .info: 6
+        case .notice: 5
+        case .warning: 4
+        case .error: 3
+        case .critical: 2
+        }
+    }
+
+    private static func timestamp() -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date())
+    }
+}
+
+/// The service keys the daemon has loaded, so log output can never contain one, even by mistake.
+public final class SecretRedactor: Sendable {
+    private let keys = Mutex<[ServiceKey]>([])
+
+    public init() {}
+
+    /// Adds a key (a reload may bring a new one; old ones stay redacted).
+    public func add(_ key: ServiceKey) {
+        keys.withLock { if !$0.contains(key) { $0.append(key) } }
+    }
+
+    public func redacting(_ text: String) -> String {
+        keys.withLock { keys in keys.reduce(text) { $1.redacting($0) } }
+    }
+}

@@ -1,0 +1,59 @@
+import AirKorea
+import DustConfig
+import DustKit
+import Foundation
+
+/// When to poll, how long to back off, what to backfill: pure rules of SPEC §7, on explicit times.
+public struct PollPlanner: Sendable {
+    public let poll: PollSettings
+
+    public init(poll: PollSettings) {
+        self.poll = poll
+    }
+
+    /// The next scheduled poll after `now`: the next `poll.minute` of an hour (hourly interval) or
+    /// `now + poll.intervalSeconds` (tests), plus `jitter` (0…1) × `poll.jitterSeconds`.
+    public func nextPoll(after now: Date, jitter: Double) -> Date {
+        let spread = TimeInterval(poll.jitterSeconds) * min(max(jitter, 0), 1)
+        guard poll.intervalSeconds == 3600 else {
+            return now.addingTimeInterval(TimeInterval(poll.intervalSeconds) + spread)
+        }
+        // KST and UTC share minutes, so "minute 20 of the hour" is the same instant in both.
+        let seconds = now.timeIntervalSince1970
+        let hourStart = (seconds / 3600).rounded(.down) * 3600
+        var next = hourStart + TimeInterval(poll.minute * 60)
+        if next <= seconds { next += 3600 }
+        return Date(timeIntervalSince1970: next + spread)
+    }
+
+    /// The delay before retry number `attempt` (1, 2, …): `retryInitialSeconds` doubling up to
+    /// `retryMaxSeconds`, scaled by `jitter` (0…1) into its upper half so retries of many
+    /// installations spread out.
+    public func retryDelay(attempt: Int, jitter: Double) -> TimeInterval {
+        let exponent = min(max(attempt - 1, 0), 30)
+        let base = min(Double(poll.retryInitialSeconds) * pow(2, Double(exponent)), Double(poll.retryMaxSeconds))
+        return base * (0.5 + 0.5 * min(max(jitter, 0), 1))
+    }
+
+    /// When the daily quota resets: the next 00:00 KST, plus a minute of margin.
+    public func quotaReset(after now: Date) -> Date {
+        let kst = now.timeIntervalSince1970 + TimeInterval(KoreaStandardTime.secondsFromGMT)
+        let nextMidnight = ((kst / 86_400).rounded(.down) + 1) * 86_400 - TimeInterval(KoreaStandardTime.secondsFromGMT)
+        return Date(timeIntervalSince1970: nextMidnight + 60)
+    }
+
+    /// How much history to ask for, given the newest stored slot: DAILY when at most a day is
+    /// missing, MONTH beyond that (and on an empty database), 3MONTH beyond a month.
+    public func backfillTerm(latest: Slot?, now: Date) -> DataTerm {
+        guard let latest else { return .month }
+        let gap = now.timeIntervalSince(latest.end)
+        if gap <= 24 * 3600 { return .daily }
+        if gap <= 30 * 86_400 { return .month }
+        return .threeMonths
+    }
+
+    /// Rows per page for a term: DAILY fits one small page; longer terms page by 1,000.
+    public func rowsPerPage(_ term: DataTerm) -> Int {
+        term == .daily ? 100 : 1000
+    }
+}

@@ -1,0 +1,217 @@
+import AirKorea
+import DustConfig
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// What the poller is doing. One value, so the states cannot disagree.
+public enum PollState: Sendable, Hashable, CustomStringConvertible {
+    /// Waiting for the next scheduled poll.
+    case idle(nextPoll: Date)
+    /// Requests in flight.
+    case fetching(since: Date)
+    /// A passing fault; the next try is at `until` (retry number `attempt`).
+    case backingOff(until: Date, attempt: Int)
+    /// The daily quota is used up until `until` (00:00 KST).
+    case quotaExhausted(until: Date)
+    /// A key or configuration problem; nothing is retried before `until`, the next scheduled poll.
+    case waitingForNextHour(until: Date)
+
+    /// When the poller acts next.
+    public var wakeTime: Date? {
+        switch self {
+        case let .idle(date), let .backingOff(date, _), let .quotaExhausted(date), let .waitingForNextHour(date): date
+        case .fetching: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .idle: "idle"
+        case .fetching: "fetching"
+        case let .backingOff(_, attempt): "backing off (retry \(attempt))"
+        case .quotaExhausted: "quota exhausted"
+        case .waitingForNextHour: "waiting for the next hour"
+        }
+    }
+}
+
+/// Current settings and key, replaced on SIGHUP; readers always see a consistent pair.
+public final class LiveConfiguration: Sendable {
+    public struct Snapshot: Sendable {
+        public var settings: FineDustSettings
+        public var key: ServiceKey
+    }
+
+    private let current: Mutex<Snapshot>
+
+    public init(settings: FineDustSettings, key: ServiceKey) {
+        current = Mutex(Snapshot(settings: settings, key: key))
+    }
+
+    public var snapshot: Snapshot { current.withLock { $0 } }
+
+    public func replace(_ snapshot: Snapshot) { current.withLock { $0 = snapshot } }
+}
+
+/// The hourly poll loop as a swift-service-lifecycle `Service`.
+public struct PollService: Service {
+    private let configuration: LiveConfiguration
+    private let store: SQLiteStore
+    private let transport: any HTTPTransport
+    private let notifier: SystemdNotifier
+    private let clock: any WallClock
+    private let logger: Logger
+    private let jitter: @Sendable () -> Double
+
+    public init(configuration: LiveConfiguration, store: SQLiteStore, transport: any HTTPTransport, notifier: SystemdNotifier,
+                clock: any WallClock = SystemClock(), logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+        self.configuration = configuration
+        self.store = store
+        self.transport = transport
+        self.notifier = notifier
+        self.clock = clock
+        self.logger = logger
+        self.jitter = jitter
+    }
+
+    public func run() async throws {
+        try await withGracefulShutdownHandler {
+            await cancelWhenGracefulShutdown {
+                await loop()
+            }
+        } onGracefulShutdown: {
+            logger.info("Stopping: finishing the current write, then exiting")
+            notifier.stopping(status: "Stopping")
+        }
+    }
+
+    private func loop() async {
+        var state = PollState.idle(nextPoll: clock.now)  // poll (and backfill) right away
+        var consecutiveFailures = 0
+        var lastReportedProblem: String?
+        while !Task.isCancelled {
+            guard let wake = state.wakeTime, await sleep(until: wake) else { return }
+            let snapshot = configuration.snapshot
+            guard let primary = snapshot.settings.station.name else {
+                logger.critical("station.name is not set; dustd has nothing to poll")
+                return
+            }
+            let stations = StationPreference(primary: primary, fallbacks: snapshot.settings.station.fallbacks)
+            let planner = PollPlanner(poll: snapshot.settings.poll)
+            let client = AirKoreaClient(
+                endpoint: AirKoreaEndpoint(baseURL: snapshot.settings.api.baseURL, version: snapshot.settings.api.version, serviceKey: snapshot.key),
+                transport: transport, timeout: .milliseconds(Int64(snapshot.settings.api.timeoutSeconds * 1000)))
+            let poller = Poller(client: client, store: store, planner: planner, clock: clock, logger: logger)
+
+            state = .fetching(since: clock.now)
+            let report = await poller.cycle(stations: stations, mode: snapshot.settings.station.mode)
+            if Task.isCancelled { return }
+
+            let now = clock.now
+            let scheduled = planner.nextPoll(after: now, jitter: jitter())
+            switch report.failure {
+            case nil:
+                consecutiveFailures = 0
+                if lastReportedProblem != nil { logger.notice("AirKorea answers again; polling is back to normal") }
+                lastReportedProblem = nil
+                state = .idle(nextPoll: scheduled)
+                logger.info("Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)",
+                                                    "requests": "\(report.requests)", "next": "\(iso(scheduled))"])
+            case let failure?:
+                consecutiveFailures += 1
+                switch failure.retryAdvice {
+                case .retryWithBackoff:
+                    let retryAt = now.addingTimeInterval(planner.retryDelay(attempt: consecutiveFailures, jitter: jitter()))
+                    state = retryAt < scheduled ? .backingOff(until: retryAt, attempt: consecutiveFailures) : .idle(nextPoll: scheduled)
+                    logger.warning("Poll failed: \(failure)", metadata: ["retry": "\(iso(state.wakeTime ?? scheduled))"])
+                case .waitForNextHour:
+                    state = .waitingForNextHour(until: scheduled)
+                    // Logged once with its fix; repeating it every hour would bury everything else.
+                    if lastReportedProblem != failure.description {
+                        logger.error("\(failure)", metadata: ["next": "\(iso(scheduled))"])
+                    } else {
+                        logger.debug("Still failing: \(failure)")
+                    }
+                case .waitUntilMidnightKST:
+                    state = .quotaExhausted(until: planner.quotaReset(after: now))
+                    logger.error("\(failure)", metadata: ["resume": "\(iso(state.wakeTime!))"])
+                case .waitAMinute:
+                    state = .backingOff(until: now.addingTimeInterval(60), attempt: consecutiveFailures)
+                    logger.warning("\(failure)")
+                }
+                lastReportedProblem = failure.description
+            }
+            publish(state: state, report: report, primary: primary)
+        }
+    }
+
+    /// Sleeps until a wall-clock time in short steps, so a clock change or a reload is noticed;
+    /// false when cancelled (shutdown).
+    private func sleep(until wake: Date) async -> Bool {
+        while !Task.isCancelled {
+            let remaining = wake.timeIntervalSince(clock.now)
+            if remaining <= 0 { return true }
+            do {
+                try await Task.sleep(for: .milliseconds(Int64(min(remaining, 30) * 1000)))
+            } catch {
+                return false
+            }
+        }
+        return false
+    }
+
+    private func publish(state: PollState, report: CycleReport, primary: String) {
+        var status = report.succeeded
+            ? "Last poll ok at \(clockTime(clock.now)): \(report.rowsNew) new, \(report.rowsUpdated) revised"
+            : "Last poll failed at \(clockTime(clock.now)) (\(state))"
+        if let latest = try? store.latestSlot(station: primary) {
+            status += "; latest hour for \(primary) ends \(clockTime(latest.end))"
+        }
+        if let wake = state.wakeTime { status += "; next poll \(clockTime(wake))" }
+        notifier.status(status)
+        do {
+            try store.setDaemonState([
+                "state": state.description,
+                "next_poll": wake(state),
+                "status": status,
+                "pid": String(getpid()),
+            ], at: clock.now)
+        } catch {
+            logger.error("Could not record the daemon state: \(error)")
+        }
+    }
+
+    private func wake(_ state: PollState) -> String { state.wakeTime.map(iso) ?? "" }
+
+    private func iso(_ date: Date) -> String { KoreaStandardTime.iso8601(date) }
+
+    private func clockTime(_ date: Date) -> String {
+        let text = KoreaStandardTime.iso8601(date)
+        return String(text.dropFirst(11).prefix(5)) + " KST"
+    }
+}
+
+/// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` until shutdown.
+public struct WatchdogService: Service {
+    private let notifier: SystemdNotifier
+    private let interval: Duration
+
+    public init(notifier: SystemdNotifier, interval: Duration) {
+        self.notifier = notifier
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                notifier.watchdog()
+                do { try await Task.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+}

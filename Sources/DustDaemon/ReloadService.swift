@@ -1,0 +1,52 @@
+import DustConfig
+import Foundation
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// Reloads the configuration and the service key on SIGHUP. An invalid new configuration is
+/// logged and ignored: dustd keeps running with the old one.
+public struct ReloadService: Service {
+    private let configurationFile: String?
+    private let live: LiveConfiguration
+    private let redactor: SecretRedactor
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+
+    public init(configurationFile: String?, live: LiveConfiguration, redactor: SecretRedactor, notifier: SystemdNotifier, logger: Logger) {
+        self.configurationFile = configurationFile
+        self.live = live
+        self.redactor = redactor
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+            await reload()
+        }
+    }
+
+    private func reload() async {
+        notifier.reloading()
+        defer { notifier.ready() }
+        let old = live.snapshot
+        do {
+            let settings = try SettingsLoader().load(configurationFile: configurationFile)
+            let (key, source) = try await ServiceKeyLoader().load(settings: settings)
+            redactor.add(key)
+            if settings.storagePath != old.settings.storagePath {
+                logger.warning("storage.path changed to \(settings.storagePath); restart dustd to use it (still writing \(old.settings.storagePath))")
+            }
+            if settings.logLevel != old.settings.logLevel {
+                logger.notice("log.level changes take effect when dustd restarts")
+            }
+            var applied = settings
+            applied.storagePath = old.settings.storagePath
+            live.replace(.init(settings: applied, key: key))
+            logger.notice("Configuration reloaded", metadata: ["key": "\(source)", "station": "\(settings.station.name ?? "-")"])
+        } catch {
+            logger.error("Reload refused, keeping the running configuration: \(error)")
+        }
+    }
+}

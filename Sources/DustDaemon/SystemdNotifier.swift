@@ -1,0 +1,68 @@
+import Foundation
+
+/// The systemd notify protocol (sd_notify(3)) written here: one datagram per message to
+/// `$NOTIFY_SOCKET`, a path or, with a leading `@`, an abstract socket. Without the variable
+/// (not started by systemd) every call does nothing.
+public struct SystemdNotifier: Sendable {
+    private let socketPath: String?
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        let path = environment["NOTIFY_SOCKET"]
+        socketPath = (path?.isEmpty ?? true) ? nil : path
+    }
+
+    /// Whether systemd listens.
+    public var isEnabled: Bool { socketPath != nil }
+
+    /// `READY=1`, optionally with a status line.
+    public func ready(status: String? = nil) { send(["READY=1"] + (status.map { ["STATUS=\($0)"] } ?? [])) }
+    /// `STATUS=…`, shown by `systemctl status`.
+    public func status(_ text: String) { send(["STATUS=\(text)"]) }
+    /// `WATCHDOG=1`.
+    public func watchdog() { send(["WATCHDOG=1"]) }
+    /// `STOPPING=1`.
+    public func stopping(status: String? = nil) { send(["STOPPING=1"] + (status.map { ["STATUS=\($0)"] } ?? [])) }
+    /// `RELOADING=1`, then `READY=1` when done (Type=notify-reload semantics; harmless otherwise).
+    public func reloading() { send(["RELOADING=1"]) }
+
+    /// Sends `KEY=VALUE` lines as one datagram. Failures are ignored, as sd_notify's are: a
+    /// missing listener must never stop the daemon.
+    @discardableResult
+    public func send(_ assignments: [String]) -> Bool {
+        guard let socketPath else { return false }
+        // A status line must stay on one line.
+        let message = assignments.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n")
+        let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        var pathBytes = Array(socketPath.utf8)
+        let isAbstract = pathBytes.first == UInt8(ascii: "@")
+        if isAbstract { pathBytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard pathBytes.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            buffer.copyBytes(from: pathBytes)
+        }
+        let pathOffset = MemoryLayout<sockaddr_un>.offset(of: \.sun_path)!
+        // Abstract names are length-delimited; filesystem paths are NUL-terminated.
+        let length = socklen_t(pathOffset + pathBytes.count + (isAbstract ? 0 : 1))
+        let sent = message.withCString { text in
+            withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                    sendto(descriptor, text, strlen(text), Int32(MSG_NOSIGNAL), socketAddress, length)
+                }
+            }
+        }
+        return sent >= 0
+    }
+
+    /// Half of `$WATCHDOG_USEC` when the watchdog is on for this process, else nil.
+    public static func watchdogInterval(environment: [String: String] = ProcessInfo.processInfo.environment) -> Duration? {
+        guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else { return nil }
+        if let pid = environment["WATCHDOG_PID"], pid != String(getpid()) { return nil }
+        return .microseconds(Int64(microseconds / 2))
+    }
+}

@@ -1,0 +1,186 @@
+import AirKorea
+import ArgumentParser
+import DustConfig
+import DustDaemon
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `dustd`: polls AirKorea every hour and stores what you breathe.
+@main
+struct Dustd: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dustd",
+        abstract: "Poll AirKorea every hour and store PM10 and PM2.5 readings for dustctl.",
+        discussion: """
+            Usually started by systemd (see systemd/dustd.service). Examples:
+              dustd --demo                              replay the bundled fixtures, no key or network
+              DUSTD_API_SERVICE_KEY=… dustd --once      one poll cycle with backfill, then exit
+            """)
+
+    @Option(help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
+            completion: .file(extensions: ["yaml", "yml"]))
+    var config: String?
+
+    @Flag(help: "Run one poll cycle (with backfill), then exit.")
+    var once = false
+
+    @Flag(help: "Replay the bundled Fixtures/ into a local database through the real pipeline; no key, no network.")
+    var demo = false
+
+    @Option(help: ArgumentHelp("With --demo: the database to fill.", valueName: "path"))
+    var demoDatabase = "finedust-demo.sqlite"
+
+    func validate() throws {
+        if once && demo { throw ValidationError("--once and --demo exclude each other.") }
+    }
+
+    func run() async throws {
+        let settings: FineDustSettings
+        do {
+            settings = try SettingsLoader().load(configurationFile: config)
+        } catch {
+            fail(.configuration, error.description)
+        }
+        if demo {
+            try runDemo(settings)
+            return
+        }
+        guard settings.station.name != nil else {
+            fail(.configuration, "Invalid configuration: station.name is required; set it in \(settings.configurationFile ?? "/etc/dustd/dustd.yaml") or DUSTD_STATION_NAME (find one with dustctl stations).")
+        }
+        let redactor = SecretRedactor()
+        let key: ServiceKey
+        let keySource: ServiceKeyLoader.Source
+        do {
+            (key, keySource) = try await ServiceKeyLoader().load(settings: settings)
+        } catch {
+            fail(.configuration, error.description)
+        }
+        redactor.add(key)
+        let logger = Logger(label: "dustd") { label in
+            JournalLogHandler(label: label, level: Self.level(settings.logLevel), secrets: redactor)
+        }
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(path: settings.storagePath)
+        } catch {
+            logger.critical("\(error)")
+            throw ExitCode(Self.exitStatus(for: error))
+        }
+        let notifier = SystemdNotifier()
+        let transport = AsyncHTTPTransport()
+        let live = LiveConfiguration(settings: settings, key: key)
+        logger.notice("dustd starting", metadata: [
+            "station": "\(settings.station.name ?? "-")", "fallbacks": "\(settings.station.fallbacks)",
+            "mode": "\(settings.station.mode.rawValue)", "database": "\(settings.storagePath)", "key": "\(keySource)",
+            "config": "\(settings.configurationFile ?? "defaults")",
+        ])
+
+        if once {
+            let status = await pollOnce(live: live, store: store, transport: transport, logger: logger)
+            await transport.shutdown()
+            if status != 0 { throw ExitCode(status) }
+            return
+        }
+
+        var services: [any Service] = [
+            PollService(configuration: live, store: store, transport: transport, notifier: notifier, logger: logger),
+            ReloadService(configurationFile: config, live: live, redactor: redactor, notifier: notifier, logger: logger),
+        ]
+        if let interval = SystemdNotifier.watchdogInterval() {
+            services.append(WatchdogService(notifier: notifier, interval: interval))
+        }
+        var groupConfiguration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(4)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        notifier.ready(status: "Configuration and database ready; first poll starting")
+        do {
+            try await group.run()
+        } catch {
+            logger.error("dustd stopped: \(error)")
+        }
+        await transport.shutdown()
+        logger.notice("dustd stopped")
+    }
+
+    /// `--once`: one cycle; the exit status says how it went.
+    private func pollOnce(live: LiveConfiguration, store: SQLiteStore, transport: any HTTPTransport, logger: Logger) async -> Int32 {
+        let snapshot = live.snapshot
+        let client = AirKoreaClient(
+            endpoint: AirKoreaEndpoint(baseURL: snapshot.settings.api.baseURL, version: snapshot.settings.api.version, serviceKey: snapshot.key),
+            transport: transport, timeout: .milliseconds(Int64(snapshot.settings.api.timeoutSeconds * 1000)))
+        let poller = Poller(client: client, store: store, planner: PollPlanner(poll: snapshot.settings.poll), clock: SystemClock(), logger: logger)
+        let stations = StationPreference(primary: snapshot.settings.station.name!, fallbacks: snapshot.settings.station.fallbacks)
+        let report = await poller.cycle(stations: stations, mode: snapshot.settings.station.mode)
+        guard let failure = report.failure else {
+            logger.notice("Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)", "requests": "\(report.requests)"])
+            return 0
+        }
+        logger.error("\(failure)")
+        switch failure.retryAdvice {
+        case .waitForNextHour: return 78  // the key or the configuration needs fixing
+        case .retryWithBackoff, .waitUntilMidnightKST, .waitAMinute: return 69  // AirKorea is unavailable for now
+        }
+    }
+
+    private func runDemo(_ settings: FineDustSettings) throws {
+        let directory = ["Fixtures", URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("../share/finedust/Fixtures").path]
+            .first { FileManager.default.fileExists(atPath: "\($0)/\(DemoReplay.activityFile)") }
+        guard let directory else { fail(.noInput, "Cannot find the bundled Fixtures directory; run dustd --demo from the repository.") }
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let store: SQLiteStore
+        do { store = try SQLiteStore(path: demoDatabase) } catch { fail(.ioError, error.description) }
+        let (outcomes, walked) = try DemoReplay(fixtures: URL(fileURLWithPath: directory), store: store, calendar: calendar).run()
+        for (response, outcome) in outcomes {
+            switch outcome {
+            case let .stored(report): print("stored   \(response.path): \(report.readings) readings, \(report.stored.inserted) new")
+            case let .rejected(error): print("rejected \(response.path): \(error)")
+            }
+        }
+        print("stored   \(DemoReplay.activityFile): \(walked) hours of walking")
+        let statistics = StatisticsService(readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
+                                           intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: DemoReplay.station))
+        let day = try statistics.day(DemoReplay.lastDay)
+        let mean = day.totals.mean.map { $0.map { String(format: "%.1f", $0) } ?? "-" }
+        let intake = day.totals.intake.map { $0.map { String(format: "%.1f", $0) } ?? "-" }
+        print("\n\(DemoReplay.station) \(DemoReplay.lastDay): PM10 mean \(mean.fineDust) µg/m³, PM2.5 mean \(mean.ultraFineDust) µg/m³; "
+              + "intake PM10 \(intake.fineDust) µg, PM2.5 \(intake.ultraFineDust) µg over \(day.totals.hours.fineDust) measured hours.")
+        print("Full report: dustctl day \(DemoReplay.lastDay) --db \(demoDatabase) --station \(DemoReplay.station)")
+    }
+
+    private static func level(_ level: LogLevel) -> Logger.Level {
+        switch level {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+
+    private static func exitStatus(for error: StoreError) -> Int32 {
+        switch error {
+        case .databaseMissing: 66
+        case .corrupt, .schemaTooNew: 65
+        default: 74
+        }
+    }
+}
+
+enum Exit: Int32 {
+    case noInput = 66
+    case ioError = 74
+    case configuration = 78
+}
+
+/// Prints one sentence to stderr and exits with a sysexits status.
+func fail(_ status: Exit, _ message: String) -> Never {
+    FileHandle.standardError.write(Data("dustd: \(message)\n".utf8))
+    exit(status.rawValue)
+}
