@@ -50,6 +50,14 @@ public struct PollSettings: Sendable, Hashable {
     public var intervalSeconds: Int
     public var retryInitialSeconds: Int
     public var retryMaxSeconds: Int
+
+    public init(minute: Int = 20, jitterSeconds: Int = 60, intervalSeconds: Int = 3600, retryInitialSeconds: Int = 30, retryMaxSeconds: Int = 900) {
+        self.minute = minute
+        self.jitterSeconds = jitterSeconds
+        self.intervalSeconds = intervalSeconds
+        self.retryInitialSeconds = retryInitialSeconds
+        self.retryMaxSeconds = retryMaxSeconds
+    }
 }
 
 /// `log.level`.

@@ -78,7 +78,7 @@ public struct SettingsLoader: Sendable {
         guard stat(path, &status) == 0 else {
             throw ConfigurationError(key: nil, problem: "the configuration file \(path) cannot be read: \(String(cString: strerror(errno)))")
         }
-        guard status.st_mode & S_IWOTH == 0 else {
+        guard (status.st_mode & S_IFMT) != S_IFREG || status.st_mode & S_IWOTH == 0 else {
             throw ConfigurationError(key: nil, problem: "the configuration file \(path) is writable by every user; run `chmod o-w \(path)` first")
         }
         let text: String

@@ -37,6 +37,21 @@ public struct DemoReplay: Sendable {
     /// Walking distances for the demo week.
     public static let activityFile = "activity/jongno-week-walks.csv"
 
+    /// The Fixtures directory: `explicit` if given, else `./Fixtures`, else next to the installed
+    /// binary (`../share/finedust/Fixtures`) or the build folder of a checkout.
+    public static func locateFixtures(explicit: String?, executable: String = CommandLine.arguments[0]) -> URL? {
+        let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        let candidates = explicit.map { [$0] } ?? [
+            "Fixtures",
+            binary.appendingPathComponent("../share/finedust/Fixtures").path,
+            binary.appendingPathComponent("../../Fixtures").path,
+            binary.appendingPathComponent("../../../Fixtures").path,
+        ]
+        return candidates.lazy
+            .map { URL(fileURLWithPath: $0).standardizedFileURL }
+            .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent(activityFile).path) }
+    }
+
     /// What happened to one replayed response.
     public enum Outcome: Sendable {
         case stored(IngestReport)

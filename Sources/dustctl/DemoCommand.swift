@@ -63,16 +63,9 @@ struct DemoCommand: ParsableCommand {
     }
 
     private func fixturesDirectory() throws -> URL {
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = fixtures.map { [$0] } ?? [
-            "Fixtures",
-            executable.appendingPathComponent("../share/finedust/Fixtures").path,
-            executable.appendingPathComponent("../../Fixtures").path,
-            executable.appendingPathComponent("../../../Fixtures").path,
-        ]
-        for candidate in candidates where FileManager.default.fileExists(atPath: URL(fileURLWithPath: candidate).appendingPathComponent(DemoReplay.activityFile).path) {
-            return URL(fileURLWithPath: candidate).standardizedFileURL
+        guard let directory = DemoReplay.locateFixtures(explicit: fixtures) else {
+            throw CommandFailure(.noInput, "Cannot find the bundled Fixtures directory; run dustctl demo from the repository or pass --fixtures DIR.")
         }
-        throw CommandFailure(.noInput, "Cannot find the bundled Fixtures directory (looked in \(candidates.joined(separator: ", "))); run dustctl demo from the repository or pass --fixtures DIR.")
+        return directory
     }
 }

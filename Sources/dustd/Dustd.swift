@@ -129,14 +129,13 @@ struct Dustd: AsyncParsableCommand {
     }
 
     private func runDemo(_ settings: FineDustSettings) throws {
-        let directory = ["Fixtures", URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("../share/finedust/Fixtures").path]
-            .first { FileManager.default.fileExists(atPath: "\($0)/\(DemoReplay.activityFile)") }
-        guard let directory else { fail(.noInput, "Cannot find the bundled Fixtures directory; run dustd --demo from the repository.") }
+        guard let directory = DemoReplay.locateFixtures(explicit: nil) else {
+            fail(.noInput, "Cannot find the bundled Fixtures directory; run dustd --demo from the repository.")
+        }
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let store: SQLiteStore
         do { store = try SQLiteStore(path: demoDatabase) } catch { fail(.ioError, error.description) }
-        let (outcomes, walked) = try DemoReplay(fixtures: URL(fileURLWithPath: directory), store: store, calendar: calendar).run()
+        let (outcomes, walked) = try DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
         for (response, outcome) in outcomes {
             switch outcome {
             case let .stored(report): print("stored   \(response.path): \(report.readings) readings, \(report.stored.inserted) new")

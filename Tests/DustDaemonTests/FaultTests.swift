@@ -1,0 +1,206 @@
+import AirKorea
+import DustConfig
+import DustDaemon
+import DustKit
+import DustServices
+import DustStore
+import FakeAirKorea
+import Foundation
+import Logging
+import Testing
+import TestSupport
+
+let testKey = "TEST+KEY/abc123=="
+
+/// Records log lines so tests can check what dustd says (and that it never says the key).
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+    var text: String { lines.withLock { $0.joined() } }
+
+    func logger(redactor: SecretRedactor = SecretRedactor()) -> Logger {
+        Logger(label: "test") { label in
+            JournalLogHandler(label: label, level: .debug, environment: [:], secrets: redactor) { line in
+                self.lines.withLock { $0.append(line) }
+            }
+        }
+    }
+}
+
+import Synchronization
+
+/// The fake server, a database holding 종로구 through 2026-11-20 06:00, and a poller at 00:20 the next morning.
+struct FaultRig {
+    let server: FakeAirKoreaServer
+    let baseURL: String
+    let directory: TemporaryDirectory
+    let store: SQLiteStore
+    let logs = LogCapture()
+    let transport = AsyncHTTPTransport()
+    let daily: Data
+    let cutoff = KoreaStandardTime.slot(forDataTime: "2020-01-01 01:00")!
+
+    static let daily = try! TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+
+    init() async throws {
+        daily = Self.daily
+        let body = daily
+        server = FakeAirKoreaServer { _ in .respond(status: 200, body: body) }
+        baseURL = try await server.start()
+        directory = try TemporaryDirectory()
+        store = try SQLiteStore(path: directory.path("dust.sqlite"))
+        // Stored: the day up to 06:00 (dataTime 01:00 … 06:00).
+        let page = try AirKoreaResponseParser().parseMeasurements(daily)
+        let morning = KoreaStandardTime.slot(forDataTime: "2026-11-20 06:00")!
+        try store.upsert(page.readings.filter { $0.slot <= morning }, fetchedAt: Date())
+    }
+
+    func poller(timeout: Duration = .seconds(5)) -> Poller {
+        let client = AirKoreaClient(endpoint: AirKoreaEndpoint(baseURL: baseURL, serviceKey: ServiceKey(testKey)!),
+                                    transport: transport, timeout: timeout)
+        return Poller(client: client, store: store, planner: PollPlanner(poll: hourly), clock: FixedClock(DemoReplay.now), logger: logs.logger())
+    }
+
+    func storedCount() throws -> Int { try store.measurementCount(station: "종로구") }
+
+    func stop() async {
+        await transport.shutdown()
+        await server.stop()
+        directory.remove()
+    }
+}
+
+/// Runs `body` with a fresh rig, always stopping it (AsyncHTTPClient must be shut down).
+func withRig(_ body: (FaultRig) async throws -> Void) async throws {
+    let rig = try await FaultRig()
+    do {
+        try await body(rig)
+    } catch {
+        await rig.stop()
+        throw error
+    }
+    await rig.stop()
+}
+
+@Suite("Faults from AirKorea: retry rules, recorded attempts, intact data, backfill after recovery")
+struct FaultTests {
+    static let html503 = try! TestFixtures.data("synthesized/html-503-service-unavailable.html")
+    static let gateway05 = try! TestFixtures.data("synthesized/error-gateway-05-servicetimeout.xml")
+    static let key30 = try! TestFixtures.data("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml")
+    static let quota22 = try! TestFixtures.data("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml")
+    static let noData03 = try! TestFixtures.data("synthesized/error-03-nodata.xml")
+
+    struct Fault: Sendable, CustomTestStringConvertible {
+        let name: String
+        let reply: FakeReply
+        let advice: RetryAdvice
+        let outcome: PollAttempt.Outcome
+        let httpStatus: Int?
+        let resultCode: String?
+        var testDescription: String { name }
+    }
+
+    static let faults: [Fault] = [
+        Fault(name: "HTML 503 page", reply: .respond(status: 503, body: html503, contentType: "text/html"),
+              advice: .retryWithBackoff, outcome: .retrying, httpStatus: 503, resultCode: nil),
+        Fault(name: "gateway 05 with HTTP 504", reply: .respond(status: 504, body: gateway05),
+              advice: .retryWithBackoff, outcome: .retrying, httpStatus: 504, resultCode: "05"),
+        Fault(name: "key not registered (30)", reply: .respond(status: 200, body: key30),
+              advice: .waitForNextHour, outcome: .failed, httpStatus: 200, resultCode: "30"),
+        Fault(name: "daily quota (22)", reply: .respond(status: 200, body: quota22),
+              advice: .waitUntilMidnightKST, outcome: .quota, httpStatus: 200, resultCode: "22"),
+        Fault(name: "resultCode 03", reply: .respond(status: 200, body: noData03),
+              advice: .waitForNextHour, outcome: .failed, httpStatus: 200, resultCode: "03"),
+        Fault(name: "truncated body", reply: .truncated(body: FaultRig.daily.prefix(9000), declaredLength: FaultRig.daily.count),
+              advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
+        Fault(name: "slower than the timeout", reply: .delayed(.seconds(3), .respond(status: 200, body: FaultRig.daily)),
+              advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
+        Fault(name: "connection reset", reply: .resetConnection,
+              advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
+    ]
+
+    @Test("Each fault is classified, recorded and harmless; the gap is filled once it clears", arguments: faults)
+    func fault(_ fault: Fault) async throws {
+        try await withRig { rig in try await check(fault, rig) }
+    }
+
+    private func check(_ fault: Fault, _ rig: FaultRig) async throws {
+        let before = try rig.storedCount()
+        #expect(before == 6)
+
+        rig.server.setScript { _ in fault.reply }
+        let failed = await rig.poller(timeout: .milliseconds(800)).cycle(stations: StationPreference(primary: "종로구"), mode: .single)
+        let failure = try #require(failed.failure)
+        #expect(failure.retryAdvice == fault.advice)
+        let attempt = try #require(try rig.store.recentAttempts(limit: 1).first)
+        #expect(attempt.outcome == fault.outcome)
+        #expect(attempt.httpStatus == fault.httpStatus)
+        #expect(attempt.resultCode == fault.resultCode)
+        #expect(attempt.station == "종로구")
+        #expect(attempt.operation == "station 종로구 DAILY page 1")
+        #expect(attempt.message?.isEmpty == false)
+        #expect(try rig.storedCount() == before)
+        #expect(try rig.store.integrityCheck() == ["ok"])
+
+        let daily = rig.daily
+        rig.server.setScript { _ in .respond(status: 200, body: daily) }
+        let recovered = await rig.poller().cycle(stations: StationPreference(primary: "종로구"), mode: .single)
+        #expect(recovered.succeeded)
+        #expect(recovered.rowsNew == 18)
+        #expect(try rig.storedCount() == 24)
+        #expect(try rig.store.recentAttempts(limit: 1).first?.outcome == .ok)
+        #expect(!rig.logs.text.contains(testKey))
+    }
+
+    @Test("An endless response stops at the size limit instead of filling memory")
+    func endlessBody() async throws {
+        let server = FakeAirKoreaServer { _ in .endless(chunk: Data(repeating: UInt8(ascii: " "), count: 64 * 1024)) }
+        let base = try await server.start()
+        let transport = AsyncHTTPTransport()
+        await #expect(throws: TransportError.bodyTooLarge(limit: 4 * 1024 * 1024)) {
+            _ = try await transport.get(base + "/x", timeout: .seconds(20), maxBodyBytes: 4 * 1024 * 1024)
+        }
+        await transport.shutdown()
+        await server.stop()
+    }
+
+    @Test("Backfill after a long gap asks for MONTH and pages through totalCount")
+    func monthBackfill() async throws {
+        try await withRig { rig in try await checkMonthBackfill(rig) }
+    }
+
+    private func checkMonthBackfill(_ rig: FaultRig) async throws {
+        let month = try TestFixtures.data("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        // Serve the 2,200 rows 1,000 per page, as AirKorea pages them.
+        let parsed = try AirKoreaResponseParser().parseMeasurements(month)
+        let daily = rig.daily
+        rig.server.setScript { request in
+            if request.query["dataTerm"] == "DAILY" { return .respond(status: 200, body: daily) }
+            let page = Int(request.query["pageNo"] ?? "1") ?? 1
+            let rows = Int(request.query["numOfRows"] ?? "1000") ?? 1000
+            let items = parsed.readings.dropFirst((page - 1) * rows).prefix(rows)
+            return .respond(status: 200, body: Data(pageXML(Array(items), page: page, rows: rows, total: parsed.readings.count).utf8))
+        }
+        try rig.store.upsert([], fetchedAt: Date())
+        let emptyStationReport = await rig.poller().cycle(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), mode: .single)
+        #expect(emptyStationReport.succeeded)
+        let requests = rig.server.requests
+        // 종로구 is up to date enough for DAILY; 중구 has nothing stored, so it gets MONTH, 3 pages.
+        #expect(requests.map { $0.query["dataTerm"] ?? "" } == ["DAILY", "MONTH", "MONTH", "MONTH"])
+        #expect(requests.map { $0.query["pageNo"] ?? "" } == ["1", "1", "2", "3"])
+        #expect(requests.map { $0.query["stationName"] ?? "" } == ["종로구", "중구", "중구", "중구"])
+        #expect(requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123%3D%3D&") })
+        #expect(try rig.store.measurementCount(station: "중구") == 2200)
+    }
+}
+
+/// A minimal new-service XML page of readings, for paging tests.
+func pageXML(_ readings: [HourlyReading], page: Int, rows: Int, total: Int) -> String {
+    let items = readings.map { reading in
+        "<item><stationName>\(reading.station == "종로구" ? "중구" : reading.station)</stationName>"
+        + "<dataTime>\(KoreaStandardTime.dataTime(of: reading.slot))</dataTime>"
+        + "<pm10Value>\(reading.concentration.fineDust.map { String(Int($0)) } ?? "-")</pm10Value>"
+        + "<pm25Value>\(reading.concentration.ultraFineDust.map { String(Int($0)) } ?? "-")</pm25Value></item>"
+    }.joined()
+    return "<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>\(items)</items>"
+        + "<numOfRows>\(rows)</numOfRows><pageNo>\(page)</pageNo><totalCount>\(total)</totalCount></body></response>"
+}

@@ -1,0 +1,152 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A request the fake server received.
+public struct ReceivedRequest: Sendable {
+    public var path: String
+    public var query: [String: String]
+    /// The raw request target, exactly as sent (to check the key is encoded once).
+    public var rawTarget: String
+
+    /// The last path component: the AirKorea operation.
+    public var operation: String { path.split(separator: "/").last.map(String.init) ?? "" }
+}
+
+/// What the fake server answers.
+public enum FakeReply: Sendable {
+    /// A complete HTTP response.
+    case respond(status: Int, body: Data, contentType: String = "text/xml;charset=UTF-8")
+    /// Waits, then replies.
+    indirect case delayed(Duration, FakeReply)
+    /// Resets the TCP connection without answering.
+    case resetConnection
+    /// Announces `declaredLength` bytes, sends `body`, then closes: a cut-off transfer.
+    case truncated(body: Data, declaredLength: Int)
+    /// Streams `chunk` forever (until the client goes away), with no Content-Length.
+    case endless(chunk: Data)
+}
+
+/// A loopback HTTP server standing in for AirKorea in tests: SwiftNIO on 127.0.0.1, an
+/// ephemeral port, a replaceable script deciding each reply, and a log of requests.
+public final class FakeAirKoreaServer: Sendable {
+    private let script: Mutex<@Sendable (ReceivedRequest) -> FakeReply>
+    private let received = Mutex<[ReceivedRequest]>([])
+    private let channel: Mutex<(any Channel)?> = Mutex(nil)
+    private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+
+    public init(script: @escaping @Sendable (ReceivedRequest) -> FakeReply) {
+        self.script = Mutex(script)
+    }
+
+    /// Replaces the script (e.g. when a fault clears).
+    public func setScript(_ newScript: @escaping @Sendable (ReceivedRequest) -> FakeReply) {
+        script.withLock { $0 = newScript }
+    }
+
+    /// Every request so far.
+    public var requests: [ReceivedRequest] { received.withLock { $0 } }
+
+    /// Starts listening; returns the base URL to configure (`http://127.0.0.1:PORT/B552584`).
+    public func start() async throws -> String {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 64)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                channel.pipeline.configureHTTPServerPipeline().flatMap {
+                    channel.pipeline.addHandler(FakeHandler(server: self))
+                }
+            }
+        let bound = try await bootstrap.bind(host: "127.0.0.1", port: 0).get()
+        channel.withLock { $0 = bound }
+        return "http://127.0.0.1:\(bound.localAddress!.port!)/B552584"
+    }
+
+    public func stop() async {
+        let bound = channel.withLock { $0 }
+        try? await bound?.close()
+        try? await group.shutdownGracefully()
+    }
+
+    fileprivate func reply(to request: ReceivedRequest) -> FakeReply {
+        received.withLock { $0.append(request) }
+        return script.withLock { $0 }(request)
+    }
+}
+
+private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let server: FakeAirKoreaServer
+    private var target = ""
+
+    init(server: FakeAirKoreaServer) {
+        self.server = server
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case let .head(head):
+            target = head.uri
+        case .body:
+            break
+        case .end:
+            let components = URLComponents(string: "http://localhost\(target)")
+            var query: [String: String] = [:]
+            for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
+            let request = ReceivedRequest(path: components?.path ?? target, query: query, rawTarget: target)
+            perform(server.reply(to: request), context: context)
+        }
+    }
+
+    private func perform(_ reply: FakeReply, context: ChannelHandlerContext) {
+        switch reply {
+        case let .respond(status, body, contentType):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: contentType)
+            headers.add(name: "Content-Length", value: String(body.count))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))), promise: nil)
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        case let .delayed(delay, inner):
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+                let (handler, context) = loopBound.value
+                guard context.channel.isActive else { return }
+                handler.perform(inner, context: context)
+            }
+        case .resetConnection:
+            // SO_LINGER with a zero timeout turns close() into a TCP reset.
+            if let provider = context.channel as? any SocketOptionProvider {
+                _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0))
+            }
+            context.close(promise: nil)
+        case let .truncated(body, declaredLength):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/xml;charset=UTF-8")
+            headers.add(name: "Content-Length", value: String(declaredLength))
+            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+            context.close(promise: nil)
+        case let .endless(chunk):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/xml;charset=UTF-8")
+            headers.add(name: "Transfer-Encoding", value: "chunked")
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            writeForever(ByteBuffer(bytes: chunk), context: context)
+        }
+    }
+
+    private func writeForever(_ chunk: ByteBuffer, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk)))).whenComplete { result in
+            guard case .success = result else { return }
+            let (handler, context) = loopBound.value
+            handler.writeForever(chunk, context: context)
+        }
+    }
+}
