@@ -44,7 +44,7 @@ public enum Executables {
     /// The directory holding the built products (next to the test bundle).
     public static let productsDirectory: URL = {
         let bundleDirectory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        if FileManager.default.fileExists(atPath: bundleDirectory.appendingPathComponent("dustctl").path) { return bundleDirectory }
+        if FileManager.default.fileExists(atPath: bundleDirectory.appendingPathComponent("dustd").path) { return bundleDirectory }
         return TestFixtures.repositoryRoot.appendingPathComponent(".build/debug")
     }()
 

@@ -1,0 +1,177 @@
+import DustStore
+import FakeAirKorea
+import Foundation
+import Testing
+import TestSupport
+
+/// A datagram socket the test owns, standing in for systemd's `$NOTIFY_SOCKET`.
+final class NotifySocket: @unchecked Sendable {
+    let path: String
+    private let descriptor: Int32
+
+    init(path: String) throws {
+        self.path = path
+        descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8) + [0]) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+        let flags = fcntl(descriptor, F_GETFL)
+        _ = fcntl(descriptor, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    /// Every datagram received so far.
+    func drain() -> [String] {
+        var messages: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            guard count > 0 else { return messages }
+            messages.append(String(decoding: buffer[0..<count], as: UTF8.self))
+        }
+    }
+
+    deinit { close(descriptor) }
+}
+
+@Suite("dustd as a process: notify protocol, SIGTERM, secrets", .serialized)
+struct DustdProcessTests {
+    @Test("READY, STATUS and WATCHDOG reach $NOTIFY_SOCKET; SIGTERM during a poll exits 0 within 5 s; the key is nowhere")
+    func lifecycle() async throws {
+        let directory = try TemporaryDirectory("dustd")
+        let daily = try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let slowNow = Mutex(false)
+        let server = FakeAirKoreaServer { _ in
+            slowNow.withLock { $0 } ? .delayed(.seconds(20), .respond(status: 200, body: daily)) : .respond(status: 200, body: daily)
+        }
+        let baseURL = try await server.start()
+        let notify = try NotifySocket(path: directory.path("notify.sock"))
+        let config = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let db = directory.path("state/dust.sqlite")
+        let stderrPath = directory.path("stderr.log")
+        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+
+        let process = Process()
+        process.executableURL = Executables.url("dustd")
+        process.arguments = ["--config", config]
+        process.environment = [
+            "PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000", "JOURNAL_STREAM": "8:1234",
+            "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": db, "DUSTD_API_SERVICE_KEY": testKey,
+            "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0", "DUSTD_LOG_LEVEL": "debug",
+        ]
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+
+        // Two polls (start + 2 s later), then make the next one hang and stop dustd in the middle of it.
+        var messages: [String] = []
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, server.requests.count < 2 {
+            try await Task.sleep(for: .milliseconds(100))
+            messages += notify.drain()
+        }
+        slowNow.withLock { $0 = true }
+        let requestsBefore = server.requests.count
+        while Date() < deadline, server.requests.count == requestsBefore {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let stopRequested = Date()
+        kill(process.processIdentifier, SIGTERM)
+        while process.isRunning, Date().timeIntervalSince(stopRequested) < 10 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let stopSeconds = Date().timeIntervalSince(stopRequested)
+        messages += notify.drain()
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+        #expect(stopSeconds < 5, "took \(stopSeconds) s to stop")
+        #expect(messages.first?.hasPrefix("READY=1") == true, "\(messages)")
+        #expect(messages.contains { $0.contains("STATUS=Last poll ok") })
+        #expect(messages.contains("WATCHDOG=1"))
+        #expect(messages.contains { $0.hasPrefix("STOPPING=1") })
+
+        let store = try SQLiteStore(path: db)
+        #expect(try store.integrityCheck() == ["ok"])
+        #expect(try store.measurementCount(station: "종로구") == 24)
+        let mode = try FileManager.default.attributesOfItem(atPath: db)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o640)
+
+        let logs = try String(contentsOfFile: stderrPath, encoding: .utf8)
+        #expect(logs.contains("<5>dustd starting"))
+        #expect(logs.contains("<6>Poll done"))
+        #expect(!logs.contains(testKey))
+        #expect(!logs.contains("TEST%2BKEY"))
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path("state")) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: directory.path("state/\(file)")))
+            #expect(bytes.range(of: Data(testKey.utf8)) == nil, "the key is in \(file)")
+            #expect(bytes.range(of: Data("TEST%2BKEY".utf8)) == nil, "the encoded key is in \(file)")
+        }
+        // The key went on the wire encoded exactly once.
+        #expect(server.requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123%3D%3D&") })
+        await server.stop()
+        directory.remove()
+    }
+
+    @Test("Invalid configuration exits 78 naming the key; a missing key says how to install one")
+    func configurationErrors() throws {
+        let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
+        let empty = directory.path("empty.yaml")
+        try "# nothing\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let base = ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_STORAGE_PATH": directory.path("d.sqlite")]
+        let badMinute = try Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_POLL_MINUTE": "75", "DUSTD_STATION_NAME": "종로구"]) { $1 })
+        #expect(badMinute.status == 78)
+        #expect(badMinute.standardError.contains("poll.minute"))
+        let noKey = try Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구"]) { $1 })
+        #expect(noKey.status == 78)
+        #expect(noKey.standardError.contains("airkorea-service-key"))
+        let keyFile = directory.path("key")
+        try "secret-key-value".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile, 0o644)
+        let readable = try Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구", "DUSTD_API_SERVICE_KEY_FILE": keyFile]) { $1 })
+        #expect(readable.status == 78)
+        #expect(readable.standardError.contains("chmod 600"))
+        #expect(!readable.standardError.contains("secret-key-value"))
+    }
+
+    @Test("--once against a fake AirKorea stores the day and exits 0; a key error exits 78")
+    func once() async throws {
+        let directory = try TemporaryDirectory("dustd")
+        let daily = try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let credentials = directory.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        try "\(testKey)\n".write(toFile: credentials + "/airkorea-service-key", atomically: true, encoding: .utf8)
+        let empty = directory.path("empty.yaml")
+        try "# nothing\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let environment = [
+            "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "CREDENTIALS_DIRECTORY": credentials,
+            "DUSTD_STATION_NAME": "종로구", "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": directory.path("d.sqlite"),
+        ]
+        let ok = try Executables.run("dustd", ["--once"], environment: environment)
+        #expect(ok.status == 0, "\(ok.standardError)")
+        #expect(try SQLiteStore(path: directory.path("d.sqlite")).measurementCount() == 24)
+        #expect(ok.standardError.contains("systemd credential"))
+        #expect(!ok.standardError.contains(testKey))
+
+        let key30 = try TestFixtures.data("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml")
+        server.setScript { _ in .respond(status: 200, body: key30) }
+        let refused = try Executables.run("dustd", ["--once"], environment: environment)
+        #expect(refused.status == 78)
+        #expect(refused.standardError.contains("not registered"))
+        server.setScript { _ in .respond(status: 503, body: Data("<html><title>503</title></html>".utf8), contentType: "text/html") }
+        #expect(try Executables.run("dustd", ["--once"], environment: environment).status == 69)
+        await server.stop()
+        directory.remove()
+    }
+}
+
+import Synchronization

@@ -1,0 +1,82 @@
+import AirKorea
+import DustConfig
+import DustDaemon
+import DustKit
+import DustServices
+import DustStore
+import FakeAirKorea
+import Foundation
+import Testing
+import TestSupport
+
+/// Settings for a poll loop against the fake server: hourly schedule, one-second retries.
+func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettings {
+    var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+    settings.station.name = "종로구"
+    settings.api.baseURL = baseURL
+    settings.api.timeoutSeconds = 2
+    settings.storagePath = storagePath
+    settings.poll = PollSettings(minute: 20, jitterSeconds: 0, intervalSeconds: 3600, retryInitialSeconds: 1, retryMaxSeconds: 2)
+    return settings
+}
+
+/// Runs a PollService for `seconds`, then cancels it; returns the requests the server saw.
+func runLoop(_ rig: FaultRig, seconds: Double) async throws -> [ReceivedRequest] {
+    let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+    let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), store: rig.store,
+                              transport: rig.transport, notifier: SystemdNotifier(environment: [:]), logger: rig.logs.logger(),
+                              jitter: { 1 })
+    let task = Task { try await service.run() }
+    try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+    task.cancel()
+    _ = try? await task.value
+    return rig.server.requests
+}
+
+@Suite("The poll loop's retry rules, in real time", .serialized)
+struct PollServiceTests {
+    @Test("Passing faults are retried with backoff until they clear")
+    func retriesUntilClear() async throws {
+        try await withRig { rig in
+            let failures = Mutex(0)
+            let daily = rig.daily
+            rig.server.setScript { _ in
+                let count = failures.withLock { value in value += 1; return value }
+                return count <= 2 ? .respond(status: 503, body: FaultTests.html503, contentType: "text/html") : .respond(status: 200, body: daily)
+            }
+            let requests = try await runLoop(rig, seconds: 4.5)
+            // Two failures, retried after 1 s and 2 s, then success and quiet until the next hour.
+            #expect(requests.count == 3)
+            #expect(try rig.storedCount() == 24)
+            let attempts = try rig.store.recentAttempts(limit: 10)
+            #expect(attempts.map(\.outcome) == [.ok, .retrying, .retrying])
+            #expect(try rig.store.daemonState()["state"] == "idle")
+        }
+    }
+
+    @Test("A key problem is not retried before the next hour and is logged once with its fix")
+    func keyProblemWaits() async throws {
+        try await withRig { rig in
+            rig.server.setScript { _ in .respond(status: 200, body: FaultTests.key30) }
+            let requests = try await runLoop(rig, seconds: 2.5)
+            #expect(requests.count == 1)
+            #expect(try rig.store.daemonState()["state"] == "waiting for the next hour")
+            #expect(rig.logs.text.contains("Decoding key"))
+            #expect(!rig.logs.text.contains(testKey))
+        }
+    }
+
+    @Test("The daily quota waits for 00:00 KST")
+    func quotaWaits() async throws {
+        try await withRig { rig in
+            rig.server.setScript { _ in .respond(status: 200, body: FaultTests.quota22) }
+            let requests = try await runLoop(rig, seconds: 2.5)
+            #expect(requests.count == 1)
+            let state = try rig.store.daemonState()
+            #expect(state["state"] == "quota exhausted")
+            #expect(state["next_poll"]?.hasSuffix("T00:01:00+09:00") == true)
+        }
+    }
+}
+
+import Synchronization
