@@ -18,7 +18,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
@@ -42,7 +41,6 @@ let package = Package(
         .target(name: "DustConfig", dependencies: [
             "DustKit", "AirKorea",
             .product(name: "Configuration", package: "swift-configuration"),
-            .product(name: "SystemPackage", package: "swift-system"),
             .product(name: "Yams", package: "Yams"),
         ]),
         // The daemon as a library, so tests drive it: HTTP transport, poll scheduler,

@@ -1,7 +1,6 @@
 import AirKorea
 import Configuration
 import Foundation
-import SystemPackage
 
 /// Finds the AirKorea service key (SPEC §7): `$CREDENTIALS_DIRECTORY/airkorea-service-key`
 /// (systemd `LoadCredential=`), else `DUSTD_API_SERVICE_KEY`, else the file `api.serviceKeyFile`.
@@ -32,20 +31,30 @@ public struct ServiceKeyLoader: Sendable {
         }
     }
 
-    public func load(settings: FineDustSettings) async throws(ConfigurationError) -> (key: ServiceKey, source: Source) {
+    /// The key, where it came from, and a warning when a source that was set up could not be used.
+    public struct Loaded: Sendable {
+        public var key: ServiceKey
+        public var source: Source
+        public var warning: String?
+    }
+
+    public func load(settings: FineDustSettings) async throws(ConfigurationError) -> Loaded {
+        var warning: String?
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
-            let provider: DirectoryFilesProvider
-            do {
-                provider = try await DirectoryFilesProvider(directoryPath: FilePath(directory), allowMissing: true)
-            } catch {
-                throw ConfigurationError(key: nil, problem: "the systemd credentials directory \(directory) cannot be read")
-            }
-            let reader = ConfigReader(provider: provider)
-            if let text = reader.string(forKey: ConfigKey([Self.credentialName]), isSecret: true) {
+            // Read by path, not by listing the directory: a service may be allowed to open its
+            // credential without being allowed to list the directory.
+            let path = (directory as NSString).appendingPathComponent(Self.credentialName)
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
                 guard let key = ServiceKey(text) else {
-                    throw ConfigurationError(key: nil, problem: "the credential \(Self.credentialName) is empty or holds more than one word")
+                    throw ConfigurationError(key: nil, problem: "the credential \(path) is empty or holds more than one word")
                 }
-                return (key, .credential("\(directory)/\(Self.credentialName)"))
+                return Loaded(key: key, source: .credential(path), warning: nil)
+            }
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 {
+                close(descriptor)
+            } else if errno == EACCES || errno == EPERM {
+                warning = "systemd passed credentials in \(directory) but this user may not read \(Self.credentialName) there; using the next key source"
             }
         }
         let variables = ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "dustd"))
@@ -53,12 +62,13 @@ public struct ServiceKeyLoader: Sendable {
             guard let key = ServiceKey(text) else {
                 throw ConfigurationError(key: "DUSTD_API_SERVICE_KEY", problem: "is empty or holds more than one word")
             }
-            return (key, .environment)
+            return Loaded(key: key, source: .environment, warning: warning)
         }
         if let path = settings.api.serviceKeyFile {
-            return (try readKeyFile(path), .file(path))
+            return Loaded(key: try readKeyFile(path), source: .file(path), warning: warning)
         }
-        throw ConfigurationError(key: nil, problem: "no AirKorea service key: install it as the systemd credential \(Self.credentialName) (see README, \"Run it as a service\"), set DUSTD_API_SERVICE_KEY, or name a key file in api.serviceKeyFile")
+        let hint = warning.map { " (\($0))" } ?? ""
+        throw ConfigurationError(key: nil, problem: "no AirKorea service key\(hint): install it as the systemd credential \(Self.credentialName) (see README, \"Run it as a service\"), set DUSTD_API_SERVICE_KEY, or name a key file in api.serviceKeyFile")
     }
 
     /// Reads a key file, refusing one that other users may read or write.

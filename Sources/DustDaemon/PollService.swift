@@ -170,7 +170,7 @@ public struct PollService: Service {
             ? "Last poll ok at \(clockTime(clock.now)): \(report.rowsNew) new, \(report.rowsUpdated) revised"
             : "Last poll failed at \(clockTime(clock.now)) (\(state))"
         if let latest = try? store.latestSlot(station: primary) {
-            status += "; latest hour for \(primary) ends \(clockTime(latest.end))"
+            status += "; latest hour for \(primary) ends \(String(iso(latest.end).prefix(10))) \(clockTime(latest.end))"
         }
         if let wake = state.wakeTime { status += "; next poll \(clockTime(wake))" }
         notifier.status(status)

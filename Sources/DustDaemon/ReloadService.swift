@@ -33,7 +33,8 @@ public struct ReloadService: Service {
         let old = live.snapshot
         do {
             let settings = try SettingsLoader().load(configurationFile: configurationFile)
-            let (key, source) = try await ServiceKeyLoader().load(settings: settings)
+            let loaded = try await ServiceKeyLoader().load(settings: settings)
+            let key = loaded.key
             redactor.add(key)
             if settings.storagePath != old.settings.storagePath {
                 logger.warning("storage.path changed to \(settings.storagePath); restart dustd to use it (still writing \(old.settings.storagePath))")
@@ -44,7 +45,7 @@ public struct ReloadService: Service {
             var applied = settings
             applied.storagePath = old.settings.storagePath
             live.replace(.init(settings: applied, key: key))
-            logger.notice("Configuration reloaded", metadata: ["key": "\(source)", "station": "\(settings.station.name ?? "-")"])
+            logger.notice("Configuration reloaded", metadata: ["key": "\(loaded.source)", "station": "\(settings.station.name ?? "-")"])
         } catch {
             logger.error("Reload refused, keeping the running configuration: \(error)")
         }

@@ -53,13 +53,13 @@ struct Dustd: AsyncParsableCommand {
             fail(.configuration, "Invalid configuration: station.name is required; set it in \(settings.configurationFile ?? "/etc/dustd/dustd.yaml") or DUSTD_STATION_NAME (find one with dustctl stations).")
         }
         let redactor = SecretRedactor()
-        let key: ServiceKey
-        let keySource: ServiceKeyLoader.Source
+        let loadedKey: ServiceKeyLoader.Loaded
         do {
-            (key, keySource) = try await ServiceKeyLoader().load(settings: settings)
+            loadedKey = try await ServiceKeyLoader().load(settings: settings)
         } catch {
             fail(.configuration, error.description)
         }
+        let key = loadedKey.key
         redactor.add(key)
         let logger = Logger(label: "dustd") { label in
             JournalLogHandler(label: label, level: Self.level(settings.logLevel), secrets: redactor)
@@ -76,9 +76,10 @@ struct Dustd: AsyncParsableCommand {
         let live = LiveConfiguration(settings: settings, key: key)
         logger.notice("dustd starting", metadata: [
             "station": "\(settings.station.name ?? "-")", "fallbacks": "\(settings.station.fallbacks)",
-            "mode": "\(settings.station.mode.rawValue)", "database": "\(settings.storagePath)", "key": "\(keySource)",
+            "mode": "\(settings.station.mode.rawValue)", "database": "\(settings.storagePath)", "key": "\(loadedKey.source)",
             "config": "\(settings.configurationFile ?? "defaults")",
         ])
+        if let warning = loadedKey.warning { logger.warning("\(warning)") }
 
         if once {
             let status = await pollOnce(live: live, store: store, transport: transport, logger: logger)
