@@ -43,23 +43,27 @@ let package = Package(
             .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "Yams", package: "Yams"),
         ]),
-        // The daemon as a library, so tests drive it: HTTP transport, poll scheduler,
-        // systemd notify protocol, journald-aware logging, lifecycle.
-        .target(name: "DustDaemon", dependencies: [
-            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig",
+        // AirKorea's HTTPTransport on AsyncHTTPClient (the AirKorea target itself stays free of NIO).
+        .target(name: "AirKoreaHTTP", dependencies: [
+            "AirKorea",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
+        // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,
+        // journald-aware logging, reload, lifecycle.
+        .target(name: "DustDaemon", dependencies: [
+            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dustd", dependencies: [
-            "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
+            "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "DustKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dustctl", dependencies: [
-            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig",
+            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixture paths and temporary directories shared by the test targets.
@@ -78,7 +82,7 @@ let package = Package(
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "TestSupport"]),
         .testTarget(name: "DustDaemonTests", dependencies: [
-            "dustd", "DustDaemon", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport", "FakeAirKorea",
+            "dustd", "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport", "FakeAirKorea",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),

@@ -112,21 +112,34 @@ public struct AirKoreaClient: Sendable {
 
     /// Fetches one page of measurements.
     public func measurements(_ request: AirKoreaRequest) async throws(FetchError) -> FetchedPage {
+        let (page, status) = try await fetch(request) { body throws(AirKoreaError) in
+            try parser.parseMeasurements(body, requestedStation: request.requestedStation)
+        }
+        return FetchedPage(page: page, httpStatus: status)
+    }
+
+    /// Fetches one page of the station list.
+    public func stations(_ request: AirKoreaRequest) async throws(FetchError) -> StationPage {
+        try await fetch(request) { body throws(AirKoreaError) in try parser.parseStations(body) }.0
+    }
+
+    private func fetch<Page>(_ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page) async throws(FetchError) -> (Page, Int) {
         let response: HTTPResponse
         do {
             response = try await transport.get(endpoint.url(for: request), timeout: timeout, maxBodyBytes: parser.limits.maxDocumentBytes)
         } catch {
             throw .transport(error)
         }
+        let success = (200..<300).contains(response.status)
         do {
-            let page = try parser.parseMeasurements(response.body, requestedStation: request.requestedStation)
-            guard (200..<300).contains(response.status) else { throw FetchError.httpStatus(response.status) }
-            return FetchedPage(page: page, httpStatus: response.status)
+            let page = try parse(response.body)
+            guard success else { throw FetchError.httpStatus(response.status) }
+            return (page, response.status)
         } catch let error as AirKoreaError {
-            // An error status with an AirKorea error body (gateway 05 comes with 504) names the real cause;
-            // an error status with anything else is reported as the status.
+            // An error status with an AirKorea error body (gateway 05 comes with 504) names the real
+            // cause; an error status with anything else is reported as the status.
             if case .service = error { throw .response(error, httpStatus: response.status) }
-            if !(200..<300).contains(response.status) { throw .httpStatus(response.status) }
+            if !success { throw .httpStatus(response.status) }
             throw .response(error, httpStatus: response.status)
         } catch let error as FetchError {
             throw error

@@ -200,6 +200,23 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Stores stations from AirKorea's station list in one transaction (address, network, coordinates).
+    public func upsertStations(_ stations: [Station], at time: Date = Date()) throws(StoreError) {
+        try write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT INTO station (name, code, network, address, latitude, longitude, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (name) DO UPDATE SET
+                    code = coalesce(excluded.code, code), network = coalesce(excluded.network, network),
+                    address = coalesce(excluded.address, address), latitude = coalesce(excluded.latitude, latitude),
+                    longitude = coalesce(excluded.longitude, longitude), updated_at = excluded.updated_at
+                """)
+            for station in stations {
+                try statement.execute(arguments: [station.name, station.code, station.network, station.address,
+                                                  station.latitude, station.longitude, Int64(time.timeIntervalSince1970)])
+            }
+        }
+    }
+
     /// Stations seen in measurements or the station list, by name.
     public func stations() throws(StoreError) -> [Station] {
         try read { db in

@@ -2,6 +2,7 @@ import AirKorea
 import ArgumentParser
 import DustConfig
 import DustDaemon
+import AirKoreaHTTP
 import DustKit
 import DustServices
 import DustStore

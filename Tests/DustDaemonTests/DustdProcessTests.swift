@@ -188,3 +188,35 @@ struct DustdProcessTests {
 }
 
 import Synchronization
+
+@Suite("dustctl stations")
+struct StationsTests {
+    @Test("sync pages through the station list from a fake AirKorea; nearest sorts by distance; dmX is the latitude")
+    func syncAndNearest() async throws {
+        let directory = try TemporaryDirectory("stations")
+        let list = try TestFixtures.data("real/msrstn-list-oldapi-bucheon-truncated.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: list) }
+        let baseURL = try await server.start()
+        let empty = directory.path("empty.yaml")
+        try "# nothing\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let keyFile = directory.path("key")
+        try "\(testKey)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
+        chmod(keyFile, 0o600)
+        let environment = ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_API_BASE_URL": baseURL,
+                           "DUSTD_API_SERVICE_KEY_FILE": keyFile, "DUSTD_STORAGE_PATH": directory.path("d.sqlite")]
+        let sync = try Executables.run("dustctl", ["stations", "sync"], environment: environment)
+        #expect(sync.status == 0, "\(sync.standardError)")
+        #expect(sync.standardOutput.contains("2 stations stored"))
+        // totalCount 5 at 1,000 rows a page is one page.
+        #expect(server.requests.map(\.operation) == ["getMsrstnList"])
+        let nearest = try Executables.run("dustctl", ["stations", "nearest", "--lat", "37.48", "--lon", "126.80", "--json"], environment: environment)
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(nearest.standardOutput.utf8)) as? [[String: Any]])
+        #expect(rows.map { $0["name"] as? String } == ["소사본동", "내동"])
+        let first = try #require(rows.first?["distanceKm"] as? Double)
+        #expect(first < 0.1)
+        let second = try #require(rows.last?["distanceKm"] as? Double)
+        #expect(abs(second - 5.0) < 0.5, "내동 is about 5 km north-west of 소사본동, got \(second)")
+        await server.stop()
+        directory.remove()
+    }
+}

@@ -1,6 +1,7 @@
 import AirKorea
 import DustConfig
 import DustDaemon
+import AirKoreaHTTP
 import DustKit
 import DustServices
 import DustStore
