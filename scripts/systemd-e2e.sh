@@ -167,6 +167,18 @@ user=$(inside systemctl show -p MainPID --value dustd | xargs -I{} nsenter -t "$
 [ "$user" = dustd ] || fail "dustd runs as '$user', not dustd"
 echo "ok: runs as user dustd"
 
+verify=$(inside systemd-analyze verify /etc/systemd/system/dustd.service 2>&1 || true)
+[ -z "$verify" ] || fail "systemd-analyze verify: $verify"
+exposure=$(inside systemd-analyze security --offline=yes /etc/systemd/system/dustd.service 2>/dev/null | sed -n 's/.*Overall exposure level for dustd.service: \([0-9.]*\).*/\1/p')
+python3 -c "import sys; sys.exit(0 if float('$exposure') <= 1.5 else 1)" || fail "exposure level $exposure is above 1.5"
+echo "ok: systemd-analyze verify is clean; security exposure $exposure (≤ 1.5)"
+
+# A member of the dustd group reads the live database with dustctl, no sudo.
+inside useradd --no-create-home --groups dustd finedust-reader
+today=$(inside runuser -u finedust-reader -- /usr/local/bin/dustctl day 2026-11-20 --json --config /etc/dustd/dustd.yaml) || fail "a dustd group member cannot run dustctl: $today"
+echo "$today" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["hours"]["pm10"] == 23, d' || fail "dustctl day as a group member: $today"
+echo "ok: a member of the group dustd runs dustctl day without sudo (23 PM10 hours on 2026-11-20)"
+
 rows=$(inside /usr/local/bin/dustctl status --json --config /etc/dustd/dustd.yaml | python3 -c 'import json,sys; print(json.load(sys.stdin)["rows"])')
 [ "$rows" = 24 ] || fail "dustctl status reports $rows rows, expected 24"
 mode=$(inside stat -c '%a %U' /var/lib/dustd/dust.sqlite)
