@@ -26,7 +26,7 @@ bin=$2
 [ "$(id -u)" -eq 0 ] || { echo "install.sh: the install step needs root" >&2; exit 77; }
 
 install -d -m 0755 "$PREFIX/bin" "$PREFIX/share/finedust" "$PREFIX/share/doc/finedust"
-install -m 0755 "$bin/dustd" "$bin/dustctl" "$PREFIX/bin/"
+install -s -m 0755 "$bin/dustd" "$bin/dustctl" "$PREFIX/bin/"
 rm -rf "$PREFIX/share/finedust/Fixtures"
 cp -R Fixtures "$PREFIX/share/finedust/Fixtures"
 install -m 0644 README.md "$PREFIX/share/doc/finedust/README.md"
