@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .executable(name: "dustd", targets: ["dustd"]),
         .executable(name: "dustctl", targets: ["dustctl"]),
+        // For Benchmarks/ (a separate package, so its dependencies stay out of normal builds).
+        .library(name: "FineDustCore", targets: ["DustKit", "AirKorea", "DustStore", "DustServices"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -325,10 +325,9 @@ struct ReaderState {
     private var header: [Element: String] = [:]
     /// The leaf element whose text is being collected, and the text so far.
     private var field: Element?
-    private var fieldName = ""
 
-    /// The name of the field whose text is being read, if any.
-    var openFieldName: String? { field == nil ? nil : fieldName }
+    /// The name of the field whose text is being read, if any (for error messages only).
+    var openFieldName: String? { field?.xmlName }
     private var text: [UInt8] = []
 
     init(names: ElementNames, limits: ParserLimits) {
@@ -347,7 +346,7 @@ struct ReaderState {
             guard field != nil, let value = xmlTextReaderConstValue(reader) else { return }
             let length = strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))
             guard text.count + length <= limits.maxFieldBytes else {
-                throw .fieldTooLong(field: fieldName, limit: limits.maxFieldBytes)
+                throw .fieldTooLong(field: field?.xmlName ?? "text", limit: limits.maxFieldBytes)
             }
             text.append(contentsOf: UnsafeBufferPointer(start: value, count: length))
         case XML_READER_TYPE_END_ELEMENT.rawValue:
@@ -390,7 +389,6 @@ struct ReaderState {
         }
         guard isLeaf else { return }
         field = element
-        fieldName = element.xmlName ?? ""
         text.removeAll(keepingCapacity: true)
         if xmlTextReaderIsEmptyElement(reader) == 1 {
             commitField()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every FineDust benchmark and its baselines in one go and writes Benchmarks/results/latest.md.
+#
+#   Benchmarks/run.sh            (about 10 minutes; needs sqlite3 and python3)
+#   QUICK=1 Benchmarks/run.sh    (skips the 5.9 M-row national archive and the 100-poll dustd run)
+set -euo pipefail
+cd "$(dirname "$0")"
+command -v sqlite3 >/dev/null || { echo "run.sh: install sqlite3 (apt-get install -y sqlite3)"; exit 1; }
+
+mkdir -p results
+echo "== release builds"
+(cd .. && swift build -c release --static-swift-stdlib --product dustd >/dev/null && swift build -c release --static-swift-stdlib --product dustctl >/dev/null)
+BIN=$(cd .. && swift build -c release --static-swift-stdlib --show-bin-path)
+
+echo "== in-process benchmarks (ordo-one/benchmark): parse and ingest against the C floors and FoundationXML"
+swift package --allow-writing-to-package-directory benchmark --format markdown --no-progress > results/benchmark.md 2>results/benchmark.log
+
+echo "== Python etree baseline"
+python3 etree_baseline.py \
+    ../Fixtures/synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml 673 \
+    ../Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml 2200 > results/etree.txt
+
+echo "== queries, footprint and the report"
+python3 report.py "$BIN" results
+echo "== written: Benchmarks/results/latest.md"
