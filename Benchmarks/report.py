@@ -174,6 +174,10 @@ for label, path in databases:
         theirs, _, _ = run_timed(["sqlite3", path, sql_for(kind.split()[0])])
         out(f"| {label} | {int(rows):,} | {kind} | {ours:.1f} ms | {theirs:.1f} ms | {ours / theirs:.2f}× | "
             f"{'< ' + str(limit) + ' ms: ' + ('yes' if ours < limit else 'NO')} |")
+startup, _, startup_rss = run_timed([f"{BIN}/dustctl", "--help"])
+sqlite_startup, _, _ = run_timed(["sqlite3", "-version"])
+out(f"| (process start-up floor) | – | `dustctl --help` / `sqlite3 -version` | {startup:.1f} ms | {sqlite_startup:.1f} ms | "
+    f"{startup / sqlite_startup:.2f}× | – |")
 plan = subprocess.run(["sqlite3", databases[-1][1], "EXPLAIN QUERY PLAN " + sql_for("day").split(";")[0]],
                       capture_output=True, text=True).stdout.strip().replace("\n", " ")
 out()

@@ -205,3 +205,26 @@ func pageXML(_ readings: [HourlyReading], page: Int, rows: Int, total: Int) -> S
     return "<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>\(items)</items>"
         + "<numOfRows>\(rows)</numOfRows><pageNo>\(page)</pageNo><totalCount>\(total)</totalCount></body></response>"
 }
+
+@Suite("National archive mode")
+struct NationModeTests {
+    @Test("station.mode nation adds one 전국 request per cycle and stores every station; the primary still drives intake")
+    func nation() async throws {
+        try await withRig { rig in
+            let nationBody = try TestFixtures.data("synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")
+            let daily = rig.daily
+            rig.server.setScript { request in
+                request.operation == "getCtprvnRltmMesureDnsty" ? .respond(status: 200, body: nationBody) : .respond(status: 200, body: daily)
+            }
+            let report = await rig.poller().cycle(stations: StationPreference(primary: "종로구"), mode: .nation)
+            #expect(report.succeeded)
+            let requests = rig.server.requests
+            #expect(requests.map(\.operation) == ["getMsrstnAcctoRltmMesureDnsty", "getCtprvnRltmMesureDnsty"])
+            #expect(requests[1].query["sidoName"] == "전국")
+            #expect(requests[1].query["numOfRows"] == "1000")
+            #expect(try rig.store.stations().count == 673)
+            #expect(try rig.store.measurementCount() == 24 + 672)
+            #expect(try rig.store.measurementCount(station: "금천구") == 1)
+        }
+    }
+}
