@@ -31,6 +31,8 @@ check() {  # database, expected rows per complete batch, label
     local integrity partial
     integrity=$(sqlite3 "$1" "PRAGMA integrity_check")
     [ "$integrity" = ok ] || { echo "crash-test: $3: integrity_check says: $integrity"; exit 1; }
+    # Killed before the first migration committed: an empty, sound database.
+    [ "$(sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE name = 'measurement'")" = 1 ] || return 0
     partial=$(sqlite3 "$1" "SELECT count(*) FROM (SELECT station, count(*) AS n FROM measurement GROUP BY station) WHERE n NOT IN (0, $2)")
     [ "$partial" = 0 ] || { echo "crash-test: $3: a batch is half-stored"; sqlite3 "$1" "SELECT station, count(*) FROM measurement GROUP BY station"; exit 1; }
 }
@@ -39,9 +41,10 @@ mid=0
 for run in $(seq "$RUNS"); do
     db="$WORK/import-$run.sqlite"
     "$BIN/dustctl" import Fixtures/synthesized/empty-result-totalcount-0.xml --db "$db" >/dev/null
+    delay=$(python3 -c 'import random; print(round(random.uniform(0.05, 2.5), 3))')
     "$BIN/dustctl" import "$WORK"/K*.xml --db "$db" >/dev/null &
     pid=$!
-    sleep "$(python3 -c 'import random; print(round(random.uniform(0.05, 2.5), 3))')"
+    sleep "$delay"
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     check "$db" 2200 "import run $run"
@@ -62,14 +65,15 @@ export DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUS
 stored=0
 for run in $(seq "$RUNS"); do
     db="$WORK/daemon-$run.sqlite"
+    delay=$(python3 -c 'import random; print(round(random.uniform(0.02, 0.35), 3))')
     DUSTD_STORAGE_PATH="$db" "$BIN/dustd" 2>/dev/null &
     pid=$!
-    sleep "$(python3 -c 'import random; print(round(random.uniform(0.01, 0.6), 3))')"
+    sleep "$delay"
     kill -KILL "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     [ -f "$db" ] || continue
     check "$db" 2200 "dustd run $run"
-    [ "$(sqlite3 "$db" "SELECT count(*) FROM measurement")" = 2200 ] && stored=$((stored + 1))
+    [ "$(sqlite3 "$db" "SELECT count(*) FROM measurement" 2>/dev/null)" = 2200 ] && stored=$((stored + 1))
     DUSTD_STORAGE_PATH="$db" "$BIN/dustd" --once 2>/dev/null
     [ "$(sqlite3 "$db" "SELECT count(*) FROM measurement")" = 2200 ] || { echo "crash-test: dustd run $run: the restart did not complete the backfill"; exit 1; }
     rm -f "$db" "$db-wal" "$db-shm"
