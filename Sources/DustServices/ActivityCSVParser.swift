@@ -1,0 +1,100 @@
+import DustKit
+import Foundation
+
+/// A line of an activity file that cannot be used, with the line number and the reason.
+public struct ActivityImportError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var line: Int
+    public var problem: String
+
+    public var description: String { "line \(line): \(problem)" }
+}
+
+/// Reads walking distances from CSV (`start,distance_m`, SPEC §4) into slots.
+///
+/// `start` is an ISO 8601 instant with an offset (`2026-11-20T08:00:00+09:00`, `…Z`) or a local
+/// `YYYY-MM-DD HH:mm` in the configured time zone, naming the slot that starts then. Every
+/// problem names its line; a file with any bad line yields nothing.
+public struct ActivityCSVParser: Sendable {
+    /// Larger files are refused before reading: a year of hourly rows is about 300 KB.
+    public static let maxBytes = 16 * 1024 * 1024
+
+    public let calendar: DayCalendar
+
+    public init(calendar: DayCalendar) {
+        self.calendar = calendar
+    }
+
+    public func parse(_ data: Data) throws(ActivityImportError) -> [Slot: Double] {
+        guard data.count <= Self.maxBytes else {
+            throw ActivityImportError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
+        }
+        guard var text = String(data: data, encoding: .utf8) else {
+            throw ActivityImportError(line: 1, problem: "the file is not UTF-8 text")
+        }
+        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
+        var distances: [Slot: Double] = [:]
+        var firstLineOfSlot: [Slot: Int] = [:]
+        var sawHeader = false
+        // "\r\n" is a single Character in Swift, so both line ends are named here.
+        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+            let lineNumber = index + 1
+            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            }
+            if !sawHeader {
+                guard fields == ["start", "distance_m"] else {
+                    throw ActivityImportError(line: lineNumber, problem: "the header must be exactly start,distance_m")
+                }
+                sawHeader = true
+                continue
+            }
+            guard fields.count == 2 else {
+                throw ActivityImportError(line: lineNumber, problem: "expected 2 fields (start,distance_m), found \(fields.count)")
+            }
+            let slot = try slot(fields[0], line: lineNumber)
+            guard let distance = Double(fields[1]), distance.isFinite, distance >= 0, distance <= 100_000 else {
+                throw ActivityImportError(line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \"\(fields[1])\"")
+            }
+            if let earlier = firstLineOfSlot[slot] {
+                throw ActivityImportError(line: lineNumber, problem: "the hour \(fields[0]) was already given on line \(earlier)")
+            }
+            firstLineOfSlot[slot] = lineNumber
+            distances[slot] = distance
+        }
+        guard sawHeader else { throw ActivityImportError(line: 1, problem: "the file is empty; expected the header start,distance_m") }
+        return distances
+    }
+
+    private func slot(_ text: String, line: Int) throws(ActivityImportError) -> Slot {
+        let instant: Date?
+        if text.contains("T") {
+            instant = ISO8601DateFormatter().date(from: text)
+        } else {
+            instant = localInstant(text)
+        }
+        guard let instant else {
+            throw ActivityImportError(line: line, problem: "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \"\(text)\"")
+        }
+        let slot = Slot(containing: instant)
+        guard slot.start == instant else {
+            throw ActivityImportError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
+        }
+        return slot
+    }
+
+    /// `YYYY-MM-DD HH:mm` in the configured zone; nil for impossible or skipped (DST) times.
+    private func localInstant(_ text: String) -> Date? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 2, let date = LocalDate(parts[0]) else { return nil }
+        let clock = parts[1].split(separator: ":")
+        guard clock.count == 2, clock[0].count == 2, clock[1].count == 2,
+              let hour = Int(clock[0]), let minute = Int(clock[1]), (0...23).contains(hour), (0...59).contains(minute)
+        else { return nil }
+        // The first slot of the day whose local clock reads HH:00: DST-safe (a skipped hour has
+        // none, a repeated hour takes its first occurrence).
+        let wanted = "T" + clock[0] + ":00:00"
+        guard let candidate = calendar.slots(of: date).first(where: { calendar.iso8601($0.start).contains(wanted) })?.start else { return nil }
+        return candidate.addingTimeInterval(TimeInterval(minute * 60))
+    }
+}
