@@ -1,20 +1,41 @@
 #!/usr/bin/env python3
-"""A loopback stand-in for AirKorea, for scripts/systemd-e2e.sh.
+"""A loopback stand-in for AirKorea, for the scripts in scripts/ and Benchmarks/.
 
 Answers every GET with the given XML fixture and logs the request with the service key
 redacted. Prints the port it listens on (127.0.0.1) as its first line.
 
-    python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml
+    python3 scripts/fake-airkorea.py FIXTURE.xml [--revise] [--new-stations]
+
+--revise        every answer changes the PM10 values a little, so each poll rewrites its rows
+--new-stations  every answer renames the stations, so each poll adds new rows (fills a disk)
 """
 import http.server
 import re
 import sys
+import threading
 
-body = open(sys.argv[1], "rb").read()
+template = open(sys.argv[1], "rb").read()
+revise = "--revise" in sys.argv
+new_stations = "--new-stations" in sys.argv
+counter = [0]
+lock = threading.Lock()
+
+
+def body_for_request():
+    with lock:
+        counter[0] += 1
+        n = counter[0]
+    body = template
+    if revise:
+        body = re.sub(rb"<pm10Value>(\d+)</pm10Value>", lambda m: b"<pm10Value>%d</pm10Value>" % (int(m.group(1)) + n % 7), body)
+    if new_stations:
+        body = re.sub(rb"<stationName>([^<]*)</stationName>", lambda m: b"<stationName>" + m.group(1) + b"-%d</stationName>" % n, body)
+    return body
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
+        body = body_for_request()
         self.send_response(200)
         self.send_header("Content-Type", "text/xml;charset=UTF-8")
         self.send_header("Content-Length", str(len(body)))

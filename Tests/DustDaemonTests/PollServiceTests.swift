@@ -20,18 +20,27 @@ func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettin
     return settings
 }
 
-/// Runs a PollService for `seconds`, then cancels it; returns the requests the server saw.
-func runLoop(_ rig: FaultRig, seconds: Double) async throws -> [ReceivedRequest] {
+/// Runs a PollService until `done` holds (or 60 s pass), then `settle` seconds more to catch any
+/// request that should not happen, then cancels it; returns the requests the server saw.
+/// Waiting for a condition rather than a fixed time keeps the test right on a loaded machine.
+func runLoop(_ rig: FaultRig, settle: Double = 1.5, until done: @escaping () throws -> Bool) async throws -> [ReceivedRequest] {
     let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
     let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), store: rig.store,
                               transport: rig.transport, notifier: SystemdNotifier(environment: [:]), logger: rig.logs.logger(),
                               jitter: { 1 })
     let task = Task { try await service.run() }
-    try await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+    let deadline = Date().addingTimeInterval(60)
+    while Date() < deadline, !(try done()) {
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    try await Task.sleep(for: .milliseconds(Int64(settle * 1000)))
     task.cancel()
     _ = try? await task.value
     return rig.server.requests
 }
+
+/// The daemon state value `state`, once written.
+func recordedState(_ rig: FaultRig) -> String? { try? rig.store.daemonState()["state"] }
 
 @Suite("The poll loop's retry rules, in real time", .serialized)
 struct PollServiceTests {
@@ -44,9 +53,14 @@ struct PollServiceTests {
                 let count = failures.withLock { value in value += 1; return value }
                 return count <= 2 ? .respond(status: 503, body: FaultTests.html503, contentType: "text/html") : .respond(status: 200, body: daily)
             }
-            let requests = try await runLoop(rig, seconds: 4.5)
-            // Two failures, retried after 1 s and 2 s, then success and quiet until the next hour.
+            let requests = try await runLoop(rig) { try rig.storedCount() == 24 && recordedState(rig) == "idle" }
+            // Two failures, retried after about 1 s and 2 s (jitter at its top), then success and
+            // quiet until the next hour.
             #expect(requests.count == 3)
+            if requests.count == 3 {
+                let gaps = zip(requests, requests.dropFirst()).map { $1.receivedAt.timeIntervalSince($0.receivedAt) }
+                #expect(gaps[0] >= 0.9 && gaps[1] >= 1.9, "backoff gaps \(gaps)")
+            }
             #expect(try rig.storedCount() == 24)
             let attempts = try rig.store.recentAttempts(limit: 10)
             #expect(attempts.map(\.outcome) == [.ok, .retrying, .retrying])
@@ -58,7 +72,8 @@ struct PollServiceTests {
     func keyProblemWaits() async throws {
         try await withRig { rig in
             rig.server.setScript { _ in .respond(status: 200, body: FaultTests.key30) }
-            let requests = try await runLoop(rig, seconds: 2.5)
+            // Retries would come after 1 s; wait 2.5 s past the first failure to see none.
+            let requests = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
             #expect(requests.count == 1)
             #expect(try rig.store.daemonState()["state"] == "waiting for the next hour")
             #expect(rig.logs.text.contains("Decoding key"))
@@ -70,7 +85,7 @@ struct PollServiceTests {
     func quotaWaits() async throws {
         try await withRig { rig in
             rig.server.setScript { _ in .respond(status: 200, body: FaultTests.quota22) }
-            let requests = try await runLoop(rig, seconds: 2.5)
+            let requests = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
             #expect(requests.count == 1)
             let state = try rig.store.daemonState()
             #expect(state["state"] == "quota exhausted")

@@ -10,6 +10,8 @@ public struct ReceivedRequest: Sendable {
     public var query: [String: String]
     /// The raw request target, exactly as sent (to check the key is encoded once).
     public var rawTarget: String
+    /// When the request arrived.
+    public var receivedAt = Date()
 
     /// The last path component: the AirKorea operation.
     public var operation: String { path.split(separator: "/").last.map(String.init) ?? "" }

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Disk full (issue 6): the database on a 1 MiB tmpfs that fills up. dustd must log a clear
+# error, keep running, keep what it stored intact, and recover by itself once space returns.
+#
+#   sudo scripts/disk-full-test.sh        (exit 77: skipped, not root)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ "$(id -u)" -eq 0 ] || { echo "disk-full-test: SKIPPED: needs root to mount a small tmpfs"; exit 77; }
+BIN=${BIN:-$(swift build --show-bin-path)}
+[ -x "$BIN/dustd" ] || swift build
+WORK=$(mktemp -d /tmp/finedust-diskfull.XXXXXX)
+DISK="$WORK/disk"
+mkdir -p "$DISK"
+mount -t tmpfs -o size=1m tmpfs "$DISK"
+PIDS=()
+trap 'kill "${PIDS[@]}" 2>/dev/null; sleep 0.5; umount "$DISK" 2>/dev/null; rm -rf "$WORK"' EXIT
+echo "# defaults" > "$WORK/empty.yaml"
+
+# Every answer brings 2,200 rows for a new station name, so every poll needs new space.
+python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --new-stations >"$WORK/port" 2>/dev/null &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
+DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STORAGE_PATH="$DISK/dust.sqlite" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=disk-full-key \
+DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_POLL_INTERVAL_SECONDS=1 DUSTD_POLL_JITTER_SECONDS=0 \
+DUSTD_POLL_RETRY_INITIAL_SECONDS=1 DUSTD_POLL_RETRY_MAX_SECONDS=1 "$BIN/dustd" 2>"$WORK/dustd.log" &
+DUSTD=$!
+PIDS+=($DUSTD)
+
+for _ in $(seq 120); do grep -q "is full" "$WORK/dustd.log" && break; sleep 0.5; done
+grep -q "is full" "$WORK/dustd.log" || { echo "disk-full-test: FAILED: no 'disk is full' error in the log"; tail "$WORK/dustd.log"; exit 1; }
+sleep 3
+kill -0 "$DUSTD" || { echo "disk-full-test: FAILED: dustd died on a full disk"; tail "$WORK/dustd.log"; exit 1; }
+integrity=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "PRAGMA integrity_check")
+[ "$integrity" = ok ] || { echo "disk-full-test: FAILED: integrity_check: $integrity"; exit 1; }
+partial=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM (SELECT count(*) AS n FROM measurement GROUP BY station) WHERE n != 2200")
+[ "$partial" = 0 ] || { echo "disk-full-test: FAILED: a batch is half-stored on the full disk"; exit 1; }
+stored_full=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM measurement")
+echo "ok: disk full after $stored_full rows: dustd logged it, kept running, integrity ok, no half batch"
+grep -m1 "is full" "$WORK/dustd.log" | sed 's/^/    /'
+
+mount -o remount,size=64m "$DISK"
+before=$(grep -c "Poll done" "$WORK/dustd.log" || true)
+for _ in $(seq 60); do [ "$(grep -c "Poll done" "$WORK/dustd.log")" -gt "$before" ] && break; sleep 0.5; done
+[ "$(grep -c "Poll done" "$WORK/dustd.log")" -gt "$before" ] || { echo "disk-full-test: FAILED: no successful poll after space returned"; tail "$WORK/dustd.log"; exit 1; }
+stored_after=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM measurement")
+[ "$stored_after" -gt "$stored_full" ] || { echo "disk-full-test: FAILED: nothing stored after recovery"; exit 1; }
+echo "ok: space returned: dustd stored again ($stored_full → $stored_after rows) without a restart"
+echo "disk-full-test: PASSED"
