@@ -67,9 +67,12 @@ public struct PollService: Service {
     private let clock: any WallClock
     private let logger: Logger
     private let jitter: @Sendable () -> Double
+    private let sleepStep: Duration
 
+    /// - Parameter sleepStep: how often a waiting loop looks at the wall clock again (tests shorten it).
     public init(configuration: LiveConfiguration, store: SQLiteStore, transport: any HTTPTransport, notifier: SystemdNotifier,
-                clock: any WallClock = SystemClock(), logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }) {
+                clock: any WallClock = SystemClock(), logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+                sleepStep: Duration = .seconds(30)) {
         self.configuration = configuration
         self.store = store
         self.transport = transport
@@ -77,6 +80,7 @@ public struct PollService: Service {
         self.clock = clock
         self.logger = logger
         self.jitter = jitter
+        self.sleepStep = sleepStep
     }
 
     public func run() async throws {
@@ -95,7 +99,7 @@ public struct PollService: Service {
         var consecutiveFailures = 0
         var lastReportedProblem: String?
         while !Task.isCancelled {
-            guard let wake = state.wakeTime, await sleep(until: wake) else { return }
+            guard let wake = state.wakeTime, await sleep(until: wake, longest: longestWait(state)) else { return }
             let snapshot = configuration.snapshot
             guard let primary = snapshot.settings.station.name else {
                 logger.critical("station.name is not set; dustd has nothing to poll")
@@ -150,14 +154,31 @@ public struct PollService: Service {
         }
     }
 
+    /// The longest a state can legitimately wait; a longer remaining wait means the wall clock
+    /// was set back, and dustd polls now instead of stalling for the size of the jump.
+    private func longestWait(_ state: PollState) -> TimeInterval {
+        let poll = configuration.snapshot.settings.poll
+        switch state {
+        case .quotaExhausted: return 86_400 + 120
+        default: return TimeInterval(poll.intervalSeconds + poll.jitterSeconds + poll.retryMaxSeconds) + 60
+        }
+    }
+
     /// Sleeps until a wall-clock time in short steps, so a clock change or a reload is noticed;
-    /// false when cancelled (shutdown).
-    private func sleep(until wake: Date) async -> Bool {
+    /// false when cancelled (shutdown). A clock set forward wakes it at once; one set back by more
+    /// than `longest` ends the wait (the slots come from AirKorea's `dataTime`, not from this clock,
+    /// so an early poll can neither duplicate nor mis-date anything).
+    private func sleep(until wake: Date, longest: TimeInterval) async -> Bool {
+        let step = Double(sleepStep.components.seconds) + Double(sleepStep.components.attoseconds) / 1e18
         while !Task.isCancelled {
             let remaining = wake.timeIntervalSince(clock.now)
             if remaining <= 0 { return true }
+            if remaining > longest {
+                logger.warning("The system clock went back; polling now instead of waiting \(Int(remaining)) s")
+                return true
+            }
             do {
-                try await Task.sleep(for: .milliseconds(Int64(min(remaining, 30) * 1000)))
+                try await Task.sleep(for: .milliseconds(Int64(min(remaining, step) * 1000)))
             } catch {
                 return false
             }

@@ -12,8 +12,13 @@ public struct ReloadService: Service {
     private let redactor: SecretRedactor
     private let notifier: SystemdNotifier
     private let logger: Logger
+    private let environment: [String: String]
 
-    public init(configurationFile: String?, live: LiveConfiguration, redactor: SecretRedactor, notifier: SystemdNotifier, logger: Logger) {
+    /// - Parameter environment: the environment dustd started with (it removes the key variable
+    ///   from its own environment once read, so children can never inherit it).
+    public init(configurationFile: String?, live: LiveConfiguration, redactor: SecretRedactor, notifier: SystemdNotifier,
+                logger: Logger, environment: [String: String]) {
+        self.environment = environment
         self.configurationFile = configurationFile
         self.live = live
         self.redactor = redactor
@@ -32,8 +37,8 @@ public struct ReloadService: Service {
         defer { notifier.ready() }
         let old = live.snapshot
         do {
-            let settings = try SettingsLoader().load(configurationFile: configurationFile)
-            let loaded = try await ServiceKeyLoader().load(settings: settings)
+            let settings = try SettingsLoader(environment: environment).load(configurationFile: configurationFile)
+            let loaded = try await ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key
             redactor.add(key)
             if settings.storagePath != old.settings.storagePath {

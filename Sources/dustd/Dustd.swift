@@ -40,9 +40,10 @@ struct Dustd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
         let settings: FineDustSettings
         do {
-            settings = try SettingsLoader().load(configurationFile: config)
+            settings = try SettingsLoader(environment: environment).load(configurationFile: config)
         } catch {
             fail(.configuration, error.description)
         }
@@ -56,11 +57,13 @@ struct Dustd: AsyncParsableCommand {
         let redactor = SecretRedactor()
         let loadedKey: ServiceKeyLoader.Loaded
         do {
-            loadedKey = try await ServiceKeyLoader().load(settings: settings)
+            loadedKey = try await ServiceKeyLoader(environment: environment).load(settings: settings)
         } catch {
             fail(.configuration, error.description)
         }
         let key = loadedKey.key
+        // Read once; gone from the environment so no child process could ever inherit it.
+        unsetenv("DUSTD_API_SERVICE_KEY")
         redactor.add(key)
         let logger = Logger(label: "dustd") { label in
             JournalLogHandler(label: label, level: Self.level(settings.logLevel), secrets: redactor)
@@ -91,7 +94,7 @@ struct Dustd: AsyncParsableCommand {
 
         var services: [any Service] = [
             PollService(configuration: live, store: store, transport: transport, notifier: notifier, logger: logger),
-            ReloadService(configurationFile: config, live: live, redactor: redactor, notifier: notifier, logger: logger),
+            ReloadService(configurationFile: config, live: live, redactor: redactor, notifier: notifier, logger: logger, environment: environment),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(WatchdogService(notifier: notifier, interval: interval))

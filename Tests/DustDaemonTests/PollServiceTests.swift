@@ -95,3 +95,45 @@ struct PollServiceTests {
 }
 
 import Synchronization
+
+/// A wall clock the test can set forward and back.
+final class MovableClock: WallClock, Sendable {
+    private let offset = Mutex<TimeInterval>(0)
+    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
+    func move(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
+}
+
+@Suite("The host clock jumping", .serialized)
+struct ClockJumpTests {
+    func run(_ rig: FaultRig, jump: TimeInterval) async throws -> [ReceivedRequest] {
+        let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+        let clock = MovableClock()
+        let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), store: rig.store,
+                                  transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock,
+                                  logger: rig.logs.logger(), jitter: { 0 }, sleepStep: .milliseconds(50))
+        let task = Task { try await service.run() }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, recordedState(rig) == nil { try await Task.sleep(for: .milliseconds(50)) }
+        clock.move(by: jump)
+        while Date() < deadline, rig.server.requests.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        _ = try? await task.value
+        return rig.server.requests
+    }
+
+    @Test("Forward two hours: it polls at once; back two days: it polls at once instead of stalling; nothing is duplicated or mis-dated",
+          arguments: [2.0 * 3600, -2.0 * 86_400])
+    func jump(seconds: TimeInterval) async throws {
+        try await withRig { rig in
+            let requests = try await run(rig, jump: seconds)
+            #expect(requests.count == 2)
+            #expect(try rig.storedCount() == 24)
+            let slots = try rig.store.readings(stations: ["종로구"], from: Slot(startEpochSeconds: 0), to: Slot(startEpochSeconds: 4_000_000_000 - 4_000_000_000 % 3600)).map(\.slot)
+            #expect(slots.first == KoreaStandardTime.slot(forDataTime: "2026-11-20 01:00"))
+            #expect(slots.last == KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00"))
+            #expect(Set(slots).count == 24)
+            if seconds < 0 { #expect(rig.logs.text.contains("clock went back")) }
+        }
+    }
+}
