@@ -26,16 +26,7 @@ struct StationsSyncCommand: AsyncParsableCommand {
     @OptionGroup var options: GlobalOptions
 
     func run() async throws {
-        do {
-            try await sync()
-        } catch let failure as CommandFailure {
-            standardError(failure.message)
-            throw ExitCode(failure.status.rawValue)
-        } catch let error as StoreError {
-            let failure = CommandFailure(error)
-            standardError(failure.message)
-            throw ExitCode(failure.status.rawValue)
-        }
+        try await reportingFailures { try await sync() }
     }
 
     private func sync() async throws {

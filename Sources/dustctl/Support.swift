@@ -47,19 +47,31 @@ struct CommandFailure: Error, CustomStringConvertible {
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
         try body()
-    } catch let failure as CommandFailure {
-        standardError(failure.message)
-        throw ExitCode(failure.status.rawValue)
-    } catch let error as StoreError {
-        let failure = CommandFailure(error)
-        standardError(failure.message)
-        throw ExitCode(failure.status.rawValue)
-    } catch let error as ExitCode {
-        throw error
     } catch {
-        standardError(String(describing: error))
-        throw ExitCode(ExitStatus.ioError.rawValue)
+        throw report(error)
     }
+}
+
+/// `reportingFailures` for async commands.
+func reportingFailures(_ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        throw report(error)
+    }
+}
+
+/// Prints the failure's sentence on stderr and returns the exit status to throw.
+private func report(_ error: any Error) -> ExitCode {
+    let failure: CommandFailure
+    switch error {
+    case let exit as ExitCode: return exit
+    case let command as CommandFailure: failure = command
+    case let store as StoreError: failure = CommandFailure(store)
+    default: failure = CommandFailure(.ioError, String(describing: error))
+    }
+    standardError(failure.message)
+    return ExitCode(failure.status.rawValue)
 }
 
 func standardError(_ message: String) {
