@@ -116,6 +116,27 @@ struct ExportTests {
         #expect(result.standardOutput.contains("Week            167   166"))
     }
 
+    @Test("--per week exports whole ISO weeks; --last-week is the previous Monday to Sunday")
+    func weeksAndLastWeek() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let weekly = try dustctl("export", "--from", "2026-11-01", "--to", "2026-11-20", "--per", "week", "--station", "종로구", "--db", db)
+        #expect(weekly.status == 0, "\(weekly.standardError)")
+        let rows = weekly.standardOutput.split(separator: "\n")
+        #expect(rows.first == "week,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade")
+        #expect(rows.dropFirst().map { String($0.prefix(8)) } == ["2026-W44", "2026-W45", "2026-W46", "2026-W47"])
+        // W47 (Nov 16–22): the 16th to the 19th with 24 PM10 hours each, the 20th with 23, nothing after.
+        let w47 = rows.last!.split(separator: ",", omittingEmptySubsequences: false)
+        #expect(w47[2] == "119")
+
+        let lastWeek = try dustctl("export", "--last-week", "--station", "종로구", "--db", db, "--format", "json")
+        let days = try #require(try JSONSerialization.jsonObject(with: Data(lastWeek.standardOutput.utf8)) as? [[String: Any]])
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let previous = ISOWeek(containing: calendar.date(containing: Date()).adding(days: -7))
+        #expect(days.map { $0["date"] as? String } == previous.dates.map(\.description))
+    }
+
     @Test("today with no data exits 0 and says so")
     func todayEmpty() throws {
         let directory = try TemporaryDirectory()
