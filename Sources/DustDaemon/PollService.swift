@@ -84,7 +84,7 @@ public struct PollService: Service {
     }
 
     public func run() async throws {
-        try await withGracefulShutdownHandler {
+        await withGracefulShutdownHandler {
             await cancelWhenGracefulShutdown {
                 await loop()
             }

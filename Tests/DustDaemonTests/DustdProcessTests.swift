@@ -53,7 +53,7 @@ struct DustdProcessTests {
         try "station:\n  name: 종로구\n".write(toFile: config, atomically: true, encoding: .utf8)
         let db = directory.path("state/dust.sqlite")
         let stderrPath = directory.path("stderr.log")
-        FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
 
         let process = Process()
         process.executableURL = Executables.url("dustd")

@@ -56,8 +56,8 @@ public enum Executables {
         let scratch = try TemporaryDirectory("finedust-run")
         defer { scratch.remove() }
         let outPath = scratch.path("stdout"), errPath = scratch.path("stderr")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
         process.executableURL = url(name)
         process.arguments = arguments

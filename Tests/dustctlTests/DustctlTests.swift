@@ -7,7 +7,7 @@ import TestSupport
 /// An empty configuration file, so a developer's /etc/dustd/dustd.yaml cannot change test results.
 let emptyConfiguration: String = {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("finedust-empty-\(getpid()).yaml").path
-    FileManager.default.createFile(atPath: path, contents: Data("# defaults only\n".utf8), attributes: [.posixPermissions: 0o644])
+    _ = FileManager.default.createFile(atPath: path, contents: Data("# defaults only\n".utf8), attributes: [.posixPermissions: 0o644])
     return path
 }()
 
