@@ -238,7 +238,7 @@ private final class LibXMLErrorSink {
 /// Every element name the parser cares about.
 enum Element: UInt8, CaseIterable {
     case other
-    case response, gatewayResponse = 100, header, cmmMsgHeader, body, items, item
+    case response, gatewayResponse, header, cmmMsgHeader, body, items, item
     case resultCode, resultMsg, errMsg, returnAuthMsg, returnReasonCode
     case numOfRows, pageNo, totalCount
     case dataTime, stationName, stationCode, sidoName, mangName
