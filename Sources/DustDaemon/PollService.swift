@@ -58,6 +58,19 @@ public final class LiveConfiguration: Sendable {
     public func replace(_ snapshot: Snapshot) { current.withLock { $0 = snapshot } }
 }
 
+extension LiveConfiguration.Snapshot {
+    /// The primary station and its fallbacks; nil when `station.name` is not set.
+    public var stations: StationPreference? {
+        settings.station.name.map { StationPreference(primary: $0, fallbacks: settings.station.fallbacks) }
+    }
+
+    /// A poller for these settings and this key.
+    public func poller(store: SQLiteStore, transport: any HTTPTransport, clock: any WallClock, logger: Logger) -> Poller {
+        Poller(client: AirKoreaClient(api: settings.api, key: key, transport: transport), store: store,
+               planner: PollPlanner(poll: settings.poll), clock: clock, logger: logger)
+    }
+}
+
 /// The hourly poll loop as a swift-service-lifecycle `Service`.
 public struct PollService: Service {
     private let configuration: LiveConfiguration
@@ -101,16 +114,12 @@ public struct PollService: Service {
         while !Task.isCancelled {
             guard let wake = state.wakeTime, await sleep(until: wake, longest: longestWait(state)) else { return }
             let snapshot = configuration.snapshot
-            guard let primary = snapshot.settings.station.name else {
+            guard let stations = snapshot.stations else {
                 logger.critical("station.name is not set; dustd has nothing to poll")
                 return
             }
-            let stations = StationPreference(primary: primary, fallbacks: snapshot.settings.station.fallbacks)
             let planner = PollPlanner(poll: snapshot.settings.poll)
-            let client = AirKoreaClient(
-                endpoint: AirKoreaEndpoint(baseURL: snapshot.settings.api.baseURL, version: snapshot.settings.api.version, serviceKey: snapshot.key),
-                transport: transport, timeout: .milliseconds(Int64(snapshot.settings.api.timeoutSeconds * 1000)))
-            let poller = Poller(client: client, store: store, planner: planner, clock: clock, logger: logger)
+            let poller = snapshot.poller(store: store, transport: transport, clock: clock, logger: logger)
 
             state = .fetching(since: clock.now)
             let report = await poller.cycle(stations: stations, mode: snapshot.settings.station.mode)
@@ -150,7 +159,7 @@ public struct PollService: Service {
                 }
                 lastReportedProblem = failure.description
             }
-            publish(state: state, report: report, primary: primary)
+            publish(state: state, report: report, primary: stations.primary)
         }
     }
 

@@ -66,7 +66,7 @@ struct HourlyCommand: ParsableCommand {
             if options.json {
                 print(ReportJSON.hourly(report, calendar: settings.calendar).serialized)
             } else {
-                print(ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel).hourly(report), terminator: "")
+                print(ReportText.forStandardOutput(settings).hourly(report), terminator: "")
             }
         }
     }
@@ -77,6 +77,6 @@ func printDay(_ date: LocalDate, isToday: Bool, statistics: StatisticsService, s
     if json {
         print(ReportJSON.day(report, calendar: settings.calendar).serialized)
     } else {
-        print(ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel).day(report, isToday: isToday), terminator: "")
+        print(ReportText.forStandardOutput(settings).day(report, isToday: isToday), terminator: "")
     }
 }

@@ -1,3 +1,4 @@
+import DustConfig
 import DustKit
 import DustServices
 import Foundation
@@ -9,6 +10,11 @@ struct ReportText {
     let intakeModel: any IntakeModel
 
     private var unit: String { intakeModel.unit.rawValue }
+
+    /// Text for stdout in the configured zone and intake model.
+    static func forStandardOutput(_ settings: FineDustSettings) -> ReportText {
+        ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel)
+    }
 
     func day(_ report: DayReport, isToday: Bool) -> String {
         var lines: [String] = []
@@ -48,22 +54,12 @@ struct ReportText {
         lines.append(pad("Day", 15) + pad("Hours", 11) + pad("Mean µg/m³", 14) + pad("Intake \(unit)", 16) + "Grade")
         lines.append(pad("", 15) + pad("PM10 PM2.5", 11) + pad("PM10  PM2.5", 14) + pad("PM10    PM2.5", 16) + "PM10/PM2.5")
         for day in report.days {
-            let totals = day.totals
-            lines.append(
-                pad("\(day.date) \(weekdayName(day.date))", 15)
-                + pad("\(pad(String(totals.hours.fineDust), 4, alignRight: true)) \(pad(String(totals.hours.ultraFineDust), 5, alignRight: true))", 11)
-                + pad("\(pad(formatted(totals.mean.fineDust), 5, alignRight: true)) \(pad(formatted(totals.mean.ultraFineDust), 6, alignRight: true))", 14)
-                + pad("\(pad(formatted(totals.intake.fineDust), 7, alignRight: true)) \(pad(formatted(totals.intake.ultraFineDust), 7, alignRight: true))", 16)
-                + style.graded(totals.grade.fineDust?.koreanName ?? "–", totals.grade.fineDust) + "/"
-                + style.graded(totals.grade.ultraFineDust?.koreanName ?? "–", totals.grade.ultraFineDust))
+            let grade = day.totals.grade
+            lines.append(weekRow("\(day.date) \(weekdayName(day.date))", day.totals)
+                + style.graded(grade.fineDust?.koreanName ?? "–", grade.fineDust) + "/"
+                + style.graded(grade.ultraFineDust?.koreanName ?? "–", grade.ultraFineDust))
         }
-        let total = report.totals
-        lines.append(
-            pad("Week", 15)
-            + pad("\(pad(String(total.hours.fineDust), 4, alignRight: true)) \(pad(String(total.hours.ultraFineDust), 5, alignRight: true))", 11)
-            + pad("\(pad(formatted(total.mean.fineDust), 5, alignRight: true)) \(pad(formatted(total.mean.ultraFineDust), 6, alignRight: true))", 14)
-            + pad("\(pad(formatted(total.intake.fineDust), 7, alignRight: true)) \(pad(formatted(total.intake.ultraFineDust), 7, alignRight: true))", 16)
-            + gradeName(total.grade.ultraFineDust) + " (PM2.5)")
+        lines.append(weekRow("Week", report.totals) + gradeName(report.totals.grade.ultraFineDust) + " (PM2.5)")
         lines.append("")
         lines.append("\(chartPollutant.displayName) intake per day (\(unit))")
         lines.append(contentsOf: chart(report.days, pollutant: chartPollutant))
@@ -71,6 +67,17 @@ struct ReportText {
     }
 
     // MARK: - Pieces
+
+    /// A week table line up to its grade column: label, hours, mean and intake of both pollutants.
+    private func weekRow(_ label: String, _ totals: ExposureTotals) -> String {
+        func pair(_ values: DustPair<String>, _ widths: (Int, Int), _ column: Int) -> String {
+            pad("\(pad(values.fineDust, widths.0, alignRight: true)) \(pad(values.ultraFineDust, widths.1, alignRight: true))", column)
+        }
+        return pad(label, 15)
+            + pair(totals.hours.map { String($0) }, (4, 5), 11)
+            + pair(totals.mean.map { formatted($0) }, (5, 6), 14)
+            + pair(totals.intake.map { formatted($0) }, (7, 7), 16)
+    }
 
     private func concentrationWithGrade(_ value: Double?, _ pollutant: Pollutant, _ date: LocalDate) -> String {
         guard let value else { return "–" }

@@ -38,8 +38,7 @@ struct StationsSyncCommand: AsyncParsableCommand {
             throw CommandFailure(.configuration, error.description)
         }
         let transport = AsyncHTTPTransport()
-        let client = AirKoreaClient(endpoint: AirKoreaEndpoint(baseURL: settings.api.baseURL, version: settings.api.version, serviceKey: key),
-                                    transport: transport, timeout: .seconds(Int64(settings.api.timeoutSeconds)))
+        let client = AirKoreaClient(api: settings.api, key: key, transport: transport)
         var stations: [Station] = []
         var request = AirKoreaRequest.stationList()
         var outcome: FetchError?

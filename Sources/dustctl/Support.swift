@@ -82,3 +82,27 @@ func standardError(_ message: String) {
 func standardOutput(_ text: String) {
     FileHandle.standardOutput.write(Data(text.utf8))
 }
+
+/// Reads an input file, refusing anything larger than `limit` before reading it.
+func readInputFile(_ path: String, limit: Int) throws -> Data {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+        throw CommandFailure(.noInput, "\(path): \(String(cString: strerror(errno))).")
+    }
+    guard (status.st_mode & S_IFMT) == S_IFREG else {
+        throw CommandFailure(.noInput, "\(path) is not a regular file.")
+    }
+    guard Int(status.st_size) <= limit else {
+        throw CommandFailure(.dataError, "\(path) is larger than \(limit / (1024 * 1024)) MiB, far beyond anything FineDust reads; it was not read.")
+    }
+    guard let handle = FileHandle(forReadingAtPath: path) else {
+        throw CommandFailure(.noInput, "\(path) cannot be read.")
+    }
+    defer { try? handle.close() }
+    // Read at most one byte past the limit, in case the file grew after stat.
+    let data = try handle.read(upToCount: limit + 1) ?? Data()
+    guard data.count <= limit else {
+        throw CommandFailure(.dataError, "\(path) is larger than \(limit / (1024 * 1024)) MiB; it was not read.")
+    }
+    return data
+}

@@ -27,7 +27,7 @@ struct WeekCommand: ParsableCommand {
             if options.json {
                 print(ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)
             } else {
-                let text = ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel)
+                let text = ReportText.forStandardOutput(settings)
                 print(text.week(report, station: statistics.stations.primary, chartPollutant: chart), terminator: "")
             }
         }

@@ -116,11 +116,9 @@ struct Dustd: AsyncParsableCommand {
     /// `--once`: one cycle; the exit status says how it went.
     private func pollOnce(live: LiveConfiguration, store: SQLiteStore, transport: any HTTPTransport, logger: Logger) async -> Int32 {
         let snapshot = live.snapshot
-        let client = AirKoreaClient(
-            endpoint: AirKoreaEndpoint(baseURL: snapshot.settings.api.baseURL, version: snapshot.settings.api.version, serviceKey: snapshot.key),
-            transport: transport, timeout: .milliseconds(Int64(snapshot.settings.api.timeoutSeconds * 1000)))
-        let poller = Poller(client: client, store: store, planner: PollPlanner(poll: snapshot.settings.poll), clock: SystemClock(), logger: logger)
-        let stations = StationPreference(primary: snapshot.settings.station.name!, fallbacks: snapshot.settings.station.fallbacks)
+        // run() checked station.name before getting here.
+        guard let stations = snapshot.stations else { return 78 }
+        let poller = snapshot.poller(store: store, transport: transport, clock: SystemClock(), logger: logger)
         let report = await poller.cycle(stations: stations, mode: snapshot.settings.station.mode)
         guard let failure = report.failure else {
             logger.notice("Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)", "requests": "\(report.requests)"])
