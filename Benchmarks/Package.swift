@@ -17,12 +17,14 @@ let package = Package(
             cSettings: [.unsafeFlags(["-I/usr/include/libxml2", "-O2"])],
             linkerSettings: [.linkedLibrary("xml2"), .linkedLibrary("sqlite3")]
         ),
+        // The responses both benchmark executables read.
+        .target(name: "BenchmarkFixtures"),
         .executableTarget(
             name: "Parse",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FineDustCore", package: "FineDust"),
-                "CBaselines",
+                "CBaselines", "BenchmarkFixtures",
             ],
             path: "Benchmarks/Parse",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
@@ -32,7 +34,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "FineDustCore", package: "FineDust"),
-                "CBaselines",
+                "CBaselines", "BenchmarkFixtures",
             ],
             path: "Benchmarks/Ingest",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]

@@ -1,18 +1,12 @@
 import AirKorea
 import Benchmark
+import BenchmarkFixtures
 import CBaselines
 import DustKit
 import DustServices
 import DustStore
 import Foundation
 
-let fixtureDirectory = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/synthesized")
-let responses: [(name: String, body: Data, items: Int)] = [
-    ("nation-673", try! Data(contentsOf: fixtureDirectory.appendingPathComponent("sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")), 673),
-    ("3month-2200", try! Data(contentsOf: fixtureDirectory.appendingPathComponent("station-jongno-ver1.5-3MONTH-2026-11-20.xml")), 2200),
-]
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("finedust-bench-\(getpid())")
 
 /// A new, migrated, empty database for one iteration (not measured).

@@ -1,19 +1,12 @@
 import AirKorea
 import Benchmark
+import BenchmarkFixtures
 import CBaselines
 import Foundation
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
 
-/// The two large responses of issue 5: a 673-station 전국 hour and a 2,200-hour 3MONTH station page.
-let fixtureDirectory = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("Fixtures/synthesized")
-let responses: [(name: String, body: Data, items: Int)] = [
-    ("nation-673", try! Data(contentsOf: fixtureDirectory.appendingPathComponent("sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")), 673),
-    ("3month-2200", try! Data(contentsOf: fixtureDirectory.appendingPathComponent("station-jongno-ver1.5-3MONTH-2026-11-20.xml")), 2200),
-]
 
 /// Foundation's XMLParser extracting the same four fields as the C floor.
 final class FoundationExtractor: NSObject, XMLParserDelegate {
