@@ -71,7 +71,8 @@ public struct ServiceKeyLoader: Sendable {
         throw ConfigurationError(key: nil, problem: "no AirKorea service key\(hint): install it as the systemd credential \(Self.credentialName) (see README, \"Run it as a service\"), set DUSTD_API_SERVICE_KEY, or name a key file in api.serviceKeyFile")
     }
 
-    /// Reads a key file, refusing one that other users may read or write.
+    /// Reads a key file, refusing one that other users may read, or that anyone but its owner and
+    /// root may change (or replace, through its directory).
     private func readKeyFile(_ path: String) throws(ConfigurationError) -> ServiceKey {
         var status = stat()
         guard stat(path, &status) == 0 else {
@@ -79,6 +80,9 @@ public struct ServiceKeyLoader: Sendable {
         }
         guard status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
             throw ConfigurationError(key: "api.serviceKeyFile", problem: "names \(path), which other users may read; run `chmod 600 \(path)` (or 640 with a private group)")
+        }
+        if let problem = FilePermissions(role: "the key file", path: path).othersCanChange(status) {
+            throw ConfigurationError(key: "api.serviceKeyFile", problem: "names a file that others could change: \(problem)")
         }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8), let key = ServiceKey(text) else {
             throw ConfigurationError(key: "api.serviceKeyFile", problem: "names \(path), which holds no key (it must contain the key alone)")

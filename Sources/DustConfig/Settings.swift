@@ -17,6 +17,9 @@ public struct FineDustSettings: Sendable {
     public var logLevel: LogLevel
     /// The configuration file that was read, if any.
     public var configurationFile: String?
+    /// Problems that did not stop loading, one sentence each without a final period: a `DUSTD_…`
+    /// variable that is not a setting (probably misspelt), with the nearest real name.
+    public var warnings: [String] = []
 }
 
 /// `station.*`.

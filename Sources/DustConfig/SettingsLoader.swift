@@ -36,8 +36,9 @@ public struct SettingsLoader: Sendable {
         return nil
     }
 
-    /// Loads and validates the settings.
+    /// Loads and validates the settings; `warnings` lists `DUSTD_…` variables that are not settings.
     public func load(configurationFile explicit: String?) throws(ConfigurationError) -> FineDustSettings {
+        let warnings = try checkEnvironment()
         let file = configurationFile(explicit: explicit)
         var fileValues: [AbsoluteConfigKey: ConfigValue] = [:]
         if let file {
@@ -47,7 +48,47 @@ public struct SettingsLoader: Sendable {
             EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "dustd"),
             InMemoryProvider(name: file ?? "defaults", values: fileValues),
         ])
-        return try SettingsParser(reader: reader, environment: environment, file: file).parse()
+        var settings = try SettingsParser(reader: reader, environment: environment, file: file).parse()
+        settings.warnings = warnings
+        return settings
+    }
+
+    // MARK: - Environment
+
+    /// The environment variable swift-configuration reads for `key`, e.g. `DUSTD_API_BASE_URL` for
+    /// `api.baseURL`. Asked of the provider itself (its name encoder is internal), so an error
+    /// never names a variable the provider does not read.
+    static func environmentVariable(for key: String) -> String {
+        let provider = EnvironmentVariablesProvider(environmentVariables: [:]).prefixKeys(with: "dustd")
+        // Only a value that fails to parse makes the lookup throw, and an empty environment has none.
+        let lookup = try? provider.value(forKey: AbsoluteConfigKey(ConfigKey(key)), type: .string)
+        return lookup?.encodedKey ?? "DUSTD_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
+    }
+
+    /// Every setting's variable, mapped to its key.
+    static let settingVariables: [String: String] = Dictionary(uniqueKeysWithValues: knownKeys.keys.map { (environmentVariable(for: $0), $0) })
+
+    /// `DUSTD_…` variables that are read but are not settings: the file to read, and the service key
+    /// (which `ServiceKeyLoader` reads as `api.serviceKey` through the same provider).
+    static let otherVariables: Set<String> = ["DUSTD_CONFIG", environmentVariable(for: "api.serviceKey")]
+
+    /// Refuses a setting's variable that is set but empty (it would silently hide the file's
+    /// value), and returns a warning with a suggestion for each `DUSTD_…` variable nobody reads.
+    private func checkEnvironment() throws(ConfigurationError) -> [String] {
+        var warnings: [String] = []
+        let known = Self.settingVariables.keys.sorted() + Self.otherVariables.sorted()
+        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("DUSTD_") {
+            if let key = Self.settingVariables[name] {
+                guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw ConfigurationError(key: key, problem: "is empty; give it a value, or unset the variable to use the configuration file or the default",
+                                             source: "environment variable \(name)")
+                }
+            } else if !Self.otherVariables.contains(name) {
+                let suggestion = nearest(to: name, among: known).map { " (did you mean \($0)?)" } ?? ""
+                warnings.append("the environment variable \(name) is not a FineDust setting and is ignored\(suggestion)")
+            }
+        }
+        return warnings
     }
 
     // MARK: - YAML
@@ -78,8 +119,8 @@ public struct SettingsLoader: Sendable {
         guard stat(path, &status) == 0 else {
             throw ConfigurationError(key: nil, problem: "the configuration file \(path) cannot be read: \(String(cString: strerror(errno)))")
         }
-        guard (status.st_mode & S_IFMT) != S_IFREG || status.st_mode & S_IWOTH == 0 else {
-            throw ConfigurationError(key: nil, problem: "the configuration file \(path) is writable by every user; run `chmod o-w \(path)` first")
+        if let problem = FilePermissions(role: "the configuration file", path: path).othersCanChange(status) {
+            throw ConfigurationError(key: nil, problem: problem)
         }
         let text: String
         do {
@@ -91,7 +132,7 @@ public struct SettingsLoader: Sendable {
         do {
             root = try Yams.compose(yaml: text)
         } catch {
-            throw ConfigurationError(key: nil, problem: "the file is not valid YAML: \(error)", source: path)
+            throw ConfigurationError(key: nil, problem: "the file is not valid YAML: \(yamlProblem(error))", source: path)
         }
         guard let root else { return [:] }
         guard case .mapping = root else {
@@ -114,7 +155,7 @@ public struct SettingsLoader: Sendable {
             return
         }
         guard let shape = knownKeys[key] else {
-            let suggestion = knownKeys.keys.min { editDistance($0, key) < editDistance($1, key) }.map { " (did you mean \($0)?)" } ?? ""
+            let suggestion = nearest(to: key, among: knownKeys.keys.sorted()).map { " (did you mean \($0)?)" } ?? ""
             throw ConfigurationError(key: key, problem: "is not a FineDust setting\(suggestion)", source: file)
         }
         let absolute = AbsoluteConfigKey(path)
@@ -163,6 +204,32 @@ public struct SettingsLoader: Sendable {
             throw ConfigurationError(key: key, problem: "must be a list of {from, to, activity, outdoors} entries", source: file)
         }
     }
+}
+
+/// Yams' error description spans lines (the problem, then the offending line and a caret):
+/// this is the problem and where it is, on one line.
+private func yamlProblem(_ error: any Error) -> String {
+    let problem: String
+    var line: Int?, column: Int?
+    switch error as? YamlError {
+    case let .scanner(_, description, mark, _), let .parser(_, description, mark, _), let .composer(_, description, mark, _):
+        (problem, line, column) = (description, mark.line, mark.column)
+    case let .duplicatedKeysInMapping(duplicates, context):
+        (problem, line, column) = ("\(duplicates.joined(separator: ", ")) appears twice in one mapping", context.mark.line, context.mark.column)
+    case let .reader(description, offset, _, yaml):
+        // The reader reports a character offset: count the line ends before it.
+        problem = description
+        line = offset.map { yaml.prefix($0).reduce(1) { $1.isNewline ? $0 + 1 : $0 } }
+    default:
+        problem = String(describing: error)
+    }
+    let place = line.map { line in " at line \(line)" + (column.map { ", column \($0)" } ?? "") } ?? ""
+    return problem.split(whereSeparator: \.isNewline).joined(separator: " ") + place
+}
+
+/// The candidate closest to a misspelt name, for "did you mean"; the first of equally close ones.
+func nearest(to name: String, among candidates: [String]) -> String? {
+    candidates.min { editDistance($0, name) < editDistance($1, name) }
 }
 
 /// Levenshtein distance, for "did you mean" suggestions on misspelt keys.
@@ -308,12 +375,7 @@ struct SettingsParser {
 
     /// Where a key's value came from: the environment variable, or the file.
     private func source(of key: String) -> String? {
-        let variable = "DUSTD_" + key.split(separator: ".").map { component in
-            component.reduce(into: "") { result, character in
-                if character.isUppercase, !result.isEmpty { result += "_" }
-                result += character.uppercased()
-            }
-        }.joined(separator: "_")
+        let variable = SettingsLoader.environmentVariable(for: key)
         if environment[variable] != nil { return "environment variable \(variable)" }
         return file
     }

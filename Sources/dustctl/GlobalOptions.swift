@@ -20,7 +20,8 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON instead of text.")
     var json = false
 
-    /// The settings from the configuration file and environment, with --db and --station applied.
+    /// The settings from the configuration file and environment, with --db and --station applied;
+    /// the loader's warnings (a misspelt `DUSTD_…` variable) go to stderr.
     func settings() throws -> FineDustSettings {
         var settings: FineDustSettings
         do {
@@ -28,6 +29,7 @@ struct GlobalOptions: ParsableArguments {
         } catch {
             throw CommandFailure(.configuration, error.description)
         }
+        for warning in settings.warnings { standardError("warning: \(warning).") }
         if let db { settings.storagePath = db }
         if let station { settings.station.name = station }
         return settings

@@ -1,0 +1,180 @@
+import DustConfig
+import Foundation
+import Testing
+import TestSupport
+
+/// The first configuration error `body` throws, or nil.
+func configurationError(_ body: () async throws(ConfigurationError) -> Void) async -> ConfigurationError? {
+    do {
+        try await body()
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("Configuration trust: environment variables, YAML errors, file permissions")
+struct ConfigurationTrustTests {
+    @Test("A bad value from the environment is blamed on the variable swift-configuration read", arguments: [
+        ("DUSTD_API_BASE_URL", "ftp://x", "api.baseURL"),
+        ("DUSTD_API_TIMEOUT_SECONDS", "0", "api.timeoutSeconds"),
+        ("DUSTD_POLL_RETRY_INITIAL_SECONDS", "0", "poll.retryInitialSeconds"),
+        ("DUSTD_INTAKE_VENTILATION_SEDENTARY", "500", "intake.ventilation.sedentary"),
+    ])
+    func environmentAttribution(variable: String, value: String, key: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let error = try #require(await configurationError { () throws(ConfigurationError) in
+            _ = try SettingsLoader(environment: [variable: value]).load(configurationFile: path)
+        })
+        #expect(error.key == key)
+        #expect(error.source == "environment variable \(variable)")
+        #expect(!error.description.contains(path))
+    }
+
+    @Test("An empty DUSTD_ setting is refused, naming the variable, instead of hiding the file's value", arguments: ["", "  "])
+    func emptyVariable(value: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let error = try #require(await configurationError { () throws(ConfigurationError) in
+            _ = try SettingsLoader(environment: ["DUSTD_STATION_NAME": value]).load(configurationFile: path)
+        })
+        #expect(error.key == "station.name")
+        #expect(error.description == "Invalid configuration: station.name is empty; give it a value, or unset the variable to use the configuration file or the default (in environment variable DUSTD_STATION_NAME).")
+    }
+
+    @Test("A misspelt DUSTD_ variable is a warning with the nearest real name", arguments: [
+        ("DUSTD_POLL_MINUT", "DUSTD_POLL_MINUTE"),
+        ("DUSTD_API_BASEURL", "DUSTD_API_BASE_URL"),
+        ("DUSTD_STATON_NAME", "DUSTD_STATION_NAME"),
+        ("DUSTD_API_SERVICEKEY", "DUSTD_API_SERVICE_KEY"),
+    ])
+    func misspeltVariable(variable: String, suggestion: String) throws {
+        let settings = try SettingsLoader(environment: [variable: "5", "DUSTD_POLL_MINUTE": "7"], workingDirectory: "/nonexistent")
+            .load(configurationFile: nil)
+        #expect(settings.poll.minute == 7)
+        #expect(settings.warnings == ["the environment variable \(variable) is not a FineDust setting and is ignored (did you mean \(suggestion)?)"])
+    }
+
+    @Test("Every documented variable, DUSTD_CONFIG and DUSTD_API_SERVICE_KEY load without a warning")
+    func knownVariables() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try "# empty\n".write(toFile: path, atomically: false, encoding: .utf8)
+        let environment = [
+            "DUSTD_CONFIG": path, "DUSTD_API_SERVICE_KEY": "KEY", "DUSTD_API_SERVICE_KEY_FILE": "/run/key",
+            "DUSTD_STATION_NAME": "종로구", "DUSTD_STATION_FALLBACKS": "중구", "DUSTD_STATION_MODE": "nation",
+            "DUSTD_API_BASE_URL": "http://127.0.0.1:9", "DUSTD_API_VERSION": "1.5", "DUSTD_API_TIMEOUT_SECONDS": "5",
+            "DUSTD_POLL_MINUTE": "5", "DUSTD_POLL_JITTER_SECONDS": "0", "DUSTD_POLL_INTERVAL_SECONDS": "60",
+            "DUSTD_POLL_RETRY_INITIAL_SECONDS": "10", "DUSTD_POLL_RETRY_MAX_SECONDS": "20", "DUSTD_STORAGE_PATH": "/tmp/d.sqlite",
+            "DUSTD_TIMEZONE": "UTC", "DUSTD_INTAKE_MODEL": "ventilation", "DUSTD_INTAKE_INFILTRATION": "0.5",
+            "DUSTD_INTAKE_VENTILATION_SLEEP": "0.3", "DUSTD_INTAKE_VENTILATION_SEDENTARY": "0.4", "DUSTD_INTAKE_VENTILATION_LIGHT": "0.8",
+            "DUSTD_INTAKE_VENTILATION_MODERATE": "1.5", "DUSTD_INTAKE_VENTILATION_HIGH": "3",
+            "DUSTD_INTAKE_SCHEDULE": "0-24 sedentary 0", "DUSTD_LOG_LEVEL": "debug",
+        ]
+        let settings = try SettingsLoader(environment: environment).load(configurationFile: nil)
+        #expect(settings.warnings == [])
+        #expect(settings.api.baseURL == "http://127.0.0.1:9" && settings.api.serviceKeyFile == "/run/key")
+        #expect(settings.poll.retryInitialSeconds == 10 && settings.poll.retryMaxSeconds == 20)
+        #expect(settings.station.mode == .nation && settings.logLevel == .debug)
+    }
+
+    @Test("A YAML syntax error is one sentence naming the file and the line")
+    func yamlSyntax() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\npoll:\n  minute: 5: 6\n".write(toFile: path, atomically: false, encoding: .utf8)
+        do {
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            Issue.record("broken YAML was accepted")
+        } catch {
+            #expect(error.description == "Invalid configuration: the file is not valid YAML: mapping values are not allowed in this context at line 4, column 12 (in \(path)).")
+        }
+    }
+
+    @Test("A configuration file that its group or everyone may write is refused with the chmod that fixes it", arguments: [
+        (0o664, "its group"), (0o646, "every user"), (0o666, "every user"),
+    ])
+    func writableConfiguration(mode: Int, who: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try "poll:\n  minute: 5\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(chmod(path, mode_t(mode)) == 0)
+        do {
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            Issue.record("a configuration file with mode \(String(mode, radix: 8)) was accepted")
+        } catch {
+            #expect(error.description == "Invalid configuration: the configuration file \(path) is writable by \(who); run `chmod go-w \(path)`.")
+        }
+    }
+
+    @Test("A configuration file in a directory others may write without the sticky bit is refused; with it, accepted", arguments: [
+        (0o777, false), (0o775, false), (0o757, false), (0o1777, true), (0o755, true), (0o700, true),
+    ])
+    func configurationDirectory(mode: Int, accepted: Bool) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.path("etc")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let path = (folder as NSString).appendingPathComponent("dustd.yaml")
+        try "poll:\n  minute: 5\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(chmod(path, 0o644) == 0 && chmod(folder, mode_t(mode)) == 0)
+        do {
+            let settings = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            #expect(accepted, "a configuration file in a directory with mode \(String(mode, radix: 8)) was accepted")
+            #expect(settings.poll.minute == 5)
+        } catch {
+            #expect(!accepted, "\(error)")
+            #expect(error.description == "Invalid configuration: the configuration file \(path) is in \(folder), which other users may write, so they could replace the file; run `chmod go-w \(folder)`.")
+        }
+    }
+
+    @Test("A symlinked configuration whose real directory others may write is refused")
+    func symlinkedConfiguration() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let shared = directory.path("shared")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: false)
+        let real = (shared as NSString).appendingPathComponent("dustd.yaml")
+        try "poll:\n  minute: 5\n".write(toFile: real, atomically: false, encoding: .utf8)
+        #expect(chmod(real, 0o644) == 0 && chmod(shared, 0o777) == 0)
+        let link = directory.path("dustd.yaml")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: link) }
+    }
+
+    @Test("A key file its group may write, or in a directory others may write, is refused; 0600 in 0700 loads", arguments: [
+        (0o620, 0o700, "the key file %@ is writable by its group; run `chmod go-w %@`"),
+        (0o600, 0o770, "the key file %@ is in %d, which other users may write, so they could replace the file; run `chmod go-w %d`"),
+        (0o600, 0o700, nil),
+    ] as [(Int, Int, String?)])
+    func keyFilePermissions(fileMode: Int, directoryMode: Int, problem: String?) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.path("keys")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let path = (folder as NSString).appendingPathComponent("airkorea-service-key")
+        try "TEST+KEY/abc123==\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(chmod(path, mode_t(fileMode)) == 0 && chmod(folder, mode_t(directoryMode)) == 0)
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        settings.api.serviceKeyFile = path
+        let loaded = settings
+        let error = await configurationError { () throws(ConfigurationError) in
+            _ = try await ServiceKeyLoader(environment: [:]).load(settings: loaded)
+        }
+        if let problem {
+            let expected = problem.replacingOccurrences(of: "%@", with: path).replacingOccurrences(of: "%d", with: folder)
+            #expect(error?.key == "api.serviceKeyFile")
+            #expect(error?.description == "Invalid configuration: api.serviceKeyFile names a file that others could change: \(expected).")
+        } else {
+            #expect(error == nil, "\(String(describing: error))")
+        }
+    }
+}
