@@ -39,7 +39,7 @@ struct ActivityImportCommand: ParsableCommand {
             }
             let store = try SQLiteStore(path: settings.storagePath)
             try store.replaceWalkingDistances(distances, importedAt: Date())
-            print("\(file): \(distances.count) hours of walking imported.")
+            try standardOutputLine("\(file): \(distances.count) hours of walking imported.")
         }
     }
 }

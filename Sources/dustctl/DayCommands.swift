@@ -64,9 +64,9 @@ struct HourlyCommand: ParsableCommand {
             let day = try date.map { try parseDate($0, option: "The date") } ?? statistics.today
             let report = try statistics.day(day)
             if options.json {
-                print(ReportJSON.hourly(report, calendar: settings.calendar).serialized)
+                try standardOutputLine(ReportJSON.hourly(report, calendar: settings.calendar).serialized)
             } else {
-                print(ReportText.forStandardOutput(settings).hourly(report), terminator: "")
+                try standardOutput(ReportText.forStandardOutput(settings).hourly(report))
             }
         }
     }
@@ -75,8 +75,8 @@ struct HourlyCommand: ParsableCommand {
 func printDay(_ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool) throws {
     let report = try statistics.day(date)
     if json {
-        print(ReportJSON.day(report, calendar: settings.calendar).serialized)
+        try standardOutputLine(ReportJSON.day(report, calendar: settings.calendar).serialized)
     } else {
-        print(ReportText.forStandardOutput(settings).day(report, isToday: isToday), terminator: "")
+        try standardOutput(ReportText.forStandardOutput(settings).day(report, isToday: isToday))
     }
 }

@@ -37,28 +37,28 @@ struct DemoCommand: ParsableCommand {
             let day = try statistics.day(DemoReplay.lastDay)
             let week = try statistics.rollingWeek(endingOn: DemoReplay.lastDay)
             if json {
-                print(JSON.object([
+                try standardOutputLine(JSON.object([
                     ("day", ReportJSON.day(day, calendar: calendar)),
                     ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
                 ]).serialized)
                 return
             }
             let style = TextStyle.forStandardOutput()
-            print(style.bold("Replaying \(outcomes.count) recorded and synthesized AirKorea responses into \(db)"))
+            try standardOutputLine(style.bold("Replaying \(outcomes.count) recorded and synthesized AirKorea responses into \(db)"))
             for (response, outcome) in outcomes {
                 switch outcome {
                 case let .stored(report):
                     let stored = report.stored
-                    print("  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)")
+                    try standardOutputLine("  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)")
                 case let .rejected(error):
-                    print("  ✗ \(response.path): " + style.dim(error.description))
+                    try standardOutputLine("  ✗ \(response.path): " + style.dim(error.description))
                 }
             }
-            print("  ✓ \(DemoReplay.activityFile): \(walked) hours of walking\n")
+            try standardOutputLine("  ✓ \(DemoReplay.activityFile): \(walked) hours of walking\n")
             let text = ReportText(style: style, calendar: calendar, intakeModel: model)
-            print(text.day(day, isToday: false))
-            print(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
-            print(style.dim("Explore: dustctl week --db \(db) --station \(DemoReplay.station) --end \(DemoReplay.lastDay)"))
+            try standardOutputLine(text.day(day, isToday: false))
+            try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
+            try standardOutputLine(style.dim("Explore: dustctl week --db \(db) --station \(DemoReplay.station) --end \(DemoReplay.lastDay)"))
         }
     }
 

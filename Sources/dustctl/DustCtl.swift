@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `dustctl`: ask FineDust what you breathed.
 @main
@@ -13,4 +14,34 @@ struct DustCtl: AsyncParsableCommand {
             """,
         subcommands: [TodayCommand.self, DayCommand.self, HourlyCommand.self, WeekCommand.self, ExportCommand.self, ImportCommand.self, ActivityCommand.self, StationsCommand.self, StatusCommand.self, DemoCommand.self]
     )
+
+    /// ArgumentParser's own `main`, except that SIGPIPE is ignored and help and usage errors go
+    /// through dustctl's writer.
+    static func main() async {
+        // A closed pipe then shows up as EPIPE from write(2), which ends dustctl quietly with 0,
+        // instead of a signal that kills it halfway through a line.
+        signal(SIGPIPE, SIG_IGN)
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // ArgumentParser's `exit(withError:)` prints with `print`, whose failures nobody sees.
+            var status = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if !message.isEmpty, status.isSuccess {
+                do {
+                    try reportingFailures { () throws -> Void in try standardOutputLine(message) }
+                } catch {
+                    status = error as? ExitCode ?? .failure
+                }
+            } else if !message.isEmpty {
+                _ = writeAll((message + "\n").utf8, to: STDERR_FILENO)
+            }
+            Self.exit(withError: status)
+        }
+    }
 }

@@ -13,7 +13,9 @@ struct ExportCommand: ParsableCommand {
             Examples:
               dustctl export --last-week --output last-week.csv
               dustctl export --from 2026-01-01 --to 2026-12-31 --per week --bom --output 2026.csv
-              dustctl export --week 2026-W47 --format json
+              dustctl export --week 2026-W47 --json
+            --output never writes through or replaces a symbolic link, device or FIFO (exit 73); a failed
+            write leaves an existing file as it was (exit 74).
             """)
 
     enum Period: String, ExpressibleByArgument, CaseIterable { case day, week }
@@ -36,10 +38,11 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "One row per day or per ISO week.")
     var per: Period = .day
 
-    @Option(help: "csv or json.")
-    var format: Format = .csv
+    @Option(help: "csv (default) or json; --json is the same as --format json.")
+    var format: Format?
 
-    @Option(help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"), completion: .file())
+    @Option(help: ArgumentHelp("Write to this regular file instead of stdout: replaced whole, keeping its owner and mode.", valueName: "file"),
+            completion: .file())
     var output: String?
 
     @Flag(help: "Start the CSV with a UTF-8 byte order mark (for Excel).")
@@ -56,8 +59,12 @@ struct ExportCommand: ParsableCommand {
             guard last.daysSinceEpoch - first.daysSinceEpoch < 366 * 50 else { throw ValidationError("The range is longer than 50 years.") }
         }
         if let week, ISOWeek(week) == nil { throw ValidationError("--week must be an ISO week such as 2026-W47, not \"\(week)\".") }
-        if bom, format == .json { throw ValidationError("--bom applies to CSV only.") }
+        if options.json, format == .csv { throw ValidationError("--json and --format csv ask for different formats; give one of them.") }
+        if bom, outputFormat == .json { throw ValidationError("--bom applies to CSV only.") }
     }
+
+    /// `--format`, or JSON for the global `--json`, else CSV.
+    private var outputFormat: Format { format ?? (options.json ? .json : .csv) }
 
     func run() throws {
         try reportingFailures {
@@ -66,7 +73,7 @@ struct ExportCommand: ParsableCommand {
             let (first, last) = try range(today: statistics.today)
             let station = statistics.stations.primary
             var text: String
-            switch (per, format) {
+            switch (per, outputFormat) {
             case (.day, .csv):
                 text = ExportCSV.days(try statistics.days(from: first, through: last), station: station)
             case (.week, .csv):
@@ -80,13 +87,9 @@ struct ExportCommand: ParsableCommand {
             }
             if bom { text = "\u{FEFF}" + text }
             if let output {
-                do {
-                    try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)
-                } catch {
-                    throw CommandFailure(.ioError, "Cannot write \(output): \(error.localizedDescription)")
-                }
+                try OutputFile(path: output).write(text.utf8)
             } else {
-                standardOutput(text)
+                try standardOutput(text)
             }
         }
     }

@@ -24,7 +24,7 @@ struct StatusCommand: ParsableCommand {
             let lastSuccess = try store.recentAttempts(limit: 1, outcome: .ok).first
             let lastError = try store.recentAttempts(limit: 1, excluding: .ok).first
             let state = try store.daemonState()
-            let latest = try station.flatMap { try store.latestSlot(station: $0) }
+            let latest = try station.flatMap { try store.latestSlot(station: $0, endingBy: now) }
             let stale = latest.map { now.timeIntervalSince($0.end) > Self.staleAfter } ?? true
             let rows = try store.measurementCount()
             let calendar = settings.calendar
@@ -49,7 +49,7 @@ struct StatusCommand: ParsableCommand {
                         ("message", attempt.message.map(JSON.string) ?? .null),
                     ])
                 }
-                print(JSON.object([
+                try standardOutputLine(JSON.object([
                     ("database", .string(settings.storagePath)),
                     ("station", station.map(JSON.string) ?? .null),
                     ("state", state["state"].map(JSON.string) ?? .null),
@@ -81,7 +81,7 @@ struct StatusCommand: ParsableCommand {
             }
             let freshness = latest.map { "newest hour ends \(calendar.iso8601($0.end))" } ?? "no hours stored"
             lines.append("Data          \(rows) rows; \(freshness)" + (stale ? style.graded(" — stale (nothing new for 3 hours)", .bad) : ""))
-            print(lines.joined(separator: "\n"))
+            try standardOutputLine(lines.joined(separator: "\n"))
         }
     }
 }

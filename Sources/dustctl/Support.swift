@@ -11,6 +11,7 @@ enum ExitStatus: Int32 {
     case dataError = 65
     case noInput = 66
     case unavailable = 69
+    case cannotCreate = 73
     case ioError = 74
     case configuration = 78
 }
@@ -68,19 +69,74 @@ private func report(_ error: any Error) -> ExitCode {
     case let exit as ExitCode: return exit
     case let command as CommandFailure: failure = command
     case let store as StoreError: failure = CommandFailure(store)
+    case let output as OutputError:
+        // The reader of a pipe went away (`dustctl week | head -1`): it has what it wanted.
+        guard let command = CommandFailure(output) else { return .success }
+        failure = command
     default: failure = CommandFailure(.ioError, String(describing: error))
     }
     standardError(failure.message)
     return ExitCode(failure.status.rawValue)
 }
 
-func standardError(_ message: String) {
-    FileHandle.standardError.write(Data(("dustctl: " + message + "\n").utf8))
+/// Why dustctl's output could not be written.
+enum OutputError: Error {
+    /// The read end of the pipe is closed (EPIPE): the reader has stopped listening.
+    case closedPipe
+    /// write(2) failed with this errno, e.g. ENOSPC on a full disk.
+    case failed(errno: Int32)
 }
 
-/// Writes to stdout; a closed pipe (`dustctl … | head`) is not an error worth a crash.
-func standardOutput(_ text: String) {
-    FileHandle.standardOutput.write(Data(text.utf8))
+extension CommandFailure {
+    /// The failure a stdout write error ends dustctl with; nil for a closed pipe, which is a quiet end.
+    init?(_ error: OutputError) {
+        switch error {
+        case .closedPipe: return nil
+        case let .failed(code): self.init(.ioError, "Cannot write the output: \(String(cString: strerror(code))).")
+        }
+    }
+}
+
+/// Writes all of `bytes` to a descriptor with write(2), resuming after EINTR and partial writes.
+///
+/// dustctl's one way to write: `FileHandle.write(_:)` traps on a write error, and `print` goes
+/// through a stdio buffer whose failed flush at exit nobody sees (`dustctl week > /dev/full`
+/// exited 0 having written nothing). Returns the errno of the failure, or nil.
+func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Int32? {
+    let buffer = Array(bytes)
+    var written = 0
+    while written < buffer.count {
+        let count = buffer.withUnsafeBytes { raw in
+            write(descriptor, raw.baseAddress! + written, raw.count - written)
+        }
+        if count < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        written += count
+    }
+    return nil
+}
+
+/// Writes text to stdout, unbuffered. A closed pipe throws `.closedPipe`, which
+/// `reportingFailures` turns into a quiet exit 0; any other error ends dustctl with 74.
+func standardOutput(_ text: String) throws(OutputError) {
+    switch writeAll(text.utf8, to: STDOUT_FILENO) {
+    case nil: return
+    case EPIPE: throw .closedPipe
+    case let code?: throw .failed(errno: code)
+    }
+}
+
+/// `standardOutput` with a line end: what `print` was.
+func standardOutputLine(_ text: String) throws(OutputError) {
+    try standardOutput(text + "\n")
+}
+
+/// One sentence on stderr, prefixed `dustctl: `. A failure to write it is ignored: there is
+/// nowhere left to report it, and the exit status still tells.
+func standardError(_ message: String) {
+    _ = writeAll(("dustctl: " + message + "\n").utf8, to: STDERR_FILENO)
 }
 
 /// Reads an input file, refusing anything larger than `limit` before reading it.

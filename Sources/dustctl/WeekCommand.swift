@@ -25,10 +25,10 @@ struct WeekCommand: ParsableCommand {
             let last = try end.map { try parseDate($0, option: "--end") } ?? statistics.today
             let report = try statistics.rollingWeek(endingOn: last)
             if options.json {
-                print(ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)
+                try standardOutputLine(ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)
             } else {
                 let text = ReportText.forStandardOutput(settings)
-                print(text.week(report, station: statistics.stations.primary, chartPollutant: chart), terminator: "")
+                try standardOutput(text.week(report, station: statistics.stations.primary, chartPollutant: chart))
             }
         }
     }

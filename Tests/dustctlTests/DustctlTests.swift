@@ -17,10 +17,16 @@ func dustctl(_ arguments: String..., environment extra: [String: String] = [:], 
 }
 
 func dustctl(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil) throws -> ProcessResult {
+    try Executables.run("dustctl", arguments, environment: dustctlEnvironment(extra), currentDirectory: directory)
+}
+
+/// The host's environment without its DUSTD_ variables, reading the empty configuration, plus `extra`.
+func dustctlEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
     environment["DUSTD_CONFIG"] = emptyConfiguration
+    environment["NO_COLOR"] = "1"
     environment.merge(extra) { $1 }
-    return try Executables.run("dustctl", arguments, environment: environment, currentDirectory: directory)
+    return environment
 }
 
 func fixture(_ path: String) -> String { TestFixtures.url(path).path }

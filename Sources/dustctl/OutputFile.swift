@@ -1,0 +1,91 @@
+import Foundation
+
+/// The file `export --output FILE` writes (SPEC §15): only ever a regular file, replaced whole
+/// by a new copy with the old one's owner and mode, or left as it was.
+struct OutputFile {
+    let path: String
+
+    /// Writes `bytes` to a new file next to `path`, gives it the existing file's owner and mode,
+    /// fsyncs it and renames it over `path`.
+    ///
+    /// A device, FIFO, socket, directory or symbolic link at `path` is refused (73) before
+    /// anything is opened: writing through a symlink or into a FIFO is not what `--output` promises,
+    /// and renaming over them would destroy them (as root, `--output /dev/full` once turned the
+    /// device into a file). A failed write (74) removes the new copy and leaves `path` untouched.
+    func write(_ bytes: some Collection<UInt8>) throws(CommandFailure) {
+        var existing = stat()
+        let exists: Bool
+        if lstat(path, &existing) == 0 {
+            if let kind = Self.notRegular(existing.st_mode) {
+                throw CommandFailure(.cannotCreate, "\(path) is \(kind); --output only creates or replaces regular files, so it was left alone.")
+            }
+            exists = true
+        } else if errno == ENOENT {
+            exists = false
+        } else {
+            throw CommandFailure(.cannotCreate, "Cannot write \(path): \(Self.reason(errno)).")
+        }
+
+        // A new file gets the usual 0644 less the umask (open applies it); a replacement starts
+        // private and then takes the old file's owner and mode.
+        let (temporary, descriptor) = try createTemporary(mode: exists ? 0o600 : 0o644)
+        var renamed = false
+        defer {
+            close(descriptor)
+            if !renamed { unlink(temporary) }
+        }
+        if exists {
+            // Only root may give a file to another user. When the new copy cannot have the old
+            // file's owner, refuse rather than write into the old file in place: in place would keep
+            // owner and mode too, but a full disk halfway through would leave it truncated, and
+            // the existing file must survive a failed export whole.
+            guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
+                throw CommandFailure(.cannotCreate, "\(path) belongs to another user or group (\(existing.st_uid):\(existing.st_gid)), and a new copy could not be given that owner (\(Self.reason(errno))); write to a new file or run dustctl as its owner.")
+            }
+            guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
+                throw CommandFailure(.cannotCreate, "Cannot give the new \(path) the old one's mode: \(Self.reason(errno)).")
+            }
+        }
+        if let code = writeAll(bytes, to: descriptor) {
+            throw CommandFailure(.ioError, "Cannot write \(path): \(Self.reason(code))\(exists ? "; the existing file was left as it was" : "").")
+        }
+        guard fsync(descriptor) == 0 else {
+            throw CommandFailure(.ioError, "Cannot write \(path): \(Self.reason(errno))\(exists ? "; the existing file was left as it was" : "").")
+        }
+        guard rename(temporary, path) == 0 else {
+            throw CommandFailure(.ioError, "Cannot replace \(path): \(Self.reason(errno)).")
+        }
+        renamed = true
+    }
+
+    /// A hidden file in the same directory (so the rename cannot cross file systems), created
+    /// exclusively and without following a symlink someone may have planted under its name.
+    private func createTemporary(mode: mode_t) throws(CommandFailure) -> (path: String, descriptor: Int32) {
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent().path
+        for _ in 0..<8 {
+            let name = ".\(url.lastPathComponent).dustctl-\(String(UInt32.random(in: .min ... .max), radix: 16))"
+            let temporary = (directory as NSString).appendingPathComponent(name)
+            let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if descriptor >= 0 { return (temporary, descriptor) }
+            if errno != EEXIST { break }
+        }
+        throw CommandFailure(.cannotCreate, "Cannot create \(path): \(Self.reason(errno)) (dustctl writes a new file in \(directory) and renames it).")
+    }
+
+    /// What the file type is, when it is not a regular file.
+    private static func notRegular(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFLNK: "a symbolic link"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        case S_IFDIR: "a directory"
+        default: "not a regular file"
+        }
+    }
+
+    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

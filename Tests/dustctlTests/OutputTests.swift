@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// How a dustctl run with a chosen stdout ended.
+struct RawRun {
+    var status: Int32
+    var reason: Process.TerminationReason
+    var standardError: String
+}
+
+/// Runs dustctl with `standardOutput` as its stdout (a device, a pipe) and stderr captured.
+func dustctl(_ arguments: [String], standardOutput: FileHandle) throws -> RawRun {
+    let directory = try TemporaryDirectory("finedust-raw")
+    defer { directory.remove() }
+    let errPath = directory.path("stderr")
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    let process = Process()
+    process.executableURL = Executables.url("dustctl")
+    process.arguments = arguments
+    process.environment = dustctlEnvironment()
+    process.standardOutput = standardOutput
+    process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return RawRun(status: process.terminationStatus, reason: process.terminationReason,
+                  standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+}
+
+/// File type, owner and mode of a path itself (not of what a symlink points to).
+func fileStatus(_ path: String) -> stat {
+    var status = stat()
+    lstat(path, &status)
+    return status
+}
+
+@Suite("dustctl output: stdout errors, closed pipes, --output")
+struct OutputTests {
+    @Test("Every command that prints exits 74 with one sentence when stdout is /dev/full", arguments: [
+        ["export", "--week", "2026-W47"], ["hourly", "2026-11-20"], ["day", "2026-11-20"], ["week", "--end", "2026-11-20"],
+        ["week", "--end", "2026-11-20", "--json"], ["status"],
+    ])
+    func fullDevice(command: [String]) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let run = try dustctl(command + ["--station", "종로구", "--db", db], standardOutput: full)
+        #expect(run.reason == .exit, "dustctl crashed: \(run.standardError)")
+        #expect(run.status == 74, "\(run.standardError)")
+        #expect(run.standardError == "dustctl: Cannot write the output: No space left on device.\n")
+    }
+
+    @Test("A closed pipe (dustctl week | head -1 after head exits) ends quietly with 0", arguments: [
+        ["export", "--week", "2026-W47"], ["week", "--end", "2026-11-20"], ["hourly", "2026-11-20", "--json"],
+    ])
+    func closedPipe(command: [String]) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        close(ends[0])
+        let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+        let run = try dustctl(command + ["--station", "종로구", "--db", db], standardOutput: writeEnd)
+        #expect(run.reason == .exit, "dustctl was killed by signal \(run.status): \(run.standardError)")
+        #expect(run.status == 0)
+        #expect(run.standardError.isEmpty)
+    }
+
+    @Test("--help on a full stdout exits 74 too; --help on a terminal or file still prints")
+    func help() throws {
+        let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let run = try dustctl(["week", "--help"], standardOutput: full)
+        #expect(run.status == 74)
+        #expect(run.standardError == "dustctl: Cannot write the output: No space left on device.\n")
+        let help = try dustctl("week", "--help")
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("dustctl week --end 2026-11-20"))
+        let usage = try dustctl("week", "--end", "tomorrow")
+        #expect(usage.status == 64)
+        #expect(usage.standardError.contains("--end must be a date written YYYY-MM-DD"))
+    }
+
+    @Test("--output refuses a symlink, FIFO, device and directory with 73 and leaves each as it was")
+    func outputRefusesNonRegularFiles() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let target = directory.path("target.csv")
+        try "old\n".write(toFile: target, atomically: false, encoding: .utf8)
+        let link = directory.path("link.csv")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let fifo = directory.path("fifo.csv")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let subdirectory = directory.path("folder.csv")
+        try FileManager.default.createDirectory(atPath: subdirectory, withIntermediateDirectories: false)
+        var refused = [(link, S_IFLNK, "a symbolic link"), (fifo, S_IFIFO, "a FIFO"), (subdirectory, S_IFDIR, "a directory")]
+        // A character device like /dev/full (major 1, minor 7), made here rather than risking the
+        // real /dev/full; only root may make one, so elsewhere the device case is left out.
+        let device = directory.path("full.csv")
+        if mknod(device, S_IFCHR | 0o666, (1 << 8) | 7) == 0 {
+            refused.append((device, S_IFCHR, "a character device"))
+        }
+        for (path, type, kind) in refused {
+            let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
+            #expect(result.status == 73, "\(path): \(result.standardError)")
+            #expect(result.standardError == "dustctl: \(path) is \(kind); --output only creates or replaces regular files, so it was left alone.\n")
+            #expect(fileStatus(path).st_mode & S_IFMT == type, "\(path) was replaced")
+        }
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "old\n")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }.isEmpty)
+    }
+
+    @Test("--output over an existing file keeps its owner and mode (another user's 0600 file, as root)")
+    func outputKeepsOwnerAndMode() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let path = directory.path("week.csv")
+        try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(chmod(path, 0o600) == 0)
+        // As root the file goes to nobody (65534), as it would be when root exports into a user's
+        // file; as anyone else the owner stays theirs and only the mode is checked.
+        let owner: (uid_t, gid_t) = getuid() == 0 ? (65534, 65534) : (getuid(), getgid())
+        #expect(chown(path, owner.0, owner.1) == 0)
+        let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
+        #expect(result.status == 0, "\(result.standardError)")
+        let status = fileStatus(path)
+        #expect(status.st_mode & S_IFMT == S_IFREG)
+        #expect(status.st_mode & 0o7777 == 0o600)
+        #expect(status.st_uid == owner.0 && status.st_gid == owner.1)
+        let csv = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(csv.hasPrefix("date,station,pm10_hours,"))
+        #expect(csv.split(separator: "\n").count == 8)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }.isEmpty)
+    }
+
+    @Test("--output creates a new file 0644 less the umask")
+    func outputNewFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let path = directory.path("new.csv")
+        let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
+        #expect(result.status == 0, "\(result.standardError)")
+        // Read, not set: umask(2) would change it for the tests running alongside.
+        let umaskLine = try String(contentsOfFile: "/proc/self/status", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("Umask:") }
+        let mask = try #require(umaskLine.flatMap { mode_t($0.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) })
+        #expect(fileStatus(path).st_mode & 0o7777 == 0o644 & ~mask)
+        #expect(fileStatus(path).st_uid == getuid())
+    }
+
+    @Test("A write error on --output exits 74 and leaves the existing file whole (file size limit of 32 KiB)")
+    func outputWriteError() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let path = directory.path("year.csv")
+        try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
+        // 11 years, about 135 KB of CSV, against a limit of 64 blocks of 512 bytes (SQLite itself
+        // needs the -shm file's 32 KiB): write(2) fails with EFBIG once SIGXFSZ is ignored (an
+        // ignored signal stays ignored across exec).
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"", Executables.url("dustctl").path,
+                           "export", "--from", "2016-01-01", "--to", "2026-12-31", "--station", "종로구", "--db", db, "--output", path]
+        shell.environment = dustctlEnvironment()
+        let errors = Pipe()
+        shell.standardError = errors
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 74, "\(message)")
+        #expect(message == "dustctl: Cannot write \(path): File too large; the existing file was left as it was.\n")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }.isEmpty)
+    }
+
+    @Test("export --json is --format json; --json with --format csv is a usage error naming both")
+    func exportJSONFlag() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try demoDatabase(directory)
+        let flag = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--json")
+        let option = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", "json")
+        #expect(flag.status == 0, "\(flag.standardError)")
+        #expect(flag.standardOutput == option.standardOutput)
+        let days = try #require(try JSONSerialization.jsonObject(with: Data(flag.standardOutput.utf8)) as? [[String: Any]])
+        #expect(days.map { $0["date"] as? String } == (16...22).map { "2026-11-\($0)" })
+        let both = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--json", "--format", "csv")
+        #expect(both.status == 64)
+        #expect(both.standardError.contains("--json") && both.standardError.contains("--format csv"))
+        #expect(both.standardOutput.isEmpty)
+    }
+}
