@@ -10,9 +10,10 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Store saved AirKorea XML responses, through the same pipeline as dustd.",
         discussion: """
-            Every file is checked before anything is written: if one is not a usable AirKorea response,
-            nothing is stored and dustctl exits 65. Each response is then stored in its own transaction;
-            importing the same file twice changes nothing, and revised values replace older ones.
+            Each file stands alone and is stored in its own transaction: one file that is not a usable
+            AirKorea response is named on stderr with its error and the others are still stored. A
+            summary ends the run; dustctl exits 65 if any file failed (66 if every failure was a missing
+            file). Importing the same file twice changes nothing, and revised values replace older ones.
             Example:
               dustctl import Fixtures/real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml --station 강남대로
             """
@@ -31,22 +32,39 @@ struct ImportCommand: ParsableCommand {
         try reportingFailures {
             let settings = try options.settings()
             let parser = AirKoreaResponseParser()
-            var pages: [(file: String, page: MeasurementPage)] = []
+            // Opened with the first usable file, so a run whose files are all missing or broken
+            // creates no database.
+            var opened: IngestService?
+            var failures: [ExitStatus] = []
             for file in files {
-                let body = try readInputFile(file, limit: parser.limits.maxDocumentBytes)
-                do throws(AirKoreaError) {
-                    pages.append((file, try parser.parseMeasurements(body, requestedStation: options.station)))
+                let page: MeasurementPage
+                do {
+                    let body = try readInputFile(file, limit: parser.limits.maxDocumentBytes)
+                    do throws(AirKoreaError) {
+                        page = try parser.parseMeasurements(body, requestedStation: options.station)
+                    } catch {
+                        throw CommandFailure(.dataError, "\(file): \(error.description)")
+                    }
                 } catch {
-                    throw CommandFailure(.dataError, "\(file): \(error.description)")
+                    let failure = error as? CommandFailure ?? CommandFailure(.ioError, "\(file) cannot be read: \(error.localizedDescription).")
+                    standardError(failure.message)
+                    failures.append(failure.status)
+                    continue
                 }
-            }
-            let store = try SQLiteStore(path: settings.storagePath)
-            let ingest = IngestService(parser: parser, store: store)
-            for (file, page) in pages {
+                // A storage failure is not the file's fault and would fail every later file too:
+                // it ends the import (the files stored so far stay stored).
+                let ingest = try opened ?? IngestService(parser: parser, store: try SQLiteStore(path: settings.storagePath))
+                opened = ingest
                 let report = try ingest.store(page)
                 let skipped = report.skippedItems > 0 ? ", \(report.skippedItems) items without a valid dataTime skipped" : ""
-                print("\(file): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(skipped))")
+                try standardOutputLine("\(file): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(skipped))")
             }
+            let summary = "Imported \(files.count - failures.count) of \(files.count) files"
+            guard failures.isEmpty else {
+                let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
+                throw CommandFailure(status, summary + "; \(failures.count) failed.")
+            }
+            try standardOutputLine(summary + ".")
         }
     }
 }

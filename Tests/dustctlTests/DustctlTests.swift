@@ -94,7 +94,7 @@ struct ImportTests {
         #expect(try dustctl("import", file, "--db", db).standardOutput.contains("24 readings (0 new, 0 revised, 24 unchanged)"))
     }
 
-    @Test("A file that is not a valid response exits 65 with one sentence and leaves the database untouched", arguments: [
+    @Test("A file that is not a valid response is named with its error and exits 65; the good file beside it is stored", arguments: [
         "synthesized/html-503-service-unavailable.html", "synthesized/truncated-daily.xml", "hostile/billion-laughs.xml",
         "real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", "real/error-gateway-05-servicetimeout-json-airkorea.json",
         "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "synthesized/empty-body.xml",
@@ -104,15 +104,41 @@ struct ImportTests {
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
         #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
-        let before = try Data(contentsOf: URL(fileURLWithPath: db))
-        // The good file first: nothing of it may be stored either, because the batch is refused whole.
         let result = try dustctl("import", fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), fixture(file), "--db", db)
         #expect(result.status == 65)
-        #expect(result.standardError.hasPrefix("dustctl: \(fixture(file)): "))
-        #expect(result.standardError.split(separator: "\n").count == 1)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        let errors = result.standardError.split(separator: "\n")
+        #expect(errors.count == 2, "\(result.standardError)")
+        #expect(errors.first?.hasPrefix("dustctl: \(fixture(file)): ") == true)
+        #expect(errors.last == "dustctl: Imported 1 of 2 files; 1 failed.")
         let store = try SQLiteStore(path: db, mode: .readOnly)
-        #expect(try store.measurementCount() == 24)
+        #expect(try store.measurementCount(station: "종로구") == 24)
+        #expect(try store.measurementCount(station: "강남구") == 7)
+    }
+
+    @Test("Import of a directory with one HTML page among good responses stores the good ones and names the bad one")
+    func importStandsAlone() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let inbox = directory.path("inbox")
+        try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: false)
+        for name in ["synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", "synthesized/html-503-service-unavailable.html",
+                     "synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml", "real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml"] {
+            try FileManager.default.copyItem(atPath: fixture(name), toPath: (inbox as NSString).appendingPathComponent((name as NSString).lastPathComponent))
+        }
+        let files = try FileManager.default.contentsOfDirectory(atPath: inbox).sorted().map { (inbox as NSString).appendingPathComponent($0) }
+        let db = directory.path("dust.sqlite")
+        let result = try dustctl(["import"] + files + ["--db", db])
+        #expect(result.status == 65)
+        let html = (inbox as NSString).appendingPathComponent("html-503-service-unavailable.html")
+        let errors = result.standardError.split(separator: "\n").map(String.init)
+        #expect(errors.count == 2, "\(result.standardError)")
+        #expect(errors.first?.hasPrefix("dustctl: \(html): ") == true)
+        #expect(errors.last == "dustctl: Imported 3 of 4 files; 1 failed.")
+        #expect(result.standardOutput.split(separator: "\n").count == 3)
+        let store = try SQLiteStore(path: db, mode: .readOnly)
+        #expect(try store.measurementCount(station: "종로구") == 24)
+        #expect(try store.measurementCount(station: "강남구") == 7)
+        #expect(try store.measurementCount(station: "신풍동") == 1)
     }
 
     @Test("Exit codes: missing file 66, missing database 66, bad usage 64, bad configuration 78")
