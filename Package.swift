@@ -47,7 +47,7 @@ let package = Package(
         ]),
         // AirKorea's HTTPTransport on AsyncHTTPClient (the AirKorea target itself stays free of NIO).
         .target(name: "AirKoreaHTTP", dependencies: [
-            "AirKorea",
+            "AirKorea", "DustKit",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,

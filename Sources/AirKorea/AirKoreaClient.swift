@@ -1,14 +1,17 @@
 import DustKit
 import Foundation
 
-/// An HTTP response: status and body.
+/// An HTTP response: status, body, and where a redirect pointed.
 public struct HTTPResponse: Sendable, Hashable {
     public var status: Int
     public var body: Data
+    /// The `Location` header of a 3xx answer (never followed: the key would go with the request).
+    public var location: String?
 
-    public init(status: Int, body: Data) {
+    public init(status: Int, body: Data, location: String? = nil) {
         self.status = status
         self.body = body
+        self.location = location
     }
 }
 
@@ -36,6 +39,7 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Sends GET requests. Production uses AsyncHTTPClient; tests use a fake or a loopback server.
 public protocol HTTPTransport: Sendable {
     /// Fetches `url`, giving up after `timeout` and refusing bodies larger than `maxBodyBytes`.
+    /// A redirect is returned as it came, never followed.
     func get(_ url: String, timeout: Duration, maxBodyBytes: Int) async throws(TransportError) -> HTTPResponse
 }
 
@@ -45,6 +49,8 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     case transport(TransportError)
     /// An HTTP error status whose body named no AirKorea error.
     case httpStatus(Int)
+    /// A 3xx answer pointing at `host`; not followed, because the service key would travel with it.
+    case redirect(status: Int, host: String)
     /// A response whose body is an AirKorea error or cannot be used.
     case response(AirKoreaError, httpStatus: Int)
 
@@ -55,6 +61,8 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
             status >= 500
                 ? "AirKorea answered HTTP \(status); the service is having trouble, FineDust retries with backoff."
                 : "AirKorea answered HTTP \(status); check api.baseURL and the service key."
+        case let .redirect(status, host):
+            "AirKorea's address answered HTTP \(status), redirecting to \(host); FineDust never follows a redirect because the service key would go with it. Check api.baseURL (it should be \(AirKoreaEndpoint.defaultBaseURL)) and any proxy in between."
         case let .response(error, _): error.description
         }
     }
@@ -64,6 +72,7 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .transport: .retryWithBackoff
         case let .httpStatus(status): status >= 500 ? .retryWithBackoff : .waitForNextHour
+        case .redirect: .waitForNextHour
         case let .response(error, _): error.retryAdvice
         }
     }
@@ -72,7 +81,7 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var httpStatus: Int? {
         switch self {
         case .transport: nil
-        case let .httpStatus(status): status
+        case let .httpStatus(status), let .redirect(status, _): status
         case let .response(_, status): status
         }
     }
@@ -130,9 +139,16 @@ public struct AirKoreaClient: Sendable {
         } catch {
             throw .transport(error)
         }
+        if (300..<400).contains(response.status) {
+            throw .redirect(status: response.status, host: endpoint.redacting(Self.host(of: response.location)))
+        }
         let success = (200..<300).contains(response.status)
+        // A server or proxy that echoes the request (an error page quoting the URL, an errMsg
+        // with the query) would hand the key to every message, log line and row built from the
+        // body: it is removed from the bytes before anything reads them.
+        let body = endpoint.redacting(response.body)
         do {
-            let page = try parse(response.body)
+            let page = try parse(body)
             guard success else { throw FetchError.httpStatus(response.status) }
             return (page, response.status)
         } catch let error as AirKoreaError {
@@ -146,5 +162,15 @@ public struct AirKoreaClient: Sendable {
         } catch {
             throw .httpStatus(response.status)
         }
+    }
+
+    /// The host a redirect points at, safe to show: no path or query (they may carry the key).
+    public static func host(of location: String?) -> String {
+        guard let location, !location.isEmpty else { return "an unnamed location" }
+        guard let components = URLComponents(string: location) else { return "an unreadable location" }
+        guard let host = components.host, !host.isEmpty else { return "another path on the same host" }
+        let scheme = components.scheme.map { "\($0)://" } ?? ""
+        let port = components.port.map { ":\($0)" } ?? ""
+        return TerminalSafeText.sanitized(scheme + host + port)
     }
 }

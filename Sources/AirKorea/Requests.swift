@@ -1,43 +1,5 @@
 import Foundation
 
-/// The AirKorea service key: a secret that is sent, never shown.
-///
-/// Every textual form of it (`description`, `debugDescription`, string interpolation,
-/// `dump`) is `***`; only `AirKoreaEndpoint` reads the real value, to build a URL.
-public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    fileprivate let value: String
-
-    /// A key as the user pasted it, surrounding whitespace removed; nil when nothing is left.
-    public init?(_ raw: String) {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty, !trimmed.contains(where: { $0.isNewline || $0 == " " }) else { return nil }
-        self.value = trimmed
-    }
-
-    /// The key as it goes on the query string: encoded exactly once.
-    ///
-    /// data.go.kr shows two forms: "Encoding" (already percent-encoded, contains `%`) and
-    /// "Decoding" (raw, may contain `+`, `/`, `=`). A key with `%` is sent as is; any other
-    /// key is percent-encoded. Encoding an encoded key twice is the classic cause of code 30.
-    var queryValue: String {
-        value.contains("%") ? value : percentEncodeQueryValue(value)
-    }
-
-    /// `text` with the key, in either form, replaced by `***`: the last line of defence for log output.
-    public func redacting(_ text: String) -> String {
-        text.replacingOccurrences(of: value, with: "***").replacingOccurrences(of: queryValue, with: "***")
-    }
-
-    /// True when `text` contains the key in either form; used to prove logs and files never hold it.
-    public func occurs(in text: String) -> Bool {
-        text.contains(value) || text.contains(queryValue)
-    }
-
-    public var description: String { "***" }
-    public var debugDescription: String { "ServiceKey(***)" }
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
-}
-
 /// How much history a station request asks for.
 public enum DataTerm: String, Sendable, Hashable, CaseIterable {
     /// About 24 hourly rows.
@@ -82,6 +44,41 @@ public enum AirKoreaRequest: Sendable, Hashable {
         }
     }
 
+    /// Rows asked for per page.
+    public var rowsPerPage: Int {
+        switch self {
+        case let .stationRealtime(_, _, _, rows), let .provinceRealtime(_, _, rows), let .stationList(_, _, _, rows): rows
+        }
+    }
+
+    /// The most rows this request can legitimately return: the hours of its window (with a day of
+    /// margin), or every station in Korea several times over. A `totalCount` beyond it is not believed.
+    public var windowRows: Int {
+        switch self {
+        case let .stationRealtime(_, term, _, _):
+            switch term {
+            case .daily: 48
+            case .month: 32 * 24
+            case .threeMonths: 93 * 24
+            }
+        case .provinceRealtime, .stationList: 3000
+        }
+    }
+
+    /// What to do once this request's page came back: ask for the next page, or stop. Paging stops
+    /// at the first short page, and never goes past what `totalCount` and the window allow (SPEC §2).
+    public func nextStep(after paging: Paging) -> PageStep {
+        let rows = max(rowsPerPage, 1)
+        guard paging.itemCount >= rows else { return .complete }
+        let claimedPages = paging.totalCount.map { ($0 + rows - 1) / rows } ?? 1
+        guard pageNumber < claimedPages else { return .complete }
+        let windowPages = (windowRows + rows - 1) / rows
+        guard pageNumber < windowPages else {
+            return .capped(claimedRows: paging.totalCount ?? 0, windowRows: windowRows, pagesRead: pageNumber)
+        }
+        return .next(page(pageNumber + 1))
+    }
+
     /// The station that the items of a response belong to when they carry no `stationName`.
     public var requestedStation: String? {
         if case let .stationRealtime(station, _, _, _) = self { return station }
@@ -104,6 +101,16 @@ public enum AirKoreaRequest: Sendable, Hashable {
     }
 }
 
+/// After a page: the next request, or why paging ends.
+public enum PageStep: Sendable, Hashable {
+    /// Ask for this page next.
+    case next(AirKoreaRequest)
+    /// Everything was read: a short page, or the last page `totalCount` implies.
+    case complete
+    /// `totalCount` claims more rows than the request's window can hold; paging stopped there.
+    case capped(claimedRows: Int, windowRows: Int, pagesRead: Int)
+}
+
 /// Where and how requests go: base URL, API version and the service key.
 public struct AirKoreaEndpoint: Sendable {
     /// The production base URL.
@@ -124,6 +131,16 @@ public struct AirKoreaEndpoint: Sendable {
         urlString(for: request, keyValue: serviceKey.queryValue)
     }
 
+    /// `body` with the service key removed in every encoding (see `ServiceKey.redacting(_:)`).
+    public func redacting(_ body: Data) -> Data {
+        serviceKey.redacting(body)
+    }
+
+    /// `text` with the service key removed in every encoding.
+    public func redacting(_ text: String) -> String {
+        serviceKey.redacting(text)
+    }
+
     /// The URL with `serviceKey=***`: safe for logs, errors and the database.
     public func redactedURL(for request: AirKoreaRequest) -> String {
         urlString(for: request, keyValue: "***")
@@ -133,25 +150,4 @@ public struct AirKoreaEndpoint: Sendable {
         let query = [("serviceKey", keyValue)] + request.parameters(version: version).map { ($0.0, percentEncodeQueryValue($0.1)) }
         return "\(baseURL)/\(request.path)?" + query.map { "\($0.0)=\($0.1)" }.joined(separator: "&")
     }
-}
-
-/// Percent-encodes everything except RFC 3986 unreserved characters, so `+`, `/`, `=` and
-/// Korean station names survive every server's query parsing.
-func percentEncodeQueryValue(_ value: String) -> String {
-    var encoded = ""
-    encoded.reserveCapacity(value.utf8.count)
-    let hex = Array("0123456789ABCDEF".utf8)
-    for byte in value.utf8 {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "_"), UInt8(ascii: "~"):
-            encoded.unicodeScalars.append(Unicode.Scalar(byte))
-        default:
-            encoded.unicodeScalars.append("%")
-            encoded.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-            encoded.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
-        }
-    }
-    return encoded
 }

@@ -26,18 +26,16 @@ public struct Paging: Sendable, Hashable {
     public var numOfRows: Int?
     public var pageNo: Int?
     public var totalCount: Int?
+    /// The `item` elements on this page.
+    public var itemCount: Int
 
-    public init(numOfRows: Int? = nil, pageNo: Int? = nil, totalCount: Int? = nil) {
+    public init(numOfRows: Int? = nil, pageNo: Int? = nil, totalCount: Int? = nil, itemCount: Int = 0) {
         self.numOfRows = numOfRows
         self.pageNo = pageNo
         self.totalCount = totalCount
+        self.itemCount = itemCount
     }
 
-    /// The number of pages `totalCount` implies at `numOfRows` per page (at least 1).
-    public var pageCount: Int {
-        guard let totalCount, let numOfRows, numOfRows > 0 else { return 1 }
-        return max(1, (totalCount + numOfRows - 1) / numOfRows)
-    }
 }
 
 /// The measurements of one successful response.
@@ -85,13 +83,16 @@ public struct AirKoreaResponseParser: Sendable {
                 slot: slot,
                 // A flagged value is unknown even when a number came with it.
                 concentration: item.concentration.zip(item.flag).map { value, flag in flag == nil ? value : nil },
-                flag: item.flag,
+                flag: item.flag.zip(item.implausible).map { flag, implausible in
+                    flag ?? (implausible ? HourlyReading.implausibleFlag : nil)
+                },
                 average24h: item.average24h,
                 grade24h: item.grade24h,
                 grade1h: item.grade1h,
                 stationCode: item.stationCode,
                 sidoName: item.sidoName,
-                network: item.network
+                network: item.network,
+                reported: item.reported
             ))
         }
         return MeasurementPage(readings: readings, paging: raw.paging, skippedItems: skipped)
@@ -209,7 +210,9 @@ private final class LibXMLErrorSink {
         guard code == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
         code = error.code
         line = Int(error.line)
-        message = error.message.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "unknown error"
+        // libxml2 quotes names and text from the document in its messages.
+        message = error.message.map { TerminalSafeText.sanitized(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines)) }
+            ?? "unknown error"
     }
 
     /// The typed error for what libxml2 reported; `lastLine` is the document's last line number.
@@ -302,9 +305,29 @@ struct RawItem {
     var grade24h = DustPair<DustGrade?>(repeating: nil)
     var grade1h = DustPair<DustGrade?>(repeating: nil)
     var flag = DustPair<String?>(repeating: nil)
+    /// A value was present but no instrument could have measured it.
+    var implausible = DustPair<Bool>(repeating: false)
+    var reported = DustPair<ReportedFields>(repeating: [])
     var address: String?
     var latitude: Double?
     var longitude: Double?
+}
+
+extension RawItem {
+    /// `pm10Value`/`pm25Value`: present, so it revises what is stored, even when unknown.
+    mutating func readConcentration(_ text: FieldText, of pollutant: Pollutant) {
+        let reading = text.concentration
+        concentration[pollutant] = reading.value
+        implausible[pollutant] = reading == .implausible
+        reported[pollutant].insert(.value)
+    }
+
+    /// `pm10Flag`/`pm25Flag`: a set flag makes the value unknown and revises what is stored; an
+    /// empty flag element says nothing on its own.
+    mutating func readFlag(_ text: FieldText, of pollutant: Pollutant) {
+        flag[pollutant] = text.string
+        if text.string != nil { reported[pollutant].insert(.value) }
+    }
 }
 
 struct RawResponse {
@@ -366,7 +389,7 @@ struct ReaderState {
         path[depth] = element
         if depth == 0 {
             guard element == .response || element == .gatewayResponse else {
-                throw .notAnAirKoreaResponse(root: xmlTextReaderConstLocalName(reader).map { String(cString: $0) } ?? "?")
+                throw .notAnAirKoreaResponse(root: xmlTextReaderConstLocalName(reader).map { TerminalSafeText.sanitized(String(cString: $0)) } ?? "?")
             }
             root = element
             return
@@ -420,16 +443,28 @@ struct ReaderState {
             case .stationCode: currentItem?.stationCode = value.string
             case .sidoName: currentItem?.sidoName = value.string
             case .mangName: currentItem?.network = value.string
-            case .pm10Value: currentItem?.concentration.fineDust = value.concentration
-            case .pm25Value: currentItem?.concentration.ultraFineDust = value.concentration
-            case .pm10Value24: currentItem?.average24h.fineDust = value.concentration
-            case .pm25Value24: currentItem?.average24h.ultraFineDust = value.concentration
-            case .pm10Grade: currentItem?.grade24h.fineDust = value.grade
-            case .pm25Grade: currentItem?.grade24h.ultraFineDust = value.grade
-            case .pm10Grade1h: currentItem?.grade1h.fineDust = value.grade
-            case .pm25Grade1h: currentItem?.grade1h.ultraFineDust = value.grade
-            case .pm10Flag: currentItem?.flag.fineDust = value.string
-            case .pm25Flag: currentItem?.flag.ultraFineDust = value.string
+            case .pm10Value: currentItem?.readConcentration(value, of: .pm10)
+            case .pm25Value: currentItem?.readConcentration(value, of: .pm25)
+            case .pm10Value24:
+                currentItem?.average24h.fineDust = value.concentration.value
+                currentItem?.reported.fineDust.insert(.average24h)
+            case .pm25Value24:
+                currentItem?.average24h.ultraFineDust = value.concentration.value
+                currentItem?.reported.ultraFineDust.insert(.average24h)
+            case .pm10Grade:
+                currentItem?.grade24h.fineDust = value.grade
+                currentItem?.reported.fineDust.insert(.grade24h)
+            case .pm25Grade:
+                currentItem?.grade24h.ultraFineDust = value.grade
+                currentItem?.reported.ultraFineDust.insert(.grade24h)
+            case .pm10Grade1h:
+                currentItem?.grade1h.fineDust = value.grade
+                currentItem?.reported.fineDust.insert(.grade1h)
+            case .pm25Grade1h:
+                currentItem?.grade1h.ultraFineDust = value.grade
+                currentItem?.reported.ultraFineDust.insert(.grade1h)
+            case .pm10Flag: currentItem?.readFlag(value, of: .pm10)
+            case .pm25Flag: currentItem?.readFlag(value, of: .pm25)
             case .addr: currentItem?.address = value.string
             case .dmX: currentItem?.latitude = value.decimal
             case .dmY: currentItem?.longitude = value.decimal
@@ -450,7 +485,11 @@ struct ReaderState {
             throw .service(code, reportedCode: reported.isEmpty ? "?" : reported, serverMessage: names.joined(separator: " / "))
         case .response:
             guard let reported = header[.resultCode] else { throw .missingResultCode }
-            guard reported != "00" else { return RawResponse(items: items, paging: paging) }
+            guard reported != "00" else {
+                var paging = paging
+                paging.itemCount = items.count
+                return RawResponse(items: items, paging: paging)
+            }
             let message = header[.resultMsg] ?? ""
             var code = ResultCode(rawValue: reported) ?? .unknown
             // Legacy gateways answered 99 with a message naming the real error.
@@ -476,8 +515,8 @@ struct FieldText {
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    /// The text, or nil when empty.
-    var string: String? { bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+    /// The text, or nil when empty; control characters replaced (it came from the network).
+    var string: String? { bytes.isEmpty ? nil : TerminalSafeText.sanitized(String(decoding: bytes, as: UTF8.self)) }
 
     /// A non-negative integer, or nil.
     var integer: Int? {
@@ -490,8 +529,13 @@ struct FieldText {
         return value
     }
 
-    /// A concentration: a non-negative decimal; `-`, empty, negative or garbage is unknown.
-    var concentration: Double? { decimal.flatMap { $0 >= 0 ? $0 : nil } }
+    /// A concentration: `-` or empty is unknown; a number no instrument measures (negative, not
+    /// finite, above 10,000 µg/m³) or text that is no number is implausible, and unknown too.
+    var concentration: ConcentrationText {
+        if bytes.isEmpty || (bytes.count == 1 && bytes[0] == UInt8(ascii: "-")) { return .unknown }
+        guard let value = decimal, value.isFinite, HourlyReading.plausibleConcentration.contains(value) else { return .implausible }
+        return .measured(value)
+    }
 
     /// A grade `1`–`4`; anything else is unknown.
     var grade: DustGrade? {
@@ -541,6 +585,18 @@ struct FieldText {
     }
 }
 
+/// What a concentration field said.
+enum ConcentrationText: Equatable {
+    case unknown
+    case measured(Double)
+    case implausible
+
+    var value: Double? {
+        if case let .measured(value) = self { return value }
+        return nil
+    }
+}
+
 /// The line (as libxml2 counts them) of the document's last character that is not white space.
 func lineCount(_ bytes: UnsafeRawBufferPointer) -> Int {
     var end = bytes.count
@@ -571,5 +627,6 @@ func htmlTitle(in page: UnsafeRawBufferPointer) -> String {
     let afterOpen = UnsafeRawBufferPointer(rebasing: page[(open + 7)...])
     let close = asciiCaseInsensitiveRange(of: "</title>", in: afterOpen) ?? min(afterOpen.count, 200)
     let title = String(decoding: UnsafeRawBufferPointer(rebasing: afterOpen[..<close]), as: UTF8.self)
-    return String(title.split(whereSeparator: \.isWhitespace).joined(separator: " ").prefix(120))
+    let collapsed = TerminalSafeText.sanitized(title).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+    return String(collapsed.prefix(120))
 }

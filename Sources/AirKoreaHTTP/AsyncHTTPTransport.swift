@@ -1,5 +1,6 @@
 import AirKorea
 import AsyncHTTPClient
+import DustKit
 import Foundation
 import NIOCore
 
@@ -9,7 +10,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
 
     public init() {
         var configuration = HTTPClient.Configuration()
-        configuration.redirectConfiguration = .follow(max: 3, allowCycles: false)
+        // Never follow a redirect: the service key is in the query and would go wherever it points,
+        // in clear text after an HTTPS→HTTP hop. AirKoreaClient reports a 3xx as an error instead.
+        configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: .seconds(10))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
@@ -33,7 +36,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
                         throw TransportError.bodyTooLarge(limit: maxBodyBytes)
                     }
                     let body = try await response.body.collect(upTo: maxBodyBytes)
-                    return HTTPResponse(status: Int(response.status.code), body: Data(body.readableBytesView))
+                    return HTTPResponse(status: Int(response.status.code), body: Data(body.readableBytesView),
+                                        location: response.headers.first(name: "Location"))
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
@@ -64,8 +68,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// An error's description with anything that looks like a query string removed, so a URL
     /// carrying the service key can never reach a log through a library's error text.
     static func safeDescription(_ error: any Error) -> String {
-        let text = String(describing: error)
-        guard let query = text.firstIndex(of: "?") else { return text }
-        return String(text[..<query]) + "?…"
+        var text = TerminalSafeText.sanitized(String(describing: error))
+        if let query = text.firstIndex(of: "?") { text = String(text[..<query]) + "?…" }
+        return text
     }
 }

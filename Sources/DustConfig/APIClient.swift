@@ -1,9 +1,21 @@
 import AirKorea
+import Foundation
 
 extension AirKoreaClient {
     /// The client the `api.*` settings describe, sending `key`.
     public init(api: APISettings, key: ServiceKey, transport: any HTTPTransport) {
         self.init(endpoint: AirKoreaEndpoint(baseURL: api.baseURL, version: api.version, serviceKey: key),
                   transport: transport, timeout: .milliseconds(Int64(api.timeoutSeconds * 1000)))
+    }
+}
+
+extension APISettings {
+    /// A warning when the service key would cross the network in clear text: `api.baseURL` is plain
+    /// `http://` to a host other than this machine (tests use a loopback server, which is fine).
+    public var cleartextWarning: String? {
+        guard let url = URL(string: baseURL), url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return nil }
+        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
+        guard !loopback else { return nil }
+        return "api.baseURL is plain http:// to \(host): the service key travels in clear text and anyone on the way can read it; use \(AirKoreaEndpoint.defaultBaseURL)"
     }
 }

@@ -1,4 +1,5 @@
 import AirKorea
+import DustKit
 import Foundation
 import Logging
 import Synchronization
@@ -36,7 +37,9 @@ public struct JournalLogHandler: LogHandler {
             line += " " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
         line = secrets.redacting(line)
-        line = line.replacingOccurrences(of: "\n", with: " ")
+        // One event, one line, and no escape sequence reaches a terminal reading the journal,
+        // whatever a message quotes.
+        line = TerminalSafeText.sanitized(line)
         if underJournald {
             sink("<\(Self.priority(event.level))>\(line)\n")
         } else {

@@ -48,6 +48,7 @@ public final class LiveConfiguration: Sendable {
     }
 
     private let current: Mutex<Snapshot>
+    private let refusal = Mutex<String?>(nil)
 
     public init(settings: FineDustSettings, key: ServiceKey) {
         current = Mutex(Snapshot(settings: settings, key: key))
@@ -56,6 +57,12 @@ public final class LiveConfiguration: Sendable {
     public var snapshot: Snapshot { current.withLock { $0 } }
 
     public func replace(_ snapshot: Snapshot) { current.withLock { $0 = snapshot } }
+
+    /// Why the last reload was refused, until one succeeds.
+    public var reloadRefusal: String? {
+        get { refusal.withLock { $0 } }
+        set { refusal.withLock { $0 = newValue } }
+    }
 }
 
 extension LiveConfiguration.Snapshot {
@@ -71,10 +78,27 @@ extension LiveConfiguration.Snapshot {
     }
 }
 
+/// A configuration dustd cannot run with.
+public enum DaemonConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `station.name` is not set: there is nothing to poll.
+    case noStation
+
+    public var description: String {
+        switch self {
+        case .noStation: "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)"
+        }
+    }
+
+    /// Checks that `settings` can run the daemon, beyond being valid.
+    public static func check(_ settings: FineDustSettings) throws(DaemonConfigurationError) {
+        guard settings.station.name != nil else { throw .noStation }
+    }
+}
+
 /// The hourly poll loop as a swift-service-lifecycle `Service`.
 public struct PollService: Service {
     private let configuration: LiveConfiguration
-    private let store: SQLiteStore
+    private let database: DaemonDatabase
     private let transport: any HTTPTransport
     private let notifier: SystemdNotifier
     private let clock: any WallClock
@@ -83,11 +107,11 @@ public struct PollService: Service {
     private let sleepStep: Duration
 
     /// - Parameter sleepStep: how often a waiting loop looks at the wall clock again (tests shorten it).
-    public init(configuration: LiveConfiguration, store: SQLiteStore, transport: any HTTPTransport, notifier: SystemdNotifier,
+    public init(configuration: LiveConfiguration, database: DaemonDatabase, transport: any HTTPTransport, notifier: SystemdNotifier,
                 clock: any WallClock = SystemClock(), logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
                 sleepStep: Duration = .seconds(30)) {
         self.configuration = configuration
-        self.store = store
+        self.database = database
         self.transport = transport
         self.notifier = notifier
         self.clock = clock
@@ -97,9 +121,9 @@ public struct PollService: Service {
     }
 
     public func run() async throws {
-        await withGracefulShutdownHandler {
-            await cancelWhenGracefulShutdown {
-                await loop()
+        try await withGracefulShutdownHandler {
+            try await cancelWhenGracefulShutdown {
+                try await loop()
             }
         } onGracefulShutdown: {
             logger.info("Stopping: finishing the current write, then exiting")
@@ -107,7 +131,9 @@ public struct PollService: Service {
         }
     }
 
-    private func loop() async {
+    /// Returns only when cancelled (shutdown); anything else that ends the loop is an error, so
+    /// dustd exits non-zero and systemd's `Restart=on-failure` brings it back.
+    private func loop() async throws {
         var state = PollState.idle(nextPoll: clock.now)  // poll (and backfill) right away
         var consecutiveFailures = 0
         var lastReportedProblem: String?
@@ -115,10 +141,21 @@ public struct PollService: Service {
             guard let wake = state.wakeTime, await sleep(until: wake, longest: longestWait(state)) else { return }
             let snapshot = configuration.snapshot
             guard let stations = snapshot.stations else {
-                logger.critical("station.name is not set; dustd has nothing to poll")
-                return
+                // Start-up and reload both refuse a configuration without station.name.
+                throw DaemonConfigurationError.noStation
             }
             let planner = PollPlanner(poll: snapshot.settings.poll)
+            let store: SQLiteStore
+            do {
+                store = try database.current()
+            } catch {
+                consecutiveFailures += 1
+                let retryAt = clock.now.addingTimeInterval(planner.retryDelay(attempt: consecutiveFailures, jitter: jitter()))
+                state = .backingOff(until: retryAt, attempt: consecutiveFailures)
+                logger.error("Cannot reopen the database: \(error)", metadata: ["retry": "\(iso(retryAt))"])
+                notifier.status("Cannot open the database; retrying at \(clockTime(retryAt))")
+                continue
+            }
             let poller = snapshot.poller(store: store, transport: transport, clock: clock, logger: logger)
 
             state = .fetching(since: clock.now)
@@ -159,7 +196,7 @@ public struct PollService: Service {
                 }
                 lastReportedProblem = failure.description
             }
-            publish(state: state, report: report, primary: stations.primary)
+            publish(state: state, report: report, primary: stations.primary, store: store)
         }
     }
 
@@ -195,11 +232,11 @@ public struct PollService: Service {
         return false
     }
 
-    private func publish(state: PollState, report: CycleReport, primary: String) {
+    private func publish(state: PollState, report: CycleReport, primary: String, store: SQLiteStore) {
         var status = report.succeeded
             ? "Last poll ok at \(clockTime(clock.now)): \(report.rowsNew) new, \(report.rowsUpdated) revised"
             : "Last poll failed at \(clockTime(clock.now)) (\(state))"
-        if let latest = try? store.latestSlot(station: primary) {
+        if let latest = try? store.latestSlot(station: primary, endingBy: clock.now) {
             status += "; latest hour for \(primary) ends \(String(iso(latest.end).prefix(10))) \(clockTime(latest.end))"
         }
         if let wake = state.wakeTime { status += "; next poll \(clockTime(wake))" }
@@ -210,6 +247,7 @@ public struct PollService: Service {
                 "next_poll": wake(state),
                 "status": status,
                 "pid": String(getpid()),
+                "reload_refused": configuration.reloadRefusal ?? "",
             ], at: clock.now)
         } catch {
             logger.error("Could not record the daemon state: \(error)")

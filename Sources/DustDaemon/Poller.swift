@@ -13,8 +13,6 @@ public struct CycleReport: Sendable {
     public var requests = 0
     /// The first failure that decides what happens next, if any.
     public var failure: FetchError?
-    /// Stations whose data arrived.
-    public var stationsUpdated: [String] = []
 
     public var succeeded: Bool { failure == nil }
 }
@@ -44,7 +42,7 @@ public struct Poller: Sendable {
         for station in stations.all {
             let latest: Slot?
             do {
-                latest = try store.latestSlot(station: station)
+                latest = try store.latestSlot(station: station, endingBy: clock.now)
             } catch {
                 logger.error("Cannot read the database: \(error)")
                 latest = nil
@@ -69,17 +67,23 @@ public struct Poller: Sendable {
 
     private func fetchAllPages(_ first: AirKoreaRequest, station: String?, into report: inout CycleReport) async -> Result<Void, FetchError> {
         var request = first
-        var pageCount = 1
-        repeat {
+        while !Task.isCancelled {
+            let paging: Paging
             switch await fetch(request, station: station, into: &report) {
-            case let .success(paging):
-                pageCount = min(paging.pageCount, 50)
-                request = request.page(request.pageNumber + 1)
-            case let .failure(error):
-                return .failure(error)
+            case let .success(received): paging = received
+            case let .failure(error): return .failure(error)
             }
-        } while request.pageNumber <= pageCount && !Task.isCancelled
-        if let station { report.stationsUpdated.append(station) }
+            switch request.nextStep(after: paging) {
+            case let .next(following):
+                request = following
+            case .complete:
+                return .success(())
+            case let .capped(claimed, window, pages):
+                // A lying totalCount must not spend the day's quota (500 calls) in one cycle.
+                logger.warning("AirKorea claims \(claimed) rows for \(Self.describe(first)); stopped after \(pages) pages, all that \(window) rows can fill")
+                return .success(())
+            }
+        }
         return .success(())
     }
 
@@ -112,7 +116,11 @@ public struct Poller: Sendable {
                                rowsUpdated: stored.stored.updated, durationMilliseconds: milliseconds()))
             logger.debug("Fetched \(operation)", metadata: [
                 "rows": "\(stored.readings)", "new": "\(stored.stored.inserted)", "revised": "\(stored.stored.updated)",
+                "duplicates": "\(stored.duplicateItems)",
             ])
+            if stored.futureItems > 0 {
+                logger.warning("Ignored \(stored.futureItems) items of \(operation) stamped more than an hour from now; AirKorea's clock or this machine's is wrong")
+            }
             return .success(fetched.page.paging)
         } catch {
             let outcome: PollAttempt.Outcome = switch error.retryAdvice {

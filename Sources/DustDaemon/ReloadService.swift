@@ -4,11 +4,13 @@ import Logging
 import ServiceLifecycle
 import UnixSignals
 
-/// Reloads the configuration and the service key on SIGHUP. An invalid new configuration is
-/// logged and ignored: dustd keeps running with the old one.
+/// Reloads the configuration and the service key on SIGHUP. A new configuration that is invalid,
+/// or that dustd cannot run with (no `station.name`), is refused: dustd keeps running with the old
+/// one, logs why, and `dustctl status` shows the refusal until a reload succeeds.
 public struct ReloadService: Service {
     private let configurationFile: String?
     private let live: LiveConfiguration
+    private let database: DaemonDatabase
     private let redactor: SecretRedactor
     private let notifier: SystemdNotifier
     private let logger: Logger
@@ -16,8 +18,9 @@ public struct ReloadService: Service {
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
-    public init(configurationFile: String?, live: LiveConfiguration, redactor: SecretRedactor, notifier: SystemdNotifier,
-                logger: Logger, environment: [String: String]) {
+    public init(configurationFile: String?, live: LiveConfiguration, database: DaemonDatabase, redactor: SecretRedactor,
+                notifier: SystemdNotifier, logger: Logger, environment: [String: String]) {
+        self.database = database
         self.environment = environment
         self.configurationFile = configurationFile
         self.live = live
@@ -38,6 +41,7 @@ public struct ReloadService: Service {
         let old = live.snapshot
         do {
             let settings = try SettingsLoader(environment: environment).load(configurationFile: configurationFile)
+            try DaemonConfigurationError.check(settings)
             let loaded = try await ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key
             redactor.add(key)
@@ -51,8 +55,20 @@ public struct ReloadService: Service {
             applied.storagePath = old.settings.storagePath
             live.replace(.init(settings: applied, key: key))
             logger.notice("Configuration reloaded", metadata: ["key": "\(loaded.source)", "station": "\(settings.station.name ?? "-")"])
+            record(refusal: nil)
         } catch {
             logger.error("Reload refused, keeping the running configuration: \(error)")
+            record(refusal: "\(error)")
+        }
+    }
+
+    /// Keeps the refusal where `dustctl status` reads it (cleared by a successful reload).
+    private func record(refusal: String?) {
+        live.reloadRefusal = refusal
+        do {
+            try database.opened.setDaemonState(["reload_refused": refusal ?? ""])
+        } catch {
+            logger.error("Could not record the reload in the database: \(error)")
         }
     }
 }

@@ -22,6 +22,15 @@ public struct HourlyReading: Hashable, Sendable {
     public var sidoName: String?
     /// The monitoring network (`mangName`), e.g. 도시대기, 도로변대기.
     public var network: String?
+    /// Which fields the response carried. A field it left out says nothing, so it never erases a
+    /// stored value; an explicit `-`, an empty value or a set flag is AirKorea's revision and does.
+    public var reported: DustPair<ReportedFields>
+
+    /// The flag FineDust sets on a value no instrument can measure (negative, not finite, or above
+    /// `HourlyReading.plausibleConcentration`), which is then unknown.
+    public static let implausibleFlag = "implausible"
+    /// The highest concentration (µg/m³) taken as a measurement; the worst hours on record are near 1,000.
+    public static let plausibleConcentration: ClosedRange<Double> = 0...10_000
 
     public init(
         station: String,
@@ -33,7 +42,8 @@ public struct HourlyReading: Hashable, Sendable {
         grade1h: DustPair<DustGrade?> = .init(repeating: nil),
         stationCode: String? = nil,
         sidoName: String? = nil,
-        network: String? = nil
+        network: String? = nil,
+        reported: DustPair<ReportedFields> = .init(repeating: .all)
     ) {
         self.station = station
         self.slot = slot
@@ -45,7 +55,25 @@ public struct HourlyReading: Hashable, Sendable {
         self.stationCode = stationCode
         self.sidoName = sidoName
         self.network = network
+        self.reported = reported
     }
+}
+
+/// The fields of one pollutant an AirKorea item carried.
+public struct ReportedFields: OptionSet, Hashable, Sendable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// The hourly value (`pm10Value`) or its flag (`pm10Flag`).
+    public static let value = ReportedFields(rawValue: 1)
+    /// The 24-hour average (`pm10Value24`).
+    public static let average24h = ReportedFields(rawValue: 2)
+    /// The 24-hour grade (`pm10Grade`).
+    public static let grade24h = ReportedFields(rawValue: 4)
+    /// The 1-hour grade (`pm10Grade1h`).
+    public static let grade1h = ReportedFields(rawValue: 8)
+
+    public static let all: ReportedFields = [.value, .average24h, .grade24h, .grade1h]
 }
 
 /// A monitoring station from AirKorea's station list.

@@ -9,6 +9,10 @@ public struct IngestReport: Sendable, Hashable {
     public var readings: Int
     /// Items dropped for a missing or impossible `dataTime`.
     public var skippedItems: Int
+    /// Items stamped more than an hour after now (a server with a wrong clock): not stored.
+    public var futureItems: Int
+    /// Items repeating the station and slot of another item in the same response: the last one counts.
+    public var duplicateItems: Int
     /// Rows inserted, revised and already stored.
     public var stored: UpsertSummary
     public var paging: Paging
@@ -49,10 +53,42 @@ public struct IngestService: Sendable {
         try parser.parseMeasurements(body, requestedStation: requestedStation)
     }
 
-    /// Stores a parsed page in one transaction.
+    /// How far ahead of now an item's `dataTime` may be and still be stored: clocks drift, but no
+    /// station measures an hour that has not happened.
+    public static let futureTolerance: TimeInterval = 3600
+
+    /// Stores a parsed page in one transaction, without future-dated items and with one reading per
+    /// station and slot (the last, as AirKorea's latest word).
     public func store(_ page: MeasurementPage) throws(StoreError) -> IngestReport {
-        let stored = try store.upsert(page.readings, fetchedAt: clock.now)
-        return IngestReport(readings: page.readings.count, skippedItems: page.skippedItems, stored: stored, paging: page.paging)
+        let now = clock.now
+        let latestAcceptable = now.addingTimeInterval(Self.futureTolerance)
+        var readings: [HourlyReading] = []
+        readings.reserveCapacity(page.readings.count)
+        var position: [SlotKey: Int] = [:]
+        var future = 0
+        var duplicates = 0
+        for reading in page.readings {
+            guard reading.slot.end <= latestAcceptable else {
+                future += 1
+                continue
+            }
+            let key = SlotKey(station: reading.station, slot: reading.slot)
+            if let index = position[key] {
+                readings[index] = reading
+                duplicates += 1
+            } else {
+                position[key] = readings.count
+                readings.append(reading)
+            }
+        }
+        let stored = try store.upsert(readings, fetchedAt: now)
+        return IngestReport(readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
+                            duplicateItems: duplicates, stored: stored, paging: page.paging)
+    }
+
+    private struct SlotKey: Hashable {
+        let station: String
+        let slot: Slot
     }
 
     /// Parses and stores a body; an unusable body stores nothing.

@@ -1,6 +1,7 @@
 import DustKit
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// How many readings an upsert added, revised, or found already stored unchanged.
 public struct UpsertSummary: Sendable, Hashable {
@@ -34,6 +35,8 @@ public final class SQLiteStore: Sendable {
 
     public let path: String
     private let pool: DatabasePool
+    /// The device and inode of the file opened, to notice when it is deleted or replaced.
+    private let identity: FileIdentity?
 
     public init(path: String, mode: Mode = .readWrite, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout) throws(StoreError) {
         self.path = path
@@ -49,36 +52,54 @@ public final class SQLiteStore: Sendable {
             configuration.prepareDatabase { db in
                 // FULL: a committed batch survives power loss, not only a killed process.
                 try db.execute(sql: "PRAGMA synchronous = FULL")
+                // Keep -wal and -shm when the last writer closes: a reader in dustd's group cannot
+                // create them in dustd's directory, so without them it could not read the
+                // database while dustd is stopped.
+                var persist: CInt = 1
+                let code = sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, &persist)
+                guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
             }
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
+            // A newer FineDust's database is neither read nor written: its tables may mean
+            // something this version does not know, and a write could break them.
+            if try pool.read(Schema.migrator.hasBeenSuperseded) { throw StoreError.schemaTooNew(path: path) }
             switch mode {
             case .readWrite:
                 try Schema.migrator.migrate(pool)
             case .readOnly:
                 let known = try pool.read { db in try Schema.migrator.hasCompletedMigrations(db) }
-                let tooNew = try pool.read { db in try Schema.migrator.hasBeenSuperseded(db) }
-                if tooNew { throw StoreError.schemaTooNew(path: path) }
                 if !known { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
             }
         } catch {
             throw StoreError(error, path: path)
+        }
+        identity = FileIdentity(path: path)
+    }
+
+    /// True when the file at `path` is no longer the one this store opened: deleted, or replaced by
+    /// another file (a restore, a `mv`). Writes would then go to a file no one will ever read again.
+    public var isReplacedOnDisk: Bool {
+        FileIdentity(path: path) != identity
+    }
+
+    /// Creates the database's directory (mode 0750) when it does not exist yet.
+    public static func createDirectoryIfNeeded(forDatabase path: String) throws(StoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) else { return }
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o750])
+        } catch {
+            throw .cannotOpen(path: path, reason: "cannot create its directory: \(error.localizedDescription)")
         }
     }
 
     /// Creates an empty database file with mode 0640 (and its directory with 0750) so SQLite never
     /// creates it with the process umask; the -wal and -shm files inherit the database file's mode.
     private static func createFileIfNeeded(_ path: String) throws(StoreError) {
-        let directory = (path as NSString).deletingLastPathComponent
-        if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                        attributes: [.posixPermissions: 0o750])
-            } catch {
-                throw .cannotOpen(path: path, reason: "cannot create its directory: \(error.localizedDescription)")
-            }
-        }
+        try createDirectoryIfNeeded(forDatabase: path)
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o640)
         if descriptor >= 0 {
             close(descriptor)
@@ -90,30 +111,14 @@ public final class SQLiteStore: Sendable {
     // MARK: - Measurements
 
     /// Stores readings in one transaction: new slots are inserted, changed slots replaced (AirKorea
-    /// revises data), identical ones left alone. Station metadata carried by the readings is kept.
+    /// revises data), identical ones left alone. A field the reading does not report (its element
+    /// was missing from the response) keeps its stored value. Station metadata is kept.
     @discardableResult
     public func upsert(_ readings: [HourlyReading], fetchedAt: Date = Date()) throws(StoreError) -> UpsertSummary {
         try write { db in
             var summary = UpsertSummary()
             let fetched = Int64(fetchedAt.timeIntervalSince1970)
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO measurement (station, slot_start, pm10, pm25, pm10_flag, pm25_flag, pm10_24h, pm25_24h,
-                                         pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h, fetched_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (station, slot_start) DO UPDATE SET
-                    pm10 = excluded.pm10, pm25 = excluded.pm25,
-                    pm10_flag = excluded.pm10_flag, pm25_flag = excluded.pm25_flag,
-                    pm10_24h = excluded.pm10_24h, pm25_24h = excluded.pm25_24h,
-                    pm10_grade = excluded.pm10_grade, pm25_grade = excluded.pm25_grade,
-                    pm10_grade_1h = excluded.pm10_grade_1h, pm25_grade_1h = excluded.pm25_grade_1h,
-                    fetched_at = excluded.fetched_at, revision = revision + 1
-                WHERE pm10 IS NOT excluded.pm10 OR pm25 IS NOT excluded.pm25
-                   OR pm10_flag IS NOT excluded.pm10_flag OR pm25_flag IS NOT excluded.pm25_flag
-                   OR pm10_24h IS NOT excluded.pm10_24h OR pm25_24h IS NOT excluded.pm25_24h
-                   OR pm10_grade IS NOT excluded.pm10_grade OR pm25_grade IS NOT excluded.pm25_grade
-                   OR pm10_grade_1h IS NOT excluded.pm10_grade_1h OR pm25_grade_1h IS NOT excluded.pm25_grade_1h
-                RETURNING revision
-                """)
+            let statement = try db.cachedStatement(sql: Self.upsertSQL)
             for reading in readings {
                 let arguments: StatementArguments = [
                     reading.station, reading.slot.startEpochSeconds,
@@ -123,6 +128,7 @@ public final class SQLiteStore: Sendable {
                     reading.grade24h.fineDust?.rawValue, reading.grade24h.ultraFineDust?.rawValue,
                     reading.grade1h.fineDust?.rawValue, reading.grade1h.ultraFineDust?.rawValue,
                     fetched,
+                    reading.reported.fineDust.rawValue | reading.reported.ultraFineDust.rawValue << 4,
                 ]
                 switch try Int.fetchOne(statement, arguments: arguments) {
                 case nil: summary.unchanged += 1
@@ -134,6 +140,35 @@ public final class SQLiteStore: Sendable {
             return summary
         }
     }
+
+    /// The measurement columns and the bit of the reported-fields mask (`?14`: PM10's
+    /// `ReportedFields` in the low four bits, PM2.5's in the next four) that lets a reading revise each.
+    private static let revisableColumns: [(column: String, bit: Int)] = [
+        ("pm10", ReportedFields.value.rawValue), ("pm25", ReportedFields.value.rawValue << 4),
+        ("pm10_flag", ReportedFields.value.rawValue), ("pm25_flag", ReportedFields.value.rawValue << 4),
+        ("pm10_24h", ReportedFields.average24h.rawValue), ("pm25_24h", ReportedFields.average24h.rawValue << 4),
+        ("pm10_grade", ReportedFields.grade24h.rawValue), ("pm25_grade", ReportedFields.grade24h.rawValue << 4),
+        ("pm10_grade_1h", ReportedFields.grade1h.rawValue), ("pm25_grade_1h", ReportedFields.grade1h.rawValue << 4),
+    ]
+
+    /// Insert, or revise the reported columns of a stored slot when one of them changed; returns the
+    /// revision (0 for a new row), or no row when nothing changed.
+    private static let upsertSQL: String = {
+        func revised(_ column: String, _ bit: Int) -> String {
+            "CASE WHEN ?14 & \(bit) THEN excluded.\(column) ELSE \(column) END"
+        }
+        let assignments = revisableColumns.map { "\($0.column) = \(revised($0.column, $0.bit))" }.joined(separator: ", ")
+        let changes = revisableColumns.map { "\($0.column) IS NOT \(revised($0.column, $0.bit))" }.joined(separator: " OR ")
+        return """
+            INSERT INTO measurement (station, slot_start, pm10, pm25, pm10_flag, pm25_flag, pm10_24h, pm25_24h,
+                                     pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h, fetched_at)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            ON CONFLICT (station, slot_start) DO UPDATE SET
+                \(assignments), fetched_at = excluded.fetched_at, revision = revision + 1
+            WHERE \(changes)
+            RETURNING revision
+            """
+    }()
 
     private static func rememberStations(of readings: [HourlyReading], at time: Int64, in db: Database) throws {
         var seen = Set<String>()
@@ -182,10 +217,13 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// The latest slot stored for a station, if any.
-    public func latestSlot(station: String) throws(StoreError) -> Slot? {
-        try read { db in
-            try Int64.fetchOne(db, sql: "SELECT max(slot_start) FROM measurement WHERE station = ?", arguments: [station])
+    /// The latest slot stored for a station that ended by `now`, if any. A slot in the future (a
+    /// server with a wrong clock) must not make old data look fresh or stop a backfill.
+    public func latestSlot(station: String, endingBy now: Date) throws(StoreError) -> Slot? {
+        let newestStart = Int64((now.timeIntervalSince1970 - 3600).rounded(.down))
+        return try read { db in
+            try Int64.fetchOne(db, sql: "SELECT max(slot_start) FROM measurement WHERE station = ? AND slot_start <= ?",
+                               arguments: [station, newestStart])
                 .map(Slot.init(startEpochSeconds:))
         }
     }
@@ -255,6 +293,22 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// Rewrites every stored message and daemon-state value with `redact` (dustd passes its key's
+    /// redaction at start), then empties the WAL, so no earlier copy of a secret stays on disk.
+    /// Returns the number of rows changed.
+    @discardableResult
+    public func scrubStoredText(_ redact: @escaping (String) -> String) throws(StoreError) -> Int {
+        let changed = try write { db in try Schema.scrubText(in: db, redact) }
+        if changed > 0 {
+            do {
+                _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            } catch {
+                throw StoreError(error, path: path)
+            }
+        }
+        return changed
+    }
+
     /// `PRAGMA integrity_check`: `["ok"]` for a sound database.
     public func integrityCheck() throws(StoreError) -> [String] {
         try read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
@@ -276,5 +330,18 @@ public final class SQLiteStore: Sendable {
         } catch {
             throw StoreError(error, path: path)
         }
+    }
+}
+
+/// A file's device and inode: the same path with another identity is another file.
+private struct FileIdentity: Hashable, Sendable {
+    let device: UInt64
+    let inode: UInt64
+
+    init?(path: String) {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        device = UInt64(status.st_dev)
+        inode = UInt64(status.st_ino)
     }
 }

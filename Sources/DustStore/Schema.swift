@@ -1,3 +1,4 @@
+import DustKit
 import GRDB
 
 /// Versioned migrations. Each migration runs once, in order, inside a transaction; never edit a
@@ -70,6 +71,37 @@ enum Schema {
                 )
                 """)
         }
+        migrator.registerMigration("v3-scrub-echoed-keys") { db in
+            // FineDust before 0.3 stored a server's echo of the request URL as it came, service key
+            // included. The key itself is not known here; every serviceKey= value is.
+            try scrubText(in: db) { SecretScrubber.redactingKeyParameters($0) }
+        }
         return migrator
+    }
+
+    /// The columns that hold text a server sent back or FineDust built from one.
+    static let scrubbedColumns: [(table: String, key: String, column: String)] = [
+        ("poll_attempt", "id", "message"),
+        ("daemon_state", "key", "value"),
+    ]
+
+    /// Rewrites every stored text in `scrubbedColumns` with `transform`; returns the rows changed.
+    /// Deleted bytes are zeroed (`secure_delete`), so the old text does not linger in free pages.
+    @discardableResult
+    static func scrubText(in db: Database, _ transform: (String) -> String) throws -> Int {
+        try db.execute(sql: "PRAGMA secure_delete = ON")
+        defer { try? db.execute(sql: "PRAGMA secure_delete = OFF") }
+        var changed = 0
+        for (table, key, column) in scrubbedColumns {
+            let rows = try Row.fetchAll(db, sql: "SELECT \(key), \(column) FROM \(table) WHERE \(column) IS NOT NULL")
+            for row in rows {
+                let text: String = row[1]
+                let scrubbed = transform(text)
+                guard scrubbed != text else { continue }
+                try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE \(key) = ?", arguments: [scrubbed, row[0]])
+                changed += 1
+            }
+        }
+        return changed
     }
 }

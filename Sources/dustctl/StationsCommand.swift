@@ -42,17 +42,22 @@ struct StationsSyncCommand: AsyncParsableCommand {
         var stations: [Station] = []
         var request = AirKoreaRequest.stationList()
         var outcome: FetchError?
-        repeat {
+        paging: while true {
             do {
                 let page = try await client.stations(request)
                 stations += page.stations
-                if request.pageNumber >= min(page.paging.pageCount, 20) { break }
-                request = request.page(request.pageNumber + 1)
+                switch request.nextStep(after: page.paging) {
+                case let .next(following): request = following
+                case .complete: break paging
+                case let .capped(claimed, window, pages):
+                    standardError("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all that \(window) rows can fill.")
+                    break paging
+                }
             } catch {
                 outcome = error
                 break
             }
-        } while true
+        }
         await transport.shutdown()
         if let outcome {
             let status: ExitStatus = outcome.retryAdvice == .waitForNextHour ? .configuration : .unavailable

@@ -51,8 +51,10 @@ struct Dustd: AsyncParsableCommand {
             try runDemo(settings)
             return
         }
-        guard settings.station.name != nil else {
-            fail(.configuration, "Invalid configuration: station.name is required; set it in \(settings.configurationFile ?? "/etc/dustd/dustd.yaml") or DUSTD_STATION_NAME (find one with dustctl stations).")
+        do {
+            try DaemonConfigurationError.check(settings)
+        } catch {
+            fail(.configuration, "Invalid configuration: \(error) (\(settings.configurationFile ?? "no configuration file was found"))")
         }
         let redactor = SecretRedactor()
         let loadedKey: ServiceKeyLoader.Loaded
@@ -62,11 +64,23 @@ struct Dustd: AsyncParsableCommand {
             fail(.configuration, error.description)
         }
         let key = loadedKey.key
-        // Read once; gone from the environment so no child process could ever inherit it.
-        unsetenv("DUSTD_API_SERVICE_KEY")
+        // Read once; erased from the environment block (and /proc/PID/environ) so no child process
+        // and no one reading the process's environment can ever see it.
+        ProcessEnvironment.erase("DUSTD_API_SERVICE_KEY")
         redactor.add(key)
         let logger = Logger(label: "dustd") { label in
             JournalLogHandler(label: label, level: Self.level(settings.logLevel), secrets: redactor)
+        }
+        // Taken before the database is opened, so a second dustd never writes a byte.
+        let lock: DatabaseLock
+        do {
+            lock = try DatabaseLock(databasePath: settings.storagePath)
+        } catch {
+            logger.critical("\(error)")
+            switch error {
+            case .held: throw ExitCode(Exit.temporaryFailure.rawValue)
+            case .unavailable: throw ExitCode(Exit.cannotCreate.rawValue)
+            }
         }
         let store: SQLiteStore
         do {
@@ -74,6 +88,13 @@ struct Dustd: AsyncParsableCommand {
         } catch {
             logger.critical("\(error)")
             throw ExitCode(Self.exitStatus(for: error))
+        }
+        // An older FineDust may have stored a server's echo of this key in any encoding.
+        do {
+            let scrubbed = try store.scrubStoredText { key.redacting($0) }
+            if scrubbed > 0 { logger.notice("Removed the service key from \(scrubbed) stored messages written by an older FineDust") }
+        } catch {
+            logger.error("Could not check stored messages for the service key: \(error)")
         }
         let notifier = SystemdNotifier()
         let transport = AsyncHTTPTransport()
@@ -84,17 +105,21 @@ struct Dustd: AsyncParsableCommand {
             "config": "\(settings.configurationFile ?? "defaults")",
         ])
         if let warning = loadedKey.warning { logger.warning("\(warning)") }
+        if let warning = settings.api.cleartextWarning { logger.warning("\(warning)") }
 
         if once {
             let status = await pollOnce(live: live, store: store, transport: transport, logger: logger)
             await transport.shutdown()
+            withExtendedLifetime(lock) {}
             if status != 0 { throw ExitCode(status) }
             return
         }
 
+        let database = DaemonDatabase(store, logger: logger)
         var services: [any Service] = [
-            PollService(configuration: live, store: store, transport: transport, notifier: notifier, logger: logger),
-            ReloadService(configurationFile: config, live: live, redactor: redactor, notifier: notifier, logger: logger, environment: environment),
+            PollService(configuration: live, database: database, transport: transport, notifier: notifier, logger: logger),
+            ReloadService(configurationFile: config, live: live, database: database, redactor: redactor, notifier: notifier,
+                          logger: logger, environment: environment),
         ]
         if let interval = SystemdNotifier.watchdogInterval() {
             services.append(WatchdogService(notifier: notifier, interval: interval))
@@ -104,12 +129,19 @@ struct Dustd: AsyncParsableCommand {
         groupConfiguration.maximumGracefulShutdownDuration = .seconds(4)
         let group = ServiceGroup(configuration: groupConfiguration)
         notifier.ready(status: "Configuration and database ready; first poll starting")
+        var failure: (any Error)?
         do {
             try await group.run()
         } catch {
-            logger.error("dustd stopped: \(error)")
+            failure = error
         }
         await transport.shutdown()
+        withExtendedLifetime(lock) {}
+        if let failure {
+            // Only a signal ends dustd normally; anything else is a failure systemd should see.
+            logger.critical("dustd stopped unexpectedly: \(failure)")
+            throw ExitCode(Exit.software.rawValue)
+        }
         logger.notice("dustd stopped")
     }
 
@@ -177,7 +209,10 @@ struct Dustd: AsyncParsableCommand {
 
 enum Exit: Int32 {
     case noInput = 66
+    case software = 70
+    case cannotCreate = 73
     case ioError = 74
+    case temporaryFailure = 75
     case configuration = 78
 }
 

@@ -1,4 +1,5 @@
 import AirKorea
+import Foundation
 import Testing
 
 @Suite("Requests: the key is encoded exactly once and never shown")
@@ -48,5 +49,41 @@ struct RequestTests {
     func blankKey() {
         #expect(ServiceKey("  \n") == nil)
         #expect(ServiceKey("two words") == nil)
+    }
+}
+
+@Suite("The key is found and removed in every encoding an echo may use")
+struct KeyRedactionTests {
+    let key = ServiceKey("abc+def/ghi==")!
+
+    @Test("Raw, upper- and lower-case hex, mixed, double-encoded, + as space and character references are all redacted",
+          arguments: ["abc+def/ghi==", "abc%2Bdef%2Fghi%3D%3D", "abc%2bdef%2fghi%3d%3d", "abc%2Bdef/ghi%3d=",
+                      "abc%252Bdef%252Fghi%253D%253D", "abc def/ghi==", "abc&#43;def&#x2F;ghi&#61;&#x3d;"])
+    func encodings(_ form: String) {
+        let text = "before \(form) after"
+        #expect(key.occurs(in: text))
+        #expect(key.redacting(text) == "before *** after")
+        #expect(key.redacting(Data(text.utf8)) == Data("before *** after".utf8))
+    }
+
+    @Test("A key given in its Encoding form is found decoded too")
+    func encodedForm() {
+        let encoded = ServiceKey("abc%2Bdef%2Fghi%3D%3D")!
+        #expect(encoded.redacting("x abc+def/ghi== y") == "x *** y")
+    }
+
+    @Test("Any serviceKey= parameter value is redacted, even a key cut short or unknown")
+    func parameters() {
+        #expect(key.redacting("GET /x?serviceKey=abc%2Bde&pageNo=1") == "GET /x?serviceKey=***&pageNo=1")
+        #expect(ServiceKey.redactingKeyParameters("/B552584/x?SERVICEKEY%3DZZZ%2F99 end") == "/B552584/x?SERVICEKEY%3D*** end")
+        #expect(ServiceKey.redactingKeyParameters("serviceKey=***") == "serviceKey=***")
+        #expect(ServiceKey.redactingKeyParameters("nothing to see") == "nothing to see")
+    }
+
+    @Test("Text without the key is returned unchanged")
+    func untouched() {
+        let text = "<response><header><resultCode>00</resultCode></header></response> abc+def/ghi= %2B &amp;"
+        #expect(key.redacting(text) == text)
+        #expect(!key.occurs(in: text))
     }
 }

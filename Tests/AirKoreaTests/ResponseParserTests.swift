@@ -76,8 +76,10 @@ struct NormalResponseTests {
         #expect(try parseError("real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml") == .missingStationName)
         let page = try parse("real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", station: "강남대로")
         #expect(page.readings.count == 10)
-        #expect(page.paging == Paging(numOfRows: 10, pageNo: 1, totalCount: 23))
-        #expect(page.paging.pageCount == 3)
+        #expect(page.paging == Paging(numOfRows: 10, pageNo: 1, totalCount: 23, itemCount: 10))
+        let request = AirKoreaRequest.stationRealtime(station: "강남대로", term: .daily, page: 1, rows: 10)
+        #expect(request.nextStep(after: page.paging) == .next(request.page(2)))
+        #expect(request.page(3).nextStep(after: Paging(numOfRows: 10, pageNo: 3, totalCount: 23, itemCount: 3)) == .complete)
         let first = try #require(page.readings.first)
         #expect(first.station == "강남대로")
         #expect(first.slot == slot("2019-02-12T19:00:00+09:00"))
@@ -113,7 +115,10 @@ struct NormalResponseTests {
         #expect(page.readings.count == 1)
         #expect(page.readings[0].slot == slot("2020-01-22T15:00:00+09:00"))
         #expect(page.readings[0].concentration == DustPair(fineDust: 52, ultraFineDust: 33))
-        #expect(page.paging.pageCount == 23)
+        // A full page of 1 row, 23 claimed: page 2 is next, and a DAILY window (48 rows) ends at page 48.
+        let request = AirKoreaRequest.stationRealtime(station: "종로구", term: .daily, page: 1, rows: 1)
+        #expect(request.nextStep(after: page.paging) == .next(request.page(2)))
+        #expect(request.page(23).nextStep(after: page.paging) == .complete)
     }
 
     @Test("Dashes and empty grades are unknown (real 2018 item in an envelope)")

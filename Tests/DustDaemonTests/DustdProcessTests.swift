@@ -91,7 +91,7 @@ struct DustdProcessTests {
 
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
-        #expect(stopSeconds < 5, "took \(stopSeconds) s to stop")
+        #expect(stopSeconds < 5, "took \(stopSeconds) s to stop: \((try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "")")
         #expect(messages.first?.hasPrefix("READY=1") == true, "\(messages)")
         #expect(messages.contains { $0.contains("STATUS=Last poll ok") })
         #expect(messages.contains("WATCHDOG=1"))

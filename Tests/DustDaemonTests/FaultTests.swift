@@ -164,7 +164,7 @@ struct FaultTests {
         await server.stop()
     }
 
-    @Test("Backfill after a long gap asks for MONTH and pages through totalCount")
+    @Test("Backfill after a long gap asks for 3MONTH and pages through totalCount")
     func monthBackfill() async throws {
         try await withRig { rig in try await checkMonthBackfill(rig) }
     }
@@ -181,12 +181,14 @@ struct FaultTests {
             let items = parsed.readings.dropFirst((page - 1) * rows).prefix(rows)
             return .respond(status: 200, body: Data(pageXML(Array(items), page: page, rows: rows, total: parsed.readings.count).utf8))
         }
-        try rig.store.upsert([], fetchedAt: Date())
+        // 중구's newest hour is 41 days old: beyond a month, so 3MONTH.
+        let old = KoreaStandardTime.slot(forDataTime: "2026-10-11 01:00")!
+        try rig.store.upsert([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
         let emptyStationReport = await rig.poller().cycle(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), mode: .single)
         #expect(emptyStationReport.succeeded)
         let requests = rig.server.requests
-        // 종로구 is up to date enough for DAILY; 중구 has nothing stored, so it gets MONTH, 3 pages.
-        #expect(requests.map { $0.query["dataTerm"] ?? "" } == ["DAILY", "MONTH", "MONTH", "MONTH"])
+        // 종로구 is up to date enough for DAILY; 중구 gets 3MONTH, 3 pages.
+        #expect(requests.map { $0.query["dataTerm"] ?? "" } == ["DAILY", "3MONTH", "3MONTH", "3MONTH"])
         #expect(requests.map { $0.query["pageNo"] ?? "" } == ["1", "1", "2", "3"])
         #expect(requests.map { $0.query["stationName"] ?? "" } == ["종로구", "중구", "중구", "중구"])
         #expect(requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123%3D%3D&") })

@@ -25,7 +25,7 @@ func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettin
 /// Waiting for a condition rather than a fixed time keeps the test right on a loaded machine.
 func runLoop(_ rig: FaultRig, settle: Double = 1.5, until done: @escaping () throws -> Bool) async throws -> [ReceivedRequest] {
     let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-    let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), store: rig.store,
+    let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: DaemonDatabase(rig.store, logger: rig.logs.logger()),
                               transport: rig.transport, notifier: SystemdNotifier(environment: [:]), logger: rig.logs.logger(),
                               jitter: { 1 })
     let task = Task { try await service.run() }
@@ -108,7 +108,7 @@ struct ClockJumpTests {
     func run(_ rig: FaultRig, jump: TimeInterval) async throws -> [ReceivedRequest] {
         let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
         let clock = MovableClock()
-        let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), store: rig.store,
+        let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: DaemonDatabase(rig.store, logger: rig.logs.logger()),
                                   transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock,
                                   logger: rig.logs.logger(), jitter: { 0 }, sleepStep: .milliseconds(50))
         let task = Task { try await service.run() }

@@ -170,3 +170,14 @@ struct DateTests {
         #expect(ISOWeek("2026-W00") == nil && ISOWeek("2026W47") == nil)
     }
 }
+
+@Suite("Text from the network is terminal-safe")
+struct TerminalSafeTextTests {
+    @Test("C0, DEL, C1 and bidi overrides are replaced; tabs and newlines become spaces; Korean is kept")
+    func replacements() {
+        #expect(TerminalSafeText.sanitized("종로구\u{1B}[2J\tok\n\u{7F}\u{9B}\u{202E}x") == "종로구\u{FFFD}[2J ok \u{FFFD}\u{FFFD}\u{FFFD}x")
+        #expect(TerminalSafeText.sanitized("통신장애 · 좋음") == "통신장애 · 좋음")
+        #expect(!TerminalSafeText.needsSanitizing("서울 PM2.5 µg/m³ — fine"))
+        #expect(TerminalSafeText.needsSanitizing("\u{2066}"))
+    }
+}

@@ -61,8 +61,11 @@ struct SQLiteStoreTests {
         let rows = try store.readings(stations: ["중구"], from: from, to: to)
         #expect(rows.map(\.slot) == [from, from.advanced(by: 1), from.advanced(by: 2)])
         #expect(rows.allSatisfy { $0.station == "중구" })
-        #expect(try store.latestSlot(station: "종로구") == reading("x", hour: 23, pm10: nil, pm25: nil).slot)
-        #expect(try store.latestSlot(station: "없는곳") == nil)
+        let last = reading("x", hour: 23, pm10: nil, pm25: nil).slot
+        #expect(try store.latestSlot(station: "종로구", endingBy: last.end) == last)
+        // A slot that has not ended by `now` is in the future: it never counts as the latest.
+        #expect(try store.latestSlot(station: "종로구", endingBy: last.end.addingTimeInterval(-1)) == last.advanced(by: -1))
+        #expect(try store.latestSlot(station: "없는곳", endingBy: last.end) == nil)
         #expect(try store.stations().map(\.name) == ["종로구", "중구"])
         #expect(try store.stations().first?.code == "111123")
     }

@@ -19,8 +19,8 @@ public struct ReceivedRequest: Sendable {
 
 /// What the fake server answers.
 public enum FakeReply: Sendable {
-    /// A complete HTTP response.
-    case respond(status: Int, body: Data, contentType: String = "text/xml;charset=UTF-8")
+    /// A complete HTTP response, with extra headers (a redirect's `Location`).
+    case respond(status: Int, body: Data, contentType: String = "text/xml;charset=UTF-8", headers: [String: String] = [:])
     /// Waits, then replies.
     indirect case delayed(Duration, FakeReply)
     /// Resets the TCP connection without answering.
@@ -106,9 +106,10 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private func perform(_ reply: FakeReply, context: ChannelHandlerContext) {
         switch reply {
-        case let .respond(status, body, contentType):
+        case let .respond(status, body, contentType, extra):
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: contentType)
+            for (name, value) in extra.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
             headers.add(name: "Content-Length", value: String(body.count))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))), promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)

@@ -1,0 +1,33 @@
+import DustStore
+import Foundation
+import Logging
+import Synchronization
+
+/// The database dustd writes, shared by its services, reopened when the file under it changes.
+///
+/// A database deleted or replaced under a running daemon (a restore, an `rm`, a `mv` of a backup)
+/// would otherwise keep receiving writes in a file no one can read any more, and everything
+/// stored would vanish at the next stop while the journal said "Poll done".
+public final class DaemonDatabase: Sendable {
+    private let store: Mutex<SQLiteStore>
+    private let logger: Logger
+
+    public init(_ store: SQLiteStore, logger: Logger) {
+        self.store = Mutex(store)
+        self.logger = logger
+    }
+
+    /// The store to use now: the one open, or a new one when its file was deleted or replaced.
+    /// Throws when the file must be reopened and cannot be.
+    public func current() throws(StoreError) -> SQLiteStore {
+        let open = store.withLock { $0 }
+        guard open.isReplacedOnDisk else { return open }
+        logger.error("The database \(open.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill.")
+        let reopened = try SQLiteStore(path: open.path)
+        store.withLock { $0 = reopened }
+        return reopened
+    }
+
+    /// The store open now, without checking the file (for writes that must not fail on a reopen).
+    public var opened: SQLiteStore { store.withLock { $0 } }
+}
