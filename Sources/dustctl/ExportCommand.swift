@@ -1,7 +1,6 @@
 import ArgumentParser
 import DustKit
 import DustServices
-import Foundation
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
