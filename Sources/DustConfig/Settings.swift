@@ -44,6 +44,13 @@ public struct APISettings: Sendable, Hashable {
     public var version: String
     public var timeoutSeconds: Double
     public var serviceKeyFile: String?
+
+    public init(baseURL: String = AirKoreaEndpoint.defaultBaseURL, version: String = "1.5", timeoutSeconds: Double = 30, serviceKeyFile: String? = nil) {
+        self.baseURL = baseURL
+        self.version = version
+        self.timeoutSeconds = timeoutSeconds
+        self.serviceKeyFile = serviceKeyFile
+    }
 }
 
 /// `poll.*`.

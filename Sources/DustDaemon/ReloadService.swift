@@ -42,6 +42,7 @@ public struct ReloadService: Service {
         do {
             let settings = try SettingsLoader(environment: environment).load(configurationFile: configurationFile)
             try DaemonConfigurationError.check(settings)
+            for warning in settings.warnings + [settings.api.cleartextWarning].compactMap({ $0 }) { logger.warning("\(warning)") }
             let loaded = try await ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key
             redactor.add(key)

@@ -49,9 +49,8 @@ public final class SQLiteStore: Sendable {
             configuration.readonly = true
         case .readWrite:
             try Self.createFileIfNeeded(path)
+            try Self.refuseNewerSchema(path, busyTimeout: busyTimeout)
             configuration.prepareDatabase { db in
-                // FULL: a committed batch survives power loss, not only a killed process.
-                try db.execute(sql: "PRAGMA synchronous = FULL")
                 // Keep -wal and -shm when the last writer closes: a reader in dustd's group cannot
                 // create them in dustd's directory, so without them it could not read the
                 // database while dustd is stopped.
@@ -62,13 +61,14 @@ public final class SQLiteStore: Sendable {
         }
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-            // A newer FineDust's database is neither read nor written: its tables may mean
-            // something this version does not know, and a write could break them.
-            if try pool.read(Schema.migrator.hasBeenSuperseded) { throw StoreError.schemaTooNew(path: path) }
             switch mode {
             case .readWrite:
+                // FULL: a committed batch survives power loss, not only a killed process. Set after
+                // the pool is open: GRDB sets NORMAL on the writer when it turns WAL on.
+                try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
                 try Schema.migrator.migrate(pool)
             case .readOnly:
+                if try pool.read(Schema.migrator.hasBeenSuperseded) { throw StoreError.schemaTooNew(path: path) }
                 let known = try pool.read { db in try Schema.migrator.hasCompletedMigrations(db) }
                 if !known { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
             }
@@ -82,6 +82,21 @@ public final class SQLiteStore: Sendable {
     /// another file (a restore, a `mv`). Writes would then go to a file no one will ever read again.
     public var isReplacedOnDisk: Bool {
         FileIdentity(path: path) != identity
+    }
+
+    /// A newer FineDust's database is neither read nor written: its tables may mean something this
+    /// version does not know. Checked through a read-only connection before the writer opens,
+    /// because opening a writable pool already writes (GRDB makes sure the WAL is not empty).
+    private static func refuseNewerSchema(_ path: String, busyTimeout: TimeInterval) throws(StoreError) {
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.busyMode = .timeout(busyTimeout)
+        do {
+            let newer = try DatabaseQueue(path: path, configuration: configuration).read(Schema.migrator.hasBeenSuperseded)
+            if newer { throw StoreError.schemaTooNew(path: path) }
+        } catch {
+            throw StoreError(error, path: path)
+        }
     }
 
     /// Creates the database's directory (mode 0750) when it does not exist yet.

@@ -43,13 +43,15 @@ enum ExportCSV {
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
-    /// A number with `.` and at most 3 decimals, trailing zeros dropped; empty when unknown.
+    /// A number with `.` and at most 3 decimals, trailing zeros (and a bare trailing point) dropped,
+    /// never an exponent; empty when unknown.
     static func number(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "" }
         let rounded = (value * 1000).rounded() / 1000
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
         var text = String(format: "%.3f", rounded)
         while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
         return text
     }
 }

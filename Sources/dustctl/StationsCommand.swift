@@ -61,11 +61,13 @@ struct StationsSyncCommand: AsyncParsableCommand {
         await transport.shutdown()
         if let outcome {
             let status: ExitStatus = outcome.retryAdvice == .waitForNextHour ? .configuration : .unavailable
-            throw CommandFailure(status, outcome.description)
+            // The client already removed the key from what the server sent; this is the last line
+            // of defence, as in dustd's log handler.
+            throw CommandFailure(status, key.redacting(outcome.description))
         }
         let store = try SQLiteStore(path: settings.storagePath)
         try store.upsertStations(stations)
-        print("\(stations.count) stations stored.")
+        try standardOutputLine("\(stations.count) stations stored.")
     }
 }
 
@@ -94,7 +96,7 @@ struct StationsImportCommand: ParsableCommand {
                 }
             }
             try SQLiteStore(path: settings.storagePath).upsertStations(stations)
-            print("\(stations.count) stations stored.")
+            try standardOutputLine("\(stations.count) stations stored.")
         }
     }
 }
@@ -111,11 +113,11 @@ struct StationsListCommand: ParsableCommand {
         try reportingFailures {
             let stations = try SQLiteStore(path: try options.settings().storagePath, mode: .readOnly).stations()
             if options.json {
-                print(JSON.array(stations.map(stationJSON)).serialized)
+                try standardOutputLine(JSON.array(stations.map(stationJSON)).serialized)
             } else {
                 for station in stations {
                     let place = [station.network, station.address].compactMap { $0 }.joined(separator: " · ")
-                    print(pad(station.name, 14) + place)
+                    try standardOutputLine(pad(station.name, 14) + place)
                 }
             }
         }
@@ -150,14 +152,14 @@ struct StationsNearestCommand: ParsableCommand {
                 throw CommandFailure(.noInput, "No station coordinates are stored yet; run `dustctl stations sync` (needs the service key) or `dustctl stations import FILE`.")
             }
             if options.json {
-                print(JSON.array(located.map { station, distance in
+                try standardOutputLine(JSON.array(located.map { station, distance in
                     guard case var .object(members) = stationJSON(station) else { return .null }
                     members.append(("distanceKm", .number(distance)))
                     return .object(members)
                 }).serialized)
             } else {
                 for (station, distance) in located {
-                    print(pad(station.name, 14) + pad(String(format: "%.1f km", distance), 10, alignRight: true) + "  " + (station.address ?? ""))
+                    try standardOutputLine(pad(station.name, 14) + pad(String(format: "%.1f km", distance), 10, alignRight: true) + "  " + (station.address ?? ""))
                 }
             }
         }

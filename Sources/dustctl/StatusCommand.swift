@@ -60,6 +60,7 @@ struct StatusCommand: ParsableCommand {
                     ("lastSuccess", attempt(lastSuccess)),
                     ("lastError", attempt(lastError)),
                     ("currentError", .bool(currentError != nil)),
+                    ("reloadRefused", state["reload_refused"].flatMap { $0.isEmpty ? nil : JSON.string($0) } ?? .null),
                 ]).serialized)
                 return
             }
@@ -73,6 +74,9 @@ struct StatusCommand: ParsableCommand {
             lines.append("Station       \(station ?? "– (station.name is not set)")")
             lines.append("dustd         \(state["state"] ?? "has not run against this database yet")")
             if let next = state["next_poll"], !next.isEmpty { lines.append("Next poll     \(next)") }
+            if let refused = state["reload_refused"], !refused.isEmpty {
+                lines.append(style.graded("Reload        ", .bad) + "refused, still running the previous configuration: \(refused)")
+            }
             lines.append("Last success  \(lastSuccess.map { "\(when($0.startedAt)): \($0.operation), \($0.rowsNew) new, \($0.rowsUpdated) revised" } ?? "never")")
             if let lastError {
                 let label = currentError == nil ? "Last error    " : style.graded("Last error    ", .veryBad)

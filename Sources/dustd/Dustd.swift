@@ -105,7 +105,7 @@ struct Dustd: AsyncParsableCommand {
             "config": "\(settings.configurationFile ?? "defaults")",
         ])
         if let warning = loadedKey.warning { logger.warning("\(warning)") }
-        if let warning = settings.api.cleartextWarning { logger.warning("\(warning)") }
+        for warning in settings.warnings + [settings.api.cleartextWarning].compactMap({ $0 }) { logger.warning("\(warning)") }
 
         if once {
             let status = await pollOnce(live: live, store: store, transport: transport, logger: logger)

@@ -1,5 +1,5 @@
 import DustKit
-import DustStore
+@testable import DustStore
 import Foundation
 import Testing
 import TestSupport
@@ -82,6 +82,22 @@ struct SQLiteStoreTests {
         #expect(try store.integrityCheck() == ["ok"])
         let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).readData(ofLength: 20)
         #expect(header[18] == 2 && header[19] == 2, "WAL databases have file format 2 at bytes 18 and 19")
+        // 2 = FULL: the writer syncs the WAL on every commit (GRDB alone would leave NORMAL, 1).
+        #expect(try store.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+    }
+
+    @Test("The WAL and shared-memory files outlive the writer, so group readers can open the database later")
+    func persistentWAL() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        do {
+            let store = try SQLiteStore(path: path)
+            try store.upsert([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
+        }
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        #expect(FileManager.default.fileExists(atPath: path + "-shm"))
+        #expect(try SQLiteStore(path: path, mode: .readOnly).measurementCount() == 1)
     }
 
     @Test("Opening a missing database read-only is a clear error, and creates nothing")
