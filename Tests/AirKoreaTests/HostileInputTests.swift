@@ -119,6 +119,47 @@ struct HostileInputTests {
         #expect(ignoredResult.peakGrowth < blowUpGuardBytes)
     }
 
+    @Test("Allowed deeper than libxml2 goes, nesting stops at libxml2's own limit of 256 levels")
+    func libxml2DepthLimit() throws {
+        let levels = 300
+        let xml = "<response>" + String(repeating: "<a>", count: levels) + String(repeating: "</a>", count: levels) + "</response>"
+        let result = hostile(Data(xml.utf8), limits: ParserLimits(maxDepth: 1_000))
+        #expect(result.error == .nestingTooDeep(limit: 256))
+        #expect(result.seconds < hangGuardSeconds)
+    }
+
+    @Test("Allowed longer than libxml2's 10,000,000-byte text cap, a field stops there and is named")
+    func libxml2TextCapInField() throws {
+        let huge = String(repeating: "a", count: 10_000_001)
+        let xml = "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
+        let result = hostile(Data(xml.utf8), limits: ParserLimits(maxFieldBytes: 20_000_000))
+        #expect(result.error == .fieldTooLong(field: "stationName", limit: 10_000_000))
+        #expect(result.peakGrowth < blowUpGuardBytes)
+    }
+
+    @Test("Bytes that are not UTF-8 are invalid UTF-8 on the line they stand on", arguments: [
+        [0xFF], [0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xEA, 0xB0],
+    ] as [[UInt8]])
+    func invalidUTF8OnItsLine(bytes: [UInt8]) throws {
+        // 0xFF never occurs in UTF-8, 0x80 continues nothing, C0 AF is an overlong "/", ED A0 80 an
+        // encoded UTF-16 surrogate, EA B0 the first two bytes of 가 without the third.
+        let body = Data("<response>\n<header><resultCode>00</resultCode></header>\n<body><items><item>\n<stationName>".utf8)
+            + bytes + Data("</stationName>\n</item></items></body>\n</response>\n".utf8)
+        #expect(hostile(body).error == .invalidUTF8(line: 4))
+    }
+
+    @Test("A well-encoded character XML forbids is malformed XML, not invalid UTF-8", arguments: [
+        "\u{01}", "\u{00}", "\u{FFFE}", "&#1;",
+    ])
+    func forbiddenCharacter(character: String) throws {
+        let xml = "<response>\n<header><resultCode>00</resultCode></header>\n<body><items><item>\n<stationName>a\(character)b</stationName>\n</item></items></body>\n</response>\n"
+        let error = hostile(Data(xml.utf8)).error
+        guard case .malformedXML(line: 4, _)? = error else {
+            Issue.record("expected malformedXML on line 4, got \(String(describing: error))")
+            return
+        }
+    }
+
     @Test("A body above the size limit is not parsed at all")
     func documentTooLarge() throws {
         let body = Data(repeating: UInt8(ascii: " "), count: 33 * 1024 * 1024)

@@ -1,4 +1,5 @@
-import AirKorea
+@testable import AirKorea
+import CLibXML2
 import DustKit
 import Foundation
 import Testing
@@ -277,5 +278,52 @@ struct ErrorResponseTests {
         for length in stride(from: 0, through: closingTag, by: 7) {
             #expect(throws: AirKoreaError.self) { try parser.parseMeasurements(full.prefix(length)) }
         }
+    }
+}
+
+@Suite("libxml2 errors are typed by their code, never by their message")
+struct LibXMLErrorCodeTests {
+    /// Four lines: an error on line 2 is in the middle of the document, one on line 4 at its end.
+    let document = Data("<response>\n<header><resultCode>00</resultCode></header>\n<body/>\n</response>\n".utf8)
+
+    func classify(_ error: LibXMLError, in body: Data? = nil, openField: String? = nil) -> AirKoreaError {
+        (body ?? document).withUnsafeBytes { error.airKoreaError(document: $0, openField: openField) }
+    }
+
+    @Test("XML_ERR_INVALID_ENCODING, newer libxml2's code for bytes that do not decode, is invalid UTF-8")
+    func invalidEncoding() {
+        let body = Data("<response>\n<header/>\n<body>".utf8) + [0xFF] + Data("</body>\n</response>\n".utf8)
+        let error = LibXMLError(domain: XML_FROM_IO, code: XML_ERR_INVALID_ENCODING, line: 3)
+        #expect(classify(error, in: body) == .invalidUTF8(line: 3))
+    }
+
+    @Test("XML_ERR_TAG_NOT_FINISHED and XML_ERR_DOCUMENT_EMPTY are a truncation even mid-document")
+    func truncationCodes() {
+        for code in [XML_ERR_TAG_NOT_FINISHED, XML_ERR_DOCUMENT_EMPTY] {
+            #expect(classify(LibXMLError(domain: XML_FROM_PARSER, code: code, line: 2)) == .truncated(line: 2))
+        }
+    }
+
+    @Test("Any other code is a truncation on the last line and malformed XML before it")
+    func lineRule() {
+        let endOfDocument = LibXMLError(domain: XML_FROM_PARSER, code: XML_ERR_DOCUMENT_END, line: 4, message: "Extra content at the end of the document")
+        #expect(classify(endOfDocument) == .truncated(line: 4))
+        let mismatch = LibXMLError(domain: XML_FROM_PARSER, code: XML_ERR_TAG_NAME_MISMATCH, line: 2, message: "Opening and ending tag mismatch")
+        #expect(classify(mismatch) == .malformedXML(line: 2, reason: "Opening and ending tag mismatch"))
+    }
+
+    @Test("Words libxml2 uses for other errors in the message do not change the type")
+    func messageNeverDecides() {
+        let misleading = "Input is not proper UTF-8, indicate encoding ! huge text node Excessive depth in document"
+        for code in [XML_ERR_TAG_NAME_MISMATCH, XML_ERR_INVALID_CHAR, XML_ERR_NO_MEMORY, XML_ERR_INTERNAL_ERROR] {
+            let error = LibXMLError(domain: XML_FROM_PARSER, code: code, line: 2, message: misleading)
+            #expect(classify(error, openField: "stationName") == .malformedXML(line: 2, reason: misleading))
+        }
+    }
+
+    @Test("An allocation failure in a body smaller than libxml2's 10,000,000-byte text cap is not a long field")
+    func realAllocationFailure() {
+        let error = LibXMLError(domain: XML_FROM_PARSER, code: XML_ERR_NO_MEMORY, line: 2, message: "Memory allocation failed")
+        #expect(classify(error, openField: "stationName") == .malformedXML(line: 2, reason: "Memory allocation failed"))
     }
 }

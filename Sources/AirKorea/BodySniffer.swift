@@ -1,0 +1,77 @@
+import DustKit
+import Foundation
+
+/// Recognises bodies that are not XML at all before libxml2 sees them, to name them precisely:
+/// empty, JSON, an HTML error page, or XML with a DOCTYPE.
+enum BodySniffer {
+    /// Throws the error that names what the body is, if it is not an XML document FineDust reads.
+    static func rejectNonXML(_ bytes: UnsafeRawBufferPointer) throws(AirKoreaError) {
+        var start = 0
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
+        while start < bytes.count, isXMLSpace(bytes[start]) { start += 1 }
+        guard start < bytes.count else { throw .emptyBody }
+        if bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") { throw .jsonBody }
+        let head = UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + 1024)])
+        if asciiCaseInsensitiveRange(of: "<html", in: head) != nil {
+            throw .htmlPage(title: htmlTitle(in: UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + 64 * 1024)])))
+        }
+        if prologDeclaresDoctype(UnsafeRawBufferPointer(rebasing: bytes[start...])) { throw .doctypeNotAllowed }
+    }
+
+    /// True for the four white-space bytes of XML.
+    static func isXMLSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
+    /// True when a `<!DOCTYPE` comes before the root element. Checked before libxml2 runs, so not
+    /// even the internal subset of a hostile document (entity declarations) is parsed.
+    private static func prologDeclaresDoctype(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        func hasPrefix(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard index + count <= bytes.count else { return false }
+            return memcmp(bytes.baseAddress! + index, text.utf8Start, count) == 0
+        }
+        func skip(past terminator: StaticString) -> Bool {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[index...])
+            guard let found = asciiCaseInsensitiveRange(of: "\(terminator)", in: rest) else { return false }
+            index += found + terminator.utf8CodeUnitCount
+            return true
+        }
+        while index < bytes.count {
+            if isXMLSpace(bytes[index]) {
+                index += 1
+            } else if hasPrefix("<?") {
+                guard skip(past: "?>") else { return false }
+            } else if hasPrefix("<!--") {
+                guard skip(past: "-->") else { return false }
+            } else {
+                return hasPrefix("<!DOCTYPE") || hasPrefix("<!doctype")
+            }
+        }
+        return false
+    }
+
+    /// The `<title>` of an HTML page, whitespace collapsed, at most 120 characters.
+    private static func htmlTitle(in page: UnsafeRawBufferPointer) -> String {
+        guard let open = asciiCaseInsensitiveRange(of: "<title>", in: page) else { return "" }
+        let afterOpen = UnsafeRawBufferPointer(rebasing: page[(open + 7)...])
+        let close = asciiCaseInsensitiveRange(of: "</title>", in: afterOpen) ?? min(afterOpen.count, 200)
+        let title = String(decoding: UnsafeRawBufferPointer(rebasing: afterOpen[..<close]), as: UTF8.self)
+        let collapsed = TerminalSafeText.sanitized(title).split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        return String(collapsed.prefix(120))
+    }
+
+    /// The first offset of `needle` (ASCII, lower case) in `haystack`, ignoring ASCII case.
+    private static func asciiCaseInsensitiveRange(of needle: String, in haystack: UnsafeRawBufferPointer) -> Int? {
+        let pattern = Array(needle.utf8)
+        guard haystack.count >= pattern.count else { return nil }
+        outer: for start in 0...(haystack.count - pattern.count) {
+            for (offset, expected) in pattern.enumerated() {
+                var byte = haystack[start + offset]
+                if byte >= 0x41, byte <= 0x5A { byte += 0x20 }
+                if byte != expected { continue outer }
+            }
+            return start
+        }
+        return nil
+    }
+}

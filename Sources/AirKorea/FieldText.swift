@@ -1,0 +1,99 @@
+import DustKit
+
+/// The trimmed text of one field, decoded on demand without building strings for numbers.
+struct FieldText {
+    /// Points into the reader's text buffer: valid only inside the `withUnsafeBytes` that made it.
+    let bytes: UnsafeRawBufferPointer
+
+    init(trimming raw: UnsafeRawBufferPointer) {
+        var start = 0
+        var end = raw.count
+        while start < end, Self.isSpace(raw[start]) { start += 1 }
+        while end > start, Self.isSpace(raw[end - 1]) { end -= 1 }
+        bytes = UnsafeRawBufferPointer(rebasing: raw[start..<end])
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+
+    /// The text, or nil when empty; control characters replaced (it came from the network).
+    var string: String? { bytes.isEmpty ? nil : TerminalSafeText.sanitized(String(decoding: bytes, as: UTF8.self)) }
+
+    /// A non-negative integer, or nil.
+    var integer: Int? {
+        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
+        var value = 0
+        for byte in bytes {
+            guard byte >= 0x30, byte <= 0x39 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        return value
+    }
+
+    /// A concentration: `-` or empty is unknown; a number no instrument measures (negative, not
+    /// finite, above 10,000 µg/m³) or text that is no number is implausible, and unknown too.
+    var concentration: ConcentrationText {
+        if bytes.isEmpty || (bytes.count == 1 && bytes[0] == UInt8(ascii: "-")) { return .unknown }
+        guard let value = decimal, value.isFinite, HourlyReading.plausibleConcentration.contains(value) else { return .implausible }
+        return .measured(value)
+    }
+
+    /// A grade `1`–`4`; anything else is unknown.
+    var grade: DustGrade? {
+        guard bytes.count == 1 else { return nil }
+        return DustGrade(rawValue: Int(bytes[0]) - 0x30)
+    }
+
+    /// A plain decimal number (`35`, `0.0022`, `-1.5`, `37.572025`), parsed exactly as `strtod` would
+    /// for up to 15 significant digits; nil for anything else.
+    var decimal: Double? {
+        var index = 0
+        var negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        var mantissa: UInt64 = 0
+        var digits = 0
+        var fractionDigits = 0
+        var seenPoint = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                guard !seenPoint else { return nil }
+                seenPoint = true
+            } else if byte >= 0x30, byte <= 0x39 {
+                guard digits < 15 else { return slowDecimal }
+                mantissa = mantissa * 10 + UInt64(byte - 0x30)
+                digits += 1
+                if seenPoint { fractionDigits += 1 }
+            } else {
+                return nil
+            }
+            index += 1
+        }
+        guard digits > 0 else { return nil }
+        // Both operands are exact doubles (mantissa < 2^53, 10^k for k ≤ 22), so one correctly
+        // rounded division gives the same double as strtod.
+        let value = Double(mantissa) / Self.powersOfTen[fractionDigits]
+        return negative ? -value : value
+    }
+
+    private var slowDecimal: Double? { Double(String(decoding: bytes, as: UTF8.self)) }
+
+    private static let powersOfTen: [Double] = (0...22).map { exponent in
+        (0..<exponent).reduce(1.0) { value, _ in value * 10 }
+    }
+}
+
+/// What a concentration field said.
+enum ConcentrationText: Equatable {
+    case unknown
+    case measured(Double)
+    case implausible
+
+    /// The number, when one was measured.
+    var value: Double? {
+        if case let .measured(value) = self { return value }
+        return nil
+    }
+}

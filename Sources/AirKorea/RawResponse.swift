@@ -1,0 +1,44 @@
+import DustKit
+
+/// An item as read, before it becomes a `HourlyReading` or a `Station`.
+struct RawItem {
+    var slot: Slot?
+    var stationName: String?
+    var stationCode: String?
+    var sidoName: String?
+    var network: String?
+    var concentration = DustPair<Double?>(repeating: nil)
+    var average24h = DustPair<Double?>(repeating: nil)
+    var grade24h = DustPair<DustGrade?>(repeating: nil)
+    var grade1h = DustPair<DustGrade?>(repeating: nil)
+    var flag = DustPair<String?>(repeating: nil)
+    /// A value was present but no instrument could have measured it.
+    var implausible = DustPair<Bool>(repeating: false)
+    var reported = DustPair<ReportedFields>(repeating: [])
+    var address: String?
+    var latitude: Double?
+    var longitude: Double?
+}
+
+extension RawItem {
+    /// `pm10Value`/`pm25Value`: present, so it revises what is stored, even when unknown.
+    mutating func readConcentration(_ text: FieldText, of pollutant: Pollutant) {
+        let reading = text.concentration
+        concentration[pollutant] = reading.value
+        implausible[pollutant] = reading == .implausible
+        reported[pollutant].insert(.value)
+    }
+
+    /// `pm10Flag`/`pm25Flag`: a set flag makes the value unknown and revises what is stored; an
+    /// empty flag element says nothing on its own.
+    mutating func readFlag(_ text: FieldText, of pollutant: Pollutant) {
+        flag[pollutant] = text.string
+        if text.string != nil { reported[pollutant].insert(.value) }
+    }
+}
+
+/// What a response held, before its items become readings or stations.
+struct RawResponse {
+    var items: [RawItem]
+    var paging: Paging
+}

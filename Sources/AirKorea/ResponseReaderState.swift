@@ -1,0 +1,168 @@
+import CLibXML2
+import DustKit
+import Foundation
+
+/// The parser's position in the document and what it has collected so far.
+struct ReaderState {
+    let names: ElementNames
+    let limits: ParserLimits
+    private var path: [Element]
+    private var root: Element?
+    private var items: [RawItem] = []
+    private var currentItem: RawItem?
+    private var paging = Paging()
+    private var header: [Element: String] = [:]
+    /// The leaf element whose text is being collected, and the text so far.
+    private var field: Element?
+    private var text: [UInt8] = []
+
+    /// The name of the field whose text is being read, if any (for error messages only).
+    var openFieldName: String? { field?.xmlName }
+
+    init(names: ElementNames, limits: ParserLimits) {
+        self.names = names
+        self.limits = limits
+        self.path = Array(repeating: .other, count: limits.maxDepth + 2)
+        text.reserveCapacity(64)
+    }
+
+    mutating func handleNode(_ reader: xmlTextReaderPtr) throws(AirKoreaError) {
+        switch UInt32(xmlTextReaderNodeType(reader)) {
+        case XML_READER_TYPE_ELEMENT.rawValue:
+            try startElement(reader)
+        case XML_READER_TYPE_TEXT.rawValue, XML_READER_TYPE_CDATA.rawValue,
+             XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue:
+            guard field != nil, let value = xmlTextReaderConstValue(reader) else { return }
+            let length = strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))
+            guard text.count + length <= limits.maxFieldBytes else {
+                throw .fieldTooLong(field: field?.xmlName ?? "text", limit: limits.maxFieldBytes)
+            }
+            text.append(contentsOf: UnsafeBufferPointer(start: value, count: length))
+        case XML_READER_TYPE_END_ELEMENT.rawValue:
+            endElement(depth: Int(xmlTextReaderDepth(reader)))
+        case XML_READER_TYPE_DOCUMENT_TYPE.rawValue, XML_READER_TYPE_ENTITY_REFERENCE.rawValue,
+             XML_READER_TYPE_ENTITY.rawValue:
+            throw .doctypeNotAllowed
+        default:
+            break
+        }
+    }
+
+    private mutating func startElement(_ reader: xmlTextReaderPtr) throws(AirKoreaError) {
+        let depth = Int(xmlTextReaderDepth(reader))
+        guard depth <= limits.maxDepth else { throw .nestingTooDeep(limit: limits.maxDepth) }
+        let element = names.element(xmlTextReaderConstLocalName(reader))
+        path[depth] = element
+        if depth == 0 {
+            guard element == .response || element == .gatewayResponse else {
+                throw .notAnAirKoreaResponse(root: xmlTextReaderConstLocalName(reader).map { TerminalSafeText.sanitized(String(cString: $0)) } ?? "?")
+            }
+            root = element
+            return
+        }
+        let parent = path[depth - 1]
+        let isLeaf: Bool
+        switch (depth, parent, element) {
+        case (2, .header, .resultCode), (2, .header, .resultMsg),
+             (2, .cmmMsgHeader, .errMsg), (2, .cmmMsgHeader, .returnAuthMsg), (2, .cmmMsgHeader, .returnReasonCode),
+             (2, .body, .numOfRows), (2, .body, .pageNo), (2, .body, .totalCount):
+            isLeaf = true
+        case (3, .items, .item) where path[1] == .body:
+            guard items.count < limits.maxItems else { throw .tooManyItems(limit: limits.maxItems) }
+            currentItem = RawItem()
+            isLeaf = false
+        case (4, .item, _) where currentItem != nil && path[2] == .items && element != .other:
+            isLeaf = true
+        default:
+            isLeaf = false
+        }
+        guard isLeaf else { return }
+        field = element
+        text.removeAll(keepingCapacity: true)
+        if xmlTextReaderIsEmptyElement(reader) == 1 {
+            commitField()
+        }
+    }
+
+    private mutating func endElement(depth: Int) {
+        if field != nil {
+            commitField()
+        } else if depth == 3, path[3] == .item, let item = currentItem {
+            items.append(item)
+            currentItem = nil
+        }
+    }
+
+    private mutating func commitField() {
+        guard let element = field else { return }
+        field = nil
+        text.withUnsafeBytes { raw in
+            let value = FieldText(trimming: raw)
+            switch element {
+            case .resultCode, .resultMsg, .errMsg, .returnAuthMsg, .returnReasonCode:
+                header[element] = value.string
+            case .numOfRows: paging.numOfRows = value.integer
+            case .pageNo: paging.pageNo = value.integer
+            case .totalCount: paging.totalCount = value.integer
+            case .dataTime: currentItem?.slot = KoreaStandardTime.slot(forDataTimeBytes: value.bytes)
+            case .stationName: currentItem?.stationName = value.string
+            case .stationCode: currentItem?.stationCode = value.string
+            case .sidoName: currentItem?.sidoName = value.string
+            case .mangName: currentItem?.network = value.string
+            case .pm10Value: currentItem?.readConcentration(value, of: .pm10)
+            case .pm25Value: currentItem?.readConcentration(value, of: .pm25)
+            case .pm10Value24:
+                currentItem?.average24h.fineDust = value.concentration.value
+                currentItem?.reported.fineDust.insert(.average24h)
+            case .pm25Value24:
+                currentItem?.average24h.ultraFineDust = value.concentration.value
+                currentItem?.reported.ultraFineDust.insert(.average24h)
+            case .pm10Grade:
+                currentItem?.grade24h.fineDust = value.grade
+                currentItem?.reported.fineDust.insert(.grade24h)
+            case .pm25Grade:
+                currentItem?.grade24h.ultraFineDust = value.grade
+                currentItem?.reported.ultraFineDust.insert(.grade24h)
+            case .pm10Grade1h:
+                currentItem?.grade1h.fineDust = value.grade
+                currentItem?.reported.fineDust.insert(.grade1h)
+            case .pm25Grade1h:
+                currentItem?.grade1h.ultraFineDust = value.grade
+                currentItem?.reported.ultraFineDust.insert(.grade1h)
+            case .pm10Flag: currentItem?.readFlag(value, of: .pm10)
+            case .pm25Flag: currentItem?.readFlag(value, of: .pm25)
+            case .addr: currentItem?.address = value.string
+            case .dmX: currentItem?.latitude = value.decimal
+            case .dmY: currentItem?.longitude = value.decimal
+            case .other, .response, .gatewayResponse, .header, .cmmMsgHeader, .body, .items, .item:
+                break
+            }
+        }
+    }
+
+    func finish() throws(AirKoreaError) -> RawResponse {
+        switch root {
+        case .gatewayResponse:
+            let reported = header[.returnReasonCode] ?? ""
+            let names = [header[.returnAuthMsg], header[.errMsg]].compactMap { $0 }
+            let code = ResultCode(rawValue: reported).flatMap { $0 == .ok ? nil : $0 }
+                ?? names.lazy.compactMap(ResultCode.init(errorName:)).first
+                ?? .unknown
+            throw .service(code, reportedCode: reported.isEmpty ? "?" : reported, serverMessage: names.joined(separator: " / "))
+        case .response:
+            guard let reported = header[.resultCode] else { throw .missingResultCode }
+            guard reported != "00" else {
+                var paging = paging
+                paging.itemCount = items.count
+                return RawResponse(items: items, paging: paging)
+            }
+            let message = header[.resultMsg] ?? ""
+            var code = ResultCode(rawValue: reported) ?? .unknown
+            // Legacy gateways answered 99 with a message naming the real error.
+            if code == .unknown, let named = ResultCode(errorName: message), named != .ok { code = named }
+            throw .service(code, reportedCode: reported, serverMessage: message)
+        default:
+            throw .emptyBody
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import DustKit
+
+/// Bounds that keep hostile or broken input cheap to reject (SPEC §10).
+public struct ParserLimits: Sendable, Hashable {
+    /// Largest body accepted, in bytes. A 3MONTH page of 1,000 rows is about 1 MiB.
+    public var maxDocumentBytes: Int
+    /// Deepest element nesting accepted; real responses are 5 levels deep.
+    public var maxDepth: Int
+    /// Longest single value accepted, in bytes.
+    public var maxFieldBytes: Int
+    /// Most items accepted in one response.
+    public var maxItems: Int
+
+    public init(maxDocumentBytes: Int = 32 * 1024 * 1024, maxDepth: Int = 16, maxFieldBytes: Int = 4096, maxItems: Int = 200_000) {
+        self.maxDocumentBytes = maxDocumentBytes
+        self.maxDepth = maxDepth
+        self.maxFieldBytes = maxFieldBytes
+        self.maxItems = maxItems
+    }
+}
+
+/// Paging information of a response body.
+public struct Paging: Sendable, Hashable {
+    /// `numOfRows`: the page size asked for.
+    public var numOfRows: Int?
+    /// `pageNo`: which page this is, from 1.
+    public var pageNo: Int?
+    /// `totalCount`: the rows of all pages together, as AirKorea reports it.
+    public var totalCount: Int?
+    /// The `item` elements on this page.
+    public var itemCount: Int
+
+    public init(numOfRows: Int? = nil, pageNo: Int? = nil, totalCount: Int? = nil, itemCount: Int = 0) {
+        self.numOfRows = numOfRows
+        self.pageNo = pageNo
+        self.totalCount = totalCount
+        self.itemCount = itemCount
+    }
+}
+
+/// The measurements of one successful response.
+public struct MeasurementPage: Sendable, Hashable {
+    public var readings: [HourlyReading]
+    public var paging: Paging
+    /// Items dropped because their `dataTime` was missing or not a valid time.
+    public var skippedItems: Int
+}
+
+/// The stations of one successful `getMsrstnList` response.
+public struct StationPage: Sendable, Hashable {
+    public var stations: [Station]
+    public var paging: Paging
+}
