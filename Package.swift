@@ -39,6 +39,8 @@ let package = Package(
         ]),
         // Business logic composed from the modules above, dependencies injected.
         .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore"]),
+        // The JSON documents dustctl prints and dustd serves, and their one encoder.
+        .target(name: "DustReports", dependencies: ["DustKit", "DustServices", "DustStore"]),
         // Settings from Config/dustd.yaml, DUSTD_… variables and systemd credentials, validated.
         .target(name: "DustConfig", dependencies: [
             "DustKit", "AirKorea",
@@ -65,7 +67,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dustctl", dependencies: [
-            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig",
+            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixture paths and temporary directories shared by the test targets.

@@ -37,6 +37,21 @@ partial=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM (SELECT
 stored_full=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM measurement")
 echo "ok: disk full after $stored_full rows: dustd logged it, kept running, integrity ok, no half batch"
 grep -m1 "is full" "$WORK/dustd.log" | sed 's/^/    /'
+# dustctl status names the failure as storage, never as the network (its record is small enough to
+# fit in the WAL even when a 2,200-row batch does not).
+for _ in $(seq 20); do
+    DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" status --json --db "$DISK/dust.sqlite" --station 종로구 >"$WORK/status.json" || true
+    python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["lastError"]; sys.exit(0 if e and e["kind"] == "storage" else 1)' "$WORK/status.json" && break
+    sleep 0.5
+done
+python3 - "$WORK/status.json" <<'PY' || { echo "disk-full-test: FAILED: dustctl status does not report a storage error"; cat "$WORK/status.json"; exit 1; }
+import json, sys
+status = json.load(open(sys.argv[1]))
+error = status["lastError"]
+assert error and error["kind"] == "storage", status
+assert "is full" in error["message"] and "AirKorea" not in error["message"], error
+print("ok: dustctl status: kind=storage, " + error["message"])
+PY
 
 mount -o remount,size=64m "$DISK"
 before=$(grep -c "Poll done" "$WORK/dustd.log" || true)

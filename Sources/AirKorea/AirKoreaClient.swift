@@ -97,6 +97,18 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 public struct FetchedPage: Sendable {
     public var page: MeasurementPage
     public var httpStatus: Int
+
+    public init(page: MeasurementPage, httpStatus: Int) {
+        self.page = page
+        self.httpStatus = httpStatus
+    }
+}
+
+extension MeasurementPage {
+    /// A page of readings built without a response body: for fakes of `MeasurementSource`.
+    public init(readings: [HourlyReading], paging: Paging, skipped: Int = 0) {
+        self.init(readings: readings, paging: paging, skippedItems: skipped)
+    }
 }
 
 /// Talks to AirKorea: builds the URL, sends it, and parses the answer into readings or a typed error.

@@ -79,6 +79,21 @@ public enum AirKoreaRequest: Sendable, Hashable {
         return .next(page(pageNumber + 1))
     }
 
+    /// The one paging loop: asks for this page and every following one the rules of `nextStep`
+    /// allow, handing each request to `fetch`, which returns the page's paging (or nil to stop).
+    /// Returns how paging ended: `.complete`, `.capped` (a `totalCount` beyond the window), or nil
+    /// when `fetch` stopped it or the task was cancelled.
+    public func fetchPages<Failure: Error>(_ fetch: (AirKoreaRequest) async throws(Failure) -> Paging?) async throws(Failure) -> PageStep? {
+        var request = self
+        while !Task.isCancelled {
+            guard let paging = try await fetch(request) else { return nil }
+            let step = request.nextStep(after: paging)
+            guard case let .next(following) = step else { return step }
+            request = following
+        }
+        return nil
+    }
+
     /// The station that the items of a response belong to when they carry no `stationName`.
     public var requestedStation: String? {
         if case let .stationRealtime(station, _, _, _) = self { return station }

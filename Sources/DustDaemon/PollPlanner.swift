@@ -3,7 +3,7 @@ import DustConfig
 import DustKit
 import Foundation
 
-/// When to poll, how long to back off, what to backfill: pure rules of SPEC §7, on explicit times.
+/// When to poll and how long to back off: pure rules of SPEC §7, on explicit times.
 public struct PollPlanner: Sendable {
     public let poll: PollSettings
 
@@ -40,20 +40,5 @@ public struct PollPlanner: Sendable {
         let kst = now.timeIntervalSince1970 + TimeInterval(KoreaStandardTime.secondsFromGMT)
         let nextMidnight = ((kst / 86_400).rounded(.down) + 1) * 86_400 - TimeInterval(KoreaStandardTime.secondsFromGMT)
         return Date(timeIntervalSince1970: nextMidnight + 60)
-    }
-
-    /// How much history to ask for, given the newest stored slot: DAILY when at most a day is
-    /// missing, MONTH beyond that (and on an empty database), 3MONTH beyond a month.
-    public func backfillTerm(latest: Slot?, now: Date) -> DataTerm {
-        guard let latest else { return .month }
-        let gap = now.timeIntervalSince(latest.end)
-        if gap <= 24 * 3600 { return .daily }
-        if gap <= 30 * 86_400 { return .month }
-        return .threeMonths
-    }
-
-    /// Rows per page for a term: DAILY fits one small page; longer terms page by 1,000.
-    public func rowsPerPage(_ term: DataTerm) -> Int {
-        term == .daily ? 100 : 1000
     }
 }

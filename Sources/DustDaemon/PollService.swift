@@ -8,38 +8,6 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// What the poller is doing. One value, so the states cannot disagree.
-public enum PollState: Sendable, Hashable, CustomStringConvertible {
-    /// Waiting for the next scheduled poll.
-    case idle(nextPoll: Date)
-    /// Requests in flight.
-    case fetching(since: Date)
-    /// A passing fault; the next try is at `until` (retry number `attempt`).
-    case backingOff(until: Date, attempt: Int)
-    /// The daily quota is used up until `until` (00:00 KST).
-    case quotaExhausted(until: Date)
-    /// A key or configuration problem; nothing is retried before `until`, the next scheduled poll.
-    case waitingForNextHour(until: Date)
-
-    /// When the poller acts next.
-    public var wakeTime: Date? {
-        switch self {
-        case let .idle(date), let .backingOff(date, _), let .quotaExhausted(date), let .waitingForNextHour(date): date
-        case .fetching: nil
-        }
-    }
-
-    public var description: String {
-        switch self {
-        case .idle: "idle"
-        case .fetching: "fetching"
-        case let .backingOff(_, attempt): "backing off (retry \(attempt))"
-        case .quotaExhausted: "quota exhausted"
-        case .waitingForNextHour: "waiting for the next hour"
-        }
-    }
-}
-
 /// Current settings and key, replaced on SIGHUP; readers always see a consistent pair.
 public final class LiveConfiguration: Sendable {
     public struct Snapshot: Sendable {
@@ -48,7 +16,6 @@ public final class LiveConfiguration: Sendable {
     }
 
     private let current: Mutex<Snapshot>
-    private let refusal = Mutex<String?>(nil)
 
     public init(settings: FineDustSettings, key: ServiceKey) {
         current = Mutex(Snapshot(settings: settings, key: key))
@@ -57,12 +24,6 @@ public final class LiveConfiguration: Sendable {
     public var snapshot: Snapshot { current.withLock { $0 } }
 
     public func replace(_ snapshot: Snapshot) { current.withLock { $0 = snapshot } }
-
-    /// Why the last reload was refused, until one succeeds.
-    public var reloadRefusal: String? {
-        get { refusal.withLock { $0 } }
-        set { refusal.withLock { $0 = newValue } }
-    }
 }
 
 extension LiveConfiguration.Snapshot {
@@ -71,11 +32,13 @@ extension LiveConfiguration.Snapshot {
         settings.station.name.map { StationPreference(primary: $0, fallbacks: settings.station.fallbacks) }
     }
 
-    /// A poller for these settings and this key.
-    public func poller(store: SQLiteStore, transport: any HTTPTransport, clock: any WallClock, logger: Logger) -> Poller {
-        Poller(client: AirKoreaClient(api: settings.api, key: key, transport: transport), store: store,
-               planner: PollPlanner(poll: settings.poll), clock: clock, logger: logger)
+    /// A poll cycle for these settings and this key.
+    public func cycle(store: any PollStore, transport: any HTTPTransport, clock: any WallClock) -> PollCycle {
+        PollCycle(source: AirKoreaClient(api: settings.api, key: key, transport: transport), store: store, clock: clock)
     }
+
+    /// Whether a cycle also archives every station (`station.mode: nation`).
+    public var includesNation: Bool { settings.station.mode == .nation }
 }
 
 /// A configuration dustd cannot run with.
@@ -95,10 +58,12 @@ public enum DaemonConfigurationError: Error, Sendable, Hashable, CustomStringCon
     }
 }
 
-/// The hourly poll loop as a swift-service-lifecycle `Service`.
+/// The hourly poll loop as a swift-service-lifecycle `Service`: waits, runs a `PollCycle`, lets
+/// `PollStateMachine` decide what comes next, and tells the journal, systemd and the status record.
 public struct PollService: Service {
     private let configuration: LiveConfiguration
     private let database: DaemonDatabase
+    private let board: DaemonStatusBoard
     private let transport: any HTTPTransport
     private let notifier: SystemdNotifier
     private let clock: any WallClock
@@ -107,17 +72,24 @@ public struct PollService: Service {
     private let sleepStep: Duration
 
     /// - Parameter sleepStep: how often a waiting loop looks at the wall clock again (tests shorten it).
-    public init(configuration: LiveConfiguration, database: DaemonDatabase, transport: any HTTPTransport, notifier: SystemdNotifier,
-                clock: any WallClock = SystemClock(), logger: Logger, jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-                sleepStep: Duration = .seconds(30)) {
+    public init(configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
+                notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
+                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, sleepStep: Duration = .seconds(30)) {
         self.configuration = configuration
         self.database = database
+        self.board = board
         self.transport = transport
         self.notifier = notifier
         self.clock = clock
         self.logger = logger
         self.jitter = jitter
         self.sleepStep = sleepStep
+    }
+
+    /// How often the status heartbeat is written while dustd waits: a reader calls dustd gone when
+    /// the heartbeat is twice as old, so this stays well under the poll interval.
+    public static func heartbeatSeconds(_ poll: PollSettings) -> Double {
+        Double(min(poll.intervalSeconds, 600))
     }
 
     public func run() async throws {
@@ -128,139 +100,106 @@ public struct PollService: Service {
         } onGracefulShutdown: {
             logger.info("Stopping: finishing the current write, then exiting")
             notifier.stopping(status: "Stopping")
+            board.update { $0.state = .stopping }
         }
     }
 
     /// Returns only when cancelled (shutdown); anything else that ends the loop is an error, so
     /// dustd exits non-zero and systemd's `Restart=on-failure` brings it back.
     private func loop() async throws {
-        var state = PollState.idle(nextPoll: clock.now)  // poll (and backfill) right away
-        var consecutiveFailures = 0
-        var lastReportedProblem: String?
+        var loop = PollLoopState.start(at: clock.now)
+        var lastHeartbeat = clock.now
         while !Task.isCancelled {
-            guard let wake = state.wakeTime, await sleep(until: wake, longest: longestWait(state)) else { return }
             let snapshot = configuration.snapshot
+            let machine = PollStateMachine(planner: PollPlanner(poll: snapshot.settings.poll))
+            switch machine.wake(loop, now: clock.now) {
+            case .stop:
+                return
+            case let .wait(remaining):
+                guard await pause(seconds: remaining) else { return }
+                if clock.now.timeIntervalSince(lastHeartbeat) >= Self.heartbeatSeconds(snapshot.settings.poll) {
+                    board.heartbeat()
+                    lastHeartbeat = clock.now
+                }
+                continue
+            case let .clockWentBack(remaining):
+                logger.warning("The system clock went back; polling now instead of waiting \(Int(remaining)) s")
+            case .pollNow:
+                break
+            }
             guard let stations = snapshot.stations else {
                 // Start-up and reload both refuse a configuration without station.name.
                 throw DaemonConfigurationError.noStation
             }
-            let planner = PollPlanner(poll: snapshot.settings.poll)
-            let store: SQLiteStore
+            board.update { $0.state = .polling }
+            let report: CycleReport
             do {
-                store = try database.current()
+                let store = try database.current()
+                report = await snapshot.cycle(store: store, transport: transport, clock: clock)
+                    .run(stations: stations, includeNation: snapshot.includesNation)
             } catch {
-                consecutiveFailures += 1
-                let retryAt = clock.now.addingTimeInterval(planner.retryDelay(attempt: consecutiveFailures, jitter: jitter()))
-                state = .backingOff(until: retryAt, attempt: consecutiveFailures)
-                logger.error("Cannot reopen the database: \(error)", metadata: ["retry": "\(iso(retryAt))"])
-                notifier.status("Cannot open the database; retrying at \(clockTime(retryAt))")
-                continue
+                var failed = CycleReport()
+                failed.failure = .storage(StorageFailure(error))
+                report = failed
             }
-            let poller = snapshot.poller(store: store, transport: transport, clock: clock, logger: logger)
-
-            state = .fetching(since: clock.now)
-            let report = await poller.cycle(stations: stations, mode: snapshot.settings.station.mode)
-            if Task.isCancelled { return }
-
+            CycleLog(logger: logger).notices(report.notices)
+            let outcome = CycleOutcome(report)
             let now = clock.now
-            let scheduled = planner.nextPoll(after: now, jitter: jitter())
-            switch report.failure {
-            case nil:
-                consecutiveFailures = 0
-                if lastReportedProblem != nil { logger.notice("AirKorea answers again; polling is back to normal") }
-                lastReportedProblem = nil
-                state = .idle(nextPoll: scheduled)
-                logger.info("Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)",
-                                                    "requests": "\(report.requests)", "next": "\(iso(scheduled))"])
-            case let failure?:
-                consecutiveFailures += 1
-                switch failure.retryAdvice {
-                case .retryWithBackoff:
-                    let retryAt = now.addingTimeInterval(planner.retryDelay(attempt: consecutiveFailures, jitter: jitter()))
-                    state = retryAt < scheduled ? .backingOff(until: retryAt, attempt: consecutiveFailures) : .idle(nextPoll: scheduled)
-                    logger.warning("Poll failed: \(failure)", metadata: ["retry": "\(iso(state.wakeTime ?? scheduled))"])
-                case .waitForNextHour:
-                    state = .waitingForNextHour(until: scheduled)
-                    // Logged once with its fix; repeating it every hour would bury everything else.
-                    if lastReportedProblem != failure.description {
-                        logger.error("\(failure)", metadata: ["next": "\(iso(scheduled))"])
-                    } else {
-                        logger.debug("Still failing: \(failure)")
-                    }
-                case .waitUntilMidnightKST:
-                    state = .quotaExhausted(until: planner.quotaReset(after: now))
-                    logger.error("\(failure)", metadata: ["resume": "\(iso(state.wakeTime!))"])
-                case .waitAMinute:
-                    state = .backingOff(until: now.addingTimeInterval(60), attempt: consecutiveFailures)
-                    logger.warning("\(failure)")
-                }
-                lastReportedProblem = failure.description
+            let (next, announcements) = machine.after(outcome, in: loop, now: now, jitter: jitter())
+            loop = next
+            CycleLog(logger: logger).announcements(announcements, report: report)
+            board.update { status in
+                status.state = loop.state.published
+                status.nextPollAt = loop.state.wakeTime
+                status.record(outcome, of: report, at: now)
             }
-            publish(state: state, report: report, primary: stations.primary, store: store)
+            lastHeartbeat = clock.now
+            notifier.status(statusLine(loop.state, outcome, at: now, primary: stations.primary))
         }
     }
 
-    /// The longest a state can legitimately wait; a longer remaining wait means the wall clock
-    /// was set back, and dustd polls now instead of stalling for the size of the jump.
-    private func longestWait(_ state: PollState) -> TimeInterval {
-        let poll = configuration.snapshot.settings.poll
-        switch state {
-        case .quotaExhausted: return 86_400 + 120
-        default: return TimeInterval(poll.intervalSeconds + poll.jitterSeconds + poll.retryMaxSeconds) + 60
-        }
-    }
-
-    /// Sleeps until a wall-clock time in short steps, so a clock change or a reload is noticed;
-    /// false when cancelled (shutdown). A clock set forward wakes it at once; one set back by more
-    /// than `longest` ends the wait (the slots come from AirKorea's `dataTime`, not from this clock,
-    /// so an early poll can neither duplicate nor mis-date anything).
-    private func sleep(until wake: Date, longest: TimeInterval) async -> Bool {
+    /// Sleeps at most one `sleepStep`, so a clock change, a reload or a heartbeat is never late;
+    /// false when cancelled (shutdown).
+    private func pause(seconds: TimeInterval) async -> Bool {
         let step = Double(sleepStep.components.seconds) + Double(sleepStep.components.attoseconds) / 1e18
-        while !Task.isCancelled {
-            let remaining = wake.timeIntervalSince(clock.now)
-            if remaining <= 0 { return true }
-            if remaining > longest {
-                logger.warning("The system clock went back; polling now instead of waiting \(Int(remaining)) s")
-                return true
-            }
-            do {
-                try await Task.sleep(for: .milliseconds(Int64(min(remaining, step) * 1000)))
-            } catch {
-                return false
-            }
-        }
-        return false
-    }
-
-    private func publish(state: PollState, report: CycleReport, primary: String, store: SQLiteStore) {
-        var status = report.succeeded
-            ? "Last poll ok at \(clockTime(clock.now)): \(report.rowsNew) new, \(report.rowsUpdated) revised"
-            : "Last poll failed at \(clockTime(clock.now)) (\(state))"
-        if let latest = try? store.latestSlot(station: primary, endingBy: clock.now) {
-            status += "; latest hour for \(primary) ends \(String(iso(latest.end).prefix(10))) \(clockTime(latest.end))"
-        }
-        if let wake = state.wakeTime { status += "; next poll \(clockTime(wake))" }
-        notifier.status(status)
         do {
-            try store.setDaemonState([
-                "state": state.description,
-                "next_poll": wake(state),
-                "status": status,
-                "pid": String(getpid()),
-                "reload_refused": configuration.reloadRefusal ?? "",
-            ], at: clock.now)
+            try await Task.sleep(for: .milliseconds(Int64(min(seconds, step) * 1000)))
+            return true
         } catch {
-            logger.error("Could not record the daemon state: \(error)")
+            return false
         }
     }
 
-    private func wake(_ state: PollState) -> String { state.wakeTime.map(iso) ?? "" }
-
-    private func iso(_ date: Date) -> String { KoreaStandardTime.iso8601(date) }
+    /// The line `systemctl status dustd` shows.
+    private func statusLine(_ state: PollState, _ outcome: CycleOutcome, at now: Date, primary: String) -> String {
+        var line = switch outcome {
+        case .succeeded: "Last poll ok at \(clockTime(now))"
+        case .failed: "Last poll failed at \(clockTime(now))"
+        case .stopped: "Stopping"
+        }
+        if let newest = try? database.opened.newestSlot(station: primary, endingBy: now) {
+            line += "; latest hour for \(primary) ends \(String(KoreaStandardTime.iso8601(newest.end).prefix(10))) \(clockTime(newest.end))"
+        }
+        if let wake = state.wakeTime { line += "; next poll \(clockTime(wake))" }
+        return line
+    }
 
     private func clockTime(_ date: Date) -> String {
-        let text = KoreaStandardTime.iso8601(date)
-        return String(text.dropFirst(11).prefix(5)) + " KST"
+        String(KoreaStandardTime.iso8601(date).dropFirst(11).prefix(5)) + " KST"
+    }
+}
+
+extension DaemonStatus {
+    /// Notes a cycle's outcome: a success or an error, with its time.
+    public mutating func record(_ outcome: CycleOutcome, of report: CycleReport, at now: Date) {
+        switch outcome {
+        case .succeeded:
+            lastSuccess = Success(at: now, rowsNew: report.rowsNew, rowsUpdated: report.rowsUpdated, requests: report.requests)
+        case let .failed(failure):
+            lastError = Failure(at: now, failure: failure)
+        case .stopped:
+            break
+        }
     }
 }
 

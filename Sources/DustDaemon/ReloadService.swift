@@ -1,4 +1,5 @@
 import DustConfig
+import DustServices
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -10,7 +11,7 @@ import UnixSignals
 public struct ReloadService: Service {
     private let configurationFile: String?
     private let live: LiveConfiguration
-    private let database: DaemonDatabase
+    private let board: DaemonStatusBoard
     private let redactor: SecretRedactor
     private let notifier: SystemdNotifier
     private let logger: Logger
@@ -18,9 +19,9 @@ public struct ReloadService: Service {
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
-    public init(configurationFile: String?, live: LiveConfiguration, database: DaemonDatabase, redactor: SecretRedactor,
+    public init(configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
                 notifier: SystemdNotifier, logger: Logger, environment: [String: String]) {
-        self.database = database
+        self.board = board
         self.environment = environment
         self.configurationFile = configurationFile
         self.live = live
@@ -65,11 +66,8 @@ public struct ReloadService: Service {
 
     /// Keeps the refusal where `dustctl status` reads it (cleared by a successful reload).
     private func record(refusal: String?) {
-        live.reloadRefusal = refusal
-        do {
-            try database.opened.setDaemonState(["reload_refused": refusal ?? ""])
-        } catch {
-            logger.error("Could not record the reload in the database: \(error)")
+        board.update { status in
+            status.reloadRefused = refusal.map { DaemonStatus.RefusedReload(at: Date(), reason: $0) }
         }
     }
 }

@@ -11,9 +11,6 @@ public struct SystemdNotifier: Sendable {
         socketPath = (path?.isEmpty ?? true) ? nil : path
     }
 
-    /// Whether systemd listens.
-    public var isEnabled: Bool { socketPath != nil }
-
     /// `READY=1`, optionally with a status line.
     public func ready(status: String? = nil) { send(["READY=1"] + (status.map { ["STATUS=\($0)"] } ?? [])) }
     /// `STATUS=…`, shown by `systemctl status`.
@@ -52,7 +49,10 @@ public struct SystemdNotifier: Sendable {
         let sent = message.withCString { text in
             withUnsafePointer(to: &address) { pointer in
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                    sendto(descriptor, text, strlen(text), Int32(MSG_NOSIGNAL), socketAddress, length)
+                    // MSG_DONTWAIT: a listener that stops reading (a stalled systemd, a test) fills its
+                    // queue after ten datagrams; a blocking send would then stall a thread of the
+                    // concurrency pool, and with it every service of dustd. A lost notification is harmless.
+                    sendto(descriptor, text, strlen(text), Int32(MSG_NOSIGNAL | MSG_DONTWAIT), socketAddress, length)
                 }
             }
         }

@@ -17,7 +17,7 @@ public struct ActivityService: Sendable {
     /// Replaces the walking distance of every slot in the file; returns the number of slots.
     public func importCSV(_ data: Data) throws -> Int {
         let distances = try parser.parse(data)
-        try store.replaceWalkingDistances(distances, importedAt: clock.now)
+        try store.saveWalkedDistances(distances, importedAt: clock.now)
         return distances.count
     }
 }

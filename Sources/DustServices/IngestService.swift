@@ -23,7 +23,7 @@ public enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The body is not a usable AirKorea response; nothing was stored.
     case response(AirKoreaError)
     /// The database refused the batch; nothing of it was stored.
-    case store(StoreError)
+    case store(StorageFailure)
 
     public var description: String {
         switch self {
@@ -59,7 +59,7 @@ public struct IngestService: Sendable {
 
     /// Stores a parsed page in one transaction, without future-dated items and with one reading per
     /// station and slot (the last, as AirKorea's latest word).
-    public func store(_ page: MeasurementPage) throws(StoreError) -> IngestReport {
+    public func store(_ page: MeasurementPage) throws(StorageFailure) -> IngestReport {
         let now = clock.now
         let latestAcceptable = now.addingTimeInterval(Self.futureTolerance)
         var readings: [HourlyReading] = []
@@ -81,7 +81,7 @@ public struct IngestService: Sendable {
                 readings.append(reading)
             }
         }
-        let stored = try store.upsert(readings, fetchedAt: now)
+        let stored = try store.saveReadings(readings, fetchedAt: now)
         return IngestReport(readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
                             duplicateItems: duplicates, stored: stored, paging: page.paging)
     }

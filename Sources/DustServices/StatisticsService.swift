@@ -71,12 +71,12 @@ public struct StatisticsService: Sendable {
     public var today: LocalDate { calendar.date(containing: clock.now) }
 
     /// One day.
-    public func day(_ date: LocalDate) throws(StoreError) -> DayReport {
+    public func day(_ date: LocalDate) throws(StorageFailure) -> DayReport {
         try days(from: date, through: date)[0]
     }
 
     /// Every day from `first` through `last`, read with one query.
-    public func days(from first: LocalDate, through last: LocalDate) throws(StoreError) -> [DayReport] {
+    public func days(from first: LocalDate, through last: LocalDate) throws(StorageFailure) -> [DayReport] {
         guard first <= last else { return [] }
         let dates = (0...(last.daysSinceEpoch - first.daysSinceEpoch)).map { first.adding(days: $0) }
         let slotsByDay = dates.map { calendar.slots(of: $0) }
@@ -102,19 +102,19 @@ public struct StatisticsService: Sendable {
     }
 
     /// The rolling week ending on `end`: `end − 6` … `end` (what `dustctl week` shows).
-    public func rollingWeek(endingOn end: LocalDate) throws(StoreError) -> WeekReport {
+    public func rollingWeek(endingOn end: LocalDate) throws(StorageFailure) -> WeekReport {
         let days = try days(from: end.adding(days: -6), through: end)
         return WeekReport(isoWeek: nil, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: end))
     }
 
     /// An ISO week, Monday to Sunday.
-    public func week(_ week: ISOWeek) throws(StoreError) -> WeekReport {
+    public func week(_ week: ISOWeek) throws(StorageFailure) -> WeekReport {
         let days = try days(from: week.monday, through: week.monday.adding(days: 6))
         return WeekReport(isoWeek: week, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: days.last!.date))
     }
 
     /// The ISO weeks that overlap `first` … `last`, each whole.
-    public func weeks(from first: LocalDate, through last: LocalDate) throws(StoreError) -> [WeekReport] {
+    public func weeks(from first: LocalDate, through last: LocalDate) throws(StorageFailure) -> [WeekReport] {
         let firstWeek = ISOWeek(containing: first)
         let lastWeek = ISOWeek(containing: last)
         let days = try days(from: firstWeek.monday, through: lastWeek.monday.adding(days: 6))
@@ -132,9 +132,9 @@ public struct StatisticsService: Sendable {
 
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
     /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
-    private func exposures(from: Slot, to: Slot) throws(StoreError) -> [HourlyExposure] {
-        let stored = try readings.readings(stations: stations.all, from: from, to: to)
-        let distances = try activity.walkingDistances(from: from, to: to)
+    private func exposures(from: Slot, to: Slot) throws(StorageFailure) -> [HourlyExposure] {
+        let stored = try readings.storedReadings(stations: stations.all, from: from, to: to)
+        let distances = try activity.walkedDistances(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex

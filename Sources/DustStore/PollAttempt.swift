@@ -13,6 +13,8 @@ public struct PollAttempt: Sendable, Hashable {
         case failed
         /// The daily or per-second quota is used up.
         case quota
+        /// dustd was stopped during the request; nothing went wrong.
+        case stopped
     }
 
     public var startedAt: Date

@@ -1,6 +1,7 @@
 import DustConfig
 import ArgumentParser
 import DustKit
+import DustReports
 import DustServices
 import Foundation
 

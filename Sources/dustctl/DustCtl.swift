@@ -1,4 +1,5 @@
 import ArgumentParser
+import DustKit
 import Foundation
 
 /// `dustctl`: ask FineDust what you breathed.
@@ -12,6 +13,7 @@ struct DustCtl: AsyncParsableCommand {
               dustctl import Fixtures/synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml --db ./dust.sqlite
               dustctl hourly 2026-11-20 --station 종로구 --db ./dust.sqlite --json
             """,
+        version: FineDustVersion.current,
         subcommands: [TodayCommand.self, DayCommand.self, HourlyCommand.self, WeekCommand.self, ExportCommand.self, ImportCommand.self, ActivityCommand.self, StationsCommand.self, StatusCommand.self, DemoCommand.self]
     )
 

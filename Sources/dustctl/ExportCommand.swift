@@ -1,5 +1,6 @@
 import ArgumentParser
 import DustKit
+import DustReports
 import DustServices
 
 struct ExportCommand: ParsableCommand {

@@ -1,5 +1,6 @@
 import DustConfig
 import DustKit
+import DustReports
 import DustServices
 import Foundation
 

@@ -3,6 +3,8 @@ import AirKoreaHTTP
 import ArgumentParser
 import DustConfig
 import DustKit
+import DustReports
+import DustServices
 import DustStore
 import Foundation
 
@@ -38,35 +40,22 @@ struct StationsSyncCommand: AsyncParsableCommand {
             throw CommandFailure(.configuration, error.description)
         }
         let transport = AsyncHTTPTransport()
-        let client = AirKoreaClient(api: settings.api, key: key, transport: transport)
-        var stations: [Station] = []
-        var request = AirKoreaRequest.stationList()
-        var outcome: FetchError?
-        paging: while true {
-            do {
-                let page = try await client.stations(request)
-                stations += page.stations
-                switch request.nextStep(after: page.paging) {
-                case let .next(following): request = following
-                case .complete: break paging
-                case let .capped(claimed, window, pages):
-                    standardError("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all that \(window) rows can fill.")
-                    break paging
-                }
-            } catch {
-                outcome = error
-                break
-            }
-        }
-        await transport.shutdown()
-        if let outcome {
-            let status: ExitStatus = outcome.retryAdvice == .waitForNextHour ? .configuration : .unavailable
+        let fetched: StationListService.Fetched
+        do {
+            fetched = try await StationListService.fetch(from: AirKoreaClient(api: settings.api, key: key, transport: transport))
+            await transport.shutdown()
+        } catch {
+            await transport.shutdown()
+            let status: ExitStatus = error.retryAdvice == .waitForNextHour ? .configuration : .unavailable
             // The client already removed the key from what the server sent; this is the last line
             // of defence, as in dustd's log handler.
-            throw CommandFailure(status, key.redacting(outcome.description))
+            throw CommandFailure(status, key.redacting(error.description))
         }
-        let store = try SQLiteStore(path: settings.storagePath)
-        try store.upsertStations(stations)
+        if let (claimed, pages) = fetched.capped {
+            standardError("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
+        }
+        try StationListService(store: SQLiteStore(path: settings.storagePath)).save(fetched.stations)
+        let stations = fetched.stations
         try standardOutputLine("\(stations.count) stations stored.")
     }
 }
@@ -85,17 +74,16 @@ struct StationsImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let parser = AirKoreaResponseParser()
             var stations: [Station] = []
             for file in files {
-                let body = try readInputFile(file, limit: parser.limits.maxDocumentBytes)
+                let body = try readInputFile(file, limit: ParserLimits().maxDocumentBytes)
                 do throws(AirKoreaError) {
-                    stations += try parser.parseStations(body).stations
+                    stations += try StationListService.parse(body)
                 } catch {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            try SQLiteStore(path: settings.storagePath).upsertStations(stations)
+            try StationListService(store: SQLiteStore(path: settings.storagePath)).save(stations)
             try standardOutputLine("\(stations.count) stations stored.")
         }
     }
@@ -113,7 +101,7 @@ struct StationsListCommand: ParsableCommand {
         try reportingFailures {
             let stations = try SQLiteStore(path: try options.settings().storagePath, mode: .readOnly).stations()
             if options.json {
-                try standardOutputLine(JSON.array(stations.map(stationJSON)).serialized)
+                try standardOutputLine(JSON.array(stations.map(ReportJSON.station)).serialized)
             } else {
                 for station in stations {
                     let place = [station.network, station.address].compactMap { $0 }.joined(separator: " · ")
@@ -153,7 +141,7 @@ struct StationsNearestCommand: ParsableCommand {
             }
             if options.json {
                 try standardOutputLine(JSON.array(located.map { station, distance in
-                    guard case var .object(members) = stationJSON(station) else { return .null }
+                    guard case var .object(members) = ReportJSON.station(station) else { return .null }
                     members.append(("distanceKm", .number(distance)))
                     return .object(members)
                 }).serialized)
@@ -164,16 +152,6 @@ struct StationsNearestCommand: ParsableCommand {
             }
         }
     }
-}
-
-private func stationJSON(_ station: Station) -> JSON {
-    .object([
-        ("name", .string(station.name)),
-        ("network", station.network.map(JSON.string) ?? .null),
-        ("address", station.address.map(JSON.string) ?? .null),
-        ("latitude", .number(station.latitude)),
-        ("longitude", .number(station.longitude)),
-    ])
 }
 
 /// Distance on the Earth's surface (haversine, mean radius 6,371 km).

@@ -4,18 +4,6 @@ import DustServices
 import DustStore
 import Foundation
 
-/// sysexits(3) codes used by dustctl (SPEC §6).
-enum ExitStatus: Int32 {
-    case ok = 0
-    case usage = 64
-    case dataError = 65
-    case noInput = 66
-    case unavailable = 69
-    case cannotCreate = 73
-    case ioError = 74
-    case configuration = 78
-}
-
 /// A failure that ends a command: one sentence on stderr and an exit status.
 struct CommandFailure: Error, CustomStringConvertible {
     let status: ExitStatus
@@ -29,11 +17,11 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 
     init(_ error: StoreError) {
-        switch error {
-        case .databaseMissing: self.init(.noInput, error.description)
-        case .corrupt, .schemaTooNew: self.init(.dataError, error.description)
-        case .cannotOpen, .diskFull, .busy, .io: self.init(.ioError, error.description)
-        }
+        self.init(ExitStatus(error), error.description)
+    }
+
+    init(_ failure: StorageFailure) {
+        self.init(ExitStatus(failure), failure.description)
     }
 
     init(_ error: IngestError) {
@@ -69,6 +57,7 @@ private func report(_ error: any Error) -> ExitCode {
     case let exit as ExitCode: return exit
     case let command as CommandFailure: failure = command
     case let store as StoreError: failure = CommandFailure(store)
+    case let storage as StorageFailure: failure = CommandFailure(storage)
     case let output as OutputError:
         // The reader of a pipe went away (`dustctl week | head -1`): it has what it wanted.
         guard let command = CommandFailure(output) else { return .success }

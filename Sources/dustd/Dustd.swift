@@ -20,7 +20,8 @@ struct Dustd: AsyncParsableCommand {
             Usually started by systemd (see systemd/dustd.service). Examples:
               dustd --demo                              replay the bundled fixtures, no key or network
               DUSTD_API_SERVICE_KEY=… dustd --once      one poll cycle with backfill, then exit
-            """)
+            """,
+        version: FineDustVersion.current)
 
     @Option(help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
             completion: .file(extensions: ["yaml", "yml"]))
@@ -56,111 +57,17 @@ struct Dustd: AsyncParsableCommand {
         } catch {
             fail(.configuration, "Invalid configuration: \(error) (\(settings.configurationFile ?? "no configuration file was found"))")
         }
-        let redactor = SecretRedactor()
         let loadedKey: ServiceKeyLoader.Loaded
         do {
             loadedKey = try await ServiceKeyLoader(environment: environment).load(settings: settings)
         } catch {
             fail(.configuration, error.description)
         }
-        let key = loadedKey.key
         // Read once; erased from the environment block (and /proc/PID/environ) so no child process
         // and no one reading the process's environment can ever see it.
         ProcessEnvironment.erase("DUSTD_API_SERVICE_KEY")
-        redactor.add(key)
-        let logger = Logger(label: "dustd") { label in
-            JournalLogHandler(label: label, level: Self.level(settings.logLevel), secrets: redactor)
-        }
-        // Taken before the database is opened, so a second dustd never writes a byte.
-        let lock: DatabaseLock
-        do {
-            lock = try DatabaseLock(databasePath: settings.storagePath)
-        } catch {
-            logger.critical("\(error)")
-            switch error {
-            case .held: throw ExitCode(Exit.temporaryFailure.rawValue)
-            case .unavailable: throw ExitCode(Exit.cannotCreate.rawValue)
-            }
-        }
-        let store: SQLiteStore
-        do {
-            store = try SQLiteStore(path: settings.storagePath)
-        } catch {
-            logger.critical("\(error)")
-            throw ExitCode(Self.exitStatus(for: error))
-        }
-        // An older FineDust may have stored a server's echo of this key in any encoding.
-        do {
-            let scrubbed = try store.scrubStoredText { key.redacting($0) }
-            if scrubbed > 0 { logger.notice("Removed the service key from \(scrubbed) stored messages written by an older FineDust") }
-        } catch {
-            logger.error("Could not check stored messages for the service key: \(error)")
-        }
-        let notifier = SystemdNotifier()
-        let transport = AsyncHTTPTransport()
-        let live = LiveConfiguration(settings: settings, key: key)
-        logger.notice("dustd starting", metadata: [
-            "station": "\(settings.station.name ?? "-")", "fallbacks": "\(settings.station.fallbacks)",
-            "mode": "\(settings.station.mode.rawValue)", "database": "\(settings.storagePath)", "key": "\(loadedKey.source)",
-            "config": "\(settings.configurationFile ?? "defaults")",
-        ])
-        if let warning = loadedKey.warning { logger.warning("\(warning)") }
-        for warning in settings.warnings + [settings.api.cleartextWarning].compactMap({ $0 }) { logger.warning("\(warning)") }
-
-        if once {
-            let status = await pollOnce(live: live, store: store, transport: transport, logger: logger)
-            await transport.shutdown()
-            withExtendedLifetime(lock) {}
-            if status != 0 { throw ExitCode(status) }
-            return
-        }
-
-        let database = DaemonDatabase(store, logger: logger)
-        var services: [any Service] = [
-            PollService(configuration: live, database: database, transport: transport, notifier: notifier, logger: logger),
-            ReloadService(configurationFile: config, live: live, database: database, redactor: redactor, notifier: notifier,
-                          logger: logger, environment: environment),
-        ]
-        if let interval = SystemdNotifier.watchdogInterval() {
-            services.append(WatchdogService(notifier: notifier, interval: interval))
-        }
-        var groupConfiguration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
-        groupConfiguration.gracefulShutdownSignals = [.sigterm, .sigint]
-        groupConfiguration.maximumGracefulShutdownDuration = .seconds(4)
-        let group = ServiceGroup(configuration: groupConfiguration)
-        notifier.ready(status: "Configuration and database ready; first poll starting")
-        var failure: (any Error)?
-        do {
-            try await group.run()
-        } catch {
-            failure = error
-        }
-        await transport.shutdown()
-        withExtendedLifetime(lock) {}
-        if let failure {
-            // Only a signal ends dustd normally; anything else is a failure systemd should see.
-            logger.critical("dustd stopped unexpectedly: \(failure)")
-            throw ExitCode(Exit.software.rawValue)
-        }
-        logger.notice("dustd stopped")
-    }
-
-    /// `--once`: one cycle; the exit status says how it went.
-    private func pollOnce(live: LiveConfiguration, store: SQLiteStore, transport: any HTTPTransport, logger: Logger) async -> Int32 {
-        let snapshot = live.snapshot
-        // run() checked station.name before getting here.
-        guard let stations = snapshot.stations else { return 78 }
-        let poller = snapshot.poller(store: store, transport: transport, clock: SystemClock(), logger: logger)
-        let report = await poller.cycle(stations: stations, mode: snapshot.settings.station.mode)
-        guard let failure = report.failure else {
-            logger.notice("Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)", "requests": "\(report.requests)"])
-            return 0
-        }
-        logger.error("\(failure)")
-        switch failure.retryAdvice {
-        case .waitForNextHour: return 78  // the key or the configuration needs fixing
-        case .retryWithBackoff, .waitUntilMidnightKST, .waitAMinute: return 69  // AirKorea is unavailable for now
-        }
+        let status = await Daemon(settings: settings, key: loadedKey, configurationFile: config, environment: environment).run(once: once)
+        if status != .ok { throw ExitCode(status.rawValue) }
     }
 
     private func runDemo(_ settings: FineDustSettings) throws {
@@ -187,37 +94,10 @@ struct Dustd: AsyncParsableCommand {
               + "intake PM10 \(intake.fineDust) µg, PM2.5 \(intake.ultraFineDust) µg over \(day.totals.hours.fineDust) measured hours.")
         print("Full report: dustctl day \(DemoReplay.lastDay) --db \(demoDatabase) --station \(DemoReplay.station)")
     }
-
-    private static func level(_ level: LogLevel) -> Logger.Level {
-        switch level {
-        case .debug: .debug
-        case .info: .info
-        case .notice: .notice
-        case .warning: .warning
-        case .error: .error
-        }
-    }
-
-    private static func exitStatus(for error: StoreError) -> Int32 {
-        switch error {
-        case .databaseMissing: 66
-        case .corrupt, .schemaTooNew: 65
-        default: 74
-        }
-    }
-}
-
-enum Exit: Int32 {
-    case noInput = 66
-    case software = 70
-    case cannotCreate = 73
-    case ioError = 74
-    case temporaryFailure = 75
-    case configuration = 78
 }
 
 /// Prints one sentence to stderr and exits with a sysexits status.
-func fail(_ status: Exit, _ message: String) -> Never {
+func fail(_ status: ExitStatus, _ message: String) -> Never {
     FileHandle.standardError.write(Data("dustd: \(message)\n".utf8))
     exit(status.rawValue)
 }

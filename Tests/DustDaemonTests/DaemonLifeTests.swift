@@ -1,6 +1,8 @@
 import AirKorea
 import DustConfig
 import DustDaemon
+import DustKit
+import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
@@ -17,9 +19,9 @@ final class RunningDustd: Sendable {
     let configPath: String
     let stderrPath: String
 
-    init(configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:]) async throws {
+    init(configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:], body: Data? = nil) async throws {
         directory = try TemporaryDirectory("dustd-life")
-        let daily = try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let daily = try body ?? TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
         let baseURL = try await server.start()
         configPath = directory.path("dustd.yaml")
@@ -41,6 +43,21 @@ final class RunningDustd: Sendable {
     }
 
     var logs: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    /// `dustctl status --json` against this dustd's database: the exit status and the document.
+    func status() throws -> (Int32, [String: Any]) {
+        let result = try Executables.run("dustctl", ["status", "--json", "--db", database, "--station", "종로구"],
+                                         environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configPath])
+        // Empty until dustd has created the database.
+        let object = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any] ?? [:]
+        return (result.status, object)
+    }
+
+    /// `dustctl status` as text.
+    func statusText() throws -> String {
+        try Executables.run("dustctl", ["status", "--db", database, "--station", "종로구"],
+                            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configPath]).standardOutput
+    }
 
     /// Waits until `condition` holds or 20 s pass.
     func wait(for condition: () throws -> Bool) async throws -> Bool {
@@ -93,15 +110,18 @@ struct DaemonLifeTests {
         #expect(try await dustd.wait { dustd.server.requests.count > seen }, "dustd stopped polling after the refused reload")
         #expect(dustd.process.isRunning)
         #expect(dustd.logs.contains("station.name is not set"))
-        let state = try SQLiteStore(path: dustd.database, mode: .readOnly).daemonState()
-        #expect(state["reload_refused"]?.contains("station.name is not set") == true)
-        let status = try Executables.run("dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
-                                         environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
-        #expect(status.standardOutput.contains("refused, still running the previous configuration: station.name is not set"), "\(status)")
+        let status = try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
+        #expect(status?.reloadRefused?.reason.contains("station.name is not set") == true)
+        let shown = try Executables.run("dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
+                                        environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
+        #expect(shown.standardOutput.contains("refused, still running the previous configuration: station.name is not set"), "\(shown)")
         // A good configuration again clears the refusal.
         try "station:\n  name: 종로구\n".write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
         kill(dustd.process.processIdentifier, SIGHUP)
-        #expect(try await dustd.wait { try SQLiteStore(path: dustd.database, mode: .readOnly).daemonState()["reload_refused"] == "" })
+        #expect(try await dustd.wait {
+            let status = try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
+            return status != nil && status?.reloadRefused == nil
+        })
         #expect(try await dustd.stop() == 0)
     }
 
@@ -123,9 +143,12 @@ struct DaemonLifeTests {
         var settings = try SettingsLoader(environment: [:]).load(configurationFile: empty)
         settings.storagePath = directory.path("d.sqlite")
         let store = try SQLiteStore(path: settings.storagePath)
-        let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
-                                  database: DaemonDatabase(store, logger: LogCapture().logger()), transport: UnreachableTransport(),
-                                  notifier: SystemdNotifier(environment: [:]), logger: LogCapture().logger())
+        let database = DaemonDatabase(store, logger: LogCapture().logger())
+        let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "",
+                                                   startedAt: Date(), heartbeatSeconds: 2), database: database, logger: LogCapture().logger())
+        let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
+                                  board: board, transport: UnreachableTransport(), notifier: SystemdNotifier(environment: [:]),
+                                  logger: LogCapture().logger())
         await #expect(throws: DaemonConfigurationError.noStation) { try await service.run() }
     }
 
@@ -248,5 +271,130 @@ private func hourlyRowCount(_ json: String) throws -> Int {
 struct UnreachableTransport: HTTPTransport {
     func get(_ url: String, timeout: Duration, maxBodyBytes: Int) async throws(TransportError) -> HTTPResponse {
         throw .connection("no network in this test")
+    }
+}
+
+/// A DAILY response whose newest hour ended `hoursAgo` hours before now (24 hours of 종로구).
+func recentDay(endingHoursAgo hoursAgo: Int) -> Data {
+    let newest = Slot(containing: Date()).advanced(by: -1 - hoursAgo)
+    let items = (0..<24).map { back in
+        itemXML(dataTime: KoreaStandardTime.dataTime(of: newest.advanced(by: -back)), ["pm10Value": "30", "pm25Value": "12"])
+    }
+    return responseXML(items)
+}
+
+@Suite("dustctl status tells the truth in every state (SPEC §15)", .serialized)
+struct StatusStatesTests {
+    @Test("Never run: exit 3, and it says so")
+    func neverRun() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("d.sqlite")
+        _ = try SQLiteStore(path: db)
+        let config = directory.path("empty.yaml")
+        try "# defaults\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try Executables.run("dustctl", ["status", "--json", "--db", db, "--station", "종로구"],
+                                         environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config])
+        #expect(result.status == 3, "\(result.standardError)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(object["daemon"] as? String == "neverRun")
+        #expect(object["lastSuccess"] is NSNull)
+    }
+
+    @Test("Running with fresh data: exit 0; SIGTERM: stopped, exit 3")
+    func runningThenStopped() async throws {
+        let dustd = try await RunningDustd(body: recentDay(endingHoursAgo: 0))
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { try dustd.status().1["lastSuccess"] is [String: Any] })
+        let (code, object) = try dustd.status()
+        #expect(code == 0, "\(object)")
+        #expect(object["daemon"] as? String == "running")
+        #expect(object["pid"] as? Int == Int(dustd.process.processIdentifier))
+        #expect(object["stale"] as? Bool == false)
+        #expect(object["nextPoll"] is String)
+        #expect(try dustd.statusText().contains("running (PID \(dustd.process.processIdentifier))"))
+        #expect(try await dustd.stop() == 0)
+        let (stoppedCode, stopped) = try dustd.status()
+        #expect(stoppedCode == 3)
+        #expect(stopped["daemon"] as? String == "stopped")
+        #expect(stopped["state"] as? String == "stopped")
+        #expect(stopped["stoppedAt"] is String)
+        #expect(try dustd.statusText().contains("stopped cleanly"))
+    }
+
+    @Test("Data 48 hours old while dustd runs: exit 4, and the real age is shown")
+    func staleData() async throws {
+        let dustd = try await RunningDustd(body: recentDay(endingHoursAgo: 48))
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { try dustd.status().1["lastSuccess"] is [String: Any] })
+        let (code, object) = try dustd.status()
+        #expect(code == 4)
+        #expect(object["stale"] as? Bool == true)
+        let age = try #require(object["dataAgeSeconds"] as? Double)
+        #expect(age >= 48 * 3600 && age < 50 * 3600)
+        #expect(try dustd.statusText().contains("newest hour ended 48 h ago — stale"))
+        #expect(try await dustd.stop() == 0)
+    }
+
+    @Test("Killed (SIGKILL): gone without stopping, exit 3")
+    func killed() async throws {
+        let dustd = try await RunningDustd(body: recentDay(endingHoursAgo: 0))
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { try dustd.status().1["lastSuccess"] is [String: Any] })
+        kill(dustd.process.processIdentifier, SIGKILL)
+        dustd.process.waitUntilExit()
+        await dustd.server.stop()
+        let (code, object) = try dustd.status()
+        #expect(code == 3)
+        #expect(object["daemon"] as? String == "gone")
+        #expect(try dustd.statusText().contains("not running: it ended without stopping"))
+    }
+
+    @Test("A failing poll while running: exit 4, the error's kind and fix")
+    func failing() async throws {
+        let key30 = try TestFixtures.data("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml")
+        let dustd = try await RunningDustd(body: key30)
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { try dustd.status().1["lastError"] is [String: Any] })
+        let (code, object) = try dustd.status()
+        #expect(code == 4)
+        #expect(object["state"] as? String == "waitingForNextHour")
+        let failure = try #require(object["lastError"] as? [String: Any])
+        #expect(failure["kind"] as? String == "airKorea")
+        #expect((failure["message"] as? String)?.contains("Decoding key") == true)
+        #expect(try await dustd.stop() == 0)
+    }
+}
+
+@Suite("The status record")
+struct DaemonStatusTests {
+    @Test("A storage failure is recorded and shown as storage, not network")
+    func storageKind() {
+        // Whole seconds, a quarter and a half: exact in the stored form.
+        let started = Date(timeIntervalSince1970: 1_795_188_000.25)
+        var status = DaemonStatus(state: .backingOff, mode: .daemon, pid: 1, version: "t", station: "종로구", startedAt: started, heartbeatSeconds: 600)
+        let full = PollFailure.storage(StorageFailure(StoreError.diskFull(path: "/var/lib/dustd/dust.sqlite")))
+        var report = CycleReport()
+        report.failure = full
+        status.record(.failed(full), of: report, at: started.addingTimeInterval(0.25))
+        let decoded = DaemonStatus.decoded(status.encoded())
+        #expect(decoded == status)
+        #expect(decoded?.lastError?.kind == .storage)
+        #expect(decoded?.lastError?.message.contains("is full") == true)
+        #expect(decoded?.lastPollFailed == true)
+    }
+
+    @Test("Running needs a live dustd and a heartbeat younger than two intervals")
+    func health() {
+        let now = Date()
+        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 4242, version: "t", station: "종로구", startedAt: now, heartbeatSeconds: 600)
+        status.heartbeatAt = now.addingTimeInterval(-1000)
+        let fresh = Slot(containing: now).advanced(by: -1)
+        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).daemon == .running)
+        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).exitStatus == 0)
+        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { _ in false }).daemon == .gone)
+        status.heartbeatAt = now.addingTimeInterval(-1300)
+        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { _ in true }).daemon == .gone)
+        #expect(DaemonHealth(status: nil, newestSlot: nil, now: now, processIsDustd: { _ in true }).exitStatus == 3)
     }
 }

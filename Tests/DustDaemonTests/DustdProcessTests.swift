@@ -1,3 +1,4 @@
+import DustDaemon
 import DustStore
 import FakeAirKorea
 import Foundation
@@ -168,9 +169,13 @@ struct DustdProcessTests {
         #expect(refused.status == 78)
         #expect(refused.standardError.contains("not registered"))
 
+        // dustd ran by --once is not running now: status says so, and exits 3.
         let status = try Executables.run("dustctl", ["status", "--json"], environment: environment)
-        #expect(status.status == 0, "\(status.standardError)")
+        #expect(status.status == 3, "\(status.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+        #expect(object["daemon"] as? String == "stopped")
+        #expect(object["mode"] as? String == "once")
+        #expect((object["lastError"] as? [String: Any])?["kind"] as? String == "airKorea")
         #expect(object["rows"] as? Int == 24)
         #expect(object["currentError"] as? Bool == true)
         #expect((object["lastSuccess"] as? [String: Any])?["rowsNew"] as? Int == 24)
@@ -218,5 +223,28 @@ struct StationsTests {
         #expect(abs(second - 5.0) < 0.5, "내동 is about 5 km north-west of 소사본동, got \(second)")
         await server.stop()
         directory.remove()
+    }
+}
+
+@Suite("The systemd notify protocol")
+struct NotifierTests {
+    @Test("A listener that stops reading never blocks the sender (the queue holds ten datagrams)")
+    func fullQueueDoesNotBlock() async throws {
+        let directory = try TemporaryDirectory("notify")
+        defer { directory.remove() }
+        let socket = try NotifySocket(path: directory.path("notify.sock"))
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path])
+        // On a blocking socket the eleventh send would wait forever; run it away from the test's
+        // thread and give up after 20 s, so a regression fails instead of hanging the suite.
+        let finished = Mutex(false)
+        let sender = Thread {
+            for _ in 0..<100 { notifier.watchdog() }
+            finished.withLock { $0 = true }
+        }
+        sender.start()
+        let deadline = Date().addingTimeInterval(20)
+        while !finished.withLock({ $0 }), Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(finished.withLock { $0 }, "sending to a full notify socket blocked")
+        #expect(socket.drain().count >= 10)
     }
 }

@@ -55,10 +55,10 @@ struct FaultRig {
         try store.upsert(page.readings.filter { $0.slot <= morning }, fetchedAt: Date())
     }
 
-    func poller(timeout: Duration = .seconds(5)) -> Poller {
+    func poller(timeout: Duration = .seconds(5)) -> PollCycle {
         let client = AirKoreaClient(endpoint: AirKoreaEndpoint(baseURL: baseURL, serviceKey: ServiceKey(testKey)!),
                                     transport: transport, timeout: timeout)
-        return Poller(client: client, store: store, planner: PollPlanner(poll: hourly), clock: FixedClock(DemoReplay.now), logger: logs.logger())
+        return PollCycle(source: client, store: store, clock: FixedClock(DemoReplay.now))
     }
 
     func storedCount() throws -> Int { try store.measurementCount(station: "종로구") }
@@ -67,6 +67,13 @@ struct FaultRig {
         await transport.shutdown()
         await server.stop()
         directory.remove()
+    }
+}
+
+extension PollCycle {
+    /// One cycle in a station mode, as dustd runs it.
+    func cycle(stations: StationPreference, mode: StationMode) async -> CycleReport {
+        await run(stations: stations, includeNation: mode == .nation)
     }
 }
 

@@ -108,7 +108,8 @@ struct HostileServerTests {
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
             let failure = try #require(report.failure)
             let host = URL(string: target)!
-            #expect(failure == .redirect(status: status, host: "http://127.0.0.1:\(host.port!)"))
+            #expect(failure == .fetch(.redirect(status: status, host: "http://127.0.0.1:\(host.port!)")))
+            #expect(failure.kind == .network)
             #expect(failure.retryAdvice == .waitForNextHour)
             #expect(failure.description.contains("never follows a redirect"))
             #expect(elsewhere.requests.isEmpty, "the redirect was followed")
@@ -156,7 +157,7 @@ struct HostileServerTests {
             #expect(report.succeeded)
             #expect(report.rowsNew == 1)
             #expect(try rig.storedCount() == 7)
-            #expect(rig.logs.text.contains("Ignored 1 items of station 종로구 DAILY page 1 stamped more than an hour from now"))
+            #expect(report.notices.contains(.futureItems(operation: "station 종로구 DAILY page 1", count: 1)))
 
             // Even a future slot that did get stored (an older FineDust) never makes the data look fresh.
             let future = KoreaStandardTime.slot(forDataTime: "2027-01-01 05:00")!
@@ -239,7 +240,7 @@ struct HostileServerTests {
             #expect(ingest.stored == UpsertSummary(inserted: 0, updated: 0, unchanged: 1))
             #expect(try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first?.concentration
                     == DustPair(fineDust: 32, ultraFineDust: 12))
-            #expect(rig.logs.text.contains("duplicates=2"))
+            #expect(report.notices.contains(.fetched(operation: "station 종로구 DAILY page 1", readings: 3, new: 1, revised: 0, duplicates: 2)))
         }
     }
 
@@ -262,7 +263,8 @@ struct HostileServerTests {
             #expect(report.succeeded)
             #expect(rig.server.requests.count == 3)
             #expect(rig.server.requests.map { $0.query["dataTerm"] } == ["3MONTH", "3MONTH", "3MONTH"])
-            #expect(rig.logs.text.contains("AirKorea claims 1000000000000 rows for station 중구 3MONTH page 1; stopped after 3 pages"))
+            #expect(report.notices.contains(.pagingCapped(operation: "station 중구 3MONTH page 1", claimedRows: 1_000_000_000_000,
+                                                          windowRows: 2232, pagesRead: 3)))
 
             // A short first page ends paging, whatever totalCount claims.
             let short = responseXML([itemXML(dataTime: "2026-11-20 07:00", ["pm10Value": "30"])], rows: 100, total: 5000)

@@ -2,6 +2,7 @@ import AirKorea
 import DustConfig
 import DustDaemon
 import DustKit
+import DustServices
 import Foundation
 import Testing
 
@@ -40,11 +41,11 @@ struct PollPlannerTests {
     func backfill() {
         let now = instant("2026-11-21T00:20:00+09:00")
         let slot = { (iso: String) in Slot(containing: instant(iso)) }
-        #expect(planner.backfillTerm(latest: nil, now: now) == .month)
-        #expect(planner.backfillTerm(latest: slot("2026-11-20T23:00:00+09:00"), now: now) == .daily)
-        #expect(planner.backfillTerm(latest: slot("2026-11-20T00:00:00+09:00"), now: now) == .daily)
-        #expect(planner.backfillTerm(latest: slot("2026-11-19T23:00:00+09:00"), now: now) == .month)
-        #expect(planner.backfillTerm(latest: slot("2026-10-01T00:00:00+09:00"), now: now) == .threeMonths)
-        #expect(planner.rowsPerPage(.daily) == 100 && planner.rowsPerPage(.month) == 1000)
+        #expect(BackfillPlan.term(newest: nil, now: now) == .month)
+        #expect(BackfillPlan.term(newest: slot("2026-11-20T23:00:00+09:00"), now: now) == .daily)
+        #expect(BackfillPlan.term(newest: slot("2026-11-20T00:00:00+09:00"), now: now) == .daily)
+        #expect(BackfillPlan.term(newest: slot("2026-11-19T23:00:00+09:00"), now: now) == .month)
+        #expect(BackfillPlan.term(newest: slot("2026-10-01T00:00:00+09:00"), now: now) == .threeMonths)
+        #expect(BackfillPlan.rowsPerPage(.daily) == 100 && BackfillPlan.rowsPerPage(.month) == 1000)
     }
 }

@@ -25,9 +25,7 @@ func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettin
 /// Waiting for a condition rather than a fixed time keeps the test right on a loaded machine.
 func runLoop(_ rig: FaultRig, settle: Double = 1.5, until done: @escaping () throws -> Bool) async throws -> [ReceivedRequest] {
     let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-    let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: DaemonDatabase(rig.store, logger: rig.logs.logger()),
-                              transport: rig.transport, notifier: SystemdNotifier(environment: [:]), logger: rig.logs.logger(),
-                              jitter: { 1 })
+    let service = pollService(rig, settings: settings, jitter: { 1 })
     let task = Task { try await service.run() }
     let deadline = Date().addingTimeInterval(60)
     while Date() < deadline, !(try done()) {
@@ -39,8 +37,26 @@ func runLoop(_ rig: FaultRig, settle: Double = 1.5, until done: @escaping () thr
     return rig.server.requests
 }
 
-/// The daemon state value `state`, once written.
-func recordedState(_ rig: FaultRig) -> String? { try? rig.store.daemonState()["state"] }
+/// A PollService over the rig's store, with a fresh status record.
+func pollService(_ rig: FaultRig, settings: FineDustSettings, clock: any WallClock = SystemClock(), jitter: @escaping @Sendable () -> Double,
+                 sleepStep: Duration = .seconds(30)) -> PollService {
+    let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+    let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                                               startedAt: clock.now, heartbeatSeconds: 2),
+                                  database: database, clock: clock, logger: rig.logs.logger())
+    return PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+                       transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
+                       jitter: jitter, sleepStep: sleepStep)
+}
+
+/// The status dustd recorded, once a poll has ended.
+func recordedStatus(_ rig: FaultRig) -> DaemonStatus? {
+    guard let status = try? rig.store.loadStatus(), status.lastSuccess != nil || status.lastError != nil else { return nil }
+    return status
+}
+
+/// The state of the status record, once a poll has ended.
+func recordedState(_ rig: FaultRig) -> DaemonStatus.State? { recordedStatus(rig)?.state }
 
 @Suite("The poll loop's retry rules, in real time", .serialized)
 struct PollServiceTests {
@@ -53,7 +69,7 @@ struct PollServiceTests {
                 let count = failures.withLock { value in value += 1; return value }
                 return count <= 2 ? .respond(status: 503, body: FaultTests.html503, contentType: "text/html") : .respond(status: 200, body: daily)
             }
-            let requests = try await runLoop(rig) { try rig.storedCount() == 24 && recordedState(rig) == "idle" }
+            let requests = try await runLoop(rig) { try rig.storedCount() == 24 && recordedState(rig) == .idle }
             // Two failures, retried after about 1 s and 2 s (jitter at its top), then success and
             // quiet until the next hour.
             #expect(requests.count == 3)
@@ -64,7 +80,7 @@ struct PollServiceTests {
             #expect(try rig.storedCount() == 24)
             let attempts = try rig.store.recentAttempts(limit: 10)
             #expect(attempts.map(\.outcome) == [.ok, .retrying, .retrying])
-            #expect(try rig.store.daemonState()["state"] == "idle")
+            #expect(recordedState(rig) == .idle)
         }
     }
 
@@ -75,7 +91,9 @@ struct PollServiceTests {
             // Retries would come after 1 s; wait 2.5 s past the first failure to see none.
             let requests = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
             #expect(requests.count == 1)
-            #expect(try rig.store.daemonState()["state"] == "waiting for the next hour")
+            #expect(recordedState(rig) == .waitingForNextHour)
+            #expect(recordedStatus(rig)?.lastError?.kind == .airKorea)
+            #expect(recordedStatus(rig)?.lastError?.resultCode == "30")
             #expect(rig.logs.text.contains("Decoding key"))
             #expect(!rig.logs.text.contains(testKey))
         }
@@ -87,9 +105,9 @@ struct PollServiceTests {
             rig.server.setScript { _ in .respond(status: 200, body: FaultTests.quota22) }
             let requests = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
             #expect(requests.count == 1)
-            let state = try rig.store.daemonState()
-            #expect(state["state"] == "quota exhausted")
-            #expect(state["next_poll"]?.hasSuffix("T00:01:00+09:00") == true)
+            let status = try #require(recordedStatus(rig))
+            #expect(status.state == .quotaExhausted)
+            #expect(status.nextPollAt.map(KoreaStandardTime.iso8601)?.hasSuffix("T00:01:00+09:00") == true)
         }
     }
 }
@@ -108,9 +126,7 @@ struct ClockJumpTests {
     func run(_ rig: FaultRig, jump: TimeInterval) async throws -> [ReceivedRequest] {
         let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
         let clock = MovableClock()
-        let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: DaemonDatabase(rig.store, logger: rig.logs.logger()),
-                                  transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock,
-                                  logger: rig.logs.logger(), jitter: { 0 }, sleepStep: .milliseconds(50))
+        let service = pollService(rig, settings: settings, clock: clock, jitter: { 0 }, sleepStep: .milliseconds(50))
         let task = Task { try await service.run() }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, recordedState(rig) == nil { try await Task.sleep(for: .milliseconds(50)) }

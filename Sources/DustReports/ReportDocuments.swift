@@ -2,8 +2,8 @@ import DustKit
 import DustServices
 
 /// The JSON documents of SPEC §6. Unknown values are `null`; numbers are not rounded.
-enum ReportJSON {
-    static func day(_ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true) -> JSON {
+public enum ReportJSON {
+    public static func day(_ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true) -> JSON {
         var members: [(String, JSON)] = [
             ("date", .string(report.date.description)),
             ("timezone", .string(calendar.timeZone.identifier)),
@@ -16,7 +16,7 @@ enum ReportJSON {
         return .object(members)
     }
 
-    static func week(_ report: WeekReport, station: String, calendar: DayCalendar) -> JSON {
+    public static func week(_ report: WeekReport, station: String, calendar: DayCalendar) -> JSON {
         var members: [(String, JSON)] = []
         if let isoWeek = report.isoWeek { members.append(("week", .string(isoWeek.description))) }
         members += [
@@ -31,7 +31,7 @@ enum ReportJSON {
     }
 
     /// `dustctl hourly`: the stored hours of a day.
-    static func hourly(_ report: DayReport, calendar: DayCalendar) -> JSON {
+    public static func hourly(_ report: DayReport, calendar: DayCalendar) -> JSON {
         .object([
             ("date", .string(report.date.description)),
             ("timezone", .string(calendar.timeZone.identifier)),
@@ -40,7 +40,7 @@ enum ReportJSON {
         ])
     }
 
-    static func hour(_ hour: HourlyExposure, primary: String, calendar: DayCalendar) -> JSON {
+    public static func hour(_ hour: HourlyExposure, primary: String, calendar: DayCalendar) -> JSON {
         .object([
             ("start", .string(calendar.iso8601(hour.slot.start))),
             ("station", .string(displayStation(hour, primary: primary))),
@@ -69,7 +69,7 @@ enum ReportJSON {
 
 /// The station a row is attributed to: the primary when it supplied a value (or nobody did),
 /// otherwise the fallback that did.
-func displayStation(_ hour: HourlyExposure, primary: String) -> String {
+public func displayStation(_ hour: HourlyExposure, primary: String) -> String {
     let sources = [hour.source.fineDust, hour.source.ultraFineDust].compactMap { $0 }
     if sources.isEmpty || sources.contains(primary) { return primary }
     return sources[0]

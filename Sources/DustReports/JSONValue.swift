@@ -1,7 +1,8 @@
 import DustKit
 
-/// A JSON value with ordered object keys, so output reads in the order SPEC §6 documents.
-indirect enum JSON {
+/// A JSON value with ordered object keys, so output reads in the order SPEC §6 documents: the one
+/// encoder of every document dustctl prints and dustd serves, so the two are byte-identical.
+public indirect enum JSON: Sendable {
     case object([(String, JSON)])
     case array([JSON])
     case string(String)
@@ -9,16 +10,16 @@ indirect enum JSON {
     case bool(Bool)
     case null
 
-    static func number(_ value: Double?) -> JSON { value.map(JSON.number) ?? .null }
-    static func integer(_ value: Int) -> JSON { .number(Double(value)) }
+    public static func number(_ value: Double?) -> JSON { value.map(JSON.number) ?? .null }
+    public static func integer(_ value: Int) -> JSON { .number(Double(value)) }
 
     /// `{"pm10": …, "pm25": …}`.
-    static func pair<Value>(_ pair: DustPair<Value>, _ transform: (Value) -> JSON) -> JSON {
+    public static func pair<Value>(_ pair: DustPair<Value>, _ transform: (Value) -> JSON) -> JSON {
         .object([("pm10", transform(pair.fineDust)), ("pm25", transform(pair.ultraFineDust))])
     }
 
     /// Compact serialization, one line.
-    var serialized: String {
+    public var serialized: String {
         var output = ""
         write(to: &output)
         return output

@@ -1,0 +1,158 @@
+import AirKorea
+import AirKoreaHTTP
+import DustConfig
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// dustd assembled from valid settings and a key: the database lock, the store, the status
+/// record, and either one cycle (`--once`) or the services under systemd. The executable only
+/// parses its arguments, loads the settings and the key, and calls `run`.
+public struct Daemon: Sendable {
+    private let settings: FineDustSettings
+    private let key: ServiceKey
+    private let keySource: String
+    private let keyWarning: String?
+    private let configurationFile: String?
+    private let environment: [String: String]
+    private let redactor: SecretRedactor
+    private let logger: Logger
+
+    public init(settings: FineDustSettings, key: ServiceKeyLoader.Loaded, configurationFile: String?, environment: [String: String],
+                logSink: (@Sendable (String) -> Void)? = nil) {
+        self.settings = settings
+        self.key = key.key
+        keySource = key.source.description
+        keyWarning = key.warning
+        self.configurationFile = configurationFile
+        self.environment = environment
+        let redactor = SecretRedactor()
+        redactor.add(key.key)
+        self.redactor = redactor
+        let level = Self.level(settings.logLevel)
+        logger = Logger(label: "dustd") { label in
+            JournalLogHandler(label: label, level: level, environment: environment, secrets: redactor, sink: logSink)
+        }
+    }
+
+    /// Runs until stopped (or one cycle with `once`); returns the exit status.
+    public func run(once: Bool) async -> ExitStatus {
+        // Taken before the database is opened, so a second dustd never writes a byte.
+        let lock: DatabaseLock
+        do {
+            lock = try DatabaseLock(databasePath: settings.storagePath)
+        } catch {
+            logger.critical("\(error)")
+            switch error {
+            case .held: return .temporaryFailure
+            case .unavailable: return .cannotCreate
+            }
+        }
+        defer { withExtendedLifetime(lock) {} }
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore(path: settings.storagePath)
+        } catch {
+            logger.critical("\(error)")
+            return ExitStatus(error)
+        }
+        // An older FineDust may have stored a server's echo of this key in any encoding.
+        do {
+            let scrubbed = try store.scrubStoredText { [key] in key.redacting($0) }
+            if scrubbed > 0 { logger.notice("Removed the service key from \(scrubbed) stored messages written by an older FineDust") }
+        } catch {
+            logger.error("Could not check stored messages for the service key: \(error)")
+        }
+        logger.notice("dustd starting", metadata: [
+            "version": "\(FineDustVersion.current)", "station": "\(settings.station.name ?? "-")",
+            "fallbacks": "\(settings.station.fallbacks)", "mode": "\(settings.station.mode.rawValue)",
+            "database": "\(settings.storagePath)", "key": "\(keySource)", "config": "\(settings.configurationFile ?? "defaults")",
+        ])
+        for warning in [keyWarning, settings.api.cleartextWarning].compactMap({ $0 }) + settings.warnings {
+            logger.warning("\(warning)")
+        }
+        let database = DaemonDatabase(store, logger: logger)
+        var initial = DaemonStatus(state: .starting, mode: once ? .once : .daemon, pid: getpid(), version: FineDustVersion.current,
+                                   station: settings.station.name ?? "", startedAt: Date(),
+                                   heartbeatSeconds: PollService.heartbeatSeconds(settings.poll))
+        // The last success and error outlive a restart: they are history, not this run's state.
+        if let previous = try? store.loadStatus() {
+            initial.lastSuccess = previous.lastSuccess
+            initial.lastError = previous.lastError
+        }
+        let board = DaemonStatusBoard(initial, database: database, logger: logger)
+        let transport = AsyncHTTPTransport()
+        let live = LiveConfiguration(settings: settings, key: key)
+        let status = once
+            ? await pollOnce(live: live, store: store, board: board, transport: transport)
+            : await serve(live: live, database: database, board: board, transport: transport)
+        await transport.shutdown()
+        return status
+    }
+
+    /// `--once`: one cycle with backfill; the exit status says how it went.
+    private func pollOnce(live: LiveConfiguration, store: SQLiteStore, board: DaemonStatusBoard, transport: any HTTPTransport) async -> ExitStatus {
+        let snapshot = live.snapshot
+        guard let stations = snapshot.stations else { return .configuration }
+        board.update { $0.state = .polling }
+        let report = await snapshot.cycle(store: store, transport: transport, clock: SystemClock())
+            .run(stations: stations, includeNation: snapshot.includesNation)
+        CycleLog(logger: logger).notices(report.notices)
+        let outcome = CycleOutcome(report)
+        board.update { status in
+            status.record(outcome, of: report, at: Date())
+            status.state = .stopped
+            status.stoppedAt = Date()
+        }
+        guard let failure = report.failure else {
+            logger.notice("Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)", "requests": "\(report.requests)"])
+            return .ok
+        }
+        logger.error("\(failure)", metadata: ["kind": "\(failure.kind.rawValue)"])
+        return ExitStatus(failure)
+    }
+
+    /// The service group under systemd: the poll loop, reloads on SIGHUP, the watchdog.
+    private func serve(live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport) async -> ExitStatus {
+        let notifier = SystemdNotifier(environment: environment)
+        var services: [any Service] = [
+            PollService(configuration: live, database: database, board: board, transport: transport, notifier: notifier, logger: logger),
+            ReloadService(configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
+                          logger: logger, environment: environment),
+        ]
+        if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
+            services.append(WatchdogService(notifier: notifier, interval: interval))
+        }
+        var configuration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
+        configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+        configuration.maximumGracefulShutdownDuration = .seconds(4)
+        notifier.ready(status: "Configuration and database ready; first poll starting")
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            // Only a signal ends dustd normally; anything else is a failure systemd should see.
+            logger.critical("dustd stopped unexpectedly: \(error)")
+            return .software
+        }
+        board.update { status in
+            status.state = .stopped
+            status.stoppedAt = Date()
+            status.nextPollAt = nil
+        }
+        logger.notice("dustd stopped")
+        return .ok
+    }
+
+    private static func level(_ level: LogLevel) -> Logger.Level {
+        switch level {
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import AirKorea
+import DustKit
+import DustStore
+import Foundation
+
+/// How much history to ask AirKorea for, given the newest stored slot (SPEC §7).
+public enum BackfillPlan {
+    /// DAILY when at most a day is missing, MONTH up to a month (and on an empty database), 3MONTH beyond.
+    public static func term(newest: Slot?, now: Date) -> DataTerm {
+        guard let newest else { return .month }
+        let gap = now.timeIntervalSince(newest.end)
+        if gap <= 24 * 3600 { return .daily }
+        if gap <= 30 * 86_400 { return .month }
+        return .threeMonths
+    }
+
+    /// Rows per page: DAILY fits one small page; longer terms page by 1,000.
+    public static func rowsPerPage(_ term: DataTerm) -> Int {
+        term == .daily ? 100 : 1000
+    }
+}
+
+/// Something the daemon should know about a cycle besides its counts: it decides what to log.
+public enum CycleNotice: Sendable, Hashable {
+    /// A station is behind by more than a day and gets a longer term.
+    case backfilling(station: String, term: DataTerm, newest: Slot?)
+    /// A page was stored.
+    case fetched(operation: String, readings: Int, new: Int, revised: Int, duplicates: Int)
+    /// Items stamped more than an hour ahead were ignored.
+    case futureItems(operation: String, count: Int)
+    /// `totalCount` claimed more rows than the request's window holds; paging stopped there.
+    case pagingCapped(operation: String, claimedRows: Int, windowRows: Int, pagesRead: Int)
+    /// The database would not take the record of a request (polling goes on).
+    case attemptNotRecorded(StorageFailure)
+    /// The newest stored slot could not be read, so the station was treated as empty.
+    case newestSlotUnknown(station: String, StorageFailure)
+}
+
+/// What one poll cycle did.
+public struct CycleReport: Sendable {
+    public var rowsNew = 0
+    public var rowsUpdated = 0
+    public var requests = 0
+    /// The first failure that decides what happens next, if any.
+    public var failure: PollFailure?
+    /// The cycle was cancelled (dustd is stopping) before it finished.
+    public var stopped = false
+    public var notices: [CycleNotice] = []
+
+    public init() {}
+
+    /// Everything asked for was fetched and stored.
+    public var succeeded: Bool { failure == nil && !stopped }
+}
+
+/// One poll cycle: for the primary station and each fallback, fetch what is missing (DAILY, or
+/// longer after a gap, every page the window allows), store each response in its own
+/// transaction, and record every request; optionally also archive every station with one 전국
+/// request.
+public struct PollCycle: Sendable {
+    private let source: any MeasurementSource
+    private let store: any PollStore
+    private let ingest: IngestService
+    private let clock: any WallClock
+
+    public init(source: any MeasurementSource, store: any PollStore, clock: any WallClock) {
+        self.source = source
+        self.store = store
+        self.ingest = IngestService(store: store, clock: clock)
+        self.clock = clock
+    }
+
+    public func run(stations: StationPreference, includeNation: Bool) async -> CycleReport {
+        var report = CycleReport()
+        for station in stations.all {
+            let newest: Slot?
+            do {
+                newest = try store.newestSlot(station: station, endingBy: clock.now)
+            } catch {
+                report.notices.append(.newestSlotUnknown(station: station, error))
+                newest = nil
+            }
+            let term = BackfillPlan.term(newest: newest, now: clock.now)
+            if term != .daily { report.notices.append(.backfilling(station: station, term: term, newest: newest)) }
+            let request = AirKoreaRequest.stationRealtime(station: station, term: term, page: 1, rows: BackfillPlan.rowsPerPage(term))
+            await fetchAllPages(request, station: station, into: &report)
+            if report.stopped { return report }
+            // A key, quota or storage problem affects every request: stop here instead of repeating it.
+            if let failure = report.failure, failure.retryAdvice != .retryWithBackoff || failure.kind == .storage { return report }
+        }
+        if includeNation {
+            await fetchAllPages(.provinceRealtime(sido: "전국", page: 1, rows: 1000), station: nil, into: &report)
+        }
+        return report
+    }
+
+    private func fetchAllPages(_ first: AirKoreaRequest, station: String?, into report: inout CycleReport) async {
+        let end = await first.fetchPages { request in await fetch(request, station: station, into: &report) }
+        if case let .capped(claimed, window, pages) = end {
+            // A lying totalCount must not spend the day's quota (500 calls) in one cycle.
+            report.notices.append(.pagingCapped(operation: Self.describe(first), claimedRows: claimed, windowRows: window, pagesRead: pages))
+        }
+    }
+
+    /// One request: fetch, ingest, record. Nil when the cycle must not go on with this request.
+    private func fetch(_ request: AirKoreaRequest, station: String?, into report: inout CycleReport) async -> Paging? {
+        let started = clock.now
+        let startInstant = ContinuousClock.now
+        report.requests += 1
+        let operation = Self.describe(request)
+        func attempt(_ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil,
+                     stored: UpsertSummary = UpsertSummary()) -> PollAttempt {
+            let elapsed = ContinuousClock.now - startInstant
+            return PollAttempt(startedAt: started, station: station, operation: operation, outcome: outcome,
+                               httpStatus: httpStatus ?? failure?.httpStatus, resultCode: failure == nil ? "00" : failure?.resultCode,
+                               rowsNew: stored.inserted, rowsUpdated: stored.updated,
+                               durationMilliseconds: Int(elapsed / .milliseconds(1)), message: failure?.description)
+        }
+        let fetched: FetchedPage
+        do {
+            fetched = try await source.measurements(request)
+        } catch {
+            // A stop in the middle of a request is the operator's doing, not a network failure.
+            if Task.isCancelled {
+                report.stopped = true
+                record(attempt(.stopped), into: &report)
+                return nil
+            }
+            let failure = PollFailure.fetch(error)
+            report.failure = report.failure ?? failure
+            record(attempt(Self.outcome(of: failure), failure: failure), into: &report)
+            return nil
+        }
+        let stored: IngestReport
+        do {
+            stored = try ingest.store(fetched.page)
+        } catch {
+            let failure = PollFailure.storage(error)
+            report.failure = report.failure ?? failure
+            record(attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
+            return nil
+        }
+        report.rowsNew += stored.stored.inserted
+        report.rowsUpdated += stored.stored.updated
+        record(attempt(.ok, httpStatus: fetched.httpStatus, stored: stored.stored), into: &report)
+        report.notices.append(.fetched(operation: operation, readings: stored.readings, new: stored.stored.inserted,
+                                       revised: stored.stored.updated, duplicates: stored.duplicateItems))
+        if stored.futureItems > 0 { report.notices.append(.futureItems(operation: operation, count: stored.futureItems)) }
+        if Task.isCancelled {
+            report.stopped = true
+            return nil
+        }
+        return fetched.page.paging
+    }
+
+    private func record(_ attempt: PollAttempt, into report: inout CycleReport) {
+        do {
+            try store.recordAttempt(attempt)
+        } catch {
+            // A full disk must not stop polling; the daemon logs it instead.
+            report.notices.append(.attemptNotRecorded(error))
+        }
+    }
+
+    static func outcome(of failure: PollFailure) -> PollAttempt.Outcome {
+        switch failure.retryAdvice {
+        case .retryWithBackoff: .retrying
+        case .waitForNextHour: .failed
+        case .waitUntilMidnightKST, .waitAMinute: .quota
+        }
+    }
+
+    /// How a request is named in logs and records, e.g. `station 종로구 DAILY page 1`.
+    public static func describe(_ request: AirKoreaRequest) -> String {
+        switch request {
+        case let .stationRealtime(station, term, page, _): "station \(station) \(term.rawValue) page \(page)"
+        case let .provinceRealtime(sido, page, _): "province \(sido) page \(page)"
+        case let .stationList(_, _, page, _): "station list page \(page)"
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import AirKorea
+
+/// Why a poll failed, typed by where it failed, each with its retry advice and a sentence for the
+/// operator (SPEC §7, §15).
+public enum PollFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// AirKorea could not be reached, answered with an error, or sent something unusable.
+    case fetch(FetchError)
+    /// The database could not store what was fetched.
+    case storage(StorageFailure)
+    /// The configuration or the service key does not let dustd poll.
+    case configuration(String)
+
+    /// The kinds `dustctl status` and the web page name (SPEC §15).
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// No usable answer: connection, timeout, HTTP error, redirect, a body that is not AirKorea's.
+        case network
+        /// AirKorea answered with a result code other than 00.
+        case airKorea
+        /// The database.
+        case storage
+        /// The configuration or the key.
+        case configuration
+    }
+
+    public var kind: Kind {
+        switch self {
+        case let .fetch(error):
+            if case .response(.service, _) = error { return .airKorea }
+            return .network
+        case .storage: return .storage
+        case .configuration: return .configuration
+        }
+    }
+
+    /// When to try again.
+    public var retryAdvice: RetryAdvice {
+        switch self {
+        case let .fetch(error): error.retryAdvice
+        case let .storage(failure): failure.kind == .schemaTooNew ? .waitForNextHour : .retryWithBackoff
+        case .configuration: .waitForNextHour
+        }
+    }
+
+    /// The AirKorea result code, when the answer carried one.
+    public var resultCode: String? {
+        if case let .fetch(error) = self { return error.resultCode }
+        return nil
+    }
+
+    /// The HTTP status, when a response arrived.
+    public var httpStatus: Int? {
+        if case let .fetch(error) = self { return error.httpStatus }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case let .fetch(error): error.description
+        case let .storage(failure): failure.description
+        case let .configuration(problem): problem
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import DustKit
+import Foundation
+
+/// The truth about dustd and its data at one instant (SPEC §15), from the status dustd wrote, the
+/// newest stored hour and whether dustd's process is alive.
+public struct DaemonHealth: Sendable, Hashable {
+    /// Whether dustd is running.
+    public enum Daemon: String, Sendable, Hashable {
+        /// Its process is alive and its heartbeat is younger than two heartbeat intervals.
+        case running
+        /// It stopped cleanly (a signal, or the end of `--once`).
+        case stopped
+        /// It ended without stopping: killed, crashed, or the machine went down.
+        case gone
+        /// It never ran against this database.
+        case neverRun
+    }
+
+    /// Data is stale when no new hour arrived for this long (SPEC §7).
+    public static let staleAfter: TimeInterval = 3 * 3600
+
+    public var daemon: Daemon
+    /// The last record dustd wrote, if any.
+    public var status: DaemonStatus?
+    /// The end of the newest stored hour of the station, if any.
+    public var newestHourEnd: Date?
+    /// How long ago the newest hour ended; nil with no data.
+    public var dataAge: TimeInterval?
+    /// True when there is no data or the newest hour ended more than three hours ago.
+    public var stale: Bool
+
+    public init(status: DaemonStatus?, newestSlot: Slot?, now: Date, processIsDustd: (Int32) -> Bool) {
+        self.status = status
+        newestHourEnd = newestSlot?.end
+        dataAge = newestSlot.map { now.timeIntervalSince($0.end) }
+        stale = dataAge.map { $0 > Self.staleAfter } ?? true
+        guard let status else {
+            daemon = .neverRun
+            return
+        }
+        if status.state == .stopped {
+            daemon = .stopped
+        } else if processIsDustd(status.pid), now.timeIntervalSince(status.heartbeatAt) < 2 * status.heartbeatSeconds {
+            daemon = .running
+        } else {
+            daemon = .gone
+        }
+    }
+
+    /// The exit status of `dustctl status`: 0 healthy, 3 dustd not running, 4 stale data or a
+    /// failed last poll (SPEC §15).
+    public var exitStatus: Int32 {
+        guard daemon == .running else { return 3 }
+        if stale || status?.lastPollFailed == true { return 4 }
+        return 0
+    }
+
+    /// One line for a person: what dustd is doing.
+    public var daemonSummary: String {
+        switch daemon {
+        case .neverRun:
+            return "has not run against this database"
+        case .stopped:
+            let how = status?.mode == .once ? "ran once (--once)" : "stopped cleanly"
+            return "\(how)" + (status?.stoppedAt.map { " at \(KoreaStandardTime.iso8601($0))" } ?? "")
+        case .gone:
+            let pid = status.map { " (PID \($0.pid))" } ?? ""
+            let heartbeat = status.map { ", last heard from at \(KoreaStandardTime.iso8601($0.heartbeatAt))" } ?? ""
+            return "not running: it ended without stopping\(pid)\(heartbeat); check `journalctl -u dustd`"
+        case .running:
+            guard let status else { return "running" }
+            let doing: String = switch status.state {
+            case .starting: "starting"
+            case .polling: "polling AirKorea now"
+            case .idle: "idle"
+            case .backingOff: "retrying after a passing fault"
+            case .quotaExhausted: "waiting for the daily quota to reset (00:00 KST)"
+            case .waitingForNextHour: "waiting for the next hour (a key or configuration problem)"
+            case .stopping: "stopping"
+            case .stopped: "stopped"
+            }
+            return "running (PID \(status.pid)), \(doing)"
+        }
+    }
+
+    /// How old the data is, in words: `newest hour ended 48 h ago`.
+    public var dataSummary: String {
+        guard let dataAge else { return "no hours stored" }
+        return "newest hour ended \(Self.age(dataAge)) ago" + (stale ? " — stale" : "")
+    }
+
+    /// `12 min`, `5 h`, `3 days`.
+    public static func age(_ seconds: TimeInterval) -> String {
+        let minutes = Int(max(seconds, 0) / 60)
+        if minutes < 120 { return "\(minutes) min" }
+        let hours = minutes / 60
+        if hours < 72 { return "\(hours) h" }
+        return "\(hours / 24) days"
+    }
+}
+
+/// Whether a PID is a running dustd: alive, and named dustd in /proc (a reused PID is not ours).
+public func processIsDustd(_ pid: Int32) -> Bool {
+    guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+    guard let name = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return true }
+    return name.trimmingCharacters(in: .whitespacesAndNewlines) == "dustd"
+}

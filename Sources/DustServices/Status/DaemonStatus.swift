@@ -1,0 +1,149 @@
+import DustKit
+import DustStore
+import Foundation
+
+/// What dustd says about itself, written by dustd and read by `dustctl status` and the web API:
+/// one record, so the daemon and its readers cannot disagree about a key or a format.
+public struct DaemonStatus: Codable, Sendable, Hashable {
+    /// What the poll loop is doing.
+    public enum State: String, Codable, Sendable, Hashable {
+        /// Configuration and database are good; the first poll has not started.
+        case starting
+        /// Requests are in flight.
+        case polling
+        /// Waiting for the next scheduled poll.
+        case idle
+        /// A passing fault; retrying at `nextPollAt`.
+        case backingOff
+        /// The daily quota is used up until `nextPollAt` (00:00 KST).
+        case quotaExhausted
+        /// A key or configuration problem; nothing is retried before `nextPollAt`.
+        case waitingForNextHour
+        /// Stopping after a signal.
+        case stopping
+        /// Stopped cleanly.
+        case stopped
+    }
+
+    /// How dustd ran.
+    public enum Mode: String, Codable, Sendable, Hashable {
+        /// The long-running service.
+        case daemon
+        /// `dustd --once`: one cycle, then exit.
+        case once
+    }
+
+    /// A poll that stored its data.
+    public struct Success: Codable, Sendable, Hashable {
+        public var at: Date
+        public var rowsNew: Int
+        public var rowsUpdated: Int
+        public var requests: Int
+
+        public init(at: Date, rowsNew: Int, rowsUpdated: Int, requests: Int) {
+            self.at = at
+            self.rowsNew = rowsNew
+            self.rowsUpdated = rowsUpdated
+            self.requests = requests
+        }
+    }
+
+    /// A poll that failed: its kind, and a sentence saying what happened and what to do.
+    public struct Failure: Codable, Sendable, Hashable {
+        public var at: Date
+        public var kind: PollFailure.Kind
+        public var message: String
+        public var resultCode: String?
+        public var httpStatus: Int?
+
+        public init(at: Date, failure: PollFailure) {
+            self.at = at
+            kind = failure.kind
+            message = failure.description
+            resultCode = failure.resultCode
+            httpStatus = failure.httpStatus
+        }
+    }
+
+    /// A SIGHUP reload that was refused; dustd kept its previous configuration.
+    public struct RefusedReload: Codable, Sendable, Hashable {
+        public var at: Date
+        public var reason: String
+
+        public init(at: Date, reason: String) {
+            self.at = at
+            self.reason = reason
+        }
+    }
+
+    public var state: State
+    public var mode: Mode
+    public var pid: Int32
+    public var version: String
+    public var station: String
+    public var startedAt: Date
+    /// Written at every change and at least every `heartbeatSeconds` while dustd runs.
+    public var heartbeatAt: Date
+    /// How often the heartbeat is written; a reader calls dustd gone when it is twice as old.
+    public var heartbeatSeconds: Double
+    public var stoppedAt: Date?
+    public var nextPollAt: Date?
+    public var lastSuccess: Success?
+    public var lastError: Failure?
+    public var reloadRefused: RefusedReload?
+
+    public init(state: State, mode: Mode, pid: Int32, version: String, station: String, startedAt: Date, heartbeatSeconds: Double) {
+        self.state = state
+        self.mode = mode
+        self.pid = pid
+        self.version = version
+        self.station = station
+        self.startedAt = startedAt
+        self.heartbeatAt = startedAt
+        self.heartbeatSeconds = heartbeatSeconds
+    }
+
+    /// The last poll failed (its error is newer than the last success).
+    public var lastPollFailed: Bool {
+        guard let lastError else { return false }
+        return lastSuccess.map { lastError.at > $0.at } ?? true
+    }
+}
+
+/// Where the daemon's status is kept.
+public protocol DaemonStatusStore: Sendable {
+    func saveStatus(_ status: DaemonStatus) throws(StorageFailure)
+    /// The status dustd last wrote; nil when it never ran against this database.
+    func loadStatus() throws(StorageFailure) -> DaemonStatus?
+}
+
+extension DaemonStatus {
+    /// The JSON the record is stored as (dates as Unix seconds with their fraction, so two events in
+    /// the same second keep their order; keys sorted).
+    public func encoded() -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        // Encoding plain values, dates and strings cannot fail.
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The record from its stored JSON; nil when it is not one (a future or damaged format).
+    public static func decoded(_ text: String) -> DaemonStatus? {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970
+        return try? decoder.decode(DaemonStatus.self, from: Data(text.utf8))
+    }
+}
+
+extension SQLiteStore: DaemonStatusStore {
+    private static let statusKey = "status"
+
+    public func saveStatus(_ status: DaemonStatus) throws(StorageFailure) {
+        do { try setDaemonState([Self.statusKey: status.encoded()], at: status.heartbeatAt) } catch { throw StorageFailure(error) }
+    }
+
+    public func loadStatus() throws(StorageFailure) -> DaemonStatus? {
+        do { return try daemonState()[Self.statusKey].flatMap(DaemonStatus.decoded) } catch { throw StorageFailure(error) }
+    }
+}
