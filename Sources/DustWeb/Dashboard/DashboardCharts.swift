@@ -1,0 +1,184 @@
+import DustKit
+import DustServices
+import Foundation
+
+/// The two inline SVG charts: a day hour by hour, and a week's intake as 7 bars.
+///
+/// Colours come from classes in the style sheet (`bar g1` … `g4`), so the charts follow dark mode and
+/// need no `style` attribute. Each hour and each day is one `<g>` carrying its values in `data-`
+/// attributes, exactly as `dustctl … --json` prints them.
+extension DashboardRenderer {
+    private static let width = 320.0
+
+    /// One bar (or a gap) per slot of the day: PM10 above, PM2.5 below, WHO lines dashed.
+    func hourChart(_ day: DayReport) -> HTML {
+        let slots = calendar.slots(of: day.date)
+        let byStart = Dictionary(day.hourly.map { ($0.slot, $0) }, uniquingKeysWith: { first, _ in first })
+        let left = 30.0, right = 10.0
+        let plotWidth = Self.width - left - right
+        let slotWidth = plotWidth / Double(max(slots.count, 1))
+        let barWidth = slotWidth * 0.72
+        let panels: [(Pollutant, titleY: Double, top: Double, base: Double)] = [
+            (.pm10, 11, 18, 84),
+            (.pm25, 104, 111, 177),
+        ]
+        let height = 196.0
+        let scales = DustPair(byPollutant: { pollutant in
+            Self.niceCeiling(max(day.totals.max[pollutant] ?? 0, pollutant.whoDailyGuideline * 1.25))
+        })
+
+        var background: [HTML] = []
+        var foreground: [HTML] = []
+        for (pollutant, titleY, top, base) in panels {
+            let scale = scales[pollutant]
+            let title = "\(text.pollutantName(pollutant)) \(pollutant.displayName) · \(text.concentrationUnit)"
+            background.append("<text class=\"title\" x=\"\(n(left))\" y=\"\(n(titleY))\">\(title)</text>")
+            for fraction in [0.5, 1.0] {
+                let y = base - (base - top) * fraction
+                background.append("<line class=\"grid\" x1=\"\(n(left))\" y1=\"\(n(y))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(y))\"/>")
+                background.append(
+                    "<text x=\"\(n(left - 4))\" y=\"\(n(y + 3.5))\" text-anchor=\"end\">\(DashboardFormat.concentration(scale * fraction))</text>")
+            }
+            background.append("<text x=\"\(n(left - 4))\" y=\"\(n(base + 3.5))\" text-anchor=\"end\">0</text>")
+            let guideline = pollutant.whoDailyGuideline
+            let whoY = base - (base - top) * guideline / scale
+            foreground.append("<line class=\"who\" x1=\"\(n(left))\" y1=\"\(n(whoY))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(whoY))\"/>")
+            foreground.append(
+                "<text class=\"who-label\" x=\"\(n(left + plotWidth))\" y=\"\(n(whoY - 2.5))\" text-anchor=\"end\">WHO \(DashboardFormat.concentration(guideline))</text>")
+            foreground.append("<line class=\"axis\" x1=\"\(n(left))\" y1=\"\(n(base))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(base))\"/>")
+        }
+
+        var hours: [HTML] = []
+        var labels: [HTML] = []
+        var labelledHours: Set<Int> = []
+        for (index, slot) in slots.enumerated() {
+            let x = left + Double(index) * slotWidth
+            let exposure = byStart[slot]
+            let future = slot.end > now
+            var marks: [HTML] = []
+            if future {
+                marks.append("<rect class=\"future\" x=\"\(n(x))\" y=\"\(n(panels[0].top))\" width=\"\(n(slotWidth))\" height=\"\(n(panels[1].base - panels[0].top))\"/>")
+            } else if let exposure {
+                for (pollutant, _, top, base) in panels {
+                    guard let value = exposure.concentration[pollutant], value.isFinite else { continue }
+                    let grade = DustGrade(concentration: value, of: pollutant, on: day.date)
+                    // A measured zero still shows as a sliver, so it never looks like a missing hour.
+                    let barHeight = max(1, (base - top) * min(value, scales[pollutant]) / scales[pollutant])
+                    let label = hourTitle(exposure, pollutant: pollutant, value: value, grade: grade, primary: day.station)
+                    marks.append("<rect class=\"bar g\(grade.rawValue)\" x=\"\(n(x + (slotWidth - barWidth) / 2))\" y=\"\(n(base - barHeight))\" width=\"\(n(barWidth))\" height=\"\(n(barHeight))\" rx=\"1.5\"><title>\(label)</title></rect>")
+                }
+            }
+            let localHour = calendar.hour(of: slot)
+            let start = calendar.iso8601(slot.start)
+            let values = exposure?.concentration ?? DustPair(repeating: nil)
+            let intakes = exposure?.intake ?? DustPair(repeating: nil)
+            hours.append("""
+                <g class="hour\(future ? " future" : "")" data-hour="\(start)" data-pm10="\(DashboardFormat.json(values.fineDust))" \
+                data-pm25="\(DashboardFormat.json(values.ultraFineDust))" data-intake-pm10="\(DashboardFormat.json(intakes.fineDust))" \
+                data-intake-pm25="\(DashboardFormat.json(intakes.ultraFineDust))">\(marks)</g>
+                """)
+            // A day that falls back has one hour twice; it is labelled once.
+            if localHour % 3 == 0, labelledHours.insert(localHour).inserted {
+                labels.append("<text x=\"\(n(x))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(localHour)</text>")
+            }
+        }
+        labels.append("<text x=\"\(n(left + plotWidth))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">24</text>")
+
+        let label = text.hourChartLabel(station: day.station, date: day.date)
+        return """
+            <svg class="chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img" aria-label="\(label)">\
+            <title>\(label)</title>\(background)\(hours)\(foreground)\(labels)</svg>
+            """
+    }
+
+    /// `13:00–14:00 · 미세먼지 PM10 41 µg/m³ · 보통 · 점검및교정 · from 중구`.
+    private func hourTitle(_ exposure: HourlyExposure, pollutant: Pollutant, value: Double, grade: DustGrade, primary: String) -> String {
+        var parts = [
+            DashboardFormat.slotRange(exposure.slot, calendar),
+            "\(text.pollutantName(pollutant)) \(pollutant.displayName) \(DashboardFormat.concentration(value)) \(text.concentrationUnit)",
+            text.gradeName(grade),
+        ]
+        if let flag = exposure.flag[pollutant] { parts.append(flag) }
+        if let source = exposure.source[pollutant], source != primary { parts.append(text.fromStation(source)) }
+        return parts.joined(separator: " · ")
+    }
+
+    /// One bar per day (the original app's view), PM10 above and PM2.5 below, today marked; each day
+    /// links to its page.
+    func weekChart(_ week: WeekReport) -> HTML {
+        let left = 4.0, right = 4.0
+        let plotWidth = Self.width - left - right
+        let slotWidth = plotWidth / Double(max(week.days.count, 1))
+        let barWidth = slotWidth * 0.5
+        let panels: [(Pollutant, titleY: Double, top: Double, base: Double)] = [
+            (.pm10, 11, 30, 86),
+            (.pm25, 106, 125, 181),
+        ]
+        let height = 214.0
+        let largest = DustPair(byPollutant: { pollutant in
+            week.days.compactMap { $0.totals.intake[pollutant] }.filter(\.isFinite).max() ?? 0
+        })
+
+        var background: [HTML] = []
+        for (pollutant, titleY, _, base) in panels {
+            let title = "\(text.pollutantName(pollutant)) \(pollutant.displayName) · \(text.intakeUnit(intakeUnit))"
+            background.append("<text class=\"title\" x=\"\(n(left))\" y=\"\(n(titleY))\">\(title)</text>")
+            background.append("<line class=\"axis\" x1=\"\(n(left))\" y1=\"\(n(base))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(base))\"/>")
+        }
+
+        var days: [HTML] = []
+        for (index, day) in week.days.enumerated() {
+            let x = left + Double(index) * slotWidth
+            let center = x + slotWidth / 2
+            let isToday = day.date == today
+            var marks: [HTML] = []
+            if isToday {
+                marks.append("<rect class=\"band\" x=\"\(n(x + 1))\" y=\"\(n(panels[0].titleY + 5))\" width=\"\(n(slotWidth - 2))\" height=\"\(n(height - panels[0].titleY - 6))\" rx=\"6\"/>")
+            }
+            let started = day.date <= today
+            for (pollutant, _, top, base) in panels where started {
+                guard let intake = day.totals.intake[pollutant], intake.isFinite else {
+                    marks.append("<text class=\"amount\" x=\"\(n(center))\" y=\"\(n(base - 3))\" text-anchor=\"middle\">–</text>")
+                    continue
+                }
+                let barHeight = largest[pollutant] > 0 ? (base - top) * max(intake, 0) / largest[pollutant] : 0
+                let grade = day.totals.grade[pollutant].map { " g\($0.rawValue)" } ?? ""
+                if barHeight > 0 {
+                    marks.append("<rect class=\"bar\(grade)\" x=\"\(n(center - barWidth / 2))\" y=\"\(n(base - barHeight))\" width=\"\(n(barWidth))\" height=\"\(n(barHeight))\" rx=\"2\"/>")
+                }
+                marks.append("<text class=\"amount\" x=\"\(n(center))\" y=\"\(n(base - barHeight - 3))\" text-anchor=\"middle\">\(DashboardFormat.intake(intake, intakeUnit))</text>")
+            }
+            marks.append("<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(text.weekdayShort(day.date))</text>")
+            marks.append("<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(text.barDate(day.date, first: index == 0))</text>")
+            let intake = day.totals.intake
+            let summary = "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · "
+                + Pollutant.allCases.map { "\($0.displayName) \(DashboardFormat.intake(intake[$0], intakeUnit)) \(text.intakeUnit(intakeUnit))" }
+                    .joined(separator: " · ")
+            days.append("""
+                <a href="\(link("/day/\(day.date)"))"><g class="day\(isToday ? " today" : "")" data-date="\(day.date.description)" \
+                \(dataAttributes(day.totals, includeWHO: false))><title>\(summary)</title>\(marks)</g></a>
+                """)
+        }
+
+        let label = text.weekChartLabel(station: station)
+        return """
+            <svg class="chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img" aria-label="\(label)">\
+            <title>\(label)</title>\(background)\(days)</svg>
+            """
+    }
+
+    /// The smallest of 1, 2, 2.5, 5 × 10ⁿ at or above `value`: a round top for an axis.
+    static func niceCeiling(_ value: Double) -> Double {
+        guard value.isFinite, value > 0 else { return 10 }
+        let power = pow(10, (log10(value)).rounded(.down))
+        for multiple in [1, 2, 2.5, 5, 10] where multiple * power >= value * (1 - 1e-12) {
+            return multiple * power
+        }
+        return 10 * power
+    }
+
+    /// A coordinate with at most one decimal.
+    private func n(_ value: Double) -> String {
+        DashboardFormat.concentration(value)
+    }
+}

@@ -1,0 +1,421 @@
+import DustKit
+import DustServices
+import Foundation
+
+/// The dashboard page (SPEC §13): one self-contained HTML document with inline SVG and one `<style>`
+/// element; no scripts, no external assets, no `style` attributes.
+public enum DashboardPage {
+    /// The whole page for a model, in the model's language.
+    public static func render(_ model: DashboardModel) -> String {
+        DashboardRenderer(model).document().markup
+    }
+
+    /// The exact text of the page's only `<style>` element, for the Content-Security-Policy hash
+    /// (`style-src 'sha256-…'`).
+    public static func styleSheet() -> String {
+        DashboardStyle.sheet
+    }
+}
+
+/// Builds the page's parts from a model; formatting only, no decisions about data.
+struct DashboardRenderer {
+    let model: DashboardModel
+    let text: DashboardText
+    /// The calendar date of `now` in the page's zone.
+    let today: LocalDate
+
+    init(_ model: DashboardModel) {
+        self.model = model
+        text = DashboardText(language: model.language)
+        today = model.calendar.date(containing: model.now)
+    }
+
+    var calendar: DayCalendar { model.calendar }
+    var now: Date { model.now }
+    var station: String { model.station }
+    var intakeUnit: IntakeUnit { model.intakeUnit }
+
+    /// An address on this site, keeping the page's language.
+    func link(_ path: String, language: PageLanguage? = nil) -> String {
+        "\(path)?lang=\((language ?? model.language).rawValue)"
+    }
+
+    /// The page's own path.
+    private var path: String {
+        switch model.page {
+        case .today: "/"
+        case let .day(date): "/day/\(date)"
+        case let .week(week): "/week/\(week)"
+        }
+    }
+
+    // MARK: - Document
+
+    func document() -> HTML {
+        let other: PageLanguage = model.language == .korean ? .english : .korean
+        return """
+            <!DOCTYPE html>
+            <html lang="\(model.language.rawValue)">
+            <head>
+            <meta charset="utf-8"/>
+            <meta name="viewport" content="width=device-width, initial-scale=1"/>
+            <meta name="color-scheme" content="light dark"/>
+            <meta name="referrer" content="no-referrer"/>
+            <title>\(title)</title>
+            <style>\(HTML(trustedMarkup: DashboardStyle.sheet))</style>
+            </head>
+            <body>
+            <div class="page">
+            <header class="top"><a class="brand" href="\(link("/"))">\(text.brand)</a>\
+            <a class="lang" href="\(link(path, language: other))" hreflang="\(other.rawValue)" lang="\(other.rawValue)" \
+            title="\(text.switchLanguage)">\(text.otherLanguageName)</a></header>
+            \(notices())
+            <div class="heading"><h1>\(station)</h1><p class="subtitle">\(subtitle)</p></div>
+            \(pager())
+            <main>
+            \(mainContent())
+            </main>
+            \(footer())
+            </div>
+            </body>
+            </html>
+
+            """
+    }
+
+    private var title: String {
+        switch model.page {
+        case .today, .day:
+            let date = model.day?.date ?? today
+            return "\(station) · \(date) · FineDust"
+        case let .week(week):
+            return "\(station) · \(week) · FineDust"
+        }
+    }
+
+    private var subtitle: String {
+        switch model.page {
+        case .today, .day:
+            let date = model.day?.date ?? today
+            return date == today ? "\(text.todayLink) · \(text.longDate(date))" : text.longDate(date)
+        case let .week(week):
+            guard let first = model.week.days.first?.date, let last = model.week.days.last?.date else { return week.description }
+            return text.weekTitle(week, from: first, to: last)
+        }
+    }
+
+    // MARK: - Navigation
+
+    private func pager() -> HTML {
+        switch model.page {
+        case .today, .day:
+            let date = model.day?.date ?? today
+            let previous = date.adding(days: -1), next = date.adding(days: 1)
+            let todayLink: HTML = date == today ? "<span>\(text.todayLink)</span>" : "<a href=\"\(link("/"))\">\(text.todayLink)</a>"
+            let nextLink: HTML = next <= today
+                ? "<a href=\"\(link("/day/\(next)"))\" rel=\"next\" title=\"\(text.nextDay)\">\(text.shortDate(next)) ›</a>"
+                : "<span>\(text.shortDate(next)) ›</span>"
+            return """
+                <nav class="pager" aria-label="\(text.navigation)">\
+                <a href="\(link("/day/\(previous)"))" rel="prev" title="\(text.previousDay)">‹ \(text.shortDate(previous))</a>\
+                \(todayLink)\(nextLink)</nav>
+                """
+        case let .week(week):
+            let previous = ISOWeek(containing: week.monday.adding(days: -7))
+            let next = ISOWeek(containing: week.monday.adding(days: 7))
+            let nextLabel = "\(weekLabel(next)) ›"
+            let nextLink: HTML = next.monday <= today
+                ? "<a href=\"\(link("/week/\(next)"))\" rel=\"next\" title=\"\(text.nextWeek)\">\(nextLabel)</a>"
+                : "<span>\(nextLabel)</span>"
+            return """
+                <nav class="pager" aria-label="\(text.weekNavigation)">\
+                <a href="\(link("/week/\(previous)"))" rel="prev" title="\(text.previousWeek)">‹ \(weekLabel(previous))</a>\
+                <a href="\(link("/"))">\(text.todayLink)</a>\(nextLink)</nav>
+                """
+        }
+    }
+
+    private func weekLabel(_ week: ISOWeek) -> String {
+        model.language == .korean ? "\(week.week)주" : "W\(week.week)"
+    }
+
+    // MARK: - Problems, said first (SPEC §15)
+
+    private func notices() -> HTML {
+        let health = model.health
+        let status = health.status
+        var items: [HTML] = []
+        func when(_ instant: Date) -> String { DashboardFormat.moment(instant, now: now, calendar) }
+        func notice(_ message: String, detail: String? = nil, warning: Bool = false) {
+            let detailMarkup: HTML = detail.map { "<span class=\"detail\">\($0)</span>" } ?? .empty
+            items.append("<p class=\"notice\(warning ? " warn" : "")\">\(message)\(detailMarkup)</p>")
+        }
+
+        if health.stale {
+            notice(health.dataAge.map { text.stale(age: text.age($0)) } ?? text.noHoursStored)
+        }
+        switch health.daemon {
+        case .gone:
+            notice(text.gone(pid: status?.pid, lastHeard: status.map { when($0.heartbeatAt) }))
+        case .stopped:
+            let at = status?.stoppedAt.map(when)
+            notice(status?.mode == .once ? text.ranOnce(at: at) : text.stopped(at: at), warning: true)
+        case .neverRun:
+            notice(text.neverRun, warning: true)
+        case .running:
+            if let status, let waiting = text.waiting(status.state, until: status.nextPollAt.map(when)) {
+                notice(waiting, warning: true)
+            }
+        }
+        if let status, status.lastPollFailed, let failure = status.lastError {
+            notice(text.pollFailed(at: when(failure.at), kind: failure.kind, code: failure.resultCode), detail: failure.message)
+        }
+        if let refused = status?.reloadRefused {
+            notice(text.reloadRefused(at: when(refused.at)), detail: refused.reason, warning: true)
+        }
+        guard !items.isEmpty else { return .empty }
+        return "<section class=\"notices\" aria-label=\"\(text.problems)\">\(items)</section>"
+    }
+
+    // MARK: - Main
+
+    private func mainContent() -> HTML {
+        switch model.page {
+        case .today, .day:
+            guard let day = model.day else { return weekCard(model.week, rolling: true, linkToWeek: nil) }
+            let isToday = day.date == today
+            let measured = day.totals.hours.fineDust + day.totals.hours.ultraFineDust > 0
+            var sections: [HTML] = []
+            if measured {
+                sections.append(latestCard(day, isToday: isToday))
+                sections.append(totalsCard(day, isToday: isToday))
+                sections.append(hourCard(day))
+            } else {
+                sections.append("<section class=\"card\"><p class=\"empty\">\(isToday ? text.noReadingsToday : text.noReadingsDay)</p></section>")
+            }
+            sections.append(weekCard(model.week, rolling: true, linkToWeek: ISOWeek(containing: day.date)))
+            return HTML(sections)
+        case .week:
+            return HTML([weekCard(model.week, rolling: false, linkToWeek: nil), weekTable(model.week)])
+        }
+    }
+
+    /// The newest measured hour: a big badge of the worse grade, then each pollutant.
+    private func latestCard(_ day: DayReport, isToday: Bool) -> HTML {
+        guard let latest = day.latest else { return .empty }
+        let grades = DustPair(byPollutant: { pollutant in
+            latest.concentration[pollutant].map { DustGrade(concentration: $0, of: pollutant, on: day.date) }
+        })
+        let worst = [grades.fineDust, grades.ultraFineDust].compactMap { $0 }.max()
+        let badge: HTML = worst.map { grade -> HTML in
+            let advice: HTML = isToday ? "<span class=\"advice\">\(text.advice(grade))</span>" : .empty
+            return "<div class=\"badge g\(grade.rawValue)\"><span class=\"word\">\(text.gradeName(grade))</span>\(advice)</div>"
+        } ?? .empty
+        let tiles = Pollutant.allCases.map { pollutant -> HTML in
+            let value = latest.concentration[pollutant]
+            return """
+                <div class="tile">\(pollutantHeading(pollutant))\
+                <p class="value">\(DashboardFormat.concentration(value))<span class="unit">\(text.concentrationUnit)</span></p>\
+                \(gradeChip(grades[pollutant]))</div>
+                """
+        }
+        return """
+            <section class="card now" data-latest="\(calendar.iso8601(latest.slot.start))">\
+            <h2>\(isToday ? text.latestHour : text.lastHourOfDay) <span class="aside">\(DashboardFormat.slotRange(latest.slot, calendar))</span></h2>\
+            \(badge)<div class="pair">\(tiles)</div></section>
+            """
+    }
+
+    /// The day's means and grades, highest hour, hours measured of elapsed, intake and WHO comparison.
+    private func totalsCard(_ day: DayReport, isToday: Bool) -> HTML {
+        let totals = day.totals
+        let tiles = Pollutant.allCases.map { pollutant -> HTML in
+            """
+            <div class="tile">\(pollutantHeading(pollutant))\
+            <p class="caption">\(text.mean)</p>\
+            <p class="value">\(DashboardFormat.mean(totals.mean[pollutant]))<span class="unit">\(text.concentrationUnit)</span></p>\
+            \(gradeChip(totals.grade[pollutant]))\
+            \(facts([(text.maximum, "\(DashboardFormat.concentration(totals.max[pollutant]))"),
+                     (text.hoursMeasured, "\(text.hoursOf(totals.hours[pollutant], day.elapsedSlots))"),
+                     (text.intake, "\(intakeAmount(totals.intake[pollutant]))")]))\
+            \(whoComparison(totals, pollutant))</div>
+            """
+        }
+        return """
+            <section class="card totals" data-scope="day" data-day="\(day.date.description)" data-slots="\(day.slotCount)" \
+            data-elapsed="\(day.elapsedSlots)" \(dataAttributes(totals, includeWHO: true))>\
+            <h2>\(isToday ? text.todaySoFar : text.wholeDay)</h2><div class="pair">\(tiles)</div>\
+            <p class="note">\(text.whoNote)</p></section>
+            """
+    }
+
+    private func whoComparison(_ totals: ExposureTotals, _ pollutant: Pollutant) -> HTML {
+        guard let exceeded = totals.whoExceeded[pollutant], let mean = totals.mean[pollutant] else { return .empty }
+        let limit = DashboardFormat.concentration(pollutant.whoDailyGuideline)
+        if exceeded {
+            let ratio = DashboardFormat.oneDecimal(mean / pollutant.whoDailyGuideline)
+            return "<p class=\"note over\">\(text.whoExceeded(limit: limit, ratio: ratio))</p>"
+        }
+        return "<p class=\"note within\">\(text.whoWithin(limit: limit))</p>"
+    }
+
+    /// The 24-hour chart, its legend and the hourly values.
+    private func hourCard(_ day: DayReport) -> HTML {
+        let legend = DustGrade.allCases.map { grade -> HTML in
+            "<li><span class=\"swatch g\(grade.rawValue)\" aria-hidden=\"true\"></span>\(text.gradeName(grade))</li>"
+        }
+        let future: HTML = calendar.slots(of: day.date).contains { $0.end > now }
+            ? "<li><span class=\"swatch future\" aria-hidden=\"true\"></span>\(text.notYet)</li>" : .empty
+        let dst: HTML = day.slotCount != 24 ? "<p class=\"note\">\(text.dstNote(hours: day.slotCount))</p>" : .empty
+        return """
+            <section class="card hours"><h2>\(text.hourByHour) <span class="aside">\(calendar.timeZone.identifier)</span></h2>\
+            \(hourChart(day))\
+            <ul class="legend">\(legend)<li><span class="swatch who" aria-hidden="true"></span>\(text.whoLine)</li>\(future)</ul>\
+            \(dst)\(hourTable(day))</section>
+            """
+    }
+
+    /// Every elapsed hour of the day as a table, folded away: flags and fallback stations are said here.
+    private func hourTable(_ day: DayReport) -> HTML {
+        let byStart = Dictionary(day.hourly.map { ($0.slot, $0) }, uniquingKeysWith: { first, _ in first })
+        let slots = calendar.slots(of: day.date).filter { $0.end <= now }
+        let hourCounts = Dictionary(grouping: slots, by: { calendar.hour(of: $0) }).mapValues(\.count)
+        let rows = slots.map { slot -> HTML in
+            let exposure = byStart[slot]
+            let repeated = hourCounts[calendar.hour(of: slot), default: 0] > 1
+            let label: HTML = """
+                \(DashboardFormat.clockTime(slot.start, calendar))\
+                \(repeated ? "<span class=\"offset\">\(DashboardFormat.offset(slot, calendar))</span>" : HTML.empty)
+                """
+            var notes: [String] = []
+            if let exposure {
+                notes += Set([exposure.flag.fineDust, exposure.flag.ultraFineDust].compactMap { $0 }).sorted()
+                let sources = Set([exposure.source.fineDust, exposure.source.ultraFineDust].compactMap { $0 }).filter { $0 != day.station }
+                notes += sources.sorted().map(text.fromStation)
+                if let distance = exposure.walkingDistance { notes.append(text.walked(DashboardFormat.whole(distance))) }
+            }
+            let cells = Pollutant.allCases.map { pollutant -> HTML in
+                let value = exposure?.concentration[pollutant]
+                let grade = value.map { DustGrade(concentration: $0, of: pollutant, on: day.date) }
+                return "<td>\(gradeDot(grade))\(DashboardFormat.concentration(value))</td>"
+            } + Pollutant.allCases.map { pollutant -> HTML in
+                "<td>\(DashboardFormat.intake(exposure?.intake[pollutant], intakeUnit))</td>"
+            }
+            return "<tr><th scope=\"row\">\(label)</th>\(cells)<td class=\"flags\">\(notes.joined(separator: ", "))</td></tr>"
+        }
+        return """
+            <details><summary>\(text.hourlyValues)</summary><div class="scroll"><table>\
+            <thead><tr><th rowspan="2" scope="col">\(text.hour)</th><th colspan="2" scope="colgroup">\(text.concentrationUnit)</th>\
+            <th colspan="2" scope="colgroup">\(text.intake) \(text.intakeUnit(intakeUnit))</th><th rowspan="2" scope="col">\(text.note)</th></tr>\
+            <tr><th scope="col">PM10</th><th scope="col">PM2.5</th><th scope="col">PM10</th><th scope="col">PM2.5</th></tr></thead>\
+            <tbody>\(rows)</tbody></table></div></details>
+            """
+    }
+
+    /// The 7 bars and the week's totals.
+    private func weekCard(_ week: WeekReport, rolling: Bool, linkToWeek: ISOWeek?) -> HTML {
+        guard let first = week.days.first?.date, let last = week.days.last?.date else { return .empty }
+        let heading: HTML = "<h2>\(rolling ? text.weekIntakeRolling : text.weekIntake) <span class=\"aside\">\(text.shortDate(first)) – \(text.shortDate(last))</span></h2>"
+        let measured = week.totals.hours.fineDust + week.totals.hours.ultraFineDust > 0
+        guard measured else {
+            return "<section class=\"card week\">\(heading)<p class=\"empty\">\(text.noReadingsWeek)</p></section>"
+        }
+        let totals = week.totals
+        let tiles = Pollutant.allCases.map { pollutant -> HTML in
+            """
+            <div class="tile">\(pollutantHeading(pollutant))\
+            <p class="caption">\(text.intake)</p>\
+            <p class="value compact">\(DashboardFormat.intake(totals.intake[pollutant], intakeUnit))<span class="unit">\(text.intakeUnit(intakeUnit))</span></p>\
+            \(facts([(text.mean, "\(gradeDot(totals.grade[pollutant]))\(DashboardFormat.mean(totals.mean[pollutant]))\u{A0}\(text.concentrationUnit)"),
+                     (text.hoursMeasured, "\(text.hours(totals.hours[pollutant]))")]))</div>
+            """
+        }
+        let more: HTML = linkToWeek.map { "<a class=\"more\" href=\"\(link("/week/\($0)"))\">\(text.showWeek) ›</a>" } ?? .empty
+        return """
+            <section class="card week">\(heading)\(weekChart(week))\
+            <h3>\(text.weekTotals)</h3><div class="pair" data-scope="week" data-start="\(first.description)" \
+            data-end="\(last.description)" \(dataAttributes(totals, includeWHO: false))>\(tiles)</div>\(more)</section>
+            """
+    }
+
+    /// The week page's table: a row per day and the totals.
+    private func weekTable(_ week: WeekReport) -> HTML {
+        guard week.totals.hours.fineDust + week.totals.hours.ultraFineDust > 0 else { return .empty }
+        func cells(_ totals: ExposureTotals) -> HTML {
+            HTML(Pollutant.allCases.map { pollutant -> HTML in
+                let grade: HTML = totals.grade[pollutant].map { " \(text.gradeName($0))" } ?? .empty
+                guard totals.hours[pollutant] > 0 else { return "<td>–</td>" }
+                return """
+                    <td>\(gradeDot(totals.grade[pollutant]))\(DashboardFormat.mean(totals.mean[pollutant]))\(grade)\
+                    <span class="sub">\(intakeAmount(totals.intake[pollutant])) · \(text.hours(totals.hours[pollutant]))</span></td>
+                    """
+            })
+        }
+        let rows = week.days.map { day -> HTML in
+            let rowClass: HTML = day.date == today ? " class=\"today\"" : .empty
+            return """
+                <tr\(rowClass)><th scope="row"><a href="\(link("/day/\(day.date)"))">\
+                \(text.weekdayShort(day.date)) \(text.shortDate(day.date))</a></th>\(cells(day.totals))</tr>
+                """
+        }
+        return """
+            <section class="card"><h2>\(text.perDay) <span class="aside">\(text.tableExplanation)</span></h2>\
+            <div class="scroll"><table class="days"><thead><tr><th scope="col">\(text.day)</th>\
+            \(Pollutant.allCases.map { "<th scope=\"col\">\(text.pollutantName($0)) \($0.displayName)</th>" as HTML })</tr></thead>\
+            <tbody>\(rows)</tbody><tfoot><tr><th scope="row">\(text.weekRow)</th>\(cells(week.totals))</tr></tfoot></table></div></section>
+            """
+    }
+
+    // MARK: - Footer
+
+    private func footer() -> HTML {
+        let version: HTML = model.health.status.map { "<p>FineDust dustd \($0.version)</p>" } ?? .empty
+        return """
+            <footer><p>\(text.daemonLine(model.health))</p><p>\(text.timeZone(calendar.timeZone.identifier))</p>\
+            <p>\(text.intakeModel(intakeUnit))</p><p>\(text.source)</p>\(version)</footer>
+            """
+    }
+
+    // MARK: - Pieces
+
+    /// A `<dl>` of name–value rows; a value that does not fit beside its name goes below it.
+    private func facts(_ rows: [(name: String, value: HTML)]) -> HTML {
+        "<dl class=\"facts\">\(rows.map { "<div><dt>\($0.name)</dt><dd>\($0.value)</dd></div>" as HTML })</dl>"
+    }
+
+    private func pollutantHeading(_ pollutant: Pollutant) -> HTML {
+        "<h3>\(text.pollutantName(pollutant)) <span class=\"aside\">\(pollutant.displayName)</span></h3>"
+    }
+
+    private func gradeChip(_ grade: DustGrade?) -> HTML {
+        guard let grade else { return "<span class=\"chip\">\(text.unknown)</span>" }
+        return "<span class=\"chip g\(grade.rawValue)\">\(text.gradeName(grade))</span>"
+    }
+
+    private func gradeDot(_ grade: DustGrade?) -> HTML {
+        guard let grade else { return .empty }
+        return "<span class=\"dot g\(grade.rawValue)\" aria-hidden=\"true\"></span>"
+    }
+
+    private func intakeAmount(_ value: Double?) -> String {
+        "\(DashboardFormat.intake(value, intakeUnit))\u{A0}\(text.intakeUnit(intakeUnit))"
+    }
+
+    /// A totals value's numbers as `dustctl … --json` prints them: `data-hours-pm10`, `data-mean-pm25`, …
+    func dataAttributes(_ totals: ExposureTotals, includeWHO: Bool) -> HTML {
+        var attributes: [HTML] = []
+        for pollutant in Pollutant.allCases {
+            let key = pollutant.rawValue
+            attributes.append("data-hours-\(key)=\"\(DashboardFormat.json(totals.hours[pollutant]))\"")
+            attributes.append(" data-mean-\(key)=\"\(DashboardFormat.json(totals.mean[pollutant]))\"")
+            attributes.append(" data-max-\(key)=\"\(DashboardFormat.json(totals.max[pollutant]))\"")
+            attributes.append(" data-intake-\(key)=\"\(DashboardFormat.json(totals.intake[pollutant]))\"")
+            attributes.append(" data-grade-\(key)=\"\(totals.grade[pollutant].map { DashboardFormat.json($0.rawValue) } ?? "null")\"")
+            if includeWHO {
+                attributes.append(" data-who-exceeded-\(key)=\"\(DashboardFormat.json(totals.whoExceeded[pollutant]))\"")
+            }
+            if pollutant != Pollutant.allCases.last { attributes.append(" ") }
+        }
+        return HTML(attributes)
+    }
+}

@@ -1,0 +1,265 @@
+import DustKit
+import DustServices
+import Foundation
+
+/// Every word on the dashboard, Korean and English side by side so neither can be forgotten.
+///
+/// Numbers arrive already formatted (see `DashboardFormat`); nothing here escapes, the page does.
+struct DashboardText {
+    let language: PageLanguage
+
+    private func say(_ korean: String, _ english: String) -> String {
+        language == .korean ? korean : english
+    }
+
+    // MARK: - Page
+
+    var brand: String { say("FineDust 미세먼지", "FineDust") }
+    var otherLanguageName: String { say("English", "한국어") }
+    var switchLanguage: String { say("Show this page in English", "이 페이지를 한국어로 보기") }
+    var navigation: String { say("날짜 이동", "Move between days") }
+    var weekNavigation: String { say("주 이동", "Move between weeks") }
+    var todayLink: String { say("오늘", "Today") }
+    var previousDay: String { say("이전 날", "Previous day") }
+    var nextDay: String { say("다음 날", "Next day") }
+    var previousWeek: String { say("이전 주", "Previous week") }
+    var nextWeek: String { say("다음 주", "Next week") }
+    var problems: String { say("문제", "Problems") }
+
+    func weekdayShort(_ date: LocalDate) -> String {
+        let names = language == .korean ? ["월", "화", "수", "목", "금", "토", "일"]
+                                        : ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        return names[date.isoWeekday - 1]
+    }
+
+    /// 2026년 11월 20일 금요일 / Friday, 20 November 2026.
+    func longDate(_ date: LocalDate) -> String {
+        if language == .korean {
+            return "\(date.year)년 \(date.month)월 \(date.day)일 \(weekdayShort(date))요일"
+        }
+        let weekday = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"][date.isoWeekday - 1]
+        return "\(weekday), \(date.day) \(monthName(date.month)) \(date.year)"
+    }
+
+    /// 11/20 / 20 Nov.
+    func shortDate(_ date: LocalDate) -> String {
+        language == .korean ? "\(date.month)/\(date.day)" : "\(date.day) \(monthName(date.month).prefix(3))"
+    }
+
+    /// The date under a bar of the week chart: `11/20`; in English `20 Nov` only for the first bar and
+    /// the first of a month, else `20`, so seven labels fit on a phone.
+    func barDate(_ date: LocalDate, first: Bool) -> String {
+        guard language == .english, !first, date.day != 1 else { return shortDate(date) }
+        return String(date.day)
+    }
+
+    /// 2026년 47주 · 11/16 – 11/22 / Week 47 of 2026 · 16 Nov – 22 Nov.
+    func weekTitle(_ week: ISOWeek?, from start: LocalDate, to end: LocalDate) -> String {
+        let range = "\(shortDate(start)) – \(shortDate(end))"
+        guard let week else { return range }
+        return say("\(week.year)년 \(week.week)주 · \(range)", "Week \(week.week) of \(week.year) · \(range)")
+    }
+
+    private func monthName(_ month: Int) -> String {
+        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+         "November", "December"][month - 1]
+    }
+
+    // MARK: - Pollutants and grades
+
+    func pollutantName(_ pollutant: Pollutant) -> String {
+        language == .korean ? pollutant.koreanName : (pollutant == .pm10 ? "Fine dust" : "Ultrafine dust")
+    }
+
+    func gradeName(_ grade: DustGrade) -> String {
+        language == .korean ? grade.koreanName : grade.englishName
+    }
+
+    /// What the grade of the hour just measured means for going out (AirKorea's advice, shortened).
+    func advice(_ grade: DustGrade) -> String {
+        switch grade {
+        case .good: say("공기가 깨끗해요", "The air is clean")
+        case .moderate: say("무난한 공기예요", "The air is acceptable")
+        case .bad: say("밖에서는 마스크를 쓰세요", "Wear a mask outside")
+        case .veryBad: say("바깥 활동을 줄이세요", "Stay indoors if you can")
+        }
+    }
+
+    var unknown: String { say("측정값 없음", "no value") }
+    var concentrationUnit: String { "µg/m³" }
+
+    func intakeUnit(_ unit: IntakeUnit) -> String {
+        switch unit {
+        case .micrograms: "µg"
+        case .points: say("점", "points")
+        }
+    }
+
+    // MARK: - Latest hour and day totals
+
+    var latestHour: String { say("최근 1시간", "Latest hour") }
+    var lastHourOfDay: String { say("이날 마지막 측정", "Last hour measured") }
+    var todaySoFar: String { say("오늘 지금까지", "Today so far") }
+    var wholeDay: String { say("하루 전체", "The whole day") }
+    var mean: String { say("평균", "Mean") }
+    var maximum: String { say("최고", "Highest") }
+    var hoursMeasured: String { say("측정", "Measured") }
+    var intake: String { say("흡입량", "Intake") }
+
+    /// `23/24시간` / `23/24 h`: hours measured of hours elapsed.
+    func hoursOf(_ measured: Int, _ elapsed: Int) -> String {
+        say("\(measured)/\(elapsed)시간", "\(measured)/\(elapsed)\u{A0}h")
+    }
+
+    func hours(_ count: Int) -> String { say("\(count)시간", "\(count)\u{A0}h") }
+
+    func whoExceeded(limit: String, ratio: String) -> String {
+        say("WHO 권고 \(limit) 초과 (\(ratio)배)", "Above WHO \(limit) (\(ratio)×)")
+    }
+
+    func whoWithin(limit: String) -> String {
+        say("WHO 권고 \(limit) 이내", "Within WHO \(limit)")
+    }
+
+    func dstNote(hours: Int) -> String {
+        say("이날은 일광 절약 시간 변경으로 \(hours)시간입니다.", "This day has \(hours) hours (a daylight saving time change).")
+    }
+
+    var whoNote: String {
+        say("WHO 24시간 권고치(2021)는 하루 평균 농도 기준입니다: 미세먼지 45, 초미세먼지 15 µg/m³.",
+            "The WHO 24-hour guideline (2021) applies to the day's mean: 45 µg/m³ for PM10, 15 µg/m³ for PM2.5.")
+    }
+
+    // MARK: - Charts and tables
+
+    var hourByHour: String { say("시간별 농도", "Hour by hour") }
+    func hourChartLabel(station: String, date: LocalDate) -> String {
+        say("\(station) \(date)의 시간별 미세먼지·초미세먼지 농도", "PM10 and PM2.5 at \(station), hour by hour, \(date)")
+    }
+    var whoLine: String { say("WHO 24시간 권고치", "WHO 24-hour guideline") }
+    var notYet: String { say("아직 지나지 않은 시간", "hours still to come") }
+    var hourlyValues: String { say("시간별 값 보기", "Hourly values") }
+    var hour: String { say("시간", "Hour") }
+    var note: String { say("비고", "Note") }
+    func fromStation(_ station: String) -> String { say("\(station) 측정소 값", "from \(station)") }
+    func walked(_ metres: String) -> String { say("\(metres) m 걸음", "walked \(metres) m") }
+
+    var weekIntakeRolling: String { say("최근 7일 흡입량", "Intake, last 7 days") }
+    var weekIntake: String { say("주간 흡입량", "Intake this week") }
+    func weekChartLabel(station: String) -> String {
+        say("\(station) 하루별 흡입량", "Intake per day at \(station)")
+    }
+    var weekTotals: String { say("7일 합계", "7-day totals") }
+    var showWeek: String { say("이 주 자세히 보기", "See this week") }
+    var day: String { say("날짜", "Day") }
+    var weekRow: String { say("합계", "Week") }
+    var perDay: String { say("하루별", "Day by day") }
+    var tableExplanation: String {
+        say("평균 농도(µg/m³)와 등급, 흡입량, 측정 시간", "Mean (µg/m³) and grade, intake, hours measured")
+    }
+    var todayMark: String { say("오늘", "today") }
+
+    // MARK: - No data
+
+    var noReadingsToday: String {
+        say("아직 오늘 측정값이 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 값을 저장합니다.",
+            "No readings for today yet; dustd stores each hour about 20 minutes after it ends.")
+    }
+    var noReadingsDay: String { say("이날 저장된 측정값이 없습니다.", "No readings stored for this day.") }
+    var noReadingsWeek: String { say("이 기간에 저장된 측정값이 없습니다.", "No readings stored for these days.") }
+
+    // MARK: - Problems (SPEC §15)
+
+    func stale(age: String) -> String {
+        say("데이터가 오래되었습니다: 가장 최근 측정 시간이 \(age) 전에 끝났습니다.",
+            "Stale data: the newest hour ended \(age) ago.")
+    }
+    var noHoursStored: String {
+        say("저장된 측정값이 아직 없습니다.", "No hours are stored yet.")
+    }
+    func gone(pid: Int32?, lastHeard: String?) -> String {
+        let details = [pid.map { "PID \($0)" }, lastHeard.map { say("마지막 응답 \($0)", "last heard from at \($0)") }]
+            .compactMap { $0 }.joined(separator: ", ")
+        let detail = details.isEmpty ? "" : " (\(details))"
+        return say("dustd가 실행 중이 아닙니다: 정상 종료 없이 끝났습니다\(detail). journalctl -u dustd 명령으로 로그를 확인하세요.",
+                   "dustd is not running: it ended without stopping\(detail); check journalctl -u dustd.")
+    }
+    func stopped(at time: String?) -> String {
+        let when = time.map { say(" (\($0))", " at \($0)") } ?? ""
+        return say("dustd가 정상 종료되었습니다\(when). 새 측정값이 저장되지 않습니다.",
+                   "dustd stopped cleanly\(when); no new hours are being stored.")
+    }
+    func ranOnce(at time: String?) -> String {
+        let when = time.map { say(" (\($0))", " at \($0)") } ?? ""
+        return say("dustd가 한 번만 실행되었습니다(--once)\(when). 새 측정값이 저장되지 않습니다.",
+                   "dustd ran once (--once)\(when); no new hours are being stored.")
+    }
+    var neverRun: String {
+        say("dustd가 이 데이터베이스로 실행된 적이 없습니다.", "dustd has not run against this database.")
+    }
+    func pollFailed(at time: String, kind: PollFailure.Kind, code: String?) -> String {
+        let kindName: String = switch kind {
+        case .network: say("네트워크", "network")
+        case .airKorea: say("에어코리아 응답", "AirKorea")
+        case .storage: say("저장소", "storage")
+        case .configuration: say("설정", "configuration")
+        }
+        let detail = kindName + (code.map { say(", 결과 코드 \($0)", ", result code \($0)") } ?? "")
+        return say("마지막 수집이 실패했습니다 (\(time), \(detail)):", "The last poll failed at \(time) (\(detail)):")
+    }
+    func reloadRefused(at time: String) -> String {
+        say("설정 다시 읽기가 거부되어 이전 설정으로 동작합니다 (\(time)):",
+            "A configuration reload was refused at \(time); dustd kept its previous configuration:")
+    }
+    func waiting(_ state: DaemonStatus.State, until time: String?) -> String? {
+        let until = time.map { say(" (\($0)까지)", " until \($0)") } ?? ""
+        switch state {
+        case .quotaExhausted:
+            return say("오늘 요청 한도를 다 써서 기다리는 중입니다\(until).", "dustd is waiting for the daily quota to reset\(until).")
+        case .waitingForNextHour:
+            return say("키 또는 설정 문제로 다음 시간까지 기다리는 중입니다\(until).",
+                       "dustd is waiting for the next hour because of a key or configuration problem\(until).")
+        case .backingOff:
+            return say("일시적인 오류 뒤 다시 시도할 예정입니다\(until).", "dustd will retry after a passing fault\(until).")
+        case .starting, .polling, .idle, .stopping, .stopped:
+            return nil
+        }
+    }
+
+    /// `12분` / `12 min`, `5시간` / `5 h`, `3일` / `3 days`: the thresholds of `DaemonHealth.age`.
+    func age(_ seconds: TimeInterval) -> String {
+        let minutes = Int(max(seconds, 0) / 60)
+        if minutes < 120 { return say("\(minutes)분", "\(minutes) min") }
+        let hours = minutes / 60
+        if hours < 72 { return say("\(hours)시간", "\(hours) h") }
+        return say("\(hours / 24)일", "\(hours / 24) days")
+    }
+
+    // MARK: - Footer
+
+    func daemonLine(_ health: DaemonHealth) -> String {
+        let state: String = switch health.daemon {
+        case .running: say("dustd 실행 중", "dustd is running")
+        case .stopped: say("dustd 중지됨", "dustd is stopped")
+        case .gone: say("dustd 비정상 종료", "dustd ended without stopping")
+        case .neverRun: say("dustd 실행 기록 없음", "dustd has never run")
+        }
+        guard let age = health.dataAge else { return state }
+        return state + say(" · 최근 측정 시간이 \(self.age(age)) 전에 끝남", " · newest hour ended \(self.age(age)) ago")
+    }
+    func timeZone(_ identifier: String) -> String { say("시간대 \(identifier)", "Time zone \(identifier)") }
+    func intakeModel(_ unit: IntakeUnit) -> String {
+        switch unit {
+        case .micrograms:
+            say("흡입량은 시간대별 활동과 호흡량으로 추정한 값(µg)입니다.",
+                "Intake is estimated from each hour's activity and breathing rate, in µg.")
+        case .points:
+            say("흡입량은 원래 앱의 점수 방식(걸은 거리 기준)입니다.",
+                "Intake uses the original app's points, from distance walked.")
+        }
+    }
+    var source: String {
+        say("자료: 한국환경공단 에어코리아. 실시간 자료는 확정되지 않은 측정값입니다.",
+            "Data: AirKorea (Korea Environment Corporation). Real-time values are unconfirmed measurements.")
+    }
+}

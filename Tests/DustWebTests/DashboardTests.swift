@@ -1,0 +1,424 @@
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+import TestSupport
+
+/// Readings in a fresh database, reports through the real StatisticsService, pages from them.
+private final class DashboardScratch: Sendable {
+    static let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+    static let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
+    static let november20 = LocalDate(year: 2026, month: 11, day: 20)
+    /// 2026-11-21 00:20 KST: every hour of 2026-11-20 has been stored.
+    static let afterNovember20 = DemoReplay.now
+
+    let directory: TemporaryDirectory
+    let store: SQLiteStore
+
+    init() throws {
+        directory = try TemporaryDirectory("finedust-dashboard")
+        store = try SQLiteStore(path: directory.path("dust.sqlite"))
+    }
+
+    deinit { directory.remove() }
+
+    func importFixture(_ path: String) throws {
+        _ = try IngestService(store: store, clock: FixedClock(Self.afterNovember20))
+            .ingest(try TestFixtures.data(path), requestedStation: nil)
+    }
+
+    func save(_ readings: [HourlyReading]) throws {
+        _ = try store.upsert(readings, fetchedAt: Self.afterNovember20)
+    }
+
+    func statistics(station: String = "종로구", fallbacks: [String] = [], calendar: DayCalendar = seoul,
+                    now: Date = afterNovember20, intakeModel: (any IntakeModel)? = nil) throws -> StatisticsService {
+        StatisticsService(readings: store, activity: store, clock: FixedClock(now), calendar: calendar,
+                          intakeModel: try intakeModel ?? VentilationIntakeModel(), stations: StationPreference(primary: station, fallbacks: fallbacks))
+    }
+
+    /// The page of `date` (or of today) as dustd would build it, with a healthy running daemon by default.
+    func dayPage(_ date: LocalDate? = nil, language: PageLanguage = .korean, station: String = "종로구", fallbacks: [String] = [],
+                 calendar: DayCalendar = seoul, now: Date = afterNovember20, health: DaemonHealth? = nil,
+                 intakeModel: (any IntakeModel)? = nil) throws -> String {
+        let statistics = try statistics(station: station, fallbacks: fallbacks, calendar: calendar, now: now, intakeModel: intakeModel)
+        let shown = date ?? statistics.today
+        let newest = try store.latestSlot(station: station, endingBy: now)
+        let model = DashboardModel(
+            page: date.map { .day($0) } ?? .today, language: language, station: station, day: try statistics.day(shown),
+            week: try statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit == .points ? .points : .micrograms,
+            calendar: calendar,
+            health: health ?? Self.runningHealth(newest: newest, now: now), now: now)
+        return DashboardPage.render(model)
+    }
+
+    func weekPage(_ week: ISOWeek, language: PageLanguage = .korean, now: Date = afterNovember20) throws -> (String, WeekReport) {
+        let statistics = try statistics(now: now)
+        let report = try statistics.week(week)
+        let model = DashboardModel(
+            page: .week(week), language: language, station: "종로구", day: nil, week: report, intakeUnit: .micrograms,
+            calendar: Self.seoul, health: Self.runningHealth(newest: try store.latestSlot(station: "종로구", endingBy: now), now: now),
+            now: now)
+        return (DashboardPage.render(model), report)
+    }
+
+    /// dustd running, heartbeat a minute old, last poll a success.
+    static func runningHealth(newest: Slot?, now: Date) -> DaemonHealth {
+        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
+                                  startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
+        status.heartbeatAt = now.addingTimeInterval(-60)
+        status.lastSuccess = .init(at: now.addingTimeInterval(-1200), rowsNew: 1, rowsUpdated: 0, requests: 1)
+        return DaemonHealth(status: status, newestSlot: newest, now: now, processIsDustd: { _ in true })
+    }
+
+    /// A reading with both values known.
+    static func reading(_ station: String, _ slot: Slot, pm10: Double?, pm25: Double?, flag: String? = nil) -> HourlyReading {
+        HourlyReading(station: station, slot: slot, concentration: DustPair(fineDust: pm10, ultraFineDust: pm25),
+                      flag: DustPair(fineDust: flag, ultraFineDust: nil))
+    }
+}
+
+private func occurrences(of needle: String, in haystack: String) -> Int {
+    haystack.components(separatedBy: needle).count - 1
+}
+
+private func json(_ value: Double?) -> String { JSON.number(value).serialized }
+
+/// Parses the page as XML: the dashboard is written so that it is (void elements closed with `/>`,
+/// only XML's five character references), which proves every tag is closed and nested.
+private func parsesAsXML(_ page: String) -> Bool {
+    let parser = XMLParser(data: Data(page.utf8))
+    return parser.parse()
+}
+
+/// Everything a page must never contain: scripts, external assets, style attributes, broken numbers.
+private func expectSelfContained(_ page: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    for forbidden in ["http://", "https://", "src=", "style=\"", "<script", "<link", "<img", "<iframe", "<object",
+                      "NaN", "nan", "inf", "Infinity", "url("] {
+        #expect(!page.contains(forbidden), "the page contains \(forbidden)", sourceLocation: sourceLocation)
+    }
+    #expect(occurrences(of: "<style", in: page) == 1, sourceLocation: sourceLocation)
+    #expect(page.contains("<style>\(DashboardPage.styleSheet())</style>"), sourceLocation: sourceLocation)
+    #expect(parsesAsXML(page), "the page is not well-formed", sourceLocation: sourceLocation)
+}
+
+@Suite("Dashboard page")
+struct DashboardTests {
+    @Test("The Korean page of 2026-11-20 at 종로구 shows Korean grades and the same numbers as dustctl day --json")
+    func koreanDay() throws {
+        let scratch = try DashboardScratch()
+        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let page = try scratch.dayPage(DashboardScratch.november20)
+        let day = try scratch.statistics().day(DashboardScratch.november20)
+
+        #expect(page.hasPrefix("<!DOCTYPE html>\n<html lang=\"ko\">"))
+        #expect(page.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>"))
+        #expect(page.contains("<title>종로구 · 2026-11-20 · FineDust</title>"))
+        #expect(page.contains("2026년 11월 20일 금요일"))
+        // The day's means: PM10 1090/23 µg/m³ over 23 hours, PM2.5 535/22 over 22; both 보통, both above WHO.
+        #expect(page.contains("<span class=\"chip g2\">보통</span>"))
+        #expect(page.contains("<p class=\"caption\">평균</p><p class=\"value\">47.4<span class=\"unit\">µg/m³</span></p>"))
+        #expect(page.contains("<p class=\"caption\">평균</p><p class=\"value\">24.3<span class=\"unit\">µg/m³</span></p>"))
+        #expect(page.contains("23/24시간") && page.contains("22/24시간"))
+        #expect(page.contains("266.7\u{A0}µg") && page.contains("133.5\u{A0}µg"))
+        #expect(page.contains("WHO 권고 45 초과 (1.1배)") && page.contains("WHO 권고 15 초과 (1.6배)"))
+        #expect(!page.contains("good") && !page.contains("moderate"))
+        // Machine-readable, exactly as the JSON document prints them.
+        #expect(json(day.totals.mean.fineDust) == "\(1090.0 / 23)")
+        #expect(page.contains("data-hours-pm10=\"23\" data-mean-pm10=\"\(1090.0 / 23)\" data-max-pm10=\"66\" "
+            + "data-intake-pm10=\"\(json(day.totals.intake.fineDust))\" data-grade-pm10=\"2\" data-who-exceeded-pm10=\"true\""))
+        #expect(page.contains("data-hours-pm25=\"22\" data-mean-pm25=\"\(535.0 / 22)\" data-max-pm25=\"36\""))
+        let document = ReportJSON.day(day, calendar: DashboardScratch.seoul).serialized
+        #expect(document.contains("\"mean\":{\"pm10\":\(json(day.totals.mean.fineDust)),\"pm25\":\(json(day.totals.mean.ultraFineDust))}"))
+        // One element per hour: 12:00 had 49 µg/m³ of PM10; 05:00 was 점검및교정 (unknown, a gap).
+        #expect(occurrences(of: "data-hour=\"", in: page) == 24)
+        #expect(page.contains("data-hour=\"2026-11-20T12:00:00+09:00\" data-pm10=\"49\""))
+        #expect(page.contains("<g class=\"hour\" data-hour=\"2026-11-20T05:00:00+09:00\" data-pm10=\"null\" data-pm25=\"null\" "
+            + "data-intake-pm10=\"null\" data-intake-pm25=\"null\"></g>"))
+        #expect(page.contains("점검및교정"))
+        // Links: the days around, today (2026-11-21), the ISO week, the other language.
+        #expect(page.contains("href=\"/day/2026-11-19?lang=ko\""))
+        #expect(page.contains("href=\"/day/2026-11-21?lang=ko\""))
+        #expect(page.contains("href=\"/week/2026-W47?lang=ko\""))
+        #expect(page.contains("href=\"/day/2026-11-20?lang=en\""))
+        #expect(!page.contains("class=\"notice"))
+        expectSelfContained(page)
+    }
+
+    @Test("The English page has lang=en, English grade words and English text throughout")
+    func englishDay() throws {
+        let scratch = try DashboardScratch()
+        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let page = try scratch.dayPage(DashboardScratch.november20, language: .english)
+
+        #expect(page.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
+        #expect(page.contains("Friday, 20 November 2026"))
+        #expect(page.contains("<span class=\"chip g2\">moderate</span>"))
+        #expect(page.contains("Above WHO 45 (1.1×)"))
+        #expect(page.contains("23/24\u{A0}h"))
+        #expect(page.contains("href=\"/day/2026-11-20?lang=ko\""))
+        #expect(page.contains("href=\"/day/2026-11-19?lang=en\""))
+        for korean in ["보통", "좋음", "나쁨", "평균", "흡입량", "시간별"] {
+            #expect(!page.contains(korean), "English page contains \(korean)")
+        }
+        expectSelfContained(page)
+    }
+
+    @Test("Today's page shows the latest hour in a big badge, intake so far and hours to come")
+    func today() throws {
+        let scratch = try DashboardScratch()
+        let calendar = DashboardScratch.seoul
+        let slots = calendar.slots(of: DashboardScratch.november20)
+        // 00:00–13:00 measured; at 14:20 the hour 13:00–14:00 has not been stored yet.
+        try scratch.save((0..<13).map { DashboardScratch.reading("종로구", slots[$0], pm10: 20 + Double($0), pm25: 10 + Double($0)) })
+        let now = slots[14].start.addingTimeInterval(20 * 60)
+        let page = try scratch.dayPage(language: .korean, now: now)
+
+        #expect(page.contains("오늘 · 2026년 11월 20일 금요일"))
+        // Latest hour 12:00–13:00: PM10 32 (보통), PM2.5 22 (보통).
+        #expect(page.contains("<h2>최근 1시간 <span class=\"aside\">12:00–13:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span>"))
+        #expect(page.contains("<h2>오늘 지금까지</h2>"))
+        #expect(page.contains("13/14시간"))
+        // Intake so far, by hand: PM10 161 µg/m³·h asleep × 0.189 + 55 light × 0.612 + 122 sedentary × 0.182 = 86.293 µg;
+        // PM2.5 91 × 0.189 + 35 × 0.612 + 82 × 0.182 = 53.543 µg.
+        #expect(page.contains("<dt>흡입량</dt><dd>86.3\u{A0}µg</dd>"))
+        #expect(page.contains("<dt>흡입량</dt><dd>53.5\u{A0}µg</dd>"))
+        #expect(occurrences(of: "data-hour=\"", in: page) == 24)
+        #expect(occurrences(of: "<g class=\"hour future\"", in: page) == 10)
+        #expect(page.contains("<span>오늘</span>"))
+        #expect(page.contains("<span>11/21 ›</span>"))
+        expectSelfContained(page)
+    }
+
+    @Test("Under the boostcamp model intake is in whole points")
+    func points() throws {
+        let scratch = try DashboardScratch()
+        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        // 3,000 m walked at 12:00, when PM10 was 49: floor(49 × 3000 × 0.036 × 0.01) = 52 points; no other hour walked.
+        try scratch.store.replaceWalkingDistances([DashboardScratch.seoul.slots(of: DashboardScratch.november20)[12]: 3000])
+        let korean = try scratch.dayPage(DashboardScratch.november20, intakeModel: BoostcampIntakeModel())
+        #expect(korean.contains("<dt>흡입량</dt><dd>52\u{A0}점</dd>"))
+        #expect(korean.contains("data-intake-pm10=\"52\""))
+        #expect(korean.contains("3000 m 걸음"))
+        let english = try scratch.dayPage(DashboardScratch.november20, language: .english, intakeModel: BoostcampIntakeModel())
+        #expect(english.contains("<dt>Intake</dt><dd>52\u{A0}points</dd>"))
+        expectSelfContained(korean)
+        expectSelfContained(english)
+    }
+
+    @Test("A station name, flag, fallback and daemon message full of markup render as text, in SVG titles and attributes too")
+    func hostileText() throws {
+        let scratch = try DashboardScratch()
+        let station = "<script>alert(\"1\")</script>'"
+        let fallback = "<b onmouseover=\"x\">중구</b>"
+        let slots = DashboardScratch.seoul.slots(of: DashboardScratch.november20)
+        try scratch.save([
+            DashboardScratch.reading(station, slots[9], pm10: 41, pm25: nil, flag: "<svg onload=alert(3)>"),
+            DashboardScratch.reading(fallback, slots[9], pm10: 50, pm25: 20),
+        ])
+        var status = DaemonStatus(state: .backingOff, mode: .daemon, pid: 77, version: "<i>1</i>", station: station,
+                                  startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-7200), heartbeatSeconds: 60)
+        status.heartbeatAt = DashboardScratch.afterNovember20.addingTimeInterval(-30)
+        status.lastError = .init(at: DashboardScratch.afterNovember20.addingTimeInterval(-600),
+                                 failure: .configuration("<script>alert('poll')</script> & more"))
+        status.reloadRefused = .init(at: DashboardScratch.afterNovember20.addingTimeInterval(-300), reason: "<img src=x onerror=alert(4)>")
+        let health = DaemonHealth(status: status, newestSlot: slots[9], now: DashboardScratch.afterNovember20, processIsDustd: { _ in true })
+
+        for language in PageLanguage.allCases {
+            let page = try scratch.dayPage(DashboardScratch.november20, language: language, station: station, fallbacks: [fallback],
+                                           health: health)
+            #expect(!page.contains("<script"))
+            #expect(!page.contains("<img"))
+            #expect(!page.contains("<b "))
+            #expect(!page.contains("<svg onload"))
+            #expect(!page.contains("<i>"))
+            let escapedStation = "&lt;script&gt;alert(&quot;1&quot;)&lt;/script&gt;&#39;"
+            #expect(page.contains("<h1>\(escapedStation)</h1>"))
+            #expect(page.contains("<title>\(escapedStation) · 2026-11-20 · FineDust</title>"))
+            // In the chart: the SVG's aria-label attribute and the bar's <title>.
+            #expect(page.contains("role=\"img\" aria-label=\"" + (language == .korean ? escapedStation + " 2026-11-20의" : "PM10 and PM2.5 at " + escapedStation)))
+            #expect(page.contains("&lt;svg onload=alert(3)&gt;</title></rect>"))
+            #expect(page.contains("&lt;b onmouseover=&quot;x&quot;&gt;중구&lt;/b&gt;"))
+            #expect(page.contains("&lt;script&gt;alert(&#39;poll&#39;)&lt;/script&gt; &amp; more"))
+            #expect(page.contains("&lt;img src=x onerror=alert(4)&gt;"))
+            #expect(page.contains("FineDust dustd &lt;i&gt;1&lt;/i&gt;"))
+            #expect(parsesAsXML(page))
+        }
+    }
+
+    @Test("The escaping function escapes the five characters and drops control characters")
+    func escaping() {
+        #expect(HTMLEscaping.escape(#"<a href="x" title='y'>&amp;</a>"#)
+            == "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;")
+        #expect(HTMLEscaping.escape("종로구\u{0}\u{1B}[31m\u{85}") == "종로구\u{FFFD}\u{FFFD}[31m\u{FFFD}")
+        #expect(HTMLEscaping.escape("a\tb\nc") == "a\tb\nc")
+    }
+
+    @Test("A day without readings says so and draws no bars and no broken numbers")
+    func emptyDay() throws {
+        let scratch = try DashboardScratch()
+        for language in PageLanguage.allCases {
+            let past = try scratch.dayPage(LocalDate(year: 2026, month: 11, day: 18), language: language)
+            #expect(past.contains(language == .korean ? "이날 저장된 측정값이 없습니다." : "No readings stored for this day."))
+            #expect(past.contains(language == .korean ? "이 기간에 저장된 측정값이 없습니다." : "No readings stored for these days."))
+            #expect(!past.contains("data-hour="))
+            #expect(!past.contains("data-date="))
+            #expect(!past.contains("class=\"bar"))
+            #expect(!past.contains("<svg"))
+            expectSelfContained(past)
+
+            let today = try scratch.dayPage(language: language)
+            #expect(today.contains(language == .korean ? "아직 오늘 측정값이 없습니다." : "No readings for today yet;"))
+            // Nothing stored at all: said at the top.
+            #expect(today.contains(language == .korean ? "저장된 측정값이 아직 없습니다." : "No hours are stored yet."))
+            expectSelfContained(today)
+        }
+    }
+
+    @Test("A day in America/New_York has 23 hour elements on 2026-03-08 and 25 on 2026-11-01")
+    func daylightSavingDays() throws {
+        let scratch = try DashboardScratch()
+        let calendar = DashboardScratch.newYork
+        let spring = LocalDate(year: 2026, month: 3, day: 8), autumn = LocalDate(year: 2026, month: 11, day: 1)
+        for date in [spring, autumn] {
+            try scratch.save(calendar.slots(of: date).enumerated().map { index, slot in
+                DashboardScratch.reading("종로구", slot, pm10: 30 + Double(index), pm25: 12 + Double(index) / 2)
+            })
+        }
+        let now = calendar.start(of: LocalDate(year: 2026, month: 11, day: 2)).addingTimeInterval(12 * 3600)
+
+        let springPage = try scratch.dayPage(spring, language: .english, calendar: calendar, now: now)
+        #expect(occurrences(of: "data-hour=\"", in: springPage) == 23)
+        // 23 hours × 2 pollutants, and the day's two bars in the week chart.
+        #expect(occurrences(of: "<rect class=\"bar", in: springPage) == 46 + 2)
+        #expect(springPage.contains("data-hour=\"2026-03-08T01:00:00-05:00\""))
+        #expect(springPage.contains("data-hour=\"2026-03-08T03:00:00-04:00\""))
+        #expect(!springPage.contains("T02:00:00"))
+        #expect(springPage.contains("This day has 23 hours"))
+        #expect(springPage.contains("23/23\u{A0}h"))
+        expectSelfContained(springPage)
+
+        let autumnPage = try scratch.dayPage(autumn, language: .korean, calendar: calendar, now: now)
+        #expect(occurrences(of: "data-hour=\"", in: autumnPage) == 25)
+        #expect(autumnPage.contains("data-hour=\"2026-11-01T01:00:00-04:00\""))
+        #expect(autumnPage.contains("data-hour=\"2026-11-01T01:00:00-05:00\""))
+        // The hour that happens twice is told apart in the table by its offset.
+        #expect(autumnPage.contains("<th scope=\"row\">01:00<span class=\"offset\">-04:00</span></th>"))
+        #expect(autumnPage.contains("<th scope=\"row\">01:00<span class=\"offset\">-05:00</span></th>"))
+        #expect(autumnPage.contains("25시간입니다"))
+        #expect(autumnPage.contains("25/25시간"))
+        expectSelfContained(autumnPage)
+    }
+
+    @Test("Stale data and a dustd gone without stopping are said at the top, before the station")
+    func staleAndGone() throws {
+        let scratch = try DashboardScratch()
+        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        // Two days later: the newest hour (23:00–24:00 on 11-20) ended 48 h ago; dustd's PID is not dustd.
+        let now = DashboardScratch.afterNovember20.addingTimeInterval(48 * 3600 - 20 * 60)
+        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
+                                  startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-86_400), heartbeatSeconds: 60)
+        status.heartbeatAt = DashboardScratch.afterNovember20
+        let newest = try scratch.store.latestSlot(station: "종로구", endingBy: now)
+        let health = DaemonHealth(status: status, newestSlot: newest, now: now, processIsDustd: { _ in false })
+        #expect(health.daemon == .gone && health.stale)
+
+        let english = try scratch.dayPage(language: .english, now: now, health: health)
+        let notices = try #require(english.range(of: "<section class=\"notices\""))
+        let heading = try #require(english.range(of: "<h1>"))
+        #expect(notices.lowerBound < heading.lowerBound)
+        #expect(english.contains("<p class=\"notice\">Stale data: the newest hour ended 48 h ago.</p>"))
+        #expect(english.contains("<p class=\"notice\">dustd is not running: it ended without stopping (PID 4242, last heard from at 2026-11-21 00:20); check journalctl -u dustd.</p>"))
+        expectSelfContained(english)
+
+        let korean = try scratch.dayPage(language: .korean, now: now, health: health)
+        #expect(korean.contains("데이터가 오래되었습니다: 가장 최근 측정 시간이 48시간 전에 끝났습니다."))
+        #expect(korean.contains("dustd가 실행 중이 아닙니다"))
+        expectSelfContained(korean)
+    }
+
+    @Test("A failed last poll and a refused reload are said with their messages")
+    func failedPollAndRefusedReload() throws {
+        let scratch = try DashboardScratch()
+        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let now = DashboardScratch.afterNovember20
+        var status = DaemonStatus(state: .waitingForNextHour, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
+                                  startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
+        status.heartbeatAt = now
+        status.nextPollAt = now.addingTimeInterval(2400)
+        status.lastSuccess = .init(at: now.addingTimeInterval(-3 * 3600), rowsNew: 1, rowsUpdated: 0, requests: 1)
+        status.lastError = .init(at: now.addingTimeInterval(-600), failure: .configuration("SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr"))
+        status.reloadRefused = .init(at: now.addingTimeInterval(-300), reason: "station.name must not be empty")
+        let health = DaemonHealth(status: status, newestSlot: try scratch.store.latestSlot(station: "종로구", endingBy: now),
+                                  now: now, processIsDustd: { _ in true })
+
+        let page = try scratch.dayPage(DashboardScratch.november20, language: .english, health: health)
+        #expect(page.contains("The last poll failed at 00:10 (configuration):<span class=\"detail\">SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr</span>"))
+        #expect(page.contains("A configuration reload was refused at 00:15; dustd kept its previous configuration:<span class=\"detail\">station.name must not be empty</span>"))
+        #expect(page.contains("dustd is waiting for the next hour because of a key or configuration problem until 01:00."))
+        #expect(!page.contains("Stale data"))
+        expectSelfContained(page)
+    }
+
+    @Test("The week page of 2026-W47 has 7 day bars with dustctl's numbers, a table and totals; today is marked")
+    func weekPage() throws {
+        let scratch = try DashboardScratch()
+        try scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        let (page, week) = try scratch.weekPage(try #require(ISOWeek("2026-W47")))
+
+        #expect(page.contains("<title>종로구 · 2026-W47 · FineDust</title>"))
+        #expect(page.contains("2026년 47주 · 11/16 – 11/22"))
+        #expect(occurrences(of: "data-date=\"", in: page) == 7)
+        #expect(week.days.map(\.date.description) == ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"])
+        for day in week.days {
+            let intake = day.totals.intake
+            #expect(page.contains("data-date=\"\(day.date)\" data-hours-pm10=\"\(day.totals.hours.fineDust)\" "
+                + "data-mean-pm10=\"\(json(day.totals.mean.fineDust))\" data-max-pm10=\"\(json(day.totals.max.fineDust))\" "
+                + "data-intake-pm10=\"\(json(intake.fineDust))\""))
+            #expect(page.contains("data-intake-pm25=\"\(json(intake.ultraFineDust))\""))
+            #expect(page.contains("href=\"/day/\(day.date)?lang=ko\""))
+        }
+        // 11-16 … 11-20 measured (a bar each per pollutant); 11-21 is today, 11-22 has not come.
+        #expect(week.days[0].totals.intake.ultraFineDust != nil && week.days[5].totals.intake.ultraFineDust == nil)
+        #expect(occurrences(of: "<rect class=\"bar", in: page) == 10)
+        #expect(page.contains("<g class=\"day today\" data-date=\"2026-11-21\""))
+        #expect(page.contains("<tr class=\"today\"><th scope=\"row\"><a href=\"/day/2026-11-21?lang=ko\">토 11/21</a></th>"))
+        // Week totals, as the JSON document's "total".
+        let totals = week.totals
+        #expect(page.contains("data-scope=\"week\" data-start=\"2026-11-16\" data-end=\"2026-11-22\" "
+            + "data-hours-pm10=\"\(totals.hours.fineDust)\" data-mean-pm10=\"\(json(totals.mean.fineDust))\""))
+        #expect(page.contains("data-intake-pm25=\"\(json(totals.intake.ultraFineDust))\" data-grade-pm25="))
+        let document = ReportJSON.week(week, station: "종로구", calendar: DashboardScratch.seoul).serialized
+        #expect(document.contains("\"intake\":{\"pm10\":\(json(totals.intake.fineDust)),\"pm25\":\(json(totals.intake.ultraFineDust))}"))
+        #expect(page.contains("<tfoot><tr><th scope=\"row\">합계</th>"))
+        #expect(occurrences(of: "<tr", in: page) == 1 + 7 + 1)
+        #expect(page.contains("href=\"/week/2026-W46?lang=ko\""))
+        #expect(page.contains("<span>48주 ›</span>"))
+        #expect(page.contains("href=\"/week/2026-W47?lang=en\""))
+        expectSelfContained(page)
+    }
+
+    @Test("The day page's week shows the rolling 7 days ending on the day, with 7 bars")
+    func rollingWeekOnDayPage() throws {
+        let scratch = try DashboardScratch()
+        try scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        let page = try scratch.dayPage(DashboardScratch.november20, language: .english)
+        let week = try scratch.statistics().rollingWeek(endingOn: DashboardScratch.november20)
+        #expect(occurrences(of: "data-date=\"", in: page) == 7)
+        #expect(page.contains("Intake, last 7 days <span class=\"aside\">14 Nov – 20 Nov</span>"))
+        for day in week.days {
+            #expect(page.contains("data-date=\"\(day.date)\""))
+            #expect(page.contains("data-intake-pm25=\"\(json(day.totals.intake.ultraFineDust))\""))
+        }
+        // A bar per measured hour and pollutant in the day's chart, and two per day in the week's.
+        let hoursMeasured = week.days[6].totals.hours
+        #expect(occurrences(of: "<rect class=\"bar", in: page) == hoursMeasured.fineDust + hoursMeasured.ultraFineDust + 14)
+        expectSelfContained(page)
+    }
+}
