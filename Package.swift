@@ -20,6 +20,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
+        // SHA-256 of the dashboard's style sheet, for its Content-Security-Policy hash.
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
@@ -36,11 +40,21 @@ let package = Package(
         .target(name: "DustStore", dependencies: [
             "DustKit",
             .product(name: "GRDB", package: "GRDB.swift"),
+            // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // Business logic composed from the modules above, dependencies injected.
         .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore"]),
         // The JSON documents dustctl prints and dustd serves, and their one encoder.
         .target(name: "DustReports", dependencies: ["DustKit", "DustServices", "DustStore"]),
+        // dustd on the web (SPEC §13): the dashboard, the JSON API and Prometheus metrics.
+        .target(name: "DustWeb", dependencies: [
+            "DustKit", "DustServices", "DustReports", "DustStore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         // Settings from Config/dustd.yaml, DUSTD_… variables and systemd credentials, validated.
         .target(name: "DustConfig", dependencies: [
             "DustKit", "AirKorea",
@@ -51,6 +65,7 @@ let package = Package(
         .target(name: "AirKoreaHTTP", dependencies: [
             "AirKorea", "DustKit",
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
         ]),
         // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,
         // journald-aware logging, reload, lifecycle.
@@ -61,10 +76,8 @@ let package = Package(
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dustd", dependencies: [
-            "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "DustKit",
+            "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "dustctl", dependencies: [
             "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports",
@@ -82,6 +95,10 @@ let package = Package(
         .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
         .testTarget(name: "DustStoreTests", dependencies: ["DustStore", "DustKit", "TestSupport"]),
         .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustWebTests", dependencies: [
+            "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "TestSupport"]),

@@ -148,7 +148,6 @@ public enum IntakeConfigurationError: Error, Sendable, Hashable, CustomStringCon
     case missingVentilationRate(ActivityLevel)
     case invalidScheduleEntry(ScheduleEntry)
     case scheduleCoverage(hour: Int, entries: Int)
-    case unknownModel(String)
 
     public var description: String {
         switch self {
@@ -162,8 +161,6 @@ public enum IntakeConfigurationError: Error, Sendable, Hashable, CustomStringCon
             entries == 0
                 ? "intake.schedule does not cover the hour \(hour):00; the entries must cover 0–24 without gaps"
                 : "intake.schedule covers the hour \(hour):00 \(entries) times; the entries must not overlap"
-        case let .unknownModel(name):
-            "intake.model must be ventilation or boostcamp, not \(name)"
         }
     }
 }

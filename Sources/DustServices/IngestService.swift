@@ -48,8 +48,9 @@ public struct IngestService: Sendable {
         self.clock = clock
     }
 
-    /// Parses a body without storing anything.
-    public func parse(_ body: Data, requestedStation: String?) throws(AirKoreaError) -> MeasurementPage {
+    /// Parses a body without storing anything (and without a database: `dustctl import` checks a
+    /// file before it opens one).
+    public static func parse(_ body: Data, requestedStation: String?, parser: AirKoreaResponseParser = AirKoreaResponseParser()) throws(AirKoreaError) -> MeasurementPage {
         try parser.parseMeasurements(body, requestedStation: requestedStation)
     }
 
@@ -95,7 +96,7 @@ public struct IngestService: Sendable {
     public func ingest(_ body: Data, requestedStation: String?) throws(IngestError) -> IngestReport {
         let page: MeasurementPage
         do {
-            page = try parse(body, requestedStation: requestedStation)
+            page = try Self.parse(body, requestedStation: requestedStation, parser: parser)
         } catch {
             throw .response(error)
         }

@@ -70,6 +70,13 @@ public struct StatisticsService: Sendable {
     /// Today in the configured time zone.
     public var today: LocalDate { calendar.date(containing: clock.now) }
 
+    /// The stored readings of `stations` for the 24 hours up to now (the latest hour of each, for
+    /// `/metrics`); never a slot that has not ended.
+    public func recentReadings(stations: [String]) throws(StorageFailure) -> [HourlyReading] {
+        let end = Slot(containing: clock.now)
+        return try readings.storedReadings(stations: stations, from: end.advanced(by: -24), to: end)
+    }
+
     /// One day.
     public func day(_ date: LocalDate) throws(StorageFailure) -> DayReport {
         try days(from: date, through: date)[0]

@@ -31,15 +31,13 @@ struct ActivityImportCommand: ParsableCommand {
         try reportingFailures {
             let settings = try options.settings()
             let data = try readInputFile(file, limit: ActivityCSVParser.maxBytes)
-            let distances: [DustKit.Slot: Double]
+            let hours: Int
             do {
-                distances = try ActivityCSVParser(calendar: settings.calendar).parse(data)
+                hours = try ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar).importCSV(data)
             } catch let error as ActivityImportError {
                 throw CommandFailure(.dataError, "\(file), \(error.description).")
             }
-            let store = try SQLiteStore(path: settings.storagePath)
-            try store.replaceWalkingDistances(distances, importedAt: Date())
-            try standardOutputLine("\(file): \(distances.count) hours of walking imported.")
+            try standardOutputLine("\(file): \(hours) hours of walking imported.")
         }
     }
 }

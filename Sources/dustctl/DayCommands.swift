@@ -30,17 +30,14 @@ struct DayCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The day, YYYY-MM-DD, in the configured time zone.", valueName: "date"))
-    var date: String
-
-    func validate() throws { _ = try parseDate(date, option: "The date") }
+    @Argument(help: ArgumentHelp("The day, in the configured time zone.", valueName: "YYYY-MM-DD"))
+    var date: LocalDate
 
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
-            let day = try parseDate(date, option: "The date")
-            try printDay(day, isToday: day == statistics.today, statistics: statistics, settings: settings, json: options.json)
+            try printDay(date, isToday: date == statistics.today, statistics: statistics, settings: settings, json: options.json)
         }
     }
 }
@@ -53,16 +50,14 @@ struct HourlyCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The day, YYYY-MM-DD (default: today).", valueName: "date"))
-    var date: String?
-
-    func validate() throws { if let date { _ = try parseDate(date, option: "The date") } }
+    @Argument(help: ArgumentHelp("The day (default: today).", valueName: "YYYY-MM-DD"))
+    var date: LocalDate?
 
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
-            let day = try date.map { try parseDate($0, option: "The date") } ?? statistics.today
+            let day = date ?? statistics.today
             let report = try statistics.day(day)
             if options.json {
                 try standardOutputLine(ReportJSON.hourly(report, calendar: settings.calendar).serialized)

@@ -23,14 +23,14 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: ArgumentHelp("First day, YYYY-MM-DD (with --to).", valueName: "date"))
-    var from: String?
+    @Option(help: ArgumentHelp("First day (with --to).", valueName: "YYYY-MM-DD"))
+    var from: LocalDate?
 
-    @Option(help: ArgumentHelp("Last day, YYYY-MM-DD (with --from).", valueName: "date"))
-    var to: String?
+    @Option(help: ArgumentHelp("Last day (with --from).", valueName: "YYYY-MM-DD"))
+    var to: LocalDate?
 
     @Option(help: ArgumentHelp("An ISO week, e.g. 2026-W47.", valueName: "YYYY-Www"))
-    var week: String?
+    var week: ISOWeek?
 
     @Flag(help: "The previous ISO week (Monday to Sunday).")
     var lastWeek = false
@@ -53,12 +53,9 @@ struct ExportCommand: ParsableCommand {
         guard choices <= 1 else { throw ValidationError("Choose one of --from/--to, --week or --last-week.") }
         if (from == nil) != (to == nil) { throw ValidationError("--from and --to go together.") }
         if let from, let to {
-            let first = try parseDate(from, option: "--from")
-            let last = try parseDate(to, option: "--to")
-            guard first <= last else { throw ValidationError("--from \(from) is after --to \(to).") }
-            guard last.daysSinceEpoch - first.daysSinceEpoch < 366 * 50 else { throw ValidationError("The range is longer than 50 years.") }
+            guard from <= to else { throw ValidationError("--from \(from) is after --to \(to).") }
+            guard to.daysSinceEpoch - from.daysSinceEpoch < 366 * 50 else { throw ValidationError("The range is longer than 50 years.") }
         }
-        if let week, ISOWeek(week) == nil { throw ValidationError("--week must be an ISO week such as 2026-W47, not \"\(week)\".") }
         if options.json, format == .csv { throw ValidationError("--json and --format csv ask for different formats; give one of them.") }
         if bom, outputFormat == .json { throw ValidationError("--bom applies to CSV only.") }
     }
@@ -95,8 +92,8 @@ struct ExportCommand: ParsableCommand {
     }
 
     private func range(today: LocalDate) throws -> (LocalDate, LocalDate) {
-        if let from, let to { return (try parseDate(from, option: "--from"), try parseDate(to, option: "--to")) }
-        if let week, let isoWeek = ISOWeek(week) { return (isoWeek.monday, isoWeek.monday.adding(days: 6)) }
+        if let from, let to { return (from, to) }
+        if let week { return (week.monday, week.monday.adding(days: 6)) }
         if lastWeek {
             let previous = ISOWeek(containing: today.adding(days: -7))
             return (previous.monday, previous.monday.adding(days: 6))

@@ -51,10 +51,12 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
-/// Parses a `YYYY-MM-DD` argument.
-func parseDate(_ text: String, option: String) throws -> LocalDate {
-    guard let date = LocalDate(text) else {
-        throw ValidationError("\(option) must be a date written YYYY-MM-DD, not \"\(text)\".")
-    }
-    return date
+// Dates and weeks are parsed once, by the argument parser; a bad one is a usage error that names
+// the option and the expected form (`The value 'tomorrow' is invalid for '--end <YYYY-MM-DD>'`).
+extension LocalDate: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
+}
+
+extension ISOWeek: ExpressibleByArgument {
+    public init?(argument: String) { self.init(argument) }
 }

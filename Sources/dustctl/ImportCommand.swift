@@ -31,7 +31,6 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let parser = AirKoreaResponseParser()
             // Opened with the first usable file, so a run whose files are all missing or broken
             // creates no database.
             var opened: IngestService?
@@ -39,9 +38,9 @@ struct ImportCommand: ParsableCommand {
             for file in files {
                 let page: MeasurementPage
                 do {
-                    let body = try readInputFile(file, limit: parser.limits.maxDocumentBytes)
+                    let body = try readInputFile(file, limit: ParserLimits().maxDocumentBytes)
                     do throws(AirKoreaError) {
-                        page = try parser.parseMeasurements(body, requestedStation: options.station)
+                        page = try IngestService.parse(body, requestedStation: options.station)
                     } catch {
                         throw CommandFailure(.dataError, "\(file): \(error.description)")
                     }
@@ -53,7 +52,7 @@ struct ImportCommand: ParsableCommand {
                 }
                 // A storage failure is not the file's fault and would fail every later file too:
                 // it ends the import (the files stored so far stay stored).
-                let ingest = try opened ?? IngestService(parser: parser, store: try SQLiteStore(path: settings.storagePath))
+                let ingest = try opened ?? IngestService(store: try SQLiteStore(path: settings.storagePath))
                 opened = ingest
                 let report = try ingest.store(page)
                 let skipped = report.skippedItems > 0 ? ", \(report.skippedItems) items without a valid dataTime skipped" : ""

@@ -11,19 +11,17 @@ struct WeekCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: ArgumentHelp("The last day of the week, YYYY-MM-DD (default: today).", valueName: "date"))
-    var end: String?
+    @Option(help: ArgumentHelp("The last day of the week (default: today).", valueName: "YYYY-MM-DD"))
+    var end: LocalDate?
 
     @Option(help: ArgumentHelp("Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
     var chart: Pollutant = .pm25
-
-    func validate() throws { if let end { _ = try parseDate(end, option: "--end") } }
 
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
-            let last = try end.map { try parseDate($0, option: "--end") } ?? statistics.today
+            let last = end ?? statistics.today
             let report = try statistics.rollingWeek(endingOn: last)
             if options.json {
                 try standardOutputLine(ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)

@@ -1,14 +1,10 @@
-import AirKorea
 import ArgumentParser
 import DustConfig
 import DustDaemon
-import AirKoreaHTTP
 import DustKit
 import DustServices
 import DustStore
 import Foundation
-import Logging
-import ServiceLifecycle
 
 /// `dustd`: polls AirKorea every hour and stores what you breathe.
 @main
@@ -70,29 +66,20 @@ struct Dustd: AsyncParsableCommand {
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 
+    /// `--demo`: the bundled responses through the real pipeline into a local database. The report
+    /// itself is dustctl's (`dustctl demo` replays the same and prints it).
     private func runDemo(_ settings: FineDustSettings) throws {
         guard let directory = DemoReplay.locateFixtures(explicit: nil) else {
             fail(.noInput, "Cannot find the bundled Fixtures directory; run dustd --demo from the repository.")
         }
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let store: SQLiteStore
-        do { store = try SQLiteStore(path: demoDatabase) } catch { fail(.ioError, error.description) }
+        do { store = try SQLiteStore(path: demoDatabase) } catch { fail(ExitStatus(error), error.description) }
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone)
         let (outcomes, walked) = try DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
-        for (response, outcome) in outcomes {
-            switch outcome {
-            case let .stored(report): print("stored   \(response.path): \(report.readings) readings, \(report.stored.inserted) new")
-            case let .rejected(error): print("rejected \(response.path): \(error)")
-            }
-        }
-        print("stored   \(DemoReplay.activityFile): \(walked) hours of walking")
-        let statistics = StatisticsService(readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
-                                           intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: DemoReplay.station))
-        let day = try statistics.day(DemoReplay.lastDay)
-        let mean = day.totals.mean.map { $0.map { String(format: "%.1f", $0) } ?? "-" }
-        let intake = day.totals.intake.map { $0.map { String(format: "%.1f", $0) } ?? "-" }
-        print("\n\(DemoReplay.station) \(DemoReplay.lastDay): PM10 mean \(mean.fineDust) µg/m³, PM2.5 mean \(mean.ultraFineDust) µg/m³; "
-              + "intake PM10 \(intake.fineDust) µg, PM2.5 \(intake.ultraFineDust) µg over \(day.totals.hours.fineDust) measured hours.")
-        print("Full report: dustctl day \(DemoReplay.lastDay) --db \(demoDatabase) --station \(DemoReplay.station)")
+        let stored = outcomes.filter { if case .stored = $0.1 { true } else { false } }.count
+        print("Replayed \(outcomes.count) AirKorea responses into \(demoDatabase): \(stored) stored, \(outcomes.count - stored) rejected "
+              + "as dustd would reject them; \(walked) hours of walking.")
+        print("Report: dustctl day \(DemoReplay.lastDay) --db \(demoDatabase) --station \(DemoReplay.station)")
     }
 }
 

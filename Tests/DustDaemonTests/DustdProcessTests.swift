@@ -248,3 +248,12 @@ struct NotifierTests {
         #expect(socket.drain().count >= 10)
     }
 }
+
+@Suite("Log lines")
+struct LogLineTests {
+    @Test("Outside journald a line starts with its UTC time, written without a date formatter")
+    func timestamp() {
+        #expect(JournalLogHandler.timestamp(1_795_188_000) == "2026-11-20T15:20:00Z")
+        #expect(JournalLogHandler.timestamp(0) == "1970-01-01T00:00:00Z")
+    }
+}

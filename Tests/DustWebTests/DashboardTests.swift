@@ -52,7 +52,7 @@ private final class DashboardScratch: Sendable {
         let newest = try store.latestSlot(station: station, endingBy: now)
         let model = DashboardModel(
             page: date.map { .day($0) } ?? .today, language: language, station: station, day: try statistics.day(shown),
-            week: try statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit == .points ? .points : .micrograms,
+            week: try statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit,
             calendar: calendar,
             health: health ?? Self.runningHealth(newest: newest, now: now), now: now)
         return DashboardPage.render(model)

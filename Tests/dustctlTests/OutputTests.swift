@@ -80,7 +80,7 @@ struct OutputTests {
         #expect(help.standardOutput.contains("dustctl week --end 2026-11-20"))
         let usage = try dustctl("week", "--end", "tomorrow")
         #expect(usage.status == 64)
-        #expect(usage.standardError.contains("--end must be a date written YYYY-MM-DD"))
+        #expect(usage.standardError.contains("The value 'tomorrow' is invalid for '--end <YYYY-MM-DD>'"))
     }
 
     @Test("--output refuses a symlink, FIFO, device and directory with 73 and leaves each as it was")

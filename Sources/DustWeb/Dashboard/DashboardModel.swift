@@ -1,0 +1,64 @@
+import DustKit
+import DustServices
+import Foundation
+
+/// The language of a page: Korean first (the people FineDust is for), English on request.
+public enum PageLanguage: String, Sendable, Hashable, CaseIterable {
+    case korean = "ko"
+    case english = "en"
+
+    /// The language asked for by `?lang=` (wins) or `Accept-Language` (the first of ko/en it lists,
+    /// honouring q-values); Korean when neither says.
+    public static func negotiate(query: String?, acceptLanguage: String?) -> PageLanguage {
+        if let query, let chosen = PageLanguage(rawValue: query.lowercased().prefix(2).description) { return chosen }
+        guard let acceptLanguage else { return .korean }
+        var best: (PageLanguage, Double)?
+        for part in acceptLanguage.split(separator: ",") {
+            let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard let tag = fields.first?.lowercased(), let language = PageLanguage(rawValue: String(tag.prefix(2))) else { continue }
+            let quality = fields.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if quality > (best?.1 ?? 0) { best = (language, quality) }
+        }
+        return best?.0 ?? .korean
+    }
+}
+
+/// Everything one dashboard page shows, computed before rendering: the renderer only formats.
+public struct DashboardModel: Sendable {
+    /// Which page: today (`/`), a past or present day (`/day/DATE`), or an ISO week (`/week/YYYY-Www`).
+    public enum Page: Sendable {
+        case today
+        case day(LocalDate)
+        case week(ISOWeek)
+    }
+
+    public var page: Page
+    public var language: PageLanguage
+    /// The station that drives intake.
+    public var station: String
+    /// The day shown (today, or the day asked for); nil on a week page.
+    public var day: DayReport?
+    /// The 7 bars: the rolling week ending on the day shown, or the ISO week asked for.
+    public var week: WeekReport
+    /// What the intake numbers mean: µg (ventilation) or the original app's points (boostcamp).
+    public var intakeUnit: IntakeUnit
+    /// The time zone the page's hours are in (`timezone`; DST days have 23 or 25 hours).
+    public var calendar: DayCalendar
+    /// What dustd is doing and how old the data is: stale data and problems are said at the top.
+    public var health: DaemonHealth
+    /// Now, for "so far" and ages.
+    public var now: Date
+
+    public init(page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
+                calendar: DayCalendar, health: DaemonHealth, now: Date) {
+        self.page = page
+        self.language = language
+        self.station = station
+        self.day = day
+        self.week = week
+        self.intakeUnit = intakeUnit
+        self.calendar = calendar
+        self.health = health
+        self.now = now
+    }
+}

@@ -1,0 +1,151 @@
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import Foundation
+import Hummingbird
+import Logging
+
+/// dustd on the web (SPEC §13): the dashboard, the JSON API (the same documents as
+/// `dustctl … --json`, byte for byte), `/metrics` and `/healthz`, read-only, from the same
+/// database. Every handler only reads; a poll never waits for a request (SQLite WAL readers do
+/// not block the writer).
+public struct WebServer: Sendable {
+    private let source: WebSource
+    private let metrics: PollMetrics
+    private let token: BearerToken?
+
+    public init(source: WebSource, metrics: PollMetrics, token: BearerToken?) {
+        self.source = source
+        self.metrics = metrics
+        self.token = token
+    }
+
+    /// The Hummingbird application listening on `host:port`; run it as a service.
+    public func application(host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
+        Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "dustd"), logger: logger)
+    }
+
+    /// The routes, for the application and for tests.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.add(middleware: WebSecurityMiddleware(token: token))
+        let source = self.source
+        let metrics = self.metrics
+
+        route(router, "/") { request in try Self.page(.today, request: request, source: source) }
+        route(router, "/day/:date") { request, context in
+            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else { return Self.notFound("No such day; write it YYYY-MM-DD.") }
+            return try Self.page(.day(date), request: request, source: source)
+        }
+        route(router, "/week/:week") { request, context in
+            guard let week = context.parameters.get("week").flatMap(ISOWeek.init) else { return Self.notFound("No such week; write it YYYY-Www, e.g. 2026-W47.") }
+            return try Self.page(.week(week), request: request, source: source)
+        }
+        route(router, "/api/v1/today") { _ in
+            let statistics = source.statistics()
+            return WebResponse.json(ReportJSON.day(try statistics.day(statistics.today), calendar: statistics.calendar).serialized + "\n")
+        }
+        route(router, "/api/v1/day/:date") { _, context in
+            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else { return Self.notFound("No such day; write it YYYY-MM-DD.") }
+            let statistics = source.statistics()
+            return WebResponse.json(ReportJSON.day(try statistics.day(date), calendar: statistics.calendar).serialized + "\n")
+        }
+        route(router, "/api/v1/week") { request in
+            let statistics = source.statistics()
+            var end = statistics.today
+            if let text = request.uri.queryParameters.get("end") {
+                guard let date = LocalDate(text) else { return Self.badRequest("end must be a date written YYYY-MM-DD.") }
+                end = date
+            }
+            let report = try statistics.rollingWeek(endingOn: end)
+            return WebResponse.json(ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
+        }
+        route(router, "/api/v1/week/:week") { _, context in
+            guard let week = context.parameters.get("week").flatMap(ISOWeek.init) else { return Self.notFound("No such week; write it YYYY-Www, e.g. 2026-W47.") }
+            let statistics = source.statistics()
+            let report = try statistics.week(week)
+            return WebResponse.json(ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
+        }
+        route(router, "/api/v1/status") { _ in
+            WebResponse.json(try source.statusDocument().serialized + "\n")
+        }
+        route(router, "/healthz") { _ in
+            let health = try source.health()
+            let problem = Self.healthProblem(health, now: source.now)
+            return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
+        }
+        route(router, "/metrics") { _ in
+            let text = try MetricsExporter(source: source, metrics: metrics).exposition()
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        return router
+    }
+
+    /// Why `/healthz` is not ok: the last poll did not succeed within 3 hours, or the data is stale.
+    static func healthProblem(_ health: DaemonHealth, now: Date) -> String? {
+        guard let success = health.status?.lastSuccess else { return "unhealthy: dustd has not polled successfully yet" }
+        let since = now.timeIntervalSince(success.at)
+        if since > DaemonHealth.staleAfter {
+            return "unhealthy: the last successful poll was \(DaemonHealth.age(since)) ago"
+        }
+        if health.stale { return "unhealthy: \(health.dataSummary)" }
+        return nil
+    }
+
+    // MARK: - Pages
+
+    static func page(_ page: DashboardModel.Page, request: Request, source: WebSource) throws -> Response {
+        let statistics = source.statistics()
+        let language = PageLanguage.negotiate(query: request.uri.queryParameters.get("lang"),
+                                              acceptLanguage: request.headers[.acceptLanguage])
+        let day: DayReport?
+        let week: WeekReport
+        switch page {
+        case .today:
+            day = try statistics.day(statistics.today)
+            week = try statistics.rollingWeek(endingOn: statistics.today)
+        case let .day(date):
+            day = try statistics.day(date)
+            week = try statistics.rollingWeek(endingOn: date)
+        case let .week(isoWeek):
+            day = nil
+            week = try statistics.week(isoWeek)
+        }
+        let model = DashboardModel(page: page, language: language, station: statistics.stations.primary, day: day, week: week,
+                                   intakeUnit: statistics.intakeModel.unit,
+                                   calendar: statistics.calendar, health: try source.health(), now: source.now)
+        var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
+        response.headers[.contentLanguage] = language.rawValue
+        response.headers[.vary] = "Accept-Language"
+        return response
+    }
+
+    // MARK: - Plumbing
+
+    static func notFound(_ message: String) -> Response { WebResponse.text(.notFound, message + "\n") }
+    static func badRequest(_ message: String) -> Response { WebResponse.text(.badRequest, message + "\n") }
+
+    /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash.
+    private func route(_ router: Router<BasicRequestContext>, _ path: RouterPath,
+                       _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+        let guarded: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
+            var response: Response
+            do {
+                response = try await handler(request, context)
+            } catch let failure as StorageFailure {
+                response = WebResponse.text(.serviceUnavailable, failure.description + "\n")
+            }
+            if request.method == .head { response.body = .init() }
+            return response
+        }
+        router.on(path, method: .get, use: guarded)
+        router.on(path, method: .head, use: guarded)
+    }
+
+    private func route(_ router: Router<BasicRequestContext>, _ path: RouterPath,
+                       _ handler: @escaping @Sendable (Request) async throws -> Response) {
+        route(router, path) { request, _ in try await handler(request) }
+    }
+}

@@ -1,0 +1,66 @@
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import Foundation
+
+/// What the web pages and the API read, the same way `dustctl` reads it: the database dustd
+/// writes, the settings it runs with, and its status record. Read through closures so a reloaded
+/// configuration or a reopened database is seen at the next request.
+public struct WebSource: Sendable {
+    /// The settings that shape a report.
+    public struct ReportSettings: Sendable {
+        public var stations: StationPreference
+        public var calendar: DayCalendar
+        public var intakeModel: any IntakeModel
+        public var databasePath: String
+
+        public init(stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String) {
+            self.stations = stations
+            self.calendar = calendar
+            self.intakeModel = intakeModel
+            self.databasePath = databasePath
+        }
+    }
+
+    private let store: @Sendable () -> SQLiteStore
+    private let settings: @Sendable () -> ReportSettings
+    private let clock: any WallClock
+    private let processIsDustd: @Sendable (Int32) -> Bool
+
+    public init(store: @escaping @Sendable () -> SQLiteStore, settings: @escaping @Sendable () -> ReportSettings,
+                clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd) {
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.processIsDustd = processIsDustd
+    }
+
+    public var now: Date { clock.now }
+    public var reportSettings: ReportSettings { settings() }
+
+    /// The statistics service `dustctl` would build for the same settings.
+    public func statistics() -> StatisticsService {
+        let settings = settings()
+        let store = store()
+        return StatisticsService(readings: store, activity: store, clock: clock, calendar: settings.calendar,
+                                 intakeModel: settings.intakeModel, stations: settings.stations)
+    }
+
+    /// dustd's health as `dustctl status` judges it.
+    public func health() throws(StorageFailure) -> DaemonHealth {
+        let store = store()
+        let now = clock.now
+        let newest = try store.newestSlot(station: settings().stations.primary, endingBy: now)
+        return DaemonHealth(status: try store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
+    }
+
+    /// The `dustctl status --json` document.
+    public func statusDocument() throws(StorageFailure) -> JSON {
+        let settings = settings()
+        let rows: Int
+        do { rows = try store().measurementCount() } catch { throw StorageFailure(error) }
+        return ReportJSON.status(try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
+                                 calendar: settings.calendar)
+    }
+}
