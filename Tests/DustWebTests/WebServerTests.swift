@@ -1,0 +1,226 @@
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+/// The demo data (종로구 through 2026-11-20) in a temporary database, and a web server over it.
+struct WebRig {
+    let directory: TemporaryDirectory
+    let store: SQLiteStore
+    let configuration: String
+
+    init() throws {
+        directory = try TemporaryDirectory("web")
+        store = try SQLiteStore(path: directory.path("dust.sqlite"))
+        let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.repositoryRoot.appendingPathComponent("Fixtures").path))
+        _ = try DemoReplay(fixtures: fixtures, store: store, calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)).run()
+        configuration = directory.path("empty.yaml")
+        try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+    }
+
+    func source(station: String = "종로구", clock: any WallClock = FixedClock(DemoReplay.now)) throws -> WebSource {
+        let store = self.store
+        let settings = WebSource.ReportSettings(stations: StationPreference(primary: station),
+                                                calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+                                                intakeModel: try VentilationIntakeModel(), databasePath: store.path)
+        return WebSource(store: { store }, settings: { settings }, clock: clock, processIsDustd: { _ in false })
+    }
+
+    func application(_ source: WebSource, token: BearerToken? = nil) -> some ApplicationProtocol {
+        Application(router: WebServer(source: source, metrics: PollMetrics(), token: token).router())
+    }
+
+    /// `dustctl ARGS --json --db … --station 종로구` from the same database.
+    func dustctl(_ arguments: [String]) throws -> ProcessResult {
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
+        environment["DUSTD_CONFIG"] = configuration
+        return try Executables.run("dustctl", arguments + ["--json", "--db", store.path, "--station", "종로구"], environment: environment)
+    }
+}
+
+func text(_ response: TestResponse) -> String { String(buffer: response.body) }
+
+@Suite("dustd on the web: the API is dustctl's JSON, the pages are safe, the rules hold")
+struct WebServerTests {
+    @Test("/api/v1/day, /week and /week/ISO are byte for byte what dustctl --json prints", arguments: [
+        ("/api/v1/day/2026-11-20", ["day", "2026-11-20"]),
+        ("/api/v1/day/2026-11-14", ["day", "2026-11-14"]),
+        ("/api/v1/week?end=2026-11-20", ["week", "--end", "2026-11-20"]),
+        ("/api/v1/week/2026-W47", ["week", "--iso", "2026-W47"]),
+    ])
+    func apiEqualsCLI(_ path: String, _ command: [String]) async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let cli = try rig.dustctl(command)
+        #expect(cli.status == 0, "\(cli.standardError)")
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: path, method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/json; charset=utf-8")
+                #expect(text(response) == cli.standardOutput)
+            }
+        }
+    }
+
+    @Test("/api/v1/today and /api/v1/status are what dustctl today and status print, now")
+    func todayAndStatus() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let app = rig.application(try rig.source(clock: SystemClock()))
+        let today = try rig.dustctl(["today"])
+        let status = try rig.dustctl(["status"])
+        #expect(status.status == 3)
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/api/v1/today", method: .get) { response in
+                #expect(text(response) == today.standardOutput)
+            }
+            try await client.execute(uri: "/api/v1/status", method: .get) { response in
+                var served = try #require(try JSONSerialization.jsonObject(with: Data(text(response).utf8)) as? [String: Any])
+                var printed = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
+                // The one value that moves between two calls a moment apart.
+                let ages = [served.removeValue(forKey: "dataAgeSeconds"), printed.removeValue(forKey: "dataAgeSeconds")].compactMap { $0 as? Double }
+                #expect(ages.count == 2 && abs(ages[0] - ages[1]) <= 2)
+                #expect(NSDictionary(dictionary: served) == NSDictionary(dictionary: printed))
+                #expect(served["daemon"] as? String == "neverRun")
+            }
+        }
+    }
+
+    @Test("/healthz: 200 while the last poll is recent and the data fresh, 503 with the reason once the data goes stale")
+    func healthz() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 1, version: "t", station: "종로구",
+                                  startedAt: DemoReplay.now.addingTimeInterval(-3600), heartbeatSeconds: 600)
+        status.lastSuccess = .init(at: DemoReplay.now.addingTimeInterval(-600), rowsNew: 1, rowsUpdated: 0, requests: 1)
+        try rig.store.saveStatus(status)
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .ok, "\(text(response))")
+                #expect(text(response).hasPrefix("ok: newest hour ended 20 min ago"))
+            }
+        }
+        // Four hours later: nothing new since 00:00.
+        try await rig.application(try rig.source(clock: FixedClock(DemoReplay.now.addingTimeInterval(4 * 3600)))).test(.router) { client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(text(response) == "unhealthy: the last successful poll was 4 h ago\n", "\(text(response))")
+            }
+        }
+    }
+
+    @Test("A hostile station name renders as text; the page's CSP allows its one style sheet and nothing else")
+    func escapingAndPolicy() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        try await rig.application(try rig.source(station: "<script>alert(1)</script>")).test(.router) { client in
+            try await client.execute(uri: "/", method: .get) { response in
+                #expect(response.status == .ok)
+                let page = text(response)
+                #expect(!page.contains("<script"))
+                #expect(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"))
+                let policy = try #require(response.headers[.contentSecurityPolicy])
+                #expect(policy.hasPrefix("default-src 'none'; style-src 'sha256-"))
+                #expect(!policy.contains("unsafe"))
+                #expect(response.headers[.xContentTypeOptions] == "nosniff")
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+            }
+        }
+    }
+
+    @Test("Korean by default, English by Accept-Language, ?lang= wins")
+    func languages() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/day/2026-11-20", method: .get) { response in
+                #expect(text(response).contains("<html lang=\"ko\""))
+                #expect(response.headers[.contentLanguage] == "ko")
+            }
+            try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.acceptLanguage: "en-US,en;q=0.9,ko;q=0.5"]) { response in
+                #expect(text(response).contains("<html lang=\"en\""))
+            }
+            try await client.execute(uri: "/day/2026-11-20?lang=ko", method: .get, headers: [.acceptLanguage: "en"]) { response in
+                #expect(text(response).contains("<html lang=\"ko\""))
+            }
+        }
+    }
+
+    @Test("Unknown paths 404, other methods 405, long targets 414, bodies 413, bad dates 404")
+    func refusals() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/nothing-here", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/api/v1/day/2026-13-45", method: .get) { #expect($0.status == .notFound) }
+            try await client.execute(uri: "/api/v1/week?end=yesterday", method: .get) { #expect($0.status == .badRequest) }
+            for method in [HTTPRequest.Method.post, .put, .delete, .patch, .options] {
+                try await client.execute(uri: "/api/v1/today", method: method) { response in
+                    #expect(response.status == .methodNotAllowed)
+                    #expect(response.headers[.allow] == "GET, HEAD")
+                }
+            }
+            try await client.execute(uri: "/day/" + String(repeating: "x", count: 3000), method: .get) { #expect($0.status == .uriTooLong) }
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.contentLength: "5"], body: ByteBuffer(string: "hello")) {
+                #expect($0.status == .contentTooLarge)
+            }
+            try await client.execute(uri: "/api/v1/today", method: .head) { response in
+                #expect(response.status == .ok)
+                #expect(response.body.readableBytes == 0)
+            }
+        }
+    }
+
+    @Test("With a token, every path but /healthz needs it; a wrong one is refused as firmly as none")
+    func token() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let token = try #require(BearerToken("s3cret-token\n"))
+        #expect("\(token)" == "***")
+        try await rig.application(try rig.source(), token: token).test(.router) { client in
+            for path in ["/", "/api/v1/today", "/metrics", "/api/v1/status"] {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .unauthorized)
+                    #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"dustd\"")
+                }
+                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-tokem"]) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-token-and-more"]) { #expect($0.status == .unauthorized) }
+                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-token"]) { #expect($0.status == .ok) }
+            }
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status != .unauthorized) }
+        }
+        // Without a token configured, none is needed.
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/api/v1/today", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    @Test("/metrics: the latest hour, today's intake and the build, in Prometheus text, equal to the database")
+    func metrics() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let source = try rig.source()
+        let latest = try #require(try rig.store.readings(stations: ["종로구"], from: Slot(containing: DemoReplay.now).advanced(by: -24),
+                                                         to: Slot(containing: DemoReplay.now)).last)
+        let day = try source.statistics().day(source.statistics().today)
+        try await rig.application(source).test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let body = text(response)
+                #expect(response.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
+                let pm25 = try #require(latest.concentration.ultraFineDust)
+                #expect(body.contains("finedust_concentration_micrograms_per_cubic_meter{station=\"종로구\",pollutant=\"pm25\"} \(pm25)"))
+                #expect(body.contains("# TYPE finedust_poll_attempts_total counter") || !body.contains("finedust_poll_attempts_total"))
+                #expect(body.contains("finedust_build_info{version=\"\(FineDustVersion.current)\"} 1"))
+                #expect(body.contains("finedust_hours_measured_today{station=\"종로구\",pollutant=\"pm10\"} \(Double(day.totals.hours.fineDust))"))
+                #expect(body.contains("finedust_data_stale 0"))
+            }
+        }
+    }
+}
