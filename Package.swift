@@ -70,7 +70,8 @@ let package = Package(
         // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,
         // journald-aware logging, reload, lifecycle.
         .target(name: "DustDaemon", dependencies: [
-            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig",
+            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustWeb",
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -1,4 +1,3 @@
-import AirKorea
 import DustKit
 import Foundation
 
@@ -15,6 +14,8 @@ public struct FineDustSettings: Sendable {
     /// The intake model selected by `intake.model`, built from the `intake.*` keys.
     public var intakeModel: any IntakeModel
     public var logLevel: LogLevel
+    /// `http.*`: the dashboard, API and metrics (SPEC §13).
+    public var http = HTTPSettings(listen: HTTPSettings.defaultListen, tokenFile: nil)
     /// The configuration file that was read, if any.
     public var configurationFile: String?
     /// Problems that did not stop loading, one sentence each without a final period: a `DUSTD_…`
@@ -45,7 +46,7 @@ public struct APISettings: Sendable, Hashable {
     public var timeoutSeconds: Double
     public var serviceKeyFile: String?
 
-    public init(baseURL: String = AirKoreaEndpoint.defaultBaseURL, version: String = "1.5", timeoutSeconds: Double = 30, serviceKeyFile: String? = nil) {
+    public init(baseURL: String, version: String, timeoutSeconds: Double, serviceKeyFile: String?) {
         self.baseURL = baseURL
         self.version = version
         self.timeoutSeconds = timeoutSeconds
@@ -61,7 +62,7 @@ public struct PollSettings: Sendable, Hashable {
     public var retryInitialSeconds: Int
     public var retryMaxSeconds: Int
 
-    public init(minute: Int = 20, jitterSeconds: Int = 60, intervalSeconds: Int = 3600, retryInitialSeconds: Int = 30, retryMaxSeconds: Int = 900) {
+    public init(minute: Int, jitterSeconds: Int, intervalSeconds: Int, retryInitialSeconds: Int, retryMaxSeconds: Int) {
         self.minute = minute
         self.jitterSeconds = jitterSeconds
         self.intervalSeconds = intervalSeconds
@@ -91,5 +92,34 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         let location = source.map { " (in \($0))" } ?? ""
         if let key { return "Invalid configuration: \(key) \(problem)\(location)." }
         return "Invalid configuration: \(problem)\(location)."
+    }
+}
+
+/// `http.*` (SPEC §13).
+public struct HTTPSettings: Sendable, Hashable {
+    /// `127.0.0.1:8478`: this machine only.
+    public static let defaultListen = "127.0.0.1:8478"
+
+    /// `host:port` (`[::1]:8478` for IPv6); empty when serving is off (`http.listen: off`).
+    public var listen: String
+    /// A file holding the bearer token every path but `/healthz` then requires.
+    public var tokenFile: String?
+
+    public init(listen: String, tokenFile: String?) {
+        self.listen = listen
+        self.tokenFile = tokenFile
+    }
+
+    /// The host and port to listen on; nil when serving is off.
+    public var address: (host: String, port: Int)? { Self.address(listen) }
+
+    /// `host:port` split, or nil when it is not one (or empty).
+    public static func address(_ listen: String) -> (host: String, port: Int)? {
+        let text = listen.trimmingCharacters(in: .whitespaces)
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { return nil }
+        return (host, port)
     }
 }

@@ -1,14 +1,13 @@
-import AirKorea
 import Configuration
-import DustKit
 import Foundation
 import Yams
 
 /// Reads `FineDustSettings` from a YAML file and `DUSTD_…` environment variables (which win).
 ///
-/// The file is parsed with Yams and handed to swift-configuration as an in-memory provider,
-/// because swift-configuration's YAML provider cannot hold `intake.schedule` (a list of maps).
-/// Every value is read as text and validated here, so an error names the key and the problem.
+/// The keys, their defaults and their checks are declared once, in `SettingKey.all`. The file is
+/// read with Yams, each key's YAML node decoded by the key's shape (so `intake.schedule` arrives
+/// as a list of mappings, not text); the variables are read through swift-configuration's
+/// `EnvironmentVariablesProvider`, which also names the variable behind each key.
 public struct SettingsLoader: Sendable {
     /// Where dustd and dustctl look when no `--config` is given, after `$DUSTD_CONFIG`.
     public static let systemConfigurationFile = "/etc/dustd/dustd.yaml"
@@ -39,16 +38,16 @@ public struct SettingsLoader: Sendable {
     /// Loads and validates the settings; `warnings` lists `DUSTD_…` variables that are not settings.
     public func load(configurationFile explicit: String?) throws(ConfigurationError) -> FineDustSettings {
         let warnings = try checkEnvironment()
-        let file = configurationFile(explicit: explicit)
-        var fileValues: [AbsoluteConfigKey: ConfigValue] = [:]
-        if let file {
-            fileValues = try Self.readYAML(at: file)
+        let path = configurationFile(explicit: explicit)
+        let sources = SettingSources(
+            environment: EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "dustd"),
+            file: try path.map { path throws(ConfigurationError) in try ConfigurationFile(reading: path) })
+        var values = SettingValues()
+        var origins: [String: ValueOrigin] = [:]
+        for key in SettingKey.all {
+            origins[key.name] = try key.resolve(&values, sources)
         }
-        let reader = ConfigReader(providers: [
-            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "dustd"),
-            InMemoryProvider(name: file ?? "defaults", values: fileValues),
-        ])
-        var settings = try SettingsParser(reader: reader, environment: environment, file: file).parse()
+        var settings = try values.settings(origins: origins, configurationFile: path)
         settings.warnings = warnings
         return settings
     }
@@ -56,7 +55,7 @@ public struct SettingsLoader: Sendable {
     // MARK: - Environment
 
     /// The environment variable swift-configuration reads for `key`, e.g. `DUSTD_API_BASE_URL` for
-    /// `api.baseURL`. Asked of the provider itself (its name encoder is internal), so an error
+    /// `api.baseURL`. Asked of the provider itself (its name encoder is internal), so a message
     /// never names a variable the provider does not read.
     static func environmentVariable(for key: String) -> String {
         let provider = EnvironmentVariablesProvider(environmentVariables: [:]).prefixKeys(with: "dustd")
@@ -65,22 +64,27 @@ public struct SettingsLoader: Sendable {
         return lookup?.encodedKey ?? "DUSTD_" + key.uppercased().replacingOccurrences(of: ".", with: "_")
     }
 
-    /// Every setting's variable, mapped to its key.
-    static let settingVariables: [String: String] = Dictionary(uniqueKeysWithValues: knownKeys.keys.map { (environmentVariable(for: $0), $0) })
+    /// Every key by the variable that sets it (a test checks that no two keys share one).
+    static let keysByVariable: [String: SettingKey] = Dictionary(SettingKey.all.map { (environmentVariable(for: $0.name), $0) }) { first, _ in first }
 
     /// `DUSTD_…` variables that are read but are not settings: the file to read, and the service key
     /// (which `ServiceKeyLoader` reads as `api.serviceKey` through the same provider).
     static let otherVariables: Set<String> = ["DUSTD_CONFIG", environmentVariable(for: "api.serviceKey")]
 
     /// Refuses a setting's variable that is set but empty (it would silently hide the file's
-    /// value), and returns a warning with a suggestion for each `DUSTD_…` variable nobody reads.
+    /// value) or that cannot hold its key's value, and returns a warning with a suggestion for
+    /// each `DUSTD_…` variable nobody reads.
     private func checkEnvironment() throws(ConfigurationError) -> [String] {
         var warnings: [String] = []
-        let known = Self.settingVariables.keys.sorted() + Self.otherVariables.sorted()
+        let known = Self.keysByVariable.keys.sorted() + Self.otherVariables.sorted()
         for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("DUSTD_") {
-            if let key = Self.settingVariables[name] {
+            if let key = Self.keysByVariable[name] {
+                guard key.settableFromEnvironment else {
+                    throw ConfigurationError(key: key.name, problem: "cannot come from an environment variable: it is a list of entries, which only the configuration file can hold; unset the variable and write \(key.name) in the file",
+                                             source: "environment variable \(name)")
+                }
                 guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
-                    throw ConfigurationError(key: key, problem: "is empty; give it a value, or unset the variable to use the configuration file or the default",
+                    throw ConfigurationError(key: key.name, problem: "is empty; give it a value, or unset the variable to use the configuration file or the default",
                                              source: "environment variable \(name)")
                 }
             } else if !Self.otherVariables.contains(name) {
@@ -90,31 +94,22 @@ public struct SettingsLoader: Sendable {
         }
         return warnings
     }
+}
 
-    // MARK: - YAML
+// MARK: - The file
 
-    /// The keys a configuration file may hold, and their shape.
-    enum KeyShape {
-        case scalar
-        case list
-        case schedule
-    }
+/// A configuration file's YAML node for each key it sets.
+///
+/// Yams composes the file with `Resolver.basic`, which has no rules: its default resolver compiles
+/// a dozen `NSRegularExpression`s (loading ICU's regex engine, about a millisecond, even for a file
+/// of comments) to type scalars that each key's `ValueShape` interprets anyway.
+struct ConfigurationFile {
+    let path: String
+    /// The node of every key the file sets, by dotted name.
+    let values: [String: Node]
 
-    static let knownKeys: [String: KeyShape] = [
-        "station.name": .scalar, "station.fallbacks": .list, "station.mode": .scalar,
-        "api.baseURL": .scalar, "api.version": .scalar, "api.timeoutSeconds": .scalar, "api.serviceKeyFile": .scalar,
-        "poll.minute": .scalar, "poll.jitterSeconds": .scalar, "poll.intervalSeconds": .scalar,
-        "poll.retryInitialSeconds": .scalar, "poll.retryMaxSeconds": .scalar,
-        "storage.path": .scalar, "timezone": .scalar,
-        "intake.model": .scalar, "intake.infiltration": .scalar, "intake.schedule": .schedule,
-        "intake.ventilation.sleep": .scalar, "intake.ventilation.sedentary": .scalar, "intake.ventilation.light": .scalar,
-        "intake.ventilation.moderate": .scalar, "intake.ventilation.high": .scalar,
-        "log.level": .scalar,
-    ]
-
-    /// Reads a YAML configuration file into flat dotted keys, refusing unknown keys and files
-    /// that others may write.
-    static func readYAML(at path: String) throws(ConfigurationError) -> [AbsoluteConfigKey: ConfigValue] {
+    /// Reads the file, refusing one that others may write, one that is not YAML, and unknown keys.
+    init(reading path: String, keys: [SettingKey] = SettingKey.all) throws(ConfigurationError) {
         var status = stat()
         guard stat(path, &status) == 0 else {
             throw ConfigurationError(key: nil, problem: "the configuration file \(path) cannot be read: \(String(cString: strerror(errno)))")
@@ -130,78 +125,50 @@ public struct SettingsLoader: Sendable {
         }
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            root = try Yams.compose(yaml: text, .basic)
         } catch {
             throw ConfigurationError(key: nil, problem: "the file is not valid YAML: \(yamlProblem(error))", source: path)
         }
-        guard let root else { return [:] }
-        guard case .mapping = root else {
-            throw ConfigurationError(key: nil, problem: "the file must be a mapping of keys such as station: and poll:", source: path)
+        self.path = path
+        var values: [String: Node] = [:]
+        if let root {
+            guard case .mapping = root else {
+                throw ConfigurationError(key: nil, problem: "the file must be a mapping of keys such as station: and poll:", source: path)
+            }
+            try Self.collect(root, under: [], into: &values, keys: Dictionary(uniqueKeysWithValues: keys.map { ($0.name, $0) }), file: path)
         }
-        var values: [AbsoluteConfigKey: ConfigValue] = [:]
-        try flatten(root, path: [], into: &values, file: path)
-        return values
+        self.values = values
     }
 
-    private static func flatten(_ node: Node, path: [String], into values: inout [AbsoluteConfigKey: ConfigValue], file: String) throws(ConfigurationError) {
-        let key = path.joined(separator: ".")
-        if let mapping = node.mapping, knownKeys[key] == nil {
-            for (keyNode, valueNode) in mapping {
-                guard let name = keyNode.scalar?.string else {
-                    throw ConfigurationError(key: key, problem: "has a key that is not text", source: file)
-                }
-                try flatten(valueNode, path: path + [name], into: &values, file: file)
+    /// Walks the mappings that group keys (`poll:`, `intake.ventilation:`) down to the keys, whose
+    /// nodes are kept whole for their shapes to decode.
+    private static func collect(_ node: Node, under path: [String], into values: inout [String: Node],
+                                keys: [String: SettingKey], file: String) throws(ConfigurationError) {
+        guard case let .mapping(mapping) = node else { return }
+        for (keyNode, valueNode) in mapping {
+            let place = ValueOrigin.file(path: file, line: keyNode.mark?.line).source
+            guard let name = keyNode.scalar?.string else {
+                throw ConfigurationError(key: path.isEmpty ? nil : path.joined(separator: "."), problem: "has a key that is not text", source: place)
             }
-            return
-        }
-        guard let shape = knownKeys[key] else {
-            let suggestion = nearest(to: key, among: knownKeys.keys.sorted()).map { " (did you mean \($0)?)" } ?? ""
-            throw ConfigurationError(key: key, problem: "is not a FineDust setting\(suggestion)", source: file)
-        }
-        let absolute = AbsoluteConfigKey(path)
-        switch (shape, node) {
-        case (_, .scalar(let scalar)) where scalar.tag.rawValue == Tag.Name.null.rawValue || (scalar.string == "" && scalar.style == .plain):
-            return  // `key:` with no value means "use the default"
-        case (.scalar, .scalar(let scalar)):
-            values[absolute] = ConfigValue(.string(scalar.string), isSecret: false)
-        case (.list, .scalar(let scalar)):
-            values[absolute] = ConfigValue(.stringArray([scalar.string]), isSecret: false)
-        case (.list, .sequence(let sequence)):
-            var items: [String] = []
-            for item in sequence {
-                guard let text = item.scalar?.string else { throw ConfigurationError(key: key, problem: "must be a list of names", source: file) }
-                items.append(text)
+            let key = (path + [name]).joined(separator: ".")
+            if keys[key] != nil {
+                values[key] = valueNode
+                continue
             }
-            values[absolute] = ConfigValue(.stringArray(items), isSecret: false)
-        case (.schedule, .sequence(let sequence)):
-            var entries: [String] = []
-            for (index, item) in sequence.enumerated() {
-                guard let mapping = item.mapping else {
-                    throw ConfigurationError(key: "\(key)[\(index)]", problem: "must be a mapping with from, to, activity and outdoors", source: file)
-                }
-                var fields: [String: String] = [:]
-                for (name, value) in mapping {
-                    guard let name = name.scalar?.string, let value = value.scalar?.string else {
-                        throw ConfigurationError(key: "\(key)[\(index)]", problem: "must map from, to, activity and outdoors to single values", source: file)
-                    }
-                    fields[name] = value
-                }
-                let unknown = Set(fields.keys).subtracting(["from", "to", "activity", "outdoors"])
-                guard unknown.isEmpty else {
-                    throw ConfigurationError(key: "\(key)[\(index)]", problem: "has unknown fields \(unknown.sorted().joined(separator: ", ")) (expected from, to, activity, outdoors)", source: file)
-                }
-                guard let from = fields["from"], let to = fields["to"], let activity = fields["activity"] else {
-                    throw ConfigurationError(key: "\(key)[\(index)]", problem: "needs from, to and activity", source: file)
-                }
-                entries.append("\(from)-\(to) \(activity) \(fields["outdoors"] ?? "0")")
+            let members = keys.keys.filter { $0.hasPrefix(key + ".") }.sorted()
+            guard !members.isEmpty else {
+                let suggestion = nearest(to: key, among: keys.keys.sorted()).map { " (did you mean \($0)?)" } ?? ""
+                throw ConfigurationError(key: key, problem: "is not a FineDust setting\(suggestion)", source: place)
             }
-            values[absolute] = ConfigValue(.string(entries.joined(separator: ", ")), isSecret: false)
-        case (.scalar, _):
-            throw ConfigurationError(key: key, problem: "must be a single value, not a list or a mapping", source: file)
-        case (.list, _):
-            throw ConfigurationError(key: key, problem: "must be a list of names", source: file)
-        case (.schedule, _):
-            throw ConfigurationError(key: key, problem: "must be a list of {from, to, activity, outdoors} entries", source: file)
+            switch valueNode {
+            case .mapping:
+                try collect(valueNode, under: path + [name], into: &values, keys: keys, file: file)
+            case let .scalar(scalar) where scalar.text == nil:
+                continue  // `poll:` with nothing under it
+            default:
+                throw ConfigurationError(key: key, problem: "is not a FineDust setting but a group of them (\(members.joined(separator: ", "))); write those under \(name):",
+                                         source: place)
+            }
         }
     }
 }
@@ -246,137 +213,4 @@ func editDistance(_ a: String, _ b: String) -> Int {
         previous = current
     }
     return previous[b.count]
-}
-
-/// Turns the text values of a `ConfigReader` into validated settings.
-struct SettingsParser {
-    let reader: ConfigReader
-    let environment: [String: String]
-    let file: String?
-
-    func parse() throws(ConfigurationError) -> FineDustSettings {
-        let stationName = text("station.name")
-        let fallbacks = (reader.stringArray(forKey: "station.fallbacks") ?? []).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        let mode = try choice("station.mode", default: StationMode.single)
-        let baseURL = text("api.baseURL") ?? AirKoreaEndpoint.defaultBaseURL
-        guard let url = URL(string: baseURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-            throw error("api.baseURL", "must be an http or https URL, not \"\(baseURL)\"")
-        }
-        let api = APISettings(
-            baseURL: baseURL,
-            version: text("api.version") ?? "1.5",
-            timeoutSeconds: try number("api.timeoutSeconds", default: 30, in: 1...600),
-            serviceKeyFile: text("api.serviceKeyFile"))
-        let poll = PollSettings(
-            minute: try integer("poll.minute", default: 20, in: 0...59),
-            jitterSeconds: try integer("poll.jitterSeconds", default: 60, in: 0...3000),
-            intervalSeconds: try integer("poll.intervalSeconds", default: 3600, in: 1...86_400),
-            retryInitialSeconds: try integer("poll.retryInitialSeconds", default: 30, in: 1...86_400),
-            retryMaxSeconds: try integer("poll.retryMaxSeconds", default: 900, in: 1...86_400))
-        guard poll.retryMaxSeconds >= poll.retryInitialSeconds else {
-            throw error("poll.retryMaxSeconds", "must be at least poll.retryInitialSeconds (\(poll.retryInitialSeconds))")
-        }
-        let zoneName = text("timezone") ?? "Asia/Seoul"
-        guard let zone = TimeZone(identifier: zoneName) else {
-            throw error("timezone", "must be an IANA time zone such as Asia/Seoul, not \"\(zoneName)\"")
-        }
-        let storagePath = text("storage.path") ?? SettingsLoader.defaultStoragePath
-        return FineDustSettings(
-            station: StationSettings(name: stationName, fallbacks: fallbacks, mode: mode),
-            api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: zone),
-            intakeModel: try intakeModel(), logLevel: try choice("log.level", default: LogLevel.info),
-            configurationFile: file)
-    }
-
-    private func intakeModel() throws(ConfigurationError) -> any IntakeModel {
-        let name = text("intake.model") ?? "ventilation"
-        switch name {
-        case "boostcamp":
-            return BoostcampIntakeModel()
-        case "ventilation":
-            var rates = VentilationIntakeModel.defaultRates
-            for level in ActivityLevel.allCases {
-                rates[level] = try number("intake.ventilation.\(level.rawValue)", default: rates[level]!, in: 0...100)
-            }
-            let schedule = try text("intake.schedule").map { text throws(ConfigurationError) in try parseSchedule(text) }
-                ?? VentilationIntakeModel.defaultSchedule
-            let infiltration = try number("intake.infiltration", default: 0.7, in: 0...1)
-            do {
-                return try VentilationIntakeModel(infiltration: infiltration, rates: rates, schedule: schedule)
-            } catch {
-                throw ConfigurationError(key: nil, problem: error.description, source: source(of: "intake.schedule"))
-            }
-        default:
-            throw error("intake.model", "must be ventilation or boostcamp, not \"\(name)\"")
-        }
-    }
-
-    /// `from-to activity outdoors` entries separated by commas, e.g. `0-7 sleep 0, 7-9 light 0.5`.
-    private func parseSchedule(_ text: String) throws(ConfigurationError) -> [ScheduleEntry] {
-        var entries: [ScheduleEntry] = []
-        for part in text.split(separator: ",") {
-            let words = part.split(separator: " ", omittingEmptySubsequences: true)
-            let hours = words.first?.split(separator: "-") ?? []
-            guard words.count == 3, hours.count == 2,
-                  let from = Self.hour(hours[0]), let to = Self.hour(hours[1]),
-                  let activity = ActivityLevel(rawValue: String(words[1])),
-                  let outdoors = Double(words[2])
-            else {
-                let levels = ActivityLevel.allCases.map(\.rawValue).joined(separator: ", ")
-                throw error("intake.schedule", "has an entry \"\(part.trimmingCharacters(in: .whitespaces))\" that is not {from: 0–23, to: 1–24, activity: one of \(levels), outdoors: 0–1}")
-            }
-            entries.append(ScheduleEntry(fromHour: from, toHour: to, activity: activity, outdoors: outdoors))
-        }
-        return entries
-    }
-
-    /// `7`, `07` or `07:00`.
-    private static func hour(_ text: Substring) -> Int? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let hourPart = trimmed.hasSuffix(":00") ? String(trimmed.dropLast(3)) : trimmed
-        return Int(hourPart)
-    }
-
-    // MARK: - Typed reads with key-naming errors
-
-    private func text(_ key: String) -> String? {
-        guard let value = reader.string(forKey: ConfigKey(key))?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty else { return nil }
-        return value
-    }
-
-    private func integer(_ key: String, default defaultValue: Int, in range: ClosedRange<Int>) throws(ConfigurationError) -> Int {
-        guard let raw = text(key) else { return defaultValue }
-        guard let value = Int(raw), range.contains(value) else {
-            throw error(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(raw)\"")
-        }
-        return value
-    }
-
-    private func number(_ key: String, default defaultValue: Double, in range: ClosedRange<Double>) throws(ConfigurationError) -> Double {
-        guard let raw = text(key) else { return defaultValue }
-        guard let value = Double(raw), value.isFinite, range.contains(value) else {
-            throw error(key, "must be a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), not \"\(raw)\"")
-        }
-        return value
-    }
-
-    private func choice<Choice: RawRepresentable & CaseIterable>(_ key: String, default defaultValue: Choice) throws(ConfigurationError) -> Choice
-    where Choice.RawValue == String {
-        guard let raw = text(key) else { return defaultValue }
-        guard let value = Choice(rawValue: raw.lowercased()) else {
-            throw error(key, "must be one of \(Choice.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(raw)\"")
-        }
-        return value
-    }
-
-    private func error(_ key: String, _ problem: String) -> ConfigurationError {
-        ConfigurationError(key: key, problem: problem, source: source(of: key))
-    }
-
-    /// Where a key's value came from: the environment variable, or the file.
-    private func source(of key: String) -> String? {
-        let variable = SettingsLoader.environmentVariable(for: key)
-        if environment[variable] != nil { return "environment variable \(variable)" }
-        return file
-    }
 }

@@ -4,6 +4,7 @@ import DustConfig
 import DustKit
 import DustServices
 import DustStore
+import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -32,9 +33,15 @@ public struct Daemon: Sendable {
         let redactor = SecretRedactor()
         redactor.add(key.key)
         self.redactor = redactor
-        let level = Self.level(settings.logLevel)
-        logger = Logger(label: "dustd") { label in
-            JournalLogHandler(label: label, level: level, environment: environment, secrets: redactor, sink: logSink)
+        logger = Self.logger(settings: settings, environment: environment, redactor: redactor, sink: logSink)
+    }
+
+    /// dustd's logger: one line per event on stderr, journald priorities under systemd, secrets redacted.
+    public static func logger(settings: FineDustSettings, environment: [String: String], redactor: SecretRedactor = SecretRedactor(),
+                              sink: (@Sendable (String) -> Void)? = nil) -> Logger {
+        let level = level(settings.logLevel)
+        return Logger(label: "dustd") { label in
+            JournalLogHandler(label: label, level: level, environment: environment, secrets: redactor, sink: sink)
         }
     }
 
@@ -118,11 +125,22 @@ public struct Daemon: Sendable {
     /// The service group under systemd: the poll loop, reloads on SIGHUP, the watchdog.
     private func serve(live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment)
+        let metrics = PollMetrics()
         var services: [any Service] = [
-            PollService(configuration: live, database: database, board: board, transport: transport, notifier: notifier, logger: logger),
+            PollService(configuration: live, database: database, board: board, transport: transport, notifier: notifier, logger: logger,
+                        metrics: metrics),
             ReloadService(configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
                           logger: logger, environment: environment),
         ]
+        do {
+            if let web = try WebFrontEnd.service(settings: settings, source: WebFrontEnd.source(database: database, live: live),
+                                                 metrics: metrics, logger: logger) {
+                services.append(web)
+            }
+        } catch {
+            logger.critical("Invalid configuration: \(error)")
+            return .configuration
+        }
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
             services.append(WatchdogService(notifier: notifier, interval: interval))
         }

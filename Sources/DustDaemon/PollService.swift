@@ -3,6 +3,7 @@ import DustConfig
 import DustKit
 import DustServices
 import DustStore
+import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -70,11 +71,15 @@ public struct PollService: Service {
     private let logger: Logger
     private let jitter: @Sendable () -> Double
     private let sleepStep: Duration
+    private let metrics: PollMetrics?
 
+    /// - Parameter metrics: counts every request for `/metrics`.
     /// - Parameter sleepStep: how often a waiting loop looks at the wall clock again (tests shorten it).
     public init(configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
                 notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
-                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, sleepStep: Duration = .seconds(30)) {
+                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, sleepStep: Duration = .seconds(30),
+                metrics: PollMetrics? = nil) {
+        self.metrics = metrics
         self.configuration = configuration
         self.database = database
         self.board = board
@@ -134,7 +139,8 @@ public struct PollService: Service {
             board.update { $0.state = .polling }
             let report: CycleReport
             do {
-                let store = try database.current()
+                let opened = try database.current()
+                let store: any PollStore = metrics.map { MeasuredPollStore(opened, metrics: $0) } ?? opened
                 report = await snapshot.cycle(store: store, transport: transport, clock: clock)
                     .run(stations: stations, includeNation: snapshot.includesNation)
             } catch {

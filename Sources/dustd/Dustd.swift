@@ -14,7 +14,7 @@ struct Dustd: AsyncParsableCommand {
         abstract: "Poll AirKorea every hour and store PM10 and PM2.5 readings for dustctl.",
         discussion: """
             Usually started by systemd (see systemd/dustd.service). Examples:
-              dustd --demo                              replay the bundled fixtures, no key or network
+              dustd --demo                              the bundled fixtures on http://127.0.0.1:8478/, no key or network
               DUSTD_API_SERVICE_KEY=… dustd --once      one poll cycle with backfill, then exit
             """,
         version: FineDustVersion.current)
@@ -26,7 +26,7 @@ struct Dustd: AsyncParsableCommand {
     @Flag(help: "Run one poll cycle (with backfill), then exit.")
     var once = false
 
-    @Flag(help: "Replay the bundled Fixtures/ into a local database through the real pipeline; no key, no network.")
+    @Flag(help: "Replay the bundled Fixtures/ into a local database through the real pipeline, then serve the dashboard on it (http.listen) until stopped; no key, no network.")
     var demo = false
 
     @Option(help: ArgumentHelp("With --demo: the database to fill.", valueName: "path"))
@@ -45,7 +45,7 @@ struct Dustd: AsyncParsableCommand {
             fail(.configuration, error.description)
         }
         if demo {
-            try runDemo(settings)
+            try await runDemo(settings, environment: environment)
             return
         }
         do {
@@ -66,20 +66,20 @@ struct Dustd: AsyncParsableCommand {
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 
-    /// `--demo`: the bundled responses through the real pipeline into a local database. The report
-    /// itself is dustctl's (`dustctl demo` replays the same and prints it).
-    private func runDemo(_ settings: FineDustSettings) throws {
+    /// `--demo`: the bundled responses through the real pipeline into a local database, then the
+    /// dashboard on them until stopped (`dustctl demo` prints the same data as a report).
+    private func runDemo(_ settings: FineDustSettings, environment: [String: String]) async throws {
         guard let directory = DemoReplay.locateFixtures(explicit: nil) else {
             fail(.noInput, "Cannot find the bundled Fixtures directory; run dustd --demo from the repository.")
         }
-        let store: SQLiteStore
-        do { store = try SQLiteStore(path: demoDatabase) } catch { fail(ExitStatus(error), error.description) }
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone)
-        let (outcomes, walked) = try DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
-        let stored = outcomes.filter { if case .stored = $0.1 { true } else { false } }.count
-        print("Replayed \(outcomes.count) AirKorea responses into \(demoDatabase): \(stored) stored, \(outcomes.count - stored) rejected "
-              + "as dustd would reject them; \(walked) hours of walking.")
-        print("Report: dustctl day \(DemoReplay.lastDay) --db \(demoDatabase) --station \(DemoReplay.station)")
+        let logger = Daemon.logger(settings: settings, environment: environment)
+        let status = await DemoDashboard(databasePath: demoDatabase, settings: settings, logger: logger)
+            .run(fixtures: directory) { line in
+                // Unbuffered: the lines tell a script (or a person) when the dashboard is up.
+                let bytes = Array((line + "\n").utf8)
+                _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            }
+        if status != .ok { throw ExitCode(status.rawValue) }
     }
 }
 

@@ -113,7 +113,56 @@ struct SettingsLoaderTests {
         let gap = try #require(try loadError("intake:\n  schedule:\n    - { from: 0, to: 7, activity: sleep, outdoors: 0 }\n    - { from: 8, to: 24, activity: sedentary, outdoors: 0 }\n"))
         #expect(gap.description.contains("7:00"))
         let bad = try #require(try loadError("intake:\n  schedule:\n    - { from: 0, to: 24, activity: dancing, outdoors: 0 }\n"))
-        #expect(bad.key == "intake.schedule")
+        #expect(bad.key == "intake.schedule[0].activity")
+    }
+
+    @Test("A schedule entry's error names the entry, the field and the line", arguments: [
+        ("- { from: 0, to: 7, activity: sleep }\n    - { from: 7, to: 9, activity: light }\n    - { from: 9, to: 24, activity: dancing }",
+         "intake.schedule[2].activity", "must be one of sleep, sedentary, light, moderate, high, not \"dancing\"", 5),
+        ("- { from: 0, activity: sleep }", "intake.schedule[0].to", "is missing", 3),
+        ("- { from: 9, to: 7, activity: sleep }", "intake.schedule[0].to", "must be later than from (9)", 3),
+        ("- { from: 0, to: 25, activity: sleep }", "intake.schedule[0].to", "must be an hour from 1 to 24", 3),
+        ("- { from: 0, to: 24, activity: sleep, outdoor: 0.5 }", "intake.schedule[0]", "(did you mean outdoors?)", 3),
+        ("- { from: 0, to: 24, activity: sleep, outdoors: 2 }", "intake.schedule[0].outdoors", "from 0 to 1", 3),
+        ("- 0-24 sedentary 0", "intake.schedule[0]", "must be a mapping {from, to, activity, outdoors}", 3),
+        ("{ from: 0, to: 24, activity: sleep }", "intake.schedule", "must be a list", 3),
+    ])
+    func scheduleEntries(entries: String, key: String, fragment: String, line: Int) throws {
+        let (directory, path) = try write("intake:\n  schedule:\n    \(entries)\n")
+        defer { directory.remove() }
+        do {
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            Issue.record("a bad schedule was accepted")
+        } catch {
+            #expect(error.key == key)
+            #expect(error.description.contains(fragment), "\(error)")
+            #expect(error.source == "\(path), line \(line)")
+        }
+    }
+
+    @Test("A value in the file is blamed on its line")
+    func fileLine() throws {
+        let error = try #require(try loadError("station:\n  name: 종로구\npoll:\n  jitterSeconds: 5\n  minute: 61\n"))
+        #expect(error.key == "poll.minute")
+        #expect(error.source?.hasSuffix("dustd.yaml, line 5") == true, "\(error)")
+    }
+
+    @Test("A first retry delay above the default maximum is blamed on the key that was set")
+    func retryOrder() throws {
+        let error = try #require(try loadError("", environment: ["DUSTD_POLL_RETRY_INITIAL_SECONDS": "1000"]))
+        #expect(error.key == "poll.retryInitialSeconds")
+        #expect(error.source == "environment variable DUSTD_POLL_RETRY_INITIAL_SECONDS")
+        #expect(error.description.contains("at most poll.retryMaxSeconds (900)"))
+    }
+
+    @Test("Scalars mean what the key expects, not what YAML 1.1 would guess")
+    func untypedScalars() throws {
+        let (directory, path) = try write("station:\n  name: no\n  fallbacks: [on, 1.10]\napi:\n  version: 1.50\n")
+        defer { directory.remove() }
+        let settings = try SettingsLoader(environment: [:]).load(configurationFile: path)
+        #expect(settings.station.name == "no")
+        #expect(settings.station.fallbacks == ["on", "1.10"])
+        #expect(settings.api.version == "1.50")
     }
 
     @Test("An environment value that is wrong names the variable")

@@ -75,13 +75,25 @@ struct ConfigurationTrustTests {
             "DUSTD_TIMEZONE": "UTC", "DUSTD_INTAKE_MODEL": "ventilation", "DUSTD_INTAKE_INFILTRATION": "0.5",
             "DUSTD_INTAKE_VENTILATION_SLEEP": "0.3", "DUSTD_INTAKE_VENTILATION_SEDENTARY": "0.4", "DUSTD_INTAKE_VENTILATION_LIGHT": "0.8",
             "DUSTD_INTAKE_VENTILATION_MODERATE": "1.5", "DUSTD_INTAKE_VENTILATION_HIGH": "3",
-            "DUSTD_INTAKE_SCHEDULE": "0-24 sedentary 0", "DUSTD_LOG_LEVEL": "debug",
+            "DUSTD_LOG_LEVEL": "debug",
         ]
         let settings = try SettingsLoader(environment: environment).load(configurationFile: nil)
         #expect(settings.warnings == [])
         #expect(settings.api.baseURL == "http://127.0.0.1:9" && settings.api.serviceKeyFile == "/run/key")
         #expect(settings.poll.retryInitialSeconds == 10 && settings.poll.retryMaxSeconds == 20)
         #expect(settings.station.mode == .nation && settings.logLevel == .debug)
+    }
+
+    @Test("DUSTD_INTAKE_SCHEDULE is refused, naming the variable and where a schedule goes instead")
+    func scheduleVariable() throws {
+        do {
+            _ = try SettingsLoader(environment: ["DUSTD_INTAKE_SCHEDULE": "0-24 sedentary 0"], workingDirectory: "/nonexistent").load(configurationFile: nil)
+            Issue.record("a schedule in the environment was accepted")
+        } catch {
+            #expect(error.key == "intake.schedule")
+            #expect(error.source == "environment variable DUSTD_INTAKE_SCHEDULE")
+            #expect(error.description.contains("configuration file"))
+        }
     }
 
     @Test("A YAML syntax error is one sentence naming the file and the line")

@@ -62,7 +62,7 @@ struct DustdProcessTests {
         process.environment = [
             "PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000", "JOURNAL_STREAM": "8:1234",
             "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": db, "DUSTD_API_SERVICE_KEY": testKey,
-            "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0", "DUSTD_LOG_LEVEL": "debug",
+            "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0", "DUSTD_LOG_LEVEL": "debug", "DUSTD_HTTP_LISTEN": "off",
         ]
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice

@@ -75,8 +75,9 @@ struct MetricsExporter: Sendable {
                 guard let reading = stored.last(where: { $0.station == station && $0.concentration[pollutant] != nil }),
                       let value = reading.concentration[pollutant] else { continue }
                 let labels = [("station", station), ("pollutant", pollutant.rawValue)]
-                registry.makeGauge(name: "finedust_concentration_micrograms_per_cubic_meter", labels: labels,
-                                   help: "The latest known hourly concentration.").set(to: value)
+                // Prometheus wants base units: grams per cubic metre (41 µg/m³ is 4.1e-05).
+                registry.makeGauge(name: "finedust_concentration_grams_per_cubic_meter", labels: labels,
+                                   help: "The latest known hourly concentration (grams per cubic metre; µg/m³ × 1e-6).").set(to: value / 1_000_000)
                 let grade = DustGrade(concentration: value, of: pollutant, on: settings.calendar.date(containing: reading.slot.start))
                 registry.makeGauge(name: "finedust_grade", labels: labels,
                                    help: "AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.").set(to: Double(grade.rawValue))
@@ -87,12 +88,15 @@ struct MetricsExporter: Sendable {
 
         // Today's intake and hours measured for the primary station, as `dustctl today` computes them.
         let today = try statistics.day(statistics.today)
-        let intakeName = settings.intakeModel.unit == .points ? "finedust_intake_today_points" : "finedust_intake_today_micrograms"
+        let points = settings.intakeModel.unit == .points
+        let intakeName = points ? "finedust_intake_today_points" : "finedust_intake_today_grams"
         for pollutant in Pollutant.allCases {
             let labels = [("station", settings.stations.primary), ("pollutant", pollutant.rawValue)]
-            registry.makeGauge(name: intakeName, labels: labels, help: "Estimated inhaled dose so far today (SPEC §4).")
-                .set(to: today.totals.intake[pollutant] ?? 0)
-            registry.makeGauge(name: "finedust_hours_measured_today", labels: labels,
+            let intake = today.totals.intake[pollutant] ?? 0
+            registry.makeGauge(name: intakeName, labels: labels,
+                               help: points ? "The original app's intake points so far today." : "Estimated inhaled dose so far today (grams; µg × 1e-6).")
+                .set(to: points ? intake : intake / 1_000_000)
+            registry.makeGauge(name: "finedust_measured_slots_today", labels: labels,
                                help: "Hours of today with a known concentration.").set(to: Double(today.totals.hours[pollutant]))
         }
 

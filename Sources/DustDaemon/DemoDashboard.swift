@@ -1,0 +1,85 @@
+import DustConfig
+import DustKit
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// `dustd --demo`: the bundled responses replayed into a local database through the real
+/// pipeline, then the dashboard, API and metrics served on them until stopped. No key, no network.
+public struct DemoDashboard: Sendable {
+    /// The demo's clock: the last minute of the demo day, so `/` shows 2026-11-20 as "today".
+    public static let now = DemoReplay.now.addingTimeInterval(-20 * 60 - 1)
+
+    private let databasePath: String
+    private let settings: FineDustSettings
+    private let logger: Logger
+
+    public init(databasePath: String, settings: FineDustSettings, logger: Logger) {
+        self.databasePath = databasePath
+        self.settings = settings
+        self.logger = logger
+    }
+
+    /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
+    public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
+        let store: SQLiteStore
+        do { store = try SQLiteStore(path: databasePath) } catch {
+            report(error.description)
+            return ExitStatus(error)
+        }
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone)
+        let outcomes: [(DemoReplay.Response, DemoReplay.Outcome)]
+        let walked: Int
+        do {
+            (outcomes, walked) = try DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+        } catch {
+            report("The demo could not be replayed: \(error)")
+            return .ioError
+        }
+        let stored = outcomes.filter { if case .stored = $0.1 { true } else { false } }.count
+        report("Replayed \(outcomes.count) AirKorea responses into \(databasePath): \(stored) stored, \(outcomes.count - stored) rejected "
+               + "as dustd would reject them; \(walked) hours of walking.")
+
+        // The demo is a running dustd as far as its pages can tell: polled just now, healthy.
+        var status = DaemonStatus(state: .idle, mode: .daemon, pid: getpid(), version: FineDustVersion.current,
+                                  station: DemoReplay.station, startedAt: Self.now, heartbeatSeconds: 600)
+        status.heartbeatAt = Self.now
+        status.lastSuccess = .init(at: Self.now.addingTimeInterval(-30 * 60), rowsNew: stored, rowsUpdated: 0, requests: outcomes.count)
+        try? store.saveStatus(status)
+
+        let model = settings.intakeModel
+        let source = WebSource(store: { store }, settings: {
+            WebSource.ReportSettings(stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: model,
+                                     databasePath: store.path)
+        }, clock: FixedClock(Self.now))
+        let web: any Service
+        do {
+            guard let service = try WebFrontEnd.service(settings: settings, source: source, metrics: PollMetrics(), logger: logger) else {
+                report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
+                return .ok
+            }
+            web = service
+        } catch {
+            report("Invalid configuration: \(error)")
+            return .configuration
+        }
+        let address = settings.http.address.map { "http://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)/" } ?? ""
+        report("Serving the dashboard on \(address) (the demo's clock stands at \(KoreaStandardTime.iso8601(Self.now))); Ctrl-C stops.")
+        var configuration = ServiceGroupConfiguration(services: [.init(service: web)], logger: logger)
+        configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+        configuration.maximumGracefulShutdownDuration = .seconds(4)
+        do {
+            try await ServiceGroup(configuration: configuration).run()
+        } catch {
+            report("The dashboard stopped: \(error)")
+            return .software
+        }
+        status.state = .stopped
+        status.stoppedAt = Self.now
+        try? store.saveStatus(status)
+        return .ok
+    }
+}

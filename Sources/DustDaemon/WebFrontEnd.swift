@@ -1,0 +1,77 @@
+import DustConfig
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The dashboard, API and metrics as one more service of dustd (SPEC §13), from `http.listen`
+/// and `http.tokenFile`.
+struct WebFrontEnd {
+    /// True for addresses only this machine can reach.
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host.hasPrefix("127.") || host == "::1"
+    }
+
+    /// The token in `http.tokenFile`: readable by its owner (and group) only, as the service key.
+    static func token(from path: String?) throws(ConfigurationError) -> BearerToken? {
+        guard let path else { return nil }
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw ConfigurationError(key: "http.tokenFile", problem: "names \(path), which cannot be read: \(String(cString: strerror(errno)))")
+        }
+        guard status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
+            throw ConfigurationError(key: "http.tokenFile", problem: "names \(path), which other users may read; run `chmod 600 \(path)`")
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let token = BearerToken(text) else {
+            throw ConfigurationError(key: "http.tokenFile", problem: "names \(path), which holds no token")
+        }
+        return token
+    }
+
+    /// The web service for these settings, or nil when `http.listen` is empty.
+    static func service(settings: FineDustSettings, source: WebSource, metrics: PollMetrics, logger: Logger) throws(ConfigurationError) -> (any Service)? {
+        guard let (host, port) = settings.http.address else { return nil }
+        let token = try token(from: settings.http.tokenFile)
+        if !isLoopback(host) {
+            let protection = token == nil ? "set http.tokenFile to require a token" : "a bearer token is required"
+            logger.notice("Serving the dashboard and API on \(host):\(port), reachable from other machines; \(protection)")
+        }
+        let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
+        logger.info("Serving \(url)")
+        return Optional(WebService(application: WebServer(source: source, metrics: metrics, token: token).application(host: host, port: port, logger: logger),
+                          url: url, logger: logger))
+    }
+
+    /// What the web reads in a running dustd: the open database and the live configuration.
+    static func source(database: DaemonDatabase, live: LiveConfiguration, clock: any WallClock = SystemClock()) -> WebSource {
+        WebSource(store: { database.opened }, settings: {
+            let settings = live.snapshot.settings
+            return WebSource.ReportSettings(
+                stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
+                calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath)
+        }, clock: clock)
+    }
+}
+
+/// The web server as a service whose failure (the port is taken, the address does not exist)
+/// is logged and leaves polling alone: the web only shows what the poller stores.
+struct WebService<Application: ApplicationProtocol>: Service {
+    let application: Application
+    let url: String
+    let logger: Logger
+
+    func run() async throws {
+        do {
+            try await application.run()
+        } catch is CancellationError {
+            return
+        } catch {
+            logger.error("The dashboard cannot be served on \(url): \(error); dustd keeps polling. Set http.listen to a free address (or off) and restart dustd.")
+            // Stay in the group until shutdown, so a web failure does not end dustd.
+            try? await gracefulShutdown()
+        }
+    }
+}

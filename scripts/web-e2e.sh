@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# Real clients against dustd on the web (issue 11):
+#  - headless Chromium (Debian's chromium) loads the dashboard served by `dustd --demo`: the DOM
+#    carries the numbers `dustctl day/week --json` prints, the console has no error, the CSP holds;
+#    a phone-sized screenshot is written to docs/dashboard.png;
+#  - a real Prometheus (Debian's prometheus) scrapes /metrics: its HTTP API returns finedust_ series
+#    whose values equal the database's; promtool checks the exposition.
+#
+#   scripts/web-e2e.sh          (exit 77: skipped, with the reason, when chromium or prometheus is missing)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+for tool in chromium prometheus promtool curl python3; do
+    command -v "$tool" >/dev/null || { echo "web-e2e: SKIPPED: $tool is not installed (apt-get install -y chromium prometheus curl)"; exit 77; }
+done
+BIN=${BIN:-$(swift build --show-bin-path)}
+[ -x "$BIN/dustd" ] && [ -x "$BIN/dustctl" ] || swift build
+WORK=$(mktemp -d /tmp/finedust-web.XXXXXX)
+PIDS=()
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    sleep 0.5
+    for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+fail() { echo "web-e2e: FAILED: $*"; exit 1; }
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+
+echo "# defaults" > "$WORK/empty.yaml"
+PORT=$(free_port)
+DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_HTTP_LISTEN="127.0.0.1:$PORT" \
+    "$BIN/dustd" --demo --demo-database "$WORK/demo.sqlite" >"$WORK/dustd.out" 2>"$WORK/dustd.log" &
+PIDS+=($!)
+for _ in $(seq 100); do grep -q "Serving the dashboard" "$WORK/dustd.out" 2>/dev/null && break; sleep 0.1; done
+grep -q "Serving the dashboard" "$WORK/dustd.out" || { cat "$WORK/dustd.out" "$WORK/dustd.log"; fail "dustd --demo did not start serving"; }
+BASE="http://127.0.0.1:$PORT"
+echo "ok: dustd --demo serves $BASE/"
+
+# ---- Chromium -------------------------------------------------------------------------------
+chrome() {
+    # --no-sandbox: CI runs as root; --enable-logging=stderr prints the page's console messages.
+    timeout 60 chromium --headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run \
+        --user-data-dir="$WORK/chromium-profile" --enable-logging=stderr --v=0 "$@"
+}
+chrome --dump-dom "$BASE/day/2026-11-20?lang=en" >"$WORK/day.html" 2>"$WORK/chromium-day.log"
+chrome --dump-dom "$BASE/week/2026-W47" >"$WORK/week.html" 2>"$WORK/chromium-week.log"
+chrome --dump-dom "$BASE/" >"$WORK/today.html" 2>"$WORK/chromium-today.log"
+chrome --screenshot="$WORK/dashboard.png" --window-size=412,2600 --hide-scrollbars "$BASE/" >/dev/null 2>"$WORK/chromium-shot.log"
+[ -s "$WORK/dashboard.png" ] || fail "chromium took no screenshot"
+if [ -n "${SCREENSHOT_TO:-}" ]; then cp "$WORK/dashboard.png" "$SCREENSHOT_TO"; fi
+
+# The page's console: no error, no refused style or resource (the CSP holds: everything the page
+# needs is allowed, nothing else is asked for).
+if grep -hE "CONSOLE|Refused to|Content Security Policy" "$WORK"/chromium-*.log | grep -v "DevTools" >"$WORK/console.txt"; then
+    cat "$WORK/console.txt"
+    fail "the page logged console messages or CSP violations"
+fi
+echo "ok: Chromium rendered /, /day/2026-11-20 and /week/2026-W47 with a clean console"
+
+DUSTCTL=("$BIN/dustctl" --db "$WORK/demo.sqlite" --station 종로구 --json)
+DUSTD_CONFIG="$WORK/empty.yaml" "${DUSTCTL[@]:0:1}" day 2026-11-20 "${DUSTCTL[@]:1}" >"$WORK/day.json"
+DUSTD_CONFIG="$WORK/empty.yaml" "${DUSTCTL[@]:0:1}" week --iso 2026-W47 "${DUSTCTL[@]:1}" >"$WORK/week.json"
+python3 - "$WORK" <<'PY' || fail "the page's numbers differ from dustctl's"
+import json, sys
+from html.parser import HTMLParser
+
+work = sys.argv[1]
+
+class DataAttributes(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.elements = []
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if any(key.startswith("data-") for key in attributes):
+            self.elements.append(attributes)
+
+def data(path):
+    parser = DataAttributes()
+    parser.feed(open(path, encoding="utf-8").read())
+    return parser.elements
+
+def number(text):
+    return None if text in (None, "null") else float(text)
+
+day = json.load(open(f"{work}/day.json"))
+elements = data(f"{work}/day.html")
+hours = {e["data-hour"]: e for e in elements if "data-hour" in e}
+assert len(hours) >= 24, f"{len(hours)} hour elements"
+checked = 0
+for row in day["hourly"]:
+    element = hours[row["start"]]
+    for pollutant in ("pm10", "pm25"):
+        assert number(element[f"data-{pollutant}"]) == row[pollutant], (row["start"], pollutant, element, row)
+        assert number(element[f"data-intake-{pollutant}"]) == row["intake"][pollutant], (row["start"], pollutant)
+    checked += 1
+totals = next(e for e in elements if e.get("data-scope") == "day")
+for pollutant in ("pm10", "pm25"):
+    assert number(totals[f"data-intake-{pollutant}"]) == day["intake"][pollutant], (totals, day["intake"])
+    assert number(totals[f"data-mean-{pollutant}"]) == day["mean"][pollutant]
+
+week = json.load(open(f"{work}/week.json"))
+bars = {e["data-date"]: e for e in data(f"{work}/week.html") if "data-date" in e}
+assert len(bars) == 7, bars.keys()
+for row in week["days"]:
+    for pollutant in ("pm10", "pm25"):
+        assert number(bars[row["date"]][f"data-intake-{pollutant}"]) == row["intake"][pollutant], (row["date"], pollutant)
+print(f"ok: the DOM carries dustctl's numbers: {checked} hours of 2026-11-20 and 7 days of 2026-W47 (PM2.5 intake "
+      f"{day['intake']['pm25']:.1f} µg on the day, {week['total']['intake']['pm25']:.1f} µg in the week)")
+PY
+grep -q '<html lang="en"' "$WORK/day.html" || fail "?lang=en did not give an English page"
+grep -q '<html lang="en"' "$WORK/today.html" || fail "Chromium's Accept-Language (en-US) did not give an English page"
+curl -sf "$BASE/" | grep -q '<html lang="ko"' || fail "the page without Accept-Language is not Korean"
+policy=$(curl -sI "$BASE/" | tr -d '\r' | sed -n 's/^[Cc]ontent-[Ss]ecurity-[Pp]olicy: //p')
+case "$policy" in
+    "default-src 'none'; style-src 'sha256-"*) echo "ok: CSP: $policy" ;;
+    *) fail "unexpected Content-Security-Policy: $policy" ;;
+esac
+
+# ---- Prometheus -----------------------------------------------------------------------------
+curl -sf "$BASE/metrics" >"$WORK/metrics.txt" || fail "/metrics did not answer"
+promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool.txt" 2>&1 || { cat "$WORK/promtool.txt"; fail "promtool check metrics found problems"; }
+echo "ok: promtool check metrics is clean ($(grep -c '^finedust_' "$WORK/metrics.txt") finedust_ samples)"
+PROM_PORT=$(free_port)
+cat >"$WORK/prometheus.yml" <<YAML
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: dustd
+    static_configs:
+      - targets: ["127.0.0.1:$PORT"]
+YAML
+prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
+PIDS+=($!)
+query() { curl -sf --get "http://127.0.0.1:$PROM_PORT/api/v1/query" --data-urlencode "query=$1"; }
+for _ in $(seq 60); do
+    query 'finedust_concentration_grams_per_cubic_meter{pollutant="pm25"}' >"$WORK/pm25.json" 2>/dev/null \
+        && python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["data"]["result"] else 1)' "$WORK/pm25.json" && break
+    sleep 0.5
+done
+query 'finedust_concentration_grams_per_cubic_meter' >"$WORK/concentration.json" || fail "Prometheus did not answer"
+query 'finedust_intake_today_grams' >"$WORK/intake.json"
+query 'up{job="dustd"}' >"$WORK/up.json"
+DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" --version >/dev/null
+python3 - "$WORK" <<'PY' || { tail -5 "$WORK/prometheus.log"; fail "Prometheus's values differ from the database's"; }
+import json, sqlite3, sys
+work = sys.argv[1]
+def series(name):
+    result = json.load(open(f"{work}/{name}.json"))["data"]["result"]
+    return {tuple(sorted((k, v) for k, v in r["metric"].items() if k in ("station", "pollutant"))): float(r["value"][1]) for r in result}
+up = json.load(open(f"{work}/up.json"))["data"]["result"]
+assert up and up[0]["value"][1] == "1", up
+concentration = series("concentration")
+database = sqlite3.connect(f"file:{work}/demo.sqlite?mode=ro", uri=True)
+# The demo's clock stands at 2026-11-20 23:59:59 KST: the latest hour that has ended is 22:00–23:00 (slot start 13:00Z).
+latest = database.execute("SELECT pm10, pm25 FROM measurement WHERE station = '종로구' AND slot_start = ?",
+                          (1795179600,)).fetchone()
+# Prometheus base units: grams per cubic metre.
+expected = {(("pollutant", "pm10"), ("station", "종로구")): latest[0], (("pollutant", "pm25"), ("station", "종로구")): latest[1]}
+for key, value in expected.items():
+    assert abs(concentration.get(key) * 1e6 - value) < 1e-9, (key, concentration.get(key), value)
+day = json.load(open(f"{work}/day.json"))
+intake = series("intake")
+for pollutant in ("pm10", "pm25"):
+    got = intake[(("pollutant", pollutant), ("station", "종로구"))]
+    assert abs(got * 1e6 - day["intake"][pollutant]) < 1e-6, (pollutant, got, day["intake"][pollutant])
+print(f"ok: Prometheus scraped dustd: up=1, 종로구 PM10 {latest[0]:g} / PM2.5 {latest[1]:g} µg/m³ as stored, "
+      f"today's intake {day['intake']['pm25']:.3f} µg PM2.5 as dustctl computes it")
+PY
+echo "web-e2e: PASSED"
