@@ -102,7 +102,7 @@ let package = Package(
         ]),
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
-        .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "TestSupport"]),
+        .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport"]),
         .testTarget(name: "DustDaemonTests", dependencies: [
             "dustd", "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport", "FakeAirKorea",
             .product(name: "Logging", package: "swift-log"),

@@ -37,6 +37,10 @@ public struct DemoReplay: Sendable {
     /// Walking distances for the demo week.
     public static let activityFile = "activity/jongno-week-walks.csv"
 
+    /// A real station list (two stations with coordinates), so `dustctl stations nearest` can be
+    /// tried without the station-information service.
+    public static let stationListFile = "real/msrstn-list-oldapi-bucheon-truncated.xml"
+
     /// The Fixtures directory: `explicit` if given, else `./Fixtures`, else next to the installed
     /// binary (`../share/finedust/Fixtures`) or the build folder of a checkout.
     public static func locateFixtures(explicit: String?, executable: String = CommandLine.arguments[0]) -> URL? {
@@ -61,12 +65,14 @@ public struct DemoReplay: Sendable {
     private let fixtures: URL
     private let ingest: IngestService
     private let activity: ActivityService
+    private let stations: StationListService
 
     public init(fixtures: URL, store: SQLiteStore, calendar: DayCalendar) {
         self.fixtures = fixtures
         let clock = FixedClock(Self.now)
         self.ingest = IngestService(store: store, clock: clock)
         self.activity = ActivityService(store: store, calendar: calendar, clock: clock)
+        self.stations = StationListService(store: store)
     }
 
     /// Replays every response in order, then imports the demo activity.
@@ -81,6 +87,7 @@ public struct DemoReplay: Sendable {
             }
         }
         let walked = try activity.importCSV(try Data(contentsOf: fixtures.appendingPathComponent(Self.activityFile)))
+        try stations.save(try StationListService.parse(try Data(contentsOf: fixtures.appendingPathComponent(Self.stationListFile))))
         return (outcomes, walked)
     }
 }

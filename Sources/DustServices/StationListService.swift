@@ -32,6 +32,20 @@ public struct StationListService: Sendable {
         return fetched
     }
 
+    /// What to tell the operator when fetching the station list failed. The station list is a
+    /// separate data.go.kr service (측정소정보) with its own approval: a key approved for the
+    /// measurements (대기오염정보) alone gets "access denied" here.
+    public static func explain(_ error: FetchError) -> String {
+        switch error {
+        case .response(.service(.accessDenied, _, _), _), .response(.service(.noSuchService, _, _), _):
+            "The service key is not approved for the station list: it is a separate service, 한국환경공단_에어코리아_측정소정보 "
+                + "(MsrstnInfoInqireSvc). Apply for it on data.go.kr (마이페이지 → 활용신청) with the same key; approval can take 1–2 hours. "
+                + "Until then, find a station name on airkorea.or.kr and set station.name, or try `dustctl stations nearest` on the demo database."
+        default:
+            error.description
+        }
+    }
+
     /// Parses saved `getMsrstnList` responses; a file that is not one is named in the error.
     public static func parse(_ body: Data) throws(AirKoreaError) -> [Station] {
         try AirKoreaResponseParser().parseStations(body).stations

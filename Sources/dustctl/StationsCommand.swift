@@ -49,7 +49,7 @@ struct StationsSyncCommand: AsyncParsableCommand {
             let status: ExitStatus = error.retryAdvice == .waitForNextHour ? .configuration : .unavailable
             // The client already removed the key from what the server sent; this is the last line
             // of defence, as in dustd's log handler.
-            throw CommandFailure(status, key.redacting(error.description))
+            throw CommandFailure(status, key.redacting(StationListService.explain(error)))
         }
         if let (claimed, pages) = fetched.capped {
             standardError("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
