@@ -55,6 +55,8 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Walking distances from Apple Health exports and GPX tracks (SPEC §12).
+        .target(name: "DustActivity", dependencies: ["DustKit", "CLibXML2"]),
         // Settings from Config/dustd.yaml, DUSTD_… variables and systemd credentials, validated.
         .target(name: "DustConfig", dependencies: [
             "DustKit", "AirKorea",
@@ -100,6 +102,7 @@ let package = Package(
             "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
+        .testTarget(name: "DustActivityTests", dependencies: ["DustActivity", "DustKit", "TestSupport"]),
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport"]),

@@ -1,0 +1,3 @@
+/// Walking distances from Apple Health exports and GPX tracks (SPEC §12): read in bounded memory,
+/// apportioned to hourly slots, merged by the largest source.
+public enum DustActivity {}
