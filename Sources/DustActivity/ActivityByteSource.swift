@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes of one file, read front to back in pieces: a file descriptor, memory, or (later) a
+/// zip entry being inflated. Readers never hold more than one piece.
+public protocol ActivityByteSource {
+    /// Fills the start of `buffer` and returns how many bytes it wrote; 0 at the end.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int
+}
+
+/// Reads an open file descriptor with read(2); the caller opens and closes it.
+public struct FileDescriptorByteSource: ActivityByteSource {
+    public let fileDescriptor: Int32
+
+    public init(fileDescriptor: Int32) {
+        self.fileDescriptor = fileDescriptor
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let count = Glibc.read(fileDescriptor, base, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw .unreadable(reason: String(cString: strerror(errno)))
+        }
+    }
+}
+
+/// Bytes already in memory, handed out at most `chunkSize` at a time.
+public struct MemoryByteSource: ActivityByteSource {
+    private let bytes: [UInt8]
+    private let chunkSize: Int
+    private var offset = 0
+
+    /// `chunkSize` below the reader's buffer size exercises every boundary in tests.
+    public init(_ bytes: [UInt8], chunkSize: Int = Int.max) {
+        precondition(chunkSize > 0, "a chunk holds at least one byte")
+        self.bytes = bytes
+        self.chunkSize = chunkSize
+    }
+
+    public init(_ text: String, chunkSize: Int = Int.max) {
+        self.init(Array(text.utf8), chunkSize: chunkSize)
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
+        let count = min(buffer.count, chunkSize, bytes.count - offset)
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + offset, byteCount: count)
+        }
+        offset += count
+        return count
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// Why an Apple Health export or a GPX file cannot be read; each description says what to do.
+public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file holds nothing but white space.
+    case emptyFile
+    /// Reading the bytes failed (the operating system's reason).
+    case unreadable(reason: String)
+    /// UTF-16 or UTF-32: neither Apple Health nor GPX producers write it.
+    case unsupportedEncoding
+    /// The document type declares or references an entity (`<!ENTITY`, `%name;`).
+    case entityInDocumentType(line: Int)
+    /// The document type names an outside resource (`SYSTEM`, `PUBLIC`, `<!NOTATION`).
+    case externalIdentifier(line: Int)
+    /// A declaration other than `<!ELEMENT`, `<!ATTLIST` or a comment in the internal subset.
+    case unexpectedDeclaration(line: Int)
+    /// Everything before the root element is longer than `limit` bytes.
+    case prologTooLong(limit: Int)
+    /// An attribute value or text run longer than `limit` bytes.
+    case attributeTooLong(line: Int, limit: Int)
+    /// Elements nested deeper than `limit`.
+    case nestingTooDeep(line: Int, limit: Int)
+    /// libxml2 found the document not well-formed (its words, made safe to print).
+    case malformedXML(line: Int, reason: String)
+    /// The root element is not `HealthData`.
+    case notAHealthExport(root: String)
+    /// The root element is not `gpx`.
+    case notAGPXFile(root: String)
+    /// A `HKQuantityTypeIdentifierDistanceWalkingRunning` record that cannot be used.
+    case invalidRecord(line: Int, problem: String)
+    /// A GPX `trkpt` that cannot be used.
+    case invalidTrackPoint(line: Int, problem: String)
+    /// More `WorkoutRoute` file references than `limit`.
+    case tooManyWorkoutRoutes(limit: Int)
+
+    public var description: String {
+        switch self {
+        case .emptyFile:
+            "the file is empty; export the data again (Health app → profile → Export All Health Data)"
+        case let .unreadable(reason):
+            "the file could not be read (\(reason)); check that it exists and is readable, then try again"
+        case .unsupportedEncoding:
+            "the file is UTF-16 or UTF-32; FineDust reads UTF-8 exports and GPX files — convert it to UTF-8 (iconv -t UTF-8)"
+        case let .entityInDocumentType(line):
+            "line \(line): the document type declares or uses an entity (<!ENTITY or %name;); FineDust refuses entities, which can expand without bound or read local files — a real Health export declares none, so export it again from the Health app"
+        case let .externalIdentifier(line):
+            "line \(line): the document type points to an outside resource (SYSTEM, PUBLIC or <!NOTATION); FineDust never loads one — a real Health export has only an internal subset, so export it again from the Health app"
+        case let .unexpectedDeclaration(line):
+            "line \(line): the document type holds a declaration other than <!ELEMENT and <!ATTLIST; FineDust accepts only those — export the data again from the Health app"
+        case let .prologTooLong(limit):
+            "the file has more than \(limit / 1024) KiB before its first element; a Health export's document type is about 10 KB — this is not an export FineDust reads"
+        case let .attributeTooLong(line, limit):
+            "line \(line): an attribute value or text longer than \(limit / 1024) KiB; Health exports and GPX files never hold one — the file is damaged or not an export"
+        case let .nestingTooDeep(line, limit):
+            "line \(line): elements nested more than \(limit) deep; Health exports and GPX tracks nest a few levels — the file is damaged or not an export"
+        case let .malformedXML(line, reason):
+            "line \(line): the file is not well-formed XML (\(reason)); if it was cut off, copy or export it again"
+        case let .notAHealthExport(root):
+            "the root element is <\(root)>, not <HealthData>; give the export.xml (or export.zip) the Health app wrote"
+        case let .notAGPXFile(root):
+            "the root element is <\(root)>, not <gpx>; give a GPX 1.0 or 1.1 track"
+        case let .invalidRecord(line, problem):
+            "line \(line): a walking distance record \(problem); the export is damaged — export it again from the Health app"
+        case let .invalidTrackPoint(line, problem):
+            "line \(line): a track point \(problem); fix or remove the point, or export the track again"
+        case let .tooManyWorkoutRoutes(limit):
+            "the export references more than \(limit) workout routes; this is not an export the Health app writes"
+        }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The two timestamp shapes activity files use, parsed from bytes without a formatter.
+enum ActivityTime {
+    /// Apple Health's `2024-01-01 08:20:00 +0900` (the offset also accepted as `+09:00`).
+    static func healthDate(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard text.count == 25 || text.count == 26, text[10] == UInt8(ascii: " "), text[19] == UInt8(ascii: " "),
+              let local = localSeconds(text, timeSeparator: UInt8(ascii: " ")),
+              let offset = offsetSeconds(text[20...])
+        else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(local - offset))
+    }
+
+    /// ISO 8601 as GPX writes it: `2024-01-01T08:20:00Z`, fractional seconds and an offset
+    /// (`+09:00`, `+0900`) allowed; without a zone the time is UTC, as GPX defines it.
+    static func iso8601(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
+        guard text.count >= 19, let local = localSeconds(text, timeSeparator: UInt8(ascii: "T")) else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if index < text.count, text[index] == UInt8(ascii: ".") || text[index] == UInt8(ascii: ",") {
+            index += 1
+            var scale = 0.1
+            let digitsStart = index
+            while index < text.count, let digit = digit(text[index]) {
+                fraction += Double(digit) * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > digitsStart else { return nil }
+        }
+        let offset: Int64
+        if index == text.count {
+            offset = 0
+        } else if index + 1 == text.count, text[index] == UInt8(ascii: "Z") || text[index] == UInt8(ascii: "z") {
+            offset = 0
+        } else if let zone = offsetSeconds(text[index...]) {
+            offset = zone
+        } else {
+            return nil
+        }
+        return Date(timeIntervalSince1970: TimeInterval(local - offset) + fraction)
+    }
+
+    /// Seconds since the epoch of `YYYY-MM-DD?hh:mm:ss` read as if it were UTC.
+    private static func localSeconds(_ text: UnsafeBufferPointer<UInt8>, timeSeparator: UInt8) -> Int64? {
+        let separator = text[10]
+        guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
+              separator == timeSeparator || (timeSeparator == UInt8(ascii: "T") && separator == UInt8(ascii: "t")),
+              text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
+              let year = number(text, 0..<4), let month = number(text, 5..<7), let day = number(text, 8..<10),
+              let hour = number(text, 11..<13), let minute = number(text, 14..<16), let second = number(text, 17..<19),
+              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+              hour <= 23, minute <= 59, second <= 60
+        else { return nil }
+        return daysFromCivil(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+    }
+
+    /// `+0900`, `+09:00`, `-0500` as seconds east of UTC.
+    private static func offsetSeconds(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
+        let bytes = Array(text)
+        guard bytes.count == 5 || bytes.count == 6, bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-") else { return nil }
+        if bytes.count == 6, bytes[3] != UInt8(ascii: ":") { return nil }
+        let minutesStart = bytes.count == 6 ? 4 : 3
+        guard let hours = bytes.withUnsafeBufferPointer({ number($0, 1..<3) }),
+              let minutes = bytes.withUnsafeBufferPointer({ number($0, minutesStart..<(minutesStart + 2)) }),
+              hours <= 18, minutes <= 59
+        else { return nil }
+        let seconds = Int64(hours * 3600 + minutes * 60)
+        return bytes[0] == UInt8(ascii: "-") ? -seconds : seconds
+    }
+
+    private static func digit(_ byte: UInt8) -> Int? {
+        byte >= 0x30 && byte <= 0x39 ? Int(byte - 0x30) : nil
+    }
+
+    private static func number(_ text: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
+        var value = 0
+        for index in range {
+            guard let digit = digit(text[index]) else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
+        let shiftedYear = Int64(month <= 2 ? year - 1 : year)
+        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
+        let yearOfEra = shiftedYear - era * 400
+        let dayOfYear = Int64((153 * ((month + 9) % 12) + 2) / 5 + day - 1)
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// A distance walked or run between two instants, as one source recorded it.
+///
+/// `source` is the key a slot's distance is stored and merged under (SPEC §12):
+/// `health:<sourceName>` for an Apple Health record, `gpx:<file name>` for a GPX track step.
+public struct DistanceSample: Sendable, Hashable {
+    public var source: String
+    public var start: Date
+    /// Never before `start`; equal to it for an instantaneous sample.
+    public var end: Date
+    public var metres: Double
+
+    public init(source: String, start: Date, end: Date, metres: Double) {
+        self.source = source
+        self.start = start
+        self.end = end
+        self.metres = metres
+    }
+}
+
+/// The bounds every activity reader keeps, so hostile input fails in bounded time and memory.
+public struct ActivityReaderLimits: Sendable, Hashable {
+    /// Bytes before the root element (XML declaration, comments, the DOCTYPE with its internal
+    /// subset). Apple's subset is about 10 KB.
+    public var maxPrologBytes: Int
+    /// Bytes in a row without a `<`: bounds every attribute value and every text node before
+    /// libxml2 buffers it. A Health `Record` start tag is well under 1 KB.
+    public var maxBytesWithoutMarkup: Int
+    /// Element nesting; a Health export nests 4 deep, a GPX track with extensions about 7.
+    public var maxDepth: Int
+    /// A record or track step longer than this is refused: apportioning it would touch every hour
+    /// it spans.
+    public var maxSampleDuration: TimeInterval
+    /// `FileReference` paths collected from one export.
+    public var maxWorkoutRoutes: Int
+    /// Distinct record types named in the summary; the rest are counted under `otherTypesKey`.
+    public var maxSkippedTypesNamed: Int
+
+    public init(maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
+                maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
+                maxSkippedTypesNamed: Int = 512) {
+        self.maxPrologBytes = maxPrologBytes
+        self.maxBytesWithoutMarkup = maxBytesWithoutMarkup
+        self.maxDepth = maxDepth
+        self.maxSampleDuration = maxSampleDuration
+        self.maxWorkoutRoutes = maxWorkoutRoutes
+        self.maxSkippedTypesNamed = maxSkippedTypesNamed
+    }
+}

@@ -1,0 +1,221 @@
+import CLibXML2
+import Foundation
+
+/// What one GPX file held, besides the steps handed out one by one.
+public struct GPXSummary: Sendable, Hashable {
+    /// `trkseg`s read (each starts afresh: no step crosses from one segment to the next).
+    public var segments = 0
+    /// `trkpt`s read, with and without time.
+    public var points = 0
+    /// Points without a `time`, ignored.
+    public var pointsWithoutTime = 0
+    /// Steps handed out as samples.
+    public var steps = 0
+    /// Steps dropped as GPS jumps (faster than `GPXReader.maxSpeed`, or not forward in time).
+    public var jumpsDropped = 0
+    /// The distance of the dropped steps, not counted anywhere.
+    public var metresDropped = 0.0
+    /// Bytes read from the source.
+    public var bytesRead: Int64 = 0
+    /// C0 control characters XML forbids, replaced by spaces.
+    public var controlCharactersReplaced = 0
+
+    public init() {}
+}
+
+/// Streams a GPX 1.0 or 1.1 track and hands out one `DistanceSample` per step between
+/// consecutive timed points of a segment (source `gpx:<file name>`).
+///
+/// Elements are matched by local name under their GPX parents (`gpx/trk/trkseg/trkpt/time`), so
+/// any namespace prefix works and extensions (nested deeper) are ignored, even their own `time`s.
+/// Distance is the haversine great-circle distance on a sphere of the mean Earth radius.
+///
+/// GPS jumps: each step is judged alone. A step implying more than 30 m/s (or one that does not
+/// move forward in time while covering ground) is dropped — its distance counts nowhere — and the
+/// next step starts from the point the jump landed on. A lone spike A→B→C therefore costs its two
+/// steps, and a train ride costs only its own steps; the walking after either still counts. The
+/// alternative, keeping A as the anchor until a plausible point appears, would lose every step
+/// after a real fast move (the train), since nothing is plausibly reachable from A again.
+public struct GPXReader: Sendable {
+    /// Mean Earth radius (IUGG R1), metres.
+    public static let earthRadius = 6_371_008.8
+    /// Above this speed (m/s) a step is a GPS jump.
+    public static let maxSpeed = 30.0
+
+    public let limits: ActivityReaderLimits
+
+    public init(limits: ActivityReaderLimits = ActivityReaderLimits()) {
+        self.limits = limits
+    }
+
+    /// Reads the whole track; `fileName` (no directories) names the source.
+    public func read(_ source: some ActivityByteSource, fileName: String, onProgress: (Int64) -> Void = { _ in },
+                     onSample: (DistanceSample) -> Void) throws(ActivityFileError) -> GPXSummary {
+        var state: State?
+        var summary = GPXSummary()
+        let sourceName = "gpx:\(fileName)"
+        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "track.gpx", onProgress: onProgress) { reader throws(ActivityFileError) in
+            if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth) }
+            try state!.handleNode(reader, source: sourceName, limits: limits, summary: &summary, onSample: onSample)
+        }
+        summary.bytesRead = totals.bytesRead
+        summary.controlCharactersReplaced = totals.controlCharactersReplaced
+        return summary
+    }
+
+    /// The haversine great-circle distance in metres between two points given in degrees.
+    public static func haversineDistance(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double) -> Double {
+        let radians = Double.pi / 180
+        let phi1 = latitude1 * radians, phi2 = latitude2 * radians
+        let deltaPhi = (latitude2 - latitude1) * radians
+        let deltaLambda = (longitude2 - longitude1) * radians
+        let sinPhi = sin(deltaPhi / 2), sinLambda = sin(deltaLambda / 2)
+        let a = sinPhi * sinPhi + cos(phi1) * cos(phi2) * sinLambda * sinLambda
+        return 2 * earthRadius * asin(min(1, a.squareRoot()))
+    }
+
+    private enum Kind { case gpx, trk, trkseg, trkpt, time, other }
+
+    private struct Point {
+        var latitude: Double
+        var longitude: Double
+        var time: Date?
+    }
+
+    private struct State {
+        let names: (gpx: UnsafePointer<xmlChar>?, trk: UnsafePointer<xmlChar>?, trkseg: UnsafePointer<xmlChar>?,
+                    trkpt: UnsafePointer<xmlChar>?, time: UnsafePointer<xmlChar>?, lat: UnsafePointer<xmlChar>?,
+                    lon: UnsafePointer<xmlChar>?)
+        /// The kind of the open element at each depth.
+        var path: [Kind]
+        var point: Point?
+        /// The last timed point of the current segment.
+        var previous: Point?
+        var timeText: [UInt8] = []
+
+        init(reader: xmlTextReaderPtr, maxDepth: Int) {
+            func intern(_ text: String) -> UnsafePointer<xmlChar>? { xmlTextReaderConstString(reader, text) }
+            names = (intern("gpx"), intern("trk"), intern("trkseg"), intern("trkpt"), intern("time"), intern("lat"), intern("lon"))
+            path = Array(repeating: .other, count: maxDepth + 1)
+        }
+
+        mutating func handleNode(_ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
+                                 summary: inout GPXSummary, onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+            let depth = Int(xmlTextReaderDepth(reader))
+            switch UInt32(xmlTextReaderNodeType(reader)) {
+            case XML_READER_TYPE_ELEMENT.rawValue:
+                let name = xmlTextReaderConstLocalName(reader)
+                let parent: Kind = depth == 0 ? .other : path[depth - 1]
+                let kind: Kind
+                switch parent {
+                case _ where depth == 0:
+                    guard name == names.gpx else { throw .notAGPXFile(root: XMLText.string(name)) }
+                    kind = .gpx
+                case .gpx where name == names.trk: kind = .trk
+                case .trk where name == names.trkseg: kind = .trkseg
+                case .trkseg where name == names.trkpt: kind = .trkpt
+                case .trkpt where name == names.time: kind = .time
+                default: kind = .other
+                }
+                path[depth] = kind
+                let isEmpty = xmlTextReaderIsEmptyElement(reader) == 1
+                switch kind {
+                case .trkseg:
+                    summary.segments += 1
+                    previous = nil
+                case .trkpt:
+                    point = try trackPoint(reader)
+                    if isEmpty { try endPoint(reader, source: source, limits: limits, summary: &summary, onSample: onSample) }
+                case .time:
+                    timeText.removeAll(keepingCapacity: true)
+                default:
+                    break
+                }
+            case XML_READER_TYPE_TEXT.rawValue, XML_READER_TYPE_CDATA.rawValue:
+                guard depth > 0, path[depth - 1] == .time, let value = xmlTextReaderConstValue(reader) else { return }
+                let bytes = XMLText.bytes(value)
+                guard timeText.count + bytes.count <= 64 else {
+                    throw .invalidTrackPoint(line: XMLText.line(reader), problem: "has a time longer than 64 characters")
+                }
+                timeText.append(contentsOf: bytes)
+            case XML_READER_TYPE_END_ELEMENT.rawValue:
+                switch path[depth] {
+                case .time:
+                    let text = timeText.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+                    guard let time = text.withUnsafeBufferPointer({ ActivityTime.iso8601($0) }) else {
+                        throw .invalidTrackPoint(line: XMLText.line(reader),
+                                                 problem: "has the time \"\(XMLText.short(String(decoding: text, as: UTF8.self)))\", not ISO 8601 (2024-01-01T08:20:00Z)")
+                    }
+                    point?.time = time
+                case .trkpt:
+                    try endPoint(reader, source: source, limits: limits, summary: &summary, onSample: onSample)
+                case .trkseg:
+                    previous = nil
+                default:
+                    break
+                }
+                path[depth] = .other
+            default:
+                break
+            }
+        }
+
+        private func trackPoint(_ reader: xmlTextReaderPtr) throws(ActivityFileError) -> Point {
+            let line = XMLText.line(reader)
+            guard let latitude = number(reader, names.lat), (-90...90).contains(latitude),
+                  let longitude = number(reader, names.lon), (-180...180).contains(longitude) else {
+                throw .invalidTrackPoint(line: line, problem: "has no lat from -90 to 90 or no lon from -180 to 180")
+            }
+            return Point(latitude: latitude, longitude: longitude)
+        }
+
+        private mutating func endPoint(_ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
+                                       summary: inout GPXSummary, onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+            guard let current = point else { return }
+            point = nil
+            summary.points += 1
+            guard let time = current.time else {
+                summary.pointsWithoutTime += 1
+                return
+            }
+            defer { previous = current }
+            guard let previous, let previousTime = previous.time else { return }
+            let metres = GPXReader.haversineDistance(latitude1: previous.latitude, longitude1: previous.longitude,
+                                                     latitude2: current.latitude, longitude2: current.longitude)
+            let seconds = time.timeIntervalSince(previousTime)
+            if seconds <= 0 {
+                // Standing still at one instant is no step; covering ground in no time, or going
+                // back in time, is a jump.
+                if seconds == 0, metres == 0 { return }
+                summary.jumpsDropped += 1
+                summary.metresDropped += metres
+                return
+            }
+            if metres / seconds > GPXReader.maxSpeed {
+                summary.jumpsDropped += 1
+                summary.metresDropped += metres
+                return
+            }
+            guard seconds <= limits.maxSampleDuration else {
+                throw .invalidTrackPoint(line: XMLText.line(reader),
+                                         problem: "follows the previous point of its segment by more than \(Int(limits.maxSampleDuration / 3600)) hours")
+            }
+            summary.steps += 1
+            onSample(DistanceSample(source: source, start: previousTime, end: time, metres: metres))
+        }
+
+        private func number(_ reader: xmlTextReaderPtr, _ name: UnsafePointer<xmlChar>?) -> Double? {
+            guard let name else { return nil }
+            defer { xmlTextReaderMoveToElement(reader) }
+            guard xmlTextReaderMoveToFirstAttribute(reader) == 1 else { return nil }
+            repeat {
+                if xmlTextReaderConstLocalName(reader) == name, let value = xmlTextReaderConstValue(reader) {
+                    let text = String(decoding: XMLText.bytes(value), as: UTF8.self).trimmingCharacters(in: .whitespaces)
+                    guard let number = Double(text), number.isFinite else { return nil }
+                    return number
+                }
+            } while xmlTextReaderMoveToNextAttribute(reader) == 1
+            return nil
+        }
+    }
+}

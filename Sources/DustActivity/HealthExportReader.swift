@@ -1,0 +1,178 @@
+import CLibXML2
+import Foundation
+
+/// What one Apple Health export held, besides the distances handed out one by one.
+public struct HealthExportSummary: Sendable, Hashable {
+    /// `HKQuantityTypeIdentifierDistanceWalkingRunning` records turned into samples.
+    public var distanceRecords = 0
+    /// Every other top-level record, counted by its `type`; past
+    /// `ActivityReaderLimits.maxSkippedTypesNamed` distinct types, under `otherTypesKey`.
+    public var skippedRecordsByType: [String: Int] = [:]
+    /// `FileReference` paths of `WorkoutRoute`s, as written (`/workout-routes/route_….gpx`).
+    public var workoutRoutePaths: [String] = []
+    /// Bytes read from the source.
+    public var bytesRead: Int64 = 0
+    /// C0 control characters XML forbids, replaced by spaces (iOS 16 writes U+000B in values).
+    public var controlCharactersReplaced = 0
+
+    /// The key counting record types beyond the named ones.
+    public static let otherTypesKey = "(other types)"
+    /// The key counting records without a `type`.
+    public static let noTypeKey = "(no type)"
+
+    public init() {}
+}
+
+/// Streams Apple Health's `export.xml` in bounded memory and hands out its walking distances.
+///
+/// Reads only top-level `Record`s of type `HKQuantityTypeIdentifierDistanceWalkingRunning`
+/// (units `km`, `m`, `mi`, `ft`; `startDate`/`endDate` with their own offsets), each as a
+/// `DistanceSample` whose source is `health:<sourceName>`; records nested in a `Correlation`
+/// repeat top-level ones and are not read. Collects `WorkoutRoute/FileReference` paths, so the
+/// routes' GPX files can be found in `export.zip`. Any other record is skipped and counted.
+public struct HealthExportReader: Sendable {
+    public static let distanceType: StaticString = "HKQuantityTypeIdentifierDistanceWalkingRunning"
+
+    public let limits: ActivityReaderLimits
+
+    public init(limits: ActivityReaderLimits = ActivityReaderLimits()) {
+        self.limits = limits
+    }
+
+    /// Reads the whole export; `onSample` gets each distance in document order, `onProgress` the
+    /// bytes read so far whenever more were read.
+    public func read(_ source: some ActivityByteSource, onProgress: (Int64) -> Void = { _ in },
+                     onSample: (DistanceSample) -> Void) throws(ActivityFileError) -> HealthExportSummary {
+        var state: State?
+        var summary = HealthExportSummary()
+        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "export.xml", onProgress: onProgress) { reader throws(ActivityFileError) in
+            if state == nil { state = State(reader: reader) }
+            try state!.handleNode(reader, limits: limits, summary: &summary, onSample: onSample)
+        }
+        summary.bytesRead = totals.bytesRead
+        summary.controlCharactersReplaced = totals.controlCharactersReplaced
+        return summary
+    }
+
+    /// Where the reader is in the document, and the names it compares by pointer.
+    private struct State {
+        let names: Names
+        /// The depth of the open `WorkoutRoute`, whose `FileReference` children are collected.
+        var routeDepth: Int?
+        /// The last skipped type, so a run of records of one type costs no String each.
+        var lastSkippedType: [UInt8] = []
+        var lastSkippedKey = ""
+
+        init(reader: xmlTextReaderPtr) { names = Names(reader: reader) }
+
+        mutating func handleNode(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, summary: inout HealthExportSummary,
+                                 onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+            let depth = Int(xmlTextReaderDepth(reader))
+            switch UInt32(xmlTextReaderNodeType(reader)) {
+            case XML_READER_TYPE_ELEMENT.rawValue:
+                let name = xmlTextReaderConstLocalName(reader)
+                if depth == 0 {
+                    guard name == names.healthData else { throw .notAHealthExport(root: XMLText.string(name)) }
+                } else if depth == 1, name == names.record {
+                    try record(reader, limits: limits, summary: &summary, onSample: onSample)
+                } else if name == names.workoutRoute, xmlTextReaderIsEmptyElement(reader) == 0 {
+                    routeDepth = depth
+                } else if name == names.fileReference, let routeDepth, depth == routeDepth + 1,
+                          let path = attribute(reader, names.path) {
+                    guard summary.workoutRoutePaths.count < limits.maxWorkoutRoutes else {
+                        throw .tooManyWorkoutRoutes(limit: limits.maxWorkoutRoutes)
+                    }
+                    summary.workoutRoutePaths.append(String(decoding: path, as: UTF8.self))
+                }
+            case XML_READER_TYPE_END_ELEMENT.rawValue:
+                if depth == routeDepth { routeDepth = nil }
+            default:
+                break
+            }
+        }
+
+        private mutating func record(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, summary: inout HealthExportSummary,
+                                     onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+            let line = XMLText.line(reader)
+            guard let type = attribute(reader, names.type) else {
+                summary.skippedRecordsByType[HealthExportSummary.noTypeKey, default: 0] += 1
+                return
+            }
+            guard type.elementsEqual(UnsafeBufferPointer(start: HealthExportReader.distanceType.utf8Start,
+                                                         count: HealthExportReader.distanceType.utf8CodeUnitCount)) else {
+                count(skipped: type, limits: limits, summary: &summary)
+                return
+            }
+            guard let unitText = attribute(reader, names.unit) else { throw .invalidRecord(line: line, problem: "has no unit") }
+            let metresPerUnit: Double
+            switch String(decoding: unitText, as: UTF8.self) {
+            case "km": metresPerUnit = 1000
+            case "m": metresPerUnit = 1
+            case "mi": metresPerUnit = 1609.344
+            case "ft": metresPerUnit = 0.3048
+            case let other: throw .invalidRecord(line: line, problem: "has the unit \"\(XMLText.short(other))\", not km, m, mi or ft")
+            }
+            guard let valueText = attribute(reader, names.value) else { throw .invalidRecord(line: line, problem: "has no value") }
+            let valueString = String(decoding: valueText, as: UTF8.self)
+            guard let value = Double(valueString), value.isFinite, value >= 0 else {
+                throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\", not a distance")
+            }
+            guard let startText = attribute(reader, names.startDate), let start = ActivityTime.healthDate(startText),
+                  let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText) else {
+                throw .invalidRecord(line: line, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
+            }
+            guard end >= start else { throw .invalidRecord(line: line, problem: "ends before it starts") }
+            guard end.timeIntervalSince(start) <= limits.maxSampleDuration else {
+                throw .invalidRecord(line: line, problem: "spans more than \(Int(limits.maxSampleDuration / 3600)) hours")
+            }
+            let sourceName = attribute(reader, names.sourceName).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            summary.distanceRecords += 1
+            onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: value * metresPerUnit))
+        }
+
+        private mutating func count(skipped type: UnsafeBufferPointer<UInt8>, limits: ActivityReaderLimits, summary: inout HealthExportSummary) {
+            if !type.elementsEqual(lastSkippedType) {
+                lastSkippedType = Array(type)
+                let name = String(decoding: type, as: UTF8.self)
+                let isKnown = summary.skippedRecordsByType[name] != nil
+                let hasRoom = summary.skippedRecordsByType.count < limits.maxSkippedTypesNamed
+                lastSkippedKey = isKnown || hasRoom ? name : HealthExportSummary.otherTypesKey
+            }
+            summary.skippedRecordsByType[lastSkippedKey, default: 0] += 1
+        }
+
+        /// The value of the current element's attribute `name`, valid until the reader moves on.
+        private func attribute(_ reader: xmlTextReaderPtr, _ name: UnsafePointer<xmlChar>?) -> UnsafeBufferPointer<UInt8>? {
+            guard let name else { return nil }
+            defer { xmlTextReaderMoveToElement(reader) }
+            guard xmlTextReaderMoveToFirstAttribute(reader) == 1 else { return nil }
+            repeat {
+                if xmlTextReaderConstLocalName(reader) == name, let value = xmlTextReaderConstValue(reader) {
+                    return XMLText.bytes(value)
+                }
+            } while xmlTextReaderMoveToNextAttribute(reader) == 1
+            return nil
+        }
+    }
+
+    /// Names interned in the reader's dictionary, compared by pointer.
+    private struct Names {
+        let healthData, record, workoutRoute, fileReference, path: UnsafePointer<xmlChar>?
+        let type, unit, value, startDate, endDate, sourceName: UnsafePointer<xmlChar>?
+
+        init(reader: xmlTextReaderPtr) {
+            func intern(_ text: String) -> UnsafePointer<xmlChar>? { xmlTextReaderConstString(reader, text) }
+            healthData = intern("HealthData")
+            record = intern("Record")
+            workoutRoute = intern("WorkoutRoute")
+            fileReference = intern("FileReference")
+            path = intern("path")
+            type = intern("type")
+            unit = intern("unit")
+            value = intern("value")
+            startDate = intern("startDate")
+            endDate = intern("endDate")
+            sourceName = intern("sourceName")
+        }
+    }
+}

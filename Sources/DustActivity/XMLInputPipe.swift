@@ -1,0 +1,115 @@
+import Foundation
+
+/// Feeds libxml2 from an `ActivityByteSource`, one piece at a time, and guards what it feeds.
+///
+/// Before libxml2 starts, `readProlog()` reads up to the root element and has `PrologGuard`
+/// check it; the accepted DOCTYPE is replaced by its line breaks. After that, every piece is
+/// passed through as read, with two guards on the way: a run of more than
+/// `maxBytesWithoutMarkup` bytes without a `<` (an attribute value or text that long) stops the
+/// read before libxml2 buffers it, and C0 control characters XML forbids (all but tab, line feed,
+/// carriage return and NUL) become spaces — iOS 16 exports are known to hold U+000B in values,
+/// which would make the whole file unreadable. Memory held: the prolog (bounded) and nothing else.
+final class XMLInputPipe {
+    private var source: any ActivityByteSource
+    private let limits: ActivityReaderLimits
+    /// Bytes read ahead while checking the prolog, handed to libxml2 before reading on.
+    private var pending: [UInt8] = []
+    private var pendingOffset = 0
+    private var sourceEnded = false
+    private var bytesSinceMarkup = 0
+    private var line = 1
+
+    /// Bytes read from the source so far.
+    private(set) var bytesRead: Int64 = 0
+    /// Forbidden control characters replaced by spaces.
+    private(set) var controlCharactersReplaced = 0
+    /// Why the pipe stopped, when it stopped libxml2 by returning -1.
+    private(set) var failure: ActivityFileError?
+
+    init(source: any ActivityByteSource, limits: ActivityReaderLimits) {
+        self.source = source
+        self.limits = limits
+    }
+
+    /// Reads and checks everything before the root element; throws before libxml2 sees any of it.
+    func readProlog() throws(ActivityFileError) {
+        var head: [UInt8] = []
+        var piece = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            switch try PrologGuard.scan(head) {
+            case let .complete(doctype, _):
+                pending = Self.hiding(doctype, in: head)
+                return
+            case let .needMore(insideDoctype):
+                if sourceEnded {
+                    if insideDoctype {
+                        throw .malformedXML(line: head.lazy.filter { $0 == 0x0A }.count + 1,
+                                            reason: "the file ends inside its document type declaration")
+                    }
+                    let content = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
+                    if content.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { throw .emptyFile }
+                    pending = head
+                    return
+                }
+                guard head.count <= limits.maxPrologBytes else { throw .prologTooLong(limit: limits.maxPrologBytes) }
+                let result = piece.withUnsafeMutableBytes { buffer -> Result<Int, ActivityFileError> in
+                    do throws(ActivityFileError) { return .success(try source.read(into: buffer)) } catch { return .failure(error) }
+                }
+                let count = try result.get()
+                if count == 0 { sourceEnded = true }
+                bytesRead += Int64(count)
+                head.append(contentsOf: piece[..<count])
+            }
+        }
+    }
+
+    /// libxml2's read callback: fills `buffer` with up to `length` bytes; 0 at the end, -1 on failure.
+    func fill(_ buffer: UnsafeMutablePointer<CChar>, _ length: Int32) -> Int32 {
+        guard failure == nil, length > 0 else { return failure == nil ? 0 : -1 }
+        let target = UnsafeMutableRawBufferPointer(start: buffer, count: Int(length))
+        var count = 0
+        if pendingOffset < pending.count {
+            count = min(target.count, pending.count - pendingOffset)
+            pending.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress! + pendingOffset, byteCount: count) }
+            pendingOffset += count
+            if pendingOffset == pending.count { pending = [] ; pendingOffset = 0 }
+        } else if !sourceEnded {
+            do {
+                count = try source.read(into: target)
+            } catch {
+                failure = error
+                return -1
+            }
+            if count == 0 { sourceEnded = true }
+            bytesRead += Int64(count)
+        }
+        for offset in 0..<count {
+            let byte = target[offset]
+            if byte == UInt8(ascii: "<") {
+                bytesSinceMarkup = 0
+                continue
+            }
+            bytesSinceMarkup += 1
+            if byte == 0x0A {
+                line += 1
+            } else if byte < 0x20, byte != 0x09, byte != 0x0D, byte != 0x00 {
+                target[offset] = 0x20
+                controlCharactersReplaced += 1
+            }
+            if bytesSinceMarkup > limits.maxBytesWithoutMarkup {
+                failure = .attributeTooLong(line: line, limit: limits.maxBytesWithoutMarkup)
+                return -1
+            }
+        }
+        return Int32(count)
+    }
+
+    /// `head` with the DOCTYPE's bytes replaced by its line breaks.
+    private static func hiding(_ doctype: Range<Int>?, in head: [UInt8]) -> [UInt8] {
+        guard let doctype else { return head }
+        var result = Array(head[..<doctype.lowerBound])
+        result.append(contentsOf: head[doctype].lazy.filter { $0 == 0x0A })
+        result.append(contentsOf: head[doctype.upperBound...])
+        return result
+    }
+}

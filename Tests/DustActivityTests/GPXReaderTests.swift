@@ -1,0 +1,160 @@
+import DustActivity
+import DustKit
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("GPXReader")
+struct GPXReaderTests {
+    /// A GPX 1.1 track, one `<trkseg>` per element of `segments`, each point `(lat, lon, time?)`.
+    private func track(_ segments: [[(Double, Double, String?)]]) -> String {
+        let body = segments.map { points in
+            "  <trkseg>\n" + points.map { point in
+                let time = point.2.map { "<time>\($0)</time>" } ?? ""
+                return "   <trkpt lat=\"\(point.0)\" lon=\"\(point.1)\"><ele>38.0</ele>\(time)</trkpt>\n"
+            }.joined() + "  </trkseg>\n"
+        }.joined()
+        return """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <gpx version="1.1" creator="FineDust tests" xmlns="http://www.topografix.com/GPX/1/1">
+         <trk>
+        \(body) </trk>
+        </gpx>
+        """
+    }
+
+    @Test("Three points: 111.195 m north, then 88.133 m east")
+    func handComputed() throws {
+        // Haversine, R = 6,371,008.8 m, 1° = π/180 = 0.017453292519943295 rad.
+        // Step 1, (37.570, 126.980) → (37.571, 126.980), along a meridian: d = R × Δφ
+        //   = 6,371,008.8 × 0.001 × 0.017453292519943295 = 111.1950802 m, in 60 s.
+        // Step 2, (37.571, 126.980) → (37.571, 126.981), along a parallel:
+        //   d = 2R × asin(cos φ × sin(Δλ/2)); cos 37.571° = 0.7925983641,
+        //   sin(0.0005°) = sin(8.726646260e-6 rad) = 8.726646259e-6,
+        //   d = 2 × 6,371,008.8 × asin(6.916624e-6) = 88.1330387 m, in 60 s.
+        // Total 199.3281189 m.
+        let xml = try String(contentsOf: TestFixtures.url("activity/route_2024-01-01_8.20am.gpx"), encoding: .utf8)
+        let result = try readGPX(xml, fileName: "route_2024-01-01_8.20am.gpx")
+        #expect(result.samples.count == 2)
+        #expect(abs(result.samples[0].metres - 111.1950802) < 1e-6)
+        #expect(abs(result.samples[1].metres - 88.1330387) < 1e-6)
+        #expect(result.samples.allSatisfy { $0.source == "gpx:route_2024-01-01_8.20am.gpx" })
+        #expect(result.samples.map(\.start) == [instant("2023-12-31T23:20:00Z"), instant("2023-12-31T23:21:00Z")])
+        #expect(result.samples.map(\.end) == [instant("2023-12-31T23:21:00Z"), instant("2023-12-31T23:22:00Z")])
+        #expect(result.summary.points == 3 && result.summary.steps == 2 && result.summary.segments == 1)
+        var apportioner = SlotApportioner()
+        result.samples.forEach { apportioner.add($0) }
+        let total = try #require(apportioner.metresBySource["gpx:route_2024-01-01_8.20am.gpx"]?[slot("2023-12-31T23:00:00Z")])
+        #expect(abs(total - 199.3281189) < 1e-6)
+    }
+
+    @Test("A GPS jump is dropped; the next step starts from where it landed, and the walking after it counts")
+    func gpsJump() throws {
+        // A → B: 111.195 m in 60 s (1.9 m/s) counts.
+        // B → C: 0.045° north, 5,003.78 m in 10 s (500 m/s): a jump, dropped.
+        // C → D: 5,003.78 m back south in 10 s: a jump too, dropped (each step is judged alone).
+        // D → E: 111.195 m in 60 s counts. Counted: 222.390 m; dropped: 10,007.56 m.
+        let xml = track([[
+            (37.570, 126.98, "2024-01-01T08:20:00+09:00"),
+            (37.571, 126.98, "2024-01-01T08:21:00+09:00"),
+            (37.616, 126.98, "2024-01-01T08:21:10+09:00"),
+            (37.571, 126.98, "2024-01-01T08:21:20+09:00"),
+            (37.572, 126.98, "2024-01-01T08:22:20+09:00"),
+        ]])
+        let result = try readGPX(xml)
+        #expect(result.summary.jumpsDropped == 2)
+        #expect(abs(result.summary.metresDropped - 10_007.557221) < 1e-3)
+        #expect(result.samples.count == 2)
+        #expect(abs(result.samples.map(\.metres).reduce(0, +) - 222.3901605) < 1e-6)
+        #expect(result.samples.map(\.start) == [instant("2024-01-01T08:20:00+09:00"), instant("2024-01-01T08:21:20+09:00")])
+    }
+
+    @Test("No step crosses a segment gap: two segments of one step each give two steps")
+    func segmentGap() throws {
+        // The gap from (37.571, 126.98) to (37.580, 126.98) would be 1,000.76 m in 9 minutes —
+        // walkable, but the receiver stopped recording in between, so it is not counted.
+        let xml = track([
+            [(37.570, 126.98, "2024-01-01T08:20:00Z"), (37.571, 126.98, "2024-01-01T08:21:00Z")],
+            [(37.580, 126.98, "2024-01-01T08:30:00Z"), (37.581, 126.98, "2024-01-01T08:31:00Z")],
+        ])
+        let result = try readGPX(xml)
+        #expect(result.summary.segments == 2)
+        #expect(result.samples.count == 2)
+        #expect(abs(result.samples.map(\.metres).reduce(0, +) - 222.3901605) < 1e-6)
+        #expect(result.summary.jumpsDropped == 0)
+    }
+
+    @Test("Points without time are ignored: the step joins the timed points around them")
+    func pointsWithoutTime() throws {
+        let xml = track([[
+            (37.570, 126.98, "2024-01-01T08:20:00Z"),
+            (37.5705, 126.99, nil),
+            (37.571, 126.98, "2024-01-01T08:21:00Z"),
+            (37.572, 126.98, nil),
+        ]])
+        let result = try readGPX(xml)
+        #expect(result.summary.points == 4 && result.summary.pointsWithoutTime == 2)
+        #expect(result.samples.count == 1)
+        #expect(abs(result.samples[0].metres - 111.1950802) < 1e-6)
+    }
+
+    @Test("GPX 1.0 without a prefix and GPX 1.1 with a prefix, extensions and their own <time> give the same step")
+    func versionsAndPrefixes() throws {
+        let gpx10 = """
+        <?xml version="1.0" encoding="ISO-8859-1"?>
+        <gpx version="1.0" creator="an old logger" xmlns="http://www.topografix.com/GPX/1/0">
+        <time>2024-01-01T00:00:00Z</time>
+        <trk><name>Caf\u{E9}</name><trkseg>
+        <trkpt lat="37.570" lon="126.980"><time>2024-01-01T08:20:00.000+09:00</time><speed>1.8</speed></trkpt>
+        <trkpt lat="37.571" lon="126.980"><time>2024-01-01T08:21:00.500+0900</time></trkpt>
+        </trkseg></trk>
+        </gpx>
+        """
+        let gpx11 = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <g:gpx version="1.1" creator="a watch" xmlns:g="http://www.topografix.com/GPX/1/1" xmlns:tp="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+         <g:metadata><g:time>2024-01-01T08:19:00Z</g:time></g:metadata>
+         <g:trk><g:trkseg>
+          <g:trkpt lat="37.570" lon="126.980"><g:time>2024-01-01T08:20:00+09:00</g:time>
+           <g:extensions><tp:TrackPointExtension><tp:hr>92</tp:hr><tp:time>1999-01-01T00:00:00Z</tp:time></tp:TrackPointExtension></g:extensions></g:trkpt>
+          <g:trkpt lat="37.571" lon="126.980"><g:time>2024-01-01T08:21:00.5+09:00</g:time></g:trkpt>
+         </g:trkseg></g:trk>
+        </g:gpx>
+        """
+        let latin1 = try #require(gpx10.data(using: .isoLatin1))
+        var old: [DistanceSample] = []
+        _ = try GPXReader().read(MemoryByteSource(Array(latin1)), fileName: "old.gpx") { old.append($0) }
+        let new = try readGPX(gpx11, fileName: "new.gpx").samples
+        for samples in [old, new] {
+            #expect(samples.count == 1)
+            #expect(abs(samples[0].metres - 111.1950802) < 1e-6)
+            #expect(samples[0].start == instant("2024-01-01T08:20:00+09:00"))
+            #expect(samples[0].end == instant("2024-01-01T08:21:00+09:00").addingTimeInterval(0.5))
+        }
+    }
+
+    @Test("A point without lat, or with an unreadable time, is a typed error naming its line")
+    func invalidPoints() {
+        let noLatitude = track([[(37.570, 126.98, "2024-01-01T08:20:00Z")]]).replacingOccurrences(of: "lat=", with: "latitude=")
+        #expect(throws: ActivityFileError.invalidTrackPoint(line: 5, problem: "has no lat from -90 to 90 or no lon from -180 to 180")) {
+            try readGPX(noLatitude)
+        }
+        let badTime = track([[(37.570, 126.98, "yesterday")]])
+        #expect(throws: ActivityFileError.invalidTrackPoint(line: 5, problem: "has the time \"yesterday\", not ISO 8601 (2024-01-01T08:20:00Z)")) {
+            try readGPX(badTime)
+        }
+    }
+
+    @Test("A GPX file declaring an entity is refused; a Health export is not a GPX file")
+    func hostile() {
+        let entity = """
+        <?xml version="1.0"?>
+        <!DOCTYPE gpx [
+        <!ENTITY xxe SYSTEM "file:///etc/passwd">
+        ]>
+        <gpx version="1.1"><trk><name>&xxe;</name></trk></gpx>
+        """
+        #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) { try readGPX(entity) }
+        #expect(throws: ActivityFileError.notAGPXFile(root: "HealthData")) { try readGPX(healthExport("")) }
+    }
+}

@@ -1,0 +1,205 @@
+import DustActivity
+import DustKit
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("HealthExportReader")
+struct HealthExportReaderTests {
+    @Test("The fixture export: two distance records, three skipped by type, one workout route, 800 m at 08:00 KST")
+    func fixture() throws {
+        let path = TestFixtures.url("activity/health-export-small.xml").path
+        let descriptor = open(path, O_RDONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        var samples: [DistanceSample] = []
+        var progress: [Int64] = []
+        let summary = try HealthExportReader().read(FileDescriptorByteSource(fileDescriptor: descriptor),
+                                                    onProgress: { progress.append($0) }) { samples.append($0) }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        #expect(summary.bytesRead == Int64(size))
+        #expect(progress.last == Int64(size))
+        #expect(summary.distanceRecords == 2)
+        // Records inside the Correlation repeat top-level ones and are not counted.
+        #expect(summary.skippedRecordsByType == ["HKQuantityTypeIdentifierStepCount": 2, "HKQuantityTypeIdentifierHeartRate": 1])
+        #expect(summary.workoutRoutePaths == ["/workout-routes/route_2024-01-01_8.20am.gpx"])
+        let start = instant("2023-12-31T23:20:00Z"), end = instant("2023-12-31T23:30:00Z")
+        #expect(samples == [
+            DistanceSample(source: "health:iPhone", start: start, end: end, metres: 650),
+            DistanceSample(source: "health:Apple Watch", start: start, end: end, metres: 800),
+        ])
+        var apportioner = SlotApportioner()
+        samples.forEach { apportioner.add($0) }
+        #expect(apportioner.largestPerSlot == [slot("2023-12-31T23:00:00Z"): 800])
+    }
+
+    @Test("Read one byte at a time, the export gives the same samples and summary")
+    func oneByteAtATime() throws {
+        let xml = try String(contentsOf: TestFixtures.url("activity/health-export-small.xml"), encoding: .utf8)
+        let whole = try readHealth(xml)
+        let bytewise = try readHealth(xml, chunkSize: 1)
+        #expect(bytewise.samples == whole.samples)
+        #expect(bytewise.summary == whole.summary)
+    }
+
+    @Test("Dates with +0900 and -0500 are absolute instants: 08:20 +0900 is 23:20Z the day before, 08:20 -0500 is 13:20Z")
+    func offsets() throws {
+        let xml = healthExport(
+            distanceRecord(value: "0.5", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
+            + distanceRecord(value: "0.5", start: "2024-01-01 08:20:00 -0500", end: "2024-01-01 08:30:00 -0500"))
+        let samples = try readHealth(xml).samples
+        #expect(samples.map(\.start.timeIntervalSince1970) == [1_704_064_800, 1_704_115_200])
+        #expect(samples.map(\.end.timeIntervalSince1970) == [1_704_065_400, 1_704_115_800])
+        #expect(samples.map(\.start) == [instant("2023-12-31T23:20:00Z"), instant("2024-01-01T13:20:00Z")])
+    }
+
+    @Test("Miles, feet, metres and kilometres become metres: 1.5 mi = 2,414.016 m, 1,000 ft = 304.8 m")
+    func units() throws {
+        let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
+        let xml = healthExport(
+            distanceRecord(unit: "mi", value: "1.5", start: times.start, end: times.end)
+            + distanceRecord(unit: "ft", value: "1000", start: times.start, end: times.end)
+            + distanceRecord(unit: "m", value: "412", start: times.start, end: times.end)
+            + distanceRecord(unit: "km", value: "0.25", start: times.start, end: times.end))
+        let metres = try readHealth(xml).samples.map(\.metres)
+        #expect(metres.count == 4)
+        #expect(abs(metres[0] - 2414.016) < 1e-9)
+        #expect(abs(metres[1] - 304.8) < 1e-9)
+        #expect(metres[2] == 412 && metres[3] == 250)
+    }
+
+    @Test("Overlapping iPhone and Watch records: each slot takes the larger source, never the sum")
+    func overlappingSources() throws {
+        // iPhone 1,200 m 08:40–09:20 KST: 600 m in each hour. Watch 900 m 08:45–09:00: all in the first.
+        let xml = healthExport(
+            distanceRecord(source: "iPhone", value: "1.2", start: "2024-01-01 08:40:00 +0900", end: "2024-01-01 09:20:00 +0900")
+            + distanceRecord(source: "Apple Watch", value: "0.9", start: "2024-01-01 08:45:00 +0900", end: "2024-01-01 09:00:00 +0900"))
+        var apportioner = SlotApportioner()
+        try readHealth(xml).samples.forEach { apportioner.add($0) }
+        let eight = slot("2023-12-31T23:00:00Z"), nine = slot("2024-01-01T00:00:00Z")
+        #expect(apportioner.metresBySource == ["health:iPhone": [eight: 600, nine: 600], "health:Apple Watch": [eight: 900]])
+        #expect(apportioner.largestPerSlot == [eight: 900, nine: 600])
+    }
+
+    @Test("Apple's iOS 16 subset, which is not well-formed (an unclosed ATTLIST, stray lines), is still read")
+    func brokenAppleSubset() throws {
+        let subset = appleSubset + """
+        <!ATTLIST VisionPrescription
+          type             CDATA #REQUIRED
+          brand            CDATA #IMPLIED
+        <!ELEMENT RightEye EMPTY>
+          device           CDATA #IMPLIED
+        <!ELEMENT MetadataEntry EMPTY>
+        >
+        """
+        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"), subset: subset)
+        #expect(try readHealth(xml).samples.map(\.metres) == [300])
+    }
+
+    @Test("A vertical tab (U+000B) in a value, as iOS 16 writes, becomes a space and is counted")
+    func verticalTab() throws {
+        let xml = healthExport(distanceRecord(source: "Jisoo\u{0B}s Apple Watch", value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
+        let result = try readHealth(xml)
+        #expect(result.samples.map(\.source) == ["health:Jisoo s Apple Watch"])
+        #expect(result.summary.controlCharactersReplaced == 1)
+    }
+
+    @Test("A distance record in an unknown unit is a typed error naming its line")
+    func unknownUnit() throws {
+        let xml = healthExport(distanceRecord(unit: "cm", value: "30000", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
+        let line = lineNumber(of: "unit=\"cm\"", in: xml)
+        #expect(throws: ActivityFileError.invalidRecord(line: line, problem: "has the unit \"cm\", not km, m, mi or ft")) {
+            try readHealth(xml)
+        }
+    }
+
+    @Test("A record ending before it starts is a typed error")
+    func endsBeforeStart() {
+        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:20:00 +0900"))
+        #expect {
+            try readHealth(xml)
+        } throws: { error in
+            guard case let .invalidRecord(_, problem) = error as? ActivityFileError else { return false }
+            return problem == "ends before it starts"
+        }
+    }
+
+    // MARK: hostile input
+
+    @Test("<!ENTITY in the internal subset is refused before any record is read")
+    func entityInSubset() {
+        let subset = appleSubset + "\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">"
+        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"), subset: subset)
+        var samples = 0
+        #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: xml))) {
+            _ = try HealthExportReader().read(MemoryByteSource(xml)) { _ in samples += 1 }
+        }
+        #expect(samples == 0)
+    }
+
+    @Test("A billion-laughs internal entity and a parameter entity are refused")
+    func internalAndParameterEntities() {
+        let laughs = healthExport("", subset: "<!ENTITY lol \"lol\">\n<!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">")
+        #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) { try readHealth(laughs) }
+        let parameter = healthExport("", subset: "%remote;")
+        #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) { try readHealth(parameter) }
+    }
+
+    @Test("An external DTD (SYSTEM or PUBLIC) is refused")
+    func externalDTD() {
+        let system = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData SYSTEM "http://example.com/healthdata.dtd">
+        <HealthData locale="ko_KR"/>
+        """
+        #expect(throws: ActivityFileError.externalIdentifier(line: 2)) { try readHealth(system) }
+        let publicID = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <!DOCTYPE HealthData PUBLIC "-//Example//DTD Health//EN" "file:///etc/passwd" [
+        ]>
+        <HealthData locale="ko_KR"/>
+        """
+        #expect(throws: ActivityFileError.externalIdentifier(line: 2)) { try readHealth(publicID) }
+        let notation = healthExport("", subset: "<!NOTATION gif SYSTEM \"image/gif\">")
+        #expect(throws: ActivityFileError.externalIdentifier(line: 3)) { try readHealth(notation) }
+    }
+
+    @Test("An entity reference in the body, with no entity declared, is a malformed-XML error")
+    func undeclaredEntityReference() {
+        let xml = healthExport("<Record type=\"&xxe;\" sourceName=\"iPhone\" startDate=\"\" endDate=\"\"/>")
+        #expect {
+            try readHealth(xml)
+        } throws: { error in
+            guard case .malformedXML = error as? ActivityFileError else { return false }
+            return true
+        }
+    }
+
+    @Test("A 10 MB attribute is refused once it passes 1 MiB, before libxml2 buffers it")
+    func hugeAttribute() {
+        let xml = healthExport(distanceRecord(source: String(repeating: "x", count: 10_000_000), value: "0.3",
+                                              start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
+        var progress: Int64 = 0
+        #expect(throws: ActivityFileError.attributeTooLong(line: lineNumber(of: "<Record", in: xml), limit: 1 << 20)) {
+            _ = try HealthExportReader().read(MemoryByteSource(xml), onProgress: { progress = $0 }) { _ in }
+        }
+        #expect(progress < 2 << 20)
+    }
+
+    @Test("A file that is not a Health export names its root; an empty file says so")
+    func notAnExport() {
+        #expect(throws: ActivityFileError.notAHealthExport(root: "gpx")) {
+            try readHealth("<?xml version=\"1.0\"?>\n<gpx version=\"1.1\"/>")
+        }
+        #expect(throws: ActivityFileError.emptyFile) { try readHealth(" \n") }
+        #expect(throws: ActivityFileError.emptyFile) { try readHealth("") }
+    }
+
+    @Test("A file cut off inside its DOCTYPE or its body is an error, never a partial success")
+    func truncated() throws {
+        let xml = try String(contentsOf: TestFixtures.url("activity/health-export-small.xml"), encoding: .utf8)
+        let bytes = Array(xml.utf8)
+        #expect(throws: ActivityFileError.self) { try readHealth(String(decoding: bytes[..<500], as: UTF8.self)) }
+        #expect(throws: ActivityFileError.self) { try readHealth(String(decoding: bytes[..<(bytes.count - 40)], as: UTF8.self)) }
+    }
+}
