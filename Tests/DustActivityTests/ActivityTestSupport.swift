@@ -73,3 +73,63 @@ func lineNumber(of needle: String, in text: String) -> Int {
     guard let range = text.range(of: needle) else { return 0 }
     return text[..<range.lowerBound].filter { $0 == "\n" }.count + 1
 }
+
+/// An export of `records` distance records, generated piece by piece as it is read, never whole
+/// in memory: one Watch record of 100 m every 10 minutes from 2024-01-01 00:00 KST.
+struct GeneratedExport: ActivityByteSource {
+    let records: Int
+    private var produced = 0
+    private var buffered: [UInt8] = Array(healthExport("").utf8.dropLast("</HealthData>".utf8.count))
+    private var bufferedOffset = 0
+    private var finished = false
+    /// The largest piece a reader asked for.
+    private(set) var largestRequest = 0
+
+    init(records: Int) { self.records = records }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
+        largestRequest = max(largestRequest, buffer.count)
+        if bufferedOffset == buffered.count {
+            guard !finished else { return 0 }
+            buffered = Array(nextText().utf8)
+            bufferedOffset = 0
+        }
+        let count = min(buffer.count, buffered.count - bufferedOffset)
+        buffered.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + bufferedOffset, byteCount: count) }
+        bufferedOffset += count
+        return count
+    }
+
+    private mutating func nextText() -> String {
+        guard produced < records else {
+            finished = true
+            return "</HealthData>\n"
+        }
+        var text = ""
+        for _ in 0..<min(100, records - produced) {
+            let start = Date(timeIntervalSince1970: 1_703_948_400 + Double(produced) * 600)
+            produced += 1
+            text += distanceRecord(value: "0.1", start: healthDate(start), end: healthDate(start.addingTimeInterval(600))) + "\n"
+        }
+        return text
+    }
+
+    private func healthDate(_ date: Date) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(secondsFromGMT: 9 * 3600)!
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+        return "\(parts.year!)-\(two(parts.month))-\(two(parts.day)) \(two(parts.hour)):\(two(parts.minute)):00 +0900"
+    }
+}
+
+/// Reads through a pointer to a source, so a test can inspect the source after the reader is done.
+struct ByteSourceReference<Source: ActivityByteSource>: ActivityByteSource {
+    let pointer: UnsafeMutablePointer<Source>
+
+    init(_ pointer: UnsafeMutablePointer<Source>) { self.pointer = pointer }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
+        try pointer.pointee.read(into: buffer)
+    }
+}

@@ -124,6 +124,32 @@ struct HealthExportReaderTests {
         }
     }
 
+    @Test("20,000 records stream through in pieces: every 10-minute record lands in its hour, 600 m an hour")
+    func streaming() throws {
+        var source = GeneratedExport(records: 20_000)
+        var apportioner = SlotApportioner()
+        var samples = 0
+        let summary = try withUnsafeMutablePointer(to: &source) { pointer throws(ActivityFileError) in
+            try HealthExportReader().read(ByteSourceReference(pointer)) { sample in
+                samples += 1
+                apportioner.add(sample)
+            }
+        }
+        #expect(summary.distanceRecords == 20_000 && samples == 20_000)
+        let hours = apportioner.metresBySource["health:Apple Watch"] ?? [:]
+        // 20,000 records of 10 minutes are 3,333 whole hours and 2 records of the next.
+        #expect(hours.count == 3_334)
+        #expect(hours.values.filter { abs($0 - 600) < 1e-9 }.count == 3_333)
+        #expect(abs(hours.values.reduce(0, +) - 2_000_000) < 1e-6)
+        #expect(source.largestRequest <= 64 * 1024)
+    }
+
+    @Test("Elements nested deeper than 64 are refused")
+    func deepNesting() {
+        let xml = healthExport(String(repeating: "<a>", count: 100) + String(repeating: "</a>", count: 100))
+        #expect(throws: ActivityFileError.nestingTooDeep(line: lineNumber(of: "<a>", in: xml), limit: 64)) { try readHealth(xml) }
+    }
+
     // MARK: hostile input
 
     @Test("<!ENTITY in the internal subset is refused before any record is read")
