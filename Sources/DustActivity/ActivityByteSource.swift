@@ -1,6 +1,8 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 /// Bytes of one file, read front to back in pieces: a file descriptor, memory, or (later) a
@@ -21,12 +23,21 @@ public struct FileDescriptorByteSource: ActivityByteSource {
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
-            let count = Glibc.read(fileDescriptor, base, buffer.count)
+            let count = systemRead(fileDescriptor, base, buffer.count)
             if count >= 0 { return count }
             if errno == EINTR { continue }
             throw .unreadable(reason: String(cString: strerror(errno)))
         }
     }
+}
+
+/// read(2), named apart from `ActivityByteSource.read`.
+private func systemRead(_ fileDescriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(fileDescriptor, buffer, count)
+    #else
+    Darwin.read(fileDescriptor, buffer, count)
+    #endif
 }
 
 /// Bytes already in memory, handed out at most `chunkSize` at a time.
