@@ -108,13 +108,6 @@ enum XMLText {
         UnsafeBufferPointer(start: text, count: strlen(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self)))
     }
 
-    /// True when the libxml2 string equals `literal`.
-    static func equals(_ text: UnsafePointer<xmlChar>, _ literal: StaticString) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        return strlen(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self)) == count
-            && memcmp(text, literal.utf8Start, count) == 0
-    }
-
     /// A printable copy, for error messages.
     static func string(_ text: UnsafePointer<xmlChar>?) -> String {
         guard let text else { return "?" }
