@@ -197,13 +197,14 @@ enum ValueOrigin: Sendable, Hashable {
 
 /// The `DUSTD_…` variables (through swift-configuration) and the configuration file's values.
 struct SettingSources {
-    /// `EnvironmentVariablesProvider` with the `dustd` prefix: it maps `poll.minute` to `DUSTD_POLL_MINUTE`.
-    let environment: any ConfigProvider
+    /// `EnvironmentVariablesProvider` with the `dustd` prefix, which maps `poll.minute` to
+    /// `DUSTD_POLL_MINUTE`; nil when no setting's variable is set.
+    let environment: (any ConfigProvider)?
     let file: ConfigurationFile?
 
     /// The key's value from its variable, else from the file, and where it came from; nil when neither sets it.
     func value<Value>(of key: String, _ shape: ValueShape<Value>) throws(ConfigurationError) -> (Value, ValueOrigin)? {
-        if let form = shape.fromEnvironment, let found = try environmentValue(of: key, form) {
+        if let environment, let form = shape.fromEnvironment, let found = try environmentValue(of: key, form, in: environment) {
             return found
         }
         guard let file, let node = file.values[key] else { return nil }
@@ -216,7 +217,7 @@ struct SettingSources {
     }
 
     /// The value of the variable swift-configuration reads for `key`, and that variable's name.
-    private func environmentValue<Value>(of key: String, _ form: EnvironmentForm<Value>) throws(ConfigurationError) -> (Value, ValueOrigin)? {
+    private func environmentValue<Value>(of key: String, _ form: EnvironmentForm<Value>, in environment: any ConfigProvider) throws(ConfigurationError) -> (Value, ValueOrigin)? {
         let type: ConfigType = switch form {
         case .text: .string
         case .list: .stringArray
@@ -225,7 +226,7 @@ struct SettingSources {
         do {
             lookup = try environment.value(forKey: AbsoluteConfigKey(ConfigKey(key)), type: type)
         } catch {
-            throw ConfigurationError(key: key, problem: "cannot be read from the environment: \(error)", source: nil)
+            throw ConfigurationError(key: key, problem: "cannot be read: \(error)", source: "environment variable \(SettingsLoader.environmentVariable(for: key))")
         }
         let origin = ValueOrigin.environment(variable: lookup.encodedKey)
         do throws(ValueProblem) {

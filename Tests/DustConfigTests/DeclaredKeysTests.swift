@@ -52,6 +52,7 @@ struct DeclaredKeysTests {
         #expect(defaults.storagePath == shipped.storagePath)
         #expect(defaults.calendar.timeZone.identifier == shipped.calendar.timeZone.identifier)
         #expect(defaults.logLevel == shipped.logLevel)
+        #expect(defaults.http == shipped.http)
         let model = try #require(defaults.intakeModel as? VentilationIntakeModel)
         let shippedModel = try #require(shipped.intakeModel as? VentilationIntakeModel)
         #expect(model.infiltration == shippedModel.infiltration && model.rates == shippedModel.rates)
