@@ -38,8 +38,9 @@ rss() { awk '/VmRSS/ {print $2}' "/proc/$DUSTD/status"; }
 polls() { grep -c "Poll done" "$WORK/dustd.log" || true; }
 
 run() {  # name url
-    wrk -t2 -c32 -d"${DURATION}s" --latency "$2" >"$WORK/$1.txt"
-    python3 - "$WORK/$1.txt" "$1" <<'PY'
+    local file="$WORK/wrk-$(echo "$1" | tr -c 'a-z0-9' '_').txt"
+    wrk -t2 -c32 -d"${DURATION}s" --latency "$2" >"$file"
+    python3 - "$file" "$1" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
