@@ -15,7 +15,7 @@ public struct FineDustSettings: Sendable {
     public var intakeModel: any IntakeModel
     public var logLevel: LogLevel
     /// `http.*`: the dashboard, API and metrics (SPEC §13).
-    public var http = HTTPSettings(listen: HTTPSettings.defaultListen, tokenFile: nil)
+    public var http: HTTPSettings
     /// The configuration file that was read, if any.
     public var configurationFile: String?
     /// Problems that did not stop loading, one sentence each without a final period: a `DUSTD_…`
