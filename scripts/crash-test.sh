@@ -61,11 +61,12 @@ python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MON
 SERVER_PID=$!
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 export DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_STATION_NAME=종로구 \
-       DUSTD_API_SERVICE_KEY=crash-test-key DUSTD_POLL_JITTER_SECONDS=0
+       DUSTD_API_SERVICE_KEY=crash-test-key DUSTD_POLL_JITTER_SECONDS=0 DUSTD_HTTP_LISTEN=off
 stored=0
 for run in $(seq "$RUNS"); do
     db="$WORK/daemon-$run.sqlite"
-    delay=$(python3 -c 'import random; print(round(random.uniform(0.02, 0.35), 3))')
+    # Up to 0.8 s: long enough that some kills land after the backfill's commit, on a loaded machine too.
+    delay=$(python3 -c 'import random; print(round(random.uniform(0.02, 0.8), 3))')
     DUSTD_STORAGE_PATH="$db" "$BIN/dustd" 2>/dev/null &
     pid=$!
     sleep "$delay"
