@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The release build scripts/package-deb.sh and scripts/install.sh share: dustd and dustctl with
+# the Swift runtime linked in statically, their man pages from the argument parser's
+# generate-manual plugin, and the shell completions the executables generate.
+#
+#   packaging/build-release.sh SCRATCH_PATH      (from the repository's top directory)
+#
+# Prints the directory holding dustd and dustctl. Leaves in SCRATCH_PATH/finedust-extras/:
+#   man/man1/dustctl.1.gz  man/man8/dustd.8.gz
+#   bash/{dustctl,dustd}  zsh/{_dustctl,_dustd}  fish/{dustctl,dustd}.fish
+set -euo pipefail
+scratch=${1:?usage: build-release.sh SCRATCH_PATH}
+extras="$scratch/finedust-extras"
+say() { printf 'build-release: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+say "building dustd and dustctl (release, static Swift runtime)…"
+# -z now: all relocations at start-up, so the whole GOT is read-only (full RELRO, "bindnow").
+build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch" -Xlinker -z -Xlinker now)
+for product in dustd dustctl; do
+    "${build[@]}" --product "$product" >&2
+done
+bin=$("${build[@]}" --show-bin-path)
+for tool in dustd dustctl; do
+    if ldd "$bin/$tool" | grep -q 'libswiftCore'; then
+        die "$bin/$tool links the Swift runtime dynamically; remove it and run again."
+    fi
+done
+
+# Man pages with the argument parser's generate-manual plugin's own tool, run on the executables
+# built above. Run whole, the plugin would first build every product again in release mode
+# without --static-swift-stdlib (a different compiler flag: a full rebuild, and another one for
+# the next static build), and would give all executables one --section. "plugin generate-manual
+# --help" builds just its tool; it is then run once per page: dustctl(1), a user command, and
+# dustd(8), a daemon.
+say "generating man pages with the generate-manual plugin's tool…"
+swift package --scratch-path "$scratch" plugin generate-manual --help > /dev/null
+generator=$(find "$scratch" -type f \( -name generate-manual-tool -o -name generate-manual \) -perm -u+x \
+    -printf '%T@ %p\n' | sort -rn | sed -n '1s/^[^ ]* //p')
+[ -n "$generator" ] || die "the generate-manual plugin built no generate-manual tool under $scratch."
+date_option=()
+if [ -n "${SOURCE_DATE_EPOCH:-}" ]; then
+    date_option=(--date "$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)")
+fi
+rm -rf "$extras"
+mkdir -p "$extras/man/man1" "$extras/man/man8" "$extras/bash" "$extras/zsh" "$extras/fish"
+pages="$extras/pages"
+mkdir -p "$pages"
+for page in dustctl.1 dustd.8; do
+    tool=${page%.*} section=${page##*.}
+    "$generator" "$bin/$tool" --section "$section" "${date_option[@]}" --output-directory "$pages" >&2
+    [ -s "$pages/$page" ] || die "generate-manual wrote no $page."
+    gzip -9n < "$pages/$page" > "$extras/man/man$section/$page.gz"
+done
+rm -rf "$pages"
+
+for tool in dustd dustctl; do
+    # bash-completion sources the file: no #! line (lintian: bash-completion-with-hashbang).
+    "$bin/$tool" --generate-completion-script bash | sed '1{/^#!/d}' > "$extras/bash/$tool"
+    "$bin/$tool" --generate-completion-script zsh > "$extras/zsh/_$tool"
+    "$bin/$tool" --generate-completion-script fish > "$extras/fish/$tool.fish"
+done
+echo "$bin"
