@@ -43,7 +43,7 @@ public struct DemoReplay: Sendable {
 
     /// The Fixtures directory: `explicit` if given, else `./Fixtures`, else next to the installed
     /// binary (`../share/finedust/Fixtures`) or the build folder of a checkout.
-    public static func locateFixtures(explicit: String?, executable: String = CommandLine.arguments[0]) -> URL? {
+    public static func locateFixtures(explicit: String?, executable: String = runningExecutable) -> URL? {
         let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         let candidates = explicit.map { [$0] } ?? [
             "Fixtures",
@@ -54,6 +54,12 @@ public struct DemoReplay: Sendable {
         return candidates.lazy
             .map { URL(fileURLWithPath: $0).standardizedFileURL }
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent(activityFile).path) }
+    }
+
+    /// The running program's path: `/proc/self/exe` names it even when it was started as a bare
+    /// `dustctl` from `$PATH`, where `argv[0]` holds no directory.
+    public static var runningExecutable: String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
     }
 
     /// What happened to one replayed response.
