@@ -44,6 +44,11 @@ final class RunningDustd: Sendable {
 
     var logs: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
 
+    /// A test that ends early (a thrown error before `stop()`) must not leave dustd running.
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
     /// `dustctl status --json` against this dustd's database: the exit status and the document.
     func status() throws -> (Int32, [String: Any]) {
         let result = try Executables.run("dustctl", ["status", "--json", "--db", database, "--station", "종로구"],
