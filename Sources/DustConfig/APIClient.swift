@@ -14,8 +14,13 @@ extension APISettings {
     /// `http://` to a host other than this machine (tests use a loopback server, which is fine).
     public var cleartextWarning: String? {
         guard let url = URL(string: baseURL), url.scheme?.lowercased() == "http", let host = url.host?.lowercased() else { return nil }
-        let loopback = host == "localhost" || host.hasPrefix("127.") || host == "::1" || host == "[::1]"
-        guard !loopback else { return nil }
+        guard !isLoopbackHost(host) else { return nil }
         return "api.baseURL is plain http:// to \(host): the service key travels in clear text and anyone on the way can read it; use \(AirKoreaEndpoint.defaultBaseURL)"
     }
+}
+
+/// True for a host only this machine can reach: `localhost`, `127.x.x.x`, `::1` (bracketed or not).
+public func isLoopbackHost(_ host: String) -> Bool {
+    let name = host.lowercased()
+    return name == "localhost" || name.hasPrefix("127.") || name == "::1" || name == "[::1]"
 }

@@ -74,19 +74,28 @@ public struct ServiceKeyLoader: Sendable {
     /// Reads a key file, refusing one that other users may read, or that anyone but its owner and
     /// root may change (or replace, through its directory).
     private func readKeyFile(_ path: String) throws(ConfigurationError) -> ServiceKey {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw ConfigurationError(key: "api.serviceKeyFile", problem: "names \(path), which cannot be read: \(String(cString: strerror(errno)))")
-        }
-        guard status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
-            throw ConfigurationError(key: "api.serviceKeyFile", problem: "names \(path), which other users may read; run `chmod 600 \(path)` (or 640 with a private group)")
-        }
-        if let problem = FilePermissions(role: "the key file", path: path).othersCanChange(status) {
-            throw ConfigurationError(key: "api.serviceKeyFile", problem: "names a file that others could change: \(problem)")
-        }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let key = ServiceKey(text) else {
+        guard let key = ServiceKey(try readSecretFile(path, key: "api.serviceKeyFile", role: "the key file")) else {
             throw ConfigurationError(key: "api.serviceKeyFile", problem: "names \(path), which holds no key (it must contain the key alone)")
         }
         return key
     }
+}
+
+/// The text of a file holding a secret (`api.serviceKeyFile`, `http.tokenFile`): refused when other
+/// users may read it, or when anyone but its owner and root may change (or replace) it. Errors name `key`.
+public func readSecretFile(_ path: String, key: String, role: String) throws(ConfigurationError) -> String {
+    var status = stat()
+    guard stat(path, &status) == 0 else {
+        throw ConfigurationError(key: key, problem: "names \(path), which cannot be read: \(String(cString: strerror(errno)))")
+    }
+    guard status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
+        throw ConfigurationError(key: key, problem: "names \(path), which other users may read; run `chmod 600 \(path)` (or 640 with a private group)")
+    }
+    if let problem = FilePermissions(role: role, path: path).othersCanChange(status) {
+        throw ConfigurationError(key: key, problem: "names a file that others could change: \(problem)")
+    }
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw ConfigurationError(key: key, problem: "names \(path), which is not readable text")
+    }
+    return text
 }

@@ -10,22 +10,10 @@ import ServiceLifecycle
 /// The dashboard, API and metrics as one more service of dustd (SPEC §13), from `http.listen`
 /// and `http.tokenFile`.
 struct WebFrontEnd {
-    /// True for addresses only this machine can reach.
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host.hasPrefix("127.") || host == "::1"
-    }
-
-    /// The token in `http.tokenFile`: readable by its owner (and group) only, as the service key.
+    /// The token in `http.tokenFile`, read with the service key's rules.
     static func token(from path: String?) throws(ConfigurationError) -> BearerToken? {
         guard let path else { return nil }
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw ConfigurationError(key: "http.tokenFile", problem: "names \(path), which cannot be read: \(String(cString: strerror(errno)))")
-        }
-        guard status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
-            throw ConfigurationError(key: "http.tokenFile", problem: "names \(path), which other users may read; run `chmod 600 \(path)`")
-        }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8), let token = BearerToken(text) else {
+        guard let token = BearerToken(try readSecretFile(path, key: "http.tokenFile", role: "the token file")) else {
             throw ConfigurationError(key: "http.tokenFile", problem: "names \(path), which holds no token")
         }
         return token
@@ -35,7 +23,7 @@ struct WebFrontEnd {
     static func service(settings: FineDustSettings, source: WebSource, metrics: PollMetrics, logger: Logger) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
         let token = try token(from: settings.http.tokenFile)
-        if !isLoopback(host) {
+        if !isLoopbackHost(host) {
             let protection = token == nil ? "set http.tokenFile to require a token" : "a bearer token is required"
             logger.notice("Serving the dashboard and API on \(host):\(port), reachable from other machines; \(protection)")
         }
