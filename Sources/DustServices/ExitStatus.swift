@@ -31,13 +31,9 @@ public enum ExitStatus: Int32, Sendable, Hashable {
         }
     }
 
-    /// The status for a store error.
+    /// The status for a store error: that of the storage failure it stands for.
     public init(_ error: StoreError) {
-        self = switch error {
-        case .databaseMissing: .noInput
-        case .corrupt, .schemaTooNew: .dataError
-        case .cannotOpen, .diskFull, .busy, .io: .ioError
-        }
+        self.init(StorageFailure(error))
     }
 
     /// The status `dustd --once` ends with after a failed poll.
