@@ -82,8 +82,9 @@ let package = Package(
             "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // No HTTP client: `dustctl stations sync` runs `dustd --sync-stations`.
         .executableTarget(name: "dustctl", dependencies: [
-            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports",
+            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixture paths and temporary directories shared by the test targets.

@@ -9,8 +9,8 @@ command -v sqlite3 >/dev/null || { echo "run.sh: install sqlite3 (apt-get instal
 
 mkdir -p results
 echo "== release builds"
-(cd .. && swift build -c release --static-swift-stdlib --product dustd >/dev/null && swift build -c release --static-swift-stdlib --product dustctl >/dev/null)
-BIN=$(cd .. && swift build -c release --static-swift-stdlib --show-bin-path)
+# As they ship: packaging/build-release.sh (static Swift runtime, lld, packed relocations).
+BIN=$(cd .. && packaging/build-release.sh --binaries-only .build)
 
 echo "== in-process benchmarks (ordo-one/benchmark): parse and ingest against the C floors and FoundationXML"
 swift package --allow-writing-to-package-directory benchmark --format markdown --no-progress > results/benchmark.md 2>results/benchmark.log

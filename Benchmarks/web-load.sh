@@ -12,8 +12,7 @@ for tool in wrk prometheus-node-exporter python3 curl; do
     command -v "$tool" >/dev/null || { echo "web-load: install $tool first"; exit 1; }
 done
 DURATION=${DURATION:-15}
-swift build -c release --static-swift-stdlib --product dustd >/dev/null
-BIN=$(swift build -c release --static-swift-stdlib --show-bin-path)
+BIN=$(packaging/build-release.sh --binaries-only .build)  # as they ship
 WORK=$(mktemp -d /tmp/finedust-load.XXXXXX)
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; sleep 0.5; rm -rf "$WORK"' EXIT

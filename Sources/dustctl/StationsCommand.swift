@@ -1,5 +1,4 @@
 import AirKorea
-import AirKoreaHTTP
 import ArgumentParser
 import DustConfig
 import DustKit
@@ -15,48 +14,55 @@ struct StationsCommand: ParsableCommand {
         subcommands: [StationsSyncCommand.self, StationsImportCommand.self, StationsListCommand.self, StationsNearestCommand.self])
 }
 
-struct StationsSyncCommand: AsyncParsableCommand {
+struct StationsSyncCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Fetch AirKorea's station list (names, addresses, coordinates) into the database.",
         discussion: """
             Needs the service key: DUSTD_API_SERVICE_KEY or a key file named by api.serviceKeyFile
-            (never a command-line argument). Example:
+            (never a command-line argument). Runs `dustd --sync-stations` (dustd, installed beside
+            dustctl, is the FineDust program that talks to the network) with this configuration
+            and database. Example:
               DUSTD_API_SERVICE_KEY_FILE=~/.airkorea-key dustctl stations sync --db ./dust.sqlite
             """)
 
     @OptionGroup var options: GlobalOptions
 
-    func run() async throws {
-        try await reportingFailures { try await sync() }
+    func run() throws {
+        try reportingFailures {
+            // The settings are loaded here only to fail early, with dustctl's own messages.
+            _ = try options.settings()
+            guard let dustd = DaemonExecutable.locate() else {
+                throw CommandFailure(.unavailable, "dustctl stations sync runs dustd --sync-stations, and no dustd was found beside dustctl (\(DemoReplay.runningExecutable)) or on PATH; install FineDust whole.")
+            }
+            var arguments = [dustd, "--sync-stations"]
+            if let config = options.config { arguments += ["--config", config] }
+            var environment = ProcessInfo.processInfo.environment
+            if let db = options.db { environment["DUSTD_STORAGE_PATH"] = db }
+            let error = DaemonExecutable.replaceProcess(with: arguments, environment: environment)
+            throw CommandFailure(.unavailable, "Cannot run \(dustd): \(error).")
+        }
+    }
+}
+
+/// dustd, found beside the running dustctl (an installation or a build directory), then on PATH.
+enum DaemonExecutable {
+    static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        let beside = URL(fileURLWithPath: DemoReplay.runningExecutable).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("dustd").path
+        let onPath = (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/dustd" }
+        return ([beside] + onPath).first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    private func sync() async throws {
-        let settings = try options.settings()
-        let key: ServiceKey
-        do {
-            key = try await ServiceKeyLoader().load(settings: settings).key
-        } catch {
-            throw CommandFailure(.configuration, error.description)
-        }
-        let transport = AsyncHTTPTransport()
-        let fetched: StationListService.Fetched
-        do {
-            fetched = try await StationListService.fetch(from: AirKoreaClient(api: settings.api, key: key, transport: transport))
-            await transport.shutdown()
-        } catch {
-            await transport.shutdown()
-            let status: ExitStatus = error.retryAdvice == .waitForNextHour ? .configuration : .unavailable
-            // The client already removed the key from what the server sent; this is the last line
-            // of defence, as in dustd's log handler.
-            throw CommandFailure(status, key.redacting(StationListService.explain(error)))
-        }
-        if let (claimed, pages) = fetched.capped {
-            standardError("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
-        }
-        try StationListService(store: SQLiteStore(path: settings.storagePath)).save(fetched.stations)
-        let stations = fetched.stations
-        try standardOutputLine("\(stations.count) stations stored.")
+    /// `execve`: dustd takes over this process (its output, exit status and signals are the
+    /// command's). Returns only when the exec failed, with the reason.
+    static func replaceProcess(with arguments: [String], environment: [String: String]) -> String {
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        execve(arguments[0], argv, envp)
+        let reason = String(cString: strerror(errno))
+        (argv + envp).forEach { free($0) }
+        return reason
     }
 }
 

@@ -32,8 +32,13 @@ struct Dustd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --demo: the database to fill.", valueName: "path"))
     var demoDatabase = "finedust-demo.sqlite"
 
+    @Flag(help: "Fetch AirKorea's station list into the database (storage.path), then exit; `dustctl stations sync` runs this.")
+    var syncStations = false
+
     func validate() throws {
-        if once && demo { throw ValidationError("--once and --demo exclude each other.") }
+        if [once, demo, syncStations].filter({ $0 }).count > 1 {
+            throw ValidationError("--once, --demo and --sync-stations exclude each other.")
+        }
     }
 
     func run() async throws {
@@ -46,6 +51,14 @@ struct Dustd: AsyncParsableCommand {
         }
         if demo {
             try await runDemo(settings, environment: environment)
+            return
+        }
+        if syncStations {
+            for warning in settings.warnings { FileHandle.standardError.write(Data("dustd: warning: \(warning).\n".utf8)) }
+            let outcome = await StationSync(settings: settings, environment: environment).run()
+            for line in outcome.diagnostics { FileHandle.standardError.write(Data("dustd: \(line)\n".utf8)) }
+            for line in outcome.output { print(line) }
+            if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }
             return
         }
         do {

@@ -1,0 +1,62 @@
+import AirKorea
+import AirKoreaHTTP
+import DustConfig
+import DustServices
+import DustStore
+
+/// `dustd --sync-stations`, which `dustctl stations sync` runs: AirKorea's station list into the
+/// database, once. It lives in dustd because dustd is the one FineDust program that talks to the
+/// network: dustctl links no HTTP client (which keeps its start-up short, see docs/PERFORMANCE.md).
+public struct StationSync: Sendable {
+    /// What a sync ended with: the lines for stdout and stderr and the exit status.
+    public struct Outcome: Sendable, Equatable {
+        public var status: ExitStatus
+        public var output: [String] = []
+        public var diagnostics: [String] = []
+    }
+
+    private let settings: FineDustSettings
+    private let environment: [String: String]
+
+    public init(settings: FineDustSettings, environment: [String: String]) {
+        self.settings = settings
+        self.environment = environment
+    }
+
+    public func run() async -> Outcome {
+        let key: ServiceKey
+        do {
+            key = try await ServiceKeyLoader(environment: environment).load(settings: settings).key
+        } catch {
+            return Outcome(status: .configuration, diagnostics: [error.description])
+        }
+        let transport = AsyncHTTPTransport()
+        let fetched: StationListService.Fetched
+        do {
+            fetched = try await StationListService.fetch(from: AirKoreaClient(api: settings.api, key: key, transport: transport))
+            await transport.shutdown()
+        } catch {
+            await transport.shutdown()
+            let status: ExitStatus = error.retryAdvice == .waitForNextHour ? .configuration : .unavailable
+            // The client already removed the key from what the server sent; this is the last line
+            // of defence, as in the log handler.
+            return Outcome(status: status, diagnostics: [key.redacting(StationListService.explain(error))])
+        }
+        var outcome = Outcome(status: .ok)
+        if let (claimed, pages) = fetched.capped {
+            outcome.diagnostics.append("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
+        }
+        do throws(StoreError) {
+            let store = try SQLiteStore(path: settings.storagePath)
+            do throws(StorageFailure) {
+                try StationListService(store: store).save(fetched.stations)
+            } catch {
+                return Outcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
+            }
+        } catch {
+            return Outcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
+        }
+        outcome.output.append("\(fetched.stations.count) stations stored.")
+        return outcome
+    }
+}
