@@ -72,8 +72,11 @@ let package = Package(
         // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,
         // journald-aware logging, reload, lifecycle.
         .target(name: "DustDaemon", dependencies: [
-            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustWeb",
+            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports", "DustWeb",
             .product(name: "Hummingbird", package: "hummingbird"),
+            // The alert sinks' HTTP client (ntfy, webhooks).
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),

@@ -82,6 +82,11 @@ extension SettingKey {
         SettingKey("log.level", .choice, default: LogLevel.info, \.logLevel),
         SettingKey("http.listen", .listenAddress, default: HTTPSettings.defaultListen, \.http.listen),
         SettingKey("http.tokenFile", .text, default: nil, \.http.tokenFile),
+        SettingKey("alerts.rules", .list(of: .alertRule), default: [], \.alerts.rules),
+        SettingKey("alerts.sinks", .list(of: .alertSink), default: [], \.alerts.sinks),
+        SettingKey("alerts.quietHours", .quietHours, default: nil, \.alerts.quietHours),
+        SettingKey("alerts.retryInitialSeconds", .integer(in: 1...86_400), default: 30, \.alerts.retryInitialSeconds),
+        SettingKey("alerts.maxAttempts", .integer(in: 1...20), default: 5, \.alerts.maxAttempts),
     ]
 }
 
@@ -133,6 +138,63 @@ extension ValueShape where Value == String {
     }
 }
 
+extension ValueShape where Value == AlertRule {
+    /// `{when: pm25.grade >= 3}`, or the condition alone.
+    static var alertRule: ValueShape {
+        let condition = ValueShape.scalar { text throws(ValueProblem) in
+            do throws(AlertRuleError) {
+                return try AlertRule(parsing: text)
+            } catch {
+                throw ValueProblem(error.description)
+            }
+        }
+        let record = ValueShape.record(["when"]) { fields throws(ValueProblem) in try fields.required("when", condition) }
+        return ValueShape(fromFile: { node throws(ValueProblem) in
+            if case .mapping = node { return try record.fromFile(node) }
+            return try condition.fromFile(node)
+        }, fromEnvironment: nil)
+    }
+}
+
+extension ValueShape where Value == AlertSinkSetting {
+    /// `{ntfy: URL, tokenFile: PATH}`, `{webhook: URL}` or `{command: [argv…], timeoutSeconds: N}`.
+    static var alertSink: ValueShape {
+        .record(["ntfy", "webhook", "command", "tokenFile", "timeoutSeconds"]) { fields throws(ValueProblem) in
+            let kinds = ["ntfy", "webhook", "command"].filter { fields.nodes[$0] != nil }
+            guard kinds.count == 1 else {
+                throw ValueProblem("must name exactly one of ntfy, webhook or command")
+            }
+            if kinds != ["ntfy"], fields.nodes["tokenFile"] != nil {
+                throw ValueProblem("has a tokenFile, which only an ntfy sink uses")
+            }
+            if kinds != ["command"], fields.nodes["timeoutSeconds"] != nil {
+                throw ValueProblem("has a timeoutSeconds, which only a command sink uses")
+            }
+            switch kinds[0] {
+            case "ntfy":
+                return .ntfy(url: try fields.required("ntfy", .webAddress), tokenFile: try fields.optional("tokenFile", .text))
+            case "webhook":
+                return .webhook(url: try fields.required("webhook", .webAddress))
+            default:
+                let arguments = try fields.required("command", .list(of: .text))
+                guard let program = arguments.first, program.hasPrefix("/") else {
+                    throw ValueProblem("must start with the program's absolute path (it runs without a shell or PATH)").inside(".command")
+                }
+                return .command(arguments: arguments, timeoutSeconds: try fields.optional("timeoutSeconds", .number(in: 1...300)) ?? 10)
+            }
+        }
+    }
+}
+
+extension ValueShape where Value == QuietHours {
+    /// `{from: 22, to: 7}`: local hours, wrapping midnight.
+    static var quietHours: ValueShape {
+        .record(["from", "to"]) { fields throws(ValueProblem) in
+            QuietHours(fromHour: try fields.required("from", .hour(in: 0...23)), toHour: try fields.required("to", .hour(in: 0...24)) % 24)
+        }
+    }
+}
+
 // MARK: - Reading
 
 /// Every key's value while the settings are read. Each key of `SettingKey.all` sets its field
@@ -151,6 +213,7 @@ struct SettingValues {
     var schedule: [ScheduleEntry] = []
     var logLevel = LogLevel.info
     var http = HTTPSettings(listen: "", tokenFile: nil)
+    var alerts = AlertSettings()
 
     /// The settings, after the checks that involve more than one key.
     func settings(origins: [String: ValueOrigin], configurationFile: String?) throws(ConfigurationError) -> FineDustSettings {
@@ -175,7 +238,7 @@ struct SettingValues {
         case .boostcamp: BoostcampIntakeModel()
         }
         return FineDustSettings(station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
-                                intakeModel: intake, logLevel: logLevel, http: http, configurationFile: configurationFile)
+                                intakeModel: intake, logLevel: logLevel, http: http, alerts: alerts, configurationFile: configurationFile)
     }
 }
 

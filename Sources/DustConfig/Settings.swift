@@ -16,6 +16,8 @@ public struct FineDustSettings: Sendable {
     public var logLevel: LogLevel
     /// `http.*`: the dashboard, API and metrics (SPEC §13).
     public var http: HTTPSettings
+    /// `alerts.*`: rules and where their alerts go (SPEC §14).
+    public var alerts = AlertSettings()
     /// The configuration file that was read, if any.
     public var configurationFile: String?
     /// Problems that did not stop loading, one sentence each without a final period: a `DUSTD_…`
@@ -121,5 +123,54 @@ public struct HTTPSettings: Sendable, Hashable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { return nil }
         return (host, port)
+    }
+}
+
+/// `alerts.*` (SPEC §14).
+public struct AlertSettings: Sendable, Hashable {
+    /// `alerts.rules`: each `{when: pm25.grade >= 3}`.
+    public var rules: [AlertRule] = []
+    /// `alerts.sinks`: where an alert goes.
+    public var sinks: [AlertSinkSetting] = []
+    /// `alerts.quietHours`: `{from: 22, to: 7}`, local time; only clearings are sent then.
+    public var quietHours: QuietHours?
+    /// `alerts.retryInitialSeconds` and `alerts.maxAttempts`: a failed delivery is tried again
+    /// after this long, then twice as long each time, up to this many attempts in all.
+    public var retryInitialSeconds = 30
+    public var maxAttempts = 5
+
+    public init() {}
+}
+
+/// One entry of `alerts.sinks`.
+public enum AlertSinkSetting: Sendable, Hashable {
+    /// `{ntfy: https://ntfy.sh/topic, tokenFile: /etc/dustd/ntfy-token}`: an ntfy topic URL; the
+    /// access token from the file, or from the systemd credential `ntfy-token`.
+    case ntfy(url: String, tokenFile: String?)
+    /// `{webhook: https://…}`: a JSON POST (docs/ALERTS.md has the schema).
+    case webhook(url: String)
+    /// `{command: [/usr/local/bin/notify, --loud], timeoutSeconds: 10}`: run without a shell, the
+    /// event in its environment (`FINEDUST_…`).
+    case command(arguments: [String], timeoutSeconds: Double)
+}
+
+extension AlertSinkSetting {
+    /// How the sink is named in logs, the database and `dustctl alerts list`: the kind and
+    /// `scheme://host[:port]/path` (a webhook URL's query may hold a secret), or the program.
+    public var displayName: String {
+        switch self {
+        case let .ntfy(url, _): "ntfy \(Self.withoutSecrets(url))"
+        case let .webhook(url): "webhook \(Self.withoutSecrets(url))"
+        case let .command(arguments, _): "command \(TerminalSafeText.sanitized(arguments.first ?? ""))"
+        }
+    }
+
+    private static func withoutSecrets(_ url: String) -> String {
+        guard var components = URLComponents(string: url) else { return "(invalid URL)" }
+        components.query = nil
+        components.user = nil
+        components.password = nil
+        components.fragment = nil
+        return TerminalSafeText.sanitized(components.string ?? "(invalid URL)")
     }
 }

@@ -126,9 +126,24 @@ public struct Daemon: Sendable {
     private func serve(live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment)
         let metrics = PollMetrics()
+        let alertSinks: AlertSinks
+        do {
+            alertSinks = try AlertSinks(settings: settings.alerts, environment: environment)
+        } catch {
+            logger.critical("Invalid configuration: \(error)")
+            return .configuration
+        }
+        if !settings.alerts.rules.isEmpty, alertSinks.sinks.isEmpty {
+            logger.warning("alerts.rules are set but alerts.sinks is empty: alerts are recorded (dustctl alerts list) and sent nowhere")
+        }
+        let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let alertPolicy = AlertRetryPolicy(maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
         var services: [any Service] = [
             PollService(configuration: live, database: database, board: board, transport: transport, notifier: notifier, logger: logger,
-                        metrics: metrics),
+                        metrics: metrics, afterCycle: { alertTriggers.continuation.yield($0) }),
+            AlertService(live: live, database: database,
+                         dispatcher: AlertDispatcher(sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy),
+                         triggers: alertTriggers.stream, logger: logger),
             ReloadService(configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
                           logger: logger, environment: environment),
         ]
@@ -139,6 +154,7 @@ public struct Daemon: Sendable {
             }
         } catch {
             logger.critical("Invalid configuration: \(error)")
+            await alertSinks.shutdown()
             return .configuration
         }
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
@@ -150,7 +166,9 @@ public struct Daemon: Sendable {
         notifier.ready(status: "Configuration and database ready; first poll starting")
         do {
             try await ServiceGroup(configuration: configuration).run()
+            await alertSinks.shutdown()
         } catch {
+            await alertSinks.shutdown()
             // Only a signal ends dustd normally; anything else is a failure systemd should see.
             logger.critical("dustd stopped unexpectedly: \(error)")
             return .software

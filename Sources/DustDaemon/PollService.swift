@@ -72,14 +72,17 @@ public struct PollService: Service {
     private let jitter: @Sendable () -> Double
     private let sleepStep: Duration
     private let metrics: PollMetrics?
+    private let afterCycle: (@Sendable (Date) -> Void)?
 
     /// - Parameter metrics: counts every request for `/metrics`.
+    /// - Parameter afterCycle: called after each poll with its end time (the alert service's trigger).
     /// - Parameter sleepStep: how often a waiting loop looks at the wall clock again (tests shorten it).
     public init(configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
                 notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
                 jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, sleepStep: Duration = .seconds(30),
-                metrics: PollMetrics? = nil) {
+                metrics: PollMetrics? = nil, afterCycle: (@Sendable (Date) -> Void)? = nil) {
         self.metrics = metrics
+        self.afterCycle = afterCycle
         self.configuration = configuration
         self.database = database
         self.board = board
@@ -161,6 +164,7 @@ public struct PollService: Service {
             }
             lastHeartbeat = clock.now
             notifier.status(statusLine(loop.state, outcome, at: now, primary: stations.primary))
+            afterCycle?(now)
         }
     }
 

@@ -69,8 +69,12 @@ public final class SQLiteStore: Sendable {
                 try Schema.migrator.migrate(pool)
             case .readOnly:
                 if try pool.read(Schema.migrator.hasBeenSuperseded) { throw StoreError.schemaTooNew(path: path) }
-                let known = try pool.read { db in try Schema.migrator.hasCompletedMigrations(db) }
-                if !known { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
+                let applied = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
+                if applied.isEmpty { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
+                if try !pool.read(Schema.migrator.hasCompletedMigrations) {
+                    // A reader never writes, so it cannot upgrade the file; dustd does on start.
+                    throw StoreError.cannotOpen(path: path, reason: "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again")
+                }
             }
         } catch {
             throw StoreError(error, path: path)

@@ -76,6 +76,36 @@ enum Schema {
             // included. The key itself is not known here; every serviceKey= value is.
             try scrubText(in: db) { SecretScrubber.redactingKeyParameters($0) }
         }
+        migrator.registerMigration("v4-alerts") { db in
+            // Alert rules' states (so a restart neither repeats nor forgets an alert), every event
+            // announced, and every delivery attempt with its result (SPEC §14).
+            try db.execute(sql: """
+                CREATE TABLE alert_state (
+                    rule TEXT PRIMARY KEY NOT NULL,
+                    state TEXT NOT NULL CHECK (state IN ('idle', 'held', 'active')),
+                    changed_at INTEGER NOT NULL
+                );
+                CREATE TABLE alert_event (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    at INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    rule TEXT NOT NULL,
+                    metric TEXT,
+                    value REAL,
+                    station TEXT NOT NULL
+                );
+                CREATE TABLE alert_delivery (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    event_id INTEGER NOT NULL REFERENCES alert_event(id) ON DELETE CASCADE,
+                    sink TEXT NOT NULL,
+                    attempt INTEGER NOT NULL,
+                    at INTEGER NOT NULL,
+                    outcome TEXT NOT NULL,
+                    detail TEXT
+                );
+                CREATE INDEX alert_delivery_by_event ON alert_delivery(event_id);
+                """)
+        }
         return migrator
     }
 

@@ -32,15 +32,7 @@ struct StationsSyncCommand: ParsableCommand {
         try reportingFailures {
             // The settings are loaded here only to fail early, with dustctl's own messages.
             _ = try options.settings()
-            guard let dustd = DaemonExecutable.locate() else {
-                throw CommandFailure(.unavailable, "dustctl stations sync runs dustd --sync-stations, and no dustd was found beside dustctl (\(DemoReplay.runningExecutable)) or on PATH; install FineDust whole.")
-            }
-            var arguments = [dustd, "--sync-stations"]
-            if let config = options.config { arguments += ["--config", config] }
-            var environment = ProcessInfo.processInfo.environment
-            if let db = options.db { environment["DUSTD_STORAGE_PATH"] = db }
-            let error = DaemonExecutable.replaceProcess(with: arguments, environment: environment)
-            throw CommandFailure(.unavailable, "Cannot run \(dustd): \(error).")
+            try DaemonExecutable.run(["--sync-stations"], options: options, for: "dustctl stations sync")
         }
     }
 }
@@ -52,6 +44,21 @@ enum DaemonExecutable {
             .deletingLastPathComponent().appendingPathComponent("dustd").path
         let onPath = (environment["PATH"] ?? "").split(separator: ":").map { "\($0)/dustd" }
         return ([beside] + onPath).first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Runs `dustd ARGUMENTS` in this process's place with the global options' configuration and
+    /// database (`--db` as `DUSTD_STORAGE_PATH`; the environment, service key included, as it is,
+    /// never on a command line). Returns only by throwing.
+    static func run(_ arguments: [String], options: GlobalOptions, for command: String) throws -> Never {
+        guard let dustd = locate() else {
+            throw CommandFailure(.unavailable, "\(command) runs dustd \(arguments.joined(separator: " ")), and no dustd was found beside dustctl (\(DemoReplay.runningExecutable)) or on PATH; install FineDust whole.")
+        }
+        var argv = [dustd] + arguments
+        if let config = options.config { argv += ["--config", config] }
+        var environment = ProcessInfo.processInfo.environment
+        if let db = options.db { environment["DUSTD_STORAGE_PATH"] = db }
+        let error = replaceProcess(with: argv, environment: environment)
+        throw CommandFailure(.unavailable, "Cannot run \(dustd): \(error).")
     }
 
     /// `execve`: dustd takes over this process (its output, exit status and signals are the

@@ -35,9 +35,12 @@ struct Dustd: AsyncParsableCommand {
     @Flag(help: "Fetch AirKorea's station list into the database (storage.path), then exit; `dustctl stations sync` runs this.")
     var syncStations = false
 
+    @Flag(help: "Send a test alert to every sink of alerts.sinks once, then exit; `dustctl alerts test` runs this.")
+    var testAlerts = false
+
     func validate() throws {
-        if [once, demo, syncStations].filter({ $0 }).count > 1 {
-            throw ValidationError("--once, --demo and --sync-stations exclude each other.")
+        if [once, demo, syncStations, testAlerts].filter({ $0 }).count > 1 {
+            throw ValidationError("--once, --demo, --sync-stations and --test-alerts exclude each other.")
         }
     }
 
@@ -51,6 +54,13 @@ struct Dustd: AsyncParsableCommand {
         }
         if demo {
             try await runDemo(settings, environment: environment)
+            return
+        }
+        if testAlerts {
+            let (output, diagnostics, status) = await AlertTest(settings: settings, environment: environment).run()
+            for line in diagnostics { FileHandle.standardError.write(Data("dustd: \(line)\n".utf8)) }
+            for line in output { print(line) }
+            if status != .ok { throw ExitCode(status.rawValue) }
             return
         }
         if syncStations {

@@ -53,6 +53,7 @@ struct DeclaredKeysTests {
         #expect(defaults.calendar.timeZone.identifier == shipped.calendar.timeZone.identifier)
         #expect(defaults.logLevel == shipped.logLevel)
         #expect(defaults.http == shipped.http)
+        #expect(defaults.alerts == shipped.alerts && defaults.alerts == AlertSettings())
         let model = try #require(defaults.intakeModel as? VentilationIntakeModel)
         let shippedModel = try #require(shipped.intakeModel as? VentilationIntakeModel)
         #expect(model.infiltration == shippedModel.infiltration && model.rates == shippedModel.rates)

@@ -12,6 +12,11 @@ public struct ReceivedRequest: Sendable {
     public var rawTarget: String
     /// When the request arrived.
     public var receivedAt = Date()
+    /// The method (`GET`, `POST`), the headers (names in lower case) and the body: what an alert
+    /// sink sent when the fake stands in for ntfy or a webhook.
+    public var method = "GET"
+    public var headers: [String: String] = [:]
+    public var body = Data()
 
     /// The last path component: the AirKorea operation.
     public var operation: String { path.split(separator: "/").last.map(String.init) ?? "" }
@@ -84,6 +89,9 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
 
     private let server: FakeAirKoreaServer
     private var target = ""
+    private var method = "GET"
+    private var headers: [String: String] = [:]
+    private var body = Data()
 
     init(server: FakeAirKoreaServer) {
         self.server = server
@@ -93,13 +101,17 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
         switch unwrapInboundIn(data) {
         case let .head(head):
             target = head.uri
-        case .body:
-            break
+            method = head.method.rawValue
+            headers = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            body = Data()
+        case var .body(buffer):
+            body.append(contentsOf: buffer.readBytes(length: buffer.readableBytes) ?? [])
         case .end:
             let components = URLComponents(string: "http://localhost\(target)")
             var query: [String: String] = [:]
             for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
-            let request = ReceivedRequest(path: components?.path ?? target, query: query, rawTarget: target)
+            let request = ReceivedRequest(path: components?.path ?? target, query: query, rawTarget: target,
+                                          method: method, headers: headers, body: body)
             perform(server.reply(to: request), context: context)
         }
     }

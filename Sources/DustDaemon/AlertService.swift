@@ -1,0 +1,150 @@
+import DustConfig
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Alerts (SPEC §14) as a service beside the poll loop: after each poll it checks the rules (read
+/// from the live configuration, so SIGHUP changes them) and hands what fired or cleared to the
+/// sinks. Deliveries and their retries run in their own tasks: a dead sink never delays a poll or
+/// the next evaluation.
+public struct AlertService: Service {
+    private let live: LiveConfiguration
+    private let database: DaemonDatabase
+    private let dispatcher: AlertDispatcher
+    private let triggers: AsyncStream<Date>
+    private let clock: any WallClock
+    private let logger: Logger
+
+    /// - Parameter triggers: one element after each poll (`PollService`'s `afterCycle`).
+    public init(live: LiveConfiguration, database: DaemonDatabase, dispatcher: AlertDispatcher, triggers: AsyncStream<Date>,
+                clock: any WallClock = SystemClock(), logger: Logger) {
+        self.live = live
+        self.database = database
+        self.dispatcher = dispatcher
+        self.triggers = triggers
+        self.clock = clock
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        await withTaskGroup(of: Void.self) { deliveries in
+            for await now in triggers.cancelOnGracefulShutdown() {
+                for event in evaluate(at: now) {
+                    logger.notice("Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
+                    deliveries.addTask { await deliver(event) }
+                }
+            }
+            // Shutting down: the waits between retries end, and what was not delivered is recorded as failed.
+            deliveries.cancelAll()
+        }
+    }
+
+    /// Checks the rules now; returns the stored events to deliver. A storage failure is logged and
+    /// checked again after the next poll (the state did not change, so nothing is lost or repeated).
+    func evaluate(at now: Date) -> [AlertEvent] {
+        let settings = live.snapshot.settings
+        guard !settings.alerts.rules.isEmpty, let station = settings.station.name else { return [] }
+        do {
+            let store = try database.current()
+            let statistics = StatisticsService(readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
+                                               intakeModel: settings.intakeModel,
+                                               stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks))
+            return try AlertMonitor(rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
+                                    statistics: statistics).evaluate(at: now)
+        } catch {
+            logger.error("Could not check the alert rules: \(error)")
+            return []
+        }
+    }
+
+    private func deliver(_ event: AlertEvent) async {
+        for delivery in await dispatcher.deliver(event) {
+            switch delivery.outcome {
+            case .delivered:
+                logger.info("Alert delivered", metadata: ["sink": "\(delivery.sink)", "attempt": "\(delivery.attempt)"])
+            case .failed, .retrying:
+                logger.error("Alert not delivered after \(delivery.attempt) attempts: \(delivery.detail ?? "no reason")",
+                             metadata: ["sink": "\(delivery.sink)"])
+            }
+        }
+    }
+}
+
+/// `dustd --test-alerts` (what `dustctl alerts test` runs): one test event to every sink, once,
+/// recorded like any other.
+public struct AlertTest: Sendable {
+    private let settings: FineDustSettings
+    private let environment: [String: String]
+
+    public init(settings: FineDustSettings, environment: [String: String]) {
+        self.settings = settings
+        self.environment = environment
+    }
+
+    /// Lines for stdout, lines for stderr, and the exit status: 0 when every sink took it.
+    public func run() async -> (output: [String], diagnostics: [String], status: ExitStatus) {
+        let sinks: AlertSinks
+        do {
+            sinks = try AlertSinks(settings: settings.alerts, environment: environment)
+        } catch {
+            return ([], [error.description], .configuration)
+        }
+        guard !sinks.sinks.isEmpty else {
+            await sinks.shutdown()
+            return ([], ["No alert sinks are configured (alerts.sinks in \(settings.configurationFile ?? "the configuration file"))."], .configuration)
+        }
+        do throws(StoreError) {
+            let store = try SQLiteStore(path: settings.storagePath)
+            do throws(StorageFailure) {
+                let event = try store.saveAlertEvent(AlertEvent(kind: .test, rule: "", metric: nil, value: nil,
+                                                                station: settings.station.name ?? "-", at: Date()))
+                // One attempt each: a test says at once whether a sink works.
+                let dispatcher = AlertDispatcher(sinks: sinks.sinks, store: store, policy: AlertRetryPolicy(maxAttempts: 1))
+                let results = await dispatcher.deliver(event)
+                await sinks.shutdown()
+                var output: [String] = []
+                var diagnostics: [String] = []
+                for result in results {
+                    if result.outcome == .delivered {
+                        output.append("\(result.sink): delivered")
+                    } else {
+                        diagnostics.append("\(result.sink): not delivered: \(result.detail ?? "no reason")")
+                    }
+                }
+                return (output, diagnostics, diagnostics.isEmpty ? .ok : .unavailable)
+            } catch {
+                await sinks.shutdown()
+                return ([], [error.description], ExitStatus(error))
+            }
+        } catch {
+            await sinks.shutdown()
+            return ([], [error.description], ExitStatus(error))
+        }
+    }
+}
+
+/// The alert records of whatever database file dustd has open now (it reopens a replaced file).
+struct AlertStoreOfDatabase: AlertStore {
+    let database: DaemonDatabase
+
+    private func store() throws(StorageFailure) -> SQLiteStore {
+        do { return try database.current() } catch { throw StorageFailure(error) }
+    }
+
+    func alertStates() throws(StorageFailure) -> [String: AlertState] { try store().alertStates() }
+
+    func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) throws(StorageFailure) -> AlertEvent? {
+        try store().saveAlertTransition(rule: rule, state: state, event: event, at: at)
+    }
+
+    func saveAlertEvent(_ event: AlertEvent) throws(StorageFailure) -> AlertEvent { try store().saveAlertEvent(event) }
+
+    func recordAlertDelivery(_ delivery: AlertDelivery) throws(StorageFailure) { try store().recordAlertDelivery(delivery) }
+
+    func recentAlertEvents(limit: Int) throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])] {
+        try store().recentAlertEvents(limit: limit)
+    }
+}

@@ -1,0 +1,199 @@
+import AsyncHTTPClient
+import DustConfig
+import DustKit
+import DustReports
+import DustServices
+import Foundation
+import NIOCore
+import Synchronization
+
+/// The sinks of `alerts.sinks`, built from the settings. Owns the HTTP client they share; call
+/// `shutdown()` when done.
+public final class AlertSinks: Sendable {
+    public let sinks: [any AlertSink]
+    private let client: HTTPClient
+
+    /// Builds every sink; reads ntfy tokens now (from the token file, else the systemd credential
+    /// `ntfy-token`), so a bad token file is a configuration error at start, not a failed alert.
+    public init(settings: AlertSettings, environment: [String: String]) throws(ConfigurationError) {
+        var configuration = HTTPClient.Configuration()
+        // A sink's URL is configured; a redirect would send the token and the event elsewhere.
+        configuration.redirectConfiguration = .disallow
+        configuration.timeout = .init(connect: .seconds(10), read: .seconds(20))
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        self.client = client
+        var sinks: [any AlertSink] = []
+        do {
+            for setting in settings.sinks {
+                switch setting {
+                case let .ntfy(url, tokenFile):
+                    sinks.append(NtfySink(name: setting.displayName, url: url,
+                                          token: try Self.ntfyToken(file: tokenFile, environment: environment), client: client))
+                case let .webhook(url):
+                    sinks.append(WebhookSink(name: setting.displayName, url: url, client: client))
+                case let .command(arguments, timeoutSeconds):
+                    sinks.append(CommandSink(name: setting.displayName, arguments: arguments, timeout: timeoutSeconds))
+                }
+            }
+        } catch {
+            try? client.syncShutdown()
+            throw error
+        }
+        self.sinks = sinks
+    }
+
+    public func shutdown() async {
+        try? await client.shutdown()
+    }
+
+    /// The credential name for the ntfy access token (`LoadCredential=ntfy-token:…`).
+    public static let ntfyCredential = "ntfy-token"
+
+    private static func ntfyToken(file: String?, environment: [String: String]) throws(ConfigurationError) -> String? {
+        if let file {
+            let token = try readSecretFile(file, key: "alerts.sinks[].tokenFile", role: "the ntfy token file")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
+                throw ConfigurationError(key: "alerts.sinks[].tokenFile", problem: "names \(file), which must hold the token alone")
+            }
+            return token
+        }
+        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
+           let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(ntfyCredential), encoding: .utf8) {
+            let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return token.isEmpty ? nil : token
+        }
+        return nil
+    }
+}
+
+/// POSTs an event to one HTTP endpoint; any 2xx is delivered.
+private func post(_ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String) async throws(AlertSinkError) {
+    var request = HTTPClientRequest(url: url)
+    request.method = .POST
+    request.headers.add(name: "User-Agent", value: "FineDust-dustd/\(FineDustVersion.current)")
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    request.body = .bytes(ByteBuffer(bytes: body))
+    let response: HTTPClientResponse
+    do {
+        response = try await client.execute(request, timeout: .seconds(30))
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+    } catch let error as HTTPClientError {
+        // HTTPClientError's description names the failure, never the request's headers.
+        throw AlertSinkError("\(sink) could not be reached: \(error)")
+    } catch {
+        throw AlertSinkError("\(sink) could not be reached: \(type(of: error))")
+    }
+    guard (200..<300).contains(response.status.code) else {
+        throw AlertSinkError("\(sink) answered HTTP \(response.status.code)")
+    }
+}
+
+/// An ntfy topic (https://ntfy.sh or a self-hosted server): the message as the body, the title,
+/// priority and tags as headers, the access token as a bearer token.
+struct NtfySink: AlertSink {
+    let name: String
+    let url: String
+    let token: String?
+    let client: HTTPClient
+
+    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
+        var headers = [
+            // Header values are ASCII; ntfy decodes RFC 2047 encoded words, so the Korean title survives.
+            ("Title", Self.encodedWord(event.title)),
+            ("Priority", event.kind == .fired ? "high" : "default"),
+            ("Tags", event.kind == .fired ? "warning,mask" : event.kind == .cleared ? "white_check_mark" : "test_tube"),
+        ]
+        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        try await post(client, url: url, headers: headers, body: Data(event.message.utf8), to: name)
+    }
+
+    /// `=?UTF-8?B?…?=` for text that is not plain ASCII.
+    static func encodedWord(_ text: String) -> String {
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text }
+        return "=?UTF-8?B?\(Data(text.utf8).base64EncodedString())?="
+    }
+}
+
+/// A webhook: one JSON document per event (docs/ALERTS.md).
+struct WebhookSink: AlertSink {
+    let name: String
+    let url: String
+    let client: HTTPClient
+
+    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
+        try await post(client, url: url, headers: [("Content-Type", "application/json; charset=utf-8")],
+                       body: Data(AlertPayload.json(event).utf8), to: name)
+    }
+}
+
+/// A program run with the event in its environment: no shell, no PATH lookup, a clean
+/// environment (none of dustd's), stdin from /dev/null, killed after the timeout. Exit status 0
+/// is delivered.
+struct CommandSink: AlertSink {
+    let name: String
+    let arguments: [String]
+    let timeout: Double
+
+    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.environment = AlertPayload.environment(event)
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        let finished = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { finished.continuation.yield($0.terminationStatus); finished.continuation.finish() }
+        do {
+            try process.run()
+        } catch {
+            throw AlertSinkError("\(name) could not be started: \(error.localizedDescription)")
+        }
+        let stoppedByTimer = Mutex(false)
+        let timer = Task {
+            try await Task.sleep(for: .seconds(timeout))
+            stoppedByTimer.withLock { $0 = true }
+            process.terminate()
+            try await Task.sleep(for: .seconds(2))
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        var status: Int32 = -1
+        for await code in finished.stream { status = code }
+        timer.cancel()
+        if stoppedByTimer.withLock({ $0 }) {
+            throw AlertSinkError("\(name) did not finish within \(Int(timeout)) s and was stopped")
+        }
+        guard status == 0 else {
+            throw AlertSinkError("\(name) exited with status \(status)")
+        }
+    }
+}
+
+/// The event as a webhook's JSON and a command's environment.
+public enum AlertPayload {
+    /// The webhook body: `ReportJSON.alertEvent` (docs/ALERTS.md).
+    public static func json(_ event: AlertEvent) -> String {
+        ReportJSON.alertEvent(event).serialized
+    }
+
+    /// `FINEDUST_EVENT`, `FINEDUST_RULE`, `FINEDUST_METRIC`, `FINEDUST_VALUE`, `FINEDUST_GRADE`,
+    /// `FINEDUST_STATION`, `FINEDUST_TIME`, `FINEDUST_TITLE`, `FINEDUST_MESSAGE`, and a PATH.
+    public static func environment(_ event: AlertEvent) -> [String: String] {
+        var environment = [
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "FINEDUST_EVENT": event.kind.rawValue,
+            "FINEDUST_RULE": event.rule,
+            "FINEDUST_STATION": event.station,
+            "FINEDUST_TIME": KoreaStandardTime.iso8601(event.at),
+            "FINEDUST_TITLE": event.title,
+            "FINEDUST_MESSAGE": event.message,
+        ]
+        if let metric = event.metric { environment["FINEDUST_METRIC"] = metric.rawValue }
+        if let value = event.value {
+            environment["FINEDUST_VALUE"] = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        }
+        if let grade = ReportJSON.alertGrade(event) { environment["FINEDUST_GRADE"] = grade.koreanName }
+        return environment
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// What an alert rule watches (SPEC §14): the latest hour's grade, tomorrow's forecast grade, or
+/// today's intake so far.
+public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
+    case pm10Grade = "pm10.grade"
+    case pm25Grade = "pm25.grade"
+    case forecastTomorrowPM10 = "forecast.tomorrow.pm10"
+    case forecastTomorrowPM25 = "forecast.tomorrow.pm25"
+    case intakeTodayPM10 = "intake.today.pm10"
+    case intakeTodayPM25 = "intake.today.pm25"
+
+    /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
+    public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 }
+
+    /// The pollutant the metric is about.
+    public var pollutant: Pollutant {
+        switch self {
+        case .pm10Grade, .forecastTomorrowPM10, .intakeTodayPM10: .pm10
+        case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25: .pm25
+        }
+    }
+}
+
+/// `>=`, `>`, `<=`, `<`, `==`, `!=`.
+public enum AlertComparison: String, Sendable, Hashable, CaseIterable, Codable {
+    case atLeast = ">="
+    case above = ">"
+    case atMost = "<="
+    case below = "<"
+    case equal = "=="
+    case notEqual = "!="
+
+    func holds(_ value: Double, _ threshold: Double) -> Bool {
+        switch self {
+        case .atLeast: value >= threshold
+        case .above: value > threshold
+        case .atMost: value <= threshold
+        case .below: value < threshold
+        case .equal: value == threshold
+        case .notEqual: value != threshold
+        }
+    }
+}
+
+/// One rule, `{when: pm25.grade >= 3}`: a metric, a comparison and a threshold. A grade threshold
+/// may be a number (1–4) or a grade word (좋음/보통/나쁨/매우나쁨, good/moderate/bad/verybad).
+public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var metric: AlertMetric
+    public var comparison: AlertComparison
+    public var threshold: Double
+
+    public init(metric: AlertMetric, comparison: AlertComparison, threshold: Double) {
+        self.metric = metric
+        self.comparison = comparison
+        self.threshold = threshold
+    }
+
+    /// Parses `pm25.grade >= 3`; the error says what is wrong in one sentence.
+    public init(parsing text: String) throws(AlertRuleError) {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        // Two-character operators first, so `>=` is not read as `>` followed by `=3`.
+        let operators = AlertComparison.allCases.sorted { $0.rawValue.count > $1.rawValue.count }
+        guard let (comparison, range) = operators.lazy.compactMap({ op in trimmed.range(of: op.rawValue).map { (op, $0) } }).first else {
+            throw AlertRuleError("\"\(text)\" has no comparison; write e.g. pm25.grade >= 3")
+        }
+        let name = trimmed[..<range.lowerBound].trimmingCharacters(in: .whitespaces).lowercased()
+        let value = trimmed[range.upperBound...].trimmingCharacters(in: .whitespaces)
+        guard let metric = AlertMetric(rawValue: name) else {
+            let known = AlertMetric.allCases.map(\.rawValue).joined(separator: ", ")
+            throw AlertRuleError("\"\(name)\" is not something an alert can watch (\(known))")
+        }
+        let threshold: Double
+        if let number = Double(value), number.isFinite {
+            threshold = number
+        } else if metric.isGrade, let grade = DustGrade(word: value) {
+            threshold = Double(grade.rawValue)
+        } else {
+            throw AlertRuleError("\"\(value)\" is not a \(metric.isGrade ? "grade (1–4 or 좋음/보통/나쁨/매우나쁨)" : "number of µg")")
+        }
+        if metric.isGrade, !(0...5).contains(threshold) {
+            throw AlertRuleError("a grade is 1 to 4, not \(value)")
+        }
+        self.init(metric: metric, comparison: comparison, threshold: threshold)
+    }
+
+    /// Whether the condition holds for a value.
+    public func holds(_ value: Double) -> Bool { comparison.holds(value, threshold) }
+
+    /// `pm25.grade >= 3`: the rule as written in the configuration, normalised; its identity in
+    /// the database (a rule edited is a new rule).
+    public var description: String {
+        let number = threshold == threshold.rounded() ? String(Int(threshold)) : String(threshold)
+        return "\(metric.rawValue) \(comparison.rawValue) \(number)"
+    }
+}
+
+public struct AlertRuleError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+extension DustGrade {
+    /// A grade named in Korean or English: 좋음, 보통, 나쁨, 매우나쁨 / good, moderate, bad, verybad.
+    public init?(word: String) {
+        let key = word.lowercased().filter { !$0.isWhitespace && $0 != "_" && $0 != "-" }
+        guard let grade = DustGrade.allCases.first(where: { grade in
+            [grade.koreanName, grade.englishName.filter { !$0.isWhitespace }].contains(key)
+        }) else { return nil }
+        self = grade
+    }
+}
+
+/// Local hours when only clearings are delivered, e.g. 22 to 7 (wrapping midnight). `from == to`
+/// means no quiet hours.
+public struct QuietHours: Sendable, Hashable, Codable {
+    public var fromHour: Int
+    public var toHour: Int
+
+    public init(fromHour: Int, toHour: Int) {
+        self.fromHour = fromHour
+        self.toHour = toHour
+    }
+
+    public func contains(hour: Int) -> Bool {
+        if fromHour == toHour { return false }
+        return fromHour < toHour ? (fromHour..<toHour).contains(hour) : hour >= fromHour || hour < toHour
+    }
+}
+
+/// Where one rule stands. `held`: the condition holds but began in quiet hours, so nothing was
+/// sent yet; it is announced when they end if it still holds, and forgotten if it clears first.
+public enum AlertState: String, Sendable, Hashable, Codable {
+    case idle, held, active
+}
+
+/// What an evaluation announces.
+public enum AlertEdge: String, Sendable, Hashable, Codable {
+    case fired, cleared
+}
+
+extension AlertState {
+    /// The pure transition: a rule's state, the metric's current value (nil: unknown, which
+    /// changes nothing — a missing hour neither fires nor clears), and whether it is quiet time.
+    /// Fires once on the rising edge, once on clearing, never repeats while the condition holds;
+    /// in quiet hours only a clearing is announced.
+    public func next(holds: Bool?, quiet: Bool) -> (state: AlertState, edge: AlertEdge?) {
+        guard let holds else { return (self, nil) }
+        switch (self, holds) {
+        case (.idle, true), (.held, true):
+            return quiet ? (.held, nil) : (.active, .fired)
+        case (.idle, false), (.held, false):
+            return (.idle, nil)
+        case (.active, true):
+            return (.active, nil)
+        case (.active, false):
+            return (.idle, .cleared)
+        }
+    }
+}

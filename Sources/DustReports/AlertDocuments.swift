@@ -1,0 +1,50 @@
+import DustKit
+import DustServices
+
+extension ReportJSON {
+    /// One alert event: what a webhook receives, and each entry of `dustctl alerts list --json`.
+    /// `{"event":"fired","rule":"pm25.grade >= 3","metric":"pm25.grade","value":3,"grade":"나쁨",
+    /// "station":"종로구","time":"2026-11-20T14:05:00+09:00","title":…,"message":…}`.
+    public static func alertEvent(_ event: AlertEvent) -> JSON {
+        .object([
+            ("event", .string(event.kind.rawValue)),
+            ("rule", event.rule.isEmpty ? .null : .string(event.rule)),
+            ("metric", event.metric.map { .string($0.rawValue) } ?? .null),
+            ("value", .number(event.value)),
+            ("grade", alertGrade(event).map { .string($0.koreanName) } ?? .null),
+            ("station", .string(event.station)),
+            ("time", .string(KoreaStandardTime.iso8601(event.at))),
+            ("title", .string(event.title)),
+            ("message", .string(event.message)),
+        ])
+    }
+
+    /// `dustctl alerts list --json`: the rules with their states, the sinks, then the newest
+    /// events with every delivery attempt.
+    public static func alerts(rules: [(rule: String, state: AlertState)], sinks: [String],
+                              events: [(event: AlertEvent, deliveries: [AlertDelivery])]) -> JSON {
+        .object([
+            ("rules", .array(rules.map { .object([("when", .string($0.rule)), ("state", .string($0.state.rawValue))]) })),
+            ("sinks", .array(sinks.map(JSON.string))),
+            ("events", .array(events.map { event, deliveries in
+                guard case var .object(members) = alertEvent(event) else { return .null }
+                members.append(("deliveries", .array(deliveries.map { delivery in
+                    .object([
+                        ("sink", .string(delivery.sink)),
+                        ("attempt", .integer(delivery.attempt)),
+                        ("time", .string(KoreaStandardTime.iso8601(delivery.at))),
+                        ("outcome", .string(delivery.outcome.rawValue)),
+                        ("detail", delivery.detail.map(JSON.string) ?? .null),
+                    ])
+                })))
+                return .object(members)
+            })),
+        ])
+    }
+
+    /// The grade an event's value stands for, when its metric is a grade.
+    public static func alertGrade(_ event: AlertEvent) -> DustGrade? {
+        guard let metric = event.metric, metric.isGrade, let value = event.value else { return nil }
+        return DustGrade(rawValue: Int(value))
+    }
+}

@@ -1,0 +1,201 @@
+import DustKit
+import Foundation
+
+/// One announcement: a rule fired or cleared (or a test from `dustctl alerts test`).
+public struct AlertEvent: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case fired, cleared, test
+    }
+
+    /// The id the store gave it (deliveries are recorded against it); 0 before it is stored.
+    public var id: Int64
+    public var kind: Kind
+    /// The rule as written, normalised (`pm25.grade >= 3`); empty for a test.
+    public var rule: String
+    public var metric: AlertMetric?
+    public var value: Double?
+    public var station: String
+    public var at: Date
+
+    public init(id: Int64 = 0, kind: Kind, rule: String, metric: AlertMetric?, value: Double?, station: String, at: Date) {
+        self.id = id
+        self.kind = kind
+        self.rule = rule
+        self.metric = metric
+        self.value = value
+        self.station = station
+        self.at = at
+    }
+
+    /// One line for a phone, in Korean and English: `PM2.5 나쁨 (bad) at 종로구 — rule pm25.grade >= 3`.
+    public var title: String {
+        switch kind {
+        case .test: "FineDust test alert"
+        case .fired: "FineDust: \(what)"
+        case .cleared: "FineDust: cleared, \(what)"
+        }
+    }
+
+    /// The message body.
+    public var message: String {
+        switch kind {
+        case .test:
+            return "A test from dustctl alerts test (\(station)). If you read this, the alert reaches you."
+        case .fired:
+            return "\(what) at \(station). Rule: \(rule)."
+        case .cleared:
+            return "No longer \(rule) at \(station): now \(what)."
+        }
+    }
+
+    /// `PM2.5 나쁨 (bad)`, `PM10 intake today 412.5 µg`, `tomorrow's PM2.5 forecast 나쁨 (bad)`.
+    private var what: String {
+        guard let metric else { return "test" }
+        let pollutant = metric.pollutant.displayName
+        let valueText: String
+        if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
+            valueText = "\(grade.koreanName) (\(grade.englishName))"
+        } else if let value {
+            valueText = String(format: "%.1f", value) + (metric.isGrade ? "" : " µg")
+        } else {
+            valueText = "unknown"
+        }
+        switch metric {
+        case .pm10Grade, .pm25Grade: return "\(pollutant) \(valueText)"
+        case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(pollutant) forecast \(valueText)"
+        case .intakeTodayPM10, .intakeTodayPM25: return "\(pollutant) intake today \(valueText)"
+        }
+    }
+}
+
+/// The values alert rules are checked against, at one instant; nil is unknown.
+public struct AlertInputs: Sendable, Hashable {
+    public var station: String
+    public var values: [AlertMetric: Double]
+
+    public init(station: String, values: [AlertMetric: Double]) {
+        self.station = station
+        self.values = values
+    }
+}
+
+/// Tomorrow's forecast grades for the configured region, when one is stored.
+public protocol TomorrowForecastSource: Sendable {
+    func tomorrowGrades(after today: LocalDate) throws(StorageFailure) -> DustPair<DustGrade?>
+}
+
+/// Where rule states, events and deliveries are kept, so a restart neither repeats nor forgets an
+/// alert.
+public protocol AlertStore: Sendable {
+    /// The state of every rule seen before, by rule text.
+    func alertStates() throws(StorageFailure) -> [String: AlertState]
+    /// Saves a rule's new state and, when there is one, the event it announced, in one
+    /// transaction; returns the event with its id.
+    func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) throws(StorageFailure) -> AlertEvent?
+    /// Stores an event outside any rule (a test); returns it with its id.
+    func saveAlertEvent(_ event: AlertEvent) throws(StorageFailure) -> AlertEvent
+    /// Records one delivery attempt of an event to a sink.
+    func recordAlertDelivery(_ delivery: AlertDelivery) throws(StorageFailure)
+    /// The newest events, newest first, each with its deliveries.
+    func recentAlertEvents(limit: Int) throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])]
+}
+
+/// One attempt to hand an event to a sink.
+public struct AlertDelivery: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// The sink took it.
+        case delivered
+        /// It failed; another attempt follows.
+        case retrying
+        /// It failed for the last time.
+        case failed
+    }
+
+    public var eventID: Int64
+    /// The sink's description (`ntfy https://ntfy.sh/…`, never a token).
+    public var sink: String
+    public var attempt: Int
+    public var at: Date
+    public var outcome: Outcome
+    public var detail: String?
+
+    public init(eventID: Int64, sink: String, attempt: Int, at: Date, outcome: Outcome, detail: String?) {
+        self.eventID = eventID
+        self.sink = sink
+        self.attempt = attempt
+        self.at = at
+        self.outcome = outcome
+        self.detail = detail
+    }
+}
+
+/// Checks the rules after each poll: computes the inputs from the stored data, moves each rule
+/// through `AlertState.next`, stores the transitions and returns what to announce.
+public struct AlertMonitor: Sendable {
+    private let rules: [AlertRule]
+    private let quietHours: QuietHours?
+    private let store: any AlertStore
+    private let statistics: StatisticsService
+    private let forecast: (any TomorrowForecastSource)?
+
+    public init(rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
+                forecast: (any TomorrowForecastSource)? = nil) {
+        self.rules = rules
+        self.quietHours = quietHours
+        self.store = store
+        self.statistics = statistics
+        self.forecast = forecast
+    }
+
+    /// The values at `now`: the latest hour's grades when that hour is under 3 hours old (older
+    /// data is unknown, not "good"), today's intake, tomorrow's forecast.
+    public func inputs(at now: Date) throws(StorageFailure) -> AlertInputs {
+        let calendar = statistics.calendar
+        let today = calendar.date(containing: now)
+        let day = try statistics.day(today)
+        var values: [AlertMetric: Double] = [:]
+        if let latest = day.latest, now.timeIntervalSince(latest.slot.end) < DaemonHealth.staleAfter {
+            for (metric, pollutant) in [(AlertMetric.pm10Grade, Pollutant.pm10), (.pm25Grade, .pm25)] {
+                if let concentration = latest.concentration[pollutant] {
+                    values[metric] = Double(DustGrade(concentration: concentration, of: pollutant, on: today).rawValue)
+                }
+            }
+        }
+        if let intake = day.totals.intake.fineDust { values[.intakeTodayPM10] = intake }
+        if let intake = day.totals.intake.ultraFineDust { values[.intakeTodayPM25] = intake }
+        if let forecast {
+            let tomorrow = try forecast.tomorrowGrades(after: today)
+            if let grade = tomorrow.fineDust { values[.forecastTomorrowPM10] = Double(grade.rawValue) }
+            if let grade = tomorrow.ultraFineDust { values[.forecastTomorrowPM25] = Double(grade.rawValue) }
+        }
+        return AlertInputs(station: day.station, values: values)
+    }
+
+    /// Evaluates every rule at `now`; returns the stored events to deliver, in rule order.
+    public func evaluate(at now: Date) throws(StorageFailure) -> [AlertEvent] {
+        try evaluate(try inputs(at: now), at: now)
+    }
+
+    /// Evaluates every rule against given inputs.
+    public func evaluate(_ inputs: AlertInputs, at now: Date) throws(StorageFailure) -> [AlertEvent] {
+        let states = try store.alertStates()
+        let hour = statistics.calendar.hour(of: Slot(containing: now))
+        let quiet = quietHours?.contains(hour: hour) ?? false
+        var events: [AlertEvent] = []
+        for rule in rules {
+            let key = rule.description
+            let current = states[key] ?? .idle
+            let value = inputs.values[rule.metric]
+            let (state, edge) = current.next(holds: value.map(rule.holds), quiet: quiet)
+            guard state != current || edge != nil else { continue }
+            let event = edge.map { edge in
+                AlertEvent(kind: edge == .fired ? .fired : .cleared, rule: key, metric: rule.metric, value: value,
+                           station: inputs.station, at: now)
+            }
+            if let stored = try store.saveAlertTransition(rule: key, state: state, event: event, at: now) {
+                events.append(stored)
+            }
+        }
+        return events
+    }
+}

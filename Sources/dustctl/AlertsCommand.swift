@@ -1,0 +1,97 @@
+import ArgumentParser
+import DustConfig
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import Foundation
+
+struct AlertsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "alerts",
+        abstract: "The alert rules, where alerts go, and what was sent (SPEC §14).",
+        subcommands: [AlertsListCommand.self, AlertsTestCommand.self])
+}
+
+struct AlertsListCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Show the rules and their states, the sinks, and the latest alerts with each delivery attempt.",
+        discussion: "Example:\n  dustctl alerts list --db /var/lib/dustd/dust.sqlite")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(help: "How many of the latest alerts to show.")
+    var last = 20
+
+    func validate() throws {
+        guard (1...1000).contains(last) else { throw ValidationError("--last must be from 1 to 1000.") }
+    }
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let states = try store.alertStates()
+            let rules = settings.alerts.rules.map { rule in (rule: rule.description, state: states[rule.description] ?? .idle) }
+            let sinks = settings.alerts.sinks.map(\.displayName)
+            let events = try store.recentAlertEvents(limit: last)
+            if options.json {
+                try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
+                return
+            }
+            try standardOutputLine(rules.isEmpty ? "No alert rules (alerts.rules)." : "Rules:")
+            let width = rules.map(\.rule.count).max() ?? 0
+            for (rule, state) in rules {
+                try standardOutputLine("  \(rule.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.describe(state))")
+            }
+            try standardOutputLine(sinks.isEmpty ? "No sinks (alerts.sinks): alerts are recorded only." : "Sinks: \(sinks.joined(separator: ", "))")
+            guard !events.isEmpty else {
+                try standardOutputLine("No alerts yet.")
+                return
+            }
+            try standardOutputLine("Latest alerts:")
+            for (event, deliveries) in events {
+                let time = settings.calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
+                try standardOutputLine("  \(time)  \(event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(TerminalSafeText.sanitized(event.title))")
+                // The last attempt per sink says how it ended.
+                var last: [String: AlertDelivery] = [:]
+                for delivery in deliveries { last[delivery.sink] = delivery }
+                for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
+                    let reason = delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
+                    try standardOutputLine("      \(delivery.sink): \(delivery.outcome.rawValue) (attempt \(delivery.attempt))\(delivery.outcome == .delivered ? "" : reason)")
+                }
+                if deliveries.isEmpty { try standardOutputLine("      (no sink)") }
+            }
+        }
+    }
+
+    private static func describe(_ state: AlertState) -> String {
+        switch state {
+        case .idle: "idle"
+        case .held: "holds, held back by quiet hours"
+        case .active: "active (alert sent; a clearing follows)"
+        }
+    }
+}
+
+struct AlertsTestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "test",
+        abstract: "Send a test alert to every sink once, and say which took it.",
+        discussion: """
+            Runs `dustd --test-alerts` (dustd, installed beside dustctl, is the FineDust program
+            that talks to the network) with this configuration and database. Exit 0 when every
+            sink took the test, 69 when one did not. Example:
+              dustctl alerts test --config /etc/dustd/dustd.yaml
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        try reportingFailures {
+            _ = try options.settings()
+            try DaemonExecutable.run(["--test-alerts"], options: options, for: "dustctl alerts test")
+        }
+    }
+}
