@@ -1,0 +1,157 @@
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// A sink that fails its first `failures` attempts, then takes every event; remembers them.
+final class RecordingSink: AlertSink {
+    let name: String
+    private let failuresLeft: Mutex<Int>
+    private let received = Mutex<[AlertEvent]>([])
+
+    init(name: String = "fake", failures: Int = 0) {
+        self.name = name
+        failuresLeft = Mutex(failures)
+    }
+
+    var events: [AlertEvent] { received.withLock { $0 } }
+
+    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
+        let fail = failuresLeft.withLock { left in
+            defer { left -= 1 }
+            return left > 0
+        }
+        if fail { throw AlertSinkError("the fake refused (\u{1B}[31mred\u{1B}[0m)") }
+        received.withLock { $0.append(event) }
+    }
+}
+
+@Suite("Alerts: rules against stored hours, edges, quiet hours, deliveries")
+struct AlertTests {
+    /// 2026-11-20 in Seoul: `hour` o'clock plus five minutes (the latest hour then is hour − 1).
+    static func at(_ hour: Int, minute: Int = 5) -> Date {
+        seoul.start(of: november20).addingTimeInterval(Double(hour * 3600 + minute * 60))
+    }
+
+    /// Stores PM2.5 `value` for the hour starting at `hour`.
+    static func store(_ value: Double, hour: Int, in scratch: Scratch) throws {
+        _ = try scratch.store.saveReadings([HourlyReading(station: "종로구", slot: Scratch.slot(november20, hour: hour),
+                                                          concentration: DustPair(fineDust: 40, ultraFineDust: value))], fetchedAt: at(hour + 1))
+    }
+
+    static func monitor(_ scratch: Scratch, rules: [String], quiet: QuietHours? = nil, now: Date) throws -> AlertMonitor {
+        AlertMonitor(rules: try rules.map(AlertRule.init(parsing:)), quietHours: quiet, store: scratch.store,
+                     statistics: scratch.statistics(model: try VentilationIntakeModel(), now: now))
+    }
+
+    @Test("pm25.grade >= 3: one alert when the hour turns 나쁨, none while it stays, one when it clears; a restart repeats nothing")
+    func risingAndClearing() throws {
+        let scratch = try Scratch()
+        // PM2.5 by hour from 09:00: 20 보통, 40 나쁨, 60 나쁨, 80 매우나쁨, 30 보통, 10 좋음.
+        let values: [Double] = [20, 40, 60, 80, 30, 10]
+        var kinds: [String] = []
+        for (offset, value) in values.enumerated() {
+            let hour = 9 + offset
+            try Self.store(value, hour: hour, in: scratch)
+            // A new monitor each hour, as after a restart: the state lives in the database.
+            let events = try Self.monitor(scratch, rules: ["pm25.grade >= 3"], now: Self.at(hour + 1)).evaluate(at: Self.at(hour + 1))
+            kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
+        }
+        #expect(kinds == ["10:fired:3", "13:cleared:2"])
+        let stored = try scratch.store.recentAlertEvents(limit: 10).map(\.event)
+        #expect(stored.map(\.kind) == [.cleared, .fired])
+        #expect(stored.last?.title == "FineDust: PM2.5 나쁨 (bad)")
+        #expect(stored.last?.message == "PM2.5 나쁨 (bad) at 종로구. Rule: pm25.grade >= 3.")
+        #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .idle])
+    }
+
+    @Test("Quiet hours 22–7: a rise at 23:00 is held and announced at 07:00 if it still holds; one that clears by then is never sent; a clearing is sent in quiet hours")
+    func quietHours() throws {
+        let quiet = QuietHours(fromHour: 22, toHour: 7)
+        let rule = try AlertRule(parsing: "pm25.grade >= 3")
+        let inputs = { (value: Double?) in AlertInputs(station: "종로구", values: value.map { [.pm25Grade: $0] } ?? [:]) }
+        let scratch = try Scratch()
+        let monitor = AlertMonitor(rules: [rule], quietHours: quiet, store: scratch.store,
+                                   statistics: scratch.statistics(model: try VentilationIntakeModel()))
+        let night = seoul.start(of: november20).addingTimeInterval(23 * 3600 + 300)
+        let hours = (0..<10).map { night.addingTimeInterval(Double($0) * 3600) }  // 23:05 … 08:05
+        #expect(try monitor.evaluate(inputs(3), at: hours[0]).isEmpty)
+        #expect(try scratch.store.alertStates()[rule.description] == .held)
+        #expect(try monitor.evaluate(inputs(4), at: hours[3]).isEmpty)
+        #expect(try monitor.evaluate(inputs(nil), at: hours[5]).isEmpty)  // unknown: still held
+        let morning = try monitor.evaluate(inputs(3), at: hours[8])  // 07:05
+        #expect(morning.map(\.kind) == [.fired])
+        #expect(try monitor.evaluate(inputs(3), at: hours[9]).isEmpty)
+
+        // The next night: it clears at 01:05, inside quiet hours, and the clearing is sent.
+        let later = hours[9].addingTimeInterval(17 * 3600)
+        #expect(try monitor.evaluate(inputs(2), at: later).map(\.kind) == [.cleared])
+
+        // A rise at 23:05 that clears at 03:05 sends nothing at all.
+        let other = try Scratch()
+        let quietOnly = AlertMonitor(rules: [rule], quietHours: quiet, store: other.store,
+                                     statistics: other.statistics(model: try VentilationIntakeModel()))
+        #expect(try quietOnly.evaluate(inputs(3), at: hours[0]).isEmpty)
+        #expect(try quietOnly.evaluate(inputs(1), at: hours[4]).isEmpty)
+        #expect(try quietOnly.evaluate(inputs(1), at: hours[8]).isEmpty)
+        #expect(try other.store.recentAlertEvents(limit: 10).isEmpty)
+    }
+
+    @Test("Inputs: the latest hour's grades only while under 3 hours old; today's intake in µg")
+    func inputs() throws {
+        let scratch = try Scratch()
+        try Self.store(40, hour: 9, in: scratch)
+        let fresh = try Self.monitor(scratch, rules: [], now: Self.at(12, minute: 59)).inputs(at: Self.at(12, minute: 59))
+        #expect(fresh.values[.pm25Grade] == 3)
+        #expect(fresh.values[.pm10Grade] == 2)
+        // 09:00 is sedentary under the default schedule: 40 µg/m³ × 0.26 m³/h × 0.7 = 7.28 µg.
+        #expect(abs(fresh.values[.intakeTodayPM25]! - 7.28) < 1e-9)
+        let stale = try Self.monitor(scratch, rules: [], now: Self.at(13, minute: 1)).inputs(at: Self.at(13, minute: 1))
+        #expect(stale.values[.pm25Grade] == nil && stale.values[.pm10Grade] == nil)
+        #expect(stale.values[.intakeTodayPM25] != nil)
+    }
+
+    @Test("A failing sink is retried with doubling waits, then recorded as failed; another sink is not held up")
+    func retries() async throws {
+        let scratch = try Scratch()
+        let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
+                                                                station: "종로구", at: Self.at(10)))
+        let waits = Mutex<[Duration]>([])
+        let dead = RecordingSink(name: "dead", failures: 99)
+        let flaky = RecordingSink(name: "flaky", failures: 2)
+        let good = RecordingSink(name: "good")
+        let dispatcher = AlertDispatcher(sinks: [dead, flaky, good], store: scratch.store,
+                                         policy: AlertRetryPolicy(maxAttempts: 4, initialDelay: .seconds(30)),
+                                         sleep: { duration in waits.withLock { $0.append(duration) } })
+        let results = await dispatcher.deliver(event)
+        #expect(results.map(\.sink) == ["dead", "flaky", "good"])
+        #expect(results.map(\.outcome) == [.failed, .delivered, .delivered])
+        #expect(results.map(\.attempt) == [4, 3, 1])
+        #expect(good.events.count == 1 && flaky.events.count == 1 && dead.events.isEmpty)
+        // dead: 30, 60, 120 s; flaky: 30, 60 s.
+        #expect(waits.withLock { $0 }.sorted() == [.seconds(30), .seconds(30), .seconds(60), .seconds(60), .seconds(120)])
+        let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        #expect(deliveries.filter { $0.sink == "dead" }.map(\.outcome) == [.retrying, .retrying, .retrying, .failed])
+        #expect(deliveries.filter { $0.sink == "flaky" }.map(\.outcome) == [.retrying, .retrying, .delivered])
+        // What a sink said is stored without its terminal escapes.
+        #expect(deliveries.first { $0.sink == "dead" }?.detail?.contains("\u{1B}") == false)
+    }
+
+    @Test("Stopping dustd ends the wait before a retry and records the delivery as failed")
+    func cancelledRetry() async throws {
+        let scratch = try Scratch()
+        let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
+                                                                station: "종로구", at: Self.at(10)))
+        let dispatcher = AlertDispatcher(sinks: [RecordingSink(name: "dead", failures: 99)], store: scratch.store,
+                                         policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)))
+        let task = Task { await dispatcher.deliver(event) }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let results = await task.value
+        #expect(results.map(\.outcome) == [.failed])
+        #expect(results.first?.detail?.hasSuffix("dustd stopped before the next attempt") == true)
+    }
+}
