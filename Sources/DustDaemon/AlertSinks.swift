@@ -49,19 +49,22 @@ public final class AlertSinks: Sendable {
     /// The credential name for the ntfy access token (`LoadCredential=ntfy-token:…`).
     public static let ntfyCredential = "ntfy-token"
 
-    private static func ntfyToken(file: String?, environment: [String: String]) throws(ConfigurationError) -> String? {
+    /// The sinks' secrets, for the log's redactor.
+    public var secrets: [SecretText] { sinks.compactMap { ($0 as? NtfySink)?.token } }
+
+    private static func ntfyToken(file: String?, environment: [String: String]) throws(ConfigurationError) -> SecretText? {
         if let file {
             let token = try readSecretFile(file, key: "alerts.sinks[].tokenFile", role: "the ntfy token file")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
                 throw ConfigurationError(key: "alerts.sinks[].tokenFile", problem: "names \(file), which must hold the token alone")
             }
-            return token
+            return SecretText(token)
         }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
            let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(ntfyCredential), encoding: .utf8) {
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            return token.isEmpty ? nil : token
+            return token.isEmpty ? nil : SecretText(token)
         }
         return nil
     }
@@ -94,7 +97,7 @@ private func post(_ client: HTTPClient, url: String, headers: [(String, String)]
 struct NtfySink: AlertSink {
     let name: String
     let url: String
-    let token: String?
+    let token: SecretText?
     let client: HTTPClient
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
@@ -104,7 +107,7 @@ struct NtfySink: AlertSink {
             ("Priority", event.kind == .fired ? "high" : "default"),
             ("Tags", event.kind == .fired ? "warning,mask" : event.kind == .cleared ? "white_check_mark" : "test_tube"),
         ]
-        if let token { headers.append(("Authorization", "Bearer \(token)")) }
+        if let token { headers.append(("Authorization", "Bearer \(token.revealedForSending)")) }
         try await post(client, url: url, headers: headers, body: Data(event.message.utf8), to: name)
     }
 

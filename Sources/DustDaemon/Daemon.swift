@@ -133,6 +133,7 @@ public struct Daemon: Sendable {
             logger.critical("Invalid configuration: \(error)")
             return .configuration
         }
+        alertSinks.secrets.forEach(redactor.add)
         if !settings.alerts.rules.isEmpty, alertSinks.sinks.isEmpty {
             logger.warning("alerts.rules are set but alerts.sinks is empty: alerts are recorded (dustctl alerts list) and sent nowhere")
         }

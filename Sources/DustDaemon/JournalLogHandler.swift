@@ -73,6 +73,7 @@ public struct JournalLogHandler: LogHandler {
 /// The service keys the daemon has loaded, so log output can never contain one, even by mistake.
 public final class SecretRedactor: Sendable {
     private let keys = Mutex<[ServiceKey]>([])
+    private let others = Mutex<[SecretText]>([])
 
     public init() {}
 
@@ -81,7 +82,13 @@ public final class SecretRedactor: Sendable {
         keys.withLock { if !$0.contains(key) { $0.append(key) } }
     }
 
+    /// Adds another secret (an alert sink's token).
+    public func add(_ secret: SecretText) {
+        others.withLock { if !$0.contains(secret) { $0.append(secret) } }
+    }
+
     public func redacting(_ text: String) -> String {
-        keys.withLock { keys in keys.reduce(text) { $1.redacting($0) } }
+        let withoutKeys = keys.withLock { keys in keys.reduce(text) { $1.redacting($0) } }
+        return others.withLock { secrets in secrets.reduce(withoutKeys) { $1.redacting($0) } }
     }
 }

@@ -1,0 +1,196 @@
+import DustConfig
+import DustDaemon
+import DustKit
+import DustServices
+import FakeAirKorea
+import Foundation
+import Testing
+import TestSupport
+
+/// A one-item AirKorea response for the hour that ended last (KST), so the alert rules see fresh data.
+func currentHourResponse(pm25: Int, now: Date = Date()) -> Data {
+    var calendar = Calendar(identifier: .gregorian)
+    calendar.timeZone = TimeZone(identifier: "Asia/Seoul")!
+    let parts = calendar.dateComponents([.year, .month, .day, .hour], from: now)
+    var dataTime = String(format: "%04d-%02d-%02d %02d:00", parts.year!, parts.month!, parts.day!, parts.hour!)
+    if parts.hour == 0 {
+        let yesterday = calendar.dateComponents([.year, .month, .day], from: now.addingTimeInterval(-3600))
+        dataTime = String(format: "%04d-%02d-%02d 24:00", yesterday.year!, yesterday.month!, yesterday.day!)
+    }
+    return Data("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header>
+        <body><items><item><stationName>종로구</stationName><dataTime>\(dataTime)</dataTime>
+        <pm10Value>40</pm10Value><pm25Value>\(pm25)</pm25Value><pm10Flag/><pm25Flag/></item></items>
+        <numOfRows>100</numOfRows><pageNo>1</pageNo><totalCount>1</totalCount></body></response>
+        """.utf8)
+}
+
+@Suite("Alerts end to end: a real dustd, a loopback ntfy, commands without a shell", .serialized)
+struct AlertProcessTests {
+    @Test("One ntfy URL and pm25.grade >= 3: exactly one message when the hour turns 나쁨 and one when it clears; the token is sent and never logged")
+    func ntfyRisingAndClearing() async throws {
+        let receiver = FakeAirKoreaServer { _ in .respond(status: 200, body: Data("{}".utf8), contentType: "application/json") }
+        let receiverURL = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/finedust-alerts")
+        let tokenDirectory = try TemporaryDirectory("ntfy-token")
+        defer { tokenDirectory.remove() }
+        let token = "tk_alerttoken0123456789abcdef"
+        let tokenFile = tokenDirectory.path("ntfy-token")
+        try "\(token)\n".write(toFile: tokenFile, atomically: true, encoding: .utf8)
+        chmod(tokenFile, 0o600)
+        let configuration = """
+            station:
+              name: 종로구
+            alerts:
+              rules:
+                - { when: pm25.grade >= 3 }
+              sinks:
+                - { ntfy: "\(receiverURL)", tokenFile: "\(tokenFile)" }
+            """
+        let dustd = try await RunningDustd(configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],
+                                           body: currentHourResponse(pm25: 80))
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { receiver.requests.count >= 1 })
+        // Three more polls while it stays 나쁨: nothing more.
+        let polls = dustd.server.requests.count
+        #expect(try await dustd.wait { dustd.server.requests.count >= polls + 3 })
+        #expect(receiver.requests.count == 1)
+        dustd.server.setScript { _ in .respond(status: 200, body: currentHourResponse(pm25: 10)) }
+        #expect(try await dustd.wait { receiver.requests.count >= 2 })
+        let after = dustd.server.requests.count
+        #expect(try await dustd.wait { dustd.server.requests.count >= after + 3 })
+        #expect(try await dustd.stop() == 0)
+        await receiver.stop()
+
+        let messages = receiver.requests
+        #expect(messages.count == 2)
+        #expect(messages.map(\.method) == ["POST", "POST"])
+        #expect(messages.map(\.path) == ["/finedust-alerts", "/finedust-alerts"])
+        #expect(String(decoding: messages[0].body, as: UTF8.self) == "PM2.5 매우나쁨 (very bad) at 종로구. Rule: pm25.grade >= 3.")
+        #expect(String(decoding: messages[1].body, as: UTF8.self) == "No longer pm25.grade >= 3 at 종로구: now PM2.5 좋음 (good).")
+        #expect(messages.allSatisfy { $0.headers["authorization"] == "Bearer \(token)" })
+        #expect(messages[0].headers["priority"] == "high" && messages[1].headers["priority"] == "default")
+        // The Korean title as an RFC 2047 encoded word.
+        let title = try #require(messages[0].headers["title"])
+        #expect(title == "=?UTF-8?B?\(Data("FineDust: PM2.5 매우나쁨 (very bad)".utf8).base64EncodedString())?=")
+        #expect(!dustd.logs.contains(token), "the ntfy token reached the log")
+        #expect(dustd.logs.contains("Alert fired"))
+        let database = try Data(contentsOf: URL(fileURLWithPath: dustd.database))
+        #expect(database.range(of: Data(token.utf8)) == nil)
+
+        let list = try Executables.run("dustctl", ["alerts", "list", "--json", "--db", dustd.database, "--config", dustd.configPath],
+                                       environment: ["PATH": "/usr/bin:/bin"])
+        #expect(list.status == 0, "\(list.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])
+        let rules = try #require(document["rules"] as? [[String: Any]])
+        #expect(rules.first?["when"] as? String == "pm25.grade >= 3" && rules.first?["state"] as? String == "idle")
+        let events = try #require(document["events"] as? [[String: Any]])
+        #expect(events.map { $0["event"] as? String } == ["cleared", "fired"])
+        let deliveries = events.compactMap { ($0["deliveries"] as? [[String: Any]])?.first }
+        #expect(deliveries.map { $0["outcome"] as? String } == ["delivered", "delivered"])
+        #expect(deliveries.allSatisfy { ($0["sink"] as? String)?.hasPrefix("ntfy http://127.0.0.1:") == true })
+        #expect(!list.standardOutput.contains(token))
+    }
+
+    @Test("A failing ntfy server is retried with backoff (1 s, 2 s) while polls go on, then the delivery is recorded as failed")
+    func failingSinkRetried() async throws {
+        let receiver = FakeAirKoreaServer { _ in .respond(status: 503, body: Data("busy".utf8), contentType: "text/plain") }
+        let receiverURL = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/dust")
+        let configuration = """
+            station:
+              name: 종로구
+            alerts:
+              rules: [ { when: pm25.grade >= 3 } ]
+              sinks: [ { ntfy: "\(receiverURL)" } ]
+              retryInitialSeconds: 1
+              maxAttempts: 3
+            """
+        let dustd = try await RunningDustd(configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],
+                                           body: currentHourResponse(pm25: 50))
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { receiver.requests.count >= 3 })
+        let times = receiver.requests.map(\.receivedAt)
+        #expect(times.count == 3)
+        if times.count == 3 {
+            #expect(times[1].timeIntervalSince(times[0]) >= 0.9 && times[2].timeIntervalSince(times[1]) >= 1.9)
+        }
+        // Polls went on while the deliveries waited.
+        let polled = dustd.server.requests.filter { $0.receivedAt > times[0] && $0.receivedAt < (times.last ?? times[0]) }
+        #expect(polled.count >= 2)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await dustd.stop() == 0)
+        await receiver.stop()
+        #expect(receiver.requests.count == 3)
+        let list = try Executables.run("dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
+                                       environment: ["PATH": "/usr/bin:/bin"])
+        #expect(list.standardOutput.contains("ntfy \(receiverURL): failed (attempt 3): ntfy \(receiverURL) answered HTTP 503"), "\(list.standardOutput)")
+        #expect(list.standardOutput.contains("pm25.grade >= 3  active"))
+    }
+
+    @Test("A command sink runs without a shell: a hostile station name and arguments arrive as plain text; a hung command is stopped")
+    func commandWithoutShell() async throws {
+        let directory = try TemporaryDirectory("alert-command")
+        defer { directory.remove() }
+        let output = directory.path("event.txt")
+        let marker = directory.path("pwned")
+        let script = "import os, sys; open(sys.argv[1], 'w').write(os.environ['FINEDUST_STATION'] + '|' + sys.argv[2] + '|' + os.environ['FINEDUST_EVENT'] + '|' + str('DUSTD_API_SERVICE_KEY' in os.environ))"
+        var settings = AlertSettings()
+        settings.sinks = [.command(arguments: ["/usr/bin/python3", "-c", script, output, "$(touch \(marker)); `touch \(marker)`"], timeoutSeconds: 10)]
+        let sinks = try AlertSinks(settings: settings, environment: ["DUSTD_API_SERVICE_KEY": "secret"])
+        let station = "종로구\"; touch \(marker); echo \"$(touch \(marker))"
+        let event = AlertEvent(id: 1, kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: station, at: Date())
+        try await sinks.sinks[0].deliver(event)
+        #expect(try String(contentsOfFile: output, encoding: .utf8) == "\(station)|$(touch \(marker)); `touch \(marker)`|fired|False")
+        #expect(!FileManager.default.fileExists(atPath: marker))
+
+        var slow = AlertSettings()
+        slow.sinks = [.command(arguments: ["/bin/sleep", "30"], timeoutSeconds: 1)]
+        let hung = try AlertSinks(settings: slow, environment: [:])
+        let started = Date()
+        await #expect(throws: AlertSinkError("command /bin/sleep did not finish within 1 s and was stopped")) {
+            try await hung.sinks[0].deliver(event)
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+        var failing = AlertSettings()
+        failing.sinks = [.command(arguments: ["/bin/false"], timeoutSeconds: 5)]
+        let fails = try AlertSinks(settings: failing, environment: [:])
+        await #expect(throws: AlertSinkError("command /bin/false exited with status 1")) { try await fails.sinks[0].deliver(event) }
+        await sinks.shutdown()
+        await hung.shutdown()
+        await fails.shutdown()
+    }
+
+    @Test("dustctl alerts test: a test event to every sink through dustd; the webhook gets the documented JSON; a failing sink makes it exit 69")
+    func alertsTest() async throws {
+        let receiver = FakeAirKoreaServer { _ in .respond(status: 204, body: Data()) }
+        let hook = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/hook")
+        let directory = try TemporaryDirectory("alerts-test")
+        defer { directory.remove() }
+        let config = directory.path("dustd.yaml")
+        try """
+            station:
+              name: 종로구
+            alerts:
+              sinks:
+                - { webhook: "\(hook)?secret=abc" }
+                - { command: [/bin/false] }
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let database = directory.path("dust.sqlite")
+        let result = try Executables.run("dustctl", ["alerts", "test", "--config", config, "--db", database],
+                                         environment: ["PATH": "/usr/bin:/bin"])
+        await receiver.stop()
+        #expect(result.status == 69, "\(result.standardError)")
+        #expect(result.standardOutput == "webhook http://127.0.0.1:\(URL(string: hook)!.port!)/hook: delivered\n")
+        #expect(result.standardError.contains("command /bin/false: not delivered: command /bin/false exited with status 1"))
+        #expect(!result.standardOutput.contains("secret=abc") && !result.standardError.contains("secret=abc"))
+        let request = try #require(receiver.requests.first)
+        #expect(request.method == "POST" && request.headers["content-type"] == "application/json; charset=utf-8")
+        let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
+        #expect(body["event"] as? String == "test" && body["station"] as? String == "종로구")
+        #expect(Array(body.keys).sorted() == ["event", "grade", "message", "metric", "rule", "station", "time", "title", "value"])
+        // Recorded like any alert.
+        let list = try Executables.run("dustctl", ["alerts", "list", "--config", config, "--db", database], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(list.standardOutput.contains("test     FineDust test alert"), "\(list.standardOutput)")
+        #expect(list.standardOutput.contains("command /bin/false: failed (attempt 1): command /bin/false exited with status 1"))
+    }
+}
