@@ -1,6 +1,7 @@
 import DustKit
 @testable import DustStore
 import Foundation
+import GRDB
 import Testing
 import TestSupport
 
@@ -122,5 +123,30 @@ struct SQLiteStoreTests {
             guard case .corrupt = error else { Issue.record("expected .corrupt, got \(error)"); return }
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("these are my notes"))
+    }
+
+    @Test("A database an older FineDust wrote: a reader says to restart dustd (it cannot upgrade it), a writer upgrades it, then it reads")
+    func olderSchema() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        try SQLiteStore(path: path).upsert([reading("종로구", hour: 1, pm10: 30, pm25: 12)])
+        // What FineDust 0.3 left: everything up to v3, no alert tables.
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "DROP TABLE alert_delivery; DROP TABLE alert_event; DROP TABLE alert_state")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v4-alerts'")
+        }
+        try queue.close()
+        #expect {
+            _ = try SQLiteStore(path: path, mode: .readOnly)
+        } throws: { error in
+            guard case let .cannotOpen(_, reason) = error as? StoreError else { return false }
+            return reason.contains("restart dustd")
+        }
+        let upgraded = try SQLiteStore(path: path)
+        #expect(try upgraded.alertRuleStates().isEmpty)
+        let reader = try SQLiteStore(path: path, mode: .readOnly)
+        #expect(try reader.measurementCount() == 1)
     }
 }
