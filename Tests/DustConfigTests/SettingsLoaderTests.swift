@@ -89,6 +89,49 @@ struct SettingsLoaderTests {
         #expect(boostcamp.intakeModel.name == "boostcamp")
     }
 
+    @Test("Alerts: rules (a mapping or the condition alone), every kind of sink, quiet hours, retries")
+    func alerts() throws {
+        let (directory, path) = try write("""
+            alerts:
+              rules:
+                - { when: pm25.grade >= 나쁨 }
+                - "intake.today.pm10 > 400"
+              sinks:
+                - { ntfy: https://ntfy.sh/dust, tokenFile: /etc/dustd/ntfy-token }
+                - { webhook: "https://example.org/hook?secret=x" }
+                - { command: [/usr/local/bin/notify, --loud, "종로구; rm -rf /"], timeoutSeconds: 20 }
+              quietHours: { from: 22, to: "07:00" }
+              retryInitialSeconds: 10
+              maxAttempts: 3
+            """)
+        defer { directory.remove() }
+        let alerts = try SettingsLoader(environment: [:]).load(configurationFile: path).alerts
+        #expect(alerts.rules == [AlertRule(metric: .pm25Grade, comparison: .atLeast, threshold: 3),
+                                 AlertRule(metric: .intakeTodayPM10, comparison: .above, threshold: 400)])
+        #expect(alerts.sinks == [.ntfy(url: "https://ntfy.sh/dust", tokenFile: "/etc/dustd/ntfy-token"),
+                                 .webhook(url: "https://example.org/hook?secret=x"),
+                                 .command(arguments: ["/usr/local/bin/notify", "--loud", "종로구; rm -rf /"], timeoutSeconds: 20)])
+        #expect(alerts.sinks.map(\.displayName) == ["ntfy https://ntfy.sh/dust", "webhook https://example.org/hook", "command /usr/local/bin/notify"])
+        #expect(alerts.quietHours == QuietHours(fromHour: 22, toHour: 7))
+        #expect(alerts.retryInitialSeconds == 10 && alerts.maxAttempts == 3)
+    }
+
+    @Test("Bad alert settings name the entry and the problem", arguments: [
+        ("alerts:\n  rules:\n    - { when: pm25.grade 3 }\n", "alerts.rules[0].when", "has no comparison"),
+        ("alerts:\n  rules:\n    - { if: pm25.grade >= 3 }\n", "alerts.rules[0]", "field if"),
+        ("alerts:\n  rules:\n    - { when: pm2.grade >= 3 }\n", "alerts.rules[0].when", "not something an alert can watch"),
+        ("alerts:\n  sinks:\n    - { ntfy: https://a.example, webhook: https://b.example }\n", "alerts.sinks[0]", "exactly one of"),
+        ("alerts:\n  sinks:\n    - { command: [notify-send, hi] }\n", "alerts.sinks[0].command", "absolute path"),
+        ("alerts:\n  sinks:\n    - { webhook: https://b.example, tokenFile: /x }\n", "alerts.sinks[0]", "only an ntfy sink"),
+        ("alerts:\n  sinks:\n    - { webhook: file:///etc/passwd }\n", "alerts.sinks[0].webhook", "http or https"),
+        ("alerts:\n  quietHours: { from: 22 }\n", "alerts.quietHours.to", "missing"),
+    ])
+    func badAlerts(yaml: String, key: String, problem: String) throws {
+        let error = try #require(try loadError(yaml))
+        #expect(error.key == key, "\(error)")
+        #expect(error.problem.contains(problem), "\(error)")
+    }
+
     @Test("Invalid values name the key, the problem and the source", arguments: [
         ("poll:\n  minute: 61\n", "poll.minute", "0 to 59"),
         ("poll:\n  minute: soon\n", "poll.minute", "\"soon\""),

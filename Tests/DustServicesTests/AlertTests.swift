@@ -148,7 +148,11 @@ struct AlertTests {
         let dispatcher = AlertDispatcher(sinks: [RecordingSink(name: "dead", failures: 99)], store: scratch.store,
                                          policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)))
         let task = Task { await dispatcher.deliver(event) }
-        try await Task.sleep(for: .milliseconds(200))
+        // Cancel once the first attempt has failed and the wait for the second has begun.
+        let deadline = Date().addingTimeInterval(20)
+        while try scratch.store.recentAlertEvents(limit: 1).first?.deliveries.isEmpty ?? true, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         task.cancel()
         let results = await task.value
         #expect(results.map(\.outcome) == [.failed])
