@@ -4,7 +4,7 @@ import Foundation
 
 /// `dustctl`: ask FineDust what you breathed.
 @main
-struct DustCtl: AsyncParsableCommand {
+struct DustCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dustctl",
         abstract: "Ask FineDust how much fine dust (PM10) and ultra-fine dust (PM2.5) you breathed.",
@@ -18,18 +18,15 @@ struct DustCtl: AsyncParsableCommand {
     )
 
     /// ArgumentParser's own `main`, except that SIGPIPE is ignored and help and usage errors go
-    /// through dustctl's writer.
-    static func main() async {
+    /// through dustctl's writer. Synchronous: no command awaits anything (the network is dustd's),
+    /// so dustctl starts no concurrency runtime and no worker threads.
+    static func main() {
         // A closed pipe then shows up as EPIPE from write(2), which ends dustctl quietly with 0,
         // instead of a signal that kills it halfway through a line.
         signal(SIGPIPE, SIG_IGN)
         do {
-            var command = try await asyncParseAsRoot()
-            if var asyncCommand = command as? AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
+            var command = try parseAsRoot()
+            try command.run()
         } catch {
             // ArgumentParser's `exit(withError:)` prints with `print`, whose failures nobody sees.
             var status = exitCode(for: error)

@@ -41,15 +41,6 @@ func reportingFailures(_ body: () throws -> Void) throws {
     }
 }
 
-/// `reportingFailures` for async commands.
-func reportingFailures(_ body: () async throws -> Void) async throws {
-    do {
-        try await body()
-    } catch {
-        throw report(error)
-    }
-}
-
 /// Prints the failure's sentence on stderr and returns the exit status to throw.
 private func report(_ error: any Error) -> ExitCode {
     let failure: CommandFailure
