@@ -34,7 +34,9 @@ public final class SQLiteStore: Sendable {
     public static let defaultBusyTimeout: TimeInterval = 10
 
     public let path: String
-    private let pool: DatabasePool
+    /// A pool (a writer and concurrent readers) for read-write opens; one read-only connection
+    /// for a reader such as `dustctl day`, which runs one query and exits.
+    private let pool: any DatabaseWriter
     /// The device and inode of the file opened, to notice when it is deleted or replaced.
     private let identity: FileIdentity?
 
@@ -60,7 +62,9 @@ public final class SQLiteStore: Sendable {
             }
         }
         do {
-            pool = try DatabasePool(path: path, configuration: configuration)
+            pool = mode == .readOnly
+                ? try DatabaseQueue(path: path, configuration: configuration)
+                : try DatabasePool(path: path, configuration: configuration)
             switch mode {
             case .readWrite:
                 // FULL: a committed batch survives power loss, not only a killed process. Set after
@@ -68,10 +72,13 @@ public final class SQLiteStore: Sendable {
                 try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
                 try Schema.migrator.migrate(pool)
             case .readOnly:
-                if try pool.read(Schema.migrator.hasBeenSuperseded) { throw StoreError.schemaTooNew(path: path) }
-                let applied = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
+                let (superseded, applied, complete) = try pool.read { db in
+                    (try Schema.migrator.hasBeenSuperseded(db), try Schema.migrator.appliedIdentifiers(db),
+                     try Schema.migrator.hasCompletedMigrations(db))
+                }
+                if superseded { throw StoreError.schemaTooNew(path: path) }
                 if applied.isEmpty { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
-                if try !pool.read(Schema.migrator.hasCompletedMigrations) {
+                if !complete {
                     // A reader never writes, so it cannot upgrade the file; dustd does on start.
                     throw StoreError.cannotOpen(path: path, reason: "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again")
                 }

@@ -127,6 +127,33 @@ struct AlertProcessTests {
         #expect(list.standardOutput.contains("pm25.grade >= 3  active"))
     }
 
+    @Test("The ntfy token from the systemd credential ntfy-token; a token file others may read is refused at start")
+    func ntfyCredential() async throws {
+        let receiver = FakeAirKoreaServer { _ in .respond(status: 200, body: Data()) }
+        let url = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/dust")
+        let credentials = try TemporaryDirectory("credentials")
+        defer { credentials.remove() }
+        try "tk_fromcredential\n".write(toFile: credentials.path(AlertSinks.ntfyCredential), atomically: true, encoding: .utf8)
+        var settings = AlertSettings()
+        settings.sinks = [.ntfy(url: url, tokenFile: nil)]
+        let sinks = try AlertSinks(settings: settings, environment: ["CREDENTIALS_DIRECTORY": credentials.url.path])
+        #expect("\(sinks.sinks)".contains("tk_fromcredential") == false)
+        try await sinks.sinks[0].deliver(AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: Date()))
+        await sinks.shutdown()
+        await receiver.stop()
+        #expect(receiver.requests.first?.headers["authorization"] == "Bearer tk_fromcredential")
+
+        let open = credentials.path("open-token")
+        try "tk_world_readable\n".write(toFile: open, atomically: true, encoding: .utf8)
+        chmod(open, 0o644)
+        settings.sinks = [.ntfy(url: url, tokenFile: open)]
+        #expect {
+            _ = try AlertSinks(settings: settings, environment: [:])
+        } throws: { error in
+            "\(error)".contains("other users may read") && !"\(error)".contains("tk_world_readable")
+        }
+    }
+
     @Test("A command sink runs without a shell: a hostile station name and arguments arrive as plain text; a hung command is stopped")
     func commandWithoutShell() async throws {
         let directory = try TemporaryDirectory("alert-command")
