@@ -51,3 +51,18 @@ public struct StationPage: Sendable, Hashable {
     public var stations: [Station]
     public var paging: Paging
 }
+
+/// The forecasts of one successful `getMinuDustFrcstDspth` response.
+public struct ForecastPage: Sendable, Hashable {
+    public var forecasts: [DustForecast]
+    public var paging: Paging
+    /// Items dropped: another pollutant (`O3`), or an `informCode`, `dataTime` or `informData`
+    /// FineDust cannot read for sure.
+    public var skippedItems: Int
+
+    public init(forecasts: [DustForecast], paging: Paging, skippedItems: Int = 0) {
+        self.forecasts = forecasts
+        self.paging = paging
+        self.skippedItems = skippedItems
+    }
+}
