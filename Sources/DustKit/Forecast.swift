@@ -69,7 +69,7 @@ public enum ForecastGrade: Sendable, Hashable {
 
     /// `좋음` → 1, `보통` → 2, `나쁨` → 3, `매우나쁨` (also `매우 나쁨`) → 4; any other word is unknown.
     public init(word: some StringProtocol) {
-        let compact = word.filter { !$0.isWhitespace }
+        let compact = String(word.filter { !$0.isWhitespace })
         switch compact {
         case "좋음": self = .known(.good)
         case "보통": self = .known(.moderate)
@@ -199,5 +199,27 @@ public enum ForecastIssueTime {
     public static func label(_ instant: Date) -> String {
         let iso = KoreaStandardTime.iso8601(instant)
         return "\(iso.prefix(10)) \(iso.dropFirst(11).prefix(2))시"
+    }
+}
+
+/// One region's grade for one day from one stored issue: what `dustctl forecast` and the web show.
+public struct RegionalForecast: Sendable, Hashable {
+    public var pollutant: Pollutant
+    public var region: ForecastRegion
+    public var forecastDate: LocalDate
+    public var issuedAt: Date
+    public var grade: ForecastGrade
+    public var overall: String?
+    public var cause: String?
+
+    public init(pollutant: Pollutant, region: ForecastRegion, forecastDate: LocalDate, issuedAt: Date, grade: ForecastGrade,
+                overall: String? = nil, cause: String? = nil) {
+        self.pollutant = pollutant
+        self.region = region
+        self.forecastDate = forecastDate
+        self.issuedAt = issuedAt
+        self.grade = grade
+        self.overall = overall
+        self.cause = cause
     }
 }
