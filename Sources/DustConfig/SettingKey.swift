@@ -82,6 +82,8 @@ extension SettingKey {
         SettingKey("log.level", .choice, default: LogLevel.info, \.logLevel),
         SettingKey("http.listen", .listenAddress, default: HTTPSettings.defaultListen, \.http.listen),
         SettingKey("http.tokenFile", .text, default: nil, \.http.tokenFile),
+        SettingKey("forecast.enabled", .boolean, default: true, \.forecast.enabled),
+        SettingKey("forecast.region", .forecastRegion, default: nil, \.forecast.region),
     ]
 }
 
@@ -133,6 +135,31 @@ extension ValueShape where Value == String {
     }
 }
 
+extension ValueShape where Value == Bool {
+    /// `true`/`false` (also `yes`/`no`, `on`/`off`), in any letter case.
+    static var boolean: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            switch text.lowercased() {
+            case "true", "yes", "on": return true
+            case "false", "no", "off": return false
+            default: throw ValueProblem("must be true or false, not \"\(text)\"")
+            }
+        }
+    }
+}
+
+extension ValueShape where Value == ForecastRegion {
+    /// One of the 19 forecast regions as AirKorea names them (`서울`, `경기북부`, `영동`, …; also `강원영동`).
+    static var forecastRegion: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            guard let region = ForecastRegion(name: text) else {
+                throw ValueProblem("must be one of the forecast regions \(ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalSafeText.sanitized(text))\"")
+            }
+            return region
+        }
+    }
+}
+
 // MARK: - Reading
 
 /// Every key's value while the settings are read. Each key of `SettingKey.all` sets its field
@@ -151,6 +178,7 @@ struct SettingValues {
     var schedule: [ScheduleEntry] = []
     var logLevel = LogLevel.info
     var http = HTTPSettings(listen: "", tokenFile: nil)
+    var forecast = ForecastSettings(enabled: true, region: nil)
 
     /// The settings, after the checks that involve more than one key.
     func settings(origins: [String: ValueOrigin], configurationFile: String?) throws(ConfigurationError) -> FineDustSettings {
@@ -175,7 +203,7 @@ struct SettingValues {
         case .boostcamp: BoostcampIntakeModel()
         }
         return FineDustSettings(station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
-                                intakeModel: intake, logLevel: logLevel, http: http, configurationFile: configurationFile)
+                                intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, configurationFile: configurationFile)
     }
 }
 
