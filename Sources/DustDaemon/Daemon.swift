@@ -131,6 +131,7 @@ public struct Daemon: Sendable {
                         metrics: metrics),
             ReloadService(configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
                           logger: logger, environment: environment),
+            ForecastService(configuration: live, database: database, board: board, transport: transport, logger: logger, metrics: metrics),
         ]
         do {
             if let web = try WebFrontEnd.service(settings: settings, source: WebFrontEnd.source(database: database, live: live),

@@ -113,3 +113,41 @@ struct MetricsExporter: Sendable {
         return registry.emitToString()
     }
 }
+
+extension PollMetrics {
+    /// Counts one forecast request by its outcome.
+    public func countForecast(_ attempt: PollAttempt) {
+        registry.makeCounter(name: "finedust_forecast_requests_total", labels: [("outcome", attempt.outcome.rawValue)],
+                             help: "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome.").increment()
+    }
+}
+
+/// A `ForecastStore` that counts every recorded forecast request in `PollMetrics`.
+public struct MeasuredForecastStore: ForecastStore {
+    private let base: any ForecastStore
+    private let metrics: PollMetrics
+
+    public init(_ base: any ForecastStore, metrics: PollMetrics) {
+        self.base = base
+        self.metrics = metrics
+    }
+
+    public func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int {
+        try base.saveForecasts(forecasts, fetchedAt: fetchedAt)
+    }
+
+    public func newestIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? { try base.newestIssue(pollutant: pollutant) }
+
+    public func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
+        try base.forecast(pollutant: pollutant, date: date, region: region)
+    }
+
+    public func forecastCalls(since start: Date) throws(StorageFailure) -> Int { try base.forecastCalls(since: start) }
+
+    public func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+        metrics.countForecast(attempt)
+        try base.recordAttempt(attempt)
+    }
+
+    public func stationLocation(name: String) throws(StorageFailure) -> StationLocation? { try base.stationLocation(name: name) }
+}

@@ -60,7 +60,8 @@ public struct WebSource: Sendable {
         let settings = settings()
         let rows: Int
         do { rows = try store().measurementCount() } catch { throw StorageFailure(error) }
+        let calls = try store().forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: clock.now))
         return ReportJSON.status(try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
-                                 calendar: settings.calendar)
+                                 calendar: settings.calendar, forecastCallsToday: calls)
     }
 }
