@@ -100,6 +100,24 @@ struct MetricsExporter: Sendable {
                                help: "Hours of today with a known concentration.").set(to: Double(today.totals.hours[pollutant]))
         }
 
+        // The forecast for the region (one region, so the label set stays small); a region that
+        // cannot be known, or a word that is no grade, exports nothing.
+        if let outlook = try? source.forecastOutlook() {
+            for (day, grades) in [("today", outlook.todayGrades), ("tomorrow", outlook.tomorrowGrades)] {
+                for pollutant in Pollutant.allCases {
+                    guard let grade = grades[pollutant]?.grade.grade else { continue }
+                    registry.makeGauge(name: "finedust_forecast_grade",
+                                       labels: [("region", outlook.region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)],
+                                       help: "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad.")
+                        .set(to: Double(grade.rawValue))
+                }
+            }
+            if let issued = outlook.issuedAt {
+                registry.makeGauge(name: "finedust_forecast_issued_timestamp_seconds", labels: [("region", outlook.region.rawValue)],
+                                   help: "When the newest forecast shown was issued (unix seconds).").set(to: issued.timeIntervalSince1970)
+            }
+        }
+
         let health = try source.health()
         if let success = health.status?.lastSuccess {
             registry.makeGauge(name: "finedust_last_success_timestamp_seconds", help: "When dustd's last poll succeeded (unix seconds).")
