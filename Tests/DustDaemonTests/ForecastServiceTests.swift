@@ -73,17 +73,24 @@ struct ForecastServiceTests {
 
             // 23:30: the server still has only the 17시 issue, so AirKorea is "late": retried 5 and
             // 10 minutes later while spare calls last, then nothing until 05:30.
+            // Each step waits until the service has planned its retry (the status names it) before
+            // the clock moves, so a loaded machine cannot make the test race the service.
+            func planned(_ time: String) async throws -> Bool {
+                try await waitFor { try rig.store.loadStatus()?.forecast?.nextFetchAt == kstTime(time) }
+            }
             clock.set(kstTime("2026-11-22T23:30:00"))
-            #expect(try await waitFor { rig.server.requests.count >= 4 })
+            #expect(try await planned("2026-11-22T23:35:00"))
+            #expect(rig.server.requests.count == 4)
             clock.set(kstTime("2026-11-22T23:35:30"))
-            #expect(try await waitFor { rig.server.requests.count >= 6 })
+            #expect(try await planned("2026-11-22T23:45:30"))
+            #expect(rig.server.requests.count == 6)
             clock.set(kstTime("2026-11-22T23:46:00"))
-            #expect(try await waitFor { rig.server.requests.count >= 8 })
+            #expect(try await planned("2026-11-23T05:30:00"))
+            #expect(rig.server.requests.count == 8)
             clock.set(kstTime("2026-11-22T23:59:00"))
             try await Task.sleep(for: .milliseconds(500))
             #expect(rig.server.requests.count == 8)
             #expect(try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-22T00:00:00")) == 8)
-            #expect(try await waitFor { try rig.store.loadStatus()?.forecast?.nextFetchAt == kstTime("2026-11-23T05:30:00") })
             #expect(!rig.logs.text.contains(testKey))
             #expect(rig.logs.text.contains("not published yet"))
             task.cancel()
