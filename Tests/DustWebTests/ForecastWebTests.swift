@@ -110,4 +110,24 @@ struct ForecastWebTests {
         #expect(overridden.status == 0)
         #expect(overridden.standardOutput.contains("Forecast · 제주 (Jeju)"))
     }
+
+    @Test("Forecast requests are counted by outcome in /metrics, apart from the poll attempts")
+    func requestCounter() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let metrics = PollMetrics()
+        let store = MeasuredForecastStore(rig.store, metrics: metrics)
+        for outcome in [PollAttempt.Outcome.ok, .ok, .retrying] {
+            try store.recordAttempt(PollAttempt(startedAt: Date(), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
+        }
+        let app = Application(router: WebServer(source: try rig.source(), metrics: metrics, token: nil).router())
+        try await app.test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let text = text(response)
+                #expect(text.contains("finedust_forecast_requests_total{outcome=\"ok\"} 2"))
+                #expect(text.contains("finedust_forecast_requests_total{outcome=\"retrying\"} 1"))
+                #expect(!text.contains("finedust_poll_attempts_total"))
+            }
+        }
+    }
 }
