@@ -1,3 +1,4 @@
+import AirKorea
 import DustKit
 import DustReports
 import DustServices
@@ -129,5 +130,36 @@ struct ForecastWebTests {
                 #expect(!text.contains("finedust_poll_attempts_total"))
             }
         }
+    }
+
+    @Test("A forecast grade no longer shown leaves /metrics: the day after, yesterday's tomorrow is not reported")
+    func staleGaugesRemoved() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let page = try AirKoreaFixtureForecasts.pm25()
+        try rig.store.upsertForecasts(page)
+        let metrics = PollMetrics()
+        func scrape(at instant: String) async throws -> String {
+            let clock = FixedClock(ISO8601DateFormatter().date(from: instant)!)
+            let app = Application(router: WebServer(source: try rig.source(clock: clock), metrics: metrics, token: nil).router())
+            return try await app.test(.router) { client in
+                try await client.execute(uri: "/metrics", method: .get) { response in text(response) }
+            }
+        }
+        // 2026-11-22 18:00 KST: 서울 PM2.5 tomorrow (11-23) is 매우나쁨 (4) in the 17시 issue.
+        let evening = try await scrape(at: "2026-11-22T18:00:00+09:00")
+        #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 4"))
+        #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"today\"} 2"))
+        // 2026-11-25: nothing stored for the 25th or the 26th, so no grade at all.
+        let later = try await scrape(at: "2026-11-25T12:00:00+09:00")
+        #expect(!later.contains("finedust_forecast_grade{"))
+        #expect(!later.contains("finedust_forecast_issued_timestamp_seconds{"))
+    }
+}
+
+/// The PM2.5 forecasts of the synthesized fixture, parsed without the AirKorea module's tests.
+enum AirKoreaFixtureForecasts {
+    static func pm25() throws -> [DustForecast] {
+        try AirKoreaResponseParser().parseForecasts(try TestFixtures.data("synthesized/forecast-pm25-2026-11-22.xml")).forecasts
     }
 }

@@ -100,23 +100,7 @@ struct MetricsExporter: Sendable {
                                help: "Hours of today with a known concentration.").set(to: Double(today.totals.hours[pollutant]))
         }
 
-        // The forecast for the region (one region, so the label set stays small); a region that
-        // cannot be known, or a word that is no grade, exports nothing.
-        if let outlook = try? source.forecastOutlook() {
-            for (day, grades) in [("today", outlook.todayGrades), ("tomorrow", outlook.tomorrowGrades)] {
-                for pollutant in Pollutant.allCases {
-                    guard let grade = grades[pollutant]?.grade.grade else { continue }
-                    registry.makeGauge(name: "finedust_forecast_grade",
-                                       labels: [("region", outlook.region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)],
-                                       help: "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad.")
-                        .set(to: Double(grade.rawValue))
-                }
-            }
-            if let issued = outlook.issuedAt {
-                registry.makeGauge(name: "finedust_forecast_issued_timestamp_seconds", labels: [("region", outlook.region.rawValue)],
-                                   help: "When the newest forecast shown was issued (unix seconds).").set(to: issued.timeIntervalSince1970)
-            }
-        }
+        exportForecast(into: registry)
 
         let health = try source.health()
         if let success = health.status?.lastSuccess {
@@ -129,6 +113,37 @@ struct MetricsExporter: Sendable {
         registry.makeGauge(name: "finedust_data_stale", help: "1 when nothing new arrived for 3 hours (or nothing is stored), else 0.")
             .set(to: health.stale ? 1.0 : 0.0)
         return registry.emitToString()
+    }
+
+    private static let forecastGradeHelp = "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad."
+    private static let forecastIssuedHelp = "When the newest forecast shown was issued (unix seconds)."
+
+    /// The forecast for the region (one region, so the label set stays small). A grade that is no
+    /// longer shown (the day rolled over, the region changed, the word is no grade) is removed, so
+    /// a scrape never reports yesterday's forecast as today's.
+    private func exportForecast(into registry: PrometheusCollectorRegistry) {
+        let outlook = try? source.forecastOutlook()
+        for region in ForecastRegion.allCases {
+            for (day, grades) in [("today", outlook?.todayGrades), ("tomorrow", outlook?.tomorrowGrades)] {
+                for pollutant in Pollutant.allCases {
+                    let gauge = registry.makeGauge(name: "finedust_forecast_grade",
+                                                   labels: [("region", region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)],
+                                                   help: Self.forecastGradeHelp)
+                    if region == outlook?.region, let grade = grades?[pollutant]?.grade.grade {
+                        gauge.set(to: Double(grade.rawValue))
+                    } else {
+                        registry.unregisterGauge(gauge)
+                    }
+                }
+            }
+            let issued = registry.makeGauge(name: "finedust_forecast_issued_timestamp_seconds", labels: [("region", region.rawValue)],
+                                            help: Self.forecastIssuedHelp)
+            if region == outlook?.region, let instant = outlook?.issuedAt {
+                issued.set(to: instant.timeIntervalSince1970)
+            } else {
+                registry.unregisterGauge(issued)
+            }
+        }
     }
 }
 
