@@ -98,14 +98,22 @@ def document(items, message="NORMAL_CODE", rows=100):
             f'    <totalCount>{len(items)}</totalCount>\n  </body>\n</response>\n')
 
 
-def normal(code):
+def shifted(day, days):
+    """`day` (YYYY-MM-DD) moved by `days`."""
+    import datetime as dt
+    return (dt.date.fromisoformat(day) + dt.timedelta(days=days)).isoformat()
+
+
+def normal(code, shift=0):
+    """searchDate 2026-11-22 (or `shift` days from it: the demo's copy is for 2026-11-20)."""
     items = []
+    issue_date = shifted("2026-11-22", shift)
     # Newest issue first, as AirKorea lists them.
     for hour in ["17", "11", "05"]:
         for (c, h, day), grades in PLAN.items():
             if c == code and h == hour:
-                items.append(item(code, f"2026-11-22 {hour}시 발표", day, grade_string(grades), overall(code, grades),
-                                  "2026-11-22", hour, action=ACTION if day == "2026-11-22" else None))
+                items.append(item(code, f"{issue_date} {hour}시 발표", shifted(day, shift), grade_string(grades), overall(code, grades),
+                                  issue_date, hour, action=ACTION if day == "2026-11-22" else None))
     return document(items)
 
 
@@ -117,6 +125,9 @@ def write(name, text):
 def main():
     write("forecast-pm10-2026-11-22.xml", normal("PM10"))
     write("forecast-pm25-2026-11-22.xml", normal("PM25"))
+    # The demo's day (2026-11-20, its clock at 00:20 the next morning): the same forecasts two days earlier.
+    write("forecast-pm10-2026-11-20.xml", normal("PM10", shift=-2))
+    write("forecast-pm25-2026-11-20.xml", normal("PM25", shift=-2))
     g = PLAN[("PM10", "17", "2026-11-23")]
     write("forecast-pm10-missing-region-2026-11-22.xml", document([
         item("PM10", "2026-11-22 17시 발표", "2026-11-23", grade_string(g, drop="세종"), overall("PM10", g), "2026-11-22", "17"),

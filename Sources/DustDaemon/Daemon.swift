@@ -89,6 +89,7 @@ public struct Daemon: Sendable {
         if let previous = try? store.loadStatus() {
             initial.lastSuccess = previous.lastSuccess
             initial.lastError = previous.lastError
+            initial.forecast = previous.forecast
         }
         let board = DaemonStatusBoard(initial, database: database, logger: logger)
         let transport = AsyncHTTPTransport()
