@@ -59,7 +59,9 @@ def overall(code, grades):
     bad = [r for r, g in zip(REGIONS, grades) if g >= 3]
     if not bad:
         return f"○ {label} 전 권역이 '좋음'∼'보통'으로 예상됩니다."
-    return f"○ {label} {'·'.join(bad)}은 '나쁨', 그 밖의 권역은 '보통'으로 예상됩니다."
+    last = ord(bad[-1][-1]) - 0xAC00
+    topic = "은" if last % 28 else "는"  # 은 after a final consonant (인천은), 는 after a vowel (경기남부는)
+    return f"○ {label} {'·'.join(bad)}{topic} '나쁨', 그 밖의 권역은 '보통'으로 예상됩니다."
 
 
 def image_urls(code, issue_date, hour):
