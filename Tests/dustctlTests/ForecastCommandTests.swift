@@ -71,4 +71,27 @@ struct ForecastCommandTests {
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("No forecast is stored for today or tomorrow yet"))
     }
+
+    @Test("dustctl status counts today's forecast calls (KST) against the cap of 8, text and JSON")
+    func statusCountsCalls() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, _) = try database(directory)
+        let store = try SQLiteStore(path: db)
+        let now = Date()
+        let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(of: DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now))
+        // Three today, one the day before (not counted), one poll (not a forecast call).
+        for (offset, operation) in [(1.0, "forecast PM10 x page 1"), (2.0, "forecast PM25 x page 1"), (3.0, "forecast PM10 x page 1"),
+                                    (-60.0, "forecast PM25 x page 1"), (4.0, "station 종로구 DAILY page 1")] {
+            let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
+            try store.record(PollAttempt(startedAt: at, station: nil, operation: operation, outcome: .ok))
+        }
+        let text = try dustctl("status", "--db", db, "--station", "종로구")
+        #expect(text.standardOutput.contains("Forecast      3/8 calls today (KST)"), "\(text.standardOutput)")
+        let json = try dustctl("status", "--db", db, "--station", "종로구", "--json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let forecast = try #require(document["forecast"] as? [String: Any])
+        #expect(forecast["callsToday"] as? Int == 3)
+        #expect(forecast["dailyCap"] as? Int == 8)
+    }
 }
