@@ -44,6 +44,8 @@ public struct ForecastService: Service {
 
     private func loop() async {
         var failure: ForecastPlanner.Failure?
+        /// The publication `failure` is about: a new publication starts its backoff afresh.
+        var failedPublication: Date?
         var lastProblem: String?
         while !Task.isCancelled {
             let snapshot = configuration.snapshot
@@ -91,6 +93,8 @@ public struct ForecastService: Service {
                     logger.error("Forecast: could not record a request: \(unrecorded)")
                 }
                 let finished = clock.now
+                let previousAttempts = failedPublication == publication ? failure?.attempts ?? 0 : 0
+                failedPublication = publication
                 var runError: DaemonStatus.Failure?
                 if report.fetched(publication) {
                     failure = nil
@@ -98,12 +102,12 @@ public struct ForecastService: Service {
                         "issues": "\(report.issuesStored)", "requests": "\(report.requests)", "skipped": "\(report.skippedItems)",
                     ])
                 } else if let fetchFailure = report.failure {
-                    failure = ForecastPlanner.Failure(at: finished, attempts: (failure?.attempts ?? 0) + 1, advice: fetchFailure.retryAdvice)
+                    failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: fetchFailure.retryAdvice)
                     runError = DaemonStatus.Failure(at: finished, failure: fetchFailure)
                     logger.error("Forecast \(label) 발표 not fetched: \(fetchFailure)", metadata: ["kind": "\(fetchFailure.kind.rawValue)"])
                 } else {
                     // The answer came, without the publication: AirKorea is late. Retried within the day's cap.
-                    failure = ForecastPlanner.Failure(at: finished, attempts: (failure?.attempts ?? 0) + 1, advice: .retryWithBackoff)
+                    failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: .retryWithBackoff)
                     logger.notice("Forecast \(label) 발표 is not published yet; trying again later within the daily cap of \(ForecastPlanner.dailyCallCap) calls")
                 }
                 board.update { status in
