@@ -146,7 +146,9 @@ public struct AirKoreaClient: Sendable {
 
     /// Fetches one page of dust forecasts.
     public func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
-        try await fetch(request) { body throws(AirKoreaError) in try parser.parseForecasts(body) }.0
+        var (page, status) = try await fetch(request) { body throws(AirKoreaError) in try parser.parseForecasts(body) }
+        page.httpStatus = status
+        return page
     }
 
     private func fetch<Page>(_ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page) async throws(FetchError) -> (Page, Int) {

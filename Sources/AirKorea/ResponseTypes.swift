@@ -59,10 +59,13 @@ public struct ForecastPage: Sendable, Hashable {
     /// Items dropped: another pollutant (`O3`), or an `informCode`, `dataTime` or `informData`
     /// FineDust cannot read for sure.
     public var skippedItems: Int
+    /// The HTTP status it came with, when it came over HTTP (`AirKoreaClient` sets it).
+    public var httpStatus: Int?
 
-    public init(forecasts: [DustForecast], paging: Paging, skippedItems: Int = 0) {
+    public init(forecasts: [DustForecast], paging: Paging, skippedItems: Int = 0, httpStatus: Int? = nil) {
         self.forecasts = forecasts
         self.paging = paging
         self.skippedItems = skippedItems
+        self.httpStatus = httpStatus
     }
 }

@@ -62,9 +62,9 @@ public struct ForecastFetch: Sendable {
         let started = clock.now
         let startInstant = ContinuousClock.now
         report.requests += 1
-        func attempt(_ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, stored: Int = 0) -> PollAttempt {
+        func attempt(_ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil, stored: Int = 0) -> PollAttempt {
             PollAttempt(startedAt: started, station: nil, operation: PollCycle.describe(request), outcome: outcome,
-                        httpStatus: failure?.httpStatus ?? (failure == nil ? 200 : nil),
+                        httpStatus: httpStatus ?? failure?.httpStatus,
                         resultCode: failure == nil ? "00" : failure?.resultCode, rowsNew: stored,
                         durationMilliseconds: Int((ContinuousClock.now - startInstant) / .milliseconds(1)), message: failure?.description)
         }
@@ -89,11 +89,11 @@ public struct ForecastFetch: Sendable {
             let stored = try store.saveForecasts(forecasts, fetchedAt: clock.now)
             report.issuesStored += stored
             if let newest = forecasts.map(\.issuedAt).max() { report.newestIssue[pollutant] = newest }
-            record(attempt(.ok, stored: stored), into: &report)
+            record(attempt(.ok, httpStatus: page.httpStatus, stored: stored), into: &report)
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = failure
-            record(attempt(.retrying, failure: failure), into: &report)
+            record(attempt(.retrying, failure: failure, httpStatus: page.httpStatus), into: &report)
         }
     }
 
