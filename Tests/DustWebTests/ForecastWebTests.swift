@@ -1,4 +1,3 @@
-import AirKorea
 import DustKit
 import DustReports
 import DustServices
@@ -136,30 +135,27 @@ struct ForecastWebTests {
     func staleGaugesRemoved() async throws {
         let rig = try WebRig()
         defer { rig.directory.remove() }
-        let page = try AirKoreaFixtureForecasts.pm25()
-        try rig.store.upsertForecasts(page)
+        let kst = DayCalendar(timeZone: KoreaStandardTime.timeZone)
+        // The 17시 issue of 2026-11-22 for 서울, PM2.5: today 보통, tomorrow 매우나쁨.
+        let issued = kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(17 * 3600)
+        try rig.store.upsertForecasts([
+            DustForecast(pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 22),
+                         grades: ForecastGrades(informGrade: "서울 : 보통,제주 : 좋음")),
+            DustForecast(pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 23),
+                         grades: ForecastGrades(informGrade: "서울 : 매우나쁨,제주 : 좋음")),
+        ])
         let metrics = PollMetrics()
-        func scrape(at instant: String) async throws -> String {
-            let clock = FixedClock(ISO8601DateFormatter().date(from: instant)!)
-            let app = Application(router: WebServer(source: try rig.source(clock: clock), metrics: metrics, token: nil).router())
-            return try await app.test(.router) { client in
-                try await client.execute(uri: "/metrics", method: .get) { response in text(response) }
-            }
-        }
         // 2026-11-22 18:00 KST: 서울 PM2.5 tomorrow (11-23) is 매우나쁨 (4) in the 17시 issue.
-        let evening = try await scrape(at: "2026-11-22T18:00:00+09:00")
+        let eveningClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(18 * 3600))
+        let evening = try await Application(router: WebServer(source: try rig.source(clock: eveningClock), metrics: metrics, token: nil).router())
+            .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 4"))
         #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"today\"} 2"))
-        // 2026-11-25: nothing stored for the 25th or the 26th, so no grade at all.
-        let later = try await scrape(at: "2026-11-25T12:00:00+09:00")
+        // 2026-11-25 12:00 KST: nothing stored for the 25th or the 26th, so no grade at all.
+        let laterClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 25)).addingTimeInterval(12 * 3600))
+        let later = try await Application(router: WebServer(source: try rig.source(clock: laterClock), metrics: metrics, token: nil).router())
+            .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(!later.contains("finedust_forecast_grade{"))
         #expect(!later.contains("finedust_forecast_issued_timestamp_seconds{"))
-    }
-}
-
-/// The PM2.5 forecasts of the synthesized fixture, parsed without the AirKorea module's tests.
-enum AirKoreaFixtureForecasts {
-    static func pm25() throws -> [DustForecast] {
-        try AirKoreaResponseParser().parseForecasts(try TestFixtures.data("synthesized/forecast-pm25-2026-11-22.xml")).forecasts
     }
 }
