@@ -11,5 +11,8 @@ public func fuzzParser(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         precondition(page.readings.allSatisfy { $0.concentration.fineDust.map { $0 >= 0 } ?? true })
     }
     _ = try? parser.parseStations(body)
+    if let page = try? parser.parseForecasts(body) {
+        precondition(page.forecasts.allSatisfy { $0.grades.byRegion.count <= ForecastRegion.allCases.count })
+    }
     return 0
 }

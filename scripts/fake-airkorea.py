@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A loopback stand-in for AirKorea, for the scripts in scripts/ and Benchmarks/.
 
-Answers every GET with the given XML fixture and logs the request with the service key
-redacted. Prints the port it listens on (127.0.0.1) as its first line.
+Answers every GET with the given XML fixture (a forecast request, getMinuDustFrcstDspth, with
+the synthesized forecast of its InformCode) and logs the request with the service key redacted.
+Prints the port it listens on (127.0.0.1) as its first line.
 
     python3 scripts/fake-airkorea.py FIXTURE.xml [--revise] [--new-stations]
 
@@ -10,11 +11,14 @@ redacted. Prints the port it listens on (127.0.0.1) as its first line.
 --new-stations  every answer renames the stations, so each poll adds new rows (fills a disk)
 """
 import http.server
+import os
 import re
 import sys
 import threading
 
 template = open(sys.argv[1], "rb").read()
+SYNTHESIZED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "synthesized")
+forecasts = {code: open(os.path.join(SYNTHESIZED, f"forecast-{code.lower()}-2026-11-22.xml"), "rb").read() for code in ("PM10", "PM25")}
 revise = "--revise" in sys.argv
 new_stations = "--new-stations" in sys.argv
 counter = [0]
@@ -35,7 +39,10 @@ def body_for_request():
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        body = body_for_request()
+        if "getMinuDustFrcstDspth" in self.path:
+            body = forecasts["PM25" if "InformCode=PM25" in self.path else "PM10"]
+        else:
+            body = body_for_request()
         self.send_response(200)
         self.send_header("Content-Type", "text/xml;charset=UTF-8")
         self.send_header("Content-Length", str(len(body)))

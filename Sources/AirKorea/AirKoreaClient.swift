@@ -144,6 +144,13 @@ public struct AirKoreaClient: Sendable {
         try await fetch(request) { body throws(AirKoreaError) in try parser.parseStations(body) }.0
     }
 
+    /// Fetches one page of dust forecasts.
+    public func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
+        var (page, status) = try await fetch(request) { body throws(AirKoreaError) in try parser.parseForecasts(body) }
+        page.httpStatus = status
+        return page
+    }
+
     private func fetch<Page>(_ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page) async throws(FetchError) -> (Page, Int) {
         let response: HTTPResponse
         do {

@@ -10,6 +10,7 @@ enum Element: UInt8, CaseIterable {
     case pm10Value, pm25Value, pm10Value24, pm25Value24
     case pm10Grade, pm25Grade, pm10Grade1h, pm25Grade1h, pm10Flag, pm25Flag
     case addr, dmX, dmY
+    case informCode, informData, informGrade, informOverall, informCause
 
     /// The element's name in AirKorea's XML, spelled out so that renaming a case cannot change what
     /// the parser matches; nil for `other`, which stands for every name not listed here.
@@ -49,6 +50,11 @@ enum Element: UInt8, CaseIterable {
         case .addr: "addr"
         case .dmX: "dmX"
         case .dmY: "dmY"
+        case .informCode: "informCode"
+        case .informData: "informData"
+        case .informGrade: "informGrade"
+        case .informOverall: "informOverall"
+        case .informCause: "informCause"
         }
     }
 }
@@ -56,7 +62,7 @@ enum Element: UInt8, CaseIterable {
 /// Element names interned in the reader's dictionary: an element is identified by pointer equality,
 /// with no string built or compared per node.
 struct ElementNames {
-    /// Open addressing with linear probing; 128 slots keep the 33 names sparse, so a lookup of a
+    /// Open addressing with linear probing; 128 slots keep the 38 names sparse, so a lookup of a
     /// name the parser ignores usually ends at the first empty slot.
     private var table: [(UnsafeRawPointer?, Element)]
     private let mask: Int

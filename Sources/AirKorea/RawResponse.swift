@@ -18,6 +18,18 @@ struct RawItem {
     var address: String?
     var latitude: Double?
     var longitude: Double?
+    /// `dataTime` as text, kept only when it is not an hour (forecast items).
+    var dataTimeText: String?
+    var forecast = RawForecastFields()
+}
+
+/// The `inform…` fields of a forecast item, as text.
+struct RawForecastFields {
+    var code: String?
+    var date: String?
+    var grade: String?
+    var overall: String?
+    var cause: String?
 }
 
 extension RawItem {

@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// How much history a station request asks for.
@@ -18,6 +19,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
     case provinceRealtime(sido: String, page: Int = 1, rows: Int = 1000)
     /// `MsrstnInfoInqireSvc/getMsrstnList`: monitoring stations, optionally filtered.
     case stationList(address: String? = nil, stationName: String? = nil, page: Int = 1, rows: Int = 1000)
+    /// `getMinuDustFrcstDspth`: the dust forecasts (`InformCode` PM10 or PM25) issued on `searchDate`.
+    case forecast(searchDate: LocalDate, pollutant: Pollutant, page: Int = 1, rows: Int = 100)
 
     /// The service and operation path below the base URL.
     public var path: String {
@@ -25,6 +28,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .stationRealtime: "ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty"
         case .provinceRealtime: "ArpltnInforInqireSvc/getCtprvnRltmMesureDnsty"
         case .stationList: "MsrstnInfoInqireSvc/getMsrstnList"
+        case .forecast: "ArpltnInforInqireSvc/getMinuDustFrcstDspth"
         }
     }
 
@@ -34,20 +38,23 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case let .stationRealtime(station, term, _, rows): .stationRealtime(station: station, term: term, page: number, rows: rows)
         case let .provinceRealtime(sido, _, rows): .provinceRealtime(sido: sido, page: number, rows: rows)
         case let .stationList(address, stationName, _, rows): .stationList(address: address, stationName: stationName, page: number, rows: rows)
+        case let .forecast(searchDate, pollutant, _, rows): .forecast(searchDate: searchDate, pollutant: pollutant, page: number, rows: rows)
         }
     }
 
     /// The page number asked for.
     public var pageNumber: Int {
         switch self {
-        case let .stationRealtime(_, _, page, _), let .provinceRealtime(_, page, _), let .stationList(_, _, page, _): page
+        case let .stationRealtime(_, _, page, _), let .provinceRealtime(_, page, _), let .stationList(_, _, page, _),
+             let .forecast(_, _, page, _): page
         }
     }
 
     /// Rows asked for per page.
     public var rowsPerPage: Int {
         switch self {
-        case let .stationRealtime(_, _, _, rows), let .provinceRealtime(_, _, rows), let .stationList(_, _, _, rows): rows
+        case let .stationRealtime(_, _, _, rows), let .provinceRealtime(_, _, rows), let .stationList(_, _, _, rows),
+             let .forecast(_, _, _, rows): rows
         }
     }
 
@@ -62,6 +69,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
             case .threeMonths: 93 * 24
             }
         case .provinceRealtime, .stationList: 3000
+        // A day holds at most four issues of three forecast days each per pollutant.
+        case .forecast: 100
         }
     }
 
@@ -112,6 +121,9 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case let .stationList(address, stationName, page, rows):
             [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
              ("addr", address ?? ""), ("stationName", stationName ?? "")]
+        case let .forecast(searchDate, pollutant, page, rows):
+            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
+             ("searchDate", searchDate.description), ("InformCode", pollutant.informCode)]
         }
     }
 }

@@ -63,6 +63,29 @@ public struct AirKoreaResponseParser: Sendable {
         return StationPage(stations: stations, paging: raw.paging)
     }
 
+    /// Parses a `getMinuDustFrcstDspth` forecast response: one `DustForecast` per item of a
+    /// pollutant FineDust tracks (PM10, PM25). An item whose `informCode`, `dataTime` or
+    /// `informData` cannot be read for sure is skipped and counted, never guessed at.
+    public func parseForecasts(_ body: Data) throws(AirKoreaError) -> ForecastPage {
+        let raw = try parseRaw(body)
+        var forecasts: [DustForecast] = []
+        var skipped = 0
+        for item in raw.items {
+            guard let pollutant = item.forecast.code.flatMap({ Pollutant(informCode: $0) }),
+                  let issuedAt = item.dataTimeText.flatMap({ ForecastIssueTime.instant(ofDataTime: $0) }),
+                  let forecastDate = item.forecast.date.flatMap({ LocalDate($0) })
+            else {
+                skipped += 1
+                continue
+            }
+            forecasts.append(DustForecast(
+                pollutant: pollutant, issuedAt: issuedAt, forecastDate: forecastDate,
+                grades: ForecastGrades(informGrade: item.forecast.grade ?? ""),
+                overall: item.forecast.overall, cause: item.forecast.cause))
+        }
+        return ForecastPage(forecasts: forecasts, paging: raw.paging, skippedItems: skipped)
+    }
+
     /// Sniffs the body, then reads it; the bytes stay borrowed from `body` throughout.
     private func parseRaw(_ body: Data) throws(AirKoreaError) -> RawResponse {
         guard body.count <= limits.maxDocumentBytes else { throw .documentTooLarge(limit: limits.maxDocumentBytes) }

@@ -104,7 +104,11 @@ struct ReaderState {
             case .numOfRows: paging.numOfRows = value.integer
             case .pageNo: paging.pageNo = value.integer
             case .totalCount: paging.totalCount = value.integer
-            case .dataTime: currentItem?.slot = KoreaStandardTime.slot(forDataTimeBytes: value.bytes)
+            case .dataTime:
+                let slot = KoreaStandardTime.slot(forDataTimeBytes: value.bytes)
+                currentItem?.slot = slot
+                // Not an hour (`2026-11-22 17시 발표`): kept as text for the forecast parser.
+                if slot == nil { currentItem?.dataTimeText = value.string }
             case .stationName: currentItem?.stationName = value.string
             case .stationCode: currentItem?.stationCode = value.string
             case .sidoName: currentItem?.sidoName = value.string
@@ -134,6 +138,11 @@ struct ReaderState {
             case .addr: currentItem?.address = value.string
             case .dmX: currentItem?.latitude = value.decimal
             case .dmY: currentItem?.longitude = value.decimal
+            case .informCode: currentItem?.forecast.code = value.string
+            case .informData: currentItem?.forecast.date = value.string
+            case .informGrade: currentItem?.forecast.grade = value.string
+            case .informOverall: currentItem?.forecast.overall = value.string
+            case .informCause: currentItem?.forecast.cause = value.string
             case .other, .response, .gatewayResponse, .header, .cmmMsgHeader, .body, .items, .item:
                 break
             }

@@ -51,3 +51,21 @@ public struct StationPage: Sendable, Hashable {
     public var stations: [Station]
     public var paging: Paging
 }
+
+/// The forecasts of one successful `getMinuDustFrcstDspth` response.
+public struct ForecastPage: Sendable, Hashable {
+    public var forecasts: [DustForecast]
+    public var paging: Paging
+    /// Items dropped: another pollutant (`O3`), or an `informCode`, `dataTime` or `informData`
+    /// FineDust cannot read for sure.
+    public var skippedItems: Int
+    /// The HTTP status it came with, when it came over HTTP (`AirKoreaClient` sets it).
+    public var httpStatus: Int?
+
+    public init(forecasts: [DustForecast], paging: Paging, skippedItems: Int = 0, httpStatus: Int? = nil) {
+        self.forecasts = forecasts
+        self.paging = paging
+        self.skippedItems = skippedItems
+        self.httpStatus = httpStatus
+    }
+}

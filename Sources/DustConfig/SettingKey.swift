@@ -82,6 +82,8 @@ extension SettingKey {
         SettingKey("log.level", .choice, default: LogLevel.info, \.logLevel),
         SettingKey("http.listen", .listenAddress, default: HTTPSettings.defaultListen, \.http.listen),
         SettingKey("http.tokenFile", .text, default: nil, \.http.tokenFile),
+        SettingKey("forecast.enabled", .boolean, default: true, \.forecast.enabled),
+        SettingKey("forecast.region", .forecastRegion, default: nil, \.forecast.region),
         SettingKey("alerts.rules", .list(of: .alertRule), default: [], \.alerts.rules),
         SettingKey("alerts.sinks", .list(of: .alertSink), default: [], \.alerts.sinks),
         SettingKey("alerts.quietHours", .quietHours, default: nil, \.alerts.quietHours),
@@ -134,6 +136,31 @@ extension ValueShape where Value == String {
                 throw ValueProblem("must be host:port such as 127.0.0.1:8478 (or off), not \"\(text)\"")
             }
             return text
+        }
+    }
+}
+
+extension ValueShape where Value == Bool {
+    /// `true`/`false` (also `yes`/`no`, `on`/`off`), in any letter case.
+    static var boolean: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            switch text.lowercased() {
+            case "true", "yes", "on": return true
+            case "false", "no", "off": return false
+            default: throw ValueProblem("must be true or false, not \"\(text)\"")
+            }
+        }
+    }
+}
+
+extension ValueShape where Value == ForecastRegion {
+    /// One of the 19 forecast regions as AirKorea names them (`서울`, `경기북부`, `영동`, …; also `강원영동`).
+    static var forecastRegion: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            guard let region = ForecastRegion(name: text) else {
+                throw ValueProblem("must be one of the forecast regions \(ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalSafeText.sanitized(text))\"")
+            }
+            return region
         }
     }
 }
@@ -213,6 +240,7 @@ struct SettingValues {
     var schedule: [ScheduleEntry] = []
     var logLevel = LogLevel.info
     var http = HTTPSettings(listen: "", tokenFile: nil)
+    var forecast = ForecastSettings(enabled: true, region: nil)
     var alerts = AlertSettings()
 
     /// The settings, after the checks that involve more than one key.
@@ -238,7 +266,7 @@ struct SettingValues {
         case .boostcamp: BoostcampIntakeModel()
         }
         return FineDustSettings(station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
-                                intakeModel: intake, logLevel: logLevel, http: http, alerts: alerts, configurationFile: configurationFile)
+                                intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, configurationFile: configurationFile)
     }
 }
 

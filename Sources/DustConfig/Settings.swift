@@ -16,6 +16,8 @@ public struct FineDustSettings: Sendable {
     public var logLevel: LogLevel
     /// `http.*`: the dashboard, API and metrics (SPEC §13).
     public var http: HTTPSettings
+    /// `forecast.*`: AirKorea's dust forecast (SPEC §14).
+    public var forecast = ForecastSettings(enabled: true, region: nil)
     /// `alerts.*`: rules and where their alerts go (SPEC §14).
     public var alerts = AlertSettings()
     /// The configuration file that was read, if any.
@@ -123,6 +125,19 @@ public struct HTTPSettings: Sendable, Hashable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { return nil }
         return (host, port)
+    }
+}
+
+/// `forecast.*` (SPEC §14).
+public struct ForecastSettings: Sendable, Hashable {
+    /// Whether dustd fetches forecasts (`forecast.enabled`).
+    public var enabled: Bool
+    /// The forecast region; nil means "from the station" (`forecast.region`).
+    public var region: ForecastRegion?
+
+    public init(enabled: Bool, region: ForecastRegion?) {
+        self.enabled = enabled
+        self.region = region
     }
 }
 

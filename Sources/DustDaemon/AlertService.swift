@@ -52,8 +52,10 @@ public struct AlertService: Service {
             let statistics = StatisticsService(readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
                                                intakeModel: settings.intakeModel,
                                                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks))
+            let forecast = StoredTomorrowForecast(reader: ForecastReader(store: store, timeZone: settings.calendar.timeZone),
+                                                  station: station, region: settings.forecast.region)
             return try AlertMonitor(rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
-                                    statistics: statistics).evaluate(at: now)
+                                    statistics: statistics, forecast: forecast).evaluate(at: now)
         } catch {
             logger.error("Could not check the alert rules: \(error)")
             return []

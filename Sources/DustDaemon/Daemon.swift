@@ -89,6 +89,7 @@ public struct Daemon: Sendable {
         if let previous = try? store.loadStatus() {
             initial.lastSuccess = previous.lastSuccess
             initial.lastError = previous.lastError
+            initial.forecast = previous.forecast
         }
         let board = DaemonStatusBoard(initial, database: database, logger: logger)
         let transport = AsyncHTTPTransport()
@@ -147,6 +148,7 @@ public struct Daemon: Sendable {
                          triggers: alertTriggers.stream, logger: logger),
             ReloadService(configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
                           logger: logger, environment: environment),
+            ForecastService(configuration: live, database: database, board: board, transport: transport, logger: logger, metrics: metrics),
         ]
         do {
             if let web = try WebFrontEnd.service(settings: settings, source: WebFrontEnd.source(database: database, live: live),

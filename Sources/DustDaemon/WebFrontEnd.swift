@@ -39,7 +39,8 @@ struct WebFrontEnd {
             let settings = live.snapshot.settings
             return WebSource.ReportSettings(
                 stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
-                calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath)
+                calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
+                forecastRegion: settings.forecast.region)
         }, clock: clock)
     }
 }

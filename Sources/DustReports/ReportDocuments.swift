@@ -3,7 +3,9 @@ import DustServices
 
 /// The JSON documents of SPEC §6. Unknown values are `null`; numbers are not rounded.
 public enum ReportJSON {
-    public static func day(_ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true) -> JSON {
+    /// - Parameter forecastTomorrow: for `today` only, the `forecastTomorrow` member (SPEC §14),
+    ///   appended after the others; nil leaves the document as `day` prints it.
+    public static func day(_ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true, forecastTomorrow: JSON? = nil) -> JSON {
         var members: [(String, JSON)] = [
             ("date", .string(report.date.description)),
             ("timezone", .string(calendar.timeZone.identifier)),
@@ -13,6 +15,7 @@ public enum ReportJSON {
         if includeHourly {
             members.append(("hourly", .array(report.hourly.map { hour($0, primary: report.station, calendar: calendar) })))
         }
+        if let forecastTomorrow { members.append(("forecastTomorrow", forecastTomorrow)) }
         return .object(members)
     }
 

@@ -17,7 +17,11 @@ extension ReportJSON {
 
     /// `dustctl status --json` and `/api/v1/status` (SPEC §15): what dustd is doing, how old the
     /// data is, the last success and error, and the exit status `dustctl status` ends with.
-    public static func status(_ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar) -> JSON {
+    ///
+    /// `forecastCallsToday`: forecast requests since 00:00 KST, from the attempt record (the quota
+    /// of SPEC §14 is `ForecastPlanner.dailyCallCap` a day).
+    public static func status(_ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar,
+                              forecastCallsToday: Int) -> JSON {
         let status = health.status
         func time(_ date: Date?) -> JSON { date.map { .string(calendar.iso8601($0)) } ?? .null }
         let success: JSON = status?.lastSuccess.map { success in
@@ -51,6 +55,17 @@ extension ReportJSON {
             ("currentError", .bool(status?.lastPollFailed ?? false)),
             ("reloadRefused", refused),
             ("exitStatus", .integer(Int(health.exitStatus))),
+            ("forecast", .object([
+                ("callsToday", .integer(forecastCallsToday)),
+                ("dailyCap", .integer(ForecastPlanner.dailyCallCap)),
+                ("latestIssue", time(status?.forecast?.latestIssue)),
+                ("lastSuccess", time(status?.forecast?.lastSuccessAt)),
+                ("nextFetch", time(status?.forecast?.nextFetchAt)),
+                ("lastError", status?.forecast?.lastError.map { failure in
+                    .object([("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message)),
+                             ("resultCode", failure.resultCode.map(JSON.string) ?? .null)])
+                } ?? .null),
+            ])),
         ])
     }
 }

@@ -34,6 +34,10 @@ public struct DemoReplay: Sendable {
         Response(path: "hostile/xxe-local-file.xml"),
     ]
 
+    /// AirKorea's forecasts issued on the demo's last day (17시, 11시 and 05시), so the forecast of
+    /// its "today" and tomorrow can be tried.
+    public static let forecastFiles = ["synthesized/forecast-pm10-2026-11-20.xml", "synthesized/forecast-pm25-2026-11-20.xml"]
+
     /// Walking distances for the demo week.
     public static let activityFile = "activity/jongno-week-walks.csv"
 
@@ -72,9 +76,11 @@ public struct DemoReplay: Sendable {
     private let ingest: IngestService
     private let activity: ActivityService
     private let stations: StationListService
+    private let forecasts: any ForecastStore
 
     public init(fixtures: URL, store: SQLiteStore, calendar: DayCalendar) {
         self.fixtures = fixtures
+        self.forecasts = store
         let clock = FixedClock(Self.now)
         self.ingest = IngestService(store: store, clock: clock)
         self.activity = ActivityService(store: store, calendar: calendar, clock: clock)
@@ -94,6 +100,10 @@ public struct DemoReplay: Sendable {
         }
         let walked = try activity.importCSV(try Data(contentsOf: fixtures.appendingPathComponent(Self.activityFile)))
         try stations.save(try StationListService.parse(try Data(contentsOf: fixtures.appendingPathComponent(Self.stationListFile))))
+        for file in Self.forecastFiles {
+            let page = try AirKoreaResponseParser().parseForecasts(try Data(contentsOf: fixtures.appendingPathComponent(file)))
+            _ = try forecasts.saveForecasts(page.forecasts, fetchedAt: Self.now)
+        }
         return (outcomes, walked)
     }
 }

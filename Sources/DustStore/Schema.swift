@@ -76,7 +76,33 @@ enum Schema {
             // included. The key itself is not known here; every serviceKey= value is.
             try scrubText(in: db) { SecretScrubber.redactingKeyParameters($0) }
         }
-        migrator.registerMigration("v4-alerts") { db in
+        migrator.registerMigration("v4-forecast") { db in
+            // Every forecast issue (SPEC §14): one row per pollutant, issue and forecast date with
+            // its text, and one per region with its grade. `grade` is NULL when the published word
+            // is not one of the four; `grade_word` keeps the word as published.
+            try db.execute(sql: """
+                CREATE TABLE forecast_issue (
+                    pollutant TEXT NOT NULL,
+                    issued_at INTEGER NOT NULL,
+                    forecast_date TEXT NOT NULL,
+                    overall TEXT,
+                    cause TEXT,
+                    fetched_at INTEGER NOT NULL,
+                    PRIMARY KEY (pollutant, issued_at, forecast_date)
+                ) WITHOUT ROWID;
+
+                CREATE TABLE forecast_grade (
+                    pollutant TEXT NOT NULL,
+                    issued_at INTEGER NOT NULL,
+                    forecast_date TEXT NOT NULL,
+                    region TEXT NOT NULL,
+                    grade INTEGER CHECK (grade BETWEEN 1 AND 4),
+                    grade_word TEXT NOT NULL,
+                    PRIMARY KEY (pollutant, forecast_date, region, issued_at)
+                ) WITHOUT ROWID;
+                """)
+        }
+        migrator.registerMigration("v5-alerts") { db in
             // Alert rules' states (so a restart neither repeats nor forgets an alert), every event
             // announced, and every delivery attempt with its result (SPEC §14).
             try db.execute(sql: """

@@ -3,6 +3,7 @@ import ArgumentParser
 import DustKit
 import DustReports
 import DustServices
+import DustStore
 import Foundation
 
 struct TodayCommand: ParsableCommand {
@@ -17,7 +18,10 @@ struct TodayCommand: ParsableCommand {
         try reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
-            try printDay(statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json)
+            // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
+            let outlook = try? forecastOutlook(settings, store: SQLiteStore(path: settings.storagePath, mode: .readOnly), now: Date())
+            try printDay(statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
+                         forecast: .some(outlook))
         }
     }
 }
@@ -68,11 +72,15 @@ struct HourlyCommand: ParsableCommand {
     }
 }
 
-func printDay(_ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool) throws {
+/// - Parameter forecast: for `today`: the forecast outlook, or `.some(nil)` when there is none to
+///   show (`forecastTomorrow` is then `null`); nil for `day`, whose document has no forecast.
+func printDay(_ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool,
+              forecast: ForecastOutlook?? = nil) throws {
     let report = try statistics.day(date)
     if json {
-        try standardOutputLine(ReportJSON.day(report, calendar: settings.calendar).serialized)
+        let tomorrow = forecast.map { ReportJSON.forecastTomorrow($0, calendar: settings.calendar) }
+        try standardOutputLine(ReportJSON.day(report, calendar: settings.calendar, forecastTomorrow: tomorrow).serialized)
     } else {
-        try standardOutput(ReportText.forStandardOutput(settings).day(report, isToday: isToday))
+        try standardOutput(ReportText.forStandardOutput(settings).day(report, isToday: isToday, forecast: forecast ?? nil))
     }
 }

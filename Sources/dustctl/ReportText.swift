@@ -17,12 +17,15 @@ struct ReportText {
         ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel)
     }
 
-    func day(_ report: DayReport, isToday: Bool) -> String {
+    /// - Parameter forecast: today's outlook; its tomorrow line is shown when a grade is stored.
+    func day(_ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil) -> String {
         var lines: [String] = []
         lines.append(style.bold("\(report.station) · \(report.date) (\(weekdayName(report.date))) · \(calendar.timeZone.identifier)"))
+        let tomorrow = forecast.flatMap(tomorrowLine)
         guard !report.hourly.isEmpty else {
             lines.append(isToday ? "No readings for today yet; dustd stores each hour about 20 minutes after it ends."
                                  : "No readings stored for this day.")
+            if let tomorrow { lines.append(tomorrow) }
             return lines.joined(separator: "\n") + "\n"
         }
         if let latest = report.latest {
@@ -33,6 +36,7 @@ struct ReportText {
         }
         lines.append("")
         lines.append(contentsOf: totalsTable(report.totals, hoursOf: report.elapsedSlots, label: isToday ? "so far" : ""))
+        if let tomorrow { lines.append(tomorrow) }
         lines.append("")
         lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
         return lines.joined(separator: "\n") + "\n"
@@ -68,6 +72,16 @@ struct ReportText {
     }
 
     // MARK: - Pieces
+
+    /// `Tomorrow      PM10 보통 (moderate)   PM2.5 나쁨 (bad)   forecast for 경기북부, 2026-11-22 17시 발표`.
+    private func tomorrowLine(_ outlook: ForecastOutlook) -> String? {
+        let grades = outlook.tomorrowGrades
+        guard grades.fineDust != nil || grades.ultraFineDust != nil else { return nil }
+        let issued = [grades.fineDust?.issuedAt, grades.ultraFineDust?.issuedAt].compactMap { $0 }.max()
+        return pad("Tomorrow", 14) + pad("PM10 " + forecastGradeText(grades.fineDust, style), 22)
+            + pad("PM2.5 " + forecastGradeText(grades.ultraFineDust, style), 22)
+            + "forecast for \(outlook.region.rawValue)" + (issued.map { ", \(ForecastIssueTime.label($0)) 발표" } ?? "")
+    }
 
     /// A week table line up to its grade column: label, hours, mean and intake of both pollutants.
     private func weekRow(_ label: String, _ totals: ExposureTotals) -> String {

@@ -30,17 +30,18 @@ struct StatusCommand: ParsableCommand {
             let health = DaemonHealth(status: try store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
             let rows = try store.measurementCount()
             let calendar = settings.calendar
+            let forecastCalls = try store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
             if options.json {
                 try standardOutputLine(ReportJSON.status(health, database: settings.storagePath, station: station, rows: rows,
-                                                         calendar: calendar).serialized)
+                                                         calendar: calendar, forecastCallsToday: forecastCalls).serialized)
             } else {
-                try standardOutputLine(text(health, settings: settings, rows: rows, now: now))
+                try standardOutputLine(text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now))
             }
             if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
         }
     }
 
-    private func text(_ health: DaemonHealth, settings: FineDustSettings, rows: Int, now: Date) -> String {
+    private func text(_ health: DaemonHealth, settings: FineDustSettings, rows: Int, forecastCalls: Int, now: Date) -> String {
         let style = TextStyle.forStandardOutput()
         let calendar = settings.calendar
         func when(_ date: Date) -> String {
@@ -63,6 +64,19 @@ struct StatusCommand: ParsableCommand {
         }
         let data = "Data          \(rows) rows; \(health.dataSummary)"
         lines.append(health.stale ? style.graded(data, .bad) : data)
+        lines.append(forecastLine(status?.forecast, settings: settings, calls: forecastCalls))
+        if let failure = status?.forecast?.lastError {
+            lines.append("              last error \(when(failure.at)): \(failure.message)")
+        }
         return lines.joined(separator: "\n")
+    }
+
+    /// `Forecast      4/8 calls today (KST); latest issue 2026-11-22 11시; next fetch …`.
+    private func forecastLine(_ run: DaemonStatus.ForecastRun?, settings: FineDustSettings, calls: Int) -> String {
+        var line = "Forecast      \(calls)/\(ForecastPlanner.dailyCallCap) calls today (KST)"
+        guard settings.forecast.enabled else { return line + "; forecast.enabled is false" }
+        if let issue = run?.latestIssue { line += "; latest issue \(ForecastIssueTime.label(issue)) 발표" }
+        if let next = run?.nextFetchAt { line += "; next fetch \(settings.calendar.iso8601(next))" }
+        return line
     }
 }

@@ -1,3 +1,4 @@
+import AirKorea
 import DustKit
 import DustServices
 import DustStore
@@ -112,6 +113,30 @@ struct AlertTests {
         let stale = try Self.monitor(scratch, rules: [], now: Self.at(13, minute: 1)).inputs(at: Self.at(13, minute: 1))
         #expect(stale.values[.pm25Grade] == nil && stale.values[.pm10Grade] == nil)
         #expect(stale.values[.intakeTodayPM25] != nil)
+    }
+
+    @Test("forecast.tomorrow.pm25 >= 나쁨 against the stored 17시 forecast: 서울 tomorrow is 매우나쁨 (fires), 영동 is 좋음 (does not); an unknown region is no value")
+    func forecastRule() throws {
+        let scratch = try Scratch()
+        for name in ["synthesized/forecast-pm10-2026-11-20.xml", "synthesized/forecast-pm25-2026-11-20.xml"] {
+            let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+            _ = try scratch.store.saveForecasts(page.forecasts, fetchedAt: Self.at(18))
+        }
+        let reader = ForecastReader(store: scratch.store, timeZone: seoul.timeZone)
+        let rule = try AlertRule(parsing: "forecast.tomorrow.pm25 >= 나쁨")
+        func monitor(_ region: ForecastRegion?, station: String? = "종로구") throws -> AlertMonitor {
+            AlertMonitor(rules: [rule], quietHours: nil, store: scratch.store,
+                         statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.at(18)),
+                         forecast: StoredTomorrowForecast(reader: reader, station: station, region: region))
+        }
+        let seoulInputs = try monitor(.seoul).inputs(at: Self.at(18))
+        #expect(seoulInputs.values[.forecastTomorrowPM25] == 4)
+        #expect(try monitor(.seoul).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
+        let stored = try #require(try scratch.store.recentAlertEvents(limit: 1).first?.event)
+        #expect(stored.title == "FineDust: tomorrow's PM2.5 forecast 매우나쁨 (very bad)")
+        #expect(try monitor(.yeongdong).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == 1)
+        // 종로구 without a stored address or province: no region, so no value (and no error).
+        #expect(try monitor(nil).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == nil)
     }
 
     @Test("A failing sink is retried with doubling waits, then recorded as failed; another sink is not held up")

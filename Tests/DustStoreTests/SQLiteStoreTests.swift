@@ -135,7 +135,7 @@ struct SQLiteStoreTests {
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
             try db.execute(sql: "DROP TABLE alert_delivery; DROP TABLE alert_event; DROP TABLE alert_state")
-            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v4-alerts'")
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v5-alerts'")
         }
         try queue.close()
         #expect {

@@ -81,7 +81,36 @@ public struct AlertInputs: Sendable, Hashable {
 
 /// Tomorrow's forecast grades for the configured region, when one is stored.
 public protocol TomorrowForecastSource: Sendable {
-    func tomorrowGrades(after today: LocalDate) throws(StorageFailure) -> DustPair<DustGrade?>
+    func tomorrowGrades(at now: Date) throws(StorageFailure) -> DustPair<DustGrade?>
+}
+
+/// The stored forecast for the station's region (or `forecast.region`), as the alerts see it: an
+/// unknown region or an unknown grade word is no value, not a failure.
+public struct StoredTomorrowForecast: TomorrowForecastSource {
+    private let reader: ForecastReader
+    private let station: String?
+    private let region: ForecastRegion?
+
+    public init(reader: ForecastReader, station: String?, region: ForecastRegion?) {
+        self.reader = reader
+        self.station = station
+        self.region = region
+    }
+
+    public func tomorrowGrades(at now: Date) throws(StorageFailure) -> DustPair<DustGrade?> {
+        do {
+            let outlook = try reader.outlook(station: station, override: region, now: now)
+            return outlook.tomorrowGrades.map { forecast -> DustGrade? in
+                guard case let .known(grade)? = forecast?.grade else { return nil }
+                return grade
+            }
+        } catch {
+            switch error {
+            case .region: return DustPair(repeating: nil)
+            case let .storage(failure): throw failure
+            }
+        }
+    }
 }
 
 /// Where rule states, events and deliveries are kept, so a restart neither repeats nor forgets an
@@ -164,7 +193,7 @@ public struct AlertMonitor: Sendable {
         if let intake = day.totals.intake.fineDust { values[.intakeTodayPM10] = intake }
         if let intake = day.totals.intake.ultraFineDust { values[.intakeTodayPM25] = intake }
         if let forecast {
-            let tomorrow = try forecast.tomorrowGrades(after: today)
+            let tomorrow = try forecast.tomorrowGrades(at: now)
             if let grade = tomorrow.fineDust { values[.forecastTomorrowPM10] = Double(grade.rawValue) }
             if let grade = tomorrow.ultraFineDust { values[.forecastTomorrowPM25] = Double(grade.rawValue) }
         }

@@ -176,6 +176,7 @@ public struct PollCycle: Sendable {
         case let .stationRealtime(station, term, page, _): "station \(station) \(term.rawValue) page \(page)"
         case let .provinceRealtime(sido, page, _): "province \(sido) page \(page)"
         case let .stationList(_, _, page, _): "station list page \(page)"
+        case let .forecast(searchDate, pollutant, page, _): "forecast \(pollutant.informCode) \(searchDate) page \(page)"
         }
     }
 }

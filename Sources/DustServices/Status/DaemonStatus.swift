@@ -76,6 +76,25 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         }
     }
 
+    /// What the forecast fetcher did (SPEC §14).
+    public struct ForecastRun: Codable, Sendable, Hashable {
+        /// The last fetch that stored the publication it asked for.
+        public var lastSuccessAt: Date?
+        /// The newest issue stored for both pollutants.
+        public var latestIssue: Date?
+        /// When the next fetch is planned.
+        public var nextFetchAt: Date?
+        /// The last failed fetch; cleared by a success.
+        public var lastError: Failure?
+
+        public init(lastSuccessAt: Date? = nil, latestIssue: Date? = nil, nextFetchAt: Date? = nil, lastError: Failure? = nil) {
+            self.lastSuccessAt = lastSuccessAt
+            self.latestIssue = latestIssue
+            self.nextFetchAt = nextFetchAt
+            self.lastError = lastError
+        }
+    }
+
     public var state: State
     public var mode: Mode
     public var pid: Int32
@@ -91,6 +110,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var lastSuccess: Success?
     public var lastError: Failure?
     public var reloadRefused: RefusedReload?
+    /// nil until the forecast fetcher first runs (and in records of an older dustd).
+    public var forecast: ForecastRun?
 
     public init(state: State, mode: Mode, pid: Int32, version: String, station: String, startedAt: Date, heartbeatSeconds: Double) {
         self.state = state

@@ -48,9 +48,13 @@ public struct DashboardModel: Sendable {
     public var health: DaemonHealth
     /// Now, for "so far" and ages.
     public var now: Date
+    /// Today's and tomorrow's forecast for the region, shown on the today page; nil when the
+    /// region is not known.
+    public var forecast: ForecastOutlook?
 
     public init(page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
-                calendar: DayCalendar, health: DaemonHealth, now: Date) {
+                calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil) {
+        self.forecast = forecast
         self.page = page
         self.language = language
         self.station = station

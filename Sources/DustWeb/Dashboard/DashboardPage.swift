@@ -193,6 +193,7 @@ struct DashboardRenderer {
             } else {
                 sections.append("<section class=\"card\"><p class=\"empty\">\(isToday ? text.noReadingsToday : text.noReadingsDay)</p></section>")
             }
+            if isToday, let forecast = model.forecast { sections.append(forecastCard(forecast)) }
             sections.append(weekCard(model.week, rolling: true, linkToWeek: ISOWeek(containing: day.date)))
             return HTML(sections)
         case .week:
@@ -224,6 +225,35 @@ struct DashboardRenderer {
             <h2>\(isToday ? text.latestHour : text.lastHourOfDay) <span class="aside">\(DashboardFormat.slotRange(latest.slot, calendar))</span></h2>\
             \(badge)<div class="pair">\(tiles)</div></section>
             """
+    }
+
+    /// Today's and tomorrow's forecast grades for the region (SPEC §14), one chip per pollutant.
+    private func forecastCard(_ outlook: ForecastOutlook) -> HTML {
+        let heading: HTML = "<h2>\(text.forecast) <span class=\"aside\">\(text.regionName(outlook.region))\(outlook.issuedAt.map { " · " + text.issued($0) } ?? "")</span></h2>"
+        guard !outlook.isEmpty else {
+            return "<section class=\"card forecast\">\(heading)<p class=\"empty\">\(text.forecastPending)</p></section>"
+        }
+        func chip(_ forecast: RegionalForecast?) -> HTML {
+            guard let forecast else { return "<span class=\"chip\">\(text.noForecast)</span>" }
+            guard let grade = forecast.grade.grade else { return "<span class=\"chip\">\(text.unknownForecastWord(forecast.grade.word))</span>" }
+            return "<span class=\"chip g\(grade.rawValue)\">\(text.gradeName(grade))</span>"
+        }
+        let days: [(String, LocalDate, DustPair<RegionalForecast?>)] = [
+            (text.forecastToday, outlook.today, outlook.todayGrades),
+            (text.forecastTomorrow, outlook.today.adding(days: 1), outlook.tomorrowGrades),
+        ]
+        let tiles = days.map { label, date, grades -> HTML in
+            """
+            <div class="tile" data-forecast-date="\(date.description)" \
+            data-forecast-pm10="\(grades.fineDust?.grade.grade.map { DashboardFormat.json($0.rawValue) } ?? "null")" \
+            data-forecast-pm25="\(grades.ultraFineDust?.grade.grade.map { DashboardFormat.json($0.rawValue) } ?? "null")">\
+            <h3>\(label) <span class="aside">\(text.shortDate(date))</span></h3>\
+            \(facts([(text.pollutantName(.pm10), chip(grades.fineDust)), (text.pollutantName(.pm25), chip(grades.ultraFineDust))]))</div>
+            """
+        }
+        let overall = outlook.tomorrowGrades.ultraFineDust?.overall ?? outlook.tomorrowGrades.fineDust?.overall
+        let note: HTML = overall.map { "<p class=\"note\">\($0)</p>" } ?? .empty
+        return "<section class=\"card forecast\" data-region=\"\(outlook.region.rawValue)\">\(heading)<div class=\"pair\">\(tiles)</div>\(note)</section>"
     }
 
     /// The day's means and grades, highest hour, hours measured of elapsed, intake and WHO comparison.

@@ -86,6 +86,28 @@ struct DashboardText {
     }
 
     var unknown: String { say("측정값 없음", "no value") }
+
+    // MARK: - Forecast
+
+    var forecast: String { say("미세먼지 예보", "Dust forecast") }
+    var forecastToday: String { say("오늘", "Today") }
+    var forecastTomorrow: String { say("내일", "Tomorrow") }
+    var noForecast: String { say("예보 없음", "no forecast") }
+    var forecastPending: String { say("저장된 예보가 아직 없습니다. dustd가 발표(05·11·17·23시 무렵) 뒤에 가져옵니다.",
+                                      "No forecast is stored yet; dustd fetches each publication (about 05, 11, 17 and 23 KST).") }
+
+    func regionName(_ region: ForecastRegion) -> String {
+        language == .korean ? region.rawValue : region.englishName
+    }
+
+    /// 2026-11-22 17시 발표 / issued 2026-11-22 17:00 KST.
+    func issued(_ instant: Date) -> String {
+        let iso = KoreaStandardTime.iso8601(instant)
+        return say("\(ForecastIssueTime.label(instant)) 발표", "issued \(iso.prefix(10)) \(iso.dropFirst(11).prefix(5)) KST")
+    }
+
+    /// A grade word FineDust does not know, shown as published.
+    func unknownForecastWord(_ word: String) -> String { say("\(word) (알 수 없는 등급)", "\(word) (unknown grade)") }
     var concentrationUnit: String { "µg/m³" }
 
     func intakeUnit(_ unit: IntakeUnit) -> String {

@@ -100,6 +100,8 @@ struct MetricsExporter: Sendable {
                                help: "Hours of today with a known concentration.").set(to: Double(today.totals.hours[pollutant]))
         }
 
+        exportForecast(into: registry)
+
         let health = try source.health()
         if let success = health.status?.lastSuccess {
             registry.makeGauge(name: "finedust_last_success_timestamp_seconds", help: "When dustd's last poll succeeded (unix seconds).")
@@ -112,4 +114,73 @@ struct MetricsExporter: Sendable {
             .set(to: health.stale ? 1.0 : 0.0)
         return registry.emitToString()
     }
+
+    private static let forecastGradeHelp = "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad."
+    private static let forecastIssuedHelp = "When the newest forecast shown was issued (unix seconds)."
+
+    /// The forecast for the region (one region, so the label set stays small). A grade that is no
+    /// longer shown (the day rolled over, the region changed, the word is no grade) is removed, so
+    /// a scrape never reports yesterday's forecast as today's.
+    private func exportForecast(into registry: PrometheusCollectorRegistry) {
+        let outlook = try? source.forecastOutlook()
+        for region in ForecastRegion.allCases {
+            for (day, grades) in [("today", outlook?.todayGrades), ("tomorrow", outlook?.tomorrowGrades)] {
+                for pollutant in Pollutant.allCases {
+                    let gauge = registry.makeGauge(name: "finedust_forecast_grade",
+                                                   labels: [("region", region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)],
+                                                   help: Self.forecastGradeHelp)
+                    if region == outlook?.region, let grade = grades?[pollutant]?.grade.grade {
+                        gauge.set(to: Double(grade.rawValue))
+                    } else {
+                        registry.unregisterGauge(gauge)
+                    }
+                }
+            }
+            let issued = registry.makeGauge(name: "finedust_forecast_issued_timestamp_seconds", labels: [("region", region.rawValue)],
+                                            help: Self.forecastIssuedHelp)
+            if region == outlook?.region, let instant = outlook?.issuedAt {
+                issued.set(to: instant.timeIntervalSince1970)
+            } else {
+                registry.unregisterGauge(issued)
+            }
+        }
+    }
+}
+
+extension PollMetrics {
+    /// Counts one forecast request by its outcome.
+    public func countForecast(_ attempt: PollAttempt) {
+        registry.makeCounter(name: "finedust_forecast_requests_total", labels: [("outcome", attempt.outcome.rawValue)],
+                             help: "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome.").increment()
+    }
+}
+
+/// A `ForecastStore` that counts every recorded forecast request in `PollMetrics`.
+public struct MeasuredForecastStore: ForecastStore {
+    private let base: any ForecastStore
+    private let metrics: PollMetrics
+
+    public init(_ base: any ForecastStore, metrics: PollMetrics) {
+        self.base = base
+        self.metrics = metrics
+    }
+
+    public func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int {
+        try base.saveForecasts(forecasts, fetchedAt: fetchedAt)
+    }
+
+    public func newestIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? { try base.newestIssue(pollutant: pollutant) }
+
+    public func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
+        try base.forecast(pollutant: pollutant, date: date, region: region)
+    }
+
+    public func forecastCalls(since start: Date) throws(StorageFailure) -> Int { try base.forecastCalls(since: start) }
+
+    public func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+        metrics.countForecast(attempt)
+        try base.recordAttempt(attempt)
+    }
+
+    public func stationLocation(name: String) throws(StorageFailure) -> StationLocation? { try base.stationLocation(name: name) }
 }

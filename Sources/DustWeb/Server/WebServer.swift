@@ -43,8 +43,19 @@ public struct WebServer: Sendable {
             return try Self.page(.week(week), request: request, source: source)
         }
         route(router, "/api/v1/today") { _ in
-            let statistics = source.statistics()
-            return WebResponse.json(ReportJSON.day(try statistics.day(statistics.today), calendar: statistics.calendar).serialized + "\n")
+            WebResponse.json(try source.todayDocument().serialized + "\n")
+        }
+        route(router, "/api/v1/forecast") { _ in
+            // The region unknown is what dustctl forecast reports as a configuration error.
+            let document: JSON
+            do throws(ForecastReadError) {
+                document = try source.forecastDocument()
+            } catch let .region(problem) {
+                return Self.notFound(problem.description)
+            } catch let .storage(failure) {
+                throw failure
+            }
+            return WebResponse.json(document.serialized + "\n")
         }
         route(router, "/api/v1/day/:date") { _, context in
             guard let date = context.parameters.get("date").flatMap(LocalDate.init) else { return Self.notFound("No such day; write it YYYY-MM-DD.") }
@@ -115,7 +126,8 @@ public struct WebServer: Sendable {
         }
         let model = DashboardModel(page: page, language: language, station: statistics.stations.primary, day: day, week: week,
                                    intakeUnit: statistics.intakeModel.unit,
-                                   calendar: statistics.calendar, health: try source.health(), now: source.now)
+                                   calendar: statistics.calendar, health: try source.health(), now: source.now,
+                                   forecast: try? source.forecastOutlook())
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"

@@ -14,12 +14,16 @@ public struct WebSource: Sendable {
         public var calendar: DayCalendar
         public var intakeModel: any IntakeModel
         public var databasePath: String
+        /// `forecast.region`; nil means the station's region.
+        public var forecastRegion: ForecastRegion?
 
-        public init(stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String) {
+        public init(stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
+                    forecastRegion: ForecastRegion? = nil) {
             self.stations = stations
             self.calendar = calendar
             self.intakeModel = intakeModel
             self.databasePath = databasePath
+            self.forecastRegion = forecastRegion
         }
     }
 
@@ -60,7 +64,28 @@ public struct WebSource: Sendable {
         let settings = settings()
         let rows: Int
         do { rows = try store().measurementCount() } catch { throw StorageFailure(error) }
+        let calls = try store().forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: clock.now))
         return ReportJSON.status(try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
-                                 calendar: settings.calendar)
+                                 calendar: settings.calendar, forecastCallsToday: calls)
+    }
+
+    /// Today's and tomorrow's forecast for the region, as `dustctl forecast` reads it.
+    public func forecastOutlook() throws(ForecastReadError) -> ForecastOutlook {
+        let settings = settings()
+        return try ForecastReader(store: store(), timeZone: settings.calendar.timeZone)
+            .outlook(station: settings.stations.primary, override: settings.forecastRegion, now: clock.now)
+    }
+
+    /// The `dustctl forecast --json` document.
+    public func forecastDocument() throws(ForecastReadError) -> JSON {
+        let settings = settings()
+        return ReportJSON.forecast(try forecastOutlook(), station: settings.stations.primary, calendar: settings.calendar)
+    }
+
+    /// The `dustctl today --json` document, with its `forecastTomorrow` member.
+    public func todayDocument() throws -> JSON {
+        let statistics = statistics()
+        return ReportJSON.day(try statistics.day(statistics.today), calendar: statistics.calendar,
+                              forecastTomorrow: ReportJSON.forecastTomorrow(try? forecastOutlook(), calendar: statistics.calendar))
     }
 }

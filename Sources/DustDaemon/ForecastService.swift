@@ -1,0 +1,133 @@
+import AirKorea
+import DustConfig
+import DustKit
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Fetches AirKorea's dust forecast after each publication (SPEC §14), beside `PollService` in
+/// the service group: its own loop, so a forecast request never delays an hourly poll.
+/// `ForecastPlanner` decides when (8 calls a KST day at most, retries included); the calls
+/// already made today are counted from the attempt record, so a restart does not reset the quota.
+public struct ForecastService: Service {
+    private let configuration: LiveConfiguration
+    private let database: DaemonDatabase
+    private let board: DaemonStatusBoard
+    private let transport: any HTTPTransport
+    private let clock: any WallClock
+    private let logger: Logger
+    private let sleepStep: Duration
+    private let metrics: PollMetrics?
+    private let planner = ForecastPlanner()
+
+    /// - Parameter sleepStep: how often a waiting loop looks at the wall clock and the settings again.
+    public init(configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
+                clock: any WallClock = SystemClock(), logger: Logger, sleepStep: Duration = .seconds(30), metrics: PollMetrics? = nil) {
+        self.configuration = configuration
+        self.database = database
+        self.board = board
+        self.transport = transport
+        self.clock = clock
+        self.logger = logger
+        self.sleepStep = sleepStep
+        self.metrics = metrics
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await loop()
+        }
+    }
+
+    private func loop() async {
+        var failure: ForecastPlanner.Failure?
+        /// The publication `failure` is about: a new publication starts its backoff afresh.
+        var failedPublication: Date?
+        var lastProblem: String?
+        while !Task.isCancelled {
+            let snapshot = configuration.snapshot
+            guard snapshot.settings.forecast.enabled else {
+                guard await pause(seconds: .infinity) else { return }
+                continue
+            }
+            let now = clock.now
+            let store: SQLiteStore
+            let latest: Date?
+            let decision: ForecastPlanner.Decision
+            do {
+                store = try database.current()
+                let calls = try store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
+                let newest = try Pollutant.allCases.map { pollutant throws(StorageFailure) in try store.newestIssue(pollutant: pollutant) }
+                latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()
+                decision = planner.decide(now: now, lastFetched: latest, callsToday: calls, failure: failure)
+                lastProblem = nil
+            } catch {
+                // Said once, not every step: the poll loop reports the same database in its own words.
+                let problem = "\(error)"
+                if problem != lastProblem { logger.error("Forecast: cannot read the database: \(problem)") }
+                lastProblem = problem
+                guard await pause(seconds: .infinity) else { return }
+                continue
+            }
+            switch decision {
+            case let .wait(until):
+                if board.current.forecast?.nextFetchAt != until || board.current.forecast?.latestIssue != latest {
+                    board.update { status in
+                        var run = status.forecast ?? DaemonStatus.ForecastRun()
+                        run.nextFetchAt = until
+                        run.latestIssue = latest
+                        status.forecast = run
+                    }
+                }
+                guard await pause(seconds: until.timeIntervalSince(now)) else { return }
+            case let .fetch(publication, searchDate):
+                let label = ForecastIssueTime.label(publication)
+                let forecastStore: any ForecastStore = metrics.map { MeasuredForecastStore(store, metrics: $0) } ?? store
+                let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
+                let report = await ForecastFetch(source: source, store: forecastStore, clock: clock).run(searchDate: searchDate)
+                if report.stopped { return }
+                for unrecorded in report.unrecordedAttempts {
+                    logger.error("Forecast: could not record a request: \(unrecorded)")
+                }
+                let finished = clock.now
+                let previousAttempts = failedPublication == publication ? failure?.attempts ?? 0 : 0
+                failedPublication = publication
+                var runError: DaemonStatus.Failure?
+                if report.fetched(publication) {
+                    failure = nil
+                    logger.notice("Forecast \(label) 발표 stored", metadata: [
+                        "issues": "\(report.issuesStored)", "requests": "\(report.requests)", "skipped": "\(report.skippedItems)",
+                    ])
+                } else if let fetchFailure = report.failure {
+                    failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: fetchFailure.retryAdvice)
+                    runError = DaemonStatus.Failure(at: finished, failure: fetchFailure)
+                    logger.error("Forecast \(label) 발표 not fetched: \(fetchFailure)", metadata: ["kind": "\(fetchFailure.kind.rawValue)"])
+                } else {
+                    // The answer came, without the publication: AirKorea is late. Retried within the day's cap.
+                    failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: .retryWithBackoff)
+                    logger.notice("Forecast \(label) 발표 is not published yet; trying again later within the daily cap of \(ForecastPlanner.dailyCallCap) calls")
+                }
+                board.update { status in
+                    var run = status.forecast ?? DaemonStatus.ForecastRun()
+                    if runError == nil, failure == nil { run.lastSuccessAt = finished }
+                    run.lastError = runError ?? (failure == nil ? nil : run.lastError)
+                    status.forecast = run
+                }
+            }
+        }
+    }
+
+    /// Sleeps at most one `sleepStep`; false when cancelled (shutdown).
+    private func pause(seconds: TimeInterval) async -> Bool {
+        let step = Double(sleepStep.components.seconds) + Double(sleepStep.components.attoseconds) / 1e18
+        do {
+            try await Task.sleep(for: .milliseconds(Int64(max(min(seconds, step), 0.001) * 1000)))
+            return true
+        } catch {
+            return false
+        }
+    }
+}

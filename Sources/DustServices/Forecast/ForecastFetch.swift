@@ -1,0 +1,107 @@
+import AirKorea
+import DustKit
+import DustStore
+import Foundation
+
+/// What fetching one publication did.
+public struct ForecastFetchReport: Sendable {
+    /// Requests sent (each counts against the quota, failed or not).
+    public var requests = 0
+    /// Issues (pollutant, issue, date) new or changed in the database.
+    public var issuesStored = 0
+    /// Items the parser skipped (another pollutant, an unreadable time or date).
+    public var skippedItems = 0
+    /// The newest issue each pollutant's answer held.
+    public var newestIssue: [Pollutant: Date] = [:]
+    /// The first failure, if any.
+    public var failure: PollFailure?
+    /// dustd is stopping; the fetch was cut short.
+    public var stopped = false
+    /// The database would not take the record of a request (fetching goes on).
+    public var unrecordedAttempts: [StorageFailure] = []
+
+    public init() {}
+
+    /// Both pollutants answered with the publication (or a newer one).
+    public func fetched(_ publication: Date) -> Bool {
+        failure == nil && !stopped && Pollutant.allCases.allSatisfy { (newestIssue[$0] ?? .distantPast) >= publication }
+    }
+}
+
+/// Fetches one forecast publication — PM10 then PM25, one request each — stores every issue the
+/// answers hold, and records each request like a poll attempt (operation `forecast PM10 …`).
+public struct ForecastFetch: Sendable {
+    /// How forecast requests begin in the attempt record; the quota count looks for it.
+    public static let operationPrefix = "forecast "
+
+    private let source: any ForecastSource
+    private let store: any ForecastStore
+    private let clock: any WallClock
+
+    public init(source: any ForecastSource, store: any ForecastStore, clock: any WallClock) {
+        self.source = source
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Fetches `searchDate`'s forecasts of both pollutants.
+    public func run(searchDate: LocalDate) async -> ForecastFetchReport {
+        var report = ForecastFetchReport()
+        for pollutant in Pollutant.allCases {
+            guard !Task.isCancelled else {
+                report.stopped = true
+                return report
+            }
+            await fetch(.forecast(searchDate: searchDate, pollutant: pollutant), pollutant: pollutant, into: &report)
+            if report.failure != nil || report.stopped { return report }
+        }
+        return report
+    }
+
+    private func fetch(_ request: AirKoreaRequest, pollutant: Pollutant, into report: inout ForecastFetchReport) async {
+        let started = clock.now
+        let startInstant = ContinuousClock.now
+        report.requests += 1
+        func attempt(_ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil, stored: Int = 0) -> PollAttempt {
+            PollAttempt(startedAt: started, station: nil, operation: PollCycle.describe(request), outcome: outcome,
+                        httpStatus: httpStatus ?? failure?.httpStatus,
+                        resultCode: failure == nil ? "00" : failure?.resultCode, rowsNew: stored,
+                        durationMilliseconds: Int((ContinuousClock.now - startInstant) / .milliseconds(1)), message: failure?.description)
+        }
+        let page: ForecastPage
+        do {
+            page = try await source.forecasts(request)
+        } catch {
+            if Task.isCancelled {
+                report.stopped = true
+                record(attempt(.stopped), into: &report)
+                return
+            }
+            let failure = PollFailure.fetch(error)
+            report.failure = failure
+            record(attempt(PollCycle.outcome(of: failure), failure: failure), into: &report)
+            return
+        }
+        // Only the pollutant asked for counts, whatever a confused server sends.
+        let forecasts = page.forecasts.filter { $0.pollutant == pollutant }
+        report.skippedItems += page.skippedItems + (page.forecasts.count - forecasts.count)
+        do {
+            let stored = try store.saveForecasts(forecasts, fetchedAt: clock.now)
+            report.issuesStored += stored
+            if let newest = forecasts.map(\.issuedAt).max() { report.newestIssue[pollutant] = newest }
+            record(attempt(.ok, httpStatus: page.httpStatus, stored: stored), into: &report)
+        } catch {
+            let failure = PollFailure.storage(error)
+            report.failure = failure
+            record(attempt(.retrying, failure: failure, httpStatus: page.httpStatus), into: &report)
+        }
+    }
+
+    private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) {
+        do {
+            try store.recordAttempt(attempt)
+        } catch {
+            report.unrecordedAttempts.append(error)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import AirKorea
+import DustKit
+import Foundation
+
+/// When dustd fetches forecasts: pure rules on explicit times (SPEC §14).
+///
+/// NIER publishes at about 05, 11, 17 and 23 KST; dustd fetches each publication at
+/// `fetchMinute` past its hour, both pollutants (2 calls), so 8 calls a day. At start it also
+/// fetches the latest publication if nothing as new is stored. **The daily cap is 8 calls, retries
+/// and the catch-up at start included**: a retry or catch-up only spends calls that the day's
+/// remaining scheduled fetches do not need (each later publication supersedes the one before, so
+/// a failed fetch that cannot be retried is simply replaced at the next one). 8 is 1.6 % of the
+/// 500 calls a day a development key allows for the operation.
+public struct ForecastPlanner: Sendable {
+    /// Calls one publication costs: PM10 and PM25.
+    public static let callsPerFetch = 2
+    /// The most forecast calls in one KST day, whatever fails.
+    public static let dailyCallCap = 8
+    /// The minute past a publication hour at which it is fetched (the API lags the publication).
+    public static let fetchMinute = 30
+
+    public init() {}
+
+    /// What to do now.
+    public enum Decision: Sendable, Hashable {
+        /// Fetch the publication at `publication`, asking for `searchDate` (its KST date).
+        case fetch(publication: Date, searchDate: LocalDate)
+        /// Nothing to do before `until`.
+        case wait(until: Date)
+    }
+
+    /// The last failed attempt at the current publication.
+    public struct Failure: Sendable, Hashable {
+        public var at: Date
+        /// How many attempts in a row failed (1 after the first).
+        public var attempts: Int
+        public var advice: RetryAdvice
+
+        public init(at: Date, attempts: Int, advice: RetryAdvice) {
+            self.at = at
+            self.attempts = attempts
+            self.advice = advice
+        }
+    }
+
+    /// Decides from `now`, the newest publication already fetched (both pollutants), the calls
+    /// made today (KST) and the last failure, if the last attempt failed.
+    public func decide(now: Date, lastFetched: Date?, callsToday: Int, failure: Failure?) -> Decision {
+        let next = nextFetchTime(after: now)
+        // The daily quota is gone: nothing before the first scheduled fetch of the next KST day.
+        if let failure, failure.advice == .waitUntilMidnightKST, now < Self.nextMidnightKST(after: failure.at) {
+            return .wait(until: nextFetchTime(after: Self.nextMidnightKST(after: failure.at)))
+        }
+        let due = latestPublication(fetchableBy: now)
+        if let lastFetched, lastFetched >= due { return .wait(until: next) }
+        var earliest = now
+        // A failure before this publication's fetch time belongs to an older publication.
+        if let failure, failure.at >= fetchTime(of: due) {
+            switch failure.advice {
+            case .waitForNextHour: return .wait(until: next)
+            case .retryWithBackoff: earliest = max(now, failure.at.addingTimeInterval(retryDelay(attempt: failure.attempts)))
+            case .waitAMinute: earliest = max(now, failure.at.addingTimeInterval(60))
+            case .waitUntilMidnightKST: break
+            }
+        }
+        guard earliest < next else { return .wait(until: next) }
+        let calls = Self.kstDay(of: earliest) == Self.kstDay(of: now) ? callsToday : 0
+        guard spareCalls(at: earliest, callsToday: calls) >= Self.callsPerFetch else { return .wait(until: next) }
+        if earliest > now { return .wait(until: earliest) }
+        return .fetch(publication: due, searchDate: Self.kstDay(of: due))
+    }
+
+    /// Calls the rest of the KST day's scheduled fetches after `instant` do not need.
+    public func spareCalls(at instant: Date, callsToday: Int) -> Int {
+        let day = Self.kstDay(of: instant)
+        let laterToday = ForecastIssueTime.publicationHours.map { fetchTime(of: Self.instant(day, hour: $0)) }.filter { $0 > instant }.count
+        return Self.dailyCallCap - callsToday - laterToday * Self.callsPerFetch
+    }
+
+    /// The newest publication whose fetch time is at or before `now`.
+    public func latestPublication(fetchableBy now: Date) -> Date {
+        let today = Self.kstDay(of: now)
+        for day in [today, today.adding(days: -1)] {
+            for hour in ForecastIssueTime.publicationHours.reversed() {
+                let publication = Self.instant(day, hour: hour)
+                if fetchTime(of: publication) <= now { return publication }
+            }
+        }
+        return Self.instant(today.adding(days: -1), hour: ForecastIssueTime.publicationHours[0])
+    }
+
+    /// The first scheduled fetch strictly after `now`.
+    public func nextFetchTime(after now: Date) -> Date {
+        let today = Self.kstDay(of: now)
+        for day in [today, today.adding(days: 1)] {
+            for hour in ForecastIssueTime.publicationHours {
+                let time = fetchTime(of: Self.instant(day, hour: hour))
+                if time > now { return time }
+            }
+        }
+        return fetchTime(of: Self.instant(today.adding(days: 1), hour: ForecastIssueTime.publicationHours[0]))
+    }
+
+    /// When a publication is fetched.
+    public func fetchTime(of publication: Date) -> Date {
+        publication.addingTimeInterval(TimeInterval(Self.fetchMinute * 60))
+    }
+
+    /// 5 minutes doubling, at most an hour.
+    public func retryDelay(attempt: Int) -> TimeInterval {
+        min(300 * pow(2, Double(min(max(attempt - 1, 0), 10))), 3600)
+    }
+
+    /// The KST calendar date of an instant.
+    public static func kstDay(of instant: Date) -> LocalDate {
+        DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: instant)
+    }
+
+    /// 00:00 KST of the day after `instant`'s KST day.
+    public static func nextMidnightKST(after instant: Date) -> Date {
+        Self.instant(kstDay(of: instant).adding(days: 1), hour: 0)
+    }
+
+    /// The start of the KST day containing `instant`: where "calls today" are counted from.
+    public static func startOfKSTDay(containing instant: Date) -> Date {
+        Self.instant(kstDay(of: instant), hour: 0)
+    }
+
+    static func instant(_ day: LocalDate, hour: Int) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(Int64(day.daysSinceEpoch) * 86_400 + Int64(hour) * 3600 - Int64(KoreaStandardTime.secondsFromGMT)))
+    }
+}

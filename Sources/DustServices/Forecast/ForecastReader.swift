@@ -1,0 +1,87 @@
+import DustKit
+import DustStore
+import Foundation
+
+/// Today's and tomorrow's forecast for the user's region: what `dustctl forecast`, `today`, the
+/// web page and `/metrics` show.
+public struct ForecastOutlook: Sendable, Hashable {
+    public var region: ForecastRegion
+    /// Today, in the configured `timezone`.
+    public var today: LocalDate
+    /// Per day (today, tomorrow) and pollutant, the newest stored grade; nil when none is stored.
+    public var todayGrades: DustPair<RegionalForecast?>
+    public var tomorrowGrades: DustPair<RegionalForecast?>
+
+    public init(region: ForecastRegion, today: LocalDate, todayGrades: DustPair<RegionalForecast?>, tomorrowGrades: DustPair<RegionalForecast?>) {
+        self.region = region
+        self.today = today
+        self.todayGrades = todayGrades
+        self.tomorrowGrades = tomorrowGrades
+    }
+
+    /// No forecast at all is stored for these two days.
+    public var isEmpty: Bool {
+        [todayGrades, tomorrowGrades].allSatisfy { $0.fineDust == nil && $0.ultraFineDust == nil }
+    }
+
+    /// The newest issue among the grades shown.
+    public var issuedAt: Date? {
+        [todayGrades.fineDust, todayGrades.ultraFineDust, tomorrowGrades.fineDust, tomorrowGrades.ultraFineDust]
+            .compactMap { $0?.issuedAt }.max()
+    }
+}
+
+/// Why no outlook can be shown.
+public enum ForecastReadError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The region is not known: the message says to set `forecast.region`.
+    case region(ForecastRegionError)
+    /// The database could not be read.
+    case storage(StorageFailure)
+
+    public var description: String {
+        switch self {
+        case let .region(error): error.description
+        case let .storage(failure): failure.description
+        }
+    }
+}
+
+/// Reads the outlook for a station (or the configured region) from the store.
+public struct ForecastReader: Sendable {
+    private let store: any ForecastStore
+    private let calendar: DayCalendar
+
+    public init(store: any ForecastStore, timeZone: TimeZone) {
+        self.store = store
+        self.calendar = DayCalendar(timeZone: timeZone)
+    }
+
+    /// The user's region: `forecast.region` when set, else from the station's province and address.
+    public func region(station: String?, override: ForecastRegion?) throws(ForecastReadError) -> ForecastRegion {
+        if let override { return override }
+        var location: StationLocation?
+        if let station {
+            do { location = try store.stationLocation(name: station) } catch { throw .storage(error) }
+        }
+        do {
+            return try ForecastRegionTable.region(sido: location?.sido, address: location?.address)
+        } catch {
+            throw .region(error)
+        }
+    }
+
+    /// Today's and tomorrow's grades at `now` for the region.
+    public func outlook(station: String?, override: ForecastRegion?, now: Date) throws(ForecastReadError) -> ForecastOutlook {
+        let region = try region(station: station, override: override)
+        let today = calendar.date(containing: now)
+        do {
+            func grades(_ date: LocalDate) throws(StorageFailure) -> DustPair<RegionalForecast?> {
+                DustPair(fineDust: try store.forecast(pollutant: .pm10, date: date, region: region),
+                         ultraFineDust: try store.forecast(pollutant: .pm25, date: date, region: region))
+            }
+            return ForecastOutlook(region: region, today: today, todayGrades: try grades(today), tomorrowGrades: try grades(today.adding(days: 1)))
+        } catch {
+            throw .storage(error)
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import ArgumentParser
+import DustConfig
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import Foundation
+
+struct ForecastCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forecast",
+        abstract: "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5).",
+        discussion: """
+            The region is forecast.region when set, else the station's: its province, and for 경기 and 강원 the
+            city in its address (경기북부/경기남부, 영서/영동; dustctl stations sync stores addresses). dustd fetches
+            each publication (about 05, 11, 17 and 23 KST). With no forecast stored yet, dustctl says so and exits 0,
+            as today does with no readings. Examples:
+              dustctl forecast
+              dustctl forecast --json
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let outlook = try forecastOutlook(settings, store: store, now: Date())
+            if options.json {
+                try standardOutputLine(ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)
+            } else {
+                try standardOutput(text(outlook, settings: settings))
+            }
+        }
+    }
+
+    private func text(_ outlook: ForecastOutlook, settings: FineDustSettings) -> String {
+        let style = TextStyle.forStandardOutput()
+        var lines = [style.bold("Forecast · \(outlook.region.rawValue) (\(outlook.region.englishName))"
+            + (outlook.issuedAt.map { " · \(ForecastIssueTime.label($0)) 발표" } ?? ""))]
+        guard !outlook.isEmpty else {
+            lines.append("No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST).")
+            return lines.joined(separator: "\n") + "\n"
+        }
+        lines.append(pad("", 20) + pad(style.bold("PM10 미세먼지"), 24) + style.bold("PM2.5 초미세먼지"))
+        for (label, date, grades) in [("Today", outlook.today, outlook.todayGrades), ("Tomorrow", outlook.today.adding(days: 1), outlook.tomorrowGrades)] {
+            lines.append(pad("\(label) \(date.description.suffix(5))", 20) + pad(forecastGradeText(grades.fineDust, style), 24)
+                + forecastGradeText(grades.ultraFineDust, style))
+        }
+        if let overall = outlook.tomorrowGrades.ultraFineDust?.overall ?? outlook.tomorrowGrades.fineDust?.overall {
+            lines.append("")
+            lines.append(overall)
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// `나쁨 (bad)`, coloured by grade; an unknown word as published; `–` when none is stored.
+func forecastGradeText(_ forecast: RegionalForecast?, _ style: TextStyle) -> String {
+    guard let forecast else { return "–" }
+    guard let grade = forecast.grade.grade else { return "\(forecast.grade.word) (unknown word)" }
+    return style.graded("\(grade.koreanName) (\(grade.englishName))", grade)
+}
+
+/// Today's and tomorrow's forecast for the configured region; a region that cannot be known is a
+/// configuration error telling the user to set forecast.region.
+func forecastOutlook(_ settings: FineDustSettings, store: SQLiteStore, now: Date) throws -> ForecastOutlook {
+    do {
+        return try ForecastReader(store: store, timeZone: settings.calendar.timeZone)
+            .outlook(station: settings.station.name, override: settings.forecast.region, now: now)
+    } catch {
+        switch error {
+        case let .region(problem): throw CommandFailure(.configuration, problem.description)
+        case let .storage(failure): throw CommandFailure(failure)
+        }
+    }
+}

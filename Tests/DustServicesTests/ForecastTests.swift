@@ -1,0 +1,243 @@
+import AirKorea
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+
+/// An instant given in KST wall time, computed without FineDust's code.
+func kst(_ text: String) -> Date {
+    guard let date = ISO8601DateFormatter().date(from: text + "+09:00") else { fatalError("bad test time \(text)") }
+    return date
+}
+
+/// Forecasts, attempts and station places in memory.
+final class InMemoryForecastStore: ForecastStore, Sendable {
+    private struct Key: Hashable { var pollutant: Pollutant; var issued: Date; var date: LocalDate }
+    private let issues = Mutex<[Key: DustForecast]>([:])
+    private let attempts = Mutex<[PollAttempt]>([])
+    private let places: [String: StationLocation]
+
+    init(places: [String: StationLocation] = [:]) {
+        self.places = places
+    }
+
+    var recorded: [PollAttempt] { attempts.withLock { $0 } }
+
+    func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int {
+        issues.withLock { issues in
+            var changed = 0
+            for forecast in forecasts {
+                let key = Key(pollutant: forecast.pollutant, issued: forecast.issuedAt, date: forecast.forecastDate)
+                if issues[key] != forecast { changed += 1 }
+                issues[key] = forecast
+            }
+            return changed
+        }
+    }
+
+    func newestIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? {
+        issues.withLock { $0.keys.filter { $0.pollutant == pollutant }.map(\.issued).max() }
+    }
+
+    func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
+        issues.withLock { issues in
+            issues.values.filter { $0.pollutant == pollutant && $0.forecastDate == date && $0.grades.byRegion[region] != nil }
+                .max { $0.issuedAt < $1.issuedAt }
+                .map { RegionalForecast(pollutant: pollutant, region: region, forecastDate: date, issuedAt: $0.issuedAt,
+                                        grade: $0.grades.byRegion[region]!, overall: $0.overall, cause: $0.cause) }
+        }
+    }
+
+    func forecastCalls(since start: Date) throws(StorageFailure) -> Int {
+        attempts.withLock { $0.filter { $0.startedAt >= start && $0.operation.hasPrefix(ForecastFetch.operationPrefix) }.count }
+    }
+
+    func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+        attempts.withLock { $0.append(attempt) }
+    }
+
+    func stationLocation(name: String) throws(StorageFailure) -> StationLocation? { places[name] }
+}
+
+/// Answers forecast requests with a fixture per pollutant, or an error.
+struct FixtureForecastSource: ForecastSource {
+    var failure: FetchError?
+
+    func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
+        if let failure { throw failure }
+        guard case let .forecast(_, pollutant, _, _) = request else { throw .httpStatus(400) }
+        let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
+        do {
+            return try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+        } catch let error as AirKoreaError {
+            throw .response(error, httpStatus: 200)
+        } catch {
+            throw .httpStatus(500)
+        }
+    }
+}
+
+@Suite("Forecast schedule and quota (ForecastPlanner, a fake clock)")
+struct ForecastPlannerTests {
+    let planner = ForecastPlanner()
+
+    /// Runs the planner from `start` to `end` on a fake clock; `fails` says whether a fetch at a
+    /// time fails (and how). Returns the fetch times and the calls per KST day.
+    func simulate(from start: Date, to end: Date, lastFetched initial: Date?,
+                  fails: (Date) -> RetryAdvice? = { _ in nil }) -> (fetches: [Date], searchDates: [LocalDate], calls: [LocalDate: Int]) {
+        var clock = FixedClock(start)
+        var lastFetched = initial
+        var calls: [LocalDate: Int] = [:]
+        var failure: ForecastPlanner.Failure?
+        var fetches: [Date] = []
+        var searchDates: [LocalDate] = []
+        var steps = 0
+        while clock.now < end, steps < 1000 {
+            steps += 1
+            let day = ForecastPlanner.kstDay(of: clock.now)
+            switch planner.decide(now: clock.now, lastFetched: lastFetched, callsToday: calls[day, default: 0], failure: failure) {
+            case let .wait(until):
+                #expect(until > clock.now, "a wait must move time forward")
+                clock.now = until
+            case let .fetch(publication, searchDate):
+                fetches.append(clock.now)
+                searchDates.append(searchDate)
+                calls[day, default: 0] += ForecastPlanner.callsPerFetch
+                if let advice = fails(clock.now) {
+                    failure = ForecastPlanner.Failure(at: clock.now, attempts: (failure?.attempts ?? 0) + 1, advice: advice)
+                } else {
+                    failure = nil
+                    lastFetched = publication
+                }
+                clock.now = clock.now.addingTimeInterval(1)
+            }
+        }
+        return (fetches, searchDates, calls)
+    }
+
+    @Test("A whole day: fetches at 05:30, 11:30, 17:30 and 23:30 KST, 8 calls, searchDate the day")
+    func wholeDay() {
+        let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: kst("2026-11-21T23:00:00"))
+        #expect(run.fetches == [kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        #expect(run.searchDates == Array(repeating: LocalDate(year: 2026, month: 11, day: 22), count: 4))
+        #expect(run.calls == [LocalDate(year: 2026, month: 11, day: 22): 8])
+    }
+
+    @Test("Start at 14:00 with nothing stored: the 11시 issue now, then 17:30 and 23:30; 6 calls")
+    func startMidDay() {
+        let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
+        #expect(run.fetches == [kst("2026-11-22T14:00:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 6)
+    }
+
+    @Test("Start at 04:00 with nothing stored: yesterday's 23시 issue would break the cap, so the first fetch is 05:30")
+    func startBeforeFirstPublication() {
+        let run = simulate(from: kst("2026-11-22T04:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
+        #expect(run.fetches.first == kst("2026-11-22T05:30:00"))
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 8)
+    }
+
+    @Test("Start at 23:45 with nothing stored today: the 23시 issue (searchDate today) at once")
+    func startLate() {
+        #expect(planner.decide(now: kst("2026-11-22T23:45:00"), lastFetched: kst("2026-11-22T17:00:00"), callsToday: 0, failure: nil)
+                == .fetch(publication: kst("2026-11-22T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 22)))
+        // Just after midnight the 23시 issue is yesterday's: its searchDate is yesterday.
+        #expect(planner.latestPublication(fetchableBy: kst("2026-11-23T00:10:00")) == kst("2026-11-22T23:00:00"))
+    }
+
+    @Test("Every fetch failing: retries only from spare calls, never more than 8 a day")
+    func failingDayKeepsTheCap() {
+        let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-24T00:00:00"), lastFetched: nil) { _ in .retryWithBackoff }
+        // 14:00 fails; 14:05 (5 minutes later) may still spend the 2 calls 17:30 and 23:30 do not need.
+        #expect(Array(run.fetches.prefix(4)) == [kst("2026-11-22T14:00:00"), kst("2026-11-22T14:05:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 8)
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 23)] == 8)
+        #expect(run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap })
+    }
+
+    @Test("Quota exceeded (22): nothing more that KST day, the next fetch is 05:30 the next day")
+    func quotaExceeded() {
+        let failure = ForecastPlanner.Failure(at: kst("2026-11-22T11:30:00"), attempts: 1, advice: .waitUntilMidnightKST)
+        #expect(planner.decide(now: kst("2026-11-22T17:30:00"), lastFetched: kst("2026-11-22T05:00:00"), callsToday: 4, failure: failure)
+                == .wait(until: kst("2026-11-23T05:30:00")))
+    }
+
+    @Test("A key problem waits for the next publication; a per-second limit retries a minute later")
+    func otherAdvice() {
+        let keyProblem = ForecastPlanner.Failure(at: kst("2026-11-22T14:00:00"), attempts: 1, advice: .waitForNextHour)
+        #expect(planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: keyProblem)
+                == .wait(until: kst("2026-11-22T17:30:00")))
+        let perSecond = ForecastPlanner.Failure(at: kst("2026-11-22T14:00:00"), attempts: 1, advice: .waitAMinute)
+        #expect(planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: perSecond)
+                == .wait(until: kst("2026-11-22T14:01:00")))
+    }
+
+    @Test("Spare calls: the day's remaining scheduled fetches are reserved")
+    func spare() {
+        #expect(planner.spareCalls(at: kst("2026-11-22T05:30:00"), callsToday: 0) == 2)
+        #expect(planner.spareCalls(at: kst("2026-11-22T04:00:00"), callsToday: 0) == 0)
+        #expect(planner.spareCalls(at: kst("2026-11-22T23:45:00"), callsToday: 6) == 2)
+        #expect(planner.spareCalls(at: kst("2026-11-22T12:00:00"), callsToday: 2) == 2)
+    }
+}
+
+@Suite("Forecast fetch, storage fake and outlook")
+struct ForecastFetchTests {
+    @Test("One publication: two requests recorded as forecast attempts, 14 issues stored, the 17시 issue newest")
+    func fetchStoresEverything() async throws {
+        let store = InMemoryForecastStore()
+        let fetch = ForecastFetch(source: FixtureForecastSource(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+        let report = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+        #expect(report.requests == 2)
+        #expect(report.issuesStored == 14)
+        #expect(report.fetched(kst("2026-11-22T17:00:00")))
+        #expect(!report.fetched(kst("2026-11-22T23:00:00")))
+        #expect(store.recorded.map(\.operation) == ["forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1"])
+        #expect(try store.forecastCalls(since: kst("2026-11-22T00:00:00")) == 2)
+        // Fetching the same again stores nothing new.
+        let again = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+        #expect(again.issuesStored == 0)
+        #expect(try store.forecastCalls(since: kst("2026-11-22T00:00:00")) == 4)
+    }
+
+    @Test("A failed request is recorded with its result code and stops the fetch")
+    func failure() async {
+        let store = InMemoryForecastStore()
+        let error = FetchError.response(.service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR."), httpStatus: 200)
+        let report = await ForecastFetch(source: FixtureForecastSource(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+            .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+        #expect(report.requests == 1)
+        #expect(report.failure?.retryAdvice == .waitUntilMidnightKST)
+        #expect(store.recorded.map(\.outcome) == [.quota])
+        #expect(store.recorded.first?.resultCode == "22")
+    }
+
+    @Test("Outlook for a 경기 station in 고양: 경기북부, today and tomorrow from the newest issue")
+    func outlook() async throws {
+        let store = InMemoryForecastStore(places: ["행신동": StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1")])
+        _ = await ForecastFetch(source: FixtureForecastSource(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+            .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+        let reader = ForecastReader(store: store, timeZone: KoreaStandardTime.timeZone)
+        let outlook = try reader.outlook(station: "행신동", override: nil, now: kst("2026-11-22T18:00:00"))
+        #expect(outlook.region == .gyeonggiNorth)
+        #expect(outlook.today == LocalDate(year: 2026, month: 11, day: 22))
+        #expect(outlook.tomorrowGrades.ultraFineDust?.grade == .known(.bad))
+        #expect(outlook.tomorrowGrades.fineDust?.grade == .known(.moderate))
+        #expect(outlook.todayGrades.fineDust?.grade == .known(.moderate))
+        #expect(outlook.issuedAt == kst("2026-11-22T17:00:00"))
+        // The override wins: 서울 tomorrow is 매우나쁨 for PM2.5.
+        let seoul = try reader.outlook(station: "행신동", override: .seoul, now: kst("2026-11-22T18:00:00"))
+        #expect(seoul.tomorrowGrades.ultraFineDust?.grade == .known(.veryBad))
+    }
+
+    @Test("A station the table cannot place asks for forecast.region")
+    func unknownStation() {
+        let reader = ForecastReader(store: InMemoryForecastStore(), timeZone: KoreaStandardTime.timeZone)
+        #expect(throws: ForecastReadError.region(.unknownStation(sido: nil))) {
+            try reader.outlook(station: "어딘가", override: nil, now: kst("2026-11-22T18:00:00"))
+        }
+    }
+}

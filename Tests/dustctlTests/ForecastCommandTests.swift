@@ -1,0 +1,97 @@
+import AirKorea
+import DustKit
+import DustStore
+import Foundation
+import Testing
+import TestSupport
+
+@Suite("dustctl forecast and the tomorrow line of today")
+struct ForecastCommandTests {
+    /// A database with 종로구 (서울) readings and the fixtures' forecasts re-dated to today and
+    /// tomorrow (KST) so the test holds on any day.
+    func database(_ directory: TemporaryDirectory) throws -> (String, LocalDate) {
+        let db = directory.path("dust.sqlite")
+        let imported = try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let store = try SQLiteStore(path: db)
+        let today = DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: Date())
+        let shift = today.daysSinceEpoch - LocalDate(year: 2026, month: 11, day: 22).daysSinceEpoch
+        for name in ["synthesized/forecast-pm10-2026-11-22.xml", "synthesized/forecast-pm25-2026-11-22.xml"] {
+            let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+            try store.upsertForecasts(page.forecasts.map { forecast in
+                var moved = forecast
+                moved.forecastDate = forecast.forecastDate.adding(days: shift)
+                moved.issuedAt = forecast.issuedAt.addingTimeInterval(Double(shift) * 86_400)
+                return moved
+            })
+        }
+        return (db, today)
+    }
+
+    @Test("Text: the region, the 17시 issue, today and tomorrow in Korean and English")
+    func text() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, today) = try database(directory)
+        let result = try dustctl("forecast", "--db", db, "--station", "종로구")
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Forecast · 서울 (Seoul) · \(today) 17시 발표")
+        // 서울 from the 17시 issue: today PM10 보통 / PM2.5 보통; tomorrow PM10 나쁨 / PM2.5 매우나쁨.
+        #expect(lines.contains { $0.hasPrefix("Today \(today.description.suffix(5))") && $0.contains("보통 (moderate)") && !$0.contains("나쁨") })
+        #expect(lines.contains { $0.hasPrefix("Tomorrow \(today.adding(days: 1).description.suffix(5))") && $0.contains("나쁨 (bad)") && $0.contains("매우나쁨 (very bad)") })
+
+        let day = try dustctl("today", "--db", db, "--station", "종로구")
+        #expect(day.status == 0)
+        #expect(day.standardOutput.contains("Tomorrow      PM10 나쁨 (bad)"))
+        #expect(day.standardOutput.contains("forecast for 서울, \(today) 17시 발표"))
+    }
+
+    @Test("The region override: forecast.region 경기북부 reads that region's grades")
+    func override() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, _) = try database(directory)
+        let result = try dustctl("forecast", "--db", db, "--station", "종로구", "--json", environment: ["DUSTD_FORECAST_REGION": "경기북부"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(document["region"] as? String == "경기북부")
+        let tomorrow = try #require(document["tomorrow"] as? [String: Any])
+        #expect((tomorrow["pm25"] as? [String: Any])?["grade"] as? Int == 3)
+        #expect((tomorrow["pm10"] as? [String: Any])?["word"] as? String == "보통")
+    }
+
+    @Test("No forecast stored: one sentence, exit 0 (as today with no readings)")
+    func nothingStored() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        _ = try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let result = try dustctl("forecast", "--db", db, "--station", "종로구")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("No forecast is stored for today or tomorrow yet"))
+    }
+
+    @Test("dustctl status counts today's forecast calls (KST) against the cap of 8, text and JSON")
+    func statusCountsCalls() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, _) = try database(directory)
+        let store = try SQLiteStore(path: db)
+        let now = Date()
+        let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(of: DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now))
+        // Three today, one the day before (not counted), one poll (not a forecast call).
+        for (offset, operation) in [(1.0, "forecast PM10 x page 1"), (2.0, "forecast PM25 x page 1"), (3.0, "forecast PM10 x page 1"),
+                                    (-60.0, "forecast PM25 x page 1"), (4.0, "station 종로구 DAILY page 1")] {
+            let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
+            try store.record(PollAttempt(startedAt: at, station: nil, operation: operation, outcome: .ok))
+        }
+        let text = try dustctl("status", "--db", db, "--station", "종로구")
+        #expect(text.standardOutput.contains("Forecast      3/8 calls today (KST)"), "\(text.standardOutput)")
+        let json = try dustctl("status", "--db", db, "--station", "종로구", "--json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let forecast = try #require(document["forecast"] as? [String: Any])
+        #expect(forecast["callsToday"] as? Int == 3)
+        #expect(forecast["dailyCap"] as? Int == 8)
+    }
+}
