@@ -36,6 +36,8 @@ final class RunningDustd: Sendable {
             "PATH": "/usr/bin:/bin", "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": database,
             "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0",
             "DUSTD_LOG_LEVEL": "debug", "DUSTD_HTTP_LISTEN": "off",
+            // Forecast fetches depend on the time of day (ForecastServiceTests cover them with a fake clock).
+            "DUSTD_FORECAST_ENABLED": "false",
         ].merging(extraEnvironment) { $1 }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice

@@ -63,6 +63,8 @@ struct DustdProcessTests {
             "PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000", "JOURNAL_STREAM": "8:1234",
             "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": db, "DUSTD_API_SERVICE_KEY": testKey,
             "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0", "DUSTD_LOG_LEVEL": "debug", "DUSTD_HTTP_LISTEN": "off",
+            // Forecast fetches depend on the time of day (ForecastServiceTests cover them with a fake clock).
+            "DUSTD_FORECAST_ENABLED": "false",
         ]
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
