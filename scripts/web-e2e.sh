@@ -110,7 +110,10 @@ print(f"ok: the DOM carries dustctl's numbers: {checked} hours of 2026-11-20 and
 PY
 grep -q '<html lang="en"' "$WORK/day.html" || fail "?lang=en did not give an English page"
 grep -q '<html lang="en"' "$WORK/today.html" || fail "Chromium's Accept-Language (en-US) did not give an English page"
-curl -sf "$BASE/" | grep -q '<html lang="ko"' || fail "the page without Accept-Language is not Korean"
+# Into a file first: grep -q stops reading at the first match, and under pipefail curl's
+# "failed writing body" would then fail the check.
+curl -sf "$BASE/" -o "$WORK/plain.html" || fail "GET / without Accept-Language failed"
+grep -q '<html lang="ko"' "$WORK/plain.html" || fail "the page without Accept-Language is not Korean"
 policy=$(curl -sI "$BASE/" | tr -d '\r' | sed -n 's/^[Cc]ontent-[Ss]ecurity-[Pp]olicy: //p')
 case "$policy" in
     "default-src 'none'; style-src 'sha256-"*) echo "ok: CSP: $policy" ;;
