@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         // SHA-256 of the dashboard's style sheet, for its Content-Security-Policy hash.
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        // The command alert sink: spawn without a shell, no inherited descriptors, process-group teardown.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
@@ -74,8 +76,9 @@ let package = Package(
         .target(name: "DustDaemon", dependencies: [
             "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports", "DustWeb",
             .product(name: "Hummingbird", package: "hummingbird"),
-            // The alert sinks' HTTP client (ntfy, webhooks).
+            // The alert sinks' HTTP client (ntfy, webhooks), and swift-subprocess for the command sink.
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Subprocess", package: "swift-subprocess"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -215,10 +215,15 @@ extension ValueShape where Value == AlertSinkSetting {
 
 extension ValueShape where Value == QuietHours {
     /// `{from: 22, to: 7}`: local hours, wrapping midnight.
+    /// `quietHours:` with nothing after it is the default, none.
     static var quietHours: ValueShape {
-        .record(["from", "to"]) { fields throws(ValueProblem) in
-            QuietHours(fromHour: try fields.required("from", .hour(in: 0...23)), toHour: try fields.required("to", .hour(in: 0...24)) % 24)
+        let record = ValueShape.record(["from", "to"]) { fields throws(ValueProblem) in
+            QuietHours(fromHour: try fields.required("from", .hour(in: 0...23)), toHour: try fields.required("to", .hour(in: 0...24)))
         }
+        return ValueShape(fromFile: { node throws(ValueProblem) in
+            if case let .scalar(scalar) = node, scalar.text == nil { return nil }
+            return try record.fromFile(node)
+        }, fromEnvironment: nil)
     }
 }
 
@@ -245,6 +250,15 @@ struct SettingValues {
 
     /// The settings, after the checks that involve more than one key.
     func settings(origins: [String: ValueOrigin], configurationFile: String?) throws(ConfigurationError) -> FineDustSettings {
+        // One rule, one state: the same condition twice would announce everything twice.
+        var firstIndex: [String: Int] = [:]
+        for (index, rule) in alerts.rules.enumerated() {
+            if let first = firstIndex[rule.description] {
+                throw ConfigurationError(key: "alerts.rules[\(index)]", problem: "is the same rule as alerts.rules[\(first)] (\(rule.description))",
+                                         source: origins["alerts.rules"]?.source)
+            }
+            firstIndex[rule.description] = index
+        }
         guard poll.retryMaxSeconds >= poll.retryInitialSeconds else {
             // Blame the key that was set: when the maximum is its default, the first delay is too long.
             if origins["poll.retryMaxSeconds"] == .defaultValue {

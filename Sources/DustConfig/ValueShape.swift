@@ -200,8 +200,6 @@ extension ValueShape {
         let written = "{\(fields.joined(separator: ", "))}"
         return ValueShape(
             fromFile: { node throws(ValueProblem) in
-                // `key:` with nothing after it: the default.
-                if case let .scalar(scalar) = node, scalar.text == nil { return nil }
                 guard case let .mapping(mapping) = node else {
                     throw ValueProblem("must be a mapping \(written)").at(node)
                 }

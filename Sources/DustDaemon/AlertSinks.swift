@@ -5,7 +5,12 @@ import DustReports
 import DustServices
 import Foundation
 import NIOCore
-import Synchronization
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
 /// The sinks of `alerts.sinks`, built from the settings. Owns the HTTP client they share; call
 /// `shutdown()` when done.
@@ -130,45 +135,50 @@ struct WebhookSink: AlertSink {
     }
 }
 
-/// A program run with the event in its environment: no shell, no PATH lookup, a clean
-/// environment (none of dustd's), stdin from /dev/null, killed after the timeout. Exit status 0
-/// is delivered.
+/// A program run with the event in its environment (swift-subprocess): no shell, no PATH lookup,
+/// a clean environment (none of dustd's), no inherited descriptors, stdin and output on
+/// /dev/null, in a session of its own. After the timeout, or when dustd stops, its whole process
+/// group gets SIGTERM, then SIGKILL 2 s later. Exit status 0 is delivered; a helper it leaves
+/// running in the background does not hold the delivery up.
 struct CommandSink: AlertSink {
     let name: String
     let arguments: [String]
     let timeout: Double
 
+    private struct TimedOut: Error {}
+
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: arguments[0])
-        process.arguments = Array(arguments.dropFirst())
-        process.environment = AlertPayload.environment(event)
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        let finished = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { finished.continuation.yield($0.terminationStatus); finished.continuation.finish() }
+        var options = PlatformOptions()
+        options.createSession = true
+        options.teardownSequence = [.send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
+        var environment: [Environment.Key: String] = [:]
+        for (key, value) in AlertPayload.environment(event) { environment[Environment.Key(stringLiteral: key)] = value }
+        let status: TerminationStatus
         do {
-            try process.run()
-        } catch {
-            throw AlertSinkError("\(name) could not be started: \(error.localizedDescription)")
-        }
-        let stoppedByTimer = Mutex(false)
-        let timer = Task {
-            try await Task.sleep(for: .seconds(timeout))
-            stoppedByTimer.withLock { $0 = true }
-            process.terminate()
-            try await Task.sleep(for: .seconds(2))
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        var status: Int32 = -1
-        for await code in finished.stream { status = code }
-        timer.cancel()
-        if stoppedByTimer.withLock({ $0 }) {
+            status = try await withThrowingTaskGroup(of: TerminationStatus.self) { group in
+                group.addTask { [arguments, environment, options] in
+                    try await run(.path(FilePath(arguments[0])), arguments: Arguments(Array(arguments.dropFirst())),
+                                  environment: .custom(environment), platformOptions: options,
+                                  input: .none, output: .discarded, error: .discarded).terminationStatus
+                }
+                group.addTask { [timeout] in
+                    try await Task.sleep(for: .seconds(timeout))
+                    throw TimedOut()
+                }
+                defer { group.cancelAll() }
+                return try await group.next()!
+            }
+        } catch is TimedOut {
             throw AlertSinkError("\(name) did not finish within \(Int(timeout)) s and was stopped")
+        } catch is CancellationError {
+            throw AlertSinkError("\(name) was stopped: dustd is stopping")
+        } catch {
+            throw AlertSinkError("\(name) could not be started: \(error)")
         }
-        guard status == 0 else {
-            throw AlertSinkError("\(name) exited with status \(status)")
+        switch status {
+        case .exited(0): return
+        case let .exited(code): throw AlertSinkError("\(name) exited with status \(code)")
+        case let .signaled(signal): throw AlertSinkError("\(name) was killed by signal \(signal)")
         }
     }
 }

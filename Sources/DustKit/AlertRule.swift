@@ -78,8 +78,8 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
         } else {
             throw AlertRuleError("\"\(value)\" is not a \(metric.isGrade ? "grade (1–4 or 좋음/보통/나쁨/매우나쁨)" : "number of µg")")
         }
-        if metric.isGrade, !(0...5).contains(threshold) {
-            throw AlertRuleError("a grade is 1 to 4, not \(value)")
+        if metric.isGrade, !(1...4).contains(threshold) || threshold != threshold.rounded() {
+            throw AlertRuleError("a grade is 1, 2, 3 or 4, not \(value)")
         }
         self.init(metric: metric, comparison: comparison, threshold: threshold)
     }
@@ -122,6 +122,7 @@ public struct QuietHours: Sendable, Hashable, Codable {
         self.toHour = toHour
     }
 
+    /// `to` may be 24 (the end of the day); `{from: 0, to: 24}` is the whole day.
     public func contains(hour: Int) -> Bool {
         if fromHour == toHour { return false }
         return fromHour < toHour ? (fromHour..<toHour).contains(hour) : hour >= fromHour || hour < toHour

@@ -125,6 +125,8 @@ struct SettingsLoaderTests {
         ("alerts:\n  sinks:\n    - { webhook: https://b.example, tokenFile: /x }\n", "alerts.sinks[0]", "only an ntfy sink"),
         ("alerts:\n  sinks:\n    - { webhook: file:///etc/passwd }\n", "alerts.sinks[0].webhook", "http or https"),
         ("alerts:\n  quietHours: { from: 22 }\n", "alerts.quietHours.to", "missing"),
+        ("alerts:\n  rules:\n    - { when: pm25.grade >= 3 }\n    - { when: pm25.grade >= 나쁨 }\n", "alerts.rules[1]", "same rule as alerts.rules[0]"),
+        ("intake:\n  schedule:\n    -\n", "intake.schedule[0]", "mapping"),
     ])
     func badAlerts(yaml: String, key: String, problem: String) throws {
         let error = try #require(try loadError(yaml))

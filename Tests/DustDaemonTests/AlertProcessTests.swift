@@ -187,6 +187,48 @@ struct AlertProcessTests {
         await fails.shutdown()
     }
 
+    /// Whether a process whose command line contains `marker` is running.
+    static func running(_ marker: String) -> Bool {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.contains { entry in
+            guard Int(entry) != nil, let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(entry)/cmdline")) else { return false }
+            return String(decoding: line, as: UTF8.self).replacingOccurrences(of: "\0", with: " ").contains(marker)
+        } ?? false
+    }
+
+    @Test("A command's process group is stopped with it: a child ignoring SIGTERM is killed, a background helper does not hold the delivery, dustd stopping ends it")
+    func commandTeardown() async throws {
+        let event = AlertEvent(id: 1, kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2, station: "종로구", at: Date())
+        func sink(_ arguments: [String], timeout: Double) throws -> AlertSinks {
+            var settings = AlertSettings()
+            settings.sinks = [.command(arguments: arguments, timeoutSeconds: timeout)]
+            return try AlertSinks(settings: settings, environment: [:])
+        }
+        // A shell that ignores SIGTERM, and its child: both gone 2 s after the timeout.
+        let stubborn = try sink(["/bin/sh", "-c", "trap '' TERM; sleep 31.71; true"], timeout: 1)
+        var started = Date()
+        await #expect(throws: AlertSinkError.self) { try await stubborn.sinks[0].deliver(event) }
+        #expect(Date().timeIntervalSince(started) < 6)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!Self.running("sleep 31.71"), "a child of the timed-out command is still running")
+
+        // A helper left running in the background: the command itself exited 0, so it is delivered at once.
+        let detached = try sink(["/bin/sh", "-c", "sleep 32.45 & exit 0"], timeout: 10)
+        started = Date()
+        try await detached.sinks[0].deliver(event)
+        #expect(Date().timeIntervalSince(started) < 5)
+        _ = Self.running("sleep 32.45")  // the user's helper; not ours to stop
+
+        // dustd stopping (the task cancelled) stops the command.
+        let long = try sink(["/bin/sleep", "33.19"], timeout: 60)
+        let task = Task { try await long.sinks[0].deliver(event) }
+        try await Task.sleep(for: .milliseconds(500))
+        task.cancel()
+        await #expect(throws: AlertSinkError("command /bin/sleep was stopped: dustd is stopping")) { try await task.value }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!Self.running("sleep 33.19"))
+        for sinks in [stubborn, detached, long] { await sinks.shutdown() }
+    }
+
     @Test("dustctl alerts test: a test event to every sink through dustd; the webhook gets the documented JSON; a failing sink makes it exit 69")
     func alertsTest() async throws {
         let receiver = FakeAirKoreaServer { _ in .respond(status: 204, body: Data()) }

@@ -21,10 +21,12 @@ struct AlertRuleTests {
     func badRules() {
         #expect(throws: AlertRuleError("\"pm25.grade 3\" has no comparison; write e.g. pm25.grade >= 3")) { try AlertRule(parsing: "pm25.grade 3") }
         #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "pm25.value >= 3") }
-        #expect(throws: AlertRuleError("a grade is 1 to 4, not 9")) { try AlertRule(parsing: "pm25.grade >= 9") }
+        #expect(throws: AlertRuleError("a grade is 1, 2, 3 or 4, not 9")) { try AlertRule(parsing: "pm25.grade >= 9") }
         // A grade word is not an amount of intake.
         #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "intake.today.pm25 > 나쁨") }
         #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "pm25.grade >= nan") }
+        #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "pm25.grade >= 2.5") }
+        #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "pm25.grade >= 0") }
     }
 
     @Test("Quiet hours wrap midnight; equal ends mean none")
@@ -34,6 +36,8 @@ struct AlertRuleTests {
         let lunch = QuietHours(fromHour: 12, toHour: 13)
         #expect((0..<24).filter { lunch.contains(hour: $0) } == [12])
         #expect((0..<24).filter { QuietHours(fromHour: 5, toHour: 5).contains(hour: $0) }.isEmpty)
+        #expect((0..<24).allSatisfy { QuietHours(fromHour: 0, toHour: 24).contains(hour: $0) })
+        #expect((0..<24).filter { QuietHours(fromHour: 22, toHour: 24).contains(hour: $0) } == [22, 23])
     }
 
     @Test("The transition table: fire once on the rising edge, never repeat, clear once, hold in quiet hours, ignore unknown")

@@ -69,6 +69,25 @@ struct AlertTests {
         #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .idle])
     }
 
+    @Test("At 00:20 the latest hour is yesterday's 23–24 (24:00), and its grade counts")
+    func midnight() throws {
+        let scratch = try Scratch()
+        try Self.store(80, hour: 23, in: scratch)
+        let twentyPast = seoul.start(of: november20.adding(days: 1)).addingTimeInterval(20 * 60)
+        let monitor = try Self.monitor(scratch, rules: ["pm25.grade >= 3"], now: twentyPast)
+        #expect(try monitor.inputs(at: twentyPast).values[.pm25Grade] == 4)
+        #expect(try monitor.evaluate(at: twentyPast).map(\.kind) == [.fired])
+    }
+
+    @Test("The same rule written twice is one rule: one alert, one clearing")
+    func duplicateRules() throws {
+        let scratch = try Scratch()
+        let monitor = try Self.monitor(scratch, rules: ["pm25.grade >= 3", "pm25.grade >= 나쁨"], now: Self.at(12))
+        let inputs = { (grade: Double) in AlertInputs(station: "종로구", values: [.pm25Grade: grade]) }
+        #expect(try monitor.evaluate(inputs(3), at: Self.at(12)).map(\.kind) == [.fired])
+        #expect(try monitor.evaluate(inputs(1), at: Self.at(13)).map(\.kind) == [.cleared])
+    }
+
     @Test("Quiet hours 22–7: a rise at 23:00 is held and announced at 07:00 if it still holds; one that clears by then is never sent; a clearing is sent in quiet hours")
     func quietHours() throws {
         let quiet = QuietHours(fromHour: 22, toHour: 7)

@@ -177,16 +177,19 @@ public struct AlertMonitor: Sendable {
     }
 
     /// The values at `now`: the latest hour's grades when that hour is under 3 hours old (older
-    /// data is unknown, not "good"), today's intake, tomorrow's forecast.
+    /// data is unknown, not "good"; at 00:20 the latest hour is yesterday's 23–24), today's
+    /// intake, tomorrow's forecast.
     public func inputs(at now: Date) throws(StorageFailure) -> AlertInputs {
         let calendar = statistics.calendar
         let today = calendar.date(containing: now)
-        let day = try statistics.day(today)
+        let days = try statistics.days(from: today.adding(days: -1), through: today)
+        let day = days[1]
         var values: [AlertMetric: Double] = [:]
-        if let latest = day.latest, now.timeIntervalSince(latest.slot.end) < DaemonHealth.staleAfter {
+        if let latest = day.latest ?? days[0].latest, now.timeIntervalSince(latest.slot.end) < DaemonHealth.staleAfter {
+            let date = calendar.date(containing: latest.slot.start)
             for (metric, pollutant) in [(AlertMetric.pm10Grade, Pollutant.pm10), (.pm25Grade, .pm25)] {
                 if let concentration = latest.concentration[pollutant] {
-                    values[metric] = Double(DustGrade(concentration: concentration, of: pollutant, on: today).rawValue)
+                    values[metric] = Double(DustGrade(concentration: concentration, of: pollutant, on: date).rawValue)
                 }
             }
         }
@@ -207,11 +210,14 @@ public struct AlertMonitor: Sendable {
 
     /// Evaluates every rule against given inputs.
     public func evaluate(_ inputs: AlertInputs, at now: Date) throws(StorageFailure) -> [AlertEvent] {
-        let states = try store.alertStates()
+        var states = try store.alertStates()
         let hour = statistics.calendar.hour(of: Slot(containing: now))
         let quiet = quietHours?.contains(hour: hour) ?? false
         var events: [AlertEvent] = []
-        for rule in rules {
+        var seen: Set<String> = []
+        // A rule written twice (`pm25.grade >= 3` and `pm25.grade >= 나쁨`) is one rule: the
+        // settings refuse that, and this is the second line of defence.
+        for rule in rules where seen.insert(rule.description).inserted {
             let key = rule.description
             let current = states[key] ?? .idle
             let value = inputs.values[rule.metric]
@@ -221,6 +227,7 @@ public struct AlertMonitor: Sendable {
                 AlertEvent(kind: edge == .fired ? .fired : .cleared, rule: key, metric: rule.metric, value: value,
                            station: inputs.station, at: now)
             }
+            states[key] = state
             if let stored = try store.saveAlertTransition(rule: key, state: state, event: event, at: now) {
                 events.append(stored)
             }
