@@ -170,22 +170,25 @@ public enum AlertSinkSetting: Sendable, Hashable {
 }
 
 extension AlertSinkSetting {
-    /// How the sink is named in logs, the database and `dustctl alerts list`: the kind and
-    /// `scheme://host[:port]/path` (a webhook URL's query may hold a secret), or the program.
-    public var displayName: String {
+    /// How the `position`-th sink (from 1) is named in logs, the database and `dustctl alerts
+    /// list`: its kind, `scheme://host[:port]` and its place in the list. A URL's path and query
+    /// stay out: an ntfy topic is as good as a password, and Slack's or Discord's webhook URLs
+    /// carry their secret in the path.
+    public func displayName(position: Int) -> String {
         switch self {
-        case let .ntfy(url, _): "ntfy \(Self.withoutSecrets(url))"
-        case let .webhook(url): "webhook \(Self.withoutSecrets(url))"
-        case let .command(arguments, _): "command \(TerminalSafeText.sanitized(arguments.first ?? ""))"
+        case let .ntfy(url, _): "ntfy \(Self.origin(url)) (sink \(position))"
+        case let .webhook(url): "webhook \(Self.origin(url)) (sink \(position))"
+        case let .command(arguments, _): "command \(TerminalSafeText.sanitized(arguments.first ?? "")) (sink \(position))"
         }
     }
 
-    private static func withoutSecrets(_ url: String) -> String {
-        guard var components = URLComponents(string: url) else { return "(invalid URL)" }
-        components.query = nil
-        components.user = nil
-        components.password = nil
-        components.fragment = nil
-        return TerminalSafeText.sanitized(components.string ?? "(invalid URL)")
+    /// `https://ntfy.sh/…`: scheme, host and port, and `/…` when there is more.
+    private static func origin(_ url: String) -> String {
+        guard let components = URLComponents(string: url), let scheme = components.scheme, let host = components.host else {
+            return "(invalid URL)"
+        }
+        let port = components.port.map { ":\($0)" } ?? ""
+        let more = components.path.isEmpty || components.path == "/" ? "" : "/…"
+        return TerminalSafeText.sanitized("\(scheme)://\(host)\(port)\(more)")
     }
 }

@@ -5,6 +5,7 @@ import DustStore
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// Alerts (SPEC §14) as a service beside the poll loop: after each poll it checks the rules (read
 /// from the live configuration, so SIGHUP changes them) and hands what fired or cleared to the
@@ -30,11 +31,16 @@ public struct AlertService: Service {
     }
 
     public func run() async throws {
-        await withTaskGroup(of: Void.self) { deliveries in
+        // The newest event of each rule: an older one still being retried gives way to it.
+        let newest = NewestAlerts()
+        await withDiscardingTaskGroup { deliveries in
             for await now in triggers.cancelOnGracefulShutdown() {
                 for event in evaluate(at: now) {
                     logger.notice("Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
-                    deliveries.addTask { await deliver(event) }
+                    newest.record(event)
+                    deliveries.addTask {
+                        await deliver(event) { newest.isNewest(event) }
+                    }
                 }
             }
             // Shutting down: the waits between retries end, and what was not delivered is recorded as failed.
@@ -62,8 +68,8 @@ public struct AlertService: Service {
         }
     }
 
-    private func deliver(_ event: AlertEvent) async {
-        for delivery in await dispatcher.deliver(event) {
+    private func deliver(_ event: AlertEvent, isCurrent: @escaping @Sendable () -> Bool) async {
+        for delivery in await dispatcher.deliver(event, isCurrent: isCurrent) {
             switch delivery.outcome {
             case .delivered:
                 logger.info("Alert delivered", metadata: ["sink": "\(delivery.sink)", "attempt": "\(delivery.attempt)"])
@@ -98,34 +104,47 @@ public struct AlertTest: Sendable {
             await sinks.shutdown()
             return ([], ["No alert sinks are configured (alerts.sinks in \(settings.configurationFile ?? "the configuration file"))."], .configuration)
         }
-        do throws(StoreError) {
-            let store = try SQLiteStore(path: settings.storagePath)
-            do throws(StorageFailure) {
-                let event = try store.saveAlertEvent(AlertEvent(kind: .test, rule: "", metric: nil, value: nil,
-                                                                station: settings.station.name ?? "-", at: Date()))
-                // One attempt each: a test says at once whether a sink works.
-                let dispatcher = AlertDispatcher(sinks: sinks.sinks, store: store, policy: AlertRetryPolicy(maxAttempts: 1))
-                let results = await dispatcher.deliver(event)
-                await sinks.shutdown()
-                var output: [String] = []
-                var diagnostics: [String] = []
-                for result in results {
-                    if result.outcome == .delivered {
-                        output.append("\(result.sink): delivered")
-                    } else {
-                        diagnostics.append("\(result.sink): not delivered: \(result.detail ?? "no reason")")
-                    }
-                }
-                return (output, diagnostics, diagnostics.isEmpty ? .ok : .unavailable)
+        // Recorded like any alert when the database is there and writable; sent all the same when not.
+        var note: String?
+        let store: any AlertStore
+        if !FileManager.default.fileExists(atPath: settings.storagePath) {
+            store = UnrecordedAlerts()
+            note = "not recorded: there is no database at \(settings.storagePath)"
+        } else {
+            do {
+                store = try SQLiteStore(path: settings.storagePath)
             } catch {
-                await sinks.shutdown()
-                return ([], [error.description], ExitStatus(error))
+                store = UnrecordedAlerts()
+                note = "not recorded: \(error.description)"
             }
-        } catch {
-            await sinks.shutdown()
-            return ([], [error.description], ExitStatus(error))
         }
+        let test = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: settings.station.name ?? "-", at: Date())
+        let event = (try? store.saveAlertEvent(test)) ?? test
+        // One attempt each: a test says at once whether a sink works.
+        let dispatcher = AlertDispatcher(sinks: sinks.sinks, store: store, policy: AlertRetryPolicy(maxAttempts: 1))
+        let results = await dispatcher.deliver(event)
+        await sinks.shutdown()
+        var output: [String] = []
+        var diagnostics: [String] = note.map { [$0] } ?? []
+        for result in results {
+            if result.outcome == .delivered {
+                output.append("\(result.sink): delivered")
+            } else {
+                diagnostics.append("\(result.sink): not delivered: \(result.detail ?? "no reason")")
+            }
+        }
+        let failed = results.contains { $0.outcome != .delivered }
+        return (output, diagnostics, failed ? .unavailable : .ok)
     }
+}
+
+/// Where a test alert goes when it cannot be recorded: nowhere.
+private struct UnrecordedAlerts: AlertStore {
+    func alertStates() throws(StorageFailure) -> [String: AlertState] { [:] }
+    func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) throws(StorageFailure) -> AlertEvent? { event }
+    func saveAlertEvent(_ event: AlertEvent) throws(StorageFailure) -> AlertEvent { event }
+    func recordAlertDelivery(_ delivery: AlertDelivery) throws(StorageFailure) {}
+    func recentAlertEvents(limit: Int) throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])] { [] }
 }
 
 /// The alert records of whatever database file dustd has open now (it reopens a replaced file).
@@ -149,4 +168,13 @@ struct AlertStoreOfDatabase: AlertStore {
     func recentAlertEvents(limit: Int) throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])] {
         try store().recentAlertEvents(limit: limit)
     }
+}
+
+/// The id of each rule's newest event.
+private final class NewestAlerts: Sendable {
+    private let ids = Mutex<[String: Int64]>([:])
+
+    func record(_ event: AlertEvent) { ids.withLock { $0[event.rule] = event.id } }
+
+    func isNewest(_ event: AlertEvent) -> Bool { ids.withLock { $0[event.rule] } == event.id }
 }

@@ -16,6 +16,8 @@ import SystemPackage
 /// `shutdown()` when done.
 public final class AlertSinks: Sendable {
     public let sinks: [any AlertSink]
+    /// Problems worth a warning at start: a token that would travel in clear text.
+    public let warnings: [String]
     private let client: HTTPClient
 
     /// Builds every sink; reads ntfy tokens now (from the token file, else the systemd credential
@@ -28,16 +30,22 @@ public final class AlertSinks: Sendable {
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         self.client = client
         var sinks: [any AlertSink] = []
+        var warnings: [String] = []
         do {
-            for setting in settings.sinks {
+            for (index, setting) in settings.sinks.enumerated() {
+                let name = setting.displayName(position: index + 1)
                 switch setting {
                 case let .ntfy(url, tokenFile):
-                    sinks.append(NtfySink(name: setting.displayName, url: url,
-                                          token: try Self.ntfyToken(file: tokenFile, environment: environment), client: client))
+                    let token = try Self.ntfyToken(file: tokenFile, environment: environment)
+                    if token != nil, let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
+                       !isLoopbackHost(components.host ?? "") {
+                        warnings.append("\(name) sends its access token over plain http; use https")
+                    }
+                    sinks.append(NtfySink(name: name, url: url, token: token, client: client))
                 case let .webhook(url):
-                    sinks.append(WebhookSink(name: setting.displayName, url: url, client: client))
+                    sinks.append(WebhookSink(name: name, url: url, client: client))
                 case let .command(arguments, timeoutSeconds):
-                    sinks.append(CommandSink(name: setting.displayName, arguments: arguments, timeout: timeoutSeconds))
+                    sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
                 }
             }
         } catch {
@@ -45,6 +53,7 @@ public final class AlertSinks: Sendable {
             throw error
         }
         self.sinks = sinks
+        self.warnings = warnings
     }
 
     public func shutdown() async {

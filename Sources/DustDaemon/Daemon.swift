@@ -135,6 +135,7 @@ public struct Daemon: Sendable {
             return .configuration
         }
         alertSinks.secrets.forEach(redactor.add)
+        for warning in alertSinks.warnings { logger.warning("\(warning)") }
         if !settings.alerts.rules.isEmpty, alertSinks.sinks.isEmpty {
             logger.warning("alerts.rules are set but alerts.sinks is empty: alerts are recorded (dustctl alerts list) and sent nowhere")
         }

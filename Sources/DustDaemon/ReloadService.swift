@@ -53,6 +53,11 @@ public struct ReloadService: Service {
             if settings.logLevel != old.settings.logLevel {
                 logger.notice("log.level changes take effect when dustd restarts")
             }
+            // Rules and quiet hours are read at each check; the sinks hold tokens and an HTTP client.
+            let (before, after) = (old.settings.alerts, settings.alerts)
+            if before.sinks != after.sinks || before.retryInitialSeconds != after.retryInitialSeconds || before.maxAttempts != after.maxAttempts {
+                logger.warning("alerts.sinks, alerts.retryInitialSeconds and alerts.maxAttempts take effect when dustd restarts (the rules and quiet hours changed now)")
+            }
             var applied = settings
             applied.storagePath = old.settings.storagePath
             live.replace(.init(settings: applied, key: key))

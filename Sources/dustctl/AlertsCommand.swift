@@ -34,7 +34,7 @@ struct AlertsListCommand: ParsableCommand {
             let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
             let states = try store.alertStates()
             let rules = settings.alerts.rules.map { rule in (rule: rule.description, state: states[rule.description] ?? .idle) }
-            let sinks = settings.alerts.sinks.map(\.displayName)
+            let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
             let events = try store.recentAlertEvents(limit: last)
             if options.json {
                 try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
@@ -90,7 +90,6 @@ struct AlertsTestCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            _ = try options.settings()
             try DaemonExecutable.run(["--test-alerts"], options: options, for: "dustctl alerts test")
         }
     }

@@ -30,8 +30,7 @@ struct StationsSyncCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            // The settings are loaded here only to fail early, with dustctl's own messages.
-            _ = try options.settings()
+            // dustd loads and checks the settings (and says what is wrong with them).
             try DaemonExecutable.run(["--sync-stations"], options: options, for: "dustctl stations sync")
         }
     }
@@ -46,8 +45,8 @@ enum DaemonExecutable {
         return ([beside] + onPath).first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Runs `dustd ARGUMENTS` in this process's place with the global options' configuration and
-    /// database (`--db` as `DUSTD_STORAGE_PATH`; the environment, service key included, as it is,
+    /// Runs `dustd ARGUMENTS` in this process's place with the global options' configuration,
+    /// database and station (`--db` as `DUSTD_STORAGE_PATH`, `--station` as `DUSTD_STATION_NAME`; the environment, service key included, as it is,
     /// never on a command line). Returns only by throwing.
     static func run(_ arguments: [String], options: GlobalOptions, for command: String) throws -> Never {
         guard let dustd = locate() else {
@@ -57,6 +56,7 @@ enum DaemonExecutable {
         if let config = options.config { argv += ["--config", config] }
         var environment = ProcessInfo.processInfo.environment
         if let db = options.db { environment["DUSTD_STORAGE_PATH"] = db }
+        if let station = options.station { environment["DUSTD_STATION_NAME"] = station }
         let error = replaceProcess(with: argv, environment: environment)
         throw CommandFailure(.unavailable, "Cannot run \(dustd): \(error).")
     }

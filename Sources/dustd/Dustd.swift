@@ -56,6 +56,10 @@ struct Dustd: AsyncParsableCommand {
             try await runDemo(settings, environment: environment)
             return
         }
+        if testAlerts || syncStations {
+            // As in the daemon: no child process and no reader of /proc/PID/environ sees the key.
+            ProcessEnvironment.erase("DUSTD_API_SERVICE_KEY")
+        }
         if testAlerts {
             let (output, diagnostics, status) = await AlertTest(settings: settings, environment: environment).run()
             for line in diagnostics { FileHandle.standardError.write(Data("dustd: \(line)\n".utf8)) }

@@ -111,7 +111,8 @@ struct SettingsLoaderTests {
         #expect(alerts.sinks == [.ntfy(url: "https://ntfy.sh/dust", tokenFile: "/etc/dustd/ntfy-token"),
                                  .webhook(url: "https://example.org/hook?secret=x"),
                                  .command(arguments: ["/usr/local/bin/notify", "--loud", "종로구; rm -rf /"], timeoutSeconds: 20)])
-        #expect(alerts.sinks.map(\.displayName) == ["ntfy https://ntfy.sh/dust", "webhook https://example.org/hook", "command /usr/local/bin/notify"])
+        #expect(alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
+                == ["ntfy https://ntfy.sh/… (sink 1)", "webhook https://example.org/… (sink 2)", "command /usr/local/bin/notify (sink 3)"])
         #expect(alerts.quietHours == QuietHours(fromHour: 22, toHour: 7))
         #expect(alerts.retryInitialSeconds == 10 && alerts.maxAttempts == 3)
     }

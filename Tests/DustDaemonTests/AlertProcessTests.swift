@@ -2,6 +2,7 @@ import DustConfig
 import DustDaemon
 import DustKit
 import DustServices
+import DustStore
 import FakeAirKorea
 import Foundation
 import Testing
@@ -123,7 +124,8 @@ struct AlertProcessTests {
         #expect(receiver.requests.count == 3)
         let list = try Executables.run("dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
                                        environment: ["PATH": "/usr/bin:/bin"])
-        #expect(list.standardOutput.contains("ntfy \(receiverURL): failed (attempt 3): ntfy \(receiverURL) answered HTTP 503"), "\(list.standardOutput)")
+        let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
+        #expect(list.standardOutput.contains("\(name): failed (attempt 3): \(name) answered HTTP 503"), "\(list.standardOutput)")
         #expect(list.standardOutput.contains("pm25.grade >= 3  active"))
     }
 
@@ -174,14 +176,14 @@ struct AlertProcessTests {
         slow.sinks = [.command(arguments: ["/bin/sleep", "30"], timeoutSeconds: 1)]
         let hung = try AlertSinks(settings: slow, environment: [:])
         let started = Date()
-        await #expect(throws: AlertSinkError("command /bin/sleep did not finish within 1 s and was stopped")) {
+        await #expect(throws: AlertSinkError("command /bin/sleep (sink 1) did not finish within 1 s and was stopped")) {
             try await hung.sinks[0].deliver(event)
         }
         #expect(Date().timeIntervalSince(started) < 5)
         var failing = AlertSettings()
         failing.sinks = [.command(arguments: ["/bin/false"], timeoutSeconds: 5)]
         let fails = try AlertSinks(settings: failing, environment: [:])
-        await #expect(throws: AlertSinkError("command /bin/false exited with status 1")) { try await fails.sinks[0].deliver(event) }
+        await #expect(throws: AlertSinkError("command /bin/false (sink 1) exited with status 1")) { try await fails.sinks[0].deliver(event) }
         await sinks.shutdown()
         await hung.shutdown()
         await fails.shutdown()
@@ -223,7 +225,7 @@ struct AlertProcessTests {
         let task = Task { try await long.sinks[0].deliver(event) }
         try await Task.sleep(for: .milliseconds(500))
         task.cancel()
-        await #expect(throws: AlertSinkError("command /bin/sleep was stopped: dustd is stopping")) { try await task.value }
+        await #expect(throws: AlertSinkError("command /bin/sleep (sink 1) was stopped: dustd is stopping")) { try await task.value }
         try await Task.sleep(for: .milliseconds(300))
         #expect(!Self.running("sleep 33.19"))
         for sinks in [stubborn, detached, long] { await sinks.shutdown() }
@@ -245,13 +247,15 @@ struct AlertProcessTests {
                 - { command: [/bin/false] }
             """.write(toFile: config, atomically: true, encoding: .utf8)
         let database = directory.path("dust.sqlite")
+        _ = try SQLiteStore(path: database)
         let result = try Executables.run("dustctl", ["alerts", "test", "--config", config, "--db", database],
                                          environment: ["PATH": "/usr/bin:/bin"])
         await receiver.stop()
         #expect(result.status == 69, "\(result.standardError)")
-        #expect(result.standardOutput == "webhook http://127.0.0.1:\(URL(string: hook)!.port!)/hook: delivered\n")
-        #expect(result.standardError.contains("command /bin/false: not delivered: command /bin/false exited with status 1"))
+        #expect(result.standardOutput == "webhook http://127.0.0.1:\(URL(string: hook)!.port!)/… (sink 1): delivered\n")
+        #expect(result.standardError.contains("command /bin/false (sink 2): not delivered: command /bin/false (sink 2) exited with status 1"))
         #expect(!result.standardOutput.contains("secret=abc") && !result.standardError.contains("secret=abc"))
+        #expect(!result.standardOutput.contains("/hook") && !result.standardError.contains("/hook"), "a webhook's path may be its secret")
         let request = try #require(receiver.requests.first)
         #expect(request.method == "POST" && request.headers["content-type"] == "application/json; charset=utf-8")
         let body = try #require(try JSONSerialization.jsonObject(with: request.body) as? [String: Any])
@@ -260,6 +264,6 @@ struct AlertProcessTests {
         // Recorded like any alert.
         let list = try Executables.run("dustctl", ["alerts", "list", "--config", config, "--db", database], environment: ["PATH": "/usr/bin:/bin"])
         #expect(list.standardOutput.contains("test     FineDust test alert"), "\(list.standardOutput)")
-        #expect(list.standardOutput.contains("command /bin/false: failed (attempt 1): command /bin/false exited with status 1"))
+        #expect(list.standardOutput.contains("command /bin/false (sink 2): failed (attempt 1): command /bin/false (sink 2) exited with status 1"))
     }
 }

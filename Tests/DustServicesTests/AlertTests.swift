@@ -184,6 +184,21 @@ struct AlertTests {
         #expect(deliveries.first { $0.sink == "dead" }?.detail?.contains("\u{1B}") == false)
     }
 
+    @Test("A rise still being retried gives way to its clearing: the sink never gets the rise after the clearing")
+    func superseded() async throws {
+        let scratch = try Scratch()
+        let rise = try scratch.store.saveAlertEvent(AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
+                                                               station: "종로구", at: Self.at(10)))
+        let newest = Mutex<Int64>(rise.id)
+        let dispatcher = AlertDispatcher(sinks: [RecordingSink(name: "down", failures: 99)], store: scratch.store,
+                                         policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)),
+                                         sleep: { _ in newest.withLock { $0 = rise.id + 1 } })  // the clearing arrives during the wait
+        let results = await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id }
+        #expect(results.map(\.outcome) == [.failed])
+        #expect(results.map(\.attempt) == [1])
+        #expect(results.first?.detail?.hasSuffix("a newer alert of the same rule replaced it") == true)
+    }
+
     @Test("Stopping dustd ends the wait before a retry and records the delivery as failed")
     func cancelledRetry() async throws {
         let scratch = try Scratch()

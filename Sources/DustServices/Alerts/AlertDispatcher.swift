@@ -57,11 +57,15 @@ public struct AlertDispatcher: Sendable {
 
     /// Delivers one event to every sink concurrently; returns each sink's last attempt. A
     /// cancellation (dustd stopping) ends the waits; what was not delivered is recorded as failed.
+    ///
+    /// - Parameter isCurrent: asked before each retry; false when a newer event of the same rule
+    ///   has come (a clearing after a rise still being retried), which ends the retries, so a
+    ///   sink never receives the rise after the clearing.
     @discardableResult
-    public func deliver(_ event: AlertEvent) async -> [AlertDelivery] {
+    public func deliver(_ event: AlertEvent, isCurrent: @escaping @Sendable () -> Bool = { true }) async -> [AlertDelivery] {
         await withTaskGroup(of: AlertDelivery.self) { group in
             for sink in sinks {
-                group.addTask { await deliver(event, to: sink) }
+                group.addTask { await deliver(event, to: sink, isCurrent: isCurrent) }
             }
             var results: [AlertDelivery] = []
             for await result in group { results.append(result) }
@@ -69,7 +73,7 @@ public struct AlertDispatcher: Sendable {
         }
     }
 
-    private func deliver(_ event: AlertEvent, to sink: any AlertSink) async -> AlertDelivery {
+    private func deliver(_ event: AlertEvent, to sink: any AlertSink, isCurrent: @Sendable () -> Bool) async -> AlertDelivery {
         var attempt = 1
         while true {
             let outcome: AlertDelivery
@@ -92,6 +96,13 @@ public struct AlertDispatcher: Sendable {
                 stopped.detail = (outcome.detail ?? "") + "; dustd stopped before the next attempt"
                 try? store.recordAlertDelivery(stopped)
                 return stopped
+            }
+            guard isCurrent() else {
+                var superseded = outcome
+                superseded.outcome = .failed
+                superseded.detail = (outcome.detail ?? "") + "; a newer alert of the same rule replaced it"
+                try? store.recordAlertDelivery(superseded)
+                return superseded
             }
             attempt += 1
         }
