@@ -36,10 +36,25 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     public var maxWorkoutRoutes: Int
     /// Distinct record types named in the summary; the rest are counted under `otherTypesKey`.
     public var maxSkippedTypesNamed: Int
+    /// Bytes one zip entry may inflate to: real exports reach a few GB.
+    public var maxZipEntryBytes: Int64
+    /// How many times its compressed size a zip entry may inflate to (past the first
+    /// `zipRatioAllowance` bytes, which small entries may exceed it by). Health XML deflates about
+    /// 10–20 times; a zip bomb, a thousand or more.
+    public var maxCompressionRatio: Int64
+    /// Inflated bytes always allowed, whatever the ratio.
+    public var zipRatioAllowance: Int64
+    /// Entries in one zip: an export holds export.xml, export_cda.xml and one file per route.
+    public var maxZipEntries: Int
 
     public init(maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
                 maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
-                maxSkippedTypesNamed: Int = 512) {
+                maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
+                zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000) {
+        self.maxZipEntryBytes = maxZipEntryBytes
+        self.maxCompressionRatio = maxCompressionRatio
+        self.zipRatioAllowance = zipRatioAllowance
+        self.maxZipEntries = maxZipEntries
         self.maxPrologBytes = maxPrologBytes
         self.maxBytesWithoutMarkup = maxBytesWithoutMarkup
         self.maxDepth = maxDepth
