@@ -352,6 +352,16 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// The stored distances of one source, per slot.
+    public func activity(source: String) throws(StoreError) -> [Slot: Double] {
+        try read { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT slot_start, distance_m FROM activity_source WHERE source = ?", arguments: [source])
+            var result: [Slot: Double] = [:]
+            while let row = try rows.next() { result[Slot(startEpochSeconds: row[0])] = row[1] }
+            return result
+        }
+    }
+
     /// Deletes every row of `source`; returns how many there were (0: no such source).
     @discardableResult
     public func forgetActivitySource(_ source: String) throws(StoreError) -> Int {
