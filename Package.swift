@@ -101,7 +101,10 @@ let package = Package(
         ], path: "Tests/FakeAirKorea"),
         .testTarget(name: "DustKitTests", dependencies: ["DustKit", "TestSupport"]),
         .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
-        .testTarget(name: "DustStoreTests", dependencies: ["DustStore", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustStoreTests", dependencies: [
+            "DustStore", "DustKit", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
         .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
         .testTarget(name: "DustWebTests", dependencies: [
             "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",

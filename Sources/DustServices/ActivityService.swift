@@ -72,6 +72,11 @@ public struct ActivityImportSummary: Sendable, Hashable {
 public struct ActivityImportProgress: Sendable, Hashable {
     public var bytesRead: Int64
     public var totalBytes: Int64
+
+    public init(bytesRead: Int64, totalBytes: Int64) {
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+    }
 }
 
 /// Imports activity files: each file read whole (in bounded memory) first, then every source it

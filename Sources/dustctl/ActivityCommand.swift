@@ -238,31 +238,38 @@ enum ActivityJSON {
 final class ProgressBar {
     private let label: String
     private let enabled: Bool
-    private let started = Date()
+    private let clock: () -> Date
+    private let write: (String) -> Void
+    private let started: Date
     private var lastDraw: Date?
     private var drawn = false
 
-    init(label: String, enabled: Bool) {
+    /// `clock` and `write` are for tests; dustctl draws on stderr by the system clock.
+    init(label: String, enabled: Bool, clock: @escaping () -> Date = Date.init,
+         write: @escaping (String) -> Void = { _ = writeAll($0.utf8, to: STDERR_FILENO) }) {
         self.label = label
         self.enabled = enabled
+        self.clock = clock
+        self.write = write
+        self.started = clock()
     }
 
     func update(_ progress: ActivityImportProgress) {
         guard enabled else { return }
-        let now = Date()
+        let now = clock()
         let elapsed = now.timeIntervalSince(started)
         guard elapsed >= 1 else { return }
         if let lastDraw, now.timeIntervalSince(lastDraw) < 0.1 { return }
         lastDraw = now
         drawn = true
-        _ = writeAll(("\r" + Self.line(label: label, progress, elapsed: elapsed) + "\u{1B}[K").utf8, to: STDERR_FILENO)
+        write("\r" + Self.line(label: label, progress, elapsed: elapsed) + "\u{1B}[K")
     }
 
     /// Clears the bar, if one was drawn.
     func finish() {
         guard drawn else { return }
         drawn = false
-        _ = writeAll("\r\u{1B}[K".utf8, to: STDERR_FILENO)
+        write("\r\u{1B}[K")
     }
 
     /// `export.zip [##########          ]  51% 262.1/512.0 MB  38.2 MB/s  7 s left`
