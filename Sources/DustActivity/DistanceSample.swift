@@ -46,11 +46,15 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     public var zipRatioAllowance: Int64
     /// Entries in one zip: an export holds export.xml, export_cda.xml and one file per route.
     public var maxZipEntries: Int
+    /// Seconds a zip entry may go without giving a byte: a deflate stream that never ends (cut off
+    /// with the zip's directory intact) would otherwise keep the inflater reading at the file's end.
+    public var zipStallTimeout: TimeInterval
 
     public init(maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
                 maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
                 maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
-                zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000) {
+                zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10) {
+        self.zipStallTimeout = zipStallTimeout
         self.maxZipEntryBytes = maxZipEntryBytes
         self.maxCompressionRatio = maxCompressionRatio
         self.zipRatioAllowance = zipRatioAllowance

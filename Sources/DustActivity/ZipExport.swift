@@ -202,7 +202,25 @@ final class ZipEntryPipe: @unchecked Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
         condition.lock()
         defer { condition.unlock() }
-        while pieces.isEmpty, !finished { condition.wait() }
+        // Two quiet half-windows in a row, with nothing inflated in between, is a stall; one is
+        // not (the process may just have been stopped and continued).
+        var quietWindows = 0
+        var producedBefore = produced
+        while pieces.isEmpty, !finished {
+            if condition.wait(until: Date().addingTimeInterval(limits.zipStallTimeout / 2)) { continue }
+            if produced != producedBefore || !pieces.isEmpty || finished {
+                producedBefore = produced
+                quietWindows = 0
+                continue
+            }
+            quietWindows += 1
+            if quietWindows >= 2 {
+                // ZIPFoundation keeps reading at the end of the file when a deflate stream never
+                // ends; the helper is told to stop, and left behind if it cannot.
+                stopped = true
+                throw .damagedZipEntry(name: name, reason: "its compressed data gave nothing for \(Int(limits.zipStallTimeout)) s; it never ends")
+            }
+        }
         if let piece = pieces.first {
             let count = min(buffer.count, piece.count - offset)
             piece.withUnsafeBytes { source in
@@ -231,13 +249,15 @@ final class ZipEntryPipe: @unchecked Sendable {
         }
     }
 
-    /// Tells the helper to stop and waits until it has.
+    /// Tells the helper to stop and waits until it has — at most a second: a helper stuck inside
+    /// ZIPFoundation's inflate loop (a stream that never ends) never comes back, and is left.
     func stopAndWait() {
         condition.lock()
         stopped = true
         pieces = []
         condition.broadcast()
-        while !finished { condition.wait() }
+        let deadline = Date().addingTimeInterval(1)
+        while !finished, condition.wait(until: deadline) {}
         condition.unlock()
     }
 }
