@@ -325,11 +325,8 @@ public final class SQLiteStore: Sendable {
     /// tie, the source whose name sorts first).
     public func walkingActivity(from: Slot, to: Slot) throws(StoreError) -> [Slot: SlotWalking] {
         try read { db in
-            // A read-only reader of a database no FineDust ≥ v4 has opened for writing yet (dustd
-            // not restarted after an upgrade) still sees the CSV distances, as source csv.
-            let table = try db.tableExists("activity_source") ? "activity_source" : "(SELECT 'csv' AS source, * FROM activity)"
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT slot_start, source, distance_m FROM \(table)
+                SELECT slot_start, source, distance_m FROM activity_source
                 WHERE slot_start >= ? AND slot_start < ?
                 ORDER BY slot_start, distance_m DESC, source
                 """, arguments: [from.startEpochSeconds, to.startEpochSeconds])

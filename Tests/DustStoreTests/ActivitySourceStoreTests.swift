@@ -34,22 +34,6 @@ struct ActivitySourceStoreTests {
         #expect(!oldTable)
     }
 
-    @Test("A read-only reader of a database still at v3 (dustd not yet restarted after an upgrade) sees its CSV distances as source csv")
-    func readOnlyBeforeV4() throws {
-        let directory = try TemporaryDirectory("finedust-v4")
-        defer { directory.remove() }
-        let path = directory.path("db.sqlite")
-        let queue = try DatabaseQueue(path: path)
-        try Schema.migrator.migrate(queue, upTo: "v3-scrub-echoed-keys")
-        try queue.write { db in
-            try db.execute(sql: "INSERT INTO activity (slot_start, distance_m, imported_at) VALUES (?, ?, ?)",
-                           arguments: [eight.startEpochSeconds, 2400, 1_795_000_000])
-        }
-        try queue.close()
-        let store = try SQLiteStore(path: path, mode: .readOnly)
-        #expect(try store.walkingActivity(from: eight, to: nine) == [eight: SlotWalking(metres: 2400, source: "csv")])
-    }
-
     @Test("The merged distance is the largest source per slot; a tie goes to the name sorting first; negative distances are refused")
     func merged() throws {
         let directory = try TemporaryDirectory("finedust-v4")
