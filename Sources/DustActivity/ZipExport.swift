@@ -13,10 +13,9 @@ import ZIPFoundation
 /// absolute bytes and as a ratio to its compressed size (a zip bomb stops within one piece past
 /// the bound).
 public struct HealthExportArchive {
-    /// The entry holding the export.
+    /// The entry holding the export. A zip without it is still read when exactly one other
+    /// top-level folder holds an `export.xml` (a renamed or localised folder).
     public static let exportPath = "apple_health_export/export.xml"
-    /// The folder holding the workout routes.
-    public static let routesFolder = "apple_health_export/workout-routes/"
 
     /// What the directory says about one entry FineDust reads.
     public struct Item: Sendable, Hashable {
@@ -54,7 +53,13 @@ public struct HealthExportArchive {
             guard Self.isSafe(name) else { throw .unsafeZipEntry(name: String(TerminalSafeText.sanitized(name).prefix(200))) }
             if entry.type == .file { entries[name] = entry }
         }
-        guard let exportEntry = entries[Self.exportPath] else { throw .noHealthExportInZip }
+        let candidates = entries.keys.filter { name in
+            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count == 2 && parts[1] == "export.xml"
+        }
+        let exportPath = entries[Self.exportPath] != nil ? Self.exportPath : (candidates.count == 1 ? candidates[0] : nil)
+        guard let exportPath, let exportEntry = entries[exportPath] else { throw .noHealthExportInZip }
+        let routesFolder = String(exportPath.dropLast("export.xml".count)) + "workout-routes/"
         entriesByPath = entries
         func item(_ entry: Entry) throws(ActivityFileError) -> Item {
             let declared = Int64(clamping: entry.uncompressedSize)
@@ -68,8 +73,8 @@ public struct HealthExportArchive {
         export = try item(exportEntry)
         var routes: [Item] = []
         for (name, entry) in entries.sorted(by: { $0.key < $1.key })
-        where name.hasPrefix(Self.routesFolder) && name.lowercased().hasSuffix(".gpx")
-            && !name.dropFirst(Self.routesFolder.count).contains("/") {
+        where name.hasPrefix(routesFolder) && name.lowercased().hasSuffix(".gpx")
+            && !name.dropFirst(routesFolder.count).contains("/") {
             routes.append(try item(entry))
         }
         self.routes = routes

@@ -236,12 +236,23 @@ struct ZipExportTests {
         #expect(Date().timeIntervalSince(started) < 10)
     }
 
-    @Test("A zip without apple_health_export/export.xml says what it expected")
+    @Test("A zip without apple_health_export/export.xml says what it expected; one renamed top folder is still read")
     func noExport() throws {
         let directory = try TemporaryDirectory("finedust-zip")
         defer { directory.remove() }
         let path = try makeZip([("photos/cat.jpg", [0xFF, 0xD8, 0xFF])], in: directory)
         #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(path) }
+        let xml = healthExport(distanceRecord(unit: "m", value: "700", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+        let gpx = "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2023-12-31T23:00:00Z</time></trkpt>"
+            + "<trkpt lat=\"37.51\" lon=\"127\"><time>2023-12-31T23:10:00Z</time></trkpt></trkseg></trk></gpx>"
+        let renamed = try makeZip([("건강 내보내기/export.xml", Array(xml.utf8)), ("건강 내보내기/workout-routes/route.gpx", Array(gpx.utf8))],
+                                  in: directory, name: "renamed.zip")
+        let (metres, _, routes) = try readZip(renamed)
+        #expect(metres["health:Apple Watch"] == [slot("2023-12-31T23:00:00Z"): 700])
+        #expect(routes.map(\.steps) == [1])
+        #expect(abs(metres["gpx:route.gpx"]![slot("2023-12-31T23:00:00Z")]! - hundredthDegree) < 1e-6)
+        let two = try makeZip([("a/export.xml", Array(xml.utf8)), ("b/export.xml", Array(xml.utf8))], in: directory, name: "two.zip")
+        #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(two) }
     }
 
     @Test("Formats are told from content: zip, HealthData, gpx (any prefix), the CSV header; anything else is refused")
