@@ -81,6 +81,12 @@ struct DustctlActivityTests {
         #expect(abs(growth - 79.36655462) < 1e-6)
         #expect(abs(try totalPM10Intake(after) - totalPM10Intake(before) - growth) < 1e-9)
 
+        // The text of `day` names each hour's distance and winning source.
+        let text = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db).standardOutput
+        #expect(text.contains("Walking (the largest source per hour)"))
+        #expect(text.contains("12:00–13:00     3.34 km  gpx:route_2026-11-20_12.10pm.gpx"))
+        #expect(text.contains("19:00–20:00     0.80 km  csv"))
+
         // Importing everything again changes nothing.
         let dayJSON = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput
         #expect(try dustctl(["activity", "import", "--quiet"] + files + ["--db", db]).standardOutput.isEmpty)
