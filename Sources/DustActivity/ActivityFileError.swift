@@ -46,6 +46,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case tooManyZipEntries(limit: Int)
     /// The zip holds no `apple_health_export/export.xml`.
     case noHealthExportInZip
+    /// The file gives distance to more than `limit` (source, hour) pairs.
+    case tooManySourceHours(limit: Int)
 
     public var description: String {
         switch self {
@@ -91,6 +93,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the zip entry \"\(name)\" is damaged (\(reason)); copy or export the zip again"
         case let .tooManyZipEntries(limit):
             "the zip holds more than \(limit) entries; this is not an export the Health app writes"
+        case let .tooManySourceHours(limit):
+            "the file gives walking distance to more than \(limit) hours across its sources; no real export or track does — it was not imported"
         case .noHealthExportInZip:
             "the zip holds no apple_health_export/export.xml; give the export.zip the Health app wrote (Health → profile → Export All Health Data)"
         }

@@ -148,7 +148,7 @@ public struct ActivityService: Sendable {
     /// Reads a Health export, zip or GPX track whole and apportions its samples to slots.
     private func read(_ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
                       onProgress: (ActivityImportProgress) -> Void) throws(ActivityFileError) -> SlotApportioner {
-        var apportioner = SlotApportioner()
+        var apportioner = SlotApportioner(maxEntries: limits.maxSourceSlots)
         switch format {
         case .csv:
             break
@@ -188,6 +188,7 @@ public struct ActivityService: Sendable {
                 done += gpx.bytesRead
             }
         }
+        if apportioner.overflowed { throw .tooManySourceHours(limit: limits.maxSourceSlots) }
         return apportioner
     }
 

@@ -181,3 +181,27 @@ struct ActivityImportTests {
         #expect(try bench.stored() == ["csv": [utc("2026-11-19T23:00:00Z"): 1000, utc("2026-11-20T00:00:00Z"): 450]])
     }
 }
+
+@Suite("Activity import bounds")
+struct ActivityImportBoundsTests {
+    @Test("A file giving distance to more (source, hour) pairs than the bound is refused, nothing stored, memory held at the bound")
+    func tooManySourceHours() throws {
+        let directory = try TemporaryDirectory("finedust-activity")
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("db.sqlite"))
+        let service = ActivityService(store: store, calendar: seoul, limits: ActivityReaderLimits(maxSourceSlots: 5))
+        // Six sources, one hour each.
+        var xml = "<HealthData>\n"
+        for index in 0..<6 {
+            xml += "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"phone \(index)\" unit=\"m\" value=\"10\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n"
+        }
+        let path = directory.path("many.xml")
+        try Data((xml + "</HealthData>\n").utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ActivityImportFailure.file(.tooManySourceHours(limit: 5))) { try service.importFile(atPath: path) }
+        #expect(try store.activitySources().isEmpty)
+        // Five fit.
+        let five = directory.path("five.xml")
+        try Data((xml.components(separatedBy: "\n").prefix(6).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(to: URL(fileURLWithPath: five))
+        #expect(try service.importFile(atPath: five).sources.count == 5)
+    }
+}
