@@ -46,8 +46,9 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     public var zipRatioAllowance: Int64
     /// Entries in one zip: an export holds export.xml, export_cda.xml and one file per route.
     public var maxZipEntries: Int
-    /// (source, hour) pairs one file may give distance to: 20 years of hours from five sources is
-    /// under a million; past this the file is refused rather than held in memory.
+    /// (source, hour) pairs one file may give distance to: 20 years of every hour from five sources
+    /// is 876,000, and people walk in a few hours a day; past this the file is refused rather than
+    /// held in memory (2 M pairs are about 45 MB).
     public var maxSourceSlots: Int
     /// Seconds a zip entry may go without giving a byte: a deflate stream that never ends (cut off
     /// with the zip's directory intact) would otherwise keep the inflater reading at the file's end.
@@ -57,7 +58,7 @@ public struct ActivityReaderLimits: Sendable, Hashable {
                 maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
                 maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
                 zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10,
-                maxSourceSlots: Int = 4_000_000) {
+                maxSourceSlots: Int = 2_000_000) {
         self.maxSourceSlots = maxSourceSlots
         self.zipStallTimeout = zipStallTimeout
         self.maxZipEntryBytes = maxZipEntryBytes
