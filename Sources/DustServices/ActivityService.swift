@@ -228,13 +228,15 @@ private struct OpenFile {
     let size: Int64
 
     init(path: String) throws(ActivityImportFailure) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw .cannotOpen(reason: "\(String(cString: strerror(errno)))") }
         var status = stat()
         guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
             close(descriptor)
             throw .cannotOpen(reason: "not a regular file")
         }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         self.descriptor = descriptor
         self.size = Int64(status.st_size)
     }

@@ -172,6 +172,19 @@ struct ActivityImportTests {
         #expect(!FileManager.default.fileExists(atPath: "/abx.gpx"))
     }
 
+    @Test("A FIFO or a directory is refused at once, never waited on; a missing file names the system's reason")
+    func notRegular() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        let fifo = bench.directory.path("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) { try bench.service.importFile(atPath: fifo) }
+        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) { try bench.service.importFile(atPath: bench.directory.url.path) }
+        #expect(throws: ActivityImportFailure.cannotOpen(reason: "No such file or directory")) {
+            try bench.service.importFile(atPath: bench.directory.path("absent.zip"))
+        }
+    }
+
     @Test("CSV rows stored before v4 become the source csv, and a CSV import still replaces only its own hours")
     func csvSource() throws {
         let bench = try ImportBench()
