@@ -46,8 +46,10 @@ public struct UnknownActivitySource: Error, Sendable, Hashable, CustomStringConv
 /// What one imported file held and what was stored from it.
 public struct ActivityImportSummary: Sendable, Hashable {
     public var format: ActivityFileFormat
-    /// Distance records (Health), track steps (GPX) or rows (CSV) that gave distance.
+    /// Health distance records or CSV rows that gave distance.
     public var recordsUsed = 0
+    /// GPX track steps that gave distance (a GPX file's, or the workout routes' in a zip).
+    public var trackSteps = 0
     /// Health records of other types, skipped, by type.
     public var skippedByType: [String: Int] = [:]
     /// GPX steps dropped as GPS jumps, and points without a time.
@@ -215,7 +217,7 @@ extension ActivityImportSummary {
     }
 
     mutating func add(_ gpx: GPXSummary) {
-        recordsUsed += gpx.steps
+        trackSteps += gpx.steps
         jumpsDropped += gpx.jumpsDropped
         pointsWithoutTime += gpx.pointsWithoutTime
         bytesRead += gpx.bytesRead

@@ -142,7 +142,13 @@ struct ActivityForgetCommand: ParsableCommand {
 /// and is made safe for the terminal.
 enum ActivityText {
     static func summary(_ summary: ActivityImportSummary) -> String {
-        var parts = ["\(formatName(summary.format)), \(summary.recordsUsed) \(summary.format == .csv ? "rows" : summary.format == .gpx ? "steps" : "records") used"]
+        let used: String = switch summary.format {
+        case .csv: "\(summary.recordsUsed) rows used"
+        case .gpx: "\(summary.trackSteps) track steps used"
+        case .healthXML: "\(summary.recordsUsed) records used"
+        case .healthZip: "\(summary.recordsUsed) records and \(summary.trackSteps) route steps used"
+        }
+        var parts = ["\(formatName(summary.format)), \(used)"]
         let skipped = summary.skippedByType.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         if !skipped.isEmpty {
             let total = skipped.reduce(0) { $0 + $1.value }
@@ -205,6 +211,7 @@ enum ActivityJSON {
             ("ok", .bool(true)),
             ("format", .string(summary.format.rawValue)),
             ("recordsUsed", .integer(summary.recordsUsed)),
+            ("trackSteps", .integer(summary.trackSteps)),
             ("skippedByType", .object(summary.skippedByType.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
             ("gpsJumpsDropped", .integer(summary.jumpsDropped)),
             ("pointsWithoutTime", .integer(summary.pointsWithoutTime)),

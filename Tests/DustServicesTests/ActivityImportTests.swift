@@ -45,11 +45,11 @@ struct ActivityImportTests {
         defer { bench.directory.remove() }
         let zip = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
         #expect(zip.format == .healthZip)
-        #expect(zip.recordsUsed == 7)     // 4 distance records + 3 route steps
+        #expect(zip.recordsUsed == 4 && zip.trackSteps == 3)
         #expect(zip.slotsTouched == 3)
         #expect(zip.sources == ["gpx:route_2026-11-20_12.10pm.gpx", "health:Apple Watch", "health:iPhone"])
         let gpx = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/route-strava-evening.gpx").path)
-        #expect(gpx.format == .gpx && gpx.recordsUsed == 2)
+        #expect(gpx.format == .gpx && gpx.trackSteps == 2 && gpx.recordsUsed == 0)
         let csv = try bench.service.importFile(atPath: try bench.write("walks.data", "start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n"))
         #expect(csv.format == .csv && csv.recordsUsed == 2)
 

@@ -43,10 +43,10 @@ struct DustctlActivityTests {
         #expect(imported.standardError.isEmpty)   // not a terminal: no progress bar
         let lines = imported.standardOutput.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines[0].contains("Health export (zip), 7 records used, 3 skipped"))
+        #expect(lines[0].contains("Health export (zip), 4 records and 3 route steps used, 3 skipped"))
         #expect(lines[0].contains("3 hours touched"))
         #expect(lines[0].contains("health:Apple Watch 3.60 km"))
-        #expect(lines[1].contains("GPX track, 2 steps used"))
+        #expect(lines[1].contains("GPX track, 2 track steps used"))
         #expect(lines[2].contains("CSV, 2 rows used, 2 hours touched, sources: csv 2.30 km"))
 
         let sources = try dustctl("activity", "sources", "--db", db, "--json")
@@ -121,7 +121,7 @@ struct DustctlActivityTests {
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         let files = try #require(document["files"] as? [[String: Any]])
         #expect(files.map { $0["ok"] as? Bool } == [false, true, false])
-        #expect(files[1]["recordsUsed"] as? Int == 2)
+        #expect(files[1]["trackSteps"] as? Int == 2)
         #expect(document["failed"] as? Int == 2)
         let sources = try dustctl("activity", "sources", "--db", db)
         #expect(sources.standardOutput.contains("gpx:route-strava-evening.gpx"))
