@@ -26,6 +26,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
         // The command alert sink: spawn without a shell, no inherited descriptors, process-group teardown.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // Reads Apple Health's export.zip entry by entry, inflating in pieces (DustActivity only).
+        .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
     ],
     targets: [
         // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
@@ -46,7 +48,7 @@ let package = Package(
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
         ]),
         // Business logic composed from the modules above, dependencies injected.
-        .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore"]),
+        .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore", "DustActivity"]),
         // The JSON documents dustctl prints and dustd serves, and their one encoder.
         .target(name: "DustReports", dependencies: ["DustKit", "DustServices", "DustStore"]),
         // dustd on the web (SPEC §13): the dashboard, the JSON API and Prometheus metrics.
@@ -58,7 +60,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         // Walking distances from Apple Health exports and GPX tracks (SPEC §12).
-        .target(name: "DustActivity", dependencies: ["DustKit", "CLibXML2"]),
+        .target(name: "DustActivity", dependencies: [
+            "DustKit", "CLibXML2",
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         // Settings from Config/dustd.yaml, DUSTD_… variables and systemd credentials, validated.
         .target(name: "DustConfig", dependencies: [
             "DustKit", "AirKorea",
@@ -90,7 +95,7 @@ let package = Package(
         ]),
         // No HTTP client: `dustctl stations sync` runs `dustd --sync-stations`.
         .executableTarget(name: "dustctl", dependencies: [
-            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports",
+            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fixture paths and temporary directories shared by the test targets.
@@ -103,13 +108,19 @@ let package = Package(
         ], path: "Tests/FakeAirKorea"),
         .testTarget(name: "DustKitTests", dependencies: ["DustKit", "TestSupport"]),
         .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
-        .testTarget(name: "DustStoreTests", dependencies: ["DustStore", "DustKit", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustStoreTests", dependencies: [
+            "DustStore", "DustKit", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"),
+        ]),
+        .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
         .testTarget(name: "DustWebTests", dependencies: [
             "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
-        .testTarget(name: "DustActivityTests", dependencies: ["DustActivity", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustActivityTests", dependencies: [
+            "DustActivity", "DustKit", "TestSupport",
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport"]),

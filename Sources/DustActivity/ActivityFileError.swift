@@ -32,6 +32,22 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case invalidTrackPoint(line: Int, problem: String)
     /// More `WorkoutRoute` file references than `limit`.
     case tooManyWorkoutRoutes(limit: Int)
+    /// The content is none of the formats FineDust reads (zip, Health export.xml, GPX, CSV).
+    case unrecognizedFormat
+    /// The zip's directory cannot be read: cut off, damaged, or not a zip.
+    case unreadableZip(reason: String)
+    /// A zip entry's name is absolute or climbs out of the archive (`../`).
+    case unsafeZipEntry(name: String)
+    /// A zip entry would inflate past `limit` bytes, or more than `ratio` times its compressed size.
+    case zipEntryTooLarge(name: String, limit: Int64, ratio: Int64)
+    /// A zip entry's data is damaged (bad checksum, broken compressed stream).
+    case damagedZipEntry(name: String, reason: String)
+    /// More entries in the zip than `limit`.
+    case tooManyZipEntries(limit: Int)
+    /// The zip holds no `apple_health_export/export.xml`.
+    case noHealthExportInZip
+    /// The file gives distance to more than `limit` (source, hour) pairs.
+    case tooManySourceHours(limit: Int)
 
     public var description: String {
         switch self {
@@ -65,6 +81,22 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "line \(line): a track point \(problem); fix or remove the point, or export the track again"
         case let .tooManyWorkoutRoutes(limit):
             "the export references more than \(limit) workout routes; this is not an export the Health app writes"
+        case .unrecognizedFormat:
+            "the file is not a format FineDust reads: give the Health app's export.zip or its export.xml, a GPX 1.0/1.1 track, or a CSV with the header start,distance_m (the content decides, not the file name)"
+        case let .unreadableZip(reason):
+            "the zip cannot be read (\(reason)); it may be cut off — copy or export it again"
+        case let .unsafeZipEntry(name):
+            "the zip holds an entry named \"\(name)\", which climbs out of the archive or is absolute; the Health app never writes one, so the zip was not read"
+        case let .zipEntryTooLarge(name, limit, ratio):
+            "the zip entry \"\(name)\" inflates to more than \(limit / (1024 * 1024)) MiB or more than \(ratio) times its compressed size; a Health export never does — this looks like a zip bomb, and nothing was stored"
+        case let .damagedZipEntry(name, reason):
+            "the zip entry \"\(name)\" is damaged (\(reason)); copy or export the zip again"
+        case let .tooManyZipEntries(limit):
+            "the zip holds more than \(limit) entries; this is not an export the Health app writes"
+        case let .tooManySourceHours(limit):
+            "the file gives walking distance to more than \(limit) hours across its sources; no real export or track does — it was not imported"
+        case .noHealthExportInZip:
+            "the zip holds no apple_health_export/export.xml; give the export.zip the Health app wrote (Health → profile → Export All Health Data)"
         }
     }
 }

@@ -36,10 +36,35 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     public var maxWorkoutRoutes: Int
     /// Distinct record types named in the summary; the rest are counted under `otherTypesKey`.
     public var maxSkippedTypesNamed: Int
+    /// Bytes one zip entry may inflate to: real exports reach a few GB.
+    public var maxZipEntryBytes: Int64
+    /// How many times its compressed size a zip entry may inflate to (past the first
+    /// `zipRatioAllowance` bytes, which small entries may exceed it by). Health XML deflates about
+    /// 10–20 times; a zip bomb, a thousand or more.
+    public var maxCompressionRatio: Int64
+    /// Inflated bytes always allowed, whatever the ratio.
+    public var zipRatioAllowance: Int64
+    /// Entries in one zip: an export holds export.xml, export_cda.xml and one file per route.
+    public var maxZipEntries: Int
+    /// (source, hour) pairs one file may give distance to: 20 years of every hour from five sources
+    /// is 876,000, and people walk in a few hours a day; past this the file is refused rather than
+    /// held in memory (2 M pairs are about 45 MB).
+    public var maxSourceSlots: Int
+    /// Seconds a zip entry may go without giving a byte: a deflate stream that never ends (cut off
+    /// with the zip's directory intact) would otherwise keep the inflater reading at the file's end.
+    public var zipStallTimeout: TimeInterval
 
     public init(maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
                 maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
-                maxSkippedTypesNamed: Int = 512) {
+                maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
+                zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10,
+                maxSourceSlots: Int = 2_000_000) {
+        self.maxSourceSlots = maxSourceSlots
+        self.zipStallTimeout = zipStallTimeout
+        self.maxZipEntryBytes = maxZipEntryBytes
+        self.maxCompressionRatio = maxCompressionRatio
+        self.zipRatioAllowance = zipRatioAllowance
+        self.maxZipEntries = maxZipEntries
         self.maxPrologBytes = maxPrologBytes
         self.maxBytesWithoutMarkup = maxBytesWithoutMarkup
         self.maxDepth = maxDepth

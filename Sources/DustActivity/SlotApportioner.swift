@@ -9,12 +9,27 @@ import Foundation
 public struct SlotApportioner: Sendable {
     /// Metres per source, per slot, summed over the samples added.
     public private(set) var metresBySource: [String: [Slot: Double]] = [:]
+    /// (source, slot) pairs held, at most `maxEntries`; a share that would add one more is dropped
+    /// and `overflowed` set, so a hostile file cannot grow memory without bound.
+    public private(set) var entries = 0
+    public let maxEntries: Int
+    public private(set) var overflowed = false
 
-    public init() {}
+    /// `maxEntries` bounds memory: 20 years of hours from five sources is under a million.
+    public init(maxEntries: Int = Int.max) {
+        self.maxEntries = maxEntries
+    }
 
     /// Adds a sample's shares to its source's slots.
     public mutating func add(_ sample: DistanceSample) {
         for share in Self.shares(of: sample) {
+            if metresBySource[sample.source]?[share.slot] == nil {
+                guard entries < maxEntries else {
+                    overflowed = true
+                    continue
+                }
+                entries += 1
+            }
             metresBySource[sample.source, default: [:]][share.slot, default: 0] += share.metres
         }
     }

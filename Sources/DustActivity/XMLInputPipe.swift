@@ -83,25 +83,54 @@ final class XMLInputPipe {
             if count == 0 { sourceEnded = true }
             bytesRead += Int64(count)
         }
+        guard count > 0 else { return 0 }
+        let bytes = target.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        // Fast pass: most bytes are above `<` (0x3C) and need only counting. The run without
+        // markup is checked at each `<` and at the end; only a violation rescans, byte by byte,
+        // to name its line exactly.
+        let limit = limits.maxBytesWithoutMarkup
+        var run = bytesSinceMarkup
+        var lines = 0
+        var replaced = 0
+        var tooLong = false
         for offset in 0..<count {
-            let byte = target[offset]
-            if byte == UInt8(ascii: "<") {
-                bytesSinceMarkup = 0
+            let byte = bytes[offset]
+            if byte > 0x3C { run &+= 1; continue }
+            if byte == 0x3C {
+                if run > limit { tooLong = true; break }
+                run = 0
                 continue
             }
-            bytesSinceMarkup += 1
+            run &+= 1
             if byte == 0x0A {
-                line += 1
+                lines += 1
             } else if byte < 0x20, byte != 0x09, byte != 0x0D, byte != 0x00 {
-                target[offset] = 0x20
-                controlCharactersReplaced += 1
-            }
-            if bytesSinceMarkup > limits.maxBytesWithoutMarkup {
-                failure = .attributeTooLong(line: line, limit: limits.maxBytesWithoutMarkup)
-                return -1
+                bytes[offset] = 0x20
+                replaced += 1
             }
         }
+        if tooLong || run > limit {
+            failure = .attributeTooLong(line: lineWhereRunPassesLimit(bytes, count: count), limit: limit)
+            return -1
+        }
+        bytesSinceMarkup = run
+        line += lines
+        controlCharactersReplaced += replaced
         return Int32(count)
+    }
+
+    /// The line on which the run without markup passes the limit in this piece (the slow path).
+    private func lineWhereRunPassesLimit(_ bytes: UnsafeMutablePointer<UInt8>, count: Int) -> Int {
+        var run = bytesSinceMarkup
+        var line = self.line
+        for offset in 0..<count {
+            let byte = bytes[offset]
+            if byte == 0x3C { run = 0; continue }
+            run += 1
+            if byte == 0x0A { line += 1 }
+            if run > limits.maxBytesWithoutMarkup { return line }
+        }
+        return line
     }
 
     /// `head` with the DOCTYPE's bytes replaced by its line breaks.

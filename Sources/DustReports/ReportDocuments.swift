@@ -14,6 +14,8 @@ public enum ReportJSON {
         members += totals(report.totals, includeWHO: true)
         if includeHourly {
             members.append(("hourly", .array(report.hourly.map { hour($0, primary: report.station, calendar: calendar) })))
+            // Added by issue 12, after every earlier key: which hours had walking, and from which source.
+            members.append(("walking", .array(report.walking.map { walking($0, calendar: calendar) })))
         }
         if let forecastTomorrow { members.append(("forecastTomorrow", forecastTomorrow)) }
         return .object(members)
@@ -52,6 +54,15 @@ public enum ReportJSON {
             ("flags", .pair(hour.flag) { $0.map(JSON.string) ?? .null }),
             ("sources", .pair(hour.source) { $0.map(JSON.string) ?? .null }),
             ("intake", .pair(hour.intake) { JSON.number($0) }),
+        ])
+    }
+
+    /// One hour's merged walking distance and the source that gave it (SPEC §12).
+    public static func walking(_ hour: WalkingHour, calendar: DayCalendar) -> JSON {
+        .object([
+            ("start", .string(calendar.iso8601(hour.slot.start))),
+            ("distance_m", .number(hour.metres)),
+            ("source", .string(hour.source)),
         ])
     }
 

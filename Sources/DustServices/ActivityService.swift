@@ -1,17 +1,107 @@
+import DustActivity
 import DustKit
 import DustStore
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// Imports activity files: parse everything first, then store in one transaction.
+/// Why one activity file was not imported. Nothing of that file was stored.
+public enum ActivityImportFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The file cannot be opened or is not a regular file.
+    case cannotOpen(reason: String)
+    /// The Health export, GPX track or zip is unusable or hostile.
+    case file(ActivityFileError)
+    /// A CSV line cannot be used.
+    case csv(ActivityImportError)
+    /// The database failed; the file itself may be fine.
+    case storage(StorageFailure)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(reason): reason
+        case let .file(error): error.description
+        case let .csv(error): error.description
+        case let .storage(failure): failure.description
+        }
+    }
+}
+
+/// Why `forget` removed nothing.
+public struct UnknownActivitySource: Error, Sendable, Hashable, CustomStringConvertible {
+    public var source: String
+    /// The sources that are stored, to name in the message.
+    public var known: [String]
+
+    public var description: String {
+        let name = TerminalSafeText.sanitized(source)
+        if known.isEmpty { return "no activity is stored, so there is no source \"\(name)\" to forget" }
+        return "no activity is stored from the source \"\(name)\"; stored sources: "
+            + known.map { TerminalSafeText.sanitized($0) }.joined(separator: ", ")
+    }
+}
+
+/// What one imported file held and what was stored from it.
+public struct ActivityImportSummary: Sendable, Hashable {
+    public var format: ActivityFileFormat
+    /// Health distance records or CSV rows that gave distance.
+    public var recordsUsed = 0
+    /// GPX track steps that gave distance (a GPX file's, or the workout routes' in a zip).
+    public var trackSteps = 0
+    /// Health records of other types, skipped, by type.
+    public var skippedByType: [String: Int] = [:]
+    /// GPX steps dropped as GPS jumps, and points without a time.
+    public var jumpsDropped = 0
+    public var pointsWithoutTime = 0
+    /// Distinct slots given a distance by any source of the file.
+    public var slotsTouched = 0
+    /// The sources stored, by name.
+    public var sources: [String] = []
+    /// Metres stored per source, summed over its slots.
+    public var metresBySource: [String: Double] = [:]
+    /// Bytes read (inflated bytes for a zip).
+    public var bytesRead: Int64 = 0
+
+    public init(format: ActivityFileFormat) {
+        self.format = format
+    }
+}
+
+/// How far an import has read: `bytesRead` of `totalBytes` (inflated bytes for a zip, as its
+/// directory declares them; 0 when unknown).
+public struct ActivityImportProgress: Sendable, Hashable {
+    public var bytesRead: Int64
+    public var totalBytes: Int64
+
+    public init(bytesRead: Int64, totalBytes: Int64) {
+        self.bytesRead = bytesRead
+        self.totalBytes = totalBytes
+    }
+}
+
+/// Imports activity files: each file read whole (in bounded memory) first, then every source it
+/// holds stored in one transaction; a file that fails stores nothing.
+///
+/// Re-importing a file replaces what that file's sources stored over the span of slots it covers
+/// (SPEC §12): a Health source's or GPX track's rows from its first to its last slot in the file
+/// are deleted, then the file's distances written. Slots outside that span stay, so a shorter
+/// export (a new phone holding only recent months) never erases older history, while a record
+/// deleted in Health inside the span disappears. CSV keeps its documented rule: an hour imported
+/// again is replaced, and other hours of the `csv` source stay.
 public struct ActivityService: Sendable {
     private let store: any ActivityStore
     private let parser: ActivityCSVParser
     private let clock: any WallClock
+    private let limits: ActivityReaderLimits
 
-    public init(store: any ActivityStore, calendar: DayCalendar, clock: any WallClock = SystemClock()) {
+    public init(store: any ActivityStore, calendar: DayCalendar, clock: any WallClock = SystemClock(),
+                limits: ActivityReaderLimits = ActivityReaderLimits()) {
         self.store = store
         self.parser = ActivityCSVParser(calendar: calendar)
         self.clock = clock
+        self.limits = limits
     }
 
     /// Replaces the walking distance of every slot in the file; returns the number of slots.
@@ -19,5 +109,166 @@ public struct ActivityService: Sendable {
         let distances = try parser.parse(data)
         try store.saveWalkedDistances(distances, importedAt: clock.now)
         return distances.count
+    }
+
+    /// Imports one file of any format FineDust reads, told from its content.
+    public func importFile(atPath path: String, onProgress: (ActivityImportProgress) -> Void = { _ in })
+        throws(ActivityImportFailure) -> ActivityImportSummary {
+        let file = try OpenFile(path: path)
+        defer { file.release() }
+        let head = try file.head(ActivityFileFormat.sniffLength)
+        let format: ActivityFileFormat
+        do { format = try ActivityFileFormat.sniff(head) } catch { throw .file(error) }
+        var summary = ActivityImportSummary(format: format)
+        let batches: [ActivitySourceBatch]
+        if format == .csv {
+            guard file.size <= Int64(ActivityCSVParser.maxBytes) else {
+                throw .csv(ActivityImportError(line: 1, problem: "the file is larger than \(ActivityCSVParser.maxBytes / (1024 * 1024)) MiB"))
+            }
+            let data: Data
+            do { data = try file.readAll() } catch { throw .file(error) }
+            let distances: [Slot: Double]
+            do { distances = try parser.parse(data) } catch { throw .csv(error) }
+            summary.recordsUsed = distances.count
+            summary.bytesRead = Int64(data.count)
+            onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: file.size))
+            batches = [ActivitySourceBatch(source: SQLiteStore.csvActivitySource, distances: distances, replacing: nil)]
+        } else {
+            let samples: SlotApportioner
+            do { samples = try read(format, file: file, path: path, summary: &summary, onProgress: onProgress) } catch { throw .file(error) }
+            batches = samples.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
+                ActivitySourceBatch(source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
+            }
+        }
+        do { try store.saveActivity(batches, importedAt: clock.now) } catch { throw .storage(error) }
+        summary.sources = batches.map(\.source)
+        summary.metresBySource = Dictionary(uniqueKeysWithValues: batches.map { ($0.source, $0.distances.values.reduce(0, +)) })
+        summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
+        return summary
+    }
+
+    /// Reads a Health export, zip or GPX track whole and apportions its samples to slots.
+    private func read(_ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
+                      onProgress: (ActivityImportProgress) -> Void) throws(ActivityFileError) -> SlotApportioner {
+        var apportioner = SlotApportioner(maxEntries: limits.maxSourceSlots)
+        switch format {
+        case .csv:
+            break
+        case .healthXML:
+            try file.rewind()
+            let health = try HealthExportReader(limits: limits).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
+                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
+                onSample: { apportioner.add($0) })
+            summary.add(health)
+        case .gpx:
+            try file.rewind()
+            let gpx = try GPXReader(limits: limits).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
+                fileName: (path as NSString).lastPathComponent,
+                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
+                onSample: { apportioner.add($0) })
+            summary.add(gpx)
+        case .healthZip:
+            let archive = try HealthExportArchive(path: path, limits: limits)
+            let total = archive.routes.reduce(archive.export.declaredSize) { $0 + $1.declaredSize }
+            var done: Int64 = 0
+            let health = try archive.read(archive.export) { source throws(ActivityFileError) in
+                try HealthExportReader(limits: limits).read(source,
+                    onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: total)) },
+                    onSample: { apportioner.add($0) })
+            }
+            summary.add(health)
+            done += health.bytesRead
+            for route in archive.routes {
+                let name = String(route.path.split(separator: "/").last ?? "")
+                let base = done
+                let gpx = try archive.read(route) { source throws(ActivityFileError) in
+                    try GPXReader(limits: limits).read(source, fileName: name,
+                        onProgress: { onProgress(ActivityImportProgress(bytesRead: base + $0, totalBytes: total)) },
+                        onSample: { apportioner.add($0) })
+                }
+                summary.add(gpx)
+                done += gpx.bytesRead
+            }
+        }
+        if apportioner.overflowed { throw .tooManySourceHours(limit: limits.maxSourceSlots) }
+        return apportioner
+    }
+
+    /// What is stored, per source.
+    public func sources() throws(StorageFailure) -> [ActivitySourceSummary] {
+        try store.storedActivitySources()
+    }
+
+    /// Removes one source; returns the slots removed.
+    public func forget(source: String) throws -> Int {
+        let removed = try store.forgetActivity(source: source)
+        guard removed > 0 else {
+            throw UnknownActivitySource(source: source, known: try store.storedActivitySources().map(\.source))
+        }
+        return removed
+    }
+}
+
+extension ActivityImportSummary {
+    mutating func add(_ health: HealthExportSummary) {
+        recordsUsed += health.distanceRecords
+        skippedByType.merge(health.skippedRecordsByType, uniquingKeysWith: +)
+        bytesRead += health.bytesRead
+    }
+
+    mutating func add(_ gpx: GPXSummary) {
+        trackSteps += gpx.steps
+        jumpsDropped += gpx.jumpsDropped
+        pointsWithoutTime += gpx.pointsWithoutTime
+        bytesRead += gpx.bytesRead
+    }
+}
+
+/// An activity file opened for reading: a regular file, read through one descriptor.
+private struct OpenFile {
+    let descriptor: Int32
+    let size: Int64
+
+    init(path: String) throws(ActivityImportFailure) {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw .cannotOpen(reason: "\(String(cString: strerror(errno)))") }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw .cannotOpen(reason: "not a regular file")
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        self.descriptor = descriptor
+        self.size = Int64(status.st_size)
+    }
+
+    func release() { close(descriptor) }
+
+    /// Up to `count` bytes from the start.
+    func head(_ count: Int) throws(ActivityImportFailure) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(filled)) }
+            if read < 0, errno == EINTR { continue }
+            guard read >= 0 else { throw .file(.unreadable(reason: String(cString: strerror(errno)))) }
+            if read == 0 { break }
+            filled += read
+        }
+        return Array(bytes[..<filled])
+    }
+
+    func rewind() throws(ActivityFileError) {
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
+    }
+
+    func readAll() throws(ActivityFileError) -> Data {
+        let bytes: [UInt8]
+        do { bytes = try head(Int(size) + 1) } catch {
+            if case let .file(inner) = error { throw inner }
+            throw .unreadable(reason: error.description)
+        }
+        return Data(bytes)
     }
 }

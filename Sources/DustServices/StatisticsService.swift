@@ -27,10 +27,27 @@ public struct DayReport: Sendable, Hashable {
     /// The slots for which any station had a stored reading, in order.
     public var hourly: [HourlyExposure]
     public var totals: ExposureTotals
+    /// The slots of the day with walking stored, in order, each with its merged distance and the
+    /// source that gave it (SPEC §12), whether or not a station reported that hour.
+    public var walking: [WalkingHour] = []
 
     /// The latest hour with at least one known value.
     public var latest: HourlyExposure? {
         hourly.last { $0.concentration.fineDust != nil || $0.concentration.ultraFineDust != nil }
+    }
+}
+
+/// One hour's walking: the largest distance of its sources and the source it came from.
+public struct WalkingHour: Sendable, Hashable {
+    public var slot: Slot
+    public var metres: Double
+    /// `health:<sourceName>`, `gpx:<file name>` or `csv`: text from an imported file.
+    public var source: String
+
+    public init(slot: Slot, metres: Double, source: String) {
+        self.slot = slot
+        self.metres = metres
+        self.source = source
     }
 }
 
@@ -91,7 +108,7 @@ public struct StatisticsService: Sendable {
         guard let firstSlot = allSlots.first, let lastSlot = allSlots.last else {
             return dates.map { emptyDay($0) }
         }
-        let exposures = try exposures(from: firstSlot, to: lastSlot.advanced(by: 1))
+        let (exposures, walking) = try exposures(from: firstSlot, to: lastSlot.advanced(by: 1))
         let now = clock.now
         var cursor = exposures.startIndex
         return zip(dates, slotsByDay).map { date, slots in
@@ -104,7 +121,8 @@ public struct StatisticsService: Sendable {
             return DayReport(
                 date: date, station: stations.primary, slotCount: slots.count,
                 elapsedSlots: slots.filter { $0.end <= now }.count,
-                hourly: hourly, totals: ExposureTotals(hourly, gradedOn: date))
+                hourly: hourly, totals: ExposureTotals(hourly, gradedOn: date),
+                walking: slots.compactMap { slot in walking[slot].map { WalkingHour(slot: slot, metres: $0.metres, source: $0.source) } })
         }
     }
 
@@ -139,9 +157,9 @@ public struct StatisticsService: Sendable {
 
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
     /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
-    private func exposures(from: Slot, to: Slot) throws(StorageFailure) -> [HourlyExposure] {
+    private func exposures(from: Slot, to: Slot) throws(StorageFailure) -> ([HourlyExposure], [Slot: SlotWalking]) {
         let stored = try readings.storedReadings(stations: stations.all, from: from, to: to)
-        let distances = try activity.walkedDistances(from: from, to: to)
+        let walking = try activity.mergedWalking(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
@@ -157,7 +175,7 @@ public struct StatisticsService: Sendable {
             let concentration = supplier.map { $0?.concentration }
             let merged = DustPair(byPollutant: { pollutant in concentration[pollutant].flatMap { $0[pollutant] } })
             let primary = sameSlot.first { $0.station == stations.primary }
-            let distance = distances[slot]
+            let distance = walking[slot]?.metres
             result.append(HourlyExposure(
                 slot: slot,
                 concentration: merged,
@@ -166,6 +184,6 @@ public struct StatisticsService: Sendable {
                 intake: intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance),
                 walkingDistance: distance))
         }
-        return result
+        return (result, walking)
     }
 }

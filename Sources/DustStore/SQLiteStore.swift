@@ -292,30 +292,93 @@ public final class SQLiteStore: Sendable {
 
     // MARK: - Activity
 
-    /// Stores walking distances per slot in one transaction; a slot imported again is replaced.
+    /// The source name under which CSV distances are stored.
+    public static let csvActivitySource = "csv"
+
+    /// Stores CSV walking distances per slot in one transaction, as source `csv`; a slot imported
+    /// again is replaced, other slots of earlier CSV files are kept.
     public func replaceWalkingDistances(_ distances: [Slot: Double], importedAt: Date = Date()) throws(StoreError) {
+        try replaceActivity([ActivitySourceBatch(source: Self.csvActivitySource, distances: distances, replacing: nil)],
+                            importedAt: importedAt)
+    }
+
+    /// Stores the distances of one imported file, every source of it in one transaction: for each
+    /// batch, the source's rows within `replacing` are deleted first, then its distances written
+    /// (a slot already stored is overwritten). Other sources are never touched.
+    public func replaceActivity(_ batches: [ActivitySourceBatch], importedAt: Date = Date()) throws(StoreError) {
         try write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO activity (slot_start, distance_m, imported_at) VALUES (?, ?, ?)
-                ON CONFLICT (slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
+            let delete = try db.cachedStatement(sql: """
+                DELETE FROM activity_source WHERE source = ? AND slot_start >= ? AND slot_start <= ?
+                """)
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO activity_source (source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT (source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
                 """)
             let imported = Int64(importedAt.timeIntervalSince1970)
-            for (slot, distance) in distances.sorted(by: { $0.key < $1.key }) {
-                try statement.execute(arguments: [slot.startEpochSeconds, distance, imported])
+            for batch in batches {
+                if let span = batch.replacing {
+                    try delete.execute(arguments: [batch.source, span.lowerBound.startEpochSeconds, span.upperBound.startEpochSeconds])
+                }
+                for (slot, distance) in batch.distances.sorted(by: { $0.key < $1.key }) {
+                    try insert.execute(arguments: [batch.source, slot.startEpochSeconds, distance, imported])
+                }
             }
         }
     }
 
-    /// Walking distances (metres) of slots starting in `[from, to)`.
+    /// Walking distances (metres) of slots starting in `[from, to)`: per slot the largest of its
+    /// sources, never their sum (SPEC §12).
     public func walkingDistances(from: Slot, to: Slot) throws(StoreError) -> [Slot: Double] {
+        try walkingActivity(from: from, to: to).mapValues(\.metres)
+    }
+
+    /// Per slot starting in `[from, to)`, the largest distance and the source that gave it (on a
+    /// tie, the source whose name sorts first).
+    public func walkingActivity(from: Slot, to: Slot) throws(StoreError) -> [Slot: SlotWalking] {
         try read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT slot_start, distance_m FROM activity WHERE slot_start >= ? AND slot_start < ?",
-                                           arguments: [from.startEpochSeconds, to.startEpochSeconds])
-            var result: [Slot: Double] = [:]
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT slot_start, source, distance_m FROM activity_source
+                WHERE slot_start >= ? AND slot_start < ?
+                ORDER BY slot_start, distance_m DESC, source
+                """, arguments: [from.startEpochSeconds, to.startEpochSeconds])
+            var result: [Slot: SlotWalking] = [:]
             while let row = try rows.next() {
-                result[Slot(startEpochSeconds: row[0])] = row[1]
+                let slot = Slot(startEpochSeconds: row[0])
+                if result[slot] == nil { result[slot] = SlotWalking(metres: row[2], source: row[1]) }
             }
             return result
+        }
+    }
+
+    /// Every stored source with its first and last slot, slot count and total distance, by name.
+    public func activitySources() throws(StoreError) -> [ActivitySourceSummary] {
+        try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT source, MIN(slot_start), MAX(slot_start), COUNT(*), SUM(distance_m)
+                FROM activity_source GROUP BY source ORDER BY source
+                """).map { row in
+                ActivitySourceSummary(source: row[0], firstSlot: Slot(startEpochSeconds: row[1]),
+                                      lastSlot: Slot(startEpochSeconds: row[2]), slots: row[3], metres: row[4])
+            }
+        }
+    }
+
+    /// The stored distances of one source, per slot.
+    public func activity(source: String) throws(StoreError) -> [Slot: Double] {
+        try read { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT slot_start, distance_m FROM activity_source WHERE source = ?", arguments: [source])
+            var result: [Slot: Double] = [:]
+            while let row = try rows.next() { result[Slot(startEpochSeconds: row[0])] = row[1] }
+            return result
+        }
+    }
+
+    /// Deletes every row of `source`; returns how many there were (0: no such source).
+    @discardableResult
+    public func forgetActivitySource(_ source: String) throws(StoreError) -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM activity_source WHERE source = ?", arguments: [source])
+            return db.changesCount
         }
     }
 

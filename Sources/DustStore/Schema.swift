@@ -132,6 +132,25 @@ enum Schema {
                 CREATE INDEX alert_delivery_by_event ON alert_delivery(event_id);
                 """)
         }
+        migrator.registerMigration("v6-activity-sources") { db in
+            // Walking distance per source and slot (SPEC §12): `health:<sourceName>`,
+            // `gpx:<file name>` or `csv`. A slot's distance is the largest of its sources, so an
+            // iPhone and a Watch recording the same walk are not added up, and a re-import of one
+            // file replaces only its own rows. The CSV distances stored so far become source `csv`.
+            try db.execute(sql: """
+                CREATE TABLE activity_source (
+                    source TEXT NOT NULL,
+                    slot_start INTEGER NOT NULL,
+                    distance_m REAL NOT NULL CHECK (distance_m >= 0),
+                    imported_at INTEGER NOT NULL,
+                    PRIMARY KEY (source, slot_start)
+                ) WITHOUT ROWID;
+                CREATE INDEX activity_source_by_slot ON activity_source(slot_start);
+                INSERT INTO activity_source (source, slot_start, distance_m, imported_at)
+                    SELECT 'csv', slot_start, distance_m, imported_at FROM activity;
+                DROP TABLE activity;
+                """)
+        }
         return migrator
     }
 

@@ -1,5 +1,7 @@
 import ArgumentParser
+import DustActivity
 import DustKit
+import DustReports
 import DustServices
 import DustStore
 import Foundation
@@ -8,36 +10,289 @@ struct ActivityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "activity",
         abstract: "Import walking distances that raise the intake of the hours you were out.",
-        subcommands: [ActivityImportCommand.self])
+        subcommands: [ActivityImportCommand.self, ActivitySourcesCommand.self, ActivityForgetCommand.self])
 }
 
 struct ActivityImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import a CSV of walking distances per hour (header start,distance_m).",
+        abstract: "Import Apple Health exports, GPX tracks or CSV files of walking distances.",
         discussion: """
-            start is an ISO 8601 time with an offset or a local YYYY-MM-DD HH:mm in the configured
-            time zone; the row is the hour that starts then. Importing an hour again replaces it.
-            A file with any bad row imports nothing and exits 65, naming the line. Example:
+            Each FILE is told apart by its content, never its name: the Health app's export.zip
+            (its export.xml and every workout-routes/*.gpx inside, read without unpacking), a bare
+            export.xml, a GPX 1.0/1.1 track, or a CSV with the header start,distance_m (start is
+            an ISO 8601 time with an offset or a local YYYY-MM-DD HH:mm in the configured time zone).
+
+            Distances are stored per source (health:<device>, gpx:<file name>, csv) and hour; an
+            hour's walking is the largest of its sources, never their sum. Importing a file again
+            replaces what it stored before over the hours it covers. Each file is all or nothing:
+            a bad file stores nothing, the others are still imported, and dustctl exits 65.
+            Examples:
+              dustctl activity import ~/Downloads/export.zip
               dustctl activity import Fixtures/activity/jongno-week-walks.csv
             """)
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "The CSV file.", completion: .file(extensions: ["csv"]))
-    var file: String
+    @Flag(name: .long, help: "No progress bar and no summary; only errors.")
+    var quiet = false
+
+    @Argument(help: "The files: export.zip, export.xml, .gpx or .csv.", completion: .file())
+    var files: [String]
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("Name at least one file to import.") }
+    }
 
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let data = try readInputFile(file, limit: ActivityCSVParser.maxBytes)
-            let hours: Int
-            do {
-                hours = try ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar).importCSV(data)
-            } catch let error as ActivityImportError {
-                throw CommandFailure(.dataError, "\(file), \(error.description).")
+            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar)
+            var reports: [JSON] = []
+            var failed = 0
+            for file in files {
+                let name = TerminalSafeText.sanitized(file)
+                let bar = ProgressBar(label: name, enabled: !quiet && !options.json && isatty(STDERR_FILENO) == 1)
+                let outcome: Result<ActivityImportSummary, ActivityImportFailure>
+                do throws(ActivityImportFailure) {
+                    outcome = .success(try service.importFile(atPath: file) { bar.update($0) })
+                } catch {
+                    outcome = .failure(error)
+                }
+                bar.finish()
+                switch outcome {
+                case let .success(summary):
+                    if options.json {
+                        reports.append(ActivityJSON.imported(file: file, summary))
+                    } else if !quiet {
+                        try standardOutputLine("\(name): " + ActivityText.summary(summary))
+                    }
+                case let .failure(error):
+                    if case let .storage(storage) = error { throw CommandFailure(storage) }
+                    failed += 1
+                    standardError("\(name): \(error.description); nothing was stored from this file.")
+                    if options.json { reports.append(ActivityJSON.failed(file: file, error)) }
+                }
             }
-            try standardOutputLine("\(file): \(hours) hours of walking imported.")
+            if options.json {
+                try standardOutputLine(JSON.object([
+                    ("files", .array(reports)),
+                    ("failed", .integer(failed)),
+                ]).serialized)
+            }
+            if failed > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
         }
+    }
+}
+
+struct ActivitySourcesCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sources",
+        abstract: "List the stored activity sources: first and last hour, total distance.",
+        discussion: "Example:\n  dustctl activity sources --json")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let sources = try ActivityService(store: store, calendar: settings.calendar).sources()
+            if options.json {
+                try standardOutputLine(ActivityJSON.sources(sources, calendar: settings.calendar).serialized)
+            } else {
+                try standardOutput(ActivityText.sources(sources, calendar: settings.calendar))
+            }
+        }
+    }
+}
+
+struct ActivityForgetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Remove every distance stored from one source.",
+        discussion: "Example:\n  dustctl activity forget --source 'health:Apple Watch'")
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("The source, as `dustctl activity sources` names it.", valueName: "source"))
+    var source: String
+
+    func run() throws {
+        try reportingFailures {
+            let settings = try options.settings()
+            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar)
+            let removed: Int
+            do {
+                removed = try service.forget(source: source)
+            } catch let unknown as UnknownActivitySource {
+                throw CommandFailure(.dataError, unknown.description + ".")
+            }
+            let name = TerminalSafeText.sanitized(source)
+            if options.json {
+                try standardOutputLine(JSON.object([("source", .string(source)), ("hoursRemoved", .integer(removed))]).serialized)
+            } else {
+                try standardOutputLine("\(name): \(removed) hours of walking removed.")
+            }
+        }
+    }
+}
+
+/// The text dustctl prints about activity; every source name and record type came from a file
+/// and is made safe for the terminal.
+enum ActivityText {
+    static func summary(_ summary: ActivityImportSummary) -> String {
+        let used: String = switch summary.format {
+        case .csv: "\(summary.recordsUsed) rows used"
+        case .gpx: "\(summary.trackSteps) track steps used"
+        case .healthXML: "\(summary.recordsUsed) records used"
+        case .healthZip: "\(summary.recordsUsed) records and \(summary.trackSteps) route steps used"
+        }
+        var parts = ["\(formatName(summary.format)), \(used)"]
+        let skipped = summary.skippedByType.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+        if !skipped.isEmpty {
+            let total = skipped.reduce(0) { $0 + $1.value }
+            var named = skipped.prefix(3).map { "\($0.value) \(TerminalSafeText.sanitized(shortType($0.key)))" }
+            if skipped.count > 3 { named.append("\(skipped.count - 3) more types") }
+            parts.append("\(total) skipped (\(named.joined(separator: ", ")))")
+        }
+        if summary.jumpsDropped > 0 { parts.append("\(summary.jumpsDropped) GPS jumps dropped") }
+        parts.append("\(summary.slotsTouched) hours touched")
+        let sources = summary.sources.map {
+            "\(TerminalSafeText.sanitized($0)) \(String(format: "%.2f", summary.metresBySource[$0, default: 0] / 1000)) km"
+        }
+        parts.append(sources.isEmpty ? "no walking found" : "sources: " + sources.joined(separator: "; "))
+        return parts.joined(separator: ", ") + "."
+    }
+
+    static func formatName(_ format: ActivityFileFormat) -> String {
+        switch format {
+        case .healthZip: "Health export (zip)"
+        case .healthXML: "Health export.xml"
+        case .gpx: "GPX track"
+        case .csv: "CSV"
+        }
+    }
+
+    /// `HKQuantityTypeIdentifierStepCount` → `StepCount`.
+    static func shortType(_ type: String) -> String {
+        for prefix in ["HKQuantityTypeIdentifier", "HKCategoryTypeIdentifier", "HKDataType"] where type.hasPrefix(prefix) {
+            return String(type.dropFirst(prefix.count))
+        }
+        return type
+    }
+
+    static func sources(_ sources: [ActivitySourceSummary], calendar: DayCalendar) -> String {
+        guard !sources.isEmpty else { return "No activity stored; import some with `dustctl activity import FILE…`.\n" }
+        let rows = sources.map { source in
+            [TerminalSafeText.sanitized(source.source), slotLabelWithDate(source.firstSlot, calendar), slotLabelWithDate(source.lastSlot, calendar),
+             String(source.slots), String(format: "%.2f", source.metres / 1000)]
+        }
+        let header = ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"]
+        let widths = (0..<header.count).map { column in ([header] + rows).map { displayWidth($0[column]) }.max()! }
+        func line(_ row: [String]) -> String {
+            row.enumerated().map { pad($1, widths[$0], alignRight: $0 >= 3) }.joined(separator: "  ")
+        }
+        return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+
+    /// `2026-11-20 08:00` in the configured zone.
+    static func slotLabelWithDate(_ slot: Slot, _ calendar: DayCalendar) -> String {
+        let iso = calendar.iso8601(slot.start)
+        return String(iso.prefix(10)) + " " + clockTime(slot.start, calendar)
+    }
+}
+
+/// The JSON documents of the activity commands.
+enum ActivityJSON {
+    static func imported(file: String, _ summary: ActivityImportSummary) -> JSON {
+        .object([
+            ("file", .string(file)),
+            ("ok", .bool(true)),
+            ("format", .string(summary.format.rawValue)),
+            ("recordsUsed", .integer(summary.recordsUsed)),
+            ("trackSteps", .integer(summary.trackSteps)),
+            ("skippedByType", .object(summary.skippedByType.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
+            ("gpsJumpsDropped", .integer(summary.jumpsDropped)),
+            ("pointsWithoutTime", .integer(summary.pointsWithoutTime)),
+            ("slotsTouched", .integer(summary.slotsTouched)),
+            ("sources", .array(summary.sources.map {
+                .object([("source", .string($0)), ("distance_m", .number(summary.metresBySource[$0, default: 0]))])
+            })),
+            ("bytesRead", .integer(Int(summary.bytesRead))),
+        ])
+    }
+
+    static func failed(file: String, _ error: ActivityImportFailure) -> JSON {
+        .object([("file", .string(file)), ("ok", .bool(false)), ("error", .string(error.description))])
+    }
+
+    static func sources(_ sources: [ActivitySourceSummary], calendar: DayCalendar) -> JSON {
+        .object([("sources", .array(sources.map { source in
+            .object([
+                ("source", .string(source.source)),
+                ("first", .string(calendar.iso8601(source.firstSlot.start))),
+                ("last", .string(calendar.iso8601(source.lastSlot.start))),
+                ("hours", .integer(source.slots)),
+                ("distance_m", .number(source.metres)),
+            ])
+        }))])
+    }
+}
+
+/// A progress bar on stderr for imports longer than a second: bytes read of the total, MB/s and
+/// the time left, redrawn at most ten times a second. Only on a terminal.
+final class ProgressBar {
+    private let label: String
+    private let enabled: Bool
+    private let clock: () -> Date
+    private let write: (String) -> Void
+    private let started: Date
+    private var lastDraw: Date?
+    private var drawn = false
+
+    /// `clock` and `write` are for tests; dustctl draws on stderr by the system clock.
+    init(label: String, enabled: Bool, clock: @escaping () -> Date = Date.init,
+         write: @escaping (String) -> Void = { _ = writeAll($0.utf8, to: STDERR_FILENO) }) {
+        self.label = label
+        self.enabled = enabled
+        self.clock = clock
+        self.write = write
+        self.started = clock()
+    }
+
+    func update(_ progress: ActivityImportProgress) {
+        guard enabled else { return }
+        let now = clock()
+        let elapsed = now.timeIntervalSince(started)
+        guard elapsed >= 1 else { return }
+        if let lastDraw, now.timeIntervalSince(lastDraw) < 0.1 { return }
+        lastDraw = now
+        drawn = true
+        write("\r" + Self.line(label: label, progress, elapsed: elapsed) + "\u{1B}[K")
+    }
+
+    /// Clears the bar, if one was drawn.
+    func finish() {
+        guard drawn else { return }
+        drawn = false
+        write("\r\u{1B}[K")
+    }
+
+    /// `export.zip [##########          ]  51% 262.1/512.0 MB  38.2 MB/s  7 s left`
+    static func line(label: String, _ progress: ActivityImportProgress, elapsed: TimeInterval) -> String {
+        let megabytes = Double(progress.bytesRead) / 1_000_000
+        let rate = elapsed > 0 ? megabytes / elapsed : 0
+        let shortLabel = label.count > 24 ? "…" + label.suffix(23) : label
+        guard progress.totalBytes > 0 else {
+            return "\(shortLabel)  \(String(format: "%.1f MB  %.1f MB/s", megabytes, rate))"
+        }
+        let fraction = min(1, Double(progress.bytesRead) / Double(progress.totalBytes))
+        let width = 20
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
+        let total = Double(progress.totalBytes) / 1_000_000
+        let left = rate > 0 ? Int(((total - megabytes) / rate).rounded(.up)) : 0
+        return "\(shortLabel) [\(bar)] \(String(format: "%3d%% %.1f/%.1f MB  %.1f MB/s  %d s left", Int(fraction * 100), megabytes, total, rate, max(0, left)))"
     }
 }

@@ -25,6 +25,7 @@ struct ReportText {
         guard !report.hourly.isEmpty else {
             lines.append(isToday ? "No readings for today yet; dustd stores each hour about 20 minutes after it ends."
                                  : "No readings stored for this day.")
+            lines.append(contentsOf: walkingTable(report.walking))
             if let tomorrow { lines.append(tomorrow) }
             return lines.joined(separator: "\n") + "\n"
         }
@@ -39,7 +40,20 @@ struct ReportText {
         if let tomorrow { lines.append(tomorrow) }
         lines.append("")
         lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
+        lines.append(contentsOf: walkingTable(report.walking))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The hours with walking, each with its merged distance and the source that gave it (the
+    /// source's name comes from an imported file: made safe for the terminal).
+    private func walkingTable(_ walking: [WalkingHour]) -> [String] {
+        guard !walking.isEmpty else { return [] }
+        var lines = ["", style.bold("Walking (the largest source per hour)")]
+        for hour in walking {
+            lines.append("\(slotLabel(hour.slot, calendar))  \(pad(formatted(hour.metres / 1000, decimals: 2), 7, alignRight: true)) km  "
+                         + TerminalSafeText.sanitized(hour.source))
+        }
+        return lines
     }
 
     func hourly(_ report: DayReport) -> String {

@@ -20,7 +20,7 @@ struct ForecastStorageTests {
 
     @Test("Migrations run in the order they shipped; new ones only ever go at the end")
     func migrationOrder() {
-        #expect(Schema.migrator.migrations == ["v1", "v2-daemon-state", "v3-scrub-echoed-keys", "v4-forecast", "v5-alerts"])
+        #expect(Schema.migrator.migrations == ["v1", "v2-daemon-state", "v3-scrub-echoed-keys", "v4-forecast", "v5-alerts", "v6-activity-sources"])
     }
 
     @Test("Every issue is stored; storing it again changes nothing; the newest issue for a region and date wins")

@@ -33,12 +33,20 @@ public protocol ReadingStore: Sendable {
 public protocol ActivitySource: Sendable {
     /// Metres walked per slot, for slots starting in `[from, to)`.
     func walkedDistances(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: Double]
+    /// Per slot starting in `[from, to)`: the largest of its sources' distances and that source.
+    func mergedWalking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking]
 }
 
 /// Where imported walking distances are written.
 public protocol ActivityStore: ActivitySource {
     /// Replaces the distances of the given slots in one transaction.
     func saveWalkedDistances(_ distances: [Slot: Double], importedAt: Date) throws(StorageFailure)
+    /// Stores every source of one imported file in one transaction (all or nothing).
+    func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) throws(StorageFailure)
+    /// What is stored, per source, ordered by source name.
+    func storedActivitySources() throws(StorageFailure) -> [ActivitySourceSummary]
+    /// Removes every distance of `source`; returns the slots removed (0: no such source).
+    func forgetActivity(source: String) throws(StorageFailure) -> Int
 }
 
 /// What a poll cycle reads and writes besides the readings: the newest slot per station, and a
@@ -81,5 +89,21 @@ extension SQLiteStore: PollStore, ActivityStore {
 
     public func saveWalkedDistances(_ distances: [Slot: Double], importedAt: Date) throws(StorageFailure) {
         do { try replaceWalkingDistances(distances, importedAt: importedAt) } catch { throw StorageFailure(error) }
+    }
+
+    public func mergedWalking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
+        do { return try walkingActivity(from: from, to: to) } catch { throw StorageFailure(error) }
+    }
+
+    public func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) throws(StorageFailure) {
+        do { try replaceActivity(batches, importedAt: importedAt) } catch { throw StorageFailure(error) }
+    }
+
+    public func storedActivitySources() throws(StorageFailure) -> [ActivitySourceSummary] {
+        do { return try activitySources() } catch { throw StorageFailure(error) }
+    }
+
+    public func forgetActivity(source: String) throws(StorageFailure) -> Int {
+        do { return try forgetActivitySource(source) } catch { throw StorageFailure(error) }
     }
 }

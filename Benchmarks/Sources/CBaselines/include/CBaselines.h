@@ -22,4 +22,15 @@ long fd_xml_floor(const char *buffer, int size, fd_item *items, long capacity);
 /// `slots` are epoch seconds. Returns 0 on success.
 int fd_sqlite_floor(const char *path, const fd_item *items, const int64_t *slots, long count);
 
+/// What the Health export floor counted.
+typedef struct {
+    long distance_records;
+    long other_records;
+    double metres;
+} fd_health_totals;
+
+/// The Health export floor: xmlTextReader over export.xml at `path`, reading every top-level
+/// Record's type, unit and value and summing the walking distance. Returns 0 on success.
+int fd_health_floor(const char *path, fd_health_totals *totals);
+
 #endif

@@ -1,0 +1,48 @@
+import DustKit
+
+/// The distances of one source from one imported file (SPEC §12).
+public struct ActivitySourceBatch: Sendable, Hashable {
+    /// `health:<sourceName>`, `gpx:<file name>` or `csv`.
+    public var source: String
+    /// Metres per slot.
+    public var distances: [Slot: Double]
+    /// The slots whose stored rows of this source the file replaces (deleted before `distances`
+    /// are written); nil to overwrite only the slots in `distances`.
+    public var replacing: ClosedRange<Slot>?
+
+    public init(source: String, distances: [Slot: Double], replacing: ClosedRange<Slot>?) {
+        self.source = source
+        self.distances = distances
+        self.replacing = replacing
+    }
+}
+
+/// The walking distance of one slot: the largest of its sources, and which source that was.
+public struct SlotWalking: Sendable, Hashable {
+    public var metres: Double
+    public var source: String
+
+    public init(metres: Double, source: String) {
+        self.metres = metres
+        self.source = source
+    }
+}
+
+/// What is stored of one source.
+public struct ActivitySourceSummary: Sendable, Hashable {
+    public var source: String
+    public var firstSlot: Slot
+    public var lastSlot: Slot
+    /// Slots with a stored distance.
+    public var slots: Int
+    /// Sum of the source's stored distances, metres.
+    public var metres: Double
+
+    public init(source: String, firstSlot: Slot, lastSlot: Slot, slots: Int, metres: Double) {
+        self.source = source
+        self.firstSlot = firstSlot
+        self.lastSlot = lastSlot
+        self.slots = slots
+        self.metres = metres
+    }
+}

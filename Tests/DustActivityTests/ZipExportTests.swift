@@ -1,0 +1,283 @@
+import DustActivity
+import DustKit
+import Foundation
+import Testing
+import TestSupport
+import ZIPFoundation
+
+/// Writes a zip of `entries` (name, bytes) with ZIPFoundation, deflated; returns its path.
+func makeZip(_ entries: [(String, [UInt8])], in directory: TemporaryDirectory, name: String = "export.zip") throws -> String {
+    let path = directory.path(name)
+    let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
+    for (entryName, bytes) in entries {
+        try archive.addEntry(with: entryName, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
+            Data(bytes[Int(position)..<Int(position) + size])
+        }
+    }
+    return path
+}
+
+/// Reads every entry FineDust reads from a zip, as the import does: samples per source and slot.
+func readZip(_ path: String, limits: ActivityReaderLimits = ActivityReaderLimits()) throws(ActivityFileError) -> (metres: [String: [Slot: Double]], health: HealthExportSummary, routes: [GPXSummary]) {
+    let archive = try HealthExportArchive(path: path, limits: limits)
+    var apportioner = SlotApportioner()
+    let health = try archive.read(archive.export) { source throws(ActivityFileError) in
+        try HealthExportReader(limits: limits).read(source) { apportioner.add($0) }
+    }
+    var routes: [GPXSummary] = []
+    for route in archive.routes {
+        routes.append(try archive.read(route) { source throws(ActivityFileError) in
+            try GPXReader(limits: limits).read(source, fileName: String(route.path.split(separator: "/").last!)) { apportioner.add($0) }
+        })
+    }
+    return (apportioner.metresBySource, health, routes)
+}
+
+/// 0.01° of latitude on FineDust's sphere: R × 0.01 × π / 180 m.
+let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
+
+@Suite("export.zip")
+struct ZipExportTests {
+    @Test("The generated export.zip: export.xml and its workout route read without unpacking, hand-computed per source and slot")
+    func generatedExport() throws {
+        let path = TestFixtures.url("activity/generated/export.zip").path
+        let (metres, health, routes) = try readZip(path)
+        let noon = slot("2026-11-20T03:00:00Z")   // 12:00 KST
+        let one = slot("2026-11-20T04:00:00Z")
+        let two = slot("2026-11-20T05:00:00Z")
+        #expect(metres["health:Apple Watch"] == [noon: 2400, one: 600, two: 600])
+        let iPhone = try #require(metres["health:iPhone"])
+        #expect(abs(iPhone[noon]! - 1.25 * 1609.344) < 1e-9)           // 2011.68 m
+        #expect(abs(iPhone[one]! - 3280.84 * 0.3048) < 1e-9)           // -0500 offset: 13:40 KST, 1000.000032 m
+        let route = try #require(metres["gpx:route_2026-11-20_12.10pm.gpx"])
+        #expect(abs(route[noon]! - 3 * hundredthDegree) < 1e-6)          // 3335.85 m
+        #expect(health.distanceRecords == 4)
+        #expect(health.skippedRecordsByType == ["HKQuantityTypeIdentifierStepCount": 1, "HKQuantityTypeIdentifierHeartRate": 1,
+                                                 "HKQuantityTypeIdentifierActiveEnergyBurned": 1])
+        #expect(health.workoutRoutePaths == ["/workout-routes/route_2026-11-20_12.10pm.gpx"])
+        #expect(routes.map(\.steps) == [3])
+        // The slot's distance is the route's 3335.85 m, not 2400 + 2011.68 + 3335.85.
+        #expect(abs(SlotApportioner.largestPerSlot(metres)[noon]! - 3 * hundredthDegree) < 1e-6)
+    }
+
+    @Test("Bytes of a zip are inflated piece by piece: 20,000 records in a 64 KiB-bounded hand-over land in their hours")
+    func manyRecords() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        // Records of 100 m each, one every 3 minutes from 2024-01-01 00:00 +0900: 20 per hour.
+        var body = ""
+        for index in 0..<20_000 {
+            let start = Date(timeIntervalSince1970: 1_704_034_800 + Double(index) * 180)
+            let text = ActivityTestTime.health(start)
+            body += distanceRecord(unit: "m", value: "100", start: text, end: text) + "\n"
+        }
+        let path = try makeZip([("apple_health_export/export.xml", Array(healthExport(body).utf8))], in: directory)
+        let (metres, health, _) = try readZip(path)
+        #expect(health.distanceRecords == 20_000)
+        let watch = try #require(metres["health:Apple Watch"])
+        #expect(watch.count == 1000)
+        #expect(watch.values.allSatisfy { $0 == 2000 })
+    }
+
+    @Test("A zip bomb is refused by the size its directory declares: 40 MB of records in a few KB")
+    func declaredBomb() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let record = distanceRecord(unit: "m", value: "100", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:00:00 +0900") + "\n"
+        let xml = healthExport(String(repeating: record, count: 40_000_000 / record.utf8.count))
+        let path = try makeZip([("apple_health_export/export.xml", Array(xml.utf8))], in: directory)
+        let compressed = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"]).compressedSize
+        #expect(compressed * 200 < 40_000_000, "the test's bomb must compress more than 200:1")
+        #expect(throws: ActivityFileError.zipEntryTooLarge(name: "apple_health_export/export.xml", limit: 32 << 30, ratio: 200)) {
+            try readZip(path)
+        }
+        // An absolute bound below the entry's size refuses it too, whatever the ratio.
+        #expect(throws: ActivityFileError.zipEntryTooLarge(name: "apple_health_export/export.xml", limit: 1 << 20, ratio: 100_000)) {
+            try readZip(path, limits: ActivityReaderLimits(maxZipEntryBytes: 1 << 20, maxCompressionRatio: 100_000))
+        }
+    }
+
+    @Test("A zip bomb whose directory lies about its size is stopped while inflating, within a piece of the bound")
+    func lyingBomb() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let record = distanceRecord(unit: "m", value: "100", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:00:00 +0900") + "\n"
+        let xml = healthExport(String(repeating: record, count: 20_000_000 / record.utf8.count))
+        let path = try makeZip([("apple_health_export/export.xml", Array(xml.utf8))], in: directory)
+        // Claim 1,000 bytes uncompressed in the local header and the central directory.
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        var patched = 0
+        for index in 0..<(bytes.count - 4) {
+            if bytes[index] == 0x50, bytes[index + 1] == 0x4B, bytes[index + 2] == 0x03, bytes[index + 3] == 0x04 {
+                bytes.replaceSubrange((index + 22)..<(index + 26), with: [0xE8, 0x03, 0, 0]); patched += 1
+            } else if bytes[index] == 0x50, bytes[index + 1] == 0x4B, bytes[index + 2] == 0x01, bytes[index + 3] == 0x02 {
+                bytes.replaceSubrange((index + 24)..<(index + 28), with: [0xE8, 0x03, 0, 0]); patched += 1
+            }
+        }
+        #expect(patched == 2)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ActivityFileError.zipEntryTooLarge(name: "apple_health_export/export.xml", limit: 32 << 30, ratio: 200)) {
+            try readZip(path)
+        }
+    }
+
+    @Test("An entry named ../../x is refused before anything is read, and nothing is written anywhere", arguments: [
+        "../../x", "apple_health_export/../../x", "/etc/x", "apple_health_export\\..\\x",
+    ])
+    func climbingEntry(name: String) throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let xml = healthExport(distanceRecord(value: "1", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+        let path = try makeZip([("apple_health_export/export.xml", Array(xml.utf8)), (name, Array("x".utf8))], in: directory)
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
+        #expect(throws: ActivityFileError.unsafeZipEntry(name: name)) { try readZip(path) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == before)
+        #expect(!FileManager.default.fileExists(atPath: directory.url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("x").path))
+    }
+
+    @Test("A truncated zip is a clear error, whatever the cut")
+    func truncated() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let bytes = try TestFixtures.data("activity/generated/export.zip")
+        for cut in [bytes.count / 2, bytes.count - 10, 30] {
+            let path = directory.path("cut-\(cut).zip")
+            try bytes.prefix(cut).write(to: URL(fileURLWithPath: path))
+            #expect {
+                try readZip(path)
+            } throws: { error in
+                guard case .unreadableZip = error as? ActivityFileError else { return false }
+                return true
+            }
+        }
+    }
+
+    @Test("A damaged entry (bytes flipped in its deflated data) fails its checksum or its inflate, never reads as data")
+    func damagedEntry() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        var records = ""
+        for minute in 0..<600 {
+            let start = ActivityTestTime.health(Date(timeIntervalSince1970: 1_704_034_800 + Double(minute) * 60))
+            records += distanceRecord(unit: "m", value: "\(minute)", start: start, end: start) + "\n"
+        }
+        let path = try makeZip([("apple_health_export/export.xml", Array(healthExport(records).utf8))], in: directory)
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        for offset in 200..<210 { bytes[offset] ^= 0x5A }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect {
+            try readZip(path)
+        } throws: { error in
+            switch error as? ActivityFileError {
+            case .damagedZipEntry, .malformedXML, .invalidRecord: true
+            default: false
+            }
+        }
+    }
+
+    @Test("Hostile export.xml inside a zip: <!ENTITY, an external DTD, a 10 MB attribute — each its typed error")
+    func hostileXMLInZip() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let entity = healthExport("", subset: appleSubset + "\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">")
+        let entityZip = try makeZip([("apple_health_export/export.xml", Array(entity.utf8))], in: directory, name: "entity.zip")
+        #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: entity))) { try readZip(entityZip) }
+
+        let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData SYSTEM \"http://example.com/health.dtd\">\n<HealthData/>\n"
+        let externalZip = try makeZip([("apple_health_export/export.xml", Array(external.utf8))], in: directory, name: "external.zip")
+        #expect(throws: ActivityFileError.externalIdentifier(line: 2)) { try readZip(externalZip) }
+
+        // 10 MB of letters that do not repeat (they deflate about 1.6:1, so no bomb bound applies).
+        var state: UInt64 = 12
+        var huge = [UInt8](repeating: 0, count: 10_000_000)
+        for index in huge.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            huge[index] = UInt8(ascii: "a") + UInt8((state >> 33) % 26)
+        }
+        let prefix = healthExport("<Record type=\"HKQuantityTypeIdentifierStepCount\" sourceName=\"", subset: appleSubset)
+        let split = prefix.range(of: "sourceName=\"")!.upperBound
+        var xml = Array(prefix[..<split].utf8)
+        xml += huge
+        xml += Array("\"/>\n</HealthData>\n".utf8)
+        let hugeZip = try makeZip([("apple_health_export/export.xml", xml)], in: directory, name: "huge.zip")
+        #expect(throws: ActivityFileError.attributeTooLong(line: lineNumber(of: "<Record", in: prefix), limit: 1 << 20)) { try readZip(hugeZip) }
+    }
+
+    @Test("A deflate stream that never ends (a stored block longer than the file, the directory intact) stops with an error, not a hang")
+    func endlessStream() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        func le(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+        let name = Array("apple_health_export/export.xml".utf8)
+        // A non-final stored block claiming 65,535 bytes, followed by only 12.
+        let data: [UInt8] = [0x00] + le(0xFFFF, 2) + le(0x0000, 2) + Array("<HealthData>".utf8)
+        let local = le(0x0403_4B50, 4) + le(20, 2) + le(0, 2) + le(8, 2) + le(0, 4) + le(0, 4)
+            + le(data.count, 4) + le(100_000, 4) + le(name.count, 2) + le(0, 2) + name
+        let central = le(0x0201_4B50, 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(8, 2) + le(0, 4) + le(0, 4)
+            + le(data.count, 4) + le(100_000, 4) + le(name.count, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2)
+            + le(0o644 << 16, 4) + le(0, 4) + name
+        let end = le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) + le(central.count, 4)
+            + le(local.count + data.count, 4) + le(0, 2)
+        let path = directory.path("endless.zip")
+        try Data(local + data + central + end).write(to: URL(fileURLWithPath: path))
+        let started = Date()
+        // ZIPFoundation 0.9.20 keeps calling inflate at the end of the file, handing it the unread
+        // tail of its buffer: either that stalls (the watchdog's error) or it inflates to bytes
+        // that are not XML (libxml2's error). Never a hang, never a success.
+        #expect {
+            try readZip(path, limits: ActivityReaderLimits(zipStallTimeout: 1))
+        } throws: { error in
+            switch error as? ActivityFileError {
+            case let .damagedZipEntry(name, reason): name == "apple_health_export/export.xml" && reason.contains("never ends")
+            case .malformedXML: true
+            default: false
+            }
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+    }
+
+    @Test("A zip without apple_health_export/export.xml says what it expected; one renamed top folder is still read")
+    func noExport() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let path = try makeZip([("photos/cat.jpg", [0xFF, 0xD8, 0xFF])], in: directory)
+        #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(path) }
+        let xml = healthExport(distanceRecord(unit: "m", value: "700", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+        let gpx = "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2023-12-31T23:00:00Z</time></trkpt>"
+            + "<trkpt lat=\"37.51\" lon=\"127\"><time>2023-12-31T23:10:00Z</time></trkpt></trkseg></trk></gpx>"
+        let renamed = try makeZip([("건강 내보내기/export.xml", Array(xml.utf8)), ("건강 내보내기/workout-routes/route.gpx", Array(gpx.utf8))],
+                                  in: directory, name: "renamed.zip")
+        let (metres, _, routes) = try readZip(renamed)
+        #expect(metres["health:Apple Watch"] == [slot("2023-12-31T23:00:00Z"): 700])
+        #expect(routes.map(\.steps) == [1])
+        #expect(abs(metres["gpx:route.gpx"]![slot("2023-12-31T23:00:00Z")]! - hundredthDegree) < 1e-6)
+        let two = try makeZip([("a/export.xml", Array(xml.utf8)), ("b/export.xml", Array(xml.utf8))], in: directory, name: "two.zip")
+        #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(two) }
+    }
+
+    @Test("Formats are told from content: zip, HealthData, gpx (any prefix), the CSV header; anything else is refused")
+    func sniffing() throws {
+        #expect(try ActivityFileFormat.sniff([UInt8](try TestFixtures.data("activity/generated/export.zip"))) == .healthZip)
+        #expect(try ActivityFileFormat.sniff([UInt8](try TestFixtures.data("activity/generated/export.xml"))) == .healthXML)
+        #expect(try ActivityFileFormat.sniff([UInt8](try TestFixtures.data("activity/generated/route-strava-evening.gpx"))) == .gpx)
+        #expect(try ActivityFileFormat.sniff(Array("<?xml version=\"1.0\"?>\n<g:gpx xmlns:g=\"http://www.topografix.com/GPX/1/0\"/>".utf8)) == .gpx)
+        #expect(try ActivityFileFormat.sniff(Array("\u{FEFF}start, distance_m\r\n2026-11-20 08:00,100\n".utf8)) == .csv)
+        #expect(throws: ActivityFileError.unrecognizedFormat) { try ActivityFileFormat.sniff(Array("date,steps\n".utf8)) }
+        #expect(throws: ActivityFileError.unrecognizedFormat) { try ActivityFileFormat.sniff(Array("<kml/>".utf8)) }
+        #expect(throws: ActivityFileError.unrecognizedFormat) { try ActivityFileFormat.sniff([]) }
+        #expect(throws: ActivityFileError.entityInDocumentType(line: 2)) {
+            try ActivityFileFormat.sniff(Array("<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [<!ENTITY a \"b\">]>\n<HealthData/>".utf8))
+        }
+    }
+}
+
+/// Health's date format for a UTC instant written in +0900.
+enum ActivityTestTime {
+    static func health(_ instant: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 9 * 3600)
+        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
+        return formatter.string(from: instant)
+    }
+}

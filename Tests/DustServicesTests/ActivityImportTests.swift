@@ -1,0 +1,220 @@
+import DustActivity
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import Testing
+import TestSupport
+
+/// A fresh database and the activity service over it.
+private struct ImportBench {
+    let directory: TemporaryDirectory
+    let store: SQLiteStore
+    let service: ActivityService
+
+    init() throws {
+        directory = try TemporaryDirectory("finedust-activity")
+        store = try SQLiteStore(path: directory.path("db.sqlite"))
+        service = ActivityService(store: store, calendar: seoul, clock: FixedClock(Date(timeIntervalSince1970: 1_763_650_000)))
+    }
+
+    func write(_ name: String, _ text: String) throws -> String {
+        let path = directory.path(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Every stored row: source → slot → metres.
+    func stored() throws -> [String: [Slot: Double]] {
+        var result: [String: [Slot: Double]] = [:]
+        for source in try store.activitySources() {
+            result[source.source] = try store.activity(source: source.source)
+        }
+        return result
+    }
+}
+
+private func utc(_ text: String) -> Slot { Slot(containing: ISO8601DateFormatter().date(from: text)!) }
+private let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
+
+@Suite("Activity import")
+struct ActivityImportTests {
+    @Test("export.zip + a GPX + a CSV: stored per source and slot; a slot's distance is the largest source, never the sum")
+    func mergedBySource() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        let zip = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
+        #expect(zip.format == .healthZip)
+        #expect(zip.recordsUsed == 4 && zip.trackSteps == 3)
+        #expect(zip.slotsTouched == 3)
+        #expect(zip.sources == ["gpx:route_2026-11-20_12.10pm.gpx", "health:Apple Watch", "health:iPhone"])
+        let gpx = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/route-strava-evening.gpx").path)
+        #expect(gpx.format == .gpx && gpx.trackSteps == 2 && gpx.recordsUsed == 0)
+        let csv = try bench.service.importFile(atPath: try bench.write("walks.data", "start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n"))
+        #expect(csv.format == .csv && csv.recordsUsed == 2)
+
+        let noon = utc("2026-11-20T03:00:00Z"), one = utc("2026-11-20T04:00:00Z"), two = utc("2026-11-20T05:00:00Z")
+        let six = utc("2026-11-20T09:00:00Z"), seven = utc("2026-11-20T10:00:00Z")
+        let merged = try bench.store.walkingActivity(from: noon, to: seven.advanced(by: 1))
+        #expect(abs(merged[noon]!.metres - 3 * hundredthDegree) < 1e-6)   // route 3335.85 > Watch 2400 > iPhone 2011.68
+        #expect(merged[noon]!.source == "gpx:route_2026-11-20_12.10pm.gpx")
+        #expect(abs(merged[one]!.metres - 1000.000032) < 1e-6 && merged[one]!.source == "health:iPhone")   // iPhone 1000 m > Watch 600 m
+        #expect(merged[two] == SlotWalking(metres: 600, source: "health:Apple Watch"))
+        #expect(abs(merged[six]!.metres - 2 * hundredthDegree) < 1e-6 && merged[six]!.source == "gpx:route-strava-evening.gpx")  // 2223.90 > CSV 1500
+        #expect(merged[seven] == SlotWalking(metres: 800, source: "csv"))
+        #expect(merged.count == 5)
+    }
+
+    @Test("Importing the same files again changes nothing")
+    func idempotent() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        let files = [TestFixtures.url("activity/generated/export.zip").path, TestFixtures.url("activity/generated/export.xml").path,
+                     TestFixtures.url("activity/generated/route-strava-evening.gpx").path]
+        for file in files { _ = try bench.service.importFile(atPath: file) }
+        let first = try bench.stored()
+        for file in files { _ = try bench.service.importFile(atPath: file) }
+        #expect(try bench.stored() == first)
+        #expect(first["health:Apple Watch"]?.count == 3)
+        #expect(try bench.store.activitySources().map(\.slots) == [1, 1, 3, 2])
+    }
+
+    @Test("A shorter export replaces its source's rows over the span it covers and keeps older history")
+    func shorterExport() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        func record(_ start: String, _ end: String, _ metres: Int) -> String {
+            "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"m\" value=\"\(metres)\" startDate=\"\(start)\" endDate=\"\(end)\"/>\n"
+        }
+        let long = "<HealthData>\n" + record("2026-11-01 08:00:00 +0900", "2026-11-01 08:10:00 +0900", 700)
+            + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 500)
+            + record("2026-11-12 08:00:00 +0900", "2026-11-12 08:10:00 +0900", 900) + "</HealthData>\n"
+        _ = try bench.service.importFile(atPath: try bench.write("long.xml", long))
+        // The new export starts on 11-10 and no longer holds the 11-12 record (deleted in Health).
+        let short = "<HealthData>\n" + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 550)
+            + record("2026-11-13 08:00:00 +0900", "2026-11-13 08:10:00 +0900", 300) + "</HealthData>\n"
+        _ = try bench.service.importFile(atPath: try bench.write("short.xml", short))
+        #expect(try bench.stored() == ["health:iPhone": [
+            utc("2026-10-31T23:00:00Z"): 700,   // before the new span: kept
+            utc("2026-11-09T23:00:00Z"): 550,   // replaced
+            utc("2026-11-12T23:00:00Z"): 300,   // new; 11-12's 900 m inside the span is gone
+        ]])
+    }
+
+    @Test("forget removes one source and leaves the others; an unknown source is an error naming the stored ones")
+    func forget() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        _ = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
+        #expect(try bench.service.forget(source: "health:Apple Watch") == 3)
+        #expect(try bench.store.activitySources().map(\.source) == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone"])
+        let one = utc("2026-11-20T04:00:00Z"), two = utc("2026-11-20T05:00:00Z")
+        #expect(try bench.store.walkingDistances(from: two, to: two.advanced(by: 1)) == [:])   // only the Watch had 14:00
+        #expect(abs(try bench.store.walkingDistances(from: one, to: two)[one]! - 1000.000032) < 1e-6)
+        #expect {
+            try bench.service.forget(source: "health:Apple Watch")
+        } throws: { error in
+            (error as? UnknownActivitySource)?.known == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone"]
+        }
+    }
+
+    @Test("A hostile or broken file is a typed error and stores nothing", arguments: [
+        ("entity.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData>&xxe;</HealthData>\n"),
+        ("external.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData SYSTEM \"http://example.com/x.dtd\">\n<HealthData/>\n"),
+        ("bad-late.xml", "<HealthData>\n<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"m\" value=\"5\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"furlong\" value=\"5\" startDate=\"2026-11-20 09:00:00 +0900\" endDate=\"2026-11-20 09:10:00 +0900\"/>\n</HealthData>\n"),
+        ("cut.gpx", "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2026-11-20T00:00:00Z</time></trkpt><trkpt lat=\"37.51\" lon=\"127\"><time>2026-11-20T00:10:00Z</time></trkpt>"),
+        ("bad.csv", "start,distance_m\n2026-11-20 08:00,100\n2026-11-20 09:00,-1\n"),
+        ("notes.csv", "shopping list\n"),
+    ])
+    func nothingStored(name: String, content: String) throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        #expect(throws: ActivityImportFailure.self) { try bench.service.importFile(atPath: try bench.write(name, content)) }
+        #expect(try bench.store.activitySources().isEmpty)
+    }
+
+    @Test("A hostile zip (an entry named ../../x, a truncated zip) stores nothing, not even its good entries")
+    func hostileZip() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        let bytes = try TestFixtures.data("activity/generated/export.zip")
+        let cut = bench.directory.path("cut.zip")
+        try bytes.prefix(bytes.count - 40).write(to: URL(fileURLWithPath: cut))
+        #expect {
+            try bench.service.importFile(atPath: cut)
+        } throws: { error in
+            guard case .file(.unreadableZip) = error as? ActivityImportFailure else { return false }
+            return true
+        }
+        // The fixture with its route renamed to climb out: ZIP names are the same length, so patch them.
+        var patched = [UInt8](bytes)
+        let name = Array("apple_health_export/workout-routes/route_2026-11-20_12.10pm.gpx".utf8)
+        let evil = Array("apple_health_export/workout-routes/../../../../../../../abx.gpx".utf8)
+        #expect(name.count == evil.count)
+        var replaced = 0
+        var index = 0
+        while index <= patched.count - name.count {
+            if Array(patched[index..<(index + name.count)]) == name {
+                patched.replaceSubrange(index..<(index + name.count), with: evil)
+                replaced += 1
+                index += name.count
+            } else {
+                index += 1
+            }
+        }
+        #expect(replaced == 2)
+        let evilPath = bench.directory.path("evil.zip")
+        try Data(patched).write(to: URL(fileURLWithPath: evilPath))
+        #expect(throws: ActivityImportFailure.file(.unsafeZipEntry(name: String(decoding: evil, as: UTF8.self)))) {
+            try bench.service.importFile(atPath: evilPath)
+        }
+        #expect(try bench.store.activitySources().isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: "/abx.gpx"))
+    }
+
+    @Test("A FIFO or a directory is refused at once, never waited on; a missing file names the system's reason")
+    func notRegular() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        let fifo = bench.directory.path("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) { try bench.service.importFile(atPath: fifo) }
+        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) { try bench.service.importFile(atPath: bench.directory.url.path) }
+        #expect(throws: ActivityImportFailure.cannotOpen(reason: "No such file or directory")) {
+            try bench.service.importFile(atPath: bench.directory.path("absent.zip"))
+        }
+    }
+
+    @Test("CSV rows stored before v4 become the source csv, and a CSV import still replaces only its own hours")
+    func csvSource() throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        _ = try bench.service.importCSV(Data("start,distance_m\n2026-11-20 08:00,1000\n2026-11-20 09:00,400\n".utf8))
+        _ = try bench.service.importCSV(Data("start,distance_m\n2026-11-20 09:00,450\n".utf8))
+        #expect(try bench.stored() == ["csv": [utc("2026-11-19T23:00:00Z"): 1000, utc("2026-11-20T00:00:00Z"): 450]])
+    }
+}
+
+@Suite("Activity import bounds")
+struct ActivityImportBoundsTests {
+    @Test("A file giving distance to more (source, hour) pairs than the bound is refused, nothing stored, memory held at the bound")
+    func tooManySourceHours() throws {
+        let directory = try TemporaryDirectory("finedust-activity")
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("db.sqlite"))
+        let service = ActivityService(store: store, calendar: seoul, limits: ActivityReaderLimits(maxSourceSlots: 5))
+        // Six sources, one hour each.
+        var xml = "<HealthData>\n"
+        for index in 0..<6 {
+            xml += "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"phone \(index)\" unit=\"m\" value=\"10\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n"
+        }
+        let path = directory.path("many.xml")
+        try Data((xml + "</HealthData>\n").utf8).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ActivityImportFailure.file(.tooManySourceHours(limit: 5))) { try service.importFile(atPath: path) }
+        #expect(try store.activitySources().isEmpty)
+        // Five fit.
+        let five = directory.path("five.xml")
+        try Data((xml.components(separatedBy: "\n").prefix(6).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(to: URL(fileURLWithPath: five))
+        #expect(try service.importFile(atPath: five).sources.count == 5)
+    }
+}

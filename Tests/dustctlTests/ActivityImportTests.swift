@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `dustctl day --json` as a dictionary.
+private func dayDocument(_ db: String) throws -> [String: Any] {
+    let result = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json")
+    #expect(result.status == 0, "\(result.standardError)")
+    return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+}
+
+private func pm10Intake(_ document: [String: Any], hour: String) throws -> Double {
+    let rows = try #require(document["hourly"] as? [[String: Any]])
+    let row = try #require(rows.first { ($0["start"] as? String) == "2026-11-20T\(hour):00:00+09:00" })
+    return try #require((row["intake"] as? [String: Any])?["pm10"] as? Double)
+}
+
+private func totalPM10Intake(_ document: [String: Any]) throws -> Double {
+    try #require((document["intake"] as? [String: Any])?["pm10"] as? Double)
+}
+
+/// 0.01° of latitude on FineDust's sphere.
+private let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
+
+@Suite("dustctl activity")
+struct DustctlActivityTests {
+    @Test("import export.zip + GPX + CSV, sources, day --json with the merged distance and the hand-computed intake, idempotent re-import, forget")
+    func endToEnd() throws {
+        let directory = try TemporaryDirectory("finedust-activity-e2e")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let before = try dayDocument(db)
+        #expect((before["walking"] as? [Any])?.isEmpty == true)
+        // 12:00 is sedentary indoors by the default schedule: C × 0.26 × 0.7.
+        #expect(abs(try pm10Intake(before, hour: "12") - 49 * 0.26 * 0.7) < 1e-9)
+
+        let csv = directory.path("walks.txt")   // the name says nothing; the header does
+        try Data("start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n".utf8).write(to: URL(fileURLWithPath: csv))
+        let files = [fixture("activity/generated/export.zip"), fixture("activity/generated/route-strava-evening.gpx"), csv]
+        let imported = try dustctl(["activity", "import"] + files + ["--db", db])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(imported.standardError.isEmpty)   // not a terminal: no progress bar
+        let lines = imported.standardOutput.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines[0].contains("Health export (zip), 4 records and 3 route steps used, 3 skipped"))
+        #expect(lines[0].contains("3 hours touched"))
+        #expect(lines[0].contains("health:Apple Watch 3.60 km"))
+        #expect(lines[1].contains("GPX track, 2 track steps used"))
+        #expect(lines[2].contains("CSV, 2 rows used, 2 hours touched, sources: csv 2.30 km"))
+
+        let sources = try dustctl("activity", "sources", "--db", db, "--json")
+        let sourceList = try #require((try JSONSerialization.jsonObject(with: Data(sources.standardOutput.utf8)) as? [String: Any])?["sources"] as? [[String: Any]])
+        #expect(sourceList.map { $0["source"] as? String } == ["csv", "gpx:route-strava-evening.gpx", "gpx:route_2026-11-20_12.10pm.gpx",
+                                                              "health:Apple Watch", "health:iPhone"])
+        #expect(sourceList.map { $0["hours"] as? Int } == [2, 1, 1, 3, 2])
+        #expect(sourceList[3]["first"] as? String == "2026-11-20T12:00:00+09:00")
+        #expect(sourceList[3]["last"] as? String == "2026-11-20T14:00:00+09:00")
+        #expect(sourceList[3]["distance_m"] as? Double == 3600)
+
+        let after = try dayDocument(db)
+        let walking = try #require(after["walking"] as? [[String: Any]])
+        #expect(walking.map { $0["start"] as? String } == ["12", "13", "14", "18", "19"].map { "2026-11-20T\($0):00:00+09:00" })
+        #expect(walking.map { $0["source"] as? String } == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone", "health:Apple Watch",
+                                                           "gpx:route-strava-evening.gpx", "csv"])
+        let metres = walking.compactMap { $0["distance_m"] as? Double }
+        #expect(abs(metres[0] - 3 * hundredthDegree) < 1e-6)   // the route's 3335.85 m, not 3335.85 + 2400 + 2011.68
+        #expect(abs(metres[1] - 1000.000032) < 1e-6)           // iPhone's 3280.84 ft at 13:40 KST (-0500 in the file) beats the Watch's 600 m
+        #expect(metres[2] == 600)
+        #expect(abs(metres[3] - 2 * hundredthDegree) < 1e-6)   // Strava 2223.90 m beats the CSV's 1500 m
+        #expect(metres[4] == 800)
+
+        // Intake with walking d: light (0.72 m³/h), outdoors max(schedule, d / 4800), infiltration 0.7.
+        let noon = 49 * 0.72 * (0.7 + 0.3 * (3 * hundredthDegree / 4800))     // 32.0516 µg
+        #expect(abs(try pm10Intake(after, hour: "12") - noon) < 1e-9)
+        #expect(abs(try pm10Intake(after, hour: "14") - 44 * 0.72 * 0.7375) < 1e-9)   // 600 m: f = 0.125 → 23.364
+        #expect(abs(try pm10Intake(after, hour: "18") - 63 * 0.72 * 0.85) < 1e-9)     // already light, half outdoors: unchanged
+        #expect(abs(try pm10Intake(after, hour: "19") - 66 * 0.72 * 0.75) < 1e-9)     // 800 m: f = 1/6 → 35.64
+        // The day's total grows by exactly the four changed hours: 23.1336 + 17.2490 + 15.356 + 23.628.
+        let growth = (noon - 49 * 0.182) + (47 * 0.72 * (0.7 + 0.3 * 1000.000032 / 4800) - 47 * 0.182) + (23.364 - 44 * 0.182) + (35.64 - 66 * 0.182)
+        #expect(abs(growth - 79.36655462) < 1e-6)
+        #expect(abs(try totalPM10Intake(after) - totalPM10Intake(before) - growth) < 1e-9)
+
+        // The text of `day` names each hour's distance and winning source.
+        let text = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db).standardOutput
+        #expect(text.contains("Walking (the largest source per hour)"))
+        #expect(text.contains("12:00–13:00     3.34 km  gpx:route_2026-11-20_12.10pm.gpx"))
+        #expect(text.contains("19:00–20:00     0.80 km  csv"))
+
+        // Importing everything again changes nothing.
+        let dayJSON = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput
+        #expect(try dustctl(["activity", "import", "--quiet"] + files + ["--db", db]).standardOutput.isEmpty)
+        #expect(try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput == dayJSON)
+
+        // Forgetting the route: 12:00 falls back to the Watch's 2400 m (f = 0.5): 49 × 0.72 × 0.85.
+        let forgot = try dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
+        #expect(forgot.status == 0)
+        #expect(forgot.standardOutput == "gpx:route_2026-11-20_12.10pm.gpx: 1 hours of walking removed.\n")
+        let forgotten = try dayDocument(db)
+        #expect(abs(try pm10Intake(forgotten, hour: "12") - 49 * 0.72 * 0.85) < 1e-9)
+        let unknown = try dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
+        #expect(unknown.status == 65)
+        #expect(unknown.standardError.contains("no activity is stored from the source"))
+    }
+
+    @Test("A bad file among good ones stores nothing of its own, the others are imported, exit 65; --json summarises each")
+    func badAmongGood() throws {
+        let directory = try TemporaryDirectory("finedust-activity-e2e")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        let hostile = directory.path("export.xml")
+        try Data("<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ENTITY x SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData>&x;</HealthData>\n".utf8)
+            .write(to: URL(fileURLWithPath: hostile))
+        let unknown = directory.path("track.gpx")
+        try Data("\u{1B}]0;pwned\u{07}not a track\n".utf8).write(to: URL(fileURLWithPath: unknown))
+        let result = try dustctl("activity", "import", hostile, fixture("activity/generated/route-strava-evening.gpx"), unknown, "--db", db, "--json")
+        #expect(result.status == 65)
+        #expect(result.standardError.contains("line 3: the document type declares or uses an entity"))
+        #expect(result.standardError.contains("not a format FineDust reads"))
+        #expect(!result.standardError.contains("\u{1B}"))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let files = try #require(document["files"] as? [[String: Any]])
+        #expect(files.map { $0["ok"] as? Bool } == [false, true, false])
+        #expect(files[1]["trackSteps"] as? Int == 2)
+        #expect(document["failed"] as? Int == 2)
+        let sources = try dustctl("activity", "sources", "--db", db)
+        #expect(sources.standardOutput.contains("gpx:route-strava-evening.gpx"))
+        #expect(sources.standardOutput.split(separator: "\n").count == 2)
+    }
+}
