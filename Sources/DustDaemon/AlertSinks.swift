@@ -18,16 +18,21 @@ public final class AlertSinks: Sendable {
     public let sinks: [any AlertSink]
     /// Problems worth a warning at start: a token that would travel in clear text.
     public let warnings: [String]
-    private let client: HTTPClient
+    /// Only when an ntfy or webhook sink is configured.
+    private let client: HTTPClient?
 
     /// Builds every sink; reads ntfy tokens now (from the token file, else the systemd credential
     /// `ntfy-token`), so a bad token file is a configuration error at start, not a failed alert.
     public init(settings: AlertSettings, environment: [String: String]) throws(ConfigurationError) {
-        var configuration = HTTPClient.Configuration()
-        // A sink's URL is configured; a redirect would send the token and the event elsewhere.
-        configuration.redirectConfiguration = .disallow
-        configuration.timeout = .init(connect: .seconds(10), read: .seconds(20))
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let needsHTTP = settings.sinks.contains { if case .command = $0 { false } else { true } }
+        var client: HTTPClient?
+        if needsHTTP {
+            var configuration = HTTPClient.Configuration()
+            // A sink's URL is configured; a redirect would send the token and the event elsewhere.
+            configuration.redirectConfiguration = .disallow
+            configuration.timeout = .init(connect: .seconds(10), read: .seconds(20))
+            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        }
         self.client = client
         var sinks: [any AlertSink] = []
         var warnings: [String] = []
@@ -41,15 +46,15 @@ public final class AlertSinks: Sendable {
                        !isLoopbackHost(components.host ?? "") {
                         warnings.append("\(name) sends its access token over plain http; use https")
                     }
-                    sinks.append(NtfySink(name: name, url: url, token: token, client: client))
+                    sinks.append(NtfySink(name: name, url: url, token: token, client: client!))
                 case let .webhook(url):
-                    sinks.append(WebhookSink(name: name, url: url, client: client))
+                    sinks.append(WebhookSink(name: name, url: url, client: client!))
                 case let .command(arguments, timeoutSeconds):
                     sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
                 }
             }
         } catch {
-            try? client.syncShutdown()
+            try? client?.syncShutdown()
             throw error
         }
         self.sinks = sinks
@@ -57,7 +62,7 @@ public final class AlertSinks: Sendable {
     }
 
     public func shutdown() async {
-        try? await client.shutdown()
+        try? await client?.shutdown()
     }
 
     /// The credential name for the ntfy access token (`LoadCredential=ntfy-token:…`).
