@@ -2,7 +2,7 @@
 # Real clients against dustd on the web (issue 11):
 #  - headless Chromium (Debian's chromium) loads the dashboard served by `dustd --demo`: the DOM
 #    carries the numbers `dustctl day/week --json` prints, the console has no error, the CSP holds;
-#    a phone-sized screenshot is written to docs/dashboard.png;
+#    a phone-sized screenshot is taken (SCREENSHOT=docs/dashboard.png keeps it there);
 #  - a real Prometheus (Debian's prometheus) scrapes /metrics: its HTTP API returns finedust_ series
 #    whose values equal the database's; promtool checks the exposition.
 #
@@ -47,6 +47,7 @@ chrome --dump-dom "$BASE/week/2026-W47" >"$WORK/week.html" 2>"$WORK/chromium-wee
 chrome --dump-dom "$BASE/" >"$WORK/today.html" 2>"$WORK/chromium-today.log"
 chrome --screenshot="$WORK/dashboard.png" --window-size=412,2600 --hide-scrollbars "$BASE/" >/dev/null 2>"$WORK/chromium-shot.log"
 [ -s "$WORK/dashboard.png" ] || fail "chromium took no screenshot"
+if [ -n "${SCREENSHOT:-}" ]; then cp "$WORK/dashboard.png" "$SCREENSHOT"; fi
 if [ -n "${SCREENSHOT_TO:-}" ]; then cp "$WORK/dashboard.png" "$SCREENSHOT_TO"; fi
 
 # The page's console: no error, no refused style or resource (the CSP holds: everything the page
