@@ -93,6 +93,36 @@ struct AlertProcessTests {
         #expect(!list.standardOutput.contains(token))
     }
 
+    @Test("Quiet hours hold a rise back (nothing sent, the rule shows as held); when SIGHUP lifts them, it is sent once")
+    func quietHoursHoldBack() async throws {
+        let receiver = FakeAirKoreaServer { _ in .respond(status: 200, body: Data()) }
+        let receiverURL = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/dust")
+        let rules = """
+            station:
+              name: 종로구
+            alerts:
+              rules: [ { when: pm25.grade >= 3 } ]
+              sinks: [ { ntfy: "\(receiverURL)" } ]
+            """
+        let dustd = try await RunningDustd(configuration: rules + "\n  quietHours: { from: 0, to: 24 }\n",
+                                           extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"], body: currentHourResponse(pm25: 60))
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { dustd.server.requests.count >= 4 })
+        #expect(receiver.requests.isEmpty)
+        let held = try Executables.run("dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
+                                       environment: ["PATH": "/usr/bin:/bin"])
+        #expect(held.standardOutput.contains("pm25.grade >= 3  holds, held back by quiet hours"), "\(held.standardOutput)")
+        try rules.write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
+        kill(dustd.process.processIdentifier, SIGHUP)
+        #expect(try await dustd.wait { receiver.requests.count >= 1 })
+        let after = dustd.server.requests.count
+        #expect(try await dustd.wait { dustd.server.requests.count >= after + 3 })
+        #expect(try await dustd.stop() == 0)
+        await receiver.stop()
+        #expect(receiver.requests.count == 1)
+        #expect(String(decoding: receiver.requests.first?.body ?? Data(), as: UTF8.self) == "PM2.5 나쁨 (bad) at 종로구. Rule: pm25.grade >= 3.")
+    }
+
     @Test("A failing ntfy server is retried with backoff (1 s, 2 s) while polls go on, then the delivery is recorded as failed")
     func failingSinkRetried() async throws {
         let receiver = FakeAirKoreaServer { _ in .respond(status: 503, body: Data("busy".utf8), contentType: "text/plain") }
