@@ -204,14 +204,16 @@ struct AlertTests {
         let scratch = try Scratch()
         let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
                                                                 station: "종로구", at: Self.at(10)))
+        // The injected wait says when it begins: the first attempt has failed and been recorded.
+        let (waiting, began) = AsyncStream<Void>.makeStream()
         let dispatcher = AlertDispatcher(sinks: [RecordingSink(name: "dead", failures: 99)], store: scratch.store,
-                                         policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)))
+                                         policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)),
+                                         sleep: { duration in
+                                             began.yield()
+                                             try await Task.sleep(for: duration)
+                                         })
         let task = Task { await dispatcher.deliver(event) }
-        // Cancel once the first attempt has failed and the wait for the second has begun.
-        let deadline = Date().addingTimeInterval(20)
-        while try scratch.store.recentAlertEvents(limit: 1).first?.deliveries.isEmpty ?? true, Date() < deadline {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        for await _ in waiting { break }
         task.cancel()
         let results = await task.value
         #expect(results.map(\.outcome) == [.failed])
