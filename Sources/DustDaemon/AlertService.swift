@@ -92,17 +92,18 @@ public struct AlertTest: Sendable {
         self.environment = environment
     }
 
-    /// Lines for stdout, lines for stderr, and the exit status: 0 when every sink took it.
-    public func run() async -> (output: [String], diagnostics: [String], status: ExitStatus) {
+    /// Lines for stdout and stderr, and the exit status: 0 when every sink took it.
+    public func run() async -> OneShotOutcome {
         let sinks: AlertSinks
         do {
             sinks = try AlertSinks(settings: settings.alerts, environment: environment)
         } catch {
-            return ([], [error.description], .configuration)
+            return OneShotOutcome(status: .configuration, diagnostics: [error.description])
         }
         guard !sinks.sinks.isEmpty else {
             await sinks.shutdown()
-            return ([], ["No alert sinks are configured (alerts.sinks in \(settings.configurationFile ?? "the configuration file"))."], .configuration)
+            return OneShotOutcome(status: .configuration,
+                                  diagnostics: ["No alert sinks are configured (alerts.sinks in \(settings.configurationFile ?? "the configuration file"))."])
         }
         // Recorded like any alert when the database is there and writable; sent all the same when not.
         var note: String?
@@ -134,7 +135,7 @@ public struct AlertTest: Sendable {
             }
         }
         let failed = results.contains { $0.outcome != .delivered }
-        return (output, diagnostics, failed ? .unavailable : .ok)
+        return OneShotOutcome(status: failed ? .unavailable : .ok, output: output, diagnostics: diagnostics)
     }
 }
 

@@ -42,8 +42,7 @@ public final class AlertSinks: Sendable {
                 switch setting {
                 case let .ntfy(url, tokenFile):
                     let token = try Self.ntfyToken(file: tokenFile, environment: environment)
-                    if token != nil, let components = URLComponents(string: url), components.scheme?.lowercased() == "http",
-                       !isLoopbackHost(components.host ?? "") {
+                    if token != nil, clearTextHost(of: url) != nil {
                         warnings.append("\(name) sends its access token over plain http; use https")
                     }
                     sinks.append(NtfySink(name: name, url: url, token: token, client: client!))

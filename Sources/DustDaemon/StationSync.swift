@@ -4,17 +4,24 @@ import DustConfig
 import DustServices
 import DustStore
 
+/// What one of dustd's one-shot modes (`--sync-stations`, `--test-alerts`) ended with: the lines
+/// for stdout and stderr and the exit status.
+public struct OneShotOutcome: Sendable, Equatable {
+    public var status: ExitStatus
+    public var output: [String] = []
+    public var diagnostics: [String] = []
+
+    public init(status: ExitStatus, output: [String] = [], diagnostics: [String] = []) {
+        self.status = status
+        self.output = output
+        self.diagnostics = diagnostics
+    }
+}
+
 /// `dustd --sync-stations`, which `dustctl stations sync` runs: AirKorea's station list into the
 /// database, once. It lives in dustd because dustd is the one FineDust program that talks to the
 /// network: dustctl links no HTTP client (which keeps its start-up short, see docs/PERFORMANCE.md).
 public struct StationSync: Sendable {
-    /// What a sync ended with: the lines for stdout and stderr and the exit status.
-    public struct Outcome: Sendable, Equatable {
-        public var status: ExitStatus
-        public var output: [String] = []
-        public var diagnostics: [String] = []
-    }
-
     private let settings: FineDustSettings
     private let environment: [String: String]
 
@@ -23,12 +30,12 @@ public struct StationSync: Sendable {
         self.environment = environment
     }
 
-    public func run() async -> Outcome {
+    public func run() async -> OneShotOutcome {
         let key: ServiceKey
         do {
             key = try await ServiceKeyLoader(environment: environment).load(settings: settings).key
         } catch {
-            return Outcome(status: .configuration, diagnostics: [error.description])
+            return OneShotOutcome(status: .configuration, diagnostics: [error.description])
         }
         let transport = AsyncHTTPTransport()
         let fetched: StationListService.Fetched
@@ -40,9 +47,9 @@ public struct StationSync: Sendable {
             let status: ExitStatus = error.retryAdvice == .waitForNextHour ? .configuration : .unavailable
             // The client already removed the key from what the server sent; this is the last line
             // of defence, as in the log handler.
-            return Outcome(status: status, diagnostics: [key.redacting(StationListService.explain(error))])
+            return OneShotOutcome(status: status, diagnostics: [key.redacting(StationListService.explain(error))])
         }
-        var outcome = Outcome(status: .ok)
+        var outcome = OneShotOutcome(status: .ok)
         if let (claimed, pages) = fetched.capped {
             outcome.diagnostics.append("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
         }
@@ -51,10 +58,10 @@ public struct StationSync: Sendable {
             do throws(StorageFailure) {
                 try StationListService(store: store).save(fetched.stations)
             } catch {
-                return Outcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
+                return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
             }
         } catch {
-            return Outcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
+            return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
         }
         outcome.output.append("\(fetched.stations.count) stations stored.")
         return outcome

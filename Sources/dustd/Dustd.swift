@@ -61,18 +61,12 @@ struct Dustd: AsyncParsableCommand {
             ProcessEnvironment.erase("DUSTD_API_SERVICE_KEY")
         }
         if testAlerts {
-            let (output, diagnostics, status) = await AlertTest(settings: settings, environment: environment).run()
-            for line in diagnostics { FileHandle.standardError.write(Data("dustd: \(line)\n".utf8)) }
-            for line in output { print(line) }
-            if status != .ok { throw ExitCode(status.rawValue) }
+            try report(await AlertTest(settings: settings, environment: environment).run())
             return
         }
         if syncStations {
             for warning in settings.warnings { FileHandle.standardError.write(Data("dustd: warning: \(warning).\n".utf8)) }
-            let outcome = await StationSync(settings: settings, environment: environment).run()
-            for line in outcome.diagnostics { FileHandle.standardError.write(Data("dustd: \(line)\n".utf8)) }
-            for line in outcome.output { print(line) }
-            if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }
+            try report(await StationSync(settings: settings, environment: environment).run())
             return
         }
         do {
@@ -91,6 +85,13 @@ struct Dustd: AsyncParsableCommand {
         ProcessEnvironment.erase("DUSTD_API_SERVICE_KEY")
         let status = await Daemon(settings: settings, key: loadedKey, configurationFile: config, environment: environment).run(once: once)
         if status != .ok { throw ExitCode(status.rawValue) }
+    }
+
+    /// A one-shot mode's lines on stderr and stdout, then its exit status.
+    private func report(_ outcome: OneShotOutcome) throws {
+        for line in outcome.diagnostics { FileHandle.standardError.write(Data("dustd: \(line)\n".utf8)) }
+        for line in outcome.output { print(line) }
+        if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }
     }
 
     /// `--demo`: the bundled responses through the real pipeline into a local database, then the
