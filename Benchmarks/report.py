@@ -152,11 +152,11 @@ def sql_for(kind):
         a, b = DAY
         return (f"SELECT station, slot_start, pm10, pm25, pm10_flag, pm25_flag FROM measurement "
                 f"WHERE station IN ('종로구') AND slot_start >= {a} AND slot_start < {b} ORDER BY slot_start, station; "
-                f"SELECT slot_start, distance_m FROM activity WHERE slot_start >= {a} AND slot_start < {b};")
+                f"SELECT slot_start, max(distance_m) FROM activity_source WHERE slot_start >= {a} AND slot_start < {b} GROUP BY slot_start;")
     a, b = WEEK if kind == "week" else YEAR
     return (f"SELECT date(slot_start + 32400, 'unixepoch') AS d, count(pm10), avg(pm10), max(pm10), count(pm25), avg(pm25), max(pm25), "
             f"sum(pm10 * 0.189), sum(pm25 * 0.189) FROM measurement WHERE station = '종로구' AND slot_start >= {a} AND slot_start < {b} "
-            f"GROUP BY d ORDER BY d; SELECT slot_start, distance_m FROM activity WHERE slot_start >= {a} AND slot_start < {b};")
+            f"GROUP BY d ORDER BY d; SELECT slot_start, max(distance_m) FROM activity_source WHERE slot_start >= {a} AND slot_start < {b} GROUP BY slot_start;")
 
 
 out("## Queries (whole processes: `dustctl` against the `sqlite3` command on the same database)")

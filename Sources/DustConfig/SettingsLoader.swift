@@ -1,4 +1,5 @@
 import Configuration
+import DustKit
 import Foundation
 import Yams
 
@@ -17,7 +18,8 @@ public struct SettingsLoader: Sendable {
     private let environment: [String: String]
     private let workingDirectory: String
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment,
+    /// `environment` needs only the `DUSTD_…` variables (the default reads just those).
+    public init(environment: [String: String] = ProcessEnvironment.variables(prefixed: "DUSTD_"),
                 workingDirectory: String = FileManager.default.currentDirectoryPath) {
         self.environment = environment
         self.workingDirectory = workingDirectory
@@ -79,7 +81,10 @@ public struct SettingsLoader: Sendable {
     private func checkEnvironment() throws(ConfigurationError) -> (warnings: [String], settingVariables: Bool) {
         var warnings: [String] = []
         var settingVariables = false
-        for (name, value) in environment.sorted(by: { $0.key < $1.key }) where name.hasPrefix("DUSTD_") && !Self.otherVariables.contains(name) {
+        // DUSTD_CONFIG is skipped before otherVariables is asked: naming the key's variable sets
+        // up swift-configuration (0.1 ms), which the usual environment never needs.
+        for (name, value) in environment.sorted(by: { $0.key < $1.key })
+        where name.hasPrefix("DUSTD_") && name != "DUSTD_CONFIG" && !Self.otherVariables.contains(name) {
             if let key = Self.keysByVariable[name] {
                 settingVariables = true
                 guard key.settableFromEnvironment else {

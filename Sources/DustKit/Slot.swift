@@ -86,20 +86,28 @@ public enum KoreaStandardTime {
 public struct DayCalendar: Sendable {
     /// The zone that defines "a day" (`timezone` in the configuration).
     public let timeZone: TimeZone
-    private let calendar: Calendar
 
     public init(timeZone: TimeZone) {
         self.timeZone = timeZone
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = timeZone
-        self.calendar = calendar
     }
 
     /// The instant the day begins (its local midnight, or the first instant after it when a
     /// DST change skips midnight).
+    ///
+    /// With no change of offset within two days of midnight (every day in Korea, all but a few
+    /// days a year anywhere) that is local midnight minus the offset. Otherwise Foundation's
+    /// Gregorian calendar decides, created only then: creating one looks up the host's own zone
+    /// (`/etc/localtime`, through ICU), which cost every dustctl command about 0.2 ms.
     public func start(of date: LocalDate) -> Date {
-        let components = DateComponents(year: date.year, month: date.month, day: date.day)
-        guard let start = calendar.date(from: components) else {
+        let localMidnight = Int64(date.daysSinceEpoch) * 86_400
+        let windowStart = Date(timeIntervalSince1970: TimeInterval(localMidnight - 2 * 86_400))
+        let windowEnd = Date(timeIntervalSince1970: TimeInterval(localMidnight + 2 * 86_400))
+        if timeZone.nextDaylightSavingTimeTransition(after: windowStart).map({ $0 >= windowEnd }) ?? true {
+            return Date(timeIntervalSince1970: TimeInterval(localMidnight - Int64(timeZone.secondsFromGMT(for: windowStart))))
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        guard let start = calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day)) else {
             preconditionFailure("the Gregorian calendar has \(date)")
         }
         return start

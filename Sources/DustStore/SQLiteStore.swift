@@ -72,13 +72,13 @@ public final class SQLiteStore: Sendable {
                 try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
                 try Schema.migrator.migrate(pool)
             case .readOnly:
-                let (superseded, applied, complete) = try pool.read { db in
-                    (try Schema.migrator.hasBeenSuperseded(db), try Schema.migrator.appliedIdentifiers(db),
-                     try Schema.migrator.hasCompletedMigrations(db))
-                }
-                if superseded { throw StoreError.schemaTooNew(path: path) }
+                // One read of grdb_migrations answers what GRDB's hasBeenSuperseded,
+                // appliedIdentifiers and hasCompletedMigrations would each read it again for.
+                let applied = try pool.read(Schema.migrator.appliedIdentifiers)
+                let known = Schema.migrator.migrations
+                if applied.contains(where: { !known.contains($0) }) { throw StoreError.schemaTooNew(path: path) }
                 if applied.isEmpty { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
-                if !complete {
+                if !known.allSatisfy(applied.contains) {
                     // A reader never writes, so it cannot upgrade the file; dustd does on start.
                     throw StoreError.cannotOpen(path: path, reason: "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again")
                 }

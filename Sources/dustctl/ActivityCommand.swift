@@ -160,7 +160,7 @@ enum ActivityText {
         if summary.jumpsDropped > 0 { parts.append("\(summary.jumpsDropped) GPS jumps dropped") }
         parts.append("\(summary.slotsTouched) hours touched")
         let sources = summary.sources.map {
-            "\(TerminalSafeText.sanitized($0)) \(String(format: "%.2f", summary.metresBySource[$0, default: 0] / 1000)) km"
+            "\(TerminalSafeText.sanitized($0)) \(fixedDecimals(summary.metresBySource[$0, default: 0] / 1000, 2)) km"
         }
         parts.append(sources.isEmpty ? "no walking found" : "sources: " + sources.joined(separator: "; "))
         return parts.joined(separator: ", ") + "."
@@ -187,7 +187,7 @@ enum ActivityText {
         guard !sources.isEmpty else { return "No activity stored; import some with `dustctl activity import FILE…`.\n" }
         let rows = sources.map { source in
             [TerminalSafeText.sanitized(source.source), slotLabelWithDate(source.firstSlot, calendar), slotLabelWithDate(source.lastSlot, calendar),
-             String(source.slots), String(format: "%.2f", source.metres / 1000)]
+             String(source.slots), fixedDecimals(source.metres / 1000, 2)]
         }
         let header = ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"]
         let widths = (0..<header.count).map { column in ([header] + rows).map { displayWidth($0[column]) }.max()! }

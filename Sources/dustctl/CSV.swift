@@ -49,7 +49,7 @@ enum ExportCSV {
         guard let value, value.isFinite else { return "" }
         let rounded = (value * 1000).rounded() / 1000
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
-        var text = String(format: "%.3f", rounded)
+        var text = fixedDecimals(rounded, 3)
         while text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text

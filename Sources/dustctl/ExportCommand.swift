@@ -18,8 +18,8 @@ struct ExportCommand: ParsableCommand {
             write leaves an existing file as it was (exit 74).
             """)
 
-    enum Period: String, ExpressibleByArgument, CaseIterable { case day, week }
-    enum Format: String, ExpressibleByArgument, CaseIterable { case csv, json }
+    enum Period: String, CaseIterable, NamedArgumentValue { case day, week }
+    enum Format: String, CaseIterable, NamedArgumentValue { case csv, json }
 
     @OptionGroup var options: GlobalOptions
 

@@ -7,7 +7,7 @@ struct TextStyle {
     let colour: Bool
 
     /// Colour when stdout is a terminal, `NO_COLOR` is unset and `TERM` is not `dumb`.
-    static func forStandardOutput(environment: [String: String] = ProcessInfo.processInfo.environment) -> TextStyle {
+    static func forStandardOutput(environment: [String: String] = ProcessEnvironment.variables(named: ["NO_COLOR", "TERM"])) -> TextStyle {
         let wantsColour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         return TextStyle(colour: wantsColour)
     }
@@ -62,13 +62,13 @@ func pad(_ text: String, _ width: Int, alignRight: Bool = false) -> String {
 /// A number with a fixed number of decimals, or `–` when unknown.
 func formatted(_ value: Double?, decimals: Int = 1) -> String {
     guard let value else { return "–" }
-    return String(format: "%.\(decimals)f", value)
+    return fixedDecimals(value, decimals)
 }
 
 /// A concentration as AirKorea prints it: whole µg/m³ when whole.
 func formattedConcentration(_ value: Double?) -> String {
     guard let value else { return "–" }
-    return value == value.rounded() ? String(Int(value)) : String(format: "%.1f", value)
+    return value == value.rounded() ? String(Int(value)) : fixedDecimals(value, 1)
 }
 
 /// `보통 moderate`, or `–`.

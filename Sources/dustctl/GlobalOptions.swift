@@ -50,13 +50,3 @@ struct GlobalOptions: ParsableArguments {
                                  intakeModel: settings.intakeModel, stations: try primaryStation(settings))
     }
 }
-
-// Dates and weeks are parsed once, by the argument parser; a bad one is a usage error that names
-// the option and the expected form (`The value 'tomorrow' is invalid for '--end <YYYY-MM-DD>'`).
-extension LocalDate: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
-}
-
-extension ISOWeek: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
-}

@@ -160,7 +160,7 @@ struct StationsNearestCommand: ParsableCommand {
                 }).serialized)
             } else {
                 for (station, distance) in located {
-                    try standardOutputLine(pad(station.name, 14) + pad(String(format: "%.1f km", distance), 10, alignRight: true) + "  " + (station.address ?? ""))
+                    try standardOutputLine(pad(station.name, 14) + pad(fixedDecimals(distance, 1) + " km", 10, alignRight: true) + "  " + (station.address ?? ""))
                 }
             }
         }

@@ -39,5 +39,3 @@ struct WeekCommand: ParsableCommand {
         }
     }
 }
-
-extension Pollutant: ExpressibleByArgument {}

@@ -94,6 +94,30 @@ struct TimeRuleTests {
         #expect(KoreaStandardTime.slot(forDataTime: dataTime) == nil)
     }
 
+    @Test("A day starts where Foundation's Gregorian calendar says, in zones with DST at midnight, skipped days and half-hour shifts",
+          arguments: ["Asia/Seoul", "America/New_York", "America/Santiago", "America/Havana", "America/Sao_Paulo",
+                      "Asia/Beirut", "Australia/Lord_Howe", "Pacific/Apia", "Europe/London", "UTC"])
+    func dayStartsLikeFoundation(zone: String) throws {
+        let timeZone = try #require(TimeZone(identifier: zone))
+        let days = DayCalendar(timeZone: timeZone)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        // 1987–1988 (Seoul's last DST), 2010–2012 (Apia skipped 2011-12-30), 2017–2019 (São Paulo
+        // changed at midnight): every day against the calendar.
+        var mismatches: [String] = []
+        for (first, last) in [(LocalDate(year: 1987, month: 1, day: 1), LocalDate(year: 1988, month: 12, day: 31)),
+                              (LocalDate(year: 2010, month: 1, day: 1), LocalDate(year: 2012, month: 12, day: 31)),
+                              (LocalDate(year: 2017, month: 1, day: 1), LocalDate(year: 2019, month: 12, day: 31))] {
+            var date = first
+            while date <= last {
+                let expected = try #require(calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day)))
+                if days.start(of: date) != expected { mismatches.append("\(date): \(days.start(of: date)) ≠ \(expected)") }
+                date = date.adding(days: 1)
+            }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+    }
+
     @Test("A Seoul day has 24 slots from 00:00 KST")
     func seoulDay() {
         let slots = seoul.slots(of: LocalDate(year: 2026, month: 11, day: 20))
@@ -179,5 +203,34 @@ struct TerminalSafeTextTests {
         #expect(TerminalSafeText.sanitized("통신장애 · 좋음") == "통신장애 · 좋음")
         #expect(!TerminalSafeText.needsSanitizing("서울 PM2.5 µg/m³ — fine"))
         #expect(TerminalSafeText.needsSanitizing("\u{2066}"))
+    }
+}
+
+@Suite("Fixed decimals, as printf writes them")
+struct FixedDecimalsTests {
+    @Test("Agrees with String(format:) on ties, near-ties, negatives, zeros and random values", arguments: 0...3)
+    func agreesWithPrintf(decimals: Int) {
+        var values: [Double] = [0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 0.05, 0.15, 0.25, 0.35, 1.005, 2.675, -0.04,
+                                -0.0004, 41.15, 41.25, 999.9999, 9.9995, 0.0005, 0.00049999999999999999, 1e-300,
+                                123_456_789.5, 4_503_599_627_370_495.5, 9e12, 1e15, 1e20, -1e20, .nan, .infinity, -.infinity,
+                                .ulpOfOne, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        // Every k/2000 for k < 200,000, a hair either side, and values from a seeded generator.
+        for k in stride(from: 0, to: 200_000, by: 7) {
+            let exact = Double(k) / 2000
+            values += [exact, exact.nextUp, exact.nextDown, -exact]
+        }
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<50_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let mantissa = Double(state >> 11) / Double(1 << 53)
+            let exponent = Int((state >> 3) % 40) - 20
+            values.append((state & 1 == 0 ? 1 : -1) * mantissa * pow(10, Double(exponent)))
+        }
+        var mismatches: [String] = []
+        for value in values where fixedDecimals(value, decimals) != String(format: "%.\(decimals)f", value) {
+            mismatches.append("\(value): \(fixedDecimals(value, decimals)) ≠ \(String(format: "%.\(decimals)f", value))")
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) mismatches, e.g. \(mismatches.prefix(5))")
+        #expect(fixedDecimals(41.25, 1) == "41.2" && fixedDecimals(41.35, 1) == "41.4" && fixedDecimals(-0.04, 1) == "-0.0")
     }
 }

@@ -56,7 +56,7 @@ public struct AlertEvent: Sendable, Hashable {
         if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
             valueText = "\(grade.koreanName) (\(grade.englishName))"
         } else if let value {
-            valueText = String(format: "%.1f", value) + (metric.isGrade ? "" : " µg")
+            valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : " µg")
         } else {
             valueText = "unknown"
         }
