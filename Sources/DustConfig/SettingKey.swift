@@ -337,7 +337,7 @@ struct SettingSources {
         do throws(ValueProblem) {
             switch (form, lookup.value?.content) {
             case let (.text(parse), .string(text)?):
-                return (try parse(text.trimmingCharacters(in: .whitespacesAndNewlines)), origin)
+                return (try parse(text.trimmingWhiteSpace), origin)
             case let (.list(parse), .stringArray(items)?):
                 return (try parse(items), origin)
             default:

@@ -91,7 +91,7 @@ public struct SettingsLoader: Sendable {
                     throw ConfigurationError(key: key.name, problem: "cannot come from an environment variable: it is a list of entries, which only the configuration file can hold; unset the variable and write \(key.name) in the file",
                                              source: "environment variable \(name)")
                 }
-                guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                guard !value.trimmingWhiteSpace.isEmpty else {
                     throw ConfigurationError(key: key.name, problem: "is empty; give it a value, or unset the variable to use the configuration file or the default",
                                              source: "environment variable \(name)")
                 }

@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 import Yams
 
@@ -46,7 +47,7 @@ enum EnvironmentForm<Value: Sendable>: Sendable {
 extension Node.Scalar {
     /// The text written, trimmed; nil when YAML means "no value": nothing, `~` or `null`, unquoted.
     var text: String? {
-        let trimmed = string.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = string.trimmingWhiteSpace
         let isNull = style == .plain && ["", "~", "null", "Null", "NULL"].contains(trimmed)
         return isNull || trimmed.isEmpty || tag.rawValue == Tag.Name.null.rawValue ? nil : trimmed
     }
@@ -159,7 +160,7 @@ extension ValueShape {
             fromEnvironment = .list { items throws(ValueProblem) in
                 var values: [Element] = []
                 for (index, item) in items.enumerated() {
-                    let text = item.trimmingCharacters(in: .whitespacesAndNewlines)
+                    let text = item.trimmingWhiteSpace
                     guard !text.isEmpty else { continue }
                     do throws(ValueProblem) {
                         values.append(try parse(text))

@@ -234,3 +234,23 @@ struct FixedDecimalsTests {
         #expect(fixedDecimals(41.25, 1) == "41.2" && fixedDecimals(41.35, 1) == "41.4" && fixedDecimals(-0.04, 1) == "-0.0")
     }
 }
+
+@Suite("Trimming white space")
+struct WhiteSpaceTests {
+    @Test("Trims what Foundation's whitespacesAndNewlines trims, and nothing else")
+    func likeFoundation() {
+        let samples = [" 종로구 ", "\t\n 1.5\r\n", "\u{3000}서울\u{3000}", "\u{00A0}a b\u{2029}", "\u{85}x\u{200A}", "", "   ",
+                       "\u{200B}zero width\u{200B}", "a\u{301} ", " \u{301}a", "no-trim", "\u{FEFF}bom"]
+        for sample in samples {
+            #expect(sample.trimmingWhiteSpace == sample.trimmingCharacters(in: .whitespacesAndNewlines), "\(sample.unicodeScalars.map { $0.value })")
+        }
+        // Every scalar of the Basic Multilingual Plane, alone and inside text.
+        for value in UInt32(0)...0xFFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "\(Character(scalar))x\(Character(scalar))"
+            if text.trimmingWhiteSpace != text.trimmingCharacters(in: .whitespacesAndNewlines) {
+                Issue.record("U+\(String(value, radix: 16, uppercase: true)) is trimmed differently")
+            }
+        }
+    }
+}
