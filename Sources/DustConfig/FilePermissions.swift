@@ -31,10 +31,22 @@ struct FilePermissions {
 
     /// The directory the path names, and the one the file really is in when a symlink leads elsewhere.
     private func directories() -> [String] {
-        let named = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let named = Self.directory(of: path)
         guard let resolved = realpath(path, nil) else { return [named] }
         defer { free(resolved) }
-        let real = URL(fileURLWithPath: String(cString: resolved)).deletingLastPathComponent().path
+        let real = Self.directory(of: String(cString: resolved))
         return real == named ? [named] : [named, real]
+    }
+
+    /// The absolute directory part of a path: `/etc/dustd` for `/etc/dustd/dustd.yaml`, the working
+    /// directory's `Config` for `Config/dustd.yaml`. Plain text work: Foundation's `URL` parser,
+    /// which did this before, cost every dustctl command 0.1 ms on its first use.
+    static func directory(of path: String) -> String {
+        let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        var text = Substring(absolute)
+        while text.count > 1, text.hasSuffix("/") { text.removeLast() }
+        guard let slash = text.lastIndex(of: "/") else { return "/" }
+        let directory = text[..<slash]
+        return directory.isEmpty ? "/" : String(directory)
     }
 }
