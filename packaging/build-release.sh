@@ -5,6 +5,8 @@
 #
 #   packaging/build-release.sh [--binaries-only] SCRATCH_PATH      (from the repository's top directory)
 #
+# FINEDUST_ORDER_FILE=none builds without the code layout of packaging/finedust.order.
+#
 # --binaries-only (the benchmarks): build the two executables the way they ship, nothing else.
 # Prints the directory holding dustd and dustctl. Leaves in SCRATCH_PATH/finedust-extras/:
 #   man/man1/dustctl.1.gz  man/man8/dustd.8.gz
@@ -29,6 +31,12 @@ build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch" -X
 if [ "${FINEDUST_LINKER:-lld}" = lld ] && [ -x "$(dirname "$(command -v swiftc)")/lld" ] \
     && printf '%s\n' 2.36 "$(getconf GNU_LIBC_VERSION | cut -d' ' -f2)" | sort -V -C; then
     build+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs -Xlinker --no-export-dynamic)
+    # The functions the executables run every day placed together (packaging/make-order-file.sh
+    # writes the list): fewer pages of code resident and fewer page faults at start-up.
+    order=${FINEDUST_ORDER_FILE:-$PWD/packaging/finedust.order}
+    if [ "$order" != none ] && [ -s "$order" ]; then
+        build+=(-Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering)
+    fi
 fi
 for product in dustd dustctl; do
     "${build[@]}" --product "$product" >&2

@@ -119,7 +119,7 @@ public struct HTTPSettings: Sendable, Hashable {
 
     /// `host:port` split, or nil when it is not one (or empty).
     public static func address(_ listen: String) -> (host: String, port: Int)? {
-        let text = listen.trimmingCharacters(in: .whitespaces)
+        let text = listen.trimmingWhiteSpace
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }

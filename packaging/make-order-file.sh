@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Writes packaging/finedust.order: the functions dustd and dustctl run when they start and do
+# their everyday work, which packaging/build-release.sh asks the linker (lld's
+# --symbol-ordering-file) to place together at the start of the code.
+#
+#   packaging/make-order-file.sh        (from the repository's top directory; needs valgrind,
+#                                        python3 and curl; about 3 minutes after the release build)
+#   SCRATCH_PATH=.build-release packaging/make-order-file.sh   (SwiftPM's --scratch-path; default .build)
+#
+# Why: the kernel maps a program's code in 64 KiB runs around each page it touches, so code that
+# runs is resident together with whatever the linker happened to put beside it. Spread over
+# 31 MB of code, the few megabytes dustd runs kept about 19 MiB resident; packed together they
+# need a fraction of that, and dustctl takes fewer page faults on every run
+# (docs/PERFORMANCE.md, "Code layout").
+#
+# The list is made by running the release binaries under valgrind's callgrind, which records
+# every function executed: dustd through start-up, a backfill from a loopback AirKorea, a forecast
+# fetch, the dashboard, the JSON API and /metrics, and a SIGTERM; dustctl through its report,
+# status, export, forecast and help commands on the demo database. A stale list costs nothing but
+# layout: names the code no longer has are skipped (--no-warn-symbol-ordering), new functions go
+# after the listed ones. Regenerate it when the code has changed a lot, and commit the result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf 'make-order-file: %s\n' "$*" >&2; }
+for tool in valgrind python3 curl; do
+    command -v "$tool" >/dev/null || { say "needs $tool (apt-get install -y $tool)"; exit 1; }
+done
+work=$(mktemp -d /tmp/finedust-order.XXXXXX)
+fake=""
+daemon=""
+cleanup() {
+    [ -n "$daemon" ] && kill "$daemon" 2>/dev/null || true
+    [ -n "$fake" ] && kill "$fake" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The release binaries as they ship (the layout they have does not change which functions run).
+bin=$(packaging/build-release.sh --binaries-only "${SCRATCH_PATH:-.build}")
+# valgrind cannot read this toolchain's DWARF 5; it needs only the symbol table.
+for tool in dustd dustctl; do
+    cp "$bin/$tool" "$work/$tool-profiled"
+    strip --strip-debug "$work/$tool-profiled"
+done
+callgrind() {
+    local out=$1; shift
+    valgrind --tool=callgrind --demangle=no --dump-instr=no --compress-strings=no --compress-pos=no \
+        --callgrind-out-file="$out" "$@"
+}
+
+say "dustd: start-up, backfill, forecast, web, SIGTERM (slow under valgrind: about a minute)…"
+python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml > "$work/port" 2>/dev/null &
+fake=$!
+for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+port=$(head -1 "$work/port")
+echo "# defaults" > "$work/dustd.yaml"
+listen=127.0.0.1:$((20000 + RANDOM % 20000))
+env -i PATH=/usr/bin:/bin DUSTD_CONFIG="$work/dustd.yaml" DUSTD_STATION_NAME=종로구 \
+    DUSTD_API_BASE_URL="http://127.0.0.1:$port/B552584" DUSTD_API_SERVICE_KEY=order-file-run \
+    DUSTD_STORAGE_PATH="$work/dustd.sqlite" DUSTD_HTTP_LISTEN="$listen" \
+    valgrind --tool=callgrind --demangle=no --dump-instr=no --compress-strings=no --compress-pos=no \
+        --callgrind-out-file="$work/dustd.callgrind" "$work/dustd-profiled" > /dev/null 2> "$work/dustd.log" &
+daemon=$!
+for _ in $(seq 1200); do grep -q "Poll done" "$work/dustd.log" 2>/dev/null && break; sleep 0.25; done
+grep -q "Poll done" "$work/dustd.log" || { cat "$work/dustd.log" >&2; say "dustd did not poll"; exit 1; }
+sleep 5  # the forecast fetch and the first idle tick
+for path in / /api/v1/today /api/v1/day/2026-11-20 /api/v1/week /api/v1/status /api/v1/forecast /metrics /healthz \
+    /day/2026-11-20 /week/2026-W47; do
+    curl -s -m 60 -o /dev/null "http://$listen$path" || true
+done
+kill -TERM "$daemon"
+wait "$daemon" || true
+daemon=""
+
+say "dustctl: reports, status, export, forecast, help…"
+db="$work/demo.sqlite"
+export DUSTD_CONFIG="$PWD/Config/dustd.yaml"
+"$bin/dustctl" demo --db "$db" --fixtures Fixtures > /dev/null
+runs=(
+    "today --db $db --station 종로구"
+    "day 2026-11-20 --db $db --station 종로구"
+    "day 2026-11-20 --db $db --station 종로구 --json"
+    "week --db $db --station 종로구 --end 2026-11-20"
+    "week --db $db --station 종로구 --end 2026-11-20 --json"
+    "hourly --db $db --station 종로구 --from 2026-11-19 --to 2026-11-20"
+    "export --db $db --station 종로구 --from 2026-11-01 --to 2026-11-20"
+    "status --db $db"
+    "forecast --db $db"
+    "alerts list --db $db"
+    "activity sources --db $db"
+    "--help"
+    "--version"
+)
+i=0
+for arguments in "${runs[@]}"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086 # the arguments are words
+    callgrind "$work/dustctl-$i.callgrind" "$work/dustctl-profiled" $arguments > /dev/null 2>&1 || true
+done
+
+python3 - "$work" packaging/finedust.order <<'PY'
+import collections, glob, os, sys
+work, out = sys.argv[1], sys.argv[2]
+
+def functions(path):
+    """The functions of the profiled executable that ran, as the linker names them."""
+    names, obj = set(), None
+    with open(path, errors="replace") as f:
+        for line in f:
+            if line.startswith("ob="):
+                obj = line[3:].strip()
+            elif line.startswith("fn=") and obj and obj.endswith("-profiled"):
+                name = line[3:].strip().split("'")[0]  # callgrind marks recursion as name'2
+                if name and not name.startswith("0x") and " " not in name:
+                    names.add(name)
+    return names
+
+daemon = functions(os.path.join(work, "dustd.callgrind"))
+uses = collections.Counter()
+for path in sorted(glob.glob(os.path.join(work, "dustctl-*.callgrind"))):
+    uses.update(functions(path))
+# dustd's functions first (its resident memory), then dustctl's by how many commands run them.
+order = sorted(daemon) + sorted((n for n in uses if n not in daemon), key=lambda n: (-uses[n], n))
+with open(out, "w") as f:
+    f.write("\n".join(order) + "\n")
+print(f"make-order-file: {len(order)} functions ({len(daemon)} from dustd) in {out}", file=sys.stderr)
+PY
