@@ -80,9 +80,9 @@ struct AlertsTestCommand: ParsableCommand {
         commandName: "test",
         abstract: "Send a test alert to every sink once, and say which took it.",
         discussion: """
-            Runs `dustd --test-alerts` (dustd, installed beside dustctl, is the FineDust program
-            that talks to the network) with this configuration and database. Exit 0 when every
-            sink took the test, 69 when one did not. Example:
+            Runs `dustd --test-alerts` (dustd, installed beside dustctl, is the FineDust
+            program that talks to the network) with this configuration and database.
+            Exit 0 when every sink took the test, 69 when one did not. Example:
               dustctl alerts test --config /etc/dustd/dustd.yaml
             """)
 

@@ -10,9 +10,9 @@ struct DemoCommand: ParsableCommand {
         commandName: "demo",
         abstract: "Replay the bundled AirKorea responses through the real pipeline and show a report. No key, no network.",
         discussion: """
-            Real and synthesized responses from Fixtures/ go through the same parser, ingest and database
-            as dustd; broken and hostile ones are rejected with the error dustd would log. The database
-            stays behind so you can explore it, e.g.:
+            Real and synthesized responses from Fixtures/ go through the same parser,
+            ingest and database as dustd; broken and hostile ones are rejected with the
+            error dustd would log. The database stays behind so you can explore it:
               dustctl week --db finedust-demo.sqlite --station 종로구 --end 2026-11-20
             """)
 

@@ -9,13 +9,13 @@ struct ExportCommand: ParsableCommand {
         abstract: "Export daily or weekly totals as CSV (default) or JSON.",
         discussion: """
             Default: the rolling week ending today, one row per day, CSV on stdout.
-            With --per week, every ISO week (Monday–Sunday) that overlaps the range is exported whole.
-            Examples:
+            With --per week, every ISO week (Monday–Sunday) that overlaps the range is
+            exported whole. --output never writes through or replaces a symbolic link,
+            device or FIFO (exit 73); a failed write leaves an existing file as it was
+            (exit 74). Examples:
               dustctl export --last-week --output last-week.csv
-              dustctl export --from 2026-01-01 --to 2026-12-31 --per week --bom --output 2026.csv
+              dustctl export --from 2026-01-01 --to 2026-12-31 --per week --bom
               dustctl export --week 2026-W47 --json
-            --output never writes through or replaces a symbolic link, device or FIFO (exit 73); a failed
-            write leaves an existing file as it was (exit 74).
             """)
 
     enum Period: String, CaseIterable, NamedArgumentValue { case day, week }

@@ -11,10 +11,11 @@ struct ForecastCommand: ParsableCommand {
         commandName: "forecast",
         abstract: "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5).",
         discussion: """
-            The region is forecast.region when set, else the station's: its province, and for 경기 and 강원 the
-            city in its address (경기북부/경기남부, 영서/영동; dustctl stations sync stores addresses). dustd fetches
-            each publication (about 05, 11, 17 and 23 KST). With no forecast stored yet, dustctl says so and exits 0,
-            as today does with no readings. Examples:
+            The region is forecast.region when set, else the station's: its province,
+            and for 경기 and 강원 the city in its address (경기북부/경기남부,
+            영서/영동; dustctl stations sync stores addresses). dustd fetches each
+            publication (about 05, 11, 17 and 23 KST). With no forecast stored yet,
+            dustctl says so and exits 0, as today does with no readings. Examples:
               dustctl forecast
               dustctl forecast --json
             """)

@@ -10,12 +10,12 @@ struct ImportCommand: ParsableCommand {
         commandName: "import",
         abstract: "Store saved AirKorea XML responses, through the same pipeline as dustd.",
         discussion: """
-            Each file stands alone and is stored in its own transaction: one file that is not a usable
-            AirKorea response is named on stderr with its error and the others are still stored. A
-            summary ends the run; dustctl exits 65 if any file failed (66 if every failure was a missing
-            file). Importing the same file twice changes nothing, and revised values replace older ones.
-            Example:
-              dustctl import Fixtures/real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml --station 강남대로
+            Each file stands alone and is stored in its own transaction: one file that
+            is not a usable AirKorea response is named on stderr with its error and the
+            others are still stored. A summary ends the run; dustctl exits 65 if any
+            file failed (66 if every failure was a missing file). Importing the same
+            file twice changes nothing, and revised values replace older ones. Example:
+              dustctl import --station 강남대로 Fixtures/real/*-roadside-*.xml
             """
     )
 

@@ -19,11 +19,12 @@ struct StationsSyncCommand: ParsableCommand {
         commandName: "sync",
         abstract: "Fetch AirKorea's station list (names, addresses, coordinates) into the database.",
         discussion: """
-            Needs the service key: DUSTD_API_SERVICE_KEY or a key file named by api.serviceKeyFile
-            (never a command-line argument). Runs `dustd --sync-stations` (dustd, installed beside
-            dustctl, is the FineDust program that talks to the network) with this configuration
-            and database. Example:
-              DUSTD_API_SERVICE_KEY_FILE=~/.airkorea-key dustctl stations sync --db ./dust.sqlite
+            Needs the service key: DUSTD_API_SERVICE_KEY or a key file named by
+            api.serviceKeyFile (never a command-line argument). Runs
+            `dustd --sync-stations` (dustd, installed beside dustctl, is the FineDust
+            program that talks to the network) with this configuration and database.
+            Example:
+              DUSTD_API_SERVICE_KEY_FILE=~/.airkorea-key dustctl stations sync
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -77,7 +78,7 @@ struct StationsImportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Store saved getMsrstnList responses (the station list) without the network.",
-        discussion: "Example:\n  dustctl stations import Fixtures/real/msrstn-list-oldapi-bucheon-truncated.xml --db ./dust.sqlite")
+        discussion: "Example:\n  dustctl stations import Fixtures/real/msrstn-list-*.xml --db ./dust.sqlite")
 
     @OptionGroup var options: GlobalOptions
 

@@ -11,9 +11,10 @@ struct StatusCommand: ParsableCommand {
         commandName: "status",
         abstract: "What dustd is doing: last success, last error and its fix, next poll, rows stored, staleness.",
         discussion: """
-            Exit status, for cron and monitoring: 0 dustd is running and the data is fresh; 3 dustd is not
-            running (stopped, gone without stopping, never run, or last run by --once); 4 the data is stale
-            (nothing new for 3 hours) or the last poll failed. Examples:
+            Exit status, for cron and monitoring: 0 dustd is running and the data is
+            fresh; 3 dustd is not running (stopped, gone without stopping, never run,
+            or last run by --once); 4 the data is stale (nothing new for 3 hours) or
+            the last poll failed. Examples:
               dustctl status
               dustctl status --json
             """)

@@ -13,9 +13,12 @@ struct Dustd: AsyncParsableCommand {
         commandName: "dustd",
         abstract: "Poll AirKorea every hour and store PM10 and PM2.5 readings for dustctl.",
         discussion: """
-            Usually started by systemd as the service dustd.service (`systemctl status dustd`). Examples:
-              dustd --demo                              the bundled fixtures on http://127.0.0.1:8478/, no key or network
-              DUSTD_API_SERVICE_KEY=… dustd --once      one poll cycle with backfill, then exit
+            Usually started by systemd as the service dustd.service
+            (`systemctl status dustd`). Examples, the first with the bundled fixtures
+            on http://127.0.0.1:8478/ (no key, no network), the second one poll cycle
+            with backfill:
+              dustd --demo
+              DUSTD_API_SERVICE_KEY=… dustd --once
             """,
         version: FineDustVersion.current)
 
