@@ -5,9 +5,17 @@ import Testing
 import TestSupport
 
 /// An empty configuration file, so a developer's /etc/dustd/dustd.yaml cannot change test results.
+/// One per user, reused by every run (each used to leave its own behind in /tmp); written under a
+/// temporary name and renamed, so a test process running beside this one never reads half a file.
 let emptyConfiguration: String = {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("finedust-empty-\(getpid()).yaml").path
-    _ = FileManager.default.createFile(atPath: path, contents: Data("# defaults only\n".utf8), attributes: [.posixPermissions: 0o644])
+    let directory = FileManager.default.temporaryDirectory
+    let path = directory.appendingPathComponent("finedust-tests-empty-\(getuid()).yaml").path
+    let contents = Data("# defaults only\n".utf8)
+    if FileManager.default.contents(atPath: path) != contents {
+        let temporary = directory.appendingPathComponent("finedust-tests-empty-\(getuid())-\(getpid()).yaml").path
+        _ = FileManager.default.createFile(atPath: temporary, contents: contents, attributes: [.posixPermissions: 0o644])
+        _ = rename(temporary, path)
+    }
     return path
 }()
 
