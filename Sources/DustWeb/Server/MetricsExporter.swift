@@ -4,6 +4,32 @@ import DustStore
 import Foundation
 import Prometheus
 
+/// Every metric dustd exports: name (base units, Prometheus' suffixes) and help, in one place.
+/// (Computed: swift-prometheus' descriptor is not `Sendable`.)
+enum FineDustMetric {
+    private static func named(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "finedust", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    static var pollAttempts: MetricNameDescriptor { named("poll_attempts", "total", "Requests to AirKorea by outcome (ok, retrying, failed, quota, stopped).") }
+    static var resultCodes: MetricNameDescriptor { named("airkorea_result_codes", "total", "AirKorea result codes seen in answers, by code.") }
+    static var forecastRequests: MetricNameDescriptor { named("forecast_requests", "total", "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome.") }
+    static var buildInfo: MetricNameDescriptor { named("build", "info", "FineDust's version; always 1.") }
+    static var concentration: MetricNameDescriptor {
+        named("concentration", "grams_per_cubic_meter", "The latest known hourly concentration (grams per cubic metre; µg/m³ × 1e-6).")
+    }
+    static var grade: MetricNameDescriptor { named("grade", "", "AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.") }
+    static var latestHourEnd: MetricNameDescriptor { named("latest_hour_end_timestamp", "seconds", "When the latest known hour ended (unix seconds).") }
+    static var intakeGrams: MetricNameDescriptor { named("intake_today", "grams", "Estimated inhaled dose so far today (grams; µg × 1e-6).") }
+    static var intakePoints: MetricNameDescriptor { named("intake_today", "points", "The original app's intake points so far today.") }
+    static var measuredSlotsToday: MetricNameDescriptor { named("measured_slots_today", "", "Hours of today with a known concentration.") }
+    static var lastSuccess: MetricNameDescriptor { named("last_success_timestamp", "seconds", "When dustd's last poll succeeded (unix seconds).") }
+    static var dataAge: MetricNameDescriptor { named("data_age", "seconds", "How long ago the newest stored hour ended.") }
+    static var dataStale: MetricNameDescriptor { named("data_stale", "", "1 when nothing new arrived for 3 hours (or nothing is stored), else 0.") }
+    static var forecastGrade: MetricNameDescriptor { named("forecast_grade", "", "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad.") }
+    static var forecastIssued: MetricNameDescriptor { named("forecast_issued_timestamp", "seconds", "When the newest forecast shown was issued (unix seconds).") }
+}
+
 /// Counts what dustd's polls did, as Prometheus counters (they start at zero with the process, as
 /// Prometheus counters do; `rate()` copes with restarts).
 public final class PollMetrics: Sendable {
@@ -15,14 +41,12 @@ public final class PollMetrics: Sendable {
 
     /// Counts one request to AirKorea by its outcome, and its result code when it had one.
     public func count(_ attempt: PollAttempt) {
-        registry.makeCounter(name: "finedust_poll_attempts_total", labels: [("outcome", attempt.outcome.rawValue)],
-                             help: "Requests to AirKorea by outcome (ok, retrying, failed, quota, stopped).").increment()
+        registry.makeCounter(descriptor: FineDustMetric.pollAttempts, labels: [("outcome", attempt.outcome.rawValue)]).increment()
         if let code = attempt.resultCode {
             // Result codes are two digits in the real API; anything else is folded into one label
             // so a hostile server cannot grow the label set.
             let label = code.count == 2 && code.allSatisfy(\.isASCII) && code.allSatisfy(\.isNumber) ? code : "other"
-            registry.makeCounter(name: "finedust_airkorea_result_codes_total", labels: [("code", label)],
-                                 help: "AirKorea result codes seen in answers, by code.").increment()
+            registry.makeCounter(descriptor: FineDustMetric.resultCodes, labels: [("code", label)]).increment()
         }
     }
 }
@@ -65,8 +89,7 @@ struct MetricsExporter: Sendable {
         let registry = metrics.registry
         let settings = source.reportSettings
         let statistics = source.statistics()
-        registry.makeGauge(name: "finedust_build_info", labels: [("version", FineDustVersion.current)],
-                           help: "FineDust's version; always 1.").set(to: 1)
+        registry.makeGauge(descriptor: FineDustMetric.buildInfo, labels: [("version", FineDustVersion.current)]).set(to: 1)
 
         // The latest known hour per configured station and pollutant.
         let stored = try statistics.recentReadings(stations: settings.stations.all)
@@ -76,47 +99,36 @@ struct MetricsExporter: Sendable {
                       let value = reading.concentration[pollutant] else { continue }
                 let labels = [("station", station), ("pollutant", pollutant.rawValue)]
                 // Prometheus wants base units: grams per cubic metre (41 µg/m³ is 4.1e-05).
-                registry.makeGauge(name: "finedust_concentration_grams_per_cubic_meter", labels: labels,
-                                   help: "The latest known hourly concentration (grams per cubic metre; µg/m³ × 1e-6).").set(to: value / 1_000_000)
+                registry.makeGauge(descriptor: FineDustMetric.concentration, labels: labels).set(to: value / 1_000_000)
                 let grade = DustGrade(concentration: value, of: pollutant, on: settings.calendar.date(containing: reading.slot.start))
-                registry.makeGauge(name: "finedust_grade", labels: labels,
-                                   help: "AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.").set(to: Double(grade.rawValue))
-                registry.makeGauge(name: "finedust_latest_hour_end_timestamp_seconds", labels: labels,
-                                   help: "When the latest known hour ended (unix seconds).").set(to: reading.slot.end.timeIntervalSince1970)
+                registry.makeGauge(descriptor: FineDustMetric.grade, labels: labels).set(to: Double(grade.rawValue))
+                registry.makeGauge(descriptor: FineDustMetric.latestHourEnd, labels: labels).set(to: reading.slot.end.timeIntervalSince1970)
             }
         }
 
         // Today's intake and hours measured for the primary station, as `dustctl today` computes them.
         let today = try statistics.day(statistics.today)
         let points = settings.intakeModel.unit == .points
-        let intakeName = points ? "finedust_intake_today_points" : "finedust_intake_today_grams"
         for pollutant in Pollutant.allCases {
             let labels = [("station", settings.stations.primary), ("pollutant", pollutant.rawValue)]
             let intake = today.totals.intake[pollutant] ?? 0
-            registry.makeGauge(name: intakeName, labels: labels,
-                               help: points ? "The original app's intake points so far today." : "Estimated inhaled dose so far today (grams; µg × 1e-6).")
+            registry.makeGauge(descriptor: points ? FineDustMetric.intakePoints : FineDustMetric.intakeGrams, labels: labels)
                 .set(to: points ? intake : intake / 1_000_000)
-            registry.makeGauge(name: "finedust_measured_slots_today", labels: labels,
-                               help: "Hours of today with a known concentration.").set(to: Double(today.totals.hours[pollutant]))
+            registry.makeGauge(descriptor: FineDustMetric.measuredSlotsToday, labels: labels).set(to: Double(today.totals.hours[pollutant]))
         }
 
         exportForecast(into: registry)
 
         let health = try source.health()
         if let success = health.status?.lastSuccess {
-            registry.makeGauge(name: "finedust_last_success_timestamp_seconds", help: "When dustd's last poll succeeded (unix seconds).")
-                .set(to: success.at.timeIntervalSince1970)
+            registry.makeGauge(descriptor: FineDustMetric.lastSuccess).set(to: success.at.timeIntervalSince1970)
         }
         if let age = health.dataAge {
-            registry.makeGauge(name: "finedust_data_age_seconds", help: "How long ago the newest stored hour ended.").set(to: age.rounded())
+            registry.makeGauge(descriptor: FineDustMetric.dataAge).set(to: age.rounded())
         }
-        registry.makeGauge(name: "finedust_data_stale", help: "1 when nothing new arrived for 3 hours (or nothing is stored), else 0.")
-            .set(to: health.stale ? 1.0 : 0.0)
+        registry.makeGauge(descriptor: FineDustMetric.dataStale).set(to: health.stale ? 1.0 : 0.0)
         return registry.emitToString()
     }
-
-    private static let forecastGradeHelp = "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad."
-    private static let forecastIssuedHelp = "When the newest forecast shown was issued (unix seconds)."
 
     /// The forecast for the region (one region, so the label set stays small). A grade that is no
     /// longer shown (the day rolled over, the region changed, the word is no grade) is removed, so
@@ -126,9 +138,8 @@ struct MetricsExporter: Sendable {
         for region in ForecastRegion.allCases {
             for (day, grades) in [("today", outlook?.todayGrades), ("tomorrow", outlook?.tomorrowGrades)] {
                 for pollutant in Pollutant.allCases {
-                    let gauge = registry.makeGauge(name: "finedust_forecast_grade",
-                                                   labels: [("region", region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)],
-                                                   help: Self.forecastGradeHelp)
+                    let gauge = registry.makeGauge(descriptor: FineDustMetric.forecastGrade,
+                                                   labels: [("region", region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)])
                     if region == outlook?.region, let grade = grades?[pollutant]?.grade.grade {
                         gauge.set(to: Double(grade.rawValue))
                     } else {
@@ -136,8 +147,7 @@ struct MetricsExporter: Sendable {
                     }
                 }
             }
-            let issued = registry.makeGauge(name: "finedust_forecast_issued_timestamp_seconds", labels: [("region", region.rawValue)],
-                                            help: Self.forecastIssuedHelp)
+            let issued = registry.makeGauge(descriptor: FineDustMetric.forecastIssued, labels: [("region", region.rawValue)])
             if region == outlook?.region, let instant = outlook?.issuedAt {
                 issued.set(to: instant.timeIntervalSince1970)
             } else {
@@ -150,8 +160,7 @@ struct MetricsExporter: Sendable {
 extension PollMetrics {
     /// Counts one forecast request by its outcome.
     public func countForecast(_ attempt: PollAttempt) {
-        registry.makeCounter(name: "finedust_forecast_requests_total", labels: [("outcome", attempt.outcome.rawValue)],
-                             help: "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome.").increment()
+        registry.makeCounter(descriptor: FineDustMetric.forecastRequests, labels: [("outcome", attempt.outcome.rawValue)]).increment()
     }
 }
 
