@@ -34,6 +34,17 @@ public struct AlertService: Service {
         // The newest event of each rule: an older one still being retried gives way to it.
         let newest = NewestAlerts()
         await withDiscardingTaskGroup { deliveries in
+            for pending in pendingDeliveries() {
+                logger.notice("Resuming an alert delivery that was waiting when dustd stopped",
+                              metadata: ["rule": "\(pending.event.rule)", "sink": "\(pending.sink)", "attempt": "\(pending.lastAttempt + 1)"])
+                newest.record(pending.event)
+                deliveries.addTask {
+                    if let delivery = await dispatcher.resume(pending.event, sink: pending.sink, afterAttempt: pending.lastAttempt,
+                                                              isCurrent: { newest.isNewest(pending.event) }) {
+                        log(delivery)
+                    }
+                }
+            }
             for await now in triggers.cancelOnGracefulShutdown() {
                 for event in evaluate(at: now) {
                     logger.notice("Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
@@ -43,7 +54,8 @@ public struct AlertService: Service {
                     }
                 }
             }
-            // Shutting down: the waits between retries end, and what was not delivered is recorded as failed.
+            // Shutting down: the waits between retries end; what was not delivered stays `retrying`
+            // in the database, and the next start takes it up.
             deliveries.cancelAll()
         }
     }
@@ -68,15 +80,35 @@ public struct AlertService: Service {
         }
     }
 
+    /// What was waiting for delivery when dustd last stopped (`AlertResumption`); nothing when the
+    /// records cannot be read (logged: the next event is delivered as usual).
+    func pendingDeliveries() -> [AlertResumption.Pending] {
+        let rules = live.snapshot.settings.alerts.rules
+        guard !rules.isEmpty, !dispatcher.sinkNames.isEmpty else { return [] }
+        do {
+            let recent = try AlertStoreOfDatabase(database: database).recentAlertEvents(limit: 100)
+            return AlertResumption.pending(in: recent, rules: Set(rules.map(\.description)), sinks: dispatcher.sinkNames, now: clock.now)
+        } catch {
+            logger.error("Could not read the alert deliveries left from the last run: \(error)")
+            return []
+        }
+    }
+
     private func deliver(_ event: AlertEvent, isCurrent: @escaping @Sendable () -> Bool) async {
         for delivery in await dispatcher.deliver(event, isCurrent: isCurrent) {
-            switch delivery.outcome {
-            case .delivered:
-                logger.info("Alert delivered", metadata: ["sink": "\(delivery.sink)", "attempt": "\(delivery.attempt)"])
-            case .failed, .retrying:
-                logger.error("Alert not delivered after \(delivery.attempt) attempts: \(delivery.detail ?? "no reason")",
-                             metadata: ["sink": "\(delivery.sink)"])
-            }
+            log(delivery)
+        }
+    }
+
+    private func log(_ delivery: AlertDelivery) {
+        switch delivery.outcome {
+        case .delivered:
+            logger.info("Alert delivered", metadata: ["sink": "\(delivery.sink)", "attempt": "\(delivery.attempt)"])
+        case .retrying:
+            logger.notice("Alert delivery paused: dustd is stopping; the next start tries again", metadata: ["sink": "\(delivery.sink)"])
+        case .failed:
+            logger.error("Alert not delivered after \(delivery.attempt) attempts: \(delivery.detail ?? "no reason")",
+                         metadata: ["sink": "\(delivery.sink)"])
         }
     }
 }

@@ -5,6 +5,7 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -157,6 +158,49 @@ struct AlertProcessTests {
         let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
         #expect(list.standardOutput.contains("\(name): failed (attempt 3): \(name) answered HTTP 503"), "\(list.standardOutput)")
         #expect(list.standardOutput.contains("pm25.grade >= 3  active"))
+    }
+
+    @Test("A delivery waiting for its retry when dustd stops is taken up by the next start: sent once, counted as attempt 2, the rise not repeated")
+    func retryResumedAfterRestart() async throws {
+        let failing = Mutex(true)
+        let receiver = FakeAirKoreaServer { _ in
+            failing.withLock { $0 } ? .respond(status: 503, body: Data("busy".utf8), contentType: "text/plain")
+                                    : .respond(status: 200, body: Data("ok".utf8), contentType: "text/plain")
+        }
+        let receiverURL = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/dust")
+        let configuration = """
+            station:
+              name: 종로구
+            alerts:
+              rules: [ { when: pm25.grade >= 3 } ]
+              sinks: [ { ntfy: "\(receiverURL)" } ]
+              retryInitialSeconds: 3600
+              maxAttempts: 5
+            """
+        let first = try await RunningDustd(configuration: configuration, body: currentHourResponse(pm25: 50))
+        defer { first.directory.remove() }
+        // The first attempt fails; the next would come in an hour. dustd stops meanwhile.
+        #expect(try await first.wait { receiver.requests.count >= 1 })
+        #expect(try await first.stop() == 0)
+        let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
+        let listed = try Executables.run("dustctl", ["alerts", "list", "--db", first.database, "--config", first.configPath],
+                                         environment: ["PATH": "/usr/bin:/bin"])
+        #expect(listed.standardOutput.contains("\(name): retrying (attempt 1)"), "\(listed.standardOutput)")
+
+        // The sink is back; dustd starts again on the same database.
+        failing.withLock { $0 = false }
+        let second = try await RunningDustd(configuration: configuration, body: currentHourResponse(pm25: 50), directory: first.directory)
+        #expect(try await second.wait { receiver.requests.count >= 2 })
+        #expect(try await second.wait { second.server.requests.count >= 2 })  // polls went on: the rule still holds
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await second.stop() == 0)
+        await receiver.stop()
+        #expect(receiver.requests.count == 2)  // the failed attempt and the resumed one; no second rise
+        #expect(second.logs.contains("Resuming an alert delivery"))
+        let after = try Executables.run("dustctl", ["alerts", "list", "--db", second.database, "--config", second.configPath],
+                                        environment: ["PATH": "/usr/bin:/bin"])
+        #expect(after.standardOutput.contains("\(name): delivered (attempt 2)"), "\(after.standardOutput)")
+        #expect(after.standardOutput.components(separatedBy: "fired").count - 1 == 1, "\(after.standardOutput)")
     }
 
     @Test("The ntfy token from the systemd credential ntfy-token; a token file others may read is refused at start")

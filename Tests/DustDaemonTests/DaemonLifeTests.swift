@@ -19,8 +19,11 @@ final class RunningDustd: Sendable {
     let configPath: String
     let stderrPath: String
 
-    init(configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:], body: Data? = nil) async throws {
-        directory = try TemporaryDirectory("dustd-life")
+    /// - Parameter directory: the directory (configuration, database, log) of an earlier run to start
+    ///   again on; a new one when nil.
+    init(configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:], body: Data? = nil,
+         directory existing: TemporaryDirectory? = nil) async throws {
+        directory = try existing ?? TemporaryDirectory("dustd-life")
         let daily = try body ?? TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
         let baseURL = try await server.start()

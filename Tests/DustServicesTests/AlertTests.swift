@@ -199,7 +199,7 @@ struct AlertTests {
         #expect(results.first?.detail?.hasSuffix("a newer alert of the same rule replaced it") == true)
     }
 
-    @Test("Stopping dustd ends the wait before a retry and records the delivery as failed")
+    @Test("Stopping dustd ends the wait before a retry; the delivery stays recorded as retrying, for the next start")
     func cancelledRetry() async throws {
         let scratch = try Scratch()
         let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
@@ -216,7 +216,60 @@ struct AlertTests {
         for await _ in waiting { break }
         task.cancel()
         let results = await task.value
-        #expect(results.map(\.outcome) == [.failed])
-        #expect(results.first?.detail?.hasSuffix("dustd stopped before the next attempt") == true)
+        #expect(results.map(\.outcome) == [.retrying])
+        #expect(results.map(\.attempt) == [1])
+        let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        #expect(deliveries.map(\.outcome) == [.retrying])
+    }
+
+    @Test("A delivery left retrying is taken up after its last attempt: the next attempt is counted on, and a sink no longer configured is skipped")
+    func resumed() async throws {
+        let scratch = try Scratch()
+        let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
+                                                                station: "종로구", at: Self.at(10)))
+        for attempt in 1...2 {
+            try scratch.store.recordAlertDelivery(AlertDelivery(eventID: event.id, sink: "flaky", attempt: attempt, at: Self.at(10),
+                                                                outcome: .retrying, detail: "HTTP 503"))
+        }
+        let sink = RecordingSink(name: "flaky")
+        let dispatcher = AlertDispatcher(sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), sleep: { _ in })
+        let delivery = await dispatcher.resume(event, sink: "flaky", afterAttempt: 2)
+        #expect(delivery?.outcome == .delivered && delivery?.attempt == 3)
+        #expect(sink.events.map(\.id) == [event.id])
+        let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        #expect(deliveries.map(\.attempt) == [1, 2, 3])
+        #expect(deliveries.map(\.outcome) == [.retrying, .retrying, .delivered])
+        #expect(await dispatcher.resume(event, sink: "gone", afterAttempt: 1) == nil)
+        // The last attempts allowed: failed for good, not retried forever.
+        let last = RecordingSink(name: "last", failures: 99)
+        let limited = AlertDispatcher(sinks: [last], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), sleep: { _ in })
+        #expect(await limited.resume(event, sink: "last", afterAttempt: 4)?.outcome == .failed)
+    }
+
+    @Test("What a start takes up: the newest event of each configured rule, under 3 hours old, per configured sink left retrying or never tried")
+    func resumption() {
+        let now = Self.at(12)
+        func event(_ id: Int64, _ kind: AlertEvent.Kind, _ rule: String, hoursAgo: Double) -> AlertEvent {
+            AlertEvent(id: id, kind: kind, rule: rule, metric: .pm25Grade, value: 3, station: "종로구", at: now.addingTimeInterval(-hoursAgo * 3600))
+        }
+        func record(_ id: Int64, _ sink: String, _ attempt: Int, _ outcome: AlertDelivery.Outcome) -> AlertDelivery {
+            AlertDelivery(eventID: id, sink: sink, attempt: attempt, at: now, outcome: outcome, detail: nil)
+        }
+        let recent: [(event: AlertEvent, deliveries: [AlertDelivery])] = [
+            // rule A: the rise (1) was left retrying, but its clearing (2) is newer and is what counts.
+            (event(1, .fired, "A", hoursAgo: 2), [record(1, "x", 1, .retrying)]),
+            (event(2, .cleared, "A", hoursAgo: 1), [record(2, "x", 1, .retrying), record(2, "x", 2, .retrying), record(2, "y", 1, .delivered),
+                                                    record(2, "gone", 1, .retrying)]),
+            // rule B: left retrying four hours ago: no longer news.
+            (event(3, .fired, "B", hoursAgo: 4), [record(3, "x", 1, .retrying)]),
+            // rule C: no longer configured.
+            (event(4, .fired, "C", hoursAgo: 0.5), [record(4, "x", 1, .retrying)]),
+            // rule D: failed for good on x, never tried on y and z (dustd stopped before).
+            (event(5, .fired, "D", hoursAgo: 0.2), [record(5, "x", 5, .failed), record(5, "x", 4, .retrying)]),
+            // a test alert is never resumed.
+            (event(6, .test, "", hoursAgo: 0.1), []),
+        ]
+        let pending = AlertResumption.pending(in: recent, rules: ["A", "B", "D"], sinks: ["x", "y", "z"], now: now)
+        #expect(pending.map { "\($0.event.id) \($0.sink) \($0.lastAttempt)" } == ["2 x 2", "2 z 0", "5 y 0", "5 z 0"])
     }
 }

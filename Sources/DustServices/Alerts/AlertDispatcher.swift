@@ -56,7 +56,8 @@ public struct AlertDispatcher: Sendable {
     public var sinkNames: [String] { sinks.map(\.name) }
 
     /// Delivers one event to every sink concurrently; returns each sink's last attempt. A
-    /// cancellation (dustd stopping) ends the waits; what was not delivered is recorded as failed.
+    /// cancellation (dustd stopping) ends the waits: a delivery that was waiting for its next
+    /// attempt stays recorded as `retrying`, and the next start resumes it (`resume`).
     ///
     /// - Parameter isCurrent: asked before each retry; false when a newer event of the same rule
     ///   has come (a clearing after a rise still being retried), which ends the retries, so a
@@ -73,10 +74,21 @@ public struct AlertDispatcher: Sendable {
         }
     }
 
-    private func deliver(_ event: AlertEvent, to sink: any AlertSink, isCurrent: @Sendable () -> Bool) async -> AlertDelivery {
-        var attempt = 1
+    /// Takes up a delivery that was waiting for its next attempt when dustd stopped (or was
+    /// killed): attempts `attempt + 1` and on, with the same backoff. Nil when no configured sink has
+    /// that name any more.
+    public func resume(_ event: AlertEvent, sink name: String, afterAttempt attempt: Int,
+                       isCurrent: @escaping @Sendable () -> Bool = { true }) async -> AlertDelivery? {
+        guard let sink = sinks.first(where: { $0.name == name }) else { return nil }
+        return await deliver(event, to: sink, firstAttempt: attempt + 1, isCurrent: isCurrent)
+    }
+
+    private func deliver(_ event: AlertEvent, to sink: any AlertSink, firstAttempt: Int = 1, isCurrent: @Sendable () -> Bool) async -> AlertDelivery {
+        var attempt = firstAttempt
         while true {
             let outcome: AlertDelivery
+            if Task.isCancelled { return AlertDelivery(eventID: event.id, sink: sink.name, attempt: attempt - 1, at: clock.now,
+                                                       outcome: .retrying, detail: "dustd stopped before this attempt") }
             do throws(AlertSinkError) {
                 try await sink.deliver(event)
                 outcome = AlertDelivery(eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now, outcome: .delivered, detail: nil)
@@ -91,11 +103,8 @@ public struct AlertDispatcher: Sendable {
             do {
                 try await sleep(policy.delay(after: attempt))
             } catch {
-                var stopped = outcome
-                stopped.outcome = .failed
-                stopped.detail = (outcome.detail ?? "") + "; dustd stopped before the next attempt"
-                try? store.recordAlertDelivery(stopped)
-                return stopped
+                // dustd is stopping: the record stays `retrying`, for the next start to resume.
+                return outcome
             }
             guard isCurrent() else {
                 var superseded = outcome
@@ -106,5 +115,39 @@ public struct AlertDispatcher: Sendable {
             }
             attempt += 1
         }
+    }
+}
+
+/// The deliveries to take up at start, for the newest event of each rule still configured
+/// (`rules`, as `AlertRule.description` writes them) if it is at most `maxAge` old (an alert about the air three hours ago is no longer news), to each sink still configured:
+/// one whose last record says `retrying` (dustd stopped, or was killed, while it waited for its
+/// next attempt), or that has no record at all (dustd stopped before the first attempt).
+public enum AlertResumption {
+    public struct Pending: Sendable, Hashable {
+        public var event: AlertEvent
+        public var sink: String
+        public var lastAttempt: Int
+    }
+
+    public static func pending(in recent: [(event: AlertEvent, deliveries: [AlertDelivery])], rules: Set<String>, sinks: [String],
+                               now: Date, maxAge: TimeInterval = 3 * 3600) -> [Pending] {
+        var newestOfRule: [String: AlertEvent] = [:]
+        for (event, _) in recent where event.kind != .test {
+            if let known = newestOfRule[event.rule], known.id > event.id { continue }
+            newestOfRule[event.rule] = event
+        }
+        var result: [Pending] = []
+        for (event, deliveries) in recent where newestOfRule[event.rule]?.id == event.id && event.kind != .test && rules.contains(event.rule) {
+            guard now.timeIntervalSince(event.at) <= maxAge else { continue }
+            for sink in sinks {
+                let last = deliveries.filter { $0.sink == sink }.max { ($0.attempt, $0.at) < ($1.attempt, $1.at) }
+                switch last?.outcome {
+                case nil: result.append(Pending(event: event, sink: sink, lastAttempt: 0))
+                case .retrying?: result.append(Pending(event: event, sink: sink, lastAttempt: last?.attempt ?? 0))
+                case .delivered?, .failed?: continue
+                }
+            }
+        }
+        return result.sorted { ($0.event.id, $0.sink) < ($1.event.id, $1.sink) }
     }
 }
