@@ -1,3 +1,4 @@
+import DustConfig
 import DustKit
 import Foundation
 
