@@ -47,6 +47,16 @@ for tool in dustd dustctl; do
         die "$bin/$tool links the Swift runtime dynamically; remove it and run again."
     fi
 done
+# The layout list ages as functions are renamed; say so when much of it no longer matches.
+if [ -n "${order:-}" ] && [ "$order" != none ] && [ -s "$order" ] && command -v nm >/dev/null; then
+    listed=$(wc -l < "$order")
+    found=$( (nm --defined-only "$bin/dustd"; nm --defined-only "$bin/dustctl") 2>/dev/null | awk '{print $3}' | LC_ALL=C sort -u \
+        | LC_ALL=C comm -12 - <(LC_ALL=C sort -u "$order") | wc -l)
+    say "code layout: $found of $listed listed functions are in the executables"
+    if [ $((found * 100)) -lt $((listed * 75)) ]; then
+        say "warning: packaging/finedust.order is out of date; run packaging/make-order-file.sh and commit the result"
+    fi
+fi
 if $binaries_only; then
     echo "$bin"
     exit 0
