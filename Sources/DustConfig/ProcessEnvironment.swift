@@ -10,8 +10,8 @@ import Darwin
 /// environment without making a Swift string of every other variable.
 ///
 /// `ProcessInfo.processInfo.environment` builds a new dictionary of the whole environment on
-/// every access; a login shell's 50–150 variables cost dustctl 0.1–0.3 ms a time, and the
-/// configuration, the key and the terminal style each asked (docs/PERFORMANCE.md, "Start-up").
+/// every access; a login shell's 50–150 variables cost dustctl 0.1–0.3 ms a time, and both the
+/// settings and the terminal style asked (docs/PERFORMANCE.md, "Start-up").
 public enum ProcessEnvironment {
     /// The variables whose names start with `prefix`, and those in `names`, with their values.
     /// A variable set twice (possible with `execve`) counts once, as `getenv` sees it: the first.
