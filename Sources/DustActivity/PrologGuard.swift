@@ -22,6 +22,11 @@ enum PrologGuard {
         case complete(doctype: Range<Int>?, rootStart: Int)
     }
 
+    /// White space as libxml2 will see it: XML's four, and the C0 controls `XMLInputPipe` turns
+    /// into spaces (all but NUL). The prolog is read as libxml2 reads it, so a control character
+    /// never ends the prolog early and lets a DOCTYPE after it reach libxml2 unchecked.
+    static func isSpace(_ byte: UInt8) -> Bool { byte <= 0x20 && byte != 0x00 }
+
     static func scan(_ bytes: [UInt8]) throws(ActivityFileError) -> Outcome {
         let result = bytes.withUnsafeBytes { buffer -> Result<Outcome, ActivityFileError> in
             var scanner = Scanner(bytes: buffer)
@@ -131,7 +136,7 @@ enum PrologGuard {
             while index < bytes.count, isSpace(bytes[index]) { index += 1 }
         }
 
-        private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        private func isSpace(_ byte: UInt8) -> Bool { PrologGuard.isSpace(byte) }
 
         private func hasPrefix(_ text: StaticString, ignoringCase: Bool = false) -> Bool {
             let pattern = UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)

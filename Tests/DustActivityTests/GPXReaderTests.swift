@@ -145,6 +145,22 @@ struct GPXReaderTests {
         }
     }
 
+    @Test("A control character before the root is white space, as libxml2 sees it: the track is read, and sniffed as GPX")
+    func controlCharacterBeforeRoot() throws {
+        // Found by scripts/fuzz.sh gpx (minimised): the reader counted the step while sniffing took
+        // U+0017 for the root element and refused the file. 37° → 31° along a meridian:
+        // R × 6 × π/180 = 6,371,008.8 × 0.10471975512 = 667,170.4814 m in 32,460 s (20.6 m/s).
+        let xml = "\u{17}<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:00+0900</time></trkpt>"
+            + "<trkpt lat=\"31\" lon=\"126\"><time>2024-01-01T08:21:00</time></trkpt></trkseg></trk></gpx>"
+        let result = try readGPX(xml)
+        #expect(result.samples.count == 1 && result.summary.controlCharactersReplaced == 1)
+        #expect(abs(result.samples[0].metres - 667_170.4814012) < 1e-6)
+        #expect(result.samples[0].start == instant("2023-12-31T23:20:00Z") && result.samples[0].end == instant("2024-01-01T08:21:00Z"))
+        #expect(try ActivityFileFormat.sniff(Array(xml.utf8)) == .gpx)
+        // A control character after the root's name ends the name, as a space does.
+        #expect(try ActivityFileFormat.sniff(Array("<?xml version=\"1.0\"?>\n<gpx\u{0B}version=\"1.1\"/>".utf8)) == .gpx)
+    }
+
     @Test("A GPX file declaring an entity is refused; a Health export is not a GPX file")
     func hostile() {
         let entity = """
