@@ -89,6 +89,12 @@ func checkError(_ error: ActivityFileError, input: [UInt8]) {
     default:
         line = nil
     }
+    if case .entityInDocumentType = error {
+        // The guard refuses a DOCTYPE's entities before libxml2 reads a byte; the driver's check of
+        // libxml2's nodes is a backstop, and must never be what refused.
+        let guarded = Result { () throws(ActivityFileError) in try PrologGuard.scan(input) }
+        require((try? guarded.get()) == nil, "libxml2 met a DOCTYPE the guard let through: \(guarded)")
+    }
     if let line {
         // libxml2 also breaks lines at a lone carriage return.
         let lines = input.lazy.filter { $0 == 0x0A || $0 == 0x0D }.count + 1
