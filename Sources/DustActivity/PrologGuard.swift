@@ -52,6 +52,11 @@ enum PrologGuard {
                 skipSpace()
                 guard index < bytes.count else { return .needMore(insideDoctype: false) }
                 guard bytes[index] == UInt8(ascii: "<") else { return .complete(doctype: doctype, rootStart: index) }
+                // `<` and a name is the root, however short (`<gpx/>`); waiting for 9 bytes that
+                // never come would hand libxml2 the DOCTYPE unhidden.
+                if index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "?"), bytes[index + 1] != UInt8(ascii: "!") {
+                    return .complete(doctype: doctype, rootStart: index)
+                }
                 guard index + 9 <= bytes.count else { return .needMore(insideDoctype: false) }
                 if hasPrefix("<?") {
                     guard skip(past: "?>", from: index + 2) else { return .needMore(insideDoctype: false) }
