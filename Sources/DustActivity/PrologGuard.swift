@@ -63,6 +63,10 @@ enum PrologGuard {
                 } else if hasPrefix("<!--") {
                     guard skip(past: "-->", from: index + 4) else { return .needMore(insideDoctype: false) }
                 } else if hasPrefix("<!DOCTYPE", ignoringCase: true) {
+                    // Only one DOCTYPE is hidden; libxml2 would read the first of two.
+                    guard doctype == nil else {
+                        throw .malformedXML(line: line(), reason: "the file has a second DOCTYPE declaration")
+                    }
                     let start = index
                     index += 9
                     guard try scanDoctype() else { return .needMore(insideDoctype: true) }

@@ -171,6 +171,20 @@ struct GPXReaderTests {
         #expect(try ActivityFileFormat.sniff(Array(xml.utf8)) == .gpx)
     }
 
+    @Test("A second DOCTYPE is malformed, refused by the guard on its line; libxml2 never sees the first")
+    func secondDoctype() {
+        // Found by scripts/fuzz.sh gpx: the guard hid only the last DOCTYPE, libxml2 read the first,
+        // and the driver refused the file as declaring an entity. Minimised: <!DOCTYPEg><!DOCTYPE>\n<tr>
+        #expect(throws: ActivityFileError.malformedXML(line: 1, reason: "the file has a second DOCTYPE declaration")) {
+            try readGPX("<!DOCTYPEg><!DOCTYPE>\n<tr>")
+        }
+        let xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE gpx [\n<!ELEMENT gpx ANY>\n]>\n<!DOCTYPE gpx>\n<gpx version=\"1.1\"/>\n"
+        #expect(throws: ActivityFileError.malformedXML(line: 5, reason: "the file has a second DOCTYPE declaration")) { try readGPX(xml) }
+        #expect(throws: ActivityFileError.malformedXML(line: 5, reason: "the file has a second DOCTYPE declaration")) {
+            try ActivityFileFormat.sniff(Array(xml.utf8))
+        }
+    }
+
     @Test("A GPX file declaring an entity is refused; a Health export is not a GPX file")
     func hostile() {
         let entity = """
