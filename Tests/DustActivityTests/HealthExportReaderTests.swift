@@ -113,6 +113,25 @@ struct HealthExportReaderTests {
         }
     }
 
+    @Test("A value past 18,144 km (30 m/s for 7 days) is a typed error; 1e308 km was an infinite distance")
+    func hugeValue() throws {
+        let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
+        let huge = healthExport(distanceRecord(unit: "km", value: "1e308", start: times.start, end: times.end))
+        #expect(throws: ActivityFileError.invalidRecord(line: lineNumber(of: "value=\"1e308\"", in: huge),
+                                                        problem: "has the value \"1e308\" km, more than 18144 km")) {
+            try readHealth(huge)
+        }
+        // 1e306 m was finite, but across the hour its first share was not: 1e306 × 600 s overflows before ÷ 1,200 s.
+        let large = healthExport(distanceRecord(unit: "m", value: "1e306", start: "2024-01-01 08:50:00 +0900", end: "2024-01-01 09:10:00 +0900"))
+        #expect(throws: ActivityFileError.invalidRecord(line: lineNumber(of: "value=\"1e306\"", in: large),
+                                                        problem: "has the value \"1e306\" m, more than 18144 km")) {
+            try readHealth(large)
+        }
+        // The bound itself is a distance: 18,144 km = 30 m/s × 604,800 s.
+        #expect(try readHealth(healthExport(distanceRecord(unit: "km", value: "18144", start: times.start, end: times.end))).samples.map(\.metres)
+            == [18_144_000])
+    }
+
     @Test("A record ending before it starts is a typed error")
     func endsBeforeStart() {
         let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:20:00 +0900"))
