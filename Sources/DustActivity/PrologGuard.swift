@@ -51,7 +51,13 @@ enum PrologGuard {
             while true {
                 skipSpace()
                 guard index < bytes.count else { return .needMore(insideDoctype: false) }
-                guard bytes[index] == UInt8(ascii: "<") else { return .complete(doctype: doctype, rootStart: index) }
+                // Only markup and white space may come before the root. Text there is an error in every
+                // encoding libxml2 reads as the guard does; in one it does not, libxml2 may skip it (an
+                // iconv alias of UTF-8, `UT-F8`, drops bytes it cannot decode) or decode it as markup
+                // (EBCDIC, UCS-4, UTF-7), and then read a DOCTYPE the guard never saw.
+                guard bytes[index] == UInt8(ascii: "<") else {
+                    throw .malformedXML(line: line(), reason: "the file has text before its root element")
+                }
                 // `<` and a name is the root, however short (`<gpx/>`); waiting for 9 bytes that
                 // never come would hand libxml2 the DOCTYPE unhidden.
                 if index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "?"), bytes[index + 1] != UInt8(ascii: "!") {

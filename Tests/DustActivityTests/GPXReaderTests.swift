@@ -185,6 +185,19 @@ struct GPXReaderTests {
         }
     }
 
+    @Test("Text before the root is malformed, refused by the guard: libxml2 dropped a byte of a UT-F8 file and read the track")
+    func textBeforeRoot() {
+        // Found by scripts/fuzz.sh gpx (minimised): glibc's iconv takes "UT-F8" for UTF-8, and
+        // libxml2, converting through it, skipped the undecodable 0xA6 and read two steps, while
+        // sniffing took 0xA6 for the root element and refused the file.
+        let xml = Array("<?xml version=\"1.\" encoding=\"UT-F8\"?>".utf8) + [0xA6]
+            + Array(("<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:10</time></trkpt>"
+                + "<trkpt lat=\"32\" lon=\"128\"><time>2024-01-01T17:20:20</time></trkpt></trkseg></trk></gpx>").utf8)
+        let error = ActivityFileError.malformedXML(line: 1, reason: "the file has text before its root element")
+        #expect(throws: error) { try GPXReader().read(MemoryByteSource(xml), fileName: "walk.gpx") { _ in } }
+        #expect(throws: error) { try ActivityFileFormat.sniff(xml) }
+    }
+
     @Test("A GPX file declaring an entity is refused; a Health export is not a GPX file")
     func hostile() {
         let entity = """

@@ -201,6 +201,17 @@ struct HealthExportReaderTests {
         #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) { try ActivityFileFormat.sniff(Array(xml.utf8)) }
     }
 
+    @Test("A byte libxml2 would skip hides no DOCTYPE: the guard refuses the text before it, on its line")
+    func undecodableByteBeforeDoctype() {
+        // With encoding="UT-F8" libxml2 skipped 0xA6 and parsed the DOCTYPE and its entity
+        // ("Attribute references external entity 'xxe'"); the guard had stopped at 0xA6.
+        let xml = Array("<?xml version=\"1.0\" encoding=\"UT-F8\"?>\n".utf8) + [0xA6]
+            + Array("<!DOCTYPE HealthData [\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData locale=\"&xxe;\"/>\n".utf8)
+        #expect(throws: ActivityFileError.malformedXML(line: 2, reason: "the file has text before its root element")) {
+            try HealthExportReader().read(MemoryByteSource(xml)) { _ in }
+        }
+    }
+
     @Test("A billion-laughs internal entity and a parameter entity are refused")
     func internalAndParameterEntities() {
         let laughs = healthExport("", subset: "<!ENTITY lol \"lol\">\n<!ENTITY lol2 \"&lol;&lol;&lol;&lol;\">")
