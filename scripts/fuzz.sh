@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
-# Fuzzes the AirKorea XML parser and the activity CSV importer with libFuzzer and AddressSanitizer.
+# Fuzzes the AirKorea XML parser, the activity CSV importer, the Apple Health export reader and the
+# GPX reader with libFuzzer and AddressSanitizer.
 #
-#   scripts/fuzz.sh                 # both targets, 5 minutes each
+#   scripts/fuzz.sh                 # all four targets, 150 s each: 10 minutes in all
 #   scripts/fuzz.sh parser 600      # one target, 10 minutes
+#   scripts/fuzz.sh "health gpx"    # some targets, 150 s each
+#
+# Targets: parser (AirKorea XML), activity (CSV), health (Health export.xml from memory), gpx (GPX
+# 1.0/1.1 from memory). The zip path of a Health export (ZIPFoundation) is not fuzzed.
 #
 # Seeds come from Fuzz/corpus/<target> (small, committed); what libFuzzer discovers goes to
 # .build-fuzz/corpus/<target> and stays out of the repository. A crash leaves its input in
 # .build-fuzz/ and fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS=${1:-parser activity}
-SECONDS_EACH=${2:-300}
+TARGETS=${1:-parser activity health gpx}
+SECONDS_EACH=${2:-150}
 OUT=.build-fuzz
 mkdir -p "$OUT/src"
 
@@ -28,15 +33,25 @@ build() {
     fi
 }
 
+# DustActivity without the zip reader, which alone needs ZIPFoundation.
+ACTIVITY_READERS=()
+for file in Sources/DustActivity/*.swift; do
+    [[ $file == */ZipExport.swift ]] || ACTIVITY_READERS+=("$file")
+done
+
 for target in $TARGETS; do
     case "$target" in
         parser) build parser Sources/DustKit/*.swift Sources/AirKorea/*.swift Fuzz/ParserFuzzer.swift ;;
         activity) build activity Sources/DustKit/*.swift Sources/DustServices/ActivityCSVParser.swift Fuzz/ActivityFuzzer.swift ;;
-        *) echo "fuzz.sh: unknown target $target (parser, activity)"; exit 64 ;;
+        health) build health Sources/DustKit/*.swift "${ACTIVITY_READERS[@]}" Fuzz/ActivityReaderChecks.swift Fuzz/HealthFuzzer.swift ;;
+        gpx) build gpx Sources/DustKit/*.swift "${ACTIVITY_READERS[@]}" Fuzz/ActivityReaderChecks.swift Fuzz/GPXFuzzer.swift ;;
+        *) echo "fuzz.sh: unknown target $target (parser, activity, health, gpx)"; exit 64 ;;
     esac
     mkdir -p "$OUT/corpus/$target"
     echo "fuzz.sh: $target for $SECONDS_EACH s"
-    (cd "$OUT" && "./$target-fuzzer" "corpus/$target" "../Fuzz/corpus/$target" \
+    # Without Swift's backtracer a failed check (fatalError) is libFuzzer's "deadly signal", its
+    # input kept; the backtracer, run under AddressSanitizer, adds a false memory error report.
+    (cd "$OUT" && SWIFT_BACKTRACE=enable=no "./$target-fuzzer" "corpus/$target" "../Fuzz/corpus/$target" \
         -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
         2>&1 | tee "$target.log" | grep -E "^#[0-9]+ *(DONE|INITED)|stat::|ERROR|SUMMARY" || true)
     if grep -q "ERROR: libFuzzer\|ERROR: AddressSanitizer\|SUMMARY: AddressSanitizer" "$OUT/$target.log"; then

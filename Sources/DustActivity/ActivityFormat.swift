@@ -22,7 +22,7 @@ public enum ActivityFileFormat: String, Sendable, Hashable, CaseIterable {
         var content = head[...]
         if content.starts(with: [0xEF, 0xBB, 0xBF]) { content = content.dropFirst(3) }
         if isCSVHeader(content) { return .csv }
-        let start = content.firstIndex { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        let start = content.firstIndex { !PrologGuard.isSpace($0) }
         if head.starts(with: [0xFE, 0xFF]) || head.starts(with: [0xFF, 0xFE]) { throw .unsupportedEncoding }
         guard let start, content[start] == UInt8(ascii: "<") else { throw .unrecognizedFormat }
         switch try PrologGuard.scan(head) {
@@ -33,7 +33,7 @@ public enum ActivityFileFormat: String, Sendable, Hashable, CaseIterable {
             var name: [UInt8] = []
             while index < head.count, name.count < 64 {
                 let byte = head[index]
-                if byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
+                if PrologGuard.isSpace(byte) || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
                     break
                 }
                 name.append(byte)

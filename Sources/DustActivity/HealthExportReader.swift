@@ -105,7 +105,8 @@ public struct HealthExportReader: Sendable {
             }
             guard let unitText = attribute(reader, names.unit) else { throw .invalidRecord(line: line, problem: "has no unit") }
             let metresPerUnit: Double
-            switch String(decoding: unitText, as: UTF8.self) {
+            let unit = String(decoding: unitText, as: UTF8.self)
+            switch unit {
             case "km": metresPerUnit = 1000
             case "m": metresPerUnit = 1
             case "mi": metresPerUnit = 1609.344
@@ -116,6 +117,12 @@ public struct HealthExportReader: Sendable {
             let valueString = String(decoding: valueText, as: UTF8.self)
             guard let value = Double(valueString), value.isFinite, value >= 0 else {
                 throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\", not a distance")
+            }
+            // No farther than a GPX track may go in the longest sample (30 m/s for 7 days, 18,144 km):
+            // a larger value, 1e308 km, made the sample or its hours' sums infinite.
+            let maxMetres = GPXReader.maxSpeed * limits.maxSampleDuration
+            guard value * metresPerUnit <= maxMetres else {
+                throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\" \(unit), more than \(Int(maxMetres / 1000)) km")
             }
             guard let startText = attribute(reader, names.startDate), let start = ActivityTime.healthDate(startText),
                   let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText) else {

@@ -22,6 +22,11 @@ enum PrologGuard {
         case complete(doctype: Range<Int>?, rootStart: Int)
     }
 
+    /// White space as libxml2 will see it: XML's four, and the C0 controls `XMLInputPipe` turns
+    /// into spaces (all but NUL). The prolog is read as libxml2 reads it, so a control character
+    /// never ends the prolog early and lets a DOCTYPE after it reach libxml2 unchecked.
+    static func isSpace(_ byte: UInt8) -> Bool { byte <= 0x20 && byte != 0x00 }
+
     static func scan(_ bytes: [UInt8]) throws(ActivityFileError) -> Outcome {
         let result = bytes.withUnsafeBytes { buffer -> Result<Outcome, ActivityFileError> in
             var scanner = Scanner(bytes: buffer)
@@ -46,13 +51,28 @@ enum PrologGuard {
             while true {
                 skipSpace()
                 guard index < bytes.count else { return .needMore(insideDoctype: false) }
-                guard bytes[index] == UInt8(ascii: "<") else { return .complete(doctype: doctype, rootStart: index) }
+                // Only markup and white space may come before the root. Text there is an error in every
+                // encoding libxml2 reads as the guard does; in one it does not, libxml2 may skip it (an
+                // iconv alias of UTF-8, `UT-F8`, drops bytes it cannot decode) or decode it as markup
+                // (EBCDIC, UCS-4, UTF-7), and then read a DOCTYPE the guard never saw.
+                guard bytes[index] == UInt8(ascii: "<") else {
+                    throw .malformedXML(line: line(), reason: "the file has text before its root element")
+                }
+                // `<` and a name is the root, however short (`<gpx/>`); waiting for 9 bytes that
+                // never come would hand libxml2 the DOCTYPE unhidden.
+                if index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "?"), bytes[index + 1] != UInt8(ascii: "!") {
+                    return .complete(doctype: doctype, rootStart: index)
+                }
                 guard index + 9 <= bytes.count else { return .needMore(insideDoctype: false) }
                 if hasPrefix("<?") {
                     guard skip(past: "?>", from: index + 2) else { return .needMore(insideDoctype: false) }
                 } else if hasPrefix("<!--") {
                     guard skip(past: "-->", from: index + 4) else { return .needMore(insideDoctype: false) }
                 } else if hasPrefix("<!DOCTYPE", ignoringCase: true) {
+                    // Only one DOCTYPE is hidden; libxml2 would read the first of two.
+                    guard doctype == nil else {
+                        throw .malformedXML(line: line(), reason: "the file has a second DOCTYPE declaration")
+                    }
                     let start = index
                     index += 9
                     guard try scanDoctype() else { return .needMore(insideDoctype: true) }
@@ -131,7 +151,7 @@ enum PrologGuard {
             while index < bytes.count, isSpace(bytes[index]) { index += 1 }
         }
 
-        private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+        private func isSpace(_ byte: UInt8) -> Bool { PrologGuard.isSpace(byte) }
 
         private func hasPrefix(_ text: StaticString, ignoringCase: Bool = false) -> Bool {
             let pattern = UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)

@@ -145,6 +145,59 @@ struct GPXReaderTests {
         }
     }
 
+    @Test("A control character before the root is white space, as libxml2 sees it: the track is read, and sniffed as GPX")
+    func controlCharacterBeforeRoot() throws {
+        // Found by scripts/fuzz.sh gpx (minimised): the reader counted the step while sniffing took
+        // U+0017 for the root element and refused the file. 37° → 31° along a meridian:
+        // R × 6 × π/180 = 6,371,008.8 × 0.10471975512 = 667,170.4814 m in 32,460 s (20.6 m/s).
+        let xml = "\u{17}<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:00+0900</time></trkpt>"
+            + "<trkpt lat=\"31\" lon=\"126\"><time>2024-01-01T08:21:00</time></trkpt></trkseg></trk></gpx>"
+        let result = try readGPX(xml)
+        #expect(result.samples.count == 1 && result.summary.controlCharactersReplaced == 1)
+        #expect(abs(result.samples[0].metres - 667_170.4814012) < 1e-6)
+        #expect(result.samples[0].start == instant("2023-12-31T23:20:00Z") && result.samples[0].end == instant("2024-01-01T08:21:00Z"))
+        #expect(try ActivityFileFormat.sniff(Array(xml.utf8)) == .gpx)
+        // A control character after the root's name ends the name, as a space does.
+        #expect(try ActivityFileFormat.sniff(Array("<?xml version=\"1.0\"?>\n<gpx\u{0B}version=\"1.1\"/>".utf8)) == .gpx)
+    }
+
+    @Test("A DOCTYPE before a root shorter than 9 bytes is hidden like any other: <gpx/> is an empty track, not an entity")
+    func doctypeBeforeShortRoot() throws {
+        // The guard waited for 9 bytes after the DOCTYPE; at the end of the file it handed libxml2
+        // the DOCTYPE unhidden, and the driver refused it as an entity.
+        let xml = "<!DOCTYPE gpx [<!ELEMENT gpx ANY>]>\n<gpx/>\n"
+        let result = try readGPX(xml)
+        #expect(result.samples.isEmpty && result.summary.points == 0 && result.summary.segments == 0)
+        #expect(try ActivityFileFormat.sniff(Array(xml.utf8)) == .gpx)
+    }
+
+    @Test("A second DOCTYPE is malformed, refused by the guard on its line; libxml2 never sees the first")
+    func secondDoctype() {
+        // Found by scripts/fuzz.sh gpx: the guard hid only the last DOCTYPE, libxml2 read the first,
+        // and the driver refused the file as declaring an entity. Minimised: <!DOCTYPEg><!DOCTYPE>\n<tr>
+        #expect(throws: ActivityFileError.malformedXML(line: 1, reason: "the file has a second DOCTYPE declaration")) {
+            try readGPX("<!DOCTYPEg><!DOCTYPE>\n<tr>")
+        }
+        let xml = "<?xml version=\"1.0\"?>\n<!DOCTYPE gpx [\n<!ELEMENT gpx ANY>\n]>\n<!DOCTYPE gpx>\n<gpx version=\"1.1\"/>\n"
+        #expect(throws: ActivityFileError.malformedXML(line: 5, reason: "the file has a second DOCTYPE declaration")) { try readGPX(xml) }
+        #expect(throws: ActivityFileError.malformedXML(line: 5, reason: "the file has a second DOCTYPE declaration")) {
+            try ActivityFileFormat.sniff(Array(xml.utf8))
+        }
+    }
+
+    @Test("Text before the root is malformed, refused by the guard: libxml2 dropped a byte of a UT-F8 file and read the track")
+    func textBeforeRoot() {
+        // Found by scripts/fuzz.sh gpx (minimised): glibc's iconv takes "UT-F8" for UTF-8, and
+        // libxml2, converting through it, skipped the undecodable 0xA6 and read two steps, while
+        // sniffing took 0xA6 for the root element and refused the file.
+        let xml = Array("<?xml version=\"1.\" encoding=\"UT-F8\"?>".utf8) + [0xA6]
+            + Array(("<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:10</time></trkpt>"
+                + "<trkpt lat=\"32\" lon=\"128\"><time>2024-01-01T17:20:20</time></trkpt></trkseg></trk></gpx>").utf8)
+        let error = ActivityFileError.malformedXML(line: 1, reason: "the file has text before its root element")
+        #expect(throws: error) { try GPXReader().read(MemoryByteSource(xml), fileName: "walk.gpx") { _ in } }
+        #expect(throws: error) { try ActivityFileFormat.sniff(xml) }
+    }
+
     @Test("A GPX file declaring an entity is refused; a Health export is not a GPX file")
     func hostile() {
         let entity = """

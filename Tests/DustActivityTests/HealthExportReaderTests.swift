@@ -113,6 +113,25 @@ struct HealthExportReaderTests {
         }
     }
 
+    @Test("A value past 18,144 km (30 m/s for 7 days) is a typed error; 1e308 km was an infinite distance")
+    func hugeValue() throws {
+        let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
+        let huge = healthExport(distanceRecord(unit: "km", value: "1e308", start: times.start, end: times.end))
+        #expect(throws: ActivityFileError.invalidRecord(line: lineNumber(of: "value=\"1e308\"", in: huge),
+                                                        problem: "has the value \"1e308\" km, more than 18144 km")) {
+            try readHealth(huge)
+        }
+        // 1e306 m was finite, but across the hour its first share was not: 1e306 × 600 s overflows before ÷ 1,200 s.
+        let large = healthExport(distanceRecord(unit: "m", value: "1e306", start: "2024-01-01 08:50:00 +0900", end: "2024-01-01 09:10:00 +0900"))
+        #expect(throws: ActivityFileError.invalidRecord(line: lineNumber(of: "value=\"1e306\"", in: large),
+                                                        problem: "has the value \"1e306\" m, more than 18144 km")) {
+            try readHealth(large)
+        }
+        // The bound itself is a distance: 18,144 km = 30 m/s × 604,800 s.
+        #expect(try readHealth(healthExport(distanceRecord(unit: "km", value: "18144", start: times.start, end: times.end))).samples.map(\.metres)
+            == [18_144_000])
+    }
+
     @Test("A record ending before it starts is a typed error")
     func endsBeforeStart() {
         let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:20:00 +0900"))
@@ -161,6 +180,36 @@ struct HealthExportReaderTests {
             _ = try HealthExportReader().read(MemoryByteSource(xml)) { _ in samples += 1 }
         }
         #expect(samples == 0)
+    }
+
+    @Test("A control character before the DOCTYPE hides nothing: its entity is refused by the guard, on its line")
+    func controlCharacterBeforeDoctype() {
+        // The pipe hands libxml2 U+0017 as a space. The guard took it for the root element and
+        // stopped, so the DOCTYPE after it reached libxml2 unchecked (scripts/fuzz.sh gpx).
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        \u{17}<!DOCTYPE HealthData [
+        <!ENTITY xxe SYSTEM "file:///etc/passwd">
+        ]>
+        <HealthData locale="ko_KR"><Record type="&xxe;" sourceName="iPhone" startDate="" endDate=""/></HealthData>
+        """
+        var samples = 0
+        #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) {
+            _ = try HealthExportReader().read(MemoryByteSource(xml)) { _ in samples += 1 }
+        }
+        #expect(samples == 0)
+        #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) { try ActivityFileFormat.sniff(Array(xml.utf8)) }
+    }
+
+    @Test("A byte libxml2 would skip hides no DOCTYPE: the guard refuses the text before it, on its line")
+    func undecodableByteBeforeDoctype() {
+        // With encoding="UT-F8" libxml2 skipped 0xA6 and parsed the DOCTYPE and its entity
+        // ("Attribute references external entity 'xxe'"); the guard had stopped at 0xA6.
+        let xml = Array("<?xml version=\"1.0\" encoding=\"UT-F8\"?>\n".utf8) + [0xA6]
+            + Array("<!DOCTYPE HealthData [\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData locale=\"&xxe;\"/>\n".utf8)
+        #expect(throws: ActivityFileError.malformedXML(line: 2, reason: "the file has text before its root element")) {
+            try HealthExportReader().read(MemoryByteSource(xml)) { _ in }
+        }
     }
 
     @Test("A billion-laughs internal entity and a parameter entity are refused")
