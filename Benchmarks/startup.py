@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
 """`dustctl week` against the `sqlite3` command running the same queries (issue 10, item 9).
 
-    python3 Benchmarks/startup.py DB [--config FILE] [--runs N] DUSTCTL [DUSTCTL ...]
+    python3 Benchmarks/startup.py DB [--config FILE] [--runs N] [--history-years N] DUSTCTL [DUSTCTL ...]
 
 DB is a demo database (`dustctl demo --db DB`); each DUSTCTL is a dustctl executable, e.g. a
 release build before and after a change. The commands run interleaved, one of each in turn, so a
 machine that gets busier or quieter during the run moves them all alike; the report is each one's
 median and minimum wall time and its median's ratio to `sqlite3`'s. The target is ≤ 4.5×.
+
+--history-years N (issue 19, item 22) also runs every command on two copies of DB holding N more
+years of hourly rows for 종로구 (and a poll attempt for each hour) before the week: one as a
+FineDust before 0.19 left it (the persistent -wal as large as the import that wrote the years) and
+one as FineDust leaves it now (the -wal cut to 0 bytes when the writer closed). A week's query must
+not cost in proportion to history. `sqlite3` runs with -readonly, as dustctl reads, so it leaves
+the -wal as it found it.
 """
 import argparse
 import os
+import shutil
 import statistics
+import subprocess
 import time
 
 parser = argparse.ArgumentParser()
@@ -19,6 +28,7 @@ parser.add_argument("dustctl", nargs="+")
 parser.add_argument("--config", default=None, help="the configuration file dustctl reads (default: a comment-only file)")
 parser.add_argument("--runs", type=int, default=300)
 parser.add_argument("--warmup", type=int, default=20)
+parser.add_argument("--history-years", type=int, default=0)
 arguments = parser.parse_args()
 
 # The week 2026-11-14 – 2026-11-20 in Korea: what `dustctl week --end 2026-11-20` reads.
@@ -37,9 +47,39 @@ if config is None:
         file.write("# defaults only\n")
 environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DUSTD_CONFIG": config, "LANG": "C.UTF-8"}
 sqlite3 = next(os.path.join(d, "sqlite3") for d in environment["PATH"].split(":") if os.access(os.path.join(d, "sqlite3"), os.X_OK))
-commands = [("sqlite3", [sqlite3, arguments.db, SQL])]
-for path in arguments.dustctl:
-    commands.append((path, [path, "week", "--db", arguments.db, "--station", "종로구", "--end", "2026-11-20"]))
+
+
+def with_history(years, truncate_wal):
+    """A copy of the database with `years` more years of hours before the week, written in one
+    transaction by a writer in persistent-WAL mode, as dustd and dustctl import write."""
+    path = f"/tmp/finedust-startup-{os.getpid()}-{'truncated' if truncate_wal else 'kept'}.sqlite"
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(path + suffix):
+            os.remove(path + suffix)
+    shutil.copyfile(arguments.db, path)
+    hours = years * 8766
+    limit = ["PRAGMA journal_size_limit = 4194304;"] if truncate_wal else []
+    subprocess.run([sqlite3, path, ".filectrl persist_wal 1", *limit, f"""
+        BEGIN;
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {hours})
+        INSERT OR IGNORE INTO measurement(station, slot_start, pm10, pm25, fetched_at)
+            SELECT '종로구', {start} - i * 3600, 20 + i % 60, 8 + i % 35, {start} - i * 3600 + 1200 FROM n;
+        WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {hours})
+        INSERT INTO poll_attempt(started_at, station, operation, outcome, rows_new)
+            SELECT ({start} - i * 3600 + 1200) * 1000, '종로구', 'station 종로구 DAILY page 1', 'ok', 1 FROM n;
+        COMMIT;"""], check=True, stdout=subprocess.DEVNULL)
+    return path
+
+
+databases = [("demo", arguments.db)]
+if arguments.history_years > 0:
+    databases.append((f"+{arguments.history_years} years, -wal kept", with_history(arguments.history_years, False)))
+    databases.append((f"+{arguments.history_years} years, -wal cut", with_history(arguments.history_years, True)))
+commands = []
+for label, db in databases:
+    commands.append((label, "sqlite3", [sqlite3, "-readonly", db, SQL]))
+    for path in arguments.dustctl:
+        commands.append((label, path, [path, "week", "--db", db, "--station", "종로구", "--end", "2026-11-20"]))
 
 devnull = os.open(os.devnull, os.O_WRONLY)
 
@@ -55,18 +95,27 @@ def run(argv):
     return elapsed
 
 
-samples = {name: [] for name, _ in commands}
+samples = {(label, name): [] for label, name, _ in commands}
 for round_number in range(arguments.warmup + arguments.runs):
-    for name, argv in commands:
+    for label, name, argv in commands:
         elapsed = run(argv)
         if round_number >= arguments.warmup:
-            samples[name].append(elapsed)
+            samples[(label, name)].append(elapsed)
 if arguments.config is None:
     os.remove(config)
 
-baseline = statistics.median(samples["sqlite3"])
 print(f"{arguments.runs} interleaved runs each, configuration {arguments.config or 'comment-only'}")
-for name, values in samples.items():
-    median = statistics.median(values)
-    print(f"{os.path.basename(name) if name != 'sqlite3' else 'sqlite3':>16}  median {median * 1000:6.2f} ms  "
-          f"min {min(values) * 1000:6.2f} ms  ratio {median / baseline:4.2f}×")
+for label, db in databases:
+    wal = os.path.getsize(db + "-wal") if os.path.exists(db + "-wal") else 0
+    print(f"{label} ({os.path.getsize(db) / 1e6:.1f} MB, -wal {wal / 1e6:.1f} MB):")
+    baseline = statistics.median(samples[(label, "sqlite3")])
+    for (row_label, name), values in samples.items():
+        if row_label != label:
+            continue
+        median = statistics.median(values)
+        print(f"{os.path.basename(name) if name != 'sqlite3' else 'sqlite3':>16}  median {median * 1000:6.2f} ms  "
+              f"min {min(values) * 1000:6.2f} ms  ratio {median / baseline:4.2f}×")
+for label, db in databases[1:]:
+    for suffix in ("", "-wal", "-shm"):
+        if os.path.exists(db + suffix):
+            os.remove(db + suffix)

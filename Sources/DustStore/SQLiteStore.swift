@@ -33,6 +33,11 @@ public final class SQLiteStore: Sendable {
     /// dustd's longest transaction (a 3MONTH backfill of 2,200 rows) takes well under a second.
     public static let defaultBusyTimeout: TimeInterval = 10
 
+    /// The size, in bytes, the -wal file is cut back to after a checkpoint (SQLite's
+    /// `journal_size_limit`); it is cut to 0 when the last writer closes. docs/PERFORMANCE.md,
+    /// "A week's cost and the size of history".
+    public static let walSizeLimit = 4 * 1024 * 1024
+
     public let path: String
     /// A pool (a writer and concurrent readers) for read-write opens; one read-only connection
     /// for a reader such as `dustctl day`, which runs one query and exits.
@@ -59,6 +64,13 @@ public final class SQLiteStore: Sendable {
                 var persist: CInt = 1
                 let code = sqlite3_file_control(db.sqliteConnection, nil, SQLITE_FCNTL_PERSIST_WAL, &persist)
                 guard code == SQLITE_OK else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                // A persistent WAL otherwise keeps the size of the largest write ever made (a
+                // MONTH backfill, a 10-year import): every reader that opens the database while no
+                // writer has it open rebuilds its index by reading the whole -wal, so `dustctl week`
+                // cost in proportion to history. With a limit, SQLite truncates the -wal to this size
+                // after each checkpoint and to 0 bytes when the last writer closes it (the file
+                // stays, so group readers can still open the database).
+                try db.execute(sql: "PRAGMA journal_size_limit = \(SQLiteStore.walSizeLimit)")
             }
         }
         do {

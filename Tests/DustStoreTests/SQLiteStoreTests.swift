@@ -101,6 +101,32 @@ struct SQLiteStoreTests {
         #expect(try SQLiteStore(path: path, mode: .readOnly).measurementCount() == 1)
     }
 
+    @Test("A large write leaves no large -wal behind: it is cut to 0 bytes when the writer closes, and kept")
+    func walTruncatedOnClose() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        func walSize() throws -> Int {
+            try (FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? -1
+        }
+        do {
+            let store = try SQLiteStore(path: path)
+            // 20 stations × 720 hours: one transaction of 14,400 rows, about 0.8 MB of WAL.
+            let batch = (0..<20).flatMap { station in
+                (0..<720).map { reading("station \(station)", hour: $0, pm10: Double($0 % 90), pm25: Double($0 % 40)) }
+            }
+            _ = try store.upsert(batch)
+            let openSize = try walSize()
+            #expect(openSize > 1 << 19, "the batch should leave a WAL of over half a MiB while the writer is open")
+            #expect(try store.write { db in try Int.fetchOne(db, sql: "PRAGMA journal_size_limit") } == SQLiteStore.walSizeLimit)
+        }
+        // Every later reader that opens the database with no writer rebuilds the WAL index from the
+        // whole -wal: an empty one costs nothing, whatever history holds.
+        #expect(try walSize() == 0)
+        #expect(FileManager.default.fileExists(atPath: path + "-shm"))
+        #expect(try SQLiteStore(path: path, mode: .readOnly).measurementCount() == 14_400)
+    }
+
     @Test("Opening a missing database read-only is a clear error, and creates nothing")
     func missing() throws {
         let directory = try TemporaryDirectory()
