@@ -211,6 +211,16 @@ struct DateTests {
         #expect(ISOWeek(containing: first.monday.adding(days: -7)) == first)
         #expect(ISOWeek(containing: LocalDate.latest).description == "9999-W52")
         #expect(ISOWeek(containing: LocalDate.latest.adding(days: 7)).description == "9999-W52")
+        // Instants no file should hold still have a slot and a date instead of trapping in Int64(_:).
+        let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300, 253_402_300_800 * 1000] {
+            let instant = Date(timeIntervalSince1970: seconds)
+            #expect(Slot(containing: instant).startEpochSeconds % 3600 == 0)
+            let date = seoul.date(containing: instant)
+            #expect(date == LocalDate.earliest || date == LocalDate.latest, "\(seconds)")
+            #expect(!seoul.iso8601(instant).isEmpty)
+            #expect(!SupportedPeriod.isPlausible(instant, now: DemoNow.instant))
+        }
     }
 
     @Test("Every typed date and week parses to a supported one or is refused with the range; neighbours never trap")
@@ -306,4 +316,9 @@ struct WhiteSpaceTests {
             }
         }
     }
+}
+
+/// 2026-11-21 00:20 KST, the demo's now (DustKit has no DemoReplay).
+enum DemoNow {
+    static let instant = Date(timeIntervalSince1970: 1_795_188_000)
 }
