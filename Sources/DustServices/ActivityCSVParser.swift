@@ -90,17 +90,19 @@ public struct ActivityCSVParser: Sendable {
         } else {
             start = localInstant(text)
         }
-        let notOnTheHour = ActivityImportError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
         switch start {
         case nil:
             throw ActivityImportError(line: line, problem: "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \"\(text)\"")
-        case let .unsupportedDate(onTheHour):
-            guard onTheHour else { throw notOnTheHour }
+        case .unsupportedDate:
             return nil
         case let .instant(instant):
+            // Before the hour is checked: Foundation places 0001-01-01T00:00:00Z on no whole hour.
+            guard SupportedPeriod.isPlausible(instant, now: now) else { return nil }
             let slot = Slot(containing: instant)
-            guard slot.start == instant else { throw notOnTheHour }
-            return SupportedPeriod.isPlausible(instant, now: now) ? slot : nil
+            guard slot.start == instant else {
+                throw ActivityImportError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
+            }
+            return slot
         }
     }
 
@@ -108,7 +110,7 @@ public struct ActivityCSVParser: Sendable {
     /// whose instant is not worked out (year 1 in Seoul is local mean time, +8:27:52, on no whole hour).
     private enum LocalStart {
         case instant(Date)
-        case unsupportedDate(onTheHour: Bool)
+        case unsupportedDate
     }
 
     /// `YYYY-MM-DD HH:mm` in the configured zone; nil for impossible or skipped (DST) times.
@@ -119,7 +121,7 @@ public struct ActivityCSVParser: Sendable {
         guard clock.count == 2, clock[0].count == 2, clock[1].count == 2,
               let hour = Int(clock[0]), let minute = Int(clock[1]), (0...23).contains(hour), (0...59).contains(minute)
         else { return nil }
-        guard SupportedPeriod.contains(date) else { return .unsupportedDate(onTheHour: minute == 0) }
+        guard SupportedPeriod.contains(date) else { return .unsupportedDate }
         // The first slot of the day whose local clock reads HH:00: DST-safe (a skipped hour has
         // none, a repeated hour takes its first occurrence).
         let wanted = "T" + clock[0] + ":00:00"
