@@ -46,7 +46,7 @@ struct DashboardRenderer {
         SupportedPeriod.contains(date) ? link("/day/\(date)") : nil
     }
 
-    /// The page of an ISO week, or nil for a week with a day outside `SupportedPeriod` (2000-W01, 2099-W53).
+    /// The page of an ISO week, or nil for a week with a day outside `SupportedPeriod` (1999-W52, 2099-W53).
     func weekLink(_ week: ISOWeek) -> String? {
         SupportedPeriod.contains(week) ? link("/week/\(week)") : nil
     }
