@@ -58,9 +58,11 @@ public enum AirKoreaRequest: Sendable, Hashable {
         }
     }
 
-    /// The most rows this request can legitimately return: the hours of its window (with a day of
-    /// margin), or every station in Korea several times over. A `totalCount` beyond it is not believed.
-    public var windowRows: Int {
+    /// How many hours back from now the items of this request's answer may lie: its term (DAILY
+    /// ≈ 24 h, MONTH ≈ 31 days, 3MONTH ≈ 92 days) with a day of margin, or a day and the latest hour
+    /// for a province's latest hour. Nil for the station list and forecasts, which hold no hours.
+    /// An item older than this is not what was asked for and is not stored (docs/RELIABILITY.md).
+    public var windowHours: Int? {
         switch self {
         case let .stationRealtime(_, term, _, _):
             switch term {
@@ -68,6 +70,16 @@ public enum AirKoreaRequest: Sendable, Hashable {
             case .month: 32 * 24
             case .threeMonths: 93 * 24
             }
+        case .provinceRealtime: 48
+        case .stationList, .forecast: nil
+        }
+    }
+
+    /// The most rows this request can legitimately return: the hours of its window (with a day of
+    /// margin), or every station in Korea several times over. A `totalCount` beyond it is not believed.
+    public var windowRows: Int {
+        switch self {
+        case .stationRealtime: windowHours ?? 0
         case .provinceRealtime, .stationList: 3000
         // A day holds at most four issues of three forecast days each per pollutant.
         case .forecast: 100

@@ -19,6 +19,10 @@ struct CycleLog {
                 ])
             case let .futureItems(operation, count):
                 logger.warning("Ignored \(count) items of \(operation) stamped more than an hour from now; AirKorea's clock or this machine's is wrong")
+            case let .outOfPeriodItems(operation, count):
+                logger.warning("Ignored \(count) items of \(operation) stamped before \(SupportedPeriod.firstDate); no station measured them")
+            case let .outsideWindowItems(operation, count, hours):
+                logger.warning("Ignored \(count) items of \(operation) older than the \(hours) hours it asked for; AirKorea sent more than the request covers")
             case let .pagingCapped(operation, claimed, window, pages):
                 logger.warning("AirKorea claims \(claimed) rows for \(operation); stopped after \(pages) pages, all that \(window) rows can fill")
             case let .attemptNotRecorded(failure):

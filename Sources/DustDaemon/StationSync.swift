@@ -53,17 +53,18 @@ public struct StationSync: Sendable {
         if let (claimed, pages) = fetched.capped {
             outcome.diagnostics.append("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
         }
+        let unlocated: Int
         do throws(StoreError) {
             let store = try SQLiteStore(path: settings.storagePath)
             do throws(StorageFailure) {
-                try StationListService(store: store).save(fetched.stations)
+                unlocated = try StationListService(store: store).save(fetched.stations)
             } catch {
                 return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
             }
         } catch {
             return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
         }
-        outcome.output.append("\(fetched.stations.count) stations stored.")
+        outcome.output.append(StationListService.storedSummary(count: fetched.stations.count, unlocated: unlocated))
         return outcome
     }
 }

@@ -95,4 +95,19 @@ public struct Station: Hashable, Sendable {
         self.longitude = longitude
         self.code = code
     }
+
+    /// Whether a position can be where a station stands: both numbers finite, the latitude within
+    /// ±90° and the longitude within ±180°, and not 0°/0°, the placeholder of a missing position
+    /// (AirKorea's stations are all in Korea, none in the Gulf of Guinea). A list that sent `dmX`
+    /// 999 had it ranked first by `stations nearest` (docs/RELIABILITY.md).
+    public static func isPlausibleLocation(latitude: Double, longitude: Double) -> Bool {
+        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude) && (-180...180).contains(longitude)
+            && !(latitude == 0 && longitude == 0)
+    }
+
+    /// Both coordinates present and plausible.
+    public var hasPlausibleLocation: Bool {
+        guard let latitude, let longitude else { return false }
+        return Station.isPlausibleLocation(latitude: latitude, longitude: longitude)
+    }
 }

@@ -24,10 +24,19 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         self.init(year: year, month: month, day: day)
     }
 
-    /// The date `daysSinceEpoch` days after 1970-01-01.
+    /// The first and last dates a `LocalDate` can hold: years 1 through 9999, the years `YYYY` can write.
+    public static let earliest = LocalDate(year: 1, month: 1, day: 1)
+    public static let latest = LocalDate(year: 9999, month: 12, day: 31)
+
+    /// The date `daysSinceEpoch` days after 1970-01-01, held to `earliest`…`latest`.
+    ///
+    /// Clamped rather than trapping: a day count comes from arithmetic on dates and instants a
+    /// person or a server chose (docs/RELIABILITY.md), and a year 0 or 10000 would make the next
+    /// `LocalDate(year:month:day:)` fail its precondition.
     public init(daysSinceEpoch: Int) {
+        let clamped = min(max(daysSinceEpoch, LocalDate.earliestDaysSinceEpoch), LocalDate.latestDaysSinceEpoch)
         // Howard Hinnant's civil_from_days.
-        let z = daysSinceEpoch + 719_468
+        let z = clamped + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
         let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
@@ -52,10 +61,15 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         return era * 146_097 + doe - 719_468
     }
 
-    /// The date `days` days later (earlier when negative).
+    /// The date `days` days later (earlier when negative), held to `earliest`…`latest`.
     public func adding(days: Int) -> LocalDate {
-        LocalDate(daysSinceEpoch: daysSinceEpoch + days)
+        let (sum, overflow) = daysSinceEpoch.addingReportingOverflow(days)
+        return LocalDate(daysSinceEpoch: overflow ? (days < 0 ? Int.min : Int.max) : sum)
     }
+
+    /// Day counts of `earliest` (0001-01-01) and `latest` (9999-12-31).
+    static let earliestDaysSinceEpoch = -719_162
+    static let latestDaysSinceEpoch = 2_932_896
 
     /// ISO weekday: 1 is Monday, 7 is Sunday.
     public var isoWeekday: Int {

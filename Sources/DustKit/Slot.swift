@@ -14,9 +14,9 @@ public struct Slot: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.startEpochSeconds = startEpochSeconds
     }
 
-    /// The slot containing `instant`.
+    /// The slot containing `instant` (held to the years 1 through 9999, as `wholeSeconds` says).
     public init(containing instant: Date) {
-        let seconds = Int64(instant.timeIntervalSince1970.rounded(.down))
+        let seconds = wholeSeconds(instant)
         self.init(startEpochSeconds: seconds - ((seconds % 3600) + 3600) % 3600)
     }
 
@@ -133,7 +133,7 @@ public struct DayCalendar: Sendable {
     /// The calendar date of an instant in this zone.
     public func date(containing instant: Date) -> LocalDate {
         let offset = Int64(timeZone.secondsFromGMT(for: instant))
-        let local = Int64(instant.timeIntervalSince1970.rounded(.down)) + offset
+        let local = wholeSeconds(instant) + offset
         return LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
     }
 
@@ -146,7 +146,7 @@ public struct DayCalendar: Sendable {
     /// `instant` as `YYYY-MM-DDTHH:mm:ss±hh:mm` in this zone.
     public func iso8601(_ instant: Date) -> String {
         let offset = timeZone.secondsFromGMT(for: instant)
-        let local = Int64(instant.timeIntervalSince1970.rounded(.down)) + Int64(offset)
+        let local = wholeSeconds(instant) + Int64(offset)
         let date = LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
         let secondsOfDay = Int(floorModulo(local, 86_400))
         let sign = offset < 0 ? "-" : "+"
@@ -156,6 +156,17 @@ public struct DayCalendar: Sendable {
             + "\(ASCIIDigits.padded(secondsOfDay % 60, width: 2))"
             + "\(sign)\(ASCIIDigits.padded(absoluteOffset / 3600, width: 2)):\(ASCIIDigits.padded(absoluteOffset % 3600 / 60, width: 2))"
     }
+}
+
+/// Whole seconds since 1970 of an instant, held to the days `LocalDate` can name (a day of margin
+/// either side): `Int64(_:)` of a year-10^12 or a NaN instant from a hostile file would trap. Callers
+/// that store instants refuse such ones first (`SupportedPeriod.isPlausible`); NaN counts as the earliest.
+func wholeSeconds(_ instant: Date) -> Int64 {
+    let earliest = Double(LocalDate.earliestDaysSinceEpoch - 1) * 86_400
+    let latest = Double(LocalDate.latestDaysSinceEpoch + 2) * 86_400
+    let seconds = instant.timeIntervalSince1970
+    guard seconds >= earliest else { return Int64(earliest) }
+    return Int64(min(seconds, latest).rounded(.down))
 }
 
 func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {

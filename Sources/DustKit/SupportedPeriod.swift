@@ -35,3 +35,54 @@ public enum SupportedPeriod {
         return seconds.isFinite && instant >= earliestInstant && seconds <= now.timeIntervalSince1970 + futureAllowance
     }
 }
+
+/// Why a date or week typed by a person (a web path, a `dustctl` option) is refused: its sentence
+/// says what to write instead.
+public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text is not a date written `YYYY-MM-DD`, or names no real day.
+    case notADate(String)
+    /// The text is not a week written `YYYY-Www`, or the year has no such week.
+    case notAWeek(String)
+    /// A real date outside `SupportedPeriod`.
+    case unsupportedDate(LocalDate)
+    /// A real week with a day outside `SupportedPeriod`.
+    case unsupportedWeek(ISOWeek)
+
+    public var description: String {
+        let range = "\(SupportedPeriod.firstDate) to \(SupportedPeriod.lastDate)"
+        switch self {
+        case .notADate:
+            return "write the day as YYYY-MM-DD, from \(range)."
+        case .notAWeek:
+            return "write the week as YYYY-Www (e.g. 2026-W47), a week whose seven days lie from \(range)."
+        case let .unsupportedDate(date):
+            return "\(date) is outside the dates FineDust keeps; give a day from \(range)."
+        case let .unsupportedWeek(week):
+            return "\(week) runs \(week.monday) to \(week.monday.adding(days: 6)), outside the dates FineDust keeps; "
+                + "give a week whose seven days lie from \(range) (\(SupportedPeriod.firstWeek) to \(SupportedPeriod.lastWeek))."
+        }
+    }
+}
+
+extension SupportedPeriod {
+    /// The first week whose seven days are all supported, 2000-W01 (2000-01-03 to 09): 1999-W52 ends on 2000-01-02.
+    public static let firstWeek = ISOWeek(containing: firstDate.adding(days: (8 - firstDate.isoWeekday) % 7))
+    /// The last week whose seven days are all supported, 2099-W52: 2099-W53 runs 2099-12-28 to 2100-01-03.
+    public static let lastWeek = ISOWeek(containing: lastDate.adding(days: -(lastDate.isoWeekday % 7)))
+
+    /// The supported date a person wrote as `YYYY-MM-DD`: the one parser of the web's paths and
+    /// `dustctl`'s options, so that every date either accepts lies in the period.
+    public static func date(_ text: some StringProtocol) throws(TypedPeriodError) -> LocalDate {
+        guard let date = LocalDate(text) else { throw .notADate(String(text)) }
+        guard contains(date) else { throw .unsupportedDate(date) }
+        return date
+    }
+
+    /// The supported ISO week a person wrote as `YYYY-Www`; a week is supported when all seven
+    /// of its days are, so that no day of the page or the export lies outside the period.
+    public static func week(_ text: some StringProtocol) throws(TypedPeriodError) -> ISOWeek {
+        guard let week = ISOWeek(text) else { throw .notAWeek(String(text)) }
+        guard contains(week) else { throw .unsupportedWeek(week) }
+        return week
+    }
+}

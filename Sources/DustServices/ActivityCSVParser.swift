@@ -9,11 +9,21 @@ public struct ActivityImportError: Error, Sendable, Hashable, CustomStringConver
     public var description: String { "line \(line): \(problem)" }
 }
 
+/// What a CSV activity file gave: distances by slot, and the rows skipped for their date.
+public struct ActivityCSVRows: Sendable, Hashable {
+    public var distances: [Slot: Double]
+    /// Rows dated outside the period every source is held to (`SupportedPeriod`): skipped, not errors.
+    public var datedOutsidePeriod: Int
+}
+
 /// Reads walking distances from CSV (`start,distance_m`, SPEC §4) into slots.
 ///
 /// `start` is an ISO 8601 instant with an offset (`2026-11-20T08:00:00+09:00`, `…Z`) or a local
 /// `YYYY-MM-DD HH:mm` in the configured time zone, naming the slot that starts then. Every
-/// problem names its line; a file with any bad line yields nothing.
+/// problem names its line; a file with any bad line yields nothing. A well-written row dated
+/// before 2000-01-01 or more than a day after `now` is skipped and counted, as Health records, GPX
+/// points and AirKorea items are (docs/RELIABILITY.md): an instant with an offset by
+/// `SupportedPeriod.isPlausible`, a local time also when its date is not a supported date.
 public struct ActivityCSVParser: Sendable {
     /// Larger files are refused before reading: a year of hourly rows is about 300 KB.
     public static let maxBytes = 16 * 1024 * 1024
@@ -24,7 +34,7 @@ public struct ActivityCSVParser: Sendable {
         self.calendar = calendar
     }
 
-    public func parse(_ data: Data) throws(ActivityImportError) -> [Slot: Double] {
+    public func parse(_ data: Data, now: Date) throws(ActivityImportError) -> ActivityCSVRows {
         guard data.count <= Self.maxBytes else {
             throw ActivityImportError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
         }
@@ -33,6 +43,7 @@ public struct ActivityCSVParser: Sendable {
         }
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var distances: [Slot: Double] = [:]
+        var datedOutsidePeriod = 0
         var firstLineOfSlot: [Slot: Int] = [:]
         var sawHeader = false
         // "\r\n" is a single Character in Swift, so both line ends are named here.
@@ -52,9 +63,14 @@ public struct ActivityCSVParser: Sendable {
             guard fields.count == 2 else {
                 throw ActivityImportError(line: lineNumber, problem: "expected 2 fields (start,distance_m), found \(fields.count)")
             }
-            let slot = try slot(fields[0], line: lineNumber)
+            let named = try slot(fields[0], line: lineNumber, now: now)
             guard let distance = Double(fields[1]), distance.isFinite, distance >= 0, distance <= 100_000 else {
                 throw ActivityImportError(line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \"\(fields[1])\"")
+            }
+            // A row well written but dated outside the period is skipped, not an error.
+            guard let slot = named else {
+                datedOutsidePeriod += 1
+                continue
             }
             if let earlier = firstLineOfSlot[slot] {
                 throw ActivityImportError(line: lineNumber, problem: "the hour \(fields[0]) was already given on line \(earlier)")
@@ -63,38 +79,53 @@ public struct ActivityCSVParser: Sendable {
             distances[slot] = distance
         }
         guard sawHeader else { throw ActivityImportError(line: 1, problem: "the file is empty; expected the header start,distance_m") }
-        return distances
+        return ActivityCSVRows(distances: distances, datedOutsidePeriod: datedOutsidePeriod)
     }
 
-    private func slot(_ text: String, line: Int) throws(ActivityImportError) -> Slot {
-        let instant: Date?
+    /// The slot a row names; nil when its date lies outside the period FineDust keeps.
+    private func slot(_ text: String, line: Int, now: Date) throws(ActivityImportError) -> Slot? {
+        let start: LocalStart?
         if text.contains("T") {
-            instant = ISO8601DateFormatter().date(from: text)
+            start = ISO8601DateFormatter().date(from: text).map(LocalStart.instant)
         } else {
-            instant = localInstant(text)
+            start = localInstant(text)
         }
-        guard let instant else {
+        switch start {
+        case nil:
             throw ActivityImportError(line: line, problem: "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \"\(text)\"")
+        case .unsupportedDate:
+            return nil
+        case let .instant(instant):
+            // Before the hour is checked: Foundation places 0001-01-01T00:00:00Z on no whole hour.
+            guard SupportedPeriod.isPlausible(instant, now: now) else { return nil }
+            let slot = Slot(containing: instant)
+            guard slot.start == instant else {
+                throw ActivityImportError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
+            }
+            return slot
         }
-        let slot = Slot(containing: instant)
-        guard slot.start == instant else {
-            throw ActivityImportError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
-        }
-        return slot
+    }
+
+    /// A row's start: an instant, or a well-written local time on a date outside `SupportedPeriod`,
+    /// whose instant is not worked out (year 1 in Seoul is local mean time, +8:27:52, on no whole hour).
+    private enum LocalStart {
+        case instant(Date)
+        case unsupportedDate
     }
 
     /// `YYYY-MM-DD HH:mm` in the configured zone; nil for impossible or skipped (DST) times.
-    private func localInstant(_ text: String) -> Date? {
+    private func localInstant(_ text: String) -> LocalStart? {
         let parts = text.split(separator: " ")
         guard parts.count == 2, let date = LocalDate(parts[0]) else { return nil }
         let clock = parts[1].split(separator: ":")
         guard clock.count == 2, clock[0].count == 2, clock[1].count == 2,
               let hour = Int(clock[0]), let minute = Int(clock[1]), (0...23).contains(hour), (0...59).contains(minute)
         else { return nil }
+        guard SupportedPeriod.contains(date) else { return .unsupportedDate }
         // The first slot of the day whose local clock reads HH:00: DST-safe (a skipped hour has
         // none, a repeated hour takes its first occurrence).
         let wanted = "T" + clock[0] + ":00:00"
         guard let candidate = calendar.slots(of: date).first(where: { calendar.iso8601($0.start).contains(wanted) })?.start else { return nil }
-        return candidate.addingTimeInterval(TimeInterval(minute * 60))
+        return .instant(candidate.addingTimeInterval(TimeInterval(minute * 60)))
     }
 }

@@ -55,6 +55,8 @@ public struct ActivityImportSummary: Sendable, Hashable {
     /// GPX steps dropped as GPS jumps, and points without a time.
     public var jumpsDropped = 0
     public var pointsWithoutTime = 0
+    /// CSV rows, Health records and GPX points dated before 2000 or more than a day after the import, skipped.
+    public var datedOutsidePeriod = 0
     /// Distinct slots given a distance by any source of the file.
     public var slotsTouched = 0
     /// The sources stored, by name.
@@ -106,8 +108,9 @@ public struct ActivityService: Sendable {
 
     /// Replaces the walking distance of every slot in the file; returns the number of slots.
     public func importCSV(_ data: Data) throws -> Int {
-        let distances = try parser.parse(data)
-        try store.saveWalkedDistances(distances, importedAt: clock.now)
+        let now = clock.now
+        let distances = try parser.parse(data, now: now).distances
+        try store.saveWalkedDistances(distances, importedAt: now)
         return distances.count
     }
 
@@ -127,9 +130,11 @@ public struct ActivityService: Sendable {
             }
             let data: Data
             do { data = try file.readAll() } catch { throw .file(error) }
-            let distances: [Slot: Double]
-            do { distances = try parser.parse(data) } catch { throw .csv(error) }
+            let rows: ActivityCSVRows
+            do { rows = try parser.parse(data, now: clock.now) } catch { throw .csv(error) }
+            let distances = rows.distances
             summary.recordsUsed = distances.count
+            summary.datedOutsidePeriod = rows.datedOutsidePeriod
             summary.bytesRead = Int64(data.count)
             onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: file.size))
             batches = [ActivitySourceBatch(source: SQLiteStore.csvActivitySource, distances: distances, replacing: nil)]

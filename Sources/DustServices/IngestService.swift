@@ -11,11 +11,23 @@ public struct IngestReport: Sendable, Hashable {
     public var skippedItems: Int
     /// Items stamped more than an hour after now (a server with a wrong clock): not stored.
     public var futureItems: Int
+    /// Items stamped before 2000-01-01 (`SupportedPeriod`): no station measured them; not stored.
+    public var outOfPeriodItems: Int
+    /// Items older than the request's window (a MONTH request answered with years): not stored.
+    public var outsideWindowItems: Int
     /// Items repeating the station and slot of another item in the same response: the last one counts.
     public var duplicateItems: Int
     /// Rows inserted, revised and already stored.
     public var stored: UpsertSummary
     public var paging: Paging
+
+    /// What `dustctl import` adds to a file's line: each kind of item not stored, with its count;
+    /// empty when every item was stored.
+    public var skippedSummary: String {
+        [(skippedItems, "without a valid dataTime"), (outOfPeriodItems, "dated before \(SupportedPeriod.firstDate)"),
+         (futureItems, "stamped more than an hour from now"), (outsideWindowItems, "older than the request's window")]
+            .filter { $0.0 > 0 }.map { ", \($0.0) items \($0.1) skipped" }.joined()
+    }
 }
 
 /// Why a response could not be ingested.
@@ -58,19 +70,33 @@ public struct IngestService: Sendable {
     /// station measures an hour that has not happened.
     public static let futureTolerance: TimeInterval = 3600
 
-    /// Stores a parsed page in one transaction, without future-dated items and with one reading per
-    /// station and slot (the last, as AirKorea's latest word).
-    public func store(_ page: MeasurementPage) throws(StorageFailure) -> IngestReport {
+    /// Stores a parsed page in one transaction, with one reading per station and slot (the last, as
+    /// AirKorea's latest word), and without the items no station can have measured for this answer:
+    /// stamped more than an hour ahead, before 2000-01-01 (`SupportedPeriod.isPlausible`, the rule
+    /// every source follows), or, for a live request, older than its window (`windowHours` back
+    /// from now; a saved file of `dustctl import` has none).
+    public func store(_ page: MeasurementPage, windowHours: Int? = nil) throws(StorageFailure) -> IngestReport {
         let now = clock.now
         let latestAcceptable = now.addingTimeInterval(Self.futureTolerance)
+        let earliestInWindow = windowHours.map { now.addingTimeInterval(-TimeInterval($0) * 3600) }
         var readings: [HourlyReading] = []
         readings.reserveCapacity(page.readings.count)
         var position: [SlotKey: Int] = [:]
         var future = 0
+        var outOfPeriod = 0
+        var outsideWindow = 0
         var duplicates = 0
         for reading in page.readings {
             guard reading.slot.end <= latestAcceptable else {
                 future += 1
+                continue
+            }
+            guard SupportedPeriod.isPlausible(reading.slot.start, now: now) else {
+                outOfPeriod += 1
+                continue
+            }
+            if let earliestInWindow, reading.slot.start < earliestInWindow {
+                outsideWindow += 1
                 continue
             }
             let key = SlotKey(station: reading.station, slot: reading.slot)
@@ -84,6 +110,7 @@ public struct IngestService: Sendable {
         }
         let stored = try store.saveReadings(readings, fetchedAt: now)
         return IngestReport(readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
+                            outOfPeriodItems: outOfPeriod, outsideWindowItems: outsideWindow,
                             duplicateItems: duplicates, stored: stored, paging: page.paging)
     }
 

@@ -51,8 +51,28 @@ public struct StationListService: Sendable {
         try AirKoreaResponseParser().parseStations(body).stations
     }
 
-    /// Stores stations in one transaction.
-    public func save(_ stations: [Station]) throws(StorageFailure) {
-        do { try store.upsertStations(stations) } catch { throw StorageFailure(error) }
+    /// Stores stations in one transaction; returns how many came with a position that cannot be
+    /// one (`Station.isPlausibleLocation`): those are stored by name and address, without a location,
+    /// so that `station.name` still finds them and `stations nearest` never ranks them.
+    @discardableResult
+    public func save(_ stations: [Station]) throws(StorageFailure) -> Int {
+        var unlocated = 0
+        let checked = stations.map { station in
+            guard station.latitude != nil || station.longitude != nil, !station.hasPlausibleLocation else { return station }
+            unlocated += 1
+            var withoutLocation = station
+            withoutLocation.latitude = nil
+            withoutLocation.longitude = nil
+            return withoutLocation
+        }
+        do { try store.upsertStations(checked) } catch { throw StorageFailure(error) }
+        return unlocated
+    }
+
+    /// What `stations import` and `stations sync` say after storing `count` stations, `unlocated` of them without a location.
+    public static func storedSummary(count: Int, unlocated: Int) -> String {
+        guard unlocated > 0 else { return "\(count) stations stored." }
+        return "\(count) stations stored; \(unlocated) without a location, their coordinates being outside "
+            + "latitude ±90° and longitude ±180° or the 0°/0° placeholder."
     }
 }

@@ -2,8 +2,9 @@ import ArgumentParser
 import DustKit
 
 // How option values are read and shown. Dates and weeks are parsed once, by the argument parser;
-// a bad one is a usage error that names the option and the expected form
-// (`The value 'tomorrow' is invalid for '--end <YYYY-MM-DD>'`).
+// a bad one is a usage error (exit 64) that names the option, the expected form and the supported
+// dates (`The value '1999-12-31' is invalid for '--end <YYYY-MM-DD>': 1999-12-31 is outside the
+// dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.`).
 //
 // Each type says how it is written back (`defaultValueDescription`, `allValueStrings`) rather
 // than leaving it to the argument parser's defaults, which print the value with `"\(value)"`:
@@ -11,14 +12,14 @@ import DustKit
 // each first question scans every protocol conformance in the binary (about 7,000). Every command
 // paid it for every such option on every run (docs/PERFORMANCE.md, "Start-up").
 
-extension LocalDate: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
-    public var defaultValueDescription: String { description }
-}
-
-extension ISOWeek: ExpressibleByArgument {
-    public init?(argument: String) { self.init(argument) }
-    public var defaultValueDescription: String { description }
+/// The one way a date or week enters `dustctl`: `@Option(…, transform: PeriodArgument.date)`.
+///
+/// `LocalDate` and `ISOWeek` are deliberately not `ExpressibleByArgument`, so an option added later
+/// cannot take a date outside `SupportedPeriod` (year 0001, 9999) and hand it to the week arithmetic
+/// (docs/RELIABILITY.md); a transform's error is what the usage line prints after the value.
+enum PeriodArgument {
+    @Sendable static func date(_ text: String) throws -> LocalDate { try SupportedPeriod.date(text) }
+    @Sendable static func week(_ text: String) throws -> ISOWeek { try SupportedPeriod.week(text) }
 }
 
 /// A closed set of words (`--per day|week`, `--chart pm10|pm25`), written as its raw values.

@@ -34,7 +34,7 @@ struct DayCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The day, in the configured time zone.", valueName: "YYYY-MM-DD"))
+    @Argument(help: ArgumentHelp("The day, in the configured time zone.", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
     var date: LocalDate
 
     func run() throws {
@@ -54,8 +54,8 @@ struct HourlyCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The day (default: today).", valueName: "YYYY-MM-DD"))
-    var date: LocalDate?
+    @Argument(help: ArgumentHelp("The day (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
+    var date: LocalDate? = nil
 
     func run() throws {
         try reportingFailures {

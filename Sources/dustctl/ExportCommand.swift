@@ -23,14 +23,14 @@ struct ExportCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: ArgumentHelp("First day (with --to).", valueName: "YYYY-MM-DD"))
-    var from: LocalDate?
+    @Option(help: ArgumentHelp("First day (with --to).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
+    var from: LocalDate? = nil
 
-    @Option(help: ArgumentHelp("Last day (with --from).", valueName: "YYYY-MM-DD"))
-    var to: LocalDate?
+    @Option(help: ArgumentHelp("Last day (with --from).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
+    var to: LocalDate? = nil
 
-    @Option(help: ArgumentHelp("An ISO week, e.g. 2026-W47.", valueName: "YYYY-Www"))
-    var week: ISOWeek?
+    @Option(help: ArgumentHelp("An ISO week, e.g. 2026-W47.", valueName: "YYYY-Www"), transform: PeriodArgument.week)
+    var week: ISOWeek? = nil
 
     @Flag(help: "The previous ISO week (Monday to Sunday).")
     var lastWeek = false

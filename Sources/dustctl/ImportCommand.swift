@@ -55,7 +55,7 @@ struct ImportCommand: ParsableCommand {
                 let ingest = try opened ?? IngestService(store: try SQLiteStore(path: settings.storagePath))
                 opened = ingest
                 let report = try ingest.store(page)
-                let skipped = report.skippedItems > 0 ? ", \(report.skippedItems) items without a valid dataTime skipped" : ""
+                let skipped = report.skippedSummary
                 try standardOutputLine("\(file): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(skipped))")
             }
             let summary = "Imported \(files.count - failures.count) of \(files.count) files"

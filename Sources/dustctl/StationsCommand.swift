@@ -97,8 +97,8 @@ struct StationsImportCommand: ParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            try StationListService(store: SQLiteStore(path: settings.storagePath)).save(stations)
-            try standardOutputLine("\(stations.count) stations stored.")
+            let unlocated = try StationListService(store: SQLiteStore(path: settings.storagePath)).save(stations)
+            try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
         }
     }
 }
@@ -147,7 +147,8 @@ struct StationsNearestCommand: ParsableCommand {
         try reportingFailures {
             let stations = try SQLiteStore(path: try options.settings().storagePath, mode: .readOnly).stations()
             let located = stations.compactMap { station -> (Station, Double)? in
-                guard let latitude = station.latitude, let longitude = station.longitude else { return nil }
+                // A database written before positions were checked may still hold dmX 999.
+                guard station.hasPlausibleLocation, let latitude = station.latitude, let longitude = station.longitude else { return nil }
                 return (station, greatCircleKilometres(lat, lon, latitude, longitude))
             }.sorted { $0.1 < $1.1 }.prefix(count)
             guard !located.isEmpty else {

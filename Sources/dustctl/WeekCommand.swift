@@ -11,11 +11,12 @@ struct WeekCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: ArgumentHelp("The last day of the week (default: today).", valueName: "YYYY-MM-DD"))
-    var end: LocalDate?
+    @Option(help: ArgumentHelp("The last day of the week (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
+    var end: LocalDate? = nil
 
-    @Option(name: .customLong("iso"), help: ArgumentHelp("An ISO week (Monday to Sunday) instead of the rolling week.", valueName: "YYYY-Www"))
-    var isoWeek: ISOWeek?
+    @Option(name: .customLong("iso"), help: ArgumentHelp("An ISO week (Monday to Sunday) instead of the rolling week.", valueName: "YYYY-Www"),
+            transform: PeriodArgument.week)
+    var isoWeek: ISOWeek? = nil
 
     @Option(help: ArgumentHelp("Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
     var chart: Pollutant = .pm25

@@ -244,6 +244,51 @@ struct HostileServerTests {
         }
     }
 
+    @Test("A MONTH request answered with 30,000 items (3.4 years) stores the 32 days it asked for and counts the rest")
+    func moreRowsThanAsked() async throws {
+        try await withRig { rig in
+            // 중구 is empty, so the planner asks MONTH; the answer goes 30,000 hours back from 2026-11-20 24:00.
+            let last = KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00")!
+            let items = (0..<30_000).map { offset in
+                itemXML(station: "중구", dataTime: KoreaStandardTime.dataTime(of: last.advanced(by: -offset)), ["pm10Value": "20", "pm25Value": "10"])
+            }
+            let body = responseXML(items, rows: 1000, total: 30_000)
+            rig.server.setScript { _ in .respond(status: 200, body: body) }
+            let report = await rig.poller().cycle(stations: StationPreference(primary: "중구"), mode: .single)
+            #expect(report.succeeded)
+            #expect(rig.server.requests.map { $0.query["dataTerm"] } == ["MONTH"])
+            // now is 2026-11-21 00:20 KST; 32 × 24 = 768 hours back is 2026-10-20 00:20, so the slots
+            // from 2026-10-20 01:00 to 2026-11-20 23:00 are kept: 767 of them.
+            #expect(report.rowsNew == 767)
+            #expect(try rig.store.measurementCount(station: "중구") == 767)
+            let oldest = try rig.store.readings(stations: ["중구"], from: last.advanced(by: -30_000), to: last.advanced(by: 1)).first?.slot
+            #expect(oldest == KoreaStandardTime.slot(forDataTime: "2026-10-20 02:00"))
+            #expect(report.notices.contains(.outsideWindowItems(operation: "station 중구 MONTH page 1", count: 29_233, windowHours: 768)))
+        }
+    }
+
+    @Test("Items dated 1900-01-01, 0001-01-01 or 1999-12-30 are not stored, whatever the term, and are counted")
+    func absurdDates() async throws {
+        try await withRig { rig in
+            let body = responseXML([
+                itemXML(dataTime: "1900-01-01 01:00", ["pm10Value": "40", "pm25Value": "20"]),
+                itemXML(dataTime: "0001-01-01 01:00", ["pm10Value": "40", "pm25Value": "20"]),
+                itemXML(dataTime: "1999-12-30 12:00", ["pm10Value": "40", "pm25Value": "20"]),
+                itemXML(dataTime: "2026-11-10 07:00", ["pm10Value": "40", "pm25Value": "20"]),
+                itemXML(dataTime: "2026-11-20 07:00", ["pm10Value": "41", "pm25Value": "21"]),
+            ])
+            rig.server.setScript { _ in .respond(status: 200, body: body) }
+            let report = await rig.poller().cycle(stations: jongno, mode: .single)
+            #expect(report.succeeded)
+            #expect(report.rowsNew == 1)
+            let stored = try rig.storedCount()
+            #expect(stored == 7)
+            #expect(report.notices.contains(.outOfPeriodItems(operation: "station 종로구 DAILY page 1", count: 3)))
+            // Ten days back is outside a DAILY request's 48 hours.
+            #expect(report.notices.contains(.outsideWindowItems(operation: "station 종로구 DAILY page 1", count: 1, windowHours: 48)))
+        }
+    }
+
     @Test("A lying totalCount cannot spend the quota: paging stops at the window, and at the first short page")
     func lyingTotalCount() async throws {
         try await withRig { rig in

@@ -1,6 +1,7 @@
 import DustKit
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("DustPair")
 struct DustPairTests {
@@ -193,6 +194,68 @@ struct DateTests {
         #expect(ISOWeek("2026-W53") != nil)
         #expect(ISOWeek("2026-W00") == nil && ISOWeek("2026W47") == nil)
     }
+
+    @Test("Date arithmetic is total: it stops at 0001-01-01 and 9999-12-31 instead of trapping")
+    func totalArithmetic() {
+        #expect(LocalDate.earliest.daysSinceEpoch == -719_162 && LocalDate.latest.daysSinceEpoch == 2_932_896)
+        #expect(LocalDate.earliest.adding(days: -1) == LocalDate.earliest)
+        #expect(LocalDate.earliest.adding(days: -7) == LocalDate.earliest)
+        #expect(LocalDate.latest.adding(days: 1) == LocalDate.latest)
+        #expect(LocalDate(year: 2026, month: 11, day: 20).adding(days: .max) == LocalDate.latest)
+        #expect(LocalDate(year: 2026, month: 11, day: 20).adding(days: .min) == LocalDate.earliest)
+        #expect(LocalDate(daysSinceEpoch: -800_000) == LocalDate.earliest)
+        #expect(LocalDate(daysSinceEpoch: .max) == LocalDate(year: 9999, month: 12, day: 31))
+        // The pager's week before 0001-W01 used to reach year 0 and trap in ISOWeek(containing:).
+        let first = ISOWeek("0001-W01")!
+        #expect(first.monday == LocalDate(year: 1, month: 1, day: 1))
+        #expect(ISOWeek(containing: first.monday.adding(days: -7)) == first)
+        #expect(ISOWeek(containing: LocalDate.latest).description == "9999-W52")
+        #expect(ISOWeek(containing: LocalDate.latest.adding(days: 7)).description == "9999-W52")
+        // Instants no file should hold still have a slot and a date instead of trapping in Int64(_:).
+        let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        for seconds in [Double.nan, .infinity, -.infinity, 1e300, -1e300, 253_402_300_800 * 1000] {
+            let instant = Date(timeIntervalSince1970: seconds)
+            #expect(Slot(containing: instant).startEpochSeconds % 3600 == 0)
+            let date = seoul.date(containing: instant)
+            #expect(date == LocalDate.earliest || date == LocalDate.latest, "\(seconds)")
+            #expect(!seoul.iso8601(instant).isEmpty)
+            #expect(!SupportedPeriod.isPlausible(instant, now: DemoNow.instant))
+        }
+    }
+
+    @Test("Every typed date and week parses to a supported one or is refused with the range; neighbours never trap")
+    func typedPeriods() throws {
+        let random = PeriodSamples.random(count: 2000, seed: 19)
+        for text in PeriodSamples.boundaryDates + random.dates {
+            let date = try? SupportedPeriod.date(text)
+            #expect((date != nil) == (LocalDate(text).map(SupportedPeriod.contains) ?? false), "\(text)")
+            if let parsed = LocalDate(text) {
+                // What the pages and the rolling week compute from any parsed date.
+                _ = ISOWeek(containing: parsed.adding(days: -7)).dates
+                _ = ISOWeek(containing: parsed.adding(days: 7)).dates
+                _ = parsed.adding(days: -6)
+            }
+        }
+        for text in PeriodSamples.boundaryWeeks + random.weeks {
+            let week = try? SupportedPeriod.week(text)
+            #expect((week != nil) == (ISOWeek(text).map(SupportedPeriod.contains) ?? false), "\(text)")
+            if let parsed = ISOWeek(text) {
+                _ = ISOWeek(containing: parsed.monday.adding(days: -7)).dates
+                _ = ISOWeek(containing: parsed.monday.adding(days: 7)).dates
+            }
+        }
+        // 2000-01-01 is a Saturday: its week is 1999-W52, and 2000-W01 starts on Monday 2000-01-03.
+        #expect(SupportedPeriod.firstWeek.description == "2000-W01" && SupportedPeriod.lastWeek.description == "2099-W52")
+        #expect(try SupportedPeriod.week("2000-W01").monday == LocalDate(year: 2000, month: 1, day: 3))
+        #expect(throws: TypedPeriodError.unsupportedWeek(ISOWeek("1999-W52")!)) { try SupportedPeriod.week("1999-W52") }
+        #expect(throws: TypedPeriodError.unsupportedWeek(ISOWeek("2099-W53")!)) { try SupportedPeriod.week("2099-W53") }
+        #expect(try SupportedPeriod.date("2000-01-01") == SupportedPeriod.firstDate)
+        #expect(try SupportedPeriod.date("2099-12-31") == SupportedPeriod.lastDate)
+        #expect(TypedPeriodError.unsupportedDate(LocalDate(year: 1999, month: 12, day: 31)).description
+            == "1999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.")
+        #expect(TypedPeriodError.unsupportedWeek(ISOWeek("1999-W52")!).description
+            == "1999-W52 runs 1999-12-27 to 2000-01-02, outside the dates FineDust keeps; give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52).")
+    }
 }
 
 @Suite("Text from the network is terminal-safe")
@@ -253,4 +316,9 @@ struct WhiteSpaceTests {
             }
         }
     }
+}
+
+/// 2026-11-21 00:20 KST, the demo's now (DustKit has no DemoReplay).
+enum DemoNow {
+    static let instant = Date(timeIntervalSince1970: 1_795_188_000)
 }

@@ -1,18 +1,23 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("Activity CSV")
 struct ActivityCSVTests {
     let parser = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!))
+
+    /// 2026-11-21 00:20 KST, when the demo's data ends.
+    let now = DemoReplay.now
 
     func slot(_ iso: String) -> Slot { Slot(containing: ISO8601DateFormatter().date(from: iso)!) }
 
     @Test("Local times and ISO 8601 instants name the slot that starts then")
     func valid() throws {
         let csv = "start,distance_m\r\n2026-11-20 08:00,1800\n2026-11-20T09:00:00Z,250.5\n\n2026-11-20T19:00:00+09:00,0\n"
-        let distances = try parser.parse(Data(csv.utf8))
+        let distances = try parser.parse(Data(csv.utf8), now: now).distances
         #expect(distances == [
             slot("2026-11-20T08:00:00+09:00"): 1800,
             slot("2026-11-20T18:00:00+09:00"): 250.5,
@@ -32,7 +37,7 @@ struct ActivityCSVTests {
     ])
     func invalid(csv: String, line: Int, fragment: String) {
         do {
-            _ = try parser.parse(Data(csv.utf8))
+            _ = try parser.parse(Data(csv.utf8), now: now).distances
             Issue.record("accepted \(csv)")
         } catch {
             #expect(error.line == line)
@@ -43,8 +48,46 @@ struct ActivityCSVTests {
     @Test("A local time skipped by DST is refused; a repeated one takes its first occurrence")
     func daylightSavingTime() throws {
         let newYork = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!))
-        #expect(throws: ActivityImportError.self) { try newYork.parse(Data("start,distance_m\n2026-03-08 02:00,100\n".utf8)) }
-        let repeated = try newYork.parse(Data("start,distance_m\n2026-11-01 01:00,100\n".utf8))
+        #expect(throws: ActivityImportError.self) { try newYork.parse(Data("start,distance_m\n2026-03-08 02:00,100\n".utf8), now: now) }
+        let repeated = try newYork.parse(Data("start,distance_m\n2026-11-01 01:00,100\n".utf8), now: now).distances
         #expect(repeated.keys.first == slot("2026-11-01T05:00:00Z"))
+    }
+
+    @Test("Rows dated before 2000 or more than a day ahead are skipped and counted, alike for 0001-01-01 and 9999-12-31, local or with an offset")
+    func datesOutsidePeriod() throws {
+        let csv = """
+            start,distance_m
+            0001-01-01 00:00,1
+            0001-01-01T00:00:00Z,2
+            1999-12-31 23:00,3
+            1999-12-31T09:00:00Z,4
+            2000-01-01 00:00,5
+            2026-11-20 08:00,1800
+            2026-11-22 00:00,6
+            2026-11-22T01:00:00+09:00,7
+            2100-01-01 00:00,8
+            9999-12-31 00:00,9
+            9999-12-31T00:00:00Z,10
+            """
+        let rows = try parser.parse(Data(csv.utf8), now: now)
+        // 2026-11-22 00:00 KST is 23 h 40 min after now: within the day's allowance; 01:00 is not.
+        #expect(rows.distances == [slot("2000-01-01T00:00:00+09:00"): 5, slot("2026-11-20T08:00:00+09:00"): 1800,
+                                   slot("2026-11-22T00:00:00+09:00"): 6])
+        #expect(rows.datedOutsidePeriod == 8)
+        // A row skipped for its date is not an error, but a malformed one still is.
+        #expect(throws: ActivityImportError.self) { try parser.parse(Data("start,distance_m\n0000-01-01 00:00,1\n".utf8), now: now) }
+        #expect(throws: ActivityImportError.self) { try parser.parse(Data("start,distance_m\n1900-01-01 00:00,-1\n".utf8), now: now) }
+    }
+
+    @Test("activity import of a CSV counts its skipped rows in the summary and stores the rest")
+    func summaryCounts() throws {
+        let directory = try TemporaryDirectory("finedust-csv")
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("db.sqlite"))
+        let path = directory.path("walks.csv")
+        try Data("start,distance_m\n1900-01-01 00:00,700\n2026-11-20 18:00,1500\n9999-12-31T00:00:00Z,9\n".utf8).write(to: URL(fileURLWithPath: path))
+        let summary = try ActivityService(store: store, calendar: parser.calendar, clock: FixedClock(now)).importFile(atPath: path)
+        #expect(summary.recordsUsed == 1 && summary.datedOutsidePeriod == 2)
+        #expect(try store.activity(source: SQLiteStore.csvActivitySource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
     }
 }

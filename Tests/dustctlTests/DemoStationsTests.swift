@@ -19,6 +19,35 @@ struct DemoStationsTests {
         #expect(rows.first?["name"] as? String == "소사본동")
     }
 
+    @Test("A station whose dmX/dmY is out of range or 0/0 is stored without a location, counted, and never ranked by nearest")
+    func implausibleCoordinates() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("stations.sqlite")
+        let items = [("종로구", "37.572025", "127.005028"), ("위도999", "999", "127.0"), ("남극너머", "-91", "-181"),
+                     ("널섬", "0", "0"), ("경도만", "", "126.9"), ("남반구", "-37.81", "144.96")]
+        let xml = "<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>"
+            + items.map { "<item><stationName>\($0.0)</stationName><addr>서울</addr><dmX>\($0.1)</dmX><dmY>\($0.2)</dmY></item>" }.joined()
+            + "</items><numOfRows>100</numOfRows><pageNo>1</pageNo><totalCount>\(items.count)</totalCount></body></response>"
+        let file = directory.path("list.xml")
+        try xml.write(toFile: file, atomically: true, encoding: .utf8)
+        let imported = try dustctl("stations", "import", file, "--db", db)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(imported.standardOutput == "6 stations stored; 4 without a location, their coordinates being outside "
+            + "latitude ±90° and longitude ±180° or the 0°/0° placeholder.\n")
+        // From near 999°N (clamped to the pole by the haversine) and from 0/0, the refused stations would rank first.
+        for (lat, lon) in [("90", "127"), ("0", "0"), ("-90", "-180")] {
+            let nearest = try dustctl("stations", "nearest", "--lat=\(lat)", "--lon=\(lon)", "--count", "10", "--db", db, "--json")
+            #expect(nearest.status == 0, "\(nearest.standardError)")
+            let rows = try #require(try JSONSerialization.jsonObject(with: Data(nearest.standardOutput.utf8)) as? [[String: Any]])
+            #expect(Set(rows.compactMap { $0["name"] as? String }) == ["종로구", "남반구"])
+        }
+        let listed = try dustctl("stations", "list", "--db", db, "--json")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+        #expect(rows.count == 6)
+        #expect(rows.filter { $0["latitude"] is NSNull && $0["longitude"] is NSNull }.count == 4)
+    }
+
     @Test("'Not approved' on the station list names the service to apply for")
     func notApproved() {
         let denied = FetchError.response(.service(.accessDenied, reportedCode: "20", serverMessage: "SERVICE ACCESS DENIED ERROR."), httpStatus: 200)

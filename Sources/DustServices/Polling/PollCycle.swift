@@ -28,6 +28,10 @@ public enum CycleNotice: Sendable, Hashable {
     case fetched(operation: String, readings: Int, new: Int, revised: Int, duplicates: Int)
     /// Items stamped more than an hour ahead were ignored.
     case futureItems(operation: String, count: Int)
+    /// Items stamped before 2000-01-01 were ignored.
+    case outOfPeriodItems(operation: String, count: Int)
+    /// Items older than the request's window (`windowHours` back) were ignored.
+    case outsideWindowItems(operation: String, count: Int, windowHours: Int)
     /// `totalCount` claimed more rows than the request's window holds; paging stopped there.
     case pagingCapped(operation: String, claimedRows: Int, windowRows: Int, pagesRead: Int)
     /// The database would not take the record of a request (polling goes on).
@@ -133,7 +137,7 @@ public struct PollCycle: Sendable {
         }
         let stored: IngestReport
         do {
-            stored = try ingest.store(fetched.page)
+            stored = try ingest.store(fetched.page, windowHours: request.windowHours)
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
@@ -146,6 +150,10 @@ public struct PollCycle: Sendable {
         report.notices.append(.fetched(operation: operation, readings: stored.readings, new: stored.stored.inserted,
                                        revised: stored.stored.updated, duplicates: stored.duplicateItems))
         if stored.futureItems > 0 { report.notices.append(.futureItems(operation: operation, count: stored.futureItems)) }
+        if stored.outOfPeriodItems > 0 { report.notices.append(.outOfPeriodItems(operation: operation, count: stored.outOfPeriodItems)) }
+        if stored.outsideWindowItems > 0, let hours = request.windowHours {
+            report.notices.append(.outsideWindowItems(operation: operation, count: stored.outsideWindowItems, windowHours: hours))
+        }
         if Task.isCancelled {
             report.stopped = true
             return nil

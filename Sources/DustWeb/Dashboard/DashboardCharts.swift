@@ -154,10 +154,11 @@ extension DashboardRenderer {
             let summary = "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · "
                 + Pollutant.allCases.map { "\($0.displayName) \(DashboardFormat.intake(intake[$0], intakeUnit)) \(text.intakeUnit(intakeUnit))" }
                     .joined(separator: " · ")
-            days.append("""
-                <a href="\(link("/day/\(day.date)"))"><g class="day\(isToday ? " today" : "")" data-date="\(day.date.description)" \
-                \(dataAttributes(day.totals, includeWHO: false))><title>\(summary)</title>\(marks)</g></a>
-                """)
+            let group: HTML = """
+                <g class="day\(isToday ? " today" : "")" data-date="\(day.date.description)" \
+                \(dataAttributes(day.totals, includeWHO: false))><title>\(summary)</title>\(marks)</g>
+                """
+            days.append(dayLink(day.date).map { (href: String) -> HTML in "<a href=\"\(href)\">\(group)</a>" } ?? group)
         }
 
         let label = text.weekChartLabel(station: station)

@@ -40,6 +40,17 @@ struct DashboardRenderer {
         "\(path)?lang=\((language ?? model.language).rawValue)"
     }
 
+    /// The page of a day, or nil for a day outside `SupportedPeriod`, whose address answers 404:
+    /// the pager and the week's rows near 2000-01-01 and 2099-12-31 must not offer one.
+    func dayLink(_ date: LocalDate) -> String? {
+        SupportedPeriod.contains(date) ? link("/day/\(date)") : nil
+    }
+
+    /// The page of an ISO week, or nil for a week with a day outside `SupportedPeriod` (1999-W52, 2099-W53).
+    func weekLink(_ week: ISOWeek) -> String? {
+        SupportedPeriod.contains(week) ? link("/week/\(week)") : nil
+    }
+
     /// The page's own path.
     private var path: String {
         switch model.page {
@@ -112,27 +123,39 @@ struct DashboardRenderer {
             let date = model.day?.date ?? today
             let previous = date.adding(days: -1), next = date.adding(days: 1)
             let todayLink: HTML = date == today ? "<span>\(text.todayLink)</span>" : "<a href=\"\(link("/"))\">\(text.todayLink)</a>"
-            let nextLink: HTML = next <= today
-                ? "<a href=\"\(link("/day/\(next)"))\" rel=\"next\" title=\"\(text.nextDay)\">\(text.shortDate(next)) ›</a>"
-                : "<span>\(text.shortDate(next)) ›</span>"
+            let nextHref = next <= today ? dayLink(next) : nil
+            let nextLink: HTML = nextHref.map { (href: String) -> HTML in
+                "<a href=\"\(href)\" rel=\"next\" title=\"\(text.nextDay)\">\(text.shortDate(next)) ›</a>"
+            } ?? "<span>\(text.shortDate(next)) ›</span>"
+            let previousLink: HTML = dayLink(previous).map { (href: String) -> HTML in
+                "<a href=\"\(href)\" rel=\"prev\" title=\"\(text.previousDay)\">‹ \(text.shortDate(previous))</a>"
+            } ?? "<span>‹ \(text.shortDate(previous))</span>"
             return """
                 <nav class="pager" aria-label="\(text.navigation)">\
-                <a href="\(link("/day/\(previous)"))" rel="prev" title="\(text.previousDay)">‹ \(text.shortDate(previous))</a>\
-                \(todayLink)\(nextLink)</nav>
+                \(previousLink)\(todayLink)\(nextLink)</nav>
                 """
         case let .week(week):
             let previous = ISOWeek(containing: week.monday.adding(days: -7))
             let next = ISOWeek(containing: week.monday.adding(days: 7))
             let nextLabel = "\(weekLabel(next)) ›"
-            let nextLink: HTML = next.monday <= today
-                ? "<a href=\"\(link("/week/\(next)"))\" rel=\"next\" title=\"\(text.nextWeek)\">\(nextLabel)</a>"
-                : "<span>\(nextLabel)</span>"
+            let nextHref = next.monday <= today ? weekLink(next) : nil
+            let nextLink: HTML = nextHref.map { (href: String) -> HTML in
+                "<a href=\"\(href)\" rel=\"next\" title=\"\(text.nextWeek)\">\(nextLabel)</a>"
+            } ?? "<span>\(nextLabel)</span>"
+            let previousLink: HTML = weekLink(previous).map { (href: String) -> HTML in
+                "<a href=\"\(href)\" rel=\"prev\" title=\"\(text.previousWeek)\">‹ \(weekLabel(previous))</a>"
+            } ?? "<span>‹ \(weekLabel(previous))</span>"
             return """
                 <nav class="pager" aria-label="\(text.weekNavigation)">\
-                <a href="\(link("/week/\(previous)"))" rel="prev" title="\(text.previousWeek)">‹ \(weekLabel(previous))</a>\
-                <a href="\(link("/"))">\(text.todayLink)</a>\(nextLink)</nav>
+                \(previousLink)<a href="\(link("/"))">\(text.todayLink)</a>\(nextLink)</nav>
                 """
         }
+    }
+
+    /// A week table's day name, linked to the day's page when it has one.
+    private func dayAnchor(_ date: LocalDate) -> HTML {
+        let name: HTML = "\(text.weekdayShort(date)) \(text.shortDate(date))"
+        return dayLink(date).map { (href: String) -> HTML in "<a href=\"\(href)\">\(name)</a>" } ?? name
     }
 
     private func weekLabel(_ week: ISOWeek) -> String {
@@ -360,7 +383,7 @@ struct DashboardRenderer {
                      (text.hoursMeasured, "\(text.hours(totals.hours[pollutant]))")]))</div>
             """
         }
-        let more: HTML = linkToWeek.map { "<a class=\"more\" href=\"\(link("/week/\($0)"))\">\(text.showWeek) ›</a>" } ?? .empty
+        let more: HTML = linkToWeek.flatMap(weekLink).map { (href: String) -> HTML in "<a class=\"more\" href=\"\(href)\">\(text.showWeek) ›</a>" } ?? .empty
         return """
             <section class="card week">\(heading)\(weekChart(week))\
             <h3>\(text.weekTotals)</h3><div class="pair" data-scope="week" data-start="\(first.description)" \
@@ -384,8 +407,7 @@ struct DashboardRenderer {
         let rows = week.days.map { day -> HTML in
             let rowClass: HTML = day.date == today ? " class=\"today\"" : .empty
             return """
-                <tr\(rowClass)><th scope="row"><a href="\(link("/day/\(day.date)"))">\
-                \(text.weekdayShort(day.date)) \(text.shortDate(day.date))</a></th>\(cells(day.totals))</tr>
+                <tr\(rowClass)><th scope="row">\(dayAnchor(day.date))</th>\(cells(day.totals))</tr>
                 """
         }
         return """

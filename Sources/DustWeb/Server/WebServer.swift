@@ -35,11 +35,13 @@ public struct WebServer: Sendable {
 
         route(router, "/") { request in try Self.page(.today, request: request, source: source) }
         route(router, "/day/:date") { request, context in
-            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else { return Self.notFound("No such day; write it YYYY-MM-DD.") }
+            let date: LocalDate
+            do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch { return Self.notFound(error) }
             return try Self.page(.day(date), request: request, source: source)
         }
         route(router, "/week/:week") { request, context in
-            guard let week = context.parameters.get("week").flatMap(ISOWeek.init) else { return Self.notFound("No such week; write it YYYY-Www, e.g. 2026-W47.") }
+            let week: ISOWeek
+            do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch { return Self.notFound(error) }
             return try Self.page(.week(week), request: request, source: source)
         }
         route(router, "/api/v1/today") { _ in
@@ -58,7 +60,8 @@ public struct WebServer: Sendable {
             return WebResponse.json(document.serialized + "\n")
         }
         route(router, "/api/v1/day/:date") { _, context in
-            guard let date = context.parameters.get("date").flatMap(LocalDate.init) else { return Self.notFound("No such day; write it YYYY-MM-DD.") }
+            let date: LocalDate
+            do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch { return Self.notFound(error) }
             let statistics = source.statistics()
             return WebResponse.json(ReportJSON.day(try statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
@@ -66,14 +69,20 @@ public struct WebServer: Sendable {
             let statistics = source.statistics()
             var end = statistics.today
             if let text = request.uri.queryParameters.get("end") {
-                guard let date = LocalDate(text) else { return Self.badRequest("end must be a date written YYYY-MM-DD.") }
-                end = date
+                do throws(TypedPeriodError) {
+                    end = try SupportedPeriod.date(text)
+                } catch .notADate {
+                    return Self.badRequest("end must be a date written YYYY-MM-DD.")
+                } catch {
+                    return Self.notFound(error)
+                }
             }
             let report = try statistics.rollingWeek(endingOn: end)
             return WebResponse.json(ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/week/:week") { _, context in
-            guard let week = context.parameters.get("week").flatMap(ISOWeek.init) else { return Self.notFound("No such week; write it YYYY-Www, e.g. 2026-W47.") }
+            let week: ISOWeek
+            do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch { return Self.notFound(error) }
             let statistics = source.statistics()
             let report = try statistics.week(week)
             return WebResponse.json(ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
@@ -138,6 +147,16 @@ public struct WebServer: Sendable {
 
     static func notFound(_ message: String) -> Response { WebResponse.text(.notFound, message + "\n") }
     static func badRequest(_ message: String) -> Response { WebResponse.text(.badRequest, message + "\n") }
+
+    /// A date or week outside `SupportedPeriod` has no page, like a malformed one: the pager's
+    /// arithmetic on its neighbours must never reach year 0 (docs/RELIABILITY.md).
+    static func notFound(_ refusal: TypedPeriodError) -> Response {
+        switch refusal {
+        case .notADate: notFound("No such day; write it YYYY-MM-DD.")
+        case .notAWeek: notFound("No such week; write it YYYY-Www, e.g. 2026-W47.")
+        case .unsupportedDate, .unsupportedWeek: notFound("No such page: " + refusal.description)
+        }
+    }
 
     /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash.
     private func route(_ router: Router<BasicRequestContext>, _ path: RouterPath,

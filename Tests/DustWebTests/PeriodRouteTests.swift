@@ -1,0 +1,118 @@
+import DustKit
+import DustServices
+import DustWeb
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+import TestSupport
+
+/// Every route that takes a date or a week, driven with boundary and random ones: each answers
+/// 200 for a supported date and 404 otherwise, and no page links to a day or week that would 404.
+/// One GET of /week/0001-W01 used to trap in the pager's week before (year 0) and stop dustd.
+@Suite("Dates and weeks on the web: 200 inside 2000-01-01 … 2099-12-31, 404 outside, never a trap")
+struct PeriodRouteTests {
+    @Test("Every date and week route answers 200 or 404 (400 for a malformed end=) for boundary and random dates")
+    func everyRoute() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let random = PeriodSamples.random(count: 60, seed: 19)
+        let dates = PeriodSamples.boundaryDates + random.dates
+        let weeks = PeriodSamples.boundaryWeeks + random.weeks
+        let answered = try await rig.application(try rig.source()).test(.router) { client in
+            var answered = 0
+            for date in dates {
+                let supported = (try? SupportedPeriod.date(date)) != nil
+                for path in ["/day/\(date)?lang=en", "/day/\(date)", "/api/v1/day/\(date)"] where !date.isEmpty {
+                    try await client.execute(uri: path, method: .get) { response in
+                        #expect(response.status == (supported ? .ok : .notFound), "\(path)")
+                        Self.expectLinksSupported(text(response), path: path)
+                    }
+                    answered += 1
+                }
+                let malformed = LocalDate(date) == nil
+                try await client.execute(uri: "/api/v1/week?end=\(date)", method: .get) { response in
+                    #expect(response.status == (supported ? .ok : malformed ? .badRequest : .notFound), "end=\(date)")
+                }
+                answered += 1
+            }
+            for week in weeks where !week.isEmpty {
+                let supported = (try? SupportedPeriod.week(week)) != nil
+                for path in ["/week/\(week)?lang=en", "/week/\(week)", "/api/v1/week/\(week)"] {
+                    try await client.execute(uri: path, method: .get) { response in
+                        #expect(response.status == (supported ? .ok : .notFound), "\(path)")
+                        Self.expectLinksSupported(text(response), path: path)
+                    }
+                    answered += 1
+                }
+            }
+            return answered
+        }
+        #expect(answered == 3 * (dates.count - 1) + dates.count + 3 * (weeks.count - 1))
+    }
+
+    @Test("An unsupported date or week is a 404 that names the range")
+    func refusalNamesRange() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/week/0001-W01", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(text(response) == "No such page: 0001-W01 runs 0001-01-01 to 0001-01-07, outside the dates FineDust keeps; "
+                    + "give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52).\n")
+            }
+            try await client.execute(uri: "/api/v1/week?end=9999-12-31", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(text(response) == "No such page: 9999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.\n")
+            }
+            try await client.execute(uri: "/day/2026-02-30", method: .get) { response in
+                #expect(text(response) == "No such day; write it YYYY-MM-DD.\n")
+            }
+        }
+    }
+
+    @Test("The pager stops at the supported period: no link before 2000-01-01 or 2000-W01, none after 2099-12-31 or 2099-W52")
+    func pagerAtTheEnds() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        // A clock in 2100, so that "next" is not withheld for being in the future.
+        let in2100 = Date(timeIntervalSince1970: 4_102_444_800 + 30 * 86_400)
+        try await rig.application(try rig.source(clock: FixedClock(in2100))).test(.router) { client in
+            try await client.execute(uri: "/day/2000-01-01?lang=en", method: .get) { response in
+                let page = text(response)
+                #expect(response.status == .ok)
+                #expect(!page.contains("/day/1999-12-31") && !page.contains("/week/1999-W52"))
+                #expect(page.contains("href=\"/day/2000-01-02?lang=en\" rel=\"next\""))
+                #expect(page.contains("<span>‹ "))
+            }
+            try await client.execute(uri: "/week/2000-W01?lang=en", method: .get) { response in
+                let page = text(response)
+                #expect(response.status == .ok)
+                #expect(!page.contains("/week/1999-W52"))
+                #expect(page.contains("href=\"/week/2000-W02?lang=en\" rel=\"next\""))
+            }
+            try await client.execute(uri: "/day/2099-12-31?lang=en", method: .get) { response in
+                let page = text(response)
+                #expect(response.status == .ok)
+                #expect(!page.contains("/day/2100-01-01") && !page.contains("/week/2099-W53"))
+                #expect(page.contains("href=\"/day/2099-12-30?lang=en\" rel=\"prev\""))
+            }
+            try await client.execute(uri: "/week/2099-W52?lang=en", method: .get) { response in
+                let page = text(response)
+                #expect(response.status == .ok)
+                #expect(!page.contains("/week/2099-W53"))
+                #expect(page.contains("href=\"/week/2099-W51?lang=en\" rel=\"prev\""))
+            }
+        }
+    }
+
+    /// Every `/day/…` and `/week/…` a page links to must answer 200.
+    static func expectLinksSupported(_ page: String, path: String) {
+        for match in page.matches(of: /\/day\/([0-9]{4}-[0-9]{2}-[0-9]{2})\?/) {
+            #expect((try? SupportedPeriod.date(match.output.1)) != nil, "\(path) links to /day/\(match.output.1)")
+        }
+        for match in page.matches(of: /\/week\/([0-9]{4}-W[0-9]{2})\?/) {
+            #expect((try? SupportedPeriod.week(match.output.1)) != nil, "\(path) links to /week/\(match.output.1)")
+        }
+    }
+}
