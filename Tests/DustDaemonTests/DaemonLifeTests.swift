@@ -286,6 +286,34 @@ struct DaemonLifeTests {
         #expect(!again.standardError.contains("Another dustd"))
     }
 
+    @Test("A second dustd on the same database FILE under another name (a symlink, a hard link) is refused, naming the PID (exit 75); a hard-linked database alone is refused too")
+    func secondDaemonOtherName() async throws {
+        let first = try await RunningDustd()
+        defer { first.directory.remove() }
+        #expect(try await first.wait { first.server.requests.count >= 1 })
+        let symlink = first.directory.path("elsewhere.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: symlink, withDestinationPath: first.database)
+        let hardLink = first.directory.path("state/same-file.sqlite")
+        #expect(link(first.database, hardLink) == 0)
+        for path in [symlink, hardLink] {
+            var environment = first.process.environment!
+            environment["DUSTD_STORAGE_PATH"] = path
+            for arguments in [["--config", first.configPath, "--once"], ["--config", first.configPath]] {
+                let second = try Executables.run("dustd", arguments, environment: environment)
+                #expect(second.status == 75, "\(path): \(second.standardError)")
+                #expect(second.standardError.contains("Another dustd (PID \(first.process.processIdentifier)) is already polling into \(path)"),
+                        "\(second.standardError)")
+            }
+        }
+        #expect(try await first.stop() == 0)
+        // With no daemon running, the hard link is still two -wal/-shm pairs waiting to happen.
+        var environment = first.process.environment!
+        environment["DUSTD_STORAGE_PATH"] = first.database
+        let alone = try Executables.run("dustd", ["--config", first.configPath, "--once"], environment: environment)
+        #expect(alone.status == 78, "\(alone.standardError)")
+        #expect(alone.standardError.contains("has 2 names (hard links)"), "\(alone.standardError)")
+    }
+
     @Test("A database deleted under a running dustd is noticed at the next poll and recreated, not written into the void")
     func databaseDeleted() async throws {
         let dustd = try await RunningDustd()
