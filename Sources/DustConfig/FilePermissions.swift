@@ -5,15 +5,27 @@ import Foundation
 /// The configuration decides where dustd sends the service key (`api.baseURL`) and the key file
 /// holds it, so neither may be writable by its group or by everyone, nor sit in a directory that
 /// others may write without the sticky bit (there they could delete the file and put their own in
-/// its place). Mode bits are checked, not access(2): root passes every access check, and dustd
-/// is often started as root.
+/// its place). Like sshd's StrictModes, the file, a symlink leading to it and the directories
+/// they are in must belong to root or to the user running FineDust: a file that belongs to anyone
+/// else is theirs to rewrite, whatever its mode. Mode bits and owners are checked, not access(2):
+/// root passes every access check, and dustd is often started as root.
 struct FilePermissions {
     /// What the file is, for the sentence: "the configuration file", "the key file".
     let role: String
     let path: String
+    /// The user FineDust runs as; root and this user are the owners trusted.
+    var user: uid_t = geteuid()
 
-    /// The problem and the `chmod` that fixes it, or nil when only the owner and root can change the file.
+    /// The problem and the `chown` or `chmod` that fixes it, or nil when only root and this user
+    /// can change the file. `status` is the file's own (symlinks followed).
     func othersCanChange(_ status: stat) -> String? {
+        if let owner = foreignOwner(status.st_uid) {
+            return "\(role) \(path) belongs to \(owner), so that user could change it; \(chownAdvice(path))"
+        }
+        var linkStatus = stat()
+        if lstat(path, &linkStatus) == 0, (linkStatus.st_mode & S_IFMT) == S_IFLNK, let owner = foreignOwner(linkStatus.st_uid) {
+            return "\(role) \(path) is a symlink that belongs to \(owner), so that user could point it elsewhere; replace it with a link of your own or the file itself"
+        }
         if (status.st_mode & S_IFMT) == S_IFREG, status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
             let who = status.st_mode & S_IWOTH != 0 ? "every user" : "its group"
             return "\(role) \(path) is writable by \(who); run `chmod go-w \(path)`"
@@ -25,8 +37,32 @@ struct FilePermissions {
             if mode & (S_IWGRP | S_IWOTH) != 0, mode & S_ISVTX == 0 {
                 return "\(role) \(path) is in \(directory), which other users may write, so they could replace the file; run `chmod go-w \(directory)`"
             }
+            if let owner = foreignOwner(directoryStatus.st_uid) {
+                return "\(role) \(path) is in \(directory), which belongs to \(owner), so that user could replace the file; \(chownAdvice(directory))"
+            }
         }
         return nil
+    }
+
+    /// The owner's name and uid when it is neither root nor this user.
+    private func foreignOwner(_ owner: uid_t) -> String? {
+        guard owner != 0, owner != user else { return nil }
+        return "\(Self.userName(owner).map { "\($0) " } ?? "")(uid \(owner))"
+    }
+
+    /// `run chown root PATH`, and the running user's own name as the other choice when it is not root.
+    private func chownAdvice(_ target: String) -> String {
+        guard user != 0 else { return "run `chown root \(target)`" }
+        let me = Self.userName(user) ?? String(user)
+        return "run `chown root \(target)` (or `chown \(me) \(target)`, the user running FineDust)"
+    }
+
+    private static func userName(_ uid: uid_t) -> String? {
+        var entry = passwd()
+        var result: UnsafeMutablePointer<passwd>?
+        var buffer = [CChar](repeating: 0, count: 1024)
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else { return nil }
+        return String(cString: name)
     }
 
     /// The directory the path names, and the one the file really is in when a symlink leads elsewhere.
@@ -48,5 +84,42 @@ struct FilePermissions {
         guard let slash = text.lastIndex(of: "/") else { return "/" }
         let directory = text[..<slash]
         return directory.isEmpty ? "/" : String(directory)
+    }
+}
+
+/// A file FineDust reads its configuration or a secret from, opened once: the checks and the
+/// read see the same file, whatever is renamed into its place in between.
+struct OpenedFile {
+    let status: stat
+    private let descriptor: Int32
+
+    /// Opens `path` for reading; the error is strerror's sentence (`Permission denied`, `No such
+    /// file or directory`), which says more than any later "not readable".
+    static func open(_ path: String) -> Result<OpenedFile, OpenFailure> {
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        guard descriptor >= 0 else { return .failure(OpenFailure(reason: String(cString: strerror(errno)))) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            Glibc.close(descriptor)
+            return .failure(OpenFailure(reason: reason))
+        }
+        return .success(OpenedFile(status: status, descriptor: descriptor))
+    }
+
+    struct OpenFailure: Error {
+        let reason: String
+    }
+
+    /// The whole file as UTF-8 text, nil when it is not; closes the file.
+    func readText() -> String? {
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        guard let data = try? handle.readToEnd() else { return "" }
+        return String(data: data, encoding: .utf8)
+    }
+
+    /// Closes the file unread.
+    func discard() {
+        _ = Glibc.close(descriptor)
     }
 }

@@ -82,19 +82,24 @@ public struct ServiceKeyLoader: Sendable {
 }
 
 /// The text of a file holding a secret (`api.serviceKeyFile`, `http.tokenFile`): refused when other
-/// users may read it, or when anyone but its owner and root may change (or replace) it. Errors name `key`.
+/// users may read it, or when anyone but root and the user running FineDust owns, may change (or
+/// replace) it, or a symlink to it. Errors name `key`.
 public func readSecretFile(_ path: String, key: String, role: String) throws(ConfigurationError) -> String {
-    var status = stat()
-    guard stat(path, &status) == 0 else {
-        throw ConfigurationError(key: key, problem: "names \(path), which cannot be read: \(String(cString: strerror(errno)))")
+    let file: OpenedFile
+    switch OpenedFile.open(path) {
+    case let .success(opened): file = opened
+    case let .failure(failure):
+        throw ConfigurationError(key: key, problem: "names \(path), which cannot be read: \(failure.reason)")
     }
-    guard status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
+    guard file.status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
+        file.discard()
         throw ConfigurationError(key: key, problem: "names \(path), which other users may read; run `chmod 600 \(path)` (or 640 with a private group)")
     }
-    if let problem = FilePermissions(role: role, path: path).othersCanChange(status) {
+    if let problem = FilePermissions(role: role, path: path).othersCanChange(file.status) {
+        file.discard()
         throw ConfigurationError(key: key, problem: "names a file that others could change: \(problem)")
     }
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+    guard let text = file.readText() else {
         throw ConfigurationError(key: key, problem: "names \(path), which is not readable text")
     }
     return text

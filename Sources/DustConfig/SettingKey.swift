@@ -56,8 +56,8 @@ extension SettingKey {
     /// Every key, in the order of SPEC §11 and `Config/dustd.yaml`. Adding a key is one line here,
     /// one field in `SettingValues` (or the public settings) and one documented line in the YAML.
     static let all: [SettingKey] = [
-        SettingKey("station.name", .text, default: nil, \.station.name),
-        SettingKey("station.fallbacks", .list(of: .text), default: [], \.station.fallbacks),
+        SettingKey("station.name", .displayText, default: nil, \.station.name),
+        SettingKey("station.fallbacks", .list(of: .displayText), default: [], \.station.fallbacks),
         SettingKey("station.mode", .choice, default: StationMode.single, \.station.mode),
         SettingKey("api.baseURL", .webAddress, default: AirKoreaEndpoint.defaultBaseURL, \.api.baseURL),
         SettingKey("api.version", .text, default: "1.5", \.api.version),
@@ -199,9 +199,9 @@ extension ValueShape where Value == AlertSinkSetting {
             }
             switch kinds[0] {
             case "ntfy":
-                return .ntfy(url: try fields.required("ntfy", .webAddress), tokenFile: try fields.optional("tokenFile", .text))
+                return .ntfy(url: try fields.required("ntfy", .secretWebAddress), tokenFile: try fields.optional("tokenFile", .text))
             case "webhook":
-                return .webhook(url: try fields.required("webhook", .webAddress))
+                return .webhook(url: try fields.required("webhook", .secretWebAddress))
             default:
                 let arguments = try fields.required("command", .list(of: .text))
                 guard let program = arguments.first, program.hasPrefix("/") else {

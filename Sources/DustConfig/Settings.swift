@@ -169,17 +169,29 @@ public enum AlertSinkSetting: Sendable, Hashable {
     case command(arguments: [String], timeoutSeconds: Double)
 }
 
+/// Shown as its kind and `scheme://host[:port]` only (`ntfy https://ntfy.sh/…`), in every
+/// description and in reflection: the URL's path, query and user info and a command's arguments
+/// may be secrets (docs/ALERTS.md).
+extension AlertSinkSetting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    public var description: String {
+        switch self {
+        case let .ntfy(url, _): "ntfy \(Self.origin(url))"
+        case let .webhook(url): "webhook \(Self.origin(url))"
+        case let .command(arguments, _): "command \(TerminalSafeText.sanitized(arguments.first ?? ""))"
+        }
+    }
+
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["sink": description], displayStyle: .enum) }
+}
+
 extension AlertSinkSetting {
     /// How the `position`-th sink (from 1) is named in logs, the database and `dustctl alerts
     /// list`: its kind, `scheme://host[:port]` and its place in the list. A URL's path and query
     /// stay out: an ntfy topic is as good as a password, and Slack's or Discord's webhook URLs
     /// carry their secret in the path.
     public func displayName(position: Int) -> String {
-        switch self {
-        case let .ntfy(url, _): "ntfy \(Self.origin(url)) (sink \(position))"
-        case let .webhook(url): "webhook \(Self.origin(url)) (sink \(position))"
-        case let .command(arguments, _): "command \(TerminalSafeText.sanitized(arguments.first ?? "")) (sink \(position))"
-        }
+        "\(description) (sink \(position))"
     }
 
     /// `https://ntfy.sh/…`: scheme, host and port, and `/…` when there is more.

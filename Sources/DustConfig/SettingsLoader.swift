@@ -120,17 +120,17 @@ struct ConfigurationFile {
 
     /// Reads the file, refusing one that others may write, one that is not YAML, and unknown keys.
     init(reading path: String, keys: [SettingKey] = SettingKey.all) throws(ConfigurationError) {
-        var status = stat()
-        guard stat(path, &status) == 0 else {
-            throw ConfigurationError(key: nil, problem: "the configuration file \(path) cannot be read: \(String(cString: strerror(errno)))")
+        let file: OpenedFile
+        switch OpenedFile.open(path) {
+        case let .success(opened): file = opened
+        case let .failure(failure):
+            throw ConfigurationError(key: nil, problem: "the configuration file \(path) cannot be read: \(failure.reason)")
         }
-        if let problem = FilePermissions(role: "the configuration file", path: path).othersCanChange(status) {
+        if let problem = FilePermissions(role: "the configuration file", path: path).othersCanChange(file.status) {
+            file.discard()
             throw ConfigurationError(key: nil, problem: problem)
         }
-        let text: String
-        do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
-        } catch {
+        guard let text = file.readText() else {
             throw ConfigurationError(key: nil, problem: "the configuration file \(path) is not readable UTF-8 text")
         }
         let root: Node?

@@ -78,11 +78,35 @@ extension ValueShape where Value == String {
     /// Any text: a name or a path.
     static var text: ValueShape { .scalar { $0 } }
 
+    /// Text FineDust shows on terminals, pages and in the journal (a station name): a control
+    /// character (C0, C1, DEL, a bidirectional override) is refused rather than shown, since
+    /// printed it could retitle or clear the terminal or reorder what the reader sees.
+    static var displayText: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            if let scalar = text.unicodeScalars.first(where: { TerminalSafeText.needsSanitizing(String($0)) }) {
+                let code = "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count)) + String(scalar.value, radix: 16, uppercase: true)
+                throw ValueProblem("holds the control character \(code) (\"\(TerminalSafeText.sanitized(text))\"); write the name without it")
+            }
+            return text
+        }
+    }
+
     /// An `http` or `https` URL with a host.
     static var webAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
                 throw ValueProblem("must be an http or https URL, not \"\(text)\"")
+            }
+            return text
+        }
+    }
+
+    /// An `http` or `https` URL with a host that may carry a secret (an ntfy topic, a webhook's
+    /// path or query, user info): an error names the key (`alerts.sinks[2].ntfy`), never the text.
+    static var secretWebAddress: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+                throw ValueProblem("must be an http or https URL with a host (the value is not repeated here: it may hold a secret)")
             }
             return text
         }

@@ -11,7 +11,10 @@ import Synchronization
 /// from the live configuration, so SIGHUP changes them) and hands what fired or cleared to the
 /// sinks. Deliveries and their retries run in their own tasks: a dead sink never delays a poll or
 /// the next evaluation.
-public struct AlertService: Service {
+public struct AlertService: Service, CustomStringConvertible {
+    /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
+    public var description: String { "AlertService" }
+
     private let live: LiveConfiguration
     private let database: DaemonDatabase
     private let dispatcher: AlertDispatcher

@@ -13,8 +13,8 @@ import SystemPackage
 #endif
 
 /// The sinks of `alerts.sinks`, built from the settings. Owns the HTTP client they share; call
-/// `shutdown()` when done.
-public final class AlertSinks: Sendable {
+/// `shutdown()` when done. Shown by the sinks' names only, like each sink.
+public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public let sinks: [any AlertSink]
     /// Problems worth a warning at start: a token that would travel in clear text.
     public let warnings: [String]
@@ -64,6 +64,10 @@ public final class AlertSinks: Sendable {
         try? await client?.shutdown()
     }
 
+    public var description: String { "AlertSinks(\(sinks.map(\.name).joined(separator: ", ")))" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["sinks": sinks.map(\.name)], displayStyle: .class) }
+
     /// The credential name for the ntfy access token (`LoadCredential=ntfy-token:…`).
     public static let ntfyCredential = "ntfy-token"
 
@@ -86,6 +90,18 @@ public final class AlertSinks: Sendable {
         }
         return nil
     }
+}
+
+/// A sink that holds a secret (an ntfy topic and token, a webhook URL's path, query or user info,
+/// a command's arguments): every description of it, and its reflection, is its `name`, which
+/// shows only its kind, `scheme://host[:port]` and place in the list (docs/ALERTS.md). A service
+/// group logs its services with `String(describing:)`, which would otherwise print every field.
+protocol SecretHoldingSink: AlertSink, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {}
+
+extension SecretHoldingSink {
+    var description: String { name }
+    var debugDescription: String { name }
+    var customMirror: Mirror { Mirror(self, children: ["name": name], displayStyle: .struct) }
 }
 
 /// POSTs an event to one HTTP endpoint; any 2xx is delivered.
@@ -112,7 +128,7 @@ private func post(_ client: HTTPClient, url: String, headers: [(String, String)]
 
 /// An ntfy topic (https://ntfy.sh or a self-hosted server): the message as the body, the title,
 /// priority and tags as headers, the access token as a bearer token.
-struct NtfySink: AlertSink {
+struct NtfySink: SecretHoldingSink {
     let name: String
     let url: String
     let token: SecretText?
@@ -137,7 +153,7 @@ struct NtfySink: AlertSink {
 }
 
 /// A webhook: one JSON document per event (docs/ALERTS.md).
-struct WebhookSink: AlertSink {
+struct WebhookSink: SecretHoldingSink {
     let name: String
     let url: String
     let client: HTTPClient
@@ -153,7 +169,7 @@ struct WebhookSink: AlertSink {
 /// /dev/null, in a session of its own. After the timeout, or when dustd stops, its whole process
 /// group gets SIGTERM, then SIGKILL 2 s later. Exit status 0 is delivered; a helper it leaves
 /// running in the background does not hold the delivery up.
-struct CommandSink: AlertSink {
+struct CommandSink: SecretHoldingSink {
     let name: String
     let arguments: [String]
     let timeout: Double

@@ -56,6 +56,7 @@ public struct Daemon: Sendable {
             switch error {
             case .held: return .temporaryFailure
             case .unavailable: return .cannotCreate
+            case .unsafe: return .configuration
             }
         }
         defer { withExtendedLifetime(lock) {} }

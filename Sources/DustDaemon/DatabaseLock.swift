@@ -1,44 +1,65 @@
 import DustStore
 import Foundation
 
-/// One dustd per database: an advisory lock on `<database>.lock`, held for the life of the process.
+/// One dustd per database file, held for the life of the process, and a storage directory no one
+/// else can plant files in.
 ///
-/// Two daemons on one database would both poll and spend the daily quota twice. The lock is a
-/// POSIX record lock on a file of its own (SQLite's locks on the database file itself must not be
-/// touched: closing any descriptor of that file would drop them), so the kernel releases it when
-/// the process ends, however it ends, and `F_GETLK` names the process holding it.
+/// Two daemons on one database would both poll and spend the daily quota twice; two daemons on one
+/// file under two names (a hard link) would also give it two -wal/-shm pairs, which corrupts it
+/// (SQLite's "How To Corrupt", hard links). So two locks are taken:
+/// - a POSIX record lock on `<database>.lock` beside the file the path resolves to (a symlinked
+///   `storage.path` finds the same lock), which `F_GETLK` can name the holder of;
+/// - a `flock` on the database file itself, which belongs to the file (device and inode), not to a
+///   name, so a hard link finds it too. SQLite's own locks are POSIX record locks, which on Linux
+///   never interact with `flock`, and closing SQLite's descriptors does not drop it.
+/// Both are released by the kernel when the process ends, however it ends.
+///
+/// Files are opened without following symlinks and only as regular files with one name, so a
+/// `dust.sqlite.lock -> /root-file` planted in the directory is refused, not overwritten; a
+/// directory that others may write is refused unless it is sticky and every file there is ours.
 public final class DatabaseLock: Sendable {
     /// The lock file.
     public let path: String
     private let descriptor: Int32
+    private let databaseDescriptor: Int32
 
     /// Why the lock could not be taken.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
-        /// Another process holds it.
+        /// Another process holds it (its PID is 0 when the system does not say).
         case held(databasePath: String, pid: Int32)
         /// The lock file cannot be opened or locked.
         case unavailable(lockPath: String, reason: String)
+        /// The directory or a file in it could be, or has been, planted by another user: the
+        /// sentence says what and how to fix it.
+        case unsafe(String)
 
         public var description: String {
             switch self {
-            case let .held(databasePath, pid):
+            case let .held(databasePath, pid) where pid > 0:
                 "Another dustd (PID \(pid)) is already polling into \(databasePath); stop it first, or give this one another storage.path."
+            case let .held(databasePath, _):
+                "Another dustd is already polling into \(databasePath) (the same file under another name); stop it first, or give this one another storage.path."
             case let .unavailable(lockPath, reason):
                 "Cannot take the lock \(lockPath) (\(reason)); check that dustd may write the database's directory."
+            case let .unsafe(problem):
+                problem
             }
         }
     }
 
-    /// Takes the lock for the database at `databasePath`, or says who holds it.
+    /// Takes the lock for the database at `databasePath`, or says who holds it or what is unsafe.
     public init(databasePath: String) throws(Failure) {
-        path = databasePath + ".lock"
         do {
             try SQLiteStore.createDirectoryIfNeeded(forDatabase: databasePath)
         } catch {
-            throw .unavailable(lockPath: path, reason: error.description)
+            throw .unavailable(lockPath: databasePath + ".lock", reason: error.description)
         }
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o640)
-        guard descriptor >= 0 else { throw .unavailable(lockPath: path, reason: String(cString: strerror(errno))) }
+        let storage = try StorageDirectory.check(databasePath: databasePath)
+        path = storage.databasePath + ".lock"
+        for suffix in ["-wal", "-shm", "-journal"] {
+            try storage.checkExisting(storage.databasePath + suffix, role: "SQLite's file")
+        }
+        let descriptor = try storage.open(path, role: "the lock file", failure: { .unavailable(lockPath: $0, reason: $1) })
         var lock = flock()
         lock.l_type = Int16(F_WRLCK)
         lock.l_whence = Int16(SEEK_SET)
@@ -52,14 +73,155 @@ public final class DatabaseLock: Sendable {
             if reason == EAGAIN || reason == EACCES, pid > 0 { throw .held(databasePath: databasePath, pid: pid) }
             throw .unavailable(lockPath: path, reason: String(cString: strerror(reason)))
         }
-        // The PID in the file is for people; the lock is what counts.
+        let databaseDescriptor: Int32
+        do {
+            // Its other names are judged after its lock: a dustd running on one of them is the better news.
+            databaseDescriptor = try storage.open(storage.databasePath, role: "the database", allowingLinks: true,
+                                                  failure: { .unavailable(lockPath: $0, reason: $1) })
+        } catch {
+            close(descriptor)
+            throw error
+        }
+        if wholeFileLock(databaseDescriptor, LOCK_EX | LOCK_NB) != 0 {
+            let reason = errno
+            var status = stat()
+            let pid = fstat(databaseDescriptor, &status) == 0 ? Self.flockHolder(of: status) : 0
+            close(databaseDescriptor)
+            close(descriptor)
+            if reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: pid) }
+            throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(reason)))
+        }
+        var status = stat()
+        if fstat(databaseDescriptor, &status) == 0, let problem = storage.problem(with: status, path: storage.databasePath, role: "the database") {
+            close(databaseDescriptor)
+            close(descriptor)
+            throw .unsafe(problem)
+        }
+        // The PID in the file is for people; the locks are what count.
         let text = "\(getpid())\n"
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         self.descriptor = descriptor
+        self.databaseDescriptor = databaseDescriptor
     }
 
     deinit {
+        close(databaseDescriptor)
         close(descriptor)
+    }
+
+    /// The process holding a `flock` on the file, from `/proc/locks` (`1: FLOCK ADVISORY WRITE
+    /// 1234 08:01:5678 0 EOF`: PID, then major:minor:inode); 0 when it is not listed.
+    public static func flockHolder(of status: stat, locks: String? = try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) -> Int32 {
+        let device = UInt64(status.st_dev)
+        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
+        let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
+        let identity = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(status.st_ino))
+        for line in (locks ?? "").split(separator: "\n") where !line.contains("->") {
+            let fields = line.split(separator: " ")
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity, let pid = Int32(fields[4]), pid != getpid() else { continue }
+            return pid
+        }
+        return 0
+    }
+}
+
+/// flock(2): Swift sees only the `struct flock` of fcntl under that name.
+@_silgen_name("flock")
+private func wholeFileLock(_ descriptor: Int32, _ operation: Int32) -> Int32
+
+/// The directory the database is in, checked once: where it really is, and whether other users
+/// may write there.
+struct StorageDirectory {
+    /// The database path with its symlinks resolved (SQLite keeps -wal and -shm beside that).
+    let databasePath: String
+    /// Whether others may write the directory (it is sticky then): every file there must be ours.
+    let shared: Bool
+
+    /// Refuses a directory that others may write without the sticky bit, and a symlinked
+    /// `storage.path` that another user owns in a shared one; resolves the symlink.
+    static func check(databasePath: String) throws(DatabaseLock.Failure) -> StorageDirectory {
+        var shared = false
+        try inspect(directory: parent(of: databasePath), shared: &shared)
+        var status = stat()
+        guard lstat(databasePath, &status) == 0, (status.st_mode & S_IFMT) == S_IFLNK else {
+            return StorageDirectory(databasePath: databasePath, shared: shared)
+        }
+        if shared, status.st_uid != geteuid() {
+            throw .unsafe("The database \(databasePath) is a symlink that belongs to another user (uid \(status.st_uid)) in a directory others may write; remove it, or give storage.path a directory of dustd's own.")
+        }
+        guard let resolved = realpath(databasePath, nil) else {
+            throw .unsafe("The database \(databasePath) is a symlink that leads nowhere (\(String(cString: strerror(errno)))); point it at the database, or give storage.path the real path.")
+        }
+        defer { free(resolved) }
+        let real = String(cString: resolved)
+        try inspect(directory: parent(of: real), shared: &shared)
+        return StorageDirectory(databasePath: real, shared: shared)
+    }
+
+    private static func inspect(directory: String, shared: inout Bool) throws(DatabaseLock.Failure) {
+        var status = stat()
+        guard stat(directory, &status) == 0 else { return }
+        guard status.st_mode & (S_IWGRP | S_IWOTH) != 0 else { return }
+        guard status.st_mode & S_ISVTX != 0 else {
+            throw .unsafe("The storage directory \(directory) may be written by other users, who could plant files where dustd writes; run `chmod go-w \(directory)` (or give storage.path a directory of dustd's own).")
+        }
+        shared = true
+    }
+
+    private static func parent(of path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory.isEmpty ? FileManager.default.currentDirectoryPath : directory
+    }
+
+    /// Refuses an existing file that is a symlink, not a regular file, has other names (hard
+    /// links), or, in a shared directory, belongs to another user.
+    func checkExisting(_ path: String, role: String) throws(DatabaseLock.Failure) {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        if let problem = problem(with: status, path: path, role: role) { throw .unsafe(problem) }
+    }
+
+    /// Opens (creating with mode 0640 when missing, never truncating) a file of dustd's own, without
+    /// following a symlink; refuses what `checkExisting` refuses.
+    func open(_ path: String, role: String, allowingLinks: Bool = false,
+              failure: (String, String) -> DatabaseLock.Failure) throws(DatabaseLock.Failure) -> Int32 {
+        let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0o640)
+        guard descriptor >= 0 else {
+            if errno == ELOOP {
+                throw .unsafe("\(role.prefix(1).uppercased() + role.dropFirst()) \(path) is a symlink, which dustd does not follow there; remove it (`rm \(path)`), or give storage.path a directory of dustd's own.")
+            }
+            throw failure(path, String(cString: strerror(errno)))
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw failure(path, reason)
+        }
+        if let problem = problem(with: status, path: path, role: role, allowingLinks: allowingLinks) {
+            close(descriptor)
+            throw .unsafe(problem)
+        }
+        return descriptor
+    }
+
+    func problem(with status: stat, path: String, role: String, allowingLinks: Bool = false) -> String? {
+        let role = role.prefix(1).uppercased() + role.dropFirst()
+        switch status.st_mode & S_IFMT {
+        case S_IFLNK:
+            return "\(role) \(path) is a symlink, which dustd does not follow there; remove it (`rm \(path)`), or give storage.path a directory of dustd's own."
+        case S_IFREG:
+            break
+        default:
+            return "\(role) \(path) is not a regular file; remove it, or give storage.path a directory of dustd's own."
+        }
+        if status.st_nlink > 1, !allowingLinks {
+            return "\(role) \(path) has \(status.st_nlink) names (hard links), and SQLite keeps a -wal and -shm beside each name, which corrupts the database; remove the other links, or copy the file."
+        }
+        if shared, status.st_uid != geteuid() {
+            return "\(role) \(path) belongs to another user (uid \(status.st_uid)) in a directory others may write; remove it, or give storage.path a directory of dustd's own."
+        }
+        return nil
     }
 }

@@ -12,7 +12,10 @@ import ServiceLifecycle
 /// the service group: its own loop, so a forecast request never delays an hourly poll.
 /// `ForecastPlanner` decides when (8 calls a KST day at most, retries included); the calls
 /// already made today are counted from the attempt record, so a restart does not reset the quota.
-public struct ForecastService: Service {
+public struct ForecastService: Service, CustomStringConvertible {
+    /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
+    public var description: String { "ForecastService" }
+
     private let configuration: LiveConfiguration
     private let database: DaemonDatabase
     private let board: DaemonStatusBoard

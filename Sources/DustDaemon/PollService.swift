@@ -61,7 +61,10 @@ public enum DaemonConfigurationError: Error, Sendable, Hashable, CustomStringCon
 
 /// The hourly poll loop as a swift-service-lifecycle `Service`: waits, runs a `PollCycle`, lets
 /// `PollStateMachine` decide what comes next, and tells the journal, systemd and the status record.
-public struct PollService: Service {
+public struct PollService: Service, CustomStringConvertible {
+    /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
+    public var description: String { "PollService" }
+
     private let configuration: LiveConfiguration
     private let database: DaemonDatabase
     private let board: DaemonStatusBoard
@@ -214,7 +217,10 @@ extension DaemonStatus {
 }
 
 /// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` until shutdown.
-public struct WatchdogService: Service {
+public struct WatchdogService: Service, CustomStringConvertible {
+    /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
+    public var description: String { "WatchdogService" }
+
     private let notifier: SystemdNotifier
     private let interval: Duration
 

@@ -8,7 +8,10 @@ import UnixSignals
 /// Reloads the configuration and the service key on SIGHUP. A new configuration that is invalid,
 /// or that dustd cannot run with (no `station.name`), is refused: dustd keeps running with the old
 /// one, logs why, and `dustctl status` shows the refusal until a reload succeeds.
-public struct ReloadService: Service {
+public struct ReloadService: Service, CustomStringConvertible {
+    /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
+    public var description: String { "ReloadService" }
+
     private let configurationFile: String?
     private let live: LiveConfiguration
     private let board: DaemonStatusBoard

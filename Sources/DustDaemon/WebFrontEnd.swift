@@ -47,7 +47,10 @@ struct WebFrontEnd {
 
 /// The web server as a service whose failure (the port is taken, the address does not exist)
 /// is logged and leaves polling alone: the web only shows what the poller stores.
-struct WebService<Application: ApplicationProtocol>: Service {
+struct WebService<Application: ApplicationProtocol>: Service, CustomStringConvertible {
+    /// The name the service group logs: the application (its router, the token) stays out of the journal.
+    var description: String { "WebService" }
+
     let application: Application
     let url: String
     let logger: Logger

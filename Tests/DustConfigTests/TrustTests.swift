@@ -1,4 +1,5 @@
 import DustConfig
+import DustKit
 import Foundation
 import Testing
 import TestSupport
@@ -188,5 +189,174 @@ struct ConfigurationTrustTests {
         } else {
             #expect(error == nil, "\(String(describing: error))")
         }
+    }
+
+    // MARK: - Owners (StrictModes)
+
+    @Test("A configuration file that belongs to another user (nobody, 0644) is refused with the chown that fixes it; root's is read")
+    func configurationOwnedByAnother() async throws {
+        guard geteuid() == 0 else {
+            print("skipped: giving a file to nobody needs root (run the tests as root to check it)")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try "api:\n  baseURL: https://attacker.example\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(chmod(path, 0o644) == 0 && chown(path, 65534, 65534) == 0)
+        let error = await configurationError { () throws(ConfigurationError) in
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+        }
+        #expect(error?.description == "Invalid configuration: the configuration file \(path) belongs to nobody (uid 65534), so that user could change it; run `chown root \(path)`.")
+        #expect(chown(path, 0, 0) == 0)
+        #expect(try SettingsLoader(environment: [:]).load(configurationFile: path).api.baseURL == "https://attacker.example")
+    }
+
+    @Test("A configuration file in a directory that belongs to another user is refused: that user could replace it")
+    func configurationDirectoryOwnedByAnother() throws {
+        guard geteuid() == 0 else {
+            print("skipped: giving a directory to nobody needs root (run the tests as root to check it)")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.path("etc")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        let path = (folder as NSString).appendingPathComponent("dustd.yaml")
+        try "poll:\n  minute: 5\n".write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(chmod(path, 0o644) == 0 && chmod(folder, 0o755) == 0 && chown(folder, 65534, 65534) == 0)
+        do {
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            Issue.record("a configuration file in nobody's directory was accepted")
+        } catch {
+            #expect(error.description == "Invalid configuration: the configuration file \(path) is in \(folder), which belongs to nobody (uid 65534), so that user could replace the file; run `chown root \(folder)`.")
+        }
+    }
+
+    @Test("A key file that belongs to another user, a symlink to one, or a symlink that belongs to another user is refused", arguments: [
+        "owned", "link to owned", "owned link",
+    ])
+    func keyFileOwnedByAnother(form: String) async throws {
+        guard geteuid() == 0 else {
+            print("skipped: giving a file to nobody needs root (run the tests as root to check it)")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.path("keys")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        #expect(chmod(folder, 0o700) == 0)
+        let real = (folder as NSString).appendingPathComponent("airkorea-service-key")
+        try "TEST+KEY/abc123==\n".write(toFile: real, atomically: false, encoding: .utf8)
+        #expect(chmod(real, 0o600) == 0)
+        let link = (folder as NSString).appendingPathComponent("key-link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
+        let named: String
+        let expected: String
+        switch form {
+        case "owned":
+            #expect(chown(real, 65534, 65534) == 0)
+            named = real
+            expected = "the key file \(real) belongs to nobody (uid 65534), so that user could change it; run `chown root \(real)`"
+        case "link to owned":
+            #expect(chown(real, 65534, 65534) == 0)
+            named = link
+            expected = "the key file \(link) belongs to nobody (uid 65534), so that user could change it; run `chown root \(link)`"
+        default:
+            #expect(lchown(link, 65534, 65534) == 0)
+            named = link
+            expected = "the key file \(link) is a symlink that belongs to nobody (uid 65534), so that user could point it elsewhere; replace it with a link of your own or the file itself"
+        }
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        settings.api.serviceKeyFile = named
+        let loaded = settings
+        let error = await configurationError { () throws(ConfigurationError) in
+            _ = try await ServiceKeyLoader(environment: [:]).load(settings: loaded)
+        }
+        #expect(error?.description == "Invalid configuration: api.serviceKeyFile names a file that others could change: \(expected).")
+    }
+
+    // MARK: - Display text
+
+    @Test("A station name with a control character, from the file or the environment, is refused naming the key and its source", arguments: [
+        "\u{1B}]2;PWNED\u{07}종로구", "종로\u{1B}[2J구", "종로구\u{9B}31m", "종로\u{7F}구", "\u{202E}구로종", "종로\u{2066}구", "종\t로구", "종로\u{0}구",
+    ])
+    func controlCharactersInStationNames(name: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        // Double-quoted YAML spells every character with an escape, so the file holds exactly `name`.
+        let escaped = name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F && $0 != "\"" && $0 != "\\"
+            ? String($0) : String(format: "\\U%08X", $0.value) }.joined()
+        for (file, environment, key, source) in [
+            ("station:\n  name: \"\(escaped)\"\n", [String: String](), "station.name", "\(path), line 2"),
+            ("station:\n  name: 중구\n  fallbacks: [중구, \"\(escaped)\"]\n", [:], "station.fallbacks[1]", "\(path), line 3"),
+            ("# empty\n", ["DUSTD_STATION_NAME": name], "station.name", "environment variable DUSTD_STATION_NAME"),
+            ("# empty\n", ["DUSTD_STATION_FALLBACKS": "중구,\(name)"], "station.fallbacks[1]", "environment variable DUSTD_STATION_FALLBACKS"),
+        ] {
+            try file.write(toFile: path, atomically: false, encoding: .utf8)
+            do {
+                let settings = try SettingsLoader(environment: environment).load(configurationFile: path)
+                Issue.record("\(key) \(settings.station) from \(source) was accepted")
+            } catch {
+                #expect(error.key == key)
+                #expect(error.source == source)
+                #expect(error.description.contains("holds the control character U+"), "\(error)")
+                #expect(!TerminalSafeText.needsSanitizing(error.description), "the refusal prints the control character itself")
+            }
+        }
+    }
+
+    @Test("Korean, ASCII and emoji station names load unchanged")
+    func plainStationNames() throws {
+        let settings = try SettingsLoader(environment: ["DUSTD_STATION_NAME": "종로구", "DUSTD_STATION_FALLBACKS": "중구,Jung-gu 2,🌫️"],
+                                          workingDirectory: "/nonexistent").load(configurationFile: nil)
+        #expect(settings.station.name == "종로구")
+        #expect(settings.station.fallbacks == ["중구", "Jung-gu 2", "🌫️"])
+    }
+
+    // MARK: - Alert sink secrets
+
+    @Test("A sink URL that fails validation is named by its place and kind, never repeated", arguments: [
+        ("ntfy", "ftp://ntfy.sh/PRIVATE_TOPIC"), ("webhook", "ftp://user:PASSWORD@home.example/SECRETPATH?token=QUERYSECRET"),
+        ("ntfy", "PRIVATE_TOPIC"), ("webhook", "https:///SECRETPATH"),
+    ])
+    func invalidSinkURL(kind: String, url: String) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try "alerts:\n  sinks:\n    - { command: [/bin/true] }\n    - { \(kind): \"\(url)\" }\n".write(toFile: path, atomically: false, encoding: .utf8)
+        do {
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            Issue.record("\(url) was accepted")
+        } catch {
+            #expect(error.key == "alerts.sinks[1].\(kind)")
+            #expect(error.description.contains("must be an http or https URL with a host"), "\(error)")
+            for secret in ["PRIVATE_TOPIC", "PASSWORD", "SECRETPATH", "QUERYSECRET", "ntfy.sh", "home.example"] {
+                #expect(!error.description.contains(secret), "\(error)")
+            }
+        }
+    }
+
+    @Test("A sink setting describes, debug-prints and dumps as its kind and origin only")
+    func sinkSettingDescriptions() throws {
+        let sinks: [AlertSinkSetting] = [
+            .ntfy(url: "https://ntfy.sh/PRIVATE_TOPIC?auth=QUERYSECRET", tokenFile: "/etc/dustd/ntfy-token"),
+            .webhook(url: "http://user:PASSWORD@home.example:8123/api/webhook/SECRETPATH"),
+            .command(arguments: ["/usr/local/bin/notify", "--token=ARGSECRET"], timeoutSeconds: 10),
+        ]
+        var settings = AlertSettings()
+        settings.sinks = sinks
+        var dumped = ""
+        dump(settings, to: &dumped)
+        let texts = [String(describing: settings), String(reflecting: settings), dumped, "\(sinks)"]
+            + sinks.flatMap { [String(describing: $0), String(reflecting: $0)] }
+        for text in texts {
+            for secret in ["PRIVATE_TOPIC", "QUERYSECRET", "PASSWORD", "user:", "SECRETPATH", "ARGSECRET"] {
+                #expect(!text.contains(secret), "\(text)")
+            }
+        }
+        #expect(sinks.map(\.description) == ["ntfy https://ntfy.sh/…", "webhook http://home.example:8123/…", "command /usr/local/bin/notify"])
+        #expect(sinks[1].displayName(position: 2) == "webhook http://home.example:8123/… (sink 2)")
     }
 }

@@ -136,6 +136,87 @@ struct DaemonLifeTests {
         #expect(try await dustd.stop() == 0)
     }
 
+    @Test("Sink secrets stay out of the debug log's service lines and out of a refused reload (journal, status record, dustctl status)")
+    func sinkSecretsNeverShown() async throws {
+        let configuration = """
+            station:
+              name: 종로구
+            alerts:
+              sinks:
+                - { webhook: "http://user:PASSWORD@127.0.0.1:9/SECRETPATH?token=QUERYSECRET" }
+            """
+        let dustd = try await RunningDustd(configuration: configuration)
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { dustd.server.requests.count >= 1 })
+        // The service group's debug lines are there (log.level is debug), naming the services only.
+        #expect(dustd.logs.contains("AlertService"), "\(dustd.logs)")
+        try """
+            station:
+              name: 종로구
+            alerts:
+              sinks:
+                - { webhook: "http://user:PASSWORD@127.0.0.1:9/SECRETPATH?token=QUERYSECRET" }
+                - { ntfy: "ftp://ntfy.sh/PRIVATE_TOPIC" }
+            """.write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
+        kill(dustd.process.processIdentifier, SIGHUP)
+        #expect(try await dustd.wait { dustd.logs.contains("Reload refused") })
+        #expect(dustd.logs.contains("alerts.sinks[1].ntfy must be an http or https URL"), "\(dustd.logs)")
+        #expect(try await dustd.wait { try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused != nil })
+        let reason = try #require(try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused?.reason)
+        // dustctl reading the refused file says why, without the URL; with a valid one it shows the refusal.
+        let refusedFile = try Executables.run("dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
+                                              environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
+        #expect(refusedFile.status == 78 && refusedFile.standardError.contains("alerts.sinks[1].ntfy"), "\(refusedFile)")
+        let empty = dustd.directory.path("empty.yaml")
+        try "# defaults\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        let shown = try Executables.run("dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
+                                        environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty]).standardOutput
+        let json = try Executables.run("dustctl", ["status", "--json", "--db", dustd.database, "--station", "종로구"],
+                                       environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty]).standardOutput
+        #expect(shown.contains("alerts.sinks[1].ntfy"), "\(shown)")
+        #expect(json.contains("alerts.sinks[1].ntfy"), "\(json)")
+        #expect(try await dustd.stop() == 0)
+        for text in [dustd.logs, reason, shown, json, refusedFile.standardError] {
+            for secret in ["PASSWORD", "SECRETPATH", "QUERYSECRET", "PRIVATE_TOPIC", "ntfy.sh", "user:"] {
+                #expect(!text.contains(secret), "\(secret) in: \(text)")
+            }
+        }
+    }
+
+    @Test("A key file this user may not read says permission denied (as nobody), not that it is not text")
+    func unreadableKeyFile() throws {
+        guard geteuid() == 0 else {
+            print("skipped: reading as another user needs root to switch users (run the tests as root to check it)")
+            return
+        }
+        let directory = try TemporaryDirectory("unreadable-key")
+        defer { directory.remove() }
+        chmod(directory.url.path, 0o755)
+        let key = directory.path("airkorea-service-key")
+        try "\(testKey)\n".write(toFile: key, atomically: false, encoding: .utf8)
+        chmod(key, 0o600)
+        let config = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\napi:\n  serviceKeyFile: \(key)\n".write(toFile: config, atomically: false, encoding: .utf8)
+        chmod(config, 0o644)
+        let binary = directory.path("dustd")
+        try FileManager.default.copyItem(atPath: Executables.url("dustd").path, toPath: binary)
+        chmod(binary, 0o755)
+        let once = Process()
+        once.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+        once.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "--once", "--config", config]
+        once.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "DUSTD_STORAGE_PATH": directory.path("state/d.sqlite"),
+                            "DUSTD_API_BASE_URL": "http://127.0.0.1:9"]
+        let errors = Pipe()
+        once.standardError = errors
+        once.standardOutput = FileHandle.nullDevice
+        try once.run()
+        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        once.waitUntilExit()
+        #expect(once.terminationStatus == 78, "\(problem)")
+        #expect(problem.contains("api.serviceKeyFile names \(key), which cannot be read: Permission denied"), "\(problem)")
+        #expect(!problem.contains("not readable"), "\(problem)")
+    }
+
     @Test("Plain http:// to another host is warned about; https and loopback are not")
     func cleartextWarning() throws {
         func api(_ url: String) -> APISettings { APISettings(baseURL: url, version: "1.5", timeoutSeconds: 30, serviceKeyFile: nil) }
@@ -203,6 +284,34 @@ struct DaemonLifeTests {
         let again = try Executables.run("dustd", ["--config", first.configPath, "--once"], environment: environment)
         #expect(again.status == 69, "\(again.standardError)")
         #expect(!again.standardError.contains("Another dustd"))
+    }
+
+    @Test("A second dustd on the same database FILE under another name (a symlink, a hard link) is refused, naming the PID (exit 75); a hard-linked database alone is refused too")
+    func secondDaemonOtherName() async throws {
+        let first = try await RunningDustd()
+        defer { first.directory.remove() }
+        #expect(try await first.wait { first.server.requests.count >= 1 })
+        let symlink = first.directory.path("elsewhere.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: symlink, withDestinationPath: first.database)
+        let hardLink = first.directory.path("state/same-file.sqlite")
+        #expect(link(first.database, hardLink) == 0)
+        for path in [symlink, hardLink] {
+            var environment = first.process.environment!
+            environment["DUSTD_STORAGE_PATH"] = path
+            for arguments in [["--config", first.configPath, "--once"], ["--config", first.configPath]] {
+                let second = try Executables.run("dustd", arguments, environment: environment)
+                #expect(second.status == 75, "\(path): \(second.standardError)")
+                #expect(second.standardError.contains("Another dustd (PID \(first.process.processIdentifier)) is already polling into \(path)"),
+                        "\(second.standardError)")
+            }
+        }
+        #expect(try await first.stop() == 0)
+        // With no daemon running, the hard link is still two -wal/-shm pairs waiting to happen.
+        var environment = first.process.environment!
+        environment["DUSTD_STORAGE_PATH"] = first.database
+        let alone = try Executables.run("dustd", ["--config", first.configPath, "--once"], environment: environment)
+        #expect(alone.status == 78, "\(alone.standardError)")
+        #expect(alone.standardError.contains("has 2 names (hard links)"), "\(alone.standardError)")
     }
 
     @Test("A database deleted under a running dustd is noticed at the next poll and recreated, not written into the void")

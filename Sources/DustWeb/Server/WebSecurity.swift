@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 
 /// The bearer token `http.tokenFile` holds, compared in constant time and never shown.
-public struct BearerToken: Sendable, CustomStringConvertible {
+public struct BearerToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     private let bytes: [UInt8]
 
     /// The token from a file's first line; nil when it is empty.
@@ -27,6 +27,8 @@ public struct BearerToken: Sendable, CustomStringConvertible {
     }
 
     public var description: String { "***" }
+    public var debugDescription: String { "***" }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
 /// Only GET and HEAD, small requests, a token where one is configured, and security headers on

@@ -1,0 +1,119 @@
+import DustDaemon
+import Foundation
+import Testing
+import TestSupport
+
+/// The error `DatabaseLock` throws for `path`, or nil when it took the lock (released at once).
+private func lockFailure(_ path: String) -> DatabaseLock.Failure? {
+    do {
+        _ = try DatabaseLock(databasePath: path)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+@Suite("The storage directory: no planted symlink or hard link is followed, no directory others may write is used (issue 19 item 7)")
+struct DatabaseLockTests {
+    /// A root-only file a planted link points at, and its bytes.
+    private static func target(in directory: TemporaryDirectory) throws -> (path: String, bytes: Data) {
+        let path = directory.path("root-file")
+        let bytes = Data("root only\n".utf8)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        return (path, bytes)
+    }
+
+    @Test("A directory every user or the group may write, without the sticky bit, is refused with the chmod; a planted lock symlink is not followed", arguments: [0o777, 0o775, 0o757])
+    func writableDirectory(mode: Int) throws {
+        let directory = try TemporaryDirectory("lock-dir")
+        defer { directory.remove() }
+        let (target, bytes) = try Self.target(in: directory)
+        let storage = directory.path("state")
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: false)
+        try FileManager.default.createSymbolicLink(atPath: storage + "/dust.sqlite.lock", withDestinationPath: target)
+        #expect(chmod(storage, mode_t(mode)) == 0)
+        let failure = lockFailure(storage + "/dust.sqlite")
+        #expect(failure == .unsafe("The storage directory \(storage) may be written by other users, who could plant files where dustd writes; run `chmod go-w \(storage)` (or give storage.path a directory of dustd's own)."))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
+        #expect(!FileManager.default.fileExists(atPath: storage + "/dust.sqlite"), "the database was created in an unsafe directory")
+    }
+
+    @Test("A symlink or hard link planted as the lock file, the -wal or the -shm is refused in dustd's own directory too; the target is untouched", arguments: [
+        (".lock", true), ("-wal", true), ("-shm", true), (".lock", false), ("-wal", false),
+    ])
+    func plantedLinks(suffix: String, symbolic: Bool) throws {
+        let directory = try TemporaryDirectory("lock-planted")
+        defer { directory.remove() }
+        let (target, bytes) = try Self.target(in: directory)
+        let storage = directory.path("state")
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: false)
+        chmod(storage, 0o750)
+        let planted = storage + "/dust.sqlite" + suffix
+        if symbolic {
+            try FileManager.default.createSymbolicLink(atPath: planted, withDestinationPath: target)
+        } else {
+            #expect(link(target, planted) == 0)
+        }
+        let failure = try #require(lockFailure(storage + "/dust.sqlite"))
+        #expect(failure.description.contains(planted), "\(failure)")
+        #expect(failure.description.contains(symbolic ? "is a symlink, which dustd does not follow there" : "has 2 names (hard links)"), "\(failure)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
+    }
+
+    @Test("In a sticky directory every user may write (like /tmp), a lock, database or symlink of another user is refused; with none, the lock is taken", arguments: [
+        ".lock", "", "-wal", "link",
+    ])
+    func stickyDirectory(planted: String) throws {
+        guard geteuid() == 0 else {
+            print("skipped: planting files as nobody needs root (run the tests as root to check it)")
+            return
+        }
+        let directory = try TemporaryDirectory("lock-sticky")
+        defer { directory.remove() }
+        let (target, bytes) = try Self.target(in: directory)
+        let storage = directory.path("shared")
+        try FileManager.default.createDirectory(atPath: storage, withIntermediateDirectories: false)
+        #expect(chmod(storage, 0o1777) == 0)
+        let database = storage + "/dust.sqlite"
+        #expect(lockFailure(database) == nil, "a clean sticky directory was refused")
+        for suffix in [".lock", "", "-wal", "-shm"] { unlink(database + suffix) }
+        let path = planted == "link" ? database : database + planted
+        if planted == "link" {
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+            #expect(lchown(path, 65534, 65534) == 0)
+        } else {
+            #expect(FileManager.default.createFile(atPath: path, contents: Data()) && chown(path, 65534, 65534) == 0)
+        }
+        let failure = try #require(lockFailure(database))
+        #expect(failure.description.contains("belongs to another user (uid 65534) in a directory others may write"), "\(failure)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
+    }
+
+    @Test("The lock file is created 0640 with the PID, and an existing one of dustd's is reused, not refused")
+    func lockFileCreated() throws {
+        let directory = try TemporaryDirectory("lock-ok")
+        defer { directory.remove() }
+        let database = directory.path("state/dust.sqlite")
+        #expect(lockFailure(database) == nil)
+        #expect(lockFailure(database) == nil, "a lock file left by an earlier run was refused")
+        var status = stat()
+        #expect(lstat(database + ".lock", &status) == 0 && status.st_mode & 0o777 == 0o640)
+        #expect(try String(contentsOfFile: database + ".lock", encoding: .utf8) == "\(getpid())\n")
+    }
+
+    @Test("/proc/locks names the process holding a flock on a file, by device and inode")
+    func flockHolderFromProcLocks() {
+        var status = stat()
+        status.st_dev = UInt(0x0801)
+        status.st_ino = 5678
+        let locks = """
+            1: POSIX  ADVISORY  WRITE 111 08:01:5678 0 EOF
+            2: FLOCK  ADVISORY  WRITE 4242 08:01:5678 0 EOF
+            2: -> FLOCK  ADVISORY  WRITE 999 08:01:5678 0 EOF
+            3: FLOCK  ADVISORY  WRITE 77 08:01:9999 0 EOF
+            """
+        #expect(DatabaseLock.flockHolder(of: status, locks: locks) == 4242)
+        #expect(DatabaseLock.flockHolder(of: status, locks: "") == 0)
+    }
+}
