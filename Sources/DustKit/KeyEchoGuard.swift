@@ -5,9 +5,11 @@ import Foundation
 ///
 /// A text is looked at as a reader sees it: HTML/XML character references decoded (named, decimal
 /// and hex, any number of leading zeros, with or without `;`), percent-decoding repeated until
-/// nothing changes, Unicode compatibility forms folded (full-width letters, accents), and then
-/// only its ASCII letters and digits kept, case ignored. White space, punctuation, line breaks,
-/// comments a parser dropped: none of them hide a key from a reader, so none of them hide it here.
+/// nothing changes (`+` is a space), Unicode compatibility forms folded (full-width letters,
+/// accents), each stage also with its markup removed as a page shows it (comments, processing
+/// instructions, tags, CDATA brackets), and then only its ASCII letters and digits kept, case
+/// ignored. White space, punctuation, line breaks, markup: none of them hide a key from a reader,
+/// so none of them hide it here.
 /// A text holding any `windowLength` consecutive letters and digits of the key (in its decoded or
 /// its percent-encoded form) is an echo; a key shorter than that must occur whole.
 public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -80,15 +82,62 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     static func readerStages(of text: String, _ visit: ([UInt8]) -> Bool) -> Bool {
         var current = Array(text.utf8)
         if current.contains(where: { $0 >= 0x80 }) { current = compatibilityDecomposed(current) }
-        if visit(lettersAndDigits(current)) { return true }
+        func seen(_ stage: [UInt8]) -> Bool {
+            visit(lettersAndDigits(stage)) || (stage.contains(UInt8(ascii: "<")) && visit(lettersAndDigits(withoutMarkup(stage))))
+        }
+        if seen(current) { return true }
         for _ in 0..<maxRounds {
             var next = percentDecoded(referencesDecoded(current))
             if next.contains(where: { $0 >= 0x80 }) { next = compatibilityDecomposed(next) }
             if next == current { return false }
-            if visit(lettersAndDigits(next)) { return true }
+            if seen(next) { return true }
             current = next
         }
         return true
+    }
+
+    /// The text as a browser shows it: comments, processing instructions and tags removed, CDATA
+    /// brackets removed and their content kept. A `<` that starts none of these is kept.
+    static func withoutMarkup(_ bytes: [UInt8]) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        func starts(_ text: StaticString, at position: Int) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard position + count <= bytes.count else { return false }
+            return (0..<count).allSatisfy { bytes[position + $0] == text.utf8Start[$0] }
+        }
+        /// The index after the first `terminator` from `position`, or the end.
+        func after(_ terminator: StaticString, from position: Int) -> Int {
+            var search = position
+            while search < bytes.count, !starts(terminator, at: search) { search += 1 }
+            return min(bytes.count, search + terminator.utf8CodeUnitCount)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<"), index + 1 < bytes.count {
+                let next = bytes[index + 1]
+                if starts("<!--", at: index) {
+                    index = after("-->", from: index + 4)
+                } else if starts("<![CDATA[", at: index) {
+                    index += 9
+                } else if next == UInt8(ascii: "?") {
+                    index = after("?>", from: index + 2)
+                } else if next == UInt8(ascii: "/") || next == UInt8(ascii: "!") || next | 0x20 >= 0x61 && next | 0x20 <= 0x7A,
+                          let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
+                    index = close + 1
+                } else {
+                    result.append(byte)
+                    index += 1
+                }
+            } else if starts("]]>", at: index) {
+                index += 3
+            } else {
+                result.append(byte)
+                index += 1
+            }
+        }
+        return result
     }
 
     /// NFKD: full-width and mathematical letters become ASCII, accents come apart from their letter.
