@@ -80,15 +80,15 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     /// from the text as it is to the text that no longer changes; stops when `visit` says so.
     /// Returns true when `visit` did, or when the text had not settled after `maxRounds`.
     static func readerStages(of text: String, _ visit: ([UInt8]) -> Bool) -> Bool {
-        var current = Array(text.utf8)
-        if current.contains(where: { $0 >= 0x80 }) { current = compatibilityDecomposed(current) }
+        var current = folded(Array(text.utf8))
         func seen(_ stage: [UInt8]) -> Bool {
             visit(lettersAndDigits(stage)) || (stage.contains(UInt8(ascii: "<")) && visit(lettersAndDigits(withoutMarkup(stage))))
         }
         if seen(current) { return true }
         for _ in 0..<maxRounds {
-            var next = percentDecoded(referencesDecoded(current))
-            if next.contains(where: { $0 >= 0x80 }) { next = compatibilityDecomposed(next) }
+            let decoded = percentDecoded(referencesDecoded(current))
+            if decoded == current { return false }
+            let next = folded(decoded)
             if next == current { return false }
             if seen(next) { return true }
             current = next
@@ -141,8 +141,13 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     }
 
     /// NFKD: full-width and mathematical letters become ASCII, accents come apart from their letter.
-    private static func compatibilityDecomposed(_ bytes: [UInt8]) -> [UInt8] {
-        Array(String(decoding: bytes, as: UTF8.self).decomposedStringWithCompatibilityMapping.utf8)
+    /// ASCII and Hangul syllables (station names, forecast text) have no ASCII inside and are left
+    /// as they are, which spares most texts the work.
+    private static func folded(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return bytes }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: { !$0.isASCII && !(0xAC00...0xD7A3).contains($0.value) }) else { return bytes }
+        return Array(text.decomposedStringWithCompatibilityMapping.utf8)
     }
 
     /// ASCII letters and digits as base-36 values (`0`…`9`, then `a`/`A`…`z`/`Z`); everything else dropped.
