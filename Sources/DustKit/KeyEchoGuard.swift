@@ -25,6 +25,8 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
 
     /// Every `length`-long run of the key's letters and digits, packed base 36.
     private let windows: [Int: Set<UInt64>]
+    /// The fewest letters and digits an echo can have.
+    private let shortestWindow: Int
 
     /// - Parameter keyForms: the key as pasted and as sent (its "decoding" and "encoding" forms).
     public init(keyForms: [String]) {
@@ -38,11 +40,12 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
             }
         }
         self.windows = windows
+        shortestWindow = windows.keys.min() ?? .max
     }
 
     /// True when a reader would find the key (or `windowLength` letters and digits of it) in `text`.
     public func echoes(_ text: String) -> Bool {
-        guard !windows.isEmpty else { return false }
+        guard !windows.isEmpty, !hasTooFewLetters(text) else { return false }
         return Self.readerStages(of: text) { letters in contains(letters) }
     }
 
@@ -62,6 +65,21 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     public func occursUndecoded(in bytes: some Sequence<UInt8>) -> Bool {
         guard !windows.isEmpty else { return false }
         return contains(Self.lettersAndDigits(bytes))
+    }
+
+    /// True for a text that nothing can decode or fold (no `&`, `%`, `<`; only ASCII and Hangul
+    /// syllables) with fewer letters and digits than an echo needs: most station names and values.
+    private func hasTooFewLetters(_ text: String) -> Bool {
+        var letters = 0
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                if scalar == "&" || scalar == "%" || scalar == "<" { return false }
+                if scalar.properties.isASCIIHexDigit || ("g"..."z").contains(scalar) || ("G"..."Z").contains(scalar) { letters += 1 }
+            } else if !(0xAC00...0xD7A3).contains(scalar.value) {
+                return false
+            }
+        }
+        return letters < shortestWindow
     }
 
     private func contains(_ letters: [UInt8]) -> Bool {
