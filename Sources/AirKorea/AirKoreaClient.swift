@@ -112,6 +112,11 @@ extension MeasurementPage {
 }
 
 /// Talks to AirKorea: builds the URL, sends it, and parses the answer into readings or a typed error.
+///
+/// It is the door through which AirKorea's text enters FineDust: every text of a page or an error
+/// it returns has been checked by the key's `KeyEchoGuard` (its parser's fields and errors, the
+/// redirect target, the transport's reason), so a text echoing the key is withheld whole here and
+/// no store, log or page downstream has to look for it again.
 public struct AirKoreaClient: Sendable {
     private let endpoint: AirKoreaEndpoint
     private let transport: any HTTPTransport
@@ -123,7 +128,7 @@ public struct AirKoreaClient: Sendable {
         self.endpoint = endpoint
         self.transport = transport
         self.timeout = timeout
-        self.parser = parser
+        self.parser = parser.checking(with: endpoint.echoGuard)
     }
 
     /// The request as it may be logged or stored: `serviceKey=***`.
@@ -156,10 +161,11 @@ public struct AirKoreaClient: Sendable {
         do {
             response = try await transport.get(endpoint.url(for: request), timeout: timeout, maxBodyBytes: parser.limits.maxDocumentBytes)
         } catch {
-            throw .transport(error)
+            throw .transport(withholdingEchoes(error))
         }
         if (300..<400).contains(response.status) {
-            throw .redirect(status: response.status, host: endpoint.redacting(Self.host(of: response.location)))
+            // A host can carry the key too (`KEY.evil.example`), or half of it.
+            throw .redirect(status: response.status, host: endpoint.echoGuard.checked(endpoint.redacting(Self.host(of: response.location))))
         }
         let success = (200..<300).contains(response.status)
         // A server or proxy that echoes the request (an error page quoting the URL, an errMsg
@@ -181,6 +187,12 @@ public struct AirKoreaClient: Sendable {
         } catch {
             throw .httpStatus(response.status)
         }
+    }
+
+    /// A transport failure whose reason (which may quote what the server sent) is checked too.
+    private func withholdingEchoes(_ error: TransportError) -> TransportError {
+        guard case let .connection(reason) = error else { return error }
+        return .connection(endpoint.echoGuard.checked(reason))
     }
 
     /// The host a redirect points at, safe to show: no path or query (they may carry the key).

@@ -1,3 +1,5 @@
+import DustKit
+
 /// Everything that can be wrong with an AirKorea response, each with a sentence saying what to do.
 public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The API answered with a result code other than `00` (normal envelope or gateway envelope).
@@ -65,6 +67,22 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
             return "The response has more than \(limit) items, which no AirKorea response does; it was rejected."
         case .missingStationName:
             return "The items carry no stationName (an old-service station response); give the station with --station NAME."
+        }
+    }
+
+    /// The same error with every text it quotes from the response checked by `echoGuard`. No
+    /// `default`: a new case that quotes the response must say here what it quotes.
+    func withholdingEchoes(_ echoGuard: KeyEchoGuard) -> AirKoreaError {
+        switch self {
+        case let .service(code, reportedCode, serverMessage):
+            .service(code, reportedCode: echoGuard.checked(reportedCode), serverMessage: echoGuard.checked(serverMessage))
+        case let .htmlPage(title): .htmlPage(title: echoGuard.checked(title))
+        case let .malformedXML(line, reason): .malformedXML(line: line, reason: echoGuard.checked(reason))
+        case let .notAnAirKoreaResponse(root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
+        case let .fieldTooLong(field, limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
+        case .jsonBody, .emptyBody, .truncated, .invalidUTF8, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
+             .nestingTooDeep, .tooManyItems, .missingStationName:
+            self
         }
     }
 

@@ -4,8 +4,11 @@ import DustKit
 struct FieldText {
     /// Points into the reader's text buffer: valid only inside the `withUnsafeBytes` that made it.
     let bytes: UnsafeRawBufferPointer
+    /// Every string a field becomes passes it: the one door for the response's texts.
+    let echoGuard: KeyEchoGuard
 
-    init(trimming raw: UnsafeRawBufferPointer) {
+    init(trimming raw: UnsafeRawBufferPointer, echoGuard: KeyEchoGuard) {
+        self.echoGuard = echoGuard
         var start = 0
         var end = raw.count
         while start < end, Self.isSpace(raw[start]) { start += 1 }
@@ -15,8 +18,11 @@ struct FieldText {
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
-    /// The text, or nil when empty; control characters replaced (it came from the network).
-    var string: String? { bytes.isEmpty ? nil : TerminalSafeText.sanitized(String(decoding: bytes, as: UTF8.self)) }
+    /// The text, or nil when empty; control characters replaced, and withheld whole when it echoes
+    /// the service key (it came from the network).
+    var string: String? {
+        bytes.isEmpty ? nil : echoGuard.checked(TerminalSafeText.sanitized(String(decoding: bytes, as: UTF8.self)))
+    }
 
     /// A non-negative integer, or nil.
     var integer: Int? {

@@ -1,4 +1,5 @@
 import CLibXML2
+import DustKit
 import Foundation
 
 /// Runs libxml2's streaming reader over one body and hands every node to a `ReaderState`.
@@ -7,6 +8,7 @@ import Foundation
 /// has already refused any DOCTYPE before an entity could be declared.
 struct LibXMLReader {
     let limits: ParserLimits
+    let echoGuard: KeyEchoGuard
 
     /// Initialises libxml2 once per process, before any parser is used from several threads.
     static let libraryInitialized: Void = xmlInitParser()
@@ -27,7 +29,7 @@ struct LibXMLReader {
         }
         return try withExtendedLifetime(errors) { () throws(AirKoreaError) -> RawResponse in
             xmlTextReaderSetStructuredErrorHandler(reader, handler, Unmanaged.passUnretained(errors).toOpaque())
-            var state = ReaderState(names: ElementNames(reader: reader), limits: limits)
+            var state = ReaderState(names: ElementNames(reader: reader), limits: limits, echoGuard: echoGuard)
             while true {
                 let status = xmlTextReaderRead(reader)
                 if status == 0 { break }

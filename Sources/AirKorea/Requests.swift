@@ -170,6 +170,9 @@ public struct AirKoreaEndpoint: Sendable {
         urlString(for: request, keyValue: serviceKey.queryValue)
     }
 
+    /// Finds the service key in a text as a reader would see it (see `KeyEchoGuard`).
+    public var echoGuard: KeyEchoGuard { serviceKey.echoGuard }
+
     /// `body` with the service key removed in every encoding (see `ServiceKey.redacting(_:)`).
     public func redacting(_ body: Data) -> Data {
         serviceKey.redacting(body)

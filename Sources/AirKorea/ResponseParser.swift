@@ -12,10 +12,21 @@ import Foundation
 /// rejected before an entity could be expanded. Values `-`, empty, or flagged become unknown (`nil`).
 public struct AirKoreaResponseParser: Sendable {
     public let limits: ParserLimits
+    /// Checks every text the response carries (values, messages, titles, names in errors): a text
+    /// that echoes the service key is replaced whole by `KeyEchoGuard.withheldText`. This is where
+    /// text from the network becomes FineDust's values, so no later sink needs to look again.
+    public let echoGuard: KeyEchoGuard
 
-    public init(limits: ParserLimits = ParserLimits()) {
+    /// - Parameter echoGuard: the key's guard; `AirKoreaClient` sets its own key's, whatever is given here.
+    public init(limits: ParserLimits = ParserLimits(), echoGuard: KeyEchoGuard = .none) {
         _ = LibXMLReader.libraryInitialized
         self.limits = limits
+        self.echoGuard = echoGuard
+    }
+
+    /// The same parser checking texts with `echoGuard`.
+    public func checking(with echoGuard: KeyEchoGuard) -> AirKoreaResponseParser {
+        AirKoreaResponseParser(limits: limits, echoGuard: echoGuard)
     }
 
     /// Parses a realtime measurement response (station, province or nation).
@@ -92,9 +103,9 @@ public struct AirKoreaResponseParser: Sendable {
         let result: Result<RawResponse, AirKoreaError> = body.withUnsafeBytes { bytes in
             do throws(AirKoreaError) {
                 try BodySniffer.rejectNonXML(bytes)
-                return .success(try LibXMLReader(limits: limits).read(bytes))
+                return .success(try LibXMLReader(limits: limits, echoGuard: echoGuard).read(bytes))
             } catch {
-                return .failure(error)
+                return .failure(error.withholdingEchoes(echoGuard))
             }
         }
         return try result.get()

@@ -6,6 +6,7 @@ import Foundation
 struct ReaderState {
     let names: ElementNames
     let limits: ParserLimits
+    let echoGuard: KeyEchoGuard
     private var path: [Element]
     private var root: Element?
     private var items: [RawItem] = []
@@ -19,9 +20,10 @@ struct ReaderState {
     /// The name of the field whose text is being read, if any (for error messages only).
     var openFieldName: String? { field?.xmlName }
 
-    init(names: ElementNames, limits: ParserLimits) {
+    init(names: ElementNames, limits: ParserLimits, echoGuard: KeyEchoGuard) {
         self.names = names
         self.limits = limits
+        self.echoGuard = echoGuard
         self.path = Array(repeating: .other, count: limits.maxDepth + 2)
         text.reserveCapacity(64)
     }
@@ -97,7 +99,7 @@ struct ReaderState {
         guard let element = field else { return }
         field = nil
         text.withUnsafeBytes { raw in
-            let value = FieldText(trimming: raw)
+            let value = FieldText(trimming: raw, echoGuard: echoGuard)
             switch element {
             case .resultCode, .resultMsg, .errMsg, .returnAuthMsg, .returnReasonCode:
                 header[element] = value.string

@@ -9,6 +9,9 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
     fileprivate let value: String
     /// The key as the server receives it, percent-decoded once: what every echo encodes.
     private let decoded: [UInt8]
+    /// Finds the key in a text as a reader would see it (see `KeyEchoGuard`), in both the form the
+    /// user pasted and the form it is sent in.
+    public let echoGuard: KeyEchoGuard
 
     /// A key as the user pasted it, surrounding whitespace removed; nil when nothing is left.
     public init?(_ raw: String) {
@@ -16,6 +19,8 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
         guard !trimmed.isEmpty, !trimmed.contains(where: { $0.isNewline || $0 == " " }) else { return nil }
         self.value = trimmed
         self.decoded = trimmed.contains("%") ? percentDecode(Array(trimmed.utf8)) : Array(trimmed.utf8)
+        let sent = trimmed.contains("%") ? trimmed : percentEncodeQueryValue(trimmed)
+        self.echoGuard = KeyEchoGuard(keyForms: [trimmed, sent])
     }
 
     /// The key as it goes on the query string: encoded exactly once.

@@ -67,10 +67,11 @@ public struct Daemon: Sendable {
             logger.critical("\(error)")
             return ExitStatus(error)
         }
-        // An older FineDust may have stored a server's echo of this key in any encoding.
+        // An older FineDust may have stored a server's echo of this key in any encoding: the guard
+        // the client applies to every text it receives looks at every stored text.
         do {
-            let scrubbed = try store.scrubStoredText { [key] in key.redacting($0) }
-            if scrubbed > 0 { logger.notice("Removed the service key from \(scrubbed) stored messages written by an older FineDust") }
+            let withheld = try store.withholdKeyEchoes(key.echoGuard)
+            if withheld > 0 { logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)") }
         } catch {
             logger.error("Could not check stored messages for the service key: \(error)")
         }

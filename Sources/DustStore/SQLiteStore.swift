@@ -394,12 +394,13 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// Rewrites every stored message and daemon-state value with `redact` (dustd passes its key's
-    /// redaction at start), then empties the WAL, so no earlier copy of a secret stays on disk.
-    /// Returns the number of rows changed.
+    /// Replaces every stored text that echoes the key (as `echoGuard` sees it: decoded, in any
+    /// encoding) by `KeyEchoGuard.withheldText`, in every text column, JSON documents string by
+    /// string; then empties the WAL, so no earlier copy stays on disk. dustd runs it at start with
+    /// its key, for what an older FineDust stored. Returns the number of rows changed.
     @discardableResult
-    public func scrubStoredText(_ redact: @escaping (String) -> String) throws(StoreError) -> Int {
-        let changed = try write { db in try Schema.scrubText(in: db, redact) }
+    public func withholdKeyEchoes(_ echoGuard: KeyEchoGuard) throws(StoreError) -> Int {
+        let changed = try write { db in try Schema.withholdKeyEchoes(in: db, echoGuard) }
         if changed > 0 {
             do {
                 _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }

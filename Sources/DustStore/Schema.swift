@@ -1,4 +1,5 @@
 import DustKit
+import Foundation
 import GRDB
 
 /// Versioned migrations. Each migration runs once, in order, inside a transaction; never edit a
@@ -152,6 +153,73 @@ enum Schema {
                 """)
         }
         return migrator
+    }
+
+    /// Text columns that hold JSON documents: each string in them is checked on its own, decoded
+    /// (`\/`, `\u002B`), and the document stays valid.
+    static let jsonColumns: Set<String> = ["daemon_state.value"]
+
+    /// Replaces every stored text that echoes the key by `KeyEchoGuard.withheldText`, in every text
+    /// column of every table (not a list of the columns known today to hold network text: a column
+    /// added later is covered too). A JSON column keeps its document; only the echoing strings in
+    /// it are replaced. Returns the rows changed.
+    static func withholdKeyEchoes(in db: Database, _ echoGuard: KeyEchoGuard) throws -> Int {
+        try db.execute(sql: "PRAGMA secure_delete = ON")
+        defer { try? db.execute(sql: "PRAGMA secure_delete = OFF") }
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+            .filter { !$0.hasPrefix("sqlite_") && !$0.hasPrefix("grdb_") }
+        var changed = 0
+        for table in tables {
+            let columns = try Row.fetchAll(db, sql: "SELECT name, type FROM pragma_table_info(?)", arguments: [table])
+                .filter { ($0["type"] as String? ?? "").uppercased().contains("TEXT") }
+                .map { $0["name"] as String }
+            for column in columns {
+                let quotedTable = "\"\(table)\"", quotedColumn = "\"\(column)\""
+                let json = jsonColumns.contains("\(table).\(column)")
+                let texts = try String.fetchAll(db, sql: "SELECT DISTINCT \(quotedColumn) FROM \(quotedTable) WHERE typeof(\(quotedColumn)) = 'text'")
+                for text in texts {
+                    let replacement = json ? withholdingEchoes(inJSON: text, echoGuard) : echoGuard.checked(text)
+                    guard replacement != text else { continue }
+                    // OR REPLACE: a key column (a station's name) may now equal a row withheld before.
+                    try db.execute(sql: "UPDATE OR REPLACE \(quotedTable) SET \(quotedColumn) = ? WHERE \(quotedColumn) = ?",
+                                   arguments: [replacement, text])
+                    changed += db.changesCount
+                }
+            }
+        }
+        return changed
+    }
+
+    /// `document` with each JSON string that echoes the key replaced by `KeyEchoGuard.withheldText`,
+    /// every other byte kept; a text that is not JSON is checked whole.
+    static func withholdingEchoes(inJSON document: String, _ echoGuard: KeyEchoGuard) -> String {
+        let bytes = Array(document.utf8)
+        guard (try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)) != nil else {
+            return echoGuard.checked(document)
+        }
+        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == quote else {
+                result.append(bytes[index])
+                index += 1
+                continue
+            }
+            // Valid JSON (checked above): the literal ends at the next quote no backslash escapes.
+            var end = index + 1
+            while end < bytes.count, bytes[end] != quote { end += bytes[end] == backslash ? 2 : 1 }
+            let literal = bytes[index...min(end, bytes.count - 1)]
+            let decoded = (try? JSONSerialization.jsonObject(with: Data(literal), options: .fragmentsAllowed)) as? String
+            if let decoded, echoGuard.echoes(decoded) {
+                result.append(contentsOf: "\"\(KeyEchoGuard.withheldText)\"".utf8)
+            } else {
+                result.append(contentsOf: literal)
+            }
+            index = end + 1
+        }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// The columns that hold text a server sent back or FineDust built from one.

@@ -1,0 +1,292 @@
+import Foundation
+
+/// Recognises the service key in a text the way a reader would see it, whatever encoding an echo
+/// gave it, so no text holding it is stored or shown (docs/ARCHITECTURE.md, "The key never comes back").
+///
+/// A text is looked at as a reader sees it: HTML/XML character references decoded (named, decimal
+/// and hex, any number of leading zeros, with or without `;`), percent-decoding repeated until
+/// nothing changes (`+` is a space), Unicode compatibility forms folded (full-width letters,
+/// accents), each stage also with its markup removed as a page shows it (comments, processing
+/// instructions, tags, CDATA brackets), and then only its ASCII letters and digits kept, case
+/// ignored. White space, punctuation, line breaks, markup: none of them hide a key from a reader,
+/// so none of them hide it here.
+/// A text holding any `windowLength` consecutive letters and digits of the key (in its decoded or
+/// its percent-encoded form) is an echo; a key shorter than that must occur whole.
+public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// What stands in for a text that echoed the key: nothing of the text is kept.
+    public static let withheldText = "(withheld: the server echoed the service key in this text)"
+    /// How many consecutive letters and digits of the key make an echo.
+    public static let windowLength = 12
+    /// Decoding rounds before a text that keeps decoding is treated as an echo: a real message
+    /// settles in one or two, and a text encoded deeper than this is hiding something.
+    static let maxRounds = 16
+    /// A guard for a key that is not known: nothing echoes.
+    public static let none = KeyEchoGuard(keyForms: [])
+
+    /// Every `length`-long run of the key's letters and digits, packed base 36.
+    private let windows: [Int: Set<UInt64>]
+    /// The fewest letters and digits an echo can have.
+    private let shortestWindow: Int
+
+    /// - Parameter keyForms: the key as pasted and as sent (its "decoding" and "encoding" forms).
+    public init(keyForms: [String]) {
+        var windows: [Int: Set<UInt64>] = [:]
+        for form in keyForms {
+            _ = Self.readerStages(of: form) { letters in
+                guard !letters.isEmpty else { return false }
+                let length = min(Self.windowLength, letters.count)
+                Self.forEachWindow(of: letters, length: length) { windows[length, default: []].insert($0); return false }
+                return false
+            }
+        }
+        self.windows = windows
+        shortestWindow = windows.keys.min() ?? .max
+    }
+
+    /// True when a reader would find the key (or `windowLength` letters and digits of it) in `text`.
+    public func echoes(_ text: String) -> Bool {
+        guard !windows.isEmpty, !hasTooFewLetters(text) else { return false }
+        return Self.readerStages(of: text) { letters in contains(letters) }
+    }
+
+    /// `text`, or `withheldText` when it echoes the key.
+    public func checked(_ text: String) -> String {
+        echoes(text) ? Self.withheldText : text
+    }
+
+    /// `text`, or `withheldText` when it echoes the key; nil stays nil.
+    public func checked(_ text: String?) -> String? {
+        text.map(checked)
+    }
+
+    /// True when the bytes hold `windowLength` of the key's letters and digits as they are, without
+    /// decoding anything: for searching whole files (a database, its WAL) where the key would be
+    /// stored raw, percent-encoded or JSON-escaped.
+    public func occursUndecoded(in bytes: some Sequence<UInt8>) -> Bool {
+        guard !windows.isEmpty else { return false }
+        return contains(Self.lettersAndDigits(bytes))
+    }
+
+    /// True for a text that nothing can decode or fold (no `&`, `%`, `<`; only ASCII and Hangul
+    /// syllables) with fewer letters and digits than an echo needs: most station names and values.
+    private func hasTooFewLetters(_ text: String) -> Bool {
+        var letters = 0
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                if scalar == "&" || scalar == "%" || scalar == "<" { return false }
+                if scalar.properties.isASCIIHexDigit || ("g"..."z").contains(scalar) || ("G"..."Z").contains(scalar) { letters += 1 }
+            } else if !(0xAC00...0xD7A3).contains(scalar.value) {
+                return false
+            }
+        }
+        return letters < shortestWindow
+    }
+
+    private func contains(_ letters: [UInt8]) -> Bool {
+        windows.contains { length, set in
+            Self.forEachWindow(of: letters, length: length) { set.contains($0) }
+        }
+    }
+
+    public var description: String { "KeyEchoGuard(***)" }
+    public var debugDescription: String { "KeyEchoGuard(***)" }
+    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+
+    // MARK: - The reader's view
+
+    /// Calls `visit` with the letters and digits (base-36 values) of `text` at each decoding stage,
+    /// from the text as it is to the text that no longer changes; stops when `visit` says so.
+    /// Returns true when `visit` did, or when the text had not settled after `maxRounds`.
+    static func readerStages(of text: String, _ visit: ([UInt8]) -> Bool) -> Bool {
+        var current = folded(Array(text.utf8))
+        func seen(_ stage: [UInt8]) -> Bool {
+            visit(lettersAndDigits(stage)) || (stage.contains(UInt8(ascii: "<")) && visit(lettersAndDigits(withoutMarkup(stage))))
+        }
+        if seen(current) { return true }
+        for _ in 0..<maxRounds {
+            let decoded = percentDecoded(referencesDecoded(current))
+            if decoded == current { return false }
+            let next = folded(decoded)
+            if next == current { return false }
+            if seen(next) { return true }
+            current = next
+        }
+        return true
+    }
+
+    /// The text as a browser shows it: comments, processing instructions and tags removed, CDATA
+    /// brackets removed and their content kept. A `<` that starts none of these is kept.
+    static func withoutMarkup(_ bytes: [UInt8]) -> [UInt8] {
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        func starts(_ text: StaticString, at position: Int) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard position + count <= bytes.count else { return false }
+            return (0..<count).allSatisfy { bytes[position + $0] == text.utf8Start[$0] }
+        }
+        /// The index after the first `terminator` from `position`, or the end.
+        func after(_ terminator: StaticString, from position: Int) -> Int {
+            var search = position
+            while search < bytes.count, !starts(terminator, at: search) { search += 1 }
+            return min(bytes.count, search + terminator.utf8CodeUnitCount)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "<"), index + 1 < bytes.count {
+                let next = bytes[index + 1]
+                if starts("<!--", at: index) {
+                    index = after("-->", from: index + 4)
+                } else if starts("<![CDATA[", at: index) {
+                    index += 9
+                } else if next == UInt8(ascii: "?") {
+                    index = after("?>", from: index + 2)
+                } else if next == UInt8(ascii: "/") || next == UInt8(ascii: "!") || next | 0x20 >= 0x61 && next | 0x20 <= 0x7A,
+                          let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
+                    index = close + 1
+                } else {
+                    result.append(byte)
+                    index += 1
+                }
+            } else if starts("]]>", at: index) {
+                index += 3
+            } else {
+                result.append(byte)
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// NFKD: full-width and mathematical letters become ASCII, accents come apart from their letter.
+    /// ASCII and Hangul syllables (station names, forecast text) have no ASCII inside and are left
+    /// as they are, which spares most texts the work.
+    private static func folded(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return bytes }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.unicodeScalars.contains(where: { !$0.isASCII && !(0xAC00...0xD7A3).contains($0.value) }) else { return bytes }
+        return Array(text.decomposedStringWithCompatibilityMapping.utf8)
+    }
+
+    /// ASCII letters and digits as base-36 values (`0`…`9`, then `a`/`A`…`z`/`Z`); everything else dropped.
+    static func lettersAndDigits(_ bytes: some Sequence<UInt8>) -> [UInt8] {
+        var letters: [UInt8] = []
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): letters.append(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): letters.append(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): letters.append(byte - UInt8(ascii: "A") + 10)
+            default: break
+            }
+        }
+        return letters
+    }
+
+    /// Calls `body` with every `length`-long run of `letters` packed base 36 (36¹² < 2⁶⁴); true as
+    /// soon as `body` is.
+    private static func forEachWindow(of letters: [UInt8], length: Int, _ body: (UInt64) -> Bool) -> Bool {
+        guard length > 0, letters.count >= length else { return false }
+        var high: UInt64 = 1
+        for _ in 1..<length { high *= 36 }
+        var packed: UInt64 = 0
+        for (index, letter) in letters.enumerated() {
+            packed = (packed % high) * 36 + UInt64(letter)
+            if index >= length - 1, body(packed) { return true }
+        }
+        return false
+    }
+
+    /// `%hh` decoded once, upper- or lower-case hex; a `%` without two hex digits kept.
+    static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
+               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                result.append(high << 4 | low)
+                index += 3
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// Character references decoded once, as a browser would: `&#82;`, `&#000000082;`, `&#X52;`,
+    /// `&#x000000052;`, `&plus;`, `&Aopf;`, legacy `&amp` without `;`. Anything else kept.
+    static func referencesDecoded(_ bytes: [UInt8]) -> [UInt8] {
+        guard bytes.contains(UInt8(ascii: "&")) else { return bytes }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if bytes[index] == UInt8(ascii: "&"), let (text, length) = reference(in: bytes, at: index) {
+                result.append(contentsOf: text.utf8)
+                index += length
+            } else {
+                result.append(bytes[index])
+                index += 1
+            }
+        }
+        return result
+    }
+
+    /// The text the reference at `start` (an `&`) stands for, and its length in bytes.
+    private static func reference(in bytes: [UInt8], at start: Int) -> (String, Int)? {
+        var index = start + 1
+        guard index < bytes.count else { return nil }
+        if bytes[index] == UInt8(ascii: "#") {
+            index += 1
+            let hex = index < bytes.count && bytes[index] | 0x20 == UInt8(ascii: "x")
+            if hex { index += 1 }
+            var value: UInt32 = 0
+            var digits = 0
+            while index < bytes.count, let digit = hex ? hexValue(bytes[index]) : decimalValue(bytes[index]) {
+                // Past U+10FFFF it is no character; keep reading the digits, remember only that.
+                value = value > 0x10FFFF ? value : value * (hex ? 16 : 10) + UInt32(digit)
+                digits += 1
+                index += 1
+            }
+            guard digits > 0 else { return nil }
+            if index < bytes.count, bytes[index] == UInt8(ascii: ";") { index += 1 }
+            let scalar = value == 0 ? nil : Unicode.Scalar(value)
+            return (String(scalar ?? "\u{FFFD}"), index - start)
+        }
+        var nameEnd = index
+        while nameEnd < bytes.count, nameEnd - index < HTMLCharacterReferences.longestName, isASCIIAlphanumeric(bytes[nameEnd]) {
+            nameEnd += 1
+        }
+        guard nameEnd > index else { return nil }
+        let name = String(decoding: bytes[index..<nameEnd], as: UTF8.self)
+        if nameEnd < bytes.count, bytes[nameEnd] == UInt8(ascii: ";"), let text = HTMLCharacterReferences.table[name + ";"] {
+            return (text, nameEnd + 1 - start)
+        }
+        // Legacy references (`&amp`, `&lt`, `&sup2`) need no `;`: the longest that fits wins.
+        var prefix = Substring(name)
+        while !prefix.isEmpty {
+            if let text = HTMLCharacterReferences.table[String(prefix)] { return (text, 1 + prefix.utf8.count) }
+            prefix = prefix.dropLast()
+        }
+        return nil
+    }
+
+    private static func isASCIIAlphanumeric(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+    }
+
+    private static func decimalValue(_ byte: UInt8) -> UInt8? {
+        byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : nil
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import DustKit
+import Foundation
+import Testing
+
+/// A key shaped like data.go.kr's: 96 characters of base64 with `+`, `/` and `=`.
+private let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
+
+/// Every byte but RFC 3986's unreserved ones as `%HH`: the key as it is sent.
+private func percentEncoded(_ text: String) -> String {
+    text.utf8.map { byte in
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            String(UnicodeScalar(byte))
+        default:
+            "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
+        }
+    }.joined()
+}
+
+private extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+
+    /// The text cut into `parts` pieces joined by `separator`.
+    func split(into parts: Int, joinedBy separator: String) -> String {
+        let size = (count + parts - 1) / parts
+        return stride(from: 0, to: count, by: size).map { start in
+            let from = index(startIndex, offsetBy: start)
+            return String(self[from..<(index(from, offsetBy: size, limitedBy: endIndex) ?? endIndex)])
+        }.joined(separator: separator)
+    }
+
+    func mapCharacters(_ transform: (Character) -> String) -> String { map(transform).joined() }
+}
+
+@Suite("KeyEchoGuard: the key is found in a text as a reader sees it, in any form, and the text is withheld whole")
+struct KeyEchoGuardTests {
+    let echoGuard = KeyEchoGuard(keyForms: [key, percentEncoded(key)])
+    static let encoded = percentEncoded(key)
+    static let lettersAndDigits = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+
+    static let echoes: [(String, String)] = [
+        ("raw", "error: key \(key) rejected"),
+        ("sent form, upper-case hex", "GET /x?serviceKey=\(encoded)&pageNo=1"),
+        ("sent form, lower-case hex", encoded.replacingOccurrences(of: "%2B", with: "%2b").replacingOccurrences(of: "%2F", with: "%2f")
+            .replacingOccurrences(of: "%3D", with: "%3d")),
+        ("split over 3 empty comments", key.split(into: 4, joinedBy: "<!---->")),
+        ("split over 13 comments with words in them", key.split(into: 14, joinedBy: "<!-- not this -->")),
+        ("split by CDATA sections", "<![CDATA[" + key.split(into: 14, joinedBy: "]]><![CDATA[") + "]]>"),
+        ("split by processing instructions", key.split(into: 14, joinedBy: "<?php echo 1 ?>")),
+        ("split by tags", key.split(into: 14, joinedBy: "<b class=\"x\"></b>")),
+        ("zero-padded decimal references", key.unicodeScalars.map { "&#000000\($0.value);" }.joined()),
+        ("zero-padded hex references, mixed case", key.unicodeScalars.enumerated().map { index, scalar in
+            (index.isMultiple(of: 2) ? "&#x000000" : "&#X0000") + String(scalar.value, radix: 16, uppercase: index % 3 == 0) + ";"
+        }.joined()),
+        ("references without the semicolon", key.unicodeScalars.map { "&#\($0.value)" }.joined()),
+        ("triple percent-encoding (%25252B)", encoded.replacingOccurrences(of: "%", with: "%2525")),
+        ("every character percent-encoded three times", key.utf8.map { "%2525" + String($0, radix: 16, uppercase: true) }.joined()),
+        ("triple percent-encoding, lower-case", encoded.replacingOccurrences(of: "%", with: "%2525").lowercased()),
+        ("percent-encoding of every character", key.utf8.map { "%" + String($0, radix: 16) }.joined()),
+        ("+ as a space", key.replacingOccurrences(of: "+", with: " ")),
+        ("broken by line breaks", key.split(into: 14, joinedBy: "\r\n")),
+        ("HTML named references", key.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")
+            .replacingOccurrences(of: "=", with: "&equals;")),
+        ("&percnt; and &amp;#43;", key.replacingOccurrences(of: "+", with: "&percnt;2B").replacingOccurrences(of: "/", with: "&amp;#47;")),
+        ("every letter a named reference (&Fopf;)", key.mapCharacters { $0.isLetter ? "&\($0)opf;" : String($0) }),
+        ("split by invisible named references", key.split(into: 14, joinedBy: "&ZeroWidthSpace;&shy;")),
+        ("interleaved with spaces and punctuation", key.split(into: 24, joinedBy: " - ")),
+        ("upper case", key.uppercased()),
+        ("full-width letters", key.mapCharacters { character in
+            guard let ascii = character.asciiValue, character.isLetter || character.isNumber else { return String(character) }
+            return String(UnicodeScalar(UInt32(ascii) - 0x21 + 0xFF01)!)
+        }),
+        ("accents on every letter, precomposed where Unicode has one (á, ń)",
+         key.mapCharacters { $0.isLetter ? "\($0)\u{301}" : String($0) }.precomposedStringWithCanonicalMapping),
+        ("12 letters and digits from the middle", "x" + String(lettersAndDigits.dropFirst(40).prefix(12)) + "y"),
+        ("the first half (resultMsg)", "SERVICE ERROR " + String(key.prefix(key.count / 2))),
+        ("half the key as a host name", "http://" + String(lettersAndDigits.dropFirst(30).prefix(40)).lowercased() + ".evil.example:8080"),
+        ("12 letters of the sent form, its % signs lost", String(encoded.replacingOccurrences(of: "%", with: "").dropFirst(12).prefix(12))),
+        ("encoded deeper than anyone reads", key.utf8.map { "%" + String(repeating: "25", count: 20) + String($0, radix: 16) }.joined()),
+    ]
+
+    @Test("Every form a reader (or a decoder) would recognise echoes the key", arguments: echoes)
+    func recognised(_ form: (String, String)) {
+        #expect(echoGuard.echoes(form.1), "\(form.0): \(form.1)")
+        #expect(echoGuard.checked(form.1) == KeyEchoGuard.withheldText, "\(form.0): no part of the text is kept")
+        #expect(echoGuard.checked("before " + form.1 + " after") == KeyEchoGuard.withheldText)
+    }
+
+    @Test("11 letters and digits of the key, or two runs of 11 that do not follow each other, are not an echo")
+    func elevenIsNotAnEcho() {
+        let letters = Self.lettersAndDigits
+        for start in stride(from: 0, to: letters.count - 11, by: 7) {
+            let eleven = String(letters.dropFirst(start).prefix(11))
+            #expect(!echoGuard.echoes("- \(eleven) -"), "\(eleven)")
+            #expect(!echoGuard.echoes("- \(eleven) - \(eleven) -"))
+        }
+        let apart = String(letters.prefix(11)) + String(letters.dropFirst(20).prefix(11))
+        #expect(!echoGuard.echoes(apart))
+    }
+
+    @Test("Real AirKorea texts are kept as they are", arguments: [
+        "NORMAL_CODE", "NORMAL SERVICE.", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR", "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR.",
+        "○ [미세먼지] 전 권역이 '좋음'∼'보통'으로 예상됩니다.", "서울 : 보통,제주 : 좋음,전남 : 보통", "서울 종로구 종로35가길 19",
+        "/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty?serviceKey=***&returnType=xml&numOfRows=100",
+        "503 Service Temporarily Unavailable", "&lt;b&gt; %41%42 &#65;&#66; 100% 2026-11-20 24:00",
+    ])
+    func kept(_ text: String) {
+        #expect(!echoGuard.echoes(text))
+        #expect(echoGuard.checked(text) == text)
+    }
+
+    @Test("A key shorter than 12 letters and digits must occur whole")
+    func shortKey() {
+        let short = KeyEchoGuard(keyForms: ["ab+c/12=", percentEncoded("ab+c/12=")])
+        #expect(short.echoes("x a-b c&#49;2 y"))
+        #expect(short.echoes("%61%62%2B%63"  + "%2F12"))
+        #expect(!short.echoes("abc1"))
+        #expect(!short.echoes("bc12"))
+    }
+
+    @Test("The key given in its sent (encoded) form finds the decoded form too")
+    func encodedKeyForm() {
+        let fromEncoded = KeyEchoGuard(keyForms: [Self.encoded])
+        #expect(fromEncoded.echoes(key.split(into: 3, joinedBy: "<!---->")))
+        #expect(fromEncoded.echoes(Self.encoded))
+    }
+
+    @Test("Whole files: the key's letters stored raw, percent-encoded or JSON-escaped are found without decoding")
+    func undecoded() {
+        let json = "{\"message\":\"" + key.replacingOccurrences(of: "/", with: "\\/") + "\"}"
+        for form in [key, Self.encoded, Self.encoded.lowercased(), json] {
+            #expect(echoGuard.occursUndecoded(in: Array(("\u{0}\u{1}page" + form + "\u{2}").utf8)), "\(form)")
+        }
+        #expect(!echoGuard.occursUndecoded(in: Array(String(Self.lettersAndDigits.prefix(11)).utf8)))
+    }
+
+    @Test("No key, no echo; the guard itself never shows the key")
+    func noneAndDescriptions() {
+        #expect(!KeyEchoGuard.none.echoes(key))
+        var dumped = ""
+        dump(echoGuard, to: &dumped)
+        for text in ["\(echoGuard)", String(reflecting: echoGuard), dumped] {
+            #expect(!echoGuard.echoes(text) && !text.contains("Fj1m"), "\(text)")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import DustKit
+import DustStore
+import Foundation
+import GRDB
+import Testing
+import TestSupport
+
+/// A key shaped like data.go.kr's (96 characters of base64).
+private let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
+private let sentKey = "Fj1mybGUS4U3hdKn%2BiTemnwtnJGc66cYlMtQ%2FIMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s%2BDnOoZB85Hmz%2FpZX7A%3D%3D"
+
+@Suite("dustd's start-up check: every stored text that echoes the key is withheld, JSON string by string")
+struct KeyEchoScrubTests {
+    let echoGuard = KeyEchoGuard(keyForms: [key, sentKey])
+
+    /// The key in 8 pieces joined by `separator`.
+    func pieces(_ separator: String) -> String {
+        stride(from: 0, to: key.count, by: 13).map { start in
+            String(key.dropFirst(start).prefix(13))
+        }.joined(separator: separator)
+    }
+
+    /// What an older FineDust stored: the key as libxml2 or a proxy decoded it, in every table.
+    func plantEchoes(at path: String) throws {
+        struct Failure: Encodable { var message: String; var resultCode = "30" }
+        struct Status: Encodable { var state = "idle"; var station = "종로구"; var lastError: Failure }
+        // JSONEncoder writes `/` as `\/`: the byte scrub of an older FineDust missed exactly this.
+        let status = String(decoding: try JSONEncoder().encode(Status(lastError: Failure(
+            message: "AirKorea returned result code 30 (SERVICE KEY \(key) IS NOT REGISTERED): check the key."))), as: UTF8.self)
+        #expect(status.contains("\\/"))
+        // Every character of the key as `\u00XX`: no byte of it is readable until the JSON is decoded.
+        let escaped = "\"" + key.unicodeScalars.map { "\\u00" + String($0.value, radix: 16, uppercase: true) }.joined() + "\""
+        let queue = try DatabaseQueue(path: path)
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO daemon_state (key, value, updated_at) VALUES ('status', ?, 1), ('note', ?, 1), ('next_poll', '1790000000', 1)",
+                           arguments: [status, escaped])
+            try db.execute(sql: "INSERT INTO poll_attempt (started_at, operation, outcome, message) VALUES (1, 'station 종로구 DAILY page 1', 'failed', ?), (2, 'station 종로구 DAILY page 1', 'ok', NULL)",
+                           arguments: ["AirKorea returned result code 30 (\(pieces(" "))): check the key."])
+            try db.execute(sql: "INSERT INTO forecast_issue (pollutant, issued_at, forecast_date, overall, cause, fetched_at) VALUES ('pm10', 1, '2026-11-22', ?, ?, 1), ('pm25', 1, '2026-11-22', '○ 전 권역 보통', '원인', 1)",
+                           arguments: ["○ [미세먼지] \(key)", "○ " + sentKey.lowercased()])
+            try db.execute(sql: "INSERT INTO forecast_grade (pollutant, issued_at, forecast_date, region, grade, grade_word) VALUES ('pm10', 1, '2026-11-22', '서울', NULL, ?), ('pm10', 1, '2026-11-22', '제주', 1, '좋음')",
+                           arguments: [String(key.prefix(48))])
+            try db.execute(sql: "INSERT INTO station (name, address, updated_at) VALUES (?, ?, 1), ('종로구', '서울 종로구 종로35가길 19', 1)",
+                           arguments: [pieces("\n"), key.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")])
+            try db.execute(sql: "INSERT INTO measurement (station, slot_start, pm10, fetched_at) VALUES (?, 1, 10, 1), (?, 2, 11, 1), ('종로구', 1, 12, 1)",
+                           arguments: [pieces("\n"), pieces("\n")])
+            try db.execute(sql: "INSERT INTO alert_event (at, kind, rule, station) VALUES (1, 'raised', 'pm25-bad', '종로구')")
+            try db.execute(sql: "INSERT INTO alert_delivery (event_id, sink, attempt, at, outcome, detail) VALUES (1, 'webhook 1', 1, 1, 'failed', ?)",
+                           arguments: ["HTTP 500: " + key.unicodeScalars.map { "&#000\($0.value);" }.joined()])
+        }
+    }
+
+    @Test("Every table and column, JSON included, keeps no echo; the count is the texts replaced; nothing else changes")
+    func scrub() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        let store = try SQLiteStore(path: path)
+        try plantEchoes(at: path)
+
+        // status, note; the attempt; overall and cause; the grade word; the station's name and address;
+        // two measurements; the delivery detail.
+        #expect(try store.withholdKeyEchoes(echoGuard) == 11)
+        #expect(try store.withholdKeyEchoes(echoGuard) == 0)
+
+        let state = try store.daemonState()
+        let statusText = try #require(state["status"])
+        let status = try #require(try JSONSerialization.jsonObject(with: Data(statusText.utf8)) as? [String: Any])
+        #expect((status["lastError"] as? [String: Any])?["message"] as? String == KeyEchoGuard.withheldText)
+        #expect((status["lastError"] as? [String: Any])?["resultCode"] as? String == "30")
+        #expect(status["state"] as? String == "idle")
+        #expect(status["station"] as? String == "종로구")
+        #expect(state["note"] == "\"\(KeyEchoGuard.withheldText)\"")
+        #expect(state["next_poll"] == "1790000000")
+        #expect(try store.recentAttempts(limit: 5).map(\.message) == [nil, KeyEchoGuard.withheldText])
+        let pm10 = try #require(try store.latestForecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .seoul))
+        #expect(pm10.overall == KeyEchoGuard.withheldText)
+        #expect(pm10.cause == KeyEchoGuard.withheldText)
+        #expect(pm10.grade == .unknown(KeyEchoGuard.withheldText))
+        let pm25Jeju = try store.latestForecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .jeju)
+        #expect(pm25Jeju?.grade == .known(.good))
+        #expect(try store.stations().map(\.name).sorted() == [KeyEchoGuard.withheldText, "종로구"])
+        #expect(try store.stations().first { $0.name == KeyEchoGuard.withheldText }?.address == KeyEchoGuard.withheldText)
+        #expect(try store.measurementCount(station: KeyEchoGuard.withheldText) == 2)
+        #expect(try store.measurementCount(station: "종로구") == 1)
+
+        // Every byte on disk: no 12 letters and digits of the key, raw, percent-encoded or JSON-escaped.
+        for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
+            #expect(!echoGuard.occursUndecoded(in: try Data(contentsOf: URL(fileURLWithPath: file))), "key bytes in \(file)")
+        }
+    }
+
+    @Test("A JSON document keeps every byte but the echoing strings")
+    func jsonKept() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        let store = try SQLiteStore(path: path)
+        let document = #"{"a":"x\"y\\z","b":[1,2.50,"\#(key.replacingOccurrences(of: "/", with: "\\/"))"],"c":{"d":null}}"#
+        try store.setDaemonState(["doc": document, "plain": "not json \(key)"])
+        #expect(try store.withholdKeyEchoes(echoGuard) == 2)
+        #expect(try store.daemonState()["doc"] == #"{"a":"x\"y\\z","b":[1,2.50,"\#(KeyEchoGuard.withheldText)"],"c":{"d":null}}"#)
+        #expect(try store.daemonState()["plain"] == KeyEchoGuard.withheldText)
+    }
+}
