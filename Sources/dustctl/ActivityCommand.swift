@@ -48,7 +48,8 @@ struct ActivityImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar)
+            let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
+            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar, limits: limits)
             var reports: [JSON] = []
             var failed = 0
             for file in files {
@@ -158,6 +159,13 @@ enum ActivityText {
             parts.append("\(total) skipped (\(named.joined(separator: ", ")))")
         }
         if summary.jumpsDropped > 0 { parts.append("\(summary.jumpsDropped) GPS jumps dropped") }
+        if summary.pointsWithoutTime > 0 { parts.append("\(summary.pointsWithoutTime) track points without a time ignored") }
+        if summary.recordsDropped > 0 {
+            parts.append("\(summary.recordsDropped) distance records dropped (no duration or faster than 30 m/s)")
+        }
+        if summary.datedOutsidePeriod > 0 {
+            parts.append("\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
+        }
         parts.append("\(summary.slotsTouched) hours touched")
         let sources = summary.sources.map {
             "\(TerminalSafeText.sanitized($0)) \(fixedDecimals(summary.metresBySource[$0, default: 0] / 1000, 2)) km"
@@ -216,6 +224,8 @@ enum ActivityJSON {
             ("skippedByType", .object(summary.skippedByType.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
             ("gpsJumpsDropped", .integer(summary.jumpsDropped)),
             ("pointsWithoutTime", .integer(summary.pointsWithoutTime)),
+            ("recordsDropped", .integer(summary.recordsDropped)),
+            ("datedOutsidePeriod", .integer(summary.datedOutsidePeriod)),
             ("slotsTouched", .integer(summary.slotsTouched)),
             ("sources", .array(summary.sources.map {
                 .object([("source", .string($0)), ("distance_m", .number(summary.metresBySource[$0, default: 0]))])
