@@ -18,7 +18,7 @@ import ZIPFoundation
 /// (Spanish) or `eksport.xml` (Norwegian), and a zip re-made by hand may hold it at its root. Each
 /// `.xml` entry at the top or one folder down, outside `workout-routes/`, is a candidate; only the
 /// start of each is inflated, up to its root element, and the one whose root is `HealthData` is
-/// the export (docs/ARCHITECTURE.md, "Activity").
+/// the export (docs/ARCHITECTURE.md, the DustActivity row).
 public struct HealthExportArchive {
     /// Where the Health app of an English-language iPhone puts the export.
     public static let exportPath = "apple_health_export/export.xml"
