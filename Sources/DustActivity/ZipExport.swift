@@ -124,9 +124,9 @@ public struct HealthExportArchive {
         switch exports.count {
         case 1: return exports[0]
         case 0:
-            // A lone candidate that could not be read (a hostile prolog, damaged data) was most
+            // The one candidate that could not be read (a hostile prolog, damaged data) was most
             // likely the export: its own error says more than "no export".
-            if candidates.count == 1, let failure = failures.first { throw failure }
+            if failures.count == 1 { throw failures[0] }
             throw .noHealthExportInZip
         default:
             throw .severalHealthExports(names: exports.map { String(TerminalSafeText.sanitized($0).prefix(200)) })

@@ -184,6 +184,10 @@ struct ZipExportTests {
         let entity = healthExport("", subset: appleSubset + "\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">")
         let entityZip = try makeZip([("apple_health_export/export.xml", Array(entity.utf8))], in: directory, name: "entity.zip")
         #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: entity))) { try readZip(entityZip) }
+        // Beside Apple's clinical document, the one candidate that could not be read still names its error.
+        let besideCDA = try makeZip([("apple_health_export/export.xml", Array(entity.utf8)),
+                                     ("apple_health_export/export_cda.xml", Array("<ClinicalDocument/>".utf8))], in: directory, name: "cda.zip")
+        #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: entity))) { try readZip(besideCDA) }
 
         let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData SYSTEM \"http://example.com/health.dtd\">\n<HealthData/>\n"
         let externalZip = try makeZip([("apple_health_export/export.xml", Array(external.utf8))], in: directory, name: "external.zip")
