@@ -115,8 +115,10 @@ public struct HealthExportArchive {
             } catch {
                 switch error {
                 case .unrecognizedFormat, .emptyFile, .unsupportedEncoding: break
-                // The archive's own bounds end the search: nothing else may be inflated.
-                case .zipArchiveTooLarge: throw error
+                // The archive's own bounds end the search: nothing else may be inflated. So does
+                // damaged data: its helper thread may be left inside ZIPFoundation, which must not
+                // then read another entry beside it.
+                case .zipArchiveTooLarge, .damagedZipEntry: throw error
                 default: failures.append(error)
                 }
             }
