@@ -45,7 +45,14 @@ func checkSample(_ sample: DistanceSample, limits: ActivityReaderLimits) {
     require(sample.metres.isFinite && sample.metres >= 0, "metres \(sample.metres) in \(sample)")
     require(sample.end >= sample.start, "ends before it starts: \(sample)")
     require(sample.end.timeIntervalSince(sample.start) <= limits.maxSampleDuration, "longer than the limit: \(sample)")
+    require(SupportedPeriod.isPlausible(sample.start, now: fuzzNow) && SupportedPeriod.isPlausible(sample.end, now: fuzzNow),
+            "dated outside the supported period: \(sample)")
+    require(DistanceSample.isPlausible(metres: sample.metres, seconds: sample.end.timeIntervalSince(sample.start)),
+            "faster than \(DistanceSample.maxSpeed) m/s: \(sample)")
 }
+
+/// The readers' `now`, fixed so that reading whole and in pieces judge the future alike.
+let fuzzNow = Date(timeIntervalSince1970: 1_795_219_200)
 
 /// Apportions `samples` as `dustctl activity import` does, and checks every share and total: whole
 /// UTC hours from the sample's start to its end, finite metres that are not negative and add up to

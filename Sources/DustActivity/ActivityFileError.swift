@@ -44,10 +44,24 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case damagedZipEntry(name: String, reason: String)
     /// More entries in the zip than `limit`.
     case tooManyZipEntries(limit: Int)
-    /// The zip holds no `apple_health_export/export.xml`.
+    /// The entries read from the zip, together, would inflate past one of the archive's bounds.
+    case zipArchiveTooLarge(ArchiveLimit)
+    /// No `.xml` entry at the top of the zip or one folder down has the root `HealthData`.
     case noHealthExportInZip
+    /// More than one entry has the root `HealthData`: the zip holds several exports.
+    case severalHealthExports(names: [String])
+    /// More `.xml` entries to look into for the export than `limit`.
+    case tooManyExportCandidates(limit: Int)
     /// The file gives distance to more than `limit` (source, hour) pairs.
     case tooManySourceHours(limit: Int)
+
+    /// The whole-archive bound a zip broke.
+    public enum ArchiveLimit: Sendable, Hashable {
+        /// `ActivityReaderLimits.maxArchiveInflatedBytes` (`activity.maxInflatedBytes`).
+        case inflatedBytes(Int64)
+        /// `ActivityReaderLimits.maxArchiveCompressionRatio`.
+        case compressionRatio(Int64)
+    }
 
     public var description: String {
         switch self {
@@ -95,8 +109,16 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the zip holds more than \(limit) entries; this is not an export the Health app writes"
         case let .tooManySourceHours(limit):
             "the file gives walking distance to more than \(limit) hours across its sources; no real export or track does — it was not imported"
+        case let .zipArchiveTooLarge(.inflatedBytes(limit)):
+            "the zip's entries inflate to more than \(limit >= 1 << 30 ? "\(limit >> 30) GiB" : "\(limit) bytes") together, the limit activity.maxInflatedBytes sets; nothing was stored — if this is a real export, raise activity.maxInflatedBytes in the configuration"
+        case let .zipArchiveTooLarge(.compressionRatio(ratio)):
+            "the zip's entries together inflate to more than \(ratio) times the zip's compressed size; a Health export never does — this looks like a zip bomb, and nothing was stored"
         case .noHealthExportInZip:
-            "the zip holds no apple_health_export/export.xml; give the export.zip the Health app wrote (Health → profile → Export All Health Data)"
+            "the zip holds no Health export (an .xml file whose root element is <HealthData>, at its top or one folder down); give the export.zip the Health app wrote (Health → profile → Export All Health Data)"
+        case let .severalHealthExports(names):
+            "the zip holds more than one Health export (\(names.map { "\"\($0)\"" }.joined(separator: " and "))); unzip it and import the export.xml you mean"
+        case let .tooManyExportCandidates(limit):
+            "the zip holds more than \(limit) .xml files at its top or one folder down; the Health app writes two — this is not an export FineDust reads"
         }
     }
 }

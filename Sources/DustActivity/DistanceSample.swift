@@ -19,6 +19,20 @@ public struct DistanceSample: Sendable, Hashable {
     }
 }
 
+extension DistanceSample {
+    /// Above this speed (m/s) a track step or a Health record is taken for a GPS jump or a wrong
+    /// entry: faster than anyone walks or runs, and than most trains.
+    public static let maxSpeed = 30.0
+
+    /// Whether covering `metres` in `seconds` is believable: at most `maxSpeed`, and with no time
+    /// elapsed at most what `maxSpeed` covers in one second, the resolution of Apple's timestamps
+    /// (two route points a few metres apart often share a second). Going back in time never is.
+    public static func isPlausible(metres: Double, seconds: TimeInterval) -> Bool {
+        guard seconds >= 0, metres.isFinite, seconds.isFinite else { return false }
+        return seconds == 0 ? metres <= maxSpeed : metres / seconds <= maxSpeed
+    }
+}
+
 /// The bounds every activity reader keeps, so hostile input fails in bounded time and memory.
 public struct ActivityReaderLimits: Sendable, Hashable {
     /// Bytes before the root element (XML declaration, comments, the DOCTYPE with its internal
@@ -46,6 +60,12 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     public var zipRatioAllowance: Int64
     /// Entries in one zip: an export holds export.xml, export_cda.xml and one file per route.
     public var maxZipEntries: Int
+    /// Bytes all the entries read from one zip may inflate to together (`activity.maxInflatedBytes`):
+    /// a real export.zip of 300 MB inflates to about 4 GB.
+    public var maxArchiveInflatedBytes: Int64
+    /// How many times the compressed bytes of the whole zip its entries may inflate to together
+    /// (past one `zipRatioAllowance` for the archive). Real exports inflate 10–20 times.
+    public var maxArchiveCompressionRatio: Int64
     /// (source, hour) pairs one file may give distance to: 20 years of every hour from five sources
     /// is 876,000, and people walk in a few hours a day; past this the file is refused rather than
     /// held in memory (2 M pairs are about 45 MB).
@@ -58,7 +78,10 @@ public struct ActivityReaderLimits: Sendable, Hashable {
                 maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
                 maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
                 zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10,
-                maxSourceSlots: Int = 2_000_000) {
+                maxSourceSlots: Int = 2_000_000, maxArchiveInflatedBytes: Int64 = ActivityReaderLimits.defaultMaxArchiveInflatedBytes,
+                maxArchiveCompressionRatio: Int64 = 100) {
+        self.maxArchiveInflatedBytes = maxArchiveInflatedBytes
+        self.maxArchiveCompressionRatio = maxArchiveCompressionRatio
         self.maxSourceSlots = maxSourceSlots
         self.zipStallTimeout = zipStallTimeout
         self.maxZipEntryBytes = maxZipEntryBytes
@@ -72,4 +95,7 @@ public struct ActivityReaderLimits: Sendable, Hashable {
         self.maxWorkoutRoutes = maxWorkoutRoutes
         self.maxSkippedTypesNamed = maxSkippedTypesNamed
     }
+
+    /// 64 GiB: sixteen times the 4 GB a real 300 MB export.zip inflates to.
+    public static let defaultMaxArchiveInflatedBytes: Int64 = 64 << 30
 }

@@ -1,4 +1,5 @@
 import CLibXML2
+import DustKit
 import Foundation
 
 /// What one GPX file held, besides the steps handed out one by one.
@@ -9,9 +10,13 @@ public struct GPXSummary: Sendable, Hashable {
     public var points = 0
     /// Points without a `time`, ignored.
     public var pointsWithoutTime = 0
+    /// Points dated before 2000 or more than a day after the import (`SupportedPeriod.isPlausible`),
+    /// ignored like points without a time.
+    public var pointsOutsidePeriod = 0
     /// Steps handed out as samples.
     public var steps = 0
-    /// Steps dropped as GPS jumps (faster than `GPXReader.maxSpeed`, or not forward in time).
+    /// Steps dropped as GPS jumps (`DistanceSample.isPlausible`: faster than 30 m/s, more than
+    /// 30 m at one instant, or back in time).
     public var jumpsDropped = 0
     /// The distance of the dropped steps, not counted anywhere.
     public var metresDropped = 0.0
@@ -30,22 +35,27 @@ public struct GPXSummary: Sendable, Hashable {
 /// any namespace prefix works and extensions (nested deeper) are ignored, even their own `time`s.
 /// Distance is the haversine great-circle distance on a sphere of the mean Earth radius.
 ///
-/// GPS jumps: each step is judged alone. A step implying more than 30 m/s (or one that does not
-/// move forward in time while covering ground) is dropped — its distance counts nowhere — and the
+/// GPS jumps: each step is judged alone. A step implying more than 30 m/s (or going back in time,
+/// or covering more than 30 m at one instant) is dropped — its distance counts nowhere — and the
 /// next step starts from the point the jump landed on. A lone spike A→B→C therefore costs its two
 /// steps, and a train ride costs only its own steps; the walking after either still counts. The
 /// alternative, keeping A as the anchor until a plausible point appears, would lose every step
-/// after a real fast move (the train), since nothing is plausibly reachable from A again.
+/// after a real fast move (the train), since nothing is plausibly reachable from A again. Apple
+/// writes route points to the second, so two points a few metres apart often share a time: such a
+/// step of at most 30 m is kept, its distance given to that instant's hour.
 public struct GPXReader: Sendable {
     /// Mean Earth radius (IUGG R1), metres.
     public static let earthRadius = 6_371_008.8
     /// Above this speed (m/s) a step is a GPS jump.
-    public static let maxSpeed = 30.0
+    public static let maxSpeed = DistanceSample.maxSpeed
 
     public let limits: ActivityReaderLimits
+    /// The time of the import: points dated more than a day after it are ignored.
+    public let now: Date
 
-    public init(limits: ActivityReaderLimits = ActivityReaderLimits()) {
+    public init(limits: ActivityReaderLimits = ActivityReaderLimits(), now: Date = Date()) {
         self.limits = limits
+        self.now = now
     }
 
     /// Reads the whole track; `fileName` (no directories) names the source.
@@ -55,7 +65,7 @@ public struct GPXReader: Sendable {
         var summary = GPXSummary()
         let sourceName = "gpx:\(fileName)"
         let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "track.gpx", onProgress: onProgress) { reader throws(ActivityFileError) in
-            if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth) }
+            if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth, now: now) }
             try state!.handleNode(reader, source: sourceName, limits: limits, summary: &summary, onSample: onSample)
         }
         summary.bytesRead = totals.bytesRead
@@ -92,8 +102,10 @@ public struct GPXReader: Sendable {
         /// The last timed point of the current segment.
         var previous: Point?
         var timeText: [UInt8] = []
+        let now: Date
 
-        init(reader: xmlTextReaderPtr, maxDepth: Int) {
+        init(reader: xmlTextReaderPtr, maxDepth: Int, now: Date) {
+            self.now = now
             func intern(_ text: String) -> UnsafePointer<xmlChar>? { xmlTextReaderConstString(reader, text) }
             names = (intern("gpx"), intern("trk"), intern("trkseg"), intern("trkpt"), intern("time"), intern("lat"), intern("lon"))
             path = Array(repeating: .other, count: maxDepth + 1)
@@ -178,20 +190,18 @@ public struct GPXReader: Sendable {
                 summary.pointsWithoutTime += 1
                 return
             }
+            guard SupportedPeriod.isPlausible(time, now: now) else {
+                summary.pointsOutsidePeriod += 1
+                return
+            }
             defer { previous = current }
             guard let previous, let previousTime = previous.time else { return }
             let metres = GPXReader.haversineDistance(latitude1: previous.latitude, longitude1: previous.longitude,
                                                      latitude2: current.latitude, longitude2: current.longitude)
             let seconds = time.timeIntervalSince(previousTime)
-            if seconds <= 0 {
-                // Standing still at one instant is no step; covering ground in no time, or going
-                // back in time, is a jump.
-                if seconds == 0, metres == 0 { return }
-                summary.jumpsDropped += 1
-                summary.metresDropped += metres
-                return
-            }
-            if metres / seconds > GPXReader.maxSpeed {
+            // Standing still at one instant is no step.
+            if seconds == 0, metres == 0 { return }
+            guard DistanceSample.isPlausible(metres: metres, seconds: seconds) else {
                 summary.jumpsDropped += 1
                 summary.metresDropped += metres
                 return

@@ -1,4 +1,5 @@
 import CLibXML2
+import DustKit
 import Foundation
 
 /// What one Apple Health export held, besides the distances handed out one by one.
@@ -14,6 +15,12 @@ public struct HealthExportSummary: Sendable, Hashable {
     public var bytesRead: Int64 = 0
     /// C0 control characters XML forbids, replaced by spaces (iOS 16 writes U+000B in values).
     public var controlCharactersReplaced = 0
+    /// Distance records skipped because they cannot be placed in time: ending before they start,
+    /// or covering more than `DistanceSample.isPlausible` allows (150 km at one instant).
+    public var recordsDropped = 0
+    /// Distance records dated before 2000 or more than a day after the import, skipped
+    /// (`SupportedPeriod.isPlausible`).
+    public var recordsOutsidePeriod = 0
 
     /// The key counting record types beyond the named ones.
     public static let otherTypesKey = "(other types)"
@@ -29,14 +36,20 @@ public struct HealthExportSummary: Sendable, Hashable {
 /// (units `km`, `m`, `mi`, `ft`; `startDate`/`endDate` with their own offsets), each as a
 /// `DistanceSample` whose source is `health:<sourceName>`; records nested in a `Correlation`
 /// repeat top-level ones and are not read. Collects `WorkoutRoute/FileReference` paths, so the
-/// routes' GPX files can be found in `export.zip`. Any other record is skipped and counted.
+/// routes' GPX files can be found in `export.zip`. Any other record is skipped and counted, and so
+/// is a distance record dated outside `SupportedPeriod` or one that cannot be placed in time
+/// (`DistanceSample.isPlausible`: ending before it starts, faster than 30 m/s, more than 30 m at
+/// one instant).
 public struct HealthExportReader: Sendable {
     public static let distanceType: StaticString = "HKQuantityTypeIdentifierDistanceWalkingRunning"
 
     public let limits: ActivityReaderLimits
+    /// The time of the import: records dated more than a day after it are skipped.
+    public let now: Date
 
-    public init(limits: ActivityReaderLimits = ActivityReaderLimits()) {
+    public init(limits: ActivityReaderLimits = ActivityReaderLimits(), now: Date = Date()) {
         self.limits = limits
+        self.now = now
     }
 
     /// Reads the whole export; `onSample` gets each distance in document order, `onProgress` the
@@ -47,7 +60,7 @@ public struct HealthExportReader: Sendable {
         var summary = HealthExportSummary()
         let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "export.xml", onProgress: onProgress) { reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader) }
-            try state!.handleNode(reader, limits: limits, summary: &summary, onSample: onSample)
+            try state!.handleNode(reader, limits: limits, now: now, summary: &summary, onSample: onSample)
         }
         summary.bytesRead = totals.bytesRead
         summary.controlCharactersReplaced = totals.controlCharactersReplaced
@@ -65,7 +78,7 @@ public struct HealthExportReader: Sendable {
 
         init(reader: xmlTextReaderPtr) { names = Names(reader: reader) }
 
-        mutating func handleNode(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, summary: inout HealthExportSummary,
+        mutating func handleNode(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
                                  onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
             let depth = Int(xmlTextReaderDepth(reader))
             switch UInt32(xmlTextReaderNodeType(reader)) {
@@ -74,7 +87,7 @@ public struct HealthExportReader: Sendable {
                 if depth == 0 {
                     guard name == names.healthData else { throw .notAHealthExport(root: XMLText.string(name)) }
                 } else if depth == 1, name == names.record {
-                    try record(reader, limits: limits, summary: &summary, onSample: onSample)
+                    try record(reader, limits: limits, now: now, summary: &summary, onSample: onSample)
                 } else if name == names.workoutRoute, xmlTextReaderIsEmptyElement(reader) == 0 {
                     routeDepth = depth
                 } else if name == names.fileReference, let routeDepth, depth == routeDepth + 1,
@@ -91,7 +104,7 @@ public struct HealthExportReader: Sendable {
             }
         }
 
-        private mutating func record(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, summary: inout HealthExportSummary,
+        private mutating func record(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
                                      onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
             let line = XMLText.line(reader)
             guard let type = attribute(reader, names.type) else {
@@ -120,7 +133,7 @@ public struct HealthExportReader: Sendable {
             }
             // No farther than a GPX track may go in the longest sample (30 m/s for 7 days, 18,144 km):
             // a larger value, 1e308 km, made the sample or its hours' sums infinite.
-            let maxMetres = GPXReader.maxSpeed * limits.maxSampleDuration
+            let maxMetres = DistanceSample.maxSpeed * limits.maxSampleDuration
             guard value * metresPerUnit <= maxMetres else {
                 throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\" \(unit), more than \(Int(maxMetres / 1000)) km")
             }
@@ -128,13 +141,24 @@ public struct HealthExportReader: Sendable {
                   let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText) else {
                 throw .invalidRecord(line: line, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
             }
-            guard end >= start else { throw .invalidRecord(line: line, problem: "ends before it starts") }
-            guard end.timeIntervalSince(start) <= limits.maxSampleDuration else {
+            // Years 1 and 9999 parse; stored, they would be hours nobody can ask about.
+            guard SupportedPeriod.isPlausible(start, now: now), SupportedPeriod.isPlausible(end, now: now) else {
+                summary.recordsOutsidePeriod += 1
+                return
+            }
+            let metres = value * metresPerUnit
+            let seconds = end.timeIntervalSince(start)
+            guard seconds <= limits.maxSampleDuration else {
                 throw .invalidRecord(line: line, problem: "spans more than \(Int(limits.maxSampleDuration / 3600)) hours")
+            }
+            // A manual entry of 150 km at one instant would otherwise land whole in one hour.
+            guard DistanceSample.isPlausible(metres: metres, seconds: seconds) else {
+                summary.recordsDropped += 1
+                return
             }
             let sourceName = attribute(reader, names.sourceName).map { String(decoding: $0, as: UTF8.self) } ?? ""
             summary.distanceRecords += 1
-            onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: value * metresPerUnit))
+            onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))
         }
 
         private mutating func count(skipped type: UnsafeBufferPointer<UInt8>, limits: ActivityReaderLimits, summary: inout HealthExportSummary) {

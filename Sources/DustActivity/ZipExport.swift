@@ -10,12 +10,21 @@ import ZIPFoundation
 /// pieces while the readers pull them (`ActivityByteSource`), so each entry is inflated on a
 /// helper thread that hands over at most two 64 KiB pieces at a time (`ZipEntryPipe`); the
 /// reader's thread is never more than two pieces behind. Every entry's size is bounded twice, in
-/// absolute bytes and as a ratio to its compressed size (a zip bomb stops within one piece past
-/// the bound).
+/// absolute bytes and as a ratio to its compressed size, and all the entries read together are
+/// bounded the same two ways (`ArchiveBudget`): a zip of thousands of small entries, each inside
+/// its own allowance, must not add up to gigabytes (a zip bomb stops within a piece past a bound).
+///
+/// The export is found by its content, not its name: localised iPhones name it `exportar.xml`
+/// (Spanish) or `eksport.xml` (Norwegian), and a zip re-made by hand may hold it at its root. Each
+/// `.xml` entry at the top or one folder down, outside `workout-routes/`, is a candidate; only the
+/// start of each is inflated, up to its root element, and the one whose root is `HealthData` is
+/// the export (docs/ARCHITECTURE.md, the DustActivity row).
 public struct HealthExportArchive {
-    /// The entry holding the export. A zip without it is still read when exactly one other
-    /// top-level folder holds an `export.xml` (a renamed or localised folder).
+    /// Where the Health app of an English-language iPhone puts the export.
     public static let exportPath = "apple_health_export/export.xml"
+    /// Candidate `.xml` entries whose start is inflated at most; a Health export has two
+    /// (`export.xml` and `export_cda.xml`).
+    public static let maxExportCandidates = 32
 
     /// What the directory says about one entry FineDust reads.
     public struct Item: Sendable, Hashable {
@@ -28,13 +37,16 @@ public struct HealthExportArchive {
     public let limits: ActivityReaderLimits
     private let archive: Archive
     private let entriesByPath: [String: Entry]
-    /// `apple_health_export/export.xml`.
+    /// What the entries read so far have inflated to, against the whole archive's bounds.
+    private let budget: ArchiveBudget
+    /// The Health export: `apple_health_export/export.xml`, or however this iPhone named it.
     public let export: Item
-    /// Every `apple_health_export/workout-routes/*.gpx`, by path.
+    /// Every `workout-routes/*.gpx` beside the export, by path.
     public let routes: [Item]
 
     /// Opens the zip at `path` and checks its directory: every entry's name (none absolute, none
-    /// with a `..` component), the number of entries, and the declared sizes.
+    /// with a `..` component), the number of entries, and the declared sizes, each entry's and
+    /// their sum; then finds the export by peeking at the candidates.
     public init(path: String, limits: ActivityReaderLimits = ActivityReaderLimits()) throws(ActivityFileError) {
         self.limits = limits
         let archive: Archive
@@ -53,14 +65,12 @@ public struct HealthExportArchive {
             guard Self.isSafe(name) else { throw .unsafeZipEntry(name: String(TerminalSafeText.sanitized(name).prefix(200))) }
             if entry.type == .file { entries[name] = entry }
         }
-        let candidates = entries.keys.filter { name in
-            let parts = name.split(separator: "/", omittingEmptySubsequences: false)
-            return parts.count == 2 && parts[1] == "export.xml"
-        }
-        let exportPath = entries[Self.exportPath] != nil ? Self.exportPath : (candidates.count == 1 ? candidates[0] : nil)
-        guard let exportPath, let exportEntry = entries[exportPath] else { throw .noHealthExportInZip }
-        let routesFolder = String(exportPath.dropLast("export.xml".count)) + "workout-routes/"
         entriesByPath = entries
+        let readable = min(entries.values.reduce(Int64(0)) { $0 &+ Int64(clamping: $1.compressedSize) }, Self.fileSize(path))
+        budget = ArchiveBudget(compressedBytes: readable, limits: limits)
+        let exportPath = try Self.findExport(in: entries, archive: archive, budget: budget, limits: limits)
+        let folder = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().map { "\($0)/" }.joined()
+        let routesFolder = folder + "workout-routes/"
         func item(_ entry: Entry) throws(ActivityFileError) -> Item {
             let declared = Int64(clamping: entry.uncompressedSize)
             let compressed = Int64(clamping: entry.compressedSize)
@@ -70,7 +80,7 @@ public struct HealthExportArchive {
             }
             return Item(path: entry.path, declaredSize: declared, compressedSize: compressed)
         }
-        export = try item(exportEntry)
+        export = try item(entries[exportPath]!)
         var routes: [Item] = []
         for (name, entry) in entries.sorted(by: { $0.key < $1.key })
         where name.hasPrefix(routesFolder) && name.lowercased().hasSuffix(".gpx")
@@ -78,6 +88,84 @@ public struct HealthExportArchive {
             routes.append(try item(entry))
         }
         self.routes = routes
+        // What the directory declares is checked before anything but the candidates' starts is
+        // inflated; `ArchiveBudget` then holds the entries to it as they inflate, whatever they declared.
+        let declared = routes.reduce(export.declaredSize) { $0.addingReportingOverflow($1.declaredSize).overflow ? Int64.max : $0 + $1.declaredSize }
+        try budget.check(total: declared)
+    }
+
+    /// The path of the one entry whose root element is `HealthData`, among the `.xml` entries at
+    /// the top or one folder down (never under `workout-routes/`). A candidate is inflated only
+    /// until its root element is seen.
+    private static func findExport(in entries: [String: Entry], archive: Archive, budget: ArchiveBudget,
+                                   limits: ActivityReaderLimits) throws(ActivityFileError) -> String {
+        let candidates = entries.keys.filter { name in
+            let parts = name.lowercased().split(separator: "/", omittingEmptySubsequences: false)
+            return parts.count <= 2 && parts.last!.hasSuffix(".xml") && parts.last! != ".xml" && !parts.contains("workout-routes")
+        }.sorted()
+        guard candidates.count <= maxExportCandidates else {
+            throw .tooManyExportCandidates(limit: maxExportCandidates)
+        }
+        var exports: [String] = []
+        var failures: [ActivityFileError] = []
+        for name in candidates {
+            do throws(ActivityFileError) {
+                let head = try peek(entries[name]!, archive: archive, budget: budget, limits: limits)
+                if try ActivityFileFormat.sniff(head) == .healthXML { exports.append(name) }
+            } catch {
+                switch error {
+                case .unrecognizedFormat, .emptyFile, .unsupportedEncoding: break
+                // The archive's own bounds end the search: nothing else may be inflated. So does
+                // damaged data: its helper thread may be left inside ZIPFoundation, which must not
+                // then read another entry beside it.
+                case .zipArchiveTooLarge, .damagedZipEntry: throw error
+                default: failures.append(error)
+                }
+            }
+        }
+        switch exports.count {
+        case 1: return exports[0]
+        case 0:
+            // The one candidate that could not be read (a hostile prolog, damaged data) was most
+            // likely the export: its own error says more than "no export".
+            if failures.count == 1 { throw failures[0] }
+            throw .noHealthExportInZip
+        default:
+            throw .severalHealthExports(names: exports.map { String(TerminalSafeText.sanitized($0).prefix(200)) })
+        }
+    }
+
+    /// The start of `entry`, inflated until its prolog ends (its root element is named) or
+    /// `ActivityFileFormat.sniffLength` bytes; the helper thread is stopped after.
+    private static func peek(_ entry: Entry, archive: Archive, budget: ArchiveBudget,
+                             limits: ActivityReaderLimits) throws(ActivityFileError) -> [UInt8] {
+        let compressed = Int64(clamping: entry.compressedSize)
+        let pipe = ZipEntryPipe(name: TerminalSafeText.sanitized(entry.path), bound: bound(compressed: compressed, limits: limits),
+                                limits: limits, budget: budget)
+        pipe.start(archive: ArchiveBox(archive: archive), entry: entry)
+        defer { pipe.stopAndWait() }
+        var head: [UInt8] = []
+        var piece = [UInt8](repeating: 0, count: 16 * 1024)
+        while head.count < ActivityFileFormat.sniffLength {
+            let wanted = min(piece.count, ActivityFileFormat.sniffLength - head.count)
+            let result = piece.withUnsafeMutableBytes { buffer -> Result<Int, ActivityFileError> in
+                do throws(ActivityFileError) {
+                    return .success(try pipe.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted])))
+                } catch { return .failure(error) }
+            }
+            let count = try result.get()
+            if count == 0 { break }
+            head += piece[..<count]
+            if head.starts(with: [0x50, 0x4B, 0x03, 0x04]) { break }
+            if case .complete = try PrologGuard.scan(head) { break }
+        }
+        return head
+    }
+
+    /// The size of the file at `path`, or `Int64.max` when it cannot be known.
+    private static func fileSize(_ path: String) -> Int64 {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber
+        return size?.int64Value ?? Int64.max
     }
 
     /// Inflates `item` into `body` as an `ActivityByteSource`; the helper thread has ended (or
@@ -86,7 +174,7 @@ public struct HealthExportArchive {
         guard let entry = entriesByPath[item.path] else { throw .noHealthExportInZip }
         let pipe = ZipEntryPipe(name: TerminalSafeText.sanitized(item.path),
                                 bound: Self.bound(compressed: item.compressedSize, limits: limits),
-                                limits: limits)
+                                limits: limits, budget: budget)
         pipe.start(archive: ArchiveBox(archive: archive), entry: entry)
         defer { pipe.stopAndWait() }
         let result = try body(ZipEntryByteSource(pipe: pipe))
@@ -144,6 +232,7 @@ final class ZipEntryPipe: @unchecked Sendable {
     private let name: String
     private let bound: Int64
     private let limits: ActivityReaderLimits
+    private let budget: ArchiveBudget
     private let capacity = 2
     private var pieces: [Data] = []
     private var offset = 0
@@ -155,10 +244,11 @@ final class ZipEntryPipe: @unchecked Sendable {
     /// Stopped on purpose: ends `extract` from inside its consumer.
     private struct Stop: Error {}
 
-    init(name: String, bound: Int64, limits: ActivityReaderLimits) {
+    init(name: String, bound: Int64, limits: ActivityReaderLimits, budget: ArchiveBudget) {
         self.name = name
         self.bound = bound
         self.limits = limits
+        self.budget = budget
     }
 
     func start(archive: ArchiveBox, entry: Entry) {
@@ -189,6 +279,7 @@ final class ZipEntryPipe: @unchecked Sendable {
         guard produced <= bound else {
             throw ActivityFileError.zipEntryTooLarge(name: name, limit: limits.maxZipEntryBytes, ratio: limits.maxCompressionRatio)
         }
+        try budget.add(Int64(data.count))
         while pieces.count >= capacity, !stopped { condition.wait() }
         if stopped { throw Stop() }
         if !data.isEmpty { pieces.append(data) }
@@ -264,5 +355,39 @@ final class ZipEntryPipe: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(1)
         while !finished, condition.wait(until: deadline) {}
         condition.unlock()
+    }
+}
+
+/// The bounds of a whole archive: the bytes all its entries read (or peeked at) inflate to, at
+/// most `ActivityReaderLimits.maxArchiveInflatedBytes` and at most
+/// `maxArchiveCompressionRatio` times the compressed bytes the zip holds (plus one
+/// `zipRatioAllowance` for the archive, not one per entry: per entry, 3,000 small routes were
+/// allowed 3 GB).
+final class ArchiveBudget: @unchecked Sendable {
+    private let lock = NSLock()
+    private let byteLimit: Int64
+    private let ratio: Int64
+    private let ratioBound: Int64
+    private var inflated: Int64 = 0
+
+    init(compressedBytes: Int64, limits: ActivityReaderLimits) {
+        byteLimit = limits.maxArchiveInflatedBytes
+        ratio = limits.maxArchiveCompressionRatio
+        let (byRatio, overflow) = compressedBytes.multipliedReportingOverflow(by: limits.maxArchiveCompressionRatio)
+        ratioBound = overflow ? Int64.max : byRatio.addingReportingOverflow(limits.zipRatioAllowance).partialValue
+    }
+
+    /// Throws when `total` inflated bytes would break either bound, naming the one it breaks.
+    func check(total: Int64) throws(ActivityFileError) {
+        if total > byteLimit { throw .zipArchiveTooLarge(.inflatedBytes(byteLimit)) }
+        if total > ratioBound { throw .zipArchiveTooLarge(.compressionRatio(ratio)) }
+    }
+
+    /// Counts `count` more inflated bytes; throws once the archive's bounds are broken.
+    func add(_ count: Int64) throws(ActivityFileError) {
+        lock.lock()
+        defer { lock.unlock() }
+        inflated = inflated.addingReportingOverflow(count).overflow ? Int64.max : inflated + count
+        try check(total: inflated)
     }
 }

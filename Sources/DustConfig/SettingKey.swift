@@ -89,6 +89,7 @@ extension SettingKey {
         SettingKey("alerts.quietHours", .quietHours, default: nil, \.alerts.quietHours),
         SettingKey("alerts.retryInitialSeconds", .integer(in: 1...86_400), default: 30, \.alerts.retryInitialSeconds),
         SettingKey("alerts.maxAttempts", .integer(in: 1...20), default: 5, \.alerts.maxAttempts),
+        SettingKey("activity.maxInflatedBytes", .integer(in: (1 << 20)...(1 << 50)), default: 64 << 30, \.activityMaxInflatedBytes),
     ]
 }
 
@@ -247,6 +248,7 @@ struct SettingValues {
     var http = HTTPSettings(listen: "", tokenFile: nil)
     var forecast = ForecastSettings(enabled: true, region: nil)
     var alerts = AlertSettings()
+    var activityMaxInflatedBytes = 0
 
     /// The settings, after the checks that involve more than one key.
     func settings(origins: [String: ValueOrigin], configurationFile: String?) throws(ConfigurationError) -> FineDustSettings {
@@ -280,7 +282,8 @@ struct SettingValues {
         case .boostcamp: BoostcampIntakeModel()
         }
         return FineDustSettings(station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
-                                intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, configurationFile: configurationFile)
+                                intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, configurationFile: configurationFile,
+                                activityMaxInflatedBytes: Int64(activityMaxInflatedBytes))
     }
 }
 

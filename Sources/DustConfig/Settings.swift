@@ -25,6 +25,8 @@ public struct FineDustSettings: Sendable {
     /// Problems that did not stop loading, one sentence each without a final period: a `DUSTD_…`
     /// variable that is not a setting (probably misspelt), with the nearest real name.
     public var warnings: [String] = []
+    /// `activity.maxInflatedBytes`: what all the entries read from one export.zip may inflate to.
+    public var activityMaxInflatedBytes: Int64 = 64 << 30
 }
 
 /// `station.*`.

@@ -52,7 +52,11 @@ public indirect enum JSON: Sendable {
                 case "\n": output += "\\n"
                 case "\r": output += "\\r"
                 case "\t": output += "\\t"
-                case _ where scalar.value < 0x20:
+                // Besides what JSON requires (below 0x20), DEL, the C1 controls and the
+                // bidirectional overrides are escaped: the same string to a parser, and nothing a
+                // terminal acts on when the document is printed.
+                case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                    || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value):
                     output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
                 default: output.unicodeScalars.append(scalar)
                 }

@@ -55,6 +55,9 @@ public struct ActivityImportSummary: Sendable, Hashable {
     /// GPX steps dropped as GPS jumps, and points without a time.
     public var jumpsDropped = 0
     public var pointsWithoutTime = 0
+    /// Health distance records that cannot be placed in time (no duration for their distance,
+    /// faster than 30 m/s, ending before they start), skipped like GPS jumps.
+    public var recordsDropped = 0
     /// CSV rows, Health records and GPX points dated before 2000 or more than a day after the import, skipped.
     public var datedOutsidePeriod = 0
     /// Distinct slots given a distance by any source of the file.
@@ -156,18 +159,19 @@ public struct ActivityService: Sendable {
     private func read(_ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
                       onProgress: (ActivityImportProgress) -> Void) throws(ActivityFileError) -> SlotApportioner {
         var apportioner = SlotApportioner(maxEntries: limits.maxSourceSlots)
+        let now = clock.now
         switch format {
         case .csv:
             break
         case .healthXML:
             try file.rewind()
-            let health = try HealthExportReader(limits: limits).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
+            let health = try HealthExportReader(limits: limits, now: now).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })
             summary.add(health)
         case .gpx:
             try file.rewind()
-            let gpx = try GPXReader(limits: limits).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
+            let gpx = try GPXReader(limits: limits, now: now).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
                 fileName: (path as NSString).lastPathComponent,
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })
@@ -177,7 +181,7 @@ public struct ActivityService: Sendable {
             let total = archive.routes.reduce(archive.export.declaredSize) { $0 + $1.declaredSize }
             var done: Int64 = 0
             let health = try archive.read(archive.export) { source throws(ActivityFileError) in
-                try HealthExportReader(limits: limits).read(source,
+                try HealthExportReader(limits: limits, now: now).read(source,
                     onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: total)) },
                     onSample: { apportioner.add($0) })
             }
@@ -187,7 +191,7 @@ public struct ActivityService: Sendable {
                 let name = String(route.path.split(separator: "/").last ?? "")
                 let base = done
                 let gpx = try archive.read(route) { source throws(ActivityFileError) in
-                    try GPXReader(limits: limits).read(source, fileName: name,
+                    try GPXReader(limits: limits, now: now).read(source, fileName: name,
                         onProgress: { onProgress(ActivityImportProgress(bytesRead: base + $0, totalBytes: total)) },
                         onSample: { apportioner.add($0) })
                 }
@@ -217,6 +221,8 @@ public struct ActivityService: Sendable {
 extension ActivityImportSummary {
     mutating func add(_ health: HealthExportSummary) {
         recordsUsed += health.distanceRecords
+        recordsDropped += health.recordsDropped
+        datedOutsidePeriod += health.recordsOutsidePeriod
         skippedByType.merge(health.skippedRecordsByType, uniquingKeysWith: +)
         bytesRead += health.bytesRead
     }
@@ -225,6 +231,7 @@ extension ActivityImportSummary {
         trackSteps += gpx.steps
         jumpsDropped += gpx.jumpsDropped
         pointsWithoutTime += gpx.pointsWithoutTime
+        datedOutsidePeriod += gpx.pointsOutsidePeriod
         bytesRead += gpx.bytesRead
     }
 }

@@ -19,15 +19,20 @@ struct ActivityImportCommand: ParsableCommand {
         abstract: "Import Apple Health exports, GPX tracks or CSV files of walking distances.",
         discussion: """
             Each FILE is told apart by its content, never its name: the Health
-            app's export.zip (its export.xml and every workout-routes/*.gpx inside,
-            read without unpacking), a bare export.xml, a GPX 1.0/1.1 track, or a
-            CSV with the header start,distance_m (start is an ISO 8601 time with an
-            offset, or a local YYYY-MM-DD HH:mm in the configured time zone).
-            Distances are stored per source (health:<device>, gpx:<file name>,
-            csv) and hour; an hour's walking is the largest of its sources, never
-            their sum. Importing a file again replaces what it stored before over
-            the hours it covers. Each file is all or nothing: a bad file stores
-            nothing, the others are still imported, and dustctl exits 65.
+            app's export.zip (the export.xml inside, found by its <HealthData> root
+            whatever the phone's language named it, and every workout-routes/*.gpx
+            beside it, read without unpacking; all its entries together inflate to
+            at most activity.maxInflatedBytes), a bare export.xml, a GPX 1.0/1.1
+            track, or a CSV with the header start,distance_m (start is an ISO 8601
+            time with an offset, or a local YYYY-MM-DD HH:mm in the configured time
+            zone). Distances are stored per source (health:<device>, gpx:<file
+            name>, csv) and hour; an hour's walking is the largest of its sources,
+            never their sum. Importing a file again replaces what it stored before
+            over the hours it covers. Records and track points dated before 2000 or
+            more than a day ahead, and distances faster than 30 m/s (more than 30 m
+            at one instant), are skipped and counted in the summary. Each file is
+            all or nothing: a bad file stores nothing, the others are still
+            imported, and dustctl exits 65.
             Examples:
               dustctl activity import ~/Downloads/export.zip
               dustctl activity import Fixtures/activity/jongno-week-walks.csv
@@ -48,7 +53,8 @@ struct ActivityImportCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar)
+            let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
+            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar, limits: limits)
             var reports: [JSON] = []
             var failed = 0
             for file in files {
@@ -158,6 +164,13 @@ enum ActivityText {
             parts.append("\(total) skipped (\(named.joined(separator: ", ")))")
         }
         if summary.jumpsDropped > 0 { parts.append("\(summary.jumpsDropped) GPS jumps dropped") }
+        if summary.pointsWithoutTime > 0 { parts.append("\(summary.pointsWithoutTime) track points without a time ignored") }
+        if summary.recordsDropped > 0 {
+            parts.append("\(summary.recordsDropped) distance records dropped (no duration or faster than 30 m/s)")
+        }
+        if summary.datedOutsidePeriod > 0 {
+            parts.append("\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
+        }
         parts.append("\(summary.slotsTouched) hours touched")
         let sources = summary.sources.map {
             "\(TerminalSafeText.sanitized($0)) \(fixedDecimals(summary.metresBySource[$0, default: 0] / 1000, 2)) km"
@@ -216,6 +229,8 @@ enum ActivityJSON {
             ("skippedByType", .object(summary.skippedByType.sorted { $0.key < $1.key }.map { ($0.key, .integer($0.value)) })),
             ("gpsJumpsDropped", .integer(summary.jumpsDropped)),
             ("pointsWithoutTime", .integer(summary.pointsWithoutTime)),
+            ("recordsDropped", .integer(summary.recordsDropped)),
+            ("datedOutsidePeriod", .integer(summary.datedOutsidePeriod)),
             ("slotsTouched", .integer(summary.slotsTouched)),
             ("sources", .array(summary.sources.map {
                 .object([("source", .string($0)), ("distance_m", .number(summary.metresBySource[$0, default: 0]))])

@@ -39,7 +39,8 @@ struct DustCtl: ParsableCommand {
                     status = error as? ExitCode ?? .failure
                 }
             } else if !message.isEmpty {
-                _ = writeAll((message + "\n").utf8, to: STDERR_FILENO)
+                // A usage error quotes the argument given, which may hold anything.
+                _ = writeAll((TerminalOutput.safe(message) + "\n").utf8, to: STDERR_FILENO)
             }
             Self.exit(withError: status)
         }

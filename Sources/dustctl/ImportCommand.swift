@@ -1,6 +1,8 @@
 import DustConfig
 import AirKorea
 import ArgumentParser
+import DustKit
+import DustReports
 import DustServices
 import DustStore
 import Foundation
@@ -14,7 +16,10 @@ struct ImportCommand: ParsableCommand {
             is not a usable AirKorea response is named on stderr with its error and the
             others are still stored. A summary ends the run; dustctl exits 65 if any
             file failed (66 if every failure was a missing file). Importing the same
-            file twice changes nothing, and revised values replace older ones. Example:
+            file twice changes nothing, and revised values replace older ones. With
+            --json, stdout is one document: {"files": [{"file", "ok", "readings",
+            "new", "revised", "unchanged", "skippedItems"} or {"file", "ok": false,
+            "error"}, …], "failed"}; the errors are on stderr too. Example:
               dustctl import --station 강남대로 Fixtures/real/*-roadside-*.xml
             """
     )
@@ -35,19 +40,24 @@ struct ImportCommand: ParsableCommand {
             // creates no database.
             var opened: IngestService?
             var failures: [ExitStatus] = []
+            var reports: [JSON] = []
             for file in files {
+                // The name is the user's, but may hold anything a file name can: printed raw,
+                // `\e]2;…\a` retitled the terminal.
+                let name = TerminalSafeText.sanitized(file)
                 let page: MeasurementPage
                 do {
                     let body = try readInputFile(file, limit: ParserLimits().maxDocumentBytes)
                     do throws(AirKoreaError) {
                         page = try IngestService.parse(body, requestedStation: options.station)
                     } catch {
-                        throw CommandFailure(.dataError, "\(file): \(error.description)")
+                        throw CommandFailure(.dataError, "\(name): \(error.description)")
                     }
                 } catch {
-                    let failure = error as? CommandFailure ?? CommandFailure(.ioError, "\(file) cannot be read: \(error.localizedDescription).")
+                    let failure = error as? CommandFailure ?? CommandFailure(.ioError, "\(name) cannot be read: \(error.localizedDescription).")
                     standardError(failure.message)
                     failures.append(failure.status)
+                    if options.json { reports.append(ImportJSON.failed(file: file, failure)) }
                     continue
                 }
                 // A storage failure is not the file's fault and would fail every later file too:
@@ -55,15 +65,43 @@ struct ImportCommand: ParsableCommand {
                 let ingest = try opened ?? IngestService(store: try SQLiteStore(path: settings.storagePath))
                 opened = ingest
                 let report = try ingest.store(page)
-                let skipped = report.skippedSummary
-                try standardOutputLine("\(file): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(skipped))")
+                if options.json {
+                    reports.append(ImportJSON.imported(file: file, report))
+                    continue
+                }
+                try standardOutputLine("\(name): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(report.skippedSummary))")
+            }
+            if options.json {
+                try standardOutputLine(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)
             }
             let summary = "Imported \(files.count - failures.count) of \(files.count) files"
             guard failures.isEmpty else {
                 let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
                 throw CommandFailure(status, summary + "; \(failures.count) failed.")
             }
-            try standardOutputLine(summary + ".")
+            if !options.json { try standardOutputLine(summary + ".") }
         }
+    }
+}
+
+/// The document of `dustctl import --json`: one entry per file, in the order given, in the shape of
+/// `dustctl activity import --json` (`files`, each with `file` and `ok`, and `failed`).
+enum ImportJSON {
+    static func imported(file: String, _ report: IngestReport) -> JSON {
+        .object([
+            ("file", .string(file)),
+            ("ok", .bool(true)),
+            ("readings", .integer(report.readings)),
+            ("new", .integer(report.stored.inserted)),
+            ("revised", .integer(report.stored.updated)),
+            ("unchanged", .integer(report.stored.unchanged)),
+            ("skippedItems", .integer(report.skippedItems)),
+            ("datedBefore2000", .integer(report.outOfPeriodItems)),
+            ("future", .integer(report.futureItems)),
+        ])
+    }
+
+    static func failed(file: String, _ failure: CommandFailure) -> JSON {
+        .object([("file", .string(file)), ("ok", .bool(false)), ("error", .string(failure.message))])
     }
 }

@@ -1,5 +1,6 @@
 import AirKorea
 import ArgumentParser
+import DustKit
 import DustServices
 import DustStore
 import Foundation
@@ -98,10 +99,11 @@ func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Int32? {
     return nil
 }
 
-/// Writes text to stdout, unbuffered. A closed pipe throws `.closedPipe`, which
-/// `reportingFailures` turns into a quiet exit 0; any other error ends dustctl with 74.
+/// Writes text to stdout, unbuffered, made safe for a terminal (`TerminalOutput`). A closed pipe
+/// throws `.closedPipe`, which `reportingFailures` turns into a quiet exit 0; any other error ends
+/// dustctl with 74.
 func standardOutput(_ text: String) throws(OutputError) {
-    switch writeAll(text.utf8, to: STDOUT_FILENO) {
+    switch writeAll(TerminalOutput.safe(text).utf8, to: STDOUT_FILENO) {
     case nil: return
     case EPIPE: throw .closedPipe
     case let code?: throw .failed(errno: code)
@@ -113,10 +115,53 @@ func standardOutputLine(_ text: String) throws(OutputError) {
     try standardOutput(text + "\n")
 }
 
-/// One sentence on stderr, prefixed `dustctl: `. A failure to write it is ignored: there is
-/// nowhere left to report it, and the exit status still tells.
+/// One sentence on stderr, prefixed `dustctl: `, every control character in it replaced
+/// (`TerminalSafeText`): messages name files, stations and what servers said. A failure to write it
+/// is ignored: there is nowhere left to report it, and the exit status still tells.
 func standardError(_ message: String) {
-    _ = writeAll(("dustctl: " + message + "\n").utf8, to: STDERR_FILENO)
+    _ = writeAll(("dustctl: " + TerminalSafeText.sanitized(message) + "\n").utf8, to: STDERR_FILENO)
+}
+
+/// Text on its way to a terminal: the one place every line dustctl prints passes, so no file name,
+/// station name, address or server message can retitle, clear or move about the terminal, however
+/// it reached the text (docs/RELIABILITY.md, "Output is written the Unix way").
+///
+/// Line feeds stay, and so do exactly the colour and weight sequences `TextStyle` writes; every
+/// other control character (and bidirectional override) is replaced as `TerminalSafeText` does.
+/// Values are made safe where they are formatted too; this is the net under them.
+enum TerminalOutput {
+    /// The only escape sequences dustctl itself prints (`TextStyle`): reset, bold, dim, and the four
+    /// grade colours.
+    static let styles: [[Unicode.Scalar]] = ["0", "1", "2", "31", "32", "33", "34"].map { Array("\u{1B}[\($0)m".unicodeScalars) }
+
+    static func safe(_ text: String) -> String {
+        guard TerminalSafeText.needsSanitizing(text) else { return text }
+        let scalars = Array(text.unicodeScalars)
+        var result = String.UnicodeScalarView()
+        var plain = String.UnicodeScalarView()
+        func flush() {
+            result.append(contentsOf: TerminalSafeText.sanitized(String(plain)).unicodeScalars)
+            plain.removeAll()
+        }
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "\n" {
+                flush()
+                result.append(scalar)
+            } else if scalar == "\u{1B}", let style = styles.first(where: { scalars[index...].starts(with: $0) }) {
+                flush()
+                result.append(contentsOf: style)
+                index += style.count
+                continue
+            } else {
+                plain.append(scalar)
+            }
+            index += 1
+        }
+        flush()
+        return String(result)
+    }
 }
 
 /// Reads an input file, refusing anything larger than `limit` before reading it.

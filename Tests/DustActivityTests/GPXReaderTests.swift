@@ -211,3 +211,60 @@ struct GPXReaderTests {
         #expect(throws: ActivityFileError.notAGPXFile(root: "HealthData")) { try readGPX(healthExport("")) }
     }
 }
+
+extension GPXReaderTests {
+    @Test("Points sharing a second, as Apple writes routes: steps of 0.18 m and 0.24 m are both kept, 0.42 m in all, no jump")
+    func sameSecondSteps() throws {
+        // A → B: 0.0000016° north, 0.177912 m in 1 s; B → C: 0.0000022° more, 0.244629 m in 0 s.
+        // Dropping B → C as a jump lost 0.24 m of a real route's 0.42 m.
+        let xml = track([[
+            (37.5665, 126.978, "2024-01-01T08:20:00Z"),
+            (37.5665016, 126.978, "2024-01-01T08:20:01Z"),
+            (37.5665038, 126.978, "2024-01-01T08:20:01Z"),
+        ]])
+        let result = try readGPX(xml)
+        #expect(result.summary.jumpsDropped == 0)
+        #expect(result.summary.steps == 2)
+        #expect(abs(result.samples.map(\.metres).reduce(0, +) - 0.422541305) < 1e-6)
+        // The same-second step is an instant, and its hour gets all of it.
+        #expect(result.samples[1].start == instant("2024-01-01T08:20:01Z") && result.samples[1].end == instant("2024-01-01T08:20:01Z"))
+        var apportioner = SlotApportioner()
+        result.samples.forEach { apportioner.add($0) }
+        #expect(abs(apportioner.metresBySource["gpx:walk.gpx"]![slot("2024-01-01T08:00:00Z")]! - 0.422541305) < 1e-6)
+    }
+
+    @Test("A step with no elapsed time is kept up to 30 m (28.91 m) and a jump past it (31.13 m)")
+    func sameSecondBound() throws {
+        let xml = track([[
+            (37.5665038, 126.978, "2024-01-01T08:20:01Z"),
+            (37.5667638, 126.978, "2024-01-01T08:20:01Z"),   // 28.910721 m at the same second: kept
+            (37.5670438, 126.978, "2024-01-01T08:20:01Z"),   // 31.134622 m at the same second: a jump
+        ]])
+        let result = try readGPX(xml)
+        #expect(result.summary.steps == 1)
+        #expect(abs(result.samples[0].metres - 28.910720860) < 1e-6)
+        #expect(result.summary.jumpsDropped == 1)
+        #expect(abs(result.summary.metresDropped - 31.134622466) < 1e-6)
+    }
+
+    @Test("Points dated before 2000 or more than a day after now are skipped and counted; the step joins the points around them")
+    func pointsOutsidePeriod() throws {
+        let now = instant("2024-01-01T12:00:00Z")
+        let xml = track([[
+            (37.570, 126.98, "2024-01-01T08:20:00Z"),
+            (37.590, 126.98, "0001-01-01T08:20:30Z"),
+            (37.590, 126.98, "9999-12-31T08:20:30Z"),
+            (37.590, 126.98, "1999-12-31T09:59:59Z"),
+            (37.590, 126.98, "2024-01-02T12:00:01Z"),   // a day and a second after now
+            (37.571, 126.98, "2024-01-01T08:21:00Z"),
+            (37.572, 126.98, "2024-01-02T11:59:59Z"),   // within a day of now: kept
+        ]])
+        var samples: [DistanceSample] = []
+        let summary = try GPXReader(now: now).read(MemoryByteSource(xml), fileName: "walk.gpx") { samples.append($0) }
+        #expect(summary.pointsOutsidePeriod == 4)
+        #expect(summary.points == 7)
+        #expect(summary.jumpsDropped == 0)
+        #expect(samples.map(\.start) == [instant("2024-01-01T08:20:00Z"), instant("2024-01-01T08:21:00Z")])
+        #expect(abs(samples.map(\.metres).reduce(0, +) - 222.3901605) < 1e-6)
+    }
+}

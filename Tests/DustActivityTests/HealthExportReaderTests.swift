@@ -127,20 +127,19 @@ struct HealthExportReaderTests {
                                                         problem: "has the value \"1e306\" m, more than 18144 km")) {
             try readHealth(large)
         }
-        // The bound itself is a distance: 18,144 km = 30 m/s × 604,800 s.
-        #expect(try readHealth(healthExport(distanceRecord(unit: "km", value: "18144", start: times.start, end: times.end))).samples.map(\.metres)
+        // The bound itself is a distance: 18,144 km = 30 m/s × 604,800 s, kept over 7 days.
+        #expect(try readHealth(healthExport(distanceRecord(unit: "km", value: "18144", start: times.start, end: "2024-01-08 08:20:00 +0900"))).samples.map(\.metres)
             == [18_144_000])
     }
 
-    @Test("A record ending before it starts is a typed error")
-    func endsBeforeStart() {
-        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:20:00 +0900"))
-        #expect {
-            try readHealth(xml)
-        } throws: { error in
-            guard case let .invalidRecord(_, problem) = error as? ActivityFileError else { return false }
-            return problem == "ends before it starts"
-        }
+    @Test("A record ending before it starts cannot be placed in time: skipped and counted, the others kept")
+    func endsBeforeStart() throws {
+        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:20:00 +0900") + "\n"
+            + distanceRecord(value: "0.4", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:40:00 +0900"))
+        let (samples, summary) = try readHealth(xml)
+        #expect(samples.map(\.metres) == [400])
+        #expect(summary.recordsDropped == 1)
+        #expect(summary.distanceRecords == 1)
     }
 
     @Test("20,000 records stream through in pieces: every 10-minute record lands in its hour, 600 m an hour")
@@ -276,5 +275,43 @@ struct HealthExportReaderTests {
         let bytes = Array(xml.utf8)
         #expect(throws: ActivityFileError.self) { try readHealth(String(decoding: bytes[..<500], as: UTF8.self)) }
         #expect(throws: ActivityFileError.self) { try readHealth(String(decoding: bytes[..<(bytes.count - 40)], as: UTF8.self)) }
+    }
+}
+
+extension HealthExportReaderTests {
+    @Test("Records in years 1 and 9999, before 2000 or more than a day after now are skipped and counted; the rest are read")
+    func recordsOutsidePeriod() throws {
+        let now = instant("2024-01-01T12:00:00Z")
+        let xml = healthExport([
+            distanceRecord(value: "0.5", start: "0001-01-01 08:20:00 +0900", end: "0001-01-01 08:30:00 +0900"),
+            distanceRecord(value: "0.5", start: "9999-12-31 08:20:00 +0900", end: "9999-12-31 08:30:00 +0900"),
+            distanceRecord(value: "0.5", start: "1999-12-31 09:50:00 +0000", end: "1999-12-31 09:59:59 +0000"),
+            distanceRecord(value: "0.5", start: "2024-01-02 21:00:00 +0900", end: "2024-01-02 21:10:01 +0900"),   // ends past now + 1 day
+            distanceRecord(value: "0.6", start: "2000-01-01 00:00:00 +0900", end: "2000-01-01 00:10:00 +0900"),
+            distanceRecord(value: "0.7", start: "2024-01-02 20:50:00 +0900", end: "2024-01-02 20:59:59 +0900"),
+        ].joined(separator: "\n"))
+        var samples: [DistanceSample] = []
+        let summary = try HealthExportReader(now: now).read(MemoryByteSource(xml)) { samples.append($0) }
+        #expect(summary.recordsOutsidePeriod == 4)
+        #expect(summary.distanceRecords == 2)
+        #expect(samples.map(\.metres) == [600, 700])
+        #expect(samples.map(\.start) == [instant("1999-12-31T15:00:00Z"), instant("2024-01-02T11:50:00Z")])
+    }
+
+    @Test("A record that cannot be placed in time is skipped and counted: 150 km at one instant, 20 km in 10 minutes; 5 m at one instant and 18 km in 10 minutes are kept")
+    func implausibleRecords() throws {
+        let at = "2024-01-01 08:20:00 +0900"
+        let xml = healthExport([
+            distanceRecord(value: "150", start: at, end: at),                                  // was 223 km in one hour
+            distanceRecord(unit: "m", value: "31", start: at, end: at),                         // more than 30 m in no time
+            distanceRecord(value: "20", start: at, end: "2024-01-01 08:30:00 +0900"),          // 33.3 m/s
+            distanceRecord(unit: "m", value: "5", start: at, end: at),                          // a tap of 5 m: kept
+            distanceRecord(unit: "m", value: "30", start: at, end: at),                         // 30 m in the one-second resolution: kept
+            distanceRecord(value: "18", start: at, end: "2024-01-01 08:30:00 +0900"),          // exactly 30 m/s: kept
+        ].joined(separator: "\n"))
+        let (samples, summary) = try readHealth(xml)
+        #expect(summary.recordsDropped == 3)
+        #expect(summary.distanceRecords == 3)
+        #expect(samples.map(\.metres) == [5, 30, 18_000])
     }
 }

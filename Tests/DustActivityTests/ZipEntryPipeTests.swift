@@ -6,7 +6,9 @@ import Testing
 struct ZipEntryPipeTests {
     @Test("An inflater that never hands over a byte is given up after two quiet half-windows, and not waited for")
     func stall() {
-        let pipe = ZipEntryPipe(name: "apple_health_export/export.xml", bound: 1 << 20, limits: ActivityReaderLimits(zipStallTimeout: 0.4))
+        let limits = ActivityReaderLimits(zipStallTimeout: 0.4)
+        let pipe = ZipEntryPipe(name: "apple_health_export/export.xml", bound: 1 << 20, limits: limits,
+                                budget: ArchiveBudget(compressedBytes: 1 << 20, limits: limits))
         var buffer = [UInt8](repeating: 0, count: 16)
         let started = Date()
         #expect(throws: ActivityFileError.damagedZipEntry(name: "apple_health_export/export.xml",

@@ -1,4 +1,4 @@
-import DustActivity
+@testable import DustActivity
 import DustKit
 import Foundation
 import Testing
@@ -68,8 +68,8 @@ struct ZipExportTests {
         var body = ""
         for index in 0..<20_000 {
             let start = Date(timeIntervalSince1970: 1_704_034_800 + Double(index) * 180)
-            let text = ActivityTestTime.health(start)
-            body += distanceRecord(unit: "m", value: "100", start: text, end: text) + "\n"
+            body += distanceRecord(unit: "m", value: "100", start: ActivityTestTime.health(start),
+                                   end: ActivityTestTime.health(start.addingTimeInterval(180))) + "\n"
         }
         let path = try makeZip([("apple_health_export/export.xml", Array(healthExport(body).utf8))], in: directory)
         let (metres, health, _) = try readZip(path)
@@ -116,9 +116,11 @@ struct ZipExportTests {
         }
         #expect(patched == 2)
         try Data(bytes).write(to: URL(fileURLWithPath: path))
+        // The whole archive's ratio (100 by default) stops it first; lifted, the entry's own bound does.
         #expect(throws: ActivityFileError.zipEntryTooLarge(name: "apple_health_export/export.xml", limit: 32 << 30, ratio: 200)) {
-            try readZip(path)
+            try readZip(path, limits: ActivityReaderLimits(maxArchiveCompressionRatio: 400))
         }
+        #expect(throws: ActivityFileError.zipArchiveTooLarge(.compressionRatio(100))) { try readZip(path) }
     }
 
     @Test("An entry named ../../x is refused before anything is read, and nothing is written anywhere", arguments: [
@@ -182,6 +184,10 @@ struct ZipExportTests {
         let entity = healthExport("", subset: appleSubset + "\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">")
         let entityZip = try makeZip([("apple_health_export/export.xml", Array(entity.utf8))], in: directory, name: "entity.zip")
         #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: entity))) { try readZip(entityZip) }
+        // Beside Apple's clinical document, the one candidate that could not be read still names its error.
+        let besideCDA = try makeZip([("apple_health_export/export.xml", Array(entity.utf8)),
+                                     ("apple_health_export/export_cda.xml", Array("<ClinicalDocument/>".utf8))], in: directory, name: "cda.zip")
+        #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: entity))) { try readZip(besideCDA) }
 
         let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData SYSTEM \"http://example.com/health.dtd\">\n<HealthData/>\n"
         let externalZip = try makeZip([("apple_health_export/export.xml", Array(external.utf8))], in: directory, name: "external.zip")
@@ -252,7 +258,7 @@ struct ZipExportTests {
         #expect(routes.map(\.steps) == [1])
         #expect(abs(metres["gpx:route.gpx"]![slot("2023-12-31T23:00:00Z")]! - hundredthDegree) < 1e-6)
         let two = try makeZip([("a/export.xml", Array(xml.utf8)), ("b/export.xml", Array(xml.utf8))], in: directory, name: "two.zip")
-        #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(two) }
+        #expect(throws: ActivityFileError.severalHealthExports(names: ["a/export.xml", "b/export.xml"])) { try readZip(two) }
     }
 
     @Test("Formats are told from content: zip, HealthData, gpx (any prefix), the CSV header; anything else is refused")
@@ -279,5 +285,105 @@ enum ActivityTestTime {
         formatter.timeZone = TimeZone(secondsFromGMT: 9 * 3600)
         formatter.dateFormat = "yyyy-MM-dd HH:mm:ss Z"
         return formatter.string(from: instant)
+    }
+}
+
+/// A route of `points` points standing still: text that deflates more than 500:1.
+private func stillRoute(points: Int) -> [UInt8] {
+    let point = "<trkpt lat=\"37.5665\" lon=\"126.978\"><ele>38.0</ele><time>2024-01-01T08:20:00Z</time></trkpt>\n"
+    return Array(("<gpx version=\"1.1\"><trk><trkseg>\n" + String(repeating: point, count: points) + "</trkseg></trk></gpx>\n").utf8)
+}
+
+/// The export's records, in a zip of whatever layout a phone or a person gave it.
+private let oneRecordExport = healthExport(distanceRecord(unit: "m", value: "700", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+private let oneStepRoute = "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2023-12-31T23:00:00Z</time></trkpt>"
+    + "<trkpt lat=\"37.51\" lon=\"127\"><time>2023-12-31T23:10:00Z</time></trkpt></trkseg></trk></gpx>"
+/// Apple's clinical document, the other .xml beside the export: not a Health export.
+private let clinicalDocument = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ClinicalDocument xmlns=\"urn:hl7-org:v3\">\n</ClinicalDocument>\n"
+
+extension ZipExportTests {
+    @Test("The export is found by its content: Spanish exportar.xml, Norwegian eksport.xml, export.xml at the root, each beside export_cda.xml",
+          arguments: [("apple_health_export/", "exportar.xml"), ("apple_health_export/", "eksport.xml"), ("", "export.xml"), ("", "my health.XML")])
+    func localisedExport(folder: String, name: String) throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let cda = folder + (name.hasPrefix("export") ? "export_cda.xml" : String(name.dropLast(4)) + "_cda.xml")
+        let path = try makeZip([(cda, Array(clinicalDocument.utf8)), (folder + name, Array(oneRecordExport.utf8)),
+                                (folder + "workout-routes/route.gpx", Array(oneStepRoute.utf8))], in: directory)
+        let archive = try HealthExportArchive(path: path)
+        #expect(archive.export.path == folder + name)
+        #expect(archive.routes.map(\.path) == [folder + "workout-routes/route.gpx"])
+        let (metres, health, routes) = try readZip(path)
+        #expect(health.distanceRecords == 1)
+        #expect(metres["health:Apple Watch"] == [slot("2023-12-31T23:00:00Z"): 700])
+        #expect(routes.map(\.steps) == [1])
+    }
+
+    @Test("Two Health exports in one zip are an error naming both; a HealthData file among the routes is no candidate")
+    func twoExports() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let two = try makeZip([("apple_health_export/exportar.xml", Array(oneRecordExport.utf8)), ("export.xml", Array(oneRecordExport.utf8))],
+                              in: directory, name: "two.zip")
+        #expect(throws: ActivityFileError.severalHealthExports(names: ["apple_health_export/exportar.xml", "export.xml"])) { try readZip(two) }
+        #expect(ActivityFileError.severalHealthExports(names: ["apple_health_export/exportar.xml", "export.xml"]).description
+            .hasPrefix("the zip holds more than one Health export (\"apple_health_export/exportar.xml\" and \"export.xml\")"))
+        // Deeper than one folder, or under workout-routes/, an XML file is never taken for the export.
+        let routes = try makeZip([("apple_health_export/workout-routes/export.xml", Array(oneRecordExport.utf8)),
+                                  ("a/b/export.xml", Array(oneRecordExport.utf8))], in: directory, name: "routes.zip")
+        #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(routes) }
+    }
+
+    @Test("Finding the export inflates only the start of each candidate: a 4 MB export_cda.xml costs under 1 MB of a 1.5 MB archive budget")
+    func peeksOnlyTheStart() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let filler = String(repeating: " <component><section><text>Nothing to see here.</text></section></component>\n", count: 55_000)
+        let cda = clinicalDocument.replacingOccurrences(of: "</ClinicalDocument>", with: filler + "</ClinicalDocument>")
+        #expect(cda.utf8.count > 4_000_000)
+        let path = try makeZip([("apple_health_export/export_cda.xml", Array(cda.utf8)),
+                                ("apple_health_export/export.xml", Array(oneRecordExport.utf8))], in: directory)
+        let limits = ActivityReaderLimits(maxArchiveInflatedBytes: 1_500_000, maxArchiveCompressionRatio: 1_000_000)
+        let (metres, _, _) = try readZip(path, limits: limits)
+        #expect(metres["health:Apple Watch"] == [slot("2023-12-31T23:00:00Z"): 700])
+    }
+
+    @Test("3,000-route bombs in small: 40 routes, each inside its own 1 MiB allowance, break the archive's ratio or byte budget, and the error says which")
+    func archiveBudget() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let route = stillRoute(points: 3_000)   // 276,055 bytes each, 11.04 MB in all
+        var entries = [("apple_health_export/export.xml", Array(oneRecordExport.utf8))]
+        for index in 0..<40 { entries.append(("apple_health_export/workout-routes/route_\(index).gpx", route)) }
+        #expect(route.count == 276_055)
+        let path = try makeZip(entries, in: directory)
+        let zipBytes = Int64(try Data(contentsOf: URL(fileURLWithPath: path)).count)
+        // Every entry passes its own checks (under 200 times its size, or within 1 MiB)...
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+        #expect(archive.allSatisfy { Int64($0.uncompressedSize) <= 1 << 20 })
+        // ...but 40 × 276 KB is more than 100 times the whole zip, plus one 1 MiB allowance.
+        let inflated = Int64(oneRecordExport.utf8.count + 40 * route.count)
+        #expect(inflated > 100 * zipBytes + (1 << 20), "the test's zip must inflate more than 100:1 in all (\(zipBytes) bytes)")
+        #expect(throws: ActivityFileError.zipArchiveTooLarge(.compressionRatio(100))) { try readZip(path) }
+        // The byte budget (activity.maxInflatedBytes) is the other bound: 5 MB here, the ratio lifted.
+        let bytes = ActivityReaderLimits(maxArchiveInflatedBytes: 5_000_000, maxArchiveCompressionRatio: 100_000)
+        #expect(throws: ActivityFileError.zipArchiveTooLarge(.inflatedBytes(5_000_000))) { try readZip(path, limits: bytes) }
+        #expect(ActivityFileError.zipArchiveTooLarge(.inflatedBytes(64 << 30)).description.contains("more than 64 GiB together, the limit activity.maxInflatedBytes sets"))
+        #expect(ActivityFileError.zipArchiveTooLarge(.compressionRatio(100)).description.contains("more than 100 times the zip's compressed size"))
+        // With both bounds above it, the same zip is read: 40 routes standing still.
+        let roomy = ActivityReaderLimits(maxArchiveInflatedBytes: 12_000_000, maxArchiveCompressionRatio: 100_000)
+        #expect(try readZip(path, limits: roomy).routes.count == 40)
+    }
+
+    @Test("Entries whose directory understates their size are held to the archive's budget as they inflate, across entries")
+    func budgetWhileInflating() throws {
+        let budget = ArchiveBudget(compressedBytes: 10_000, limits: ActivityReaderLimits(zipRatioAllowance: 1_000, maxArchiveCompressionRatio: 100))
+        // 100 × 10,000 + 1,000 = 1,001,000 bytes, over any number of entries.
+        for _ in 0..<10 { try budget.add(100_000) }
+        try budget.add(1_000)
+        #expect(throws: ActivityFileError.zipArchiveTooLarge(.compressionRatio(100))) { try budget.add(1) }
+        let small = ArchiveBudget(compressedBytes: 10_000, limits: ActivityReaderLimits(maxArchiveInflatedBytes: 50_000))
+        try small.add(50_000)
+        #expect(throws: ActivityFileError.zipArchiveTooLarge(.inflatedBytes(50_000))) { try small.add(1) }
     }
 }

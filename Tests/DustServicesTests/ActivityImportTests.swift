@@ -15,8 +15,8 @@ private struct ImportBench {
     init() throws {
         directory = try TemporaryDirectory("finedust-activity")
         store = try SQLiteStore(path: directory.path("db.sqlite"))
-        // After the files' 2026-11-20: rows more than a day after now are skipped (SupportedPeriod).
-        service = ActivityService(store: store, calendar: seoul, clock: FixedClock(DemoReplay.now))
+        // 2026-11-21T00:00:00Z: after the fixtures' 2026-11-20, so none of their instants is in the future.
+        service = ActivityService(store: store, calendar: seoul, clock: FixedClock(Date(timeIntervalSince1970: 1_795_219_200)))
     }
 
     func write(_ name: String, _ text: String) throws -> String {
@@ -217,5 +217,27 @@ struct ActivityImportBoundsTests {
         let five = directory.path("five.xml")
         try Data((xml.components(separatedBy: "\n").prefix(6).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(to: URL(fileURLWithPath: five))
         #expect(try service.importFile(atPath: five).sources.count == 5)
+    }
+}
+
+extension ActivityImportTests {
+    @Test("The import's clock decides what is in the future: records two days after it, in year 1, or 150 km at one instant are skipped, counted, and not stored")
+    func implausibleRecordsAreCounted() throws {
+        let bench = try ImportBench()   // now: 2026-11-21T00:00:00Z
+        defer { bench.directory.remove() }
+        func record(_ value: String, _ start: String, _ end: String) -> String {
+            "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"Apple Watch\" unit=\"km\" value=\"\(value)\" startDate=\"\(start)\" endDate=\"\(end)\"/>\n"
+        }
+        let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"ko_KR\">\n"
+            + record("0.5", "2026-11-20 08:00:00 +0900", "2026-11-20 08:10:00 +0900")
+            + record("0.5", "2026-11-23 08:00:00 +0900", "2026-11-23 08:10:00 +0900")   // 47 hours after now
+            + record("0.5", "0001-01-01 08:00:00 +0900", "0001-01-01 08:10:00 +0900")
+            + record("150", "2026-11-20 09:00:00 +0900", "2026-11-20 09:00:00 +0900")   // once stored as 223 km in an hour
+            + "</HealthData>\n"
+        let summary = try bench.service.importFile(atPath: try bench.write("export.xml", xml))
+        #expect(summary.recordsUsed == 1)
+        #expect(summary.datedOutsidePeriod == 2)
+        #expect(summary.recordsDropped == 1)
+        #expect(try bench.stored() == ["health:Apple Watch": [utc("2026-11-19T23:00:00Z"): 500]])
     }
 }

@@ -128,3 +128,32 @@ struct DustctlActivityTests {
         #expect(sources.standardOutput.split(separator: "\n").count == 2)
     }
 }
+
+@Suite("dustctl activity import summaries")
+struct ActivitySummaryTextTests {
+    @Test("The text summary counts same-second steps as steps, real jumps as GPS jumps, and says how many points had no time or an absurd date")
+    func summaryCounts() throws {
+        let directory = try TemporaryDirectory("finedust-activity-summary")
+        defer { directory.remove() }
+        let gpx = directory.path("route.gpx")
+        try Data("""
+            <gpx version="1.1"><trk><trkseg>
+            <trkpt lat="37.5665" lon="126.978"><time>2026-11-20T03:20:00Z</time></trkpt>
+            <trkpt lat="37.5665016" lon="126.978"><time>2026-11-20T03:20:01Z</time></trkpt>
+            <trkpt lat="37.5665038" lon="126.978"><time>2026-11-20T03:20:01Z</time></trkpt>
+            <trkpt lat="37.5665100" lon="126.978"></trkpt>
+            <trkpt lat="37.5665100" lon="126.978"><time>9999-12-31T00:00:00Z</time></trkpt>
+            <trkpt lat="37.6665038" lon="126.978"><time>2026-11-20T03:20:02Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """.utf8).write(to: URL(fileURLWithPath: gpx))
+        let result = try dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput == "route.gpx: GPX track, 2 track steps used, 1 GPS jumps dropped, 1 track points without a time ignored, "
+            .replacingOccurrences(of: "route.gpx", with: gpx)
+            + "1 dated before 2000 or in the future skipped, 1 hours touched, sources: gpx:route.gpx 0.00 km.\n")
+        let json = try dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"), "--json")
+        let file = try #require(((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["files"] as? [[String: Any]])?.first)
+        #expect(file["trackSteps"] as? Int == 2 && file["gpsJumpsDropped"] as? Int == 1)
+        #expect(file["pointsWithoutTime"] as? Int == 1 && file["datedOutsidePeriod"] as? Int == 1 && file["recordsDropped"] as? Int == 0)
+    }
+}
