@@ -127,7 +127,7 @@ public struct WebServer: Sendable {
         let model = DashboardModel(page: page, language: language, station: statistics.stations.primary, day: day, week: week,
                                    intakeUnit: statistics.intakeModel.unit,
                                    calendar: statistics.calendar, health: try source.health(), now: source.now,
-                                   forecast: try? source.forecastOutlook())
+                                   forecast: try? source.forecastOutlook(), audience: source.reportSettings.audience)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"
