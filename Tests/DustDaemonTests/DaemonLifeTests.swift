@@ -333,6 +333,11 @@ struct StatusStatesTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["daemon"] as? String == "neverRun")
         #expect(object["lastSuccess"] is NSNull)
+        #expect(object["state"] is NSNull && object["nextPoll"] is NSNull)
+        let text = try Executables.run("dustctl", ["status", "--db", db, "--station", "종로구"],
+                                       environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config]).standardOutput
+        #expect(text.contains("dustd         has not run against this database"), "\(text)")
+        #expect(!text.contains("Next poll") && !text.contains("still running"), "\(text)")
     }
 
     @Test("Running with fresh data: exit 0; SIGTERM: stopped, exit 3")

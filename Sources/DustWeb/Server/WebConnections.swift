@@ -123,8 +123,13 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
             context.write(data, promise: promise)
             gate.setBusy(false, context.channel)
             if closeAfterAnswer {
+                // A lingering close: the answer and a FIN first, the whole connection a second
+                // later. Closing at once with the client's unread body in the socket would send
+                // a reset, which can discard the answer before the client reads it.
                 context.flush()
-                context.close(promise: nil)
+                context.close(mode: .output, promise: nil)
+                let channel = context.channel
+                channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
             }
         case .body:
             context.write(data, promise: promise)
