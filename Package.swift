@@ -55,6 +55,9 @@ let package = Package(
         .target(name: "DustWeb", dependencies: [
             "DustKit", "DustServices", "DustReports", "DustStore",
             .product(name: "Hummingbird", package: "hummingbird"),
+            // The HTTP/1 channel's idle timeout and a handler on every connection (WebConnections.swift).
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),

@@ -108,8 +108,8 @@ public struct Daemon: Sendable {
         let snapshot = live.snapshot
         guard let stations = snapshot.stations else { return .configuration }
         board.update { $0.state = .polling }
-        let report = await snapshot.cycle(store: store, transport: transport, clock: SystemClock())
-            .run(stations: stations, includeNation: snapshot.includesNation)
+        let cycle = snapshot.cycle(store: store, transport: transport, clock: SystemClock())
+        let report = await board.keepingHeartbeat { await cycle.run(stations: stations, includeNation: snapshot.includesNation) }
         CycleLog(logger: logger).notices(report.notices)
         let outcome = CycleOutcome(report)
         board.update { status in

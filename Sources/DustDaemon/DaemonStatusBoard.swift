@@ -38,6 +38,42 @@ public final class DaemonStatusBoard: Sendable {
         update { _ in }
     }
 
+    /// The longest a waiting loop may sleep between two looks at `heartbeatIfDue`: half the
+    /// heartbeat interval, so the heartbeat is never older than 1.5 intervals while readers allow 2
+    /// (`DaemonHealth.lateAfter`). The interval is the record's, fixed at start, so a reload that
+    /// changes `poll.intervalSeconds` cannot make writer and readers disagree.
+    public var heartbeatStep: Duration {
+        .milliseconds(Int64(max(current.heartbeatSeconds, 0.002) * 500))
+    }
+
+    /// Writes the heartbeat when the last write is an interval old (or in the future: the clock
+    /// went back). Every wait in dustd calls this after each step.
+    public func heartbeatIfDue() {
+        let now = clock.now
+        let due = status.withLock { record in
+            let age = now.timeIntervalSince(record.heartbeatAt)
+            return age >= record.heartbeatSeconds || age < 0
+        }
+        if due { heartbeat() }
+    }
+
+    /// Runs `work` (a poll cycle: requests that may each wait for their timeout) while the
+    /// heartbeat keeps being written, so a slow server is not mistaken for a hung dustd.
+    public func keepingHeartbeat<Result: Sendable>(_ work: () async -> Result) async -> Result {
+        await withTaskGroup(of: Void.self, returning: Result.self) { group in
+            let step = heartbeatStep
+            group.addTask { [self] in
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: step) } catch { return }
+                    heartbeatIfDue()
+                }
+            }
+            let result = await work()
+            group.cancelAll()
+            return result
+        }
+    }
+
     private func publish(_ record: DaemonStatus) {
         do {
             try database.opened.saveStatus(record)

@@ -10,7 +10,7 @@ import ServiceLifecycle
 
 /// Fetches AirKorea's dust forecast after each publication (SPEC §14), beside `PollService` in
 /// the service group: its own loop, so a forecast request never delays an hourly poll.
-/// `ForecastPlanner` decides when (8 calls a KST day at most, retries included); the calls
+/// `ForecastPlanner` decides when (12 calls a KST day at most, retries and the catch-up included); the calls
 /// already made today are counted from the attempt record, so a restart does not reset the quota.
 public struct ForecastService: Service, CustomStringConvertible {
     /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
@@ -123,11 +123,13 @@ public struct ForecastService: Service, CustomStringConvertible {
         }
     }
 
-    /// Sleeps at most one `sleepStep`; false when cancelled (shutdown).
+    /// Sleeps at most one `sleepStep` and half a heartbeat interval, then writes the heartbeat if it
+    /// is due (the poll loop does too; either keeps dustd's record fresh); false when cancelled.
     private func pause(seconds: TimeInterval) async -> Bool {
-        let step = Double(sleepStep.components.seconds) + Double(sleepStep.components.attoseconds) / 1e18
+        let step = min(sleepStep.seconds, board.heartbeatStep.seconds)
         do {
             try await Task.sleep(for: .milliseconds(Int64(max(min(seconds, step), 0.001) * 1000)))
+            board.heartbeatIfDue()
             return true
         } catch {
             return false

@@ -97,8 +97,8 @@ public struct PollService: Service, CustomStringConvertible {
         self.sleepStep = sleepStep
     }
 
-    /// How often the status heartbeat is written while dustd waits: a reader calls dustd gone when
-    /// the heartbeat is twice as old, so this stays well under the poll interval.
+    /// How often the status heartbeat is written while dustd waits or polls: a reader calls dustd
+    /// not responding when the heartbeat is twice as old, so this stays well under the poll interval.
     public static func heartbeatSeconds(_ poll: PollSettings) -> Double {
         Double(min(poll.intervalSeconds, 600))
     }
@@ -119,7 +119,6 @@ public struct PollService: Service, CustomStringConvertible {
     /// dustd exits non-zero and systemd's `Restart=on-failure` brings it back.
     private func loop() async throws {
         var loop = PollLoopState.start(at: clock.now)
-        var lastHeartbeat = clock.now
         while !Task.isCancelled {
             let snapshot = configuration.snapshot
             let machine = PollStateMachine(planner: PollPlanner(poll: snapshot.settings.poll))
@@ -127,11 +126,10 @@ public struct PollService: Service, CustomStringConvertible {
             case .stop:
                 return
             case let .wait(remaining):
+                // Whatever the wait (the next hour, a backoff, the quota until 00:00 KST), the
+                // heartbeat is written at each step of it.
                 guard await pause(seconds: remaining) else { return }
-                if clock.now.timeIntervalSince(lastHeartbeat) >= Self.heartbeatSeconds(snapshot.settings.poll) {
-                    board.heartbeat()
-                    lastHeartbeat = clock.now
-                }
+                board.heartbeatIfDue()
                 continue
             case let .clockWentBack(remaining):
                 logger.warning("The system clock went back; polling now instead of waiting \(Int(remaining)) s")
@@ -142,13 +140,19 @@ public struct PollService: Service, CustomStringConvertible {
                 // Start-up and reload both refuse a configuration without station.name.
                 throw DaemonConfigurationError.noStation
             }
-            board.update { $0.state = .polling }
+            board.update { status in
+                status.state = .polling
+                // Polling now: the planned time is past, and the next one is not known yet.
+                status.nextPollAt = nil
+            }
             let report: CycleReport
             do {
                 let opened = try database.current()
                 let store: any PollStore = metrics.map { MeasuredPollStore(opened, metrics: $0) } ?? opened
-                report = await snapshot.cycle(store: store, transport: transport, clock: clock)
-                    .run(stations: stations, includeNation: snapshot.includesNation)
+                let cycle = snapshot.cycle(store: store, transport: transport, clock: clock)
+                report = await board.keepingHeartbeat {
+                    await cycle.run(stations: stations, includeNation: snapshot.includesNation)
+                }
             } catch {
                 var failed = CycleReport()
                 failed.failure = .storage(StorageFailure(error))
@@ -165,18 +169,17 @@ public struct PollService: Service, CustomStringConvertible {
                 status.nextPollAt = loop.state.wakeTime
                 status.record(outcome, of: report, at: now)
             }
-            lastHeartbeat = clock.now
             notifier.status(statusLine(loop.state, outcome, at: now, primary: stations.primary))
             afterCycle?(now)
         }
     }
 
-    /// Sleeps at most one `sleepStep`, so a clock change, a reload or a heartbeat is never late;
-    /// false when cancelled (shutdown).
+    /// Sleeps at most one `sleepStep` and half a heartbeat interval, so a clock change, a reload
+    /// or a heartbeat is never late; false when cancelled (shutdown).
     private func pause(seconds: TimeInterval) async -> Bool {
-        let step = Double(sleepStep.components.seconds) + Double(sleepStep.components.attoseconds) / 1e18
+        let step = min(sleepStep.seconds, board.heartbeatStep.seconds)
         do {
-            try await Task.sleep(for: .milliseconds(Int64(min(seconds, step) * 1000)))
+            try await Task.sleep(for: .milliseconds(Int64(max(min(seconds, step), 0.001) * 1000)))
             return true
         } catch {
             return false
@@ -214,6 +217,11 @@ extension DaemonStatus {
             break
         }
     }
+}
+
+extension Duration {
+    /// The duration in seconds, with its fraction.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }
 
 /// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` until shutdown.

@@ -40,7 +40,8 @@ struct WebFrontEnd {
             return WebSource.ReportSettings(
                 stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
                 calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
-                forecastRegion: settings.forecast.region)
+                forecastRegion: settings.forecast.region,
+                otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 })
         }, clock: clock)
     }
 }

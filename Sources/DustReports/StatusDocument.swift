@@ -17,35 +17,42 @@ extension ReportJSON {
 
     /// `dustctl status --json` and `/api/v1/status` (SPEC §15): what dustd is doing, how old the
     /// data is, the last success and error, and the exit status `dustctl status` ends with.
+    /// The state and the next poll and fetch are those `DaemonHealth` vouches for: none once dustd
+    /// stopped or was killed.
     ///
     /// `forecastCallsToday`: forecast requests since 00:00 KST, from the attempt record (the quota
     /// of SPEC §14 is `ForecastPlanner.dailyCallCap` a day).
+    /// `web`: for `/api/v1/status`, which has no `database` and `pid` members and hides the paths
+    /// in messages; nil for `dustctl`.
     public static func status(_ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar,
-                              forecastCallsToday: Int) -> JSON {
+                              forecastCallsToday: Int, web: WebAudience? = nil) -> JSON {
         let status = health.status
         func time(_ date: Date?) -> JSON { date.map { .string(calendar.iso8601($0)) } ?? .null }
+        func message(_ text: String) -> JSON { .string(web.map { $0.hidingPaths(in: text) } ?? text) }
         let success: JSON = status?.lastSuccess.map { success in
             .object([("time", time(success.at)), ("rowsNew", .integer(success.rowsNew)), ("rowsUpdated", .integer(success.rowsUpdated)),
                      ("requests", .integer(success.requests))])
         } ?? .null
         let failure: JSON = status?.lastError.map { failure in
-            .object([("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message)),
+            .object([("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", message(failure.message)),
                      ("resultCode", failure.resultCode.map(JSON.string) ?? .null),
                      ("httpStatus", failure.httpStatus.map { JSON.integer($0) } ?? .null)])
         } ?? .null
-        let refused: JSON = status?.reloadRefused.map { .object([("time", time($0.at)), ("reason", .string($0.reason))]) } ?? .null
-        return .object([
-            ("database", .string(database)),
+        let refused: JSON = status?.reloadRefused.map { .object([("time", time($0.at)), ("reason", message($0.reason))]) } ?? .null
+        let operatorOnly: (database: [(String, JSON)], pid: [(String, JSON)]) = web == nil
+            ? ([("database", .string(database))], [("pid", status.map { .integer(Int($0.pid)) } ?? .null)])
+            : ([], [])
+        return .object(operatorOnly.database + [
             ("station", station.map(JSON.string) ?? .null),
             ("daemon", .string(health.daemon.rawValue)),
-            ("state", status.map { .string($0.state.rawValue) } ?? .null),
+            ("state", health.currentState.map { .string($0.rawValue) } ?? .null),
             ("mode", status.map { .string($0.mode.rawValue) } ?? .null),
-            ("pid", status.map { .integer(Int($0.pid)) } ?? .null),
+        ] + operatorOnly.pid + [
             ("version", status.map { .string($0.version) } ?? .null),
             ("startedAt", time(status?.startedAt)),
             ("heartbeatAt", time(status?.heartbeatAt)),
             ("stoppedAt", time(status?.stoppedAt)),
-            ("nextPoll", time(status?.nextPollAt)),
+            ("nextPoll", time(health.nextPoll)),
             ("latestSlotEnd", time(health.newestHourEnd)),
             ("dataAgeSeconds", .number(health.dataAge.map { $0.rounded() })),
             ("stale", .bool(health.stale)),
@@ -60,9 +67,9 @@ extension ReportJSON {
                 ("dailyCap", .integer(ForecastPlanner.dailyCallCap)),
                 ("latestIssue", time(status?.forecast?.latestIssue)),
                 ("lastSuccess", time(status?.forecast?.lastSuccessAt)),
-                ("nextFetch", time(status?.forecast?.nextFetchAt)),
+                ("nextFetch", time(health.nextForecastFetch)),
                 ("lastError", status?.forecast?.lastError.map { failure in
-                    .object([("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", .string(failure.message)),
+                    .object([("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", message(failure.message)),
                              ("resultCode", failure.resultCode.map(JSON.string) ?? .null)])
                 } ?? .null),
             ])),

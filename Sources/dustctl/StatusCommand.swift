@@ -13,8 +13,9 @@ struct StatusCommand: ParsableCommand {
         discussion: """
             Exit status, for cron and monitoring: 0 dustd is running and the data is
             fresh; 3 dustd is not running (stopped, gone without stopping, never run,
-            or last run by --once); 4 the data is stale (nothing new for 3 hours) or
-            the last poll failed. Examples:
+            or last run by --once); 4 dustd is running but not responding (its process
+            is alive and its heartbeat late), the data is stale (nothing new for 3
+            hours) or the last poll failed. Examples:
               dustctl status
               dustctl status --json
             """)
@@ -53,9 +54,11 @@ struct StatusCommand: ParsableCommand {
         lines.append("Station       \(settings.station.name ?? "– (station.name is not set)")")
         let daemon = "dustd         \(health.daemonSummary)"
         lines.append(health.daemon == .running ? daemon : style.graded(daemon, .bad))
-        if health.daemon == .running, let next = status?.nextPollAt { lines.append("Next poll     \(calendar.iso8601(next))") }
+        if let next = health.nextPoll { lines.append("Next poll     \(calendar.iso8601(next))") }
         if let refused = status?.reloadRefused {
-            lines.append(style.graded("Reload        ", .bad) + "refused, still running the previous configuration: \(refused.reason)")
+            // Only a running dustd still runs its previous configuration.
+            let outcome = health.daemon == .running ? "refused, still running the previous configuration" : "refused at \(calendar.iso8601(refused.at))"
+            lines.append(style.graded("Reload        ", .bad) + "\(outcome): \(refused.reason)")
         }
         lines.append("Last success  " + (status?.lastSuccess.map { "\(when($0.at)): \($0.rowsNew) new, \($0.rowsUpdated) revised" } ?? "never"))
         if let failure = status?.lastError {
@@ -65,19 +68,19 @@ struct StatusCommand: ParsableCommand {
         }
         let data = "Data          \(rows) rows; \(health.dataSummary)"
         lines.append(health.stale ? style.graded(data, .bad) : data)
-        lines.append(forecastLine(status?.forecast, settings: settings, calls: forecastCalls))
+        lines.append(forecastLine(status?.forecast, nextFetch: health.nextForecastFetch, settings: settings, calls: forecastCalls))
         if let failure = status?.forecast?.lastError {
             lines.append("              last error \(when(failure.at)): \(failure.message)")
         }
         return lines.joined(separator: "\n")
     }
 
-    /// `Forecast      4/8 calls today (KST); latest issue 2026-11-22 11시; next fetch …`.
-    private func forecastLine(_ run: DaemonStatus.ForecastRun?, settings: FineDustSettings, calls: Int) -> String {
+    /// `Forecast      4/12 calls today (KST); latest issue 2026-11-22 11시; next fetch …`.
+    private func forecastLine(_ run: DaemonStatus.ForecastRun?, nextFetch: Date?, settings: FineDustSettings, calls: Int) -> String {
         var line = "Forecast      \(calls)/\(ForecastPlanner.dailyCallCap) calls today (KST)"
         guard settings.forecast.enabled else { return line + "; forecast.enabled is false" }
         if let issue = run?.latestIssue { line += "; latest issue \(ForecastIssueTime.label(issue)) 발표" }
-        if let next = run?.nextFetchAt { line += "; next fetch \(settings.calendar.iso8601(next))" }
+        if let next = nextFetch { line += "; next fetch \(settings.calendar.iso8601(next))" }
         return line
     }
 }

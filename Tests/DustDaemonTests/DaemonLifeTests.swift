@@ -442,6 +442,11 @@ struct StatusStatesTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["daemon"] as? String == "neverRun")
         #expect(object["lastSuccess"] is NSNull)
+        #expect(object["state"] is NSNull && object["nextPoll"] is NSNull)
+        let text = try Executables.run("dustctl", ["status", "--db", db, "--station", "종로구"],
+                                       environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config]).standardOutput
+        #expect(text.contains("dustd         has not run against this database"), "\(text)")
+        #expect(!text.contains("Next poll") && !text.contains("still running"), "\(text)")
     }
 
     @Test("Running with fresh data: exit 0; SIGTERM: stopped, exit 3")
@@ -493,6 +498,68 @@ struct StatusStatesTests {
         #expect(try dustd.statusText().contains("not running: it ended without stopping"))
     }
 
+    @Test("Waiting for the daily quota (22) until 00:00 KST: the heartbeat stays fresh, dustd is running, exit 4")
+    func quotaWaitIsRunning() async throws {
+        let quota22 = try TestFixtures.data("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml")
+        let dustd = try await RunningDustd(body: quota22)
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { try dustd.status().1["state"] as? String == "quotaExhausted" })
+        let asked = dustd.server.requests.count
+        // The heartbeat is written every 2 s (poll.intervalSeconds 2) and late after 4 s: watch
+        // three times that long, well inside the wait for 00:00 KST.
+        let watchUntil = Date().addingTimeInterval(12)
+        var seen: [String] = []
+        while Date() < watchUntil {
+            let (code, object) = try dustd.status()
+            seen.append("\(object["daemon"] as? String ?? "?")/\(code)")
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(seen.count >= 10 && seen.allSatisfy { $0 == "running/4" }, "\(seen)")
+        let (_, object) = try dustd.status()
+        #expect(object["state"] as? String == "quotaExhausted")
+        #expect((object["lastError"] as? [String: Any])?["resultCode"] as? String == "22")
+        // The next poll is the next 00:00 KST (the quota's reset), not in the past.
+        let next = try #require((object["nextPoll"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
+        #expect(next > Date() && next <= Date().addingTimeInterval(86_400 + 120))
+        #expect(try dustd.statusText().contains("running (PID \(dustd.process.processIdentifier)), waiting for the daily quota to reset (00:00 KST)"))
+        #expect(dustd.server.requests.count == asked, "nothing is asked again before 00:00 KST")
+        #expect(try await dustd.stop() == 0)
+    }
+
+    @Test("After a refused reload: running says so; stopped and killed claim no state, no next poll and no \"still running\"")
+    func nothingClaimedAfterTheEnd() async throws {
+        for ending in ["stopped", "gone"] {
+            let dustd = try await RunningDustd(body: recentDay(endingHoursAgo: 0))
+            defer { dustd.directory.remove() }
+            #expect(try await dustd.wait { try dustd.status().1["lastSuccess"] is [String: Any] })
+            try "station:\n  fallbacks: [중구]\n".write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
+            kill(dustd.process.processIdentifier, SIGHUP)
+            #expect(try await dustd.wait { try dustd.status().1["reloadRefused"] is [String: Any] })
+            #expect(try dustd.statusText().contains("refused, still running the previous configuration: station.name is not set"))
+            #expect(try dustd.status().1["nextPoll"] is String)
+            if ending == "stopped" {
+                #expect(try await dustd.stop() == 0)
+            } else {
+                kill(dustd.process.processIdentifier, SIGKILL)
+                dustd.process.waitUntilExit()
+                await dustd.server.stop()
+            }
+            let (code, object) = try dustd.status()
+            #expect(code == 3)
+            #expect(object["daemon"] as? String == ending)
+            #expect(object["state"] as? String == (ending == "stopped" ? "stopped" : nil), "\(object)")
+            #expect(object["nextPoll"] is NSNull, "\(object)")
+            #expect((object["forecast"] as? [String: Any])?["nextFetch"] is NSNull)
+            // The refusal is history: kept, with its time, without claiming anything now.
+            #expect((object["reloadRefused"] as? [String: Any])?["reason"] as? String == "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)")
+            let text = try dustd.statusText()
+            #expect(!text.contains("still running"), "\(text)")
+            #expect(!text.contains("Next poll"), "\(text)")
+            #expect(!text.contains("idle"), "\(text)")
+            #expect(text.contains("Reload        refused at "), "\(text)")
+        }
+    }
+
     @Test("A failing poll while running: exit 4, the error's kind and fix")
     func failing() async throws {
         let key30 = try TestFixtures.data("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml")
@@ -527,17 +594,25 @@ struct DaemonStatusTests {
         #expect(decoded?.lastPollFailed == true)
     }
 
-    @Test("Running needs a live dustd and a heartbeat younger than two intervals")
+    @Test("Running needs a live dustd and a heartbeat younger than two intervals; alive with an older one is not responding (exit 4)")
     func health() {
         let now = Date()
         var status = DaemonStatus(state: .idle, mode: .daemon, pid: 4242, version: "t", station: "종로구", startedAt: now, heartbeatSeconds: 600)
         status.heartbeatAt = now.addingTimeInterval(-1000)
+        status.nextPollAt = now.addingTimeInterval(600)
         let fresh = Slot(containing: now).advanced(by: -1)
+        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).nextPoll == now.addingTimeInterval(600))
         #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).daemon == .running)
         #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).exitStatus == 0)
         #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { _ in false }).daemon == .gone)
         status.heartbeatAt = now.addingTimeInterval(-1300)
-        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { _ in true }).daemon == .gone)
+        let late = DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { _ in true })
+        #expect(late.daemon == .notResponding)
+        #expect(late.exitStatus == 4)
+        #expect(late.daemonSummary.hasPrefix("not responding: PID 4242 is alive but last wrote its heartbeat at "))
+        // Its last record (idle, a next poll) is no longer vouched for.
+        #expect(late.currentState == nil && late.nextPoll == nil)
+        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { _ in false }).daemon == .gone)
         #expect(DaemonHealth(status: nil, newestSlot: nil, now: now, processIsDustd: { _ in true }).exitStatus == 3)
     }
 }

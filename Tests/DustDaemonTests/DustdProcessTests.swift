@@ -81,6 +81,9 @@ struct DustdProcessTests {
         let requestsBefore = server.requests.count
         while Date() < deadline, server.requests.count == requestsBefore {
             try await Task.sleep(for: .milliseconds(50))
+            // The listener's queue holds ten datagrams and WATCHDOG=1 comes every 200 ms: unread,
+            // it would be full before STOPPING=1 is sent.
+            messages += notify.drain()
         }
         let stopRequested = Date()
         kill(process.processIdentifier, SIGTERM)
@@ -177,6 +180,7 @@ struct DustdProcessTests {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
         #expect(object["daemon"] as? String == "stopped")
         #expect(object["mode"] as? String == "once")
+        #expect(object["state"] as? String == "stopped" && object["nextPoll"] is NSNull)
         #expect((object["lastError"] as? [String: Any])?["kind"] as? String == "airKorea")
         #expect(object["rows"] as? Int == 24)
         #expect(object["currentError"] as? Bool == true)
@@ -186,6 +190,7 @@ struct DustdProcessTests {
         #expect(object["stale"] as? Bool == true)
         let text = try Executables.run("dustctl", ["status"], environment: environment)
         #expect(text.standardOutput.contains("Last error"))
+        #expect(text.standardOutput.contains("ran once (--once)") && !text.standardOutput.contains("Next poll"), "\(text.standardOutput)")
         #expect(!status.standardOutput.contains(testKey) && !text.standardOutput.contains(testKey))
         server.setScript { _ in .respond(status: 503, body: Data("<html><title>503</title></html>".utf8), contentType: "text/html") }
         #expect(try Executables.run("dustd", ["--once"], environment: environment).status == 69)

@@ -37,7 +37,7 @@ struct ForecastServiceTests {
         return false
     }
 
-    @Test("Fetches the 17시 publication at once, stores it, waits for 23:30; a late publication is retried only within 8 calls a day")
+    @Test("Fetches the 17시 publication at once, stores it, waits for 23:30; a late publication is retried only within the daily cap")
     func scheduleAndCap() async throws {
         try await withRig { rig in
             rig.server.setScript { request in
@@ -75,7 +75,8 @@ struct ForecastServiceTests {
             #expect(rig.server.requests.count == 2, "nothing more before 23:30")
 
             // 23:30: the server still has only the 17시 issue, so AirKorea is "late": retried 5 and
-            // 10 minutes later while spare calls last, then nothing until 05:30.
+            // 10 minutes later, then 20 minutes later, in the next KST day's spare calls (its
+            // catch-up), then nothing until 05:30.
             // Each step waits until the service has planned its retry (the status names it) before
             // the clock moves, so a loaded machine cannot make the test race the service.
             func planned(_ time: String) async throws -> Bool {
@@ -88,14 +89,56 @@ struct ForecastServiceTests {
             #expect(try await planned("2026-11-22T23:45:30"))
             #expect(rig.server.requests.count == 6)
             clock.set(kstTime("2026-11-22T23:46:00"))
-            #expect(try await planned("2026-11-23T05:30:00"))
+            #expect(try await planned("2026-11-23T00:06:00"))
             #expect(rig.server.requests.count == 8)
             clock.set(kstTime("2026-11-22T23:59:00"))
             try await Task.sleep(for: .milliseconds(500))
             #expect(rig.server.requests.count == 8)
-            #expect(try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-22T00:00:00")) == 8)
+            clock.set(kstTime("2026-11-23T00:06:30"))
+            #expect(try await planned("2026-11-23T05:30:00"))
+            #expect(rig.server.requests.count == 10)
+            #expect(rig.server.requests.suffix(2).allSatisfy { $0.query["searchDate"] == "2026-11-22" })
+            clock.set(kstTime("2026-11-23T05:00:00"))
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(rig.server.requests.count == 10)
+            #expect(try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-22T00:00:00")) == 10)
+            #expect(try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-23T00:00:00")) == 2)
             #expect(!rig.logs.text.contains(testKey))
             #expect(rig.logs.text.contains("not published yet"))
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+}
+
+@Suite("dustd's forecast fetcher at a night-time start", .serialized)
+struct ForecastNightStartTests {
+    @Test("Started at 01:40 KST with nothing stored: asks for the 23시 issue (searchDate the day before) at once, not at 05:30")
+    func nightStart() async throws {
+        try await withRig { rig in
+            rig.server.setScript { request in
+                guard request.operation == "getMinuDustFrcstDspth" else { return .respond(status: 404, body: Data()) }
+                return .respond(status: 200, body: request.query["InformCode"] == "PM25" ? ForecastServiceTests.pm25 : ForecastServiceTests.pm10)
+            }
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let clock = SettableClock(kstTime("2026-11-23T01:40:00"))
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                                                       startedAt: clock.now, heartbeatSeconds: 2),
+                                          database: database, clock: clock, logger: rig.logs.logger())
+            let service = ForecastService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
+                                          board: board, transport: rig.transport, clock: clock, logger: rig.logs.logger(), sleepStep: .milliseconds(50))
+            let task = Task { try await service.run() }
+            defer { task.cancel() }
+            // The clock never moves: both calls are made at 01:40, and recorded as that day's.
+            func recorded() throws -> Int {
+                try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-23T00:00:00"))
+            }
+            let deadline = Date().addingTimeInterval(30)
+            while try recorded() < 2, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(try recorded() == 2)
+            #expect(rig.server.requests.map { $0.query["InformCode"] } == ["PM10", "PM25"])
+            #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" })
             task.cancel()
             _ = try? await task.value
         }

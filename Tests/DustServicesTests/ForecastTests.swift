@@ -133,11 +133,28 @@ struct ForecastPlannerTests {
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 6)
     }
 
-    @Test("Start at 04:00 with nothing stored: yesterday's 23시 issue would break the cap, so the first fetch is 05:30")
-    func startBeforeFirstPublication() {
-        let run = simulate(from: kst("2026-11-22T04:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
-        #expect(run.fetches.first == kst("2026-11-22T05:30:00"))
-        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 8)
+    @Test("Start at 01:40 with nothing stored: yesterday's 23시 issue at once (searchDate yesterday), then the 4 scheduled; 10 calls")
+    func nightStartCatchesUp() {
+        #expect(planner.decide(now: kst("2026-11-22T01:40:00"), lastFetched: nil, callsToday: 0, failure: nil)
+                == .fetch(publication: kst("2026-11-21T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 21)))
+        let run = simulate(from: kst("2026-11-22T01:40:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
+        #expect(run.fetches == [kst("2026-11-22T01:40:00"), kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"),
+                                kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        #expect(run.searchDates.first == LocalDate(year: 2026, month: 11, day: 21))
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
+    }
+
+    @Test("A start at any hour with an older issue stored fetches the latest publication at once")
+    func everyHourCatchesUp() {
+        for minutes in stride(from: 0, to: 24 * 60, by: 10) {
+            let now = kst("2026-11-22T00:00:00").addingTimeInterval(TimeInterval(minutes * 60))
+            let due = planner.latestPublication(fetchableBy: now)
+            // The day's calls so far: the scheduled fetches already past, all of which succeeded.
+            let scheduledSoFar = ForecastIssueTime.publicationHours
+                .filter { planner.fetchTime(of: kst("2026-11-22T00:00:00").addingTimeInterval(TimeInterval($0 * 3600))) <= now }.count
+            let decision = planner.decide(now: now, lastFetched: due.addingTimeInterval(-6 * 3600), callsToday: scheduledSoFar * 2, failure: nil)
+            #expect(decision == .fetch(publication: due, searchDate: ForecastPlanner.kstDay(of: due)), "start at \(minutes) min past 00:00 KST")
+        }
     }
 
     @Test("Start at 23:45 with nothing stored today: the 23시 issue (searchDate today) at once")
@@ -148,14 +165,28 @@ struct ForecastPlannerTests {
         #expect(planner.latestPublication(fetchableBy: kst("2026-11-23T00:10:00")) == kst("2026-11-22T23:00:00"))
     }
 
-    @Test("Every fetch failing: retries only from spare calls, never more than 8 a day")
+    @Test("Every fetch failing: retries only from spare calls, never more than 12 a day (10: 2 stay kept for the outlook)")
     func failingDayKeepsTheCap() {
-        let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-24T00:00:00"), lastFetched: nil) { _ in .retryWithBackoff }
-        // 14:00 fails; 14:05 (5 minutes later) may still spend the 2 calls 17:30 and 23:30 do not need.
-        #expect(Array(run.fetches.prefix(4)) == [kst("2026-11-22T14:00:00"), kst("2026-11-22T14:05:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
-        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 8)
-        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 23)] == 8)
+        let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-25T00:00:00"), lastFetched: nil) { _ in .retryWithBackoff }
+        // 14:00 fails; 14:05 and 14:15 (5 and 10 minutes later) spend the calls 17:30, 23:30 and the outlook do not need.
+        #expect(Array(run.fetches.prefix(5)) == [kst("2026-11-22T14:00:00"), kst("2026-11-22T14:05:00"), kst("2026-11-22T14:15:00"),
+                                                 kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        // The next day: the catch-up at 00:30 (an hour after 23:30), then only the 4 scheduled fetches.
+        #expect(Array(run.fetches.dropFirst(5).prefix(5)) == [kst("2026-11-23T00:30:00"), kst("2026-11-23T05:30:00"), kst("2026-11-23T11:30:00"),
+                                                              kst("2026-11-23T17:30:00"), kst("2026-11-23T23:30:00")])
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 23)] == 10)
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 24)] == 10)
         #expect(run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap })
+    }
+
+    @Test("Every fetch failing from a 00:00 start with every kind of advice: never more than 12 calls a KST day")
+    func capHoldsForEveryAdvice() {
+        for advice in [RetryAdvice.retryWithBackoff, .waitAMinute, .waitForNextHour, .waitUntilMidnightKST] {
+            let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-26T00:00:00"), lastFetched: nil) { _ in advice }
+            #expect(!run.fetches.isEmpty)
+            #expect(run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap - ForecastPlanner.outlookReserve }, "\(advice): \(run.calls)")
+        }
     }
 
     @Test("Quota exceeded (22): nothing more that KST day, the next fetch is 05:30 the next day")
@@ -177,10 +208,12 @@ struct ForecastPlannerTests {
 
     @Test("Spare calls: the day's remaining scheduled fetches are reserved")
     func spare() {
-        #expect(planner.spareCalls(at: kst("2026-11-22T05:30:00"), callsToday: 0) == 2)
-        #expect(planner.spareCalls(at: kst("2026-11-22T04:00:00"), callsToday: 0) == 0)
-        #expect(planner.spareCalls(at: kst("2026-11-22T23:45:00"), callsToday: 6) == 2)
-        #expect(planner.spareCalls(at: kst("2026-11-22T12:00:00"), callsToday: 2) == 2)
+        // 12, less 2 for the outlook, less the calls made, less 2 for each scheduled fetch still ahead.
+        #expect(planner.spareCalls(at: kst("2026-11-22T05:30:00"), callsToday: 0) == 4)
+        #expect(planner.spareCalls(at: kst("2026-11-22T04:00:00"), callsToday: 0) == 2)
+        #expect(planner.spareCalls(at: kst("2026-11-22T23:45:00"), callsToday: 8) == 2)
+        #expect(planner.spareCalls(at: kst("2026-11-22T12:00:00"), callsToday: 4) == 2)
+        #expect(planner.spareCalls(at: kst("2026-11-22T23:45:00"), callsToday: 10) == 0)
     }
 }
 

@@ -72,7 +72,7 @@ struct ForecastCommandTests {
         #expect(result.standardOutput.contains("No forecast is stored for today or tomorrow yet"))
     }
 
-    @Test("dustctl status counts today's forecast calls (KST) against the cap of 8, text and JSON")
+    @Test("dustctl status counts today's forecast calls (KST) against the cap of 12, text and JSON")
     func statusCountsCalls() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -87,11 +87,11 @@ struct ForecastCommandTests {
             try store.record(PollAttempt(startedAt: at, station: nil, operation: operation, outcome: .ok))
         }
         let text = try dustctl("status", "--db", db, "--station", "종로구")
-        #expect(text.standardOutput.contains("Forecast      3/8 calls today (KST)"), "\(text.standardOutput)")
+        #expect(text.standardOutput.contains("Forecast      3/12 calls today (KST)"), "\(text.standardOutput)")
         let json = try dustctl("status", "--db", db, "--station", "종로구", "--json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         let forecast = try #require(document["forecast"] as? [String: Any])
         #expect(forecast["callsToday"] as? Int == 3)
-        #expect(forecast["dailyCap"] as? Int == 8)
+        #expect(forecast["dailyCap"] as? Int == 12)
     }
 }

@@ -2,20 +2,25 @@ import AirKorea
 import DustKit
 import Foundation
 
-/// When dustd fetches forecasts: pure rules on explicit times (SPEC §14).
+/// When dustd fetches forecasts: pure rules on explicit times.
 ///
 /// NIER publishes at about 05, 11, 17 and 23 KST; dustd fetches each publication at
-/// `fetchMinute` past its hour, both pollutants (2 calls), so 8 calls a day. At start it also
-/// fetches the latest publication if nothing as new is stored. **The daily cap is 8 calls, retries
-/// and the catch-up at start included**: a retry or catch-up only spends calls that the day's
-/// remaining scheduled fetches do not need (each later publication supersedes the one before, so
-/// a failed fetch that cannot be retried is simply replaced at the next one). 8 is 1.6 % of the
-/// 500 calls a day a development key allows for the operation.
+/// `fetchMinute` past its hour, both pollutants (2 calls), so 8 scheduled calls a day. **The daily
+/// cap is 12 calls**: the 8 scheduled, 2 kept for the weekly outlook, and the rest for the catch-up
+/// and retries. A start at any hour with no stored issue as new as the latest publication fetches
+/// that publication at once (a start at 01:40 KST fetches the 23시 issue then, not at 05:30), because
+/// the spare calls cover one catch-up even when every scheduled fetch of the day is still ahead. A
+/// retry or catch-up only spends calls that the day's remaining scheduled fetches and the outlook
+/// do not need (each later publication supersedes the one before, so a failed fetch that cannot be
+/// retried is simply replaced at the next one). 12 is 2.4 % of the 500 calls a day a development key
+/// allows for the operation.
 public struct ForecastPlanner: Sendable {
     /// Calls one publication costs: PM10 and PM25.
     public static let callsPerFetch = 2
     /// The most forecast calls in one KST day, whatever fails.
-    public static let dailyCallCap = 8
+    public static let dailyCallCap = 12
+    /// Calls kept every day for the weekly outlook, which this planner never spends.
+    public static let outlookReserve = 2
     /// The minute past a publication hour at which it is fetched (the API lags the publication).
     public static let fetchMinute = 30
 
@@ -70,11 +75,11 @@ public struct ForecastPlanner: Sendable {
         return .fetch(publication: due, searchDate: Self.kstDay(of: due))
     }
 
-    /// Calls the rest of the KST day's scheduled fetches after `instant` do not need.
+    /// Calls the rest of the KST day's scheduled fetches after `instant` and the outlook do not need.
     public func spareCalls(at instant: Date, callsToday: Int) -> Int {
         let day = Self.kstDay(of: instant)
         let laterToday = ForecastIssueTime.publicationHours.map { fetchTime(of: Self.instant(day, hour: $0)) }.filter { $0 > instant }.count
-        return Self.dailyCallCap - callsToday - laterToday * Self.callsPerFetch
+        return Self.dailyCallCap - Self.outlookReserve - callsToday - laterToday * Self.callsPerFetch
     }
 
     /// The newest publication whose fetch time is at or before `now`.

@@ -8,6 +8,9 @@ public struct DaemonHealth: Sendable, Hashable {
     public enum Daemon: String, Sendable, Hashable {
         /// Its process is alive and its heartbeat is younger than two heartbeat intervals.
         case running
+        /// Its process is alive but its heartbeat is older than two heartbeat intervals: it is stuck
+        /// (every wait writes the heartbeat) or cannot write its status (a full disk).
+        case notResponding
         /// It stopped cleanly (a signal, or the end of `--once`).
         case stopped
         /// It ended without stopping: killed, crashed, or the machine went down.
@@ -40,20 +43,44 @@ public struct DaemonHealth: Sendable, Hashable {
         }
         if status.state == .stopped {
             daemon = .stopped
-        } else if processIsDustd(status.pid), now.timeIntervalSince(status.heartbeatAt) < 2 * status.heartbeatSeconds {
+        } else if !processIsDustd(status.pid) {
+            daemon = .gone
+        } else if now.timeIntervalSince(status.heartbeatAt) < Self.lateAfter(status) {
             daemon = .running
         } else {
-            daemon = .gone
+            daemon = .notResponding
         }
     }
 
-    /// The exit status of `dustctl status`: 0 healthy, 3 dustd not running, 4 stale data or a
-    /// failed last poll (SPEC §15).
+    /// How old a heartbeat may be while dustd runs: two of its intervals, so one slow write is not
+    /// taken for a hang.
+    public static func lateAfter(_ status: DaemonStatus) -> TimeInterval { 2 * status.heartbeatSeconds }
+
+    /// The exit status of `dustctl status`: 0 healthy, 3 dustd not running, 4 dustd running but
+    /// not responding, stale data or a failed last poll (README, "dustctl status").
     public var exitStatus: Int32 {
-        guard daemon == .running else { return 3 }
-        if stale || status?.lastPollFailed == true { return 4 }
-        return 0
+        switch daemon {
+        case .stopped, .gone, .neverRun: return 3
+        case .notResponding: return 4
+        case .running: return stale || status?.lastPollFailed == true ? 4 : 0
+        }
     }
+
+    /// What the poll loop is doing now, or nil when that is not known: the recorded state is true
+    /// only while dustd runs (a killed dustd's last record says `idle`); a stopped one is `stopped`.
+    public var currentState: DaemonStatus.State? {
+        switch daemon {
+        case .running: status?.state
+        case .stopped: .stopped
+        case .notResponding, .gone, .neverRun: nil
+        }
+    }
+
+    /// When dustd polls next; nil unless it runs (a stopped or killed dustd polls never).
+    public var nextPoll: Date? { daemon == .running ? status?.nextPollAt : nil }
+
+    /// When dustd fetches the forecast next; nil unless it runs.
+    public var nextForecastFetch: Date? { daemon == .running ? status?.forecast?.nextFetchAt : nil }
 
     /// One line for a person: what dustd is doing.
     public var daemonSummary: String {
@@ -67,6 +94,10 @@ public struct DaemonHealth: Sendable, Hashable {
             let pid = status.map { " (PID \($0.pid))" } ?? ""
             let heartbeat = status.map { ", last heard from at \(KoreaStandardTime.iso8601($0.heartbeatAt))" } ?? ""
             return "not running: it ended without stopping\(pid)\(heartbeat); check `journalctl -u dustd`"
+        case .notResponding:
+            guard let status else { return "not responding" }
+            return "not responding: PID \(status.pid) is alive but last wrote its heartbeat at \(KoreaStandardTime.iso8601(status.heartbeatAt))"
+                + " (every \(Int(status.heartbeatSeconds)) s expected); check `journalctl -u dustd` and the disk, or restart it with `systemctl restart dustd`"
         case .running:
             guard let status else { return "running" }
             let doing: String = switch status.state {

@@ -1,4 +1,5 @@
 import DustKit
+import DustReports
 import DustServices
 import Foundation
 
@@ -51,10 +52,14 @@ public struct DashboardModel: Sendable {
     /// Today's and tomorrow's forecast for the region, shown on the today page; nil when the
     /// region is not known.
     public var forecast: ForecastOutlook?
+    /// The paths the page never shows (messages are network and storage text that may name them).
+    public var audience: WebAudience
 
     public init(page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
-                calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil) {
+                calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
+                audience: WebAudience = WebAudience(knownPaths: [])) {
         self.forecast = forecast
+        self.audience = audience
         self.page = page
         self.language = language
         self.station = station

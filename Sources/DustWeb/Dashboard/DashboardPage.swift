@@ -1,4 +1,5 @@
 import DustKit
+import DustReports
 import DustServices
 import Foundation
 
@@ -177,24 +178,28 @@ struct DashboardRenderer {
         if health.stale {
             notice(health.dataAge.map { text.stale(age: text.age($0)) } ?? text.noHoursStored)
         }
+        func shown(_ message: String) -> String { model.audience.hidingPaths(in: message) }
         switch health.daemon {
         case .gone:
-            notice(text.gone(pid: status?.pid, lastHeard: status.map { when($0.heartbeatAt) }))
+            // No PID on the web: it tells a visitor nothing they need.
+            notice(text.gone(pid: nil, lastHeard: status.map { when($0.heartbeatAt) }))
+        case .notResponding:
+            notice(text.notResponding(lastHeard: status.map { when($0.heartbeatAt) }))
         case .stopped:
             let at = status?.stoppedAt.map(when)
             notice(status?.mode == .once ? text.ranOnce(at: at) : text.stopped(at: at), warning: true)
         case .neverRun:
             notice(text.neverRun, warning: true)
         case .running:
-            if let status, let waiting = text.waiting(status.state, until: status.nextPollAt.map(when)) {
+            if let state = health.currentState, let waiting = text.waiting(state, until: health.nextPoll.map(when)) {
                 notice(waiting, warning: true)
             }
         }
         if let status, status.lastPollFailed, let failure = status.lastError {
-            notice(text.pollFailed(at: when(failure.at), kind: failure.kind, code: failure.resultCode), detail: failure.message)
+            notice(text.pollFailed(at: when(failure.at), kind: failure.kind, code: failure.resultCode), detail: shown(failure.message))
         }
         if let refused = status?.reloadRefused {
-            notice(text.reloadRefused(at: when(refused.at)), detail: refused.reason, warning: true)
+            notice(text.reloadRefused(at: when(refused.at), stillRunning: health.daemon == .running), detail: shown(refused.reason), warning: true)
         }
         guard !items.isEmpty else { return .empty }
         return "<section class=\"notices\" aria-label=\"\(text.problems)\">\(items)</section>"

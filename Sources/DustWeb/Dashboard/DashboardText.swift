@@ -206,6 +206,11 @@ struct DashboardText {
         return say("dustd가 실행 중이 아닙니다: 정상 종료 없이 끝났습니다\(detail). journalctl -u dustd 명령으로 로그를 확인하세요.",
                    "dustd is not running: it ended without stopping\(detail); check journalctl -u dustd.")
     }
+    func notResponding(lastHeard: String?) -> String {
+        let detail = lastHeard.map { say(" (마지막 응답 \($0))", " (last heard from at \($0))") } ?? ""
+        return say("dustd 프로세스는 살아 있지만 응답하지 않습니다\(detail). journalctl -u dustd 명령으로 로그를 확인하세요.",
+                   "dustd's process is alive but not responding\(detail); check journalctl -u dustd.")
+    }
     func stopped(at time: String?) -> String {
         let when = time.map { say(" (\($0))", " at \($0)") } ?? ""
         return say("dustd가 정상 종료되었습니다\(when). 새 측정값이 저장되지 않습니다.",
@@ -229,9 +234,12 @@ struct DashboardText {
         let detail = kindName + (code.map { say(", 결과 코드 \($0)", ", result code \($0)") } ?? "")
         return say("마지막 수집이 실패했습니다 (\(time), \(detail)):", "The last poll failed at \(time) (\(detail)):")
     }
-    func reloadRefused(at time: String) -> String {
-        say("설정 다시 읽기가 거부되어 이전 설정으로 동작합니다 (\(time)):",
-            "A configuration reload was refused at \(time); dustd kept its previous configuration:")
+    /// `stillRunning`: only a running dustd still runs its previous configuration.
+    func reloadRefused(at time: String, stillRunning: Bool) -> String {
+        stillRunning
+            ? say("설정 다시 읽기가 거부되어 이전 설정으로 동작합니다 (\(time)):",
+                  "A configuration reload was refused at \(time); dustd kept its previous configuration:")
+            : say("설정 다시 읽기가 거부되었습니다 (\(time)):", "A configuration reload was refused at \(time):")
     }
     func waiting(_ state: DaemonStatus.State, until time: String?) -> String? {
         let until = time.map { say(" (\($0)까지)", " until \($0)") } ?? ""
@@ -264,6 +272,7 @@ struct DashboardText {
         case .running: say("dustd 실행 중", "dustd is running")
         case .stopped: say("dustd 중지됨", "dustd is stopped")
         case .gone: say("dustd 비정상 종료", "dustd ended without stopping")
+        case .notResponding: say("dustd 응답 없음", "dustd is not responding")
         case .neverRun: say("dustd 실행 기록 없음", "dustd has never run")
         }
         guard let age = health.dataAge else { return state }

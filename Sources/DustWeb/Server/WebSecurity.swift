@@ -31,24 +31,47 @@ public struct BearerToken: Sendable, CustomStringConvertible, CustomDebugStringC
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 }
 
-/// Only GET and HEAD, small requests, a token where one is configured, and security headers on
-/// every answer (SPEC §13).
-struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: BearerToken?
+/// The headers every answer carries, whoever writes it: the router's middleware puts them on what
+/// the routes answer, `WebConnectionHandler` on whatever else reaches the wire (Hummingbird's own
+/// 400, an error thrown past the middleware).
+enum WebSecurityHeaders {
     /// The Content-Security-Policy of every answer; pages get their own with the style hash.
     static var apiPolicy: String { "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'" }
     static var referrerPolicy: HTTPField.Name { HTTPField.Name("Referrer-Policy")! }
     static var frameOptions: HTTPField.Name { HTTPField.Name("X-Frame-Options")! }
+
+    /// Adds what is missing; a page's own policy and cache rule stay.
+    static func apply(to headers: inout HTTPFields) {
+        headers[.xContentTypeOptions] = "nosniff"
+        headers[referrerPolicy] = "no-referrer"
+        headers[frameOptions] = "DENY"
+        if headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+        if headers[.contentSecurityPolicy] == nil { headers[.contentSecurityPolicy] = apiPolicy }
+    }
+
+    /// Whether a request says a body follows: nothing here takes one.
+    static func carriesBody(_ headers: HTTPFields) -> Bool {
+        headers[.transferEncoding] != nil || headers[.contentLength].map { $0 != "0" } == true
+    }
+}
+
+/// Only GET and HEAD, small requests, a token where one is configured, and security headers on
+/// every answer (SPEC §13).
+struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: BearerToken?
     /// Longest request target accepted.
     static var maxTargetLength: Int { 2048 }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        var response = try await checked(request, context: context, next: next)
-        response.headers[.xContentTypeOptions] = "nosniff"
-        response.headers[Self.referrerPolicy] = "no-referrer"
-        response.headers[Self.frameOptions] = "DENY"
-        response.headers[.cacheControl] = response.headers[.cacheControl] ?? "no-store"
-        if response.headers[.contentSecurityPolicy] == nil { response.headers[.contentSecurityPolicy] = Self.apiPolicy }
+        var response: Response
+        do {
+            response = try await checked(request, context: context, next: next)
+        } catch let error as any HTTPResponseError {
+            // The router's 404 for an unknown path arrives as an error: answered here, so it
+            // carries the headers like any other answer.
+            response = try error.response(from: request, context: context)
+        }
+        WebSecurityHeaders.apply(to: &response.headers)
         return response
     }
 
@@ -61,11 +84,9 @@ struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
         if request.uri.description.utf8.count > Self.maxTargetLength {
             return WebResponse.text(.uriTooLong, "The request target is too long.\n")
         }
-        // Nothing here takes a body; refusing one keeps a client from making dustd read it.
-        if let length = request.headers[.contentLength], length != "0" {
-            return WebResponse.text(.contentTooLarge, "Requests with a body are not accepted.\n")
-        }
-        if request.headers[.transferEncoding] != nil {
+        // Nothing here takes a body; refusing one keeps a client from making dustd read it (and
+        // WebConnectionHandler closes the connection after this answer).
+        if WebSecurityHeaders.carriesBody(request.headers) {
             return WebResponse.text(.contentTooLarge, "Requests with a body are not accepted.\n")
         }
         if let token, request.uri.path != "/healthz", !token.accepts(request.headers[.authorization]) {

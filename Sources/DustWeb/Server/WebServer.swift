@@ -4,7 +4,9 @@ import DustServices
 import DustStore
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
+import NIOCore
 
 /// dustd on the web (SPEC §13): the dashboard, the JSON API (the same documents as
 /// `dustctl … --json`, byte for byte), `/metrics` and `/healthz`, read-only, from the same
@@ -14,16 +16,23 @@ public struct WebServer: Sendable {
     private let source: WebSource
     private let metrics: PollMetrics
     private let token: BearerToken?
+    private let limits: WebConnectionLimits
 
-    public init(source: WebSource, metrics: PollMetrics, token: BearerToken?) {
+    public init(source: WebSource, metrics: PollMetrics, token: BearerToken?, limits: WebConnectionLimits = .standard) {
         self.source = source
         self.metrics = metrics
         self.token = token
+        self.limits = limits
     }
 
-    /// The Hummingbird application listening on `host:port`; run it as a service.
+    /// The Hummingbird application listening on `host:port`; run it as a service. Connections are
+    /// capped and time out (`WebConnectionLimits`), and every answer carries the security headers.
     public func application(host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
-        Application(router: router(), configuration: .init(address: .hostname(host, port: port), serverName: "dustd"), logger: logger)
+        let gate = WebConnectionGate(limit: limits.maxConnections)
+        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WebConnectionHandler(gate: gate)],
+                                               idleTimeout: TimeAmount(limits.idleTimeout))
+        return Application(router: router(), server: .http1(configuration: http1),
+                           configuration: .init(address: .hostname(host, port: port), serverName: "dustd"), logger: logger)
     }
 
     /// The routes, for the application and for tests.
@@ -136,7 +145,7 @@ public struct WebServer: Sendable {
         let model = DashboardModel(page: page, language: language, station: statistics.stations.primary, day: day, week: week,
                                    intakeUnit: statistics.intakeModel.unit,
                                    calendar: statistics.calendar, health: try source.health(), now: source.now,
-                                   forecast: try? source.forecastOutlook())
+                                   forecast: try? source.forecastOutlook(), audience: source.reportSettings.audience)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"

@@ -16,15 +16,21 @@ public struct WebSource: Sendable {
         public var databasePath: String
         /// `forecast.region`; nil means the station's region.
         public var forecastRegion: ForecastRegion?
+        /// Other files dustd reads (its configuration, key and token files): never shown on the web.
+        public var otherPaths: [String]
 
         public init(stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
-                    forecastRegion: ForecastRegion? = nil) {
+                    forecastRegion: ForecastRegion? = nil, otherPaths: [String] = []) {
             self.stations = stations
             self.calendar = calendar
             self.intakeModel = intakeModel
             self.databasePath = databasePath
             self.forecastRegion = forecastRegion
+            self.otherPaths = otherPaths
         }
+
+        /// What web answers leave out: these paths, any other absolute path, and the PID.
+        public var audience: WebAudience { WebAudience(knownPaths: [databasePath] + otherPaths) }
     }
 
     private let store: @Sendable () -> SQLiteStore
@@ -59,14 +65,14 @@ public struct WebSource: Sendable {
         return DaemonHealth(status: try store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
     }
 
-    /// The `dustctl status --json` document.
+    /// The `dustctl status --json` document, less what the web never shows (`WebAudience`).
     public func statusDocument() throws(StorageFailure) -> JSON {
         let settings = settings()
         let rows: Int
         do { rows = try store().measurementCount() } catch { throw StorageFailure(error) }
         let calls = try store().forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: clock.now))
         return ReportJSON.status(try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
-                                 calendar: settings.calendar, forecastCallsToday: calls)
+                                 calendar: settings.calendar, forecastCallsToday: calls, web: settings.audience)
     }
 
     /// Today's and tomorrow's forecast for the region, as `dustctl forecast` reads it.

@@ -1,0 +1,238 @@
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A plain TCP client on loopback, so a test can be the slow, idle or malformed client no HTTP
+/// library would be. Every read gives up after `timeout`, and blocks a thread of its own: a
+/// blocked thread of Swift's small cooperative pool would starve the server's handlers.
+final class RawConnection: @unchecked Sendable {
+    let descriptor: Int32
+
+    init(port: Int, timeout: TimeInterval = 10) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(descriptor); throw POSIXError(.ECONNREFUSED) }
+    }
+
+    deinit { close(descriptor) }
+
+    /// False once the server has closed the connection.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == bytes.count
+    }
+
+    /// Everything until the server closes the connection (or the timeout).
+    func readToEnd() async -> (text: String, closed: Bool) {
+        await Self.onOwnThread { self.blockingReadToEnd() }
+    }
+
+    /// One whole answer on a connection the server keeps open.
+    func readAnswer() async -> String {
+        await Self.onOwnThread { self.blockingReadAnswer() }
+    }
+
+    private static func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: body()) }.start()
+        }
+    }
+
+    private func blockingReadToEnd() -> (text: String, closed: Bool) {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count > 0 { received += buffer[0..<count]; continue }
+            // 0: closed; ECONNRESET: closed with unread data; EAGAIN: the timeout.
+            return (String(decoding: received, as: UTF8.self), count == 0 || errno == ECONNRESET)
+        }
+    }
+
+    /// Reads until the body announced by Content-Length has come.
+    private func blockingReadAnswer() -> String {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let text = String(decoding: received, as: UTF8.self)
+            if let split = text.range(of: "\r\n\r\n") {
+                let length = text[..<split.lowerBound].split(separator: "\r\n")
+                    .first { $0.lowercased().hasPrefix("content-length:") }
+                    .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
+                if text.utf8.count - text[..<split.upperBound].utf8.count >= length { return text }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { return text }
+            received += buffer[0..<count]
+        }
+    }
+}
+
+/// The header `name` of a raw HTTP answer, if present.
+func header(_ name: String, in answer: String) -> String? {
+    let head = answer.components(separatedBy: "\r\n\r\n").first ?? ""
+    return head.split(separator: "\r\n").dropFirst().first { $0.lowercased().hasPrefix(name.lowercased() + ":") }
+        .map { String($0.dropFirst(name.count + 1)).trimmingCharacters(in: .whitespaces) }
+}
+
+/// How many of `connections` the server has closed.
+func closedCount(_ connections: [RawConnection]) async -> Int {
+    var closed = 0
+    for connection in connections {
+        if await connection.readToEnd().closed { closed += 1 }
+    }
+    return closed
+}
+
+@Suite("The web under idle, slow and hostile clients: capped connections, timeouts, headers on every answer", .serialized)
+struct WebConnectionTests {
+    func application(_ rig: WebRig, limits: WebConnectionLimits, token: BearerToken? = nil) throws -> some ApplicationProtocol {
+        WebServer(source: try rig.source(), metrics: PollMetrics(), token: token, limits: limits)
+            .application(host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
+    }
+
+    @Test("40 idle or half-sent connections against a cap of 4: a real request is answered at once, and only 4 stay open")
+    func slowloris() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig, limits: WebConnectionLimits(maxConnections: 4, idleTimeout: .seconds(60))).test(.live) { client in
+            let port = try #require(client.port)
+            var attackers: [RawConnection] = []
+            for index in 0..<40 {
+                let connection = try RawConnection(port: port, timeout: 2)
+                // Half of them start a request and never finish its headers.
+                if index.isMultiple(of: 2) { connection.send("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ") }
+                attackers.append(connection)
+            }
+            let started = Date()
+            let real = try RawConnection(port: port, timeout: 20)
+            real.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let (answer, _) = await real.readToEnd()
+            // Far below the 60 s idle timeout: room was made, not waited for.
+            #expect(Date().timeIntervalSince(started) < 20)
+            #expect(answer.hasPrefix("HTTP/1.1 503"), "\(answer)")
+            #expect(header("X-Content-Type-Options", in: answer) == "nosniff")
+            // Of the 41 connections the server saw, at most 4 are open: each attacker reads EOF
+            // (closed) or times out after 2 s (still open).
+            let stillOpen = attackers.count - (await closedCount(attackers))
+            #expect(stillOpen <= 4, "\(stillOpen) idle connections stayed open")
+        }
+    }
+
+    @Test("An idle connection is closed after the idle timeout; so is one trickling its headers, and one holding back its body")
+    func timeouts() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        // Idle timeouts of 3 s: short for a test, long enough for a loaded machine to answer in.
+        try await application(rig, limits: WebConnectionLimits(maxConnections: 64, idleTimeout: .seconds(3))).test(.live) { client in
+            let port = try #require(client.port)
+            // Nothing sent: closed after about 3 seconds.
+            let idle = try RawConnection(port: port, timeout: 20)
+            let opened = Date()
+            #expect(await idle.readToEnd().closed)
+            let lasted = Date().timeIntervalSince(opened)
+            #expect(lasted >= 2.9 && lasted < 20, "\(lasted) s")
+
+            // A header line every 200 ms: the headers never end, so the timeout still counts from the start.
+            let trickle = try RawConnection(port: port, timeout: 0.2)
+            let trickleStarted = Date()
+            trickle.send("GET /api/v1/today HTTP/1.1\r\nHost: x\r\n")
+            var closedAfter: TimeInterval?
+            while Date().timeIntervalSince(trickleStarted) < 20 {
+                let sent = trickle.send("X-Slow: 1\r\n")
+                let closedNow = await trickle.readToEnd().closed
+                if !sent || closedNow {
+                    closedAfter = Date().timeIntervalSince(trickleStarted)
+                    break
+                }
+            }
+            let trickled = try #require(closedAfter, "a trickling client held the connection for 20 s")
+            #expect(trickled >= 2.9, "\(trickled) s")
+
+            // A body announced and never sent: answered 413 with the headers, and closed after the
+            // answer (Connection: close), whatever the client still sends.
+            let body = try RawConnection(port: port, timeout: 20)
+            body.send("GET /api/v1/today HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc")
+            let (answer, closed) = await body.readToEnd()
+            #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
+            #expect(header("Connection", in: answer) == "close")
+            #expect(closed)
+
+            // A kept-alive connection serves a second request, then times out when idle.
+            let keepAlive = try RawConnection(port: port, timeout: 20)
+            keepAlive.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect((await keepAlive.readAnswer()).hasPrefix("HTTP/1.1 503"))
+            keepAlive.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect((await keepAlive.readAnswer()).hasPrefix("HTTP/1.1 503"))
+            #expect(await keepAlive.readToEnd().closed)
+        }
+    }
+
+    @Test("Every answer carries the CSP, nosniff, frame and cache headers: 200, 400, 401, 404, 405, 413, 414, 503 and Hummingbird's own 400")
+    func headersOnEveryAnswer() async throws {
+        let rig = try WebRig()
+        defer { rig.directory.remove() }
+        let token = try #require(BearerToken("s3cret"))
+        let authorised = "Authorization: Bearer s3cret\r\n"
+        let requests: [(request: String, status: Int)] = [
+            ("GET /api/v1/today HTTP/1.1\r\n\(authorised)", 200),
+            ("GET / HTTP/1.1\r\n\(authorised)", 200),
+            ("HEAD /metrics HTTP/1.1\r\n\(authorised)", 200),
+            ("GET /api/v1/week?end=yesterday HTTP/1.1\r\n\(authorised)", 400),
+            ("GET /api/v1/today HTTP/1.1\r\n", 401),
+            ("GET /nothing-here HTTP/1.1\r\n\(authorised)", 404),
+            ("GET /nothing-here HTTP/1.1\r\n", 401),
+            ("GET /day/2026-13-45 HTTP/1.1\r\n\(authorised)", 404),
+            ("POST /api/v1/today HTTP/1.1\r\n\(authorised)Content-Length: 0\r\n", 405),
+            ("GET /api/v1/today HTTP/1.1\r\n\(authorised)Content-Length: 2\r\n\r\nhi", 413),
+            ("GET /day/\(String(repeating: "x", count: 3000)) HTTP/1.1\r\n\(authorised)", 414),
+            ("GET /healthz HTTP/1.1\r\n", 503),
+            ("BLAH\u{1}\u{2} / HTTP/9\r\n", 400),
+        ]
+        try await application(rig, limits: .standard, token: token).test(.live) { client in
+            let port = try #require(client.port)
+            for (request, status) in requests {
+                let connection = try RawConnection(port: port)
+                let whole = request.hasSuffix("hi") ? request : request + "Host: x\r\nConnection: close\r\n\r\n"
+                connection.send(whole)
+                let (answer, _) = await connection.readToEnd()
+                let line = String(request.prefix(40))
+                #expect(answer.hasPrefix("HTTP/1.1 \(status)"), "\(line): \(answer.prefix(200))")
+                #expect(header("X-Content-Type-Options", in: answer) == "nosniff", "\(line)")
+                #expect(header("X-Frame-Options", in: answer) == "DENY", "\(line)")
+                #expect(header("Content-Security-Policy", in: answer)?.contains("frame-ancestors 'none'") == true, "\(line)")
+                #expect(header("Cache-Control", in: answer) == "no-store", "\(line)")
+                #expect(header("Referrer-Policy", in: answer) == "no-referrer", "\(line)")
+            }
+        }
+    }
+
+    @Test("The unit's LimitNOFILE leaves room for the connection cap and dustd's own descriptors")
+    func descriptorLimit() throws {
+        let unit = try String(contentsOf: TestFixtures.repositoryRoot.appendingPathComponent("systemd/dustd.service"), encoding: .utf8)
+        let limit = try #require(unit.split(separator: "\n").first { $0.hasPrefix("LimitNOFILE=") }.flatMap { Int($0.dropFirst(12)) })
+        // About 60 for the database, event loops and clients (counted with ls /proc/PID/fd), doubled.
+        #expect(limit >= WebConnectionLimits.standard.maxConnections + 120, "LimitNOFILE=\(limit)")
+    }
+}
