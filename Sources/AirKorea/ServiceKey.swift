@@ -18,7 +18,7 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, !trimmed.contains(where: { $0.isNewline || $0 == " " }) else { return nil }
         self.value = trimmed
-        self.decoded = trimmed.contains("%") ? percentDecode(Array(trimmed.utf8)) : Array(trimmed.utf8)
+        self.decoded = trimmed.contains("%") ? KeyEchoGuard.percentDecoded(Array(trimmed.utf8)) : Array(trimmed.utf8)
         let sent = trimmed.contains("%") ? trimmed : percentEncodeQueryValue(trimmed)
         self.echoGuard = KeyEchoGuard(keyForms: [trimmed, sent])
     }
@@ -73,23 +73,6 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     public static func == (lhs: ServiceKey, rhs: ServiceKey) -> Bool { lhs.value == rhs.value }
     public func hash(into hasher: inout Hasher) { hasher.combine(value) }
-}
-
-/// `%hh` sequences decoded once; anything else kept as it is.
-private func percentDecode(_ bytes: [UInt8]) -> [UInt8] {
-    var result: [UInt8] = []
-    var index = 0
-    while index < bytes.count {
-        if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-           let high = SecretScrubber.hexValue(bytes[index + 1]), let low = SecretScrubber.hexValue(bytes[index + 2]) {
-            result.append(high << 4 | low)
-            index += 3
-        } else {
-            result.append(bytes[index])
-            index += 1
-        }
-    }
-    return result
 }
 
 /// Percent-encodes everything except RFC 3986 unreserved characters, so `+`, `/`, `=` and

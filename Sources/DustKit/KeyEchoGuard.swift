@@ -197,7 +197,7 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     }
 
     /// `%hh` decoded once, upper- or lower-case hex; a `%` without two hex digits kept.
-    static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
+    public static func percentDecoded(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.contains(UInt8(ascii: "%")) else { return bytes }
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
