@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Concurrency (issue 6): dustctl readers in loops while dustd rewrites 2,200 rows every second.
+# Concurrency (issue 6): dustctl readers in loops while dustd writes 720 rows every second.
 # No reader may fail, and no "database is locked" may reach a user.
 #
 #   scripts/concurrency-test.sh              READS=600 scripts/concurrency-test.sh
@@ -14,7 +14,9 @@ trap 'kill "${PIDS[@]}" 2>/dev/null; rm -rf "$WORK"' EXIT
 echo "# defaults" > "$WORK/empty.yaml"
 export DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STORAGE_PATH="$WORK/dust.sqlite"
 
-python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --revise >"$WORK/port" 2>/dev/null &
+# --live: dated up to yesterday, as dustd stores only what a request's window covers; --new-stations:
+# each poll writes a MONTH of 720 rows for a new station name (a DAILY poll would write only 24).
+python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --live --new-stations >"$WORK/port" 2>/dev/null &
 PIDS+=($!)
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=concurrency-key \
@@ -26,20 +28,21 @@ reader() {  # name, command…
     local name=$1; shift
     local failures=0
     for _ in $(seq $((READS / 3))); do
-        if ! "$BIN/dustctl" "$@" --station 종로구 >/dev/null 2>>"$WORK/$name.err"; then failures=$((failures + 1)); fi
+        if ! "$BIN/dustctl" "$@" --station 종로구-1 >/dev/null 2>>"$WORK/$name.err"; then failures=$((failures + 1)); fi
     done
     echo "$failures" > "$WORK/$name.failures"
 }
 start=$(date +%s)
 readers=()
-reader day day 2026-11-20 --json & readers+=($!)
-reader week week --end 2026-11-20 --json & readers+=($!)
-reader export export --from 2026-08-01 --to 2026-11-20 & readers+=($!)
+day=$(TZ=Asia/Seoul date -d yesterday +%F)
+reader day day "$day" --json & readers+=($!)
+reader week week --end "$day" --json & readers+=($!)
+reader export export --from "$(TZ=Asia/Seoul date -d "40 days ago" +%F)" --to "$day" & readers+=($!)
 wait "${readers[@]}"
 elapsed=$(( $(date +%s) - start ))
 polls=$(grep -c "Poll done" "$WORK/dustd.log")
-revised=$(grep -o "revised=[0-9]*" "$WORK/dustd.log" | awk -F= '{s += $2} END {print s}')
+written=$(grep -o "new=[0-9]*" "$WORK/dustd.log" | awk -F= '{s += $2} END {print s}')
 failures=$(cat "$WORK"/*.failures | awk '{s += $1} END {print s}')
 locked=$(cat "$WORK"/*.err | grep -ci "locked\|busy" || true)
-echo "concurrency: $READS dustctl reads in $elapsed s while dustd made $polls polls revising $revised rows: $failures failed reads, $locked 'locked' messages"
+echo "concurrency: $READS dustctl reads in $elapsed s while dustd made $polls polls writing $written rows: $failures failed reads, $locked 'locked' messages"
 [ "$failures" = 0 ] && [ "$locked" = 0 ] || { cat "$WORK"/*.err | head; exit 1; }

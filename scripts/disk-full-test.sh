@@ -16,8 +16,9 @@ PIDS=()
 trap 'kill "${PIDS[@]}" 2>/dev/null; sleep 0.5; umount "$DISK" 2>/dev/null; rm -rf "$WORK"' EXIT
 echo "# defaults" > "$WORK/empty.yaml"
 
-# Every answer brings 2,200 rows for a new station name, so every poll needs new space.
-python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --new-stations >"$WORK/port" 2>/dev/null &
+# Every answer brings 720 rows (a MONTH, dated up to yesterday) for a new station name, so every
+# poll needs new space.
+python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --live --new-stations >"$WORK/port" 2>/dev/null &
 PIDS+=($!)
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STORAGE_PATH="$DISK/dust.sqlite" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=disk-full-key \
@@ -32,25 +33,31 @@ sleep 3
 kill -0 "$DUSTD" || { echo "disk-full-test: FAILED: dustd died on a full disk"; tail "$WORK/dustd.log"; exit 1; }
 integrity=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "PRAGMA integrity_check")
 [ "$integrity" = ok ] || { echo "disk-full-test: FAILED: integrity_check: $integrity"; exit 1; }
-partial=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM (SELECT count(*) AS n FROM measurement GROUP BY station) WHERE n != 2200")
+partial=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM (SELECT count(*) AS n FROM measurement GROUP BY station) WHERE n != 720")
 [ "$partial" = 0 ] || { echo "disk-full-test: FAILED: a batch is half-stored on the full disk"; exit 1; }
 stored_full=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM measurement")
 echo "ok: disk full after $stored_full rows: dustd logged it, kept running, integrity ok, no half batch"
 grep -m1 "is full" "$WORK/dustd.log" | sed 's/^/    /'
-# dustctl status names the failure as storage, never as the network (its record is small enough to
-# fit in the WAL even when a 2,200-row batch does not).
+# dustctl status never names the failure as the network. When the disk has room for the status
+# record (a failed batch leaves its space in the WAL), it says storage; when the last batch took the
+# last page, dustd cannot record anything and its late heartbeat reads as "not responding" — true,
+# and checked again below once space returns.
 for _ in $(seq 20); do
     DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" status --json --db "$DISK/dust.sqlite" --station 종로구 >"$WORK/status.json" || true
-    python3 -c 'import json,sys; e=json.load(open(sys.argv[1]))["lastError"]; sys.exit(0 if e and e["kind"] == "storage" else 1)' "$WORK/status.json" && break
+    python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); e=s["lastError"]; sys.exit(0 if (e and e["kind"] == "storage") or s["daemon"] == "notResponding" else 1)' "$WORK/status.json" && break
     sleep 0.5
 done
 python3 - "$WORK/status.json" <<'PY' || { echo "disk-full-test: FAILED: dustctl status does not report a storage error"; cat "$WORK/status.json"; exit 1; }
 import json, sys
 status = json.load(open(sys.argv[1]))
 error = status["lastError"]
-assert error and error["kind"] == "storage", status
-assert "is full" in error["message"] and "AirKorea" not in error["message"], error
-print("ok: dustctl status: kind=storage, " + error["message"])
+if error:
+    assert error["kind"] == "storage", status
+    assert "is full" in error["message"] and "AirKorea" not in error["message"], error
+    print("ok: dustctl status: kind=storage, " + error["message"])
+else:
+    assert status["daemon"] == "notResponding" and status["state"] is None, status
+    print("ok: dustctl status: not responding (the disk had no room for its status record either)")
 PY
 
 mount -o remount,size=64m "$DISK"
@@ -60,4 +67,13 @@ for _ in $(seq 60); do [ "$(grep -c "Poll done" "$WORK/dustd.log")" -gt "$before
 stored_after=$(sqlite3 "file:$DISK/dust.sqlite?mode=ro" "SELECT count(*) FROM measurement")
 [ "$stored_after" -gt "$stored_full" ] || { echo "disk-full-test: FAILED: nothing stored after recovery"; exit 1; }
 echo "ok: space returned: dustd stored again ($stored_full → $stored_after rows) without a restart"
+DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" status --json --db "$DISK/dust.sqlite" --station 종로구 >"$WORK/status.json" || true
+python3 - "$WORK/status.json" <<'PY' || { echo "disk-full-test: FAILED: dustctl status does not keep the storage error"; cat "$WORK/status.json"; exit 1; }
+import json, sys
+status = json.load(open(sys.argv[1]))
+error = status["lastError"]
+assert status["daemon"] == "running" and error and error["kind"] == "storage", status
+assert "is full" in error["message"] and "AirKorea" not in error["message"], error
+print("ok: dustctl status after recovery: running, last error kind=storage")
+PY
 echo "disk-full-test: PASSED"

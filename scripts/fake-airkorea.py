@@ -5,18 +5,35 @@ Answers every GET with the given XML fixture (a forecast request, getMinuDustFrc
 the synthesized forecast of its InformCode) and logs the request with the service key redacted.
 Prints the port it listens on (127.0.0.1) as its first line.
 
-    python3 scripts/fake-airkorea.py FIXTURE.xml [--revise] [--new-stations]
+    python3 scripts/fake-airkorea.py FIXTURE.xml [--live] [--revise] [--new-stations]
 
+--live          answer as AirKorea would today: every dataTime moved by whole days so the newest is
+                yesterday (KST) at 24:00, and each answer holds only what its dataTerm asks for
+                (DAILY the newest 24 items, MONTH 720, 3MONTH all), with numOfRows and totalCount
+                to match. dustd stores only what a request's window covers (docs/RELIABILITY.md), so a
+                fixture's fixed dates would otherwise age out of every window.
 --revise        every answer changes the PM10 values a little, so each poll rewrites its rows
 --new-stations  every answer renames the stations, so each poll adds new rows (fills a disk)
 """
+import datetime
 import http.server
 import os
 import re
 import sys
 import threading
+import urllib.parse
 
 template = open(sys.argv[1], "rb").read()
+live = "--live" in sys.argv
+if live:
+    # Whole days keep each item's hour, so a day's report reads as it did on the fixture's date.
+    KST = datetime.timezone(datetime.timedelta(hours=9))
+    DATA_TIME = rb"<dataTime>(\d{4}-\d\d-\d\d) (\d\d:00)</dataTime>"
+    newest = max(datetime.date.fromisoformat(day.decode()) for day, _ in re.findall(DATA_TIME, template))
+    shift = (datetime.datetime.now(KST) - datetime.timedelta(days=1)).date() - newest
+    template = re.sub(DATA_TIME, lambda m: b"<dataTime>%s %s</dataTime>" % (
+        (datetime.date.fromisoformat(m.group(1).decode()) + shift).isoformat().encode(), m.group(2)), template)
+ITEMS_PER_TERM = {"DAILY": 24, "MONTH": 720}
 SYNTHESIZED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "synthesized")
 forecasts = {code: open(os.path.join(SYNTHESIZED, f"forecast-{code.lower()}-2026-11-22.xml"), "rb").read() for code in ("PM10", "PM25")}
 revise = "--revise" in sys.argv
@@ -25,11 +42,23 @@ counter = [0]
 lock = threading.Lock()
 
 
-def body_for_request():
+def answer_for_term(body, path):
+    """Only the newest items a dataTerm asks for (the fixture lists the newest first)."""
+    term = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query).get("dataTerm", [""])[0]
+    keep = ITEMS_PER_TERM.get(term)
+    items = list(re.finditer(rb"<item>.*?</item>\s*", body, re.S))
+    if keep is None or len(items) <= keep:
+        return body
+    body = body[:items[0].start()] + b"".join(m.group(0) for m in items[:keep]) + body[items[-1].end():]
+    body = re.sub(rb"<numOfRows>\d+</numOfRows>", b"<numOfRows>%d</numOfRows>" % keep, body)
+    return re.sub(rb"<totalCount>\d+</totalCount>", b"<totalCount>%d</totalCount>" % keep, body)
+
+
+def body_for_request(path):
     with lock:
         counter[0] += 1
         n = counter[0]
-    body = template
+    body = answer_for_term(template, path) if live else template
     if revise:
         body = re.sub(rb"<pm10Value>(\d+)</pm10Value>", lambda m: b"<pm10Value>%d</pm10Value>" % (int(m.group(1)) + n % 7), body)
     if new_stations:
@@ -42,7 +71,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         if "getMinuDustFrcstDspth" in self.path:
             body = forecasts["PM25" if "InformCode=PM25" in self.path else "PM10"]
         else:
-            body = body_for_request()
+            body = body_for_request(self.path)
         self.send_response(200)
         self.send_header("Content-Type", "text/xml;charset=UTF-8")
         self.send_header("Content-Length", str(len(body)))
