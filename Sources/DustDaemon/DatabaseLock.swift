@@ -188,10 +188,17 @@ struct StorageDirectory {
               failure: (String, String) -> DatabaseLock.Failure) throws(DatabaseLock.Failure) -> Int32 {
         let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0o640)
         guard descriptor >= 0 else {
-            if errno == ELOOP {
+            let reason = errno
+            if reason == ELOOP {
                 throw .unsafe("\(role.prefix(1).uppercased() + role.dropFirst()) \(path) is a symlink, which dustd does not follow there; remove it (`rm \(path)`), or give storage.path a directory of dustd's own.")
             }
-            throw failure(path, String(cString: strerror(errno)))
+            // The kernel may refuse first (fs.protected_regular=2 refuses root another user's file
+            // in a sticky directory, with EACCES): say what is wrong with the file, not only "denied".
+            var status = stat()
+            if lstat(path, &status) == 0, let problem = problem(with: status, path: path, role: role, allowingLinks: allowingLinks) {
+                throw .unsafe(problem)
+            }
+            throw failure(path, String(cString: strerror(reason)))
         }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {

@@ -24,7 +24,7 @@ final class RunningDustd: Sendable {
     init(configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:], body: Data? = nil,
          directory existing: TemporaryDirectory? = nil) async throws {
         directory = try existing ?? TemporaryDirectory("dustd-life")
-        let daily = try body ?? TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let daily = try body ?? TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
         let baseURL = try await server.start()
         configPath = directory.path("dustd.yaml")

@@ -43,7 +43,7 @@ struct DustdProcessTests {
     @Test("READY, STATUS and WATCHDOG reach $NOTIFY_SOCKET; SIGTERM during a poll exits 0 within 5 s; the key is nowhere")
     func lifecycle() async throws {
         let directory = try TemporaryDirectory("dustd")
-        let daily = try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let slowNow = Mutex(false)
         let server = FakeAirKoreaServer { _ in
             slowNow.withLock { $0 } ? .delayed(.seconds(20), .respond(status: 200, body: daily)) : .respond(status: 200, body: daily)
@@ -150,7 +150,8 @@ struct DustdProcessTests {
     @Test("--once against a fake AirKorea stores the day and exits 0; a key error exits 78")
     func once() async throws {
         let directory = try TemporaryDirectory("dustd")
-        let daily = try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        // Two days back: the newest hour ended at yesterday's midnight, so the data is stale at any hour.
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", daysAgo: 2)
         let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
         let baseURL = try await server.start()
         let credentials = directory.path("credentials")

@@ -15,6 +15,33 @@ public enum TestFixtures {
     public static func data(_ relativePath: String) throws -> Data {
         try Data(contentsOf: url(relativePath))
     }
+
+    /// A recorded response as AirKorea would answer it today, for tests that run a real dustd on the
+    /// real clock: every `dataTime` moved by whole days so the newest falls `daysAgo` days before today
+    /// (KST; 1: yesterday, its 24:00 being today's midnight), each hour kept. dustd stores only what a request's window covers, so the fixtures' fixed dates would
+    /// otherwise age out of every window (scripts/fake-airkorea.py --live does the same).
+    public static func liveData(_ relativePath: String, daysAgo: Int = 1, now: Date = Date()) throws -> Data {
+        var text = String(decoding: try data(relativePath), as: UTF8.self)
+        let pattern = try NSRegularExpression(pattern: "<dataTime>(\\d{4}-\\d\\d-\\d\\d) (\\d\\d:00)</dataTime>")
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        let dayFormat = DateFormatter()
+        dayFormat.calendar = utc
+        dayFormat.timeZone = utc.timeZone
+        dayFormat.locale = Locale(identifier: "en_US_POSIX")
+        dayFormat.dateFormat = "yyyy-MM-dd"
+        let matches = pattern.matches(in: text, range: NSRange(text.startIndex..., in: text))
+        let days = matches.compactMap { Range($0.range(at: 1), in: text).flatMap { dayFormat.date(from: String(text[$0])) } }
+        guard let newest = days.max() else { return Data(text.utf8) }
+        let yesterday = dayFormat.date(from: dayFormat.string(from: now.addingTimeInterval(9 * 3600 - 86_400 * Double(daysAgo))))!
+        let shift = utc.dateComponents([.day], from: newest, to: yesterday).day ?? 0
+        for match in matches.reversed() {
+            guard let dayRange = Range(match.range(at: 1), in: text), let day = dayFormat.date(from: String(text[dayRange])),
+                  let moved = utc.date(byAdding: .day, value: shift, to: day) else { continue }
+            text.replaceSubrange(dayRange, with: dayFormat.string(from: moved))
+        }
+        return Data(text.utf8)
+    }
 }
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
