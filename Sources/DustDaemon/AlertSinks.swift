@@ -204,6 +204,9 @@ struct CommandSink: SecretHoldingSink {
         } catch {
             throw AlertSinkError("\(name) could not be started: \(error)")
         }
+        // Cancelled while the command ran, the teardown's SIGTERM may end it before the run
+        // reports the cancellation: that is dustd stopping it, not the command failing.
+        if Task.isCancelled, case .signaled = status { throw AlertSinkError("\(name) was stopped: dustd is stopping") }
         switch status {
         case .exited(0): return
         case let .exited(code): throw AlertSinkError("\(name) exited with status \(code)")
