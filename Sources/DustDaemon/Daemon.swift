@@ -83,7 +83,7 @@ public struct Daemon: Sendable {
         for warning in [keyWarning, settings.api.cleartextWarning].compactMap({ $0 }) + settings.warnings {
             logger.warning("\(warning)")
         }
-        let database = DaemonDatabase(store, logger: logger)
+        let database = DaemonDatabase(store, lock: lock, logger: logger)
         var initial = DaemonStatus(state: .starting, mode: once ? .once : .daemon, pid: getpid(), version: FineDustVersion.current,
                                    station: settings.station.name ?? "", startedAt: Date(),
                                    heartbeatSeconds: PollService.heartbeatSeconds(settings.poll))

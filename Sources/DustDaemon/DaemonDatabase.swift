@@ -10,10 +10,13 @@ import Synchronization
 /// stored would vanish at the next stop while the journal said "Poll done".
 public final class DaemonDatabase: Sendable {
     private let store: Mutex<SQLiteStore>
+    private let lock: DatabaseLock?
     private let logger: Logger
 
-    public init(_ store: SQLiteStore, logger: Logger) {
+    /// - Parameter lock: the daemon's lock, moved to the new file when the database is reopened.
+    public init(_ store: SQLiteStore, lock: DatabaseLock? = nil, logger: Logger) {
         self.store = Mutex(store)
+        self.lock = lock
         self.logger = logger
     }
 
@@ -25,6 +28,11 @@ public final class DaemonDatabase: Sendable {
         logger.error("The database \(open.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill.")
         let reopened = try SQLiteStore(path: open.path)
         store.withLock { $0 = reopened }
+        do {
+            try lock?.followReplacedDatabase()
+        } catch {
+            logger.error("Could not lock the reopened database \(open.path): \(error)")
+        }
         return reopened
     }
 

@@ -1,5 +1,6 @@
 import DustStore
 import Foundation
+import Synchronization
 
 /// One dustd per database file, held for the life of the process, and a storage directory no one
 /// else can plant files in.
@@ -21,7 +22,9 @@ public final class DatabaseLock: Sendable {
     /// The lock file.
     public let path: String
     private let descriptor: Int32
-    private let databaseDescriptor: Int32
+    /// The database file as opened for its `flock`; moved by `followReplacedDatabase`.
+    private let databaseDescriptor: Mutex<Int32>
+    private let databasePath: String
 
     /// Why the lock could not be taken.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -102,12 +105,35 @@ public final class DatabaseLock: Sendable {
         _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         self.descriptor = descriptor
-        self.databaseDescriptor = databaseDescriptor
+        self.databaseDescriptor = Mutex(databaseDescriptor)
+        self.databasePath = databasePath
     }
 
     deinit {
-        close(databaseDescriptor)
+        close(databaseDescriptor.withLock { $0 })
         close(descriptor)
+    }
+
+    /// Moves the `flock` to the file now at the database's path, once dustd has reopened a
+    /// database that was deleted or replaced under it: the lock held the old file, so a second
+    /// dustd reaching the new one through a hard link would not have been refused.
+    public func followReplacedDatabase() throws(Failure) {
+        let storage = try StorageDirectory.check(databasePath: databasePath)
+        let replacement = try storage.open(storage.databasePath, role: "the database", allowingLinks: true,
+                                           failure: { .unavailable(lockPath: $0, reason: $1) })
+        if wholeFileLock(replacement, LOCK_EX | LOCK_NB) != 0 {
+            let reason = errno
+            var status = stat()
+            let pid = fstat(replacement, &status) == 0 ? Self.flockHolder(of: status) : 0
+            close(replacement)
+            if reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: pid) }
+            throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(reason)))
+        }
+        close(databaseDescriptor.withLock { held in
+            let old = held
+            held = replacement
+            return old
+        })
     }
 
     /// The process holding a `flock` on the file, from `/proc/locks` (`1: FLOCK ADVISORY WRITE

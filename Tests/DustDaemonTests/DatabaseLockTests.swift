@@ -102,6 +102,33 @@ struct DatabaseLockTests {
         #expect(try String(contentsOfFile: database + ".lock", encoding: .utf8) == "\(getpid())\n")
     }
 
+    @Test("After the database is deleted and created again, the lock follows it: a hard link to the new file is refused")
+    func lockFollowsReplacedDatabase() throws {
+        let directory = try TemporaryDirectory("lock-follow")
+        defer { directory.remove() }
+        let state = directory.path("state")
+        let elsewhere = directory.path("elsewhere")
+        for path in [state, elsewhere] { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false) }
+        chmod(state, 0o750)
+        chmod(elsewhere, 0o750)
+        let database = state + "/dust.sqlite"
+        let lock = try DatabaseLock(databasePath: database)
+        // Deleted and created again (a restore): the flock stayed on the old, unlinked file.
+        unlink(database)
+        #expect(FileManager.default.createFile(atPath: database, contents: Data()))
+        chmod(database, 0o640)
+        let link = elsewhere + "/dust.sqlite"
+        #expect(link.withCString { to in database.withCString { from in Glibc.link(from, to) } } == 0)
+        #expect(lockFailure(link) != nil)  // refused either way: the file has two names
+        try lock.followReplacedDatabase()
+        // Held now: a second dustd on the hard link is told another dustd has it, not merely that
+        // the file has two names (which it would be told with no dustd running).
+        guard case .held = try #require(lockFailure(link)) else {
+            Issue.record("a second lock through the hard link was not refused as held")
+            return
+        }
+    }
+
     @Test("/proc/locks names the process holding a flock on a file, by device and inode")
     func flockHolderFromProcLocks() {
         var status = stat()
