@@ -13,20 +13,30 @@ struct TextStyle {
         return TextStyle(colour: wantsColour)
     }
 
-    func bold(_ text: String) -> String { colour ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
-    func dim(_ text: String) -> String { colour ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+    func bold(_ text: String) -> String { colour ? Self.sequence("1") + text + Self.reset : text }
+    func dim(_ text: String) -> String { colour ? Self.sequence("2") + text + Self.reset : text }
 
     /// Text in the colour AirKorea uses for a grade (blue, green, orange, red).
     func graded(_ text: String, _ grade: DustGrade?) -> String {
         guard colour, let grade else { return text }
-        let code = switch grade {
+        return Self.sequence(Self.colourCode(grade)) + text + Self.reset
+    }
+
+    private static func colourCode(_ grade: DustGrade) -> String {
+        switch grade {
         case .good: "34"
         case .moderate: "32"
         case .bad: "33"
         case .veryBad: "31"
         }
-        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
     }
+
+    private static func sequence(_ code: String) -> String { "\u{1B}[\(code)m" }
+    private static let reset = sequence("0")
+
+    /// Every escape sequence dustctl writes itself: reset, bold, dim and the grade colours, the
+    /// only ones `TerminalOutput` lets through.
+    static let sequences: [String] = [reset, sequence("1"), sequence("2")] + DustGrade.allCases.map { sequence(colourCode($0)) }
 }
 
 /// Terminal columns a string occupies: Hangul and other East Asian wide characters take two.

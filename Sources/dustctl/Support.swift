@@ -130,9 +130,8 @@ func standardError(_ message: String) {
 /// other control character (and bidirectional override) is replaced as `TerminalSafeText` does.
 /// Values are made safe where they are formatted too; this is the net under them.
 enum TerminalOutput {
-    /// The only escape sequences dustctl itself prints (`TextStyle`): reset, bold, dim, and the four
-    /// grade colours.
-    static let styles: [[Unicode.Scalar]] = ["0", "1", "2", "31", "32", "33", "34"].map { Array("\u{1B}[\($0)m".unicodeScalars) }
+    /// The only escape sequences dustctl itself prints (`TextStyle.sequences`).
+    static let styles: [[Unicode.Scalar]] = TextStyle.sequences.map { Array($0.unicodeScalars) }
 
     static func safe(_ text: String) -> String {
         guard TerminalSafeText.needsSanitizing(text) else { return text }
