@@ -57,6 +57,20 @@ public final class DaemonStatusBoard: Sendable {
         if due { heartbeat() }
     }
 
+    /// One step of a wait, as every waiting loop of dustd takes it: sleeps `seconds`, but at most
+    /// `step` and `heartbeatStep` (so a clock change, a reload or a heartbeat is never late), then
+    /// writes the heartbeat if it is due. False when cancelled (shutdown).
+    public func pause(seconds: TimeInterval, step: Duration) async -> Bool {
+        let longest = min(step.seconds, heartbeatStep.seconds)
+        do {
+            try await Task.sleep(for: .milliseconds(Int64(max(min(seconds, longest), 0.001) * 1000)))
+        } catch {
+            return false
+        }
+        heartbeatIfDue()
+        return true
+    }
+
     /// Runs `work` (a poll cycle: requests that may each wait for their timeout) while the
     /// heartbeat keeps being written, so a slow server is not mistaken for a hung dustd.
     public func keepingHeartbeat<Result: Sendable>(_ work: () async -> Result) async -> Result {

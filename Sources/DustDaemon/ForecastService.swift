@@ -123,16 +123,9 @@ public struct ForecastService: Service, CustomStringConvertible {
         }
     }
 
-    /// Sleeps at most one `sleepStep` and half a heartbeat interval, then writes the heartbeat if it
-    /// is due (the poll loop does too; either keeps dustd's record fresh); false when cancelled.
+    /// One step of a wait (`DaemonStatusBoard.pause`: the heartbeat is written as the poll loop's
+    /// is; either keeps dustd's record fresh); false when cancelled.
     private func pause(seconds: TimeInterval) async -> Bool {
-        let step = min(sleepStep.seconds, board.heartbeatStep.seconds)
-        do {
-            try await Task.sleep(for: .milliseconds(Int64(max(min(seconds, step), 0.001) * 1000)))
-            board.heartbeatIfDue()
-            return true
-        } catch {
-            return false
-        }
+        await board.pause(seconds: seconds, step: sleepStep)
     }
 }

@@ -129,7 +129,6 @@ public struct PollService: Service, CustomStringConvertible {
                 // Whatever the wait (the next hour, a backoff, the quota until 00:00 KST), the
                 // heartbeat is written at each step of it.
                 guard await pause(seconds: remaining) else { return }
-                board.heartbeatIfDue()
                 continue
             case let .clockWentBack(remaining):
                 logger.warning("The system clock went back; polling now instead of waiting \(Int(remaining)) s")
@@ -174,16 +173,10 @@ public struct PollService: Service, CustomStringConvertible {
         }
     }
 
-    /// Sleeps at most one `sleepStep` and half a heartbeat interval, so a clock change, a reload
-    /// or a heartbeat is never late; false when cancelled (shutdown).
+    /// One step of a wait, the heartbeat written after it when due (`DaemonStatusBoard.pause`);
+    /// false when cancelled (shutdown).
     private func pause(seconds: TimeInterval) async -> Bool {
-        let step = min(sleepStep.seconds, board.heartbeatStep.seconds)
-        do {
-            try await Task.sleep(for: .milliseconds(Int64(max(min(seconds, step), 0.001) * 1000)))
-            return true
-        } catch {
-            return false
-        }
+        await board.pause(seconds: seconds, step: sleepStep)
     }
 
     /// The line `systemctl status dustd` shows.
