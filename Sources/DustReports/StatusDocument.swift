@@ -39,15 +39,13 @@ extension ReportJSON {
                      ("httpStatus", failure.httpStatus.map { JSON.integer($0) } ?? .null)])
         } ?? .null
         let refused: JSON = status?.reloadRefused.map { .object([("time", time($0.at)), ("reason", message($0.reason))]) } ?? .null
-        let operatorOnly: (database: [(String, JSON)], pid: [(String, JSON)]) = web == nil
-            ? ([("database", .string(database))], [("pid", status.map { .integer(Int($0.pid)) } ?? .null)])
-            : ([], [])
-        return .object(operatorOnly.database + [
+        var members: [(String, JSON)] = [
+            ("database", .string(database)),
             ("station", station.map(JSON.string) ?? .null),
             ("daemon", .string(health.daemon.rawValue)),
             ("state", health.currentState.map { .string($0.rawValue) } ?? .null),
             ("mode", status.map { .string($0.mode.rawValue) } ?? .null),
-        ] + operatorOnly.pid + [
+            ("pid", status.map { .integer(Int($0.pid)) } ?? .null),
             ("version", status.map { .string($0.version) } ?? .null),
             ("startedAt", time(status?.startedAt)),
             ("heartbeatAt", time(status?.heartbeatAt)),
@@ -73,6 +71,9 @@ extension ReportJSON {
                              ("resultCode", failure.resultCode.map(JSON.string) ?? .null)])
                 } ?? .null),
             ])),
-        ])
+        ]
+        // What only the operator at the machine sees: the web shows no file and no process.
+        if web != nil { members.removeAll { $0.0 == "database" || $0.0 == "pid" } }
+        return .object(members)
     }
 }
