@@ -19,8 +19,7 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
         guard !trimmed.isEmpty, !trimmed.contains(where: { $0.isNewline || $0 == " " }) else { return nil }
         self.value = trimmed
         self.decoded = trimmed.contains("%") ? KeyEchoGuard.percentDecoded(Array(trimmed.utf8)) : Array(trimmed.utf8)
-        let sent = trimmed.contains("%") ? trimmed : percentEncodeQueryValue(trimmed)
-        self.echoGuard = KeyEchoGuard(keyForms: [trimmed, sent])
+        self.echoGuard = KeyEchoGuard(keyForms: [trimmed, Self.sentForm(of: trimmed)])
     }
 
     /// The key as it goes on the query string: encoded exactly once.
@@ -28,8 +27,10 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// data.go.kr shows two forms: "Encoding" (already percent-encoded, contains `%`) and
     /// "Decoding" (raw, may contain `+`, `/`, `=`). A key with `%` is sent as is; any other
     /// key is percent-encoded. Encoding an encoded key twice is the classic cause of code 30.
-    var queryValue: String {
-        value.contains("%") ? value : percentEncodeQueryValue(value)
+    var queryValue: String { Self.sentForm(of: value) }
+
+    private static func sentForm(of key: String) -> String {
+        key.contains("%") ? key : percentEncodeQueryValue(key)
     }
 
     /// `text` with every occurrence of the key replaced by `***`, and the value of any

@@ -281,12 +281,5 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         byte >= 0x30 && byte <= 0x39 ? byte - 0x30 : nil
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    private static func hexValue(_ byte: UInt8) -> UInt8? { SecretScrubber.hexValue(byte) }
 }
