@@ -94,18 +94,21 @@ extension ValueShape where Value == String {
     /// An `http` or `https` URL with a host.
     static var webAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
-                throw ValueProblem("must be an http or https URL, not \"\(text)\"")
-            }
+            guard isWebAddress(text) else { throw ValueProblem("must be an http or https URL, not \"\(text)\"") }
             return text
         }
+    }
+
+    private static func isWebAddress(_ text: String) -> Bool {
+        guard let url = URL(string: text) else { return false }
+        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil
     }
 
     /// An `http` or `https` URL with a host that may carry a secret (an ntfy topic, a webhook's
     /// path or query, user info): an error names the key (`alerts.sinks[2].ntfy`), never the text.
     static var secretWebAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
-            guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil else {
+            guard isWebAddress(text) else {
                 throw ValueProblem("must be an http or https URL with a host (the value is not repeated here: it may hold a secret)")
             }
             return text
