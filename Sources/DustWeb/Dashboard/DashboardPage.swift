@@ -124,13 +124,8 @@ struct DashboardRenderer {
             let date = model.day?.date ?? today
             let previous = date.adding(days: -1), next = date.adding(days: 1)
             let todayLink: HTML = date == today ? "<span>\(text.todayLink)</span>" : "<a href=\"\(link("/"))\">\(text.todayLink)</a>"
-            let nextHref = next <= today ? dayLink(next) : nil
-            let nextLink: HTML = nextHref.map { (href: String) -> HTML in
-                "<a href=\"\(href)\" rel=\"next\" title=\"\(text.nextDay)\">\(text.shortDate(next)) ›</a>"
-            } ?? "<span>\(text.shortDate(next)) ›</span>"
-            let previousLink: HTML = dayLink(previous).map { (href: String) -> HTML in
-                "<a href=\"\(href)\" rel=\"prev\" title=\"\(text.previousDay)\">‹ \(text.shortDate(previous))</a>"
-            } ?? "<span>‹ \(text.shortDate(previous))</span>"
+            let nextLink = pagerLink(next <= today ? dayLink(next) : nil, rel: "next", title: text.nextDay, label: "\(text.shortDate(next)) ›")
+            let previousLink = pagerLink(dayLink(previous), rel: "prev", title: text.previousDay, label: "‹ \(text.shortDate(previous))")
             return """
                 <nav class="pager" aria-label="\(text.navigation)">\
                 \(previousLink)\(todayLink)\(nextLink)</nav>
@@ -138,19 +133,20 @@ struct DashboardRenderer {
         case let .week(week):
             let previous = ISOWeek(containing: week.monday.adding(days: -7))
             let next = ISOWeek(containing: week.monday.adding(days: 7))
-            let nextLabel = "\(weekLabel(next)) ›"
-            let nextHref = next.monday <= today ? weekLink(next) : nil
-            let nextLink: HTML = nextHref.map { (href: String) -> HTML in
-                "<a href=\"\(href)\" rel=\"next\" title=\"\(text.nextWeek)\">\(nextLabel)</a>"
-            } ?? "<span>\(nextLabel)</span>"
-            let previousLink: HTML = weekLink(previous).map { (href: String) -> HTML in
-                "<a href=\"\(href)\" rel=\"prev\" title=\"\(text.previousWeek)\">‹ \(weekLabel(previous))</a>"
-            } ?? "<span>‹ \(weekLabel(previous))</span>"
+            let nextLink = pagerLink(next.monday <= today ? weekLink(next) : nil, rel: "next", title: text.nextWeek, label: "\(weekLabel(next)) ›")
+            let previousLink = pagerLink(weekLink(previous), rel: "prev", title: text.previousWeek, label: "‹ \(weekLabel(previous))")
             return """
                 <nav class="pager" aria-label="\(text.weekNavigation)">\
                 \(previousLink)<a href="\(link("/"))">\(text.todayLink)</a>\(nextLink)</nav>
                 """
         }
+    }
+
+    /// A pager's link, or its label alone where there is no page to go to (the future, or a date
+    /// outside `SupportedPeriod`).
+    private func pagerLink(_ href: String?, rel: String, title: String, label: String) -> HTML {
+        guard let href else { return "<span>\(label)</span>" }
+        return "<a href=\"\(href)\" rel=\"\(rel)\" title=\"\(title)\">\(label)</a>"
     }
 
     /// A week table's day name, linked to the day's page when it has one.
