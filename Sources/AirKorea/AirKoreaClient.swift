@@ -67,7 +67,7 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// When to try again (SPEC §7).
+    /// When to try again (docs/REFERENCE.md §7).
     public var retryAdvice: RetryAdvice {
         switch self {
         case .transport: .retryWithBackoff

@@ -86,7 +86,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// When a poll that failed this way should be tried again (SPEC §7).
+    /// When a poll that failed this way should be tried again (docs/REFERENCE.md §7).
     public var retryAdvice: RetryAdvice {
         switch self {
         case let .service(code, _, _):

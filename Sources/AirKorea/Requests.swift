@@ -87,7 +87,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     }
 
     /// What to do once this request's page came back: ask for the next page, or stop. Paging stops
-    /// at the first short page, and never goes past what `totalCount` and the window allow (SPEC §2).
+    /// at the first short page, and never goes past what `totalCount` and the window allow (docs/REFERENCE.md §2).
     public func nextStep(after paging: Paging) -> PageStep {
         let rows = max(rowsPerPage, 1)
         guard paging.itemCount >= rows else { return .complete }

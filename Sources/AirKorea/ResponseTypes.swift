@@ -1,6 +1,6 @@
 import DustKit
 
-/// Bounds that keep hostile or broken input cheap to reject (SPEC §10).
+/// Bounds that keep hostile or broken input cheap to reject (docs/REFERENCE.md §10).
 public struct ParserLimits: Sendable, Hashable {
     /// Largest body accepted, in bytes. A 3MONTH page of 1,000 rows is about 1 MiB.
     public var maxDocumentBytes: Int

@@ -2,7 +2,7 @@ import Foundation
 
 /// A distance walked or run between two instants, as one source recorded it.
 ///
-/// `source` is the key a slot's distance is stored and merged under (SPEC §12):
+/// `source` is the key a slot's distance is stored and merged under (docs/REFERENCE.md §12):
 /// `health:<sourceName>` for an Apple Health record, `gpx:<file name>` for a GPX track step.
 public struct DistanceSample: Sendable, Hashable {
     public var source: String

@@ -1,7 +1,7 @@
 import DustKit
 import Foundation
 
-/// Splits distance samples across the hourly slots they span and merges sources (SPEC §12).
+/// Splits distance samples across the hourly slots they span and merges sources (docs/REFERENCE.md §12).
 ///
 /// A sample gives each slot (a whole UTC hour) the share of its metres that its time in that
 /// slot is of its whole duration; a sample inside one slot, or of zero length, gives that slot

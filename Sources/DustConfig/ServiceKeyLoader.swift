@@ -2,7 +2,7 @@ import AirKorea
 import Configuration
 import Foundation
 
-/// Finds the AirKorea service key (SPEC §7): `$CREDENTIALS_DIRECTORY/airkorea-service-key`
+/// Finds the AirKorea service key (docs/REFERENCE.md §7): `$CREDENTIALS_DIRECTORY/airkorea-service-key`
 /// (systemd `LoadCredential=`), else `DUSTD_API_SERVICE_KEY`, else the file `api.serviceKeyFile`.
 ///
 /// The key is never read from the YAML file itself and never passed on a command line.

@@ -4,7 +4,7 @@ import DustKit
 import Foundation
 import Yams
 
-/// One configuration key (SPEC §11): its name, how its value is written and checked, its default,
+/// One configuration key (docs/REFERENCE.md §11): its name, how its value is written and checked, its default,
 /// and the field of `SettingValues` it sets.
 ///
 /// `SettingKey.all` is the only list of keys: the file, the `DUSTD_…` variables, the error
@@ -53,7 +53,7 @@ struct SettingKey: Sendable {
 }
 
 extension SettingKey {
-    /// Every key, in the order of SPEC §11 and `Config/dustd.yaml`. Adding a key is one line here,
+    /// Every key, in the order of docs/REFERENCE.md §11 and `Config/dustd.yaml`. Adding a key is one line here,
     /// one field in `SettingValues` (or the public settings) and one documented line in the YAML.
     static let all: [SettingKey] = [
         SettingKey("station.name", .displayText, default: nil, \.station.name),

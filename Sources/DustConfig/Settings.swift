@@ -1,7 +1,7 @@
 import DustKit
 import Foundation
 
-/// Everything `dustd` and `dustctl` are configured with (SPEC §11), validated.
+/// Everything `dustd` and `dustctl` are configured with (docs/REFERENCE.md §11), validated.
 public struct FineDustSettings: Sendable {
     /// Which stations to follow.
     public var station: StationSettings
@@ -14,11 +14,11 @@ public struct FineDustSettings: Sendable {
     /// The intake model selected by `intake.model`, built from the `intake.*` keys.
     public var intakeModel: any IntakeModel
     public var logLevel: LogLevel
-    /// `http.*`: the dashboard, API and metrics (SPEC §13).
+    /// `http.*`: the dashboard, API and metrics (docs/REFERENCE.md §13).
     public var http: HTTPSettings
-    /// `forecast.*`: AirKorea's dust forecast (SPEC §14).
+    /// `forecast.*`: AirKorea's dust forecast (docs/REFERENCE.md §14).
     public var forecast = ForecastSettings(enabled: true, region: nil)
-    /// `alerts.*`: rules and where their alerts go (SPEC §14).
+    /// `alerts.*`: rules and where their alerts go (docs/REFERENCE.md §14).
     public var alerts = AlertSettings()
     /// The configuration file that was read, if any.
     public var configurationFile: String?
@@ -101,7 +101,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     }
 }
 
-/// `http.*` (SPEC §13).
+/// `http.*` (docs/REFERENCE.md §13).
 public struct HTTPSettings: Sendable, Hashable {
     /// `127.0.0.1:8478`: this machine only.
     public static let defaultListen = "127.0.0.1:8478"
@@ -130,7 +130,7 @@ public struct HTTPSettings: Sendable, Hashable {
     }
 }
 
-/// `forecast.*` (SPEC §14).
+/// `forecast.*` (docs/REFERENCE.md §14).
 public struct ForecastSettings: Sendable, Hashable {
     /// Whether dustd fetches forecasts (`forecast.enabled`).
     public var enabled: Bool
@@ -143,7 +143,7 @@ public struct ForecastSettings: Sendable, Hashable {
     }
 }
 
-/// `alerts.*` (SPEC §14).
+/// `alerts.*` (docs/REFERENCE.md §14).
 public struct AlertSettings: Sendable, Hashable {
     /// `alerts.rules`: each `{when: pm25.grade >= 3}`.
     public var rules: [AlertRule] = []

@@ -7,7 +7,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Alerts (SPEC §14) as a service beside the poll loop: after each poll it checks the rules (read
+/// Alerts (docs/REFERENCE.md §14) as a service beside the poll loop: after each poll it checks the rules (read
 /// from the live configuration, so SIGHUP changes them) and hands what fired or cleared to the
 /// sinks. Deliveries and their retries run in their own tasks: a dead sink never delays a poll or
 /// the next evaluation.

@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// dustd's status record, shared by its services and written through to the database at every
-/// change (SPEC §15): `dustctl status` and the web API read what this holds.
+/// change (docs/REFERENCE.md §15): `dustctl status` and the web API read what this holds.
 public final class DaemonStatusBoard: Sendable {
     private let status: Mutex<DaemonStatus>
     private let database: DaemonDatabase

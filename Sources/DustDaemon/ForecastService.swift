@@ -8,7 +8,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Fetches AirKorea's dust forecast after each publication (SPEC §14), beside `PollService` in
+/// Fetches AirKorea's dust forecast after each publication (docs/REFERENCE.md §14), beside `PollService` in
 /// the service group: its own loop, so a forecast request never delays an hourly poll.
 /// `ForecastPlanner` decides when (12 calls a KST day at most, retries and the catch-up included); the calls
 /// already made today are counted from the attempt record, so a restart does not reset the quota.

@@ -3,7 +3,7 @@ import DustConfig
 import DustKit
 import Foundation
 
-/// When to poll and how long to back off: pure rules of SPEC §7, on explicit times.
+/// When to poll and how long to back off: pure rules of docs/REFERENCE.md §7, on explicit times.
 public struct PollPlanner: Sendable {
     public let poll: PollSettings
 

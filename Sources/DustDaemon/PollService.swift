@@ -1,5 +1,4 @@
 import AirKorea
-import DustConfig
 import DustKit
 import DustServices
 import DustStore
@@ -7,57 +6,6 @@ import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle
-import Synchronization
-
-/// Current settings and key, replaced on SIGHUP; readers always see a consistent pair.
-public final class LiveConfiguration: Sendable {
-    public struct Snapshot: Sendable {
-        public var settings: FineDustSettings
-        public var key: ServiceKey
-    }
-
-    private let current: Mutex<Snapshot>
-
-    public init(settings: FineDustSettings, key: ServiceKey) {
-        current = Mutex(Snapshot(settings: settings, key: key))
-    }
-
-    public var snapshot: Snapshot { current.withLock { $0 } }
-
-    public func replace(_ snapshot: Snapshot) { current.withLock { $0 = snapshot } }
-}
-
-extension LiveConfiguration.Snapshot {
-    /// The primary station and its fallbacks; nil when `station.name` is not set.
-    public var stations: StationPreference? {
-        settings.station.name.map { StationPreference(primary: $0, fallbacks: settings.station.fallbacks) }
-    }
-
-    /// A poll cycle for these settings and this key.
-    public func cycle(store: any PollStore, transport: any HTTPTransport, clock: any WallClock) -> PollCycle {
-        PollCycle(source: AirKoreaClient(api: settings.api, key: key, transport: transport), store: store, clock: clock)
-    }
-
-    /// Whether a cycle also archives every station (`station.mode: nation`).
-    public var includesNation: Bool { settings.station.mode == .nation }
-}
-
-/// A configuration dustd cannot run with.
-public enum DaemonConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// `station.name` is not set: there is nothing to poll.
-    case noStation
-
-    public var description: String {
-        switch self {
-        case .noStation: "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)"
-        }
-    }
-
-    /// Checks that `settings` can run the daemon, beyond being valid.
-    public static func check(_ settings: FineDustSettings) throws(DaemonConfigurationError) {
-        guard settings.station.name != nil else { throw .noStation }
-    }
-}
 
 /// The hourly poll loop as a swift-service-lifecycle `Service`: waits, runs a `PollCycle`, lets
 /// `PollStateMachine` decide what comes next, and tells the journal, systemd and the status record.
@@ -195,47 +143,5 @@ public struct PollService: Service, CustomStringConvertible {
 
     private func clockTime(_ date: Date) -> String {
         String(KoreaStandardTime.iso8601(date).dropFirst(11).prefix(5)) + " KST"
-    }
-}
-
-extension DaemonStatus {
-    /// Notes a cycle's outcome: a success or an error, with its time.
-    public mutating func record(_ outcome: CycleOutcome, of report: CycleReport, at now: Date) {
-        switch outcome {
-        case .succeeded:
-            lastSuccess = Success(at: now, rowsNew: report.rowsNew, rowsUpdated: report.rowsUpdated, requests: report.requests)
-        case let .failed(failure):
-            lastError = Failure(at: now, failure: failure)
-        case .stopped:
-            break
-        }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, with its fraction.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
-}
-
-/// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` until shutdown.
-public struct WatchdogService: Service, CustomStringConvertible {
-    /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
-    public var description: String { "WatchdogService" }
-
-    private let notifier: SystemdNotifier
-    private let interval: Duration
-
-    public init(notifier: SystemdNotifier, interval: Duration) {
-        self.notifier = notifier
-        self.interval = interval
-    }
-
-    public func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                notifier.watchdog()
-                do { try await Task.sleep(for: interval) } catch { return }
-            }
-        }
     }
 }

@@ -104,7 +104,7 @@ public enum WakeDecision: Sendable, Hashable {
     case stop
 }
 
-/// The poll loop's rules as pure functions of state, outcome and time (SPEC §7): testable in
+/// The poll loop's rules as pure functions of state, outcome and time (docs/REFERENCE.md §7): testable in
 /// milliseconds with no clock, network or database.
 public struct PollStateMachine: Sendable {
     public let planner: PollPlanner

@@ -7,7 +7,7 @@ import Hummingbird
 import Logging
 import ServiceLifecycle
 
-/// The dashboard, API and metrics as one more service of dustd (SPEC §13), from `http.listen`
+/// The dashboard, API and metrics as one more service of dustd (docs/REFERENCE.md §13), from `http.listen`
 /// and `http.tokenFile`.
 struct WebFrontEnd {
     /// The token in `http.tokenFile`, read with the service key's rules.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What an alert rule watches (SPEC §14): the latest hour's grade, tomorrow's forecast grade, or
+/// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade, or
 /// today's intake so far.
 public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case pm10Grade = "pm10.grade"

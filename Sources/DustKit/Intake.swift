@@ -53,7 +53,7 @@ extension IntakeModel {
     }
 }
 
-/// `intake = C × V(a) × (f + (1 − f) × F)` in µg (SPEC §4).
+/// `intake = C × V(a) × (f + (1 − f) × F)` in µg (docs/REFERENCE.md §4).
 ///
 /// `V(a)` is the ventilation rate of the activity level (m³/h), `f` the outdoor fraction and `F`
 /// the indoor infiltration factor. Walking `d` metres in the slot raises `f` to at least
@@ -64,7 +64,7 @@ public struct VentilationIntakeModel: IntakeModel {
         .sleep: 0.27, .sedentary: 0.26, .light: 0.72, .moderate: 1.6, .high: 3.0,
     ]
 
-    /// The default routine of SPEC §4.
+    /// The default routine of docs/REFERENCE.md §4.
     public static let defaultSchedule: [ScheduleEntry] = [
         ScheduleEntry(fromHour: 0, toHour: 7, activity: .sleep, outdoors: 0),
         ScheduleEntry(fromHour: 7, toHour: 9, activity: .light, outdoors: 0.5),

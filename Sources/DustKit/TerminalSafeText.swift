@@ -1,4 +1,4 @@
-/// Text that came from the network, made safe to log, store and print (SPEC §15).
+/// Text that came from the network, made safe to log, store and print (docs/REFERENCE.md §15).
 ///
 /// A hostile or broken server can put ESC sequences in an HTML title or a station name; printed
 /// raw they retitle, clear or recolour the operator's terminal, and in the journal they forge

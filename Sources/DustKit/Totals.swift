@@ -22,7 +22,7 @@ public struct HourlyExposure: Sendable, Hashable {
     }
 }
 
-/// Totals over a day or a week (SPEC §5). Every value is unknown (nil) when no hour was measured.
+/// Totals over a day or a week (docs/REFERENCE.md §5). Every value is unknown (nil) when no hour was measured.
 public struct ExposureTotals: Sendable, Hashable {
     /// Slots with a known concentration.
     public var hours: DustPair<Int>

@@ -3,7 +3,7 @@ import DustServices
 import Foundation
 
 extension ReportJSON {
-    /// `dustctl forecast --json` and `/api/v1/forecast` (SPEC §14): today's and tomorrow's grades
+    /// `dustctl forecast --json` and `/api/v1/forecast` (docs/REFERENCE.md §14): today's and tomorrow's grades
     /// for the region, each with the issue it comes from; a grade no issue gave is `null`.
     ///
     /// `{"region":"경기북부","regionEnglish":"Gyeonggi North","station":"행신동","issuedAt":"…",

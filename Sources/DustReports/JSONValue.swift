@@ -1,6 +1,6 @@
 import DustKit
 
-/// A JSON value with ordered object keys, so output reads in the order SPEC §6 documents: the one
+/// A JSON value with ordered object keys, so output reads in the order docs/REFERENCE.md §6 documents: the one
 /// encoder of every document dustctl prints and dustd serves, so the two are byte-identical.
 public indirect enum JSON: Sendable {
     case object([(String, JSON)])

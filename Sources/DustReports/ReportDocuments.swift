@@ -1,9 +1,9 @@
 import DustKit
 import DustServices
 
-/// The JSON documents of SPEC §6. Unknown values are `null`; numbers are not rounded.
+/// The JSON documents of docs/REFERENCE.md §6. Unknown values are `null`; numbers are not rounded.
 public enum ReportJSON {
-    /// - Parameter forecastTomorrow: for `today` only, the `forecastTomorrow` member (SPEC §14),
+    /// - Parameter forecastTomorrow: for `today` only, the `forecastTomorrow` member (docs/REFERENCE.md §14),
     ///   appended after the others; nil leaves the document as `day` prints it.
     public static func day(_ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true, forecastTomorrow: JSON? = nil) -> JSON {
         var members: [(String, JSON)] = [
@@ -57,7 +57,7 @@ public enum ReportJSON {
         ])
     }
 
-    /// One hour's merged walking distance and the source that gave it (SPEC §12).
+    /// One hour's merged walking distance and the source that gave it (docs/REFERENCE.md §12).
     public static func walking(_ hour: WalkingHour, calendar: DayCalendar) -> JSON {
         .object([
             ("start", .string(calendar.iso8601(hour.slot.start))),

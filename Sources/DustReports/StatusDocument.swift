@@ -15,13 +15,13 @@ extension ReportJSON {
         ])
     }
 
-    /// `dustctl status --json` and `/api/v1/status` (SPEC §15): what dustd is doing, how old the
+    /// `dustctl status --json` and `/api/v1/status` (docs/REFERENCE.md §15): what dustd is doing, how old the
     /// data is, the last success and error, and the exit status `dustctl status` ends with.
     /// The state and the next poll and fetch are those `DaemonHealth` vouches for: none once dustd
     /// stopped or was killed.
     ///
     /// `forecastCallsToday`: forecast requests since 00:00 KST, from the attempt record (the quota
-    /// of SPEC §14 is `ForecastPlanner.dailyCallCap` a day).
+    /// of docs/REFERENCE.md §14 is `ForecastPlanner.dailyCallCap` a day).
     /// `web`: for `/api/v1/status`, which has no `database` and `pid` members and hides the paths
     /// in messages; nil for `dustctl`.
     public static func status(_ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar,

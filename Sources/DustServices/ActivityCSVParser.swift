@@ -16,7 +16,7 @@ public struct ActivityCSVRows: Sendable, Hashable {
     public var datedOutsidePeriod: Int
 }
 
-/// Reads walking distances from CSV (`start,distance_m`, SPEC §4) into slots.
+/// Reads walking distances from CSV (`start,distance_m`, docs/REFERENCE.md §4) into slots.
 ///
 /// `start` is an ISO 8601 instant with an offset (`2026-11-20T08:00:00+09:00`, `…Z`) or a local
 /// `YYYY-MM-DD HH:mm` in the configured time zone, naming the slot that starts then. Every

@@ -90,7 +90,7 @@ public struct ActivityImportProgress: Sendable, Hashable {
 /// holds stored in one transaction; a file that fails stores nothing.
 ///
 /// Re-importing a file replaces what that file's sources stored over the span of slots it covers
-/// (SPEC §12): a Health source's or GPX track's rows from its first to its last slot in the file
+/// (docs/REFERENCE.md §12): a Health source's or GPX track's rows from its first to its last slot in the file
 /// are deleted, then the file's distances written. Slots outside that span stay, so a shorter
 /// export (a new phone holding only recent months) never erases older history, while a record
 /// deleted in Health inside the span disappears. CSV keeps its documented rule: an hour imported

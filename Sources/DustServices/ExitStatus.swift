@@ -1,7 +1,7 @@
 import DustStore
 
-/// The exit statuses of dustd and dustctl: sysexits(3) (SPEC §6), and the two of `dustctl status`
-/// (SPEC §15). One table, so the two programs cannot disagree about what a code means.
+/// The exit statuses of dustd and dustctl: sysexits(3) (docs/REFERENCE.md §6), and the two of `dustctl status`
+/// (docs/REFERENCE.md §15). One table, so the two programs cannot disagree about what a code means.
 public enum ExitStatus: Int32, Sendable, Hashable {
     case ok = 0
     /// `dustctl status`: dustd is not running.

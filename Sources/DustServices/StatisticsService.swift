@@ -2,7 +2,7 @@ import DustKit
 import DustStore
 import Foundation
 
-/// The station whose readings drive intake, and the stations that fill its gaps (SPEC §5).
+/// The station whose readings drive intake, and the stations that fill its gaps (docs/REFERENCE.md §5).
 public struct StationPreference: Sendable, Hashable {
     public var primary: String
     public var fallbacks: [String]
@@ -28,7 +28,7 @@ public struct DayReport: Sendable, Hashable {
     public var hourly: [HourlyExposure]
     public var totals: ExposureTotals
     /// The slots of the day with walking stored, in order, each with its merged distance and the
-    /// source that gave it (SPEC §12), whether or not a station reported that hour.
+    /// source that gave it (docs/REFERENCE.md §12), whether or not a station reported that hour.
     public var walking: [WalkingHour] = []
 
     /// The latest hour with at least one known value.

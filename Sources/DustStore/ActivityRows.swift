@@ -1,6 +1,6 @@
 import DustKit
 
-/// The distances of one source from one imported file (SPEC §12).
+/// The distances of one source from one imported file (docs/REFERENCE.md §12).
 public struct ActivitySourceBatch: Sendable, Hashable {
     /// `health:<sourceName>`, `gpx:<file name>` or `csv`.
     public var source: String

@@ -339,7 +339,7 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Walking distances (metres) of slots starting in `[from, to)`: per slot the largest of its
-    /// sources, never their sum (SPEC §12).
+    /// sources, never their sum (docs/REFERENCE.md §12).
     public func walkingDistances(from: Slot, to: Slot) throws(StoreError) -> [Slot: Double] {
         try walkingActivity(from: from, to: to).mapValues(\.metres)
     }

@@ -78,7 +78,7 @@ enum Schema {
             try scrubText(in: db) { SecretScrubber.redactingKeyParameters($0) }
         }
         migrator.registerMigration("v4-forecast") { db in
-            // Every forecast issue (SPEC §14): one row per pollutant, issue and forecast date with
+            // Every forecast issue (docs/REFERENCE.md §14): one row per pollutant, issue and forecast date with
             // its text, and one per region with its grade. `grade` is NULL when the published word
             // is not one of the four; `grade_word` keeps the word as published.
             try db.execute(sql: """
@@ -105,7 +105,7 @@ enum Schema {
         }
         migrator.registerMigration("v5-alerts") { db in
             // Alert rules' states (so a restart neither repeats nor forgets an alert), every event
-            // announced, and every delivery attempt with its result (SPEC §14).
+            // announced, and every delivery attempt with its result (docs/REFERENCE.md §14).
             try db.execute(sql: """
                 CREATE TABLE alert_state (
                     rule TEXT PRIMARY KEY NOT NULL,
@@ -134,7 +134,7 @@ enum Schema {
                 """)
         }
         migrator.registerMigration("v6-activity-sources") { db in
-            // Walking distance per source and slot (SPEC §12): `health:<sourceName>`,
+            // Walking distance per source and slot (docs/REFERENCE.md §12): `health:<sourceName>`,
             // `gpx:<file name>` or `csv`. A slot's distance is the largest of its sources, so an
             // iPhone and a Watch recording the same walk are not added up, and a re-import of one
             // file replaces only its own rows. The CSV distances stored so far become source `csv`.

@@ -9,7 +9,7 @@ import Foundation
 struct AlertsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "alerts",
-        abstract: "The alert rules, where alerts go, and what was sent (SPEC §14).",
+        abstract: "The alert rules, where alerts go, and what was sent (docs/ALERTS.md).",
         subcommands: [AlertsListCommand.self, AlertsTestCommand.self])
 }
 

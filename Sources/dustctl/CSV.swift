@@ -1,7 +1,7 @@
 import DustKit
 import DustServices
 
-/// The export CSV of SPEC §6: RFC 4180, UTF-8, `\n` line ends, empty fields for unknown values,
+/// The export CSV of docs/REFERENCE.md §6: RFC 4180, UTF-8, `\n` line ends, empty fields for unknown values,
 /// at most 3 decimals, and text that a spreadsheet would run as a formula neutralised with `'`.
 enum ExportCSV {
     static let dayHeader = "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"

@@ -5,7 +5,7 @@ import DustServices
 import DustStore
 import Foundation
 
-/// Options every dustctl command understands (SPEC §6).
+/// Options every dustctl command understands (docs/REFERENCE.md §6).
 struct GlobalOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
             completion: .file(extensions: ["yaml", "yml"]))

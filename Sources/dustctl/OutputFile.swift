@@ -1,6 +1,6 @@
 import Foundation
 
-/// The file `export --output FILE` writes (SPEC §15): only ever a regular file, replaced whole
+/// The file `export --output FILE` writes (docs/REFERENCE.md §15): only ever a regular file, replaced whole
 /// by a new copy with the old one's owner and mode, or left as it was.
 struct OutputFile {
     let path: String

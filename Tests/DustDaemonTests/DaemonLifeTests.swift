@@ -426,7 +426,7 @@ func recentDay(endingHoursAgo hoursAgo: Int) -> Data {
     return responseXML(items)
 }
 
-@Suite("dustctl status tells the truth in every state (SPEC §15)", .serialized)
+@Suite("dustctl status tells the truth in every state (docs/REFERENCE.md §15)", .serialized)
 struct StatusStatesTests {
     @Test("Never run: exit 3, and it says so")
     func neverRun() throws {

@@ -10,7 +10,7 @@ func instant(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }
 
 let hourly = PollSettings(minute: 20, jitterSeconds: 60, intervalSeconds: 3600, retryInitialSeconds: 30, retryMaxSeconds: 900)
 
-@Suite("Poll planning (SPEC §7)")
+@Suite("Poll planning (docs/REFERENCE.md §7)")
 struct PollPlannerTests {
     let planner = PollPlanner(poll: hourly)
 

@@ -68,7 +68,7 @@ struct DustGradeTests {
     }
 }
 
-@Suite("Time rules (SPEC §2)")
+@Suite("Time rules (docs/REFERENCE.md §2)")
 struct TimeRuleTests {
     let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
     let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)

@@ -84,7 +84,7 @@ struct ExportTests {
         #expect(lines.count == 3 && lines[2].isEmpty)
     }
 
-    @Test("Week JSON has the SPEC shape and the chart fits 80 columns")
+    @Test("Week JSON has the documented shape and the chart fits 80 columns")
     func week() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

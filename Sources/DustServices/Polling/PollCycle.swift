@@ -3,7 +3,7 @@ import DustKit
 import DustStore
 import Foundation
 
-/// How much history to ask AirKorea for, given the newest stored slot (SPEC §7).
+/// How much history to ask AirKorea for, given the newest stored slot (docs/REFERENCE.md §7).
 public enum BackfillPlan {
     /// DAILY when at most a day is missing, MONTH up to a month (and on an empty database), 3MONTH beyond.
     public static func term(newest: Slot?, now: Date) -> DataTerm {

@@ -1,7 +1,7 @@
 import AirKorea
 
 /// Why a poll failed, typed by where it failed, each with its retry advice and a sentence for the
-/// operator (SPEC §7, §15).
+/// operator (docs/REFERENCE.md §7, §15).
 public enum PollFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// AirKorea could not be reached, answered with an error, or sent something unusable.
     case fetch(FetchError)
@@ -10,7 +10,7 @@ public enum PollFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The configuration or the service key does not let dustd poll.
     case configuration(String)
 
-    /// The kinds `dustctl status` and the web page name (SPEC §15).
+    /// The kinds `dustctl status` and the web page name (docs/REFERENCE.md §15).
     public enum Kind: String, Sendable, Hashable, Codable {
         /// No usable answer: connection, timeout, HTTP error, redirect, a body that is not AirKorea's.
         case network

@@ -1,7 +1,7 @@
 import DustKit
 import Foundation
 
-/// The truth about dustd and its data at one instant (SPEC §15), from the status dustd wrote, the
+/// The truth about dustd and its data at one instant (docs/REFERENCE.md §15), from the status dustd wrote, the
 /// newest stored hour and whether dustd's process is alive.
 public struct DaemonHealth: Sendable, Hashable {
     /// Whether dustd is running.
@@ -19,7 +19,7 @@ public struct DaemonHealth: Sendable, Hashable {
         case neverRun
     }
 
-    /// Data is stale when no new hour arrived for this long (SPEC §7).
+    /// Data is stale when no new hour arrived for this long (docs/REFERENCE.md §7).
     public static let staleAfter: TimeInterval = 3 * 3600
 
     public var daemon: Daemon

@@ -76,7 +76,7 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         }
     }
 
-    /// What the forecast fetcher did (SPEC §14).
+    /// What the forecast fetcher did (docs/REFERENCE.md §14).
     public struct ForecastRun: Codable, Sendable, Hashable {
         /// The last fetch that stored the publication it asked for.
         public var lastSuccessAt: Date?

@@ -3,7 +3,7 @@ import DustReports
 import DustServices
 import Foundation
 
-/// The dashboard page (SPEC §13): one self-contained HTML document with inline SVG and one `<style>`
+/// The dashboard page (docs/REFERENCE.md §13): one self-contained HTML document with inline SVG and one `<style>`
 /// element; no scripts, no external assets, no `style` attributes.
 public enum DashboardPage {
     /// The whole page for a model, in the model's language.
@@ -159,7 +159,7 @@ struct DashboardRenderer {
         model.language == .korean ? "\(week.week)주" : "W\(week.week)"
     }
 
-    // MARK: - Problems, said first (SPEC §15)
+    // MARK: - Problems, said first (docs/REFERENCE.md §15)
 
     private func notices() -> HTML {
         let health = model.health
@@ -251,7 +251,7 @@ struct DashboardRenderer {
             """
     }
 
-    /// Today's and tomorrow's forecast grades for the region (SPEC §14), one chip per pollutant.
+    /// Today's and tomorrow's forecast grades for the region (docs/REFERENCE.md §14), one chip per pollutant.
     private func forecastCard(_ outlook: ForecastOutlook) -> HTML {
         let heading: HTML = "<h2>\(text.forecast) <span class=\"aside\">\(text.regionName(outlook.region))\(outlook.issuedAt.map { " · " + text.issued($0) } ?? "")</span></h2>"
         guard !outlook.isEmpty else {

@@ -190,7 +190,7 @@ struct DashboardText {
     var noReadingsDay: String { say("이날 저장된 측정값이 없습니다.", "No readings stored for this day.") }
     var noReadingsWeek: String { say("이 기간에 저장된 측정값이 없습니다.", "No readings stored for these days.") }
 
-    // MARK: - Problems (SPEC §15)
+    // MARK: - Problems (docs/REFERENCE.md §15)
 
     func stale(age: String) -> String {
         say("데이터가 오래되었습니다: 가장 최근 측정 시간이 \(age) 전에 끝났습니다.",

@@ -56,7 +56,7 @@ enum WebSecurityHeaders {
 }
 
 /// Only GET and HEAD, small requests, a token where one is configured, and security headers on
-/// every answer (SPEC §13).
+/// every answer (docs/REFERENCE.md §13).
 struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: BearerToken?
     /// Longest request target accepted.

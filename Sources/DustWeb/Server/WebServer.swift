@@ -8,7 +8,7 @@ import HummingbirdCore
 import Logging
 import NIOCore
 
-/// dustd on the web (SPEC §13): the dashboard, the JSON API (the same documents as
+/// dustd on the web (docs/REFERENCE.md §13): the dashboard, the JSON API (the same documents as
 /// `dustctl … --json`, byte for byte), `/metrics` and `/healthz`, read-only, from the same
 /// database. Every handler only reads; a poll never waits for a request (SQLite WAL readers do
 /// not block the writer).

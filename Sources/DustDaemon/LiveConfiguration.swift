@@ -1,0 +1,37 @@
+import AirKorea
+import DustConfig
+import DustServices
+import Synchronization
+
+/// Current settings and key, replaced on SIGHUP; readers always see a consistent pair.
+public final class LiveConfiguration: Sendable {
+    public struct Snapshot: Sendable {
+        public var settings: FineDustSettings
+        public var key: ServiceKey
+    }
+
+    private let current: Mutex<Snapshot>
+
+    public init(settings: FineDustSettings, key: ServiceKey) {
+        current = Mutex(Snapshot(settings: settings, key: key))
+    }
+
+    public var snapshot: Snapshot { current.withLock { $0 } }
+
+    public func replace(_ snapshot: Snapshot) { current.withLock { $0 = snapshot } }
+}
+
+extension LiveConfiguration.Snapshot {
+    /// The primary station and its fallbacks; nil when `station.name` is not set.
+    public var stations: StationPreference? {
+        settings.station.name.map { StationPreference(primary: $0, fallbacks: settings.station.fallbacks) }
+    }
+
+    /// A poll cycle for these settings and this key.
+    public func cycle(store: any PollStore, transport: any HTTPTransport, clock: any WallClock) -> PollCycle {
+        PollCycle(source: AirKoreaClient(api: settings.api, key: key, transport: transport), store: store, clock: clock)
+    }
+
+    /// Whether a cycle also archives every station (`station.mode: nation`).
+    public var includesNation: Bool { settings.station.mode == .nation }
+}
