@@ -44,100 +44,128 @@ let package = Package(
         // AirKorea requests, the libxml2 response parser and the error mapping.
         .target(name: "AirKorea", dependencies: ["DustKit", "CLibXML2"]),
         // SQLite schema, migrations and queries (GRDB on the system libsqlite3).
-        .target(name: "DustStore", dependencies: [
-            "DustKit",
-            .product(name: "GRDB", package: "GRDB.swift"),
-            // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-        ]),
+        .target(
+            name: "DustStore",
+            dependencies: [
+                "DustKit",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
         // Business logic composed from the modules above, dependencies injected.
         .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore", "DustActivity"]),
         // The JSON documents dustctl prints and dustd serves, and their one encoder.
         .target(name: "DustReports", dependencies: ["DustKit", "DustServices", "DustStore"]),
         // dustd on the web (SPEC §13): the dashboard, the JSON API and Prometheus metrics.
-        .target(name: "DustWeb", dependencies: [
-            "DustKit", "DustServices", "DustReports", "DustStore",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            // The HTTP/1 channel's idle timeout and a handler on every connection (WebConnections.swift).
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            // HTTP field types on the wire, as Hummingbird's channel speaks them.
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "DustWeb",
+            dependencies: [
+                "DustKit", "DustServices", "DustReports", "DustStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // The HTTP/1 channel's idle timeout and a handler on every connection (WebConnections.swift).
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                // HTTP field types on the wire, as Hummingbird's channel speaks them.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Walking distances from Apple Health exports and GPX tracks (SPEC §12).
-        .target(name: "DustActivity", dependencies: [
-            "DustKit", "CLibXML2",
-            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-        ]),
+        .target(
+            name: "DustActivity",
+            dependencies: [
+                "DustKit", "CLibXML2",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]),
         // Settings from Config/dustd.yaml, DUSTD_… variables and systemd credentials, validated.
-        .target(name: "DustConfig", dependencies: [
-            "DustKit", "AirKorea",
-            .product(name: "Configuration", package: "swift-configuration"),
-            .product(name: "Yams", package: "Yams"),
-        ]),
+        .target(
+            name: "DustConfig",
+            dependencies: [
+                "DustKit", "AirKorea",
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+            ]),
         // AirKorea's HTTPTransport on AsyncHTTPClient (the AirKorea target itself stays free of NIO).
-        .target(name: "AirKoreaHTTP", dependencies: [
-            "AirKorea", "DustKit",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-        ]),
+        .target(
+            name: "AirKoreaHTTP",
+            dependencies: [
+                "AirKorea", "DustKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,
         // journald-aware logging, reload, lifecycle.
-        .target(name: "DustDaemon", dependencies: [
-            "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports", "DustWeb",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            // The alert sinks' HTTP client (ntfy, webhooks), and swift-subprocess for the command sink.
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Subprocess", package: "swift-subprocess"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-        ]),
-        .executableTarget(name: "dustd", dependencies: [
-            "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .target(
+            name: "DustDaemon",
+            dependencies: [
+                "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports", "DustWeb",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                // The alert sinks' HTTP client (ntfy, webhooks), and swift-subprocess for the command sink.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "dustd",
+            dependencies: [
+                "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // No HTTP client: `dustctl stations sync` runs `dustd --sync-stations`.
-        .executableTarget(name: "dustctl", dependencies: [
-            "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+        .executableTarget(
+            name: "dustctl",
+            dependencies: [
+                "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         // Fixture paths and temporary directories shared by the test targets.
         .target(name: "TestSupport", path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
-        .target(name: "FakeAirKorea", dependencies: [
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ], path: "Tests/FakeAirKorea"),
+        .target(
+            name: "FakeAirKorea",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ], path: "Tests/FakeAirKorea"),
         .testTarget(name: "DustKitTests", dependencies: ["DustKit", "TestSupport"]),
         .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
-        .testTarget(name: "DustStoreTests", dependencies: [
-            "DustStore", "DustKit", "TestSupport",
-            .product(name: "GRDB", package: "GRDB.swift"),
-        ]),
-        .testTarget(name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
-        .testTarget(name: "DustWebTests", dependencies: [
-            "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-        ]),
-        .testTarget(name: "DustActivityTests", dependencies: [
-            "DustActivity", "DustKit", "TestSupport",
-            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
-        ]),
+        .testTarget(
+            name: "DustStoreTests",
+            dependencies: [
+                "DustStore", "DustKit", "TestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
+        .testTarget(
+            name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
+        .testTarget(
+            name: "DustWebTests",
+            dependencies: [
+                "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]),
+        .testTarget(
+            name: "DustActivityTests",
+            dependencies: [
+                "DustActivity", "DustKit", "TestSupport",
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]),
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport"]),
-        .testTarget(name: "DustDaemonTests", dependencies: [
-            "dustd", "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport", "FakeAirKorea",
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .testTarget(
+            name: "DustDaemonTests",
+            dependencies: [
+                "dustd", "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport",
+                "FakeAirKorea",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

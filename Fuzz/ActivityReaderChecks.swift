@@ -11,8 +11,9 @@ func require(_ condition: Bool, _ message: @autoclosure () -> String = "") {
 /// The readers' limits, lowered so that a fuzz input (64 KiB at most) can pass each of them: the
 /// prolog (Apple's subset is about 10 KB), a run without markup (a Health `Record` tag is under
 /// 1 KB), workout routes and named record types. The defaults are 1 MiB, 1 MiB, 100,000 and 512.
-let fuzzLimits = ActivityReaderLimits(maxPrologBytes: 16 << 10, maxBytesWithoutMarkup: 4 << 10,
-                                      maxWorkoutRoutes: 16, maxSkippedTypesNamed: 8)
+let fuzzLimits = ActivityReaderLimits(
+    maxPrologBytes: 16 << 10, maxBytesWithoutMarkup: 4 << 10,
+    maxWorkoutRoutes: 16, maxSkippedTypesNamed: 8)
 
 /// What one read of the fuzz input gave: the samples and summary, or the typed error.
 enum ReadOutcome<Summary: Equatable>: Equatable {
@@ -45,10 +46,12 @@ func checkSample(_ sample: DistanceSample, limits: ActivityReaderLimits) {
     require(sample.metres.isFinite && sample.metres >= 0, "metres \(sample.metres) in \(sample)")
     require(sample.end >= sample.start, "ends before it starts: \(sample)")
     require(sample.end.timeIntervalSince(sample.start) <= limits.maxSampleDuration, "longer than the limit: \(sample)")
-    require(SupportedPeriod.isPlausible(sample.start, now: fuzzNow) && SupportedPeriod.isPlausible(sample.end, now: fuzzNow),
-            "dated outside the supported period: \(sample)")
-    require(DistanceSample.isPlausible(metres: sample.metres, seconds: sample.end.timeIntervalSince(sample.start)),
-            "faster than \(DistanceSample.maxSpeed) m/s: \(sample)")
+    require(
+        SupportedPeriod.isPlausible(sample.start, now: fuzzNow) && SupportedPeriod.isPlausible(sample.end, now: fuzzNow),
+        "dated outside the supported period: \(sample)")
+    require(
+        DistanceSample.isPlausible(metres: sample.metres, seconds: sample.end.timeIntervalSince(sample.start)),
+        "faster than \(DistanceSample.maxSpeed) m/s: \(sample)")
 }
 
 /// The readers' `now`, fixed so that reading whole and in pieces judge the future alike.
@@ -63,7 +66,8 @@ func checkApportioned(_ samples: [DistanceSample], limits: ActivityReaderLimits)
         let shares = SlotApportioner.shares(of: sample)
         require(!shares.isEmpty && shares.count <= Int(limits.maxSampleDuration / 3600) + 2, "\(shares.count) shares of \(sample)")
         require(shares[0].slot == Slot(containing: sample.start), "the first share is not the start's hour: \(sample)")
-        require(shares.last!.slot.start <= sample.end && sample.end <= shares.last!.slot.end, "the last share is not the end's hour: \(sample)")
+        require(
+            shares.last!.slot.start <= sample.end && sample.end <= shares.last!.slot.end, "the last share is not the end's hour: \(sample)")
         var total = 0.0
         for (index, share) in shares.enumerated() {
             require(share.slot.startEpochSeconds % 3600 == 0, "slot \(share.slot.startEpochSeconds) is not a whole hour")
@@ -89,9 +93,9 @@ func checkError(_ error: ActivityFileError, input: [UInt8]) {
     require(!TerminalSafeText.needsSanitizing(text), "the description holds a control character: \(text.debugDescription)")
     let line: Int?
     switch error {
-    case let .entityInDocumentType(number), let .externalIdentifier(number), let .unexpectedDeclaration(number),
-         let .attributeTooLong(number, _), let .nestingTooDeep(number, _), let .malformedXML(number, _),
-         let .invalidRecord(number, _), let .invalidTrackPoint(number, _):
+    case .entityInDocumentType(let number), .externalIdentifier(let number), .unexpectedDeclaration(let number),
+        .attributeTooLong(let number, _), .nestingTooDeep(let number, _), .malformedXML(let number, _),
+        .invalidRecord(let number, _), .invalidTrackPoint(let number, _):
         line = number
     default:
         line = nil
@@ -111,6 +115,7 @@ func checkError(_ error: ActivityFileError, input: [UInt8]) {
 
 /// A file a reader took distance from is one `dustctl activity import` recognises as that format.
 func checkSniffed(_ input: [UInt8], as format: ActivityFileFormat) {
-    let sniffed = Result { () throws(ActivityFileError) in try ActivityFileFormat.sniff(Array(input.prefix(ActivityFileFormat.sniffLength))) }
+    let sniffed = Result { () throws(ActivityFileError) in try ActivityFileFormat.sniff(Array(input.prefix(ActivityFileFormat.sniffLength)))
+    }
     require((try? sniffed.get()) == format, "read as \(format), sniffed as \(sniffed)")
 }

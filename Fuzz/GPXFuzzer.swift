@@ -8,9 +8,9 @@ public func fuzzGPX(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let whole = readTrack(input, pieceSize: Int.max, limits: limits)
     checkSameOutcome(whole, readTrack(input, pieceSize: pieceSize(forInputOf: count), limits: limits))
     switch whole {
-    case let .failed(error):
+    case .failed(let error):
         checkError(error, input: input)
-    case let .read(samples, summary):
+    case .read(let samples, let summary):
         require(summary.steps == samples.count, "\(summary.steps) steps, \(samples.count) samples")
         require(summary.pointsWithoutTime <= summary.points, "\(summary)")
         // A step or a jump joins two timed points of one segment.
@@ -37,7 +37,8 @@ public func fuzzGPX(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 private func readTrack(_ input: [UInt8], pieceSize: Int, limits: ActivityReaderLimits) -> ReadOutcome<GPXSummary> {
     var samples: [DistanceSample] = []
     do throws(ActivityFileError) {
-        let summary = try GPXReader(limits: limits, now: fuzzNow).read(MemoryByteSource(input, chunkSize: pieceSize), fileName: "fuzz.gpx") { samples.append($0) }
+        let summary = try GPXReader(limits: limits, now: fuzzNow).read(MemoryByteSource(input, chunkSize: pieceSize), fileName: "fuzz.gpx")
+        { samples.append($0) }
         return .read(samples: samples, summary: summary)
     } catch {
         return .failed(error)

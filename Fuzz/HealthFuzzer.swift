@@ -9,9 +9,9 @@ public func fuzzHealthExport(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CIn
     let whole = readHealthExport(input, pieceSize: Int.max, limits: limits)
     checkSameOutcome(whole, readHealthExport(input, pieceSize: pieceSize(forInputOf: count), limits: limits))
     switch whole {
-    case let .failed(error):
+    case .failed(let error):
         checkError(error, input: input)
-    case let .read(samples, summary):
+    case .read(let samples, let summary):
         require(summary.distanceRecords == samples.count, "\(summary.distanceRecords) records, \(samples.count) samples")
         require(summary.bytesRead <= Int64(count), "read \(summary.bytesRead) of \(count) bytes")
         require(summary.controlCharactersReplaced <= count, "\(summary)")
@@ -32,7 +32,9 @@ public func fuzzHealthExport(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CIn
 private func readHealthExport(_ input: [UInt8], pieceSize: Int, limits: ActivityReaderLimits) -> ReadOutcome<HealthExportSummary> {
     var samples: [DistanceSample] = []
     do throws(ActivityFileError) {
-        let summary = try HealthExportReader(limits: limits, now: fuzzNow).read(MemoryByteSource(input, chunkSize: pieceSize)) { samples.append($0) }
+        let summary = try HealthExportReader(limits: limits, now: fuzzNow).read(MemoryByteSource(input, chunkSize: pieceSize)) {
+            samples.append($0)
+        }
         return .read(samples: samples, summary: summary)
     } catch {
         return .failed(error)

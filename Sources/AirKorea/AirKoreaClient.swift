@@ -26,11 +26,11 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .timeout(seconds):
+        case .timeout(let seconds):
             "AirKorea did not answer within \(seconds.formatted()) s (api.timeoutSeconds); FineDust retries with backoff."
-        case let .connection(reason):
+        case .connection(let reason):
             "Could not reach AirKorea (\(reason)); check the network and api.baseURL. FineDust retries with backoff."
-        case let .bodyTooLarge(limit):
+        case .bodyTooLarge(let limit):
             "The response was larger than \(limit / (1024 * 1024)) MiB, far beyond any AirKorea answer; reading stopped there."
         }
     }
@@ -56,14 +56,14 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .transport(error): error.description
-        case let .httpStatus(status):
+        case .transport(let error): error.description
+        case .httpStatus(let status):
             status >= 500
                 ? "AirKorea answered HTTP \(status); the service is having trouble, FineDust retries with backoff."
                 : "AirKorea answered HTTP \(status); check api.baseURL and the service key."
-        case let .redirect(status, host):
+        case .redirect(let status, let host):
             "AirKorea's address answered HTTP \(status), redirecting to \(host); FineDust never follows a redirect because the service key would go with it. Check api.baseURL (it should be \(AirKoreaEndpoint.defaultBaseURL)) and any proxy in between."
-        case let .response(error, _): error.description
+        case .response(let error, _): error.description
         }
     }
 
@@ -71,9 +71,9 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var retryAdvice: RetryAdvice {
         switch self {
         case .transport: .retryWithBackoff
-        case let .httpStatus(status): status >= 500 ? .retryWithBackoff : .waitForNextHour
+        case .httpStatus(let status): status >= 500 ? .retryWithBackoff : .waitForNextHour
         case .redirect: .waitForNextHour
-        case let .response(error, _): error.retryAdvice
+        case .response(let error, _): error.retryAdvice
         }
     }
 
@@ -81,14 +81,14 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var httpStatus: Int? {
         switch self {
         case .transport: nil
-        case let .httpStatus(status), let .redirect(status, _): status
-        case let .response(_, status): status
+        case .httpStatus(let status), .redirect(let status, _): status
+        case .response(_, let status): status
         }
     }
 
     /// The AirKorea result code, when the body carried one.
     public var resultCode: String? {
-        if case let .response(.service(_, reported, _), _) = self { return reported }
+        if case .response(.service(_, let reported, _), _) = self { return reported }
         return nil
     }
 }
@@ -123,8 +123,10 @@ public struct AirKoreaClient: Sendable {
     private let parser: AirKoreaResponseParser
     private let timeout: Duration
 
-    public init(endpoint: AirKoreaEndpoint, transport: any HTTPTransport, timeout: Duration = .seconds(30),
-                parser: AirKoreaResponseParser = AirKoreaResponseParser()) {
+    public init(
+        endpoint: AirKoreaEndpoint, transport: any HTTPTransport, timeout: Duration = .seconds(30),
+        parser: AirKoreaResponseParser = AirKoreaResponseParser()
+    ) {
         self.endpoint = endpoint
         self.transport = transport
         self.timeout = timeout
@@ -156,7 +158,9 @@ public struct AirKoreaClient: Sendable {
         return page
     }
 
-    private func fetch<Page>(_ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page) async throws(FetchError) -> (Page, Int) {
+    private func fetch<Page>(
+        _ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page
+    ) async throws(FetchError) -> (Page, Int) {
         let response: HTTPResponse
         do {
             response = try await transport.get(endpoint.url(for: request), timeout: timeout, maxBodyBytes: parser.limits.maxDocumentBytes)
@@ -191,7 +195,7 @@ public struct AirKoreaClient: Sendable {
 
     /// A transport failure whose reason (which may quote what the server sent) is checked too.
     private func withholdingEchoes(_ error: TransportError) -> TransportError {
-        guard case let .connection(reason) = error else { return error }
+        guard case .connection(let reason) = error else { return error }
         return .connection(endpoint.echoGuard.checked(reason))
     }
 

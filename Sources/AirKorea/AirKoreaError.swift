@@ -35,35 +35,36 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .service(code, reportedCode, serverMessage):
+        case .service(let code, let reportedCode, let serverMessage):
             let message = serverMessage.isEmpty ? "" : " (\(serverMessage))"
             return "AirKorea returned result code \(reportedCode)\(message): \(code.explanation)"
-        case let .htmlPage(title):
+        case .htmlPage(let title):
             let shown = title.isEmpty ? "an HTML page" : "an HTML page \"\(title)\""
             return "AirKorea answered with \(shown) instead of XML; the service is probably down or overloaded, try again later."
         case .jsonBody:
             return "The response is JSON; FineDust reads AirKorea's XML responses only (request them with returnType=xml)."
         case .emptyBody:
             return "The response body is empty; AirKorea or the network dropped the answer, try again later."
-        case let .truncated(line):
+        case .truncated(let line):
             return "The response ends early (line \(line)); the transfer was cut off, try again."
-        case let .malformedXML(line, reason):
+        case .malformedXML(let line, let reason):
             return "The response is not well-formed XML (line \(line): \(reason))."
-        case let .invalidUTF8(line):
+        case .invalidUTF8(let line):
             return "The response is not valid UTF-8 (line \(line)); AirKorea sends UTF-8, so the body was damaged."
-        case let .notAnAirKoreaResponse(root):
-            return "The document is XML but not an AirKorea response (its root element is <\(root)>, expected <response> or <OpenAPI_ServiceResponse>)."
+        case .notAnAirKoreaResponse(let root):
+            return
+                "The document is XML but not an AirKorea response (its root element is <\(root)>, expected <response> or <OpenAPI_ServiceResponse>)."
         case .missingResultCode:
             return "The response has no header/resultCode, so it cannot be trusted as an AirKorea answer."
-        case let .documentTooLarge(limit):
+        case .documentTooLarge(let limit):
             return "The response is larger than \(limit / (1024 * 1024)) MiB, far beyond any real AirKorea answer; it was not read."
         case .doctypeNotAllowed:
             return "The document declares a DOCTYPE, which AirKorea never sends; it was rejected to keep entity tricks out."
-        case let .nestingTooDeep(limit):
+        case .nestingTooDeep(let limit):
             return "The document nests elements deeper than \(limit) levels, which no AirKorea response does; it was rejected."
-        case let .fieldTooLong(field, limit):
+        case .fieldTooLong(let field, let limit):
             return "The field <\(field)> is longer than \(limit) bytes, which no AirKorea value is; the response was rejected."
-        case let .tooManyItems(limit):
+        case .tooManyItems(let limit):
             return "The response has more than \(limit) items, which no AirKorea response does; it was rejected."
         case .missingStationName:
             return "The items carry no stationName (an old-service station response); give the station with --station NAME."
@@ -74,14 +75,14 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `default`: a new case that quotes the response must say here what it quotes.
     func withholdingEchoes(_ echoGuard: KeyEchoGuard) -> AirKoreaError {
         switch self {
-        case let .service(code, reportedCode, serverMessage):
+        case .service(let code, let reportedCode, let serverMessage):
             .service(code, reportedCode: echoGuard.checked(reportedCode), serverMessage: echoGuard.checked(serverMessage))
-        case let .htmlPage(title): .htmlPage(title: echoGuard.checked(title))
-        case let .malformedXML(line, reason): .malformedXML(line: line, reason: echoGuard.checked(reason))
-        case let .notAnAirKoreaResponse(root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
-        case let .fieldTooLong(field, limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
+        case .htmlPage(let title): .htmlPage(title: echoGuard.checked(title))
+        case .malformedXML(let line, let reason): .malformedXML(line: line, reason: echoGuard.checked(reason))
+        case .notAnAirKoreaResponse(let root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
+        case .fieldTooLong(let field, let limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
         case .jsonBody, .emptyBody, .truncated, .invalidUTF8, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-             .nestingTooDeep, .tooManyItems, .missingStationName:
+            .nestingTooDeep, .tooManyItems, .missingStationName:
             self
         }
     }
@@ -89,19 +90,20 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// When a poll that failed this way should be tried again (docs/REFERENCE.md §7).
     public var retryAdvice: RetryAdvice {
         switch self {
-        case let .service(code, _, _):
+        case .service(let code, _, _):
             switch code {
             case .applicationError, .databaseError, .httpError, .serviceTimeout, .unknown: .retryWithBackoff
             case .dailyQuotaExceeded: .waitUntilMidnightKST
             case .perSecondLimitExceeded: .waitAMinute
             case .ok, .noData, .invalidParameter, .missingParameter, .noSuchService, .accessDenied,
-                 .serviceKeyTemporarilyDisabled, .blockedIP, .serviceKeyNotRegistered, .serviceKeyExpired,
-                 .unregisteredIP, .unsignedCall: .waitForNextHour
+                .serviceKeyTemporarilyDisabled, .blockedIP, .serviceKeyNotRegistered, .serviceKeyExpired,
+                .unregisteredIP, .unsignedCall:
+                .waitForNextHour
             }
         case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8:
             .retryWithBackoff
         case .jsonBody, .notAnAirKoreaResponse, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-             .nestingTooDeep, .fieldTooLong, .tooManyItems, .missingStationName:
+            .nestingTooDeep, .fieldTooLong, .tooManyItems, .missingStationName:
             // Unparsable bodies are retried: a broken proxy or captive portal can produce any of these.
             .retryWithBackoff
         }

@@ -99,7 +99,7 @@ enum ConcentrationText: Equatable {
 
     /// The number, when one was measured.
     var value: Double? {
-        if case let .measured(value) = self { return value }
+        if case .measured(let value) = self { return value }
         return nil
     }
 }

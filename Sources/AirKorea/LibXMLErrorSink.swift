@@ -43,9 +43,10 @@ struct LibXMLError {
     init(_ error: xmlError) {
         // libxml2 quotes names and text from the document in its messages.
         let message = error.message.map { TerminalSafeText.sanitized(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines)) }
-        self.init(domain: xmlErrorDomain(rawValue: UInt32(bitPattern: error.domain)),
-                  code: xmlParserErrors(rawValue: UInt32(bitPattern: error.code)),
-                  line: Int(error.line), int1: error.int1, message: message ?? "unknown error")
+        self.init(
+            domain: xmlErrorDomain(rawValue: UInt32(bitPattern: error.domain)),
+            code: xmlParserErrors(rawValue: UInt32(bitPattern: error.code)),
+            line: Int(error.line), int1: error.int1, message: message ?? "unknown error")
     }
 
     /// libxml2's cap on one text node without `XML_PARSE_HUGE` (`XML_MAX_TEXT_LENGTH` in
@@ -102,7 +103,7 @@ struct LibXMLError {
         var offset = 0
         while true {
             switch parser.parseScalar(from: &bytes) {
-            case let .valid(scalar): offset += scalar.count
+            case .valid(let scalar): offset += scalar.count
             case .error: return line(atOffset: offset, in: document)
             case .emptyInput: return nil
             }

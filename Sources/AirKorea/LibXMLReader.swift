@@ -14,11 +14,12 @@ struct LibXMLReader {
     static let libraryInitialized: Void = xmlInitParser()
 
     func read(_ bytes: UnsafeRawBufferPointer) throws(AirKoreaError) -> RawResponse {
-        let options = Int32(bitPattern:
-            XML_PARSE_NONET.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOCDATA.rawValue
-            | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
+        let options = Int32(
+            bitPattern:
+                XML_PARSE_NONET.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOCDATA.rawValue
+                | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
-              let reader = xmlReaderForMemory(base, Int32(bytes.count), "airkorea-response.xml", "UTF-8", options)
+            let reader = xmlReaderForMemory(base, Int32(bytes.count), "airkorea-response.xml", "UTF-8", options)
         else { throw .emptyBody }
         defer { xmlFreeTextReader(reader) }
 

@@ -35,26 +35,30 @@ public enum AirKoreaRequest: Sendable, Hashable {
     /// The same request for another page.
     public func page(_ number: Int) -> AirKoreaRequest {
         switch self {
-        case let .stationRealtime(station, term, _, rows): .stationRealtime(station: station, term: term, page: number, rows: rows)
-        case let .provinceRealtime(sido, _, rows): .provinceRealtime(sido: sido, page: number, rows: rows)
-        case let .stationList(address, stationName, _, rows): .stationList(address: address, stationName: stationName, page: number, rows: rows)
-        case let .forecast(searchDate, pollutant, _, rows): .forecast(searchDate: searchDate, pollutant: pollutant, page: number, rows: rows)
+        case .stationRealtime(let station, let term, _, let rows): .stationRealtime(station: station, term: term, page: number, rows: rows)
+        case .provinceRealtime(let sido, _, let rows): .provinceRealtime(sido: sido, page: number, rows: rows)
+        case .stationList(let address, let stationName, _, let rows):
+            .stationList(address: address, stationName: stationName, page: number, rows: rows)
+        case .forecast(let searchDate, let pollutant, _, let rows):
+            .forecast(searchDate: searchDate, pollutant: pollutant, page: number, rows: rows)
         }
     }
 
     /// The page number asked for.
     public var pageNumber: Int {
         switch self {
-        case let .stationRealtime(_, _, page, _), let .provinceRealtime(_, page, _), let .stationList(_, _, page, _),
-             let .forecast(_, _, page, _): page
+        case .stationRealtime(_, _, let page, _), .provinceRealtime(_, let page, _), .stationList(_, _, let page, _),
+            .forecast(_, _, let page, _):
+            page
         }
     }
 
     /// Rows asked for per page.
     public var rowsPerPage: Int {
         switch self {
-        case let .stationRealtime(_, _, _, rows), let .provinceRealtime(_, _, rows), let .stationList(_, _, _, rows),
-             let .forecast(_, _, _, rows): rows
+        case .stationRealtime(_, _, _, let rows), .provinceRealtime(_, _, let rows), .stationList(_, _, _, let rows),
+            .forecast(_, _, _, let rows):
+            rows
         }
     }
 
@@ -64,7 +68,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     /// An item older than this is not what was asked for and is not stored (docs/RELIABILITY.md).
     public var windowHours: Int? {
         switch self {
-        case let .stationRealtime(_, term, _, _):
+        case .stationRealtime(_, let term, _, _):
             switch term {
             case .daily: 48
             case .month: 32 * 24
@@ -109,7 +113,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
         while !Task.isCancelled {
             guard let paging = try await fetch(request) else { return nil }
             let step = request.nextStep(after: paging)
-            guard case let .next(following) = step else { return step }
+            guard case .next(let following) = step else { return step }
             request = following
         }
         return nil
@@ -117,25 +121,33 @@ public enum AirKoreaRequest: Sendable, Hashable {
 
     /// The station that the items of a response belong to when they carry no `stationName`.
     public var requestedStation: String? {
-        if case let .stationRealtime(station, _, _, _) = self { return station }
+        if case .stationRealtime(let station, _, _, _) = self { return station }
         return nil
     }
 
     /// Query parameters other than the service key, in a stable order.
     func parameters(version: String) -> [(String, String)] {
         switch self {
-        case let .stationRealtime(station, term, page, rows):
-            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
-             ("stationName", station), ("dataTerm", term.rawValue), ("ver", version)]
-        case let .provinceRealtime(sido, page, rows):
-            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
-             ("sidoName", sido), ("ver", version)]
-        case let .stationList(address, stationName, page, rows):
-            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
-             ("addr", address ?? ""), ("stationName", stationName ?? "")]
-        case let .forecast(searchDate, pollutant, page, rows):
-            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
-             ("searchDate", searchDate.description), ("InformCode", pollutant.informCode)]
+        case .stationRealtime(let station, let term, let page, let rows):
+            [
+                ("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
+                ("stationName", station), ("dataTerm", term.rawValue), ("ver", version),
+            ]
+        case .provinceRealtime(let sido, let page, let rows):
+            [
+                ("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
+                ("sidoName", sido), ("ver", version),
+            ]
+        case .stationList(let address, let stationName, let page, let rows):
+            [
+                ("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
+                ("addr", address ?? ""), ("stationName", stationName ?? ""),
+            ]
+        case .forecast(let searchDate, let pollutant, let page, let rows):
+            [
+                ("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
+                ("searchDate", searchDate.description), ("InformCode", pollutant.informCode),
+            ]
         }
     }
 }

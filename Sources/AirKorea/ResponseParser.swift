@@ -43,22 +43,23 @@ public struct AirKoreaResponseParser: Sendable {
                 continue
             }
             guard let station = item.stationName ?? requestedStation else { throw .missingStationName }
-            readings.append(HourlyReading(
-                station: station,
-                slot: slot,
-                // A flagged value is unknown even when a number came with it.
-                concentration: item.concentration.zip(item.flag).map { value, flag in flag == nil ? value : nil },
-                flag: item.flag.zip(item.implausible).map { flag, implausible in
-                    flag ?? (implausible ? HourlyReading.implausibleFlag : nil)
-                },
-                average24h: item.average24h,
-                grade24h: item.grade24h,
-                grade1h: item.grade1h,
-                stationCode: item.stationCode,
-                sidoName: item.sidoName,
-                network: item.network,
-                reported: item.reported
-            ))
+            readings.append(
+                HourlyReading(
+                    station: station,
+                    slot: slot,
+                    // A flagged value is unknown even when a number came with it.
+                    concentration: item.concentration.zip(item.flag).map { value, flag in flag == nil ? value : nil },
+                    flag: item.flag.zip(item.implausible).map { flag, implausible in
+                        flag ?? (implausible ? HourlyReading.implausibleFlag : nil)
+                    },
+                    average24h: item.average24h,
+                    grade24h: item.grade24h,
+                    grade1h: item.grade1h,
+                    stationCode: item.stationCode,
+                    sidoName: item.sidoName,
+                    network: item.network,
+                    reported: item.reported
+                ))
         }
         return MeasurementPage(readings: readings, paging: raw.paging, skippedItems: skipped)
     }
@@ -68,8 +69,9 @@ public struct AirKoreaResponseParser: Sendable {
         let raw = try parseRaw(body)
         let stations = raw.items.compactMap { item -> Station? in
             guard let name = item.stationName else { return nil }
-            return Station(name: name, address: item.address, network: item.network,
-                           latitude: item.latitude, longitude: item.longitude, code: item.stationCode)
+            return Station(
+                name: name, address: item.address, network: item.network,
+                latitude: item.latitude, longitude: item.longitude, code: item.stationCode)
         }
         return StationPage(stations: stations, paging: raw.paging)
     }
@@ -83,16 +85,17 @@ public struct AirKoreaResponseParser: Sendable {
         var skipped = 0
         for item in raw.items {
             guard let pollutant = item.forecast.code.flatMap({ Pollutant(informCode: $0) }),
-                  let issuedAt = item.dataTimeText.flatMap({ ForecastIssueTime.instant(ofDataTime: $0) }),
-                  let forecastDate = item.forecast.date.flatMap({ LocalDate($0) })
+                let issuedAt = item.dataTimeText.flatMap({ ForecastIssueTime.instant(ofDataTime: $0) }),
+                let forecastDate = item.forecast.date.flatMap({ LocalDate($0) })
             else {
                 skipped += 1
                 continue
             }
-            forecasts.append(DustForecast(
-                pollutant: pollutant, issuedAt: issuedAt, forecastDate: forecastDate,
-                grades: ForecastGrades(informGrade: item.forecast.grade ?? ""),
-                overall: item.forecast.overall, cause: item.forecast.cause))
+            forecasts.append(
+                DustForecast(
+                    pollutant: pollutant, issuedAt: issuedAt, forecastDate: forecastDate,
+                    grades: ForecastGrades(informGrade: item.forecast.grade ?? ""),
+                    overall: item.forecast.overall, cause: item.forecast.cause))
         }
         return ForecastPage(forecasts: forecasts, paging: raw.paging, skippedItems: skipped)
     }

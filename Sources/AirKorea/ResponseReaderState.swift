@@ -33,7 +33,7 @@ struct ReaderState {
         case XML_READER_TYPE_ELEMENT.rawValue:
             try startElement(reader)
         case XML_READER_TYPE_TEXT.rawValue, XML_READER_TYPE_CDATA.rawValue,
-             XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue:
+            XML_READER_TYPE_SIGNIFICANT_WHITESPACE.rawValue:
             guard field != nil, let value = xmlTextReaderConstValue(reader) else { return }
             let length = strlen(UnsafeRawPointer(value).assumingMemoryBound(to: CChar.self))
             guard text.count + length <= limits.maxFieldBytes else {
@@ -43,7 +43,7 @@ struct ReaderState {
         case XML_READER_TYPE_END_ELEMENT.rawValue:
             endElement(depth: Int(xmlTextReaderDepth(reader)))
         case XML_READER_TYPE_DOCUMENT_TYPE.rawValue, XML_READER_TYPE_ENTITY_REFERENCE.rawValue,
-             XML_READER_TYPE_ENTITY.rawValue:
+            XML_READER_TYPE_ENTITY.rawValue:
             throw .doctypeNotAllowed
         default:
             break
@@ -57,7 +57,8 @@ struct ReaderState {
         path[depth] = element
         if depth == 0 {
             guard element == .response || element == .gatewayResponse else {
-                throw .notAnAirKoreaResponse(root: xmlTextReaderConstLocalName(reader).map { TerminalSafeText.sanitized(String(cString: $0)) } ?? "?")
+                throw .notAnAirKoreaResponse(
+                    root: xmlTextReaderConstLocalName(reader).map { TerminalSafeText.sanitized(String(cString: $0)) } ?? "?")
             }
             root = element
             return
@@ -66,8 +67,8 @@ struct ReaderState {
         let isLeaf: Bool
         switch (depth, parent, element) {
         case (2, .header, .resultCode), (2, .header, .resultMsg),
-             (2, .cmmMsgHeader, .errMsg), (2, .cmmMsgHeader, .returnAuthMsg), (2, .cmmMsgHeader, .returnReasonCode),
-             (2, .body, .numOfRows), (2, .body, .pageNo), (2, .body, .totalCount):
+            (2, .cmmMsgHeader, .errMsg), (2, .cmmMsgHeader, .returnAuthMsg), (2, .cmmMsgHeader, .returnReasonCode),
+            (2, .body, .numOfRows), (2, .body, .pageNo), (2, .body, .totalCount):
             isLeaf = true
         case (3, .items, .item) where path[1] == .body:
             guard items.count < limits.maxItems else { throw .tooManyItems(limit: limits.maxItems) }
@@ -156,7 +157,8 @@ struct ReaderState {
         case .gatewayResponse:
             let reported = header[.returnReasonCode] ?? ""
             let names = [header[.returnAuthMsg], header[.errMsg]].compactMap { $0 }
-            let code = ResultCode(rawValue: reported).flatMap { $0 == .ok ? nil : $0 }
+            let code =
+                ResultCode(rawValue: reported).flatMap { $0 == .ok ? nil : $0 }
                 ?? names.lazy.compactMap(ResultCode.init(errorName:)).first
                 ?? .unknown
             throw .service(code, reportedCode: reported.isEmpty ? "?" : reported, serverMessage: names.joined(separator: " / "))

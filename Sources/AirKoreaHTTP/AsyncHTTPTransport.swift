@@ -36,8 +36,9 @@ public final class AsyncHTTPTransport: HTTPTransport {
                         throw TransportError.bodyTooLarge(limit: maxBodyBytes)
                     }
                     let body = try await response.body.collect(upTo: maxBodyBytes)
-                    return HTTPResponse(status: Int(response.status.code), body: Data(body.readableBytesView),
-                                        location: response.headers.first(name: "Location"))
+                    return HTTPResponse(
+                        status: Int(response.status.code), body: Data(body.readableBytesView),
+                        location: response.headers.first(name: "Location"))
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Bytes of one file, read front to back in pieces: a file descriptor, memory, or (later) a
@@ -34,9 +35,9 @@ public struct FileDescriptorByteSource: ActivityByteSource {
 /// read(2), named apart from `ActivityByteSource.read`.
 private func systemRead(_ fileDescriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
-    Glibc.read(fileDescriptor, buffer, count)
+        Glibc.read(fileDescriptor, buffer, count)
     #else
-    Darwin.read(fileDescriptor, buffer, count)
+        Darwin.read(fileDescriptor, buffer, count)
     #endif
 }
 

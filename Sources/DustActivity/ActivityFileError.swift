@@ -67,57 +67,57 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
         switch self {
         case .emptyFile:
             "the file is empty; export the data again (Health app → profile → Export All Health Data)"
-        case let .unreadable(reason):
+        case .unreadable(let reason):
             "the file could not be read (\(reason)); check that it exists and is readable, then try again"
         case .unsupportedEncoding:
             "the file is UTF-16 or UTF-32; FineDust reads UTF-8 exports and GPX files — convert it to UTF-8 (iconv -t UTF-8)"
-        case let .entityInDocumentType(line):
+        case .entityInDocumentType(let line):
             "line \(line): the document type declares or uses an entity (<!ENTITY or %name;); FineDust refuses entities, which can expand without bound or read local files — a real Health export declares none, so export it again from the Health app"
-        case let .externalIdentifier(line):
+        case .externalIdentifier(let line):
             "line \(line): the document type points to an outside resource (SYSTEM, PUBLIC or <!NOTATION); FineDust never loads one — a real Health export has only an internal subset, so export it again from the Health app"
-        case let .unexpectedDeclaration(line):
+        case .unexpectedDeclaration(let line):
             "line \(line): the document type holds a declaration other than <!ELEMENT and <!ATTLIST; FineDust accepts only those — export the data again from the Health app"
-        case let .prologTooLong(limit):
+        case .prologTooLong(let limit):
             "the file has more than \(limit / 1024) KiB before its first element; a Health export's document type is about 10 KB — this is not an export FineDust reads"
-        case let .attributeTooLong(line, limit):
+        case .attributeTooLong(let line, let limit):
             "line \(line): an attribute value or text longer than \(limit / 1024) KiB; Health exports and GPX files never hold one — the file is damaged or not an export"
-        case let .nestingTooDeep(line, limit):
+        case .nestingTooDeep(let line, let limit):
             "line \(line): elements nested more than \(limit) deep; Health exports and GPX tracks nest a few levels — the file is damaged or not an export"
-        case let .malformedXML(line, reason):
+        case .malformedXML(let line, let reason):
             "line \(line): the file is not well-formed XML (\(reason)); if it was cut off, copy or export it again"
-        case let .notAHealthExport(root):
+        case .notAHealthExport(let root):
             "the root element is <\(root)>, not <HealthData>; give the export.xml (or export.zip) the Health app wrote"
-        case let .notAGPXFile(root):
+        case .notAGPXFile(let root):
             "the root element is <\(root)>, not <gpx>; give a GPX 1.0 or 1.1 track"
-        case let .invalidRecord(line, problem):
+        case .invalidRecord(let line, let problem):
             "line \(line): a walking distance record \(problem); the export is damaged — export it again from the Health app"
-        case let .invalidTrackPoint(line, problem):
+        case .invalidTrackPoint(let line, let problem):
             "line \(line): a track point \(problem); fix or remove the point, or export the track again"
-        case let .tooManyWorkoutRoutes(limit):
+        case .tooManyWorkoutRoutes(let limit):
             "the export references more than \(limit) workout routes; this is not an export the Health app writes"
         case .unrecognizedFormat:
             "the file is not a format FineDust reads: give the Health app's export.zip or its export.xml, a GPX 1.0/1.1 track, or a CSV with the header start,distance_m (the content decides, not the file name)"
-        case let .unreadableZip(reason):
+        case .unreadableZip(let reason):
             "the zip cannot be read (\(reason)); it may be cut off — copy or export it again"
-        case let .unsafeZipEntry(name):
+        case .unsafeZipEntry(let name):
             "the zip holds an entry named \"\(name)\", which climbs out of the archive or is absolute; the Health app never writes one, so the zip was not read"
-        case let .zipEntryTooLarge(name, limit, ratio):
+        case .zipEntryTooLarge(let name, let limit, let ratio):
             "the zip entry \"\(name)\" inflates to more than \(limit / (1024 * 1024)) MiB or more than \(ratio) times its compressed size; a Health export never does — this looks like a zip bomb, and nothing was stored"
-        case let .damagedZipEntry(name, reason):
+        case .damagedZipEntry(let name, let reason):
             "the zip entry \"\(name)\" is damaged (\(reason)); copy or export the zip again"
-        case let .tooManyZipEntries(limit):
+        case .tooManyZipEntries(let limit):
             "the zip holds more than \(limit) entries; this is not an export the Health app writes"
-        case let .tooManySourceHours(limit):
+        case .tooManySourceHours(let limit):
             "the file gives walking distance to more than \(limit) hours across its sources; no real export or track does — it was not imported"
-        case let .zipArchiveTooLarge(.inflatedBytes(limit)):
+        case .zipArchiveTooLarge(.inflatedBytes(let limit)):
             "the zip's entries inflate to more than \(limit >= 1 << 30 ? "\(limit >> 30) GiB" : "\(limit) bytes") together, the limit activity.maxInflatedBytes sets; nothing was stored — if this is a real export, raise activity.maxInflatedBytes in the configuration"
-        case let .zipArchiveTooLarge(.compressionRatio(ratio)):
+        case .zipArchiveTooLarge(.compressionRatio(let ratio)):
             "the zip's entries together inflate to more than \(ratio) times the zip's compressed size; a Health export never does — this looks like a zip bomb, and nothing was stored"
         case .noHealthExportInZip:
             "the zip holds no Health export (an .xml file whose root element is <HealthData>, at its top or one folder down); give the export.zip the Health app wrote (Health → profile → Export All Health Data)"
-        case let .severalHealthExports(names):
+        case .severalHealthExports(let names):
             "the zip holds more than one Health export (\(names.map { "\"\($0)\"" }.joined(separator: " and "))); unzip it and import the export.xml you mean"
-        case let .tooManyExportCandidates(limit):
+        case .tooManyExportCandidates(let limit):
             "the zip holds more than \(limit) .xml files at its top or one folder down; the Health app writes two — this is not an export FineDust reads"
         }
     }

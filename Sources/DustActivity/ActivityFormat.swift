@@ -28,7 +28,7 @@ public enum ActivityFileFormat: String, Sendable, Hashable, CaseIterable {
         switch try PrologGuard.scan(head) {
         case .needMore:
             throw head.count >= sniffLength ? .prologTooLong(limit: ActivityReaderLimits().maxPrologBytes) : .unrecognizedFormat
-        case let .complete(_, rootStart):
+        case .complete(_, let rootStart):
             var index = rootStart + 1
             var name: [UInt8] = []
             while index < head.count, name.count < 64 {

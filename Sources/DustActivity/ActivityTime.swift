@@ -5,8 +5,8 @@ enum ActivityTime {
     /// Apple Health's `2024-01-01 08:20:00 +0900` (the offset also accepted as `+09:00`).
     static func healthDate(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
         guard text.count == 25 || text.count == 26, text[10] == UInt8(ascii: " "), text[19] == UInt8(ascii: " "),
-              let local = localSeconds(text, timeSeparator: UInt8(ascii: " ")),
-              let offset = offsetSeconds(text[20...])
+            let local = localSeconds(text, timeSeparator: UInt8(ascii: " ")),
+            let offset = offsetSeconds(text[20...])
         else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(local - offset))
     }
@@ -45,12 +45,12 @@ enum ActivityTime {
     private static func localSeconds(_ text: UnsafeBufferPointer<UInt8>, timeSeparator: UInt8) -> Int64? {
         let separator = text[10]
         guard text[4] == UInt8(ascii: "-"), text[7] == UInt8(ascii: "-"),
-              separator == timeSeparator || (timeSeparator == UInt8(ascii: "T") && separator == UInt8(ascii: "t")),
-              text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
-              let year = number(text, 0..<4), let month = number(text, 5..<7), let day = number(text, 8..<10),
-              let hour = number(text, 11..<13), let minute = number(text, 14..<16), let second = number(text, 17..<19),
-              (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour <= 23, minute <= 59, second <= 60
+            separator == timeSeparator || (timeSeparator == UInt8(ascii: "T") && separator == UInt8(ascii: "t")),
+            text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
+            let year = number(text, 0..<4), let month = number(text, 5..<7), let day = number(text, 8..<10),
+            let hour = number(text, 11..<13), let minute = number(text, 14..<16), let second = number(text, 17..<19),
+            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour <= 23, minute <= 59, second <= 60
         else { return nil }
         return daysFromCivil(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
@@ -62,8 +62,8 @@ enum ActivityTime {
         if bytes.count == 6, bytes[3] != UInt8(ascii: ":") { return nil }
         let minutesStart = bytes.count == 6 ? 4 : 3
         guard let hours = bytes.withUnsafeBufferPointer({ number($0, 1..<3) }),
-              let minutes = bytes.withUnsafeBufferPointer({ number($0, minutesStart..<(minutesStart + 2)) }),
-              hours <= 18, minutes <= 59
+            let minutes = bytes.withUnsafeBufferPointer({ number($0, minutesStart..<(minutesStart + 2)) }),
+            hours <= 18, minutes <= 59
         else { return nil }
         let seconds = Int64(hours * 3600 + minutes * 60)
         return bytes[0] == UInt8(ascii: "-") ? -seconds : seconds

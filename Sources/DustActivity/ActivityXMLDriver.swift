@@ -19,16 +19,19 @@ struct ActivityXMLDriver {
         var controlCharactersReplaced: Int
     }
 
-    func run(_ source: some ActivityByteSource, documentName: String, onProgress: (Int64) -> Void,
-             handleNode: (xmlTextReaderPtr) throws(ActivityFileError) -> Void) throws(ActivityFileError) -> Totals {
+    func run(
+        _ source: some ActivityByteSource, documentName: String, onProgress: (Int64) -> Void,
+        handleNode: (xmlTextReaderPtr) throws(ActivityFileError) -> Void
+    ) throws(ActivityFileError) -> Totals {
         _ = Self.libraryInitialized
         let pipe = XMLInputPipe(source: source, limits: limits)
         try pipe.readProlog()
         onProgress(pipe.bytesRead)
 
-        let options = Int32(bitPattern:
-            XML_PARSE_NONET.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOCDATA.rawValue
-            | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
+        let options = Int32(
+            bitPattern:
+                XML_PARSE_NONET.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOCDATA.rawValue
+                | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue | XML_PARSE_COMPACT.rawValue)
         let read: xmlInputReadCallback = { context, buffer, length in
             guard let context, let buffer else { return -1 }
             return Unmanaged<XMLInputPipe>.fromOpaque(context).takeUnretainedValue().fill(buffer, length)
@@ -59,7 +62,7 @@ struct ActivityXMLDriver {
                 }
                 switch UInt32(xmlTextReaderNodeType(reader)) {
                 case XML_READER_TYPE_DOCUMENT_TYPE.rawValue, XML_READER_TYPE_ENTITY_REFERENCE.rawValue,
-                     XML_READER_TYPE_ENTITY.rawValue:
+                    XML_READER_TYPE_ENTITY.rawValue:
                     // The pipe hid the only DOCTYPE a well-formed document can have; this cannot
                     // happen, and is refused rather than trusted if it does.
                     throw .entityInDocumentType(line: XMLText.line(reader))
@@ -84,9 +87,10 @@ final class XMLErrorSink {
     func record(_ error: xmlError) {
         guard first == nil, error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
         // libxml2 quotes the document in its messages; never used to classify, only shown.
-        let message = error.message.map {
-            TerminalSafeText.sanitized(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines))
-        } ?? "unknown error"
+        let message =
+            error.message.map {
+                TerminalSafeText.sanitized(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines))
+            } ?? "unknown error"
         first = .malformedXML(line: Int(error.line), reason: message)
     }
 }

@@ -74,12 +74,14 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     /// with the zip's directory intact) would otherwise keep the inflater reading at the file's end.
     public var zipStallTimeout: TimeInterval
 
-    public init(maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
-                maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
-                maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
-                zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10,
-                maxSourceSlots: Int = 2_000_000, maxArchiveInflatedBytes: Int64 = ActivityReaderLimits.defaultMaxArchiveInflatedBytes,
-                maxArchiveCompressionRatio: Int64 = 100) {
+    public init(
+        maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
+        maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
+        maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
+        zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10,
+        maxSourceSlots: Int = 2_000_000, maxArchiveInflatedBytes: Int64 = ActivityReaderLimits.defaultMaxArchiveInflatedBytes,
+        maxArchiveCompressionRatio: Int64 = 100
+    ) {
         self.maxArchiveInflatedBytes = maxArchiveInflatedBytes
         self.maxArchiveCompressionRatio = maxArchiveCompressionRatio
         self.maxSourceSlots = maxSourceSlots

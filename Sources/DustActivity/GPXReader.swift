@@ -59,12 +59,15 @@ public struct GPXReader: Sendable {
     }
 
     /// Reads the whole track; `fileName` (no directories) names the source.
-    public func read(_ source: some ActivityByteSource, fileName: String, onProgress: (Int64) -> Void = { _ in },
-                     onSample: (DistanceSample) -> Void) throws(ActivityFileError) -> GPXSummary {
+    public func read(
+        _ source: some ActivityByteSource, fileName: String, onProgress: (Int64) -> Void = { _ in },
+        onSample: (DistanceSample) -> Void
+    ) throws(ActivityFileError) -> GPXSummary {
         var state: State?
         var summary = GPXSummary()
         let sourceName = "gpx:\(fileName)"
-        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "track.gpx", onProgress: onProgress) { reader throws(ActivityFileError) in
+        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "track.gpx", onProgress: onProgress) {
+            reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth, now: now) }
             try state!.handleNode(reader, source: sourceName, limits: limits, summary: &summary, onSample: onSample)
         }
@@ -76,10 +79,12 @@ public struct GPXReader: Sendable {
     /// The haversine great-circle distance in metres between two points given in degrees.
     public static func haversineDistance(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double) -> Double {
         let radians = Double.pi / 180
-        let phi1 = latitude1 * radians, phi2 = latitude2 * radians
+        let phi1 = latitude1 * radians
+        let phi2 = latitude2 * radians
         let deltaPhi = (latitude2 - latitude1) * radians
         let deltaLambda = (longitude2 - longitude1) * radians
-        let sinPhi = sin(deltaPhi / 2), sinLambda = sin(deltaLambda / 2)
+        let sinPhi = sin(deltaPhi / 2)
+        let sinLambda = sin(deltaLambda / 2)
         let a = sinPhi * sinPhi + cos(phi1) * cos(phi2) * sinLambda * sinLambda
         return 2 * earthRadius * asin(min(1, a.squareRoot()))
     }
@@ -93,9 +98,12 @@ public struct GPXReader: Sendable {
     }
 
     private struct State {
-        let names: (gpx: UnsafePointer<xmlChar>?, trk: UnsafePointer<xmlChar>?, trkseg: UnsafePointer<xmlChar>?,
-                    trkpt: UnsafePointer<xmlChar>?, time: UnsafePointer<xmlChar>?, lat: UnsafePointer<xmlChar>?,
-                    lon: UnsafePointer<xmlChar>?)
+        let names:
+            (
+                gpx: UnsafePointer<xmlChar>?, trk: UnsafePointer<xmlChar>?, trkseg: UnsafePointer<xmlChar>?,
+                trkpt: UnsafePointer<xmlChar>?, time: UnsafePointer<xmlChar>?, lat: UnsafePointer<xmlChar>?,
+                lon: UnsafePointer<xmlChar>?
+            )
         /// The kind of the open element at each depth.
         var path: [Kind]
         var point: Point?
@@ -111,8 +119,10 @@ public struct GPXReader: Sendable {
             path = Array(repeating: .other, count: maxDepth + 1)
         }
 
-        mutating func handleNode(_ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
-                                 summary: inout GPXSummary, onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+        mutating func handleNode(
+            _ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
+            summary: inout GPXSummary, onSample: (DistanceSample) -> Void
+        ) throws(ActivityFileError) {
             let depth = Int(xmlTextReaderDepth(reader))
             switch UInt32(xmlTextReaderNodeType(reader)) {
             case XML_READER_TYPE_ELEMENT.rawValue:
@@ -155,8 +165,11 @@ public struct GPXReader: Sendable {
                 case .time:
                     let text = timeText.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
                     guard let time = text.withUnsafeBufferPointer({ ActivityTime.iso8601($0) }) else {
-                        throw .invalidTrackPoint(line: XMLText.line(reader),
-                                                 problem: "has the time \"\(XMLText.short(String(decoding: text, as: UTF8.self)))\", not ISO 8601 (2024-01-01T08:20:00Z)")
+                        throw .invalidTrackPoint(
+                            line: XMLText.line(reader),
+                            problem:
+                                "has the time \"\(XMLText.short(String(decoding: text, as: UTF8.self)))\", not ISO 8601 (2024-01-01T08:20:00Z)"
+                        )
                     }
                     point?.time = time
                 case .trkpt:
@@ -175,14 +188,17 @@ public struct GPXReader: Sendable {
         private func trackPoint(_ reader: xmlTextReaderPtr) throws(ActivityFileError) -> Point {
             let line = XMLText.line(reader)
             guard let latitude = number(reader, names.lat), (-90...90).contains(latitude),
-                  let longitude = number(reader, names.lon), (-180...180).contains(longitude) else {
+                let longitude = number(reader, names.lon), (-180...180).contains(longitude)
+            else {
                 throw .invalidTrackPoint(line: line, problem: "has no lat from -90 to 90 or no lon from -180 to 180")
             }
             return Point(latitude: latitude, longitude: longitude)
         }
 
-        private mutating func endPoint(_ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
-                                       summary: inout GPXSummary, onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+        private mutating func endPoint(
+            _ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
+            summary: inout GPXSummary, onSample: (DistanceSample) -> Void
+        ) throws(ActivityFileError) {
             guard let current = point else { return }
             point = nil
             summary.points += 1
@@ -196,8 +212,9 @@ public struct GPXReader: Sendable {
             }
             defer { previous = current }
             guard let previous, let previousTime = previous.time else { return }
-            let metres = GPXReader.haversineDistance(latitude1: previous.latitude, longitude1: previous.longitude,
-                                                     latitude2: current.latitude, longitude2: current.longitude)
+            let metres = GPXReader.haversineDistance(
+                latitude1: previous.latitude, longitude1: previous.longitude,
+                latitude2: current.latitude, longitude2: current.longitude)
             let seconds = time.timeIntervalSince(previousTime)
             // Standing still at one instant is no step.
             if seconds == 0, metres == 0 { return }
@@ -207,8 +224,9 @@ public struct GPXReader: Sendable {
                 return
             }
             guard seconds <= limits.maxSampleDuration else {
-                throw .invalidTrackPoint(line: XMLText.line(reader),
-                                         problem: "follows the previous point of its segment by more than \(Int(limits.maxSampleDuration / 3600)) hours")
+                throw .invalidTrackPoint(
+                    line: XMLText.line(reader),
+                    problem: "follows the previous point of its segment by more than \(Int(limits.maxSampleDuration / 3600)) hours")
             }
             summary.steps += 1
             onSample(DistanceSample(source: source, start: previousTime, end: time, metres: metres))

@@ -54,11 +54,14 @@ public struct HealthExportReader: Sendable {
 
     /// Reads the whole export; `onSample` gets each distance in document order, `onProgress` the
     /// bytes read so far whenever more were read.
-    public func read(_ source: some ActivityByteSource, onProgress: (Int64) -> Void = { _ in },
-                     onSample: (DistanceSample) -> Void) throws(ActivityFileError) -> HealthExportSummary {
+    public func read(
+        _ source: some ActivityByteSource, onProgress: (Int64) -> Void = { _ in },
+        onSample: (DistanceSample) -> Void
+    ) throws(ActivityFileError) -> HealthExportSummary {
         var state: State?
         var summary = HealthExportSummary()
-        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "export.xml", onProgress: onProgress) { reader throws(ActivityFileError) in
+        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "export.xml", onProgress: onProgress) {
+            reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader) }
             try state!.handleNode(reader, limits: limits, now: now, summary: &summary, onSample: onSample)
         }
@@ -78,8 +81,10 @@ public struct HealthExportReader: Sendable {
 
         init(reader: xmlTextReaderPtr) { names = Names(reader: reader) }
 
-        mutating func handleNode(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
-                                 onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+        mutating func handleNode(
+            _ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
+            onSample: (DistanceSample) -> Void
+        ) throws(ActivityFileError) {
             let depth = Int(xmlTextReaderDepth(reader))
             switch UInt32(xmlTextReaderNodeType(reader)) {
             case XML_READER_TYPE_ELEMENT.rawValue:
@@ -91,7 +96,8 @@ public struct HealthExportReader: Sendable {
                 } else if name == names.workoutRoute, xmlTextReaderIsEmptyElement(reader) == 0 {
                     routeDepth = depth
                 } else if name == names.fileReference, let routeDepth, depth == routeDepth + 1,
-                          let path = attribute(reader, names.path) {
+                    let path = attribute(reader, names.path)
+                {
                     guard summary.workoutRoutePaths.count < limits.maxWorkoutRoutes else {
                         throw .tooManyWorkoutRoutes(limit: limits.maxWorkoutRoutes)
                     }
@@ -104,15 +110,21 @@ public struct HealthExportReader: Sendable {
             }
         }
 
-        private mutating func record(_ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
-                                     onSample: (DistanceSample) -> Void) throws(ActivityFileError) {
+        private mutating func record(
+            _ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
+            onSample: (DistanceSample) -> Void
+        ) throws(ActivityFileError) {
             let line = XMLText.line(reader)
             guard let type = attribute(reader, names.type) else {
                 summary.skippedRecordsByType[HealthExportSummary.noTypeKey, default: 0] += 1
                 return
             }
-            guard type.elementsEqual(UnsafeBufferPointer(start: HealthExportReader.distanceType.utf8Start,
-                                                         count: HealthExportReader.distanceType.utf8CodeUnitCount)) else {
+            guard
+                type.elementsEqual(
+                    UnsafeBufferPointer(
+                        start: HealthExportReader.distanceType.utf8Start,
+                        count: HealthExportReader.distanceType.utf8CodeUnitCount))
+            else {
                 count(skipped: type, limits: limits, summary: &summary)
                 return
             }
@@ -135,10 +147,12 @@ public struct HealthExportReader: Sendable {
             // a larger value, 1e308 km, made the sample or its hours' sums infinite.
             let maxMetres = DistanceSample.maxSpeed * limits.maxSampleDuration
             guard value * metresPerUnit <= maxMetres else {
-                throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\" \(unit), more than \(Int(maxMetres / 1000)) km")
+                throw .invalidRecord(
+                    line: line, problem: "has the value \"\(XMLText.short(valueString))\" \(unit), more than \(Int(maxMetres / 1000)) km")
             }
             guard let startText = attribute(reader, names.startDate), let start = ActivityTime.healthDate(startText),
-                  let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText) else {
+                let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText)
+            else {
                 throw .invalidRecord(line: line, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
             }
             // Years 1 and 9999 parse; stored, they would be hours nobody can ask about.
@@ -161,7 +175,9 @@ public struct HealthExportReader: Sendable {
             onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))
         }
 
-        private mutating func count(skipped type: UnsafeBufferPointer<UInt8>, limits: ActivityReaderLimits, summary: inout HealthExportSummary) {
+        private mutating func count(
+            skipped type: UnsafeBufferPointer<UInt8>, limits: ActivityReaderLimits, summary: inout HealthExportSummary
+        ) {
             if !type.elementsEqual(lastSkippedType) {
                 lastSkippedType = Array(type)
                 let name = String(decoding: type, as: UTF8.self)

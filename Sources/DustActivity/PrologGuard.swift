@@ -42,8 +42,10 @@ enum PrologGuard {
         init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
         mutating func scanProlog() throws(ActivityFileError) -> Outcome {
-            if bytes.count >= 2, (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
-                || (bytes[0] == 0x00 && bytes[1] == 0x3C) || (bytes[0] == 0x3C && bytes[1] == 0x00) {
+            if bytes.count >= 2,
+                (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE)
+                    || (bytes[0] == 0x00 && bytes[1] == 0x3C) || (bytes[0] == 0x3C && bytes[1] == 0x00)
+            {
                 throw .unsupportedEncoding
             }
             if hasPrefix([0xEF, 0xBB, 0xBF]) { index = 3 }

@@ -37,14 +37,15 @@ final class XMLInputPipe {
         var piece = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             switch try PrologGuard.scan(head) {
-            case let .complete(doctype, _):
+            case .complete(let doctype, _):
                 pending = Self.hiding(doctype, in: head)
                 return
-            case let .needMore(insideDoctype):
+            case .needMore(let insideDoctype):
                 if sourceEnded {
                     if insideDoctype {
-                        throw .malformedXML(line: head.lazy.filter { $0 == 0x0A }.count + 1,
-                                            reason: "the file ends inside its document type declaration")
+                        throw .malformedXML(
+                            line: head.lazy.filter { $0 == 0x0A }.count + 1,
+                            reason: "the file ends inside its document type declaration")
                     }
                     let content = head.starts(with: [0xEF, 0xBB, 0xBF]) ? head.dropFirst(3) : head[...]
                     if content.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { throw .emptyFile }
@@ -72,7 +73,10 @@ final class XMLInputPipe {
             count = min(target.count, pending.count - pendingOffset)
             pending.withUnsafeBytes { target.baseAddress!.copyMemory(from: $0.baseAddress! + pendingOffset, byteCount: count) }
             pendingOffset += count
-            if pendingOffset == pending.count { pending = [] ; pendingOffset = 0 }
+            if pendingOffset == pending.count {
+                pending = []
+                pendingOffset = 0
+            }
         } else if !sourceEnded {
             do {
                 count = try source.read(into: target)
@@ -95,9 +99,15 @@ final class XMLInputPipe {
         var tooLong = false
         for offset in 0..<count {
             let byte = bytes[offset]
-            if byte > 0x3C { run &+= 1; continue }
+            if byte > 0x3C {
+                run &+= 1
+                continue
+            }
             if byte == 0x3C {
-                if run > limit { tooLong = true; break }
+                if run > limit {
+                    tooLong = true
+                    break
+                }
                 run = 0
                 continue
             }
@@ -125,7 +135,10 @@ final class XMLInputPipe {
         var line = self.line
         for offset in 0..<count {
             let byte = bytes[offset]
-            if byte == 0x3C { run = 0; continue }
+            if byte == 0x3C {
+                run = 0
+                continue
+            }
             run += 1
             if byte == 0x0A { line += 1 }
             if run > limits.maxBytesWithoutMarkup { return line }

@@ -75,8 +75,9 @@ public struct HealthExportArchive {
             let declared = Int64(clamping: entry.uncompressedSize)
             let compressed = Int64(clamping: entry.compressedSize)
             guard declared <= Self.bound(compressed: compressed, limits: limits) else {
-                throw .zipEntryTooLarge(name: TerminalSafeText.sanitized(entry.path), limit: limits.maxZipEntryBytes,
-                                        ratio: limits.maxCompressionRatio)
+                throw .zipEntryTooLarge(
+                    name: TerminalSafeText.sanitized(entry.path), limit: limits.maxZipEntryBytes,
+                    ratio: limits.maxCompressionRatio)
             }
             return Item(path: entry.path, declaredSize: declared, compressedSize: compressed)
         }
@@ -84,21 +85,26 @@ public struct HealthExportArchive {
         var routes: [Item] = []
         for (name, entry) in entries.sorted(by: { $0.key < $1.key })
         where name.hasPrefix(routesFolder) && name.lowercased().hasSuffix(".gpx")
-            && !name.dropFirst(routesFolder.count).contains("/") {
+            && !name.dropFirst(routesFolder.count).contains("/")
+        {
             routes.append(try item(entry))
         }
         self.routes = routes
         // What the directory declares is checked before anything but the candidates' starts is
         // inflated; `ArchiveBudget` then holds the entries to it as they inflate, whatever they declared.
-        let declared = routes.reduce(export.declaredSize) { $0.addingReportingOverflow($1.declaredSize).overflow ? Int64.max : $0 + $1.declaredSize }
+        let declared = routes.reduce(export.declaredSize) {
+            $0.addingReportingOverflow($1.declaredSize).overflow ? Int64.max : $0 + $1.declaredSize
+        }
         try budget.check(total: declared)
     }
 
     /// The path of the one entry whose root element is `HealthData`, among the `.xml` entries at
     /// the top or one folder down (never under `workout-routes/`). A candidate is inflated only
     /// until its root element is seen.
-    private static func findExport(in entries: [String: Entry], archive: Archive, budget: ArchiveBudget,
-                                   limits: ActivityReaderLimits) throws(ActivityFileError) -> String {
+    private static func findExport(
+        in entries: [String: Entry], archive: Archive, budget: ArchiveBudget,
+        limits: ActivityReaderLimits
+    ) throws(ActivityFileError) -> String {
         let candidates = entries.keys.filter { name in
             let parts = name.lowercased().split(separator: "/", omittingEmptySubsequences: false)
             return parts.count <= 2 && parts.last!.hasSuffix(".xml") && parts.last! != ".xml" && !parts.contains("workout-routes")
@@ -137,11 +143,14 @@ public struct HealthExportArchive {
 
     /// The start of `entry`, inflated until its prolog ends (its root element is named) or
     /// `ActivityFileFormat.sniffLength` bytes; the helper thread is stopped after.
-    private static func peek(_ entry: Entry, archive: Archive, budget: ArchiveBudget,
-                             limits: ActivityReaderLimits) throws(ActivityFileError) -> [UInt8] {
+    private static func peek(
+        _ entry: Entry, archive: Archive, budget: ArchiveBudget,
+        limits: ActivityReaderLimits
+    ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
-        let pipe = ZipEntryPipe(name: TerminalSafeText.sanitized(entry.path), bound: bound(compressed: compressed, limits: limits),
-                                limits: limits, budget: budget)
+        let pipe = ZipEntryPipe(
+            name: TerminalSafeText.sanitized(entry.path), bound: bound(compressed: compressed, limits: limits),
+            limits: limits, budget: budget)
         pipe.start(archive: ArchiveBox(archive: archive), entry: entry)
         defer { pipe.stopAndWait() }
         var head: [UInt8] = []
@@ -172,9 +181,10 @@ public struct HealthExportArchive {
     /// been told to stop) when this returns.
     public func read<T>(_ item: Item, _ body: (ZipEntryByteSource) throws(ActivityFileError) -> T) throws(ActivityFileError) -> T {
         guard let entry = entriesByPath[item.path] else { throw .noHealthExportInZip }
-        let pipe = ZipEntryPipe(name: TerminalSafeText.sanitized(item.path),
-                                bound: Self.bound(compressed: item.compressedSize, limits: limits),
-                                limits: limits, budget: budget)
+        let pipe = ZipEntryPipe(
+            name: TerminalSafeText.sanitized(item.path),
+            bound: Self.bound(compressed: item.compressedSize, limits: limits),
+            limits: limits, budget: budget)
         pipe.start(archive: ArchiveBox(archive: archive), entry: entry)
         defer { pipe.stopAndWait() }
         let result = try body(ZipEntryByteSource(pipe: pipe))
@@ -314,7 +324,8 @@ final class ZipEntryPipe: @unchecked Sendable {
                 // ZIPFoundation keeps reading at the end of the file when a deflate stream never
                 // ends; the helper is told to stop, and left behind if it cannot.
                 stopped = true
-                throw .damagedZipEntry(name: name, reason: "its compressed data gave nothing for \(Int(limits.zipStallTimeout)) s; it never ends")
+                throw .damagedZipEntry(
+                    name: name, reason: "its compressed data gave nothing for \(Int(limits.zipStallTimeout)) s; it never ends")
             }
         }
         if let piece = pieces.first {

@@ -4,8 +4,9 @@ import Foundation
 extension AirKoreaClient {
     /// The client the `api.*` settings describe, sending `key`.
     public init(api: APISettings, key: ServiceKey, transport: any HTTPTransport) {
-        self.init(endpoint: AirKoreaEndpoint(baseURL: api.baseURL, version: api.version, serviceKey: key),
-                  transport: transport, timeout: .milliseconds(Int64(api.timeoutSeconds * 1000)))
+        self.init(
+            endpoint: AirKoreaEndpoint(baseURL: api.baseURL, version: api.version, serviceKey: key),
+            transport: transport, timeout: .milliseconds(Int64(api.timeoutSeconds * 1000)))
     }
 }
 
@@ -14,7 +15,8 @@ extension APISettings {
     /// `http://` to a host other than this machine (tests use a loopback server, which is fine).
     public var cleartextWarning: String? {
         guard let host = clearTextHost(of: baseURL) else { return nil }
-        return "api.baseURL is plain http:// to \(host): the service key travels in clear text and anyone on the way can read it; use \(AirKoreaEndpoint.defaultBaseURL)"
+        return
+            "api.baseURL is plain http:// to \(host): the service key travels in clear text and anyone on the way can read it; use \(AirKoreaEndpoint.defaultBaseURL)"
     }
 }
 
@@ -22,7 +24,8 @@ extension APISettings {
 /// can read); nil for https, a loopback host or no URL at all.
 public func clearTextHost(of url: String) -> String? {
     guard let url = URL(string: url), url.scheme?.lowercased() == "http", let host = url.host?.lowercased(),
-          !isLoopbackHost(host) else { return nil }
+        !isLoopbackHost(host)
+    else { return nil }
     return host
 }
 

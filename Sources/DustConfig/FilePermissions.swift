@@ -24,7 +24,8 @@ struct FilePermissions {
         }
         var linkStatus = stat()
         if lstat(path, &linkStatus) == 0, (linkStatus.st_mode & S_IFMT) == S_IFLNK, let owner = foreignOwner(linkStatus.st_uid) {
-            return "\(role) \(path) is a symlink that belongs to \(owner), so that user could point it elsewhere; replace it with a link of your own or the file itself"
+            return
+                "\(role) \(path) is a symlink that belongs to \(owner), so that user could point it elsewhere; replace it with a link of your own or the file itself"
         }
         if (status.st_mode & S_IFMT) == S_IFREG, status.st_mode & (S_IWGRP | S_IWOTH) != 0 {
             let who = status.st_mode & S_IWOTH != 0 ? "every user" : "its group"
@@ -35,10 +36,12 @@ struct FilePermissions {
             guard stat(directory, &directoryStatus) == 0 else { continue }
             let mode = directoryStatus.st_mode
             if mode & (S_IWGRP | S_IWOTH) != 0, mode & S_ISVTX == 0 {
-                return "\(role) \(path) is in \(directory), which other users may write, so they could replace the file; run `chmod go-w \(directory)`"
+                return
+                    "\(role) \(path) is in \(directory), which other users may write, so they could replace the file; run `chmod go-w \(directory)`"
             }
             if let owner = foreignOwner(directoryStatus.st_uid) {
-                return "\(role) \(path) is in \(directory), which belongs to \(owner), so that user could replace the file; \(chownAdvice(directory))"
+                return
+                    "\(role) \(path) is in \(directory), which belongs to \(owner), so that user could replace the file; \(chownAdvice(directory))"
             }
         }
         return nil

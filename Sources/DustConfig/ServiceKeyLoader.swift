@@ -24,9 +24,9 @@ public struct ServiceKeyLoader: Sendable {
 
         public var description: String {
             switch self {
-            case let .credential(path): "systemd credential \(path)"
+            case .credential(let path): "systemd credential \(path)"
             case .environment: "environment variable DUSTD_API_SERVICE_KEY"
-            case let .file(path): "key file \(path)"
+            case .file(let path): "key file \(path)"
             }
         }
     }
@@ -54,7 +54,8 @@ public struct ServiceKeyLoader: Sendable {
             if descriptor >= 0 {
                 close(descriptor)
             } else if errno == EACCES || errno == EPERM {
-                warning = "systemd passed credentials in \(directory) but this user may not read \(Self.credentialName) there; using the next key source"
+                warning =
+                    "systemd passed credentials in \(directory) but this user may not read \(Self.credentialName) there; using the next key source"
             }
         }
         let variables = ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "dustd"))
@@ -68,14 +69,19 @@ public struct ServiceKeyLoader: Sendable {
             return Loaded(key: try readKeyFile(path), source: .file(path), warning: warning)
         }
         let hint = warning.map { " (\($0))" } ?? ""
-        throw ConfigurationError(key: nil, problem: "no AirKorea service key\(hint): install it as the systemd credential \(Self.credentialName) (see README, \"Run it as a service\"), set DUSTD_API_SERVICE_KEY, or name a key file in api.serviceKeyFile")
+        throw ConfigurationError(
+            key: nil,
+            problem:
+                "no AirKorea service key\(hint): install it as the systemd credential \(Self.credentialName) (see README, \"Run it as a service\"), set DUSTD_API_SERVICE_KEY, or name a key file in api.serviceKeyFile"
+        )
     }
 
     /// Reads a key file, refusing one that other users may read, or that anyone but its owner and
     /// root may change (or replace, through its directory).
     private func readKeyFile(_ path: String) throws(ConfigurationError) -> ServiceKey {
         guard let key = ServiceKey(try readSecretFile(path, key: "api.serviceKeyFile", role: "the key file")) else {
-            throw ConfigurationError(key: "api.serviceKeyFile", problem: "names \(path), which holds no key (it must contain the key alone)")
+            throw ConfigurationError(
+                key: "api.serviceKeyFile", problem: "names \(path), which holds no key (it must contain the key alone)")
         }
         return key
     }
@@ -87,13 +93,14 @@ public struct ServiceKeyLoader: Sendable {
 public func readSecretFile(_ path: String, key: String, role: String) throws(ConfigurationError) -> String {
     let file: OpenedFile
     switch OpenedFile.open(path) {
-    case let .success(opened): file = opened
-    case let .failure(failure):
+    case .success(let opened): file = opened
+    case .failure(let failure):
         throw ConfigurationError(key: key, problem: "names \(path), which cannot be read: \(failure.reason)")
     }
     guard file.status.st_mode & (S_IROTH | S_IWOTH) == 0 else {
         file.discard()
-        throw ConfigurationError(key: key, problem: "names \(path), which other users may read; run `chmod 600 \(path)` (or 640 with a private group)")
+        throw ConfigurationError(
+            key: key, problem: "names \(path), which other users may read; run `chmod 600 \(path)` (or 640 with a private group)")
     }
     if let problem = FilePermissions(role: role, path: path).othersCanChange(file.status) {
         file.discard()

@@ -22,26 +22,32 @@ struct SettingKey: Sendable {
     let isDefault: @Sendable (Node) throws(ValueProblem) -> Bool
 
     /// A key whose field is optional; `default` nil means unset unless configured.
-    init<Value: Equatable>(_ name: String, _ shape: ValueShape<Value>, default defaultValue: Value?,
-                           _ field: WritableKeyPath<SettingValues, Value?> & Sendable) {
+    init<Value: Equatable>(
+        _ name: String, _ shape: ValueShape<Value>, default defaultValue: Value?,
+        _ field: WritableKeyPath<SettingValues, Value?> & Sendable
+    ) {
         self.init(name, shape, defaultValue) { values, value in values[keyPath: field] = value }
     }
 
     /// A key that always has a value.
-    init<Value: Equatable>(_ name: String, _ shape: ValueShape<Value>, default defaultValue: Value,
-                           _ field: WritableKeyPath<SettingValues, Value> & Sendable) {
+    init<Value: Equatable>(
+        _ name: String, _ shape: ValueShape<Value>, default defaultValue: Value,
+        _ field: WritableKeyPath<SettingValues, Value> & Sendable
+    ) {
         self.init(name, shape, defaultValue) { values, value in
             if let value { values[keyPath: field] = value }
         }
     }
 
-    private init<Value: Equatable>(_ name: String, _ shape: ValueShape<Value>, _ defaultValue: Value?,
-                                   write: @escaping @Sendable (inout SettingValues, Value?) -> Void) {
+    private init<Value: Equatable>(
+        _ name: String, _ shape: ValueShape<Value>, _ defaultValue: Value?,
+        write: @escaping @Sendable (inout SettingValues, Value?) -> Void
+    ) {
         self.name = name
         settableFromEnvironment = shape.fromEnvironment != nil
         hasDefault = defaultValue != nil
         resolve = { values, sources throws(ConfigurationError) in
-            guard case let (value, origin)? = try sources.value(of: name, shape) else {
+            guard case (let value, let origin)? = try sources.value(of: name, shape) else {
                 write(&values, defaultValue)
                 return .defaultValue
             }
@@ -73,11 +79,20 @@ extension SettingKey {
         SettingKey("timezone", .timeZone, default: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone, \.timeZone),
         SettingKey("intake.model", .intakeModel, default: .ventilation, \.intakeModel),
         SettingKey("intake.infiltration", .number(in: 0...1), default: 0.7, \.infiltration),
-        SettingKey("intake.ventilation.sleep", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.sleep], \.ventilationRates[.sleep]),
-        SettingKey("intake.ventilation.sedentary", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.sedentary], \.ventilationRates[.sedentary]),
-        SettingKey("intake.ventilation.light", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.light], \.ventilationRates[.light]),
-        SettingKey("intake.ventilation.moderate", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.moderate], \.ventilationRates[.moderate]),
-        SettingKey("intake.ventilation.high", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.high], \.ventilationRates[.high]),
+        SettingKey(
+            "intake.ventilation.sleep", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.sleep],
+            \.ventilationRates[.sleep]),
+        SettingKey(
+            "intake.ventilation.sedentary", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.sedentary],
+            \.ventilationRates[.sedentary]),
+        SettingKey(
+            "intake.ventilation.light", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.light],
+            \.ventilationRates[.light]),
+        SettingKey(
+            "intake.ventilation.moderate", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.moderate],
+            \.ventilationRates[.moderate]),
+        SettingKey(
+            "intake.ventilation.high", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.high], \.ventilationRates[.high]),
         SettingKey("intake.schedule", .list(of: .scheduleEntry), default: VentilationIntakeModel.defaultSchedule, \.schedule),
         SettingKey("log.level", .choice, default: LogLevel.info, \.logLevel),
         SettingKey("http.listen", .listenAddress, default: HTTPSettings.defaultListen, \.http.listen),
@@ -122,8 +137,9 @@ extension ValueShape where Value == ScheduleEntry {
             guard from < to else {
                 throw ValueProblem("must be later than from (\(from))").inside(".to")
             }
-            return ScheduleEntry(fromHour: from, toHour: to, activity: try fields.required("activity", .choice),
-                                 outdoors: try fields.optional("outdoors", .number(in: 0...1)) ?? 0)
+            return ScheduleEntry(
+                fromHour: from, toHour: to, activity: try fields.required("activity", .choice),
+                outdoors: try fields.optional("outdoors", .number(in: 0...1)) ?? 0)
         }
     }
 }
@@ -159,7 +175,9 @@ extension ValueShape where Value == ForecastRegion {
     static var forecastRegion: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let region = ForecastRegion(name: text) else {
-                throw ValueProblem("must be one of the forecast regions \(ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalSafeText.sanitized(text))\"")
+                throw ValueProblem(
+                    "must be one of the forecast regions \(ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalSafeText.sanitized(text))\""
+                )
             }
             return region
         }
@@ -177,10 +195,11 @@ extension ValueShape where Value == AlertRule {
             }
         }
         let record = ValueShape.record(["when"]) { fields throws(ValueProblem) in try fields.required("when", condition) }
-        return ValueShape(fromFile: { node throws(ValueProblem) in
-            if case .mapping = node { return try record.fromFile(node) }
-            return try condition.fromFile(node)
-        }, fromEnvironment: nil)
+        return ValueShape(
+            fromFile: { node throws(ValueProblem) in
+                if case .mapping = node { return try record.fromFile(node) }
+                return try condition.fromFile(node)
+            }, fromEnvironment: nil)
     }
 }
 
@@ -221,10 +240,11 @@ extension ValueShape where Value == QuietHours {
         let record = ValueShape.record(["from", "to"]) { fields throws(ValueProblem) in
             QuietHours(fromHour: try fields.required("from", .hour(in: 0...23)), toHour: try fields.required("to", .hour(in: 0...24)))
         }
-        return ValueShape(fromFile: { node throws(ValueProblem) in
-            if case let .scalar(scalar) = node, scalar.text == nil { return nil }
-            return try record.fromFile(node)
-        }, fromEnvironment: nil)
+        return ValueShape(
+            fromFile: { node throws(ValueProblem) in
+                if case .scalar(let scalar) = node, scalar.text == nil { return nil }
+                return try record.fromFile(node)
+            }, fromEnvironment: nil)
     }
 }
 
@@ -256,19 +276,22 @@ struct SettingValues {
         var firstIndex: [String: Int] = [:]
         for (index, rule) in alerts.rules.enumerated() {
             if let first = firstIndex[rule.description] {
-                throw ConfigurationError(key: "alerts.rules[\(index)]", problem: "is the same rule as alerts.rules[\(first)] (\(rule.description))",
-                                         source: origins["alerts.rules"]?.source)
+                throw ConfigurationError(
+                    key: "alerts.rules[\(index)]", problem: "is the same rule as alerts.rules[\(first)] (\(rule.description))",
+                    source: origins["alerts.rules"]?.source)
             }
             firstIndex[rule.description] = index
         }
         guard poll.retryMaxSeconds >= poll.retryInitialSeconds else {
             // Blame the key that was set: when the maximum is its default, the first delay is too long.
             if origins["poll.retryMaxSeconds"] == .defaultValue {
-                throw ConfigurationError(key: "poll.retryInitialSeconds", problem: "must be at most poll.retryMaxSeconds (\(poll.retryMaxSeconds))",
-                                         source: origins["poll.retryInitialSeconds"]?.source)
+                throw ConfigurationError(
+                    key: "poll.retryInitialSeconds", problem: "must be at most poll.retryMaxSeconds (\(poll.retryMaxSeconds))",
+                    source: origins["poll.retryInitialSeconds"]?.source)
             }
-            throw ConfigurationError(key: "poll.retryMaxSeconds", problem: "must be at least poll.retryInitialSeconds (\(poll.retryInitialSeconds))",
-                                     source: origins["poll.retryMaxSeconds"]?.source)
+            throw ConfigurationError(
+                key: "poll.retryMaxSeconds", problem: "must be at least poll.retryInitialSeconds (\(poll.retryInitialSeconds))",
+                source: origins["poll.retryMaxSeconds"]?.source)
         }
         let ventilation: VentilationIntakeModel
         do {
@@ -277,13 +300,15 @@ struct SettingValues {
             // Each value is in range by now, so what is left is the schedule's coverage of the day.
             throw ConfigurationError(key: nil, problem: error.description, source: origins["intake.schedule"]?.source)
         }
-        let intake: any IntakeModel = switch intakeModel {
-        case .ventilation: ventilation
-        case .boostcamp: BoostcampIntakeModel()
-        }
-        return FineDustSettings(station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
-                                intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, configurationFile: configurationFile,
-                                activityMaxInflatedBytes: Int64(activityMaxInflatedBytes))
+        let intake: any IntakeModel =
+            switch intakeModel {
+            case .ventilation: ventilation
+            case .boostcamp: BoostcampIntakeModel()
+            }
+        return FineDustSettings(
+            station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
+            intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, configurationFile: configurationFile,
+            activityMaxInflatedBytes: Int64(activityMaxInflatedBytes))
     }
 }
 
@@ -296,8 +321,8 @@ enum ValueOrigin: Sendable, Hashable {
     /// The `source` of a `ConfigurationError` about the value.
     var source: String? {
         switch self {
-        case let .environment(variable): "environment variable \(variable)"
-        case let .file(path, line): line.map { "\(path), line \($0)" } ?? path
+        case .environment(let variable): "environment variable \(variable)"
+        case .file(let path, let line): line.map { "\(path), line \($0)" } ?? path
         case .defaultValue: nil
         }
     }
@@ -319,29 +344,35 @@ struct SettingSources {
         do throws(ValueProblem) {
             return try shape.fromFile(node).map { ($0, .file(path: file.path, line: node.mark?.line)) }
         } catch {
-            throw ConfigurationError(key: key + error.path, problem: error.problem,
-                                     source: ValueOrigin.file(path: file.path, line: error.line ?? node.mark?.line).source)
+            throw ConfigurationError(
+                key: key + error.path, problem: error.problem,
+                source: ValueOrigin.file(path: file.path, line: error.line ?? node.mark?.line).source)
         }
     }
 
     /// The value of the variable swift-configuration reads for `key`, and that variable's name.
-    private func environmentValue<Value>(of key: String, _ form: EnvironmentForm<Value>, in environment: any ConfigProvider) throws(ConfigurationError) -> (Value, ValueOrigin)? {
-        let type: ConfigType = switch form {
-        case .text: .string
-        case .list: .stringArray
-        }
+    private func environmentValue<Value>(
+        of key: String, _ form: EnvironmentForm<Value>, in environment: any ConfigProvider
+    ) throws(ConfigurationError) -> (Value, ValueOrigin)? {
+        let type: ConfigType =
+            switch form {
+            case .text: .string
+            case .list: .stringArray
+            }
         let lookup: LookupResult
         do {
             lookup = try environment.value(forKey: AbsoluteConfigKey(ConfigKey(key)), type: type)
         } catch {
-            throw ConfigurationError(key: key, problem: "cannot be read: \(error)", source: "environment variable \(SettingsLoader.environmentVariable(for: key))")
+            throw ConfigurationError(
+                key: key, problem: "cannot be read: \(error)",
+                source: "environment variable \(SettingsLoader.environmentVariable(for: key))")
         }
         let origin = ValueOrigin.environment(variable: lookup.encodedKey)
         do throws(ValueProblem) {
             switch (form, lookup.value?.content) {
-            case let (.text(parse), .string(text)?):
+            case (.text(let parse), .string(let text)?):
                 return (try parse(text.trimmingWhiteSpace), origin)
-            case let (.list(parse), .stringArray(items)?):
+            case (.list(let parse), .stringArray(let items)?):
                 return (try parse(items), origin)
             default:
                 return nil

@@ -122,7 +122,9 @@ public struct HTTPSettings: Sendable, Hashable {
     /// `host:port` split, or nil when it is not one (or empty).
     public static func address(_ listen: String) -> (host: String, port: Int)? {
         let text = listen.trimmingWhiteSpace
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else { return nil }
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (1...65535).contains(port) else {
+            return nil
+        }
         var host = String(text[..<colon])
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty, !host.contains(where: { $0.isWhitespace }) else { return nil }
@@ -177,9 +179,9 @@ public enum AlertSinkSetting: Sendable, Hashable {
 extension AlertSinkSetting: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public var description: String {
         switch self {
-        case let .ntfy(url, _): "ntfy \(Self.origin(url))"
-        case let .webhook(url): "webhook \(Self.origin(url))"
-        case let .command(arguments, _): "command \(TerminalSafeText.sanitized(arguments.first ?? ""))"
+        case .ntfy(let url, _): "ntfy \(Self.origin(url))"
+        case .webhook(let url): "webhook \(Self.origin(url))"
+        case .command(let arguments, _): "command \(TerminalSafeText.sanitized(arguments.first ?? ""))"
         }
     }
 

@@ -19,8 +19,10 @@ public struct SettingsLoader: Sendable {
     private let workingDirectory: String
 
     /// `environment` needs only the `DUSTD_…` variables (the default reads just those).
-    public init(environment: [String: String] = ProcessEnvironment.variables(prefixed: "DUSTD_"),
-                workingDirectory: String = FileManager.default.currentDirectoryPath) {
+    public init(
+        environment: [String: String] = ProcessEnvironment.variables(prefixed: "DUSTD_"),
+        workingDirectory: String = FileManager.default.currentDirectoryPath
+    ) {
         self.environment = environment
         self.workingDirectory = workingDirectory
     }
@@ -69,7 +71,9 @@ public struct SettingsLoader: Sendable {
     }
 
     /// Every key by the variable that sets it (a test checks that no two keys share one).
-    static let keysByVariable: [String: SettingKey] = Dictionary(SettingKey.all.map { (environmentVariable(for: $0.name), $0) }) { first, _ in first }
+    static let keysByVariable: [String: SettingKey] = Dictionary(SettingKey.all.map { (environmentVariable(for: $0.name), $0) }) {
+        first, _ in first
+    }
 
     /// `DUSTD_…` variables that are read but are not settings: the file to read, and the service key
     /// (which `ServiceKeyLoader` reads as `api.serviceKey` through the same provider).
@@ -88,12 +92,17 @@ public struct SettingsLoader: Sendable {
             if let key = Self.keysByVariable[name] {
                 settingVariables = true
                 guard key.settableFromEnvironment else {
-                    throw ConfigurationError(key: key.name, problem: "cannot come from an environment variable: it is a list of entries, which only the configuration file can hold; unset the variable and write \(key.name) in the file",
-                                             source: "environment variable \(name)")
+                    throw ConfigurationError(
+                        key: key.name,
+                        problem:
+                            "cannot come from an environment variable: it is a list of entries, which only the configuration file can hold; unset the variable and write \(key.name) in the file",
+                        source: "environment variable \(name)")
                 }
                 guard !value.trimmingWhiteSpace.isEmpty else {
-                    throw ConfigurationError(key: key.name, problem: "is empty; give it a value, or unset the variable to use the configuration file or the default",
-                                             source: "environment variable \(name)")
+                    throw ConfigurationError(
+                        key: key.name,
+                        problem: "is empty; give it a value, or unset the variable to use the configuration file or the default",
+                        source: "environment variable \(name)")
                 }
             } else {
                 let known = Self.keysByVariable.keys.sorted() + Self.otherVariables.sorted()
@@ -122,8 +131,8 @@ struct ConfigurationFile {
     init(reading path: String, keys: [SettingKey] = SettingKey.all) throws(ConfigurationError) {
         let file: OpenedFile
         switch OpenedFile.open(path) {
-        case let .success(opened): file = opened
-        case let .failure(failure):
+        case .success(let opened): file = opened
+        case .failure(let failure):
             throw ConfigurationError(key: nil, problem: "the configuration file \(path) cannot be read: \(failure.reason)")
         }
         if let problem = FilePermissions(role: "the configuration file", path: path).othersCanChange(file.status) {
@@ -153,13 +162,16 @@ struct ConfigurationFile {
 
     /// Walks the mappings that group keys (`poll:`, `intake.ventilation:`) down to the keys, whose
     /// nodes are kept whole for their shapes to decode.
-    private static func collect(_ node: Node, under path: [String], into values: inout [String: Node],
-                                keys: [String: SettingKey], file: String) throws(ConfigurationError) {
-        guard case let .mapping(mapping) = node else { return }
+    private static func collect(
+        _ node: Node, under path: [String], into values: inout [String: Node],
+        keys: [String: SettingKey], file: String
+    ) throws(ConfigurationError) {
+        guard case .mapping(let mapping) = node else { return }
         for (keyNode, valueNode) in mapping {
             let place = ValueOrigin.file(path: file, line: keyNode.mark?.line).source
             guard let name = keyNode.scalar?.string else {
-                throw ConfigurationError(key: path.isEmpty ? nil : path.joined(separator: "."), problem: "has a key that is not text", source: place)
+                throw ConfigurationError(
+                    key: path.isEmpty ? nil : path.joined(separator: "."), problem: "has a key that is not text", source: place)
             }
             let key = (path + [name]).joined(separator: ".")
             if keys[key] != nil {
@@ -174,11 +186,14 @@ struct ConfigurationFile {
             switch valueNode {
             case .mapping:
                 try collect(valueNode, under: path + [name], into: &values, keys: keys, file: file)
-            case let .scalar(scalar) where scalar.text == nil:
+            case .scalar(let scalar) where scalar.text == nil:
                 continue  // `poll:` with nothing under it
             default:
-                throw ConfigurationError(key: key, problem: "is not a FineDust setting but a group of them (\(members.joined(separator: ", "))); write those under \(name):",
-                                         source: place)
+                throw ConfigurationError(
+                    key: key,
+                    problem:
+                        "is not a FineDust setting but a group of them (\(members.joined(separator: ", "))); write those under \(name):",
+                    source: place)
             }
         }
     }
@@ -188,13 +203,16 @@ struct ConfigurationFile {
 /// this is the problem and where it is, on one line.
 private func yamlProblem(_ error: any Error) -> String {
     let problem: String
-    var line: Int?, column: Int?
+    var line: Int?
+    var column: Int?
     switch error as? YamlError {
-    case let .scanner(_, description, mark, _), let .parser(_, description, mark, _), let .composer(_, description, mark, _):
+    case .scanner(_, let description, let mark, _), .parser(_, let description, let mark, _), .composer(_, let description, let mark, _):
         (problem, line, column) = (description, mark.line, mark.column)
-    case let .duplicatedKeysInMapping(duplicates, context):
-        (problem, line, column) = ("\(duplicates.joined(separator: ", ")) appears twice in one mapping", context.mark.line, context.mark.column)
-    case let .reader(description, offset, _, yaml):
+    case .duplicatedKeysInMapping(let duplicates, let context):
+        (problem, line, column) = (
+            "\(duplicates.joined(separator: ", ")) appears twice in one mapping", context.mark.line, context.mark.column
+        )
+    case .reader(let description, let offset, _, let yaml):
         // The reader reports a character offset: count the line ends before it.
         problem = description
         line = offset.map { yaml.prefix($0).reduce(1) { $1.isNewline ? $0 + 1 : $0 } }
@@ -212,7 +230,8 @@ func nearest(to name: String, among candidates: [String]) -> String? {
 
 /// Levenshtein distance, for "did you mean" suggestions on misspelt keys.
 func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a.lowercased()), b = Array(b.lowercased())
+    let a = Array(a.lowercased())
+    let b = Array(b.lowercased())
     guard !a.isEmpty else { return b.count }
     guard !b.isEmpty else { return a.count }
     var previous = Array(0...b.count)

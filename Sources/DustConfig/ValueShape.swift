@@ -60,7 +60,7 @@ extension ValueShape {
     static func scalar(_ parse: @escaping @Sendable (String) throws(ValueProblem) -> Value) -> ValueShape {
         ValueShape(
             fromFile: { node throws(ValueProblem) in
-                guard case let .scalar(scalar) = node else {
+                guard case .scalar(let scalar) = node else {
                     throw ValueProblem("must be a single value, not a list or a mapping").at(node)
                 }
                 guard let text = scalar.text else { return nil }
@@ -84,8 +84,11 @@ extension ValueShape where Value == String {
     static var displayText: ValueShape {
         .scalar { text throws(ValueProblem) in
             if let scalar = text.unicodeScalars.first(where: { TerminalSafeText.needsSanitizing(String($0)) }) {
-                let code = "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count)) + String(scalar.value, radix: 16, uppercase: true)
-                throw ValueProblem("holds the control character \(code) (\"\(TerminalSafeText.sanitized(text))\"); write the name without it")
+                let code =
+                    "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count))
+                    + String(scalar.value, radix: 16, uppercase: true)
+                throw ValueProblem(
+                    "holds the control character \(code) (\"\(TerminalSafeText.sanitized(text))\"); write the name without it")
             }
             return text
         }
@@ -144,7 +147,8 @@ extension ValueShape where Value == Double {
     static func number(in range: ClosedRange<Double>) -> ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let value = Double(text), value.isFinite, range.contains(value) else {
-                throw ValueProblem("must be a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), not \"\(text)\"")
+                throw ValueProblem(
+                    "must be a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), not \"\(text)\"")
             }
             return value
         }
@@ -183,7 +187,7 @@ extension ValueShape {
     /// written as text at all.
     static func list<Element>(of element: ValueShape<Element>) -> ValueShape where Value == [Element] {
         let fromEnvironment: EnvironmentForm<[Element]>?
-        if case let .text(parse) = element.fromEnvironment {
+        if case .text(let parse) = element.fromEnvironment {
             fromEnvironment = .list { items throws(ValueProblem) in
                 var values: [Element] = []
                 for (index, item) in items.enumerated() {
@@ -204,8 +208,8 @@ extension ValueShape {
             fromFile: { node throws(ValueProblem) in
                 let items: [Node]
                 switch node {
-                case let .sequence(sequence): items = Array(sequence)
-                case let .scalar(scalar):
+                case .sequence(let sequence): items = Array(sequence)
+                case .scalar(let scalar):
                     guard scalar.text != nil else { return nil }
                     items = [node]
                 default: throw ValueProblem("must be a list").at(node)
@@ -228,7 +232,7 @@ extension ValueShape {
         let written = "{\(fields.joined(separator: ", "))}"
         return ValueShape(
             fromFile: { node throws(ValueProblem) in
-                guard case let .mapping(mapping) = node else {
+                guard case .mapping(let mapping) = node else {
                     throw ValueProblem("must be a mapping \(written)").at(node)
                 }
                 var nodes: [String: Node] = [:]
@@ -236,7 +240,8 @@ extension ValueShape {
                     guard let name = name.scalar?.string, fields.contains(name) else {
                         let field = name.scalar?.string ?? "that is not text"
                         let suggestion = nearest(to: field, among: fields).map { " (did you mean \($0)?)" } ?? ""
-                        throw ValueProblem("has a field \(field) that is not one of \(fields.joined(separator: ", "))\(suggestion)").at(name)
+                        throw ValueProblem("has a field \(field) that is not one of \(fields.joined(separator: ", "))\(suggestion)").at(
+                            name)
                     }
                     nodes[name] = value
                 }

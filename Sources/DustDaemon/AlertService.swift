@@ -23,8 +23,10 @@ public struct AlertService: Service, CustomStringConvertible {
     private let logger: Logger
 
     /// - Parameter triggers: one element after each poll (`PollService`'s `afterCycle`).
-    public init(live: LiveConfiguration, database: DaemonDatabase, dispatcher: AlertDispatcher, triggers: AsyncStream<Date>,
-                clock: any WallClock = SystemClock(), logger: Logger) {
+    public init(
+        live: LiveConfiguration, database: DaemonDatabase, dispatcher: AlertDispatcher, triggers: AsyncStream<Date>,
+        clock: any WallClock = SystemClock(), logger: Logger
+    ) {
         self.live = live
         self.database = database
         self.dispatcher = dispatcher
@@ -38,19 +40,23 @@ public struct AlertService: Service, CustomStringConvertible {
         let newest = NewestAlerts()
         await withDiscardingTaskGroup { deliveries in
             for pending in pendingDeliveries() {
-                logger.notice("Resuming an alert delivery that was waiting when dustd stopped",
-                              metadata: ["rule": "\(pending.event.rule)", "sink": "\(pending.sink)", "attempt": "\(pending.lastAttempt + 1)"])
+                logger.notice(
+                    "Resuming an alert delivery that was waiting when dustd stopped",
+                    metadata: ["rule": "\(pending.event.rule)", "sink": "\(pending.sink)", "attempt": "\(pending.lastAttempt + 1)"])
                 newest.record(pending.event)
                 deliveries.addTask {
-                    if let delivery = await dispatcher.resume(pending.event, sink: pending.sink, afterAttempt: pending.lastAttempt,
-                                                              isCurrent: { newest.isNewest(pending.event) }) {
+                    if let delivery = await dispatcher.resume(
+                        pending.event, sink: pending.sink, afterAttempt: pending.lastAttempt,
+                        isCurrent: { newest.isNewest(pending.event) })
+                    {
                         log(delivery)
                     }
                 }
             }
             for await now in triggers.cancelOnGracefulShutdown() {
                 for event in evaluate(at: now) {
-                    logger.notice("Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
+                    logger.notice(
+                        "Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
                     newest.record(event)
                     deliveries.addTask {
                         await deliver(event) { newest.isNewest(event) }
@@ -70,13 +76,17 @@ public struct AlertService: Service, CustomStringConvertible {
         guard !settings.alerts.rules.isEmpty, let station = settings.station.name else { return [] }
         do {
             let store = try database.current()
-            let statistics = StatisticsService(readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
-                                               intakeModel: settings.intakeModel,
-                                               stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks))
-            let forecast = StoredTomorrowForecast(reader: ForecastReader(store: store, timeZone: settings.calendar.timeZone),
-                                                  station: station, region: settings.forecast.region)
-            return try AlertMonitor(rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
-                                    statistics: statistics, forecast: forecast).evaluate(at: now)
+            let statistics = StatisticsService(
+                readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
+                intakeModel: settings.intakeModel,
+                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks))
+            let forecast = StoredTomorrowForecast(
+                reader: ForecastReader(store: store, timeZone: settings.calendar.timeZone),
+                station: station, region: settings.forecast.region)
+            return try AlertMonitor(
+                rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
+                statistics: statistics, forecast: forecast
+            ).evaluate(at: now)
         } catch {
             logger.error("Could not check the alert rules: \(error)")
             return []
@@ -110,8 +120,9 @@ public struct AlertService: Service, CustomStringConvertible {
         case .retrying:
             logger.notice("Alert delivery paused: dustd is stopping; the next start tries again", metadata: ["sink": "\(delivery.sink)"])
         case .failed:
-            logger.error("Alert not delivered after \(delivery.attempt) attempts: \(delivery.detail ?? "no reason")",
-                         metadata: ["sink": "\(delivery.sink)"])
+            logger.error(
+                "Alert not delivered after \(delivery.attempt) attempts: \(delivery.detail ?? "no reason")",
+                metadata: ["sink": "\(delivery.sink)"])
         }
     }
 }
@@ -137,8 +148,9 @@ public struct AlertTest: Sendable {
         }
         guard !sinks.sinks.isEmpty else {
             await sinks.shutdown()
-            return OneShotOutcome(status: .configuration,
-                                  diagnostics: ["No alert sinks are configured (alerts.sinks in \(settings.configurationFile ?? "the configuration file"))."])
+            return OneShotOutcome(
+                status: .configuration,
+                diagnostics: ["No alert sinks are configured (alerts.sinks in \(settings.configurationFile ?? "the configuration file"))."])
         }
         // Recorded like any alert when the database is there and writable; sent all the same when not.
         var note: String?

@@ -6,10 +6,11 @@ import DustServices
 import Foundation
 import NIOCore
 import Subprocess
+
 #if canImport(System)
-import System
+    import System
 #else
-import SystemPackage
+    import SystemPackage
 #endif
 
 /// The sinks of `alerts.sinks`, built from the settings. Owns the HTTP client they share; call
@@ -40,15 +41,15 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
             for (index, setting) in settings.sinks.enumerated() {
                 let name = setting.displayName(position: index + 1)
                 switch setting {
-                case let .ntfy(url, tokenFile):
+                case .ntfy(let url, let tokenFile):
                     let token = try Self.ntfyToken(file: tokenFile, environment: environment)
                     if token != nil, clearTextHost(of: url) != nil {
                         warnings.append("\(name) sends its access token over plain http; use https")
                     }
                     sinks.append(NtfySink(name: name, url: url, token: token, client: client!))
-                case let .webhook(url):
+                case .webhook(let url):
                     sinks.append(WebhookSink(name: name, url: url, client: client!))
-                case let .command(arguments, timeoutSeconds):
+                case .command(let arguments, let timeoutSeconds):
                     sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
                 }
             }
@@ -84,7 +85,8 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
             return SecretText(token)
         }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-           let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(ntfyCredential), encoding: .utf8) {
+            let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(ntfyCredential), encoding: .utf8)
+        {
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
             return token.isEmpty ? nil : SecretText(token)
         }
@@ -105,7 +107,8 @@ extension SecretHoldingSink {
 }
 
 /// POSTs an event to one HTTP endpoint; any 2xx is delivered.
-private func post(_ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String) async throws(AlertSinkError) {
+private func post(_ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String) async throws(AlertSinkError)
+{
     var request = HTTPClientRequest(url: url)
     request.method = .POST
     request.headers.add(name: "User-Agent", value: "FineDust-dustd/\(FineDustVersion.current)")
@@ -159,8 +162,9 @@ struct WebhookSink: SecretHoldingSink {
     let client: HTTPClient
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
-        try await post(client, url: url, headers: [("Content-Type", "application/json; charset=utf-8")],
-                       body: Data(AlertPayload.json(event).utf8), to: name)
+        try await post(
+            client, url: url, headers: [("Content-Type", "application/json; charset=utf-8")],
+            body: Data(AlertPayload.json(event).utf8), to: name)
     }
 }
 
@@ -186,9 +190,11 @@ struct CommandSink: SecretHoldingSink {
         do {
             status = try await withThrowingTaskGroup(of: TerminationStatus.self) { group in
                 group.addTask { [arguments, environment, options] in
-                    try await run(.path(FilePath(arguments[0])), arguments: Arguments(Array(arguments.dropFirst())),
-                                  environment: .custom(environment), platformOptions: options,
-                                  input: .none, output: .discarded, error: .discarded).terminationStatus
+                    try await run(
+                        .path(FilePath(arguments[0])), arguments: Arguments(Array(arguments.dropFirst())),
+                        environment: .custom(environment), platformOptions: options,
+                        input: .none, output: .discarded, error: .discarded
+                    ).terminationStatus
                 }
                 group.addTask { [timeout] in
                     try await Task.sleep(for: .seconds(timeout))
@@ -209,8 +215,8 @@ struct CommandSink: SecretHoldingSink {
         if Task.isCancelled, case .signaled = status { throw AlertSinkError("\(name) was stopped: dustd is stopping") }
         switch status {
         case .exited(0): return
-        case let .exited(code): throw AlertSinkError("\(name) exited with status \(code)")
-        case let .signaled(signal): throw AlertSinkError("\(name) was killed by signal \(signal)")
+        case .exited(let code): throw AlertSinkError("\(name) exited with status \(code)")
+        case .signaled(let signal): throw AlertSinkError("\(name) was killed by signal \(signal)")
         }
     }
 }

@@ -22,8 +22,10 @@ public struct Daemon: Sendable {
     private let redactor: SecretRedactor
     private let logger: Logger
 
-    public init(settings: FineDustSettings, key: ServiceKeyLoader.Loaded, configurationFile: String?, environment: [String: String],
-                logSink: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        settings: FineDustSettings, key: ServiceKeyLoader.Loaded, configurationFile: String?, environment: [String: String],
+        logSink: (@Sendable (String) -> Void)? = nil
+    ) {
         self.settings = settings
         self.key = key.key
         keySource = key.source.description
@@ -37,8 +39,10 @@ public struct Daemon: Sendable {
     }
 
     /// dustd's logger: one line per event on stderr, journald priorities under systemd, secrets redacted.
-    public static func logger(settings: FineDustSettings, environment: [String: String], redactor: SecretRedactor = SecretRedactor(),
-                              sink: (@Sendable (String) -> Void)? = nil) -> Logger {
+    public static func logger(
+        settings: FineDustSettings, environment: [String: String], redactor: SecretRedactor = SecretRedactor(),
+        sink: (@Sendable (String) -> Void)? = nil
+    ) -> Logger {
         let level = level(settings.logLevel)
         return Logger(label: "dustd") { label in
             JournalLogHandler(label: label, level: level, environment: environment, secrets: redactor, sink: sink)
@@ -71,22 +75,27 @@ public struct Daemon: Sendable {
         // the client applies to every text it receives looks at every stored text.
         do {
             let withheld = try store.withholdKeyEchoes(key.echoGuard)
-            if withheld > 0 { logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)") }
+            if withheld > 0 {
+                logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)")
+            }
         } catch {
             logger.error("Could not check stored messages for the service key: \(error)")
         }
-        logger.notice("dustd starting", metadata: [
-            "version": "\(FineDustVersion.current)", "station": "\(settings.station.name ?? "-")",
-            "fallbacks": "\(settings.station.fallbacks)", "mode": "\(settings.station.mode.rawValue)",
-            "database": "\(settings.storagePath)", "key": "\(keySource)", "config": "\(settings.configurationFile ?? "defaults")",
-        ])
+        logger.notice(
+            "dustd starting",
+            metadata: [
+                "version": "\(FineDustVersion.current)", "station": "\(settings.station.name ?? "-")",
+                "fallbacks": "\(settings.station.fallbacks)", "mode": "\(settings.station.mode.rawValue)",
+                "database": "\(settings.storagePath)", "key": "\(keySource)", "config": "\(settings.configurationFile ?? "defaults")",
+            ])
         for warning in [keyWarning, settings.api.cleartextWarning].compactMap({ $0 }) + settings.warnings {
             logger.warning("\(warning)")
         }
         let database = DaemonDatabase(store, lock: lock, logger: logger)
-        var initial = DaemonStatus(state: .starting, mode: once ? .once : .daemon, pid: getpid(), version: FineDustVersion.current,
-                                   station: settings.station.name ?? "", startedAt: Date(),
-                                   heartbeatSeconds: PollService.heartbeatSeconds(settings.poll))
+        var initial = DaemonStatus(
+            state: .starting, mode: once ? .once : .daemon, pid: getpid(), version: FineDustVersion.current,
+            station: settings.station.name ?? "", startedAt: Date(),
+            heartbeatSeconds: PollService.heartbeatSeconds(settings.poll))
         // The last success and error outlive a restart: they are history, not this run's state.
         if let previous = try? store.loadStatus() {
             initial.lastSuccess = previous.lastSuccess
@@ -96,7 +105,8 @@ public struct Daemon: Sendable {
         let board = DaemonStatusBoard(initial, database: database, logger: logger)
         let transport = AsyncHTTPTransport()
         let live = LiveConfiguration(settings: settings, key: key)
-        let status = once
+        let status =
+            once
             ? await pollOnce(live: live, store: store, board: board, transport: transport)
             : await serve(live: live, database: database, board: board, transport: transport)
         await transport.shutdown()
@@ -104,7 +114,9 @@ public struct Daemon: Sendable {
     }
 
     /// `--once`: one cycle with backfill; the exit status says how it went.
-    private func pollOnce(live: LiveConfiguration, store: SQLiteStore, board: DaemonStatusBoard, transport: any HTTPTransport) async -> ExitStatus {
+    private func pollOnce(
+        live: LiveConfiguration, store: SQLiteStore, board: DaemonStatusBoard, transport: any HTTPTransport
+    ) async -> ExitStatus {
         let snapshot = live.snapshot
         guard let stations = snapshot.stations else { return .configuration }
         board.update { $0.state = .polling }
@@ -118,7 +130,8 @@ public struct Daemon: Sendable {
             status.stoppedAt = Date()
         }
         guard let failure = report.failure else {
-            logger.notice("Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)", "requests": "\(report.requests)"])
+            logger.notice(
+                "Poll done", metadata: ["new": "\(report.rowsNew)", "revised": "\(report.rowsUpdated)", "requests": "\(report.requests)"])
             return .ok
         }
         logger.error("\(failure)", metadata: ["kind": "\(failure.kind.rawValue)"])
@@ -126,7 +139,9 @@ public struct Daemon: Sendable {
     }
 
     /// The service group under systemd: the poll loop, reloads on SIGHUP, the watchdog.
-    private func serve(live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport) async -> ExitStatus {
+    private func serve(
+        live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport
+    ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment)
         let metrics = PollMetrics()
         let alertSinks: AlertSinks
@@ -142,20 +157,26 @@ public struct Daemon: Sendable {
             logger.warning("alerts.rules are set but alerts.sinks is empty: alerts are recorded (dustctl alerts list) and sent nowhere")
         }
         let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let alertPolicy = AlertRetryPolicy(maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
+        let alertPolicy = AlertRetryPolicy(
+            maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
         var services: [any Service] = [
-            PollService(configuration: live, database: database, board: board, transport: transport, notifier: notifier, logger: logger,
-                        metrics: metrics, afterCycle: { alertTriggers.continuation.yield($0) }),
-            AlertService(live: live, database: database,
-                         dispatcher: AlertDispatcher(sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy),
-                         triggers: alertTriggers.stream, logger: logger),
-            ReloadService(configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
-                          logger: logger, environment: environment),
+            PollService(
+                configuration: live, database: database, board: board, transport: transport, notifier: notifier, logger: logger,
+                metrics: metrics, afterCycle: { alertTriggers.continuation.yield($0) }),
+            AlertService(
+                live: live, database: database,
+                dispatcher: AlertDispatcher(sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy),
+                triggers: alertTriggers.stream, logger: logger),
+            ReloadService(
+                configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
+                logger: logger, environment: environment),
             ForecastService(configuration: live, database: database, board: board, transport: transport, logger: logger, metrics: metrics),
         ]
         do {
-            if let web = try WebFrontEnd.service(settings: settings, source: WebFrontEnd.source(database: database, live: live),
-                                                 metrics: metrics, logger: logger) {
+            if let web = try WebFrontEnd.service(
+                settings: settings, source: WebFrontEnd.source(database: database, live: live),
+                metrics: metrics, logger: logger)
+            {
                 services.append(web)
             }
         } catch {

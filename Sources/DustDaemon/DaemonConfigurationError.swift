@@ -7,7 +7,8 @@ public enum DaemonConfigurationError: Error, Sendable, Hashable, CustomStringCon
 
     public var description: String {
         switch self {
-        case .noStation: "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)"
+        case .noStation:
+            "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)"
         }
     }
 

@@ -25,7 +25,9 @@ public final class DaemonDatabase: Sendable {
     public func current() throws(StoreError) -> SQLiteStore {
         let open = store.withLock { $0 }
         guard open.isReplacedOnDisk else { return open }
-        logger.error("The database \(open.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill.")
+        logger.error(
+            "The database \(open.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill."
+        )
         let reopened = try SQLiteStore(path: open.path)
         store.withLock { $0 = reopened }
         do {

@@ -7,7 +7,7 @@ extension DaemonStatus {
         switch outcome {
         case .succeeded:
             lastSuccess = Success(at: now, rowsNew: report.rowsNew, rowsUpdated: report.rowsUpdated, requests: report.requests)
-        case let .failed(failure):
+        case .failed(let failure):
             lastError = Failure(at: now, failure: failure)
         case .stopped:
             break

@@ -38,13 +38,13 @@ public final class DatabaseLock: Sendable {
 
         public var description: String {
             switch self {
-            case let .held(databasePath, pid) where pid > 0:
+            case .held(let databasePath, let pid) where pid > 0:
                 "Another dustd (PID \(pid)) is already polling into \(databasePath); stop it first, or give this one another storage.path."
-            case let .held(databasePath, _):
+            case .held(let databasePath, _):
                 "Another dustd is already polling into \(databasePath) (the same file under another name); stop it first, or give this one another storage.path."
-            case let .unavailable(lockPath, reason):
+            case .unavailable(let lockPath, let reason):
                 "Cannot take the lock \(lockPath) (\(reason)); check that dustd may write the database's directory."
-            case let .unsafe(problem):
+            case .unsafe(let problem):
                 problem
             }
         }
@@ -79,8 +79,9 @@ public final class DatabaseLock: Sendable {
         let databaseDescriptor: Int32
         do {
             // Its other names are judged after its lock: a dustd running on one of them is the better news.
-            databaseDescriptor = try storage.open(storage.databasePath, role: "the database", allowingLinks: true,
-                                                  failure: { .unavailable(lockPath: $0, reason: $1) })
+            databaseDescriptor = try storage.open(
+                storage.databasePath, role: "the database", allowingLinks: true,
+                failure: { .unavailable(lockPath: $0, reason: $1) })
         } catch {
             close(descriptor)
             throw error
@@ -95,7 +96,9 @@ public final class DatabaseLock: Sendable {
             throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(reason)))
         }
         var status = stat()
-        if fstat(databaseDescriptor, &status) == 0, let problem = storage.problem(with: status, path: storage.databasePath, role: "the database") {
+        if fstat(databaseDescriptor, &status) == 0,
+            let problem = storage.problem(with: status, path: storage.databasePath, role: "the database")
+        {
             close(databaseDescriptor)
             close(descriptor)
             throw .unsafe(problem)
@@ -119,8 +122,9 @@ public final class DatabaseLock: Sendable {
     /// dustd reaching the new one through a hard link would not have been refused.
     public func followReplacedDatabase() throws(Failure) {
         let storage = try StorageDirectory.check(databasePath: databasePath)
-        let replacement = try storage.open(storage.databasePath, role: "the database", allowingLinks: true,
-                                           failure: { .unavailable(lockPath: $0, reason: $1) })
+        let replacement = try storage.open(
+            storage.databasePath, role: "the database", allowingLinks: true,
+            failure: { .unavailable(lockPath: $0, reason: $1) })
         if wholeFileLock(replacement, LOCK_EX | LOCK_NB) != 0 {
             let reason = errno
             var status = stat()
@@ -129,11 +133,12 @@ public final class DatabaseLock: Sendable {
             if reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: pid) }
             throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(reason)))
         }
-        close(databaseDescriptor.withLock { held in
-            let old = held
-            held = replacement
-            return old
-        })
+        close(
+            databaseDescriptor.withLock { held in
+                let old = held
+                held = replacement
+                return old
+            })
     }
 
     /// The process holding a `flock` on the file, from `/proc/locks` (`1: FLOCK ADVISORY WRITE
@@ -145,7 +150,9 @@ public final class DatabaseLock: Sendable {
         let identity = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(status.st_ino))
         for line in (locks ?? "").split(separator: "\n") where !line.contains("->") {
             let fields = line.split(separator: " ")
-            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity, let pid = Int32(fields[4]), pid != getpid() else { continue }
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity, let pid = Int32(fields[4]), pid != getpid() else {
+                continue
+            }
             return pid
         }
         return 0
@@ -174,10 +181,14 @@ struct StorageDirectory {
             return StorageDirectory(databasePath: databasePath, shared: shared)
         }
         if shared, status.st_uid != geteuid() {
-            throw .unsafe("The database \(databasePath) is a symlink that belongs to another user (uid \(status.st_uid)) in a directory others may write; remove it, or give storage.path a directory of dustd's own.")
+            throw .unsafe(
+                "The database \(databasePath) is a symlink that belongs to another user (uid \(status.st_uid)) in a directory others may write; remove it, or give storage.path a directory of dustd's own."
+            )
         }
         guard let resolved = realpath(databasePath, nil) else {
-            throw .unsafe("The database \(databasePath) is a symlink that leads nowhere (\(String(cString: strerror(errno)))); point it at the database, or give storage.path the real path.")
+            throw .unsafe(
+                "The database \(databasePath) is a symlink that leads nowhere (\(String(cString: strerror(errno)))); point it at the database, or give storage.path the real path."
+            )
         }
         defer { free(resolved) }
         let real = String(cString: resolved)
@@ -190,7 +201,9 @@ struct StorageDirectory {
         guard stat(directory, &status) == 0 else { return }
         guard status.st_mode & (S_IWGRP | S_IWOTH) != 0 else { return }
         guard status.st_mode & S_ISVTX != 0 else {
-            throw .unsafe("The storage directory \(directory) may be written by other users, who could plant files where dustd writes; run `chmod go-w \(directory)` (or give storage.path a directory of dustd's own).")
+            throw .unsafe(
+                "The storage directory \(directory) may be written by other users, who could plant files where dustd writes; run `chmod go-w \(directory)` (or give storage.path a directory of dustd's own)."
+            )
         }
         shared = true
     }
@@ -210,13 +223,17 @@ struct StorageDirectory {
 
     /// Opens (creating with mode 0640 when missing, never truncating) a file of dustd's own, without
     /// following a symlink; refuses what `checkExisting` refuses.
-    func open(_ path: String, role: String, allowingLinks: Bool = false,
-              failure: (String, String) -> DatabaseLock.Failure) throws(DatabaseLock.Failure) -> Int32 {
+    func open(
+        _ path: String, role: String, allowingLinks: Bool = false,
+        failure: (String, String) -> DatabaseLock.Failure
+    ) throws(DatabaseLock.Failure) -> Int32 {
         let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK, 0o640)
         guard descriptor >= 0 else {
             let reason = errno
             if reason == ELOOP {
-                throw .unsafe("\(role.prefix(1).uppercased() + role.dropFirst()) \(path) is a symlink, which dustd does not follow there; remove it (`rm \(path)`), or give storage.path a directory of dustd's own.")
+                throw .unsafe(
+                    "\(role.prefix(1).uppercased() + role.dropFirst()) \(path) is a symlink, which dustd does not follow there; remove it (`rm \(path)`), or give storage.path a directory of dustd's own."
+                )
             }
             // The kernel may refuse first (fs.protected_regular=2 refuses root another user's file
             // in a sticky directory, with EACCES): say what is wrong with the file, not only "denied".
@@ -243,17 +260,20 @@ struct StorageDirectory {
         let role = role.prefix(1).uppercased() + role.dropFirst()
         switch status.st_mode & S_IFMT {
         case S_IFLNK:
-            return "\(role) \(path) is a symlink, which dustd does not follow there; remove it (`rm \(path)`), or give storage.path a directory of dustd's own."
+            return
+                "\(role) \(path) is a symlink, which dustd does not follow there; remove it (`rm \(path)`), or give storage.path a directory of dustd's own."
         case S_IFREG:
             break
         default:
             return "\(role) \(path) is not a regular file; remove it, or give storage.path a directory of dustd's own."
         }
         if status.st_nlink > 1, !allowingLinks {
-            return "\(role) \(path) has \(status.st_nlink) names (hard links), and SQLite keeps a -wal and -shm beside each name, which corrupts the database; remove the other links, or copy the file."
+            return
+                "\(role) \(path) has \(status.st_nlink) names (hard links), and SQLite keeps a -wal and -shm beside each name, which corrupts the database; remove the other links, or copy the file."
         }
         if shared, status.st_uid != geteuid() {
-            return "\(role) \(path) belongs to another user (uid \(status.st_uid)) in a directory others may write; remove it, or give storage.path a directory of dustd's own."
+            return
+                "\(role) \(path) belongs to another user (uid \(status.st_uid)) in a directory others may write; remove it, or give storage.path a directory of dustd's own."
         }
         return nil
     }

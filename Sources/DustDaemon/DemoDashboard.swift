@@ -40,21 +40,26 @@ public struct DemoDashboard: Sendable {
             return .ioError
         }
         let stored = outcomes.filter { if case .stored = $0.1 { true } else { false } }.count
-        report("Replayed \(outcomes.count) AirKorea responses into \(databasePath): \(stored) stored, \(outcomes.count - stored) rejected "
-               + "as dustd would reject them; \(walked) hours of walking.")
+        report(
+            "Replayed \(outcomes.count) AirKorea responses into \(databasePath): \(stored) stored, \(outcomes.count - stored) rejected "
+                + "as dustd would reject them; \(walked) hours of walking.")
 
         // The demo is a running dustd as far as its pages can tell: polled just now, healthy.
-        var status = DaemonStatus(state: .idle, mode: .daemon, pid: getpid(), version: FineDustVersion.current,
-                                  station: DemoReplay.station, startedAt: Self.now, heartbeatSeconds: 600)
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: getpid(), version: FineDustVersion.current,
+            station: DemoReplay.station, startedAt: Self.now, heartbeatSeconds: 600)
         status.heartbeatAt = Self.now
         status.lastSuccess = .init(at: Self.now.addingTimeInterval(-30 * 60), rowsNew: stored, rowsUpdated: 0, requests: outcomes.count)
         try? store.saveStatus(status)
 
         let model = settings.intakeModel
-        let source = WebSource(store: { store }, settings: {
-            WebSource.ReportSettings(stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: model,
-                                     databasePath: store.path)
-        }, clock: FixedClock(Self.now))
+        let source = WebSource(
+            store: { store },
+            settings: {
+                WebSource.ReportSettings(
+                    stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: model,
+                    databasePath: store.path)
+            }, clock: FixedClock(Self.now))
         let web: any Service
         do {
             guard let service = try WebFrontEnd.service(settings: settings, source: source, metrics: PollMetrics(), logger: logger) else {

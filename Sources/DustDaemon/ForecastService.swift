@@ -27,8 +27,10 @@ public struct ForecastService: Service, CustomStringConvertible {
     private let planner = ForecastPlanner()
 
     /// - Parameter sleepStep: how often a waiting loop looks at the wall clock and the settings again.
-    public init(configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
-                clock: any WallClock = SystemClock(), logger: Logger, sleepStep: Duration = .seconds(30), metrics: PollMetrics? = nil) {
+    public init(
+        configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
+        clock: any WallClock = SystemClock(), logger: Logger, sleepStep: Duration = .seconds(30), metrics: PollMetrics? = nil
+    ) {
         self.configuration = configuration
         self.database = database
         self.board = board
@@ -76,7 +78,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                 continue
             }
             switch decision {
-            case let .wait(until):
+            case .wait(let until):
                 if board.current.forecast?.nextFetchAt != until || board.current.forecast?.latestIssue != latest {
                     board.update { status in
                         var run = status.forecast ?? DaemonStatus.ForecastRun()
@@ -86,7 +88,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                     }
                 }
                 guard await pause(seconds: until.timeIntervalSince(now)) else { return }
-            case let .fetch(publication, searchDate):
+            case .fetch(let publication, let searchDate):
                 let label = ForecastIssueTime.label(publication)
                 let forecastStore: any ForecastStore = metrics.map { MeasuredForecastStore(store, metrics: $0) } ?? store
                 let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
@@ -101,9 +103,11 @@ public struct ForecastService: Service, CustomStringConvertible {
                 var runError: DaemonStatus.Failure?
                 if report.fetched(publication) {
                     failure = nil
-                    logger.notice("Forecast \(label) 발표 stored", metadata: [
-                        "issues": "\(report.issuesStored)", "requests": "\(report.requests)", "skipped": "\(report.skippedItems)",
-                    ])
+                    logger.notice(
+                        "Forecast \(label) 발표 stored",
+                        metadata: [
+                            "issues": "\(report.issuesStored)", "requests": "\(report.requests)", "skipped": "\(report.skippedItems)",
+                        ])
                 } else if let fetchFailure = report.failure {
                     failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: fetchFailure.retryAdvice)
                     runError = DaemonStatus.Failure(at: finished, failure: fetchFailure)
@@ -111,7 +115,9 @@ public struct ForecastService: Service, CustomStringConvertible {
                 } else {
                     // The answer came, without the publication: AirKorea is late. Retried within the day's cap.
                     failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: .retryWithBackoff)
-                    logger.notice("Forecast \(label) 발표 is not published yet; trying again later within the daily cap of \(ForecastPlanner.dailyCallCap) calls")
+                    logger.notice(
+                        "Forecast \(label) 발표 is not published yet; trying again later within the daily cap of \(ForecastPlanner.dailyCallCap) calls"
+                    )
                 }
                 board.update { status in
                     var run = status.forecast ?? DaemonStatus.ForecastRun()

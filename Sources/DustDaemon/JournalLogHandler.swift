@@ -15,8 +15,10 @@ public struct JournalLogHandler: LogHandler {
     private let secrets: SecretRedactor
     private let sink: @Sendable (String) -> Void
 
-    public init(label: String, level: Logger.Level, environment: [String: String] = ProcessInfo.processInfo.environment,
-                secrets: SecretRedactor = SecretRedactor(), sink: (@Sendable (String) -> Void)? = nil) {
+    public init(
+        label: String, level: Logger.Level, environment: [String: String] = ProcessInfo.processInfo.environment,
+        secrets: SecretRedactor = SecretRedactor(), sink: (@Sendable (String) -> Void)? = nil
+    ) {
         self.label = label
         self.logLevel = level
         self.underJournald = environment["JOURNAL_STREAM"] != nil
@@ -66,7 +68,8 @@ public struct JournalLogHandler: LogHandler {
         var parts = tm()
         gmtime_r(&now, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        return
+            "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
 }
 

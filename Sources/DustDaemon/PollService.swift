@@ -1,4 +1,5 @@
 import AirKorea
+import DustConfig
 import DustKit
 import DustServices
 import DustStore
@@ -28,10 +29,12 @@ public struct PollService: Service, CustomStringConvertible {
     /// - Parameter metrics: counts every request for `/metrics`.
     /// - Parameter afterCycle: called after each poll with its end time (the alert service's trigger).
     /// - Parameter sleepStep: how often a waiting loop looks at the wall clock again (tests shorten it).
-    public init(configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
-                notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
-                jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, sleepStep: Duration = .seconds(30),
-                metrics: PollMetrics? = nil, afterCycle: (@Sendable (Date) -> Void)? = nil) {
+    public init(
+        configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
+        notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, sleepStep: Duration = .seconds(30),
+        metrics: PollMetrics? = nil, afterCycle: (@Sendable (Date) -> Void)? = nil
+    ) {
         self.metrics = metrics
         self.afterCycle = afterCycle
         self.configuration = configuration
@@ -73,12 +76,12 @@ public struct PollService: Service, CustomStringConvertible {
             switch machine.wake(loop, now: clock.now) {
             case .stop:
                 return
-            case let .wait(remaining):
+            case .wait(let remaining):
                 // Whatever the wait (the next hour, a backoff, the quota until 00:00 KST), the
                 // heartbeat is written at each step of it.
                 guard await pause(seconds: remaining) else { return }
                 continue
-            case let .clockWentBack(remaining):
+            case .clockWentBack(let remaining):
                 logger.warning("The system clock went back; polling now instead of waiting \(Int(remaining)) s")
             case .pollNow:
                 break
@@ -129,11 +132,12 @@ public struct PollService: Service, CustomStringConvertible {
 
     /// The line `systemctl status dustd` shows.
     private func statusLine(_ state: PollState, _ outcome: CycleOutcome, at now: Date, primary: String) -> String {
-        var line = switch outcome {
-        case .succeeded: "Last poll ok at \(clockTime(now))"
-        case .failed: "Last poll failed at \(clockTime(now))"
-        case .stopped: "Stopping"
-        }
+        var line =
+            switch outcome {
+            case .succeeded: "Last poll ok at \(clockTime(now))"
+            case .failed: "Last poll failed at \(clockTime(now))"
+            case .stopped: "Stopping"
+            }
         if let newest = try? database.opened.newestSlot(station: primary, endingBy: now) {
             line += "; latest hour for \(primary) ends \(String(KoreaStandardTime.iso8601(newest.end).prefix(10))) \(clockTime(newest.end))"
         }

@@ -18,7 +18,7 @@ public enum PollState: Sendable, Hashable {
     /// When the loop acts next; nil once stopped.
     public var wakeTime: Date? {
         switch self {
-        case let .idle(date), let .backingOff(date), let .quotaExhausted(date), let .waitingForNextHour(date): date
+        case .idle(let date), .backingOff(let date), .quotaExhausted(let date), .waitingForNextHour(let date): date
         case .stopped: nil
         }
     }
@@ -125,7 +125,7 @@ public struct PollStateMachine: Sendable {
             let recovered = loop.reportedProblem != nil || loop.consecutiveFailures > 0
             next = PollLoopState(state: .idle(nextPoll: scheduled), consecutiveFailures: 0, reportedProblem: nil)
             return (next, (recovered ? [.recovered] : []) + [.pollDone(next: scheduled)])
-        case let .failed(failure):
+        case .failed(let failure):
             next.consecutiveFailures += 1
             switch failure.retryAdvice {
             case .retryWithBackoff:
@@ -136,7 +136,8 @@ public struct PollStateMachine: Sendable {
             case .waitForNextHour:
                 next.state = .waitingForNextHour(until: scheduled)
                 // Logged once with its fix; repeating it every hour would bury everything else.
-                let announcement: PollAnnouncement = loop.reportedProblem == failure ? .problemAgain(failure) : .problem(failure, next: scheduled)
+                let announcement: PollAnnouncement =
+                    loop.reportedProblem == failure ? .problemAgain(failure) : .problem(failure, next: scheduled)
                 next.reportedProblem = failure
                 return (next, [announcement])
             case .waitUntilMidnightKST:

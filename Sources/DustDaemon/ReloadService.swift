@@ -22,8 +22,10 @@ public struct ReloadService: Service, CustomStringConvertible {
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
-    public init(configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
-                notifier: SystemdNotifier, logger: Logger, environment: [String: String]) {
+    public init(
+        configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
+        notifier: SystemdNotifier, logger: Logger, environment: [String: String]
+    ) {
         self.board = board
         self.environment = environment
         self.configurationFile = configurationFile
@@ -51,15 +53,20 @@ public struct ReloadService: Service, CustomStringConvertible {
             let key = loaded.key
             redactor.add(key)
             if settings.storagePath != old.settings.storagePath {
-                logger.warning("storage.path changed to \(settings.storagePath); restart dustd to use it (still writing \(old.settings.storagePath))")
+                logger.warning(
+                    "storage.path changed to \(settings.storagePath); restart dustd to use it (still writing \(old.settings.storagePath))")
             }
             if settings.logLevel != old.settings.logLevel {
                 logger.notice("log.level changes take effect when dustd restarts")
             }
             // Rules and quiet hours are read at each check; the sinks hold tokens and an HTTP client.
             let (before, after) = (old.settings.alerts, settings.alerts)
-            if before.sinks != after.sinks || before.retryInitialSeconds != after.retryInitialSeconds || before.maxAttempts != after.maxAttempts {
-                logger.warning("alerts.sinks, alerts.retryInitialSeconds and alerts.maxAttempts take effect when dustd restarts (the rules and quiet hours changed now)")
+            if before.sinks != after.sinks || before.retryInitialSeconds != after.retryInitialSeconds
+                || before.maxAttempts != after.maxAttempts
+            {
+                logger.warning(
+                    "alerts.sinks, alerts.retryInitialSeconds and alerts.maxAttempts take effect when dustd restarts (the rules and quiet hours changed now)"
+                )
             }
             var applied = settings
             applied.storagePath = old.settings.storagePath

@@ -51,7 +51,8 @@ public struct StationSync: Sendable {
         }
         var outcome = OneShotOutcome(status: .ok)
         if let (claimed, pages) = fetched.capped {
-            outcome.diagnostics.append("warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
+            outcome.diagnostics.append(
+                "warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
         }
         let unlocated: Int
         do throws(StoreError) {

@@ -20,7 +20,9 @@ struct WebFrontEnd {
     }
 
     /// The web service for these settings, or nil when `http.listen` is empty.
-    static func service(settings: FineDustSettings, source: WebSource, metrics: PollMetrics, logger: Logger) throws(ConfigurationError) -> (any Service)? {
+    static func service(
+        settings: FineDustSettings, source: WebSource, metrics: PollMetrics, logger: Logger
+    ) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
         let token = try token(from: settings.http.tokenFile)
         if !isLoopbackHost(host) {
@@ -29,20 +31,24 @@ struct WebFrontEnd {
         }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
         logger.info("Serving \(url)")
-        return Optional(WebService(application: WebServer(source: source, metrics: metrics, token: token).application(host: host, port: port, logger: logger),
-                          url: url, logger: logger))
+        return Optional(
+            WebService(
+                application: WebServer(source: source, metrics: metrics, token: token).application(host: host, port: port, logger: logger),
+                url: url, logger: logger))
     }
 
     /// What the web reads in a running dustd: the open database and the live configuration.
     static func source(database: DaemonDatabase, live: LiveConfiguration, clock: any WallClock = SystemClock()) -> WebSource {
-        WebSource(store: { database.opened }, settings: {
-            let settings = live.snapshot.settings
-            return WebSource.ReportSettings(
-                stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
-                calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
-                forecastRegion: settings.forecast.region,
-                otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 })
-        }, clock: clock)
+        WebSource(
+            store: { database.opened },
+            settings: {
+                let settings = live.snapshot.settings
+                return WebSource.ReportSettings(
+                    stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
+                    calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
+                    forecastRegion: settings.forecast.region,
+                    otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 })
+            }, clock: clock)
     }
 }
 
@@ -62,7 +68,9 @@ struct WebService<Application: ApplicationProtocol>: Service, CustomStringConver
         } catch is CancellationError {
             return
         } catch {
-            logger.error("The dashboard cannot be served on \(url): \(error); dustd keeps polling. Set http.listen to a free address (or off) and restart dustd.")
+            logger.error(
+                "The dashboard cannot be served on \(url): \(error); dustd keeps polling. Set http.listen to a free address (or off) and restart dustd."
+            )
             // Stay in the group until shutdown, so a web failure does not end dustd.
             try? await gracefulShutdown()
         }

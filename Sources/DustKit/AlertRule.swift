@@ -104,9 +104,11 @@ extension DustGrade {
     /// A grade named in Korean or English: 좋음, 보통, 나쁨, 매우나쁨 / good, moderate, bad, verybad.
     public init?(word: String) {
         let key = word.lowercased().filter { !$0.isWhitespace && $0 != "_" && $0 != "-" }
-        guard let grade = DustGrade.allCases.first(where: { grade in
-            [grade.koreanName, grade.englishName.filter { !$0.isWhitespace }].contains(key)
-        }) else { return nil }
+        guard
+            let grade = DustGrade.allCases.first(where: { grade in
+                [grade.koreanName, grade.englishName.filter { !$0.isWhitespace }].contains(key)
+            })
+        else { return nil }
         self = grade
     }
 }

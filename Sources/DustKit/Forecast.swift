@@ -81,15 +81,15 @@ public enum ForecastGrade: Sendable, Hashable {
 
     /// The grade, when the word was one of the four.
     public var grade: DustGrade? {
-        if case let .known(grade) = self { return grade }
+        if case .known(let grade) = self { return grade }
         return nil
     }
 
     /// The word as stored: the Korean grade name, or the unknown word as it came.
     public var word: String {
         switch self {
-        case let .known(grade): grade.koreanName
-        case let .unknown(word): word
+        case .known(let grade): grade.koreanName
+        case .unknown(let word): word
         }
     }
 }
@@ -137,8 +137,10 @@ public struct DustForecast: Sendable, Hashable {
     /// `informCause`: why, network text made terminal-safe.
     public var cause: String?
 
-    public init(pollutant: Pollutant, issuedAt: Date, forecastDate: LocalDate, grades: ForecastGrades,
-                overall: String? = nil, cause: String? = nil) {
+    public init(
+        pollutant: Pollutant, issuedAt: Date, forecastDate: LocalDate, grades: ForecastGrades,
+        overall: String? = nil, cause: String? = nil
+    ) {
         self.pollutant = pollutant
         self.issuedAt = issuedAt
         self.forecastDate = forecastDate
@@ -189,7 +191,7 @@ public enum ForecastIssueTime {
         rest = Substring(rest.trimmingCharacters(in: .whitespaces))
         if rest.hasSuffix("시") { rest = rest.dropLast() }
         guard (1...2).contains(rest.count), rest.allSatisfy({ $0.isASCII && $0.isNumber }),
-              let hour = Int(rest), (0...24).contains(hour)
+            let hour = Int(rest), (0...24).contains(hour)
         else { return nil }
         let seconds = Int64(date.daysSinceEpoch) * 86_400 + Int64(hour) * 3600 - Int64(KoreaStandardTime.secondsFromGMT)
         return Date(timeIntervalSince1970: TimeInterval(seconds))
@@ -212,8 +214,10 @@ public struct RegionalForecast: Sendable, Hashable {
     public var overall: String?
     public var cause: String?
 
-    public init(pollutant: Pollutant, region: ForecastRegion, forecastDate: LocalDate, issuedAt: Date, grade: ForecastGrade,
-                overall: String? = nil, cause: String? = nil) {
+    public init(
+        pollutant: Pollutant, region: ForecastRegion, forecastDate: LocalDate, issuedAt: Date, grade: ForecastGrade,
+        overall: String? = nil, cause: String? = nil
+    ) {
         self.pollutant = pollutant
         self.region = region
         self.forecastDate = forecastDate

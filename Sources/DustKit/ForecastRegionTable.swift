@@ -27,7 +27,7 @@ public enum ForecastRegionTable {
         guard let provinceName else { throw .unknownStation(sido: nil) }
         guard let province = Province(name: provinceName) else { throw .unknownStation(sido: provinceName) }
         switch province {
-        case let .region(region):
+        case .region(let region):
             return region
         case .gyeonggi:
             guard let city = city(in: words) else { throw .cityNeeded(sido: provinceName) }
@@ -87,12 +87,15 @@ public enum ForecastRegionError: Error, Sendable, Hashable, CustomStringConverti
     public var description: String {
         let choices = ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")
         switch self {
-        case let .unknownStation(sido?):
-            return "The station's province \"\(TerminalSafeText.sanitized(sido))\" is not one FineDust can map to a forecast region; set forecast.region (or DUSTD_FORECAST_REGION) to one of \(choices)."
+        case .unknownStation(let sido?):
+            return
+                "The station's province \"\(TerminalSafeText.sanitized(sido))\" is not one FineDust can map to a forecast region; set forecast.region (or DUSTD_FORECAST_REGION) to one of \(choices)."
         case .unknownStation(nil):
-            return "FineDust does not know the station's province yet (no poll or station list stored); set forecast.region (or DUSTD_FORECAST_REGION) to one of \(choices), or run dustctl stations sync."
-        case let .cityNeeded(sido):
-            return "The station is in \(TerminalSafeText.sanitized(sido)), whose forecast is split by city, but its address is not known; run dustctl stations sync, or set forecast.region (or DUSTD_FORECAST_REGION) to one of \(choices)."
+            return
+                "FineDust does not know the station's province yet (no poll or station list stored); set forecast.region (or DUSTD_FORECAST_REGION) to one of \(choices), or run dustctl stations sync."
+        case .cityNeeded(let sido):
+            return
+                "The station is in \(TerminalSafeText.sanitized(sido)), whose forecast is split by city, but its address is not known; run dustctl stations sync, or set forecast.region (or DUSTD_FORECAST_REGION) to one of \(choices)."
         }
     }
 }

@@ -87,7 +87,9 @@ public struct Station: Hashable, Sendable {
     public var longitude: Double?
     public var code: String?
 
-    public init(name: String, address: String? = nil, network: String? = nil, latitude: Double? = nil, longitude: Double? = nil, code: String? = nil) {
+    public init(
+        name: String, address: String? = nil, network: String? = nil, latitude: Double? = nil, longitude: Double? = nil, code: String? = nil
+    ) {
         self.name = name
         self.address = address
         self.network = network

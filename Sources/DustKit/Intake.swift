@@ -85,7 +85,9 @@ public struct VentilationIntakeModel: IntakeModel {
     private let entryByHour: [ScheduleEntry]
 
     /// Creates the model; `schedule` must cover every hour 0–24 exactly once (see `validate`).
-    public init(infiltration: Double = 0.7, rates: [ActivityLevel: Double] = defaultRates, schedule: [ScheduleEntry] = defaultSchedule) throws(IntakeConfigurationError) {
+    public init(
+        infiltration: Double = 0.7, rates: [ActivityLevel: Double] = defaultRates, schedule: [ScheduleEntry] = defaultSchedule
+    ) throws(IntakeConfigurationError) {
         try Self.validate(infiltration: infiltration, rates: rates, schedule: schedule)
         self.infiltration = infiltration
         self.rates = rates
@@ -151,13 +153,13 @@ public enum IntakeConfigurationError: Error, Sendable, Hashable, CustomStringCon
 
     public var description: String {
         switch self {
-        case let .infiltrationOutOfRange(value):
+        case .infiltrationOutOfRange(let value):
             "intake.infiltration must be between 0 and 1, not \(value)"
-        case let .missingVentilationRate(level):
+        case .missingVentilationRate(let level):
             "intake.ventilation.\(level.rawValue) must be a non-negative number of m³/h"
-        case let .invalidScheduleEntry(entry):
+        case .invalidScheduleEntry(let entry):
             "intake.schedule entry {from: \(entry.fromHour), to: \(entry.toHour)} needs 0 ≤ from < to ≤ 24 and outdoors between 0 and 1"
-        case let .scheduleCoverage(hour, entries):
+        case .scheduleCoverage(let hour, let entries):
             entries == 0
                 ? "intake.schedule does not cover the hour \(hour):00; the entries must cover 0–24 without gaps"
                 : "intake.schedule covers the hour \(hour):00 \(entries) times; the entries must not overlap"

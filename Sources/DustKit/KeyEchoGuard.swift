@@ -35,7 +35,10 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
             _ = Self.readerStages(of: form) { letters in
                 guard !letters.isEmpty else { return false }
                 let length = min(Self.windowLength, letters.count)
-                Self.forEachWindow(of: letters, length: length) { windows[length, default: []].insert($0); return false }
+                Self.forEachWindow(of: letters, length: length) {
+                    windows[length, default: []].insert($0)
+                    return false
+                }
                 return false
             }
         }
@@ -142,7 +145,8 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
                 } else if next == UInt8(ascii: "?") {
                     index = after("?>", from: index + 2)
                 } else if next == UInt8(ascii: "/") || next == UInt8(ascii: "!") || next | 0x20 >= 0x61 && next | 0x20 <= 0x7A,
-                          let close = bytes[index...].firstIndex(of: UInt8(ascii: ">")) {
+                    let close = bytes[index...].firstIndex(of: UInt8(ascii: ">"))
+                {
                     index = close + 1
                 } else {
                     result.append(byte)
@@ -204,7 +208,8 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) {
+                let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2])
+            {
                 result.append(high << 4 | low)
                 index += 3
             } else {

@@ -16,10 +16,10 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
     public init?(_ text: some StringProtocol) {
         let bytes = Array(text.utf8)
         guard bytes.count == 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              let year = ASCIIDigits.value(bytes[0..<4]),
-              let month = ASCIIDigits.value(bytes[5..<7]),
-              let day = ASCIIDigits.value(bytes[8..<10]),
-              LocalDate.isValid(year: year, month: month, day: day)
+            let year = ASCIIDigits.value(bytes[0..<4]),
+            let month = ASCIIDigits.value(bytes[5..<7]),
+            let day = ASCIIDigits.value(bytes[8..<10]),
+            LocalDate.isValid(year: year, month: month, day: day)
         else { return nil }
         self.init(year: year, month: month, day: day)
     }
@@ -131,8 +131,8 @@ public struct ISOWeek: Hashable, Comparable, Sendable, CustomStringConvertible {
     public init?(_ text: some StringProtocol) {
         let bytes = Array(text.utf8)
         guard bytes.count == 8, bytes[4] == UInt8(ascii: "-"), bytes[5] == UInt8(ascii: "W"),
-              let year = ASCIIDigits.value(bytes[0..<4]), let week = ASCIIDigits.value(bytes[6..<8]),
-              (1...9998).contains(year), week >= 1
+            let year = ASCIIDigits.value(bytes[0..<4]), let week = ASCIIDigits.value(bytes[6..<8]),
+            (1...9998).contains(year), week >= 1
         else { return nil }
         let candidate = ISOWeek(uncheckedYear: year, week: week)
         guard ISOWeek(containing: candidate.monday) == candidate else { return nil }

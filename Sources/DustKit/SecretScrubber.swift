@@ -59,8 +59,10 @@ public struct SecretScrubber: Sendable {
         guard let first = key.first else { return nil }
         let lead = bytes[start]
         // Cheap rejection: an occurrence starts with the key's first byte or an escape.
-        guard lead == first || lead == UInt8(ascii: "%") || lead == UInt8(ascii: "&")
-                || (lead == 0x20 && first == UInt8(ascii: "+")) else { return nil }
+        guard
+            lead == first || lead == UInt8(ascii: "%") || lead == UInt8(ascii: "&")
+                || (lead == 0x20 && first == UInt8(ascii: "+"))
+        else { return nil }
         var position = start
         for expected in key {
             guard position < bytes.count else { return nil }
@@ -78,7 +80,9 @@ public struct SecretScrubber: Sendable {
     /// The length of `%hh`, `%25hh`, `&#NN;` or `&#xHH;` at `position` when it stands for `expected`.
     private func escape(_ bytes: UnsafeRawBufferPointer, at position: Int, decodingTo expected: UInt8) -> Int? {
         func hexByte(at index: Int) -> UInt8? {
-            guard index + 1 < bytes.count, let high = Self.hexValue(bytes[index]), let low = Self.hexValue(bytes[index + 1]) else { return nil }
+            guard index + 1 < bytes.count, let high = Self.hexValue(bytes[index]), let low = Self.hexValue(bytes[index + 1]) else {
+                return nil
+            }
             return high << 4 | low
         }
         switch bytes[position] {
@@ -117,7 +121,8 @@ public struct SecretScrubber: Sendable {
         if bytes[index] == UInt8(ascii: "=") {
             index += 1
         } else if index + 2 < bytes.count, bytes[index] == UInt8(ascii: "%"), bytes[index + 1] == UInt8(ascii: "3"),
-                  bytes[index + 2] | 0x20 == UInt8(ascii: "d") {
+            bytes[index + 2] | 0x20 == UInt8(ascii: "d")
+        {
             index += 3
         } else {
             return nil
@@ -133,8 +138,8 @@ public struct SecretScrubber: Sendable {
     private func isKeyCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "%"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="), UInt8(ascii: "-"), UInt8(ascii: "_"),
-             UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
+            UInt8(ascii: "%"), UInt8(ascii: "+"), UInt8(ascii: "/"), UInt8(ascii: "="), UInt8(ascii: "-"), UInt8(ascii: "_"),
+            UInt8(ascii: "."), UInt8(ascii: "~"), UInt8(ascii: "*"):
             true
         default:
             false

@@ -54,14 +54,14 @@ public enum KoreaStandardTime {
     /// `slot(forDataTime:)` on raw UTF-8 bytes, for the parser's hot path.
     public static func slot(forDataTimeBytes bytes: UnsafeRawBufferPointer) -> Slot? {
         guard bytes.count == 16, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
-              bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
-              let year = ASCIIDigits.value(bytes[0..<4]),
-              let month = ASCIIDigits.value(bytes[5..<7]),
-              let day = ASCIIDigits.value(bytes[8..<10]),
-              let hour = ASCIIDigits.value(bytes[11..<13]),
-              let minute = ASCIIDigits.value(bytes[14..<16]),
-              LocalDate.isValid(year: year, month: month, day: day),
-              (0...24).contains(hour), minute == 0
+            bytes[10] == UInt8(ascii: " "), bytes[13] == UInt8(ascii: ":"),
+            let year = ASCIIDigits.value(bytes[0..<4]),
+            let month = ASCIIDigits.value(bytes[5..<7]),
+            let day = ASCIIDigits.value(bytes[8..<10]),
+            let hour = ASCIIDigits.value(bytes[11..<13]),
+            let minute = ASCIIDigits.value(bytes[14..<16]),
+            LocalDate.isValid(year: year, month: month, day: day),
+            (0...24).contains(hour), minute == 0
         else { return nil }
         let days = Int64(LocalDate(year: year, month: month, day: day).daysSinceEpoch)
         let endOfHour = days * 86_400 + Int64(hour) * 3600 - Int64(secondsFromGMT)

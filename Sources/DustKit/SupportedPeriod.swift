@@ -55,9 +55,9 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
             return "write the day as YYYY-MM-DD, from \(range)."
         case .notAWeek:
             return "write the week as YYYY-Www (e.g. 2026-W47), a week whose seven days lie from \(range)."
-        case let .unsupportedDate(date):
+        case .unsupportedDate(let date):
             return "\(date) is outside the dates FineDust keeps; give a day from \(range)."
-        case let .unsupportedWeek(week):
+        case .unsupportedWeek(let week):
             return "\(week) runs \(week.monday) to \(week.monday.adding(days: 6)), outside the dates FineDust keeps; "
                 + "give a week whose seven days lie from \(range) (\(SupportedPeriod.firstWeek) to \(SupportedPeriod.lastWeek))."
         }

@@ -11,8 +11,10 @@ public struct HourlyExposure: Sendable, Hashable {
     /// Metres walked in the slot, from imported activity data.
     public var walkingDistance: Double?
 
-    public init(slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
-                intake: DustPair<Double?>, walkingDistance: Double? = nil) {
+    public init(
+        slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
+        intake: DustPair<Double?>, walkingDistance: Double? = nil
+    ) {
         self.slot = slot
         self.concentration = concentration
         self.source = source

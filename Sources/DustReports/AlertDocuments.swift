@@ -21,24 +21,35 @@ extension ReportJSON {
 
     /// `dustctl alerts list --json`: the rules with their states, the sinks, then the newest
     /// events with every delivery attempt.
-    public static func alerts(rules: [(rule: String, state: AlertState)], sinks: [String],
-                              events: [(event: AlertEvent, deliveries: [AlertDelivery])]) -> JSON {
+    public static func alerts(
+        rules: [(rule: String, state: AlertState)], sinks: [String],
+        events: [(event: AlertEvent, deliveries: [AlertDelivery])]
+    ) -> JSON {
         .object([
             ("rules", .array(rules.map { .object([("when", .string($0.rule)), ("state", .string($0.state.rawValue))]) })),
             ("sinks", .array(sinks.map(JSON.string))),
-            ("events", .array(events.map { event, deliveries in
-                guard case var .object(members) = alertEvent(event) else { return .null }
-                members.append(("deliveries", .array(deliveries.map { delivery in
-                    .object([
-                        ("sink", .string(delivery.sink)),
-                        ("attempt", .integer(delivery.attempt)),
-                        ("time", .string(KoreaStandardTime.iso8601(delivery.at))),
-                        ("outcome", .string(delivery.outcome.rawValue)),
-                        ("detail", delivery.detail.map(JSON.string) ?? .null),
-                    ])
-                })))
-                return .object(members)
-            })),
+            (
+                "events",
+                .array(
+                    events.map { event, deliveries in
+                        guard case .object(var members) = alertEvent(event) else { return .null }
+                        members.append(
+                            (
+                                "deliveries",
+                                .array(
+                                    deliveries.map { delivery in
+                                        .object([
+                                            ("sink", .string(delivery.sink)),
+                                            ("attempt", .integer(delivery.attempt)),
+                                            ("time", .string(KoreaStandardTime.iso8601(delivery.at))),
+                                            ("outcome", .string(delivery.outcome.rawValue)),
+                                            ("detail", delivery.detail.map(JSON.string) ?? .null),
+                                        ])
+                                    })
+                            ))
+                        return .object(members)
+                    })
+            ),
         ])
     }
 

@@ -27,7 +27,7 @@ public indirect enum JSON: Sendable {
 
     private func write(to output: inout String) {
         switch self {
-        case let .object(members):
+        case .object(let members):
             output += "{"
             for (index, member) in members.enumerated() {
                 if index > 0 { output += "," }
@@ -36,14 +36,14 @@ public indirect enum JSON: Sendable {
                 member.1.write(to: &output)
             }
             output += "}"
-        case let .array(elements):
+        case .array(let elements):
             output += "["
             for (index, element) in elements.enumerated() {
                 if index > 0 { output += "," }
                 element.write(to: &output)
             }
             output += "]"
-        case let .string(text):
+        case .string(let text):
             output += "\""
             for scalar in text.unicodeScalars {
                 switch scalar {
@@ -55,14 +55,16 @@ public indirect enum JSON: Sendable {
                 // Besides what JSON requires (below 0x20), DEL, the C1 controls and the
                 // bidirectional overrides are escaped: the same string to a parser, and nothing a
                 // terminal acts on when the document is printed.
-                case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
+                case _
+                where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
                     || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value):
-                    output += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+                    output +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
                 default: output.unicodeScalars.append(scalar)
                 }
             }
             output += "\""
-        case let .number(value):
+        case .number(let value):
             if !value.isFinite {
                 output += "null"
             } else if value == value.rounded(), abs(value) < 1e15 {
@@ -70,7 +72,7 @@ public indirect enum JSON: Sendable {
             } else {
                 output += "\(value)"
             }
-        case let .bool(value):
+        case .bool(let value):
             output += value ? "true" : "false"
         case .null:
             output += "null"

@@ -24,20 +24,28 @@ extension ReportJSON {
     /// of docs/REFERENCE.md §14 is `ForecastPlanner.dailyCallCap` a day).
     /// `web`: for `/api/v1/status`, which has no `database` and `pid` members and hides the paths
     /// in messages; nil for `dustctl`.
-    public static func status(_ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar,
-                              forecastCallsToday: Int, web: WebAudience? = nil) -> JSON {
+    public static func status(
+        _ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar,
+        forecastCallsToday: Int, web: WebAudience? = nil
+    ) -> JSON {
         let status = health.status
         func time(_ date: Date?) -> JSON { date.map { .string(calendar.iso8601($0)) } ?? .null }
         func message(_ text: String) -> JSON { .string(web.map { $0.hidingPaths(in: text) } ?? text) }
-        let success: JSON = status?.lastSuccess.map { success in
-            .object([("time", time(success.at)), ("rowsNew", .integer(success.rowsNew)), ("rowsUpdated", .integer(success.rowsUpdated)),
-                     ("requests", .integer(success.requests))])
-        } ?? .null
-        let failure: JSON = status?.lastError.map { failure in
-            .object([("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", message(failure.message)),
-                     ("resultCode", failure.resultCode.map(JSON.string) ?? .null),
-                     ("httpStatus", failure.httpStatus.map { JSON.integer($0) } ?? .null)])
-        } ?? .null
+        let success: JSON =
+            status?.lastSuccess.map { success in
+                .object([
+                    ("time", time(success.at)), ("rowsNew", .integer(success.rowsNew)), ("rowsUpdated", .integer(success.rowsUpdated)),
+                    ("requests", .integer(success.requests)),
+                ])
+            } ?? .null
+        let failure: JSON =
+            status?.lastError.map { failure in
+                .object([
+                    ("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", message(failure.message)),
+                    ("resultCode", failure.resultCode.map(JSON.string) ?? .null),
+                    ("httpStatus", failure.httpStatus.map { JSON.integer($0) } ?? .null),
+                ])
+            } ?? .null
         let refused: JSON = status?.reloadRefused.map { .object([("time", time($0.at)), ("reason", message($0.reason))]) } ?? .null
         var members: [(String, JSON)] = [
             ("database", .string(database)),
@@ -60,17 +68,25 @@ extension ReportJSON {
             ("currentError", .bool(status?.lastPollFailed ?? false)),
             ("reloadRefused", refused),
             ("exitStatus", .integer(Int(health.exitStatus))),
-            ("forecast", .object([
-                ("callsToday", .integer(forecastCallsToday)),
-                ("dailyCap", .integer(ForecastPlanner.dailyCallCap)),
-                ("latestIssue", time(status?.forecast?.latestIssue)),
-                ("lastSuccess", time(status?.forecast?.lastSuccessAt)),
-                ("nextFetch", time(health.nextForecastFetch)),
-                ("lastError", status?.forecast?.lastError.map { failure in
-                    .object([("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", message(failure.message)),
-                             ("resultCode", failure.resultCode.map(JSON.string) ?? .null)])
-                } ?? .null),
-            ])),
+            (
+                "forecast",
+                .object([
+                    ("callsToday", .integer(forecastCallsToday)),
+                    ("dailyCap", .integer(ForecastPlanner.dailyCallCap)),
+                    ("latestIssue", time(status?.forecast?.latestIssue)),
+                    ("lastSuccess", time(status?.forecast?.lastSuccessAt)),
+                    ("nextFetch", time(health.nextForecastFetch)),
+                    (
+                        "lastError",
+                        status?.forecast?.lastError.map { failure in
+                            .object([
+                                ("time", time(failure.at)), ("kind", .string(failure.kind.rawValue)), ("message", message(failure.message)),
+                                ("resultCode", failure.resultCode.map(JSON.string) ?? .null),
+                            ])
+                        } ?? .null
+                    ),
+                ])
+            ),
         ]
         // What only the operator at the machine sees: the web shows no file and no process.
         if web != nil { members.removeAll { $0.0 == "database" || $0.0 == "pid" } }

@@ -65,7 +65,8 @@ public struct ActivityCSVParser: Sendable {
             }
             let named = try slot(fields[0], line: lineNumber, now: now)
             guard let distance = Double(fields[1]), distance.isFinite, distance >= 0, distance <= 100_000 else {
-                throw ActivityImportError(line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \"\(fields[1])\"")
+                throw ActivityImportError(
+                    line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \"\(fields[1])\"")
             }
             // A row well written but dated outside the period is skipped, not an error.
             guard let slot = named else {
@@ -92,10 +93,14 @@ public struct ActivityCSVParser: Sendable {
         }
         switch start {
         case nil:
-            throw ActivityImportError(line: line, problem: "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \"\(text)\"")
+            throw ActivityImportError(
+                line: line,
+                problem:
+                    "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \"\(text)\""
+            )
         case .unsupportedDate:
             return nil
-        case let .instant(instant):
+        case .instant(let instant):
             // Before the hour is checked: Foundation places 0001-01-01T00:00:00Z on no whole hour.
             guard SupportedPeriod.isPlausible(instant, now: now) else { return nil }
             let slot = Slot(containing: instant)
@@ -119,13 +124,15 @@ public struct ActivityCSVParser: Sendable {
         guard parts.count == 2, let date = LocalDate(parts[0]) else { return nil }
         let clock = parts[1].split(separator: ":")
         guard clock.count == 2, clock[0].count == 2, clock[1].count == 2,
-              let hour = Int(clock[0]), let minute = Int(clock[1]), (0...23).contains(hour), (0...59).contains(minute)
+            let hour = Int(clock[0]), let minute = Int(clock[1]), (0...23).contains(hour), (0...59).contains(minute)
         else { return nil }
         guard SupportedPeriod.contains(date) else { return .unsupportedDate }
         // The first slot of the day whose local clock reads HH:00: DST-safe (a skipped hour has
         // none, a repeated hour takes its first occurrence).
         let wanted = "T" + clock[0] + ":00:00"
-        guard let candidate = calendar.slots(of: date).first(where: { calendar.iso8601($0.start).contains(wanted) })?.start else { return nil }
+        guard let candidate = calendar.slots(of: date).first(where: { calendar.iso8601($0.start).contains(wanted) })?.start else {
+            return nil
+        }
         return .instant(candidate.addingTimeInterval(TimeInterval(minute * 60)))
     }
 }

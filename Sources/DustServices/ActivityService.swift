@@ -2,10 +2,11 @@ import DustActivity
 import DustKit
 import DustStore
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Why one activity file was not imported. Nothing of that file was stored.
@@ -21,10 +22,10 @@ public enum ActivityImportFailure: Error, Sendable, Hashable, CustomStringConver
 
     public var description: String {
         switch self {
-        case let .cannotOpen(reason): reason
-        case let .file(error): error.description
-        case let .csv(error): error.description
-        case let .storage(failure): failure.description
+        case .cannotOpen(let reason): reason
+        case .file(let error): error.description
+        case .csv(let error): error.description
+        case .storage(let failure): failure.description
         }
     }
 }
@@ -101,8 +102,10 @@ public struct ActivityService: Sendable {
     private let clock: any WallClock
     private let limits: ActivityReaderLimits
 
-    public init(store: any ActivityStore, calendar: DayCalendar, clock: any WallClock = SystemClock(),
-                limits: ActivityReaderLimits = ActivityReaderLimits()) {
+    public init(
+        store: any ActivityStore, calendar: DayCalendar, clock: any WallClock = SystemClock(),
+        limits: ActivityReaderLimits = ActivityReaderLimits()
+    ) {
         self.store = store
         self.parser = ActivityCSVParser(calendar: calendar)
         self.clock = clock
@@ -118,8 +121,11 @@ public struct ActivityService: Sendable {
     }
 
     /// Imports one file of any format FineDust reads, told from its content.
-    public func importFile(atPath path: String, onProgress: (ActivityImportProgress) -> Void = { _ in })
-        throws(ActivityImportFailure) -> ActivityImportSummary {
+    public func importFile(
+        atPath path: String, onProgress: (ActivityImportProgress) -> Void = { _ in }
+    )
+        throws(ActivityImportFailure) -> ActivityImportSummary
+    {
         let file = try OpenFile(path: path)
         defer { file.release() }
         let head = try file.head(ActivityFileFormat.sniffLength)
@@ -129,7 +135,8 @@ public struct ActivityService: Sendable {
         let batches: [ActivitySourceBatch]
         if format == .csv {
             guard file.size <= Int64(ActivityCSVParser.maxBytes) else {
-                throw .csv(ActivityImportError(line: 1, problem: "the file is larger than \(ActivityCSVParser.maxBytes / (1024 * 1024)) MiB"))
+                throw .csv(
+                    ActivityImportError(line: 1, problem: "the file is larger than \(ActivityCSVParser.maxBytes / (1024 * 1024)) MiB"))
             }
             let data: Data
             do { data = try file.readAll() } catch { throw .file(error) }
@@ -143,7 +150,9 @@ public struct ActivityService: Sendable {
             batches = [ActivitySourceBatch(source: SQLiteStore.csvActivitySource, distances: distances, replacing: nil)]
         } else {
             let samples: SlotApportioner
-            do { samples = try read(format, file: file, path: path, summary: &summary, onProgress: onProgress) } catch { throw .file(error) }
+            do { samples = try read(format, file: file, path: path, summary: &summary, onProgress: onProgress) } catch {
+                throw .file(error)
+            }
             batches = samples.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
                 ActivitySourceBatch(source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
             }
@@ -156,8 +165,10 @@ public struct ActivityService: Sendable {
     }
 
     /// Reads a Health export, zip or GPX track whole and apportions its samples to slots.
-    private func read(_ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
-                      onProgress: (ActivityImportProgress) -> Void) throws(ActivityFileError) -> SlotApportioner {
+    private func read(
+        _ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
+        onProgress: (ActivityImportProgress) -> Void
+    ) throws(ActivityFileError) -> SlotApportioner {
         var apportioner = SlotApportioner(maxEntries: limits.maxSourceSlots)
         let now = clock.now
         switch format {
@@ -165,13 +176,15 @@ public struct ActivityService: Sendable {
             break
         case .healthXML:
             try file.rewind()
-            let health = try HealthExportReader(limits: limits, now: now).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
+            let health = try HealthExportReader(limits: limits, now: now).read(
+                FileDescriptorByteSource(fileDescriptor: file.descriptor),
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })
             summary.add(health)
         case .gpx:
             try file.rewind()
-            let gpx = try GPXReader(limits: limits, now: now).read(FileDescriptorByteSource(fileDescriptor: file.descriptor),
+            let gpx = try GPXReader(limits: limits, now: now).read(
+                FileDescriptorByteSource(fileDescriptor: file.descriptor),
                 fileName: (path as NSString).lastPathComponent,
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })
@@ -181,7 +194,8 @@ public struct ActivityService: Sendable {
             let total = archive.routes.reduce(archive.export.declaredSize) { $0 + $1.declaredSize }
             var done: Int64 = 0
             let health = try archive.read(archive.export) { source throws(ActivityFileError) in
-                try HealthExportReader(limits: limits, now: now).read(source,
+                try HealthExportReader(limits: limits, now: now).read(
+                    source,
                     onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: total)) },
                     onSample: { apportioner.add($0) })
             }
@@ -191,7 +205,8 @@ public struct ActivityService: Sendable {
                 let name = String(route.path.split(separator: "/").last ?? "")
                 let base = done
                 let gpx = try archive.read(route) { source throws(ActivityFileError) in
-                    try GPXReader(limits: limits, now: now).read(source, fileName: name,
+                    try GPXReader(limits: limits, now: now).read(
+                        source, fileName: name,
                         onProgress: { onProgress(ActivityImportProgress(bytesRead: base + $0, totalBytes: total)) },
                         onSample: { apportioner.add($0) })
                 }
@@ -278,7 +293,7 @@ private struct OpenFile {
     func readAll() throws(ActivityFileError) -> Data {
         let bytes: [UInt8]
         do { bytes = try head(Int(size) + 1) } catch {
-            if case let .file(inner) = error { throw inner }
+            if case .file(let inner) = error { throw inner }
             throw .unreadable(reason: error.description)
         }
         return Data(bytes)

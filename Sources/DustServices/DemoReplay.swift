@@ -49,12 +49,13 @@ public struct DemoReplay: Sendable {
     /// binary (`../share/finedust/Fixtures`) or the build folder of a checkout.
     public static func locateFixtures(explicit: String?, executable: String = runningExecutable) -> URL? {
         let binary = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = explicit.map { [$0] } ?? [
-            "Fixtures",
-            binary.appendingPathComponent("../share/finedust/Fixtures").path,
-            binary.appendingPathComponent("../../Fixtures").path,
-            binary.appendingPathComponent("../../../Fixtures").path,
-        ]
+        let candidates =
+            explicit.map { [$0] } ?? [
+                "Fixtures",
+                binary.appendingPathComponent("../share/finedust/Fixtures").path,
+                binary.appendingPathComponent("../../Fixtures").path,
+                binary.appendingPathComponent("../../../Fixtures").path,
+            ]
         return candidates.lazy
             .map { URL(fileURLWithPath: $0).standardizedFileURL }
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent(activityFile).path) }

@@ -24,11 +24,12 @@ public enum ExitStatus: Int32, Sendable, Hashable {
 
     /// The status for a storage failure.
     public init(_ failure: StorageFailure) {
-        self = switch failure.kind {
-        case .missing: .noInput
-        case .unusable, .schemaTooNew: .dataError
-        case .diskFull, .unwritable, .locked, .replaced, .io: .ioError
-        }
+        self =
+            switch failure.kind {
+            case .missing: .noInput
+            case .unusable, .schemaTooNew: .dataError
+            case .diskFull, .unwritable, .locked, .replaced, .io: .ioError
+            }
     }
 
     /// The status for a store error: that of the storage failure it stands for.
@@ -39,7 +40,7 @@ public enum ExitStatus: Int32, Sendable, Hashable {
     /// The status `dustd --once` ends with after a failed poll.
     public init(_ failure: PollFailure) {
         switch failure {
-        case let .storage(storage): self.init(storage)
+        case .storage(let storage): self.init(storage)
         case .configuration: self = .configuration
         case .fetch:
             self = failure.retryAdvice == .waitForNextHour ? .configuration : .unavailable

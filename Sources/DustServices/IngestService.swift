@@ -24,9 +24,11 @@ public struct IngestReport: Sendable, Hashable {
     /// What `dustctl import` adds to a file's line: each kind of item not stored, with its count;
     /// empty when every item was stored.
     public var skippedSummary: String {
-        [(skippedItems, "without a valid dataTime"), (outOfPeriodItems, "dated before \(SupportedPeriod.firstDate)"),
-         (futureItems, "stamped more than an hour from now"), (outsideWindowItems, "older than the request's window")]
-            .filter { $0.0 > 0 }.map { ", \($0.0) items \($0.1) skipped" }.joined()
+        [
+            (skippedItems, "without a valid dataTime"), (outOfPeriodItems, "dated before \(SupportedPeriod.firstDate)"),
+            (futureItems, "stamped more than an hour from now"), (outsideWindowItems, "older than the request's window"),
+        ]
+        .filter { $0.0 > 0 }.map { ", \($0.0) items \($0.1) skipped" }.joined()
     }
 }
 
@@ -39,8 +41,8 @@ public enum IngestError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .response(error): error.description
-        case let .store(error): error.description
+        case .response(let error): error.description
+        case .store(let error): error.description
         }
     }
 }
@@ -62,7 +64,9 @@ public struct IngestService: Sendable {
 
     /// Parses a body without storing anything (and without a database: `dustctl import` checks a
     /// file before it opens one).
-    public static func parse(_ body: Data, requestedStation: String?, parser: AirKoreaResponseParser = AirKoreaResponseParser()) throws(AirKoreaError) -> MeasurementPage {
+    public static func parse(
+        _ body: Data, requestedStation: String?, parser: AirKoreaResponseParser = AirKoreaResponseParser()
+    ) throws(AirKoreaError) -> MeasurementPage {
         try parser.parseMeasurements(body, requestedStation: requestedStation)
     }
 
@@ -109,9 +113,10 @@ public struct IngestService: Sendable {
             }
         }
         let stored = try store.saveReadings(readings, fetchedAt: now)
-        return IngestReport(readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
-                            outOfPeriodItems: outOfPeriod, outsideWindowItems: outsideWindow,
-                            duplicateItems: duplicates, stored: stored, paging: page.paging)
+        return IngestReport(
+            readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
+            outOfPeriodItems: outOfPeriod, outsideWindowItems: outsideWindow,
+            duplicateItems: duplicates, stored: stored, paging: page.paging)
     }
 
     private struct SlotKey: Hashable {

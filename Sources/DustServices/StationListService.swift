@@ -28,7 +28,7 @@ public struct StationListService: Sendable {
             return page.paging
         }
         var fetched = Fetched(stations: stations)
-        if case let .capped(claimed, _, pages) = end { fetched.capped = (claimed, pages) }
+        if case .capped(let claimed, _, let pages) = end { fetched.capped = (claimed, pages) }
         return fetched
     }
 

@@ -74,8 +74,10 @@ public struct StatisticsService: Sendable {
     public let intakeModel: any IntakeModel
     public let stations: StationPreference
 
-    public init(readings: any ReadingStore, activity: any ActivitySource, clock: any WallClock,
-                calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference) {
+    public init(
+        readings: any ReadingStore, activity: any ActivitySource, clock: any WallClock,
+        calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference
+    ) {
         self.readings = readings
         self.activity = activity
         self.clock = clock
@@ -145,14 +147,16 @@ public struct StatisticsService: Sendable {
         let days = try days(from: firstWeek.monday, through: lastWeek.monday.adding(days: 6))
         return stride(from: 0, to: days.count, by: 7).map { index in
             let weekDays = Array(days[index..<(index + 7)])
-            return WeekReport(isoWeek: ISOWeek(containing: weekDays[0].date), days: weekDays,
-                              totals: ExposureTotals(weekDays.flatMap(\.hourly), gradedOn: weekDays.last!.date))
+            return WeekReport(
+                isoWeek: ISOWeek(containing: weekDays[0].date), days: weekDays,
+                totals: ExposureTotals(weekDays.flatMap(\.hourly), gradedOn: weekDays.last!.date))
         }
     }
 
     private func emptyDay(_ date: LocalDate) -> DayReport {
-        DayReport(date: date, station: stations.primary, slotCount: 0, elapsedSlots: 0, hourly: [],
-                  totals: ExposureTotals([], gradedOn: date))
+        DayReport(
+            date: date, station: stations.primary, slotCount: 0, elapsedSlots: 0, hourly: [],
+            totals: ExposureTotals([], gradedOn: date))
     }
 
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
@@ -176,13 +180,14 @@ public struct StatisticsService: Sendable {
             let merged = DustPair(byPollutant: { pollutant in concentration[pollutant].flatMap { $0[pollutant] } })
             let primary = sameSlot.first { $0.station == stations.primary }
             let distance = walking[slot]?.metres
-            result.append(HourlyExposure(
-                slot: slot,
-                concentration: merged,
-                source: supplier.map { $0?.station },
-                flag: primary?.flag ?? DustPair(repeating: nil),
-                intake: intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance),
-                walkingDistance: distance))
+            result.append(
+                HourlyExposure(
+                    slot: slot,
+                    concentration: merged,
+                    source: supplier.map { $0?.station },
+                    flag: primary?.flag ?? DustPair(repeating: nil),
+                    intake: intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance),
+                    walkingDistance: distance))
         }
         return (result, walking)
     }

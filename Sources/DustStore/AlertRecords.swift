@@ -58,10 +58,11 @@ extension SQLiteStore {
     /// event's id.
     public func saveAlertTransition(rule: String, state: String, event: StoredAlertEvent?, at: Date) throws(StoreError) -> Int64? {
         try write { db in
-            try db.execute(sql: """
-                INSERT INTO alert_state (rule, state, changed_at) VALUES (?, ?, ?)
-                ON CONFLICT (rule) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at
-                """, arguments: [rule, state, Int64(at.timeIntervalSince1970)])
+            try db.execute(
+                sql: """
+                    INSERT INTO alert_state (rule, state, changed_at) VALUES (?, ?, ?)
+                    ON CONFLICT (rule) DO UPDATE SET state = excluded.state, changed_at = excluded.changed_at
+                    """, arguments: [rule, state, Int64(at.timeIntervalSince1970)])
             guard let event else { return nil }
             return try Self.insert(event, db)
         }
@@ -74,28 +75,40 @@ extension SQLiteStore {
 
     public func recordAlertDelivery(_ delivery: StoredAlertDelivery) throws(StoreError) {
         try write { db in
-            try db.execute(sql: """
-                INSERT INTO alert_delivery (event_id, sink, attempt, at, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)
-                """, arguments: [delivery.eventID, delivery.sink, delivery.attempt, Int64(delivery.at.timeIntervalSince1970),
-                                 delivery.outcome, delivery.detail])
+            try db.execute(
+                sql: """
+                    INSERT INTO alert_delivery (event_id, sink, attempt, at, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    delivery.eventID, delivery.sink, delivery.attempt, Int64(delivery.at.timeIntervalSince1970),
+                    delivery.outcome, delivery.detail,
+                ])
         }
     }
 
     /// The newest events, newest first, each with its delivery attempts in order.
     public func storedAlertEvents(limit: Int) throws(StoreError) -> [(event: StoredAlertEvent, deliveries: [StoredAlertDelivery])] {
         try read { db in
-            let events = try Row.fetchAll(db, sql: """
-                SELECT id, at, kind, rule, metric, value, station FROM alert_event ORDER BY id DESC LIMIT ?
-                """, arguments: [limit]).map { row in
-                StoredAlertEvent(id: row[0], at: Date(timeIntervalSince1970: TimeInterval(row[1] as Int64)), kind: row[2], rule: row[3],
-                                 metric: row[4], value: row[5], station: row[6])
+            let events = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, at, kind, rule, metric, value, station FROM alert_event ORDER BY id DESC LIMIT ?
+                    """, arguments: [limit]
+            ).map { row in
+                StoredAlertEvent(
+                    id: row[0], at: Date(timeIntervalSince1970: TimeInterval(row[1] as Int64)), kind: row[2], rule: row[3],
+                    metric: row[4], value: row[5], station: row[6])
             }
             return try events.map { event in
-                let deliveries = try Row.fetchAll(db, sql: """
-                    SELECT sink, attempt, at, outcome, detail FROM alert_delivery WHERE event_id = ? ORDER BY id
-                    """, arguments: [event.id]).map { row in
-                    StoredAlertDelivery(eventID: event.id, sink: row[0], attempt: row[1],
-                                        at: Date(timeIntervalSince1970: TimeInterval(row[2] as Int64)), outcome: row[3], detail: row[4])
+                let deliveries = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT sink, attempt, at, outcome, detail FROM alert_delivery WHERE event_id = ? ORDER BY id
+                        """, arguments: [event.id]
+                ).map { row in
+                    StoredAlertDelivery(
+                        eventID: event.id, sink: row[0], attempt: row[1],
+                        at: Date(timeIntervalSince1970: TimeInterval(row[2] as Int64)), outcome: row[3], detail: row[4])
                 }
                 return (event, deliveries)
             }
@@ -103,9 +116,10 @@ extension SQLiteStore {
     }
 
     private static func insert(_ event: StoredAlertEvent, _ db: Database) throws -> Int64 {
-        try db.execute(sql: """
-            INSERT INTO alert_event (at, kind, rule, metric, value, station) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [Int64(event.at.timeIntervalSince1970), event.kind, event.rule, event.metric, event.value, event.station])
+        try db.execute(
+            sql: """
+                INSERT INTO alert_event (at, kind, rule, metric, value, station) VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [Int64(event.at.timeIntervalSince1970), event.kind, event.rule, event.metric, event.value, event.station])
         return db.lastInsertedRowID
     }
 }

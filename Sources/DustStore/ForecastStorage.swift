@@ -22,20 +22,22 @@ extension SQLiteStore {
     @discardableResult
     public func upsertForecasts(_ forecasts: [DustForecast], fetchedAt: Date = Date()) throws(StoreError) -> Int {
         try write { db in
-            let issue = try db.cachedStatement(sql: """
-                INSERT INTO forecast_issue (pollutant, issued_at, forecast_date, overall, cause, fetched_at)
-                VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (pollutant, issued_at, forecast_date) DO UPDATE SET
-                    overall = excluded.overall, cause = excluded.cause, fetched_at = excluded.fetched_at
-                WHERE overall IS NOT excluded.overall OR cause IS NOT excluded.cause
-                """)
-            let grade = try db.cachedStatement(sql: """
-                INSERT INTO forecast_grade (pollutant, issued_at, forecast_date, region, grade, grade_word)
-                VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (pollutant, forecast_date, region, issued_at) DO UPDATE SET
-                    grade = excluded.grade, grade_word = excluded.grade_word
-                WHERE grade IS NOT excluded.grade OR grade_word IS NOT excluded.grade_word
-                """)
+            let issue = try db.cachedStatement(
+                sql: """
+                    INSERT INTO forecast_issue (pollutant, issued_at, forecast_date, overall, cause, fetched_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (pollutant, issued_at, forecast_date) DO UPDATE SET
+                        overall = excluded.overall, cause = excluded.cause, fetched_at = excluded.fetched_at
+                    WHERE overall IS NOT excluded.overall OR cause IS NOT excluded.cause
+                    """)
+            let grade = try db.cachedStatement(
+                sql: """
+                    INSERT INTO forecast_grade (pollutant, issued_at, forecast_date, region, grade, grade_word)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (pollutant, forecast_date, region, issued_at) DO UPDATE SET
+                        grade = excluded.grade, grade_word = excluded.grade_word
+                    WHERE grade IS NOT excluded.grade OR grade_word IS NOT excluded.grade_word
+                    """)
             let fetched = Int64(fetchedAt.timeIntervalSince1970)
             var changed = 0
             for forecast in forecasts {
@@ -66,29 +68,35 @@ extension SQLiteStore {
     /// The grade of `region` for `date` from the newest issue that graded that region for that date.
     public func latestForecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StoreError) -> RegionalForecast? {
         try read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT g.issued_at, g.grade, g.grade_word, i.overall, i.cause
-                FROM forecast_grade g
-                LEFT JOIN forecast_issue i
-                  ON i.pollutant = g.pollutant AND i.issued_at = g.issued_at AND i.forecast_date = g.forecast_date
-                WHERE g.pollutant = ? AND g.forecast_date = ? AND g.region = ?
-                ORDER BY g.issued_at DESC LIMIT 1
-                """, arguments: [pollutant.rawValue, date.description, region.rawValue])
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT g.issued_at, g.grade, g.grade_word, i.overall, i.cause
+                        FROM forecast_grade g
+                        LEFT JOIN forecast_issue i
+                          ON i.pollutant = g.pollutant AND i.issued_at = g.issued_at AND i.forecast_date = g.forecast_date
+                        WHERE g.pollutant = ? AND g.forecast_date = ? AND g.region = ?
+                        ORDER BY g.issued_at DESC LIMIT 1
+                        """, arguments: [pollutant.rawValue, date.description, region.rawValue])
             else { return nil }
             let word: String = row[2]
             let grade: ForecastGrade = (row[1] as Int?).flatMap(DustGrade.init(rawValue:)).map { .known($0) } ?? .unknown(word)
-            return RegionalForecast(pollutant: pollutant, region: region, forecastDate: date,
-                                    issuedAt: Date(timeIntervalSince1970: TimeInterval(row[0] as Int64)),
-                                    grade: grade, overall: row[3], cause: row[4])
+            return RegionalForecast(
+                pollutant: pollutant, region: region, forecastDate: date,
+                issuedAt: Date(timeIntervalSince1970: TimeInterval(row[0] as Int64)),
+                grade: grade, overall: row[3], cause: row[4])
         }
     }
 
     /// Requests recorded since `start` whose operation begins with `prefix` (`forecast `).
     public func attemptCount(operationPrefix prefix: String, since start: Date) throws(StoreError) -> Int {
         try read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM poll_attempt WHERE started_at >= ? AND substr(operation, 1, ?) = ?
-                """, arguments: [Int64(start.timeIntervalSince1970 * 1000), prefix.count, prefix]) ?? 0
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM poll_attempt WHERE started_at >= ? AND substr(operation, 1, ?) = ?
+                    """, arguments: [Int64(start.timeIntervalSince1970 * 1000), prefix.count, prefix]) ?? 0
         }
     }
 

@@ -30,8 +30,10 @@ public struct PollAttempt: Sendable, Hashable {
     /// What went wrong and what to do, for failures. Never contains the service key.
     public var message: String?
 
-    public init(startedAt: Date, station: String?, operation: String, outcome: Outcome, httpStatus: Int? = nil,
-                resultCode: String? = nil, rowsNew: Int = 0, rowsUpdated: Int = 0, durationMilliseconds: Int = 0, message: String? = nil) {
+    public init(
+        startedAt: Date, station: String?, operation: String, outcome: Outcome, httpStatus: Int? = nil,
+        resultCode: String? = nil, rowsNew: Int = 0, rowsUpdated: Int = 0, durationMilliseconds: Int = 0, message: String? = nil
+    ) {
         self.startedAt = startedAt
         self.station = station
         self.operation = operation
@@ -52,11 +54,13 @@ extension SQLiteStore {
     /// Records an attempt (and prunes those older than 90 days).
     public func record(_ attempt: PollAttempt) throws(StoreError) {
         try write { db in
-            try db.execute(sql: """
-                INSERT INTO poll_attempt (started_at, station, operation, outcome, http_status, result_code,
-                                          rows_new, rows_updated, duration_ms, message)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [
+            try db.execute(
+                sql: """
+                    INSERT INTO poll_attempt (started_at, station, operation, outcome, http_status, result_code,
+                                              rows_new, rows_updated, duration_ms, message)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
                     Int64(attempt.startedAt.timeIntervalSince1970 * 1000), attempt.station, attempt.operation,
                     attempt.outcome.rawValue, attempt.httpStatus, attempt.resultCode, attempt.rowsNew,
                     attempt.rowsUpdated, attempt.durationMilliseconds, attempt.message,
@@ -67,7 +71,9 @@ extension SQLiteStore {
     }
 
     /// The most recent attempts, newest first.
-    public func recentAttempts(limit: Int = 20, outcome: PollAttempt.Outcome? = nil, excluding: PollAttempt.Outcome? = nil) throws(StoreError) -> [PollAttempt] {
+    public func recentAttempts(
+        limit: Int = 20, outcome: PollAttempt.Outcome? = nil, excluding: PollAttempt.Outcome? = nil
+    ) throws(StoreError) -> [PollAttempt] {
         try read { db in
             var conditions: [String] = []
             var arguments: StatementArguments = []
@@ -81,10 +87,13 @@ extension SQLiteStore {
             }
             arguments += [limit]
             let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-            return try Row.fetchAll(db, sql: """
-                SELECT started_at, station, operation, outcome, http_status, result_code, rows_new, rows_updated, duration_ms, message
-                FROM poll_attempt \(filter) ORDER BY started_at DESC, id DESC LIMIT ?
-                """, arguments: arguments).map { row in
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT started_at, station, operation, outcome, http_status, result_code, rows_new, rows_updated, duration_ms, message
+                    FROM poll_attempt \(filter) ORDER BY started_at DESC, id DESC LIMIT ?
+                    """, arguments: arguments
+            ).map { row in
                 PollAttempt(
                     startedAt: Date(timeIntervalSince1970: Double(row[0] as Int64) / 1000), station: row[1], operation: row[2],
                     outcome: PollAttempt.Outcome(rawValue: row[3]) ?? .failed, httpStatus: row[4], resultCode: row[5],
@@ -97,10 +106,11 @@ extension SQLiteStore {
     public func setDaemonState(_ values: [String: String], at time: Date = Date()) throws(StoreError) {
         try write { db in
             for (key, value) in values {
-                try db.execute(sql: """
-                    INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
-                    ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
-                    """, arguments: [key, value, Int64(time.timeIntervalSince1970)])
+                try db.execute(
+                    sql: """
+                        INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
+                        ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at
+                        """, arguments: [key, value, Int64(time.timeIntervalSince1970)])
             }
         }
     }
@@ -108,7 +118,10 @@ extension SQLiteStore {
     /// The daemon state values.
     public func daemonState() throws(StoreError) -> [String: String] {
         try read { db in
-            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM daemon_state").map { ($0[0] as String, $0[1] as String) })
+            Dictionary(
+                uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM daemon_state").map {
+                    ($0[0] as String, $0[1] as String)
+                })
         }
     }
 }

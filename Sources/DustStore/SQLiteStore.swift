@@ -74,7 +74,8 @@ public final class SQLiteStore: Sendable {
             }
         }
         do {
-            pool = mode == .readOnly
+            pool =
+                mode == .readOnly
                 ? try DatabaseQueue(path: path, configuration: configuration)
                 : try DatabasePool(path: path, configuration: configuration)
             switch mode {
@@ -92,7 +93,11 @@ public final class SQLiteStore: Sendable {
                 if applied.isEmpty { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
                 if !known.allSatisfy(applied.contains) {
                     // A reader never writes, so it cannot upgrade the file; dustd does on start.
-                    throw StoreError.cannotOpen(path: path, reason: "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again")
+                    throw StoreError.cannotOpen(
+                        path: path,
+                        reason:
+                            "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again"
+                    )
                 }
             }
         } catch {
@@ -127,8 +132,9 @@ public final class SQLiteStore: Sendable {
         let directory = (path as NSString).deletingLastPathComponent
         guard !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) else { return }
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o750])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o750])
         } catch {
             throw .cannotOpen(path: path, reason: "cannot create its directory: \(error.localizedDescription)")
         }
@@ -210,14 +216,15 @@ public final class SQLiteStore: Sendable {
 
     private static func rememberStations(of readings: [HourlyReading], at time: Int64, in db: Database) throws {
         var seen = Set<String>()
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO station (name, code, sido, network, updated_at) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT (name) DO UPDATE SET
-                code = coalesce(excluded.code, code), sido = coalesce(excluded.sido, sido),
-                network = coalesce(excluded.network, network), updated_at = excluded.updated_at
-            WHERE code IS NOT coalesce(excluded.code, code) OR sido IS NOT coalesce(excluded.sido, sido)
-               OR network IS NOT coalesce(excluded.network, network)
-            """)
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO station (name, code, sido, network, updated_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (name) DO UPDATE SET
+                    code = coalesce(excluded.code, code), sido = coalesce(excluded.sido, sido),
+                    network = coalesce(excluded.network, network), updated_at = excluded.updated_at
+                WHERE code IS NOT coalesce(excluded.code, code) OR sido IS NOT coalesce(excluded.sido, sido)
+                   OR network IS NOT coalesce(excluded.network, network)
+                """)
         for reading in readings where seen.insert(reading.station).inserted {
             try statement.execute(arguments: [reading.station, reading.stationCode, reading.sidoName, reading.network, time])
         }
@@ -230,26 +237,31 @@ public final class SQLiteStore: Sendable {
             let placeholders = databaseQuestionMarks(count: stations.count)
             var arguments = StatementArguments(stations)
             arguments += [from.startEpochSeconds, to.startEpochSeconds]
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT station, slot_start, pm10, pm25, pm10_flag, pm25_flag, pm10_24h, pm25_24h,
-                       pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h
-                FROM measurement
-                WHERE station IN (\(placeholders)) AND slot_start >= ? AND slot_start < ?
-                ORDER BY slot_start, station
-                """, arguments: arguments)
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT station, slot_start, pm10, pm25, pm10_flag, pm25_flag, pm10_24h, pm25_24h,
+                           pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h
+                    FROM measurement
+                    WHERE station IN (\(placeholders)) AND slot_start >= ? AND slot_start < ?
+                    ORDER BY slot_start, station
+                    """, arguments: arguments)
             var result: [HourlyReading] = []
             while let row = try rows.next() {
-                result.append(HourlyReading(
-                    station: row[0],
-                    slot: Slot(startEpochSeconds: row[1]),
-                    concentration: DustPair(fineDust: row[2], ultraFineDust: row[3]),
-                    flag: DustPair(fineDust: row[4], ultraFineDust: row[5]),
-                    average24h: DustPair(fineDust: row[6], ultraFineDust: row[7]),
-                    grade24h: DustPair(fineDust: (row[8] as Int?).flatMap(DustGrade.init(rawValue:)),
-                                       ultraFineDust: (row[9] as Int?).flatMap(DustGrade.init(rawValue:))),
-                    grade1h: DustPair(fineDust: (row[10] as Int?).flatMap(DustGrade.init(rawValue:)),
-                                      ultraFineDust: (row[11] as Int?).flatMap(DustGrade.init(rawValue:)))
-                ))
+                result.append(
+                    HourlyReading(
+                        station: row[0],
+                        slot: Slot(startEpochSeconds: row[1]),
+                        concentration: DustPair(fineDust: row[2], ultraFineDust: row[3]),
+                        flag: DustPair(fineDust: row[4], ultraFineDust: row[5]),
+                        average24h: DustPair(fineDust: row[6], ultraFineDust: row[7]),
+                        grade24h: DustPair(
+                            fineDust: (row[8] as Int?).flatMap(DustGrade.init(rawValue:)),
+                            ultraFineDust: (row[9] as Int?).flatMap(DustGrade.init(rawValue:))),
+                        grade1h: DustPair(
+                            fineDust: (row[10] as Int?).flatMap(DustGrade.init(rawValue:)),
+                            ultraFineDust: (row[11] as Int?).flatMap(DustGrade.init(rawValue:)))
+                    ))
             }
             return result
         }
@@ -260,9 +272,11 @@ public final class SQLiteStore: Sendable {
     public func latestSlot(station: String, endingBy now: Date) throws(StoreError) -> Slot? {
         let newestStart = Int64((now.timeIntervalSince1970 - 3600).rounded(.down))
         return try read { db in
-            try Int64.fetchOne(db, sql: "SELECT max(slot_start) FROM measurement WHERE station = ? AND slot_start <= ?",
-                               arguments: [station, newestStart])
-                .map(Slot.init(startEpochSeconds:))
+            try Int64.fetchOne(
+                db, sql: "SELECT max(slot_start) FROM measurement WHERE station = ? AND slot_start <= ?",
+                arguments: [station, newestStart]
+            )
+            .map(Slot.init(startEpochSeconds:))
         }
     }
 
@@ -279,16 +293,19 @@ public final class SQLiteStore: Sendable {
     /// Stores stations from AirKorea's station list in one transaction (address, network, coordinates).
     public func upsertStations(_ stations: [Station], at time: Date = Date()) throws(StoreError) {
         try write { db in
-            let statement = try db.cachedStatement(sql: """
-                INSERT INTO station (name, code, network, address, latitude, longitude, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (name) DO UPDATE SET
-                    code = coalesce(excluded.code, code), network = coalesce(excluded.network, network),
-                    address = coalesce(excluded.address, address), latitude = coalesce(excluded.latitude, latitude),
-                    longitude = coalesce(excluded.longitude, longitude), updated_at = excluded.updated_at
-                """)
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO station (name, code, network, address, latitude, longitude, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET
+                        code = coalesce(excluded.code, code), network = coalesce(excluded.network, network),
+                        address = coalesce(excluded.address, address), latitude = coalesce(excluded.latitude, latitude),
+                        longitude = coalesce(excluded.longitude, longitude), updated_at = excluded.updated_at
+                    """)
             for station in stations {
-                try statement.execute(arguments: [station.name, station.code, station.network, station.address,
-                                                  station.latitude, station.longitude, Int64(time.timeIntervalSince1970)])
+                try statement.execute(arguments: [
+                    station.name, station.code, station.network, station.address,
+                    station.latitude, station.longitude, Int64(time.timeIntervalSince1970),
+                ])
             }
         }
     }
@@ -310,8 +327,9 @@ public final class SQLiteStore: Sendable {
     /// Stores CSV walking distances per slot in one transaction, as source `csv`; a slot imported
     /// again is replaced, other slots of earlier CSV files are kept.
     public func replaceWalkingDistances(_ distances: [Slot: Double], importedAt: Date = Date()) throws(StoreError) {
-        try replaceActivity([ActivitySourceBatch(source: Self.csvActivitySource, distances: distances, replacing: nil)],
-                            importedAt: importedAt)
+        try replaceActivity(
+            [ActivitySourceBatch(source: Self.csvActivitySource, distances: distances, replacing: nil)],
+            importedAt: importedAt)
     }
 
     /// Stores the distances of one imported file, every source of it in one transaction: for each
@@ -319,13 +337,15 @@ public final class SQLiteStore: Sendable {
     /// (a slot already stored is overwritten). Other sources are never touched.
     public func replaceActivity(_ batches: [ActivitySourceBatch], importedAt: Date = Date()) throws(StoreError) {
         try write { db in
-            let delete = try db.cachedStatement(sql: """
-                DELETE FROM activity_source WHERE source = ? AND slot_start >= ? AND slot_start <= ?
-                """)
-            let insert = try db.cachedStatement(sql: """
-                INSERT INTO activity_source (source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?)
-                ON CONFLICT (source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
-                """)
+            let delete = try db.cachedStatement(
+                sql: """
+                    DELETE FROM activity_source WHERE source = ? AND slot_start >= ? AND slot_start <= ?
+                    """)
+            let insert = try db.cachedStatement(
+                sql: """
+                    INSERT INTO activity_source (source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
+                    """)
             let imported = Int64(importedAt.timeIntervalSince1970)
             for batch in batches {
                 if let span = batch.replacing {
@@ -348,11 +368,13 @@ public final class SQLiteStore: Sendable {
     /// tie, the source whose name sorts first).
     public func walkingActivity(from: Slot, to: Slot) throws(StoreError) -> [Slot: SlotWalking] {
         try read { db in
-            let rows = try Row.fetchCursor(db, sql: """
-                SELECT slot_start, source, distance_m FROM activity_source
-                WHERE slot_start >= ? AND slot_start < ?
-                ORDER BY slot_start, distance_m DESC, source
-                """, arguments: [from.startEpochSeconds, to.startEpochSeconds])
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT slot_start, source, distance_m FROM activity_source
+                    WHERE slot_start >= ? AND slot_start < ?
+                    ORDER BY slot_start, distance_m DESC, source
+                    """, arguments: [from.startEpochSeconds, to.startEpochSeconds])
             var result: [Slot: SlotWalking] = [:]
             while let row = try rows.next() {
                 let slot = Slot(startEpochSeconds: row[0])
@@ -365,12 +387,16 @@ public final class SQLiteStore: Sendable {
     /// Every stored source with its first and last slot, slot count and total distance, by name.
     public func activitySources() throws(StoreError) -> [ActivitySourceSummary] {
         try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT source, MIN(slot_start), MAX(slot_start), COUNT(*), SUM(distance_m)
-                FROM activity_source GROUP BY source ORDER BY source
-                """).map { row in
-                ActivitySourceSummary(source: row[0], firstSlot: Slot(startEpochSeconds: row[1]),
-                                      lastSlot: Slot(startEpochSeconds: row[2]), slots: row[3], metres: row[4])
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT source, MIN(slot_start), MAX(slot_start), COUNT(*), SUM(distance_m)
+                    FROM activity_source GROUP BY source ORDER BY source
+                    """
+            ).map { row in
+                ActivitySourceSummary(
+                    source: row[0], firstSlot: Slot(startEpochSeconds: row[1]),
+                    lastSlot: Slot(startEpochSeconds: row[2]), slots: row[3], metres: row[4])
             }
         }
     }
@@ -378,7 +404,8 @@ public final class SQLiteStore: Sendable {
     /// The stored distances of one source, per slot.
     public func activity(source: String) throws(StoreError) -> [Slot: Double] {
         try read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT slot_start, distance_m FROM activity_source WHERE source = ?", arguments: [source])
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT slot_start, distance_m FROM activity_source WHERE source = ?", arguments: [source])
             var result: [Slot: Double] = [:]
             while let row = try rows.next() { result[Slot(startEpochSeconds: row[0])] = row[1] }
             return result

@@ -10,67 +10,69 @@ enum Schema {
         migrator.registerMigration("v1") { db in
             // One row per station and hour. Unknown concentrations are NULL, never 0.
             // `revision` counts how often AirKorea revised the row after it was first stored.
-            try db.execute(sql: """
-                CREATE TABLE measurement (
-                    station TEXT NOT NULL,
-                    slot_start INTEGER NOT NULL,
-                    pm10 REAL,
-                    pm25 REAL,
-                    pm10_flag TEXT,
-                    pm25_flag TEXT,
-                    pm10_24h REAL,
-                    pm25_24h REAL,
-                    pm10_grade INTEGER,
-                    pm25_grade INTEGER,
-                    pm10_grade_1h INTEGER,
-                    pm25_grade_1h INTEGER,
-                    fetched_at INTEGER NOT NULL,
-                    revision INTEGER NOT NULL DEFAULT 0,
-                    PRIMARY KEY (station, slot_start)
-                ) WITHOUT ROWID;
+            try db.execute(
+                sql: """
+                    CREATE TABLE measurement (
+                        station TEXT NOT NULL,
+                        slot_start INTEGER NOT NULL,
+                        pm10 REAL,
+                        pm25 REAL,
+                        pm10_flag TEXT,
+                        pm25_flag TEXT,
+                        pm10_24h REAL,
+                        pm25_24h REAL,
+                        pm10_grade INTEGER,
+                        pm25_grade INTEGER,
+                        pm10_grade_1h INTEGER,
+                        pm25_grade_1h INTEGER,
+                        fetched_at INTEGER NOT NULL,
+                        revision INTEGER NOT NULL DEFAULT 0,
+                        PRIMARY KEY (station, slot_start)
+                    ) WITHOUT ROWID;
 
-                CREATE TABLE station (
-                    name TEXT PRIMARY KEY NOT NULL,
-                    code TEXT,
-                    sido TEXT,
-                    network TEXT,
-                    address TEXT,
-                    latitude REAL,
-                    longitude REAL,
-                    updated_at INTEGER NOT NULL
-                );
+                    CREATE TABLE station (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        code TEXT,
+                        sido TEXT,
+                        network TEXT,
+                        address TEXT,
+                        latitude REAL,
+                        longitude REAL,
+                        updated_at INTEGER NOT NULL
+                    );
 
-                CREATE TABLE activity (
-                    slot_start INTEGER PRIMARY KEY NOT NULL,
-                    distance_m REAL NOT NULL CHECK (distance_m >= 0),
-                    imported_at INTEGER NOT NULL
-                );
+                    CREATE TABLE activity (
+                        slot_start INTEGER PRIMARY KEY NOT NULL,
+                        distance_m REAL NOT NULL CHECK (distance_m >= 0),
+                        imported_at INTEGER NOT NULL
+                    );
 
-                CREATE TABLE poll_attempt (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    started_at INTEGER NOT NULL,
-                    station TEXT,
-                    operation TEXT NOT NULL,
-                    outcome TEXT NOT NULL,
-                    http_status INTEGER,
-                    result_code TEXT,
-                    rows_new INTEGER NOT NULL DEFAULT 0,
-                    rows_updated INTEGER NOT NULL DEFAULT 0,
-                    duration_ms INTEGER NOT NULL DEFAULT 0,
-                    message TEXT
-                );
-                CREATE INDEX poll_attempt_by_time ON poll_attempt(started_at);
-                """)
+                    CREATE TABLE poll_attempt (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        started_at INTEGER NOT NULL,
+                        station TEXT,
+                        operation TEXT NOT NULL,
+                        outcome TEXT NOT NULL,
+                        http_status INTEGER,
+                        result_code TEXT,
+                        rows_new INTEGER NOT NULL DEFAULT 0,
+                        rows_updated INTEGER NOT NULL DEFAULT 0,
+                        duration_ms INTEGER NOT NULL DEFAULT 0,
+                        message TEXT
+                    );
+                    CREATE INDEX poll_attempt_by_time ON poll_attempt(started_at);
+                    """)
         }
         migrator.registerMigration("v2-daemon-state") { db in
             // What dustd is doing, for `dustctl status`: next poll, state, last status line.
-            try db.execute(sql: """
-                CREATE TABLE daemon_state (
-                    key TEXT PRIMARY KEY NOT NULL,
-                    value TEXT NOT NULL,
-                    updated_at INTEGER NOT NULL
-                )
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE daemon_state (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        value TEXT NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    )
+                    """)
         }
         migrator.registerMigration("v3-scrub-echoed-keys") { db in
             // FineDust before 0.3 stored a server's echo of the request URL as it came, service key
@@ -81,76 +83,79 @@ enum Schema {
             // Every forecast issue (docs/REFERENCE.md §14): one row per pollutant, issue and forecast date with
             // its text, and one per region with its grade. `grade` is NULL when the published word
             // is not one of the four; `grade_word` keeps the word as published.
-            try db.execute(sql: """
-                CREATE TABLE forecast_issue (
-                    pollutant TEXT NOT NULL,
-                    issued_at INTEGER NOT NULL,
-                    forecast_date TEXT NOT NULL,
-                    overall TEXT,
-                    cause TEXT,
-                    fetched_at INTEGER NOT NULL,
-                    PRIMARY KEY (pollutant, issued_at, forecast_date)
-                ) WITHOUT ROWID;
+            try db.execute(
+                sql: """
+                    CREATE TABLE forecast_issue (
+                        pollutant TEXT NOT NULL,
+                        issued_at INTEGER NOT NULL,
+                        forecast_date TEXT NOT NULL,
+                        overall TEXT,
+                        cause TEXT,
+                        fetched_at INTEGER NOT NULL,
+                        PRIMARY KEY (pollutant, issued_at, forecast_date)
+                    ) WITHOUT ROWID;
 
-                CREATE TABLE forecast_grade (
-                    pollutant TEXT NOT NULL,
-                    issued_at INTEGER NOT NULL,
-                    forecast_date TEXT NOT NULL,
-                    region TEXT NOT NULL,
-                    grade INTEGER CHECK (grade BETWEEN 1 AND 4),
-                    grade_word TEXT NOT NULL,
-                    PRIMARY KEY (pollutant, forecast_date, region, issued_at)
-                ) WITHOUT ROWID;
-                """)
+                    CREATE TABLE forecast_grade (
+                        pollutant TEXT NOT NULL,
+                        issued_at INTEGER NOT NULL,
+                        forecast_date TEXT NOT NULL,
+                        region TEXT NOT NULL,
+                        grade INTEGER CHECK (grade BETWEEN 1 AND 4),
+                        grade_word TEXT NOT NULL,
+                        PRIMARY KEY (pollutant, forecast_date, region, issued_at)
+                    ) WITHOUT ROWID;
+                    """)
         }
         migrator.registerMigration("v5-alerts") { db in
             // Alert rules' states (so a restart neither repeats nor forgets an alert), every event
             // announced, and every delivery attempt with its result (docs/REFERENCE.md §14).
-            try db.execute(sql: """
-                CREATE TABLE alert_state (
-                    rule TEXT PRIMARY KEY NOT NULL,
-                    state TEXT NOT NULL CHECK (state IN ('idle', 'held', 'active')),
-                    changed_at INTEGER NOT NULL
-                );
-                CREATE TABLE alert_event (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    at INTEGER NOT NULL,
-                    kind TEXT NOT NULL,
-                    rule TEXT NOT NULL,
-                    metric TEXT,
-                    value REAL,
-                    station TEXT NOT NULL
-                );
-                CREATE TABLE alert_delivery (
-                    id INTEGER PRIMARY KEY AUTOINCREMENT,
-                    event_id INTEGER NOT NULL REFERENCES alert_event(id) ON DELETE CASCADE,
-                    sink TEXT NOT NULL,
-                    attempt INTEGER NOT NULL,
-                    at INTEGER NOT NULL,
-                    outcome TEXT NOT NULL,
-                    detail TEXT
-                );
-                CREATE INDEX alert_delivery_by_event ON alert_delivery(event_id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE alert_state (
+                        rule TEXT PRIMARY KEY NOT NULL,
+                        state TEXT NOT NULL CHECK (state IN ('idle', 'held', 'active')),
+                        changed_at INTEGER NOT NULL
+                    );
+                    CREATE TABLE alert_event (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        at INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        rule TEXT NOT NULL,
+                        metric TEXT,
+                        value REAL,
+                        station TEXT NOT NULL
+                    );
+                    CREATE TABLE alert_delivery (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        event_id INTEGER NOT NULL REFERENCES alert_event(id) ON DELETE CASCADE,
+                        sink TEXT NOT NULL,
+                        attempt INTEGER NOT NULL,
+                        at INTEGER NOT NULL,
+                        outcome TEXT NOT NULL,
+                        detail TEXT
+                    );
+                    CREATE INDEX alert_delivery_by_event ON alert_delivery(event_id);
+                    """)
         }
         migrator.registerMigration("v6-activity-sources") { db in
             // Walking distance per source and slot (docs/REFERENCE.md §12): `health:<sourceName>`,
             // `gpx:<file name>` or `csv`. A slot's distance is the largest of its sources, so an
             // iPhone and a Watch recording the same walk are not added up, and a re-import of one
             // file replaces only its own rows. The CSV distances stored so far become source `csv`.
-            try db.execute(sql: """
-                CREATE TABLE activity_source (
-                    source TEXT NOT NULL,
-                    slot_start INTEGER NOT NULL,
-                    distance_m REAL NOT NULL CHECK (distance_m >= 0),
-                    imported_at INTEGER NOT NULL,
-                    PRIMARY KEY (source, slot_start)
-                ) WITHOUT ROWID;
-                CREATE INDEX activity_source_by_slot ON activity_source(slot_start);
-                INSERT INTO activity_source (source, slot_start, distance_m, imported_at)
-                    SELECT 'csv', slot_start, distance_m, imported_at FROM activity;
-                DROP TABLE activity;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE activity_source (
+                        source TEXT NOT NULL,
+                        slot_start INTEGER NOT NULL,
+                        distance_m REAL NOT NULL CHECK (distance_m >= 0),
+                        imported_at INTEGER NOT NULL,
+                        PRIMARY KEY (source, slot_start)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX activity_source_by_slot ON activity_source(slot_start);
+                    INSERT INTO activity_source (source, slot_start, distance_m, imported_at)
+                        SELECT 'csv', slot_start, distance_m, imported_at FROM activity;
+                    DROP TABLE activity;
+                    """)
         }
         return migrator
     }
@@ -174,15 +179,18 @@ enum Schema {
                 .filter { ($0["type"] as String? ?? "").uppercased().contains("TEXT") }
                 .map { $0["name"] as String }
             for column in columns {
-                let quotedTable = "\"\(table)\"", quotedColumn = "\"\(column)\""
+                let quotedTable = "\"\(table)\""
+                let quotedColumn = "\"\(column)\""
                 let json = jsonColumns.contains("\(table).\(column)")
-                let texts = try String.fetchAll(db, sql: "SELECT DISTINCT \(quotedColumn) FROM \(quotedTable) WHERE typeof(\(quotedColumn)) = 'text'")
+                let texts = try String.fetchAll(
+                    db, sql: "SELECT DISTINCT \(quotedColumn) FROM \(quotedTable) WHERE typeof(\(quotedColumn)) = 'text'")
                 for text in texts {
                     let replacement = json ? withholdingEchoes(inJSON: text, echoGuard) : echoGuard.checked(text)
                     guard replacement != text else { continue }
                     // OR REPLACE: a key column (a station's name) may now equal a row withheld before.
-                    try db.execute(sql: "UPDATE OR REPLACE \(quotedTable) SET \(quotedColumn) = ? WHERE \(quotedColumn) = ?",
-                                   arguments: [replacement, text])
+                    try db.execute(
+                        sql: "UPDATE OR REPLACE \(quotedTable) SET \(quotedColumn) = ? WHERE \(quotedColumn) = ?",
+                        arguments: [replacement, text])
                     changed += db.changesCount
                 }
             }
@@ -197,7 +205,8 @@ enum Schema {
         guard (try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed)) != nil else {
             return echoGuard.checked(document)
         }
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
         var index = 0

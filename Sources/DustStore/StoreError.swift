@@ -19,19 +19,19 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .databaseMissing(path):
+        case .databaseMissing(let path):
             "There is no database at \(path); create one with `dustctl import FILE…` or let dustd run once, or pass --db PATH."
-        case let .cannotOpen(path, reason):
+        case .cannotOpen(let path, let reason):
             "Cannot open the database \(path) (\(reason)); check that the directory exists and that this user may read and write it."
-        case let .diskFull(path):
+        case .diskFull(let path):
             "The disk holding \(path) is full; nothing was written and stored data is intact. Free some space and try again."
-        case let .busy(path):
+        case .busy(let path):
             "The database \(path) stayed locked by another process longer than the busy timeout; try again."
-        case let .corrupt(path, reason):
+        case .corrupt(let path, let reason):
             "The file \(path) is not a usable FineDust database (\(reason)); restore it from a backup or move it aside."
-        case let .schemaTooNew(path):
+        case .schemaTooNew(let path):
             "The database \(path) was written by a newer FineDust; upgrade dustd and dustctl."
-        case let .io(path, reason):
+        case .io(let path, let reason):
             "Reading or writing the database \(path) failed (\(reason))."
         }
     }

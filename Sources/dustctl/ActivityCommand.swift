@@ -68,24 +68,25 @@ struct ActivityImportCommand: ParsableCommand {
                 }
                 bar.finish()
                 switch outcome {
-                case let .success(summary):
+                case .success(let summary):
                     if options.json {
                         reports.append(ActivityJSON.imported(file: file, summary))
                     } else if !quiet {
                         try standardOutputLine("\(name): " + ActivityText.summary(summary))
                     }
-                case let .failure(error):
-                    if case let .storage(storage) = error { throw CommandFailure(storage) }
+                case .failure(let error):
+                    if case .storage(let storage) = error { throw CommandFailure(storage) }
                     failed += 1
                     standardError("\(name): \(error.description); nothing was stored from this file.")
                     if options.json { reports.append(ActivityJSON.failed(file: file, error)) }
                 }
             }
             if options.json {
-                try standardOutputLine(JSON.object([
-                    ("files", .array(reports)),
-                    ("failed", .integer(failed)),
-                ]).serialized)
+                try standardOutputLine(
+                    JSON.object([
+                        ("files", .array(reports)),
+                        ("failed", .integer(failed)),
+                    ]).serialized)
             }
             if failed > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
         }
@@ -149,12 +150,13 @@ struct ActivityForgetCommand: ParsableCommand {
 /// and is made safe for the terminal.
 enum ActivityText {
     static func summary(_ summary: ActivityImportSummary) -> String {
-        let used: String = switch summary.format {
-        case .csv: "\(summary.recordsUsed) rows used"
-        case .gpx: "\(summary.trackSteps) track steps used"
-        case .healthXML: "\(summary.recordsUsed) records used"
-        case .healthZip: "\(summary.recordsUsed) records and \(summary.trackSteps) route steps used"
-        }
+        let used: String =
+            switch summary.format {
+            case .csv: "\(summary.recordsUsed) rows used"
+            case .gpx: "\(summary.trackSteps) track steps used"
+            case .healthXML: "\(summary.recordsUsed) records used"
+            case .healthZip: "\(summary.recordsUsed) records and \(summary.trackSteps) route steps used"
+            }
         var parts = ["\(formatName(summary.format)), \(used)"]
         let skipped = summary.skippedByType.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         if !skipped.isEmpty {
@@ -199,8 +201,11 @@ enum ActivityText {
     static func sources(_ sources: [ActivitySourceSummary], calendar: DayCalendar) -> String {
         guard !sources.isEmpty else { return "No activity stored; import some with `dustctl activity import FILE…`.\n" }
         let rows = sources.map { source in
-            [TerminalSafeText.sanitized(source.source), slotLabelWithDate(source.firstSlot, calendar), slotLabelWithDate(source.lastSlot, calendar),
-             String(source.slots), fixedDecimals(source.metres / 1000, 2)]
+            [
+                TerminalSafeText.sanitized(source.source), slotLabelWithDate(source.firstSlot, calendar),
+                slotLabelWithDate(source.lastSlot, calendar),
+                String(source.slots), fixedDecimals(source.metres / 1000, 2),
+            ]
         }
         let header = ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"]
         let widths = (0..<header.count).map { column in ([header] + rows).map { displayWidth($0[column]) }.max()! }
@@ -232,9 +237,13 @@ enum ActivityJSON {
             ("recordsDropped", .integer(summary.recordsDropped)),
             ("datedOutsidePeriod", .integer(summary.datedOutsidePeriod)),
             ("slotsTouched", .integer(summary.slotsTouched)),
-            ("sources", .array(summary.sources.map {
-                .object([("source", .string($0)), ("distance_m", .number(summary.metresBySource[$0, default: 0]))])
-            })),
+            (
+                "sources",
+                .array(
+                    summary.sources.map {
+                        .object([("source", .string($0)), ("distance_m", .number(summary.metresBySource[$0, default: 0]))])
+                    })
+            ),
             ("bytesRead", .integer(Int(summary.bytesRead))),
         ])
     }
@@ -244,15 +253,21 @@ enum ActivityJSON {
     }
 
     static func sources(_ sources: [ActivitySourceSummary], calendar: DayCalendar) -> JSON {
-        .object([("sources", .array(sources.map { source in
-            .object([
-                ("source", .string(source.source)),
-                ("first", .string(calendar.iso8601(source.firstSlot.start))),
-                ("last", .string(calendar.iso8601(source.lastSlot.start))),
-                ("hours", .integer(source.slots)),
-                ("distance_m", .number(source.metres)),
-            ])
-        }))])
+        .object([
+            (
+                "sources",
+                .array(
+                    sources.map { source in
+                        .object([
+                            ("source", .string(source.source)),
+                            ("first", .string(calendar.iso8601(source.firstSlot.start))),
+                            ("last", .string(calendar.iso8601(source.lastSlot.start))),
+                            ("hours", .integer(source.slots)),
+                            ("distance_m", .number(source.metres)),
+                        ])
+                    })
+            )
+        ])
     }
 }
 
@@ -268,8 +283,10 @@ final class ProgressBar {
     private var drawn = false
 
     /// `clock` and `write` are for tests; dustctl draws on stderr by the system clock.
-    init(label: String, enabled: Bool, clock: @escaping () -> Date = Date.init,
-         write: @escaping (String) -> Void = { _ = writeAll($0.utf8, to: STDERR_FILENO) }) {
+    init(
+        label: String, enabled: Bool, clock: @escaping () -> Date = Date.init,
+        write: @escaping (String) -> Void = { _ = writeAll($0.utf8, to: STDERR_FILENO) }
+    ) {
         self.label = label
         self.enabled = enabled
         self.clock = clock
@@ -309,6 +326,7 @@ final class ProgressBar {
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
         let total = Double(progress.totalBytes) / 1_000_000
         let left = rate > 0 ? Int(((total - megabytes) / rate).rounded(.up)) : 0
-        return "\(shortLabel) [\(bar)] \(String(format: "%3d%% %.1f/%.1f MB  %.1f MB/s  %d s left", Int(fraction * 100), megabytes, total, rate, max(0, left)))"
+        return
+            "\(shortLabel) [\(bar)] \(String(format: "%3d%% %.1f/%.1f MB  %.1f MB/s  %d s left", Int(fraction * 100), megabytes, total, rate, max(0, left)))"
     }
 }

@@ -45,7 +45,8 @@ struct AlertsListCommand: ParsableCommand {
             for (rule, state) in rules {
                 try standardOutputLine("  \(rule.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.describe(state))")
             }
-            try standardOutputLine(sinks.isEmpty ? "No sinks (alerts.sinks): alerts are recorded only." : "Sinks: \(sinks.joined(separator: ", "))")
+            try standardOutputLine(
+                sinks.isEmpty ? "No sinks (alerts.sinks): alerts are recorded only." : "Sinks: \(sinks.joined(separator: ", "))")
             guard !events.isEmpty else {
                 try standardOutputLine("No alerts yet.")
                 return
@@ -53,13 +54,17 @@ struct AlertsListCommand: ParsableCommand {
             try standardOutputLine("Latest alerts:")
             for (event, deliveries) in events {
                 let time = settings.calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
-                try standardOutputLine("  \(time)  \(event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(TerminalSafeText.sanitized(event.title))")
+                try standardOutputLine(
+                    "  \(time)  \(event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(TerminalSafeText.sanitized(event.title))"
+                )
                 // The last attempt per sink says how it ended.
                 var last: [String: AlertDelivery] = [:]
                 for delivery in deliveries { last[delivery.sink] = delivery }
                 for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
                     let reason = delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
-                    try standardOutputLine("      \(delivery.sink): \(delivery.outcome.rawValue) (attempt \(delivery.attempt))\(delivery.outcome == .delivered ? "" : reason)")
+                    try standardOutputLine(
+                        "      \(delivery.sink): \(delivery.outcome.rawValue) (attempt \(delivery.attempt))\(delivery.outcome == .delivered ? "" : reason)"
+                    )
                 }
                 if deliveries.isEmpty { try standardOutputLine("      (no sink)") }
             }

@@ -4,7 +4,8 @@ import DustServices
 /// The export CSV of docs/REFERENCE.md §6: RFC 4180, UTF-8, `\n` line ends, empty fields for unknown values,
 /// at most 3 decimals, and text that a spreadsheet would run as a formula neutralised with `'`.
 enum ExportCSV {
-    static let dayHeader = "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"
+    static let dayHeader =
+        "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"
     static let weekHeader = "week" + dayHeader.dropFirst("date".count)
 
     static func days(_ days: [DayReport], station: String) -> String {
@@ -12,7 +13,8 @@ enum ExportCSV {
     }
 
     static func weeks(_ weeks: [WeekReport], station: String) -> String {
-        lines(header: weekHeader, rows: weeks.map { (label: $0.isoWeek?.description ?? "\($0.start)", totals: $0.totals) }, station: station)
+        lines(
+            header: weekHeader, rows: weeks.map { (label: $0.isoWeek?.description ?? "\($0.start)", totals: $0.totals) }, station: station)
     }
 
     private static func lines(header: String, rows: [(label: String, totals: ExposureTotals)], station: String) -> String {

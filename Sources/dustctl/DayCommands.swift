@@ -1,5 +1,5 @@
-import DustConfig
 import ArgumentParser
+import DustConfig
 import DustKit
 import DustReports
 import DustServices
@@ -20,8 +20,9 @@ struct TodayCommand: ParsableCommand {
             let statistics = try options.statistics(settings)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
             let outlook = try? forecastOutlook(settings, store: SQLiteStore(path: settings.storagePath, mode: .readOnly), now: Date())
-            try printDay(statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
-                         forecast: .some(outlook))
+            try printDay(
+                statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
+                forecast: .some(outlook))
         }
     }
 }
@@ -74,8 +75,10 @@ struct HourlyCommand: ParsableCommand {
 
 /// - Parameter forecast: for `today`: the forecast outlook, or `.some(nil)` when there is none to
 ///   show (`forecastTomorrow` is then `null`); nil for `day`, whose document has no forecast.
-func printDay(_ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool,
-              forecast: ForecastOutlook?? = nil) throws {
+func printDay(
+    _ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool,
+    forecast: ForecastOutlook?? = nil
+) throws {
     let report = try statistics.day(date)
     if json {
         let tomorrow = forecast.map { ReportJSON.forecastTomorrow($0, calendar: settings.calendar) }

@@ -19,8 +19,9 @@ struct DemoCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The demo database (replaying into it again changes nothing).", valueName: "path"), completion: .file())
     var db = "finedust-demo.sqlite"
 
-    @Option(help: ArgumentHelp("The Fixtures directory (default: ./Fixtures, or next to the installed binary).", valueName: "dir"),
-            completion: .directory)
+    @Option(
+        help: ArgumentHelp("The Fixtures directory (default: ./Fixtures, or next to the installed binary).", valueName: "dir"),
+        completion: .directory)
     var fixtures: String?
 
     @Flag(help: "Print the reports as JSON.")
@@ -33,25 +34,29 @@ struct DemoCommand: ParsableCommand {
             let model = try VentilationIntakeModel()
             let store = try SQLiteStore(path: db)
             let (outcomes, walked) = try DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
-            let statistics = StatisticsService(readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
-                                               intakeModel: model, stations: StationPreference(primary: DemoReplay.station))
+            let statistics = StatisticsService(
+                readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
+                intakeModel: model, stations: StationPreference(primary: DemoReplay.station))
             let day = try statistics.day(DemoReplay.lastDay)
             let week = try statistics.rollingWeek(endingOn: DemoReplay.lastDay)
             if json {
-                try standardOutputLine(JSON.object([
-                    ("day", ReportJSON.day(day, calendar: calendar)),
-                    ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
-                ]).serialized)
+                try standardOutputLine(
+                    JSON.object([
+                        ("day", ReportJSON.day(day, calendar: calendar)),
+                        ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
+                    ]).serialized)
                 return
             }
             let style = TextStyle.forStandardOutput()
             try standardOutputLine(style.bold("Replaying \(outcomes.count) recorded and synthesized AirKorea responses into \(db)"))
             for (response, outcome) in outcomes {
                 switch outcome {
-                case let .stored(report):
+                case .stored(let report):
                     let stored = report.stored
-                    try standardOutputLine("  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)")
-                case let .rejected(error):
+                    try standardOutputLine(
+                        "  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)"
+                    )
+                case .rejected(let error):
                     try standardOutputLine("  ✗ \(response.path): " + style.dim(error.description))
                 }
             }
@@ -59,13 +64,15 @@ struct DemoCommand: ParsableCommand {
             let text = ReportText(style: style, calendar: calendar, intakeModel: model)
             try standardOutputLine(text.day(day, isToday: false))
             try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
-            try standardOutputLine(style.dim("Explore: dustctl week --db \(db) --station \(DemoReplay.station) --end \(DemoReplay.lastDay)"))
+            try standardOutputLine(
+                style.dim("Explore: dustctl week --db \(db) --station \(DemoReplay.station) --end \(DemoReplay.lastDay)"))
         }
     }
 
     private func fixturesDirectory() throws -> URL {
         guard let directory = DemoReplay.locateFixtures(explicit: fixtures) else {
-            throw CommandFailure(.noInput, "Cannot find the bundled Fixtures directory; run dustctl demo from the repository or pass --fixtures DIR.")
+            throw CommandFailure(
+                .noInput, "Cannot find the bundled Fixtures directory; run dustctl demo from the repository or pass --fixtures DIR.")
         }
         return directory
     }

@@ -15,7 +15,10 @@ struct DustCtl: ParsableCommand {
               dustctl hourly 2026-11-20 --station 종로구 --json
             """,
         version: FineDustVersion.current,
-        subcommands: [TodayCommand.self, DayCommand.self, HourlyCommand.self, WeekCommand.self, ExportCommand.self, ImportCommand.self, ActivityCommand.self, StationsCommand.self, AlertsCommand.self, StatusCommand.self, ForecastCommand.self, DemoCommand.self]
+        subcommands: [
+            TodayCommand.self, DayCommand.self, HourlyCommand.self, WeekCommand.self, ExportCommand.self, ImportCommand.self,
+            ActivityCommand.self, StationsCommand.self, AlertsCommand.self, StatusCommand.self, ForecastCommand.self, DemoCommand.self,
+        ]
     )
 
     /// ArgumentParser's own `main`, except that SIGPIPE is ignored and help and usage errors go

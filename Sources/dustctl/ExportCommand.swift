@@ -41,8 +41,9 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "csv (default) or json; --json is the same as --format json.")
     var format: Format?
 
-    @Option(help: ArgumentHelp("Write to this regular file instead of stdout: replaced whole, keeping its owner and mode.", valueName: "file"),
-            completion: .file())
+    @Option(
+        help: ArgumentHelp("Write to this regular file instead of stdout: replaced whole, keeping its owner and mode.", valueName: "file"),
+        completion: .file())
     var output: String?
 
     @Flag(help: "Start the CSV with a UTF-8 byte order mark (for Excel).")

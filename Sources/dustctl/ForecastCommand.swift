@@ -37,16 +37,23 @@ struct ForecastCommand: ParsableCommand {
 
     private func text(_ outlook: ForecastOutlook, settings: FineDustSettings) -> String {
         let style = TextStyle.forStandardOutput()
-        var lines = [style.bold("Forecast · \(outlook.region.rawValue) (\(outlook.region.englishName))"
-            + (outlook.issuedAt.map { " · \(ForecastIssueTime.label($0)) 발표" } ?? ""))]
+        var lines = [
+            style.bold(
+                "Forecast · \(outlook.region.rawValue) (\(outlook.region.englishName))"
+                    + (outlook.issuedAt.map { " · \(ForecastIssueTime.label($0)) 발표" } ?? ""))
+        ]
         guard !outlook.isEmpty else {
-            lines.append("No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST).")
+            lines.append(
+                "No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST).")
             return lines.joined(separator: "\n") + "\n"
         }
         lines.append(pad("", 20) + pad(style.bold("PM10 미세먼지"), 24) + style.bold("PM2.5 초미세먼지"))
-        for (label, date, grades) in [("Today", outlook.today, outlook.todayGrades), ("Tomorrow", outlook.today.adding(days: 1), outlook.tomorrowGrades)] {
-            lines.append(pad("\(label) \(date.description.suffix(5))", 20) + pad(forecastGradeText(grades.fineDust, style), 24)
-                + forecastGradeText(grades.ultraFineDust, style))
+        for (label, date, grades) in [
+            ("Today", outlook.today, outlook.todayGrades), ("Tomorrow", outlook.today.adding(days: 1), outlook.tomorrowGrades),
+        ] {
+            lines.append(
+                pad("\(label) \(date.description.suffix(5))", 20) + pad(forecastGradeText(grades.fineDust, style), 24)
+                    + forecastGradeText(grades.ultraFineDust, style))
         }
         if let overall = outlook.tomorrowGrades.ultraFineDust?.overall ?? outlook.tomorrowGrades.fineDust?.overall {
             lines.append("")
@@ -71,8 +78,8 @@ func forecastOutlook(_ settings: FineDustSettings, store: SQLiteStore, now: Date
             .outlook(station: settings.station.name, override: settings.forecast.region, now: now)
     } catch {
         switch error {
-        case let .region(problem): throw CommandFailure(.configuration, problem.description)
-        case let .storage(failure): throw CommandFailure(failure)
+        case .region(let problem): throw CommandFailure(.configuration, problem.description)
+        case .storage(let failure): throw CommandFailure(failure)
         }
     }
 }

@@ -97,7 +97,8 @@ func clockTime(_ instant: Date, _ calendar: DayCalendar) -> String {
 
 /// `23:00–24:00`: a slot in local time, an hour ending at midnight written as AirKorea writes it.
 func slotLabel(_ slot: Slot, _ calendar: DayCalendar) -> String {
-    let end = calendar.date(containing: slot.end) != calendar.date(containing: slot.start) && clockTime(slot.end, calendar) == "00:00"
+    let end =
+        calendar.date(containing: slot.end) != calendar.date(containing: slot.start) && clockTime(slot.end, calendar) == "00:00"
         ? "24:00" : clockTime(slot.end, calendar)
     return "\(clockTime(slot.start, calendar))–\(end)"
 }

@@ -7,8 +7,10 @@ import Foundation
 
 /// Options every dustctl command understands (docs/REFERENCE.md §6).
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
-            completion: .file(extensions: ["yaml", "yml"]))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
+        completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
 
     @Option(name: .long, help: ArgumentHelp("Database file; overrides storage.path.", valueName: "path"), completion: .file())
@@ -46,7 +48,8 @@ struct GlobalOptions: ParsableArguments {
     /// The statistics service over the existing database, read-only.
     func statistics(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) throws -> StatisticsService {
         let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
-        return StatisticsService(readings: store, activity: store, clock: clock, calendar: settings.calendar,
-                                 intakeModel: settings.intakeModel, stations: try primaryStation(settings))
+        return StatisticsService(
+            readings: store, activity: store, clock: clock, calendar: settings.calendar,
+            intakeModel: settings.intakeModel, stations: try primaryStation(settings))
     }
 }

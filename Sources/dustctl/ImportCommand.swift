@@ -1,6 +1,6 @@
-import DustConfig
 import AirKorea
 import ArgumentParser
+import DustConfig
 import DustKit
 import DustReports
 import DustServices
@@ -54,7 +54,8 @@ struct ImportCommand: ParsableCommand {
                         throw CommandFailure(.dataError, "\(name): \(error.description)")
                     }
                 } catch {
-                    let failure = error as? CommandFailure ?? CommandFailure(.ioError, "\(name) cannot be read: \(error.localizedDescription).")
+                    let failure =
+                        error as? CommandFailure ?? CommandFailure(.ioError, "\(name) cannot be read: \(error.localizedDescription).")
                     standardError(failure.message)
                     failures.append(failure.status)
                     if options.json { reports.append(ImportJSON.failed(file: file, failure)) }
@@ -69,7 +70,9 @@ struct ImportCommand: ParsableCommand {
                     reports.append(ImportJSON.imported(file: file, report))
                     continue
                 }
-                try standardOutputLine("\(name): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(report.skippedSummary))")
+                try standardOutputLine(
+                    "\(name): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(report.skippedSummary))"
+                )
             }
             if options.json {
                 try standardOutputLine(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)

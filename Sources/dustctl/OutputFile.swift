@@ -17,7 +17,8 @@ struct OutputFile {
         let exists: Bool
         if lstat(path, &existing) == 0 {
             if let kind = Self.notRegular(existing.st_mode) {
-                throw CommandFailure(.cannotCreate, "\(path) is \(kind); --output only creates or replaces regular files, so it was left alone.")
+                throw CommandFailure(
+                    .cannotCreate, "\(path) is \(kind); --output only creates or replaces regular files, so it was left alone.")
             }
             exists = true
         } else if errno == ENOENT {
@@ -40,17 +41,22 @@ struct OutputFile {
             // owner and mode too, but a full disk halfway through would leave it truncated, and
             // the existing file must survive a failed export whole.
             guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
-                throw CommandFailure(.cannotCreate, "\(path) belongs to another user or group (\(existing.st_uid):\(existing.st_gid)), and a new copy could not be given that owner (\(Self.reason(errno))); write to a new file or run dustctl as its owner.")
+                throw CommandFailure(
+                    .cannotCreate,
+                    "\(path) belongs to another user or group (\(existing.st_uid):\(existing.st_gid)), and a new copy could not be given that owner (\(Self.reason(errno))); write to a new file or run dustctl as its owner."
+                )
             }
             guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
                 throw CommandFailure(.cannotCreate, "Cannot give the new \(path) the old one's mode: \(Self.reason(errno)).")
             }
         }
         if let code = writeAll(bytes, to: descriptor) {
-            throw CommandFailure(.ioError, "Cannot write \(path): \(Self.reason(code))\(exists ? "; the existing file was left as it was" : "").")
+            throw CommandFailure(
+                .ioError, "Cannot write \(path): \(Self.reason(code))\(exists ? "; the existing file was left as it was" : "").")
         }
         guard fsync(descriptor) == 0 else {
-            throw CommandFailure(.ioError, "Cannot write \(path): \(Self.reason(errno))\(exists ? "; the existing file was left as it was" : "").")
+            throw CommandFailure(
+                .ioError, "Cannot write \(path): \(Self.reason(errno))\(exists ? "; the existing file was left as it was" : "").")
         }
         guard rename(temporary, path) == 0 else {
             throw CommandFailure(.ioError, "Cannot replace \(path): \(Self.reason(errno)).")
@@ -70,7 +76,8 @@ struct OutputFile {
             if descriptor >= 0 { return (temporary, descriptor) }
             if errno != EEXIST { break }
         }
-        throw CommandFailure(.cannotCreate, "Cannot create \(path): \(Self.reason(errno)) (dustctl writes a new file in \(directory) and renames it).")
+        throw CommandFailure(
+            .cannotCreate, "Cannot create \(path): \(Self.reason(errno)) (dustctl writes a new file in \(directory) and renames it).")
     }
 
     /// What the file type is, when it is not a regular file.

@@ -23,8 +23,10 @@ struct ReportText {
         lines.append(style.bold("\(report.station) · \(report.date) (\(weekdayName(report.date))) · \(calendar.timeZone.identifier)"))
         let tomorrow = forecast.flatMap(tomorrowLine)
         guard !report.hourly.isEmpty else {
-            lines.append(isToday ? "No readings for today yet; dustd stores each hour about 20 minutes after it ends."
-                                 : "No readings stored for this day.")
+            lines.append(
+                isToday
+                    ? "No readings for today yet; dustd stores each hour about 20 minutes after it ends."
+                    : "No readings stored for this day.")
             lines.append(contentsOf: walkingTable(report.walking))
             if let tomorrow { lines.append(tomorrow) }
             return lines.joined(separator: "\n") + "\n"
@@ -50,8 +52,9 @@ struct ReportText {
         guard !walking.isEmpty else { return [] }
         var lines = ["", style.bold("Walking (the largest source per hour)")]
         for hour in walking {
-            lines.append("\(slotLabel(hour.slot, calendar))  \(pad(formatted(hour.metres / 1000, decimals: 2), 7, alignRight: true)) km  "
-                         + TerminalSafeText.sanitized(hour.source))
+            lines.append(
+                "\(slotLabel(hour.slot, calendar))  \(pad(formatted(hour.metres / 1000, decimals: 2), 7, alignRight: true)) km  "
+                    + TerminalSafeText.sanitized(hour.source))
         }
         return lines
     }
@@ -74,9 +77,10 @@ struct ReportText {
         lines.append(pad("", 15) + pad("PM10 PM2.5", 11) + pad("PM10  PM2.5", 14) + pad("PM10    PM2.5", 16) + "PM10/PM2.5")
         for day in report.days {
             let grade = day.totals.grade
-            lines.append(weekRow("\(day.date) \(weekdayName(day.date))", day.totals)
-                + style.graded(grade.fineDust?.koreanName ?? "–", grade.fineDust) + "/"
-                + style.graded(grade.ultraFineDust?.koreanName ?? "–", grade.ultraFineDust))
+            lines.append(
+                weekRow("\(day.date) \(weekdayName(day.date))", day.totals)
+                    + style.graded(grade.fineDust?.koreanName ?? "–", grade.fineDust) + "/"
+                    + style.graded(grade.ultraFineDust?.koreanName ?? "–", grade.ultraFineDust))
         }
         lines.append(weekRow("Week", report.totals) + gradeName(report.totals.grade.ultraFineDust) + " (PM2.5)")
         lines.append("")
@@ -128,17 +132,21 @@ struct ReportText {
             row("Hours", "\(totals.hours.fineDust) of \(elapsed)", "\(totals.hours.ultraFineDust) of \(elapsed)", "measured of elapsed"),
             row("Mean", "\(formatted(totals.mean.fineDust)) µg/m³", "\(formatted(totals.mean.ultraFineDust)) µg/m³"),
             row("Max", "\(formattedConcentration(totals.max.fineDust)) µg/m³", "\(formattedConcentration(totals.max.ultraFineDust)) µg/m³"),
-            row("Grade", style.graded(gradeName(totals.grade.fineDust), totals.grade.fineDust),
+            row(
+                "Grade", style.graded(gradeName(totals.grade.fineDust), totals.grade.fineDust),
                 style.graded(gradeName(totals.grade.ultraFineDust), totals.grade.ultraFineDust)),
             row("WHO 24 h", who(.pm10), who(.pm25), "guideline, µg/m³"),
-            row("Intake", "\(formatted(totals.intake.fineDust)) \(unit)", "\(formatted(totals.intake.ultraFineDust)) \(unit)",
+            row(
+                "Intake", "\(formatted(totals.intake.fineDust)) \(unit)", "\(formatted(totals.intake.ultraFineDust)) \(unit)",
                 [label, "\(intakeModel.name) model"].filter { !$0.isEmpty }.joined(separator: ", ")),
         ]
     }
 
     private func hourlyTable(_ hours: [HourlyExposure], primary: String) -> [String] {
-        var lines = [pad("Hour", 13) + pad("PM10", 6, alignRight: true) + pad("PM2.5", 7, alignRight: true)
-                     + pad("Intake PM10", 13, alignRight: true) + pad("PM2.5", 8, alignRight: true) + "  Note"]
+        var lines = [
+            pad("Hour", 13) + pad("PM10", 6, alignRight: true) + pad("PM2.5", 7, alignRight: true)
+                + pad("Intake PM10", 13, alignRight: true) + pad("PM2.5", 8, alignRight: true) + "  Note"
+        ]
         for hour in hours {
             var notes: [String] = []
             let flags = Set([hour.flag.fineDust, hour.flag.ultraFineDust].compactMap { $0 })
@@ -146,15 +154,19 @@ struct ReportText {
             let station = displayStation(hour, primary: primary)
             if station != primary { notes.append("from \(station)") }
             if let distance = hour.walkingDistance { notes.append("walked \(Int(distance)) m") }
-            let grade10 = hour.concentration.fineDust.map { DustGrade(concentration: $0, of: .pm10, on: calendar.date(containing: hour.slot.start)) }
-            let grade25 = hour.concentration.ultraFineDust.map { DustGrade(concentration: $0, of: .pm25, on: calendar.date(containing: hour.slot.start)) }
+            let grade10 = hour.concentration.fineDust.map {
+                DustGrade(concentration: $0, of: .pm10, on: calendar.date(containing: hour.slot.start))
+            }
+            let grade25 = hour.concentration.ultraFineDust.map {
+                DustGrade(concentration: $0, of: .pm25, on: calendar.date(containing: hour.slot.start))
+            }
             lines.append(
                 pad(slotLabel(hour.slot, calendar), 13)
-                + style.graded(pad(formattedConcentration(hour.concentration.fineDust), 6, alignRight: true), grade10)
-                + style.graded(pad(formattedConcentration(hour.concentration.ultraFineDust), 7, alignRight: true), grade25)
-                + pad(formatted(hour.intake.fineDust), 13, alignRight: true)
-                + pad(formatted(hour.intake.ultraFineDust), 8, alignRight: true)
-                + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
+                    + style.graded(pad(formattedConcentration(hour.concentration.fineDust), 6, alignRight: true), grade10)
+                    + style.graded(pad(formattedConcentration(hour.concentration.ultraFineDust), 7, alignRight: true), grade25)
+                    + pad(formatted(hour.intake.fineDust), 13, alignRight: true)
+                    + pad(formatted(hour.intake.ultraFineDust), 8, alignRight: true)
+                    + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
         }
         return lines
     }

@@ -51,7 +51,10 @@ enum DaemonExecutable {
     /// never on a command line). Returns only by throwing.
     static func run(_ arguments: [String], options: GlobalOptions, for command: String) throws -> Never {
         guard let dustd = locate() else {
-            throw CommandFailure(.unavailable, "\(command) runs dustd \(arguments.joined(separator: " ")), and no dustd was found beside dustctl (\(DemoReplay.runningExecutable)) or on PATH; install FineDust whole.")
+            throw CommandFailure(
+                .unavailable,
+                "\(command) runs dustd \(arguments.joined(separator: " ")), and no dustd was found beside dustctl (\(DemoReplay.runningExecutable)) or on PATH; install FineDust whole."
+            )
         }
         var argv = [dustd] + arguments
         if let config = options.config { argv += ["--config", config] }
@@ -69,7 +72,7 @@ enum DaemonExecutable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         execve(arguments[0], argv, envp)
         let reason = String(cString: strerror(errno))
-        (argv + envp).forEach { free($0) }
+        for item in (argv + envp) { free(item) }
         return reason
     }
 }
@@ -139,7 +142,9 @@ struct StationsNearestCommand: ParsableCommand {
     @Option(help: "How many stations to show.") var count = 5
 
     func validate() throws {
-        guard (-90...90).contains(lat), (-180...180).contains(lon) else { throw ValidationError("--lat must be within ±90 and --lon within ±180.") }
+        guard (-90...90).contains(lat), (-180...180).contains(lon) else {
+            throw ValidationError("--lat must be within ±90 and --lon within ±180.")
+        }
         guard count > 0 else { throw ValidationError("--count must be at least 1.") }
     }
 
@@ -152,17 +157,25 @@ struct StationsNearestCommand: ParsableCommand {
                 return (station, greatCircleKilometres(lat, lon, latitude, longitude))
             }.sorted { $0.1 < $1.1 }.prefix(count)
             guard !located.isEmpty else {
-                throw CommandFailure(.noInput, "No station coordinates are stored yet; run `dustctl stations sync` (needs the service key) or `dustctl stations import FILE`.")
+                throw CommandFailure(
+                    .noInput,
+                    "No station coordinates are stored yet; run `dustctl stations sync` (needs the service key) or `dustctl stations import FILE`."
+                )
             }
             if options.json {
-                try standardOutputLine(JSON.array(located.map { station, distance in
-                    guard case var .object(members) = ReportJSON.station(station) else { return .null }
-                    members.append(("distanceKm", .number(distance)))
-                    return .object(members)
-                }).serialized)
+                try standardOutputLine(
+                    JSON.array(
+                        located.map { station, distance in
+                            guard case .object(var members) = ReportJSON.station(station) else { return .null }
+                            members.append(("distanceKm", .number(distance)))
+                            return .object(members)
+                        }
+                    ).serialized)
             } else {
                 for (station, distance) in located {
-                    try standardOutputLine(pad(station.name, 14) + pad(fixedDecimals(distance, 1) + " km", 10, alignRight: true) + "  " + (station.address ?? ""))
+                    try standardOutputLine(
+                        pad(station.name, 14) + pad(fixedDecimals(distance, 1) + " km", 10, alignRight: true) + "  "
+                            + (station.address ?? ""))
                 }
             }
         }
@@ -172,7 +185,8 @@ struct StationsNearestCommand: ParsableCommand {
 /// Distance on the Earth's surface (haversine, mean radius 6,371 km).
 func greatCircleKilometres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
     let radians = Double.pi / 180
-    let dLat = (lat2 - lat1) * radians, dLon = (lon2 - lon1) * radians
+    let dLat = (lat2 - lat1) * radians
+    let dLon = (lon2 - lon1) * radians
     let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
     return 2 * 6371 * asin(min(1, sqrt(a)))
 }

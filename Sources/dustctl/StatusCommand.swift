@@ -34,8 +34,11 @@ struct StatusCommand: ParsableCommand {
             let calendar = settings.calendar
             let forecastCalls = try store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
             if options.json {
-                try standardOutputLine(ReportJSON.status(health, database: settings.storagePath, station: station, rows: rows,
-                                                         calendar: calendar, forecastCallsToday: forecastCalls).serialized)
+                try standardOutputLine(
+                    ReportJSON.status(
+                        health, database: settings.storagePath, station: station, rows: rows,
+                        calendar: calendar, forecastCallsToday: forecastCalls
+                    ).serialized)
             } else {
                 try standardOutputLine(text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now))
             }
@@ -57,10 +60,13 @@ struct StatusCommand: ParsableCommand {
         if let next = health.nextPoll { lines.append("Next poll     \(calendar.iso8601(next))") }
         if let refused = status?.reloadRefused {
             // Only a running dustd still runs its previous configuration.
-            let outcome = health.daemon == .running ? "refused, still running the previous configuration" : "refused at \(calendar.iso8601(refused.at))"
+            let outcome =
+                health.daemon == .running
+                ? "refused, still running the previous configuration" : "refused at \(calendar.iso8601(refused.at))"
             lines.append(style.graded("Reload        ", .bad) + "\(outcome): \(refused.reason)")
         }
-        lines.append("Last success  " + (status?.lastSuccess.map { "\(when($0.at)): \($0.rowsNew) new, \($0.rowsUpdated) revised" } ?? "never"))
+        lines.append(
+            "Last success  " + (status?.lastSuccess.map { "\(when($0.at)): \($0.rowsNew) new, \($0.rowsUpdated) revised" } ?? "never"))
         if let failure = status?.lastError {
             let label = status?.lastPollFailed == true ? style.graded("Last error    ", .veryBad) : "Last error    "
             lines.append(label + "\(when(failure.at)) (\(failure.kind.rawValue)" + (failure.resultCode.map { ", code \($0)" } ?? "") + ")")

@@ -27,8 +27,8 @@ struct CommandFailure: Error, CustomStringConvertible {
 
     init(_ error: IngestError) {
         switch error {
-        case let .response(response): self.init(.dataError, response.description)
-        case let .store(store): self.init(store)
+        case .response(let response): self.init(.dataError, response.description)
+        case .store(let store): self.init(store)
         }
     }
 }
@@ -73,7 +73,7 @@ extension CommandFailure {
     init?(_ error: OutputError) {
         switch error {
         case .closedPipe: return nil
-        case let .failed(code): self.init(.ioError, "Cannot write the output: \(String(cString: strerror(code))).")
+        case .failed(let code): self.init(.ioError, "Cannot write the output: \(String(cString: strerror(code))).")
         }
     }
 }
@@ -173,7 +173,8 @@ func readInputFile(_ path: String, limit: Int) throws -> Data {
         throw CommandFailure(.noInput, "\(path) is not a regular file.")
     }
     guard Int(status.st_size) <= limit else {
-        throw CommandFailure(.dataError, "\(path) is larger than \(limit / (1024 * 1024)) MiB, far beyond anything FineDust reads; it was not read.")
+        throw CommandFailure(
+            .dataError, "\(path) is larger than \(limit / (1024 * 1024)) MiB, far beyond anything FineDust reads; it was not read.")
     }
     guard let handle = FileHandle(forReadingAtPath: path) else {
         throw CommandFailure(.noInput, "\(path) cannot be read.")

@@ -14,8 +14,9 @@ struct WeekCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The last day of the week (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
     var end: LocalDate? = nil
 
-    @Option(name: .customLong("iso"), help: ArgumentHelp("An ISO week (Monday to Sunday) instead of the rolling week.", valueName: "YYYY-Www"),
-            transform: PeriodArgument.week)
+    @Option(
+        name: .customLong("iso"), help: ArgumentHelp("An ISO week (Monday to Sunday) instead of the rolling week.", valueName: "YYYY-Www"),
+        transform: PeriodArgument.week)
     var isoWeek: ISOWeek? = nil
 
     @Option(help: ArgumentHelp("Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
@@ -29,10 +30,12 @@ struct WeekCommand: ParsableCommand {
         try reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
-            let report = try isoWeek.map { week throws(StorageFailure) in try statistics.week(week) }
+            let report =
+                try isoWeek.map { week throws(StorageFailure) in try statistics.week(week) }
                 ?? statistics.rollingWeek(endingOn: end ?? statistics.today)
             if options.json {
-                try standardOutputLine(ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)
+                try standardOutputLine(
+                    ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)
             } else {
                 let text = ReportText.forStandardOutput(settings)
                 try standardOutput(text.week(report, station: statistics.stations.primary, chartPollutant: chart))

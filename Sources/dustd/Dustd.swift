@@ -22,14 +22,18 @@ struct Dustd: AsyncParsableCommand {
             """,
         version: FineDustVersion.current)
 
-    @Option(help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
-            completion: .file(extensions: ["yaml", "yml"]))
+    @Option(
+        help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
+        completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
 
     @Flag(help: "Run one poll cycle (with backfill), then exit.")
     var once = false
 
-    @Flag(help: "Replay the bundled Fixtures/ into a local database through the real pipeline, then serve the dashboard on it (http.listen) until stopped; no key, no network.")
+    @Flag(
+        help:
+            "Replay the bundled Fixtures/ into a local database through the real pipeline, then serve the dashboard on it (http.listen) until stopped; no key, no network."
+    )
     var demo = false
 
     @Option(help: ArgumentHelp("With --demo: the database to fill.", valueName: "path"))

@@ -1,8 +1,8 @@
 import AirKorea
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The instant of an ISO 8601 time with offset, computed without FineDust's code.
 private func instant(_ text: String) -> Date {
@@ -23,7 +23,8 @@ struct ForecastParserTests {
         #expect(page.skippedItems == 0)
         #expect(page.paging.totalCount == 7)
         let issue17 = instant("2026-11-22T17:00:00+09:00")
-        let forecast = try #require(page.forecasts.first { $0.issuedAt == issue17 && $0.forecastDate == LocalDate(year: 2026, month: 11, day: 23) })
+        let forecast = try #require(
+            page.forecasts.first { $0.issuedAt == issue17 && $0.forecastDate == LocalDate(year: 2026, month: 11, day: 23) })
         #expect(forecast.pollutant == .pm25)
         let expected: [ForecastRegion: DustGrade] = [
             .seoul: .veryBad, .jeju: .good, .jeonnam: .moderate, .jeonbuk: .moderate, .gwangju: .bad,
@@ -44,14 +45,16 @@ struct ForecastParserTests {
     func issuesAndDates() throws {
         let page = try forecasts("synthesized/forecast-pm10-2026-11-22.xml")
         #expect(page.forecasts.map(\.pollutant) == Array(repeating: .pm10, count: 7))
-        #expect(page.forecasts.map(\.issuedAt) == [
-            instant("2026-11-22T17:00:00+09:00"), instant("2026-11-22T17:00:00+09:00"), instant("2026-11-22T17:00:00+09:00"),
-            instant("2026-11-22T11:00:00+09:00"), instant("2026-11-22T11:00:00+09:00"),
-            instant("2026-11-22T05:00:00+09:00"), instant("2026-11-22T05:00:00+09:00"),
-        ])
-        #expect(page.forecasts.map(\.forecastDate.description) == [
-            "2026-11-22", "2026-11-23", "2026-11-24", "2026-11-22", "2026-11-23", "2026-11-22", "2026-11-23",
-        ])
+        #expect(
+            page.forecasts.map(\.issuedAt) == [
+                instant("2026-11-22T17:00:00+09:00"), instant("2026-11-22T17:00:00+09:00"), instant("2026-11-22T17:00:00+09:00"),
+                instant("2026-11-22T11:00:00+09:00"), instant("2026-11-22T11:00:00+09:00"),
+                instant("2026-11-22T05:00:00+09:00"), instant("2026-11-22T05:00:00+09:00"),
+            ])
+        #expect(
+            page.forecasts.map(\.forecastDate.description) == [
+                "2026-11-22", "2026-11-23", "2026-11-24", "2026-11-22", "2026-11-23", "2026-11-22", "2026-11-23",
+            ])
         // 17시 for tomorrow: 서울, 충남, 충북, 경기남부, 인천 나쁨; 영동 보통.
         let tomorrow = page.forecasts[1].grades.byRegion
         #expect(tomorrow[.seoul] == .known(.bad))
@@ -84,24 +87,27 @@ struct ForecastParserTests {
     @Test("Old-format dataTime: 23시 발표, a one-digit hour without 발표, no 시; an unreadable one is skipped")
     func oldDataTime() throws {
         let page = try forecasts("synthesized/forecast-pm10-old-datatime-2020-01-01.xml")
-        #expect(page.forecasts.map(\.issuedAt) == [
-            instant("2020-01-01T23:00:00+09:00"), instant("2020-01-01T05:00:00+09:00"), instant("2020-01-01T11:00:00+09:00"),
-        ])
+        #expect(
+            page.forecasts.map(\.issuedAt) == [
+                instant("2020-01-01T23:00:00+09:00"), instant("2020-01-01T05:00:00+09:00"), instant("2020-01-01T11:00:00+09:00"),
+            ])
         #expect(page.forecasts.first?.forecastDate == LocalDate(year: 2020, month: 1, day: 2))
         #expect(page.skippedItems == 1)
     }
 
-    @Test("Error envelopes map to the same AirKoreaError as measurements", arguments: [
-        ("synthesized/error-gateway-05-servicetimeout.xml", ResultCode.serviceTimeout),
-        ("synthesized/error-gateway-22-name-in-errmsg-no-code.xml", .dailyQuotaExceeded),
-        ("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", .dailyQuotaExceeded),
-    ])
+    @Test(
+        "Error envelopes map to the same AirKoreaError as measurements",
+        arguments: [
+            ("synthesized/error-gateway-05-servicetimeout.xml", ResultCode.serviceTimeout),
+            ("synthesized/error-gateway-22-name-in-errmsg-no-code.xml", .dailyQuotaExceeded),
+            ("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", .dailyQuotaExceeded),
+        ])
     func errors(fixture: String, code: ResultCode) throws {
         do {
             _ = try forecasts(fixture)
             Issue.record("parsed an error envelope")
         } catch let error as AirKoreaError {
-            guard case let .service(actual, _, _) = error else {
+            guard case .service(let actual, _, _) = error else {
                 Issue.record("not a service error: \(error)")
                 return
             }
@@ -121,28 +127,38 @@ struct ForecastParserTests {
         let key = try #require(ServiceKey("abc+def/ghi=="))
         let endpoint = AirKoreaEndpoint(serviceKey: key)
         let request = AirKoreaRequest.forecast(searchDate: LocalDate(year: 2026, month: 11, day: 22), pollutant: .pm25)
-        #expect(endpoint.url(for: request) == "https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getMinuDustFrcstDspth?serviceKey=abc%2Bdef%2Fghi%3D%3D&returnType=xml&numOfRows=100&pageNo=1&searchDate=2026-11-22&InformCode=PM25")
-        #expect(endpoint.redactedURL(for: request) == "https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getMinuDustFrcstDspth?serviceKey=***&returnType=xml&numOfRows=100&pageNo=1&searchDate=2026-11-22&InformCode=PM25")
+        #expect(
+            endpoint.url(for: request)
+                == "https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getMinuDustFrcstDspth?serviceKey=abc%2Bdef%2Fghi%3D%3D&returnType=xml&numOfRows=100&pageNo=1&searchDate=2026-11-22&InformCode=PM25"
+        )
+        #expect(
+            endpoint.redactedURL(for: request)
+                == "https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getMinuDustFrcstDspth?serviceKey=***&returnType=xml&numOfRows=100&pageNo=1&searchDate=2026-11-22&InformCode=PM25"
+        )
         #expect(request.nextStep(after: Paging(numOfRows: 100, pageNo: 1, totalCount: 7, itemCount: 7)) == .complete)
     }
 }
 
 @Suite("Forecast values in DustKit")
 struct ForecastValueTests {
-    @Test("dataTime variants", arguments: [
-        ("2026-11-22 17시 발표", "2026-11-22T17:00:00+09:00"),
-        ("2020-01-01 23시 발표", "2020-01-01T23:00:00+09:00"),
-        ("2020-01-01 23시", "2020-01-01T23:00:00+09:00"),
-        ("2020-01-01 23", "2020-01-01T23:00:00+09:00"),
-        ("2020-01-01 5시 발표", "2020-01-01T05:00:00+09:00"),
-        ("2020-01-0105시 발표", "2020-01-01T05:00:00+09:00"),
-        ("2020-01-01 24시 발표", "2020-01-02T00:00:00+09:00"),
-    ])
+    @Test(
+        "dataTime variants",
+        arguments: [
+            ("2026-11-22 17시 발표", "2026-11-22T17:00:00+09:00"),
+            ("2020-01-01 23시 발표", "2020-01-01T23:00:00+09:00"),
+            ("2020-01-01 23시", "2020-01-01T23:00:00+09:00"),
+            ("2020-01-01 23", "2020-01-01T23:00:00+09:00"),
+            ("2020-01-01 5시 발표", "2020-01-01T05:00:00+09:00"),
+            ("2020-01-0105시 발표", "2020-01-01T05:00:00+09:00"),
+            ("2020-01-01 24시 발표", "2020-01-02T00:00:00+09:00"),
+        ])
     func dataTimes(text: String, expected: String) {
         #expect(ForecastIssueTime.instant(ofDataTime: text) == instant(expected))
     }
 
-    @Test("dataTime that is not an hour is nil", arguments: ["2020-01-01 오후", "2020-01-01 25시 발표", "2020-01-01 17:00", "2020-02-30 05시 발표", "", "17시 발표"])
+    @Test(
+        "dataTime that is not an hour is nil",
+        arguments: ["2020-01-01 오후", "2020-01-01 25시 발표", "2020-01-01 17:00", "2020-02-30 05시 발표", "", "17시 발표"])
     func badDataTimes(text: String) {
         #expect(ForecastIssueTime.instant(ofDataTime: text) == nil)
     }

@@ -1,7 +1,7 @@
 import AirKorea
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Peak resident set size of this process so far, in bytes.
 func peakResidentBytes() -> Int {
@@ -93,7 +93,7 @@ struct HostileInputTests {
     @Test("Invalid UTF-8 is a typed error naming the line")
     func invalidUTF8() throws {
         let result = hostile(try TestFixtures.data("hostile/invalid-utf8.xml"))
-        guard case let .invalidUTF8(line)? = result.error else {
+        guard case .invalidUTF8(let line)? = result.error else {
             Issue.record("expected invalidUTF8, got \(String(describing: result.error))")
             return
         }
@@ -103,7 +103,8 @@ struct HostileInputTests {
     @Test("A 10 MB text node in a field is refused; one in an ignored element is bounded")
     func hugeTextNode() throws {
         let huge = String(repeating: "가", count: 10 * 1024 * 1024 / 3)
-        let inField = "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
+        let inField =
+            "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
         let fieldResult = hostile(Data(inField.utf8))
         guard case .fieldTooLong(field: "stationName", _)? = fieldResult.error else {
             Issue.record("expected fieldTooLong(stationName), got \(String(describing: fieldResult.error))")
@@ -112,7 +113,8 @@ struct HostileInputTests {
         #expect(fieldResult.seconds < hangGuardSeconds)
         #expect(fieldResult.peakGrowth < blowUpGuardBytes)
 
-        let ignored = "<response><header><resultCode>00</resultCode></header><body><items><item><khaiComment>\(huge)</khaiComment></item></items></body></response>"
+        let ignored =
+            "<response><header><resultCode>00</resultCode></header><body><items><item><khaiComment>\(huge)</khaiComment></item></items></body></response>"
         let ignoredResult = hostile(Data(ignored.utf8))
         #expect(ignoredResult.error == .fieldTooLong(field: "text", limit: 10_000_000))
         #expect(ignoredResult.seconds < hangGuardSeconds)
@@ -131,28 +133,35 @@ struct HostileInputTests {
     @Test("Allowed longer than libxml2's 10,000,000-byte text cap, a field stops there and is named")
     func libxml2TextCapInField() throws {
         let huge = String(repeating: "a", count: 10_000_001)
-        let xml = "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
+        let xml =
+            "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
         let result = hostile(Data(xml.utf8), limits: ParserLimits(maxFieldBytes: 20_000_000))
         #expect(result.error == .fieldTooLong(field: "stationName", limit: 10_000_000))
         #expect(result.peakGrowth < blowUpGuardBytes)
     }
 
-    @Test("Bytes that are not UTF-8 are invalid UTF-8 on the line they stand on", arguments: [
-        [0xFF], [0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xEA, 0xB0],
-    ] as [[UInt8]])
+    @Test(
+        "Bytes that are not UTF-8 are invalid UTF-8 on the line they stand on",
+        arguments: [
+            [0xFF], [0x80], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xEA, 0xB0],
+        ] as [[UInt8]])
     func invalidUTF8OnItsLine(bytes: [UInt8]) throws {
         // 0xFF never occurs in UTF-8, 0x80 continues nothing, C0 AF is an overlong "/", ED A0 80 an
         // encoded UTF-16 surrogate, EA B0 the first two bytes of 가 without the third.
-        let body = Data("<response>\n<header><resultCode>00</resultCode></header>\n<body><items><item>\n<stationName>".utf8)
+        let body =
+            Data("<response>\n<header><resultCode>00</resultCode></header>\n<body><items><item>\n<stationName>".utf8)
             + bytes + Data("</stationName>\n</item></items></body>\n</response>\n".utf8)
         #expect(hostile(body).error == .invalidUTF8(line: 4))
     }
 
-    @Test("A well-encoded character XML forbids is malformed XML, not invalid UTF-8", arguments: [
-        "\u{01}", "\u{00}", "\u{FFFE}", "&#1;",
-    ])
+    @Test(
+        "A well-encoded character XML forbids is malformed XML, not invalid UTF-8",
+        arguments: [
+            "\u{01}", "\u{00}", "\u{FFFE}", "&#1;",
+        ])
     func forbiddenCharacter(character: String) throws {
-        let xml = "<response>\n<header><resultCode>00</resultCode></header>\n<body><items><item>\n<stationName>a\(character)b</stationName>\n</item></items></body>\n</response>\n"
+        let xml =
+            "<response>\n<header><resultCode>00</resultCode></header>\n<body><items><item>\n<stationName>a\(character)b</stationName>\n</item></items></body>\n</response>\n"
         let error = hostile(Data(xml.utf8)).error
         guard case .malformedXML(line: 4, _)? = error else {
             Issue.record("expected malformedXML on line 4, got \(String(describing: error))")

@@ -11,14 +11,19 @@ struct RequestTests {
     func rawKeyEncodedOnce() throws {
         let endpoint = AirKoreaEndpoint(serviceKey: try #require(ServiceKey(self.rawKey)))
         let url = endpoint.url(for: .stationRealtime(station: "종로구", term: .daily))
-        #expect(url == "https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty?serviceKey=abc%2Bdef%2Fghi%3D%3D&returnType=xml&numOfRows=100&pageNo=1&stationName=%EC%A2%85%EB%A1%9C%EA%B5%AC&dataTerm=DAILY&ver=1.5")
+        #expect(
+            url
+                == "https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty?serviceKey=abc%2Bdef%2Fghi%3D%3D&returnType=xml&numOfRows=100&pageNo=1&stationName=%EC%A2%85%EB%A1%9C%EA%B5%AC&dataTerm=DAILY&ver=1.5"
+        )
     }
 
     @Test("An already encoded (Encoding) key is sent as is, not double-encoded")
     func encodedKeySentAsIs() throws {
         let endpoint = AirKoreaEndpoint(serviceKey: try #require(ServiceKey(" \(self.encodedKey)\n")))
         let url = endpoint.url(for: .provinceRealtime(sido: "전국"))
-        #expect(url.hasPrefix("https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getCtprvnRltmMesureDnsty?serviceKey=abc%2Bdef%2Fghi%3D%3D&"))
+        #expect(
+            url.hasPrefix("https://apis.data.go.kr/B552584/ArpltnInforInqireSvc/getCtprvnRltmMesureDnsty?serviceKey=abc%2Bdef%2Fghi%3D%3D&")
+        )
         #expect(url.contains("sidoName=%EC%A0%84%EA%B5%AD"))
         #expect(!url.contains("%25"))
     }
@@ -29,7 +34,10 @@ struct RequestTests {
         let endpoint = AirKoreaEndpoint(baseURL: "http://127.0.0.1:8080/B552584/", version: "1.5", serviceKey: key)
         let request = AirKoreaRequest.stationRealtime(station: "종로구", term: .threeMonths, page: 2, rows: 1000)
         let redacted = endpoint.redactedURL(for: request)
-        #expect(redacted == "http://127.0.0.1:8080/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty?serviceKey=***&returnType=xml&numOfRows=1000&pageNo=2&stationName=%EC%A2%85%EB%A1%9C%EA%B5%AC&dataTerm=3MONTH&ver=1.5")
+        #expect(
+            redacted
+                == "http://127.0.0.1:8080/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty?serviceKey=***&returnType=xml&numOfRows=1000&pageNo=2&stationName=%EC%A2%85%EB%A1%9C%EA%B5%AC&dataTerm=3MONTH&ver=1.5"
+        )
         var dumped = ""
         dump(key, to: &dumped)
         for text in ["\(key)", String(describing: key), String(reflecting: key), dumped, "\(endpoint)", redacted] {
@@ -56,9 +64,12 @@ struct RequestTests {
 struct KeyRedactionTests {
     let key = ServiceKey("abc+def/ghi==")!
 
-    @Test("Raw, upper- and lower-case hex, mixed, double-encoded, + as space and character references are all redacted",
-          arguments: ["abc+def/ghi==", "abc%2Bdef%2Fghi%3D%3D", "abc%2bdef%2fghi%3d%3d", "abc%2Bdef/ghi%3d=",
-                      "abc%252Bdef%252Fghi%253D%253D", "abc def/ghi==", "abc&#43;def&#x2F;ghi&#61;&#x3d;"])
+    @Test(
+        "Raw, upper- and lower-case hex, mixed, double-encoded, + as space and character references are all redacted",
+        arguments: [
+            "abc+def/ghi==", "abc%2Bdef%2Fghi%3D%3D", "abc%2bdef%2fghi%3d%3d", "abc%2Bdef/ghi%3d=",
+            "abc%252Bdef%252Fghi%253D%253D", "abc def/ghi==", "abc&#43;def&#x2F;ghi&#61;&#x3d;",
+        ])
     func encodings(_ form: String) {
         let text = "before \(form) after"
         #expect(key.occurs(in: text))

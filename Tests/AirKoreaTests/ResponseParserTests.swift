@@ -1,9 +1,10 @@
-@testable import AirKorea
 import CLibXML2
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import AirKorea
 
 /// The slot whose hour starts at `local` (an ISO 8601 time with offset), computed without FineDust's code.
 func slot(_ local: String) -> Slot {
@@ -96,7 +97,8 @@ struct NormalResponseTests {
     func oldServiceGyeonggi() throws {
         let page = try parse("real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml")
         #expect(page.readings.map(\.station) == ["신풍동", "인계동"])
-        #expect(page.readings.map(\.concentration) == [DustPair(fineDust: 35, ultraFineDust: 14), DustPair(fineDust: 28, ultraFineDust: 25)])
+        #expect(
+            page.readings.map(\.concentration) == [DustPair(fineDust: 35, ultraFineDust: 14), DustPair(fineDust: 28, ultraFineDust: 25)])
         #expect(page.readings.allSatisfy { $0.slot == slot("2019-11-28T17:00:00+09:00") })
         #expect(page.paging.totalCount == 97)
     }
@@ -143,10 +145,11 @@ struct NormalResponseTests {
         #expect(wrapped.readings[1].concentration == DustPair(fineDust: nil, ultraFineDust: nil))
 
         let old = try parse("synthesized/station-oldapi-nostationname-00-hours-2016-01-10.xml", station: "종로구")
-        #expect(old.readings.map(\.slot) == [
-            slot("2016-01-10T01:00:00+09:00"), slot("2016-01-10T00:00:00+09:00"),
-            slot("2016-01-09T23:00:00+09:00"), slot("2016-01-09T22:00:00+09:00"),
-        ])
+        #expect(
+            old.readings.map(\.slot) == [
+                slot("2016-01-10T01:00:00+09:00"), slot("2016-01-10T00:00:00+09:00"),
+                slot("2016-01-09T23:00:00+09:00"), slot("2016-01-09T22:00:00+09:00"),
+            ])
         #expect(old.readings.map(\.concentration.fineDust) == [41, 39, 36, nil])
     }
 
@@ -198,7 +201,8 @@ struct NormalResponseTests {
     func decimals() throws {
         let values = ["0.0022", "0.46", "37.572025", "126.799906", "35", "0.0109", "999.9"]
         for value in values {
-            let xml = "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>x</stationName><dmX>\(value)</dmX></item></items></body></response>"
+            let xml =
+                "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>x</stationName><dmX>\(value)</dmX></item></items></body></response>"
             let page = try AirKoreaResponseParser().parseStations(Data(xml.utf8))
             #expect(page.stations.first?.latitude == Double(value))
         }
@@ -217,18 +221,23 @@ struct NormalResponseTests {
 
 @Suite("Error responses become typed errors")
 struct ErrorResponseTests {
-    @Test("Old-service error codes in the normal envelope", arguments: [
-        ("real/error-oldapi-20-service-access-denied.xml", ResultCode.accessDenied, "20", RetryAdvice.waitForNextHour),
-        ("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", .dailyQuotaExceeded, "22", .waitUntilMidnightKST),
-        ("real/error-legacy-gateway-99-service-key-not-registered-nonairkorea.xml", .serviceKeyNotRegistered, "99", .waitForNextHour),
-        ("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml", .serviceKeyNotRegistered, "30", .waitForNextHour),
-        ("synthesized/error-gateway-05-servicetimeout.xml", .serviceTimeout, "05", .retryWithBackoff),
-        ("synthesized/error-gateway-22-name-in-errmsg-no-code.xml", .dailyQuotaExceeded, "?", .waitUntilMidnightKST),
-        ("synthesized/error-03-nodata.xml", .noData, "03", .waitForNextHour),
-    ])
+    @Test(
+        "Old-service error codes in the normal envelope",
+        arguments: [
+            ("real/error-oldapi-20-service-access-denied.xml", ResultCode.accessDenied, "20", RetryAdvice.waitForNextHour),
+            ("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", .dailyQuotaExceeded, "22", .waitUntilMidnightKST),
+            ("real/error-legacy-gateway-99-service-key-not-registered-nonairkorea.xml", .serviceKeyNotRegistered, "99", .waitForNextHour),
+            (
+                "real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml", .serviceKeyNotRegistered, "30",
+                .waitForNextHour
+            ),
+            ("synthesized/error-gateway-05-servicetimeout.xml", .serviceTimeout, "05", .retryWithBackoff),
+            ("synthesized/error-gateway-22-name-in-errmsg-no-code.xml", .dailyQuotaExceeded, "?", .waitUntilMidnightKST),
+            ("synthesized/error-03-nodata.xml", .noData, "03", .waitForNextHour),
+        ])
     func resultCodes(fixture: String, code: ResultCode, reported: String, advice: RetryAdvice) throws {
         let error = try #require(try parseError(fixture))
-        guard case let .service(actual, reportedCode, _) = error else {
+        guard case .service(let actual, let reportedCode, _) = error else {
             Issue.record("expected a service error, got \(error)")
             return
         }
@@ -245,22 +254,29 @@ struct ErrorResponseTests {
         #expect(error.description.contains("1–2 hours"))
     }
 
-    @Test("Not XML at all", arguments: [
-        ("synthesized/html-503-service-unavailable.html", AirKoreaError.htmlPage(title: "503 Service Temporarily Unavailable")),
-        ("synthesized/empty-body.xml", .emptyBody),
-        ("real/error-gateway-05-servicetimeout-json-airkorea.json", .jsonBody),
-        ("real/rltm-station-oldapi-item-fragment-dash-values-2018-05-03.xml", .notAnAirKoreaResponse(root: "item")),
-        ("real/rltm-items-oldapi-fragment-dash-and-stale-station-2016-01-10.xml", .malformedXML(line: 19, reason: "Extra content at the end of the document")),
-        ("real/nearby-msrstn-oldapi-seocho-gangnam-boostcamp.xml", nil),
-    ])
+    @Test(
+        "Not XML at all",
+        arguments: [
+            ("synthesized/html-503-service-unavailable.html", AirKoreaError.htmlPage(title: "503 Service Temporarily Unavailable")),
+            ("synthesized/empty-body.xml", .emptyBody),
+            ("real/error-gateway-05-servicetimeout-json-airkorea.json", .jsonBody),
+            ("real/rltm-station-oldapi-item-fragment-dash-values-2018-05-03.xml", .notAnAirKoreaResponse(root: "item")),
+            (
+                "real/rltm-items-oldapi-fragment-dash-and-stale-station-2016-01-10.xml",
+                .malformedXML(line: 19, reason: "Extra content at the end of the document")
+            ),
+            ("real/nearby-msrstn-oldapi-seocho-gangnam-boostcamp.xml", nil),
+        ])
     func notXML(fixture: String, expected: AirKoreaError?) throws {
         #expect(try parseError(fixture) == expected)
     }
 
-    @Test("Truncated documents, including the real paste that stops after the first item", arguments: [
-        "synthesized/truncated-daily.xml",
-        "real/rltm-station-newapi-jongno-ver1.4-2023-05-13-first-item-only.xml",
-    ])
+    @Test(
+        "Truncated documents, including the real paste that stops after the first item",
+        arguments: [
+            "synthesized/truncated-daily.xml",
+            "real/rltm-station-newapi-jongno-ver1.4-2023-05-13-first-item-only.xml",
+        ])
     func truncated(fixture: String) throws {
         let error = try #require(try parseError(fixture))
         guard case .truncated = error else {
@@ -306,9 +322,11 @@ struct LibXMLErrorCodeTests {
 
     @Test("Any other code is a truncation on the last line and malformed XML before it")
     func lineRule() {
-        let endOfDocument = LibXMLError(domain: XML_FROM_PARSER, code: XML_ERR_DOCUMENT_END, line: 4, message: "Extra content at the end of the document")
+        let endOfDocument = LibXMLError(
+            domain: XML_FROM_PARSER, code: XML_ERR_DOCUMENT_END, line: 4, message: "Extra content at the end of the document")
         #expect(classify(endOfDocument) == .truncated(line: 4))
-        let mismatch = LibXMLError(domain: XML_FROM_PARSER, code: XML_ERR_TAG_NAME_MISMATCH, line: 2, message: "Opening and ending tag mismatch")
+        let mismatch = LibXMLError(
+            domain: XML_FROM_PARSER, code: XML_ERR_TAG_NAME_MISMATCH, line: 2, message: "Opening and ending tag mismatch")
         #expect(classify(mismatch) == .malformedXML(line: 2, reason: "Opening and ending tag mismatch"))
     }
 

@@ -1,26 +1,27 @@
 import DustActivity
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("GPXReader")
 struct GPXReaderTests {
     /// A GPX 1.1 track, one `<trkseg>` per element of `segments`, each point `(lat, lon, time?)`.
     private func track(_ segments: [[(Double, Double, String?)]]) -> String {
         let body = segments.map { points in
-            "  <trkseg>\n" + points.map { point in
-                let time = point.2.map { "<time>\($0)</time>" } ?? ""
-                return "   <trkpt lat=\"\(point.0)\" lon=\"\(point.1)\"><ele>38.0</ele>\(time)</trkpt>\n"
-            }.joined() + "  </trkseg>\n"
+            "  <trkseg>\n"
+                + points.map { point in
+                    let time = point.2.map { "<time>\($0)</time>" } ?? ""
+                    return "   <trkpt lat=\"\(point.0)\" lon=\"\(point.1)\"><ele>38.0</ele>\(time)</trkpt>\n"
+                }.joined() + "  </trkseg>\n"
         }.joined()
         return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <gpx version="1.1" creator="FineDust tests" xmlns="http://www.topografix.com/GPX/1/1">
-         <trk>
-        \(body) </trk>
-        </gpx>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="FineDust tests" xmlns="http://www.topografix.com/GPX/1/1">
+             <trk>
+            \(body) </trk>
+            </gpx>
+            """
     }
 
     @Test("Three points: 111.195 m north, then 88.133 m east")
@@ -43,7 +44,7 @@ struct GPXReaderTests {
         #expect(result.samples.map(\.end) == [instant("2023-12-31T23:21:00Z"), instant("2023-12-31T23:22:00Z")])
         #expect(result.summary.points == 3 && result.summary.steps == 2 && result.summary.segments == 1)
         var apportioner = SlotApportioner()
-        result.samples.forEach { apportioner.add($0) }
+        for item in result.samples { apportioner.add(item) }
         let total = try #require(apportioner.metresBySource["gpx:route_2024-01-01_8.20am.gpx"]?[slot("2023-12-31T23:00:00Z")])
         #expect(abs(total - 199.3281189) < 1e-6)
     }
@@ -54,13 +55,15 @@ struct GPXReaderTests {
         // B → C: 0.045° north, 5,003.78 m in 10 s (500 m/s): a jump, dropped.
         // C → D: 5,003.78 m back south in 10 s: a jump too, dropped (each step is judged alone).
         // D → E: 111.195 m in 60 s counts. Counted: 222.390 m; dropped: 10,007.56 m.
-        let xml = track([[
-            (37.570, 126.98, "2024-01-01T08:20:00+09:00"),
-            (37.571, 126.98, "2024-01-01T08:21:00+09:00"),
-            (37.616, 126.98, "2024-01-01T08:21:10+09:00"),
-            (37.571, 126.98, "2024-01-01T08:21:20+09:00"),
-            (37.572, 126.98, "2024-01-01T08:22:20+09:00"),
-        ]])
+        let xml = track([
+            [
+                (37.570, 126.98, "2024-01-01T08:20:00+09:00"),
+                (37.571, 126.98, "2024-01-01T08:21:00+09:00"),
+                (37.616, 126.98, "2024-01-01T08:21:10+09:00"),
+                (37.571, 126.98, "2024-01-01T08:21:20+09:00"),
+                (37.572, 126.98, "2024-01-01T08:22:20+09:00"),
+            ]
+        ])
         let result = try readGPX(xml)
         #expect(result.summary.jumpsDropped == 2)
         #expect(abs(result.summary.metresDropped - 10_007.557221) < 1e-3)
@@ -86,12 +89,14 @@ struct GPXReaderTests {
 
     @Test("Points without time are ignored: the step joins the timed points around them")
     func pointsWithoutTime() throws {
-        let xml = track([[
-            (37.570, 126.98, "2024-01-01T08:20:00Z"),
-            (37.5705, 126.99, nil),
-            (37.571, 126.98, "2024-01-01T08:21:00Z"),
-            (37.572, 126.98, nil),
-        ]])
+        let xml = track([
+            [
+                (37.570, 126.98, "2024-01-01T08:20:00Z"),
+                (37.5705, 126.99, nil),
+                (37.571, 126.98, "2024-01-01T08:21:00Z"),
+                (37.572, 126.98, nil),
+            ]
+        ])
         let result = try readGPX(xml)
         #expect(result.summary.points == 4 && result.summary.pointsWithoutTime == 2)
         #expect(result.samples.count == 1)
@@ -101,26 +106,26 @@ struct GPXReaderTests {
     @Test("GPX 1.0 without a prefix and GPX 1.1 with a prefix, extensions and their own <time> give the same step")
     func versionsAndPrefixes() throws {
         let gpx10 = """
-        <?xml version="1.0" encoding="ISO-8859-1"?>
-        <gpx version="1.0" creator="an old logger" xmlns="http://www.topografix.com/GPX/1/0">
-        <time>2024-01-01T00:00:00Z</time>
-        <trk><name>Caf\u{E9}</name><trkseg>
-        <trkpt lat="37.570" lon="126.980"><time>2024-01-01T08:20:00.000+09:00</time><speed>1.8</speed></trkpt>
-        <trkpt lat="37.571" lon="126.980"><time>2024-01-01T08:21:00.500+0900</time></trkpt>
-        </trkseg></trk>
-        </gpx>
-        """
+            <?xml version="1.0" encoding="ISO-8859-1"?>
+            <gpx version="1.0" creator="an old logger" xmlns="http://www.topografix.com/GPX/1/0">
+            <time>2024-01-01T00:00:00Z</time>
+            <trk><name>Caf\u{E9}</name><trkseg>
+            <trkpt lat="37.570" lon="126.980"><time>2024-01-01T08:20:00.000+09:00</time><speed>1.8</speed></trkpt>
+            <trkpt lat="37.571" lon="126.980"><time>2024-01-01T08:21:00.500+0900</time></trkpt>
+            </trkseg></trk>
+            </gpx>
+            """
         let gpx11 = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <g:gpx version="1.1" creator="a watch" xmlns:g="http://www.topografix.com/GPX/1/1" xmlns:tp="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
-         <g:metadata><g:time>2024-01-01T08:19:00Z</g:time></g:metadata>
-         <g:trk><g:trkseg>
-          <g:trkpt lat="37.570" lon="126.980"><g:time>2024-01-01T08:20:00+09:00</g:time>
-           <g:extensions><tp:TrackPointExtension><tp:hr>92</tp:hr><tp:time>1999-01-01T00:00:00Z</tp:time></tp:TrackPointExtension></g:extensions></g:trkpt>
-          <g:trkpt lat="37.571" lon="126.980"><g:time>2024-01-01T08:21:00.5+09:00</g:time></g:trkpt>
-         </g:trkseg></g:trk>
-        </g:gpx>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <g:gpx version="1.1" creator="a watch" xmlns:g="http://www.topografix.com/GPX/1/1" xmlns:tp="http://www.garmin.com/xmlschemas/TrackPointExtension/v1">
+             <g:metadata><g:time>2024-01-01T08:19:00Z</g:time></g:metadata>
+             <g:trk><g:trkseg>
+              <g:trkpt lat="37.570" lon="126.980"><g:time>2024-01-01T08:20:00+09:00</g:time>
+               <g:extensions><tp:TrackPointExtension><tp:hr>92</tp:hr><tp:time>1999-01-01T00:00:00Z</tp:time></tp:TrackPointExtension></g:extensions></g:trkpt>
+              <g:trkpt lat="37.571" lon="126.980"><g:time>2024-01-01T08:21:00.5+09:00</g:time></g:trkpt>
+             </g:trkseg></g:trk>
+            </g:gpx>
+            """
         let latin1 = try #require(gpx10.data(using: .isoLatin1))
         var old: [DistanceSample] = []
         _ = try GPXReader().read(MemoryByteSource(Array(latin1)), fileName: "old.gpx") { old.append($0) }
@@ -140,7 +145,9 @@ struct GPXReaderTests {
             try readGPX(noLatitude)
         }
         let badTime = track([[(37.570, 126.98, "yesterday")]])
-        #expect(throws: ActivityFileError.invalidTrackPoint(line: 5, problem: "has the time \"yesterday\", not ISO 8601 (2024-01-01T08:20:00Z)")) {
+        #expect(
+            throws: ActivityFileError.invalidTrackPoint(line: 5, problem: "has the time \"yesterday\", not ISO 8601 (2024-01-01T08:20:00Z)")
+        ) {
             try readGPX(badTime)
         }
     }
@@ -150,7 +157,8 @@ struct GPXReaderTests {
         // Found by scripts/fuzz.sh gpx (minimised): the reader counted the step while sniffing took
         // U+0017 for the root element and refused the file. 37° → 31° along a meridian:
         // R × 6 × π/180 = 6,371,008.8 × 0.10471975512 = 667,170.4814 m in 32,460 s (20.6 m/s).
-        let xml = "\u{17}<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:00+0900</time></trkpt>"
+        let xml =
+            "\u{17}<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:00+0900</time></trkpt>"
             + "<trkpt lat=\"31\" lon=\"126\"><time>2024-01-01T08:21:00</time></trkpt></trkseg></trk></gpx>"
         let result = try readGPX(xml)
         #expect(result.samples.count == 1 && result.summary.controlCharactersReplaced == 1)
@@ -190,9 +198,11 @@ struct GPXReaderTests {
         // Found by scripts/fuzz.sh gpx (minimised): glibc's iconv takes "UT-F8" for UTF-8, and
         // libxml2, converting through it, skipped the undecodable 0xA6 and read two steps, while
         // sniffing took 0xA6 for the root element and refused the file.
-        let xml = Array("<?xml version=\"1.\" encoding=\"UT-F8\"?>".utf8) + [0xA6]
-            + Array(("<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:10</time></trkpt>"
-                + "<trkpt lat=\"32\" lon=\"128\"><time>2024-01-01T17:20:20</time></trkpt></trkseg></trk></gpx>").utf8)
+        let xml =
+            Array("<?xml version=\"1.\" encoding=\"UT-F8\"?>".utf8) + [0xA6]
+            + Array(
+                ("<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:10</time></trkpt>"
+                    + "<trkpt lat=\"32\" lon=\"128\"><time>2024-01-01T17:20:20</time></trkpt></trkseg></trk></gpx>").utf8)
         let error = ActivityFileError.malformedXML(line: 1, reason: "the file has text before its root element")
         #expect(throws: error) { try GPXReader().read(MemoryByteSource(xml), fileName: "walk.gpx") { _ in } }
         #expect(throws: error) { try ActivityFileFormat.sniff(xml) }
@@ -201,12 +211,12 @@ struct GPXReaderTests {
     @Test("A GPX file declaring an entity is refused; a Health export is not a GPX file")
     func hostile() {
         let entity = """
-        <?xml version="1.0"?>
-        <!DOCTYPE gpx [
-        <!ENTITY xxe SYSTEM "file:///etc/passwd">
-        ]>
-        <gpx version="1.1"><trk><name>&xxe;</name></trk></gpx>
-        """
+            <?xml version="1.0"?>
+            <!DOCTYPE gpx [
+            <!ENTITY xxe SYSTEM "file:///etc/passwd">
+            ]>
+            <gpx version="1.1"><trk><name>&xxe;</name></trk></gpx>
+            """
         #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) { try readGPX(entity) }
         #expect(throws: ActivityFileError.notAGPXFile(root: "HealthData")) { try readGPX(healthExport("")) }
     }
@@ -217,11 +227,13 @@ extension GPXReaderTests {
     func sameSecondSteps() throws {
         // A → B: 0.0000016° north, 0.177912 m in 1 s; B → C: 0.0000022° more, 0.244629 m in 0 s.
         // Dropping B → C as a jump lost 0.24 m of a real route's 0.42 m.
-        let xml = track([[
-            (37.5665, 126.978, "2024-01-01T08:20:00Z"),
-            (37.5665016, 126.978, "2024-01-01T08:20:01Z"),
-            (37.5665038, 126.978, "2024-01-01T08:20:01Z"),
-        ]])
+        let xml = track([
+            [
+                (37.5665, 126.978, "2024-01-01T08:20:00Z"),
+                (37.5665016, 126.978, "2024-01-01T08:20:01Z"),
+                (37.5665038, 126.978, "2024-01-01T08:20:01Z"),
+            ]
+        ])
         let result = try readGPX(xml)
         #expect(result.summary.jumpsDropped == 0)
         #expect(result.summary.steps == 2)
@@ -229,17 +241,19 @@ extension GPXReaderTests {
         // The same-second step is an instant, and its hour gets all of it.
         #expect(result.samples[1].start == instant("2024-01-01T08:20:01Z") && result.samples[1].end == instant("2024-01-01T08:20:01Z"))
         var apportioner = SlotApportioner()
-        result.samples.forEach { apportioner.add($0) }
+        for item in result.samples { apportioner.add(item) }
         #expect(abs(apportioner.metresBySource["gpx:walk.gpx"]![slot("2024-01-01T08:00:00Z")]! - 0.422541305) < 1e-6)
     }
 
     @Test("A step with no elapsed time is kept up to 30 m (28.91 m) and a jump past it (31.13 m)")
     func sameSecondBound() throws {
-        let xml = track([[
-            (37.5665038, 126.978, "2024-01-01T08:20:01Z"),
-            (37.5667638, 126.978, "2024-01-01T08:20:01Z"),   // 28.910721 m at the same second: kept
-            (37.5670438, 126.978, "2024-01-01T08:20:01Z"),   // 31.134622 m at the same second: a jump
-        ]])
+        let xml = track([
+            [
+                (37.5665038, 126.978, "2024-01-01T08:20:01Z"),
+                (37.5667638, 126.978, "2024-01-01T08:20:01Z"),  // 28.910721 m at the same second: kept
+                (37.5670438, 126.978, "2024-01-01T08:20:01Z"),  // 31.134622 m at the same second: a jump
+            ]
+        ])
         let result = try readGPX(xml)
         #expect(result.summary.steps == 1)
         #expect(abs(result.samples[0].metres - 28.910720860) < 1e-6)
@@ -250,15 +264,17 @@ extension GPXReaderTests {
     @Test("Points dated before 2000 or more than a day after now are skipped and counted; the step joins the points around them")
     func pointsOutsidePeriod() throws {
         let now = instant("2024-01-01T12:00:00Z")
-        let xml = track([[
-            (37.570, 126.98, "2024-01-01T08:20:00Z"),
-            (37.590, 126.98, "0001-01-01T08:20:30Z"),
-            (37.590, 126.98, "9999-12-31T08:20:30Z"),
-            (37.590, 126.98, "1999-12-31T09:59:59Z"),
-            (37.590, 126.98, "2024-01-02T12:00:01Z"),   // a day and a second after now
-            (37.571, 126.98, "2024-01-01T08:21:00Z"),
-            (37.572, 126.98, "2024-01-02T11:59:59Z"),   // within a day of now: kept
-        ]])
+        let xml = track([
+            [
+                (37.570, 126.98, "2024-01-01T08:20:00Z"),
+                (37.590, 126.98, "0001-01-01T08:20:30Z"),
+                (37.590, 126.98, "9999-12-31T08:20:30Z"),
+                (37.590, 126.98, "1999-12-31T09:59:59Z"),
+                (37.590, 126.98, "2024-01-02T12:00:01Z"),  // a day and a second after now
+                (37.571, 126.98, "2024-01-01T08:21:00Z"),
+                (37.572, 126.98, "2024-01-02T11:59:59Z"),  // within a day of now: kept
+            ]
+        ])
         var samples: [DistanceSample] = []
         let summary = try GPXReader(now: now).read(MemoryByteSource(xml), fileName: "walk.gpx") { samples.append($0) }
         #expect(summary.pointsOutsidePeriod == 4)

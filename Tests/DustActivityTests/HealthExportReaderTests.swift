@@ -1,8 +1,8 @@
 import DustActivity
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("HealthExportReader")
 struct HealthExportReaderTests {
@@ -14,8 +14,11 @@ struct HealthExportReaderTests {
         defer { close(descriptor) }
         var samples: [DistanceSample] = []
         var progress: [Int64] = []
-        let summary = try HealthExportReader().read(FileDescriptorByteSource(fileDescriptor: descriptor),
-                                                    onProgress: { progress.append($0) }) { samples.append($0) }
+        let summary = try HealthExportReader().read(
+            FileDescriptorByteSource(fileDescriptor: descriptor),
+            onProgress: { progress.append($0) },
+            onSample: { samples.append($0) }
+        )
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         #expect(summary.bytesRead == Int64(size))
         #expect(progress.last == Int64(size))
@@ -23,13 +26,15 @@ struct HealthExportReaderTests {
         // Records inside the Correlation repeat top-level ones and are not counted.
         #expect(summary.skippedRecordsByType == ["HKQuantityTypeIdentifierStepCount": 2, "HKQuantityTypeIdentifierHeartRate": 1])
         #expect(summary.workoutRoutePaths == ["/workout-routes/route_2024-01-01_8.20am.gpx"])
-        let start = instant("2023-12-31T23:20:00Z"), end = instant("2023-12-31T23:30:00Z")
-        #expect(samples == [
-            DistanceSample(source: "health:iPhone", start: start, end: end, metres: 650),
-            DistanceSample(source: "health:Apple Watch", start: start, end: end, metres: 800),
-        ])
+        let start = instant("2023-12-31T23:20:00Z")
+        let end = instant("2023-12-31T23:30:00Z")
+        #expect(
+            samples == [
+                DistanceSample(source: "health:iPhone", start: start, end: end, metres: 650),
+                DistanceSample(source: "health:Apple Watch", start: start, end: end, metres: 800),
+            ])
         var apportioner = SlotApportioner()
-        samples.forEach { apportioner.add($0) }
+        for item in samples { apportioner.add(item) }
         #expect(apportioner.largestPerSlot == [slot("2023-12-31T23:00:00Z"): 800])
     }
 
@@ -46,7 +51,7 @@ struct HealthExportReaderTests {
     func offsets() throws {
         let xml = healthExport(
             distanceRecord(value: "0.5", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
-            + distanceRecord(value: "0.5", start: "2024-01-01 08:20:00 -0500", end: "2024-01-01 08:30:00 -0500"))
+                + distanceRecord(value: "0.5", start: "2024-01-01 08:20:00 -0500", end: "2024-01-01 08:30:00 -0500"))
         let samples = try readHealth(xml).samples
         #expect(samples.map(\.start.timeIntervalSince1970) == [1_704_064_800, 1_704_115_200])
         #expect(samples.map(\.end.timeIntervalSince1970) == [1_704_065_400, 1_704_115_800])
@@ -58,9 +63,9 @@ struct HealthExportReaderTests {
         let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
         let xml = healthExport(
             distanceRecord(unit: "mi", value: "1.5", start: times.start, end: times.end)
-            + distanceRecord(unit: "ft", value: "1000", start: times.start, end: times.end)
-            + distanceRecord(unit: "m", value: "412", start: times.start, end: times.end)
-            + distanceRecord(unit: "km", value: "0.25", start: times.start, end: times.end))
+                + distanceRecord(unit: "ft", value: "1000", start: times.start, end: times.end)
+                + distanceRecord(unit: "m", value: "412", start: times.start, end: times.end)
+                + distanceRecord(unit: "km", value: "0.25", start: times.start, end: times.end))
         let metres = try readHealth(xml).samples.map(\.metres)
         #expect(metres.count == 4)
         #expect(abs(metres[0] - 2414.016) < 1e-9)
@@ -73,32 +78,37 @@ struct HealthExportReaderTests {
         // iPhone 1,200 m 08:40–09:20 KST: 600 m in each hour. Watch 900 m 08:45–09:00: all in the first.
         let xml = healthExport(
             distanceRecord(source: "iPhone", value: "1.2", start: "2024-01-01 08:40:00 +0900", end: "2024-01-01 09:20:00 +0900")
-            + distanceRecord(source: "Apple Watch", value: "0.9", start: "2024-01-01 08:45:00 +0900", end: "2024-01-01 09:00:00 +0900"))
+                + distanceRecord(source: "Apple Watch", value: "0.9", start: "2024-01-01 08:45:00 +0900", end: "2024-01-01 09:00:00 +0900"))
         var apportioner = SlotApportioner()
-        try readHealth(xml).samples.forEach { apportioner.add($0) }
-        let eight = slot("2023-12-31T23:00:00Z"), nine = slot("2024-01-01T00:00:00Z")
+        for item in try readHealth(xml).samples { apportioner.add(item) }
+        let eight = slot("2023-12-31T23:00:00Z")
+        let nine = slot("2024-01-01T00:00:00Z")
         #expect(apportioner.metresBySource == ["health:iPhone": [eight: 600, nine: 600], "health:Apple Watch": [eight: 900]])
         #expect(apportioner.largestPerSlot == [eight: 900, nine: 600])
     }
 
     @Test("Apple's iOS 16 subset, which is not well-formed (an unclosed ATTLIST, stray lines), is still read")
     func brokenAppleSubset() throws {
-        let subset = appleSubset + """
-        <!ATTLIST VisionPrescription
-          type             CDATA #REQUIRED
-          brand            CDATA #IMPLIED
-        <!ELEMENT RightEye EMPTY>
-          device           CDATA #IMPLIED
-        <!ELEMENT MetadataEntry EMPTY>
-        >
-        """
-        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"), subset: subset)
+        let subset =
+            appleSubset + """
+                <!ATTLIST VisionPrescription
+                  type             CDATA #REQUIRED
+                  brand            CDATA #IMPLIED
+                <!ELEMENT RightEye EMPTY>
+                  device           CDATA #IMPLIED
+                <!ELEMENT MetadataEntry EMPTY>
+                >
+                """
+        let xml = healthExport(
+            distanceRecord(value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"), subset: subset)
         #expect(try readHealth(xml).samples.map(\.metres) == [300])
     }
 
     @Test("A vertical tab (U+000B) in a value, as iOS 16 writes, becomes a space and is counted")
     func verticalTab() throws {
-        let xml = healthExport(distanceRecord(source: "Jisoo\u{0B}s Apple Watch", value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
+        let xml = healthExport(
+            distanceRecord(
+                source: "Jisoo\u{0B}s Apple Watch", value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
         let result = try readHealth(xml)
         #expect(result.samples.map(\.source) == ["health:Jisoo s Apple Watch"])
         #expect(result.summary.controlCharactersReplaced == 1)
@@ -106,7 +116,8 @@ struct HealthExportReaderTests {
 
     @Test("A distance record in an unknown unit is a typed error naming its line")
     func unknownUnit() throws {
-        let xml = healthExport(distanceRecord(unit: "cm", value: "30000", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
+        let xml = healthExport(
+            distanceRecord(unit: "cm", value: "30000", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
         let line = lineNumber(of: "unit=\"cm\"", in: xml)
         #expect(throws: ActivityFileError.invalidRecord(line: line, problem: "has the unit \"cm\", not km, m, mi or ft")) {
             try readHealth(xml)
@@ -117,25 +128,35 @@ struct HealthExportReaderTests {
     func hugeValue() throws {
         let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
         let huge = healthExport(distanceRecord(unit: "km", value: "1e308", start: times.start, end: times.end))
-        #expect(throws: ActivityFileError.invalidRecord(line: lineNumber(of: "value=\"1e308\"", in: huge),
-                                                        problem: "has the value \"1e308\" km, more than 18144 km")) {
+        #expect(
+            throws: ActivityFileError.invalidRecord(
+                line: lineNumber(of: "value=\"1e308\"", in: huge),
+                problem: "has the value \"1e308\" km, more than 18144 km")
+        ) {
             try readHealth(huge)
         }
         // 1e306 m was finite, but across the hour its first share was not: 1e306 × 600 s overflows before ÷ 1,200 s.
-        let large = healthExport(distanceRecord(unit: "m", value: "1e306", start: "2024-01-01 08:50:00 +0900", end: "2024-01-01 09:10:00 +0900"))
-        #expect(throws: ActivityFileError.invalidRecord(line: lineNumber(of: "value=\"1e306\"", in: large),
-                                                        problem: "has the value \"1e306\" m, more than 18144 km")) {
+        let large = healthExport(
+            distanceRecord(unit: "m", value: "1e306", start: "2024-01-01 08:50:00 +0900", end: "2024-01-01 09:10:00 +0900"))
+        #expect(
+            throws: ActivityFileError.invalidRecord(
+                line: lineNumber(of: "value=\"1e306\"", in: large),
+                problem: "has the value \"1e306\" m, more than 18144 km")
+        ) {
             try readHealth(large)
         }
         // The bound itself is a distance: 18,144 km = 30 m/s × 604,800 s, kept over 7 days.
-        #expect(try readHealth(healthExport(distanceRecord(unit: "km", value: "18144", start: times.start, end: "2024-01-08 08:20:00 +0900"))).samples.map(\.metres)
-            == [18_144_000])
+        #expect(
+            try readHealth(healthExport(distanceRecord(unit: "km", value: "18144", start: times.start, end: "2024-01-08 08:20:00 +0900")))
+                .samples.map(\.metres)
+                == [18_144_000])
     }
 
     @Test("A record ending before it starts cannot be placed in time: skipped and counted, the others kept")
     func endsBeforeStart() throws {
-        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:20:00 +0900") + "\n"
-            + distanceRecord(value: "0.4", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:40:00 +0900"))
+        let xml = healthExport(
+            distanceRecord(value: "0.3", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:20:00 +0900") + "\n"
+                + distanceRecord(value: "0.4", start: "2024-01-01 08:30:00 +0900", end: "2024-01-01 08:40:00 +0900"))
         let (samples, summary) = try readHealth(xml)
         #expect(samples.map(\.metres) == [400])
         #expect(summary.recordsDropped == 1)
@@ -173,7 +194,8 @@ struct HealthExportReaderTests {
     @Test("<!ENTITY in the internal subset is refused before any record is read")
     func entityInSubset() {
         let subset = appleSubset + "\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">"
-        let xml = healthExport(distanceRecord(value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"), subset: subset)
+        let xml = healthExport(
+            distanceRecord(value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"), subset: subset)
         var samples = 0
         #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: xml))) {
             _ = try HealthExportReader().read(MemoryByteSource(xml)) { _ in samples += 1 }
@@ -186,12 +208,12 @@ struct HealthExportReaderTests {
         // The pipe hands libxml2 U+0017 as a space. The guard took it for the root element and
         // stopped, so the DOCTYPE after it reached libxml2 unchecked (scripts/fuzz.sh gpx).
         let xml = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        \u{17}<!DOCTYPE HealthData [
-        <!ENTITY xxe SYSTEM "file:///etc/passwd">
-        ]>
-        <HealthData locale="ko_KR"><Record type="&xxe;" sourceName="iPhone" startDate="" endDate=""/></HealthData>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            \u{17}<!DOCTYPE HealthData [
+            <!ENTITY xxe SYSTEM "file:///etc/passwd">
+            ]>
+            <HealthData locale="ko_KR"><Record type="&xxe;" sourceName="iPhone" startDate="" endDate=""/></HealthData>
+            """
         var samples = 0
         #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) {
             _ = try HealthExportReader().read(MemoryByteSource(xml)) { _ in samples += 1 }
@@ -204,7 +226,8 @@ struct HealthExportReaderTests {
     func undecodableByteBeforeDoctype() {
         // With encoding="UT-F8" libxml2 skipped 0xA6 and parsed the DOCTYPE and its entity
         // ("Attribute references external entity 'xxe'"); the guard had stopped at 0xA6.
-        let xml = Array("<?xml version=\"1.0\" encoding=\"UT-F8\"?>\n".utf8) + [0xA6]
+        let xml =
+            Array("<?xml version=\"1.0\" encoding=\"UT-F8\"?>\n".utf8) + [0xA6]
             + Array("<!DOCTYPE HealthData [\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData locale=\"&xxe;\"/>\n".utf8)
         #expect(throws: ActivityFileError.malformedXML(line: 2, reason: "the file has text before its root element")) {
             try HealthExportReader().read(MemoryByteSource(xml)) { _ in }
@@ -222,17 +245,17 @@ struct HealthExportReaderTests {
     @Test("An external DTD (SYSTEM or PUBLIC) is refused")
     func externalDTD() {
         let system = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE HealthData SYSTEM "http://example.com/healthdata.dtd">
-        <HealthData locale="ko_KR"/>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE HealthData SYSTEM "http://example.com/healthdata.dtd">
+            <HealthData locale="ko_KR"/>
+            """
         #expect(throws: ActivityFileError.externalIdentifier(line: 2)) { try readHealth(system) }
         let publicID = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE HealthData PUBLIC "-//Example//DTD Health//EN" "file:///etc/passwd" [
-        ]>
-        <HealthData locale="ko_KR"/>
-        """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE HealthData PUBLIC "-//Example//DTD Health//EN" "file:///etc/passwd" [
+            ]>
+            <HealthData locale="ko_KR"/>
+            """
         #expect(throws: ActivityFileError.externalIdentifier(line: 2)) { try readHealth(publicID) }
         let notation = healthExport("", subset: "<!NOTATION gif SYSTEM \"image/gif\">")
         #expect(throws: ActivityFileError.externalIdentifier(line: 3)) { try readHealth(notation) }
@@ -251,11 +274,13 @@ struct HealthExportReaderTests {
 
     @Test("A 10 MB attribute is refused once it passes 1 MiB, before libxml2 buffers it")
     func hugeAttribute() {
-        let xml = healthExport(distanceRecord(source: String(repeating: "x", count: 10_000_000), value: "0.3",
-                                              start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
+        let xml = healthExport(
+            distanceRecord(
+                source: String(repeating: "x", count: 10_000_000), value: "0.3",
+                start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
         var progress: Int64 = 0
         #expect(throws: ActivityFileError.attributeTooLong(line: lineNumber(of: "<Record", in: xml), limit: 1 << 20)) {
-            _ = try HealthExportReader().read(MemoryByteSource(xml), onProgress: { progress = $0 }) { _ in }
+            _ = try HealthExportReader().read(MemoryByteSource(xml), onProgress: { progress = $0 }, onSample: { _ in })
         }
         #expect(progress < 2 << 20)
     }
@@ -282,14 +307,16 @@ extension HealthExportReaderTests {
     @Test("Records in years 1 and 9999, before 2000 or more than a day after now are skipped and counted; the rest are read")
     func recordsOutsidePeriod() throws {
         let now = instant("2024-01-01T12:00:00Z")
-        let xml = healthExport([
-            distanceRecord(value: "0.5", start: "0001-01-01 08:20:00 +0900", end: "0001-01-01 08:30:00 +0900"),
-            distanceRecord(value: "0.5", start: "9999-12-31 08:20:00 +0900", end: "9999-12-31 08:30:00 +0900"),
-            distanceRecord(value: "0.5", start: "1999-12-31 09:50:00 +0000", end: "1999-12-31 09:59:59 +0000"),
-            distanceRecord(value: "0.5", start: "2024-01-02 21:00:00 +0900", end: "2024-01-02 21:10:01 +0900"),   // ends past now + 1 day
-            distanceRecord(value: "0.6", start: "2000-01-01 00:00:00 +0900", end: "2000-01-01 00:10:00 +0900"),
-            distanceRecord(value: "0.7", start: "2024-01-02 20:50:00 +0900", end: "2024-01-02 20:59:59 +0900"),
-        ].joined(separator: "\n"))
+        let xml = healthExport(
+            [
+                distanceRecord(value: "0.5", start: "0001-01-01 08:20:00 +0900", end: "0001-01-01 08:30:00 +0900"),
+                distanceRecord(value: "0.5", start: "9999-12-31 08:20:00 +0900", end: "9999-12-31 08:30:00 +0900"),
+                distanceRecord(value: "0.5", start: "1999-12-31 09:50:00 +0000", end: "1999-12-31 09:59:59 +0000"),
+                // ends past now + 1 day
+                distanceRecord(value: "0.5", start: "2024-01-02 21:00:00 +0900", end: "2024-01-02 21:10:01 +0900"),
+                distanceRecord(value: "0.6", start: "2000-01-01 00:00:00 +0900", end: "2000-01-01 00:10:00 +0900"),
+                distanceRecord(value: "0.7", start: "2024-01-02 20:50:00 +0900", end: "2024-01-02 20:59:59 +0900"),
+            ].joined(separator: "\n"))
         var samples: [DistanceSample] = []
         let summary = try HealthExportReader(now: now).read(MemoryByteSource(xml)) { samples.append($0) }
         #expect(summary.recordsOutsidePeriod == 4)
@@ -298,17 +325,20 @@ extension HealthExportReaderTests {
         #expect(samples.map(\.start) == [instant("1999-12-31T15:00:00Z"), instant("2024-01-02T11:50:00Z")])
     }
 
-    @Test("A record that cannot be placed in time is skipped and counted: 150 km at one instant, 20 km in 10 minutes; 5 m at one instant and 18 km in 10 minutes are kept")
+    @Test(
+        "A record that cannot be placed in time is skipped and counted: 150 km at one instant, 20 km in 10 minutes; 5 m at one instant and 18 km in 10 minutes are kept"
+    )
     func implausibleRecords() throws {
         let at = "2024-01-01 08:20:00 +0900"
-        let xml = healthExport([
-            distanceRecord(value: "150", start: at, end: at),                                  // was 223 km in one hour
-            distanceRecord(unit: "m", value: "31", start: at, end: at),                         // more than 30 m in no time
-            distanceRecord(value: "20", start: at, end: "2024-01-01 08:30:00 +0900"),          // 33.3 m/s
-            distanceRecord(unit: "m", value: "5", start: at, end: at),                          // a tap of 5 m: kept
-            distanceRecord(unit: "m", value: "30", start: at, end: at),                         // 30 m in the one-second resolution: kept
-            distanceRecord(value: "18", start: at, end: "2024-01-01 08:30:00 +0900"),          // exactly 30 m/s: kept
-        ].joined(separator: "\n"))
+        let xml = healthExport(
+            [
+                distanceRecord(value: "150", start: at, end: at),  // was 223 km in one hour
+                distanceRecord(unit: "m", value: "31", start: at, end: at),  // more than 30 m in no time
+                distanceRecord(value: "20", start: at, end: "2024-01-01 08:30:00 +0900"),  // 33.3 m/s
+                distanceRecord(unit: "m", value: "5", start: at, end: at),  // a tap of 5 m: kept
+                distanceRecord(unit: "m", value: "30", start: at, end: at),  // 30 m in the one-second resolution: kept
+                distanceRecord(value: "18", start: at, end: "2024-01-01 08:30:00 +0900"),  // exactly 30 m/s: kept
+            ].joined(separator: "\n"))
         let (samples, summary) = try readHealth(xml)
         #expect(summary.recordsDropped == 3)
         #expect(summary.distanceRecords == 3)

@@ -7,21 +7,27 @@ import Testing
 struct SlotApportionerTests {
     @Test("1,000 m from 08:50 to 09:10 gives 500 m to each hour")
     func acrossTheHour() {
-        let sample = DistanceSample(source: "health:Apple Watch", start: instant("2024-01-01T08:50:00+09:00"),
-                                    end: instant("2024-01-01T09:10:00+09:00"), metres: 1000)
+        let sample = DistanceSample(
+            source: "health:Apple Watch", start: instant("2024-01-01T08:50:00+09:00"),
+            end: instant("2024-01-01T09:10:00+09:00"), metres: 1000)
         var apportioner = SlotApportioner()
         apportioner.add(sample)
-        #expect(apportioner.metresBySource == ["health:Apple Watch": [
-            slot("2023-12-31T23:00:00Z"): 500,
-            slot("2024-01-01T00:00:00Z"): 500,
-        ]])
+        #expect(
+            apportioner.metresBySource == [
+                "health:Apple Watch": [
+                    slot("2023-12-31T23:00:00Z"): 500,
+                    slot("2024-01-01T00:00:00Z"): 500,
+                ]
+            ])
     }
 
     @Test("A sample over three hours splits by minutes: 10 + 60 + 20 of 90 minutes")
     func threeHours() {
         // 900 m from 08:50 to 10:20 KST: 10 min → 100 m, 60 min → 600 m, 20 min → 200 m.
-        let shares = SlotApportioner.shares(of: DistanceSample(source: "csv", start: instant("2024-01-01T08:50:00+09:00"),
-                                                               end: instant("2024-01-01T10:20:00+09:00"), metres: 900))
+        let shares = SlotApportioner.shares(
+            of: DistanceSample(
+                source: "csv", start: instant("2024-01-01T08:50:00+09:00"),
+                end: instant("2024-01-01T10:20:00+09:00"), metres: 900))
         #expect(shares.map(\.slot) == [slot("2023-12-31T23:00:00Z"), slot("2024-01-01T00:00:00Z"), slot("2024-01-01T01:00:00Z")])
         #expect(shares.map(\.metres) == [100, 600, 200])
     }
@@ -29,9 +35,14 @@ struct SlotApportionerTests {
     @Test("A sample inside one hour gives it all; a zero-length sample goes to its hour; ending on the hour gives the next nothing")
     func insideOneHour() {
         var apportioner = SlotApportioner()
-        apportioner.add(DistanceSample(source: "a", start: instant("2024-01-01T08:20:00+09:00"), end: instant("2024-01-01T08:30:00+09:00"), metres: 650))
-        apportioner.add(DistanceSample(source: "b", start: instant("2024-01-01T08:59:59+09:00"), end: instant("2024-01-01T08:59:59+09:00"), metres: 3))
-        apportioner.add(DistanceSample(source: "c", start: instant("2024-01-01T08:30:00+09:00"), end: instant("2024-01-01T09:00:00+09:00"), metres: 400))
+        apportioner.add(
+            DistanceSample(source: "a", start: instant("2024-01-01T08:20:00+09:00"), end: instant("2024-01-01T08:30:00+09:00"), metres: 650)
+        )
+        apportioner.add(
+            DistanceSample(source: "b", start: instant("2024-01-01T08:59:59+09:00"), end: instant("2024-01-01T08:59:59+09:00"), metres: 3))
+        apportioner.add(
+            DistanceSample(source: "c", start: instant("2024-01-01T08:30:00+09:00"), end: instant("2024-01-01T09:00:00+09:00"), metres: 400)
+        )
         let hour = slot("2023-12-31T23:00:00Z")
         #expect(apportioner.metresBySource == ["a": [hour: 650], "b": [hour: 3], "c": [hour: 400]])
     }
@@ -45,8 +56,9 @@ struct SlotApportionerTests {
         #expect(samples.count == 1)
         #expect(samples[0].end.timeIntervalSince(samples[0].start) == 1200)
         var apportioner = SlotApportioner()
-        samples.forEach { apportioner.add($0) }
-        let early = slot("2026-03-08T06:00:00Z"), late = slot("2026-03-08T07:00:00Z")
+        for item in samples { apportioner.add(item) }
+        let early = slot("2026-03-08T06:00:00Z")
+        let late = slot("2026-03-08T07:00:00Z")
         #expect(apportioner.metresBySource["health:Apple Watch"] == [early: 500, late: 500])
         let newYork = DayCalendar(timeZone: try #require(TimeZone(identifier: "America/New_York")))
         let day = newYork.slots(of: LocalDate(year: 2026, month: 3, day: 8))
@@ -57,7 +69,8 @@ struct SlotApportionerTests {
 
     @Test("A slot's distance is the largest of its sources, never their sum")
     func largestWins() {
-        let eight = slot("2023-12-31T23:00:00Z"), nine = slot("2024-01-01T00:00:00Z")
+        let eight = slot("2023-12-31T23:00:00Z")
+        let nine = slot("2024-01-01T00:00:00Z")
         let bySource: [String: [Slot: Double]] = [
             "health:iPhone": [eight: 650, nine: 1200],
             "health:Apple Watch": [eight: 800, nine: 900],

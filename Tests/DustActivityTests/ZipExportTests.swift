@@ -1,16 +1,18 @@
-@testable import DustActivity
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 import ZIPFoundation
+
+@testable import DustActivity
 
 /// Writes a zip of `entries` (name, bytes) with ZIPFoundation, deflated; returns its path.
 func makeZip(_ entries: [(String, [UInt8])], in directory: TemporaryDirectory, name: String = "export.zip") throws -> String {
     let path = directory.path(name)
     let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
     for (entryName, bytes) in entries {
-        try archive.addEntry(with: entryName, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) { position, size in
+        try archive.addEntry(with: entryName, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) {
+            position, size in
             Data(bytes[Int(position)..<Int(position) + size])
         }
     }
@@ -18,7 +20,9 @@ func makeZip(_ entries: [(String, [UInt8])], in directory: TemporaryDirectory, n
 }
 
 /// Reads every entry FineDust reads from a zip, as the import does: samples per source and slot.
-func readZip(_ path: String, limits: ActivityReaderLimits = ActivityReaderLimits()) throws(ActivityFileError) -> (metres: [String: [Slot: Double]], health: HealthExportSummary, routes: [GPXSummary]) {
+func readZip(
+    _ path: String, limits: ActivityReaderLimits = ActivityReaderLimits()
+) throws(ActivityFileError) -> (metres: [String: [Slot: Double]], health: HealthExportSummary, routes: [GPXSummary]) {
     let archive = try HealthExportArchive(path: path, limits: limits)
     var apportioner = SlotApportioner()
     let health = try archive.read(archive.export) { source throws(ActivityFileError) in
@@ -26,9 +30,10 @@ func readZip(_ path: String, limits: ActivityReaderLimits = ActivityReaderLimits
     }
     var routes: [GPXSummary] = []
     for route in archive.routes {
-        routes.append(try archive.read(route) { source throws(ActivityFileError) in
-            try GPXReader(limits: limits).read(source, fileName: String(route.path.split(separator: "/").last!)) { apportioner.add($0) }
-        })
+        routes.append(
+            try archive.read(route) { source throws(ActivityFileError) in
+                try GPXReader(limits: limits).read(source, fileName: String(route.path.split(separator: "/").last!)) { apportioner.add($0) }
+            })
     }
     return (apportioner.metresBySource, health, routes)
 }
@@ -42,18 +47,21 @@ struct ZipExportTests {
     func generatedExport() throws {
         let path = TestFixtures.url("activity/generated/export.zip").path
         let (metres, health, routes) = try readZip(path)
-        let noon = slot("2026-11-20T03:00:00Z")   // 12:00 KST
+        let noon = slot("2026-11-20T03:00:00Z")  // 12:00 KST
         let one = slot("2026-11-20T04:00:00Z")
         let two = slot("2026-11-20T05:00:00Z")
         #expect(metres["health:Apple Watch"] == [noon: 2400, one: 600, two: 600])
         let iPhone = try #require(metres["health:iPhone"])
-        #expect(abs(iPhone[noon]! - 1.25 * 1609.344) < 1e-9)           // 2011.68 m
-        #expect(abs(iPhone[one]! - 3280.84 * 0.3048) < 1e-9)           // -0500 offset: 13:40 KST, 1000.000032 m
+        #expect(abs(iPhone[noon]! - 1.25 * 1609.344) < 1e-9)  // 2011.68 m
+        #expect(abs(iPhone[one]! - 3280.84 * 0.3048) < 1e-9)  // -0500 offset: 13:40 KST, 1000.000032 m
         let route = try #require(metres["gpx:route_2026-11-20_12.10pm.gpx"])
-        #expect(abs(route[noon]! - 3 * hundredthDegree) < 1e-6)          // 3335.85 m
+        #expect(abs(route[noon]! - 3 * hundredthDegree) < 1e-6)  // 3335.85 m
         #expect(health.distanceRecords == 4)
-        #expect(health.skippedRecordsByType == ["HKQuantityTypeIdentifierStepCount": 1, "HKQuantityTypeIdentifierHeartRate": 1,
-                                                 "HKQuantityTypeIdentifierActiveEnergyBurned": 1])
+        #expect(
+            health.skippedRecordsByType == [
+                "HKQuantityTypeIdentifierStepCount": 1, "HKQuantityTypeIdentifierHeartRate": 1,
+                "HKQuantityTypeIdentifierActiveEnergyBurned": 1,
+            ])
         #expect(health.workoutRoutePaths == ["/workout-routes/route_2026-11-20_12.10pm.gpx"])
         #expect(routes.map(\.steps) == [3])
         // The slot's distance is the route's 3335.85 m, not 2400 + 2011.68 + 3335.85.
@@ -68,8 +76,10 @@ struct ZipExportTests {
         var body = ""
         for index in 0..<20_000 {
             let start = Date(timeIntervalSince1970: 1_704_034_800 + Double(index) * 180)
-            body += distanceRecord(unit: "m", value: "100", start: ActivityTestTime.health(start),
-                                   end: ActivityTestTime.health(start.addingTimeInterval(180))) + "\n"
+            body +=
+                distanceRecord(
+                    unit: "m", value: "100", start: ActivityTestTime.health(start),
+                    end: ActivityTestTime.health(start.addingTimeInterval(180))) + "\n"
         }
         let path = try makeZip([("apple_health_export/export.xml", Array(healthExport(body).utf8))], in: directory)
         let (metres, health, _) = try readZip(path)
@@ -86,7 +96,8 @@ struct ZipExportTests {
         let record = distanceRecord(unit: "m", value: "100", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:00:00 +0900") + "\n"
         let xml = healthExport(String(repeating: record, count: 40_000_000 / record.utf8.count))
         let path = try makeZip([("apple_health_export/export.xml", Array(xml.utf8))], in: directory)
-        let compressed = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"]).compressedSize
+        let compressed = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
+            .compressedSize
         #expect(compressed * 200 < 40_000_000, "the test's bomb must compress more than 200:1")
         #expect(throws: ActivityFileError.zipEntryTooLarge(name: "apple_health_export/export.xml", limit: 32 << 30, ratio: 200)) {
             try readZip(path)
@@ -109,9 +120,11 @@ struct ZipExportTests {
         var patched = 0
         for index in 0..<(bytes.count - 4) {
             if bytes[index] == 0x50, bytes[index + 1] == 0x4B, bytes[index + 2] == 0x03, bytes[index + 3] == 0x04 {
-                bytes.replaceSubrange((index + 22)..<(index + 26), with: [0xE8, 0x03, 0, 0]); patched += 1
+                bytes.replaceSubrange((index + 22)..<(index + 26), with: [0xE8, 0x03, 0, 0])
+                patched += 1
             } else if bytes[index] == 0x50, bytes[index + 1] == 0x4B, bytes[index + 2] == 0x01, bytes[index + 3] == 0x02 {
-                bytes.replaceSubrange((index + 24)..<(index + 28), with: [0xE8, 0x03, 0, 0]); patched += 1
+                bytes.replaceSubrange((index + 24)..<(index + 28), with: [0xE8, 0x03, 0, 0])
+                patched += 1
             }
         }
         #expect(patched == 2)
@@ -123,9 +136,11 @@ struct ZipExportTests {
         #expect(throws: ActivityFileError.zipArchiveTooLarge(.compressionRatio(100))) { try readZip(path) }
     }
 
-    @Test("An entry named ../../x is refused before anything is read, and nothing is written anywhere", arguments: [
-        "../../x", "apple_health_export/../../x", "/etc/x", "apple_health_export\\..\\x",
-    ])
+    @Test(
+        "An entry named ../../x is refused before anything is read, and nothing is written anywhere",
+        arguments: [
+            "../../x", "apple_health_export/../../x", "/etc/x", "apple_health_export\\..\\x",
+        ])
     func climbingEntry(name: String) throws {
         let directory = try TemporaryDirectory("finedust-zip")
         defer { directory.remove() }
@@ -134,7 +149,9 @@ struct ZipExportTests {
         let before = try FileManager.default.contentsOfDirectory(atPath: directory.url.path)
         #expect(throws: ActivityFileError.unsafeZipEntry(name: name)) { try readZip(path) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path) == before)
-        #expect(!FileManager.default.fileExists(atPath: directory.url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("x").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: directory.url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("x").path))
     }
 
     @Test("A truncated zip is a clear error, whatever the cut")
@@ -185,8 +202,11 @@ struct ZipExportTests {
         let entityZip = try makeZip([("apple_health_export/export.xml", Array(entity.utf8))], in: directory, name: "entity.zip")
         #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: entity))) { try readZip(entityZip) }
         // Beside Apple's clinical document, the one candidate that could not be read still names its error.
-        let besideCDA = try makeZip([("apple_health_export/export.xml", Array(entity.utf8)),
-                                     ("apple_health_export/export_cda.xml", Array("<ClinicalDocument/>".utf8))], in: directory, name: "cda.zip")
+        let besideCDA = try makeZip(
+            [
+                ("apple_health_export/export.xml", Array(entity.utf8)),
+                ("apple_health_export/export_cda.xml", Array("<ClinicalDocument/>".utf8)),
+            ], in: directory, name: "cda.zip")
         #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: entity))) { try readZip(besideCDA) }
 
         let external = "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData SYSTEM \"http://example.com/health.dtd\">\n<HealthData/>\n"
@@ -206,7 +226,9 @@ struct ZipExportTests {
         xml += huge
         xml += Array("\"/>\n</HealthData>\n".utf8)
         let hugeZip = try makeZip([("apple_health_export/export.xml", xml)], in: directory, name: "huge.zip")
-        #expect(throws: ActivityFileError.attributeTooLong(line: lineNumber(of: "<Record", in: prefix), limit: 1 << 20)) { try readZip(hugeZip) }
+        #expect(throws: ActivityFileError.attributeTooLong(line: lineNumber(of: "<Record", in: prefix), limit: 1 << 20)) {
+            try readZip(hugeZip)
+        }
     }
 
     @Test("A deflate stream that never ends (a stored block longer than the file, the directory intact) stops with an error, not a hang")
@@ -217,12 +239,15 @@ struct ZipExportTests {
         let name = Array("apple_health_export/export.xml".utf8)
         // A non-final stored block claiming 65,535 bytes, followed by only 12.
         let data: [UInt8] = [0x00] + le(0xFFFF, 2) + le(0x0000, 2) + Array("<HealthData>".utf8)
-        let local = le(0x0403_4B50, 4) + le(20, 2) + le(0, 2) + le(8, 2) + le(0, 4) + le(0, 4)
+        let local =
+            le(0x0403_4B50, 4) + le(20, 2) + le(0, 2) + le(8, 2) + le(0, 4) + le(0, 4)
             + le(data.count, 4) + le(100_000, 4) + le(name.count, 2) + le(0, 2) + name
-        let central = le(0x0201_4B50, 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(8, 2) + le(0, 4) + le(0, 4)
+        let central =
+            le(0x0201_4B50, 4) + le(20, 2) + le(20, 2) + le(0, 2) + le(8, 2) + le(0, 4) + le(0, 4)
             + le(data.count, 4) + le(100_000, 4) + le(name.count, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2)
             + le(0o644 << 16, 4) + le(0, 4) + name
-        let end = le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) + le(central.count, 4)
+        let end =
+            le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) + le(central.count, 4)
             + le(local.count + data.count, 4) + le(0, 2)
         let path = directory.path("endless.zip")
         try Data(local + data + central + end).write(to: URL(fileURLWithPath: path))
@@ -234,7 +259,7 @@ struct ZipExportTests {
             try readZip(path, limits: ActivityReaderLimits(zipStallTimeout: 1))
         } throws: { error in
             switch error as? ActivityFileError {
-            case let .damagedZipEntry(name, reason): name == "apple_health_export/export.xml" && reason.contains("never ends")
+            case .damagedZipEntry(let name, let reason): name == "apple_health_export/export.xml" && reason.contains("never ends")
             case .malformedXML: true
             default: false
             }
@@ -248,11 +273,14 @@ struct ZipExportTests {
         defer { directory.remove() }
         let path = try makeZip([("photos/cat.jpg", [0xFF, 0xD8, 0xFF])], in: directory)
         #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(path) }
-        let xml = healthExport(distanceRecord(unit: "m", value: "700", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
-        let gpx = "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2023-12-31T23:00:00Z</time></trkpt>"
+        let xml = healthExport(
+            distanceRecord(unit: "m", value: "700", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+        let gpx =
+            "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2023-12-31T23:00:00Z</time></trkpt>"
             + "<trkpt lat=\"37.51\" lon=\"127\"><time>2023-12-31T23:10:00Z</time></trkpt></trkseg></trk></gpx>"
-        let renamed = try makeZip([("건강 내보내기/export.xml", Array(xml.utf8)), ("건강 내보내기/workout-routes/route.gpx", Array(gpx.utf8))],
-                                  in: directory, name: "renamed.zip")
+        let renamed = try makeZip(
+            [("건강 내보내기/export.xml", Array(xml.utf8)), ("건강 내보내기/workout-routes/route.gpx", Array(gpx.utf8))],
+            in: directory, name: "renamed.zip")
         let (metres, _, routes) = try readZip(renamed)
         #expect(metres["health:Apple Watch"] == [slot("2023-12-31T23:00:00Z"): 700])
         #expect(routes.map(\.steps) == [1])
@@ -266,7 +294,9 @@ struct ZipExportTests {
         #expect(try ActivityFileFormat.sniff([UInt8](try TestFixtures.data("activity/generated/export.zip"))) == .healthZip)
         #expect(try ActivityFileFormat.sniff([UInt8](try TestFixtures.data("activity/generated/export.xml"))) == .healthXML)
         #expect(try ActivityFileFormat.sniff([UInt8](try TestFixtures.data("activity/generated/route-strava-evening.gpx"))) == .gpx)
-        #expect(try ActivityFileFormat.sniff(Array("<?xml version=\"1.0\"?>\n<g:gpx xmlns:g=\"http://www.topografix.com/GPX/1/0\"/>".utf8)) == .gpx)
+        #expect(
+            try ActivityFileFormat.sniff(Array("<?xml version=\"1.0\"?>\n<g:gpx xmlns:g=\"http://www.topografix.com/GPX/1/0\"/>".utf8))
+                == .gpx)
         #expect(try ActivityFileFormat.sniff(Array("\u{FEFF}start, distance_m\r\n2026-11-20 08:00,100\n".utf8)) == .csv)
         #expect(throws: ActivityFileError.unrecognizedFormat) { try ActivityFileFormat.sniff(Array("date,steps\n".utf8)) }
         #expect(throws: ActivityFileError.unrecognizedFormat) { try ActivityFileFormat.sniff(Array("<kml/>".utf8)) }
@@ -295,21 +325,30 @@ private func stillRoute(points: Int) -> [UInt8] {
 }
 
 /// The export's records, in a zip of whatever layout a phone or a person gave it.
-private let oneRecordExport = healthExport(distanceRecord(unit: "m", value: "700", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
-private let oneStepRoute = "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2023-12-31T23:00:00Z</time></trkpt>"
+private let oneRecordExport = healthExport(
+    distanceRecord(unit: "m", value: "700", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+private let oneStepRoute =
+    "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2023-12-31T23:00:00Z</time></trkpt>"
     + "<trkpt lat=\"37.51\" lon=\"127\"><time>2023-12-31T23:10:00Z</time></trkpt></trkseg></trk></gpx>"
 /// Apple's clinical document, the other .xml beside the export: not a Health export.
-private let clinicalDocument = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ClinicalDocument xmlns=\"urn:hl7-org:v3\">\n</ClinicalDocument>\n"
+private let clinicalDocument =
+    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ClinicalDocument xmlns=\"urn:hl7-org:v3\">\n</ClinicalDocument>\n"
 
 extension ZipExportTests {
-    @Test("The export is found by its content: Spanish exportar.xml, Norwegian eksport.xml, export.xml at the root, each beside export_cda.xml",
-          arguments: [("apple_health_export/", "exportar.xml"), ("apple_health_export/", "eksport.xml"), ("", "export.xml"), ("", "my health.XML")])
+    @Test(
+        "The export is found by its content: Spanish exportar.xml, Norwegian eksport.xml, export.xml at the root, each beside export_cda.xml",
+        arguments: [
+            ("apple_health_export/", "exportar.xml"), ("apple_health_export/", "eksport.xml"), ("", "export.xml"), ("", "my health.XML"),
+        ])
     func localisedExport(folder: String, name: String) throws {
         let directory = try TemporaryDirectory("finedust-zip")
         defer { directory.remove() }
         let cda = folder + (name.hasPrefix("export") ? "export_cda.xml" : String(name.dropLast(4)) + "_cda.xml")
-        let path = try makeZip([(cda, Array(clinicalDocument.utf8)), (folder + name, Array(oneRecordExport.utf8)),
-                                (folder + "workout-routes/route.gpx", Array(oneStepRoute.utf8))], in: directory)
+        let path = try makeZip(
+            [
+                (cda, Array(clinicalDocument.utf8)), (folder + name, Array(oneRecordExport.utf8)),
+                (folder + "workout-routes/route.gpx", Array(oneStepRoute.utf8)),
+            ], in: directory)
         let archive = try HealthExportArchive(path: path)
         #expect(archive.export.path == folder + name)
         #expect(archive.routes.map(\.path) == [folder + "workout-routes/route.gpx"])
@@ -323,14 +362,21 @@ extension ZipExportTests {
     func twoExports() throws {
         let directory = try TemporaryDirectory("finedust-zip")
         defer { directory.remove() }
-        let two = try makeZip([("apple_health_export/exportar.xml", Array(oneRecordExport.utf8)), ("export.xml", Array(oneRecordExport.utf8))],
-                              in: directory, name: "two.zip")
-        #expect(throws: ActivityFileError.severalHealthExports(names: ["apple_health_export/exportar.xml", "export.xml"])) { try readZip(two) }
-        #expect(ActivityFileError.severalHealthExports(names: ["apple_health_export/exportar.xml", "export.xml"]).description
-            .hasPrefix("the zip holds more than one Health export (\"apple_health_export/exportar.xml\" and \"export.xml\")"))
+        let two = try makeZip(
+            [("apple_health_export/exportar.xml", Array(oneRecordExport.utf8)), ("export.xml", Array(oneRecordExport.utf8))],
+            in: directory, name: "two.zip")
+        #expect(throws: ActivityFileError.severalHealthExports(names: ["apple_health_export/exportar.xml", "export.xml"])) {
+            try readZip(two)
+        }
+        #expect(
+            ActivityFileError.severalHealthExports(names: ["apple_health_export/exportar.xml", "export.xml"]).description
+                .hasPrefix("the zip holds more than one Health export (\"apple_health_export/exportar.xml\" and \"export.xml\")"))
         // Deeper than one folder, or under workout-routes/, an XML file is never taken for the export.
-        let routes = try makeZip([("apple_health_export/workout-routes/export.xml", Array(oneRecordExport.utf8)),
-                                  ("a/b/export.xml", Array(oneRecordExport.utf8))], in: directory, name: "routes.zip")
+        let routes = try makeZip(
+            [
+                ("apple_health_export/workout-routes/export.xml", Array(oneRecordExport.utf8)),
+                ("a/b/export.xml", Array(oneRecordExport.utf8)),
+            ], in: directory, name: "routes.zip")
         #expect(throws: ActivityFileError.noHealthExportInZip) { try readZip(routes) }
     }
 
@@ -341,18 +387,23 @@ extension ZipExportTests {
         let filler = String(repeating: " <component><section><text>Nothing to see here.</text></section></component>\n", count: 55_000)
         let cda = clinicalDocument.replacingOccurrences(of: "</ClinicalDocument>", with: filler + "</ClinicalDocument>")
         #expect(cda.utf8.count > 4_000_000)
-        let path = try makeZip([("apple_health_export/export_cda.xml", Array(cda.utf8)),
-                                ("apple_health_export/export.xml", Array(oneRecordExport.utf8))], in: directory)
+        let path = try makeZip(
+            [
+                ("apple_health_export/export_cda.xml", Array(cda.utf8)),
+                ("apple_health_export/export.xml", Array(oneRecordExport.utf8)),
+            ], in: directory)
         let limits = ActivityReaderLimits(maxArchiveInflatedBytes: 1_500_000, maxArchiveCompressionRatio: 1_000_000)
         let (metres, _, _) = try readZip(path, limits: limits)
         #expect(metres["health:Apple Watch"] == [slot("2023-12-31T23:00:00Z"): 700])
     }
 
-    @Test("3,000-route bombs in small: 40 routes, each inside its own 1 MiB allowance, break the archive's ratio or byte budget, and the error says which")
+    @Test(
+        "3,000-route bombs in small: 40 routes, each inside its own 1 MiB allowance, break the archive's ratio or byte budget, and the error says which"
+    )
     func archiveBudget() throws {
         let directory = try TemporaryDirectory("finedust-zip")
         defer { directory.remove() }
-        let route = stillRoute(points: 3_000)   // 276,055 bytes each, 11.04 MB in all
+        let route = stillRoute(points: 3_000)  // 276,055 bytes each, 11.04 MB in all
         var entries = [("apple_health_export/export.xml", Array(oneRecordExport.utf8))]
         for index in 0..<40 { entries.append(("apple_health_export/workout-routes/route_\(index).gpx", route)) }
         #expect(route.count == 276_055)
@@ -368,8 +419,12 @@ extension ZipExportTests {
         // The byte budget (activity.maxInflatedBytes) is the other bound: 5 MB here, the ratio lifted.
         let bytes = ActivityReaderLimits(maxArchiveInflatedBytes: 5_000_000, maxArchiveCompressionRatio: 100_000)
         #expect(throws: ActivityFileError.zipArchiveTooLarge(.inflatedBytes(5_000_000))) { try readZip(path, limits: bytes) }
-        #expect(ActivityFileError.zipArchiveTooLarge(.inflatedBytes(64 << 30)).description.contains("more than 64 GiB together, the limit activity.maxInflatedBytes sets"))
-        #expect(ActivityFileError.zipArchiveTooLarge(.compressionRatio(100)).description.contains("more than 100 times the zip's compressed size"))
+        #expect(
+            ActivityFileError.zipArchiveTooLarge(.inflatedBytes(64 << 30)).description.contains(
+                "more than 64 GiB together, the limit activity.maxInflatedBytes sets"))
+        #expect(
+            ActivityFileError.zipArchiveTooLarge(.compressionRatio(100)).description.contains(
+                "more than 100 times the zip's compressed size"))
         // With both bounds above it, the same zip is read: 40 routes standing still.
         let roomy = ActivityReaderLimits(maxArchiveInflatedBytes: 12_000_000, maxArchiveCompressionRatio: 100_000)
         #expect(try readZip(path, limits: roomy).routes.count == 40)
@@ -377,7 +432,8 @@ extension ZipExportTests {
 
     @Test("Entries whose directory understates their size are held to the archive's budget as they inflate, across entries")
     func budgetWhileInflating() throws {
-        let budget = ArchiveBudget(compressedBytes: 10_000, limits: ActivityReaderLimits(zipRatioAllowance: 1_000, maxArchiveCompressionRatio: 100))
+        let budget = ArchiveBudget(
+            compressedBytes: 10_000, limits: ActivityReaderLimits(zipRatioAllowance: 1_000, maxArchiveCompressionRatio: 100))
         // 100 × 10,000 + 1,000 = 1,001,000 bytes, over any number of entries.
         for _ in 0..<10 { try budget.add(100_000) }
         try budget.add(1_000)

@@ -1,8 +1,9 @@
-@testable import DustConfig
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import DustConfig
 
 @Suite("Declared keys: one declaration per key, documented in Config/dustd.yaml")
 struct DeclaredKeysTests {

@@ -1,8 +1,8 @@
 import DustConfig
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Configuration: forecast.enabled and forecast.region")
 struct ForecastSettingsTests {
@@ -18,7 +18,8 @@ struct ForecastSettingsTests {
     func defaults() throws {
         let settings = try load("station:\n  name: 종로구\n")
         #expect(settings.forecast == ForecastSettings(enabled: true, region: nil))
-        let shipped = try SettingsLoader(environment: [:]).load(configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
+        let shipped = try SettingsLoader(environment: [:]).load(
+            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
         #expect(shipped.forecast == ForecastSettings(enabled: true, region: nil))
     }
 
@@ -26,7 +27,8 @@ struct ForecastSettingsTests {
     func fileAndEnvironment() throws {
         let fromFile = try load("forecast:\n  enabled: false\n  region: 경기북부\n")
         #expect(fromFile.forecast == ForecastSettings(enabled: false, region: .gyeonggiNorth))
-        let fromEnvironment = try load("forecast:\n  region: 경기북부\n", environment: ["DUSTD_FORECAST_REGION": "강원영동", "DUSTD_FORECAST_ENABLED": "true"])
+        let fromEnvironment = try load(
+            "forecast:\n  region: 경기북부\n", environment: ["DUSTD_FORECAST_REGION": "강원영동", "DUSTD_FORECAST_ENABLED": "true"])
         #expect(fromEnvironment.forecast == ForecastSettings(enabled: true, region: .yeongdong))
     }
 

@@ -1,8 +1,8 @@
 import DustConfig
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Configuration")
 struct SettingsLoaderTests {
@@ -27,7 +27,8 @@ struct SettingsLoaderTests {
 
     @Test("The shipped Config/dustd.yaml loads and equals the documented defaults")
     func shippedFile() throws {
-        let settings = try SettingsLoader(environment: [:]).load(configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
+        let settings = try SettingsLoader(environment: [:]).load(
+            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
         #expect(settings.station.name == "종로구" && settings.station.fallbacks.isEmpty && settings.station.mode == .single)
         #expect(settings.api.baseURL == "https://apis.data.go.kr/B552584")
         #expect(settings.api.version == "1.5")
@@ -76,7 +77,8 @@ struct SettingsLoaderTests {
 
     @Test("A custom schedule and boostcamp model")
     func intake() throws {
-        let (directory, path) = try write("""
+        let (directory, path) = try write(
+            """
             intake:
               schedule:
                 - { from: 0, to: 12, activity: sleep, outdoors: 0 }
@@ -91,7 +93,8 @@ struct SettingsLoaderTests {
 
     @Test("Alerts: rules (a mapping or the condition alone), every kind of sink, quiet hours, retries")
     func alerts() throws {
-        let (directory, path) = try write("""
+        let (directory, path) = try write(
+            """
             alerts:
               rules:
                 - { when: pm25.grade >= 나쁨 }
@@ -106,47 +109,61 @@ struct SettingsLoaderTests {
             """)
         defer { directory.remove() }
         let alerts = try SettingsLoader(environment: [:]).load(configurationFile: path).alerts
-        #expect(alerts.rules == [AlertRule(metric: .pm25Grade, comparison: .atLeast, threshold: 3),
-                                 AlertRule(metric: .intakeTodayPM10, comparison: .above, threshold: 400)])
-        #expect(alerts.sinks == [.ntfy(url: "https://ntfy.sh/dust", tokenFile: "/etc/dustd/ntfy-token"),
-                                 .webhook(url: "https://example.org/hook?secret=x"),
-                                 .command(arguments: ["/usr/local/bin/notify", "--loud", "종로구; rm -rf /"], timeoutSeconds: 20)])
-        #expect(alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
+        #expect(
+            alerts.rules == [
+                AlertRule(metric: .pm25Grade, comparison: .atLeast, threshold: 3),
+                AlertRule(metric: .intakeTodayPM10, comparison: .above, threshold: 400),
+            ])
+        #expect(
+            alerts.sinks == [
+                .ntfy(url: "https://ntfy.sh/dust", tokenFile: "/etc/dustd/ntfy-token"),
+                .webhook(url: "https://example.org/hook?secret=x"),
+                .command(arguments: ["/usr/local/bin/notify", "--loud", "종로구; rm -rf /"], timeoutSeconds: 20),
+            ])
+        #expect(
+            alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
                 == ["ntfy https://ntfy.sh/… (sink 1)", "webhook https://example.org/… (sink 2)", "command /usr/local/bin/notify (sink 3)"])
         #expect(alerts.quietHours == QuietHours(fromHour: 22, toHour: 7))
         #expect(alerts.retryInitialSeconds == 10 && alerts.maxAttempts == 3)
     }
 
-    @Test("Bad alert settings name the entry and the problem", arguments: [
-        ("alerts:\n  rules:\n    - { when: pm25.grade 3 }\n", "alerts.rules[0].when", "has no comparison"),
-        ("alerts:\n  rules:\n    - { if: pm25.grade >= 3 }\n", "alerts.rules[0]", "field if"),
-        ("alerts:\n  rules:\n    - { when: pm2.grade >= 3 }\n", "alerts.rules[0].when", "not something an alert can watch"),
-        ("alerts:\n  sinks:\n    - { ntfy: https://a.example, webhook: https://b.example }\n", "alerts.sinks[0]", "exactly one of"),
-        ("alerts:\n  sinks:\n    - { command: [notify-send, hi] }\n", "alerts.sinks[0].command", "absolute path"),
-        ("alerts:\n  sinks:\n    - { webhook: https://b.example, tokenFile: /x }\n", "alerts.sinks[0]", "only an ntfy sink"),
-        ("alerts:\n  sinks:\n    - { webhook: file:///etc/passwd }\n", "alerts.sinks[0].webhook", "http or https"),
-        ("alerts:\n  quietHours: { from: 22 }\n", "alerts.quietHours.to", "missing"),
-        ("alerts:\n  rules:\n    - { when: pm25.grade >= 3 }\n    - { when: pm25.grade >= 나쁨 }\n", "alerts.rules[1]", "same rule as alerts.rules[0]"),
-        ("intake:\n  schedule:\n    -\n", "intake.schedule[0]", "mapping"),
-    ])
+    @Test(
+        "Bad alert settings name the entry and the problem",
+        arguments: [
+            ("alerts:\n  rules:\n    - { when: pm25.grade 3 }\n", "alerts.rules[0].when", "has no comparison"),
+            ("alerts:\n  rules:\n    - { if: pm25.grade >= 3 }\n", "alerts.rules[0]", "field if"),
+            ("alerts:\n  rules:\n    - { when: pm2.grade >= 3 }\n", "alerts.rules[0].when", "not something an alert can watch"),
+            ("alerts:\n  sinks:\n    - { ntfy: https://a.example, webhook: https://b.example }\n", "alerts.sinks[0]", "exactly one of"),
+            ("alerts:\n  sinks:\n    - { command: [notify-send, hi] }\n", "alerts.sinks[0].command", "absolute path"),
+            ("alerts:\n  sinks:\n    - { webhook: https://b.example, tokenFile: /x }\n", "alerts.sinks[0]", "only an ntfy sink"),
+            ("alerts:\n  sinks:\n    - { webhook: file:///etc/passwd }\n", "alerts.sinks[0].webhook", "http or https"),
+            ("alerts:\n  quietHours: { from: 22 }\n", "alerts.quietHours.to", "missing"),
+            (
+                "alerts:\n  rules:\n    - { when: pm25.grade >= 3 }\n    - { when: pm25.grade >= 나쁨 }\n", "alerts.rules[1]",
+                "same rule as alerts.rules[0]"
+            ),
+            ("intake:\n  schedule:\n    -\n", "intake.schedule[0]", "mapping"),
+        ])
     func badAlerts(yaml: String, key: String, problem: String) throws {
         let error = try #require(try loadError(yaml))
         #expect(error.key == key, "\(error)")
         #expect(error.problem.contains(problem), "\(error)")
     }
 
-    @Test("Invalid values name the key, the problem and the source", arguments: [
-        ("poll:\n  minute: 61\n", "poll.minute", "0 to 59"),
-        ("poll:\n  minute: soon\n", "poll.minute", "\"soon\""),
-        ("timezone: Mars/Olympus\n", "timezone", "IANA"),
-        ("station:\n  mode: everything\n", "station.mode", "single, nation"),
-        ("api:\n  baseURL: ftp://example.com\n", "api.baseURL", "http or https"),
-        ("intake:\n  model: magic\n", "intake.model", "ventilation or boostcamp"),
-        ("intake:\n  infiltration: 1.5\n", "intake.infiltration", "0 to 1"),
-        ("poll:\n  minuet: 5\n", "poll.minuet", "did you mean poll.minute"),
-        ("station: [a, b]\n", "station", "not a FineDust setting"),
-        ("poll:\n  retryInitialSeconds: 60\n  retryMaxSeconds: 30\n", "poll.retryMaxSeconds", "at least"),
-    ])
+    @Test(
+        "Invalid values name the key, the problem and the source",
+        arguments: [
+            ("poll:\n  minute: 61\n", "poll.minute", "0 to 59"),
+            ("poll:\n  minute: soon\n", "poll.minute", "\"soon\""),
+            ("timezone: Mars/Olympus\n", "timezone", "IANA"),
+            ("station:\n  mode: everything\n", "station.mode", "single, nation"),
+            ("api:\n  baseURL: ftp://example.com\n", "api.baseURL", "http or https"),
+            ("intake:\n  model: magic\n", "intake.model", "ventilation or boostcamp"),
+            ("intake:\n  infiltration: 1.5\n", "intake.infiltration", "0 to 1"),
+            ("poll:\n  minuet: 5\n", "poll.minuet", "did you mean poll.minute"),
+            ("station: [a, b]\n", "station", "not a FineDust setting"),
+            ("poll:\n  retryInitialSeconds: 60\n  retryMaxSeconds: 30\n", "poll.retryMaxSeconds", "at least"),
+        ])
     func invalid(yaml: String, key: String, fragment: String) throws {
         let error = try #require(try loadError(yaml))
         #expect(error.key == key)
@@ -156,23 +173,30 @@ struct SettingsLoaderTests {
 
     @Test("A schedule with a gap or overlap is refused, naming the hour")
     func scheduleCoverage() throws {
-        let gap = try #require(try loadError("intake:\n  schedule:\n    - { from: 0, to: 7, activity: sleep, outdoors: 0 }\n    - { from: 8, to: 24, activity: sedentary, outdoors: 0 }\n"))
+        let gap = try #require(
+            try loadError(
+                "intake:\n  schedule:\n    - { from: 0, to: 7, activity: sleep, outdoors: 0 }\n    - { from: 8, to: 24, activity: sedentary, outdoors: 0 }\n"
+            ))
         #expect(gap.description.contains("7:00"))
         let bad = try #require(try loadError("intake:\n  schedule:\n    - { from: 0, to: 24, activity: dancing, outdoors: 0 }\n"))
         #expect(bad.key == "intake.schedule[0].activity")
     }
 
-    @Test("A schedule entry's error names the entry, the field and the line", arguments: [
-        ("- { from: 0, to: 7, activity: sleep }\n    - { from: 7, to: 9, activity: light }\n    - { from: 9, to: 24, activity: dancing }",
-         "intake.schedule[2].activity", "must be one of sleep, sedentary, light, moderate, high, not \"dancing\"", 5),
-        ("- { from: 0, activity: sleep }", "intake.schedule[0].to", "is missing", 3),
-        ("- { from: 9, to: 7, activity: sleep }", "intake.schedule[0].to", "must be later than from (9)", 3),
-        ("- { from: 0, to: 25, activity: sleep }", "intake.schedule[0].to", "must be an hour from 1 to 24", 3),
-        ("- { from: 0, to: 24, activity: sleep, outdoor: 0.5 }", "intake.schedule[0]", "(did you mean outdoors?)", 3),
-        ("- { from: 0, to: 24, activity: sleep, outdoors: 2 }", "intake.schedule[0].outdoors", "from 0 to 1", 3),
-        ("- 0-24 sedentary 0", "intake.schedule[0]", "must be a mapping {from, to, activity, outdoors}", 3),
-        ("{ from: 0, to: 24, activity: sleep }", "intake.schedule", "must be a list", 3),
-    ])
+    @Test(
+        "A schedule entry's error names the entry, the field and the line",
+        arguments: [
+            (
+                "- { from: 0, to: 7, activity: sleep }\n    - { from: 7, to: 9, activity: light }\n    - { from: 9, to: 24, activity: dancing }",
+                "intake.schedule[2].activity", "must be one of sleep, sedentary, light, moderate, high, not \"dancing\"", 5
+            ),
+            ("- { from: 0, activity: sleep }", "intake.schedule[0].to", "is missing", 3),
+            ("- { from: 9, to: 7, activity: sleep }", "intake.schedule[0].to", "must be later than from (9)", 3),
+            ("- { from: 0, to: 25, activity: sleep }", "intake.schedule[0].to", "must be an hour from 1 to 24", 3),
+            ("- { from: 0, to: 24, activity: sleep, outdoor: 0.5 }", "intake.schedule[0]", "(did you mean outdoors?)", 3),
+            ("- { from: 0, to: 24, activity: sleep, outdoors: 2 }", "intake.schedule[0].outdoors", "from 0 to 1", 3),
+            ("- 0-24 sedentary 0", "intake.schedule[0]", "must be a mapping {from, to, activity, outdoors}", 3),
+            ("{ from: 0, to: 24, activity: sleep }", "intake.schedule", "must be a list", 3),
+        ])
     func scheduleEntries(entries: String, key: String, fragment: String, line: Int) throws {
         let (directory, path) = try write("intake:\n  schedule:\n    \(entries)\n")
         defer { directory.remove() }

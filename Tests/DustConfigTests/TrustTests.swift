@@ -1,8 +1,8 @@
 import DustConfig
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The first configuration error `body` throws, or nil.
 func configurationError(_ body: () async throws(ConfigurationError) -> Void) async -> ConfigurationError? {
@@ -16,20 +16,23 @@ func configurationError(_ body: () async throws(ConfigurationError) -> Void) asy
 
 @Suite("Configuration trust: environment variables, YAML errors, file permissions")
 struct ConfigurationTrustTests {
-    @Test("A bad value from the environment is blamed on the variable swift-configuration read", arguments: [
-        ("DUSTD_API_BASE_URL", "ftp://x", "api.baseURL"),
-        ("DUSTD_API_TIMEOUT_SECONDS", "0", "api.timeoutSeconds"),
-        ("DUSTD_POLL_RETRY_INITIAL_SECONDS", "0", "poll.retryInitialSeconds"),
-        ("DUSTD_INTAKE_VENTILATION_SEDENTARY", "500", "intake.ventilation.sedentary"),
-    ])
+    @Test(
+        "A bad value from the environment is blamed on the variable swift-configuration read",
+        arguments: [
+            ("DUSTD_API_BASE_URL", "ftp://x", "api.baseURL"),
+            ("DUSTD_API_TIMEOUT_SECONDS", "0", "api.timeoutSeconds"),
+            ("DUSTD_POLL_RETRY_INITIAL_SECONDS", "0", "poll.retryInitialSeconds"),
+            ("DUSTD_INTAKE_VENTILATION_SEDENTARY", "500", "intake.ventilation.sedentary"),
+        ])
     func environmentAttribution(variable: String, value: String, key: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         try "station:\n  name: 종로구\n".write(toFile: path, atomically: false, encoding: .utf8)
-        let error = try #require(await configurationError { () throws(ConfigurationError) in
-            _ = try SettingsLoader(environment: [variable: value]).load(configurationFile: path)
-        })
+        let error = try #require(
+            await configurationError { () throws(ConfigurationError) in
+                _ = try SettingsLoader(environment: [variable: value]).load(configurationFile: path)
+            })
         #expect(error.key == key)
         #expect(error.source == "environment variable \(variable)")
         #expect(!error.description.contains(path))
@@ -41,24 +44,33 @@ struct ConfigurationTrustTests {
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         try "station:\n  name: 종로구\n".write(toFile: path, atomically: false, encoding: .utf8)
-        let error = try #require(await configurationError { () throws(ConfigurationError) in
-            _ = try SettingsLoader(environment: ["DUSTD_STATION_NAME": value]).load(configurationFile: path)
-        })
+        let error = try #require(
+            await configurationError { () throws(ConfigurationError) in
+                _ = try SettingsLoader(environment: ["DUSTD_STATION_NAME": value]).load(configurationFile: path)
+            })
         #expect(error.key == "station.name")
-        #expect(error.description == "Invalid configuration: station.name is empty; give it a value, or unset the variable to use the configuration file or the default (in environment variable DUSTD_STATION_NAME).")
+        #expect(
+            error.description
+                == "Invalid configuration: station.name is empty; give it a value, or unset the variable to use the configuration file or the default (in environment variable DUSTD_STATION_NAME)."
+        )
     }
 
-    @Test("A misspelt DUSTD_ variable is a warning with the nearest real name", arguments: [
-        ("DUSTD_POLL_MINUT", "DUSTD_POLL_MINUTE"),
-        ("DUSTD_API_BASEURL", "DUSTD_API_BASE_URL"),
-        ("DUSTD_STATON_NAME", "DUSTD_STATION_NAME"),
-        ("DUSTD_API_SERVICEKEY", "DUSTD_API_SERVICE_KEY"),
-    ])
+    @Test(
+        "A misspelt DUSTD_ variable is a warning with the nearest real name",
+        arguments: [
+            ("DUSTD_POLL_MINUT", "DUSTD_POLL_MINUTE"),
+            ("DUSTD_API_BASEURL", "DUSTD_API_BASE_URL"),
+            ("DUSTD_STATON_NAME", "DUSTD_STATION_NAME"),
+            ("DUSTD_API_SERVICEKEY", "DUSTD_API_SERVICE_KEY"),
+        ])
     func misspeltVariable(variable: String, suggestion: String) throws {
         let settings = try SettingsLoader(environment: [variable: "5", "DUSTD_POLL_MINUTE": "7"], workingDirectory: "/nonexistent")
             .load(configurationFile: nil)
         #expect(settings.poll.minute == 7)
-        #expect(settings.warnings == ["the environment variable \(variable) is not a FineDust setting and is ignored (did you mean \(suggestion)?)"])
+        #expect(
+            settings.warnings == [
+                "the environment variable \(variable) is not a FineDust setting and is ignored (did you mean \(suggestion)?)"
+            ])
     }
 
     @Test("Every documented variable, DUSTD_CONFIG and DUSTD_API_SERVICE_KEY load without a warning")
@@ -88,7 +100,8 @@ struct ConfigurationTrustTests {
     @Test("DUSTD_INTAKE_SCHEDULE is refused, naming the variable and where a schedule goes instead")
     func scheduleVariable() throws {
         do {
-            _ = try SettingsLoader(environment: ["DUSTD_INTAKE_SCHEDULE": "0-24 sedentary 0"], workingDirectory: "/nonexistent").load(configurationFile: nil)
+            _ = try SettingsLoader(environment: ["DUSTD_INTAKE_SCHEDULE": "0-24 sedentary 0"], workingDirectory: "/nonexistent").load(
+                configurationFile: nil)
             Issue.record("a schedule in the environment was accepted")
         } catch {
             #expect(error.key == "intake.schedule")
@@ -107,13 +120,18 @@ struct ConfigurationTrustTests {
             _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
             Issue.record("broken YAML was accepted")
         } catch {
-            #expect(error.description == "Invalid configuration: the file is not valid YAML: mapping values are not allowed in this context at line 4, column 12 (in \(path)).")
+            #expect(
+                error.description
+                    == "Invalid configuration: the file is not valid YAML: mapping values are not allowed in this context at line 4, column 12 (in \(path))."
+            )
         }
     }
 
-    @Test("A configuration file that its group or everyone may write is refused with the chmod that fixes it", arguments: [
-        (0o664, "its group"), (0o646, "every user"), (0o666, "every user"),
-    ])
+    @Test(
+        "A configuration file that its group or everyone may write is refused with the chmod that fixes it",
+        arguments: [
+            (0o664, "its group"), (0o646, "every user"), (0o666, "every user"),
+        ])
     func writableConfiguration(mode: Int, who: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -124,13 +142,17 @@ struct ConfigurationTrustTests {
             _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
             Issue.record("a configuration file with mode \(String(mode, radix: 8)) was accepted")
         } catch {
-            #expect(error.description == "Invalid configuration: the configuration file \(path) is writable by \(who); run `chmod go-w \(path)`.")
+            #expect(
+                error.description
+                    == "Invalid configuration: the configuration file \(path) is writable by \(who); run `chmod go-w \(path)`.")
         }
     }
 
-    @Test("A configuration file in a directory others may write without the sticky bit is refused; with it, accepted", arguments: [
-        (0o777, false), (0o775, false), (0o757, false), (0o1777, true), (0o755, true), (0o700, true),
-    ])
+    @Test(
+        "A configuration file in a directory others may write without the sticky bit is refused; with it, accepted",
+        arguments: [
+            (0o777, false), (0o775, false), (0o757, false), (0o1777, true), (0o755, true), (0o700, true),
+        ])
     func configurationDirectory(mode: Int, accepted: Bool) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -145,7 +167,10 @@ struct ConfigurationTrustTests {
             #expect(settings.poll.minute == 5)
         } catch {
             #expect(!accepted, "\(error)")
-            #expect(error.description == "Invalid configuration: the configuration file \(path) is in \(folder), which other users may write, so they could replace the file; run `chmod go-w \(folder)`.")
+            #expect(
+                error.description
+                    == "Invalid configuration: the configuration file \(path) is in \(folder), which other users may write, so they could replace the file; run `chmod go-w \(folder)`."
+            )
         }
     }
 
@@ -163,11 +188,13 @@ struct ConfigurationTrustTests {
         #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: link) }
     }
 
-    @Test("A key file its group may write, or in a directory others may write, is refused; 0600 in 0700 loads", arguments: [
-        (0o620, 0o700, "the key file %@ is writable by its group; run `chmod go-w %@`"),
-        (0o600, 0o770, "the key file %@ is in %d, which other users may write, so they could replace the file; run `chmod go-w %d`"),
-        (0o600, 0o700, nil),
-    ] as [(Int, Int, String?)])
+    @Test(
+        "A key file its group may write, or in a directory others may write, is refused; 0600 in 0700 loads",
+        arguments: [
+            (0o620, 0o700, "the key file %@ is writable by its group; run `chmod go-w %@`"),
+            (0o600, 0o770, "the key file %@ is in %d, which other users may write, so they could replace the file; run `chmod go-w %d`"),
+            (0o600, 0o700, nil),
+        ] as [(Int, Int, String?)])
     func keyFilePermissions(fileMode: Int, directoryMode: Int, problem: String?) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -207,7 +234,10 @@ struct ConfigurationTrustTests {
         let error = await configurationError { () throws(ConfigurationError) in
             _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
         }
-        #expect(error?.description == "Invalid configuration: the configuration file \(path) belongs to nobody (uid 65534), so that user could change it; run `chown root \(path)`.")
+        #expect(
+            error?.description
+                == "Invalid configuration: the configuration file \(path) belongs to nobody (uid 65534), so that user could change it; run `chown root \(path)`."
+        )
         #expect(chown(path, 0, 0) == 0)
         #expect(try SettingsLoader(environment: [:]).load(configurationFile: path).api.baseURL == "https://attacker.example")
     }
@@ -229,13 +259,18 @@ struct ConfigurationTrustTests {
             _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
             Issue.record("a configuration file in nobody's directory was accepted")
         } catch {
-            #expect(error.description == "Invalid configuration: the configuration file \(path) is in \(folder), which belongs to nobody (uid 65534), so that user could replace the file; run `chown root \(folder)`.")
+            #expect(
+                error.description
+                    == "Invalid configuration: the configuration file \(path) is in \(folder), which belongs to nobody (uid 65534), so that user could replace the file; run `chown root \(folder)`."
+            )
         }
     }
 
-    @Test("A key file that belongs to another user, a symlink to one, or a symlink that belongs to another user is refused", arguments: [
-        "owned", "link to owned", "owned link",
-    ])
+    @Test(
+        "A key file that belongs to another user, a symlink to one, or a symlink that belongs to another user is refused",
+        arguments: [
+            "owned", "link to owned", "owned link",
+        ])
     func keyFileOwnedByAnother(form: String) async throws {
         guard geteuid() == 0 else {
             print("skipped: giving a file to nobody needs root (run the tests as root to check it)")
@@ -265,7 +300,8 @@ struct ConfigurationTrustTests {
         default:
             #expect(lchown(link, 65534, 65534) == 0)
             named = link
-            expected = "the key file \(link) is a symlink that belongs to nobody (uid 65534), so that user could point it elsewhere; replace it with a link of your own or the file itself"
+            expected =
+                "the key file \(link) is a symlink that belongs to nobody (uid 65534), so that user could point it elsewhere; replace it with a link of your own or the file itself"
         }
         var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
         settings.api.serviceKeyFile = named
@@ -278,21 +314,28 @@ struct ConfigurationTrustTests {
 
     // MARK: - Display text
 
-    @Test("A station name with a control character, from the file or the environment, is refused naming the key and its source", arguments: [
-        "\u{1B}]2;PWNED\u{07}종로구", "종로\u{1B}[2J구", "종로구\u{9B}31m", "종로\u{7F}구", "\u{202E}구로종", "종로\u{2066}구", "종\t로구", "종로\u{0}구",
-    ])
+    @Test(
+        "A station name with a control character, from the file or the environment, is refused naming the key and its source",
+        arguments: [
+            "\u{1B}]2;PWNED\u{07}종로구", "종로\u{1B}[2J구", "종로구\u{9B}31m", "종로\u{7F}구", "\u{202E}구로종", "종로\u{2066}구", "종\t로구", "종로\u{0}구",
+        ])
     func controlCharactersInStationNames(name: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         // Double-quoted YAML spells every character with an escape, so the file holds exactly `name`.
-        let escaped = name.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F && $0 != "\"" && $0 != "\\"
-            ? String($0) : String(format: "\\U%08X", $0.value) }.joined()
+        let escaped = name.unicodeScalars.map {
+            $0.isASCII && $0.value >= 0x20 && $0.value != 0x7F && $0 != "\"" && $0 != "\\"
+                ? String($0) : String(format: "\\U%08X", $0.value)
+        }.joined()
         for (file, environment, key, source) in [
             ("station:\n  name: \"\(escaped)\"\n", [String: String](), "station.name", "\(path), line 2"),
             ("station:\n  name: 중구\n  fallbacks: [중구, \"\(escaped)\"]\n", [:], "station.fallbacks[1]", "\(path), line 3"),
             ("# empty\n", ["DUSTD_STATION_NAME": name], "station.name", "environment variable DUSTD_STATION_NAME"),
-            ("# empty\n", ["DUSTD_STATION_FALLBACKS": "중구,\(name)"], "station.fallbacks[1]", "environment variable DUSTD_STATION_FALLBACKS"),
+            (
+                "# empty\n", ["DUSTD_STATION_FALLBACKS": "중구,\(name)"], "station.fallbacks[1]",
+                "environment variable DUSTD_STATION_FALLBACKS"
+            ),
         ] {
             try file.write(toFile: path, atomically: false, encoding: .utf8)
             do {
@@ -309,23 +352,28 @@ struct ConfigurationTrustTests {
 
     @Test("Korean, ASCII and emoji station names load unchanged")
     func plainStationNames() throws {
-        let settings = try SettingsLoader(environment: ["DUSTD_STATION_NAME": "종로구", "DUSTD_STATION_FALLBACKS": "중구,Jung-gu 2,🌫️"],
-                                          workingDirectory: "/nonexistent").load(configurationFile: nil)
+        let settings = try SettingsLoader(
+            environment: ["DUSTD_STATION_NAME": "종로구", "DUSTD_STATION_FALLBACKS": "중구,Jung-gu 2,🌫️"],
+            workingDirectory: "/nonexistent"
+        ).load(configurationFile: nil)
         #expect(settings.station.name == "종로구")
         #expect(settings.station.fallbacks == ["중구", "Jung-gu 2", "🌫️"])
     }
 
     // MARK: - Alert sink secrets
 
-    @Test("A sink URL that fails validation is named by its place and kind, never repeated", arguments: [
-        ("ntfy", "ftp://ntfy.sh/PRIVATE_TOPIC"), ("webhook", "ftp://user:PASSWORD@home.example/SECRETPATH?token=QUERYSECRET"),
-        ("ntfy", "PRIVATE_TOPIC"), ("webhook", "https:///SECRETPATH"),
-    ])
+    @Test(
+        "A sink URL that fails validation is named by its place and kind, never repeated",
+        arguments: [
+            ("ntfy", "ftp://ntfy.sh/PRIVATE_TOPIC"), ("webhook", "ftp://user:PASSWORD@home.example/SECRETPATH?token=QUERYSECRET"),
+            ("ntfy", "PRIVATE_TOPIC"), ("webhook", "https:///SECRETPATH"),
+        ])
     func invalidSinkURL(kind: String, url: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
-        try "alerts:\n  sinks:\n    - { command: [/bin/true] }\n    - { \(kind): \"\(url)\" }\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try "alerts:\n  sinks:\n    - { command: [/bin/true] }\n    - { \(kind): \"\(url)\" }\n".write(
+            toFile: path, atomically: false, encoding: .utf8)
         do {
             _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
             Issue.record("\(url) was accepted")
@@ -349,14 +397,16 @@ struct ConfigurationTrustTests {
         settings.sinks = sinks
         var dumped = ""
         dump(settings, to: &dumped)
-        let texts = [String(describing: settings), String(reflecting: settings), dumped, "\(sinks)"]
+        let texts =
+            [String(describing: settings), String(reflecting: settings), dumped, "\(sinks)"]
             + sinks.flatMap { [String(describing: $0), String(reflecting: $0)] }
         for text in texts {
             for secret in ["PRIVATE_TOPIC", "QUERYSECRET", "PASSWORD", "user:", "SECRETPATH", "ARGSECRET"] {
                 #expect(!text.contains(secret), "\(text)")
             }
         }
-        #expect(sinks.map(\.description) == ["ntfy https://ntfy.sh/…", "webhook http://home.example:8123/…", "command /usr/local/bin/notify"])
+        #expect(
+            sinks.map(\.description) == ["ntfy https://ntfy.sh/…", "webhook http://home.example:8123/…", "command /usr/local/bin/notify"])
         #expect(sinks[1].displayName(position: 2) == "webhook http://home.example:8123/… (sink 2)")
     }
 }

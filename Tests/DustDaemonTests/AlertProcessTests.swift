@@ -6,8 +6,8 @@ import DustStore
 import FakeAirKorea
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A one-item AirKorea response for the hour that ended last (KST), so the alert rules see fresh data.
 func currentHourResponse(pm25: Int, now: Date = Date()) -> Data {
@@ -19,7 +19,8 @@ func currentHourResponse(pm25: Int, now: Date = Date()) -> Data {
         let yesterday = calendar.dateComponents([.year, .month, .day], from: now.addingTimeInterval(-3600))
         dataTime = String(format: "%04d-%02d-%02d 24:00", yesterday.year!, yesterday.month!, yesterday.day!)
     }
-    return Data("""
+    return Data(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header>
         <body><items><item><stationName>종로구</stationName><dataTime>\(dataTime)</dataTime>
@@ -30,7 +31,9 @@ func currentHourResponse(pm25: Int, now: Date = Date()) -> Data {
 
 @Suite("Alerts end to end: a real dustd, a loopback ntfy, commands without a shell", .serialized)
 struct AlertProcessTests {
-    @Test("One ntfy URL and pm25.grade >= 3: exactly one message when the hour turns 나쁨 and one when it clears; the token is sent and never logged")
+    @Test(
+        "One ntfy URL and pm25.grade >= 3: exactly one message when the hour turns 나쁨 and one when it clears; the token is sent and never logged"
+    )
     func ntfyRisingAndClearing() async throws {
         let receiver = FakeAirKoreaServer { _ in .respond(status: 200, body: Data("{}".utf8), contentType: "application/json") }
         let receiverURL = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/finedust-alerts")
@@ -49,8 +52,9 @@ struct AlertProcessTests {
               sinks:
                 - { ntfy: "\(receiverURL)", tokenFile: "\(tokenFile)" }
             """
-        let dustd = try await RunningDustd(configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],
-                                           body: currentHourResponse(pm25: 80))
+        let dustd = try await RunningDustd(
+            configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],
+            body: currentHourResponse(pm25: 80))
         defer { dustd.directory.remove() }
         #expect(try await dustd.wait { receiver.requests.count >= 1 })
         // Three more polls while it stays 나쁨: nothing more.
@@ -80,8 +84,9 @@ struct AlertProcessTests {
         let database = try Data(contentsOf: URL(fileURLWithPath: dustd.database))
         #expect(database.range(of: Data(token.utf8)) == nil)
 
-        let list = try Executables.run("dustctl", ["alerts", "list", "--json", "--db", dustd.database, "--config", dustd.configPath],
-                                       environment: ["PATH": "/usr/bin:/bin"])
+        let list = try Executables.run(
+            "dustctl", ["alerts", "list", "--json", "--db", dustd.database, "--config", dustd.configPath],
+            environment: ["PATH": "/usr/bin:/bin"])
         #expect(list.status == 0, "\(list.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(list.standardOutput.utf8)) as? [String: Any])
         let rules = try #require(document["rules"] as? [[String: Any]])
@@ -105,13 +110,15 @@ struct AlertProcessTests {
               rules: [ { when: pm25.grade >= 3 } ]
               sinks: [ { ntfy: "\(receiverURL)" } ]
             """
-        let dustd = try await RunningDustd(configuration: rules + "\n  quietHours: { from: 0, to: 24 }\n",
-                                           extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"], body: currentHourResponse(pm25: 60))
+        let dustd = try await RunningDustd(
+            configuration: rules + "\n  quietHours: { from: 0, to: 24 }\n",
+            extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"], body: currentHourResponse(pm25: 60))
         defer { dustd.directory.remove() }
         #expect(try await dustd.wait { dustd.server.requests.count >= 4 })
         #expect(receiver.requests.isEmpty)
-        let held = try Executables.run("dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
-                                       environment: ["PATH": "/usr/bin:/bin"])
+        let held = try Executables.run(
+            "dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
+            environment: ["PATH": "/usr/bin:/bin"])
         #expect(held.standardOutput.contains("pm25.grade >= 3  holds, held back by quiet hours"), "\(held.standardOutput)")
         try rules.write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
         kill(dustd.process.processIdentifier, SIGHUP)
@@ -137,8 +144,9 @@ struct AlertProcessTests {
               retryInitialSeconds: 1
               maxAttempts: 3
             """
-        let dustd = try await RunningDustd(configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],
-                                           body: currentHourResponse(pm25: 50))
+        let dustd = try await RunningDustd(
+            configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],
+            body: currentHourResponse(pm25: 50))
         defer { dustd.directory.remove() }
         #expect(try await dustd.wait { receiver.requests.count >= 3 })
         let times = receiver.requests.map(\.receivedAt)
@@ -153,19 +161,23 @@ struct AlertProcessTests {
         #expect(try await dustd.stop() == 0)
         await receiver.stop()
         #expect(receiver.requests.count == 3)
-        let list = try Executables.run("dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
-                                       environment: ["PATH": "/usr/bin:/bin"])
+        let list = try Executables.run(
+            "dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
+            environment: ["PATH": "/usr/bin:/bin"])
         let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
         #expect(list.standardOutput.contains("\(name): failed (attempt 3): \(name) answered HTTP 503"), "\(list.standardOutput)")
         #expect(list.standardOutput.contains("pm25.grade >= 3  active"))
     }
 
-    @Test("A delivery waiting for its retry when dustd stops is taken up by the next start: sent once, counted as attempt 2, the rise not repeated")
+    @Test(
+        "A delivery waiting for its retry when dustd stops is taken up by the next start: sent once, counted as attempt 2, the rise not repeated"
+    )
     func retryResumedAfterRestart() async throws {
         let failing = Mutex(true)
         let receiver = FakeAirKoreaServer { _ in
-            failing.withLock { $0 } ? .respond(status: 503, body: Data("busy".utf8), contentType: "text/plain")
-                                    : .respond(status: 200, body: Data("ok".utf8), contentType: "text/plain")
+            failing.withLock { $0 }
+                ? .respond(status: 503, body: Data("busy".utf8), contentType: "text/plain")
+                : .respond(status: 200, body: Data("ok".utf8), contentType: "text/plain")
         }
         let receiverURL = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/dust")
         let configuration = """
@@ -183,8 +195,9 @@ struct AlertProcessTests {
         #expect(try await first.wait { receiver.requests.count >= 1 })
         #expect(try await first.stop() == 0)
         let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
-        let listed = try Executables.run("dustctl", ["alerts", "list", "--db", first.database, "--config", first.configPath],
-                                         environment: ["PATH": "/usr/bin:/bin"])
+        let listed = try Executables.run(
+            "dustctl", ["alerts", "list", "--db", first.database, "--config", first.configPath],
+            environment: ["PATH": "/usr/bin:/bin"])
         #expect(listed.standardOutput.contains("\(name): retrying (attempt 1)"), "\(listed.standardOutput)")
 
         // The sink is back; dustd starts again on the same database.
@@ -197,8 +210,9 @@ struct AlertProcessTests {
         await receiver.stop()
         #expect(receiver.requests.count == 2)  // the failed attempt and the resumed one; no second rise
         #expect(second.logs.contains("Resuming an alert delivery"))
-        let after = try Executables.run("dustctl", ["alerts", "list", "--db", second.database, "--config", second.configPath],
-                                        environment: ["PATH": "/usr/bin:/bin"])
+        let after = try Executables.run(
+            "dustctl", ["alerts", "list", "--db", second.database, "--config", second.configPath],
+            environment: ["PATH": "/usr/bin:/bin"])
         #expect(after.standardOutput.contains("\(name): delivered (attempt 2)"), "\(after.standardOutput)")
         #expect(after.standardOutput.components(separatedBy: "fired").count - 1 == 1, "\(after.standardOutput)")
     }
@@ -236,9 +250,12 @@ struct AlertProcessTests {
         defer { directory.remove() }
         let output = directory.path("event.txt")
         let marker = directory.path("pwned")
-        let script = "import os, sys; open(sys.argv[1], 'w').write(os.environ['FINEDUST_STATION'] + '|' + sys.argv[2] + '|' + os.environ['FINEDUST_EVENT'] + '|' + str('DUSTD_API_SERVICE_KEY' in os.environ))"
+        let script =
+            "import os, sys; open(sys.argv[1], 'w').write(os.environ['FINEDUST_STATION'] + '|' + sys.argv[2] + '|' + os.environ['FINEDUST_EVENT'] + '|' + str('DUSTD_API_SERVICE_KEY' in os.environ))"
         var settings = AlertSettings()
-        settings.sinks = [.command(arguments: ["/usr/bin/python3", "-c", script, output, "$(touch \(marker)); `touch \(marker)`"], timeoutSeconds: 10)]
+        settings.sinks = [
+            .command(arguments: ["/usr/bin/python3", "-c", script, output, "$(touch \(marker)); `touch \(marker)`"], timeoutSeconds: 10)
+        ]
         let sinks = try AlertSinks(settings: settings, environment: ["DUSTD_API_SERVICE_KEY": "secret"])
         let station = "종로구\"; touch \(marker); echo \"$(touch \(marker))"
         let event = AlertEvent(id: 1, kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: station, at: Date())
@@ -257,7 +274,9 @@ struct AlertProcessTests {
         var failing = AlertSettings()
         failing.sinks = [.command(arguments: ["/bin/false"], timeoutSeconds: 5)]
         let fails = try AlertSinks(settings: failing, environment: [:])
-        await #expect(throws: AlertSinkError("command /bin/false (sink 1) exited with status 1")) { try await fails.sinks[0].deliver(event) }
+        await #expect(throws: AlertSinkError("command /bin/false (sink 1) exited with status 1")) {
+            try await fails.sinks[0].deliver(event)
+        }
         await sinks.shutdown()
         await hung.shutdown()
         await fails.shutdown()
@@ -271,7 +290,9 @@ struct AlertProcessTests {
         } ?? false
     }
 
-    @Test("A command's process group is stopped with it: a child ignoring SIGTERM is killed, a background helper does not hold the delivery, dustd stopping ends it")
+    @Test(
+        "A command's process group is stopped with it: a child ignoring SIGTERM is killed, a background helper does not hold the delivery, dustd stopping ends it"
+    )
     func commandTeardown() async throws {
         let event = AlertEvent(id: 1, kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2, station: "종로구", at: Date())
         func sink(_ arguments: [String], timeout: Double) throws -> AlertSinks {
@@ -306,7 +327,9 @@ struct AlertProcessTests {
         for sinks in [stubborn, detached, long] { await sinks.shutdown() }
     }
 
-    @Test("dustctl alerts test: a test event to every sink through dustd; the webhook gets the documented JSON; a failing sink makes it exit 69")
+    @Test(
+        "dustctl alerts test: a test event to every sink through dustd; the webhook gets the documented JSON; a failing sink makes it exit 69"
+    )
     func alertsTest() async throws {
         let receiver = FakeAirKoreaServer { _ in .respond(status: 204, body: Data()) }
         let hook = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/hook")
@@ -314,21 +337,23 @@ struct AlertProcessTests {
         defer { directory.remove() }
         let config = directory.path("dustd.yaml")
         try """
-            station:
-              name: 종로구
-            alerts:
-              sinks:
-                - { webhook: "\(hook)?secret=abc" }
-                - { command: [/bin/false] }
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        station:
+          name: 종로구
+        alerts:
+          sinks:
+            - { webhook: "\(hook)?secret=abc" }
+            - { command: [/bin/false] }
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let database = directory.path("dust.sqlite")
         _ = try SQLiteStore(path: database)
-        let result = try Executables.run("dustctl", ["alerts", "test", "--config", config, "--db", database],
-                                         environment: ["PATH": "/usr/bin:/bin"])
+        let result = try Executables.run(
+            "dustctl", ["alerts", "test", "--config", config, "--db", database],
+            environment: ["PATH": "/usr/bin:/bin"])
         await receiver.stop()
         #expect(result.status == 69, "\(result.standardError)")
         #expect(result.standardOutput == "webhook http://127.0.0.1:\(URL(string: hook)!.port!)/… (sink 1): delivered\n")
-        #expect(result.standardError.contains("command /bin/false (sink 2): not delivered: command /bin/false (sink 2) exited with status 1"))
+        #expect(
+            result.standardError.contains("command /bin/false (sink 2): not delivered: command /bin/false (sink 2) exited with status 1"))
         #expect(!result.standardOutput.contains("secret=abc") && !result.standardError.contains("secret=abc"))
         #expect(!result.standardOutput.contains("/hook") && !result.standardError.contains("/hook"), "a webhook's path may be its secret")
         let request = try #require(receiver.requests.first)
@@ -337,8 +362,11 @@ struct AlertProcessTests {
         #expect(body["event"] as? String == "test" && body["station"] as? String == "종로구")
         #expect(Array(body.keys).sorted() == ["event", "grade", "message", "metric", "rule", "station", "time", "title", "value"])
         // Recorded like any alert.
-        let list = try Executables.run("dustctl", ["alerts", "list", "--config", config, "--db", database], environment: ["PATH": "/usr/bin:/bin"])
+        let list = try Executables.run(
+            "dustctl", ["alerts", "list", "--config", config, "--db", database], environment: ["PATH": "/usr/bin:/bin"])
         #expect(list.standardOutput.contains("test     FineDust test alert"), "\(list.standardOutput)")
-        #expect(list.standardOutput.contains("command /bin/false (sink 2): failed (attempt 1): command /bin/false (sink 2) exited with status 1"))
+        #expect(
+            list.standardOutput.contains(
+                "command /bin/false (sink 2): failed (attempt 1): command /bin/false (sink 2) exited with status 1"))
     }
 }

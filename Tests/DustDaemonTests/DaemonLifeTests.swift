@@ -7,8 +7,8 @@ import DustStore
 import FakeAirKorea
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A dustd process polling a fake AirKorea every 2 seconds, with its stderr in a file.
 final class RunningDustd: Sendable {
@@ -21,8 +21,10 @@ final class RunningDustd: Sendable {
 
     /// - Parameter directory: the directory (configuration, database, log) of an earlier run to start
     ///   again on; a new one when nil.
-    init(configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:], body: Data? = nil,
-         directory existing: TemporaryDirectory? = nil) async throws {
+    init(
+        configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:], body: Data? = nil,
+        directory existing: TemporaryDirectory? = nil
+    ) async throws {
         directory = try existing ?? TemporaryDirectory("dustd-life")
         let daily = try body ?? TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
@@ -56,8 +58,9 @@ final class RunningDustd: Sendable {
 
     /// `dustctl status --json` against this dustd's database: the exit status and the document.
     func status() throws -> (Int32, [String: Any]) {
-        let result = try Executables.run("dustctl", ["status", "--json", "--db", database, "--station", "종로구"],
-                                         environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configPath])
+        let result = try Executables.run(
+            "dustctl", ["status", "--json", "--db", database, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configPath])
         // Empty until dustd has created the database.
         let object = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any] ?? [:]
         return (result.status, object)
@@ -65,8 +68,10 @@ final class RunningDustd: Sendable {
 
     /// `dustctl status` as text.
     func statusText() throws -> String {
-        try Executables.run("dustctl", ["status", "--db", database, "--station", "종로구"],
-                            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configPath]).standardOutput
+        try Executables.run(
+            "dustctl", ["status", "--db", database, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configPath]
+        ).standardOutput
     }
 
     /// Waits until `condition` holds or 20 s pass.
@@ -123,16 +128,18 @@ struct DaemonLifeTests {
         #expect(dustd.logs.contains("station.name is not set"))
         let status = try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
         #expect(status?.reloadRefused?.reason.contains("station.name is not set") == true)
-        let shown = try Executables.run("dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
-                                        environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
+        let shown = try Executables.run(
+            "dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
         #expect(shown.standardOutput.contains("refused, still running the previous configuration: station.name is not set"), "\(shown)")
         // A good configuration again clears the refusal.
         try "station:\n  name: 종로구\n".write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
         kill(dustd.process.processIdentifier, SIGHUP)
-        #expect(try await dustd.wait {
-            let status = try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
-            return status != nil && status?.reloadRefused == nil
-        })
+        #expect(
+            try await dustd.wait {
+                let status = try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
+                return status != nil && status?.reloadRefused == nil
+            })
         #expect(try await dustd.stop() == 0)
     }
 
@@ -151,28 +158,33 @@ struct DaemonLifeTests {
         // The service group's debug lines are there (log.level is debug), naming the services only.
         #expect(dustd.logs.contains("AlertService"), "\(dustd.logs)")
         try """
-            station:
-              name: 종로구
-            alerts:
-              sinks:
-                - { webhook: "http://user:PASSWORD@127.0.0.1:9/SECRETPATH?token=QUERYSECRET" }
-                - { ntfy: "ftp://ntfy.sh/PRIVATE_TOPIC" }
-            """.write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
+        station:
+          name: 종로구
+        alerts:
+          sinks:
+            - { webhook: "http://user:PASSWORD@127.0.0.1:9/SECRETPATH?token=QUERYSECRET" }
+            - { ntfy: "ftp://ntfy.sh/PRIVATE_TOPIC" }
+        """.write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
         kill(dustd.process.processIdentifier, SIGHUP)
         #expect(try await dustd.wait { dustd.logs.contains("Reload refused") })
         #expect(dustd.logs.contains("alerts.sinks[1].ntfy must be an http or https URL"), "\(dustd.logs)")
         #expect(try await dustd.wait { try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused != nil })
         let reason = try #require(try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused?.reason)
         // dustctl reading the refused file says why, without the URL; with a valid one it shows the refusal.
-        let refusedFile = try Executables.run("dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
-                                              environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
+        let refusedFile = try Executables.run(
+            "dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
         #expect(refusedFile.status == 78 && refusedFile.standardError.contains("alerts.sinks[1].ntfy"), "\(refusedFile)")
         let empty = dustd.directory.path("empty.yaml")
         try "# defaults\n".write(toFile: empty, atomically: true, encoding: .utf8)
-        let shown = try Executables.run("dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
-                                        environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty]).standardOutput
-        let json = try Executables.run("dustctl", ["status", "--json", "--db", dustd.database, "--station", "종로구"],
-                                       environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty]).standardOutput
+        let shown = try Executables.run(
+            "dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty]
+        ).standardOutput
+        let json = try Executables.run(
+            "dustctl", ["status", "--json", "--db", dustd.database, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty]
+        ).standardOutput
         #expect(shown.contains("alerts.sinks[1].ntfy"), "\(shown)")
         #expect(json.contains("alerts.sinks[1].ntfy"), "\(json)")
         #expect(try await dustd.stop() == 0)
@@ -204,8 +216,10 @@ struct DaemonLifeTests {
         let once = Process()
         once.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
         once.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "--once", "--config", config]
-        once.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "DUSTD_STORAGE_PATH": directory.path("state/d.sqlite"),
-                            "DUSTD_API_BASE_URL": "http://127.0.0.1:9"]
+        once.environment = [
+            "PATH": "/usr/bin:/bin", "HOME": "/nonexistent", "DUSTD_STORAGE_PATH": directory.path("state/d.sqlite"),
+            "DUSTD_API_BASE_URL": "http://127.0.0.1:9",
+        ]
         let errors = Pipe()
         once.standardError = errors
         once.standardOutput = FileHandle.nullDevice
@@ -238,7 +252,9 @@ struct DaemonLifeTests {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) } }
         _ = listen(holder, 1)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(holder, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(holder, $0, &length) }
+        }
         let port = Int(UInt16(bigEndian: address.sin_port))
         let dustd = try await RunningDustd(extraEnvironment: ["DUSTD_HTTP_LISTEN": "127.0.0.1:\(port)"])
         defer { dustd.directory.remove() }
@@ -259,11 +275,14 @@ struct DaemonLifeTests {
         settings.storagePath = directory.path("d.sqlite")
         let store = try SQLiteStore(path: settings.storagePath)
         let database = DaemonDatabase(store, logger: LogCapture().logger())
-        let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "",
-                                                   startedAt: Date(), heartbeatSeconds: 2), database: database, logger: LogCapture().logger())
-        let service = PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
-                                  board: board, transport: UnreachableTransport(), notifier: SystemdNotifier(environment: [:]),
-                                  logger: LogCapture().logger())
+        let board = DaemonStatusBoard(
+            DaemonStatus(
+                state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "",
+                startedAt: Date(), heartbeatSeconds: 2), database: database, logger: LogCapture().logger())
+        let service = PollService(
+            configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
+            board: board, transport: UnreachableTransport(), notifier: SystemdNotifier(environment: [:]),
+            logger: LogCapture().logger())
         await #expect(throws: DaemonConfigurationError.noStation) { try await service.run() }
     }
 
@@ -276,7 +295,9 @@ struct DaemonLifeTests {
         for arguments in [["--config", first.configPath], ["--config", first.configPath, "--once"]] {
             let second = try Executables.run("dustd", arguments, environment: environment)
             #expect(second.status == 75, "\(second.standardError)")
-            #expect(second.standardError.contains("Another dustd (PID \(first.process.processIdentifier)) is already polling into \(first.database)"))
+            #expect(
+                second.standardError.contains(
+                    "Another dustd (PID \(first.process.processIdentifier)) is already polling into \(first.database)"))
             #expect(second.standardError.split(separator: "\n").count == 1, "\(second.standardError)")
         }
         #expect(try await first.stop() == 0)
@@ -286,7 +307,9 @@ struct DaemonLifeTests {
         #expect(!again.standardError.contains("Another dustd"))
     }
 
-    @Test("A second dustd on the same database FILE under another name (a symlink, a hard link) is refused, naming the PID (exit 75); a hard-linked database alone is refused too")
+    @Test(
+        "A second dustd on the same database FILE under another name (a symlink, a hard link) is refused, naming the PID (exit 75); a hard-linked database alone is refused too"
+    )
     func secondDaemonOtherName() async throws {
         let first = try await RunningDustd()
         defer { first.directory.remove() }
@@ -301,8 +324,9 @@ struct DaemonLifeTests {
             for arguments in [["--config", first.configPath, "--once"], ["--config", first.configPath]] {
                 let second = try Executables.run("dustd", arguments, environment: environment)
                 #expect(second.status == 75, "\(path): \(second.standardError)")
-                #expect(second.standardError.contains("Another dustd (PID \(first.process.processIdentifier)) is already polling into \(path)"),
-                        "\(second.standardError)")
+                #expect(
+                    second.standardError.contains("Another dustd (PID \(first.process.processIdentifier)) is already polling into \(path)"),
+                    "\(second.standardError)")
             }
         }
         #expect(try await first.stop() == 0)
@@ -342,8 +366,10 @@ struct DaemonLifeTests {
 
         let empty = directory.path("empty.yaml")
         try "# defaults\n".write(toFile: empty, atomically: true, encoding: .utf8)
-        let environment = ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_STATION_NAME": "종로구",
-                           "DUSTD_STORAGE_PATH": path, "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_API_BASE_URL": "http://127.0.0.1:9"]
+        let environment = [
+            "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_STATION_NAME": "종로구",
+            "DUSTD_STORAGE_PATH": path, "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_API_BASE_URL": "http://127.0.0.1:9",
+        ]
         let once = try Executables.run("dustd", ["--once"], environment: environment)
         #expect(once.status == 65, "\(once.standardError)")
         #expect(once.standardError.contains("written by a newer FineDust"))
@@ -372,7 +398,8 @@ struct DaemonLifeTests {
         }
         // The writer has closed (as when dustd stops): only its files remain.
         // Owner root, group nogroup (65534): the reader is nobody, a member of that group only.
-        for file in [directory.url.path, state] + ["", "-wal", "-shm"].map({ path + $0 }) where FileManager.default.fileExists(atPath: file) {
+        for file in [directory.url.path, state] + ["", "-wal", "-shm"].map({ path + $0 }) where FileManager.default.fileExists(atPath: file)
+        {
             chown(file, 0, 65534)
         }
         chmod(directory.url.path, 0o755)
@@ -388,8 +415,10 @@ struct DaemonLifeTests {
         chmod(config, 0o644)
         let reader = Process()
         reader.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-        reader.arguments = ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "hourly", "2026-11-20",
-                            "--station", "종로구", "--db", path, "--json", "--config", config]
+        reader.arguments = [
+            "--reuid=65534", "--regid=65534", "--clear-groups", binary, "hourly", "2026-11-20",
+            "--station", "종로구", "--db", path, "--json", "--config", config,
+        ]
         reader.environment = ["PATH": "/usr/bin:/bin", "HOME": "/nonexistent"]
         let output = Pipe()
         let errors = Pipe()
@@ -436,15 +465,18 @@ struct StatusStatesTests {
         _ = try SQLiteStore(path: db)
         let config = directory.path("empty.yaml")
         try "# defaults\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let result = try Executables.run("dustctl", ["status", "--json", "--db", db, "--station", "종로구"],
-                                         environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config])
+        let result = try Executables.run(
+            "dustctl", ["status", "--json", "--db", db, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config])
         #expect(result.status == 3, "\(result.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(object["daemon"] as? String == "neverRun")
         #expect(object["lastSuccess"] is NSNull)
         #expect(object["state"] is NSNull && object["nextPoll"] is NSNull)
-        let text = try Executables.run("dustctl", ["status", "--db", db, "--station", "종로구"],
-                                       environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config]).standardOutput
+        let text = try Executables.run(
+            "dustctl", ["status", "--db", db, "--station", "종로구"],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config]
+        ).standardOutput
         #expect(text.contains("dustd         has not run against this database"), "\(text)")
         #expect(!text.contains("Next poll") && !text.contains("still running"), "\(text)")
     }
@@ -521,7 +553,9 @@ struct StatusStatesTests {
         // The next poll is the next 00:00 KST (the quota's reset), not in the past.
         let next = try #require((object["nextPoll"] as? String).flatMap { ISO8601DateFormatter().date(from: $0) })
         #expect(next > Date() && next <= Date().addingTimeInterval(86_400 + 120))
-        #expect(try dustd.statusText().contains("running (PID \(dustd.process.processIdentifier)), waiting for the daily quota to reset (00:00 KST)"))
+        #expect(
+            try dustd.statusText().contains(
+                "running (PID \(dustd.process.processIdentifier)), waiting for the daily quota to reset (00:00 KST)"))
         #expect(dustd.server.requests.count == asked, "nothing is asked again before 00:00 KST")
         #expect(try await dustd.stop() == 0)
     }
@@ -551,7 +585,10 @@ struct StatusStatesTests {
             #expect(object["nextPoll"] is NSNull, "\(object)")
             #expect((object["forecast"] as? [String: Any])?["nextFetch"] is NSNull)
             // The refusal is history: kept, with its time, without claiming anything now.
-            #expect((object["reloadRefused"] as? [String: Any])?["reason"] as? String == "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)")
+            #expect(
+                (object["reloadRefused"] as? [String: Any])?["reason"] as? String
+                    == "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)"
+            )
             let text = try dustd.statusText()
             #expect(!text.contains("still running"), "\(text)")
             #expect(!text.contains("Next poll"), "\(text)")
@@ -582,7 +619,8 @@ struct DaemonStatusTests {
     func storageKind() {
         // Whole seconds, a quarter and a half: exact in the stored form.
         let started = Date(timeIntervalSince1970: 1_795_188_000.25)
-        var status = DaemonStatus(state: .backingOff, mode: .daemon, pid: 1, version: "t", station: "종로구", startedAt: started, heartbeatSeconds: 600)
+        var status = DaemonStatus(
+            state: .backingOff, mode: .daemon, pid: 1, version: "t", station: "종로구", startedAt: started, heartbeatSeconds: 600)
         let full = PollFailure.storage(StorageFailure(StoreError.diskFull(path: "/var/lib/dustd/dust.sqlite")))
         var report = CycleReport()
         report.failure = full
@@ -597,11 +635,14 @@ struct DaemonStatusTests {
     @Test("Running needs a live dustd and a heartbeat younger than two intervals; alive with an older one is not responding (exit 4)")
     func health() {
         let now = Date()
-        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 4242, version: "t", station: "종로구", startedAt: now, heartbeatSeconds: 600)
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 4242, version: "t", station: "종로구", startedAt: now, heartbeatSeconds: 600)
         status.heartbeatAt = now.addingTimeInterval(-1000)
         status.nextPollAt = now.addingTimeInterval(600)
         let fresh = Slot(containing: now).advanced(by: -1)
-        #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).nextPoll == now.addingTimeInterval(600))
+        #expect(
+            DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).nextPoll
+                == now.addingTimeInterval(600))
         #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).daemon == .running)
         #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { $0 == 4242 }).exitStatus == 0)
         #expect(DaemonHealth(status: status, newestSlot: fresh, now: now, processIsDustd: { _ in false }).daemon == .gone)

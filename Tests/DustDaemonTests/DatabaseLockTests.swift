@@ -1,7 +1,7 @@
 import DustDaemon
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The error `DatabaseLock` throws for `path`, or nil when it took the lock (released at once).
 private func lockFailure(_ path: String) -> DatabaseLock.Failure? {
@@ -24,7 +24,9 @@ struct DatabaseLockTests {
         return (path, bytes)
     }
 
-    @Test("A directory every user or the group may write, without the sticky bit, is refused with the chmod; a planted lock symlink is not followed", arguments: [0o777, 0o775, 0o757])
+    @Test(
+        "A directory every user or the group may write, without the sticky bit, is refused with the chmod; a planted lock symlink is not followed",
+        arguments: [0o777, 0o775, 0o757])
     func writableDirectory(mode: Int) throws {
         let directory = try TemporaryDirectory("lock-dir")
         defer { directory.remove() }
@@ -34,14 +36,20 @@ struct DatabaseLockTests {
         try FileManager.default.createSymbolicLink(atPath: storage + "/dust.sqlite.lock", withDestinationPath: target)
         #expect(chmod(storage, mode_t(mode)) == 0)
         let failure = lockFailure(storage + "/dust.sqlite")
-        #expect(failure == .unsafe("The storage directory \(storage) may be written by other users, who could plant files where dustd writes; run `chmod go-w \(storage)` (or give storage.path a directory of dustd's own)."))
+        #expect(
+            failure
+                == .unsafe(
+                    "The storage directory \(storage) may be written by other users, who could plant files where dustd writes; run `chmod go-w \(storage)` (or give storage.path a directory of dustd's own)."
+                ))
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
         #expect(!FileManager.default.fileExists(atPath: storage + "/dust.sqlite"), "the database was created in an unsafe directory")
     }
 
-    @Test("A symlink or hard link planted as the lock file, the -wal or the -shm is refused in dustd's own directory too; the target is untouched", arguments: [
-        (".lock", true), ("-wal", true), ("-shm", true), (".lock", false), ("-wal", false),
-    ])
+    @Test(
+        "A symlink or hard link planted as the lock file, the -wal or the -shm is refused in dustd's own directory too; the target is untouched",
+        arguments: [
+            (".lock", true), ("-wal", true), ("-shm", true), (".lock", false), ("-wal", false),
+        ])
     func plantedLinks(suffix: String, symbolic: Bool) throws {
         let directory = try TemporaryDirectory("lock-planted")
         defer { directory.remove() }
@@ -57,13 +65,17 @@ struct DatabaseLockTests {
         }
         let failure = try #require(lockFailure(storage + "/dust.sqlite"))
         #expect(failure.description.contains(planted), "\(failure)")
-        #expect(failure.description.contains(symbolic ? "is a symlink, which dustd does not follow there" : "has 2 names (hard links)"), "\(failure)")
+        #expect(
+            failure.description.contains(symbolic ? "is a symlink, which dustd does not follow there" : "has 2 names (hard links)"),
+            "\(failure)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: target)) == bytes)
     }
 
-    @Test("In a sticky directory every user may write (like /tmp), a lock, database or symlink of another user is refused; with none, the lock is taken", arguments: [
-        ".lock", "", "-wal", "link",
-    ])
+    @Test(
+        "In a sticky directory every user may write (like /tmp), a lock, database or symlink of another user is refused; with none, the lock is taken",
+        arguments: [
+            ".lock", "", "-wal", "link",
+        ])
     func stickyDirectory(planted: String) throws {
         guard geteuid() == 0 else {
             print("skipped: planting files as nobody needs root (run the tests as root to check it)")

@@ -2,8 +2,9 @@ import DustDaemon
 import DustStore
 import FakeAirKorea
 import Foundation
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// A datagram socket the test owns, standing in for systemd's `$NOTIFY_SOCKET`.
 final class NotifySocket: @unchecked Sendable {
@@ -132,7 +133,8 @@ struct DustdProcessTests {
         let empty = directory.path("empty.yaml")
         try "# nothing\n".write(toFile: empty, atomically: true, encoding: .utf8)
         let base = ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_STORAGE_PATH": directory.path("d.sqlite")]
-        let badMinute = try Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_POLL_MINUTE": "75", "DUSTD_STATION_NAME": "종로구"]) { $1 })
+        let badMinute = try Executables.run(
+            "dustd", ["--once"], environment: base.merging(["DUSTD_POLL_MINUTE": "75", "DUSTD_STATION_NAME": "종로구"]) { $1 })
         #expect(badMinute.status == 78)
         #expect(badMinute.standardError.contains("poll.minute"))
         let noKey = try Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구"]) { $1 })
@@ -141,7 +143,8 @@ struct DustdProcessTests {
         let keyFile = directory.path("key")
         try "secret-key-value".write(toFile: keyFile, atomically: true, encoding: .utf8)
         chmod(keyFile, 0o644)
-        let readable = try Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구", "DUSTD_API_SERVICE_KEY_FILE": keyFile]) { $1 })
+        let readable = try Executables.run(
+            "dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구", "DUSTD_API_SERVICE_KEY_FILE": keyFile]) { $1 })
         #expect(readable.status == 78)
         #expect(readable.standardError.contains("chmod 600"))
         #expect(!readable.standardError.contains("secret-key-value"))
@@ -200,8 +203,6 @@ struct DustdProcessTests {
     }
 }
 
-import Synchronization
-
 @Suite("dustctl stations")
 struct StationsTests {
     @Test("sync pages through the station list from a fake AirKorea; nearest sorts by distance; dmX is the latitude")
@@ -215,14 +216,17 @@ struct StationsTests {
         let keyFile = directory.path("key")
         try "\(testKey)\n".write(toFile: keyFile, atomically: true, encoding: .utf8)
         chmod(keyFile, 0o600)
-        let environment = ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_API_BASE_URL": baseURL,
-                           "DUSTD_API_SERVICE_KEY_FILE": keyFile, "DUSTD_STORAGE_PATH": directory.path("d.sqlite")]
+        let environment = [
+            "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_API_BASE_URL": baseURL,
+            "DUSTD_API_SERVICE_KEY_FILE": keyFile, "DUSTD_STORAGE_PATH": directory.path("d.sqlite"),
+        ]
         let sync = try Executables.run("dustctl", ["stations", "sync"], environment: environment)
         #expect(sync.status == 0, "\(sync.standardError)")
         #expect(sync.standardOutput.contains("2 stations stored"))
         // totalCount 5 at 1,000 rows a page is one page.
         #expect(server.requests.map(\.operation) == ["getMsrstnList"])
-        let nearest = try Executables.run("dustctl", ["stations", "nearest", "--lat", "37.48", "--lon", "126.80", "--json"], environment: environment)
+        let nearest = try Executables.run(
+            "dustctl", ["stations", "nearest", "--lat", "37.48", "--lon", "126.80", "--json"], environment: environment)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(nearest.standardOutput.utf8)) as? [[String: Any]])
         #expect(rows.map { $0["name"] as? String } == ["소사본동", "내동"])
         let first = try #require(rows.first?["distanceKm"] as? Double)

@@ -1,15 +1,16 @@
 import AirKorea
+import AirKoreaHTTP
 import DustConfig
 import DustDaemon
-import AirKoreaHTTP
 import DustKit
 import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
 import Logging
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 let testKey = "TEST+KEY/abc123=="
 
@@ -26,8 +27,6 @@ final class LogCapture: Sendable {
         }
     }
 }
-
-import Synchronization
 
 /// The fake server, a database holding 종로구 through 2026-11-20 06:00, and a poller at 00:20 the next morning.
 struct FaultRig {
@@ -56,8 +55,9 @@ struct FaultRig {
     }
 
     func poller(timeout: Duration = .seconds(5)) -> PollCycle {
-        let client = AirKoreaClient(endpoint: AirKoreaEndpoint(baseURL: baseURL, serviceKey: ServiceKey(testKey)!),
-                                    transport: transport, timeout: timeout)
+        let client = AirKoreaClient(
+            endpoint: AirKoreaEndpoint(baseURL: baseURL, serviceKey: ServiceKey(testKey)!),
+            transport: transport, timeout: timeout)
         return PollCycle(source: client, store: store, clock: FixedClock(DemoReplay.now))
     }
 
@@ -108,22 +108,30 @@ struct FaultTests {
     }
 
     static let faults: [Fault] = [
-        Fault(name: "HTML 503 page", reply: .respond(status: 503, body: html503, contentType: "text/html"),
-              advice: .retryWithBackoff, outcome: .retrying, httpStatus: 503, resultCode: nil),
-        Fault(name: "gateway 05 with HTTP 504", reply: .respond(status: 504, body: gateway05),
-              advice: .retryWithBackoff, outcome: .retrying, httpStatus: 504, resultCode: "05"),
-        Fault(name: "key not registered (30)", reply: .respond(status: 200, body: key30),
-              advice: .waitForNextHour, outcome: .failed, httpStatus: 200, resultCode: "30"),
-        Fault(name: "daily quota (22)", reply: .respond(status: 200, body: quota22),
-              advice: .waitUntilMidnightKST, outcome: .quota, httpStatus: 200, resultCode: "22"),
-        Fault(name: "resultCode 03", reply: .respond(status: 200, body: noData03),
-              advice: .waitForNextHour, outcome: .failed, httpStatus: 200, resultCode: "03"),
-        Fault(name: "truncated body", reply: .truncated(body: FaultRig.daily.prefix(9000), declaredLength: FaultRig.daily.count),
-              advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
-        Fault(name: "slower than the timeout", reply: .delayed(.seconds(3), .respond(status: 200, body: FaultRig.daily)),
-              advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
-        Fault(name: "connection reset", reply: .resetConnection,
-              advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
+        Fault(
+            name: "HTML 503 page", reply: .respond(status: 503, body: html503, contentType: "text/html"),
+            advice: .retryWithBackoff, outcome: .retrying, httpStatus: 503, resultCode: nil),
+        Fault(
+            name: "gateway 05 with HTTP 504", reply: .respond(status: 504, body: gateway05),
+            advice: .retryWithBackoff, outcome: .retrying, httpStatus: 504, resultCode: "05"),
+        Fault(
+            name: "key not registered (30)", reply: .respond(status: 200, body: key30),
+            advice: .waitForNextHour, outcome: .failed, httpStatus: 200, resultCode: "30"),
+        Fault(
+            name: "daily quota (22)", reply: .respond(status: 200, body: quota22),
+            advice: .waitUntilMidnightKST, outcome: .quota, httpStatus: 200, resultCode: "22"),
+        Fault(
+            name: "resultCode 03", reply: .respond(status: 200, body: noData03),
+            advice: .waitForNextHour, outcome: .failed, httpStatus: 200, resultCode: "03"),
+        Fault(
+            name: "truncated body", reply: .truncated(body: FaultRig.daily.prefix(9000), declaredLength: FaultRig.daily.count),
+            advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
+        Fault(
+            name: "slower than the timeout", reply: .delayed(.seconds(3), .respond(status: 200, body: FaultRig.daily)),
+            advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
+        Fault(
+            name: "connection reset", reply: .resetConnection,
+            advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
     ]
 
     @Test("Each fault is classified, recorded and harmless; the gap is filled once it clears", arguments: faults)
@@ -207,9 +215,9 @@ struct FaultTests {
 func pageXML(_ readings: [HourlyReading], page: Int, rows: Int, total: Int) -> String {
     let items = readings.map { reading in
         "<item><stationName>\(reading.station == "종로구" ? "중구" : reading.station)</stationName>"
-        + "<dataTime>\(KoreaStandardTime.dataTime(of: reading.slot))</dataTime>"
-        + "<pm10Value>\(reading.concentration.fineDust.map { String(Int($0)) } ?? "-")</pm10Value>"
-        + "<pm25Value>\(reading.concentration.ultraFineDust.map { String(Int($0)) } ?? "-")</pm25Value></item>"
+            + "<dataTime>\(KoreaStandardTime.dataTime(of: reading.slot))</dataTime>"
+            + "<pm10Value>\(reading.concentration.fineDust.map { String(Int($0)) } ?? "-")</pm10Value>"
+            + "<pm25Value>\(reading.concentration.ultraFineDust.map { String(Int($0)) } ?? "-")</pm25Value></item>"
     }.joined()
     return "<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>\(items)</items>"
         + "<numOfRows>\(rows)</numOfRows><pageNo>\(page)</pageNo><totalCount>\(total)</totalCount></body></response>"
@@ -223,7 +231,8 @@ struct NationModeTests {
             let nationBody = try TestFixtures.data("synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")
             let daily = rig.daily
             rig.server.setScript { request in
-                request.operation == "getCtprvnRltmMesureDnsty" ? .respond(status: 200, body: nationBody) : .respond(status: 200, body: daily)
+                request.operation == "getCtprvnRltmMesureDnsty"
+                    ? .respond(status: 200, body: nationBody) : .respond(status: 200, body: daily)
             }
             let report = await rig.poller().cycle(stations: StationPreference(primary: "종로구"), mode: .nation)
             #expect(report.succeeded)

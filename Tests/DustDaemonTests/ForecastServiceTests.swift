@@ -7,8 +7,8 @@ import DustStore
 import FakeAirKorea
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A wall clock the test sets to any instant.
 final class SettableClock: WallClock, Sendable {
@@ -47,29 +47,35 @@ struct ForecastServiceTests {
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = SettableClock(kstTime("2026-11-22T17:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                                                       startedAt: clock.now, heartbeatSeconds: 2),
-                                          database: database, clock: clock, logger: rig.logs.logger())
+            let board = DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
             let key = ServiceKey(testKey)!
             let redactor = SecretRedactor()
             redactor.add(key)
-            let service = ForecastService(configuration: LiveConfiguration(settings: settings, key: key), database: database, board: board,
-                                          transport: rig.transport, clock: clock, logger: rig.logs.logger(redactor: redactor), sleepStep: .milliseconds(50))
+            let service = ForecastService(
+                configuration: LiveConfiguration(settings: settings, key: key), database: database, board: board,
+                transport: rig.transport, clock: clock, logger: rig.logs.logger(redactor: redactor), sleepStep: .milliseconds(50))
             let task = Task { try await service.run() }
             defer { task.cancel() }
 
             // 17:40: the 17시 issue, both pollutants, searchDate today.
-            #expect(try await waitFor {
-                guard rig.server.requests.count >= 2 else { return false }
-                return try rig.store.loadStatus()?.forecast?.nextFetchAt != nil
-            })
+            #expect(
+                try await waitFor {
+                    guard rig.server.requests.count >= 2 else { return false }
+                    return try rig.store.loadStatus()?.forecast?.nextFetchAt != nil
+                })
             #expect(rig.server.requests.map { $0.query["InformCode"] } == ["PM10", "PM25"])
             #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" && $0.query["returnType"] == "xml" })
             #expect(try rig.store.newestForecastIssue(pollutant: .pm25) == kstTime("2026-11-22T17:00:00"))
             let recorded = try rig.store.recentAttempts(limit: 2)
             #expect(recorded.map(\.operation) == ["forecast PM25 2026-11-22 page 1", "forecast PM10 2026-11-22 page 1"])
             #expect(recorded.allSatisfy { $0.outcome == .ok && $0.httpStatus == 200 && $0.resultCode == "00" && $0.rowsNew == 7 })
-            #expect(try rig.store.latestForecast(pollutant: .pm25, date: LocalDate(year: 2026, month: 11, day: 23), region: .seoul)?.grade == .known(.veryBad))
+            #expect(
+                try rig.store.latestForecast(pollutant: .pm25, date: LocalDate(year: 2026, month: 11, day: 23), region: .seoul)?.grade
+                    == .known(.veryBad))
             #expect(try rig.store.loadStatus()?.forecast?.nextFetchAt == kstTime("2026-11-22T23:30:00"))
             try await Task.sleep(for: .milliseconds(500))
             #expect(rig.server.requests.count == 2, "nothing more before 23:30")
@@ -118,16 +124,20 @@ struct ForecastNightStartTests {
         try await withRig { rig in
             rig.server.setScript { request in
                 guard request.operation == "getMinuDustFrcstDspth" else { return .respond(status: 404, body: Data()) }
-                return .respond(status: 200, body: request.query["InformCode"] == "PM25" ? ForecastServiceTests.pm25 : ForecastServiceTests.pm10)
+                return .respond(
+                    status: 200, body: request.query["InformCode"] == "PM25" ? ForecastServiceTests.pm25 : ForecastServiceTests.pm10)
             }
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = SettableClock(kstTime("2026-11-23T01:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                                                       startedAt: clock.now, heartbeatSeconds: 2),
-                                          database: database, clock: clock, logger: rig.logs.logger())
-            let service = ForecastService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
-                                          board: board, transport: rig.transport, clock: clock, logger: rig.logs.logger(), sleepStep: .milliseconds(50))
+            let board = DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let service = ForecastService(
+                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
+                board: board, transport: rig.transport, clock: clock, logger: rig.logs.logger(), sleepStep: .milliseconds(50))
             let task = Task { try await service.run() }
             defer { task.cancel() }
             // The clock never moves: both calls are made at 01:40, and recorded as that day's.

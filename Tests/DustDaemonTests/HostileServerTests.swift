@@ -5,8 +5,8 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// One new-service item; `fields` are written in the order given, so an element can be left out.
 func itemXML(station: String = "종로구", dataTime: String, _ fields: KeyValuePairs<String, String>) -> String {
@@ -16,8 +16,11 @@ func itemXML(station: String = "종로구", dataTime: String, _ fields: KeyValue
 
 /// A normal response around `items`.
 func responseXML(_ items: [String], rows: Int = 100, page: Int = 1, total: Int? = nil) -> Data {
-    Data(("<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>"
-        + items.joined() + "</items><numOfRows>\(rows)</numOfRows><pageNo>\(page)</pageNo><totalCount>\(total ?? items.count)</totalCount></body></response>").utf8)
+    Data(
+        ("<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>"
+            + items.joined()
+            + "</items><numOfRows>\(rows)</numOfRows><pageNo>\(page)</pageNo><totalCount>\(total ?? items.count)</totalCount></body></response>")
+            .utf8)
 }
 
 /// The request's key as sent (upper-case hex), and the same with lower-case hex.
@@ -54,8 +57,9 @@ struct HostileServerTests {
     let key = ServiceKey(testKey)!
     let jongno = StationPreference(primary: "종로구")
 
-    @Test("A server echoing the request URL (HTML title, errMsg; upper- and lower-case hex, raw) leaves no trace of the key",
-          arguments: ["html-upper", "html-lower", "errmsg-lower", "errmsg-raw", "station-name", "char-refs"])
+    @Test(
+        "A server echoing the request URL (HTML title, errMsg; upper- and lower-case hex, raw) leaves no trace of the key",
+        arguments: ["html-upper", "html-lower", "errmsg-lower", "errmsg-raw", "station-name", "char-refs"])
     func echo(_ shape: String) async throws {
         try await withRig { rig in
             let key = self.key
@@ -64,18 +68,38 @@ struct HostileServerTests {
                 let path = "/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty"
                 switch shape {
                 case "html-upper":
-                    return .respond(status: 200, body: Data("<html><head><title>Not found: \(path)?serviceKey=\(upper)&returnType=xml</title></head></html>".utf8), contentType: "text/html")
+                    return .respond(
+                        status: 200,
+                        body: Data("<html><head><title>Not found: \(path)?serviceKey=\(upper)&returnType=xml</title></head></html>".utf8),
+                        contentType: "text/html")
                 case "html-lower":
-                    return .respond(status: 200, body: Data("<html><head><title>\(path)?returnType=xml&SERVICEKEY=\(lower)</title></head></html>".utf8), contentType: "text/html")
+                    return .respond(
+                        status: 200, body: Data("<html><head><title>\(path)?returnType=xml&SERVICEKEY=\(lower)</title></head></html>".utf8),
+                        contentType: "text/html")
                 case "errmsg-lower":
-                    return .respond(status: 200, body: Data("<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR \(path)?key=\(lower)</errMsg><returnAuthMsg>SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>".utf8))
+                    return .respond(
+                        status: 200,
+                        body: Data(
+                            "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR \(path)?key=\(lower)</errMsg><returnAuthMsg>SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>"
+                                .utf8))
                 case "errmsg-raw":
-                    return .respond(status: 200, body: Data("<response><header><resultCode>30</resultCode><resultMsg>key \(testKey) and \(testKey.replacingOccurrences(of: "+", with: " ")) not registered</resultMsg></header></response>".utf8))
+                    return .respond(
+                        status: 200,
+                        body: Data(
+                            "<response><header><resultCode>30</resultCode><resultMsg>key \(testKey) and \(testKey.replacingOccurrences(of: "+", with: " ")) not registered</resultMsg></header></response>"
+                                .utf8))
                 case "station-name":
-                    return .respond(status: 200, body: responseXML([itemXML(station: "x\(lower)", dataTime: "2026-11-20 07:00", ["pm10Value": "40", "pm25Value": "20"])]))
+                    return .respond(
+                        status: 200,
+                        body: responseXML([
+                            itemXML(station: "x\(lower)", dataTime: "2026-11-20 07:00", ["pm10Value": "40", "pm25Value": "20"])
+                        ]))
                 default:
                     let references = testKey.utf8.map { "&#x\(String($0, radix: 16));" }.joined()
-                    return .respond(status: 200, body: Data("<response><header><resultCode>20</resultCode><resultMsg>\(references)</resultMsg></header></response>".utf8))
+                    return .respond(
+                        status: 200,
+                        body: Data(
+                            "<response><header><resultCode>20</resultCode><resultMsg>\(references)</resultMsg></header></response>".utf8))
                 }
             }
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
@@ -93,8 +117,9 @@ struct HostileServerTests {
         }
     }
 
-    @Test("A redirect (301, 302, 307, 308) is an error naming the target host, and is never followed",
-          arguments: [301, 302, 307, 308])
+    @Test(
+        "A redirect (301, 302, 307, 308) is an error naming the target host, and is never followed",
+        arguments: [301, 302, 307, 308])
     func redirect(_ status: Int) async throws {
         try await withRig { rig in
             let elsewhere = FakeAirKoreaServer { _ in .respond(status: 200, body: FaultRig.daily) }
@@ -122,7 +147,9 @@ struct HostileServerTests {
 
     @Test("An HTTPS address redirected to plain HTTP is not followed either (the scheme is named)")
     func httpsToHTTP() throws {
-        #expect(AirKoreaClient.host(of: "http://apis.data.go.kr.evil.example:8080/B552584/x?serviceKey=abc") == "http://apis.data.go.kr.evil.example:8080")
+        #expect(
+            AirKoreaClient.host(of: "http://apis.data.go.kr.evil.example:8080/B552584/x?serviceKey=abc")
+                == "http://apis.data.go.kr.evil.example:8080")
         #expect(AirKoreaClient.host(of: "/elsewhere?serviceKey=abc") == "another path on the same host")
         #expect(AirKoreaClient.host(of: nil) == "an unnamed location")
     }
@@ -137,8 +164,9 @@ struct HostileServerTests {
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
             let message = try #require(try rig.store.recentAttempts(limit: 1).first?.message)
             for text in [message, rig.logs.text, report.failure?.description ?? ""] {
-                #expect(!text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E },
-                        "control characters in \(text.debugDescription)")
+                #expect(
+                    !text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E },
+                    "control characters in \(text.debugDescription)")
             }
             #expect(message.contains("Down"))
         }
@@ -162,7 +190,8 @@ struct HostileServerTests {
             // Even a future slot that did get stored (an older FineDust) never makes the data look fresh.
             let future = KoreaStandardTime.slot(forDataTime: "2027-01-01 05:00")!
             try rig.store.upsert([HourlyReading(station: "중구", slot: future, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
-            let month = responseXML([itemXML(station: "중구", dataTime: "2026-11-20 07:00", ["pm10Value": "41", "pm25Value": "21"])], rows: 1000)
+            let month = responseXML(
+                [itemXML(station: "중구", dataTime: "2026-11-20 07:00", ["pm10Value": "41", "pm25Value": "21"])], rows: 1000)
             rig.server.setScript { _ in .respond(status: 200, body: month) }
             _ = await rig.poller().cycle(stations: StationPreference(primary: "중구"), mode: .single)
             #expect(rig.server.requests.last?.query["dataTerm"] == "MONTH")
@@ -181,11 +210,17 @@ struct HostileServerTests {
             #expect(await rig.poller().cycle(stations: jongno, mode: .single).succeeded)
             let from = KoreaStandardTime.slot(forDataTime: "2026-11-20 07:00")!
             let rows = try rig.store.readings(stations: ["종로구"], from: from, to: from.advanced(by: 3))
-            #expect(rows.map(\.concentration) == [DustPair(fineDust: nil, ultraFineDust: nil), DustPair(fineDust: nil, ultraFineDust: nil),
-                                                  DustPair(fineDust: 10_000, ultraFineDust: 0)])
-            #expect(rows.map(\.flag) == [DustPair(fineDust: "implausible", ultraFineDust: "implausible"),
-                                         DustPair(fineDust: "implausible", ultraFineDust: "implausible"),
-                                         DustPair(fineDust: nil, ultraFineDust: nil)])
+            #expect(
+                rows.map(\.concentration) == [
+                    DustPair(fineDust: nil, ultraFineDust: nil), DustPair(fineDust: nil, ultraFineDust: nil),
+                    DustPair(fineDust: 10_000, ultraFineDust: 0),
+                ])
+            #expect(
+                rows.map(\.flag) == [
+                    DustPair(fineDust: "implausible", ultraFineDust: "implausible"),
+                    DustPair(fineDust: "implausible", ultraFineDust: "implausible"),
+                    DustPair(fineDust: nil, ultraFineDust: nil),
+                ])
         }
     }
 
@@ -238,9 +273,11 @@ struct HostileServerTests {
             #expect(ingest.duplicateItems == 2)
             #expect(ingest.readings == 3)
             #expect(ingest.stored == UpsertSummary(inserted: 0, updated: 0, unchanged: 1))
-            #expect(try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first?.concentration
+            #expect(
+                try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first?.concentration
                     == DustPair(fineDust: 32, ultraFineDust: 12))
-            #expect(report.notices.contains(.fetched(operation: "station 종로구 DAILY page 1", readings: 3, new: 1, revised: 0, duplicates: 2)))
+            #expect(
+                report.notices.contains(.fetched(operation: "station 종로구 DAILY page 1", readings: 3, new: 1, revised: 0, duplicates: 2)))
         }
     }
 
@@ -250,7 +287,9 @@ struct HostileServerTests {
             // 중구 is empty, so the planner asks MONTH; the answer goes 30,000 hours back from 2026-11-20 24:00.
             let last = KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00")!
             let items = (0..<30_000).map { offset in
-                itemXML(station: "중구", dataTime: KoreaStandardTime.dataTime(of: last.advanced(by: -offset)), ["pm10Value": "20", "pm25Value": "10"])
+                itemXML(
+                    station: "중구", dataTime: KoreaStandardTime.dataTime(of: last.advanced(by: -offset)),
+                    ["pm10Value": "20", "pm25Value": "10"])
             }
             let body = responseXML(items, rows: 1000, total: 30_000)
             rig.server.setScript { _ in .respond(status: 200, body: body) }
@@ -299,8 +338,9 @@ struct HostileServerTests {
             rig.server.setScript { request in
                 let page = Int(request.query["pageNo"] ?? "1") ?? 1
                 let items = (0..<1000).map { offset in
-                    itemXML(station: "중구", dataTime: KoreaStandardTime.dataTime(of: first.advanced(by: (page - 1) * 1000 + offset)),
-                            ["pm10Value": "20", "pm25Value": "10"])
+                    itemXML(
+                        station: "중구", dataTime: KoreaStandardTime.dataTime(of: first.advanced(by: (page - 1) * 1000 + offset)),
+                        ["pm10Value": "20", "pm25Value": "10"])
                 }
                 return .respond(status: 200, body: responseXML(items, rows: 1000, page: page, total: 1_000_000_000_000))
             }
@@ -308,8 +348,11 @@ struct HostileServerTests {
             #expect(report.succeeded)
             #expect(rig.server.requests.count == 3)
             #expect(rig.server.requests.map { $0.query["dataTerm"] } == ["3MONTH", "3MONTH", "3MONTH"])
-            #expect(report.notices.contains(.pagingCapped(operation: "station 중구 3MONTH page 1", claimedRows: 1_000_000_000_000,
-                                                          windowRows: 2232, pagesRead: 3)))
+            #expect(
+                report.notices.contains(
+                    .pagingCapped(
+                        operation: "station 중구 3MONTH page 1", claimedRows: 1_000_000_000_000,
+                        windowRows: 2232, pagesRead: 3)))
 
             // A short first page ends paging, whatever totalCount claims.
             let short = responseXML([itemXML(dataTime: "2026-11-20 07:00", ["pm10Value": "30"])], rows: 100, total: 5000)

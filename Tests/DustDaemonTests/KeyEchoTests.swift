@@ -5,8 +5,8 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A key as long as data.go.kr's, so half of it is 48 characters.
 let longKey = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
@@ -17,7 +17,9 @@ func pieces(_ text: String, size: Int = 7, joinedBy separator: String) -> String
 }
 
 private func gatewayError(_ message: String) -> Data {
-    Data("<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>\(message)</errMsg><returnAuthMsg>SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>".utf8)
+    Data(
+        "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>\(message)</errMsg><returnAuthMsg>SERVICE_KEY_IS_NOT_REGISTERED_ERROR</returnAuthMsg><returnReasonCode>30</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>"
+            .utf8)
 }
 
 private func resultMessage(_ message: String) -> Data {
@@ -29,34 +31,45 @@ private func echo(_ shape: String, sent: String) -> FakeReply {
     let letters = longKey.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
     switch shape {
     case "split by comments": return .respond(status: 200, body: resultMessage(pieces(longKey, joinedBy: "<!---->")))
-    case "split by CDATA": return .respond(status: 200, body: resultMessage("<![CDATA[" + pieces(longKey, joinedBy: "]]><![CDATA[") + "]]>"))
+    case "split by CDATA":
+        return .respond(status: 200, body: resultMessage("<![CDATA[" + pieces(longKey, joinedBy: "]]><![CDATA[") + "]]>"))
     case "split by processing instructions": return .respond(status: 200, body: resultMessage(pieces(longKey, joinedBy: "<?pi x?>")))
     case "zero-padded decimal references":
         return .respond(status: 200, body: resultMessage(longKey.unicodeScalars.map { "&#000000\($0.value);" }.joined()))
     case "zero-padded hex references":
-        return .respond(status: 200, body: gatewayError(longKey.unicodeScalars.map { "&#x00000000" + String($0.value, radix: 16, uppercase: true) + ";" }.joined()))
+        return .respond(
+            status: 200,
+            body: gatewayError(longKey.unicodeScalars.map { "&#x00000000" + String($0.value, radix: 16, uppercase: true) + ";" }.joined()))
     case "triple percent-encoding":
         return .respond(status: 200, body: gatewayError("/x?k=" + longKey.utf8.map { "%2525" + String($0, radix: 16) }.joined()))
     case "broken by line breaks": return .respond(status: 200, body: resultMessage(pieces(longKey, joinedBy: "\n")))
     case "named references in an HTML title":
         let title = longKey.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")
             .replacingOccurrences(of: "=", with: "&equals;").map { $0.isLetter ? "&\($0)opf;" : String($0) }.joined()
-        return .respond(status: 200, body: Data("<html><head><title>\(title)</title></head><body></body></html>".utf8), contentType: "text/html")
+        return .respond(
+            status: 200, body: Data("<html><head><title>\(title)</title></head><body></body></html>".utf8), contentType: "text/html")
     case "the first half in resultMsg": return .respond(status: 200, body: resultMessage(String(longKey.prefix(48))))
     case "half the key as a redirect host":
         let host = String(letters.prefix(48)).lowercased() + ".evil.example"
-        return .respond(status: 302, body: Data(), contentType: "text/plain", headers: ["Location": "http://\(host):8080/x?serviceKey=\(sent)"])
+        return .respond(
+            status: 302, body: Data(), contentType: "text/plain", headers: ["Location": "http://\(host):8080/x?serviceKey=\(sent)"])
     case "station name split by comments":
-        return .respond(status: 200, body: responseXML([itemXML(station: pieces(longKey, joinedBy: "<!-- -->"), dataTime: "2026-11-20 07:00",
-                                                                ["pm10Value": "40", "pm25Value": "20", "pm10Flag": pieces(longKey, joinedBy: "\r\n")])]))
+        return .respond(
+            status: 200,
+            body: responseXML([
+                itemXML(
+                    station: pieces(longKey, joinedBy: "<!-- -->"), dataTime: "2026-11-20 07:00",
+                    ["pm10Value": "40", "pm25Value": "20", "pm10Flag": pieces(longKey, joinedBy: "\r\n")])
+            ]))
     case "full-width letters":
         let wide = longKey.map { character -> String in
             guard let ascii = character.asciiValue, character.isLetter || character.isNumber else { return String(character) }
             return String(UnicodeScalar(UInt32(ascii) - 0x21 + 0xFF01)!)
         }.joined()
         return .respond(status: 200, body: resultMessage(wide))
-    default: // an element named after the key: libxml2 quotes it in its error message
-        return .respond(status: 200, body: Data("<response>\n<header>\n<\(String(letters.prefix(30)))>x</y>\n</header>\n</response>\n".utf8))
+    default:  // an element named after the key: libxml2 quotes it in its error message
+        return .respond(
+            status: 200, body: Data("<response>\n<header>\n<\(String(letters.prefix(30)))>x</y>\n</header>\n</response>\n".utf8))
     }
 }
 
@@ -79,11 +92,14 @@ struct KeyEchoTests {
         }
     }
 
-    @Test("Split, encoded, half: the text that echoes the key is withheld whole at the client",
-          arguments: ["split by comments", "split by CDATA", "split by processing instructions", "zero-padded decimal references",
-                      "zero-padded hex references", "triple percent-encoding", "broken by line breaks", "named references in an HTML title",
-                      "the first half in resultMsg", "half the key as a redirect host", "station name split by comments",
-                      "full-width letters", "an element named after the key"])
+    @Test(
+        "Split, encoded, half: the text that echoes the key is withheld whole at the client",
+        arguments: [
+            "split by comments", "split by CDATA", "split by processing instructions", "zero-padded decimal references",
+            "zero-padded hex references", "triple percent-encoding", "broken by line breaks", "named references in an HTML title",
+            "the first half in resultMsg", "half the key as a redirect host", "station name split by comments",
+            "full-width letters", "an element named after the key",
+        ])
     func echoed(_ shape: String) async throws {
         try await withRig { rig in
             rig.server.setScript { request in echo(shape, sent: echoedKeys(request).upper) }
@@ -108,12 +124,14 @@ struct KeyEchoTests {
                 "<informOverall>○ [미세먼지] " + pieces(longKey, joinedBy: "<!---->") + "</informOverall>"
             }
             fixture = fixture.replacing(#/<informCause>[^<]*</informCause>/#) { _ in
-                "<informCause>○ " + longKey.unicodeScalars.map { "&#x0000000000\(String($0.value, radix: 16));" }.joined() + "</informCause>"
+                "<informCause>○ " + longKey.unicodeScalars.map { "&#x0000000000\(String($0.value, radix: 16));" }.joined()
+                    + "</informCause>"
             }
             let body = Data(fixture.utf8)
             rig.server.setScript { _ in .respond(status: 200, body: body) }
             let clock = FixedClock(ISO8601DateFormatter().date(from: "2026-11-22T17:30:00+09:00")!)
-            let report = await ForecastFetch(source: client(rig), store: rig.store, clock: clock).run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+            let report = await ForecastFetch(source: client(rig), store: rig.store, clock: clock).run(
+                searchDate: LocalDate(year: 2026, month: 11, day: 22))
             #expect(report.failure == nil)
             #expect(report.issuesStored > 0)
             let tomorrow = LocalDate(year: 2026, month: 11, day: 23)
@@ -138,10 +156,14 @@ struct KeyEchoRestartTests {
         do {
             // What FineDust before this fix stored: the server's resultMsg, key and all.
             let store = try SQLiteStore(path: database)
-            var status = DaemonStatus(state: .idle, mode: .daemon, pid: 1, version: "0.0", station: "종로구",
-                                      startedAt: Date(timeIntervalSinceNow: -600), heartbeatSeconds: 7200)
-            let failure = PollFailure.fetch(.response(.service(.serviceKeyNotRegistered, reportedCode: "30",
-                                                               serverMessage: "KEY \(testKey) NOT REGISTERED"), httpStatus: 200))
+            var status = DaemonStatus(
+                state: .idle, mode: .daemon, pid: 1, version: "0.0", station: "종로구",
+                startedAt: Date(timeIntervalSinceNow: -600), heartbeatSeconds: 7200)
+            let failure = PollFailure.fetch(
+                .response(
+                    .service(
+                        .serviceKeyNotRegistered, reportedCode: "30",
+                        serverMessage: "KEY \(testKey) NOT REGISTERED"), httpStatus: 200))
             status.lastError = DaemonStatus.Failure(at: Date(timeIntervalSinceNow: -600), failure: failure)
             try store.saveStatus(status)
             #expect(try store.daemonState()["status"]?.contains("TEST+KEY\\/abc123") == true)

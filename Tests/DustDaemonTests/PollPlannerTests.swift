@@ -19,7 +19,8 @@ struct PollPlannerTests {
         #expect(planner.nextPoll(after: instant("2026-11-21T10:05:00+09:00"), jitter: 0) == instant("2026-11-21T10:20:00+09:00"))
         #expect(planner.nextPoll(after: instant("2026-11-21T10:20:00+09:00"), jitter: 0) == instant("2026-11-21T11:20:00+09:00"))
         #expect(planner.nextPoll(after: instant("2026-11-21T10:59:59+09:00"), jitter: 1) == instant("2026-11-21T11:21:00+09:00"))
-        let fast = PollPlanner(poll: PollSettings(minute: 20, jitterSeconds: 0, intervalSeconds: 5, retryInitialSeconds: 1, retryMaxSeconds: 2))
+        let fast = PollPlanner(
+            poll: PollSettings(minute: 20, jitterSeconds: 0, intervalSeconds: 5, retryInitialSeconds: 1, retryMaxSeconds: 2))
         #expect(fast.nextPoll(after: instant("2026-11-21T10:05:00Z"), jitter: 0.5) == instant("2026-11-21T10:05:05Z"))
     }
 

@@ -6,8 +6,9 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
-import Testing
+import Synchronization
 import TestSupport
+import Testing
 
 /// Settings for a poll loop against the fake server: hourly schedule, one-second retries.
 func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettings {
@@ -38,15 +39,20 @@ func runLoop(_ rig: FaultRig, settle: Double = 1.5, until done: @escaping () thr
 }
 
 /// A PollService over the rig's store, with a fresh status record.
-func pollService(_ rig: FaultRig, settings: FineDustSettings, clock: any WallClock = SystemClock(), jitter: @escaping @Sendable () -> Double,
-                 sleepStep: Duration = .seconds(30)) -> PollService {
+func pollService(
+    _ rig: FaultRig, settings: FineDustSettings, clock: any WallClock = SystemClock(), jitter: @escaping @Sendable () -> Double,
+    sleepStep: Duration = .seconds(30)
+) -> PollService {
     let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-    let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                                               startedAt: clock.now, heartbeatSeconds: 2),
-                                  database: database, clock: clock, logger: rig.logs.logger())
-    return PollService(configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
-                       transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
-                       jitter: jitter, sleepStep: sleepStep)
+    let board = DaemonStatusBoard(
+        DaemonStatus(
+            state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+            startedAt: clock.now, heartbeatSeconds: 2),
+        database: database, clock: clock, logger: rig.logs.logger())
+    return PollService(
+        configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+        transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
+        jitter: jitter, sleepStep: sleepStep)
 }
 
 /// The status dustd recorded, once a poll has ended.
@@ -66,8 +72,12 @@ struct PollServiceTests {
             let failures = Mutex(0)
             let daily = rig.daily
             rig.server.setScript { _ in
-                let count = failures.withLock { value in value += 1; return value }
-                return count <= 2 ? .respond(status: 503, body: FaultTests.html503, contentType: "text/html") : .respond(status: 200, body: daily)
+                let count = failures.withLock { value in
+                    value += 1
+                    return value
+                }
+                return count <= 2
+                    ? .respond(status: 503, body: FaultTests.html503, contentType: "text/html") : .respond(status: 200, body: daily)
             }
             let requests = try await runLoop(rig) { try rig.storedCount() == 24 && recordedState(rig) == .idle }
             // Two failures, retried after about 1 s and 2 s (jitter at its top), then success and
@@ -112,8 +122,6 @@ struct PollServiceTests {
     }
 }
 
-import Synchronization
-
 /// A wall clock the test can set forward and back.
 final class MovableClock: WallClock, Sendable {
     private let offset = Mutex<TimeInterval>(0)
@@ -138,14 +146,17 @@ struct ClockJumpTests {
         return rig.server.requests
     }
 
-    @Test("Forward two hours: it polls at once; back two days: it polls at once instead of stalling; nothing is duplicated or mis-dated",
-          arguments: [2.0 * 3600, -2.0 * 86_400])
+    @Test(
+        "Forward two hours: it polls at once; back two days: it polls at once instead of stalling; nothing is duplicated or mis-dated",
+        arguments: [2.0 * 3600, -2.0 * 86_400])
     func jump(seconds: TimeInterval) async throws {
         try await withRig { rig in
             let requests = try await run(rig, jump: seconds)
             #expect(requests.count == 2)
             #expect(try rig.storedCount() == 24)
-            let slots = try rig.store.readings(stations: ["종로구"], from: Slot(startEpochSeconds: 0), to: Slot(startEpochSeconds: 4_000_000_000 - 4_000_000_000 % 3600)).map(\.slot)
+            let slots = try rig.store.readings(
+                stations: ["종로구"], from: Slot(startEpochSeconds: 0), to: Slot(startEpochSeconds: 4_000_000_000 - 4_000_000_000 % 3600)
+            ).map(\.slot)
             #expect(slots.first == KoreaStandardTime.slot(forDataTime: "2026-11-20 01:00"))
             #expect(slots.last == KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00"))
             #expect(Set(slots).count == 24)

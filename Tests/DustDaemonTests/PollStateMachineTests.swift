@@ -14,7 +14,8 @@ struct PollStateMachineTests {
     let nextHour = instant("2026-11-21T10:20:00+09:00")
 
     let passing = PollFailure.fetch(.httpStatus(503))
-    let keyProblem = PollFailure.fetch(.response(.service(.serviceKeyNotRegistered, reportedCode: "30", serverMessage: ""), httpStatus: 200))
+    let keyProblem = PollFailure.fetch(
+        .response(.service(.serviceKeyNotRegistered, reportedCode: "30", serverMessage: ""), httpStatus: 200))
     let dailyQuota = PollFailure.fetch(.response(.service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: ""), httpStatus: 200))
     let perSecond = PollFailure.fetch(.response(.service(.perSecondLimitExceeded, reportedCode: "23", serverMessage: ""), httpStatus: 200))
     let diskFull = PollFailure.storage(StorageFailure(StoreError.diskFull(path: "/x")))

@@ -7,8 +7,8 @@ import DustStore
 import DustWeb
 import Foundation
 import ServiceLifecycle
-import Testing
 import TestSupport
+import Testing
 
 /// Every way Swift turns a value into text: what a log line, a `dump` or a service group would show.
 private func everyDescription<Value>(of value: Value) -> [String] {
@@ -22,7 +22,9 @@ struct SecretDescriptionTests {
     /// Parts of the sinks below that must never appear.
     static let secrets = ["PASSWORD", "SECRETPATH", "QUERYSECRET", "PRIVATE_TOPIC", "tk_SECRETTOKEN", "ARGSECRET", "user:"]
 
-    @Test("Sinks, the sink list, the dispatcher and every service of the group: description, debugDescription, dump and the service group's name hold no secret")
+    @Test(
+        "Sinks, the sink list, the dispatcher and every service of the group: description, debugDescription, dump and the service group's name hold no secret"
+    )
     func descriptionsHoldNoSecret() throws {
         let directory = try TemporaryDirectory("secret-descriptions")
         defer { directory.remove() }
@@ -45,17 +47,23 @@ struct SecretDescriptionTests {
         let database = DaemonDatabase(store, logger: logs.logger())
         let key = try #require(ServiceKey(testKey))
         let live = LiveConfiguration(settings: settings, key: key)
-        let board = DaemonStatusBoard(DaemonStatus(state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "",
-                                                   startedAt: Date(), heartbeatSeconds: 2), database: database, logger: logs.logger())
+        let board = DaemonStatusBoard(
+            DaemonStatus(
+                state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "",
+                startedAt: Date(), heartbeatSeconds: 2), database: database, logger: logs.logger())
         let dispatcher = AlertDispatcher(sinks: sinks.sinks, store: store)
         let services: [any Service] = [
-            AlertService(live: live, database: database, dispatcher: dispatcher, triggers: AsyncStream { $0.finish() }, logger: logs.logger()),
-            PollService(configuration: live, database: database, board: board, transport: UnreachableTransport(),
-                        notifier: SystemdNotifier(environment: [:]), logger: logs.logger()),
-            ReloadService(configurationFile: empty, live: live, board: board, redactor: SecretRedactor(), notifier: SystemdNotifier(environment: [:]),
-                          logger: logs.logger(), environment: [:]),
+            AlertService(
+                live: live, database: database, dispatcher: dispatcher, triggers: AsyncStream { $0.finish() }, logger: logs.logger()),
+            PollService(
+                configuration: live, database: database, board: board, transport: UnreachableTransport(),
+                notifier: SystemdNotifier(environment: [:]), logger: logs.logger()),
+            ReloadService(
+                configurationFile: empty, live: live, board: board, redactor: SecretRedactor(), notifier: SystemdNotifier(environment: [:]),
+                logger: logs.logger(), environment: [:]),
         ]
-        var texts = everyDescription(of: sinks) + everyDescription(of: sinks.sinks) + everyDescription(of: dispatcher)
+        var texts =
+            everyDescription(of: sinks) + everyDescription(of: sinks.sinks) + everyDescription(of: dispatcher)
             + everyDescription(of: settings.alerts) + everyDescription(of: live.snapshot)
         for sink in sinks.sinks { texts += everyDescription(of: sink) }
         for service in services {
@@ -68,9 +76,15 @@ struct SecretDescriptionTests {
                 #expect(!text.contains(secret), "\(secret) shows in: \(text)")
             }
         }
-        #expect(sinks.sinks.map { "\($0)" } == ["ntfy https://ntfy.sh/… (sink 1)", "webhook http://home.example/… (sink 2)",
-                                                "command /usr/local/bin/notify (sink 3)"])
-        #expect(services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0).serviceName } == ["AlertService", "PollService", "ReloadService"])
+        #expect(
+            sinks.sinks.map { "\($0)" } == [
+                "ntfy https://ntfy.sh/… (sink 1)", "webhook http://home.example/… (sink 2)",
+                "command /usr/local/bin/notify (sink 3)",
+            ])
+        #expect(
+            services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0).serviceName } == [
+                "AlertService", "PollService", "ReloadService",
+            ])
     }
 
     @Test("The web token, an ntfy token and the key: every description is masked")
@@ -79,7 +93,8 @@ struct SecretDescriptionTests {
         let secret = SecretText("tk_SECRETTOKEN")
         let key = try #require(ServiceKey(testKey))
         for text in everyDescription(of: token) + everyDescription(of: secret) + everyDescription(of: key)
-            + everyDescription(of: [token]) + everyDescription(of: Optional(secret)) {
+            + everyDescription(of: [token]) + everyDescription(of: Optional(secret))
+        {
             #expect(!text.contains("SECRETTOKEN") && !text.contains(testKey) && !text.contains("abc123"), "\(text)")
         }
         // A dump shows no field at all: the token's bytes would be the token, one number a line.

@@ -7,9 +7,12 @@ struct AlertRuleTests {
     func parsing() throws {
         #expect(try AlertRule(parsing: "pm25.grade >= 3") == AlertRule(metric: .pm25Grade, comparison: .atLeast, threshold: 3))
         #expect(try AlertRule(parsing: "  PM10.grade>=나쁨 ") == AlertRule(metric: .pm10Grade, comparison: .atLeast, threshold: 3))
-        #expect(try AlertRule(parsing: "forecast.tomorrow.pm25 > moderate") == AlertRule(metric: .forecastTomorrowPM25, comparison: .above, threshold: 2))
+        #expect(
+            try AlertRule(parsing: "forecast.tomorrow.pm25 > moderate")
+                == AlertRule(metric: .forecastTomorrowPM25, comparison: .above, threshold: 2))
         #expect(try AlertRule(parsing: "pm25.grade == very bad").threshold == 4)
-        #expect(try AlertRule(parsing: "intake.today.pm25 > 300") == AlertRule(metric: .intakeTodayPM25, comparison: .above, threshold: 300))
+        #expect(
+            try AlertRule(parsing: "intake.today.pm25 > 300") == AlertRule(metric: .intakeTodayPM25, comparison: .above, threshold: 300))
         #expect(try AlertRule(parsing: "intake.today.pm10 <= 12.5").threshold == 12.5)
         #expect(try AlertRule(parsing: "pm10.grade != 1").comparison == .notEqual)
         #expect(try AlertRule(parsing: "pm10.grade < 2").comparison == .below)
@@ -19,7 +22,9 @@ struct AlertRuleTests {
 
     @Test("Bad rules say what is wrong")
     func badRules() {
-        #expect(throws: AlertRuleError("\"pm25.grade 3\" has no comparison; write e.g. pm25.grade >= 3")) { try AlertRule(parsing: "pm25.grade 3") }
+        #expect(throws: AlertRuleError("\"pm25.grade 3\" has no comparison; write e.g. pm25.grade >= 3")) {
+            try AlertRule(parsing: "pm25.grade 3")
+        }
         #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "pm25.value >= 3") }
         #expect(throws: AlertRuleError("a grade is 1, 2, 3 or 4, not 9")) { try AlertRule(parsing: "pm25.grade >= 9") }
         // A grade word is not an amount of intake.

@@ -1,7 +1,7 @@
 import DustKit
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("DustPair")
 struct DustPairTests {
@@ -34,17 +34,21 @@ struct DustPairTests {
 struct DustGradeTests {
     let today = LocalDate(year: 2026, month: 11, day: 20)
 
-    @Test("PM10 boundaries 30 / 80 / 150, integer part only", arguments: [
-        (0.0, DustGrade.good), (30, .good), (30.9, .good), (31, .moderate), (80, .moderate),
-        (81, .bad), (150, .bad), (151, .veryBad), (999, .veryBad),
-    ])
+    @Test(
+        "PM10 boundaries 30 / 80 / 150, integer part only",
+        arguments: [
+            (0.0, DustGrade.good), (30, .good), (30.9, .good), (31, .moderate), (80, .moderate),
+            (81, .bad), (150, .bad), (151, .veryBad), (999, .veryBad),
+        ])
     func pm10(concentration: Double, grade: DustGrade) {
         #expect(DustGrade(concentration: concentration, of: .pm10, on: today) == grade)
     }
 
-    @Test("PM2.5 boundaries 15 / 35 / 75 since 2018-03-27", arguments: [
-        (15.0, DustGrade.good), (16, .moderate), (35, .moderate), (35.9, .moderate), (36, .bad), (75, .bad), (76, .veryBad),
-    ])
+    @Test(
+        "PM2.5 boundaries 15 / 35 / 75 since 2018-03-27",
+        arguments: [
+            (15.0, DustGrade.good), (16, .moderate), (35, .moderate), (35.9, .moderate), (36, .bad), (75, .bad), (76, .veryBad),
+        ])
     func pm25(concentration: Double, grade: DustGrade) {
         #expect(DustGrade(concentration: concentration, of: .pm25, on: today) == grade)
     }
@@ -88,16 +92,21 @@ struct TimeRuleTests {
         #expect(KoreaStandardTime.dataTime(of: firstOf21) == "2026-11-21 01:00")
     }
 
-    @Test("Invalid dataTimes are rejected", arguments: [
-        "2026-11-20 25:00", "2026-11-20 10:30", "2026-02-29 01:00", "2026-13-01 01:00", "2026-11-20T10:00", "", "2026-11-2010:00",
-    ])
+    @Test(
+        "Invalid dataTimes are rejected",
+        arguments: [
+            "2026-11-20 25:00", "2026-11-20 10:30", "2026-02-29 01:00", "2026-13-01 01:00", "2026-11-20T10:00", "", "2026-11-2010:00",
+        ])
     func invalid(dataTime: String) {
         #expect(KoreaStandardTime.slot(forDataTime: dataTime) == nil)
     }
 
-    @Test("A day starts where Foundation's Gregorian calendar says, in zones with DST at midnight, skipped days and half-hour shifts",
-          arguments: ["Asia/Seoul", "America/New_York", "America/Santiago", "America/Havana", "America/Sao_Paulo",
-                      "Asia/Beirut", "Australia/Lord_Howe", "Pacific/Apia", "Europe/London", "UTC"])
+    @Test(
+        "A day starts where Foundation's Gregorian calendar says, in zones with DST at midnight, skipped days and half-hour shifts",
+        arguments: [
+            "Asia/Seoul", "America/New_York", "America/Santiago", "America/Havana", "America/Sao_Paulo",
+            "Asia/Beirut", "Australia/Lord_Howe", "Pacific/Apia", "Europe/London", "UTC",
+        ])
     func dayStartsLikeFoundation(zone: String) throws {
         let timeZone = try #require(TimeZone(identifier: zone))
         let days = DayCalendar(timeZone: timeZone)
@@ -106,9 +115,11 @@ struct TimeRuleTests {
         // 1987–1988 (Seoul's last DST), 2010–2012 (Apia skipped 2011-12-30), 2017–2019 (São Paulo
         // changed at midnight): every day against the calendar.
         var mismatches: [String] = []
-        for (first, last) in [(LocalDate(year: 1987, month: 1, day: 1), LocalDate(year: 1988, month: 12, day: 31)),
-                              (LocalDate(year: 2010, month: 1, day: 1), LocalDate(year: 2012, month: 12, day: 31)),
-                              (LocalDate(year: 2017, month: 1, day: 1), LocalDate(year: 2019, month: 12, day: 31))] {
+        for (first, last) in [
+            (LocalDate(year: 1987, month: 1, day: 1), LocalDate(year: 1988, month: 12, day: 31)),
+            (LocalDate(year: 2010, month: 1, day: 1), LocalDate(year: 2012, month: 12, day: 31)),
+            (LocalDate(year: 2017, month: 1, day: 1), LocalDate(year: 2019, month: 12, day: 31)),
+        ] {
             var date = first
             while date <= last {
                 let expected = try #require(calendar.date(from: DateComponents(year: date.year, month: date.month, day: date.day)))
@@ -176,10 +187,12 @@ struct DateTests {
         #expect(LocalDate(year: 2026, month: 1, day: 5).description == "2026-01-05")
     }
 
-    @Test("ISO weeks across year boundaries", arguments: [
-        ("2026-11-20", "2026-W47"), ("2027-01-01", "2026-W53"), ("2026-01-01", "2026-W01"),
-        ("2024-12-30", "2025-W01"), ("2021-01-03", "2020-W53"),
-    ])
+    @Test(
+        "ISO weeks across year boundaries",
+        arguments: [
+            ("2026-11-20", "2026-W47"), ("2027-01-01", "2026-W53"), ("2026-01-01", "2026-W01"),
+            ("2024-12-30", "2025-W01"), ("2021-01-03", "2020-W53"),
+        ])
     func isoWeek(date: String, week: String) {
         #expect(ISOWeek(containing: LocalDate(date)!).description == week)
         #expect(ISOWeek(week)?.dates.contains(LocalDate(date)!) == true)
@@ -251,10 +264,13 @@ struct DateTests {
         #expect(throws: TypedPeriodError.unsupportedWeek(ISOWeek("2099-W53")!)) { try SupportedPeriod.week("2099-W53") }
         #expect(try SupportedPeriod.date("2000-01-01") == SupportedPeriod.firstDate)
         #expect(try SupportedPeriod.date("2099-12-31") == SupportedPeriod.lastDate)
-        #expect(TypedPeriodError.unsupportedDate(LocalDate(year: 1999, month: 12, day: 31)).description
-            == "1999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.")
-        #expect(TypedPeriodError.unsupportedWeek(ISOWeek("1999-W52")!).description
-            == "1999-W52 runs 1999-12-27 to 2000-01-02, outside the dates FineDust keeps; give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52).")
+        #expect(
+            TypedPeriodError.unsupportedDate(LocalDate(year: 1999, month: 12, day: 31)).description
+                == "1999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.")
+        #expect(
+            TypedPeriodError.unsupportedWeek(ISOWeek("1999-W52")!).description
+                == "1999-W52 runs 1999-12-27 to 2000-01-02, outside the dates FineDust keeps; give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52)."
+        )
     }
 }
 
@@ -273,10 +289,12 @@ struct TerminalSafeTextTests {
 struct FixedDecimalsTests {
     @Test("Agrees with String(format:) on ties, near-ties, negatives, zeros and random values", arguments: 0...3)
     func agreesWithPrintf(decimals: Int) {
-        var values: [Double] = [0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 0.05, 0.15, 0.25, 0.35, 1.005, 2.675, -0.04,
-                                -0.0004, 41.15, 41.25, 999.9999, 9.9995, 0.0005, 0.00049999999999999999, 1e-300,
-                                123_456_789.5, 4_503_599_627_370_495.5, 9e12, 1e15, 1e20, -1e20, .nan, .infinity, -.infinity,
-                                .ulpOfOne, .leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        var values: [Double] = [
+            0, -0.0, 0.5, 1.5, 2.5, -2.5, 0.125, 0.375, 0.05, 0.15, 0.25, 0.35, 1.005, 2.675, -0.04,
+            -0.0004, 41.15, 41.25, 999.9999, 9.9995, 0.0005, 0.00049999999999999999, 1e-300,
+            123_456_789.5, 4_503_599_627_370_495.5, 9e12, 1e15, 1e20, -1e20, .nan, .infinity, -.infinity,
+            .ulpOfOne, .leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        ]
         // Every k/2000 for k < 200,000, a hair either side, and values from a seeded generator.
         for k in stride(from: 0, to: 200_000, by: 7) {
             let exact = Double(k) / 2000
@@ -302,10 +320,14 @@ struct FixedDecimalsTests {
 struct WhiteSpaceTests {
     @Test("Trims what Foundation's whitespacesAndNewlines trims, and nothing else")
     func likeFoundation() {
-        let samples = [" 종로구 ", "\t\n 1.5\r\n", "\u{3000}서울\u{3000}", "\u{00A0}a b\u{2029}", "\u{85}x\u{200A}", "", "   ",
-                       "\u{200B}zero width\u{200B}", "a\u{301} ", " \u{301}a", "no-trim", "\u{FEFF}bom"]
+        let samples = [
+            " 종로구 ", "\t\n 1.5\r\n", "\u{3000}서울\u{3000}", "\u{00A0}a b\u{2029}", "\u{85}x\u{200A}", "", "   ",
+            "\u{200B}zero width\u{200B}", "a\u{301} ", " \u{301}a", "no-trim", "\u{FEFF}bom",
+        ]
         for sample in samples {
-            #expect(sample.trimmingWhiteSpace == sample.trimmingCharacters(in: .whitespacesAndNewlines), "\(sample.unicodeScalars.map { $0.value })")
+            #expect(
+                sample.trimmingWhiteSpace == sample.trimmingCharacters(in: .whitespacesAndNewlines),
+                "\(sample.unicodeScalars.map { $0.value })")
         }
         // Every scalar of the Basic Multilingual Plane, alone and inside text.
         for value in UInt32(0)...0xFFFF {

@@ -3,13 +3,15 @@ import Testing
 
 @Suite("Forecast region of a station (the documented table)")
 struct ForecastRegionTableTests {
-    @Test("Provinces map one to one, short and long forms", arguments: [
-        ("서울", ForecastRegion.seoul), ("서울특별시", .seoul), ("부산", .busan), ("부산광역시", .busan),
-        ("인천", .incheon), ("광주", .gwangju), ("광주광역시", .gwangju), ("세종특별자치시", .sejong),
-        ("충청북도", .chungbuk), ("충남", .chungnam), ("전북특별자치도", .jeonbuk), ("전라북도", .jeonbuk),
-        ("전남", .jeonnam), ("경상북도", .gyeongbuk), ("경남", .gyeongnam), ("제주특별자치도", .jeju),
-        ("대구", .daegu), ("대전", .daejeon), ("울산", .ulsan),
-    ])
+    @Test(
+        "Provinces map one to one, short and long forms",
+        arguments: [
+            ("서울", ForecastRegion.seoul), ("서울특별시", .seoul), ("부산", .busan), ("부산광역시", .busan),
+            ("인천", .incheon), ("광주", .gwangju), ("광주광역시", .gwangju), ("세종특별자치시", .sejong),
+            ("충청북도", .chungbuk), ("충남", .chungnam), ("전북특별자치도", .jeonbuk), ("전라북도", .jeonbuk),
+            ("전남", .jeonnam), ("경상북도", .gyeongbuk), ("경남", .gyeongnam), ("제주특별자치도", .jeju),
+            ("대구", .daegu), ("대전", .daejeon), ("울산", .ulsan),
+        ])
     func provinces(sido: String, region: ForecastRegion) throws {
         #expect(try ForecastRegionTable.region(sido: sido, address: nil) == region)
     }

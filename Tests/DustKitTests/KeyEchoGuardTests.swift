@@ -10,7 +10,7 @@ private func percentEncoded(_ text: String) -> String {
     text.utf8.map { byte in
         switch byte {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
             String(UnicodeScalar(byte))
         default:
             "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -42,17 +42,23 @@ struct KeyEchoGuardTests {
     static let echoes: [(String, String)] = [
         ("raw", "error: key \(key) rejected"),
         ("sent form, upper-case hex", "GET /x?serviceKey=\(encoded)&pageNo=1"),
-        ("sent form, lower-case hex", encoded.replacingOccurrences(of: "%2B", with: "%2b").replacingOccurrences(of: "%2F", with: "%2f")
-            .replacingOccurrences(of: "%3D", with: "%3d")),
+        (
+            "sent form, lower-case hex",
+            encoded.replacingOccurrences(of: "%2B", with: "%2b").replacingOccurrences(of: "%2F", with: "%2f")
+                .replacingOccurrences(of: "%3D", with: "%3d")
+        ),
         ("split over 3 empty comments", key.split(into: 4, joinedBy: "<!---->")),
         ("split over 13 comments with words in them", key.split(into: 14, joinedBy: "<!-- not this -->")),
         ("split by CDATA sections", "<![CDATA[" + key.split(into: 14, joinedBy: "]]><![CDATA[") + "]]>"),
         ("split by processing instructions", key.split(into: 14, joinedBy: "<?php echo 1 ?>")),
         ("split by tags", key.split(into: 14, joinedBy: "<b class=\"x\"></b>")),
         ("zero-padded decimal references", key.unicodeScalars.map { "&#000000\($0.value);" }.joined()),
-        ("zero-padded hex references, mixed case", key.unicodeScalars.enumerated().map { index, scalar in
-            (index.isMultiple(of: 2) ? "&#x000000" : "&#X0000") + String(scalar.value, radix: 16, uppercase: index % 3 == 0) + ";"
-        }.joined()),
+        (
+            "zero-padded hex references, mixed case",
+            key.unicodeScalars.enumerated().map { index, scalar in
+                (index.isMultiple(of: 2) ? "&#x000000" : "&#X0000") + String(scalar.value, radix: 16, uppercase: index % 3 == 0) + ";"
+            }.joined()
+        ),
         ("references without the semicolon", key.unicodeScalars.map { "&#\($0.value)" }.joined()),
         ("triple percent-encoding (%25252B)", encoded.replacingOccurrences(of: "%", with: "%2525")),
         ("every character percent-encoded three times", key.utf8.map { "%2525" + String($0, radix: 16, uppercase: true) }.joined()),
@@ -60,19 +66,27 @@ struct KeyEchoGuardTests {
         ("percent-encoding of every character", key.utf8.map { "%" + String($0, radix: 16) }.joined()),
         ("+ as a space", key.replacingOccurrences(of: "+", with: " ")),
         ("broken by line breaks", key.split(into: 14, joinedBy: "\r\n")),
-        ("HTML named references", key.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")
-            .replacingOccurrences(of: "=", with: "&equals;")),
+        (
+            "HTML named references",
+            key.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")
+                .replacingOccurrences(of: "=", with: "&equals;")
+        ),
         ("&percnt; and &amp;#43;", key.replacingOccurrences(of: "+", with: "&percnt;2B").replacingOccurrences(of: "/", with: "&amp;#47;")),
         ("every letter a named reference (&Fopf;)", key.mapCharacters { $0.isLetter ? "&\($0)opf;" : String($0) }),
         ("split by invisible named references", key.split(into: 14, joinedBy: "&ZeroWidthSpace;&shy;")),
         ("interleaved with spaces and punctuation", key.split(into: 24, joinedBy: " - ")),
         ("upper case", key.uppercased()),
-        ("full-width letters", key.mapCharacters { character in
-            guard let ascii = character.asciiValue, character.isLetter || character.isNumber else { return String(character) }
-            return String(UnicodeScalar(UInt32(ascii) - 0x21 + 0xFF01)!)
-        }),
-        ("accents on every letter, precomposed where Unicode has one (á, ń)",
-         key.mapCharacters { $0.isLetter ? "\($0)\u{301}" : String($0) }.precomposedStringWithCanonicalMapping),
+        (
+            "full-width letters",
+            key.mapCharacters { character in
+                guard let ascii = character.asciiValue, character.isLetter || character.isNumber else { return String(character) }
+                return String(UnicodeScalar(UInt32(ascii) - 0x21 + 0xFF01)!)
+            }
+        ),
+        (
+            "accents on every letter, precomposed where Unicode has one (á, ń)",
+            key.mapCharacters { $0.isLetter ? "\($0)\u{301}" : String($0) }.precomposedStringWithCanonicalMapping
+        ),
         ("12 letters and digits from the middle", "x" + String(lettersAndDigits.dropFirst(40).prefix(12)) + "y"),
         ("the first half (resultMsg)", "SERVICE ERROR " + String(key.prefix(key.count / 2))),
         ("half the key as a host name", "http://" + String(lettersAndDigits.dropFirst(30).prefix(40)).lowercased() + ".evil.example:8080"),
@@ -99,12 +113,14 @@ struct KeyEchoGuardTests {
         #expect(!echoGuard.echoes(apart))
     }
 
-    @Test("Real AirKorea texts are kept as they are", arguments: [
-        "NORMAL_CODE", "NORMAL SERVICE.", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR", "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR.",
-        "○ [미세먼지] 전 권역이 '좋음'∼'보통'으로 예상됩니다.", "서울 : 보통,제주 : 좋음,전남 : 보통", "서울 종로구 종로35가길 19",
-        "/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty?serviceKey=***&returnType=xml&numOfRows=100",
-        "503 Service Temporarily Unavailable", "&lt;b&gt; %41%42 &#65;&#66; 100% 2026-11-20 24:00",
-    ])
+    @Test(
+        "Real AirKorea texts are kept as they are",
+        arguments: [
+            "NORMAL_CODE", "NORMAL SERVICE.", "SERVICE_KEY_IS_NOT_REGISTERED_ERROR", "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR.",
+            "○ [미세먼지] 전 권역이 '좋음'∼'보통'으로 예상됩니다.", "서울 : 보통,제주 : 좋음,전남 : 보통", "서울 종로구 종로35가길 19",
+            "/B552584/ArpltnInforInqireSvc/getMsrstnAcctoRltmMesureDnsty?serviceKey=***&returnType=xml&numOfRows=100",
+            "503 Service Temporarily Unavailable", "&lt;b&gt; %41%42 &#65;&#66; 100% 2026-11-20 24:00",
+        ])
     func kept(_ text: String) {
         #expect(!echoGuard.echoes(text))
         #expect(echoGuard.checked(text) == text)
@@ -114,7 +130,7 @@ struct KeyEchoGuardTests {
     func shortKey() {
         let short = KeyEchoGuard(keyForms: ["ab+c/12=", percentEncoded("ab+c/12=")])
         #expect(short.echoes("x a-b c&#49;2 y"))
-        #expect(short.echoes("%61%62%2B%63"  + "%2F12"))
+        #expect(short.echoes("%61%62%2B%63" + "%2F12"))
         #expect(!short.echoes("abc1"))
         #expect(!short.echoes("bc12"))
     }

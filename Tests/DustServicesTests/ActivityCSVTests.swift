@@ -2,8 +2,8 @@ import DustKit
 import DustServices
 import DustStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Activity CSV")
 struct ActivityCSVTests {
@@ -18,23 +18,26 @@ struct ActivityCSVTests {
     func valid() throws {
         let csv = "start,distance_m\r\n2026-11-20 08:00,1800\n2026-11-20T09:00:00Z,250.5\n\n2026-11-20T19:00:00+09:00,0\n"
         let distances = try parser.parse(Data(csv.utf8), now: now).distances
-        #expect(distances == [
-            slot("2026-11-20T08:00:00+09:00"): 1800,
-            slot("2026-11-20T18:00:00+09:00"): 250.5,
-            slot("2026-11-20T19:00:00+09:00"): 0,
-        ])
+        #expect(
+            distances == [
+                slot("2026-11-20T08:00:00+09:00"): 1800,
+                slot("2026-11-20T18:00:00+09:00"): 250.5,
+                slot("2026-11-20T19:00:00+09:00"): 0,
+            ])
     }
 
-    @Test("Every bad row is refused with its line number", arguments: [
-        ("start,distance\n", 1, "header"),
-        ("start,distance_m\n2026-11-20 08:00,-5\n", 2, "distance_m"),
-        ("start,distance_m\n2026-11-20 08:00,1800\n2026-11-20 08:30,10\n", 3, "not on the hour"),
-        ("start,distance_m\n2026-11-20 08:00,1800\n2026-11-20 08:00,10\n", 3, "line 2"),
-        ("start,distance_m\n2026-11-31 08:00,1\n", 2, "ISO 8601"),
-        ("start,distance_m\n2026-11-20 08:00\n", 2, "2 fields"),
-        ("start,distance_m\n2026-11-20 08:00,lots\n", 2, "lots"),
-        ("", 1, "empty"),
-    ])
+    @Test(
+        "Every bad row is refused with its line number",
+        arguments: [
+            ("start,distance\n", 1, "header"),
+            ("start,distance_m\n2026-11-20 08:00,-5\n", 2, "distance_m"),
+            ("start,distance_m\n2026-11-20 08:00,1800\n2026-11-20 08:30,10\n", 3, "not on the hour"),
+            ("start,distance_m\n2026-11-20 08:00,1800\n2026-11-20 08:00,10\n", 3, "line 2"),
+            ("start,distance_m\n2026-11-31 08:00,1\n", 2, "ISO 8601"),
+            ("start,distance_m\n2026-11-20 08:00\n", 2, "2 fields"),
+            ("start,distance_m\n2026-11-20 08:00,lots\n", 2, "lots"),
+            ("", 1, "empty"),
+        ])
     func invalid(csv: String, line: Int, fragment: String) {
         do {
             _ = try parser.parse(Data(csv.utf8), now: now).distances
@@ -53,7 +56,9 @@ struct ActivityCSVTests {
         #expect(repeated.keys.first == slot("2026-11-01T05:00:00Z"))
     }
 
-    @Test("Rows dated before 2000 or more than a day ahead are skipped and counted, alike for 0001-01-01 and 9999-12-31, local or with an offset")
+    @Test(
+        "Rows dated before 2000 or more than a day ahead are skipped and counted, alike for 0001-01-01 and 9999-12-31, local or with an offset"
+    )
     func datesOutsidePeriod() throws {
         let csv = """
             start,distance_m
@@ -71,8 +76,11 @@ struct ActivityCSVTests {
             """
         let rows = try parser.parse(Data(csv.utf8), now: now)
         // 2026-11-22 00:00 KST is 23 h 40 min after now: within the day's allowance; 01:00 is not.
-        #expect(rows.distances == [slot("2000-01-01T00:00:00+09:00"): 5, slot("2026-11-20T08:00:00+09:00"): 1800,
-                                   slot("2026-11-22T00:00:00+09:00"): 6])
+        #expect(
+            rows.distances == [
+                slot("2000-01-01T00:00:00+09:00"): 5, slot("2026-11-20T08:00:00+09:00"): 1800,
+                slot("2026-11-22T00:00:00+09:00"): 6,
+            ])
         #expect(rows.datedOutsidePeriod == 8)
         // A row skipped for its date is not an error, but a malformed one still is.
         #expect(throws: ActivityImportError.self) { try parser.parse(Data("start,distance_m\n0000-01-01 00:00,1\n".utf8), now: now) }
@@ -85,7 +93,8 @@ struct ActivityCSVTests {
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("db.sqlite"))
         let path = directory.path("walks.csv")
-        try Data("start,distance_m\n1900-01-01 00:00,700\n2026-11-20 18:00,1500\n9999-12-31T00:00:00Z,9\n".utf8).write(to: URL(fileURLWithPath: path))
+        try Data("start,distance_m\n1900-01-01 00:00,700\n2026-11-20 18:00,1500\n9999-12-31T00:00:00Z,9\n".utf8).write(
+            to: URL(fileURLWithPath: path))
         let summary = try ActivityService(store: store, calendar: parser.calendar, clock: FixedClock(now)).importFile(atPath: path)
         #expect(summary.recordsUsed == 1 && summary.datedOutsidePeriod == 2)
         #expect(try store.activity(source: SQLiteStore.csvActivitySource) == [slot("2026-11-20T18:00:00+09:00"): 1500])

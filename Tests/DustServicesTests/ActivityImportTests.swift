@@ -3,8 +3,8 @@ import DustKit
 import DustServices
 import DustStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A fresh database and the activity service over it.
 private struct ImportBench {
@@ -51,17 +51,22 @@ struct ActivityImportTests {
         #expect(zip.sources == ["gpx:route_2026-11-20_12.10pm.gpx", "health:Apple Watch", "health:iPhone"])
         let gpx = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/route-strava-evening.gpx").path)
         #expect(gpx.format == .gpx && gpx.trackSteps == 2 && gpx.recordsUsed == 0)
-        let csv = try bench.service.importFile(atPath: try bench.write("walks.data", "start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n"))
+        let csv = try bench.service.importFile(
+            atPath: try bench.write("walks.data", "start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n"))
         #expect(csv.format == .csv && csv.recordsUsed == 2)
 
-        let noon = utc("2026-11-20T03:00:00Z"), one = utc("2026-11-20T04:00:00Z"), two = utc("2026-11-20T05:00:00Z")
-        let six = utc("2026-11-20T09:00:00Z"), seven = utc("2026-11-20T10:00:00Z")
+        let noon = utc("2026-11-20T03:00:00Z")
+        let one = utc("2026-11-20T04:00:00Z")
+        let two = utc("2026-11-20T05:00:00Z")
+        let six = utc("2026-11-20T09:00:00Z")
+        let seven = utc("2026-11-20T10:00:00Z")
         let merged = try bench.store.walkingActivity(from: noon, to: seven.advanced(by: 1))
-        #expect(abs(merged[noon]!.metres - 3 * hundredthDegree) < 1e-6)   // route 3335.85 > Watch 2400 > iPhone 2011.68
+        #expect(abs(merged[noon]!.metres - 3 * hundredthDegree) < 1e-6)  // route 3335.85 > Watch 2400 > iPhone 2011.68
         #expect(merged[noon]!.source == "gpx:route_2026-11-20_12.10pm.gpx")
-        #expect(abs(merged[one]!.metres - 1000.000032) < 1e-6 && merged[one]!.source == "health:iPhone")   // iPhone 1000 m > Watch 600 m
+        #expect(abs(merged[one]!.metres - 1000.000032) < 1e-6 && merged[one]!.source == "health:iPhone")  // iPhone 1000 m > Watch 600 m
         #expect(merged[two] == SlotWalking(metres: 600, source: "health:Apple Watch"))
-        #expect(abs(merged[six]!.metres - 2 * hundredthDegree) < 1e-6 && merged[six]!.source == "gpx:route-strava-evening.gpx")  // 2223.90 > CSV 1500
+        // 2223.90 > CSV 1500
+        #expect(abs(merged[six]!.metres - 2 * hundredthDegree) < 1e-6 && merged[six]!.source == "gpx:route-strava-evening.gpx")
         #expect(merged[seven] == SlotWalking(metres: 800, source: "csv"))
         #expect(merged.count == 5)
     }
@@ -70,8 +75,10 @@ struct ActivityImportTests {
     func idempotent() throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
-        let files = [TestFixtures.url("activity/generated/export.zip").path, TestFixtures.url("activity/generated/export.xml").path,
-                     TestFixtures.url("activity/generated/route-strava-evening.gpx").path]
+        let files = [
+            TestFixtures.url("activity/generated/export.zip").path, TestFixtures.url("activity/generated/export.xml").path,
+            TestFixtures.url("activity/generated/route-strava-evening.gpx").path,
+        ]
         for file in files { _ = try bench.service.importFile(atPath: file) }
         let first = try bench.stored()
         for file in files { _ = try bench.service.importFile(atPath: file) }
@@ -87,19 +94,24 @@ struct ActivityImportTests {
         func record(_ start: String, _ end: String, _ metres: Int) -> String {
             "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"m\" value=\"\(metres)\" startDate=\"\(start)\" endDate=\"\(end)\"/>\n"
         }
-        let long = "<HealthData>\n" + record("2026-11-01 08:00:00 +0900", "2026-11-01 08:10:00 +0900", 700)
+        let long =
+            "<HealthData>\n" + record("2026-11-01 08:00:00 +0900", "2026-11-01 08:10:00 +0900", 700)
             + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 500)
             + record("2026-11-12 08:00:00 +0900", "2026-11-12 08:10:00 +0900", 900) + "</HealthData>\n"
         _ = try bench.service.importFile(atPath: try bench.write("long.xml", long))
         // The new export starts on 11-10 and no longer holds the 11-12 record (deleted in Health).
-        let short = "<HealthData>\n" + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 550)
+        let short =
+            "<HealthData>\n" + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 550)
             + record("2026-11-13 08:00:00 +0900", "2026-11-13 08:10:00 +0900", 300) + "</HealthData>\n"
         _ = try bench.service.importFile(atPath: try bench.write("short.xml", short))
-        #expect(try bench.stored() == ["health:iPhone": [
-            utc("2026-10-31T23:00:00Z"): 700,   // before the new span: kept
-            utc("2026-11-09T23:00:00Z"): 550,   // replaced
-            utc("2026-11-12T23:00:00Z"): 300,   // new; 11-12's 900 m inside the span is gone
-        ]])
+        #expect(
+            try bench.stored() == [
+                "health:iPhone": [
+                    utc("2026-10-31T23:00:00Z"): 700,  // before the new span: kept
+                    utc("2026-11-09T23:00:00Z"): 550,  // replaced
+                    utc("2026-11-12T23:00:00Z"): 300,  // new; 11-12's 900 m inside the span is gone
+                ]
+            ])
     }
 
     @Test("forget removes one source and leaves the others; an unknown source is an error naming the stored ones")
@@ -109,8 +121,9 @@ struct ActivityImportTests {
         _ = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
         #expect(try bench.service.forget(source: "health:Apple Watch") == 3)
         #expect(try bench.store.activitySources().map(\.source) == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone"])
-        let one = utc("2026-11-20T04:00:00Z"), two = utc("2026-11-20T05:00:00Z")
-        #expect(try bench.store.walkingDistances(from: two, to: two.advanced(by: 1)) == [:])   // only the Watch had 14:00
+        let one = utc("2026-11-20T04:00:00Z")
+        let two = utc("2026-11-20T05:00:00Z")
+        #expect(try bench.store.walkingDistances(from: two, to: two.advanced(by: 1)) == [:])  // only the Watch had 14:00
         #expect(abs(try bench.store.walkingDistances(from: one, to: two)[one]! - 1000.000032) < 1e-6)
         #expect {
             try bench.service.forget(source: "health:Apple Watch")
@@ -119,14 +132,25 @@ struct ActivityImportTests {
         }
     }
 
-    @Test("A hostile or broken file is a typed error and stores nothing", arguments: [
-        ("entity.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData>&xxe;</HealthData>\n"),
-        ("external.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData SYSTEM \"http://example.com/x.dtd\">\n<HealthData/>\n"),
-        ("bad-late.xml", "<HealthData>\n<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"m\" value=\"5\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"furlong\" value=\"5\" startDate=\"2026-11-20 09:00:00 +0900\" endDate=\"2026-11-20 09:10:00 +0900\"/>\n</HealthData>\n"),
-        ("cut.gpx", "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2026-11-20T00:00:00Z</time></trkpt><trkpt lat=\"37.51\" lon=\"127\"><time>2026-11-20T00:10:00Z</time></trkpt>"),
-        ("bad.csv", "start,distance_m\n2026-11-20 08:00,100\n2026-11-20 09:00,-1\n"),
-        ("notes.csv", "shopping list\n"),
-    ])
+    @Test(
+        "A hostile or broken file is a typed error and stores nothing",
+        arguments: [
+            (
+                "entity.xml",
+                "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData>&xxe;</HealthData>\n"
+            ),
+            ("external.xml", "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData SYSTEM \"http://example.com/x.dtd\">\n<HealthData/>\n"),
+            (
+                "bad-late.xml",
+                "<HealthData>\n<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"m\" value=\"5\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"iPhone\" unit=\"furlong\" value=\"5\" startDate=\"2026-11-20 09:00:00 +0900\" endDate=\"2026-11-20 09:10:00 +0900\"/>\n</HealthData>\n"
+            ),
+            (
+                "cut.gpx",
+                "<gpx version=\"1.1\"><trk><trkseg><trkpt lat=\"37.5\" lon=\"127\"><time>2026-11-20T00:00:00Z</time></trkpt><trkpt lat=\"37.51\" lon=\"127\"><time>2026-11-20T00:10:00Z</time></trkpt>"
+            ),
+            ("bad.csv", "start,distance_m\n2026-11-20 08:00,100\n2026-11-20 09:00,-1\n"),
+            ("notes.csv", "shopping list\n"),
+        ])
     func nothingStored(name: String, content: String) throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
@@ -180,7 +204,9 @@ struct ActivityImportTests {
         let fifo = bench.directory.path("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
         #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) { try bench.service.importFile(atPath: fifo) }
-        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) { try bench.service.importFile(atPath: bench.directory.url.path) }
+        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) {
+            try bench.service.importFile(atPath: bench.directory.url.path)
+        }
         #expect(throws: ActivityImportFailure.cannotOpen(reason: "No such file or directory")) {
             try bench.service.importFile(atPath: bench.directory.path("absent.zip"))
         }
@@ -207,7 +233,8 @@ struct ActivityImportBoundsTests {
         // Six sources, one hour each.
         var xml = "<HealthData>\n"
         for index in 0..<6 {
-            xml += "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"phone \(index)\" unit=\"m\" value=\"10\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n"
+            xml +=
+                "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"phone \(index)\" unit=\"m\" value=\"10\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n"
         }
         let path = directory.path("many.xml")
         try Data((xml + "</HealthData>\n").utf8).write(to: URL(fileURLWithPath: path))
@@ -215,24 +242,28 @@ struct ActivityImportBoundsTests {
         #expect(try store.activitySources().isEmpty)
         // Five fit.
         let five = directory.path("five.xml")
-        try Data((xml.components(separatedBy: "\n").prefix(6).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(to: URL(fileURLWithPath: five))
+        try Data((xml.components(separatedBy: "\n").prefix(6).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(
+            to: URL(fileURLWithPath: five))
         #expect(try service.importFile(atPath: five).sources.count == 5)
     }
 }
 
 extension ActivityImportTests {
-    @Test("The import's clock decides what is in the future: records two days after it, in year 1, or 150 km at one instant are skipped, counted, and not stored")
+    @Test(
+        "The import's clock decides what is in the future: records two days after it, in year 1, or 150 km at one instant are skipped, counted, and not stored"
+    )
     func implausibleRecordsAreCounted() throws {
-        let bench = try ImportBench()   // now: 2026-11-21T00:00:00Z
+        let bench = try ImportBench()  // now: 2026-11-21T00:00:00Z
         defer { bench.directory.remove() }
         func record(_ value: String, _ start: String, _ end: String) -> String {
             "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"Apple Watch\" unit=\"km\" value=\"\(value)\" startDate=\"\(start)\" endDate=\"\(end)\"/>\n"
         }
-        let xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"ko_KR\">\n"
+        let xml =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"ko_KR\">\n"
             + record("0.5", "2026-11-20 08:00:00 +0900", "2026-11-20 08:10:00 +0900")
-            + record("0.5", "2026-11-23 08:00:00 +0900", "2026-11-23 08:10:00 +0900")   // 47 hours after now
+            + record("0.5", "2026-11-23 08:00:00 +0900", "2026-11-23 08:10:00 +0900")  // 47 hours after now
             + record("0.5", "0001-01-01 08:00:00 +0900", "0001-01-01 08:10:00 +0900")
-            + record("150", "2026-11-20 09:00:00 +0900", "2026-11-20 09:00:00 +0900")   // once stored as 223 km in an hour
+            + record("150", "2026-11-20 09:00:00 +0900", "2026-11-20 09:00:00 +0900")  // once stored as 223 km in an hour
             + "</HealthData>\n"
         let summary = try bench.service.importFile(atPath: try bench.write("export.xml", xml))
         #expect(summary.recordsUsed == 1)

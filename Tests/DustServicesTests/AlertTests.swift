@@ -4,8 +4,8 @@ import DustServices
 import DustStore
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A sink that fails its first `failures` attempts, then takes every event; remembers them.
 final class RecordingSink: AlertSink {
@@ -39,13 +39,18 @@ struct AlertTests {
 
     /// Stores PM2.5 `value` for the hour starting at `hour`.
     static func store(_ value: Double, hour: Int, in scratch: Scratch) throws {
-        _ = try scratch.store.saveReadings([HourlyReading(station: "종로구", slot: Scratch.slot(november20, hour: hour),
-                                                          concentration: DustPair(fineDust: 40, ultraFineDust: value))], fetchedAt: at(hour + 1))
+        _ = try scratch.store.saveReadings(
+            [
+                HourlyReading(
+                    station: "종로구", slot: Scratch.slot(november20, hour: hour),
+                    concentration: DustPair(fineDust: 40, ultraFineDust: value))
+            ], fetchedAt: at(hour + 1))
     }
 
     static func monitor(_ scratch: Scratch, rules: [String], quiet: QuietHours? = nil, now: Date) throws -> AlertMonitor {
-        AlertMonitor(rules: try rules.map(AlertRule.init(parsing:)), quietHours: quiet, store: scratch.store,
-                     statistics: scratch.statistics(model: try VentilationIntakeModel(), now: now))
+        AlertMonitor(
+            rules: try rules.map(AlertRule.init(parsing:)), quietHours: quiet, store: scratch.store,
+            statistics: scratch.statistics(model: try VentilationIntakeModel(), now: now))
     }
 
     @Test("pm25.grade >= 3: one alert when the hour turns 나쁨, none while it stays, one when it clears; a restart repeats nothing")
@@ -88,14 +93,17 @@ struct AlertTests {
         #expect(try monitor.evaluate(inputs(1), at: Self.at(13)).map(\.kind) == [.cleared])
     }
 
-    @Test("Quiet hours 22–7: a rise at 23:00 is held and announced at 07:00 if it still holds; one that clears by then is never sent; a clearing is sent in quiet hours")
+    @Test(
+        "Quiet hours 22–7: a rise at 23:00 is held and announced at 07:00 if it still holds; one that clears by then is never sent; a clearing is sent in quiet hours"
+    )
     func quietHours() throws {
         let quiet = QuietHours(fromHour: 22, toHour: 7)
         let rule = try AlertRule(parsing: "pm25.grade >= 3")
         let inputs = { (value: Double?) in AlertInputs(station: "종로구", values: value.map { [.pm25Grade: $0] } ?? [:]) }
         let scratch = try Scratch()
-        let monitor = AlertMonitor(rules: [rule], quietHours: quiet, store: scratch.store,
-                                   statistics: scratch.statistics(model: try VentilationIntakeModel()))
+        let monitor = AlertMonitor(
+            rules: [rule], quietHours: quiet, store: scratch.store,
+            statistics: scratch.statistics(model: try VentilationIntakeModel()))
         let night = seoul.start(of: november20).addingTimeInterval(23 * 3600 + 300)
         let hours = (0..<10).map { night.addingTimeInterval(Double($0) * 3600) }  // 23:05 … 08:05
         #expect(try monitor.evaluate(inputs(3), at: hours[0]).isEmpty)
@@ -112,8 +120,9 @@ struct AlertTests {
 
         // A rise at 23:05 that clears at 03:05 sends nothing at all.
         let other = try Scratch()
-        let quietOnly = AlertMonitor(rules: [rule], quietHours: quiet, store: other.store,
-                                     statistics: other.statistics(model: try VentilationIntakeModel()))
+        let quietOnly = AlertMonitor(
+            rules: [rule], quietHours: quiet, store: other.store,
+            statistics: other.statistics(model: try VentilationIntakeModel()))
         #expect(try quietOnly.evaluate(inputs(3), at: hours[0]).isEmpty)
         #expect(try quietOnly.evaluate(inputs(1), at: hours[4]).isEmpty)
         #expect(try quietOnly.evaluate(inputs(1), at: hours[8]).isEmpty)
@@ -134,7 +143,9 @@ struct AlertTests {
         #expect(stale.values[.intakeTodayPM25] != nil)
     }
 
-    @Test("forecast.tomorrow.pm25 >= 나쁨 against the stored 17시 forecast: 서울 tomorrow is 매우나쁨 (fires), 영동 is 좋음 (does not); an unknown region is no value")
+    @Test(
+        "forecast.tomorrow.pm25 >= 나쁨 against the stored 17시 forecast: 서울 tomorrow is 매우나쁨 (fires), 영동 is 좋음 (does not); an unknown region is no value"
+    )
     func forecastRule() throws {
         let scratch = try Scratch()
         for name in ["synthesized/forecast-pm10-2026-11-20.xml", "synthesized/forecast-pm25-2026-11-20.xml"] {
@@ -144,9 +155,10 @@ struct AlertTests {
         let reader = ForecastReader(store: scratch.store, timeZone: seoul.timeZone)
         let rule = try AlertRule(parsing: "forecast.tomorrow.pm25 >= 나쁨")
         func monitor(_ region: ForecastRegion?, station: String? = "종로구") throws -> AlertMonitor {
-            AlertMonitor(rules: [rule], quietHours: nil, store: scratch.store,
-                         statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.at(18)),
-                         forecast: StoredTomorrowForecast(reader: reader, station: station, region: region))
+            AlertMonitor(
+                rules: [rule], quietHours: nil, store: scratch.store,
+                statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.at(18)),
+                forecast: StoredTomorrowForecast(reader: reader, station: station, region: region))
         }
         let seoulInputs = try monitor(.seoul).inputs(at: Self.at(18))
         #expect(seoulInputs.values[.forecastTomorrowPM25] == 4)
@@ -161,15 +173,18 @@ struct AlertTests {
     @Test("A failing sink is retried with doubling waits, then recorded as failed; another sink is not held up")
     func retries() async throws {
         let scratch = try Scratch()
-        let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
-                                                                station: "종로구", at: Self.at(10)))
+        let event = try scratch.store.saveAlertEvent(
+            AlertEvent(
+                kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
+                station: "종로구", at: Self.at(10)))
         let waits = Mutex<[Duration]>([])
         let dead = RecordingSink(name: "dead", failures: 99)
         let flaky = RecordingSink(name: "flaky", failures: 2)
         let good = RecordingSink(name: "good")
-        let dispatcher = AlertDispatcher(sinks: [dead, flaky, good], store: scratch.store,
-                                         policy: AlertRetryPolicy(maxAttempts: 4, initialDelay: .seconds(30)),
-                                         sleep: { duration in waits.withLock { $0.append(duration) } })
+        let dispatcher = AlertDispatcher(
+            sinks: [dead, flaky, good], store: scratch.store,
+            policy: AlertRetryPolicy(maxAttempts: 4, initialDelay: .seconds(30)),
+            sleep: { duration in waits.withLock { $0.append(duration) } })
         let results = await dispatcher.deliver(event)
         #expect(results.map(\.sink) == ["dead", "flaky", "good"])
         #expect(results.map(\.outcome) == [.failed, .delivered, .delivered])
@@ -187,12 +202,15 @@ struct AlertTests {
     @Test("A rise still being retried gives way to its clearing: the sink never gets the rise after the clearing")
     func superseded() async throws {
         let scratch = try Scratch()
-        let rise = try scratch.store.saveAlertEvent(AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
-                                                               station: "종로구", at: Self.at(10)))
+        let rise = try scratch.store.saveAlertEvent(
+            AlertEvent(
+                kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
+                station: "종로구", at: Self.at(10)))
         let newest = Mutex<Int64>(rise.id)
-        let dispatcher = AlertDispatcher(sinks: [RecordingSink(name: "down", failures: 99)], store: scratch.store,
-                                         policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)),
-                                         sleep: { _ in newest.withLock { $0 = rise.id + 1 } })  // the clearing arrives during the wait
+        let dispatcher = AlertDispatcher(
+            sinks: [RecordingSink(name: "down", failures: 99)], store: scratch.store,
+            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)),
+            sleep: { _ in newest.withLock { $0 = rise.id + 1 } })  // the clearing arrives during the wait
         let results = await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id }
         #expect(results.map(\.outcome) == [.failed])
         #expect(results.map(\.attempt) == [1])
@@ -202,16 +220,19 @@ struct AlertTests {
     @Test("Stopping dustd ends the wait before a retry; the delivery stays recorded as retrying, for the next start")
     func cancelledRetry() async throws {
         let scratch = try Scratch()
-        let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
-                                                                station: "종로구", at: Self.at(10)))
+        let event = try scratch.store.saveAlertEvent(
+            AlertEvent(
+                kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
+                station: "종로구", at: Self.at(10)))
         // The injected wait says when it begins: the first attempt has failed and been recorded.
         let (waiting, began) = AsyncStream<Void>.makeStream()
-        let dispatcher = AlertDispatcher(sinks: [RecordingSink(name: "dead", failures: 99)], store: scratch.store,
-                                         policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)),
-                                         sleep: { duration in
-                                             began.yield()
-                                             try await Task.sleep(for: duration)
-                                         })
+        let dispatcher = AlertDispatcher(
+            sinks: [RecordingSink(name: "dead", failures: 99)], store: scratch.store,
+            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)),
+            sleep: { duration in
+                began.yield()
+                try await Task.sleep(for: duration)
+            })
         let task = Task { await dispatcher.deliver(event) }
         for await _ in waiting { break }
         task.cancel()
@@ -222,14 +243,20 @@ struct AlertTests {
         #expect(deliveries.map(\.outcome) == [.retrying])
     }
 
-    @Test("A delivery left retrying is taken up after its last attempt: the next attempt is counted on, and a sink no longer configured is skipped")
+    @Test(
+        "A delivery left retrying is taken up after its last attempt: the next attempt is counted on, and a sink no longer configured is skipped"
+    )
     func resumed() async throws {
         let scratch = try Scratch()
-        let event = try scratch.store.saveAlertEvent(AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
-                                                                station: "종로구", at: Self.at(10)))
+        let event = try scratch.store.saveAlertEvent(
+            AlertEvent(
+                kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
+                station: "종로구", at: Self.at(10)))
         for attempt in 1...2 {
-            try scratch.store.recordAlertDelivery(AlertDelivery(eventID: event.id, sink: "flaky", attempt: attempt, at: Self.at(10),
-                                                                outcome: .retrying, detail: "HTTP 503"))
+            try scratch.store.recordAlertDelivery(
+                AlertDelivery(
+                    eventID: event.id, sink: "flaky", attempt: attempt, at: Self.at(10),
+                    outcome: .retrying, detail: "HTTP 503"))
         }
         let sink = RecordingSink(name: "flaky")
         let dispatcher = AlertDispatcher(sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), sleep: { _ in })
@@ -246,11 +273,14 @@ struct AlertTests {
         #expect(await limited.resume(event, sink: "last", afterAttempt: 4)?.outcome == .failed)
     }
 
-    @Test("What a start takes up: the newest event of each configured rule, under 3 hours old, per configured sink left retrying or never tried")
+    @Test(
+        "What a start takes up: the newest event of each configured rule, under 3 hours old, per configured sink left retrying or never tried"
+    )
     func resumption() {
         let now = Self.at(12)
         func event(_ id: Int64, _ kind: AlertEvent.Kind, _ rule: String, hoursAgo: Double) -> AlertEvent {
-            AlertEvent(id: id, kind: kind, rule: rule, metric: .pm25Grade, value: 3, station: "종로구", at: now.addingTimeInterval(-hoursAgo * 3600))
+            AlertEvent(
+                id: id, kind: kind, rule: rule, metric: .pm25Grade, value: 3, station: "종로구", at: now.addingTimeInterval(-hoursAgo * 3600))
         }
         func record(_ id: Int64, _ sink: String, _ attempt: Int, _ outcome: AlertDelivery.Outcome) -> AlertDelivery {
             AlertDelivery(eventID: id, sink: sink, attempt: attempt, at: now, outcome: outcome, detail: nil)
@@ -258,8 +288,13 @@ struct AlertTests {
         let recent: [(event: AlertEvent, deliveries: [AlertDelivery])] = [
             // rule A: the rise (1) was left retrying, but its clearing (2) is newer and is what counts.
             (event(1, .fired, "A", hoursAgo: 2), [record(1, "x", 1, .retrying)]),
-            (event(2, .cleared, "A", hoursAgo: 1), [record(2, "x", 1, .retrying), record(2, "x", 2, .retrying), record(2, "y", 1, .delivered),
-                                                    record(2, "gone", 1, .retrying)]),
+            (
+                event(2, .cleared, "A", hoursAgo: 1),
+                [
+                    record(2, "x", 1, .retrying), record(2, "x", 2, .retrying), record(2, "y", 1, .delivered),
+                    record(2, "gone", 1, .retrying),
+                ]
+            ),
             // rule B: left retrying four hours ago: no longer news.
             (event(3, .fired, "B", hoursAgo: 4), [record(3, "x", 1, .retrying)]),
             // rule C: no longer configured.

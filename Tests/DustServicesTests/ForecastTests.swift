@@ -4,8 +4,8 @@ import DustServices
 import DustStore
 import Foundation
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// An instant given in KST wall time, computed without FineDust's code.
 func kst(_ text: String) -> Date {
@@ -15,7 +15,11 @@ func kst(_ text: String) -> Date {
 
 /// Forecasts, attempts and station places in memory.
 final class InMemoryForecastStore: ForecastStore, Sendable {
-    private struct Key: Hashable { var pollutant: Pollutant; var issued: Date; var date: LocalDate }
+    private struct Key: Hashable {
+        var pollutant: Pollutant
+        var issued: Date
+        var date: LocalDate
+    }
     private let issues = Mutex<[Key: DustForecast]>([:])
     private let attempts = Mutex<[PollAttempt]>([])
     private let places: [String: StationLocation]
@@ -46,8 +50,11 @@ final class InMemoryForecastStore: ForecastStore, Sendable {
         issues.withLock { issues in
             issues.values.filter { $0.pollutant == pollutant && $0.forecastDate == date && $0.grades.byRegion[region] != nil }
                 .max { $0.issuedAt < $1.issuedAt }
-                .map { RegionalForecast(pollutant: pollutant, region: region, forecastDate: date, issuedAt: $0.issuedAt,
-                                        grade: $0.grades.byRegion[region]!, overall: $0.overall, cause: $0.cause) }
+                .map {
+                    RegionalForecast(
+                        pollutant: pollutant, region: region, forecastDate: date, issuedAt: $0.issuedAt,
+                        grade: $0.grades.byRegion[region]!, overall: $0.overall, cause: $0.cause)
+                }
         }
     }
 
@@ -68,7 +75,7 @@ struct FixtureForecastSource: ForecastSource {
 
     func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
         if let failure { throw failure }
-        guard case let .forecast(_, pollutant, _, _) = request else { throw .httpStatus(400) }
+        guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
         let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
         do {
             return try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
@@ -86,8 +93,10 @@ struct ForecastPlannerTests {
 
     /// Runs the planner from `start` to `end` on a fake clock; `fails` says whether a fetch at a
     /// time fails (and how). Returns the fetch times and the calls per KST day.
-    func simulate(from start: Date, to end: Date, lastFetched initial: Date?,
-                  fails: (Date) -> RetryAdvice? = { _ in nil }) -> (fetches: [Date], searchDates: [LocalDate], calls: [LocalDate: Int]) {
+    func simulate(
+        from start: Date, to end: Date, lastFetched initial: Date?,
+        fails: (Date) -> RetryAdvice? = { _ in nil }
+    ) -> (fetches: [Date], searchDates: [LocalDate], calls: [LocalDate: Int]) {
         var clock = FixedClock(start)
         var lastFetched = initial
         var calls: [LocalDate: Int] = [:]
@@ -99,10 +108,10 @@ struct ForecastPlannerTests {
             steps += 1
             let day = ForecastPlanner.kstDay(of: clock.now)
             switch planner.decide(now: clock.now, lastFetched: lastFetched, callsToday: calls[day, default: 0], failure: failure) {
-            case let .wait(until):
+            case .wait(let until):
                 #expect(until > clock.now, "a wait must move time forward")
                 clock.now = until
-            case let .fetch(publication, searchDate):
+            case .fetch(let publication, let searchDate):
                 fetches.append(clock.now)
                 searchDates.append(searchDate)
                 calls[day, default: 0] += ForecastPlanner.callsPerFetch
@@ -121,7 +130,8 @@ struct ForecastPlannerTests {
     @Test("A whole day: fetches at 05:30, 11:30, 17:30 and 23:30 KST, 8 calls, searchDate the day")
     func wholeDay() {
         let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: kst("2026-11-21T23:00:00"))
-        #expect(run.fetches == [kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        #expect(
+            run.fetches == [kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
         #expect(run.searchDates == Array(repeating: LocalDate(year: 2026, month: 11, day: 22), count: 4))
         #expect(run.calls == [LocalDate(year: 2026, month: 11, day: 22): 8])
     }
@@ -135,11 +145,15 @@ struct ForecastPlannerTests {
 
     @Test("Start at 01:40 with nothing stored: yesterday's 23시 issue at once (searchDate yesterday), then the 4 scheduled; 10 calls")
     func nightStartCatchesUp() {
-        #expect(planner.decide(now: kst("2026-11-22T01:40:00"), lastFetched: nil, callsToday: 0, failure: nil)
+        #expect(
+            planner.decide(now: kst("2026-11-22T01:40:00"), lastFetched: nil, callsToday: 0, failure: nil)
                 == .fetch(publication: kst("2026-11-21T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 21)))
         let run = simulate(from: kst("2026-11-22T01:40:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
-        #expect(run.fetches == [kst("2026-11-22T01:40:00"), kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"),
-                                kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        #expect(
+            run.fetches == [
+                kst("2026-11-22T01:40:00"), kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"),
+                kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00"),
+            ])
         #expect(run.searchDates.first == LocalDate(year: 2026, month: 11, day: 21))
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
     }
@@ -152,14 +166,17 @@ struct ForecastPlannerTests {
             // The day's calls so far: the scheduled fetches already past, all of which succeeded.
             let scheduledSoFar = ForecastIssueTime.publicationHours
                 .filter { planner.fetchTime(of: kst("2026-11-22T00:00:00").addingTimeInterval(TimeInterval($0 * 3600))) <= now }.count
-            let decision = planner.decide(now: now, lastFetched: due.addingTimeInterval(-6 * 3600), callsToday: scheduledSoFar * 2, failure: nil)
-            #expect(decision == .fetch(publication: due, searchDate: ForecastPlanner.kstDay(of: due)), "start at \(minutes) min past 00:00 KST")
+            let decision = planner.decide(
+                now: now, lastFetched: due.addingTimeInterval(-6 * 3600), callsToday: scheduledSoFar * 2, failure: nil)
+            #expect(
+                decision == .fetch(publication: due, searchDate: ForecastPlanner.kstDay(of: due)), "start at \(minutes) min past 00:00 KST")
         }
     }
 
     @Test("Start at 23:45 with nothing stored today: the 23시 issue (searchDate today) at once")
     func startLate() {
-        #expect(planner.decide(now: kst("2026-11-22T23:45:00"), lastFetched: kst("2026-11-22T17:00:00"), callsToday: 0, failure: nil)
+        #expect(
+            planner.decide(now: kst("2026-11-22T23:45:00"), lastFetched: kst("2026-11-22T17:00:00"), callsToday: 0, failure: nil)
                 == .fetch(publication: kst("2026-11-22T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 22)))
         // Just after midnight the 23시 issue is yesterday's: its searchDate is yesterday.
         #expect(planner.latestPublication(fetchableBy: kst("2026-11-23T00:10:00")) == kst("2026-11-22T23:00:00"))
@@ -169,11 +186,17 @@ struct ForecastPlannerTests {
     func failingDayKeepsTheCap() {
         let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-25T00:00:00"), lastFetched: nil) { _ in .retryWithBackoff }
         // 14:00 fails; 14:05 and 14:15 (5 and 10 minutes later) spend the calls 17:30, 23:30 and the outlook do not need.
-        #expect(Array(run.fetches.prefix(5)) == [kst("2026-11-22T14:00:00"), kst("2026-11-22T14:05:00"), kst("2026-11-22T14:15:00"),
-                                                 kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        #expect(
+            Array(run.fetches.prefix(5)) == [
+                kst("2026-11-22T14:00:00"), kst("2026-11-22T14:05:00"), kst("2026-11-22T14:15:00"),
+                kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00"),
+            ])
         // The next day: the catch-up at 00:30 (an hour after 23:30), then only the 4 scheduled fetches.
-        #expect(Array(run.fetches.dropFirst(5).prefix(5)) == [kst("2026-11-23T00:30:00"), kst("2026-11-23T05:30:00"), kst("2026-11-23T11:30:00"),
-                                                              kst("2026-11-23T17:30:00"), kst("2026-11-23T23:30:00")])
+        #expect(
+            Array(run.fetches.dropFirst(5).prefix(5)) == [
+                kst("2026-11-23T00:30:00"), kst("2026-11-23T05:30:00"), kst("2026-11-23T11:30:00"),
+                kst("2026-11-23T17:30:00"), kst("2026-11-23T23:30:00"),
+            ])
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 23)] == 10)
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 24)] == 10)
@@ -185,24 +208,29 @@ struct ForecastPlannerTests {
         for advice in [RetryAdvice.retryWithBackoff, .waitAMinute, .waitForNextHour, .waitUntilMidnightKST] {
             let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-26T00:00:00"), lastFetched: nil) { _ in advice }
             #expect(!run.fetches.isEmpty)
-            #expect(run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap - ForecastPlanner.outlookReserve }, "\(advice): \(run.calls)")
+            #expect(
+                run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap - ForecastPlanner.outlookReserve },
+                "\(advice): \(run.calls)")
         }
     }
 
     @Test("Quota exceeded (22): nothing more that KST day, the next fetch is 05:30 the next day")
     func quotaExceeded() {
         let failure = ForecastPlanner.Failure(at: kst("2026-11-22T11:30:00"), attempts: 1, advice: .waitUntilMidnightKST)
-        #expect(planner.decide(now: kst("2026-11-22T17:30:00"), lastFetched: kst("2026-11-22T05:00:00"), callsToday: 4, failure: failure)
+        #expect(
+            planner.decide(now: kst("2026-11-22T17:30:00"), lastFetched: kst("2026-11-22T05:00:00"), callsToday: 4, failure: failure)
                 == .wait(until: kst("2026-11-23T05:30:00")))
     }
 
     @Test("A key problem waits for the next publication; a per-second limit retries a minute later")
     func otherAdvice() {
         let keyProblem = ForecastPlanner.Failure(at: kst("2026-11-22T14:00:00"), attempts: 1, advice: .waitForNextHour)
-        #expect(planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: keyProblem)
+        #expect(
+            planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: keyProblem)
                 == .wait(until: kst("2026-11-22T17:30:00")))
         let perSecond = ForecastPlanner.Failure(at: kst("2026-11-22T14:00:00"), attempts: 1, advice: .waitAMinute)
-        #expect(planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: perSecond)
+        #expect(
+            planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: perSecond)
                 == .wait(until: kst("2026-11-22T14:01:00")))
     }
 
@@ -239,9 +267,13 @@ struct ForecastFetchTests {
     @Test("A failed request is recorded with its result code and stops the fetch")
     func failure() async {
         let store = InMemoryForecastStore()
-        let error = FetchError.response(.service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR."), httpStatus: 200)
-        let report = await ForecastFetch(source: FixtureForecastSource(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
-            .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+        let error = FetchError.response(
+            .service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR."),
+            httpStatus: 200)
+        let report = await ForecastFetch(
+            source: FixtureForecastSource(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00"))
+        )
+        .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 1)
         #expect(report.failure?.retryAdvice == .waitUntilMidnightKST)
         #expect(store.recorded.map(\.outcome) == [.quota])

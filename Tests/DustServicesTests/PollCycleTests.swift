@@ -25,7 +25,13 @@ final class InMemoryPollStore: PollStore, Sendable {
             var summary = UpsertSummary()
             for reading in readings {
                 let key = "\(reading.station)|\(reading.slot.startEpochSeconds)"
-                if rows[key] == nil { summary.inserted += 1 } else if rows[key] != reading { summary.updated += 1 } else { summary.unchanged += 1 }
+                if rows[key] == nil {
+                    summary.inserted += 1
+                } else if rows[key] != reading {
+                    summary.updated += 1
+                } else {
+                    summary.unchanged += 1
+                }
                 rows[key] = reading
             }
             return summary
@@ -68,10 +74,13 @@ final class ScriptedSource: MeasurementSource, Sendable {
 func dayPage(_ station: String, itemCount: Int = 24) -> FetchedPage {
     let first = KoreaStandardTime.slot(forDataTime: "2026-11-20 01:00")!
     let readings = (0..<itemCount).map { hour in
-        HourlyReading(station: station, slot: first.advanced(by: hour), concentration: DustPair(fineDust: Double(30 + hour), ultraFineDust: 15))
+        HourlyReading(
+            station: station, slot: first.advanced(by: hour), concentration: DustPair(fineDust: Double(30 + hour), ultraFineDust: 15))
     }
-    return FetchedPage(page: MeasurementPage(readings: readings, paging: Paging(numOfRows: 100, pageNo: 1, totalCount: itemCount, itemCount: itemCount),
-                                             skipped: 0), httpStatus: 200)
+    return FetchedPage(
+        page: MeasurementPage(
+            readings: readings, paging: Paging(numOfRows: 100, pageNo: 1, totalCount: itemCount, itemCount: itemCount),
+            skipped: 0), httpStatus: 200)
 }
 
 let morningAfter = KoreaStandardTime.slot(forDataTime: "2026-11-21 01:00")!.start.addingTimeInterval(20 * 60)
@@ -88,8 +97,11 @@ struct PollCycleTests {
         #expect(report.rowsNew == 48)
         #expect(report.requests == 2)
         // An empty store asks for MONTH, 1,000 rows a page.
-        #expect(source.requests == [.stationRealtime(station: "종로구", term: .month, page: 1, rows: 1000),
-                                    .stationRealtime(station: "중구", term: .month, page: 1, rows: 1000)])
+        #expect(
+            source.requests == [
+                .stationRealtime(station: "종로구", term: .month, page: 1, rows: 1000),
+                .stationRealtime(station: "중구", term: .month, page: 1, rows: 1000),
+            ])
         #expect(store.recorded.map(\.outcome) == [.ok, .ok])
         #expect(store.recorded.map(\.rowsNew) == [24, 24])
     }

@@ -3,8 +3,8 @@ import DustKit
 import DustServices
 import DustStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
 let november20 = LocalDate(year: 2026, month: 11, day: 20)
@@ -25,9 +25,12 @@ final class Scratch: Sendable {
         _ = try IngestService(store: store).ingest(try TestFixtures.data(path), requestedStation: station)
     }
 
-    func statistics(model: any IntakeModel, stations: StationPreference = StationPreference(primary: "종로구"),
-                    calendar: DayCalendar = seoul, now: Date = DemoReplay.now) -> StatisticsService {
-        StatisticsService(readings: store, activity: store, clock: FixedClock(now), calendar: calendar, intakeModel: model, stations: stations)
+    func statistics(
+        model: any IntakeModel, stations: StationPreference = StationPreference(primary: "종로구"),
+        calendar: DayCalendar = seoul, now: Date = DemoReplay.now
+    ) -> StatisticsService {
+        StatisticsService(
+            readings: store, activity: store, clock: FixedClock(now), calendar: calendar, intakeModel: model, stations: stations)
     }
 
     /// Hour `hour` of a day in a calendar (0 = the first slot of the day).
@@ -80,12 +83,13 @@ struct StatisticsServiceTests {
     func boostcamp() throws {
         let scratch = try Scratch()
         try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        try scratch.store.replaceWalkingDistances([
-            Scratch.slot(november20, hour: 8): 1800,  // floor(52 × 1800 × 0.036 × 0.01) = 33; PM2.5 floor(27 × …) = 17
-            Scratch.slot(november20, hour: 18): 2400, // floor(63 × 2400 × …) = 54; PM2.5 floor(34 × …) = 29
-            Scratch.slot(november20, hour: 12): 300,  // under 500 m: indoors, 0
-            Scratch.slot(november20, hour: 13): 1000, // floor(47 × 1000 × …) = 16; PM2.5 unknown
-        ], importedAt: Date())
+        try scratch.store.replaceWalkingDistances(
+            [
+                Scratch.slot(november20, hour: 8): 1800,  // floor(52 × 1800 × 0.036 × 0.01) = 33; PM2.5 floor(27 × …) = 17
+                Scratch.slot(november20, hour: 18): 2400,  // floor(63 × 2400 × …) = 54; PM2.5 floor(34 × …) = 29
+                Scratch.slot(november20, hour: 12): 300,  // under 500 m: indoors, 0
+                Scratch.slot(november20, hour: 13): 1000,  // floor(47 × 1000 × …) = 16; PM2.5 unknown
+            ], importedAt: Date())
         let day = try scratch.statistics(model: BoostcampIntakeModel()).day(november20)
         #expect(day.hourly[8].intake == DustPair(fineDust: 33, ultraFineDust: 17))
         #expect(day.hourly[18].intake == DustPair(fineDust: 54, ultraFineDust: 29))
@@ -100,10 +104,12 @@ struct StatisticsServiceTests {
         let scratch = try Scratch()
         try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let fill = [5, 13].map { hour in
-            HourlyReading(station: "중구", slot: Scratch.slot(november20, hour: hour), concentration: DustPair(fineDust: 40, ultraFineDust: 20))
+            HourlyReading(
+                station: "중구", slot: Scratch.slot(november20, hour: hour), concentration: DustPair(fineDust: 40, ultraFineDust: 20))
         }
         try scratch.store.upsert(fill)
-        let statistics = scratch.statistics(model: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구", fallbacks: ["중구"]))
+        let statistics = scratch.statistics(
+            model: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구", fallbacks: ["중구"]))
         let day = try statistics.day(november20)
         #expect(day.totals.hours == DustPair(fineDust: 24, ultraFineDust: 24))
         #expect(day.hourly[5].concentration == DustPair(fineDust: 40, ultraFineDust: 20))
@@ -168,7 +174,10 @@ struct StatisticsServiceTests {
         var readings: [HourlyReading] = []
         var date = LocalDate(year: 2026, month: 11, day: 25)
         while date <= LocalDate(year: 2027, month: 1, day: 5) {
-            readings.append(HourlyReading(station: "종로구", slot: Scratch.slot(date, hour: 12), concentration: DustPair(fineDust: Double(date.day), ultraFineDust: 1)))
+            readings.append(
+                HourlyReading(
+                    station: "종로구", slot: Scratch.slot(date, hour: 12),
+                    concentration: DustPair(fineDust: Double(date.day), ultraFineDust: 1)))
             date = date.adding(days: 1)
         }
         try scratch.store.upsert(readings)
@@ -178,7 +187,10 @@ struct StatisticsServiceTests {
         #expect(acrossMonth.days.map(\.totals.mean.fineDust) == [27, 28, 29, 30, 1, 2, 3])
 
         let acrossYear = try statistics.rollingWeek(endingOn: LocalDate(year: 2027, month: 1, day: 2))
-        #expect(acrossYear.days.map(\.date.description) == ["2026-12-27", "2026-12-28", "2026-12-29", "2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02"])
+        #expect(
+            acrossYear.days.map(\.date.description) == [
+                "2026-12-27", "2026-12-28", "2026-12-29", "2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02",
+            ])
         #expect(acrossYear.days.map(\.totals.mean.fineDust) == [27, 28, 29, 30, 31, 1, 2])
 
         let week53 = try statistics.week(try #require(ISOWeek("2026-W53")))

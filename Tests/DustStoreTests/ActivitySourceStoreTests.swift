@@ -1,13 +1,14 @@
 import DustKit
-@testable import DustStore
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
+
+@testable import DustStore
 
 @Suite("Activity per source")
 struct ActivitySourceStoreTests {
-    let eight = Slot(startEpochSeconds: 1_795_100_400 + 8 * 3600)   // 2026-11-20 08:00 KST
+    let eight = Slot(startEpochSeconds: 1_795_100_400 + 8 * 3600)  // 2026-11-20 08:00 KST
     var nine: Slot { eight.advanced(by: 1) }
 
     @Test("v4 moves the CSV distances stored before it into the source csv, times kept, and drops the old table")
@@ -18,17 +19,24 @@ struct ActivitySourceStoreTests {
         let queue = try DatabaseQueue(path: path)
         try Schema.migrator.migrate(queue, upTo: "v3-scrub-echoed-keys")
         try queue.write { db in
-            try db.execute(sql: "INSERT INTO activity (slot_start, distance_m, imported_at) VALUES (?, ?, ?), (?, ?, ?)",
-                           arguments: [eight.startEpochSeconds, 1800.5, 1_795_000_000, nine.startEpochSeconds, 0, 1_795_000_001])
+            try db.execute(
+                sql: "INSERT INTO activity (slot_start, distance_m, imported_at) VALUES (?, ?, ?), (?, ?, ?)",
+                arguments: [eight.startEpochSeconds, 1800.5, 1_795_000_000, nine.startEpochSeconds, 0, 1_795_000_001])
         }
         try queue.close()
 
         let store = try SQLiteStore(path: path)
         #expect(try store.activity(source: "csv") == [eight: 1800.5, nine: 0])
-        #expect(try store.activitySources() == [ActivitySourceSummary(source: "csv", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1800.5)])
+        #expect(
+            try store.activitySources() == [
+                ActivitySourceSummary(source: "csv", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1800.5)
+            ])
         let (importedAt, oldTable) = try store.read { db in
-            (try Int64.fetchOne(db, sql: "SELECT imported_at FROM activity_source WHERE slot_start = ?", arguments: [eight.startEpochSeconds]),
-             try db.tableExists("activity"))
+            (
+                try Int64.fetchOne(
+                    db, sql: "SELECT imported_at FROM activity_source WHERE slot_start = ?", arguments: [eight.startEpochSeconds]),
+                try db.tableExists("activity")
+            )
         }
         #expect(importedAt == 1_795_000_000)
         #expect(!oldTable)
@@ -44,10 +52,11 @@ struct ActivitySourceStoreTests {
             ActivitySourceBatch(source: "health:Apple Watch", distances: [eight: 1200, nine: 300], replacing: eight...nine),
         ])
         #expect(try store.walkingDistances(from: eight, to: nine.advanced(by: 1)) == [eight: 1200, nine: 300])
-        #expect(try store.walkingActivity(from: eight, to: nine.advanced(by: 1)) == [
-            eight: SlotWalking(metres: 1200, source: "health:Apple Watch"),
-            nine: SlotWalking(metres: 300, source: "health:Apple Watch"),
-        ])
+        #expect(
+            try store.walkingActivity(from: eight, to: nine.advanced(by: 1)) == [
+                eight: SlotWalking(metres: 1200, source: "health:Apple Watch"),
+                nine: SlotWalking(metres: 300, source: "health:Apple Watch"),
+            ])
         #expect(throws: StoreError.self) {
             try store.replaceActivity([ActivitySourceBatch(source: "csv", distances: [eight: 5, nine: -1], replacing: nil)])
         }

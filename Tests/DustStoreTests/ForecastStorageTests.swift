@@ -1,17 +1,22 @@
 import DustKit
-@testable import DustStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import DustStore
 
 private func kstInstant(_ text: String) -> Date {
     guard let date = ISO8601DateFormatter().date(from: text + "+09:00") else { fatalError("bad test time \(text)") }
     return date
 }
 
-private func forecast(_ pollutant: Pollutant, issued: String, date: LocalDate, _ grades: [ForecastRegion: ForecastGrade],
-                      overall: String? = "○ 전 권역 보통") -> DustForecast {
-    DustForecast(pollutant: pollutant, issuedAt: kstInstant(issued), forecastDate: date, grades: ForecastGrades(byRegion: grades), overall: overall, cause: "원인")
+private func forecast(
+    _ pollutant: Pollutant, issued: String, date: LocalDate, _ grades: [ForecastRegion: ForecastGrade],
+    overall: String? = "○ 전 권역 보통"
+) -> DustForecast {
+    DustForecast(
+        pollutant: pollutant, issuedAt: kstInstant(issued), forecastDate: date, grades: ForecastGrades(byRegion: grades), overall: overall,
+        cause: "원인")
 }
 
 @Suite("SQLite store: forecasts (v4-forecast)")
@@ -20,7 +25,10 @@ struct ForecastStorageTests {
 
     @Test("Migrations run in the order they shipped; new ones only ever go at the end")
     func migrationOrder() {
-        #expect(Schema.migrator.migrations == ["v1", "v2-daemon-state", "v3-scrub-echoed-keys", "v4-forecast", "v5-alerts", "v6-activity-sources"])
+        #expect(
+            Schema.migrator.migrations == [
+                "v1", "v2-daemon-state", "v3-scrub-echoed-keys", "v4-forecast", "v5-alerts", "v6-activity-sources",
+            ])
     }
 
     @Test("Every issue is stored; storing it again changes nothing; the newest issue for a region and date wins")
@@ -29,7 +37,8 @@ struct ForecastStorageTests {
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
         let morning = forecast(.pm25, issued: "2026-11-22T05:00:00", date: tomorrow, [.seoul: .known(.moderate), .jeju: .known(.good)])
-        let evening = forecast(.pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.veryBad), .gyeonggiNorth: .unknown("높음")])
+        let evening = forecast(
+            .pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.veryBad), .gyeonggiNorth: .unknown("높음")])
         #expect(try store.upsertForecasts([morning, evening]) == 2)
         #expect(try store.upsertForecasts([morning, evening]) == 0)
         let seoul = try #require(try store.latestForecast(pollutant: .pm25, date: tomorrow, region: .seoul))
@@ -54,10 +63,18 @@ struct ForecastStorageTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.record(PollAttempt(startedAt: kstInstant("2026-11-21T23:30:00"), station: nil, operation: "forecast PM10 2026-11-21 page 1", outcome: .ok))
-        try store.record(PollAttempt(startedAt: kstInstant("2026-11-22T05:30:00"), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: .ok))
-        try store.record(PollAttempt(startedAt: kstInstant("2026-11-22T05:30:01"), station: nil, operation: "forecast PM25 2026-11-22 page 1", outcome: .retrying))
-        try store.record(PollAttempt(startedAt: kstInstant("2026-11-22T06:20:00"), station: "종로구", operation: "station 종로구 DAILY page 1", outcome: .ok))
+        try store.record(
+            PollAttempt(
+                startedAt: kstInstant("2026-11-21T23:30:00"), station: nil, operation: "forecast PM10 2026-11-21 page 1", outcome: .ok))
+        try store.record(
+            PollAttempt(
+                startedAt: kstInstant("2026-11-22T05:30:00"), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: .ok))
+        try store.record(
+            PollAttempt(
+                startedAt: kstInstant("2026-11-22T05:30:01"), station: nil, operation: "forecast PM25 2026-11-22 page 1", outcome: .retrying
+            ))
+        try store.record(
+            PollAttempt(startedAt: kstInstant("2026-11-22T06:20:00"), station: "종로구", operation: "station 종로구 DAILY page 1", outcome: .ok))
         #expect(try store.attemptCount(operationPrefix: "forecast ", since: kstInstant("2026-11-22T00:00:00")) == 2)
     }
 
@@ -66,8 +83,11 @@ struct ForecastStorageTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.upsert([HourlyReading(station: "행신동", slot: Slot(startEpochSeconds: 1_795_100_400), concentration: DustPair(fineDust: 30, ultraFineDust: 10),
-                                        sidoName: "경기")])
+        try store.upsert([
+            HourlyReading(
+                station: "행신동", slot: Slot(startEpochSeconds: 1_795_100_400), concentration: DustPair(fineDust: 30, ultraFineDust: 10),
+                sidoName: "경기")
+        ])
         try store.upsertStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
         #expect(try store.location(ofStation: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
         #expect(try store.location(ofStation: "없는곳") == nil)

@@ -2,8 +2,8 @@ import DustKit
 import DustStore
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
 
 /// A key shaped like data.go.kr's (96 characters of base64).
 private let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
@@ -22,31 +22,54 @@ struct KeyEchoScrubTests {
 
     /// What an older FineDust stored: the key as libxml2 or a proxy decoded it, in every table.
     func plantEchoes(at path: String) throws {
-        struct Failure: Encodable { var message: String; var resultCode = "30" }
-        struct Status: Encodable { var state = "idle"; var station = "종로구"; var lastError: Failure }
+        struct Failure: Encodable {
+            var message: String
+            var resultCode = "30"
+        }
+        struct Status: Encodable {
+            var state = "idle"
+            var station = "종로구"
+            var lastError: Failure
+        }
         // JSONEncoder writes `/` as `\/`: the byte scrub of an older FineDust missed exactly this.
-        let status = String(decoding: try JSONEncoder().encode(Status(lastError: Failure(
-            message: "AirKorea returned result code 30 (SERVICE KEY \(key) IS NOT REGISTERED): check the key."))), as: UTF8.self)
+        let status = String(
+            decoding: try JSONEncoder().encode(
+                Status(
+                    lastError: Failure(
+                        message: "AirKorea returned result code 30 (SERVICE KEY \(key) IS NOT REGISTERED): check the key."))), as: UTF8.self
+        )
         #expect(status.contains("\\/"))
         // Every character of the key as `\u00XX`: no byte of it is readable until the JSON is decoded.
         let escaped = "\"" + key.unicodeScalars.map { "\\u00" + String($0.value, radix: 16, uppercase: true) }.joined() + "\""
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
-            try db.execute(sql: "INSERT INTO daemon_state (key, value, updated_at) VALUES ('status', ?, 1), ('note', ?, 1), ('next_poll', '1790000000', 1)",
-                           arguments: [status, escaped])
-            try db.execute(sql: "INSERT INTO poll_attempt (started_at, operation, outcome, message) VALUES (1, 'station 종로구 DAILY page 1', 'failed', ?), (2, 'station 종로구 DAILY page 1', 'ok', NULL)",
-                           arguments: ["AirKorea returned result code 30 (\(pieces(" "))): check the key."])
-            try db.execute(sql: "INSERT INTO forecast_issue (pollutant, issued_at, forecast_date, overall, cause, fetched_at) VALUES ('pm10', 1, '2026-11-22', ?, ?, 1), ('pm25', 1, '2026-11-22', '○ 전 권역 보통', '원인', 1)",
-                           arguments: ["○ [미세먼지] \(key)", "○ " + sentKey.lowercased()])
-            try db.execute(sql: "INSERT INTO forecast_grade (pollutant, issued_at, forecast_date, region, grade, grade_word) VALUES ('pm10', 1, '2026-11-22', '서울', NULL, ?), ('pm10', 1, '2026-11-22', '제주', 1, '좋음')",
-                           arguments: [String(key.prefix(48))])
-            try db.execute(sql: "INSERT INTO station (name, address, updated_at) VALUES (?, ?, 1), ('종로구', '서울 종로구 종로35가길 19', 1)",
-                           arguments: [pieces("\n"), key.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")])
-            try db.execute(sql: "INSERT INTO measurement (station, slot_start, pm10, fetched_at) VALUES (?, 1, 10, 1), (?, 2, 11, 1), ('종로구', 1, 12, 1)",
-                           arguments: [pieces("\n"), pieces("\n")])
+            try db.execute(
+                sql:
+                    "INSERT INTO daemon_state (key, value, updated_at) VALUES ('status', ?, 1), ('note', ?, 1), ('next_poll', '1790000000', 1)",
+                arguments: [status, escaped])
+            try db.execute(
+                sql:
+                    "INSERT INTO poll_attempt (started_at, operation, outcome, message) VALUES (1, 'station 종로구 DAILY page 1', 'failed', ?), (2, 'station 종로구 DAILY page 1', 'ok', NULL)",
+                arguments: ["AirKorea returned result code 30 (\(pieces(" "))): check the key."])
+            try db.execute(
+                sql:
+                    "INSERT INTO forecast_issue (pollutant, issued_at, forecast_date, overall, cause, fetched_at) VALUES ('pm10', 1, '2026-11-22', ?, ?, 1), ('pm25', 1, '2026-11-22', '○ 전 권역 보통', '원인', 1)",
+                arguments: ["○ [미세먼지] \(key)", "○ " + sentKey.lowercased()])
+            try db.execute(
+                sql:
+                    "INSERT INTO forecast_grade (pollutant, issued_at, forecast_date, region, grade, grade_word) VALUES ('pm10', 1, '2026-11-22', '서울', NULL, ?), ('pm10', 1, '2026-11-22', '제주', 1, '좋음')",
+                arguments: [String(key.prefix(48))])
+            try db.execute(
+                sql: "INSERT INTO station (name, address, updated_at) VALUES (?, ?, 1), ('종로구', '서울 종로구 종로35가길 19', 1)",
+                arguments: [pieces("\n"), key.replacingOccurrences(of: "+", with: "&plus;").replacingOccurrences(of: "/", with: "&sol;")])
+            try db.execute(
+                sql:
+                    "INSERT INTO measurement (station, slot_start, pm10, fetched_at) VALUES (?, 1, 10, 1), (?, 2, 11, 1), ('종로구', 1, 12, 1)",
+                arguments: [pieces("\n"), pieces("\n")])
             try db.execute(sql: "INSERT INTO alert_event (at, kind, rule, station) VALUES (1, 'raised', 'pm25-bad', '종로구')")
-            try db.execute(sql: "INSERT INTO alert_delivery (event_id, sink, attempt, at, outcome, detail) VALUES (1, 'webhook 1', 1, 1, 'failed', ?)",
-                           arguments: ["HTTP 500: " + key.unicodeScalars.map { "&#000\($0.value);" }.joined()])
+            try db.execute(
+                sql: "INSERT INTO alert_delivery (event_id, sink, attempt, at, outcome, detail) VALUES (1, 'webhook 1', 1, 1, 'failed', ?)",
+                arguments: ["HTTP 500: " + key.unicodeScalars.map { "&#000\($0.value);" }.joined()])
         }
     }
 

@@ -1,23 +1,26 @@
 import DustKit
-@testable import DustStore
 import Foundation
 import GRDB
-import Testing
 import TestSupport
+import Testing
+
+@testable import DustStore
 
 func reading(_ station: String, hour: Int, pm10: Double?, pm25: Double?, flag: String? = nil) -> HourlyReading {
     // Hours of 2026-11-20 KST; hour 0 starts at 2026-11-19T15:00:00Z.
     let start = Int64(1_795_100_400) + Int64(hour) * 3600
-    return HourlyReading(station: station, slot: Slot(startEpochSeconds: start),
-                         concentration: DustPair(fineDust: pm10, ultraFineDust: pm25),
-                         flag: DustPair(repeating: flag), stationCode: "111123", sidoName: "서울", network: "도시대기")
+    return HourlyReading(
+        station: station, slot: Slot(startEpochSeconds: start),
+        concentration: DustPair(fineDust: pm10, ultraFineDust: pm25),
+        flag: DustPair(repeating: flag), stationCode: "111123", sidoName: "서울", network: "도시대기")
 }
 
 @Suite("SQLite store")
 struct SQLiteStoreTests {
     @Test("The first hour of the test day is 2026-11-20 00:00 KST")
     func testDay() {
-        #expect(DayCalendar(timeZone: KoreaStandardTime.timeZone).iso8601(reading("a", hour: 0, pm10: 1, pm25: 1).slot.start)
+        #expect(
+            DayCalendar(timeZone: KoreaStandardTime.timeZone).iso8601(reading("a", hour: 0, pm10: 1, pm25: 1).slot.start)
                 == "2026-11-20T00:00:00+09:00")
     }
 
@@ -40,13 +43,15 @@ struct SQLiteStoreTests {
         try store.upsert([reading("종로구", hour: 5, pm10: 40, pm25: nil), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
         let summary = try store.upsert([reading("종로구", hour: 5, pm10: 44, pm25: 21), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
         #expect(summary == UpsertSummary(updated: 1, unchanged: 1))
-        let stored = try store.readings(stations: ["종로구"], from: reading("x", hour: 0, pm10: nil, pm25: nil).slot,
-                                        to: reading("x", hour: 24, pm10: nil, pm25: nil).slot)
+        let stored = try store.readings(
+            stations: ["종로구"], from: reading("x", hour: 0, pm10: nil, pm25: nil).slot,
+            to: reading("x", hour: 24, pm10: nil, pm25: nil).slot)
         #expect(stored.map(\.concentration) == [DustPair(fineDust: 44, ultraFineDust: 21), DustPair(fineDust: 41, ultraFineDust: 20)])
 
         try store.upsert([reading("종로구", hour: 6, pm10: nil, pm25: nil, flag: "자료이상")])
-        let flagged = try store.readings(stations: ["종로구"], from: reading("x", hour: 6, pm10: nil, pm25: nil).slot,
-                                         to: reading("x", hour: 7, pm10: nil, pm25: nil).slot)
+        let flagged = try store.readings(
+            stations: ["종로구"], from: reading("x", hour: 6, pm10: nil, pm25: nil).slot,
+            to: reading("x", hour: 7, pm10: nil, pm25: nil).slot)
         #expect(flagged.first?.concentration == DustPair(fineDust: nil, ultraFineDust: nil))
         #expect(flagged.first?.flag == DustPair(fineDust: "자료이상", ultraFineDust: "자료이상"))
     }
@@ -146,7 +151,10 @@ struct SQLiteStoreTests {
             _ = try SQLiteStore(path: path)
             Issue.record("opening a text file as a database succeeded")
         } catch let error {
-            guard case .corrupt = error else { Issue.record("expected .corrupt, got \(error)"); return }
+            guard case .corrupt = error else {
+                Issue.record("expected .corrupt, got \(error)")
+                return
+            }
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8).hasPrefix("these are my notes"))
     }
@@ -167,7 +175,7 @@ struct SQLiteStoreTests {
         #expect {
             _ = try SQLiteStore(path: path, mode: .readOnly)
         } throws: { error in
-            guard case let .cannotOpen(_, reason) = error as? StoreError else { return false }
+            guard case .cannotOpen(_, let reason) = error as? StoreError else { return false }
             return reason.contains("restart dustd")
         }
         let upgraded = try SQLiteStore(path: path)

@@ -4,11 +4,12 @@ import DustServices
 import DustStore
 import DustWeb
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
-import Testing
 import TestSupport
+import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Readings in a fresh database, reports through the real StatisticsService, pages from them.
 private final class DashboardScratch: Sendable {
@@ -37,16 +38,21 @@ private final class DashboardScratch: Sendable {
         _ = try store.upsert(readings, fetchedAt: Self.afterNovember20)
     }
 
-    func statistics(station: String = "종로구", fallbacks: [String] = [], calendar: DayCalendar = seoul,
-                    now: Date = afterNovember20, intakeModel: (any IntakeModel)? = nil) throws -> StatisticsService {
-        StatisticsService(readings: store, activity: store, clock: FixedClock(now), calendar: calendar,
-                          intakeModel: try intakeModel ?? VentilationIntakeModel(), stations: StationPreference(primary: station, fallbacks: fallbacks))
+    func statistics(
+        station: String = "종로구", fallbacks: [String] = [], calendar: DayCalendar = seoul,
+        now: Date = afterNovember20, intakeModel: (any IntakeModel)? = nil
+    ) throws -> StatisticsService {
+        StatisticsService(
+            readings: store, activity: store, clock: FixedClock(now), calendar: calendar,
+            intakeModel: try intakeModel ?? VentilationIntakeModel(), stations: StationPreference(primary: station, fallbacks: fallbacks))
     }
 
     /// The page of `date` (or of today) as dustd would build it, with a healthy running daemon by default.
-    func dayPage(_ date: LocalDate? = nil, language: PageLanguage = .korean, station: String = "종로구", fallbacks: [String] = [],
-                 calendar: DayCalendar = seoul, now: Date = afterNovember20, health: DaemonHealth? = nil,
-                 intakeModel: (any IntakeModel)? = nil) throws -> String {
+    func dayPage(
+        _ date: LocalDate? = nil, language: PageLanguage = .korean, station: String = "종로구", fallbacks: [String] = [],
+        calendar: DayCalendar = seoul, now: Date = afterNovember20, health: DaemonHealth? = nil,
+        intakeModel: (any IntakeModel)? = nil
+    ) throws -> String {
         let statistics = try statistics(station: station, fallbacks: fallbacks, calendar: calendar, now: now, intakeModel: intakeModel)
         let shown = date ?? statistics.today
         let newest = try store.latestSlot(station: station, endingBy: now)
@@ -70,8 +76,9 @@ private final class DashboardScratch: Sendable {
 
     /// dustd running, heartbeat a minute old, last poll a success.
     static func runningHealth(newest: Slot?, now: Date) -> DaemonHealth {
-        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
-                                  startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
+            startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
         status.heartbeatAt = now.addingTimeInterval(-60)
         status.lastSuccess = .init(at: now.addingTimeInterval(-1200), rowsNew: 1, rowsUpdated: 0, requests: 1)
         return DaemonHealth(status: status, newestSlot: newest, now: now, processIsDustd: { _ in true })
@@ -79,8 +86,9 @@ private final class DashboardScratch: Sendable {
 
     /// A reading with both values known.
     static func reading(_ station: String, _ slot: Slot, pm10: Double?, pm25: Double?, flag: String? = nil) -> HourlyReading {
-        HourlyReading(station: station, slot: slot, concentration: DustPair(fineDust: pm10, ultraFineDust: pm25),
-                      flag: DustPair(fineDust: flag, ultraFineDust: nil))
+        HourlyReading(
+            station: station, slot: slot, concentration: DustPair(fineDust: pm10, ultraFineDust: pm25),
+            flag: DustPair(fineDust: flag, ultraFineDust: nil))
     }
 }
 
@@ -99,8 +107,10 @@ private func parsesAsXML(_ page: String) -> Bool {
 
 /// Everything a page must never contain: scripts, external assets, style attributes, broken numbers.
 private func expectSelfContained(_ page: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    for forbidden in ["http://", "https://", "src=", "style=\"", "<script", "<link", "<img", "<iframe", "<object",
-                      "NaN", "nan", "inf", "Infinity", "url("] {
+    for forbidden in [
+        "http://", "https://", "src=", "style=\"", "<script", "<link", "<img", "<iframe", "<object",
+        "NaN", "nan", "inf", "Infinity", "url(",
+    ] {
         #expect(!page.contains(forbidden), "the page contains \(forbidden)", sourceLocation: sourceLocation)
     }
     #expect(occurrences(of: "<style", in: page) == 1, sourceLocation: sourceLocation)
@@ -131,16 +141,20 @@ struct DashboardTests {
         #expect(!page.contains("good") && !page.contains("moderate"))
         // Machine-readable, exactly as the JSON document prints them.
         #expect(json(day.totals.mean.fineDust) == "\(1090.0 / 23)")
-        #expect(page.contains("data-hours-pm10=\"23\" data-mean-pm10=\"\(1090.0 / 23)\" data-max-pm10=\"66\" "
-            + "data-intake-pm10=\"\(json(day.totals.intake.fineDust))\" data-grade-pm10=\"2\" data-who-exceeded-pm10=\"true\""))
+        #expect(
+            page.contains(
+                "data-hours-pm10=\"23\" data-mean-pm10=\"\(1090.0 / 23)\" data-max-pm10=\"66\" "
+                    + "data-intake-pm10=\"\(json(day.totals.intake.fineDust))\" data-grade-pm10=\"2\" data-who-exceeded-pm10=\"true\""))
         #expect(page.contains("data-hours-pm25=\"22\" data-mean-pm25=\"\(535.0 / 22)\" data-max-pm25=\"36\""))
         let document = ReportJSON.day(day, calendar: DashboardScratch.seoul).serialized
         #expect(document.contains("\"mean\":{\"pm10\":\(json(day.totals.mean.fineDust)),\"pm25\":\(json(day.totals.mean.ultraFineDust))}"))
         // One element per hour: 12:00 had 49 µg/m³ of PM10; 05:00 was 점검및교정 (unknown, a gap).
         #expect(occurrences(of: "data-hour=\"", in: page) == 24)
         #expect(page.contains("data-hour=\"2026-11-20T12:00:00+09:00\" data-pm10=\"49\""))
-        #expect(page.contains("<g class=\"hour\" data-hour=\"2026-11-20T05:00:00+09:00\" data-pm10=\"null\" data-pm25=\"null\" "
-            + "data-intake-pm10=\"null\" data-intake-pm25=\"null\"></g>"))
+        #expect(
+            page.contains(
+                "<g class=\"hour\" data-hour=\"2026-11-20T05:00:00+09:00\" data-pm10=\"null\" data-pm25=\"null\" "
+                    + "data-intake-pm10=\"null\" data-intake-pm25=\"null\"></g>"))
         #expect(page.contains("점검및교정"))
         // Links: the days around, today (2026-11-21), the ISO week, the other language.
         #expect(page.contains("href=\"/day/2026-11-19?lang=ko\""))
@@ -182,7 +196,8 @@ struct DashboardTests {
 
         #expect(page.contains("오늘 · 2026년 11월 20일 금요일"))
         // Latest hour 12:00–13:00: PM10 32 (보통), PM2.5 22 (보통).
-        #expect(page.contains("<h2>최근 1시간 <span class=\"aside\">12:00–13:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span>"))
+        #expect(
+            page.contains("<h2>최근 1시간 <span class=\"aside\">12:00–13:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span>"))
         #expect(page.contains("<h2>오늘 지금까지</h2>"))
         #expect(page.contains("13/14시간"))
         // Intake so far, by hand: PM10 161 µg/m³·h asleep × 0.189 + 55 light × 0.612 + 122 sedentary × 0.182 = 86.293 µg;
@@ -222,17 +237,21 @@ struct DashboardTests {
             DashboardScratch.reading(station, slots[9], pm10: 41, pm25: nil, flag: "<svg onload=alert(3)>"),
             DashboardScratch.reading(fallback, slots[9], pm10: 50, pm25: 20),
         ])
-        var status = DaemonStatus(state: .backingOff, mode: .daemon, pid: 77, version: "<i>1</i>", station: station,
-                                  startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-7200), heartbeatSeconds: 60)
+        var status = DaemonStatus(
+            state: .backingOff, mode: .daemon, pid: 77, version: "<i>1</i>", station: station,
+            startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-7200), heartbeatSeconds: 60)
         status.heartbeatAt = DashboardScratch.afterNovember20.addingTimeInterval(-30)
-        status.lastError = .init(at: DashboardScratch.afterNovember20.addingTimeInterval(-600),
-                                 failure: .configuration("<script>alert('poll')</script> & more"))
+        status.lastError = .init(
+            at: DashboardScratch.afterNovember20.addingTimeInterval(-600),
+            failure: .configuration("<script>alert('poll')</script> & more"))
         status.reloadRefused = .init(at: DashboardScratch.afterNovember20.addingTimeInterval(-300), reason: "<img src=x onerror=alert(4)>")
-        let health = DaemonHealth(status: status, newestSlot: slots[9], now: DashboardScratch.afterNovember20, processIsDustd: { _ in true })
+        let health = DaemonHealth(
+            status: status, newestSlot: slots[9], now: DashboardScratch.afterNovember20, processIsDustd: { _ in true })
 
         for language in PageLanguage.allCases {
-            let page = try scratch.dayPage(DashboardScratch.november20, language: language, station: station, fallbacks: [fallback],
-                                           health: health)
+            let page = try scratch.dayPage(
+                DashboardScratch.november20, language: language, station: station, fallbacks: [fallback],
+                health: health)
             #expect(!page.contains("<script"))
             #expect(!page.contains("<img"))
             #expect(!page.contains("<b "))
@@ -242,7 +261,10 @@ struct DashboardTests {
             #expect(page.contains("<h1>\(escapedStation)</h1>"))
             #expect(page.contains("<title>\(escapedStation) · 2026-11-20 · FineDust</title>"))
             // In the chart: the SVG's aria-label attribute and the bar's <title>.
-            #expect(page.contains("role=\"img\" aria-label=\"" + (language == .korean ? escapedStation + " 2026-11-20의" : "PM10 and PM2.5 at " + escapedStation)))
+            #expect(
+                page.contains(
+                    "role=\"img\" aria-label=\""
+                        + (language == .korean ? escapedStation + " 2026-11-20의" : "PM10 and PM2.5 at " + escapedStation)))
             #expect(page.contains("&lt;svg onload=alert(3)&gt;</title></rect>"))
             #expect(page.contains("&lt;b onmouseover=&quot;x&quot;&gt;중구&lt;/b&gt;"))
             #expect(page.contains("&lt;script&gt;alert(&#39;poll&#39;)&lt;/script&gt; &amp; more"))
@@ -254,8 +276,9 @@ struct DashboardTests {
 
     @Test("The escaping function escapes the five characters and drops control characters")
     func escaping() {
-        #expect(HTMLEscaping.escape(#"<a href="x" title='y'>&amp;</a>"#)
-            == "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;")
+        #expect(
+            HTMLEscaping.escape(#"<a href="x" title='y'>&amp;</a>"#)
+                == "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;")
         #expect(HTMLEscaping.escape("종로구\u{0}\u{1B}[31m\u{85}") == "종로구\u{FFFD}\u{FFFD}[31m\u{FFFD}")
         #expect(HTMLEscaping.escape("a\tb\nc") == "a\tb\nc")
     }
@@ -285,11 +308,13 @@ struct DashboardTests {
     func daylightSavingDays() throws {
         let scratch = try DashboardScratch()
         let calendar = DashboardScratch.newYork
-        let spring = LocalDate(year: 2026, month: 3, day: 8), autumn = LocalDate(year: 2026, month: 11, day: 1)
+        let spring = LocalDate(year: 2026, month: 3, day: 8)
+        let autumn = LocalDate(year: 2026, month: 11, day: 1)
         for date in [spring, autumn] {
-            try scratch.save(calendar.slots(of: date).enumerated().map { index, slot in
-                DashboardScratch.reading("종로구", slot, pm10: 30 + Double(index), pm25: 12 + Double(index) / 2)
-            })
+            try scratch.save(
+                calendar.slots(of: date).enumerated().map { index, slot in
+                    DashboardScratch.reading("종로구", slot, pm10: 30 + Double(index), pm25: 12 + Double(index) / 2)
+                })
         }
         let now = calendar.start(of: LocalDate(year: 2026, month: 11, day: 2)).addingTimeInterval(12 * 3600)
 
@@ -322,8 +347,9 @@ struct DashboardTests {
         try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         // Two days later: the newest hour (23:00–24:00 on 11-20) ended 48 h ago; dustd's PID is not dustd.
         let now = DashboardScratch.afterNovember20.addingTimeInterval(48 * 3600 - 20 * 60)
-        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
-                                  startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-86_400), heartbeatSeconds: 60)
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
+            startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-86_400), heartbeatSeconds: 60)
         status.heartbeatAt = DashboardScratch.afterNovember20
         let newest = try scratch.store.latestSlot(station: "종로구", endingBy: now)
         let health = DaemonHealth(status: status, newestSlot: newest, now: now, processIsDustd: { _ in false })
@@ -334,7 +360,10 @@ struct DashboardTests {
         let heading = try #require(english.range(of: "<h1>"))
         #expect(notices.lowerBound < heading.lowerBound)
         #expect(english.contains("<p class=\"notice\">Stale data: the newest hour ended 48 h ago.</p>"))
-        #expect(english.contains("<p class=\"notice\">dustd is not running: it ended without stopping (last heard from at 2026-11-21 00:20); check journalctl -u dustd.</p>"))
+        #expect(
+            english.contains(
+                "<p class=\"notice\">dustd is not running: it ended without stopping (last heard from at 2026-11-21 00:20); check journalctl -u dustd.</p>"
+            ))
         #expect(!english.contains("4242"), "the web shows no PID")
         expectSelfContained(english)
 
@@ -349,19 +378,29 @@ struct DashboardTests {
         let scratch = try DashboardScratch()
         try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let now = DashboardScratch.afterNovember20
-        var status = DaemonStatus(state: .waitingForNextHour, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
-                                  startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
+        var status = DaemonStatus(
+            state: .waitingForNextHour, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
+            startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
         status.heartbeatAt = now
         status.nextPollAt = now.addingTimeInterval(2400)
         status.lastSuccess = .init(at: now.addingTimeInterval(-3 * 3600), rowsNew: 1, rowsUpdated: 0, requests: 1)
-        status.lastError = .init(at: now.addingTimeInterval(-600), failure: .configuration("SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr"))
+        status.lastError = .init(
+            at: now.addingTimeInterval(-600), failure: .configuration("SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr")
+        )
         status.reloadRefused = .init(at: now.addingTimeInterval(-300), reason: "station.name must not be empty")
-        let health = DaemonHealth(status: status, newestSlot: try scratch.store.latestSlot(station: "종로구", endingBy: now),
-                                  now: now, processIsDustd: { _ in true })
+        let health = DaemonHealth(
+            status: status, newestSlot: try scratch.store.latestSlot(station: "종로구", endingBy: now),
+            now: now, processIsDustd: { _ in true })
 
         let page = try scratch.dayPage(DashboardScratch.november20, language: .english, health: health)
-        #expect(page.contains("The last poll failed at 00:10 (configuration):<span class=\"detail\">SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr</span>"))
-        #expect(page.contains("A configuration reload was refused at 00:15; dustd kept its previous configuration:<span class=\"detail\">station.name must not be empty</span>"))
+        #expect(
+            page.contains(
+                "The last poll failed at 00:10 (configuration):<span class=\"detail\">SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr</span>"
+            ))
+        #expect(
+            page.contains(
+                "A configuration reload was refused at 00:15; dustd kept its previous configuration:<span class=\"detail\">station.name must not be empty</span>"
+            ))
         #expect(page.contains("dustd is waiting for the next hour because of a key or configuration problem until 01:00."))
         #expect(!page.contains("Stale data"))
         expectSelfContained(page)
@@ -376,12 +415,17 @@ struct DashboardTests {
         #expect(page.contains("<title>종로구 · 2026-W47 · FineDust</title>"))
         #expect(page.contains("2026년 47주 · 11/16 – 11/22"))
         #expect(occurrences(of: "data-date=\"", in: page) == 7)
-        #expect(week.days.map(\.date.description) == ["2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22"])
+        #expect(
+            week.days.map(\.date.description) == [
+                "2026-11-16", "2026-11-17", "2026-11-18", "2026-11-19", "2026-11-20", "2026-11-21", "2026-11-22",
+            ])
         for day in week.days {
             let intake = day.totals.intake
-            #expect(page.contains("data-date=\"\(day.date)\" data-hours-pm10=\"\(day.totals.hours.fineDust)\" "
-                + "data-mean-pm10=\"\(json(day.totals.mean.fineDust))\" data-max-pm10=\"\(json(day.totals.max.fineDust))\" "
-                + "data-intake-pm10=\"\(json(intake.fineDust))\""))
+            #expect(
+                page.contains(
+                    "data-date=\"\(day.date)\" data-hours-pm10=\"\(day.totals.hours.fineDust)\" "
+                        + "data-mean-pm10=\"\(json(day.totals.mean.fineDust))\" data-max-pm10=\"\(json(day.totals.max.fineDust))\" "
+                        + "data-intake-pm10=\"\(json(intake.fineDust))\""))
             #expect(page.contains("data-intake-pm25=\"\(json(intake.ultraFineDust))\""))
             #expect(page.contains("href=\"/day/\(day.date)?lang=ko\""))
         }
@@ -392,8 +436,10 @@ struct DashboardTests {
         #expect(page.contains("<tr class=\"today\"><th scope=\"row\"><a href=\"/day/2026-11-21?lang=ko\">토 11/21</a></th>"))
         // Week totals, as the JSON document's "total".
         let totals = week.totals
-        #expect(page.contains("data-scope=\"week\" data-start=\"2026-11-16\" data-end=\"2026-11-22\" "
-            + "data-hours-pm10=\"\(totals.hours.fineDust)\" data-mean-pm10=\"\(json(totals.mean.fineDust))\""))
+        #expect(
+            page.contains(
+                "data-scope=\"week\" data-start=\"2026-11-16\" data-end=\"2026-11-22\" "
+                    + "data-hours-pm10=\"\(totals.hours.fineDust)\" data-mean-pm10=\"\(json(totals.mean.fineDust))\""))
         #expect(page.contains("data-intake-pm25=\"\(json(totals.intake.ultraFineDust))\" data-grade-pm25="))
         let document = ReportJSON.week(week, station: "종로구", calendar: DashboardScratch.seoul).serialized
         #expect(document.contains("\"intake\":{\"pm10\":\(json(totals.intake.fineDust)),\"pm25\":\(json(totals.intake.ultraFineDust))}"))

@@ -7,8 +7,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TestSupport
+import Testing
 
 /// Forecasts for 서울 (the demo station 종로구's region) for today and tomorrow as of now, issued
 /// at 05시 today; the overall text is hostile, to prove it is escaped.
@@ -17,9 +17,10 @@ func storeForecastForNow(_ store: SQLiteStore) throws -> LocalDate {
     let today = calendar.date(containing: Date())
     let issued = calendar.start(of: today).addingTimeInterval(5 * 3600)
     func forecast(_ pollutant: Pollutant, _ date: LocalDate, _ grade: ForecastGrade) -> DustForecast {
-        DustForecast(pollutant: pollutant, issuedAt: issued, forecastDate: date,
-                     grades: ForecastGrades(byRegion: [.seoul: grade, .jeju: .known(.good)]),
-                     overall: "○ <script>alert(1)</script> 서울 '나쁨'", cause: "대기 정체")
+        DustForecast(
+            pollutant: pollutant, issuedAt: issued, forecastDate: date,
+            grades: ForecastGrades(byRegion: [.seoul: grade, .jeju: .known(.good)]),
+            overall: "○ <script>alert(1)</script> 서울 '나쁨'", cause: "대기 정체")
     }
     try store.upsertForecasts([
         forecast(.pm10, today, .known(.moderate)), forecast(.pm25, today, .known(.bad)),
@@ -38,9 +39,14 @@ struct ForecastWebTests {
         let forecast = try rig.dustctl(["forecast"])
         #expect(forecast.status == 0, "\(forecast.standardError)")
         let todayCLI = try rig.dustctl(["today"])
-        #expect(todayCLI.standardOutput.contains("\"forecastTomorrow\":{\"region\":\"서울\",\"date\":\"\(today.adding(days: 1))\",\"pm10\":{\"grade\":3,\"word\":\"나쁨\""))
-        #expect(forecast.standardOutput.hasPrefix("{\"region\":\"서울\",\"regionEnglish\":\"Seoul\",\"station\":\"종로구\",\"issuedAt\":\"\(today)T05:00:00+09:00\","))
-        #expect(forecast.standardOutput.contains("\"tomorrow\":{\"date\":\"\(today.adding(days: 1))\",\"pm10\":{\"grade\":3,\"word\":\"나쁨\""))
+        #expect(
+            todayCLI.standardOutput.contains(
+                "\"forecastTomorrow\":{\"region\":\"서울\",\"date\":\"\(today.adding(days: 1))\",\"pm10\":{\"grade\":3,\"word\":\"나쁨\""))
+        #expect(
+            forecast.standardOutput.hasPrefix(
+                "{\"region\":\"서울\",\"regionEnglish\":\"Seoul\",\"station\":\"종로구\",\"issuedAt\":\"\(today)T05:00:00+09:00\","))
+        #expect(
+            forecast.standardOutput.contains("\"tomorrow\":{\"date\":\"\(today.adding(days: 1))\",\"pm10\":{\"grade\":3,\"word\":\"나쁨\""))
         #expect(forecast.standardOutput.contains("\"pm25\":{\"grade\":4,\"word\":\"매우나쁨\""))
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
             try await client.execute(uri: "/api/v1/forecast", method: .get) { response in
@@ -118,7 +124,8 @@ struct ForecastWebTests {
         let metrics = PollMetrics()
         let store = MeasuredForecastStore(rig.store, metrics: metrics)
         for outcome in [PollAttempt.Outcome.ok, .ok, .retrying] {
-            try store.recordAttempt(PollAttempt(startedAt: Date(), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
+            try store.recordAttempt(
+                PollAttempt(startedAt: Date(), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
         }
         let app = Application(router: WebServer(source: try rig.source(), metrics: metrics, token: nil).router())
         try await app.test(.router) { client in
@@ -139,22 +146,28 @@ struct ForecastWebTests {
         // The 17시 issue of 2026-11-22 for 서울, PM2.5: today 보통, tomorrow 매우나쁨.
         let issued = kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(17 * 3600)
         try rig.store.upsertForecasts([
-            DustForecast(pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 22),
-                         grades: ForecastGrades(informGrade: "서울 : 보통,제주 : 좋음")),
-            DustForecast(pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 23),
-                         grades: ForecastGrades(informGrade: "서울 : 매우나쁨,제주 : 좋음")),
+            DustForecast(
+                pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 22),
+                grades: ForecastGrades(informGrade: "서울 : 보통,제주 : 좋음")),
+            DustForecast(
+                pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 23),
+                grades: ForecastGrades(informGrade: "서울 : 매우나쁨,제주 : 좋음")),
         ])
         let metrics = PollMetrics()
         // 2026-11-22 18:00 KST: 서울 PM2.5 tomorrow (11-23) is 매우나쁨 (4) in the 17시 issue.
         let eveningClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(18 * 3600))
-        let evening = try await Application(router: WebServer(source: try rig.source(clock: eveningClock), metrics: metrics, token: nil).router())
-            .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
+        let evening = try await Application(
+            router: WebServer(source: try rig.source(clock: eveningClock), metrics: metrics, token: nil).router()
+        )
+        .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 4"))
         #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"today\"} 2"))
         // 2026-11-25 12:00 KST: nothing stored for the 25th or the 26th, so no grade at all.
         let laterClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 25)).addingTimeInterval(12 * 3600))
-        let later = try await Application(router: WebServer(source: try rig.source(clock: laterClock), metrics: metrics, token: nil).router())
-            .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
+        let later = try await Application(
+            router: WebServer(source: try rig.source(clock: laterClock), metrics: metrics, token: nil).router()
+        )
+        .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(!later.contains("finedust_forecast_grade{"))
         #expect(!later.contains("finedust_forecast_issued_timestamp_seconds{"))
     }

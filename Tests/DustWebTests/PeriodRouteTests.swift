@@ -4,8 +4,8 @@ import DustWeb
 import Foundation
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TestSupport
+import Testing
 
 /// Every route that takes a date or a week, driven with boundary and random ones: each answers
 /// 200 for a supported date and 404 otherwise, and no page links to a day or week that would 404.
@@ -58,12 +58,15 @@ struct PeriodRouteTests {
         try await rig.application(try rig.source()).test(.router) { client in
             try await client.execute(uri: "/week/0001-W01", method: .get) { response in
                 #expect(response.status == .notFound)
-                #expect(text(response) == "No such page: 0001-W01 runs 0001-01-01 to 0001-01-07, outside the dates FineDust keeps; "
-                    + "give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52).\n")
+                #expect(
+                    text(response) == "No such page: 0001-W01 runs 0001-01-01 to 0001-01-07, outside the dates FineDust keeps; "
+                        + "give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52).\n")
             }
             try await client.execute(uri: "/api/v1/week?end=9999-12-31", method: .get) { response in
                 #expect(response.status == .notFound)
-                #expect(text(response) == "No such page: 9999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.\n")
+                #expect(
+                    text(response)
+                        == "No such page: 9999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.\n")
             }
             try await client.execute(uri: "/day/2026-02-30", method: .get) { response in
                 #expect(text(response) == "No such day; write it YYYY-MM-DD.\n")

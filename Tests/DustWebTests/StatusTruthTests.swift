@@ -7,20 +7,23 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TestSupport
+import Testing
 
 /// dustd's last record after a long run: idle with a next poll (now in the past), a forecast fetch
 /// planned, a refused reload, and a storage failure naming the database's path.
 private func lastRecord(now: Date, state: DaemonStatus.State = .idle, mode: DaemonStatus.Mode = .daemon) -> DaemonStatus {
-    var status = DaemonStatus(state: state, mode: mode, pid: 4242, version: "1.0.0", station: "종로구",
-                              startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
+    var status = DaemonStatus(
+        state: state, mode: mode, pid: 4242, version: "1.0.0", station: "종로구",
+        startedAt: now.addingTimeInterval(-86_400), heartbeatSeconds: 60)
     status.heartbeatAt = now.addingTimeInterval(-3600)
     status.nextPollAt = now.addingTimeInterval(-1800)
     status.forecast = .init(nextFetchAt: now.addingTimeInterval(-600))
-    status.reloadRefused = .init(at: now.addingTimeInterval(-7200), reason: "Invalid configuration in /etc/dustd/dustd.yaml: poll.minute is 99")
-    status.lastError = .init(at: now.addingTimeInterval(-3700),
-                             failure: .storage(StorageFailure(StoreError.diskFull(path: "/var/lib/dustd/dust.sqlite"))))
+    status.reloadRefused = .init(
+        at: now.addingTimeInterval(-7200), reason: "Invalid configuration in /etc/dustd/dustd.yaml: poll.minute is 99")
+    status.lastError = .init(
+        at: now.addingTimeInterval(-3700),
+        failure: .storage(StorageFailure(StoreError.diskFull(path: "/var/lib/dustd/dust.sqlite"))))
     if state == .stopped { status.stoppedAt = now.addingTimeInterval(-3600) }
     return status
 }
@@ -44,8 +47,10 @@ struct StatusTruthTests {
         for ending in Self.endings {
             let health = DaemonHealth(status: ending.status(now), newestSlot: nil, now: now, processIsDustd: { _ in ending.alive })
             #expect(health.daemon == ending.daemon, "\(ending.name)")
-            let document = ReportJSON.status(health, database: "/var/lib/dustd/dust.sqlite", station: "종로구", rows: 0,
-                                             calendar: seoul, forecastCallsToday: 0).serialized
+            let document = ReportJSON.status(
+                health, database: "/var/lib/dustd/dust.sqlite", station: "종로구", rows: 0,
+                calendar: seoul, forecastCallsToday: 0
+            ).serialized
             let expectedState = ending.daemon == .stopped ? "\"state\":\"stopped\"" : "\"state\":null"
             #expect(document.contains(expectedState), "\(ending.name): \(document)")
             #expect(document.contains("\"nextPoll\":null"), "\(ending.name): \(document)")
@@ -56,8 +61,10 @@ struct StatusTruthTests {
         running.heartbeatAt = now.addingTimeInterval(-30)
         running.nextPollAt = now.addingTimeInterval(1800)
         let health = DaemonHealth(status: running, newestSlot: nil, now: now, processIsDustd: { _ in true })
-        let document = ReportJSON.status(health, database: "/var/lib/dustd/dust.sqlite", station: "종로구", rows: 0,
-                                         calendar: seoul, forecastCallsToday: 0).serialized
+        let document = ReportJSON.status(
+            health, database: "/var/lib/dustd/dust.sqlite", station: "종로구", rows: 0,
+            calendar: seoul, forecastCallsToday: 0
+        ).serialized
         #expect(document.contains("\"state\":\"idle\""))
         #expect(document.contains("\"nextPoll\":\"\(seoul.iso8601(now.addingTimeInterval(1800)))\""))
         #expect(document.contains("\"pid\":4242"))
@@ -74,9 +81,11 @@ struct StatusTruthTests {
         for ending in Self.endings {
             let health = DaemonHealth(status: ending.status(now), newestSlot: nil, now: now, processIsDustd: { _ in ending.alive })
             for language in [PageLanguage.english, .korean] {
-                let page = DashboardPage.render(DashboardModel(page: .today, language: language, station: "종로구", day: nil, week: week,
-                                                               intakeUnit: .micrograms, calendar: seoul, health: health, now: now,
-                                                               audience: WebAudience(knownPaths: ["dust.sqlite"])))
+                let page = DashboardPage.render(
+                    DashboardModel(
+                        page: .today, language: language, station: "종로구", day: nil, week: week,
+                        intakeUnit: .micrograms, calendar: seoul, health: health, now: now,
+                        audience: WebAudience(knownPaths: ["dust.sqlite"])))
                 #expect(!page.contains("kept its previous configuration") && !page.contains("이전 설정으로 동작합니다"), "\(ending.name)")
                 #expect(!page.contains("4242"), "\(ending.name)")
                 #expect(!page.contains("/var/lib/dustd") && !page.contains("/etc/dustd"), "\(ending.name)")
@@ -88,11 +97,14 @@ struct StatusTruthTests {
     @Test("Paths are hidden in web text: absolute, home, known relative ones; URLs and units stay")
     func hidingPaths() {
         let audience = WebAudience(knownPaths: ["dust data/dust.sqlite", ""])
-        #expect(audience.hidingPaths(in: "The disk holding /var/lib/dustd/dust.sqlite is full.")
+        #expect(
+            audience.hidingPaths(in: "The disk holding /var/lib/dustd/dust.sqlite is full.")
                 == "The disk holding (path hidden) is full.")
-        #expect(audience.hidingPaths(in: "cannot open \"dust data/dust.sqlite\" (~/x/y, /etc/dustd/dustd.yaml): no")
+        #expect(
+            audience.hidingPaths(in: "cannot open \"dust data/dust.sqlite\" (~/x/y, /etc/dustd/dustd.yaml): no")
                 == "cannot open \"(path hidden)\" ((path hidden), (path hidden)): no")
-        #expect(audience.hidingPaths(in: "key=/run/credentials/dustd.service/airkorea-service-key")
+        #expect(
+            audience.hidingPaths(in: "key=/run/credentials/dustd.service/airkorea-service-key")
                 == "key=(path hidden)")
         let kept = "https://apis.data.go.kr/B552584/ArpltnInforInqireSvc answered 41 µg/m³ at 3/12 calls; A / B; <b>x</b>"
         #expect(audience.hidingPaths(in: kept) == kept)
@@ -106,8 +118,9 @@ struct WebStatusDocumentTests {
         let rig = try WebRig()
         defer { rig.directory.remove() }
         var record = lastRecord(now: Date())
-        record.lastError = .init(at: Date().addingTimeInterval(-60),
-                                 failure: .storage(StorageFailure(StoreError.diskFull(path: rig.store.path))))
+        record.lastError = .init(
+            at: Date().addingTimeInterval(-60),
+            failure: .storage(StorageFailure(StoreError.diskFull(path: rig.store.path))))
         try rig.store.saveStatus(record)
         let printed = try rig.dustctl(["status"])
         #expect(printed.standardOutput.contains(rig.store.path), "dustctl shows the operator the path")
@@ -121,7 +134,9 @@ struct WebStatusDocumentTests {
                 #expect(served["database"] == nil && served["pid"] == nil)
                 #expect(served["daemon"] as? String == "gone" && served["state"] is NSNull && served["nextPoll"] is NSNull)
                 #expect(((served["lastError"] as? [String: Any])?["message"] as? String)?.contains("(path hidden)") == true)
-                #expect(((served["reloadRefused"] as? [String: Any])?["reason"] as? String) == "Invalid configuration in (path hidden): poll.minute is 99")
+                #expect(
+                    ((served["reloadRefused"] as? [String: Any])?["reason"] as? String)
+                        == "Invalid configuration in (path hidden): poll.minute is 99")
                 // The rest is dustctl's document.
                 for key in ["database", "pid", "lastError", "reloadRefused", "dataAgeSeconds"] {
                     served.removeValue(forKey: key)

@@ -7,10 +7,11 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Testing
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A plain TCP client on loopback, so a test can be the slow, idle or malformed client no HTTP
@@ -31,7 +32,10 @@ final class RawConnection: @unchecked Sendable {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { close(descriptor); throw POSIXError(.ECONNREFUSED) }
+        guard connected == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
     }
 
     deinit { close(descriptor) }
@@ -64,7 +68,10 @@ final class RawConnection: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count > 0 { received += buffer[0..<count]; continue }
+            if count > 0 {
+                received += buffer[0..<count]
+                continue
+            }
             // 0: closed; ECONNRESET: closed with unread data; EAGAIN: the timeout.
             return (String(decoding: received, as: UTF8.self), count == 0 || errno == ECONNRESET)
         }
@@ -77,7 +84,8 @@ final class RawConnection: @unchecked Sendable {
         while true {
             let text = String(decoding: received, as: UTF8.self)
             if let split = text.range(of: "\r\n\r\n") {
-                let length = text[..<split.lowerBound].split(separator: "\r\n")
+                let length =
+                    text[..<split.lowerBound].split(separator: "\r\n")
                     .first { $0.lowercased().hasPrefix("content-length:") }
                     .flatMap { Int($0.split(separator: ":")[1].trimmingCharacters(in: .whitespaces)) } ?? 0
                 if text.utf8.count - text[..<split.upperBound].utf8.count >= length { return text }
@@ -194,7 +202,8 @@ struct WebConnectionTests {
         }
     }
 
-    @Test("Every answer carries the CSP, nosniff, frame and cache headers: 200, 400, 401, 404, 405, 413, 414, 503 and Hummingbird's own 400")
+    @Test(
+        "Every answer carries the CSP, nosniff, frame and cache headers: 200, 400, 401, 404, 405, 413, 414, 503 and Hummingbird's own 400")
     func headersOnEveryAnswer() async throws {
         let rig = try WebRig()
         defer { rig.directory.remove() }

@@ -7,8 +7,8 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import Testing
 import TestSupport
+import Testing
 
 /// The demo data (종로구 through 2026-11-20) in a temporary database, and a web server over it.
 struct WebRig {
@@ -19,7 +19,8 @@ struct WebRig {
     init() throws {
         directory = try TemporaryDirectory("web")
         store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.repositoryRoot.appendingPathComponent("Fixtures").path))
+        let fixtures = try #require(
+            DemoReplay.locateFixtures(explicit: TestFixtures.repositoryRoot.appendingPathComponent("Fixtures").path))
         _ = try DemoReplay(fixtures: fixtures, store: store, calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)).run()
         configuration = directory.path("empty.yaml")
         try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)
@@ -27,9 +28,10 @@ struct WebRig {
 
     func source(station: String = "종로구", clock: any WallClock = FixedClock(DemoReplay.now)) throws -> WebSource {
         let store = self.store
-        let settings = WebSource.ReportSettings(stations: StationPreference(primary: station),
-                                                calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
-                                                intakeModel: try VentilationIntakeModel(), databasePath: store.path)
+        let settings = WebSource.ReportSettings(
+            stations: StationPreference(primary: station),
+            calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+            intakeModel: try VentilationIntakeModel(), databasePath: store.path)
         return WebSource(store: { store }, settings: { settings }, clock: clock, processIsDustd: { _ in false })
     }
 
@@ -49,12 +51,14 @@ func text(_ response: TestResponse) -> String { String(buffer: response.body) }
 
 @Suite("dustd on the web: the API is dustctl's JSON, the pages are safe, the rules hold")
 struct WebServerTests {
-    @Test("/api/v1/day, /week and /week/ISO are byte for byte what dustctl --json prints", arguments: [
-        ("/api/v1/day/2026-11-20", ["day", "2026-11-20"]),
-        ("/api/v1/day/2026-11-14", ["day", "2026-11-14"]),
-        ("/api/v1/week?end=2026-11-20", ["week", "--end", "2026-11-20"]),
-        ("/api/v1/week/2026-W47", ["week", "--iso", "2026-W47"]),
-    ])
+    @Test(
+        "/api/v1/day, /week and /week/ISO are byte for byte what dustctl --json prints",
+        arguments: [
+            ("/api/v1/day/2026-11-20", ["day", "2026-11-20"]),
+            ("/api/v1/day/2026-11-14", ["day", "2026-11-14"]),
+            ("/api/v1/week?end=2026-11-20", ["week", "--end", "2026-11-20"]),
+            ("/api/v1/week/2026-W47", ["week", "--iso", "2026-W47"]),
+        ])
     func apiEqualsCLI(_ path: String, _ command: [String]) async throws {
         let rig = try WebRig()
         defer { rig.directory.remove() }
@@ -85,7 +89,9 @@ struct WebServerTests {
                 var served = try #require(try JSONSerialization.jsonObject(with: Data(text(response).utf8)) as? [String: Any])
                 var printed = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
                 // The one value that moves between two calls (seconds apart on a loaded machine).
-                let ages = [served.removeValue(forKey: "dataAgeSeconds"), printed.removeValue(forKey: "dataAgeSeconds")].compactMap { $0 as? Double }
+                let ages = [served.removeValue(forKey: "dataAgeSeconds"), printed.removeValue(forKey: "dataAgeSeconds")].compactMap {
+                    $0 as? Double
+                }
                 #expect(ages.count == 2 && abs(ages[0] - ages[1]) <= 60)
                 // The web never shows file-system paths or the PID (README, the dashboard section).
                 #expect(served["database"] == nil && served["pid"] == nil)
@@ -101,8 +107,9 @@ struct WebServerTests {
     func healthz() async throws {
         let rig = try WebRig()
         defer { rig.directory.remove() }
-        var status = DaemonStatus(state: .idle, mode: .daemon, pid: 1, version: "t", station: "종로구",
-                                  startedAt: DemoReplay.now.addingTimeInterval(-3600), heartbeatSeconds: 600)
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 1, version: "t", station: "종로구",
+            startedAt: DemoReplay.now.addingTimeInterval(-3600), heartbeatSeconds: 600)
         status.lastSuccess = .init(at: DemoReplay.now.addingTimeInterval(-600), rowsNew: 1, rowsUpdated: 0, requests: 1)
         try rig.store.saveStatus(status)
         try await rig.application(try rig.source()).test(.router) { client in
@@ -148,7 +155,8 @@ struct WebServerTests {
                 #expect(text(response).contains("<html lang=\"ko\""))
                 #expect(response.headers[.contentLanguage] == "ko")
             }
-            try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.acceptLanguage: "en-US,en;q=0.9,ko;q=0.5"]) { response in
+            try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.acceptLanguage: "en-US,en;q=0.9,ko;q=0.5"]) {
+                response in
                 #expect(text(response).contains("<html lang=\"en\""))
             }
             try await client.execute(uri: "/day/2026-11-20?lang=ko", method: .get, headers: [.acceptLanguage: "en"]) { response in
@@ -172,7 +180,8 @@ struct WebServerTests {
                 }
             }
             try await client.execute(uri: "/day/" + String(repeating: "x", count: 3000), method: .get) { #expect($0.status == .uriTooLong) }
-            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.contentLength: "5"], body: ByteBuffer(string: "hello")) {
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.contentLength: "5"], body: ByteBuffer(string: "hello"))
+            {
                 #expect($0.status == .contentTooLarge)
             }
             try await client.execute(uri: "/api/v1/today", method: .head) { response in
@@ -194,9 +203,15 @@ struct WebServerTests {
                     #expect(response.status == .unauthorized)
                     #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"dustd\"")
                 }
-                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-tokem"]) { #expect($0.status == .unauthorized) }
-                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-token-and-more"]) { #expect($0.status == .unauthorized) }
-                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-token"]) { #expect($0.status == .ok) }
+                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-tokem"]) {
+                    #expect($0.status == .unauthorized)
+                }
+                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-token-and-more"]) {
+                    #expect($0.status == .unauthorized)
+                }
+                try await client.execute(uri: path, method: .get, headers: [.authorization: "Bearer s3cret-token"]) {
+                    #expect($0.status == .ok)
+                }
             }
             try await client.execute(uri: "/healthz", method: .get) { #expect($0.status != .unauthorized) }
         }
@@ -211,18 +226,23 @@ struct WebServerTests {
         let rig = try WebRig()
         defer { rig.directory.remove() }
         let source = try rig.source()
-        let latest = try #require(try rig.store.readings(stations: ["종로구"], from: Slot(containing: DemoReplay.now).advanced(by: -24),
-                                                         to: Slot(containing: DemoReplay.now)).last)
+        let latest = try #require(
+            try rig.store.readings(
+                stations: ["종로구"], from: Slot(containing: DemoReplay.now).advanced(by: -24),
+                to: Slot(containing: DemoReplay.now)
+            ).last)
         let day = try source.statistics().day(source.statistics().today)
         try await rig.application(source).test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let body = text(response)
                 #expect(response.headers[.contentType] == "text/plain; version=0.0.4; charset=utf-8")
                 let pm25 = try #require(latest.concentration.ultraFineDust)
-                #expect(body.contains("finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm25\"} \(pm25 / 1_000_000)"))
+                #expect(
+                    body.contains("finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm25\"} \(pm25 / 1_000_000)"))
                 #expect(body.contains("# TYPE finedust_poll_attempts_total counter") || !body.contains("finedust_poll_attempts_total"))
                 #expect(body.contains("finedust_build_info{version=\"\(FineDustVersion.current)\"} 1"))
-                #expect(body.contains("finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} \(Double(day.totals.hours.fineDust))"))
+                #expect(
+                    body.contains("finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} \(Double(day.totals.hours.fineDust))"))
                 #expect(body.contains("finedust_data_stale 0"))
             }
         }

@@ -99,36 +99,41 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case let .head(head):
+        case .head(let head):
             target = head.uri
             method = head.method.rawValue
             headers = Dictionary(head.headers.map { ($0.name.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
             body = Data()
-        case var .body(buffer):
+        case .body(var buffer):
             body.append(contentsOf: buffer.readBytes(length: buffer.readableBytes) ?? [])
         case .end:
             let components = URLComponents(string: "http://localhost\(target)")
             var query: [String: String] = [:]
             for item in components?.queryItems ?? [] { query[item.name] = item.value ?? "" }
-            let request = ReceivedRequest(path: components?.path ?? target, query: query, rawTarget: target,
-                                          method: method, headers: headers, body: body)
+            let request = ReceivedRequest(
+                path: components?.path ?? target, query: query, rawTarget: target,
+                method: method, headers: headers, body: body)
             perform(server.reply(to: request), context: context)
         }
     }
 
     private func perform(_ reply: FakeReply, context: ChannelHandlerContext) {
         switch reply {
-        case let .respond(status, body, contentType, extra):
+        case .respond(let status, let body, let contentType, let extra):
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: contentType)
             for (name, value) in extra.sorted(by: { $0.key < $1.key }) { headers.add(name: name, value: value) }
             headers.add(name: "Content-Length", value: String(body.count))
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))), promise: nil)
+            context.write(
+                wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .init(statusCode: status), headers: headers))),
+                promise: nil)
             context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        case let .delayed(delay, inner):
+        case .delayed(let delay, let inner):
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)) {
+            context.eventLoop.scheduleTask(
+                in: .nanoseconds(Int64(delay.components.seconds) * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
+            ) {
                 let (handler, context) = loopBound.value
                 guard context.channel.isActive else { return }
                 handler.perform(inner, context: context)
@@ -139,14 +144,14 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
                 _ = provider.setSoLinger(linger(l_onoff: 1, l_linger: 0))
             }
             context.close(promise: nil)
-        case let .truncated(body, declaredLength):
+        case .truncated(let body, let declaredLength):
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/xml;charset=UTF-8")
             headers.add(name: "Content-Length", value: String(declaredLength))
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
             context.close(promise: nil)
-        case let .endless(chunk):
+        case .endless(let chunk):
             var headers = HTTPHeaders()
             headers.add(name: "Content-Type", value: "text/xml;charset=UTF-8")
             headers.add(name: "Transfer-Encoding", value: "chunked")

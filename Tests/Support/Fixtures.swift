@@ -37,7 +37,8 @@ public enum TestFixtures {
         let shift = utc.dateComponents([.day], from: newest, to: yesterday).day ?? 0
         for match in matches.reversed() {
             guard let dayRange = Range(match.range(at: 1), in: text), let day = dayFormat.date(from: String(text[dayRange])),
-                  let moved = utc.date(byAdding: .day, value: shift, to: day) else { continue }
+                let moved = utc.date(byAdding: .day, value: shift, to: day)
+            else { continue }
             text.replaceSubrange(dayRange, with: dayFormat.string(from: moved))
         }
         return Data(text.utf8)
@@ -78,11 +79,14 @@ public enum Executables {
     public static func url(_ name: String) -> URL { productsDirectory.appendingPathComponent(name) }
 
     /// Runs `name` with `arguments`; stdout and stderr go through files, so no pipe can fill up.
-    public static func run(_ name: String, _ arguments: [String], environment: [String: String]? = nil,
-                           currentDirectory: URL? = nil) throws -> ProcessResult {
+    public static func run(
+        _ name: String, _ arguments: [String], environment: [String: String]? = nil,
+        currentDirectory: URL? = nil
+    ) throws -> ProcessResult {
         let scratch = try TemporaryDirectory("finedust-run")
         defer { scratch.remove() }
-        let outPath = scratch.path("stdout"), errPath = scratch.path("stderr")
+        let outPath = scratch.path("stdout")
+        let errPath = scratch.path("stderr")
         _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()

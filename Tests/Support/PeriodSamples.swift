@@ -27,8 +27,11 @@ public enum PeriodSamples {
         var weeks: [String] = []
         for index in 0..<count {
             // Half of the years near the supported period, so that real pages are drawn too.
-            let year = index.isMultiple(of: 2) ? Int.random(in: 1990...2110, using: &generator) : Int.random(in: 0...9999, using: &generator)
-            dates.append("\(padded(year, 4))-\(padded(Int.random(in: 0...13, using: &generator), 2))-\(padded(Int.random(in: 0...32, using: &generator), 2))")
+            let year =
+                index.isMultiple(of: 2) ? Int.random(in: 1990...2110, using: &generator) : Int.random(in: 0...9999, using: &generator)
+            dates.append(
+                "\(padded(year, 4))-\(padded(Int.random(in: 0...13, using: &generator), 2))-\(padded(Int.random(in: 0...32, using: &generator), 2))"
+            )
             weeks.append("\(padded(year, 4))-W\(padded(Int.random(in: 0...54, using: &generator), 2))")
         }
         return (dates, weeks)

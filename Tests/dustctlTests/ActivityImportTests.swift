@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// `dustctl day --json` as a dictionary.
 private func dayDocument(_ db: String) throws -> [String: Any] {
@@ -24,7 +24,9 @@ private let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 
 @Suite("dustctl activity")
 struct DustctlActivityTests {
-    @Test("import export.zip + GPX + CSV, sources, day --json with the merged distance and the hand-computed intake, idempotent re-import, forget")
+    @Test(
+        "import export.zip + GPX + CSV, sources, day --json with the merged distance and the hand-computed intake, idempotent re-import, forget"
+    )
     func endToEnd() throws {
         let directory = try TemporaryDirectory("finedust-activity-e2e")
         defer { directory.remove() }
@@ -35,12 +37,12 @@ struct DustctlActivityTests {
         // 12:00 is sedentary indoors by the default schedule: C × 0.26 × 0.7.
         #expect(abs(try pm10Intake(before, hour: "12") - 49 * 0.26 * 0.7) < 1e-9)
 
-        let csv = directory.path("walks.txt")   // the name says nothing; the header does
+        let csv = directory.path("walks.txt")  // the name says nothing; the header does
         try Data("start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n".utf8).write(to: URL(fileURLWithPath: csv))
         let files = [fixture("activity/generated/export.zip"), fixture("activity/generated/route-strava-evening.gpx"), csv]
         let imported = try dustctl(["activity", "import"] + files + ["--db", db])
         #expect(imported.status == 0, "\(imported.standardError)")
-        #expect(imported.standardError.isEmpty)   // not a terminal: no progress bar
+        #expect(imported.standardError.isEmpty)  // not a terminal: no progress bar
         let lines = imported.standardOutput.split(separator: "\n")
         #expect(lines.count == 3)
         #expect(lines[0].contains("Health export (zip), 4 records and 3 route steps used, 3 skipped"))
@@ -50,9 +52,13 @@ struct DustctlActivityTests {
         #expect(lines[2].contains("CSV, 2 rows used, 2 hours touched, sources: csv 2.30 km"))
 
         let sources = try dustctl("activity", "sources", "--db", db, "--json")
-        let sourceList = try #require((try JSONSerialization.jsonObject(with: Data(sources.standardOutput.utf8)) as? [String: Any])?["sources"] as? [[String: Any]])
-        #expect(sourceList.map { $0["source"] as? String } == ["csv", "gpx:route-strava-evening.gpx", "gpx:route_2026-11-20_12.10pm.gpx",
-                                                              "health:Apple Watch", "health:iPhone"])
+        let sourceList = try #require(
+            (try JSONSerialization.jsonObject(with: Data(sources.standardOutput.utf8)) as? [String: Any])?["sources"] as? [[String: Any]])
+        #expect(
+            sourceList.map { $0["source"] as? String } == [
+                "csv", "gpx:route-strava-evening.gpx", "gpx:route_2026-11-20_12.10pm.gpx",
+                "health:Apple Watch", "health:iPhone",
+            ])
         #expect(sourceList.map { $0["hours"] as? Int } == [2, 1, 1, 3, 2])
         #expect(sourceList[3]["first"] as? String == "2026-11-20T12:00:00+09:00")
         #expect(sourceList[3]["last"] as? String == "2026-11-20T14:00:00+09:00")
@@ -61,23 +67,27 @@ struct DustctlActivityTests {
         let after = try dayDocument(db)
         let walking = try #require(after["walking"] as? [[String: Any]])
         #expect(walking.map { $0["start"] as? String } == ["12", "13", "14", "18", "19"].map { "2026-11-20T\($0):00:00+09:00" })
-        #expect(walking.map { $0["source"] as? String } == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone", "health:Apple Watch",
-                                                           "gpx:route-strava-evening.gpx", "csv"])
+        #expect(
+            walking.map { $0["source"] as? String } == [
+                "gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone", "health:Apple Watch",
+                "gpx:route-strava-evening.gpx", "csv",
+            ])
         let metres = walking.compactMap { $0["distance_m"] as? Double }
-        #expect(abs(metres[0] - 3 * hundredthDegree) < 1e-6)   // the route's 3335.85 m, not 3335.85 + 2400 + 2011.68
-        #expect(abs(metres[1] - 1000.000032) < 1e-6)           // iPhone's 3280.84 ft at 13:40 KST (-0500 in the file) beats the Watch's 600 m
+        #expect(abs(metres[0] - 3 * hundredthDegree) < 1e-6)  // the route's 3335.85 m, not 3335.85 + 2400 + 2011.68
+        #expect(abs(metres[1] - 1000.000032) < 1e-6)  // iPhone's 3280.84 ft at 13:40 KST (-0500 in the file) beats the Watch's 600 m
         #expect(metres[2] == 600)
-        #expect(abs(metres[3] - 2 * hundredthDegree) < 1e-6)   // Strava 2223.90 m beats the CSV's 1500 m
+        #expect(abs(metres[3] - 2 * hundredthDegree) < 1e-6)  // Strava 2223.90 m beats the CSV's 1500 m
         #expect(metres[4] == 800)
 
         // Intake with walking d: light (0.72 m³/h), outdoors max(schedule, d / 4800), infiltration 0.7.
-        let noon = 49 * 0.72 * (0.7 + 0.3 * (3 * hundredthDegree / 4800))     // 32.0516 µg
+        let noon = 49 * 0.72 * (0.7 + 0.3 * (3 * hundredthDegree / 4800))  // 32.0516 µg
         #expect(abs(try pm10Intake(after, hour: "12") - noon) < 1e-9)
-        #expect(abs(try pm10Intake(after, hour: "14") - 44 * 0.72 * 0.7375) < 1e-9)   // 600 m: f = 0.125 → 23.364
-        #expect(abs(try pm10Intake(after, hour: "18") - 63 * 0.72 * 0.85) < 1e-9)     // already light, half outdoors: unchanged
-        #expect(abs(try pm10Intake(after, hour: "19") - 66 * 0.72 * 0.75) < 1e-9)     // 800 m: f = 1/6 → 35.64
+        #expect(abs(try pm10Intake(after, hour: "14") - 44 * 0.72 * 0.7375) < 1e-9)  // 600 m: f = 0.125 → 23.364
+        #expect(abs(try pm10Intake(after, hour: "18") - 63 * 0.72 * 0.85) < 1e-9)  // already light, half outdoors: unchanged
+        #expect(abs(try pm10Intake(after, hour: "19") - 66 * 0.72 * 0.75) < 1e-9)  // 800 m: f = 1/6 → 35.64
         // The day's total grows by exactly the four changed hours: 23.1336 + 17.2490 + 15.356 + 23.628.
-        let growth = (noon - 49 * 0.182) + (47 * 0.72 * (0.7 + 0.3 * 1000.000032 / 4800) - 47 * 0.182) + (23.364 - 44 * 0.182) + (35.64 - 66 * 0.182)
+        let growth =
+            (noon - 49 * 0.182) + (47 * 0.72 * (0.7 + 0.3 * 1000.000032 / 4800) - 47 * 0.182) + (23.364 - 44 * 0.182) + (35.64 - 66 * 0.182)
         #expect(abs(growth - 79.36655462) < 1e-6)
         #expect(abs(try totalPM10Intake(after) - totalPM10Intake(before) - growth) < 1e-9)
 
@@ -109,11 +119,15 @@ struct DustctlActivityTests {
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
         let hostile = directory.path("export.xml")
-        try Data("<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ENTITY x SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData>&x;</HealthData>\n".utf8)
-            .write(to: URL(fileURLWithPath: hostile))
+        try Data(
+            "<?xml version=\"1.0\"?>\n<!DOCTYPE HealthData [\n<!ENTITY x SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData>&x;</HealthData>\n"
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: hostile))
         let unknown = directory.path("track.gpx")
         try Data("\u{1B}]0;pwned\u{07}not a track\n".utf8).write(to: URL(fileURLWithPath: unknown))
-        let result = try dustctl("activity", "import", hostile, fixture("activity/generated/route-strava-evening.gpx"), unknown, "--db", db, "--json")
+        let result = try dustctl(
+            "activity", "import", hostile, fixture("activity/generated/route-strava-evening.gpx"), unknown, "--db", db, "--json")
         #expect(result.status == 65)
         #expect(result.standardError.contains("line 3: the document type declares or uses an entity"))
         #expect(result.standardError.contains("not a format FineDust reads"))
@@ -131,12 +145,15 @@ struct DustctlActivityTests {
 
 @Suite("dustctl activity import summaries")
 struct ActivitySummaryTextTests {
-    @Test("The text summary counts same-second steps as steps, real jumps as GPS jumps, and says how many points had no time or an absurd date")
+    @Test(
+        "The text summary counts same-second steps as steps, real jumps as GPS jumps, and says how many points had no time or an absurd date"
+    )
     func summaryCounts() throws {
         let directory = try TemporaryDirectory("finedust-activity-summary")
         defer { directory.remove() }
         let gpx = directory.path("route.gpx")
-        try Data("""
+        try Data(
+            """
             <gpx version="1.1"><trk><trkseg>
             <trkpt lat="37.5665" lon="126.978"><time>2026-11-20T03:20:00Z</time></trkpt>
             <trkpt lat="37.5665016" lon="126.978"><time>2026-11-20T03:20:01Z</time></trkpt>
@@ -145,14 +162,19 @@ struct ActivitySummaryTextTests {
             <trkpt lat="37.5665100" lon="126.978"><time>9999-12-31T00:00:00Z</time></trkpt>
             <trkpt lat="37.6665038" lon="126.978"><time>2026-11-20T03:20:02Z</time></trkpt>
             </trkseg></trk></gpx>
-            """.utf8).write(to: URL(fileURLWithPath: gpx))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: gpx))
         let result = try dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"))
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput == "route.gpx: GPX track, 2 track steps used, 1 GPS jumps dropped, 1 track points without a time ignored, "
-            .replacingOccurrences(of: "route.gpx", with: gpx)
-            + "1 dated before 2000 or in the future skipped, 1 hours touched, sources: gpx:route.gpx 0.00 km.\n")
+        #expect(
+            result.standardOutput
+                == "route.gpx: GPX track, 2 track steps used, 1 GPS jumps dropped, 1 track points without a time ignored, "
+                .replacingOccurrences(of: "route.gpx", with: gpx)
+                + "1 dated before 2000 or in the future skipped, 1 hours touched, sources: gpx:route.gpx 0.00 km.\n")
         let json = try dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"), "--json")
-        let file = try #require(((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["files"] as? [[String: Any]])?.first)
+        let file = try #require(
+            ((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["files"] as? [[String: Any]])?
+                .first)
         #expect(file["trackSteps"] as? Int == 2 && file["gpsJumpsDropped"] as? Int == 1)
         #expect(file["pointsWithoutTime"] as? Int == 1 && file["datedOutsidePeriod"] as? Int == 1 && file["recordsDropped"] as? Int == 0)
     }

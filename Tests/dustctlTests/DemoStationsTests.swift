@@ -1,8 +1,8 @@
 import AirKorea
 import DustServices
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Stations without the station-information service")
 struct DemoStationsTests {
@@ -24,17 +24,21 @@ struct DemoStationsTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("stations.sqlite")
-        let items = [("종로구", "37.572025", "127.005028"), ("위도999", "999", "127.0"), ("남극너머", "-91", "-181"),
-                     ("널섬", "0", "0"), ("경도만", "", "126.9"), ("남반구", "-37.81", "144.96")]
-        let xml = "<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>"
+        let items = [
+            ("종로구", "37.572025", "127.005028"), ("위도999", "999", "127.0"), ("남극너머", "-91", "-181"),
+            ("널섬", "0", "0"), ("경도만", "", "126.9"), ("남반구", "-37.81", "144.96"),
+        ]
+        let xml =
+            "<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>"
             + items.map { "<item><stationName>\($0.0)</stationName><addr>서울</addr><dmX>\($0.1)</dmX><dmY>\($0.2)</dmY></item>" }.joined()
             + "</items><numOfRows>100</numOfRows><pageNo>1</pageNo><totalCount>\(items.count)</totalCount></body></response>"
         let file = directory.path("list.xml")
         try xml.write(toFile: file, atomically: true, encoding: .utf8)
         let imported = try dustctl("stations", "import", file, "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
-        #expect(imported.standardOutput == "6 stations stored; 4 without a location, their coordinates being outside "
-            + "latitude ±90° and longitude ±180° or the 0°/0° placeholder.\n")
+        #expect(
+            imported.standardOutput == "6 stations stored; 4 without a location, their coordinates being outside "
+                + "latitude ±90° and longitude ±180° or the 0°/0° placeholder.\n")
         // From near 999°N (clamped to the pole by the haversine) and from 0/0, the refused stations would rank first.
         for (lat, lon) in [("90", "127"), ("0", "0"), ("-90", "-180")] {
             let nearest = try dustctl("stations", "nearest", "--lat=\(lat)", "--lon=\(lon)", "--count", "10", "--db", db, "--json")
@@ -50,7 +54,8 @@ struct DemoStationsTests {
 
     @Test("'Not approved' on the station list names the service to apply for")
     func notApproved() {
-        let denied = FetchError.response(.service(.accessDenied, reportedCode: "20", serverMessage: "SERVICE ACCESS DENIED ERROR."), httpStatus: 200)
+        let denied = FetchError.response(
+            .service(.accessDenied, reportedCode: "20", serverMessage: "SERVICE ACCESS DENIED ERROR."), httpStatus: 200)
         let message = StationListService.explain(denied)
         #expect(message.contains("한국환경공단_에어코리아_측정소정보"))
         #expect(message.contains("MsrstnInfoInqireSvc"))

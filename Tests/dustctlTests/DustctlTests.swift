@@ -1,8 +1,8 @@
 import DustKit
 import DustStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// An empty configuration file, so a developer's /etc/dustd/dustd.yaml cannot change test results.
 /// One per user, reused by every run (each used to leave its own behind in /tmp); written under a
@@ -59,9 +59,10 @@ struct ImportTests {
             let result = try dustctl("import", fixture(file), "--station", station, "--db", db)
             #expect(result.status == 0, "\(result.standardError)")
         }
-        let result = try dustctl("import", fixture("real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml"),
-                                 fixture("real/rltm-sido-newapi-seoul-nover-2023-05-31-truncated.xml"),
-                                 fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), "--db", db)
+        let result = try dustctl(
+            "import", fixture("real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml"),
+            fixture("real/rltm-sido-newapi-seoul-nover-2023-05-31-truncated.xml"),
+            fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), "--db", db)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("2 readings (2 new, 0 revised, 0 unchanged)"))
 
@@ -77,7 +78,8 @@ struct ImportTests {
         #expect(jongno2020.first?["pm10"] as? Double == 52 && jongno2020.first?["pm25"] as? Double == 33)
 
         let sinpung = try hourlyRows(try dustctl("hourly", "2019-11-28", "--station", "신풍동", "--db", db, "--json").standardOutput)
-        #expect(sinpung.map { [$0["start"] as? String, ($0["pm10"] as? Double).map { "\($0)" }, ($0["pm25"] as? Double).map { "\($0)" }] }
+        #expect(
+            sinpung.map { [$0["start"] as? String, ($0["pm10"] as? Double).map { "\($0)" }, ($0["pm25"] as? Double).map { "\($0)" }] }
                 == [["2019-11-28T17:00:00+09:00", "35.0", "14.0"]])
 
         let noVersion = try hourlyRows(try dustctl("hourly", "2023-05-31", "--station", "종로구", "--db", db, "--json").standardOutput)
@@ -86,7 +88,10 @@ struct ImportTests {
         #expect(noVersion.first?["pm25"] is NSNull)
 
         let gangnam = try hourlyRows(try dustctl("hourly", "2026-08-20", "--station", "강남구", "--db", db, "--json").standardOutput)
-        #expect(gangnam.map { $0["start"] as? String } == ["2026-08-20T14:00:00+09:00", "2026-08-20T16:00:00+09:00", "2026-08-20T18:00:00+09:00", "2026-08-20T23:00:00+09:00"])
+        #expect(
+            gangnam.map { $0["start"] as? String } == [
+                "2026-08-20T14:00:00+09:00", "2026-08-20T16:00:00+09:00", "2026-08-20T18:00:00+09:00", "2026-08-20T23:00:00+09:00",
+            ])
         #expect(gangnam[1]["pm10"] is NSNull)
         #expect((gangnam[1]["flags"] as? [String: Any])?["pm10"] as? String == "통신장애")
         #expect(gangnam[3]["pm10"] as? Double == 41 && gangnam[3]["pm25"] as? Double == 36)
@@ -102,17 +107,21 @@ struct ImportTests {
         #expect(try dustctl("import", file, "--db", db).standardOutput.contains("24 readings (0 new, 0 revised, 24 unchanged)"))
     }
 
-    @Test("A file that is not a valid response is named with its error and exits 65; the good file beside it is stored", arguments: [
-        "synthesized/html-503-service-unavailable.html", "synthesized/truncated-daily.xml", "hostile/billion-laughs.xml",
-        "real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml", "real/error-gateway-05-servicetimeout-json-airkorea.json",
-        "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "synthesized/empty-body.xml",
-    ])
+    @Test(
+        "A file that is not a valid response is named with its error and exits 65; the good file beside it is stored",
+        arguments: [
+            "synthesized/html-503-service-unavailable.html", "synthesized/truncated-daily.xml", "hostile/billion-laughs.xml",
+            "real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml",
+            "real/error-gateway-05-servicetimeout-json-airkorea.json",
+            "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "synthesized/empty-body.xml",
+        ])
     func invalidFile(file: String) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
         #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
-        let result = try dustctl("import", fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), fixture(file), "--db", db)
+        let result = try dustctl(
+            "import", fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), fixture(file), "--db", db)
         #expect(result.status == 65)
         let errors = result.standardError.split(separator: "\n")
         #expect(errors.count == 2, "\(result.standardError)")
@@ -129,11 +138,17 @@ struct ImportTests {
         defer { directory.remove() }
         let inbox = directory.path("inbox")
         try FileManager.default.createDirectory(atPath: inbox, withIntermediateDirectories: false)
-        for name in ["synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", "synthesized/html-503-service-unavailable.html",
-                     "synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml", "real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml"] {
-            try FileManager.default.copyItem(atPath: fixture(name), toPath: (inbox as NSString).appendingPathComponent((name as NSString).lastPathComponent))
+        for name in [
+            "synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", "synthesized/html-503-service-unavailable.html",
+            "synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml",
+            "real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml",
+        ] {
+            try FileManager.default.copyItem(
+                atPath: fixture(name), toPath: (inbox as NSString).appendingPathComponent((name as NSString).lastPathComponent))
         }
-        let files = try FileManager.default.contentsOfDirectory(atPath: inbox).sorted().map { (inbox as NSString).appendingPathComponent($0) }
+        let files = try FileManager.default.contentsOfDirectory(atPath: inbox).sorted().map {
+            (inbox as NSString).appendingPathComponent($0)
+        }
         let db = directory.path("dust.sqlite")
         let result = try dustctl(["import"] + files + ["--db", db])
         #expect(result.status == 65)
@@ -235,4 +250,3 @@ struct CrashSafetyTests {
         #expect(try stations.map { try store.measurementCount(station: $0) }.allSatisfy { $0 == 2200 })
     }
 }
-

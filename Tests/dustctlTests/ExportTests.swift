@@ -1,8 +1,8 @@
 import DustKit
 import DustStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A database filled by `dustctl demo` from the repository's fixtures.
 func demoDatabase(_ directory: TemporaryDirectory) throws -> String {
@@ -19,13 +19,17 @@ struct ExportTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = try demoDatabase(directory)
-        let csvPath = directory.path("week.csv"), jsonPath = directory.path("week.json")
+        let csvPath = directory.path("week.csv")
+        let jsonPath = directory.path("week.json")
         for (format, path) in [("csv", csvPath), ("json", jsonPath)] {
             let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", format, "--output", path)
             #expect(result.status == 0, "\(result.standardError)")
         }
         let csv = try String(contentsOfFile: csvPath, encoding: .utf8)
-        #expect(csv.hasPrefix("date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade\n"))
+        #expect(
+            csv.hasPrefix(
+                "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade\n"
+            ))
         #expect(!csv.contains("\r"))
         let script = """
             import csv, json, sys
@@ -72,7 +76,8 @@ struct ExportTests {
         let slot = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!).slots(of: LocalDate(year: 2026, month: 11, day: 20))[9]
         try store.upsert([HourlyReading(station: hostile, slot: slot, concentration: DustPair(fineDust: 41.23456, ultraFineDust: nil))])
         let output = directory.path("out.csv")
-        let result = try dustctl("export", "--from", "2026-11-20", "--to", "2026-11-20", "--station", hostile, "--db", db, "--bom", "--output", output)
+        let result = try dustctl(
+            "export", "--from", "2026-11-20", "--to", "2026-11-20", "--station", hostile, "--db", db, "--bom", "--output", output)
         #expect(result.status == 0, "\(result.standardError)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
         #expect(Array(bytes.prefix(3)) == [0xEF, 0xBB, 0xBF])
@@ -124,7 +129,10 @@ struct ExportTests {
         let weekly = try dustctl("export", "--from", "2026-11-01", "--to", "2026-11-20", "--per", "week", "--station", "종로구", "--db", db)
         #expect(weekly.status == 0, "\(weekly.standardError)")
         let rows = weekly.standardOutput.split(separator: "\n")
-        #expect(rows.first == "week,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade")
+        #expect(
+            rows.first
+                == "week,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"
+        )
         #expect(rows.dropFirst().map { String($0.prefix(8)) } == ["2026-W44", "2026-W45", "2026-W46", "2026-W47"])
         // W47 (Nov 16–22): the 16th to the 19th with 24 PM10 hours each, the 20th with 23, nothing after.
         let w47 = rows.last!.split(separator: ",", omittingEmptySubsequences: false)

@@ -2,8 +2,8 @@ import AirKorea
 import DustKit
 import DustStore
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("dustctl forecast and the tomorrow line of today")
 struct ForecastCommandTests {
@@ -18,12 +18,13 @@ struct ForecastCommandTests {
         let shift = today.daysSinceEpoch - LocalDate(year: 2026, month: 11, day: 22).daysSinceEpoch
         for name in ["synthesized/forecast-pm10-2026-11-22.xml", "synthesized/forecast-pm25-2026-11-22.xml"] {
             let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
-            try store.upsertForecasts(page.forecasts.map { forecast in
-                var moved = forecast
-                moved.forecastDate = forecast.forecastDate.adding(days: shift)
-                moved.issuedAt = forecast.issuedAt.addingTimeInterval(Double(shift) * 86_400)
-                return moved
-            })
+            try store.upsertForecasts(
+                page.forecasts.map { forecast in
+                    var moved = forecast
+                    moved.forecastDate = forecast.forecastDate.adding(days: shift)
+                    moved.issuedAt = forecast.issuedAt.addingTimeInterval(Double(shift) * 86_400)
+                    return moved
+                })
         }
         return (db, today)
     }
@@ -38,8 +39,13 @@ struct ForecastCommandTests {
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "Forecast · 서울 (Seoul) · \(today) 17시 발표")
         // 서울 from the 17시 issue: today PM10 보통 / PM2.5 보통; tomorrow PM10 나쁨 / PM2.5 매우나쁨.
-        #expect(lines.contains { $0.hasPrefix("Today \(today.description.suffix(5))") && $0.contains("보통 (moderate)") && !$0.contains("나쁨") })
-        #expect(lines.contains { $0.hasPrefix("Tomorrow \(today.adding(days: 1).description.suffix(5))") && $0.contains("나쁨 (bad)") && $0.contains("매우나쁨 (very bad)") })
+        #expect(
+            lines.contains { $0.hasPrefix("Today \(today.description.suffix(5))") && $0.contains("보통 (moderate)") && !$0.contains("나쁨") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("Tomorrow \(today.adding(days: 1).description.suffix(5))") && $0.contains("나쁨 (bad)")
+                    && $0.contains("매우나쁨 (very bad)")
+            })
 
         let day = try dustctl("today", "--db", db, "--station", "종로구")
         #expect(day.status == 0)
@@ -79,10 +85,13 @@ struct ForecastCommandTests {
         let (db, _) = try database(directory)
         let store = try SQLiteStore(path: db)
         let now = Date()
-        let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(of: DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now))
+        let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(
+            of: DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now))
         // Three today, one the day before (not counted), one poll (not a forecast call).
-        for (offset, operation) in [(1.0, "forecast PM10 x page 1"), (2.0, "forecast PM25 x page 1"), (3.0, "forecast PM10 x page 1"),
-                                    (-60.0, "forecast PM25 x page 1"), (4.0, "station 종로구 DAILY page 1")] {
+        for (offset, operation) in [
+            (1.0, "forecast PM10 x page 1"), (2.0, "forecast PM25 x page 1"), (3.0, "forecast PM10 x page 1"),
+            (-60.0, "forecast PM25 x page 1"), (4.0, "station 종로구 DAILY page 1"),
+        ] {
             let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
             try store.record(PollAttempt(startedAt: at, station: nil, operation: operation, outcome: .ok))
         }

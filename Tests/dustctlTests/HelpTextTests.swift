@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @Suite("Help text")
 struct HelpTextTests {
@@ -23,15 +23,17 @@ struct HelpTextTests {
     /// Columns on a terminal: Hangul and other wide characters take two.
     func columns(_ line: String) -> Int {
         line.unicodeScalars.reduce(0) { total, scalar in
-            let wide = (0x1100...0x115F).contains(scalar.value) || (0x2E80...0xA4CF).contains(scalar.value)
+            let wide =
+                (0x1100...0x115F).contains(scalar.value) || (0x2E80...0xA4CF).contains(scalar.value)
                 || (0xAC00...0xD7A3).contains(scalar.value) || (0xF900...0xFAFF).contains(scalar.value)
                 || (0xFF00...0xFF60).contains(scalar.value)
             return total + (wide ? 2 : 1)
         }
     }
 
-    @Test("Every line of every discussion fits 80 columns, so --help and the man pages are not wrapped raggedly",
-          arguments: ["dustctl", "dustd"])
+    @Test(
+        "Every line of every discussion fits 80 columns, so --help and the man pages are not wrapped raggedly",
+        arguments: ["dustctl", "dustd"])
     func linesFit(executable: String) throws {
         let found = try discussions(executable)
         #expect(found.count >= (executable == "dustctl" ? 15 : 1))

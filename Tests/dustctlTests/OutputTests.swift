@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// How a dustctl run with a chosen stdout ended.
 struct RawRun {
@@ -24,8 +24,9 @@ func dustctl(_ arguments: [String], standardOutput: FileHandle) throws -> RawRun
     process.standardInput = FileHandle.nullDevice
     try process.run()
     process.waitUntilExit()
-    return RawRun(status: process.terminationStatus, reason: process.terminationReason,
-                  standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
+    return RawRun(
+        status: process.terminationStatus, reason: process.terminationReason,
+        standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
 }
 
 /// File type, owner and mode of a path itself (not of what a symlink points to).
@@ -37,10 +38,12 @@ func fileStatus(_ path: String) -> stat {
 
 @Suite("dustctl output: stdout errors, closed pipes, --output")
 struct OutputTests {
-    @Test("Every command that prints exits 74 with one sentence when stdout is /dev/full", arguments: [
-        ["export", "--week", "2026-W47"], ["hourly", "2026-11-20"], ["day", "2026-11-20"], ["week", "--end", "2026-11-20"],
-        ["week", "--end", "2026-11-20", "--json"], ["status"],
-    ])
+    @Test(
+        "Every command that prints exits 74 with one sentence when stdout is /dev/full",
+        arguments: [
+            ["export", "--week", "2026-W47"], ["hourly", "2026-11-20"], ["day", "2026-11-20"], ["week", "--end", "2026-11-20"],
+            ["week", "--end", "2026-11-20", "--json"], ["status"],
+        ])
     func fullDevice(command: [String]) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -52,9 +55,11 @@ struct OutputTests {
         #expect(run.standardError == "dustctl: Cannot write the output: No space left on device.\n")
     }
 
-    @Test("A closed pipe (dustctl week | head -1 after head exits) ends quietly with 0", arguments: [
-        ["export", "--week", "2026-W47"], ["week", "--end", "2026-11-20"], ["hourly", "2026-11-20", "--json"],
-    ])
+    @Test(
+        "A closed pipe (dustctl week | head -1 after head exits) ends quietly with 0",
+        arguments: [
+            ["export", "--week", "2026-W47"], ["week", "--end", "2026-11-20"], ["hourly", "2026-11-20", "--json"],
+        ])
     func closedPipe(command: [String]) throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -106,7 +111,9 @@ struct OutputTests {
         for (path, type, kind) in refused {
             let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
             #expect(result.status == 73, "\(path): \(result.standardError)")
-            #expect(result.standardError == "dustctl: \(path) is \(kind); --output only creates or replaces regular files, so it was left alone.\n")
+            #expect(
+                result.standardError
+                    == "dustctl: \(path) is \(kind); --output only creates or replaces regular files, so it was left alone.\n")
             #expect(fileStatus(path).st_mode & S_IFMT == type, "\(path) was replaced")
         }
         #expect(try String(contentsOfFile: target, encoding: .utf8) == "old\n")
@@ -147,7 +154,9 @@ struct OutputTests {
         let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
         #expect(result.status == 0, "\(result.standardError)")
         // Read, not set: umask(2) would change it for the tests running alongside.
-        let umaskLine = try String(contentsOfFile: "/proc/self/status", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("Umask:") }
+        let umaskLine = try String(contentsOfFile: "/proc/self/status", encoding: .utf8).split(separator: "\n").first {
+            $0.hasPrefix("Umask:")
+        }
         let mask = try #require(umaskLine.flatMap { mode_t($0.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) })
         #expect(fileStatus(path).st_mode & 0o7777 == 0o644 & ~mask)
         #expect(fileStatus(path).st_uid == getuid())
@@ -165,8 +174,10 @@ struct OutputTests {
         // ignored signal stays ignored across exec).
         let shell = Process()
         shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"", Executables.url("dustctl").path,
-                           "export", "--from", "2016-01-01", "--to", "2026-12-31", "--station", "종로구", "--db", db, "--output", path]
+        shell.arguments = [
+            "-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"", Executables.url("dustctl").path,
+            "export", "--from", "2016-01-01", "--to", "2026-12-31", "--station", "종로구", "--db", db, "--output", path,
+        ]
         shell.environment = dustctlEnvironment()
         let errors = Pipe()
         shell.standardError = errors

@@ -1,9 +1,10 @@
 import ArgumentParser
 import DustKit
-@testable import dustctl
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import dustctl
 
 /// Every dustctl option or argument that takes a date or a week accepts exactly the supported
 /// ones (2000-01-01 … 2099-12-31; weeks whose seven days lie there) and refuses the rest as a usage
@@ -17,8 +18,10 @@ struct PeriodArgumentTests {
     @Test("Boundary and random dates and weeks: parsed when supported, else exit 64 with the range")
     func parsing() {
         let random = PeriodSamples.random(count: 60, seed: 64)
-        for (commands, texts, parse) in [(Self.dateCommands, PeriodSamples.boundaryDates + random.dates, { (text: String) in try? SupportedPeriod.date(text) != nil }),
-                                         (Self.weekCommands, PeriodSamples.boundaryWeeks + random.weeks, { (text: String) in try? SupportedPeriod.week(text) != nil })] {
+        for (commands, texts, parse) in [
+            (Self.dateCommands, PeriodSamples.boundaryDates + random.dates, { (text: String) in try? SupportedPeriod.date(text) != nil }),
+            (Self.weekCommands, PeriodSamples.boundaryWeeks + random.weeks, { (text: String) in try? SupportedPeriod.week(text) != nil }),
+        ] {
             for text in texts where !text.isEmpty && !text.hasPrefix("-") {
                 let supported = parse(text) ?? false
                 for command in commands {
@@ -41,8 +44,10 @@ struct PeriodArgumentTests {
     func process() throws {
         let early = try dustctl("week", "--end", "1999-12-31", "--db", "/nonexistent/dust.sqlite")
         #expect(early.status == 64)
-        #expect(early.standardError.hasPrefix("Error: The value '1999-12-31' is invalid for '--end <YYYY-MM-DD>': "
-            + "1999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.\n"))
+        #expect(
+            early.standardError.hasPrefix(
+                "Error: The value '1999-12-31' is invalid for '--end <YYYY-MM-DD>': "
+                    + "1999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.\n"))
         let spanning = try dustctl("export", "--week", "1999-W52", "--db", "/nonexistent/dust.sqlite")
         #expect(spanning.status == 64)
         #expect(spanning.standardError.contains("1999-W52 runs 1999-12-27 to 2000-01-02, outside the dates FineDust keeps"))

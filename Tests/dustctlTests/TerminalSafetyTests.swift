@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// A file name that retitles the terminal (OSC 2, ended by BEL) and clears it (CSI 2J).
 private let hostileName = "\u{1B}]2;PWNED\u{07}\u{1B}[2J.xml"
@@ -25,7 +25,8 @@ struct TerminalSafetyTests {
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
         let file = directory.path(hostileName)
-        try Data(contentsOf: URL(fileURLWithPath: fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"))).write(to: URL(fileURLWithPath: file))
+        try Data(contentsOf: URL(fileURLWithPath: fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"))).write(
+            to: URL(fileURLWithPath: file))
         let stored = try dustctl("import", file, "--db", db)
         #expect(stored.status == 0, "\(stored.standardError)")
         #expect(isTerminalSafe(stored.standardOutput) && isTerminalSafe(stored.standardError))
@@ -42,7 +43,8 @@ struct TerminalSafetyTests {
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
         let file = directory.path(hostileName)
-        try Data(contentsOf: URL(fileURLWithPath: fixture("activity/generated/route-strava-evening.gpx"))).write(to: URL(fileURLWithPath: file))
+        try Data(contentsOf: URL(fileURLWithPath: fixture("activity/generated/route-strava-evening.gpx"))).write(
+            to: URL(fileURLWithPath: file))
         let text = try dustctl("activity", "import", file, "--db", db)
         #expect(text.status == 0, "\(text.standardError)")
         #expect(isTerminalSafe(text.standardOutput) && isTerminalSafe(text.standardError))
@@ -99,7 +101,7 @@ struct ImportJSONTests {
         #expect(readings > 0)
         #expect(files[0]["new"] as? Int == readings && files[0]["revised"] as? Int == 0 && files[0]["unchanged"] as? Int == 0)
         #expect(files[0]["skippedItems"] as? Int == 0)
-        #expect(first.standardOutput.split(separator: "\n").count == 1)   // no text summary after the document
+        #expect(first.standardOutput.split(separator: "\n").count == 1)  // no text summary after the document
 
         let broken = directory.path("broken.xml")
         try Data("<response><header><resultCode>".utf8).write(to: URL(fileURLWithPath: broken))

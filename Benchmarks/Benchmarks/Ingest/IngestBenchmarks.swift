@@ -21,7 +21,10 @@ func freshDatabase(_ label: String, _ iteration: Int) -> String {
 /// Numbers the databases of successive samples.
 final class Counter: @unchecked Sendable {
     private var value = 0
-    func next() -> Int { value += 1; return value }
+    func next() -> Int {
+        value += 1
+        return value
+    }
 }
 
 let benchmarks: @Sendable () -> Void = {

@@ -3,19 +3,26 @@ import Benchmark
 import BenchmarkFixtures
 import CBaselines
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// Foundation's XMLParser extracting the same four fields as the C floor.
 final class FoundationExtractor: NSObject, XMLParserDelegate {
-    struct Item { var dataTime = ""; var stationName = ""; var pm10: Double? = nil; var pm25: Double? = nil }
+    struct Item {
+        var dataTime = ""
+        var stationName = ""
+        var pm10: Double? = nil
+        var pm25: Double? = nil
+    }
     var items: [Item] = []
     private var field: String?
     private var text = ""
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]
+    ) {
         if name == "item" { items.append(Item()) }
         field = ["dataTime", "stationName", "pm10Value", "pm25Value"].contains(name) ? name : nil
         text = ""

@@ -43,9 +43,11 @@ public struct AlertDispatcher: Sendable {
     private let clock: any WallClock
     private let sleep: @Sendable (Duration) async throws -> Void
 
-    public init(sinks: [any AlertSink], store: any AlertStore, policy: AlertRetryPolicy = AlertRetryPolicy(),
-                clock: any WallClock = SystemClock(),
-                sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }) {
+    public init(
+        sinks: [any AlertSink], store: any AlertStore, policy: AlertRetryPolicy = AlertRetryPolicy(),
+        clock: any WallClock = SystemClock(),
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+    ) {
         self.sinks = sinks
         self.store = store
         self.policy = policy
@@ -77,25 +79,34 @@ public struct AlertDispatcher: Sendable {
     /// Takes up a delivery that was waiting for its next attempt when dustd stopped (or was
     /// killed): attempts `attempt + 1` and on, with the same backoff. Nil when no configured sink has
     /// that name any more.
-    public func resume(_ event: AlertEvent, sink name: String, afterAttempt attempt: Int,
-                       isCurrent: @escaping @Sendable () -> Bool = { true }) async -> AlertDelivery? {
+    public func resume(
+        _ event: AlertEvent, sink name: String, afterAttempt attempt: Int,
+        isCurrent: @escaping @Sendable () -> Bool = { true }
+    ) async -> AlertDelivery? {
         guard let sink = sinks.first(where: { $0.name == name }) else { return nil }
         return await deliver(event, to: sink, firstAttempt: attempt + 1, isCurrent: isCurrent)
     }
 
-    private func deliver(_ event: AlertEvent, to sink: any AlertSink, firstAttempt: Int = 1, isCurrent: @Sendable () -> Bool) async -> AlertDelivery {
+    private func deliver(
+        _ event: AlertEvent, to sink: any AlertSink, firstAttempt: Int = 1, isCurrent: @Sendable () -> Bool
+    ) async -> AlertDelivery {
         var attempt = firstAttempt
         while true {
             let outcome: AlertDelivery
-            if Task.isCancelled { return AlertDelivery(eventID: event.id, sink: sink.name, attempt: attempt - 1, at: clock.now,
-                                                       outcome: .retrying, detail: "dustd stopped before this attempt") }
+            if Task.isCancelled {
+                return AlertDelivery(
+                    eventID: event.id, sink: sink.name, attempt: attempt - 1, at: clock.now,
+                    outcome: .retrying, detail: "dustd stopped before this attempt")
+            }
             do throws(AlertSinkError) {
                 try await sink.deliver(event)
-                outcome = AlertDelivery(eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now, outcome: .delivered, detail: nil)
+                outcome = AlertDelivery(
+                    eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now, outcome: .delivered, detail: nil)
             } catch {
                 let last = attempt >= policy.maxAttempts || Task.isCancelled
-                outcome = AlertDelivery(eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now,
-                                        outcome: last ? .failed : .retrying, detail: error.description)
+                outcome = AlertDelivery(
+                    eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now,
+                    outcome: last ? .failed : .retrying, detail: error.description)
             }
             // A record that cannot be written must not stop the delivery itself.
             try? store.recordAlertDelivery(outcome)
@@ -129,15 +140,18 @@ public enum AlertResumption {
         public var lastAttempt: Int
     }
 
-    public static func pending(in recent: [(event: AlertEvent, deliveries: [AlertDelivery])], rules: Set<String>, sinks: [String],
-                               now: Date, maxAge: TimeInterval = 3 * 3600) -> [Pending] {
+    public static func pending(
+        in recent: [(event: AlertEvent, deliveries: [AlertDelivery])], rules: Set<String>, sinks: [String],
+        now: Date, maxAge: TimeInterval = 3 * 3600
+    ) -> [Pending] {
         var newestOfRule: [String: AlertEvent] = [:]
         for (event, _) in recent where event.kind != .test {
             if let known = newestOfRule[event.rule], known.id > event.id { continue }
             newestOfRule[event.rule] = event
         }
         var result: [Pending] = []
-        for (event, deliveries) in recent where newestOfRule[event.rule]?.id == event.id && event.kind != .test && rules.contains(event.rule) {
+        for (event, deliveries) in recent
+        where newestOfRule[event.rule]?.id == event.id && event.kind != .test && rules.contains(event.rule) {
             guard now.timeIntervalSince(event.at) <= maxAge else { continue }
             for sink in sinks {
                 let last = deliveries.filter { $0.sink == sink }.max { ($0.attempt, $0.at) < ($1.attempt, $1.at) }

@@ -101,13 +101,13 @@ public struct StoredTomorrowForecast: TomorrowForecastSource {
         do {
             let outlook = try reader.outlook(station: station, override: region, now: now)
             return outlook.tomorrowGrades.map { forecast -> DustGrade? in
-                guard case let .known(grade)? = forecast?.grade else { return nil }
+                guard case .known(let grade)? = forecast?.grade else { return nil }
                 return grade
             }
         } catch {
             switch error {
             case .region: return DustPair(repeating: nil)
-            case let .storage(failure): throw failure
+            case .storage(let failure): throw failure
             }
         }
     }
@@ -167,8 +167,10 @@ public struct AlertMonitor: Sendable {
     private let statistics: StatisticsService
     private let forecast: (any TomorrowForecastSource)?
 
-    public init(rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
-                forecast: (any TomorrowForecastSource)? = nil) {
+    public init(
+        rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
+        forecast: (any TomorrowForecastSource)? = nil
+    ) {
         self.rules = rules
         self.quietHours = quietHours
         self.store = store
@@ -224,8 +226,9 @@ public struct AlertMonitor: Sendable {
             let (state, edge) = current.next(holds: value.map(rule.holds), quiet: quiet)
             guard state != current || edge != nil else { continue }
             let event = edge.map { edge in
-                AlertEvent(kind: edge == .fired ? .fired : .cleared, rule: key, metric: rule.metric, value: value,
-                           station: inputs.station, at: now)
+                AlertEvent(
+                    kind: edge == .fired ? .fired : .cleared, rule: key, metric: rule.metric, value: value,
+                    station: inputs.station, at: now)
             }
             states[key] = state
             if let stored = try store.saveAlertTransition(rule: key, state: state, event: event, at: now) {

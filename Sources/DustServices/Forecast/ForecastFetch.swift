@@ -63,10 +63,11 @@ public struct ForecastFetch: Sendable {
         let startInstant = ContinuousClock.now
         report.requests += 1
         func attempt(_ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil, stored: Int = 0) -> PollAttempt {
-            PollAttempt(startedAt: started, station: nil, operation: PollCycle.describe(request), outcome: outcome,
-                        httpStatus: httpStatus ?? failure?.httpStatus,
-                        resultCode: failure == nil ? "00" : failure?.resultCode, rowsNew: stored,
-                        durationMilliseconds: Int((ContinuousClock.now - startInstant) / .milliseconds(1)), message: failure?.description)
+            PollAttempt(
+                startedAt: started, station: nil, operation: PollCycle.describe(request), outcome: outcome,
+                httpStatus: httpStatus ?? failure?.httpStatus,
+                resultCode: failure == nil ? "00" : failure?.resultCode, rowsNew: stored,
+                durationMilliseconds: Int((ContinuousClock.now - startInstant) / .milliseconds(1)), message: failure?.description)
         }
         let page: ForecastPage
         do {

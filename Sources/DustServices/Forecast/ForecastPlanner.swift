@@ -132,6 +132,8 @@ public struct ForecastPlanner: Sendable {
     }
 
     static func instant(_ day: LocalDate, hour: Int) -> Date {
-        Date(timeIntervalSince1970: TimeInterval(Int64(day.daysSinceEpoch) * 86_400 + Int64(hour) * 3600 - Int64(KoreaStandardTime.secondsFromGMT)))
+        Date(
+            timeIntervalSince1970: TimeInterval(
+                Int64(day.daysSinceEpoch) * 86_400 + Int64(hour) * 3600 - Int64(KoreaStandardTime.secondsFromGMT)))
     }
 }

@@ -12,7 +12,9 @@ public struct ForecastOutlook: Sendable, Hashable {
     public var todayGrades: DustPair<RegionalForecast?>
     public var tomorrowGrades: DustPair<RegionalForecast?>
 
-    public init(region: ForecastRegion, today: LocalDate, todayGrades: DustPair<RegionalForecast?>, tomorrowGrades: DustPair<RegionalForecast?>) {
+    public init(
+        region: ForecastRegion, today: LocalDate, todayGrades: DustPair<RegionalForecast?>, tomorrowGrades: DustPair<RegionalForecast?>
+    ) {
         self.region = region
         self.today = today
         self.todayGrades = todayGrades
@@ -40,8 +42,8 @@ public enum ForecastReadError: Error, Sendable, Hashable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case let .region(error): error.description
-        case let .storage(failure): failure.description
+        case .region(let error): error.description
+        case .storage(let failure): failure.description
         }
     }
 }
@@ -76,10 +78,12 @@ public struct ForecastReader: Sendable {
         let today = calendar.date(containing: now)
         do {
             func grades(_ date: LocalDate) throws(StorageFailure) -> DustPair<RegionalForecast?> {
-                DustPair(fineDust: try store.forecast(pollutant: .pm10, date: date, region: region),
-                         ultraFineDust: try store.forecast(pollutant: .pm25, date: date, region: region))
+                DustPair(
+                    fineDust: try store.forecast(pollutant: .pm10, date: date, region: region),
+                    ultraFineDust: try store.forecast(pollutant: .pm25, date: date, region: region))
             }
-            return ForecastOutlook(region: region, today: today, todayGrades: try grades(today), tomorrowGrades: try grades(today.adding(days: 1)))
+            return ForecastOutlook(
+                region: region, today: today, todayGrades: try grades(today), tomorrowGrades: try grades(today.adding(days: 1)))
         } catch {
             throw .storage(error)
         }

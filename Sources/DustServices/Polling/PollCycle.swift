@@ -100,9 +100,10 @@ public struct PollCycle: Sendable {
 
     private func fetchAllPages(_ first: AirKoreaRequest, station: String?, into report: inout CycleReport) async {
         let end = await first.fetchPages { request in await fetch(request, station: station, into: &report) }
-        if case let .capped(claimed, window, pages) = end {
+        if case .capped(let claimed, let window, let pages) = end {
             // A lying totalCount must not spend the day's quota (500 calls) in one cycle.
-            report.notices.append(.pagingCapped(operation: Self.describe(first), claimedRows: claimed, windowRows: window, pagesRead: pages))
+            report.notices.append(
+                .pagingCapped(operation: Self.describe(first), claimedRows: claimed, windowRows: window, pagesRead: pages))
         }
     }
 
@@ -112,13 +113,16 @@ public struct PollCycle: Sendable {
         let startInstant = ContinuousClock.now
         report.requests += 1
         let operation = Self.describe(request)
-        func attempt(_ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil,
-                     stored: UpsertSummary = UpsertSummary()) -> PollAttempt {
+        func attempt(
+            _ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil,
+            stored: UpsertSummary = UpsertSummary()
+        ) -> PollAttempt {
             let elapsed = ContinuousClock.now - startInstant
-            return PollAttempt(startedAt: started, station: station, operation: operation, outcome: outcome,
-                               httpStatus: httpStatus ?? failure?.httpStatus, resultCode: failure == nil ? "00" : failure?.resultCode,
-                               rowsNew: stored.inserted, rowsUpdated: stored.updated,
-                               durationMilliseconds: Int(elapsed / .milliseconds(1)), message: failure?.description)
+            return PollAttempt(
+                startedAt: started, station: station, operation: operation, outcome: outcome,
+                httpStatus: httpStatus ?? failure?.httpStatus, resultCode: failure == nil ? "00" : failure?.resultCode,
+                rowsNew: stored.inserted, rowsUpdated: stored.updated,
+                durationMilliseconds: Int(elapsed / .milliseconds(1)), message: failure?.description)
         }
         let fetched: FetchedPage
         do {
@@ -147,8 +151,10 @@ public struct PollCycle: Sendable {
         report.rowsNew += stored.stored.inserted
         report.rowsUpdated += stored.stored.updated
         record(attempt(.ok, httpStatus: fetched.httpStatus, stored: stored.stored), into: &report)
-        report.notices.append(.fetched(operation: operation, readings: stored.readings, new: stored.stored.inserted,
-                                       revised: stored.stored.updated, duplicates: stored.duplicateItems))
+        report.notices.append(
+            .fetched(
+                operation: operation, readings: stored.readings, new: stored.stored.inserted,
+                revised: stored.stored.updated, duplicates: stored.duplicateItems))
         if stored.futureItems > 0 { report.notices.append(.futureItems(operation: operation, count: stored.futureItems)) }
         if stored.outOfPeriodItems > 0 { report.notices.append(.outOfPeriodItems(operation: operation, count: stored.outOfPeriodItems)) }
         if stored.outsideWindowItems > 0, let hours = request.windowHours {
@@ -181,10 +187,10 @@ public struct PollCycle: Sendable {
     /// How a request is named in logs and records, e.g. `station 종로구 DAILY page 1`.
     public static func describe(_ request: AirKoreaRequest) -> String {
         switch request {
-        case let .stationRealtime(station, term, page, _): "station \(station) \(term.rawValue) page \(page)"
-        case let .provinceRealtime(sido, page, _): "province \(sido) page \(page)"
-        case let .stationList(_, _, page, _): "station list page \(page)"
-        case let .forecast(searchDate, pollutant, page, _): "forecast \(pollutant.informCode) \(searchDate) page \(page)"
+        case .stationRealtime(let station, let term, let page, _): "station \(station) \(term.rawValue) page \(page)"
+        case .provinceRealtime(let sido, let page, _): "province \(sido) page \(page)"
+        case .stationList(_, _, let page, _): "station list page \(page)"
+        case .forecast(let searchDate, let pollutant, let page, _): "forecast \(pollutant.informCode) \(searchDate) page \(page)"
         }
     }
 }

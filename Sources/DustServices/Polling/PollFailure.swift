@@ -24,7 +24,7 @@ public enum PollFailure: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var kind: Kind {
         switch self {
-        case let .fetch(error):
+        case .fetch(let error):
             if case .response(.service, _) = error { return .airKorea }
             return .network
         case .storage: return .storage
@@ -35,29 +35,29 @@ public enum PollFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// When to try again.
     public var retryAdvice: RetryAdvice {
         switch self {
-        case let .fetch(error): error.retryAdvice
-        case let .storage(failure): failure.kind == .schemaTooNew ? .waitForNextHour : .retryWithBackoff
+        case .fetch(let error): error.retryAdvice
+        case .storage(let failure): failure.kind == .schemaTooNew ? .waitForNextHour : .retryWithBackoff
         case .configuration: .waitForNextHour
         }
     }
 
     /// The AirKorea result code, when the answer carried one.
     public var resultCode: String? {
-        if case let .fetch(error) = self { return error.resultCode }
+        if case .fetch(let error) = self { return error.resultCode }
         return nil
     }
 
     /// The HTTP status, when a response arrived.
     public var httpStatus: Int? {
-        if case let .fetch(error) = self { return error.httpStatus }
+        if case .fetch(let error) = self { return error.httpStatus }
         return nil
     }
 
     public var description: String {
         switch self {
-        case let .fetch(error): error.description
-        case let .storage(failure): failure.description
-        case let .configuration(problem): problem
+        case .fetch(let error): error.description
+        case .storage(let failure): failure.description
+        case .configuration(let problem): problem
         }
     }
 }

@@ -35,15 +35,16 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
 
     /// The failure a `StoreError` stands for.
     public init(_ error: StoreError) {
-        let kind: Kind = switch error {
-        case .diskFull: .diskFull
-        case .cannotOpen: .unwritable
-        case .busy: .locked
-        case .schemaTooNew: .schemaTooNew
-        case .databaseMissing: .missing
-        case .corrupt: .unusable
-        case .io: .io
-        }
+        let kind: Kind =
+            switch error {
+            case .diskFull: .diskFull
+            case .cannotOpen: .unwritable
+            case .busy: .locked
+            case .schemaTooNew: .schemaTooNew
+            case .databaseMissing: .missing
+            case .corrupt: .unusable
+            case .io: .io
+            }
         self.init(kind: kind, description: error.description)
     }
 }

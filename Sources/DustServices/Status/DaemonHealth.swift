@@ -96,20 +96,22 @@ public struct DaemonHealth: Sendable, Hashable {
             return "not running: it ended without stopping\(pid)\(heartbeat); check `journalctl -u dustd`"
         case .notResponding:
             guard let status else { return "not responding" }
-            return "not responding: PID \(status.pid) is alive but last wrote its heartbeat at \(KoreaStandardTime.iso8601(status.heartbeatAt))"
+            return
+                "not responding: PID \(status.pid) is alive but last wrote its heartbeat at \(KoreaStandardTime.iso8601(status.heartbeatAt))"
                 + " (every \(Int(status.heartbeatSeconds)) s expected); check `journalctl -u dustd` and the disk, or restart it with `systemctl restart dustd`"
         case .running:
             guard let status else { return "running" }
-            let doing: String = switch status.state {
-            case .starting: "starting"
-            case .polling: "polling AirKorea now"
-            case .idle: "idle"
-            case .backingOff: "retrying after a passing fault"
-            case .quotaExhausted: "waiting for the daily quota to reset (00:00 KST)"
-            case .waitingForNextHour: "waiting for the next hour (a key or configuration problem)"
-            case .stopping: "stopping"
-            case .stopped: "stopped"
-            }
+            let doing: String =
+                switch status.state {
+                case .starting: "starting"
+                case .polling: "polling AirKorea now"
+                case .idle: "idle"
+                case .backingOff: "retrying after a passing fault"
+                case .quotaExhausted: "waiting for the daily quota to reset (00:00 KST)"
+                case .waitingForNextHour: "waiting for the next hour (a key or configuration problem)"
+                case .stopping: "stopping"
+                case .stopped: "stopped"
+                }
             return "running (PID \(status.pid)), \(doing)"
         }
     }

@@ -14,7 +14,8 @@ extension DashboardRenderer {
     func hourChart(_ day: DayReport) -> HTML {
         let slots = calendar.slots(of: day.date)
         let byStart = Dictionary(day.hourly.map { ($0.slot, $0) }, uniquingKeysWith: { first, _ in first })
-        let left = 30.0, right = 10.0
+        let left = 30.0
+        let right = 10.0
         let plotWidth = Self.width - left - right
         let slotWidth = plotWidth / Double(max(slots.count, 1))
         let barWidth = slotWidth * 0.72
@@ -37,14 +38,16 @@ extension DashboardRenderer {
                 let y = base - (base - top) * fraction
                 background.append("<line class=\"grid\" x1=\"\(n(left))\" y1=\"\(n(y))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(y))\"/>")
                 background.append(
-                    "<text x=\"\(n(left - 4))\" y=\"\(n(y + 3.5))\" text-anchor=\"end\">\(DashboardFormat.concentration(scale * fraction))</text>")
+                    "<text x=\"\(n(left - 4))\" y=\"\(n(y + 3.5))\" text-anchor=\"end\">\(DashboardFormat.concentration(scale * fraction))</text>"
+                )
             }
             background.append("<text x=\"\(n(left - 4))\" y=\"\(n(base + 3.5))\" text-anchor=\"end\">0</text>")
             let guideline = pollutant.whoDailyGuideline
             let whoY = base - (base - top) * guideline / scale
             foreground.append("<line class=\"who\" x1=\"\(n(left))\" y1=\"\(n(whoY))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(whoY))\"/>")
             foreground.append(
-                "<text class=\"who-label\" x=\"\(n(left + plotWidth))\" y=\"\(n(whoY - 2.5))\" text-anchor=\"end\">WHO \(DashboardFormat.concentration(guideline))</text>")
+                "<text class=\"who-label\" x=\"\(n(left + plotWidth))\" y=\"\(n(whoY - 2.5))\" text-anchor=\"end\">WHO \(DashboardFormat.concentration(guideline))</text>"
+            )
             foreground.append("<line class=\"axis\" x1=\"\(n(left))\" y1=\"\(n(base))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(base))\"/>")
         }
 
@@ -57,7 +60,9 @@ extension DashboardRenderer {
             let future = slot.end > now
             var marks: [HTML] = []
             if future {
-                marks.append("<rect class=\"future\" x=\"\(n(x))\" y=\"\(n(panels[0].top))\" width=\"\(n(slotWidth))\" height=\"\(n(panels[1].base - panels[0].top))\"/>")
+                marks.append(
+                    "<rect class=\"future\" x=\"\(n(x))\" y=\"\(n(panels[0].top))\" width=\"\(n(slotWidth))\" height=\"\(n(panels[1].base - panels[0].top))\"/>"
+                )
             } else if let exposure {
                 for (pollutant, _, top, base) in panels {
                     guard let value = exposure.concentration[pollutant], value.isFinite else { continue }
@@ -65,14 +70,17 @@ extension DashboardRenderer {
                     // A measured zero still shows as a sliver, so it never looks like a missing hour.
                     let barHeight = max(1, (base - top) * min(value, scales[pollutant]) / scales[pollutant])
                     let label = hourTitle(exposure, pollutant: pollutant, value: value, grade: grade, primary: day.station)
-                    marks.append("<rect class=\"bar g\(grade.rawValue)\" x=\"\(n(x + (slotWidth - barWidth) / 2))\" y=\"\(n(base - barHeight))\" width=\"\(n(barWidth))\" height=\"\(n(barHeight))\" rx=\"1.5\"><title>\(label)</title></rect>")
+                    marks.append(
+                        "<rect class=\"bar g\(grade.rawValue)\" x=\"\(n(x + (slotWidth - barWidth) / 2))\" y=\"\(n(base - barHeight))\" width=\"\(n(barWidth))\" height=\"\(n(barHeight))\" rx=\"1.5\"><title>\(label)</title></rect>"
+                    )
                 }
             }
             let localHour = calendar.hour(of: slot)
             let start = calendar.iso8601(slot.start)
             let values = exposure?.concentration ?? DustPair(repeating: nil)
             let intakes = exposure?.intake ?? DustPair(repeating: nil)
-            hours.append("""
+            hours.append(
+                """
                 <g class="hour\(future ? " future" : "")" data-hour="\(start)" data-pm10="\(DashboardFormat.json(values.fineDust))" \
                 data-pm25="\(DashboardFormat.json(values.ultraFineDust))" data-intake-pm10="\(DashboardFormat.json(intakes.fineDust))" \
                 data-intake-pm25="\(DashboardFormat.json(intakes.ultraFineDust))">\(marks)</g>
@@ -106,7 +114,8 @@ extension DashboardRenderer {
     /// One bar per day (the original app's view), PM10 above and PM2.5 below, today marked; each day
     /// links to its page.
     func weekChart(_ week: WeekReport) -> HTML {
-        let left = 4.0, right = 4.0
+        let left = 4.0
+        let right = 4.0
         let plotWidth = Self.width - left - right
         let slotWidth = plotWidth / Double(max(week.days.count, 1))
         let barWidth = slotWidth * 0.5
@@ -133,7 +142,9 @@ extension DashboardRenderer {
             let isToday = day.date == today
             var marks: [HTML] = []
             if isToday {
-                marks.append("<rect class=\"band\" x=\"\(n(x + 1))\" y=\"\(n(panels[0].titleY + 5))\" width=\"\(n(slotWidth - 2))\" height=\"\(n(height - panels[0].titleY - 6))\" rx=\"6\"/>")
+                marks.append(
+                    "<rect class=\"band\" x=\"\(n(x + 1))\" y=\"\(n(panels[0].titleY + 5))\" width=\"\(n(slotWidth - 2))\" height=\"\(n(height - panels[0].titleY - 6))\" rx=\"6\"/>"
+                )
             }
             let started = day.date <= today
             for (pollutant, _, top, base) in panels where started {
@@ -144,16 +155,27 @@ extension DashboardRenderer {
                 let barHeight = largest[pollutant] > 0 ? (base - top) * max(intake, 0) / largest[pollutant] : 0
                 let grade = day.totals.grade[pollutant].map { " g\($0.rawValue)" } ?? ""
                 if barHeight > 0 {
-                    marks.append("<rect class=\"bar\(grade)\" x=\"\(n(center - barWidth / 2))\" y=\"\(n(base - barHeight))\" width=\"\(n(barWidth))\" height=\"\(n(barHeight))\" rx=\"2\"/>")
+                    marks.append(
+                        "<rect class=\"bar\(grade)\" x=\"\(n(center - barWidth / 2))\" y=\"\(n(base - barHeight))\" width=\"\(n(barWidth))\" height=\"\(n(barHeight))\" rx=\"2\"/>"
+                    )
                 }
-                marks.append("<text class=\"amount\" x=\"\(n(center))\" y=\"\(n(base - barHeight - 3))\" text-anchor=\"middle\">\(DashboardFormat.intake(intake, intakeUnit))</text>")
+                marks.append(
+                    "<text class=\"amount\" x=\"\(n(center))\" y=\"\(n(base - barHeight - 3))\" text-anchor=\"middle\">\(DashboardFormat.intake(intake, intakeUnit))</text>"
+                )
             }
-            marks.append("<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(text.weekdayShort(day.date))</text>")
-            marks.append("<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(text.barDate(day.date, first: index == 0))</text>")
+            marks.append(
+                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(text.weekdayShort(day.date))</text>"
+            )
+            marks.append(
+                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(text.barDate(day.date, first: index == 0))</text>"
+            )
             let intake = day.totals.intake
-            let summary = "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · "
-                + Pollutant.allCases.map { "\($0.displayName) \(DashboardFormat.intake(intake[$0], intakeUnit)) \(text.intakeUnit(intakeUnit))" }
-                    .joined(separator: " · ")
+            let summary =
+                "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · "
+                + Pollutant.allCases.map {
+                    "\($0.displayName) \(DashboardFormat.intake(intake[$0], intakeUnit)) \(text.intakeUnit(intakeUnit))"
+                }
+                .joined(separator: " · ")
             let group: HTML = """
                 <g class="day\(isToday ? " today" : "")" data-date="\(day.date.description)" \
                 \(dataAttributes(day.totals, includeWHO: false))><title>\(summary)</title>\(marks)</g>

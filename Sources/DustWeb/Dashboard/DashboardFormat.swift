@@ -70,7 +70,8 @@ enum DashboardFormat {
 
     /// `23:00–24:00`: a slot in local time, an hour ending at midnight written as AirKorea writes it.
     static func slotRange(_ slot: Slot, _ calendar: DayCalendar) -> String {
-        let endsAtMidnight = calendar.date(containing: slot.end) != calendar.date(containing: slot.start)
+        let endsAtMidnight =
+            calendar.date(containing: slot.end) != calendar.date(containing: slot.start)
             && clockTime(slot.end, calendar) == "00:00"
         return "\(clockTime(slot.start, calendar))–\(endsAtMidnight ? "24:00" : clockTime(slot.end, calendar))"
     }

@@ -55,9 +55,11 @@ public struct DashboardModel: Sendable {
     /// The paths the page never shows (messages are network and storage text that may name them).
     public var audience: WebAudience
 
-    public init(page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
-                calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
-                audience: WebAudience = WebAudience(knownPaths: [])) {
+    public init(
+        page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
+        calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
+        audience: WebAudience = WebAudience(knownPaths: [])
+    ) {
         self.forecast = forecast
         self.audience = audience
         self.page = page

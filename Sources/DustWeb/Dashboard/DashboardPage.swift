@@ -56,8 +56,8 @@ struct DashboardRenderer {
     private var path: String {
         switch model.page {
         case .today: "/"
-        case let .day(date): "/day/\(date)"
-        case let .week(week): "/week/\(week)"
+        case .day(let date): "/day/\(date)"
+        case .week(let week): "/week/\(week)"
         }
     }
 
@@ -100,7 +100,7 @@ struct DashboardRenderer {
         case .today, .day:
             let date = model.day?.date ?? today
             return "\(station) · \(date) · FineDust"
-        case let .week(week):
+        case .week(let week):
             return "\(station) · \(week) · FineDust"
         }
     }
@@ -110,7 +110,7 @@ struct DashboardRenderer {
         case .today, .day:
             let date = model.day?.date ?? today
             return date == today ? "\(text.todayLink) · \(text.longDate(date))" : text.longDate(date)
-        case let .week(week):
+        case .week(let week):
             guard let first = model.week.days.first?.date, let last = model.week.days.last?.date else { return week.description }
             return text.weekTitle(week, from: first, to: last)
         }
@@ -122,18 +122,21 @@ struct DashboardRenderer {
         switch model.page {
         case .today, .day:
             let date = model.day?.date ?? today
-            let previous = date.adding(days: -1), next = date.adding(days: 1)
+            let previous = date.adding(days: -1)
+            let next = date.adding(days: 1)
             let todayLink: HTML = date == today ? "<span>\(text.todayLink)</span>" : "<a href=\"\(link("/"))\">\(text.todayLink)</a>"
-            let nextLink = pagerLink(next <= today ? dayLink(next) : nil, rel: "next", title: text.nextDay, label: "\(text.shortDate(next)) ›")
+            let nextLink = pagerLink(
+                next <= today ? dayLink(next) : nil, rel: "next", title: text.nextDay, label: "\(text.shortDate(next)) ›")
             let previousLink = pagerLink(dayLink(previous), rel: "prev", title: text.previousDay, label: "‹ \(text.shortDate(previous))")
             return """
                 <nav class="pager" aria-label="\(text.navigation)">\
                 \(previousLink)\(todayLink)\(nextLink)</nav>
                 """
-        case let .week(week):
+        case .week(let week):
             let previous = ISOWeek(containing: week.monday.adding(days: -7))
             let next = ISOWeek(containing: week.monday.adding(days: 7))
-            let nextLink = pagerLink(next.monday <= today ? weekLink(next) : nil, rel: "next", title: text.nextWeek, label: "\(weekLabel(next)) ›")
+            let nextLink = pagerLink(
+                next.monday <= today ? weekLink(next) : nil, rel: "next", title: text.nextWeek, label: "\(weekLabel(next)) ›")
             let previousLink = pagerLink(weekLink(previous), rel: "prev", title: text.previousWeek, label: "‹ \(weekLabel(previous))")
             return """
                 <nav class="pager" aria-label="\(text.weekNavigation)">\
@@ -195,7 +198,9 @@ struct DashboardRenderer {
             notice(text.pollFailed(at: when(failure.at), kind: failure.kind, code: failure.resultCode), detail: shown(failure.message))
         }
         if let refused = status?.reloadRefused {
-            notice(text.reloadRefused(at: when(refused.at), stillRunning: health.daemon == .running), detail: shown(refused.reason), warning: true)
+            notice(
+                text.reloadRefused(at: when(refused.at), stillRunning: health.daemon == .running), detail: shown(refused.reason),
+                warning: true)
         }
         guard !items.isEmpty else { return .empty }
         return "<section class=\"notices\" aria-label=\"\(text.problems)\">\(items)</section>"
@@ -215,7 +220,8 @@ struct DashboardRenderer {
                 sections.append(totalsCard(day, isToday: isToday))
                 sections.append(hourCard(day))
             } else {
-                sections.append("<section class=\"card\"><p class=\"empty\">\(isToday ? text.noReadingsToday : text.noReadingsDay)</p></section>")
+                sections.append(
+                    "<section class=\"card\"><p class=\"empty\">\(isToday ? text.noReadingsToday : text.noReadingsDay)</p></section>")
             }
             if isToday, let forecast = model.forecast { sections.append(forecastCard(forecast)) }
             sections.append(weekCard(model.week, rolling: true, linkToWeek: ISOWeek(containing: day.date)))
@@ -232,10 +238,11 @@ struct DashboardRenderer {
             latest.concentration[pollutant].map { DustGrade(concentration: $0, of: pollutant, on: day.date) }
         })
         let worst = [grades.fineDust, grades.ultraFineDust].compactMap { $0 }.max()
-        let badge: HTML = worst.map { grade -> HTML in
-            let advice: HTML = isToday ? "<span class=\"advice\">\(text.advice(grade))</span>" : .empty
-            return "<div class=\"badge g\(grade.rawValue)\"><span class=\"word\">\(text.gradeName(grade))</span>\(advice)</div>"
-        } ?? .empty
+        let badge: HTML =
+            worst.map { grade -> HTML in
+                let advice: HTML = isToday ? "<span class=\"advice\">\(text.advice(grade))</span>" : .empty
+                return "<div class=\"badge g\(grade.rawValue)\"><span class=\"word\">\(text.gradeName(grade))</span>\(advice)</div>"
+            } ?? .empty
         let tiles = Pollutant.allCases.map { pollutant -> HTML in
             let value = latest.concentration[pollutant]
             return """
@@ -253,13 +260,16 @@ struct DashboardRenderer {
 
     /// Today's and tomorrow's forecast grades for the region (docs/REFERENCE.md §14), one chip per pollutant.
     private func forecastCard(_ outlook: ForecastOutlook) -> HTML {
-        let heading: HTML = "<h2>\(text.forecast) <span class=\"aside\">\(text.regionName(outlook.region))\(outlook.issuedAt.map { " · " + text.issued($0) } ?? "")</span></h2>"
+        let heading: HTML =
+            "<h2>\(text.forecast) <span class=\"aside\">\(text.regionName(outlook.region))\(outlook.issuedAt.map { " · " + text.issued($0) } ?? "")</span></h2>"
         guard !outlook.isEmpty else {
             return "<section class=\"card forecast\">\(heading)<p class=\"empty\">\(text.forecastPending)</p></section>"
         }
         func chip(_ forecast: RegionalForecast?) -> HTML {
             guard let forecast else { return "<span class=\"chip\">\(text.noForecast)</span>" }
-            guard let grade = forecast.grade.grade else { return "<span class=\"chip\">\(text.unknownForecastWord(forecast.grade.word))</span>" }
+            guard let grade = forecast.grade.grade else {
+                return "<span class=\"chip\">\(text.unknownForecastWord(forecast.grade.word))</span>"
+            }
             return "<span class=\"chip g\(grade.rawValue)\">\(text.gradeName(grade))</span>"
         }
         let days: [(String, LocalDate, DustPair<RegionalForecast?>)] = [
@@ -277,7 +287,8 @@ struct DashboardRenderer {
         }
         let overall = outlook.tomorrowGrades.ultraFineDust?.overall ?? outlook.tomorrowGrades.fineDust?.overall
         let note: HTML = overall.map { "<p class=\"note\">\($0)</p>" } ?? .empty
-        return "<section class=\"card forecast\" data-region=\"\(outlook.region.rawValue)\">\(heading)<div class=\"pair\">\(tiles)</div>\(note)</section>"
+        return
+            "<section class=\"card forecast\" data-region=\"\(outlook.region.rawValue)\">\(heading)<div class=\"pair\">\(tiles)</div>\(note)</section>"
     }
 
     /// The day's means and grades, highest hour, hours measured of elapsed, intake and WHO comparison.
@@ -318,7 +329,8 @@ struct DashboardRenderer {
         let legend = DustGrade.allCases.map { grade -> HTML in
             "<li><span class=\"swatch g\(grade.rawValue)\" aria-hidden=\"true\"></span>\(text.gradeName(grade))</li>"
         }
-        let future: HTML = calendar.slots(of: day.date).contains { $0.end > now }
+        let future: HTML =
+            calendar.slots(of: day.date).contains { $0.end > now }
             ? "<li><span class=\"swatch future\" aria-hidden=\"true\"></span>\(text.notYet)</li>" : .empty
         let dst: HTML = day.slotCount != 24 ? "<p class=\"note\">\(text.dstNote(hours: day.slotCount))</p>" : .empty
         return """
@@ -348,13 +360,15 @@ struct DashboardRenderer {
                 notes += sources.sorted().map(text.fromStation)
                 if let distance = exposure.walkingDistance { notes.append(text.walked(DashboardFormat.whole(distance))) }
             }
-            let cells = Pollutant.allCases.map { pollutant -> HTML in
-                let value = exposure?.concentration[pollutant]
-                let grade = value.map { DustGrade(concentration: $0, of: pollutant, on: day.date) }
-                return "<td>\(gradeDot(grade))\(DashboardFormat.concentration(value))</td>"
-            } + Pollutant.allCases.map { pollutant -> HTML in
-                "<td>\(DashboardFormat.intake(exposure?.intake[pollutant], intakeUnit))</td>"
-            }
+            let cells =
+                Pollutant.allCases.map { pollutant -> HTML in
+                    let value = exposure?.concentration[pollutant]
+                    let grade = value.map { DustGrade(concentration: $0, of: pollutant, on: day.date) }
+                    return "<td>\(gradeDot(grade))\(DashboardFormat.concentration(value))</td>"
+                }
+                + Pollutant.allCases.map { pollutant -> HTML in
+                    "<td>\(DashboardFormat.intake(exposure?.intake[pollutant], intakeUnit))</td>"
+                }
             return "<tr><th scope=\"row\">\(label)</th>\(cells)<td class=\"flags\">\(notes.joined(separator: ", "))</td></tr>"
         }
         return """
@@ -369,7 +383,8 @@ struct DashboardRenderer {
     /// The 7 bars and the week's totals.
     private func weekCard(_ week: WeekReport, rolling: Bool, linkToWeek: ISOWeek?) -> HTML {
         guard let first = week.days.first?.date, let last = week.days.last?.date else { return .empty }
-        let heading: HTML = "<h2>\(rolling ? text.weekIntakeRolling : text.weekIntake) <span class=\"aside\">\(text.shortDate(first)) – \(text.shortDate(last))</span></h2>"
+        let heading: HTML =
+            "<h2>\(rolling ? text.weekIntakeRolling : text.weekIntake) <span class=\"aside\">\(text.shortDate(first)) – \(text.shortDate(last))</span></h2>"
         let measured = week.totals.hours.fineDust + week.totals.hours.ultraFineDust > 0
         guard measured else {
             return "<section class=\"card week\">\(heading)<p class=\"empty\">\(text.noReadingsWeek)</p></section>"
@@ -384,7 +399,9 @@ struct DashboardRenderer {
                      (text.hoursMeasured, "\(text.hours(totals.hours[pollutant]))")]))</div>
             """
         }
-        let more: HTML = linkToWeek.flatMap(weekLink).map { (href: String) -> HTML in "<a class=\"more\" href=\"\(href)\">\(text.showWeek) ›</a>" } ?? .empty
+        let more: HTML =
+            linkToWeek.flatMap(weekLink).map { (href: String) -> HTML in "<a class=\"more\" href=\"\(href)\">\(text.showWeek) ›</a>" }
+            ?? .empty
         return """
             <section class="card week">\(heading)\(weekChart(week))\
             <h3>\(text.weekTotals)</h3><div class="pair" data-scope="week" data-start="\(first.description)" \
@@ -396,14 +413,15 @@ struct DashboardRenderer {
     private func weekTable(_ week: WeekReport) -> HTML {
         guard week.totals.hours.fineDust + week.totals.hours.ultraFineDust > 0 else { return .empty }
         func cells(_ totals: ExposureTotals) -> HTML {
-            HTML(Pollutant.allCases.map { pollutant -> HTML in
-                let grade: HTML = totals.grade[pollutant].map { " \(text.gradeName($0))" } ?? .empty
-                guard totals.hours[pollutant] > 0 else { return "<td>–</td>" }
-                return """
-                    <td>\(gradeDot(totals.grade[pollutant]))\(DashboardFormat.mean(totals.mean[pollutant]))\(grade)\
-                    <span class="sub">\(intakeAmount(totals.intake[pollutant])) · \(text.hours(totals.hours[pollutant]))</span></td>
-                    """
-            })
+            HTML(
+                Pollutant.allCases.map { pollutant -> HTML in
+                    let grade: HTML = totals.grade[pollutant].map { " \(text.gradeName($0))" } ?? .empty
+                    guard totals.hours[pollutant] > 0 else { return "<td>–</td>" }
+                    return """
+                        <td>\(gradeDot(totals.grade[pollutant]))\(DashboardFormat.mean(totals.mean[pollutant]))\(grade)\
+                        <span class="sub">\(intakeAmount(totals.intake[pollutant])) · \(text.hours(totals.hours[pollutant]))</span></td>
+                        """
+                })
         }
         let rows = week.days.map { day -> HTML in
             let rowClass: HTML = day.date == today ? " class=\"today\"" : .empty

@@ -27,8 +27,10 @@ struct DashboardText {
     var problems: String { say("문제", "Problems") }
 
     func weekdayShort(_ date: LocalDate) -> String {
-        let names = language == .korean ? ["월", "화", "수", "목", "금", "토", "일"]
-                                        : ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+        let names =
+            language == .korean
+            ? ["월", "화", "수", "목", "금", "토", "일"]
+            : ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
         return names[date.isoWeekday - 1]
     }
 
@@ -61,8 +63,10 @@ struct DashboardText {
     }
 
     private func monthName(_ month: Int) -> String {
-        ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-         "November", "December"][month - 1]
+        [
+            "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+            "November", "December",
+        ][month - 1]
     }
 
     // MARK: - Pollutants and grades
@@ -93,8 +97,11 @@ struct DashboardText {
     var forecastToday: String { say("오늘", "Today") }
     var forecastTomorrow: String { say("내일", "Tomorrow") }
     var noForecast: String { say("예보 없음", "no forecast") }
-    var forecastPending: String { say("저장된 예보가 아직 없습니다. dustd가 발표(05·11·17·23시 무렵) 뒤에 가져옵니다.",
-                                      "No forecast is stored yet; dustd fetches each publication (about 05, 11, 17 and 23 KST).") }
+    var forecastPending: String {
+        say(
+            "저장된 예보가 아직 없습니다. dustd가 발표(05·11·17·23시 무렵) 뒤에 가져옵니다.",
+            "No forecast is stored yet; dustd fetches each publication (about 05, 11, 17 and 23 KST).")
+    }
 
     func regionName(_ region: ForecastRegion) -> String {
         language == .korean ? region.rawValue : region.englishName
@@ -148,7 +155,8 @@ struct DashboardText {
     }
 
     var whoNote: String {
-        say("WHO 24시간 권고치(2021)는 하루 평균 농도 기준입니다: 미세먼지 45, 초미세먼지 15 µg/m³.",
+        say(
+            "WHO 24시간 권고치(2021)는 하루 평균 농도 기준입니다: 미세먼지 45, 초미세먼지 15 µg/m³.",
             "The WHO 24-hour guideline (2021) applies to the day's mean: 45 µg/m³ for PM10, 15 µg/m³ for PM2.5.")
     }
 
@@ -184,7 +192,8 @@ struct DashboardText {
     // MARK: - No data
 
     var noReadingsToday: String {
-        say("아직 오늘 측정값이 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 값을 저장합니다.",
+        say(
+            "아직 오늘 측정값이 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 값을 저장합니다.",
             "No readings for today yet; dustd stores each hour about 20 minutes after it ends.")
     }
     var noReadingsDay: String { say("이날 저장된 측정값이 없습니다.", "No readings stored for this day.") }
@@ -193,7 +202,8 @@ struct DashboardText {
     // MARK: - Problems (docs/REFERENCE.md §15)
 
     func stale(age: String) -> String {
-        say("데이터가 오래되었습니다: 가장 최근 측정 시간이 \(age) 전에 끝났습니다.",
+        say(
+            "데이터가 오래되었습니다: 가장 최근 측정 시간이 \(age) 전에 끝났습니다.",
             "Stale data: the newest hour ended \(age) ago.")
     }
     var noHoursStored: String {
@@ -203,42 +213,48 @@ struct DashboardText {
         let details = [pid.map { "PID \($0)" }, lastHeard.map { say("마지막 응답 \($0)", "last heard from at \($0)") }]
             .compactMap { $0 }.joined(separator: ", ")
         let detail = details.isEmpty ? "" : " (\(details))"
-        return say("dustd가 실행 중이 아닙니다: 정상 종료 없이 끝났습니다\(detail). journalctl -u dustd 명령으로 로그를 확인하세요.",
-                   "dustd is not running: it ended without stopping\(detail); check journalctl -u dustd.")
+        return say(
+            "dustd가 실행 중이 아닙니다: 정상 종료 없이 끝났습니다\(detail). journalctl -u dustd 명령으로 로그를 확인하세요.",
+            "dustd is not running: it ended without stopping\(detail); check journalctl -u dustd.")
     }
     func notResponding(lastHeard: String?) -> String {
         let detail = lastHeard.map { say(" (마지막 응답 \($0))", " (last heard from at \($0))") } ?? ""
-        return say("dustd 프로세스는 살아 있지만 응답하지 않습니다\(detail). journalctl -u dustd 명령으로 로그를 확인하세요.",
-                   "dustd's process is alive but not responding\(detail); check journalctl -u dustd.")
+        return say(
+            "dustd 프로세스는 살아 있지만 응답하지 않습니다\(detail). journalctl -u dustd 명령으로 로그를 확인하세요.",
+            "dustd's process is alive but not responding\(detail); check journalctl -u dustd.")
     }
     func stopped(at time: String?) -> String {
         let when = time.map { say(" (\($0))", " at \($0)") } ?? ""
-        return say("dustd가 정상 종료되었습니다\(when). 새 측정값이 저장되지 않습니다.",
-                   "dustd stopped cleanly\(when); no new hours are being stored.")
+        return say(
+            "dustd가 정상 종료되었습니다\(when). 새 측정값이 저장되지 않습니다.",
+            "dustd stopped cleanly\(when); no new hours are being stored.")
     }
     func ranOnce(at time: String?) -> String {
         let when = time.map { say(" (\($0))", " at \($0)") } ?? ""
-        return say("dustd가 한 번만 실행되었습니다(--once)\(when). 새 측정값이 저장되지 않습니다.",
-                   "dustd ran once (--once)\(when); no new hours are being stored.")
+        return say(
+            "dustd가 한 번만 실행되었습니다(--once)\(when). 새 측정값이 저장되지 않습니다.",
+            "dustd ran once (--once)\(when); no new hours are being stored.")
     }
     var neverRun: String {
         say("dustd가 이 데이터베이스로 실행된 적이 없습니다.", "dustd has not run against this database.")
     }
     func pollFailed(at time: String, kind: PollFailure.Kind, code: String?) -> String {
-        let kindName: String = switch kind {
-        case .network: say("네트워크", "network")
-        case .airKorea: say("에어코리아 응답", "AirKorea")
-        case .storage: say("저장소", "storage")
-        case .configuration: say("설정", "configuration")
-        }
+        let kindName: String =
+            switch kind {
+            case .network: say("네트워크", "network")
+            case .airKorea: say("에어코리아 응답", "AirKorea")
+            case .storage: say("저장소", "storage")
+            case .configuration: say("설정", "configuration")
+            }
         let detail = kindName + (code.map { say(", 결과 코드 \($0)", ", result code \($0)") } ?? "")
         return say("마지막 수집이 실패했습니다 (\(time), \(detail)):", "The last poll failed at \(time) (\(detail)):")
     }
     /// `stillRunning`: only a running dustd still runs its previous configuration.
     func reloadRefused(at time: String, stillRunning: Bool) -> String {
         stillRunning
-            ? say("설정 다시 읽기가 거부되어 이전 설정으로 동작합니다 (\(time)):",
-                  "A configuration reload was refused at \(time); dustd kept its previous configuration:")
+            ? say(
+                "설정 다시 읽기가 거부되어 이전 설정으로 동작합니다 (\(time)):",
+                "A configuration reload was refused at \(time); dustd kept its previous configuration:")
             : say("설정 다시 읽기가 거부되었습니다 (\(time)):", "A configuration reload was refused at \(time):")
     }
     func waiting(_ state: DaemonStatus.State, until time: String?) -> String? {
@@ -247,8 +263,9 @@ struct DashboardText {
         case .quotaExhausted:
             return say("오늘 요청 한도를 다 써서 기다리는 중입니다\(until).", "dustd is waiting for the daily quota to reset\(until).")
         case .waitingForNextHour:
-            return say("키 또는 설정 문제로 다음 시간까지 기다리는 중입니다\(until).",
-                       "dustd is waiting for the next hour because of a key or configuration problem\(until).")
+            return say(
+                "키 또는 설정 문제로 다음 시간까지 기다리는 중입니다\(until).",
+                "dustd is waiting for the next hour because of a key or configuration problem\(until).")
         case .backingOff:
             return say("일시적인 오류 뒤 다시 시도할 예정입니다\(until).", "dustd will retry after a passing fault\(until).")
         case .starting, .polling, .idle, .stopping, .stopped:
@@ -268,13 +285,14 @@ struct DashboardText {
     // MARK: - Footer
 
     func daemonLine(_ health: DaemonHealth) -> String {
-        let state: String = switch health.daemon {
-        case .running: say("dustd 실행 중", "dustd is running")
-        case .stopped: say("dustd 중지됨", "dustd is stopped")
-        case .gone: say("dustd 비정상 종료", "dustd ended without stopping")
-        case .notResponding: say("dustd 응답 없음", "dustd is not responding")
-        case .neverRun: say("dustd 실행 기록 없음", "dustd has never run")
-        }
+        let state: String =
+            switch health.daemon {
+            case .running: say("dustd 실행 중", "dustd is running")
+            case .stopped: say("dustd 중지됨", "dustd is stopped")
+            case .gone: say("dustd 비정상 종료", "dustd ended without stopping")
+            case .notResponding: say("dustd 응답 없음", "dustd is not responding")
+            case .neverRun: say("dustd 실행 기록 없음", "dustd has never run")
+            }
         guard let age = health.dataAge else { return state }
         return state + say(" · 최근 측정 시간이 \(self.age(age)) 전에 끝남", " · newest hour ended \(self.age(age)) ago")
     }
@@ -282,15 +300,18 @@ struct DashboardText {
     func intakeModel(_ unit: IntakeUnit) -> String {
         switch unit {
         case .micrograms:
-            say("흡입량은 시간대별 활동과 호흡량으로 추정한 값(µg)입니다.",
+            say(
+                "흡입량은 시간대별 활동과 호흡량으로 추정한 값(µg)입니다.",
                 "Intake is estimated from each hour's activity and breathing rate, in µg.")
         case .points:
-            say("흡입량은 원래 앱의 점수 방식(걸은 거리 기준)입니다.",
+            say(
+                "흡입량은 원래 앱의 점수 방식(걸은 거리 기준)입니다.",
                 "Intake uses the original app's points, from distance walked.")
         }
     }
     var source: String {
-        say("자료: 한국환경공단 에어코리아. 실시간 자료는 확정되지 않은 측정값입니다.",
+        say(
+            "자료: 한국환경공단 에어코리아. 실시간 자료는 확정되지 않은 측정값입니다.",
             "Data: AirKorea (Korea Environment Corporation). Real-time values are unconfirmed measurements.")
     }
 }

@@ -11,23 +11,43 @@ enum FineDustMetric {
         MetricNameDescriptor(namespace: "finedust", metricName: metric, unitName: unit, helpText: help)
     }
 
-    static var pollAttempts: MetricNameDescriptor { named("poll_attempts", "total", "Requests to AirKorea by outcome (ok, retrying, failed, quota, stopped).") }
-    static var resultCodes: MetricNameDescriptor { named("airkorea_result_codes", "total", "AirKorea result codes seen in answers, by code.") }
-    static var forecastRequests: MetricNameDescriptor { named("forecast_requests", "total", "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome.") }
+    static var pollAttempts: MetricNameDescriptor {
+        named("poll_attempts", "total", "Requests to AirKorea by outcome (ok, retrying, failed, quota, stopped).")
+    }
+    static var resultCodes: MetricNameDescriptor {
+        named("airkorea_result_codes", "total", "AirKorea result codes seen in answers, by code.")
+    }
+    static var forecastRequests: MetricNameDescriptor {
+        named("forecast_requests", "total", "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome.")
+    }
     static var buildInfo: MetricNameDescriptor { named("build", "info", "FineDust's version; always 1.") }
     static var concentration: MetricNameDescriptor {
         named("concentration", "grams_per_cubic_meter", "The latest known hourly concentration (grams per cubic metre; µg/m³ × 1e-6).")
     }
-    static var grade: MetricNameDescriptor { named("grade", "", "AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.") }
-    static var latestHourEnd: MetricNameDescriptor { named("latest_hour_end_timestamp", "seconds", "When the latest known hour ended (unix seconds).") }
-    static var intakeGrams: MetricNameDescriptor { named("intake_today", "grams", "Estimated inhaled dose so far today (grams; µg × 1e-6).") }
+    static var grade: MetricNameDescriptor {
+        named("grade", "", "AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.")
+    }
+    static var latestHourEnd: MetricNameDescriptor {
+        named("latest_hour_end_timestamp", "seconds", "When the latest known hour ended (unix seconds).")
+    }
+    static var intakeGrams: MetricNameDescriptor {
+        named("intake_today", "grams", "Estimated inhaled dose so far today (grams; µg × 1e-6).")
+    }
     static var intakePoints: MetricNameDescriptor { named("intake_today", "points", "The original app's intake points so far today.") }
     static var measuredSlotsToday: MetricNameDescriptor { named("measured_slots_today", "", "Hours of today with a known concentration.") }
-    static var lastSuccess: MetricNameDescriptor { named("last_success_timestamp", "seconds", "When dustd's last poll succeeded (unix seconds).") }
+    static var lastSuccess: MetricNameDescriptor {
+        named("last_success_timestamp", "seconds", "When dustd's last poll succeeded (unix seconds).")
+    }
     static var dataAge: MetricNameDescriptor { named("data_age", "seconds", "How long ago the newest stored hour ended.") }
-    static var dataStale: MetricNameDescriptor { named("data_stale", "", "1 when nothing new arrived for 3 hours (or nothing is stored), else 0.") }
-    static var forecastGrade: MetricNameDescriptor { named("forecast_grade", "", "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad.") }
-    static var forecastIssued: MetricNameDescriptor { named("forecast_issued_timestamp", "seconds", "When the newest forecast shown was issued (unix seconds).") }
+    static var dataStale: MetricNameDescriptor {
+        named("data_stale", "", "1 when nothing new arrived for 3 hours (or nothing is stored), else 0.")
+    }
+    static var forecastGrade: MetricNameDescriptor {
+        named("forecast_grade", "", "AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad.")
+    }
+    static var forecastIssued: MetricNameDescriptor {
+        named("forecast_issued_timestamp", "seconds", "When the newest forecast shown was issued (unix seconds).")
+    }
 }
 
 /// Counts what dustd's polls did, as Prometheus counters (they start at zero with the process, as
@@ -96,7 +116,8 @@ struct MetricsExporter: Sendable {
         for station in settings.stations.all {
             for pollutant in Pollutant.allCases {
                 guard let reading = stored.last(where: { $0.station == station && $0.concentration[pollutant] != nil }),
-                      let value = reading.concentration[pollutant] else { continue }
+                    let value = reading.concentration[pollutant]
+                else { continue }
                 let labels = [("station", station), ("pollutant", pollutant.rawValue)]
                 // Prometheus wants base units: grams per cubic metre (41 µg/m³ is 4.1e-05).
                 registry.makeGauge(descriptor: FineDustMetric.concentration, labels: labels).set(to: value / 1_000_000)
@@ -138,8 +159,9 @@ struct MetricsExporter: Sendable {
         for region in ForecastRegion.allCases {
             for (day, grades) in [("today", outlook?.todayGrades), ("tomorrow", outlook?.tomorrowGrades)] {
                 for pollutant in Pollutant.allCases {
-                    let gauge = registry.makeGauge(descriptor: FineDustMetric.forecastGrade,
-                                                   labels: [("region", region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)])
+                    let gauge = registry.makeGauge(
+                        descriptor: FineDustMetric.forecastGrade,
+                        labels: [("region", region.rawValue), ("pollutant", pollutant.rawValue), ("day", day)])
                     if region == outlook?.region, let grade = grades?[pollutant]?.grade.grade {
                         gauge.set(to: Double(grade.rawValue))
                     } else {

@@ -106,7 +106,7 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case let .head(request) = unwrapInboundIn(data) {
+        if case .head(let request) = unwrapInboundIn(data) {
             gate.setBusy(true, context.channel)
             if WebSecurityHeaders.carriesBody(request.headerFields) { closeAfterAnswer = true }
         }
@@ -115,7 +115,7 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case var .head(response):
+        case .head(var response):
             WebSecurityHeaders.apply(to: &response.headerFields)
             if closeAfterAnswer { response.headerFields[.connection] = "close" }
             context.write(wrapOutboundOut(.head(response)), promise: promise)

@@ -105,15 +105,19 @@ enum WebResponse {
     }
 
     static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// An HTML page whose only active content is one `<style>` element, allowed by its hash.
     static func html(_ page: String, styleSheet: String, status: HTTPResponse.Status = .ok) -> Response {
         let hash = Data(SHA256.hash(data: Data(styleSheet.utf8))).base64EncodedString()
-        return Response(status: status, headers: [
-            .contentType: "text/html; charset=utf-8",
-            .contentSecurityPolicy: "default-src 'none'; style-src 'sha256-\(hash)'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-        ], body: .init(byteBuffer: ByteBuffer(string: page)))
+        return Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8",
+                .contentSecurityPolicy:
+                    "default-src 'none'; style-src 'sha256-\(hash)'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+            ], body: .init(byteBuffer: ByteBuffer(string: page)))
     }
 }

@@ -29,10 +29,12 @@ public struct WebServer: Sendable {
     /// capped and time out (`WebConnectionLimits`), and every answer carries the security headers.
     public func application(host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
         let gate = WebConnectionGate(limit: limits.maxConnections)
-        let http1 = HTTP1Channel.Configuration(additionalChannelHandlers: [WebConnectionHandler(gate: gate)],
-                                               idleTimeout: TimeAmount(limits.idleTimeout))
-        return Application(router: router(), server: .http1(configuration: http1),
-                           configuration: .init(address: .hostname(host, port: port), serverName: "dustd"), logger: logger)
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [WebConnectionHandler(gate: gate)],
+            idleTimeout: TimeAmount(limits.idleTimeout))
+        return Application(
+            router: router(), server: .http1(configuration: http1),
+            configuration: .init(address: .hostname(host, port: port), serverName: "dustd"), logger: logger)
     }
 
     /// The routes, for the application and for tests.
@@ -45,12 +47,16 @@ public struct WebServer: Sendable {
         route(router, "/") { request in try Self.page(.today, request: request, source: source) }
         route(router, "/day/:date") { request, context in
             let date: LocalDate
-            do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch { return Self.notFound(error) }
+            do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
+                return Self.notFound(error)
+            }
             return try Self.page(.day(date), request: request, source: source)
         }
         route(router, "/week/:week") { request, context in
             let week: ISOWeek
-            do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch { return Self.notFound(error) }
+            do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
+                return Self.notFound(error)
+            }
             return try Self.page(.week(week), request: request, source: source)
         }
         route(router, "/api/v1/today") { _ in
@@ -70,7 +76,9 @@ public struct WebServer: Sendable {
         }
         route(router, "/api/v1/day/:date") { _, context in
             let date: LocalDate
-            do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch { return Self.notFound(error) }
+            do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
+                return Self.notFound(error)
+            }
             let statistics = source.statistics()
             return WebResponse.json(ReportJSON.day(try statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
@@ -87,14 +95,18 @@ public struct WebServer: Sendable {
                 }
             }
             let report = try statistics.rollingWeek(endingOn: end)
-            return WebResponse.json(ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
+            return WebResponse.json(
+                ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/week/:week") { _, context in
             let week: ISOWeek
-            do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch { return Self.notFound(error) }
+            do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
+                return Self.notFound(error)
+            }
             let statistics = source.statistics()
             let report = try statistics.week(week)
-            return WebResponse.json(ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
+            return WebResponse.json(
+                ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/status") { _ in
             WebResponse.json(try source.statusDocument().serialized + "\n")
@@ -106,8 +118,9 @@ public struct WebServer: Sendable {
         }
         route(router, "/metrics") { _ in
             let text = try MetricsExporter(source: source, metrics: metrics).exposition()
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: ByteBuffer(string: text)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
         }
         return router
     }
@@ -127,25 +140,27 @@ public struct WebServer: Sendable {
 
     static func page(_ page: DashboardModel.Page, request: Request, source: WebSource) throws -> Response {
         let statistics = source.statistics()
-        let language = PageLanguage.negotiate(query: request.uri.queryParameters.get("lang"),
-                                              acceptLanguage: request.headers[.acceptLanguage])
+        let language = PageLanguage.negotiate(
+            query: request.uri.queryParameters.get("lang"),
+            acceptLanguage: request.headers[.acceptLanguage])
         let day: DayReport?
         let week: WeekReport
         switch page {
         case .today:
             day = try statistics.day(statistics.today)
             week = try statistics.rollingWeek(endingOn: statistics.today)
-        case let .day(date):
+        case .day(let date):
             day = try statistics.day(date)
             week = try statistics.rollingWeek(endingOn: date)
-        case let .week(isoWeek):
+        case .week(let isoWeek):
             day = nil
             week = try statistics.week(isoWeek)
         }
-        let model = DashboardModel(page: page, language: language, station: statistics.stations.primary, day: day, week: week,
-                                   intakeUnit: statistics.intakeModel.unit,
-                                   calendar: statistics.calendar, health: try source.health(), now: source.now,
-                                   forecast: try? source.forecastOutlook(), audience: source.reportSettings.audience)
+        let model = DashboardModel(
+            page: page, language: language, station: statistics.stations.primary, day: day, week: week,
+            intakeUnit: statistics.intakeModel.unit,
+            calendar: statistics.calendar, health: try source.health(), now: source.now,
+            forecast: try? source.forecastOutlook(), audience: source.reportSettings.audience)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"
@@ -168,8 +183,10 @@ public struct WebServer: Sendable {
     }
 
     /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash.
-    private func route(_ router: Router<BasicRequestContext>, _ path: RouterPath,
-                       _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response) {
+    private func route(
+        _ router: Router<BasicRequestContext>, _ path: RouterPath,
+        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
+    ) {
         let guarded: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
             var response: Response
             do {
@@ -184,8 +201,10 @@ public struct WebServer: Sendable {
         router.on(path, method: .head, use: guarded)
     }
 
-    private func route(_ router: Router<BasicRequestContext>, _ path: RouterPath,
-                       _ handler: @escaping @Sendable (Request) async throws -> Response) {
+    private func route(
+        _ router: Router<BasicRequestContext>, _ path: RouterPath,
+        _ handler: @escaping @Sendable (Request) async throws -> Response
+    ) {
         route(router, path) { request, _ in try await handler(request) }
     }
 }

@@ -19,8 +19,10 @@ public struct WebSource: Sendable {
         /// Other files dustd reads (its configuration, key and token files): never shown on the web.
         public var otherPaths: [String]
 
-        public init(stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
-                    forecastRegion: ForecastRegion? = nil, otherPaths: [String] = []) {
+        public init(
+            stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
+            forecastRegion: ForecastRegion? = nil, otherPaths: [String] = []
+        ) {
             self.stations = stations
             self.calendar = calendar
             self.intakeModel = intakeModel
@@ -38,8 +40,10 @@ public struct WebSource: Sendable {
     private let clock: any WallClock
     private let processIsDustd: @Sendable (Int32) -> Bool
 
-    public init(store: @escaping @Sendable () -> SQLiteStore, settings: @escaping @Sendable () -> ReportSettings,
-                clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd) {
+    public init(
+        store: @escaping @Sendable () -> SQLiteStore, settings: @escaping @Sendable () -> ReportSettings,
+        clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd
+    ) {
         self.store = store
         self.settings = settings
         self.clock = clock
@@ -53,8 +57,9 @@ public struct WebSource: Sendable {
     public func statistics() -> StatisticsService {
         let settings = settings()
         let store = store()
-        return StatisticsService(readings: store, activity: store, clock: clock, calendar: settings.calendar,
-                                 intakeModel: settings.intakeModel, stations: settings.stations)
+        return StatisticsService(
+            readings: store, activity: store, clock: clock, calendar: settings.calendar,
+            intakeModel: settings.intakeModel, stations: settings.stations)
     }
 
     /// dustd's health as `dustctl status` judges it.
@@ -71,8 +76,9 @@ public struct WebSource: Sendable {
         let rows: Int
         do { rows = try store().measurementCount() } catch { throw StorageFailure(error) }
         let calls = try store().forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: clock.now))
-        return ReportJSON.status(try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
-                                 calendar: settings.calendar, forecastCallsToday: calls, web: settings.audience)
+        return ReportJSON.status(
+            try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
+            calendar: settings.calendar, forecastCallsToday: calls, web: settings.audience)
     }
 
     /// Today's and tomorrow's forecast for the region, as `dustctl forecast` reads it.
@@ -91,7 +97,8 @@ public struct WebSource: Sendable {
     /// The `dustctl today --json` document, with its `forecastTomorrow` member.
     public func todayDocument() throws -> JSON {
         let statistics = statistics()
-        return ReportJSON.day(try statistics.day(statistics.today), calendar: statistics.calendar,
-                              forecastTomorrow: ReportJSON.forecastTomorrow(try? forecastOutlook(), calendar: statistics.calendar))
+        return ReportJSON.day(
+            try statistics.day(statistics.today), calendar: statistics.calendar,
+            forecastTomorrow: ReportJSON.forecastTomorrow(try? forecastOutlook(), calendar: statistics.calendar))
     }
 }
