@@ -43,24 +43,26 @@ let package = Package(
         .target(name: "DustKit"),
         // AirKorea requests, the libxml2 response parser and the error mapping.
         .target(name: "AirKorea", dependencies: ["DustKit", "CLibXML2"]),
-        // SQLite schema, migrations and queries (GRDB on the system libsqlite3).
+        // The SQLite implementation of DustServices' store protocols: schema, migrations and
+        // queries (GRDB on the system libsqlite3).
         .target(
             name: "DustStore",
             dependencies: [
-                "DustKit",
+                "DustKit", "AirKorea", "DustServices",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
-        // Business logic composed from the modules above, dependencies injected.
-        .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore", "DustActivity"]),
+        // Business logic composed from the modules above, dependencies injected; the store
+        // protocols (Storage/) that DustStore implements.
+        .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustActivity"]),
         // The JSON documents dustctl prints and dustd serves, and their one encoder.
-        .target(name: "DustReports", dependencies: ["DustKit", "DustServices", "DustStore"]),
+        .target(name: "DustReports", dependencies: ["DustKit", "DustServices"]),
         // dustd on the web (SPEC §13): the dashboard, the JSON API and Prometheus metrics.
         .target(
             name: "DustWeb",
             dependencies: [
-                "DustKit", "DustServices", "DustReports", "DustStore",
+                "DustKit", "DustServices", "DustReports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The HTTP/1 channel's idle timeout and a handler on every connection (WebConnections.swift).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -138,7 +140,7 @@ let package = Package(
         .testTarget(
             name: "DustStoreTests",
             dependencies: [
-                "DustStore", "DustKit", "TestSupport",
+                "DustStore", "DustServices", "DustKit", "AirKorea", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(

@@ -1,6 +1,5 @@
 import DustActivity
 import DustKit
-import DustStore
 import Foundation
 
 #if canImport(Glibc)
@@ -147,7 +146,7 @@ public struct ActivityService: Sendable {
             summary.datedOutsidePeriod = rows.datedOutsidePeriod
             summary.bytesRead = Int64(data.count)
             onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: file.size))
-            batches = [ActivitySourceBatch(source: SQLiteStore.csvActivitySource, distances: distances, replacing: nil)]
+            batches = [ActivitySourceBatch(source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
         } else {
             let samples: SlotApportioner
             do { samples = try read(format, file: file, path: path, summary: &summary, onProgress: onProgress) } catch {

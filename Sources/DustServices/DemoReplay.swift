@@ -1,6 +1,5 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// The bundled demo: real and synthesized AirKorea responses replayed through the real pipeline
@@ -79,7 +78,7 @@ public struct DemoReplay: Sendable {
     private let stations: StationListService
     private let forecasts: any ForecastStore
 
-    public init(fixtures: URL, store: SQLiteStore, calendar: DayCalendar) {
+    public init(fixtures: URL, store: any FineDustStore, calendar: DayCalendar) {
         self.fixtures = fixtures
         self.forecasts = store
         let clock = FixedClock(Self.now)

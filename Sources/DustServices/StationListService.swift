@@ -1,14 +1,13 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// AirKorea's list of monitoring stations: fetched page by page, or read from saved responses,
 /// and stored with names, addresses and coordinates.
 public struct StationListService: Sendable {
-    private let store: SQLiteStore
+    private let store: any StationStore
 
-    public init(store: SQLiteStore) {
+    public init(store: any StationStore) {
         self.store = store
     }
 
@@ -65,7 +64,7 @@ public struct StationListService: Sendable {
             withoutLocation.longitude = nil
             return withoutLocation
         }
-        do { try store.upsertStations(checked) } catch { throw StorageFailure(error) }
+        try store.saveStations(checked, at: Date())
         return unlocated
     }
 

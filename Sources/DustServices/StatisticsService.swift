@@ -1,5 +1,4 @@
 import DustKit
-import DustStore
 import Foundation
 
 /// The station whose readings drive intake, and the stations that fill its gaps (docs/REFERENCE.md §5).

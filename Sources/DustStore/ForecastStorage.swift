@@ -1,19 +1,7 @@
 import DustKit
+import DustServices
 import Foundation
 import GRDB
-
-/// Where a station is, as far as FineDust knows: what its forecast region is decided from.
-public struct StationLocation: Sendable, Hashable {
-    /// `sidoName` from measurements (`서울`, `경기`, …).
-    public var sido: String?
-    /// The address from the station list.
-    public var address: String?
-
-    public init(sido: String?, address: String?) {
-        self.sido = sido
-        self.address = address
-    }
-}
 
 extension SQLiteStore {
     /// Stores forecasts in one transaction; storing the same issue again changes nothing, a

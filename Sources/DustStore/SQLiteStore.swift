@@ -1,20 +1,9 @@
+import AirKorea
 import DustKit
+import DustServices
 import Foundation
 import GRDB
 import GRDBSQLite
-
-/// How many readings an upsert added, revised, or found already stored unchanged.
-public struct UpsertSummary: Sendable, Hashable {
-    public var inserted = 0
-    public var updated = 0
-    public var unchanged = 0
-
-    public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) {
-        self.inserted = inserted
-        self.updated = updated
-        self.unchanged = unchanged
-    }
-}
 
 /// The FineDust database: one SQLite file in WAL mode, read by `dustctl` while `dustd` writes.
 ///
@@ -281,8 +270,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The number of stored measurement rows, in all or for one station.
-    public func measurementCount(station: String? = nil) throws(StoreError) -> Int {
-        try read { db in
+    public func measurementCount(station: String? = nil) throws(StorageFailure) -> Int {
+        try reading { db in
             if let station {
                 return try Int.fetchOne(db, sql: "SELECT count(*) FROM measurement WHERE station = ?", arguments: [station]) ?? 0
             }
@@ -291,8 +280,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Stores stations from AirKorea's station list in one transaction (address, network, coordinates).
-    public func upsertStations(_ stations: [Station], at time: Date = Date()) throws(StoreError) {
-        try write { db in
+    public func saveStations(_ stations: [Station], at time: Date = Date()) throws(StorageFailure) {
+        try writing { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO station (name, code, network, address, latitude, longitude, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -311,8 +300,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Stations seen in measurements or the station list, by name.
-    public func stations() throws(StoreError) -> [Station] {
-        try read { db in
+    public func stations() throws(StorageFailure) -> [Station] {
+        try reading { db in
             try Row.fetchAll(db, sql: "SELECT name, address, network, latitude, longitude, code FROM station ORDER BY name").map { row in
                 Station(name: row[0], address: row[1], network: row[2], latitude: row[3], longitude: row[4], code: row[5])
             }
@@ -322,7 +311,7 @@ public final class SQLiteStore: Sendable {
     // MARK: - Activity
 
     /// The source name under which CSV distances are stored.
-    public static let csvActivitySource = "csv"
+    public static let csvActivitySource = ActivitySourceBatch.csvSource
 
     /// Stores CSV walking distances per slot in one transaction, as source `csv`; a slot imported
     /// again is replaced, other slots of earlier CSV files are kept.
@@ -459,6 +448,16 @@ public final class SQLiteStore: Sendable {
         } catch {
             throw StoreError(error, path: path)
         }
+    }
+
+    /// `write`, failing in the services' vocabulary.
+    func writing<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
+        do { return try write(body) } catch { throw StorageFailure(error) }
+    }
+
+    /// `read`, failing in the services' vocabulary.
+    func reading<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
+        do { return try read(body) } catch { throw StorageFailure(error) }
     }
 }
 

@@ -18,7 +18,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 
     init(_ error: StoreError) {
-        self.init(ExitStatus(error), error.description)
+        self.init(StorageFailure(error))
     }
 
     init(_ failure: StorageFailure) {

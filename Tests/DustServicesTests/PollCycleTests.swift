@@ -44,6 +44,10 @@ final class InMemoryPollStore: PollStore, Sendable {
         }
     }
 
+    func measurementCount(station: String?) throws(StorageFailure) -> Int {
+        rows.withLock { rows in rows.values.filter { station == nil || $0.station == station }.count }
+    }
+
     func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {
         rows.withLock { rows in rows.values.filter { $0.station == station && $0.slot.end <= now }.map(\.slot).max() }
     }

@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import Foundation
 import GRDB
 import TestSupport

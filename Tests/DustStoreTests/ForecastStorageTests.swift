@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import Foundation
 import TestSupport
 import Testing
@@ -88,7 +89,7 @@ struct ForecastStorageTests {
                 station: "행신동", slot: Slot(startEpochSeconds: 1_795_100_400), concentration: DustPair(fineDust: 30, ultraFineDust: 10),
                 sidoName: "경기")
         ])
-        try store.upsertStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
+        try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
         #expect(try store.location(ofStation: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
         #expect(try store.location(ofStation: "없는곳") == nil)
     }

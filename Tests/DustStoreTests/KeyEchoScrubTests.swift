@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import DustStore
 import Foundation
 import GRDB

@@ -1,5 +1,6 @@
 import AirKorea
 import DustKit
+import DustServices
 import DustStore
 import Foundation
 import TestSupport

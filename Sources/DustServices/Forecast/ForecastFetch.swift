@@ -1,6 +1,5 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// What fetching one publication did.

@@ -1,5 +1,4 @@
 import DustKit
-import DustStore
 import Foundation
 
 /// Today's and tomorrow's forecast for the user's region: what `dustctl forecast`, `today`, the

@@ -1,6 +1,5 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// How much history to ask AirKorea for, given the newest stored slot (docs/REFERENCE.md §7).

@@ -1,6 +1,5 @@
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Prometheus
 
@@ -87,6 +86,10 @@ public struct MeasuredPollStore: PollStore {
 
     public func storedReadings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
         try base.storedReadings(stations: stations, from: from, to: to)
+    }
+
+    public func measurementCount(station: String?) throws(StorageFailure) -> Int {
+        try base.measurementCount(station: station)
     }
 
     public func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {

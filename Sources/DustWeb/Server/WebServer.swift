@@ -1,7 +1,6 @@
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 import Hummingbird
 import HummingbirdCore

@@ -1,7 +1,6 @@
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 /// What the web pages and the API read, the same way `dustctl` reads it: the database dustd
@@ -35,13 +34,13 @@ public struct WebSource: Sendable {
         public var audience: WebAudience { WebAudience(knownPaths: [databasePath] + otherPaths) }
     }
 
-    private let store: @Sendable () -> SQLiteStore
+    private let store: @Sendable () -> any FineDustStore
     private let settings: @Sendable () -> ReportSettings
     private let clock: any WallClock
     private let processIsDustd: @Sendable (Int32) -> Bool
 
     public init(
-        store: @escaping @Sendable () -> SQLiteStore, settings: @escaping @Sendable () -> ReportSettings,
+        store: @escaping @Sendable () -> any FineDustStore, settings: @escaping @Sendable () -> ReportSettings,
         clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd
     ) {
         self.store = store
@@ -73,8 +72,7 @@ public struct WebSource: Sendable {
     /// The `dustctl status --json` document, less what the web never shows (`WebAudience`).
     public func statusDocument() throws(StorageFailure) -> JSON {
         let settings = settings()
-        let rows: Int
-        do { rows = try store().measurementCount() } catch { throw StorageFailure(error) }
+        let rows = try store().measurementCount(station: nil)
         let calls = try store().forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: clock.now))
         return ReportJSON.status(
             try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,

@@ -1,7 +1,31 @@
 import DustKit
+import Foundation
+
+/// Where imported walking distances are read from.
+public protocol ActivitySource: Sendable {
+    /// Metres walked per slot, for slots starting in `[from, to)`.
+    func walkedDistances(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: Double]
+    /// Per slot starting in `[from, to)`: the largest of its sources' distances and that source.
+    func mergedWalking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking]
+}
+
+/// Where imported walking distances are written.
+public protocol ActivityStore: ActivitySource {
+    /// Replaces the distances of the given slots in one transaction.
+    func saveWalkedDistances(_ distances: [Slot: Double], importedAt: Date) throws(StorageFailure)
+    /// Stores every source of one imported file in one transaction (all or nothing).
+    func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) throws(StorageFailure)
+    /// What is stored, per source, ordered by source name.
+    func storedActivitySources() throws(StorageFailure) -> [ActivitySourceSummary]
+    /// Removes every distance of `source`; returns the slots removed (0: no such source).
+    func forgetActivity(source: String) throws(StorageFailure) -> Int
+}
 
 /// The distances of one source from one imported file (docs/REFERENCE.md §12).
 public struct ActivitySourceBatch: Sendable, Hashable {
+    /// The source name under which distances from a CSV file are stored.
+    public static let csvSource = "csv"
+
     /// `health:<sourceName>`, `gpx:<file name>` or `csv`.
     public var source: String
     /// Metres per slot.
