@@ -160,7 +160,7 @@ public struct AlertTest: Sendable {
             note = "not recorded: there is no database at \(settings.storagePath)"
         } else {
             do {
-                store = try SQLiteStore(path: settings.storagePath)
+                store = try DaemonDatabase.open(path: settings.storagePath)
             } catch {
                 store = UnrecordedAlerts()
                 note = "not recorded: \(error.description)"
@@ -199,7 +199,7 @@ private struct UnrecordedAlerts: AlertStore {
 struct AlertStoreOfDatabase: AlertStore {
     let database: DaemonDatabase
 
-    private func store() throws(StorageFailure) -> SQLiteStore {
+    private func store() throws(StorageFailure) -> any FineDustStore {
         do { return try database.current() } catch { throw StorageFailure(error) }
     }
 

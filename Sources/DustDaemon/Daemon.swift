@@ -66,7 +66,7 @@ public struct Daemon: Sendable {
         defer { withExtendedLifetime(lock) {} }
         let store: SQLiteStore
         do {
-            store = try SQLiteStore(path: settings.storagePath)
+            store = try DaemonDatabase.open(path: settings.storagePath)
         } catch {
             logger.critical("\(error)")
             return ExitStatus(error)
@@ -115,7 +115,7 @@ public struct Daemon: Sendable {
 
     /// `--once`: one cycle with backfill; the exit status says how it went.
     private func pollOnce(
-        live: LiveConfiguration, store: SQLiteStore, board: DaemonStatusBoard, transport: any HTTPTransport
+        live: LiveConfiguration, store: any FineDustStore, board: DaemonStatusBoard, transport: any HTTPTransport
     ) async -> ExitStatus {
         let snapshot = live.snapshot
         guard let stations = snapshot.stations else { return .configuration }

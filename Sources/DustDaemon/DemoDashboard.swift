@@ -25,8 +25,8 @@ public struct DemoDashboard: Sendable {
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
     public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
-        let store: SQLiteStore
-        do { store = try SQLiteStore(path: databasePath) } catch {
+        let store: any FineDustStore
+        do { store = try DaemonDatabase.open(path: databasePath) } catch {
             report(error.description)
             return ExitStatus(error)
         }
@@ -58,7 +58,7 @@ public struct DemoDashboard: Sendable {
             settings: {
                 WebSource.ReportSettings(
                     stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: model,
-                    databasePath: store.path)
+                    databasePath: databasePath)
             }, clock: FixedClock(Self.now))
         let web: any Service
         do {

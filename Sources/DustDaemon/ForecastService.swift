@@ -59,7 +59,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                 continue
             }
             let now = clock.now
-            let store: SQLiteStore
+            let store: any FineDustStore
             let latest: Date?
             let decision: ForecastPlanner.Decision
             do {

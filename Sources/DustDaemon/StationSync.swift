@@ -56,7 +56,7 @@ public struct StationSync: Sendable {
         }
         let unlocated: Int
         do throws(StoreError) {
-            let store = try SQLiteStore(path: settings.storagePath)
+            let store = try DaemonDatabase.open(path: settings.storagePath)
             do throws(StorageFailure) {
                 unlocated = try StationListService(store: store).save(fetched.stations)
             } catch {

@@ -3,7 +3,6 @@ import DustActivity
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct ActivityCommand: ParsableCommand {
@@ -54,7 +53,8 @@ struct ActivityImportCommand: ParsableCommand {
         try reportingFailures {
             let settings = try options.settings()
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
-            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar, limits: limits)
+            let service = ActivityService(
+                store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar, limits: limits)
             var reports: [JSON] = []
             var failed = 0
             for file in files {
@@ -104,7 +104,7 @@ struct ActivitySourcesCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let store = try openStore(atPath: settings.storagePath, for: .read)
             let sources = try ActivityService(store: store, calendar: settings.calendar).sources()
             if options.json {
                 try standardOutputLine(ActivityJSON.sources(sources, calendar: settings.calendar).serialized)
@@ -129,7 +129,7 @@ struct ActivityForgetCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar)
+            let service = ActivityService(store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar)
             let removed: Int
             do {
                 removed = try service.forget(source: source)

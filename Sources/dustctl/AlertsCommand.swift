@@ -3,7 +3,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct AlertsCommand: ParsableCommand {
@@ -31,7 +30,7 @@ struct AlertsListCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let store = try openStore(atPath: settings.storagePath, for: .read)
             let states = try store.alertStates()
             let rules = settings.alerts.rules.map { rule in (rule: rule.description, state: states[rule.description] ?? .idle) }
             let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }

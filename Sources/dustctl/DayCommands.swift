@@ -3,7 +3,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct TodayCommand: ParsableCommand {
@@ -19,7 +18,7 @@ struct TodayCommand: ParsableCommand {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
-            let outlook = try? forecastOutlook(settings, store: SQLiteStore(path: settings.storagePath, mode: .readOnly), now: Date())
+            let outlook = try? forecastOutlook(settings, store: openStore(atPath: settings.storagePath, for: .read), now: Date())
             try printDay(
                 statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
                 forecast: .some(outlook))

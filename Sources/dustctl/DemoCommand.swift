@@ -2,7 +2,6 @@ import ArgumentParser
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct DemoCommand: ParsableCommand {
@@ -32,7 +31,7 @@ struct DemoCommand: ParsableCommand {
             let directory = try fixturesDirectory()
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()
-            let store = try SQLiteStore(path: db)
+            let store = try openStore(atPath: db, for: .write)
             let (outcomes, walked) = try DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
             let statistics = StatisticsService(
                 readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,

@@ -3,7 +3,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct ForecastCommand: ParsableCommand {
@@ -25,7 +24,7 @@ struct ForecastCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let store = try openStore(atPath: settings.storagePath, for: .read)
             let outlook = try forecastOutlook(settings, store: store, now: Date())
             if options.json {
                 try standardOutputLine(ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)
@@ -72,7 +71,7 @@ func forecastGradeText(_ forecast: RegionalForecast?, _ style: TextStyle) -> Str
 
 /// Today's and tomorrow's forecast for the configured region; a region that cannot be known is a
 /// configuration error telling the user to set forecast.region.
-func forecastOutlook(_ settings: FineDustSettings, store: SQLiteStore, now: Date) throws -> ForecastOutlook {
+func forecastOutlook(_ settings: FineDustSettings, store: any ForecastStore, now: Date) throws -> ForecastOutlook {
     do {
         return try ForecastReader(store: store, timeZone: settings.calendar.timeZone)
             .outlook(station: settings.station.name, override: settings.forecast.region, now: now)

@@ -4,7 +4,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct ImportCommand: ParsableCommand {
@@ -63,7 +62,7 @@ struct ImportCommand: ParsableCommand {
                 }
                 // A storage failure is not the file's fault and would fail every later file too:
                 // it ends the import (the files stored so far stay stored).
-                let ingest = try opened ?? IngestService(store: try SQLiteStore(path: settings.storagePath))
+                let ingest = try opened ?? IngestService(store: try openStore(atPath: settings.storagePath, for: .write))
                 opened = ingest
                 let report = try ingest.store(page)
                 if options.json {

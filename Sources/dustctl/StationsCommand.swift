@@ -4,7 +4,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct StationsCommand: ParsableCommand {
@@ -100,7 +99,7 @@ struct StationsImportCommand: ParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            let unlocated = try StationListService(store: SQLiteStore(path: settings.storagePath)).save(stations)
+            let unlocated = try StationListService(store: openStore(atPath: settings.storagePath, for: .write)).save(stations)
             try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
         }
     }
@@ -116,7 +115,7 @@ struct StationsListCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let stations = try SQLiteStore(path: try options.settings().storagePath, mode: .readOnly).stations()
+            let stations = try openStore(atPath: try options.settings().storagePath, for: .read).stations()
             if options.json {
                 try standardOutputLine(JSON.array(stations.map(ReportJSON.station)).serialized)
             } else {
@@ -150,7 +149,7 @@ struct StationsNearestCommand: ParsableCommand {
 
     func run() throws {
         try reportingFailures {
-            let stations = try SQLiteStore(path: try options.settings().storagePath, mode: .readOnly).stations()
+            let stations = try openStore(atPath: try options.settings().storagePath, for: .read).stations()
             let located = stations.compactMap { station -> (Station, Double)? in
                 // A database written before positions were checked may still hold dmX 999.
                 guard station.hasPlausibleLocation, let latitude = station.latitude, let longitude = station.longitude else { return nil }

@@ -3,7 +3,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct StatusCommand: ParsableCommand {
@@ -25,12 +24,12 @@ struct StatusCommand: ParsableCommand {
     func run() throws {
         try reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let store = try openStore(atPath: settings.storagePath, for: .read)
             let station = settings.station.name
             let now = Date()
             let newest = try station.flatMap { name throws(StorageFailure) in try store.newestSlot(station: name, endingBy: now) }
             let health = DaemonHealth(status: try store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
-            let rows = try store.measurementCount()
+            let rows = try store.measurementCount(station: nil)
             let calendar = settings.calendar
             let forecastCalls = try store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
             if options.json {

@@ -33,6 +33,20 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
+/// Whether a command only reads the database or also writes it.
+enum DatabaseAccess {
+    /// Open an existing database, read-only: a missing file is an error, nothing is created.
+    case read
+    /// Create the database when needed and migrate it.
+    case write
+}
+
+/// The database at `path`: the one place dustctl constructs its store; every command sees the
+/// store protocols only.
+func openStore(atPath path: String, for access: DatabaseAccess) throws(StoreError) -> any FineDustStore {
+    try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite)
+}
+
 /// Runs a command body, turning every failure into one sentence on stderr and its exit status.
 func reportingFailures(_ body: () throws -> Void) throws {
     do {
