@@ -125,8 +125,8 @@ let package = Package(
                 "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Fixture paths and temporary directories shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        // Fixture paths, temporary directories and the in-memory store shared by the test targets.
+        .target(name: "TestSupport", dependencies: ["DustKit", "DustServices"], path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
             name: "FakeAirKorea",
@@ -144,7 +144,7 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
-            name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
+            name: "DustServicesTests", dependencies: ["DustServices", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
         .testTarget(
             name: "DustWebTests",
             dependencies: [

@@ -46,5 +46,5 @@ public final class DaemonDatabase: Sendable {
     }
 
     /// The store open now, without checking the file (for writes that must not fail on a reopen).
-    public var opened: any FineDustStore { store.withLock { $0 } }
+    public var opened: SQLiteStore { store.withLock { $0 } }
 }

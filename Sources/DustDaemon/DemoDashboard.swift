@@ -34,7 +34,7 @@ public struct DemoDashboard: Sendable {
         let outcomes: [(DemoReplay.Response, DemoReplay.Outcome)]
         let walked: Int
         do {
-            (outcomes, walked) = try DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+            (outcomes, walked) = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         } catch {
             report("The demo could not be replayed: \(error)")
             return .ioError
@@ -50,7 +50,7 @@ public struct DemoDashboard: Sendable {
             station: DemoReplay.station, startedAt: Self.now, heartbeatSeconds: 600)
         status.heartbeatAt = Self.now
         status.lastSuccess = .init(at: Self.now.addingTimeInterval(-30 * 60), rowsNew: stored, rowsUpdated: 0, requests: outcomes.count)
-        try? store.saveStatus(status)
+        try? await store.saveStatus(status)
 
         let model = settings.intakeModel
         let source = WebSource(
@@ -84,7 +84,7 @@ public struct DemoDashboard: Sendable {
         }
         status.state = .stopped
         status.stoppedAt = Self.now
-        try? store.saveStatus(status)
+        try? await store.saveStatus(status)
         return .ok
     }
 }

@@ -64,8 +64,9 @@ public struct ForecastService: Service, CustomStringConvertible {
             let decision: ForecastPlanner.Decision
             do {
                 store = try database.current()
-                let calls = try store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
-                let newest = try Pollutant.allCases.map { pollutant throws(StorageFailure) in try store.newestIssue(pollutant: pollutant) }
+                let calls = try await store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
+                var newest: [Date?] = []
+                for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()
                 decision = planner.decide(now: now, lastFetched: latest, callsToday: calls, failure: failure)
                 lastProblem = nil

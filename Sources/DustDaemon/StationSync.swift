@@ -58,7 +58,7 @@ public struct StationSync: Sendable {
         do throws(StoreError) {
             let store = try DaemonDatabase.open(path: settings.storagePath)
             do throws(StorageFailure) {
-                unlocated = try StationListService(store: store).save(fetched.stations)
+                unlocated = try await StationListService(store: store).save(fetched.stations)
             } catch {
                 return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
             }

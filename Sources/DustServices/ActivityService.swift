@@ -111,19 +111,11 @@ public struct ActivityService: Sendable {
         self.limits = limits
     }
 
-    /// Replaces the walking distance of every slot in the file; returns the number of slots.
-    public func importCSV(_ data: Data) throws -> Int {
-        let now = clock.now
-        let distances = try parser.parse(data, now: now).distances
-        try store.saveWalkedDistances(distances, importedAt: now)
-        return distances.count
-    }
-
     /// Imports one file of any format FineDust reads, told from its content.
     public func importFile(
         atPath path: String, onProgress: (ActivityImportProgress) -> Void = { _ in }
     )
-        throws(ActivityImportFailure) -> ActivityImportSummary
+        async throws(ActivityImportFailure) -> ActivityImportSummary
     {
         let file = try OpenFile(path: path)
         defer { file.release() }
@@ -156,7 +148,7 @@ public struct ActivityService: Sendable {
                 ActivitySourceBatch(source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
             }
         }
-        do { try store.saveActivity(batches, importedAt: clock.now) } catch { throw .storage(error) }
+        do { try await store.saveActivity(batches, importedAt: clock.now) } catch { throw .storage(error) }
         summary.sources = batches.map(\.source)
         summary.metresBySource = Dictionary(uniqueKeysWithValues: batches.map { ($0.source, $0.distances.values.reduce(0, +)) })
         summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
@@ -218,15 +210,15 @@ public struct ActivityService: Sendable {
     }
 
     /// What is stored, per source.
-    public func sources() throws(StorageFailure) -> [ActivitySourceSummary] {
-        try store.storedActivitySources()
+    public func sources() async throws(StorageFailure) -> [ActivitySourceSummary] {
+        try await store.activitySources()
     }
 
     /// Removes one source; returns the slots removed.
-    public func forget(source: String) throws -> Int {
-        let removed = try store.forgetActivity(source: source)
+    public func forget(source: String) async throws -> Int {
+        let removed = try await store.forgetActivity(source: source)
         guard removed > 0 else {
-            throw UnknownActivitySource(source: source, known: try store.storedActivitySources().map(\.source))
+            throw UnknownActivitySource(source: source, known: try await store.activitySources().map(\.source))
         }
         return removed
     }

@@ -54,7 +54,7 @@ public struct StationListService: Sendable {
     /// one (`Station.isPlausibleLocation`): those are stored by name and address, without a location,
     /// so that `station.name` still finds them and `stations nearest` never ranks them.
     @discardableResult
-    public func save(_ stations: [Station]) throws(StorageFailure) -> Int {
+    public func save(_ stations: [Station]) async throws(StorageFailure) -> Int {
         var unlocated = 0
         let checked = stations.map { station in
             guard station.latitude != nil || station.longitude != nil, !station.hasPlausibleLocation else { return station }
@@ -64,7 +64,7 @@ public struct StationListService: Sendable {
             withoutLocation.longitude = nil
             return withoutLocation
         }
-        try store.saveStations(checked, at: Date())
+        try await store.saveStations(checked, at: Date())
         return unlocated
     }
 

@@ -3,13 +3,10 @@ import DustServices
 import Foundation
 import GRDB
 
-extension SQLiteStore {
-    /// Attempts older than this are pruned as new ones are recorded.
-    public static let attemptRetention: TimeInterval = 90 * 86_400
-
+extension SQLiteStore: AttemptStore {
     /// Records an attempt (and prunes those older than 90 days).
-    public func record(_ attempt: PollAttempt) throws(StoreError) {
-        try write { db in
+    public func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+        try writing { db in
             try db.execute(
                 sql: """
                     INSERT INTO poll_attempt (started_at, station, operation, outcome, http_status, result_code,
@@ -21,7 +18,7 @@ extension SQLiteStore {
                     attempt.outcome.rawValue, attempt.httpStatus, attempt.resultCode, attempt.rowsNew,
                     attempt.rowsUpdated, attempt.durationMilliseconds, attempt.message,
                 ])
-            let cutoff = Int64((attempt.startedAt.timeIntervalSince1970 - Self.attemptRetention) * 1000)
+            let cutoff = Int64((attempt.startedAt.timeIntervalSince1970 - PollAttempt.retention) * 1000)
             try db.execute(sql: "DELETE FROM poll_attempt WHERE started_at < ?", arguments: [cutoff])
         }
     }
@@ -29,8 +26,8 @@ extension SQLiteStore {
     /// The most recent attempts, newest first.
     public func recentAttempts(
         limit: Int = 20, outcome: PollAttempt.Outcome? = nil, excluding: PollAttempt.Outcome? = nil
-    ) throws(StoreError) -> [PollAttempt] {
-        try read { db in
+    ) throws(StorageFailure) -> [PollAttempt] {
+        try reading { db in
             var conditions: [String] = []
             var arguments: StatementArguments = []
             if let outcome {
@@ -51,10 +48,24 @@ extension SQLiteStore {
                     """, arguments: arguments
             ).map { row in
                 PollAttempt(
-                    startedAt: Date(timeIntervalSince1970: Double(row[0] as Int64) / 1000), station: row[1], operation: row[2],
-                    outcome: PollAttempt.Outcome(rawValue: row[3]) ?? .failed, httpStatus: row[4], resultCode: row[5],
-                    rowsNew: row[6], rowsUpdated: row[7], durationMilliseconds: row[8], message: row[9])
+                    startedAt: Date(timeIntervalSince1970: Double(row["started_at"] as Int64) / 1000), station: row["station"],
+                    operation: row["operation"], outcome: PollAttempt.Outcome(rawValue: row["outcome"]) ?? .failed,
+                    httpStatus: row["http_status"], resultCode: row["result_code"], rowsNew: row["rows_new"],
+                    rowsUpdated: row["rows_updated"], durationMilliseconds: row["duration_ms"], message: row["message"])
             }
+        }
+    }
+
+    /// Forecast requests recorded since `start`: those whose operation begins with
+    /// `ForecastFetch.operationPrefix`.
+    public func forecastCalls(since start: Date) throws(StorageFailure) -> Int {
+        let prefix = ForecastFetch.operationPrefix
+        return try reading { db in
+            try Int.fetchOne(
+                db,
+                sql: """
+                    SELECT count(*) FROM poll_attempt WHERE started_at >= ? AND substr(operation, 1, ?) = ?
+                    """, arguments: [Int64(start.timeIntervalSince1970 * 1000), prefix.count, prefix]) ?? 0
         }
     }
 
@@ -76,8 +87,20 @@ extension SQLiteStore {
         try read { db in
             Dictionary(
                 uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT key, value FROM daemon_state").map {
-                    ($0[0] as String, $0[1] as String)
+                    ($0["key"] as String, $0["value"] as String)
                 })
         }
+    }
+}
+
+extension SQLiteStore: DaemonStatusStore {
+    private static let statusKey = "status"
+
+    public func saveStatus(_ status: DaemonStatus) throws(StorageFailure) {
+        do { try setDaemonState([Self.statusKey: status.encoded()], at: status.heartbeatAt) } catch { throw StorageFailure(error) }
+    }
+
+    public func loadStatus() throws(StorageFailure) -> DaemonStatus? {
+        do { return try daemonState()[Self.statusKey].flatMap(DaemonStatus.decoded) } catch { throw StorageFailure(error) }
     }
 }

@@ -5,7 +5,7 @@ import DustReports
 import DustServices
 import Foundation
 
-struct ForecastCommand: ParsableCommand {
+struct ForecastCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecast",
         abstract: "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5).",
@@ -21,11 +21,11 @@ struct ForecastCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             let store = try openStore(atPath: settings.storagePath, for: .read)
-            let outlook = try forecastOutlook(settings, store: store, now: Date())
+            let outlook = try await forecastOutlook(settings, store: store, now: Date())
             if options.json {
                 try standardOutputLine(ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)
             } else {
@@ -71,9 +71,9 @@ func forecastGradeText(_ forecast: RegionalForecast?, _ style: TextStyle) -> Str
 
 /// Today's and tomorrow's forecast for the configured region; a region that cannot be known is a
 /// configuration error telling the user to set forecast.region.
-func forecastOutlook(_ settings: FineDustSettings, store: any ForecastStore, now: Date) throws -> ForecastOutlook {
+func forecastOutlook(_ settings: FineDustSettings, store: any ForecastStore, now: Date) async throws -> ForecastOutlook {
     do {
-        return try ForecastReader(store: store, timeZone: settings.calendar.timeZone)
+        return try await ForecastReader(store: store, timeZone: settings.calendar.timeZone)
             .outlook(station: settings.station.name, override: settings.forecast.region, now: now)
     } catch {
         switch error {

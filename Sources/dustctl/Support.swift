@@ -48,9 +48,9 @@ func openStore(atPath path: String, for access: DatabaseAccess) throws(StoreErro
 }
 
 /// Runs a command body, turning every failure into one sentence on stderr and its exit status.
-func reportingFailures(_ body: () throws -> Void) throws {
+func reportingFailures(_ body: () async throws -> Void) async throws {
     do {
-        try body()
+        try await body()
     } catch {
         throw report(error)
     }

@@ -74,7 +74,7 @@ struct ForecastServiceTests {
             #expect(recorded.map(\.operation) == ["forecast PM25 2026-11-22 page 1", "forecast PM10 2026-11-22 page 1"])
             #expect(recorded.allSatisfy { $0.outcome == .ok && $0.httpStatus == 200 && $0.resultCode == "00" && $0.rowsNew == 7 })
             #expect(
-                try rig.store.latestForecast(pollutant: .pm25, date: LocalDate(year: 2026, month: 11, day: 23), region: .seoul)?.grade
+                try rig.store.forecast(pollutant: .pm25, date: LocalDate(year: 2026, month: 11, day: 23), region: .seoul)?.grade
                     == .known(.veryBad))
             #expect(try rig.store.loadStatus()?.forecast?.nextFetchAt == kstTime("2026-11-22T23:30:00"))
             try await Task.sleep(for: .milliseconds(500))
@@ -107,8 +107,8 @@ struct ForecastServiceTests {
             clock.set(kstTime("2026-11-23T05:00:00"))
             try await Task.sleep(for: .milliseconds(500))
             #expect(rig.server.requests.count == 10)
-            #expect(try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-22T00:00:00")) == 10)
-            #expect(try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-23T00:00:00")) == 2)
+            #expect(try rig.store.forecastCalls(since: kstTime("2026-11-22T00:00:00")) == 10)
+            #expect(try rig.store.forecastCalls(since: kstTime("2026-11-23T00:00:00")) == 2)
             #expect(!rig.logs.text.contains(testKey))
             #expect(rig.logs.text.contains("not published yet"))
             task.cancel()
@@ -142,7 +142,7 @@ struct ForecastNightStartTests {
             defer { task.cancel() }
             // The clock never moves: both calls are made at 01:40, and recorded as that day's.
             func recorded() throws -> Int {
-                try rig.store.attemptCount(operationPrefix: ForecastFetch.operationPrefix, since: kstTime("2026-11-23T00:00:00"))
+                try rig.store.forecastCalls(since: kstTime("2026-11-23T00:00:00"))
             }
             let deadline = Date().addingTimeInterval(30)
             while try recorded() < 2, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }

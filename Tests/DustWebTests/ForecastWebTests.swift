@@ -22,7 +22,7 @@ func storeForecastForNow(_ store: SQLiteStore) throws -> LocalDate {
             grades: ForecastGrades(byRegion: [.seoul: grade, .jeju: .known(.good)]),
             overall: "○ <script>alert(1)</script> 서울 '나쁨'", cause: "대기 정체")
     }
-    try store.upsertForecasts([
+    try store.saveForecasts([
         forecast(.pm10, today, .known(.moderate)), forecast(.pm25, today, .known(.bad)),
         forecast(.pm10, today.adding(days: 1), .known(.bad)), forecast(.pm25, today.adding(days: 1), .known(.veryBad)),
     ])
@@ -33,7 +33,7 @@ func storeForecastForNow(_ store: SQLiteStore) throws -> LocalDate {
 struct ForecastWebTests {
     @Test("/api/v1/forecast and /api/v1/today are byte for byte what dustctl forecast and today --json print")
     func apiEqualsCLI() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let today = try storeForecastForNow(rig.store)
         let forecast = try rig.dustctl(["forecast"])
@@ -62,7 +62,7 @@ struct ForecastWebTests {
 
     @Test("The today page has a forecast panel, escaped; /metrics exports the region's grades")
     func panelAndMetrics() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let today = try storeForecastForNow(rig.store)
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
@@ -83,7 +83,7 @@ struct ForecastWebTests {
 
     @Test("No forecast stored: dustctl forecast says so and exits 0; the API serves the same empty document")
     func nothingStored() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let printed = try rig.dustctl(["forecast"])
         #expect(printed.status == 0)
@@ -98,7 +98,7 @@ struct ForecastWebTests {
 
     @Test("A station the table cannot place: the API says to set forecast.region (404), dustctl exits 78")
     func unknownRegion() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await rig.application(try rig.source(station: "어딘가", clock: SystemClock())).test(.router) { client in
             try await client.execute(uri: "/api/v1/forecast", method: .get) { response in
@@ -119,12 +119,12 @@ struct ForecastWebTests {
 
     @Test("Forecast requests are counted by outcome in /metrics, apart from the poll attempts")
     func requestCounter() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let metrics = PollMetrics()
         let store = MeasuredForecastStore(rig.store, metrics: metrics)
         for outcome in [PollAttempt.Outcome.ok, .ok, .retrying] {
-            try store.recordAttempt(
+            try await store.recordAttempt(
                 PollAttempt(startedAt: Date(), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
         }
         let app = Application(router: WebServer(source: try rig.source(), metrics: metrics, token: nil).router())
@@ -140,12 +140,12 @@ struct ForecastWebTests {
 
     @Test("A forecast grade no longer shown leaves /metrics: the day after, yesterday's tomorrow is not reported")
     func staleGaugesRemoved() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let kst = DayCalendar(timeZone: KoreaStandardTime.timeZone)
         // The 17시 issue of 2026-11-22 for 서울, PM2.5: today 보통, tomorrow 매우나쁨.
         let issued = kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(17 * 3600)
-        try rig.store.upsertForecasts([
+        try rig.store.saveForecasts([
             DustForecast(
                 pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 22),
                 grades: ForecastGrades(informGrade: "서울 : 보통,제주 : 좋음")),

@@ -109,7 +109,7 @@ public struct AlertDispatcher: Sendable {
                     outcome: last ? .failed : .retrying, detail: error.description)
             }
             // A record that cannot be written must not stop the delivery itself.
-            try? store.recordAlertDelivery(outcome)
+            try? await store.recordAlertDelivery(outcome)
             guard outcome.outcome == .retrying else { return outcome }
             do {
                 try await sleep(policy.delay(after: attempt))
@@ -121,7 +121,7 @@ public struct AlertDispatcher: Sendable {
                 var superseded = outcome
                 superseded.outcome = .failed
                 superseded.detail = (outcome.detail ?? "") + "; a newer alert of the same rule replaced it"
-                try? store.recordAlertDelivery(superseded)
+                try? await store.recordAlertDelivery(superseded)
                 return superseded
             }
             attempt += 1

@@ -74,32 +74,32 @@ public struct ForecastFetch: Sendable {
         } catch {
             if Task.isCancelled {
                 report.stopped = true
-                record(attempt(.stopped), into: &report)
+                await record(attempt(.stopped), into: &report)
                 return
             }
             let failure = PollFailure.fetch(error)
             report.failure = failure
-            record(attempt(PollCycle.outcome(of: failure), failure: failure), into: &report)
+            await record(attempt(PollCycle.outcome(of: failure), failure: failure), into: &report)
             return
         }
         // Only the pollutant asked for counts, whatever a confused server sends.
         let forecasts = page.forecasts.filter { $0.pollutant == pollutant }
         report.skippedItems += page.skippedItems + (page.forecasts.count - forecasts.count)
         do {
-            let stored = try store.saveForecasts(forecasts, fetchedAt: clock.now)
+            let stored = try await store.saveForecasts(forecasts, fetchedAt: clock.now)
             report.issuesStored += stored
             if let newest = forecasts.map(\.issuedAt).max() { report.newestIssue[pollutant] = newest }
-            record(attempt(.ok, httpStatus: page.httpStatus, stored: stored), into: &report)
+            await record(attempt(.ok, httpStatus: page.httpStatus, stored: stored), into: &report)
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = failure
-            record(attempt(.retrying, failure: failure, httpStatus: page.httpStatus), into: &report)
+            await record(attempt(.retrying, failure: failure, httpStatus: page.httpStatus), into: &report)
         }
     }
 
-    private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) {
+    private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) async {
         do {
-            try store.recordAttempt(attempt)
+            try await store.recordAttempt(attempt)
         } catch {
             report.unrecordedAttempts.append(error)
         }

@@ -78,7 +78,7 @@ public struct PollCycle: Sendable {
         for station in stations.all {
             let newest: Slot?
             do {
-                newest = try store.newestSlot(station: station, endingBy: clock.now)
+                newest = try await store.newestSlot(station: station, endingBy: clock.now)
             } catch {
                 report.notices.append(.newestSlotUnknown(station: station, error))
                 newest = nil
@@ -130,26 +130,26 @@ public struct PollCycle: Sendable {
             // A stop in the middle of a request is the operator's doing, not a network failure.
             if Task.isCancelled {
                 report.stopped = true
-                record(attempt(.stopped), into: &report)
+                await record(attempt(.stopped), into: &report)
                 return nil
             }
             let failure = PollFailure.fetch(error)
             report.failure = report.failure ?? failure
-            record(attempt(Self.outcome(of: failure), failure: failure), into: &report)
+            await record(attempt(Self.outcome(of: failure), failure: failure), into: &report)
             return nil
         }
         let stored: IngestReport
         do {
-            stored = try ingest.store(fetched.page, windowHours: request.windowHours)
+            stored = try await ingest.store(fetched.page, windowHours: request.windowHours)
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
-            record(attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
+            await record(attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
             return nil
         }
         report.rowsNew += stored.stored.inserted
         report.rowsUpdated += stored.stored.updated
-        record(attempt(.ok, httpStatus: fetched.httpStatus, stored: stored.stored), into: &report)
+        await record(attempt(.ok, httpStatus: fetched.httpStatus, stored: stored.stored), into: &report)
         report.notices.append(
             .fetched(
                 operation: operation, readings: stored.readings, new: stored.stored.inserted,
@@ -166,9 +166,9 @@ public struct PollCycle: Sendable {
         return fetched.page.paging
     }
 
-    private func record(_ attempt: PollAttempt, into report: inout CycleReport) {
+    private func record(_ attempt: PollAttempt, into report: inout CycleReport) async {
         do {
-            try store.recordAttempt(attempt)
+            try await store.recordAttempt(attempt)
         } catch {
             // A full disk must not stop polling; the daemon logs it instead.
             report.notices.append(.attemptNotRecorded(error))

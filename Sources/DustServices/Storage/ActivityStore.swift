@@ -1,24 +1,23 @@
 import DustKit
 import Foundation
 
-/// Where imported walking distances are read from.
-public protocol ActivitySource: Sendable {
-    /// Metres walked per slot, for slots starting in `[from, to)`.
-    func walkedDistances(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: Double]
-    /// Per slot starting in `[from, to)`: the largest of its sources' distances and that source.
-    func mergedWalking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking]
+/// The read side of the activity store: the walking that reports and alerts use.
+public protocol ActivityReadStore: Sendable {
+    /// Per slot starting in `[from, to)`: the largest of its sources' distances and that source
+    /// (never their sum; on a tie, the source whose name sorts first; docs/REFERENCE.md §12).
+    func walking(from: Slot, to: Slot) async throws(StorageFailure) -> [Slot: SlotWalking]
 }
 
-/// Where imported walking distances are written.
-public protocol ActivityStore: ActivitySource {
-    /// Replaces the distances of the given slots in one transaction.
-    func saveWalkedDistances(_ distances: [Slot: Double], importedAt: Date) throws(StorageFailure)
-    /// Stores every source of one imported file in one transaction (all or nothing).
-    func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) throws(StorageFailure)
+/// Where imported walking distances are kept, per source (`health:…`, `gpx:…`, `csv`).
+public protocol ActivityStore: ActivityReadStore {
+    /// Stores every source of one imported file in one transaction (all or nothing): for each
+    /// batch, its source's rows within `replacing` are deleted first, then its distances written.
+    /// Other sources are never touched.
+    func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) async throws(StorageFailure)
     /// What is stored, per source, ordered by source name.
-    func storedActivitySources() throws(StorageFailure) -> [ActivitySourceSummary]
+    func activitySources() async throws(StorageFailure) -> [ActivitySourceSummary]
     /// Removes every distance of `source`; returns the slots removed (0: no such source).
-    func forgetActivity(source: String) throws(StorageFailure) -> Int
+    func forgetActivity(source: String) async throws(StorageFailure) -> Int
 }
 
 /// The distances of one source from one imported file (docs/REFERENCE.md §12).

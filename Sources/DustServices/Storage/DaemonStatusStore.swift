@@ -2,7 +2,8 @@ import Foundation
 
 /// Where the daemon's status is kept.
 public protocol DaemonStatusStore: Sendable {
-    func saveStatus(_ status: DaemonStatus) throws(StorageFailure)
+    /// Replaces the stored status.
+    func saveStatus(_ status: DaemonStatus) async throws(StorageFailure)
     /// The status dustd last wrote; nil when it never ran against this database.
-    func loadStatus() throws(StorageFailure) -> DaemonStatus?
+    func loadStatus() async throws(StorageFailure) -> DaemonStatus?
 }

@@ -1,21 +1,18 @@
 import DustKit
 import Foundation
 
-/// Where forecasts are kept and read back, in the services' vocabulary.
-public protocol ForecastStore: Sendable {
+/// Where forecasts are kept and read back, with the requests that fetched them.
+public protocol ForecastStore: AttemptStore {
     /// Stores every forecast of a response in one transaction; the same issue stored again
-    /// changes nothing. Returns how many issues were new or changed.
-    func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int
+    /// changes nothing, a changed issue (AirKorea re-published it) replaces its text and grades.
+    /// Returns how many (pollutant, issue, date) forecasts were new or changed.
+    func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) async throws(StorageFailure) -> Int
     /// The newest stored issue time of `pollutant`.
-    func newestIssue(pollutant: Pollutant) throws(StorageFailure) -> Date?
-    /// The grade of `region` for `date` from the newest issue that graded it.
-    func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast?
-    /// Forecast requests recorded since `start` (the quota count).
-    func forecastCalls(since start: Date) throws(StorageFailure) -> Int
-    /// Records one forecast request.
-    func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure)
-    /// What is known of a station's place.
-    func stationLocation(name: String) throws(StorageFailure) -> StationLocation?
+    func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date?
+    /// The grade of `region` for `date` from the newest issue that graded that region for that date.
+    func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) async throws(StorageFailure) -> RegionalForecast?
+    /// The province and address stored for a station; nil when it is not known at all.
+    func stationLocation(name: String) async throws(StorageFailure) -> StationLocation?
 }
 
 /// Where a station is, as far as FineDust knows: what its forecast region is decided from.

@@ -2,6 +2,9 @@ import Foundation
 
 /// One request dustd made to AirKorea, as `dustctl status` shows it.
 public struct PollAttempt: Sendable, Hashable {
+    /// How long attempts are kept: older ones are forgotten as new ones are recorded.
+    public static let retention: TimeInterval = 90 * 86_400
+
     public enum Outcome: String, Sendable, Hashable {
         /// The response was stored.
         case ok

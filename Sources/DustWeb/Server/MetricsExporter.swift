@@ -80,26 +80,28 @@ public struct MeasuredPollStore: PollStore {
         self.metrics = metrics
     }
 
-    public func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) throws(StorageFailure) -> UpsertSummary {
-        try base.saveReadings(readings, fetchedAt: fetchedAt)
+    public func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) async throws(StorageFailure) -> UpsertSummary {
+        try await base.saveReadings(readings, fetchedAt: fetchedAt)
     }
 
-    public func storedReadings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
-        try base.storedReadings(stations: stations, from: from, to: to)
+    public func readings(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [HourlyReading] {
+        try await base.readings(stations: stations, from: from, to: to)
     }
 
-    public func measurementCount(station: String?) throws(StorageFailure) -> Int {
-        try base.measurementCount(station: station)
+    public func measurementCount(station: String?) async throws(StorageFailure) -> Int {
+        try await base.measurementCount(station: station)
     }
 
-    public func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {
-        try base.newestSlot(station: station, endingBy: now)
+    public func newestSlot(station: String, endingBy now: Date) async throws(StorageFailure) -> Slot? {
+        try await base.newestSlot(station: station, endingBy: now)
     }
 
-    public func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+    public func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
         metrics.count(attempt)
-        try base.recordAttempt(attempt)
+        try await base.recordAttempt(attempt)
     }
+
+    public func forecastCalls(since start: Date) async throws(StorageFailure) -> Int { try await base.forecastCalls(since: start) }
 }
 
 /// The `/metrics` document: gauges read from the database and the status record at scrape time
@@ -108,14 +110,14 @@ struct MetricsExporter: Sendable {
     let source: WebSource
     let metrics: PollMetrics
 
-    func exposition() throws(StorageFailure) -> String {
+    func exposition() async throws(StorageFailure) -> String {
         let registry = metrics.registry
         let settings = source.reportSettings
         let statistics = source.statistics()
         registry.makeGauge(descriptor: FineDustMetric.buildInfo, labels: [("version", FineDustVersion.current)]).set(to: 1)
 
         // The latest known hour per configured station and pollutant.
-        let stored = try statistics.recentReadings(stations: settings.stations.all)
+        let stored = try await statistics.recentReadings(stations: settings.stations.all)
         for station in settings.stations.all {
             for pollutant in Pollutant.allCases {
                 guard let reading = stored.last(where: { $0.station == station && $0.concentration[pollutant] != nil }),
@@ -131,7 +133,7 @@ struct MetricsExporter: Sendable {
         }
 
         // Today's intake and hours measured for the primary station, as `dustctl today` computes them.
-        let today = try statistics.day(statistics.today)
+        let today = try await statistics.day(statistics.today)
         let points = settings.intakeModel.unit == .points
         for pollutant in Pollutant.allCases {
             let labels = [("station", settings.stations.primary), ("pollutant", pollutant.rawValue)]
@@ -141,9 +143,9 @@ struct MetricsExporter: Sendable {
             registry.makeGauge(descriptor: FineDustMetric.measuredSlotsToday, labels: labels).set(to: Double(today.totals.hours[pollutant]))
         }
 
-        exportForecast(into: registry)
+        await exportForecast(into: registry)
 
-        let health = try source.health()
+        let health = try await source.health()
         if let success = health.status?.lastSuccess {
             registry.makeGauge(descriptor: FineDustMetric.lastSuccess).set(to: success.at.timeIntervalSince1970)
         }
@@ -157,8 +159,8 @@ struct MetricsExporter: Sendable {
     /// The forecast for the region (one region, so the label set stays small). A grade that is no
     /// longer shown (the day rolled over, the region changed, the word is no grade) is removed, so
     /// a scrape never reports yesterday's forecast as today's.
-    private func exportForecast(into registry: PrometheusCollectorRegistry) {
-        let outlook = try? source.forecastOutlook()
+    private func exportForecast(into registry: PrometheusCollectorRegistry) async {
+        let outlook = try? await source.forecastOutlook()
         for region in ForecastRegion.allCases {
             for (day, grades) in [("today", outlook?.todayGrades), ("tomorrow", outlook?.tomorrowGrades)] {
                 for pollutant in Pollutant.allCases {
@@ -199,22 +201,26 @@ public struct MeasuredForecastStore: ForecastStore {
         self.metrics = metrics
     }
 
-    public func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int {
-        try base.saveForecasts(forecasts, fetchedAt: fetchedAt)
+    public func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) async throws(StorageFailure) -> Int {
+        try await base.saveForecasts(forecasts, fetchedAt: fetchedAt)
     }
 
-    public func newestIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? { try base.newestIssue(pollutant: pollutant) }
-
-    public func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
-        try base.forecast(pollutant: pollutant, date: date, region: region)
+    public func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date? {
+        try await base.newestForecastIssue(pollutant: pollutant)
     }
 
-    public func forecastCalls(since start: Date) throws(StorageFailure) -> Int { try base.forecastCalls(since: start) }
+    public func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) async throws(StorageFailure) -> RegionalForecast? {
+        try await base.forecast(pollutant: pollutant, date: date, region: region)
+    }
 
-    public func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+    public func forecastCalls(since start: Date) async throws(StorageFailure) -> Int { try await base.forecastCalls(since: start) }
+
+    public func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
         metrics.countForecast(attempt)
-        try base.recordAttempt(attempt)
+        try await base.recordAttempt(attempt)
     }
 
-    public func stationLocation(name: String) throws(StorageFailure) -> StationLocation? { try base.stationLocation(name: name) }
+    public func stationLocation(name: String) async throws(StorageFailure) -> StationLocation? {
+        try await base.stationLocation(name: name)
+    }
 }

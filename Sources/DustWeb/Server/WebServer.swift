@@ -43,29 +43,29 @@ public struct WebServer: Sendable {
         let source = self.source
         let metrics = self.metrics
 
-        route(router, "/") { request in try Self.page(.today, request: request, source: source) }
+        route(router, "/") { request in try await Self.page(.today, request: request, source: source) }
         route(router, "/day/:date") { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try Self.page(.day(date), request: request, source: source)
+            return try await Self.page(.day(date), request: request, source: source)
         }
         route(router, "/week/:week") { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try Self.page(.week(week), request: request, source: source)
+            return try await Self.page(.week(week), request: request, source: source)
         }
         route(router, "/api/v1/today") { _ in
-            WebResponse.json(try source.todayDocument().serialized + "\n")
+            WebResponse.json(try await source.todayDocument().serialized + "\n")
         }
         route(router, "/api/v1/forecast") { _ in
             // The region unknown is what dustctl forecast reports as a configuration error.
             let document: JSON
             do throws(ForecastReadError) {
-                document = try source.forecastDocument()
+                document = try await source.forecastDocument()
             } catch let .region(problem) {
                 return Self.notFound(problem.description)
             } catch let .storage(failure) {
@@ -79,7 +79,7 @@ public struct WebServer: Sendable {
                 return Self.notFound(error)
             }
             let statistics = source.statistics()
-            return WebResponse.json(ReportJSON.day(try statistics.day(date), calendar: statistics.calendar).serialized + "\n")
+            return WebResponse.json(ReportJSON.day(try await statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/week") { request in
             let statistics = source.statistics()
@@ -93,7 +93,7 @@ public struct WebServer: Sendable {
                     return Self.notFound(error)
                 }
             }
-            let report = try statistics.rollingWeek(endingOn: end)
+            let report = try await statistics.rollingWeek(endingOn: end)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
@@ -103,20 +103,20 @@ public struct WebServer: Sendable {
                 return Self.notFound(error)
             }
             let statistics = source.statistics()
-            let report = try statistics.week(week)
+            let report = try await statistics.week(week)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/status") { _ in
-            WebResponse.json(try source.statusDocument().serialized + "\n")
+            WebResponse.json(try await source.statusDocument().serialized + "\n")
         }
         route(router, "/healthz") { _ in
-            let health = try source.health()
+            let health = try await source.health()
             let problem = Self.healthProblem(health, now: source.now)
             return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
         }
         route(router, "/metrics") { _ in
-            let text = try MetricsExporter(source: source, metrics: metrics).exposition()
+            let text = try await MetricsExporter(source: source, metrics: metrics).exposition()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -137,7 +137,7 @@ public struct WebServer: Sendable {
 
     // MARK: - Pages
 
-    static func page(_ page: DashboardModel.Page, request: Request, source: WebSource) throws -> Response {
+    static func page(_ page: DashboardModel.Page, request: Request, source: WebSource) async throws -> Response {
         let statistics = source.statistics()
         let language = PageLanguage.negotiate(
             query: request.uri.queryParameters.get("lang"),
@@ -146,20 +146,22 @@ public struct WebServer: Sendable {
         let week: WeekReport
         switch page {
         case .today:
-            day = try statistics.day(statistics.today)
-            week = try statistics.rollingWeek(endingOn: statistics.today)
+            day = try await statistics.day(statistics.today)
+            week = try await statistics.rollingWeek(endingOn: statistics.today)
         case .day(let date):
-            day = try statistics.day(date)
-            week = try statistics.rollingWeek(endingOn: date)
+            day = try await statistics.day(date)
+            week = try await statistics.rollingWeek(endingOn: date)
         case .week(let isoWeek):
             day = nil
-            week = try statistics.week(isoWeek)
+            week = try await statistics.week(isoWeek)
         }
+        let health = try await source.health()
+        let forecast = try? await source.forecastOutlook()
         let model = DashboardModel(
             page: page, language: language, station: statistics.stations.primary, day: day, week: week,
             intakeUnit: statistics.intakeModel.unit,
-            calendar: statistics.calendar, health: try source.health(), now: source.now,
-            forecast: try? source.forecastOutlook(), audience: source.reportSettings.audience)
+            calendar: statistics.calendar, health: health, now: source.now,
+            forecast: forecast, audience: source.reportSettings.audience)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"

@@ -62,41 +62,39 @@ public struct WebSource: Sendable {
     }
 
     /// dustd's health as `dustctl status` judges it.
-    public func health() throws(StorageFailure) -> DaemonHealth {
-        let store = store()
-        let now = clock.now
-        let newest = try store.newestSlot(station: settings().stations.primary, endingBy: now)
-        return DaemonHealth(status: try store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
+    public func health() async throws(StorageFailure) -> DaemonHealth {
+        try await DaemonHealth.read(from: store(), station: settings().stations.primary, now: clock.now, processIsDustd: processIsDustd)
     }
 
     /// The `dustctl status --json` document, less what the web never shows (`WebAudience`).
-    public func statusDocument() throws(StorageFailure) -> JSON {
+    public func statusDocument() async throws(StorageFailure) -> JSON {
         let settings = settings()
-        let rows = try store().measurementCount(station: nil)
-        let calls = try store().forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: clock.now))
+        let reading = try await StatusReading.read(
+            from: store(), station: settings.stations.primary, now: clock.now, processIsDustd: processIsDustd)
         return ReportJSON.status(
-            try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
-            calendar: settings.calendar, forecastCallsToday: calls, web: settings.audience)
+            reading.health, database: settings.databasePath, station: settings.stations.primary, rows: reading.rows,
+            calendar: settings.calendar, forecastCallsToday: reading.forecastCallsToday, web: settings.audience)
     }
 
     /// Today's and tomorrow's forecast for the region, as `dustctl forecast` reads it.
-    public func forecastOutlook() throws(ForecastReadError) -> ForecastOutlook {
+    public func forecastOutlook() async throws(ForecastReadError) -> ForecastOutlook {
         let settings = settings()
-        return try ForecastReader(store: store(), timeZone: settings.calendar.timeZone)
+        return try await ForecastReader(store: store(), timeZone: settings.calendar.timeZone)
             .outlook(station: settings.stations.primary, override: settings.forecastRegion, now: clock.now)
     }
 
     /// The `dustctl forecast --json` document.
-    public func forecastDocument() throws(ForecastReadError) -> JSON {
+    public func forecastDocument() async throws(ForecastReadError) -> JSON {
         let settings = settings()
-        return ReportJSON.forecast(try forecastOutlook(), station: settings.stations.primary, calendar: settings.calendar)
+        return ReportJSON.forecast(try await forecastOutlook(), station: settings.stations.primary, calendar: settings.calendar)
     }
 
     /// The `dustctl today --json` document, with its `forecastTomorrow` member.
-    public func todayDocument() throws -> JSON {
+    public func todayDocument() async throws -> JSON {
         let statistics = statistics()
+        let day = try await statistics.day(statistics.today)
+        let outlook = try? await forecastOutlook()
         return ReportJSON.day(
-            try statistics.day(statistics.today), calendar: statistics.calendar,
-            forecastTomorrow: ReportJSON.forecastTomorrow(try? forecastOutlook(), calendar: statistics.calendar))
+            day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar))
     }
 }
