@@ -9,16 +9,16 @@ extension SQLiteStore: AttemptStore {
         try writing { db in
             try db.execute(
                 sql: """
-                    INSERT INTO poll_attempt (started_at, station, operation, outcome, http_status, result_code,
+                    INSERT INTO poll_attempt (started_at, station, kind, operation, outcome, http_status, result_code,
                                               rows_new, rows_updated, duration_ms, message)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
-                    Int64(attempt.startedAt.timeIntervalSince1970 * 1000), attempt.station, attempt.operation,
+                    Self.seconds(attempt.startedAt), attempt.station, attempt.kind.rawValue, attempt.operation,
                     attempt.outcome.rawValue, attempt.httpStatus, attempt.resultCode, attempt.rowsNew,
                     attempt.rowsUpdated, attempt.durationMilliseconds, attempt.message,
                 ])
-            let cutoff = Int64((attempt.startedAt.timeIntervalSince1970 - PollAttempt.retention) * 1000)
+            let cutoff = Self.seconds(attempt.startedAt.addingTimeInterval(-PollAttempt.retention))
             try db.execute(sql: "DELETE FROM poll_attempt WHERE started_at < ?", arguments: [cutoff])
         }
     }
@@ -43,30 +43,33 @@ extension SQLiteStore: AttemptStore {
             return try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT started_at, station, operation, outcome, http_status, result_code, rows_new, rows_updated, duration_ms, message
+                    SELECT started_at, station, kind, operation, outcome, http_status, result_code, rows_new, rows_updated,
+                           duration_ms, message
                     FROM poll_attempt \(filter) ORDER BY started_at DESC, id DESC LIMIT ?
                     """, arguments: arguments
             ).map { row in
                 PollAttempt(
-                    startedAt: Date(timeIntervalSince1970: Double(row["started_at"] as Int64) / 1000), station: row["station"],
-                    operation: row["operation"], outcome: PollAttempt.Outcome(rawValue: row["outcome"]) ?? .failed,
+                    startedAt: Date(timeIntervalSince1970: TimeInterval(row["started_at"] as Int64)), station: row["station"],
+                    kind: AttemptKind(rawValue: row["kind"]) ?? .measurement, operation: row["operation"],
+                    outcome: PollAttempt.Outcome(rawValue: row["outcome"]) ?? .failed,
                     httpStatus: row["http_status"], resultCode: row["result_code"], rowsNew: row["rows_new"],
                     rowsUpdated: row["rows_updated"], durationMilliseconds: row["duration_ms"], message: row["message"])
             }
         }
     }
 
-    /// Forecast requests recorded since `start`: those whose operation begins with
-    /// `ForecastFetch.operationPrefix`.
-    public func forecastCalls(since start: Date) throws(StorageFailure) -> Int {
-        let prefix = ForecastFetch.operationPrefix
-        return try reading { db in
+    /// Requests of `kind` recorded since `start` (in whole seconds, as `started_at` is stored).
+    public func attemptCount(kind: AttemptKind, since start: Date) throws(StorageFailure) -> Int {
+        try reading { db in
             try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*) FROM poll_attempt WHERE started_at >= ? AND substr(operation, 1, ?) = ?
-                    """, arguments: [Int64(start.timeIntervalSince1970 * 1000), prefix.count, prefix]) ?? 0
+                db, sql: "SELECT count(*) FROM poll_attempt WHERE kind = ? AND started_at >= ?",
+                arguments: [kind.rawValue, Self.seconds(start)]) ?? 0
         }
+    }
+
+    /// A time as every `*_at` column holds it: whole seconds since 1970.
+    static func seconds(_ date: Date) -> Int64 {
+        Int64(date.timeIntervalSince1970.rounded(.down))
     }
 
     /// Stores daemon state values (`next_poll`, `state`, `status`, …).

@@ -107,8 +107,8 @@ struct ForecastServiceTests {
             clock.set(kstTime("2026-11-23T05:00:00"))
             try await Task.sleep(for: .milliseconds(500))
             #expect(rig.server.requests.count == 10)
-            #expect(try rig.store.forecastCalls(since: kstTime("2026-11-22T00:00:00")) == 10)
-            #expect(try rig.store.forecastCalls(since: kstTime("2026-11-23T00:00:00")) == 2)
+            #expect(try rig.store.attemptCount(kind: .forecast, since: kstTime("2026-11-22T00:00:00")) == 10)
+            #expect(try rig.store.attemptCount(kind: .forecast, since: kstTime("2026-11-23T00:00:00")) == 2)
             #expect(!rig.logs.text.contains(testKey))
             #expect(rig.logs.text.contains("not published yet"))
             task.cancel()
@@ -142,7 +142,7 @@ struct ForecastNightStartTests {
             defer { task.cancel() }
             // The clock never moves: both calls are made at 01:40, and recorded as that day's.
             func recorded() throws -> Int {
-                try rig.store.forecastCalls(since: kstTime("2026-11-23T00:00:00"))
+                try rig.store.attemptCount(kind: .forecast, since: kstTime("2026-11-23T00:00:00"))
             }
             let deadline = Date().addingTimeInterval(30)
             while try recorded() < 2, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }

@@ -200,11 +200,11 @@ struct ForecastFetchTests {
         #expect(report.fetched(kst("2026-11-22T17:00:00")))
         #expect(!report.fetched(kst("2026-11-22T23:00:00")))
         #expect(store.attempts.map(\.operation) == ["forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1"])
-        #expect(try store.forecastCalls(since: kst("2026-11-22T00:00:00")) == 2)
+        #expect(try store.attemptCount(kind: .forecast, since: kst("2026-11-22T00:00:00")) == 2)
         // Fetching the same again stores nothing new.
         let again = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(again.issuesStored == 0)
-        #expect(try store.forecastCalls(since: kst("2026-11-22T00:00:00")) == 4)
+        #expect(try store.attemptCount(kind: .forecast, since: kst("2026-11-22T00:00:00")) == 4)
     }
 
     @Test("A failed request is recorded with its result code and stops the fetch")

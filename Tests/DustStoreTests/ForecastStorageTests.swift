@@ -29,6 +29,7 @@ struct ForecastStorageTests {
         #expect(
             Schema.migrator.migrations == [
                 "v1", "v2-daemon-state", "v3-scrub-echoed-keys", "v4-forecast", "v5-alerts", "v6-activity-sources",
+                "v7-attempt-kind-seconds",
             ])
     }
 
@@ -66,17 +67,22 @@ struct ForecastStorageTests {
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
         try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-21T23:30:00"), station: nil, operation: "forecast PM10 2026-11-21 page 1", outcome: .ok))
+                startedAt: kstInstant("2026-11-21T23:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-21 page 1",
+                outcome: .ok))
         try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-22T05:30:00"), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: .ok))
+                startedAt: kstInstant("2026-11-22T05:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1",
+                outcome: .ok))
         try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-22T05:30:01"), station: nil, operation: "forecast PM25 2026-11-22 page 1", outcome: .retrying
+                startedAt: kstInstant("2026-11-22T05:30:01"), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-22 page 1",
+                outcome: .retrying
             ))
         try store.recordAttempt(
-            PollAttempt(startedAt: kstInstant("2026-11-22T06:20:00"), station: "종로구", operation: "station 종로구 DAILY page 1", outcome: .ok))
-        #expect(try store.forecastCalls(since: kstInstant("2026-11-22T00:00:00")) == 2)
+            PollAttempt(
+                startedAt: kstInstant("2026-11-22T06:20:00"), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
+                outcome: .ok))
+        #expect(try store.attemptCount(kind: .forecast, since: kstInstant("2026-11-22T00:00:00")) == 2)
     }
 
     @Test("A station's province and address, as polls and the station list stored them")

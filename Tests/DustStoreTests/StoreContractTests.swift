@@ -142,23 +142,38 @@ struct StoreContractTests {
         #expect(try await store.forecast(pollutant: .pm25, date: date, region: .jeju) == nil)
     }
 
-    @Test("Forecast requests are counted since a start; measurement requests are not", arguments: Backend.allCases)
+    @Test("Requests are counted by kind since a start, whatever their operation text says", arguments: Backend.allCases)
     func forecastQuota(_ backend: Backend) async throws {
         let (store, remove) = try backend.open()
         defer { remove() }
         let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
         let attempts = [
             PollAttempt(
-                startedAt: midnight.addingTimeInterval(-60), station: nil, operation: "forecast PM10 2026-11-19 page 1", outcome: .ok),
+                startedAt: midnight.addingTimeInterval(-60), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-19 page 1",
+                outcome: .ok),
             PollAttempt(
-                startedAt: midnight.addingTimeInterval(60), station: nil, operation: "forecast PM10 2026-11-20 page 1", outcome: .ok),
+                startedAt: midnight.addingTimeInterval(60), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-20 page 1",
+                outcome: .ok),
             PollAttempt(
-                startedAt: midnight.addingTimeInterval(120), station: nil, operation: "forecast PM25 2026-11-20 page 1", outcome: .quota),
-            PollAttempt(startedAt: midnight.addingTimeInterval(180), station: "종로구", operation: "station 종로구 DAILY page 1", outcome: .ok),
+                startedAt: midnight.addingTimeInterval(120), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-20 page 1",
+                outcome: .quota),
+            PollAttempt(
+                startedAt: midnight.addingTimeInterval(180), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
+                outcome: .ok),
         ]
         for attempt in attempts { try await store.recordAttempt(attempt) }
-        #expect(try await store.forecastCalls(since: midnight) == 2)
-        #expect(try await store.forecastCalls(since: midnight.addingTimeInterval(-3600)) == 3)
+        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 2)
+        #expect(try await store.attemptCount(kind: .forecast, since: midnight.addingTimeInterval(-3600)) == 3)
+        #expect(try await store.attemptCount(kind: .measurement, since: midnight) == 1)
+        // The count follows the kind, not the words: a reworded label neither hides nor adds a call.
+        try await store.recordAttempt(
+            PollAttempt(startedAt: midnight.addingTimeInterval(240), station: nil, kind: .forecast, operation: "PM10 outlook", outcome: .ok)
+        )
+        try await store.recordAttempt(
+            PollAttempt(
+                startedAt: midnight.addingTimeInterval(300), station: "forecast", kind: .measurement, operation: "forecast of nothing",
+                outcome: .ok))
+        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 3)
     }
 
     @Test("Stations keep what a later list leaves out; a station's place joins its province and address", arguments: Backend.allCases)

@@ -125,7 +125,8 @@ struct ForecastWebTests {
         let store = MeasuredForecastStore(rig.store, metrics: metrics)
         for outcome in [PollAttempt.Outcome.ok, .ok, .retrying] {
             try await store.recordAttempt(
-                PollAttempt(startedAt: Date(), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
+                PollAttempt(
+                    startedAt: Date(), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
         }
         let app = Application(router: WebServer(source: try rig.source(), metrics: metrics, token: nil).router())
         try await app.test(.router) { client in

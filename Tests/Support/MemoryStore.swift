@@ -148,10 +148,8 @@ public final class MemoryStore: FineDustStore, Sendable {
         }
     }
 
-    public func forecastCalls(since start: Date) throws(StorageFailure) -> Int {
-        state.withLock { state in
-            state.attempts.filter { $0.startedAt >= start && $0.operation.hasPrefix(ForecastFetch.operationPrefix) }.count
-        }
+    public func attemptCount(kind: AttemptKind, since start: Date) throws(StorageFailure) -> Int {
+        state.withLock { state in state.attempts.filter { $0.kind == kind && $0.startedAt >= start }.count }
     }
 
     // MARK: - Forecasts

@@ -89,12 +89,13 @@ struct ForecastCommandTests {
         let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(
             of: DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now))
         // Three today, one the day before (not counted), one poll (not a forecast call).
-        for (offset, operation) in [
-            (1.0, "forecast PM10 x page 1"), (2.0, "forecast PM25 x page 1"), (3.0, "forecast PM10 x page 1"),
-            (-60.0, "forecast PM25 x page 1"), (4.0, "station 종로구 DAILY page 1"),
+        for (offset, kind, operation) in [
+            (1.0, AttemptKind.forecast, "forecast PM10 x page 1"), (2.0, .forecast, "forecast PM25 x page 1"),
+            (3.0, .forecast, "forecast PM10 x page 1"), (-60.0, .forecast, "forecast PM25 x page 1"),
+            (4.0, .measurement, "station 종로구 DAILY page 1"),
         ] {
             let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
-            try store.recordAttempt(PollAttempt(startedAt: at, station: nil, operation: operation, outcome: .ok))
+            try store.recordAttempt(PollAttempt(startedAt: at, station: nil, kind: kind, operation: operation, outcome: .ok))
         }
         let text = try dustctl("status", "--db", db, "--station", "종로구")
         #expect(text.standardOutput.contains("Forecast      3/12 calls today (KST)"), "\(text.standardOutput)")

@@ -108,21 +108,9 @@ public struct PollCycle: Sendable {
 
     /// One request: fetch, ingest, record. Nil when the cycle must not go on with this request.
     private func fetch(_ request: AirKoreaRequest, station: String?, into report: inout CycleReport) async -> Paging? {
-        let started = clock.now
-        let startInstant = ContinuousClock.now
+        let started = AttemptStart(request, station: station, at: clock.now)
         report.requests += 1
         let operation = Self.describe(request)
-        func attempt(
-            _ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil,
-            stored: UpsertSummary = UpsertSummary()
-        ) -> PollAttempt {
-            let elapsed = ContinuousClock.now - startInstant
-            return PollAttempt(
-                startedAt: started, station: station, operation: operation, outcome: outcome,
-                httpStatus: httpStatus ?? failure?.httpStatus, resultCode: failure == nil ? "00" : failure?.resultCode,
-                rowsNew: stored.inserted, rowsUpdated: stored.updated,
-                durationMilliseconds: Int(elapsed / .milliseconds(1)), message: failure?.description)
-        }
         let fetched: FetchedPage
         do {
             fetched = try await source.measurements(request)
@@ -130,12 +118,12 @@ public struct PollCycle: Sendable {
             // A stop in the middle of a request is the operator's doing, not a network failure.
             if Task.isCancelled {
                 report.stopped = true
-                await record(attempt(.stopped), into: &report)
+                await record(started.attempt(.stopped), into: &report)
                 return nil
             }
             let failure = PollFailure.fetch(error)
             report.failure = report.failure ?? failure
-            await record(attempt(Self.outcome(of: failure), failure: failure), into: &report)
+            await record(started.attempt(Self.outcome(of: failure), failure: failure), into: &report)
             return nil
         }
         let stored: IngestReport
@@ -144,12 +132,14 @@ public struct PollCycle: Sendable {
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
-            await record(attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
+            await record(started.attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
             return nil
         }
         report.rowsNew += stored.stored.inserted
         report.rowsUpdated += stored.stored.updated
-        await record(attempt(.ok, httpStatus: fetched.httpStatus, stored: stored.stored), into: &report)
+        await record(
+            started.attempt(.ok, httpStatus: fetched.httpStatus, rowsNew: stored.stored.inserted, rowsUpdated: stored.stored.updated),
+            into: &report)
         report.notices.append(
             .fetched(
                 operation: operation, readings: stored.readings, new: stored.stored.inserted,

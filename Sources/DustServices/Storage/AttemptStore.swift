@@ -5,8 +5,9 @@ import Foundation
 public protocol AttemptStore: Sendable {
     /// Records one request (and forgets those older than the retention).
     func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure)
-    /// Forecast requests recorded since `start` (the quota count of docs/REFERENCE.md §14).
-    func forecastCalls(since start: Date) async throws(StorageFailure) -> Int
+    /// Requests of `kind` recorded since `start` (for `forecast`, the quota count of
+    /// docs/REFERENCE.md §14).
+    func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int
 }
 
 /// What a poll cycle reads and writes: the readings, the newest slot per station, and a record of

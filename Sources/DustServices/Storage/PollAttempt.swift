@@ -1,4 +1,25 @@
+import AirKorea
 import Foundation
+
+/// What a request to AirKorea was for: what the attempt record is counted by (the daily forecast
+/// quota of docs/REFERENCE.md §14 counts `forecast`), whatever its operation text says.
+public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Hourly measurements: a station's, a province's, or the whole country's.
+    case measurement
+    /// The air-quality forecast.
+    case forecast
+    /// AirKorea's list of monitoring stations.
+    case stationList
+
+    /// The kind of `request`.
+    public init(_ request: AirKoreaRequest) {
+        switch request {
+        case .stationRealtime, .provinceRealtime: self = .measurement
+        case .forecast: self = .forecast
+        case .stationList: self = .stationList
+        }
+    }
+}
 
 /// One request dustd made to AirKorea, as `dustctl status` shows it.
 public struct PollAttempt: Sendable, Hashable {
@@ -20,7 +41,10 @@ public struct PollAttempt: Sendable, Hashable {
 
     public var startedAt: Date
     public var station: String?
-    /// The operation and its parameters, e.g. `getMsrstnAcctoRltmMesureDnsty DAILY page 1`.
+    /// What the request was for.
+    public var kind: AttemptKind
+    /// The operation and its parameters as the log and `dustctl status` name it, e.g.
+    /// `station 종로구 DAILY page 1`; for people, never counted.
     public var operation: String
     public var outcome: Outcome
     public var httpStatus: Int?
@@ -32,11 +56,12 @@ public struct PollAttempt: Sendable, Hashable {
     public var message: String?
 
     public init(
-        startedAt: Date, station: String?, operation: String, outcome: Outcome, httpStatus: Int? = nil,
+        startedAt: Date, station: String?, kind: AttemptKind, operation: String, outcome: Outcome, httpStatus: Int? = nil,
         resultCode: String? = nil, rowsNew: Int = 0, rowsUpdated: Int = 0, durationMilliseconds: Int = 0, message: String? = nil
     ) {
         self.startedAt = startedAt
         self.station = station
+        self.kind = kind
         self.operation = operation
         self.outcome = outcome
         self.httpStatus = httpStatus

@@ -101,7 +101,9 @@ public struct MeasuredPollStore: PollStore {
         try await base.recordAttempt(attempt)
     }
 
-    public func forecastCalls(since start: Date) async throws(StorageFailure) -> Int { try await base.forecastCalls(since: start) }
+    public func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
+        try await base.attemptCount(kind: kind, since: start)
+    }
 }
 
 /// The `/metrics` document: gauges read from the database and the status record at scrape time
@@ -213,7 +215,9 @@ public struct MeasuredForecastStore: ForecastStore {
         try await base.forecast(pollutant: pollutant, date: date, region: region)
     }
 
-    public func forecastCalls(since start: Date) async throws(StorageFailure) -> Int { try await base.forecastCalls(since: start) }
+    public func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
+        try await base.attemptCount(kind: kind, since: start)
+    }
 
     public func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
         metrics.countForecast(attempt)
