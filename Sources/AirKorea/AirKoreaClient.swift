@@ -105,7 +105,7 @@ public struct FetchedPage: Sendable {
 }
 
 extension MeasurementPage {
-    /// A page of readings built without a response body: for fakes of `MeasurementSource`.
+    /// A page of readings built without a response body: for fakes of `MeasurementAPI`.
     public init(readings: [HourlyReading], paging: Paging, skipped: Int = 0) {
         self.init(readings: readings, paging: paging, skippedItems: skipped)
     }

@@ -174,7 +174,7 @@ public struct Daemon: Sendable {
         ]
         do {
             if let web = try WebFrontEnd.service(
-                settings: settings, source: WebFrontEnd.source(database: database, live: live),
+                settings: settings, data: WebFrontEnd.data(database: database, live: live),
                 metrics: metrics, logger: logger)
             {
                 services.append(web)

@@ -53,16 +53,16 @@ public struct DemoDashboard: Sendable {
         try? await store.saveStatus(status)
 
         let model = settings.intakeModel
-        let source = WebSource(
+        let data = WebData(
             store: { store },
             settings: {
-                WebSource.ReportSettings(
+                WebData.ReportSettings(
                     stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: model,
                     databasePath: databasePath)
             }, clock: FixedClock(Self.now))
         let web: any Service
         do {
-            guard let service = try WebFrontEnd.service(settings: settings, source: source, metrics: PollMetrics(), logger: logger) else {
+            guard let service = try WebFrontEnd.service(settings: settings, data: data, metrics: PollMetrics(), logger: logger) else {
                 report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
                 return .ok
             }

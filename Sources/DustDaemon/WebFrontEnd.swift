@@ -21,7 +21,7 @@ struct WebFrontEnd {
 
     /// The web service for these settings, or nil when `http.listen` is empty.
     static func service(
-        settings: FineDustSettings, source: WebSource, metrics: PollMetrics, logger: Logger
+        settings: FineDustSettings, data: WebData, metrics: PollMetrics, logger: Logger
     ) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
         let token = try token(from: settings.http.tokenFile)
@@ -33,17 +33,17 @@ struct WebFrontEnd {
         logger.info("Serving \(url)")
         return Optional(
             WebService(
-                application: WebServer(source: source, metrics: metrics, token: token).application(host: host, port: port, logger: logger),
+                application: WebServer(data: data, metrics: metrics, token: token).application(host: host, port: port, logger: logger),
                 url: url, logger: logger))
     }
 
     /// What the web reads in a running dustd: the open database and the live configuration.
-    static func source(database: DaemonDatabase, live: LiveConfiguration, clock: any WallClock = SystemClock()) -> WebSource {
-        WebSource(
+    static func data(database: DaemonDatabase, live: LiveConfiguration, clock: any WallClock = SystemClock()) -> WebData {
+        WebData(
             store: { database.opened },
             settings: {
                 let settings = live.snapshot.settings
-                return WebSource.ReportSettings(
+                return WebData.ReportSettings(
                     stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
                     calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
                     forecastRegion: settings.forecast.region,

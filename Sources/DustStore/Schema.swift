@@ -262,10 +262,10 @@ enum Schema {
         for (table, key, column) in scrubbedColumns {
             let rows = try Row.fetchAll(db, sql: "SELECT \(key), \(column) FROM \(table) WHERE \(column) IS NOT NULL")
             for row in rows {
-                let text: String = row[1]
+                let text: String = row[column]
                 let scrubbed = transform(text)
                 guard scrubbed != text else { continue }
-                try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE \(key) = ?", arguments: [scrubbed, row[0]])
+                try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE \(key) = ?", arguments: [scrubbed, row[key]])
                 changed += 1
             }
         }

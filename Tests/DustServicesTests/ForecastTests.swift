@@ -13,7 +13,7 @@ func kst(_ text: String) -> Date {
 }
 
 /// Answers forecast requests with a fixture per pollutant, or an error.
-struct FixtureForecastSource: ForecastSource {
+struct FixtureForecastAPI: ForecastAPI {
     var failure: FetchError?
 
     func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
@@ -193,7 +193,7 @@ struct ForecastFetchTests {
     @Test("One publication: two requests recorded as forecast attempts, 14 issues stored, the 17시 issue newest")
     func fetchStoresEverything() async throws {
         let store = MemoryStore()
-        let fetch = ForecastFetch(source: FixtureForecastSource(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+        let fetch = ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
         let report = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 2)
         #expect(report.issuesStored == 14)
@@ -214,7 +214,7 @@ struct ForecastFetchTests {
             .service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR."),
             httpStatus: 200)
         let report = await ForecastFetch(
-            source: FixtureForecastSource(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00"))
+            source: FixtureForecastAPI(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00"))
         )
         .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 1)
@@ -231,7 +231,7 @@ struct ForecastFetchTests {
             station: "행신동", slot: Slot(containing: kst("2026-11-22T16:30:00")), concentration: DustPair(repeating: nil), sidoName: "경기")
         _ = try store.saveReadings([reading], fetchedAt: kst("2026-11-22T17:10:00"))
         try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")], at: kst("2026-11-22T17:10:00"))
-        _ = await ForecastFetch(source: FixtureForecastSource(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+        _ = await ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
             .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         let reader = ForecastReader(store: store, timeZone: KoreaStandardTime.timeZone)
         let outlook = try await reader.outlook(station: "행신동", override: nil, now: kst("2026-11-22T18:00:00"))

@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// Answers each request from a script; records what was asked.
-final class ScriptedSource: MeasurementSource, Sendable {
+final class ScriptedAPI: MeasurementAPI, Sendable {
     private let script: @Sendable (AirKoreaRequest) async throws(FetchError) -> FetchedPage
     private let asked = Mutex<[AirKoreaRequest]>([])
 
@@ -43,7 +43,7 @@ struct PollCycleTests {
     @Test("A cycle fetches every station's gap, stores it and records each request")
     func success() async {
         let store = MemoryStore()
-        let source = ScriptedSource { request in dayPage(request.requestedStation ?? "?") }
+        let source = ScriptedAPI { request in dayPage(request.requestedStation ?? "?") }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
         #expect(report.succeeded)
@@ -67,7 +67,7 @@ struct PollCycleTests {
                 "The disk holding /var/lib/dustd/dust.sqlite is full; nothing was written and stored data is intact. Free some space and try again."
         )
         let store = MemoryStore(savingReadingsFails: full)
-        let source = ScriptedSource { request in dayPage(request.requestedStation ?? "?") }
+        let source = ScriptedAPI { request in dayPage(request.requestedStation ?? "?") }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
         #expect(report.failure == .storage(full))
@@ -84,7 +84,7 @@ struct PollCycleTests {
     func quotaStops() async {
         let store = MemoryStore()
         let quota = FetchError.response(.service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED"), httpStatus: 200)
-        let source = ScriptedSource { _ throws(FetchError) in throw quota }
+        let source = ScriptedAPI { _ throws(FetchError) in throw quota }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
         #expect(report.failure == .fetch(quota))
@@ -97,7 +97,7 @@ struct PollCycleTests {
     @Test("A stop in the middle of a request is recorded as stopped, not as a network error")
     func cancelled() async {
         let store = MemoryStore()
-        let source = ScriptedSource { _ throws(FetchError) in
+        let source = ScriptedAPI { _ throws(FetchError) in
             do { try await Task.sleep(for: .seconds(30)) } catch { throw .transport(.connection("CancellationError()")) }
             throw .transport(.timeout(seconds: 30))
         }

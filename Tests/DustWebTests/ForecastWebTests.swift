@@ -128,7 +128,7 @@ struct ForecastWebTests {
                 PollAttempt(
                     startedAt: Date(), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
         }
-        let app = Application(router: WebServer(source: try rig.source(), metrics: metrics, token: nil).router())
+        let app = Application(router: WebServer(data: try rig.source(), metrics: metrics, token: nil).router())
         try await app.test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let text = text(response)
@@ -158,7 +158,7 @@ struct ForecastWebTests {
         // 2026-11-22 18:00 KST: 서울 PM2.5 tomorrow (11-23) is 매우나쁨 (4) in the 17시 issue.
         let eveningClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(18 * 3600))
         let evening = try await Application(
-            router: WebServer(source: try rig.source(clock: eveningClock), metrics: metrics, token: nil).router()
+            router: WebServer(data: try rig.source(clock: eveningClock), metrics: metrics, token: nil).router()
         )
         .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 4"))
@@ -166,7 +166,7 @@ struct ForecastWebTests {
         // 2026-11-25 12:00 KST: nothing stored for the 25th or the 26th, so no grade at all.
         let laterClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 25)).addingTimeInterval(12 * 3600))
         let later = try await Application(
-            router: WebServer(source: try rig.source(clock: laterClock), metrics: metrics, token: nil).router()
+            router: WebServer(data: try rig.source(clock: laterClock), metrics: metrics, token: nil).router()
         )
         .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(!later.contains("finedust_forecast_grade{"))

@@ -116,7 +116,7 @@ func closedCount(_ connections: [RawConnection]) async -> Int {
 @Suite("The web under idle, slow and hostile clients: capped connections, timeouts, headers on every answer", .serialized)
 struct WebConnectionTests {
     func application(_ rig: WebRig, limits: WebConnectionLimits, token: BearerToken? = nil) throws -> some ApplicationProtocol {
-        WebServer(source: try rig.source(), metrics: PollMetrics(), token: token, limits: limits)
+        WebServer(data: try rig.source(), metrics: PollMetrics(), token: token, limits: limits)
             .application(host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
     }
 

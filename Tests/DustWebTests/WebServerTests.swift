@@ -27,17 +27,17 @@ struct WebRig {
         try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)
     }
 
-    func source(station: String = "종로구", clock: any WallClock = FixedClock(DemoReplay.now)) throws -> WebSource {
+    func source(station: String = "종로구", clock: any WallClock = FixedClock(DemoReplay.now)) throws -> WebData {
         let store = self.store
-        let settings = WebSource.ReportSettings(
+        let settings = WebData.ReportSettings(
             stations: StationPreference(primary: station),
             calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
             intakeModel: try VentilationIntakeModel(), databasePath: store.path)
-        return WebSource(store: { store }, settings: { settings }, clock: clock, processIsDustd: { _ in false })
+        return WebData(store: { store }, settings: { settings }, clock: clock, processIsDustd: { _ in false })
     }
 
-    func application(_ source: WebSource, token: BearerToken? = nil) -> some ApplicationProtocol {
-        Application(router: WebServer(source: source, metrics: PollMetrics(), token: token).router())
+    func application(_ source: WebData, token: BearerToken? = nil) -> some ApplicationProtocol {
+        Application(router: WebServer(data: source, metrics: PollMetrics(), token: token).router())
     }
 
     /// `dustctl ARGS --json --db … --station 종로구` from the same database.

@@ -80,13 +80,13 @@ public struct AlertInputs: Sendable, Hashable {
 }
 
 /// Tomorrow's forecast grades for the configured region, when one is stored.
-public protocol TomorrowForecastSource: Sendable {
+public protocol TomorrowForecastReader: Sendable {
     func tomorrowGrades(at now: Date) async throws(StorageFailure) -> DustPair<DustGrade?>
 }
 
 /// The stored forecast for the station's region (or `forecast.region`), as the alerts see it: an
 /// unknown region or an unknown grade word is no value, not a failure.
-public struct StoredTomorrowForecast: TomorrowForecastSource {
+public struct StoredTomorrowForecast: TomorrowForecastReader {
     private let reader: ForecastReader
     private let station: String?
     private let region: ForecastRegion?
@@ -149,11 +149,11 @@ public struct AlertMonitor: Sendable {
     private let quietHours: QuietHours?
     private let store: any AlertStore
     private let statistics: StatisticsService
-    private let forecast: (any TomorrowForecastSource)?
+    private let forecast: (any TomorrowForecastReader)?
 
     public init(
         rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
-        forecast: (any TomorrowForecastSource)? = nil
+        forecast: (any TomorrowForecastReader)? = nil
     ) {
         self.rules = rules
         self.quietHours = quietHours

@@ -30,11 +30,11 @@ public struct ForecastFetchReport: Sendable {
 /// Fetches one forecast publication — PM10 then PM25, one request each — stores every issue the
 /// answers hold, and records each request like a poll attempt (kind `forecast`, operation `forecast PM10 …`).
 public struct ForecastFetch: Sendable {
-    private let source: any ForecastSource
+    private let source: any ForecastAPI
     private let store: any ForecastStore
     private let clock: any WallClock
 
-    public init(source: any ForecastSource, store: any ForecastStore, clock: any WallClock) {
+    public init(source: any ForecastAPI, store: any ForecastStore, clock: any WallClock) {
         self.source = source
         self.store = store
         self.clock = clock

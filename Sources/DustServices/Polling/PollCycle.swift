@@ -61,12 +61,12 @@ public struct CycleReport: Sendable {
 /// transaction, and record every request; optionally also archive every station with one 전국
 /// request.
 public struct PollCycle: Sendable {
-    private let source: any MeasurementSource
+    private let source: any MeasurementAPI
     private let store: any PollStore
     private let ingest: IngestService
     private let clock: any WallClock
 
-    public init(source: any MeasurementSource, store: any PollStore, clock: any WallClock) {
+    public init(source: any MeasurementAPI, store: any PollStore, clock: any WallClock) {
         self.source = source
         self.store = store
         self.ingest = IngestService(store: store, clock: clock)

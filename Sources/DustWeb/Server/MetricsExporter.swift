@@ -109,7 +109,7 @@ public struct MeasuredPollStore: PollStore {
 /// The `/metrics` document: gauges read from the database and the status record at scrape time
 /// (so they always equal what `dustctl` shows), plus the poll counters.
 struct MetricsExporter: Sendable {
-    let source: WebSource
+    let source: WebData
     let metrics: PollMetrics
 
     func exposition() async throws(StorageFailure) -> String {

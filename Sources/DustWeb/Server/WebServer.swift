@@ -12,13 +12,13 @@ import NIOCore
 /// database. Every handler only reads; a poll never waits for a request (SQLite WAL readers do
 /// not block the writer).
 public struct WebServer: Sendable {
-    private let source: WebSource
+    private let data: WebData
     private let metrics: PollMetrics
     private let token: BearerToken?
     private let limits: WebConnectionLimits
 
-    public init(source: WebSource, metrics: PollMetrics, token: BearerToken?, limits: WebConnectionLimits = .standard) {
-        self.source = source
+    public init(data: WebData, metrics: PollMetrics, token: BearerToken?, limits: WebConnectionLimits = .standard) {
+        self.data = data
         self.metrics = metrics
         self.token = token
         self.limits = limits
@@ -40,32 +40,32 @@ public struct WebServer: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: WebSecurityMiddleware(token: token))
-        let source = self.source
+        let data = self.data
         let metrics = self.metrics
 
-        route(router, "/") { request in try await Self.page(.today, request: request, source: source) }
+        route(router, "/") { request in try await Self.page(.today, request: request, data: data) }
         route(router, "/day/:date") { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try await Self.page(.day(date), request: request, source: source)
+            return try await Self.page(.day(date), request: request, data: data)
         }
         route(router, "/week/:week") { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try await Self.page(.week(week), request: request, source: source)
+            return try await Self.page(.week(week), request: request, data: data)
         }
         route(router, "/api/v1/today") { _ in
-            WebResponse.json(try await source.todayDocument().serialized + "\n")
+            WebResponse.json(try await data.todayDocument().serialized + "\n")
         }
         route(router, "/api/v1/forecast") { _ in
             // The region unknown is what dustctl forecast reports as a configuration error.
             let document: JSON
             do throws(ForecastReadError) {
-                document = try await source.forecastDocument()
+                document = try await data.forecastDocument()
             } catch let .region(problem) {
                 return Self.notFound(problem.description)
             } catch let .storage(failure) {
@@ -78,11 +78,11 @@ public struct WebServer: Sendable {
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
-            let statistics = source.statistics()
+            let statistics = data.statistics()
             return WebResponse.json(ReportJSON.day(try await statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/week") { request in
-            let statistics = source.statistics()
+            let statistics = data.statistics()
             var end = statistics.today
             if let text = request.uri.queryParameters.get("end") {
                 do throws(TypedPeriodError) {
@@ -102,21 +102,21 @@ public struct WebServer: Sendable {
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
-            let statistics = source.statistics()
+            let statistics = data.statistics()
             let report = try await statistics.week(week)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/status") { _ in
-            WebResponse.json(try await source.statusDocument().serialized + "\n")
+            WebResponse.json(try await data.statusDocument().serialized + "\n")
         }
         route(router, "/healthz") { _ in
-            let health = try await source.health()
-            let problem = Self.healthProblem(health, now: source.now)
+            let health = try await data.health()
+            let problem = Self.healthProblem(health, now: data.now)
             return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
         }
         route(router, "/metrics") { _ in
-            let text = try await MetricsExporter(source: source, metrics: metrics).exposition()
+            let text = try await MetricsExporter(source: data, metrics: metrics).exposition()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -137,8 +137,8 @@ public struct WebServer: Sendable {
 
     // MARK: - Pages
 
-    static func page(_ page: DashboardModel.Page, request: Request, source: WebSource) async throws -> Response {
-        let statistics = source.statistics()
+    static func page(_ page: DashboardModel.Page, request: Request, data: WebData) async throws -> Response {
+        let statistics = data.statistics()
         let language = PageLanguage.negotiate(
             query: request.uri.queryParameters.get("lang"),
             acceptLanguage: request.headers[.acceptLanguage])
@@ -155,13 +155,13 @@ public struct WebServer: Sendable {
             day = nil
             week = try await statistics.week(isoWeek)
         }
-        let health = try await source.health()
-        let forecast = try? await source.forecastOutlook()
+        let health = try await data.health()
+        let forecast = try? await data.forecastOutlook()
         let model = DashboardModel(
             page: page, language: language, station: statistics.stations.primary, day: day, week: week,
             intakeUnit: statistics.intakeModel.unit,
-            calendar: statistics.calendar, health: health, now: source.now,
-            forecast: forecast, audience: source.reportSettings.audience)
+            calendar: statistics.calendar, health: health, now: data.now,
+            forecast: forecast, audience: data.reportSettings.audience)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"

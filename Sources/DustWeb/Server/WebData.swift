@@ -6,7 +6,7 @@ import Foundation
 /// What the web pages and the API read, the same way `dustctl` reads it: the database dustd
 /// writes, the settings it runs with, and its status record. Read through closures so a reloaded
 /// configuration or a reopened database is seen at the next request.
-public struct WebSource: Sendable {
+public struct WebData: Sendable {
     /// The settings that shape a report.
     public struct ReportSettings: Sendable {
         public var stations: StationPreference
