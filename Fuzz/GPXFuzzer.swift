@@ -37,7 +37,7 @@ public func fuzzGPX(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 private func readTrack(_ input: [UInt8], pieceSize: Int, limits: ActivityReaderLimits) -> ReadOutcome<GPXSummary> {
     var samples: [DistanceSample] = []
     do throws(ActivityFileError) {
-        let summary = try GPXReader(limits: limits, now: fuzzNow).read(MemoryByteSource(input, chunkSize: pieceSize), fileName: "fuzz.gpx")
+        let summary = try GPXReader(limits: limits, now: fuzzNow).read(MemoryByteStream(input, chunkSize: pieceSize), fileName: "fuzz.gpx")
         { samples.append($0) }
         return .read(samples: samples, summary: summary)
     } catch {

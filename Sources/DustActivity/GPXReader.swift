@@ -20,7 +20,7 @@ public struct GPXSummary: Sendable, Hashable {
     public var jumpsDropped = 0
     /// The distance of the dropped steps, not counted anywhere.
     public var metresDropped = 0.0
-    /// Bytes read from the source.
+    /// Bytes read from the input.
     public var bytesRead: Int64 = 0
     /// C0 control characters XML forbids, replaced by spaces.
     public var controlCharactersReplaced = 0
@@ -56,15 +56,15 @@ public struct GPXReader: Sendable {
         self.now = now
     }
 
-    /// Reads the whole track; `fileName` (no directories) names the source.
+    /// Reads the whole track; `fileName` (no directories) names the activity source (`gpx:<file name>`).
     public func read(
-        _ source: some ActivityByteSource, fileName: String, onProgress: (Int64) -> Void = { _ in },
+        _ input: some ByteStream, fileName: String, onProgress: (Int64) -> Void = { _ in },
         onSample: (DistanceSample) -> Void
     ) throws(ActivityFileError) -> GPXSummary {
         var state: State?
         var summary = GPXSummary()
         let sourceName = "gpx:\(fileName)"
-        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "track.gpx", onProgress: onProgress) {
+        let totals = try ActivityXMLDriver(limits: limits).run(input, documentName: "track.gpx", onProgress: onProgress) {
             reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth, now: now) }
             try state!.handleNode(reader, source: sourceName, limits: limits, summary: &summary, onSample: onSample)
