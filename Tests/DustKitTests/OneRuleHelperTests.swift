@@ -66,3 +66,25 @@ struct GradeWordTests {
         #expect(DustGrade.veryBad.bilingualName == "매우나쁨 (very bad)")
     }
 }
+
+@Suite("Calendar day counts, one rule for LocalDate and the activity parsers")
+struct CalendarDayCountTests {
+    @Test("Days since 1970-01-01: 2000-01-01 is 10,957; year 0 counts too, for a parser to refuse later")
+    func daysSinceEpoch() {
+        #expect(LocalDate.daysSinceEpoch(year: 1970, month: 1, day: 1) == 0)
+        #expect(LocalDate.daysSinceEpoch(year: 2000, month: 1, day: 1) == 10_957)
+        #expect(LocalDate.daysSinceEpoch(year: 2099, month: 12, day: 31) == 47_481)
+        #expect(LocalDate.daysSinceEpoch(year: 1, month: 1, day: 1) == -719_162)
+        #expect(LocalDate.daysSinceEpoch(year: 0, month: 3, day: 1) == -719_468)
+        #expect(LocalDate.daysSinceEpoch(year: 2026, month: 11, day: 20) == LocalDate(year: 2026, month: 11, day: 20).daysSinceEpoch)
+    }
+
+    @Test("February has 29 days in 2000 and 2024, 28 in 1900 and 2100")
+    func leapYears() {
+        #expect(LocalDate.daysInMonth(year: 2000, month: 2) == 29)
+        #expect(LocalDate.daysInMonth(year: 2024, month: 2) == 29)
+        #expect(LocalDate.daysInMonth(year: 1900, month: 2) == 28)
+        #expect(LocalDate.daysInMonth(year: 2100, month: 2) == 28)
+        #expect(LocalDate.daysInMonth(year: 2026, month: 11) == 30)
+    }
+}
