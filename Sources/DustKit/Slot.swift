@@ -81,18 +81,23 @@ public enum KoreaStandardTime {
 
     /// The KST calendar date of an instant.
     public static func date(containing instant: Date) -> LocalDate {
-        LocalTime(localSeconds: wholeSeconds(instant) + Int64(secondsFromGMT)).date
+        localTime(of: instant).date
     }
 
     /// 00:00 KST of the day after `instant`'s KST day: when AirKorea's daily quota resets.
     public static func nextMidnight(after instant: Date) -> Date {
-        let today = LocalTime(localSeconds: wholeSeconds(instant) + Int64(secondsFromGMT)).daysSinceEpoch
+        let today = localTime(of: instant).daysSinceEpoch
         return Date(timeIntervalSince1970: TimeInterval((today + 1) * LocalTime.secondsPerDay - Int64(secondsFromGMT)))
     }
 
     /// 00:00 KST of the day containing `instant`.
     public static func startOfDay(containing instant: Date) -> Date {
         Self.instant(hour: 0, of: date(containing: instant))
+    }
+
+    /// The KST wall-clock reading of `instant`.
+    private static func localTime(of instant: Date) -> LocalTime {
+        LocalTime(localSeconds: wholeSeconds(instant) + Int64(secondsFromGMT))
     }
 
     /// Seconds since 1970 of hour `hour` of `date` in KST.
