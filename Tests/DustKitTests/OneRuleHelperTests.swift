@@ -42,7 +42,7 @@ struct DurationSecondsTests {
     }
 }
 
-@Suite("Grade words (docs/REFERENCE.md §14)")
+@Suite("Grade words (docs/REFERENCE.md §3, §14)")
 struct GradeWordTests {
     @Test("Each Korean word names its grade, and the forecast reads the same table", arguments: DustGrade.allCases)
     func oneTable(grade: DustGrade) {
