@@ -168,14 +168,14 @@ public struct ActivityService: Sendable {
         case .healthXML:
             try file.rewind()
             let health = try HealthExportReader(limits: limits, now: now).read(
-                FileDescriptorByteSource(fileDescriptor: file.descriptor),
+                FileDescriptorByteStream(fileDescriptor: file.descriptor),
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })
             summary.add(health)
         case .gpx:
             try file.rewind()
             let gpx = try GPXReader(limits: limits, now: now).read(
-                FileDescriptorByteSource(fileDescriptor: file.descriptor),
+                FileDescriptorByteStream(fileDescriptor: file.descriptor),
                 fileName: (path as NSString).lastPathComponent,
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })

@@ -66,7 +66,7 @@ struct ForecastCommand: AsyncParsableCommand {
 func forecastGradeText(_ forecast: RegionalForecast?, _ style: TextStyle) -> String {
     guard let forecast else { return "–" }
     guard let grade = forecast.grade.grade else { return "\(forecast.grade.word) (unknown word)" }
-    return style.graded("\(grade.koreanName) (\(grade.englishName))", grade)
+    return style.graded(grade.bilingualName, grade)
 }
 
 /// Today's and tomorrow's forecast for the configured region; a region that cannot be known is a

@@ -153,7 +153,7 @@ struct StationsNearestCommand: AsyncParsableCommand {
             let located = stations.compactMap { station -> (Station, Double)? in
                 // A database written before positions were checked may still hold dmX 999.
                 guard station.hasPlausibleLocation, let latitude = station.latitude, let longitude = station.longitude else { return nil }
-                return (station, greatCircleKilometres(lat, lon, latitude, longitude))
+                return (station, GreatCircle.kilometres(latitude1: lat, longitude1: lon, latitude2: latitude, longitude2: longitude))
             }.sorted { $0.1 < $1.1 }.prefix(count)
             guard !located.isEmpty else {
                 throw CommandFailure(
@@ -179,13 +179,4 @@ struct StationsNearestCommand: AsyncParsableCommand {
             }
         }
     }
-}
-
-/// Distance on the Earth's surface (haversine, mean radius 6,371 km).
-func greatCircleKilometres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-    let radians = Double.pi / 180
-    let dLat = (lat2 - lat1) * radians
-    let dLon = (lon2 - lon1) * radians
-    let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
-    return 2 * 6371 * asin(min(1, sqrt(a)))
 }

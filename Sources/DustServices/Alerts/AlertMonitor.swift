@@ -54,7 +54,7 @@ public struct AlertEvent: Sendable, Hashable {
         let pollutant = metric.pollutant.displayName
         let valueText: String
         if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
-            valueText = "\(grade.koreanName) (\(grade.englishName))"
+            valueText = grade.bilingualName
         } else if let value {
             valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : " µg")
         } else {
