@@ -123,8 +123,8 @@ let package = Package(
                 "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Fixture paths and temporary directories shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        // What the test targets share: fixture paths, temporary directories, instants, the manual clock.
+        .target(name: "TestSupport", dependencies: ["DustServices"], path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
             name: "FakeAirKorea",
@@ -165,6 +165,8 @@ let package = Package(
                 "FakeAirKorea",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Graceful shutdown triggered by the test, as a service group would (PollServiceTests).
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),
     ],
     swiftLanguageModes: [.v6]
