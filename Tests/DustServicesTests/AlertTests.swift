@@ -191,8 +191,6 @@ struct AlertTests {
         #expect(good.events.count == 1 && flaky.events.count == 1 && dead.events.isEmpty)
         // dead: 30, 60, 120 s; flaky: 30, 60 s.
         #expect(clock.requestedSleeps.sorted() == [30, 30, 60, 60, 120])
-        // The last attempt of the dead sink came after all its waits: 3.5 minutes of the manual clock.
-        #expect(clock.now == Self.at(10).addingTimeInterval(210))
         let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
         #expect(deliveries.filter { $0.sink == "dead" }.map(\.outcome) == [.retrying, .retrying, .retrying, .failed])
         #expect(deliveries.filter { $0.sink == "flaky" }.map(\.outcome) == [.retrying, .retrying, .delivered])
