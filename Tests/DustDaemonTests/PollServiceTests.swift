@@ -178,3 +178,28 @@ struct ClockJumpTests {
         }
     }
 }
+
+@Suite("A wait in dustd: one sleep to the wake time, the heartbeat or the next look at the clock")
+struct PauseTests {
+    @Test("Waiting an hour with a 2 s heartbeat: it wakes every 2 s and writes the heartbeat; a 30 s look bounds a long heartbeat")
+    func heartbeatDuringWait() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("d.sqlite"))
+        let start = instant(kst: "2026-11-21T00:20:00")
+        for (heartbeat, firstWake) in [(2.0, 2.0), (600, DaemonStatusBoard.lookAgainSeconds)] {
+            let clock = ManualClock(start)
+            let database = DaemonDatabase(store, logger: LogCapture().logger())
+            let board = DaemonStatusBoard(
+                DaemonStatus(
+                    state: .idle, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: start,
+                    heartbeatSeconds: heartbeat), database: database, clock: clock, logger: LogCapture().logger())
+            let wait = Task { await board.pause(until: start.addingTimeInterval(3600)) }
+            #expect(try await clock.waitUntilSleeping())
+            #expect(clock.deadlines == [start.addingTimeInterval(firstWake)])
+            clock.advance(by: firstWake)
+            #expect(await wait.value)
+            #expect(try store.loadStatus()?.heartbeatAt == (heartbeat == 2 ? start.addingTimeInterval(2) : start))
+        }
+    }
+}
