@@ -125,7 +125,7 @@ let package = Package(
                 "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Fixture paths, temporary directories and the in-memory store shared by the test targets.
+        // What the test targets share: fixture paths, temporary directories, instants, the manual clock, the in-memory store.
         .target(name: "TestSupport", dependencies: ["DustKit", "DustServices"], path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
@@ -167,6 +167,8 @@ let package = Package(
                 "FakeAirKorea",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Graceful shutdown triggered by the test, as a service group would (PollServiceTests).
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),
     ],
     swiftLanguageModes: [.v6]

@@ -22,14 +22,12 @@ public struct ForecastService: Service, CustomStringConvertible {
     private let transport: any HTTPTransport
     private let clock: any WallClock
     private let logger: Logger
-    private let sleepStep: Duration
     private let metrics: PollMetrics?
     private let planner = ForecastPlanner()
 
-    /// - Parameter sleepStep: how often a waiting loop looks at the wall clock and the settings again.
     public init(
         configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
-        clock: any WallClock = SystemClock(), logger: Logger, sleepStep: Duration = .seconds(30), metrics: PollMetrics? = nil
+        clock: any WallClock = SystemClock(), logger: Logger, metrics: PollMetrics? = nil
     ) {
         self.configuration = configuration
         self.database = database
@@ -37,7 +35,6 @@ public struct ForecastService: Service, CustomStringConvertible {
         self.transport = transport
         self.clock = clock
         self.logger = logger
-        self.sleepStep = sleepStep
         self.metrics = metrics
     }
 
@@ -55,7 +52,7 @@ public struct ForecastService: Service, CustomStringConvertible {
         while !Task.isCancelled {
             let snapshot = configuration.snapshot
             guard snapshot.settings.forecast.enabled else {
-                guard await pause(seconds: .infinity) else { return }
+                guard await pauseUnplanned() else { return }
                 continue
             }
             let now = clock.now
@@ -75,7 +72,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                 let problem = "\(error)"
                 if problem != lastProblem { logger.error("Forecast: cannot read the database: \(problem)") }
                 lastProblem = problem
-                guard await pause(seconds: .infinity) else { return }
+                guard await pauseUnplanned() else { return }
                 continue
             }
             switch decision {
@@ -88,7 +85,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                         status.forecast = run
                     }
                 }
-                guard await pause(seconds: until.timeIntervalSince(now)) else { return }
+                guard await board.pause(until: until) else { return }
             case .fetch(let publication, let searchDate):
                 let label = ForecastIssueTime.label(publication)
                 let forecastStore: any ForecastStore = metrics.map { MeasuredForecastStore(store, metrics: $0) } ?? store
@@ -130,9 +127,10 @@ public struct ForecastService: Service, CustomStringConvertible {
         }
     }
 
-    /// One step of a wait (`DaemonStatusBoard.pause`: the heartbeat is written as the poll loop's
-    /// is; either keeps dustd's record fresh); false when cancelled.
-    private func pause(seconds: TimeInterval) async -> Bool {
-        await board.pause(seconds: seconds, step: sleepStep)
+    /// A wait with nothing planned (forecasts disabled, the database unreadable): until the next look
+    /// at the settings and the clock (`DaemonStatusBoard.pause`, whose heartbeat keeps dustd's record
+    /// fresh as the poll loop's does); false when cancelled.
+    private func pauseUnplanned() async -> Bool {
+        await board.pause(until: .distantFuture)
     }
 }

@@ -1,12 +1,7 @@
 import DustActivity
 import DustKit
 import Foundation
-
-/// The instant of an ISO 8601 time with offset, for expectations.
-func instant(_ text: String) -> Date {
-    guard let date = ISO8601DateFormatter().date(from: text) else { fatalError("bad test time \(text)") }
-    return date
-}
+import TestSupport
 
 /// The slot starting at a whole UTC hour given in ISO 8601.
 func slot(_ text: String) -> Slot { Slot(containing: instant(text)) }

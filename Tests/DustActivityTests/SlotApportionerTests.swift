@@ -1,6 +1,7 @@
 import DustActivity
 import DustKit
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("SlotApportioner")

@@ -72,8 +72,6 @@ struct TimeRuleTests {
     let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
     let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
 
-    func instant(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }
-
     @Test("24:00 is the last slot of the same day; 01:00 the first slot of the next")
     func midnight() throws {
         let lastOf20 = try #require(KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00"))

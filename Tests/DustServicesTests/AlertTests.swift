@@ -176,21 +176,20 @@ struct AlertTests {
             AlertEvent(
                 kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
                 station: "종로구", at: Self.at(10)))
-        let waits = Mutex<[Duration]>([])
+        let clock = ManualClock(Self.at(10))
         let dead = RecordingSink(name: "dead", failures: 99)
         let flaky = RecordingSink(name: "flaky", failures: 2)
         let good = RecordingSink(name: "good")
         let dispatcher = AlertDispatcher(
             sinks: [dead, flaky, good], store: scratch.store,
-            policy: AlertRetryPolicy(maxAttempts: 4, initialDelay: .seconds(30)),
-            sleep: { duration in waits.withLock { $0.append(duration) } })
-        let results = await dispatcher.deliver(event)
+            policy: AlertRetryPolicy(maxAttempts: 4, initialDelay: .seconds(30)), clock: clock)
+        let results = await runAdvancing(clock) { await dispatcher.deliver(event) }
         #expect(results.map(\.sink) == ["dead", "flaky", "good"])
         #expect(results.map(\.outcome) == [.failed, .delivered, .delivered])
         #expect(results.map(\.attempt) == [4, 3, 1])
         #expect(good.events.count == 1 && flaky.events.count == 1 && dead.events.isEmpty)
         // dead: 30, 60, 120 s; flaky: 30, 60 s.
-        #expect(waits.withLock { $0 }.sorted() == [.seconds(30), .seconds(30), .seconds(60), .seconds(60), .seconds(120)])
+        #expect(clock.requestedSleeps.sorted() == [30, 30, 60, 60, 120])
         let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
         #expect(deliveries.filter { $0.sink == "dead" }.map(\.outcome) == [.retrying, .retrying, .retrying, .failed])
         #expect(deliveries.filter { $0.sink == "flaky" }.map(\.outcome) == [.retrying, .retrying, .delivered])
@@ -206,11 +205,15 @@ struct AlertTests {
                 kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
                 station: "종로구", at: Self.at(10)))
         let newest = Mutex<Int64>(rise.id)
+        let clock = ManualClock(Self.at(10))
         let dispatcher = AlertDispatcher(
             sinks: [RecordingSink(name: "down", failures: 99)], store: scratch.store,
-            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)),
-            sleep: { _ in newest.withLock { $0 = rise.id + 1 } })  // the clearing arrives during the wait
-        let results = await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id }
+            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)), clock: clock)
+        let task = Task { await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id } }
+        #expect(try await clock.waitUntilSleeping())
+        newest.withLock { $0 = rise.id + 1 }  // the clearing arrives during the wait
+        clock.advance(by: 30)
+        let results = await task.value
         #expect(results.map(\.outcome) == [.failed])
         #expect(results.map(\.attempt) == [1])
         #expect(results.first?.detail?.hasSuffix("a newer alert of the same rule replaced it") == true)
@@ -223,17 +226,14 @@ struct AlertTests {
             AlertEvent(
                 kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
                 station: "종로구", at: Self.at(10)))
-        // The injected wait says when it begins: the first attempt has failed and been recorded.
-        let (waiting, began) = AsyncStream<Void>.makeStream()
+        let clock = ManualClock(Self.at(10))
         let dispatcher = AlertDispatcher(
             sinks: [RecordingSink(name: "dead", failures: 99)], store: scratch.store,
-            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)),
-            sleep: { duration in
-                began.yield()
-                try await Task.sleep(for: duration)
-            })
+            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)), clock: clock)
         let task = Task { await dispatcher.deliver(event) }
-        for await _ in waiting { break }
+        // Asleep: the first attempt has failed and been recorded.
+        #expect(try await clock.waitUntilSleeping())
+        #expect(clock.deadlines == [Self.at(10).addingTimeInterval(3600)])
         task.cancel()
         let results = await task.value
         #expect(results.map(\.outcome) == [.retrying])
@@ -258,7 +258,8 @@ struct AlertTests {
                     outcome: .retrying, detail: "HTTP 503"))
         }
         let sink = RecordingSink(name: "flaky")
-        let dispatcher = AlertDispatcher(sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), sleep: { _ in })
+        let clock = ManualClock(Self.at(11))
+        let dispatcher = AlertDispatcher(sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), clock: clock)
         let delivery = await dispatcher.resume(event, sink: "flaky", afterAttempt: 2)
         #expect(delivery?.outcome == .delivered && delivery?.attempt == 3)
         #expect(sink.events.map(\.id) == [event.id])
@@ -268,7 +269,7 @@ struct AlertTests {
         #expect(await dispatcher.resume(event, sink: "gone", afterAttempt: 1) == nil)
         // The last attempts allowed: failed for good, not retried forever.
         let last = RecordingSink(name: "last", failures: 99)
-        let limited = AlertDispatcher(sinks: [last], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), sleep: { _ in })
+        let limited = AlertDispatcher(sinks: [last], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), clock: clock)
         #expect(await limited.resume(event, sink: "last", afterAttempt: 4)?.outcome == .failed)
     }
 

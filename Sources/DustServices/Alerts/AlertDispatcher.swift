@@ -41,18 +41,16 @@ public struct AlertDispatcher: Sendable {
     private let store: any AlertStore
     private let policy: AlertRetryPolicy
     private let clock: any WallClock
-    private let sleep: @Sendable (Duration) async throws -> Void
 
+    /// - Parameter clock: stamps each attempt and times the waits between them.
     public init(
         sinks: [any AlertSink], store: any AlertStore, policy: AlertRetryPolicy = AlertRetryPolicy(),
-        clock: any WallClock = SystemClock(),
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        clock: any WallClock = SystemClock()
     ) {
         self.sinks = sinks
         self.store = store
         self.policy = policy
         self.clock = clock
-        self.sleep = sleep
     }
 
     public var sinkNames: [String] { sinks.map(\.name) }
@@ -112,7 +110,7 @@ public struct AlertDispatcher: Sendable {
             try? await store.recordAlertDelivery(outcome)
             guard outcome.outcome == .retrying else { return outcome }
             do {
-                try await sleep(policy.delay(after: attempt))
+                try await clock.sleep(for: policy.delay(after: attempt))
             } catch {
                 // dustd is stopping: the record stays `retrying`, for the next start to resume.
                 return outcome
