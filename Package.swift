@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+// FineDust is licensed under the Apache License 2.0 (LICENSE), the licence of the Swift server libraries it builds on.
 import PackageDescription
 
 let package = Package(

@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// The current time and waits against it: the one clock every service and loop is given through its
@@ -15,9 +16,7 @@ public protocol WallClock: Sendable {
 extension WallClock {
     /// Waits `duration` from now (a retry's backoff, the watchdog's interval).
     public func sleep(for duration: Duration) async throws {
-        let components = duration.components
-        let seconds = Double(components.seconds) + Double(components.attoseconds) / 1e18
-        try await sleep(until: now.addingTimeInterval(seconds))
+        try await sleep(until: now.addingTimeInterval(duration.seconds))
     }
 }
 

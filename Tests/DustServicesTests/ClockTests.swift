@@ -13,7 +13,8 @@ struct ClockTests {
         let task = Task { try await clock.sleep(until: clock.now.addingTimeInterval(3600)) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
-        #expect(ContinuousClock.now - started < .seconds(30))
+        // Far below the hour even when the suite's other tests keep the two-core machine busy.
+        #expect(ContinuousClock.now - started < .seconds(600))
     }
 
     @Test("A fixed clock never advances: a deadline at now is met, a later one only ends by cancellation")

@@ -7,11 +7,6 @@ import TestSupport
 import Testing
 
 /// An instant given in KST wall time, computed without FineDust's code.
-func kst(_ text: String) -> Date {
-    guard let date = ISO8601DateFormatter().date(from: text + "+09:00") else { fatalError("bad test time \(text)") }
-    return date
-}
-
 /// Answers forecast requests with a fixture per pollutant, or an error.
 struct FixtureForecastAPI: ForecastAPI {
     var failure: FetchError?
@@ -72,30 +67,36 @@ struct ForecastPlannerTests {
 
     @Test("A whole day: fetches at 05:30, 11:30, 17:30 and 23:30 KST, 8 calls, searchDate the day")
     func wholeDay() async {
-        let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: kst("2026-11-21T23:00:00"))
+        let run = simulate(
+            from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-23T00:00:00"),
+            lastFetched: instant(kst: "2026-11-21T23:00:00"))
         #expect(
-            run.fetches == [kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+            run.fetches == [
+                instant(kst: "2026-11-22T05:30:00"), instant(kst: "2026-11-22T11:30:00"), instant(kst: "2026-11-22T17:30:00"),
+                instant(kst: "2026-11-22T23:30:00"),
+            ])
         #expect(run.searchDates == Array(repeating: LocalDate(year: 2026, month: 11, day: 22), count: 4))
         #expect(run.calls == [LocalDate(year: 2026, month: 11, day: 22): 8])
     }
 
     @Test("Start at 14:00 with nothing stored: the 11시 issue now, then 17:30 and 23:30; 6 calls")
     func startMidDay() async {
-        let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
-        #expect(run.fetches == [kst("2026-11-22T14:00:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
+        let run = simulate(from: instant(kst: "2026-11-22T14:00:00"), to: instant(kst: "2026-11-23T00:00:00"), lastFetched: nil)
+        #expect(
+            run.fetches == [instant(kst: "2026-11-22T14:00:00"), instant(kst: "2026-11-22T17:30:00"), instant(kst: "2026-11-22T23:30:00")])
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 6)
     }
 
     @Test("Start at 01:40 with nothing stored: yesterday's 23시 issue at once (searchDate yesterday), then the 4 scheduled; 10 calls")
     func nightStartCatchesUp() async {
         #expect(
-            planner.decide(now: kst("2026-11-22T01:40:00"), lastFetched: nil, callsToday: 0, failure: nil)
-                == .fetch(publication: kst("2026-11-21T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 21)))
-        let run = simulate(from: kst("2026-11-22T01:40:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
+            planner.decide(now: instant(kst: "2026-11-22T01:40:00"), lastFetched: nil, callsToday: 0, failure: nil)
+                == .fetch(publication: instant(kst: "2026-11-21T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 21)))
+        let run = simulate(from: instant(kst: "2026-11-22T01:40:00"), to: instant(kst: "2026-11-23T00:00:00"), lastFetched: nil)
         #expect(
             run.fetches == [
-                kst("2026-11-22T01:40:00"), kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"),
-                kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00"),
+                instant(kst: "2026-11-22T01:40:00"), instant(kst: "2026-11-22T05:30:00"), instant(kst: "2026-11-22T11:30:00"),
+                instant(kst: "2026-11-22T17:30:00"), instant(kst: "2026-11-22T23:30:00"),
             ])
         #expect(run.searchDates.first == LocalDate(year: 2026, month: 11, day: 21))
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
@@ -104,11 +105,12 @@ struct ForecastPlannerTests {
     @Test("A start at any hour with an older issue stored fetches the latest publication at once")
     func everyHourCatchesUp() async {
         for minutes in stride(from: 0, to: 24 * 60, by: 10) {
-            let now = kst("2026-11-22T00:00:00").addingTimeInterval(TimeInterval(minutes * 60))
+            let now = instant(kst: "2026-11-22T00:00:00").addingTimeInterval(TimeInterval(minutes * 60))
             let due = planner.latestPublication(fetchableBy: now)
             // The day's calls so far: the scheduled fetches already past, all of which succeeded.
             let scheduledSoFar = ForecastIssueTime.publicationHours
-                .filter { planner.fetchTime(of: kst("2026-11-22T00:00:00").addingTimeInterval(TimeInterval($0 * 3600))) <= now }.count
+                .filter { planner.fetchTime(of: instant(kst: "2026-11-22T00:00:00").addingTimeInterval(TimeInterval($0 * 3600))) <= now }
+                .count
             let decision = planner.decide(
                 now: now, lastFetched: due.addingTimeInterval(-6 * 3600), callsToday: scheduledSoFar * 2, failure: nil)
             #expect(
@@ -119,26 +121,29 @@ struct ForecastPlannerTests {
     @Test("Start at 23:45 with nothing stored today: the 23시 issue (searchDate today) at once")
     func startLate() async {
         #expect(
-            planner.decide(now: kst("2026-11-22T23:45:00"), lastFetched: kst("2026-11-22T17:00:00"), callsToday: 0, failure: nil)
-                == .fetch(publication: kst("2026-11-22T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 22)))
+            planner.decide(
+                now: instant(kst: "2026-11-22T23:45:00"), lastFetched: instant(kst: "2026-11-22T17:00:00"), callsToday: 0, failure: nil)
+                == .fetch(publication: instant(kst: "2026-11-22T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 22)))
         // Just after midnight the 23시 issue is yesterday's: its searchDate is yesterday.
-        #expect(planner.latestPublication(fetchableBy: kst("2026-11-23T00:10:00")) == kst("2026-11-22T23:00:00"))
+        #expect(planner.latestPublication(fetchableBy: instant(kst: "2026-11-23T00:10:00")) == instant(kst: "2026-11-22T23:00:00"))
     }
 
     @Test("Every fetch failing: retries only from spare calls, never more than 12 a day (10: 2 stay kept for the outlook)")
     func failingDayKeepsTheCap() async {
-        let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-25T00:00:00"), lastFetched: nil) { _ in .retryWithBackoff }
+        let run = simulate(from: instant(kst: "2026-11-22T14:00:00"), to: instant(kst: "2026-11-25T00:00:00"), lastFetched: nil) { _ in
+            .retryWithBackoff
+        }
         // 14:00 fails; 14:05 and 14:15 (5 and 10 minutes later) spend the calls 17:30, 23:30 and the outlook do not need.
         #expect(
             Array(run.fetches.prefix(5)) == [
-                kst("2026-11-22T14:00:00"), kst("2026-11-22T14:05:00"), kst("2026-11-22T14:15:00"),
-                kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00"),
+                instant(kst: "2026-11-22T14:00:00"), instant(kst: "2026-11-22T14:05:00"), instant(kst: "2026-11-22T14:15:00"),
+                instant(kst: "2026-11-22T17:30:00"), instant(kst: "2026-11-22T23:30:00"),
             ])
         // The next day: the catch-up at 00:30 (an hour after 23:30), then only the 4 scheduled fetches.
         #expect(
             Array(run.fetches.dropFirst(5).prefix(5)) == [
-                kst("2026-11-23T00:30:00"), kst("2026-11-23T05:30:00"), kst("2026-11-23T11:30:00"),
-                kst("2026-11-23T17:30:00"), kst("2026-11-23T23:30:00"),
+                instant(kst: "2026-11-23T00:30:00"), instant(kst: "2026-11-23T05:30:00"), instant(kst: "2026-11-23T11:30:00"),
+                instant(kst: "2026-11-23T17:30:00"), instant(kst: "2026-11-23T23:30:00"),
             ])
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 23)] == 10)
@@ -149,7 +154,9 @@ struct ForecastPlannerTests {
     @Test("Every fetch failing from a 00:00 start with every kind of advice: never more than 12 calls a KST day")
     func capHoldsForEveryAdvice() async {
         for advice in [RetryAdvice.retryWithBackoff, .waitAMinute, .waitForNextHour, .waitUntilMidnightKST] {
-            let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-26T00:00:00"), lastFetched: nil) { _ in advice }
+            let run = simulate(from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-26T00:00:00"), lastFetched: nil) { _ in
+                advice
+            }
             #expect(!run.fetches.isEmpty)
             #expect(
                 run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap - ForecastPlanner.outlookReserve },
@@ -159,32 +166,33 @@ struct ForecastPlannerTests {
 
     @Test("Quota exceeded (22): nothing more that KST day, the next fetch is 05:30 the next day")
     func quotaExceeded() async {
-        let failure = ForecastPlanner.Failure(at: kst("2026-11-22T11:30:00"), attempts: 1, advice: .waitUntilMidnightKST)
+        let failure = ForecastPlanner.Failure(at: instant(kst: "2026-11-22T11:30:00"), attempts: 1, advice: .waitUntilMidnightKST)
         #expect(
-            planner.decide(now: kst("2026-11-22T17:30:00"), lastFetched: kst("2026-11-22T05:00:00"), callsToday: 4, failure: failure)
-                == .wait(until: kst("2026-11-23T05:30:00")))
+            planner.decide(
+                now: instant(kst: "2026-11-22T17:30:00"), lastFetched: instant(kst: "2026-11-22T05:00:00"), callsToday: 4, failure: failure)
+                == .wait(until: instant(kst: "2026-11-23T05:30:00")))
     }
 
     @Test("A key problem waits for the next publication; a per-second limit retries a minute later")
     func otherAdvice() async {
-        let keyProblem = ForecastPlanner.Failure(at: kst("2026-11-22T14:00:00"), attempts: 1, advice: .waitForNextHour)
+        let keyProblem = ForecastPlanner.Failure(at: instant(kst: "2026-11-22T14:00:00"), attempts: 1, advice: .waitForNextHour)
         #expect(
-            planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: keyProblem)
-                == .wait(until: kst("2026-11-22T17:30:00")))
-        let perSecond = ForecastPlanner.Failure(at: kst("2026-11-22T14:00:00"), attempts: 1, advice: .waitAMinute)
+            planner.decide(now: instant(kst: "2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: keyProblem)
+                == .wait(until: instant(kst: "2026-11-22T17:30:00")))
+        let perSecond = ForecastPlanner.Failure(at: instant(kst: "2026-11-22T14:00:00"), attempts: 1, advice: .waitAMinute)
         #expect(
-            planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: perSecond)
-                == .wait(until: kst("2026-11-22T14:01:00")))
+            planner.decide(now: instant(kst: "2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: perSecond)
+                == .wait(until: instant(kst: "2026-11-22T14:01:00")))
     }
 
     @Test("Spare calls: the day's remaining scheduled fetches are reserved")
     func spare() async {
         // 12, less 2 for the outlook, less the calls made, less 2 for each scheduled fetch still ahead.
-        #expect(planner.spareCalls(at: kst("2026-11-22T05:30:00"), callsToday: 0) == 4)
-        #expect(planner.spareCalls(at: kst("2026-11-22T04:00:00"), callsToday: 0) == 2)
-        #expect(planner.spareCalls(at: kst("2026-11-22T23:45:00"), callsToday: 8) == 2)
-        #expect(planner.spareCalls(at: kst("2026-11-22T12:00:00"), callsToday: 4) == 2)
-        #expect(planner.spareCalls(at: kst("2026-11-22T23:45:00"), callsToday: 10) == 0)
+        #expect(planner.spareCalls(at: instant(kst: "2026-11-22T05:30:00"), callsToday: 0) == 4)
+        #expect(planner.spareCalls(at: instant(kst: "2026-11-22T04:00:00"), callsToday: 0) == 2)
+        #expect(planner.spareCalls(at: instant(kst: "2026-11-22T23:45:00"), callsToday: 8) == 2)
+        #expect(planner.spareCalls(at: instant(kst: "2026-11-22T12:00:00"), callsToday: 4) == 2)
+        #expect(planner.spareCalls(at: instant(kst: "2026-11-22T23:45:00"), callsToday: 10) == 0)
     }
 }
 
@@ -193,18 +201,18 @@ struct ForecastFetchTests {
     @Test("One publication: two requests recorded as forecast attempts, 14 issues stored, the 17시 issue newest")
     func fetchStoresEverything() async throws {
         let store = MemoryStore()
-        let fetch = ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+        let fetch = ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(instant(kst: "2026-11-22T17:30:00")))
         let report = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 2)
         #expect(report.issuesStored == 14)
-        #expect(report.fetched(kst("2026-11-22T17:00:00")))
-        #expect(!report.fetched(kst("2026-11-22T23:00:00")))
+        #expect(report.fetched(instant(kst: "2026-11-22T17:00:00")))
+        #expect(!report.fetched(instant(kst: "2026-11-22T23:00:00")))
         #expect(store.attempts.map(\.operation) == ["forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1"])
-        #expect(try store.attemptCount(kind: .forecast, since: kst("2026-11-22T00:00:00")) == 2)
+        #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
         // Fetching the same again stores nothing new.
         let again = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(again.issuesStored == 0)
-        #expect(try store.attemptCount(kind: .forecast, since: kst("2026-11-22T00:00:00")) == 4)
+        #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 4)
     }
 
     @Test("A failed request is recorded with its result code and stops the fetch")
@@ -214,7 +222,7 @@ struct ForecastFetchTests {
             .service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR."),
             httpStatus: 200)
         let report = await ForecastFetch(
-            source: FixtureForecastAPI(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00"))
+            source: FixtureForecastAPI(failure: error), store: store, clock: FixedClock(instant(kst: "2026-11-22T17:30:00"))
         )
         .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 1)
@@ -228,21 +236,22 @@ struct ForecastFetchTests {
         // 행신동's province as its measurements name it, its address as the station list gives it.
         let store = MemoryStore()
         let reading = HourlyReading(
-            station: "행신동", slot: Slot(containing: kst("2026-11-22T16:30:00")), concentration: DustPair(repeating: nil), sidoName: "경기")
-        _ = try store.saveReadings([reading], fetchedAt: kst("2026-11-22T17:10:00"))
-        try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")], at: kst("2026-11-22T17:10:00"))
-        _ = await ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+            station: "행신동", slot: Slot(containing: instant(kst: "2026-11-22T16:30:00")), concentration: DustPair(repeating: nil),
+            sidoName: "경기")
+        _ = try store.saveReadings([reading], fetchedAt: instant(kst: "2026-11-22T17:10:00"))
+        try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")], at: instant(kst: "2026-11-22T17:10:00"))
+        _ = await ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(instant(kst: "2026-11-22T17:30:00")))
             .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         let reader = ForecastReader(store: store, timeZone: KoreaStandardTime.timeZone)
-        let outlook = try await reader.outlook(station: "행신동", override: nil, now: kst("2026-11-22T18:00:00"))
+        let outlook = try await reader.outlook(station: "행신동", override: nil, now: instant(kst: "2026-11-22T18:00:00"))
         #expect(outlook.region == .gyeonggiNorth)
         #expect(outlook.today == LocalDate(year: 2026, month: 11, day: 22))
         #expect(outlook.tomorrowGrades.ultraFineDust?.grade == .known(.bad))
         #expect(outlook.tomorrowGrades.fineDust?.grade == .known(.moderate))
         #expect(outlook.todayGrades.fineDust?.grade == .known(.moderate))
-        #expect(outlook.issuedAt == kst("2026-11-22T17:00:00"))
+        #expect(outlook.issuedAt == instant(kst: "2026-11-22T17:00:00"))
         // The override wins: 서울 tomorrow is 매우나쁨 for PM2.5.
-        let seoul = try await reader.outlook(station: "행신동", override: .seoul, now: kst("2026-11-22T18:00:00"))
+        let seoul = try await reader.outlook(station: "행신동", override: .seoul, now: instant(kst: "2026-11-22T18:00:00"))
         #expect(seoul.tomorrowGrades.ultraFineDust?.grade == .known(.veryBad))
     }
 
@@ -250,7 +259,7 @@ struct ForecastFetchTests {
     func unknownStation() async {
         let reader = ForecastReader(store: MemoryStore(), timeZone: KoreaStandardTime.timeZone)
         await #expect(throws: ForecastReadError.region(.unknownStation(sido: nil))) {
-            try await reader.outlook(station: "어딘가", override: nil, now: kst("2026-11-22T18:00:00"))
+            try await reader.outlook(station: "어딘가", override: nil, now: instant(kst: "2026-11-22T18:00:00"))
         }
     }
 }

@@ -6,17 +6,13 @@ import Testing
 
 @testable import DustStore
 
-private func kstInstant(_ text: String) -> Date {
-    guard let date = ISO8601DateFormatter().date(from: text + "+09:00") else { fatalError("bad test time \(text)") }
-    return date
-}
-
 private func forecast(
     _ pollutant: Pollutant, issued: String, date: LocalDate, _ grades: [ForecastRegion: ForecastGrade],
     overall: String? = "○ 전 권역 보통"
 ) -> DustForecast {
     DustForecast(
-        pollutant: pollutant, issuedAt: kstInstant(issued), forecastDate: date, grades: ForecastGrades(byRegion: grades), overall: overall,
+        pollutant: pollutant, issuedAt: instant(kst: issued), forecastDate: date, grades: ForecastGrades(byRegion: grades),
+        overall: overall,
         cause: "원인")
 }
 
@@ -45,14 +41,14 @@ struct ForecastStorageTests {
         #expect(try store.saveForecasts([morning, evening]) == 0)
         let seoul = try #require(try store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul))
         #expect(seoul.grade == .known(.veryBad))
-        #expect(seoul.issuedAt == kstInstant("2026-11-22T17:00:00"))
+        #expect(seoul.issuedAt == instant(kst: "2026-11-22T17:00:00"))
         #expect(seoul.overall == "○ 전 권역 보통")
         #expect(seoul.cause == "원인")
         // 제주 is graded only by the morning issue: that is the newest that graded it.
-        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .jeju)?.issuedAt == kstInstant("2026-11-22T05:00:00"))
+        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .jeju)?.issuedAt == instant(kst: "2026-11-22T05:00:00"))
         #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .gyeonggiNorth)?.grade == .unknown("높음"))
         #expect(try store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul) == nil)
-        #expect(try store.newestForecastIssue(pollutant: .pm25) == kstInstant("2026-11-22T17:00:00"))
+        #expect(try store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
         #expect(try store.newestForecastIssue(pollutant: .pm10) == nil)
         // A re-published issue with another grade replaces it.
         let revised = forecast(.pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.bad)])
@@ -67,22 +63,22 @@ struct ForecastStorageTests {
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
         try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-21T23:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-21 page 1",
+                startedAt: instant(kst: "2026-11-21T23:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-21 page 1",
                 outcome: .ok))
         try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-22T05:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1",
+                startedAt: instant(kst: "2026-11-22T05:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1",
                 outcome: .ok))
         try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-22T05:30:01"), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-22 page 1",
+                startedAt: instant(kst: "2026-11-22T05:30:01"), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-22 page 1",
                 outcome: .retrying
             ))
         try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-22T06:20:00"), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
+                startedAt: instant(kst: "2026-11-22T06:20:00"), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
                 outcome: .ok))
-        #expect(try store.attemptCount(kind: .forecast, since: kstInstant("2026-11-22T00:00:00")) == 2)
+        #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
     }
 
     @Test("A station's province and address, as polls and the station list stored them")
