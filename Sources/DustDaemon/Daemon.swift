@@ -21,12 +21,15 @@ public struct Daemon: Sendable {
     private let environment: [String: String]
     private let redactor: SecretRedactor
     private let logger: Logger
+    private let metrics: PrometheusBackend
 
+    /// - Parameter metrics: the process's swift-metrics backend: the loops count with it, `/metrics` renders it.
     public init(
         settings: FineDustSettings, key: ServiceKeyLoader.Loaded, configurationFile: String?, environment: [String: String],
-        logSink: (@Sendable (String) -> Void)? = nil
+        metrics: PrometheusBackend, logSink: (@Sendable (String) -> Void)? = nil
     ) {
         self.settings = settings
+        self.metrics = metrics
         self.key = key.key
         keySource = key.source.description
         keyWarning = key.warning
@@ -143,7 +146,6 @@ public struct Daemon: Sendable {
         live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport
     ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment)
-        let metrics = PollMetrics()
         let alertSinks: AlertSinks
         do {
             alertSinks = try AlertSinks(settings: settings.alerts, environment: environment)

@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import Prometheus
 
 /// dustd on the web (docs/REFERENCE.md §13): the dashboard, the JSON API (the same documents as
 /// `dustctl … --json`, byte for byte), `/metrics` and `/healthz`, read-only, from the same
@@ -14,13 +15,14 @@ import NIOCore
 /// not block the writer).
 public struct WebServer: Sendable {
     private let source: WebSource
-    private let metrics: PollMetrics
+    private let registry: PrometheusCollectorRegistry
     private let token: BearerToken?
     private let limits: WebConnectionLimits
 
-    public init(source: WebSource, metrics: PollMetrics, token: BearerToken?, limits: WebConnectionLimits = .standard) {
+    /// - Parameter registry: what the process counted through swift-metrics, rendered by `/metrics` before its gauges.
+    public init(source: WebSource, registry: PrometheusCollectorRegistry, token: BearerToken?, limits: WebConnectionLimits = .standard) {
         self.source = source
-        self.metrics = metrics
+        self.registry = registry
         self.token = token
         self.limits = limits
     }
@@ -42,7 +44,7 @@ public struct WebServer: Sendable {
         let router = Router()
         router.add(middleware: WebSecurityMiddleware(token: token))
         let source = self.source
-        let metrics = self.metrics
+        let registry = self.registry
 
         route(router, "/") { request in try Self.page(.today, request: request, source: source) }
         route(router, "/day/:date") { request, context in
@@ -117,7 +119,7 @@ public struct WebServer: Sendable {
             return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
         }
         route(router, "/metrics") { _ in
-            let text = try MetricsExporter(source: source, metrics: metrics).exposition()
+            let text = try MetricsExposition(source: source, counters: registry).text()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
