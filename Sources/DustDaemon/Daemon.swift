@@ -4,7 +4,6 @@ import DustConfig
 import DustKit
 import DustServices
 import DustStore
-import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle

@@ -1,3 +1,5 @@
+import AirKorea
+import DustConfig
 import DustDaemon
 import DustKit
 import DustServices
@@ -71,5 +73,70 @@ struct RequestCounterTests {
         let backend = PrometheusBackend()
         Metrics.Counter(label: "hb_requests", dimensions: [("method", "GET")], factory: backend).increment()
         #expect(backend.registry.emitToString() == "# TYPE hb_requests counter\nhb_requests{method=\"GET\"} 1\n")
+    }
+
+    @Test("The poll loop counts each request it records with the factory it was given")
+    func pollLoopCounts() async throws {
+        try await withRig { rig in
+            let metrics = TestMetrics()
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: Date(),
+                    heartbeatSeconds: 2),
+                database: database, logger: rig.logs.logger())
+            let service = PollService(
+                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+                transport: rig.transport, notifier: SystemdNotifier(environment: [:]), logger: rig.logs.logger(), jitter: { 1 },
+                metrics: metrics)
+            let task = Task { try await service.run() }
+            // The first poll starts at once; the next is an hour away, so the count settles after it.
+            let deadline = Date().addingTimeInterval(60)
+            while Date() < deadline, recordedStatus(rig) == nil {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            task.cancel()
+            _ = try? await task.value
+            let recorded = try rig.store.recentAttempts(limit: 100)
+            #expect(!recorded.isEmpty)
+            #expect(recorded.allSatisfy { $0.outcome == .ok })
+            #expect(try metrics.expectCounter("finedust_poll_attempts_total", [("outcome", "ok")]).totalValue == Int64(recorded.count))
+            #expect(try metrics.expectCounter("finedust_airkorea_result_codes_total", [("code", "00")]).totalValue == Int64(recorded.count))
+        }
+    }
+
+    @Test("The forecast loop counts its requests apart from the poll's, with the factory it was given")
+    func forecastLoopCounts() async throws {
+        try await withRig { rig in
+            rig.server.setScript { request in
+                guard request.operation == "getMinuDustFrcstDspth" else { return .respond(status: 404, body: Data()) }
+                return .respond(
+                    status: 200, body: request.query["InformCode"] == "PM25" ? ForecastServiceTests.pm25 : ForecastServiceTests.pm10)
+            }
+            let metrics = TestMetrics()
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            // 2026-11-22 17:40 KST: the 17시 publication is due, one request per pollutant.
+            let clock = FixedClock(Date(timeIntervalSince1970: 1_795_336_800))
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
+                    heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let service = ForecastService(
+                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+                transport: rig.transport, clock: clock, logger: rig.logs.logger(), metrics: metrics)
+            let task = Task { try await service.run() }
+            let deadline = Date().addingTimeInterval(30)
+            while Date() < deadline, (try rig.store.loadStatus()?.forecast?.nextFetchAt) == nil {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            task.cancel()
+            _ = try? await task.value
+            #expect(rig.server.requests.count == 2)
+            #expect(try metrics.expectCounter("finedust_forecast_requests_total", [("outcome", "ok")]).totalValue == 2)
+            #expect(!metrics.counters.contains { $0.label == "finedust_poll_attempts_total" })
+        }
     }
 }
