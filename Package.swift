@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore", "DustActivity"]),
         // The JSON documents dustctl prints and dustd serves, and their one encoder.
         .target(name: "DustReports", dependencies: ["DustKit", "DustServices", "DustStore"]),
-        // dustd on the web (SPEC §13): the dashboard, the JSON API and Prometheus metrics.
+        // dustd on the web (docs/REFERENCE.md §13): the dashboard, the JSON API and Prometheus metrics.
         .target(
             name: "DustWeb",
             dependencies: [
@@ -75,7 +75,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // Walking distances from Apple Health exports and GPX tracks (SPEC §12).
+        // Walking distances from Apple Health exports and GPX tracks (docs/REFERENCE.md §12).
         .target(
             name: "DustActivity",
             dependencies: [

@@ -34,7 +34,6 @@ source_holder() {
 }
 
 cat packaging/copyright
-apache=0
 while IFS=$'\t' read -r identity version location; do
     dir=""
     for candidate in "$checkouts"/*; do
@@ -58,7 +57,7 @@ while IFS=$'\t' read -r identity version location; do
     printf 'Copyright: %s\n' "$(printf '%s\n' "$copyright" | sed '2,$s/^/ /')"
     case $licence in
         Apache-2.0)
-            apache=1
+            # Its text is the standalone paragraph of packaging/copyright (FineDust's own licence).
             echo "License: Apache-2.0" ;;
         MIT)
             echo "License: MIT"
@@ -90,16 +89,3 @@ for pin in json.load(open("Package.resolved"))["pins"]:
 
 # C libraries the dependencies vendor without a LICENSE file of their own (lintian: embedded-library).
 cat packaging/copyright-vendored
-
-if [ "$apache" = 1 ]; then
-    cat <<'APACHE'
-
-License: Apache-2.0
- Licensed under the Apache License, Version 2.0 (the "License"); you may not
- use this file except in compliance with the License. You may obtain a copy of
- the License at https://www.apache.org/licenses/LICENSE-2.0
- .
- On Debian systems, the full text of the Apache License, Version 2.0 can be
- found in the file /usr/share/common-licenses/Apache-2.0.
-APACHE
-fi

@@ -2,7 +2,7 @@
 """Writes the synthesized fixtures in Fixtures/synthesized and Fixtures/hostile.
 
 Deterministic: the same script always writes the same bytes. Real recorded responses live in
-Fixtures/real (copied unchanged from shared/fixtures/airkorea-real, see PROVENANCE.md there);
+Fixtures/real (each one's public origin and any change to it in Fixtures/real/PROVENANCE.md);
 this script only makes shapes no public capture shows, in the exact XML layout of the real
 new-service responses (header first, items with hash-ordered elements, empty *Flag elements).
 
