@@ -46,24 +46,26 @@ let package = Package(
         .target(name: "DustKit"),
         // AirKorea requests, the libxml2 response parser and the error mapping.
         .target(name: "AirKorea", dependencies: ["DustKit", "CLibXML2"]),
-        // SQLite schema, migrations and queries (GRDB on the system libsqlite3).
+        // The SQLite implementation of DustServices' store protocols: schema, migrations and
+        // queries (GRDB on the system libsqlite3).
         .target(
             name: "DustStore",
             dependencies: [
-                "DustKit",
+                "DustKit", "AirKorea", "DustServices",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
-        // Business logic composed from the modules above, dependencies injected.
-        .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustStore", "DustActivity"]),
+        // Business logic composed from the modules above, dependencies injected; the store
+        // protocols (Storage/) that DustStore implements.
+        .target(name: "DustServices", dependencies: ["DustKit", "AirKorea", "DustActivity"]),
         // The JSON documents dustctl prints and dustd serves, and their one encoder.
-        .target(name: "DustReports", dependencies: ["DustKit", "DustServices", "DustStore"]),
+        .target(name: "DustReports", dependencies: ["DustKit", "DustServices"]),
         // dustd on the web (docs/REFERENCE.md §13): the dashboard, the JSON API and Prometheus metrics.
         .target(
             name: "DustWeb",
             dependencies: [
-                "DustKit", "DustServices", "DustReports", "DustStore",
+                "DustKit", "DustServices", "DustReports",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // The HTTP/1 channel's idle timeout and a handler on every connection (WebConnections.swift).
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -132,8 +134,8 @@ let package = Package(
                 "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
-        // Fixture paths and temporary directories shared by the test targets.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        // What the test targets share: fixture paths, temporary directories, instants, the manual clock, the in-memory store.
+        .target(name: "TestSupport", dependencies: ["DustKit", "DustServices"], path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
             name: "FakeAirKorea",
@@ -147,11 +149,11 @@ let package = Package(
         .testTarget(
             name: "DustStoreTests",
             dependencies: [
-                "DustStore", "DustKit", "TestSupport",
+                "DustStore", "DustServices", "DustKit", "AirKorea", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
-            name: "DustServicesTests", dependencies: ["DustServices", "DustStore", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
+            name: "DustServicesTests", dependencies: ["DustServices", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
         .testTarget(
             name: "DustWebTests",
             dependencies: [
@@ -178,6 +180,8 @@ let package = Package(
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // Graceful shutdown triggered by the test, as a service group would (PollServiceTests).
+                .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),
             ]),
     ],
     swiftLanguageModes: [.v6]

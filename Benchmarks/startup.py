@@ -66,7 +66,7 @@ def with_history(years, truncate_wal):
             SELECT '종로구', {start} - i * 3600, 20 + i % 60, 8 + i % 35, {start} - i * 3600 + 1200 FROM n;
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {hours})
         INSERT INTO poll_attempt(started_at, station, operation, outcome, rows_new)
-            SELECT ({start} - i * 3600 + 1200) * 1000, '종로구', 'station 종로구 DAILY page 1', 'ok', 1 FROM n;
+            SELECT {start} - i * 3600 + 1200, '종로구', 'station 종로구 DAILY page 1', 'ok', 1 FROM n;
         COMMIT;"""], check=True, stdout=subprocess.DEVNULL)
     return path
 

@@ -26,7 +26,7 @@ public func fuzzGPX(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
             // A step takes time, and one faster than the cap is a jump, never counted.
             require(seconds > 0, "a step in no time: \(sample)")
             require(sample.metres / seconds <= GPXReader.maxSpeed, "\(sample.metres / seconds) m/s counted: \(sample)")
-            require(sample.metres <= Double.pi * GPXReader.earthRadius * (1 + 1e-12), "longer than half the Earth: \(sample)")
+            require(sample.metres <= Double.pi * GreatCircle.earthRadiusMetres * (1 + 1e-12), "longer than half the Earth: \(sample)")
         }
         checkApportioned(samples, limits: limits)
         if !samples.isEmpty { checkSniffed(input, as: .gpx) }
@@ -37,7 +37,7 @@ public func fuzzGPX(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
 private func readTrack(_ input: [UInt8], pieceSize: Int, limits: ActivityReaderLimits) -> ReadOutcome<GPXSummary> {
     var samples: [DistanceSample] = []
     do throws(ActivityFileError) {
-        let summary = try GPXReader(limits: limits, now: fuzzNow).read(MemoryByteSource(input, chunkSize: pieceSize), fileName: "fuzz.gpx")
+        let summary = try GPXReader(limits: limits, now: fuzzNow).read(MemoryByteStream(input, chunkSize: pieceSize), fileName: "fuzz.gpx")
         { samples.append($0) }
         return .read(samples: samples, summary: summary)
     } catch {

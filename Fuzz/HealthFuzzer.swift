@@ -32,7 +32,7 @@ public func fuzzHealthExport(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CIn
 private func readHealthExport(_ input: [UInt8], pieceSize: Int, limits: ActivityReaderLimits) -> ReadOutcome<HealthExportSummary> {
     var samples: [DistanceSample] = []
     do throws(ActivityFileError) {
-        let summary = try HealthExportReader(limits: limits, now: fuzzNow).read(MemoryByteSource(input, chunkSize: pieceSize)) {
+        let summary = try HealthExportReader(limits: limits, now: fuzzNow).read(MemoryByteStream(input, chunkSize: pieceSize)) {
             samples.append($0)
         }
         return .read(samples: samples, summary: summary)

@@ -46,6 +46,13 @@ public struct MeasurementPage: Sendable, Hashable {
     public var skippedItems: Int
 }
 
+extension MeasurementPage {
+    /// A page of readings built without a response body: for fakes of `MeasurementAPI`.
+    public init(readings: [HourlyReading], paging: Paging, skipped: Int = 0) {
+        self.init(readings: readings, paging: paging, skippedItems: skipped)
+    }
+}
+
 /// The stations of one successful `getMsrstnList` response.
 public struct StationPage: Sendable, Hashable {
     public var stations: [Station]

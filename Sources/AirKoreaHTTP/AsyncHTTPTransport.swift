@@ -22,7 +22,7 @@ public final class AsyncHTTPTransport: HTTPTransport {
     }
 
     public func get(_ url: String, timeout: Duration, maxBodyBytes: Int) async throws(TransportError) -> HTTPResponse {
-        let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+        let seconds = timeout.seconds
         do {
             // The deadline bounds the whole exchange, body included, not only the response head.
             return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in

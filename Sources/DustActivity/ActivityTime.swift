@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// The two timestamp shapes activity files use, parsed from bytes without a formatter.
@@ -49,10 +50,10 @@ enum ActivityTime {
             text[13] == UInt8(ascii: ":"), text[16] == UInt8(ascii: ":"),
             let year = number(text, 0..<4), let month = number(text, 5..<7), let day = number(text, 8..<10),
             let hour = number(text, 11..<13), let minute = number(text, 14..<16), let second = number(text, 17..<19),
-            (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            (1...12).contains(month), (1...LocalDate.daysInMonth(year: year, month: month)).contains(day),
             hour <= 23, minute <= 59, second <= 60
         else { return nil }
-        return daysFromCivil(year: year, month: month, day: day) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
+        return Int64(LocalDate.daysSinceEpoch(year: year, month: month, day: day)) * 86_400 + Int64(hour * 3600 + minute * 60 + second)
     }
 
     /// `+0900`, `+09:00`, `-0500` as seconds east of UTC.
@@ -80,23 +81,5 @@ enum ActivityTime {
             value = value * 10 + digit
         }
         return value
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int64 {
-        let shiftedYear = Int64(month <= 2 ? year - 1 : year)
-        let era = (shiftedYear >= 0 ? shiftedYear : shiftedYear - 399) / 400
-        let yearOfEra = shiftedYear - era * 400
-        let dayOfYear = Int64((153 * ((month + 9) % 12) + 2) / 5 + day - 1)
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

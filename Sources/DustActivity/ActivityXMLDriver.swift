@@ -20,11 +20,11 @@ struct ActivityXMLDriver {
     }
 
     func run(
-        _ source: some ActivityByteSource, documentName: String, onProgress: (Int64) -> Void,
+        _ input: some ByteStream, documentName: String, onProgress: (Int64) -> Void,
         handleNode: (xmlTextReaderPtr) throws(ActivityFileError) -> Void
     ) throws(ActivityFileError) -> Totals {
         _ = Self.libraryInitialized
-        let pipe = XMLInputPipe(source: source, limits: limits)
+        let pipe = XMLInputPipe(input: input, limits: limits)
         try pipe.readProlog()
         onProgress(pipe.bytesRead)
 

@@ -20,7 +20,7 @@ public struct GPXSummary: Sendable, Hashable {
     public var jumpsDropped = 0
     /// The distance of the dropped steps, not counted anywhere.
     public var metresDropped = 0.0
-    /// Bytes read from the source.
+    /// Bytes read from the input.
     public var bytesRead: Int64 = 0
     /// C0 control characters XML forbids, replaced by spaces.
     public var controlCharactersReplaced = 0
@@ -33,7 +33,7 @@ public struct GPXSummary: Sendable, Hashable {
 ///
 /// Elements are matched by local name under their GPX parents (`gpx/trk/trkseg/trkpt/time`), so
 /// any namespace prefix works and extensions (nested deeper) are ignored, even their own `time`s.
-/// Distance is the haversine great-circle distance on a sphere of the mean Earth radius.
+/// Distance is `GreatCircle.metres`, the haversine distance on a sphere of the mean Earth radius.
 ///
 /// GPS jumps: each step is judged alone. A step implying more than 30 m/s (or going back in time,
 /// or covering more than 30 m at one instant) is dropped — its distance counts nowhere — and the
@@ -44,8 +44,6 @@ public struct GPXSummary: Sendable, Hashable {
 /// writes route points to the second, so two points a few metres apart often share a time: such a
 /// step of at most 30 m is kept, its distance given to that instant's hour.
 public struct GPXReader: Sendable {
-    /// Mean Earth radius (IUGG R1), metres.
-    public static let earthRadius = 6_371_008.8
     /// Above this speed (m/s) a step is a GPS jump.
     public static let maxSpeed = DistanceSample.maxSpeed
 
@@ -58,15 +56,15 @@ public struct GPXReader: Sendable {
         self.now = now
     }
 
-    /// Reads the whole track; `fileName` (no directories) names the source.
+    /// Reads the whole track; `fileName` (no directories) names the activity source (`gpx:<file name>`).
     public func read(
-        _ source: some ActivityByteSource, fileName: String, onProgress: (Int64) -> Void = { _ in },
+        _ input: some ByteStream, fileName: String, onProgress: (Int64) -> Void = { _ in },
         onSample: (DistanceSample) -> Void
     ) throws(ActivityFileError) -> GPXSummary {
         var state: State?
         var summary = GPXSummary()
         let sourceName = "gpx:\(fileName)"
-        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "track.gpx", onProgress: onProgress) {
+        let totals = try ActivityXMLDriver(limits: limits).run(input, documentName: "track.gpx", onProgress: onProgress) {
             reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth, now: now) }
             try state!.handleNode(reader, source: sourceName, limits: limits, summary: &summary, onSample: onSample)
@@ -74,19 +72,6 @@ public struct GPXReader: Sendable {
         summary.bytesRead = totals.bytesRead
         summary.controlCharactersReplaced = totals.controlCharactersReplaced
         return summary
-    }
-
-    /// The haversine great-circle distance in metres between two points given in degrees.
-    public static func haversineDistance(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double) -> Double {
-        let radians = Double.pi / 180
-        let phi1 = latitude1 * radians
-        let phi2 = latitude2 * radians
-        let deltaPhi = (latitude2 - latitude1) * radians
-        let deltaLambda = (longitude2 - longitude1) * radians
-        let sinPhi = sin(deltaPhi / 2)
-        let sinLambda = sin(deltaLambda / 2)
-        let a = sinPhi * sinPhi + cos(phi1) * cos(phi2) * sinLambda * sinLambda
-        return 2 * earthRadius * asin(min(1, a.squareRoot()))
     }
 
     private enum Kind { case gpx, trk, trkseg, trkpt, time, other }
@@ -212,7 +197,7 @@ public struct GPXReader: Sendable {
             }
             defer { previous = current }
             guard let previous, let previousTime = previous.time else { return }
-            let metres = GPXReader.haversineDistance(
+            let metres = GreatCircle.metres(
                 latitude1: previous.latitude, longitude1: previous.longitude,
                 latitude2: current.latitude, longitude2: current.longitude)
             let seconds = time.timeIntervalSince(previousTime)

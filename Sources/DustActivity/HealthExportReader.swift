@@ -11,7 +11,7 @@ public struct HealthExportSummary: Sendable, Hashable {
     public var skippedRecordsByType: [String: Int] = [:]
     /// `FileReference` paths of `WorkoutRoute`s, as written (`/workout-routes/route_….gpx`).
     public var workoutRoutePaths: [String] = []
-    /// Bytes read from the source.
+    /// Bytes read from the input.
     public var bytesRead: Int64 = 0
     /// C0 control characters XML forbids, replaced by spaces (iOS 16 writes U+000B in values).
     public var controlCharactersReplaced = 0
@@ -55,12 +55,12 @@ public struct HealthExportReader: Sendable {
     /// Reads the whole export; `onSample` gets each distance in document order, `onProgress` the
     /// bytes read so far whenever more were read.
     public func read(
-        _ source: some ActivityByteSource, onProgress: (Int64) -> Void = { _ in },
+        _ input: some ByteStream, onProgress: (Int64) -> Void = { _ in },
         onSample: (DistanceSample) -> Void
     ) throws(ActivityFileError) -> HealthExportSummary {
         var state: State?
         var summary = HealthExportSummary()
-        let totals = try ActivityXMLDriver(limits: limits).run(source, documentName: "export.xml", onProgress: onProgress) {
+        let totals = try ActivityXMLDriver(limits: limits).run(input, documentName: "export.xml", onProgress: onProgress) {
             reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader) }
             try state!.handleNode(reader, limits: limits, now: now, summary: &summary, onSample: onSample)

@@ -1,7 +1,8 @@
 import DustKit
 import Foundation
 
-/// Splits distance samples across the hourly slots they span and merges sources (docs/REFERENCE.md §12).
+/// Splits distance samples across the hourly slots they span, each source apart (docs/REFERENCE.md §12):
+/// the store merges them, a slot's distance being the largest of its sources.
 ///
 /// A sample gives each slot (a whole UTC hour) the share of its metres that its time in that
 /// slot is of its whole duration; a sample inside one slot, or of zero length, gives that slot
@@ -53,19 +54,4 @@ public struct SlotApportioner: Sendable {
         shares.append((slot, max(0, sample.metres - given)))
         return shares
     }
-
-    /// The walking distance of each slot: the largest of its sources, never their sum (an iPhone
-    /// and a Watch record the same walk; a workout route repeats the Health records).
-    public static func largestPerSlot(_ metresBySource: [String: [Slot: Double]]) -> [Slot: Double] {
-        var largest: [Slot: Double] = [:]
-        for slots in metresBySource.values {
-            for (slot, metres) in slots where metres > largest[slot, default: -1] {
-                largest[slot] = metres
-            }
-        }
-        return largest
-    }
-
-    /// `largestPerSlot` of everything added so far.
-    public var largestPerSlot: [Slot: Double] { Self.largestPerSlot(metresBySource) }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Feeds libxml2 from an `ActivityByteSource`, one piece at a time, and guards what it feeds.
+/// Feeds libxml2 from a `ByteStream`, one piece at a time, and guards what it feeds.
 ///
 /// Before libxml2 starts, `readProlog()` reads up to the root element and has `PrologGuard`
 /// check it; the accepted DOCTYPE is replaced by its line breaks. After that, every piece is
@@ -10,24 +10,24 @@ import Foundation
 /// carriage return and NUL) become spaces — iOS 16 exports are known to hold U+000B in values,
 /// which would make the whole file unreadable. Memory held: the prolog (bounded) and nothing else.
 final class XMLInputPipe {
-    private var source: any ActivityByteSource
+    private var input: any ByteStream
     private let limits: ActivityReaderLimits
     /// Bytes read ahead while checking the prolog, handed to libxml2 before reading on.
     private var pending: [UInt8] = []
     private var pendingOffset = 0
-    private var sourceEnded = false
+    private var inputEnded = false
     private var bytesSinceMarkup = 0
     private var line = 1
 
-    /// Bytes read from the source so far.
+    /// Bytes read from the input so far.
     private(set) var bytesRead: Int64 = 0
     /// Forbidden control characters replaced by spaces.
     private(set) var controlCharactersReplaced = 0
     /// Why the pipe stopped, when it stopped libxml2 by returning -1.
     private(set) var failure: ActivityFileError?
 
-    init(source: any ActivityByteSource, limits: ActivityReaderLimits) {
-        self.source = source
+    init(input: any ByteStream, limits: ActivityReaderLimits) {
+        self.input = input
         self.limits = limits
     }
 
@@ -41,7 +41,7 @@ final class XMLInputPipe {
                 pending = Self.hiding(doctype, in: head)
                 return
             case .needMore(let insideDoctype):
-                if sourceEnded {
+                if inputEnded {
                     if insideDoctype {
                         throw .malformedXML(
                             line: head.lazy.filter { $0 == 0x0A }.count + 1,
@@ -54,10 +54,10 @@ final class XMLInputPipe {
                 }
                 guard head.count <= limits.maxPrologBytes else { throw .prologTooLong(limit: limits.maxPrologBytes) }
                 let result = piece.withUnsafeMutableBytes { buffer -> Result<Int, ActivityFileError> in
-                    do throws(ActivityFileError) { return .success(try source.read(into: buffer)) } catch { return .failure(error) }
+                    do throws(ActivityFileError) { return .success(try input.read(into: buffer)) } catch { return .failure(error) }
                 }
                 let count = try result.get()
-                if count == 0 { sourceEnded = true }
+                if count == 0 { inputEnded = true }
                 bytesRead += Int64(count)
                 head.append(contentsOf: piece[..<count])
             }
@@ -77,14 +77,14 @@ final class XMLInputPipe {
                 pending = []
                 pendingOffset = 0
             }
-        } else if !sourceEnded {
+        } else if !inputEnded {
             do {
-                count = try source.read(into: target)
+                count = try input.read(into: target)
             } catch {
                 failure = error
                 return -1
             }
-            if count == 0 { sourceEnded = true }
+            if count == 0 { inputEnded = true }
             bytesRead += Int64(count)
         }
         guard count > 0 else { return 0 }

@@ -7,7 +7,7 @@ import ZIPFoundation
 /// disk, and no entry is held whole in memory.
 ///
 /// ZIPFoundation reads the directory and inflates (zlib). Its `extract(_:consumer:)` pushes
-/// pieces while the readers pull them (`ActivityByteSource`), so each entry is inflated on a
+/// pieces while the readers pull them (`ByteStream`), so each entry is inflated on a
 /// helper thread that hands over at most two 64 KiB pieces at a time (`ZipEntryPipe`); the
 /// reader's thread is never more than two pieces behind. Every entry's size is bounded twice, in
 /// absolute bytes and as a ratio to its compressed size, and all the entries read together are
@@ -177,9 +177,9 @@ public struct HealthExportArchive {
         return size?.int64Value ?? Int64.max
     }
 
-    /// Inflates `item` into `body` as an `ActivityByteSource`; the helper thread has ended (or
+    /// Inflates `item` into `body` as a `ByteStream`; the helper thread has ended (or
     /// been told to stop) when this returns.
-    public func read<T>(_ item: Item, _ body: (ZipEntryByteSource) throws(ActivityFileError) -> T) throws(ActivityFileError) -> T {
+    public func read<T>(_ item: Item, _ body: (ZipEntryByteStream) throws(ActivityFileError) -> T) throws(ActivityFileError) -> T {
         guard let entry = entriesByPath[item.path] else { throw .noHealthExportInZip }
         let pipe = ZipEntryPipe(
             name: TerminalSafeText.sanitized(item.path),
@@ -187,7 +187,7 @@ public struct HealthExportArchive {
             limits: limits, budget: budget)
         pipe.start(archive: ArchiveBox(archive: archive), entry: entry)
         defer { pipe.stopAndWait() }
-        let result = try body(ZipEntryByteSource(pipe: pipe))
+        let result = try body(ZipEntryByteStream(pipe: pipe))
         // The reader may stop at the end of the XML before the zip's checksum was checked.
         try pipe.drain()
         return result
@@ -227,7 +227,7 @@ struct EntryBox: @unchecked Sendable {
 }
 
 /// One zip entry's bytes, inflated on a helper thread and read here in order.
-public struct ZipEntryByteSource: ActivityByteSource {
+public struct ZipEntryByteStream: ByteStream {
     let pipe: ZipEntryPipe
 
     public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {

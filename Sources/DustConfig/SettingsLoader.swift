@@ -20,7 +20,7 @@ public struct SettingsLoader: Sendable {
 
     /// `environment` needs only the `DUSTD_…` variables (the default reads just those).
     public init(
-        environment: [String: String] = ProcessEnvironment.variables(prefixed: "DUSTD_"),
+        environment: [String: String] = EnvironmentVariables.read(prefixed: "DUSTD_"),
         workingDirectory: String = FileManager.default.currentDirectoryPath
     ) {
         self.environment = environment

@@ -39,7 +39,7 @@ public struct AlertService: Service, CustomStringConvertible {
         // The newest event of each rule: an older one still being retried gives way to it.
         let newest = NewestAlerts()
         await withDiscardingTaskGroup { deliveries in
-            for pending in pendingDeliveries() {
+            for pending in await pendingDeliveries() {
                 logger.notice(
                     "Resuming an alert delivery that was waiting when dustd stopped",
                     metadata: ["rule": "\(pending.event.rule)", "sink": "\(pending.sink)", "attempt": "\(pending.lastAttempt + 1)"])
@@ -54,7 +54,7 @@ public struct AlertService: Service, CustomStringConvertible {
                 }
             }
             for await now in triggers.cancelOnGracefulShutdown() {
-                for event in evaluate(at: now) {
+                for event in await evaluate(at: now) {
                     logger.notice(
                         "Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
                     newest.record(event)
@@ -71,7 +71,7 @@ public struct AlertService: Service, CustomStringConvertible {
 
     /// Checks the rules now; returns the stored events to deliver. A storage failure is logged and
     /// checked again after the next poll (the state did not change, so nothing is lost or repeated).
-    func evaluate(at now: Date) -> [AlertEvent] {
+    func evaluate(at now: Date) async -> [AlertEvent] {
         let settings = live.snapshot.settings
         guard !settings.alerts.rules.isEmpty, let station = settings.station.name else { return [] }
         do {
@@ -83,7 +83,7 @@ public struct AlertService: Service, CustomStringConvertible {
             let forecast = StoredTomorrowForecast(
                 reader: ForecastReader(store: store, timeZone: settings.calendar.timeZone),
                 station: station, region: settings.forecast.region)
-            return try AlertMonitor(
+            return try await AlertMonitor(
                 rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
                 statistics: statistics, forecast: forecast
             ).evaluate(at: now)
@@ -95,11 +95,11 @@ public struct AlertService: Service, CustomStringConvertible {
 
     /// What was waiting for delivery when dustd last stopped (`AlertResumption`); nothing when the
     /// records cannot be read (logged: the next event is delivered as usual).
-    func pendingDeliveries() -> [AlertResumption.Pending] {
+    func pendingDeliveries() async -> [AlertResumption.Pending] {
         let rules = live.snapshot.settings.alerts.rules
         guard !rules.isEmpty, !dispatcher.sinkNames.isEmpty else { return [] }
         do {
-            let recent = try AlertStoreOfDatabase(database: database).recentAlertEvents(limit: 100)
+            let recent = try await AlertStoreOfDatabase(database: database).recentAlertEvents(limit: 100)
             return AlertResumption.pending(in: recent, rules: Set(rules.map(\.description)), sinks: dispatcher.sinkNames, now: clock.now)
         } catch {
             logger.error("Could not read the alert deliveries left from the last run: \(error)")
@@ -160,14 +160,14 @@ public struct AlertTest: Sendable {
             note = "not recorded: there is no database at \(settings.storagePath)"
         } else {
             do {
-                store = try SQLiteStore(path: settings.storagePath)
+                store = try DaemonDatabase.open(path: settings.storagePath)
             } catch {
                 store = UnrecordedAlerts()
                 note = "not recorded: \(error.description)"
             }
         }
         let test = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: settings.station.name ?? "-", at: Date())
-        let event = (try? store.saveAlertEvent(test)) ?? test
+        let event = (try? await store.saveAlertEvent(test)) ?? test
         // One attempt each: a test says at once whether a sink works.
         let dispatcher = AlertDispatcher(sinks: sinks.sinks, store: store, policy: AlertRetryPolicy(maxAttempts: 1))
         let results = await dispatcher.deliver(event)
@@ -199,22 +199,22 @@ private struct UnrecordedAlerts: AlertStore {
 struct AlertStoreOfDatabase: AlertStore {
     let database: DaemonDatabase
 
-    private func store() throws(StorageFailure) -> SQLiteStore {
+    private func store() throws(StorageFailure) -> any FineDustStore {
         do { return try database.current() } catch { throw StorageFailure(error) }
     }
 
-    func alertStates() throws(StorageFailure) -> [String: AlertState] { try store().alertStates() }
+    func alertStates() async throws(StorageFailure) -> [String: AlertState] { try await store().alertStates() }
 
-    func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) throws(StorageFailure) -> AlertEvent? {
-        try store().saveAlertTransition(rule: rule, state: state, event: event, at: at)
+    func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) async throws(StorageFailure) -> AlertEvent? {
+        try await store().saveAlertTransition(rule: rule, state: state, event: event, at: at)
     }
 
-    func saveAlertEvent(_ event: AlertEvent) throws(StorageFailure) -> AlertEvent { try store().saveAlertEvent(event) }
+    func saveAlertEvent(_ event: AlertEvent) async throws(StorageFailure) -> AlertEvent { try await store().saveAlertEvent(event) }
 
-    func recordAlertDelivery(_ delivery: AlertDelivery) throws(StorageFailure) { try store().recordAlertDelivery(delivery) }
+    func recordAlertDelivery(_ delivery: AlertDelivery) async throws(StorageFailure) { try await store().recordAlertDelivery(delivery) }
 
-    func recentAlertEvents(limit: Int) throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])] {
-        try store().recentAlertEvents(limit: limit)
+    func recentAlertEvents(limit: Int) async throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])] {
+        try await store().recentAlertEvents(limit: limit)
     }
 }
 

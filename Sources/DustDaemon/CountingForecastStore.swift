@@ -1,6 +1,5 @@
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 
 /// A `ForecastStore` that counts every recorded forecast request in `RequestCounters` and passes everything on.
@@ -13,22 +12,28 @@ struct CountingForecastStore: ForecastStore {
         self.counters = counters
     }
 
-    func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int {
-        try base.saveForecasts(forecasts, fetchedAt: fetchedAt)
+    func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) async throws(StorageFailure) -> Int {
+        try await base.saveForecasts(forecasts, fetchedAt: fetchedAt)
     }
 
-    func newestIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? { try base.newestIssue(pollutant: pollutant) }
-
-    func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
-        try base.forecast(pollutant: pollutant, date: date, region: region)
+    func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date? {
+        try await base.newestForecastIssue(pollutant: pollutant)
     }
 
-    func forecastCalls(since start: Date) throws(StorageFailure) -> Int { try base.forecastCalls(since: start) }
+    func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) async throws(StorageFailure) -> RegionalForecast? {
+        try await base.forecast(pollutant: pollutant, date: date, region: region)
+    }
 
-    func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+    func stationLocation(name: String) async throws(StorageFailure) -> StationLocation? {
+        try await base.stationLocation(name: name)
+    }
+
+    func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
         counters.countForecast(attempt)
-        try base.recordAttempt(attempt)
+        try await base.recordAttempt(attempt)
     }
 
-    func stationLocation(name: String) throws(StorageFailure) -> StationLocation? { try base.stationLocation(name: name) }
+    func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
+        try await base.attemptCount(kind: kind, since: start)
+    }
 }

@@ -1,6 +1,5 @@
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 
 /// A `PollStore` that counts every recorded request in `RequestCounters` and passes everything on.
@@ -13,20 +12,28 @@ struct CountingPollStore: PollStore {
         self.counters = counters
     }
 
-    func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) throws(StorageFailure) -> UpsertSummary {
-        try base.saveReadings(readings, fetchedAt: fetchedAt)
+    func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) async throws(StorageFailure) -> UpsertSummary {
+        try await base.saveReadings(readings, fetchedAt: fetchedAt)
     }
 
-    func storedReadings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
-        try base.storedReadings(stations: stations, from: from, to: to)
+    func readings(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [HourlyReading] {
+        try await base.readings(stations: stations, from: from, to: to)
     }
 
-    func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {
-        try base.newestSlot(station: station, endingBy: now)
+    func newestSlot(station: String, endingBy now: Date) async throws(StorageFailure) -> Slot? {
+        try await base.newestSlot(station: station, endingBy: now)
     }
 
-    func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+    func measurementCount(station: String?) async throws(StorageFailure) -> Int {
+        try await base.measurementCount(station: station)
+    }
+
+    func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
         counters.countPoll(attempt)
-        try base.recordAttempt(attempt)
+        try await base.recordAttempt(attempt)
+    }
+
+    func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
+        try await base.attemptCount(kind: kind, since: start)
     }
 }

@@ -21,12 +21,15 @@ public struct Daemon: Sendable {
     private let redactor: SecretRedactor
     private let logger: Logger
     private let metrics: PrometheusBackend
+    private let clock: any WallClock
 
     /// - Parameter metrics: the process's swift-metrics backend: the loops count with it, `/metrics` renders it.
+    /// - Parameter clock: the one clock every service of this dustd reads and waits on.
     public init(
         settings: FineDustSettings, key: ServiceKeyLoader.Loaded, configurationFile: String?, environment: [String: String],
-        metrics: PrometheusBackend, logSink: (@Sendable (String) -> Void)? = nil
+        metrics: PrometheusBackend, logSink: (@Sendable (String) -> Void)? = nil, clock: any WallClock = SystemClock()
     ) {
+        self.clock = clock
         self.settings = settings
         self.metrics = metrics
         self.key = key.key
@@ -68,7 +71,7 @@ public struct Daemon: Sendable {
         defer { withExtendedLifetime(lock) {} }
         let store: SQLiteStore
         do {
-            store = try SQLiteStore(path: settings.storagePath)
+            store = try DaemonDatabase.open(path: settings.storagePath)
         } catch {
             logger.critical("\(error)")
             return ExitStatus(error)
@@ -96,7 +99,7 @@ public struct Daemon: Sendable {
         let database = DaemonDatabase(store, lock: lock, logger: logger)
         var initial = DaemonStatus(
             state: .starting, mode: once ? .once : .daemon, pid: getpid(), version: FineDustVersion.current,
-            station: settings.station.name ?? "", startedAt: Date(),
+            station: settings.station.name ?? "", startedAt: clock.now,
             heartbeatSeconds: PollService.heartbeatSeconds(settings.poll))
         // The last success and error outlive a restart: they are history, not this run's state.
         if let previous = try? store.loadStatus() {
@@ -104,7 +107,7 @@ public struct Daemon: Sendable {
             initial.lastError = previous.lastError
             initial.forecast = previous.forecast
         }
-        let board = DaemonStatusBoard(initial, database: database, logger: logger)
+        let board = DaemonStatusBoard(initial, database: database, clock: clock, logger: logger)
         let transport = AsyncHTTPTransport()
         let live = LiveConfiguration(settings: settings, key: key)
         let status =
@@ -117,19 +120,19 @@ public struct Daemon: Sendable {
 
     /// `--once`: one cycle with backfill; the exit status says how it went.
     private func pollOnce(
-        live: LiveConfiguration, store: SQLiteStore, board: DaemonStatusBoard, transport: any HTTPTransport
+        live: LiveConfiguration, store: any FineDustStore, board: DaemonStatusBoard, transport: any HTTPTransport
     ) async -> ExitStatus {
         let snapshot = live.snapshot
         guard let stations = snapshot.stations else { return .configuration }
         board.update { $0.state = .polling }
-        let cycle = snapshot.cycle(store: store, transport: transport, clock: SystemClock())
+        let cycle = snapshot.cycle(store: store, transport: transport, clock: clock)
         let report = await board.keepingHeartbeat { await cycle.run(stations: stations, includeNation: snapshot.includesNation) }
         CycleLog(logger: logger).notices(report.notices)
         let outcome = CycleOutcome(report)
         board.update { status in
-            status.record(outcome, of: report, at: Date())
+            status.record(outcome, of: report, at: clock.now)
             status.state = .stopped
-            status.stoppedAt = Date()
+            status.stoppedAt = clock.now
         }
         guard let failure = report.failure else {
             logger.notice(
@@ -162,20 +165,23 @@ public struct Daemon: Sendable {
             maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
         var services: [any Service] = [
             PollService(
-                configuration: live, database: database, board: board, transport: transport, notifier: notifier, logger: logger,
-                metrics: metrics, afterCycle: { alertTriggers.continuation.yield($0) }),
+                configuration: live, database: database, board: board, transport: transport, notifier: notifier, clock: clock,
+                logger: logger, metrics: metrics, afterCycle: { alertTriggers.continuation.yield($0) }),
             AlertService(
                 live: live, database: database,
-                dispatcher: AlertDispatcher(sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy),
-                triggers: alertTriggers.stream, logger: logger),
+                dispatcher: AlertDispatcher(
+                    sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy, clock: clock),
+                triggers: alertTriggers.stream, clock: clock, logger: logger),
             ReloadService(
                 configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
-                logger: logger, environment: environment),
-            ForecastService(configuration: live, database: database, board: board, transport: transport, logger: logger, metrics: metrics),
+                logger: logger, environment: environment, clock: clock),
+            ForecastService(
+                configuration: live, database: database, board: board, transport: transport, clock: clock, logger: logger,
+                metrics: metrics),
         ]
         do {
             if let web = try WebFrontEnd.service(
-                settings: settings, source: WebFrontEnd.source(database: database, live: live),
+                settings: settings, data: WebFrontEnd.data(database: database, live: live),
                 metrics: metrics, logger: logger)
             {
                 services.append(web)
@@ -186,7 +192,7 @@ public struct Daemon: Sendable {
             return .configuration
         }
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
-            services.append(WatchdogService(notifier: notifier, interval: interval))
+            services.append(WatchdogService(notifier: notifier, interval: interval, clock: clock))
         }
         var configuration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
@@ -203,7 +209,7 @@ public struct Daemon: Sendable {
         }
         board.update { status in
             status.state = .stopped
-            status.stoppedAt = Date()
+            status.stoppedAt = clock.now
             status.nextPollAt = nil
         }
         logger.notice("dustd stopped")

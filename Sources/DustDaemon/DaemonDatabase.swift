@@ -1,3 +1,4 @@
+import DustServices
 import DustStore
 import Foundation
 import Logging
@@ -20,15 +21,21 @@ public final class DaemonDatabase: Sendable {
         self.logger = logger
     }
 
+    /// Opens the database at `path`, creating and migrating it when needed: the one place dustd
+    /// constructs its store. Everything past the daemon's composition sees the store protocols.
+    public static func open(path: String) throws(StoreError) -> SQLiteStore {
+        try SQLiteStore(path: path)
+    }
+
     /// The store to use now: the one open, or a new one when its file was deleted or replaced.
     /// Throws when the file must be reopened and cannot be.
-    public func current() throws(StoreError) -> SQLiteStore {
+    public func current() throws(StoreError) -> any FineDustStore {
         let open = store.withLock { $0 }
         guard open.isReplacedOnDisk else { return open }
         logger.error(
             "The database \(open.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill."
         )
-        let reopened = try SQLiteStore(path: open.path)
+        let reopened = try Self.open(path: open.path)
         store.withLock { $0 = reopened }
         do {
             try lock?.followReplacedDatabase()

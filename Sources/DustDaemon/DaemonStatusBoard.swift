@@ -38,16 +38,21 @@ public final class DaemonStatusBoard: Sendable {
         update { _ in }
     }
 
-    /// The longest a waiting loop may sleep between two looks at `heartbeatIfDue`: half the
-    /// heartbeat interval, so the heartbeat is never older than 1.5 intervals while readers allow 2
-    /// (`DaemonHealth.lateAfter`). The interval is the record's, fixed at start, so a reload that
-    /// changes `poll.intervalSeconds` cannot make writer and readers disagree.
-    public var heartbeatStep: Duration {
-        .milliseconds(Int64(max(current.heartbeatSeconds, 0.002) * 500))
+    /// The longest a waiting loop sleeps before it looks at the wall clock and the settings again, so a
+    /// clock set forward or back, or a reload (SIGHUP replaces the settings the loop reads), is seen
+    /// within half a minute however long the wait.
+    public static let lookAgainSeconds: TimeInterval = 30
+
+    /// When the heartbeat is next due: an interval after the last write. The interval is the record's,
+    /// fixed at start, so a reload that changes `poll.intervalSeconds` cannot make writer and readers
+    /// (`DaemonHealth.lateAfter`, twice the interval) disagree.
+    public var nextHeartbeat: Date {
+        let record = current
+        return record.heartbeatAt.addingTimeInterval(max(record.heartbeatSeconds, 0.001))
     }
 
     /// Writes the heartbeat when the last write is an interval old (or in the future: the clock
-    /// went back). Every wait in dustd calls this after each step.
+    /// went back). Every wait in dustd calls this when it wakes.
     public func heartbeatIfDue() {
         let now = clock.now
         let due = status.withLock { record in
@@ -57,13 +62,15 @@ public final class DaemonStatusBoard: Sendable {
         if due { heartbeat() }
     }
 
-    /// One step of a wait, as every waiting loop of dustd takes it: sleeps `seconds`, but at most
-    /// `step` and `heartbeatStep` (so a clock change, a reload or a heartbeat is never late), then
-    /// writes the heartbeat if it is due. False when cancelled (shutdown).
-    public func pause(seconds: TimeInterval, step: Duration) async -> Bool {
-        let longest = min(step.seconds, heartbeatStep.seconds)
+    /// A wait as every waiting loop of dustd takes it: one sleep until `wake`, the heartbeat or the
+    /// next look at the clock, whichever comes first, then the heartbeat written if it is due. The
+    /// caller looks at the time again and calls this again while it still has to wait. False when
+    /// cancelled (shutdown).
+    public func pause(until wake: Date) async -> Bool {
+        heartbeatIfDue()
+        let deadline = min(wake, nextHeartbeat, clock.now.addingTimeInterval(Self.lookAgainSeconds))
         do {
-            try await Task.sleep(for: .milliseconds(Int64(max(min(seconds, longest), 0.001) * 1000)))
+            try await clock.sleep(until: deadline)
         } catch {
             return false
         }
@@ -75,11 +82,10 @@ public final class DaemonStatusBoard: Sendable {
     /// heartbeat keeps being written, so a slow server is not mistaken for a hung dustd.
     public func keepingHeartbeat<Result: Sendable>(_ work: () async -> Result) async -> Result {
         await withTaskGroup(of: Void.self, returning: Result.self) { group in
-            let step = heartbeatStep
             group.addTask { [self] in
                 while !Task.isCancelled {
-                    do { try await Task.sleep(for: step) } catch { return }
                     heartbeatIfDue()
+                    do { try await clock.sleep(until: nextHeartbeat) } catch { return }
                 }
             }
             let result = await work()

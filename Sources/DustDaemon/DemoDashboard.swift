@@ -28,8 +28,8 @@ public struct DemoDashboard: Sendable {
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
     public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
-        let store: SQLiteStore
-        do { store = try SQLiteStore(path: databasePath) } catch {
+        let store: any FineDustStore
+        do { store = try DaemonDatabase.open(path: databasePath) } catch {
             report(error.description)
             return ExitStatus(error)
         }
@@ -37,7 +37,7 @@ public struct DemoDashboard: Sendable {
         let outcomes: [(DemoReplay.Response, DemoReplay.Outcome)]
         let walked: Int
         do {
-            (outcomes, walked) = try DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+            (outcomes, walked) = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         } catch {
             report("The demo could not be replayed: \(error)")
             return .ioError
@@ -53,19 +53,19 @@ public struct DemoDashboard: Sendable {
             station: DemoReplay.station, startedAt: Self.now, heartbeatSeconds: 600)
         status.heartbeatAt = Self.now
         status.lastSuccess = .init(at: Self.now.addingTimeInterval(-30 * 60), rowsNew: stored, rowsUpdated: 0, requests: outcomes.count)
-        try? store.saveStatus(status)
+        try? await store.saveStatus(status)
 
         let model = settings.intakeModel
-        let source = WebSource(
+        let data = WebData(
             store: { store },
             settings: {
-                WebSource.ReportSettings(
+                WebData.ReportSettings(
                     stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: model,
-                    databasePath: store.path)
+                    databasePath: databasePath)
             }, clock: FixedClock(Self.now))
         let web: any Service
         do {
-            guard let service = try WebFrontEnd.service(settings: settings, source: source, metrics: metrics, logger: logger) else {
+            guard let service = try WebFrontEnd.service(settings: settings, data: data, metrics: metrics, logger: logger) else {
                 report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
                 return .ok
             }
@@ -87,7 +87,7 @@ public struct DemoDashboard: Sendable {
         }
         status.state = .stopped
         status.stoppedAt = Self.now
-        try? store.saveStatus(status)
+        try? await store.saveStatus(status)
         return .ok
     }
 }

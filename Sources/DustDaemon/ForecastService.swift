@@ -22,16 +22,13 @@ public struct ForecastService: Service, CustomStringConvertible {
     private let transport: any HTTPTransport
     private let clock: any WallClock
     private let logger: Logger
-    private let sleepStep: Duration
     private let counters: RequestCounters
     private let planner = ForecastPlanner()
 
-    /// - Parameter sleepStep: how often a waiting loop looks at the wall clock and the settings again.
     /// - Parameter metrics: the swift-metrics factory every forecast request is counted with (`RequestCounters`).
     public init(
         configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
-        clock: any WallClock = SystemClock(), logger: Logger, sleepStep: Duration = .seconds(30),
-        metrics: any MetricsFactory = NOOPMetricsHandler.instance
+        clock: any WallClock = SystemClock(), logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.configuration = configuration
         self.database = database
@@ -39,7 +36,6 @@ public struct ForecastService: Service, CustomStringConvertible {
         self.transport = transport
         self.clock = clock
         self.logger = logger
-        self.sleepStep = sleepStep
         counters = RequestCounters(factory: metrics)
     }
 
@@ -57,17 +53,18 @@ public struct ForecastService: Service, CustomStringConvertible {
         while !Task.isCancelled {
             let snapshot = configuration.snapshot
             guard snapshot.settings.forecast.enabled else {
-                guard await pause(seconds: .infinity) else { return }
+                guard await pauseUnplanned() else { return }
                 continue
             }
             let now = clock.now
-            let store: SQLiteStore
+            let store: any FineDustStore
             let latest: Date?
             let decision: ForecastPlanner.Decision
             do {
                 store = try database.current()
-                let calls = try store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
-                let newest = try Pollutant.allCases.map { pollutant throws(StorageFailure) in try store.newestIssue(pollutant: pollutant) }
+                let calls = try await store.attemptCount(kind: .forecast, since: ForecastPlanner.startOfKSTDay(containing: now))
+                var newest: [Date?] = []
+                for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()
                 decision = planner.decide(now: now, lastFetched: latest, callsToday: calls, failure: failure)
                 lastProblem = nil
@@ -76,7 +73,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                 let problem = "\(error)"
                 if problem != lastProblem { logger.error("Forecast: cannot read the database: \(problem)") }
                 lastProblem = problem
-                guard await pause(seconds: .infinity) else { return }
+                guard await pauseUnplanned() else { return }
                 continue
             }
             switch decision {
@@ -89,7 +86,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                         status.forecast = run
                     }
                 }
-                guard await pause(seconds: until.timeIntervalSince(now)) else { return }
+                guard await board.pause(until: until) else { return }
             case .fetch(let publication, let searchDate):
                 let label = ForecastIssueTime.label(publication)
                 let forecastStore = CountingForecastStore(store, counters: counters)
@@ -131,9 +128,10 @@ public struct ForecastService: Service, CustomStringConvertible {
         }
     }
 
-    /// One step of a wait (`DaemonStatusBoard.pause`: the heartbeat is written as the poll loop's
-    /// is; either keeps dustd's record fresh); false when cancelled.
-    private func pause(seconds: TimeInterval) async -> Bool {
-        await board.pause(seconds: seconds, step: sleepStep)
+    /// A wait with nothing planned (forecasts disabled, the database unreadable): until the next look
+    /// at the settings and the clock (`DaemonStatusBoard.pause`, whose heartbeat keeps dustd's record
+    /// fresh as the poll loop's does); false when cancelled.
+    private func pauseUnplanned() async -> Bool {
+        await board.pause(until: .distantFuture)
     }
 }

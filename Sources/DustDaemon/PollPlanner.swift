@@ -37,8 +37,6 @@ public struct PollPlanner: Sendable {
 
     /// When the daily quota resets: the next 00:00 KST, plus a minute of margin.
     public func quotaReset(after now: Date) -> Date {
-        let kst = now.timeIntervalSince1970 + TimeInterval(KoreaStandardTime.secondsFromGMT)
-        let nextMidnight = ((kst / 86_400).rounded(.down) + 1) * 86_400 - TimeInterval(KoreaStandardTime.secondsFromGMT)
-        return Date(timeIntervalSince1970: nextMidnight + 60)
+        KoreaStandardTime.nextMidnight(after: now).addingTimeInterval(60)
     }
 }

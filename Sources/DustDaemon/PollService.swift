@@ -22,17 +22,15 @@ public struct PollService: Service, CustomStringConvertible {
     private let clock: any WallClock
     private let logger: Logger
     private let jitter: @Sendable () -> Double
-    private let sleepStep: Duration
     private let counters: RequestCounters
     private let afterCycle: (@Sendable (Date) -> Void)?
 
     /// - Parameter metrics: the swift-metrics factory every request is counted with (`RequestCounters`).
     /// - Parameter afterCycle: called after each poll with its end time (the alert service's trigger).
-    /// - Parameter sleepStep: how often a waiting loop looks at the wall clock again (tests shorten it).
     public init(
         configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
         notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
-        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, sleepStep: Duration = .seconds(30),
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, afterCycle: (@Sendable (Date) -> Void)? = nil
     ) {
         counters = RequestCounters(factory: metrics)
@@ -45,7 +43,6 @@ public struct PollService: Service, CustomStringConvertible {
         self.clock = clock
         self.logger = logger
         self.jitter = jitter
-        self.sleepStep = sleepStep
     }
 
     /// How often the status heartbeat is written while dustd waits or polls: a reader calls dustd
@@ -78,8 +75,8 @@ public struct PollService: Service, CustomStringConvertible {
                 return
             case .wait(let remaining):
                 // Whatever the wait (the next hour, a backoff, the quota until 00:00 KST), the
-                // heartbeat is written at each step of it.
-                guard await pause(seconds: remaining) else { return }
+                // heartbeat is written during it (`DaemonStatusBoard.pause`).
+                guard await board.pause(until: clock.now.addingTimeInterval(remaining)) else { return }
                 continue
             case .clockWentBack(let remaining):
                 logger.warning("The system clock went back; polling now instead of waiting \(Int(remaining)) s")
@@ -122,12 +119,6 @@ public struct PollService: Service, CustomStringConvertible {
             notifier.status(statusLine(loop.state, outcome, at: now, primary: stations.primary))
             afterCycle?(now)
         }
-    }
-
-    /// One step of a wait, the heartbeat written after it when due (`DaemonStatusBoard.pause`);
-    /// false when cancelled (shutdown).
-    private func pause(seconds: TimeInterval) async -> Bool {
-        await board.pause(seconds: seconds, step: sleepStep)
     }
 
     /// The line `systemctl status dustd` shows.

@@ -19,13 +19,15 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let environment: [String: String]
+    private let clock: any WallClock
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
     public init(
         configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
-        notifier: SystemdNotifier, logger: Logger, environment: [String: String]
+        notifier: SystemdNotifier, logger: Logger, environment: [String: String], clock: any WallClock = SystemClock()
     ) {
+        self.clock = clock
         self.board = board
         self.environment = environment
         self.configurationFile = configurationFile
@@ -82,7 +84,7 @@ public struct ReloadService: Service, CustomStringConvertible {
     /// Keeps the refusal where `dustctl status` reads it (cleared by a successful reload).
     private func record(refusal: String?) {
         board.update { status in
-            status.reloadRefused = refusal.map { DaemonStatus.RefusedReload(at: Date(), reason: $0) }
+            status.reloadRefused = refusal.map { DaemonStatus.RefusedReload(at: clock.now, reason: $0) }
         }
     }
 }

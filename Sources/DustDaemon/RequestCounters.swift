@@ -1,4 +1,4 @@
-import DustStore
+import DustServices
 import Metrics
 
 /// The requests dustd makes to AirKorea, counted through swift-metrics (docs/REFERENCE.md §13) with the factory

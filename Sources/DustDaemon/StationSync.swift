@@ -56,9 +56,9 @@ public struct StationSync: Sendable {
         }
         let unlocated: Int
         do throws(StoreError) {
-            let store = try SQLiteStore(path: settings.storagePath)
+            let store = try DaemonDatabase.open(path: settings.storagePath)
             do throws(StorageFailure) {
-                unlocated = try StationListService(store: store).save(fetched.stations)
+                unlocated = try await StationListService(store: store).save(fetched.stations)
             } catch {
                 return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
             }

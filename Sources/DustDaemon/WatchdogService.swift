@@ -1,3 +1,4 @@
+import DustServices
 import ServiceLifecycle
 
 /// Sends `WATCHDOG=1` at half of `$WATCHDOG_USEC` until shutdown.
@@ -7,17 +8,19 @@ public struct WatchdogService: Service, CustomStringConvertible {
 
     private let notifier: SystemdNotifier
     private let interval: Duration
+    private let clock: any WallClock
 
-    public init(notifier: SystemdNotifier, interval: Duration) {
+    public init(notifier: SystemdNotifier, interval: Duration, clock: any WallClock = SystemClock()) {
         self.notifier = notifier
         self.interval = interval
+        self.clock = clock
     }
 
     public func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 notifier.watchdog()
-                do { try await Task.sleep(for: interval) } catch { return }
+                do { try await clock.sleep(for: interval) } catch { return }
             }
         }
     }

@@ -22,7 +22,7 @@ struct WebFrontEnd {
     /// The web service for these settings, or nil when `http.listen` is empty; its `/metrics` renders what
     /// was counted through `metrics` beside the gauges it reads at each scrape.
     static func service(
-        settings: FineDustSettings, source: WebSource, metrics: PrometheusBackend, logger: Logger
+        settings: FineDustSettings, data: WebData, metrics: PrometheusBackend, logger: Logger
     ) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
         let token = try token(from: settings.http.tokenFile)
@@ -34,18 +34,18 @@ struct WebFrontEnd {
         logger.info("Serving \(url)")
         return Optional(
             WebService(
-                application: WebServer(source: source, registry: metrics.registry, token: token).application(
+                application: WebServer(data: data, registry: metrics.registry, token: token).application(
                     host: host, port: port, logger: logger),
                 url: url, logger: logger))
     }
 
     /// What the web reads in a running dustd: the open database and the live configuration.
-    static func source(database: DaemonDatabase, live: LiveConfiguration, clock: any WallClock = SystemClock()) -> WebSource {
-        WebSource(
+    static func data(database: DaemonDatabase, live: LiveConfiguration, clock: any WallClock = SystemClock()) -> WebData {
+        WebData(
             store: { database.opened },
             settings: {
                 let settings = live.snapshot.settings
-                return WebSource.ReportSettings(
+                return WebData.ReportSettings(
                     stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
                     calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
                     forecastRegion: settings.forecast.region,

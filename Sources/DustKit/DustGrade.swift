@@ -52,6 +52,15 @@ public enum DustGrade: Int, Sendable, Hashable, Comparable, CaseIterable, Codabl
         }
     }
 
+    /// The grade a Korean word names (`koreanName`: 좋음, 보통, 나쁨, 매우나쁨); nil for any other word.
+    public init?(koreanName word: some StringProtocol) {
+        guard let grade = DustGrade.allCases.first(where: { $0.koreanName == word }) else { return nil }
+        self = grade
+    }
+
+    /// `나쁨 (bad)`: the Korean name with the English in parentheses, as alerts, reports and forecasts show a grade.
+    public var bilingualName: String { "\(koreanName) (\(englishName))" }
+
     /// good, moderate, bad, very bad.
     public var englishName: String {
         switch self {

@@ -64,28 +64,6 @@ extension DustPair: Sendable where Value: Sendable {}
 extension DustPair: Equatable where Value: Equatable {}
 extension DustPair: Hashable where Value: Hashable {}
 
-extension DustPair: Codable where Value: Codable {
-    // The JSON keys users see: `{"pm10": …, "pm25": …}`; unknown values encode as `null`.
-    private enum CodingKeys: String, CodingKey {
-        case fineDust = "pm10"
-        case ultraFineDust = "pm25"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            fineDust: try container.decode(Value.self, forKey: .fineDust),
-            ultraFineDust: try container.decode(Value.self, forKey: .ultraFineDust)
-        )
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(fineDust, forKey: .fineDust)
-        try container.encode(ultraFineDust, forKey: .ultraFineDust)
-    }
-}
-
 extension DustPair: CustomStringConvertible {
     public var description: String { "PM10 \(fineDust), PM2.5 \(ultraFineDust)" }
 }

@@ -69,13 +69,10 @@ public enum ForecastGrade: Sendable, Hashable {
 
     /// `좋음` → 1, `보통` → 2, `나쁨` → 3, `매우나쁨` (also `매우 나쁨`) → 4; any other word is unknown.
     public init(word: some StringProtocol) {
-        let compact = String(word.filter { !$0.isWhitespace })
-        switch compact {
-        case "좋음": self = .known(.good)
-        case "보통": self = .known(.moderate)
-        case "나쁨": self = .known(.bad)
-        case "매우나쁨": self = .known(.veryBad)
-        default: self = .unknown(TerminalSafeText.sanitized(word.trimmingCharacters(in: .whitespaces)))
+        if let grade = DustGrade(koreanName: String(word.filter { !$0.isWhitespace })) {
+            self = .known(grade)
+        } else {
+            self = .unknown(TerminalSafeText.sanitized(word.trimmingCharacters(in: .whitespaces)))
         }
     }
 
@@ -193,8 +190,7 @@ public enum ForecastIssueTime {
         guard (1...2).contains(rest.count), rest.allSatisfy({ $0.isASCII && $0.isNumber }),
             let hour = Int(rest), (0...24).contains(hour)
         else { return nil }
-        let seconds = Int64(date.daysSinceEpoch) * 86_400 + Int64(hour) * 3600 - Int64(KoreaStandardTime.secondsFromGMT)
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
+        return KoreaStandardTime.instant(hour: hour, of: date)
     }
 
     /// `2026-11-22 17시` — how FineDust shows an issue time.

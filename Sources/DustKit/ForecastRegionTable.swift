@@ -99,11 +99,3 @@ public enum ForecastRegionError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 }
-
-extension ForecastRegionTable {
-    /// `override` (`forecast.region`) when set, else the station's region from the table.
-    public static func region(override: ForecastRegion?, sido: String?, address: String?) throws(ForecastRegionError) -> ForecastRegion {
-        if let override { return override }
-        return try region(sido: sido, address: address)
-    }
-}

@@ -50,7 +50,11 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
     }
 
     /// Days since 1970-01-01 (negative before).
-    public var daysSinceEpoch: Int {
+    public var daysSinceEpoch: Int { Self.daysSinceEpoch(year: year, month: month, day: day) }
+
+    /// Days since 1970-01-01 of any proleptic Gregorian date, year 0 included: for parsers that read
+    /// a date before deciding whether it is supported (`LocalDate` itself holds years 1 through 9999).
+    public static func daysSinceEpoch(year: Int, month: Int, day: Int) -> Int {
         // Howard Hinnant's days_from_civil.
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -104,7 +108,8 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         return day <= daysInMonth(year: year, month: month)
     }
 
-    static func daysInMonth(year: Int, month: Int) -> Int {
+    /// The days in `month` (1–12) of the proleptic Gregorian `year`.
+    public static func daysInMonth(year: Int, month: Int) -> Int {
         switch month {
         case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: 30

@@ -63,17 +63,46 @@ public enum KoreaStandardTime {
             LocalDate.isValid(year: year, month: month, day: day),
             (0...24).contains(hour), minute == 0
         else { return nil }
-        let days = Int64(LocalDate(year: year, month: month, day: day).daysSinceEpoch)
-        let endOfHour = days * 86_400 + Int64(hour) * 3600 - Int64(secondsFromGMT)
+        let endOfHour = epochSeconds(hour: hour, of: LocalDate(year: year, month: month, day: day))
         return Slot(startEpochSeconds: endOfHour - 3600)
     }
 
     /// The `dataTime` AirKorea would stamp on `slot` (the end of the hour, `24:00` rather than `00:00`).
     public static func dataTime(of slot: Slot) -> String {
-        let local = slot.startEpochSeconds + Int64(secondsFromGMT)
-        let date = LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
-        let hour = Int(floorModulo(local, 86_400) / 3600) + 1
-        return "\(date) \(ASCIIDigits.padded(hour, width: 2)):00"
+        let wallClock = LocalTime(localSeconds: slot.startEpochSeconds + Int64(secondsFromGMT))
+        return "\(wallClock.date) \(ASCIIDigits.padded(wallClock.secondsOfDay / 3600 + 1, width: 2)):00"
+    }
+
+    /// The instant at which hour `hour` (0–24) of `date` begins in KST; hour 24 is the next day's 00:00,
+    /// so `instant(hour: 24, of: 2026-11-20)` is `instant(hour: 0, of: 2026-11-21)`.
+    public static func instant(hour: Int, of date: LocalDate) -> Date {
+        Date(timeIntervalSince1970: TimeInterval(epochSeconds(hour: hour, of: date)))
+    }
+
+    /// The KST calendar date of an instant.
+    public static func date(containing instant: Date) -> LocalDate {
+        localTime(of: instant).date
+    }
+
+    /// 00:00 KST of the day after `instant`'s KST day: when AirKorea's daily quota resets.
+    public static func nextMidnight(after instant: Date) -> Date {
+        let today = localTime(of: instant).daysSinceEpoch
+        return Date(timeIntervalSince1970: TimeInterval((today + 1) * LocalTime.secondsPerDay - Int64(secondsFromGMT)))
+    }
+
+    /// 00:00 KST of the day containing `instant`.
+    public static func startOfDay(containing instant: Date) -> Date {
+        Self.instant(hour: 0, of: date(containing: instant))
+    }
+
+    /// The KST wall-clock reading of `instant`.
+    private static func localTime(of instant: Date) -> LocalTime {
+        LocalTime(localSeconds: wholeSeconds(instant) + Int64(secondsFromGMT))
+    }
+
+    /// Seconds since 1970 of hour `hour` of `date` in KST.
+    static func epochSeconds(hour: Int, of date: LocalDate) -> Int64 {
+        date.localMidnightSeconds + Int64(hour) * 3600 - Int64(secondsFromGMT)
     }
 
     /// `instant` as ISO 8601 with the +09:00 offset.
@@ -99,9 +128,9 @@ public struct DayCalendar: Sendable {
     /// Gregorian calendar decides, created only then: creating one looks up the host's own zone
     /// (`/etc/localtime`, through ICU), which cost every dustctl command about 0.2 ms.
     public func start(of date: LocalDate) -> Date {
-        let localMidnight = Int64(date.daysSinceEpoch) * 86_400
-        let windowStart = Date(timeIntervalSince1970: TimeInterval(localMidnight - 2 * 86_400))
-        let windowEnd = Date(timeIntervalSince1970: TimeInterval(localMidnight + 2 * 86_400))
+        let localMidnight = date.localMidnightSeconds
+        let windowStart = Date(timeIntervalSince1970: TimeInterval(localMidnight - 2 * LocalTime.secondsPerDay))
+        let windowEnd = Date(timeIntervalSince1970: TimeInterval(localMidnight + 2 * LocalTime.secondsPerDay))
         if timeZone.nextDaylightSavingTimeTransition(after: windowStart).map({ $0 >= windowEnd }) ?? true {
             return Date(timeIntervalSince1970: TimeInterval(localMidnight - Int64(timeZone.secondsFromGMT(for: windowStart))))
         }
@@ -132,23 +161,19 @@ public struct DayCalendar: Sendable {
 
     /// The calendar date of an instant in this zone.
     public func date(containing instant: Date) -> LocalDate {
-        let offset = Int64(timeZone.secondsFromGMT(for: instant))
-        let local = wholeSeconds(instant) + offset
-        return LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
+        localTime(of: instant).date
     }
 
     /// The local hour (0–23) at which a slot starts: what an activity schedule is keyed on.
     public func hour(of slot: Slot) -> Int {
-        let offset = Int64(timeZone.secondsFromGMT(for: slot.start))
-        return Int(floorModulo(slot.startEpochSeconds + offset, 86_400) / 3600)
+        localTime(of: slot.start).secondsOfDay / 3600
     }
 
     /// `instant` as `YYYY-MM-DDTHH:mm:ss±hh:mm` in this zone.
     public func iso8601(_ instant: Date) -> String {
         let offset = timeZone.secondsFromGMT(for: instant)
-        let local = wholeSeconds(instant) + Int64(offset)
-        let date = LocalDate(daysSinceEpoch: Int(floorDivide(local, 86_400)))
-        let secondsOfDay = Int(floorModulo(local, 86_400))
+        let wallClock = localTime(of: instant)
+        let (date, secondsOfDay) = (wallClock.date, wallClock.secondsOfDay)
         let sign = offset < 0 ? "-" : "+"
         let absoluteOffset = abs(offset)
         return "\(date)T\(ASCIIDigits.padded(secondsOfDay / 3600, width: 2)):"
@@ -156,14 +181,42 @@ public struct DayCalendar: Sendable {
             + "\(ASCIIDigits.padded(secondsOfDay % 60, width: 2))"
             + "\(sign)\(ASCIIDigits.padded(absoluteOffset / 3600, width: 2)):\(ASCIIDigits.padded(absoluteOffset % 3600 / 60, width: 2))"
     }
+
+    /// The wall-clock reading of `instant` in this zone.
+    func localTime(of instant: Date) -> LocalTime {
+        LocalTime(localSeconds: wholeSeconds(instant) + Int64(timeZone.secondsFromGMT(for: instant)))
+    }
+}
+
+/// A wall-clock reading: local seconds (seconds since 1970-01-01 00:00 in some zone, the offset
+/// already added) split into the calendar date and the second of that day.
+struct LocalTime {
+    static let secondsPerDay: Int64 = 86_400
+
+    /// Days since 1970-01-01 of the local date (not clamped to the years `LocalDate` can name).
+    let daysSinceEpoch: Int64
+    /// 0 through 86,399.
+    let secondsOfDay: Int
+
+    init(localSeconds: Int64) {
+        daysSinceEpoch = floorDivide(localSeconds, Self.secondsPerDay)
+        secondsOfDay = Int(localSeconds - daysSinceEpoch * Self.secondsPerDay)
+    }
+
+    var date: LocalDate { LocalDate(daysSinceEpoch: Int(daysSinceEpoch)) }
+}
+
+extension LocalDate {
+    /// Local seconds (see `LocalTime`) of the date's 00:00.
+    var localMidnightSeconds: Int64 { Int64(daysSinceEpoch) * LocalTime.secondsPerDay }
 }
 
 /// Whole seconds since 1970 of an instant, held to the days `LocalDate` can name (a day of margin
 /// either side): `Int64(_:)` of a year-10^12 or a NaN instant from a hostile file would trap. Callers
 /// that store instants refuse such ones first (`SupportedPeriod.isPlausible`); NaN counts as the earliest.
 func wholeSeconds(_ instant: Date) -> Int64 {
-    let earliest = Double(LocalDate.earliestDaysSinceEpoch - 1) * 86_400
-    let latest = Double(LocalDate.latestDaysSinceEpoch + 2) * 86_400
+    let earliest = Double(Int64(LocalDate.earliestDaysSinceEpoch - 1) * LocalTime.secondsPerDay)
+    let latest = Double(Int64(LocalDate.latestDaysSinceEpoch + 2) * LocalTime.secondsPerDay)
     let seconds = instant.timeIntervalSince1970
     guard seconds >= earliest else { return Int64(earliest) }
     return Int64(min(seconds, latest).rounded(.down))
@@ -172,8 +225,4 @@ func wholeSeconds(_ instant: Date) -> Int64 {
 func floorDivide(_ value: Int64, _ divisor: Int64) -> Int64 {
     let quotient = value / divisor
     return (value % divisor != 0 && (value < 0) != (divisor < 0)) ? quotient - 1 : quotient
-}
-
-func floorModulo(_ value: Int64, _ divisor: Int64) -> Int64 {
-    value - floorDivide(value, divisor) * divisor
 }

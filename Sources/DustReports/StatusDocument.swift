@@ -1,6 +1,5 @@
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 
 extension ReportJSON {

@@ -1,6 +1,5 @@
 import DustActivity
 import DustKit
-import DustStore
 import Foundation
 
 #if canImport(Glibc)
@@ -112,19 +111,11 @@ public struct ActivityService: Sendable {
         self.limits = limits
     }
 
-    /// Replaces the walking distance of every slot in the file; returns the number of slots.
-    public func importCSV(_ data: Data) throws -> Int {
-        let now = clock.now
-        let distances = try parser.parse(data, now: now).distances
-        try store.saveWalkedDistances(distances, importedAt: now)
-        return distances.count
-    }
-
     /// Imports one file of any format FineDust reads, told from its content.
     public func importFile(
         atPath path: String, onProgress: (ActivityImportProgress) -> Void = { _ in }
     )
-        throws(ActivityImportFailure) -> ActivityImportSummary
+        async throws(ActivityImportFailure) -> ActivityImportSummary
     {
         let file = try OpenFile(path: path)
         defer { file.release() }
@@ -147,7 +138,7 @@ public struct ActivityService: Sendable {
             summary.datedOutsidePeriod = rows.datedOutsidePeriod
             summary.bytesRead = Int64(data.count)
             onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: file.size))
-            batches = [ActivitySourceBatch(source: SQLiteStore.csvActivitySource, distances: distances, replacing: nil)]
+            batches = [ActivitySourceBatch(source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
         } else {
             let samples: SlotApportioner
             do { samples = try read(format, file: file, path: path, summary: &summary, onProgress: onProgress) } catch {
@@ -157,7 +148,7 @@ public struct ActivityService: Sendable {
                 ActivitySourceBatch(source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
             }
         }
-        do { try store.saveActivity(batches, importedAt: clock.now) } catch { throw .storage(error) }
+        do { try await store.saveActivity(batches, importedAt: clock.now) } catch { throw .storage(error) }
         summary.sources = batches.map(\.source)
         summary.metresBySource = Dictionary(uniqueKeysWithValues: batches.map { ($0.source, $0.distances.values.reduce(0, +)) })
         summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
@@ -177,14 +168,14 @@ public struct ActivityService: Sendable {
         case .healthXML:
             try file.rewind()
             let health = try HealthExportReader(limits: limits, now: now).read(
-                FileDescriptorByteSource(fileDescriptor: file.descriptor),
+                FileDescriptorByteStream(fileDescriptor: file.descriptor),
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })
             summary.add(health)
         case .gpx:
             try file.rewind()
             let gpx = try GPXReader(limits: limits, now: now).read(
-                FileDescriptorByteSource(fileDescriptor: file.descriptor),
+                FileDescriptorByteStream(fileDescriptor: file.descriptor),
                 fileName: (path as NSString).lastPathComponent,
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
                 onSample: { apportioner.add($0) })
@@ -219,15 +210,15 @@ public struct ActivityService: Sendable {
     }
 
     /// What is stored, per source.
-    public func sources() throws(StorageFailure) -> [ActivitySourceSummary] {
-        try store.storedActivitySources()
+    public func sources() async throws(StorageFailure) -> [ActivitySourceSummary] {
+        try await store.activitySources()
     }
 
     /// Removes one source; returns the slots removed.
-    public func forget(source: String) throws -> Int {
-        let removed = try store.forgetActivity(source: source)
+    public func forget(source: String) async throws -> Int {
+        let removed = try await store.forgetActivity(source: source)
         guard removed > 0 else {
-            throw UnknownActivitySource(source: source, known: try store.storedActivitySources().map(\.source))
+            throw UnknownActivitySource(source: source, known: try await store.activitySources().map(\.source))
         }
         return removed
     }

@@ -1,6 +1,5 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// The bundled demo: real and synthesized AirKorea responses replayed through the real pipeline
@@ -79,7 +78,7 @@ public struct DemoReplay: Sendable {
     private let stations: StationListService
     private let forecasts: any ForecastStore
 
-    public init(fixtures: URL, store: SQLiteStore, calendar: DayCalendar) {
+    public init(fixtures: URL, store: any FineDustStore, calendar: DayCalendar) {
         self.fixtures = fixtures
         self.forecasts = store
         let clock = FixedClock(Self.now)
@@ -89,21 +88,21 @@ public struct DemoReplay: Sendable {
     }
 
     /// Replays every response in order, then imports the demo activity.
-    public func run() throws -> (responses: [(Response, Outcome)], walkedHours: Int) {
+    public func run() async throws -> (responses: [(Response, Outcome)], walkedHours: Int) {
         var outcomes: [(Response, Outcome)] = []
         for response in Self.responses {
             let body = try Data(contentsOf: fixtures.appendingPathComponent(response.path))
             do {
-                outcomes.append((response, .stored(try ingest.ingest(body, requestedStation: response.station))))
+                outcomes.append((response, .stored(try await ingest.ingest(body, requestedStation: response.station))))
             } catch {
                 outcomes.append((response, .rejected(error)))
             }
         }
-        let walked = try activity.importCSV(try Data(contentsOf: fixtures.appendingPathComponent(Self.activityFile)))
-        try stations.save(try StationListService.parse(try Data(contentsOf: fixtures.appendingPathComponent(Self.stationListFile))))
+        let walked = try await activity.importFile(atPath: fixtures.appendingPathComponent(Self.activityFile).path).recordsUsed
+        try await stations.save(try StationListService.parse(try Data(contentsOf: fixtures.appendingPathComponent(Self.stationListFile))))
         for file in Self.forecastFiles {
             let page = try AirKoreaResponseParser().parseForecasts(try Data(contentsOf: fixtures.appendingPathComponent(file)))
-            _ = try forecasts.saveForecasts(page.forecasts, fetchedAt: Self.now)
+            _ = try await forecasts.saveForecasts(page.forecasts, fetchedAt: Self.now)
         }
         return (outcomes, walked)
     }

@@ -1,5 +1,3 @@
-import DustStore
-
 /// The exit statuses of dustd and dustctl: sysexits(3) (docs/REFERENCE.md §6), and the two of `dustctl status`
 /// (docs/REFERENCE.md §15). One table, so the two programs cannot disagree about what a code means.
 public enum ExitStatus: Int32, Sendable, Hashable {
@@ -30,11 +28,6 @@ public enum ExitStatus: Int32, Sendable, Hashable {
             case .unusable, .schemaTooNew: .dataError
             case .diskFull, .unwritable, .locked, .replaced, .io: .ioError
             }
-    }
-
-    /// The status for a store error: that of the storage failure it stands for.
-    public init(_ error: StoreError) {
-        self.init(StorageFailure(error))
     }
 
     /// The status `dustd --once` ends with after a failed poll.

@@ -1,6 +1,5 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// What ingesting one response did.
@@ -79,7 +78,7 @@ public struct IngestService: Sendable {
     /// stamped more than an hour ahead, before 2000-01-01 (`SupportedPeriod.isPlausible`, the rule
     /// every source follows), or, for a live request, older than its window (`windowHours` back
     /// from now; a saved file of `dustctl import` has none).
-    public func store(_ page: MeasurementPage, windowHours: Int? = nil) throws(StorageFailure) -> IngestReport {
+    public func store(_ page: MeasurementPage, windowHours: Int? = nil) async throws(StorageFailure) -> IngestReport {
         let now = clock.now
         let latestAcceptable = now.addingTimeInterval(Self.futureTolerance)
         let earliestInWindow = windowHours.map { now.addingTimeInterval(-TimeInterval($0) * 3600) }
@@ -112,7 +111,7 @@ public struct IngestService: Sendable {
                 readings.append(reading)
             }
         }
-        let stored = try store.saveReadings(readings, fetchedAt: now)
+        let stored = try await store.saveReadings(readings, fetchedAt: now)
         return IngestReport(
             readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
             outOfPeriodItems: outOfPeriod, outsideWindowItems: outsideWindow,
@@ -125,7 +124,7 @@ public struct IngestService: Sendable {
     }
 
     /// Parses and stores a body; an unusable body stores nothing.
-    public func ingest(_ body: Data, requestedStation: String?) throws(IngestError) -> IngestReport {
+    public func ingest(_ body: Data, requestedStation: String?) async throws(IngestError) -> IngestReport {
         let page: MeasurementPage
         do {
             page = try Self.parse(body, requestedStation: requestedStation, parser: parser)
@@ -133,7 +132,7 @@ public struct IngestService: Sendable {
             throw .response(error)
         }
         do {
-            return try store(page)
+            return try await store(page)
         } catch {
             throw .store(error)
         }

@@ -1,14 +1,13 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// AirKorea's list of monitoring stations: fetched page by page, or read from saved responses,
 /// and stored with names, addresses and coordinates.
 public struct StationListService: Sendable {
-    private let store: SQLiteStore
+    private let store: any StationStore
 
-    public init(store: SQLiteStore) {
+    public init(store: any StationStore) {
         self.store = store
     }
 
@@ -55,7 +54,7 @@ public struct StationListService: Sendable {
     /// one (`Station.isPlausibleLocation`): those are stored by name and address, without a location,
     /// so that `station.name` still finds them and `stations nearest` never ranks them.
     @discardableResult
-    public func save(_ stations: [Station]) throws(StorageFailure) -> Int {
+    public func save(_ stations: [Station]) async throws(StorageFailure) -> Int {
         var unlocated = 0
         let checked = stations.map { station in
             guard station.latitude != nil || station.longitude != nil, !station.hasPlausibleLocation else { return station }
@@ -65,7 +64,7 @@ public struct StationListService: Sendable {
             withoutLocation.longitude = nil
             return withoutLocation
         }
-        do { try store.upsertStations(checked) } catch { throw StorageFailure(error) }
+        try await store.saveStations(checked, at: Date())
         return unlocated
     }
 

@@ -1,5 +1,4 @@
 import DustKit
-import DustStore
 import Foundation
 
 /// The station whose readings drive intake, and the stations that fill its gaps (docs/REFERENCE.md §5).
@@ -68,14 +67,14 @@ public struct WeekReport: Sendable, Hashable {
 /// concentrations, the imported activity and the configured model.
 public struct StatisticsService: Sendable {
     private let readings: any ReadingStore
-    private let activity: any ActivitySource
+    private let activity: any ActivityReadStore
     private let clock: any WallClock
     public let calendar: DayCalendar
     public let intakeModel: any IntakeModel
     public let stations: StationPreference
 
     public init(
-        readings: any ReadingStore, activity: any ActivitySource, clock: any WallClock,
+        readings: any ReadingStore, activity: any ActivityReadStore, clock: any WallClock,
         calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference
     ) {
         self.readings = readings
@@ -91,18 +90,18 @@ public struct StatisticsService: Sendable {
 
     /// The stored readings of `stations` for the 24 hours up to now (the latest hour of each, for
     /// `/metrics`); never a slot that has not ended.
-    public func recentReadings(stations: [String]) throws(StorageFailure) -> [HourlyReading] {
+    public func recentReadings(stations: [String]) async throws(StorageFailure) -> [HourlyReading] {
         let end = Slot(containing: clock.now)
-        return try readings.storedReadings(stations: stations, from: end.advanced(by: -24), to: end)
+        return try await readings.readings(stations: stations, from: end.advanced(by: -24), to: end)
     }
 
     /// One day.
-    public func day(_ date: LocalDate) throws(StorageFailure) -> DayReport {
-        try days(from: date, through: date)[0]
+    public func day(_ date: LocalDate) async throws(StorageFailure) -> DayReport {
+        try await days(from: date, through: date)[0]
     }
 
     /// Every day from `first` through `last`, read with one query.
-    public func days(from first: LocalDate, through last: LocalDate) throws(StorageFailure) -> [DayReport] {
+    public func days(from first: LocalDate, through last: LocalDate) async throws(StorageFailure) -> [DayReport] {
         guard first <= last else { return [] }
         let dates = (0...(last.daysSinceEpoch - first.daysSinceEpoch)).map { first.adding(days: $0) }
         let slotsByDay = dates.map { calendar.slots(of: $0) }
@@ -110,7 +109,7 @@ public struct StatisticsService: Sendable {
         guard let firstSlot = allSlots.first, let lastSlot = allSlots.last else {
             return dates.map { emptyDay($0) }
         }
-        let (exposures, walking) = try exposures(from: firstSlot, to: lastSlot.advanced(by: 1))
+        let (exposures, walking) = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1))
         let now = clock.now
         var cursor = exposures.startIndex
         return zip(dates, slotsByDay).map { date, slots in
@@ -129,22 +128,22 @@ public struct StatisticsService: Sendable {
     }
 
     /// The rolling week ending on `end`: `end − 6` … `end` (what `dustctl week` shows).
-    public func rollingWeek(endingOn end: LocalDate) throws(StorageFailure) -> WeekReport {
-        let days = try days(from: end.adding(days: -6), through: end)
+    public func rollingWeek(endingOn end: LocalDate) async throws(StorageFailure) -> WeekReport {
+        let days = try await days(from: end.adding(days: -6), through: end)
         return WeekReport(isoWeek: nil, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: end))
     }
 
     /// An ISO week, Monday to Sunday.
-    public func week(_ week: ISOWeek) throws(StorageFailure) -> WeekReport {
-        let days = try days(from: week.monday, through: week.monday.adding(days: 6))
+    public func week(_ week: ISOWeek) async throws(StorageFailure) -> WeekReport {
+        let days = try await days(from: week.monday, through: week.monday.adding(days: 6))
         return WeekReport(isoWeek: week, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: days.last!.date))
     }
 
     /// The ISO weeks that overlap `first` … `last`, each whole.
-    public func weeks(from first: LocalDate, through last: LocalDate) throws(StorageFailure) -> [WeekReport] {
+    public func weeks(from first: LocalDate, through last: LocalDate) async throws(StorageFailure) -> [WeekReport] {
         let firstWeek = ISOWeek(containing: first)
         let lastWeek = ISOWeek(containing: last)
-        let days = try days(from: firstWeek.monday, through: lastWeek.monday.adding(days: 6))
+        let days = try await days(from: firstWeek.monday, through: lastWeek.monday.adding(days: 6))
         return stride(from: 0, to: days.count, by: 7).map { index in
             let weekDays = Array(days[index..<(index + 7)])
             return WeekReport(
@@ -161,9 +160,9 @@ public struct StatisticsService: Sendable {
 
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
     /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
-    private func exposures(from: Slot, to: Slot) throws(StorageFailure) -> ([HourlyExposure], [Slot: SlotWalking]) {
-        let stored = try readings.storedReadings(stations: stations.all, from: from, to: to)
-        let walking = try activity.mergedWalking(from: from, to: to)
+    private func exposures(from: Slot, to: Slot) async throws(StorageFailure) -> ([HourlyExposure], [Slot: SlotWalking]) {
+        let stored = try await readings.readings(stations: stations.all, from: from, to: to)
+        let walking = try await activity.walking(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex

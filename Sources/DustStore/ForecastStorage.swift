@@ -1,27 +1,15 @@
 import DustKit
+import DustServices
 import Foundation
 import GRDB
 
-/// Where a station is, as far as FineDust knows: what its forecast region is decided from.
-public struct StationLocation: Sendable, Hashable {
-    /// `sidoName` from measurements (`서울`, `경기`, …).
-    public var sido: String?
-    /// The address from the station list.
-    public var address: String?
-
-    public init(sido: String?, address: String?) {
-        self.sido = sido
-        self.address = address
-    }
-}
-
-extension SQLiteStore {
+extension SQLiteStore: ForecastStore {
     /// Stores forecasts in one transaction; storing the same issue again changes nothing, a
     /// changed issue (AirKorea re-published it) replaces its text and grades. Returns how many
     /// (pollutant, issue, date) rows were new or changed.
     @discardableResult
-    public func upsertForecasts(_ forecasts: [DustForecast], fetchedAt: Date = Date()) throws(StoreError) -> Int {
-        try write { db in
+    public func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date = Date()) throws(StorageFailure) -> Int {
+        try writing { db in
             let issue = try db.cachedStatement(
                 sql: """
                     INSERT INTO forecast_issue (pollutant, issued_at, forecast_date, overall, cause, fetched_at)
@@ -58,16 +46,16 @@ extension SQLiteStore {
     }
 
     /// The newest issue time stored for `pollutant`, if any.
-    public func newestForecastIssue(pollutant: Pollutant) throws(StoreError) -> Date? {
-        try read { db in
+    public func newestForecastIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? {
+        try reading { db in
             try Int64.fetchOne(db, sql: "SELECT max(issued_at) FROM forecast_issue WHERE pollutant = ?", arguments: [pollutant.rawValue])
                 .map { Date(timeIntervalSince1970: TimeInterval($0)) }
         }
     }
 
     /// The grade of `region` for `date` from the newest issue that graded that region for that date.
-    public func latestForecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StoreError) -> RegionalForecast? {
-        try read { db in
+    public func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
+        try reading { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -80,31 +68,19 @@ extension SQLiteStore {
                         ORDER BY g.issued_at DESC LIMIT 1
                         """, arguments: [pollutant.rawValue, date.description, region.rawValue])
             else { return nil }
-            let word: String = row[2]
-            let grade: ForecastGrade = (row[1] as Int?).flatMap(DustGrade.init(rawValue:)).map { .known($0) } ?? .unknown(word)
+            let grade: ForecastGrade = Self.grade(row["grade"]).map { .known($0) } ?? .unknown(row["grade_word"])
             return RegionalForecast(
                 pollutant: pollutant, region: region, forecastDate: date,
-                issuedAt: Date(timeIntervalSince1970: TimeInterval(row[0] as Int64)),
-                grade: grade, overall: row[3], cause: row[4])
-        }
-    }
-
-    /// Requests recorded since `start` whose operation begins with `prefix` (`forecast `).
-    public func attemptCount(operationPrefix prefix: String, since start: Date) throws(StoreError) -> Int {
-        try read { db in
-            try Int.fetchOne(
-                db,
-                sql: """
-                    SELECT count(*) FROM poll_attempt WHERE started_at >= ? AND substr(operation, 1, ?) = ?
-                    """, arguments: [Int64(start.timeIntervalSince1970 * 1000), prefix.count, prefix]) ?? 0
+                issuedAt: Date(timeIntervalSince1970: TimeInterval(row["issued_at"] as Int64)),
+                grade: grade, overall: row["overall"], cause: row["cause"])
         }
     }
 
     /// The province and address stored for a station, if it is known at all.
-    public func location(ofStation name: String) throws(StoreError) -> StationLocation? {
-        try read { db in
+    public func stationLocation(name: String) throws(StorageFailure) -> StationLocation? {
+        try reading { db in
             try Row.fetchOne(db, sql: "SELECT sido, address FROM station WHERE name = ?", arguments: [name])
-                .map { StationLocation(sido: $0[0], address: $0[1]) }
+                .map { StationLocation(sido: $0["sido"], address: $0["address"]) }
         }
     }
 }

@@ -1,20 +1,9 @@
+import AirKorea
 import DustKit
+import DustServices
 import Foundation
 import GRDB
 import GRDBSQLite
-
-/// How many readings an upsert added, revised, or found already stored unchanged.
-public struct UpsertSummary: Sendable, Hashable {
-    public var inserted = 0
-    public var updated = 0
-    public var unchanged = 0
-
-    public init(inserted: Int = 0, updated: Int = 0, unchanged: Int = 0) {
-        self.inserted = inserted
-        self.updated = updated
-        self.unchanged = unchanged
-    }
-}
 
 /// The FineDust database: one SQLite file in WAL mode, read by `dustctl` while `dustd` writes.
 ///
@@ -158,8 +147,8 @@ public final class SQLiteStore: Sendable {
     /// revises data), identical ones left alone. A field the reading does not report (its element
     /// was missing from the response) keeps its stored value. Station metadata is kept.
     @discardableResult
-    public func upsert(_ readings: [HourlyReading], fetchedAt: Date = Date()) throws(StoreError) -> UpsertSummary {
-        try write { db in
+    public func saveReadings(_ readings: [HourlyReading], fetchedAt: Date = Date()) throws(StorageFailure) -> UpsertSummary {
+        try writing { db in
             var summary = UpsertSummary()
             let fetched = Int64(fetchedAt.timeIntervalSince1970)
             let statement = try db.cachedStatement(sql: Self.upsertSQL)
@@ -231,9 +220,9 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The stored readings of `stations` for slots starting in `[from, to)`, ordered by slot, then station.
-    public func readings(stations: [String], from: Slot, to: Slot) throws(StoreError) -> [HourlyReading] {
+    public func readings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
         guard !stations.isEmpty else { return [] }
-        return try read { db in
+        return try reading { db in
             let placeholders = databaseQuestionMarks(count: stations.count)
             var arguments = StatementArguments(stations)
             arguments += [from.startEpochSeconds, to.startEpochSeconds]
@@ -250,28 +239,29 @@ public final class SQLiteStore: Sendable {
             while let row = try rows.next() {
                 result.append(
                     HourlyReading(
-                        station: row[0],
-                        slot: Slot(startEpochSeconds: row[1]),
-                        concentration: DustPair(fineDust: row[2], ultraFineDust: row[3]),
-                        flag: DustPair(fineDust: row[4], ultraFineDust: row[5]),
-                        average24h: DustPair(fineDust: row[6], ultraFineDust: row[7]),
-                        grade24h: DustPair(
-                            fineDust: (row[8] as Int?).flatMap(DustGrade.init(rawValue:)),
-                            ultraFineDust: (row[9] as Int?).flatMap(DustGrade.init(rawValue:))),
-                        grade1h: DustPair(
-                            fineDust: (row[10] as Int?).flatMap(DustGrade.init(rawValue:)),
-                            ultraFineDust: (row[11] as Int?).flatMap(DustGrade.init(rawValue:)))
+                        station: row["station"],
+                        slot: Slot(startEpochSeconds: row["slot_start"]),
+                        concentration: DustPair(fineDust: row["pm10"], ultraFineDust: row["pm25"]),
+                        flag: DustPair(fineDust: row["pm10_flag"], ultraFineDust: row["pm25_flag"]),
+                        average24h: DustPair(fineDust: row["pm10_24h"], ultraFineDust: row["pm25_24h"]),
+                        grade24h: DustPair(fineDust: Self.grade(row["pm10_grade"]), ultraFineDust: Self.grade(row["pm25_grade"])),
+                        grade1h: DustPair(fineDust: Self.grade(row["pm10_grade_1h"]), ultraFineDust: Self.grade(row["pm25_grade_1h"]))
                     ))
             }
             return result
         }
     }
 
+    /// A stored grade column: nil when NULL or not one of the four grades.
+    static func grade(_ value: Int?) -> DustGrade? {
+        value.flatMap(DustGrade.init(rawValue:))
+    }
+
     /// The latest slot stored for a station that ended by `now`, if any. A slot in the future (a
     /// server with a wrong clock) must not make old data look fresh or stop a backfill.
-    public func latestSlot(station: String, endingBy now: Date) throws(StoreError) -> Slot? {
+    public func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {
         let newestStart = Int64((now.timeIntervalSince1970 - 3600).rounded(.down))
-        return try read { db in
+        return try reading { db in
             try Int64.fetchOne(
                 db, sql: "SELECT max(slot_start) FROM measurement WHERE station = ? AND slot_start <= ?",
                 arguments: [station, newestStart]
@@ -281,8 +271,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The number of stored measurement rows, in all or for one station.
-    public func measurementCount(station: String? = nil) throws(StoreError) -> Int {
-        try read { db in
+    public func measurementCount(station: String? = nil) throws(StorageFailure) -> Int {
+        try reading { db in
             if let station {
                 return try Int.fetchOne(db, sql: "SELECT count(*) FROM measurement WHERE station = ?", arguments: [station]) ?? 0
             }
@@ -291,8 +281,8 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Stores stations from AirKorea's station list in one transaction (address, network, coordinates).
-    public func upsertStations(_ stations: [Station], at time: Date = Date()) throws(StoreError) {
-        try write { db in
+    public func saveStations(_ stations: [Station], at time: Date = Date()) throws(StorageFailure) {
+        try writing { db in
             let statement = try db.cachedStatement(
                 sql: """
                     INSERT INTO station (name, code, network, address, latitude, longitude, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -311,32 +301,23 @@ public final class SQLiteStore: Sendable {
     }
 
     /// Stations seen in measurements or the station list, by name.
-    public func stations() throws(StoreError) -> [Station] {
-        try read { db in
+    public func stations() throws(StorageFailure) -> [Station] {
+        try reading { db in
             try Row.fetchAll(db, sql: "SELECT name, address, network, latitude, longitude, code FROM station ORDER BY name").map { row in
-                Station(name: row[0], address: row[1], network: row[2], latitude: row[3], longitude: row[4], code: row[5])
+                Station(
+                    name: row["name"], address: row["address"], network: row["network"], latitude: row["latitude"],
+                    longitude: row["longitude"], code: row["code"])
             }
         }
     }
 
     // MARK: - Activity
 
-    /// The source name under which CSV distances are stored.
-    public static let csvActivitySource = "csv"
-
-    /// Stores CSV walking distances per slot in one transaction, as source `csv`; a slot imported
-    /// again is replaced, other slots of earlier CSV files are kept.
-    public func replaceWalkingDistances(_ distances: [Slot: Double], importedAt: Date = Date()) throws(StoreError) {
-        try replaceActivity(
-            [ActivitySourceBatch(source: Self.csvActivitySource, distances: distances, replacing: nil)],
-            importedAt: importedAt)
-    }
-
     /// Stores the distances of one imported file, every source of it in one transaction: for each
     /// batch, the source's rows within `replacing` are deleted first, then its distances written
     /// (a slot already stored is overwritten). Other sources are never touched.
-    public func replaceActivity(_ batches: [ActivitySourceBatch], importedAt: Date = Date()) throws(StoreError) {
-        try write { db in
+    public func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date = Date()) throws(StorageFailure) {
+        try writing { db in
             let delete = try db.cachedStatement(
                 sql: """
                     DELETE FROM activity_source WHERE source = ? AND slot_start >= ? AND slot_start <= ?
@@ -358,16 +339,10 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// Walking distances (metres) of slots starting in `[from, to)`: per slot the largest of its
-    /// sources, never their sum (docs/REFERENCE.md §12).
-    public func walkingDistances(from: Slot, to: Slot) throws(StoreError) -> [Slot: Double] {
-        try walkingActivity(from: from, to: to).mapValues(\.metres)
-    }
-
     /// Per slot starting in `[from, to)`, the largest distance and the source that gave it (on a
-    /// tie, the source whose name sorts first).
-    public func walkingActivity(from: Slot, to: Slot) throws(StoreError) -> [Slot: SlotWalking] {
-        try read { db in
+    /// tie, the source whose name sorts first); never the sum of its sources (docs/REFERENCE.md §12).
+    public func walking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
+        try reading { db in
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
@@ -377,45 +352,46 @@ public final class SQLiteStore: Sendable {
                     """, arguments: [from.startEpochSeconds, to.startEpochSeconds])
             var result: [Slot: SlotWalking] = [:]
             while let row = try rows.next() {
-                let slot = Slot(startEpochSeconds: row[0])
-                if result[slot] == nil { result[slot] = SlotWalking(metres: row[2], source: row[1]) }
+                let slot = Slot(startEpochSeconds: row["slot_start"])
+                if result[slot] == nil { result[slot] = SlotWalking(metres: row["distance_m"], source: row["source"]) }
             }
             return result
         }
     }
 
     /// Every stored source with its first and last slot, slot count and total distance, by name.
-    public func activitySources() throws(StoreError) -> [ActivitySourceSummary] {
-        try read { db in
+    public func activitySources() throws(StorageFailure) -> [ActivitySourceSummary] {
+        try reading { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT source, MIN(slot_start), MAX(slot_start), COUNT(*), SUM(distance_m)
+                    SELECT source, MIN(slot_start) AS first_slot, MAX(slot_start) AS last_slot, COUNT(*) AS slots,
+                           SUM(distance_m) AS metres
                     FROM activity_source GROUP BY source ORDER BY source
                     """
             ).map { row in
                 ActivitySourceSummary(
-                    source: row[0], firstSlot: Slot(startEpochSeconds: row[1]),
-                    lastSlot: Slot(startEpochSeconds: row[2]), slots: row[3], metres: row[4])
+                    source: row["source"], firstSlot: Slot(startEpochSeconds: row["first_slot"]),
+                    lastSlot: Slot(startEpochSeconds: row["last_slot"]), slots: row["slots"], metres: row["metres"])
             }
         }
     }
 
     /// The stored distances of one source, per slot.
-    public func activity(source: String) throws(StoreError) -> [Slot: Double] {
-        try read { db in
+    public func activity(source: String) throws(StorageFailure) -> [Slot: Double] {
+        try reading { db in
             let rows = try Row.fetchCursor(
                 db, sql: "SELECT slot_start, distance_m FROM activity_source WHERE source = ?", arguments: [source])
             var result: [Slot: Double] = [:]
-            while let row = try rows.next() { result[Slot(startEpochSeconds: row[0])] = row[1] }
+            while let row = try rows.next() { result[Slot(startEpochSeconds: row["slot_start"])] = row["distance_m"] }
             return result
         }
     }
 
     /// Deletes every row of `source`; returns how many there were (0: no such source).
     @discardableResult
-    public func forgetActivitySource(_ source: String) throws(StoreError) -> Int {
-        try write { db in
+    public func forgetActivity(source: String) throws(StorageFailure) -> Int {
+        try writing { db in
             try db.execute(sql: "DELETE FROM activity_source WHERE source = ?", arguments: [source])
             return db.changesCount
         }
@@ -460,7 +436,21 @@ public final class SQLiteStore: Sendable {
             throw StoreError(error, path: path)
         }
     }
+
+    /// `write`, failing in the services' vocabulary.
+    func writing<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
+        do { return try write(body) } catch { throw StorageFailure(error) }
+    }
+
+    /// `read`, failing in the services' vocabulary.
+    func reading<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
+        do { return try read(body) } catch { throw StorageFailure(error) }
+    }
 }
+
+// Readings, stations and activity are implemented above; attempts, forecasts, alerts and the
+// daemon's status in their own files.
+extension SQLiteStore: PollStore, ActivityStore, StationStore {}
 
 /// A file's device and inode: the same path with another identity is another file.
 private struct FileIdentity: Hashable, Sendable {

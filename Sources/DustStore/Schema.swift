@@ -157,6 +157,21 @@ enum Schema {
                     DROP TABLE activity;
                     """)
         }
+        migrator.registerMigration("v7-attempt-kind-seconds") { db in
+            // What each request was for, so the forecast quota (docs/REFERENCE.md §14) is counted from a
+            // kind and never from the operation text a log line shows; the kind of the rows so far is
+            // read from that text once, here. `started_at` was in milliseconds, every other time in
+            // seconds: it is in seconds too from now on.
+            try db.execute(
+                sql: """
+                    ALTER TABLE poll_attempt ADD COLUMN kind TEXT NOT NULL DEFAULT 'measurement'
+                        CHECK (kind IN ('measurement', 'forecast', 'stationList'));
+                    UPDATE poll_attempt SET kind = 'forecast' WHERE substr(operation, 1, 9) = 'forecast ';
+                    UPDATE poll_attempt SET kind = 'stationList' WHERE substr(operation, 1, 13) = 'station list ';
+                    UPDATE poll_attempt SET started_at = started_at / 1000;
+                    CREATE INDEX poll_attempt_by_kind ON poll_attempt(kind, started_at);
+                    """)
+        }
         return migrator
     }
 
@@ -247,10 +262,10 @@ enum Schema {
         for (table, key, column) in scrubbedColumns {
             let rows = try Row.fetchAll(db, sql: "SELECT \(key), \(column) FROM \(table) WHERE \(column) IS NOT NULL")
             for row in rows {
-                let text: String = row[1]
+                let text: String = row[column]
                 let scrubbed = transform(text)
                 guard scrubbed != text else { continue }
-                try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE \(key) = ?", arguments: [scrubbed, row[0]])
+                try db.execute(sql: "UPDATE \(table) SET \(column) = ? WHERE \(key) = ?", arguments: [scrubbed, row[key]])
                 changed += 1
             }
         }

@@ -3,7 +3,6 @@ import DustActivity
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct ActivityCommand: ParsableCommand {
@@ -13,7 +12,7 @@ struct ActivityCommand: ParsableCommand {
         subcommands: [ActivityImportCommand.self, ActivitySourcesCommand.self, ActivityForgetCommand.self])
 }
 
-struct ActivityImportCommand: ParsableCommand {
+struct ActivityImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import Apple Health exports, GPX tracks or CSV files of walking distances.",
@@ -50,11 +49,12 @@ struct ActivityImportCommand: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("Name at least one file to import.") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
-            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar, limits: limits)
+            let service = ActivityService(
+                store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar, limits: limits)
             var reports: [JSON] = []
             var failed = 0
             for file in files {
@@ -62,7 +62,7 @@ struct ActivityImportCommand: ParsableCommand {
                 let bar = ProgressBar(label: name, enabled: !quiet && !options.json && isatty(STDERR_FILENO) == 1)
                 let outcome: Result<ActivityImportSummary, ActivityImportFailure>
                 do throws(ActivityImportFailure) {
-                    outcome = .success(try service.importFile(atPath: file) { bar.update($0) })
+                    outcome = .success(try await service.importFile(atPath: file) { bar.update($0) })
                 } catch {
                     outcome = .failure(error)
                 }
@@ -93,7 +93,7 @@ struct ActivityImportCommand: ParsableCommand {
     }
 }
 
-struct ActivitySourcesCommand: ParsableCommand {
+struct ActivitySourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources",
         abstract: "List the stored activity sources: first and last hour, total distance.",
@@ -101,11 +101,11 @@ struct ActivitySourcesCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
-            let sources = try ActivityService(store: store, calendar: settings.calendar).sources()
+            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let sources = try await ActivityService(store: store, calendar: settings.calendar).sources()
             if options.json {
                 try standardOutputLine(ActivityJSON.sources(sources, calendar: settings.calendar).serialized)
             } else {
@@ -115,7 +115,7 @@ struct ActivitySourcesCommand: ParsableCommand {
     }
 }
 
-struct ActivityForgetCommand: ParsableCommand {
+struct ActivityForgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
         abstract: "Remove every distance stored from one source.",
@@ -126,13 +126,13 @@ struct ActivityForgetCommand: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The source, as `dustctl activity sources` names it.", valueName: "source"))
     var source: String
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
-            let service = ActivityService(store: try SQLiteStore(path: settings.storagePath), calendar: settings.calendar)
+            let service = ActivityService(store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar)
             let removed: Int
             do {
-                removed = try service.forget(source: source)
+                removed = try await service.forget(source: source)
             } catch let unknown as UnknownActivitySource {
                 throw CommandFailure(.dataError, unknown.description + ".")
             }

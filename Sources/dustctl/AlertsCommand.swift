@@ -3,7 +3,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct AlertsCommand: ParsableCommand {
@@ -13,7 +12,7 @@ struct AlertsCommand: ParsableCommand {
         subcommands: [AlertsListCommand.self, AlertsTestCommand.self])
 }
 
-struct AlertsListCommand: ParsableCommand {
+struct AlertsListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "Show the rules and their states, the sinks, and the latest alerts with each delivery attempt.",
@@ -28,14 +27,14 @@ struct AlertsListCommand: ParsableCommand {
         guard (1...1000).contains(last) else { throw ValidationError("--last must be from 1 to 1000.") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
-            let states = try store.alertStates()
+            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let states = try await store.alertStates()
             let rules = settings.alerts.rules.map { rule in (rule: rule.description, state: states[rule.description] ?? .idle) }
             let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
-            let events = try store.recentAlertEvents(limit: last)
+            let events = try await store.recentAlertEvents(limit: last)
             if options.json {
                 try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
                 return
@@ -80,7 +79,7 @@ struct AlertsListCommand: ParsableCommand {
     }
 }
 
-struct AlertsTestCommand: ParsableCommand {
+struct AlertsTestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "test",
         abstract: "Send a test alert to every sink once, and say which took it.",
@@ -93,8 +92,8 @@ struct AlertsTestCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             try DaemonExecutable.run(["--test-alerts"], options: options, for: "dustctl alerts test")
         }
     }

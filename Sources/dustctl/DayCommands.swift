@@ -3,10 +3,9 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
-struct TodayCommand: ParsableCommand {
+struct TodayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "today",
         abstract: "Today so far: the latest hour, grades, intake, hours measured and the WHO comparison.",
@@ -14,20 +13,20 @@ struct TodayCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
-            let outlook = try? forecastOutlook(settings, store: SQLiteStore(path: settings.storagePath, mode: .readOnly), now: Date())
-            try printDay(
+            let outlook = try? await forecastOutlook(settings, store: openStore(atPath: settings.storagePath, for: .read), now: Date())
+            try await printDay(
                 statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
                 forecast: .some(outlook))
         }
     }
 }
 
-struct DayCommand: ParsableCommand {
+struct DayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "day",
         abstract: "One day's totals and its hourly readings.",
@@ -38,16 +37,16 @@ struct DayCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The day, in the configured time zone.", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
     var date: LocalDate
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
-            try printDay(date, isToday: date == statistics.today, statistics: statistics, settings: settings, json: options.json)
+            try await printDay(date, isToday: date == statistics.today, statistics: statistics, settings: settings, json: options.json)
         }
     }
 }
 
-struct HourlyCommand: ParsableCommand {
+struct HourlyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hourly",
         abstract: "The stored hourly readings of a day (default: today): PM10, PM2.5, flags, station, intake.",
@@ -58,12 +57,12 @@ struct HourlyCommand: ParsableCommand {
     @Argument(help: ArgumentHelp("The day (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
     var date: LocalDate? = nil
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
             let day = date ?? statistics.today
-            let report = try statistics.day(day)
+            let report = try await statistics.day(day)
             if options.json {
                 try standardOutputLine(ReportJSON.hourly(report, calendar: settings.calendar).serialized)
             } else {
@@ -78,8 +77,8 @@ struct HourlyCommand: ParsableCommand {
 func printDay(
     _ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool,
     forecast: ForecastOutlook?? = nil
-) throws {
-    let report = try statistics.day(date)
+) async throws {
+    let report = try await statistics.day(date)
     if json {
         let tomorrow = forecast.map { ReportJSON.forecastTomorrow($0, calendar: settings.calendar) }
         try standardOutputLine(ReportJSON.day(report, calendar: settings.calendar, forecastTomorrow: tomorrow).serialized)

@@ -2,10 +2,9 @@ import ArgumentParser
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
-struct DemoCommand: ParsableCommand {
+struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract: "Replay the bundled AirKorea responses through the real pipeline and show a report. No key, no network.",
@@ -27,18 +26,18 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "Print the reports as JSON.")
     var json = false
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let directory = try fixturesDirectory()
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()
-            let store = try SQLiteStore(path: db)
-            let (outcomes, walked) = try DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
+            let store = try openStore(atPath: db, for: .write)
+            let (outcomes, walked) = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
             let statistics = StatisticsService(
                 readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
                 intakeModel: model, stations: StationPreference(primary: DemoReplay.station))
-            let day = try statistics.day(DemoReplay.lastDay)
-            let week = try statistics.rollingWeek(endingOn: DemoReplay.lastDay)
+            let day = try await statistics.day(DemoReplay.lastDay)
+            let week = try await statistics.rollingWeek(endingOn: DemoReplay.lastDay)
             if json {
                 try standardOutputLine(
                     JSON.object([

@@ -4,7 +4,7 @@ import Foundation
 
 /// `dustctl`: ask FineDust what you breathed.
 @main
-struct DustCtl: ParsableCommand {
+struct DustCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dustctl",
         abstract: "Ask FineDust how much fine dust (PM10) and ultra-fine dust (PM2.5) you breathed.",
@@ -22,22 +22,26 @@ struct DustCtl: ParsableCommand {
     )
 
     /// ArgumentParser's own `main`, except that SIGPIPE is ignored and help and usage errors go
-    /// through dustctl's writer. Synchronous: no command awaits anything (the network is dustd's),
-    /// so dustctl starts no concurrency runtime and no worker threads.
-    static func main() {
+    /// through dustctl's writer. Asynchronous because the store protocols are (a PostgreSQL store
+    /// cannot be synchronous); SQLiteStore answers without suspending.
+    static func main() async {
         // A closed pipe then shows up as EPIPE from write(2), which ends dustctl quietly with 0,
         // instead of a signal that kills it halfway through a line.
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
         } catch {
             // ArgumentParser's `exit(withError:)` prints with `print`, whose failures nobody sees.
             var status = exitCode(for: error)
             let message = fullMessage(for: error)
             if !message.isEmpty, status.isSuccess {
                 do {
-                    try reportingFailures { () throws -> Void in try standardOutputLine(message) }
+                    try await reportingFailures { @Sendable () throws -> Void in try standardOutputLine(message) }
                 } catch {
                     status = error as? ExitCode ?? .failure
                 }

@@ -3,7 +3,7 @@ import DustKit
 import DustReports
 import DustServices
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export daily or weekly totals as CSV (default) or JSON.",
@@ -64,8 +64,8 @@ struct ExportCommand: ParsableCommand {
     /// `--format`, or JSON for the global `--json`, else CSV.
     private var outputFormat: Format { format ?? (options.json ? .json : .csv) }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
             let (first, last) = try range(today: statistics.today)
@@ -73,14 +73,14 @@ struct ExportCommand: ParsableCommand {
             var text: String
             switch (per, outputFormat) {
             case (.day, .csv):
-                text = ExportCSV.days(try statistics.days(from: first, through: last), station: station)
+                text = ExportCSV.days(try await statistics.days(from: first, through: last), station: station)
             case (.week, .csv):
-                text = ExportCSV.weeks(try statistics.weeks(from: first, through: last), station: station)
+                text = ExportCSV.weeks(try await statistics.weeks(from: first, through: last), station: station)
             case (.day, .json):
-                let days = try statistics.days(from: first, through: last)
+                let days = try await statistics.days(from: first, through: last)
                 text = JSON.array(days.map { ReportJSON.day($0, calendar: settings.calendar, includeHourly: false) }).serialized + "\n"
             case (.week, .json):
-                let weeks = try statistics.weeks(from: first, through: last)
+                let weeks = try await statistics.weeks(from: first, through: last)
                 text = JSON.array(weeks.map { ReportJSON.week($0, station: station, calendar: settings.calendar) }).serialized + "\n"
             }
             if bom { text = "\u{FEFF}" + text }

@@ -3,10 +3,9 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
-struct ForecastCommand: ParsableCommand {
+struct ForecastCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecast",
         abstract: "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5).",
@@ -22,11 +21,11 @@ struct ForecastCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
-            let outlook = try forecastOutlook(settings, store: store, now: Date())
+            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let outlook = try await forecastOutlook(settings, store: store, now: Date())
             if options.json {
                 try standardOutputLine(ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)
             } else {
@@ -67,14 +66,14 @@ struct ForecastCommand: ParsableCommand {
 func forecastGradeText(_ forecast: RegionalForecast?, _ style: TextStyle) -> String {
     guard let forecast else { return "–" }
     guard let grade = forecast.grade.grade else { return "\(forecast.grade.word) (unknown word)" }
-    return style.graded("\(grade.koreanName) (\(grade.englishName))", grade)
+    return style.graded(grade.bilingualName, grade)
 }
 
 /// Today's and tomorrow's forecast for the configured region; a region that cannot be known is a
 /// configuration error telling the user to set forecast.region.
-func forecastOutlook(_ settings: FineDustSettings, store: SQLiteStore, now: Date) throws -> ForecastOutlook {
+func forecastOutlook(_ settings: FineDustSettings, store: any ForecastStore, now: Date) async throws -> ForecastOutlook {
     do {
-        return try ForecastReader(store: store, timeZone: settings.calendar.timeZone)
+        return try await ForecastReader(store: store, timeZone: settings.calendar.timeZone)
             .outlook(station: settings.station.name, override: settings.forecast.region, now: now)
     } catch {
         switch error {

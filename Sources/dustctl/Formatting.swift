@@ -8,7 +8,7 @@ struct TextStyle {
     let colour: Bool
 
     /// Colour when stdout is a terminal, `NO_COLOR` is unset and `TERM` is not `dumb`.
-    static func forStandardOutput(environment: [String: String] = ProcessEnvironment.variables(named: ["NO_COLOR", "TERM"])) -> TextStyle {
+    static func forStandardOutput(environment: [String: String] = EnvironmentVariables.read(named: ["NO_COLOR", "TERM"])) -> TextStyle {
         let wantsColour = isatty(STDOUT_FILENO) == 1 && environment["NO_COLOR"] == nil && environment["TERM"] != "dumb"
         return TextStyle(colour: wantsColour)
     }

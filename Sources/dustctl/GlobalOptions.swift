@@ -2,7 +2,6 @@ import ArgumentParser
 import DustConfig
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 
 /// Options every dustctl command understands (docs/REFERENCE.md §6).
@@ -47,7 +46,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// The statistics service over the existing database, read-only.
     func statistics(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) throws -> StatisticsService {
-        let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+        let store = try openStore(atPath: settings.storagePath, for: .read)
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
             intakeModel: settings.intakeModel, stations: try primaryStation(settings))

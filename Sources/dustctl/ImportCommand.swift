@@ -4,10 +4,9 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
-struct ImportCommand: ParsableCommand {
+struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Store saved AirKorea XML responses, through the same pipeline as dustd.",
@@ -33,8 +32,8 @@ struct ImportCommand: ParsableCommand {
         guard !files.isEmpty else { throw ValidationError("Give at least one response file to import.") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             // Opened with the first usable file, so a run whose files are all missing or broken
             // creates no database.
@@ -63,9 +62,9 @@ struct ImportCommand: ParsableCommand {
                 }
                 // A storage failure is not the file's fault and would fail every later file too:
                 // it ends the import (the files stored so far stay stored).
-                let ingest = try opened ?? IngestService(store: try SQLiteStore(path: settings.storagePath))
+                let ingest = try opened ?? IngestService(store: try openStore(atPath: settings.storagePath, for: .write))
                 opened = ingest
-                let report = try ingest.store(page)
+                let report = try await ingest.store(page)
                 if options.json {
                     reports.append(ImportJSON.imported(file: file, report))
                     continue

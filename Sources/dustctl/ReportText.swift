@@ -115,7 +115,7 @@ struct ReportText {
     private func concentrationWithGrade(_ value: Double?, _ pollutant: Pollutant, _ date: LocalDate) -> String {
         guard let value else { return "–" }
         let grade = DustGrade(concentration: value, of: pollutant, on: date)
-        return style.graded("\(formattedConcentration(value)) µg/m³ \(grade.koreanName) (\(grade.englishName))", grade)
+        return style.graded("\(formattedConcentration(value)) µg/m³ \(grade.bilingualName)", grade)
     }
 
     private func totalsTable(_ totals: ExposureTotals, hoursOf elapsed: Int, label: String) -> [String] {

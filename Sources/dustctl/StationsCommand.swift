@@ -4,7 +4,6 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 struct StationsCommand: ParsableCommand {
@@ -14,7 +13,7 @@ struct StationsCommand: ParsableCommand {
         subcommands: [StationsSyncCommand.self, StationsImportCommand.self, StationsListCommand.self, StationsNearestCommand.self])
 }
 
-struct StationsSyncCommand: ParsableCommand {
+struct StationsSyncCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sync",
         abstract: "Fetch AirKorea's station list (names, addresses, coordinates) into the database.",
@@ -29,8 +28,8 @@ struct StationsSyncCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             // dustd loads and checks the settings (and says what is wrong with them).
             try DaemonExecutable.run(["--sync-stations"], options: options, for: "dustctl stations sync")
         }
@@ -77,7 +76,7 @@ enum DaemonExecutable {
     }
 }
 
-struct StationsImportCommand: ParsableCommand {
+struct StationsImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Store saved getMsrstnList responses (the station list) without the network.",
@@ -88,8 +87,8 @@ struct StationsImportCommand: ParsableCommand {
     @Argument(help: "Saved station-list XML responses.", completion: .file())
     var files: [String]
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             var stations: [Station] = []
             for file in files {
@@ -100,13 +99,13 @@ struct StationsImportCommand: ParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            let unlocated = try StationListService(store: SQLiteStore(path: settings.storagePath)).save(stations)
+            let unlocated = try await StationListService(store: openStore(atPath: settings.storagePath, for: .write)).save(stations)
             try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
         }
     }
 }
 
-struct StationsListCommand: ParsableCommand {
+struct StationsListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "The stations in the database.",
@@ -114,9 +113,9 @@ struct StationsListCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
-            let stations = try SQLiteStore(path: try options.settings().storagePath, mode: .readOnly).stations()
+    func run() async throws {
+        try await reportingFailures {
+            let stations = try await openStore(atPath: try options.settings().storagePath, for: .read).stations()
             if options.json {
                 try standardOutputLine(JSON.array(stations.map(ReportJSON.station)).serialized)
             } else {
@@ -129,7 +128,7 @@ struct StationsListCommand: ParsableCommand {
     }
 }
 
-struct StationsNearestCommand: ParsableCommand {
+struct StationsNearestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearest",
         abstract: "The stations nearest to a place, from the synced station list.",
@@ -148,13 +147,13 @@ struct StationsNearestCommand: ParsableCommand {
         guard count > 0 else { throw ValidationError("--count must be at least 1.") }
     }
 
-    func run() throws {
-        try reportingFailures {
-            let stations = try SQLiteStore(path: try options.settings().storagePath, mode: .readOnly).stations()
+    func run() async throws {
+        try await reportingFailures {
+            let stations = try await openStore(atPath: try options.settings().storagePath, for: .read).stations()
             let located = stations.compactMap { station -> (Station, Double)? in
                 // A database written before positions were checked may still hold dmX 999.
                 guard station.hasPlausibleLocation, let latitude = station.latitude, let longitude = station.longitude else { return nil }
-                return (station, greatCircleKilometres(lat, lon, latitude, longitude))
+                return (station, GreatCircle.kilometres(latitude1: lat, longitude1: lon, latitude2: latitude, longitude2: longitude))
             }.sorted { $0.1 < $1.1 }.prefix(count)
             guard !located.isEmpty else {
                 throw CommandFailure(
@@ -180,13 +179,4 @@ struct StationsNearestCommand: ParsableCommand {
             }
         }
     }
-}
-
-/// Distance on the Earth's surface (haversine, mean radius 6,371 km).
-func greatCircleKilometres(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-    let radians = Double.pi / 180
-    let dLat = (lat2 - lat1) * radians
-    let dLon = (lon2 - lon1) * radians
-    let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
-    return 2 * 6371 * asin(min(1, sqrt(a)))
 }

@@ -3,10 +3,9 @@ import DustConfig
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "What dustd is doing: last success, last error and its fix, next poll, rows stored, staleness.",
@@ -22,17 +21,15 @@ struct StatusCommand: ParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
-            let store = try SQLiteStore(path: settings.storagePath, mode: .readOnly)
+            let store = try openStore(atPath: settings.storagePath, for: .read)
             let station = settings.station.name
             let now = Date()
-            let newest = try station.flatMap { name throws(StorageFailure) in try store.newestSlot(station: name, endingBy: now) }
-            let health = DaemonHealth(status: try store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
-            let rows = try store.measurementCount()
+            let reading = try await StatusReading.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
+            let (health, rows, forecastCalls) = (reading.health, reading.rows, reading.forecastCallsToday)
             let calendar = settings.calendar
-            let forecastCalls = try store.forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: now))
             if options.json {
                 try standardOutputLine(
                     ReportJSON.status(

@@ -18,7 +18,7 @@ struct CommandFailure: Error, CustomStringConvertible {
     var description: String { message }
 
     init(_ error: StoreError) {
-        self.init(ExitStatus(error), error.description)
+        self.init(StorageFailure(error))
     }
 
     init(_ failure: StorageFailure) {
@@ -33,10 +33,24 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
+/// Whether a command only reads the database or also writes it.
+enum DatabaseAccess {
+    /// Open an existing database, read-only: a missing file is an error, nothing is created.
+    case read
+    /// Create the database when needed and migrate it.
+    case write
+}
+
+/// The database at `path`: the one place dustctl constructs its store; every command sees the
+/// store protocols only.
+func openStore(atPath path: String, for access: DatabaseAccess) throws(StoreError) -> any FineDustStore {
+    try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite)
+}
+
 /// Runs a command body, turning every failure into one sentence on stderr and its exit status.
-func reportingFailures(_ body: () throws -> Void) throws {
+func reportingFailures(_ body: () async throws -> Void) async throws {
     do {
-        try body()
+        try await body()
     } catch {
         throw report(error)
     }

@@ -3,7 +3,7 @@ import DustKit
 import DustReports
 import DustServices
 
-struct WeekCommand: ParsableCommand {
+struct WeekCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "week",
         abstract: "The rolling week (the 7 days ending today or --end): a line per day, a chart of intake, totals.",
@@ -26,13 +26,16 @@ struct WeekCommand: ParsableCommand {
         if end != nil, isoWeek != nil { throw ValidationError("--end and --iso exclude each other.") }
     }
 
-    func run() throws {
-        try reportingFailures {
+    func run() async throws {
+        try await reportingFailures {
             let settings = try options.settings()
             let statistics = try options.statistics(settings)
-            let report =
-                try isoWeek.map { week throws(StorageFailure) in try statistics.week(week) }
-                ?? statistics.rollingWeek(endingOn: end ?? statistics.today)
+            let report: WeekReport
+            if let isoWeek {
+                report = try await statistics.week(isoWeek)
+            } else {
+                report = try await statistics.rollingWeek(endingOn: end ?? statistics.today)
+            }
             if options.json {
                 try standardOutputLine(
                     ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)

@@ -70,7 +70,7 @@ struct Dustd: AsyncParsableCommand {
         }
         if testAlerts || syncStations {
             // As in the daemon: no child process and no reader of /proc/PID/environ sees the key.
-            ProcessEnvironment.erase("DUSTD_API_SERVICE_KEY")
+            EnvironmentEraser.erase("DUSTD_API_SERVICE_KEY")
         }
         if testAlerts {
             try report(await AlertTest(settings: settings, environment: environment).run())
@@ -94,7 +94,7 @@ struct Dustd: AsyncParsableCommand {
         }
         // Read once; erased from the environment block (and /proc/PID/environ) so no child process
         // and no one reading the process's environment can ever see it.
-        ProcessEnvironment.erase("DUSTD_API_SERVICE_KEY")
+        EnvironmentEraser.erase("DUSTD_API_SERVICE_KEY")
         let status = await Daemon(settings: settings, key: loadedKey, configurationFile: config, environment: environment, metrics: metrics)
             .run(once: once)
         if status != .ok { throw ExitCode(status.rawValue) }

@@ -4,12 +4,6 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The instant of an ISO 8601 time with offset, computed without FineDust's code.
-private func instant(_ text: String) -> Date {
-    guard let date = ISO8601DateFormatter().date(from: text) else { fatalError("bad test time \(text)") }
-    return date
-}
-
 private func forecasts(_ fixture: String) throws -> ForecastPage {
     try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(fixture))
 }

@@ -1,4 +1,5 @@
 import AirKorea
+import DustKit
 import Foundation
 import TestSupport
 import Testing
@@ -24,8 +25,7 @@ func hostile(_ body: Data, limits: ParserLimits = ParserLimits()) -> (error: Air
             Issue.record("untyped error \(error)")
         }
     }
-    let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    return (caught, seconds, peakResidentBytes() - rssBefore)
+    return (caught, elapsed.seconds, peakResidentBytes() - rssBefore)
 }
 
 // The time and memory bounds below are hang and blow-up guards (a failure means minutes or

@@ -1,12 +1,7 @@
 import DustActivity
 import DustKit
 import Foundation
-
-/// The instant of an ISO 8601 time with offset, for expectations.
-func instant(_ text: String) -> Date {
-    guard let date = ISO8601DateFormatter().date(from: text) else { fatalError("bad test time \(text)") }
-    return date
-}
+import TestSupport
 
 /// The slot starting at a whole UTC hour given in ISO 8601.
 func slot(_ text: String) -> Slot { Slot(containing: instant(text)) }
@@ -60,7 +55,7 @@ func readHealth(
     _ xml: String, chunkSize: Int = Int.max
 ) throws(ActivityFileError) -> (samples: [DistanceSample], summary: HealthExportSummary) {
     var samples: [DistanceSample] = []
-    let summary = try HealthExportReader().read(MemoryByteSource(xml, chunkSize: chunkSize)) { samples.append($0) }
+    let summary = try HealthExportReader().read(MemoryByteStream(xml, chunkSize: chunkSize)) { samples.append($0) }
     return (samples, summary)
 }
 
@@ -69,7 +64,7 @@ func readGPX(
     _ xml: String, fileName: String = "walk.gpx", chunkSize: Int = Int.max
 ) throws(ActivityFileError) -> (samples: [DistanceSample], summary: GPXSummary) {
     var samples: [DistanceSample] = []
-    let summary = try GPXReader().read(MemoryByteSource(xml, chunkSize: chunkSize), fileName: fileName) { samples.append($0) }
+    let summary = try GPXReader().read(MemoryByteStream(xml, chunkSize: chunkSize), fileName: fileName) { samples.append($0) }
     return (samples, summary)
 }
 
@@ -81,7 +76,7 @@ func lineNumber(of needle: String, in text: String) -> Int {
 
 /// An export of `records` distance records, generated piece by piece as it is read, never whole
 /// in memory: one Watch record of 100 m every 10 minutes from 2024-01-01 00:00 KST.
-struct GeneratedExport: ActivityByteSource {
+struct GeneratedExport: ByteStream {
     let records: Int
     private var produced = 0
     private var buffered: [UInt8] = Array(healthExport("").utf8.dropLast("</HealthData>".utf8.count))
@@ -128,11 +123,11 @@ struct GeneratedExport: ActivityByteSource {
     }
 }
 
-/// Reads through a pointer to a source, so a test can inspect the source after the reader is done.
-struct ByteSourceReference<Source: ActivityByteSource>: ActivityByteSource {
-    let pointer: UnsafeMutablePointer<Source>
+/// Reads through a pointer to a stream, so a test can inspect the stream after the reader is done.
+struct ByteStreamReference<Stream: ByteStream>: ByteStream {
+    let pointer: UnsafeMutablePointer<Stream>
 
-    init(_ pointer: UnsafeMutablePointer<Source>) { self.pointer = pointer }
+    init(_ pointer: UnsafeMutablePointer<Stream>) { self.pointer = pointer }
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
         try pointer.pointee.read(into: buffer)

@@ -1,6 +1,7 @@
 import DustActivity
 import DustKit
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("SlotApportioner")
@@ -67,15 +68,26 @@ struct SlotApportionerTests {
         #expect(newYork.hour(of: early) == 1 && newYork.hour(of: late) == 3)
     }
 
-    @Test("A slot's distance is the largest of its sources, never their sum")
-    func largestWins() {
+    @Test("Sources sharing a slot are kept apart, never summed: the store takes the largest")
+    func sourcesKeptApart() {
         let eight = slot("2023-12-31T23:00:00Z")
         let nine = slot("2024-01-01T00:00:00Z")
-        let bySource: [String: [Slot: Double]] = [
-            "health:iPhone": [eight: 650, nine: 1200],
-            "health:Apple Watch": [eight: 800, nine: 900],
-            "gpx:route_2024-01-01_8.20am.gpx": [eight: 199.3],
-        ]
-        #expect(SlotApportioner.largestPerSlot(bySource) == [eight: 800, nine: 1200])
+        var apportioner = SlotApportioner()
+        apportioner.add(
+            DistanceSample(
+                source: "health:iPhone", start: instant("2023-12-31T23:30:00Z"), end: instant("2024-01-01T00:30:00Z"), metres: 1300))
+        apportioner.add(
+            DistanceSample(
+                source: "health:Apple Watch", start: instant("2023-12-31T23:10:00Z"), end: instant("2023-12-31T23:20:00Z"), metres: 800))
+        apportioner.add(
+            DistanceSample(
+                source: "gpx:route_2024-01-01_8.20am.gpx", start: instant("2023-12-31T23:40:00Z"), end: instant("2023-12-31T23:50:00Z"),
+                metres: 199.3))
+        #expect(
+            apportioner.metresBySource == [
+                "health:iPhone": [eight: 650, nine: 650], "health:Apple Watch": [eight: 800],
+                "gpx:route_2024-01-01_8.20am.gpx": [eight: 199.3],
+            ])
+        #expect(apportioner.entries == 4)
     }
 }

@@ -29,6 +29,14 @@ func currentHourResponse(pm25: Int, now: Date = Date()) -> Data {
         """.utf8)
 }
 
+/// `dustctl alerts list` against a dustd's database, as text.
+func alertsList(_ dustd: RunningDustd) throws -> String {
+    try Executables.run(
+        "dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
+        environment: ["PATH": "/usr/bin:/bin"]
+    ).standardOutput
+}
+
 @Suite("Alerts end to end: a real dustd, a loopback ntfy, commands without a shell", .serialized)
 struct AlertProcessTests {
     @Test(
@@ -65,6 +73,8 @@ struct AlertProcessTests {
         #expect(try await dustd.wait { receiver.requests.count >= 2 })
         let after = dustd.server.requests.count
         #expect(try await dustd.wait { dustd.server.requests.count >= after + 3 })
+        // Both deliveries recorded before dustd stops: a stop in the middle of an attempt records it failed.
+        #expect(try await dustd.wait { try alertsList(dustd).components(separatedBy: ": delivered (attempt 1)").count == 3 })
         #expect(try await dustd.stop() == 0)
         await receiver.stop()
 
@@ -157,16 +167,15 @@ struct AlertProcessTests {
         // Polls went on while the deliveries waited.
         let polled = dustd.server.requests.filter { $0.receivedAt > times[0] && $0.receivedAt < (times.last ?? times[0]) }
         #expect(polled.count >= 1)
-        try await Task.sleep(for: .milliseconds(500))
+        // The third attempt was the last: recorded as failed while dustd still runs, nothing after it.
+        let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
+        #expect(try await dustd.wait { try alertsList(dustd).contains("\(name): failed (attempt 3)") })
         #expect(try await dustd.stop() == 0)
         await receiver.stop()
         #expect(receiver.requests.count == 3)
-        let list = try Executables.run(
-            "dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
-            environment: ["PATH": "/usr/bin:/bin"])
-        let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
-        #expect(list.standardOutput.contains("\(name): failed (attempt 3): \(name) answered HTTP 503"), "\(list.standardOutput)")
-        #expect(list.standardOutput.contains("pm25.grade >= 3  active"))
+        let list = try alertsList(dustd)
+        #expect(list.contains("\(name): failed (attempt 3): \(name) answered HTTP 503"), "\(list)")
+        #expect(list.contains("pm25.grade >= 3  active"))
     }
 
     @Test(
@@ -191,21 +200,21 @@ struct AlertProcessTests {
             """
         let first = try await RunningDustd(configuration: configuration, body: currentHourResponse(pm25: 50))
         defer { first.directory.remove() }
-        // The first attempt fails; the next would come in an hour. dustd stops meanwhile.
-        #expect(try await first.wait { receiver.requests.count >= 1 })
-        #expect(try await first.stop() == 0)
+        // The first attempt fails; the next would come in an hour. dustd stops meanwhile, once the
+        // failure is recorded (a stop in the middle of the attempt would record it failed).
         let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
-        let listed = try Executables.run(
-            "dustctl", ["alerts", "list", "--db", first.database, "--config", first.configPath],
-            environment: ["PATH": "/usr/bin:/bin"])
-        #expect(listed.standardOutput.contains("\(name): retrying (attempt 1)"), "\(listed.standardOutput)")
+        #expect(try await first.wait { try alertsList(first).contains("\(name): retrying (attempt 1)") })
+        #expect(try await first.stop() == 0)
+        #expect(receiver.requests.count == 1)
+        let listed = try alertsList(first)
+        #expect(listed.contains("\(name): retrying (attempt 1)"), "\(listed)")
 
         // The sink is back; dustd starts again on the same database.
         failing.withLock { $0 = false }
         let second = try await RunningDustd(configuration: configuration, body: currentHourResponse(pm25: 50), directory: first.directory)
         #expect(try await second.wait { receiver.requests.count >= 2 })
         #expect(try await second.wait { second.server.requests.count >= 2 })  // polls went on: the rule still holds
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await second.wait { try alertsList(second).contains("\(name): delivered (attempt 2)") })
         #expect(try await second.stop() == 0)
         await receiver.stop()
         #expect(receiver.requests.count == 2)  // the failed attempt and the resumed one; no second rise
@@ -282,6 +291,17 @@ struct AlertProcessTests {
         await fails.shutdown()
     }
 
+    /// Waits until `condition` holds (true) or 20 s pass (false): a process that starts or ends is an
+    /// event of the kernel this test can only look for.
+    static func eventually(_ condition: () -> Bool) async throws -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return condition()
+    }
+
     /// Whether a process whose command line contains `marker` is running.
     static func running(_ marker: String) -> Bool {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc"))?.contains { entry in
@@ -306,8 +326,7 @@ struct AlertProcessTests {
         await #expect(throws: AlertSinkError.self) { try await stubborn.sinks[0].deliver(event) }
         // 1 s, then SIGTERM ignored, SIGKILL 2 s later: bounded, never the 30 s the child wanted.
         #expect(Date().timeIntervalSince(started) < 15)
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!Self.running("sleep 31.71"), "a child of the timed-out command is still running")
+        #expect(try await Self.eventually { !Self.running("sleep 31.71") }, "a child of the timed-out command is still running")
 
         // A helper left running in the background: the command itself exited 0, so it is delivered at once.
         let detached = try sink(["/bin/sh", "-c", "sleep 32.45 & exit 0"], timeout: 10)
@@ -319,11 +338,10 @@ struct AlertProcessTests {
         // dustd stopping (the task cancelled) stops the command.
         let long = try sink(["/bin/sleep", "33.19"], timeout: 60)
         let task = Task { try await long.sinks[0].deliver(event) }
-        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await Self.eventually { Self.running("sleep 33.19") })
         task.cancel()
         await #expect(throws: AlertSinkError("command /bin/sleep (sink 1) was stopped: dustd is stopping")) { try await task.value }
-        try await Task.sleep(for: .milliseconds(300))
-        #expect(!Self.running("sleep 33.19"))
+        #expect(try await Self.eventually { !Self.running("sleep 33.19") })
         for sinks in [stubborn, detached, long] { await sinks.shutdown() }
     }
 

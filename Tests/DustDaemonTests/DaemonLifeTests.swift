@@ -394,7 +394,7 @@ struct DaemonLifeTests {
         do {
             let store = try SQLiteStore(path: path)
             let daily = try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-            try store.upsert(try AirKoreaResponseParser().parseMeasurements(daily).readings)
+            try store.saveReadings(try AirKoreaResponseParser().parseMeasurements(daily).readings)
         }
         // The writer has closed (as when dustd stops): only its files remain.
         // Owner root, group nogroup (65534): the reader is nobody, a member of that group only.

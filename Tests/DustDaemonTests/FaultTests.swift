@@ -51,7 +51,7 @@ struct FaultRig {
         // Stored: the day up to 06:00 (dataTime 01:00 … 06:00).
         let page = try AirKoreaResponseParser().parseMeasurements(daily)
         let morning = KoreaStandardTime.slot(forDataTime: "2026-11-20 06:00")!
-        try store.upsert(page.readings.filter { $0.slot <= morning }, fetchedAt: Date())
+        try store.saveReadings(page.readings.filter { $0.slot <= morning }, fetchedAt: Date())
     }
 
     func poller(timeout: Duration = .seconds(5)) -> PollCycle {
@@ -198,7 +198,7 @@ struct FaultTests {
         }
         // 중구's newest hour is 41 days old: beyond a month, so 3MONTH.
         let old = KoreaStandardTime.slot(forDataTime: "2026-10-11 01:00")!
-        try rig.store.upsert([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
+        try rig.store.saveReadings([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
         let emptyStationReport = await rig.poller().cycle(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), mode: .single)
         #expect(emptyStationReport.succeeded)
         let requests = rig.server.requests

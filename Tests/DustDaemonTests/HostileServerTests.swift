@@ -189,7 +189,7 @@ struct HostileServerTests {
 
             // Even a future slot that did get stored (an older FineDust) never makes the data look fresh.
             let future = KoreaStandardTime.slot(forDataTime: "2027-01-01 05:00")!
-            try rig.store.upsert([HourlyReading(station: "중구", slot: future, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
+            try rig.store.saveReadings([HourlyReading(station: "중구", slot: future, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
             let month = responseXML(
                 [itemXML(station: "중구", dataTime: "2026-11-20 07:00", ["pm10Value": "41", "pm25Value": "21"])], rows: 1000)
             rig.server.setScript { _ in .respond(status: 200, body: month) }
@@ -269,7 +269,7 @@ struct HostileServerTests {
             #expect(report.rowsNew == 1)
             #expect(report.rowsUpdated == 0)
             let slot = KoreaStandardTime.slot(forDataTime: "2026-11-20 07:00")!
-            let ingest = try IngestService(store: rig.store, clock: FixedClock(DemoReplay.now)).ingest(body, requestedStation: nil)
+            let ingest = try await IngestService(store: rig.store, clock: FixedClock(DemoReplay.now)).ingest(body, requestedStation: nil)
             #expect(ingest.duplicateItems == 2)
             #expect(ingest.readings == 3)
             #expect(ingest.stored == UpsertSummary(inserted: 0, updated: 0, unchanged: 1))
@@ -333,7 +333,7 @@ struct HostileServerTests {
         try await withRig { rig in
             // 중구 has data 40 days old, so the planner asks 3MONTH (≈2,200 rows, 1,000 a page).
             let old = KoreaStandardTime.slot(forDataTime: "2026-10-11 01:00")!
-            try rig.store.upsert([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
+            try rig.store.saveReadings([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
             let first = KoreaStandardTime.slot(forDataTime: "2026-08-01 01:00")!
             rig.server.setScript { request in
                 let page = Int(request.query["pageNo"] ?? "1") ?? 1

@@ -135,7 +135,7 @@ struct KeyEchoTests {
             #expect(report.failure == nil)
             #expect(report.issuesStored > 0)
             let tomorrow = LocalDate(year: 2026, month: 11, day: 23)
-            let seoul = try #require(try rig.store.latestForecast(pollutant: .pm10, date: tomorrow, region: .seoul))
+            let seoul = try #require(try rig.store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul))
             #expect(seoul.overall == KeyEchoGuard.withheldText)
             #expect(seoul.cause == KeyEchoGuard.withheldText)
             #expect(seoul.grade != .unknown(KeyEchoGuard.withheldText), "the grades carried no key and are kept")

@@ -4,9 +4,8 @@ import DustDaemon
 import DustKit
 import DustServices
 import Foundation
+import TestSupport
 import Testing
-
-func instant(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }
 
 let hourly = PollSettings(minute: 20, jitterSeconds: 60, intervalSeconds: 3600, retryInitialSeconds: 30, retryMaxSeconds: 900)
 

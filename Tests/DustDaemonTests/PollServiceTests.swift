@@ -6,6 +6,8 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
+import Metrics
+import ServiceLifecycleTestKit
 import Synchronization
 import TestSupport
 import Testing
@@ -21,38 +23,61 @@ func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettin
     return settings
 }
 
-/// Runs a PollService until `done` holds (or 60 s pass), then `settle` seconds more to catch any
-/// request that should not happen, then cancels it; returns the requests the server saw.
-/// Waiting for a condition rather than a fixed time keeps the test right on a loaded machine.
-func runLoop(_ rig: FaultRig, settle: Double = 1.5, until done: @escaping () throws -> Bool) async throws -> [ReceivedRequest] {
-    let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-    let service = pollService(rig, settings: settings, jitter: { 1 })
-    let task = Task { try await service.run() }
-    let deadline = Date().addingTimeInterval(60)
-    while Date() < deadline, !(try done()) {
-        try await Task.sleep(for: .milliseconds(50))
+/// A PollService on a manual clock over the rig's store, with the board it reports to.
+struct ClockedLoop {
+    let clock: ManualClock
+    let board: DaemonStatusBoard
+    let service: PollService
+
+    /// The loop is asleep between cycles (during a cycle only the heartbeat sleeps).
+    var idle: Bool { board.current.state != .polling }
+
+    /// Moves the clock from wake-up to wake-up of the loop until `done` holds while it sleeps, or
+    /// `limit` seconds of clock time have passed (false then).
+    func advance(upTo limit: TimeInterval, until done: () throws -> Bool = { false }) async throws -> Bool {
+        try await clock.advance(upTo: limit, whenIdle: { idle }, until: done)
     }
-    try await Task.sleep(for: .milliseconds(Int64(settle * 1000)))
-    task.cancel()
-    _ = try? await task.value
-    return rig.server.requests
 }
 
-/// A PollService over the rig's store, with a fresh status record.
-func pollService(
-    _ rig: FaultRig, settings: FineDustSettings, clock: any WallClock = SystemClock(), jitter: @escaping @Sendable () -> Double,
-    sleepStep: Duration = .seconds(30)
-) -> PollService {
+/// Starts at 2026-11-21 00:20 KST (`DemoReplay.now`), the fixture's day complete.
+/// `metrics` is the factory its requests are counted with.
+func clockedLoop(
+    _ rig: FaultRig, settings: FineDustSettings, jitter: @escaping @Sendable () -> Double,
+    metrics: any MetricsFactory = NOOPMetricsHandler.instance
+) -> ClockedLoop {
+    let clock = ManualClock(DemoReplay.now)
     let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
     let board = DaemonStatusBoard(
         DaemonStatus(
             state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
             startedAt: clock.now, heartbeatSeconds: 2),
         database: database, clock: clock, logger: rig.logs.logger())
-    return PollService(
+    let service = PollService(
         configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
         transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
-        jitter: jitter, sleepStep: sleepStep)
+        jitter: jitter, metrics: metrics)
+    return ClockedLoop(clock: clock, board: board, service: service)
+}
+
+/// Runs a PollService on a manual clock (`loop`, or a new one with jitter at its top) until `done`
+/// holds while it waits (within a day of clock time), then `settle` seconds of clock time more to
+/// catch any request that should not happen, then shuts it down gracefully as a service group
+/// would; returns the requests the server saw and the status recorded while the loop waited.
+func runLoop(
+    _ rig: FaultRig, loop given: ClockedLoop? = nil, settle: TimeInterval = 1.5, until done: @escaping () throws -> Bool
+) async throws -> (requests: [ReceivedRequest], waiting: DaemonStatus?) {
+    let loop = try given ?? clockedLoop(rig, settings: loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path), jitter: { 1 })
+    return try await testGracefulShutdown { trigger in
+        let task = Task { try await loop.service.run() }
+        #expect(try await loop.advance(upTo: 86_400, until: done))
+        _ = try await loop.advance(upTo: settle)
+        let waiting = recordedStatus(rig)
+        trigger.triggerGracefulShutdown()
+        // The wait ends at once: the loop returns without another request, the record says stopping.
+        try await task.value
+        #expect(recordedState(rig) == .stopping)
+        return (rig.server.requests, waiting)
+    }
 }
 
 /// The status dustd recorded, once a poll has ended.
@@ -64,14 +89,17 @@ func recordedStatus(_ rig: FaultRig) -> DaemonStatus? {
 /// The state of the status record, once a poll has ended.
 func recordedState(_ rig: FaultRig) -> DaemonStatus.State? { recordedStatus(rig)?.state }
 
-@Suite("The poll loop's retry rules, in real time", .serialized)
+@Suite("The poll loop's retry rules, on a manual clock", .serialized)
 struct PollServiceTests {
     @Test("Passing faults are retried with backoff until they clear")
     func retriesUntilClear() async throws {
         try await withRig { rig in
             let failures = Mutex(0)
             let daily = rig.daily
+            let loop = try clockedLoop(rig, settings: loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path), jitter: { 1 })
+            let times = Mutex<[Date]>([])
             rig.server.setScript { _ in
+                times.withLock { $0.append(loop.clock.now) }
                 let count = failures.withLock { value in
                     value += 1
                     return value
@@ -79,18 +107,16 @@ struct PollServiceTests {
                 return count <= 2
                     ? .respond(status: 503, body: FaultTests.html503, contentType: "text/html") : .respond(status: 200, body: daily)
             }
-            let requests = try await runLoop(rig) { try rig.storedCount() == 24 && recordedState(rig) == .idle }
-            // Two failures, retried after about 1 s and 2 s (jitter at its top), then success and
-            // quiet until the next hour.
+            let (requests, waiting) = try await runLoop(rig, loop: loop) { try rig.storedCount() == 24 && recordedState(rig) == .idle }
+            // Two failures, retried after 1 s and 2 s (jitter at its top), then success and quiet
+            // until the next hour.
             #expect(requests.count == 3)
-            if requests.count == 3 {
-                let gaps = zip(requests, requests.dropFirst()).map { $1.receivedAt.timeIntervalSince($0.receivedAt) }
-                #expect(gaps[0] >= 0.9 && gaps[1] >= 1.9, "backoff gaps \(gaps)")
-            }
+            #expect(times.withLock { $0 }.map { $0.timeIntervalSince(DemoReplay.now) } == [0, 1, 3])
             #expect(try rig.storedCount() == 24)
             let attempts = try rig.store.recentAttempts(limit: 10)
             #expect(attempts.map(\.outcome) == [.ok, .retrying, .retrying])
-            #expect(recordedState(rig) == .idle)
+            #expect(waiting?.state == .idle)
+            #expect(waiting?.nextPollAt == instant(kst: "2026-11-21T01:20:00"))
         }
     }
 
@@ -98,12 +124,12 @@ struct PollServiceTests {
     func keyProblemWaits() async throws {
         try await withRig { rig in
             rig.server.setScript { _ in .respond(status: 200, body: FaultTests.key30) }
-            // Retries would come after 1 s; wait 2.5 s past the first failure to see none.
-            let requests = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
+            // Retries would come after 1 s; let 2.5 s pass after the first failure to see none.
+            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
             #expect(requests.count == 1)
-            #expect(recordedState(rig) == .waitingForNextHour)
-            #expect(recordedStatus(rig)?.lastError?.kind == .airKorea)
-            #expect(recordedStatus(rig)?.lastError?.resultCode == "30")
+            #expect(waiting?.state == .waitingForNextHour)
+            #expect(waiting?.lastError?.kind == .airKorea)
+            #expect(waiting?.lastError?.resultCode == "30")
             #expect(rig.logs.text.contains("Decoding key"))
             #expect(!rig.logs.text.contains(testKey))
         }
@@ -113,34 +139,27 @@ struct PollServiceTests {
     func quotaWaits() async throws {
         try await withRig { rig in
             rig.server.setScript { _ in .respond(status: 200, body: FaultTests.quota22) }
-            let requests = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
+            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
             #expect(requests.count == 1)
-            let status = try #require(recordedStatus(rig))
+            let status = try #require(waiting)
             #expect(status.state == .quotaExhausted)
-            #expect(status.nextPollAt.map(KoreaStandardTime.iso8601)?.hasSuffix("T00:01:00+09:00") == true)
+            // Started at 00:20 KST: the quota resets at the next midnight, plus a minute.
+            #expect(status.nextPollAt == instant(kst: "2026-11-22T00:01:00"))
         }
     }
-}
-
-/// A wall clock the test can set forward and back.
-final class MovableClock: WallClock, Sendable {
-    private let offset = Mutex<TimeInterval>(0)
-    var now: Date { Date().addingTimeInterval(offset.withLock { $0 }) }
-    func move(by seconds: TimeInterval) { offset.withLock { $0 += seconds } }
 }
 
 @Suite("The host clock jumping", .serialized)
 struct ClockJumpTests {
     func run(_ rig: FaultRig, jump: TimeInterval) async throws -> [ReceivedRequest] {
         let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-        let clock = MovableClock()
-        let service = pollService(rig, settings: settings, clock: clock, jitter: { 0 }, sleepStep: .milliseconds(50))
-        let task = Task { try await service.run() }
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, recordedState(rig) == nil { try await Task.sleep(for: .milliseconds(50)) }
-        clock.move(by: jump)
-        while Date() < deadline, rig.server.requests.count < 2 { try await Task.sleep(for: .milliseconds(50)) }
-        try await Task.sleep(for: .milliseconds(300))
+        let loop = clockedLoop(rig, settings: settings, jitter: { 0 })
+        let task = Task { try await loop.service.run() }
+        // The first poll done, the loop waits for 01:20 KST; then the host's clock is set.
+        #expect(try await loop.advance(upTo: 60) { recordedState(rig) != nil })
+        loop.clock.jump(by: jump)
+        #expect(try await loop.advance(upTo: 60) { rig.server.requests.count >= 2 })
+        _ = try await loop.advance(upTo: 3)
         task.cancel()
         _ = try? await task.value
         return rig.server.requests
@@ -161,6 +180,31 @@ struct ClockJumpTests {
             #expect(slots.last == KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00"))
             #expect(Set(slots).count == 24)
             if seconds < 0 { #expect(rig.logs.text.contains("clock went back")) }
+        }
+    }
+}
+
+@Suite("A wait in dustd: one sleep to the wake time, the heartbeat or the next look at the clock")
+struct PauseTests {
+    @Test("Waiting an hour with a 2 s heartbeat: it wakes every 2 s and writes the heartbeat; a 30 s look bounds a long heartbeat")
+    func heartbeatDuringWait() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("d.sqlite"))
+        let start = instant(kst: "2026-11-21T00:20:00")
+        for (heartbeat, firstWake) in [(2.0, 2.0), (600, DaemonStatusBoard.lookAgainSeconds)] {
+            let clock = ManualClock(start)
+            let database = DaemonDatabase(store, logger: LogCapture().logger())
+            let board = DaemonStatusBoard(
+                DaemonStatus(
+                    state: .idle, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: start,
+                    heartbeatSeconds: heartbeat), database: database, clock: clock, logger: LogCapture().logger())
+            let wait = Task { await board.pause(until: start.addingTimeInterval(3600)) }
+            #expect(try await clock.waitUntilSleeping())
+            #expect(clock.deadlines == [start.addingTimeInterval(firstWake)])
+            clock.advance(by: firstWake)
+            #expect(await wait.value)
+            #expect(try store.loadStatus()?.heartbeatAt == (heartbeat == 2 ? start.addingTimeInterval(2) : start))
         }
     }
 }

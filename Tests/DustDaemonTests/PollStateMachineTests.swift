@@ -4,6 +4,7 @@ import DustDaemon
 import DustServices
 import DustStore
 import Foundation
+import TestSupport
 import Testing
 
 /// The poll loop's rules as a table: state × outcome → next state, wake time and what is said.

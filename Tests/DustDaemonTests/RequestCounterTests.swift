@@ -17,10 +17,12 @@ struct RequestCounterTests {
     static func countSome(_ counters: RequestCounters) {
         for (outcome, code) in [(PollAttempt.Outcome.ok, "00"), (.ok, "00"), (.retrying, "abc"), (.failed, "30"), (.quota, nil)] {
             counters.countPoll(
-                PollAttempt(startedAt: Date(), station: "종로구", operation: "measurements", outcome: outcome, resultCode: code))
+                PollAttempt(
+                    startedAt: Date(), station: "종로구", kind: .measurement, operation: "measurements", outcome: outcome, resultCode: code))
         }
         for outcome in [PollAttempt.Outcome.ok, .ok, .retrying] {
-            counters.countForecast(PollAttempt(startedAt: Date(), station: nil, operation: "forecast PM10 page 1", outcome: outcome))
+            counters.countForecast(
+                PollAttempt(startedAt: Date(), station: nil, kind: .forecast, operation: "forecast PM10 page 1", outcome: outcome))
         }
     }
 
@@ -80,26 +82,11 @@ struct RequestCounterTests {
         try await withRig { rig in
             let metrics = TestMetrics()
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: Date(),
-                    heartbeatSeconds: 2),
-                database: database, logger: rig.logs.logger())
-            let service = PollService(
-                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
-                transport: rig.transport, notifier: SystemdNotifier(environment: [:]), logger: rig.logs.logger(), jitter: { 1 },
-                metrics: metrics)
-            let task = Task { try await service.run() }
-            // The first poll starts at once; the next is an hour away, so the count settles after it.
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline, recordedStatus(rig) == nil {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            task.cancel()
-            _ = try? await task.value
+            let loop = clockedLoop(rig, settings: settings, jitter: { 1 }, metrics: metrics)
+            // The first poll starts at once; the next is an hour away, so the count is settled while the loop waits.
+            let (requests, _) = try await runLoop(rig, loop: loop) { recordedState(rig) == .idle }
             let recorded = try rig.store.recentAttempts(limit: 100)
-            #expect(!recorded.isEmpty)
+            #expect(recorded.count == requests.count)
             #expect(recorded.allSatisfy { $0.outcome == .ok })
             #expect(try metrics.expectCounter("finedust_poll_attempts_total", [("outcome", "ok")]).totalValue == Int64(recorded.count))
             #expect(try metrics.expectCounter("finedust_airkorea_result_codes_total", [("code", "00")]).totalValue == Int64(recorded.count))
@@ -116,8 +103,8 @@ struct RequestCounterTests {
             }
             let metrics = TestMetrics()
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            // 2026-11-22 17:40 KST: the 17시 publication is due, one request per pollutant.
-            let clock = FixedClock(Date(timeIntervalSince1970: 1_795_336_800))
+            // 17:40 KST: the 17시 publication is due, one request per pollutant; the next is planned for 23:30.
+            let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
             let board = DaemonStatusBoard(
                 DaemonStatus(
@@ -128,12 +115,8 @@ struct RequestCounterTests {
                 configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
                 transport: rig.transport, clock: clock, logger: rig.logs.logger(), metrics: metrics)
             let task = Task { try await service.run() }
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline, (try rig.store.loadStatus()?.forecast?.nextFetchAt) == nil {
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            task.cancel()
-            _ = try? await task.value
+            defer { task.cancel() }
+            #expect(try await clock.waitUntilSleeping { try rig.store.loadStatus()?.forecast?.nextFetchAt != nil })
             #expect(rig.server.requests.count == 2)
             #expect(try metrics.expectCounter("finedust_forecast_requests_total", [("outcome", "ok")]).totalValue == 2)
             #expect(!metrics.counters.contains { $0.label == "finedust_poll_attempts_total" })

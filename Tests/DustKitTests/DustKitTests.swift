@@ -18,15 +18,10 @@ struct DustPairTests {
         #expect(DustPair(byPollutant: { $0 == .pm10 ? "a" : "b" }) == DustPair(fineDust: "a", ultraFineDust: "b"))
     }
 
-    @Test("JSON uses the keys pm10 and pm25, unknown is null")
-    func codable() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        let json = String(decoding: try encoder.encode(DustPair<Double?>(fineDust: 41.5, ultraFineDust: nil)), as: UTF8.self)
-        #expect(json == #"{"pm10":41.5,"pm25":null}"#)
-        let decoded = try JSONDecoder().decode(DustPair<Int>.self, from: Data(#"{"pm10":3,"pm25":4}"#.utf8))
-        #expect(decoded == DustPair(fineDust: 3, ultraFineDust: 4))
+    @Test("Equal pairs are one value: equal and hashed alike, PM10 and PM2.5 never swapped")
+    func hashable() {
         #expect(Set([DustPair(fineDust: 1, ultraFineDust: 2), DustPair(fineDust: 1, ultraFineDust: 2)]).count == 1)
+        #expect(DustPair(fineDust: 1, ultraFineDust: 2) != DustPair(fineDust: 2, ultraFineDust: 1))
     }
 }
 
@@ -76,8 +71,6 @@ struct DustGradeTests {
 struct TimeRuleTests {
     let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
     let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
-
-    func instant(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }
 
     @Test("24:00 is the last slot of the same day; 01:00 the first slot of the next")
     func midnight() throws {

@@ -38,13 +38,6 @@ struct ForecastRegionTableTests {
         #expect(try ForecastRegionTable.region(sido: "강원", address: "강원도 원주시 명륜동 1") == .yeongseo)
     }
 
-    @Test("forecast.region overrides the table, even for a station the table could place")
-    func override() throws {
-        #expect(try ForecastRegionTable.region(override: .incheon, sido: "서울", address: nil) == .incheon)
-        #expect(try ForecastRegionTable.region(override: .yeongdong, sido: "Atlantis", address: nil) == .yeongdong)
-        #expect(try ForecastRegionTable.region(override: nil, sido: "서울", address: nil) == .seoul)
-    }
-
     @Test("An unknown province or a 경기 station without an address asks for forecast.region")
     func unknown() throws {
         #expect(throws: ForecastRegionError.unknownStation(sido: "Atlantis")) {

@@ -1,6 +1,5 @@
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -15,7 +14,7 @@ struct ActivityCSVTests {
     func slot(_ iso: String) -> Slot { Slot(containing: ISO8601DateFormatter().date(from: iso)!) }
 
     @Test("Local times and ISO 8601 instants name the slot that starts then")
-    func valid() throws {
+    func valid() async throws {
         let csv = "start,distance_m\r\n2026-11-20 08:00,1800\n2026-11-20T09:00:00Z,250.5\n\n2026-11-20T19:00:00+09:00,0\n"
         let distances = try parser.parse(Data(csv.utf8), now: now).distances
         #expect(
@@ -49,7 +48,7 @@ struct ActivityCSVTests {
     }
 
     @Test("A local time skipped by DST is refused; a repeated one takes its first occurrence")
-    func daylightSavingTime() throws {
+    func daylightSavingTime() async throws {
         let newYork = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!))
         #expect(throws: ActivityImportError.self) { try newYork.parse(Data("start,distance_m\n2026-03-08 02:00,100\n".utf8), now: now) }
         let repeated = try newYork.parse(Data("start,distance_m\n2026-11-01 01:00,100\n".utf8), now: now).distances
@@ -59,7 +58,7 @@ struct ActivityCSVTests {
     @Test(
         "Rows dated before 2000 or more than a day ahead are skipped and counted, alike for 0001-01-01 and 9999-12-31, local or with an offset"
     )
-    func datesOutsidePeriod() throws {
+    func datesOutsidePeriod() async throws {
         let csv = """
             start,distance_m
             0001-01-01 00:00,1
@@ -88,15 +87,15 @@ struct ActivityCSVTests {
     }
 
     @Test("activity import of a CSV counts its skipped rows in the summary and stores the rest")
-    func summaryCounts() throws {
+    func summaryCounts() async throws {
         let directory = try TemporaryDirectory("finedust-csv")
         defer { directory.remove() }
-        let store = try SQLiteStore(path: directory.path("db.sqlite"))
+        let store = MemoryStore()
         let path = directory.path("walks.csv")
         try Data("start,distance_m\n1900-01-01 00:00,700\n2026-11-20 18:00,1500\n9999-12-31T00:00:00Z,9\n".utf8).write(
             to: URL(fileURLWithPath: path))
-        let summary = try ActivityService(store: store, calendar: parser.calendar, clock: FixedClock(now)).importFile(atPath: path)
+        let summary = try await ActivityService(store: store, calendar: parser.calendar, clock: FixedClock(now)).importFile(atPath: path)
         #expect(summary.recordsUsed == 1 && summary.datedOutsidePeriod == 2)
-        #expect(try store.activity(source: SQLiteStore.csvActivitySource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
+        #expect(try store.activity(source: ActivitySourceBatch.csvSource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
     }
 }

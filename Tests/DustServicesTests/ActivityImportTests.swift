@@ -1,7 +1,6 @@
 import DustActivity
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -9,12 +8,11 @@ import Testing
 /// A fresh database and the activity service over it.
 private struct ImportBench {
     let directory: TemporaryDirectory
-    let store: SQLiteStore
+    let store = MemoryStore()
     let service: ActivityService
 
     init() throws {
         directory = try TemporaryDirectory("finedust-activity")
-        store = try SQLiteStore(path: directory.path("db.sqlite"))
         // 2026-11-21T00:00:00Z: after the fixtures' 2026-11-20, so none of their instants is in the future.
         service = ActivityService(store: store, calendar: seoul, clock: FixedClock(Date(timeIntervalSince1970: 1_795_219_200)))
     }
@@ -41,17 +39,17 @@ private let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 @Suite("Activity import")
 struct ActivityImportTests {
     @Test("export.zip + a GPX + a CSV: stored per source and slot; a slot's distance is the largest source, never the sum")
-    func mergedBySource() throws {
+    func mergedBySource() async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
-        let zip = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
+        let zip = try await bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
         #expect(zip.format == .healthZip)
         #expect(zip.recordsUsed == 4 && zip.trackSteps == 3)
         #expect(zip.slotsTouched == 3)
         #expect(zip.sources == ["gpx:route_2026-11-20_12.10pm.gpx", "health:Apple Watch", "health:iPhone"])
-        let gpx = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/route-strava-evening.gpx").path)
+        let gpx = try await bench.service.importFile(atPath: TestFixtures.url("activity/generated/route-strava-evening.gpx").path)
         #expect(gpx.format == .gpx && gpx.trackSteps == 2 && gpx.recordsUsed == 0)
-        let csv = try bench.service.importFile(
+        let csv = try await bench.service.importFile(
             atPath: try bench.write("walks.data", "start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n"))
         #expect(csv.format == .csv && csv.recordsUsed == 2)
 
@@ -60,7 +58,7 @@ struct ActivityImportTests {
         let two = utc("2026-11-20T05:00:00Z")
         let six = utc("2026-11-20T09:00:00Z")
         let seven = utc("2026-11-20T10:00:00Z")
-        let merged = try bench.store.walkingActivity(from: noon, to: seven.advanced(by: 1))
+        let merged = try bench.store.walking(from: noon, to: seven.advanced(by: 1))
         #expect(abs(merged[noon]!.metres - 3 * hundredthDegree) < 1e-6)  // route 3335.85 > Watch 2400 > iPhone 2011.68
         #expect(merged[noon]!.source == "gpx:route_2026-11-20_12.10pm.gpx")
         #expect(abs(merged[one]!.metres - 1000.000032) < 1e-6 && merged[one]!.source == "health:iPhone")  // iPhone 1000 m > Watch 600 m
@@ -72,23 +70,23 @@ struct ActivityImportTests {
     }
 
     @Test("Importing the same files again changes nothing")
-    func idempotent() throws {
+    func idempotent() async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
         let files = [
             TestFixtures.url("activity/generated/export.zip").path, TestFixtures.url("activity/generated/export.xml").path,
             TestFixtures.url("activity/generated/route-strava-evening.gpx").path,
         ]
-        for file in files { _ = try bench.service.importFile(atPath: file) }
+        for file in files { _ = try await bench.service.importFile(atPath: file) }
         let first = try bench.stored()
-        for file in files { _ = try bench.service.importFile(atPath: file) }
+        for file in files { _ = try await bench.service.importFile(atPath: file) }
         #expect(try bench.stored() == first)
         #expect(first["health:Apple Watch"]?.count == 3)
         #expect(try bench.store.activitySources().map(\.slots) == [1, 1, 3, 2])
     }
 
     @Test("A shorter export replaces its source's rows over the span it covers and keeps older history")
-    func shorterExport() throws {
+    func shorterExport() async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
         func record(_ start: String, _ end: String, _ metres: Int) -> String {
@@ -98,12 +96,12 @@ struct ActivityImportTests {
             "<HealthData>\n" + record("2026-11-01 08:00:00 +0900", "2026-11-01 08:10:00 +0900", 700)
             + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 500)
             + record("2026-11-12 08:00:00 +0900", "2026-11-12 08:10:00 +0900", 900) + "</HealthData>\n"
-        _ = try bench.service.importFile(atPath: try bench.write("long.xml", long))
+        _ = try await bench.service.importFile(atPath: try bench.write("long.xml", long))
         // The new export starts on 11-10 and no longer holds the 11-12 record (deleted in Health).
         let short =
             "<HealthData>\n" + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 550)
             + record("2026-11-13 08:00:00 +0900", "2026-11-13 08:10:00 +0900", 300) + "</HealthData>\n"
-        _ = try bench.service.importFile(atPath: try bench.write("short.xml", short))
+        _ = try await bench.service.importFile(atPath: try bench.write("short.xml", short))
         #expect(
             try bench.stored() == [
                 "health:iPhone": [
@@ -115,18 +113,18 @@ struct ActivityImportTests {
     }
 
     @Test("forget removes one source and leaves the others; an unknown source is an error naming the stored ones")
-    func forget() throws {
+    func forget() async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
-        _ = try bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
-        #expect(try bench.service.forget(source: "health:Apple Watch") == 3)
+        _ = try await bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
+        #expect(try await bench.service.forget(source: "health:Apple Watch") == 3)
         #expect(try bench.store.activitySources().map(\.source) == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone"])
         let one = utc("2026-11-20T04:00:00Z")
         let two = utc("2026-11-20T05:00:00Z")
-        #expect(try bench.store.walkingDistances(from: two, to: two.advanced(by: 1)) == [:])  // only the Watch had 14:00
-        #expect(abs(try bench.store.walkingDistances(from: one, to: two)[one]! - 1000.000032) < 1e-6)
-        #expect {
-            try bench.service.forget(source: "health:Apple Watch")
+        #expect(try bench.store.walking(from: two, to: two.advanced(by: 1)).mapValues(\.metres) == [:])  // only the Watch had 14:00
+        #expect(abs(try bench.store.walking(from: one, to: two).mapValues(\.metres)[one]! - 1000.000032) < 1e-6)
+        await #expect {
+            try await bench.service.forget(source: "health:Apple Watch")
         } throws: { error in
             (error as? UnknownActivitySource)?.known == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone"]
         }
@@ -151,22 +149,22 @@ struct ActivityImportTests {
             ("bad.csv", "start,distance_m\n2026-11-20 08:00,100\n2026-11-20 09:00,-1\n"),
             ("notes.csv", "shopping list\n"),
         ])
-    func nothingStored(name: String, content: String) throws {
+    func nothingStored(name: String, content: String) async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
-        #expect(throws: ActivityImportFailure.self) { try bench.service.importFile(atPath: try bench.write(name, content)) }
+        await #expect(throws: ActivityImportFailure.self) { try await bench.service.importFile(atPath: try bench.write(name, content)) }
         #expect(try bench.store.activitySources().isEmpty)
     }
 
     @Test("A hostile zip (an entry named ../../x, a truncated zip) stores nothing, not even its good entries")
-    func hostileZip() throws {
+    func hostileZip() async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
         let bytes = try TestFixtures.data("activity/generated/export.zip")
         let cut = bench.directory.path("cut.zip")
         try bytes.prefix(bytes.count - 40).write(to: URL(fileURLWithPath: cut))
-        #expect {
-            try bench.service.importFile(atPath: cut)
+        await #expect {
+            try await bench.service.importFile(atPath: cut)
         } throws: { error in
             guard case .file(.unreadableZip) = error as? ActivityImportFailure else { return false }
             return true
@@ -190,34 +188,37 @@ struct ActivityImportTests {
         #expect(replaced == 2)
         let evilPath = bench.directory.path("evil.zip")
         try Data(patched).write(to: URL(fileURLWithPath: evilPath))
-        #expect(throws: ActivityImportFailure.file(.unsafeZipEntry(name: String(decoding: evil, as: UTF8.self)))) {
-            try bench.service.importFile(atPath: evilPath)
+        await #expect(throws: ActivityImportFailure.file(.unsafeZipEntry(name: String(decoding: evil, as: UTF8.self)))) {
+            try await bench.service.importFile(atPath: evilPath)
         }
         #expect(try bench.store.activitySources().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: "/abx.gpx"))
     }
 
     @Test("A FIFO or a directory is refused at once, never waited on; a missing file names the system's reason")
-    func notRegular() throws {
+    func notRegular() async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
         let fifo = bench.directory.path("fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) { try bench.service.importFile(atPath: fifo) }
-        #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) {
-            try bench.service.importFile(atPath: bench.directory.url.path)
+        await #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) {
+            try await bench.service.importFile(atPath: fifo)
         }
-        #expect(throws: ActivityImportFailure.cannotOpen(reason: "No such file or directory")) {
-            try bench.service.importFile(atPath: bench.directory.path("absent.zip"))
+        await #expect(throws: ActivityImportFailure.cannotOpen(reason: "not a regular file")) {
+            try await bench.service.importFile(atPath: bench.directory.url.path)
+        }
+        await #expect(throws: ActivityImportFailure.cannotOpen(reason: "No such file or directory")) {
+            try await bench.service.importFile(atPath: bench.directory.path("absent.zip"))
         }
     }
 
     @Test("CSV rows stored before v4 become the source csv, and a CSV import still replaces only its own hours")
-    func csvSource() throws {
+    func csvSource() async throws {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
-        _ = try bench.service.importCSV(Data("start,distance_m\n2026-11-20 08:00,1000\n2026-11-20 09:00,400\n".utf8))
-        _ = try bench.service.importCSV(Data("start,distance_m\n2026-11-20 09:00,450\n".utf8))
+        _ = try await bench.service.importFile(
+            atPath: try bench.write("first.csv", "start,distance_m\n2026-11-20 08:00,1000\n2026-11-20 09:00,400\n"))
+        _ = try await bench.service.importFile(atPath: try bench.write("second.csv", "start,distance_m\n2026-11-20 09:00,450\n"))
         #expect(try bench.stored() == ["csv": [utc("2026-11-19T23:00:00Z"): 1000, utc("2026-11-20T00:00:00Z"): 450]])
     }
 }
@@ -225,10 +226,10 @@ struct ActivityImportTests {
 @Suite("Activity import bounds")
 struct ActivityImportBoundsTests {
     @Test("A file giving distance to more (source, hour) pairs than the bound is refused, nothing stored, memory held at the bound")
-    func tooManySourceHours() throws {
+    func tooManySourceHours() async throws {
         let directory = try TemporaryDirectory("finedust-activity")
         defer { directory.remove() }
-        let store = try SQLiteStore(path: directory.path("db.sqlite"))
+        let store = MemoryStore()
         let service = ActivityService(store: store, calendar: seoul, limits: ActivityReaderLimits(maxSourceSlots: 5))
         // Six sources, one hour each.
         var xml = "<HealthData>\n"
@@ -238,13 +239,13 @@ struct ActivityImportBoundsTests {
         }
         let path = directory.path("many.xml")
         try Data((xml + "</HealthData>\n").utf8).write(to: URL(fileURLWithPath: path))
-        #expect(throws: ActivityImportFailure.file(.tooManySourceHours(limit: 5))) { try service.importFile(atPath: path) }
+        await #expect(throws: ActivityImportFailure.file(.tooManySourceHours(limit: 5))) { try await service.importFile(atPath: path) }
         #expect(try store.activitySources().isEmpty)
         // Five fit.
         let five = directory.path("five.xml")
         try Data((xml.components(separatedBy: "\n").prefix(6).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(
             to: URL(fileURLWithPath: five))
-        #expect(try service.importFile(atPath: five).sources.count == 5)
+        #expect(try await service.importFile(atPath: five).sources.count == 5)
     }
 }
 
@@ -252,7 +253,7 @@ extension ActivityImportTests {
     @Test(
         "The import's clock decides what is in the future: records two days after it, in year 1, or 150 km at one instant are skipped, counted, and not stored"
     )
-    func implausibleRecordsAreCounted() throws {
+    func implausibleRecordsAreCounted() async throws {
         let bench = try ImportBench()  // now: 2026-11-21T00:00:00Z
         defer { bench.directory.remove() }
         func record(_ value: String, _ start: String, _ end: String) -> String {
@@ -265,7 +266,7 @@ extension ActivityImportTests {
             + record("0.5", "0001-01-01 08:00:00 +0900", "0001-01-01 08:10:00 +0900")
             + record("150", "2026-11-20 09:00:00 +0900", "2026-11-20 09:00:00 +0900")  // once stored as 223 km in an hour
             + "</HealthData>\n"
-        let summary = try bench.service.importFile(atPath: try bench.write("export.xml", xml))
+        let summary = try await bench.service.importFile(atPath: try bench.write("export.xml", xml))
         #expect(summary.recordsUsed == 1)
         #expect(summary.datedOutsidePeriod == 2)
         #expect(summary.recordsDropped == 1)

@@ -1,7 +1,6 @@
 import AirKorea
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Synchronization
 import TestSupport
@@ -54,7 +53,7 @@ struct AlertTests {
     }
 
     @Test("pm25.grade >= 3: one alert when the hour turns 나쁨, none while it stays, one when it clears; a restart repeats nothing")
-    func risingAndClearing() throws {
+    func risingAndClearing() async throws {
         let scratch = try Scratch()
         // PM2.5 by hour from 09:00: 20 보통, 40 나쁨, 60 나쁨, 80 매우나쁨, 30 보통, 10 좋음.
         let values: [Double] = [20, 40, 60, 80, 30, 10]
@@ -63,7 +62,7 @@ struct AlertTests {
             let hour = 9 + offset
             try Self.store(value, hour: hour, in: scratch)
             // A new monitor each hour, as after a restart: the state lives in the database.
-            let events = try Self.monitor(scratch, rules: ["pm25.grade >= 3"], now: Self.at(hour + 1)).evaluate(at: Self.at(hour + 1))
+            let events = try await Self.monitor(scratch, rules: ["pm25.grade >= 3"], now: Self.at(hour + 1)).evaluate(at: Self.at(hour + 1))
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
         #expect(kinds == ["10:fired:3", "13:cleared:2"])
@@ -75,28 +74,28 @@ struct AlertTests {
     }
 
     @Test("At 00:20 the latest hour is yesterday's 23–24 (24:00), and its grade counts")
-    func midnight() throws {
+    func midnight() async throws {
         let scratch = try Scratch()
         try Self.store(80, hour: 23, in: scratch)
         let twentyPast = seoul.start(of: november20.adding(days: 1)).addingTimeInterval(20 * 60)
         let monitor = try Self.monitor(scratch, rules: ["pm25.grade >= 3"], now: twentyPast)
-        #expect(try monitor.inputs(at: twentyPast).values[.pm25Grade] == 4)
-        #expect(try monitor.evaluate(at: twentyPast).map(\.kind) == [.fired])
+        #expect(try await monitor.inputs(at: twentyPast).values[.pm25Grade] == 4)
+        #expect(try await monitor.evaluate(at: twentyPast).map(\.kind) == [.fired])
     }
 
     @Test("The same rule written twice is one rule: one alert, one clearing")
-    func duplicateRules() throws {
+    func duplicateRules() async throws {
         let scratch = try Scratch()
         let monitor = try Self.monitor(scratch, rules: ["pm25.grade >= 3", "pm25.grade >= 나쁨"], now: Self.at(12))
         let inputs = { (grade: Double) in AlertInputs(station: "종로구", values: [.pm25Grade: grade]) }
-        #expect(try monitor.evaluate(inputs(3), at: Self.at(12)).map(\.kind) == [.fired])
-        #expect(try monitor.evaluate(inputs(1), at: Self.at(13)).map(\.kind) == [.cleared])
+        #expect(try await monitor.evaluate(inputs(3), at: Self.at(12)).map(\.kind) == [.fired])
+        #expect(try await monitor.evaluate(inputs(1), at: Self.at(13)).map(\.kind) == [.cleared])
     }
 
     @Test(
         "Quiet hours 22–7: a rise at 23:00 is held and announced at 07:00 if it still holds; one that clears by then is never sent; a clearing is sent in quiet hours"
     )
-    func quietHours() throws {
+    func quietHours() async throws {
         let quiet = QuietHours(fromHour: 22, toHour: 7)
         let rule = try AlertRule(parsing: "pm25.grade >= 3")
         let inputs = { (value: Double?) in AlertInputs(station: "종로구", values: value.map { [.pm25Grade: $0] } ?? [:]) }
@@ -106,39 +105,39 @@ struct AlertTests {
             statistics: scratch.statistics(model: try VentilationIntakeModel()))
         let night = seoul.start(of: november20).addingTimeInterval(23 * 3600 + 300)
         let hours = (0..<10).map { night.addingTimeInterval(Double($0) * 3600) }  // 23:05 … 08:05
-        #expect(try monitor.evaluate(inputs(3), at: hours[0]).isEmpty)
+        #expect(try await monitor.evaluate(inputs(3), at: hours[0]).isEmpty)
         #expect(try scratch.store.alertStates()[rule.description] == .held)
-        #expect(try monitor.evaluate(inputs(4), at: hours[3]).isEmpty)
-        #expect(try monitor.evaluate(inputs(nil), at: hours[5]).isEmpty)  // unknown: still held
-        let morning = try monitor.evaluate(inputs(3), at: hours[8])  // 07:05
+        #expect(try await monitor.evaluate(inputs(4), at: hours[3]).isEmpty)
+        #expect(try await monitor.evaluate(inputs(nil), at: hours[5]).isEmpty)  // unknown: still held
+        let morning = try await monitor.evaluate(inputs(3), at: hours[8])  // 07:05
         #expect(morning.map(\.kind) == [.fired])
-        #expect(try monitor.evaluate(inputs(3), at: hours[9]).isEmpty)
+        #expect(try await monitor.evaluate(inputs(3), at: hours[9]).isEmpty)
 
         // The next night: it clears at 01:05, inside quiet hours, and the clearing is sent.
         let later = hours[9].addingTimeInterval(17 * 3600)
-        #expect(try monitor.evaluate(inputs(2), at: later).map(\.kind) == [.cleared])
+        #expect(try await monitor.evaluate(inputs(2), at: later).map(\.kind) == [.cleared])
 
         // A rise at 23:05 that clears at 03:05 sends nothing at all.
         let other = try Scratch()
         let quietOnly = AlertMonitor(
             rules: [rule], quietHours: quiet, store: other.store,
             statistics: other.statistics(model: try VentilationIntakeModel()))
-        #expect(try quietOnly.evaluate(inputs(3), at: hours[0]).isEmpty)
-        #expect(try quietOnly.evaluate(inputs(1), at: hours[4]).isEmpty)
-        #expect(try quietOnly.evaluate(inputs(1), at: hours[8]).isEmpty)
+        #expect(try await quietOnly.evaluate(inputs(3), at: hours[0]).isEmpty)
+        #expect(try await quietOnly.evaluate(inputs(1), at: hours[4]).isEmpty)
+        #expect(try await quietOnly.evaluate(inputs(1), at: hours[8]).isEmpty)
         #expect(try other.store.recentAlertEvents(limit: 10).isEmpty)
     }
 
     @Test("Inputs: the latest hour's grades only while under 3 hours old; today's intake in µg")
-    func inputs() throws {
+    func inputs() async throws {
         let scratch = try Scratch()
         try Self.store(40, hour: 9, in: scratch)
-        let fresh = try Self.monitor(scratch, rules: [], now: Self.at(12, minute: 59)).inputs(at: Self.at(12, minute: 59))
+        let fresh = try await Self.monitor(scratch, rules: [], now: Self.at(12, minute: 59)).inputs(at: Self.at(12, minute: 59))
         #expect(fresh.values[.pm25Grade] == 3)
         #expect(fresh.values[.pm10Grade] == 2)
         // 09:00 is sedentary under the default schedule: 40 µg/m³ × 0.26 m³/h × 0.7 = 7.28 µg.
         #expect(abs(fresh.values[.intakeTodayPM25]! - 7.28) < 1e-9)
-        let stale = try Self.monitor(scratch, rules: [], now: Self.at(13, minute: 1)).inputs(at: Self.at(13, minute: 1))
+        let stale = try await Self.monitor(scratch, rules: [], now: Self.at(13, minute: 1)).inputs(at: Self.at(13, minute: 1))
         #expect(stale.values[.pm25Grade] == nil && stale.values[.pm10Grade] == nil)
         #expect(stale.values[.intakeTodayPM25] != nil)
     }
@@ -146,7 +145,7 @@ struct AlertTests {
     @Test(
         "forecast.tomorrow.pm25 >= 나쁨 against the stored 17시 forecast: 서울 tomorrow is 매우나쁨 (fires), 영동 is 좋음 (does not); an unknown region is no value"
     )
-    func forecastRule() throws {
+    func forecastRule() async throws {
         let scratch = try Scratch()
         for name in ["synthesized/forecast-pm10-2026-11-20.xml", "synthesized/forecast-pm25-2026-11-20.xml"] {
             let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
@@ -154,20 +153,20 @@ struct AlertTests {
         }
         let reader = ForecastReader(store: scratch.store, timeZone: seoul.timeZone)
         let rule = try AlertRule(parsing: "forecast.tomorrow.pm25 >= 나쁨")
-        func monitor(_ region: ForecastRegion?, station: String? = "종로구") throws -> AlertMonitor {
+        func monitor(_ region: ForecastRegion?, station: String? = "종로구") async throws -> AlertMonitor {
             AlertMonitor(
                 rules: [rule], quietHours: nil, store: scratch.store,
                 statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.at(18)),
                 forecast: StoredTomorrowForecast(reader: reader, station: station, region: region))
         }
-        let seoulInputs = try monitor(.seoul).inputs(at: Self.at(18))
+        let seoulInputs = try await monitor(.seoul).inputs(at: Self.at(18))
         #expect(seoulInputs.values[.forecastTomorrowPM25] == 4)
-        #expect(try monitor(.seoul).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
+        #expect(try await monitor(.seoul).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
         let stored = try #require(try scratch.store.recentAlertEvents(limit: 1).first?.event)
         #expect(stored.title == "FineDust: tomorrow's PM2.5 forecast 매우나쁨 (very bad)")
-        #expect(try monitor(.yeongdong).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == 1)
+        #expect(try await monitor(.yeongdong).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == 1)
         // 종로구 without a stored address or province: no region, so no value (and no error).
-        #expect(try monitor(nil).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == nil)
+        #expect(try await monitor(nil).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == nil)
     }
 
     @Test("A failing sink is retried with doubling waits, then recorded as failed; another sink is not held up")
@@ -177,21 +176,20 @@ struct AlertTests {
             AlertEvent(
                 kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
                 station: "종로구", at: Self.at(10)))
-        let waits = Mutex<[Duration]>([])
+        let clock = ManualClock(Self.at(10))
         let dead = RecordingSink(name: "dead", failures: 99)
         let flaky = RecordingSink(name: "flaky", failures: 2)
         let good = RecordingSink(name: "good")
         let dispatcher = AlertDispatcher(
             sinks: [dead, flaky, good], store: scratch.store,
-            policy: AlertRetryPolicy(maxAttempts: 4, initialDelay: .seconds(30)),
-            sleep: { duration in waits.withLock { $0.append(duration) } })
-        let results = await dispatcher.deliver(event)
+            policy: AlertRetryPolicy(maxAttempts: 4, initialDelay: .seconds(30)), clock: clock)
+        let results = await runAdvancing(clock) { await dispatcher.deliver(event) }
         #expect(results.map(\.sink) == ["dead", "flaky", "good"])
         #expect(results.map(\.outcome) == [.failed, .delivered, .delivered])
         #expect(results.map(\.attempt) == [4, 3, 1])
         #expect(good.events.count == 1 && flaky.events.count == 1 && dead.events.isEmpty)
         // dead: 30, 60, 120 s; flaky: 30, 60 s.
-        #expect(waits.withLock { $0 }.sorted() == [.seconds(30), .seconds(30), .seconds(60), .seconds(60), .seconds(120)])
+        #expect(clock.requestedSleeps.sorted() == [30, 30, 60, 60, 120])
         let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
         #expect(deliveries.filter { $0.sink == "dead" }.map(\.outcome) == [.retrying, .retrying, .retrying, .failed])
         #expect(deliveries.filter { $0.sink == "flaky" }.map(\.outcome) == [.retrying, .retrying, .delivered])
@@ -207,11 +205,15 @@ struct AlertTests {
                 kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
                 station: "종로구", at: Self.at(10)))
         let newest = Mutex<Int64>(rise.id)
+        let clock = ManualClock(Self.at(10))
         let dispatcher = AlertDispatcher(
             sinks: [RecordingSink(name: "down", failures: 99)], store: scratch.store,
-            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)),
-            sleep: { _ in newest.withLock { $0 = rise.id + 1 } })  // the clearing arrives during the wait
-        let results = await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id }
+            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)), clock: clock)
+        let task = Task { await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id } }
+        #expect(try await clock.waitUntilSleeping())
+        newest.withLock { $0 = rise.id + 1 }  // the clearing arrives during the wait
+        clock.advance(by: 30)
+        let results = await task.value
         #expect(results.map(\.outcome) == [.failed])
         #expect(results.map(\.attempt) == [1])
         #expect(results.first?.detail?.hasSuffix("a newer alert of the same rule replaced it") == true)
@@ -224,17 +226,14 @@ struct AlertTests {
             AlertEvent(
                 kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
                 station: "종로구", at: Self.at(10)))
-        // The injected wait says when it begins: the first attempt has failed and been recorded.
-        let (waiting, began) = AsyncStream<Void>.makeStream()
+        let clock = ManualClock(Self.at(10))
         let dispatcher = AlertDispatcher(
             sinks: [RecordingSink(name: "dead", failures: 99)], store: scratch.store,
-            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)),
-            sleep: { duration in
-                began.yield()
-                try await Task.sleep(for: duration)
-            })
+            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(3600)), clock: clock)
         let task = Task { await dispatcher.deliver(event) }
-        for await _ in waiting { break }
+        // Asleep: the first attempt has failed and been recorded.
+        #expect(try await clock.waitUntilSleeping())
+        #expect(clock.deadlines == [Self.at(10).addingTimeInterval(3600)])
         task.cancel()
         let results = await task.value
         #expect(results.map(\.outcome) == [.retrying])
@@ -259,7 +258,8 @@ struct AlertTests {
                     outcome: .retrying, detail: "HTTP 503"))
         }
         let sink = RecordingSink(name: "flaky")
-        let dispatcher = AlertDispatcher(sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), sleep: { _ in })
+        let clock = ManualClock(Self.at(11))
+        let dispatcher = AlertDispatcher(sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), clock: clock)
         let delivery = await dispatcher.resume(event, sink: "flaky", afterAttempt: 2)
         #expect(delivery?.outcome == .delivered && delivery?.attempt == 3)
         #expect(sink.events.map(\.id) == [event.id])
@@ -269,14 +269,14 @@ struct AlertTests {
         #expect(await dispatcher.resume(event, sink: "gone", afterAttempt: 1) == nil)
         // The last attempts allowed: failed for good, not retried forever.
         let last = RecordingSink(name: "last", failures: 99)
-        let limited = AlertDispatcher(sinks: [last], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), sleep: { _ in })
+        let limited = AlertDispatcher(sinks: [last], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), clock: clock)
         #expect(await limited.resume(event, sink: "last", afterAttempt: 4)?.outcome == .failed)
     }
 
     @Test(
         "What a start takes up: the newest event of each configured rule, under 3 hours old, per configured sink left retrying or never tried"
     )
-    func resumption() {
+    func resumption() async {
         let now = Self.at(12)
         func event(_ id: Int64, _ kind: AlertEvent.Kind, _ rule: String, hoursAgo: Double) -> AlertEvent {
             AlertEvent(

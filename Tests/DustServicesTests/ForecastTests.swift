@@ -1,7 +1,6 @@
 import AirKorea
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Synchronization
 import TestSupport
@@ -13,64 +12,8 @@ func kst(_ text: String) -> Date {
     return date
 }
 
-/// Forecasts, attempts and station places in memory.
-final class InMemoryForecastStore: ForecastStore, Sendable {
-    private struct Key: Hashable {
-        var pollutant: Pollutant
-        var issued: Date
-        var date: LocalDate
-    }
-    private let issues = Mutex<[Key: DustForecast]>([:])
-    private let attempts = Mutex<[PollAttempt]>([])
-    private let places: [String: StationLocation]
-
-    init(places: [String: StationLocation] = [:]) {
-        self.places = places
-    }
-
-    var recorded: [PollAttempt] { attempts.withLock { $0 } }
-
-    func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int {
-        issues.withLock { issues in
-            var changed = 0
-            for forecast in forecasts {
-                let key = Key(pollutant: forecast.pollutant, issued: forecast.issuedAt, date: forecast.forecastDate)
-                if issues[key] != forecast { changed += 1 }
-                issues[key] = forecast
-            }
-            return changed
-        }
-    }
-
-    func newestIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? {
-        issues.withLock { $0.keys.filter { $0.pollutant == pollutant }.map(\.issued).max() }
-    }
-
-    func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
-        issues.withLock { issues in
-            issues.values.filter { $0.pollutant == pollutant && $0.forecastDate == date && $0.grades.byRegion[region] != nil }
-                .max { $0.issuedAt < $1.issuedAt }
-                .map {
-                    RegionalForecast(
-                        pollutant: pollutant, region: region, forecastDate: date, issuedAt: $0.issuedAt,
-                        grade: $0.grades.byRegion[region]!, overall: $0.overall, cause: $0.cause)
-                }
-        }
-    }
-
-    func forecastCalls(since start: Date) throws(StorageFailure) -> Int {
-        attempts.withLock { $0.filter { $0.startedAt >= start && $0.operation.hasPrefix(ForecastFetch.operationPrefix) }.count }
-    }
-
-    func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
-        attempts.withLock { $0.append(attempt) }
-    }
-
-    func stationLocation(name: String) throws(StorageFailure) -> StationLocation? { places[name] }
-}
-
 /// Answers forecast requests with a fixture per pollutant, or an error.
-struct FixtureForecastSource: ForecastSource {
+struct FixtureForecastAPI: ForecastAPI {
     var failure: FetchError?
 
     func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
@@ -128,7 +71,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("A whole day: fetches at 05:30, 11:30, 17:30 and 23:30 KST, 8 calls, searchDate the day")
-    func wholeDay() {
+    func wholeDay() async {
         let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: kst("2026-11-21T23:00:00"))
         #expect(
             run.fetches == [kst("2026-11-22T05:30:00"), kst("2026-11-22T11:30:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
@@ -137,14 +80,14 @@ struct ForecastPlannerTests {
     }
 
     @Test("Start at 14:00 with nothing stored: the 11시 issue now, then 17:30 and 23:30; 6 calls")
-    func startMidDay() {
+    func startMidDay() async {
         let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-23T00:00:00"), lastFetched: nil)
         #expect(run.fetches == [kst("2026-11-22T14:00:00"), kst("2026-11-22T17:30:00"), kst("2026-11-22T23:30:00")])
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 6)
     }
 
     @Test("Start at 01:40 with nothing stored: yesterday's 23시 issue at once (searchDate yesterday), then the 4 scheduled; 10 calls")
-    func nightStartCatchesUp() {
+    func nightStartCatchesUp() async {
         #expect(
             planner.decide(now: kst("2026-11-22T01:40:00"), lastFetched: nil, callsToday: 0, failure: nil)
                 == .fetch(publication: kst("2026-11-21T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 21)))
@@ -159,7 +102,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("A start at any hour with an older issue stored fetches the latest publication at once")
-    func everyHourCatchesUp() {
+    func everyHourCatchesUp() async {
         for minutes in stride(from: 0, to: 24 * 60, by: 10) {
             let now = kst("2026-11-22T00:00:00").addingTimeInterval(TimeInterval(minutes * 60))
             let due = planner.latestPublication(fetchableBy: now)
@@ -174,7 +117,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("Start at 23:45 with nothing stored today: the 23시 issue (searchDate today) at once")
-    func startLate() {
+    func startLate() async {
         #expect(
             planner.decide(now: kst("2026-11-22T23:45:00"), lastFetched: kst("2026-11-22T17:00:00"), callsToday: 0, failure: nil)
                 == .fetch(publication: kst("2026-11-22T23:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 22)))
@@ -183,7 +126,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("Every fetch failing: retries only from spare calls, never more than 12 a day (10: 2 stay kept for the outlook)")
-    func failingDayKeepsTheCap() {
+    func failingDayKeepsTheCap() async {
         let run = simulate(from: kst("2026-11-22T14:00:00"), to: kst("2026-11-25T00:00:00"), lastFetched: nil) { _ in .retryWithBackoff }
         // 14:00 fails; 14:05 and 14:15 (5 and 10 minutes later) spend the calls 17:30, 23:30 and the outlook do not need.
         #expect(
@@ -204,7 +147,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("Every fetch failing from a 00:00 start with every kind of advice: never more than 12 calls a KST day")
-    func capHoldsForEveryAdvice() {
+    func capHoldsForEveryAdvice() async {
         for advice in [RetryAdvice.retryWithBackoff, .waitAMinute, .waitForNextHour, .waitUntilMidnightKST] {
             let run = simulate(from: kst("2026-11-22T00:00:00"), to: kst("2026-11-26T00:00:00"), lastFetched: nil) { _ in advice }
             #expect(!run.fetches.isEmpty)
@@ -215,7 +158,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("Quota exceeded (22): nothing more that KST day, the next fetch is 05:30 the next day")
-    func quotaExceeded() {
+    func quotaExceeded() async {
         let failure = ForecastPlanner.Failure(at: kst("2026-11-22T11:30:00"), attempts: 1, advice: .waitUntilMidnightKST)
         #expect(
             planner.decide(now: kst("2026-11-22T17:30:00"), lastFetched: kst("2026-11-22T05:00:00"), callsToday: 4, failure: failure)
@@ -223,7 +166,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("A key problem waits for the next publication; a per-second limit retries a minute later")
-    func otherAdvice() {
+    func otherAdvice() async {
         let keyProblem = ForecastPlanner.Failure(at: kst("2026-11-22T14:00:00"), attempts: 1, advice: .waitForNextHour)
         #expect(
             planner.decide(now: kst("2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: keyProblem)
@@ -235,7 +178,7 @@ struct ForecastPlannerTests {
     }
 
     @Test("Spare calls: the day's remaining scheduled fetches are reserved")
-    func spare() {
+    func spare() async {
         // 12, less 2 for the outlook, less the calls made, less 2 for each scheduled fetch still ahead.
         #expect(planner.spareCalls(at: kst("2026-11-22T05:30:00"), callsToday: 0) == 4)
         #expect(planner.spareCalls(at: kst("2026-11-22T04:00:00"), callsToday: 0) == 2)
@@ -249,44 +192,49 @@ struct ForecastPlannerTests {
 struct ForecastFetchTests {
     @Test("One publication: two requests recorded as forecast attempts, 14 issues stored, the 17시 issue newest")
     func fetchStoresEverything() async throws {
-        let store = InMemoryForecastStore()
-        let fetch = ForecastFetch(source: FixtureForecastSource(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+        let store = MemoryStore()
+        let fetch = ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
         let report = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 2)
         #expect(report.issuesStored == 14)
         #expect(report.fetched(kst("2026-11-22T17:00:00")))
         #expect(!report.fetched(kst("2026-11-22T23:00:00")))
-        #expect(store.recorded.map(\.operation) == ["forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1"])
-        #expect(try store.forecastCalls(since: kst("2026-11-22T00:00:00")) == 2)
+        #expect(store.attempts.map(\.operation) == ["forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1"])
+        #expect(try store.attemptCount(kind: .forecast, since: kst("2026-11-22T00:00:00")) == 2)
         // Fetching the same again stores nothing new.
         let again = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(again.issuesStored == 0)
-        #expect(try store.forecastCalls(since: kst("2026-11-22T00:00:00")) == 4)
+        #expect(try store.attemptCount(kind: .forecast, since: kst("2026-11-22T00:00:00")) == 4)
     }
 
     @Test("A failed request is recorded with its result code and stops the fetch")
     func failure() async {
-        let store = InMemoryForecastStore()
+        let store = MemoryStore()
         let error = FetchError.response(
             .service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR."),
             httpStatus: 200)
         let report = await ForecastFetch(
-            source: FixtureForecastSource(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00"))
+            source: FixtureForecastAPI(failure: error), store: store, clock: FixedClock(kst("2026-11-22T17:30:00"))
         )
         .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 1)
         #expect(report.failure?.retryAdvice == .waitUntilMidnightKST)
-        #expect(store.recorded.map(\.outcome) == [.quota])
-        #expect(store.recorded.first?.resultCode == "22")
+        #expect(store.attempts.map(\.outcome) == [.quota])
+        #expect(store.attempts.first?.resultCode == "22")
     }
 
     @Test("Outlook for a 경기 station in 고양: 경기북부, today and tomorrow from the newest issue")
     func outlook() async throws {
-        let store = InMemoryForecastStore(places: ["행신동": StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1")])
-        _ = await ForecastFetch(source: FixtureForecastSource(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
+        // 행신동's province as its measurements name it, its address as the station list gives it.
+        let store = MemoryStore()
+        let reading = HourlyReading(
+            station: "행신동", slot: Slot(containing: kst("2026-11-22T16:30:00")), concentration: DustPair(repeating: nil), sidoName: "경기")
+        _ = try store.saveReadings([reading], fetchedAt: kst("2026-11-22T17:10:00"))
+        try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")], at: kst("2026-11-22T17:10:00"))
+        _ = await ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(kst("2026-11-22T17:30:00")))
             .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         let reader = ForecastReader(store: store, timeZone: KoreaStandardTime.timeZone)
-        let outlook = try reader.outlook(station: "행신동", override: nil, now: kst("2026-11-22T18:00:00"))
+        let outlook = try await reader.outlook(station: "행신동", override: nil, now: kst("2026-11-22T18:00:00"))
         #expect(outlook.region == .gyeonggiNorth)
         #expect(outlook.today == LocalDate(year: 2026, month: 11, day: 22))
         #expect(outlook.tomorrowGrades.ultraFineDust?.grade == .known(.bad))
@@ -294,15 +242,15 @@ struct ForecastFetchTests {
         #expect(outlook.todayGrades.fineDust?.grade == .known(.moderate))
         #expect(outlook.issuedAt == kst("2026-11-22T17:00:00"))
         // The override wins: 서울 tomorrow is 매우나쁨 for PM2.5.
-        let seoul = try reader.outlook(station: "행신동", override: .seoul, now: kst("2026-11-22T18:00:00"))
+        let seoul = try await reader.outlook(station: "행신동", override: .seoul, now: kst("2026-11-22T18:00:00"))
         #expect(seoul.tomorrowGrades.ultraFineDust?.grade == .known(.veryBad))
     }
 
     @Test("A station the table cannot place asks for forecast.region")
-    func unknownStation() {
-        let reader = ForecastReader(store: InMemoryForecastStore(), timeZone: KoreaStandardTime.timeZone)
-        #expect(throws: ForecastReadError.region(.unknownStation(sido: nil))) {
-            try reader.outlook(station: "어딘가", override: nil, now: kst("2026-11-22T18:00:00"))
+    func unknownStation() async {
+        let reader = ForecastReader(store: MemoryStore(), timeZone: KoreaStandardTime.timeZone)
+        await #expect(throws: ForecastReadError.region(.unknownStation(sido: nil))) {
+            try await reader.outlook(station: "어딘가", override: nil, now: kst("2026-11-22T18:00:00"))
         }
     }
 }

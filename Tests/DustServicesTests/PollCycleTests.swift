@@ -1,60 +1,13 @@
 import AirKorea
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
-/// Readings, attempts and newest slots in memory; `failure` makes every write fail.
-final class InMemoryPollStore: PollStore, Sendable {
-    private let rows = Mutex<[String: HourlyReading]>([:])
-    private let attempts = Mutex<[PollAttempt]>([])
-    let failure: StorageFailure?
-
-    init(failing failure: StorageFailure? = nil) {
-        self.failure = failure
-    }
-
-    var recorded: [PollAttempt] { attempts.withLock { $0 } }
-    var count: Int { rows.withLock { $0.count } }
-
-    func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) throws(StorageFailure) -> UpsertSummary {
-        if let failure { throw failure }
-        return rows.withLock { rows in
-            var summary = UpsertSummary()
-            for reading in readings {
-                let key = "\(reading.station)|\(reading.slot.startEpochSeconds)"
-                if rows[key] == nil {
-                    summary.inserted += 1
-                } else if rows[key] != reading {
-                    summary.updated += 1
-                } else {
-                    summary.unchanged += 1
-                }
-                rows[key] = reading
-            }
-            return summary
-        }
-    }
-
-    func storedReadings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
-        rows.withLock { rows in
-            rows.values.filter { stations.contains($0.station) && $0.slot >= from && $0.slot < to }.sorted { $0.slot < $1.slot }
-        }
-    }
-
-    func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {
-        rows.withLock { rows in rows.values.filter { $0.station == station && $0.slot.end <= now }.map(\.slot).max() }
-    }
-
-    func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
-        attempts.withLock { $0.append(attempt) }
-    }
-}
-
 /// Answers each request from a script; records what was asked.
-final class ScriptedSource: MeasurementSource, Sendable {
+final class ScriptedAPI: MeasurementAPI, Sendable {
     private let script: @Sendable (AirKoreaRequest) async throws(FetchError) -> FetchedPage
     private let asked = Mutex<[AirKoreaRequest]>([])
 
@@ -89,8 +42,8 @@ let morningAfter = KoreaStandardTime.slot(forDataTime: "2026-11-21 01:00")!.star
 struct PollCycleTests {
     @Test("A cycle fetches every station's gap, stores it and records each request")
     func success() async {
-        let store = InMemoryPollStore()
-        let source = ScriptedSource { request in dayPage(request.requestedStation ?? "?") }
+        let store = MemoryStore()
+        let source = ScriptedAPI { request in dayPage(request.requestedStation ?? "?") }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
         #expect(report.succeeded)
@@ -102,15 +55,19 @@ struct PollCycleTests {
                 .stationRealtime(station: "종로구", term: .month, page: 1, rows: 1000),
                 .stationRealtime(station: "중구", term: .month, page: 1, rows: 1000),
             ])
-        #expect(store.recorded.map(\.outcome) == [.ok, .ok])
-        #expect(store.recorded.map(\.rowsNew) == [24, 24])
+        #expect(store.attempts.map(\.outcome) == [.ok, .ok])
+        #expect(store.attempts.map(\.rowsNew) == [24, 24])
     }
 
     @Test("A full disk is a storage failure with its own sentence, never a network failure, and it stops the cycle")
     func diskFull() async {
-        let full = StorageFailure(StoreError.diskFull(path: "/var/lib/dustd/dust.sqlite"))
-        let store = InMemoryPollStore(failing: full)
-        let source = ScriptedSource { request in dayPage(request.requestedStation ?? "?") }
+        let full = StorageFailure(
+            kind: .diskFull,
+            description:
+                "The disk holding /var/lib/dustd/dust.sqlite is full; nothing was written and stored data is intact. Free some space and try again."
+        )
+        let store = MemoryStore(savingReadingsFails: full)
+        let source = ScriptedAPI { request in dayPage(request.requestedStation ?? "?") }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
         #expect(report.failure == .storage(full))
@@ -119,28 +76,28 @@ struct PollCycleTests {
         #expect(report.failure?.description.contains("is full") == true)
         #expect(report.failure?.description.contains("AirKorea") == false)
         #expect(source.requests.count == 1, "the second station was asked although the disk is full")
-        #expect(store.recorded.first?.outcome == .retrying)
-        #expect(store.recorded.first?.message?.hasPrefix("The disk holding /var/lib/dustd/dust.sqlite is full") == true)
+        #expect(store.attempts.first?.outcome == .retrying)
+        #expect(store.attempts.first?.message?.hasPrefix("The disk holding /var/lib/dustd/dust.sqlite is full") == true)
     }
 
     @Test("A quota answer stops the cycle: the next station is not asked")
     func quotaStops() async {
-        let store = InMemoryPollStore()
+        let store = MemoryStore()
         let quota = FetchError.response(.service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED"), httpStatus: 200)
-        let source = ScriptedSource { _ throws(FetchError) in throw quota }
+        let source = ScriptedAPI { _ throws(FetchError) in throw quota }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
         #expect(report.failure == .fetch(quota))
         #expect(report.failure?.kind == .airKorea)
         #expect(source.requests.count == 1)
-        #expect(store.recorded.map(\.outcome) == [.quota])
-        #expect(store.recorded.first?.resultCode == "22")
+        #expect(store.attempts.map(\.outcome) == [.quota])
+        #expect(store.attempts.first?.resultCode == "22")
     }
 
     @Test("A stop in the middle of a request is recorded as stopped, not as a network error")
     func cancelled() async {
-        let store = InMemoryPollStore()
-        let source = ScriptedSource { _ throws(FetchError) in
+        let store = MemoryStore()
+        let source = ScriptedAPI { _ throws(FetchError) in
             do { try await Task.sleep(for: .seconds(30)) } catch { throw .transport(.connection("CancellationError()")) }
             throw .transport(.timeout(seconds: 30))
         }
@@ -155,7 +112,7 @@ struct PollCycleTests {
         #expect(report.failure == nil)
         #expect(!report.succeeded)
         #expect(source.requests.count == 1, "the nation request was made after the stop")
-        #expect(store.recorded.map(\.outcome) == [.stopped])
-        #expect(store.recorded.first?.message == nil)
+        #expect(store.attempts.map(\.outcome) == [.stopped])
+        #expect(store.attempts.first?.message == nil)
     }
 }

@@ -1,7 +1,6 @@
 import AirKorea
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -9,20 +8,14 @@ import Testing
 let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
 let november20 = LocalDate(year: 2026, month: 11, day: 20)
 
-/// A fresh database in a temporary directory, removed when the test ends.
+/// A fresh store in memory.
 final class Scratch: Sendable {
-    let directory: TemporaryDirectory
-    let store: SQLiteStore
+    let store = MemoryStore()
 
-    init() throws {
-        directory = try TemporaryDirectory()
-        store = try SQLiteStore(path: directory.path("dust.sqlite"))
-    }
+    init() throws {}
 
-    deinit { directory.remove() }
-
-    func importFixture(_ path: String, station: String? = nil) throws {
-        _ = try IngestService(store: store).ingest(try TestFixtures.data(path), requestedStation: station)
+    func importFixture(_ path: String, station: String? = nil) async throws {
+        _ = try await IngestService(store: store).ingest(try TestFixtures.data(path), requestedStation: station)
     }
 
     func statistics(
@@ -42,10 +35,10 @@ final class Scratch: Sendable {
 @Suite("StatisticsService: totals by hand")
 struct StatisticsServiceTests {
     @Test("The 종로구 day under the ventilation model matches the hand computation")
-    func ventilationDay() throws {
+    func ventilationDay() async throws {
         let scratch = try Scratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        let day = try scratch.statistics(model: try VentilationIntakeModel()).day(november20)
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let day = try await scratch.statistics(model: try VentilationIntakeModel()).day(november20)
         // PM10 known in 23 hours (05:00 is 점검및교정): sleep hours 240 µg/m³·h × 0.27 × 0.7,
         // light hours (07, 08, 18) 155 × 0.72 × 0.85, sedentary hours 695 × 0.26 × 0.7.
         #expect(day.totals.hours == DustPair(fineDust: 23, ultraFineDust: 22))
@@ -68,11 +61,11 @@ struct StatisticsServiceTests {
     }
 
     @Test("Walking raises the outdoor fraction and activity of that hour only")
-    func walking() throws {
+    func walking() async throws {
         let scratch = try Scratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        try scratch.store.replaceWalkingDistances([Scratch.slot(november20, hour: 12): 3000], importedAt: Date())
-        let day = try scratch.statistics(model: try VentilationIntakeModel()).day(november20)
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.store.saveCSVWalking([Scratch.slot(november20, hour: 12): 3000], importedAt: Date())
+        let day = try await scratch.statistics(model: try VentilationIntakeModel()).day(november20)
         // 12:00 is sedentary indoors; 3,000 m makes it light with f = 0.625: 49 × 0.72 × (0.625 + 0.375 × 0.7).
         #expect(abs(day.hourly[12].intake.fineDust! - 49 * 0.72 * 0.8875) < 1e-9)
         #expect(abs(day.totals.intake.fineDust! - (266.71 - 49 * 0.182 + 49 * 0.639)) < 1e-9)
@@ -80,17 +73,17 @@ struct StatisticsServiceTests {
     }
 
     @Test("The same day under the boostcamp model gives the original app's points")
-    func boostcamp() throws {
+    func boostcamp() async throws {
         let scratch = try Scratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        try scratch.store.replaceWalkingDistances(
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.store.saveCSVWalking(
             [
                 Scratch.slot(november20, hour: 8): 1800,  // floor(52 × 1800 × 0.036 × 0.01) = 33; PM2.5 floor(27 × …) = 17
                 Scratch.slot(november20, hour: 18): 2400,  // floor(63 × 2400 × …) = 54; PM2.5 floor(34 × …) = 29
                 Scratch.slot(november20, hour: 12): 300,  // under 500 m: indoors, 0
                 Scratch.slot(november20, hour: 13): 1000,  // floor(47 × 1000 × …) = 16; PM2.5 unknown
             ], importedAt: Date())
-        let day = try scratch.statistics(model: BoostcampIntakeModel()).day(november20)
+        let day = try await scratch.statistics(model: BoostcampIntakeModel()).day(november20)
         #expect(day.hourly[8].intake == DustPair(fineDust: 33, ultraFineDust: 17))
         #expect(day.hourly[18].intake == DustPair(fineDust: 54, ultraFineDust: 29))
         #expect(day.hourly[12].intake == DustPair(fineDust: 0, ultraFineDust: 0))
@@ -100,17 +93,17 @@ struct StatisticsServiceTests {
     }
 
     @Test("A fallback station fills the hours and pollutants the primary lacks, and says so")
-    func fallback() throws {
+    func fallback() async throws {
         let scratch = try Scratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let fill = [5, 13].map { hour in
             HourlyReading(
                 station: "중구", slot: Scratch.slot(november20, hour: hour), concentration: DustPair(fineDust: 40, ultraFineDust: 20))
         }
-        try scratch.store.upsert(fill)
+        _ = try scratch.store.saveReadings(fill, fetchedAt: Date())
         let statistics = scratch.statistics(
             model: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구", fallbacks: ["중구"]))
-        let day = try statistics.day(november20)
+        let day = try await statistics.day(november20)
         #expect(day.totals.hours == DustPair(fineDust: 24, ultraFineDust: 24))
         #expect(day.hourly[5].concentration == DustPair(fineDust: 40, ultraFineDust: 20))
         #expect(day.hourly[5].source == DustPair(fineDust: "중구", ultraFineDust: "중구"))
@@ -120,14 +113,14 @@ struct StatisticsServiceTests {
     }
 
     @Test("Today counts elapsed hours only; an empty day is all unknown, not zero")
-    func todaySoFar() throws {
+    func todaySoFar() async throws {
         let scratch = try Scratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let afternoon = Scratch.slot(november20, hour: 14).start.addingTimeInterval(20 * 60)
         let statistics = scratch.statistics(model: try VentilationIntakeModel(), now: afternoon)
         #expect(statistics.today == november20)
-        #expect(try statistics.day(november20).elapsedSlots == 14)
-        let empty = try statistics.day(LocalDate(year: 2026, month: 11, day: 21))
+        #expect(try await statistics.day(november20).elapsedSlots == 14)
+        let empty = try await statistics.day(LocalDate(year: 2026, month: 11, day: 21))
         #expect(empty.hourly.isEmpty)
         #expect(empty.totals.hours == DustPair(fineDust: 0, ultraFineDust: 0))
         #expect(empty.totals.intake == DustPair(fineDust: nil, ultraFineDust: nil))
@@ -136,29 +129,29 @@ struct StatisticsServiceTests {
     }
 
     @Test("24:00 and DST: days in Asia/Seoul and America/New_York have the right slots")
-    func daysAndZones() throws {
+    func daysAndZones() async throws {
         let scratch = try Scratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
-        let seoulDay = try scratch.statistics(model: try VentilationIntakeModel()).day(november20)
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        let seoulDay = try await scratch.statistics(model: try VentilationIntakeModel()).day(november20)
         #expect(seoulDay.hourly.last?.slot == KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00"))
         #expect(seoulDay.hourly.first?.slot == KoreaStandardTime.slot(forDataTime: "2026-11-20 01:00"))
 
         let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
         let statistics = scratch.statistics(model: try VentilationIntakeModel(), calendar: newYork)
-        let fallBack = try statistics.day(LocalDate(year: 2026, month: 11, day: 1))
+        let fallBack = try await statistics.day(LocalDate(year: 2026, month: 11, day: 1))
         #expect(fallBack.slotCount == 25)
         #expect(fallBack.hourly.count == 25)
         #expect(fallBack.totals.hours.fineDust + (fallBack.hourly.filter { $0.concentration.fineDust == nil }.count) == 25)
         #expect(fallBack.hourly.first?.slot.start == ISO8601DateFormatter().date(from: "2026-11-01T04:00:00Z"))
-        let normal = try statistics.day(LocalDate(year: 2026, month: 11, day: 2))
+        let normal = try await statistics.day(LocalDate(year: 2026, month: 11, day: 2))
         #expect(normal.slotCount == 24)
     }
 
     @Test("Week totals: intake and hours are the sums of the days, the mean that of all known hours")
-    func weekTotals() throws {
+    func weekTotals() async throws {
         let scratch = try Scratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
-        let week = try scratch.statistics(model: try VentilationIntakeModel()).rollingWeek(endingOn: november20)
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        let week = try await scratch.statistics(model: try VentilationIntakeModel()).rollingWeek(endingOn: november20)
         #expect(week.days.map(\.date) == (14...20).map { LocalDate(year: 2026, month: 11, day: $0) })
         let intakeSum = week.days.compactMap(\.totals.intake.fineDust).reduce(0, +)
         #expect(abs(week.totals.intake.fineDust! - intakeSum) < 1e-9)
@@ -168,7 +161,7 @@ struct StatisticsServiceTests {
     }
 
     @Test("Rolling and ISO weeks pick the right 7 days across month and year boundaries")
-    func weekBoundaries() throws {
+    func weekBoundaries() async throws {
         let scratch = try Scratch()
         // One reading at noon each day from 2026-11-25 to 2027-01-05, PM10 = day of month.
         var readings: [HourlyReading] = []
@@ -180,24 +173,25 @@ struct StatisticsServiceTests {
                     concentration: DustPair(fineDust: Double(date.day), ultraFineDust: 1)))
             date = date.adding(days: 1)
         }
-        try scratch.store.upsert(readings)
+        _ = try scratch.store.saveReadings(readings, fetchedAt: Date())
         let statistics = scratch.statistics(model: try VentilationIntakeModel())
 
-        let acrossMonth = try statistics.rollingWeek(endingOn: LocalDate(year: 2026, month: 12, day: 3))
+        let acrossMonth = try await statistics.rollingWeek(endingOn: LocalDate(year: 2026, month: 12, day: 3))
         #expect(acrossMonth.days.map(\.totals.mean.fineDust) == [27, 28, 29, 30, 1, 2, 3])
 
-        let acrossYear = try statistics.rollingWeek(endingOn: LocalDate(year: 2027, month: 1, day: 2))
+        let acrossYear = try await statistics.rollingWeek(endingOn: LocalDate(year: 2027, month: 1, day: 2))
         #expect(
             acrossYear.days.map(\.date.description) == [
                 "2026-12-27", "2026-12-28", "2026-12-29", "2026-12-30", "2026-12-31", "2027-01-01", "2027-01-02",
             ])
         #expect(acrossYear.days.map(\.totals.mean.fineDust) == [27, 28, 29, 30, 31, 1, 2])
 
-        let week53 = try statistics.week(try #require(ISOWeek("2026-W53")))
+        let week53 = try await statistics.week(try #require(ISOWeek("2026-W53")))
         #expect(week53.days.map(\.totals.mean.fineDust) == [28, 29, 30, 31, 1, 2, 3])
         #expect(week53.totals.hours.fineDust == 7)
 
-        let weeks = try statistics.weeks(from: LocalDate(year: 2026, month: 12, day: 30), through: LocalDate(year: 2027, month: 1, day: 5))
+        let weeks = try await statistics.weeks(
+            from: LocalDate(year: 2026, month: 12, day: 30), through: LocalDate(year: 2027, month: 1, day: 5))
         #expect(weeks.map { $0.isoWeek?.description } == ["2026-W53", "2027-W01"])
     }
 }

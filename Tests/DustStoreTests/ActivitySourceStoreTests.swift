@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import Foundation
 import GRDB
 import TestSupport
@@ -47,22 +48,24 @@ struct ActivitySourceStoreTests {
         let directory = try TemporaryDirectory("finedust-v4")
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("db.sqlite"))
-        try store.replaceActivity([
+        try store.saveActivity([
             ActivitySourceBatch(source: "health:iPhone", distances: [eight: 900, nine: 300], replacing: eight...nine),
             ActivitySourceBatch(source: "health:Apple Watch", distances: [eight: 1200, nine: 300], replacing: eight...nine),
         ])
-        #expect(try store.walkingDistances(from: eight, to: nine.advanced(by: 1)) == [eight: 1200, nine: 300])
+        #expect(try store.walking(from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 1200, nine: 300])
         #expect(
-            try store.walkingActivity(from: eight, to: nine.advanced(by: 1)) == [
+            try store.walking(from: eight, to: nine.advanced(by: 1)) == [
                 eight: SlotWalking(metres: 1200, source: "health:Apple Watch"),
                 nine: SlotWalking(metres: 300, source: "health:Apple Watch"),
             ])
-        #expect(throws: StoreError.self) {
-            try store.replaceActivity([ActivitySourceBatch(source: "csv", distances: [eight: 5, nine: -1], replacing: nil)])
+        #expect {
+            try store.saveActivity([ActivitySourceBatch(source: "csv", distances: [eight: 5, nine: -1], replacing: nil)])
+        } throws: { error in
+            (error as? StorageFailure)?.description.contains("CHECK constraint failed: distance_m >= 0") == true
         }
         // The failed batch stored nothing, not even its good slot.
         #expect(try store.activity(source: "csv") == [:])
-        #expect(try store.forgetActivitySource("health:iPhone") == 2)
-        #expect(try store.forgetActivitySource("health:iPhone") == 0)
+        #expect(try store.forgetActivity(source: "health:iPhone") == 2)
+        #expect(try store.forgetActivity(source: "health:iPhone") == 0)
     }
 }

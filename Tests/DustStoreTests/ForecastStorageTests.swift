@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import Foundation
 import TestSupport
 import Testing
@@ -28,6 +29,7 @@ struct ForecastStorageTests {
         #expect(
             Schema.migrator.migrations == [
                 "v1", "v2-daemon-state", "v3-scrub-echoed-keys", "v4-forecast", "v5-alerts", "v6-activity-sources",
+                "v7-attempt-kind-seconds",
             ])
     }
 
@@ -39,23 +41,23 @@ struct ForecastStorageTests {
         let morning = forecast(.pm25, issued: "2026-11-22T05:00:00", date: tomorrow, [.seoul: .known(.moderate), .jeju: .known(.good)])
         let evening = forecast(
             .pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.veryBad), .gyeonggiNorth: .unknown("높음")])
-        #expect(try store.upsertForecasts([morning, evening]) == 2)
-        #expect(try store.upsertForecasts([morning, evening]) == 0)
-        let seoul = try #require(try store.latestForecast(pollutant: .pm25, date: tomorrow, region: .seoul))
+        #expect(try store.saveForecasts([morning, evening]) == 2)
+        #expect(try store.saveForecasts([morning, evening]) == 0)
+        let seoul = try #require(try store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul))
         #expect(seoul.grade == .known(.veryBad))
         #expect(seoul.issuedAt == kstInstant("2026-11-22T17:00:00"))
         #expect(seoul.overall == "○ 전 권역 보통")
         #expect(seoul.cause == "원인")
         // 제주 is graded only by the morning issue: that is the newest that graded it.
-        #expect(try store.latestForecast(pollutant: .pm25, date: tomorrow, region: .jeju)?.issuedAt == kstInstant("2026-11-22T05:00:00"))
-        #expect(try store.latestForecast(pollutant: .pm25, date: tomorrow, region: .gyeonggiNorth)?.grade == .unknown("높음"))
-        #expect(try store.latestForecast(pollutant: .pm10, date: tomorrow, region: .seoul) == nil)
+        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .jeju)?.issuedAt == kstInstant("2026-11-22T05:00:00"))
+        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .gyeonggiNorth)?.grade == .unknown("높음"))
+        #expect(try store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul) == nil)
         #expect(try store.newestForecastIssue(pollutant: .pm25) == kstInstant("2026-11-22T17:00:00"))
         #expect(try store.newestForecastIssue(pollutant: .pm10) == nil)
         // A re-published issue with another grade replaces it.
         let revised = forecast(.pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.bad)])
-        #expect(try store.upsertForecasts([revised]) == 1)
-        #expect(try store.latestForecast(pollutant: .pm25, date: tomorrow, region: .seoul)?.grade == .known(.bad))
+        #expect(try store.saveForecasts([revised]) == 1)
+        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul)?.grade == .known(.bad))
     }
 
     @Test("Forecast calls are counted from the attempt record since a start instant")
@@ -63,19 +65,24 @@ struct ForecastStorageTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.record(
+        try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-21T23:30:00"), station: nil, operation: "forecast PM10 2026-11-21 page 1", outcome: .ok))
-        try store.record(
+                startedAt: kstInstant("2026-11-21T23:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-21 page 1",
+                outcome: .ok))
+        try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-22T05:30:00"), station: nil, operation: "forecast PM10 2026-11-22 page 1", outcome: .ok))
-        try store.record(
+                startedAt: kstInstant("2026-11-22T05:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1",
+                outcome: .ok))
+        try store.recordAttempt(
             PollAttempt(
-                startedAt: kstInstant("2026-11-22T05:30:01"), station: nil, operation: "forecast PM25 2026-11-22 page 1", outcome: .retrying
+                startedAt: kstInstant("2026-11-22T05:30:01"), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-22 page 1",
+                outcome: .retrying
             ))
-        try store.record(
-            PollAttempt(startedAt: kstInstant("2026-11-22T06:20:00"), station: "종로구", operation: "station 종로구 DAILY page 1", outcome: .ok))
-        #expect(try store.attemptCount(operationPrefix: "forecast ", since: kstInstant("2026-11-22T00:00:00")) == 2)
+        try store.recordAttempt(
+            PollAttempt(
+                startedAt: kstInstant("2026-11-22T06:20:00"), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
+                outcome: .ok))
+        #expect(try store.attemptCount(kind: .forecast, since: kstInstant("2026-11-22T00:00:00")) == 2)
     }
 
     @Test("A station's province and address, as polls and the station list stored them")
@@ -83,13 +90,13 @@ struct ForecastStorageTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.upsert([
+        try store.saveReadings([
             HourlyReading(
                 station: "행신동", slot: Slot(startEpochSeconds: 1_795_100_400), concentration: DustPair(fineDust: 30, ultraFineDust: 10),
                 sidoName: "경기")
         ])
-        try store.upsertStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
-        #expect(try store.location(ofStation: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
-        #expect(try store.location(ofStation: "없는곳") == nil)
+        try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
+        #expect(try store.stationLocation(name: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
+        #expect(try store.stationLocation(name: "없는곳") == nil)
     }
 }

@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import DustStore
 import Foundation
 import GRDB
@@ -96,11 +97,11 @@ struct KeyEchoScrubTests {
         #expect(state["note"] == "\"\(KeyEchoGuard.withheldText)\"")
         #expect(state["next_poll"] == "1790000000")
         #expect(try store.recentAttempts(limit: 5).map(\.message) == [nil, KeyEchoGuard.withheldText])
-        let pm10 = try #require(try store.latestForecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .seoul))
+        let pm10 = try #require(try store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .seoul))
         #expect(pm10.overall == KeyEchoGuard.withheldText)
         #expect(pm10.cause == KeyEchoGuard.withheldText)
         #expect(pm10.grade == .unknown(KeyEchoGuard.withheldText))
-        let pm25Jeju = try store.latestForecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .jeju)
+        let pm25Jeju = try store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .jeju)
         #expect(pm25Jeju?.grade == .known(.good))
         #expect(try store.stations().map(\.name).sorted() == [KeyEchoGuard.withheldText, "종로구"])
         #expect(try store.stations().first { $0.name == KeyEchoGuard.withheldText }?.address == KeyEchoGuard.withheldText)

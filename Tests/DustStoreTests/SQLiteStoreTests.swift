@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import Foundation
 import GRDB
 import TestSupport
@@ -30,8 +31,8 @@ struct SQLiteStoreTests {
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
         let batch = (0..<24).map { reading("종로구", hour: $0, pm10: Double(30 + $0), pm25: Double(10 + $0)) }
-        #expect(try store.upsert(batch) == UpsertSummary(inserted: 24))
-        #expect(try store.upsert(batch) == UpsertSummary(unchanged: 24))
+        #expect(try store.saveReadings(batch) == UpsertSummary(inserted: 24))
+        #expect(try store.saveReadings(batch) == UpsertSummary(unchanged: 24))
         #expect(try store.measurementCount() == 24)
     }
 
@@ -40,15 +41,15 @@ struct SQLiteStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.upsert([reading("종로구", hour: 5, pm10: 40, pm25: nil), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
-        let summary = try store.upsert([reading("종로구", hour: 5, pm10: 44, pm25: 21), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
+        try store.saveReadings([reading("종로구", hour: 5, pm10: 40, pm25: nil), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
+        let summary = try store.saveReadings([reading("종로구", hour: 5, pm10: 44, pm25: 21), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
         #expect(summary == UpsertSummary(updated: 1, unchanged: 1))
         let stored = try store.readings(
             stations: ["종로구"], from: reading("x", hour: 0, pm10: nil, pm25: nil).slot,
             to: reading("x", hour: 24, pm10: nil, pm25: nil).slot)
         #expect(stored.map(\.concentration) == [DustPair(fineDust: 44, ultraFineDust: 21), DustPair(fineDust: 41, ultraFineDust: 20)])
 
-        try store.upsert([reading("종로구", hour: 6, pm10: nil, pm25: nil, flag: "자료이상")])
+        try store.saveReadings([reading("종로구", hour: 6, pm10: nil, pm25: nil, flag: "자료이상")])
         let flagged = try store.readings(
             stations: ["종로구"], from: reading("x", hour: 6, pm10: nil, pm25: nil).slot,
             to: reading("x", hour: 7, pm10: nil, pm25: nil).slot)
@@ -61,17 +62,18 @@ struct SQLiteStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.upsert((0..<24).flatMap { [reading("종로구", hour: $0, pm10: 1, pm25: 1), reading("중구", hour: $0, pm10: 2, pm25: 2)] })
+        try store.saveReadings(
+            (0..<24).flatMap { [reading("종로구", hour: $0, pm10: 1, pm25: 1), reading("중구", hour: $0, pm10: 2, pm25: 2)] })
         let from = reading("x", hour: 3, pm10: nil, pm25: nil).slot
         let to = reading("x", hour: 6, pm10: nil, pm25: nil).slot
         let rows = try store.readings(stations: ["중구"], from: from, to: to)
         #expect(rows.map(\.slot) == [from, from.advanced(by: 1), from.advanced(by: 2)])
         #expect(rows.allSatisfy { $0.station == "중구" })
         let last = reading("x", hour: 23, pm10: nil, pm25: nil).slot
-        #expect(try store.latestSlot(station: "종로구", endingBy: last.end) == last)
+        #expect(try store.newestSlot(station: "종로구", endingBy: last.end) == last)
         // A slot that has not ended by `now` is in the future: it never counts as the latest.
-        #expect(try store.latestSlot(station: "종로구", endingBy: last.end.addingTimeInterval(-1)) == last.advanced(by: -1))
-        #expect(try store.latestSlot(station: "없는곳", endingBy: last.end) == nil)
+        #expect(try store.newestSlot(station: "종로구", endingBy: last.end.addingTimeInterval(-1)) == last.advanced(by: -1))
+        #expect(try store.newestSlot(station: "없는곳", endingBy: last.end) == nil)
         #expect(try store.stations().map(\.name) == ["종로구", "중구"])
         #expect(try store.stations().first?.code == "111123")
     }
@@ -82,7 +84,7 @@ struct SQLiteStoreTests {
         defer { directory.remove() }
         let path = directory.path("nested/dir/dust.sqlite")
         let store = try SQLiteStore(path: path)
-        try store.upsert([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
+        try store.saveReadings([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o640)
         #expect(try store.integrityCheck() == ["ok"])
@@ -99,7 +101,7 @@ struct SQLiteStoreTests {
         let path = directory.path("dust.sqlite")
         do {
             let store = try SQLiteStore(path: path)
-            try store.upsert([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
+            try store.saveReadings([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
         }
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(FileManager.default.fileExists(atPath: path + "-shm"))
@@ -120,7 +122,7 @@ struct SQLiteStoreTests {
             let batch = (0..<20).flatMap { station in
                 (0..<720).map { reading("station \(station)", hour: $0, pm10: Double($0 % 90), pm25: Double($0 % 40)) }
             }
-            _ = try store.upsert(batch)
+            _ = try store.saveReadings(batch)
             let openSize = try walSize()
             #expect(openSize > 1 << 19, "the batch should leave a WAL of over half a MiB while the writer is open")
             #expect(try store.write { db in try Int.fetchOne(db, sql: "PRAGMA journal_size_limit") } == SQLiteStore.walSizeLimit)
@@ -164,7 +166,7 @@ struct SQLiteStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dust.sqlite")
-        try SQLiteStore(path: path).upsert([reading("종로구", hour: 1, pm10: 30, pm25: 12)])
+        try SQLiteStore(path: path).saveReadings([reading("종로구", hour: 1, pm10: 30, pm25: 12)])
         // What FineDust 0.3 left: everything up to v3, no alert tables.
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
@@ -179,7 +181,7 @@ struct SQLiteStoreTests {
             return reason.contains("restart dustd")
         }
         let upgraded = try SQLiteStore(path: path)
-        #expect(try upgraded.alertRuleStates().isEmpty)
+        #expect(try upgraded.alertStates().isEmpty)
         let reader = try SQLiteStore(path: path, mode: .readOnly)
         #expect(try reader.measurementCount() == 1)
     }

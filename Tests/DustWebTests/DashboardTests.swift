@@ -29,13 +29,13 @@ private final class DashboardScratch: Sendable {
 
     deinit { directory.remove() }
 
-    func importFixture(_ path: String) throws {
-        _ = try IngestService(store: store, clock: FixedClock(Self.afterNovember20))
+    func importFixture(_ path: String) async throws {
+        _ = try await IngestService(store: store, clock: FixedClock(Self.afterNovember20))
             .ingest(try TestFixtures.data(path), requestedStation: nil)
     }
 
     func save(_ readings: [HourlyReading]) throws {
-        _ = try store.upsert(readings, fetchedAt: Self.afterNovember20)
+        _ = try store.saveReadings(readings, fetchedAt: Self.afterNovember20)
     }
 
     func statistics(
@@ -52,24 +52,24 @@ private final class DashboardScratch: Sendable {
         _ date: LocalDate? = nil, language: PageLanguage = .korean, station: String = "종로구", fallbacks: [String] = [],
         calendar: DayCalendar = seoul, now: Date = afterNovember20, health: DaemonHealth? = nil,
         intakeModel: (any IntakeModel)? = nil
-    ) throws -> String {
+    ) async throws -> String {
         let statistics = try statistics(station: station, fallbacks: fallbacks, calendar: calendar, now: now, intakeModel: intakeModel)
         let shown = date ?? statistics.today
-        let newest = try store.latestSlot(station: station, endingBy: now)
+        let newest = try store.newestSlot(station: station, endingBy: now)
         let model = DashboardModel(
-            page: date.map { .day($0) } ?? .today, language: language, station: station, day: try statistics.day(shown),
-            week: try statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit,
+            page: date.map { .day($0) } ?? .today, language: language, station: station, day: try await statistics.day(shown),
+            week: try await statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit,
             calendar: calendar,
             health: health ?? Self.runningHealth(newest: newest, now: now), now: now)
         return DashboardPage.render(model)
     }
 
-    func weekPage(_ week: ISOWeek, language: PageLanguage = .korean, now: Date = afterNovember20) throws -> (String, WeekReport) {
+    func weekPage(_ week: ISOWeek, language: PageLanguage = .korean, now: Date = afterNovember20) async throws -> (String, WeekReport) {
         let statistics = try statistics(now: now)
-        let report = try statistics.week(week)
+        let report = try await statistics.week(week)
         let model = DashboardModel(
             page: .week(week), language: language, station: "종로구", day: nil, week: report, intakeUnit: .micrograms,
-            calendar: Self.seoul, health: Self.runningHealth(newest: try store.latestSlot(station: "종로구", endingBy: now), now: now),
+            calendar: Self.seoul, health: Self.runningHealth(newest: try store.newestSlot(station: "종로구", endingBy: now), now: now),
             now: now)
         return (DashboardPage.render(model), report)
     }
@@ -121,11 +121,11 @@ private func expectSelfContained(_ page: String, sourceLocation: SourceLocation 
 @Suite("Dashboard page")
 struct DashboardTests {
     @Test("The Korean page of 2026-11-20 at 종로구 shows Korean grades and the same numbers as dustctl day --json")
-    func koreanDay() throws {
+    func koreanDay() async throws {
         let scratch = try DashboardScratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        let page = try scratch.dayPage(DashboardScratch.november20)
-        let day = try scratch.statistics().day(DashboardScratch.november20)
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let page = try await scratch.dayPage(DashboardScratch.november20)
+        let day = try await scratch.statistics().day(DashboardScratch.november20)
 
         #expect(page.hasPrefix("<!DOCTYPE html>\n<html lang=\"ko\">"))
         #expect(page.contains("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"/>"))
@@ -166,10 +166,10 @@ struct DashboardTests {
     }
 
     @Test("The English page has lang=en, English grade words and English text throughout")
-    func englishDay() throws {
+    func englishDay() async throws {
         let scratch = try DashboardScratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        let page = try scratch.dayPage(DashboardScratch.november20, language: .english)
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let page = try await scratch.dayPage(DashboardScratch.november20, language: .english)
 
         #expect(page.hasPrefix("<!DOCTYPE html>\n<html lang=\"en\">"))
         #expect(page.contains("Friday, 20 November 2026"))
@@ -185,14 +185,14 @@ struct DashboardTests {
     }
 
     @Test("Today's page shows the latest hour in a big badge, intake so far and hours to come")
-    func today() throws {
+    func today() async throws {
         let scratch = try DashboardScratch()
         let calendar = DashboardScratch.seoul
         let slots = calendar.slots(of: DashboardScratch.november20)
         // 00:00–13:00 measured; at 14:20 the hour 13:00–14:00 has not been stored yet.
         try scratch.save((0..<13).map { DashboardScratch.reading("종로구", slots[$0], pm10: 20 + Double($0), pm25: 10 + Double($0)) })
         let now = slots[14].start.addingTimeInterval(20 * 60)
-        let page = try scratch.dayPage(language: .korean, now: now)
+        let page = try await scratch.dayPage(language: .korean, now: now)
 
         #expect(page.contains("오늘 · 2026년 11월 20일 금요일"))
         // Latest hour 12:00–13:00: PM10 32 (보통), PM2.5 22 (보통).
@@ -212,23 +212,23 @@ struct DashboardTests {
     }
 
     @Test("Under the boostcamp model intake is in whole points")
-    func points() throws {
+    func points() async throws {
         let scratch = try DashboardScratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         // 3,000 m walked at 12:00, when PM10 was 49: floor(49 × 3000 × 0.036 × 0.01) = 52 points; no other hour walked.
-        try scratch.store.replaceWalkingDistances([DashboardScratch.seoul.slots(of: DashboardScratch.november20)[12]: 3000])
-        let korean = try scratch.dayPage(DashboardScratch.november20, intakeModel: BoostcampIntakeModel())
+        try await scratch.store.saveCSVWalking([DashboardScratch.seoul.slots(of: DashboardScratch.november20)[12]: 3000])
+        let korean = try await scratch.dayPage(DashboardScratch.november20, intakeModel: BoostcampIntakeModel())
         #expect(korean.contains("<dt>흡입량</dt><dd>52\u{A0}점</dd>"))
         #expect(korean.contains("data-intake-pm10=\"52\""))
         #expect(korean.contains("3000 m 걸음"))
-        let english = try scratch.dayPage(DashboardScratch.november20, language: .english, intakeModel: BoostcampIntakeModel())
+        let english = try await scratch.dayPage(DashboardScratch.november20, language: .english, intakeModel: BoostcampIntakeModel())
         #expect(english.contains("<dt>Intake</dt><dd>52\u{A0}points</dd>"))
         expectSelfContained(korean)
         expectSelfContained(english)
     }
 
     @Test("A station name, flag, fallback and daemon message full of markup render as text, in SVG titles and attributes too")
-    func hostileText() throws {
+    func hostileText() async throws {
         let scratch = try DashboardScratch()
         let station = "<script>alert(\"1\")</script>'"
         let fallback = "<b onmouseover=\"x\">중구</b>"
@@ -249,7 +249,7 @@ struct DashboardTests {
             status: status, newestSlot: slots[9], now: DashboardScratch.afterNovember20, processIsDustd: { _ in true })
 
         for language in PageLanguage.allCases {
-            let page = try scratch.dayPage(
+            let page = try await scratch.dayPage(
                 DashboardScratch.november20, language: language, station: station, fallbacks: [fallback],
                 health: health)
             #expect(!page.contains("<script"))
@@ -284,10 +284,10 @@ struct DashboardTests {
     }
 
     @Test("A day without readings says so and draws no bars and no broken numbers")
-    func emptyDay() throws {
+    func emptyDay() async throws {
         let scratch = try DashboardScratch()
         for language in PageLanguage.allCases {
-            let past = try scratch.dayPage(LocalDate(year: 2026, month: 11, day: 18), language: language)
+            let past = try await scratch.dayPage(LocalDate(year: 2026, month: 11, day: 18), language: language)
             #expect(past.contains(language == .korean ? "이날 저장된 측정값이 없습니다." : "No readings stored for this day."))
             #expect(past.contains(language == .korean ? "이 기간에 저장된 측정값이 없습니다." : "No readings stored for these days."))
             #expect(!past.contains("data-hour="))
@@ -296,7 +296,7 @@ struct DashboardTests {
             #expect(!past.contains("<svg"))
             expectSelfContained(past)
 
-            let today = try scratch.dayPage(language: language)
+            let today = try await scratch.dayPage(language: language)
             #expect(today.contains(language == .korean ? "아직 오늘 측정값이 없습니다." : "No readings for today yet;"))
             // Nothing stored at all: said at the top.
             #expect(today.contains(language == .korean ? "저장된 측정값이 아직 없습니다." : "No hours are stored yet."))
@@ -305,7 +305,7 @@ struct DashboardTests {
     }
 
     @Test("A day in America/New_York has 23 hour elements on 2026-03-08 and 25 on 2026-11-01")
-    func daylightSavingDays() throws {
+    func daylightSavingDays() async throws {
         let scratch = try DashboardScratch()
         let calendar = DashboardScratch.newYork
         let spring = LocalDate(year: 2026, month: 3, day: 8)
@@ -318,7 +318,7 @@ struct DashboardTests {
         }
         let now = calendar.start(of: LocalDate(year: 2026, month: 11, day: 2)).addingTimeInterval(12 * 3600)
 
-        let springPage = try scratch.dayPage(spring, language: .english, calendar: calendar, now: now)
+        let springPage = try await scratch.dayPage(spring, language: .english, calendar: calendar, now: now)
         #expect(occurrences(of: "data-hour=\"", in: springPage) == 23)
         // 23 hours × 2 pollutants, and the day's two bars in the week chart.
         #expect(occurrences(of: "<rect class=\"bar", in: springPage) == 46 + 2)
@@ -329,7 +329,7 @@ struct DashboardTests {
         #expect(springPage.contains("23/23\u{A0}h"))
         expectSelfContained(springPage)
 
-        let autumnPage = try scratch.dayPage(autumn, language: .korean, calendar: calendar, now: now)
+        let autumnPage = try await scratch.dayPage(autumn, language: .korean, calendar: calendar, now: now)
         #expect(occurrences(of: "data-hour=\"", in: autumnPage) == 25)
         #expect(autumnPage.contains("data-hour=\"2026-11-01T01:00:00-04:00\""))
         #expect(autumnPage.contains("data-hour=\"2026-11-01T01:00:00-05:00\""))
@@ -342,20 +342,20 @@ struct DashboardTests {
     }
 
     @Test("Stale data and a dustd gone without stopping are said at the top, before the station")
-    func staleAndGone() throws {
+    func staleAndGone() async throws {
         let scratch = try DashboardScratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         // Two days later: the newest hour (23:00–24:00 on 11-20) ended 48 h ago; dustd's PID is not dustd.
         let now = DashboardScratch.afterNovember20.addingTimeInterval(48 * 3600 - 20 * 60)
         var status = DaemonStatus(
             state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
             startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-86_400), heartbeatSeconds: 60)
         status.heartbeatAt = DashboardScratch.afterNovember20
-        let newest = try scratch.store.latestSlot(station: "종로구", endingBy: now)
+        let newest = try scratch.store.newestSlot(station: "종로구", endingBy: now)
         let health = DaemonHealth(status: status, newestSlot: newest, now: now, processIsDustd: { _ in false })
         #expect(health.daemon == .gone && health.stale)
 
-        let english = try scratch.dayPage(language: .english, now: now, health: health)
+        let english = try await scratch.dayPage(language: .english, now: now, health: health)
         let notices = try #require(english.range(of: "<section class=\"notices\""))
         let heading = try #require(english.range(of: "<h1>"))
         #expect(notices.lowerBound < heading.lowerBound)
@@ -367,16 +367,16 @@ struct DashboardTests {
         #expect(!english.contains("4242"), "the web shows no PID")
         expectSelfContained(english)
 
-        let korean = try scratch.dayPage(language: .korean, now: now, health: health)
+        let korean = try await scratch.dayPage(language: .korean, now: now, health: health)
         #expect(korean.contains("데이터가 오래되었습니다: 가장 최근 측정 시간이 48시간 전에 끝났습니다."))
         #expect(korean.contains("dustd가 실행 중이 아닙니다"))
         expectSelfContained(korean)
     }
 
     @Test("A failed last poll and a refused reload are said with their messages")
-    func failedPollAndRefusedReload() throws {
+    func failedPollAndRefusedReload() async throws {
         let scratch = try DashboardScratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let now = DashboardScratch.afterNovember20
         var status = DaemonStatus(
             state: .waitingForNextHour, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
@@ -389,10 +389,10 @@ struct DashboardTests {
         )
         status.reloadRefused = .init(at: now.addingTimeInterval(-300), reason: "station.name must not be empty")
         let health = DaemonHealth(
-            status: status, newestSlot: try scratch.store.latestSlot(station: "종로구", endingBy: now),
+            status: status, newestSlot: try scratch.store.newestSlot(station: "종로구", endingBy: now),
             now: now, processIsDustd: { _ in true })
 
-        let page = try scratch.dayPage(DashboardScratch.november20, language: .english, health: health)
+        let page = try await scratch.dayPage(DashboardScratch.november20, language: .english, health: health)
         #expect(
             page.contains(
                 "The last poll failed at 00:10 (configuration):<span class=\"detail\">SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr</span>"
@@ -407,10 +407,10 @@ struct DashboardTests {
     }
 
     @Test("The week page of 2026-W47 has 7 day bars with dustctl's numbers, a table and totals; today is marked")
-    func weekPage() throws {
+    func weekPage() async throws {
         let scratch = try DashboardScratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
-        let (page, week) = try scratch.weekPage(try #require(ISOWeek("2026-W47")))
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        let (page, week) = try await scratch.weekPage(try #require(ISOWeek("2026-W47")))
 
         #expect(page.contains("<title>종로구 · 2026-W47 · FineDust</title>"))
         #expect(page.contains("2026년 47주 · 11/16 – 11/22"))
@@ -452,11 +452,11 @@ struct DashboardTests {
     }
 
     @Test("The day page's week shows the rolling 7 days ending on the day, with 7 bars")
-    func rollingWeekOnDayPage() throws {
+    func rollingWeekOnDayPage() async throws {
         let scratch = try DashboardScratch()
-        try scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
-        let page = try scratch.dayPage(DashboardScratch.november20, language: .english)
-        let week = try scratch.statistics().rollingWeek(endingOn: DashboardScratch.november20)
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml")
+        let page = try await scratch.dayPage(DashboardScratch.november20, language: .english)
+        let week = try await scratch.statistics().rollingWeek(endingOn: DashboardScratch.november20)
         #expect(occurrences(of: "data-date=\"", in: page) == 7)
         #expect(page.contains("Intake, last 7 days <span class=\"aside\">14 Nov – 20 Nov</span>"))
         for day in week.days {

@@ -23,7 +23,7 @@ func storeForecastForNow(_ store: SQLiteStore) throws -> LocalDate {
             grades: ForecastGrades(byRegion: [.seoul: grade, .jeju: .known(.good)]),
             overall: "○ <script>alert(1)</script> 서울 '나쁨'", cause: "대기 정체")
     }
-    try store.upsertForecasts([
+    try store.saveForecasts([
         forecast(.pm10, today, .known(.moderate)), forecast(.pm25, today, .known(.bad)),
         forecast(.pm10, today.adding(days: 1), .known(.bad)), forecast(.pm25, today.adding(days: 1), .known(.veryBad)),
     ])
@@ -34,7 +34,7 @@ func storeForecastForNow(_ store: SQLiteStore) throws -> LocalDate {
 struct ForecastWebTests {
     @Test("/api/v1/forecast and /api/v1/today are byte for byte what dustctl forecast and today --json print")
     func apiEqualsCLI() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let today = try storeForecastForNow(rig.store)
         let forecast = try rig.dustctl(["forecast"])
@@ -63,7 +63,7 @@ struct ForecastWebTests {
 
     @Test("The today page has a forecast panel, escaped; /metrics exports the region's grades")
     func panelAndMetrics() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let today = try storeForecastForNow(rig.store)
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
@@ -84,7 +84,7 @@ struct ForecastWebTests {
 
     @Test("No forecast stored: dustctl forecast says so and exits 0; the API serves the same empty document")
     func nothingStored() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let printed = try rig.dustctl(["forecast"])
         #expect(printed.status == 0)
@@ -99,7 +99,7 @@ struct ForecastWebTests {
 
     @Test("A station the table cannot place: the API says to set forecast.region (404), dustctl exits 78")
     func unknownRegion() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await rig.application(try rig.source(station: "어딘가", clock: SystemClock())).test(.router) { client in
             try await client.execute(uri: "/api/v1/forecast", method: .get) { response in
@@ -120,14 +120,14 @@ struct ForecastWebTests {
 
     @Test("/metrics renders what the backend counted (HELP, TYPE and values) beside the gauges read from the database")
     func countersBesideGauges() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let registry = PrometheusCollectorRegistry()
         let help = "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome."
         let requests = MetricNameDescriptor(metricName: "finedust_forecast_requests_total", unitName: "", helpText: help)
         registry.makeCounter(descriptor: requests, labels: [("outcome", "ok")]).increment(by: Int64(2))
         registry.makeCounter(descriptor: requests, labels: [("outcome", "retrying")]).increment()
-        let app = Application(router: WebServer(source: try rig.source(), registry: registry, token: nil).router())
+        let app = Application(router: WebServer(data: try rig.source(), registry: registry, token: nil).router())
         try await app.test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let lines = Set(text(response).split(separator: "\n").map(String.init))
@@ -143,12 +143,12 @@ struct ForecastWebTests {
 
     @Test("A forecast grade no longer shown leaves /metrics: the day after, yesterday's tomorrow is not reported")
     func staleGaugesRemoved() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let kst = DayCalendar(timeZone: KoreaStandardTime.timeZone)
         // The 17시 issue of 2026-11-22 for 서울, PM2.5: today 보통, tomorrow 매우나쁨.
         let issued = kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(17 * 3600)
-        try rig.store.upsertForecasts([
+        try rig.store.saveForecasts([
             DustForecast(
                 pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 22),
                 grades: ForecastGrades(informGrade: "서울 : 보통,제주 : 좋음")),
@@ -160,7 +160,7 @@ struct ForecastWebTests {
         // 2026-11-22 18:00 KST: 서울 PM2.5 tomorrow (11-23) is 매우나쁨 (4) in the 17시 issue.
         let eveningClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(18 * 3600))
         let evening = try await Application(
-            router: WebServer(source: try rig.source(clock: eveningClock), registry: registry, token: nil).router()
+            router: WebServer(data: try rig.source(clock: eveningClock), registry: registry, token: nil).router()
         )
         .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 4"))
@@ -168,7 +168,7 @@ struct ForecastWebTests {
         // 2026-11-25 12:00 KST: nothing stored for the 25th or the 26th, so no grade at all.
         let laterClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 25)).addingTimeInterval(12 * 3600))
         let later = try await Application(
-            router: WebServer(source: try rig.source(clock: laterClock), registry: registry, token: nil).router()
+            router: WebServer(data: try rig.source(clock: laterClock), registry: registry, token: nil).router()
         )
         .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(!later.contains("finedust_forecast_grade{"))

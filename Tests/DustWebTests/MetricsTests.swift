@@ -56,7 +56,7 @@ struct MetricsTests {
 
     @Test("The demo database's gauges, line for line as dustd 0.3 exported them (sorted: families come in hash order)")
     func demoGaugesLineForLine() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let body = try await scrape(rig.application(try rig.source()))
         #expect(body.hasSuffix("\n"))
@@ -65,18 +65,18 @@ struct MetricsTests {
 
     @Test("A station removed from the configuration by a reload has no gauge at the next scrape")
     func reloadedStationLeaves() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         // 중구, a fallback station, measured the hour before the demo's last: 51 and 30 µg/m³.
         let hour = Slot(containing: DemoReplay.now).advanced(by: -1)
-        _ = try rig.store.upsert([HourlyReading(station: "중구", slot: hour, concentration: DustPair(fineDust: 51, ultraFineDust: 30))])
+        _ = try rig.store.saveReadings([HourlyReading(station: "중구", slot: hour, concentration: DustPair(fineDust: 51, ultraFineDust: 30))])
         // The web reads the settings through a closure, as dustd reads its live configuration after SIGHUP.
         let stations = Mutex(StationPreference(primary: "종로구", fallbacks: ["중구"]))
         let store = rig.store
-        let settings = WebSource.ReportSettings(
+        let settings = WebData.ReportSettings(
             stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
             intakeModel: try VentilationIntakeModel(), databasePath: store.path)
-        let source = WebSource(
+        let data = WebData(
             store: { store },
             settings: {
                 var current = settings
@@ -84,7 +84,7 @@ struct MetricsTests {
                 return current
             }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
         let registry = PrometheusCollectorRegistry()
-        try await Application(router: WebServer(source: source, registry: registry, token: nil).router()).test(.router) { client in
+        try await Application(router: WebServer(data: data, registry: registry, token: nil).router()).test(.router) { client in
             let before = try await client.execute(uri: "/metrics", method: .get) { text($0) }
             #expect(before.contains("finedust_concentration_grams_per_cubic_meter{station=\"중구\",pollutant=\"pm10\"} 5.1e-05"))
             #expect(before.contains("finedust_grade{station=\"중구\",pollutant=\"pm25\"} 2.0"))
@@ -100,12 +100,12 @@ struct MetricsTests {
         let directory = try TemporaryDirectory("metrics")
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("empty.sqlite"))
-        let settings = WebSource.ReportSettings(
+        let settings = WebData.ReportSettings(
             stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
             intakeModel: try VentilationIntakeModel(), databasePath: store.path)
-        let source = WebSource(store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
+        let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
         let body = try await scrape(
-            Application(router: WebServer(source: source, registry: PrometheusCollectorRegistry(), token: nil).router()))
+            Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router()))
         let samples = body.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init).sorted()
         #expect(
             samples == [

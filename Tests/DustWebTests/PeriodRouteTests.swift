@@ -14,7 +14,7 @@ import Testing
 struct PeriodRouteTests {
     @Test("Every date and week route answers 200 or 404 (400 for a malformed end=) for boundary and random dates")
     func everyRoute() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let random = PeriodSamples.random(count: 60, seed: 19)
         let dates = PeriodSamples.boundaryDates + random.dates
@@ -53,7 +53,7 @@ struct PeriodRouteTests {
 
     @Test("An unsupported date or week is a 404 that names the range")
     func refusalNamesRange() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await rig.application(try rig.source()).test(.router) { client in
             try await client.execute(uri: "/week/0001-W01", method: .get) { response in
@@ -76,7 +76,7 @@ struct PeriodRouteTests {
 
     @Test("The pager stops at the supported period: no link before 2000-01-01 or 2000-W01, none after 2099-12-31 or 2099-W52")
     func pagerAtTheEnds() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         // A clock in 2100, so that "next" is not withheld for being in the future.
         let in2100 = Date(timeIntervalSince1970: 4_102_444_800 + 30 * 86_400)

@@ -72,12 +72,12 @@ struct StatusTruthTests {
     }
 
     @Test("The dashboard: no \"kept its previous configuration\", no waiting line, no PID and no path once dustd does not run")
-    func dashboard() throws {
+    func dashboard() async throws {
         let now = Date(timeIntervalSince1970: 1_795_000_000)
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let statistics = try rig.source().statistics()
-        let week = try statistics.rollingWeek(endingOn: statistics.today)
+        let week = try await statistics.rollingWeek(endingOn: statistics.today)
         for ending in Self.endings {
             let health = DaemonHealth(status: ending.status(now), newestSlot: nil, now: now, processIsDustd: { _ in ending.alive })
             for language in [PageLanguage.english, .korean] {
@@ -115,7 +115,7 @@ struct StatusTruthTests {
 struct WebStatusDocumentTests {
     @Test("No database path, no PID, no path in a message; otherwise dustctl's document, and a killed dustd claims no state")
     func noPaths() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         var record = lastRecord(now: Date())
         record.lastError = .init(

@@ -117,13 +117,13 @@ func closedCount(_ connections: [RawConnection]) async -> Int {
 @Suite("The web under idle, slow and hostile clients: capped connections, timeouts, headers on every answer", .serialized)
 struct WebConnectionTests {
     func application(_ rig: WebRig, limits: WebConnectionLimits, token: BearerToken? = nil) throws -> some ApplicationProtocol {
-        WebServer(source: try rig.source(), registry: PrometheusCollectorRegistry(), token: token, limits: limits)
+        WebServer(data: try rig.source(), registry: PrometheusCollectorRegistry(), token: token, limits: limits)
             .application(host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
     }
 
     @Test("40 idle or half-sent connections against a cap of 4: a real request is answered at once, and only 4 stay open")
     func slowloris() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await application(rig, limits: WebConnectionLimits(maxConnections: 4, idleTimeout: .seconds(60))).test(.live) { client in
             let port = try #require(client.port)
@@ -156,7 +156,7 @@ struct WebConnectionTests {
 
     @Test("An idle connection is closed after the idle timeout; so is one trickling its headers, and one holding back its body")
     func timeouts() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         // Idle timeouts of 3 s: short for a test, long enough for a loaded machine to answer in.
         try await application(rig, limits: WebConnectionLimits(maxConnections: 64, idleTimeout: .seconds(3))).test(.live) { client in
@@ -206,7 +206,7 @@ struct WebConnectionTests {
     @Test(
         "Every answer carries the CSP, nosniff, frame and cache headers: 200, 400, 401, 404, 405, 413, 414, 503 and Hummingbird's own 400")
     func headersOnEveryAnswer() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let token = try #require(BearerToken("s3cret"))
         let authorised = "Authorization: Bearer s3cret\r\n"

@@ -17,27 +17,28 @@ struct WebRig {
     let store: SQLiteStore
     let configuration: String
 
-    init() throws {
+    init() async throws {
         directory = try TemporaryDirectory("web")
         store = try SQLiteStore(path: directory.path("dust.sqlite"))
         let fixtures = try #require(
             DemoReplay.locateFixtures(explicit: TestFixtures.repositoryRoot.appendingPathComponent("Fixtures").path))
-        _ = try DemoReplay(fixtures: fixtures, store: store, calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)).run()
+        _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!))
+            .run()
         configuration = directory.path("empty.yaml")
         try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)
     }
 
-    func source(station: String = "종로구", clock: any WallClock = FixedClock(DemoReplay.now)) throws -> WebSource {
+    func source(station: String = "종로구", clock: any WallClock = FixedClock(DemoReplay.now)) throws -> WebData {
         let store = self.store
-        let settings = WebSource.ReportSettings(
+        let settings = WebData.ReportSettings(
             stations: StationPreference(primary: station),
             calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
             intakeModel: try VentilationIntakeModel(), databasePath: store.path)
-        return WebSource(store: { store }, settings: { settings }, clock: clock, processIsDustd: { _ in false })
+        return WebData(store: { store }, settings: { settings }, clock: clock, processIsDustd: { _ in false })
     }
 
-    func application(_ source: WebSource, token: BearerToken? = nil) -> some ApplicationProtocol {
-        Application(router: WebServer(source: source, registry: PrometheusCollectorRegistry(), token: token).router())
+    func application(_ source: WebData, token: BearerToken? = nil) -> some ApplicationProtocol {
+        Application(router: WebServer(data: source, registry: PrometheusCollectorRegistry(), token: token).router())
     }
 
     /// `dustctl ARGS --json --db … --station 종로구` from the same database.
@@ -61,7 +62,7 @@ struct WebServerTests {
             ("/api/v1/week/2026-W47", ["week", "--iso", "2026-W47"]),
         ])
     func apiEqualsCLI(_ path: String, _ command: [String]) async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let cli = try rig.dustctl(command)
         #expect(cli.status == 0, "\(cli.standardError)")
@@ -76,7 +77,7 @@ struct WebServerTests {
 
     @Test("/api/v1/today and /api/v1/status are what dustctl today and status print, now (status without the database path and PID)")
     func todayAndStatus() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let app = rig.application(try rig.source(clock: SystemClock()))
         let today = try rig.dustctl(["today"])
@@ -106,7 +107,7 @@ struct WebServerTests {
 
     @Test("/healthz: 200 while the last poll is recent and the data fresh, 503 with the reason once the data goes stale")
     func healthz() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         var status = DaemonStatus(
             state: .idle, mode: .daemon, pid: 1, version: "t", station: "종로구",
@@ -130,7 +131,7 @@ struct WebServerTests {
 
     @Test("A hostile station name renders as text; the page's CSP allows its one style sheet and nothing else")
     func escapingAndPolicy() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await rig.application(try rig.source(station: "<script>alert(1)</script>")).test(.router) { client in
             try await client.execute(uri: "/", method: .get) { response in
@@ -149,7 +150,7 @@ struct WebServerTests {
 
     @Test("Korean by default, English by Accept-Language, ?lang= wins")
     func languages() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await rig.application(try rig.source()).test(.router) { client in
             try await client.execute(uri: "/day/2026-11-20", method: .get) { response in
@@ -168,7 +169,7 @@ struct WebServerTests {
 
     @Test("Unknown paths 404, other methods 405, long targets 414, bodies 413, bad dates 404")
     func refusals() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await rig.application(try rig.source()).test(.router) { client in
             try await client.execute(uri: "/nothing-here", method: .get) { #expect($0.status == .notFound) }
@@ -194,7 +195,7 @@ struct WebServerTests {
 
     @Test("With a token, every path but /healthz needs it; a wrong one is refused as firmly as none")
     func token() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let token = try #require(BearerToken("s3cret-token\n"))
         #expect("\(token)" == "***")
@@ -224,7 +225,7 @@ struct WebServerTests {
 
     @Test("/metrics: the latest hour, today's intake and the build, in Prometheus text, equal to the database")
     func metrics() async throws {
-        let rig = try WebRig()
+        let rig = try await WebRig()
         defer { rig.directory.remove() }
         let source = try rig.source()
         let latest = try #require(
@@ -232,7 +233,7 @@ struct WebServerTests {
                 stations: ["종로구"], from: Slot(containing: DemoReplay.now).advanced(by: -24),
                 to: Slot(containing: DemoReplay.now)
             ).last)
-        let day = try source.statistics().day(source.statistics().today)
+        let day = try await source.statistics().day(source.statistics().today)
         try await rig.application(source).test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let body = text(response)

@@ -74,7 +74,9 @@ struct ExportTests {
         let hostile = "=HYPERLINK(\"http://evil.example\",\"click\")"
         let store = try SQLiteStore(path: db)
         let slot = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!).slots(of: LocalDate(year: 2026, month: 11, day: 20))[9]
-        try store.upsert([HourlyReading(station: hostile, slot: slot, concentration: DustPair(fineDust: 41.23456, ultraFineDust: nil))])
+        try store.saveReadings([
+            HourlyReading(station: hostile, slot: slot, concentration: DustPair(fineDust: 41.23456, ultraFineDust: nil))
+        ])
         let output = directory.path("out.csv")
         let result = try dustctl(
             "export", "--from", "2026-11-20", "--to", "2026-11-20", "--station", hostile, "--db", db, "--bom", "--output", output)

@@ -1,5 +1,6 @@
 import AirKorea
 import DustKit
+import DustServices
 import DustStore
 import Foundation
 import TestSupport
@@ -18,7 +19,7 @@ struct ForecastCommandTests {
         let shift = today.daysSinceEpoch - LocalDate(year: 2026, month: 11, day: 22).daysSinceEpoch
         for name in ["synthesized/forecast-pm10-2026-11-22.xml", "synthesized/forecast-pm25-2026-11-22.xml"] {
             let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
-            try store.upsertForecasts(
+            try store.saveForecasts(
                 page.forecasts.map { forecast in
                     var moved = forecast
                     moved.forecastDate = forecast.forecastDate.adding(days: shift)
@@ -88,12 +89,13 @@ struct ForecastCommandTests {
         let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(
             of: DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now))
         // Three today, one the day before (not counted), one poll (not a forecast call).
-        for (offset, operation) in [
-            (1.0, "forecast PM10 x page 1"), (2.0, "forecast PM25 x page 1"), (3.0, "forecast PM10 x page 1"),
-            (-60.0, "forecast PM25 x page 1"), (4.0, "station 종로구 DAILY page 1"),
+        for (offset, kind, operation) in [
+            (1.0, AttemptKind.forecast, "forecast PM10 x page 1"), (2.0, .forecast, "forecast PM25 x page 1"),
+            (3.0, .forecast, "forecast PM10 x page 1"), (-60.0, .forecast, "forecast PM25 x page 1"),
+            (4.0, .measurement, "station 종로구 DAILY page 1"),
         ] {
             let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
-            try store.record(PollAttempt(startedAt: at, station: nil, operation: operation, outcome: .ok))
+            try store.recordAttempt(PollAttempt(startedAt: at, station: nil, kind: kind, operation: operation, outcome: .ok))
         }
         let text = try dustctl("status", "--db", db, "--station", "종로구")
         #expect(text.standardOutput.contains("Forecast      3/12 calls today (KST)"), "\(text.standardOutput)")

@@ -34,11 +34,12 @@ let benchmarks: @Sendable () -> Void = {
     for response in responses {
         // Each sample inserts into a new empty database; only parse + upsert is measured.
         let fineDustIteration = Counter()
-        Benchmark("ingest \(response.name) FineDust parse+upsert") { benchmark in
+        // IngestService is async (the store protocols are); SQLiteStore answers without suspending.
+        Benchmark("ingest \(response.name) FineDust parse+upsert") { benchmark async throws in
             let store = try SQLiteStore(path: freshDatabase("finedust", fineDustIteration.next()))
             let ingest = IngestService(store: store)
             benchmark.startMeasurement()
-            let report = try ingest.ingest(response.body, requestedStation: nil)
+            let report = try await ingest.ingest(response.body, requestedStation: nil)
             benchmark.stopMeasurement()
             precondition(report.stored.inserted == response.items)
         }

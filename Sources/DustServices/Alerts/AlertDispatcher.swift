@@ -41,18 +41,16 @@ public struct AlertDispatcher: Sendable {
     private let store: any AlertStore
     private let policy: AlertRetryPolicy
     private let clock: any WallClock
-    private let sleep: @Sendable (Duration) async throws -> Void
 
+    /// - Parameter clock: stamps each attempt and times the waits between them.
     public init(
         sinks: [any AlertSink], store: any AlertStore, policy: AlertRetryPolicy = AlertRetryPolicy(),
-        clock: any WallClock = SystemClock(),
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+        clock: any WallClock = SystemClock()
     ) {
         self.sinks = sinks
         self.store = store
         self.policy = policy
         self.clock = clock
-        self.sleep = sleep
     }
 
     public var sinkNames: [String] { sinks.map(\.name) }
@@ -109,10 +107,10 @@ public struct AlertDispatcher: Sendable {
                     outcome: last ? .failed : .retrying, detail: error.description)
             }
             // A record that cannot be written must not stop the delivery itself.
-            try? store.recordAlertDelivery(outcome)
+            try? await store.recordAlertDelivery(outcome)
             guard outcome.outcome == .retrying else { return outcome }
             do {
-                try await sleep(policy.delay(after: attempt))
+                try await clock.sleep(for: policy.delay(after: attempt))
             } catch {
                 // dustd is stopping: the record stays `retrying`, for the next start to resume.
                 return outcome
@@ -121,7 +119,7 @@ public struct AlertDispatcher: Sendable {
                 var superseded = outcome
                 superseded.outcome = .failed
                 superseded.detail = (outcome.detail ?? "") + "; a newer alert of the same rule replaced it"
-                try? store.recordAlertDelivery(superseded)
+                try? await store.recordAlertDelivery(superseded)
                 return superseded
             }
             attempt += 1

@@ -54,7 +54,7 @@ public struct AlertEvent: Sendable, Hashable {
         let pollutant = metric.pollutant.displayName
         let valueText: String
         if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
-            valueText = "\(grade.koreanName) (\(grade.englishName))"
+            valueText = grade.bilingualName
         } else if let value {
             valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : " µg")
         } else {
@@ -80,13 +80,13 @@ public struct AlertInputs: Sendable, Hashable {
 }
 
 /// Tomorrow's forecast grades for the configured region, when one is stored.
-public protocol TomorrowForecastSource: Sendable {
-    func tomorrowGrades(at now: Date) throws(StorageFailure) -> DustPair<DustGrade?>
+public protocol TomorrowForecastReader: Sendable {
+    func tomorrowGrades(at now: Date) async throws(StorageFailure) -> DustPair<DustGrade?>
 }
 
 /// The stored forecast for the station's region (or `forecast.region`), as the alerts see it: an
 /// unknown region or an unknown grade word is no value, not a failure.
-public struct StoredTomorrowForecast: TomorrowForecastSource {
+public struct StoredTomorrowForecast: TomorrowForecastReader {
     private let reader: ForecastReader
     private let station: String?
     private let region: ForecastRegion?
@@ -97,9 +97,9 @@ public struct StoredTomorrowForecast: TomorrowForecastSource {
         self.region = region
     }
 
-    public func tomorrowGrades(at now: Date) throws(StorageFailure) -> DustPair<DustGrade?> {
+    public func tomorrowGrades(at now: Date) async throws(StorageFailure) -> DustPair<DustGrade?> {
         do {
-            let outlook = try reader.outlook(station: station, override: region, now: now)
+            let outlook = try await reader.outlook(station: station, override: region, now: now)
             return outlook.tomorrowGrades.map { forecast -> DustGrade? in
                 guard case .known(let grade)? = forecast?.grade else { return nil }
                 return grade
@@ -111,22 +111,6 @@ public struct StoredTomorrowForecast: TomorrowForecastSource {
             }
         }
     }
-}
-
-/// Where rule states, events and deliveries are kept, so a restart neither repeats nor forgets an
-/// alert.
-public protocol AlertStore: Sendable {
-    /// The state of every rule seen before, by rule text.
-    func alertStates() throws(StorageFailure) -> [String: AlertState]
-    /// Saves a rule's new state and, when there is one, the event it announced, in one
-    /// transaction; returns the event with its id.
-    func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) throws(StorageFailure) -> AlertEvent?
-    /// Stores an event outside any rule (a test); returns it with its id.
-    func saveAlertEvent(_ event: AlertEvent) throws(StorageFailure) -> AlertEvent
-    /// Records one delivery attempt of an event to a sink.
-    func recordAlertDelivery(_ delivery: AlertDelivery) throws(StorageFailure)
-    /// The newest events, newest first, each with its deliveries.
-    func recentAlertEvents(limit: Int) throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])]
 }
 
 /// One attempt to hand an event to a sink.
@@ -165,11 +149,11 @@ public struct AlertMonitor: Sendable {
     private let quietHours: QuietHours?
     private let store: any AlertStore
     private let statistics: StatisticsService
-    private let forecast: (any TomorrowForecastSource)?
+    private let forecast: (any TomorrowForecastReader)?
 
     public init(
         rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
-        forecast: (any TomorrowForecastSource)? = nil
+        forecast: (any TomorrowForecastReader)? = nil
     ) {
         self.rules = rules
         self.quietHours = quietHours
@@ -181,10 +165,10 @@ public struct AlertMonitor: Sendable {
     /// The values at `now`: the latest hour's grades when that hour is under 3 hours old (older
     /// data is unknown, not "good"; at 00:20 the latest hour is yesterday's 23–24), today's
     /// intake, tomorrow's forecast.
-    public func inputs(at now: Date) throws(StorageFailure) -> AlertInputs {
+    public func inputs(at now: Date) async throws(StorageFailure) -> AlertInputs {
         let calendar = statistics.calendar
         let today = calendar.date(containing: now)
-        let days = try statistics.days(from: today.adding(days: -1), through: today)
+        let days = try await statistics.days(from: today.adding(days: -1), through: today)
         let day = days[1]
         var values: [AlertMetric: Double] = [:]
         if let latest = day.latest ?? days[0].latest, now.timeIntervalSince(latest.slot.end) < DaemonHealth.staleAfter {
@@ -198,7 +182,7 @@ public struct AlertMonitor: Sendable {
         if let intake = day.totals.intake.fineDust { values[.intakeTodayPM10] = intake }
         if let intake = day.totals.intake.ultraFineDust { values[.intakeTodayPM25] = intake }
         if let forecast {
-            let tomorrow = try forecast.tomorrowGrades(at: now)
+            let tomorrow = try await forecast.tomorrowGrades(at: now)
             if let grade = tomorrow.fineDust { values[.forecastTomorrowPM10] = Double(grade.rawValue) }
             if let grade = tomorrow.ultraFineDust { values[.forecastTomorrowPM25] = Double(grade.rawValue) }
         }
@@ -206,13 +190,13 @@ public struct AlertMonitor: Sendable {
     }
 
     /// Evaluates every rule at `now`; returns the stored events to deliver, in rule order.
-    public func evaluate(at now: Date) throws(StorageFailure) -> [AlertEvent] {
-        try evaluate(try inputs(at: now), at: now)
+    public func evaluate(at now: Date) async throws(StorageFailure) -> [AlertEvent] {
+        try await evaluate(try await inputs(at: now), at: now)
     }
 
     /// Evaluates every rule against given inputs.
-    public func evaluate(_ inputs: AlertInputs, at now: Date) throws(StorageFailure) -> [AlertEvent] {
-        var states = try store.alertStates()
+    public func evaluate(_ inputs: AlertInputs, at now: Date) async throws(StorageFailure) -> [AlertEvent] {
+        var states = try await store.alertStates()
         let hour = statistics.calendar.hour(of: Slot(containing: now))
         let quiet = quietHours?.contains(hour: hour) ?? false
         var events: [AlertEvent] = []
@@ -231,7 +215,7 @@ public struct AlertMonitor: Sendable {
                     station: inputs.station, at: now)
             }
             states[key] = state
-            if let stored = try store.saveAlertTransition(rule: key, state: state, event: event, at: now) {
+            if let stored = try await store.saveAlertTransition(rule: key, state: state, event: event, at: now) {
                 events.append(stored)
             }
         }

@@ -1,6 +1,5 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// What fetching one publication did.
@@ -29,16 +28,13 @@ public struct ForecastFetchReport: Sendable {
 }
 
 /// Fetches one forecast publication — PM10 then PM25, one request each — stores every issue the
-/// answers hold, and records each request like a poll attempt (operation `forecast PM10 …`).
+/// answers hold, and records each request like a poll attempt (kind `forecast`, operation `forecast PM10 …`).
 public struct ForecastFetch: Sendable {
-    /// How forecast requests begin in the attempt record; the quota count looks for it.
-    public static let operationPrefix = "forecast "
-
-    private let source: any ForecastSource
+    private let source: any ForecastAPI
     private let store: any ForecastStore
     private let clock: any WallClock
 
-    public init(source: any ForecastSource, store: any ForecastStore, clock: any WallClock) {
+    public init(source: any ForecastAPI, store: any ForecastStore, clock: any WallClock) {
         self.source = source
         self.store = store
         self.clock = clock
@@ -59,48 +55,40 @@ public struct ForecastFetch: Sendable {
     }
 
     private func fetch(_ request: AirKoreaRequest, pollutant: Pollutant, into report: inout ForecastFetchReport) async {
-        let started = clock.now
-        let startInstant = ContinuousClock.now
+        let started = AttemptStart(request, station: nil, at: clock.now)
         report.requests += 1
-        func attempt(_ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil, stored: Int = 0) -> PollAttempt {
-            PollAttempt(
-                startedAt: started, station: nil, operation: PollCycle.describe(request), outcome: outcome,
-                httpStatus: httpStatus ?? failure?.httpStatus,
-                resultCode: failure == nil ? "00" : failure?.resultCode, rowsNew: stored,
-                durationMilliseconds: Int((ContinuousClock.now - startInstant) / .milliseconds(1)), message: failure?.description)
-        }
         let page: ForecastPage
         do {
             page = try await source.forecasts(request)
         } catch {
             if Task.isCancelled {
                 report.stopped = true
-                record(attempt(.stopped), into: &report)
+                await record(started.attempt(.stopped), into: &report)
                 return
             }
             let failure = PollFailure.fetch(error)
             report.failure = failure
-            record(attempt(PollCycle.outcome(of: failure), failure: failure), into: &report)
+            await record(started.attempt(PollCycle.outcome(of: failure), failure: failure), into: &report)
             return
         }
         // Only the pollutant asked for counts, whatever a confused server sends.
         let forecasts = page.forecasts.filter { $0.pollutant == pollutant }
         report.skippedItems += page.skippedItems + (page.forecasts.count - forecasts.count)
         do {
-            let stored = try store.saveForecasts(forecasts, fetchedAt: clock.now)
+            let stored = try await store.saveForecasts(forecasts, fetchedAt: clock.now)
             report.issuesStored += stored
             if let newest = forecasts.map(\.issuedAt).max() { report.newestIssue[pollutant] = newest }
-            record(attempt(.ok, httpStatus: page.httpStatus, stored: stored), into: &report)
+            await record(started.attempt(.ok, httpStatus: page.httpStatus, rowsNew: stored), into: &report)
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = failure
-            record(attempt(.retrying, failure: failure, httpStatus: page.httpStatus), into: &report)
+            await record(started.attempt(.retrying, failure: failure, httpStatus: page.httpStatus), into: &report)
         }
     }
 
-    private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) {
+    private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) async {
         do {
-            try store.recordAttempt(attempt)
+            try await store.recordAttempt(attempt)
         } catch {
             report.unrecordedAttempts.append(error)
         }

@@ -118,22 +118,20 @@ public struct ForecastPlanner: Sendable {
 
     /// The KST calendar date of an instant.
     public static func kstDay(of instant: Date) -> LocalDate {
-        DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: instant)
+        KoreaStandardTime.date(containing: instant)
     }
 
     /// 00:00 KST of the day after `instant`'s KST day.
     public static func nextMidnightKST(after instant: Date) -> Date {
-        Self.instant(kstDay(of: instant).adding(days: 1), hour: 0)
+        KoreaStandardTime.nextMidnight(after: instant)
     }
 
     /// The start of the KST day containing `instant`: where "calls today" are counted from.
     public static func startOfKSTDay(containing instant: Date) -> Date {
-        Self.instant(kstDay(of: instant), hour: 0)
+        KoreaStandardTime.startOfDay(containing: instant)
     }
 
     static func instant(_ day: LocalDate, hour: Int) -> Date {
-        Date(
-            timeIntervalSince1970: TimeInterval(
-                Int64(day.daysSinceEpoch) * 86_400 + Int64(hour) * 3600 - Int64(KoreaStandardTime.secondsFromGMT)))
+        KoreaStandardTime.instant(hour: hour, of: day)
     }
 }

@@ -1,5 +1,4 @@
 import DustKit
-import DustStore
 import Foundation
 
 /// Today's and tomorrow's forecast for the user's region: what `dustctl forecast`, `today`, the
@@ -59,11 +58,11 @@ public struct ForecastReader: Sendable {
     }
 
     /// The user's region: `forecast.region` when set, else from the station's province and address.
-    public func region(station: String?, override: ForecastRegion?) throws(ForecastReadError) -> ForecastRegion {
+    public func region(station: String?, override: ForecastRegion?) async throws(ForecastReadError) -> ForecastRegion {
         if let override { return override }
         var location: StationLocation?
         if let station {
-            do { location = try store.stationLocation(name: station) } catch { throw .storage(error) }
+            do { location = try await store.stationLocation(name: station) } catch { throw .storage(error) }
         }
         do {
             return try ForecastRegionTable.region(sido: location?.sido, address: location?.address)
@@ -73,17 +72,17 @@ public struct ForecastReader: Sendable {
     }
 
     /// Today's and tomorrow's grades at `now` for the region.
-    public func outlook(station: String?, override: ForecastRegion?, now: Date) throws(ForecastReadError) -> ForecastOutlook {
-        let region = try region(station: station, override: override)
+    public func outlook(station: String?, override: ForecastRegion?, now: Date) async throws(ForecastReadError) -> ForecastOutlook {
+        let region = try await region(station: station, override: override)
         let today = calendar.date(containing: now)
         do {
-            func grades(_ date: LocalDate) throws(StorageFailure) -> DustPair<RegionalForecast?> {
+            func grades(_ date: LocalDate) async throws(StorageFailure) -> DustPair<RegionalForecast?> {
                 DustPair(
-                    fineDust: try store.forecast(pollutant: .pm10, date: date, region: region),
-                    ultraFineDust: try store.forecast(pollutant: .pm25, date: date, region: region))
+                    fineDust: try await store.forecast(pollutant: .pm10, date: date, region: region),
+                    ultraFineDust: try await store.forecast(pollutant: .pm25, date: date, region: region))
             }
             return ForecastOutlook(
-                region: region, today: today, todayGrades: try grades(today), tomorrowGrades: try grades(today.adding(days: 1)))
+                region: region, today: today, todayGrades: try await grades(today), tomorrowGrades: try await grades(today.adding(days: 1)))
         } catch {
             throw .storage(error)
         }

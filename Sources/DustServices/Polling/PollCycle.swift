@@ -1,6 +1,5 @@
 import AirKorea
 import DustKit
-import DustStore
 import Foundation
 
 /// How much history to ask AirKorea for, given the newest stored slot (docs/REFERENCE.md §7).
@@ -62,12 +61,12 @@ public struct CycleReport: Sendable {
 /// transaction, and record every request; optionally also archive every station with one 전국
 /// request.
 public struct PollCycle: Sendable {
-    private let source: any MeasurementSource
+    private let source: any MeasurementAPI
     private let store: any PollStore
     private let ingest: IngestService
     private let clock: any WallClock
 
-    public init(source: any MeasurementSource, store: any PollStore, clock: any WallClock) {
+    public init(source: any MeasurementAPI, store: any PollStore, clock: any WallClock) {
         self.source = source
         self.store = store
         self.ingest = IngestService(store: store, clock: clock)
@@ -79,7 +78,7 @@ public struct PollCycle: Sendable {
         for station in stations.all {
             let newest: Slot?
             do {
-                newest = try store.newestSlot(station: station, endingBy: clock.now)
+                newest = try await store.newestSlot(station: station, endingBy: clock.now)
             } catch {
                 report.notices.append(.newestSlotUnknown(station: station, error))
                 newest = nil
@@ -109,21 +108,9 @@ public struct PollCycle: Sendable {
 
     /// One request: fetch, ingest, record. Nil when the cycle must not go on with this request.
     private func fetch(_ request: AirKoreaRequest, station: String?, into report: inout CycleReport) async -> Paging? {
-        let started = clock.now
-        let startInstant = ContinuousClock.now
+        let started = AttemptStart(request, station: station, at: clock.now)
         report.requests += 1
         let operation = Self.describe(request)
-        func attempt(
-            _ outcome: PollAttempt.Outcome, failure: PollFailure? = nil, httpStatus: Int? = nil,
-            stored: UpsertSummary = UpsertSummary()
-        ) -> PollAttempt {
-            let elapsed = ContinuousClock.now - startInstant
-            return PollAttempt(
-                startedAt: started, station: station, operation: operation, outcome: outcome,
-                httpStatus: httpStatus ?? failure?.httpStatus, resultCode: failure == nil ? "00" : failure?.resultCode,
-                rowsNew: stored.inserted, rowsUpdated: stored.updated,
-                durationMilliseconds: Int(elapsed / .milliseconds(1)), message: failure?.description)
-        }
         let fetched: FetchedPage
         do {
             fetched = try await source.measurements(request)
@@ -131,26 +118,28 @@ public struct PollCycle: Sendable {
             // A stop in the middle of a request is the operator's doing, not a network failure.
             if Task.isCancelled {
                 report.stopped = true
-                record(attempt(.stopped), into: &report)
+                await record(started.attempt(.stopped), into: &report)
                 return nil
             }
             let failure = PollFailure.fetch(error)
             report.failure = report.failure ?? failure
-            record(attempt(Self.outcome(of: failure), failure: failure), into: &report)
+            await record(started.attempt(Self.outcome(of: failure), failure: failure), into: &report)
             return nil
         }
         let stored: IngestReport
         do {
-            stored = try ingest.store(fetched.page, windowHours: request.windowHours)
+            stored = try await ingest.store(fetched.page, windowHours: request.windowHours)
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
-            record(attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
+            await record(started.attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
             return nil
         }
         report.rowsNew += stored.stored.inserted
         report.rowsUpdated += stored.stored.updated
-        record(attempt(.ok, httpStatus: fetched.httpStatus, stored: stored.stored), into: &report)
+        await record(
+            started.attempt(.ok, httpStatus: fetched.httpStatus, rowsNew: stored.stored.inserted, rowsUpdated: stored.stored.updated),
+            into: &report)
         report.notices.append(
             .fetched(
                 operation: operation, readings: stored.readings, new: stored.stored.inserted,
@@ -167,9 +156,9 @@ public struct PollCycle: Sendable {
         return fetched.page.paging
     }
 
-    private func record(_ attempt: PollAttempt, into report: inout CycleReport) {
+    private func record(_ attempt: PollAttempt, into report: inout CycleReport) async {
         do {
-            try store.recordAttempt(attempt)
+            try await store.recordAttempt(attempt)
         } catch {
             // A full disk must not stop polling; the daemon logs it instead.
             report.notices.append(.attemptNotRecorded(error))

@@ -1,5 +1,4 @@
 import DustKit
-import DustStore
 import Foundation
 
 /// What dustd says about itself, written by dustd and read by `dustctl status` and the web API:
@@ -131,13 +130,6 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     }
 }
 
-/// Where the daemon's status is kept.
-public protocol DaemonStatusStore: Sendable {
-    func saveStatus(_ status: DaemonStatus) throws(StorageFailure)
-    /// The status dustd last wrote; nil when it never ran against this database.
-    func loadStatus() throws(StorageFailure) -> DaemonStatus?
-}
-
 extension DaemonStatus {
     /// The JSON the record is stored as (dates as Unix seconds with their fraction, so two events in
     /// the same second keep their order; keys sorted).
@@ -154,17 +146,5 @@ extension DaemonStatus {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .secondsSince1970
         return try? decoder.decode(DaemonStatus.self, from: Data(text.utf8))
-    }
-}
-
-extension SQLiteStore: DaemonStatusStore {
-    private static let statusKey = "status"
-
-    public func saveStatus(_ status: DaemonStatus) throws(StorageFailure) {
-        do { try setDaemonState([Self.statusKey: status.encoded()], at: status.heartbeatAt) } catch { throw StorageFailure(error) }
-    }
-
-    public func loadStatus() throws(StorageFailure) -> DaemonStatus? {
-        do { return try daemonState()[Self.statusKey].flatMap(DaemonStatus.decoded) } catch { throw StorageFailure(error) }
     }
 }

@@ -4,7 +4,7 @@ import Prometheus
 
 /// `finedust_build_info`: the version, as a label on a gauge that is always 1.
 struct BuildInfoCollector: GaugeCollector {
-    func collect(into registry: PrometheusCollectorRegistry) throws(StorageFailure) {
+    func collect(into registry: PrometheusCollectorRegistry) {
         registry.makeGauge(
             descriptor: .fineDust("build", "info", "FineDust's version; always 1."), labels: [("version", FineDustVersion.current)]
         )

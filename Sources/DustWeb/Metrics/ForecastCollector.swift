@@ -6,10 +6,10 @@ import Prometheus
 /// (the day rolled over, the region changed, the word is no grade) is not exported, so a scrape never reports
 /// yesterday's forecast as today's. No forecast at all is no gauge, not an error.
 struct ForecastCollector: GaugeCollector {
-    let source: WebSource
+    let data: WebData
 
-    func collect(into registry: PrometheusCollectorRegistry) throws(StorageFailure) {
-        guard let outlook = try? source.forecastOutlook() else { return }
+    func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure) {
+        guard let outlook = try? await data.forecastOutlook() else { return }
         for (day, grades) in [("today", outlook.todayGrades), ("tomorrow", outlook.tomorrowGrades)] {
             for pollutant in Pollutant.allCases {
                 guard let grade = grades[pollutant]?.grade.grade else { continue }

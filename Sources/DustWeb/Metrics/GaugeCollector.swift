@@ -5,7 +5,7 @@ import Prometheus
 /// (as node_exporter's collectors are), so a gauge whose subject is gone (a station removed by a reload,
 /// yesterday's forecast) is simply not there.
 protocol GaugeCollector: Sendable {
-    func collect(into registry: PrometheusCollectorRegistry) throws(StorageFailure)
+    func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure)
 }
 
 extension MetricNameDescriptor {

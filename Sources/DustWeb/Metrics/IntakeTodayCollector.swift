@@ -5,10 +5,10 @@ import Prometheus
 /// Today's intake and hours measured for the primary station, as `dustctl today` computes them.
 struct IntakeTodayCollector: GaugeCollector {
     let statistics: StatisticsService
-    let settings: WebSource.ReportSettings
+    let settings: WebData.ReportSettings
 
-    func collect(into registry: PrometheusCollectorRegistry) throws(StorageFailure) {
-        let today = try statistics.day(statistics.today)
+    func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure) {
+        let today = try await statistics.day(statistics.today)
         let points = settings.intakeModel.unit == .points
         for pollutant in Pollutant.allCases {
             let labels = [("station", settings.stations.primary), ("pollutant", pollutant.rawValue)]

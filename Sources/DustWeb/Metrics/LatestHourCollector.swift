@@ -5,10 +5,10 @@ import Prometheus
 /// The latest known hour per configured station and pollutant: its concentration, its grade and when it ended.
 struct LatestHourCollector: GaugeCollector {
     let statistics: StatisticsService
-    let settings: WebSource.ReportSettings
+    let settings: WebData.ReportSettings
 
-    func collect(into registry: PrometheusCollectorRegistry) throws(StorageFailure) {
-        let stored = try statistics.recentReadings(stations: settings.stations.all)
+    func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure) {
+        let stored = try await statistics.recentReadings(stations: settings.stations.all)
         for station in settings.stations.all {
             for pollutant in Pollutant.allCases {
                 guard let reading = stored.last(where: { $0.station == station && $0.concentration[pollutant] != nil }),

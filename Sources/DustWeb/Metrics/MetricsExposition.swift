@@ -5,23 +5,23 @@ import Prometheus
 /// registry), then the gauges each collector reads afresh from the database and the status record, so they
 /// always equal what `dustctl` shows.
 struct MetricsExposition: Sendable {
-    let source: WebSource
+    let data: WebData
     /// The registry the process's swift-metrics backend counts into.
     let counters: PrometheusCollectorRegistry
 
-    func text() throws(StorageFailure) -> String {
-        let settings = source.reportSettings
-        let statistics = source.statistics()
+    func text() async throws(StorageFailure) -> String {
+        let settings = data.reportSettings
+        let statistics = data.statistics()
         let collectors: [any GaugeCollector] = [
             BuildInfoCollector(),
             LatestHourCollector(statistics: statistics, settings: settings),
             IntakeTodayCollector(statistics: statistics, settings: settings),
-            ForecastCollector(source: source),
-            PollHealthCollector(source: source),
+            ForecastCollector(data: data),
+            PollHealthCollector(data: data),
         ]
         let gauges = PrometheusCollectorRegistry()
         for collector in collectors {
-            try collector.collect(into: gauges)
+            try await collector.collect(into: gauges)
         }
         return counters.emitToString() + gauges.emitToString()
     }

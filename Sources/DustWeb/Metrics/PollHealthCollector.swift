@@ -4,10 +4,10 @@ import Prometheus
 /// dustd's health as `dustctl status` judges it: the last successful poll, the age of the newest stored hour,
 /// and whether the data is stale.
 struct PollHealthCollector: GaugeCollector {
-    let source: WebSource
+    let data: WebData
 
-    func collect(into registry: PrometheusCollectorRegistry) throws(StorageFailure) {
-        let health = try source.health()
+    func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure) {
+        let health = try await data.health()
         if let success = health.status?.lastSuccess {
             registry.makeGauge(descriptor: Self.lastSuccess).set(to: success.at.timeIntervalSince1970)
         }

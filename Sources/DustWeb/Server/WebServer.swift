@@ -1,7 +1,6 @@
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 import Hummingbird
 import HummingbirdCore
@@ -14,14 +13,14 @@ import Prometheus
 /// database. Every handler only reads; a poll never waits for a request (SQLite WAL readers do
 /// not block the writer).
 public struct WebServer: Sendable {
-    private let source: WebSource
+    private let data: WebData
     private let registry: PrometheusCollectorRegistry
     private let token: BearerToken?
     private let limits: WebConnectionLimits
 
     /// - Parameter registry: what the process counted through swift-metrics, rendered by `/metrics` before its gauges.
-    public init(source: WebSource, registry: PrometheusCollectorRegistry, token: BearerToken?, limits: WebConnectionLimits = .standard) {
-        self.source = source
+    public init(data: WebData, registry: PrometheusCollectorRegistry, token: BearerToken?, limits: WebConnectionLimits = .standard) {
+        self.data = data
         self.registry = registry
         self.token = token
         self.limits = limits
@@ -43,32 +42,32 @@ public struct WebServer: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: WebSecurityMiddleware(token: token))
-        let source = self.source
+        let data = self.data
         let registry = self.registry
 
-        route(router, "/") { request in try Self.page(.today, request: request, source: source) }
+        route(router, "/") { request in try await Self.page(.today, request: request, data: data) }
         route(router, "/day/:date") { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try Self.page(.day(date), request: request, source: source)
+            return try await Self.page(.day(date), request: request, data: data)
         }
         route(router, "/week/:week") { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try Self.page(.week(week), request: request, source: source)
+            return try await Self.page(.week(week), request: request, data: data)
         }
         route(router, "/api/v1/today") { _ in
-            WebResponse.json(try source.todayDocument().serialized + "\n")
+            WebResponse.json(try await data.todayDocument().serialized + "\n")
         }
         route(router, "/api/v1/forecast") { _ in
             // The region unknown is what dustctl forecast reports as a configuration error.
             let document: JSON
             do throws(ForecastReadError) {
-                document = try source.forecastDocument()
+                document = try await data.forecastDocument()
             } catch let .region(problem) {
                 return Self.notFound(problem.description)
             } catch let .storage(failure) {
@@ -81,11 +80,11 @@ public struct WebServer: Sendable {
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
-            let statistics = source.statistics()
-            return WebResponse.json(ReportJSON.day(try statistics.day(date), calendar: statistics.calendar).serialized + "\n")
+            let statistics = data.statistics()
+            return WebResponse.json(ReportJSON.day(try await statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/week") { request in
-            let statistics = source.statistics()
+            let statistics = data.statistics()
             var end = statistics.today
             if let text = request.uri.queryParameters.get("end") {
                 do throws(TypedPeriodError) {
@@ -96,7 +95,7 @@ public struct WebServer: Sendable {
                     return Self.notFound(error)
                 }
             }
-            let report = try statistics.rollingWeek(endingOn: end)
+            let report = try await statistics.rollingWeek(endingOn: end)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
@@ -105,21 +104,21 @@ public struct WebServer: Sendable {
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
-            let statistics = source.statistics()
-            let report = try statistics.week(week)
+            let statistics = data.statistics()
+            let report = try await statistics.week(week)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/status") { _ in
-            WebResponse.json(try source.statusDocument().serialized + "\n")
+            WebResponse.json(try await data.statusDocument().serialized + "\n")
         }
         route(router, "/healthz") { _ in
-            let health = try source.health()
-            let problem = Self.healthProblem(health, now: source.now)
+            let health = try await data.health()
+            let problem = Self.healthProblem(health, now: data.now)
             return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
         }
         route(router, "/metrics") { _ in
-            let text = try MetricsExposition(source: source, counters: registry).text()
+            let text = try await MetricsExposition(data: data, counters: registry).text()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -140,8 +139,8 @@ public struct WebServer: Sendable {
 
     // MARK: - Pages
 
-    static func page(_ page: DashboardModel.Page, request: Request, source: WebSource) throws -> Response {
-        let statistics = source.statistics()
+    static func page(_ page: DashboardModel.Page, request: Request, data: WebData) async throws -> Response {
+        let statistics = data.statistics()
         let language = PageLanguage.negotiate(
             query: request.uri.queryParameters.get("lang"),
             acceptLanguage: request.headers[.acceptLanguage])
@@ -149,20 +148,22 @@ public struct WebServer: Sendable {
         let week: WeekReport
         switch page {
         case .today:
-            day = try statistics.day(statistics.today)
-            week = try statistics.rollingWeek(endingOn: statistics.today)
+            day = try await statistics.day(statistics.today)
+            week = try await statistics.rollingWeek(endingOn: statistics.today)
         case .day(let date):
-            day = try statistics.day(date)
-            week = try statistics.rollingWeek(endingOn: date)
+            day = try await statistics.day(date)
+            week = try await statistics.rollingWeek(endingOn: date)
         case .week(let isoWeek):
             day = nil
-            week = try statistics.week(isoWeek)
+            week = try await statistics.week(isoWeek)
         }
+        let health = try await data.health()
+        let forecast = try? await data.forecastOutlook()
         let model = DashboardModel(
             page: page, language: language, station: statistics.stations.primary, day: day, week: week,
             intakeUnit: statistics.intakeModel.unit,
-            calendar: statistics.calendar, health: try source.health(), now: source.now,
-            forecast: try? source.forecastOutlook(), audience: source.reportSettings.audience)
+            calendar: statistics.calendar, health: health, now: data.now,
+            forecast: forecast, audience: data.reportSettings.audience)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"

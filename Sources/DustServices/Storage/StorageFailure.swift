@@ -1,5 +1,3 @@
-import DustStore
-
 /// Why the database could not keep what a poll fetched, in the words an operator needs.
 ///
 /// A storage failure is never reported as a network failure: a full disk says so, and what to do.
@@ -31,20 +29,5 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
     public init(kind: Kind, description: String) {
         self.kind = kind
         self.description = description
-    }
-
-    /// The failure a `StoreError` stands for.
-    public init(_ error: StoreError) {
-        let kind: Kind =
-            switch error {
-            case .diskFull: .diskFull
-            case .cannotOpen: .unwritable
-            case .busy: .locked
-            case .schemaTooNew: .schemaTooNew
-            case .databaseMissing: .missing
-            case .corrupt: .unusable
-            case .io: .io
-            }
-        self.init(kind: kind, description: error.description)
     }
 }

@@ -6,15 +6,15 @@ import Foundation
     import Darwin
 #endif
 
-/// Bytes of one file, read front to back in pieces: a file descriptor, memory, or (later) a
+/// The bytes of one activity file, read front to back in pieces: a file descriptor, memory, or a
 /// zip entry being inflated. Readers never hold more than one piece.
-public protocol ActivityByteSource {
+public protocol ByteStream {
     /// Fills the start of `buffer` and returns how many bytes it wrote; 0 at the end.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int
 }
 
 /// Reads an open file descriptor with read(2); the caller opens and closes it.
-public struct FileDescriptorByteSource: ActivityByteSource {
+public struct FileDescriptorByteStream: ByteStream {
     public let fileDescriptor: Int32
 
     public init(fileDescriptor: Int32) {
@@ -32,7 +32,7 @@ public struct FileDescriptorByteSource: ActivityByteSource {
     }
 }
 
-/// read(2), named apart from `ActivityByteSource.read`.
+/// read(2), named apart from `ByteStream.read`.
 private func systemRead(_ fileDescriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
         Glibc.read(fileDescriptor, buffer, count)
@@ -42,7 +42,7 @@ private func systemRead(_ fileDescriptor: Int32, _ buffer: UnsafeMutableRawPoint
 }
 
 /// Bytes already in memory, handed out at most `chunkSize` at a time.
-public struct MemoryByteSource: ActivityByteSource {
+public struct MemoryByteStream: ByteStream {
     private let bytes: [UInt8]
     private let chunkSize: Int
     private var offset = 0

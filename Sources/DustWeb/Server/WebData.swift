@@ -1,13 +1,12 @@
 import DustKit
 import DustReports
 import DustServices
-import DustStore
 import Foundation
 
 /// What the web pages and the API read, the same way `dustctl` reads it: the database dustd
 /// writes, the settings it runs with, and its status record. Read through closures so a reloaded
 /// configuration or a reopened database is seen at the next request.
-public struct WebSource: Sendable {
+public struct WebData: Sendable {
     /// The settings that shape a report.
     public struct ReportSettings: Sendable {
         public var stations: StationPreference
@@ -35,13 +34,13 @@ public struct WebSource: Sendable {
         public var audience: WebAudience { WebAudience(knownPaths: [databasePath] + otherPaths) }
     }
 
-    private let store: @Sendable () -> SQLiteStore
+    private let store: @Sendable () -> any FineDustStore
     private let settings: @Sendable () -> ReportSettings
     private let clock: any WallClock
     private let processIsDustd: @Sendable (Int32) -> Bool
 
     public init(
-        store: @escaping @Sendable () -> SQLiteStore, settings: @escaping @Sendable () -> ReportSettings,
+        store: @escaping @Sendable () -> any FineDustStore, settings: @escaping @Sendable () -> ReportSettings,
         clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd
     ) {
         self.store = store
@@ -63,42 +62,39 @@ public struct WebSource: Sendable {
     }
 
     /// dustd's health as `dustctl status` judges it.
-    public func health() throws(StorageFailure) -> DaemonHealth {
-        let store = store()
-        let now = clock.now
-        let newest = try store.newestSlot(station: settings().stations.primary, endingBy: now)
-        return DaemonHealth(status: try store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
+    public func health() async throws(StorageFailure) -> DaemonHealth {
+        try await DaemonHealth.read(from: store(), station: settings().stations.primary, now: clock.now, processIsDustd: processIsDustd)
     }
 
     /// The `dustctl status --json` document, less what the web never shows (`WebAudience`).
-    public func statusDocument() throws(StorageFailure) -> JSON {
+    public func statusDocument() async throws(StorageFailure) -> JSON {
         let settings = settings()
-        let rows: Int
-        do { rows = try store().measurementCount() } catch { throw StorageFailure(error) }
-        let calls = try store().forecastCalls(since: ForecastPlanner.startOfKSTDay(containing: clock.now))
+        let reading = try await StatusReading.read(
+            from: store(), station: settings.stations.primary, now: clock.now, processIsDustd: processIsDustd)
         return ReportJSON.status(
-            try health(), database: settings.databasePath, station: settings.stations.primary, rows: rows,
-            calendar: settings.calendar, forecastCallsToday: calls, web: settings.audience)
+            reading.health, database: settings.databasePath, station: settings.stations.primary, rows: reading.rows,
+            calendar: settings.calendar, forecastCallsToday: reading.forecastCallsToday, web: settings.audience)
     }
 
     /// Today's and tomorrow's forecast for the region, as `dustctl forecast` reads it.
-    public func forecastOutlook() throws(ForecastReadError) -> ForecastOutlook {
+    public func forecastOutlook() async throws(ForecastReadError) -> ForecastOutlook {
         let settings = settings()
-        return try ForecastReader(store: store(), timeZone: settings.calendar.timeZone)
+        return try await ForecastReader(store: store(), timeZone: settings.calendar.timeZone)
             .outlook(station: settings.stations.primary, override: settings.forecastRegion, now: clock.now)
     }
 
     /// The `dustctl forecast --json` document.
-    public func forecastDocument() throws(ForecastReadError) -> JSON {
+    public func forecastDocument() async throws(ForecastReadError) -> JSON {
         let settings = settings()
-        return ReportJSON.forecast(try forecastOutlook(), station: settings.stations.primary, calendar: settings.calendar)
+        return ReportJSON.forecast(try await forecastOutlook(), station: settings.stations.primary, calendar: settings.calendar)
     }
 
     /// The `dustctl today --json` document, with its `forecastTomorrow` member.
-    public func todayDocument() throws -> JSON {
+    public func todayDocument() async throws -> JSON {
         let statistics = statistics()
+        let day = try await statistics.day(statistics.today)
+        let outlook = try? await forecastOutlook()
         return ReportJSON.day(
-            try statistics.day(statistics.today), calendar: statistics.calendar,
-            forecastTomorrow: ReportJSON.forecastTomorrow(try? forecastOutlook(), calendar: statistics.calendar))
+            day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar))
     }
 }

@@ -1,7 +1,30 @@
 import DustKit
+import Foundation
+
+/// The read side of the activity store: the walking that reports and alerts use.
+public protocol ActivityReadStore: Sendable {
+    /// Per slot starting in `[from, to)`: the largest of its sources' distances and that source
+    /// (never their sum; on a tie, the source whose name sorts first; docs/REFERENCE.md §12).
+    func walking(from: Slot, to: Slot) async throws(StorageFailure) -> [Slot: SlotWalking]
+}
+
+/// Where imported walking distances are kept, per source (`health:…`, `gpx:…`, `csv`).
+public protocol ActivityStore: ActivityReadStore {
+    /// Stores every source of one imported file in one transaction (all or nothing): for each
+    /// batch, its source's rows within `replacing` are deleted first, then its distances written.
+    /// Other sources are never touched.
+    func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) async throws(StorageFailure)
+    /// What is stored, per source, ordered by source name.
+    func activitySources() async throws(StorageFailure) -> [ActivitySourceSummary]
+    /// Removes every distance of `source`; returns the slots removed (0: no such source).
+    func forgetActivity(source: String) async throws(StorageFailure) -> Int
+}
 
 /// The distances of one source from one imported file (docs/REFERENCE.md §12).
 public struct ActivitySourceBatch: Sendable, Hashable {
+    /// The source name under which distances from a CSV file are stored.
+    public static let csvSource = "csv"
+
     /// `health:<sourceName>`, `gpx:<file name>` or `csv`.
     public var source: String
     /// Metres per slot.

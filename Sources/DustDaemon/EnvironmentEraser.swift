@@ -1,7 +1,7 @@
 import Foundation
 
 /// The process's own environment block, as `/proc/PID/environ` shows it to anyone who may read it.
-public enum ProcessEnvironment {
+public enum EnvironmentEraser {
     /// Overwrites the value of the variable `name` where it lies, then removes the variable.
     ///
     /// `unsetenv` alone only drops the pointer from `environ`: the bytes of the initial

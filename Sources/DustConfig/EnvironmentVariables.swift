@@ -12,10 +12,10 @@
 /// `ProcessInfo.processInfo.environment` builds a new dictionary of the whole environment on
 /// every access; a login shell's 50–150 variables cost dustctl 0.1–0.3 ms a time, and both the
 /// settings and the terminal style asked (docs/PERFORMANCE.md, "Start-up").
-public enum ProcessEnvironment {
+public enum EnvironmentVariables {
     /// The variables whose names start with `prefix`, and those in `names`, with their values.
     /// A variable set twice (possible with `execve`) counts once, as `getenv` sees it: the first.
-    public static func variables(prefixed prefix: String? = nil, named names: Set<String> = []) -> [String: String] {
+    public static func read(prefixed prefix: String? = nil, named names: Set<String> = []) -> [String: String] {
         var result: [String: String] = [:]
         for name in names {
             if let value = getenv(name) { result[name] = String(cString: value) }

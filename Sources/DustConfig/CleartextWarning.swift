@@ -1,15 +1,6 @@
 import AirKorea
 import Foundation
 
-extension AirKoreaClient {
-    /// The client the `api.*` settings describe, sending `key`.
-    public init(api: APISettings, key: ServiceKey, transport: any HTTPTransport) {
-        self.init(
-            endpoint: AirKoreaEndpoint(baseURL: api.baseURL, version: api.version, serviceKey: key),
-            transport: transport, timeout: .milliseconds(Int64(api.timeoutSeconds * 1000)))
-    }
-}
-
 extension APISettings {
     /// A warning when the service key would cross the network in clear text: `api.baseURL` is plain
     /// `http://` to a host other than this machine (tests use a loopback server, which is fine).

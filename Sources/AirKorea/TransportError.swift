@@ -1,0 +1,22 @@
+import Foundation
+
+/// Why an HTTP exchange failed before a response arrived. Descriptions never contain the URL.
+public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// No response within the per-request timeout.
+    case timeout(seconds: Double)
+    /// The connection could not be made, or broke (refused, reset, DNS, TLS).
+    case connection(String)
+    /// The body grew past the limit; reading stopped there.
+    case bodyTooLarge(limit: Int)
+
+    public var description: String {
+        switch self {
+        case .timeout(let seconds):
+            "AirKorea did not answer within \(seconds.formatted()) s (api.timeoutSeconds); FineDust retries with backoff."
+        case .connection(let reason):
+            "Could not reach AirKorea (\(reason)); check the network and api.baseURL. FineDust retries with backoff."
+        case .bodyTooLarge(let limit):
+            "The response was larger than \(limit / (1024 * 1024)) MiB, far beyond any AirKorea answer; reading stopped there."
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import DustKit
+import Foundation
+
+extension SettingValues {
+    /// The settings, after the checks that involve more than one key.
+    func settings(origins: [String: ValueOrigin], configurationFile: String?) throws(ConfigurationError) -> FineDustSettings {
+        // One rule, one state: the same condition twice would announce everything twice.
+        var firstIndex: [String: Int] = [:]
+        for (index, rule) in alerts.rules.enumerated() {
+            if let first = firstIndex[rule.description] {
+                throw ConfigurationError(
+                    key: "alerts.rules[\(index)]", problem: "is the same rule as alerts.rules[\(first)] (\(rule.description))",
+                    source: origins["alerts.rules"]?.source)
+            }
+            firstIndex[rule.description] = index
+        }
+        guard poll.retryMaxSeconds >= poll.retryInitialSeconds else {
+            // Blame the key that was set: when the maximum is its default, the first delay is too long.
+            if origins["poll.retryMaxSeconds"] == .defaultValue {
+                throw ConfigurationError(
+                    key: "poll.retryInitialSeconds", problem: "must be at most poll.retryMaxSeconds (\(poll.retryMaxSeconds))",
+                    source: origins["poll.retryInitialSeconds"]?.source)
+            }
+            throw ConfigurationError(
+                key: "poll.retryMaxSeconds", problem: "must be at least poll.retryInitialSeconds (\(poll.retryInitialSeconds))",
+                source: origins["poll.retryMaxSeconds"]?.source)
+        }
+        let ventilation: VentilationIntakeModel
+        do {
+            ventilation = try VentilationIntakeModel(infiltration: infiltration, rates: ventilationRates, schedule: schedule)
+        } catch {
+            // Each value is in range by now, so what is left is the schedule's coverage of the day.
+            throw ConfigurationError(key: nil, problem: error.description, source: origins["intake.schedule"]?.source)
+        }
+        let intake: any IntakeModel =
+            switch intakeModel {
+            case .ventilation: ventilation
+            case .boostcamp: BoostcampIntakeModel()
+            }
+        return FineDustSettings(
+            station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
+            intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, configurationFile: configurationFile,
+            activityMaxInflatedBytes: Int64(activityMaxInflatedBytes))
+    }
+}

@@ -1,0 +1,143 @@
+import DustKit
+import Foundation
+import Yams
+
+// Shapes of FineDust's own values; the general ones (text, numbers, lists, records) are in ValueShape.swift.
+
+/// `intake.model`.
+enum IntakeModelName: String, Sendable, CaseIterable {
+    case ventilation, boostcamp
+}
+
+extension ValueShape where Value == IntakeModelName {
+    /// `ventilation` or `boostcamp`.
+    static var intakeModel: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            guard let name = IntakeModelName(rawValue: text.lowercased()) else {
+                throw ValueProblem("must be ventilation or boostcamp, not \"\(text)\"")
+            }
+            return name
+        }
+    }
+}
+
+extension ValueShape where Value == ScheduleEntry {
+    /// `{from, to, activity, outdoors}`: local hours, an activity level, and the fraction of the
+    /// time spent outdoors (0 when left out).
+    static var scheduleEntry: ValueShape {
+        .record(["from", "to", "activity", "outdoors"]) { fields throws(ValueProblem) in
+            let from = try fields.required("from", .hour(in: 0...23))
+            let to = try fields.required("to", .hour(in: 1...24))
+            guard from < to else {
+                throw ValueProblem("must be later than from (\(from))").inside(".to")
+            }
+            return ScheduleEntry(
+                fromHour: from, toHour: to, activity: try fields.required("activity", .choice),
+                outdoors: try fields.optional("outdoors", .number(in: 0...1)) ?? 0)
+        }
+    }
+}
+
+extension ValueShape where Value == String {
+    /// `host:port` to serve on, or `off` (stored as empty) to serve nothing.
+    static var listenAddress: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            if ["off", "none", "disabled"].contains(text.lowercased()) { return "" }
+            guard HTTPSettings.address(text) != nil else {
+                throw ValueProblem("must be host:port such as 127.0.0.1:8478 (or off), not \"\(text)\"")
+            }
+            return text
+        }
+    }
+}
+
+extension ValueShape where Value == Bool {
+    /// `true`/`false` (also `yes`/`no`, `on`/`off`), in any letter case.
+    static var boolean: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            switch text.lowercased() {
+            case "true", "yes", "on": return true
+            case "false", "no", "off": return false
+            default: throw ValueProblem("must be true or false, not \"\(text)\"")
+            }
+        }
+    }
+}
+
+extension ValueShape where Value == ForecastRegion {
+    /// One of the 19 forecast regions as AirKorea names them (`서울`, `경기북부`, `영동`, …; also `강원영동`).
+    static var forecastRegion: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            guard let region = ForecastRegion(name: text) else {
+                throw ValueProblem(
+                    "must be one of the forecast regions \(ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalSafeText.sanitized(text))\""
+                )
+            }
+            return region
+        }
+    }
+}
+
+extension ValueShape where Value == AlertRule {
+    /// `{when: pm25.grade >= 3}`, or the condition alone.
+    static var alertRule: ValueShape {
+        let condition = ValueShape.scalar { text throws(ValueProblem) in
+            do throws(AlertRuleError) {
+                return try AlertRule(parsing: text)
+            } catch {
+                throw ValueProblem(error.description)
+            }
+        }
+        let record = ValueShape.record(["when"]) { fields throws(ValueProblem) in try fields.required("when", condition) }
+        return ValueShape(
+            fromFile: { node throws(ValueProblem) in
+                if case .mapping = node { return try record.fromFile(node) }
+                return try condition.fromFile(node)
+            }, fromEnvironment: nil)
+    }
+}
+
+extension ValueShape where Value == AlertSinkSetting {
+    /// `{ntfy: URL, tokenFile: PATH}`, `{webhook: URL}` or `{command: [argv…], timeoutSeconds: N}`.
+    static var alertSink: ValueShape {
+        .record(["ntfy", "webhook", "command", "tokenFile", "timeoutSeconds"]) { fields throws(ValueProblem) in
+            let kinds = ["ntfy", "webhook", "command"].filter { fields.nodes[$0] != nil }
+            guard kinds.count == 1 else {
+                throw ValueProblem("must name exactly one of ntfy, webhook or command")
+            }
+            if kinds != ["ntfy"], fields.nodes["tokenFile"] != nil {
+                throw ValueProblem("has a tokenFile, which only an ntfy sink uses")
+            }
+            if kinds != ["command"], fields.nodes["timeoutSeconds"] != nil {
+                throw ValueProblem("has a timeoutSeconds, which only a command sink uses")
+            }
+            switch kinds[0] {
+            case "ntfy":
+                return .ntfy(url: try fields.required("ntfy", .secretWebAddress), tokenFile: try fields.optional("tokenFile", .text))
+            case "webhook":
+                return .webhook(url: try fields.required("webhook", .secretWebAddress))
+            default:
+                let arguments = try fields.required("command", .list(of: .text))
+                guard let program = arguments.first, program.hasPrefix("/") else {
+                    throw ValueProblem("must start with the program's absolute path (it runs without a shell or PATH)").inside(".command")
+                }
+                return .command(arguments: arguments, timeoutSeconds: try fields.optional("timeoutSeconds", .number(in: 1...300)) ?? 10)
+            }
+        }
+    }
+}
+
+extension ValueShape where Value == QuietHours {
+    /// `{from: 22, to: 7}`: local hours, wrapping midnight.
+    /// `quietHours:` with nothing after it is the default, none.
+    static var quietHours: ValueShape {
+        let record = ValueShape.record(["from", "to"]) { fields throws(ValueProblem) in
+            QuietHours(fromHour: try fields.required("from", .hour(in: 0...23)), toHour: try fields.required("to", .hour(in: 0...24)))
+        }
+        return ValueShape(
+            fromFile: { node throws(ValueProblem) in
+                if case .scalar(let scalar) = node, scalar.text == nil { return nil }
+                return try record.fromFile(node)
+            }, fromEnvironment: nil)
+    }
+}

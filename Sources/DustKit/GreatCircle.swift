@@ -1,0 +1,29 @@
+import Foundation
+
+/// Distance along the Earth's surface: the haversine formula on a sphere of the IUGG mean radius
+/// (docs/REFERENCE.md §6 and §12), the one rule for a walked GPS step and for the nearest station.
+public enum GreatCircle {
+    /// Mean Earth radius R1 of the IUGG, metres: 6,371.0088 km.
+    public static let earthRadiusMetres = 6_371_008.8
+
+    /// The great-circle distance in metres between two points given in degrees.
+    ///
+    /// `asin` is fed at most 1, so rounding near the antipode (or latitudes beyond ±90°) never
+    /// yields NaN: the distance is then at most half the circumference.
+    public static func metres(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double) -> Double {
+        let radians = Double.pi / 180
+        let phi1 = latitude1 * radians
+        let phi2 = latitude2 * radians
+        let deltaPhi = (latitude2 - latitude1) * radians
+        let deltaLambda = (longitude2 - longitude1) * radians
+        let sinPhi = sin(deltaPhi / 2)
+        let sinLambda = sin(deltaLambda / 2)
+        let a = sinPhi * sinPhi + cos(phi1) * cos(phi2) * sinLambda * sinLambda
+        return 2 * earthRadiusMetres * asin(min(1, a.squareRoot()))
+    }
+
+    /// The same distance in kilometres.
+    public static func kilometres(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double) -> Double {
+        metres(latitude1: latitude1, longitude1: longitude1, latitude2: latitude2, longitude2: longitude2) / 1000
+    }
+}

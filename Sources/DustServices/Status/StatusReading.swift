@@ -1,0 +1,35 @@
+import DustKit
+import Foundation
+
+/// What `dustctl status` and `/api/v1/status` report, read from the store the same way for both
+/// (docs/REFERENCE.md §15).
+public struct StatusReading: Sendable {
+    /// dustd's state as its record and the newest stored hour show it.
+    public var health: DaemonHealth
+    /// Stored station-hours, all stations.
+    public var rows: Int
+    /// Forecast requests since 00:00 KST (the daily quota of docs/REFERENCE.md §14).
+    public var forecastCallsToday: Int
+
+    /// Reads the status at `now`; `station` is the one whose newest hour says how old the data is.
+    public static func read(
+        from store: any ReadingStore & AttemptStore & DaemonStatusStore, station: String?, now: Date,
+        processIsDustd: (Int32) -> Bool
+    ) async throws(StorageFailure) -> StatusReading {
+        let health = try await DaemonHealth.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
+        return StatusReading(
+            health: health, rows: try await store.measurementCount(station: nil),
+            forecastCallsToday: try await store.attemptCount(kind: .forecast, since: ForecastPlanner.startOfKSTDay(containing: now)))
+    }
+}
+
+extension DaemonHealth {
+    /// dustd's health at `now`: its stored record and the newest stored hour of `station`.
+    public static func read(
+        from store: any ReadingStore & DaemonStatusStore, station: String?, now: Date, processIsDustd: (Int32) -> Bool
+    ) async throws(StorageFailure) -> DaemonHealth {
+        var newest: Slot?
+        if let station { newest = try await store.newestSlot(station: station, endingBy: now) }
+        return DaemonHealth(status: try await store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
+    }
+}

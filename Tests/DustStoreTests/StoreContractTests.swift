@@ -1,0 +1,226 @@
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import TestSupport
+import Testing
+
+/// The two implementations of the store protocols: the SQLite one dustd and dustctl use, and the
+/// in-memory one the service tests use.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory
+    case sqlite
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty store, and what removes it.
+    func open() throws -> (store: any FineDustStore, remove: @Sendable () -> Void) {
+        switch self {
+        case .memory:
+            return (MemoryStore(), {})
+        case .sqlite:
+            let directory = try TemporaryDirectory("finedust-contract")
+            return (try SQLiteStore(path: directory.path("dust.sqlite")), { directory.remove() })
+        }
+    }
+}
+
+private let eight = Slot(startEpochSeconds: 1_795_129_200)  // 2026-11-20 08:00 KST
+private let fetched = Date(timeIntervalSince1970: 1_795_219_200)
+
+private func reading(
+    _ station: String = "종로구", slot: Slot = eight, pm10: Double?, pm25: Double?,
+    reported: DustPair<ReportedFields> = DustPair(repeating: .all)
+) -> HourlyReading {
+    HourlyReading(
+        station: station, slot: slot, concentration: DustPair(fineDust: pm10, ultraFineDust: pm25),
+        grade24h: DustPair(
+            fineDust: pm10.map { DustGrade(concentration: $0, of: .pm10, on: LocalDate(year: 2026, month: 11, day: 20)) },
+            ultraFineDust: nil),
+        sidoName: "서울", reported: reported)
+}
+
+/// The same checks against both backends, so the in-memory store the service tests rely on cannot
+/// drift from the SQLite store the programs use.
+@Suite("Store contract: MemoryStore and SQLiteStore agree")
+struct StoreContractTests {
+    @Test("An unknown concentration is stored and read back as unknown, never 0", arguments: Backend.allCases)
+    func unknownIsNotZero(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        _ = try await store.saveReadings([reading(pm10: 41, pm25: nil)], fetchedAt: fetched)
+        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+        #expect(stored.map(\.concentration) == [DustPair(fineDust: 41, ultraFineDust: nil)])
+        #expect(try await store.measurementCount(station: "종로구") == 1)
+        #expect(try await store.measurementCount(station: nil) == 1)
+        #expect(try await store.measurementCount(station: "중구") == 0)
+    }
+
+    @Test(
+        "The same reading again is unchanged; a changed value is a revision; a field not reported keeps its value",
+        arguments: Backend.allCases)
+    func revisions(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
+        #expect(try await store.saveReadings([reading(pm10: 44, pm25: 20)], fetchedAt: fetched) == UpsertSummary(updated: 1))
+        // A response without PM2.5's value element: its 20 stays, PM10's 50 is a revision.
+        let partial = reading(pm10: 50, pm25: nil, reported: DustPair(fineDust: .all, ultraFineDust: []))
+        #expect(try await store.saveReadings([partial], fetchedAt: fetched) == UpsertSummary(updated: 1))
+        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+        #expect(stored.map(\.concentration) == [DustPair(fineDust: 50, ultraFineDust: 20)])
+        #expect(stored.first?.grade24h.fineDust == .moderate)
+    }
+
+    @Test("The newest slot that ended by now; a slot in the future never counts", arguments: Backend.allCases)
+    func newestSlot(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let nine = eight.advanced(by: 1)
+        _ = try await store.saveReadings([reading(pm10: 41, pm25: 20), reading(slot: nine, pm10: 30, pm25: 9)], fetchedAt: fetched)
+        #expect(try await store.newestSlot(station: "종로구", endingBy: nine.start) == eight)
+        #expect(try await store.newestSlot(station: "종로구", endingBy: nine.end) == nine)
+        #expect(try await store.newestSlot(station: "종로구", endingBy: eight.start) == nil)
+        #expect(try await store.newestSlot(station: "중구", endingBy: nine.end) == nil)
+    }
+
+    @Test(
+        "Importing the same activity again changes nothing; a slot's walking is its largest source, a tie the first name",
+        arguments: Backend.allCases)
+    func activity(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let nine = eight.advanced(by: 1)
+        let watch = ActivitySourceBatch(source: "health:Apple Watch", distances: [eight: 1200, nine: 300], replacing: eight...nine)
+        let phone = ActivitySourceBatch(source: "health:iPhone", distances: [eight: 1000, nine: 300], replacing: eight...nine)
+        for _ in 0..<2 { try await store.saveActivity([watch, phone], importedAt: fetched) }
+        #expect(
+            try await store.walking(from: eight, to: nine.advanced(by: 1)) == [
+                eight: SlotWalking(metres: 1200, source: "health:Apple Watch"),
+                nine: SlotWalking(metres: 300, source: "health:Apple Watch"),
+            ])
+        #expect(
+            try await store.activitySources() == [
+                ActivitySourceSummary(source: "health:Apple Watch", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1500),
+                ActivitySourceSummary(source: "health:iPhone", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1300),
+            ])
+        // A shorter export of the Watch replaces its rows over the span it covers, nothing else.
+        try await store.saveActivity(
+            [ActivitySourceBatch(source: "health:Apple Watch", distances: [nine: 350], replacing: nine...nine)], importedAt: fetched)
+        #expect(
+            try await store.walking(from: eight, to: nine.advanced(by: 1))[nine] == SlotWalking(metres: 350, source: "health:Apple Watch"))
+        #expect(try await store.forgetActivity(source: "health:Apple Watch") == 2)
+        #expect(try await store.forgetActivity(source: "health:Apple Watch") == 0)
+        #expect(try await store.walking(from: eight, to: nine.advanced(by: 1))[eight] == SlotWalking(metres: 1000, source: "health:iPhone"))
+    }
+
+    @Test(
+        "A forecast stored again is not new; a re-published issue is; the newest issue grading a region wins", arguments: Backend.allCases)
+    func forecasts(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let date = LocalDate(year: 2026, month: 11, day: 21)
+        let five = Date(timeIntervalSince1970: 1_795_118_400)  // 2026-11-20 05:00 KST
+        let eleven = five.addingTimeInterval(6 * 3600)
+        let early = DustForecast(
+            pollutant: .pm25, issuedAt: five, forecastDate: date,
+            grades: ForecastGrades(byRegion: [.seoul: .known(.bad), .busan: .unknown("예보없음")]), overall: "나쁨", cause: "국외")
+        let later = DustForecast(
+            pollutant: .pm25, issuedAt: eleven, forecastDate: date, grades: ForecastGrades(byRegion: [.seoul: .known(.veryBad)]))
+        #expect(try await store.saveForecasts([early, later], fetchedAt: fetched) == 2)
+        #expect(try await store.saveForecasts([early, later], fetchedAt: fetched) == 0)
+        var republished = early
+        republished.cause = "국외 유입"
+        #expect(try await store.saveForecasts([republished], fetchedAt: fetched) == 1)
+        #expect(try await store.newestForecastIssue(pollutant: .pm25) == eleven)
+        #expect(try await store.newestForecastIssue(pollutant: .pm10) == nil)
+        #expect(try await store.forecast(pollutant: .pm25, date: date, region: .seoul)?.grade == .known(.veryBad))
+        let busan = try await store.forecast(pollutant: .pm25, date: date, region: .busan)
+        #expect(busan?.grade == .unknown("예보없음"))
+        #expect(busan?.issuedAt == five && busan?.cause == "국외 유입")
+        #expect(try await store.forecast(pollutant: .pm25, date: date, region: .jeju) == nil)
+    }
+
+    @Test("Requests are counted by kind since a start, whatever their operation text says", arguments: Backend.allCases)
+    func forecastQuota(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
+        let attempts = [
+            PollAttempt(
+                startedAt: midnight.addingTimeInterval(-60), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-19 page 1",
+                outcome: .ok),
+            PollAttempt(
+                startedAt: midnight.addingTimeInterval(60), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-20 page 1",
+                outcome: .ok),
+            PollAttempt(
+                startedAt: midnight.addingTimeInterval(120), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-20 page 1",
+                outcome: .quota),
+            PollAttempt(
+                startedAt: midnight.addingTimeInterval(180), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
+                outcome: .ok),
+        ]
+        for attempt in attempts { try await store.recordAttempt(attempt) }
+        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 2)
+        #expect(try await store.attemptCount(kind: .forecast, since: midnight.addingTimeInterval(-3600)) == 3)
+        #expect(try await store.attemptCount(kind: .measurement, since: midnight) == 1)
+        // The count follows the kind, not the words: a reworded label neither hides nor adds a call.
+        try await store.recordAttempt(
+            PollAttempt(startedAt: midnight.addingTimeInterval(240), station: nil, kind: .forecast, operation: "PM10 outlook", outcome: .ok)
+        )
+        try await store.recordAttempt(
+            PollAttempt(
+                startedAt: midnight.addingTimeInterval(300), station: "forecast", kind: .measurement, operation: "forecast of nothing",
+                outcome: .ok))
+        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 3)
+    }
+
+    @Test("Stations keep what a later list leaves out; a station's place joins its province and address", arguments: Backend.allCases)
+    func stations(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        _ = try await store.saveReadings([reading("행신동", pm10: 41, pm25: 20)], fetchedAt: fetched)
+        try await store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1", latitude: 37.6, longitude: 126.8)], at: fetched)
+        try await store.saveStations([Station(name: "행신동", network: "도시대기")], at: fetched)
+        #expect(
+            try await store.stations() == [
+                Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1", network: "도시대기", latitude: 37.6, longitude: 126.8)
+            ])
+        #expect(try await store.stationLocation(name: "행신동") == StationLocation(sido: "서울", address: "경기도 고양시 덕양구 행신동 1"))
+        #expect(try await store.stationLocation(name: "없는곳") == nil)
+    }
+
+    @Test("Alert events get increasing ids and come back newest first with their deliveries; states by rule", arguments: Backend.allCases)
+    func alerts(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let at = Date(timeIntervalSince1970: 1_795_150_000)
+        let fired = AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: at)
+        let first = try #require(try await store.saveAlertTransition(rule: "pm25.grade >= 3", state: .active, event: fired, at: at))
+        let test = try await store.saveAlertEvent(AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: at))
+        #expect(first.id > 0 && test.id > first.id)
+        #expect(try await store.saveAlertTransition(rule: "pm10.grade >= 3", state: .held, event: nil, at: at) == nil)
+        let delivery = AlertDelivery(
+            eventID: first.id, sink: "ntfy https://ntfy.sh/…", attempt: 1, at: at, outcome: .delivered, detail: nil)
+        try await store.recordAlertDelivery(delivery)
+        #expect(try await store.alertStates() == ["pm25.grade >= 3": .active, "pm10.grade >= 3": .held])
+        let recent = try await store.recentAlertEvents(limit: 5)
+        #expect(recent.map(\.event) == [test, first])
+        #expect(recent.map(\.deliveries) == [[], [delivery]])
+        #expect(try await store.recentAlertEvents(limit: 1).map(\.event) == [test])
+    }
+
+    @Test("The daemon's status is read back as written; none before dustd ever ran", arguments: Backend.allCases)
+    func status(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        #expect(try await store.loadStatus() == nil)
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 4242, version: "1.0", station: "종로구",
+            startedAt: Date(timeIntervalSince1970: 1_795_150_000.25), heartbeatSeconds: 60)
+        status.nextPollAt = Date(timeIntervalSince1970: 1_795_151_200)
+        try await store.saveStatus(status)
+        #expect(try await store.loadStatus() == status)
+    }
+}

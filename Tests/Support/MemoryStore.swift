@@ -1,0 +1,309 @@
+import DustKit
+import DustServices
+import Foundation
+import Synchronization
+
+/// Every store protocol in memory, with the SQLite store's rules (unknown is never 0, a revision
+/// only when a reported value changed, activity merged by the largest source, attempts kept 90
+/// days), for service tests that need no file. `StoreContractTests` runs the same checks against
+/// this and `SQLiteStore`, so the two cannot drift apart.
+public final class MemoryStore: FineDustStore, Sendable {
+    private struct ReadingKey: Hashable {
+        var station: String
+        var slot: Slot
+    }
+
+    private struct IssueKey: Hashable {
+        var pollutant: Pollutant
+        var issuedAt: Date
+        var date: LocalDate
+    }
+
+    private struct Issue {
+        var overall: String?
+        var cause: String?
+        var grades: [ForecastRegion: ForecastGrade]
+    }
+
+    private struct StationRow {
+        var station: Station
+        var sido: String?
+    }
+
+    private struct State {
+        var readings: [ReadingKey: HourlyReading] = [:]
+        var revisions: [ReadingKey: Int] = [:]
+        var stations: [String: StationRow] = [:]
+        var attempts: [PollAttempt] = []
+        var issues: [IssueKey: Issue] = [:]
+        var activity: [String: [Slot: Double]] = [:]
+        var alertStates: [String: AlertState] = [:]
+        var alertEvents: [AlertEvent] = []
+        var alertDeliveries: [AlertDelivery] = []
+        var status: String?
+    }
+
+    private let state = Mutex(State())
+    private let savingReadingsFails: StorageFailure?
+
+    /// - Parameter savingReadingsFails: thrown by every `saveReadings` (a full disk, say); other
+    ///   writes, attempts among them, still succeed.
+    public init(savingReadingsFails: StorageFailure? = nil) {
+        self.savingReadingsFails = savingReadingsFails
+    }
+
+    /// Every attempt recorded, oldest first.
+    public var attempts: [PollAttempt] { state.withLock { $0.attempts } }
+
+    /// How often AirKorea revised the stored reading of `station` at `slot`; nil when none is stored.
+    public func revision(station: String, slot: Slot) -> Int? {
+        state.withLock { $0.revisions[ReadingKey(station: station, slot: slot)] }
+    }
+
+    /// The stored distances of one source, per slot.
+    public func activity(source: String) -> [Slot: Double] {
+        state.withLock { $0.activity[source] ?? [:] }
+    }
+
+    // MARK: - Readings
+
+    public func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) throws(StorageFailure) -> UpsertSummary {
+        if let savingReadingsFails { throw savingReadingsFails }
+        return state.withLock { state in
+            var summary = UpsertSummary()
+            for reading in readings {
+                let key = ReadingKey(station: reading.station, slot: reading.slot)
+                if let stored = state.readings[key] {
+                    let revised = Self.revising(stored, with: reading)
+                    if revised == stored {
+                        summary.unchanged += 1
+                    } else {
+                        state.readings[key] = revised
+                        state.revisions[key, default: 0] += 1
+                        summary.updated += 1
+                    }
+                } else {
+                    state.readings[key] = Self.revising(Self.empty(reading), with: reading)
+                    state.revisions[key] = 0
+                    summary.inserted += 1
+                }
+                var row = state.stations[reading.station] ?? StationRow(station: Station(name: reading.station), sido: nil)
+                row.station.code = reading.stationCode ?? row.station.code
+                row.station.network = reading.network ?? row.station.network
+                row.sido = reading.sidoName ?? row.sido
+                state.stations[reading.station] = row
+            }
+            return summary
+        }
+    }
+
+    /// A stored row holds only what is stored: the fields, not what the response reported.
+    private static func empty(_ reading: HourlyReading) -> HourlyReading {
+        HourlyReading(
+            station: reading.station, slot: reading.slot, concentration: DustPair(repeating: nil), flag: DustPair(repeating: nil),
+            average24h: DustPair(repeating: nil), grade24h: DustPair(repeating: nil), grade1h: DustPair(repeating: nil))
+    }
+
+    /// `stored` with each field `reading` reports replaced; a field it does not report is kept.
+    private static func revising(_ stored: HourlyReading, with reading: HourlyReading) -> HourlyReading {
+        var revised = stored
+        for pollutant in Pollutant.allCases {
+            let reported = reading.reported[pollutant]
+            if reported.contains(.value) {
+                revised.concentration[pollutant] = reading.concentration[pollutant]
+                revised.flag[pollutant] = reading.flag[pollutant]
+            }
+            if reported.contains(.average24h) { revised.average24h[pollutant] = reading.average24h[pollutant] }
+            if reported.contains(.grade24h) { revised.grade24h[pollutant] = reading.grade24h[pollutant] }
+            if reported.contains(.grade1h) { revised.grade1h[pollutant] = reading.grade1h[pollutant] }
+        }
+        return revised
+    }
+
+    public func readings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
+        let wanted = Set(stations)
+        return state.withLock { state in
+            state.readings.values.filter { wanted.contains($0.station) && $0.slot >= from && $0.slot < to }
+                .sorted { ($0.slot, $0.station) < ($1.slot, $1.station) }
+        }
+    }
+
+    public func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {
+        state.withLock { state in
+            state.readings.values.filter { $0.station == station && $0.slot.end <= now }.map(\.slot).max()
+        }
+    }
+
+    public func measurementCount(station: String?) throws(StorageFailure) -> Int {
+        state.withLock { state in state.readings.keys.filter { station == nil || $0.station == station }.count }
+    }
+
+    // MARK: - Attempts
+
+    public func recordAttempt(_ attempt: PollAttempt) throws(StorageFailure) {
+        state.withLock { state in
+            state.attempts.append(attempt)
+            let cutoff = attempt.startedAt.addingTimeInterval(-PollAttempt.retention)
+            state.attempts.removeAll { $0.startedAt < cutoff }
+        }
+    }
+
+    public func attemptCount(kind: AttemptKind, since start: Date) throws(StorageFailure) -> Int {
+        state.withLock { state in state.attempts.filter { $0.kind == kind && $0.startedAt >= start }.count }
+    }
+
+    // MARK: - Forecasts
+
+    public func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) throws(StorageFailure) -> Int {
+        state.withLock { state in
+            var changed = 0
+            for forecast in forecasts {
+                let key = IssueKey(pollutant: forecast.pollutant, issuedAt: forecast.issuedAt, date: forecast.forecastDate)
+                var issue = state.issues[key] ?? Issue(overall: nil, cause: nil, grades: [:])
+                let before = state.issues[key]
+                issue.overall = forecast.overall
+                issue.cause = forecast.cause
+                issue.grades.merge(forecast.grades.byRegion) { _, new in new }
+                if before == nil || before?.overall != issue.overall || before?.cause != issue.cause
+                    || before?.grades != issue.grades
+                {
+                    changed += 1
+                }
+                state.issues[key] = issue
+            }
+            return changed
+        }
+    }
+
+    public func newestForecastIssue(pollutant: Pollutant) throws(StorageFailure) -> Date? {
+        state.withLock { state in state.issues.keys.filter { $0.pollutant == pollutant }.map(\.issuedAt).max() }
+    }
+
+    public func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) throws(StorageFailure) -> RegionalForecast? {
+        state.withLock { state in
+            state.issues.filter { $0.key.pollutant == pollutant && $0.key.date == date && $0.value.grades[region] != nil }
+                .max { $0.key.issuedAt < $1.key.issuedAt }
+                .map { key, issue in
+                    RegionalForecast(
+                        pollutant: pollutant, region: region, forecastDate: date, issuedAt: key.issuedAt,
+                        grade: issue.grades[region]!, overall: issue.overall, cause: issue.cause)
+                }
+        }
+    }
+
+    public func stationLocation(name: String) throws(StorageFailure) -> StationLocation? {
+        state.withLock { state in
+            state.stations[name].map { StationLocation(sido: $0.sido, address: $0.station.address) }
+        }
+    }
+
+    // MARK: - Stations
+
+    public func saveStations(_ stations: [Station], at time: Date) throws(StorageFailure) {
+        state.withLock { state in
+            for station in stations {
+                var row = state.stations[station.name] ?? StationRow(station: Station(name: station.name), sido: nil)
+                row.station.code = station.code ?? row.station.code
+                row.station.network = station.network ?? row.station.network
+                row.station.address = station.address ?? row.station.address
+                row.station.latitude = station.latitude ?? row.station.latitude
+                row.station.longitude = station.longitude ?? row.station.longitude
+                state.stations[station.name] = row
+            }
+        }
+    }
+
+    public func stations() throws(StorageFailure) -> [Station] {
+        state.withLock { state in state.stations.values.map(\.station).sorted { $0.name < $1.name } }
+    }
+
+    // MARK: - Activity
+
+    public func walking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
+        state.withLock { state in
+            var result: [Slot: SlotWalking] = [:]
+            for (source, slots) in state.activity.sorted(by: { $0.key < $1.key }) {
+                for (slot, metres) in slots where slot >= from && slot < to {
+                    if let best = result[slot], best.metres >= metres { continue }
+                    result[slot] = SlotWalking(metres: metres, source: source)
+                }
+            }
+            return result
+        }
+    }
+
+    public func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) throws(StorageFailure) {
+        state.withLock { state in
+            for batch in batches {
+                var slots = state.activity[batch.source] ?? [:]
+                if let span = batch.replacing { slots = slots.filter { !span.contains($0.key) } }
+                slots.merge(batch.distances) { _, new in new }
+                state.activity[batch.source] = slots.isEmpty ? nil : slots
+            }
+        }
+    }
+
+    public func activitySources() throws(StorageFailure) -> [ActivitySourceSummary] {
+        state.withLock { state in
+            state.activity.sorted { $0.key < $1.key }.compactMap { source, slots in
+                guard let first = slots.keys.min(), let last = slots.keys.max() else { return nil }
+                let metres = slots.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }
+                return ActivitySourceSummary(source: source, firstSlot: first, lastSlot: last, slots: slots.count, metres: metres)
+            }
+        }
+    }
+
+    public func forgetActivity(source: String) throws(StorageFailure) -> Int {
+        state.withLock { state in state.activity.removeValue(forKey: source)?.count ?? 0 }
+    }
+
+    // MARK: - Alerts
+
+    public func alertStates() throws(StorageFailure) -> [String: AlertState] {
+        state.withLock { $0.alertStates }
+    }
+
+    public func saveAlertTransition(
+        rule: String, state newState: AlertState, event: AlertEvent?, at: Date
+    ) throws(StorageFailure)
+        -> AlertEvent?
+    {
+        state.withLock { state in
+            state.alertStates[rule] = newState
+            return event.map { Self.append($0, to: &state) }
+        }
+    }
+
+    public func saveAlertEvent(_ event: AlertEvent) throws(StorageFailure) -> AlertEvent {
+        state.withLock { state in Self.append(event, to: &state) }
+    }
+
+    private static func append(_ event: AlertEvent, to state: inout State) -> AlertEvent {
+        var saved = event
+        saved.id = (state.alertEvents.last?.id ?? 0) + 1
+        state.alertEvents.append(saved)
+        return saved
+    }
+
+    public func recordAlertDelivery(_ delivery: AlertDelivery) throws(StorageFailure) {
+        state.withLock { $0.alertDeliveries.append(delivery) }
+    }
+
+    public func recentAlertEvents(limit: Int) throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])] {
+        state.withLock { state in
+            state.alertEvents.reversed().prefix(limit).map { event in
+                (event, state.alertDeliveries.filter { $0.eventID == event.id })
+            }
+        }
+    }
+
+    // MARK: - Status
+
+    public func saveStatus(_ status: DaemonStatus) throws(StorageFailure) {
+        state.withLock { $0.status = status.encoded() }
+    }
+
+    public func loadStatus() throws(StorageFailure) -> DaemonStatus? {
+        state.withLock { $0.status }.flatMap(DaemonStatus.decoded)
+    }
+}
