@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.0"),
+        // Counting through the ecosystem's API (Hummingbird's metrics middleware speaks it too);
+        // swift-prometheus is the backend dustd bootstraps.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.0"),
         // SHA-256 of the dashboard's style sheet, for its Content-Security-Policy hash.
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
@@ -103,8 +106,12 @@ let package = Package(
         .target(
             name: "DustDaemon",
             dependencies: [
+                // DustWeb for the web front end only: the poll and forecast loops count through swift-metrics.
                 "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports", "DustWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                // The backend behind swift-metrics in dustd (PrometheusBackend.swift).
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 // The alert sinks' HTTP client (ntfy, webhooks), and swift-subprocess for the command sink.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
@@ -118,6 +125,8 @@ let package = Package(
             dependencies: [
                 "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                // MetricsSystem.bootstrap, once, in the executable.
+                .product(name: "Metrics", package: "swift-metrics"),
             ]),
         // No HTTP client: `dustctl stations sync` runs `dustd --sync-stations`.
         .executableTarget(
@@ -151,6 +160,7 @@ let package = Package(
             dependencies: [
                 "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
         .testTarget(
             name: "DustActivityTests",
@@ -167,6 +177,9 @@ let package = Package(
                 "dustd", "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport",
                 "FakeAirKorea",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // Graceful shutdown triggered by the test, as a service group would (PollServiceTests).
                 .product(name: "ServiceLifecycleTestKit", package: "swift-service-lifecycle"),

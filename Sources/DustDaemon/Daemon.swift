@@ -4,7 +4,6 @@ import DustConfig
 import DustKit
 import DustServices
 import DustStore
-import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -21,15 +20,18 @@ public struct Daemon: Sendable {
     private let environment: [String: String]
     private let redactor: SecretRedactor
     private let logger: Logger
+    private let metrics: PrometheusBackend
     private let clock: any WallClock
 
+    /// - Parameter metrics: the process's swift-metrics backend: the loops count with it, `/metrics` renders it.
     /// - Parameter clock: the one clock every service of this dustd reads and waits on.
     public init(
         settings: FineDustSettings, key: ServiceKeyLoader.Loaded, configurationFile: String?, environment: [String: String],
-        logSink: (@Sendable (String) -> Void)? = nil, clock: any WallClock = SystemClock()
+        metrics: PrometheusBackend, logSink: (@Sendable (String) -> Void)? = nil, clock: any WallClock = SystemClock()
     ) {
         self.clock = clock
         self.settings = settings
+        self.metrics = metrics
         self.key = key.key
         keySource = key.source.description
         keyWarning = key.warning
@@ -146,7 +148,6 @@ public struct Daemon: Sendable {
         live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport
     ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment)
-        let metrics = PollMetrics()
         let alertSinks: AlertSinks
         do {
             alertSinks = try AlertSinks(settings: settings.alerts, environment: environment)

@@ -16,11 +16,14 @@ public struct DemoDashboard: Sendable {
     private let databasePath: String
     private let settings: FineDustSettings
     private let logger: Logger
+    private let metrics: PrometheusBackend
 
-    public init(databasePath: String, settings: FineDustSettings, logger: Logger) {
+    /// - Parameter metrics: the process's swift-metrics backend, whose registry `/metrics` renders.
+    public init(databasePath: String, settings: FineDustSettings, logger: Logger, metrics: PrometheusBackend) {
         self.databasePath = databasePath
         self.settings = settings
         self.logger = logger
+        self.metrics = metrics
     }
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
@@ -62,7 +65,7 @@ public struct DemoDashboard: Sendable {
             }, clock: FixedClock(Self.now))
         let web: any Service
         do {
-            guard let service = try WebFrontEnd.service(settings: settings, data: data, metrics: PollMetrics(), logger: logger) else {
+            guard let service = try WebFrontEnd.service(settings: settings, data: data, metrics: metrics, logger: logger) else {
                 report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
                 return .ok
             }

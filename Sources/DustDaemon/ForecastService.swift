@@ -3,9 +3,9 @@ import DustConfig
 import DustKit
 import DustServices
 import DustStore
-import DustWeb
 import Foundation
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// Fetches AirKorea's dust forecast after each publication (docs/REFERENCE.md §14), beside `PollService` in
@@ -22,12 +22,13 @@ public struct ForecastService: Service, CustomStringConvertible {
     private let transport: any HTTPTransport
     private let clock: any WallClock
     private let logger: Logger
-    private let metrics: PollMetrics?
+    private let counters: RequestCounters
     private let planner = ForecastPlanner()
 
+    /// - Parameter metrics: the swift-metrics factory every forecast request is counted with (`RequestCounters`).
     public init(
         configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
-        clock: any WallClock = SystemClock(), logger: Logger, metrics: PollMetrics? = nil
+        clock: any WallClock = SystemClock(), logger: Logger, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) {
         self.configuration = configuration
         self.database = database
@@ -35,7 +36,7 @@ public struct ForecastService: Service, CustomStringConvertible {
         self.transport = transport
         self.clock = clock
         self.logger = logger
-        self.metrics = metrics
+        counters = RequestCounters(factory: metrics)
     }
 
     public func run() async throws {
@@ -88,7 +89,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                 guard await board.pause(until: until) else { return }
             case .fetch(let publication, let searchDate):
                 let label = ForecastIssueTime.label(publication)
-                let forecastStore: any ForecastStore = metrics.map { MeasuredForecastStore(store, metrics: $0) } ?? store
+                let forecastStore = CountingForecastStore(store, counters: counters)
                 let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
                 let report = await ForecastFetch(source: source, store: forecastStore, clock: clock).run(searchDate: searchDate)
                 if report.stopped { return }

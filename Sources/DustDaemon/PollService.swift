@@ -3,9 +3,9 @@ import DustConfig
 import DustKit
 import DustServices
 import DustStore
-import DustWeb
 import Foundation
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// The hourly poll loop as a swift-service-lifecycle `Service`: waits, runs a `PollCycle`, lets
@@ -22,18 +22,18 @@ public struct PollService: Service, CustomStringConvertible {
     private let clock: any WallClock
     private let logger: Logger
     private let jitter: @Sendable () -> Double
-    private let metrics: PollMetrics?
+    private let counters: RequestCounters
     private let afterCycle: (@Sendable (Date) -> Void)?
 
-    /// - Parameter metrics: counts every request for `/metrics`.
+    /// - Parameter metrics: the swift-metrics factory every request is counted with (`RequestCounters`).
     /// - Parameter afterCycle: called after each poll with its end time (the alert service's trigger).
     public init(
         configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
         notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
-        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, metrics: PollMetrics? = nil,
-        afterCycle: (@Sendable (Date) -> Void)? = nil
+        jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance, afterCycle: (@Sendable (Date) -> Void)? = nil
     ) {
-        self.metrics = metrics
+        counters = RequestCounters(factory: metrics)
         self.afterCycle = afterCycle
         self.configuration = configuration
         self.database = database
@@ -95,7 +95,7 @@ public struct PollService: Service, CustomStringConvertible {
             let report: CycleReport
             do {
                 let opened = try database.current()
-                let store: any PollStore = metrics.map { MeasuredPollStore(opened, metrics: $0) } ?? opened
+                let store = CountingPollStore(opened, counters: counters)
                 let cycle = snapshot.cycle(store: store, transport: transport, clock: clock)
                 report = await board.keepingHeartbeat {
                     await cycle.run(stations: stations, includeNation: snapshot.includesNation)

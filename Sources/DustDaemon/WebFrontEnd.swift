@@ -19,9 +19,10 @@ struct WebFrontEnd {
         return token
     }
 
-    /// The web service for these settings, or nil when `http.listen` is empty.
+    /// The web service for these settings, or nil when `http.listen` is empty; its `/metrics` renders what
+    /// was counted through `metrics` beside the gauges it reads at each scrape.
     static func service(
-        settings: FineDustSettings, data: WebData, metrics: PollMetrics, logger: Logger
+        settings: FineDustSettings, data: WebData, metrics: PrometheusBackend, logger: Logger
     ) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
         let token = try token(from: settings.http.tokenFile)
@@ -33,7 +34,8 @@ struct WebFrontEnd {
         logger.info("Serving \(url)")
         return Optional(
             WebService(
-                application: WebServer(data: data, metrics: metrics, token: token).application(host: host, port: port, logger: logger),
+                application: WebServer(data: data, registry: metrics.registry, token: token).application(
+                    host: host, port: port, logger: logger),
                 url: url, logger: logger))
     }
 

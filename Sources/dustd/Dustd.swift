@@ -5,6 +5,7 @@ import DustKit
 import DustServices
 import DustStore
 import Foundation
+import Metrics
 
 /// `dustd`: polls AirKorea every hour and stores what you breathe.
 @main
@@ -59,8 +60,12 @@ struct Dustd: AsyncParsableCommand {
         } catch {
             fail(.configuration, error.description)
         }
+        // The process's one swift-metrics backend: what FineDust counts, and anything a library counts through
+        // the global system, lands in the registry /metrics renders.
+        let metrics = PrometheusBackend()
+        MetricsSystem.bootstrap(metrics)
         if demo {
-            try await runDemo(settings, environment: environment)
+            try await runDemo(settings, environment: environment, metrics: metrics)
             return
         }
         if testAlerts || syncStations {
@@ -90,7 +95,8 @@ struct Dustd: AsyncParsableCommand {
         // Read once; erased from the environment block (and /proc/PID/environ) so no child process
         // and no one reading the process's environment can ever see it.
         EnvironmentEraser.erase("DUSTD_API_SERVICE_KEY")
-        let status = await Daemon(settings: settings, key: loadedKey, configurationFile: config, environment: environment).run(once: once)
+        let status = await Daemon(settings: settings, key: loadedKey, configurationFile: config, environment: environment, metrics: metrics)
+            .run(once: once)
         if status != .ok { throw ExitCode(status.rawValue) }
     }
 
@@ -103,12 +109,12 @@ struct Dustd: AsyncParsableCommand {
 
     /// `--demo`: the bundled responses through the real pipeline into a local database, then the
     /// dashboard on them until stopped (`dustctl demo` prints the same data as a report).
-    private func runDemo(_ settings: FineDustSettings, environment: [String: String]) async throws {
+    private func runDemo(_ settings: FineDustSettings, environment: [String: String], metrics: PrometheusBackend) async throws {
         guard let directory = DemoReplay.locateFixtures(explicit: nil) else {
             fail(.noInput, "Cannot find the bundled Fixtures directory; run dustd --demo from the repository.")
         }
         let logger = Daemon.logger(settings: settings, environment: environment)
-        let status = await DemoDashboard(databasePath: demoDatabase, settings: settings, logger: logger)
+        let status = await DemoDashboard(databasePath: demoDatabase, settings: settings, logger: logger, metrics: metrics)
             .run(fixtures: directory) { line in
                 // Unbuffered: the lines tell a script (or a person) when the dashboard is up.
                 let bytes = Array((line + "\n").utf8)

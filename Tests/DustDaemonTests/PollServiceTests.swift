@@ -6,6 +6,7 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
+import Metrics
 import ServiceLifecycleTestKit
 import Synchronization
 import TestSupport
@@ -39,7 +40,11 @@ struct ClockedLoop {
 }
 
 /// Starts at 2026-11-21 00:20 KST (`DemoReplay.now`), the fixture's day complete.
-func clockedLoop(_ rig: FaultRig, settings: FineDustSettings, jitter: @escaping @Sendable () -> Double) -> ClockedLoop {
+/// `metrics` is the factory its requests are counted with.
+func clockedLoop(
+    _ rig: FaultRig, settings: FineDustSettings, jitter: @escaping @Sendable () -> Double,
+    metrics: any MetricsFactory = NOOPMetricsHandler.instance
+) -> ClockedLoop {
     let clock = ManualClock(DemoReplay.now)
     let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
     let board = DaemonStatusBoard(
@@ -50,7 +55,7 @@ func clockedLoop(_ rig: FaultRig, settings: FineDustSettings, jitter: @escaping 
     let service = PollService(
         configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
         transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
-        jitter: jitter)
+        jitter: jitter, metrics: metrics)
     return ClockedLoop(clock: clock, board: board, service: service)
 }
 

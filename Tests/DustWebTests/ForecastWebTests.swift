@@ -7,6 +7,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Prometheus
 import TestSupport
 import Testing
 
@@ -117,24 +118,25 @@ struct ForecastWebTests {
         #expect(overridden.standardOutput.contains("Forecast · 제주 (Jeju)"))
     }
 
-    @Test("Forecast requests are counted by outcome in /metrics, apart from the poll attempts")
-    func requestCounter() async throws {
+    @Test("/metrics renders what the backend counted (HELP, TYPE and values) beside the gauges read from the database")
+    func countersBesideGauges() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let metrics = PollMetrics()
-        let store = MeasuredForecastStore(rig.store, metrics: metrics)
-        for outcome in [PollAttempt.Outcome.ok, .ok, .retrying] {
-            try await store.recordAttempt(
-                PollAttempt(
-                    startedAt: Date(), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1", outcome: outcome))
-        }
-        let app = Application(router: WebServer(data: try rig.source(), metrics: metrics, token: nil).router())
+        let registry = PrometheusCollectorRegistry()
+        let help = "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome."
+        let requests = MetricNameDescriptor(metricName: "finedust_forecast_requests_total", unitName: "", helpText: help)
+        registry.makeCounter(descriptor: requests, labels: [("outcome", "ok")]).increment(by: Int64(2))
+        registry.makeCounter(descriptor: requests, labels: [("outcome", "retrying")]).increment()
+        let app = Application(router: WebServer(data: try rig.source(), registry: registry, token: nil).router())
         try await app.test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in
-                let text = text(response)
-                #expect(text.contains("finedust_forecast_requests_total{outcome=\"ok\"} 2"))
-                #expect(text.contains("finedust_forecast_requests_total{outcome=\"retrying\"} 1"))
-                #expect(!text.contains("finedust_poll_attempts_total"))
+                let lines = Set(text(response).split(separator: "\n").map(String.init))
+                #expect(lines.contains("# HELP finedust_forecast_requests_total \(help)"))
+                #expect(lines.contains("# TYPE finedust_forecast_requests_total counter"))
+                #expect(lines.contains("finedust_forecast_requests_total{outcome=\"ok\"} 2"))
+                #expect(lines.contains("finedust_forecast_requests_total{outcome=\"retrying\"} 1"))
+                #expect(!lines.contains { $0.hasPrefix("finedust_poll_attempts_total") })
+                #expect(lines.contains("finedust_data_stale 0.0"))
             }
         }
     }
@@ -154,11 +156,11 @@ struct ForecastWebTests {
                 pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 23),
                 grades: ForecastGrades(informGrade: "서울 : 매우나쁨,제주 : 좋음")),
         ])
-        let metrics = PollMetrics()
+        let registry = PrometheusCollectorRegistry()
         // 2026-11-22 18:00 KST: 서울 PM2.5 tomorrow (11-23) is 매우나쁨 (4) in the 17시 issue.
         let eveningClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(18 * 3600))
         let evening = try await Application(
-            router: WebServer(data: try rig.source(clock: eveningClock), metrics: metrics, token: nil).router()
+            router: WebServer(data: try rig.source(clock: eveningClock), registry: registry, token: nil).router()
         )
         .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(evening.contains("finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 4"))
@@ -166,7 +168,7 @@ struct ForecastWebTests {
         // 2026-11-25 12:00 KST: nothing stored for the 25th or the 26th, so no grade at all.
         let laterClock = FixedClock(kst.start(of: LocalDate(year: 2026, month: 11, day: 25)).addingTimeInterval(12 * 3600))
         let later = try await Application(
-            router: WebServer(data: try rig.source(clock: laterClock), metrics: metrics, token: nil).router()
+            router: WebServer(data: try rig.source(clock: laterClock), registry: registry, token: nil).router()
         )
         .test(.router) { client in try await client.execute(uri: "/metrics", method: .get) { text($0) } }
         #expect(!later.contains("finedust_forecast_grade{"))

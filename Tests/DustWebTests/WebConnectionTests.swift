@@ -7,6 +7,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Prometheus
 import TestSupport
 import Testing
 
@@ -116,7 +117,7 @@ func closedCount(_ connections: [RawConnection]) async -> Int {
 @Suite("The web under idle, slow and hostile clients: capped connections, timeouts, headers on every answer", .serialized)
 struct WebConnectionTests {
     func application(_ rig: WebRig, limits: WebConnectionLimits, token: BearerToken? = nil) throws -> some ApplicationProtocol {
-        WebServer(data: try rig.source(), metrics: PollMetrics(), token: token, limits: limits)
+        WebServer(data: try rig.source(), registry: PrometheusCollectorRegistry(), token: token, limits: limits)
             .application(host: "127.0.0.1", port: 0, logger: Logger(label: "test"))
     }
 

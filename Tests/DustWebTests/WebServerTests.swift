@@ -7,6 +7,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Prometheus
 import TestSupport
 import Testing
 
@@ -37,7 +38,7 @@ struct WebRig {
     }
 
     func application(_ source: WebData, token: BearerToken? = nil) -> some ApplicationProtocol {
-        Application(router: WebServer(data: source, metrics: PollMetrics(), token: token).router())
+        Application(router: WebServer(data: source, registry: PrometheusCollectorRegistry(), token: token).router())
     }
 
     /// `dustctl ARGS --json --db … --station 종로구` from the same database.

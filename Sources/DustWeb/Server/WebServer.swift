@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import Prometheus
 
 /// dustd on the web (docs/REFERENCE.md §13): the dashboard, the JSON API (the same documents as
 /// `dustctl … --json`, byte for byte), `/metrics` and `/healthz`, read-only, from the same
@@ -13,13 +14,14 @@ import NIOCore
 /// not block the writer).
 public struct WebServer: Sendable {
     private let data: WebData
-    private let metrics: PollMetrics
+    private let registry: PrometheusCollectorRegistry
     private let token: BearerToken?
     private let limits: WebConnectionLimits
 
-    public init(data: WebData, metrics: PollMetrics, token: BearerToken?, limits: WebConnectionLimits = .standard) {
+    /// - Parameter registry: what the process counted through swift-metrics, rendered by `/metrics` before its gauges.
+    public init(data: WebData, registry: PrometheusCollectorRegistry, token: BearerToken?, limits: WebConnectionLimits = .standard) {
         self.data = data
-        self.metrics = metrics
+        self.registry = registry
         self.token = token
         self.limits = limits
     }
@@ -41,7 +43,7 @@ public struct WebServer: Sendable {
         let router = Router()
         router.add(middleware: WebSecurityMiddleware(token: token))
         let data = self.data
-        let metrics = self.metrics
+        let registry = self.registry
 
         route(router, "/") { request in try await Self.page(.today, request: request, data: data) }
         route(router, "/day/:date") { request, context in
@@ -116,7 +118,7 @@ public struct WebServer: Sendable {
             return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
         }
         route(router, "/metrics") { _ in
-            let text = try await MetricsExporter(source: data, metrics: metrics).exposition()
+            let text = try await MetricsExposition(data: data, counters: registry).text()
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(string: text)))

@@ -1,0 +1,39 @@
+import DustKit
+import DustServices
+import Foundation
+
+/// A `ForecastStore` that counts every recorded forecast request in `RequestCounters` and passes everything on.
+struct CountingForecastStore: ForecastStore {
+    private let base: any ForecastStore
+    private let counters: RequestCounters
+
+    init(_ base: any ForecastStore, counters: RequestCounters) {
+        self.base = base
+        self.counters = counters
+    }
+
+    func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) async throws(StorageFailure) -> Int {
+        try await base.saveForecasts(forecasts, fetchedAt: fetchedAt)
+    }
+
+    func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date? {
+        try await base.newestForecastIssue(pollutant: pollutant)
+    }
+
+    func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) async throws(StorageFailure) -> RegionalForecast? {
+        try await base.forecast(pollutant: pollutant, date: date, region: region)
+    }
+
+    func stationLocation(name: String) async throws(StorageFailure) -> StationLocation? {
+        try await base.stationLocation(name: name)
+    }
+
+    func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
+        counters.countForecast(attempt)
+        try await base.recordAttempt(attempt)
+    }
+
+    func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
+        try await base.attemptCount(kind: kind, since: start)
+    }
+}

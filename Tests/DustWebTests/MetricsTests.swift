@@ -1,0 +1,129 @@
+import DustKit
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Prometheus
+import Synchronization
+import TestSupport
+import Testing
+
+@Suite("/metrics: gauges read afresh at each scrape, in the names, texts and formats Prometheus has always seen")
+struct MetricsTests {
+    /// The demo database's gauges at the demo's clock, sorted (families come in hash order).
+    static let demoGauges = [
+        "# HELP finedust_build_info FineDust's version; always 1.",
+        "# HELP finedust_concentration_grams_per_cubic_meter The latest known hourly concentration (grams per cubic metre; µg/m³ × 1e-6).",
+        "# HELP finedust_data_age_seconds How long ago the newest stored hour ended.",
+        "# HELP finedust_data_stale 1 when nothing new arrived for 3 hours (or nothing is stored), else 0.",
+        "# HELP finedust_forecast_grade AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad.",
+        "# HELP finedust_forecast_issued_timestamp_seconds When the newest forecast shown was issued (unix seconds).",
+        "# HELP finedust_grade AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.",
+        "# HELP finedust_intake_today_grams Estimated inhaled dose so far today (grams; µg × 1e-6).",
+        "# HELP finedust_latest_hour_end_timestamp_seconds When the latest known hour ended (unix seconds).",
+        "# HELP finedust_measured_slots_today Hours of today with a known concentration.",
+        "# TYPE finedust_build_info gauge",
+        "# TYPE finedust_concentration_grams_per_cubic_meter gauge",
+        "# TYPE finedust_data_age_seconds gauge",
+        "# TYPE finedust_data_stale gauge",
+        "# TYPE finedust_forecast_grade gauge",
+        "# TYPE finedust_forecast_issued_timestamp_seconds gauge",
+        "# TYPE finedust_grade gauge",
+        "# TYPE finedust_intake_today_grams gauge",
+        "# TYPE finedust_latest_hour_end_timestamp_seconds gauge",
+        "# TYPE finedust_measured_slots_today gauge",
+        "finedust_build_info{version=\"\(FineDustVersion.current)\"} 1.0",
+        "finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm10\"} 4.5e-05",
+        "finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm25\"} 2.2e-05",
+        "finedust_data_age_seconds 1200.0",
+        "finedust_data_stale 0.0",
+        "finedust_forecast_grade{region=\"서울\",pollutant=\"pm10\",day=\"today\"} 3.0",
+        "finedust_forecast_grade{region=\"서울\",pollutant=\"pm10\",day=\"tomorrow\"} 2.0",
+        "finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"today\"} 4.0",
+        "finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 2.0",
+        "finedust_forecast_issued_timestamp_seconds{region=\"서울\"} 1795161600.0",
+        "finedust_grade{station=\"종로구\",pollutant=\"pm10\"} 2.0",
+        "finedust_grade{station=\"종로구\",pollutant=\"pm25\"} 2.0",
+        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\"} 0.0",
+        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\"} 0.0",
+        "finedust_latest_hour_end_timestamp_seconds{station=\"종로구\",pollutant=\"pm10\"} 1795186800.0",
+        "finedust_latest_hour_end_timestamp_seconds{station=\"종로구\",pollutant=\"pm25\"} 1795186800.0",
+        "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} 0.0",
+        "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm25\"} 0.0",
+    ]
+
+    @Test("The demo database's gauges, line for line as dustd 0.3 exported them (sorted: families come in hash order)")
+    func demoGaugesLineForLine() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let body = try await scrape(rig.application(try rig.source()))
+        #expect(body.hasSuffix("\n"))
+        #expect(body.split(separator: "\n").map(String.init).sorted() == Self.demoGauges)
+    }
+
+    @Test("A station removed from the configuration by a reload has no gauge at the next scrape")
+    func reloadedStationLeaves() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        // 중구, a fallback station, measured the hour before the demo's last: 51 and 30 µg/m³.
+        let hour = Slot(containing: DemoReplay.now).advanced(by: -1)
+        _ = try rig.store.saveReadings([HourlyReading(station: "중구", slot: hour, concentration: DustPair(fineDust: 51, ultraFineDust: 30))])
+        // The web reads the settings through a closure, as dustd reads its live configuration after SIGHUP.
+        let stations = Mutex(StationPreference(primary: "종로구", fallbacks: ["중구"]))
+        let store = rig.store
+        let settings = WebData.ReportSettings(
+            stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+            intakeModel: try VentilationIntakeModel(), databasePath: store.path)
+        let data = WebData(
+            store: { store },
+            settings: {
+                var current = settings
+                current.stations = stations.withLock { $0 }
+                return current
+            }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
+        let registry = PrometheusCollectorRegistry()
+        try await Application(router: WebServer(data: data, registry: registry, token: nil).router()).test(.router) { client in
+            let before = try await client.execute(uri: "/metrics", method: .get) { text($0) }
+            #expect(before.contains("finedust_concentration_grams_per_cubic_meter{station=\"중구\",pollutant=\"pm10\"} 5.1e-05"))
+            #expect(before.contains("finedust_grade{station=\"중구\",pollutant=\"pm25\"} 2.0"))
+            stations.withLock { $0 = StationPreference(primary: "종로구") }
+            let after = try await client.execute(uri: "/metrics", method: .get) { text($0) }
+            #expect(!after.contains("중구"))
+            #expect(after.contains("finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm10\"} 4.5e-05"))
+        }
+    }
+
+    @Test("Nothing stored: no hour, no forecast, no health but the stale flag; the build is still there")
+    func emptyDatabase() async throws {
+        let directory = try TemporaryDirectory("metrics")
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("empty.sqlite"))
+        let settings = WebData.ReportSettings(
+            stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+            intakeModel: try VentilationIntakeModel(), databasePath: store.path)
+        let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
+        let body = try await scrape(
+            Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router()))
+        let samples = body.split(separator: "\n").filter { !$0.hasPrefix("#") }.map(String.init).sorted()
+        #expect(
+            samples == [
+                "finedust_build_info{version=\"\(FineDustVersion.current)\"} 1.0",
+                "finedust_data_stale 1.0",
+                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\"} 0.0",
+                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\"} 0.0",
+                "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} 0.0",
+                "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm25\"} 0.0",
+            ])
+    }
+
+    private func scrape(_ application: some ApplicationProtocol) async throws -> String {
+        try await application.test(.router) { client in
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                #expect(response.status == .ok)
+                return text(response)
+            }
+        }
+    }
+}
