@@ -2,7 +2,7 @@ import DustKit
 import DustServices
 import Foundation
 
-/// A `ForecastStore` that counts every recorded forecast request in `RequestCounters` and passes everything on.
+/// A `ForecastStore` that counts every recorded request in `RequestCounters` and passes everything on.
 struct CountingForecastStore: ForecastStore {
     private let base: any ForecastStore
     private let counters: RequestCounters
@@ -29,7 +29,7 @@ struct CountingForecastStore: ForecastStore {
     }
 
     func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
-        counters.countForecast(attempt)
+        counters.count(attempt)
         try await base.recordAttempt(attempt)
     }
 

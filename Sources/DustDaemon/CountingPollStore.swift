@@ -29,7 +29,7 @@ struct CountingPollStore: PollStore {
     }
 
     func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
-        counters.countPoll(attempt)
+        counters.count(attempt)
         try await base.recordAttempt(attempt)
     }
 

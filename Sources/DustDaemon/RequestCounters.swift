@@ -24,19 +24,21 @@ public struct RequestCounters: Sendable {
         self.factory = factory
     }
 
-    /// Counts one request of a poll by its outcome, and its result code when it had one. A counter starts
-    /// at zero with the process, as Prometheus counters do (`rate()` copes with restarts), and appears at
-    /// its first request.
-    public func countPoll(_ attempt: PollAttempt) {
-        Counter(label: Self.pollAttempts, dimensions: [("outcome", attempt.outcome.rawValue)], factory: factory).increment()
-        if let code = attempt.resultCode {
-            Counter(label: Self.resultCodes, dimensions: [("code", Self.codeLabel(code))], factory: factory).increment()
+    /// Counts one request by its kind and outcome: a forecast request in its own family, any other
+    /// request (measurements, the station list) with its result code when it had one. A counter starts
+    /// at zero with the process, as Prometheus counters do (`rate()` copes with restarts), and appears
+    /// at its first request.
+    public func count(_ attempt: PollAttempt) {
+        let outcome = [("outcome", attempt.outcome.rawValue)]
+        switch attempt.kind {
+        case .forecast:
+            Counter(label: Self.forecastRequests, dimensions: outcome, factory: factory).increment()
+        case .measurement, .stationList:
+            Counter(label: Self.pollAttempts, dimensions: outcome, factory: factory).increment()
+            if let code = attempt.resultCode {
+                Counter(label: Self.resultCodes, dimensions: [("code", Self.codeLabel(code))], factory: factory).increment()
+            }
         }
-    }
-
-    /// Counts one forecast request by its outcome.
-    public func countForecast(_ attempt: PollAttempt) {
-        Counter(label: Self.forecastRequests, dimensions: [("outcome", attempt.outcome.rawValue)], factory: factory).increment()
     }
 
     /// Result codes are two digits in the real API; anything else is folded into one label so a hostile

@@ -16,12 +16,12 @@ struct RequestCounterTests {
     /// Five poll requests (result codes 00, 00, a hostile "abc", 30, none) and three forecast requests.
     static func countSome(_ counters: RequestCounters) {
         for (outcome, code) in [(PollAttempt.Outcome.ok, "00"), (.ok, "00"), (.retrying, "abc"), (.failed, "30"), (.quota, nil)] {
-            counters.countPoll(
+            counters.count(
                 PollAttempt(
                     startedAt: Date(), station: "종로구", kind: .measurement, operation: "measurements", outcome: outcome, resultCode: code))
         }
         for outcome in [PollAttempt.Outcome.ok, .ok, .retrying] {
-            counters.countForecast(
+            counters.count(
                 PollAttempt(startedAt: Date(), station: nil, kind: .forecast, operation: "forecast PM10 page 1", outcome: outcome))
         }
     }
