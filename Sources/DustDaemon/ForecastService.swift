@@ -62,7 +62,7 @@ public struct ForecastService: Service, CustomStringConvertible {
             let decision: ForecastPlanner.Decision
             do {
                 store = try database.current()
-                let calls = try await store.attemptCount(kind: .forecast, since: ForecastPlanner.startOfKSTDay(containing: now))
+                let calls = try await store.attemptCount(kind: .forecast, since: KoreaStandardTime.startOfDay(containing: now))
                 var newest: [Date?] = []
                 for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()

@@ -44,7 +44,7 @@ struct ForecastPlannerTests {
         var steps = 0
         while clock.now < end, steps < 1000 {
             steps += 1
-            let day = ForecastPlanner.kstDay(of: clock.now)
+            let day = KoreaStandardTime.date(containing: clock.now)
             switch planner.decide(now: clock.now, lastFetched: lastFetched, callsToday: calls[day, default: 0], failure: failure) {
             case .wait(let until):
                 #expect(until > clock.now, "a wait must move time forward")
@@ -114,7 +114,8 @@ struct ForecastPlannerTests {
             let decision = planner.decide(
                 now: now, lastFetched: due.addingTimeInterval(-6 * 3600), callsToday: scheduledSoFar * 2, failure: nil)
             #expect(
-                decision == .fetch(publication: due, searchDate: ForecastPlanner.kstDay(of: due)), "start at \(minutes) min past 00:00 KST")
+                decision == .fetch(publication: due, searchDate: KoreaStandardTime.date(containing: due)),
+                "start at \(minutes) min past 00:00 KST")
         }
     }
 

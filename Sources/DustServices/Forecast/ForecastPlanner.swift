@@ -53,8 +53,8 @@ public struct ForecastPlanner: Sendable {
     public func decide(now: Date, lastFetched: Date?, callsToday: Int, failure: Failure?) -> Decision {
         let next = nextFetchTime(after: now)
         // The daily quota is gone: nothing before the first scheduled fetch of the next KST day.
-        if let failure, failure.advice == .waitUntilMidnightKST, now < Self.nextMidnightKST(after: failure.at) {
-            return .wait(until: nextFetchTime(after: Self.nextMidnightKST(after: failure.at)))
+        if let failure, failure.advice == .waitUntilMidnightKST, now < KoreaStandardTime.nextMidnight(after: failure.at) {
+            return .wait(until: nextFetchTime(after: KoreaStandardTime.nextMidnight(after: failure.at)))
         }
         let due = latestPublication(fetchableBy: now)
         if let lastFetched, lastFetched >= due { return .wait(until: next) }
@@ -69,41 +69,43 @@ public struct ForecastPlanner: Sendable {
             }
         }
         guard earliest < next else { return .wait(until: next) }
-        let calls = Self.kstDay(of: earliest) == Self.kstDay(of: now) ? callsToday : 0
+        let calls = KoreaStandardTime.date(containing: earliest) == KoreaStandardTime.date(containing: now) ? callsToday : 0
         guard spareCalls(at: earliest, callsToday: calls) >= Self.callsPerFetch else { return .wait(until: next) }
         if earliest > now { return .wait(until: earliest) }
-        return .fetch(publication: due, searchDate: Self.kstDay(of: due))
+        return .fetch(publication: due, searchDate: KoreaStandardTime.date(containing: due))
     }
 
     /// Calls the rest of the KST day's scheduled fetches after `instant` and the outlook do not need.
     public func spareCalls(at instant: Date, callsToday: Int) -> Int {
-        let day = Self.kstDay(of: instant)
-        let laterToday = ForecastIssueTime.publicationHours.map { fetchTime(of: Self.instant(day, hour: $0)) }.filter { $0 > instant }.count
+        let day = KoreaStandardTime.date(containing: instant)
+        let laterToday = ForecastIssueTime.publicationHours.map { fetchTime(of: KoreaStandardTime.instant(hour: $0, of: day)) }.filter {
+            $0 > instant
+        }.count
         return Self.dailyCallCap - Self.outlookReserve - callsToday - laterToday * Self.callsPerFetch
     }
 
     /// The newest publication whose fetch time is at or before `now`.
     public func latestPublication(fetchableBy now: Date) -> Date {
-        let today = Self.kstDay(of: now)
+        let today = KoreaStandardTime.date(containing: now)
         for day in [today, today.adding(days: -1)] {
             for hour in ForecastIssueTime.publicationHours.reversed() {
-                let publication = Self.instant(day, hour: hour)
+                let publication = KoreaStandardTime.instant(hour: hour, of: day)
                 if fetchTime(of: publication) <= now { return publication }
             }
         }
-        return Self.instant(today.adding(days: -1), hour: ForecastIssueTime.publicationHours[0])
+        return KoreaStandardTime.instant(hour: ForecastIssueTime.publicationHours[0], of: today.adding(days: -1))
     }
 
     /// The first scheduled fetch strictly after `now`.
     public func nextFetchTime(after now: Date) -> Date {
-        let today = Self.kstDay(of: now)
+        let today = KoreaStandardTime.date(containing: now)
         for day in [today, today.adding(days: 1)] {
             for hour in ForecastIssueTime.publicationHours {
-                let time = fetchTime(of: Self.instant(day, hour: hour))
+                let time = fetchTime(of: KoreaStandardTime.instant(hour: hour, of: day))
                 if time > now { return time }
             }
         }
-        return fetchTime(of: Self.instant(today.adding(days: 1), hour: ForecastIssueTime.publicationHours[0]))
+        return fetchTime(of: KoreaStandardTime.instant(hour: ForecastIssueTime.publicationHours[0], of: today.adding(days: 1)))
     }
 
     /// When a publication is fetched.
@@ -116,22 +118,4 @@ public struct ForecastPlanner: Sendable {
         min(300 * pow(2, Double(min(max(attempt - 1, 0), 10))), 3600)
     }
 
-    /// The KST calendar date of an instant.
-    public static func kstDay(of instant: Date) -> LocalDate {
-        KoreaStandardTime.date(containing: instant)
-    }
-
-    /// 00:00 KST of the day after `instant`'s KST day.
-    public static func nextMidnightKST(after instant: Date) -> Date {
-        KoreaStandardTime.nextMidnight(after: instant)
-    }
-
-    /// The start of the KST day containing `instant`: where "calls today" are counted from.
-    public static func startOfKSTDay(containing instant: Date) -> Date {
-        KoreaStandardTime.startOfDay(containing: instant)
-    }
-
-    static func instant(_ day: LocalDate, hour: Int) -> Date {
-        KoreaStandardTime.instant(hour: hour, of: day)
-    }
 }

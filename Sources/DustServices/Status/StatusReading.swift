@@ -19,7 +19,7 @@ public struct StatusReading: Sendable {
         let health = try await DaemonHealth.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
         return StatusReading(
             health: health, rows: try await store.measurementCount(station: nil),
-            forecastCallsToday: try await store.attemptCount(kind: .forecast, since: ForecastPlanner.startOfKSTDay(containing: now)))
+            forecastCallsToday: try await store.attemptCount(kind: .forecast, since: KoreaStandardTime.startOfDay(containing: now)))
     }
 }
 
