@@ -1,7 +1,6 @@
 import DustConfig
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -200,7 +199,7 @@ struct AlertStoreOfDatabase: AlertStore {
     let database: DaemonDatabase
 
     private func store() throws(StorageFailure) -> any FineDustStore {
-        do { return try database.current() } catch { throw StorageFailure(error) }
+        try database.current()
     }
 
     func alertStates() async throws(StorageFailure) -> [String: AlertState] { try await store().alertStates() }

@@ -107,7 +107,7 @@ public struct Daemon: Sendable {
             initial.lastError = previous.lastError
             initial.forecast = previous.forecast
         }
-        let board = DaemonStatusBoard(initial, database: database, clock: clock, logger: logger)
+        let board = await DaemonStatusBoard(initial, database: database, clock: clock, logger: logger)
         let transport = AsyncHTTPTransport()
         let live = LiveConfiguration(settings: settings, key: key)
         let status =
@@ -124,12 +124,12 @@ public struct Daemon: Sendable {
     ) async -> ExitStatus {
         let snapshot = live.snapshot
         guard let stations = snapshot.stations else { return .configuration }
-        board.update { $0.state = .polling }
+        await board.update { $0.state = .polling }
         let cycle = snapshot.cycle(store: store, transport: transport, clock: clock)
         let report = await board.keepingHeartbeat { await cycle.run(stations: stations, includeNation: snapshot.includesNation) }
         CycleLog(logger: logger).notices(report.notices)
         let outcome = CycleOutcome(report)
-        board.update { status in
+        await board.update { status in
             status.record(outcome, of: report, at: clock.now)
             status.state = .stopped
             status.stoppedAt = clock.now
@@ -207,7 +207,7 @@ public struct Daemon: Sendable {
             logger.critical("dustd stopped unexpectedly: \(error)")
             return .software
         }
-        board.update { status in
+        await board.update { status in
             status.state = .stopped
             status.stoppedAt = clock.now
             status.nextPollAt = nil

@@ -4,18 +4,20 @@ import Foundation
 import Logging
 import Synchronization
 
-/// The database dustd writes, shared by its services, reopened when the file under it changes.
+/// The database dustd writes, shared by its services; a database file is reopened when the file
+/// under it changes.
 ///
 /// A database deleted or replaced under a running daemon (a restore, an `rm`, a `mv` of a backup)
 /// would otherwise keep receiving writes in a file no one can read any more, and everything
-/// stored would vanish at the next stop while the journal said "Poll done".
+/// stored would vanish at the next stop while the journal said "Poll done". A store that is not a
+/// file (`ReopenableStore` not adopted) is used as it is.
 public final class DaemonDatabase: Sendable {
-    private let store: Mutex<SQLiteStore>
+    private let store: Mutex<any FineDustStore>
     private let lock: DatabaseLock?
     private let logger: Logger
 
     /// - Parameter lock: the daemon's lock, moved to the new file when the database is reopened.
-    public init(_ store: SQLiteStore, lock: DatabaseLock? = nil, logger: Logger) {
+    public init(_ store: any FineDustStore, lock: DatabaseLock? = nil, logger: Logger) {
         self.store = Mutex(store)
         self.lock = lock
         self.logger = logger
@@ -29,22 +31,38 @@ public final class DaemonDatabase: Sendable {
 
     /// The store to use now: the one open, or a new one when its file was deleted or replaced.
     /// Throws when the file must be reopened and cannot be.
-    public func current() throws(StoreError) -> any FineDustStore {
+    public func current() throws(StorageFailure) -> any FineDustStore {
         let open = store.withLock { $0 }
-        guard open.isReplacedOnDisk else { return open }
+        guard let file = open as? any ReopenableStore, file.isReplacedOnDisk else { return open }
         logger.error(
-            "The database \(open.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill."
+            "The database \(file.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill."
         )
-        let reopened = try Self.open(path: open.path)
+        let reopened = try file.reopened()
         store.withLock { $0 = reopened }
         do {
             try lock?.followReplacedDatabase()
         } catch {
-            logger.error("Could not lock the reopened database \(open.path): \(error)")
+            logger.error("Could not lock the reopened database \(file.path): \(error)")
         }
         return reopened
     }
 
     /// The store open now, without checking the file (for writes that must not fail on a reopen).
-    public var opened: SQLiteStore { store.withLock { $0 } }
+    public var opened: any FineDustStore { store.withLock { $0 } }
+}
+
+/// A store kept in one file, which someone can delete or replace under the running daemon.
+public protocol ReopenableStore: FineDustStore {
+    /// The file's path, for the journal.
+    var path: String { get }
+    /// True when the file at `path` is no longer the one open.
+    var isReplacedOnDisk: Bool { get }
+    /// The store of the file now at `path`, created and migrated when needed.
+    func reopened() throws(StorageFailure) -> any FineDustStore
+}
+
+extension SQLiteStore: ReopenableStore {
+    public func reopened() throws(StorageFailure) -> any FineDustStore {
+        do { return try DaemonDatabase.open(path: path) } catch { throw StorageFailure(error) }
+    }
 }

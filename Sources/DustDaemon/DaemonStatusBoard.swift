@@ -6,36 +6,53 @@ import Synchronization
 /// dustd's status record, shared by its services and written through to the database at every
 /// change (docs/REFERENCE.md §15): `dustctl status` and the web API read what this holds.
 public final class DaemonStatusBoard: Sendable {
-    private let status: Mutex<DaemonStatus>
+    /// A change waiting for the write under way to finish.
+    private struct Waiter {
+        var change: UInt64
+        var continuation: CheckedContinuation<Bool, Never>
+    }
+
+    private struct State {
+        var record: DaemonStatus
+        /// The number of the record's last change.
+        var change: UInt64 = 0
+        /// True while one caller writes; the others wait for it.
+        var writing = false
+        var waiting: [Waiter] = []
+    }
+
+    private let state: Mutex<State>
     private let database: DaemonDatabase
     private let clock: any WallClock
     private let logger: Logger
 
-    public init(_ initial: DaemonStatus, database: DaemonDatabase, clock: any WallClock = SystemClock(), logger: Logger) {
-        status = Mutex(initial)
+    /// Writes `initial` before returning, so `dustctl status` sees the daemon from its first moment.
+    public init(_ initial: DaemonStatus, database: DaemonDatabase, clock: any WallClock = SystemClock(), logger: Logger) async {
+        state = Mutex(State(record: initial))
         self.database = database
         self.clock = clock
         self.logger = logger
-        publish(initial)
+        await publish(change: 0)
     }
 
     /// The record as it stands.
-    public var current: DaemonStatus { status.withLock { $0 } }
+    public var current: DaemonStatus { state.withLock { $0.record } }
 
     /// Changes the record, stamps the heartbeat and writes it.
-    public func update(_ change: (inout DaemonStatus) -> Void) {
+    public func update(_ change: (inout DaemonStatus) -> Void) async {
         let now = clock.now
-        let updated = status.withLock { record in
-            change(&record)
-            record.heartbeatAt = now
-            return record
+        let number = state.withLock { state in
+            change(&state.record)
+            state.record.heartbeatAt = now
+            state.change += 1
+            return state.change
         }
-        publish(updated)
+        await publish(change: number)
     }
 
     /// Writes the heartbeat alone: dustd is alive, even in a long wait.
-    public func heartbeat() {
-        update { _ in }
+    public func heartbeat() async {
+        await update { _ in }
     }
 
     /// The longest a waiting loop sleeps before it looks at the wall clock and the settings again, so a
@@ -53,13 +70,13 @@ public final class DaemonStatusBoard: Sendable {
 
     /// Writes the heartbeat when the last write is an interval old (or in the future: the clock
     /// went back). Every wait in dustd calls this when it wakes.
-    public func heartbeatIfDue() {
+    public func heartbeatIfDue() async {
         let now = clock.now
-        let due = status.withLock { record in
-            let age = now.timeIntervalSince(record.heartbeatAt)
-            return age >= record.heartbeatSeconds || age < 0
+        let due = state.withLock { state in
+            let age = now.timeIntervalSince(state.record.heartbeatAt)
+            return age >= state.record.heartbeatSeconds || age < 0
         }
-        if due { heartbeat() }
+        if due { await heartbeat() }
     }
 
     /// A wait as every waiting loop of dustd takes it: one sleep until `wake`, the heartbeat or the
@@ -67,14 +84,14 @@ public final class DaemonStatusBoard: Sendable {
     /// caller looks at the time again and calls this again while it still has to wait. False when
     /// cancelled (shutdown).
     public func pause(until wake: Date) async -> Bool {
-        heartbeatIfDue()
+        await heartbeatIfDue()
         let deadline = min(wake, nextHeartbeat, clock.now.addingTimeInterval(Self.lookAgainSeconds))
         do {
             try await clock.sleep(until: deadline)
         } catch {
             return false
         }
-        heartbeatIfDue()
+        await heartbeatIfDue()
         return true
     }
 
@@ -84,7 +101,7 @@ public final class DaemonStatusBoard: Sendable {
         await withTaskGroup(of: Void.self, returning: Result.self) { group in
             group.addTask { [self] in
                 while !Task.isCancelled {
-                    heartbeatIfDue()
+                    await heartbeatIfDue()
                     do { try await clock.sleep(until: nextHeartbeat) } catch { return }
                 }
             }
@@ -94,12 +111,40 @@ public final class DaemonStatusBoard: Sendable {
         }
     }
 
-    private func publish(_ record: DaemonStatus) {
-        do {
-            try database.opened.saveStatus(record)
-        } catch {
-            // A full disk must not stop polling; the journal has it instead.
-            logger.error("Could not record dustd's status: \(error)")
+    /// Returns once the store holds change `change` or a later one. The services update the board
+    /// concurrently, so one caller at a time writes, and always the newest record: the others wait
+    /// for it (their change is in what it writes), and no older record can land after a newer one,
+    /// however slowly the store answers.
+    private func publish(change: UInt64) async {
+        let writes = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let queued = state.withLock { state in
+                guard state.writing else {
+                    state.writing = true
+                    return false
+                }
+                state.waiting.append(Waiter(change: change, continuation: continuation))
+                return true
+            }
+            if !queued { continuation.resume(returning: true) }
+        }
+        guard writes else { return }
+        while true {
+            let (record, number) = state.withLock { ($0.record, $0.change) }
+            do {
+                try await database.opened.saveStatus(record)
+            } catch {
+                // A full disk must not stop polling; the journal has it instead.
+                logger.error("Could not record dustd's status: \(error)")
+            }
+            let (finished, written) = state.withLock { state in
+                let written = state.waiting.filter { $0.change <= number }
+                state.waiting.removeAll { $0.change <= number }
+                let finished = state.change == number
+                if finished { state.writing = false }
+                return (finished, written)
+            }
+            for waiter in written { waiter.continuation.resume(returning: false) }
+            if finished { return }
         }
     }
 }

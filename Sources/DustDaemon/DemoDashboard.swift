@@ -1,7 +1,6 @@
 import DustConfig
 import DustKit
 import DustServices
-import DustStore
 import DustWeb
 import Foundation
 import Logging

@@ -2,7 +2,6 @@ import AirKorea
 import DustConfig
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Logging
 import Metrics
@@ -79,7 +78,7 @@ public struct ForecastService: Service, CustomStringConvertible {
             switch decision {
             case .wait(let until):
                 if board.current.forecast?.nextFetchAt != until || board.current.forecast?.latestIssue != latest {
-                    board.update { status in
+                    await board.update { status in
                         var run = status.forecast ?? DaemonStatus.ForecastRun()
                         run.nextFetchAt = until
                         run.latestIssue = latest
@@ -118,7 +117,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                         "Forecast \(label) 발표 is not published yet; trying again later within the daily cap of \(ForecastPlanner.dailyCallCap) calls"
                     )
                 }
-                board.update { status in
+                await board.update { status in
                     var run = status.forecast ?? DaemonStatus.ForecastRun()
                     if runError == nil, failure == nil { run.lastSuccessAt = finished }
                     run.lastError = runError ?? (failure == nil ? nil : run.lastError)

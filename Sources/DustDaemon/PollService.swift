@@ -2,7 +2,6 @@ import AirKorea
 import DustConfig
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Logging
 import Metrics
@@ -59,8 +58,9 @@ public struct PollService: Service, CustomStringConvertible {
         } onGracefulShutdown: {
             logger.info("Stopping: finishing the current write, then exiting")
             notifier.stopping(status: "Stopping")
-            board.update { $0.state = .stopping }
         }
+        // The loop returns only when stopped; the record says so until dustd writes `stopped`.
+        await board.update { $0.state = .stopping }
     }
 
     /// Returns only when cancelled (shutdown); anything else that ends the loop is an error, so
@@ -87,13 +87,13 @@ public struct PollService: Service, CustomStringConvertible {
                 // Start-up and reload both refuse a configuration without station.name.
                 throw DaemonConfigurationError.noStation
             }
-            board.update { status in
+            await board.update { status in
                 status.state = .polling
                 // Polling now: the planned time is past, and the next one is not known yet.
                 status.nextPollAt = nil
             }
             let report: CycleReport
-            do {
+            do throws(StorageFailure) {
                 let opened = try database.current()
                 let store = CountingPollStore(opened, counters: counters)
                 let cycle = snapshot.cycle(store: store, transport: transport, clock: clock)
@@ -102,7 +102,7 @@ public struct PollService: Service, CustomStringConvertible {
                 }
             } catch {
                 var failed = CycleReport()
-                failed.failure = .storage(StorageFailure(error))
+                failed.failure = .storage(error)
                 report = failed
             }
             CycleLog(logger: logger).notices(report.notices)
@@ -111,25 +111,25 @@ public struct PollService: Service, CustomStringConvertible {
             let (next, announcements) = machine.after(outcome, in: loop, now: now, jitter: jitter())
             loop = next
             CycleLog(logger: logger).announcements(announcements, report: report)
-            board.update { status in
+            await board.update { status in
                 status.state = loop.state.published
                 status.nextPollAt = loop.state.wakeTime
                 status.record(outcome, of: report, at: now)
             }
-            notifier.status(statusLine(loop.state, outcome, at: now, primary: stations.primary))
+            notifier.status(await statusLine(loop.state, outcome, at: now, primary: stations.primary))
             afterCycle?(now)
         }
     }
 
     /// The line `systemctl status dustd` shows.
-    private func statusLine(_ state: PollState, _ outcome: CycleOutcome, at now: Date, primary: String) -> String {
+    private func statusLine(_ state: PollState, _ outcome: CycleOutcome, at now: Date, primary: String) async -> String {
         var line =
             switch outcome {
             case .succeeded: "Last poll ok at \(clockTime(now))"
             case .failed: "Last poll failed at \(clockTime(now))"
             case .stopped: "Stopping"
             }
-        if let newest = try? database.opened.newestSlot(station: primary, endingBy: now) {
+        if let newest = try? await database.opened.newestSlot(station: primary, endingBy: now) {
             line += "; latest hour for \(primary) ends \(String(KoreaStandardTime.iso8601(newest.end).prefix(10))) \(clockTime(newest.end))"
         }
         if let wake = state.wakeTime { line += "; next poll \(clockTime(wake))" }

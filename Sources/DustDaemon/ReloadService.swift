@@ -74,16 +74,16 @@ public struct ReloadService: Service, CustomStringConvertible {
             applied.storagePath = old.settings.storagePath
             live.replace(.init(settings: applied, key: key))
             logger.notice("Configuration reloaded", metadata: ["key": "\(loaded.source)", "station": "\(settings.station.name ?? "-")"])
-            record(refusal: nil)
+            await record(refusal: nil)
         } catch {
             logger.error("Reload refused, keeping the running configuration: \(error)")
-            record(refusal: "\(error)")
+            await record(refusal: "\(error)")
         }
     }
 
     /// Keeps the refusal where `dustctl status` reads it (cleared by a successful reload).
-    private func record(refusal: String?) {
-        board.update { status in
+    private func record(refusal: String?) async {
+        await board.update { status in
             status.reloadRefused = refusal.map { DaemonStatus.RefusedReload(at: clock.now, reason: $0) }
         }
     }

@@ -1,6 +1,5 @@
 import DustConfig
 import DustServices
-import DustStore
 import DustWeb
 import Foundation
 import Hummingbird

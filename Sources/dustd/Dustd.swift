@@ -3,7 +3,6 @@ import DustConfig
 import DustDaemon
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import Metrics
 

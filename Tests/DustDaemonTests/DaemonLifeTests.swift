@@ -275,7 +275,7 @@ struct DaemonLifeTests {
         settings.storagePath = directory.path("d.sqlite")
         let store = try SQLiteStore(path: settings.storagePath)
         let database = DaemonDatabase(store, logger: LogCapture().logger())
-        let board = DaemonStatusBoard(
+        let board = await DaemonStatusBoard(
             DaemonStatus(
                 state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "",
                 startedAt: Date(), heartbeatSeconds: 2), database: database, logger: LogCapture().logger())

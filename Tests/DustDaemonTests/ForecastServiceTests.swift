@@ -25,7 +25,7 @@ struct ForecastServiceTests {
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = DaemonStatusBoard(
+            let board = await DaemonStatusBoard(
                 DaemonStatus(
                     state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
                     startedAt: clock.now, heartbeatSeconds: 2),
@@ -109,7 +109,7 @@ struct ForecastNightStartTests {
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(instant(kst: "2026-11-23T01:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = DaemonStatusBoard(
+            let board = await DaemonStatusBoard(
                 DaemonStatus(
                     state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
                     startedAt: clock.now, heartbeatSeconds: 2),

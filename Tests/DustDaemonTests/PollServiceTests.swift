@@ -44,10 +44,10 @@ struct ClockedLoop {
 func clockedLoop(
     _ rig: FaultRig, settings: FineDustSettings, jitter: @escaping @Sendable () -> Double,
     metrics: any MetricsFactory = NOOPMetricsHandler.instance
-) -> ClockedLoop {
+) async -> ClockedLoop {
     let clock = ManualClock(DemoReplay.now)
     let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-    let board = DaemonStatusBoard(
+    let board = await DaemonStatusBoard(
         DaemonStatus(
             state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
             startedAt: clock.now, heartbeatSeconds: 2),
@@ -66,7 +66,12 @@ func clockedLoop(
 func runLoop(
     _ rig: FaultRig, loop given: ClockedLoop? = nil, settle: TimeInterval = 1.5, until done: @escaping () throws -> Bool
 ) async throws -> (requests: [ReceivedRequest], waiting: DaemonStatus?) {
-    let loop = try given ?? clockedLoop(rig, settings: loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path), jitter: { 1 })
+    let loop: ClockedLoop
+    if let given {
+        loop = given
+    } else {
+        loop = try await clockedLoop(rig, settings: loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path), jitter: { 1 })
+    }
     return try await testGracefulShutdown { trigger in
         let task = Task { try await loop.service.run() }
         #expect(try await loop.advance(upTo: 86_400, until: done))
@@ -96,7 +101,7 @@ struct PollServiceTests {
         try await withRig { rig in
             let failures = Mutex(0)
             let daily = rig.daily
-            let loop = try clockedLoop(rig, settings: loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path), jitter: { 1 })
+            let loop = try await clockedLoop(rig, settings: loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path), jitter: { 1 })
             let times = Mutex<[Date]>([])
             rig.server.setScript { _ in
                 times.withLock { $0.append(loop.clock.now) }
@@ -153,7 +158,7 @@ struct PollServiceTests {
 struct ClockJumpTests {
     func run(_ rig: FaultRig, jump: TimeInterval) async throws -> [ReceivedRequest] {
         let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-        let loop = clockedLoop(rig, settings: settings, jitter: { 0 })
+        let loop = await clockedLoop(rig, settings: settings, jitter: { 0 })
         let task = Task { try await loop.service.run() }
         // The first poll done, the loop waits for 01:20 KST; then the host's clock is set.
         #expect(try await loop.advance(upTo: 60) { recordedState(rig) != nil })
@@ -195,7 +200,7 @@ struct PauseTests {
         for (heartbeat, firstWake) in [(2.0, 2.0), (600, DaemonStatusBoard.lookAgainSeconds)] {
             let clock = ManualClock(start)
             let database = DaemonDatabase(store, logger: LogCapture().logger())
-            let board = DaemonStatusBoard(
+            let board = await DaemonStatusBoard(
                 DaemonStatus(
                     state: .idle, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: start,
                     heartbeatSeconds: heartbeat), database: database, clock: clock, logger: LogCapture().logger())

@@ -82,7 +82,7 @@ struct RequestCounterTests {
         try await withRig { rig in
             let metrics = TestMetrics()
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            let loop = clockedLoop(rig, settings: settings, jitter: { 1 }, metrics: metrics)
+            let loop = await clockedLoop(rig, settings: settings, jitter: { 1 }, metrics: metrics)
             // The first poll starts at once; the next is an hour away, so the count is settled while the loop waits.
             let (requests, _) = try await runLoop(rig, loop: loop) { recordedState(rig) == .idle }
             let recorded = try rig.store.recentAttempts(limit: 100)
@@ -106,7 +106,7 @@ struct RequestCounterTests {
             // 17:40 KST: the 17시 publication is due, one request per pollutant; the next is planned for 23:30.
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = DaemonStatusBoard(
+            let board = await DaemonStatusBoard(
                 DaemonStatus(
                     state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
                     heartbeatSeconds: 2),

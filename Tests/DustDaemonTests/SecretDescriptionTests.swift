@@ -25,7 +25,7 @@ struct SecretDescriptionTests {
     @Test(
         "Sinks, the sink list, the dispatcher and every service of the group: description, debugDescription, dump and the service group's name hold no secret"
     )
-    func descriptionsHoldNoSecret() throws {
+    func descriptionsHoldNoSecret() async throws {
         let directory = try TemporaryDirectory("secret-descriptions")
         defer { directory.remove() }
         let tokenFile = directory.path("ntfy-token")
@@ -47,7 +47,7 @@ struct SecretDescriptionTests {
         let database = DaemonDatabase(store, logger: logs.logger())
         let key = try #require(ServiceKey(testKey))
         let live = LiveConfiguration(settings: settings, key: key)
-        let board = DaemonStatusBoard(
+        let board = await DaemonStatusBoard(
             DaemonStatus(
                 state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "",
                 startedAt: Date(), heartbeatSeconds: 2), database: database, logger: logs.logger())

@@ -45,11 +45,18 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     private let state = Mutex(State())
     private let savingReadingsFails: StorageFailure?
+    private let beforeSavingStatus: (@Sendable (DaemonStatus) async -> Void)?
 
-    /// - Parameter savingReadingsFails: thrown by every `saveReadings` (a full disk, say); other
-    ///   writes, attempts among them, still succeed.
-    public init(savingReadingsFails: StorageFailure? = nil) {
+    /// - Parameters:
+    ///   - savingReadingsFails: thrown by every `saveReadings` (a full disk, say); other writes,
+    ///     attempts among them, still succeed.
+    ///   - beforeSavingStatus: awaited by `saveStatus` before it stores the record, as a remote
+    ///     database's round trip would be (a test holds one write back with it).
+    public init(
+        savingReadingsFails: StorageFailure? = nil, beforeSavingStatus: (@Sendable (DaemonStatus) async -> Void)? = nil
+    ) {
         self.savingReadingsFails = savingReadingsFails
+        self.beforeSavingStatus = beforeSavingStatus
     }
 
     /// Every attempt recorded, oldest first.
@@ -299,7 +306,8 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     // MARK: - Status
 
-    public func saveStatus(_ status: DaemonStatus) throws(StorageFailure) {
+    public func saveStatus(_ status: DaemonStatus) async throws(StorageFailure) {
+        await beforeSavingStatus?(status)
         state.withLock { $0.status = status.encoded() }
     }
 

@@ -1,0 +1,86 @@
+import DustDaemon
+import DustServices
+import Foundation
+import Synchronization
+import TestSupport
+import Testing
+
+/// Holds back the status writes whose station is `held` until `release()`.
+private final class WriteGate: Sendable {
+    private let state = Mutex<(started: Bool, held: [CheckedContinuation<Void, Never>])>((false, []))
+    let held: String
+
+    init(holding station: String) { held = station }
+
+    func enter(_ status: DaemonStatus) async {
+        guard status.station == held else { return }
+        await withCheckedContinuation { continuation in
+            state.withLock {
+                $0.started = true
+                $0.held.append(continuation)
+            }
+        }
+    }
+
+    var started: Bool { state.withLock { $0.started } }
+
+    func release() {
+        for continuation in state.withLock({ state in
+            defer { state.held = [] }
+            return state.held
+        }) { continuation.resume() }
+    }
+}
+
+private func board(on store: MemoryStore) async -> DaemonStatusBoard {
+    await DaemonStatusBoard(
+        DaemonStatus(
+            state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "start",
+            startedAt: Date(timeIntervalSince1970: 1_795_000_000), heartbeatSeconds: 2),
+        database: DaemonDatabase(store, logger: LogCapture().logger()),
+        clock: FixedClock(Date(timeIntervalSince1970: 1_795_000_000)), logger: LogCapture().logger())
+}
+
+@Suite("dustd's status board: every change written, the newest record last, however slowly the store answers")
+struct DaemonStatusBoardTests {
+    @Test("A slow write of an older record cannot land after a newer one; each update returns once its change is stored")
+    func slowWriteCannotUndoNewer() async throws {
+        let gate = WriteGate(holding: "older")
+        let store = MemoryStore(beforeSavingStatus: { await gate.enter($0) })
+        let board = await board(on: store)
+        #expect(try store.loadStatus()?.station == "start")
+        let older = Task { await board.update { $0.station = "older" } }
+        while !gate.started { await Task.yield() }
+        // The older record is on its way to the store; a newer change comes in meanwhile.
+        let newer = Task {
+            await board.update { $0.station = "newer" }
+            return try store.loadStatus()?.station
+        }
+        for _ in 0..<100 { await Task.yield() }
+        #expect(try store.loadStatus()?.station == "start")
+        gate.release()
+        await older.value
+        // The newer caller returned only once its change was stored, and nothing older came after.
+        #expect(try await newer.value == "newer")
+        #expect(try store.loadStatus()?.station == "newer")
+        #expect(board.current.station == "newer")
+    }
+
+    @Test("Many services updating at once: the store ends with the board's record, every round")
+    func concurrentUpdates() async throws {
+        let store = MemoryStore(beforeSavingStatus: { _ in await Task.yield() })
+        let board = await board(on: store)
+        for round in 0..<20 {
+            await withTaskGroup(of: Void.self) { group in
+                for writer in 0..<16 {
+                    group.addTask { await board.update { $0.station = "round \(round) writer \(writer)" } }
+                }
+            }
+            let stored = try #require(try store.loadStatus())
+            #expect(stored.station == board.current.station, "round \(round)")
+            #expect(stored.station.hasPrefix("round \(round) "))
+        }
+        await board.update { $0.state = .stopped }
+        #expect(try store.loadStatus()?.state == .stopped)
+    }
+}
