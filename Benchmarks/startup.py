@@ -4,7 +4,8 @@
     python3 Benchmarks/startup.py DB [--config FILE] [--runs N] [--history-years N] DUSTCTL [DUSTCTL ...]
 
 DB is a demo database (`dustctl demo --db DB`); each DUSTCTL is a dustctl executable, e.g. a
-release build before and after a change. The commands run interleaved, one of each in turn, so a
+release build before and after a change. A DUSTCTL given as PATH@OTHER_DB reads OTHER_DB instead
+(a build whose schema is older than DB's refuses DB: give it a demo database it made itself). The commands run interleaved, one of each in turn, so a
 machine that gets busier or quieter during the run moves them all alike; the report is each one's
 median and minimum wall time and its median's ratio to `sqlite3`'s. The target is ≤ 4.5×.
 
@@ -78,8 +79,10 @@ if arguments.history_years > 0:
 commands = []
 for label, db in databases:
     commands.append((label, "sqlite3", [sqlite3, "-readonly", db, SQL]))
-    for path in arguments.dustctl:
-        commands.append((label, path, [path, "week", "--db", db, "--station", "종로구", "--end", "2026-11-20"]))
+    for given in arguments.dustctl:
+        path, _, own = given.partition("@")
+        target = own if own and label == "demo" else db
+        commands.append((label, path, [path, "week", "--db", target, "--station", "종로구", "--end", "2026-11-20"]))
 
 devnull = os.open(os.devnull, os.O_WRONLY)
 

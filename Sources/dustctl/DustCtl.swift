@@ -4,7 +4,7 @@ import Foundation
 
 /// `dustctl`: ask FineDust what you breathed.
 @main
-struct DustCtl: AsyncParsableCommand {
+struct DustCtl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "dustctl",
         abstract: "Ask FineDust how much fine dust (PM10) and ultra-fine dust (PM2.5) you breathed.",
@@ -21,17 +21,19 @@ struct DustCtl: AsyncParsableCommand {
         ]
     )
 
-    /// ArgumentParser's own `main`, except that SIGPIPE is ignored and help and usage errors go
-    /// through dustctl's writer. Asynchronous because the store protocols are (a PostgreSQL store
-    /// cannot be synchronous); SQLiteStore answers without suspending.
-    static func main() async {
+    /// ArgumentParser's own `main`, except that SIGPIPE is ignored, help and usage errors go
+    /// through dustctl's writer, and an asynchronous command runs on the main thread
+    /// (`CommandRunLoop`): the store protocols are asynchronous, SQLiteStore answers without
+    /// suspending.
+    static func main() {
         // A closed pipe then shows up as EPIPE from write(2), which ends dustctl quietly with 0,
         // instead of a signal that kills it halfway through a line.
         signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
-            if var asynchronous = command as? any AsyncParsableCommand {
-                try await asynchronous.run()
+            if let asynchronous = command as? any AsyncParsableCommand {
+                nonisolated(unsafe) var running = asynchronous
+                try CommandRunLoop().run { try await running.run() }
             } else {
                 try command.run()
             }
@@ -41,7 +43,9 @@ struct DustCtl: AsyncParsableCommand {
             let message = fullMessage(for: error)
             if !message.isEmpty, status.isSuccess {
                 do {
-                    try await reportingFailures { @Sendable () throws -> Void in try standardOutputLine(message) }
+                    try CommandRunLoop().run {
+                        try await reportingFailures { @Sendable () throws -> Void in try standardOutputLine(message) }
+                    }
                 } catch {
                     status = error as? ExitCode ?? .failure
                 }
