@@ -46,7 +46,7 @@ struct ForecastCommand: AsyncParsableCommand {
         guard !outlook.isEmpty else {
             lines.append(
                 "No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST).")
-            return (lines + weeklyLines(outlook, style)).joined(separator: "\n") + "\n"
+            return (lines + weeklyOutlookLines(outlook, style)).joined(separator: "\n") + "\n"
         }
         lines.append(pad("", 20) + pad(style.bold("PM10 미세먼지"), 24) + style.bold("PM2.5 초미세먼지"))
         for (label, date, grades) in [
@@ -60,27 +60,28 @@ struct ForecastCommand: AsyncParsableCommand {
             lines.append("")
             lines.append(overall)
         }
-        return (lines + weeklyLines(outlook, style)).joined(separator: "\n") + "\n"
+        return (lines + weeklyOutlookLines(outlook, style)).joined(separator: "\n") + "\n"
     }
+}
 
-    /// The weekly outlook's block (docs/REFERENCE.md §17), after today's and tomorrow's: one line per day.
-    private func weeklyLines(_ outlook: ForecastOutlook, _ style: TextStyle) -> [String] {
-        guard let weekly = outlook.weekly else {
-            return ["", "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST."]
-        }
-        var lines = ["", style.bold("Weekly outlook · PM2.5 초미세먼지 · \(weekly.publishedOn) 발표")]
-        for day in weekly.days {
-            lines.append(
-                pad("\(weekdayName(day.date)) \(day.date.description.suffix(5))", 20)
-                    + pad(outlookGradeText(day.byRegion[outlook.region], style), 24)
-                    + (day.confidence.map { "신뢰도 \($0.word)" } ?? ""))
-        }
-        if let conditions = weekly.conditions {
-            lines.append("")
-            lines.append(conditions)
-        }
-        return lines
+/// The weekly outlook's block (docs/REFERENCE.md §17), after today's and tomorrow's: one line per day;
+/// a sentence when none is stored (`dustctl forecast`, `dustctl demo`).
+func weeklyOutlookLines(_ outlook: ForecastOutlook, _ style: TextStyle) -> [String] {
+    guard let weekly = outlook.weekly else {
+        return ["", "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST."]
     }
+    var lines = ["", style.bold("Weekly outlook · \(outlook.region.rawValue) · PM2.5 초미세먼지 · \(weekly.publishedOn) 발표")]
+    for day in weekly.days {
+        lines.append(
+            pad("\(weekdayName(day.date)) \(day.date.description.suffix(5))", 20)
+                + pad(outlookGradeText(day.byRegion[outlook.region], style), 24)
+                + (day.confidence.map { "신뢰도 \($0.word)" } ?? ""))
+    }
+    if let conditions = weekly.conditions {
+        lines.append("")
+        lines.append(conditions)
+    }
+    return lines
 }
 
 /// `높음 (high)` in the colour of 나쁨, `낮음 (low)` in that of 좋음; an unknown word as published; `–`

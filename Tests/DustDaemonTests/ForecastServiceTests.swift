@@ -18,11 +18,7 @@ struct ForecastServiceTests {
 
     /// AirKorea's answer: the forecast of the `InformCode` asked for, the weekly outlook, 404 for anything else.
     @Sendable static func answer(_ request: ReceivedRequest) -> FakeReply {
-        switch request.operation {
-        case "getMinuDustFrcstDspth": .respond(status: 200, body: request.query["InformCode"] == "PM25" ? pm25 : pm10)
-        case "getMinuDustWeekFrcstDspth": .respond(status: 200, body: weeklyOutlook)
-        default: .respond(status: 404, body: Data())
-        }
+        .forecastService(request, pm10: pm10, pm25: pm25, weeklyOutlook: weeklyOutlook)
     }
 
     /// The daily forecast's requests among those the server received (the weekly outlook's left out).

@@ -78,10 +78,11 @@ struct WeeklyOutlookWebTests {
                 #expect(page.contains("<h3>Weekly PM2.5 outlook"))
                 #expect(page.components(separatedBy: "<span class=\"chip g3\">high</span>").count == 3)
                 #expect(page.components(separatedBy: "<span class=\"chip g1\">low</span>").count == 3)
-                #expect(page.contains("confidence 높음"))
+                #expect(page.contains("<span class=\"aside\">confidence high</span>"))
             }
             try await client.execute(uri: "/", method: .get) { response in
                 #expect(text(response).contains("주간 초미세먼지 예보"))
+                #expect(text(response).contains("<span class=\"aside\">신뢰도 높음</span>"))
             }
         }
     }

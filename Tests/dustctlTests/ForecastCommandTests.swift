@@ -96,7 +96,7 @@ struct ForecastCommandTests {
                     before.standardOutput.dropLast("No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.\n".count))
             ))
         let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let heading = try #require(lines.firstIndex(of: "Weekly outlook · PM2.5 초미세먼지 · \(outlook.publishedOn) 발표"))
+        let heading = try #require(lines.firstIndex(of: "Weekly outlook · 서울 · PM2.5 초미세먼지 · \(outlook.publishedOn) 발표"))
         let days = Array(lines[(heading + 1)...(heading + 4)])
         for (offset, line) in days.enumerated() {
             let date = outlook.days[offset].date

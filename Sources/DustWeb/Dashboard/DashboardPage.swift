@@ -305,7 +305,7 @@ struct DashboardRenderer {
             case .low: chip = "<span class=\"chip g1\">\(text.outlookLevel(.low))</span>"
             case nil: chip = "<span class=\"chip\">\(grade.map { text.unknownForecastWord($0.word) } ?? text.noForecast)</span>"
             }
-            let confidence: HTML = day.confidence.map { " <span class=\"aside\">\(text.outlookConfidence($0.word))</span>" } ?? .empty
+            let confidence: HTML = day.confidence.map { " <span class=\"aside\">\(text.outlookConfidence($0))</span>" } ?? .empty
             return (text.shortDate(day.date), "\(chip)\(confidence)")
         }
         return """

@@ -121,7 +121,10 @@ struct DashboardText {
     }
     func outlookPublished(_ date: LocalDate) -> String { say("\(date.month)/\(date.day) 발표", "published \(shortDate(date))") }
     func outlookLevel(_ level: OutlookLevel) -> String { say(level.rawValue, level.englishName) }
-    func outlookConfidence(_ word: String) -> String { say("신뢰도 \(word)", "confidence \(word)") }
+    func outlookConfidence(_ grade: OutlookGrade) -> String {
+        let word = grade.level.map(outlookLevel) ?? grade.word
+        return say("신뢰도 \(word)", "confidence \(word)")
+    }
 
     func unknownForecastWord(_ word: String) -> String { say("\(word) (알 수 없는 등급)", "\(word) (unknown grade)") }
     var concentrationUnit: String { "µg/m³" }
