@@ -120,6 +120,16 @@ struct ForecastCommandTests {
         #expect(result.standardOutput.contains("No forecast is stored for today or tomorrow yet"))
     }
 
+    @Test("No outlook stored: --json ends with \"outlook\":null, exit 0")
+    func noOutlookJSON() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, _) = try database(directory)
+        let result = try dustctl("forecast", "--db", db, "--station", "종로구", "--json")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasSuffix(",\"outlook\":null}\n"))
+    }
+
     @Test("dustctl status counts today's forecast calls (KST) against the cap of 12, text and JSON")
     func statusCountsCalls() throws {
         let directory = try TemporaryDirectory()
