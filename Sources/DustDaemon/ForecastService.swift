@@ -50,7 +50,8 @@ public struct ForecastService: Service, CustomStringConvertible {
         /// The publication `failure` is about: a new publication starts its backoff afresh.
         var failedPublication: Date?
         var lastProblem: String?
-        var outlook = OutlookRetry()
+        /// The weekly outlook's last failure, for its backoff.
+        var outlookFailure: ForecastPlanner.Failure?
         while !Task.isCancelled {
             let snapshot = configuration.snapshot
             guard snapshot.settings.forecast.enabled else {
@@ -74,7 +75,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                     now: now, lastFetched: latest, callsToday: calls, outlookCallsToday: outlookCalls, failure: failure)
                 outlookDecision = planner.decideOutlook(
                     now: now, lastPublished: try await store.newestWeeklyOutlook()?.publishedOn, callsToday: calls,
-                    outlookCallsToday: outlookCalls, failure: outlook.failure)
+                    outlookCallsToday: outlookCalls, failure: outlookFailure)
                 lastProblem = nil
             } catch {
                 // Said once, not every step: the poll loop reports the same database in its own words.
@@ -86,9 +87,10 @@ public struct ForecastService: Service, CustomStringConvertible {
             }
             // The daily forecast first when both are due: its publication supersedes, the outlook waits a moment.
             if case .wait = decision, case .fetch(let searchDate) = outlookDecision {
-                await fetchOutlook(searchDate: searchDate, store: store, snapshot: snapshot, retry: &outlook)
+                await fetchOutlook(searchDate: searchDate, store: store, snapshot: snapshot, failure: &outlookFailure)
                 continue
             }
+            // The next forecast call is the earlier of the two: what the status shows and the loop waits for.
             if case .wait(let until) = decision, case .wait(let outlookUntil) = outlookDecision, outlookUntil < until {
                 decision = .wait(until: outlookUntil)
             }
@@ -144,14 +146,9 @@ public struct ForecastService: Service, CustomStringConvertible {
         }
     }
 
-    /// The weekly outlook's last failure, for `ForecastPlanner.decideOutlook`'s backoff.
-    private struct OutlookRetry {
-        var failure: ForecastPlanner.Failure?
-    }
-
-    /// Fetches the weekly outlook once and says what came of it, in the journal and in `retry`.
+    /// Fetches the weekly outlook once and says what came of it, in the journal and in `failure`.
     private func fetchOutlook(
-        searchDate: LocalDate, store: any FineDustStore, snapshot: LiveConfiguration.Snapshot, retry: inout OutlookRetry
+        searchDate: LocalDate, store: any FineDustStore, snapshot: LiveConfiguration.Snapshot, failure: inout ForecastPlanner.Failure?
     ) async {
         let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
         let report = await WeeklyOutlookFetch(source: source, store: CountingForecastStore(store, counters: counters), clock: clock)
@@ -161,19 +158,19 @@ public struct ForecastService: Service, CustomStringConvertible {
             logger.error("Weekly outlook: could not record a request: \(unrecorded)")
         }
         let finished = clock.now
-        let attempts =
-            (retry.failure.map { KoreaStandardTime.date(containing: $0.at) == searchDate } ?? false) ? retry.failure?.attempts ?? 0 : 0
+        // A failure of another day's outlook starts no backoff today.
+        let attempts = failure.flatMap { KoreaStandardTime.date(containing: $0.at) == searchDate ? $0.attempts : nil } ?? 0
         if report.fetched(searchDate) {
-            retry.failure = nil
+            failure = nil
             logger.notice(
                 "Weekly outlook of \(searchDate) stored", metadata: ["changed": "\(report.stored)", "skipped": "\(report.skippedItems)"])
         } else if let fetchFailure = report.failure {
-            retry.failure = ForecastPlanner.Failure(at: finished, attempts: attempts + 1, advice: fetchFailure.retryAdvice)
+            failure = ForecastPlanner.Failure(at: finished, attempts: attempts + 1, advice: fetchFailure.retryAdvice)
             logger.error(
                 "Weekly outlook of \(searchDate) not fetched: \(fetchFailure)", metadata: ["kind": "\(fetchFailure.kind.rawValue)"])
         } else {
             // The answer came without today's publication: AirKorea is late. Retried within the outlook's 2 calls.
-            retry.failure = ForecastPlanner.Failure(at: finished, attempts: attempts + 1, advice: .retryWithBackoff)
+            failure = ForecastPlanner.Failure(at: finished, attempts: attempts + 1, advice: .retryWithBackoff)
             logger.notice(
                 "Weekly outlook of \(searchDate) is not published yet; trying again later within its \(ForecastPlanner.outlookReserve) calls a day"
             )

@@ -81,16 +81,11 @@ public struct AlertInputs: Sendable, Hashable {
     }
 }
 
-/// Tomorrow's forecast grades for the configured region, when one is stored.
+/// Tomorrow's forecast grades for the configured region, and the weekly outlook's 높음 days, when stored.
 public protocol TomorrowForecastReader: Sendable {
     func tomorrowGrades(at now: Date) async throws(StorageFailure) -> DustPair<DustGrade?>
     /// The days of the weekly outlook marked 높음 for the region (docs/REFERENCE.md §17); nil when none is stored.
     func outlookHighDays(at now: Date) async throws(StorageFailure) -> Int?
-}
-
-extension TomorrowForecastReader {
-    /// A reader that knows no weekly outlook.
-    public func outlookHighDays(at now: Date) async throws(StorageFailure) -> Int? { nil }
 }
 
 /// The stored forecast for the station's region (or `forecast.region`), as the alerts see it: an

@@ -85,9 +85,9 @@ public struct ForecastPlanner: Sendable {
             }
         }
         guard earliest < next else { return .wait(until: next) }
-        let calls = KoreaStandardTime.date(containing: earliest) == KoreaStandardTime.date(containing: now) ? callsToday : 0
-        let outlookCalls = calls == callsToday ? outlookCallsToday : 0
-        guard spareCalls(at: earliest, callsToday: calls, outlookCallsToday: outlookCalls) >= Self.callsPerFetch else {
+        let sameDay = KoreaStandardTime.date(containing: earliest) == KoreaStandardTime.date(containing: now)
+        let spare = spareCalls(at: earliest, callsToday: sameDay ? callsToday : 0, outlookCallsToday: sameDay ? outlookCallsToday : 0)
+        guard spare >= Self.callsPerFetch else {
             return .wait(until: next)
         }
         if earliest > now { return .wait(until: earliest) }
