@@ -2,7 +2,8 @@
 """A loopback stand-in for AirKorea, for the scripts in scripts/ and Benchmarks/.
 
 Answers every GET with the given XML fixture (a forecast request, getMinuDustFrcstDspth, with
-the synthesized forecast of its InformCode) and logs the request with the service key redacted.
+the synthesized forecast of its InformCode; the weekly outlook, getMinuDustWeekFrcstDspth, with
+the synthesized one) and logs the request with the service key redacted.
 Prints the port it listens on (127.0.0.1) as its first line.
 
     python3 scripts/fake-airkorea.py FIXTURE.xml [--live] [--revise] [--new-stations]
@@ -36,6 +37,7 @@ if live:
 ITEMS_PER_TERM = {"DAILY": 24, "MONTH": 720}
 SYNTHESIZED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "synthesized")
 forecasts = {code: open(os.path.join(SYNTHESIZED, f"forecast-{code.lower()}-2026-11-22.xml"), "rb").read() for code in ("PM10", "PM25")}
+weekly_outlook = open(os.path.join(SYNTHESIZED, "weekly-outlook-2026-11-22.xml"), "rb").read()
 revise = "--revise" in sys.argv
 new_stations = "--new-stations" in sys.argv
 counter = [0]
@@ -68,7 +70,9 @@ def body_for_request(path):
 
 class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
-        if "getMinuDustFrcstDspth" in self.path:
+        if "getMinuDustWeekFrcstDspth" in self.path:
+            body = weekly_outlook
+        elif "getMinuDustFrcstDspth" in self.path:
             body = forecasts["PM25" if "InformCode=PM25" in self.path else "PM10"]
         else:
             body = body_for_request(self.path)

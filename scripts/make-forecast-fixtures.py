@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the synthesized forecast fixtures Fixtures/synthesized/forecast-*.xml.
+"""Writes the synthesized forecast fixtures Fixtures/synthesized/forecast-*.xml and the weekly
+outlook's Fixtures/synthesized/weekly-outlook-*.xml.
 
 Deterministic: the same script always writes the same bytes. The layout follows the real
 new-service getMinuDustFrcstDspth XML answer: header first, then body/items/item with the
 elements in AirKorea's hash order (imageUrl4, informCode, imageUrl5, imageUrl6, actionKnack,
 informCause, informOverall, informData, informGrade, dataTime, imageUrl3, imageUrl7, imageUrl2,
-imageUrl1, imageUrl8, imageUrl9), then numOfRows/pageNo/totalCount.
+imageUrl1, imageUrl8, imageUrl9), then numOfRows/pageNo/totalCount. The weekly outlook
+(getMinuDustWeekFrcstDspth) uses the same envelope, one item per publication with its elements in
+the service's hash order (frcstFourDt, frcstThreeDt, frcstTwoCn, frcstFourCn, gwthcnd, frcstThreeCn,
+presnatnDt, frcstOneDt, frcstOneCn, frcstTwoDt) and its regions in the order and spelling it uses
+(강원영서/강원영동), the confidence (신뢰도) last.
 
     python3 scripts/make-forecast-fixtures.py
 """
@@ -119,6 +124,36 @@ def normal(code, shift=0):
     return document(items)
 
 
+# The weekly outlook: its 19 regions as it writes them, then each of its four days (3 to 6 days
+# after the publication) as the regions marked 높음 and the confidence.
+WEEKLY_REGIONS = ["서울", "인천", "경기북부", "경기남부", "강원영서", "강원영동", "대전", "세종", "충남", "충북",
+                  "광주", "전북", "전남", "부산", "대구", "울산", "경북", "경남", "제주"]
+WEEKLY_PLAN = [
+    ({"서울", "인천", "경기북부", "경기남부", "충남"}, "높음"),
+    ({"서울", "경기남부"}, "높음"),
+    (set(), "낮음"),
+    (set(), "낮음"),
+]
+WEEKLY_CONDITIONS = ("○ 3일 후에는 대기 정체로 국내 생성 미세먼지가 축적되어 수도권·충남은 농도가 높을 것으로 예상되고, "
+                     "4일 후부터는 북서풍이 불어 대기 확산이 원활할 것으로 예상됩니다.")
+
+
+def weekly_outlook(published):
+    """The weekly outlook published on `published` (YYYY-MM-DD): its four days start 3 days later."""
+    days = []
+    for n, (high, confidence) in enumerate(WEEKLY_PLAN):
+        text = ", ".join(f"{r} : {'높음' if r in high else '낮음'}" for r in WEEKLY_REGIONS) + f", 신뢰도 : {confidence}"
+        days.append((shifted(published, 3 + n), text))
+    (d1, c1), (d2, c2), (d3, c3), (d4, c4) = days
+    parts = [
+        f"<frcstFourDt>{d4}</frcstFourDt>", f"<frcstThreeDt>{d3}</frcstThreeDt>", f"<frcstTwoCn>{c2}</frcstTwoCn>",
+        f"<frcstFourCn>{c4}</frcstFourCn>", f"<gwthcnd>{WEEKLY_CONDITIONS}</gwthcnd>", f"<frcstThreeCn>{c3}</frcstThreeCn>",
+        f"<presnatnDt>{published}</presnatnDt>", f"<frcstOneDt>{d1}</frcstOneDt>", f"<frcstOneCn>{c1}</frcstOneCn>",
+        f"<frcstTwoDt>{d2}</frcstTwoDt>",
+    ]
+    return document(["<item>" + "".join(parts) + "</item>"], rows=10)
+
+
 def write(name, text):
     with open(os.path.join(ROOT, name), "w", encoding="utf-8", newline="\n") as f:
         f.write(text)
@@ -130,6 +165,9 @@ def main():
     # The demo's day (2026-11-20, its clock at 00:20 the next morning): the same forecasts two days earlier.
     write("forecast-pm10-2026-11-20.xml", normal("PM10", shift=-2))
     write("forecast-pm25-2026-11-20.xml", normal("PM25", shift=-2))
+    write("weekly-outlook-2026-11-22.xml", weekly_outlook("2026-11-22"))
+    # The demo's day: the outlook published on 2026-11-20.
+    write("weekly-outlook-2026-11-20.xml", weekly_outlook("2026-11-20"))
     g = PLAN[("PM10", "17", "2026-11-23")]
     write("forecast-pm10-missing-region-2026-11-22.xml", document([
         item("PM10", "2026-11-22 17시 발표", "2026-11-23", grade_string(g, drop="세종"), overall("PM10", g), "2026-11-22", "17"),

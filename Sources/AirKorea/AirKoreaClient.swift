@@ -48,6 +48,13 @@ public struct AirKoreaClient: Sendable {
         return page
     }
 
+    /// Fetches one page of the weekly outlook.
+    public func weeklyOutlooks(_ request: AirKoreaRequest) async throws(FetchError) -> WeeklyOutlookPage {
+        var (page, status) = try await fetch(request) { body throws(AirKoreaError) in try parser.parseWeeklyOutlooks(body) }
+        page.httpStatus = status
+        return page
+    }
+
     private func fetch<Page>(
         _ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page
     ) async throws(FetchError) -> (Page, Int) {

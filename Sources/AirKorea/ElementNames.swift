@@ -11,6 +11,8 @@ enum Element: UInt8, CaseIterable {
     case pm10Grade, pm25Grade, pm10Grade1h, pm25Grade1h, pm10Flag, pm25Flag
     case addr, dmX, dmY
     case informCode, informData, informGrade, informOverall, informCause
+    // The weekly outlook (getMinuDustWeekFrcstDspth).
+    case presnatnDt, frcstOneDt, frcstTwoDt, frcstThreeDt, frcstFourDt, frcstOneCn, frcstTwoCn, frcstThreeCn, frcstFourCn, gwthcnd
 
     /// The element's name in AirKorea's XML, spelled out so that renaming a case cannot change what
     /// the parser matches; nil for `other`, which stands for every name not listed here.
@@ -55,6 +57,16 @@ enum Element: UInt8, CaseIterable {
         case .informGrade: "informGrade"
         case .informOverall: "informOverall"
         case .informCause: "informCause"
+        case .presnatnDt: "presnatnDt"
+        case .frcstOneDt: "frcstOneDt"
+        case .frcstTwoDt: "frcstTwoDt"
+        case .frcstThreeDt: "frcstThreeDt"
+        case .frcstFourDt: "frcstFourDt"
+        case .frcstOneCn: "frcstOneCn"
+        case .frcstTwoCn: "frcstTwoCn"
+        case .frcstThreeCn: "frcstThreeCn"
+        case .frcstFourCn: "frcstFourCn"
+        case .gwthcnd: "gwthcnd"
         }
     }
 }
@@ -62,7 +74,7 @@ enum Element: UInt8, CaseIterable {
 /// Element names interned in the reader's dictionary: an element is identified by pointer equality,
 /// with no string built or compared per node.
 struct ElementNames {
-    /// Open addressing with linear probing; 128 slots keep the 38 names sparse, so a lookup of a
+    /// Open addressing with linear probing; 128 slots keep the 48 names sparse, so a lookup of a
     /// name the parser ignores usually ends at the first empty slot.
     private var table: [(UnsafeRawPointer?, Element)]
     private let mask: Int

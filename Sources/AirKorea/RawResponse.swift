@@ -21,6 +21,9 @@ struct RawItem {
     /// `dataTime` as text, kept only when it is not an hour (forecast items).
     var dataTimeText: String?
     var forecast = RawForecastFields()
+    /// A weekly outlook item's texts by element (`presnatnDt`, `frcstOneDt`, …); empty, and never
+    /// allocated, for every other item, so measurement items stay as small as they were.
+    var weeklyOutlook: [Element: String] = [:]
 }
 
 /// The `inform…` fields of a forecast item, as text.

@@ -21,6 +21,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
     case stationList(address: String? = nil, stationName: String? = nil, page: Int = 1, rows: Int = 1000)
     /// `getMinuDustFrcstDspth`: the dust forecasts (`InformCode` PM10 or PM25) issued on `searchDate`.
     case forecast(searchDate: LocalDate, pollutant: Pollutant, page: Int = 1, rows: Int = 100)
+    /// `getMinuDustWeekFrcstDspth`: the weekly PM2.5 outlook published on `searchDate` (docs/REFERENCE.md §17).
+    case weeklyOutlook(searchDate: LocalDate, page: Int = 1, rows: Int = 10)
 
     /// The service and operation path below the base URL.
     public var path: String {
@@ -29,6 +31,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .provinceRealtime: "ArpltnInforInqireSvc/getCtprvnRltmMesureDnsty"
         case .stationList: "MsrstnInfoInqireSvc/getMsrstnList"
         case .forecast: "ArpltnInforInqireSvc/getMinuDustFrcstDspth"
+        case .weeklyOutlook: "ArpltnInforInqireSvc/getMinuDustWeekFrcstDspth"
         }
     }
 
@@ -41,6 +44,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
             .stationList(address: address, stationName: stationName, page: number, rows: rows)
         case .forecast(let searchDate, let pollutant, _, let rows):
             .forecast(searchDate: searchDate, pollutant: pollutant, page: number, rows: rows)
+        case .weeklyOutlook(let searchDate, _, let rows): .weeklyOutlook(searchDate: searchDate, page: number, rows: rows)
         }
     }
 
@@ -48,7 +52,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     public var pageNumber: Int {
         switch self {
         case .stationRealtime(_, _, let page, _), .provinceRealtime(_, let page, _), .stationList(_, _, let page, _),
-            .forecast(_, _, let page, _):
+            .forecast(_, _, let page, _), .weeklyOutlook(_, let page, _):
             page
         }
     }
@@ -57,7 +61,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     public var rowsPerPage: Int {
         switch self {
         case .stationRealtime(_, _, _, let rows), .provinceRealtime(_, _, let rows), .stationList(_, _, _, let rows),
-            .forecast(_, _, _, let rows):
+            .forecast(_, _, _, let rows), .weeklyOutlook(_, _, let rows):
             rows
         }
     }
@@ -75,7 +79,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
             case .threeMonths: 93 * 24
             }
         case .provinceRealtime: 48
-        case .stationList, .forecast: nil
+        case .stationList, .forecast, .weeklyOutlook: nil
         }
     }
 
@@ -87,6 +91,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .provinceRealtime, .stationList: 3000
         // A day holds at most four issues of three forecast days each per pollutant.
         case .forecast: 100
+        // One publication a day, one item each.
+        case .weeklyOutlook: 10
         }
     }
 
@@ -148,6 +154,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
                 ("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
                 ("searchDate", searchDate.description), ("InformCode", pollutant.informCode),
             ]
+        case .weeklyOutlook(let searchDate, let page, let rows):
+            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)), ("searchDate", searchDate.description)]
         }
     }
 }

@@ -100,8 +100,9 @@ public struct AirKoreaResponseParser: Sendable {
         return ForecastPage(forecasts: forecasts, paging: raw.paging, skippedItems: skipped)
     }
 
-    /// Sniffs the body, then reads it; the bytes stay borrowed from `body` throughout.
-    private func parseRaw(_ body: Data) throws(AirKoreaError) -> RawResponse {
+    /// Sniffs the body, then reads it; the bytes stay borrowed from `body` throughout. Every
+    /// operation's parse starts here (the weekly outlook's in WeeklyOutlookParser.swift).
+    func parseRaw(_ body: Data) throws(AirKoreaError) -> RawResponse {
         guard body.count <= limits.maxDocumentBytes else { throw .documentTooLarge(limit: limits.maxDocumentBytes) }
         let result: Result<RawResponse, AirKoreaError> = body.withUnsafeBytes { bytes in
             do throws(AirKoreaError) {

@@ -146,6 +146,9 @@ struct ReaderState {
             case .informGrade: currentItem?.forecast.grade = value.string
             case .informOverall: currentItem?.forecast.overall = value.string
             case .informCause: currentItem?.forecast.cause = value.string
+            case .presnatnDt, .frcstOneDt, .frcstTwoDt, .frcstThreeDt, .frcstFourDt, .frcstOneCn, .frcstTwoCn, .frcstThreeCn,
+                .frcstFourCn, .gwthcnd:
+                currentItem?.weeklyOutlook[element] = value.string
             case .other, .response, .gatewayResponse, .header, .cmmMsgHeader, .body, .items, .item:
                 break
             }

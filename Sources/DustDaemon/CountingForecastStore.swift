@@ -28,6 +28,22 @@ struct CountingForecastStore: ForecastStore {
         try await base.stationLocation(name: name)
     }
 
+    func saveWeeklyOutlook(_ outlook: WeeklyOutlook, fetchedAt: Date) async throws(StorageFailure) -> Bool {
+        try await base.saveWeeklyOutlook(outlook, fetchedAt: fetchedAt)
+    }
+
+    func newestWeeklyOutlook() async throws(StorageFailure) -> WeeklyOutlook? {
+        try await base.newestWeeklyOutlook()
+    }
+
+    func weeklyOutlook(publishedOn: LocalDate) async throws(StorageFailure) -> WeeklyOutlook? {
+        try await base.weeklyOutlook(publishedOn: publishedOn)
+    }
+
+    func weeklyOutlookAttemptCount(since start: Date) async throws(StorageFailure) -> Int {
+        try await base.weeklyOutlookAttemptCount(since: start)
+    }
+
     func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
         counters.count(attempt)
         try await base.recordAttempt(attempt)

@@ -7,8 +7,9 @@ import Logging
 import Metrics
 import ServiceLifecycle
 
-/// Fetches AirKorea's dust forecast after each publication (docs/REFERENCE.md §14), beside `PollService` in
-/// the service group: its own loop, so a forecast request never delays an hourly poll.
+/// Fetches AirKorea's dust forecast after each publication (docs/REFERENCE.md §14), and the weekly outlook once
+/// a day (§17), beside `PollService` in the service group: its own loop, so a forecast request never delays
+/// an hourly poll, and one loop for both, so the calls it counts are never spent twice.
 /// `ForecastPlanner` decides when (12 calls a KST day at most, retries and the catch-up included); the calls
 /// already made today are counted from the attempt record, so a restart does not reset the quota.
 public struct ForecastService: Service, CustomStringConvertible {
@@ -49,6 +50,8 @@ public struct ForecastService: Service, CustomStringConvertible {
         /// The publication `failure` is about: a new publication starts its backoff afresh.
         var failedPublication: Date?
         var lastProblem: String?
+        /// The weekly outlook's last failure, for its backoff.
+        var outlookFailure: ForecastPlanner.Failure?
         while !Task.isCancelled {
             let snapshot = configuration.snapshot
             guard snapshot.settings.forecast.enabled else {
@@ -58,14 +61,21 @@ public struct ForecastService: Service, CustomStringConvertible {
             let now = clock.now
             let store: any FineDustStore
             let latest: Date?
-            let decision: ForecastPlanner.Decision
+            var decision: ForecastPlanner.Decision
+            let outlookDecision: ForecastPlanner.OutlookDecision
             do {
                 store = try database.current()
-                let calls = try await store.attemptCount(kind: .forecast, since: KoreaStandardTime.startOfDay(containing: now))
+                let startOfDay = KoreaStandardTime.startOfDay(containing: now)
+                let calls = try await store.attemptCount(kind: .forecast, since: startOfDay)
+                let outlookCalls = try await store.weeklyOutlookAttemptCount(since: startOfDay)
                 var newest: [Date?] = []
                 for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()
-                decision = planner.decide(now: now, lastFetched: latest, callsToday: calls, failure: failure)
+                decision = planner.decide(
+                    now: now, lastFetched: latest, callsToday: calls, outlookCallsToday: outlookCalls, failure: failure)
+                outlookDecision = planner.decideOutlook(
+                    now: now, lastPublished: try await store.newestWeeklyOutlook()?.publishedOn, callsToday: calls,
+                    outlookCallsToday: outlookCalls, failure: outlookFailure)
                 lastProblem = nil
             } catch {
                 // Said once, not every step: the poll loop reports the same database in its own words.
@@ -74,6 +84,15 @@ public struct ForecastService: Service, CustomStringConvertible {
                 lastProblem = problem
                 guard await pauseUnplanned() else { return }
                 continue
+            }
+            // The daily forecast first when both are due: its publication supersedes, the outlook waits a moment.
+            if case .wait = decision, case .fetch(let searchDate) = outlookDecision {
+                await fetchOutlook(searchDate: searchDate, store: store, snapshot: snapshot, failure: &outlookFailure)
+                continue
+            }
+            // The next forecast call is the earlier of the two: what the status shows and the loop waits for.
+            if case .wait(let until) = decision, case .wait(let outlookUntil) = outlookDecision, outlookUntil < until {
+                decision = .wait(until: outlookUntil)
             }
             switch decision {
             case .wait(let until):
@@ -124,6 +143,37 @@ public struct ForecastService: Service, CustomStringConvertible {
                     status.forecast = run
                 }
             }
+        }
+    }
+
+    /// Fetches the weekly outlook once and says what came of it, in the journal and in `failure`.
+    private func fetchOutlook(
+        searchDate: LocalDate, store: any FineDustStore, snapshot: LiveConfiguration.Snapshot, failure: inout ForecastPlanner.Failure?
+    ) async {
+        let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
+        let report = await WeeklyOutlookFetch(source: source, store: CountingForecastStore(store, counters: counters), clock: clock)
+            .run(searchDate: searchDate)
+        if report.stopped { return }
+        for unrecorded in report.unrecordedAttempts {
+            logger.error("Weekly outlook: could not record a request: \(unrecorded)")
+        }
+        let finished = clock.now
+        // A failure of another day's outlook starts no backoff today.
+        let attempts = failure.flatMap { KoreaStandardTime.date(containing: $0.at) == searchDate ? $0.attempts : nil } ?? 0
+        if report.fetched(searchDate) {
+            failure = nil
+            logger.notice(
+                "Weekly outlook of \(searchDate) stored", metadata: ["changed": "\(report.stored)", "skipped": "\(report.skippedItems)"])
+        } else if let fetchFailure = report.failure {
+            failure = ForecastPlanner.Failure(at: finished, attempts: attempts + 1, advice: fetchFailure.retryAdvice)
+            logger.error(
+                "Weekly outlook of \(searchDate) not fetched: \(fetchFailure)", metadata: ["kind": "\(fetchFailure.kind.rawValue)"])
+        } else {
+            // The answer came without today's publication: AirKorea is late. Retried within the outlook's 2 calls.
+            failure = ForecastPlanner.Failure(at: finished, attempts: attempts + 1, advice: .retryWithBackoff)
+            logger.notice(
+                "Weekly outlook of \(searchDate) is not published yet; trying again later within its \(ForecastPlanner.outlookReserve) calls a day"
+            )
         }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade, or
-/// today's intake so far.
+/// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade,
+/// today's intake so far, or the days of the weekly outlook marked 높음 (§17).
 public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case pm10Grade = "pm10.grade"
     case pm25Grade = "pm25.grade"
@@ -9,15 +9,18 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case forecastTomorrowPM25 = "forecast.tomorrow.pm25"
     case intakeTodayPM10 = "intake.today.pm10"
     case intakeTodayPM25 = "intake.today.pm25"
+    // The weekly outlook (docs/REFERENCE.md §17): how many of its four days are 높음 for the region (PM2.5).
+    case outlookHighDays = "outlook.high.days"
 
     /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
-    public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 }
+    public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .outlookHighDays }
 
     /// The pollutant the metric is about.
     public var pollutant: Pollutant {
         switch self {
         case .pm10Grade, .forecastTomorrowPM10, .intakeTodayPM10: .pm10
         case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25: .pm25
+        case .outlookHighDays: .pm25
         }
     }
 }
@@ -76,7 +79,9 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
         } else if metric.isGrade, let grade = DustGrade(word: value) {
             threshold = Double(grade.rawValue)
         } else {
-            throw AlertRuleError("\"\(value)\" is not a \(metric.isGrade ? "grade (1–4 or 좋음/보통/나쁨/매우나쁨)" : "number of µg")")
+            let expected =
+                metric.isGrade ? "grade (1–4 or 좋음/보통/나쁨/매우나쁨)" : metric == .outlookHighDays ? "number of days (0–4)" : "number of µg"
+            throw AlertRuleError("\"\(value)\" is not a \(expected)")
         }
         if metric.isGrade, !(1...4).contains(threshold) || threshold != threshold.rounded() {
             throw AlertRuleError("a grade is 1, 2, 3 or 4, not \(value)")

@@ -37,6 +37,10 @@ public struct DemoReplay: Sendable {
     /// its "today" and tomorrow can be tried.
     public static let forecastFiles = ["synthesized/forecast-pm10-2026-11-20.xml", "synthesized/forecast-pm25-2026-11-20.xml"]
 
+    /// AirKorea's weekly outlook published on the demo's last day, for the four days after
+    /// (docs/REFERENCE.md §17).
+    public static let weeklyOutlookFile = "synthesized/weekly-outlook-2026-11-20.xml"
+
     /// Walking distances for the demo week.
     public static let activityFile = "activity/jongno-week-walks.csv"
 
@@ -87,7 +91,7 @@ public struct DemoReplay: Sendable {
         self.stations = StationListService(store: store)
     }
 
-    /// Replays every response in order, then imports the demo activity.
+    /// Replays every response in order, then imports the demo activity and stores the forecasts and the weekly outlook.
     public func run() async throws -> (responses: [(Response, Outcome)], walkedHours: Int) {
         var outcomes: [(Response, Outcome)] = []
         for response in Self.responses {
@@ -103,6 +107,11 @@ public struct DemoReplay: Sendable {
         for file in Self.forecastFiles {
             let page = try AirKoreaResponseParser().parseForecasts(try Data(contentsOf: fixtures.appendingPathComponent(file)))
             _ = try await forecasts.saveForecasts(page.forecasts, fetchedAt: Self.now)
+        }
+        let outlooks = try AirKoreaResponseParser().parseWeeklyOutlooks(
+            try Data(contentsOf: fixtures.appendingPathComponent(Self.weeklyOutlookFile)))
+        for outlook in outlooks.outlooks {
+            _ = try await forecasts.saveWeeklyOutlook(outlook, fetchedAt: Self.now)
         }
         return (outcomes, walked)
     }

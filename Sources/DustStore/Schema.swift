@@ -172,6 +172,36 @@ enum Schema {
                     CREATE INDEX poll_attempt_by_kind ON poll_attempt(kind, started_at);
                     """)
         }
+        migrator.registerMigration("v10-weekly-outlook") { db in
+            // The weekly PM2.5 outlook (docs/REFERENCE.md §17), one row per publication day, one per
+            // of its days with the confidence (신뢰도), one per region named that day with the word as
+            // published (낮음/높음, or an unknown word kept). A region name FineDust does not know is
+            // kept too, as published; it never matches a user's region. Every publication is kept.
+            try db.execute(
+                sql: """
+                    CREATE TABLE weekly_outlook (
+                        published_on TEXT PRIMARY KEY NOT NULL,
+                        conditions TEXT,
+                        fetched_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE weekly_outlook_day (
+                        published_on TEXT NOT NULL,
+                        position INTEGER NOT NULL CHECK (position BETWEEN 1 AND 4),
+                        forecast_date TEXT NOT NULL,
+                        confidence_word TEXT,
+                        PRIMARY KEY (published_on, position)
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE weekly_outlook_grade (
+                        published_on TEXT NOT NULL,
+                        position INTEGER NOT NULL,
+                        region TEXT NOT NULL,
+                        word TEXT NOT NULL,
+                        PRIMARY KEY (published_on, position, region)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

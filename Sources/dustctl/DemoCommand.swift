@@ -38,11 +38,14 @@ struct DemoCommand: AsyncParsableCommand {
                 intakeModel: model, stations: StationPreference(primary: DemoReplay.station))
             let day = try await statistics.day(DemoReplay.lastDay)
             let week = try await statistics.rollingWeek(endingOn: DemoReplay.lastDay)
+            let forecast = try await ForecastReader(store: store, timeZone: calendar.timeZone)
+                .outlook(station: DemoReplay.station, override: nil, now: DemoReplay.now)
             if json {
                 try standardOutputLine(
                     JSON.object([
                         ("day", ReportJSON.day(day, calendar: calendar)),
                         ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
+                        ("outlook", forecast.weekly.map { ReportJSON.weeklyOutlook($0, region: forecast.region) } ?? .null),
                     ]).serialized)
                 return
             }
@@ -59,10 +62,14 @@ struct DemoCommand: AsyncParsableCommand {
                     try standardOutputLine("  ✗ \(response.path): " + style.dim(error.description))
                 }
             }
-            try standardOutputLine("  ✓ \(DemoReplay.activityFile): \(walked) hours of walking\n")
+            try standardOutputLine("  ✓ \(DemoReplay.activityFile): \(walked) hours of walking")
+            try standardOutputLine(
+                "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"
+                    + (forecast.weekly.map { " published \($0.publishedOn), \($0.days.count) days" } ?? "") + "\n")
             let text = ReportText(style: style, calendar: calendar, intakeModel: model)
             try standardOutputLine(text.day(day, isToday: false))
             try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
+            try standardOutputLine((weeklyOutlookLines(forecast, style).dropFirst() + [""]).joined(separator: "\n"))
             try standardOutputLine(
                 style.dim("Explore: dustctl week --db \(db) --station \(DemoReplay.station) --end \(DemoReplay.lastDay)"))
         }

@@ -8,13 +8,15 @@ import Foundation
 struct ForecastCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forecast",
-        abstract: "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5).",
+        abstract: "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5), and the weekly outlook.",
         discussion: """
             The region is forecast.region when set, else the station's: its province,
             and for 경기 and 강원 the city in its address (경기북부/경기남부,
             영서/영동; dustctl stations sync stores addresses). dustd fetches each
-            publication (about 05, 11, 17 and 23 KST). With no forecast stored yet,
-            dustctl says so and exits 0, as today does with no readings. Examples:
+            publication (about 05, 11, 17 and 23 KST), and the weekly PM2.5 outlook
+            (낮음/높음 for the four days after, with its 신뢰도) once a day after
+            17:30 KST. With no forecast stored yet, dustctl says so and exits 0, as
+            today does with no readings. Examples:
               dustctl forecast
               dustctl forecast --json
             """)
@@ -44,7 +46,7 @@ struct ForecastCommand: AsyncParsableCommand {
         guard !outlook.isEmpty else {
             lines.append(
                 "No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST).")
-            return lines.joined(separator: "\n") + "\n"
+            return (lines + weeklyOutlookLines(outlook, style)).joined(separator: "\n") + "\n"
         }
         lines.append(pad("", 20) + pad(style.bold("PM10 미세먼지"), 24) + style.bold("PM2.5 초미세먼지"))
         for (label, date, grades) in [
@@ -58,7 +60,38 @@ struct ForecastCommand: AsyncParsableCommand {
             lines.append("")
             lines.append(overall)
         }
-        return lines.joined(separator: "\n") + "\n"
+        return (lines + weeklyOutlookLines(outlook, style)).joined(separator: "\n") + "\n"
+    }
+}
+
+/// The weekly outlook's block (docs/REFERENCE.md §17), after today's and tomorrow's: one line per day;
+/// a sentence when none is stored (`dustctl forecast`, `dustctl demo`).
+func weeklyOutlookLines(_ outlook: ForecastOutlook, _ style: TextStyle) -> [String] {
+    guard let weekly = outlook.weekly else {
+        return ["", "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST."]
+    }
+    var lines = ["", style.bold("Weekly outlook · \(outlook.region.rawValue) · PM2.5 초미세먼지 · \(weekly.publishedOn) 발표")]
+    for day in weekly.days {
+        lines.append(
+            pad("\(weekdayName(day.date)) \(day.date.description.suffix(5))", 20)
+                + pad(outlookGradeText(day.byRegion[outlook.region], style), 24)
+                + (day.confidence.map { "신뢰도 \($0.word)" } ?? ""))
+    }
+    if let conditions = weekly.conditions {
+        lines.append("")
+        lines.append(conditions)
+    }
+    return lines
+}
+
+/// `높음 (high)` in the colour of 나쁨, `낮음 (low)` in that of 좋음; an unknown word as published; `–`
+/// when the day does not name the region.
+func outlookGradeText(_ grade: OutlookGrade?, _ style: TextStyle) -> String {
+    guard let grade else { return "–" }
+    switch grade.level {
+    case .high: return style.graded("높음 (high)", .bad)
+    case .low: return style.graded("낮음 (low)", .good)
+    case nil: return "\(grade.word) (unknown word)"
     }
 }
 

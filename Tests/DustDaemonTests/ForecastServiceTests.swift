@@ -14,14 +14,24 @@ import Testing
 struct ForecastServiceTests {
     static let pm10 = try! TestFixtures.data("synthesized/forecast-pm10-2026-11-22.xml")
     static let pm25 = try! TestFixtures.data("synthesized/forecast-pm25-2026-11-22.xml")
+    static let weeklyOutlook = try! TestFixtures.data("synthesized/weekly-outlook-2026-11-22.xml")
 
-    @Test("Fetches the 17시 publication at once, stores it, waits for 23:30; a late publication is retried only within the daily cap")
+    /// AirKorea's answer: the forecast of the `InformCode` asked for, the weekly outlook, 404 for anything else.
+    @Sendable static func answer(_ request: ReceivedRequest) -> FakeReply {
+        .forecastService(request, pm10: pm10, pm25: pm25, weeklyOutlook: weeklyOutlook)
+    }
+
+    /// The daily forecast's requests among those the server received (the weekly outlook's left out).
+    static func dailyRequests(_ rig: FaultRig) -> [ReceivedRequest] {
+        rig.server.requests.filter { $0.operation == "getMinuDustFrcstDspth" }
+    }
+
+    @Test(
+        "Fetches the 17시 publication at once, then the weekly outlook, stores them, waits for 23:30; a late publication is retried only within the daily cap"
+    )
     func scheduleAndCap() async throws {
         try await withRig { rig in
-            rig.server.setScript { request in
-                guard request.operation == "getMinuDustFrcstDspth" else { return .respond(status: 404, body: Data()) }
-                return .respond(status: 200, body: request.query["InformCode"] == "PM25" ? Self.pm25 : Self.pm10)
-            }
+            rig.server.setScript(Self.answer)
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
@@ -42,22 +52,31 @@ struct ForecastServiceTests {
             // 17:40: the 17시 issue, both pollutants, searchDate today.
             #expect(
                 try await clock.waitUntilSleeping {
-                    guard rig.server.requests.count >= 2 else { return false }
+                    guard Self.dailyRequests(rig).count >= 2 else { return false }
                     return try rig.store.loadStatus()?.forecast?.nextFetchAt != nil
                 })
-            #expect(rig.server.requests.map { $0.query["InformCode"] } == ["PM10", "PM25"])
+            #expect(Self.dailyRequests(rig).map { $0.query["InformCode"] } == ["PM10", "PM25"])
             #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" && $0.query["returnType"] == "xml" })
+            // After the 17시 forecast, the weekly outlook: one call, stored, recorded among the forecast calls.
+            #expect(
+                rig.server.requests.map(\.operation) == ["getMinuDustFrcstDspth", "getMinuDustFrcstDspth", "getMinuDustWeekFrcstDspth"])
+            #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 22))
+            #expect(try rig.store.weeklyOutlookAttemptCount(since: instant(kst: "2026-11-22T00:00:00")) == 1)
             #expect(try rig.store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
-            let recorded = try rig.store.recentAttempts(limit: 2)
-            #expect(recorded.map(\.operation) == ["forecast PM25 2026-11-22 page 1", "forecast PM10 2026-11-22 page 1"])
-            #expect(recorded.allSatisfy { $0.outcome == .ok && $0.httpStatus == 200 && $0.resultCode == "00" && $0.rowsNew == 7 })
+            let recorded = try rig.store.recentAttempts(limit: 3)
+            #expect(
+                recorded.map(\.operation) == [
+                    "weekly outlook 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1", "forecast PM10 2026-11-22 page 1",
+                ])
+            #expect(recorded.allSatisfy { $0.kind == .forecast && $0.outcome == .ok && $0.httpStatus == 200 && $0.resultCode == "00" })
+            #expect(recorded.map(\.rowsNew) == [1, 7, 7])
             #expect(
                 try rig.store.forecast(pollutant: .pm25, date: LocalDate(year: 2026, month: 11, day: 23), region: .seoul)?.grade
                     == .known(.veryBad))
             #expect(try rig.store.loadStatus()?.forecast?.nextFetchAt == instant(kst: "2026-11-22T23:30:00"))
             clock.advance(to: instant(kst: "2026-11-22T23:29:59"))
             #expect(try await clock.waitUntilSleeping())
-            #expect(rig.server.requests.count == 2, "nothing more before 23:30")
+            #expect(Self.dailyRequests(rig).count == 2, "nothing more before 23:30")
 
             // 23:30: the server still has only the 17시 issue, so AirKorea is "late": retried 5 and
             // 10 minutes later, then 20 minutes later, in the next KST day's spare calls (its
@@ -69,24 +88,26 @@ struct ForecastServiceTests {
             }
             clock.advance(to: instant(kst: "2026-11-22T23:30:00"))
             #expect(try await planned("2026-11-22T23:35:00"))
-            #expect(rig.server.requests.count == 4)
+            #expect(Self.dailyRequests(rig).count == 4)
             clock.advance(to: instant(kst: "2026-11-22T23:35:30"))
             #expect(try await planned("2026-11-22T23:45:30"))
-            #expect(rig.server.requests.count == 6)
+            #expect(Self.dailyRequests(rig).count == 6)
             clock.advance(to: instant(kst: "2026-11-22T23:46:00"))
             #expect(try await planned("2026-11-23T00:06:00"))
-            #expect(rig.server.requests.count == 8)
+            #expect(Self.dailyRequests(rig).count == 8)
             clock.advance(to: instant(kst: "2026-11-22T23:59:00"))
             #expect(try await clock.waitUntilSleeping())
-            #expect(rig.server.requests.count == 8)
+            #expect(Self.dailyRequests(rig).count == 8)
             clock.advance(to: instant(kst: "2026-11-23T00:06:30"))
             #expect(try await planned("2026-11-23T05:30:00"))
-            #expect(rig.server.requests.count == 10)
-            #expect(rig.server.requests.suffix(2).allSatisfy { $0.query["searchDate"] == "2026-11-22" })
+            #expect(Self.dailyRequests(rig).count == 10)
+            #expect(Self.dailyRequests(rig).suffix(2).allSatisfy { $0.query["searchDate"] == "2026-11-22" })
             clock.advance(to: instant(kst: "2026-11-23T05:00:00"))
             #expect(try await clock.waitUntilSleeping())
-            #expect(rig.server.requests.count == 10)
-            #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 10)
+            #expect(Self.dailyRequests(rig).count == 10)
+            // The 10 forecast calls and the outlook's 1; the outlook's other kept call was never spent by the forecast.
+            #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 11)
+            #expect(rig.server.requests.count == 11)
             #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-23T00:00:00")) == 2)
             #expect(!rig.logs.text.contains(testKey))
             #expect(rig.logs.text.contains("not published yet"))
@@ -127,6 +148,50 @@ struct ForecastNightStartTests {
             #expect(try recorded() == 2)
             #expect(rig.server.requests.map { $0.query["InformCode"] } == ["PM10", "PM25"])
             #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" })
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+}
+
+@Suite("dustd's weekly outlook fetch against a loopback AirKorea", .serialized)
+struct WeeklyOutlookServiceTests {
+    static let older = try! TestFixtures.data("synthesized/weekly-outlook-2026-11-20.xml")
+
+    @Test("Today's outlook not published yet at 17:40: retried once 5 minutes later, then nothing before tomorrow's 17:30")
+    func latePublicationRetriedWithinItsTwoCalls() async throws {
+        try await withRig { rig in
+            rig.server.setScript { request in
+                request.operation == "getMinuDustWeekFrcstDspth"
+                    ? .respond(status: 200, body: Self.older) : ForecastServiceTests.answer(request)
+            }
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
+                    heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let service = ForecastService(
+                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+                transport: rig.transport, clock: clock, logger: rig.logs.logger())
+            let task = Task { try await service.run() }
+            defer { task.cancel() }
+            func outlookCalls() throws -> Int { try rig.store.weeklyOutlookAttemptCount(since: instant(kst: "2026-11-22T00:00:00")) }
+            #expect(try await clock.waitUntilSleeping { try outlookCalls() == 1 })
+            // What came was stored (an older publication), but it is not today's.
+            #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 20))
+            clock.advance(to: instant(kst: "2026-11-22T17:45:30"))
+            #expect(try await clock.waitUntilSleeping { try outlookCalls() == 2 })
+            clock.advance(to: instant(kst: "2026-11-22T23:00:00"))
+            #expect(try await clock.waitUntilSleeping())
+            #expect(try outlookCalls() == 2, "at most its 2 calls a day")
+            #expect(
+                rig.server.requests.filter { $0.operation == "getMinuDustWeekFrcstDspth" }.allSatisfy {
+                    $0.query["searchDate"] == "2026-11-22"
+                })
+            #expect(rig.logs.text.contains("Weekly outlook of 2026-11-22 is not published yet"))
             task.cancel()
             _ = try? await task.value
         }

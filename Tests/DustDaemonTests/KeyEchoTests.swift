@@ -142,6 +142,32 @@ struct KeyEchoTests {
             try expectNoEcho(rig, [seoul.overall ?? "", seoul.cause ?? ""], "forecast")
         }
     }
+
+    @Test("Weekly outlook text (gwthcnd, a day's words) that echoes the key is withheld before it is stored")
+    func weeklyOutlookText() async throws {
+        try await withRig { rig in
+            var fixture = String(decoding: try TestFixtures.data("synthesized/weekly-outlook-2026-11-22.xml"), as: UTF8.self)
+            fixture = fixture.replacing(#/<gwthcnd>[^<]*</gwthcnd>/#) { _ in
+                "<gwthcnd>○ " + pieces(longKey, joinedBy: "<!---->") + "</gwthcnd>"
+            }
+            fixture = fixture.replacing(#/<frcstFourCn>[^<]*</frcstFourCn>/#) { _ in
+                "<frcstFourCn>서울 : 낮음, 신뢰도 : " + pieces(longKey, joinedBy: "<!-- -->") + "</frcstFourCn>"
+            }
+            let body = Data(fixture.utf8)
+            rig.server.setScript { _ in .respond(status: 200, body: body) }
+            let clock = FixedClock(ISO8601DateFormatter().date(from: "2026-11-22T17:30:00+09:00")!)
+            let report = await WeeklyOutlookFetch(source: client(rig), store: rig.store, clock: clock).run(
+                searchDate: LocalDate(year: 2026, month: 11, day: 22))
+            #expect(report.failure == nil)
+            #expect(report.stored)
+            let outlook = try #require(try rig.store.newestWeeklyOutlook())
+            #expect(outlook.conditions == KeyEchoGuard.withheldText)
+            // A whole field is withheld, so the fourth day's text names nothing any more.
+            #expect(outlook.days[3].byRegion.isEmpty && outlook.days[3].confidence == nil, "\(outlook.days[3])")
+            #expect(outlook.days[0].byRegion[.seoul] == .known(.high), "the other days carried no key and are kept")
+            try expectNoEcho(rig, [outlook.conditions ?? ""], "weekly outlook")
+        }
+    }
 }
 
 @Suite("dustd's start: a status stored with the key JSON-escaped shows no key after a restart", .serialized)

@@ -93,17 +93,13 @@ struct RequestCounterTests {
         }
     }
 
-    @Test("The forecast loop counts its requests apart from the poll's, with the factory it was given")
+    @Test("The forecast loop counts its requests (the weekly outlook's among them) apart from the poll's, with the factory it was given")
     func forecastLoopCounts() async throws {
         try await withRig { rig in
-            rig.server.setScript { request in
-                guard request.operation == "getMinuDustFrcstDspth" else { return .respond(status: 404, body: Data()) }
-                return .respond(
-                    status: 200, body: request.query["InformCode"] == "PM25" ? ForecastServiceTests.pm25 : ForecastServiceTests.pm10)
-            }
+            rig.server.setScript(ForecastServiceTests.answer)
             let metrics = TestMetrics()
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            // 17:40 KST: the 17시 publication is due, one request per pollutant; the next is planned for 23:30.
+            // 17:40 KST: the 17시 publication is due, one request per pollutant, and the weekly outlook; the next is planned for 23:30.
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
             let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
             let board = await DaemonStatusBoard(
@@ -117,8 +113,9 @@ struct RequestCounterTests {
             let task = Task { try await service.run() }
             defer { task.cancel() }
             #expect(try await clock.waitUntilSleeping { try rig.store.loadStatus()?.forecast?.nextFetchAt != nil })
-            #expect(rig.server.requests.count == 2)
-            #expect(try metrics.expectCounter("finedust_forecast_requests_total", [("outcome", "ok")]).totalValue == 2)
+            // PM10, PM25, then the weekly outlook.
+            #expect(rig.server.requests.count == 3)
+            #expect(try metrics.expectCounter("finedust_forecast_requests_total", [("outcome", "ok")]).totalValue == 3)
             #expect(!metrics.counters.contains { $0.label == "finedust_poll_attempts_total" })
         }
     }

@@ -169,6 +169,46 @@ struct AlertTests {
         #expect(try await monitor(nil).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == nil)
     }
 
+    @Test("outlook.high.days >= 1 on the weekly outlook: fires once for 서울 (2 days 높음), not again, clears once when a newer one is all 낮음")
+    func outlookRule() async throws {
+        let scratch = try Scratch()
+        let page = try AirKoreaResponseParser().parseWeeklyOutlooks(try TestFixtures.data("synthesized/weekly-outlook-2026-11-20.xml"))
+        let published = try #require(page.outlooks.first)
+        _ = try scratch.store.saveWeeklyOutlook(published, fetchedAt: Self.at(18))
+        let reader = ForecastReader(store: scratch.store, timeZone: seoul.timeZone)
+        let rule = try AlertRule(parsing: "outlook.high.days >= 1")
+        func monitor(_ region: ForecastRegion, now: Date) throws -> AlertMonitor {
+            AlertMonitor(
+                rules: [rule], quietHours: nil, store: scratch.store,
+                statistics: scratch.statistics(model: try VentilationIntakeModel(), now: now),
+                forecast: StoredTomorrowForecast(reader: reader, station: "종로구", region: region))
+        }
+        #expect(try await monitor(.busan, now: Self.at(18)).inputs(at: Self.at(18)).values[.outlookHighDays] == 0)
+        #expect(try await monitor(.seoul, now: Self.at(18)).inputs(at: Self.at(18)).values[.outlookHighDays] == 2)
+        #expect(try await monitor(.seoul, now: Self.at(18)).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
+        let stored = try #require(try scratch.store.recentAlertEvents(limit: 1).first?.event)
+        #expect(stored.title == "FineDust: 2 of the weekly outlook's days 높음 (high) for PM2.5")
+        #expect(try await monitor(.seoul, now: Self.at(19)).evaluate(at: Self.at(19)).isEmpty, "no repeat while it holds")
+        // The next day's publication marks every day 낮음: it replaces the one before, and the alert clears once.
+        var next = published
+        next.publishedOn = published.publishedOn.adding(days: 1)
+        next.days = published.days.map { day in
+            var low = day
+            low.date = day.date.adding(days: 1)
+            low.byRegion = low.byRegion.mapValues { _ in .known(.low) }
+            return low
+        }
+        _ = try scratch.store.saveWeeklyOutlook(next, fetchedAt: Self.at(20))
+        #expect(try await monitor(.seoul, now: Self.at(20)).evaluate(at: Self.at(20)).map(\.kind) == [.cleared])
+        #expect(try await monitor(.seoul, now: Self.at(21)).evaluate(at: Self.at(21)).isEmpty, "no repeat of the clearing")
+    }
+
+    @Test("outlook.high.days takes a number of days, not a grade word")
+    func outlookRuleParsing() throws {
+        #expect(try AlertRule(parsing: "outlook.high.days >= 2").description == "outlook.high.days >= 2")
+        #expect(throws: AlertRuleError("\"나쁨\" is not a number of days (0–4)")) { try AlertRule(parsing: "outlook.high.days >= 나쁨") }
+    }
+
     @Test("A failing sink is retried with doubling waits, then recorded as failed; another sink is not held up")
     func retries() async throws {
         let scratch = try Scratch()

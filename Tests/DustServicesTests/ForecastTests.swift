@@ -194,6 +194,142 @@ struct ForecastPlannerTests {
         #expect(planner.spareCalls(at: instant(kst: "2026-11-22T23:45:00"), callsToday: 8) == 2)
         #expect(planner.spareCalls(at: instant(kst: "2026-11-22T12:00:00"), callsToday: 4) == 2)
         #expect(planner.spareCalls(at: instant(kst: "2026-11-22T23:45:00"), callsToday: 10) == 0)
+        // What the outlook spent of its 2 is not kept twice: 8 calls, 2 of them the outlook's, leave 2 at 23:45.
+        #expect(planner.spareCalls(at: instant(kst: "2026-11-22T23:45:00"), callsToday: 10, outlookCallsToday: 2) == 2)
+        #expect(planner.spareCalls(at: instant(kst: "2026-11-22T23:45:00"), callsToday: 9, outlookCallsToday: 1) == 2)
+    }
+
+    /// The daily forecast and the weekly outlook planned together as `ForecastService` runs them
+    /// (the daily first when both are due) from `start` to `end`; `fails` says whether a daily
+    /// fetch fails, `outlookFails` whether an outlook call does. Returns every call with its kind
+    /// and the calls per KST day.
+    func simulateBoth(
+        from start: Date, to end: Date, lastFetched initial: Date?, lastPublished initialOutlook: LocalDate?,
+        fails: (Date) -> RetryAdvice? = { _ in nil }, outlookFails: (Date) -> RetryAdvice? = { _ in nil }
+    ) -> (outlookCalls: [Date], calls: [LocalDate: Int], outlookPerDay: [LocalDate: Int]) {
+        var now = start
+        var lastFetched = initial
+        var lastPublished = initialOutlook
+        var calls: [LocalDate: Int] = [:]
+        var outlookPerDay: [LocalDate: Int] = [:]
+        var failure: ForecastPlanner.Failure?
+        var outlookFailure: ForecastPlanner.Failure?
+        var outlookCalls: [Date] = []
+        var steps = 0
+        while now < end, steps < 2000 {
+            steps += 1
+            let day = KoreaStandardTime.date(containing: now)
+            let daily = planner.decide(
+                now: now, lastFetched: lastFetched, callsToday: calls[day, default: 0], outlookCallsToday: outlookPerDay[day, default: 0],
+                failure: failure)
+            let outlook = planner.decideOutlook(
+                now: now, lastPublished: lastPublished, callsToday: calls[day, default: 0],
+                outlookCallsToday: outlookPerDay[day, default: 0], failure: outlookFailure)
+            switch (daily, outlook) {
+            case (.fetch(let publication, _), _):
+                calls[day, default: 0] += ForecastPlanner.callsPerFetch
+                if let advice = fails(now) {
+                    failure = ForecastPlanner.Failure(at: now, attempts: (failure?.attempts ?? 0) + 1, advice: advice)
+                } else {
+                    failure = nil
+                    lastFetched = publication
+                }
+                now = now.addingTimeInterval(1)
+            case (.wait, .fetch(let searchDate)):
+                #expect(searchDate == day)
+                calls[day, default: 0] += 1
+                outlookPerDay[day, default: 0] += 1
+                outlookCalls.append(now)
+                if let advice = outlookFails(now) {
+                    outlookFailure = ForecastPlanner.Failure(at: now, attempts: (outlookFailure?.attempts ?? 0) + 1, advice: advice)
+                } else {
+                    outlookFailure = nil
+                    lastPublished = searchDate
+                }
+                now = now.addingTimeInterval(1)
+            case (.wait(let until), .wait(let outlookUntil)):
+                let next = min(until, outlookUntil)
+                #expect(next > now, "a wait must move time forward")
+                now = next
+            }
+        }
+        return (outlookCalls, calls, outlookPerDay)
+    }
+
+    @Test("The outlook: once a day at 17:30 KST, right after the 17시 forecast; 9 calls a day with it")
+    func outlookOnceADay() async {
+        let run = simulateBoth(
+            from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-25T00:00:00"),
+            lastFetched: instant(kst: "2026-11-21T23:00:00"), lastPublished: LocalDate(year: 2026, month: 11, day: 21))
+        #expect(
+            run.outlookCalls == [
+                instant(kst: "2026-11-22T17:30:01"), instant(kst: "2026-11-23T17:30:01"), instant(kst: "2026-11-24T17:30:01"),
+            ])
+        #expect(run.calls.values.allSatisfy { $0 == 9 }, "\(run.calls)")
+    }
+
+    @Test("A start after 17:30 without today's outlook fetches it at once; before 17:30 it waits for 17:30")
+    func outlookOnStart() async {
+        let day = LocalDate(year: 2026, month: 11, day: 22)
+        #expect(
+            planner.decideOutlook(
+                now: instant(kst: "2026-11-22T20:10:00"), lastPublished: day.adding(days: -1), callsToday: 6, outlookCallsToday: 0,
+                failure: nil) == .fetch(searchDate: day))
+        #expect(
+            planner.decideOutlook(
+                now: instant(kst: "2026-11-22T20:10:00"), lastPublished: nil, callsToday: 0, outlookCallsToday: 0, failure: nil)
+                == .fetch(searchDate: day))
+        #expect(
+            planner.decideOutlook(
+                now: instant(kst: "2026-11-22T09:00:00"), lastPublished: nil, callsToday: 2, outlookCallsToday: 0, failure: nil)
+                == .wait(until: instant(kst: "2026-11-22T17:30:00")))
+        // Today's stored: nothing before tomorrow's 17:30.
+        #expect(
+            planner.decideOutlook(
+                now: instant(kst: "2026-11-22T20:10:00"), lastPublished: day, callsToday: 7, outlookCallsToday: 1, failure: nil)
+                == .wait(until: instant(kst: "2026-11-23T17:30:00")))
+    }
+
+    @Test("A failing outlook is retried at most within its 2 calls a day; with the daily forecast failing too, never more than 12")
+    func outlookFailingKeepsTheCap() async {
+        for advice in [RetryAdvice.retryWithBackoff, .waitAMinute, .waitForNextHour, .waitUntilMidnightKST] {
+            let run = simulateBoth(
+                from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-26T00:00:00"), lastFetched: nil, lastPublished: nil,
+                fails: { _ in advice }, outlookFails: { _ in advice })
+            #expect(!run.outlookCalls.isEmpty)
+            #expect(run.outlookPerDay.values.allSatisfy { $0 <= ForecastPlanner.outlookReserve }, "\(advice): \(run.outlookPerDay)")
+            #expect(run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap }, "\(advice): \(run.calls)")
+        }
+        // Backoff: 17:30 fails, 17:35 is its second and last call of the day.
+        let run = simulateBoth(
+            from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-23T00:00:00"),
+            lastFetched: instant(kst: "2026-11-21T23:00:00"), lastPublished: nil, outlookFails: { _ in .retryWithBackoff })
+        #expect(run.outlookCalls == [instant(kst: "2026-11-22T17:30:01"), instant(kst: "2026-11-22T17:35:01")])
+        #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
+    }
+
+    @Test("Every daily fetch failing while the outlook succeeds: the daily never spends the outlook's calls, 12 at most")
+    func dailyFailingLeavesTheOutlookItsCalls() async {
+        for advice in [RetryAdvice.retryWithBackoff, .waitAMinute] {
+            let run = simulateBoth(
+                from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-25T00:00:00"), lastFetched: nil, lastPublished: nil,
+                fails: { _ in advice })
+            #expect(run.outlookCalls.count == 3, "\(advice): one each day")
+            #expect(run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap }, "\(advice): \(run.calls)")
+        }
+    }
+
+    @Test("A restart that forgot the outlook's failure: its calls come from the record, so it never spends a third")
+    func outlookCallsFromTheRecord() async {
+        #expect(
+            planner.decideOutlook(
+                now: instant(kst: "2026-11-22T18:00:00"), lastPublished: nil, callsToday: 8, outlookCallsToday: 2, failure: nil)
+                == .wait(until: instant(kst: "2026-11-23T17:30:00")))
+        // The day's scheduled fetch at 23:30 keeps its 2 calls: at 11 calls only 1 is left, and it is not the outlook's.
+        #expect(
+            planner.decideOutlook(
+                now: instant(kst: "2026-11-22T18:00:00"), lastPublished: nil, callsToday: 10, outlookCallsToday: 1, failure: nil)
+                == .wait(until: instant(kst: "2026-11-23T17:30:00")))
     }
 }
 

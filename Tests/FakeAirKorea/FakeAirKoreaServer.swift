@@ -170,3 +170,18 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
         }
     }
 }
+
+// MARK: - The forecast service's operations
+
+extension FakeReply {
+    /// AirKorea's forecast operations: `getMinuDustFrcstDspth` answered with `pm10` or `pm25` by its
+    /// `InformCode`, `getMinuDustWeekFrcstDspth` (the weekly outlook) with `weeklyOutlook`; 404 for
+    /// any other operation.
+    public static func forecastService(_ request: ReceivedRequest, pm10: Data, pm25: Data, weeklyOutlook: Data) -> FakeReply {
+        switch request.operation {
+        case "getMinuDustFrcstDspth": .respond(status: 200, body: request.query["InformCode"] == "PM25" ? pm25 : pm10)
+        case "getMinuDustWeekFrcstDspth": .respond(status: 200, body: weeklyOutlook)
+        default: .respond(status: 404, body: Data())
+        }
+    }
+}

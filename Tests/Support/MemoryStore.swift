@@ -36,6 +36,7 @@ public final class MemoryStore: FineDustStore, Sendable {
         var stations: [String: StationRow] = [:]
         var attempts: [PollAttempt] = []
         var issues: [IssueKey: Issue] = [:]
+        var weeklyOutlooks: [LocalDate: WeeklyOutlook] = [:]
         var activity: [String: [Slot: Double]] = [:]
         var alertStates: [String: AlertState] = [:]
         var alertEvents: [AlertEvent] = []
@@ -201,6 +202,34 @@ public final class MemoryStore: FineDustStore, Sendable {
     public func stationLocation(name: String) throws(StorageFailure) -> StationLocation? {
         state.withLock { state in
             state.stations[name].map { StationLocation(sido: $0.sido, address: $0.station.address) }
+        }
+    }
+
+    // MARK: - The weekly outlook
+
+    public func saveWeeklyOutlook(_ outlook: WeeklyOutlook, fetchedAt: Date) throws(StorageFailure) -> Bool {
+        state.withLock { state in
+            var kept = outlook
+            kept.days = Array(outlook.days.prefix(4))
+            guard state.weeklyOutlooks[outlook.publishedOn] != kept else { return false }
+            state.weeklyOutlooks[outlook.publishedOn] = kept
+            return true
+        }
+    }
+
+    public func newestWeeklyOutlook() throws(StorageFailure) -> WeeklyOutlook? {
+        state.withLock { state in state.weeklyOutlooks.max { $0.key < $1.key }?.value }
+    }
+
+    public func weeklyOutlook(publishedOn: LocalDate) throws(StorageFailure) -> WeeklyOutlook? {
+        state.withLock { state in state.weeklyOutlooks[publishedOn] }
+    }
+
+    public func weeklyOutlookAttemptCount(since start: Date) throws(StorageFailure) -> Int {
+        state.withLock { state in
+            state.attempts.filter {
+                $0.kind == .forecast && $0.operation.hasPrefix(WeeklyOutlookFetch.operationPrefix) && $0.startedAt >= start
+            }.count
         }
     }
 

@@ -123,6 +123,24 @@ struct ExportTests {
         #expect(result.standardOutput.contains("Week            167   166"))
     }
 
+    @Test("The demo stores and shows the weekly outlook for 서울: 높음 on its first two days; --json ends with it")
+    func demoOutlook() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let result = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(
+            result.standardOutput.contains("✓ synthesized/weekly-outlook-2026-11-20.xml: the weekly outlook published 2026-11-20, 4 days"))
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        let heading = try #require(lines.firstIndex(of: "Weekly outlook · 서울 · PM2.5 초미세먼지 · 2026-11-20 발표"))
+        #expect(lines[heading + 1].hasPrefix("Mon 11-23") && lines[heading + 1].contains("높음 (high)"))
+        #expect(lines[heading + 2].hasPrefix("Tue 11-24") && lines[heading + 2].contains("높음 (high)"))
+        #expect(lines[heading + 3].hasPrefix("Wed 11-25") && lines[heading + 3].contains("낮음 (low)"))
+        #expect(lines[heading + 4].hasPrefix("Thu 11-26") && lines[heading + 4].hasSuffix("신뢰도 낮음"))
+        let json = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path, "--json")
+        #expect(json.standardOutput.contains(",\"outlook\":{\"publishedOn\":\"2026-11-20\",\"highDays\":2,"))
+    }
+
     @Test("--per week exports whole ISO weeks; --last-week is the previous Monday to Sunday")
     func weeksAndLastWeek() throws {
         let directory = try TemporaryDirectory()

@@ -68,6 +68,47 @@ struct ForecastCommandTests {
         #expect((tomorrow["pm10"] as? [String: Any])?["word"] as? String == "보통")
     }
 
+    @Test("Text: the weekly outlook's four days for the region after today and tomorrow, with 신뢰도; none stored says so")
+    func weeklyOutlook() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, today) = try database(directory)
+        let before = try dustctl("forecast", "--db", db, "--station", "종로구")
+        #expect(before.standardOutput.hasSuffix("\nNo weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.\n"))
+        // Published yesterday, so its first day is the day after tomorrow's tomorrow: 서울 높음, 높음, 낮음, 낮음.
+        let store = try SQLiteStore(path: db)
+        let page = try AirKoreaResponseParser().parseWeeklyOutlooks(try TestFixtures.data("synthesized/weekly-outlook-2026-11-22.xml"))
+        var outlook = try #require(page.outlooks.first)
+        let shift = today.adding(days: -1).daysSinceEpoch - outlook.publishedOn.daysSinceEpoch
+        outlook.publishedOn = outlook.publishedOn.adding(days: shift)
+        outlook.days = outlook.days.map { day in
+            var moved = day
+            moved.date = day.date.adding(days: shift)
+            return moved
+        }
+        try store.saveWeeklyOutlook(outlook)
+        let result = try dustctl("forecast", "--db", db, "--station", "종로구")
+        #expect(result.status == 0, "\(result.standardError)")
+        // The lines before the outlook are what they were.
+        #expect(
+            result.standardOutput.hasPrefix(
+                String(
+                    before.standardOutput.dropLast("No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.\n".count))
+            ))
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let heading = try #require(lines.firstIndex(of: "Weekly outlook · 서울 · PM2.5 초미세먼지 · \(outlook.publishedOn) 발표"))
+        let days = Array(lines[(heading + 1)...(heading + 4)])
+        for (offset, line) in days.enumerated() {
+            let date = outlook.days[offset].date
+            #expect(line.contains(date.description.suffix(5)), "\(line)")
+        }
+        #expect(days[0].contains("높음 (high)") && days[0].hasSuffix("신뢰도 높음"))
+        #expect(days[1].contains("높음 (high)") && days[1].hasSuffix("신뢰도 높음"))
+        #expect(days[2].contains("낮음 (low)") && days[2].hasSuffix("신뢰도 낮음"))
+        #expect(days[3].contains("낮음 (low)") && days[3].hasSuffix("신뢰도 낮음"))
+        #expect(lines[heading + 6].hasPrefix("○ 3일 후에는 대기 정체로"))
+    }
+
     @Test("No forecast stored: one sentence, exit 0 (as today with no readings)")
     func nothingStored() throws {
         let directory = try TemporaryDirectory()
@@ -77,6 +118,16 @@ struct ForecastCommandTests {
         let result = try dustctl("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("No forecast is stored for today or tomorrow yet"))
+    }
+
+    @Test("No outlook stored: --json ends with \"outlook\":null, exit 0")
+    func noOutlookJSON() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, _) = try database(directory)
+        let result = try dustctl("forecast", "--db", db, "--station", "종로구", "--json")
+        #expect(result.status == 0)
+        #expect(result.standardOutput.hasSuffix(",\"outlook\":null}\n"))
     }
 
     @Test("dustctl status counts today's forecast calls (KST) against the cap of 12, text and JSON")

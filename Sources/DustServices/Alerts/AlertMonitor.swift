@@ -64,6 +64,8 @@ public struct AlertEvent: Sendable, Hashable {
         case .pm10Grade, .pm25Grade: return "\(pollutant) \(valueText)"
         case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(pollutant) forecast \(valueText)"
         case .intakeTodayPM10, .intakeTodayPM25: return "\(pollutant) intake today \(valueText)"
+        case .outlookHighDays:
+            return "\(value.map { String(Int($0)) } ?? "unknown") of the weekly outlook's days 높음 (high) for \(pollutant)"
         }
     }
 }
@@ -79,9 +81,11 @@ public struct AlertInputs: Sendable, Hashable {
     }
 }
 
-/// Tomorrow's forecast grades for the configured region, when one is stored.
+/// Tomorrow's forecast grades for the configured region, and the weekly outlook's 높음 days, when stored.
 public protocol TomorrowForecastReader: Sendable {
     func tomorrowGrades(at now: Date) async throws(StorageFailure) -> DustPair<DustGrade?>
+    /// The days of the weekly outlook marked 높음 for the region (docs/REFERENCE.md §17); nil when none is stored.
+    func outlookHighDays(at now: Date) async throws(StorageFailure) -> Int?
 }
 
 /// The stored forecast for the station's region (or `forecast.region`), as the alerts see it: an
@@ -107,6 +111,18 @@ public struct StoredTomorrowForecast: TomorrowForecastReader {
         } catch {
             switch error {
             case .region: return DustPair(repeating: nil)
+            case .storage(let failure): throw failure
+            }
+        }
+    }
+
+    public func outlookHighDays(at now: Date) async throws(StorageFailure) -> Int? {
+        do {
+            let outlook = try await reader.outlook(station: station, override: region, now: now)
+            return outlook.weekly?.highDays(for: outlook.region)
+        } catch {
+            switch error {
+            case .region: return nil
             case .storage(let failure): throw failure
             }
         }
@@ -185,6 +201,7 @@ public struct AlertMonitor: Sendable {
             let tomorrow = try await forecast.tomorrowGrades(at: now)
             if let grade = tomorrow.fineDust { values[.forecastTomorrowPM10] = Double(grade.rawValue) }
             if let grade = tomorrow.ultraFineDust { values[.forecastTomorrowPM25] = Double(grade.rawValue) }
+            if let days = try await forecast.outlookHighDays(at: now) { values[.outlookHighDays] = Double(days) }
         }
         return AlertInputs(station: day.station, values: values)
     }

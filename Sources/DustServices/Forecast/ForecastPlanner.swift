@@ -14,6 +14,10 @@ import Foundation
 /// do not need (each later publication supersedes the one before, so a failed fetch that cannot be
 /// retried is simply replaced at the next one). 12 is 2.4 % of the 500 calls a day a development key
 /// allows for the operation.
+///
+/// The weekly outlook (docs/REFERENCE.md §17, `decideOutlook`) is fetched once a day after 17:30 KST
+/// out of the 2 kept calls, which stay kept until it has spent them: a failed outlook is retried once,
+/// never with a call the day's remaining scheduled fetches need, never beyond the 12.
 public struct ForecastPlanner: Sendable {
     /// Calls one publication costs: PM10 and PM25.
     public static let callsPerFetch = 2
@@ -23,6 +27,9 @@ public struct ForecastPlanner: Sendable {
     public static let outlookReserve = 2
     /// The minute past a publication hour at which it is fetched (the API lags the publication).
     public static let fetchMinute = 30
+    /// The KST hour and minute after which the weekly outlook (published at about 17 KST) is fetched.
+    public static let outlookFetchHour = 17
+    public static let outlookFetchMinute = 30
 
     public init() {}
 
@@ -48,9 +55,18 @@ public struct ForecastPlanner: Sendable {
         }
     }
 
+    /// What to do about the weekly outlook now.
+    public enum OutlookDecision: Sendable, Hashable {
+        /// Fetch the outlook published on `searchDate` (today, KST).
+        case fetch(searchDate: LocalDate)
+        /// Nothing to do before `until`.
+        case wait(until: Date)
+    }
+
     /// Decides from `now`, the newest publication already fetched (both pollutants), the calls
-    /// made today (KST) and the last failure, if the last attempt failed.
-    public func decide(now: Date, lastFetched: Date?, callsToday: Int, failure: Failure?) -> Decision {
+    /// made today (KST, the outlook's `outlookCallsToday` among them) and the last failure, if the
+    /// last attempt failed.
+    public func decide(now: Date, lastFetched: Date?, callsToday: Int, outlookCallsToday: Int = 0, failure: Failure?) -> Decision {
         let next = nextFetchTime(after: now)
         // The daily quota is gone: nothing before the first scheduled fetch of the next KST day.
         if let failure, failure.advice == .waitUntilMidnightKST, now < KoreaStandardTime.nextMidnight(after: failure.at) {
@@ -69,19 +85,66 @@ public struct ForecastPlanner: Sendable {
             }
         }
         guard earliest < next else { return .wait(until: next) }
-        let calls = KoreaStandardTime.date(containing: earliest) == KoreaStandardTime.date(containing: now) ? callsToday : 0
-        guard spareCalls(at: earliest, callsToday: calls) >= Self.callsPerFetch else { return .wait(until: next) }
+        let sameDay = KoreaStandardTime.date(containing: earliest) == KoreaStandardTime.date(containing: now)
+        let spare = spareCalls(at: earliest, callsToday: sameDay ? callsToday : 0, outlookCallsToday: sameDay ? outlookCallsToday : 0)
+        guard spare >= Self.callsPerFetch else {
+            return .wait(until: next)
+        }
         if earliest > now { return .wait(until: earliest) }
         return .fetch(publication: due, searchDate: KoreaStandardTime.date(containing: due))
     }
 
     /// Calls the rest of the KST day's scheduled fetches after `instant` and the outlook do not need.
-    public func spareCalls(at instant: Date, callsToday: Int) -> Int {
+    /// `callsToday` counts every forecast call of the day, `outlookCallsToday` the outlook's among
+    /// them: what it has spent of its reserve is not kept twice.
+    public func spareCalls(at instant: Date, callsToday: Int, outlookCallsToday: Int = 0) -> Int {
+        let keptForOutlook = max(0, Self.outlookReserve - outlookCallsToday)
+        return Self.dailyCallCap - keptForOutlook - callsToday - scheduledFetches(after: instant) * Self.callsPerFetch
+    }
+
+    /// The scheduled fetches of `instant`'s KST day strictly after it.
+    private func scheduledFetches(after instant: Date) -> Int {
         let day = KoreaStandardTime.date(containing: instant)
-        let laterToday = ForecastIssueTime.publicationHours.map { fetchTime(of: KoreaStandardTime.instant(hour: $0, of: day)) }.filter {
+        return ForecastIssueTime.publicationHours.map { fetchTime(of: KoreaStandardTime.instant(hour: $0, of: day)) }.filter {
             $0 > instant
         }.count
-        return Self.dailyCallCap - Self.outlookReserve - callsToday - laterToday * Self.callsPerFetch
+    }
+
+    /// Decides about the weekly outlook from `now`, the newest publication stored, the forecast calls
+    /// made today (KST, the outlook's among them), the outlook's calls today and its last failure.
+    ///
+    /// Once a day after 17:30 KST, unless today's publication is stored; a start after 17:30 without
+    /// it fetches at once. At most `outlookReserve` calls a day, each only when the day's remaining
+    /// scheduled fetches keep theirs within `dailyCallCap`; a failure is retried with the daily
+    /// forecast's backoff, a key problem or a spent quota tomorrow.
+    public func decideOutlook(
+        now: Date, lastPublished: LocalDate?, callsToday: Int, outlookCallsToday: Int, failure: Failure?
+    ) -> OutlookDecision {
+        let today = KoreaStandardTime.date(containing: now)
+        let release = outlookFetchTime(on: today)
+        let tomorrow = outlookFetchTime(on: today.adding(days: 1))
+        if let lastPublished, lastPublished >= today { return .wait(until: tomorrow) }
+        if now < release { return .wait(until: release) }
+        guard outlookCallsToday < Self.outlookReserve else { return .wait(until: tomorrow) }
+        var earliest = now
+        // A failure before today's release belongs to an older publication.
+        if let failure, failure.at >= release {
+            switch failure.advice {
+            case .waitForNextHour, .waitUntilMidnightKST: return .wait(until: tomorrow)
+            case .retryWithBackoff: earliest = max(now, failure.at.addingTimeInterval(retryDelay(attempt: failure.attempts)))
+            case .waitAMinute: earliest = max(now, failure.at.addingTimeInterval(60))
+            }
+        }
+        guard KoreaStandardTime.date(containing: earliest) == today,
+            callsToday + 1 + scheduledFetches(after: earliest) * Self.callsPerFetch <= Self.dailyCallCap
+        else { return .wait(until: tomorrow) }
+        if earliest > now { return .wait(until: earliest) }
+        return .fetch(searchDate: today)
+    }
+
+    /// When the weekly outlook of `day` is fetched: 17:30 KST.
+    public func outlookFetchTime(on day: LocalDate) -> Date {
+        KoreaStandardTime.instant(hour: Self.outlookFetchHour, of: day).addingTimeInterval(TimeInterval(Self.outlookFetchMinute * 60))
     }
 
     /// The newest publication whose fetch time is at or before `now`.

@@ -1,8 +1,8 @@
 import DustKit
 import Foundation
 
-/// Today's and tomorrow's forecast for the user's region: what `dustctl forecast`, `today`, the
-/// web page and `/metrics` show.
+/// Today's and tomorrow's forecast for the user's region, and the weekly outlook: what `dustctl
+/// forecast`, `today`, the web page and `/metrics` show.
 public struct ForecastOutlook: Sendable, Hashable {
     public var region: ForecastRegion
     /// Today, in the configured `timezone`.
@@ -10,14 +10,19 @@ public struct ForecastOutlook: Sendable, Hashable {
     /// Per day (today, tomorrow) and pollutant, the newest stored grade; nil when none is stored.
     public var todayGrades: DustPair<RegionalForecast?>
     public var tomorrowGrades: DustPair<RegionalForecast?>
+    /// The newest weekly outlook (docs/REFERENCE.md §17) while its last day is today or later; nil
+    /// when none is stored. Its grades are every region's: `region` picks the user's.
+    public var weekly: WeeklyOutlook?
 
     public init(
-        region: ForecastRegion, today: LocalDate, todayGrades: DustPair<RegionalForecast?>, tomorrowGrades: DustPair<RegionalForecast?>
+        region: ForecastRegion, today: LocalDate, todayGrades: DustPair<RegionalForecast?>, tomorrowGrades: DustPair<RegionalForecast?>,
+        weekly: WeeklyOutlook? = nil
     ) {
         self.region = region
         self.today = today
         self.todayGrades = todayGrades
         self.tomorrowGrades = tomorrowGrades
+        self.weekly = weekly
     }
 
     /// No forecast at all is stored for these two days.
@@ -71,7 +76,7 @@ public struct ForecastReader: Sendable {
         }
     }
 
-    /// Today's and tomorrow's grades at `now` for the region.
+    /// Today's and tomorrow's grades at `now` for the region, and the weekly outlook.
     public func outlook(station: String?, override: ForecastRegion?, now: Date) async throws(ForecastReadError) -> ForecastOutlook {
         let region = try await region(station: station, override: override)
         let today = calendar.date(containing: now)
@@ -81,8 +86,13 @@ public struct ForecastReader: Sendable {
                     fineDust: try await store.forecast(pollutant: .pm10, date: date, region: region),
                     ultraFineDust: try await store.forecast(pollutant: .pm25, date: date, region: region))
             }
+            // An outlook whose days are all past says nothing any more.
+            let weekly = try await store.newestWeeklyOutlook().flatMap { outlook in
+                (outlook.days.map(\.date).max() ?? outlook.publishedOn) >= today ? outlook : nil
+            }
             return ForecastOutlook(
-                region: region, today: today, todayGrades: try await grades(today), tomorrowGrades: try await grades(today.adding(days: 1)))
+                region: region, today: today, todayGrades: try await grades(today), tomorrowGrades: try await grades(today.adding(days: 1)),
+                weekly: weekly)
         } catch {
             throw .storage(error)
         }

@@ -13,6 +13,18 @@ public protocol ForecastStore: AttemptStore {
     func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) async throws(StorageFailure) -> RegionalForecast?
     /// The province and address stored for a station; nil when it is not known at all.
     func stationLocation(name: String) async throws(StorageFailure) -> StationLocation?
+
+    // The weekly outlook (docs/REFERENCE.md §17).
+    /// Stores one weekly outlook publication; the same publication stored again changes nothing, a
+    /// changed one (AirKorea re-published it) replaces it whole. Returns whether anything changed.
+    func saveWeeklyOutlook(_ outlook: WeeklyOutlook, fetchedAt: Date) async throws(StorageFailure) -> Bool
+    /// The newest stored publication of the weekly outlook: the one that replaces all before it.
+    func newestWeeklyOutlook() async throws(StorageFailure) -> WeeklyOutlook?
+    /// The publication of `publishedOn`, as stored (every publication is kept).
+    func weeklyOutlook(publishedOn: LocalDate) async throws(StorageFailure) -> WeeklyOutlook?
+    /// Weekly outlook requests recorded since `start`: forecast attempts whose operation is the
+    /// outlook's, the share of the daily forecast cap it has spent (docs/REFERENCE.md §14).
+    func weeklyOutlookAttemptCount(since start: Date) async throws(StorageFailure) -> Int
 }
 
 /// Where a station is, as far as FineDust knows: what its forecast region is decided from.

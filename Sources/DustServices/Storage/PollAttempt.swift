@@ -16,6 +16,8 @@ public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
         switch request {
         case .stationRealtime, .provinceRealtime: self = .measurement
         case .forecast: self = .forecast
+        // Out of the forecast quota's reserve (docs/REFERENCE.md §14, §17).
+        case .weeklyOutlook: self = .forecast
         case .stationList: self = .stationList
         }
     }

@@ -258,12 +258,14 @@ struct DashboardRenderer {
             """
     }
 
-    /// Today's and tomorrow's forecast grades for the region (docs/REFERENCE.md §14), one chip per pollutant.
+    /// Today's and tomorrow's forecast grades for the region (docs/REFERENCE.md §14), one chip per pollutant,
+    /// then the weekly outlook's four days (§17).
     private func forecastCard(_ outlook: ForecastOutlook) -> HTML {
         let heading: HTML =
             "<h2>\(text.forecast) <span class=\"aside\">\(text.regionName(outlook.region))\(outlook.issuedAt.map { " · " + text.issued($0) } ?? "")</span></h2>"
         guard !outlook.isEmpty else {
-            return "<section class=\"card forecast\">\(heading)<p class=\"empty\">\(text.forecastPending)</p></section>"
+            return
+                "<section class=\"card forecast\">\(heading)<p class=\"empty\">\(text.forecastPending)</p>\(weeklyOutlook(outlook))</section>"
         }
         func chip(_ forecast: RegionalForecast?) -> HTML {
             guard let forecast else { return "<span class=\"chip\">\(text.noForecast)</span>" }
@@ -288,7 +290,29 @@ struct DashboardRenderer {
         let overall = outlook.tomorrowGrades.ultraFineDust?.overall ?? outlook.tomorrowGrades.fineDust?.overall
         let note: HTML = overall.map { "<p class=\"note\">\($0)</p>" } ?? .empty
         return
-            "<section class=\"card forecast\" data-region=\"\(outlook.region.rawValue)\">\(heading)<div class=\"pair\">\(tiles)</div>\(note)</section>"
+            "<section class=\"card forecast\" data-region=\"\(outlook.region.rawValue)\">\(heading)<div class=\"pair\">\(tiles)</div>\(note)\(weeklyOutlook(outlook))</section>"
+    }
+
+    /// The weekly PM2.5 outlook's days for the region (docs/REFERENCE.md §17): 높음 in the colour of 나쁨,
+    /// 낮음 in that of 좋음, with the confidence; a line saying none is stored yet when there is none.
+    private func weeklyOutlook(_ outlook: ForecastOutlook) -> HTML {
+        guard let weekly = outlook.weekly else { return "<p class=\"caption outlook\">\(text.outlookPending)</p>" }
+        let rows = weekly.days.map { day -> (name: String, value: HTML) in
+            let grade = day.byRegion[outlook.region]
+            let chip: HTML
+            switch grade?.level {
+            case .high: chip = "<span class=\"chip g3\">\(text.outlookLevel(.high))</span>"
+            case .low: chip = "<span class=\"chip g1\">\(text.outlookLevel(.low))</span>"
+            case nil: chip = "<span class=\"chip\">\(grade.map { text.unknownForecastWord($0.word) } ?? text.noForecast)</span>"
+            }
+            let confidence: HTML = day.confidence.map { " <span class=\"aside\">\(text.outlookConfidence($0))</span>" } ?? .empty
+            return (text.shortDate(day.date), "\(chip)\(confidence)")
+        }
+        return """
+            <div class="outlook" data-outlook-published="\(weekly.publishedOn.description)" \
+            data-outlook-high-days="\(weekly.highDays(for: outlook.region))">\
+            <h3>\(text.outlook) <span class="aside">\(text.outlookPublished(weekly.publishedOn))</span></h3>\(facts(rows))</div>
+            """
     }
 
     /// The day's means and grades, highest hour, hours measured of elapsed, intake and WHO comparison.

@@ -114,6 +114,18 @@ struct DashboardText {
     }
 
     /// A grade word FineDust does not know, shown as published.
+    // The weekly outlook (docs/REFERENCE.md §17).
+    var outlook: String { say("주간 초미세먼지 예보", "Weekly PM2.5 outlook") }
+    var outlookPending: String {
+        say("주간 예보가 아직 없습니다. dustd가 매일 17:30 이후에 가져옵니다.", "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.")
+    }
+    func outlookPublished(_ date: LocalDate) -> String { say("\(date.month)/\(date.day) 발표", "published \(shortDate(date))") }
+    func outlookLevel(_ level: OutlookLevel) -> String { say(level.rawValue, level.englishName) }
+    func outlookConfidence(_ grade: OutlookGrade) -> String {
+        let word = grade.level.map(outlookLevel) ?? grade.word
+        return say("신뢰도 \(word)", "confidence \(word)")
+    }
+
     func unknownForecastWord(_ word: String) -> String { say("\(word) (알 수 없는 등급)", "\(word) (unknown grade)") }
     var concentrationUnit: String { "µg/m³" }
 
