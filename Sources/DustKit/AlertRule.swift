@@ -9,16 +9,41 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case forecastTomorrowPM25 = "forecast.tomorrow.pm25"
     case intakeTodayPM10 = "intake.today.pm10"
     case intakeTodayPM25 = "intake.today.pm25"
+    // The latest hour's gas grades by the CAI bands and AirKorea's index grade (docs/REFERENCE.md §17).
+    case o3Grade = "o3.grade"
+    case no2Grade = "no2.grade"
+    case coGrade = "co.grade"
+    case so2Grade = "so2.grade"
+    case khaiGrade = "khai.grade"
 
     /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
     public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 }
 
-    /// The pollutant the metric is about.
-    public var pollutant: Pollutant {
+    /// The particulate pollutant the metric is about; nil for a gas or the index.
+    public var pollutant: Pollutant? {
         switch self {
         case .pm10Grade, .forecastTomorrowPM10, .intakeTodayPM10: .pm10
         case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25: .pm25
+        case .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: nil
         }
+    }
+
+    /// The gas a `….grade` metric watches; nil for every other metric.
+    public var gas: Gas? {
+        switch self {
+        case .o3Grade: .o3
+        case .no2Grade: .no2
+        case .coGrade: .co
+        case .so2Grade: .so2
+        default: nil
+        }
+    }
+
+    /// What an announcement names: `PM2.5`, `O3`, `CAI`.
+    public var subjectName: String {
+        if let pollutant { return pollutant.displayName }
+        if let gas { return gas.displayName }
+        return "CAI"
     }
 }
 
