@@ -154,7 +154,10 @@ public struct GasReading: Hashable, Sendable {
     /// gas elements (an old or `ver`-less one) leaves the stored gases alone.
     public static let unreported = GasReading(ppm: GasValues(repeating: nil), cai: nil, caiGrade: nil, reported: [])
 
-    public init(ppm: GasValues<Double?>, flag: GasValues<String?> = .init(repeating: nil), cai: Int?, caiGrade: DustGrade?, reported: GasFields = .all) {
+    public init(
+        ppm: GasValues<Double?>, flag: GasValues<String?> = .init(repeating: nil), cai: Int?, caiGrade: DustGrade?,
+        reported: GasFields = .all
+    ) {
         self.ppm = ppm
         self.flag = flag
         self.cai = cai

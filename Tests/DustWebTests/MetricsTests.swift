@@ -126,7 +126,8 @@ struct MetricsTests {
             stations: StationPreference(primary: "중구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
             intakeModel: try VentilationIntakeModel(), databasePath: store.path)
         let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
-        let body = try await scrape(Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router()))
+        let body = try await scrape(
+            Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router()))
         let gasLines = body.split(separator: "\n").filter { $0.contains("finedust_gas_ppm") || $0.contains("finedust_cai") }.sorted()
         #expect(
             gasLines == [

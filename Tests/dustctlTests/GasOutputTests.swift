@@ -9,7 +9,8 @@ struct GasOutputTests {
     private func importedJunggu() throws -> (TemporaryDirectory, String) {
         let directory = try TemporaryDirectory()
         let db = directory.path("dust.sqlite")
-        let imported = try dustctl("import", fixture("synthesized/station-junggu-ver1.5-gases-dash-flag-implausible-2026-11-20.xml"), "--db", db)
+        let imported = try dustctl(
+            "import", fixture("synthesized/station-junggu-ver1.5-gases-dash-flag-implausible-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0)
         return (directory, db)
     }
