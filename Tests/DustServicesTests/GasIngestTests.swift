@@ -12,7 +12,8 @@ struct GasIngestTests {
         let items = items.map { "<item><stationName>종로구</stationName><dataTime>2026-11-20 10:00</dataTime>\($0)</item>" }
         return Data(
             ("<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>"
-                + items.joined() + "</items><numOfRows>10</numOfRows><pageNo>1</pageNo><totalCount>\(items.count)</totalCount></body></response>")
+                + items.joined()
+                + "</items><numOfRows>10</numOfRows><pageNo>1</pageNo><totalCount>\(items.count)</totalCount></body></response>")
                 .utf8)
     }
 
