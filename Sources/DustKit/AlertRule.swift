@@ -1,7 +1,7 @@
 import Foundation
 
 /// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade, or
-/// today's intake so far.
+/// today's intake so far; and the latest gas hour's grades and index grade (§17).
 public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case pm10Grade = "pm10.grade"
     case pm25Grade = "pm25.grade"

@@ -163,7 +163,7 @@ public final class SQLiteStore: Sendable {
                     reading.grade1h.fineDust?.rawValue, reading.grade1h.ultraFineDust?.rawValue,
                     fetched,
                     reading.reported.fineDust.rawValue | reading.reported.ultraFineDust.rawValue << 4
-                        | reading.gases.reported.rawValue << Self.gasReportedShift,
+                        | gases.reported.rawValue << Self.gasReportedShift,
                     gases.ppm.o3, gases.ppm.no2, gases.ppm.co, gases.ppm.so2,
                     gases.flag.o3, gases.flag.no2, gases.flag.co, gases.flag.so2,
                     gases.cai, gases.caiGrade?.rawValue,

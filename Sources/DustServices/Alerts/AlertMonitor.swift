@@ -51,7 +51,7 @@ public struct AlertEvent: Sendable, Hashable {
     /// `PM2.5 나쁨 (bad)`, `PM10 intake today 412.5 µg`, `tomorrow's PM2.5 forecast 나쁨 (bad)`.
     private var what: String {
         guard let metric else { return "test" }
-        let pollutant = metric.subjectName
+        let subject = metric.subjectName
         let valueText: String
         if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
             valueText = grade.bilingualName
@@ -61,9 +61,9 @@ public struct AlertEvent: Sendable, Hashable {
             valueText = "unknown"
         }
         switch metric {
-        case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(pollutant) \(valueText)"
-        case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(pollutant) forecast \(valueText)"
-        case .intakeTodayPM10, .intakeTodayPM25: return "\(pollutant) intake today \(valueText)"
+        case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
+        case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(subject) forecast \(valueText)"
+        case .intakeTodayPM10, .intakeTodayPM25: return "\(subject) intake today \(valueText)"
         }
     }
 }
