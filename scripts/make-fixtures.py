@@ -226,6 +226,31 @@ def main():
     write(os.path.join(SYN, "wrapped-oldapi-dash-values-2018-05-03.xml"), wrap_fragment("rltm-station-oldapi-item-fragment-dash-values-2018-05-03.xml"))
     write(os.path.join(SYN, "wrapped-oldapi-dash-and-stale-station-2016-01-10.xml"), wrap_fragment("rltm-items-oldapi-fragment-dash-and-stale-station-2016-01-10.xml"))
 
+    # Gases at their edges (docs/REFERENCE.md §17), 중구 on 2026-11-20: CAI band edges, `-`, flags set with
+    # and without a number, implausible values (coValue 999, a negative SO2, text that is no number), an
+    # index outside 0–500 and a grade outside 1–4, and an hour whose item carries no gas element at all.
+    rng = random.Random(4)
+    day_end = dt.datetime(2026, 11, 21, 0, tzinfo=KST)
+    gas_rows = [
+        {"o3Value": "0.031", "no2Value": "0.030", "coValue": "9.01", "so2Value": "0.151",
+         "o3Flag": None, "no2Flag": None, "coFlag": None, "so2Flag": None, "khaiValue": "501", "khaiGrade": "5"},
+        {"o3Value": "-", "no2Value": "-", "coValue": "999", "so2Value": "-0.002",
+         "o3Flag": "점검중", "no2Flag": None, "coFlag": None, "so2Flag": None, "khaiValue": "-", "khaiGrade": None},
+        {"o3Value": "0.095", "no2Value": "abc", "coValue": "0.4", "so2Value": "0.020",
+         "o3Flag": "장비점검", "no2Flag": None, "coFlag": None, "so2Flag": None, "khaiValue": "120", "khaiGrade": "3"},
+        {},
+    ]
+    parts = []
+    for hour, gases in enumerate(gas_rows):
+        end = day_end - dt.timedelta(hours=hour)
+        fields = {"dataTime": data_time(end), "stationName": "중구", "stationCode": "111121", "sidoName": "서울",
+                  "mangName": "도시대기", "pm10Value": str(40 + hour), "pm25Value": str(20 + hour), "pm10Flag": None,
+                  "pm25Flag": None}
+        fields.update(gases)
+        parts.append(item_xml(fields, rng))
+    write(os.path.join(SYN, "station-junggu-ver1.5-gases-dash-flag-implausible-2026-11-20.xml"),
+          envelope("".join(parts), len(gas_rows)))
+
     write(os.path.join(SYN, "empty-result-totalcount-0.xml"),
           '<?xml version="1.0" encoding="UTF-8"?>\n<response>\n  <header>\n    <resultCode>00</resultCode>\n'
           '    <resultMsg>NORMAL_CODE</resultMsg>\n  </header>\n  <body>\n    <items/>\n    <numOfRows>100</numOfRows>\n'

@@ -9,6 +9,7 @@ enum Element: UInt8, CaseIterable {
     case dataTime, stationName, stationCode, sidoName, mangName
     case pm10Value, pm25Value, pm10Value24, pm25Value24
     case pm10Grade, pm25Grade, pm10Grade1h, pm25Grade1h, pm10Flag, pm25Flag
+    case so2Value, coValue, o3Value, no2Value, so2Flag, coFlag, o3Flag, no2Flag, khaiValue, khaiGrade
     case addr, dmX, dmY
     case informCode, informData, informGrade, informOverall, informCause
     // The weekly outlook (getMinuDustWeekFrcstDspth).
@@ -49,6 +50,16 @@ enum Element: UInt8, CaseIterable {
         case .pm25Grade1h: "pm25Grade1h"
         case .pm10Flag: "pm10Flag"
         case .pm25Flag: "pm25Flag"
+        case .so2Value: "so2Value"
+        case .coValue: "coValue"
+        case .o3Value: "o3Value"
+        case .no2Value: "no2Value"
+        case .so2Flag: "so2Flag"
+        case .coFlag: "coFlag"
+        case .o3Flag: "o3Flag"
+        case .no2Flag: "no2Flag"
+        case .khaiValue: "khaiValue"
+        case .khaiGrade: "khaiGrade"
         case .addr: "addr"
         case .dmX: "dmX"
         case .dmY: "dmY"

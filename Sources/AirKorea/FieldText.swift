@@ -37,9 +37,13 @@ struct FieldText {
 
     /// A concentration: `-` or empty is unknown; a number no instrument measures (negative, not
     /// finite, above 10,000 µg/m³) or text that is no number is implausible, and unknown too.
-    var concentration: ConcentrationText {
+    var concentration: ConcentrationText { measurement(within: HourlyReading.plausibleConcentration) }
+
+    /// A measured value: `-` or empty is unknown; a number outside `plausible` (negative, not finite,
+    /// above what instruments read) or text that is no number is implausible, and unknown too.
+    func measurement(within plausible: ClosedRange<Double>) -> ConcentrationText {
         if bytes.isEmpty || (bytes.count == 1 && bytes[0] == UInt8(ascii: "-")) { return .unknown }
-        guard let value = decimal, value.isFinite, HourlyReading.plausibleConcentration.contains(value) else { return .implausible }
+        guard let value = decimal, value.isFinite, plausible.contains(value) else { return .implausible }
         return .measured(value)
     }
 

@@ -15,6 +15,9 @@ struct RawItem {
     /// A value was present but no instrument could have measured it.
     var implausible = DustPair<Bool>(repeating: false)
     var reported = DustPair<ReportedFields>(repeating: [])
+    /// The gases and the index as read; a flagged or implausible gas is made unknown by `gasReading`.
+    var gases = GasReading.unreported
+    var gasImplausible = GasValues<Bool>(repeating: false)
     var address: String?
     var latitude: Double?
     var longitude: Double?
@@ -49,6 +52,37 @@ extension RawItem {
     mutating func readFlag(_ text: FieldText, of pollutant: Pollutant) {
         flag[pollutant] = text.string
         if text.string != nil { reported[pollutant].insert(.value) }
+    }
+}
+
+extension RawItem {
+    /// `o3Value` …: present, so it revises what is stored, even when unknown.
+    mutating func readGas(_ text: FieldText, of gas: Gas) {
+        let reading = text.measurement(within: gas.plausiblePPM)
+        gases.ppm[gas] = reading.value
+        gasImplausible[gas] = reading == .implausible
+        gases.reported.insert(.value(of: gas))
+    }
+
+    /// `o3Flag` …: as `readFlag` for PM.
+    mutating func readGasFlag(_ text: FieldText, of gas: Gas) {
+        let flag = text.string
+        gases.flag[gas] = flag
+        if flag != nil { gases.reported.insert(.value(of: gas)) }
+    }
+
+    /// The gases as stored: a flagged value is unknown even when a number came with it, and an
+    /// implausible one is unknown and flagged `implausible`, as for PM.
+    var gasReading: GasReading {
+        var reading = gases
+        for gas in Gas.allCases {
+            if reading.flag[gas] != nil {
+                reading.ppm[gas] = nil
+            } else if gasImplausible[gas] {
+                reading.flag[gas] = HourlyReading.implausibleFlag
+            }
+        }
+        return reading
     }
 }
 

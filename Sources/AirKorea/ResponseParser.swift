@@ -58,7 +58,8 @@ public struct AirKoreaResponseParser: Sendable {
                     stationCode: item.stationCode,
                     sidoName: item.sidoName,
                     network: item.network,
-                    reported: item.reported
+                    reported: item.reported,
+                    gases: item.gasReading
                 ))
         }
         return MeasurementPage(readings: readings, paging: raw.paging, skippedItems: skipped)

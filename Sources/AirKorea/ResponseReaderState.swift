@@ -138,6 +138,20 @@ struct ReaderState {
                 currentItem?.reported.ultraFineDust.insert(.grade1h)
             case .pm10Flag: currentItem?.readFlag(value, of: .pm10)
             case .pm25Flag: currentItem?.readFlag(value, of: .pm25)
+            case .o3Value: currentItem?.readGas(value, of: .o3)
+            case .no2Value: currentItem?.readGas(value, of: .no2)
+            case .coValue: currentItem?.readGas(value, of: .co)
+            case .so2Value: currentItem?.readGas(value, of: .so2)
+            case .o3Flag: currentItem?.readGasFlag(value, of: .o3)
+            case .no2Flag: currentItem?.readGasFlag(value, of: .no2)
+            case .coFlag: currentItem?.readGasFlag(value, of: .co)
+            case .so2Flag: currentItem?.readGasFlag(value, of: .so2)
+            case .khaiValue:
+                currentItem?.gases.cai = value.integer.flatMap { GasReading.plausibleCAI.contains($0) ? $0 : nil }
+                currentItem?.gases.reported.insert(.cai)
+            case .khaiGrade:
+                currentItem?.gases.caiGrade = value.grade
+                currentItem?.gases.reported.insert(.caiGrade)
             case .addr: currentItem?.address = value.string
             case .dmX: currentItem?.latitude = value.decimal
             case .dmY: currentItem?.longitude = value.decimal

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade,
-/// today's intake so far, or the days of the weekly outlook marked 높음 (§17).
+/// today's intake so far; the latest gas hour's grades and index grade, and the days of the weekly
+/// outlook marked 높음 (§17).
 public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case pm10Grade = "pm10.grade"
     case pm25Grade = "pm25.grade"
@@ -11,17 +12,42 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case intakeTodayPM25 = "intake.today.pm25"
     // The weekly outlook (docs/REFERENCE.md §17): how many of its four days are 높음 for the region (PM2.5).
     case outlookHighDays = "outlook.high.days"
+    // The latest hour's gas grades by the CAI bands and AirKorea's index grade (docs/REFERENCE.md §17).
+    case o3Grade = "o3.grade"
+    case no2Grade = "no2.grade"
+    case coGrade = "co.grade"
+    case so2Grade = "so2.grade"
+    case khaiGrade = "khai.grade"
 
     /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
     public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .outlookHighDays }
 
-    /// The pollutant the metric is about.
-    public var pollutant: Pollutant {
+    /// The particulate pollutant the metric is about; nil for a gas or the index.
+    public var pollutant: Pollutant? {
         switch self {
         case .pm10Grade, .forecastTomorrowPM10, .intakeTodayPM10: .pm10
         case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25: .pm25
         case .outlookHighDays: .pm25
+        case .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: nil
         }
+    }
+
+    /// The gas a `….grade` metric watches; nil for every other metric.
+    public var gas: Gas? {
+        switch self {
+        case .o3Grade: .o3
+        case .no2Grade: .no2
+        case .coGrade: .co
+        case .so2Grade: .so2
+        default: nil
+        }
+    }
+
+    /// What an announcement names: `PM2.5`, `O3`, `CAI`.
+    public var subjectName: String {
+        if let pollutant { return pollutant.displayName }
+        if let gas { return gas.displayName }
+        return "CAI"
     }
 }
 

@@ -25,6 +25,8 @@ public struct HourlyReading: Hashable, Sendable {
     /// Which fields the response carried. A field it left out says nothing, so it never erases a
     /// stored value; an explicit `-`, an empty value or a set flag is AirKorea's revision and does.
     public var reported: DustPair<ReportedFields>
+    /// The gases and the integrated index of the same hour (docs/REFERENCE.md §17), with what of them was reported.
+    public var gases: GasReading
 
     /// The flag FineDust sets on a value no instrument can measure (negative, not finite, or above
     /// `HourlyReading.plausibleConcentration`), which is then unknown.
@@ -43,7 +45,8 @@ public struct HourlyReading: Hashable, Sendable {
         stationCode: String? = nil,
         sidoName: String? = nil,
         network: String? = nil,
-        reported: DustPair<ReportedFields> = .init(repeating: .all)
+        reported: DustPair<ReportedFields> = .init(repeating: .all),
+        gases: GasReading = .unknown
     ) {
         self.station = station
         self.slot = slot
@@ -56,6 +59,7 @@ public struct HourlyReading: Hashable, Sendable {
         self.sidoName = sidoName
         self.network = network
         self.reported = reported
+        self.gases = gases
     }
 }
 

@@ -10,10 +10,12 @@ public struct HourlyExposure: Sendable, Hashable {
     public var intake: DustPair<Double?>
     /// Metres walked in the slot, from imported activity data.
     public var walkingDistance: Double?
+    /// The primary station's gases and index for the slot (docs/REFERENCE.md §17); fallbacks fill PM only.
+    public var gases: GasReading
 
     public init(
         slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
-        intake: DustPair<Double?>, walkingDistance: Double? = nil
+        intake: DustPair<Double?>, walkingDistance: Double? = nil, gases: GasReading = .unknown
     ) {
         self.slot = slot
         self.concentration = concentration
@@ -21,6 +23,7 @@ public struct HourlyExposure: Sendable, Hashable {
         self.flag = flag
         self.intake = intake
         self.walkingDistance = walkingDistance
+        self.gases = gases
     }
 }
 
@@ -53,5 +56,64 @@ public struct ExposureTotals: Sendable, Hashable {
         intake = perPollutant.map { $0.0.isEmpty ? nil : $0.1.reduce(0, +) }
         grade = DustPair(byPollutant: { pollutant in mean[pollutant].map { DustGrade(concentration: $0, of: pollutant, on: date) } })
         whoExceeded = DustPair(byPollutant: { pollutant in mean[pollutant].map { $0 > pollutant.whoDailyGuideline } })
+    }
+}
+
+/// A day's totals of the gases and the index (docs/REFERENCE.md §17). Gases are judged hour by hour,
+/// so each grade is that of the worst hour, not of the mean.
+public struct GasTotals: Sendable, Hashable {
+    /// One gas over the hours: how many were measured, their mean and maximum (ppm), the max hour's grade.
+    public struct GasTotal: Sendable, Hashable {
+        public var hours: Int
+        public var mean: Double?
+        public var max: Double?
+        public var maxGrade: DustGrade?
+
+        public init(hours: Int, mean: Double?, max: Double?, maxGrade: DustGrade?) {
+            self.hours = hours
+            self.mean = mean
+            self.max = max
+            self.maxGrade = maxGrade
+        }
+    }
+
+    /// AirKorea's index over the hours: how many reported it, the mean and maximum, and the grade
+    /// AirKorea reported with the maximum hour (the first such hour on a tie).
+    public struct IndexTotal: Sendable, Hashable {
+        public var hours: Int
+        public var mean: Double?
+        public var max: Int?
+        public var maxGrade: DustGrade?
+
+        public init(hours: Int, mean: Double?, max: Int?, maxGrade: DustGrade?) {
+            self.hours = hours
+            self.mean = mean
+            self.max = max
+            self.maxGrade = maxGrade
+        }
+    }
+
+    public var gases: GasValues<GasTotal>
+    public var cai: IndexTotal
+
+    public init(_ hours: [GasReading]) {
+        gases = GasValues(byGas: { gas in
+            let values = hours.compactMap { $0.ppm[gas] }
+            let max = values.max()
+            return GasTotal(
+                hours: values.count, mean: values.isEmpty ? nil : values.reduce(0, +) / Double(values.count), max: max,
+                maxGrade: max.map { DustGrade(ppm: $0, of: gas) })
+        })
+        let indexed = hours.compactMap { hour in hour.cai.map { (value: $0, grade: hour.caiGrade) } }
+        let worst = indexed.max { $0.value < $1.value }
+        cai = IndexTotal(
+            hours: indexed.count,
+            mean: indexed.isEmpty ? nil : Double(indexed.reduce(0) { $0 + $1.value }) / Double(indexed.count),
+            max: worst?.value, maxGrade: worst?.grade)
+    }
+
+    /// Whether any hour had a gas value or an index.
+    public var hasKnownValue: Bool {
+        cai.hours > 0 || Gas.allCases.contains { gases[$0].hours > 0 }
     }
 }

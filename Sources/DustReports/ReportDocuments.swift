@@ -18,6 +18,8 @@ public enum ReportJSON {
             members.append(("walking", .array(report.walking.map { walking($0, calendar: calendar) })))
         }
         if let forecastTomorrow { members.append(("forecastTomorrow", forecastTomorrow)) }
+        // Added by issue 21, last: the gases and the index (docs/REFERENCE.md §17); a week's days leave them out.
+        if includeHourly { members.append(("gases", gases(report, calendar: calendar))) }
         return .object(members)
     }
 
@@ -42,7 +44,56 @@ public enum ReportJSON {
             ("timezone", .string(calendar.timeZone.identifier)),
             ("station", .string(report.station)),
             ("hourly", .array(report.hourly.map { hour($0, primary: report.station, calendar: calendar) })),
+            ("gases", .object([("hourly", .array(report.hourly.map { gasHour($0, calendar: calendar) }))])),
         ])
+    }
+
+    /// `gases` of a day: the latest hour with a gas value or index (or `null`), the day's totals per
+    /// gas and of the index, and every stored hour's gases (docs/REFERENCE.md §17).
+    public static func gases(_ report: DayReport, calendar: DayCalendar) -> JSON {
+        let totals = report.gasTotals
+        var totalMembers: [(String, JSON)] = Gas.allCases.map { gas in
+            let total = totals.gases[gas]
+            return (
+                gas.rawValue,
+                .object([
+                    ("hours", .integer(total.hours)), ("mean", .number(total.mean)), ("max", .number(total.max)),
+                    ("grade", grade(total.maxGrade)),
+                ])
+            )
+        }
+        totalMembers.append(
+            (
+                "cai",
+                .object([
+                    ("hours", .integer(totals.cai.hours)), ("mean", .number(totals.cai.mean)),
+                    ("max", .number(totals.cai.max.map(Double.init))), ("grade", grade(totals.cai.maxGrade)),
+                ])
+            ))
+        return .object([
+            ("latest", report.latestGases.map { gasHour($0, calendar: calendar) } ?? .null),
+            ("totals", .object(totalMembers)),
+            ("hourly", .array(report.hourly.map { gasHour($0, calendar: calendar) })),
+        ])
+    }
+
+    /// One hour's gases: ppm per gas, each one's CAI grade and flag, and AirKorea's index with its grade.
+    public static func gasHour(_ hour: HourlyExposure, calendar: DayCalendar) -> JSON {
+        let gases = hour.gases
+        let grades = gases.grade
+        var members: [(String, JSON)] = [("start", .string(calendar.iso8601(hour.slot.start)))]
+        members += Gas.allCases.map { ($0.rawValue, JSON.number(gases.ppm[$0])) }
+        members += [
+            ("grade", .object(Gas.allCases.map { ($0.rawValue, grade(grades[$0])) })),
+            ("flags", .object(Gas.allCases.map { ($0.rawValue, gases.flag[$0].map(JSON.string) ?? .null) })),
+            ("cai", .number(gases.cai.map(Double.init))),
+            ("caiGrade", grade(gases.caiGrade)),
+        ]
+        return .object(members)
+    }
+
+    private static func grade(_ grade: DustGrade?) -> JSON {
+        grade.map { JSON.integer($0.rawValue) } ?? .null
     }
 
     public static func hour(_ hour: HourlyExposure, primary: String, calendar: DayCalendar) -> JSON {

@@ -29,10 +29,17 @@ public struct DayReport: Sendable, Hashable {
     /// The slots of the day with walking stored, in order, each with its merged distance and the
     /// source that gave it (docs/REFERENCE.md §12), whether or not a station reported that hour.
     public var walking: [WalkingHour] = []
+    /// The day's gases and index, from the primary station's hours (docs/REFERENCE.md §17).
+    public var gasTotals = GasTotals([])
 
     /// The latest hour with at least one known value.
     public var latest: HourlyExposure? {
         hourly.last { $0.concentration.fineDust != nil || $0.concentration.ultraFineDust != nil }
+    }
+
+    /// The latest hour with a known gas value or index.
+    public var latestGases: HourlyExposure? {
+        hourly.last { $0.gases.hasKnownValue }
     }
 }
 
@@ -123,7 +130,8 @@ public struct StatisticsService: Sendable {
                 date: date, station: stations.primary, slotCount: slots.count,
                 elapsedSlots: slots.filter { $0.end <= now }.count,
                 hourly: hourly, totals: ExposureTotals(hourly, gradedOn: date),
-                walking: slots.compactMap { slot in walking[slot].map { WalkingHour(slot: slot, metres: $0.metres, source: $0.source) } })
+                walking: slots.compactMap { slot in walking[slot].map { WalkingHour(slot: slot, metres: $0.metres, source: $0.source) } },
+                gasTotals: GasTotals(hourly.map(\.gases)))
         }
     }
 
@@ -186,7 +194,8 @@ public struct StatisticsService: Sendable {
                     source: supplier.map { $0?.station },
                     flag: primary?.flag ?? DustPair(repeating: nil),
                     intake: intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance),
-                    walkingDistance: distance))
+                    walkingDistance: distance,
+                    gases: primary?.gases ?? .unknown))
         }
         return (result, walking)
     }

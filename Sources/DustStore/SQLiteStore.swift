@@ -153,6 +153,7 @@ public final class SQLiteStore: Sendable {
             let fetched = Int64(fetchedAt.timeIntervalSince1970)
             let statement = try db.cachedStatement(sql: Self.upsertSQL)
             for reading in readings {
+                let gases = reading.gases
                 let arguments: StatementArguments = [
                     reading.station, reading.slot.startEpochSeconds,
                     reading.concentration.fineDust, reading.concentration.ultraFineDust,
@@ -161,7 +162,11 @@ public final class SQLiteStore: Sendable {
                     reading.grade24h.fineDust?.rawValue, reading.grade24h.ultraFineDust?.rawValue,
                     reading.grade1h.fineDust?.rawValue, reading.grade1h.ultraFineDust?.rawValue,
                     fetched,
-                    reading.reported.fineDust.rawValue | reading.reported.ultraFineDust.rawValue << 4,
+                    reading.reported.fineDust.rawValue | reading.reported.ultraFineDust.rawValue << 4
+                        | gases.reported.rawValue << Self.gasReportedShift,
+                    gases.ppm.o3, gases.ppm.no2, gases.ppm.co, gases.ppm.so2,
+                    gases.flag.o3, gases.flag.no2, gases.flag.co, gases.flag.so2,
+                    gases.cai, gases.caiGrade?.rawValue,
                 ]
                 switch try Int.fetchOne(statement, arguments: arguments) {
                 case nil: summary.unchanged += 1
@@ -175,14 +180,33 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The measurement columns and the bit of the reported-fields mask (`?14`: PM10's
-    /// `ReportedFields` in the low four bits, PM2.5's in the next four) that lets a reading revise each.
-    private static let revisableColumns: [(column: String, bit: Int)] = [
+    /// `ReportedFields` in the low four bits, PM2.5's in the next four, the gases' `GasFields` above
+    /// them) that lets a reading revise each.
+    private static let revisableColumns: [(column: String, bit: Int)] = particulateColumns + gasColumns
+
+    private static let particulateColumns: [(column: String, bit: Int)] = [
         ("pm10", ReportedFields.value.rawValue), ("pm25", ReportedFields.value.rawValue << 4),
         ("pm10_flag", ReportedFields.value.rawValue), ("pm25_flag", ReportedFields.value.rawValue << 4),
         ("pm10_24h", ReportedFields.average24h.rawValue), ("pm25_24h", ReportedFields.average24h.rawValue << 4),
         ("pm10_grade", ReportedFields.grade24h.rawValue), ("pm25_grade", ReportedFields.grade24h.rawValue << 4),
         ("pm10_grade_1h", ReportedFields.grade1h.rawValue), ("pm25_grade_1h", ReportedFields.grade1h.rawValue << 4),
     ]
+
+    /// Each gas's value and flag (`o3`, `o3_flag`, …) under its `GasFields` bit, then the index's two columns.
+    private static let gasColumns: [(column: String, bit: Int)] = {
+        var columns: [(column: String, bit: Int)] = []
+        for gas in Gas.allCases {
+            let bit: Int = GasFields.value(of: gas).rawValue << gasReportedShift
+            columns.append((gas.rawValue, bit))
+            columns.append((gas.rawValue + "_flag", bit))
+        }
+        columns.append(("cai", GasFields.cai.rawValue << gasReportedShift))
+        columns.append(("cai_grade", GasFields.caiGrade.rawValue << gasReportedShift))
+        return columns
+    }()
+
+    /// Where the gases' `GasFields` sit in the reported-fields mask: above PM's eight bits.
+    private static let gasReportedShift = 8
 
     /// Insert, or revise the reported columns of a stored slot when one of them changed; returns the
     /// revision (0 for a new row), or no row when nothing changed.
@@ -194,8 +218,9 @@ public final class SQLiteStore: Sendable {
         let changes = revisableColumns.map { "\($0.column) IS NOT \(revised($0.column, $0.bit))" }.joined(separator: " OR ")
         return """
             INSERT INTO measurement (station, slot_start, pm10, pm25, pm10_flag, pm25_flag, pm10_24h, pm25_24h,
-                                     pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h, fetched_at)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                     pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h, fetched_at,
+                                     o3, no2, co, so2, o3_flag, no2_flag, co_flag, so2_flag, cai, cai_grade)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)
             ON CONFLICT (station, slot_start) DO UPDATE SET
                 \(assignments), fetched_at = excluded.fetched_at, revision = revision + 1
             WHERE \(changes)
@@ -230,7 +255,8 @@ public final class SQLiteStore: Sendable {
                 db,
                 sql: """
                     SELECT station, slot_start, pm10, pm25, pm10_flag, pm25_flag, pm10_24h, pm25_24h,
-                           pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h
+                           pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h,
+                           o3, no2, co, so2, o3_flag, no2_flag, co_flag, so2_flag, cai, cai_grade
                     FROM measurement
                     WHERE station IN (\(placeholders)) AND slot_start >= ? AND slot_start < ?
                     ORDER BY slot_start, station
@@ -245,7 +271,11 @@ public final class SQLiteStore: Sendable {
                         flag: DustPair(fineDust: row["pm10_flag"], ultraFineDust: row["pm25_flag"]),
                         average24h: DustPair(fineDust: row["pm10_24h"], ultraFineDust: row["pm25_24h"]),
                         grade24h: DustPair(fineDust: Self.grade(row["pm10_grade"]), ultraFineDust: Self.grade(row["pm25_grade"])),
-                        grade1h: DustPair(fineDust: Self.grade(row["pm10_grade_1h"]), ultraFineDust: Self.grade(row["pm25_grade_1h"]))
+                        grade1h: DustPair(fineDust: Self.grade(row["pm10_grade_1h"]), ultraFineDust: Self.grade(row["pm25_grade_1h"])),
+                        gases: GasReading(
+                            ppm: GasValues(o3: row["o3"], no2: row["no2"], co: row["co"], so2: row["so2"]),
+                            flag: GasValues(o3: row["o3_flag"], no2: row["no2_flag"], co: row["co_flag"], so2: row["so2_flag"]),
+                            cai: row["cai"], caiGrade: Self.grade(row["cai_grade"]))
                     ))
             }
             return result

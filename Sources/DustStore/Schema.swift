@@ -172,6 +172,26 @@ enum Schema {
                     CREATE INDEX poll_attempt_by_kind ON poll_attempt(kind, started_at);
                     """)
         }
+        migrator.registerMigration("v8-gases") { db in
+            // The gases and the integrated index of each slot (docs/REFERENCE.md §17), on the slot's
+            // `measurement` row rather than a table of their own: they arrive in the same item as PM,
+            // are revised with it under one `revision` count, and are read with it, so one upsert and
+            // one query keep serving both. Rows stored before have NULL: unknown, as the answers
+            // that brought them said nothing of gases.
+            try db.execute(
+                sql: """
+                    ALTER TABLE measurement ADD COLUMN o3 REAL;
+                    ALTER TABLE measurement ADD COLUMN no2 REAL;
+                    ALTER TABLE measurement ADD COLUMN co REAL;
+                    ALTER TABLE measurement ADD COLUMN so2 REAL;
+                    ALTER TABLE measurement ADD COLUMN o3_flag TEXT;
+                    ALTER TABLE measurement ADD COLUMN no2_flag TEXT;
+                    ALTER TABLE measurement ADD COLUMN co_flag TEXT;
+                    ALTER TABLE measurement ADD COLUMN so2_flag TEXT;
+                    ALTER TABLE measurement ADD COLUMN cai INTEGER;
+                    ALTER TABLE measurement ADD COLUMN cai_grade INTEGER;
+                    """)
+        }
         migrator.registerMigration("v10-weekly-outlook") { db in
             // The weekly PM2.5 outlook (docs/REFERENCE.md §17), one row per publication day, one per
             // of its days with the confidence (신뢰도), one per region named that day with the word as

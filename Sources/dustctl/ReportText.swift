@@ -43,7 +43,83 @@ struct ReportText {
         lines.append("")
         lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
         lines.append(contentsOf: walkingTable(report.walking))
+        lines.append(contentsOf: gasBlock(report))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    // MARK: Gases (docs/REFERENCE.md §17)
+
+    /// The day's gases after everything PM shows: the latest hour and the totals per gas, then the
+    /// index; nothing when no hour had a gas value or an index (old data reads as before).
+    private func gasBlock(_ report: DayReport) -> [String] {
+        let totals = report.gasTotals
+        guard totals.hasKnownValue else { return [] }
+        func row(_ name: String, _ cells: (Gas) -> String) -> String {
+            String((pad(name, 14) + Gas.allCases.map { pad(cells($0), 16) }.joined()).reversed().drop { $0 == " " }.reversed())
+        }
+        let latest = report.latestGases
+        var lines = [
+            "",
+            style.bold("Gases 대기가스") + (latest.map { " · latest hour \(slotLabel($0.slot, calendar))" } ?? "")
+                + " · ppm, graded by the CAI bands",
+            row("") { style.bold("\($0.displayName) \($0.koreanName)") },
+        ]
+        if let latest {
+            lines.append(
+                row("Latest") { gas in
+                    let grade = latest.gases.grade[gas]
+                    return style.graded(
+                        [formattedPPM(latest.gases.ppm[gas], gas), grade?.koreanName].compactMap { $0 }.joined(separator: " "), grade)
+                })
+        }
+        lines += [
+            row("Hours") { "\(totals.gases[$0].hours) of \(report.elapsedSlots)" },
+            row("Mean") { formattedPPM(totals.gases[$0].mean, $0) },
+            row("Max") { formattedPPM(totals.gases[$0].max, $0) },
+            row("Grade of max") { style.graded(gradeName(totals.gases[$0].maxGrade), totals.gases[$0].maxGrade) },
+        ]
+        let index = totals.cai
+        var cai = ["latest \(caiText(latest?.gases.cai, latest?.gases.caiGrade))"]
+        if index.hours > 0 {
+            cai += [
+                "max \(caiText(index.max, index.maxGrade))", "mean \(formatted(index.mean))",
+                "\(index.hours) of \(report.elapsedSlots) hours",
+            ]
+        }
+        lines.append(pad("CAI 통합대기환경지수", 22) + cai.joined(separator: " · "))
+        return lines
+    }
+
+    /// `62 보통 (moderate)`, coloured by the grade AirKorea reported; `–` when unknown.
+    private func caiText(_ value: Int?, _ grade: DustGrade?) -> String {
+        guard let value else { return "–" }
+        return style.graded(([String(value)] + (grade.map { [$0.bilingualName] } ?? [])).joined(separator: " "), grade)
+    }
+
+    /// Each stored hour's gases, their flags and the index, for `hourly`; nothing when no hour had one.
+    private func gasHourlyTable(_ hours: [HourlyExposure]) -> [String] {
+        guard hours.contains(where: { $0.gases.hasKnownValue }) else { return [] }
+        var lines = [
+            "",
+            pad(style.bold("Gases, ppm"), 13) + Gas.allCases.map { pad($0.displayName, 7, alignRight: true) }.joined()
+                + pad("CAI", 5, alignRight: true) + "  Note",
+        ]
+        for hour in hours {
+            let gases = hour.gases
+            let grades = gases.grade
+            let notes = Gas.allCases.compactMap { gas in gases.flag[gas].map { "\(gas.displayName) \($0)" } }
+            lines.append(
+                pad(slotLabel(hour.slot, calendar), 13)
+                    + Gas.allCases.map { style.graded(pad(formattedPPM(gases.ppm[$0], $0), 7, alignRight: true), grades[$0]) }.joined()
+                    + style.graded(pad(gases.cai.map(String.init) ?? "–", 5, alignRight: true), gases.caiGrade)
+                    + (notes.isEmpty ? "" : "  " + notes.joined(separator: ", ")))
+        }
+        return lines
+    }
+
+    /// A gas's ppm with the decimals AirKorea publishes it with: 3 for O3, NO2 and SO2, 2 for CO.
+    private func formattedPPM(_ value: Double?, _ gas: Gas) -> String {
+        formatted(value, decimals: gas.displayDecimals)
     }
 
     /// The hours with walking, each with its merged distance and the source that gave it (the
@@ -65,6 +141,7 @@ struct ReportText {
             lines.append("No readings stored for this day.")
         } else {
             lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
+            lines.append(contentsOf: gasHourlyTable(report.hourly))
         }
         return lines.joined(separator: "\n") + "\n"
     }

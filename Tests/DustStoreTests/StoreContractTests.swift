@@ -73,6 +73,61 @@ struct StoreContractTests {
         #expect(stored.first?.grade24h.fineDust == .moderate)
     }
 
+    // MARK: Gases (docs/REFERENCE.md §17)
+
+    @Test(
+        "A changed gas value is a revision and replaces the stored one; a flag is kept with its unknown value",
+        arguments: Backend.allCases)
+    func gasRevision(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        var first = reading(pm10: 41, pm25: 20)
+        first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
+        #expect(try await store.saveReadings([first], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        #expect(try await store.saveReadings([first], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
+        var revised = first
+        revised.gases.ppm.o3 = 0.092
+        revised.gases.caiGrade = .bad
+        #expect(try await store.saveReadings([revised], fetchedAt: fetched) == UpsertSummary(updated: 1))
+        var flagged = revised
+        flagged.gases.ppm.no2 = nil
+        flagged.gases.flag.no2 = "점검중"
+        #expect(try await store.saveReadings([flagged], fetchedAt: fetched) == UpsertSummary(updated: 1))
+        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+        #expect(stored.map(\.gases.ppm) == [GasValues(o3: 0.092, no2: nil, co: 0.5, so2: 0.003)])
+        #expect(stored.map(\.gases.flag) == [GasValues(o3: nil, no2: "점검중", co: nil, so2: nil)])
+        #expect(stored.first?.gases.cai == 62)
+        #expect(stored.first?.gases.caiGrade == .bad)
+        #expect(stored.first?.concentration == DustPair(fineDust: 41, ultraFineDust: 20))
+    }
+
+    @Test(
+        "An answer without a gas element never erases the stored value, and a PM-only change is one revision as before",
+        arguments: Backend.allCases)
+    func missingGasKeepsValue(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        var first = reading(pm10: 41, pm25: 20)
+        first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
+        _ = try await store.saveReadings([first], fetchedAt: fetched)
+        // An old-service answer for the same hour: PM again, no gas element at all.
+        var withoutGases = reading(pm10: 41, pm25: 20)
+        withoutGases.gases = .unreported
+        #expect(try await store.saveReadings([withoutGases], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
+        withoutGases.concentration.fineDust = 45
+        #expect(try await store.saveReadings([withoutGases], fetchedAt: fetched) == UpsertSummary(updated: 1))
+        // Only O3 and the index reported: CO, NO2 and SO2 stay.
+        var onlyOzone = withoutGases
+        onlyOzone.gases = GasReading(
+            ppm: GasValues(o3: 0.04, no2: nil, co: nil, so2: nil), cai: nil, caiGrade: nil, reported: [.value(of: .o3), .cai])
+        #expect(try await store.saveReadings([onlyOzone], fetchedAt: fetched) == UpsertSummary(updated: 1))
+        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+        #expect(stored.map(\.gases.ppm) == [GasValues(o3: 0.04, no2: 0.026, co: 0.5, so2: 0.003)])
+        #expect(stored.first?.gases.cai == nil)
+        #expect(stored.first?.gases.caiGrade == .moderate)
+        #expect(stored.first?.concentration.fineDust == 45)
+    }
+
     @Test("The newest slot that ended by now; a slot in the future never counts", arguments: Backend.allCases)
     func newestSlot(_ backend: Backend) async throws {
         let (store, remove) = try backend.open()

@@ -469,3 +469,45 @@ struct DashboardTests {
         expectSelfContained(page)
     }
 }
+
+@Suite("Dashboard gases panel (docs/REFERENCE.md §17)")
+struct DashboardGasTests {
+    @Test("The latest hour's ppm in its CAI grade's colour, the day's highest hour, the index with its grade")
+    func gasPanel() async throws {
+        let scratch = try DashboardScratch()
+        try await scratch.importFixture("synthesized/station-junggu-ver1.5-gases-dash-flag-implausible-2026-11-20.xml")
+        let page = try await scratch.dayPage(DashboardScratch.november20, station: "중구")
+        // 23:00–24:00: khaiValue 501 and khaiGrade 5 are unknown; the index's only known hour is 21:00 (120, 나쁨).
+        #expect(page.contains("<section class=\"card gases\" data-cai=\"null\" data-cai-grade=\"null\">"))
+        #expect(page.contains("<h2>대기가스 마지막 1시간 <span class=\"aside\">23:00–24:00</span></h2>"))
+        #expect(
+            page.contains(
+                "<div class=\"tile\" data-gas=\"o3\" data-ppm=\"0.031\" data-grade=\"2\"><h3>오존 <span class=\"aside\">O3</span></h3>"
+                    + "<p class=\"value compact ppm g2\">0.031<span class=\"unit\">ppm</span></p><span class=\"chip g2\">보통</span>"))
+        #expect(page.contains("<p class=\"value compact ppm g1\">0.030<span class=\"unit\">ppm</span></p>"))
+        #expect(page.contains("<p class=\"value compact ppm g3\">9.01<span class=\"unit\">ppm</span></p>"))
+        #expect(page.contains("<p class=\"value compact ppm g4\">0.151<span class=\"unit\">ppm</span></p>"))
+        // CO: 9.01 and 0.4 known (999 was implausible); the index: 120 its highest and only hour.
+        #expect(page.contains("<div><dt>최고</dt><dd>9.01\u{A0}ppm</dd></div><div><dt>측정</dt><dd>2/24시간</dd></div>"))
+        #expect(page.contains("<h3>통합대기환경지수 <span class=\"aside\">CAI</span></h3><p class=\"value compact\">–</p>"))
+        #expect(page.contains("<div><dt>최고</dt><dd>120</dd></div><div><dt>측정</dt><dd>1/24시간</dd></div>"))
+        expectSelfContained(page)
+
+        let english = try await scratch.dayPage(DashboardScratch.november20, language: .english, station: "중구")
+        #expect(english.contains("<h2>Gases, last hour of the day <span class=\"aside\">23:00–24:00</span></h2>"))
+        #expect(english.contains("<h3>Ozone <span class=\"aside\">O3</span></h3>"))
+        #expect(english.contains("<span class=\"chip g4\">very bad</span>"))
+        expectSelfContained(english)
+    }
+
+    @Test("A day whose hours carry no gas and no index has no gases panel")
+    func noGasesNoPanel() async throws {
+        let scratch = try DashboardScratch()
+        let slots = DashboardScratch.seoul.slots(of: DashboardScratch.november20)
+        try scratch.save([DashboardScratch.reading("종로구", slots[9], pm10: 41, pm25: 20)])
+        let page = try await scratch.dayPage(DashboardScratch.november20)
+        #expect(page.contains("data-hours-pm10=\"1\""))
+        #expect(!page.contains("card gases"))
+        #expect(!page.contains("data-gas="))
+    }
+}

@@ -15,26 +15,32 @@ struct MetricsTests {
     /// The demo database's gauges at the demo's clock, sorted (families come in hash order).
     static let demoGauges = [
         "# HELP finedust_build_info FineDust's version; always 1.",
+        // Added by issue 21 (docs/REFERENCE.md §17): the latest hour's gases and integrated index.
+        "# HELP finedust_cai AirKorea's integrated air-quality index (통합대기환경지수, 0–500) of the latest hour that had one.",
         "# HELP finedust_concentration_grams_per_cubic_meter The latest known hourly concentration (grams per cubic metre; µg/m³ × 1e-6).",
         "# HELP finedust_data_age_seconds How long ago the newest stored hour ended.",
         "# HELP finedust_data_stale 1 when nothing new arrived for 3 hours (or nothing is stored), else 0.",
         "# HELP finedust_forecast_grade AirKorea's forecast grade for the region: 1 good, 2 moderate, 3 bad, 4 very bad.",
         "# HELP finedust_forecast_issued_timestamp_seconds When the newest forecast shown was issued (unix seconds).",
+        "# HELP finedust_gas_ppm The latest known hourly gas concentration in ppm (parts per million by volume).",
         "# HELP finedust_grade AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.",
         "# HELP finedust_intake_today_grams Estimated inhaled dose so far today (grams; µg × 1e-6).",
         "# HELP finedust_latest_hour_end_timestamp_seconds When the latest known hour ended (unix seconds).",
         "# HELP finedust_measured_slots_today Hours of today with a known concentration.",
         "# TYPE finedust_build_info gauge",
+        "# TYPE finedust_cai gauge",
         "# TYPE finedust_concentration_grams_per_cubic_meter gauge",
         "# TYPE finedust_data_age_seconds gauge",
         "# TYPE finedust_data_stale gauge",
         "# TYPE finedust_forecast_grade gauge",
         "# TYPE finedust_forecast_issued_timestamp_seconds gauge",
+        "# TYPE finedust_gas_ppm gauge",
         "# TYPE finedust_grade gauge",
         "# TYPE finedust_intake_today_grams gauge",
         "# TYPE finedust_latest_hour_end_timestamp_seconds gauge",
         "# TYPE finedust_measured_slots_today gauge",
         "finedust_build_info{version=\"\(FineDustVersion.current)\"} 1.0",
+        "finedust_cai{station=\"종로구\"} 62.0",
         "finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm10\"} 4.5e-05",
         "finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm25\"} 2.2e-05",
         "finedust_data_age_seconds 1200.0",
@@ -44,6 +50,10 @@ struct MetricsTests {
         "finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"today\"} 4.0",
         "finedust_forecast_grade{region=\"서울\",pollutant=\"pm25\",day=\"tomorrow\"} 2.0",
         "finedust_forecast_issued_timestamp_seconds{region=\"서울\"} 1795161600.0",
+        "finedust_gas_ppm{station=\"종로구\",gas=\"co\"} 0.52",
+        "finedust_gas_ppm{station=\"종로구\",gas=\"no2\"} 0.0262",
+        "finedust_gas_ppm{station=\"종로구\",gas=\"o3\"} 0.0184",
+        "finedust_gas_ppm{station=\"종로구\",gas=\"so2\"} 0.0031",
         "finedust_grade{station=\"종로구\",pollutant=\"pm10\"} 2.0",
         "finedust_grade{station=\"종로구\",pollutant=\"pm25\"} 2.0",
         "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\"} 0.0",
@@ -93,6 +103,43 @@ struct MetricsTests {
             #expect(!after.contains("중구"))
             #expect(after.contains("finedust_concentration_grams_per_cubic_meter{station=\"종로구\",pollutant=\"pm10\"} 4.5e-05"))
         }
+    }
+
+    @Test("Gases: the latest known ppm per gas and the index, a flagged hour passed over; a gas never known has no sample")
+    func gases() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        // 중구's last hour: O3 0.095 (나쁨), CO flagged 장비점검, no NO2 and no index; the hour before
+        // had NO2, CO and the index; SO2 neither hour.
+        let hour = Slot(containing: DemoReplay.now).advanced(by: -1)
+        let earlier = GasReading(ppm: GasValues(o3: 0.05, no2: 0.041, co: 0.4, so2: nil), cai: 75, caiGrade: .moderate)
+        var latest = GasReading(ppm: GasValues(o3: 0.095, no2: nil, co: nil, so2: nil), cai: nil, caiGrade: nil)
+        latest.flag.co = "장비점검"
+        latest.reported = [.value(of: .o3), .value(of: .co)]
+        _ = try rig.store.saveReadings([
+            HourlyReading(
+                station: "중구", slot: hour.advanced(by: -1), concentration: DustPair(fineDust: 40, ultraFineDust: 20), gases: earlier),
+            HourlyReading(station: "중구", slot: hour, concentration: DustPair(fineDust: 51, ultraFineDust: 30), gases: latest),
+        ])
+        let store = rig.store
+        let settings = WebData.ReportSettings(
+            stations: StationPreference(primary: "중구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+            intakeModel: try VentilationIntakeModel(), databasePath: store.path)
+        let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
+        let body = try await scrape(
+            Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router()))
+        let gasLines = body.split(separator: "\n").filter { $0.contains("finedust_gas_ppm") || $0.contains("finedust_cai") }.sorted()
+        #expect(
+            gasLines == [
+                "# HELP finedust_cai AirKorea's integrated air-quality index (통합대기환경지수, 0–500) of the latest hour that had one.",
+                "# HELP finedust_gas_ppm The latest known hourly gas concentration in ppm (parts per million by volume).",
+                "# TYPE finedust_cai gauge",
+                "# TYPE finedust_gas_ppm gauge",
+                "finedust_cai{station=\"중구\"} 75.0",
+                "finedust_gas_ppm{station=\"중구\",gas=\"co\"} 0.4",
+                "finedust_gas_ppm{station=\"중구\",gas=\"no2\"} 0.041",
+                "finedust_gas_ppm{station=\"중구\",gas=\"o3\"} 0.095",
+            ])
     }
 
     @Test("Nothing stored: no hour, no forecast, no health but the stale flag; the build is still there")

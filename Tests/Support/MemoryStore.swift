@@ -125,6 +125,22 @@ public final class MemoryStore: FineDustStore, Sendable {
             if reported.contains(.grade24h) { revised.grade24h[pollutant] = reading.grade24h[pollutant] }
             if reported.contains(.grade1h) { revised.grade1h[pollutant] = reading.grade1h[pollutant] }
         }
+        revised.gases = revisingGases(stored.gases, with: reading.gases)
+        return revised
+    }
+
+    // MARK: Gases (docs/REFERENCE.md §17)
+
+    /// The stored gases with each element `reading` reports replaced, as SQLiteStore's upsert does.
+    private static func revisingGases(_ stored: GasReading, with reading: GasReading) -> GasReading {
+        var revised = stored
+        revised.reported = .all
+        for gas in Gas.allCases where reading.reported.contains(.value(of: gas)) {
+            revised.ppm[gas] = reading.ppm[gas]
+            revised.flag[gas] = reading.flag[gas]
+        }
+        if reading.reported.contains(.cai) { revised.cai = reading.cai }
+        if reading.reported.contains(.caiGrade) { revised.caiGrade = reading.caiGrade }
         return revised
     }
 

@@ -51,7 +51,7 @@ public struct AlertEvent: Sendable, Hashable {
     /// `PM2.5 나쁨 (bad)`, `PM10 intake today 412.5 µg`, `tomorrow's PM2.5 forecast 나쁨 (bad)`.
     private var what: String {
         guard let metric else { return "test" }
-        let pollutant = metric.pollutant.displayName
+        let subject = metric.subjectName
         let valueText: String
         if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
             valueText = grade.bilingualName
@@ -61,11 +61,11 @@ public struct AlertEvent: Sendable, Hashable {
             valueText = "unknown"
         }
         switch metric {
-        case .pm10Grade, .pm25Grade: return "\(pollutant) \(valueText)"
-        case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(pollutant) forecast \(valueText)"
-        case .intakeTodayPM10, .intakeTodayPM25: return "\(pollutant) intake today \(valueText)"
+        case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
+        case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(subject) forecast \(valueText)"
+        case .intakeTodayPM10, .intakeTodayPM25: return "\(subject) intake today \(valueText)"
         case .outlookHighDays:
-            return "\(value.map { String(Int($0)) } ?? "unknown") of the weekly outlook's days 높음 (high) for \(pollutant)"
+            return "\(value.map { String(Int($0)) } ?? "unknown") of the weekly outlook's days 높음 (high) for \(subject)"
         }
     }
 }
@@ -194,6 +194,14 @@ public struct AlertMonitor: Sendable {
                     values[metric] = Double(DustGrade(concentration: concentration, of: pollutant, on: date).rawValue)
                 }
             }
+        }
+        // The gases' hour may differ from PM's: each metric reads the latest hour that had gases (docs/REFERENCE.md §17).
+        if let latest = day.latestGases ?? days[0].latestGases, now.timeIntervalSince(latest.slot.end) < DaemonHealth.staleAfter {
+            let grades = latest.gases.grade
+            for metric in [AlertMetric.o3Grade, .no2Grade, .coGrade, .so2Grade] {
+                if let gas = metric.gas, let grade = grades[gas] { values[metric] = Double(grade.rawValue) }
+            }
+            if let grade = latest.gases.caiGrade { values[.khaiGrade] = Double(grade.rawValue) }
         }
         if let intake = day.totals.intake.fineDust { values[.intakeTodayPM10] = intake }
         if let intake = day.totals.intake.ultraFineDust { values[.intakeTodayPM25] = intake }

@@ -223,6 +223,7 @@ struct DashboardRenderer {
                 sections.append(
                     "<section class=\"card\"><p class=\"empty\">\(isToday ? text.noReadingsToday : text.noReadingsDay)</p></section>")
             }
+            if day.gasTotals.hasKnownValue { sections.append(gasCard(day, isToday: isToday)) }
             if isToday, let forecast = model.forecast { sections.append(forecastCard(forecast)) }
             sections.append(weekCard(model.week, rolling: true, linkToWeek: ISOWeek(containing: day.date)))
             return HTML(sections)
@@ -474,7 +475,7 @@ struct DashboardRenderer {
     // MARK: - Pieces
 
     /// A `<dl>` of name–value rows; a value that does not fit beside its name goes below it.
-    private func facts(_ rows: [(name: String, value: HTML)]) -> HTML {
+    func facts(_ rows: [(name: String, value: HTML)]) -> HTML {
         "<dl class=\"facts\">\(rows.map { "<div><dt>\($0.name)</dt><dd>\($0.value)</dd></div>" as HTML })</dl>"
     }
 
@@ -482,7 +483,7 @@ struct DashboardRenderer {
         "<h3>\(text.pollutantName(pollutant)) <span class=\"aside\">\(pollutant.displayName)</span></h3>"
     }
 
-    private func gradeChip(_ grade: DustGrade?) -> HTML {
+    func gradeChip(_ grade: DustGrade?) -> HTML {
         guard let grade else { return "<span class=\"chip\">\(text.unknown)</span>" }
         return "<span class=\"chip g\(grade.rawValue)\">\(text.gradeName(grade))</span>"
     }

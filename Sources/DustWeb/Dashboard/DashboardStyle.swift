@@ -62,6 +62,7 @@ enum DashboardStyle {
         .facts dd{margin:0 0 0 auto;text-align:right}
         .over{color:var(--g4-ink);font-weight:600}
         .within{color:var(--g2-ink)}
+        .ppm.g1{color:var(--g1-ink)}.ppm.g2{color:var(--g2-ink)}.ppm.g3{color:var(--g3-ink)}.ppm.g4{color:var(--g4-ink)}
         .note{margin:.75rem 0 0;font-size:.8125rem;color:var(--muted)}
         .empty{color:var(--muted);margin:0}
         .chart{display:block;width:100%;height:auto;margin:0 0 .5rem;overflow:visible}
