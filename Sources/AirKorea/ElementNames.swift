@@ -11,6 +11,9 @@ enum Element: UInt8, CaseIterable {
     case pm10Grade, pm25Grade, pm10Grade1h, pm25Grade1h, pm10Flag, pm25Flag
     case addr, dmX, dmY
     case informCode, informData, informGrade, informOverall, informCause
+    // Advisories (docs/REFERENCE.md §17).
+    case sn, dataDate, districtName, moveName, itemCode, issueGbn, issueLvl
+    case issueDate, issueTime, issueVal, clearDate, clearTime, clearVal, maxVal
 
     /// The element's name in AirKorea's XML, spelled out so that renaming a case cannot change what
     /// the parser matches; nil for `other`, which stands for every name not listed here.
@@ -55,6 +58,20 @@ enum Element: UInt8, CaseIterable {
         case .informGrade: "informGrade"
         case .informOverall: "informOverall"
         case .informCause: "informCause"
+        case .sn: "sn"
+        case .dataDate: "dataDate"
+        case .districtName: "districtName"
+        case .moveName: "moveName"
+        case .itemCode: "itemCode"
+        case .issueGbn: "issueGbn"
+        case .issueLvl: "issueLvl"
+        case .issueDate: "issueDate"
+        case .issueTime: "issueTime"
+        case .issueVal: "issueVal"
+        case .clearDate: "clearDate"
+        case .clearTime: "clearTime"
+        case .clearVal: "clearVal"
+        case .maxVal: "maxVal"
         }
     }
 }

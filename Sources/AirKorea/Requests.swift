@@ -21,6 +21,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
     case stationList(address: String? = nil, stationName: String? = nil, page: Int = 1, rows: Int = 1000)
     /// `getMinuDustFrcstDspth`: the dust forecasts (`InformCode` PM10 or PM25) issued on `searchDate`.
     case forecast(searchDate: LocalDate, pollutant: Pollutant, page: Int = 1, rows: Int = 100)
+    /// `getUlfptcaAlarmInfo` (PM10, PM25) or `getOzAdvsryOccrrncInfo` (O3): the year's advisories (docs/REFERENCE.md §17).
+    case advisories(year: Int, pollutant: AdvisoryPollutant, page: Int = 1, rows: Int = 100)
 
     /// The service and operation path below the base URL.
     public var path: String {
@@ -29,6 +31,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .provinceRealtime: "ArpltnInforInqireSvc/getCtprvnRltmMesureDnsty"
         case .stationList: "MsrstnInfoInqireSvc/getMsrstnList"
         case .forecast: "ArpltnInforInqireSvc/getMinuDustFrcstDspth"
+        case .advisories(_, let pollutant, _, _):
+            pollutant == .o3 ? "OzYlwsndOccrrncInforInqireSvc/getOzAdvsryOccrrncInfo" : "UlfptcaAlarmInqireSvc/getUlfptcaAlarmInfo"
         }
     }
 
@@ -41,6 +45,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
             .stationList(address: address, stationName: stationName, page: number, rows: rows)
         case .forecast(let searchDate, let pollutant, _, let rows):
             .forecast(searchDate: searchDate, pollutant: pollutant, page: number, rows: rows)
+        case .advisories(let year, let pollutant, _, let rows): .advisories(year: year, pollutant: pollutant, page: number, rows: rows)
         }
     }
 
@@ -48,7 +53,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     public var pageNumber: Int {
         switch self {
         case .stationRealtime(_, _, let page, _), .provinceRealtime(_, let page, _), .stationList(_, _, let page, _),
-            .forecast(_, _, let page, _):
+            .forecast(_, _, let page, _), .advisories(_, _, let page, _):
             page
         }
     }
@@ -57,7 +62,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     public var rowsPerPage: Int {
         switch self {
         case .stationRealtime(_, _, _, let rows), .provinceRealtime(_, _, let rows), .stationList(_, _, _, let rows),
-            .forecast(_, _, _, let rows):
+            .forecast(_, _, _, let rows), .advisories(_, _, _, let rows):
             rows
         }
     }
@@ -75,7 +80,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
             case .threeMonths: 93 * 24
             }
         case .provinceRealtime: 48
-        case .stationList, .forecast: nil
+        case .stationList, .forecast, .advisories: nil
         }
     }
 
@@ -87,6 +92,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .provinceRealtime, .stationList: 3000
         // A day holds at most four issues of three forecast days each per pollutant.
         case .forecast: 100
+        // A bad year brings a few hundred advisories across the country.
+        case .advisories: 2000
         }
     }
 
@@ -148,6 +155,9 @@ public enum AirKoreaRequest: Sendable, Hashable {
                 ("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)),
                 ("searchDate", searchDate.description), ("InformCode", pollutant.informCode),
             ]
+        case .advisories(let year, let pollutant, let page, let rows):
+            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)), ("year", String(year))]
+                + (pollutant == .o3 ? [] : [("itemCode", pollutant.rawValue)])
         }
     }
 }

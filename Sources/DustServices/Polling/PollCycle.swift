@@ -180,6 +180,7 @@ public struct PollCycle: Sendable {
         case .provinceRealtime(let sido, let page, _): "province \(sido) page \(page)"
         case .stationList(_, _, let page, _): "station list page \(page)"
         case .forecast(let searchDate, let pollutant, let page, _): "forecast \(pollutant.informCode) \(searchDate) page \(page)"
+        case .advisories(let year, let pollutant, let page, _): "advisories \(pollutant.rawValue) \(year) page \(page)"
         }
     }
 }

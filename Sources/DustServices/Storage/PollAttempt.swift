@@ -10,6 +10,8 @@ public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
     case forecast
     /// AirKorea's list of monitoring stations.
     case stationList
+    /// Official advisories (주의보/경보, docs/REFERENCE.md §17): never counted as a measurement poll.
+    case advisory
 
     /// The kind of `request`.
     public init(_ request: AirKoreaRequest) {
@@ -17,6 +19,7 @@ public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
         case .stationRealtime, .provinceRealtime: self = .measurement
         case .forecast: self = .forecast
         case .stationList: self = .stationList
+        case .advisories: self = .advisory
         }
     }
 }
