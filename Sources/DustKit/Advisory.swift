@@ -175,7 +175,9 @@ public enum AdvisoryTime {
             day = LocalDate(parts[0])
             clock = parts[1]
         case 1:
-            day = (date?.trimmingWhiteSpace).flatMap { $0.isEmpty ? nil : LocalDate($0) } ?? dataDate.flatMap { LocalDate($0.trimmingWhiteSpace) }
+            // A date given and unreadable is no date: never the item's `dataDate` instead.
+            let given = date?.trimmingWhiteSpace ?? ""
+            day = given.isEmpty ? dataDate.flatMap { LocalDate($0.trimmingWhiteSpace) } : LocalDate(given)
             clock = parts[0]
         default:
             return nil
