@@ -95,6 +95,11 @@ public struct AdvisoryRegion: Sendable, Hashable {
     /// nil: every 권역 of the district.
     public var area: String?
 
+    /// The 17 시도 as AirKorea's `districtName` and `sidoName` write them.
+    public static let districts = [
+        "서울", "부산", "대구", "인천", "광주", "대전", "울산", "세종", "경기", "강원", "충북", "충남", "전북", "전남", "경북", "경남", "제주",
+    ]
+
     public init(district: String, area: String? = nil) {
         self.district = district.trimmingWhiteSpace
         let area = area?.trimmingWhiteSpace
