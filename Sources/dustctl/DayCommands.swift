@@ -19,6 +19,13 @@ struct TodayCommand: AsyncParsableCommand {
             let statistics = try options.statistics(settings)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
             let outlook = try? await forecastOutlook(settings, store: openStore(atPath: settings.storagePath, for: .read), now: Date())
+            // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
+            if !options.json, let store = try? openStore(atPath: settings.storagePath, for: .read),
+                let listing = try? await advisoryListing(settings, store: store, now: Date()),
+                let line = AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).topLine(listing)
+            {
+                try standardOutputLine(line)
+            }
             try await printDay(
                 statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
                 forecast: .some(outlook))
