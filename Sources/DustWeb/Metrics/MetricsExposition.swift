@@ -18,6 +18,7 @@ struct MetricsExposition: Sendable {
             IntakeTodayCollector(statistics: statistics, settings: settings),
             ForecastCollector(data: data),
             PollHealthCollector(data: data),
+            AdvisoryCollector(data: data),
         ]
         let gauges = PrometheusCollectorRegistry()
         for collector in collectors {
