@@ -1,7 +1,7 @@
 import Foundation
 
-/// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade, or
-/// today's intake so far.
+/// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade,
+/// today's intake so far, or the official advisory in force (docs/REFERENCE.md §17).
 public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case pm10Grade = "pm10.grade"
     case pm25Grade = "pm25.grade"
@@ -9,15 +9,18 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case forecastTomorrowPM25 = "forecast.tomorrow.pm25"
     case intakeTodayPM10 = "intake.today.pm10"
     case intakeTodayPM25 = "intake.today.pm25"
+    /// The most serious advisory in force for the user's district: 0 none, 1 주의보, 2 경보, 3 중대경보.
+    case advisoryLevel = "advisory.level"
 
     /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
-    public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 }
+    public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .advisoryLevel }
 
-    /// The pollutant the metric is about.
-    public var pollutant: Pollutant {
+    /// The pollutant the metric is about; nil for the advisory level, which is about all of them.
+    public var pollutant: Pollutant? {
         switch self {
         case .pm10Grade, .forecastTomorrowPM10, .intakeTodayPM10: .pm10
         case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25: .pm25
+        case .advisoryLevel: nil
         }
     }
 }
@@ -71,7 +74,13 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
             throw AlertRuleError("\"\(name)\" is not something an alert can watch (\(known))")
         }
         let threshold: Double
-        if let number = Double(value), number.isFinite {
+        if metric == .advisoryLevel {
+            let rank = Double(value).map { Int(exactly: $0) } ?? AdvisoryLevel(word: value).rank
+            guard let rank, (0...3).contains(rank) else {
+                throw AlertRuleError("an advisory level is 0 (none), 1 (주의보), 2 (경보) or 3 (중대경보), not \(value)")
+            }
+            threshold = Double(rank)
+        } else if let number = Double(value), number.isFinite {
             threshold = number
         } else if metric.isGrade, let grade = DustGrade(word: value) {
             threshold = Double(grade.rawValue)

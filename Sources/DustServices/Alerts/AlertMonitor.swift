@@ -51,7 +51,7 @@ public struct AlertEvent: Sendable, Hashable {
     /// `PM2.5 나쁨 (bad)`, `PM10 intake today 412.5 µg`, `tomorrow's PM2.5 forecast 나쁨 (bad)`.
     private var what: String {
         guard let metric else { return "test" }
-        let pollutant = metric.pollutant.displayName
+        let pollutant = metric.pollutant?.displayName ?? ""
         let valueText: String
         if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
             valueText = grade.bilingualName
@@ -64,8 +64,17 @@ public struct AlertEvent: Sendable, Hashable {
         case .pm10Grade, .pm25Grade: return "\(pollutant) \(valueText)"
         case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(pollutant) forecast \(valueText)"
         case .intakeTodayPM10, .intakeTodayPM25: return "\(pollutant) intake today \(valueText)"
+        case .advisoryLevel:
+            let level = value.flatMap { Int(exactly: $0) }
+            return level.map { $0 == 0 ? "no advisory in force" : "advisory \(Self.advisoryWords[$0, default: String($0)]) in force" }
+                ?? "advisory unknown"
         }
     }
+}
+
+extension AlertEvent {
+    /// The advisory levels' words (`advisory.level`).
+    fileprivate static let advisoryWords = [1: "주의보 (watch)", 2: "경보 (warning)", 3: "중대경보 (emergency)"]
 }
 
 /// The values alert rules are checked against, at one instant; nil is unknown.
@@ -150,11 +159,13 @@ public struct AlertMonitor: Sendable {
     private let store: any AlertStore
     private let statistics: StatisticsService
     private let forecast: (any TomorrowForecastReader)?
+    private let advisories: (any AdvisoryLevelReader)?
 
     public init(
         rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
-        forecast: (any TomorrowForecastReader)? = nil
+        forecast: (any TomorrowForecastReader)? = nil, advisories: (any AdvisoryLevelReader)? = nil
     ) {
+        self.advisories = advisories
         self.rules = rules
         self.quietHours = quietHours
         self.store = store
@@ -186,6 +197,7 @@ public struct AlertMonitor: Sendable {
             if let grade = tomorrow.fineDust { values[.forecastTomorrowPM10] = Double(grade.rawValue) }
             if let grade = tomorrow.ultraFineDust { values[.forecastTomorrowPM25] = Double(grade.rawValue) }
         }
+        if let level = try await advisories?.level(at: now) { values[.advisoryLevel] = Double(level) }
         return AlertInputs(station: day.station, values: values)
     }
 
