@@ -13,21 +13,13 @@ import Testing
 
 @Suite("dustd's advisory fetcher against a loopback AirKorea", .serialized)
 struct AdvisoryServiceTests {
-    static let denied = try! TestFixtures.data("synthesized/error-gateway-20-advisory-service-access-denied.xml")
-    static let ozone = try! TestFixtures.data("synthesized/advisories-o3-2026.xml")
-    static let pm10 = try! TestFixtures.data("synthesized/advisories-pm10-2026.xml")
-
     @Test(
         "An unapproved service is turned off with one log line and a status line; the measurement polls go on and never fail; a reload asks again"
     )
     func unapproved() async throws {
         try await withRig { rig in
             rig.server.setScript { request in
-                switch request.operation {
-                case "getUlfptcaAlarmInfo": .respond(status: 200, body: Self.denied)
-                case "getOzAdvsryOccrrncInfo": .respond(status: 200, body: Self.ozone)
-                default: .respond(status: 200, body: FaultRig.daily)
-                }
+                FakeReply.advisories(for: request, approved: false) ?? .respond(status: 200, body: FaultRig.daily)
             }
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(DemoReplay.now)
@@ -99,13 +91,7 @@ struct AdvisoryServiceTests {
             #expect(document.contains(#""turnedOff":[{"pollutant":"PM10","service":"한국환경공단_에어코리아_미세먼지 경보 발령 현황""#))
 
             // A reload turns the operations back on: the next hour asks all three again.
-            rig.server.setScript { request in
-                switch request.operation {
-                case "getUlfptcaAlarmInfo": .respond(status: 200, body: Self.pm10)
-                case "getOzAdvsryOccrrncInfo": .respond(status: 200, body: Self.ozone)
-                default: .respond(status: 200, body: FaultRig.daily)
-                }
-            }
+            rig.server.setScript { request in FakeReply.advisories(for: request) ?? .respond(status: 200, body: FaultRig.daily) }
             live.replace(live.snapshot)
             #expect(try await clock.waitUntilSleeping { board.current.state != .polling })
             clock.advance(to: instant(kst: "2026-11-21T02:20:00"))
