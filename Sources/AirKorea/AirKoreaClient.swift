@@ -51,7 +51,8 @@ public struct AirKoreaClient: Sendable {
     /// Fetches one page of advisories; `request` must be an `.advisories` request.
     public func advisories(_ request: AirKoreaRequest) async throws(FetchError) -> AdvisoryPage {
         let pollutant: AdvisoryPollutant = if case .advisories(_, let pollutant, _, _) = request { pollutant } else { .pm10 }
-        var (page, status) = try await fetch(request) { body throws(AirKoreaError) in try parser.parseAdvisories(body, pollutant: pollutant) }
+        var (page, status) = try await fetch(request) { body throws(AirKoreaError) in try parser.parseAdvisories(body, pollutant: pollutant)
+        }
         page.httpStatus = status
         return page
     }

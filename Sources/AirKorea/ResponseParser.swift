@@ -117,7 +117,8 @@ public struct AirKoreaResponseParser: Sendable {
                 skipped += 1
                 continue
             }
-            let clearedAt = !clearGiven ? nil : AdvisoryTime.instant(date: fields.clearDate, time: fields.clearTime, dataDate: fields.dataDate)
+            let clearedAt =
+                !clearGiven ? nil : AdvisoryTime.instant(date: fields.clearDate, time: fields.clearTime, dataDate: fields.dataDate)
             guard !clearGiven || clearedAt != nil else {
                 skipped += 1
                 continue

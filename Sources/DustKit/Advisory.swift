@@ -194,7 +194,8 @@ public enum AdvisoryTime {
     /// `HH:MM` or `HH` (00–24; 24 only as `24` or `24:00`) as minutes after midnight.
     private static func minutes(_ text: Substring) -> Int? {
         let pieces = text.split(separator: ":", omittingEmptySubsequences: false)
-        guard (1...2).contains(pieces.count), pieces.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+        guard (1...2).contains(pieces.count),
+            pieces.allSatisfy({ (1...2).contains($0.count) && $0.allSatisfy { $0.isASCII && $0.isNumber } }),
             let hour = Int(pieces[0]), hour >= 0
         else { return nil }
         let minute = pieces.count == 2 ? Int(pieces[1]) : 0

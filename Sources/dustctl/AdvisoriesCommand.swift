@@ -45,7 +45,9 @@ struct AdvisoriesCommand: AsyncParsableCommand {
 }
 
 /// The listing for the configured district and 권역 (or the station's 시도).
-func advisoryListing(_ settings: FineDustSettings, store: any FineDustStore, year: Int? = nil, now: Date) async throws(StorageFailure)
+func advisoryListing(
+    _ settings: FineDustSettings, store: any FineDustStore, year: Int? = nil, now: Date
+) async throws(StorageFailure)
     -> AdvisoryListing
 {
     let reader = AdvisoryReader(store: store)

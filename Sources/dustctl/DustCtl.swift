@@ -17,7 +17,8 @@ struct DustCtl: AsyncParsableCommand {
         version: FineDustVersion.current,
         subcommands: [
             TodayCommand.self, DayCommand.self, HourlyCommand.self, WeekCommand.self, ExportCommand.self, ImportCommand.self,
-            ActivityCommand.self, StationsCommand.self, AlertsCommand.self, StatusCommand.self, ForecastCommand.self, AdvisoriesCommand.self,
+            ActivityCommand.self, StationsCommand.self, AlertsCommand.self, StatusCommand.self, ForecastCommand.self,
+            AdvisoriesCommand.self,
             DemoCommand.self,
         ]
     )

@@ -77,7 +77,8 @@ struct StatusCommand: AsyncParsableCommand {
         }
         // Said only when an advisory service is off: otherwise the text is what it always was.
         for off in status?.advisories?.turnedOff ?? [] {
-            lines.append(style.graded("Advisories    ", .bad) + "\(off.pollutant.displayName) off since \(calendar.iso8601(off.at)): \(off.remedy)")
+            lines.append(
+                style.graded("Advisories    ", .bad) + "\(off.pollutant.displayName) off since \(calendar.iso8601(off.at)): \(off.remedy)")
         }
         return lines.joined(separator: "\n")
     }

@@ -82,7 +82,9 @@ struct AdvisoryParserTests {
 
     @Test("An unapproved service (gateway reason 20) is a typed access-denied error")
     func unapproved() throws {
-        #expect(throws: AirKoreaError.service(.accessDenied, reportedCode: "20", serverMessage: "SERVICE_ACCESS_DENIED_ERROR / SERVICE ERROR")) {
+        #expect(
+            throws: AirKoreaError.service(.accessDenied, reportedCode: "20", serverMessage: "SERVICE_ACCESS_DENIED_ERROR / SERVICE ERROR")
+        ) {
             _ = try advisories("synthesized/error-gateway-20-advisory-service-access-denied.xml", .pm10)
         }
     }

@@ -28,24 +28,40 @@ struct AdvisoryAlertTests {
         // Another district's 경보 never counts.
         let elsewhere = Advisory(
             pollutant: .pm25, key: "9", district: "경기", area: nil, level: .warning, issuedAt: instant(kst: "2026-11-20T07:00:00"))
-        _ = try await scratch.store.saveAdvisories([elsewhere], fetchedAt: Self.at(7))
+        _ = try scratch.store.saveAdvisories([elsewhere], fetchedAt: Self.at(7))
 
         var kinds: [String] = []
         func step(_ hour: Int, _ advisories: [Advisory]) async throws {
-            _ = try await scratch.store.saveAdvisories(advisories, fetchedAt: Self.at(hour))
+            _ = try scratch.store.saveAdvisories(advisories, fetchedAt: Self.at(hour))
             let events = try await monitor.evaluate(at: Self.at(hour))
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
         try await step(8, [])
         #expect(try await monitor.inputs(at: Self.at(8)).values[.advisoryLevel] == 0)
         try await step(9, [watch])
-        try await step(13, [{ var cleared = watch; cleared.clearedAt = instant(kst: "2026-11-20T13:00:00"); return cleared }(), warning])
+        try await step(
+            13,
+            [
+                {
+                    var cleared = watch
+                    cleared.clearedAt = instant(kst: "2026-11-20T13:00:00")
+                    return cleared
+                }(), warning,
+            ])
         #expect(try await monitor.inputs(at: Self.at(13)).values[.advisoryLevel] == 2)
         try await step(15, [])
-        try await step(20, [{ var cleared = warning; cleared.clearedAt = instant(kst: "2026-11-20T20:00:00"); return cleared }()])
+        try await step(
+            20,
+            [
+                {
+                    var cleared = warning
+                    cleared.clearedAt = instant(kst: "2026-11-20T20:00:00")
+                    return cleared
+                }()
+            ])
         try await step(21, [])
         #expect(kinds == ["9:fired:1", "20:cleared:0"])
-        let stored = try await scratch.store.recentAlertEvents(limit: 10).map(\.event)
+        let stored = try scratch.store.recentAlertEvents(limit: 10).map(\.event)
         #expect(stored.last?.title == "FineDust: advisory 주의보 (watch) in force")
         #expect(stored.first?.message == "No longer advisory.level >= 1 at 종로구: now no advisory in force.")
     }

@@ -30,7 +30,9 @@ struct AdvisoryStoreContractTests {
         #expect(try await store.activeAdvisories(at: instant(kst: "2026-11-21T00:20:00")) == [warning()])
     }
 
-    @Test("A revision (the clear arriving later) replaces the advisory: cleared, no longer active, still the year's", arguments: Backend.allCases)
+    @Test(
+        "A revision (the clear arriving later) replaces the advisory: cleared, no longer active, still the year's",
+        arguments: Backend.allCases)
     func revisedAndCleared(_ backend: Backend) async throws {
         let (store, remove) = try backend.open()
         defer { remove() }
@@ -78,7 +80,8 @@ struct AdvisoryMigrationTests {
         try Schema.migrator.migrate(queue, upTo: "v7-attempt-kind-seconds")
         try queue.write { db in
             try db.execute(
-                sql: "INSERT INTO poll_attempt (id, started_at, station, operation, outcome, kind) VALUES (41, ?, '종로구', ?, 'ok', 'measurement')",
+                sql:
+                    "INSERT INTO poll_attempt (id, started_at, station, operation, outcome, kind) VALUES (41, ?, '종로구', ?, 'ok', 'measurement')",
                 arguments: [Int64(fetched.timeIntervalSince1970), "station 종로구 DAILY page 1"])
         }
         try queue.close()

@@ -59,8 +59,9 @@ struct AdvisoryWebTests {
             }
             let listing = try await rig.source().advisoryListing()
             #expect(listing.active.map(\.district) == ["서울", "경기"])
-            #expect(ReportJSON.advisories(listing, calendar: DayCalendar(timeZone: KoreaStandardTime.timeZone), now: DemoReplay.now)
-                .serialized.contains(#""area":"<b>남부권</b>""#))
+            #expect(
+                ReportJSON.advisories(listing, calendar: DayCalendar(timeZone: KoreaStandardTime.timeZone), now: DemoReplay.now)
+                    .serialized.contains(#""area":"<b>남부권</b>""#))
         }
     }
 

@@ -72,7 +72,9 @@ struct AdvisoriesCommandTests {
         let result = try dustctl("advisories", "--db", db, "--station", "종로구", "--json")
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
-        #expect(result.standardOutput.hasPrefix(#"{"region":{"district":"서울","area":null},"year":\#(year),"active":[{"pollutant":"PM10","key":"87""#))
+        #expect(
+            result.standardOutput.hasPrefix(
+                #"{"region":{"district":"서울","area":null},"year":\#(year),"active":[{"pollutant":"PM10","key":"87""#))
         let active = try #require(document["active"] as? [[String: Any]])
         #expect(active.map { $0["key"] as? String } == ["87", "12"])
         #expect(active.map { $0["concernsYou"] as? Bool } == [true, false])

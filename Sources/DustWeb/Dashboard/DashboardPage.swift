@@ -168,7 +168,8 @@ struct DashboardRenderer {
     private func advisoryBanner() -> HTML {
         guard !model.advisories.isEmpty else { return .empty }
         let lines = model.advisories.map { advisory -> HTML in
-            let attributes: HTML = "data-advisory-pollutant=\"\(advisory.pollutant.rawValue)\" data-advisory-level=\"\(advisory.level.name)\""
+            let attributes: HTML =
+                "data-advisory-pollutant=\"\(advisory.pollutant.rawValue)\" data-advisory-level=\"\(advisory.level.name)\""
             return "<p class=\"notice\" \(attributes)>⚠ \(AdvisoryWording.headline(advisory, calendar: calendar))</p>"
         }
         return "<section class=\"notices advisories\" role=\"alert\" aria-label=\"주의보/경보\">\(lines)</section>\n"
