@@ -46,10 +46,10 @@ extension ReportJSON {
 public enum AdvisoryWording {
     /// `미세먼지 경보 (PM10 warning) · 서울 도심권 · since 2026-11-20 13:00 · 312 µg/m³`; texts made terminal-safe.
     public static func headline(_ advisory: Advisory, calendar: DayCalendar) -> String {
-        let level = advisory.level.rank == nil ? "\(advisory.level.word) (unknown level)" : advisory.level.word
+        let level = advisory.level.rank == nil ? "level unknown" : advisory.level.name
         let place = [advisory.district, advisory.area].compactMap { $0 }.joined(separator: " ")
         var parts = [
-            "\(advisory.pollutant.koreanName) \(level) (\(advisory.pollutant.displayName) \(advisory.level.name))", place,
+            "\(advisory.pollutant.koreanName) \(advisory.level.word) (\(advisory.pollutant.displayName) \(level))", place,
             "since \(clock(advisory.issuedAt, calendar))",
         ]
         if let cleared = advisory.clearedAt { parts.append("until \(clock(cleared, calendar))") }

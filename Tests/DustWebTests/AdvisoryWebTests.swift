@@ -65,6 +65,16 @@ struct AdvisoryWebTests {
         }
     }
 
+    @Test("One line: ozone in ppm with its digits, an unknown level said as such, a clear time, no control character")
+    func headline() {
+        let ozone = Advisory(
+            pollutant: .o3, key: "k", district: "경기", area: "중부\u{1B}[2J권", level: .unknown("특별경보"),
+            issuedAt: instant(kst: "2026-06-11T14:00:00"), clearedAt: instant(kst: "2026-06-12T00:00:00"), issueValue: 0.131)
+        #expect(
+            AdvisoryWording.headline(ozone, calendar: DayCalendar(timeZone: KoreaStandardTime.timeZone))
+                == "오존 특별경보 (O3 level unknown) · 경기 중부\u{FFFD}[2J권 · since 2026-06-11 14:00 · until 2026-06-12 00:00 · 0.131 ppm")
+    }
+
     @Test("Once it is cleared, no banner: the page has no advisory section at all")
     func noBanner() async throws {
         let rig = try await WebRig()
