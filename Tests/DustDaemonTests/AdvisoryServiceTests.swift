@@ -106,6 +106,39 @@ struct AdvisoryServiceTests {
         }
     }
 
+    @Test("A failure that is not about approval (an HTML 503) is logged once, asked again every hour, and turns nothing off")
+    func transportFailureLoggedOnce() async throws {
+        try await withRig { rig in
+            let html = try TestFixtures.data("synthesized/html-503-service-unavailable.html")
+            rig.server.setScript { request in
+                request.operation == "getMsrstnAcctoRltmMesureDnsty"
+                    ? .respond(status: 200, body: FaultRig.daily) : .respond(status: 503, body: html, contentType: "text/html")
+            }
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let clock = ManualClock(DemoReplay.now)
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
+            let advisories = AdvisoryService(
+                configuration: live, database: database, board: board, transport: rig.transport, triggers: AsyncStream { nil },
+                clock: clock, logger: rig.logs.logger())
+            var loop = AdvisoryService.LoopState(generation: live.generation)
+            for hour in 0..<3 {
+                clock.advance(to: DemoReplay.now.addingTimeInterval(Double(hour * 3600)))
+                await advisories.step(&loop)
+            }
+            #expect(rig.server.requests.count == 9, "three operations, every hour")
+            #expect(rig.logs.text.components(separatedBy: "Advisories not fetched, trying again at the next hour").count - 1 == 1)
+            #expect(board.current.advisories?.turnedOff == [])
+            #expect(try rig.store.attemptCount(kind: .advisory, since: DemoReplay.now) == 9)
+            #expect(try rig.store.attemptCount(kind: .measurement, since: DemoReplay.now) == 0)
+        }
+    }
+
     @Test("A gateway 30 is the advisory service's only when the measurements work; otherwise it is the key's, and nothing is turned off")
     func keyNotRegistered() throws {
         let key30 = FetchError.response(.service(.serviceKeyNotRegistered, reportedCode: "30", serverMessage: ""), httpStatus: 200)

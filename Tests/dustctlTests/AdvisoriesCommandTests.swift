@@ -121,4 +121,33 @@ struct AdvisoriesCommandTests {
         let json = try dustctl("today", "--db", db, "--station", "종로구", "--json")
         #expect(!json.standardOutput.contains("경보"))
     }
+
+    @Test("dustctl status: a line per operation turned off, saying what to apply for; none when every service answers")
+    func statusLine() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try database(directory, advisories: false)
+        let store = try SQLiteStore(path: db)
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 999_999, version: "test", station: "종로구", startedAt: issued, heartbeatSeconds: 600)
+        let before = try dustctl("status", "--db", db, "--station", "종로구")
+        try store.saveStatus(status)
+        let plain = try dustctl("status", "--db", db, "--station", "종로구")
+        #expect(!plain.standardOutput.contains("Advisories"))
+        status.advisories = DaemonStatus.AdvisoryRun(
+            lastFetchAt: issued, turnedOff: [DaemonStatus.TurnedOff(pollutant: .pm10, at: issued, resultCode: "20")])
+        try store.saveStatus(status)
+        let result = try dustctl("status", "--db", db, "--station", "종로구")
+        #expect(before.status == result.status)
+        #expect(
+            result.standardOutput.contains(
+                "Advisories    PM10 off since \(calendar.iso8601(issued)): the service key is not approved for 한국환경공단_에어코리아_미세먼지 경보 발령 현황 (result 20): apply for it on data.go.kr (마이페이지 → 활용신청), then reload dustd (systemctl reload dustd)"
+            ))
+        let json = try dustctl("status", "--db", db, "--station", "종로구", "--json")
+        #expect(
+            json.standardOutput.contains(
+                #""advisories":{"lastFetch":"\#(calendar.iso8601(issued))","turnedOff":[{"pollutant":"PM10","service":"한국환경공단_에어코리아_미세먼지 경보 발령 현황""#
+            ))
+        #expect(json.standardOutput.hasSuffix("}]}}\n"))
+    }
 }
