@@ -84,9 +84,9 @@ extension ValueShape where Value == String {
         .scalar { text throws(ValueProblem) in
             let district = text.trimmingWhiteSpace
             guard AdvisoryRegion.districts.contains(district) else {
+                let choices = AdvisoryRegion.districts.joined(separator: ", ")
                 throw ValueProblem(
-                    "must be one of the districts (시도) as AirKorea writes them: \(AdvisoryRegion.districts.joined(separator: ", ")), not \"\(TerminalSafeText.sanitized(text))\""
-                )
+                    "must be one of the districts (시도) as AirKorea writes them: \(choices), not \"\(TerminalSafeText.sanitized(text))\"")
             }
             return district
         }

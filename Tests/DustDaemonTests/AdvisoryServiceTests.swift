@@ -14,7 +14,7 @@ import Testing
 @Suite("dustd's advisory fetcher against a loopback AirKorea", .serialized)
 struct AdvisoryServiceTests {
     @Test(
-        "An unapproved service is turned off with one log line and a status line; the measurement polls go on and never fail; a reload asks again"
+        "Unapproved: turned off with one log line and a status line; the polls go on, never failing; a reload asks again"
     )
     func unapproved() async throws {
         try await withRig { rig in
