@@ -19,6 +19,13 @@ extension ReportJSON {
         ])
     }
 
+    /// The member `today`'s document gains (`advisory`): the most serious advisory in force that concerns the
+    /// user, or `null` when there is none or the district is not known.
+    public static func todayAdvisory(_ listing: AdvisoryListing?, calendar: DayCalendar, now: Date) -> JSON {
+        guard let listing, let first = listing.concerning.first else { return .null }
+        return advisory(first, region: listing.region, calendar: calendar, now: now)
+    }
+
     /// One advisory: its level by fixed name, Korean word and rank (null when the word is unknown),
     /// its times and values (null when unknown), whether it is in force and concerns the user.
     public static func advisory(_ advisory: Advisory, region: AdvisoryRegion?, calendar: DayCalendar, now: Date) -> JSON {

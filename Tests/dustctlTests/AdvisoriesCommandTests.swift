@@ -118,8 +118,12 @@ struct AdvisoriesCommandTests {
         #expect(today.standardOutput == "▶ 미세먼지 경보 (PM10 warning) · 서울 도심권 · since \(minute(issued)) · 312 µg/m³\n" + before.standardOutput)
         let elsewhere = try dustctl("today", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_DISTRICT": "부산"])
         #expect(elsewhere.standardOutput == before.standardOutput)
+        // --json: `advisory`, last, the one the top line names; null when none concerns the user.
         let json = try dustctl("today", "--db", db, "--station", "종로구", "--json")
-        #expect(!json.standardOutput.contains("경보"))
+        #expect(json.standardOutput.contains(#","advisory":{"pollutant":"PM10","key":"87","district":"서울","area":"도심권","level":"warning""#))
+        #expect(json.standardOutput.hasSuffix(#""active":true,"concernsYou":true}}"# + "\n"))
+        let none = try dustctl("today", "--db", plain, "--station", "종로구", "--json")
+        #expect(none.standardOutput.hasSuffix(#","advisory":null}"# + "\n"))
     }
 
     @Test("dustctl status: a line per operation turned off, saying what to apply for; none when every service answers")

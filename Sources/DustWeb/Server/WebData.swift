@@ -113,7 +113,9 @@ public struct WebData: Sendable {
         let statistics = statistics()
         let day = try await statistics.day(statistics.today)
         let outlook = try? await forecastOutlook()
+        let listing = try? await advisoryListing()
         return ReportJSON.day(
-            day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar))
+            day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar),
+            advisory: ReportJSON.todayAdvisory(listing, calendar: statistics.calendar, now: clock.now))
     }
 }
