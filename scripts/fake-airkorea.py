@@ -3,10 +3,11 @@
 
 Answers every GET with the given XML fixture (a forecast request, getMinuDustFrcstDspth, with
 the synthesized forecast of its InformCode; the weekly outlook, getMinuDustWeekFrcstDspth, with
-the synthesized one) and logs the request with the service key redacted.
+the synthesized one; an advisory request, getUlfptcaAlarmInfo or getOzAdvsryOccrrncInfo, with the
+synthesized advisories of its itemCode) and logs the request with the service key redacted.
 Prints the port it listens on (127.0.0.1) as its first line.
 
-    python3 scripts/fake-airkorea.py FIXTURE.xml [--live] [--revise] [--new-stations]
+    python3 scripts/fake-airkorea.py FIXTURE.xml [--live] [--revise] [--new-stations] [--advisories-unapproved]
 
 --live          answer as AirKorea would today: every dataTime moved by whole days so the newest is
                 yesterday (KST) at 24:00, and each answer holds only what its dataTerm asks for
@@ -15,6 +16,7 @@ Prints the port it listens on (127.0.0.1) as its first line.
                 fixture's fixed dates would otherwise age out of every window.
 --revise        every answer changes the PM10 values a little, so each poll rewrites its rows
 --new-stations  every answer renames the stations, so each poll adds new rows (fills a disk)
+--advisories-unapproved  the PM advisory service answers that the key is not approved for it (reason 20)
 """
 import datetime
 import http.server
@@ -38,6 +40,9 @@ ITEMS_PER_TERM = {"DAILY": 24, "MONTH": 720}
 SYNTHESIZED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "synthesized")
 forecasts = {code: open(os.path.join(SYNTHESIZED, f"forecast-{code.lower()}-2026-11-22.xml"), "rb").read() for code in ("PM10", "PM25")}
 weekly_outlook = open(os.path.join(SYNTHESIZED, "weekly-outlook-2026-11-22.xml"), "rb").read()
+advisories = {code: open(os.path.join(SYNTHESIZED, f"advisories-{code.lower()}-2026.xml"), "rb").read() for code in ("PM10", "PM25", "O3")}
+unapproved = open(os.path.join(SYNTHESIZED, "error-gateway-20-advisory-service-access-denied.xml"), "rb").read()
+advisories_unapproved = "--advisories-unapproved" in sys.argv
 revise = "--revise" in sys.argv
 new_stations = "--new-stations" in sys.argv
 counter = [0]
@@ -74,6 +79,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
             body = weekly_outlook
         elif "getMinuDustFrcstDspth" in self.path:
             body = forecasts["PM25" if "InformCode=PM25" in self.path else "PM10"]
+        elif "getUlfptcaAlarmInfo" in self.path:
+            body = unapproved if advisories_unapproved else advisories["PM25" if "itemCode=PM25" in self.path else "PM10"]
+        elif "getOzAdvsryOccrrncInfo" in self.path:
+            body = advisories["O3"]
         else:
             body = body_for_request(self.path)
         self.send_response(200)

@@ -55,6 +55,15 @@ public struct AirKoreaClient: Sendable {
         return page
     }
 
+    /// Fetches one page of advisories; `request` must be an `.advisories` request.
+    public func advisories(_ request: AirKoreaRequest) async throws(FetchError) -> AdvisoryPage {
+        let pollutant: AdvisoryPollutant = if case .advisories(_, let pollutant, _, _) = request { pollutant } else { .pm10 }
+        var (page, status) = try await fetch(request) { body throws(AirKoreaError) in try parser.parseAdvisories(body, pollutant: pollutant)
+        }
+        page.httpStatus = status
+        return page
+    }
+
     private func fetch<Page>(
         _ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page
     ) async throws(FetchError) -> (Page, Int) {

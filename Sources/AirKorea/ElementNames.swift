@@ -14,6 +14,9 @@ enum Element: UInt8, CaseIterable {
     case informCode, informData, informGrade, informOverall, informCause
     // The weekly outlook (getMinuDustWeekFrcstDspth).
     case presnatnDt, frcstOneDt, frcstTwoDt, frcstThreeDt, frcstFourDt, frcstOneCn, frcstTwoCn, frcstThreeCn, frcstFourCn, gwthcnd
+    // Advisories (docs/REFERENCE.md §17).
+    case sn, dataDate, districtName, moveName, itemCode, issueGbn, issueLvl
+    case issueDate, issueTime, issueVal, clearDate, clearTime, clearVal, maxVal
 
     /// The element's name in AirKorea's XML, spelled out so that renaming a case cannot change what
     /// the parser matches; nil for `other`, which stands for every name not listed here.
@@ -78,6 +81,20 @@ enum Element: UInt8, CaseIterable {
         case .frcstThreeCn: "frcstThreeCn"
         case .frcstFourCn: "frcstFourCn"
         case .gwthcnd: "gwthcnd"
+        case .sn: "sn"
+        case .dataDate: "dataDate"
+        case .districtName: "districtName"
+        case .moveName: "moveName"
+        case .itemCode: "itemCode"
+        case .issueGbn: "issueGbn"
+        case .issueLvl: "issueLvl"
+        case .issueDate: "issueDate"
+        case .issueTime: "issueTime"
+        case .issueVal: "issueVal"
+        case .clearDate: "clearDate"
+        case .clearTime: "clearTime"
+        case .clearVal: "clearVal"
+        case .maxVal: "maxVal"
         }
     }
 }

@@ -47,6 +47,13 @@ struct FieldText {
         return .measured(value)
     }
 
+    /// An advisory's concentration (`issueVal`, µg/m³ or ppm): a finite, non-negative number, or nil
+    /// (unknown, never 0) for `-`, empty or anything that is not one.
+    var advisoryValue: Double? {
+        guard let value = decimal, value.isFinite, value >= 0 else { return nil }
+        return value
+    }
+
     /// A grade `1`–`4`; anything else is unknown.
     var grade: DustGrade? {
         guard bytes.count == 1 else { return nil }

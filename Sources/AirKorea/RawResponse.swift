@@ -27,6 +27,7 @@ struct RawItem {
     /// A weekly outlook item's texts by element (`presnatnDt`, `frcstOneDt`, …); empty, and never
     /// allocated, for every other item, so measurement items stay as small as they were.
     var weeklyOutlook: [Element: String] = [:]
+    var advisory = RawAdvisoryFields()
 }
 
 /// The `inform…` fields of a forecast item, as text.
@@ -36,6 +37,24 @@ struct RawForecastFields {
     var grade: String?
     var overall: String?
     var cause: String?
+}
+
+/// The fields of an advisory item (docs/REFERENCE.md §17), as text; the values as numbers when they are.
+struct RawAdvisoryFields {
+    var serial: String?
+    var dataDate: String?
+    var district: String?
+    var area: String?
+    var itemCode: String?
+    /// `issueGbn` (PM) or `issueLvl` (ozone).
+    var level: String?
+    var issueDate: String?
+    var issueTime: String?
+    var issueValue: Double?
+    var clearDate: String?
+    var clearTime: String?
+    var clearValue: Double?
+    var maxValue: Double?
 }
 
 extension RawItem {

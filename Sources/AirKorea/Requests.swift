@@ -23,6 +23,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
     case forecast(searchDate: LocalDate, pollutant: Pollutant, page: Int = 1, rows: Int = 100)
     /// `getMinuDustWeekFrcstDspth`: the weekly PM2.5 outlook published on `searchDate` (docs/REFERENCE.md §17).
     case weeklyOutlook(searchDate: LocalDate, page: Int = 1, rows: Int = 10)
+    /// `getUlfptcaAlarmInfo` (PM10, PM25) or `getOzAdvsryOccrrncInfo` (O3): the year's advisories (docs/REFERENCE.md §17).
+    case advisories(year: Int, pollutant: AdvisoryPollutant, page: Int = 1, rows: Int = 100)
 
     /// The service and operation path below the base URL.
     public var path: String {
@@ -32,6 +34,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .stationList: "MsrstnInfoInqireSvc/getMsrstnList"
         case .forecast: "ArpltnInforInqireSvc/getMinuDustFrcstDspth"
         case .weeklyOutlook: "ArpltnInforInqireSvc/getMinuDustWeekFrcstDspth"
+        case .advisories(_, let pollutant, _, _):
+            pollutant == .o3 ? "OzYlwsndOccrrncInforInqireSvc/getOzAdvsryOccrrncInfo" : "UlfptcaAlarmInqireSvc/getUlfptcaAlarmInfo"
         }
     }
 
@@ -45,6 +49,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .forecast(let searchDate, let pollutant, _, let rows):
             .forecast(searchDate: searchDate, pollutant: pollutant, page: number, rows: rows)
         case .weeklyOutlook(let searchDate, _, let rows): .weeklyOutlook(searchDate: searchDate, page: number, rows: rows)
+        case .advisories(let year, let pollutant, _, let rows): .advisories(year: year, pollutant: pollutant, page: number, rows: rows)
         }
     }
 
@@ -52,7 +57,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     public var pageNumber: Int {
         switch self {
         case .stationRealtime(_, _, let page, _), .provinceRealtime(_, let page, _), .stationList(_, _, let page, _),
-            .forecast(_, _, let page, _), .weeklyOutlook(_, let page, _):
+            .forecast(_, _, let page, _), .weeklyOutlook(_, let page, _), .advisories(_, _, let page, _):
             page
         }
     }
@@ -61,7 +66,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
     public var rowsPerPage: Int {
         switch self {
         case .stationRealtime(_, _, _, let rows), .provinceRealtime(_, _, let rows), .stationList(_, _, _, let rows),
-            .forecast(_, _, _, let rows), .weeklyOutlook(_, _, let rows):
+            .forecast(_, _, _, let rows), .weeklyOutlook(_, _, let rows), .advisories(_, _, _, let rows):
             rows
         }
     }
@@ -79,7 +84,7 @@ public enum AirKoreaRequest: Sendable, Hashable {
             case .threeMonths: 93 * 24
             }
         case .provinceRealtime: 48
-        case .stationList, .forecast, .weeklyOutlook: nil
+        case .stationList, .forecast, .weeklyOutlook, .advisories: nil
         }
     }
 
@@ -93,6 +98,8 @@ public enum AirKoreaRequest: Sendable, Hashable {
         case .forecast: 100
         // One publication a day, one item each.
         case .weeklyOutlook: 10
+        // A bad year brings a few hundred advisories across the country.
+        case .advisories: 2000
         }
     }
 
@@ -156,6 +163,9 @@ public enum AirKoreaRequest: Sendable, Hashable {
             ]
         case .weeklyOutlook(let searchDate, let page, let rows):
             [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)), ("searchDate", searchDate.description)]
+        case .advisories(let year, let pollutant, let page, let rows):
+            [("returnType", "xml"), ("numOfRows", String(rows)), ("pageNo", String(page)), ("year", String(year))]
+                + (pollutant == .o3 ? [] : [("itemCode", pollutant.rawValue)])
         }
     }
 }

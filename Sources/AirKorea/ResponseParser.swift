@@ -101,6 +101,40 @@ public struct AirKoreaResponseParser: Sendable {
         return ForecastPage(forecasts: forecasts, paging: raw.paging, skippedItems: skipped)
     }
 
+    /// Parses an advisory response (docs/REFERENCE.md §17) of `pollutant`'s operation. An item whose issue
+    /// time (or, when a clear is given, clear time) does not parse, that names no district, or whose
+    /// `itemCode` names another pollutant is skipped and counted; the rest of the page is kept.
+    public func parseAdvisories(_ body: Data, pollutant: AdvisoryPollutant) throws(AirKoreaError) -> AdvisoryPage {
+        let raw = try parseRaw(body)
+        var advisories: [Advisory] = []
+        var skipped = 0
+        for item in raw.items {
+            let fields = item.advisory
+            let clearGiven = fields.clearTime.map { $0 != "-" } ?? false
+            let code = fields.itemCode.map { $0 == "PM2.5" ? "PM25" : $0 }
+            guard let district = fields.district, code == nil || code == pollutant.rawValue,
+                let issuedAt = AdvisoryTime.instant(date: fields.issueDate, time: fields.issueTime, dataDate: fields.dataDate)
+            else {
+                skipped += 1
+                continue
+            }
+            let clearedAt =
+                !clearGiven ? nil : AdvisoryTime.instant(date: fields.clearDate, time: fields.clearTime, dataDate: fields.dataDate)
+            guard !clearGiven || clearedAt != nil else {
+                skipped += 1
+                continue
+            }
+            let area = fields.area
+            advisories.append(
+                Advisory(
+                    pollutant: pollutant,
+                    key: fields.serial ?? Advisory.key(pollutant: pollutant, district: district, area: area, issuedAt: issuedAt),
+                    district: district, area: area, level: AdvisoryLevel(word: fields.level ?? ""), issuedAt: issuedAt,
+                    clearedAt: clearedAt, issueValue: fields.issueValue, clearValue: fields.clearValue, maxValue: fields.maxValue))
+        }
+        return AdvisoryPage(advisories: advisories, paging: raw.paging, skippedItems: skipped)
+    }
+
     /// Sniffs the body, then reads it; the bytes stay borrowed from `body` throughout. Every
     /// operation's parse starts here (the weekly outlook's in WeeklyOutlookParser.swift).
     func parseRaw(_ body: Data) throws(AirKoreaError) -> RawResponse {

@@ -163,6 +163,19 @@ struct ReaderState {
             case .presnatnDt, .frcstOneDt, .frcstTwoDt, .frcstThreeDt, .frcstFourDt, .frcstOneCn, .frcstTwoCn, .frcstThreeCn,
                 .frcstFourCn, .gwthcnd:
                 currentItem?.weeklyOutlook[element] = value.string
+            case .sn: currentItem?.advisory.serial = value.string
+            case .dataDate: currentItem?.advisory.dataDate = value.string
+            case .districtName: currentItem?.advisory.district = value.string
+            case .moveName: currentItem?.advisory.area = value.string
+            case .itemCode: currentItem?.advisory.itemCode = value.string
+            case .issueGbn, .issueLvl: currentItem?.advisory.level = value.string
+            case .issueDate: currentItem?.advisory.issueDate = value.string
+            case .issueTime: currentItem?.advisory.issueTime = value.string
+            case .issueVal: currentItem?.advisory.issueValue = value.advisoryValue
+            case .clearDate: currentItem?.advisory.clearDate = value.string
+            case .clearTime: currentItem?.advisory.clearTime = value.string
+            case .clearVal: currentItem?.advisory.clearValue = value.advisoryValue
+            case .maxVal: currentItem?.advisory.maxValue = value.advisoryValue
             case .other, .response, .gatewayResponse, .header, .cmmMsgHeader, .body, .items, .item:
                 break
             }

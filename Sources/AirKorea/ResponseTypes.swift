@@ -76,3 +76,20 @@ public struct ForecastPage: Sendable, Hashable {
         self.httpStatus = httpStatus
     }
 }
+
+/// The advisories of one successful `getUlfptcaAlarmInfo` or `getOzAdvsryOccrrncInfo` response.
+public struct AdvisoryPage: Sendable, Hashable {
+    public var advisories: [Advisory]
+    public var paging: Paging
+    /// Items dropped: an issue or clear time that does not parse, no district, or another pollutant.
+    public var skippedItems: Int
+    /// The HTTP status it came with, when it came over HTTP (`AirKoreaClient` sets it).
+    public var httpStatus: Int?
+
+    public init(advisories: [Advisory], paging: Paging, skippedItems: Int = 0, httpStatus: Int? = nil) {
+        self.advisories = advisories
+        self.paging = paging
+        self.skippedItems = skippedItems
+        self.httpStatus = httpStatus
+    }
+}

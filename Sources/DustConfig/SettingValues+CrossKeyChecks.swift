@@ -39,7 +39,8 @@ extension SettingValues {
             }
         return FineDustSettings(
             station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
-            intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, configurationFile: configurationFile,
+            intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
+            configurationFile: configurationFile,
             activityMaxInflatedBytes: Int64(activityMaxInflatedBytes))
     }
 }

@@ -18,6 +18,7 @@ struct SettingValues {
     var logLevel = LogLevel.info
     var http = HTTPSettings(listen: "", tokenFile: nil)
     var forecast = ForecastSettings(enabled: true, region: nil)
+    var advisories = AdvisorySettings(enabled: true, district: nil, area: nil)
     var alerts = AlertSettings()
     var activityMaxInflatedBytes = 0
 }

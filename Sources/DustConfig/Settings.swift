@@ -20,6 +20,8 @@ public struct FineDustSettings: Sendable {
     public var forecast = ForecastSettings(enabled: true, region: nil)
     /// `alerts.*`: rules and where their alerts go (docs/REFERENCE.md §14).
     public var alerts = AlertSettings()
+    /// `advisories.*`: official advisories (주의보/경보, docs/REFERENCE.md §17).
+    public var advisories = AdvisorySettings(enabled: true, district: nil, area: nil)
     /// The configuration file that was read, if any.
     public var configurationFile: String?
     /// Problems that did not stop loading, one sentence each without a final period: a `DUSTD_…`
@@ -142,6 +144,28 @@ public struct ForecastSettings: Sendable, Hashable {
     public init(enabled: Bool, region: ForecastRegion?) {
         self.enabled = enabled
         self.region = region
+    }
+}
+
+/// `advisories.*` (docs/REFERENCE.md §17).
+public struct AdvisorySettings: Sendable, Hashable {
+    /// Whether dustd fetches advisories (`advisories.enabled`).
+    public var enabled: Bool
+    /// The 시도 whose advisories concern the user; nil means the station's (`advisories.district`).
+    public var district: String?
+    /// A 권역 of the district; nil means every 권역 (`advisories.area`).
+    public var area: String?
+
+    public init(enabled: Bool, district: String?, area: String?) {
+        self.enabled = enabled
+        self.district = district
+        self.area = area
+    }
+
+    /// The user's region: the configured district, else the station's province (`sidoName`); nil when neither is known.
+    public func region(stationSido: String?) -> AdvisoryRegion? {
+        guard let district = district ?? stationSido, !district.trimmingWhiteSpace.isEmpty else { return nil }
+        return AdvisoryRegion(district: district, area: area)
     }
 }
 

@@ -78,6 +78,21 @@ extension ValueShape where Value == ForecastRegion {
     }
 }
 
+extension ValueShape where Value == String {
+    /// One of the 17 시도 as AirKorea writes them (`서울`, `경기`, …), for `advisories.district`.
+    static var advisoryDistrict: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            let district = text.trimmingWhiteSpace
+            guard AdvisoryRegion.districts.contains(district) else {
+                let choices = AdvisoryRegion.districts.joined(separator: ", ")
+                throw ValueProblem(
+                    "must be one of the districts (시도) as AirKorea writes them: \(choices), not \"\(TerminalSafeText.sanitized(text))\"")
+            }
+            return district
+        }
+    }
+}
+
 extension ValueShape where Value == AlertRule {
     /// `{when: pm25.grade >= 3}`, or the condition alone.
     static var alertRule: ValueShape {

@@ -82,9 +82,12 @@ public struct AlertService: Service, CustomStringConvertible {
             let forecast = StoredTomorrowForecast(
                 reader: ForecastReader(store: store, timeZone: settings.calendar.timeZone),
                 station: station, region: settings.forecast.region)
+            let advisories = StoredAdvisoryLevel(
+                reader: AdvisoryReader(store: store), district: settings.advisories.district, area: settings.advisories.area,
+                station: station)
             return try await AlertMonitor(
                 rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
-                statistics: statistics, forecast: forecast
+                statistics: statistics, forecast: forecast, advisories: advisories
             ).evaluate(at: now)
         } catch {
             logger.error("Could not check the alert rules: \(error)")

@@ -161,12 +161,17 @@ public struct Daemon: Sendable {
             logger.warning("alerts.rules are set but alerts.sinks is empty: alerts are recorded (dustctl alerts list) and sent nowhere")
         }
         let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let advisoryTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let alertPolicy = AlertRetryPolicy(
             maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
         var services: [any Service] = [
             PollService(
                 configuration: live, database: database, board: board, transport: transport, notifier: notifier, clock: clock,
-                logger: logger, metrics: metrics, afterCycle: { alertTriggers.continuation.yield($0) }),
+                logger: logger, metrics: metrics,
+                afterCycle: {
+                    alertTriggers.continuation.yield($0)
+                    advisoryTriggers.continuation.yield($0)
+                }),
             AlertService(
                 live: live, database: database,
                 dispatcher: AlertDispatcher(
@@ -178,6 +183,9 @@ public struct Daemon: Sendable {
             ForecastService(
                 configuration: live, database: database, board: board, transport: transport, clock: clock, logger: logger,
                 metrics: metrics),
+            AdvisoryService(
+                configuration: live, database: database, board: board, transport: transport, triggers: advisoryTriggers.stream,
+                clock: clock, logger: logger, metrics: metrics),
         ]
         do {
             if let web = try WebFrontEnd.service(

@@ -11,6 +11,7 @@ public final class LiveConfiguration: Sendable {
     }
 
     private let current: Mutex<Snapshot>
+    private let replacements = Atomic<Int>(0)
 
     public init(settings: FineDustSettings, key: ServiceKey) {
         current = Mutex(Snapshot(settings: settings, key: key))
@@ -18,7 +19,14 @@ public final class LiveConfiguration: Sendable {
 
     public var snapshot: Snapshot { current.withLock { $0 } }
 
-    public func replace(_ snapshot: Snapshot) { current.withLock { $0 = snapshot } }
+    public func replace(_ snapshot: Snapshot) {
+        current.withLock { $0 = snapshot }
+        replacements.add(1, ordering: .releasing)
+    }
+
+    /// How many times the settings were replaced (each SIGHUP reload): what a service compares to
+    /// learn that a reload happened (an advisory operation turned off comes back on).
+    public var generation: Int { replacements.load(ordering: .acquiring) }
 }
 
 extension LiveConfiguration.Snapshot {

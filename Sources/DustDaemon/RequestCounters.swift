@@ -10,12 +10,15 @@ public struct RequestCounters: Sendable {
     static let resultCodes = "finedust_airkorea_result_codes_total"
     /// Forecast requests, by outcome.
     static let forecastRequests = "finedust_forecast_requests_total"
+    /// Advisory requests, by outcome.
+    static let advisoryRequests = "finedust_advisory_requests_total"
 
     /// Each counter's HELP text, by name, for the Prometheus backend (`PrometheusBackend`).
     public static let help: [String: String] = [
         pollAttempts: "Requests to AirKorea by outcome (ok, retrying, failed, quota, stopped).",
         resultCodes: "AirKorea result codes seen in answers, by code.",
         forecastRequests: "Forecast requests to AirKorea (getMinuDustFrcstDspth) by outcome.",
+        advisoryRequests: "Advisory requests to AirKorea (getUlfptcaAlarmInfo, getOzAdvsryOccrrncInfo) by outcome.",
     ]
 
     private let factory: any MetricsFactory
@@ -33,6 +36,8 @@ public struct RequestCounters: Sendable {
         switch attempt.kind {
         case .forecast:
             Counter(label: Self.forecastRequests, dimensions: outcome, factory: factory).increment()
+        case .advisory:
+            Counter(label: Self.advisoryRequests, dimensions: outcome, factory: factory).increment()
         case .measurement, .stationList:
             Counter(label: Self.pollAttempts, dimensions: outcome, factory: factory).increment()
             if let code = attempt.resultCode {

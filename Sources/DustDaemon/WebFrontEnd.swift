@@ -48,7 +48,8 @@ struct WebFrontEnd {
                     stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
                     calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
                     forecastRegion: settings.forecast.region,
-                    otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 })
+                    otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 },
+                    advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area)
             }, clock: clock)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// What an alert rule watches (docs/REFERENCE.md §14): the latest hour's grade, tomorrow's forecast grade,
 /// today's intake so far; the latest gas hour's grades and index grade, and the days of the weekly
-/// outlook marked 높음 (§17).
+/// outlook marked 높음, and the official advisory in force (§17).
 public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case pm10Grade = "pm10.grade"
     case pm25Grade = "pm25.grade"
@@ -19,16 +19,22 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     case so2Grade = "so2.grade"
     case khaiGrade = "khai.grade"
 
-    /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
-    public var isGrade: Bool { self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .outlookHighDays }
+    /// The most serious advisory in force for the user's district: 0 none, 1 주의보, 2 경보, 3 중대경보.
+    case advisoryLevel = "advisory.level"
 
-    /// The particulate pollutant the metric is about; nil for a gas or the index.
+    /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
+    public var isGrade: Bool {
+        self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .outlookHighDays && self != .advisoryLevel
+    }
+
+    /// The particulate pollutant the metric is about; nil for a gas, the index and the advisory level
+    /// (which is about all of them).
     public var pollutant: Pollutant? {
         switch self {
         case .pm10Grade, .forecastTomorrowPM10, .intakeTodayPM10: .pm10
         case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25: .pm25
         case .outlookHighDays: .pm25
-        case .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: nil
+        case .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade, .advisoryLevel: nil
         }
     }
 
@@ -47,7 +53,7 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     public var subjectName: String {
         if let pollutant { return pollutant.displayName }
         if let gas { return gas.displayName }
-        return "CAI"
+        return self == .advisoryLevel ? "advisory" : "CAI"
     }
 }
 
@@ -100,7 +106,13 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
             throw AlertRuleError("\"\(name)\" is not something an alert can watch (\(known))")
         }
         let threshold: Double
-        if let number = Double(value), number.isFinite {
+        if metric == .advisoryLevel {
+            let rank = Double(value).map { Int(exactly: $0) } ?? AdvisoryLevel(word: value).rank
+            guard let rank, (0...3).contains(rank) else {
+                throw AlertRuleError("an advisory level is 0 (none), 1 (주의보), 2 (경보) or 3 (중대경보), not \(value)")
+            }
+            threshold = Double(rank)
+        } else if let number = Double(value), number.isFinite {
             threshold = number
         } else if metric.isGrade, let grade = DustGrade(word: value) {
             threshold = Double(grade.rawValue)

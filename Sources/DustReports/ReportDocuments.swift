@@ -5,7 +5,11 @@ import DustServices
 public enum ReportJSON {
     /// - Parameter forecastTomorrow: for `today` only, the `forecastTomorrow` member (docs/REFERENCE.md §14),
     ///   appended after the others; nil leaves the document as `day` prints it.
-    public static func day(_ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true, forecastTomorrow: JSON? = nil) -> JSON {
+    /// - Parameter advisory: for `today` (issue 21, after every earlier key): the advisory in force for the user
+    ///   (`todayAdvisory`); nil for `day`, whose document has none.
+    public static func day(
+        _ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true, forecastTomorrow: JSON? = nil, advisory: JSON? = nil
+    ) -> JSON {
         var members: [(String, JSON)] = [
             ("date", .string(report.date.description)),
             ("timezone", .string(calendar.timeZone.identifier)),
@@ -20,6 +24,7 @@ public enum ReportJSON {
         if let forecastTomorrow { members.append(("forecastTomorrow", forecastTomorrow)) }
         // Added by issue 21, last: the gases and the index (docs/REFERENCE.md §17); a week's days leave them out.
         if includeHourly { members.append(("gases", gases(report, calendar: calendar))) }
+        if let advisory { members.append(("advisory", advisory)) }
         return .object(members)
     }
 

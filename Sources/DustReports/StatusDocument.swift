@@ -87,6 +87,25 @@ extension ReportJSON {
                 ])
             ),
         ]
+        // Advisories (docs/REFERENCE.md §17): the operations turned off until a reload, and what to apply for.
+        members.append(
+            (
+                "advisories",
+                .object([
+                    ("lastFetch", time(status?.advisories?.lastFetchAt)),
+                    (
+                        "turnedOff",
+                        .array(
+                            (status?.advisories?.turnedOff ?? []).map { off in
+                                .object([
+                                    ("pollutant", .string(off.pollutant.rawValue)), ("service", .string(off.pollutant.serviceName)),
+                                    ("time", time(off.at)), ("resultCode", off.resultCode.map(JSON.string) ?? .null),
+                                    ("message", .string(off.remedy)),
+                                ])
+                            })
+                    ),
+                ])
+            ))
         // What only the operator at the machine sees: the web shows no file and no process.
         if web != nil { members.removeAll { $0.0 == "database" || $0.0 == "pid" } }
         return .object(members)

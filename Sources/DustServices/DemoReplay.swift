@@ -40,6 +40,12 @@ public struct DemoReplay: Sendable {
     /// AirKorea's weekly outlook published on the demo's last day, for the four days after
     /// (docs/REFERENCE.md §17).
     public static let weeklyOutlookFile = "synthesized/weekly-outlook-2026-11-20.xml"
+    /// AirKorea's advisories of the demo's year (docs/REFERENCE.md §17): a 서울 도심권 PM10 경보 in force at
+    /// the demo's "now", a PM2.5 주의보 and ozone's.
+    public static let advisoryFiles: [(file: String, pollutant: AdvisoryPollutant)] = [
+        ("synthesized/advisories-pm10-2026.xml", .pm10), ("synthesized/advisories-pm25-2026.xml", .pm25),
+        ("synthesized/advisories-o3-2026.xml", .o3),
+    ]
 
     /// Walking distances for the demo week.
     public static let activityFile = "activity/jongno-week-walks.csv"
@@ -81,10 +87,12 @@ public struct DemoReplay: Sendable {
     private let activity: ActivityService
     private let stations: StationListService
     private let forecasts: any ForecastStore
+    private let advisories: any AdvisoryStore
 
     public init(fixtures: URL, store: any FineDustStore, calendar: DayCalendar) {
         self.fixtures = fixtures
         self.forecasts = store
+        self.advisories = store
         let clock = FixedClock(Self.now)
         self.ingest = IngestService(store: store, clock: clock)
         self.activity = ActivityService(store: store, calendar: calendar, clock: clock)
@@ -112,6 +120,11 @@ public struct DemoReplay: Sendable {
             try Data(contentsOf: fixtures.appendingPathComponent(Self.weeklyOutlookFile)))
         for outlook in outlooks.outlooks {
             _ = try await forecasts.saveWeeklyOutlook(outlook, fetchedAt: Self.now)
+        }
+        for (file, pollutant) in Self.advisoryFiles {
+            let page = try AirKoreaResponseParser().parseAdvisories(
+                try Data(contentsOf: fixtures.appendingPathComponent(file)), pollutant: pollutant)
+            _ = try await advisories.saveAdvisories(page.advisories, fetchedAt: Self.now)
         }
         return (outcomes, walked)
     }

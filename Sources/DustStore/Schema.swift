@@ -192,6 +192,53 @@ enum Schema {
                     ALTER TABLE measurement ADD COLUMN cai_grade INTEGER;
                     """)
         }
+        migrator.registerMigration("v9-advisories") { db in
+            // Official advisories (docs/REFERENCE.md §17), one row per pollutant and key (`sn`, or the
+            // key built for items without one); a revision replaces the row. poll_attempt is rebuilt
+            // because SQLite cannot widen a CHECK in place: its kinds gain `advisory`.
+            try db.execute(
+                sql: """
+                    CREATE TABLE advisory (
+                        pollutant TEXT NOT NULL,
+                        advisory_key TEXT NOT NULL,
+                        district TEXT NOT NULL,
+                        area TEXT,
+                        level_word TEXT NOT NULL,
+                        issued_at INTEGER NOT NULL,
+                        cleared_at INTEGER,
+                        issue_value REAL,
+                        clear_value REAL,
+                        max_value REAL,
+                        fetched_at INTEGER NOT NULL,
+                        PRIMARY KEY (pollutant, advisory_key)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX advisory_by_issue ON advisory(issued_at);
+
+                    CREATE TABLE poll_attempt_v9 (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        started_at INTEGER NOT NULL,
+                        station TEXT,
+                        operation TEXT NOT NULL,
+                        outcome TEXT NOT NULL,
+                        http_status INTEGER,
+                        result_code TEXT,
+                        rows_new INTEGER NOT NULL DEFAULT 0,
+                        rows_updated INTEGER NOT NULL DEFAULT 0,
+                        duration_ms INTEGER NOT NULL DEFAULT 0,
+                        message TEXT,
+                        kind TEXT NOT NULL DEFAULT 'measurement'
+                            CHECK (kind IN ('measurement', 'forecast', 'stationList', 'advisory'))
+                    );
+                    INSERT INTO poll_attempt_v9 (id, started_at, station, operation, outcome, http_status, result_code,
+                                                 rows_new, rows_updated, duration_ms, message, kind)
+                        SELECT id, started_at, station, operation, outcome, http_status, result_code,
+                               rows_new, rows_updated, duration_ms, message, kind FROM poll_attempt;
+                    DROP TABLE poll_attempt;
+                    ALTER TABLE poll_attempt_v9 RENAME TO poll_attempt;
+                    CREATE INDEX poll_attempt_by_time ON poll_attempt(started_at);
+                    CREATE INDEX poll_attempt_by_kind ON poll_attempt(kind, started_at);
+                    """)
+        }
         migrator.registerMigration("v10-weekly-outlook") { db in
             // The weekly PM2.5 outlook (docs/REFERENCE.md §17), one row per publication day, one per
             // of its days with the confidence (신뢰도), one per region named that day with the word as

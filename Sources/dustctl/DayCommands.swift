@@ -19,9 +19,17 @@ struct TodayCommand: AsyncParsableCommand {
             let statistics = try options.statistics(settings)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
             let outlook = try? await forecastOutlook(settings, store: openStore(atPath: settings.storagePath, for: .read), now: Date())
+            // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
+            let now = Date()
+            let listing = try? await advisoryListing(settings, store: openStore(atPath: settings.storagePath, for: .read), now: now)
+            if !options.json, let listing,
+                let line = AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).topLine(listing)
+            {
+                try standardOutputLine(line)
+            }
             try await printDay(
                 statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
-                forecast: .some(outlook))
+                forecast: .some(outlook), advisory: ReportJSON.todayAdvisory(listing, calendar: settings.calendar, now: now))
         }
     }
 }
@@ -76,12 +84,13 @@ struct HourlyCommand: AsyncParsableCommand {
 ///   show (`forecastTomorrow` is then `null`); nil for `day`, whose document has no forecast.
 func printDay(
     _ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool,
-    forecast: ForecastOutlook?? = nil
+    forecast: ForecastOutlook?? = nil, advisory: JSON? = nil
 ) async throws {
     let report = try await statistics.day(date)
     if json {
         let tomorrow = forecast.map { ReportJSON.forecastTomorrow($0, calendar: settings.calendar) }
-        try standardOutputLine(ReportJSON.day(report, calendar: settings.calendar, forecastTomorrow: tomorrow).serialized)
+        try standardOutputLine(
+            ReportJSON.day(report, calendar: settings.calendar, forecastTomorrow: tomorrow, advisory: advisory).serialized)
     } else {
         try standardOutput(ReportText.forStandardOutput(settings).day(report, isToday: isToday, forecast: forecast ?? nil))
     }

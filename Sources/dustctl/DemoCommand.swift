@@ -67,6 +67,9 @@ struct DemoCommand: AsyncParsableCommand {
                 "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"
                     + (forecast.weekly.map { " published \($0.publishedOn), \($0.days.count) days" } ?? "") + "\n")
             let text = ReportText(style: style, calendar: calendar, intakeModel: model)
+            // The advisory in force at the demo's "now" for 종로구's district, as today names it.
+            let listing = try await AdvisoryReader(store: store).listing(region: AdvisoryRegion(district: "서울"), now: DemoReplay.now)
+            if let line = AdvisoryText(style: style, calendar: calendar).topLine(listing) { try standardOutputLine(line) }
             try standardOutputLine(text.day(day, isToday: false))
             try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
             try standardOutputLine((weeklyOutlookLines(forecast, style).dropFirst() + [""]).joined(separator: "\n"))

@@ -17,7 +17,9 @@ struct DustCtl: ParsableCommand {
         version: FineDustVersion.current,
         subcommands: [
             TodayCommand.self, DayCommand.self, HourlyCommand.self, WeekCommand.self, ExportCommand.self, ImportCommand.self,
-            ActivityCommand.self, StationsCommand.self, AlertsCommand.self, StatusCommand.self, ForecastCommand.self, DemoCommand.self,
+            ActivityCommand.self, StationsCommand.self, AlertsCommand.self, StatusCommand.self, ForecastCommand.self,
+            AdvisoriesCommand.self,
+            DemoCommand.self,
         ]
     )
 

@@ -75,6 +75,11 @@ struct StatusCommand: AsyncParsableCommand {
         if let failure = status?.forecast?.lastError {
             lines.append("              last error \(when(failure.at)): \(failure.message)")
         }
+        // Said only when an advisory service is off: otherwise the text is what it always was.
+        for off in status?.advisories?.turnedOff ?? [] {
+            lines.append(
+                style.graded("Advisories    ", .bad) + "\(off.pollutant.displayName) off since \(calendar.iso8601(off.at)): \(off.remedy)")
+        }
         return lines.joined(separator: "\n")
     }
 

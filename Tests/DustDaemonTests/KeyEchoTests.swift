@@ -168,6 +168,26 @@ struct KeyEchoTests {
             try expectNoEcho(rig, [outlook.conditions ?? ""], "weekly outlook")
         }
     }
+
+    @Test("An advisory's district and 권역 that echo the key are withheld before they are stored")
+    func advisoryText() async throws {
+        try await withRig { rig in
+            var fixture = String(decoding: try TestFixtures.data("synthesized/advisories-pm10-2026.xml"), as: UTF8.self)
+            fixture = fixture.replacingOccurrences(
+                of: "<moveName>남부권</moveName>", with: "<moveName>" + pieces(longKey, joinedBy: "<!---->") + "</moveName>")
+            let body = Data(fixture.utf8)
+            rig.server.setScript { _ in .respond(status: 200, body: body) }
+            let clock = FixedClock(instant(kst: "2026-11-21T00:25:00"))
+            let report = await AdvisoryFetch(source: client(rig), store: rig.store, clock: clock).run(
+                year: 2026, pollutants: [.pm10], measurementsWork: true)
+            #expect(report.outcomes.map(\.pollutant) == [.pm10])
+            let stored = try rig.store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
+            let gyeonggi = try #require(stored.first { $0.key == "79" })
+            #expect(gyeonggi.area == KeyEchoGuard.withheldText)
+            #expect(stored.first { $0.key == "87" }?.area == "도심권", "the texts without the key are kept")
+            try expectNoEcho(rig, stored.flatMap { [$0.district, $0.area ?? ""] }, "advisory")
+        }
+    }
 }
 
 @Suite("dustd's start: a status stored with the key JSON-escaped shows no key after a restart", .serialized)

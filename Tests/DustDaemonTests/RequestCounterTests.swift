@@ -51,6 +51,26 @@ struct RequestCounterTests {
             ])
     }
 
+    @Test("Advisory requests have their own family: never a poll attempt, never a result code of the measurements")
+    func advisoriesApart() {
+        let backend = PrometheusBackend()
+        let counters = RequestCounters(factory: backend)
+        for (outcome, code) in [(PollAttempt.Outcome.ok, "00"), (.failed, "20"), (.failed, "20")] {
+            counters.count(
+                PollAttempt(
+                    startedAt: Date(), station: nil, kind: .advisory, operation: "advisories PM10 2026 page 1", outcome: outcome,
+                    resultCode: code))
+        }
+        let lines = backend.registry.emitToString().split(separator: "\n").map(String.init).sorted()
+        #expect(
+            lines == [
+                "# HELP finedust_advisory_requests_total Advisory requests to AirKorea (getUlfptcaAlarmInfo, getOzAdvsryOccrrncInfo) by outcome.",
+                "# TYPE finedust_advisory_requests_total counter",
+                "finedust_advisory_requests_total{outcome=\"failed\"} 2",
+                "finedust_advisory_requests_total{outcome=\"ok\"} 1",
+            ])
+    }
+
     @Test("Nothing counted, nothing rendered: a counter appears at its first request")
     func noRequestNoFamily() {
         let backend = PrometheusBackend()

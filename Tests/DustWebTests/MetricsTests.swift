@@ -64,13 +64,25 @@ struct MetricsTests {
         "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm25\"} 0.0",
     ]
 
+    /// What issue 21 added (docs/REFERENCE.md §17): the demo's 서울 도심권 PM10 경보 in force at its "now".
+    static let demoAdvisoryGauges =
+        [
+            "# HELP finedust_advisory_active Official advisories in force for your district and area, by pollutant and level (watch 주의보, warning 경보, emergency 중대경보).",
+            "# TYPE finedust_advisory_active gauge",
+        ]
+        + ["O3", "PM10", "PM25"].flatMap { pollutant in
+            ["emergency", "unknown", "warning", "watch"].map { level in
+                "finedust_advisory_active{pollutant=\"\(pollutant)\",level=\"\(level)\"} \(pollutant == "PM10" && level == "warning" ? "1.0" : "0.0")"
+            }
+        }
+
     @Test("The demo database's gauges, line for line as dustd 0.3 exported them (sorted: families come in hash order)")
     func demoGaugesLineForLine() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         let body = try await scrape(rig.application(try rig.source()))
         #expect(body.hasSuffix("\n"))
-        #expect(body.split(separator: "\n").map(String.init).sorted() == Self.demoGauges)
+        #expect(body.split(separator: "\n").map(String.init).sorted() == (Self.demoGauges + Self.demoAdvisoryGauges).sorted())
     }
 
     @Test("A station removed from the configuration by a reload has no gauge at the next scrape")

@@ -185,3 +185,29 @@ extension FakeReply {
         }
     }
 }
+
+// MARK: - Advisories (docs/REFERENCE.md §17)
+
+extension FakeReply {
+    /// The synthesized answer of an advisory operation, by operation and `itemCode` (`getUlfptcaAlarmInfo`
+    /// PM10 or PM25, `getOzAdvsryOccrrncInfo`), or nil for any other operation, so a script chains it
+    /// before its own replies. `approved: false`: the PM service answers that the key is not approved for it
+    /// (the gateway's reason 20), as a key without that 활용신청 gets.
+    public static func advisories(for request: ReceivedRequest, approved: Bool = true) -> FakeReply? {
+        let file: String
+        switch request.operation {
+        case "getUlfptcaAlarmInfo":
+            file =
+                !approved
+                ? "error-gateway-20-advisory-service-access-denied.xml"
+                : request.query["itemCode"] == "PM25" ? "advisories-pm25-2026.xml" : "advisories-pm10-2026.xml"
+        case "getOzAdvsryOccrrncInfo":
+            file = "advisories-o3-2026.xml"
+        default:
+            return nil
+        }
+        let synthesized = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/synthesized")
+        return .respond(status: 200, body: (try? Data(contentsOf: synthesized.appendingPathComponent(file))) ?? Data())
+    }
+}

@@ -45,6 +45,8 @@ public final class MemoryStore: FineDustStore, Sendable {
     }
 
     private let state = Mutex(State())
+    /// The advisories (docs/REFERENCE.md §17); their methods are in MemoryStore+Advisories.swift.
+    let advisoryTable = Mutex<[String: Advisory]>([:])
     private let savingReadingsFails: StorageFailure?
     private let beforeSavingStatus: (@Sendable (DaemonStatus) async -> Void)?
 

@@ -121,6 +121,10 @@ struct ExportTests {
         #expect(result.standardOutput.contains("Intake        266.7 µg              133.5 µg"))
         #expect(result.standardOutput.contains("✗ hostile/billion-laughs.xml"))
         #expect(result.standardOutput.contains("Week            167   166"))
+        // The advisory in force at the demo's "now" for 종로구's district, above the day (docs/REFERENCE.md §17).
+        #expect(
+            result.standardOutput.contains(
+                "\n▶ 미세먼지 경보 (PM10 warning) · 서울 도심권 · since 2026-11-20 13:00 · 312 µg/m³\n종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
     }
 
     @Test("The demo stores and shows the weekly outlook for 서울: 높음 on its first two days; --json ends with it")

@@ -66,8 +66,17 @@ public struct AlertEvent: Sendable, Hashable {
         case .intakeTodayPM10, .intakeTodayPM25: return "\(subject) intake today \(valueText)"
         case .outlookHighDays:
             return "\(value.map { String(Int($0)) } ?? "unknown") of the weekly outlook's days 높음 (high) for \(subject)"
+        case .advisoryLevel:
+            let level = value.flatMap { Int(exactly: $0) }
+            return level.map { $0 == 0 ? "no advisory in force" : "advisory \(Self.advisoryWords[$0, default: String($0)]) in force" }
+                ?? "advisory unknown"
         }
     }
+}
+
+extension AlertEvent {
+    /// The advisory levels' words (`advisory.level`).
+    fileprivate static let advisoryWords = [1: "주의보 (watch)", 2: "경보 (warning)", 3: "중대경보 (emergency)"]
 }
 
 /// The values alert rules are checked against, at one instant; nil is unknown.
@@ -166,11 +175,13 @@ public struct AlertMonitor: Sendable {
     private let store: any AlertStore
     private let statistics: StatisticsService
     private let forecast: (any TomorrowForecastReader)?
+    private let advisories: (any AdvisoryLevelReader)?
 
     public init(
         rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
-        forecast: (any TomorrowForecastReader)? = nil
+        forecast: (any TomorrowForecastReader)? = nil, advisories: (any AdvisoryLevelReader)? = nil
     ) {
+        self.advisories = advisories
         self.rules = rules
         self.quietHours = quietHours
         self.store = store
@@ -211,6 +222,7 @@ public struct AlertMonitor: Sendable {
             if let grade = tomorrow.ultraFineDust { values[.forecastTomorrowPM25] = Double(grade.rawValue) }
             if let days = try await forecast.outlookHighDays(at: now) { values[.outlookHighDays] = Double(days) }
         }
+        if let level = try await advisories?.level(at: now) { values[.advisoryLevel] = Double(level) }
         return AlertInputs(station: day.station, values: values)
     }
 

@@ -181,6 +181,7 @@ public struct PollCycle: Sendable {
         case .stationList(_, _, let page, _): "station list page \(page)"
         case .forecast(let searchDate, let pollutant, let page, _): "forecast \(pollutant.informCode) \(searchDate) page \(page)"
         case .weeklyOutlook(let searchDate, let page, _): "\(WeeklyOutlookFetch.operationPrefix)\(searchDate) page \(page)"
+        case .advisories(let year, let pollutant, let page, _): "advisories \(pollutant.rawValue) \(year) page \(page)"
         }
     }
 }

@@ -94,6 +94,38 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
         }
     }
 
+    /// What the advisory fetcher did (docs/REFERENCE.md §17).
+    public struct AdvisoryRun: Codable, Sendable, Hashable {
+        /// The last hour the advisories were asked for.
+        public var lastFetchAt: Date?
+        /// Operations turned off until a reload: the key is not approved for their service.
+        public var turnedOff: [TurnedOff]
+
+        public init(lastFetchAt: Date? = nil, turnedOff: [TurnedOff] = []) {
+            self.lastFetchAt = lastFetchAt
+            self.turnedOff = turnedOff
+        }
+    }
+
+    /// An advisory operation dustd stopped asking until a reload, and why.
+    public struct TurnedOff: Codable, Sendable, Hashable {
+        public var pollutant: AdvisoryPollutant
+        public var at: Date
+        public var resultCode: String?
+
+        public init(pollutant: AdvisoryPollutant, at: Date, resultCode: String?) {
+            self.pollutant = pollutant
+            self.at = at
+            self.resultCode = resultCode
+        }
+
+        /// What to do, in one sentence: the service to apply for on data.go.kr.
+        public var remedy: String {
+            "the service key is not approved for \(pollutant.serviceName) (result \(resultCode ?? "?")): apply for it on data.go.kr "
+                + "(마이페이지 → 활용신청), then reload dustd (systemctl reload dustd)"
+        }
+    }
+
     public var state: State
     public var mode: Mode
     public var pid: Int32
@@ -111,6 +143,8 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var reloadRefused: RefusedReload?
     /// nil until the forecast fetcher first runs (and in records of an older dustd).
     public var forecast: ForecastRun?
+    /// nil until the advisory fetcher first runs (and in records of an older dustd).
+    public var advisories: AdvisoryRun?
 
     public init(state: State, mode: Mode, pid: Int32, version: String, station: String, startedAt: Date, heartbeatSeconds: Double) {
         self.state = state

@@ -10,6 +10,8 @@ public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
     case forecast
     /// AirKorea's list of monitoring stations.
     case stationList
+    /// Official advisories (주의보/경보, docs/REFERENCE.md §17): never counted as a measurement poll.
+    case advisory
 
     /// The kind of `request`.
     public init(_ request: AirKoreaRequest) {
@@ -19,6 +21,7 @@ public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
         // Out of the forecast quota's reserve (docs/REFERENCE.md §14, §17).
         case .weeklyOutlook: self = .forecast
         case .stationList: self = .stationList
+        case .advisories: self = .advisory
         }
     }
 }

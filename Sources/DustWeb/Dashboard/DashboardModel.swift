@@ -54,12 +54,15 @@ public struct DashboardModel: Sendable {
     public var forecast: ForecastOutlook?
     /// The paths the page never shows (messages are network and storage text that may name them).
     public var audience: WebAudience
+    /// The advisories in force for the user's district (docs/REFERENCE.md §17), the most serious first: a banner at the top.
+    public var advisories: [Advisory]
 
     public init(
         page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
         calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
-        audience: WebAudience = WebAudience(knownPaths: [])
+        audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = []
     ) {
+        self.advisories = advisories
         self.forecast = forecast
         self.audience = audience
         self.page = page

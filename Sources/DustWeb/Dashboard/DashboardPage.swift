@@ -81,7 +81,7 @@ struct DashboardRenderer {
             <header class="top"><a class="brand" href="\(link("/"))">\(text.brand)</a>\
             <a class="lang" href="\(link(path, language: other))" hreflang="\(other.rawValue)" lang="\(other.rawValue)" \
             title="\(text.switchLanguage)">\(text.otherLanguageName)</a></header>
-            \(notices())
+            \(advisoryBanner())\(notices())
             <div class="heading"><h1>\(station)</h1><p class="subtitle">\(subtitle)</p></div>
             \(pager())
             <main>
@@ -160,6 +160,19 @@ struct DashboardRenderer {
 
     private func weekLabel(_ week: ISOWeek) -> String {
         model.language == .korean ? "\(week.week)주" : "W\(week.week)"
+    }
+
+    // MARK: - Advisories, said before anything else (docs/REFERENCE.md §17)
+
+    /// One line per advisory in force for the user's district, in the notices' style; nothing when there is none.
+    private func advisoryBanner() -> HTML {
+        guard !model.advisories.isEmpty else { return .empty }
+        let lines = model.advisories.map { advisory -> HTML in
+            let attributes: HTML =
+                "data-advisory-pollutant=\"\(advisory.pollutant.rawValue)\" data-advisory-level=\"\(advisory.level.name)\""
+            return "<p class=\"notice\" \(attributes)>⚠ \(AdvisoryWording.headline(advisory, calendar: calendar))</p>"
+        }
+        return "<section class=\"notices advisories\" role=\"alert\" aria-label=\"주의보/경보\">\(lines)</section>\n"
     }
 
     // MARK: - Problems, said first (docs/REFERENCE.md §15)

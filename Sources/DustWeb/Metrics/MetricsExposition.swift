@@ -19,6 +19,7 @@ struct MetricsExposition: Sendable {
             ForecastCollector(data: data),
             PollHealthCollector(data: data),
             GasCollector(statistics: statistics, settings: settings),
+            AdvisoryCollector(data: data),
         ]
         let gauges = PrometheusCollectorRegistry()
         for collector in collectors {

@@ -17,11 +17,16 @@ public struct WebData: Sendable {
         public var forecastRegion: ForecastRegion?
         /// Other files dustd reads (its configuration, key and token files): never shown on the web.
         public var otherPaths: [String]
+        /// `advisories.district` and `advisories.area`; a nil district means the station's 시도.
+        public var advisoryDistrict: String?
+        public var advisoryArea: String?
 
         public init(
             stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
-            forecastRegion: ForecastRegion? = nil, otherPaths: [String] = []
+            forecastRegion: ForecastRegion? = nil, otherPaths: [String] = [], advisoryDistrict: String? = nil, advisoryArea: String? = nil
         ) {
+            self.advisoryDistrict = advisoryDistrict
+            self.advisoryArea = advisoryArea
             self.stations = stations
             self.calendar = calendar
             self.intakeModel = intakeModel
@@ -89,12 +94,28 @@ public struct WebData: Sendable {
         return ReportJSON.forecast(try await forecastOutlook(), station: settings.stations.primary, calendar: settings.calendar)
     }
 
+    /// The advisories in force and the year's, for the user's district, as `dustctl advisories` reads them.
+    public func advisoryListing() async throws(StorageFailure) -> AdvisoryListing {
+        let settings = settings()
+        let reader = AdvisoryReader(store: store())
+        let region = try await reader.region(
+            district: settings.advisoryDistrict, area: settings.advisoryArea, station: settings.stations.primary)
+        return try await reader.listing(region: region, now: clock.now)
+    }
+
+    /// The `dustctl advisories --json` document.
+    public func advisoryDocument() async throws(StorageFailure) -> JSON {
+        ReportJSON.advisories(try await advisoryListing(), calendar: settings().calendar, now: clock.now)
+    }
+
     /// The `dustctl today --json` document, with its `forecastTomorrow` member.
     public func todayDocument() async throws -> JSON {
         let statistics = statistics()
         let day = try await statistics.day(statistics.today)
         let outlook = try? await forecastOutlook()
+        let listing = try? await advisoryListing()
         return ReportJSON.day(
-            day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar))
+            day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar),
+            advisory: ReportJSON.todayAdvisory(listing, calendar: statistics.calendar, now: clock.now))
     }
 }

@@ -75,6 +75,9 @@ public struct WebServer: Sendable {
             }
             return WebResponse.json(document.serialized + "\n")
         }
+        route(router, "/api/v1/advisories") { _ in
+            WebResponse.json(try await data.advisoryDocument().serialized + "\n")
+        }
         route(router, "/api/v1/day/:date") { _, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
@@ -159,11 +162,13 @@ public struct WebServer: Sendable {
         }
         let health = try await data.health()
         let forecast = try? await data.forecastOutlook()
+        // The banner is a bonus, like the forecast: a database that cannot say leaves it out.
+        let advisories = (try? await data.advisoryListing())?.concerning ?? []
         let model = DashboardModel(
             page: page, language: language, station: statistics.stations.primary, day: day, week: week,
             intakeUnit: statistics.intakeModel.unit,
             calendar: statistics.calendar, health: health, now: data.now,
-            forecast: forecast, audience: data.reportSettings.audience)
+            forecast: forecast, audience: data.reportSettings.audience, advisories: advisories)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"

@@ -1,0 +1,30 @@
+import DustKit
+import DustServices
+import Prometheus
+
+/// The advisories in force for the user's district and 권역 (docs/REFERENCE.md §17), by pollutant and level: every
+/// pollutant and known level is exported, 0 when none is in force, so an alert on `> 0` needs no `absent()`; an
+/// unknown level word is counted as `unknown`. The district not known (no `advisories.district`, no station's 시도
+/// stored) is no gauge, not an error.
+struct AdvisoryCollector: GaugeCollector {
+    let data: WebData
+
+    func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure) {
+        let listing = try await data.advisoryListing()
+        guard listing.region != nil else { return }
+        var counts: [String: Int] = [:]
+        for advisory in listing.concerning { counts["\(advisory.pollutant.rawValue) \(advisory.level.name)", default: 0] += 1 }
+        for pollutant in AdvisoryPollutant.allCases {
+            for level in ["watch", "warning", "emergency", "unknown"] {
+                registry.makeGauge(descriptor: Self.active, labels: [("pollutant", pollutant.rawValue), ("level", level)])
+                    .set(to: Double(counts["\(pollutant.rawValue) \(level)"] ?? 0))
+            }
+        }
+    }
+
+    private static var active: MetricNameDescriptor {
+        .fineDust(
+            "advisory_active", "",
+            "Official advisories in force for your district and area, by pollutant and level (watch 주의보, warning 경보, emergency 중대경보).")
+    }
+}

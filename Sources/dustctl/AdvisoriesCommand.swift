@@ -1,0 +1,110 @@
+import ArgumentParser
+import DustConfig
+import DustKit
+import DustReports
+import DustServices
+import Foundation
+
+struct AdvisoriesCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "advisories",
+        abstract: "AirKorea's official advisories (주의보/경보) for PM10, PM2.5 and ozone: those in force, then the year's.",
+        discussion: """
+            Your district is advisories.district when set, else the station's 시도;
+            advisories.area narrows it to one 권역. Those in force that concern you
+            come first, marked ▶. dustd asks once an hour after its poll; each
+            service needs its own 활용신청 on data.go.kr (dustctl status says when
+            one is not approved). With none stored, dustctl says so and exits 0.
+            Examples:
+              dustctl advisories
+              dustctl advisories --year 2025 --json
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(help: ArgumentHelp("The year to list (default: this year, KST).", valueName: "YYYY"))
+    var year: Int? = nil
+
+    func validate() throws {
+        if let year, !(2000...9999).contains(year) { throw ValidationError("--year must be a year from 2000 to 9999, not \(year).") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let settings = try options.settings()
+            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let now = Date()
+            let listing = try await advisoryListing(settings, store: store, year: year, now: now)
+            if options.json {
+                try standardOutputLine(ReportJSON.advisories(listing, calendar: settings.calendar, now: now).serialized)
+            } else {
+                try standardOutput(AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).listing(listing))
+            }
+        }
+    }
+}
+
+/// The listing for the configured district and 권역 (or the station's 시도).
+func advisoryListing(
+    _ settings: FineDustSettings, store: any FineDustStore, year: Int? = nil, now: Date
+) async throws(StorageFailure)
+    -> AdvisoryListing
+{
+    let reader = AdvisoryReader(store: store)
+    let region = try await reader.region(
+        district: settings.advisories.district, area: settings.advisories.area, station: settings.station.name)
+    return try await reader.listing(region: region, year: year, now: now)
+}
+
+/// Advisories as text: the listing, and `today`'s top line.
+struct AdvisoryText {
+    let style: TextStyle
+    let calendar: DayCalendar
+
+    func listing(_ listing: AdvisoryListing) -> String {
+        let place =
+            listing.region.map { "\($0.district) \($0.area ?? "(every 권역)")" }
+            ?? "district unknown (set advisories.district, or run dustctl stations sync)"
+        var lines = [style.bold("Advisories · \(place) · \(listing.year)")]
+        lines.append("In force now")
+        if listing.active.isEmpty { lines.append("  none") }
+        let concerning = Set(listing.concerning.map { AdvisoryID($0) })
+        for advisory in listing.active {
+            lines.append((concerning.contains(AdvisoryID(advisory)) ? "▶ " : "  ") + line(advisory))
+        }
+        lines.append("Issued in \(listing.year)")
+        if listing.issued.isEmpty {
+            lines.append("  none stored; dustd asks once an hour while advisories.enabled is true")
+        }
+        for advisory in listing.issued {
+            lines.append("  " + line(advisory))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `today`'s first line when an advisory concerning the user is in force; nil otherwise.
+    func topLine(_ listing: AdvisoryListing) -> String? {
+        listing.concerning.first.map { "▶ " + line($0) }
+    }
+
+    private func line(_ advisory: Advisory) -> String {
+        let grade: DustGrade? =
+            switch advisory.level.rank {
+            case nil: nil
+            case 1: .bad
+            default: .veryBad
+            }
+        return style.graded(AdvisoryWording.headline(advisory, calendar: calendar), grade)
+    }
+}
+
+/// What identifies a stored advisory: its operation and key.
+private struct AdvisoryID: Hashable {
+    let pollutant: AdvisoryPollutant
+    let key: String
+
+    init(_ advisory: Advisory) {
+        pollutant = advisory.pollutant
+        key = advisory.key
+    }
+}

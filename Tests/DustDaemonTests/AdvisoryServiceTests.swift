@@ -1,0 +1,154 @@
+import AirKorea
+import DustConfig
+import DustKit
+import DustReports
+import DustServices
+import DustStore
+import FakeAirKorea
+import Foundation
+import TestSupport
+import Testing
+
+@testable import DustDaemon
+
+@Suite("dustd's advisory fetcher against a loopback AirKorea", .serialized)
+struct AdvisoryServiceTests {
+    @Test(
+        "Unapproved: turned off with one log line and a status line; the polls go on, never failing; a reload asks again"
+    )
+    func unapproved() async throws {
+        try await withRig { rig in
+            rig.server.setScript { request in
+                FakeReply.advisories(for: request, approved: false) ?? .respond(status: 200, body: FaultRig.daily)
+            }
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let clock = ManualClock(DemoReplay.now)
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
+            let polls = AsyncStream<Date>.makeStream()
+            let poll = PollService(
+                configuration: live, database: database, board: board, transport: rig.transport,
+                notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(), jitter: { 0 },
+                afterCycle: { polls.continuation.yield($0) })
+            // The test is the advisory loop's trigger: each poll's end runs one step, in order.
+            let advisories = AdvisoryService(
+                configuration: live, database: database, board: board, transport: rig.transport, triggers: AsyncStream { nil },
+                clock: clock, logger: rig.logs.logger())
+            var loop = AdvisoryService.LoopState(generation: live.generation)
+            let task = Task { try await poll.run() }
+            defer { task.cancel() }
+            var ends = polls.stream.makeAsyncIterator()
+            func advisoryRequests() -> [String] {
+                rig.server.requests.filter { $0.operation != "getMsrstnAcctoRltmMesureDnsty" }.map {
+                    $0.operation == "getUlfptcaAlarmInfo" ? $0.query["itemCode"] ?? "?" : "O3"
+                }
+            }
+
+            // 00:20: the poll, then PM10, PM25 (both denied) and ozone (stored).
+            _ = await ends.next()
+            await advisories.step(&loop)
+            #expect(advisoryRequests() == ["PM10", "PM25", "O3"])
+            #expect(rig.server.requests.filter { $0.operation == "getUlfptcaAlarmInfo" }.allSatisfy { $0.query["year"] == "2026" })
+            #expect(board.current.advisories?.turnedOff.map(\.pollutant) == [.pm10, .pm25])
+            #expect(board.current.advisories?.turnedOff.first?.resultCode == "20")
+            #expect(board.current.lastError == nil)
+            #expect(!board.current.lastPollFailed)
+            #expect(try rig.store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00")).count == 2)
+            #expect(rig.logs.text.components(separatedBy: "turned off until a reload").count - 1 == 2)
+            #expect(rig.logs.text.contains("한국환경공단_에어코리아_미세먼지 경보 발령 현황"))
+
+            // 01:20: the next poll; only ozone is asked again, nothing new is logged about PM.
+            #expect(try await clock.waitUntilSleeping { board.current.state != .polling })
+            clock.advance(to: instant(kst: "2026-11-21T01:20:00"))
+            _ = await ends.next()
+            await advisories.step(&loop)
+            #expect(advisoryRequests() == ["PM10", "PM25", "O3", "O3"])
+            #expect(rig.logs.text.components(separatedBy: "turned off until a reload").count - 1 == 2)
+            // A second trigger in the same hour asks nothing.
+            await advisories.step(&loop)
+            #expect(advisoryRequests().count == 4)
+
+            // The measurements: every poll stored and ok; the advisory requests are counted apart.
+            let since = instant(kst: "2026-11-21T00:00:00")
+            let attempts = try rig.store.recentAttempts(limit: 50)
+            #expect(attempts.filter { $0.kind == .measurement }.allSatisfy { $0.outcome == .ok })
+            #expect(try rig.store.attemptCount(kind: .measurement, since: since) == 2)
+            #expect(try rig.store.attemptCount(kind: .advisory, since: since) == 4)
+            #expect(attempts.filter { $0.kind == .advisory && $0.resultCode == "20" }.allSatisfy { $0.outcome == .failed })
+            #expect(board.current.lastSuccess?.at == instant(kst: "2026-11-21T01:20:00"))
+            #expect(!board.current.lastPollFailed)
+
+            // dustctl status says what to apply for (text and --json share the record).
+            let document = ReportJSON.status(
+                DaemonHealth(status: board.current, newestSlot: nil, now: clock.now, processIsDustd: { _ in true }), database: "db",
+                station: "종로구", rows: 0, calendar: settings.calendar, forecastCallsToday: 0
+            ).serialized
+            #expect(document.contains(#""turnedOff":[{"pollutant":"PM10","service":"한국환경공단_에어코리아_미세먼지 경보 발령 현황""#))
+
+            // A reload turns the operations back on: the next hour asks all three again.
+            rig.server.setScript { request in FakeReply.advisories(for: request) ?? .respond(status: 200, body: FaultRig.daily) }
+            live.replace(live.snapshot)
+            #expect(try await clock.waitUntilSleeping { board.current.state != .polling })
+            clock.advance(to: instant(kst: "2026-11-21T02:20:00"))
+            _ = await ends.next()
+            await advisories.step(&loop)
+            #expect(advisoryRequests().suffix(3) == ["PM10", "PM25", "O3"])
+            #expect(board.current.advisories?.turnedOff == [])
+            #expect(try rig.store.activeAdvisories(at: clock.now).map(\.key).contains("87"))
+            #expect(!rig.logs.text.contains(testKey))
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+
+    @Test("A failure that is not about approval (an HTML 503) is logged once, asked again every hour, and turns nothing off")
+    func transportFailureLoggedOnce() async throws {
+        try await withRig { rig in
+            let html = try TestFixtures.data("synthesized/html-503-service-unavailable.html")
+            rig.server.setScript { request in
+                request.operation == "getMsrstnAcctoRltmMesureDnsty"
+                    ? .respond(status: 200, body: FaultRig.daily) : .respond(status: 503, body: html, contentType: "text/html")
+            }
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let clock = ManualClock(DemoReplay.now)
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
+            let advisories = AdvisoryService(
+                configuration: live, database: database, board: board, transport: rig.transport, triggers: AsyncStream { nil },
+                clock: clock, logger: rig.logs.logger())
+            var loop = AdvisoryService.LoopState(generation: live.generation)
+            for hour in 0..<3 {
+                clock.advance(to: DemoReplay.now.addingTimeInterval(Double(hour * 3600)))
+                await advisories.step(&loop)
+            }
+            #expect(rig.server.requests.count == 9, "three operations, every hour")
+            #expect(rig.logs.text.components(separatedBy: "Advisories not fetched, trying again at the next hour").count - 1 == 1)
+            #expect(board.current.advisories?.turnedOff == [])
+            #expect(try rig.store.attemptCount(kind: .advisory, since: DemoReplay.now) == 9)
+            #expect(try rig.store.attemptCount(kind: .measurement, since: DemoReplay.now) == 0)
+        }
+    }
+
+    @Test("A gateway 30 is the advisory service's only when the measurements work; otherwise it is the key's, and nothing is turned off")
+    func keyNotRegistered() throws {
+        let key30 = FetchError.response(.service(.serviceKeyNotRegistered, reportedCode: "30", serverMessage: ""), httpStatus: 200)
+        #expect(AdvisoryFetch.meansNotApproved(key30, measurementsWork: true))
+        #expect(!AdvisoryFetch.meansNotApproved(key30, measurementsWork: false))
+        let denied = FetchError.response(.service(.accessDenied, reportedCode: "20", serverMessage: ""), httpStatus: 200)
+        #expect(AdvisoryFetch.meansNotApproved(denied, measurementsWork: false))
+        let noService = FetchError.response(.service(.noSuchService, reportedCode: "12", serverMessage: ""), httpStatus: 200)
+        #expect(AdvisoryFetch.meansNotApproved(noService, measurementsWork: true))
+        #expect(!AdvisoryFetch.meansNotApproved(.httpStatus(503), measurementsWork: true))
+        #expect(!AdvisoryFetch.meansNotApproved(.transport(.timeout(seconds: 2)), measurementsWork: true))
+    }
+}
