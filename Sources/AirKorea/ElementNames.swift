@@ -102,13 +102,14 @@ enum Element: UInt8, CaseIterable {
 /// Element names interned in the reader's dictionary: an element is identified by pointer equality,
 /// with no string built or compared per node.
 struct ElementNames {
-    /// Open addressing with linear probing; 128 slots keep the 48 names sparse, so a lookup of a
-    /// name the parser ignores usually ends at the first empty slot.
+    /// Open addressing with linear probing; 256 slots keep the 72 names (PM, the gases, the forecasts,
+    /// the weekly outlook and the advisories) sparse, so a lookup of a name the parser ignores usually
+    /// ends at the first empty slot.
     private var table: [(UnsafeRawPointer?, Element)]
     private let mask: Int
 
     init(reader: xmlTextReaderPtr) {
-        mask = 127
+        mask = 255
         table = Array(repeating: (nil, .other), count: mask + 1)
         for element in Element.allCases {
             guard let name = element.xmlName, let interned = xmlTextReaderConstString(reader, name) else { continue }

@@ -40,10 +40,6 @@ struct CountingForecastStore: ForecastStore {
         try await base.weeklyOutlook(publishedOn: publishedOn)
     }
 
-    func weeklyOutlookAttemptCount(since start: Date) async throws(StorageFailure) -> Int {
-        try await base.weeklyOutlookAttemptCount(since: start)
-    }
-
     func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {
         counters.count(attempt)
         try await base.recordAttempt(attempt)

@@ -66,8 +66,9 @@ public struct ForecastService: Service, CustomStringConvertible {
             do {
                 store = try database.current()
                 let startOfDay = KoreaStandardTime.startOfDay(containing: now)
-                let calls = try await store.attemptCount(kind: .forecast, since: startOfDay)
-                let outlookCalls = try await store.weeklyOutlookAttemptCount(since: startOfDay)
+                // The cap counts both kinds (docs/REFERENCE.md §14); the outlook's own 2 count its kind.
+                let outlookCalls = try await store.attemptCount(kind: .weeklyOutlook, since: startOfDay)
+                let calls = try await store.attemptCount(kind: .forecast, since: startOfDay) + outlookCalls
                 var newest: [Date?] = []
                 for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()

@@ -34,7 +34,7 @@ public struct RequestCounters: Sendable {
     public func count(_ attempt: PollAttempt) {
         let outcome = [("outcome", attempt.outcome.rawValue)]
         switch attempt.kind {
-        case .forecast:
+        case .forecast, .weeklyOutlook:
             Counter(label: Self.forecastRequests, dimensions: outcome, factory: factory).increment()
         case .advisory:
             Counter(label: Self.advisoryRequests, dimensions: outcome, factory: factory).increment()

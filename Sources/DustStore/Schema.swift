@@ -195,7 +195,8 @@ enum Schema {
         migrator.registerMigration("v9-advisories") { db in
             // Official advisories (docs/REFERENCE.md §17), one row per pollutant and key (`sn`, or the
             // key built for items without one); a revision replaces the row. poll_attempt is rebuilt
-            // because SQLite cannot widen a CHECK in place: its kinds gain `advisory`.
+            // because SQLite cannot widen a CHECK in place: its kinds gain `advisory` and the weekly
+            // outlook's `weeklyOutlook` (whose calls the forecast cap counts with `forecast`'s).
             try db.execute(
                 sql: """
                     CREATE TABLE advisory (
@@ -227,7 +228,7 @@ enum Schema {
                         duration_ms INTEGER NOT NULL DEFAULT 0,
                         message TEXT,
                         kind TEXT NOT NULL DEFAULT 'measurement'
-                            CHECK (kind IN ('measurement', 'forecast', 'stationList', 'advisory'))
+                            CHECK (kind IN ('measurement', 'forecast', 'stationList', 'advisory', 'weeklyOutlook'))
                     );
                     INSERT INTO poll_attempt_v9 (id, started_at, station, operation, outcome, http_status, result_code,
                                                  rows_new, rows_updated, duration_ms, message, kind)

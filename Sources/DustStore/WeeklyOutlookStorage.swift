@@ -47,18 +47,6 @@ extension SQLiteStore {
         try reading { db in try Self.loadWeeklyOutlook(db, publishedOn: publishedOn.description) }
     }
 
-    /// Weekly outlook requests recorded since `start`.
-    public func weeklyOutlookAttemptCount(since start: Date) throws(StorageFailure) -> Int {
-        try reading { db in
-            try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM poll_attempt WHERE kind = ? AND substr(operation, 1, ?) = ? AND started_at >= ?",
-                arguments: [
-                    AttemptKind.forecast.rawValue, WeeklyOutlookFetch.operationPrefix.count, WeeklyOutlookFetch.operationPrefix,
-                    Self.seconds(start),
-                ]) ?? 0
-        }
-    }
-
     private static func loadWeeklyOutlook(_ db: Database, publishedOn published: String) throws -> WeeklyOutlook? {
         guard let date = LocalDate(published),
             let row = try Row.fetchOne(db, sql: "SELECT conditions FROM weekly_outlook WHERE published_on = ?", arguments: [published])

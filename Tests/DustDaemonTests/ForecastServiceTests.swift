@@ -61,14 +61,15 @@ struct ForecastServiceTests {
             #expect(
                 rig.server.requests.map(\.operation) == ["getMinuDustFrcstDspth", "getMinuDustFrcstDspth", "getMinuDustWeekFrcstDspth"])
             #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 22))
-            #expect(try rig.store.weeklyOutlookAttemptCount(since: instant(kst: "2026-11-22T00:00:00")) == 1)
+            #expect(try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00")) == 1)
             #expect(try rig.store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
             let recorded = try rig.store.recentAttempts(limit: 3)
             #expect(
                 recorded.map(\.operation) == [
                     "weekly outlook 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1", "forecast PM10 2026-11-22 page 1",
                 ])
-            #expect(recorded.allSatisfy { $0.kind == .forecast && $0.outcome == .ok && $0.httpStatus == 200 && $0.resultCode == "00" })
+            #expect(recorded.map(\.kind) == [.weeklyOutlook, .forecast, .forecast])
+            #expect(recorded.allSatisfy { $0.outcome == .ok && $0.httpStatus == 200 && $0.resultCode == "00" })
             #expect(recorded.map(\.rowsNew) == [1, 7, 7])
             #expect(
                 try rig.store.forecast(pollutant: .pm25, date: LocalDate(year: 2026, month: 11, day: 23), region: .seoul)?.grade
@@ -106,7 +107,8 @@ struct ForecastServiceTests {
             #expect(try await clock.waitUntilSleeping())
             #expect(Self.dailyRequests(rig).count == 10)
             // The 10 forecast calls and the outlook's 1; the outlook's other kept call was never spent by the forecast.
-            #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 11)
+            #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 10)
+            #expect(try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00")) == 1)
             #expect(rig.server.requests.count == 11)
             #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-23T00:00:00")) == 2)
             #expect(!rig.logs.text.contains(testKey))
@@ -178,7 +180,9 @@ struct WeeklyOutlookServiceTests {
                 transport: rig.transport, clock: clock, logger: rig.logs.logger())
             let task = Task { try await service.run() }
             defer { task.cancel() }
-            func outlookCalls() throws -> Int { try rig.store.weeklyOutlookAttemptCount(since: instant(kst: "2026-11-22T00:00:00")) }
+            func outlookCalls() throws -> Int {
+                try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00"))
+            }
             #expect(try await clock.waitUntilSleeping { try outlookCalls() == 1 })
             // What came was stored (an older publication), but it is not today's.
             #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 20))

@@ -60,22 +60,26 @@ struct WeeklyOutlookStoreTests {
         #expect(try await store.newestWeeklyOutlook() == parsed)
     }
 
-    @Test("The outlook's calls are counted apart among the forecast calls, since a start", arguments: Backend.allCases)
+    @Test(
+        "The outlook's calls are counted by their kind, apart from the daily forecast's, whatever their operation text says",
+        arguments: Backend.allCases)
     func attemptCount(_ backend: Backend) async throws {
         let (store, remove) = try backend.open()
         defer { remove() }
         let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
-        for (offset, operation) in [
-            (-60.0, "weekly outlook 2026-11-19 page 1"), (60, "weekly outlook 2026-11-20 page 1"), (120, "forecast PM10 2026-11-20 page 1"),
-            (180, "weekly outlook 2026-11-20 page 1"),
+        for (offset, kind, operation) in [
+            (-60.0, AttemptKind.weeklyOutlook, "weekly outlook 2026-11-19 page 1"),
+            (60, .weeklyOutlook, "weekly outlook 2026-11-20 page 1"),
+            (120, .forecast, "forecast PM10 2026-11-20 page 1"), (180, .weeklyOutlook, "reworded in a later version"),
+            (240, .forecast, "weekly outlook, says a careless label"),
         ] {
             try await store.recordAttempt(
                 PollAttempt(
-                    startedAt: midnight.addingTimeInterval(offset), station: nil, kind: .forecast, operation: operation, outcome: .retrying)
+                    startedAt: midnight.addingTimeInterval(offset), station: nil, kind: kind, operation: operation, outcome: .retrying)
             )
         }
-        #expect(try await store.weeklyOutlookAttemptCount(since: midnight) == 2)
-        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 3)
-        #expect(try await store.weeklyOutlookAttemptCount(since: midnight.addingTimeInterval(-3600)) == 3)
+        #expect(try await store.attemptCount(kind: .weeklyOutlook, since: midnight) == 2)
+        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 2)
+        #expect(try await store.attemptCount(kind: .weeklyOutlook, since: midnight.addingTimeInterval(-3600)) == 3)
     }
 }

@@ -243,14 +243,6 @@ public final class MemoryStore: FineDustStore, Sendable {
         state.withLock { state in state.weeklyOutlooks[publishedOn] }
     }
 
-    public func weeklyOutlookAttemptCount(since start: Date) throws(StorageFailure) -> Int {
-        state.withLock { state in
-            state.attempts.filter {
-                $0.kind == .forecast && $0.operation.hasPrefix(WeeklyOutlookFetch.operationPrefix) && $0.startedAt >= start
-            }.count
-        }
-    }
-
     // MARK: - Stations
 
     public func saveStations(_ stations: [Station], at time: Date) throws(StorageFailure) {

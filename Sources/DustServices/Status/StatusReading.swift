@@ -17,9 +17,11 @@ public struct StatusReading: Sendable {
         processIsDustd: (Int32) -> Bool
     ) async throws(StorageFailure) -> StatusReading {
         let health = try await DaemonHealth.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
-        return StatusReading(
-            health: health, rows: try await store.measurementCount(station: nil),
-            forecastCallsToday: try await store.attemptCount(kind: .forecast, since: KoreaStandardTime.startOfDay(containing: now)))
+        var forecastCalls = 0
+        for kind in AttemptKind.forecastService {
+            forecastCalls += try await store.attemptCount(kind: kind, since: KoreaStandardTime.startOfDay(containing: now))
+        }
+        return StatusReading(health: health, rows: try await store.measurementCount(station: nil), forecastCallsToday: forecastCalls)
     }
 }
 

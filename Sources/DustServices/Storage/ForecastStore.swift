@@ -22,9 +22,6 @@ public protocol ForecastStore: AttemptStore {
     func newestWeeklyOutlook() async throws(StorageFailure) -> WeeklyOutlook?
     /// The publication of `publishedOn`, as stored (every publication is kept).
     func weeklyOutlook(publishedOn: LocalDate) async throws(StorageFailure) -> WeeklyOutlook?
-    /// Weekly outlook requests recorded since `start`: forecast attempts whose operation is the
-    /// outlook's, the share of the daily forecast cap it has spent (docs/REFERENCE.md §14).
-    func weeklyOutlookAttemptCount(since start: Date) async throws(StorageFailure) -> Int
 }
 
 /// Where a station is, as far as FineDust knows: what its forecast region is decided from.

@@ -2,7 +2,7 @@ import AirKorea
 import Foundation
 
 /// What a request to AirKorea was for: what the attempt record is counted by (the daily forecast
-/// quota of docs/REFERENCE.md §14 counts `forecast`), whatever its operation text says.
+/// quota of docs/REFERENCE.md §14 counts `forecast` and `weeklyOutlook`), whatever its operation text says.
 public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
     /// Hourly measurements: a station's, a province's, or the whole country's.
     case measurement
@@ -12,14 +12,18 @@ public enum AttemptKind: String, Sendable, Hashable, CaseIterable, Codable {
     case stationList
     /// Official advisories (주의보/경보, docs/REFERENCE.md §17): never counted as a measurement poll.
     case advisory
+    /// The weekly PM2.5 outlook (docs/REFERENCE.md §17): out of the forecast quota, with 2 calls of its own.
+    case weeklyOutlook
+
+    /// The kinds the forecast service's daily cap of 12 calls counts (docs/REFERENCE.md §14).
+    public static let forecastService: [AttemptKind] = [.forecast, .weeklyOutlook]
 
     /// The kind of `request`.
     public init(_ request: AirKoreaRequest) {
         switch request {
         case .stationRealtime, .provinceRealtime: self = .measurement
         case .forecast: self = .forecast
-        // Out of the forecast quota's reserve (docs/REFERENCE.md §14, §17).
-        case .weeklyOutlook: self = .forecast
+        case .weeklyOutlook: self = .weeklyOutlook
         case .stationList: self = .stationList
         case .advisories: self = .advisory
         }
