@@ -161,6 +161,8 @@ let package = Package(
                 "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // The README's Home Assistant package is read as Home Assistant reads it.
+                .product(name: "Yams", package: "Yams"),
             ]),
         .testTarget(
             name: "DustActivityTests",

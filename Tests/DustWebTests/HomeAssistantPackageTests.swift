@@ -1,0 +1,129 @@
+import DustKit
+import DustServices
+import Foundation
+import HummingbirdTesting
+import TestSupport
+import Testing
+import Yams
+
+/// The README's Home Assistant package (the YAML block after `<!-- home-assistant-package -->`).
+private func readmePackage() throws -> [String: Any] {
+    let readme = try String(
+        contentsOf: TestFixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+    let marker = try #require(readme.range(of: "<!-- home-assistant-package -->\n```yaml\n"))
+    let end = try #require(readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex))
+    // `!secret` is Home Assistant's own tag; Yams keeps its value as a plain string.
+    let yaml = String(readme[marker.upperBound..<end.lowerBound])
+    return try #require(try Yams.load(yaml: yaml) as? [String: Any])
+}
+
+/// Every `value_json…` path a template reads, with `{% set NAME = value_json.PATH %}` aliases
+/// followed: `gases.latest.o3` for `{% set g = value_json.gases.latest %}… g.o3 …`.
+func templatePaths(_ template: String) -> [[String]] {
+    let path = #/(?<root>[A-Za-z_][A-Za-z0-9_]*)(?<rest>(?:\.[A-Za-z_][A-Za-z0-9_]*|\[-?\d+\])+)/#
+    var aliases: [String: [String]] = ["value_json": []]
+    for set in template.matches(of: #/\{%\s*set\s+(?<name>\w+)\s*=\s*value_json(?<rest>(?:\.\w+|\[-?\d+\])*)\s*%\}/#) {
+        aliases[String(set.name)] = segments(String(set.rest))
+    }
+    var paths: [[String]] = []
+    for reference in template.matches(of: path) {
+        guard let base = aliases[String(reference.root)] else { continue }
+        paths.append(base + segments(String(reference.rest)))
+    }
+    return paths
+}
+
+private func segments(_ rest: String) -> [String] {
+    rest.matches(of: #/\.(?<key>\w+)|\[(?<index>-?\d+)\]/#).map { String($0.key ?? $0.index ?? "") }
+}
+
+/// The value at `path` in a JSON document; nil when a member or element on the way does not exist
+/// (`NSNull` when it exists and is null).
+func resolve(_ path: [String], in document: Any) -> Any? {
+    var value: Any = document
+    for segment in path {
+        if let object = value as? [String: Any] {
+            guard let next = object[segment] else { return nil }
+            value = next
+        } else if let array = value as? [Any], let index = Int(segment) {
+            let position = index < 0 ? array.count + index : index
+            guard array.indices.contains(position) else { return nil }
+            value = array[position]
+        } else {
+            return nil
+        }
+    }
+    return value
+}
+
+@Suite("The README's Home Assistant package reads the real /api/v1/today")
+struct HomeAssistantPackageTests {
+    /// The units Home Assistant accepts for each device class the package uses (its sensor
+    /// documentation); `aqi` has none.
+    static let units: [String: String?] = [
+        "pm10": "µg/m³", "pm25": "µg/m³", "ozone": "µg/m³", "nitrogen_dioxide": "µg/m³", "sulphur_dioxide": "µg/m³",
+        "carbon_monoxide": "ppm", "aqi": nil,
+    ]
+
+    @Test("One request to /api/v1/today; PM10, PM2.5, each gas and the index as measurements; every template path exists in the document")
+    func package() async throws {
+        let rests = try #require(try readmePackage()["rest"] as? [[String: Any]])
+        #expect(rests.count == 1)
+        let rest = try #require(rests.first)
+        let resource = try #require(rest["resource"] as? String)
+        #expect(resource.hasSuffix("/api/v1/today"))
+        let sensors = try #require(rest["sensor"] as? [[String: Any]])
+        let classes = sensors.compactMap { $0["device_class"] as? String }
+        #expect(Set(classes) == Set(Self.units.keys), "PM10, PM2.5, O3, NO2, SO2, CO and the CAI")
+        #expect(Set(sensors.compactMap { $0["unique_id"] as? String }).count == sensors.count)
+
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        // The demo's last hour, as the dashboard shows it: 2026-11-20 23:59:59 KST.
+        let source = try rig.source(clock: FixedClock(DemoReplay.now.addingTimeInterval(-20 * 60 - 1)))
+        let body = try await rig.application(source).test(.router) { client in
+            try await client.execute(uri: resource.replacing(#/^https?://[^/]+/#, with: "/"), method: .get) { response in
+                #expect(response.status == .ok)
+                return text(response)
+            }
+        }
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8))
+        var numbers: [String: Double] = [:]
+        for sensor in sensors {
+            let name = try #require(sensor["name"] as? String)
+            let template = try #require(sensor["value_template"] as? String, "\(name)")
+            let paths = templatePaths(template)
+            #expect(!paths.isEmpty, "\(name) reads the document")
+            for path in paths {
+                #expect(resolve(path, in: document) != nil, "\(name): \(path.joined(separator: ".")) is in /api/v1/today")
+            }
+            if let deviceClass = sensor["device_class"] as? String {
+                #expect(sensor["state_class"] as? String == "measurement", "\(name) keeps long-term statistics")
+                #expect(Self.units[deviceClass] == .some(sensor["unit_of_measurement"] as? String), "\(name): \(deviceClass)'s unit")
+                // The value the sensor shows, in the document's unit, is a number on the demo's day.
+                let value = try #require(paths.max { $0.count < $1.count }.flatMap { resolve($0, in: document) as? Double }, "\(name)")
+                numbers[deviceClass] = value
+            }
+        }
+        // The demo's 23:00 hour at 종로구, as dustctl shows it.
+        #expect(
+            numbers == [
+                "pm10": 45, "pm25": 22, "ozone": 0.0184, "nitrogen_dioxide": 0.0262, "sulphur_dioxide": 0.0031, "carbon_monoxide": 0.52,
+                "aqi": 62,
+            ])
+        // The advisory and tomorrow's forecast are in the same document: the demo's 경보 and 매우나쁨.
+        #expect(resolve(["advisory", "levelWord"], in: document) as? String == "경보")
+        #expect(resolve(["forecastTomorrow", "pm25", "word"], in: document) as? String == "매우나쁨")
+    }
+
+    @Test("The path reader follows aliases and indices, and a path that is not in the document is caught")
+    func pathReader() throws {
+        let document = try JSONSerialization.jsonObject(with: Data(#"{"a":{"b":[{"c":1},{"c":null}]},"d":null}"#.utf8))
+        #expect(templatePaths("{% set g = value_json.a %}{{ g.b[-1].c if g else none }}") == [["a"], ["a", "b", "-1", "c"]])
+        #expect(resolve(["a", "b", "-1", "c"], in: document) is NSNull)
+        #expect(resolve(["a", "b", "0", "c"], in: document) as? Double == 1)
+        #expect(resolve(["a", "x"], in: document) == nil)
+        #expect(resolve(["a", "b", "2", "c"], in: document) == nil)
+        #expect(resolve(["d", "e"], in: document) == nil)
+    }
+}
