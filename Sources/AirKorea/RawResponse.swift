@@ -23,11 +23,49 @@ struct RawItem {
     var longitude: Double?
     /// `dataTime` as text, kept only when it is not an hour (forecast items).
     var dataTimeText: String?
+    /// The fields of the other operations, allocated at the first such field: a measurement item,
+    /// copied once per item on the parser's hot path, carries one nil reference instead of some 300
+    /// bytes of empty texts.
+    private var operationFields: OperationFields?
+
+    /// A forecast item's `inform…` fields.
+    var forecast: RawForecastFields {
+        get { operationFields?.forecast ?? RawForecastFields() }
+        set { uniqueOperationFields().forecast = newValue }
+    }
+
+    /// A weekly outlook item's texts by element (`presnatnDt`, `frcstOneDt`, …).
+    var weeklyOutlook: [Element: String] {
+        get { operationFields?.weeklyOutlook ?? [:] }
+        set { uniqueOperationFields().weeklyOutlook = newValue }
+    }
+
+    /// An advisory item's fields.
+    var advisory: RawAdvisoryFields {
+        get { operationFields?.advisory ?? RawAdvisoryFields() }
+        set { uniqueOperationFields().advisory = newValue }
+    }
+
+    private mutating func uniqueOperationFields() -> OperationFields {
+        if operationFields == nil || !isKnownUniquelyReferenced(&operationFields!) {
+            operationFields = OperationFields(copying: operationFields)
+        }
+        return operationFields!
+    }
+}
+
+/// The fields of the operations other than measurements, boxed (see `RawItem.operationFields`).
+private final class OperationFields {
     var forecast = RawForecastFields()
-    /// A weekly outlook item's texts by element (`presnatnDt`, `frcstOneDt`, …); empty, and never
-    /// allocated, for every other item, so measurement items stay as small as they were.
     var weeklyOutlook: [Element: String] = [:]
     var advisory = RawAdvisoryFields()
+
+    init(copying other: OperationFields?) {
+        guard let other else { return }
+        forecast = other.forecast
+        weeklyOutlook = other.weeklyOutlook
+        advisory = other.advisory
+    }
 }
 
 /// The `inform…` fields of a forecast item, as text.
