@@ -146,6 +146,9 @@ done
 query 'finedust_concentration_grams_per_cubic_meter' >"$WORK/concentration.json" || fail "Prometheus did not answer"
 query 'finedust_intake_today_grams' >"$WORK/intake.json"
 query 'up{job="dustd"}' >"$WORK/up.json"
+query 'finedust_gas_ppm' >"$WORK/gas.json"
+query 'finedust_cai' >"$WORK/cai.json"
+query 'finedust_advisory_active' >"$WORK/advisory.json"
 DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" --version >/dev/null
 python3 - "$WORK" <<'PY' || { tail -5 "$WORK/prometheus.log"; fail "Prometheus's values differ from the database's"; }
 import json, sqlite3, sys
@@ -171,6 +174,39 @@ for pollutant in ("pm10", "pm25"):
     assert abs(got * 1e6 - day["intake"][pollutant]) < 1e-6, (pollutant, got, day["intake"][pollutant])
 print(f"ok: Prometheus scraped dustd: up=1, 종로구 PM10 {latest[0]:g} / PM2.5 {latest[1]:g} µg/m³ as stored, "
       f"today's intake {day['intake']['pm25']:.3f} µg PM2.5 as dustctl computes it")
+# Issue 21: the gases and the index of that hour as stored, and the demo's 경보 in force.
+gases = {dict(r["metric"])["gas"]: float(r["value"][1]) for r in json.load(open(f"{work}/gas.json"))["data"]["result"]
+         if dict(r["metric"]).get("station") == "종로구"}
+stored = database.execute("SELECT o3, no2, co, so2, cai FROM measurement WHERE station = '종로구' AND slot_start = ?",
+                          (1795179600,)).fetchone()
+assert gases == dict(zip(("o3", "no2", "co", "so2"), stored[:4])), (gases, stored)
+cai = [float(r["value"][1]) for r in json.load(open(f"{work}/cai.json"))["data"]["result"] if r["metric"].get("station") == "종로구"]
+assert cai == [stored[4]], (cai, stored)
+active = {(r["metric"]["pollutant"], r["metric"]["level"]): float(r["value"][1])
+          for r in json.load(open(f"{work}/advisory.json"))["data"]["result"]}
+assert any(value == 1 for value in active.values()), active
+print(f"ok: gases {gases} ppm and CAI {stored[4]} as stored; advisories in force {sorted(k for k, v in active.items() if v == 1)}")
+PY
+# The README's Home Assistant package, rendered with Jinja2 (Home Assistant's template engine) against
+# the API document it asks for: every sensor gets a value, and the measurements are numbers.
+curl -sf "$BASE/api/v1/today" -o "$WORK/today.json" || fail "/api/v1/today did not answer"
+python3 - "$WORK" README.md <<'PY' || fail "the README's Home Assistant package does not render against /api/v1/today"
+import json, re, sys
+import jinja2, yaml
+work, readme = sys.argv[1], open(sys.argv[2], encoding="utf-8").read()
+block = re.search(r"<!-- home-assistant-package -->\n```yaml\n(.*?)\n```", readme, re.S).group(1)
+yaml.SafeLoader.add_constructor("!secret", lambda loader, node: "secret")
+package = yaml.safe_load(block)
+document = json.load(open(f"{work}/today.json"))
+environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+shown = {}
+for sensor in package["rest"][0]["sensor"]:
+    value = environment.from_string(sensor["value_template"]).render(value_json=document).strip()
+    assert value not in ("", "None"), (sensor["name"], value)
+    if "state_class" in sensor:
+        float(value)
+    shown[sensor["name"]] = value
+print("ok: Home Assistant package renders:", "; ".join(f"{k} = {v}" for k, v in shown.items()))
 PY
 # The shipped Grafana dashboard asks Prometheus valid questions about series dustd exports.
 python3 - "$WORK" "$PROM_PORT" <<'PY' || fail "Config/grafana/finedust.json does not match dustd's metrics"
