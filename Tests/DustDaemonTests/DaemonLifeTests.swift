@@ -21,13 +21,15 @@ final class RunningDustd: Sendable {
 
     /// - Parameter directory: the directory (configuration, database, log) of an earlier run to start
     ///   again on; a new one when nil.
+    /// - Parameter reply: answers a request first when it gives an answer (e.g. `FakeReply.advisories(for:)`);
+    ///   every other request gets `body`.
     init(
         configuration: String = "station:\n  name: 종로구\n", extraEnvironment: [String: String] = [:], body: Data? = nil,
-        directory existing: TemporaryDirectory? = nil
+        directory existing: TemporaryDirectory? = nil, reply: (@Sendable (ReceivedRequest) -> FakeReply?)? = nil
     ) async throws {
         directory = try existing ?? TemporaryDirectory("dustd-life")
         let daily = try body ?? TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        server = FakeAirKoreaServer { request in reply?(request) ?? .respond(status: 200, body: daily) }
         let baseURL = try await server.start()
         configPath = directory.path("dustd.yaml")
         try configuration.write(toFile: configPath, atomically: true, encoding: .utf8)
