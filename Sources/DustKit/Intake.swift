@@ -98,14 +98,20 @@ public struct VentilationIntakeModel: IntakeModel {
     public func entry(atHour hour: Int) -> ScheduleEntry { entryByHour[((hour % 24) + 24) % 24] }
 
     public func intake(concentration: Double, localHour: Int, walkingDistance: Double?) -> Double {
+        let scheduled = scheduledLevel(atHour: localHour, walkingDistance: walkingDistance)
+        return concentration * rates[scheduled.level]! * (scheduled.outdoors + (1 - scheduled.outdoors) * infiltration)
+    }
+
+    /// §4's level and outdoor fraction of an hour: the schedule's, raised by walking.
+    public func scheduledLevel(
+        atHour localHour: Int, walkingDistance: Double?
+    ) -> (
+        level: ActivityLevel, outdoors: Double, source: LevelSource
+    ) {
         let entry = entry(atHour: localHour)
-        var activity = entry.activity
-        var outdoors = entry.outdoors
-        if let walkingDistance, walkingDistance > 0 {
-            outdoors = max(outdoors, min(1, walkingDistance / Self.outdoorWalkingMetresPerHour))
-            activity = max(activity, .light)
-        }
-        return concentration * rates[activity]! * (outdoors + (1 - outdoors) * infiltration)
+        guard let walkingDistance, walkingDistance > 0 else { return (entry.activity, entry.outdoors, .schedule) }
+        let outdoors = max(entry.outdoors, min(1, walkingDistance / Self.outdoorWalkingMetresPerHour))
+        return (max(entry.activity, .light), outdoors, .walking)
     }
 
     static func validate(infiltration: Double, rates: [ActivityLevel: Double], schedule: [ScheduleEntry]) throws(IntakeConfigurationError) {
