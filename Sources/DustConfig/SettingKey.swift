@@ -93,6 +93,7 @@ extension SettingKey {
         SettingKey(
             "intake.ventilation.high", .number(in: 0...100), default: VentilationIntakeModel.defaultRates[.high], \.ventilationRates[.high]),
         SettingKey("intake.schedule", .list(of: .scheduleEntry), default: VentilationIntakeModel.defaultSchedule, \.schedule),
+        SettingKey("people", .list(of: .person), default: [], \.people),
         SettingKey("log.level", .choice, default: LogLevel.info, \.logLevel),
         SettingKey("http.listen", .listenAddress, default: HTTPSettings.defaultListen, \.http.listen),
         SettingKey("http.tokenFile", .text, default: nil, \.http.tokenFile),

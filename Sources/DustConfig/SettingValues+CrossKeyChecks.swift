@@ -41,6 +41,39 @@ extension SettingValues {
             station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
             intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
             configurationFile: configurationFile,
-            activityMaxInflatedBytes: Int64(activityMaxInflatedBytes))
+            activityMaxInflatedBytes: Int64(activityMaxInflatedBytes),
+            people: try household(source: origins["people"]?.source))
+    }
+
+    /// `people:` with each person's left-out keys taken from `station.name` and `intake.*`; without
+    /// `people:`, the one person `me` holding exactly those settings (docs/REFERENCE.md §18).
+    private func household(source: String?) throws(ConfigurationError) -> [Person] {
+        guard !people.isEmpty else {
+            return [Person(name: Person.defaultName, station: station.name, infiltration: infiltration, schedule: schedule)]
+        }
+        var firstIndex: [String: Int] = [:]
+        var household: [Person] = []
+        for (index, entry) in people.enumerated() {
+            if let first = firstIndex[entry.name] {
+                throw ConfigurationError(
+                    key: "people[\(index)].name", problem: "(\(entry.name)) is already the name of people[\(first)]; names must be unique",
+                    source: source)
+            }
+            firstIndex[entry.name] = index
+            let person = Person(
+                name: entry.name, born: entry.born, sex: entry.sex, station: entry.station ?? station.name,
+                infiltration: entry.infiltration ?? infiltration, schedule: entry.schedule ?? schedule,
+                restingHeartRate: entry.restingHeartRate)
+            if entry.schedule != nil {
+                do {
+                    _ = try VentilationIntakeModel(infiltration: person.infiltration, rates: ventilationRates, schedule: person.schedule)
+                } catch {
+                    throw ConfigurationError(
+                        key: "people[\(index)].schedule", problem: "(\(entry.name)): \(error.description)", source: source)
+                }
+            }
+            household.append(person)
+        }
+        return household
     }
 }

@@ -15,6 +15,7 @@ struct SettingValues {
     var infiltration = 0.0
     var ventilationRates: [ActivityLevel: Double] = [:]
     var schedule: [ScheduleEntry] = []
+    var people: [PersonEntry] = []
     var logLevel = LogLevel.info
     var http = HTTPSettings(listen: "", tokenFile: nil)
     var forecast = ForecastSettings(enabled: true, region: nil)

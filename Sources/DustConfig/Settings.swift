@@ -29,6 +29,21 @@ public struct FineDustSettings: Sendable {
     public var warnings: [String] = []
     /// `activity.maxInflatedBytes`: what all the entries read from one export.zip may inflate to.
     public var activityMaxInflatedBytes: Int64 = 64 << 30
+    /// `people:` (docs/REFERENCE.md §18), never empty: without the key, one person `me` with
+    /// `station.name` and the `intake.*` settings. The first is the default person of every output.
+    public var people: [Person] = []
+
+    /// Every station dustd polls, once each: `station.name`, its fallbacks, then each person's home
+    /// station; empty when `station.name` is not set.
+    public var polledStations: [String] {
+        guard let primary = station.name else { return [] }
+        var names = [primary]
+        for name in station.fallbacks + people.compactMap(\.station) where !names.contains(name) { names.append(name) }
+        return names
+    }
+
+    /// The person named `name`; nil when no such person is configured.
+    public func person(named name: String) -> Person? { people.first { $0.name == name } }
 }
 
 /// `station.*`.

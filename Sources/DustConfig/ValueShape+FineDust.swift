@@ -156,3 +156,65 @@ extension ValueShape where Value == QuietHours {
             }, fromEnvironment: nil)
     }
 }
+
+/// One entry of `people:` as written; what it leaves out comes from `station.*` and `intake.*`
+/// when the settings are put together (docs/REFERENCE.md §18).
+struct PersonEntry: Sendable, Hashable {
+    var name: String
+    var born: BirthMonth?
+    var sex: Sex?
+    var station: String?
+    var infiltration: Double?
+    var schedule: [ScheduleEntry]?
+    var restingHeartRate: Double?
+}
+
+extension ValueShape where Value == PersonEntry {
+    /// `{name, born, sex, station, infiltration, schedule, restingHeartRate}`; a problem in a field
+    /// names the person, so `people[1].born (민지)` points at the right line of a long list.
+    static var person: ValueShape {
+        .record(["name", "born", "sex", "station", "infiltration", "schedule", "restingHeartRate"]) { fields throws(ValueProblem) in
+            let name = try fields.required("name", .personName)
+            do throws(ValueProblem) {
+                return PersonEntry(
+                    name: name, born: try fields.optional("born", .birthMonth), sex: try fields.optional("sex", .choice),
+                    station: try fields.optional("station", .displayText),
+                    infiltration: try fields.optional("infiltration", .number(in: 0...1)),
+                    schedule: try fields.optional("schedule", .list(of: .scheduleEntry)),
+                    restingHeartRate: try fields.optional("restingHeartRate", .number(in: 25...250)))
+            } catch {
+                var named = error
+                named.problem = "(\(name)) " + error.problem
+                throw named
+            }
+        }
+    }
+}
+
+extension ValueShape where Value == String {
+    /// `[a-z0-9_-]{1,32}` or Hangul: a person's name, also used on the command line and in URLs.
+    static var personName: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            guard Person.isValidName(text) else {
+                throw ValueProblem(
+                    "must be 1 to 32 of a-z, 0-9, _ and -, or Hangul syllables, not \"\(TerminalSafeText.sanitized(text))\"")
+            }
+            return text
+        }
+    }
+}
+
+extension ValueShape where Value == BirthMonth {
+    /// `YYYY-MM`, from 1900-01 to the current month in Korea.
+    static var birthMonth: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            let today = KoreaStandardTime.date(containing: Date())
+            guard let month = BirthMonth(text), month.year >= 1900,
+                month <= BirthMonth(year: today.year, month: today.month)!
+            else {
+                throw ValueProblem("must be a month YYYY-MM from 1900-01 to this month, not \"\(TerminalSafeText.sanitized(text))\"")
+            }
+            return month
+        }
+    }
+}

@@ -30,9 +30,10 @@ public final class LiveConfiguration: Sendable {
 }
 
 extension LiveConfiguration.Snapshot {
-    /// The primary station and its fallbacks; nil when `station.name` is not set.
+    /// The stations polled: the primary, its fallbacks and every person's home station
+    /// (docs/REFERENCE.md §18); nil when `station.name` is not set.
     public var stations: StationPreference? {
-        settings.station.name.map { StationPreference(primary: $0, fallbacks: settings.station.fallbacks) }
+        settings.station.name.map { StationPreference(primary: $0, fallbacks: Array(settings.polledStations.dropFirst())) }
     }
 
     /// A poll cycle for these settings and this key.

@@ -1,0 +1,79 @@
+import DustConfig
+import DustKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Configuration: people (docs/REFERENCE.md §18)")
+struct PeopleSettingsTests {
+    func load(_ yaml: String) throws -> FineDustSettings {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return try SettingsLoader(environment: [:]).load(configurationFile: path)
+    }
+
+    func problem(_ yaml: String) -> String {
+        do {
+            _ = try load(yaml)
+            return "loaded"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    @Test("No people: one person me with station.name and the intake settings; dustd polls the station and its fallbacks")
+    func defaultPerson() throws {
+        let settings = try load("station:\n  name: 종로구\n  fallbacks: [중구]\nintake:\n  infiltration: 0.5\n")
+        #expect(settings.people == [Person(name: "me", station: "종로구", infiltration: 0.5)])
+        #expect(settings.polledStations == ["종로구", "중구"])
+    }
+
+    @Test("Each person takes what they leave out from station.* and intake.*; the union of stations is polled once each")
+    func household() throws {
+        let settings = try load(
+            """
+            station:
+              name: 종로구
+              fallbacks: [중구]
+            intake:
+              infiltration: 0.6
+            people:
+              - { name: dad, born: 1986-01, sex: male, restingHeartRate: 58 }
+              - name: 민지
+                born: 2018-03
+                station: 용산구
+                infiltration: 0.4
+                schedule:
+                  - { from: 0, to: 8, activity: sleep }
+                  - { from: 8, to: 24, activity: light, outdoors: 0.25 }
+              - { name: grandma, station: 중구 }
+            """)
+        #expect(settings.people.map(\.name) == ["dad", "민지", "grandma"])
+        #expect(
+            settings.people[0]
+                == Person(
+                    name: "dad", born: BirthMonth(year: 1986, month: 1), sex: .male, station: "종로구", infiltration: 0.6, restingHeartRate: 58
+                ))
+        #expect(settings.people[1].station == "용산구" && settings.people[1].infiltration == 0.4 && settings.people[1].schedule.count == 2)
+        #expect(settings.people[2].born == nil && settings.people[2].schedule == VentilationIntakeModel.defaultSchedule)
+        #expect(settings.polledStations == ["종로구", "중구", "용산구"])
+        #expect(settings.person(named: "민지")?.born == BirthMonth(year: 2018, month: 3))
+    }
+
+    @Test("Errors name the person and the key")
+    func errors() {
+        #expect(problem("people:\n  - { name: a }\n  - { name: a }\n").contains("people[1].name (a) is already the name of people[0]"))
+        #expect(problem("people:\n  - { name: Dad }\n").contains("people[0].name must be 1 to 32 of a-z"))
+        #expect(
+            problem("people:\n  - { name: dad, born: 2999-01 }\n").contains("people[0].born (dad) must be a month YYYY-MM from 1900-01"))
+        #expect(problem("people:\n  - { name: dad, born: 1899-12 }\n").contains("people[0].born (dad) must be a month"))
+        #expect(problem("people:\n  - { name: dad, sex: other }\n").contains("people[0].sex (dad) must be one of female, male"))
+        #expect(problem("people:\n  - { born: 1990-01 }\n").contains("people[0].name is missing"))
+        #expect(
+            problem("people:\n  - { name: kid, schedule: [{ from: 0, to: 12, activity: sleep }] }\n").contains(
+                "people[0].schedule (kid): intake.schedule does not cover the hour 12:00"))
+        #expect(Person.isValidName("민지") && Person.isValidName("a_b-9") && !Person.isValidName(String(repeating: "a", count: 33)))
+    }
+}
