@@ -343,6 +343,17 @@ public final class SQLiteStore: Sendable {
 
     // MARK: - Activity
 
+    /// The walking of `me`, the one person of an installation without `people:`.
+    public func walking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
+        try walking(person: Person.defaultName, from: from, to: to)
+    }
+
+    /// Removes `me`'s distances of `source`.
+    @discardableResult
+    public func forgetActivity(source: String) throws(StorageFailure) -> Int {
+        try forgetActivity(person: Person.defaultName, source: source)
+    }
+
     /// Stores the distances of one imported file, every source of it in one transaction: for each
     /// batch, the source's rows within `replacing` are deleted first, then its distances written
     /// (a slot already stored is overwritten). Other sources are never touched.
@@ -350,20 +361,21 @@ public final class SQLiteStore: Sendable {
         try writing { db in
             let delete = try db.cachedStatement(
                 sql: """
-                    DELETE FROM activity_source WHERE source = ? AND slot_start >= ? AND slot_start <= ?
+                    DELETE FROM activity_source WHERE person = ? AND source = ? AND slot_start >= ? AND slot_start <= ?
                     """)
             let insert = try db.cachedStatement(
                 sql: """
-                    INSERT INTO activity_source (source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
+                    INSERT INTO activity_source (person, source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (person, source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
                     """)
             let imported = Int64(importedAt.timeIntervalSince1970)
             for batch in batches {
                 if let span = batch.replacing {
-                    try delete.execute(arguments: [batch.source, span.lowerBound.startEpochSeconds, span.upperBound.startEpochSeconds])
+                    try delete.execute(
+                        arguments: [batch.person, batch.source, span.lowerBound.startEpochSeconds, span.upperBound.startEpochSeconds])
                 }
                 for (slot, distance) in batch.distances.sorted(by: { $0.key < $1.key }) {
-                    try insert.execute(arguments: [batch.source, slot.startEpochSeconds, distance, imported])
+                    try insert.execute(arguments: [batch.person, batch.source, slot.startEpochSeconds, distance, imported])
                 }
             }
         }
@@ -371,15 +383,15 @@ public final class SQLiteStore: Sendable {
 
     /// Per slot starting in `[from, to)`, the largest distance and the source that gave it (on a
     /// tie, the source whose name sorts first); never the sum of its sources (docs/REFERENCE.md §12).
-    public func walking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
+    public func walking(person: String, from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
         try reading { db in
             let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT slot_start, source, distance_m FROM activity_source
-                    WHERE slot_start >= ? AND slot_start < ?
+                    WHERE person = ? AND slot_start >= ? AND slot_start < ?
                     ORDER BY slot_start, distance_m DESC, source
-                    """, arguments: [from.startEpochSeconds, to.startEpochSeconds])
+                    """, arguments: [person, from.startEpochSeconds, to.startEpochSeconds])
             var result: [Slot: SlotWalking] = [:]
             while let row = try rows.next() {
                 let slot = Slot(startEpochSeconds: row["slot_start"])
@@ -389,41 +401,62 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// Every stored source with its first and last slot, slot count and total distance, by name.
+    /// Every stored person and source with its first and last slot, slot count and total
+    /// distance, by person, then source.
     public func activitySources() throws(StorageFailure) -> [ActivitySourceSummary] {
         try reading { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT source, MIN(slot_start) AS first_slot, MAX(slot_start) AS last_slot, COUNT(*) AS slots,
+                    SELECT person, source, MIN(slot_start) AS first_slot, MAX(slot_start) AS last_slot, COUNT(*) AS slots,
                            SUM(distance_m) AS metres
-                    FROM activity_source GROUP BY source ORDER BY source
+                    FROM activity_source GROUP BY person, source ORDER BY person, source
                     """
             ).map { row in
                 ActivitySourceSummary(
-                    source: row["source"], firstSlot: Slot(startEpochSeconds: row["first_slot"]),
+                    person: row["person"], source: row["source"], firstSlot: Slot(startEpochSeconds: row["first_slot"]),
                     lastSlot: Slot(startEpochSeconds: row["last_slot"]), slots: row["slots"], metres: row["metres"])
             }
         }
     }
 
-    /// The stored distances of one source, per slot.
-    public func activity(source: String) throws(StorageFailure) -> [Slot: Double] {
+    /// The stored distances of one source of `person`, per slot.
+    public func activity(person: String = Person.defaultName, source: String) throws(StorageFailure) -> [Slot: Double] {
         try reading { db in
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT slot_start, distance_m FROM activity_source WHERE source = ?", arguments: [source])
+                db, sql: "SELECT slot_start, distance_m FROM activity_source WHERE person = ? AND source = ?", arguments: [person, source])
             var result: [Slot: Double] = [:]
             while let row = try rows.next() { result[Slot(startEpochSeconds: row["slot_start"])] = row["distance_m"] }
             return result
         }
     }
 
-    /// Deletes every row of `source`; returns how many there were (0: no such source).
+    /// Deletes `person`'s rows of `source` (nil: of every source); returns how many there were.
     @discardableResult
-    public func forgetActivity(source: String) throws(StorageFailure) -> Int {
+    public func forgetActivity(person: String, source: String?) throws(StorageFailure) -> Int {
         try writing { db in
-            try db.execute(sql: "DELETE FROM activity_source WHERE source = ?", arguments: [source])
+            if let source {
+                try db.execute(sql: "DELETE FROM activity_source WHERE person = ? AND source = ?", arguments: [person, source])
+            } else {
+                try db.execute(sql: "DELETE FROM activity_source WHERE person = ?", arguments: [person])
+            }
             return db.changesCount
+        }
+    }
+
+    /// Hands every row of `from` to `to` when `to` has none (docs/REFERENCE.md §18); the rows moved.
+    public func movePerson(from: String, to: String) throws(StorageFailure) -> Int {
+        try writing { db in
+            let tables = ["activity_source", "heart_rate", "resting_heart_rate", "sleep_interval"]
+            for table in tables {
+                guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE person = ?", arguments: [to]) == 0 else { return 0 }
+            }
+            var moved = 0
+            for table in tables {
+                try db.execute(sql: "UPDATE \(table) SET person = ? WHERE person = ?", arguments: [to, from])
+                moved += db.changesCount
+            }
+            return moved
         }
     }
 
@@ -480,7 +513,7 @@ public final class SQLiteStore: Sendable {
 
 // Readings, stations and activity are implemented above; attempts, forecasts, alerts and the
 // daemon's status in their own files.
-extension SQLiteStore: PollStore, ActivityStore, StationStore {}
+extension SQLiteStore: PollStore, ActivityStore, PhysiologyStore, StationStore {}
 
 /// A file's device and inode: the same path with another identity is another file.
 private struct FileIdentity: Hashable, Sendable {

@@ -270,6 +270,57 @@ enum Schema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v11-people") { db in
+            // Everyone in the home (docs/REFERENCE.md §18): walking gains the person it belongs to,
+            // and heart rate, resting rates and sleep are kept per person and source. The walking
+            // stored so far belonged to the one person of that time, `me`; when the first configured
+            // person has another name, `movePerson` hands those rows over at the next start.
+            // Instants are epoch seconds; the primary keys lead with (person, time), which is the
+            // index a slot-range read uses.
+            try db.execute(
+                sql: """
+                    CREATE TABLE activity_source_v11 (
+                        person TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        slot_start INTEGER NOT NULL,
+                        distance_m REAL NOT NULL CHECK (distance_m >= 0),
+                        imported_at INTEGER NOT NULL,
+                        PRIMARY KEY (person, source, slot_start)
+                    ) WITHOUT ROWID;
+                    INSERT INTO activity_source_v11 (person, source, slot_start, distance_m, imported_at)
+                        SELECT 'me', source, slot_start, distance_m, imported_at FROM activity_source;
+                    DROP TABLE activity_source;
+                    ALTER TABLE activity_source_v11 RENAME TO activity_source;
+                    CREATE INDEX activity_source_by_slot ON activity_source(person, slot_start);
+
+                    CREATE TABLE heart_rate (
+                        person TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        source TEXT NOT NULL,
+                        beats_per_minute REAL NOT NULL CHECK (beats_per_minute BETWEEN 25 AND 250),
+                        imported_at INTEGER NOT NULL,
+                        PRIMARY KEY (person, at, source)
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE resting_heart_rate (
+                        person TEXT NOT NULL,
+                        at INTEGER NOT NULL,
+                        source TEXT NOT NULL,
+                        beats_per_minute REAL NOT NULL CHECK (beats_per_minute > 0),
+                        imported_at INTEGER NOT NULL,
+                        PRIMARY KEY (person, at, source)
+                    ) WITHOUT ROWID;
+
+                    CREATE TABLE sleep_interval (
+                        person TEXT NOT NULL,
+                        start_at INTEGER NOT NULL,
+                        source TEXT NOT NULL,
+                        end_at INTEGER NOT NULL CHECK (end_at > start_at AND end_at - start_at <= 86400),
+                        imported_at INTEGER NOT NULL,
+                        PRIMARY KEY (person, start_at, source)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

@@ -30,6 +30,11 @@ public final class MemoryStore: FineDustStore, Sendable {
         var sido: String?
     }
 
+    private struct PersonSource: Hashable {
+        var person: String
+        var source: String
+    }
+
     private struct State {
         var readings: [ReadingKey: HourlyReading] = [:]
         var revisions: [ReadingKey: Int] = [:]
@@ -37,7 +42,11 @@ public final class MemoryStore: FineDustStore, Sendable {
         var attempts: [PollAttempt] = []
         var issues: [IssueKey: Issue] = [:]
         var weeklyOutlooks: [LocalDate: WeeklyOutlook] = [:]
-        var activity: [String: [Slot: Double]] = [:]
+        var activity: [PersonSource: [Slot: Double]] = [:]
+        var heartRate: [PersonSource: [Date: Double]] = [:]
+        var restingHeartRate: [PersonSource: [Date: Double]] = [:]
+        /// Sleep intervals by start, each with its end.
+        var sleep: [PersonSource: [Date: Date]] = [:]
         var alertStates: [String: AlertState] = [:]
         var alertEvents: [AlertEvent] = []
         var alertDeliveries: [AlertDelivery] = []
@@ -70,9 +79,9 @@ public final class MemoryStore: FineDustStore, Sendable {
         state.withLock { $0.revisions[ReadingKey(station: station, slot: slot)] }
     }
 
-    /// The stored distances of one source, per slot.
-    public func activity(source: String) -> [Slot: Double] {
-        state.withLock { $0.activity[source] ?? [:] }
+    /// The stored distances of one source of `person`, per slot.
+    public func activity(person: String = Person.defaultName, source: String) -> [Slot: Double] {
+        state.withLock { $0.activity[PersonSource(person: person, source: source)] ?? [:] }
     }
 
     // MARK: - Readings
@@ -265,42 +274,168 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     // MARK: - Activity
 
-    public func walking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
+    public func walking(person: String, from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
         state.withLock { state in
             var result: [Slot: SlotWalking] = [:]
-            for (source, slots) in state.activity.sorted(by: { $0.key < $1.key }) {
+            for (key, slots) in state.activity.sorted(by: { $0.key.source < $1.key.source }) where key.person == person {
                 for (slot, metres) in slots where slot >= from && slot < to {
                     if let best = result[slot], best.metres >= metres { continue }
-                    result[slot] = SlotWalking(metres: metres, source: source)
+                    result[slot] = SlotWalking(metres: metres, source: key.source)
                 }
             }
             return result
         }
     }
 
+    /// The walking of `me`, the one person of an installation without `people:`.
+    public func walking(from: Slot, to: Slot) throws(StorageFailure) -> [Slot: SlotWalking] {
+        try walking(person: Person.defaultName, from: from, to: to)
+    }
+
+    /// Removes `me`'s distances of `source`.
+    @discardableResult
+    public func forgetActivity(source: String) throws(StorageFailure) -> Int {
+        try forgetActivity(person: Person.defaultName, source: source)
+    }
+
     public func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) throws(StorageFailure) {
         state.withLock { state in
             for batch in batches {
-                var slots = state.activity[batch.source] ?? [:]
+                let key = PersonSource(person: batch.person, source: batch.source)
+                var slots = state.activity[key] ?? [:]
                 if let span = batch.replacing { slots = slots.filter { !span.contains($0.key) } }
                 slots.merge(batch.distances) { _, new in new }
-                state.activity[batch.source] = slots.isEmpty ? nil : slots
+                state.activity[key] = slots.isEmpty ? nil : slots
             }
         }
     }
 
     public func activitySources() throws(StorageFailure) -> [ActivitySourceSummary] {
         state.withLock { state in
-            state.activity.sorted { $0.key < $1.key }.compactMap { source, slots in
+            state.activity.sorted { ($0.key.person, $0.key.source) < ($1.key.person, $1.key.source) }.compactMap { key, slots in
                 guard let first = slots.keys.min(), let last = slots.keys.max() else { return nil }
                 let metres = slots.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }
-                return ActivitySourceSummary(source: source, firstSlot: first, lastSlot: last, slots: slots.count, metres: metres)
+                return ActivitySourceSummary(
+                    person: key.person, source: key.source, firstSlot: first, lastSlot: last, slots: slots.count, metres: metres)
             }
         }
     }
 
-    public func forgetActivity(source: String) throws(StorageFailure) -> Int {
-        state.withLock { state in state.activity.removeValue(forKey: source)?.count ?? 0 }
+    public func forgetActivity(person: String, source: String?) throws(StorageFailure) -> Int {
+        state.withLock { state in
+            var removed = 0
+            for key in state.activity.keys where key.person == person && (source == nil || key.source == source) {
+                removed += state.activity.removeValue(forKey: key)?.count ?? 0
+            }
+            return removed
+        }
+    }
+
+    public func movePerson(from: String, to: String) throws(StorageFailure) -> Int {
+        state.withLock { state in
+            let keys = Array(state.activity.keys) + state.heartRate.keys + state.restingHeartRate.keys + state.sleep.keys
+            guard !keys.contains(where: { $0.person == to }) else { return 0 }
+            var moved = 0
+            func move<Value>(_ table: inout [PersonSource: [Date: Value]], count: (([Date: Value]) -> Int)) {
+                for key in table.keys where key.person == from {
+                    let rows = table.removeValue(forKey: key)!
+                    moved += count(rows)
+                    table[PersonSource(person: to, source: key.source)] = rows
+                }
+            }
+            for key in state.activity.keys where key.person == from {
+                let rows = state.activity.removeValue(forKey: key)!
+                moved += rows.count
+                state.activity[PersonSource(person: to, source: key.source)] = rows
+            }
+            move(&state.heartRate) { $0.count }
+            move(&state.restingHeartRate) { $0.count }
+            move(&state.sleep) { $0.count }
+            return moved
+        }
+    }
+
+    // MARK: - Physiology
+
+    public func savePhysiology(_ batches: [PhysiologyBatch], importedAt: Date) throws(StorageFailure) {
+        state.withLock { state in
+            for batch in batches {
+                let key = PersonSource(person: batch.person, source: batch.source)
+                // Instants are kept to the second, as SQLite keeps them.
+                func second(_ instant: Date) -> Date { Date(timeIntervalSince1970: instant.timeIntervalSince1970.rounded(.down)) }
+                var heart = state.heartRate[key] ?? [:]
+                var resting = state.restingHeartRate[key] ?? [:]
+                var sleep = state.sleep[key] ?? [:]
+                if let span = batch.replacing {
+                    let seconds = second(span.lowerBound)...second(span.upperBound)
+                    heart = heart.filter { !seconds.contains($0.key) }
+                    resting = resting.filter { !seconds.contains($0.key) }
+                    sleep = sleep.filter { !seconds.contains($0.key) }
+                }
+                for sample in batch.heartRate { heart[second(sample.at)] = sample.beatsPerMinute }
+                for sample in batch.restingHeartRate { resting[second(sample.at)] = sample.beatsPerMinute }
+                for interval in batch.sleep { sleep[second(interval.start)] = second(interval.end) }
+                state.heartRate[key] = heart
+                state.restingHeartRate[key] = resting
+                state.sleep[key] = sleep
+            }
+        }
+    }
+
+    public func physiology(person: String, from: Date, to: Date) throws(StorageFailure) -> StoredPhysiology {
+        state.withLock { state in
+            func merged(_ table: [PersonSource: [Date: Double]]) -> [Date: Double] {
+                var result: [Date: Double] = [:]
+                for (key, rows) in table where key.person == person { result.merge(rows) { max($0, $1) } }
+                return result
+            }
+            let start = Date(timeIntervalSince1970: from.timeIntervalSince1970.rounded(.down))
+            let end = Date(timeIntervalSince1970: to.timeIntervalSince1970.rounded(.down))
+            let heartRate = merged(state.heartRate).filter {
+                $0.key >= start.addingTimeInterval(-SlotPhysiology.heartRateCover) && $0.key < end
+            }
+            .sorted { $0.key < $1.key }.map { HeartRateSample(at: $0.key, beatsPerMinute: $0.value) }
+            let allResting = merged(state.restingHeartRate)
+            let floor = allResting.keys.filter { $0 <= start }.max() ?? start
+            let resting = allResting.filter { $0.key >= floor && $0.key < end }.sorted { $0.key < $1.key }
+                .map { RestingHeartRateSample(at: $0.key, beatsPerMinute: $0.value) }
+            var sleep: [Date: Date] = [:]
+            for (key, rows) in state.sleep where key.person == person { sleep.merge(rows) { max($0, $1) } }
+            let intervals = sleep.filter { $0.key < end && $0.value > start }.sorted { ($0.key, $0.value) < ($1.key, $1.value) }
+                .map { SleepInterval(start: $0.key, end: $0.value) }
+            return StoredPhysiology(heartRate: heartRate, restingHeartRate: resting, sleep: intervals)
+        }
+    }
+
+    public func physiologySummaries() throws(StorageFailure) -> [PhysiologySummary] {
+        state.withLock { state in
+            let people = Set(
+                state.heartRate.keys.map(\.person) + state.restingHeartRate.keys.map(\.person) + state.sleep.keys.map(\.person))
+            return people.sorted().compactMap { person in
+                func count<Value>(_ table: [PersonSource: [Date: Value]]) -> Int {
+                    table.filter { $0.key.person == person }.reduce(0) { $0 + $1.value.count }
+                }
+                let summary = PhysiologySummary(
+                    person: person, heartRateSamples: count(state.heartRate), restingRates: count(state.restingHeartRate),
+                    sleepIntervals: count(state.sleep))
+                return summary.heartRateSamples + summary.restingRates + summary.sleepIntervals > 0 ? summary : nil
+            }
+        }
+    }
+
+    public func forgetPhysiology(person: String, source: String?) throws(StorageFailure) -> Int {
+        state.withLock { state in
+            var removed = 0
+            func forget<Value>(_ table: inout [PersonSource: [Date: Value]]) {
+                for key in table.keys where key.person == person && (source == nil || key.source == source) {
+                    removed += table.removeValue(forKey: key)?.count ?? 0
+                }
+            }
+            forget(&state.heartRate)
+            forget(&state.restingHeartRate)
+            forget(&state.sleep)
+            return removed
+        }
     }
 
     // MARK: - Alerts

@@ -3,8 +3,10 @@ import Foundation
 
 /// The read side of the activity store: the walking that reports and alerts use.
 public protocol ActivityReadStore: Sendable {
-    /// Per slot starting in `[from, to)`: the largest of its sources' distances and that source
-    /// (never their sum; on a tie, the source whose name sorts first; docs/REFERENCE.md §12).
+    /// Per slot starting in `[from, to)`: the largest of `person`'s sources' distances and that
+    /// source (never their sum; on a tie, the source whose name sorts first; docs/REFERENCE.md §12).
+    func walking(person: String, from: Slot, to: Slot) async throws(StorageFailure) -> [Slot: SlotWalking]
+    /// The walking of `me`, the one person of an installation without `people:` (docs/REFERENCE.md §18).
     func walking(from: Slot, to: Slot) async throws(StorageFailure) -> [Slot: SlotWalking]
 }
 
@@ -14,10 +16,18 @@ public protocol ActivityStore: ActivityReadStore {
     /// batch, its source's rows within `replacing` are deleted first, then its distances written.
     /// Other sources are never touched.
     func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) async throws(StorageFailure)
-    /// What is stored, per source, ordered by source name.
+    /// What is stored, per person and source, ordered by person, then source name.
     func activitySources() async throws(StorageFailure) -> [ActivitySourceSummary]
-    /// Removes every distance of `source`; returns the slots removed (0: no such source).
+    /// Removes `person`'s distances of `source` (nil: of every source); returns the slots removed
+    /// (0: nothing to remove).
+    func forgetActivity(person: String, source: String?) async throws(StorageFailure) -> Int
+    /// Removes `me`'s distances of `source`.
     func forgetActivity(source: String) async throws(StorageFailure) -> Int
+    /// Gives every walking distance, heart-rate sample, resting rate and sleep interval of `from`
+    /// to `to`, in one transaction, when `to` has none of them yet; returns the rows moved (0 when
+    /// `from` has none or `to` already has some). What dustd and dustctl do when the first
+    /// configured person is not `me` but rows of `me` are stored (docs/REFERENCE.md §18).
+    func movePerson(from: String, to: String) async throws(StorageFailure) -> Int
 }
 
 /// The distances of one source from one imported file (docs/REFERENCE.md §12).
@@ -25,6 +35,8 @@ public struct ActivitySourceBatch: Sendable, Hashable {
     /// The source name under which distances from a CSV file are stored.
     public static let csvSource = "csv"
 
+    /// Whose walking it is (docs/REFERENCE.md §18).
+    public var person: String
     /// `health:<sourceName>`, `gpx:<file name>` or `csv`.
     public var source: String
     /// Metres per slot.
@@ -33,7 +45,8 @@ public struct ActivitySourceBatch: Sendable, Hashable {
     /// are written); nil to overwrite only the slots in `distances`.
     public var replacing: ClosedRange<Slot>?
 
-    public init(source: String, distances: [Slot: Double], replacing: ClosedRange<Slot>?) {
+    public init(person: String = Person.defaultName, source: String, distances: [Slot: Double], replacing: ClosedRange<Slot>?) {
+        self.person = person
         self.source = source
         self.distances = distances
         self.replacing = replacing
@@ -51,8 +64,9 @@ public struct SlotWalking: Sendable, Hashable {
     }
 }
 
-/// What is stored of one source.
+/// What is stored of one source of one person.
 public struct ActivitySourceSummary: Sendable, Hashable {
+    public var person: String
     public var source: String
     public var firstSlot: Slot
     public var lastSlot: Slot
@@ -61,7 +75,8 @@ public struct ActivitySourceSummary: Sendable, Hashable {
     /// Sum of the source's stored distances, metres.
     public var metres: Double
 
-    public init(source: String, firstSlot: Slot, lastSlot: Slot, slots: Int, metres: Double) {
+    public init(person: String = Person.defaultName, source: String, firstSlot: Slot, lastSlot: Slot, slots: Int, metres: Double) {
+        self.person = person
         self.source = source
         self.firstSlot = firstSlot
         self.lastSlot = lastSlot

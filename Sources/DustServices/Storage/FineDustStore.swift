@@ -1,4 +1,6 @@
 /// The whole FineDust database as the programs see it: every store protocol at once. What an
 /// executable opens (dustd in its composition, dustctl in its support code) and hands on; a
 /// service asks only for the protocols it uses.
-public typealias FineDustStore = ActivityStore & AdvisoryStore & AlertStore & DaemonStatusStore & ForecastStore & PollStore & StationStore
+public typealias FineDustStore = ActivityStore & AdvisoryStore & AlertStore & DaemonStatusStore & ForecastStore & PhysiologyStore
+    & PollStore
+    & StationStore
