@@ -18,6 +18,8 @@ public enum ActivityImportFailure: Error, Sendable, Hashable, CustomStringConver
     case csv(ActivityImportError)
     /// The database failed; the file itself may be fine.
     case storage(StorageFailure)
+    /// The person is not configured (docs/REFERENCE.md §18); nothing was read.
+    case unknownPerson(UnknownPerson)
 
     public var description: String {
         switch self {
@@ -25,6 +27,7 @@ public enum ActivityImportFailure: Error, Sendable, Hashable, CustomStringConver
         case .file(let error): error.description
         case .csv(let error): error.description
         case .storage(let failure): failure.description
+        case .unknownPerson(let unknown): unknown.description
         }
     }
 }
@@ -96,27 +99,40 @@ public struct ActivityImportProgress: Sendable, Hashable {
 /// deleted in Health inside the span disappears. CSV keeps its documented rule: an hour imported
 /// again is replaced, and other hours of the `csv` source stay.
 public struct ActivityService: Sendable {
-    private let store: any ActivityStore
+    private let store: any ActivityStore & PhysiologyStore
     private let parser: ActivityCSVParser
     private let clock: any WallClock
     private let limits: ActivityReaderLimits
+    /// The configured people's names; the first is the one an import without a person is for.
+    public let people: [String]
 
     public init(
-        store: any ActivityStore, calendar: DayCalendar, clock: any WallClock = SystemClock(),
-        limits: ActivityReaderLimits = ActivityReaderLimits()
+        store: any ActivityStore & PhysiologyStore, calendar: DayCalendar, clock: any WallClock = SystemClock(),
+        limits: ActivityReaderLimits = ActivityReaderLimits(), people: [String] = [Person.defaultName]
     ) {
         self.store = store
         self.parser = ActivityCSVParser(calendar: calendar)
         self.clock = clock
         self.limits = limits
+        self.people = people.isEmpty ? [Person.defaultName] : people
     }
 
-    /// Imports one file of any format FineDust reads, told from its content.
+    /// `name` when it is configured, the first person when nil; else `UnknownPerson` naming the configured ones.
+    public func person(_ name: String?) throws(UnknownPerson) -> String {
+        guard let name else { return people[0] }
+        guard people.contains(name) else { throw UnknownPerson(name: name, configured: people) }
+        return name
+    }
+
+    /// Imports one file of any format FineDust reads, told from its content, as `person`'s
+    /// (nil: the first configured person).
     public func importFile(
-        atPath path: String, onProgress: (ActivityImportProgress) -> Void = { _ in }
+        atPath path: String, person name: String? = nil, onProgress: (ActivityImportProgress) -> Void = { _ in }
     )
         async throws(ActivityImportFailure) -> ActivityImportSummary
     {
+        let person: String
+        do { person = try self.person(name) } catch { throw .unknownPerson(error) }
         let file = try OpenFile(path: path)
         defer { file.release() }
         let head = try file.head(ActivityFileFormat.sniffLength)
@@ -138,14 +154,14 @@ public struct ActivityService: Sendable {
             summary.datedOutsidePeriod = rows.datedOutsidePeriod
             summary.bytesRead = Int64(data.count)
             onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: file.size))
-            batches = [ActivitySourceBatch(source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
+            batches = [ActivitySourceBatch(person: person, source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
         } else {
             let samples: SlotApportioner
             do { samples = try read(format, file: file, path: path, summary: &summary, onProgress: onProgress) } catch {
                 throw .file(error)
             }
             batches = samples.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
-                ActivitySourceBatch(source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
+                ActivitySourceBatch(person: person, source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
             }
         }
         do { try await store.saveActivity(batches, importedAt: clock.now) } catch { throw .storage(error) }
@@ -214,7 +230,59 @@ public struct ActivityService: Sendable {
         try await store.activitySources()
     }
 
-    /// Removes one source; returns the slots removed.
+    /// Stores what Health recorded of `person`'s body (nil: the first person), per source, in one
+    /// transaction: heart rates outside 25–250 beats/min are dropped, sleep longer than 24 h is
+    /// clipped, sleep ending before it starts is dropped, and overlapping sleep of one source is
+    /// joined; each counted (docs/REFERENCE.md §18). A source's records replace its stored ones
+    /// from its first to its last instant, as walking does.
+    public func importPhysiology(
+        _ records: [PhysiologyRecords], person name: String? = nil
+    ) async throws(ActivityImportFailure)
+        -> PhysiologyImportSummary
+    {
+        let person: String
+        do { person = try self.person(name) } catch { throw .unknownPerson(error) }
+        var summary = PhysiologyImportSummary()
+        var batches: [PhysiologyBatch] = []
+        for record in records {
+            let cleaned = record.cleaned(summary: &summary)
+            var batch = PhysiologyBatch(
+                person: person, source: record.source, heartRate: cleaned.heartRate, restingHeartRate: cleaned.restingHeartRate,
+                sleep: cleaned.sleep)
+            batch.replacing = batch.span
+            guard batch.replacing != nil else { continue }
+            batches.append(batch)
+        }
+        do { try await store.savePhysiology(batches, importedAt: clock.now) } catch { throw .storage(error) }
+        summary.heartRateSamples = batches.reduce(0) { $0 + $1.heartRate.count }
+        summary.restingRates = batches.reduce(0) { $0 + $1.restingHeartRate.count }
+        summary.sleepIntervals = batches.reduce(0) { $0 + $1.sleep.count }
+        return summary
+    }
+
+    /// Removes `person`'s walking and body records of `source` (nil: all of them); returns the rows
+    /// removed, or throws `UnknownPerson`, or `UnknownActivitySource` when nothing matched.
+    public func forget(person name: String?, source: String?) async throws -> Int {
+        let person = try self.person(name)
+        let removed =
+            try await store.forgetActivity(person: person, source: source)
+            + store.forgetPhysiology(person: person, source: source)
+        guard removed > 0 else {
+            let known = try await store.activitySources().filter { $0.person == person }.map(\.source)
+            throw UnknownActivitySource(source: source ?? "(any)", known: known)
+        }
+        return removed
+    }
+
+    /// When the first configured person is not `me` and no one is, hands what was stored for `me`
+    /// (before `people:` was configured) to the first person, once; returns the rows moved
+    /// (docs/REFERENCE.md §18). dustd runs it at start, dustctl before an activity command.
+    public func giveStoredHistoryToFirstPerson() async throws(StorageFailure) -> Int {
+        guard !people.contains(Person.defaultName) else { return 0 }
+        return try await store.movePerson(from: Person.defaultName, to: people[0])
+    }
+
+    /// Removes one source of `me`; returns the slots removed.
     public func forget(source: String) async throws -> Int {
         let removed = try await store.forgetActivity(source: source)
         guard removed > 0 else {
@@ -222,6 +290,92 @@ public struct ActivityService: Sendable {
         }
         return removed
     }
+}
+
+/// Why an import or a forget for a person was refused: no such person is configured.
+public struct UnknownPerson: Error, Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+    public var configured: [String]
+
+    public init(name: String, configured: [String]) {
+        self.name = name
+        self.configured = configured
+    }
+
+    public var description: String {
+        "no person \"\(TerminalSafeText.sanitized(name))\" is configured; configured people: \(configured.joined(separator: ", "))"
+    }
+}
+
+/// What Health recorded of one person's body from one source (`health:<sourceName>`), as a reader hands it over.
+public struct PhysiologyRecords: Sendable, Hashable {
+    public var source: String
+    public var heartRate: [HeartRateSample]
+    public var restingHeartRate: [RestingHeartRateSample]
+    public var sleep: [SleepInterval]
+
+    public init(
+        source: String, heartRate: [HeartRateSample] = [], restingHeartRate: [RestingHeartRateSample] = [], sleep: [SleepInterval] = []
+    ) {
+        self.source = source
+        self.heartRate = heartRate
+        self.restingHeartRate = restingHeartRate
+        self.sleep = sleep
+    }
+
+    /// The records FineDust believes, counting what it dropped or changed into `summary`.
+    func cleaned(summary: inout PhysiologyImportSummary) -> PhysiologyRecords {
+        var result = PhysiologyRecords(source: source)
+        for sample in heartRate {
+            if HeartRateSample.plausibleBeatsPerMinute.contains(sample.beatsPerMinute) {
+                result.heartRate.append(sample)
+            } else {
+                summary.heartRateDropped += 1
+            }
+        }
+        result.restingHeartRate = restingHeartRate.filter { sample in
+            let plausible = HeartRateSample.plausibleBeatsPerMinute.contains(sample.beatsPerMinute)
+            if !plausible { summary.heartRateDropped += 1 }
+            return plausible
+        }
+        for interval in sleep.sorted(by: { ($0.start, $0.end) < ($1.start, $1.end) }) {
+            guard interval.end > interval.start else {
+                summary.sleepDropped += 1
+                continue
+            }
+            var kept = interval
+            if kept.end.timeIntervalSince(kept.start) > SleepInterval.maxDuration {
+                kept.end = kept.start.addingTimeInterval(SleepInterval.maxDuration)
+                summary.sleepClipped += 1
+            }
+            if let last = result.sleep.last, kept.start < last.end {
+                // Two records of one night from one source: one interval, counted once.
+                let end = max(last.end, kept.end)
+                result.sleep[result.sleep.count - 1].end = min(end, last.start.addingTimeInterval(SleepInterval.maxDuration))
+                summary.sleepOverlapsJoined += 1
+                continue
+            }
+            result.sleep.append(kept)
+        }
+        return result
+    }
+}
+
+/// What one physiology import stored and what it dropped or changed.
+public struct PhysiologyImportSummary: Sendable, Hashable {
+    public var heartRateSamples = 0
+    public var restingRates = 0
+    public var sleepIntervals = 0
+    /// Heart-rate and resting-rate values outside 25–250 beats/min.
+    public var heartRateDropped = 0
+    /// Sleep ending before (or when) it starts.
+    public var sleepDropped = 0
+    /// Sleep longer than 24 h, cut to 24 h.
+    public var sleepClipped = 0
+    /// Sleep overlapping the previous interval of its source, joined to it.
+    public var sleepOverlapsJoined = 0
+
+    public init() {}
 }
 
 extension ActivityImportSummary {
