@@ -170,7 +170,7 @@ let package = Package(
                 "DustActivity", "DustKit", "TestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
-        .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "TestSupport"]),
+        .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "DustServices", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport"]),
         .testTarget(

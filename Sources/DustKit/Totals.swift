@@ -12,11 +12,15 @@ public struct HourlyExposure: Sendable, Hashable {
     public var walkingDistance: Double?
     /// The primary station's gases and index for the slot (docs/REFERENCE.md §17); fallbacks fill PM only.
     public var gases: GasReading
+    /// The ventilation the intake used and where its level came from (docs/REFERENCE.md §18); nil
+    /// for a model that does not breathe (`boostcamp`).
+    public var breathing: SlotBreathing?
 
     public init(
         slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
-        intake: DustPair<Double?>, walkingDistance: Double? = nil, gases: GasReading = .unknown
+        intake: DustPair<Double?>, walkingDistance: Double? = nil, gases: GasReading = .unknown, breathing: SlotBreathing? = nil
     ) {
+        self.breathing = breathing
         self.slot = slot
         self.concentration = concentration
         self.source = source

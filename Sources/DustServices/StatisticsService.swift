@@ -18,6 +18,8 @@ public struct StationPreference: Sendable, Hashable {
 /// A day's exposure: its hours and totals.
 public struct DayReport: Sendable, Hashable {
     public var date: LocalDate
+    /// Whose day it is (docs/REFERENCE.md §18).
+    public var person = Person.defaultName
     public var station: String
     /// Every slot of the day (24, or 23 / 25 on DST changes).
     public var slotCount: Int
@@ -68,28 +70,55 @@ public struct WeekReport: Sendable, Hashable {
     public var end: LocalDate { days.last!.date }
 }
 
-/// Daily and weekly totals computed from stored readings, activity and the intake model.
+/// Daily and weekly totals computed from stored readings, activity and the intake model, for one
+/// person of the household (docs/REFERENCE.md §18).
 ///
 /// Intake is computed at query time, so what `dustctl` shows always agrees with the stored
 /// concentrations, the imported activity and the configured model.
 public struct StatisticsService: Sendable {
     private let readings: any ReadingStore
     private let activity: any ActivityReadStore
+    private let physiology: (any PhysiologyReadStore)?
     private let clock: any WallClock
     public let calendar: DayCalendar
     public let intakeModel: any IntakeModel
     public let stations: StationPreference
+    /// Whose dose this is: their walking, heart rate and sleep, and with `born` their age's rates.
+    public let person: Person
 
+    /// - Parameters:
+    ///   - physiology: heart rate and sleep; nil reads none (the dose of §4 alone).
+    ///   - person: nil for `me`, the one person of an installation without `people:`, whose
+    ///     station, infiltration and schedule are already in `stations` and `intakeModel`.
     public init(
         readings: any ReadingStore, activity: any ActivityReadStore, clock: any WallClock,
-        calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference
+        calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference,
+        physiology: (any PhysiologyReadStore)? = nil, person: Person? = nil
     ) {
         self.readings = readings
         self.activity = activity
+        self.physiology = physiology
         self.clock = clock
         self.calendar = calendar
         self.intakeModel = intakeModel
         self.stations = stations
+        self.person = person ?? Person(name: Person.defaultName, station: stations.primary)
+    }
+
+    /// The same statistics for `person`: their home station first (the configured fallbacks after
+    /// it), their infiltration and schedule with the configured adult rates, their records.
+    public func forPerson(_ person: Person) -> StatisticsService {
+        var model = intakeModel
+        if let ventilation = intakeModel as? VentilationIntakeModel,
+            let personal = try? VentilationIntakeModel(
+                infiltration: person.infiltration, rates: ventilation.rates, schedule: person.schedule)
+        {
+            model = personal
+        }
+        let home = person.station ?? stations.primary
+        return StatisticsService(
+            readings: readings, activity: activity, clock: clock, calendar: calendar, intakeModel: model,
+            stations: StationPreference(primary: home, fallbacks: stations.all), physiology: physiology, person: person)
     }
 
     /// Today in the configured time zone.
@@ -127,7 +156,7 @@ public struct StatisticsService: Sendable {
                 cursor += 1
             }
             return DayReport(
-                date: date, station: stations.primary, slotCount: slots.count,
+                date: date, person: person.name, station: stations.primary, slotCount: slots.count,
                 elapsedSlots: slots.filter { $0.end <= now }.count,
                 hourly: hourly, totals: ExposureTotals(hourly, gradedOn: date),
                 walking: slots.compactMap { slot in walking[slot].map { WalkingHour(slot: slot, metres: $0.metres, source: $0.source) } },
@@ -162,7 +191,7 @@ public struct StatisticsService: Sendable {
 
     private func emptyDay(_ date: LocalDate) -> DayReport {
         DayReport(
-            date: date, station: stations.primary, slotCount: 0, elapsedSlots: 0, hourly: [],
+            date: date, person: person.name, station: stations.primary, slotCount: 0, elapsedSlots: 0, hourly: [],
             totals: ExposureTotals([], gradedOn: date))
     }
 
@@ -170,7 +199,8 @@ public struct StatisticsService: Sendable {
     /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
     private func exposures(from: Slot, to: Slot) async throws(StorageFailure) -> ([HourlyExposure], [Slot: SlotWalking]) {
         let stored = try await readings.readings(stations: stations.all, from: from, to: to)
-        let walking = try await activity.walking(from: from, to: to)
+        let walking = try await activity.walking(person: person.name, from: from, to: to)
+        var body = try await bodyRecords(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
@@ -187,16 +217,70 @@ public struct StatisticsService: Sendable {
             let merged = DustPair(byPollutant: { pollutant in concentration[pollutant].flatMap { $0[pollutant] } })
             let primary = sameSlot.first { $0.station == stations.primary }
             let distance = walking[slot]?.metres
+            let intake: DustPair<Double?>
+            var breathing: SlotBreathing?
+            if let ventilation = intakeModel as? VentilationIntakeModel {
+                let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
+                intake = merged.map { $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) } }
+                breathing = slotBreathing
+            } else {
+                intake = intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance)
+            }
             result.append(
                 HourlyExposure(
                     slot: slot,
                     concentration: merged,
                     source: supplier.map { $0?.station },
                     flag: primary?.flag ?? DustPair(repeating: nil),
-                    intake: intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance),
+                    intake: intake,
                     walkingDistance: distance,
-                    gases: primary?.gases ?? .unknown))
+                    gases: primary?.gases ?? .unknown,
+                    breathing: breathing))
         }
         return (result, walking)
+    }
+
+    /// The person's heart rate, resting rates and sleep over `[from, to)`, read once; none
+    /// without a physiology store or for a model that does not breathe.
+    private func bodyRecords(from: Slot, to: Slot) async throws(StorageFailure) -> BodyCursor {
+        guard let physiology, intakeModel is VentilationIntakeModel else { return BodyCursor(StoredPhysiology()) }
+        return BodyCursor(try await physiology.physiology(person: person.name, from: from.start, to: to.start))
+    }
+
+    /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
+    private func breathe(_ slot: Slot, model: VentilationIntakeModel, walkingDistance: Double?, body: inout BodyCursor) -> SlotBreathing {
+        let scheduled = model.scheduledLevel(atHour: calendar.hour(of: slot), walkingDistance: walkingDistance)
+        let day = calendar.date(containing: slot.start)
+        let age = person.born.map { $0.age(on: day) }
+        let resting = SlotPhysiology.restingBeatsPerMinute(
+            on: day, configured: person.restingHeartRate, health: body.stored.restingHeartRate, calendar: calendar)
+        return SlotBreathing.of(
+            start: slot.start, end: slot.end,
+            physiology: SlotPhysiology(sleep: body.sleep(in: slot), heartRate: body.heartRate(in: slot), restingBeatsPerMinute: resting),
+            age: age, rates: age.map(AgeVentilationTable.rates(age:)) ?? model.rates,
+            fallbackLevel: scheduled.level, fallbackSource: scheduled.source, outdoors: scheduled.outdoors)
+    }
+}
+
+/// A range's body records walked slot by slot in time order, so a week of minute-by-minute heart
+/// rate is scanned once, not once per slot.
+private struct BodyCursor {
+    let stored: StoredPhysiology
+    private var heartIndex = 0
+
+    init(_ stored: StoredPhysiology) { self.stored = stored }
+
+    /// The samples that may cover part of `slot`: from 10 minutes before its start to its end.
+    mutating func heartRate(in slot: Slot) -> [HeartRateSample] {
+        let earliest = slot.start.addingTimeInterval(-SlotPhysiology.heartRateCover)
+        let samples = stored.heartRate
+        while heartIndex < samples.count, samples[heartIndex].at < earliest { heartIndex += 1 }
+        var end = heartIndex
+        while end < samples.count, samples[end].at < slot.end { end += 1 }
+        return Array(samples[heartIndex..<end])
+    }
+
+    func sleep(in slot: Slot) -> [SleepInterval] {
+        stored.sleep.filter { $0.start < slot.end && $0.end > slot.start }
     }
 }
