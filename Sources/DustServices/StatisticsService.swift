@@ -138,6 +138,35 @@ public struct StatisticsService: Sendable {
 
     /// Every day from `first` through `last`, read with one query.
     public func days(from first: LocalDate, through last: LocalDate) async throws(StorageFailure) -> [DayReport] {
+        try await days(from: first, through: last, stored: nil)
+    }
+
+    /// Each person's days from `first` through `last`, in the order of `people`: the readings of
+    /// every station any of them uses are read with one query, so the household costs little more
+    /// than one person (docs/REFERENCE.md §18).
+    public func household(
+        _ people: [Person], from first: LocalDate, through last: LocalDate
+    ) async throws(StorageFailure)
+        -> [[DayReport]]
+    {
+        let services = people.map(forPerson)
+        var stationNames: [String] = []
+        for name in services.flatMap(\.stations.all) where !stationNames.contains(name) { stationNames.append(name) }
+        var stored: [HourlyReading] = []
+        if first <= last, let firstSlot = calendar.slots(of: first).first, let lastSlot = calendar.slots(of: last).last {
+            stored = try await readings.readings(stations: stationNames, from: firstSlot, to: lastSlot.advanced(by: 1))
+        }
+        var result: [[DayReport]] = []
+        for service in services { result.append(try await service.days(from: first, through: last, stored: stored)) }
+        return result
+    }
+
+    /// `stored`: readings already read for these slots (of these stations and maybe others); nil reads them.
+    private func days(
+        from first: LocalDate, through last: LocalDate, stored: [HourlyReading]?
+    ) async throws(StorageFailure)
+        -> [DayReport]
+    {
         guard first <= last else { return [] }
         let dates = (0...(last.daysSinceEpoch - first.daysSinceEpoch)).map { first.adding(days: $0) }
         let slotsByDay = dates.map { calendar.slots(of: $0) }
@@ -145,7 +174,7 @@ public struct StatisticsService: Sendable {
         guard let firstSlot = allSlots.first, let lastSlot = allSlots.last else {
             return dates.map { emptyDay($0) }
         }
-        let (exposures, walking) = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1))
+        let (exposures, walking) = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: stored)
         let now = clock.now
         var cursor = exposures.startIndex
         return zip(dates, slotsByDay).map { date, slots in
@@ -197,8 +226,18 @@ public struct StatisticsService: Sendable {
 
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
     /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
-    private func exposures(from: Slot, to: Slot) async throws(StorageFailure) -> ([HourlyExposure], [Slot: SlotWalking]) {
-        let stored = try await readings.readings(stations: stations.all, from: from, to: to)
+    private func exposures(
+        from: Slot, to: Slot, stored prefetched: [HourlyReading]?
+    ) async throws(StorageFailure) -> (
+        [HourlyExposure], [Slot: SlotWalking]
+    ) {
+        let ownStations = Set(stations.all)
+        let stored =
+            if let prefetched {
+                prefetched.filter { ownStations.contains($0.station) && $0.slot >= from && $0.slot < to }
+            } else {
+                try await readings.readings(stations: stations.all, from: from, to: to)
+            }
         let walking = try await activity.walking(person: person.name, from: from, to: to)
         var body = try await bodyRecords(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })

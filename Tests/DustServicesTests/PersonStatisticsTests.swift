@@ -78,4 +78,26 @@ struct PersonStatisticsTests {
         #expect(day.station == "중구" && day.hourly[10].source.fineDust == "종로구")
         #expect(abs(day.hourly[10].intake.fineDust! - 58 * 0.26 * 0.4) < 1e-9)
     }
+
+    @Test("The household's days, read with one query, are each person's own days")
+    func household() async throws {
+        let scratch = try Scratch()
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        try await scratch.store.saveActivity(
+            [ActivitySourceBatch(person: "민지", source: "csv", distances: [slot(16): 2400], replacing: nil)], importedAt: DemoReplay.now)
+        let people = [
+            Person(name: "dad", born: BirthMonth("1986-01"), station: "종로구"),
+            Person(name: "민지", born: BirthMonth("2018-03"), station: "중구", infiltration: 0.4),
+        ]
+        let base = try service(scratch, Person(name: "me", station: "종로구"))
+        let together = try await base.household(people, from: november20.adding(days: -6), through: november20)
+        #expect(together.count == 2)
+        for (person, days) in zip(people, together) {
+            #expect(days == (try await base.forPerson(person).days(from: november20.adding(days: -6), through: november20)))
+        }
+        // 민지 walked 2.4 km at 16:00 (50 µg/m³): light, f = 0.5, F = 0.4: 50 × 0.66 × (0.5 + 0.5 × 0.4).
+        #expect(abs(together[1][6].hourly[16].intake.fineDust! - 50 * 0.66 * 0.7) < 1e-9)
+        #expect(together[1][6].hourly[16].breathing?.levelSource == .walking)
+        #expect(together[0][6].hourly[16].breathing?.levelSource == .schedule)
+    }
 }
