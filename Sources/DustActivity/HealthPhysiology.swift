@@ -1,0 +1,151 @@
+import DustKit
+import Foundation
+
+/// What an Apple Health export holds of a person's body (docs/REFERENCE.md §18, "Heart rate and
+/// sleep"): heart-rate samples, resting rates, time asleep, and what was dropped, clipped or merged.
+///
+/// Filled by `HealthExportReader.read(_:onProgress:physiology:onSample:)` and kept compact, so an
+/// export with millions of heart-rate samples fits in a few megabytes (`HeartRateSeries`). After
+/// the read, the samples and rates are in time order and the sleep intervals sorted, merged where
+/// they overlap or touch.
+public struct HealthPhysiology: Sendable, Hashable {
+    /// `HKQuantityTypeIdentifierHeartRate` samples within 25–250 beats/min, in time order.
+    public private(set) var heartRate = HeartRateSeries()
+    /// `HKQuantityTypeIdentifierRestingHeartRate` values within 25–250 beats/min, in time order.
+    public private(set) var restingHeartRates: [RestingHeartRateSample] = []
+    /// Time asleep, sorted by start; no two intervals overlap or touch.
+    public private(set) var sleep: [SleepInterval] = []
+
+    /// Heart-rate records read (kept or dropped for their value).
+    public var heartRateRecords = 0
+    /// Resting heart-rate records read (kept or dropped for their value).
+    public var restingHeartRateRecords = 0
+    /// Sleep records whose value is one of the `…Asleep…` values.
+    public var asleepRecords = 0
+    /// Sleep records that are not sleep (`InBed`, `Awake`, or a value FineDust does not know).
+    public var notAsleepRecords = 0
+    /// Heart-rate and resting heart-rate records outside 25–250 beats/min, dropped.
+    public var heartRateOutOfRange = 0
+    /// Asleep records longer than 24 hours, clipped to their first 24 hours.
+    public var sleepClipped = 0
+    /// Asleep records ending when or before they start, dropped.
+    public var sleepDropped = 0
+    /// Asleep records that overlapped time already asleep (two sources, a record repeated), merged
+    /// into it.
+    public var sleepOverlapsMerged = 0
+    /// Heart-rate, resting and sleep records dated before 2000 or more than a day after the
+    /// import, skipped (`SupportedPeriod.isPlausible`).
+    public var recordsOutsidePeriod = 0
+
+    /// Asleep intervals as `CompactInstant` offsets, start in the high half: merged by `finish()`,
+    /// appended to while reading.
+    private var packedSleep: [UInt64] = []
+
+    public init() {}
+
+    mutating func add(heartRate sample: HeartRateSample) {
+        guard CompactInstant(sample.at) != nil else {
+            recordsOutsidePeriod += 1
+            return
+        }
+        heartRate.append(sample)
+    }
+
+    mutating func add(restingHeartRate sample: RestingHeartRateSample) { restingHeartRates.append(sample) }
+
+    /// Keeps an asleep interval of at most `SleepInterval.maxDuration`; `start` is before `end`.
+    mutating func add(sleep interval: SleepInterval) {
+        guard let start = CompactInstant(interval.start), let end = CompactInstant(interval.end) else {
+            recordsOutsidePeriod += 1
+            return
+        }
+        packedSleep.append(UInt64(start.offset) << 32 | UInt64(end.offset))
+    }
+
+    /// Puts what was read in time order and merges the sleep intervals, counting the overlaps.
+    mutating func finish() {
+        heartRate.sort()
+        restingHeartRates.sort { $0.at < $1.at }
+        packedSleep.sort()
+        var merged: [UInt64] = []
+        var current: (start: UInt32, end: UInt32)?
+        for packed in packedSleep {
+            let start = UInt32(truncatingIfNeeded: packed >> 32)
+            let end = UInt32(truncatingIfNeeded: packed)
+            guard let open = current else {
+                current = (start, end)
+                continue
+            }
+            if start > open.end {
+                merged.append(UInt64(open.start) << 32 | UInt64(open.end))
+                current = (start, end)
+            } else {
+                // Touching segments (a Watch's Core then Deep) join silently; overlapping ones are counted.
+                if start < open.end { sleepOverlapsMerged += 1 }
+                current = (open.start, max(open.end, end))
+            }
+        }
+        if let open = current { merged.append(UInt64(open.start) << 32 | UInt64(open.end)) }
+        packedSleep = merged
+        sleep = merged.map {
+            SleepInterval(
+                start: CompactInstant.date(UInt32(truncatingIfNeeded: $0 >> 32)), end: CompactInstant.date(UInt32(truncatingIfNeeded: $0)))
+        }
+    }
+}
+
+/// Heart-rate samples in 8 bytes each: the second since `SupportedPeriod.earliestInstant` and the
+/// rate in hundredths of a beat per minute, packed into one integer (Health writes whole seconds).
+/// Two million samples take 16 MB, where an array of `HeartRateSample` takes 32.
+public struct HeartRateSeries: Sendable, Hashable, RandomAccessCollection {
+    private var packed: [UInt64] = []
+
+    public init() {}
+
+    /// The samples `append` keeps, in the order given.
+    public init(_ samples: some Sequence<HeartRateSample>) {
+        for sample in samples { append(sample) }
+    }
+
+    public var startIndex: Int { packed.startIndex }
+    public var endIndex: Int { packed.endIndex }
+
+    public subscript(position: Int) -> HeartRateSample {
+        let value = packed[position]
+        return HeartRateSample(
+            at: CompactInstant.date(UInt32(truncatingIfNeeded: value >> 16)),
+            beatsPerMinute: Double(UInt16(truncatingIfNeeded: value)) / 100)
+    }
+
+    /// Bytes the samples occupy, for the memory bound (docs/REFERENCE.md §12).
+    public var storageBytes: Int { packed.capacity * MemoryLayout<UInt64>.stride }
+
+    /// Appends a sample within `HeartRateSample.plausibleBeatsPerMinute` dated from
+    /// `SupportedPeriod.earliestInstant` to 2136 (one outside is left out); the rate is kept to a
+    /// hundredth of a beat per minute.
+    public mutating func append(_ sample: HeartRateSample) {
+        guard let instant = CompactInstant(sample.at), HeartRateSample.plausibleBeatsPerMinute.contains(sample.beatsPerMinute) else {
+            return
+        }
+        let hundredths = UInt64((sample.beatsPerMinute * 100).rounded())
+        packed.append(UInt64(instant.offset) << 16 | hundredths)
+    }
+
+    /// Puts the samples in time order (equal instants by rate).
+    public mutating func sort() { packed.sort() }
+}
+
+/// An instant from `SupportedPeriod.earliestInstant` on, in whole seconds that fit 32 bits (to 2136).
+struct CompactInstant {
+    let offset: UInt32
+
+    private static let base = Int64(SupportedPeriod.earliestInstant.timeIntervalSince1970)
+
+    init?(_ date: Date) {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite, abs(seconds) < 1e15, let offset = UInt32(exactly: Int64(seconds) - Self.base) else { return nil }
+        self.offset = offset
+    }
+
+    static func date(_ offset: UInt32) -> Date { Date(timeIntervalSince1970: TimeInterval(base + Int64(offset))) }
+}
