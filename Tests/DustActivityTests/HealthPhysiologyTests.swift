@@ -101,7 +101,7 @@ struct HealthPhysiologyTests {
     }
 
     @Test(
-        "Overlapping sleep from two sources is merged and counted: 23:00–07:00 and 01:00–03:00 and 06:30–08:00 give 23:00–08:00, two overlaps"
+        "Overlapping sleep from two sources is merged and counted: 23:00–07:00, 01:00–03:00 and 06:30–08:00 are 23:00–08:00, two overlaps"
     )
     func overlappingSleep() throws {
         let xml = healthExport(
@@ -210,7 +210,8 @@ struct HealthPhysiologyTests {
     @Test("Heart rate and sleep inside a Correlation repeat top-level records and are not read")
     func nestedRecords() throws {
         let xml = healthExport(
-            " <Correlation type=\"HKCorrelationTypeIdentifierFood\" sourceName=\"Health\" startDate=\"2024-01-01 08:00:00 +0900\" endDate=\"2024-01-01 08:00:00 +0900\">\n"
+            " <Correlation type=\"HKCorrelationTypeIdentifierFood\" sourceName=\"Health\" "
+                + "startDate=\"2024-01-01 08:00:00 +0900\" endDate=\"2024-01-01 08:00:00 +0900\">\n"
                 + heartRateRecord("80", at: "2024-01-01 08:00:00 +0900") + "\n </Correlation>\n")
         let physiology = try readPhysiology(xml).physiology
         #expect(physiology.heartRate.isEmpty)
