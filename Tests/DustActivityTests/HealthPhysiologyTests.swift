@@ -271,7 +271,26 @@ struct HealthPhysiologyTests {
         // One a minute from 2023-12-30 15:00Z, 60 to 119 beats/min in turn: the last, 249,999 % 60 = 39, is 99.
         #expect(series.first == HeartRateSample(at: instant("2023-12-30T15:00:00Z"), beatsPerMinute: 60))
         #expect(series.last == HeartRateSample(at: instant("2023-12-30T15:00:00Z").addingTimeInterval(249_999 * 60), beatsPerMinute: 99))
-        #expect(series.storageBytes <= 9 * 250_000)
+        // Four chunks of 65,536 (malloc may round each up by a few bytes): 8.4 bytes a sample.
+        #expect(series.storageBytes >= 4 * 65_536 * 8 && series.storageBytes < 4 * 65_600 * 8)
+    }
+
+    @Test("Samples out of order across several chunks (150,000 in a permuted order) are sorted in place by time, then rate")
+    func sortsAcrossChunks() {
+        let base = instant("2024-01-01T00:00:00Z")
+        // 7,919 is prime and divides no factor of 150,000, so i × 7,919 mod 150,000 visits every second once.
+        var samples: [HeartRateSample] = []
+        for index in 0..<150_000 {
+            let second = Double(index * 7_919 % 150_000)
+            samples.append(HeartRateSample(at: base.addingTimeInterval(second), beatsPerMinute: Double(60 + index % 90)))
+        }
+        var series = HeartRateSeries(samples)
+        series.sort()
+        #expect(series.count == 150_000)
+        #expect(zip(series.dropFirst(), series).allSatisfy { $0.at.timeIntervalSince($1.at) == 1 })
+        #expect(series.first?.at == base && series.last?.at == base.addingTimeInterval(149_999))
+        // Second 7,919 came from index 1, rate 61; second 0 from index 0, rate 60.
+        #expect(series[7_919].beatsPerMinute == 61 && series[0].beatsPerMinute == 60)
     }
 
     @Test("A series keeps a rate to the hundredth and an instant to the second, and leaves out what cannot be a heart rate")
