@@ -16,9 +16,28 @@ The small export (2026-11-20, Asia/Seoul, numbers the end-to-end test computes b
   * StepCount, HeartRate, ActiveEnergyBurned records, a Correlation, ActivitySummary, Me, ExportDate.
 A second GPX in Strava's shape (route-strava-evening.gpx) walks 18:05–18:35 +0900, two steps of 0.01°.
 
+With --heart-rate and/or --sleep (docs/REFERENCE.md §18), the export also holds what an Apple Watch
+records of the body, in Apple's shapes, and is written to Fixtures/activity/generated-watch/ unless
+--out says otherwise (the fixtures above stay byte for byte as they are):
+  * --heart-rate: HKQuantityTypeIdentifierHeartRate samples (unit count/min, a MetadataEntry
+    HKMetadataKeyHeartRateMotionContext child) every 5–10 minutes while awake on 2026-11-20,
+    06:50–20:50 +0900, 62–84 beats/min, and every 2–3 minutes at 104–128 during the two walks
+    (12:10–12:40, 13:50–14:10); HKQuantityTypeIdentifierRestingHeartRate for 2026-11-19 (58) and 2026-11-20 (57).
+  * --sleep: the night of 2026-11-19 to 20 as the Watch writes it: AsleepCore, AsleepDeep, AsleepREM
+    segments (HKCategoryTypeIdentifierSleepAnalysis, a MetadataEntry HKTimeZone child) from 23:20 to
+    06:40 +0900 with a short Awake, inside an InBed record from the iPhone, 23:05–06:48.
+
+    scripts/make-health-export.py --heart-rate --sleep                      # Fixtures/activity/generated-watch/
+    scripts/make-health-export.py --size-mb 1000 --heart-rate-samples 2000000 --sleep --out /tmp/big
+
+With --size-mb, --heart-rate-samples N puts N heart-rate samples (every 20–130 s from 2021-01-01
++0900, 45–180 beats/min) first, and --sleep one night of segments per day over the same span, before
+the mix of records that fills the rest of the size.
+
 Standard library only.
 """
 import argparse
+import datetime
 import os
 import random
 import sys
@@ -132,6 +151,87 @@ def record(kind, source, unit, value, start, end, extra=""):
             f'unit="{unit}" creationDate="{end}" startDate="{start}" endDate="{end}" value="{value}"{extra}/>\n')
 
 
+def record_with_children(kind, source, unit, value, start, end, children, created=None):
+    """A record with MetadataEntry children; a category record (sleep) has no unit."""
+    name, version, device = source
+    unit_attribute = f'unit="{unit}" ' if unit is not None else ""
+    lines = [f' <Record type="{kind}" sourceName="{name}" sourceVersion="{version}" device="{device}" '
+             f'{unit_attribute}creationDate="{created or end}" startDate="{start}" endDate="{end}" value="{value}">\n']
+    for key, entry in children:
+        lines.append(f'  <MetadataEntry key="{key}" value="{entry}"/>\n')
+    lines.append(' </Record>\n')
+    return "".join(lines)
+
+
+HEART_RATE = "HKQuantityTypeIdentifierHeartRate"
+RESTING_HEART_RATE = "HKQuantityTypeIdentifierRestingHeartRate"
+SLEEP = "HKCategoryTypeIdentifierSleepAnalysis"
+SLEEP_VALUE = "HKCategoryValueSleepAnalysis"
+KST = datetime.timezone(datetime.timedelta(hours=9))
+
+
+def health_date(moment):
+    return moment.strftime("%Y-%m-%d %H:%M:%S +0900")
+
+
+def heart_rate_record(moment, bpm, context):
+    text = health_date(moment)
+    return record_with_children(HEART_RATE, WATCH, "count/min", str(bpm), text, text,
+                                [("HKMetadataKeyHeartRateMotionContext", context)],
+                                created=health_date(moment + datetime.timedelta(seconds=7)))
+
+
+def sleep_records(night_start, rng):
+    """One night as a Watch (stages) and the iPhone (in bed) write it, from night_start (KST)."""
+    minute = datetime.timedelta(minutes=1)
+    bed_start = night_start - 15 * minute
+    lines = []
+    moment = night_start
+    end = night_start + datetime.timedelta(hours=7, minutes=20)
+    stages = ["AsleepCore", "AsleepDeep", "AsleepCore", "AsleepREM"]
+    index = 0
+    while moment < end:
+        stage = stages[index % len(stages)]
+        if index == 5:
+            stage = "Awake"
+        length = (4 if stage == "Awake" else rng.randint(20, 50)) * minute
+        stop = min(moment + length, end)
+        lines.append(record_with_children(SLEEP, WATCH, None, SLEEP_VALUE + stage, health_date(moment), health_date(stop),
+                                          [("HKTimeZone", "Asia/Seoul")]))
+        moment = stop
+        index += 1
+    bed = record_with_children(SLEEP, IPHONE, None, SLEEP_VALUE + "InBed", health_date(bed_start), health_date(end + 8 * minute),
+                               [("HKTimeZone", "Asia/Seoul")])
+    return [bed] + lines
+
+
+def watch_day_records(heart_rate, sleep):
+    """2026-11-20's heart rate and resting rates, and the night before's sleep (docstring above)."""
+    rng = random.Random(22)
+    lines = []
+    if sleep:
+        lines += sleep_records(datetime.datetime(2026, 11, 19, 23, 20, tzinfo=KST), rng)
+    if heart_rate:
+        walks = [(datetime.datetime(2026, 11, 20, 12, 10, tzinfo=KST), datetime.datetime(2026, 11, 20, 12, 40, tzinfo=KST)),
+                 (datetime.datetime(2026, 11, 20, 13, 50, tzinfo=KST), datetime.datetime(2026, 11, 20, 14, 10, tzinfo=KST))]
+        moment = datetime.datetime(2026, 11, 20, 6, 50, tzinfo=KST)
+        last = datetime.datetime(2026, 11, 20, 20, 50, tzinfo=KST)
+        while moment <= last:
+            walking = any(start <= moment < stop for start, stop in walks)
+            if walking:
+                lines.append(heart_rate_record(moment, rng.randint(104, 128), 2))
+                moment += datetime.timedelta(minutes=rng.randint(2, 3))
+            else:
+                lines.append(heart_rate_record(moment, rng.randint(62, 84), 1))
+                following = moment + datetime.timedelta(minutes=rng.randint(5, 10))
+                # A walk's first sample is at its start.
+                moment = min([following] + [start for start, _ in walks if moment < start < following])
+        for day, bpm in ((19, 58), (20, 57)):
+            lines.append(record(RESTING_HEART_RATE, WATCH, "count/min", str(bpm),
+                                f"2026-11-{day:02d} 00:00:12 +0900", f"2026-11-{day:02d} 20:41:00 +0900"))
+    return lines
+
+
 def head(export_date="2026-11-20 21:00:00 +0900"):
     return ('<?xml version="1.0" encoding="UTF-8"?>\n' + SUBSET +
             '<HealthData locale="ko_KR">\n'
@@ -141,7 +241,7 @@ def head(export_date="2026-11-20 21:00:00 +0900"):
             ' HKCharacteristicTypeIdentifierCardioFitnessMedicationsUse="None"/>\n')
 
 
-def small_export_xml():
+def small_export_xml(heart_rate=False, sleep=False):
     body = [
         record("HKQuantityTypeIdentifierStepCount", IPHONE, "count", "412", "2026-11-20 07:58:12 +0900", "2026-11-20 08:05:40 +0900"),
         record(DISTANCE, WATCH, "km", "2.4", "2026-11-20 12:10:00 +0900", "2026-11-20 12:40:00 +0900"),
@@ -150,6 +250,7 @@ def small_export_xml():
         record(DISTANCE, WATCH, "m", "1200", "2026-11-20 13:50:00 +0900", "2026-11-20 14:10:00 +0900"),
         record(DISTANCE, IPHONE, "ft", "3280.84", "2026-11-19 23:40:00 -0500", "2026-11-19 23:50:00 -0500"),
         record("HKQuantityTypeIdentifierActiveEnergyBurned", WATCH, "Cal", "35.2", "2026-11-20 12:10:00 +0900", "2026-11-20 12:40:00 +0900"),
+        *watch_day_records(heart_rate, sleep),
         ' <Correlation type="HKCorrelationTypeIdentifierBloodPressure" sourceName="iPhone" sourceVersion="17.1" creationDate="2026-11-20 09:00:00 +0900" startDate="2026-11-20 09:00:00 +0900" endDate="2026-11-20 09:00:00 +0900">\n'
         '  <Record type="HKQuantityTypeIdentifierBloodPressureSystolic" sourceName="iPhone" unit="mmHg" startDate="2026-11-20 09:00:00 +0900" endDate="2026-11-20 09:00:00 +0900" value="118"/>\n'
         ' </Correlation>\n',
@@ -227,9 +328,9 @@ def write_zip(path, members):
                         target.write(chunk)
 
 
-def write_small(out):
+def write_small(out, heart_rate=False, sleep=False):
     os.makedirs(out, exist_ok=True)
-    xml = small_export_xml().encode()
+    xml = small_export_xml(heart_rate, sleep).encode()
     route = apple_route_gpx(ROUTE_POINTS).encode()
     with open(os.path.join(out, "export.xml"), "wb") as f:
         f.write(xml)
@@ -242,9 +343,33 @@ def write_small(out):
     ])
 
 
-def write_large(out, size_mb):
+def large_watch_records(heart_rate_samples, sleep):
+    """heart_rate_samples samples from 2021-01-01 +0900, and with sleep a night per day over their span."""
+    rng = random.Random(2022)
+    moment = datetime.datetime(2021, 1, 1, 0, 0, tzinfo=KST)
+    nights = datetime.datetime(2021, 1, 1, 23, 10, tzinfo=KST)
+    buffer = []
+    for _ in range(heart_rate_samples):
+        buffer.append(heart_rate_record(moment, rng.randint(45, 180), rng.choice((0, 1, 2))))
+        moment += datetime.timedelta(seconds=rng.randint(20, 130))
+        if len(buffer) >= 4096:
+            yield "".join(buffer)
+            buffer = []
+    if sleep:
+        last = moment if heart_rate_samples else nights + datetime.timedelta(days=365)
+        while nights < last:
+            buffer += sleep_records(nights, rng)
+            nights += datetime.timedelta(days=1)
+            if len(buffer) >= 4096:
+                yield "".join(buffer)
+                buffer = []
+    yield "".join(buffer)
+
+
+def write_large(out, size_mb, heart_rate_samples=0, sleep=False):
     """An export.xml of at least size_mb MB (10^6 bytes), streamed, with a year of records of
-    many types from two sources, and its zip. Memory stays small whatever the size."""
+    many types from two sources, and its zip. Memory stays small whatever the size. Heart-rate
+    samples and sleep, when asked for, come first and count toward the size."""
     os.makedirs(out, exist_ok=True)
     target = size_mb * 1_000_000
     rng = random.Random(12)
@@ -259,6 +384,10 @@ def write_large(out, size_mb):
         text = head("2026-11-20 21:00:00 +0900")
         f.write(text)
         written += len(text.encode())
+        if heart_rate_samples or sleep:
+            for chunk in large_watch_records(heart_rate_samples, sleep):
+                f.write(chunk)
+                written += len(chunk.encode())
         buffer = []
         while written < target:
             minute += rng.randint(1, 7)
@@ -287,13 +416,20 @@ def write_large(out, size_mb):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "activity", "generated"))
+    fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "activity")
+    parser.add_argument("--out", help="the directory to write to (default Fixtures/activity/generated, or generated-watch with "
+                        "--heart-rate or --sleep)")
     parser.add_argument("--size-mb", type=int, default=0, help="write a large export.xml of at least this many MB and its zip")
+    parser.add_argument("--heart-rate", action="store_true", help="add a day of heart-rate samples and resting rates")
+    parser.add_argument("--sleep", action="store_true", help="add a night of sleep (a night per day with --size-mb)")
+    parser.add_argument("--heart-rate-samples", type=int, default=0, help="with --size-mb: this many heart-rate samples")
     arguments = parser.parse_args()
+    watch = arguments.heart_rate or arguments.sleep
+    out = arguments.out or os.path.join(fixtures, "generated-watch" if watch else "generated")
     if arguments.size_mb > 0:
-        write_large(arguments.out, arguments.size_mb)
+        write_large(out, arguments.size_mb, arguments.heart_rate_samples, arguments.sleep)
     else:
-        write_small(arguments.out)
+        write_small(out, arguments.heart_rate, arguments.sleep)
 
 
 if __name__ == "__main__":

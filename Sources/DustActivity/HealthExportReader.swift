@@ -40,8 +40,21 @@ public struct HealthExportSummary: Sendable, Hashable {
 /// is a distance record dated outside `SupportedPeriod` or one that cannot be placed in time
 /// (`DistanceSample.isPlausible`: ending before it starts, faster than 30 m/s, more than 30 m at
 /// one instant).
+///
+/// Given a `HealthPhysiology` to fill, it also reads heart rate, resting heart rate and sleep
+/// (docs/REFERENCE.md §18, "Heart rate and sleep"); without one, those records are skipped and
+/// counted like any other type.
 public struct HealthExportReader: Sendable {
     public static let distanceType: StaticString = "HKQuantityTypeIdentifierDistanceWalkingRunning"
+    public static let heartRateType: StaticString = "HKQuantityTypeIdentifierHeartRate"
+    public static let restingHeartRateType: StaticString = "HKQuantityTypeIdentifierRestingHeartRate"
+    public static let sleepType: StaticString = "HKCategoryTypeIdentifierSleepAnalysis"
+    /// The sleep values that are time asleep: before iOS 16 `Asleep`, since then `AsleepUnspecified`
+    /// and the Watch's stages. `InBed` and `Awake` are not.
+    public static let asleepValues: [StaticString] = [
+        "HKCategoryValueSleepAnalysisAsleep", "HKCategoryValueSleepAnalysisAsleepUnspecified", "HKCategoryValueSleepAnalysisAsleepCore",
+        "HKCategoryValueSleepAnalysisAsleepDeep", "HKCategoryValueSleepAnalysisAsleepREM",
+    ]
 
     public let limits: ActivityReaderLimits
     /// The time of the import: records dated more than a day after it are skipped.
@@ -58,13 +71,35 @@ public struct HealthExportReader: Sendable {
         _ input: some ByteStream, onProgress: (Int64) -> Void = { _ in },
         onSample: (DistanceSample) -> Void
     ) throws(ActivityFileError) -> HealthExportSummary {
+        var physiology: HealthPhysiology?
+        return try read(input, onProgress: onProgress, physiology: &physiology, onSample: onSample)
+    }
+
+    /// Reads the whole export as `read(_:onProgress:onSample:)` does, and adds its heart rate,
+    /// resting heart rate and sleep to `physiology`, in time order once the document is read.
+    public func read(
+        _ input: some ByteStream, onProgress: (Int64) -> Void = { _ in }, physiology: inout HealthPhysiology,
+        onSample: (DistanceSample) -> Void
+    ) throws(ActivityFileError) -> HealthExportSummary {
+        // Moved, not copied: a second reference to the samples' storage would copy it at the first append.
+        var filling: HealthPhysiology? = physiology
+        physiology = HealthPhysiology()
+        defer { physiology = filling ?? HealthPhysiology() }
+        return try read(input, onProgress: onProgress, physiology: &filling, onSample: onSample)
+    }
+
+    private func read(
+        _ input: some ByteStream, onProgress: (Int64) -> Void, physiology: inout HealthPhysiology?,
+        onSample: (DistanceSample) -> Void
+    ) throws(ActivityFileError) -> HealthExportSummary {
         var state: State?
         var summary = HealthExportSummary()
         let totals = try ActivityXMLDriver(limits: limits).run(input, documentName: "export.xml", onProgress: onProgress) {
             reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader) }
-            try state!.handleNode(reader, limits: limits, now: now, summary: &summary, onSample: onSample)
+            try state!.handleNode(reader, limits: limits, now: now, summary: &summary, physiology: &physiology, onSample: onSample)
         }
+        physiology?.finish()
         summary.bytesRead = totals.bytesRead
         summary.controlCharactersReplaced = totals.controlCharactersReplaced
         return summary
@@ -83,7 +118,7 @@ public struct HealthExportReader: Sendable {
 
         mutating func handleNode(
             _ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
-            onSample: (DistanceSample) -> Void
+            physiology: inout HealthPhysiology?, onSample: (DistanceSample) -> Void
         ) throws(ActivityFileError) {
             let depth = Int(xmlTextReaderDepth(reader))
             switch UInt32(xmlTextReaderNodeType(reader)) {
@@ -92,7 +127,7 @@ public struct HealthExportReader: Sendable {
                 if depth == 0 {
                     guard name == names.healthData else { throw .notAHealthExport(root: XMLText.string(name)) }
                 } else if depth == 1, name == names.record {
-                    try record(reader, limits: limits, now: now, summary: &summary, onSample: onSample)
+                    try record(reader, limits: limits, now: now, summary: &summary, physiology: &physiology, onSample: onSample)
                 } else if name == names.workoutRoute, xmlTextReaderIsEmptyElement(reader) == 0 {
                     routeDepth = depth
                 } else if name == names.fileReference, let routeDepth, depth == routeDepth + 1,
@@ -112,19 +147,23 @@ public struct HealthExportReader: Sendable {
 
         private mutating func record(
             _ reader: xmlTextReaderPtr, limits: ActivityReaderLimits, now: Date, summary: inout HealthExportSummary,
-            onSample: (DistanceSample) -> Void
+            physiology: inout HealthPhysiology?, onSample: (DistanceSample) -> Void
         ) throws(ActivityFileError) {
             let line = XMLText.line(reader)
             guard let type = attribute(reader, names.type) else {
                 summary.skippedRecordsByType[HealthExportSummary.noTypeKey, default: 0] += 1
                 return
             }
-            guard
-                type.elementsEqual(
-                    UnsafeBufferPointer(
-                        start: HealthExportReader.distanceType.utf8Start,
-                        count: HealthExportReader.distanceType.utf8CodeUnitCount))
-            else {
+            guard Self.equals(type, HealthExportReader.distanceType) else {
+                if physiology != nil {
+                    if Self.equals(type, HealthExportReader.heartRateType) {
+                        return try heartRate(reader, line: line, now: now, resting: false, physiology: &physiology!)
+                    } else if Self.equals(type, HealthExportReader.restingHeartRateType) {
+                        return try heartRate(reader, line: line, now: now, resting: true, physiology: &physiology!)
+                    } else if Self.equals(type, HealthExportReader.sleepType) {
+                        return try sleep(reader, line: line, now: now, physiology: &physiology!)
+                    }
+                }
                 count(skipped: type, limits: limits, summary: &summary)
                 return
             }
@@ -173,6 +212,82 @@ public struct HealthExportReader: Sendable {
             let sourceName = attribute(reader, names.sourceName).map { String(decoding: $0, as: UTF8.self) } ?? ""
             summary.distanceRecords += 1
             onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))
+        }
+
+        /// A heart-rate or resting heart-rate record: `count/min`, dated in `SupportedPeriod`, its
+        /// value within `HeartRateSample.plausibleBeatsPerMinute` or dropped and counted.
+        private func heartRate(
+            _ reader: xmlTextReaderPtr, line: Int, now: Date, resting: Bool, physiology: inout HealthPhysiology
+        ) throws(ActivityFileError) {
+            if resting { physiology.restingHeartRateRecords += 1 } else { physiology.heartRateRecords += 1 }
+            guard let unitText = attribute(reader, names.unit) else { throw .invalidRecord(line: line, problem: "has no unit") }
+            guard Self.equals(unitText, "count/min") else {
+                let unit = String(decoding: unitText, as: UTF8.self)
+                throw .invalidRecord(line: line, problem: "has the unit \"\(XMLText.short(unit))\", not count/min")
+            }
+            guard let valueText = attribute(reader, names.value) else { throw .invalidRecord(line: line, problem: "has no value") }
+            let valueString = String(decoding: valueText, as: UTF8.self)
+            guard let value = Double(valueString) else {
+                throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\", not a heart rate")
+            }
+            let (start, end) = try dates(reader, line: line)
+            guard SupportedPeriod.isPlausible(start, now: now), SupportedPeriod.isPlausible(end, now: now) else {
+                physiology.recordsOutsidePeriod += 1
+                return
+            }
+            // NaN is outside too.
+            guard HeartRateSample.plausibleBeatsPerMinute.contains(value) else {
+                physiology.heartRateOutOfRange += 1
+                return
+            }
+            if resting {
+                physiology.add(restingHeartRate: RestingHeartRateSample(at: start, beatsPerMinute: value))
+            } else {
+                physiology.add(heartRate: HeartRateSample(at: start, beatsPerMinute: value))
+            }
+        }
+
+        /// A sleep record: time asleep when its value is one of `asleepValues`, dated in
+        /// `SupportedPeriod`, ending after it starts (else dropped), at most 24 hours (else clipped).
+        private func sleep(
+            _ reader: xmlTextReaderPtr, line: Int, now: Date, physiology: inout HealthPhysiology
+        ) throws(ActivityFileError) {
+            guard let value = attribute(reader, names.value) else { throw .invalidRecord(line: line, problem: "has no value") }
+            guard HealthExportReader.asleepValues.contains(where: { Self.equals(value, $0) }) else {
+                physiology.notAsleepRecords += 1
+                return
+            }
+            physiology.asleepRecords += 1
+            var (start, end) = try dates(reader, line: line)
+            guard SupportedPeriod.isPlausible(start, now: now), SupportedPeriod.isPlausible(end, now: now) else {
+                physiology.recordsOutsidePeriod += 1
+                return
+            }
+            guard end > start else {
+                physiology.sleepDropped += 1
+                return
+            }
+            if end.timeIntervalSince(start) > SleepInterval.maxDuration {
+                physiology.sleepClipped += 1
+                end = start.addingTimeInterval(SleepInterval.maxDuration)
+            }
+            physiology.add(sleep: SleepInterval(start: start, end: end))
+        }
+
+        /// The record's `startDate` and `endDate`, each with its own offset.
+        private func dates(_ reader: xmlTextReaderPtr, line: Int) throws(ActivityFileError) -> (start: Date, end: Date) {
+            guard let startText = attribute(reader, names.startDate), let start = ActivityTime.healthDate(startText),
+                let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText)
+            else {
+                throw .invalidRecord(line: line, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
+            }
+            return (start, end)
+        }
+
+        /// Whether the bytes libxml2 handed out are `name`'s.
+        private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+            guard bytes.count == name.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+            return memcmp(base, name.utf8Start, bytes.count) == 0
         }
 
         private mutating func count(

@@ -50,6 +50,47 @@ func distanceRecord(source: String = "Apple Watch", unit: String = "km", value: 
         """
 }
 
+/// The Watch's device description, as Health writes it in every record.
+let watchDevice =
+    "&lt;&lt;HKDevice: 0x283f1a500&gt;, name:Apple Watch, manufacturer:Apple Inc., model:Watch, hardware:Watch6,14, software:10.2&gt;"
+
+/// One heart-rate sample in Apple's shape: an instant, `count/min`, the motion context as a child.
+func heartRateRecord(_ value: String, at time: String, unit: String = "count/min", context: Int = 0) -> String {
+    """
+     <Record type="HKQuantityTypeIdentifierHeartRate" sourceName="Apple Watch" sourceVersion="10.2" device="\(watchDevice)" unit="\(unit)" creationDate="\(time)" startDate="\(time)" endDate="\(time)" value="\(value)">
+      <MetadataEntry key="HKMetadataKeyHeartRateMotionContext" value="\(context)"/>
+     </Record>
+    """
+}
+
+/// One day's resting heart rate in Apple's shape: the day's span, `count/min`.
+func restingHeartRateRecord(_ value: String, start: String, end: String) -> String {
+    """
+     <Record type="HKQuantityTypeIdentifierRestingHeartRate" sourceName="Apple Watch" sourceVersion="10.2" device="\(watchDevice)" unit="count/min" creationDate="\(end)" startDate="\(start)" endDate="\(end)" value="\(value)"/>
+    """
+}
+
+/// One sleep record in Apple's shape: no unit, the value `HKCategoryValueSleepAnalysis<value>`, the time zone as a child.
+func sleepRecord(_ value: String, start: String, end: String, source: String = "Apple Watch") -> String {
+    """
+     <Record type="HKCategoryTypeIdentifierSleepAnalysis" sourceName="\(source)" sourceVersion="10.2" device="\(watchDevice)" creationDate="\(end)" startDate="\(start)" endDate="\(end)" value="HKCategoryValueSleepAnalysis\(value)">
+      <MetadataEntry key="HKTimeZone" value="Asia/Seoul"/>
+     </Record>
+    """
+}
+
+/// Reads a Health export from memory with its heart rate and sleep, `chunkSize` bytes at a time.
+func readPhysiology(
+    _ xml: String, chunkSize: Int = Int.max, now: Date = Date()
+) throws(ActivityFileError) -> (physiology: HealthPhysiology, samples: [DistanceSample], summary: HealthExportSummary) {
+    var samples: [DistanceSample] = []
+    var physiology = HealthPhysiology()
+    let summary = try HealthExportReader(now: now).read(MemoryByteStream(xml, chunkSize: chunkSize), physiology: &physiology) {
+        samples.append($0)
+    }
+    return (physiology, samples, summary)
+}
+
 /// Reads a Health export from memory, `chunkSize` bytes at a time.
 func readHealth(
     _ xml: String, chunkSize: Int = Int.max
@@ -75,9 +116,11 @@ func lineNumber(of needle: String, in text: String) -> Int {
 }
 
 /// An export of `records` distance records, generated piece by piece as it is read, never whole
-/// in memory: one Watch record of 100 m every 10 minutes from 2024-01-01 00:00 KST.
+/// in memory: one Watch record of 100 m every 10 minutes from 2024-01-01 00:00 KST; with
+/// `heartRate`, one heart-rate sample every minute instead, 60 to 119 beats/min in turn.
 struct GeneratedExport: ByteStream {
     let records: Int
+    var heartRate = false
     private var produced = 0
     private var buffered: [UInt8] = Array(healthExport("").utf8.dropLast("</HealthData>".utf8.count))
     private var bufferedOffset = 0
@@ -85,7 +128,10 @@ struct GeneratedExport: ByteStream {
     /// The largest piece a reader asked for.
     private(set) var largestRequest = 0
 
-    init(records: Int) { self.records = records }
+    init(records: Int, heartRate: Bool = false) {
+        self.records = records
+        self.heartRate = heartRate
+    }
 
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
         largestRequest = max(largestRequest, buffer.count)
@@ -107,6 +153,12 @@ struct GeneratedExport: ByteStream {
         }
         var text = ""
         for _ in 0..<min(100, records - produced) {
+            if heartRate {
+                let at = Date(timeIntervalSince1970: 1_703_948_400 + Double(produced) * 60)
+                text += heartRateRecord("\(60 + produced % 60)", at: healthDate(at)) + "\n"
+                produced += 1
+                continue
+            }
             let start = Date(timeIntervalSince1970: 1_703_948_400 + Double(produced) * 600)
             produced += 1
             text += distanceRecord(value: "0.1", start: healthDate(start), end: healthDate(start.addingTimeInterval(600))) + "\n"
