@@ -17,7 +17,8 @@ public enum ReportJSON {
         ]
         members += totals(report.totals, includeWHO: true)
         if includeHourly {
-            members.append(("hourly", .array(report.hourly.map { hour($0, primary: report.station, calendar: calendar) })))
+            members.append(
+                ("hourly", .array(report.hourly.map { hour($0, primary: report.station, calendar: calendar, includeBreathing: true) })))
             // Added by issue 12, after every earlier key: which hours had walking, and from which source.
             members.append(("walking", .array(report.walking.map { walking($0, calendar: calendar) })))
         }
@@ -26,6 +27,13 @@ public enum ReportJSON {
         if includeHourly { members.append(("gases", gases(report, calendar: calendar))) }
         if let advisory { members.append(("advisory", advisory)) }
         return .object(members)
+    }
+
+    /// `document` (an object) with `person` as its first member: one entry of `--everyone`'s array
+    /// (docs/REFERENCE.md §18).
+    public static func naming(_ person: String, _ document: JSON) -> JSON {
+        guard case .object(let members) = document else { return document }
+        return .object([("person", .string(person))] + members)
     }
 
     public static func week(_ report: WeekReport, station: String, calendar: DayCalendar) -> JSON {
@@ -101,8 +109,11 @@ public enum ReportJSON {
         grade.map { JSON.integer($0.rawValue) } ?? .null
     }
 
-    public static func hour(_ hour: HourlyExposure, primary: String, calendar: DayCalendar) -> JSON {
-        .object([
+    /// - Parameter includeBreathing: for a day's document (issue 22, last): `ventilation`, the m³/h
+    ///   the intake used, and `levelSource` (docs/REFERENCE.md §18); both `null` for a model that does
+    ///   not breathe. `hourly`'s document leaves them out.
+    public static func hour(_ hour: HourlyExposure, primary: String, calendar: DayCalendar, includeBreathing: Bool = false) -> JSON {
+        var members: [(String, JSON)] = [
             ("start", .string(calendar.iso8601(hour.slot.start))),
             ("station", .string(displayStation(hour, primary: primary))),
             ("pm10", .number(hour.concentration.fineDust)),
@@ -110,7 +121,12 @@ public enum ReportJSON {
             ("flags", .pair(hour.flag) { $0.map(JSON.string) ?? .null }),
             ("sources", .pair(hour.source) { $0.map(JSON.string) ?? .null }),
             ("intake", .pair(hour.intake) { JSON.number($0) }),
-        ])
+        ]
+        if includeBreathing {
+            members.append(("ventilation", .number(hour.breathing?.ventilation)))
+            members.append(("levelSource", hour.breathing.map { JSON.string($0.levelSource.rawValue) } ?? .null))
+        }
+        return .object(members)
     }
 
     /// One hour's merged walking distance and the source that gave it (docs/REFERENCE.md §12).

@@ -42,6 +42,9 @@ struct ActivityImportCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "No progress bar and no summary; only errors.")
     var quiet = false
 
+    @Option(name: .long, help: ArgumentHelp("Whose records (default: the first configured person).", valueName: "name"))
+    var person: String?
+
     @Argument(help: "The files: export.zip, export.xml, .gpx or .csv.", completion: .file())
     var files: [String]
 
@@ -54,7 +57,10 @@ struct ActivityImportCommand: AsyncParsableCommand {
             let settings = try options.settings()
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
             let service = ActivityService(
-                store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar, limits: limits)
+                store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar, limits: limits,
+                people: settings.people.map(\.name))
+            let person = try configuredPerson(person, service)
+            _ = try await service.giveStoredHistoryToFirstPerson()
             var reports: [JSON] = []
             var failed = 0
             for file in files {
@@ -62,7 +68,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                 let bar = ProgressBar(label: name, enabled: !quiet && !options.json && isatty(STDERR_FILENO) == 1)
                 let outcome: Result<ActivityImportSummary, ActivityImportFailure>
                 do throws(ActivityImportFailure) {
-                    outcome = .success(try await service.importFile(atPath: file) { bar.update($0) })
+                    outcome = .success(try await service.importFile(atPath: file, person: person) { bar.update($0) })
                 } catch {
                     outcome = .failure(error)
                 }
@@ -101,11 +107,16 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
+    @Option(name: .long, help: ArgumentHelp("Only this person's sources (default: everyone's).", valueName: "name"))
+    var person: String?
+
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
             let store = try openStore(atPath: settings.storagePath, for: .read)
-            let sources = try await ActivityService(store: store, calendar: settings.calendar).sources()
+            let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
+            let only = try person.map { try configuredPerson($0, service) }
+            let sources = try await service.sources().filter { only == nil || $0.person == only }
             if options.json {
                 try standardOutputLine(ActivityJSON.sources(sources, calendar: settings.calendar).serialized)
             } else {
@@ -126,13 +137,20 @@ struct ActivityForgetCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("The source, as `dustctl activity sources` names it.", valueName: "source"))
     var source: String
 
+    @Option(name: .long, help: ArgumentHelp("Whose records (default: the first configured person).", valueName: "name"))
+    var person: String?
+
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let service = ActivityService(store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar)
+            let service = ActivityService(
+                store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar,
+                people: settings.people.map(\.name))
+            let person = try configuredPerson(person, service)
+            _ = try await service.giveStoredHistoryToFirstPerson()
             let removed: Int
             do {
-                removed = try await service.forget(source: source)
+                removed = try await service.forget(person: person, source: source)
             } catch let unknown as UnknownActivitySource {
                 throw CommandFailure(.dataError, unknown.description + ".")
             }
@@ -143,6 +161,16 @@ struct ActivityForgetCommand: AsyncParsableCommand {
                 try standardOutputLine("\(name): \(removed) hours of walking removed.")
             }
         }
+    }
+}
+
+/// `name` when it is configured, the first person when nil; a name nobody has is exit 64 naming
+/// the configured people (docs/REFERENCE.md §18).
+private func configuredPerson(_ name: String?, _ service: ActivityService) throws -> String {
+    do {
+        return try service.person(name)
+    } catch {
+        throw CommandFailure(.usage, error.description + ".")
     }
 }
 

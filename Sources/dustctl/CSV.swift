@@ -8,28 +8,39 @@ enum ExportCSV {
         "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"
     static let weekHeader = "week" + dayHeader.dropFirst("date".count)
 
-    static func days(_ days: [DayReport], station: String) -> String {
-        lines(header: dayHeader, rows: days.map { (label: $0.date.description, totals: $0.totals) }, station: station)
-    }
-
-    static func weeks(_ weeks: [WeekReport], station: String) -> String {
+    /// A row per day at the station of its person; `naming` (--everyone) puts a `person` column first.
+    static func days(_ days: [DayReport], naming: Bool = false) -> String {
         lines(
-            header: weekHeader, rows: weeks.map { (label: $0.isoWeek?.description ?? "\($0.start)", totals: $0.totals) }, station: station)
+            header: dayHeader, rows: days.map { (person: $0.person, label: $0.date.description, station: $0.station, totals: $0.totals) },
+            naming: naming)
     }
 
-    private static func lines(header: String, rows: [(label: String, totals: ExposureTotals)], station: String) -> String {
-        var output = header + "\n"
+    /// A row per week at the station of its person; `naming` (--everyone) puts a `person` column first.
+    static func weeks(_ weeks: [WeekReport], naming: Bool = false) -> String {
+        lines(
+            header: weekHeader,
+            rows: weeks.map {
+                (person: $0.days[0].person, label: $0.isoWeek?.description ?? "\($0.start)", station: $0.days[0].station, totals: $0.totals)
+            },
+            naming: naming)
+    }
+
+    private static func lines(
+        header: String, rows: [(person: String, label: String, station: String, totals: ExposureTotals)], naming: Bool
+    ) -> String {
+        var output = (naming ? "person," : "") + header + "\n"
         for row in rows {
             let totals = row.totals
-            let fields = [
-                text(row.label), text(station),
-                String(totals.hours.fineDust), String(totals.hours.ultraFineDust),
-                number(totals.mean.fineDust), number(totals.mean.ultraFineDust),
-                number(totals.max.fineDust), number(totals.max.ultraFineDust),
-                number(totals.intake.fineDust), number(totals.intake.ultraFineDust),
-                totals.grade.fineDust.map { String($0.rawValue) } ?? "",
-                totals.grade.ultraFineDust.map { String($0.rawValue) } ?? "",
-            ]
+            let fields =
+                (naming ? [text(row.person)] : []) + [
+                    text(row.label), text(row.station),
+                    String(totals.hours.fineDust), String(totals.hours.ultraFineDust),
+                    number(totals.mean.fineDust), number(totals.mean.ultraFineDust),
+                    number(totals.max.fineDust), number(totals.max.ultraFineDust),
+                    number(totals.intake.fineDust), number(totals.intake.ultraFineDust),
+                    totals.grade.fineDust.map { String($0.rawValue) } ?? "",
+                    totals.grade.ultraFineDust.map { String($0.rawValue) } ?? "",
+                ]
             output += fields.joined(separator: ",") + "\n"
         }
         return output

@@ -12,11 +12,13 @@ struct TodayCommand: AsyncParsableCommand {
         discussion: "Example:\n  dustctl today --station 종로구\n  dustctl today --json")
 
     @OptionGroup var options: GlobalOptions
+    @OptionGroup var personOptions: PersonOptions
 
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let statistics = try options.statistics(settings)
+            let people = try personOptions.people(settings)
+            let household = try options.household(settings)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
             let outlook = try? await forecastOutlook(settings, store: openStore(atPath: settings.storagePath, for: .read), now: Date())
             // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
@@ -28,8 +30,9 @@ struct TodayCommand: AsyncParsableCommand {
                 try standardOutputLine(line)
             }
             try await printDay(
-                statistics.today, isToday: true, statistics: statistics, settings: settings, json: options.json,
-                forecast: .some(outlook), advisory: ReportJSON.todayAdvisory(listing, calendar: settings.calendar, now: now))
+                household.today, isToday: true, people: people, household: household, settings: settings, options: options,
+                personOptions: personOptions, forecast: .some(outlook),
+                advisory: ReportJSON.todayAdvisory(listing, calendar: settings.calendar, now: now))
         }
     }
 }
@@ -45,11 +48,16 @@ struct DayCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The day, in the configured time zone.", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
     var date: LocalDate
 
+    @OptionGroup var personOptions: PersonOptions
+
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let statistics = try options.statistics(settings)
-            try await printDay(date, isToday: date == statistics.today, statistics: statistics, settings: settings, json: options.json)
+            let people = try personOptions.people(settings)
+            let household = try options.household(settings)
+            try await printDay(
+                date, isToday: date == household.today, people: people, household: household, settings: settings, options: options,
+                personOptions: personOptions)
         }
     }
 }
@@ -65,33 +73,50 @@ struct HourlyCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The day (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
     var date: LocalDate? = nil
 
+    @OptionGroup var personOptions: PersonOptions
+
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let statistics = try options.statistics(settings)
-            let day = date ?? statistics.today
-            let report = try await statistics.day(day)
+            let people = try personOptions.people(settings)
+            let household = try options.household(settings)
+            let day = date ?? household.today
+            let reports = try await household.household(people, from: day, through: day).map { $0[0] }
+            let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
             if options.json {
-                try standardOutputLine(ReportJSON.hourly(report, calendar: settings.calendar).serialized)
+                let documents = reports.map { (person: $0.person, document: ReportJSON.hourly($0, calendar: settings.calendar)) }
+                try standardOutputLine(output.json(documents).serialized)
             } else {
-                try standardOutput(ReportText.forStandardOutput(settings).hourly(report))
+                let text = ReportText.forStandardOutput(settings)
+                try standardOutput(output.text(reports.map { (person: $0.person, text: text.hourly($0)) }))
             }
         }
     }
 }
 
+/// Prints `date` for each of `people` (their days read together), one person's output as it
+/// always was, or with --everyone a section or JSON entry each (docs/REFERENCE.md §18).
+///
 /// - Parameter forecast: for `today`: the forecast outlook, or `.some(nil)` when there is none to
 ///   show (`forecastTomorrow` is then `null`); nil for `day`, whose document has no forecast.
 func printDay(
-    _ date: LocalDate, isToday: Bool, statistics: StatisticsService, settings: DustConfig.FineDustSettings, json: Bool,
-    forecast: ForecastOutlook?? = nil, advisory: JSON? = nil
+    _ date: LocalDate, isToday: Bool, people: [Person], household: StatisticsService, settings: DustConfig.FineDustSettings,
+    options: GlobalOptions, personOptions: PersonOptions, forecast: ForecastOutlook?? = nil, advisory: JSON? = nil
 ) async throws {
-    let report = try await statistics.day(date)
-    if json {
+    let reports = try await household.household(people, from: date, through: date).map { $0[0] }
+    let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
+    if options.json {
         let tomorrow = forecast.map { ReportJSON.forecastTomorrow($0, calendar: settings.calendar) }
-        try standardOutputLine(
-            ReportJSON.day(report, calendar: settings.calendar, forecastTomorrow: tomorrow, advisory: advisory).serialized)
+        let documents = reports.map { report in
+            (
+                person: report.person,
+                document: ReportJSON.day(report, calendar: settings.calendar, forecastTomorrow: tomorrow, advisory: advisory)
+            )
+        }
+        try standardOutputLine(output.json(documents).serialized)
     } else {
-        try standardOutput(ReportText.forStandardOutput(settings).day(report, isToday: isToday, forecast: forecast ?? nil))
+        let text = ReportText.forStandardOutput(settings)
+        try standardOutput(
+            output.text(reports.map { (person: $0.person, text: text.day($0, isToday: isToday, forecast: forecast ?? nil)) }))
     }
 }

@@ -49,6 +49,8 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: "Start the CSV with a UTF-8 byte order mark (for Excel).")
     var bom = false
 
+    @OptionGroup var personOptions: PersonOptions
+
     func validate() throws {
         let choices = [from != nil || to != nil, week != nil, lastWeek].filter { $0 }.count
         guard choices <= 1 else { throw ValidationError("Choose one of --from/--to, --week or --last-week.") }
@@ -67,21 +69,31 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let statistics = try options.statistics(settings)
-            let (first, last) = try range(today: statistics.today)
-            let station = statistics.stations.primary
+            let people = try personOptions.people(settings)
+            let household = try options.household(settings)
+            let (first, last) = try range(today: household.today)
             var text: String
             switch (per, outputFormat) {
             case (.day, .csv):
-                text = ExportCSV.days(try await statistics.days(from: first, through: last), station: station)
+                let days = try await household.household(people, from: first, through: last)
+                text = ExportCSV.days(days.flatMap { $0 }, naming: personOptions.namesPeople)
             case (.week, .csv):
-                text = ExportCSV.weeks(try await statistics.weeks(from: first, through: last), station: station)
+                let weeks = try await household.householdWeeks(people, from: first, through: last)
+                text = ExportCSV.weeks(weeks.flatMap { $0 }, naming: personOptions.namesPeople)
             case (.day, .json):
-                let days = try await statistics.days(from: first, through: last)
-                text = JSON.array(days.map { ReportJSON.day($0, calendar: settings.calendar, includeHourly: false) }).serialized + "\n"
+                let days = try await household.household(people, from: first, through: last).flatMap { $0 }
+                text =
+                    JSON.array(days.map { named(ReportJSON.day($0, calendar: settings.calendar, includeHourly: false), $0) }).serialized
+                    + "\n"
             case (.week, .json):
-                let weeks = try await statistics.weeks(from: first, through: last)
-                text = JSON.array(weeks.map { ReportJSON.week($0, station: station, calendar: settings.calendar) }).serialized + "\n"
+                let weeks = try await household.householdWeeks(people, from: first, through: last).flatMap { $0 }
+                text =
+                    JSON.array(
+                        weeks.map { week in
+                            let day = week.days[0]
+                            return named(ReportJSON.week(week, station: day.station, calendar: settings.calendar), day)
+                        }
+                    ).serialized + "\n"
             }
             if bom { text = "\u{FEFF}" + text }
             if let output {
@@ -90,6 +102,11 @@ struct ExportCommand: AsyncParsableCommand {
                 try standardOutput(text)
             }
         }
+    }
+
+    /// A row as it always was; with --everyone, naming its person first (docs/REFERENCE.md §18).
+    private func named(_ document: JSON, _ day: DayReport) -> JSON {
+        personOptions.namesPeople ? ReportJSON.naming(day.person, document) : document
     }
 
     private func range(today: LocalDate) throws -> (LocalDate, LocalDate) {

@@ -32,7 +32,13 @@ struct GlobalOptions: ParsableArguments {
         }
         for warning in settings.warnings { standardError("warning: \(warning).") }
         if let db { settings.storagePath = db }
-        if let station { settings.station.name = station }
+        if let station {
+            // A person without a station of their own has `station.name`'s, which --station overrides.
+            for index in settings.people.indices where settings.people[index].station == settings.station.name {
+                settings.people[index].station = station
+            }
+            settings.station.name = station
+        }
         return settings
     }
 
@@ -44,11 +50,21 @@ struct GlobalOptions: ParsableArguments {
         return StationPreference(primary: name, fallbacks: settings.station.fallbacks)
     }
 
-    /// The statistics service over the existing database, read-only.
-    func statistics(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) throws -> StatisticsService {
+    /// The statistics service over the existing database, read-only, for `person` (default: the
+    /// first configured person, docs/REFERENCE.md §18): their station, settings, walking, heart rate
+    /// and sleep.
+    func statistics(_ settings: FineDustSettings, person: Person? = nil, clock: any WallClock = SystemClock()) throws -> StatisticsService {
+        let household = try household(settings, clock: clock)
+        guard let person = person ?? settings.people.first else { return household }
+        return household.forPerson(person)
+    }
+
+    /// The statistics service over the existing database, read-only, before a person is chosen: its
+    /// `household` and `forPerson` give each person's.
+    func household(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) throws -> StatisticsService {
         let store = try openStore(atPath: settings.storagePath, for: .read)
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
-            intakeModel: settings.intakeModel, stations: try primaryStation(settings))
+            intakeModel: settings.intakeModel, stations: try primaryStation(settings), physiology: store)
     }
 }

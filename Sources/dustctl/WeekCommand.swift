@@ -22,6 +22,8 @@ struct WeekCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
     var chart: Pollutant = .pm25
 
+    @OptionGroup var personOptions: PersonOptions
+
     func validate() throws {
         if end != nil, isoWeek != nil { throw ValidationError("--end and --iso exclude each other.") }
     }
@@ -29,19 +31,28 @@ struct WeekCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let statistics = try options.statistics(settings)
-            let report: WeekReport
+            let people = try personOptions.people(settings)
+            let household = try options.household(settings)
+            let reports: [WeekReport]
             if let isoWeek {
-                report = try await statistics.week(isoWeek)
+                reports = try await household.householdWeek(people, isoWeek)
             } else {
-                report = try await statistics.rollingWeek(endingOn: end ?? statistics.today)
+                reports = try await household.householdRollingWeek(people, endingOn: end ?? household.today)
             }
+            // Each person's week is at their home station (the day reports carry it).
+            let weeks = zip(people, reports).map {
+                (person: $0.name, station: $1.days.first?.station ?? household.stations.primary, week: $1)
+            }
+            let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
             if options.json {
-                try standardOutputLine(
-                    ReportJSON.week(report, station: statistics.stations.primary, calendar: settings.calendar).serialized)
+                let documents = weeks.map {
+                    (person: $0.person, document: ReportJSON.week($0.week, station: $0.station, calendar: settings.calendar))
+                }
+                try standardOutputLine(output.json(documents).serialized)
             } else {
                 let text = ReportText.forStandardOutput(settings)
-                try standardOutput(text.week(report, station: statistics.stations.primary, chartPollutant: chart))
+                try standardOutput(
+                    output.text(weeks.map { (person: $0.person, text: text.week($0.week, station: $0.station, chartPollutant: chart)) }))
             }
         }
     }

@@ -20,11 +20,16 @@ public struct WebData: Sendable {
         /// `advisories.district` and `advisories.area`; a nil district means the station's 시도.
         public var advisoryDistrict: String?
         public var advisoryArea: String?
+        /// `people:` (docs/REFERENCE.md §18), the first the one a request names none means; empty:
+        /// the one person `me` of `stations`, `intakeModel`.
+        public var people: [Person]
 
         public init(
             stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
-            forecastRegion: ForecastRegion? = nil, otherPaths: [String] = [], advisoryDistrict: String? = nil, advisoryArea: String? = nil
+            forecastRegion: ForecastRegion? = nil, otherPaths: [String] = [], advisoryDistrict: String? = nil, advisoryArea: String? = nil,
+            people: [Person] = []
         ) {
+            self.people = people
             self.advisoryDistrict = advisoryDistrict
             self.advisoryArea = advisoryArea
             self.stations = stations
@@ -57,13 +62,30 @@ public struct WebData: Sendable {
     public var now: Date { clock.now }
     public var reportSettings: ReportSettings { settings() }
 
-    /// The statistics service `dustctl` would build for the same settings.
+    /// The statistics service `dustctl` would build for the same settings, for the first person.
     public func statistics() -> StatisticsService {
         let settings = settings()
+        let service = household(settings)
+        return settings.people.first.map(service.forPerson) ?? service
+    }
+
+    /// The statistics service `dustctl` would build for the same settings, for the person named
+    /// `person` (nil: the first configured), or `UnknownPerson` naming the configured ones.
+    public func statistics(person name: String?) throws(UnknownPerson) -> StatisticsService {
+        let settings = settings()
+        guard let name else { return statistics() }
+        let configured = settings.people.isEmpty ? [Person.defaultName] : settings.people.map(\.name)
+        guard configured.contains(name) else { throw UnknownPerson(name: name, configured: configured) }
+        guard let person = settings.people.first(where: { $0.name == name }) else { return household(settings) }
+        return household(settings).forPerson(person)
+    }
+
+    /// Statistics before a person is chosen: without `people:`, `me`'s.
+    private func household(_ settings: ReportSettings) -> StatisticsService {
         let store = store()
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
-            intakeModel: settings.intakeModel, stations: settings.stations)
+            intakeModel: settings.intakeModel, stations: settings.stations, physiology: store)
     }
 
     /// dustd's health as `dustctl status` judges it.
@@ -108,9 +130,9 @@ public struct WebData: Sendable {
         ReportJSON.advisories(try await advisoryListing(), calendar: settings().calendar, now: clock.now)
     }
 
-    /// The `dustctl today --json` document, with its `forecastTomorrow` member.
-    public func todayDocument() async throws -> JSON {
-        let statistics = statistics()
+    /// The `dustctl today --json` document of `person` (nil: the first), with its `forecastTomorrow` member.
+    public func todayDocument(person: String? = nil) async throws -> JSON {
+        let statistics = try statistics(person: person)
         let day = try await statistics.day(statistics.today)
         let outlook = try? await forecastOutlook()
         let listing = try? await advisoryListing()

@@ -60,8 +60,10 @@ public struct WebServer: Sendable {
             }
             return try await Self.page(.week(week), request: request, data: data)
         }
-        route(router, "/api/v1/today") { _ in
-            WebResponse.json(try await data.todayDocument().serialized + "\n")
+        route(router, "/api/v1/today") { request in
+            let person = request.uri.queryParameters.get("person")
+            do throws(UnknownPerson) { _ = try data.statistics(person: person) } catch { return Self.notFound(error) }
+            return WebResponse.json(try await data.todayDocument(person: person).serialized + "\n")
         }
         route(router, "/api/v1/forecast") { _ in
             // The region unknown is what dustctl forecast reports as a configuration error.
@@ -78,16 +80,22 @@ public struct WebServer: Sendable {
         route(router, "/api/v1/advisories") { _ in
             WebResponse.json(try await data.advisoryDocument().serialized + "\n")
         }
-        route(router, "/api/v1/day/:date") { _, context in
+        route(router, "/api/v1/day/:date") { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
-            let statistics = data.statistics()
+            let statistics: StatisticsService
+            do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+                return Self.notFound(error)
+            }
             return WebResponse.json(ReportJSON.day(try await statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
         route(router, "/api/v1/week") { request in
-            let statistics = data.statistics()
+            let statistics: StatisticsService
+            do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+                return Self.notFound(error)
+            }
             var end = statistics.today
             if let text = request.uri.queryParameters.get("end") {
                 do throws(TypedPeriodError) {
@@ -102,12 +110,15 @@ public struct WebServer: Sendable {
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
-        route(router, "/api/v1/week/:week") { _, context in
+        route(router, "/api/v1/week/:week") { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
-            let statistics = data.statistics()
+            let statistics: StatisticsService
+            do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+                return Self.notFound(error)
+            }
             let report = try await statistics.week(week)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
@@ -178,6 +189,8 @@ public struct WebServer: Sendable {
     // MARK: - Plumbing
 
     static func notFound(_ message: String) -> Response { WebResponse.text(.notFound, message + "\n") }
+    /// `?person=` naming nobody configured: the API has no such person's document (docs/REFERENCE.md §18).
+    static func notFound(_ unknown: UnknownPerson) -> Response { notFound("No such person: " + unknown.description + ".") }
     static func badRequest(_ message: String) -> Response { WebResponse.text(.badRequest, message + "\n") }
 
     /// A date or week outside `SupportedPeriod` has no page, like a malformed one: the pager's

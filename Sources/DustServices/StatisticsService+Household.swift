@@ -1,0 +1,37 @@
+import DustKit
+
+/// The household's weeks: each person's days read as `household` reads them, grouped as one
+/// person's `rollingWeek`, `week` and `weeks` group theirs (docs/REFERENCE.md §18).
+extension StatisticsService {
+    /// Each person's rolling week ending on `end`, in the order of `people`.
+    public func householdRollingWeek(_ people: [Person], endingOn end: LocalDate) async throws(StorageFailure) -> [WeekReport] {
+        try await household(people, from: end.adding(days: -6), through: end).map { days in
+            WeekReport(isoWeek: nil, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: end))
+        }
+    }
+
+    /// Each person's ISO week, in the order of `people`.
+    public func householdWeek(_ people: [Person], _ week: ISOWeek) async throws(StorageFailure) -> [WeekReport] {
+        try await household(people, from: week.monday, through: week.monday.adding(days: 6)).map { days in
+            WeekReport(isoWeek: week, days: days, totals: ExposureTotals(days.flatMap(\.hourly), gradedOn: days.last!.date))
+        }
+    }
+
+    /// Each person's ISO weeks that overlap `first` … `last`, each whole, in the order of `people`.
+    public func householdWeeks(
+        _ people: [Person], from first: LocalDate, through last: LocalDate
+    ) async throws(StorageFailure)
+        -> [[WeekReport]]
+    {
+        let monday = ISOWeek(containing: first).monday
+        let sunday = ISOWeek(containing: last).monday.adding(days: 6)
+        return try await household(people, from: monday, through: sunday).map { days in
+            stride(from: 0, to: days.count, by: 7).map { index in
+                let weekDays = Array(days[index..<(index + 7)])
+                return WeekReport(
+                    isoWeek: ISOWeek(containing: weekDays[0].date), days: weekDays,
+                    totals: ExposureTotals(weekDays.flatMap(\.hourly), gradedOn: weekDays.last!.date))
+            }
+        }
+    }
+}
