@@ -66,9 +66,11 @@ public struct ForecastService: Service, CustomStringConvertible {
             do {
                 store = try database.current()
                 let startOfDay = KoreaStandardTime.startOfDay(containing: now)
-                // The cap counts both kinds (docs/REFERENCE.md §14); the outlook's own 2 count its kind.
+                // The cap counts every kind of the forecast service (docs/REFERENCE.md §14), as
+                // `dustctl status` does; the outlook's own 2 count its kind.
                 let outlookCalls = try await store.attemptCount(kind: .weeklyOutlook, since: startOfDay)
-                let calls = try await store.attemptCount(kind: .forecast, since: startOfDay) + outlookCalls
+                var calls = 0
+                for kind in AttemptKind.forecastService { calls += try await store.attemptCount(kind: kind, since: startOfDay) }
                 var newest: [Date?] = []
                 for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()

@@ -38,7 +38,8 @@ public struct WeeklyOutlookFetchReport: Sendable {
 /// answer holds, and records the request as a forecast attempt (it counts toward the daily cap of
 /// docs/REFERENCE.md §14) with its own operation, `weekly outlook 2026-11-22 page 1`.
 public struct WeeklyOutlookFetch: Sendable {
-    /// How every weekly outlook attempt's operation begins: what its share of the cap is counted by.
+    /// How every weekly outlook attempt's operation begins, as logs and `dustctl status` show it; the
+    /// cap counts the attempt's kind (`weeklyOutlook`), never this text.
     public static let operationPrefix = "weekly outlook "
 
     private let source: any WeeklyOutlookAPI
