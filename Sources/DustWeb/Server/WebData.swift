@@ -103,6 +103,18 @@ public struct WebData: Sendable {
         return try await reader.listing(region: region, now: clock.now)
     }
 
+    /// The advisories in force for the user's district and 권역 (what `/metrics` exports); nil when
+    /// the district is not known.
+    public func advisoriesInForce() async throws(StorageFailure) -> [Advisory]? {
+        let settings = settings()
+        let reader = AdvisoryReader(store: store())
+        guard
+            let region = try await reader.region(
+                district: settings.advisoryDistrict, area: settings.advisoryArea, station: settings.stations.primary)
+        else { return nil }
+        return try await reader.inForce(region: region, now: clock.now)
+    }
+
     /// The `dustctl advisories --json` document.
     public func advisoryDocument() async throws(StorageFailure) -> JSON {
         ReportJSON.advisories(try await advisoryListing(), calendar: settings().calendar, now: clock.now)
