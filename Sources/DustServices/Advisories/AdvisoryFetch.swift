@@ -124,10 +124,6 @@ public struct AdvisoryFetch: Sendable {
 
     private func record(_ attempt: PollAttempt, into report: inout AdvisoryFetchReport) async {
         report.attempts.append(attempt)
-        do {
-            try await store.recordAttempt(attempt)
-        } catch {
-            report.unrecordedAttempts.append(error)
-        }
+        if let failure = await store.recordAttemptReportingFailure(attempt) { report.unrecordedAttempts.append(failure) }
     }
 }

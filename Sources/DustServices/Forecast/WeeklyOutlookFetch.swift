@@ -94,10 +94,6 @@ public struct WeeklyOutlookFetch: Sendable {
     }
 
     private func record(_ attempt: PollAttempt, into report: inout WeeklyOutlookFetchReport) async {
-        do {
-            try await store.recordAttempt(attempt)
-        } catch {
-            report.unrecordedAttempts.append(error)
-        }
+        if let failure = await store.recordAttemptReportingFailure(attempt) { report.unrecordedAttempts.append(failure) }
     }
 }
