@@ -68,9 +68,10 @@ public struct ForecastService: Service, CustomStringConvertible {
                 let startOfDay = KoreaStandardTime.startOfDay(containing: now)
                 // The cap counts every kind of the forecast service (docs/REFERENCE.md §14), as
                 // `dustctl status` does; the outlook's own 2 count its kind.
-                let outlookCalls = try await store.attemptCount(kind: .weeklyOutlook, since: startOfDay)
-                var calls = 0
-                for kind in AttemptKind.forecastService { calls += try await store.attemptCount(kind: kind, since: startOfDay) }
+                var callsByKind: [AttemptKind: Int] = [:]
+                for kind in AttemptKind.forecastService { callsByKind[kind] = try await store.attemptCount(kind: kind, since: startOfDay) }
+                let calls = callsByKind.values.reduce(0, +)
+                let outlookCalls = callsByKind[.weeklyOutlook] ?? 0
                 var newest: [Date?] = []
                 for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()
