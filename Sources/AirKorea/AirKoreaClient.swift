@@ -57,7 +57,8 @@ public struct AirKoreaClient: Sendable {
 
     /// Fetches one page of advisories; `request` must be an `.advisories` request.
     public func advisories(_ request: AirKoreaRequest) async throws(FetchError) -> AdvisoryPage {
-        let pollutant: AdvisoryPollutant = if case .advisories(_, let pollutant, _, _) = request { pollutant } else { .pm10 }
+        // A programmer's error, never the network's: no other request is answered with advisories.
+        guard case .advisories(_, let pollutant, _, _) = request else { preconditionFailure("advisories(_:) needs an .advisories request") }
         var (page, status) = try await fetch(request) { body throws(AirKoreaError) in try parser.parseAdvisories(body, pollutant: pollutant)
         }
         page.httpStatus = status

@@ -89,7 +89,7 @@ public struct AdvisoryService: Service, CustomStringConvertible {
         let measurementsWork = status.lastSuccess != nil && !status.lastPollFailed
         let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
         let report = await AdvisoryFetch(source: source, store: store, clock: clock).run(
-            year: KoreaStandardTime.date(containing: now).year, pollutants: pending, measurementsWork: measurementsWork)
+            years: await Self.years(at: now, store: store), pollutants: pending, measurementsWork: measurementsWork)
         report.attempts.forEach(counters.count)
         for unrecorded in report.unrecordedAttempts {
             logger.error("Advisories: could not record a request: \(unrecorded)")
@@ -120,6 +120,14 @@ public struct AdvisoryService: Service, CustomStringConvertible {
             say("Advisories not fetched, trying again at the next hour: " + problems.joined(separator: "; "), &loop)
         }
         await publish(loop, fetchedAt: now)
+    }
+
+    /// This KST year, after last year while an advisory issued then is still open: one issued on
+    /// 31 December and cleared on 1 January is cleared only in last year's answer.
+    public static func years(at now: Date, store: any AdvisoryStore) async -> [Int] {
+        let year = KoreaStandardTime.date(containing: now).year
+        let open = (try? await store.activeAdvisories(at: now)) ?? []
+        return open.contains { KoreaStandardTime.date(containing: $0.issuedAt).year < year } ? [year - 1, year] : [year]
     }
 
     /// Logs a failure once: the same sentence the next hour says nothing new.

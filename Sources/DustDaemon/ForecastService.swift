@@ -66,9 +66,12 @@ public struct ForecastService: Service, CustomStringConvertible {
             do {
                 store = try database.current()
                 let startOfDay = KoreaStandardTime.startOfDay(containing: now)
-                // The cap counts both kinds (docs/REFERENCE.md §14); the outlook's own 2 count its kind.
-                let outlookCalls = try await store.attemptCount(kind: .weeklyOutlook, since: startOfDay)
-                let calls = try await store.attemptCount(kind: .forecast, since: startOfDay) + outlookCalls
+                // The cap counts every kind of the forecast service (docs/REFERENCE.md §14), as
+                // `dustctl status` does; the outlook's own 2 count its kind.
+                var callsByKind: [AttemptKind: Int] = [:]
+                for kind in AttemptKind.forecastService { callsByKind[kind] = try await store.attemptCount(kind: kind, since: startOfDay) }
+                let calls = callsByKind.values.reduce(0, +)
+                let outlookCalls = callsByKind[.weeklyOutlook] ?? 0
                 var newest: [Date?] = []
                 for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()

@@ -72,7 +72,8 @@ public enum AdvisoryLevel: Sendable, Hashable {
         case .watch: "주의보"
         case .warning: "경보"
         case .emergency: "중대경보"
-        case .unknown(let word): word
+        // A missing level word is shown as such, never as an empty gap in a line.
+        case .unknown(let word): word.trimmingWhiteSpace.isEmpty ? "?" : word
         }
     }
 

@@ -25,7 +25,7 @@ public enum Gas: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// The largest hourly value (ppm) taken as a measurement; above it no instrument in the network
+    /// The hourly values (ppm) taken as a measurement; outside them no instrument in the network
     /// reads, so the value is implausible (docs/REFERENCE.md §17).
     public var plausiblePPM: ClosedRange<Double> {
         switch self {
@@ -172,7 +172,8 @@ public struct GasReading: Hashable, Sendable {
 
     /// Whether any gas value or the index is known.
     public var hasKnownValue: Bool {
-        Gas.allCases.contains { ppm[$0] != nil } || cai != nil || caiGrade != nil
+        // As `GasTotals` counts an hour: a grade without its index is not a value to show.
+        Gas.allCases.contains { ppm[$0] != nil } || cai != nil
     }
 }
 

@@ -175,6 +175,8 @@ struct AdvisoryValueTests {
         #expect(AdvisoryLevel(word: "2").rank == 2)
         #expect(AdvisoryLevel(word: "중대경보").rank == 3)
         #expect(AdvisoryLevel(word: "해제") == .unknown("해제"))
+        // No level at all: unknown, and a headline says "?" rather than leaving a gap.
+        #expect(AdvisoryLevel(word: "").rank == nil && AdvisoryLevel(word: "").word == "?")
         #expect(AdvisoryLevel(word: "해제").name == "unknown")
     }
 }

@@ -179,7 +179,7 @@ struct KeyEchoTests {
             rig.server.setScript { _ in .respond(status: 200, body: body) }
             let clock = FixedClock(instant(kst: "2026-11-21T00:25:00"))
             let report = await AdvisoryFetch(source: client(rig), store: rig.store, clock: clock).run(
-                year: 2026, pollutants: [.pm10], measurementsWork: true)
+                years: [2026], pollutants: [.pm10], measurementsWork: true)
             #expect(report.outcomes.map(\.pollutant) == [.pm10])
             let stored = try rig.store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
             let gyeonggi = try #require(stored.first { $0.key == "79" })

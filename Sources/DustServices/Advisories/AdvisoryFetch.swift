@@ -52,18 +52,25 @@ public struct AdvisoryFetch: Sendable {
         self.clock = clock
     }
 
-    /// Fetches `year`'s advisories of `pollutants`' operations.
+    /// The most pages of one operation and year read: a year of more than 5,000 advisories would be
+    /// unheard of, and a server that claims more cannot keep dustd asking.
+    public static let maxPages = 5
+
+    /// Fetches the advisories of `years` (this year, and last year while one issued then is still
+    /// open, so its clear is seen) of `pollutants`' operations, every page of each.
     /// - Parameter measurementsWork: the key works for the measurements, so a gateway 30 (key not
     ///   registered) from an advisory service means that service only.
-    public func run(year: Int, pollutants: [AdvisoryPollutant], measurementsWork: Bool) async -> AdvisoryFetchReport {
+    public func run(years: [Int], pollutants: [AdvisoryPollutant], measurementsWork: Bool) async -> AdvisoryFetchReport {
         var report = AdvisoryFetchReport()
-        for pollutant in pollutants {
-            guard !Task.isCancelled else {
-                report.stopped = true
-                return report
+        for year in years {
+            for pollutant in pollutants {
+                guard !Task.isCancelled else {
+                    report.stopped = true
+                    return report
+                }
+                await fetch(.advisories(year: year, pollutant: pollutant, rows: Self.rows), pollutant, measurementsWork, into: &report)
+                if report.stopped { return report }
             }
-            await fetch(.advisories(year: year, pollutant: pollutant, rows: Self.rows), pollutant, measurementsWork, into: &report)
-            if report.stopped { return report }
         }
         return report
     }
@@ -103,6 +110,11 @@ public struct AdvisoryFetch: Sendable {
             let changed = try await store.saveAdvisories(advisories, fetchedAt: clock.now)
             report.outcomes.append((pollutant, .stored(changed: changed, skipped: skipped)))
             await record(started.attempt(.ok, httpStatus: page.httpStatus, rowsNew: changed), into: &report)
+            // A year that does not fit one page (AirKorea's totalCount says so) is read to its end.
+            let number = request.pageNumber
+            if let total = page.paging.totalCount, number * Self.rows < total, page.paging.itemCount > 0, number < Self.maxPages {
+                await fetch(request.page(number + 1), pollutant, measurementsWork, into: &report)
+            }
         } catch {
             let failure = PollFailure.storage(error)
             report.outcomes.append((pollutant, .failed(failure)))
@@ -112,10 +124,6 @@ public struct AdvisoryFetch: Sendable {
 
     private func record(_ attempt: PollAttempt, into report: inout AdvisoryFetchReport) async {
         report.attempts.append(attempt)
-        do {
-            try await store.recordAttempt(attempt)
-        } catch {
-            report.unrecordedAttempts.append(error)
-        }
+        if let failure = await store.recordAttemptReportingFailure(attempt) { report.unrecordedAttempts.append(failure) }
     }
 }

@@ -24,6 +24,6 @@ public struct StoredAdvisoryLevel: AdvisoryLevelReader {
 
     public func level(at now: Date) async throws(StorageFailure) -> Int? {
         guard let region = try await reader.region(district: district, area: area, station: station) else { return nil }
-        return try await reader.listing(region: region, now: now).concerning.compactMap(\.level.rank).max() ?? 0
+        return try await reader.inForce(region: region, now: now).compactMap(\.level.rank).max() ?? 0
     }
 }

@@ -45,6 +45,12 @@ public struct AdvisoryReader: Sendable {
         return AdvisoryRegion(district: sido, area: area)
     }
 
+    /// The advisories in force at `now` that concern `region`, the most serious first: what the
+    /// alerts and `/metrics` read at every check, without the year's list.
+    public func inForce(region: AdvisoryRegion, now: Date) async throws(StorageFailure) -> [Advisory] {
+        Self.ordered(try await store.activeAdvisories(at: now), region: region).filter { $0.concerns(region) }
+    }
+
     /// The advisories active at `now` and those issued in `year` (default: `now`'s KST year).
     public func listing(region: AdvisoryRegion?, year: Int? = nil, now: Date) async throws(StorageFailure) -> AdvisoryListing {
         let year = year ?? KoreaStandardTime.date(containing: now).year

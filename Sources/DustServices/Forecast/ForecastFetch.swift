@@ -87,10 +87,6 @@ public struct ForecastFetch: Sendable {
     }
 
     private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) async {
-        do {
-            try await store.recordAttempt(attempt)
-        } catch {
-            report.unrecordedAttempts.append(error)
-        }
+        if let failure = await store.recordAttemptReportingFailure(attempt) { report.unrecordedAttempts.append(failure) }
     }
 }

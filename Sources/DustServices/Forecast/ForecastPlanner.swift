@@ -23,7 +23,7 @@ public struct ForecastPlanner: Sendable {
     public static let callsPerFetch = 2
     /// The most forecast calls in one KST day, whatever fails.
     public static let dailyCallCap = 12
-    /// Calls kept every day for the weekly outlook, which this planner never spends.
+    /// Calls kept every day for the weekly outlook: `decide` never spends them, only `decideOutlook` does.
     public static let outlookReserve = 2
     /// The minute past a publication hour at which it is fetched (the API lags the publication).
     public static let fetchMinute = 30

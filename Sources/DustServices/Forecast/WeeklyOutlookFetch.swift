@@ -38,7 +38,8 @@ public struct WeeklyOutlookFetchReport: Sendable {
 /// answer holds, and records the request as a forecast attempt (it counts toward the daily cap of
 /// docs/REFERENCE.md §14) with its own operation, `weekly outlook 2026-11-22 page 1`.
 public struct WeeklyOutlookFetch: Sendable {
-    /// How every weekly outlook attempt's operation begins: what its share of the cap is counted by.
+    /// How every weekly outlook attempt's operation begins, as logs and `dustctl status` show it; the
+    /// cap counts the attempt's kind (`weeklyOutlook`), never this text.
     public static let operationPrefix = "weekly outlook "
 
     private let source: any WeeklyOutlookAPI
@@ -93,10 +94,6 @@ public struct WeeklyOutlookFetch: Sendable {
     }
 
     private func record(_ attempt: PollAttempt, into report: inout WeeklyOutlookFetchReport) async {
-        do {
-            try await store.recordAttempt(attempt)
-        } catch {
-            report.unrecordedAttempts.append(error)
-        }
+        if let failure = await store.recordAttemptReportingFailure(attempt) { report.unrecordedAttempts.append(failure) }
     }
 }

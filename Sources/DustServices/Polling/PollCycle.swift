@@ -157,12 +157,8 @@ public struct PollCycle: Sendable {
     }
 
     private func record(_ attempt: PollAttempt, into report: inout CycleReport) async {
-        do {
-            try await store.recordAttempt(attempt)
-        } catch {
-            // A full disk must not stop polling; the daemon logs it instead.
-            report.notices.append(.attemptNotRecorded(error))
-        }
+        // A full disk must not stop polling; the daemon logs it instead.
+        if let failure = await store.recordAttemptReportingFailure(attempt) { report.notices.append(.attemptNotRecorded(failure)) }
     }
 
     static func outcome(of failure: PollFailure) -> PollAttempt.Outcome {

@@ -113,7 +113,6 @@ struct DashboardText {
         return say("\(ForecastIssueTime.label(instant)) 발표", "issued \(iso.prefix(10)) \(iso.dropFirst(11).prefix(5)) KST")
     }
 
-    /// A grade word FineDust does not know, shown as published.
     // The weekly outlook (docs/REFERENCE.md §17).
     var outlook: String { say("주간 초미세먼지 예보", "Weekly PM2.5 outlook") }
     var outlookPending: String {
@@ -126,6 +125,7 @@ struct DashboardText {
         return say("신뢰도 \(word)", "confidence \(word)")
     }
 
+    /// A grade word FineDust does not know, shown as published.
     func unknownForecastWord(_ word: String) -> String { say("\(word) (알 수 없는 등급)", "\(word) (unknown grade)") }
     var concentrationUnit: String { "µg/m³" }
 

@@ -10,10 +10,9 @@ struct AdvisoryCollector: GaugeCollector {
     let data: WebData
 
     func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure) {
-        let listing = try await data.advisoryListing()
-        guard listing.region != nil else { return }
+        guard let inForce = try await data.advisoriesInForce() else { return }
         var counts: [String: Int] = [:]
-        for advisory in listing.concerning { counts["\(advisory.pollutant.rawValue) \(advisory.level.name)", default: 0] += 1 }
+        for advisory in inForce { counts["\(advisory.pollutant.rawValue) \(advisory.level.name)", default: 0] += 1 }
         for pollutant in AdvisoryPollutant.allCases {
             for level in ["watch", "warning", "emergency", "unknown"] {
                 registry.makeGauge(descriptor: Self.active, labels: [("pollutant", pollutant.rawValue), ("level", level)])

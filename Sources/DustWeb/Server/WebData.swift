@@ -118,11 +118,25 @@ public struct WebData: Sendable {
 
     /// The advisories in force and the year's, for the user's district, as `dustctl advisories` reads them.
     public func advisoryListing() async throws(StorageFailure) -> AdvisoryListing {
+        let (reader, region) = try await advisoryRegion()
+        return try await reader.listing(region: region, now: clock.now)
+    }
+
+    /// The user's district and 권역 (`advisories.*`, else the station's 시도) with the reader that found it.
+    private func advisoryRegion() async throws(StorageFailure) -> (AdvisoryReader, AdvisoryRegion?) {
         let settings = settings()
         let reader = AdvisoryReader(store: store())
         let region = try await reader.region(
             district: settings.advisoryDistrict, area: settings.advisoryArea, station: settings.stations.primary)
-        return try await reader.listing(region: region, now: clock.now)
+        return (reader, region)
+    }
+
+    /// The advisories in force for the user's district and 권역 (what `/metrics` exports); nil when
+    /// the district is not known.
+    public func advisoriesInForce() async throws(StorageFailure) -> [Advisory]? {
+        let (reader, region) = try await advisoryRegion()
+        guard let region else { return nil }
+        return try await reader.inForce(region: region, now: clock.now)
     }
 
     /// The `dustctl advisories --json` document.
