@@ -29,7 +29,8 @@ struct HealthRead {
                     + "\(physiology.heartRate.count) heart-rate samples (\(physiology.heartRateOutOfRange) out of range, "
                     + "\(physiology.heartRate.storageBytes / 1_048_576) MiB), \(physiology.restingHeartRates.count) resting rates, "
                     + "\(physiology.sleep.count) sleep intervals from \(physiology.asleepRecords) asleep records "
-                    + "(\(physiology.sleepOverlapsMerged) overlaps merged), \(summary.skippedRecordsByType.values.reduce(0, +)) other records")
+                    + "(\(physiology.sleepOverlapsMerged) overlaps merged), \(summary.skippedRecordsByType.values.reduce(0, +)) other records"
+            )
         } catch {
             FileHandle.standardError.write(Data("health-read: \(error)\n".utf8))
             exit(65)
