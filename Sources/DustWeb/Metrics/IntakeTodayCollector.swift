@@ -3,7 +3,7 @@ import DustServices
 import Prometheus
 
 /// Today's intake of each person at their home station (`person` label, docs/REFERENCE.md §18), as
-/// `dustctl today --person NAME` computes it, and the hours measured for the primary station.
+/// `dustctl today --person NAME` computes it, and the hours measured at the first person's home station.
 struct IntakeTodayCollector: GaugeCollector {
     let data: WebData
     let settings: WebData.ReportSettings
@@ -18,9 +18,10 @@ struct IntakeTodayCollector: GaugeCollector {
                 registry.makeGauge(descriptor: points ? Self.intakePoints : Self.intakeGrams, labels: labels)
                     .set(to: points ? intake : intake / 1_000_000)
             }
-            // The first person's day is the primary station's, as before people existed.
+            // Hours measured belong to a station, not a person: the first person's home (`station.name`
+            // without `people:`), as before people existed.
             guard let first = everyone.first else { continue }
-            let labels = [("station", settings.stations.primary), ("pollutant", pollutant.rawValue)]
+            let labels = [("station", first.station), ("pollutant", pollutant.rawValue)]
             registry.makeGauge(descriptor: Self.measuredSlots, labels: labels).set(to: Double(first.day.totals.hours[pollutant]))
         }
     }
