@@ -4,15 +4,18 @@ import Foundation
 extension SettingValues {
     /// The settings, after the checks that involve more than one key.
     func settings(origins: [String: ValueOrigin], configurationFile: String?) throws(ConfigurationError) -> FineDustSettings {
-        // One rule, one state: the same condition twice would announce everything twice.
-        var firstIndex: [String: Int] = [:]
+        // One rule, one state per person: the same condition twice for one person would announce
+        // everything twice. A rule for everyone covers each person's rule of the same condition.
+        var earlier: [(index: Int, rule: AlertRule)] = []
         for (index, rule) in alerts.rules.enumerated() {
-            if let first = firstIndex[rule.description] {
+            if let first = earlier.first(where: { $0.rule.description == rule.description && Self.overlap($0.rule, rule) }) {
+                let whom = first.rule.person == nil && rule.person != nil ? ", which is already every person's" : ""
                 throw ConfigurationError(
-                    key: "alerts.rules[\(index)]", problem: "is the same rule as alerts.rules[\(first)] (\(rule.description))",
+                    key: "alerts.rules[\(index)]",
+                    problem: "is the same rule as alerts.rules[\(first.index)] (\(rule.description))\(whom)",
                     source: origins["alerts.rules"]?.source)
             }
-            firstIndex[rule.description] = index
+            earlier.append((index, rule))
         }
         guard poll.retryMaxSeconds >= poll.retryInitialSeconds else {
             // Blame the key that was set: when the maximum is its default, the first delay is too long.
@@ -37,12 +40,27 @@ extension SettingValues {
             case .ventilation: ventilation
             case .boostcamp: BoostcampIntakeModel()
             }
+        let people = try household(source: origins["people"]?.source)
+        for (index, rule) in alerts.rules.enumerated() {
+            if let name = rule.person, !people.contains(where: { $0.name == name }) {
+                throw ConfigurationError(
+                    key: "alerts.rules[\(index)].person",
+                    problem:
+                        "(\(TerminalSafeText.sanitized(name))) is not a configured person; configured people: \(people.map(\.name).joined(separator: ", "))",
+                    source: origins["alerts.rules"]?.source)
+            }
+        }
         return FineDustSettings(
             station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
             intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
             configurationFile: configurationFile,
             activityMaxInflatedBytes: Int64(activityMaxInflatedBytes),
-            people: try household(source: origins["people"]?.source))
+            people: people)
+    }
+
+    /// Whether two rules are about at least one common person.
+    private static func overlap(_ one: AlertRule, _ other: AlertRule) -> Bool {
+        one.person == nil || other.person == nil || one.person == other.person
     }
 
     /// `people:` with each person's left-out keys taken from `station.name` and `intake.*`; without

@@ -186,7 +186,7 @@ public struct AdvisorySettings: Sendable, Hashable {
 
 /// `alerts.*` (docs/REFERENCE.md §14).
 public struct AlertSettings: Sendable, Hashable {
-    /// `alerts.rules`: each `{when: pm25.grade >= 3}`.
+    /// `alerts.rules`: each `{when: pm25.grade >= 3}`, optionally `person: NAME` (docs/REFERENCE.md §18).
     public var rules: [AlertRule] = []
     /// `alerts.sinks`: where an alert goes.
     public var sinks: [AlertSinkSetting] = []

@@ -94,7 +94,8 @@ extension ValueShape where Value == String {
 }
 
 extension ValueShape where Value == AlertRule {
-    /// `{when: pm25.grade >= 3}`, or the condition alone.
+    /// `{when: pm25.grade >= 3}` with an optional `person: NAME` (docs/REFERENCE.md §18), or the
+    /// condition alone. Whether NAME is a configured person is checked with `people`.
     static var alertRule: ValueShape {
         let condition = ValueShape.scalar { text throws(ValueProblem) in
             do throws(AlertRuleError) {
@@ -103,7 +104,11 @@ extension ValueShape where Value == AlertRule {
                 throw ValueProblem(error.description)
             }
         }
-        let record = ValueShape.record(["when"]) { fields throws(ValueProblem) in try fields.required("when", condition) }
+        let record = ValueShape.record(["when", "person"]) { fields throws(ValueProblem) in
+            var rule = try fields.required("when", condition)
+            rule.person = try fields.optional("person", .text)
+            return rule
+        }
         return ValueShape(
             fromFile: { node throws(ValueProblem) in
                 if case .mapping = node { return try record.fromFile(node) }

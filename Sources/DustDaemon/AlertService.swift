@@ -75,19 +75,27 @@ public struct AlertService: Service, CustomStringConvertible {
         guard !settings.alerts.rules.isEmpty, let station = settings.station.name else { return [] }
         do {
             let store = try database.current()
+            // Each person's dose as `dustctl today --person` computes it: their station, settings, walking,
+            // heart rate and sleep (docs/REFERENCE.md §18).
             let statistics = StatisticsService(
                 readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
                 intakeModel: settings.intakeModel,
-                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks))
-            let forecast = StoredTomorrowForecast(
-                reader: ForecastReader(store: store, timeZone: settings.calendar.timeZone),
-                station: station, region: settings.forecast.region)
-            let advisories = StoredAdvisoryLevel(
-                reader: AdvisoryReader(store: store), district: settings.advisories.district, area: settings.advisories.area,
-                station: station)
+                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store)
+            // The forecast region and the advisory district follow each person's home station.
+            let regional: @Sendable (String) -> AlertRegionalReaders = { home in
+                AlertRegionalReaders(
+                    forecast: StoredTomorrowForecast(
+                        reader: ForecastReader(store: store, timeZone: settings.calendar.timeZone),
+                        station: home, region: settings.forecast.region),
+                    advisories: StoredAdvisoryLevel(
+                        reader: AdvisoryReader(store: store), district: settings.advisories.district, area: settings.advisories.area,
+                        station: home))
+            }
+            let readers = regional(station)
             return try await AlertMonitor(
                 rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
-                statistics: statistics, forecast: forecast, advisories: advisories
+                statistics: statistics, forecast: readers.forecast, advisories: readers.advisories,
+                people: settings.people, regional: regional
             ).evaluate(at: now)
         } catch {
             logger.error("Could not check the alert rules: \(error)")
@@ -220,11 +228,12 @@ struct AlertStoreOfDatabase: AlertStore {
     }
 }
 
-/// The id of each rule's newest event.
+/// The id of each rule's newest event, per the people it names (one person's clearing does not
+/// stop the retries of another's alert).
 private final class NewestAlerts: Sendable {
     private let ids = Mutex<[String: Int64]>([:])
 
-    func record(_ event: AlertEvent) { ids.withLock { $0[event.rule] = event.id } }
+    func record(_ event: AlertEvent) { ids.withLock { $0[event.recordedRule] = event.id } }
 
-    func isNewest(_ event: AlertEvent) -> Bool { ids.withLock { $0[event.rule] } == event.id }
+    func isNewest(_ event: AlertEvent) -> Bool { ids.withLock { $0[event.recordedRule] } == event.id }
 }

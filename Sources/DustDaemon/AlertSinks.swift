@@ -229,7 +229,8 @@ public enum AlertPayload {
     }
 
     /// `FINEDUST_EVENT`, `FINEDUST_RULE`, `FINEDUST_METRIC`, `FINEDUST_VALUE`, `FINEDUST_GRADE`,
-    /// `FINEDUST_STATION`, `FINEDUST_TIME`, `FINEDUST_TITLE`, `FINEDUST_MESSAGE`, and a PATH.
+    /// `FINEDUST_STATION`, `FINEDUST_TIME`, `FINEDUST_TITLE`, `FINEDUST_MESSAGE`, a PATH, and `FINEDUST_PEOPLE`
+    /// (`dad,민지`) when the event names people (docs/REFERENCE.md §18).
     public static func environment(_ event: AlertEvent) -> [String: String] {
         var environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -245,6 +246,7 @@ public enum AlertPayload {
             environment["FINEDUST_VALUE"] = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
         }
         if let grade = ReportJSON.alertGrade(event) { environment["FINEDUST_GRADE"] = grade.koreanName }
+        if !event.people.isEmpty { environment["FINEDUST_PEOPLE"] = event.people.joined(separator: ",") }
         return environment
     }
 }

@@ -22,6 +22,9 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     /// The most serious advisory in force for the user's district: 0 none, 1 주의보, 2 경보, 3 중대경보.
     case advisoryLevel = "advisory.level"
 
+    /// Whether the metric is a person's own dose rather than the air where they live (docs/REFERENCE.md §18).
+    public var isIntake: Bool { self == .intakeTodayPM10 || self == .intakeTodayPM25 }
+
     /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
     public var isGrade: Bool {
         self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .outlookHighDays && self != .advisoryLevel
@@ -80,15 +83,20 @@ public enum AlertComparison: String, Sendable, Hashable, CaseIterable, Codable {
 
 /// One rule, `{when: pm25.grade >= 3}`: a metric, a comparison and a threshold. A grade threshold
 /// may be a number (1–4) or a grade word (좋음/보통/나쁨/매우나쁨, good/moderate/bad/verybad).
+/// `person:` narrows it to one person of the household (docs/REFERENCE.md §18); without it the rule
+/// is everyone's.
 public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
     public var metric: AlertMetric
     public var comparison: AlertComparison
     public var threshold: Double
+    /// The one person the rule is about; nil: every person.
+    public var person: String?
 
-    public init(metric: AlertMetric, comparison: AlertComparison, threshold: Double) {
+    public init(metric: AlertMetric, comparison: AlertComparison, threshold: Double, person: String? = nil) {
         self.metric = metric
         self.comparison = comparison
         self.threshold = threshold
+        self.person = person
     }
 
     /// Parses `pm25.grade >= 3`; the error says what is wrong in one sentence.
@@ -130,12 +138,30 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Whether the condition holds for a value.
     public func holds(_ value: Double) -> Bool { comparison.holds(value, threshold) }
 
-    /// `pm25.grade >= 3`: the rule as written in the configuration, normalised; its identity in
-    /// the database (a rule edited is a new rule).
+    /// Whether the rule is about `person`: its own person, or everyone.
+    public func applies(to person: String) -> Bool { self.person.map { $0 == person } ?? true }
+
+    /// `pm25.grade >= 3`: the condition as written in the configuration, normalised (without the
+    /// person); with the person, its identity in the database (a rule edited is a new rule).
     public var description: String {
         let number = threshold == threshold.rounded() ? String(Int(threshold)) : String(threshold)
         return "\(metric.rawValue) \(comparison.rawValue) \(number)"
     }
+}
+
+/// The key a (rule, person) pair's state is stored under: the rule's text for `me` (exactly the key
+/// an installation without `people:` always used, so an upgrade neither repeats nor forgets an
+/// alert), `pm25.grade >= 3 for 민지` for anyone else. Names never hold a space, so the key reads back.
+public struct AlertStateKey: Sendable, Hashable, CustomStringConvertible {
+    public var rule: String
+    public var person: String
+
+    public init(rule: String, person: String) {
+        self.rule = rule
+        self.person = person
+    }
+
+    public var description: String { person == Person.defaultName ? rule : "\(rule) for \(person)" }
 }
 
 public struct AlertRuleError: Error, Sendable, Hashable, CustomStringConvertible {

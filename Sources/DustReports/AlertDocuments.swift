@@ -4,9 +4,10 @@ import DustServices
 extension ReportJSON {
     /// One alert event: what a webhook receives, and each entry of `dustctl alerts list --json`.
     /// `{"event":"fired","rule":"pm25.grade >= 3","metric":"pm25.grade","value":3,"grade":"나쁨",
-    /// "station":"종로구","time":"2026-11-20T14:05:00+09:00","title":…,"message":…}`.
+    /// "station":"종로구","time":"2026-11-20T14:05:00+09:00","title":…,"message":…}`, and last
+    /// `"people":["dad","민지"]` when the event names people (docs/REFERENCE.md §18).
     public static func alertEvent(_ event: AlertEvent) -> JSON {
-        .object([
+        var members: [(String, JSON)] = [
             ("event", .string(event.kind.rawValue)),
             ("rule", event.rule.isEmpty ? .null : .string(event.rule)),
             ("metric", event.metric.map { .string($0.rawValue) } ?? .null),
@@ -16,17 +17,28 @@ extension ReportJSON {
             ("time", .string(KoreaStandardTime.iso8601(event.at))),
             ("title", .string(event.title)),
             ("message", .string(event.message)),
-        ])
+        ]
+        if !event.people.isEmpty { members.append(("people", .array(event.people.map(JSON.string)))) }
+        return .object(members)
     }
 
-    /// `dustctl alerts list --json`: the rules with their states, the sinks, then the newest
-    /// events with every delivery attempt.
+    /// `dustctl alerts list --json`: the rules with their states (each rule once per person it is
+    /// about, `"person"` last, when the household is named), the sinks, then the newest events with
+    /// every delivery attempt.
     public static func alerts(
-        rules: [(rule: String, state: AlertState)], sinks: [String],
+        rules: [(rule: String, person: String?, state: AlertState)], sinks: [String],
         events: [(event: AlertEvent, deliveries: [AlertDelivery])]
     ) -> JSON {
         .object([
-            ("rules", .array(rules.map { .object([("when", .string($0.rule)), ("state", .string($0.state.rawValue))]) })),
+            (
+                "rules",
+                .array(
+                    rules.map { rule in
+                        var members: [(String, JSON)] = [("when", .string(rule.rule)), ("state", .string(rule.state.rawValue))]
+                        if let person = rule.person { members.append(("person", .string(person))) }
+                        return .object(members)
+                    })
+            ),
             ("sinks", .array(sinks.map(JSON.string))),
             (
                 "events",

@@ -56,10 +56,11 @@ extension SQLiteStore: AlertStore {
                     SELECT id, at, kind, rule, metric, value, station FROM alert_event ORDER BY id DESC LIMIT ?
                     """, arguments: [limit]
             ).map { row in
-                AlertEvent(
-                    id: row["id"], kind: AlertEvent.Kind(rawValue: row["kind"]) ?? .test, rule: row["rule"],
+                let recorded = AlertEvent.parse(recordedRule: row["rule"])
+                return AlertEvent(
+                    id: row["id"], kind: AlertEvent.Kind(rawValue: row["kind"]) ?? .test, rule: recorded.rule,
                     metric: (row["metric"] as String?).flatMap(AlertMetric.init(rawValue:)), value: row["value"],
-                    station: row["station"], at: Date(timeIntervalSince1970: TimeInterval(row["at"] as Int64)))
+                    station: row["station"], at: Date(timeIntervalSince1970: TimeInterval(row["at"] as Int64)), people: recorded.people)
             }
             return try events.map { event in
                 let deliveries = try Row.fetchAll(
@@ -78,13 +79,15 @@ extension SQLiteStore: AlertStore {
         }
     }
 
+    /// The people an event names travel in its `rule` column (`AlertEvent.recordedRule`), so the
+    /// v5 table holds them without a migration.
     private static func insert(_ event: AlertEvent, _ db: Database) throws -> AlertEvent {
         try db.execute(
             sql: """
                 INSERT INTO alert_event (at, kind, rule, metric, value, station) VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [
-                Int64(event.at.timeIntervalSince1970), event.kind.rawValue, event.rule, event.metric?.rawValue, event.value,
+                Int64(event.at.timeIntervalSince1970), event.kind.rawValue, event.recordedRule, event.metric?.rawValue, event.value,
                 event.station,
             ])
         var saved = event

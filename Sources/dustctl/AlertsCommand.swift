@@ -32,7 +32,7 @@ struct AlertsListCommand: AsyncParsableCommand {
             let settings = try options.settings()
             let store = try openStore(atPath: settings.storagePath, for: .read)
             let states = try await store.alertStates()
-            let rules = settings.alerts.rules.map { rule in (rule: rule.description, state: states[rule.description] ?? .idle) }
+            let rules = Self.ruleStates(settings, states: states)
             let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
             let events = try await store.recentAlertEvents(limit: last)
             if options.json {
@@ -40,9 +40,10 @@ struct AlertsListCommand: AsyncParsableCommand {
                 return
             }
             try standardOutputLine(rules.isEmpty ? "No alert rules (alerts.rules)." : "Rules:")
-            let width = rules.map(\.rule.count).max() ?? 0
-            for (rule, state) in rules {
-                try standardOutputLine("  \(rule.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.describe(state))")
+            let named = rules.map { rule in rule.person.map { "\(rule.rule) for \($0)" } ?? rule.rule }
+            let width = named.map(\.count).max() ?? 0
+            for (text, rule) in zip(named, rules) {
+                try standardOutputLine("  \(text.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.describe(rule.state))")
             }
             try standardOutputLine(
                 sinks.isEmpty ? "No sinks (alerts.sinks): alerts are recorded only." : "Sinks: \(sinks.joined(separator: ", "))")
@@ -66,6 +67,20 @@ struct AlertsListCommand: AsyncParsableCommand {
                     )
                 }
                 if deliveries.isEmpty { try standardOutputLine("      (no sink)") }
+            }
+        }
+    }
+
+    /// Each rule's state for each person it is about, in rule order (docs/REFERENCE.md §18). Without
+    /// `people:` the one person `me` is not named, and the rules read as they always did.
+    static func ruleStates(
+        _ settings: FineDustSettings, states: [String: AlertState]
+    ) -> [(rule: String, person: String?, state: AlertState)] {
+        let namesPeople = settings.people.map(\.name) != [Person.defaultName]
+        return settings.alerts.rules.flatMap { rule in
+            settings.people.filter { rule.applies(to: $0.name) }.map { person in
+                let key = AlertStateKey(rule: rule.description, person: person.name)
+                return (rule: rule.description, person: namesPeople ? person.name : nil, state: states[key.description] ?? .idle)
             }
         }
     }

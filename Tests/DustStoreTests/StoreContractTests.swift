@@ -266,6 +266,22 @@ struct StoreContractTests {
         #expect(try await store.recentAlertEvents(limit: 1).map(\.event) == [test])
     }
 
+    @Test(
+        "An event naming people reads back with them, its rule alone; a person's state has its own key beside me's (docs/REFERENCE.md §18)",
+        arguments: Backend.allCases)
+    func alertsPerPerson(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let at = Date(timeIntervalSince1970: 1_795_150_000)
+        let fired = AlertEvent(
+            kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: at, people: ["dad", "민지"])
+        let saved = try #require(try await store.saveAlertTransition(rule: "pm25.grade >= 3 for 민지", state: .active, event: fired, at: at))
+        _ = try await store.saveAlertTransition(rule: "pm25.grade >= 3", state: .held, event: nil, at: at)
+        #expect(try await store.alertStates() == ["pm25.grade >= 3 for 민지": .active, "pm25.grade >= 3": .held])
+        let read = try #require(try await store.recentAlertEvents(limit: 1).first?.event)
+        #expect(read == saved && read.rule == "pm25.grade >= 3" && read.people == ["dad", "민지"])
+    }
+
     @Test("The daemon's status is read back as written; none before dustd ever ran", arguments: Backend.allCases)
     func status(_ backend: Backend) async throws {
         let (store, remove) = try backend.open()

@@ -127,7 +127,7 @@ public struct AlertDispatcher: Sendable {
     }
 }
 
-/// The deliveries to take up at start, for the newest event of each rule still configured
+/// The deliveries to take up at start, for the newest event of each rule (and the people it names) still configured
 /// (`rules`, as `AlertRule.description` writes them) if it is at most `maxAge` old (an alert about the air three hours ago is no longer news), to each sink still configured:
 /// one whose last record says `retrying` (dustd stopped, or was killed, while it waited for its
 /// next attempt), or that has no record at all (dustd stopped before the first attempt).
@@ -142,14 +142,15 @@ public enum AlertResumption {
         in recent: [(event: AlertEvent, deliveries: [AlertDelivery])], rules: Set<String>, sinks: [String],
         now: Date, maxAge: TimeInterval = 3 * 3600
     ) -> [Pending] {
+        // A rule's events about different people do not replace each other.
         var newestOfRule: [String: AlertEvent] = [:]
         for (event, _) in recent where event.kind != .test {
-            if let known = newestOfRule[event.rule], known.id > event.id { continue }
-            newestOfRule[event.rule] = event
+            if let known = newestOfRule[event.recordedRule], known.id > event.id { continue }
+            newestOfRule[event.recordedRule] = event
         }
         var result: [Pending] = []
         for (event, deliveries) in recent
-        where newestOfRule[event.rule]?.id == event.id && event.kind != .test && rules.contains(event.rule) {
+        where newestOfRule[event.recordedRule]?.id == event.id && event.kind != .test && rules.contains(event.rule) {
             guard now.timeIntervalSince(event.at) <= maxAge else { continue }
             for sink in sinks {
                 let last = deliveries.filter { $0.sink == sink }.max { ($0.attempt, $0.at) < ($1.attempt, $1.at) }

@@ -16,8 +16,14 @@ public struct AlertEvent: Sendable, Hashable {
     public var value: Double?
     public var station: String
     public var at: Date
+    /// Whom it concerns, in the configured order, when the household has more than one person
+    /// (docs/REFERENCE.md §18); empty otherwise, and then nothing names anyone.
+    public var people: [String]
 
-    public init(id: Int64 = 0, kind: Kind, rule: String, metric: AlertMetric?, value: Double?, station: String, at: Date) {
+    public init(
+        id: Int64 = 0, kind: Kind, rule: String, metric: AlertMetric?, value: Double?, station: String, at: Date,
+        people: [String] = []
+    ) {
         self.id = id
         self.kind = kind
         self.rule = rule
@@ -25,14 +31,29 @@ public struct AlertEvent: Sendable, Hashable {
         self.value = value
         self.station = station
         self.at = at
+        self.people = people
+    }
+
+    /// The rule and whom it concerns as one text, `pm25.grade >= 3 for dad, 민지` (the rule alone
+    /// when it names nobody): how the event is recorded, and what a newer event of the same rule
+    /// and people replaces.
+    public var recordedRule: String {
+        people.isEmpty ? rule : "\(rule) for \(people.joined(separator: ", "))"
+    }
+
+    /// Splits a `recordedRule` back into the rule and the people (a rule's text never holds ` for `).
+    public static func parse(recordedRule: String) -> (rule: String, people: [String]) {
+        guard let range = recordedRule.range(of: " for ") else { return (recordedRule, []) }
+        let names = recordedRule[range.upperBound...].components(separatedBy: ", ")
+        return (String(recordedRule[..<range.lowerBound]), names)
     }
 
     /// One line for a phone, in Korean and English: `PM2.5 나쁨 (bad) at 종로구 — rule pm25.grade >= 3`.
     public var title: String {
         switch kind {
         case .test: "FineDust test alert"
-        case .fired: "FineDust: \(what)"
-        case .cleared: "FineDust: cleared, \(what)"
+        case .fired: "FineDust: \(what)\(forWhom)"
+        case .cleared: "FineDust: cleared, \(what)\(forWhom)"
         }
     }
 
@@ -42,11 +63,14 @@ public struct AlertEvent: Sendable, Hashable {
         case .test:
             return "A test from dustctl alerts test (\(station)). If you read this, the alert reaches you."
         case .fired:
-            return "\(what) at \(station). Rule: \(rule)."
+            return "\(what) at \(station)\(forWhom). Rule: \(rule)."
         case .cleared:
-            return "No longer \(rule) at \(station): now \(what)."
+            return "No longer \(rule) at \(station)\(forWhom): now \(what)."
         }
     }
+
+    /// ` for dad, 민지`; empty when the event names nobody.
+    private var forWhom: String { people.isEmpty ? "" : " for \(people.joined(separator: ", "))" }
 
     /// `PM2.5 나쁨 (bad)`, `PM10 intake today 412.5 µg`, `tomorrow's PM2.5 forecast 나쁨 (bad)`.
     private var what: String {
@@ -167,8 +191,28 @@ public struct AlertDelivery: Sendable, Hashable {
     }
 }
 
+/// The forecast and the advisories as one home station sees them: its forecast region, its
+/// district (unless the configuration names one for the household).
+public struct AlertRegionalReaders: Sendable {
+    public var forecast: (any TomorrowForecastReader)?
+    public var advisories: (any AdvisoryLevelReader)?
+
+    public init(forecast: (any TomorrowForecastReader)?, advisories: (any AdvisoryLevelReader)?) {
+        self.forecast = forecast
+        self.advisories = advisories
+    }
+}
+
 /// Checks the rules after each poll: computes the inputs from the stored data, moves each rule
-/// through `AlertState.next`, stores the transitions and returns what to announce.
+/// through `AlertState.next` for each person it is about, stores the transitions and returns what
+/// to announce.
+///
+/// Per person (docs/REFERENCE.md §18): `intake.today.*` is that person's own dose; every other
+/// metric is about the air at their home station (its forecast region, its district). Each
+/// (rule, person) has its own state under `AlertStateKey`, but one evaluation announces one change
+/// of the air once: the people of one home station whose state moves the same way on the same
+/// value share one event that names them all, so a household on one station gets one message per
+/// change, not one per person.
 public struct AlertMonitor: Sendable {
     private let rules: [AlertRule]
     private let quietHours: QuietHours?
@@ -176,10 +220,18 @@ public struct AlertMonitor: Sendable {
     private let statistics: StatisticsService
     private let forecast: (any TomorrowForecastReader)?
     private let advisories: (any AdvisoryLevelReader)?
+    private let people: [Person]
+    private let regional: (@Sendable (_ station: String) -> AlertRegionalReaders)?
 
+    /// - Parameters:
+    ///   - people: the household, in the configured order; empty: the one person of `statistics`
+    ///     (`me`), with `forecast` and `advisories`.
+    ///   - regional: the forecast and advisories of a home station; nil: `forecast` and `advisories`
+    ///     for every station.
     public init(
         rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
-        forecast: (any TomorrowForecastReader)? = nil, advisories: (any AdvisoryLevelReader)? = nil
+        forecast: (any TomorrowForecastReader)? = nil, advisories: (any AdvisoryLevelReader)? = nil,
+        people: [Person] = [], regional: (@Sendable (_ station: String) -> AlertRegionalReaders)? = nil
     ) {
         self.advisories = advisories
         self.rules = rules
@@ -187,15 +239,41 @@ public struct AlertMonitor: Sendable {
         self.store = store
         self.statistics = statistics
         self.forecast = forecast
+        self.people = people
+        self.regional = regional
     }
 
-    /// The values at `now`: the latest hour's grades when that hour is under 3 hours old (older
-    /// data is unknown, not "good"; at 00:20 the latest hour is yesterday's 23–24), today's
-    /// intake, tomorrow's forecast.
+    /// The values at `now` for the person of `statistics`: the latest hour's grades when that hour
+    /// is under 3 hours old (older data is unknown, not "good"; at 00:20 the latest hour is
+    /// yesterday's 23–24), today's intake, tomorrow's forecast.
     public func inputs(at now: Date) async throws(StorageFailure) -> AlertInputs {
-        let calendar = statistics.calendar
-        let today = calendar.date(containing: now)
+        let today = statistics.calendar.date(containing: now)
         let days = try await statistics.days(from: today.adding(days: -1), through: today)
+        return try await inputs(days, at: now, readers: AlertRegionalReaders(forecast: forecast, advisories: advisories))
+    }
+
+    /// Each person's values at `now`, by name, in the order of `people` (the one person of
+    /// `statistics` when no people were given). The forecast and advisories are read once per home
+    /// station.
+    public func householdInputs(at now: Date) async throws(StorageFailure) -> [(person: String, inputs: AlertInputs)] {
+        guard !people.isEmpty else { return [(statistics.person.name, try await inputs(at: now))] }
+        let today = statistics.calendar.date(containing: now)
+        let days = try await statistics.household(people, from: today.adding(days: -1), through: today)
+        var readersOfStation: [String: AlertRegionalReaders] = [:]
+        var result: [(person: String, inputs: AlertInputs)] = []
+        for (person, personDays) in zip(people, days) {
+            let station = personDays[1].station
+            let readers =
+                readersOfStation[station] ?? regional?(station) ?? AlertRegionalReaders(forecast: forecast, advisories: advisories)
+            readersOfStation[station] = readers
+            result.append((person.name, try await inputs(personDays, at: now, readers: readers)))
+        }
+        return result
+    }
+
+    /// The values of yesterday's and today's reports (`days`), the forecast and the advisory level.
+    private func inputs(_ days: [DayReport], at now: Date, readers: AlertRegionalReaders) async throws(StorageFailure) -> AlertInputs {
+        let calendar = statistics.calendar
         let day = days[1]
         var values: [AlertMetric: Double] = [:]
         if let latest = day.latest ?? days[0].latest, now.timeIntervalSince(latest.slot.end) < DaemonHealth.staleAfter {
@@ -216,46 +294,99 @@ public struct AlertMonitor: Sendable {
         }
         if let intake = day.totals.intake.fineDust { values[.intakeTodayPM10] = intake }
         if let intake = day.totals.intake.ultraFineDust { values[.intakeTodayPM25] = intake }
-        if let forecast {
+        if let forecast = readers.forecast {
             let tomorrow = try await forecast.tomorrowGrades(at: now)
             if let grade = tomorrow.fineDust { values[.forecastTomorrowPM10] = Double(grade.rawValue) }
             if let grade = tomorrow.ultraFineDust { values[.forecastTomorrowPM25] = Double(grade.rawValue) }
             if let days = try await forecast.outlookHighDays(at: now) { values[.outlookHighDays] = Double(days) }
         }
-        if let level = try await advisories?.level(at: now) { values[.advisoryLevel] = Double(level) }
+        if let level = try await readers.advisories?.level(at: now) { values[.advisoryLevel] = Double(level) }
         return AlertInputs(station: day.station, values: values)
     }
 
-    /// Evaluates every rule at `now`; returns the stored events to deliver, in rule order.
+    /// Evaluates every rule for every person it is about at `now`; returns the stored events to
+    /// deliver, in rule order, then in the order of the people.
     public func evaluate(at now: Date) async throws(StorageFailure) -> [AlertEvent] {
-        try await evaluate(try await inputs(at: now), at: now)
+        try await evaluate(householdInputs(at: now), at: now)
     }
 
-    /// Evaluates every rule against given inputs.
+    /// Evaluates every rule against given inputs, for the one person of `statistics` (or the first
+    /// of `people`).
     public func evaluate(_ inputs: AlertInputs, at now: Date) async throws(StorageFailure) -> [AlertEvent] {
+        try await evaluate([(people.first?.name ?? statistics.person.name, inputs)], at: now)
+    }
+
+    /// Evaluates every rule against each person's inputs. Events name their people only when the
+    /// household has more than one person, so one person's announcements read as they always did.
+    public func evaluate(_ household: [(person: String, inputs: AlertInputs)], at now: Date) async throws(StorageFailure) -> [AlertEvent] {
         var states = try await store.alertStates()
         let hour = statistics.calendar.hour(of: Slot(containing: now))
         let quiet = quietHours?.contains(hour: hour) ?? false
+        let namesPeople = max(people.count, household.count) > 1
         var events: [AlertEvent] = []
-        var seen: Set<String> = []
-        // A rule written twice (`pm25.grade >= 3` and `pm25.grade >= 나쁨`) is one rule: the
-        // settings refuse that, and this is the second line of defence.
-        for rule in rules where seen.insert(rule.description).inserted {
-            let key = rule.description
-            let current = states[key] ?? .idle
-            let value = inputs.values[rule.metric]
-            let (state, edge) = current.next(holds: value.map(rule.holds), quiet: quiet)
-            guard state != current || edge != nil else { continue }
-            let event = edge.map { edge in
-                AlertEvent(
-                    kind: edge == .fired ? .fired : .cleared, rule: key, metric: rule.metric, value: value,
-                    station: inputs.station, at: now)
+        var seen: Set<AlertStateKey> = []
+        for rule in rules {
+            // A rule written twice (`pm25.grade >= 3` and `pm25.grade >= 나쁨`, or once for everyone
+            // and once for one person) is one rule per person: the settings refuse that, and this is
+            // the second line of defence.
+            var moves: [Move] = []
+            for (person, inputs) in household where rule.applies(to: person) {
+                let key = AlertStateKey(rule: rule.description, person: person)
+                guard seen.insert(key).inserted else { continue }
+                let current = states[key.description] ?? .idle
+                let value = inputs.values[rule.metric]
+                let (state, edge) = current.next(holds: value.map(rule.holds), quiet: quiet)
+                guard state != current || edge != nil else { continue }
+                states[key.description] = state
+                moves.append(Move(key: key, state: state, edge: edge, value: value, station: inputs.station))
             }
-            states[key] = state
-            if let stored = try await store.saveAlertTransition(rule: key, state: state, event: event, at: now) {
-                events.append(stored)
+            for group in Self.announcements(moves, sharing: !rule.metric.isIntake) {
+                let event = group[0].edge.map { edge in
+                    AlertEvent(
+                        kind: edge == .fired ? .fired : .cleared, rule: rule.description, metric: rule.metric, value: group[0].value,
+                        station: group[0].station, at: now, people: namesPeople ? group.map(\.key.person) : [])
+                }
+                // The first person's transition carries the event; the others' are stored beside it.
+                for (index, move) in group.enumerated() {
+                    let announced = index == 0 ? event : nil
+                    if let stored = try await store.saveAlertTransition(
+                        rule: move.key.description, state: move.state, event: announced, at: now)
+                    {
+                        events.append(stored)
+                    }
+                }
             }
         }
         return events
+    }
+
+    /// One person's state change under one rule.
+    private struct Move {
+        var key: AlertStateKey
+        var state: AlertState
+        var edge: AlertEdge?
+        var value: Double?
+        var station: String
+    }
+
+    /// The moves grouped into announcements, in the order of their first person: with `sharing`
+    /// (the air's metrics), the moves of one station to the same state on the same value are one;
+    /// otherwise (a person's own intake) each is its own.
+    private static func announcements(_ moves: [Move], sharing: Bool) -> [[Move]] {
+        var groups: [[Move]] = []
+        for move in moves {
+            if sharing,
+                let index = groups.firstIndex(where: { group in
+                    let first = group[0]
+                    return first.station == move.station && first.state == move.state && first.edge == move.edge
+                        && first.value == move.value
+                })
+            {
+                groups[index].append(move)
+            } else {
+                groups.append([move])
+            }
+        }
+        return groups
     }
 }

@@ -1,0 +1,63 @@
+import DustConfig
+import DustKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("Configuration: a rule's person: (docs/REFERENCE.md §18)")
+struct PersonAlertSettingsTests {
+    func load(_ yaml: String) throws -> FineDustSettings {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
+        return try SettingsLoader(environment: [:]).load(configurationFile: path)
+    }
+
+    func problem(_ yaml: String) -> String {
+        do {
+            _ = try load(yaml)
+            return "loaded"
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    let household = "station: { name: 종로구 }\npeople:\n  - { name: dad, born: 1986-01 }\n  - { name: 민지, born: 2018-03 }\n"
+
+    @Test("person: narrows a rule to one configured person; without it the rule is everyone's, and the rule's text is unchanged")
+    func personKey() throws {
+        let settings = try load(
+            household + "alerts:\n  rules:\n    - { when: intake.today.pm25 > 300, person: 민지 }\n    - { when: pm25.grade >= 나쁨 }\n")
+        #expect(settings.alerts.rules.map(\.person) == ["민지", nil])
+        #expect(settings.alerts.rules.map(\.description) == ["intake.today.pm25 > 300", "pm25.grade >= 3"])
+        #expect(settings.alerts.rules[0].applies(to: "민지") && !settings.alerts.rules[0].applies(to: "dad"))
+        #expect(settings.alerts.rules[1].applies(to: "dad") && settings.alerts.rules[1].applies(to: "민지"))
+        // Without people: the one person is me, and person: me names them.
+        let alone = try load("station: { name: 종로구 }\nalerts:\n  rules:\n    - { when: pm25.grade >= 3, person: me }\n")
+        #expect(alone.alerts.rules.map(\.person) == ["me"])
+    }
+
+    @Test("A person nobody is configured as is an error naming the rule and the configured people")
+    func unknownPerson() {
+        #expect(
+            problem(household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3 }\n    - { when: pm25.grade >= 4, person: mom }\n")
+                .contains("alerts.rules[1].person (mom) is not a configured person; configured people: dad, 민지"))
+        #expect(
+            problem("station: { name: 종로구 }\nalerts:\n  rules:\n    - { when: pm25.grade >= 3, person: dad }\n")
+                .contains("alerts.rules[0].person (dad) is not a configured person; configured people: me"))
+    }
+
+    @Test("The same condition twice for one person is refused; once for each of two people is two rules")
+    func duplicates() throws {
+        #expect(
+            problem(household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3 }\n    - { when: pm25.grade >= 나쁨, person: dad }\n")
+                .contains("alerts.rules[1] is the same rule as alerts.rules[0] (pm25.grade >= 3), which is already every person's"))
+        #expect(
+            problem(household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3, person: dad }\n    - { when: pm25.grade >= 3 }\n")
+                .contains("alerts.rules[1] is the same rule as alerts.rules[0] (pm25.grade >= 3)"))
+        let two = try load(
+            household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3, person: dad }\n    - { when: pm25.grade >= 3, person: 민지 }\n")
+        #expect(two.alerts.rules.map(\.person) == ["dad", "민지"])
+    }
+}
