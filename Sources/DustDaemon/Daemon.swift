@@ -86,6 +86,16 @@ public struct Daemon: Sendable {
         } catch {
             logger.error("Could not check stored messages for the service key: \(error)")
         }
+        // Walking, heart rate and sleep stored before `people:` was configured were `me`'s
+        // (docs/REFERENCE.md §18): a first person of another name takes them, once.
+        let people = settings.people.map(\.name)
+        do {
+            let moved = try await ActivityService(store: store, calendar: settings.calendar, clock: clock, people: people)
+                .giveStoredHistoryToFirstPerson()
+            if moved > 0 { logger.notice("Stored activity of \(Person.defaultName) (\(moved) rows) now belongs to \(people[0])") }
+        } catch {
+            logger.error("Could not hand stored activity of \(Person.defaultName) to \(people[0]): \(error)")
+        }
         logger.notice(
             "dustd starting",
             metadata: [

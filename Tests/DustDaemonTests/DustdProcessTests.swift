@@ -201,6 +201,40 @@ struct DustdProcessTests {
         await server.stop()
         directory.remove()
     }
+    @Test("At start, dustd hands the walking and sleep stored before people: was configured to a first person of another name, once")
+    func storedHistoryGoesToFirstPerson() async throws {
+        let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
+        let database = directory.path("d.sqlite")
+        // Imported with no people: configured: the records are me's.
+        let imported = try Executables.run(
+            "dustctl", ["activity", "import", TestFixtures.url("activity/generated-watch/export.xml").path, "--db", database],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", daysAgo: 2)
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let credentials = directory.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        try "\(testKey)\n".write(toFile: credentials + "/airkorea-service-key", atomically: true, encoding: .utf8)
+        let config = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\npeople:\n  - name: dad\n    born: 1986-05\n  - name: 민지\n    born: 2018-03\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let environment = [
+            "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config, "CREDENTIALS_DIRECTORY": credentials, "DUSTD_API_BASE_URL": baseURL,
+            "DUSTD_STORAGE_PATH": database,
+        ]
+        let once = try Executables.run("dustd", ["--once"], environment: environment)
+        #expect(once.status == 0, "\(once.standardError)")
+        // 5 hours of walking (the Watch's and the iPhone's), 128 heart rates, 2 resting rates, 2 sleep intervals.
+        #expect(once.standardError.contains("Stored activity of me (137 rows) now belongs to dad"))
+        let store = try SQLiteStore(path: database)
+        #expect(try store.physiologySummaries().map { "\($0.person) \($0.source) \($0.heartRateSamples)" } == ["dad health 128"])
+        #expect(try store.activitySources().allSatisfy { $0.person == "dad" })
+        let again = try Executables.run("dustd", ["--once"], environment: environment)
+        #expect(again.status == 0 && !again.standardError.contains("now belongs to"))
+        await server.stop()
+    }
 }
 
 @Suite("dustctl stations")
