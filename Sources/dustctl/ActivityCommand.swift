@@ -32,9 +32,19 @@ struct ActivityImportCommand: AsyncParsableCommand {
             at one instant), are skipped and counted in the summary. Each file is
             all or nothing: a bad file stores nothing, the others are still
             imported, and dustctl exits 65.
+            From a Health export it also stores the heart rate, the resting heart rate
+            and the time asleep (the sleep records whose value is one of the Asleep
+            values; in bed and awake are not sleep), as the source health, for the
+            person --person names (default: the first configured). Heart rates outside
+            25–250 beats/min are dropped, sleep records longer than 24 hours clipped,
+            ending before they start dropped, overlapping merged; each is counted in
+            the summary. Time asleep counts at the sleeping rate; a heart rate sets the
+            level of the time it covers once the person's born month is configured
+            (their maximum heart rate needs an age; docs/REFERENCE.md §18).
             Examples:
               dustctl activity import ~/Downloads/export.zip
               dustctl activity import Fixtures/activity/jongno-week-walks.csv
+              dustctl activity import ~/Downloads/export.zip --person 민지
             """)
 
     @OptionGroup var options: GlobalOptions

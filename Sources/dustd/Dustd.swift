@@ -19,6 +19,13 @@ struct Dustd: AsyncParsableCommand {
             with backfill:
               dustd --demo
               DUSTD_API_SERVICE_KEY=… dustd --once
+
+            With `people:` in the configuration, dustd polls every person's home station,
+            and the dashboard (a switcher, `/?person=NAME`), the JSON API (`?person=NAME`),
+            the metrics (a `person` label on the intake) and the alerts (one for each
+            person, or `person:` in a rule) are each person's. At start it hands walking,
+            heart rate and sleep stored before `people:` existed (the person `me`'s) to
+            the first person, when nobody is named `me`.
             """,
         version: FineDustVersion.current)
 
