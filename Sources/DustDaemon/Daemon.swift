@@ -86,6 +86,15 @@ public struct Daemon: Sendable {
         } catch {
             logger.error("Could not check stored messages for the service key: \(error)")
         }
+        // A person's home station must be one AirKorea has, once its list is synced.
+        do {
+            try DaemonConfigurationError.check(settings, stations: try store.stations())
+        } catch let error as DaemonConfigurationError {
+            logger.critical("Invalid configuration: \(error)")
+            return .configuration
+        } catch {
+            logger.error("Could not read the station list to check people's stations: \(error)")
+        }
         // Walking, heart rate and sleep stored before `people:` was configured were `me`'s
         // (docs/REFERENCE.md §18): a first person of another name takes them, once.
         let people = settings.people.map(\.name)
@@ -189,7 +198,8 @@ public struct Daemon: Sendable {
                 triggers: alertTriggers.stream, clock: clock, logger: logger),
             ReloadService(
                 configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
-                logger: logger, environment: environment, clock: clock),
+                logger: logger, environment: environment, clock: clock,
+                stations: { try await database.current().stations() }),
             ForecastService(
                 configuration: live, database: database, board: board, transport: transport, clock: clock, logger: logger,
                 metrics: metrics),

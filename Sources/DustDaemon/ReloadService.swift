@@ -1,4 +1,5 @@
 import DustConfig
+import DustKit
 import DustServices
 import Foundation
 import Logging
@@ -6,7 +7,8 @@ import ServiceLifecycle
 import UnixSignals
 
 /// Reloads the configuration and the service key on SIGHUP. A new configuration that is invalid,
-/// or that dustd cannot run with (no `station.name`), is refused: dustd keeps running with the old
+/// or that dustd cannot run with (no `station.name`, a person's station not in the synced station
+/// list), is refused: dustd keeps running with the old
 /// one, logs why, and `dustctl status` shows the refusal until a reload succeeds.
 public struct ReloadService: Service, CustomStringConvertible {
     /// The name the service group logs: its fields (the settings, the sinks) stay out of the journal.
@@ -20,14 +22,17 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let logger: Logger
     private let environment: [String: String]
     private let clock: any WallClock
+    private let stations: @Sendable () async throws -> [Station]
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
     public init(
         configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
-        notifier: SystemdNotifier, logger: Logger, environment: [String: String], clock: any WallClock = SystemClock()
+        notifier: SystemdNotifier, logger: Logger, environment: [String: String], clock: any WallClock = SystemClock(),
+        stations: @escaping @Sendable () async throws -> [Station] = { [] }
     ) {
         self.clock = clock
+        self.stations = stations
         self.board = board
         self.environment = environment
         self.configurationFile = configurationFile
@@ -50,6 +55,8 @@ public struct ReloadService: Service, CustomStringConvertible {
         do {
             let settings = try SettingsLoader(environment: environment).load(configurationFile: configurationFile)
             try DaemonConfigurationError.check(settings)
+            // Unreadable, the list cannot refuse a reload; dustd's start checked it already.
+            if let known = try? await stations() { try DaemonConfigurationError.check(settings, stations: known) }
             for warning in settings.warnings + [settings.api.cleartextWarning].compactMap({ $0 }) { logger.warning("\(warning)") }
             let loaded = try await ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key

@@ -235,6 +235,34 @@ struct DustdProcessTests {
         #expect(again.status == 0 && !again.standardError.contains("now belongs to"))
         await server.stop()
     }
+
+    @Test("Once the station list is synced, a person's station that is not in it stops dustd with exit 78 naming the person and the fix")
+    func personStationNotInList() throws {
+        let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
+        let database = directory.path("d.sqlite")
+        let credentials = directory.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        try "\(testKey)\n".write(toFile: credentials + "/airkorea-service-key", atomically: true, encoding: .utf8)
+        let config = directory.path("dustd.yaml")
+        try "station:\n  name: 소사본동\npeople:\n  - name: dad\n  - name: grandma\n    station: 수원역\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        // No server: dustd must stop before any request.
+        let environment = [
+            "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config, "CREDENTIALS_DIRECTORY": credentials,
+            "DUSTD_API_BASE_URL": "http://127.0.0.1:9", "DUSTD_STORAGE_PATH": database,
+        ]
+        let listed = try Executables.run(
+            "dustctl", ["stations", "import", TestFixtures.url("real/msrstn-list-oldapi-bucheon-truncated.xml").path, "--db", database],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(listed.status == 0, "\(listed.standardError)")
+        let refused = try Executables.run("dustd", ["--once"], environment: environment)
+        #expect(refused.status == 78)
+        #expect(
+            refused.standardError.contains(
+                "people[1].station (grandma) is \"수원역\", which is not in AirKorea's station list (2 stations synced); "
+                    + "find its name with dustctl stations list"), "\(refused.standardError)")
+    }
 }
 
 @Suite("dustctl stations")
