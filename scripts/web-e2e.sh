@@ -3,8 +3,13 @@
 #  - headless Chromium (Debian's chromium) loads the dashboard served by `dustd --demo`: the DOM
 #    carries the numbers `dustctl day/week --json` prints, the console has no error, the CSP holds;
 #    a phone-sized screenshot is taken (SCREENSHOT=docs/dashboard.png keeps it there);
+#  - a household of two (issue 22, docs/REFERENCE.md §18): dustd run with `people:` on a copy of the
+#    demo's database, polling a loopback AirKorea; Chromium sees the person switcher, follows the
+#    second person's link to their page (another intake, dustctl --person's) and the week's
+#    household table with both people's numbers;
 #  - a real Prometheus (Debian's prometheus) scrapes /metrics: its HTTP API returns finedust_ series
-#    whose values equal the database's; promtool checks the exposition.
+#    whose values equal the database's, today's intake labelled with its person; promtool checks
+#    the exposition.
 #
 #   scripts/web-e2e.sh          (exit 77: skipped, with the reason, when chromium or prometheus is missing)
 set -euo pipefail
@@ -121,9 +126,118 @@ case "$policy" in
     *) fail "unexpected Content-Security-Policy: $policy" ;;
 esac
 
+# ---- A household of two (docs/REFERENCE.md §18) ----------------------------------------------
+# A real dustd with people: on a copy of the demo's readings (SQLite's backup API: the demo holds
+# its database open in WAL mode), polling a loopback AirKorea so it never reaches the network.
+python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' \
+    "$WORK/demo.sqlite" "$WORK/household.sqlite"
+python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml >"$WORK/fake-port" 2>"$WORK/fake.log" &
+PIDS+=($!)
+for _ in $(seq 50); do [ -s "$WORK/fake-port" ] && break; sleep 0.1; done
+[ -s "$WORK/fake-port" ] || fail "the loopback AirKorea did not start"
+HOUSEHOLD_PORT=$(free_port)
+cat >"$WORK/household.yaml" <<YAML
+station:
+  name: 종로구
+http:
+  listen: 127.0.0.1:$HOUSEHOLD_PORT
+people:
+  - name: dad
+    born: "1986-05"
+  - name: 민지
+    born: "2018-03"
+YAML
+DUSTD_CONFIG="$WORK/household.yaml" DUSTD_STORAGE_PATH="$WORK/household.sqlite" DUSTD_API_SERVICE_KEY=web-e2e-key \
+    DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/fake-port")/B552584" \
+    "$BIN/dustd" >"$WORK/household-dustd.out" 2>"$WORK/household-dustd.log" &
+PIDS+=($!)
+HOUSEHOLD="http://127.0.0.1:$HOUSEHOLD_PORT"
+for _ in $(seq 100); do curl -s -o /dev/null "$HOUSEHOLD/healthz" && break; sleep 0.1; done
+curl -s -o /dev/null "$HOUSEHOLD/healthz" || { cat "$WORK/household-dustd.log"; fail "dustd with people: did not start serving"; }
+chrome --dump-dom "$HOUSEHOLD/day/2026-11-20?lang=en" >"$WORK/household-first.html" 2>"$WORK/chromium-household-first.log"
+# Follow the second person's link as the switcher gives it.
+second=$(python3 - "$WORK/household-first.html" <<'PY'
+import sys
+from html.parser import HTMLParser
+class Switcher(HTMLParser):
+    links, inside = [], False
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if tag == "nav" and "people" in attributes.get("class", ""): self.inside = True
+        elif tag == "a" and self.inside: self.links.append(attributes)
+    def handle_endtag(self, tag):
+        if tag == "nav": self.inside = False
+switcher = Switcher()
+switcher.feed(open(sys.argv[1], encoding="utf-8").read())
+assert len(switcher.links) == 2, switcher.links
+assert switcher.links[0].get("aria-current") == "page" and "aria-current" not in switcher.links[1], switcher.links
+print(switcher.links[1]["href"])
+PY
+) || fail "the first person's page has no switcher of two links with the first marked"
+chrome --dump-dom "$HOUSEHOLD$second" >"$WORK/household-second.html" 2>"$WORK/chromium-household-second.log"
+chrome --dump-dom "$HOUSEHOLD/week/2026-W47?lang=en" >"$WORK/household-week.html" 2>"$WORK/chromium-household-week.log"
+if grep -hE "CONSOLE|Refused to|Content Security Policy" "$WORK"/chromium-household-*.log | grep -v "DevTools" >"$WORK/console.txt"; then
+    cat "$WORK/console.txt"
+    fail "a household page logged console messages or CSP violations"
+fi
+for person in dad 민지; do
+    DUSTD_CONFIG="$WORK/household.yaml" "$BIN/dustctl" day 2026-11-20 --person "$person" --db "$WORK/household.sqlite" --json \
+        >"$WORK/household-day-$person.json"
+    DUSTD_CONFIG="$WORK/household.yaml" "$BIN/dustctl" week --iso 2026-W47 --person "$person" --db "$WORK/household.sqlite" --json \
+        >"$WORK/household-week-$person.json"
+done
+python3 - "$WORK" "$second" <<'PY' || fail "the household's pages differ from dustctl --person's"
+import json, sys
+from html.parser import HTMLParser
+work, second = sys.argv[1], sys.argv[2]
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.elements, self.current, self.inside, self.text = [], None, False, ""
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        self.elements.append(attributes)
+        if tag == "nav" and "people" in attributes.get("class", ""): self.inside = True
+        elif tag == "a" and self.inside and attributes.get("aria-current") == "page": self.current, self.text = attributes, ""
+    def handle_data(self, data):
+        if self.current is not None and not self.text: self.text = data
+    def handle_endtag(self, tag):
+        if tag == "nav": self.inside = False
+def page(name):
+    parsed = Page()
+    parsed.feed(open(f"{work}/{name}.html", encoding="utf-8").read())
+    return parsed
+def number(text):
+    return None if text in (None, "null") else float(text)
+first, child = page("household-first"), page("household-second")
+assert first.text == "dad" and child.text == "민지", (first.text, child.text)
+assert "person=%EB%AF%BC%EC%A7%80" in second, second
+intake = {}
+for name, shown in (("dad", first), ("민지", child)):
+    day = json.load(open(f"{work}/household-day-{name}.json"))
+    totals = next(e for e in shown.elements if e.get("data-scope") == "day")
+    intake[name] = number(totals["data-intake-pm25"])
+    assert intake[name] == day["intake"]["pm25"], (name, totals, day["intake"])
+assert intake["dad"] != intake["민지"], intake
+cells = [e for e in page("household-week").elements if "data-person" in e]
+checked = 0
+for name in ("dad", "민지"):
+    week = json.load(open(f"{work}/household-week-{name}.json"))
+    mine = [e for e in cells if e["data-person"] == name]
+    expected = [row["intake"][p] for row in week["days"] for p in ("pm10", "pm25")]
+    expected += [week["total"]["intake"][p] for p in ("pm10", "pm25")]
+    assert [number(e["data-intake"]) for e in mine] == expected, (name, mine, expected)
+    checked += len(mine)
+print(f"ok: household of two: the switcher leads from dad to 민지, PM2.5 intake on 2026-11-20 {intake['dad']:.1f} µg vs "
+      f"{intake['민지']:.1f} µg (dustctl --person's); the week's table holds both people's {checked} numbers")
+PY
+
 # ---- Prometheus -----------------------------------------------------------------------------
 curl -sf "$BASE/metrics" >"$WORK/metrics.txt" || fail "/metrics did not answer"
 promtool check metrics <"$WORK/metrics.txt" >"$WORK/promtool.txt" 2>&1 || { cat "$WORK/promtool.txt"; fail "promtool check metrics found problems"; }
+curl -sf "$HOUSEHOLD/metrics" >"$WORK/household-metrics.txt" || fail "the household's /metrics did not answer"
+promtool check metrics <"$WORK/household-metrics.txt" >"$WORK/promtool.txt" 2>&1 \
+    || { cat "$WORK/promtool.txt"; fail "promtool check metrics found problems in the household's"; }
 echo "ok: promtool check metrics is clean ($(grep -c '^finedust_' "$WORK/metrics.txt") finedust_ samples)"
 PROM_PORT=$(free_port)
 cat >"$WORK/prometheus.yml" <<YAML
@@ -133,6 +247,9 @@ scrape_configs:
   - job_name: dustd
     static_configs:
       - targets: ["127.0.0.1:$PORT"]
+  - job_name: household
+    static_configs:
+      - targets: ["127.0.0.1:$HOUSEHOLD_PORT"]
 YAML
 prometheus --config.file="$WORK/prometheus.yml" --storage.tsdb.path="$WORK/tsdb" \
     --web.listen-address="127.0.0.1:$PROM_PORT" >"$WORK/prometheus.log" 2>&1 &
@@ -144,7 +261,13 @@ for _ in $(seq 60); do
     sleep 0.5
 done
 query 'finedust_concentration_grams_per_cubic_meter' >"$WORK/concentration.json" || fail "Prometheus did not answer"
-query 'finedust_intake_today_grams' >"$WORK/intake.json"
+query 'finedust_intake_today_grams{job="dustd"}' >"$WORK/intake.json"
+for _ in $(seq 60); do
+    query 'finedust_intake_today_grams{job="household"}' >"$WORK/household-intake.json" \
+        && python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["data"]["result"] else 1)' "$WORK/household-intake.json" \
+        && break
+    sleep 0.5
+done
 query 'up{job="dustd"}' >"$WORK/up.json"
 query 'finedust_gas_ppm' >"$WORK/gas.json"
 query 'finedust_cai' >"$WORK/cai.json"
@@ -172,8 +295,15 @@ intake = series("intake")
 for pollutant in ("pm10", "pm25"):
     got = intake[(("pollutant", pollutant), ("station", "종로구"))]
     assert abs(got * 1e6 - day["intake"][pollutant]) < 1e-6, (pollutant, got, day["intake"][pollutant])
+# Issue 22: the intake is a person's; without people: the one person is me. The household: one series each.
+people = sorted(r["metric"].get("person", "") for r in json.load(open(f"{work}/intake.json"))["data"]["result"])
+assert people == ["me", "me"], people
+household = sorted((r["metric"].get("person", ""), r["metric"]["pollutant"])
+                   for r in json.load(open(f"{work}/household-intake.json"))["data"]["result"])
+assert household == [("dad", "pm10"), ("dad", "pm25"), ("민지", "pm10"), ("민지", "pm25")], household
 print(f"ok: Prometheus scraped dustd: up=1, 종로구 PM10 {latest[0]:g} / PM2.5 {latest[1]:g} µg/m³ as stored, "
-      f"today's intake {day['intake']['pm25']:.3f} µg PM2.5 as dustctl computes it")
+      f"today's intake {day['intake']['pm25']:.3f} µg PM2.5 as dustctl computes it, person=\"me\"; the household's "
+      f"series for dad and 민지")
 # Issue 21: the gases and the index of that hour as stored, and the demo's 경보 in force.
 gases = {dict(r["metric"])["gas"]: float(r["value"][1]) for r in json.load(open(f"{work}/gas.json"))["data"]["result"]
          if dict(r["metric"]).get("station") == "종로구"}

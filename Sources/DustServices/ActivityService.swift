@@ -71,6 +71,23 @@ public struct ActivityImportSummary: Sendable, Hashable {
     public var metresBySource: [String: Double] = [:]
     /// Bytes read (inflated bytes for a zip).
     public var bytesRead: Int64 = 0
+    /// Heart-rate samples, resting rates and asleep intervals stored from a Health export, as the
+    /// source `health` (docs/REFERENCE.md §18).
+    public var heartRateSamples = 0
+    public var restingRates = 0
+    public var sleepIntervals = 0
+    /// Seconds asleep the stored intervals hold.
+    public var asleepSeconds = 0
+    /// Heart-rate and resting-rate records outside 25–250 beats/min, dropped.
+    public var heartRateOutOfRange = 0
+    /// Asleep records longer than 24 h, clipped to their first 24.
+    public var sleepClipped = 0
+    /// Asleep records ending at or before their start, dropped.
+    public var sleepDropped = 0
+    /// Asleep records overlapping time already asleep, merged into it.
+    public var sleepOverlapsMerged = 0
+    /// Sleep records that are not sleep (in bed, awake, or a value FineDust does not know).
+    public var notAsleepRecords = 0
 
     public init(format: ActivityFileFormat) {
         self.format = format
@@ -140,6 +157,7 @@ public struct ActivityService: Sendable {
         do { format = try ActivityFileFormat.sniff(head) } catch { throw .file(error) }
         var summary = ActivityImportSummary(format: format)
         let batches: [ActivitySourceBatch]
+        var body: [PhysiologyBatch] = []
         if format == .csv {
             guard file.size <= Int64(ActivityCSVParser.maxBytes) else {
                 throw .csv(
@@ -156,25 +174,36 @@ public struct ActivityService: Sendable {
             onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: file.size))
             batches = [ActivitySourceBatch(person: person, source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
         } else {
+            var physiology = HealthPhysiology()
             let samples: SlotApportioner
-            do { samples = try read(format, file: file, path: path, summary: &summary, onProgress: onProgress) } catch {
+            do {
+                samples = try read(format, file: file, path: path, summary: &summary, physiology: &physiology, onProgress: onProgress)
+            } catch {
                 throw .file(error)
             }
             batches = samples.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
                 ActivitySourceBatch(person: person, source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
             }
+            summary.add(physiology)
+            var batch = PhysiologyBatch(
+                person: person, source: PhysiologyBatch.healthSource, heartRate: physiology.heartRate,
+                restingHeartRate: physiology.restingHeartRates, sleep: physiology.sleep)
+            physiology = HealthPhysiology()  // the batch holds the only reference to the samples
+            batch.replacing = batch.span
+            if batch.replacing != nil { body.append(batch) }
         }
-        do { try await store.saveActivity(batches, importedAt: clock.now) } catch { throw .storage(error) }
+        do { try await store.saveImport(walking: batches, body: body, importedAt: clock.now) } catch { throw .storage(error) }
         summary.sources = batches.map(\.source)
         summary.metresBySource = Dictionary(uniqueKeysWithValues: batches.map { ($0.source, $0.distances.values.reduce(0, +)) })
         summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
         return summary
     }
 
-    /// Reads a Health export, zip or GPX track whole and apportions its samples to slots.
+    /// Reads a Health export, zip or GPX track whole and apportions its distances to slots; a
+    /// Health export's heart rate, resting rates and sleep go to `physiology`.
     private func read(
         _ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
-        onProgress: (ActivityImportProgress) -> Void
+        physiology: inout HealthPhysiology, onProgress: (ActivityImportProgress) -> Void
     ) throws(ActivityFileError) -> SlotApportioner {
         var apportioner = SlotApportioner(maxEntries: limits.maxSourceSlots)
         let now = clock.now
@@ -185,7 +214,7 @@ public struct ActivityService: Sendable {
             try file.rewind()
             let health = try HealthExportReader(limits: limits, now: now).read(
                 FileDescriptorByteStream(fileDescriptor: file.descriptor),
-                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
+                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) }, physiology: &physiology,
                 onSample: { apportioner.add($0) })
             summary.add(health)
         case .gpx:
@@ -200,12 +229,15 @@ public struct ActivityService: Sendable {
             let archive = try HealthExportArchive(path: path, limits: limits)
             let total = archive.routes.reduce(archive.export.declaredSize) { $0 + $1.declaredSize }
             var done: Int64 = 0
+            var read = HealthPhysiology()
             let health = try archive.read(archive.export) { source throws(ActivityFileError) in
                 try HealthExportReader(limits: limits, now: now).read(
                     source,
-                    onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: total)) },
+                    onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: total)) }, physiology: &read,
                     onSample: { apportioner.add($0) })
             }
+            physiology = read
+            read = HealthPhysiology()
             summary.add(health)
             done += health.bytesRead
             for route in archive.routes {
@@ -230,46 +262,22 @@ public struct ActivityService: Sendable {
         try await store.activitySources()
     }
 
-    /// Stores what Health recorded of `person`'s body (nil: the first person), per source, in one
-    /// transaction: heart rates outside 25–250 beats/min are dropped, sleep longer than 24 h is
-    /// clipped, sleep ending before it starts is dropped, and overlapping sleep of one source is
-    /// joined; each counted (docs/REFERENCE.md §18). A source's records replace its stored ones
-    /// from its first to its last instant, as walking does.
-    public func importPhysiology(
-        _ records: [PhysiologyRecords], person name: String? = nil
-    ) async throws(ActivityImportFailure)
-        -> PhysiologyImportSummary
-    {
-        let person: String
-        do { person = try self.person(name) } catch { throw .unknownPerson(error) }
-        var summary = PhysiologyImportSummary()
-        var batches: [PhysiologyBatch] = []
-        for record in records {
-            let cleaned = record.cleaned(summary: &summary)
-            var batch = PhysiologyBatch(
-                person: person, source: record.source, heartRate: cleaned.heartRate, restingHeartRate: cleaned.restingHeartRate,
-                sleep: cleaned.sleep)
-            batch.replacing = batch.span
-            guard batch.replacing != nil else { continue }
-            batches.append(batch)
-        }
-        do { try await store.savePhysiology(batches, importedAt: clock.now) } catch { throw .storage(error) }
-        summary.heartRateSamples = batches.reduce(0) { $0 + $1.heartRate.count }
-        summary.restingRates = batches.reduce(0) { $0 + $1.restingHeartRate.count }
-        summary.sleepIntervals = batches.reduce(0) { $0 + $1.sleep.count }
-        return summary
+    /// What is stored of people's bodies (heart rate, resting rates, sleep), per person and source.
+    public func bodySources() async throws(StorageFailure) -> [PhysiologySummary] {
+        try await store.physiologySummaries()
     }
 
-    /// Removes `person`'s walking and body records of `source` (nil: all of them); returns the rows
+    /// Removes `person`'s walking and body records of `source` (nil: all of them); returns what was
     /// removed, or throws `UnknownPerson`, or `UnknownActivitySource` when nothing matched.
-    public func forget(person name: String?, source: String?) async throws -> Int {
+    public func forget(person name: String?, source: String?) async throws -> ForgottenActivity {
         let person = try self.person(name)
-        let removed =
-            try await store.forgetActivity(person: person, source: source)
-            + store.forgetPhysiology(person: person, source: source)
-        guard removed > 0 else {
-            let known = try await store.activitySources().filter { $0.person == person }.map(\.source)
-            throw UnknownActivitySource(source: source ?? "(any)", known: known)
+        let removed = ForgottenActivity(
+            walkingHours: try await store.forgetActivity(person: person, source: source),
+            bodyRecords: try await store.forgetPhysiology(person: person, source: source))
+        guard removed.walkingHours + removed.bodyRecords > 0 else {
+            let walking = try await store.activitySources().filter { $0.person == person }.map(\.source)
+            let body = try await store.physiologySummaries().filter { $0.person == person }.map(\.source)
+            throw UnknownActivitySource(source: source ?? "(any)", known: Array(Set(walking + body)).sorted())
         }
         return removed
     }
@@ -292,6 +300,17 @@ public struct ActivityService: Sendable {
     }
 }
 
+/// What `forget` removed: hours of walking, and heart-rate, resting-rate and sleep records.
+public struct ForgottenActivity: Sendable, Hashable {
+    public var walkingHours: Int
+    public var bodyRecords: Int
+
+    public init(walkingHours: Int, bodyRecords: Int) {
+        self.walkingHours = walkingHours
+        self.bodyRecords = bodyRecords
+    }
+}
+
 /// Why an import or a forget for a person was refused: no such person is configured.
 public struct UnknownPerson: Error, Sendable, Hashable, CustomStringConvertible {
     public var name: String
@@ -307,77 +326,6 @@ public struct UnknownPerson: Error, Sendable, Hashable, CustomStringConvertible 
     }
 }
 
-/// What Health recorded of one person's body from one source (`health:<sourceName>`), as a reader hands it over.
-public struct PhysiologyRecords: Sendable, Hashable {
-    public var source: String
-    public var heartRate: [HeartRateSample]
-    public var restingHeartRate: [RestingHeartRateSample]
-    public var sleep: [SleepInterval]
-
-    public init(
-        source: String, heartRate: [HeartRateSample] = [], restingHeartRate: [RestingHeartRateSample] = [], sleep: [SleepInterval] = []
-    ) {
-        self.source = source
-        self.heartRate = heartRate
-        self.restingHeartRate = restingHeartRate
-        self.sleep = sleep
-    }
-
-    /// The records FineDust believes, counting what it dropped or changed into `summary`.
-    func cleaned(summary: inout PhysiologyImportSummary) -> PhysiologyRecords {
-        var result = PhysiologyRecords(source: source)
-        for sample in heartRate {
-            if HeartRateSample.plausibleBeatsPerMinute.contains(sample.beatsPerMinute) {
-                result.heartRate.append(sample)
-            } else {
-                summary.heartRateDropped += 1
-            }
-        }
-        result.restingHeartRate = restingHeartRate.filter { sample in
-            let plausible = HeartRateSample.plausibleBeatsPerMinute.contains(sample.beatsPerMinute)
-            if !plausible { summary.heartRateDropped += 1 }
-            return plausible
-        }
-        for interval in sleep.sorted(by: { ($0.start, $0.end) < ($1.start, $1.end) }) {
-            guard interval.end > interval.start else {
-                summary.sleepDropped += 1
-                continue
-            }
-            var kept = interval
-            if kept.end.timeIntervalSince(kept.start) > SleepInterval.maxDuration {
-                kept.end = kept.start.addingTimeInterval(SleepInterval.maxDuration)
-                summary.sleepClipped += 1
-            }
-            if let last = result.sleep.last, kept.start < last.end {
-                // Two records of one night from one source: one interval, counted once.
-                let end = max(last.end, kept.end)
-                result.sleep[result.sleep.count - 1].end = min(end, last.start.addingTimeInterval(SleepInterval.maxDuration))
-                summary.sleepOverlapsJoined += 1
-                continue
-            }
-            result.sleep.append(kept)
-        }
-        return result
-    }
-}
-
-/// What one physiology import stored and what it dropped or changed.
-public struct PhysiologyImportSummary: Sendable, Hashable {
-    public var heartRateSamples = 0
-    public var restingRates = 0
-    public var sleepIntervals = 0
-    /// Heart-rate and resting-rate values outside 25–250 beats/min.
-    public var heartRateDropped = 0
-    /// Sleep ending before (or when) it starts.
-    public var sleepDropped = 0
-    /// Sleep longer than 24 h, cut to 24 h.
-    public var sleepClipped = 0
-    /// Sleep overlapping the previous interval of its source, joined to it.
-    public var sleepOverlapsJoined = 0
-
-    public init() {}
-}
-
 extension ActivityImportSummary {
     mutating func add(_ health: HealthExportSummary) {
         recordsUsed += health.distanceRecords
@@ -385,6 +333,19 @@ extension ActivityImportSummary {
         datedOutsidePeriod += health.recordsOutsidePeriod
         skippedByType.merge(health.skippedRecordsByType, uniquingKeysWith: +)
         bytesRead += health.bytesRead
+    }
+
+    mutating func add(_ physiology: HealthPhysiology) {
+        heartRateSamples += physiology.heartRate.count
+        restingRates += physiology.restingHeartRates.count
+        sleepIntervals += physiology.sleep.count
+        asleepSeconds += physiology.sleep.reduce(0) { $0 + Int($1.end.timeIntervalSince($1.start)) }
+        heartRateOutOfRange += physiology.heartRateOutOfRange
+        sleepClipped += physiology.sleepClipped
+        sleepDropped += physiology.sleepDropped
+        sleepOverlapsMerged += physiology.sleepOverlapsMerged
+        notAsleepRecords += physiology.notAsleepRecords
+        datedOutsidePeriod += physiology.recordsOutsidePeriod
     }
 
     mutating func add(_ gpx: GPXSummary) {

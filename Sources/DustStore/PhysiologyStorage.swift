@@ -4,53 +4,58 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// Stores heart rate, resting rates and sleep of each batch in one transaction, replacing its
-    /// person's and source's rows within `replacing` (docs/REFERENCE.md §18).
-    public func savePhysiology(_ batches: [PhysiologyBatch], importedAt: Date = Date()) throws(StorageFailure) {
+    /// Stores one file's walking and its heart rate, resting rates and sleep in one transaction,
+    /// replacing each batch's person's and source's rows within `replacing` (docs/REFERENCE.md §18).
+    public func saveImport(walking: [ActivitySourceBatch], body: [PhysiologyBatch], importedAt: Date = Date()) throws(StorageFailure) {
         try writing { db in
-            let imported = Int64(importedAt.timeIntervalSince1970)
-            for batch in batches {
-                if let span = batch.replacing {
-                    let bounds: [any DatabaseValueConvertible] = [
-                        batch.person, batch.source, Self.seconds(span.lowerBound), Self.seconds(span.upperBound),
-                    ]
-                    try db.execute(
-                        sql: "DELETE FROM heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?",
-                        arguments: StatementArguments(bounds))
-                    try db.execute(
-                        sql: "DELETE FROM resting_heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?",
-                        arguments: StatementArguments(bounds))
-                    try db.execute(
-                        sql: "DELETE FROM sleep_interval WHERE person = ? AND source = ? AND start_at >= ? AND start_at <= ?",
-                        arguments: StatementArguments(bounds))
-                }
-                let heart = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO heart_rate (person, at, source, beats_per_minute, imported_at) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT (person, at, source) DO UPDATE
-                        SET beats_per_minute = excluded.beats_per_minute, imported_at = excluded.imported_at
-                        """)
-                for sample in batch.heartRate {
-                    try heart.execute(arguments: [batch.person, Self.seconds(sample.at), batch.source, sample.beatsPerMinute, imported])
-                }
-                let resting = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO resting_heart_rate (person, at, source, beats_per_minute, imported_at) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT (person, at, source) DO UPDATE
-                        SET beats_per_minute = excluded.beats_per_minute, imported_at = excluded.imported_at
-                        """)
-                for sample in batch.restingHeartRate {
-                    try resting.execute(arguments: [batch.person, Self.seconds(sample.at), batch.source, sample.beatsPerMinute, imported])
-                }
-                let sleep = try db.cachedStatement(
-                    sql: """
-                        INSERT INTO sleep_interval (person, start_at, source, end_at, imported_at) VALUES (?, ?, ?, ?, ?)
-                        ON CONFLICT (person, start_at, source) DO UPDATE SET end_at = excluded.end_at, imported_at = excluded.imported_at
-                        """)
-                for interval in batch.sleep {
-                    try sleep.execute(
-                        arguments: [batch.person, Self.seconds(interval.start), batch.source, Self.seconds(interval.end), imported])
-                }
+            try Self.insertActivity(walking, importedAt: importedAt, db)
+            try Self.insertPhysiology(body, importedAt: importedAt, db)
+        }
+    }
+
+    static func insertPhysiology(_ batches: [PhysiologyBatch], importedAt: Date, _ db: Database) throws {
+        let imported = Int64(importedAt.timeIntervalSince1970)
+        for batch in batches {
+            if let span = batch.replacing {
+                let bounds: [any DatabaseValueConvertible] = [
+                    batch.person, batch.source, Self.seconds(span.lowerBound), Self.seconds(span.upperBound),
+                ]
+                try db.execute(
+                    sql: "DELETE FROM heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?",
+                    arguments: StatementArguments(bounds))
+                try db.execute(
+                    sql: "DELETE FROM resting_heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?",
+                    arguments: StatementArguments(bounds))
+                try db.execute(
+                    sql: "DELETE FROM sleep_interval WHERE person = ? AND source = ? AND start_at >= ? AND start_at <= ?",
+                    arguments: StatementArguments(bounds))
+            }
+            let heart = try db.cachedStatement(
+                sql: """
+                    INSERT INTO heart_rate (person, at, source, beats_per_minute, imported_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (person, at, source) DO UPDATE
+                    SET beats_per_minute = excluded.beats_per_minute, imported_at = excluded.imported_at
+                    """)
+            for sample in batch.heartRate {
+                try heart.execute(arguments: [batch.person, Self.seconds(sample.at), batch.source, sample.beatsPerMinute, imported])
+            }
+            let resting = try db.cachedStatement(
+                sql: """
+                    INSERT INTO resting_heart_rate (person, at, source, beats_per_minute, imported_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (person, at, source) DO UPDATE
+                    SET beats_per_minute = excluded.beats_per_minute, imported_at = excluded.imported_at
+                    """)
+            for sample in batch.restingHeartRate {
+                try resting.execute(arguments: [batch.person, Self.seconds(sample.at), batch.source, sample.beatsPerMinute, imported])
+            }
+            let sleep = try db.cachedStatement(
+                sql: """
+                    INSERT INTO sleep_interval (person, start_at, source, end_at, imported_at) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT (person, start_at, source) DO UPDATE SET end_at = excluded.end_at, imported_at = excluded.imported_at
+                    """)
+            for interval in batch.sleep {
+                try sleep.execute(
+                    arguments: [batch.person, Self.seconds(interval.start), batch.source, Self.seconds(interval.end), imported])
             }
         }
     }
@@ -90,21 +95,28 @@ extension SQLiteStore {
         }
     }
 
-    /// Counts per person, by name.
+    /// What is stored per person and source, by person then source.
     public func physiologySummaries() throws(StorageFailure) -> [PhysiologySummary] {
         try reading { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT person, SUM(heart) AS heart, SUM(resting) AS resting, SUM(sleep) AS sleep FROM (
-                        SELECT person, 1 AS heart, 0 AS resting, 0 AS sleep FROM heart_rate
-                        UNION ALL SELECT person, 0, 1, 0 FROM resting_heart_rate
-                        UNION ALL SELECT person, 0, 0, 1 FROM sleep_interval
-                    ) GROUP BY person ORDER BY person
+                    SELECT person, source, MIN(first) AS first, MAX(last) AS last, SUM(heart) AS heart, SUM(resting) AS resting,
+                           SUM(sleep) AS sleep, SUM(asleep) AS asleep FROM (
+                        SELECT person, source, MIN(at) AS first, MAX(at) AS last, COUNT(*) AS heart, 0 AS resting, 0 AS sleep,
+                               0 AS asleep
+                        FROM heart_rate GROUP BY person, source
+                        UNION ALL SELECT person, source, MIN(at), MAX(at), 0, COUNT(*), 0, 0
+                        FROM resting_heart_rate GROUP BY person, source
+                        UNION ALL SELECT person, source, MIN(start_at), MAX(end_at), 0, 0, COUNT(*), SUM(end_at - start_at)
+                        FROM sleep_interval GROUP BY person, source
+                    ) GROUP BY person, source ORDER BY person, source
                     """
             ).map { row in
                 PhysiologySummary(
-                    person: row["person"], heartRateSamples: row["heart"], restingRates: row["resting"], sleepIntervals: row["sleep"])
+                    person: row["person"], source: row["source"], first: Self.date(row["first"]), last: Self.date(row["last"]),
+                    heartRateSamples: row["heart"], restingRates: row["resting"], sleepIntervals: row["sleep"], asleepSeconds: row["asleep"]
+                )
             }
         }
     }

@@ -358,25 +358,27 @@ public final class SQLiteStore: Sendable {
     /// batch, the source's rows within `replacing` are deleted first, then its distances written
     /// (a slot already stored is overwritten). Other sources are never touched.
     public func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date = Date()) throws(StorageFailure) {
-        try writing { db in
-            let delete = try db.cachedStatement(
-                sql: """
-                    DELETE FROM activity_source WHERE person = ? AND source = ? AND slot_start >= ? AND slot_start <= ?
-                    """)
-            let insert = try db.cachedStatement(
-                sql: """
-                    INSERT INTO activity_source (person, source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT (person, source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
-                    """)
-            let imported = Int64(importedAt.timeIntervalSince1970)
-            for batch in batches {
-                if let span = batch.replacing {
-                    try delete.execute(
-                        arguments: [batch.person, batch.source, span.lowerBound.startEpochSeconds, span.upperBound.startEpochSeconds])
-                }
-                for (slot, distance) in batch.distances.sorted(by: { $0.key < $1.key }) {
-                    try insert.execute(arguments: [batch.person, batch.source, slot.startEpochSeconds, distance, imported])
-                }
+        try writing { db in try Self.insertActivity(batches, importedAt: importedAt, db) }
+    }
+
+    static func insertActivity(_ batches: [ActivitySourceBatch], importedAt: Date, _ db: Database) throws {
+        let delete = try db.cachedStatement(
+            sql: """
+                DELETE FROM activity_source WHERE person = ? AND source = ? AND slot_start >= ? AND slot_start <= ?
+                """)
+        let insert = try db.cachedStatement(
+            sql: """
+                INSERT INTO activity_source (person, source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (person, source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
+                """)
+        let imported = Int64(importedAt.timeIntervalSince1970)
+        for batch in batches {
+            if let span = batch.replacing {
+                try delete.execute(
+                    arguments: [batch.person, batch.source, span.lowerBound.startEpochSeconds, span.upperBound.startEpochSeconds])
+            }
+            for (slot, distance) in batch.distances.sorted(by: { $0.key < $1.key }) {
+                try insert.execute(arguments: [batch.person, batch.source, slot.startEpochSeconds, distance, imported])
             }
         }
     }

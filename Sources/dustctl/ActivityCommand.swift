@@ -102,7 +102,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
 struct ActivitySourcesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources",
-        abstract: "List the stored activity sources: first and last hour, total distance.",
+        abstract: "List the stored activity sources: first and last hour, total distance; heart rate and sleep.",
         discussion: "Example:\n  dustctl activity sources --json")
 
     @OptionGroup var options: GlobalOptions
@@ -117,10 +117,13 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
             let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
             let only = try person.map { try configuredPerson($0, service) }
             let sources = try await service.sources().filter { only == nil || $0.person == only }
+            let body = try await service.bodySources().filter { only == nil || $0.person == only }
             if options.json {
-                try standardOutputLine(ActivityJSON.sources(sources, calendar: settings.calendar).serialized)
+                try standardOutputLine(ActivityJSON.sources(sources, body: body, calendar: settings.calendar).serialized)
             } else {
-                try standardOutput(ActivityText.sources(sources, calendar: settings.calendar))
+                // The person column appears once people are configured (docs/REFERENCE.md §18).
+                let showPerson = settings.people.map(\.name) != [Person.defaultName]
+                try standardOutput(ActivityText.sources(sources, body: body, showPerson: showPerson, calendar: settings.calendar))
             }
         }
     }
@@ -129,7 +132,7 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
 struct ActivityForgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
-        abstract: "Remove every distance stored from one source.",
+        abstract: "Remove every distance, heart rate and sleep record stored from one source.",
         discussion: "Example:\n  dustctl activity forget --source 'health:Apple Watch'")
 
     @OptionGroup var options: GlobalOptions
@@ -148,7 +151,7 @@ struct ActivityForgetCommand: AsyncParsableCommand {
                 people: settings.people.map(\.name))
             let person = try configuredPerson(person, service)
             _ = try await service.giveStoredHistoryToFirstPerson()
-            let removed: Int
+            let removed: ForgottenActivity
             do {
                 removed = try await service.forget(person: person, source: source)
             } catch let unknown as UnknownActivitySource {
@@ -156,9 +159,13 @@ struct ActivityForgetCommand: AsyncParsableCommand {
             }
             let name = TerminalSafeText.sanitized(source)
             if options.json {
-                try standardOutputLine(JSON.object([("source", .string(source)), ("hoursRemoved", .integer(removed))]).serialized)
+                try standardOutputLine(
+                    JSON.object([
+                        ("source", .string(source)), ("hoursRemoved", .integer(removed.walkingHours)),
+                        ("bodyRecordsRemoved", .integer(removed.bodyRecords)),
+                    ]).serialized)
             } else {
-                try standardOutputLine("\(name): \(removed) hours of walking removed.")
+                try standardOutputLine("\(name): \(ActivityText.forgotten(removed)) removed.")
             }
         }
     }
@@ -201,12 +208,43 @@ enum ActivityText {
         if summary.datedOutsidePeriod > 0 {
             parts.append("\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
         }
+        parts += bodyParts(summary)
         parts.append("\(summary.slotsTouched) hours touched")
         let sources = summary.sources.map {
             "\(TerminalSafeText.sanitized($0)) \(fixedDecimals(summary.metresBySource[$0, default: 0] / 1000, 2)) km"
         }
         parts.append(sources.isEmpty ? "no walking found" : "sources: " + sources.joined(separator: "; "))
         return parts.joined(separator: ", ") + "."
+    }
+
+    /// `3 hours of walking`, `132 heart-rate, resting-rate and sleep records`, or both joined by `and`.
+    static func forgotten(_ removed: ForgottenActivity) -> String {
+        let body = "\(removed.bodyRecords) heart-rate, resting-rate and sleep record\(removed.bodyRecords == 1 ? "" : "s")"
+        guard removed.bodyRecords > 0 else { return "\(removed.walkingHours) hours of walking" }
+        return removed.walkingHours > 0 ? "\(removed.walkingHours) hours of walking and \(body)" : body
+    }
+
+    /// What a Health export held of the body, and what of it was not believed (docs/REFERENCE.md §18).
+    static func bodyParts(_ summary: ActivityImportSummary) -> [String] {
+        func count(_ value: Int, _ one: String, _ many: String) -> String { "\(value) \(value == 1 ? one : many)" }
+        var parts: [String] = []
+        if summary.heartRateSamples > 0 { parts.append(count(summary.heartRateSamples, "heart-rate sample", "heart-rate samples")) }
+        if summary.restingRates > 0 { parts.append(count(summary.restingRates, "resting rate", "resting rates")) }
+        if summary.sleepIntervals > 0 {
+            let hours = fixedDecimals(Double(summary.asleepSeconds) / 3600, 1)
+            parts.append("\(hours) h asleep in " + count(summary.sleepIntervals, "interval", "intervals"))
+        }
+        if summary.heartRateOutOfRange > 0 {
+            parts.append(count(summary.heartRateOutOfRange, "heart rate", "heart rates") + " outside 25–250 beats/min dropped")
+        }
+        if summary.sleepDropped > 0 {
+            parts.append(count(summary.sleepDropped, "sleep record", "sleep records") + " ending before it starts dropped")
+        }
+        if summary.sleepClipped > 0 { parts.append(count(summary.sleepClipped, "sleep record", "sleep records") + " over 24 h clipped") }
+        if summary.sleepOverlapsMerged > 0 {
+            parts.append(count(summary.sleepOverlapsMerged, "overlapping sleep record", "overlapping sleep records") + " merged")
+        }
+        return parts
     }
 
     static func formatName(_ format: ActivityFileFormat) -> String {
@@ -226,21 +264,62 @@ enum ActivityText {
         return type
     }
 
-    static func sources(_ sources: [ActivitySourceSummary], calendar: DayCalendar) -> String {
-        guard !sources.isEmpty else { return "No activity stored; import some with `dustctl activity import FILE…`.\n" }
-        let rows = sources.map { source in
-            [
-                TerminalSafeText.sanitized(source.source), slotLabelWithDate(source.firstSlot, calendar),
-                slotLabelWithDate(source.lastSlot, calendar),
-                String(source.slots), fixedDecimals(source.metres / 1000, 2),
-            ]
+    static func sources(
+        _ sources: [ActivitySourceSummary], body: [PhysiologySummary] = [], showPerson: Bool = false, calendar: DayCalendar
+    ) -> String {
+        guard !sources.isEmpty || !body.isEmpty else { return "No activity stored; import some with `dustctl activity import FILE…`.\n" }
+        var tables: [String] = []
+        if !sources.isEmpty {
+            tables.append(
+                table(
+                    header: ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"], leftColumns: 3, showPerson: showPerson,
+                    rows: sources.map { source in
+                        (
+                            source.person,
+                            [
+                                TerminalSafeText.sanitized(source.source), slotLabelWithDate(source.firstSlot, calendar),
+                                slotLabelWithDate(source.lastSlot, calendar), String(source.slots), fixedDecimals(source.metres / 1000, 2),
+                            ]
+                        )
+                    }))
         }
-        let header = ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"]
+        if !body.isEmpty {
+            tables.append(
+                table(
+                    header: ["HEART RATE AND SLEEP", "FIRST", "LAST", "SAMPLES", "RESTING", "ASLEEP H"], leftColumns: 3,
+                    showPerson: showPerson,
+                    rows: body.map { source in
+                        (
+                            source.person,
+                            [
+                                TerminalSafeText.sanitized(source.source), minuteLabel(source.first, calendar),
+                                minuteLabel(source.last, calendar),
+                                String(source.heartRateSamples), String(source.restingRates),
+                                fixedDecimals(Double(source.asleepSeconds) / 3600, 1),
+                            ]
+                        )
+                    }))
+        }
+        return tables.joined(separator: "\n")
+    }
+
+    /// A table with columns padded to their widest cell, the first `leftColumns` aligned left and
+    /// the rest right; a PERSON column first when `showPerson`.
+    private static func table(header: [String], leftColumns: Int, showPerson: Bool, rows: [(person: String, cells: [String])]) -> String {
+        let offset = showPerson ? 1 : 0
+        let header = (showPerson ? ["PERSON"] : []) + header
+        let rows = rows.map { (showPerson ? [TerminalSafeText.sanitized($0.person)] : []) + $0.cells }
         let widths = (0..<header.count).map { column in ([header] + rows).map { displayWidth($0[column]) }.max()! }
         func line(_ row: [String]) -> String {
-            row.enumerated().map { pad($1, widths[$0], alignRight: $0 >= 3) }.joined(separator: "  ")
+            row.enumerated().map { pad($1, widths[$0], alignRight: $0 >= leftColumns + offset) }.joined(separator: "  ")
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
+    }
+
+    /// `2026-11-20 08:01` in the configured zone.
+    static func minuteLabel(_ instant: Date, _ calendar: DayCalendar) -> String {
+        let iso = calendar.iso8601(instant)
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
     }
 
     /// `2026-11-20 08:00` in the configured zone.
@@ -273,6 +352,14 @@ enum ActivityJSON {
                     })
             ),
             ("bytesRead", .integer(Int(summary.bytesRead))),
+            ("heartRateSamples", .integer(summary.heartRateSamples)),
+            ("restingRates", .integer(summary.restingRates)),
+            ("sleepIntervals", .integer(summary.sleepIntervals)),
+            ("asleepSeconds", .integer(summary.asleepSeconds)),
+            ("heartRateOutOfRange", .integer(summary.heartRateOutOfRange)),
+            ("sleepDropped", .integer(summary.sleepDropped)),
+            ("sleepClipped", .integer(summary.sleepClipped)),
+            ("sleepOverlapsMerged", .integer(summary.sleepOverlapsMerged)),
         ])
     }
 
@@ -280,7 +367,7 @@ enum ActivityJSON {
         .object([("file", .string(file)), ("ok", .bool(false)), ("error", .string(error.description))])
     }
 
-    static func sources(_ sources: [ActivitySourceSummary], calendar: DayCalendar) -> JSON {
+    static func sources(_ sources: [ActivitySourceSummary], body: [PhysiologySummary] = [], calendar: DayCalendar) -> JSON {
         .object([
             (
                 "sources",
@@ -292,9 +379,26 @@ enum ActivityJSON {
                             ("last", .string(calendar.iso8601(source.lastSlot.start))),
                             ("hours", .integer(source.slots)),
                             ("distance_m", .number(source.metres)),
+                            ("person", .string(source.person)),
                         ])
                     })
-            )
+            ),
+            (
+                "body",
+                .array(
+                    body.map { source in
+                        .object([
+                            ("source", .string(source.source)),
+                            ("first", .string(calendar.iso8601(source.first))),
+                            ("last", .string(calendar.iso8601(source.last))),
+                            ("heartRateSamples", .integer(source.heartRateSamples)),
+                            ("restingRates", .integer(source.restingRates)),
+                            ("sleepIntervals", .integer(source.sleepIntervals)),
+                            ("asleepSeconds", .integer(source.asleepSeconds)),
+                            ("person", .string(source.person)),
+                        ])
+                    })
+            ),
         ])
     }
 }

@@ -30,37 +30,86 @@ struct PersonImportTests {
         #expect(try store.activity(person: "dad", source: "csv") == [eight: 1500])
     }
 
-    @Test("A person who is not configured is refused, naming the configured ones, and nothing is stored")
+    @Test("A person who is not configured is refused, naming the configured ones, and nothing is read or stored")
     func unknownPerson() async throws {
+        let export = TestFixtures.url("activity/generated-watch/export.zip").path
         await #expect(throws: ActivityImportFailure.unknownPerson(UnknownPerson(name: "mom", configured: ["dad", "민지"]))) {
-            _ = try await service.importPhysiology([PhysiologyRecords(source: "health:Apple Watch")], person: "mom")
+            _ = try await service.importFile(atPath: export, person: "mom")
         }
         #expect(
             UnknownPerson(name: "mom", configured: ["dad", "민지"]).description
                 == "no person \"mom\" is configured; configured people: dad, 민지")
-        #expect(try store.physiologySummaries().isEmpty)
+        #expect(try store.physiologySummaries().isEmpty && store.activitySources().isEmpty)
+    }
+
+    @Test("A Watch export stores the person's walking, heart rate, resting rates and sleep together, as the source health")
+    func watchExport() async throws {
+        let export = TestFixtures.url("activity/generated-watch/export.zip").path
+        let summary = try await service.importFile(atPath: export, person: "민지")
+        #expect(summary.heartRateSamples == 128 && summary.restingRates == 2 && summary.sleepIntervals == 2)
+        // Asleep 23:20–02:10 and 02:14–06:40 KST: 170 + 266 minutes; the InBed and Awake records are not sleep.
+        #expect(summary.asleepSeconds == (170 + 266) * 60 && summary.notAsleepRecords == 2)
+        #expect(
+            try store.physiologySummaries() == [
+                PhysiologySummary(
+                    person: "민지", source: "health", first: instant("2026-11-18T15:00:12Z"), last: instant("2026-11-20T11:43:00Z"),
+                    heartRateSamples: 128, restingRates: 2, sleepIntervals: 2, asleepSeconds: (170 + 266) * 60)
+            ])
+        #expect(try store.activitySources().map { "\($0.person) \($0.source)" }.allSatisfy { $0.hasPrefix("민지 ") })
+        let night = try store.physiology(person: "민지", from: instant("2026-11-19T15:00:00Z"), to: instant("2026-11-19T16:00:00Z"))
+        #expect(night.sleep == [SleepInterval(start: instant("2026-11-19T14:20:00Z"), end: instant("2026-11-19T17:10:00Z"))])
+        #expect(
+            try store.physiology(person: "dad", from: instant("2026-11-19T00:00:00Z"), to: instant("2026-11-21T00:00:00Z"))
+                == StoredPhysiology())
+
+        // The same export again replaces, never doubles; the bare export.xml holds the same records.
+        _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.xml").path, person: "민지")
+        #expect(try store.physiologySummaries().map(\.heartRateSamples) == [128])
     }
 
     @Test(
-        "Heart rate outside 25–250 is dropped; sleep ending before it starts dropped, over 24 h clipped, overlapping joined; each counted")
+        "Heart rate outside 25–250 is dropped; sleep ending before it starts dropped, over 24 h clipped, overlapping merged; each counted")
     func badValues() async throws {
-        let records = PhysiologyRecords(
-            source: "health:Apple Watch",
-            heartRate: [24, 25, 120, 250, 251].enumerated().map { HeartRateSample(at: at(Double($0.offset)), beatsPerMinute: $0.element) },
-            restingHeartRate: [
-                RestingHeartRateSample(at: at(0), beatsPerMinute: 58), RestingHeartRateSample(at: at(1), beatsPerMinute: 0),
-            ],
-            sleep: [
-                SleepInterval(start: at(-600), end: at(-300)), SleepInterval(start: at(-400), end: at(-200)),  // overlap: joined
-                SleepInterval(start: at(10), end: at(5)),  // ends before it starts
-                SleepInterval(start: at(100), end: at(100 + 30 * 60)),  // 30 h: clipped to 24
-            ])
-        let summary = try await service.importPhysiology([records], person: "dad")
-        #expect(summary.heartRateSamples == 3 && summary.restingRates == 1 && summary.heartRateDropped == 3)
-        #expect(summary.sleepIntervals == 2 && summary.sleepDropped == 1 && summary.sleepClipped == 1 && summary.sleepOverlapsJoined == 1)
-        let stored = try store.physiology(person: "dad", from: at(-600), to: at(2000))
+        let directory = try TemporaryDirectory("finedust-person")
+        defer { directory.remove() }
+        let path = directory.path("export.xml")
+        func record(_ type: String, _ start: String, _ end: String, _ value: String, unit: String? = "count/min") -> String {
+            let unitText = unit.map { " unit=\"\($0)\"" } ?? ""
+            return
+                #" <Record type="\#(type)" sourceName="Apple Watch"\#(unitText) startDate="\#(start)" endDate="\#(end)" value="\#(value)"/>"#
+        }
+        func heart(_ value: Int, minute: Int) -> String {
+            let time = String(format: "2026-11-20 08:%02d:00 +0900", minute)
+            return record("HKQuantityTypeIdentifierHeartRate", time, time, String(value))
+        }
+        func sleep(_ start: String, _ end: String, _ value: String = "AsleepCore") -> String {
+            record("HKCategoryTypeIdentifierSleepAnalysis", start, end, "HKCategoryValueSleepAnalysis" + value, unit: nil)
+        }
+        let lines =
+            [24, 25, 120, 250, 251].enumerated().map { heart($0.element, minute: $0.offset) } + [
+                record("HKQuantityTypeIdentifierRestingHeartRate", "2026-11-20 00:00:05 +0900", "2026-11-20 23:59:00 +0900", "58"),
+                record("HKQuantityTypeIdentifierRestingHeartRate", "2026-11-19 00:00:05 +0900", "2026-11-19 23:59:00 +0900", "0"),
+                sleep("2026-11-19 22:00:00 +0900", "2026-11-20 03:00:00 +0900"),
+                sleep("2026-11-20 02:00:00 +0900", "2026-11-20 06:00:00 +0900"),  // overlaps: merged into 22:00–06:00
+                sleep("2026-11-20 07:10:00 +0900", "2026-11-20 07:05:00 +0900"),  // ends before it starts
+                sleep("2026-11-20 09:00:00 +0900", "2026-11-21 15:00:00 +0900"),  // 30 h: clipped to 24
+                sleep("2026-11-20 07:00:00 +0900", "2026-11-20 07:30:00 +0900", "InBed"),  // not sleep
+            ]
+        let xml =
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"ko_KR\">\n" + lines.joined(separator: "\n")
+            + "\n</HealthData>\n"
+        try Data(xml.utf8).write(to: URL(fileURLWithPath: path))
+        let summary = try await service.importFile(atPath: path, person: "dad")
+        #expect(summary.heartRateSamples == 3 && summary.restingRates == 1 && summary.heartRateOutOfRange == 3)
+        #expect(summary.sleepIntervals == 2 && summary.sleepDropped == 1 && summary.sleepClipped == 1 && summary.sleepOverlapsMerged == 1)
+        #expect(summary.notAsleepRecords == 1)
+        let stored = try store.physiology(person: "dad", from: instant("2026-11-19T12:00:00Z"), to: instant("2026-11-21T12:00:00Z"))
         #expect(stored.heartRate.map(\.beatsPerMinute) == [25, 120, 250])
-        #expect(stored.sleep == [SleepInterval(start: at(-600), end: at(-200)), SleepInterval(start: at(100), end: at(100 + 24 * 60))])
+        #expect(
+            stored.sleep == [
+                SleepInterval(start: instant("2026-11-19T13:00:00Z"), end: instant("2026-11-19T21:00:00Z")),
+                SleepInterval(start: instant("2026-11-20T00:00:00Z"), end: instant("2026-11-21T00:00:00Z")),
+            ])
     }
 
     @Test("forget for a person removes their walking and body records only; me's history goes to the first person once")
@@ -69,10 +118,15 @@ struct PersonImportTests {
         #expect(try await service.giveStoredHistoryToFirstPerson() == 1)
         #expect(try await service.giveStoredHistoryToFirstPerson() == 0)
         #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 700)
-        _ = try await service.importPhysiology(
-            [PhysiologyRecords(source: "health:Apple Watch", heartRate: [HeartRateSample(at: at(5), beatsPerMinute: 90)])], person: "민지")
-        #expect(try await service.forget(person: "민지", source: nil) == 1)
+        _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.xml").path, person: "민지")
+        // 128 heart rates, 2 resting rates and 2 sleep intervals of the source health; the walking stays.
+        #expect(try await service.forget(person: "민지", source: "health") == ForgottenActivity(walkingHours: 0, bodyRecords: 132))
+        #expect(try store.physiologySummaries().isEmpty)
+        // The Watch's 12:00, 13:00 and 14:00 and the iPhone's 12:00 and 13:00.
+        #expect(try await service.forget(person: "민지", source: nil) == ForgottenActivity(walkingHours: 5, bodyRecords: 0))
         await #expect(throws: UnknownActivitySource.self) { _ = try await service.forget(person: "민지", source: nil) }
         #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1)).count == 1)
     }
 }
+
+private func instant(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }

@@ -40,12 +40,14 @@ struct PersonStatisticsTests {
         try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let ten = slot(10).start
         func at(_ minutes: Double) -> Date { ten.addingTimeInterval(minutes * 60) }
-        try await scratch.store.savePhysiology(
-            [
+        try await scratch.store.saveImport(
+            walking: [],
+            body: [
                 PhysiologyBatch(
                     person: "dad", source: "health:Apple Watch",
-                    heartRate: [30, 40, 50].map { HeartRateSample(at: at($0), beatsPerMinute: 150) }
-                        + [60, 70, 80, 90, 100, 110].map { HeartRateSample(at: at($0), beatsPerMinute: 120) },
+                    heartRate: HeartRateSeries(
+                        [30, 40, 50].map { HeartRateSample(at: at($0), beatsPerMinute: 150) }
+                            + [60, 70, 80, 90, 100, 110].map { HeartRateSample(at: at($0), beatsPerMinute: 120) }),
                     restingHeartRate: [RestingHeartRateSample(at: at(-180), beatsPerMinute: 60)],
                     sleep: [SleepInterval(start: at(0), end: at(30))])
             ], importedAt: DemoReplay.now)

@@ -77,7 +77,7 @@ struct PeopleStoreTests {
         defer { remove() }
         let batch = PhysiologyBatch(
             person: "dad", source: "health:Apple Watch",
-            heartRate: [-20, -5, 10, 30, 70].map { HeartRateSample(at: at($0), beatsPerMinute: 100 + $0) },
+            heartRate: HeartRateSeries([-20, -5, 10, 30, 70].map { HeartRateSample(at: at($0), beatsPerMinute: 100 + $0) }),
             restingHeartRate: [
                 RestingHeartRateSample(at: at(-2 * 24 * 60), beatsPerMinute: 61),
                 RestingHeartRateSample(at: at(-24 * 60), beatsPerMinute: 62),
@@ -85,9 +85,13 @@ struct PeopleStoreTests {
             ],
             sleep: [SleepInterval(start: at(-8 * 60), end: at(15)), SleepInterval(start: at(50), end: at(65))])
         batch.span.map { #expect($0 == at(-2 * 24 * 60)...at(70)) }
-        for _ in 0..<2 { try await store.savePhysiology([batch], importedAt: imported) }
-        try await store.savePhysiology(
-            [PhysiologyBatch(person: "민지", source: "health:iPhone", heartRate: [HeartRateSample(at: at(10), beatsPerMinute: 90)])],
+        for _ in 0..<2 { try await store.saveImport(walking: [], body: [batch], importedAt: imported) }
+        try await store.saveImport(
+            walking: [],
+            body: [
+                PhysiologyBatch(
+                    person: "민지", source: "health:iPhone", heartRate: HeartRateSeries([HeartRateSample(at: at(10), beatsPerMinute: 90)]))
+            ],
             importedAt: imported)
 
         let slot = try await store.physiology(person: "dad", from: eight.start, to: eight.end)
@@ -99,15 +103,21 @@ struct PeopleStoreTests {
         #expect(try await store.physiology(person: "민지", from: eight.start, to: eight.end).heartRate.map(\.beatsPerMinute) == [90])
         #expect(
             try await store.physiologySummaries() == [
-                PhysiologySummary(person: "dad", heartRateSamples: 5, restingRates: 3, sleepIntervals: 2),
-                PhysiologySummary(person: "민지", heartRateSamples: 1, restingRates: 0, sleepIntervals: 0),
+                PhysiologySummary(
+                    person: "dad", source: "health:Apple Watch", first: at(-2 * 24 * 60), last: at(70), heartRateSamples: 5,
+                    restingRates: 3, sleepIntervals: 2, asleepSeconds: (8 * 60 + 15 + 15) * 60),
+                PhysiologySummary(
+                    person: "민지", source: "health:iPhone", first: at(10), last: at(10), heartRateSamples: 1, restingRates: 0,
+                    sleepIntervals: 0, asleepSeconds: 0),
             ])
 
         // A re-import covering 0…40 minutes replaces the Watch's records there and keeps the rest.
-        try await store.savePhysiology(
-            [
+        try await store.saveImport(
+            walking: [],
+            body: [
                 PhysiologyBatch(
-                    person: "dad", source: "health:Apple Watch", heartRate: [HeartRateSample(at: at(25), beatsPerMinute: 140)],
+                    person: "dad", source: "health:Apple Watch",
+                    heartRate: HeartRateSeries([HeartRateSample(at: at(25), beatsPerMinute: 140)]),
                     replacing: at(0)...at(40))
             ], importedAt: imported)
         #expect(
@@ -122,8 +132,9 @@ struct PeopleStoreTests {
         let (store, remove) = try backend.open()
         defer { remove() }
         try await store.saveCSVWalking([eight: 500], importedAt: imported)
-        try await store.savePhysiology(
-            [PhysiologyBatch(person: "me", source: "health:Apple Watch", sleep: [SleepInterval(start: at(0), end: at(30))])],
+        try await store.saveImport(
+            walking: [],
+            body: [PhysiologyBatch(person: "me", source: "health:Apple Watch", sleep: [SleepInterval(start: at(0), end: at(30))])],
             importedAt: imported)
         try await store.saveActivity(
             [ActivitySourceBatch(person: "kid", source: "csv", distances: [eight: 100], replacing: nil)], importedAt: imported)

@@ -56,8 +56,9 @@ struct MetricsTests {
         "finedust_gas_ppm{station=\"종로구\",gas=\"so2\"} 0.0031",
         "finedust_grade{station=\"종로구\",pollutant=\"pm10\"} 2.0",
         "finedust_grade{station=\"종로구\",pollutant=\"pm25\"} 2.0",
-        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\"} 0.0",
-        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\"} 0.0",
+        // Issue 22 (docs/REFERENCE.md §18): the intake is a person's, `me` without `people:`.
+        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\",person=\"me\"} 0.0",
+        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\",person=\"me\"} 0.0",
         "finedust_latest_hour_end_timestamp_seconds{station=\"종로구\",pollutant=\"pm10\"} 1795186800.0",
         "finedust_latest_hour_end_timestamp_seconds{station=\"종로구\",pollutant=\"pm25\"} 1795186800.0",
         "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} 0.0",
@@ -170,8 +171,9 @@ struct MetricsTests {
             samples == [
                 "finedust_build_info{version=\"\(FineDustVersion.current)\"} 1.0",
                 "finedust_data_stale 1.0",
-                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\"} 0.0",
-                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\"} 0.0",
+                // Issue 22 (docs/REFERENCE.md §18): the intake is a person's, `me` without `people:`.
+                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\",person=\"me\"} 0.0",
+                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\",person=\"me\"} 0.0",
                 "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} 0.0",
                 "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm25\"} 0.0",
             ])

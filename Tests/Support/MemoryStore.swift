@@ -299,14 +299,16 @@ public final class MemoryStore: FineDustStore, Sendable {
     }
 
     public func saveActivity(_ batches: [ActivitySourceBatch], importedAt: Date) throws(StorageFailure) {
-        state.withLock { state in
-            for batch in batches {
-                let key = PersonSource(person: batch.person, source: batch.source)
-                var slots = state.activity[key] ?? [:]
-                if let span = batch.replacing { slots = slots.filter { !span.contains($0.key) } }
-                slots.merge(batch.distances) { _, new in new }
-                state.activity[key] = slots.isEmpty ? nil : slots
-            }
+        state.withLock { state in Self.insertActivity(batches, into: &state) }
+    }
+
+    private static func insertActivity(_ batches: [ActivitySourceBatch], into state: inout State) {
+        for batch in batches {
+            let key = PersonSource(person: batch.person, source: batch.source)
+            var slots = state.activity[key] ?? [:]
+            if let span = batch.replacing { slots = slots.filter { !span.contains($0.key) } }
+            slots.merge(batch.distances) { _, new in new }
+            state.activity[key] = slots.isEmpty ? nil : slots
         }
     }
 
@@ -357,8 +359,9 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     // MARK: - Physiology
 
-    public func savePhysiology(_ batches: [PhysiologyBatch], importedAt: Date) throws(StorageFailure) {
+    public func saveImport(walking: [ActivitySourceBatch], body batches: [PhysiologyBatch], importedAt: Date) throws(StorageFailure) {
         state.withLock { state in
+            Self.insertActivity(walking, into: &state)
             for batch in batches {
                 let key = PersonSource(person: batch.person, source: batch.source)
                 // Instants are kept to the second, as SQLite keeps them.
@@ -409,16 +412,17 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     public func physiologySummaries() throws(StorageFailure) -> [PhysiologySummary] {
         state.withLock { state in
-            let people = Set(
-                state.heartRate.keys.map(\.person) + state.restingHeartRate.keys.map(\.person) + state.sleep.keys.map(\.person))
-            return people.sorted().compactMap { person in
-                func count<Value>(_ table: [PersonSource: [Date: Value]]) -> Int {
-                    table.filter { $0.key.person == person }.reduce(0) { $0 + $1.value.count }
-                }
-                let summary = PhysiologySummary(
-                    person: person, heartRateSamples: count(state.heartRate), restingRates: count(state.restingHeartRate),
-                    sleepIntervals: count(state.sleep))
-                return summary.heartRateSamples + summary.restingRates + summary.sleepIntervals > 0 ? summary : nil
+            let keys = Set(Array(state.heartRate.keys) + Array(state.restingHeartRate.keys) + Array(state.sleep.keys))
+            return keys.sorted { ($0.person, $0.source) < ($1.person, $1.source) }.compactMap { key in
+                let heart = state.heartRate[key] ?? [:]
+                let resting = state.restingHeartRate[key] ?? [:]
+                let sleep = state.sleep[key] ?? [:]
+                let instants = Array(heart.keys) + Array(resting.keys) + Array(sleep.keys) + Array(sleep.values)
+                guard let first = instants.min(), let last = instants.max() else { return nil }
+                return PhysiologySummary(
+                    person: key.person, source: key.source, first: first, last: last, heartRateSamples: heart.count,
+                    restingRates: resting.count, sleepIntervals: sleep.count,
+                    asleepSeconds: sleep.reduce(0) { $0 + Int($1.value.timeIntervalSince($1.key)) })
             }
         }
     }

@@ -45,8 +45,9 @@ struct DustctlActivityTests {
         #expect(imported.standardError.isEmpty)  // not a terminal: no progress bar
         let lines = imported.standardOutput.split(separator: "\n")
         #expect(lines.count == 3)
-        #expect(lines[0].contains("Health export (zip), 4 records and 3 route steps used, 3 skipped"))
-        #expect(lines[0].contains("3 hours touched"))
+        // The heart-rate sample is read now (docs/REFERENCE.md §18), no longer skipped.
+        #expect(lines[0].contains("Health export (zip), 4 records and 3 route steps used, 2 skipped (1 ActiveEnergyBurned, 1 StepCount)"))
+        #expect(lines[0].contains(", 1 heart-rate sample, 3 hours touched"))
         #expect(lines[0].contains("health:Apple Watch 3.60 km"))
         #expect(lines[1].contains("GPX track, 2 track steps used"))
         #expect(lines[2].contains("CSV, 2 rows used, 2 hours touched, sources: csv 2.30 km"))

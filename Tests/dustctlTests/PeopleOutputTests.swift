@@ -164,7 +164,7 @@ struct PeopleOutputTests {
         let refused = try dustctl(["activity", "import", csv, "--person", "mom"] + common)
         #expect(refused.status == 64)
         #expect(refused.standardError == "dustctl: no person \"mom\" is configured; configured people: dad, 민지.\n")
-        #expect(try dustctl(["activity", "sources", "--json"] + common).standardOutput == "{\"sources\":[]}\n")
+        #expect(try dustctl(["activity", "sources", "--json"] + common).standardOutput == "{\"sources\":[],\"body\":[]}\n")
 
         let imported = try dustctl(["activity", "import", csv, "--person", "민지"] + common)
         #expect(imported.status == 0, "\(imported.standardError)")

@@ -11,11 +11,12 @@ public protocol PhysiologyReadStore: Sendable {
 
 /// Where heart-rate samples, resting rates and sleep intervals are kept, per person and source.
 public protocol PhysiologyStore: PhysiologyReadStore {
-    /// Stores the batches in one transaction (all or nothing): for each, its person's and source's
-    /// rows within `replacing` are deleted first, then its records written (an instant stored
+    /// Stores one imported file's walking and body records in one transaction (all or nothing):
+    /// `walking` as `ActivityStore.saveActivity` stores it, and for each of `body`, its person's and
+    /// source's rows within `replacing` deleted first, then its records written (an instant stored
     /// already is overwritten). Other people and sources are never touched.
-    func savePhysiology(_ batches: [PhysiologyBatch], importedAt: Date) async throws(StorageFailure)
-    /// What is stored for each person, by name.
+    func saveImport(walking: [ActivitySourceBatch], body: [PhysiologyBatch], importedAt: Date) async throws(StorageFailure)
+    /// What is stored, per person and source, by person then source.
     func physiologySummaries() async throws(StorageFailure) -> [PhysiologySummary]
     /// Removes `person`'s records of `source` (nil: every source); returns the rows removed.
     func forgetPhysiology(person: String, source: String?) async throws(StorageFailure) -> Int
@@ -24,9 +25,10 @@ public protocol PhysiologyStore: PhysiologyReadStore {
 /// One person's records from one source of one imported file.
 public struct PhysiologyBatch: Sendable, Hashable {
     public var person: String
-    /// `health:<sourceName>`, as for walking.
+    /// `health` for what an Apple Health export holds (docs/REFERENCE.md §18).
     public var source: String
-    public var heartRate: [HeartRateSample]
+    /// Kept compact: an export's two million samples reach the store in 16 MB.
+    public var heartRate: HeartRateSeries
     public var restingHeartRate: [RestingHeartRateSample]
     public var sleep: [SleepInterval]
     /// The instants whose stored records of this person and source the file replaces; nil to
@@ -34,8 +36,8 @@ public struct PhysiologyBatch: Sendable, Hashable {
     public var replacing: ClosedRange<Date>?
 
     public init(
-        person: String, source: String, heartRate: [HeartRateSample] = [], restingHeartRate: [RestingHeartRateSample] = [],
-        sleep: [SleepInterval] = [], replacing: ClosedRange<Date>? = nil
+        person: String, source: String, heartRate: HeartRateSeries = HeartRateSeries(),
+        restingHeartRate: [RestingHeartRateSample] = [], sleep: [SleepInterval] = [], replacing: ClosedRange<Date>? = nil
     ) {
         self.person = person
         self.source = source
@@ -45,11 +47,25 @@ public struct PhysiologyBatch: Sendable, Hashable {
         self.replacing = replacing
     }
 
+    /// The source of everything an Apple Health export holds of a body: Health itself merges its
+    /// devices' records, and FineDust keeps them as one (docs/REFERENCE.md §18).
+    public static let healthSource = "health"
+
     /// From the first to the last instant the batch holds; nil when it holds nothing.
     public var span: ClosedRange<Date>? {
-        let instants = heartRate.map(\.at) + restingHeartRate.map(\.at) + sleep.flatMap { [$0.start, $0.end] }
-        guard let first = instants.min(), let last = instants.max() else { return nil }
-        return first...last
+        var first = Date.distantFuture
+        var last = Date.distantPast
+        func include(_ instant: Date) {
+            first = min(first, instant)
+            last = max(last, instant)
+        }
+        for sample in heartRate { include(sample.at) }
+        for sample in restingHeartRate { include(sample.at) }
+        for interval in sleep {
+            include(interval.start)
+            include(interval.end)
+        }
+        return first <= last ? first...last : nil
     }
 }
 
@@ -66,17 +82,30 @@ public struct StoredPhysiology: Sendable, Hashable {
     }
 }
 
-/// How much is stored for one person.
+/// How much is stored for one person from one source, and from when to when.
 public struct PhysiologySummary: Sendable, Hashable {
     public var person: String
+    public var source: String
+    /// The first and last instant of any of the source's records (a sleep interval's end included).
+    public var first: Date
+    public var last: Date
     public var heartRateSamples: Int
     public var restingRates: Int
     public var sleepIntervals: Int
+    /// Seconds asleep, summed over the source's intervals.
+    public var asleepSeconds: Int
 
-    public init(person: String, heartRateSamples: Int, restingRates: Int, sleepIntervals: Int) {
+    public init(
+        person: String, source: String, first: Date, last: Date, heartRateSamples: Int, restingRates: Int, sleepIntervals: Int,
+        asleepSeconds: Int
+    ) {
         self.person = person
+        self.source = source
+        self.first = first
+        self.last = last
         self.heartRateSamples = heartRateSamples
         self.restingRates = restingRates
         self.sleepIntervals = sleepIntervals
+        self.asleepSeconds = asleepSeconds
     }
 }

@@ -42,6 +42,13 @@ enum DashboardFormat {
         return (value < 0 && rounded != 0 ? "-" : "") + String(rounded)
     }
 
+    /// A person's name as a query value: ASCII letters, digits, `-`, `_`, `.` and `~` as they are, every
+    /// other byte of its UTF-8 percent-encoded (`민지` is `%EB%AF%BC%EC%A7%80`).
+    static func queryValue(_ text: String) -> String {
+        let unreserved = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.~")
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
     /// The number exactly as `dustctl … --json` prints it (`null` when unknown), for `data-` attributes.
     static func json(_ value: Double?) -> String {
         JSON.number(value).serialized

@@ -56,12 +56,35 @@ public struct DashboardModel: Sendable {
     public var audience: WebAudience
     /// The advisories in force for the user's district (docs/REFERENCE.md §17), the most serious first: a banner at the top.
     public var advisories: [Advisory]
+    /// Everyone's names in the configured order when the household has more than one person
+    /// (docs/REFERENCE.md §18): the switcher at the top, and `person=` in every link. Empty with one
+    /// person, whose page is what it was before people existed.
+    public var people: [String]
+    /// The person the page is about (their day, week and home station); one of `people`.
+    public var person: String?
+    /// The week page's household side by side: each person's week, in the order of `people`; empty with one person.
+    public var household: [PersonWeek]
+
+    /// One person's week for the household's table.
+    public struct PersonWeek: Sendable {
+        public var person: String
+        public var week: WeekReport
+
+        public init(person: String, week: WeekReport) {
+            self.person = person
+            self.week = week
+        }
+    }
 
     public init(
         page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
         calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
-        audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = []
+        audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = [], people: [String] = [], person: String? = nil,
+        household: [PersonWeek] = []
     ) {
+        self.people = people
+        self.person = person
+        self.household = household
         self.advisories = advisories
         self.forecast = forecast
         self.audience = audience

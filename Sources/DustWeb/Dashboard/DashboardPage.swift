@@ -36,9 +36,12 @@ struct DashboardRenderer {
     var station: String { model.station }
     var intakeUnit: IntakeUnit { model.intakeUnit }
 
-    /// An address on this site, keeping the page's language.
-    func link(_ path: String, language: PageLanguage? = nil) -> String {
-        "\(path)?lang=\((language ?? model.language).rawValue)"
+    /// An address on this site, keeping the page's language and, in a household of several, its
+    /// person (`person` names another, for the switcher).
+    func link(_ path: String, language: PageLanguage? = nil, person: String? = nil) -> String {
+        let address = "\(path)?lang=\((language ?? model.language).rawValue)"
+        guard model.people.count > 1, let name = person ?? model.person else { return address }
+        return address + "&person=" + DashboardFormat.queryValue(name)
     }
 
     /// The page of a day, or nil for a day outside `SupportedPeriod`, whose address answers 404:
@@ -80,7 +83,7 @@ struct DashboardRenderer {
             <div class="page">
             <header class="top"><a class="brand" href="\(link("/"))">\(text.brand)</a>\
             <a class="lang" href="\(link(path, language: other))" hreflang="\(other.rawValue)" lang="\(other.rawValue)" \
-            title="\(text.switchLanguage)">\(text.otherLanguageName)</a></header>
+            title="\(text.switchLanguage)">\(text.otherLanguageName)</a></header>\(personSwitcher())
             \(advisoryBanner())\(notices())
             <div class="heading"><h1>\(station)</h1><p class="subtitle">\(subtitle)</p></div>
             \(pager())
@@ -143,6 +146,17 @@ struct DashboardRenderer {
                 \(previousLink)<a href="\(link("/"))">\(text.todayLink)</a>\(nextLink)</nav>
                 """
         }
+    }
+
+    /// With more than one person, a link per person to this page as theirs, the current one marked
+    /// (docs/REFERENCE.md §18); nothing with one person.
+    private func personSwitcher() -> HTML {
+        guard model.people.count > 1 else { return .empty }
+        let links = model.people.map { name -> HTML in
+            let current: HTML = name == model.person ? " aria-current=\"page\"" : .empty
+            return "<a href=\"\(link(path, person: name))\"\(current)>\(name)</a>"
+        }
+        return "\n<nav class=\"pager people\" aria-label=\"\(text.people)\">\(links)</nav>"
     }
 
     /// A pager's link, or its label alone where there is no page to go to (the future, or a date
@@ -241,7 +255,7 @@ struct DashboardRenderer {
             sections.append(weekCard(model.week, rolling: true, linkToWeek: ISOWeek(containing: day.date)))
             return HTML(sections)
         case .week:
-            return HTML([weekCard(model.week, rolling: false, linkToWeek: nil), weekTable(model.week)])
+            return HTML([weekCard(model.week, rolling: false, linkToWeek: nil), weekTable(model.week), householdTable()])
         }
     }
 
@@ -472,6 +486,42 @@ struct DashboardRenderer {
             <div class="scroll"><table class="days"><thead><tr><th scope="col">\(text.day)</th>\
             \(Pollutant.allCases.map { "<th scope=\"col\">\(text.pollutantName($0)) \($0.displayName)</th>" as HTML })</tr></thead>\
             <tbody>\(rows)</tbody><tfoot><tr><th scope="row">\(text.weekRow)</th>\(cells(week.totals))</tr></tfoot></table></div></section>
+            """
+    }
+
+    /// The household's week side by side (docs/REFERENCE.md §18): a row per day, each person's
+    /// intake of PM10 and PM2.5, the week's in the foot; each cell's `data-intake` is the number of
+    /// `dustctl week --person NAME --json`. Only with more than one person.
+    private func householdTable() -> HTML {
+        guard model.household.count > 1, let days = model.household.first?.week.days else { return .empty }
+        func cells(_ intake: (DashboardModel.PersonWeek) -> DustPair<Double?>) -> HTML {
+            HTML(
+                model.household.flatMap { entry in
+                    Pollutant.allCases.map { pollutant -> HTML in
+                        let value = intake(entry)[pollutant]
+                        return """
+                            <td data-person="\(entry.person)" data-pollutant="\(pollutant.rawValue)" \
+                            data-intake="\(DashboardFormat.json(value))">\(DashboardFormat.intake(value, intakeUnit))</td>
+                            """
+                    }
+                })
+        }
+        let rows = days.indices.map { index -> HTML in
+            let date = days[index].date
+            let rowClass: HTML = date == today ? " class=\"today\"" : .empty
+            return """
+                <tr\(rowClass) data-day="\(date.description)"><th scope="row">\(dayAnchor(date))</th>\
+                \(cells { $0.week.days[index].totals.intake })</tr>
+                """
+        }
+        let names = model.household.map { "<th colspan=\"2\" scope=\"colgroup\">\($0.person)</th>" as HTML }
+        let pollutants = model.household.flatMap { _ in Pollutant.allCases.map { "<th scope=\"col\">\($0.displayName)</th>" as HTML } }
+        return """
+            <section class="card household"><h2>\(text.householdWeek) <span class="aside">\(text.householdExplanation), \
+            \(text.intakeUnit(intakeUnit))</span></h2>\
+            <div class="scroll"><table class="days"><thead><tr><th rowspan="2" scope="col">\(text.day)</th>\(names)</tr>\
+            <tr>\(pollutants)</tr></thead><tbody>\(rows)</tbody>\
+            <tfoot><tr><th scope="row">\(text.weekRow)</th>\(cells { $0.week.totals.intake })</tr></tfoot></table></div></section>
             """
     }
 

@@ -192,6 +192,9 @@ struct DashboardText {
         say("\(station) 하루별 흡입량", "Intake per day at \(station)")
     }
     var weekTotals: String { say("7일 합계", "7-day totals") }
+    var people: String { say("가족", "People") }
+    var householdWeek: String { say("가족의 흡입량", "The household's intake") }
+    var householdExplanation: String { say("하루별, 사람마다", "each day, per person") }
     var showWeek: String { say("이 주 자세히 보기", "See this week") }
     var day: String { say("날짜", "Day") }
     var weekRow: String { say("합계", "Week") }

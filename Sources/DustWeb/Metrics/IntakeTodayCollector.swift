@@ -2,20 +2,27 @@ import DustKit
 import DustServices
 import Prometheus
 
-/// Today's intake and hours measured for the primary station, as `dustctl today` computes them.
+/// Today's intake of each person at their home station (`person` label, docs/REFERENCE.md §18), as
+/// `dustctl today --person NAME` computes it, and the hours measured at the first person's home station.
 struct IntakeTodayCollector: GaugeCollector {
-    let statistics: StatisticsService
+    let data: WebData
     let settings: WebData.ReportSettings
 
     func collect(into registry: PrometheusCollectorRegistry) async throws(StorageFailure) {
-        let today = try await statistics.day(statistics.today)
+        let everyone = try await data.everyoneToday()
         let points = settings.intakeModel.unit == .points
         for pollutant in Pollutant.allCases {
-            let labels = [("station", settings.stations.primary), ("pollutant", pollutant.rawValue)]
-            let intake = today.totals.intake[pollutant] ?? 0
-            registry.makeGauge(descriptor: points ? Self.intakePoints : Self.intakeGrams, labels: labels)
-                .set(to: points ? intake : intake / 1_000_000)
-            registry.makeGauge(descriptor: Self.measuredSlots, labels: labels).set(to: Double(today.totals.hours[pollutant]))
+            for entry in everyone {
+                let labels = [("station", entry.station), ("pollutant", pollutant.rawValue), ("person", entry.person)]
+                let intake = entry.day.totals.intake[pollutant] ?? 0
+                registry.makeGauge(descriptor: points ? Self.intakePoints : Self.intakeGrams, labels: labels)
+                    .set(to: points ? intake : intake / 1_000_000)
+            }
+            // Hours measured belong to a station, not a person: the first person's home (`station.name`
+            // without `people:`), as before people existed.
+            guard let first = everyone.first else { continue }
+            let labels = [("station", first.station), ("pollutant", pollutant.rawValue)]
+            registry.makeGauge(descriptor: Self.measuredSlots, labels: labels).set(to: Double(first.day.totals.hours[pollutant]))
         }
     }
 

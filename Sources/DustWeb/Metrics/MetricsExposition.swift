@@ -15,7 +15,7 @@ struct MetricsExposition: Sendable {
         let collectors: [any GaugeCollector] = [
             BuildInfoCollector(),
             LatestHourCollector(statistics: statistics, settings: settings),
-            IntakeTodayCollector(statistics: statistics, settings: settings),
+            IntakeTodayCollector(data: data, settings: settings),
             ForecastCollector(data: data),
             PollHealthCollector(data: data),
             GasCollector(statistics: statistics, settings: settings),

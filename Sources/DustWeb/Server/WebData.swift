@@ -80,6 +80,27 @@ public struct WebData: Sendable {
         return household(settings).forPerson(person)
     }
 
+    /// Each configured person's ISO week, the readings read once (docs/REFERENCE.md §18); empty
+    /// with fewer than two people, where there is no household to set side by side.
+    public func householdWeek(_ week: ISOWeek) async throws(StorageFailure) -> [DashboardModel.PersonWeek] {
+        let settings = settings()
+        guard settings.people.count > 1 else { return [] }
+        let weeks = try await household(settings).householdWeek(settings.people, week)
+        return zip(settings.people, weeks).map { DashboardModel.PersonWeek(person: $0.name, week: $1) }
+    }
+
+    /// Each person's today with their home station, the readings read once, in the configured
+    /// order; without `people:`, `me`'s (`/metrics`, docs/REFERENCE.md §13).
+    public func everyoneToday() async throws(StorageFailure) -> [(person: String, station: String, day: DayReport)] {
+        let settings = settings()
+        let service = household(settings)
+        guard !settings.people.isEmpty else {
+            return [(Person.defaultName, settings.stations.primary, try await service.day(service.today))]
+        }
+        let days = try await service.household(settings.people, from: service.today, through: service.today)
+        return zip(settings.people, days).map { ($0.name, $0.station ?? settings.stations.primary, $1[0]) }
+    }
+
     /// Statistics before a person is chosen: without `people:`, `me`'s.
     private func household(_ settings: ReportSettings) -> StatisticsService {
         let store = store()

@@ -153,8 +153,17 @@ public struct WebServer: Sendable {
 
     // MARK: - Pages
 
+    /// A dashboard page for `?person=` (default: the first person); 404 for a person not configured,
+    /// as the API answers (docs/REFERENCE.md §18).
     static func page(_ page: DashboardModel.Page, request: Request, data: WebData) async throws -> Response {
-        let statistics = data.statistics()
+        let statistics: StatisticsService
+        do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+            return notFound(error)
+        }
+        // With one person the page is what it was before people existed: no switcher, no person= in links.
+        let people = data.reportSettings.people.map(\.name)
+        let person = people.count > 1 ? statistics.person.name : nil
+        var household: [DashboardModel.PersonWeek] = []
         let language = PageLanguage.negotiate(
             query: request.uri.queryParameters.get("lang"),
             acceptLanguage: request.headers[.acceptLanguage])
@@ -169,7 +178,12 @@ public struct WebServer: Sendable {
             week = try await statistics.rollingWeek(endingOn: date)
         case .week(let isoWeek):
             day = nil
-            week = try await statistics.week(isoWeek)
+            household = try await data.householdWeek(isoWeek)
+            if let own = household.first(where: { $0.person == person }) {
+                week = own.week
+            } else {
+                week = try await statistics.week(isoWeek)
+            }
         }
         let health = try await data.health()
         let forecast = try? await data.forecastOutlook()
@@ -179,7 +193,8 @@ public struct WebServer: Sendable {
             page: page, language: language, station: statistics.stations.primary, day: day, week: week,
             intakeUnit: statistics.intakeModel.unit,
             calendar: statistics.calendar, health: health, now: data.now,
-            forecast: forecast, audience: data.reportSettings.audience, advisories: advisories)
+            forecast: forecast, audience: data.reportSettings.audience, advisories: advisories,
+            people: people.count > 1 ? people : [], person: person, household: household)
         var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         response.headers[.contentLanguage] = language.rawValue
         response.headers[.vary] = "Accept-Language"
