@@ -79,7 +79,11 @@ struct DemoCommand: AsyncParsableCommand {
                 }
             }
             for imported in replay.activity {
-                try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, \(imported.summary.slotsTouched) hours of walking")
+                let summary = imported.summary
+                var held = ["\(summary.slotsTouched) hours of walking"]
+                if summary.heartRateSamples > 0 { held.append("\(summary.heartRateSamples) heart-rate samples") }
+                if summary.sleepIntervals > 0 { held.append(String(format: "%.1f h asleep", Double(summary.asleepSeconds) / 3600)) }
+                try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, " + held.joined(separator: ", "))
             }
             try standardOutputLine(
                 "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"

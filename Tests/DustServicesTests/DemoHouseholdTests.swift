@@ -48,6 +48,41 @@ struct DemoHouseholdTests {
         // seoa (6–10): 30 × (4.5E-03 × 60) × 0.7 = 30 × 0.27 × 0.7 = 5.67 µg.
         #expect(abs(jiho.intake.fineDust! - 5.796) < 1e-9)
         #expect(abs(seoa.intake.fineDust! - 5.67) < 1e-9)
+        // His Watch says he was asleep; her night is the schedule's.
+        #expect(jiho.breathing?.levelSource == .sleep && seoa.breathing?.levelSource == .schedule)
+    }
+
+    @Test("jiho's nights are asleep by his Watch, every night of the week; his waking hours are his heart rate's")
+    func nightsAndDays() async throws {
+        let weeks = try await Self.weeks()
+        for day in 0..<7 {
+            for hour in [1, 2, 3, 4] {
+                #expect(try Self.hour(weeks["jiho"], day: day, hour).breathing?.levelSource == .sleep, "day \(day) \(hour):00")
+            }
+            for hour in [10, 14, 20] {
+                #expect(try Self.hour(weeks["jiho"], day: day, hour).breathing?.levelSource == .heartRate, "day \(day) \(hour):00")
+            }
+        }
+    }
+
+    @Test("08:00 on 2026-11-20, walking 1800 m: jiho 25 minutes moderate by his heart rate then 35 sedentary; seoa light")
+    func morningWalk() async throws {
+        let weeks = try await Self.weeks()
+        let jiho = try Self.hour(weeks["jiho"], day: 6, 8)
+        let seoa = try Self.hour(weeks["seoa"], day: 6, 8)
+        #expect(jiho.concentration.fineDust == 52 && seoa.concentration.fineDust == 52)
+        #expect(jiho.walkingDistance == 1800 && seoa.walkingDistance == 1800)
+        // Samples every 5 minutes: 08:00 … 08:20 at 112–128 beats/min (rest 56–60, HRmax 208 − 0.7 × 38 = 181.4:
+        // a reserve of 0.40–0.60, moderate, 2.7E-02 × 60 = 1.62 m³/h) cover 08:00–08:25; 08:25 … 08:55 at 62–84
+        // (below 0.30, sedentary, 4.3E-03 × 60 = 0.258) the rest. V = (25 × 1.62 + 35 × 0.258) / 60 = 0.8255.
+        // f = max(0.5, 1800 / 4800) = 0.5 (07–09 light, half outdoors), F = 0.7: 52 × 0.8255 × 0.85 = 36.4871 µg.
+        #expect(jiho.breathing?.levelSource == .heartRate)
+        #expect(abs(jiho.breathing!.ventilation - 0.8255) < 1e-9)
+        #expect(abs(jiho.intake.fineDust! - 36.4871) < 1e-9)
+        // seoa, no watch: light (the schedule's, and at least light for a walk), V(8, light) = 1.1E-02 × 60 = 0.66:
+        // 52 × 0.66 × 0.85 = 29.172 µg.
+        #expect(seoa.breathing?.levelSource == .walking)
+        #expect(abs(seoa.intake.fineDust! - 29.172) < 1e-9)
     }
 
     @Test("Sitting at 10:00 on 2026-11-20: the child breathes more than the adult per hour (EPA's 6–10 row)")
@@ -74,7 +109,9 @@ struct DemoHouseholdTests {
         #expect(seoa.breathing?.levelSource == .walking)
         let jiho = try Self.hour(weeks["jiho"], day: 0, 15)
         #expect(jiho.walkingDistance == 4000)
-        #expect(jiho.intake.fineDust != seoa.intake.fineDust)
+        // jiho's heart rate is 112–128 the whole hour: moderate, V(38, moderate) = 2.7E-02 × 60 = 1.62 m³/h.
+        #expect(jiho.breathing?.levelSource == .heartRate)
+        #expect(abs(jiho.intake.fineDust! - c * 1.62 * (5.0 / 6 + 1.0 / 6 * 0.7)) < 1e-9)
     }
 
     @Test("The same week, two totals: each person's intake is their own, the air the same")

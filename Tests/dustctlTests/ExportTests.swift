@@ -118,7 +118,8 @@ struct ExportTests {
         let result = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
-        #expect(result.standardOutput.contains("Intake        266.7 µg              133.5 µg"))
+        // The first person's day: jiho (38), his Watch's sleep and heart rate (the household below, docs/REFERENCE.md §6).
+        #expect(result.standardOutput.contains("Intake        267.4 µg              134.0 µg"))
         #expect(result.standardOutput.contains("✗ hostile/billion-laughs.xml"))
         #expect(result.standardOutput.contains("Week            167   166"))
         // The advisory in force at the demo's "now" for 종로구's district, above the day (docs/REFERENCE.md §17).
@@ -135,16 +136,23 @@ struct ExportTests {
         let result = try dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path)
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.standardOutput
-        #expect(output.contains("  ✓ activity/demo-week-watch/export.xml: jiho's, 14 hours of walking\n"))
+        #expect(
+            output.contains(
+                "  ✓ activity/demo-week-watch/export.xml: jiho's, 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep\n"))
         #expect(output.contains("  ✓ activity/jongno-week-walks.csv: seoa's, 14 hours of walking\n"))
         // The first person's report keeps its place (advisory, day, week); the second follows under her name.
         let sections = output.components(separatedBy: "Person: seoa\n종로구 · 2026-11-20 (Fri) · Asia/Seoul\n")
         try #require(sections.count == 2)
-        #expect(sections[0].contains("Intake        266.7 µg              133.5 µg"))
+        #expect(sections[0].contains("Intake        267.4 µg              134.0 µg"))
+        #expect(sections[0].contains("Week            167   166  37.7   19.4   1580.5   811.2 보통 moderate (PM2.5)"))
         #expect(sections[1].contains("Intake        272.4 µg              135.8 µg"))
         #expect(sections[1].contains("Week            167   166  37.7   19.4   1641.0   841.1 보통 moderate (PM2.5)"))
         // Why: the sum of each hour's V, the hours at each level and the rates of each one's age.
         #expect(output.contains("Why the numbers differ: the same air, breathed differently (m³ = the sum of each hour's V)\n"))
+        #expect(
+            output.contains(
+                "  jiho (38): 7.58 m³ on 2026-11-20 — sleep 7.9 h at 0.28, sedentary 15.2 h at 0.26, moderate 0.9 h at 1.62 m³/h\n"
+                    + "    hours whose level came from: sleep 7, heartRate 16, schedule 1\n"))
         #expect(
             output.contains("  seoa (8): 7.88 m³ on 2026-11-20 — sleep 8.0 h at 0.27, sedentary 13.0 h at 0.29, light 3.0 h at 0.66 m³/h\n")
         )
