@@ -187,6 +187,15 @@ struct ExportTests {
         #expect(seoaIntake["pm10"] != (jihoDay["intake"] as? [String: Double])?["pm10"])
         let pm10 = try #require(seoaIntake["pm10"])
         #expect(abs(pm10 - 272.4) < 0.05)
+        // day --json shows where each hour's level came from: jiho's nights his Watch's sleep, his days its heart rate.
+        for (name, nights, days) in [("jiho", "sleep", "heartRate"), ("seoa", "schedule", "schedule")] {
+            let day = try dustctl("day", "2026-11-20", "--person", name, "--config", configuration, "--db", db, "--json")
+            #expect(day.status == 0, "\(day.standardError)")
+            let hours = try #require(
+                (try JSONSerialization.jsonObject(with: Data(day.standardOutput.utf8)) as? [String: Any])?["hourly"] as? [[String: Any]])
+            #expect(hours[0...4].allSatisfy { $0["levelSource"] as? String == nights }, "\(name)")
+            #expect(hours[9...17].allSatisfy { $0["levelSource"] as? String == days }, "\(name)")
+        }
     }
 
     @Test("The demo stores and shows the weekly outlook for 서울: 높음 on its first two days; --json ends with it")
