@@ -50,7 +50,7 @@ public struct DemoDashboard: Sendable {
         }
         let outcomes = replay.responses
         let stored = outcomes.filter { if case .stored = $0.1 { true } else { false } }.count
-        let activity = replay.activity.map { "\($0.person)'s \($0.summary.slotsTouched) hours of walking" }
+        let activity = replay.activity.map { "\($0.person)'s \($0.held)" }
         report(
             "Replayed \(outcomes.count) AirKorea responses into \(databasePath): \(stored) stored, \(outcomes.count - stored) rejected "
                 + "as dustd would reject them; \(activity.joined(separator: ", ")).")

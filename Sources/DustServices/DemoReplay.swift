@@ -101,6 +101,14 @@ public struct DemoReplay: Sendable {
         public var file: String
         public var person: String
         public var summary: ActivityImportSummary
+
+        /// What the file gave the person: `14 hours of walking, 1351 heart-rate samples, 50.9 h asleep`.
+        public var held: String {
+            var held = ["\(summary.slotsTouched) hours of walking"]
+            if summary.heartRateSamples > 0 { held.append("\(summary.heartRateSamples) heart-rate samples") }
+            if summary.sleepIntervals > 0 { held.append(String(format: "%.1f h asleep", Double(summary.asleepSeconds) / 3600)) }
+            return held.joined(separator: ", ")
+        }
     }
 
     /// What the replay did: each response's outcome, then each activity file's import.

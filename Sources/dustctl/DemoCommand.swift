@@ -79,11 +79,7 @@ struct DemoCommand: AsyncParsableCommand {
                 }
             }
             for imported in replay.activity {
-                let summary = imported.summary
-                var held = ["\(summary.slotsTouched) hours of walking"]
-                if summary.heartRateSamples > 0 { held.append("\(summary.heartRateSamples) heart-rate samples") }
-                if summary.sleepIntervals > 0 { held.append(String(format: "%.1f h asleep", Double(summary.asleepSeconds) / 3600)) }
-                try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, " + held.joined(separator: ", "))
+                try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, \(imported.held)")
             }
             try standardOutputLine(
                 "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"

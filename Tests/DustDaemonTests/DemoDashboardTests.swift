@@ -18,7 +18,12 @@ struct DemoDashboardTests {
         let store = try SQLiteStore(path: directory.path("demo.sqlite"))
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
-        _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+        let replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+        // What dustd --demo reports it imported, per person: jiho's Watch gave heart rate and sleep too.
+        #expect(
+            replay.activity.map { "\($0.person)'s \($0.held)" } == [
+                "jiho's 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep", "seoa's 14 hours of walking",
+            ])
         let settings = DemoDashboard.reportSettings(databasePath: store.path, calendar: calendar, intakeModel: try VentilationIntakeModel())
         #expect(settings.people.map(\.name) == ["jiho", "seoa"])
         #expect(settings.stations.primary == "종로구")
