@@ -62,7 +62,7 @@ public struct DemoReplay: Sendable {
     /// `--config` (`--person`, `--everyone`); a test holds it equal to `people`.
     public static let householdConfigurationFile = "demo-household.yaml"
     /// Whose each activity file is: the Watch's export the adult's, the walks the child's.
-    public static let activityImports: [(file: String, person: String)] = [(watchFile, "jiho"), (activityFile, "seoa")]
+    public static let activityImports: [(file: String, person: String)] = [(watchFile, people[0].name), (activityFile, people[1].name)]
 
     /// A real station list (two stations with coordinates), so `dustctl stations nearest` can be
     /// tried without the station-information service.

@@ -128,7 +128,7 @@ struct DemoCommand: AsyncParsableCommand {
             }
             lines.append(
                 "  \(person.name)\(age.map { " (\($0))" } ?? ""): \(String(format: "%.2f", breathed)) m³ on \(day.date) — "
-                    + levels.joined(separator: ", ") + " m³/h")
+                    + levels.joined(separator: ", ") + (rates == nil ? "" : " m³/h"))
             lines.append("    hours whose level came from: " + sources.joined(separator: ", "))
         }
         return lines
