@@ -30,6 +30,21 @@ records of the body, in Apple's shapes, and is written to Fixtures/activity/gene
     scripts/make-health-export.py --heart-rate --sleep                      # Fixtures/activity/generated-watch/
     scripts/make-health-export.py --size-mb 1000 --heart-rate-samples 2000000 --sleep --out /tmp/big
 
+With --demo-week, the adult's Apple Watch export of `dustctl demo` and `dustd --demo`
+(docs/REFERENCE.md §6) is written to Fixtures/activity/demo-week-watch/export.xml (no zip): the week
+2026-11-14 … 2026-11-20 (Asia/Seoul), deterministic like the rest:
+  * DistanceWalkingRunning from the Watch, one record per walk and hour, the walks of
+    jongno-week-walks.csv: Sat and Sun 15:00–16:00 4000 m and 16:00–16:35 2600 m; Mon–Fri
+    08:00–08:25 1800 m and 18:00–18:30 2400 m;
+  * HeartRate every 5 minutes from 06:50 to 22:50 each day, 112–128 beats/min while walking (a sample
+    at 08:00 … 08:20 covers 08:00–08:25) and 62–84 otherwise; RestingHeartRate 56–60 for each day;
+  * each night from 23:05–23:35 to 06:25–06:55 as the Watch stages it (AsleepCore/Deep/REM and a
+    4-minute Awake), inside the iPhone's InBed record.
+  With a resting rate of 56–60 and 38 years (HRmax 181.4), 62–84 is always a reserve below 0.30
+  (sedentary) and 112–128 always 0.40–0.60 (moderate), so an hour's ventilation is hand-computable.
+
+    scripts/make-health-export.py --demo-week                               # Fixtures/activity/demo-week-watch/
+
 With --size-mb, --heart-rate-samples N puts N heart-rate samples (every 20–130 s from 2021-01-01
 +0900, 45–180 beats/min) first, and --sleep one night of segments per day over the same span, before
 the mix of records that fills the rest of the size.
@@ -414,6 +429,39 @@ def write_large(out, size_mb, heart_rate_samples=0, sleep=False):
     print(f"{xml_path}: {os.path.getsize(xml_path)} bytes, {distance_records} distance records", file=sys.stderr)
 
 
+# The demo week's walks (jongno-week-walks.csv), as (day, start hour, start minute, minutes, metres) per hour.
+DEMO_WALKS = [(day, 15, 0, 60, 4000) for day in (14, 15)] + [(day, 16, 0, 35, 2600) for day in (14, 15)] + \
+    [(day, 8, 0, 25, 1800) for day in range(16, 21)] + [(day, 18, 0, 30, 2400) for day in range(16, 21)]
+
+
+def demo_week_xml():
+    """The demo adult's week (docstring above): walks, heart rate every 5 minutes awake, resting rates, nights."""
+    rng = random.Random(2211)
+    minute = datetime.timedelta(minutes=1)
+    lines = []
+    walks = []
+    for day, hour, start_minute, minutes, metres in sorted(DEMO_WALKS):
+        start = datetime.datetime(2026, 11, day, hour, start_minute, tzinfo=KST)
+        walks.append((start, start + minutes * minute))
+        lines.append(record(DISTANCE, WATCH, "m", str(metres), health_date(start), health_date(start + minutes * minute)))
+    for day in range(14, 21):
+        lines += sleep_records(datetime.datetime(2026, 11, day - 1, 23, 5 + rng.randint(0, 30), tzinfo=KST), rng)
+        lines.append(record(RESTING_HEART_RATE, WATCH, "count/min", str(rng.randint(56, 60)),
+                            f"2026-11-{day:02d} 00:00:12 +0900", f"2026-11-{day:02d} 21:41:00 +0900"))
+        moment = datetime.datetime(2026, 11, day, 6, 50, tzinfo=KST)
+        while moment <= datetime.datetime(2026, 11, day, 22, 50, tzinfo=KST):
+            walking = any(start <= moment < stop for start, stop in walks)
+            lines.append(heart_rate_record(moment, rng.randint(112, 128) if walking else rng.randint(62, 84), 2 if walking else 1))
+            moment += 5 * minute
+    return head("2026-11-21 00:10:00 +0900") + "".join(lines) + "</HealthData>\n"
+
+
+def write_demo_week(out):
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "export.xml"), "wb") as f:
+        f.write(demo_week_xml().encode())
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     fixtures = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "activity")
@@ -423,7 +471,11 @@ def main():
     parser.add_argument("--heart-rate", action="store_true", help="add a day of heart-rate samples and resting rates")
     parser.add_argument("--sleep", action="store_true", help="add a night of sleep (a night per day with --size-mb)")
     parser.add_argument("--heart-rate-samples", type=int, default=0, help="with --size-mb: this many heart-rate samples")
+    parser.add_argument("--demo-week", action="store_true", help="the demo adult's week (Fixtures/activity/demo-week-watch/)")
     arguments = parser.parse_args()
+    if arguments.demo_week:
+        write_demo_week(arguments.out or os.path.join(fixtures, "demo-week-watch"))
+        return
     watch = arguments.heart_rate or arguments.sleep
     out = arguments.out or os.path.join(fixtures, "generated-watch" if watch else "generated")
     if arguments.size_mb > 0:

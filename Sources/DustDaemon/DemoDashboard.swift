@@ -25,6 +25,14 @@ public struct DemoDashboard: Sendable {
         self.metrics = metrics
     }
 
+    /// What the demo's pages and API read: 종로구 and the demo household (docs/REFERENCE.md §6), whoever the
+    /// configuration names, so `?person=` and the person switcher have both of them.
+    public static func reportSettings(databasePath: String, calendar: DayCalendar, intakeModel: any IntakeModel) -> WebData.ReportSettings {
+        WebData.ReportSettings(
+            stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: intakeModel,
+            databasePath: databasePath, people: DemoReplay.people)
+    }
+
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
     public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
         let store: any FineDustStore
@@ -33,18 +41,19 @@ public struct DemoDashboard: Sendable {
             return ExitStatus(error)
         }
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone)
-        let outcomes: [(DemoReplay.Response, DemoReplay.Outcome)]
-        let walked: Int
+        let replay: DemoReplay.Replay
         do {
-            (outcomes, walked) = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+            replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         } catch {
             report("The demo could not be replayed: \(error)")
             return .ioError
         }
+        let outcomes = replay.responses
         let stored = outcomes.filter { if case .stored = $0.1 { true } else { false } }.count
+        let activity = replay.activity.map { "\($0.person)'s \($0.held)" }
         report(
             "Replayed \(outcomes.count) AirKorea responses into \(databasePath): \(stored) stored, \(outcomes.count - stored) rejected "
-                + "as dustd would reject them; \(walked) hours of walking.")
+                + "as dustd would reject them; \(activity.joined(separator: ", ")).")
 
         // The demo is a running dustd as far as its pages can tell: polled just now, healthy.
         var status = DaemonStatus(
@@ -54,17 +63,13 @@ public struct DemoDashboard: Sendable {
         status.lastSuccess = .init(at: Self.now.addingTimeInterval(-30 * 60), rowsNew: stored, rowsUpdated: 0, requests: outcomes.count)
         try? await store.saveStatus(status)
 
-        let model = settings.intakeModel
-        let data = WebData(
-            store: { store },
-            settings: {
-                WebData.ReportSettings(
-                    stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: model,
-                    databasePath: databasePath)
-            }, clock: FixedClock(Self.now))
+        let reportSettings = Self.reportSettings(databasePath: databasePath, calendar: calendar, intakeModel: settings.intakeModel)
+        let data = WebData(store: { store }, settings: { reportSettings }, clock: FixedClock(Self.now))
+        var household = settings
+        household.people = DemoReplay.people
         let web: any Service
         do {
-            guard let service = try WebFrontEnd.service(settings: settings, data: data, metrics: metrics, logger: logger) else {
+            guard let service = try WebFrontEnd.service(settings: household, data: data, metrics: metrics, logger: logger) else {
                 report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
                 return .ok
             }

@@ -47,8 +47,22 @@ public struct DemoReplay: Sendable {
         ("synthesized/advisories-o3-2026.xml", .o3),
     ]
 
-    /// Walking distances for the demo week.
+    /// Walking distances for the demo week: the child's walks (she walks with the adult, and has no export).
     public static let activityFile = "activity/jongno-week-walks.csv"
+    /// The adult's Apple Watch export for the demo week: the same walks, heart rate and sleep.
+    public static let watchFile = "activity/demo-week-watch/export.xml"
+
+    /// The demo household (docs/REFERENCE.md §6), both at 종로구: an adult with an Apple Watch, first
+    /// (every output that names nobody means him), and a child without one.
+    public static let people = [
+        Person(name: "jiho", born: BirthMonth(year: 1988, month: 4)!, sex: .male, station: station),
+        Person(name: "seoa", born: BirthMonth(year: 2018, month: 3)!, sex: .female, station: station),
+    ]
+    /// A configuration naming the demo household (below `Fixtures/`), for exploring the demo database with
+    /// `--config` (`--person`, `--everyone`); a test holds it equal to `people`.
+    public static let householdConfigurationFile = "demo-household.yaml"
+    /// Whose each activity file is: the Watch's export the adult's, the walks the child's.
+    public static let activityImports: [(file: String, person: String)] = [(watchFile, people[0].name), (activityFile, people[1].name)]
 
     /// A real station list (two stations with coordinates), so `dustctl stations nearest` can be
     /// tried without the station-information service.
@@ -82,6 +96,27 @@ public struct DemoReplay: Sendable {
         case rejected(IngestError)
     }
 
+    /// One activity file imported for a person of the household.
+    public struct ActivityImport: Sendable {
+        public var file: String
+        public var person: String
+        public var summary: ActivityImportSummary
+
+        /// What the file gave the person: `14 hours of walking, 1351 heart-rate samples, 50.9 h asleep`.
+        public var held: String {
+            var held = ["\(summary.slotsTouched) hours of walking"]
+            if summary.heartRateSamples > 0 { held.append("\(summary.heartRateSamples) heart-rate samples") }
+            if summary.sleepIntervals > 0 { held.append(String(format: "%.1f h asleep", Double(summary.asleepSeconds) / 3600)) }
+            return held.joined(separator: ", ")
+        }
+    }
+
+    /// What the replay did: each response's outcome, then each activity file's import.
+    public struct Replay: Sendable {
+        public var responses: [(Response, Outcome)]
+        public var activity: [ActivityImport]
+    }
+
     private let fixtures: URL
     private let ingest: IngestService
     private let activity: ActivityService
@@ -95,12 +130,12 @@ public struct DemoReplay: Sendable {
         self.advisories = store
         let clock = FixedClock(Self.now)
         self.ingest = IngestService(store: store, clock: clock)
-        self.activity = ActivityService(store: store, calendar: calendar, clock: clock)
+        self.activity = ActivityService(store: store, calendar: calendar, clock: clock, people: Self.people.map(\.name))
         self.stations = StationListService(store: store)
     }
 
-    /// Replays every response in order, then imports the demo activity and stores the forecasts and the weekly outlook.
-    public func run() async throws -> (responses: [(Response, Outcome)], walkedHours: Int) {
+    /// Replays every response in order, then imports each person's activity and stores the forecasts and the weekly outlook.
+    public func run() async throws -> Replay {
         var outcomes: [(Response, Outcome)] = []
         for response in Self.responses {
             let body = try Data(contentsOf: fixtures.appendingPathComponent(response.path))
@@ -110,7 +145,11 @@ public struct DemoReplay: Sendable {
                 outcomes.append((response, .rejected(error)))
             }
         }
-        let walked = try await activity.importFile(atPath: fixtures.appendingPathComponent(Self.activityFile).path).recordsUsed
+        var imports: [ActivityImport] = []
+        for (file, person) in Self.activityImports {
+            let summary = try await activity.importFile(atPath: fixtures.appendingPathComponent(file).path, person: person)
+            imports.append(ActivityImport(file: file, person: person, summary: summary))
+        }
         try await stations.save(try StationListService.parse(try Data(contentsOf: fixtures.appendingPathComponent(Self.stationListFile))))
         for file in Self.forecastFiles {
             let page = try AirKoreaResponseParser().parseForecasts(try Data(contentsOf: fixtures.appendingPathComponent(file)))
@@ -126,6 +165,6 @@ public struct DemoReplay: Sendable {
                 try Data(contentsOf: fixtures.appendingPathComponent(file)), pollutant: pollutant)
             _ = try await advisories.saveAdvisories(page.advisories, fetchedAt: Self.now)
         }
-        return (outcomes, walked)
+        return Replay(responses: outcomes, activity: imports)
     }
 }

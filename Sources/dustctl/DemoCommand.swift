@@ -32,12 +32,17 @@ struct DemoCommand: AsyncParsableCommand {
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()
             let store = try openStore(atPath: db, for: .write)
-            let (outcomes, walked) = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
-            let statistics = StatisticsService(
+            let replay = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
+            let household = StatisticsService(
                 readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
-                intakeModel: model, stations: StationPreference(primary: DemoReplay.station))
-            let day = try await statistics.day(DemoReplay.lastDay)
-            let week = try await statistics.rollingWeek(endingOn: DemoReplay.lastDay)
+                intakeModel: model, stations: StationPreference(primary: DemoReplay.station), physiology: store)
+            var reports: [(person: Person, day: DayReport, week: WeekReport)] = []
+            for person in DemoReplay.people {
+                let statistics = household.forPerson(person)
+                reports.append(
+                    (person, try await statistics.day(DemoReplay.lastDay), try await statistics.rollingWeek(endingOn: DemoReplay.lastDay)))
+            }
+            let (day, week) = (reports[0].day, reports[0].week)
             let forecast = try await ForecastReader(store: store, timeZone: calendar.timeZone)
                 .outlook(station: DemoReplay.station, override: nil, now: DemoReplay.now)
             if json {
@@ -46,12 +51,23 @@ struct DemoCommand: AsyncParsableCommand {
                         ("day", ReportJSON.day(day, calendar: calendar)),
                         ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
                         ("outlook", forecast.weekly.map { ReportJSON.weeklyOutlook($0, region: forecast.region) } ?? .null),
+                        (
+                            "people",
+                            .array(
+                                reports.map { report in
+                                    JSON.object([
+                                        ("person", .string(report.person.name)),
+                                        ("day", ReportJSON.day(report.day, calendar: calendar)),
+                                        ("week", ReportJSON.week(report.week, station: DemoReplay.station, calendar: calendar)),
+                                    ])
+                                })
+                        ),
                     ]).serialized)
                 return
             }
             let style = TextStyle.forStandardOutput()
-            try standardOutputLine(style.bold("Replaying \(outcomes.count) recorded and synthesized AirKorea responses into \(db)"))
-            for (response, outcome) in outcomes {
+            try standardOutputLine(style.bold("Replaying \(replay.responses.count) recorded and synthesized AirKorea responses into \(db)"))
+            for (response, outcome) in replay.responses {
                 switch outcome {
                 case .stored(let report):
                     let stored = report.stored
@@ -62,7 +78,9 @@ struct DemoCommand: AsyncParsableCommand {
                     try standardOutputLine("  ✗ \(response.path): " + style.dim(error.description))
                 }
             }
-            try standardOutputLine("  ✓ \(DemoReplay.activityFile): \(walked) hours of walking")
+            for imported in replay.activity {
+                try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, \(imported.held)")
+            }
             try standardOutputLine(
                 "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"
                     + (forecast.weekly.map { " published \($0.publishedOn), \($0.days.count) days" } ?? "") + "\n")
@@ -72,10 +90,54 @@ struct DemoCommand: AsyncParsableCommand {
             if let line = AdvisoryText(style: style, calendar: calendar).topLine(listing) { try standardOutputLine(line) }
             try standardOutputLine(text.day(day, isToday: false))
             try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
+            for report in reports.dropFirst() {
+                try standardOutputLine(style.bold("Person: \(report.person.name)"))
+                try standardOutputLine(text.day(report.day, isToday: false))
+                try standardOutputLine(text.week(report.week, station: DemoReplay.station, chartPollutant: .pm25))
+            }
+            try standardOutputLine(Self.breathingLines(reports.map { ($0.person, $0.day) }).joined(separator: "\n") + "\n")
             try standardOutputLine((weeklyOutlookLines(forecast, style).dropFirst() + [""]).joined(separator: "\n"))
+            let configuration = Self.displayPath(directory.appendingPathComponent(DemoReplay.householdConfigurationFile).path)
             try standardOutputLine(
-                style.dim("Explore: dustctl week --db \(db) --station \(DemoReplay.station) --end \(DemoReplay.lastDay)"))
+                style.dim(
+                    "Explore: dustctl week --everyone --config \(configuration) --db \(db) --end \(DemoReplay.lastDay)"))
         }
+    }
+
+    /// Why the household's numbers differ for the same air, from each person's hours (docs/REFERENCE.md §18): the
+    /// volume breathed (the sum of the hours' `V`), the time at each level with the rate of the person's age,
+    /// and what set the levels.
+    static func breathingLines(_ days: [(person: Person, day: DayReport)]) -> [String] {
+        var lines = ["Why the numbers differ: the same air, breathed differently (m³ = the sum of each hour's V)"]
+        for (person, day) in days {
+            let hours = day.hourly.compactMap(\.breathing)
+            guard !hours.isEmpty else { continue }
+            let breathed = hours.reduce(0) { $0 + $1.ventilation }
+            var seconds: [ActivityLevel: Double] = [:]
+            for hour in hours { seconds.merge(hour.secondsByLevel, uniquingKeysWith: +) }
+            let age = person.born.map { $0.age(on: day.date) }
+            let rates = age.map(AgeVentilationTable.rates(age:))
+            let levels = ActivityLevel.allCases.compactMap { level -> String? in
+                guard let time = seconds[level], time > 0 else { return nil }
+                let rate = rates?[level].map { " at \(String(format: "%.2f", $0))" } ?? ""
+                return "\(level.rawValue) \(String(format: "%.1f", time / 3600)) h\(rate)"
+            }
+            let sources = LevelSource.allCases.reversed().compactMap { source -> String? in
+                let count = hours.filter { $0.levelSource == source }.count
+                return count > 0 ? "\(source.rawValue) \(count)" : nil
+            }
+            lines.append(
+                "  \(person.name)\(age.map { " (\($0))" } ?? ""): \(String(format: "%.2f", breathed)) m³ on \(day.date) — "
+                    + levels.joined(separator: ", ") + (rates == nil ? "" : " m³/h"))
+            lines.append("    hours whose level came from: " + sources.joined(separator: ", "))
+        }
+        return lines
+    }
+
+    /// `path` relative to the current directory when it lies below it, so the hint reads as typed.
+    private static func displayPath(_ path: String) -> String {
+        let current = FileManager.default.currentDirectoryPath + "/"
+        return path.hasPrefix(current) ? String(path.dropFirst(current.count)) : path
     }
 
     private func fixturesDirectory() throws -> URL {

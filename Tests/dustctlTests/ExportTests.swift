@@ -118,13 +118,84 @@ struct ExportTests {
         let result = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
-        #expect(result.standardOutput.contains("Intake        266.7 µg              133.5 µg"))
+        // The first person's day: jiho (38), his Watch's sleep and heart rate (the household below, docs/REFERENCE.md §6).
+        #expect(result.standardOutput.contains("Intake        267.4 µg              134.0 µg"))
         #expect(result.standardOutput.contains("✗ hostile/billion-laughs.xml"))
         #expect(result.standardOutput.contains("Week            167   166"))
         // The advisory in force at the demo's "now" for 종로구's district, above the day (docs/REFERENCE.md §17).
         #expect(
             result.standardOutput.contains(
                 "\n▶ 미세먼지 경보 (PM10 warning) · 서울 도심권 · since 2026-11-20 13:00 · 312 µg/m³\n종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
+    }
+
+    @Test("The demo is a household of two: jiho's Watch export and seoa's walks imported, her day and week after his, and why")
+    func demoHousehold() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("demo.sqlite")
+        let result = try dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path)
+        #expect(result.status == 0, "\(result.standardError)")
+        let output = result.standardOutput
+        #expect(
+            output.contains(
+                "  ✓ activity/demo-week-watch/export.xml: jiho's, 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep\n"))
+        #expect(output.contains("  ✓ activity/jongno-week-walks.csv: seoa's, 14 hours of walking\n"))
+        // The first person's report keeps its place (advisory, day, week); the second follows under her name.
+        let sections = output.components(separatedBy: "Person: seoa\n종로구 · 2026-11-20 (Fri) · Asia/Seoul\n")
+        try #require(sections.count == 2)
+        #expect(sections[0].contains("Intake        267.4 µg              134.0 µg"))
+        #expect(sections[0].contains("Week            167   166  37.7   19.4   1580.5   811.2 보통 moderate (PM2.5)"))
+        #expect(sections[1].contains("Intake        272.4 µg              135.8 µg"))
+        #expect(sections[1].contains("Week            167   166  37.7   19.4   1641.0   841.1 보통 moderate (PM2.5)"))
+        // Why: the sum of each hour's V, the hours at each level and the rates of each one's age.
+        #expect(output.contains("Why the numbers differ: the same air, breathed differently (m³ = the sum of each hour's V)\n"))
+        #expect(
+            output.contains(
+                "  jiho (38): 7.58 m³ on 2026-11-20 — sleep 7.9 h at 0.28, sedentary 15.2 h at 0.26, moderate 0.9 h at 1.62 m³/h\n"
+                    + "    hours whose level came from: sleep 7, heartRate 16, schedule 1\n"))
+        #expect(
+            output.contains("  seoa (8): 7.88 m³ on 2026-11-20 — sleep 8.0 h at 0.27, sedentary 13.0 h at 0.29, light 3.0 h at 0.66 m³/h\n")
+        )
+        #expect(output.contains("    hours whose level came from: walking 2, schedule 22\n"))
+        #expect(output.contains("Explore: dustctl week --everyone --config "))
+    }
+
+    @Test("demo --json ends with people: each person's day and week, what --everyone prints with Fixtures/demo-household.yaml")
+    func demoHouseholdJSON() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("demo.sqlite")
+        let demo = try dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path, "--json")
+        #expect(demo.status == 0, "\(demo.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(demo.standardOutput.utf8)) as? [String: Any])
+        let people = try #require(document["people"] as? [[String: Any]])
+        #expect(people.map { $0["person"] as? String } == ["jiho", "seoa"])
+        let configuration = TestFixtures.url("demo-household.yaml").path
+        let everyone = try dustctl("week", "--everyone", "--config", configuration, "--db", db, "--end", "2026-11-20", "--json")
+        #expect(everyone.status == 0, "\(everyone.standardError)")
+        let weeks = try #require(try JSONSerialization.jsonObject(with: Data(everyone.standardOutput.utf8)) as? [[String: Any]])
+        #expect(weeks.map { $0["person"] as? String } == ["jiho", "seoa"])
+        for (person, week) in zip(people, weeks) {
+            var named = try #require(person["week"] as? [String: Any])
+            named["person"] = person["person"]
+            #expect(NSDictionary(dictionary: named).isEqual(to: week), "\(person["person"] ?? "")")
+        }
+        // The first person's day is the document's day; seoa's differs from it only where she breathes differently.
+        let jihoDay = try #require(people[0]["day"] as? [String: Any])
+        #expect(NSDictionary(dictionary: jihoDay).isEqual(to: try #require(document["day"] as? [String: Any])))
+        let seoaIntake = try #require((people[1]["day"] as? [String: Any])?["intake"] as? [String: Double])
+        #expect(seoaIntake["pm10"] != (jihoDay["intake"] as? [String: Double])?["pm10"])
+        let pm10 = try #require(seoaIntake["pm10"])
+        #expect(abs(pm10 - 272.4) < 0.05)
+        // day --json shows where each hour's level came from: jiho's nights his Watch's sleep, his days its heart rate.
+        for (name, nights, days) in [("jiho", "sleep", "heartRate"), ("seoa", "schedule", "schedule")] {
+            let day = try dustctl("day", "2026-11-20", "--person", name, "--config", configuration, "--db", db, "--json")
+            #expect(day.status == 0, "\(day.standardError)")
+            let hours = try #require(
+                (try JSONSerialization.jsonObject(with: Data(day.standardOutput.utf8)) as? [String: Any])?["hourly"] as? [[String: Any]])
+            #expect(hours[0...4].allSatisfy { $0["levelSource"] as? String == nights }, "\(name)")
+            #expect(hours[9...17].allSatisfy { $0["levelSource"] as? String == days }, "\(name)")
+        }
     }
 
     @Test("The demo stores and shows the weekly outlook for 서울: 높음 on its first two days; --json ends with it")

@@ -1,0 +1,41 @@
+import DustDaemon
+import DustKit
+import DustServices
+import DustStore
+import DustWeb
+import Foundation
+import TestSupport
+import Testing
+
+/// `dustd --demo` serves the demo household (docs/REFERENCE.md §6): the web reads both people, whoever
+/// the configuration names, and each one's numbers are those `dustctl demo` prints.
+@Suite("dustd --demo: the household on the web")
+struct DemoDashboardTests {
+    @Test("The demo's web settings hold jiho then seoa; ?person= reaches each, their intakes differ, anyone else is refused")
+    func household() async throws {
+        let directory = try TemporaryDirectory("demo-dashboard")
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("demo.sqlite"))
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
+        let replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+        // What dustd --demo reports it imported, per person: jiho's Watch gave heart rate and sleep too.
+        #expect(
+            replay.activity.map { "\($0.person)'s \($0.held)" } == [
+                "jiho's 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep", "seoa's 14 hours of walking",
+            ])
+        let settings = DemoDashboard.reportSettings(databasePath: store.path, calendar: calendar, intakeModel: try VentilationIntakeModel())
+        #expect(settings.people.map(\.name) == ["jiho", "seoa"])
+        #expect(settings.stations.primary == "종로구")
+        let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(DemoDashboard.now), processIsDustd: { _ in false })
+        let first = try await data.statistics().day(DemoReplay.lastDay)
+        let jiho = try await data.statistics(person: "jiho").day(DemoReplay.lastDay)
+        let seoa = try await data.statistics(person: "seoa").day(DemoReplay.lastDay)
+        #expect(first == jiho)
+        // 03:00, asleep indoors at PM10 30 µg/m³: 30 × 0.276 × 0.7 for jiho (38), 30 × 0.27 × 0.7 for seoa (8).
+        #expect(abs(jiho.hourly[3].intake.fineDust! - 30 * 0.276 * 0.7) < 1e-9)
+        #expect(abs(seoa.hourly[3].intake.fineDust! - 30 * 0.27 * 0.7) < 1e-9)
+        #expect(jiho.totals.intake.fineDust != seoa.totals.intake.fineDust)
+        #expect(throws: UnknownPerson.self) { try data.statistics(person: "me") }
+    }
+}
