@@ -63,9 +63,10 @@ if grep -hE "CONSOLE|Refused to|Content Security Policy" "$WORK"/chromium-*.log 
 fi
 echo "ok: Chromium rendered /, /day/2026-11-20 and /week/2026-W47 with a clean console"
 
+# dustd --demo serves the demo's household (Fixtures/demo-household.yaml): its pages are the first person's, jiho's.
 DUSTCTL=("$BIN/dustctl" --db "$WORK/demo.sqlite" --station 종로구 --json)
-DUSTD_CONFIG="$WORK/empty.yaml" "${DUSTCTL[@]:0:1}" day 2026-11-20 "${DUSTCTL[@]:1}" >"$WORK/day.json"
-DUSTD_CONFIG="$WORK/empty.yaml" "${DUSTCTL[@]:0:1}" week --iso 2026-W47 "${DUSTCTL[@]:1}" >"$WORK/week.json"
+DUSTD_CONFIG="$PWD/Fixtures/demo-household.yaml" "${DUSTCTL[@]:0:1}" day 2026-11-20 "${DUSTCTL[@]:1}" >"$WORK/day.json"
+DUSTD_CONFIG="$PWD/Fixtures/demo-household.yaml" "${DUSTCTL[@]:0:1}" week --iso 2026-W47 "${DUSTCTL[@]:1}" >"$WORK/week.json"
 python3 - "$WORK" <<'PY' || fail "the page's numbers differ from dustctl's"
 import json, sys
 from html.parser import HTMLParser
@@ -276,9 +277,10 @@ DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" --version >/dev/null
 python3 - "$WORK" <<'PY' || { tail -5 "$WORK/prometheus.log"; fail "Prometheus's values differ from the database's"; }
 import json, sqlite3, sys
 work = sys.argv[1]
-def series(name):
+def series(name, person=None):
     result = json.load(open(f"{work}/{name}.json"))["data"]["result"]
-    return {tuple(sorted((k, v) for k, v in r["metric"].items() if k in ("station", "pollutant"))): float(r["value"][1]) for r in result}
+    return {tuple(sorted((k, v) for k, v in r["metric"].items() if k in ("station", "pollutant"))): float(r["value"][1])
+            for r in result if person is None or r["metric"].get("person") == person}
 up = json.load(open(f"{work}/up.json"))["data"]["result"]
 assert up and up[0]["value"][1] == "1", up
 concentration = series("concentration")
@@ -291,18 +293,18 @@ expected = {(("pollutant", "pm10"), ("station", "종로구")): latest[0], (("pol
 for key, value in expected.items():
     assert abs(concentration.get(key) * 1e6 - value) < 1e-9, (key, concentration.get(key), value)
 day = json.load(open(f"{work}/day.json"))
-intake = series("intake")
+intake = series("intake", person="jiho")
 for pollutant in ("pm10", "pm25"):
     got = intake[(("pollutant", pollutant), ("station", "종로구"))]
     assert abs(got * 1e6 - day["intake"][pollutant]) < 1e-6, (pollutant, got, day["intake"][pollutant])
-# Issue 22: the intake is a person's; without people: the one person is me. The household: one series each.
+# Issue 22: the intake is a person's; the demo's household is jiho and seoa. The other household: one series each.
 people = sorted(r["metric"].get("person", "") for r in json.load(open(f"{work}/intake.json"))["data"]["result"])
-assert people == ["me", "me"], people
+assert people == ["jiho", "jiho", "seoa", "seoa"], people
 household = sorted((r["metric"].get("person", ""), r["metric"]["pollutant"])
                    for r in json.load(open(f"{work}/household-intake.json"))["data"]["result"])
 assert household == [("dad", "pm10"), ("dad", "pm25"), ("민지", "pm10"), ("민지", "pm25")], household
 print(f"ok: Prometheus scraped dustd: up=1, 종로구 PM10 {latest[0]:g} / PM2.5 {latest[1]:g} µg/m³ as stored, "
-      f"today's intake {day['intake']['pm25']:.3f} µg PM2.5 as dustctl computes it, person=\"me\"; the household's "
+      f"jiho's intake today {day['intake']['pm25']:.3f} µg PM2.5 as dustctl --person computes it, seoa's beside it; the household's "
       f"series for dad and 민지")
 # Issue 21: the gases and the index of that hour as stored, and the demo's 경보 in force.
 gases = {dict(r["metric"])["gas"]: float(r["value"][1]) for r in json.load(open(f"{work}/gas.json"))["data"]["result"]
