@@ -7,12 +7,14 @@
 # The database ($WORK/people.sqlite, default WORK=/tmp/finedust-people-week) is `dustctl demo`'s,
 # with a year of hourly readings (PM and the four gases) for 종로구 and 강남구 added before the
 # demo's last day (2026-11-20), the generated Watch export (heart rate, resting rates, sleep and
-# walking) imported for dad and the demo's walks for 민지, and a Watch's year of heart rate and
+# walking) imported for dad (who also gets the demo's walks, handed from me at the first import) and
+# the demo's walks again for 민지, and a Watch's year of heart rate and
 # sleep for dad and mom (below). Two configurations:
 #   * one.yaml: no people: (one person, me, at 종로구) — what `dustctl week` was before issue 22;
 #   * six.yaml: six people, born 1958–2021, at 종로구 or 강남구, two with their own infiltration.
 # Four commands, one of each per round, each with --json and --end 2026-11-20:
 #   week (one.yaml) · week --person dad (six.yaml) · week --person 민지 (six.yaml) · week --everyone (six.yaml)
+# Needs the sqlite3 command (apt-get install sqlite3), as Benchmarks/startup.py does.
 # The report: each one's median and minimum wall time, and `--everyone`'s median against each
 # single person's. Target (§18): `week --everyone` for 6 people ≤ 2× one person's `week`.
 set -euo pipefail
