@@ -24,15 +24,17 @@ public enum DaemonConfigurationError: Error, Sendable, Hashable, CustomStringCon
         guard settings.station.name != nil else { throw .noStation }
     }
 
-    /// Checks every person's own `station` against the station list `stations sync` stored (the
-    /// stations with an address or a position; one only seen in measurements does not count).
-    /// Before a sync there is no list to check against, and nothing is refused.
+    /// Checks every person's own `station` against the stations AirKorea is known to have: those of
+    /// the list `stations sync` stored (with an address or a position) and those it has already
+    /// answered measurements for. Before a sync there is no list to check against, and nothing is
+    /// refused.
     public static func check(_ settings: FineDustSettings, stations: [Station]) throws(DaemonConfigurationError) {
-        let listed = Set(stations.filter { $0.address != nil || $0.latitude != nil }.map(\.name))
-        guard !listed.isEmpty else { return }
+        let listed = stations.filter { $0.address != nil || $0.latitude != nil }.count
+        guard listed > 0 else { return }
+        let known = Set(stations.map(\.name))
         for (index, person) in settings.people.enumerated() {
-            if let station = person.station, !listed.contains(station) {
-                throw .unknownPersonStation(index: index, person: person.name, station: station, listed: listed.count)
+            if let station = person.station, !known.contains(station) {
+                throw .unknownPersonStation(index: index, person: person.name, station: station, listed: listed)
             }
         }
     }

@@ -262,6 +262,15 @@ struct DustdProcessTests {
             refused.standardError.contains(
                 "people[1].station (grandma) is \"수원역\", which is not in AirKorea's station list (2 stations synced); "
                     + "find its name with dustctl stations list"), "\(refused.standardError)")
+        // A station AirKorea has answered measurements for exists, listed or not (the list above is a truncated one).
+        let measured = try Executables.run(
+            "dustctl", ["import", TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml").path, "--db", database],
+            environment: ["PATH": "/usr/bin:/bin"])
+        #expect(measured.status == 0, "\(measured.standardError)")
+        try "station:\n  name: 소사본동\npeople:\n  - name: dad\n  - name: grandma\n    station: 종로구\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let accepted = try Executables.run("dustd", ["--once"], environment: environment)
+        #expect(accepted.status != 78 && !accepted.standardError.contains("Invalid configuration"), "\(accepted.standardError)")
     }
 }
 
