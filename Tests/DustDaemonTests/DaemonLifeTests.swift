@@ -540,10 +540,12 @@ struct StatusStatesTests {
         #expect(try await dustd.wait { try dustd.status().1["state"] as? String == "quotaExhausted" })
         let asked = dustd.server.requests.count
         // The heartbeat is written every 2 s (poll.intervalSeconds 2) and late after 4 s: watch
-        // three times that long, well inside the wait for 00:00 KST.
-        let watchUntil = Date().addingTimeInterval(12)
+        // at least three times that long and at least 10 readings, well inside the wait for 00:00
+        // KST. On a loaded machine one `dustctl status` can take over a second, so the watch runs
+        // until both are reached (at most a minute) rather than for a fixed 12 s.
+        let started = Date()
         var seen: [String] = []
-        while Date() < watchUntil {
+        while Date().timeIntervalSince(started) < 12 || seen.count < 10, Date().timeIntervalSince(started) < 60 {
             let (code, object) = try dustd.status()
             seen.append("\(object["daemon"] as? String ?? "?")/\(code)")
             try await Task.sleep(for: .milliseconds(500))
