@@ -289,15 +289,6 @@ public struct ActivityService: Sendable {
         guard !people.contains(Person.defaultName) else { return 0 }
         return try await store.movePerson(from: Person.defaultName, to: people[0])
     }
-
-    /// Removes one source of `me`; returns the slots removed.
-    public func forget(source: String) async throws -> Int {
-        let removed = try await store.forgetActivity(source: source)
-        guard removed > 0 else {
-            throw UnknownActivitySource(source: source, known: try await store.activitySources().map(\.source))
-        }
-        return removed
-    }
 }
 
 /// What `forget` removed: hours of walking, and heart-rate, resting-rate and sleep records.
