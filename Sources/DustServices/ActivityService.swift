@@ -318,9 +318,9 @@ public struct ActivityService: Sendable {
 
     /// Removes one source of `me` (its walking and positions); returns the slots removed.
     public func forget(source: String) async throws -> Int {
-        _ = try await store.forgetPositions(person: Person.defaultName, source: source)
+        let positions = try await store.forgetPositions(person: Person.defaultName, source: source)
         let removed = try await store.forgetActivity(source: source)
-        guard removed > 0 else {
+        guard removed + positions > 0 else {
             throw UnknownActivitySource(source: source, known: try await store.activitySources().map(\.source))
         }
         return removed

@@ -41,6 +41,9 @@ struct ActivityImportCommand: AsyncParsableCommand {
             the summary. Time asleep counts at the sleeping rate; a heart rate sets the
             level of the time it covers once the person's born month is configured
             (their maximum heart rate needs an age; docs/REFERENCE.md §18).
+            From every GPX track and workout route it keeps where the person was: per
+            source, the last point of each minute, after the GPS-jump rule
+            (docs/REFERENCE.md §19).
             Examples:
               dustctl activity import ~/Downloads/export.zip
               dustctl activity import Fixtures/activity/jongno-week-walks.csv
