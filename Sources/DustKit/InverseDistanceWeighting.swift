@@ -53,14 +53,25 @@ public struct WeightedStation: Sendable, Hashable {
     }
 }
 
+/// Why a point has no weighted value; the slot then takes the home value and says which of these
+/// it was (docs/REFERENCE.md §19).
+public enum WeightingFallback: String, Sendable, Hashable, CaseIterable {
+    /// No station has a row for the slot: the national archive lacks that hour (or `station.mode` is not `nation`).
+    case noNationalData = "no-national-data"
+    /// Stations have rows, but the station list places none of them (not synced, or no coordinates).
+    case noStationPositions = "no-station-positions"
+    /// No station with a known value stands within `location.radiusKm`.
+    case noStationWithinRadius = "no-station-within-radius"
+}
+
 /// The value at a point, or why there is none.
 public struct WeightedValue: Sendable, Hashable {
     /// What the weighting found.
     public enum Outcome: Sendable, Hashable {
         /// `C = Σ wᵢCᵢ / Σ wᵢ` over `stations`, nearest first.
         case weighted(value: Double, stations: [WeightedStation])
-        /// No station with a known value stands within the radius: the caller falls back to the home value.
-        case noStationWithinRadius
+        /// No value: the caller falls back to the home value, for this reason.
+        case fallback(WeightingFallback)
     }
 
     public var outcome: Outcome
@@ -72,13 +83,13 @@ public struct WeightedValue: Sendable, Hashable {
         self.stationsWithoutCoordinates = stationsWithoutCoordinates
     }
 
-    /// The weighted concentration; nil when no station was within the radius.
+    /// The weighted concentration; nil when there is none.
     public var value: Double? {
         if case .weighted(let value, _) = outcome { return value }
         return nil
     }
 
-    /// The stations used, nearest first; empty when none was within the radius.
+    /// The stations used, nearest first; empty when there is no weighted value.
     public var stations: [WeightedStation] {
         if case .weighted(_, let stations) = outcome { return stations }
         return []
@@ -97,7 +108,8 @@ public enum InverseDistanceWeighting {
 
     /// The value at `point` from the `nearestCount` nearest candidates with a known value within
     /// `radiusKilometres` (a station exactly at the radius counts). Equal distances are ordered by
-    /// station name, so the same inputs always choose the same stations.
+    /// station name, so the same inputs always choose the same stations. `candidates` are every
+    /// station with a row for the slot, so that an empty list can say the hour has no national data.
     public static func value(at point: GeoPoint, candidates: [WeightingCandidate], radiusKilometres: Double) -> WeightedValue {
         var withoutCoordinates = 0
         var reachable: [(station: String, distance: Double, value: Double)] = []
@@ -114,7 +126,9 @@ public enum InverseDistanceWeighting {
         }
         let nearest = reachable.sorted { ($0.distance, $0.station) < ($1.distance, $1.station) }.prefix(nearestCount)
         guard !nearest.isEmpty else {
-            return WeightedValue(outcome: .noStationWithinRadius, stationsWithoutCoordinates: withoutCoordinates)
+            let reason: WeightingFallback =
+                candidates.isEmpty ? .noNationalData : withoutCoordinates == candidates.count ? .noStationPositions : .noStationWithinRadius
+            return WeightedValue(outcome: .fallback(reason), stationsWithoutCoordinates: withoutCoordinates)
         }
         let stations = nearest.map { station in
             let floored = max(station.distance, minimumDistanceKilometres)
@@ -123,5 +137,39 @@ public enum InverseDistanceWeighting {
         }
         let value = stations.reduce(0) { $0 + $1.weight * $1.value } / stations.reduce(0) { $0 + $1.weight }
         return WeightedValue(outcome: .weighted(value: value, stations: stations), stationsWithoutCoordinates: withoutCoordinates)
+    }
+}
+
+/// `C_home` of one slot and pollutant (docs/REFERENCE.md §19): the weighted value at the person's
+/// `home`, else the home station's value.
+public struct HomeValue: Sendable, Hashable {
+    /// µg/m³; nil when unknown.
+    public var concentration: Double?
+    /// The weighting at home; nil when the person has no `home`.
+    public var weighted: WeightedValue?
+
+    /// Weighs `candidates` at `home`; without `home`, or when the weighting falls back, the home
+    /// station's value (with §5's fallbacks already applied by the caller).
+    public init(home: GeoPoint?, homeStationValue: Double?, candidates: [WeightingCandidate], radiusKilometres: Double) {
+        guard let home else {
+            self.init(concentration: homeStationValue, weighted: nil)
+            return
+        }
+        let weighted = InverseDistanceWeighting.value(at: home, candidates: candidates, radiusKilometres: radiusKilometres)
+        self.init(concentration: weighted.value ?? homeStationValue, weighted: weighted)
+    }
+
+    public init(concentration: Double?, weighted: WeightedValue?) {
+        self.concentration = concentration
+        self.weighted = weighted
+    }
+
+    /// Whether the value is the weighted one at home (`where: home`) rather than the home station's (`home-station`).
+    public var isWeightedAtHome: Bool { weighted?.value != nil }
+
+    /// Why a configured `home` fell back to the home station's value; nil without `home` or when weighted.
+    public var fallback: WeightingFallback? {
+        if case .fallback(let reason)? = weighted?.outcome { return reason }
+        return nil
     }
 }

@@ -78,15 +78,15 @@ struct InverseDistanceWeightingTests {
     func nothingWithinRadius() {
         // The nearest, 중구, is 1.431475 km away; a 1 km radius holds none.
         let near = InverseDistanceWeighting.value(at: between, candidates: candidates(), radiusKilometres: 1)
-        #expect(near.outcome == .noStationWithinRadius)
+        #expect(near.outcome == .fallback(.noStationWithinRadius))
         #expect(near.value == nil && near.stations.isEmpty)
         // A walk in 부산 (35.1796/129.0756) is about 325 km from 서울's stations.
         let busan = InverseDistanceWeighting.value(
             at: GeoPoint(latitude: 35.1796, longitude: 129.0756), candidates: candidates(), radiusKilometres: 10)
-        #expect(busan.outcome == .noStationWithinRadius)
+        #expect(busan.outcome == .fallback(.noStationWithinRadius))
         // A station without a value counts for nothing, even when it is the only one in reach.
         let unknown = InverseDistanceWeighting.value(at: between, candidates: candidates(junggu: nil), radiusKilometres: 1.5)
-        #expect(unknown.outcome == .noStationWithinRadius)
+        #expect(unknown.outcome == .fallback(.noStationWithinRadius))
     }
 
     @Test("home between two stations: with only two within the radius, k = 2")
@@ -110,6 +110,17 @@ struct InverseDistanceWeightingTests {
         #expect(abs(weighted.value! - 38.569003) < 5e-7)
     }
 
+    @Test("no rows for the slot, or no row with a position: the fallback says which")
+    func whyNoValue() {
+        let noData = InverseDistanceWeighting.value(at: between, candidates: [], radiusKilometres: 10)
+        #expect(noData.outcome == .fallback(.noNationalData))
+        let unplaced = candidates().map { WeightingCandidate(station: $0.station, location: nil, value: $0.value) }
+        let noPositions = InverseDistanceWeighting.value(at: between, candidates: unplaced, radiusKilometres: 10)
+        #expect(noPositions.outcome == .fallback(.noStationPositions))
+        #expect(noPositions.stationsWithoutCoordinates == 3)
+        #expect(WeightingFallback.allCases.map(\.rawValue) == ["no-national-data", "no-station-positions", "no-station-within-radius"])
+    }
+
     @Test("equal distances are ordered by station name, so the third place is always the same station")
     func tiesByName() {
         // On one parallel, 0.01° east and west of the point are exactly as far (the haversine is symmetric in Δλ).
@@ -124,5 +135,28 @@ struct InverseDistanceWeightingTests {
             let weighted = InverseDistanceWeighting.value(at: point, candidates: order, radiusKilometres: 10)
             #expect(weighted.stations.map(\.station) == ["다", "라", "가"])
         }
+    }
+}
+
+@Suite("The value at home, C_home (docs/REFERENCE.md §19)")
+struct HomeValueTests {
+    private let home = GeoPoint(latitude: 37.568, longitude: 126.990)
+
+    @Test("with home: the weighted value (34.946430, as in the two-station case); without: the home station's, 30")
+    func weightedOrStation() {
+        let weighted = HomeValue(home: home, homeStationValue: 30, candidates: candidates(), radiusKilometres: 3)
+        #expect(weighted.isWeightedAtHome && weighted.fallback == nil)
+        #expect(abs(weighted.concentration! - 34.946430) < 5e-7)
+        let station = HomeValue(home: nil, homeStationValue: 30, candidates: candidates(), radiusKilometres: 3)
+        #expect(station == HomeValue(concentration: 30, weighted: nil))
+        #expect(!station.isWeightedAtHome && station.fallback == nil)
+    }
+
+    @Test("home with nothing to weigh: the home station's value, and the reason")
+    func fallsBack() {
+        let farAway = HomeValue(home: home, homeStationValue: 30, candidates: candidates(), radiusKilometres: 1)
+        #expect(farAway.concentration == 30 && !farAway.isWeightedAtHome && farAway.fallback == .noStationWithinRadius)
+        let noData = HomeValue(home: home, homeStationValue: nil, candidates: [], radiusKilometres: 10)
+        #expect(noData.concentration == nil && noData.fallback == .noNationalData)
     }
 }
