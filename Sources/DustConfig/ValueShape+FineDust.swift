@@ -235,16 +235,3 @@ extension ValueShape where Value == GeoPoint {
         }
     }
 }
-
-extension ValueShape where Value == Double {
-    /// A finite number above 0 and at most `maximum`.
-    static func positiveNumber(atMost maximum: Double) -> ValueShape {
-        .scalar { text throws(ValueProblem) in
-            guard let value = Double(text), value.isFinite, value > 0, value <= maximum else {
-                throw ValueProblem(
-                    "must be a number above 0 and at most \(maximum.formatted()), not \"\(TerminalSafeText.sanitized(text))\"")
-            }
-            return value
-        }
-    }
-}
