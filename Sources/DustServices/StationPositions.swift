@@ -37,4 +37,31 @@ public struct StationPositions: Sendable {
             }
         })
     }
+
+    /// The stations that may stand within `kilometres` of any of `points`, by name: those inside the
+    /// points' bounding box widened by the radius (a cheap filter; the weighting measures each
+    /// distance). Empty without points.
+    public func names(near points: [GeoPoint], withinKilometres kilometres: Double) -> [String] {
+        guard let first = points.first else { return [] }
+        var south = first.latitude
+        var north = first.latitude
+        var west = first.longitude
+        var east = first.longitude
+        for point in points.dropFirst() {
+            south = min(south, point.latitude)
+            north = max(north, point.latitude)
+            west = min(west, point.longitude)
+            east = max(east, point.longitude)
+        }
+        // A degree of latitude is at least 110.5 km; a degree of longitude shrinks with the cosine of
+        // the latitude nearest a pole in the box.
+        let latitudeMargin = kilometres / 110.5
+        let widest = min(89.0, max(abs(south), abs(north)) + latitudeMargin)
+        let longitudeMargin = kilometres / max(1, 111.4 * cos(widest * Double.pi / 180))
+        return locationByName.filter { _, location in
+            location.latitude >= south - latitudeMargin && location.latitude <= north + latitudeMargin
+                && location.longitude >= west - longitudeMargin && location.longitude <= east + longitudeMargin
+        }
+        .keys.sorted()
+    }
 }
