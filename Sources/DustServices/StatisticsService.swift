@@ -440,7 +440,7 @@ private struct LocationCursor {
                 coverage: coverage, physiology: physiology, age: age, rates: age.map(AgeVentilationTable.rates(age:)) ?? model.rates,
                 entry: model.entry(atHour: calendar.hour(of: slot)))
         else {
-            guard person.home != nil else { return nil }
+            guard person.home != nil else { return (stationValues, nil, .homeStation) }
             let weighted = home.map { $0.weighted.map { [$0] } ?? [] }
             let atHome = home.fineDust.isWeightedAtHome || home.ultraFineDust.isWeightedAtHome
             let whereabouts = SlotWhereabouts(
@@ -466,6 +466,13 @@ private struct LocationCursor {
                 trackedConcentration: trackedConcentration, homeConcentration: homeConcentration[pollutant],
                 infiltration: model.infiltration)
         })
+        // Without national data or station positions for the slot the track says nothing about the
+        // air: the slot is §4/§18's, as without location, and says why.
+        // (No station near enough is not that: the track then takes the value at home, §19.)
+        let usable = (candidates.fineDust + candidates.ultraFineDust).contains { $0.location != nil && $0.value != nil }
+        if !usable, let why = reason(fallback), why != .noStationWithinRadius {
+            return (homeConcentration, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
+        }
         let whereabouts = SlotWhereabouts(
             kind: .track, trackedFraction: tracked.trackedFraction, stations: SlotWhereabouts.stations(weightings),
             fallback: reason(fallback))

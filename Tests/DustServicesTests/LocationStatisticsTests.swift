@@ -28,11 +28,11 @@ struct LocationStatisticsTests {
             fetchedAt: DemoReplay.now)
     }
 
-    func service(_ person: Person, radius: Double = 10) throws -> StatisticsService {
+    func service(_ person: Person, radius: Double = 10, stations: [Station] = Self.stations) throws -> StatisticsService {
         StatisticsService(
             readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: seoul,
             intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구"), physiology: store,
-            location: LocationInputs(positions: store, stations: StationPositions(stations: Self.stations), radiusKilometres: radius)
+            location: LocationInputs(positions: store, stations: StationPositions(stations: stations), radiusKilometres: radius)
         ).forPerson(person)
     }
 
@@ -74,6 +74,12 @@ struct LocationStatisticsTests {
         let far = try await service(person, radius: 1).day(november20).hourly[0]
         #expect(abs(far.intake.fineDust! - (0.72 * 0.5 * 30 + 0.258 * 0.5 * 30 * 0.7)) < 1e-9)
         #expect(far.whereabouts?.fallback == .noStationWithinRadius)
+
+        // No station positions (the list not synced): the track says nothing about the air, the hour is
+        // §4/§18's as without location (sedentary indoors at 종로구's 30), and says why.
+        let unplaced = try await service(person, stations: []).day(november20).hourly[0]
+        #expect(abs(unplaced.intake.fineDust! - 30 * 0.258 * 0.7) < 1e-9)
+        #expect(unplaced.whereabouts == SlotWhereabouts(kind: .homeStation, fallback: .noStationPositions))
     }
 
     @Test("without home or positions nothing changes: the same day as without location")
