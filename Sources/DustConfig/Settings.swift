@@ -34,6 +34,9 @@ public struct FineDustSettings: Sendable {
     public var people: [Person] = []
     /// `location.*`: how far a person's position reaches for stations (docs/REFERENCE.md §19).
     public var location = LocationSettings(radiusKilometres: InverseDistanceWeighting.defaultRadiusKilometres)
+    /// The radius the concentration is weighted within when it can follow people (docs/REFERENCE.md
+    /// §19: `station.mode: nation` stores every station's hour); nil when it cannot.
+    public var followingRadiusKilometres: Double? { station.mode == .nation ? location.radiusKilometres : nil }
 
     /// Every station dustd polls, once each: `station.name`, its fallbacks, then each person's home
     /// station; empty when `station.name` is not set.

@@ -79,12 +79,13 @@ public struct WeekReport: Sendable, Hashable {
 /// stations stand, and how far a station may be to count.
 public struct LocationInputs: Sendable {
     public var positions: any PositionReadStore
-    public var stations: StationPositions
+    /// Where the stations stand; read only for a person with `home` or positions in the range.
+    public var stationList: any StationStore
     public var radiusKilometres: Double
 
-    public init(positions: any PositionReadStore, stations: StationPositions, radiusKilometres: Double) {
+    public init(positions: any PositionReadStore, stationList: any StationStore, radiusKilometres: Double) {
         self.positions = positions
-        self.stations = stations
+        self.stationList = stationList
         self.radiusKilometres = radiusKilometres
     }
 }
@@ -327,9 +328,11 @@ public struct StatisticsService: Sendable {
         guard person.home != nil || !positions.isEmpty else { return LocationCursor() }
         var points = positions.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         if let home = person.home { points.append(home) }
-        let nearby = location.stations.names(near: points, withinKilometres: location.radiusKilometres)
+        let placed = StationPositions(stations: try await location.stationList.stations())
+        let nearby = placed.names(near: points, withinKilometres: location.radiusKilometres)
         let rows = nearby.isEmpty ? [] : try await readings.readings(stations: nearby, from: from, to: to)
-        return LocationCursor(location: location, positions: positions, rows: rows, nearbyStations: nearby.count)
+        return LocationCursor(
+            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, rows: rows, nearbyStations: nearby.count)
     }
 
     /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
@@ -378,7 +381,8 @@ private struct BodyCursor {
 
 /// A range's positions and nearby readings walked slot by slot in time order (docs/REFERENCE.md §19).
 private struct LocationCursor {
-    private var location: LocationInputs?
+    private var stations: StationPositions?
+    private var radius = 0.0
     /// One position a minute, the first source's where two share a minute.
     private var positions: [TrackPosition] = []
     private var rowsBySlot: [Slot: [HourlyReading]] = [:]
@@ -388,8 +392,9 @@ private struct LocationCursor {
 
     init() {}
 
-    init(location: LocationInputs, positions: [TrackPosition], rows: [HourlyReading], nearbyStations: Int) {
-        self.location = location
+    init(stations: StationPositions, radiusKilometres: Double, positions: [TrackPosition], rows: [HourlyReading], nearbyStations: Int) {
+        self.stations = stations
+        self.radius = radiusKilometres
         self.nearbyStations = nearbyStations
         var previous: Date?
         for position in positions where position.minute != previous {
@@ -405,17 +410,16 @@ private struct LocationCursor {
         _ slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person, calendar: DayCalendar,
         body: BodyCursor
     ) -> (homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, whereabouts: SlotWhereabouts)? {
-        guard let location else { return nil }
+        guard let stations else { return nil }
         // No station was read because none stands near the person's points: say so, not that the
         // national archive lacks the hour.
-        let stationCount = location.stations.count
+        let stationCount = stations.count
         let nearby = nearbyStations
         func reason(_ fallback: WeightingFallback?) -> WeightingFallback? {
             guard fallback == .noNationalData, nearby == 0 else { return fallback }
             return stationCount == 0 ? .noStationPositions : .noStationWithinRadius
         }
-        let candidates = location.stations.candidates(readings: rowsBySlot[slot] ?? [], slot: slot)
-        let radius = location.radiusKilometres
+        let candidates = stations.candidates(readings: rowsBySlot[slot] ?? [], slot: slot)
         // The value at home: weighted when `home` is set and a station is near, else the home station's.
         let home = DustPair(byPollutant: { pollutant in
             HomeValue(

@@ -32,7 +32,7 @@ struct LocationStatisticsTests {
         StatisticsService(
             readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: seoul,
             intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구"), physiology: store,
-            location: LocationInputs(positions: store, stations: StationPositions(stations: stations), radiusKilometres: radius)
+            location: LocationInputs(positions: store, stationList: StationList(stations), radiusKilometres: radius)
         ).forPerson(person)
     }
 
@@ -94,4 +94,12 @@ struct LocationStatisticsTests {
         #expect(with == without)
         #expect(with.hourly[0].whereabouts == nil)
     }
+}
+
+/// A station list as `stations sync` would have stored it.
+private struct StationList: StationStore {
+    let list: [Station]
+    init(_ list: [Station]) { self.list = list }
+    func saveStations(_ stations: [Station], at time: Date) throws(StorageFailure) {}
+    func stations() throws(StorageFailure) -> [Station] { list }
 }
