@@ -9,22 +9,15 @@ struct DustCtl: ParsableCommand {
         commandName: "dustctl",
         abstract: "Ask FineDust how much fine dust (PM10) and ultra-fine dust (PM2.5) you breathed.",
         discussion: """
-            Reads the database that dustd fills every hour. Examples:
-              dustctl demo
-              dustctl week --db finedust-demo.sqlite --station 종로구 --end 2026-11-20
-              dustctl hourly 2026-11-20 --station 종로구 --json
-              dustctl week --everyone
-
+            Reads the database that dustd fills every hour.
             The dose ("intake", in µg) of an hour is the concentration at the person's
             home station, times the air they breathed in that hour, times the share of
             it that came from outdoors. The air breathed depends on what they were doing
             (asleep, sitting, on their feet, walking fast, running) and, when `born` is
             configured, on their age (the US EPA Exposure Factors Handbook's rates: at
             her desk a child of 8 breathes more air an hour than her father, on a walk
-            less). The share from
-            outdoors is the time spent outside, and indoors the home's infiltration
-            (how much outdoor dust gets in; an air purifier lowers it).
-
+            less). The share from outdoors is the time spent outside, and indoors the
+            home's infiltration (how much outdoor dust gets in; an air purifier lowers it).
             What changes a person's number: their age, schedule and infiltration in
             `people:`; walks imported from the Health app, GPX or CSV (an hour with a
             walk counts as on their feet and partly outdoors); and an Apple Watch's sleep
@@ -36,6 +29,11 @@ struct DustCtl: ParsableCommand {
             station's district. `--person NAME` shows one person's dose (default: the
             first configured), `--everyone` each in turn; without `people:` there is one
             person, `me`.
+            Examples:
+              dustctl demo
+              dustctl week --db finedust-demo.sqlite --station 종로구 --end 2026-11-20
+              dustctl hourly 2026-11-20 --station 종로구 --json
+              dustctl week --everyone
             """,
         version: FineDustVersion.current,
         subcommands: [

@@ -19,7 +19,6 @@ struct Dustd: AsyncParsableCommand {
             with backfill:
               dustd --demo
               DUSTD_API_SERVICE_KEY=… dustd --once
-
             With `people:` in the configuration, dustd polls every person's home station,
             and the dashboard (a switcher, `/?person=NAME`), the JSON API (`?person=NAME`),
             the metrics (a `person` label on the intake) and the alerts (one for each
