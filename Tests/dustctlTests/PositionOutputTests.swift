@@ -47,4 +47,20 @@ struct PositionOutputTests {
                 == "{\"source\":\"gpx:route_2024-01-01_8.20am.gpx\",\"hoursRemoved\":1,\"bodyRecordsRemoved\":0,\"positionsRemoved\":3}\n")
         #expect(try dustctl("activity", "sources", "--db", db).standardOutput == before)
     }
+
+    @Test("status says what following a person needs once someone has tracks, and nothing before")
+    func statusLocationLine() throws {
+        let directory = try TemporaryDirectory("finedust-positions-status")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let before = try dustctl("status", "--db", db, "--station", "종로구").standardOutput
+        #expect(!before.contains("Location"))
+        #expect(try dustctl("activity", "import", fixture("activity/route_2024-01-01_8.20am.gpx"), "--db", db, "--quiet").status == 0)
+        let after = try dustctl("status", "--db", db, "--station", "종로구").standardOutput
+        #expect(
+            after.hasSuffix(
+                "Location      following me needs station.mode: nation (every station's hour; now single) and the station list with "
+                    + "positions (dustctl stations sync); until then their hours use the home station's values\n"), "\(after)")
+    }
 }
