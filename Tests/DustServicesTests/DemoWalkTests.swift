@@ -63,9 +63,13 @@ struct DemoWalkTests {
         #expect(abs(hour.intake.fineDust! - (0.258 * 2 / 3 * 60.997540567 + 0.258 / 3 * 46 * 0.7)) < 1e-6)
         #expect(abs(hour.intake.fineDust! - 13.260777) < 1e-6)
         #expect(abs(hour.intake.ultraFineDust! - (0.258 * 2 / 3 * 34.257436440 + 0.258 / 3 * 23 * 0.7)) < 1e-6)
-        // Without following him, the hour is the home station's air with §4's walking raise.
+        // Without following him, the hour is the home station's air with §4's walking raise: the GPX's
+        // 3266 m give f = 3266 / 4800 = 0.680, 46 × 0.258 × (0.680 + 0.320 × 0.7) = 10.73 µg.
         let station = try Self.hour(days.homeStation, 15)
         #expect(station.whereabouts == nil)
+        let walked = try #require(station.walkingDistance)
+        #expect(abs(walked - 3266) < 1)
+        #expect(abs(station.intake.fineDust! - 46 * 0.258 * (walked / 4800 + (1 - walked / 4800) * 0.7)) < 1e-9)
         #expect(abs(station.intake.fineDust! - hour.intake.fineDust!) > 1)
     }
 

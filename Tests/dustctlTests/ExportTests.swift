@@ -120,7 +120,7 @@ struct ExportTests {
         #expect(result.standardOutput.contains("종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
         // The first person's day: jiho (38), his Watch's sleep and heart rate (the household below, docs/REFERENCE.md §6),
         // and since issue 23 his walk of 15:10–15:50 followed through the stations along it (docs/REFERENCE.md §19):
-        // that hour is 13.3 µg instead of the home station's 8.3, so the day is 272.3 µg, not 267.4.
+        // that hour is 13.3 µg instead of 8.3 without the walk, so the day is 272.3 µg, not 267.4.
         #expect(result.standardOutput.contains("Intake        272.3 µg              137.1 µg"))
         #expect(
             result.standardOutput.contains("15:00–16:00      46     23         13.3     7.3  walked 3266 m, tracked 67%, near 종로구 0.1 km\n")
@@ -150,7 +150,7 @@ struct ExportTests {
         // The first person's report keeps its place (advisory, day, week); the second follows under her name.
         let sections = output.components(separatedBy: "Person: seoa\n종로구 · 2026-11-20 (Fri) · Asia/Seoul\n")
         try #require(sections.count == 2)
-        // jiho's day and week gained his followed walk (15:00–16:00, 13.3 µg of PM10 instead of 8.3; see demo()).
+        // jiho's day and week gained his followed walk (15:00–16:00, 13.3 µg of PM10 instead of 8.3 without it; see demo()).
         #expect(sections[0].contains("Intake        272.3 µg              137.1 µg"))
         #expect(sections[0].contains("Week            167   166  37.7   19.4   1585.5   814.4 보통 moderate (PM2.5)"))
         #expect(sections[1].contains("Intake        272.4 µg              135.8 µg"))
