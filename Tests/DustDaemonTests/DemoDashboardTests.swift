@@ -38,6 +38,12 @@ struct DemoDashboardTests {
         #expect(abs(jiho.hourly[3].intake.fineDust! - 30 * 0.276 * 0.7) < 1e-9)
         #expect(abs(seoa.hourly[3].intake.fineDust! - 30 * 0.27 * 0.7) < 1e-9)
         #expect(jiho.totals.intake.fineDust != seoa.totals.intake.fineDust)
+        // The pages follow jiho along his walk (docs/REFERENCE.md §19): 15:00 is tracked 40 minutes of 60, 13.26 µg
+        // (DemoWalkTests computes it); seoa has no track and her hours say nothing of where she was.
+        #expect(settings.followingRadiusKilometres == 10)
+        #expect(jiho.hourly[15].whereabouts?.kind == .track)
+        #expect(abs(jiho.hourly[15].intake.fineDust! - 13.260777) < 1e-6)
+        #expect(seoa.hourly.allSatisfy { $0.whereabouts == nil })
         #expect(throws: UnknownPerson.self) { try data.statistics(person: "me") }
     }
 }
