@@ -6,7 +6,8 @@
   example puts them; the other five positions are synthesized (plausible, not surveyed).
 - Fixtures/synthesized/sido-seoul-walk-2026-11-20-16h00-17h00.xml: a getCtprvnRltmMesureDnsty answer
   (sidoName 서울) for dataTimes 2026-11-20 16:00 and 17:00 of the 7 stations other than 종로구 (whose
-  hours the DAILY fixture already stores: 46/23 and 50/26); the stations south-west of it are dirtier.
+  hours the DAILY fixture already stores: 46/23 and 50/26); the stations south-west of it are dirtier. Gases
+  and the index are `-` (not measured), so no gas the demo's pages show comes from them.
 - Fixtures/activity/demo-walk-jongno-2026-11-20.gpx: jiho's walk, GPX 1.1, a point every 15 s from
   15:10:00 to 15:49:45 KST (06:10:00Z…06:49:45Z): from 종로구's station west along 종로 to 종각, then
   south-west down 남대문로 to 숭례문 (about 3.3 km in 40 minutes).
@@ -116,20 +117,20 @@ def archive():
         <mangName>도시대기</mangName>
         <sidoName>서울</sidoName>
         <dataTime>{time}</dataTime>
-        <so2Value>0.0031</so2Value>
-        <coValue>0.52</coValue>
-        <o3Value>0.0184</o3Value>
-        <no2Value>0.0262</no2Value>
+        <so2Value>-</so2Value>
+        <coValue>-</coValue>
+        <o3Value>-</o3Value>
+        <no2Value>-</no2Value>
         <pm10Value>{pm10}</pm10Value>
         <pm10Value24>{pm10}</pm10Value24>
         <pm25Value>{pm25}</pm25Value>
         <pm25Value24>{pm25}</pm25Value24>
-        <khaiValue>62</khaiValue>
-        <khaiGrade>2</khaiGrade>
-        <so2Grade>1</so2Grade>
-        <coGrade>1</coGrade>
-        <o3Grade>1</o3Grade>
-        <no2Grade>1</no2Grade>
+        <khaiValue>-</khaiValue>
+        <khaiGrade/>
+        <so2Grade/>
+        <coGrade/>
+        <o3Grade/>
+        <no2Grade/>
         <pm10Grade>2</pm10Grade>
         <pm25Grade>2</pm25Grade>
         <pm10Grade1h>2</pm10Grade1h>
