@@ -94,6 +94,12 @@ public struct TrackedBreathing: Sendable, Hashable {
     public var trackedSecondsByLevel: [ActivityLevel: Double]
     /// Seconds of the rest at each level.
     public var restSecondsByLevel: [ActivityLevel: Double]
+    /// The whole slot as one `SlotBreathing`, for what the outputs say of it (`ventilation`,
+    /// `levelSource`): `V` the time-weighted mean of both parts' levels, `f` = τ + (1 − τ) × the
+    /// rest's `f` (the tracked time is outdoors), and the source of the largest share of the slot —
+    /// the tracked time without heart rate or sleep counts as `walking`. The intake is not computed
+    /// from it (`intake(trackedConcentration:homeConcentration:infiltration:)` is).
+    public var slot: SlotBreathing
 
     /// The ventilation of each part; nil when the positions cover none of the slot (τ = 0: §4/§18
     /// apply unchanged). `entry` is the schedule's for the slot's hour; `age` nil (no `born`) leaves
@@ -103,17 +109,25 @@ public struct TrackedBreathing: Sendable, Hashable {
     ) -> TrackedBreathing? {
         guard !coverage.pieces.isEmpty else { return nil }
         let walkingLevel = max(entry.activity, .light)
-        let tracked = secondsByLevel(
+        let tracked = seconds(
             coverage.pieces.map { ($0.start, $0.end) }, physiology: physiology, age: age, rates: rates, fallbackLevel: walkingLevel,
             fallbackSource: .walking, outdoors: 1)
-        let rest = secondsByLevel(
+        let rest = seconds(
             coverage.untrackedIntervals, physiology: physiology, age: age, rates: rates, fallbackLevel: entry.activity,
             fallbackSource: .schedule, outdoors: entry.outdoors)
+        let trackedFraction = coverage.trackedFraction
+        let wholeLevels = tracked.byLevel.merging(rest.byLevel, uniquingKeysWith: +)
+        let wholeSources = tracked.bySource.merging(rest.bySource, uniquingKeysWith: +)
+        let slot = SlotBreathing(
+            ventilation: meanRate(wholeLevels, rates: rates, fallbackLevel: walkingLevel),
+            outdoors: trackedFraction + (1 - trackedFraction) * entry.outdoors,
+            levelSource: SlotBreathing.largestSource(wholeSources, fallback: .walking), secondsByLevel: wholeLevels,
+            secondsBySource: wholeSources)
         return TrackedBreathing(
-            trackedFraction: coverage.trackedFraction,
-            trackedVentilation: meanRate(tracked, rates: rates, fallbackLevel: walkingLevel),
-            restVentilation: meanRate(rest, rates: rates, fallbackLevel: entry.activity),
-            restOutdoors: entry.outdoors, trackedSecondsByLevel: tracked, restSecondsByLevel: rest)
+            trackedFraction: trackedFraction,
+            trackedVentilation: meanRate(tracked.byLevel, rates: rates, fallbackLevel: walkingLevel),
+            restVentilation: meanRate(rest.byLevel, rates: rates, fallbackLevel: entry.activity),
+            restOutdoors: entry.outdoors, trackedSecondsByLevel: tracked.byLevel, restSecondsByLevel: rest.byLevel, slot: slot)
     }
 
     /// `V_T × τ × C_T + V_R × (1 − τ) × C_home × (f + (1 − f) × F)`, µg. The tracked time is outdoors,
@@ -126,18 +140,20 @@ public struct TrackedBreathing: Sendable, Hashable {
         return trackedPart + restPart
     }
 
-    private static func secondsByLevel(
+    private static func seconds(
         _ intervals: [(start: Date, end: Date)], physiology: SlotPhysiology, age: Int?, rates: [ActivityLevel: Double],
         fallbackLevel: ActivityLevel, fallbackSource: LevelSource, outdoors: Double
-    ) -> [ActivityLevel: Double] {
-        var seconds: [ActivityLevel: Double] = [:]
+    ) -> (byLevel: [ActivityLevel: Double], bySource: [LevelSource: Double]) {
+        var byLevel: [ActivityLevel: Double] = [:]
+        var bySource: [LevelSource: Double] = [:]
         for interval in intervals {
             let breathing = SlotBreathing.of(
                 start: interval.start, end: interval.end, physiology: physiology, age: age, rates: rates, fallbackLevel: fallbackLevel,
                 fallbackSource: fallbackSource, outdoors: outdoors)
-            seconds.merge(breathing.secondsByLevel, uniquingKeysWith: +)
+            byLevel.merge(breathing.secondsByLevel, uniquingKeysWith: +)
+            bySource.merge(breathing.secondsBySource, uniquingKeysWith: +)
         }
-        return seconds
+        return (byLevel, bySource)
     }
 
     /// The time-weighted mean rate; one level gives its rate exactly, as `SlotBreathing` does.

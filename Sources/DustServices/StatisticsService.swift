@@ -287,6 +287,7 @@ public struct StatisticsService: Sendable {
                     slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
                 {
                     place = followed.whereabouts
+                    breathing = followed.trackedBreathing ?? slotBreathing
                     intake =
                         followed.trackedIntake
                         ?? followed.homeConcentration.map {
@@ -409,7 +410,10 @@ private struct LocationCursor {
     mutating func follow(
         _ slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person, calendar: DayCalendar,
         body: BodyCursor
-    ) -> (homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, whereabouts: SlotWhereabouts)? {
+    ) -> (
+        homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, trackedBreathing: SlotBreathing?,
+        whereabouts: SlotWhereabouts
+    )? {
         guard let stations else { return nil }
         // No station was read because none stands near the person's points: say so, not that the
         // national archive lacks the hour.
@@ -444,13 +448,13 @@ private struct LocationCursor {
                 coverage: coverage, physiology: physiology, age: age, rates: age.map(AgeVentilationTable.rates(age:)) ?? model.rates,
                 entry: model.entry(atHour: calendar.hour(of: slot)))
         else {
-            guard person.home != nil else { return (stationValues, nil, .homeStation) }
+            guard person.home != nil else { return (stationValues, nil, nil, .homeStation) }
             let weighted = home.map { $0.weighted.map { [$0] } ?? [] }
             let atHome = home.fineDust.isWeightedAtHome || home.ultraFineDust.isWeightedAtHome
             let whereabouts = SlotWhereabouts(
                 kind: atHome ? .home : .homeStation, stations: SlotWhereabouts.stations(weighted),
                 fallback: reason(home.fineDust.fallback ?? home.ultraFineDust.fallback))
-            return (homeConcentration, nil, whereabouts)
+            return (homeConcentration, nil, nil, whereabouts)
         }
         var weightings = DustPair<[WeightedValue]>(repeating: [])
         var fallback: WeightingFallback?
@@ -475,11 +479,11 @@ private struct LocationCursor {
         // (No station near enough is not that: the track then takes the value at home, §19.)
         let usable = (candidates.fineDust + candidates.ultraFineDust).contains { $0.location != nil && $0.value != nil }
         if !usable, let why = reason(fallback), why != .noStationWithinRadius {
-            return (homeConcentration, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
+            return (homeConcentration, nil, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
         }
         let whereabouts = SlotWhereabouts(
             kind: .track, trackedFraction: tracked.trackedFraction, stations: SlotWhereabouts.stations(weightings),
             fallback: reason(fallback))
-        return (homeConcentration, intake, whereabouts)
+        return (homeConcentration, intake, tracked.slot, whereabouts)
     }
 }

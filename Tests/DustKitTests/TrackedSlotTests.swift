@@ -112,6 +112,33 @@ struct TrackedSlotIntakeTests {
         #expect(abs(rest - 1.82) < 1e-12)
     }
 
+    @Test("what the outputs say of a tracked slot: V the mean of both halves, f = τ + (1 − τ) f, the largest share's source")
+    func wholeSlot() throws {
+        // Without heart rate: 1800 s light (tracked, counted as walking) and 1800 s sedentary (the schedule):
+        // V = (0.72 × 1800 + 0.26 × 1800) / 3600 = 0.49 m³/h; f = 0.5 + 0.5 × 0 = 0.5; walking and the schedule
+        // tie at 1800 s and the tie goes to the more specific record, walking.
+        let walked = try #require(
+            TrackedBreathing.of(
+                coverage: firstHalf, physiology: SlotPhysiology(restingBeatsPerMinute: 70), age: nil, rates: rates, entry: tenOClock))
+        #expect(abs(walked.slot.ventilation - 0.49) < 1e-12)
+        #expect(walked.slot.outdoors == 0.5)
+        #expect(walked.slot.levelSource == .walking)
+        #expect(walked.slot.secondsByLevel == [.light: 1800, .sedentary: 1800])
+        #expect(walked.slot.secondsBySource == [.walking: 1800, .schedule: 1800])
+        // With heart rate over the tracked half (moderate, 1.6): V = (1.6 + 0.26) / 2 = 0.93, source heart rate.
+        let physiology = SlotPhysiology(
+            heartRate: [0, 10, 20].map { HeartRateSample(at: kst(10, $0), beatsPerMinute: 120) }, restingBeatsPerMinute: 60)
+        let ran = try #require(TrackedBreathing.of(coverage: firstHalf, physiology: physiology, age: 40, rates: rates, entry: tenOClock))
+        #expect(abs(ran.slot.ventilation - 0.93) < 1e-12)
+        #expect(ran.slot.levelSource == .heartRate)
+        // Tracked 20 minutes of the hour: the schedule's 40 minutes are the larger share.
+        let third = TrackCoverage(positions: (0..<20).map { kst(10, $0) }, slotStart: kst(10), slotEnd: kst(11))
+        let strolled = try #require(
+            TrackedBreathing.of(
+                coverage: third, physiology: SlotPhysiology(restingBeatsPerMinute: 70), age: nil, rates: rates, entry: tenOClock))
+        #expect(strolled.slot.levelSource == .schedule)
+    }
+
     @Test("the home value unknown: unknown, unless the track covers the whole slot")
     func unknownHome() throws {
         let half = try #require(

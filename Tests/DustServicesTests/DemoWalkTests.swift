@@ -60,6 +60,10 @@ struct DemoWalkTests {
         // PM10  0.258 × 2/3 × 60.997540567 + 0.258 × 1/3 × 46 × 0.7 = 10.491577 + 2.7692 = 13.260777 µg;
         // PM2.5 0.258 × 2/3 × 34.257436440 + 0.258 × 1/3 × 23 × 0.7 = 5.892279 + 1.3846 = 7.276879 µg.
         #expect(hour.breathing?.levelSource == .heartRate)
+        // What day --json says of the hour is the tracked slot's: V 0.258 over both parts, and outdoors
+        // the tracked two thirds (f = 2/3 + 1/3 × 0), not the walking raise's 0.680.
+        #expect(abs(hour.breathing!.ventilation - 0.258) < 1e-12)
+        #expect(abs(hour.breathing!.outdoors - 2.0 / 3) < 1e-12)
         #expect(abs(hour.intake.fineDust! - (0.258 * 2 / 3 * 60.997540567 + 0.258 / 3 * 46 * 0.7)) < 1e-6)
         #expect(abs(hour.intake.fineDust! - 13.260777) < 1e-6)
         #expect(abs(hour.intake.ultraFineDust! - (0.258 * 2 / 3 * 34.257436440 + 0.258 / 3 * 23 * 0.7)) < 1e-6)
