@@ -124,10 +124,14 @@ public struct DemoReplay: Sendable {
 
         /// What the file gave the person: `14 hours of walking, 1351 heart-rate samples, 50.9 h asleep`.
         public var held: String {
-            var held = ["\(summary.slotsTouched) hours of walking"]
-            if summary.heartRateSamples > 0 { held.append("\(summary.heartRateSamples) heart-rate samples") }
+            var held = ["\(summary.slotsTouched) hour\(summary.slotsTouched == 1 ? "" : "s") of walking"]
+            if summary.heartRateSamples > 0 {
+                held.append("\(summary.heartRateSamples) heart-rate sample\(summary.heartRateSamples == 1 ? "" : "s")")
+            }
             if summary.sleepIntervals > 0 { held.append(String(format: "%.1f h asleep", Double(summary.asleepSeconds) / 3600)) }
-            if summary.trackedMinutes > 0 { held.append("\(summary.trackedMinutes) tracked minutes") }
+            if summary.trackedMinutes > 0 {
+                held.append("\(summary.trackedMinutes) tracked minute\(summary.trackedMinutes == 1 ? "" : "s")")
+            }
             return held.joined(separator: ", ")
         }
     }

@@ -202,10 +202,11 @@ enum ActivityText {
     static func summary(_ summary: ActivityImportSummary) -> String {
         let used: String =
             switch summary.format {
-            case .csv: "\(summary.recordsUsed) rows used"
-            case .gpx: "\(summary.trackSteps) track steps used"
-            case .healthXML: "\(summary.recordsUsed) records used"
-            case .healthZip: "\(summary.recordsUsed) records and \(summary.trackSteps) route steps used"
+            case .csv: count(summary.recordsUsed, "row", "rows") + " used"
+            case .gpx: count(summary.trackSteps, "track step", "track steps") + " used"
+            case .healthXML: count(summary.recordsUsed, "record", "records") + " used"
+            case .healthZip:
+                count(summary.recordsUsed, "record", "records") + " and " + count(summary.trackSteps, "route step", "route steps") + " used"
             }
         var parts = ["\(formatName(summary.format)), \(used)"]
         let skipped = summary.skippedByType.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
@@ -215,16 +216,19 @@ enum ActivityText {
             if skipped.count > 3 { named.append("\(skipped.count - 3) more types") }
             parts.append("\(total) skipped (\(named.joined(separator: ", ")))")
         }
-        if summary.jumpsDropped > 0 { parts.append("\(summary.jumpsDropped) GPS jumps dropped") }
-        if summary.pointsWithoutTime > 0 { parts.append("\(summary.pointsWithoutTime) track points without a time ignored") }
+        if summary.jumpsDropped > 0 { parts.append(count(summary.jumpsDropped, "GPS jump", "GPS jumps") + " dropped") }
+        if summary.pointsWithoutTime > 0 {
+            parts.append(count(summary.pointsWithoutTime, "track point", "track points") + " without a time ignored")
+        }
         if summary.recordsDropped > 0 {
-            parts.append("\(summary.recordsDropped) distance records dropped (no duration or faster than 30 m/s)")
+            parts.append(
+                count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration or faster than 30 m/s)")
         }
         if summary.datedOutsidePeriod > 0 {
             parts.append("\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
         }
         parts += bodyParts(summary)
-        parts.append("\(summary.slotsTouched) hours touched")
+        parts.append(count(summary.slotsTouched, "hour", "hours") + " touched")
         if summary.trackedMinutes > 0 {
             parts.append("\(grouped(summary.trackedMinutes)) tracked minute\(summary.trackedMinutes == 1 ? "" : "s")")
         }
@@ -238,7 +242,7 @@ enum ActivityText {
     /// `3 hours of walking`, `132 heart-rate, resting-rate and sleep records`, `1,234 positions`, or
     /// those removed joined by `and`.
     static func forgotten(_ removed: ForgottenActivity) -> String {
-        let walking = "\(removed.walkingHours) hours of walking"
+        let walking = "\(removed.walkingHours) hour\(removed.walkingHours == 1 ? "" : "s") of walking"
         let body = "\(removed.bodyRecords) heart-rate, resting-rate and sleep record\(removed.bodyRecords == 1 ? "" : "s")"
         let positions = "\(grouped(removed.positions)) position\(removed.positions == 1 ? "" : "s")"
         var parts: [String] = []
@@ -259,9 +263,11 @@ enum ActivityText {
         return (value < 0 ? "-" : "") + result
     }
 
+    /// `1 hour`, `2 hours`.
+    static func count(_ value: Int, _ one: String, _ many: String) -> String { "\(value) \(value == 1 ? one : many)" }
+
     /// What a Health export held of the body, and what of it was not believed (docs/REFERENCE.md §18).
     static func bodyParts(_ summary: ActivityImportSummary) -> [String] {
-        func count(_ value: Int, _ one: String, _ many: String) -> String { "\(value) \(value == 1 ? one : many)" }
         var parts: [String] = []
         if summary.heartRateSamples > 0 { parts.append(count(summary.heartRateSamples, "heart-rate sample", "heart-rate samples")) }
         if summary.restingRates > 0 { parts.append(count(summary.restingRates, "resting rate", "resting rates")) }

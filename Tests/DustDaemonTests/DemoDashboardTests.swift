@@ -24,7 +24,7 @@ struct DemoDashboardTests {
             replay.activity.map { "\($0.person)'s \($0.held)" } == [
                 "jiho's 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep", "seoa's 14 hours of walking",
                 // Issue 23: jiho's walk of 2026-11-20, the track the demo follows (docs/REFERENCE.md §19).
-                "jiho's 1 hours of walking, 40 tracked minutes",
+                "jiho's 1 hour of walking, 40 tracked minutes",
             ])
         let settings = DemoDashboard.reportSettings(databasePath: store.path, calendar: calendar, intakeModel: try VentilationIntakeModel())
         #expect(settings.people.map(\.name) == ["jiho", "seoa"])

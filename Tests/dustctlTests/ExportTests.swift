@@ -146,7 +146,7 @@ struct ExportTests {
                 "  ✓ activity/demo-week-watch/export.xml: jiho's, 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep\n"))
         #expect(output.contains("  ✓ activity/jongno-week-walks.csv: seoa's, 14 hours of walking\n"))
         // Issue 23: jiho's GPX walk, the track the demo follows (docs/REFERENCE.md §19).
-        #expect(output.contains("  ✓ activity/demo-walk-jongno-2026-11-20.gpx: jiho's, 1 hours of walking, 40 tracked minutes\n"))
+        #expect(output.contains("  ✓ activity/demo-walk-jongno-2026-11-20.gpx: jiho's, 1 hour of walking, 40 tracked minutes\n"))
         // The first person's report keeps its place (advisory, day, week); the second follows under her name.
         let sections = output.components(separatedBy: "Person: seoa\n종로구 · 2026-11-20 (Fri) · Asia/Seoul\n")
         try #require(sections.count == 2)

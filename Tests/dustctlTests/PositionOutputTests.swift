@@ -24,7 +24,7 @@ struct PositionOutputTests {
         let imported = try dustctl("activity", "import", route, "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(
-            imported.standardOutput.hasSuffix(", 1 hours touched, 3 tracked minutes, sources: gpx:route_2024-01-01_8.20am.gpx 0.20 km.\n"))
+            imported.standardOutput.hasSuffix(", 1 hour touched, 3 tracked minutes, sources: gpx:route_2024-01-01_8.20am.gpx 0.20 km.\n"))
         let json = try dustctl("activity", "import", route, "--db", db, "--json").standardOutput
         #expect(json.contains(",\"sleepOverlapsMerged\":0,\"trackedMinutes\":3}"))
 
