@@ -17,12 +17,16 @@
 #     중구, 용산구, 서대문구, 마포구 …), imported by `dustctl activity import --person jiho` (the real path:
 #     his walking and his positions);
 #   * jiho-untracked, the same person (born, station) with the same walking, copied row for row from
-#     jiho's `activity_source`, and no position.
+#     jiho's `activity_source`, and no position;
+#   * jiho-travels, jiho again (walking and positions copied in SQL into `activity_source` and
+#     `track_position`) but spending 2026-11-20 (KST) in 부산: that day's positions moved by the offset
+#     from 서울's centre to 부산's, so his week's bounding box spans the country from 서울 to 부산.
 # Configuration: `station.mode: nation`, `location.radiusKm` left at its default (10 km), both people.
-# Four commands, one of each per round:
-#   week --person jiho · week --person jiho-untracked              (--end 2026-11-20 --json)
+# Five commands, one of each per round:
+#   week --person jiho · week --person jiho-untracked · week --person jiho-travels   (--end 2026-11-20 --json)
 #   export --person jiho · export --person jiho-untracked          (--from 2025-11-21 --to 2026-11-20 --json)
-# then each once under /usr/bin/time -v for its peak RSS.
+# then each once under /usr/bin/time -v for its peak RSS, and jiho-travels' and jiho's last 30 days'
+# export once each (jiho-travels' year would read 466 stations' year: minutes and gigabytes).
 # Needs the sqlite3 command (apt-get install sqlite3). Targets (§19): the tracked week ≤ 2× the
 # untracked one; the tracked year's export ≤ 3× the untracked one.
 set -euo pipefail
@@ -41,6 +45,7 @@ station:
 people:
   - { name: jiho, born: 1988-04, sex: male, station: 종로구 }
   - { name: jiho-untracked, born: 1988-04, sex: male, station: 종로구 }
+  - { name: jiho-travels, born: 1988-04, sex: male, station: 종로구 }
 EOF
 export DUSTD_CONFIG="$WORK/track.yaml"
 
@@ -123,9 +128,19 @@ sqlite3 "$DB" "
 
 echo "== jiho's year of minutes"
 "$DUSTCTL" activity import --quiet --db "$DB" --person jiho "$WORK/year-minutes.gpx"
+# 2026-11-20 00:00 KST to 2026-11-21 00:00 KST: jiho-travels' day in 부산.
 sqlite3 "$DB" "
+    BEGIN;
+    WITH w(who) AS (VALUES ('jiho-untracked'), ('jiho-travels'))
     INSERT INTO activity_source(person, source, slot_start, distance_m, imported_at)
-        SELECT 'jiho-untracked', source, slot_start, distance_m, imported_at FROM activity_source WHERE person = 'jiho';
+        SELECT who, source, slot_start, distance_m, imported_at FROM activity_source, w WHERE person = 'jiho';
+    INSERT INTO track_position(person, source, minute, latitude, longitude, imported_at)
+        SELECT 'jiho-travels', source, minute,
+               CASE WHEN minute >= $last - 86400 AND minute < $last THEN latitude - 37.5550 + 35.1796 ELSE latitude END,
+               CASE WHEN minute >= $last - 86400 AND minute < $last THEN longitude - 126.9900 + 129.0756 ELSE longitude END,
+               imported_at
+        FROM track_position WHERE person = 'jiho';
+    COMMIT;
     VACUUM;"
 sqlite3 "$DB" "SELECT 'stations', count(*), sum(latitude IS NOT NULL) FROM station;
     SELECT 'measurement', count(*), count(DISTINCT station), datetime(min(slot_start), 'unixepoch'), datetime(max(slot_start), 'unixepoch')
@@ -151,6 +166,7 @@ export = [dustctl, "export", "--db", db, "--from", "2025-11-21", "--to", "2026-1
 commands = [
     ("week, tracked", week + ["--person", "jiho"]),
     ("week, untracked", week + ["--person", "jiho-untracked"]),
+    ("week, a day in 부산", week + ["--person", "jiho-travels"]),
     ("export a year, tracked", export + ["--person", "jiho"]),
     ("export a year, untracked", export + ["--person", "jiho-untracked"]),
 ]
@@ -202,13 +218,21 @@ rss = {}
 for label, argv in commands:
     report = subprocess.run(["/usr/bin/time", "-v"] + argv, env=environment, check=True, capture_output=True).stderr.decode()
     rss[label] = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report).group(1)) / 1024
+month = [dustctl, "export", "--db", db, "--from", "2026-10-22", "--to", "2026-11-20", "--json"]
+for label, argv in (("export 30 days, tracked", month + ["--person", "jiho"]),
+                    ("export 30 days, a day in 부산", month + ["--person", "jiho-travels"])):
+    report = subprocess.run(["/usr/bin/time", "-v"] + argv, env=environment, check=True, capture_output=True).stderr.decode()
+    wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", report).group(1)
+    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report).group(1)) / 1024
+    print(f"once: {label}: wall {wall}, peak RSS {peak:.1f} MiB")
 print(f"{'':>26}  {'median':>10}  {'min':>10}  {'peak RSS':>9}  tracked ÷ untracked (median, min)")
 for kind, target in (("week", 2), ("export a year", 3)):
-    tracked, untracked = samples[f"{kind}, tracked"], samples[f"{kind}, untracked"]
-    for label in (f"{kind}, tracked", f"{kind}, untracked"):
+    untracked = samples[f"{kind}, untracked"]
+    for label in [name for name, _ in commands if name.startswith(kind + ",")]:
         values = samples[label]
+        tracked = values
         ratio = ""
-        if label.endswith(", tracked"):
+        if not label.endswith(", untracked"):
             ratio = (f"{statistics.median(tracked) / statistics.median(untracked):4.2f}× / {min(tracked) / min(untracked):4.2f}× "
                      f"(target ≤ {target}×)")
         print(f"{label:>26}  {statistics.median(values) * 1000:7.2f} ms  {min(values) * 1000:7.2f} ms  {rss[label]:5.1f} MiB  {ratio}")
