@@ -92,8 +92,8 @@ with open(f"{work}/msrstn-list.xml", "w") as out:
     out.write("\n".join(items))
     out.write(f"\n</items><numOfRows>1000</numOfRows><pageNo>1</pageNo><totalCount>{len(items)}</totalCount></body></response>\n")
 
-# 2025-11-20T15:00:00Z (2025-11-21 00:00 KST) to 2026-11-20T15:00:00Z: a point every minute, laps of a
-# 4 km circle around 서울's centre at 1.2 m/s, one segment a day.
+# 2025-11-21 00:00 KST (2025-11-20T15:00:00Z) for 366 days, a day past the export's last: a point every
+# minute, laps of a 4 km circle around 서울's centre at 1.2 m/s, one segment a day.
 start, days = 1_763_650_800, 366
 lat0, lon0, radius_deg = 37.5550, 126.9900, 4000 / 111_195
 lap = 2 * math.pi * 4000 / 1.2
