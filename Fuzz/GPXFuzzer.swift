@@ -5,8 +5,11 @@ import Foundation
 public func fuzzGPX(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: bytes, count: count))
     let limits = fuzzLimits
-    let whole = readTrack(input, pieceSize: Int.max, limits: limits)
-    checkSameOutcome(whole, readTrack(input, pieceSize: pieceSize(forInputOf: count), limits: limits))
+    var positions: [TrackPoint] = []
+    var positionsInPieces: [TrackPoint] = []
+    let whole = readTrack(input, pieceSize: Int.max, limits: limits) { positions.append($0) }
+    let pieces = readTrack(input, pieceSize: pieceSize(forInputOf: count), limits: limits) { positionsInPieces.append($0) }
+    checkSameOutcome(whole, pieces)
     switch whole {
     case .failed(let error):
         checkError(error, input: input)
@@ -30,15 +33,40 @@ public func fuzzGPX(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
         }
         checkApportioned(samples, limits: limits)
         if !samples.isEmpty { checkSniffed(input, as: .gpx) }
+        checkPositions(positions, inPieces: positionsInPieces, summary: summary)
     }
     return 0
 }
 
-private func readTrack(_ input: [UInt8], pieceSize: Int, limits: ActivityReaderLimits) -> ReadOutcome<GPXSummary> {
+/// The positions a read kept (docs/REFERENCE.md §19): the same read whole and in pieces, no more than
+/// the timed points, each a real place at a supported time, and the minutes `TrackMinutes` keeps of
+/// them whole minutes in strictly increasing order, one per minute, no more than the positions.
+private func checkPositions(_ positions: [TrackPoint], inPieces: [TrackPoint], summary: GPXSummary) {
+    require(positions == inPieces, "positions differ read whole (\(positions.count)) and in pieces (\(inPieces.count))")
+    require(positions.count <= summary.points - summary.pointsWithoutTime, "\(positions.count) positions of \(summary)")
+    for position in positions {
+        require((-90...90).contains(position.latitude) && (-180...180).contains(position.longitude), "position \(position)")
+        require(SupportedPeriod.isPlausible(position.at, now: fuzzNow), "a position dated outside the supported period: \(position)")
+    }
+    let minutes = TrackMinutes(positions)
+    require(minutes.count <= positions.count, "\(minutes.count) minutes of \(positions.count) positions")
+    for (index, minute) in minutes.enumerated() {
+        let seconds = minute.at.timeIntervalSince1970
+        require(seconds.truncatingRemainder(dividingBy: 60) == 0, "a minute at \(seconds) s")
+        require(index == 0 || minutes[index - 1].at < minute.at, "minutes out of order at \(index)")
+        require(abs(minute.latitude) <= 90 && abs(minute.longitude) <= 180, "minute \(minute)")
+    }
+    if !positions.isEmpty { require(!minutes.isEmpty, "\(positions.count) positions kept no minute") }
+}
+
+private func readTrack(
+    _ input: [UInt8], pieceSize: Int, limits: ActivityReaderLimits, onPosition: (TrackPoint) -> Void
+) -> ReadOutcome<GPXSummary> {
     var samples: [DistanceSample] = []
     do throws(ActivityFileError) {
-        let summary = try GPXReader(limits: limits, now: fuzzNow).read(MemoryByteStream(input, chunkSize: pieceSize), fileName: "fuzz.gpx")
-        { samples.append($0) }
+        let summary = try GPXReader(limits: limits, now: fuzzNow).read(
+            MemoryByteStream(input, chunkSize: pieceSize), fileName: "fuzz.gpx", onPosition: onPosition
+        ) { samples.append($0) }
         return .read(samples: samples, summary: summary)
     } catch {
         return .failed(error)

@@ -54,6 +54,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case tooManyExportCandidates(limit: Int)
     /// The file gives distance to more than `limit` (source, hour) pairs.
     case tooManySourceHours(limit: Int)
+    /// The file's tracks give a position to more than `limit` minutes across its sources.
+    case tooManyTrackedMinutes(limit: Int)
 
     /// The whole-archive bound a zip broke.
     public enum ArchiveLimit: Sendable, Hashable {
@@ -109,6 +111,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the zip holds more than \(limit) entries; this is not an export the Health app writes"
         case .tooManySourceHours(let limit):
             "the file gives walking distance to more than \(limit) hours across its sources; no real export or track does — it was not imported"
+        case .tooManyTrackedMinutes(let limit):
+            "the file's tracks give a position to more than \(limit) minutes across their sources; split the tracks into several files — it was not imported"
         case .zipArchiveTooLarge(.inflatedBytes(let limit)):
             "the zip's entries inflate to more than \(limit >= 1 << 30 ? "\(limit >> 30) GiB" : "\(limit) bytes") together, the limit activity.maxInflatedBytes sets; nothing was stored — if this is a real export, raise activity.maxInflatedBytes in the configuration"
         case .zipArchiveTooLarge(.compressionRatio(let ratio)):

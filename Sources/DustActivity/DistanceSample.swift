@@ -70,6 +70,10 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     /// is 876,000, and people walk in a few hours a day; past this the file is refused rather than
     /// held in memory (2 M pairs are about 45 MB).
     public var maxSourceSlots: Int
+    /// Minutes one file's tracks may give a position to, over all its sources (12 bytes each while
+    /// read): 2 M is nearly four years of every minute; past this the file is refused rather than
+    /// held in memory (docs/REFERENCE.md §19).
+    public var maxTrackedMinutes: Int
     /// Seconds a zip entry may go without giving a byte: a deflate stream that never ends (cut off
     /// with the zip's directory intact) would otherwise keep the inflater reading at the file's end.
     public var zipStallTimeout: TimeInterval
@@ -80,8 +84,9 @@ public struct ActivityReaderLimits: Sendable, Hashable {
         maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
         zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10,
         maxSourceSlots: Int = 2_000_000, maxArchiveInflatedBytes: Int64 = ActivityReaderLimits.defaultMaxArchiveInflatedBytes,
-        maxArchiveCompressionRatio: Int64 = 100
+        maxArchiveCompressionRatio: Int64 = 100, maxTrackedMinutes: Int = 2_000_000
     ) {
+        self.maxTrackedMinutes = maxTrackedMinutes
         self.maxArchiveInflatedBytes = maxArchiveInflatedBytes
         self.maxArchiveCompressionRatio = maxArchiveCompressionRatio
         self.maxSourceSlots = maxSourceSlots

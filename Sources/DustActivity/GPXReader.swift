@@ -57,9 +57,12 @@ public struct GPXReader: Sendable {
     }
 
     /// Reads the whole track; `fileName` (no directories) names the activity source (`gpx:<file name>`).
+    /// `onPosition` receives every timed point the jump rule keeps: the first of each segment and
+    /// each one a plausible step reaches (a point a dropped step lands on is no position;
+    /// docs/REFERENCE.md §19).
     public func read(
         _ input: some ByteStream, fileName: String, onProgress: (Int64) -> Void = { _ in },
-        onSample: (DistanceSample) -> Void
+        onPosition: (TrackPoint) -> Void = { _ in }, onSample: (DistanceSample) -> Void
     ) throws(ActivityFileError) -> GPXSummary {
         var state: State?
         var summary = GPXSummary()
@@ -67,7 +70,8 @@ public struct GPXReader: Sendable {
         let totals = try ActivityXMLDriver(limits: limits).run(input, documentName: "track.gpx", onProgress: onProgress) {
             reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth, now: now) }
-            try state!.handleNode(reader, source: sourceName, limits: limits, summary: &summary, onSample: onSample)
+            try state!.handleNode(
+                reader, source: sourceName, limits: limits, summary: &summary, onPosition: onPosition, onSample: onSample)
         }
         summary.bytesRead = totals.bytesRead
         summary.controlCharactersReplaced = totals.controlCharactersReplaced
@@ -106,7 +110,7 @@ public struct GPXReader: Sendable {
 
         mutating func handleNode(
             _ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
-            summary: inout GPXSummary, onSample: (DistanceSample) -> Void
+            summary: inout GPXSummary, onPosition: (TrackPoint) -> Void, onSample: (DistanceSample) -> Void
         ) throws(ActivityFileError) {
             let depth = Int(xmlTextReaderDepth(reader))
             switch UInt32(xmlTextReaderNodeType(reader)) {
@@ -132,7 +136,9 @@ public struct GPXReader: Sendable {
                     previous = nil
                 case .trkpt:
                     point = try trackPoint(reader)
-                    if isEmpty { try endPoint(reader, source: source, limits: limits, summary: &summary, onSample: onSample) }
+                    if isEmpty {
+                        try endPoint(reader, source: source, limits: limits, summary: &summary, onPosition: onPosition, onSample: onSample)
+                    }
                 case .time:
                     timeText.removeAll(keepingCapacity: true)
                 default:
@@ -158,7 +164,7 @@ public struct GPXReader: Sendable {
                     }
                     point?.time = time
                 case .trkpt:
-                    try endPoint(reader, source: source, limits: limits, summary: &summary, onSample: onSample)
+                    try endPoint(reader, source: source, limits: limits, summary: &summary, onPosition: onPosition, onSample: onSample)
                 case .trkseg:
                     previous = nil
                 default:
@@ -182,7 +188,7 @@ public struct GPXReader: Sendable {
 
         private mutating func endPoint(
             _ reader: xmlTextReaderPtr, source: String, limits: ActivityReaderLimits,
-            summary: inout GPXSummary, onSample: (DistanceSample) -> Void
+            summary: inout GPXSummary, onPosition: (TrackPoint) -> Void, onSample: (DistanceSample) -> Void
         ) throws(ActivityFileError) {
             guard let current = point else { return }
             point = nil
@@ -196,13 +202,19 @@ public struct GPXReader: Sendable {
                 return
             }
             defer { previous = current }
-            guard let previous, let previousTime = previous.time else { return }
+            guard let previous, let previousTime = previous.time else {
+                onPosition(TrackPoint(at: time, latitude: current.latitude, longitude: current.longitude))
+                return
+            }
             let metres = GreatCircle.metres(
                 latitude1: previous.latitude, longitude1: previous.longitude,
                 latitude2: current.latitude, longitude2: current.longitude)
             let seconds = time.timeIntervalSince(previousTime)
-            // Standing still at one instant is no step.
-            if seconds == 0, metres == 0 { return }
+            // Standing still at one instant is no step, but still where the track is.
+            if seconds == 0, metres == 0 {
+                onPosition(TrackPoint(at: time, latitude: current.latitude, longitude: current.longitude))
+                return
+            }
             guard DistanceSample.isPlausible(metres: metres, seconds: seconds) else {
                 summary.jumpsDropped += 1
                 summary.metresDropped += metres
@@ -214,6 +226,7 @@ public struct GPXReader: Sendable {
                     problem: "follows the previous point of its segment by more than \(Int(limits.maxSampleDuration / 3600)) hours")
             }
             summary.steps += 1
+            onPosition(TrackPoint(at: time, latitude: current.latitude, longitude: current.longitude))
             onSample(DistanceSample(source: source, start: previousTime, end: time, metres: metres))
         }
 

@@ -108,5 +108,8 @@ extension SettingKey {
         SettingKey("alerts.retryInitialSeconds", .integer(in: 1...86_400), default: 30, \.alerts.retryInitialSeconds),
         SettingKey("alerts.maxAttempts", .integer(in: 1...20), default: 5, \.alerts.maxAttempts),
         SettingKey("activity.maxInflatedBytes", .integer(in: (1 << 20)...(1 << 50)), default: 64 << 30, \.activityMaxInflatedBytes),
+        SettingKey(
+            "location.radiusKm", .positiveNumber(atMost: 100), default: InverseDistanceWeighting.defaultRadiusKilometres,
+            \.location.radiusKilometres),
     ]
 }

@@ -55,7 +55,7 @@ extension SettingValues {
             intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
             configurationFile: configurationFile,
             activityMaxInflatedBytes: Int64(activityMaxInflatedBytes),
-            people: people)
+            people: people, location: location)
     }
 
     /// Whether two rules are about at least one common person.
@@ -81,7 +81,7 @@ extension SettingValues {
             let person = Person(
                 name: entry.name, born: entry.born, sex: entry.sex, station: entry.station ?? station.name,
                 infiltration: entry.infiltration ?? infiltration, schedule: entry.schedule ?? schedule,
-                restingHeartRate: entry.restingHeartRate)
+                restingHeartRate: entry.restingHeartRate, home: entry.home)
             if entry.schedule != nil {
                 do {
                     _ = try VentilationIntakeModel(infiltration: person.infiltration, rates: ventilationRates, schedule: person.schedule)

@@ -22,4 +22,5 @@ struct SettingValues {
     var advisories = AdvisorySettings(enabled: true, district: nil, area: nil)
     var alerts = AlertSettings()
     var activityMaxInflatedBytes = 0
+    var location = LocationSettings(radiusKilometres: 0)
 }

@@ -32,6 +32,11 @@ public struct FineDustSettings: Sendable {
     /// `people:` (docs/REFERENCE.md §18), never empty: without the key, one person `me` with
     /// `station.name` and the `intake.*` settings. The first is the default person of every output.
     public var people: [Person] = []
+    /// `location.*`: how far a person's position reaches for stations (docs/REFERENCE.md §19).
+    public var location = LocationSettings(radiusKilometres: InverseDistanceWeighting.defaultRadiusKilometres)
+    /// The radius the concentration is weighted within when it can follow people (docs/REFERENCE.md
+    /// §19: `station.mode: nation` stores every station's hour); nil when it cannot.
+    public var followingRadiusKilometres: Double? { station.mode == .nation ? location.radiusKilometres : nil }
 
     /// Every station dustd polls, once each: `station.name`, its fallbacks, then each person's home
     /// station; empty when `station.name` is not set.
@@ -44,6 +49,16 @@ public struct FineDustSettings: Sendable {
 
     /// The person named `name`; nil when no such person is configured.
     public func person(named name: String) -> Person? { people.first { $0.name == name } }
+}
+
+/// `location.*` (docs/REFERENCE.md §19).
+public struct LocationSettings: Sendable, Hashable {
+    /// `location.radiusKm`: stations farther than this from a home or a tracked position are not weighted.
+    public var radiusKilometres: Double
+
+    public init(radiusKilometres: Double) {
+        self.radiusKilometres = radiusKilometres
+    }
 }
 
 /// `station.*`.

@@ -172,13 +172,14 @@ struct PersonEntry: Sendable, Hashable {
     var infiltration: Double?
     var schedule: [ScheduleEntry]?
     var restingHeartRate: Double?
+    var home: GeoPoint?
 }
 
 extension ValueShape where Value == PersonEntry {
-    /// `{name, born, sex, station, infiltration, schedule, restingHeartRate}`; a problem in a field
+    /// `{name, born, sex, station, infiltration, schedule, restingHeartRate, home}`; a problem in a field
     /// names the person, so `people[1].born (민지)` points at the right line of a long list.
     static var person: ValueShape {
-        .record(["name", "born", "sex", "station", "infiltration", "schedule", "restingHeartRate"]) { fields throws(ValueProblem) in
+        .record(["name", "born", "sex", "station", "infiltration", "schedule", "restingHeartRate", "home"]) { fields throws(ValueProblem) in
             let name = try fields.required("name", .personName)
             do throws(ValueProblem) {
                 return PersonEntry(
@@ -186,7 +187,8 @@ extension ValueShape where Value == PersonEntry {
                     station: try fields.optional("station", .displayText),
                     infiltration: try fields.optional("infiltration", .number(in: 0...1)),
                     schedule: try fields.optional("schedule", .list(of: .scheduleEntry)),
-                    restingHeartRate: try fields.optional("restingHeartRate", .number(in: 25...250)))
+                    restingHeartRate: try fields.optional("restingHeartRate", .number(in: 25...250)),
+                    home: try fields.optional("home", .geoPoint))
             } catch {
                 var named = error
                 named.problem = "(\(name)) " + error.problem
@@ -220,6 +222,16 @@ extension ValueShape where Value == BirthMonth {
                 throw ValueProblem("must be a month YYYY-MM from 1900-01 to this month, not \"\(TerminalSafeText.sanitized(text))\"")
             }
             return month
+        }
+    }
+}
+
+extension ValueShape where Value == GeoPoint {
+    /// `{lat, lon}` in degrees: latitude −90…90, longitude −180…180, both finite.
+    static var geoPoint: ValueShape {
+        .record(["lat", "lon"]) { fields throws(ValueProblem) in
+            GeoPoint(
+                latitude: try fields.required("lat", .number(in: -90...90)), longitude: try fields.required("lon", .number(in: -180...180)))
         }
     }
 }

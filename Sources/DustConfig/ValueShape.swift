@@ -155,6 +155,19 @@ extension ValueShape where Value == Double {
     }
 }
 
+extension ValueShape where Value == Double {
+    /// A finite number above 0 and at most `maximum`.
+    static func positiveNumber(atMost maximum: Double) -> ValueShape {
+        .scalar { text throws(ValueProblem) in
+            guard let value = Double(text), value.isFinite, value > 0, value <= maximum else {
+                throw ValueProblem(
+                    "must be a number above 0 and at most \(maximum.formatted()), not \"\(TerminalSafeText.sanitized(text))\"")
+            }
+            return value
+        }
+    }
+}
+
 extension ValueShape where Value: RawRepresentable & CaseIterable, Value.RawValue == String {
     /// One of the enumeration's raw values, in any letter case.
     static var choice: ValueShape {

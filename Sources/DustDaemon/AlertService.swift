@@ -80,7 +80,10 @@ public struct AlertService: Service, CustomStringConvertible {
             let statistics = StatisticsService(
                 readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
                 intakeModel: settings.intakeModel,
-                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store)
+                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
+                location: settings.followingRadiusKilometres.map {
+                    LocationInputs(positions: store, stationList: store, radiusKilometres: $0)
+                })
             // The forecast region and the advisory district follow each person's home station.
             let regional: @Sendable (String) -> AlertRegionalReaders = { home in
                 AlertRegionalReaders(

@@ -30,7 +30,7 @@ public struct DemoDashboard: Sendable {
     public static func reportSettings(databasePath: String, calendar: DayCalendar, intakeModel: any IntakeModel) -> WebData.ReportSettings {
         WebData.ReportSettings(
             stations: StationPreference(primary: DemoReplay.station), calendar: calendar, intakeModel: intakeModel,
-            databasePath: databasePath, people: DemoReplay.people)
+            databasePath: databasePath, people: DemoReplay.people, followingRadiusKilometres: DemoReplay.locationRadiusKilometres)
     }
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.

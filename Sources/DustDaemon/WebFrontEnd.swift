@@ -49,7 +49,8 @@ struct WebFrontEnd {
                     calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storagePath,
                     forecastRegion: settings.forecast.region,
                     otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 },
-                    advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area, people: settings.people)
+                    advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area, people: settings.people,
+                    followingRadiusKilometres: settings.followingRadiusKilometres)
             }, clock: clock)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Distance along the Earth's surface: the haversine formula on a sphere of the IUGG mean radius
-/// (docs/REFERENCE.md §6 and §12), the one rule for a walked GPS step and for the nearest station.
+/// (docs/REFERENCE.md §6, §12 and §19), the one rule for a walked GPS step, the nearest station and
+/// the stations weighted at a point.
 public enum GreatCircle {
     /// Mean Earth radius R1 of the IUGG, metres: 6,371.0088 km.
     public static let earthRadiusMetres = 6_371_008.8

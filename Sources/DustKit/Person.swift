@@ -14,10 +14,13 @@ public struct Person: Sendable, Hashable {
     public var schedule: [ScheduleEntry]
     /// Configured beats/min at rest; nil: Health's, else 70.
     public var restingHeartRate: Double?
+    /// Where the person lives (`home: {lat, lon}`): the value at home is weighted from the nearest
+    /// stations (docs/REFERENCE.md §19); nil: the home station's value.
+    public var home: GeoPoint?
 
     public init(
         name: String, born: BirthMonth? = nil, sex: Sex? = nil, station: String?, infiltration: Double = 0.7,
-        schedule: [ScheduleEntry] = VentilationIntakeModel.defaultSchedule, restingHeartRate: Double? = nil
+        schedule: [ScheduleEntry] = VentilationIntakeModel.defaultSchedule, restingHeartRate: Double? = nil, home: GeoPoint? = nil
     ) {
         self.name = name
         self.born = born
@@ -26,6 +29,7 @@ public struct Person: Sendable, Hashable {
         self.infiltration = infiltration
         self.schedule = schedule
         self.restingHeartRate = restingHeartRate
+        self.home = home
     }
 
     /// Whether `name` can name a person: `[a-z0-9_-]{1,32}`, or Hangul syllables (up to 32).

@@ -15,12 +15,17 @@ public struct HourlyExposure: Sendable, Hashable {
     /// The ventilation the intake used and where its level came from (docs/REFERENCE.md §18); nil
     /// for a model that does not breathe (`boostcamp`).
     public var breathing: SlotBreathing?
+    /// Where the intake's concentration came from (docs/REFERENCE.md §19); nil when location is not
+    /// in use (no national data for the person, no `home`, no track): the home station's value.
+    public var whereabouts: SlotWhereabouts?
 
     public init(
         slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
-        intake: DustPair<Double?>, walkingDistance: Double? = nil, gases: GasReading = .unknown, breathing: SlotBreathing? = nil
+        intake: DustPair<Double?>, walkingDistance: Double? = nil, gases: GasReading = .unknown, breathing: SlotBreathing? = nil,
+        whereabouts: SlotWhereabouts? = nil
     ) {
         self.breathing = breathing
+        self.whereabouts = whereabouts
         self.slot = slot
         self.concentration = concentration
         self.source = source

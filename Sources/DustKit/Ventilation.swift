@@ -139,12 +139,28 @@ public struct SlotBreathing: Sendable, Hashable {
     public var levelSource: LevelSource
     /// Seconds of the slot at each level.
     public var secondsByLevel: [ActivityLevel: Double]
+    /// Seconds of the slot whose level each record gave (what `levelSource` is the largest of).
+    public var secondsBySource: [LevelSource: Double]
 
-    public init(ventilation: Double, outdoors: Double, levelSource: LevelSource, secondsByLevel: [ActivityLevel: Double]) {
+    public init(
+        ventilation: Double, outdoors: Double, levelSource: LevelSource, secondsByLevel: [ActivityLevel: Double],
+        secondsBySource: [LevelSource: Double]? = nil
+    ) {
         self.ventilation = ventilation
         self.outdoors = outdoors
         self.levelSource = levelSource
         self.secondsByLevel = secondsByLevel
+        self.secondsBySource = secondsBySource ?? [levelSource: secondsByLevel.values.reduce(0, +)]
+    }
+
+    /// The source of the largest share; ties go to the most specific record: sleep, heart rate,
+    /// walking, then the schedule. `fallback` when no second is counted.
+    public static func largestSource(_ secondsBySource: [LevelSource: Double], fallback: LevelSource) -> LevelSource {
+        let largestShare = secondsBySource.values.max() ?? 0
+        let source = [LevelSource.sleep, .heartRate, .walking, .schedule].first {
+            secondsBySource[$0, default: 0] == largestShare && largestShare > 0
+        }
+        return source ?? fallback
     }
 
     /// `C × V × (f + (1 − f) × F)`, µg (docs/REFERENCE.md §4).
@@ -195,12 +211,9 @@ public struct SlotBreathing: Sendable, Hashable {
             seconds.count <= 1
             ? rates[seconds.keys.first ?? fallbackLevel]!
             : seconds.reduce(0) { $0 + rates[$1.key]! * $1.value } / total
-        // Ties go to the most specific record: sleep, heart rate, walking, then the schedule.
-        let largestShare = secondsBySource.values.max() ?? 0
-        let source = [LevelSource.sleep, .heartRate, .walking, .schedule].first {
-            secondsBySource[$0, default: 0] == largestShare && largestShare > 0
-        }
-        return SlotBreathing(ventilation: ventilation, outdoors: outdoors, levelSource: source ?? fallbackSource, secondsByLevel: seconds)
+        return SlotBreathing(
+            ventilation: ventilation, outdoors: outdoors, levelSource: largestSource(secondsBySource, fallback: fallbackSource),
+            secondsByLevel: seconds, secondsBySource: secondsBySource)
     }
 
     private static func clip(_ from: Date, _ to: Date, to start: Date, _ end: Date) -> (Date, Date)? {

@@ -125,8 +125,25 @@ public enum ReportJSON {
         if includeBreathing {
             members.append(("ventilation", .number(hour.breathing?.ventilation)))
             members.append(("levelSource", hour.breathing.map { JSON.string($0.levelSource.rawValue) } ?? .null))
+            // Only where location follows the person (docs/REFERENCE.md §19); absent, every hour is the home station's.
+            if let whereabouts = hour.whereabouts { members.append(("where", Self.whereabouts(whereabouts))) }
         }
         return .object(members)
+    }
+
+    /// `{"kind":"track","trackedFraction":0.5,"stations":{"pm10":[{"station":"중구","km":1.431475},…],"pm25":[…]},"fallback":null}`.
+    public static func whereabouts(_ whereabouts: SlotWhereabouts) -> JSON {
+        .object([
+            ("kind", .string(whereabouts.kind.rawValue)),
+            ("trackedFraction", .number(whereabouts.trackedFraction)),
+            (
+                "stations",
+                .pair(whereabouts.stations) { used in
+                    .array(used.map { .object([("station", .string($0.station)), ("km", .number($0.kilometres))]) })
+                }
+            ),
+            ("fallback", whereabouts.fallback.map { JSON.string($0.rawValue) } ?? .null),
+        ])
     }
 
     /// One hour's merged walking distance and the source that gave it (docs/REFERENCE.md §12).

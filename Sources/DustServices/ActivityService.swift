@@ -88,6 +88,8 @@ public struct ActivityImportSummary: Sendable, Hashable {
     public var sleepOverlapsMerged = 0
     /// Sleep records that are not sleep (in bed, awake, or a value FineDust does not know).
     public var notAsleepRecords = 0
+    /// Minutes given a position by the file's tracks, over all its sources (docs/REFERENCE.md §19).
+    public var trackedMinutes = 0
 
     public init(format: ActivityFileFormat) {
         self.format = format
@@ -116,7 +118,7 @@ public struct ActivityImportProgress: Sendable, Hashable {
 /// deleted in Health inside the span disappears. CSV keeps its documented rule: an hour imported
 /// again is replaced, and other hours of the `csv` source stay.
 public struct ActivityService: Sendable {
-    private let store: any ActivityStore & PhysiologyStore
+    private let store: any ActivityStore & PhysiologyStore & PositionStore
     private let parser: ActivityCSVParser
     private let clock: any WallClock
     private let limits: ActivityReaderLimits
@@ -124,7 +126,7 @@ public struct ActivityService: Sendable {
     public let people: [String]
 
     public init(
-        store: any ActivityStore & PhysiologyStore, calendar: DayCalendar, clock: any WallClock = SystemClock(),
+        store: any ActivityStore & PhysiologyStore & PositionStore, calendar: DayCalendar, clock: any WallClock = SystemClock(),
         limits: ActivityReaderLimits = ActivityReaderLimits(), people: [String] = [Person.defaultName]
     ) {
         self.store = store
@@ -158,6 +160,7 @@ public struct ActivityService: Sendable {
         var summary = ActivityImportSummary(format: format)
         let batches: [ActivitySourceBatch]
         var body: [PhysiologyBatch] = []
+        var positions: [PositionBatch] = []
         if format == .csv {
             guard file.size <= Int64(ActivityCSVParser.maxBytes) else {
                 throw .csv(
@@ -175,12 +178,18 @@ public struct ActivityService: Sendable {
             batches = [ActivitySourceBatch(person: person, source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
         } else {
             var physiology = HealthPhysiology()
+            var tracks = TrackCollector(maxMinutes: limits.maxTrackedMinutes)
             let samples: SlotApportioner
             do {
-                samples = try read(format, file: file, path: path, summary: &summary, physiology: &physiology, onProgress: onProgress)
+                samples = try read(
+                    format, file: file, path: path, summary: &summary, physiology: &physiology, tracks: &tracks, onProgress: onProgress)
             } catch {
                 throw .file(error)
             }
+            positions = tracks.bySource.sorted { $0.key < $1.key }.map { source, minutes in
+                PositionBatch(person: person, source: source, minutes: minutes, replacing: minutes.span)
+            }
+            tracks = TrackCollector(maxMinutes: 0)  // the batches hold the only reference to the minutes
             batches = samples.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
                 ActivitySourceBatch(person: person, source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
             }
@@ -192,7 +201,12 @@ public struct ActivityService: Sendable {
             batch.replacing = batch.span
             if batch.replacing != nil { body.append(batch) }
         }
-        do { try await store.saveImport(walking: batches, body: body, importedAt: clock.now) } catch { throw .storage(error) }
+        do {
+            try await store.saveImport(walking: batches, body: body, positions: positions, importedAt: clock.now)
+        } catch {
+            throw .storage(error)
+        }
+        summary.trackedMinutes = positions.reduce(0) { $0 + $1.minutes.count }
         summary.sources = batches.map(\.source)
         summary.metresBySource = Dictionary(uniqueKeysWithValues: batches.map { ($0.source, $0.distances.values.reduce(0, +)) })
         summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
@@ -203,7 +217,7 @@ public struct ActivityService: Sendable {
     /// Health export's heart rate, resting rates and sleep go to `physiology`.
     private func read(
         _ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
-        physiology: inout HealthPhysiology, onProgress: (ActivityImportProgress) -> Void
+        physiology: inout HealthPhysiology, tracks: inout TrackCollector, onProgress: (ActivityImportProgress) -> Void
     ) throws(ActivityFileError) -> SlotApportioner {
         var apportioner = SlotApportioner(maxEntries: limits.maxSourceSlots)
         let now = clock.now
@@ -219,11 +233,13 @@ public struct ActivityService: Sendable {
             summary.add(health)
         case .gpx:
             try file.rewind()
+            let name = (path as NSString).lastPathComponent
+            var minutes = TrackMinutes()
             let gpx = try GPXReader(limits: limits, now: now).read(
-                FileDescriptorByteStream(fileDescriptor: file.descriptor),
-                fileName: (path as NSString).lastPathComponent,
+                FileDescriptorByteStream(fileDescriptor: file.descriptor), fileName: name,
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
-                onSample: { apportioner.add($0) })
+                onPosition: { tracks.keep($0, in: &minutes) }, onSample: { apportioner.add($0) })
+            tracks.add(minutes, source: "gpx:\(name)")
             summary.add(gpx)
         case .healthZip:
             let archive = try HealthExportArchive(path: path, limits: limits)
@@ -243,17 +259,20 @@ public struct ActivityService: Sendable {
             for route in archive.routes {
                 let name = String(route.path.split(separator: "/").last ?? "")
                 let base = done
+                var minutes = TrackMinutes()
                 let gpx = try archive.read(route) { source throws(ActivityFileError) in
                     try GPXReader(limits: limits, now: now).read(
                         source, fileName: name,
                         onProgress: { onProgress(ActivityImportProgress(bytesRead: base + $0, totalBytes: total)) },
-                        onSample: { apportioner.add($0) })
+                        onPosition: { tracks.keep($0, in: &minutes) }, onSample: { apportioner.add($0) })
                 }
+                tracks.add(minutes, source: "gpx:\(name)")
                 summary.add(gpx)
                 done += gpx.bytesRead
             }
         }
         if apportioner.overflowed { throw .tooManySourceHours(limit: limits.maxSourceSlots) }
+        if tracks.overflowed { throw .tooManyTrackedMinutes(limit: limits.maxTrackedMinutes) }
         return apportioner
     }
 
@@ -267,17 +286,24 @@ public struct ActivityService: Sendable {
         try await store.physiologySummaries()
     }
 
-    /// Removes `person`'s walking and body records of `source` (nil: all of them); returns what was
-    /// removed, or throws `UnknownPerson`, or `UnknownActivitySource` when nothing matched.
+    /// What is stored of people's tracks (minutes with a position), per person and source.
+    public func trackSources() async throws(StorageFailure) -> [PositionSummary] {
+        try await store.positionSummaries()
+    }
+
+    /// Removes `person`'s walking, body records and positions of `source` (nil: all of them); returns
+    /// what was removed, or throws `UnknownPerson`, or `UnknownActivitySource` when nothing matched.
     public func forget(person name: String?, source: String?) async throws -> ForgottenActivity {
         let person = try self.person(name)
         let removed = ForgottenActivity(
             walkingHours: try await store.forgetActivity(person: person, source: source),
-            bodyRecords: try await store.forgetPhysiology(person: person, source: source))
-        guard removed.walkingHours + removed.bodyRecords > 0 else {
+            bodyRecords: try await store.forgetPhysiology(person: person, source: source),
+            positions: try await store.forgetPositions(person: person, source: source))
+        guard removed.walkingHours + removed.bodyRecords + removed.positions > 0 else {
             let walking = try await store.activitySources().filter { $0.person == person }.map(\.source)
             let body = try await store.physiologySummaries().filter { $0.person == person }.map(\.source)
-            throw UnknownActivitySource(source: source ?? "(any)", known: Array(Set(walking + body)).sorted())
+            let tracks = try await store.positionSummaries().filter { $0.person == person }.map(\.source)
+            throw UnknownActivitySource(source: source ?? "(any)", known: Array(Set(walking + body + tracks)).sorted())
         }
         return removed
     }
@@ -291,14 +317,51 @@ public struct ActivityService: Sendable {
     }
 }
 
-/// What `forget` removed: hours of walking, and heart-rate, resting-rate and sleep records.
+/// What `forget` removed: hours of walking, heart-rate, resting-rate and sleep records, and positions.
 public struct ForgottenActivity: Sendable, Hashable {
     public var walkingHours: Int
     public var bodyRecords: Int
+    /// Minutes with a position (docs/REFERENCE.md §19).
+    public var positions: Int
 
-    public init(walkingHours: Int, bodyRecords: Int) {
+    public init(walkingHours: Int, bodyRecords: Int, positions: Int = 0) {
         self.walkingHours = walkingHours
         self.bodyRecords = bodyRecords
+        self.positions = positions
+    }
+}
+
+/// The positions of one file's tracks, per source, at most `maxMinutes` in all: past it the file is
+/// refused rather than held in memory (docs/REFERENCE.md §12).
+struct TrackCollector {
+    let maxMinutes: Int
+    private(set) var bySource: [String: TrackMinutes] = [:]
+    /// Minutes kept by the sources added so far.
+    private var total = 0
+    private(set) var overflowed = false
+
+    init(maxMinutes: Int) {
+        self.maxMinutes = maxMinutes
+    }
+
+    /// Keeps `point` in the track being read, unless the file already holds too many minutes.
+    func keep(_ point: TrackPoint, in minutes: inout TrackMinutes) {
+        guard total + minutes.count <= maxMinutes else { return }
+        minutes.append(point)
+    }
+
+    /// Adds one read track as `source` (merged into a track of the same name read before).
+    mutating func add(_ minutes: TrackMinutes, source: String) {
+        var merged = minutes
+        if let before = bySource.removeValue(forKey: source) {
+            total -= before.count
+            merged = before
+            for point in minutes { merged.append(point) }
+        }
+        merged.sort()
+        if total + merged.count > maxMinutes { overflowed = true }
+        total += merged.count
+        if !merged.isEmpty { bySource[source] = merged }
     }
 }
 

@@ -31,7 +31,14 @@ public struct DemoReplay: Sendable {
         Response(path: "real/rltm-station-newapi-jongno-ver1.4-2023-05-13-first-item-only.xml"),
         Response(path: "hostile/billion-laughs.xml"),
         Response(path: "hostile/xxe-local-file.xml"),
+        // Last, so every earlier response's outcome reads as before: the 서울 stations around jiho's walk
+        // for its hours (docs/REFERENCE.md §19), so the demo can follow him.
+        Response(path: walkArchiveFile),
     ]
+
+    /// The national archive's 서울 rows for the hours of jiho's walk (dataTime 2026-11-20 16:00 and 17:00),
+    /// the stations other than 종로구, whose hours the DAILY response stores.
+    public static let walkArchiveFile = "synthesized/sido-seoul-walk-2026-11-20-16h00-17h00.xml"
 
     /// AirKorea's forecasts issued on the demo's last day (17시, 11시 and 05시), so the forecast of
     /// its "today" and tomorrow can be tried.
@@ -61,12 +68,25 @@ public struct DemoReplay: Sendable {
     /// A configuration naming the demo household (below `Fixtures/`), for exploring the demo database with
     /// `--config` (`--person`, `--everyone`); a test holds it equal to `people`.
     public static let householdConfigurationFile = "demo-household.yaml"
-    /// Whose each activity file is: the Watch's export the adult's, the walks the child's.
-    public static let activityImports: [(file: String, person: String)] = [(watchFile, people[0].name), (activityFile, people[1].name)]
+    /// The adult's GPX walk on the demo's last day, 15:10–15:50 from 종로구 to 숭례문: the track the demo
+    /// follows (docs/REFERENCE.md §19).
+    public static let walkFile = "activity/demo-walk-jongno-2026-11-20.gpx"
+    /// Whose each activity file is: the Watch's export and the walk the adult's, the walks the child's.
+    public static let activityImports: [(file: String, person: String)] = [
+        (watchFile, people[0].name), (activityFile, people[1].name), (walkFile, people[0].name),
+    ]
+    /// How far from a position the demo looks for stations (`location.radiusKm`'s default, docs/REFERENCE.md §19).
+    public static let locationRadiusKilometres = 10.0
 
-    /// A real station list (two stations with coordinates), so `dustctl stations nearest` can be
-    /// tried without the station-information service.
-    public static let stationListFile = "real/msrstn-list-oldapi-bucheon-truncated.xml"
+    /// The location inputs of the demo's reports: it follows its people as `station.mode: nation` would.
+    public static func location(store: any FineDustStore) -> LocationInputs {
+        LocationInputs(positions: store, stationList: store, radiusKilometres: locationRadiusKilometres)
+    }
+
+    /// Station lists with coordinates, so `dustctl stations nearest` can be tried without the
+    /// station-information service: a real one (two 부천 stations), and the 서울 stations around the walk
+    /// that the demo's weighting places (docs/REFERENCE.md §19).
+    public static let stationListFiles = ["real/msrstn-list-oldapi-bucheon-truncated.xml", "synthesized/msrstn-list-seoul-walk-8.xml"]
 
     /// The Fixtures directory: `explicit` if given, else `./Fixtures`, else next to the installed
     /// binary (`../share/finedust/Fixtures`) or the build folder of a checkout.
@@ -104,9 +124,14 @@ public struct DemoReplay: Sendable {
 
         /// What the file gave the person: `14 hours of walking, 1351 heart-rate samples, 50.9 h asleep`.
         public var held: String {
-            var held = ["\(summary.slotsTouched) hours of walking"]
-            if summary.heartRateSamples > 0 { held.append("\(summary.heartRateSamples) heart-rate samples") }
+            var held = ["\(summary.slotsTouched) hour\(summary.slotsTouched == 1 ? "" : "s") of walking"]
+            if summary.heartRateSamples > 0 {
+                held.append("\(summary.heartRateSamples) heart-rate sample\(summary.heartRateSamples == 1 ? "" : "s")")
+            }
             if summary.sleepIntervals > 0 { held.append(String(format: "%.1f h asleep", Double(summary.asleepSeconds) / 3600)) }
+            if summary.trackedMinutes > 0 {
+                held.append("\(summary.trackedMinutes) tracked minute\(summary.trackedMinutes == 1 ? "" : "s")")
+            }
             return held.joined(separator: ", ")
         }
     }
@@ -150,7 +175,9 @@ public struct DemoReplay: Sendable {
             let summary = try await activity.importFile(atPath: fixtures.appendingPathComponent(file).path, person: person)
             imports.append(ActivityImport(file: file, person: person, summary: summary))
         }
-        try await stations.save(try StationListService.parse(try Data(contentsOf: fixtures.appendingPathComponent(Self.stationListFile))))
+        for file in Self.stationListFiles {
+            try await stations.save(try StationListService.parse(try Data(contentsOf: fixtures.appendingPathComponent(file))))
+        }
         for file in Self.forecastFiles {
             let page = try AirKoreaResponseParser().parseForecasts(try Data(contentsOf: fixtures.appendingPathComponent(file)))
             _ = try await forecasts.saveForecasts(page.forecasts, fetchedAt: Self.now)

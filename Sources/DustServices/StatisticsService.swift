@@ -75,6 +75,21 @@ public struct WeekReport: Sendable, Hashable {
 ///
 /// Intake is computed at query time, so what `dustctl` shows always agrees with the stored
 /// concentrations, the imported activity and the configured model.
+/// What following a person needs (docs/REFERENCE.md §19): their stored positions, where the
+/// stations stand, and how far a station may be to count.
+public struct LocationInputs: Sendable {
+    public var positions: any PositionReadStore
+    /// Where the stations stand; read only for a person with `home` or positions in the range.
+    public var stationList: any StationStore
+    public var radiusKilometres: Double
+
+    public init(positions: any PositionReadStore, stationList: any StationStore, radiusKilometres: Double) {
+        self.positions = positions
+        self.stationList = stationList
+        self.radiusKilometres = radiusKilometres
+    }
+}
+
 public struct StatisticsService: Sendable {
     private let readings: any ReadingStore
     private let activity: any ActivityReadStore
@@ -85,6 +100,8 @@ public struct StatisticsService: Sendable {
     public let stations: StationPreference
     /// Whose dose this is: their walking, heart rate and sleep, and with `born` their age's rates.
     public let person: Person
+    /// Positions and station positions for §19; nil follows no one (the home station's values).
+    public let location: LocationInputs?
 
     /// - Parameters:
     ///   - physiology: heart rate and sleep; nil reads none (the dose of §4 alone).
@@ -93,8 +110,9 @@ public struct StatisticsService: Sendable {
     public init(
         readings: any ReadingStore, activity: any ActivityReadStore, clock: any WallClock,
         calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference,
-        physiology: (any PhysiologyReadStore)? = nil, person: Person? = nil
+        physiology: (any PhysiologyReadStore)? = nil, person: Person? = nil, location: LocationInputs? = nil
     ) {
+        self.location = location
         self.readings = readings
         self.activity = activity
         self.physiology = physiology
@@ -118,7 +136,8 @@ public struct StatisticsService: Sendable {
         let home = person.station ?? stations.primary
         return StatisticsService(
             readings: readings, activity: activity, clock: clock, calendar: calendar, intakeModel: model,
-            stations: StationPreference(primary: home, fallbacks: stations.all), physiology: physiology, person: person)
+            stations: StationPreference(primary: home, fallbacks: stations.all), physiology: physiology, person: person,
+            location: location)
     }
 
     /// Today in the configured time zone.
@@ -240,6 +259,7 @@ public struct StatisticsService: Sendable {
             }
         let walking = try await activity.walking(person: person.name, from: from, to: to)
         var body = try await bodyRecords(from: from, to: to)
+        var whereabouts = try await locationRecords(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
@@ -256,12 +276,24 @@ public struct StatisticsService: Sendable {
             let merged = DustPair(byPollutant: { pollutant in concentration[pollutant].flatMap { $0[pollutant] } })
             let primary = sameSlot.first { $0.station == stations.primary }
             let distance = walking[slot]?.metres
-            let intake: DustPair<Double?>
+            var intake: DustPair<Double?>
             var breathing: SlotBreathing?
+            var place: SlotWhereabouts?
             if let ventilation = intakeModel as? VentilationIntakeModel {
                 let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
                 intake = merged.map { $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) } }
                 breathing = slotBreathing
+                if let followed = whereabouts.follow(
+                    slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
+                {
+                    place = followed.whereabouts
+                    breathing = followed.trackedBreathing ?? slotBreathing
+                    intake =
+                        followed.trackedIntake
+                        ?? followed.homeConcentration.map {
+                            $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) }
+                        }
+                }
             } else {
                 intake = intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance)
             }
@@ -274,7 +306,8 @@ public struct StatisticsService: Sendable {
                     intake: intake,
                     walkingDistance: distance,
                     gases: primary?.gases ?? .unknown,
-                    breathing: breathing))
+                    breathing: breathing,
+                    whereabouts: place))
         }
         return (result, walking)
     }
@@ -284,6 +317,23 @@ public struct StatisticsService: Sendable {
     private func bodyRecords(from: Slot, to: Slot) async throws(StorageFailure) -> BodyCursor {
         guard let physiology, intakeModel is VentilationIntakeModel else { return BodyCursor(StoredPhysiology()) }
         return BodyCursor(try await physiology.physiology(person: person.name, from: from.start, to: to.start))
+    }
+
+    /// The person's positions and the nearby stations' readings over `[from, to)`, read once; none
+    /// without location inputs, for a model that does not breathe, or for a person with neither
+    /// `home` nor a position in the range.
+    private func locationRecords(from: Slot, to: Slot) async throws(StorageFailure) -> LocationCursor {
+        guard let location, intakeModel is VentilationIntakeModel else { return LocationCursor() }
+        let positions = try await location.positions.positions(
+            person: person.name, from: from.start.addingTimeInterval(-TrackCoverage.positionCover), to: to.start)
+        guard person.home != nil || !positions.isEmpty else { return LocationCursor() }
+        var points = positions.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
+        if let home = person.home { points.append(home) }
+        let placed = StationPositions(stations: try await location.stationList.stations())
+        let nearby = placed.names(near: points, withinKilometres: location.radiusKilometres)
+        let rows = nearby.isEmpty ? [] : try await readings.readings(stations: nearby, from: from, to: to)
+        return LocationCursor(
+            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, rows: rows, nearbyStations: nearby.count)
     }
 
     /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
@@ -319,7 +369,121 @@ private struct BodyCursor {
         return Array(samples[heartIndex..<end])
     }
 
+    /// `heartRate(in:)` without moving the cursor, for a second look at the same slot.
+    func heartRateSamples(in slot: Slot) -> [HeartRateSample] {
+        var copy = self
+        return copy.heartRate(in: slot)
+    }
+
     func sleep(in slot: Slot) -> [SleepInterval] {
         stored.sleep.filter { $0.start < slot.end && $0.end > slot.start }
+    }
+}
+
+/// A range's positions and nearby readings walked slot by slot in time order (docs/REFERENCE.md §19).
+private struct LocationCursor {
+    private var stations: StationPositions?
+    private var radius = 0.0
+    /// One position a minute, the first source's where two share a minute.
+    private var positions: [TrackPosition] = []
+    private var rowsBySlot: [Slot: [HourlyReading]] = [:]
+    private var positionIndex = 0
+    /// Stations that stand near enough to the person's points to be read at all.
+    private var nearbyStations = 0
+
+    init() {}
+
+    init(stations: StationPositions, radiusKilometres: Double, positions: [TrackPosition], rows: [HourlyReading], nearbyStations: Int) {
+        self.stations = stations
+        self.radius = radiusKilometres
+        self.nearbyStations = nearbyStations
+        var previous: Date?
+        for position in positions where position.minute != previous {
+            self.positions.append(position)
+            previous = position.minute
+        }
+        for row in rows { rowsBySlot[row.slot, default: []].append(row) }
+    }
+
+    /// Where the slot's concentration comes from when location applies (nil when it does not): the
+    /// value at home, and for a tracked slot §19's intake.
+    mutating func follow(
+        _ slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person, calendar: DayCalendar,
+        body: BodyCursor
+    ) -> (
+        homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, trackedBreathing: SlotBreathing?,
+        whereabouts: SlotWhereabouts
+    )? {
+        guard let stations else { return nil }
+        // No station was read because none stands near the person's points: say so, not that the
+        // national archive lacks the hour.
+        let stationCount = stations.count
+        let nearby = nearbyStations
+        func reason(_ fallback: WeightingFallback?) -> WeightingFallback? {
+            guard fallback == .noNationalData, nearby == 0 else { return fallback }
+            return stationCount == 0 ? .noStationPositions : .noStationWithinRadius
+        }
+        let candidates = stations.candidates(readings: rowsBySlot[slot] ?? [], slot: slot)
+        // The value at home: weighted when `home` is set and a station is near, else the home station's.
+        let home = DustPair(byPollutant: { pollutant in
+            HomeValue(
+                home: person.home, homeStationValue: stationValues[pollutant], candidates: candidates[pollutant], radiusKilometres: radius)
+        })
+        let homeConcentration = home.map(\.concentration)
+        // Positions that may cover part of the slot: from one cover before its start to its end.
+        let earliest = slot.start.addingTimeInterval(-TrackCoverage.positionCover)
+        while positionIndex < positions.count, positions[positionIndex].minute < earliest { positionIndex += 1 }
+        var end = positionIndex
+        while end < positions.count, positions[end].minute < slot.end { end += 1 }
+        let inSlot = Array(positions[positionIndex..<end])
+        let coverage = TrackCoverage(positions: inSlot.map(\.minute), slotStart: slot.start, slotEnd: slot.end)
+        let day = calendar.date(containing: slot.start)
+        let age = person.born.map { $0.age(on: day) }
+        let resting = SlotPhysiology.restingBeatsPerMinute(
+            on: day, configured: person.restingHeartRate, health: body.stored.restingHeartRate, calendar: calendar)
+        let physiology = SlotPhysiology(
+            sleep: body.sleep(in: slot), heartRate: body.heartRateSamples(in: slot), restingBeatsPerMinute: resting)
+        guard
+            let tracked = TrackedBreathing.of(
+                coverage: coverage, physiology: physiology, age: age, rates: age.map(AgeVentilationTable.rates(age:)) ?? model.rates,
+                entry: model.entry(atHour: calendar.hour(of: slot)))
+        else {
+            guard person.home != nil else { return (stationValues, nil, nil, .homeStation) }
+            let weighted = home.map { $0.weighted.map { [$0] } ?? [] }
+            let atHome = home.fineDust.isWeightedAtHome || home.ultraFineDust.isWeightedAtHome
+            let whereabouts = SlotWhereabouts(
+                kind: atHome ? .home : .homeStation, stations: SlotWhereabouts.stations(weighted),
+                fallback: reason(home.fineDust.fallback ?? home.ultraFineDust.fallback))
+            return (homeConcentration, nil, nil, whereabouts)
+        }
+        var weightings = DustPair<[WeightedValue]>(repeating: [])
+        var fallback: WeightingFallback?
+        let byMinute = Dictionary(inSlot.map { ($0.minute, $0) }, uniquingKeysWith: { first, _ in first })
+        let intake = DustPair(byPollutant: { pollutant -> Double? in
+            let trackedConcentration = coverage.timeWeightedMean { instant in
+                guard let position = byMinute[instant] else { return homeConcentration[pollutant] }
+                let weighted = InverseDistanceWeighting.value(
+                    at: GeoPoint(latitude: position.latitude, longitude: position.longitude), candidates: candidates[pollutant],
+                    radiusKilometres: radius)
+                weightings[pollutant].append(weighted)
+                if case .fallback(let reason) = weighted.outcome { fallback = fallback ?? reason }
+                return weighted.value ?? homeConcentration[pollutant]
+            }
+            guard let trackedConcentration else { return nil }
+            return tracked.intake(
+                trackedConcentration: trackedConcentration, homeConcentration: homeConcentration[pollutant],
+                infiltration: model.infiltration)
+        })
+        // Without national data or station positions for the slot the track says nothing about the
+        // air: the slot is §4/§18's, as without location, and says why.
+        // (No station near enough is not that: the track then takes the value at home, §19.)
+        let usable = (candidates.fineDust + candidates.ultraFineDust).contains { $0.location != nil && $0.value != nil }
+        if !usable, let why = reason(fallback), why != .noStationWithinRadius {
+            return (homeConcentration, nil, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
+        }
+        let whereabouts = SlotWhereabouts(
+            kind: .track, trackedFraction: tracked.trackedFraction, stations: SlotWhereabouts.stations(weightings),
+            fallback: reason(fallback))
+        return (homeConcentration, intake, tracked.slot, whereabouts)
     }
 }

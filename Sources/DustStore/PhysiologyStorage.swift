@@ -4,12 +4,16 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    /// Stores one file's walking and its heart rate, resting rates and sleep in one transaction,
-    /// replacing each batch's person's and source's rows within `replacing` (docs/REFERENCE.md §18).
-    public func saveImport(walking: [ActivitySourceBatch], body: [PhysiologyBatch], importedAt: Date = Date()) throws(StorageFailure) {
+    /// Stores one file's walking, its heart rate, resting rates and sleep, and its positions in one
+    /// transaction, replacing each batch's person's and source's rows within `replacing`
+    /// (docs/REFERENCE.md §18, §19).
+    public func saveImport(
+        walking: [ActivitySourceBatch], body: [PhysiologyBatch], positions: [PositionBatch], importedAt: Date = Date()
+    ) throws(StorageFailure) {
         try writing { db in
             try Self.insertActivity(walking, importedAt: importedAt, db)
             try Self.insertPhysiology(body, importedAt: importedAt, db)
+            try Self.insertPositions(positions, importedAt: importedAt, db)
         }
     }
 
@@ -138,5 +142,5 @@ extension SQLiteStore {
         }
     }
 
-    private static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
+    static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
 }

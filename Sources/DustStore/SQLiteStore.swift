@@ -449,7 +449,7 @@ public final class SQLiteStore: Sendable {
     /// Hands every row of `from` to `to` when `to` has none (docs/REFERENCE.md §18); the rows moved.
     public func movePerson(from: String, to: String) throws(StorageFailure) -> Int {
         try writing { db in
-            let tables = ["activity_source", "heart_rate", "resting_heart_rate", "sleep_interval"]
+            let tables = ["activity_source", "heart_rate", "resting_heart_rate", "sleep_interval", "track_position"]
             for table in tables {
                 guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE person = ?", arguments: [to]) == 0 else { return 0 }
             }
@@ -515,7 +515,7 @@ public final class SQLiteStore: Sendable {
 
 // Readings, stations and activity are implemented above; attempts, forecasts, alerts and the
 // daemon's status in their own files.
-extension SQLiteStore: PollStore, ActivityStore, PhysiologyStore, StationStore {}
+extension SQLiteStore: PollStore, ActivityStore, PhysiologyStore, PositionStore, StationStore {}
 
 /// A file's device and inode: the same path with another identity is another file.
 private struct FileIdentity: Hashable, Sendable {

@@ -321,6 +321,24 @@ enum Schema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v12-positions") { db in
+            // Where each person was (docs/REFERENCE.md §19): per person, source and minute, the last
+            // point of the minute. `minute` is the minute's start in epoch seconds; the index serves
+            // the read of one person's minutes over a span, whatever the source.
+            try db.execute(
+                sql: """
+                    CREATE TABLE track_position (
+                        person TEXT NOT NULL,
+                        source TEXT NOT NULL,
+                        minute INTEGER NOT NULL CHECK (minute % 60 = 0),
+                        latitude REAL NOT NULL CHECK (latitude BETWEEN -90 AND 90),
+                        longitude REAL NOT NULL CHECK (longitude BETWEEN -180 AND 180),
+                        imported_at INTEGER NOT NULL,
+                        PRIMARY KEY (person, source, minute)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX track_position_by_minute ON track_position(person, minute);
+                    """)
+        }
         return migrator
     }
 

@@ -41,6 +41,9 @@ struct ActivityImportCommand: AsyncParsableCommand {
             the summary. Time asleep counts at the sleeping rate; a heart rate sets the
             level of the time it covers once the person's born month is configured
             (their maximum heart rate needs an age; docs/REFERENCE.md §18).
+            From every GPX track and workout route it keeps where the person was: per
+            source, the last point of each minute, after the GPS-jump rule
+            (docs/REFERENCE.md §19).
             Examples:
               dustctl activity import ~/Downloads/export.zip
               dustctl activity import Fixtures/activity/jongno-week-walks.csv
@@ -128,12 +131,14 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
             let only = try person.map { try configuredPerson($0, service) }
             let sources = try await service.sources().filter { only == nil || $0.person == only }
             let body = try await service.bodySources().filter { only == nil || $0.person == only }
+            let tracks = try await service.trackSources().filter { only == nil || $0.person == only }
             if options.json {
-                try standardOutputLine(ActivityJSON.sources(sources, body: body, calendar: settings.calendar).serialized)
+                try standardOutputLine(ActivityJSON.sources(sources, body: body, tracks: tracks, calendar: settings.calendar).serialized)
             } else {
                 // The person column appears once people are configured (docs/REFERENCE.md §18).
                 let showPerson = settings.people.map(\.name) != [Person.defaultName]
-                try standardOutput(ActivityText.sources(sources, body: body, showPerson: showPerson, calendar: settings.calendar))
+                try standardOutput(
+                    ActivityText.sources(sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar))
             }
         }
     }
@@ -142,7 +147,7 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
 struct ActivityForgetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forget",
-        abstract: "Remove every distance, heart rate and sleep record stored from one source.",
+        abstract: "Remove every distance, heart rate, sleep record and position stored from one source.",
         discussion: "Example:\n  dustctl activity forget --source 'health:Apple Watch'")
 
     @OptionGroup var options: GlobalOptions
@@ -172,7 +177,7 @@ struct ActivityForgetCommand: AsyncParsableCommand {
                 try standardOutputLine(
                     JSON.object([
                         ("source", .string(source)), ("hoursRemoved", .integer(removed.walkingHours)),
-                        ("bodyRecordsRemoved", .integer(removed.bodyRecords)),
+                        ("bodyRecordsRemoved", .integer(removed.bodyRecords)), ("positionsRemoved", .integer(removed.positions)),
                     ]).serialized)
             } else {
                 try standardOutputLine("\(name): \(ActivityText.forgotten(removed)) removed.")
@@ -197,10 +202,11 @@ enum ActivityText {
     static func summary(_ summary: ActivityImportSummary) -> String {
         let used: String =
             switch summary.format {
-            case .csv: "\(summary.recordsUsed) rows used"
-            case .gpx: "\(summary.trackSteps) track steps used"
-            case .healthXML: "\(summary.recordsUsed) records used"
-            case .healthZip: "\(summary.recordsUsed) records and \(summary.trackSteps) route steps used"
+            case .csv: count(summary.recordsUsed, "row", "rows") + " used"
+            case .gpx: count(summary.trackSteps, "track step", "track steps") + " used"
+            case .healthXML: count(summary.recordsUsed, "record", "records") + " used"
+            case .healthZip:
+                count(summary.recordsUsed, "record", "records") + " and " + count(summary.trackSteps, "route step", "route steps") + " used"
             }
         var parts = ["\(formatName(summary.format)), \(used)"]
         let skipped = summary.skippedByType.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
@@ -210,16 +216,22 @@ enum ActivityText {
             if skipped.count > 3 { named.append("\(skipped.count - 3) more types") }
             parts.append("\(total) skipped (\(named.joined(separator: ", ")))")
         }
-        if summary.jumpsDropped > 0 { parts.append("\(summary.jumpsDropped) GPS jumps dropped") }
-        if summary.pointsWithoutTime > 0 { parts.append("\(summary.pointsWithoutTime) track points without a time ignored") }
+        if summary.jumpsDropped > 0 { parts.append(count(summary.jumpsDropped, "GPS jump", "GPS jumps") + " dropped") }
+        if summary.pointsWithoutTime > 0 {
+            parts.append(count(summary.pointsWithoutTime, "track point", "track points") + " without a time ignored")
+        }
         if summary.recordsDropped > 0 {
-            parts.append("\(summary.recordsDropped) distance records dropped (no duration or faster than 30 m/s)")
+            parts.append(
+                count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration or faster than 30 m/s)")
         }
         if summary.datedOutsidePeriod > 0 {
             parts.append("\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
         }
         parts += bodyParts(summary)
-        parts.append("\(summary.slotsTouched) hours touched")
+        parts.append(count(summary.slotsTouched, "hour", "hours") + " touched")
+        if summary.trackedMinutes > 0 {
+            parts.append("\(grouped(summary.trackedMinutes)) tracked minute\(summary.trackedMinutes == 1 ? "" : "s")")
+        }
         let sources = summary.sources.map {
             "\(TerminalSafeText.sanitized($0)) \(fixedDecimals(summary.metresBySource[$0, default: 0] / 1000, 2)) km"
         }
@@ -227,16 +239,35 @@ enum ActivityText {
         return parts.joined(separator: ", ") + "."
     }
 
-    /// `3 hours of walking`, `132 heart-rate, resting-rate and sleep records`, or both joined by `and`.
+    /// `3 hours of walking`, `132 heart-rate, resting-rate and sleep records`, `1,234 positions`, or
+    /// those removed joined by `and`.
     static func forgotten(_ removed: ForgottenActivity) -> String {
+        let walking = "\(removed.walkingHours) hour\(removed.walkingHours == 1 ? "" : "s") of walking"
         let body = "\(removed.bodyRecords) heart-rate, resting-rate and sleep record\(removed.bodyRecords == 1 ? "" : "s")"
-        guard removed.bodyRecords > 0 else { return "\(removed.walkingHours) hours of walking" }
-        return removed.walkingHours > 0 ? "\(removed.walkingHours) hours of walking and \(body)" : body
+        let positions = "\(grouped(removed.positions)) position\(removed.positions == 1 ? "" : "s")"
+        var parts: [String] = []
+        if removed.walkingHours > 0 || (removed.bodyRecords == 0 && removed.positions == 0) { parts.append(walking) }
+        if removed.bodyRecords > 0 { parts.append(body) }
+        if removed.positions > 0 { parts.append(positions) }
+        return parts.count == 3 ? "\(parts[0]), \(parts[1]) and \(parts[2])" : parts.joined(separator: " and ")
     }
+
+    /// `1234567` → `1,234,567`.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        var result = ""
+        for (index, digit) in digits.enumerated() {
+            if index > 0, (digits.count - index) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return (value < 0 ? "-" : "") + result
+    }
+
+    /// `1 hour`, `2 hours`.
+    static func count(_ value: Int, _ one: String, _ many: String) -> String { "\(value) \(value == 1 ? one : many)" }
 
     /// What a Health export held of the body, and what of it was not believed (docs/REFERENCE.md §18).
     static func bodyParts(_ summary: ActivityImportSummary) -> [String] {
-        func count(_ value: Int, _ one: String, _ many: String) -> String { "\(value) \(value == 1 ? one : many)" }
         var parts: [String] = []
         if summary.heartRateSamples > 0 { parts.append(count(summary.heartRateSamples, "heart-rate sample", "heart-rate samples")) }
         if summary.restingRates > 0 { parts.append(count(summary.restingRates, "resting rate", "resting rates")) }
@@ -274,22 +305,29 @@ enum ActivityText {
         return type
     }
 
+    /// The walking table gains a TRACKED MIN column when any of its sources kept positions
+    /// (docs/REFERENCE.md §19).
     static func sources(
-        _ sources: [ActivitySourceSummary], body: [PhysiologySummary] = [], showPerson: Bool = false, calendar: DayCalendar
+        _ sources: [ActivitySourceSummary], body: [PhysiologySummary] = [], tracks: [PositionSummary] = [], showPerson: Bool = false,
+        calendar: DayCalendar
     ) -> String {
         guard !sources.isEmpty || !body.isEmpty else { return "No activity stored; import some with `dustctl activity import FILE…`.\n" }
         var tables: [String] = []
         if !sources.isEmpty {
+            let tracked = trackedMinutes(tracks)
+            let showTracked = sources.contains { tracked[PersonSource(person: $0.person, source: $0.source)] != nil }
             tables.append(
                 table(
-                    header: ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"], leftColumns: 3, showPerson: showPerson,
+                    header: ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"] + (showTracked ? ["TRACKED MIN"] : []), leftColumns: 3,
+                    showPerson: showPerson,
                     rows: sources.map { source in
-                        (
+                        let minutes = tracked[PersonSource(person: source.person, source: source.source), default: 0]
+                        return (
                             source.person,
                             [
                                 TerminalSafeText.sanitized(source.source), slotLabelWithDate(source.firstSlot, calendar),
                                 slotLabelWithDate(source.lastSlot, calendar), String(source.slots), fixedDecimals(source.metres / 1000, 2),
-                            ]
+                            ] + (showTracked ? [grouped(minutes)] : [])
                         )
                     }))
         }
@@ -311,6 +349,17 @@ enum ActivityText {
                     }))
         }
         return tables.joined(separator: "\n")
+    }
+
+    /// A person's source, the key that joins walking to positions.
+    struct PersonSource: Hashable {
+        var person: String
+        var source: String
+    }
+
+    /// Tracked minutes per person and source.
+    static func trackedMinutes(_ tracks: [PositionSummary]) -> [PersonSource: Int] {
+        Dictionary(tracks.map { (PersonSource(person: $0.person, source: $0.source), $0.minutes) }, uniquingKeysWith: +)
     }
 
     /// A table with columns padded to their widest cell, the first `leftColumns` aligned left and
@@ -370,6 +419,7 @@ enum ActivityJSON {
             ("sleepDropped", .integer(summary.sleepDropped)),
             ("sleepClipped", .integer(summary.sleepClipped)),
             ("sleepOverlapsMerged", .integer(summary.sleepOverlapsMerged)),
+            ("trackedMinutes", .integer(summary.trackedMinutes)),
         ])
     }
 
@@ -377,8 +427,11 @@ enum ActivityJSON {
         .object([("file", .string(file)), ("ok", .bool(false)), ("error", .string(error.description))])
     }
 
-    static func sources(_ sources: [ActivitySourceSummary], body: [PhysiologySummary] = [], calendar: DayCalendar) -> JSON {
-        .object([
+    static func sources(
+        _ sources: [ActivitySourceSummary], body: [PhysiologySummary] = [], tracks: [PositionSummary] = [], calendar: DayCalendar
+    ) -> JSON {
+        let tracked = ActivityText.trackedMinutes(tracks)
+        return .object([
             (
                 "sources",
                 .array(
@@ -390,6 +443,10 @@ enum ActivityJSON {
                             ("hours", .integer(source.slots)),
                             ("distance_m", .number(source.metres)),
                             ("person", .string(source.person)),
+                            (
+                                "trackedMinutes",
+                                .integer(tracked[ActivityText.PersonSource(person: source.person, source: source.source), default: 0])
+                            ),
                         ])
                     })
             ),

@@ -65,6 +65,7 @@ struct GlobalOptions: ParsableArguments {
         let store = try openStore(atPath: settings.storagePath, for: .read)
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
-            intakeModel: settings.intakeModel, stations: try primaryStation(settings), physiology: store)
+            intakeModel: settings.intakeModel, stations: try primaryStation(settings), physiology: store,
+            location: settings.followingRadiusKilometres.map { LocationInputs(positions: store, stationList: store, radiusKilometres: $0) })
     }
 }

@@ -231,6 +231,12 @@ struct ReportText {
             let station = displayStation(hour, primary: primary)
             if station != primary { notes.append("from \(station)") }
             if let distance = hour.walkingDistance { notes.append("walked \(Int(distance)) m") }
+            // A tracked hour (docs/REFERENCE.md §19): its share and the nearest station the track's air came from.
+            if let place = hour.whereabouts, place.kind == .track, let nearest = place.nearest {
+                let share = Int((place.trackedFraction * 100).rounded())
+                notes.append(
+                    "tracked \(share)%, near \(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km")
+            }
             let grade10 = hour.concentration.fineDust.map {
                 DustGrade(concentration: $0, of: .pm10, on: calendar.date(containing: hour.slot.start))
             }

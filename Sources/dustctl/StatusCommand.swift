@@ -37,7 +37,9 @@ struct StatusCommand: AsyncParsableCommand {
                         calendar: calendar, forecastCallsToday: forecastCalls
                     ).serialized)
             } else {
-                try standardOutputLine(text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now))
+                var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now)
+                if let location = try await locationLine(settings, store: store) { text += "\n" + location }
+                try standardOutputLine(text)
             }
             if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
         }
@@ -81,6 +83,28 @@ struct StatusCommand: AsyncParsableCommand {
                 style.graded("Advisories    ", .bad) + "\(off.pollutant.displayName) off since \(calendar.iso8601(off.at)): \(off.remedy)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// What following people needs (docs/REFERENCE.md §19), said only when someone has a `home` or
+    /// a stored track: national data (`station.mode: nation`) and a station list with positions.
+    private func locationLine(_ settings: FineDustSettings, store: any FineDustStore) async throws -> String? {
+        let tracked = Set(try await store.positionSummaries().map(\.person))
+        let homes = settings.people.filter { $0.home != nil }.map(\.name)
+        let people = settings.people.map(\.name).filter { tracked.contains($0) || homes.contains($0) }
+        guard !people.isEmpty else { return nil }
+        let placed = StationPositions(stations: try await store.stations()).count
+        var needs: [String] = []
+        if settings.station.mode != .nation {
+            needs.append("station.mode: nation (every station's hour; now \(settings.station.mode.rawValue))")
+        }
+        if placed == 0 { needs.append("the station list with positions (dustctl stations sync)") }
+        let who = people.map { TerminalSafeText.sanitized($0) }.joined(separator: ", ")
+        guard needs.isEmpty else {
+            return "Location      following \(who) needs " + needs.joined(separator: " and ")
+                + "; until then their hours use the home station's values"
+        }
+        return
+            "Location      following \(who) within \(fixedDecimals(settings.location.radiusKilometres, 1)) km (\(placed) stations placed)"
     }
 
     /// `Forecast      4/12 calls today (KST); latest issue 2026-11-22 11시; next fetch …`.

@@ -23,6 +23,8 @@ struct DemoDashboardTests {
         #expect(
             replay.activity.map { "\($0.person)'s \($0.held)" } == [
                 "jiho's 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep", "seoa's 14 hours of walking",
+                // Issue 23: jiho's walk of 2026-11-20, the track the demo follows (docs/REFERENCE.md §19).
+                "jiho's 1 hour of walking, 40 tracked minutes",
             ])
         let settings = DemoDashboard.reportSettings(databasePath: store.path, calendar: calendar, intakeModel: try VentilationIntakeModel())
         #expect(settings.people.map(\.name) == ["jiho", "seoa"])
@@ -36,6 +38,12 @@ struct DemoDashboardTests {
         #expect(abs(jiho.hourly[3].intake.fineDust! - 30 * 0.276 * 0.7) < 1e-9)
         #expect(abs(seoa.hourly[3].intake.fineDust! - 30 * 0.27 * 0.7) < 1e-9)
         #expect(jiho.totals.intake.fineDust != seoa.totals.intake.fineDust)
+        // The pages follow jiho along his walk (docs/REFERENCE.md §19): 15:00 is tracked 40 minutes of 60, 13.26 µg
+        // (DemoWalkTests computes it); seoa has no track and her hours say nothing of where she was.
+        #expect(settings.followingRadiusKilometres == 10)
+        #expect(jiho.hourly[15].whereabouts?.kind == .track)
+        #expect(abs(jiho.hourly[15].intake.fineDust! - 13.260777) < 1e-6)
+        #expect(seoa.hourly.allSatisfy { $0.whereabouts == nil })
         #expect(throws: UnknownPerson.self) { try data.statistics(person: "me") }
     }
 }

@@ -13,7 +13,8 @@ struct DemoHouseholdTests {
         let store = MemoryStore()
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         let replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: seoul).run()
-        #expect(replay.activity.map(\.person) == ["jiho", "seoa"])
+        // jiho's Watch export, seoa's walks, then jiho's GPX walk (issue 23, docs/REFERENCE.md §19).
+        #expect(replay.activity.map(\.person) == ["jiho", "seoa", "jiho"])
         let household = StatisticsService(
             readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: seoul,
             intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: DemoReplay.station), physiology: store)
@@ -123,8 +124,13 @@ struct DemoHouseholdTests {
         #expect(jiho.totals.mean == seoa.totals.mean)
         #expect(jiho.totals.intake.fineDust != seoa.totals.intake.fineDust)
         #expect(jiho.days.map(\.person) == Array(repeating: "jiho", count: 7))
-        #expect(jiho.days.flatMap(\.walking).map(\.source).allSatisfy { $0 == "health:Apple Watch" })
+        // jiho's 14 hours from his Watch, and since issue 23 the hour of his GPX walk (2026-11-20 15:00).
+        #expect(jiho.days.flatMap(\.walking).filter { $0.source == "health:Apple Watch" }.count == 14)
+        #expect(
+            jiho.days.flatMap(\.walking).filter { $0.source != "health:Apple Watch" }.map(\.source) == [
+                "gpx:demo-walk-jongno-2026-11-20.gpx"
+            ])
         #expect(seoa.days.flatMap(\.walking).map(\.source).allSatisfy { $0 == "csv" })
-        #expect(jiho.days.flatMap(\.walking).count == 14 && seoa.days.flatMap(\.walking).count == 14)
+        #expect(jiho.days.flatMap(\.walking).count == 15 && seoa.days.flatMap(\.walking).count == 14)
     }
 }

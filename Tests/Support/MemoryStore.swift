@@ -47,6 +47,8 @@ public final class MemoryStore: FineDustStore, Sendable {
         var restingHeartRate: [PersonSource: [Date: Double]] = [:]
         /// Sleep intervals by start, each with its end.
         var sleep: [PersonSource: [Date: Date]] = [:]
+        /// Per person and source, the minute's start and its position.
+        var positions: [PersonSource: [Date: (latitude: Double, longitude: Double)]] = [:]
         var alertStates: [String: AlertState] = [:]
         var alertEvents: [AlertEvent] = []
         var alertDeliveries: [AlertDelivery] = []
@@ -335,7 +337,9 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     public func movePerson(from: String, to: String) throws(StorageFailure) -> Int {
         state.withLock { state in
-            let keys = Array(state.activity.keys) + state.heartRate.keys + state.restingHeartRate.keys + state.sleep.keys
+            let keys =
+                Array(state.activity.keys) + state.heartRate.keys + state.restingHeartRate.keys + state.sleep.keys
+                + state.positions.keys
             guard !keys.contains(where: { $0.person == to }) else { return 0 }
             var moved = 0
             func move<Value>(_ table: inout [PersonSource: [Date: Value]], count: (([Date: Value]) -> Int)) {
@@ -353,15 +357,25 @@ public final class MemoryStore: FineDustStore, Sendable {
             move(&state.heartRate) { $0.count }
             move(&state.restingHeartRate) { $0.count }
             move(&state.sleep) { $0.count }
+            move(&state.positions) { $0.count }
             return moved
         }
     }
 
     // MARK: - Physiology
 
-    public func saveImport(walking: [ActivitySourceBatch], body batches: [PhysiologyBatch], importedAt: Date) throws(StorageFailure) {
+    public func saveImport(
+        walking: [ActivitySourceBatch], body batches: [PhysiologyBatch], positions: [PositionBatch], importedAt: Date
+    ) throws(StorageFailure) {
         state.withLock { state in
             Self.insertActivity(walking, into: &state)
+            for batch in positions {
+                let key = PersonSource(person: batch.person, source: batch.source)
+                var minutes = state.positions[key] ?? [:]
+                if let span = batch.replacing { minutes = minutes.filter { !span.contains($0.key) } }
+                for point in batch.minutes { minutes[point.at] = (point.latitude, point.longitude) }
+                state.positions[key] = minutes.isEmpty ? nil : minutes
+            }
             for batch in batches {
                 let key = PersonSource(person: batch.person, source: batch.source)
                 // Instants are kept to the second, as SQLite keeps them.
@@ -438,6 +452,39 @@ public final class MemoryStore: FineDustStore, Sendable {
             forget(&state.heartRate)
             forget(&state.restingHeartRate)
             forget(&state.sleep)
+            return removed
+        }
+    }
+
+    // MARK: - Positions
+
+    public func positions(person: String, from: Date, to: Date) throws(StorageFailure) -> [TrackPosition] {
+        state.withLock { state in
+            state.positions.filter { $0.key.person == person }.flatMap { key, minutes in
+                minutes.filter { $0.key >= from && $0.key < to }.map {
+                    TrackPosition(
+                        person: person, source: key.source, minute: $0.key, latitude: $0.value.latitude, longitude: $0.value.longitude)
+                }
+            }
+            .sorted { ($0.minute, $0.source) < ($1.minute, $1.source) }
+        }
+    }
+
+    public func positionSummaries() throws(StorageFailure) -> [PositionSummary] {
+        state.withLock { state in
+            state.positions.sorted { ($0.key.person, $0.key.source) < ($1.key.person, $1.key.source) }.compactMap { key, minutes in
+                guard let first = minutes.keys.min(), let last = minutes.keys.max() else { return nil }
+                return PositionSummary(person: key.person, source: key.source, first: first, last: last, minutes: minutes.count)
+            }
+        }
+    }
+
+    public func forgetPositions(person: String, source: String?) throws(StorageFailure) -> Int {
+        state.withLock { state in
+            var removed = 0
+            for key in state.positions.keys where key.person == person && (source == nil || key.source == source) {
+                removed += state.positions.removeValue(forKey: key)?.count ?? 0
+            }
             return removed
         }
     }

@@ -106,7 +106,8 @@ struct DustctlActivityTests {
         // Forgetting the route: 12:00 falls back to the Watch's 2400 m (f = 0.5): 49 × 0.72 × 0.85.
         let forgot = try dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
         #expect(forgot.status == 0)
-        #expect(forgot.standardOutput == "gpx:route_2026-11-20_12.10pm.gpx: 1 hours of walking removed.\n")
+        // The route's 4 minutes with a position go with it (docs/REFERENCE.md §19).
+        #expect(forgot.standardOutput == "gpx:route_2026-11-20_12.10pm.gpx: 1 hour of walking and 4 positions removed.\n")
         let forgotten = try dayDocument(db)
         #expect(abs(try pm10Intake(forgotten, hour: "12") - 49 * 0.72 * 0.85) < 1e-9)
         let unknown = try dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
@@ -169,9 +170,9 @@ struct ActivitySummaryTextTests {
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardOutput
-                == "route.gpx: GPX track, 2 track steps used, 1 GPS jumps dropped, 1 track points without a time ignored, "
+                == "route.gpx: GPX track, 2 track steps used, 1 GPS jump dropped, 1 track point without a time ignored, "
                 .replacingOccurrences(of: "route.gpx", with: gpx)
-                + "1 dated before 2000 or in the future skipped, 1 hours touched, sources: gpx:route.gpx 0.00 km.\n")
+                + "1 dated before 2000 or in the future skipped, 1 hour touched, 1 tracked minute, sources: gpx:route.gpx 0.00 km.\n")
         let json = try dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"), "--json")
         let file = try #require(
             ((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["files"] as? [[String: Any]])?

@@ -118,8 +118,13 @@ struct ExportTests {
         let result = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
-        // The first person's day: jiho (38), his Watch's sleep and heart rate (the household below, docs/REFERENCE.md §6).
-        #expect(result.standardOutput.contains("Intake        267.4 µg              134.0 µg"))
+        // The first person's day: jiho (38), his Watch's sleep and heart rate (the household below, docs/REFERENCE.md §6),
+        // and since issue 23 his walk of 15:10–15:50 followed through the stations along it (docs/REFERENCE.md §19):
+        // that hour is 13.3 µg instead of 8.3 without the walk, so the day is 272.3 µg, not 267.4.
+        #expect(result.standardOutput.contains("Intake        272.3 µg              137.1 µg"))
+        #expect(
+            result.standardOutput.contains("15:00–16:00      46     23         13.3     7.3  walked 3266 m, tracked 67%, near 종로구 0.1 km\n")
+        )
         #expect(result.standardOutput.contains("✗ hostile/billion-laughs.xml"))
         #expect(result.standardOutput.contains("Week            167   166"))
         // The advisory in force at the demo's "now" for 종로구's district, above the day (docs/REFERENCE.md §17).
@@ -140,11 +145,14 @@ struct ExportTests {
             output.contains(
                 "  ✓ activity/demo-week-watch/export.xml: jiho's, 14 hours of walking, 1351 heart-rate samples, 50.9 h asleep\n"))
         #expect(output.contains("  ✓ activity/jongno-week-walks.csv: seoa's, 14 hours of walking\n"))
+        // Issue 23: jiho's GPX walk, the track the demo follows (docs/REFERENCE.md §19).
+        #expect(output.contains("  ✓ activity/demo-walk-jongno-2026-11-20.gpx: jiho's, 1 hour of walking, 40 tracked minutes\n"))
         // The first person's report keeps its place (advisory, day, week); the second follows under her name.
         let sections = output.components(separatedBy: "Person: seoa\n종로구 · 2026-11-20 (Fri) · Asia/Seoul\n")
         try #require(sections.count == 2)
-        #expect(sections[0].contains("Intake        267.4 µg              134.0 µg"))
-        #expect(sections[0].contains("Week            167   166  37.7   19.4   1580.5   811.2 보통 moderate (PM2.5)"))
+        // jiho's day and week gained his followed walk (15:00–16:00, 13.3 µg of PM10 instead of 8.3 without it; see demo()).
+        #expect(sections[0].contains("Intake        272.3 µg              137.1 µg"))
+        #expect(sections[0].contains("Week            167   166  37.7   19.4   1585.5   814.4 보통 moderate (PM2.5)"))
         #expect(sections[1].contains("Intake        272.4 µg              135.8 µg"))
         #expect(sections[1].contains("Week            167   166  37.7   19.4   1641.0   841.1 보통 moderate (PM2.5)"))
         // Why: the sum of each hour's V, the hours at each level and the rates of each one's age.

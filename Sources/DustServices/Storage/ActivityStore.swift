@@ -23,7 +23,7 @@ public protocol ActivityStore: ActivityReadStore {
     func forgetActivity(person: String, source: String?) async throws(StorageFailure) -> Int
     /// Removes `me`'s distances of `source`.
     func forgetActivity(source: String) async throws(StorageFailure) -> Int
-    /// Gives every walking distance, heart-rate sample, resting rate and sleep interval of `from`
+    /// Gives every walking distance, heart-rate sample, resting rate, sleep interval and position of `from`
     /// to `to`, in one transaction, when `to` has none of them yet; returns the rows moved (0 when
     /// `from` has none or `to` already has some). What dustd and dustctl do when the first
     /// configured person is not `me` but rows of `me` are stored (docs/REFERENCE.md §18).

@@ -11,15 +11,24 @@ public protocol PhysiologyReadStore: Sendable {
 
 /// Where heart-rate samples, resting rates and sleep intervals are kept, per person and source.
 public protocol PhysiologyStore: PhysiologyReadStore {
-    /// Stores one imported file's walking and body records in one transaction (all or nothing):
-    /// `walking` as `ActivityStore.saveActivity` stores it, and for each of `body`, its person's and
-    /// source's rows within `replacing` deleted first, then its records written (an instant stored
-    /// already is overwritten). Other people and sources are never touched.
-    func saveImport(walking: [ActivitySourceBatch], body: [PhysiologyBatch], importedAt: Date) async throws(StorageFailure)
+    /// Stores one imported file's walking, body records and positions in one transaction (all or
+    /// nothing): `walking` as `ActivityStore.saveActivity` stores it, and for each of `body` and of
+    /// `positions`, its person's and source's rows within `replacing` deleted first, then its records
+    /// written (an instant stored already is overwritten). Other people and sources are never touched.
+    func saveImport(
+        walking: [ActivitySourceBatch], body: [PhysiologyBatch], positions: [PositionBatch], importedAt: Date
+    ) async throws(StorageFailure)
     /// What is stored, per person and source, by person then source.
     func physiologySummaries() async throws(StorageFailure) -> [PhysiologySummary]
     /// Removes `person`'s records of `source` (nil: every source); returns the rows removed.
     func forgetPhysiology(person: String, source: String?) async throws(StorageFailure) -> Int
+}
+
+extension PhysiologyStore {
+    /// Stores one imported file's walking and body records in one transaction, without positions.
+    public func saveImport(walking: [ActivitySourceBatch], body: [PhysiologyBatch], importedAt: Date) async throws(StorageFailure) {
+        try await saveImport(walking: walking, body: body, positions: [], importedAt: importedAt)
+    }
 }
 
 /// One person's records from one source of one imported file.

@@ -411,6 +411,13 @@ struct DashboardRenderer {
                 let sources = Set([exposure.source.fineDust, exposure.source.ultraFineDust].compactMap { $0 }).filter { $0 != day.station }
                 notes += sources.sorted().map(text.fromStation)
                 if let distance = exposure.walkingDistance { notes.append(text.walked(DashboardFormat.whole(distance))) }
+                // An hour that followed the person's track (docs/REFERENCE.md §19).
+                if let place = exposure.whereabouts, place.kind == .track, let nearest = place.nearest {
+                    notes.append(
+                        text.tracked(
+                            percent: Int((place.trackedFraction * 100).rounded()), station: nearest.station,
+                            kilometres: fixedDecimals(nearest.kilometres, 1)))
+                }
             }
             let cells =
                 Pollutant.allCases.map { pollutant -> HTML in

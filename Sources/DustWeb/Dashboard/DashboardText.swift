@@ -185,6 +185,9 @@ struct DashboardText {
     var note: String { say("비고", "Note") }
     func fromStation(_ station: String) -> String { say("\(station) 측정소 값", "from \(station)") }
     func walked(_ metres: String) -> String { say("\(metres) m 걸음", "walked \(metres) m") }
+    func tracked(percent: Int, station: String, kilometres: String) -> String {
+        say("이동 경로 \(percent)% · \(station) \(kilometres) km", "tracked \(percent)%, near \(station) \(kilometres) km")
+    }
 
     var weekIntakeRolling: String { say("최근 7일 흡입량", "Intake, last 7 days") }
     var weekIntake: String { say("주간 흡입량", "Intake this week") }

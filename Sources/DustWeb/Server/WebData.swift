@@ -23,13 +23,16 @@ public struct WebData: Sendable {
         /// `people:` (docs/REFERENCE.md §18), the first the one a request names none means; empty:
         /// the one person `me` of `stations`, `intakeModel`.
         public var people: [Person]
+        /// The radius §19 weights within when the concentration follows people; nil when it cannot.
+        public var followingRadiusKilometres: Double?
 
         public init(
             stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
             forecastRegion: ForecastRegion? = nil, otherPaths: [String] = [], advisoryDistrict: String? = nil, advisoryArea: String? = nil,
-            people: [Person] = []
+            people: [Person] = [], followingRadiusKilometres: Double? = nil
         ) {
             self.people = people
+            self.followingRadiusKilometres = followingRadiusKilometres
             self.advisoryDistrict = advisoryDistrict
             self.advisoryArea = advisoryArea
             self.stations = stations
@@ -106,7 +109,8 @@ public struct WebData: Sendable {
         let store = store()
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
-            intakeModel: settings.intakeModel, stations: settings.stations, physiology: store)
+            intakeModel: settings.intakeModel, stations: settings.stations, physiology: store,
+            location: settings.followingRadiusKilometres.map { LocationInputs(positions: store, stationList: store, radiusKilometres: $0) })
     }
 
     /// dustd's health as `dustctl status` judges it.

@@ -1,0 +1,72 @@
+import DustKit
+import Foundation
+
+/// The read side of where people were: the positions their tracks kept (docs/REFERENCE.md §19).
+public protocol PositionReadStore: Sendable {
+    /// `person`'s positions whose minute starts in `[from, to)`, of every source, in time order
+    /// (one minute's positions of several sources by source name).
+    func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPosition]
+}
+
+/// Where the positions of GPX tracks and workout routes are kept, per person, source and minute.
+/// They are saved with the walking of the file they came from (`PhysiologyStore.saveImport`).
+public protocol PositionStore: PositionReadStore {
+    /// What is stored, per person and source, by person then source.
+    func positionSummaries() async throws(StorageFailure) -> [PositionSummary]
+    /// Removes `person`'s positions of `source` (nil: every source); returns the positions removed.
+    func forgetPositions(person: String, source: String?) async throws(StorageFailure) -> Int
+}
+
+/// One person's position in one minute, as one source recorded it: the last point of the minute.
+public struct TrackPosition: Sendable, Hashable {
+    public var person: String
+    /// `gpx:<file name>`, as the walking of the same track.
+    public var source: String
+    /// The start of the minute.
+    public var minute: Date
+    public var latitude: Double
+    public var longitude: Double
+
+    public init(person: String, source: String, minute: Date, latitude: Double, longitude: Double) {
+        self.person = person
+        self.source = source
+        self.minute = minute
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
+/// The positions of one source of one imported file.
+public struct PositionBatch: Sendable, Hashable {
+    public var person: String
+    public var source: String
+    public var minutes: TrackMinutes
+    /// The minutes whose stored positions of this person and source the file replaces (deleted
+    /// before `minutes` are written); nil to overwrite only the minutes in the batch.
+    public var replacing: ClosedRange<Date>?
+
+    public init(person: String, source: String, minutes: TrackMinutes, replacing: ClosedRange<Date>?) {
+        self.person = person
+        self.source = source
+        self.minutes = minutes
+        self.replacing = replacing
+    }
+}
+
+/// How many minutes one source of one person has a position for, and from when to when.
+public struct PositionSummary: Sendable, Hashable {
+    public var person: String
+    public var source: String
+    /// The first and last minute's start.
+    public var first: Date
+    public var last: Date
+    public var minutes: Int
+
+    public init(person: String, source: String, first: Date, last: Date, minutes: Int) {
+        self.person = person
+        self.source = source
+        self.first = first
+        self.last = last
+        self.minutes = minutes
+    }
+}

@@ -1,0 +1,137 @@
+import DustActivity
+import DustKit
+import DustServices
+import Foundation
+import TestSupport
+import Testing
+
+private func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
+
+/// An activity service over an empty memory store, importing as of 2026-11-21T00:00:00Z.
+private func bench(_ limits: ActivityReaderLimits = ActivityReaderLimits()) -> (MemoryStore, ActivityService) {
+    let store = MemoryStore()
+    return (store, ActivityService(store: store, calendar: seoul, clock: FixedClock(utc("2026-11-21T00:00:00Z")), limits: limits))
+}
+
+/// `lat,lon` of each stored position of `me`, by minute and source, as `minute source lat,lon`.
+private func stored(_ store: MemoryStore) throws -> [String] {
+    let formatter = ISO8601DateFormatter()
+    return try store.positions(person: Person.defaultName, from: utc("2000-01-01T00:00:00Z"), to: utc("2030-01-01T00:00:00Z")).map {
+        "\(formatter.string(from: $0.minute)) \($0.source) \($0.latitude),\($0.longitude)"
+    }
+}
+
+private func gpx(_ points: String) -> String {
+    "<gpx version=\"1.1\"><trk><trkseg>\n" + points + "\n</trkseg></trk></gpx>\n"
+}
+
+@Suite("Positions from tracks (docs/REFERENCE.md §19)")
+struct PositionImportTests {
+    @Test("A GPX track keeps one position per minute, the minute's start and its point's exact coordinates")
+    func gpxFixture() async throws {
+        let (store, service) = bench()
+        let summary = try await service.importFile(atPath: TestFixtures.url("activity/route_2024-01-01_8.20am.gpx").path)
+        #expect(summary.trackedMinutes == 3)
+        #expect(
+            try stored(store) == [
+                "2023-12-31T23:20:00Z gpx:route_2024-01-01_8.20am.gpx 37.57,126.98",
+                "2023-12-31T23:21:00Z gpx:route_2024-01-01_8.20am.gpx 37.571,126.98",
+                "2023-12-31T23:22:00Z gpx:route_2024-01-01_8.20am.gpx 37.571,126.981",
+            ])
+        #expect(
+            try store.positionSummaries() == [
+                PositionSummary(
+                    person: Person.defaultName, source: "gpx:route_2024-01-01_8.20am.gpx", first: utc("2023-12-31T23:20:00Z"),
+                    last: utc("2023-12-31T23:22:00Z"), minutes: 3)
+            ])
+    }
+
+    @Test("The export's workout route is kept under its file's name, with the heart rate and sleep of the same import")
+    func exportRoute() async throws {
+        let (store, service) = bench()
+        let summary = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.zip").path)
+        #expect(summary.trackedMinutes == 4)
+        #expect(summary.heartRateSamples > 0)
+        #expect(
+            try stored(store) == [
+                "2026-11-20T03:10:00Z gpx:route_2026-11-20_12.10pm.gpx 37.57,127.0",
+                "2026-11-20T03:20:00Z gpx:route_2026-11-20_12.10pm.gpx 37.58,127.0",
+                "2026-11-20T03:30:00Z gpx:route_2026-11-20_12.10pm.gpx 37.59,127.0",
+                "2026-11-20T03:40:00Z gpx:route_2026-11-20_12.10pm.gpx 37.6,127.0",
+            ])
+        // Importing it again changes nothing; forgetting the route removes its four positions and its walking.
+        _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.zip").path)
+        #expect(try stored(store).count == 4)
+        let removed = try await service.forget(person: nil, source: "gpx:route_2026-11-20_12.10pm.gpx")
+        #expect(removed == ForgottenActivity(walkingHours: 1, bodyRecords: 0, positions: 4))
+        #expect(try stored(store).isEmpty)
+    }
+
+    @Test("The last point of each minute is kept; a point a GPS jump lands on is no position; points without time give none")
+    func jumpsAndMinutes() async throws {
+        let (store, service) = bench()
+        let path = try TemporaryDirectory("finedust-positions")
+        defer { path.remove() }
+        let file = path.path("walk.gpx")
+        // 0.001° of latitude is 111 m: 12:00:00 → 12:00:50 walks, 12:01:00 jumps 11 km in 10 s (dropped), 12:01:10 jumps back
+        // (dropped), 12:02:30 walks on from there; a point without time is ignored.
+        try Data(
+            gpx(
+                """
+                <trkpt lat="37.5700" lon="126.98"><time>2026-11-20T03:00:00Z</time></trkpt>
+                <trkpt lat="37.5701" lon="126.98"><time>2026-11-20T03:00:20Z</time></trkpt>
+                <trkpt lat="37.5705" lon="126.98"><time>2026-11-20T03:00:50Z</time></trkpt>
+                <trkpt lat="37.6700" lon="126.98"><time>2026-11-20T03:01:00Z</time></trkpt>
+                <trkpt lat="37.5706" lon="126.98"><time>2026-11-20T03:01:10Z</time></trkpt>
+                <trkpt lat="37.5900" lon="126.98"></trkpt>
+                <trkpt lat="37.5712" lon="126.98"><time>2026-11-20T03:02:30Z</time></trkpt>
+                """
+            ).utf8
+        ).write(to: URL(fileURLWithPath: file))
+        let summary = try await service.importFile(atPath: file)
+        #expect(summary.jumpsDropped == 2 && summary.pointsWithoutTime == 1)
+        #expect(summary.trackedMinutes == 2)
+        #expect(
+            try stored(store) == [
+                "2026-11-20T03:00:00Z gpx:walk.gpx 37.5705,126.98",
+                "2026-11-20T03:02:00Z gpx:walk.gpx 37.5712,126.98",
+            ])
+    }
+
+    @Test("A track with no time keeps no position; a track abroad keeps its positions; a CSV keeps none")
+    func noTimeAbroadAndCSV() async throws {
+        let (store, service) = bench()
+        let directory = try TemporaryDirectory("finedust-positions")
+        defer { directory.remove() }
+        let untimed = directory.path("untimed.gpx")
+        try Data(gpx("<trkpt lat=\"37.57\" lon=\"126.98\"/><trkpt lat=\"37.58\" lon=\"126.98\"/>").utf8).write(
+            to: URL(fileURLWithPath: untimed))
+        #expect(try await service.importFile(atPath: untimed).trackedMinutes == 0)
+        let paris = directory.path("paris.gpx")
+        try Data(
+            gpx(
+                """
+                <trkpt lat="48.8566" lon="2.3522"><time>2026-11-19T12:00:05Z</time></trkpt>
+                <trkpt lat="48.8570" lon="2.3522"><time>2026-11-19T12:01:05Z</time></trkpt>
+                """
+            ).utf8
+        ).write(to: URL(fileURLWithPath: paris))
+        #expect(try await service.importFile(atPath: paris).trackedMinutes == 2)
+        let csv = directory.path("walks.csv")
+        try Data("start,distance_m\n2026-11-20 18:00,1500\n".utf8).write(to: URL(fileURLWithPath: csv))
+        #expect(try await service.importFile(atPath: csv).trackedMinutes == 0)
+        #expect(
+            try stored(store) == [
+                "2026-11-19T12:00:00Z gpx:paris.gpx 48.8566,2.3522", "2026-11-19T12:01:00Z gpx:paris.gpx 48.857,2.3522",
+            ])
+    }
+
+    @Test("A file whose tracks give more minutes than the limit is refused and stores nothing")
+    func tooManyMinutes() async throws {
+        let (store, service) = bench(ActivityReaderLimits(maxTrackedMinutes: 2))
+        await #expect(throws: ActivityImportFailure.file(.tooManyTrackedMinutes(limit: 2))) {
+            _ = try await service.importFile(atPath: TestFixtures.url("activity/route_2024-01-01_8.20am.gpx").path)
+        }
+        #expect(try store.positionSummaries().isEmpty && store.activitySources().isEmpty)
+    }
+}
