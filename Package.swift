@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // Reads Apple Health's export.zip entry by entry, inflating in pieces (DustActivity only).
         .package(url: "https://github.com/weichsel/ZIPFoundation", exact: "0.9.20"),
+        // The PostgreSQL store for organisations (DustPostgres only, docs/REFERENCE.md §20).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
     ],
     targets: [
         // libxml2 from Debian's libxml2-dev; the shim hides its ICU headers from Foundation.
@@ -56,6 +58,15 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]),
+        // The PostgreSQL implementation of the same store protocols (docs/REFERENCE.md §20), for
+        // organisations running several dustd against one database.
+        .target(
+            name: "DustPostgres",
+            dependencies: [
+                "DustKit", "DustServices", "DustConfig",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // Business logic composed from the modules above, dependencies injected; the store
         // protocols (Storage/) that DustStore implements.
@@ -150,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "DustStoreTests",
             dependencies: [
-                "DustStore", "DustServices", "DustKit", "AirKorea", "TestSupport",
+                "DustStore", "DustPostgres", "DustConfig", "DustServices", "DustKit", "AirKorea", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
