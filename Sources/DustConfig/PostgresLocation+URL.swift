@@ -30,6 +30,11 @@ extension PostgresLocation {
             throw ValueProblem("must be a URL such as \(example) (or postgres://…)")
         }
         let scheme = text[..<separator.lowerBound]
+        // Quoted only when it is a scheme at all: `USER:PASSWORD@HOST://…` must not come back.
+        guard scheme.first?.isLetter == true, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+        else {
+            throw ValueProblem("must start with postgresql:// or postgres:// (\(example))")
+        }
         guard schemes.contains(scheme.lowercased()) else {
             throw ValueProblem(
                 "has the scheme \"\(TerminalSafeText.sanitized(String(scheme)))\"; only postgresql:// and postgres:// are understood (\(example))"

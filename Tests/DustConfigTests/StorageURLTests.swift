@@ -107,6 +107,10 @@ struct StorageURLTests {
                 "Invalid configuration: storage.url has the scheme \"mysql\"; only postgresql:// and postgres:// are understood (postgresql://USER@HOST:PORT/DB)."
             ),
             (
+                "dustd@db://finedust",
+                "Invalid configuration: storage.url must start with postgresql:// or postgres:// (postgresql://USER@HOST:PORT/DB)."
+            ),
+            (
                 "localhost:5432/finedust",
                 "Invalid configuration: storage.url must be a URL such as postgresql://USER@HOST:PORT/DB (or postgres://…)."
             ),
@@ -204,10 +208,11 @@ struct StorageURLTests {
         }
     }
 
-    @Test("A URL that only looks wrong because of a password (no @, a port of letters) never repeats it")
+    @Test("A URL that only looks wrong because of a password (before the scheme, no @, a port of letters) never repeats it")
     func passwordWithoutAt() {
         for url in [
-            "postgresql://dustd:Zq9Kw7vTp/finedust", "postgresql://localhost:Zq9Kw7vTp/finedust",
+            "dustd:Zq9Kw7vTp@db://finedust", "postgresql//dustd:Zq9Kw7vTp@db/finedust", "postgresql://dustd:Zq9Kw7vTp/finedust",
+            "postgresql://localhost:Zq9Kw7vTp/finedust",
             "postgresql://dustd@db:Zq9Kw7vTp/finedust",
         ] {
             let sentence = refusal(url)
