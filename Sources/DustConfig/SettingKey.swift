@@ -74,6 +74,8 @@ extension SettingKey {
         SettingKey("poll.retryInitialSeconds", .integer(in: 1...86_400), default: 30, \.poll.retryInitialSeconds),
         SettingKey("poll.retryMaxSeconds", .integer(in: 1...86_400), default: 900, \.poll.retryMaxSeconds),
         SettingKey("storage.path", .text, default: SettingsLoader.defaultStoragePath, \.storagePath),
+        SettingKey("storage.url", .postgresURL, default: nil, \.postgres),
+        SettingKey("storage.passwordFile", .text, default: nil, \.storagePasswordFile),
         // The zone database always has Asia/Seoul; AirKorea's fixed +09:00 is the same clock.
         SettingKey("timezone", .timeZone, default: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone, \.timeZone),
         SettingKey("intake.model", .intakeModel, default: .ventilation, \.intakeModel),

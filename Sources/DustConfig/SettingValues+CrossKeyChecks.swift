@@ -28,6 +28,7 @@ extension SettingValues {
                 key: "poll.retryMaxSeconds", problem: "must be at least poll.retryInitialSeconds (\(poll.retryInitialSeconds))",
                 source: origins["poll.retryMaxSeconds"]?.source)
         }
+        try checkStorage(origins: origins)
         let ventilation: VentilationIntakeModel
         do {
             ventilation = try VentilationIntakeModel(infiltration: infiltration, rates: ventilationRates, schedule: schedule)
@@ -51,11 +52,31 @@ extension SettingValues {
             }
         }
         return FineDustSettings(
-            station: station, api: api, poll: poll, storagePath: storagePath, calendar: DayCalendar(timeZone: timeZone),
+            station: station, api: api, poll: poll, storagePath: storagePath, postgres: postgres,
+            storagePasswordFile: storagePasswordFile, calendar: DayCalendar(timeZone: timeZone),
             intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
             configurationFile: configurationFile,
             activityMaxInflatedBytes: Int64(activityMaxInflatedBytes),
             people: people, location: location)
+    }
+
+    /// One database: `storage.path` and `storage.url` are not both set, and a password file belongs to a URL.
+    private func checkStorage(origins: [String: ValueOrigin]) throws(ConfigurationError) {
+        let placed = { (key: String) in origins[key]?.source.map { " (in \($0))" } ?? "" }
+        if postgres != nil, let pathOrigin = origins["storage.path"], pathOrigin != .defaultValue {
+            throw ConfigurationError(
+                key: nil,
+                problem:
+                    "storage.path\(placed("storage.path")) and storage.url\(placed("storage.url")) are both set; keep one: remove storage.path (or leave it empty) to use PostgreSQL, or remove storage.url to use SQLite"
+            )
+        }
+        if postgres == nil, storagePasswordFile != nil {
+            throw ConfigurationError(
+                key: "storage.passwordFile",
+                problem:
+                    "is set but storage.url is not; the password is for a PostgreSQL database: set storage.url, or remove storage.passwordFile",
+                source: origins["storage.passwordFile"]?.source)
+        }
     }
 
     /// Whether two rules are about at least one common person.

@@ -10,6 +10,8 @@ struct SettingValues {
     var api = APISettings(baseURL: "", version: "", timeoutSeconds: 0, serviceKeyFile: nil)
     var poll = PollSettings(minute: 0, jitterSeconds: 0, intervalSeconds: 0, retryInitialSeconds: 0, retryMaxSeconds: 0)
     var storagePath = ""
+    var postgres: PostgresLocation?
+    var storagePasswordFile: String?
     var timeZone = TimeZone.gmt
     var intakeModel = IntakeModelName.ventilation
     var infiltration = 0.0

@@ -7,8 +7,12 @@ public struct FineDustSettings: Sendable {
     public var station: StationSettings
     public var api: APISettings
     public var poll: PollSettings
-    /// The SQLite database (`storage.path`).
+    /// The SQLite database (`storage.path`); unused when `postgres` is set.
     public var storagePath: String
+    /// `storage.url`: the PostgreSQL database used instead of `storage.path` (docs/REFERENCE.md §20); nil for SQLite.
+    public var postgres: PostgresLocation? = nil
+    /// `storage.passwordFile`: the file holding the PostgreSQL password (`PostgresPasswordLoader` reads it).
+    public var storagePasswordFile: String? = nil
     /// What "a day" means (`timezone`).
     public var calendar: DayCalendar
     /// The intake model selected by `intake.model`, built from the `intake.*` keys.
@@ -45,6 +49,22 @@ public struct FineDustSettings: Sendable {
         var names = [primary]
         for name in station.fallbacks + people.compactMap(\.station) where !names.contains(name) { names.append(name) }
         return names
+    }
+
+    /// The database as messages and status name it: `storage.path`, or `USER@HOST:PORT/DB` for PostgreSQL.
+    public var databaseDescription: String { postgres?.description ?? storagePath }
+
+    /// Points the settings at the SQLite database `path` (dustctl's `--db`), refused when `storage.url`
+    /// selects PostgreSQL: the two together would leave it unclear which database a command reads.
+    public mutating func useSQLite(at path: String, option: String) throws(ConfigurationError) {
+        guard postgres == nil else {
+            throw ConfigurationError(
+                key: nil,
+                problem:
+                    "\(option) names an SQLite database but storage.url selects PostgreSQL; drop \(option), or remove storage.url to use SQLite"
+            )
+        }
+        storagePath = path
     }
 
     /// The person named `name`; nil when no such person is configured.

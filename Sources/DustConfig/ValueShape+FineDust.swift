@@ -51,6 +51,11 @@ extension ValueShape where Value == String {
     }
 }
 
+extension ValueShape where Value == PostgresLocation {
+    /// `storage.url`: `postgresql://USER@HOST:PORT/DB` without a password (docs/REFERENCE.md §20).
+    static var postgresURL: ValueShape { .scalar { text throws(ValueProblem) in try PostgresLocation.parse(url: text) } }
+}
+
 extension ValueShape where Value == Bool {
     /// `true`/`false` (also `yes`/`no`, `on`/`off`), in any letter case.
     static var boolean: ValueShape {

@@ -110,7 +110,8 @@ public struct Daemon: Sendable {
             metadata: [
                 "version": "\(FineDustVersion.current)", "station": "\(settings.station.name ?? "-")",
                 "fallbacks": "\(settings.station.fallbacks)", "mode": "\(settings.station.mode.rawValue)",
-                "database": "\(settings.storagePath)", "key": "\(keySource)", "config": "\(settings.configurationFile ?? "defaults")",
+                "database": "\(settings.databaseDescription)", "key": "\(keySource)",
+                "config": "\(settings.configurationFile ?? "defaults")",
             ])
         for warning in [keyWarning, settings.api.cleartextWarning].compactMap({ $0 }) + settings.warnings {
             logger.warning("\(warning)")

@@ -61,7 +61,11 @@ public struct ReloadService: Service, CustomStringConvertible {
             let loaded = try await ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key
             redactor.add(key)
-            if settings.storagePath != old.settings.storagePath {
+            if settings.postgres != old.settings.postgres {
+                logger.warning(
+                    "storage.url changed to \(settings.postgres?.description ?? "none"); restart dustd to use it (still writing \(old.settings.databaseDescription))"
+                )
+            } else if settings.storagePath != old.settings.storagePath, settings.postgres == nil {
                 logger.warning(
                     "storage.path changed to \(settings.storagePath); restart dustd to use it (still writing \(old.settings.storagePath))")
             }
@@ -79,6 +83,8 @@ public struct ReloadService: Service, CustomStringConvertible {
             }
             var applied = settings
             applied.storagePath = old.settings.storagePath
+            applied.postgres = old.settings.postgres
+            applied.storagePasswordFile = old.settings.storagePasswordFile
             live.replace(.init(settings: applied, key: key))
             logger.notice("Configuration reloaded", metadata: ["key": "\(loaded.source)", "station": "\(settings.station.name ?? "-")"])
             await record(refusal: nil)

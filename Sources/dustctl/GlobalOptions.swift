@@ -31,7 +31,9 @@ struct GlobalOptions: ParsableArguments {
             throw CommandFailure(.configuration, error.description)
         }
         for warning in settings.warnings { standardError("warning: \(warning).") }
-        if let db { settings.storagePath = db }
+        if let db {
+            do { try settings.useSQLite(at: db, option: "--db") } catch { throw CommandFailure(.configuration, error.description) }
+        }
         if let station {
             // A person without a station of their own has `station.name`'s, which --station overrides.
             for index in settings.people.indices where settings.people[index].station == settings.station.name {

@@ -33,7 +33,7 @@ struct StatusCommand: AsyncParsableCommand {
             if options.json {
                 try standardOutputLine(
                     ReportJSON.status(
-                        health, database: settings.storagePath, station: station, rows: rows,
+                        health, database: settings.databaseDescription, station: station, rows: rows,
                         calendar: calendar, forecastCallsToday: forecastCalls
                     ).serialized)
             } else {
@@ -52,7 +52,7 @@ struct StatusCommand: AsyncParsableCommand {
             "\(calendar.iso8601(date)) (\(DaemonHealth.age(now.timeIntervalSince(date))) ago)"
         }
         let status = health.status
-        var lines = [style.bold("FineDust · \(settings.storagePath)")]
+        var lines = [style.bold("FineDust · \(settings.databaseDescription)")]
         lines.append("Station       \(settings.station.name ?? "– (station.name is not set)")")
         let daemon = "dustd         \(health.daemonSummary)"
         lines.append(health.daemon == .running ? daemon : style.graded(daemon, .bad))

@@ -21,3 +21,26 @@ struct EnvironmentTests {
         #expect(empty.standardError.split(separator: "\n").count == 1)
     }
 }
+
+@Suite("dustctl and storage.url: --db beside it, a password in it (docs/REFERENCE.md §20)")
+struct StorageURLCommandTests {
+    @Test("--db beside DUSTD_STORAGE_URL is exit 78 naming both; a password in the URL is exit 78 and never printed")
+    func refusals() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let both = try dustctl(
+            "status", "--db", directory.path("d.sqlite"), environment: ["DUSTD_STORAGE_URL": "postgresql://dustd@db/finedust"])
+        #expect(both.status == 78)
+        #expect(
+            both.standardError
+                == "dustctl: Invalid configuration: --db names an SQLite database but storage.url selects PostgreSQL; drop --db, or remove storage.url to use SQLite.\n"
+        )
+        let password = try dustctl("status", environment: ["DUSTD_STORAGE_URL": "postgresql://dustd:Zq9Kw7vTp@db/finedust"])
+        #expect(password.status == 78)
+        #expect(password.standardError.hasPrefix("dustctl: Invalid configuration: storage.url holds a password (USER:PASSWORD@)"))
+        #expect(password.standardError.split(separator: "\n").count == 1 && password.standardOutput.isEmpty)
+        for fragment in ["Zq9K", "q9Kw", "9Kw7", "Kw7v", "w7vT", "7vTp"] {
+            #expect(!password.standardError.contains(fragment))
+        }
+    }
+}
