@@ -79,11 +79,12 @@ public struct PollerRole: Service, CustomStringConvertible {
                 told = true
                 await board.startPublishing()
                 guard try await runUntilLost() else { return }
-                logger.warning("This dustd lost the right to poll AirKorea (its database session ended); it stopped polling")
+                logger.warning(
+                    "This dustd lost the right to poll AirKorea (its database session ended); it stopped polling and tries again in \(Int(interval)) s"
+                )
+                // The others, waiting already, have their turn first; who wins then polls.
                 told = nil
-                continue
-            }
-            if told != false, lastProblem == nil {
+            } else if told != false, lastProblem == nil {
                 logger.notice("Another dustd polls AirKorea; this one serves and imports (retrying every \(Int(interval)) s)")
                 told = false
             }
