@@ -1,0 +1,202 @@
+import DustConfig
+import DustKit
+import DustServices
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The poller's lease on PostgreSQL (docs/REFERENCE.md §20): a session-level advisory lock,
+/// `pg_try_advisory_lock(PostgresPollerLease.lockKey)`, held by a connection of its own (never one of
+/// the store's pool, whose sessions come and go). The lock lasts as long as that session: a poller
+/// killed, or cut off from the server, loses its session and the server frees the lock for another
+/// dustd. A lost connection is reopened at the next try.
+public final class PostgresPollerLease: PollerLease {
+    /// The advisory lock's key, the same for every FineDust database: the bytes of `FineDust` read as a
+    /// big-endian 64-bit integer (0x46696E6544757374). Another application on the same database must
+    /// not use this key for its own advisory locks.
+    public static let lockKey: Int64 = 0x4669_6E65_4475_7374
+
+    private struct State {
+        var connection: PostgresConnection?
+        var held = false
+        var nextID = 1
+    }
+
+    private let location: PostgresLocation
+    private let password: String
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    /// - Parameter password: from `storage.passwordFile` or the `postgres-password` credential; empty
+    ///   when the server asks for none. Never in any message.
+    public init(location: PostgresLocation, password: String, logger: Logger = Logger(label: "dustd.poller-lease")) {
+        self.location = location
+        self.password = password
+        self.logger = logger
+    }
+
+    deinit {
+        // A lease dropped without `release()` still ends its session; the connection lives until it is closed.
+        if let connection = state.withLock({ $0.connection }), !connection.isClosed {
+            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
+    }
+
+    /// Tries once, without waiting: true when this session holds the lock (also when it already did),
+    /// false when another session does. Opens the connection when there is none or it was lost.
+    public func acquire() async throws(StorageFailure) -> Bool {
+        let (open, held) = state.withLock { state in
+            if state.connection?.isClosed == true {
+                state.connection = nil
+                state.held = false
+            }
+            return (state.connection, state.held)
+        }
+        if let open, held, !open.isClosed { return true }
+        let connection: PostgresConnection
+        if let open { connection = open } else { connection = try await connect() }
+        do {
+            var locked = false
+            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
+            for try await value in rows.decode(Bool.self) { locked = value }
+            state.withLock { $0.held = locked }
+            return locked
+        } catch {
+            state.withLock { state in
+                state.connection = nil
+                state.held = false
+            }
+            try? await connection.close()
+            throw failure("could not ask it who polls AirKorea", error)
+        }
+    }
+
+    /// Returns when the session holding the lock ends (the connection closed: the server stopped or
+    /// ended the session, the network failed), at once when no lock is held, and when cancelled.
+    public func lost() async {
+        guard let connection = state.withLock({ $0.held ? $0.connection : nil }), !connection.isClosed else { return }
+        let waiter = ResumeOnce()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiter.set(continuation)
+                connection.closeFuture.whenComplete { _ in waiter.resume() }
+            }
+        } onCancel: {
+            waiter.resume()
+        }
+        if connection.isClosed {
+            state.withLock { state in
+                if state.connection === connection {
+                    state.connection = nil
+                    state.held = false
+                }
+            }
+        }
+    }
+
+    /// Gives the lock up by ending the session: another dustd takes it at its next try.
+    public func release() async {
+        let connection = state.withLock { state in
+            defer {
+                state.connection = nil
+                state.held = false
+            }
+            return state.connection
+        }
+        try? await connection?.close()
+    }
+
+    private func connect() async throws(StorageFailure) -> PostgresConnection {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: try configuration(), id: id, logger: logger)
+        } catch let failure as StorageFailure {
+            throw failure
+        } catch {
+            throw failure("could not connect", error)
+        }
+        state.withLock { $0.connection = connection }
+        return connection
+    }
+
+    /// The connection's settings from `storage.url`'s parts; `sslmode` as libpq reads it (`allow` and
+    /// `prefer` try TLS without verifying, `require` insists on it, `verify-ca` checks the chain,
+    /// `verify-full` the host name too).
+    private func configuration() throws(StorageFailure) -> PostgresConnection.Configuration {
+        let password = password.isEmpty ? nil : password
+        switch location.endpoint {
+        case .unixSocket(let directory, let port):
+            return .init(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: location.user, password: password,
+                database: location.database)
+        case .tcp(let host, let port):
+            var tls = TLSConfiguration.makeClientConfiguration()
+            switch location.tls {
+            case .disable, .allow, .prefer, .require: tls.certificateVerification = .none
+            case .verifyCA: tls.certificateVerification = .noHostnameVerification
+            case .verifyFull: tls.certificateVerification = .fullVerification
+            }
+            let mode: PostgresConnection.Configuration.TLS
+            do {
+                switch location.tls {
+                case .disable: mode = .disable
+                case .allow, .prefer: mode = .prefer(try NIOSSLContext(configuration: tls))
+                case .require, .verifyCA, .verifyFull: mode = .require(try NIOSSLContext(configuration: tls))
+                }
+            } catch {
+                throw failure("could not set up TLS (sslmode=\(location.tls.rawValue))", error)
+            }
+            return .init(host: host, port: port, username: location.user, password: password, database: location.database, tls: mode)
+        }
+    }
+
+    /// A storage failure naming the database, what failed and the server's reason; never the password.
+    private func failure(_ what: String, _ error: any Error) -> StorageFailure {
+        var reason: String
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                reason = message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+            } else if let underlying = error.underlying {
+                reason = "\(underlying)"
+            } else {
+                reason = "\(error.code)"
+            }
+        } else {
+            reason = "\(error)"
+        }
+        if !password.isEmpty { reason = reason.replacingOccurrences(of: password, with: "(password)") }
+        return StorageFailure(
+            kind: .io,
+            description: "PostgreSQL at \(location) \(what): \(TerminalSafeText.sanitized(reason)). Check that the server runs and "
+                + "that storage.url and the password are right; dustd keeps trying.")
+    }
+}
+
+/// Resumes a continuation once, whichever comes first: the connection closing or the waiter cancelled.
+private final class ResumeOnce: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
+
+    func set(_ continuation: CheckedContinuation<Void, Never>) {
+        let resumeNow = state.withLock { state in
+            if state.done { return true }
+            state.continuation = continuation
+            return false
+        }
+        if resumeNow { continuation.resume() }
+    }
+
+    func resume() {
+        let continuation = state.withLock { state in
+            defer {
+                state.done = true
+                state.continuation = nil
+            }
+            return state.continuation
+        }
+        continuation?.resume()
+    }
+}

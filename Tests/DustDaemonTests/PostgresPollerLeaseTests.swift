@@ -1,0 +1,166 @@
+import DustConfig
+import DustPostgres
+import DustServices
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+/// The server the environment names: `FINEDUST_TEST_POSTGRES_SOCKET` (the directory of its Unix
+/// socket) and `FINEDUST_TEST_POSTGRES_USER`; `…_PORT` (5432), `…_DATABASE` (the user's name) and
+/// `…_PASSWORD` (none) when they differ.
+private enum TestServer {
+    static let environment = ProcessInfo.processInfo.environment
+
+    static var configured: Bool {
+        environment["FINEDUST_TEST_POSTGRES_SOCKET"] != nil && environment["FINEDUST_TEST_POSTGRES_USER"] != nil
+    }
+
+    static var location: PostgresLocation {
+        let user = environment["FINEDUST_TEST_POSTGRES_USER"] ?? ""
+        return PostgresLocation(
+            endpoint: .unixSocket(
+                directory: environment["FINEDUST_TEST_POSTGRES_SOCKET"] ?? "",
+                port: Int(environment["FINEDUST_TEST_POSTGRES_PORT"] ?? "") ?? 5432),
+            user: user, database: environment["FINEDUST_TEST_POSTGRES_DATABASE"] ?? user)
+    }
+
+    static var password: String { environment["FINEDUST_TEST_POSTGRES_PASSWORD"] ?? "" }
+
+    static func lease() -> PostgresPollerLease { PostgresPollerLease(location: location, password: password) }
+
+    /// Runs `body` on a connection of its own, as another client of the server would.
+    static func withConnection<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        guard case .unixSocket(let directory, let port) = location.endpoint else { fatalError("a socket") }
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: location.user, password: password.isEmpty ? nil : password,
+                database: location.database),
+            id: 99, logger: Logger(label: "test"))
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+/// Waits for `operation`, failing the test (not hanging the suite) when it takes longer than `seconds`.
+private func within(_ seconds: Int, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            await operation()
+            return true
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+@Suite("PostgresPollerLease: a session-level advisory lock (docs/REFERENCE.md §20)", .serialized)
+struct PostgresPollerLeaseTests {
+    @Test(
+        "One lease holds the lock, the other cannot; the holder's session ends, lost() returns and the other takes it",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func oneHoldsThenTakeover() async throws {
+        let first = TestServer.lease()
+        let second = TestServer.lease()
+        #expect(!first.alwaysHeld)
+        #expect(try await first.acquire())
+        #expect(try await first.acquire(), "the holder asking again still holds it")
+        #expect(try await !second.acquire())
+        #expect(try await !second.acquire())
+        // The server ends the holder's session, as when the poller is killed or cut off, and returns once
+        // the session's process has exited (its locks released).
+        let holder = Task { await first.lost() }
+        let terminated = try await TestServer.withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT pg_terminate_backend(pid, 10000) FROM pg_locks
+                WHERE locktype = 'advisory' AND granted
+                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+                """, logger: Logger(label: "test"))
+            var ended: [Bool] = []
+            for try await value in rows.decode(Bool.self) { ended.append(value) }
+            return ended
+        }
+        #expect(terminated == [true], "exactly one session held the key")
+        #expect(await within(10) { await holder.value }, "lost() returns once the session ended")
+        #expect(try await second.acquire())
+        // The first reconnects at its next try and finds the lock taken.
+        #expect(try await !first.acquire())
+        // Released, the lock is the first's again.
+        await second.release()
+        #expect(try await first.acquire())
+        #expect(try await !second.acquire())
+        await first.release()
+        await second.release()
+    }
+
+    @Test(
+        "lost() returns at once without the lock, and when its waiter is cancelled",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func lostWithoutLock() async throws {
+        let lease = TestServer.lease()
+        #expect(await within(10) { await lease.lost() })
+        #expect(try await lease.acquire())
+        let waiting = Task { await lease.lost() }
+        waiting.cancel()
+        #expect(await within(10) { await waiting.value })
+        // Still held: cancelling a waiter ends no session.
+        #expect(try await lease.acquire())
+        let other = TestServer.lease()
+        #expect(try await !other.acquire())
+        await lease.release()
+        await other.release()
+    }
+
+    @Test(
+        "A wrong password: a storage failure with the server's reason, never the password",
+        .enabled(
+            if: TestServer.configured && !TestServer.password.isEmpty,
+            "needs a PostgreSQL server that asks for a password: FINEDUST_TEST_POSTGRES_SOCKET, …_USER and …_PASSWORD"))
+    func wrongPassword() async throws {
+        let lease = PostgresPollerLease(location: TestServer.location, password: "wrong-\(TestServer.password)-wrong")
+        do {
+            _ = try await lease.acquire()
+            Issue.record("acquired with a wrong password")
+        } catch {
+            #expect(error.kind == .io)
+            #expect(error.description.contains("could not connect: password authentication failed for user"), "\(error)")
+            #expect(!error.description.contains("wrong-"))
+        }
+    }
+
+    @Test("No server at the address: a storage failure naming the database, never the password, never the network")
+    func noServer() async throws {
+        let location = PostgresLocation(
+            endpoint: .unixSocket(directory: "/nonexistent/finedust-no-server", port: 5432), user: "dust", database: "dust")
+        let lease = PostgresPollerLease(location: location, password: "s3cret-Password")
+        do {
+            _ = try await lease.acquire()
+            Issue.record("acquired without a server")
+        } catch {
+            #expect(error.kind == .io)
+            #expect(error.description.hasPrefix("PostgreSQL at dust@/nonexistent/finedust-no-server:5432/dust could not connect: "))
+            #expect(
+                error.description.hasSuffix(
+                    "Check that the server runs and that storage.url and the password are right; dustd keeps trying."))
+            #expect(!error.description.contains("s3cret"))
+            #expect(!error.description.lowercased().contains("network"))
+        }
+        #expect(await within(10) { await lease.lost() }, "no lock held: lost() returns at once")
+    }
+}
