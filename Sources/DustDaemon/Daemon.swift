@@ -132,6 +132,19 @@ public struct Daemon: Sendable {
             initial.forecast = previous.forecast
         }
         // A dustd that may not be the poller writes the shared record only once it is (`PollerRole`).
+        // `--once` beside a running poller would poll twice and overwrite its status: it polls only
+        // when no other dustd does.
+        if once, !pollerLease.alwaysHeld {
+            do {
+                guard try await pollerLease.acquire() else {
+                    logger.error("Another dustd polls AirKorea from this database; dustd --once polls only when none does")
+                    return .temporaryFailure
+                }
+            } catch {
+                logger.critical("\(error)")
+                return ExitStatus(error)
+            }
+        }
         let board = await DaemonStatusBoard(
             initial, database: database, clock: clock, logger: logger, publishing: once || pollerLease.alwaysHeld)
         let transport = AsyncHTTPTransport()
@@ -141,6 +154,7 @@ public struct Daemon: Sendable {
             ? await pollOnce(live: live, store: store, board: board, transport: transport)
             : await serve(live: live, database: database, board: board, transport: transport)
         await transport.shutdown()
+        if once { await pollerLease.release() }
         return status
     }
 

@@ -53,6 +53,16 @@ public struct PollerRole: Service, CustomStringConvertible {
             await lease.release()
             throw error
         }
+        // Stopped while polling: the shared record says so before another dustd can take over and
+        // write its own; what dustd records after this stays here.
+        if board.isPublishing {
+            await board.update { status in
+                status.state = .stopped
+                status.stoppedAt = clock.now
+                status.nextPollAt = nil
+            }
+            await board.stopPublishing()
+        }
         await lease.release()
     }
 

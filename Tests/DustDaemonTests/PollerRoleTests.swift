@@ -206,14 +206,21 @@ struct PollerRoleTests {
         try await testGracefulShutdown { trigger in
             let first = Task { try await a.role.run() }
             #expect(await clock.waitUntilSleeping(0) { probes.running.count == 2 })
+            clock.advance(by: 60)
             trigger.triggerGracefulShutdown()
             try await first.value
         }
         #expect(lock.holder == nil)
+        // Its last word, written before the lease went: stopped.
+        let stopped = try #require(try store.loadStatus())
+        #expect(stopped.host == "dust-a" && stopped.state == .stopped && stopped.stoppedAt == DemoReplay.now.addingTimeInterval(60))
+        #expect(!a.board.isPublishing)
         try await testGracefulShutdown { trigger in
             let second = Task { try await b.role.run() }
             #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-b/poll", "dust-b/forecast"] })
             #expect(b.said(standBy) == 0)
+            #expect(try store.loadStatus()?.host == "dust-b")
+            #expect(try store.loadStatus()?.stoppedAt == nil)
             trigger.triggerGracefulShutdown()
             try await second.value
         }
@@ -287,6 +294,35 @@ struct PollerRoleTests {
                 try await first.value
                 try await second.value
             }
+        }
+    }
+
+    @Test("dustd --once beside a poller fetches nothing, leaves its status alone and exits 75; alone it polls and gives the lease back")
+    func onceBesideAPoller() async throws {
+        try await withRig { rig in
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let key = try await ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": testKey]).load(settings: settings)
+            let lock = MemoryPollerLock()
+            let poller = lock.lease()
+            #expect(try await poller.acquire())
+            let lines = Mutex<[String]>([])
+            let once = Daemon(
+                settings: settings, key: key, configurationFile: nil, environment: [:], metrics: PrometheusBackend(),
+                logSink: { line in lines.withLock { $0.append(line) } }, clock: FixedClock(DemoReplay.now), pollerLease: lock.lease())
+            #expect(await once.run(once: true) == .temporaryFailure)
+            #expect(
+                lines.withLock { $0 }.joined().contains(
+                    "Another dustd polls AirKorea from this database; dustd --once polls only when none does"))
+            #expect(rig.server.requests.isEmpty)
+            #expect(try rig.store.loadStatus() == nil)
+            #expect(lock.holder == poller.session)
+            await poller.release()
+            #expect(await once.run(once: true) == .ok)
+            #expect(rig.server.requests.count == 1)
+            #expect(try rig.storedCount() == 24)
+            let status = try #require(try rig.store.loadStatus())
+            #expect(status.state == .stopped && status.mode == .once && status.host == DaemonStatus.localHost)
+            #expect(lock.holder == nil)
         }
     }
 }
