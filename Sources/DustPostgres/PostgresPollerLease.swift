@@ -12,7 +12,7 @@ import Synchronization
 /// dustd. A lost connection is reopened at the next try.
 public final class PostgresPollerLease: PollerLease {
     /// The advisory lock's key, the same for every FineDust database: the bytes of `FineDust` read as a
-    /// big-endian 64-bit integer (0x46696E6544757374). Another application on the same database must
+    /// big-endian 64-bit integer (0x46696E6544757374, 5073707836428874612). Another application on the same database must
     /// not use this key for its own advisory locks.
     public static let lockKey: Int64 = 0x4669_6E65_4475_7374
 
