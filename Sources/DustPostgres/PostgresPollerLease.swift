@@ -94,16 +94,22 @@ public final class PostgresPollerLease: PollerLease {
         }
     }
 
-    /// Gives the lock up by ending the session: another dustd takes it at its next try.
+    /// Gives the lock up and ends the session: another dustd takes it at its next try.
     public func release() async {
-        let connection = state.withLock { state in
+        let (connection, held) = state.withLock { state in
             defer {
                 state.connection = nil
                 state.held = false
             }
-            return state.connection
+            return (state.connection, state.held)
         }
-        try? await connection?.close()
+        guard let connection else { return }
+        // Unlocked before the connection closes: the server frees a closed session's locks only once
+        // it notices, and the next dustd should not find the lock still taken.
+        if held, !connection.isClosed {
+            _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+        }
+        try? await connection.close()
     }
 
     private func connect() async throws(StorageFailure) -> PostgresConnection {

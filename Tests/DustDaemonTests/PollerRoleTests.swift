@@ -12,7 +12,7 @@ import TestSupport
 import Testing
 
 /// Which stand-in poll services run now, and every start in order.
-private final class Probes: Sendable {
+final class Probes: Sendable {
     private let state = Mutex<(running: Set<String>, starts: [String])>(([], []))
 
     var running: Set<String> { state.withLock { $0.running } }
@@ -29,7 +29,7 @@ private final class Probes: Sendable {
 }
 
 /// Stands in for a poll service: says while it runs, and runs until stopped or shut down.
-private struct ProbeService: Service {
+struct ProbeService: Service {
     let name: String
     let probes: Probes
     let clock: ManualClock
@@ -280,8 +280,12 @@ struct PollerRoleTests {
                 // a is killed; b takes over within 30 s and fetches the day again: no hour is lost, none is two rows.
                 lock.endSession(of: a.lease)
                 let lostAt = clock.now
+                // a's poll loop stopped (its record, in memory, says so); a and b wait for their next tries.
+                #expect(await clock.waitUntilSleeping(2) { a.board.current.state == .stopping && clock.deadlines.count == 2 })
+                #expect(clock.deadlines[0].timeIntervalSince(lostAt) <= 30)
+                clock.advanceToNextDeadline()
                 #expect(
-                    try await clock.advance(upTo: 3600, whenIdle: idle) {
+                    try await clock.waitUntilSleeping {
                         let shared = try rig.store.loadStatus()
                         return shared?.host == "dust-b" && shared?.state == .idle
                     })

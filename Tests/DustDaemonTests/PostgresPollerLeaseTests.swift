@@ -1,9 +1,13 @@
 import DustConfig
+import DustDaemon
+import DustKit
 import DustPostgres
 import DustServices
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceLifecycleTestKit
+import TestSupport
 import Testing
 
 /// The server the environment names: `FINEDUST_TEST_POSTGRES_SOCKET` (the directory of its Unix
@@ -48,6 +52,24 @@ private enum TestServer {
     }
 }
 
+extension TestServer {
+    /// Ends the session holding the poller's lock as the server ends a killed client's, and returns once
+    /// its process has exited (its locks released): one `true` per session ended.
+    static func endHoldersSession() async throws -> [Bool] {
+        try await withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT pg_terminate_backend(pid, 10000) FROM pg_locks
+                WHERE locktype = 'advisory' AND granted
+                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+                """, logger: Logger(label: "test"))
+            var ended: [Bool] = []
+            for try await value in rows.decode(Bool.self) { ended.append(value) }
+            return ended
+        }
+    }
+}
+
 /// Waits for `operation`, failing the test (not hanging the suite) when it takes longer than `seconds`.
 private func within(_ seconds: Int, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
     await withTaskGroup(of: Bool.self) { group in
@@ -83,17 +105,7 @@ struct PostgresPollerLeaseTests {
         // The server ends the holder's session, as when the poller is killed or cut off, and returns once
         // the session's process has exited (its locks released).
         let holder = Task { await first.lost() }
-        let terminated = try await TestServer.withConnection { connection in
-            let rows = try await connection.query(
-                """
-                SELECT pg_terminate_backend(pid, 10000) FROM pg_locks
-                WHERE locktype = 'advisory' AND granted
-                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
-                """, logger: Logger(label: "test"))
-            var ended: [Bool] = []
-            for try await value in rows.decode(Bool.self) { ended.append(value) }
-            return ended
-        }
+        let terminated = try await TestServer.endHoldersSession()
         #expect(terminated == [true], "exactly one session held the key")
         #expect(await within(10) { await holder.value }, "lost() returns once the session ended")
         #expect(try await second.acquire())
@@ -162,5 +174,49 @@ struct PostgresPollerLeaseTests {
             #expect(!error.description.lowercased().contains("network"))
         }
         #expect(await within(10) { await lease.lost() }, "no lock held: lost() returns at once")
+    }
+
+    @Test(
+        "Two dustd's poller roles on one server: one runs the poll services; the server ends its session, the other runs them at its next try",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func rolesTakeOver() async throws {
+        let clock = ManualClock(DemoReplay.now)
+        let probes = Probes()
+        let store = MemoryStore()
+        func role(_ host: String, _ lease: PostgresPollerLease, retry: TimeInterval) async -> PollerRole {
+            let logger = LogCapture().logger()
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: 1, version: "test", station: "종로구", startedAt: clock.now,
+                    heartbeatSeconds: 600, host: host),
+                database: DaemonDatabase(store, logger: logger), clock: clock, logger: logger, publishing: false)
+            return PollerRole(
+                lease: lease, board: board, clock: clock, logger: logger, host: host, pid: 1, retrySeconds: { retry },
+                services: { [ProbeService(name: "\(host)/poll", probes: probes, clock: clock)] })
+        }
+        let (first, second) = (TestServer.lease(), TestServer.lease())
+        let a = await role("dust-a", first, retry: 45)
+        let b = await role("dust-b", second, retry: 30)
+        try await testGracefulShutdown { trigger in
+            let polling = Task { try await a.run() }
+            #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-a/poll"] })
+            let waiting = Task { try await b.run() }
+            #expect(try await clock.waitUntilSleeping(1))
+            #expect(try await TestServer.endHoldersSession() == [true])
+            // a sees its connection closed and stops polling; b, at its next try, polls.
+            #expect(await clock.waitUntilSleeping(2) { probes.running.isEmpty })
+            clock.advanceToNextDeadline()
+            #expect(await clock.waitUntilSleeping(1) { probes.running == ["dust-b/poll"] })
+            #expect(try store.loadStatus()?.host == "dust-b")
+            trigger.triggerGracefulShutdown()
+            try await polling.value
+            try await waiting.value
+        }
+        // Both gave their sessions up: a new lease takes the lock at once.
+        let next = TestServer.lease()
+        #expect(try await next.acquire())
+        await next.release()
     }
 }
