@@ -25,14 +25,24 @@ public final class PostgresPollerLease: PollerLease {
     private let location: PostgresLocation
     private let password: String
     private let logger: Logger
+    private let checkEvery: Duration
+    private let answerWithin: Duration
     private let state = Mutex(State())
 
     /// - Parameter password: from `storage.passwordFile` or the `postgres-password` credential; empty
     ///   when the server asks for none. Never in any message.
-    public init(location: PostgresLocation, password: String, logger: Logger = Logger(label: "dustd.poller-lease")) {
+    /// - Parameter checkEvery: how often a held session is asked whether it is still there: a server or
+    ///   network that stopped answering without closing the connection ends the lease too.
+    /// - Parameter answerWithin: how long it may take to answer before the connection is given up.
+    public init(
+        location: PostgresLocation, password: String, logger: Logger = Logger(label: "dustd.poller-lease"),
+        checkEvery: Duration = .seconds(30), answerWithin: Duration = .seconds(10)
+    ) {
         self.location = location
         self.password = password
         self.logger = logger
+        self.checkEvery = checkEvery
+        self.answerWithin = answerWithin
     }
 
     deinit {
@@ -75,6 +85,24 @@ public final class PostgresPollerLease: PollerLease {
     /// ended the session, the network failed), at once when no lock is held, and when cancelled.
     public func lost() async {
         guard let connection = state.withLock({ $0.held ? $0.connection : nil }), !connection.isClosed else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.closed(connection) }
+            group.addTask { [self] in await watch(connection) }
+            await group.next()
+            group.cancelAll()
+        }
+        if connection.isClosed {
+            state.withLock { state in
+                if state.connection === connection {
+                    state.connection = nil
+                    state.held = false
+                }
+            }
+        }
+    }
+
+    /// Returns when `connection` is closed, or when cancelled.
+    private static func closed(_ connection: PostgresConnection) async {
         let waiter = ResumeOnce()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -84,12 +112,34 @@ public final class PostgresPollerLease: PollerLease {
         } onCancel: {
             waiter.resume()
         }
-        if connection.isClosed {
-            state.withLock { state in
-                if state.connection === connection {
-                    state.connection = nil
-                    state.held = false
+    }
+
+    /// Asks the session every `checkEvery` whether it is there; closes the connection when it does not
+    /// answer within `answerWithin` (a server that froze, a network that dropped without a word, where
+    /// the server frees the lock once its keepalives give up). Returns then, or when cancelled.
+    private func watch(_ connection: PostgresConnection) async {
+        while !connection.isClosed {
+            do { try await Task.sleep(for: checkEvery) } catch { return }
+            // true: answered; false: the connection failed; nil: no answer in time.
+            let answer = await withTaskGroup(of: Bool?.self) { group in
+                group.addTask { [logger] in
+                    (try? await connection.query("SELECT 1", logger: logger)) != nil
                 }
+                group.addTask { [answerWithin] in
+                    try? await Task.sleep(for: answerWithin)
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                // A query without an answer ends only with its connection.
+                if first != true { try? await connection.close() }
+                group.cancelAll()
+                return first
+            }
+            guard answer == true else {
+                if answer == nil {
+                    logger.warning("PostgreSQL at \(location) did not answer within \(answerWithin); this dustd gives up the right to poll")
+                }
+                return
             }
         }
     }
@@ -124,6 +174,13 @@ public final class PostgresPollerLease: PollerLease {
             throw failure
         } catch {
             throw failure("could not connect", error)
+        }
+        // Over TCP the server is told to notice a vanished dustd within about a minute (its own
+        // default is two hours), so the lock of a poller whose machine or network went away is freed.
+        if case .tcp = location.endpoint {
+            for setting in ["tcp_keepalives_idle = 30", "tcp_keepalives_interval = 10", "tcp_keepalives_count = 3"] {
+                _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET \(setting)"), logger: logger)
+            }
         }
         state.withLock { $0.connection = connection }
         return connection

@@ -140,6 +140,39 @@ struct PostgresPollerLeaseTests {
     }
 
     @Test(
+        "A session that stops answering without closing ends the lease: the check gives the connection up",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func silentSessionEndsTheLease() async throws {
+        let lease = PostgresPollerLease(
+            location: TestServer.location, password: TestServer.password, checkEvery: .milliseconds(100), answerWithin: .milliseconds(500))
+        #expect(try await lease.acquire())
+        let backends = try await TestServer.withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT pid FROM pg_locks
+                WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+                """, logger: Logger(label: "test"))
+            var pids: [Int32] = []
+            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
+            return pids
+        }
+        let backend = try #require(backends.first)
+        // The session's server process frozen, as a server or a network that stops answering.
+        try #require(kill(pid_t(backend), SIGSTOP) == 0, "the test runs where it may signal the server's processes")
+        let gaveUp = await within(10) { await lease.lost() }
+        kill(pid_t(backend), SIGCONT)
+        #expect(gaveUp, "lost() returns once the session did not answer within 500 ms")
+        // Thawed, the process finds its client gone and ends; the lock is free again.
+        _ = try await TestServer.endHoldersSession()
+        let next = TestServer.lease()
+        #expect(try await next.acquire())
+        await next.release()
+        await lease.release()
+    }
+
+    @Test(
         "A wrong password: a storage failure with the server's reason, never the password",
         .enabled(
             if: TestServer.configured && !TestServer.password.isEmpty,
