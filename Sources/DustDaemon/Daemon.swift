@@ -239,7 +239,7 @@ public struct Daemon: Sendable {
         } else {
             services = [
                 PollerRole(
-                    lease: pollerLease, board: board, clock: clock, logger: logger,
+                    lease: pollerLease, board: board, clock: clock, logger: logger, notifier: notifier,
                     retrySeconds: { PollerRole.retryInterval(live.snapshot.settings.poll) }, services: pollServices),
                 reload,
             ]

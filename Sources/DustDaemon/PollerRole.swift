@@ -20,15 +20,18 @@ public struct PollerRole: Service, CustomStringConvertible {
     private let pid: Int32
     private let retrySeconds: @Sendable () -> TimeInterval
     private let makeServices: @Sendable () -> [any Service]
+    private let notifier: SystemdNotifier
 
+    /// - Parameter notifier: tells systemd (`STATUS=`) whether this dustd polls.
     /// - Parameter retrySeconds: how long to wait between two tries (`retryInterval(_:)` of the settings in force).
     /// - Parameter services: makes the poller's services afresh at every takeover (a service's trigger
     ///   streams end with it, so a stopped one cannot run again).
     public init(
         lease: any PollerLease, board: DaemonStatusBoard, clock: any WallClock = SystemClock(), logger: Logger,
-        host: String = DaemonStatus.localHost, pid: Int32 = getpid(), retrySeconds: @escaping @Sendable () -> TimeInterval,
-        services: @escaping @Sendable () -> [any Service]
+        host: String = DaemonStatus.localHost, pid: Int32 = getpid(), notifier: SystemdNotifier = SystemdNotifier(environment: [:]),
+        retrySeconds: @escaping @Sendable () -> TimeInterval, services: @escaping @Sendable () -> [any Service]
     ) {
+        self.notifier = notifier
         self.lease = lease
         self.board = board
         self.clock = clock
@@ -86,6 +89,7 @@ public struct PollerRole: Service, CustomStringConvertible {
             }
             if held {
                 logger.notice("This dustd now polls AirKorea (host \(host), PID \(pid))")
+                notifier.status("This dustd polls AirKorea; first poll starting")
                 told = true
                 await board.startPublishing()
                 guard try await runUntilLost() else { return }
@@ -96,6 +100,7 @@ public struct PollerRole: Service, CustomStringConvertible {
                 told = nil
             } else if told != false, lastProblem == nil {
                 logger.notice("Another dustd polls AirKorea; this one serves and imports (retrying every \(Int(interval)) s)")
+                notifier.status("Another dustd polls AirKorea; this one serves and imports")
                 told = false
             }
             do {

@@ -55,7 +55,8 @@ private struct Instance {
     /// Its poll services are `host/poll` and `host/forecast` unless `services` makes others.
     init(
         host: String, pid: Int32, lock: MemoryPollerLock, store: any FineDustStore, clock: ManualClock, probes: Probes,
-        retrySeconds: TimeInterval = 30, services: (@Sendable (DaemonDatabase, DaemonStatusBoard, LogCapture) -> [any Service])? = nil
+        retrySeconds: TimeInterval = 30, notifier: SystemdNotifier = SystemdNotifier(environment: [:]),
+        services: (@Sendable (DaemonDatabase, DaemonStatusBoard, LogCapture) -> [any Service])? = nil
     ) async {
         let logs = LogCapture()
         let database = DaemonDatabase(store, logger: logs.logger())
@@ -71,7 +72,8 @@ private struct Instance {
         self.board = board
         self.logs = logs
         role = PollerRole(
-            lease: lease, board: board, clock: clock, logger: logs.logger(), host: host, pid: pid, retrySeconds: { retrySeconds },
+            lease: lease, board: board, clock: clock, logger: logs.logger(), host: host, pid: pid, notifier: notifier,
+            retrySeconds: { retrySeconds },
             services: {
                 services?(database, board, logs)
                     ?? [
@@ -97,8 +99,13 @@ struct PollerRoleTests {
         let store = MemoryStore()
         let lock = MemoryPollerLock()
         let probes = Probes()
+        let directory = try TemporaryDirectory("poller")
+        defer { directory.remove() }
+        let notify = try NotifySocket(path: directory.path("notify.sock"))
         let a = await Instance(host: "dust-a", pid: 101, lock: lock, store: store, clock: clock, probes: probes)
-        let b = await Instance(host: "dust-b", pid: 202, lock: lock, store: store, clock: clock, probes: probes)
+        let b = await Instance(
+            host: "dust-b", pid: 202, lock: lock, store: store, clock: clock, probes: probes,
+            notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": notify.path]))
         // Neither has written the shared record: neither polls yet.
         #expect(try store.loadStatus() == nil)
         try await testGracefulShutdown { trigger in
@@ -115,6 +122,8 @@ struct PollerRoleTests {
             #expect(probes.starts.filter { $0.hasPrefix("dust-b") }.isEmpty)
             #expect(lock.holder == a.lease.session)
             #expect(b.said(standBy) == 1)
+            // `systemctl status` says so too, once.
+            #expect(notify.drain() == ["STATUS=Another dustd polls AirKorea; this one serves and imports"])
             #expect(a.said("This dustd now polls AirKorea (host dust-a, PID 101)") == 1)
             #expect(a.said(standBy) == 0)
 
@@ -129,6 +138,7 @@ struct PollerRoleTests {
             #expect(clock.now.timeIntervalSince(lostAt) == 20)
             #expect(lock.holder == b.lease.session)
             #expect(b.said("This dustd now polls AirKorea (host dust-b, PID 202)") == 1)
+            #expect(notify.drain() == ["STATUS=This dustd polls AirKorea; first poll starting"])
             // a wakes at +130 s, finds b polling and says so once.
             clock.advanceToNextDeadline()
             #expect(await clock.waitUntilSleeping(1) { a.said(standBy) == 1 })
