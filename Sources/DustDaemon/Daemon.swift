@@ -131,7 +131,6 @@ public struct Daemon: Sendable {
             initial.lastError = previous.lastError
             initial.forecast = previous.forecast
         }
-        // A dustd that may not be the poller writes the shared record only once it is (`PollerRole`).
         // `--once` beside a running poller would poll twice and overwrite its status: it polls only
         // when no other dustd does.
         if once, !pollerLease.alwaysHeld {
@@ -145,6 +144,7 @@ public struct Daemon: Sendable {
                 return ExitStatus(error)
             }
         }
+        // A dustd that may not be the poller writes the shared record only once it is (`PollerRole`).
         let board = await DaemonStatusBoard(
             initial, database: database, clock: clock, logger: logger, publishing: once || pollerLease.alwaysHeld)
         let transport = AsyncHTTPTransport()
