@@ -189,6 +189,8 @@ let package = Package(
             dependencies: [
                 "dustd", "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport",
                 "FakeAirKorea",
+                // PostgresPollerLeaseTests, against a server the environment names.
+                "DustPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

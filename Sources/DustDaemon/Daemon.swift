@@ -22,14 +22,19 @@ public struct Daemon: Sendable {
     private let logger: Logger
     private let metrics: PrometheusBackend
     private let clock: any WallClock
+    private let pollerLease: any PollerLease
 
     /// - Parameter metrics: the process's swift-metrics backend: the loops count with it, `/metrics` renders it.
     /// - Parameter clock: the one clock every service of this dustd reads and waits on.
+    /// - Parameter pollerLease: who of several dustd on one database polls (docs/REFERENCE.md §20); SQLite's
+    ///   is always held, so this dustd runs its poll services as it always has.
     public init(
         settings: FineDustSettings, key: ServiceKeyLoader.Loaded, configurationFile: String?, environment: [String: String],
-        metrics: PrometheusBackend, logSink: (@Sendable (String) -> Void)? = nil, clock: any WallClock = SystemClock()
+        metrics: PrometheusBackend, logSink: (@Sendable (String) -> Void)? = nil, clock: any WallClock = SystemClock(),
+        pollerLease: any PollerLease = SQLitePollerLease()
     ) {
         self.clock = clock
+        self.pollerLease = pollerLease
         self.settings = settings
         self.metrics = metrics
         self.key = key.key
@@ -120,14 +125,29 @@ public struct Daemon: Sendable {
         var initial = DaemonStatus(
             state: .starting, mode: once ? .once : .daemon, pid: getpid(), version: FineDustVersion.current,
             station: settings.station.name ?? "", startedAt: clock.now,
-            heartbeatSeconds: PollService.heartbeatSeconds(settings.poll))
+            heartbeatSeconds: PollService.heartbeatSeconds(settings.poll), host: DaemonStatus.localHost)
         // The last success and error outlive a restart: they are history, not this run's state.
         if let previous = try? store.loadStatus() {
             initial.lastSuccess = previous.lastSuccess
             initial.lastError = previous.lastError
             initial.forecast = previous.forecast
         }
-        let board = await DaemonStatusBoard(initial, database: database, clock: clock, logger: logger)
+        // `--once` beside a running poller would poll twice and overwrite its status: it polls only
+        // when no other dustd does.
+        if once, !pollerLease.alwaysHeld {
+            do {
+                guard try await pollerLease.acquire() else {
+                    logger.error("Another dustd polls AirKorea from this database; dustd --once polls only when none does")
+                    return .temporaryFailure
+                }
+            } catch {
+                logger.critical("\(error)")
+                return ExitStatus(error)
+            }
+        }
+        // A dustd that may not be the poller writes the shared record only once it is (`PollerRole`).
+        let board = await DaemonStatusBoard(
+            initial, database: database, clock: clock, logger: logger, publishing: once || pollerLease.alwaysHeld)
         let transport = AsyncHTTPTransport()
         let live = LiveConfiguration(settings: settings, key: key)
         let status =
@@ -135,6 +155,7 @@ public struct Daemon: Sendable {
             ? await pollOnce(live: live, store: store, board: board, transport: transport)
             : await serve(live: live, database: database, board: board, transport: transport)
         await transport.shutdown()
+        if once { await pollerLease.release() }
         return status
     }
 
@@ -180,34 +201,50 @@ public struct Daemon: Sendable {
         if !settings.alerts.rules.isEmpty, alertSinks.sinks.isEmpty {
             logger.warning("alerts.rules are set but alerts.sinks is empty: alerts are recorded (dustctl alerts list) and sent nowhere")
         }
-        let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let advisoryTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let alertPolicy = AlertRetryPolicy(
             maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
-        var services: [any Service] = [
-            PollService(
-                configuration: live, database: database, board: board, transport: transport, notifier: notifier, clock: clock,
-                logger: logger, metrics: metrics,
-                afterCycle: {
-                    alertTriggers.continuation.yield($0)
-                    advisoryTriggers.continuation.yield($0)
-                }),
-            AlertService(
-                live: live, database: database,
-                dispatcher: AlertDispatcher(
-                    sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy, clock: clock),
-                triggers: alertTriggers.stream, clock: clock, logger: logger),
-            ReloadService(
-                configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
-                logger: logger, environment: environment, clock: clock,
-                stations: { try await database.current().stations() }),
-            ForecastService(
-                configuration: live, database: database, board: board, transport: transport, clock: clock, logger: logger,
-                metrics: metrics),
-            AdvisoryService(
-                configuration: live, database: database, board: board, transport: transport, triggers: advisoryTriggers.stream,
-                clock: clock, logger: logger, metrics: metrics),
-        ]
+        // The services that call AirKorea or announce, made afresh whenever this dustd becomes the poller.
+        let pollServices: @Sendable () -> [any Service] = { [clock, logger, metrics] in
+            let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            let advisoryTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            return [
+                PollService(
+                    configuration: live, database: database, board: board, transport: transport, notifier: notifier, clock: clock,
+                    logger: logger, metrics: metrics,
+                    afterCycle: {
+                        alertTriggers.continuation.yield($0)
+                        advisoryTriggers.continuation.yield($0)
+                    }),
+                AlertService(
+                    live: live, database: database,
+                    dispatcher: AlertDispatcher(
+                        sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy, clock: clock),
+                    triggers: alertTriggers.stream, clock: clock, logger: logger),
+                ForecastService(
+                    configuration: live, database: database, board: board, transport: transport, clock: clock, logger: logger,
+                    metrics: metrics),
+                AdvisoryService(
+                    configuration: live, database: database, board: board, transport: transport, triggers: advisoryTriggers.stream,
+                    clock: clock, logger: logger, metrics: metrics),
+            ]
+        }
+        let reload = ReloadService(
+            configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
+            logger: logger, environment: environment, clock: clock,
+            stations: { try await database.current().stations() })
+        var services: [any Service]
+        if pollerLease.alwaysHeld {
+            // SQLite: the one dustd of its database polls, its services in the order they always had.
+            let polling = pollServices()
+            services = [polling[0], polling[1], reload, polling[2], polling[3]]
+        } else {
+            services = [
+                PollerRole(
+                    lease: pollerLease, board: board, clock: clock, logger: logger, notifier: notifier,
+                    retrySeconds: { PollerRole.retryInterval(live.snapshot.settings.poll) }, services: pollServices),
+                reload,
+            ]
+        }
         do {
             if let web = try WebFrontEnd.service(
                 settings: settings, data: WebFrontEnd.data(database: database, live: live),

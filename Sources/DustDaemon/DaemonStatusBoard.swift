@@ -19,6 +19,9 @@ public final class DaemonStatusBoard: Sendable {
         /// True while one caller writes; the others wait for it.
         var writing = false
         var waiting: [Waiter] = []
+        /// False while another dustd polls (docs/REFERENCE.md §20): the record is kept here and the
+        /// shared one, the poller's, is left alone.
+        var publishing = true
     }
 
     private let state: Mutex<State>
@@ -27,12 +30,48 @@ public final class DaemonStatusBoard: Sendable {
     private let logger: Logger
 
     /// Writes `initial` before returning, so `dustctl status` sees the daemon from its first moment.
-    public init(_ initial: DaemonStatus, database: DaemonDatabase, clock: any WallClock = SystemClock(), logger: Logger) async {
-        state = Mutex(State(record: initial))
+    /// - Parameter publishing: false for a dustd that does not poll yet (`PollerRole`): nothing is
+    ///   written until `startPublishing()`.
+    public init(
+        _ initial: DaemonStatus, database: DaemonDatabase, clock: any WallClock = SystemClock(), logger: Logger, publishing: Bool = true
+    ) async {
+        state = Mutex(State(record: initial, publishing: publishing))
         self.database = database
         self.clock = clock
         self.logger = logger
         await publish(change: 0)
+    }
+
+    /// True while this board writes the shared record.
+    public var isPublishing: Bool { state.withLock { $0.publishing } }
+
+    /// This dustd became the poller: its record, with the history the last poller left (the last
+    /// success and error, the forecast and advisory runs), becomes the shared one.
+    public func startPublishing() async {
+        let previous: DaemonStatus?
+        do {
+            previous = try await database.opened.loadStatus()
+        } catch {
+            logger.error("Could not read the last poller's status record: \(error)")
+            previous = nil
+        }
+        state.withLock { $0.publishing = true }
+        await update { status in
+            status.state = .starting
+            status.nextPollAt = nil
+            status.stoppedAt = nil
+            if let previous {
+                status.lastSuccess = previous.lastSuccess
+                status.lastError = previous.lastError
+                status.forecast = previous.forecast
+                status.advisories = previous.advisories
+            }
+        }
+    }
+
+    /// This dustd no longer polls: from now on its record stays here.
+    public func stopPublishing() async {
+        state.withLock { $0.publishing = false }
     }
 
     /// The record as it stands.
@@ -116,6 +155,7 @@ public final class DaemonStatusBoard: Sendable {
     /// for it (their change is in what it writes), and no older record can land after a newer one,
     /// however slowly the store answers.
     private func publish(change: UInt64) async {
+        guard isPublishing else { return }
         let writes = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let queued = state.withLock { state in
                 guard state.writing else {
@@ -129,9 +169,9 @@ public final class DaemonStatusBoard: Sendable {
         }
         guard writes else { return }
         while true {
-            let (record, number) = state.withLock { ($0.record, $0.change) }
+            let (record, number, publishing) = state.withLock { ($0.record, $0.change, $0.publishing) }
             do {
-                try await database.opened.saveStatus(record)
+                if publishing { try await database.opened.saveStatus(record) }
             } catch {
                 // A full disk must not stop polling; the journal has it instead.
                 logger.error("Could not record dustd's status: \(error)")

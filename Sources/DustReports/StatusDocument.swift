@@ -22,7 +22,7 @@ extension ReportJSON {
     /// `forecastCallsToday`: forecast requests since 00:00 KST, from the attempt record (the quota
     /// of docs/REFERENCE.md §14 is `ForecastPlanner.dailyCallCap` a day).
     /// `web`: for `/api/v1/status`, which has no `database` and `pid` members and hides the paths
-    /// in messages; nil for `dustctl`.
+    /// in messages; nil for `dustctl`. Both end with `poller`, the host and PID of the dustd that polls.
     public static func status(
         _ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar,
         forecastCallsToday: Int, web: WebAudience? = nil
@@ -105,6 +105,12 @@ extension ReportJSON {
                             })
                     ),
                 ])
+            ))
+        // Who polls AirKorea (docs/REFERENCE.md §20): the machine and process that wrote the record.
+        members.append(
+            (
+                "poller",
+                status.map { .object([("host", $0.host.map(JSON.string) ?? .null), ("pid", .integer(Int($0.pid)))]) } ?? .null
             ))
         // What only the operator at the machine sees: the web shows no file and no process.
         if web != nil { members.removeAll { $0.0 == "database" || $0.0 == "pid" } }

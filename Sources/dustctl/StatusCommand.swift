@@ -56,6 +56,10 @@ struct StatusCommand: AsyncParsableCommand {
         lines.append("Station       \(settings.station.name ?? "– (station.name is not set)")")
         let daemon = "dustd         \(health.daemonSummary)"
         lines.append(health.daemon == .running ? daemon : style.graded(daemon, .bad))
+        // Said only when the poller is another machine (several dustd on one database, docs/REFERENCE.md §20).
+        if health.elsewhere, let status, let host = status.host {
+            lines.append("Poller        host \(TerminalSafeText.sanitized(host)), PID \(status.pid)")
+        }
         if let next = health.nextPoll { lines.append("Next poll     \(calendar.iso8601(next))") }
         if let refused = status?.reloadRefused {
             // Only a running dustd still runs its previous configuration.

@@ -113,7 +113,8 @@ struct StatusTruthTests {
 
 @Suite("/api/v1/status on the web")
 struct WebStatusDocumentTests {
-    @Test("No database path, no PID, no path in a message; otherwise dustctl's document, and a killed dustd claims no state")
+    @Test(
+        "No database path, no PID but the poller's, no path in a message; otherwise dustctl's document, and a killed dustd claims no state")
     func noPaths() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
@@ -128,7 +129,9 @@ struct WebStatusDocumentTests {
             try await client.execute(uri: "/api/v1/status", method: .get) { response in
                 let body = text(response)
                 #expect(!body.contains(rig.store.path) && !body.contains("/etc/dustd") && !body.contains(rig.directory.path("")))
-                #expect(!body.contains("4242"))
+                // The PID only where the API names the poller (docs/REFERENCE.md §20), never as dustd's own `pid`.
+                #expect(body.components(separatedBy: "4242").count == 2)
+                #expect(body.hasSuffix(#","poller":{"host":null,"pid":4242}}"# + "\n"))
                 var served = try #require(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any])
                 var shown = try #require(try JSONSerialization.jsonObject(with: Data(printed.standardOutput.utf8)) as? [String: Any])
                 #expect(served["database"] == nil && served["pid"] == nil)
@@ -143,6 +146,27 @@ struct WebStatusDocumentTests {
                     shown.removeValue(forKey: key)
                 }
                 #expect(NSDictionary(dictionary: served) == NSDictionary(dictionary: shown))
+            }
+        }
+    }
+
+    @Test("`poller`, last: the host and PID of the dustd that polls (docs/REFERENCE.md §20), one on another host judged by its heartbeat")
+    func namesThePoller() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        var record = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
+            startedAt: DemoReplay.now.addingTimeInterval(-3600), heartbeatSeconds: 600, host: "dust-b.example")
+        record.heartbeatAt = DemoReplay.now.addingTimeInterval(-120)
+        try rig.store.saveStatus(record)
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/api/v1/status", method: .get) { response in
+                let body = text(response)
+                #expect(
+                    body.hasSuffix(
+                        #","advisories":{"lastFetch":null,"turnedOff":[]},"poller":{"host":"dust-b.example","pid":4242}}"# + "\n"))
+                // No process 4242 on this machine, yet running: another host's dustd is judged by its heartbeat.
+                #expect(body.contains(#""daemon":"running","state":"idle""#))
             }
         }
     }

@@ -152,6 +152,7 @@ struct AdvisoriesCommandTests {
             json.standardOutput.contains(
                 #""advisories":{"lastFetch":"\#(calendar.iso8601(issued))","turnedOff":[{"pollutant":"PM10","service":"한국환경공단_에어코리아_미세먼지 경보 발령 현황""#
             ))
-        #expect(json.standardOutput.hasSuffix("}]}}\n"))
+        // The advisories, then the poller (docs/REFERENCE.md §20) last.
+        #expect(json.standardOutput.hasSuffix(#"}]},"poller":{"host":null,"pid":999999}}"# + "\n"))
     }
 }

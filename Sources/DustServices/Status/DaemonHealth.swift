@@ -31,18 +31,29 @@ public struct DaemonHealth: Sendable, Hashable {
     public var dataAge: TimeInterval?
     /// True when there is no data or the newest hour ended more than three hours ago.
     public var stale: Bool
+    /// The dustd that wrote the record runs on another machine (several dustd on one database,
+    /// docs/REFERENCE.md §20): its PID cannot be checked here, so its heartbeat's age alone says
+    /// whether it runs.
+    public var elsewhere: Bool
 
-    public init(status: DaemonStatus?, newestSlot: Slot?, now: Date, processIsDustd: (Int32) -> Bool) {
+    /// - Parameter thisHost: this machine's name, against which the record's `host` is compared.
+    public init(
+        status: DaemonStatus?, newestSlot: Slot?, now: Date, processIsDustd: (Int32) -> Bool,
+        thisHost: String = DaemonStatus.localHost
+    ) {
         self.status = status
         newestHourEnd = newestSlot?.end
         dataAge = newestSlot.map { now.timeIntervalSince($0.end) }
         stale = dataAge.map { $0 > Self.staleAfter } ?? true
+        elsewhere = status?.host.map { $0 != thisHost } ?? false
         guard let status else {
             daemon = .neverRun
             return
         }
         if status.state == .stopped {
             daemon = .stopped
+        } else if elsewhere {
+            daemon = now.timeIntervalSince(status.heartbeatAt) < Self.lateAfter(status) ? .running : .gone
         } else if !processIsDustd(status.pid) {
             daemon = .gone
         } else if now.timeIntervalSince(status.heartbeatAt) < Self.lateAfter(status) {
@@ -90,6 +101,11 @@ public struct DaemonHealth: Sendable, Hashable {
         case .stopped:
             let how = status?.mode == .once ? "ran once (--once)" : "stopped cleanly"
             return "\(how)" + (status?.stoppedAt.map { " at \(KoreaStandardTime.iso8601($0))" } ?? "")
+        case .gone where elsewhere:
+            guard let status else { return "not running" }
+            return
+                "not running: its heartbeat is late (PID \(status.pid) on \(status.host ?? "?"), last heard from at \(KoreaStandardTime.iso8601(status.heartbeatAt)); "
+                + "judged by the heartbeat alone, another machine's process cannot be checked); check `journalctl -u dustd` on \(status.host ?? "it")"
         case .gone:
             let pid = status.map { " (PID \($0.pid))" } ?? ""
             let heartbeat = status.map { ", last heard from at \(KoreaStandardTime.iso8601($0.heartbeatAt))" } ?? ""
@@ -112,7 +128,8 @@ public struct DaemonHealth: Sendable, Hashable {
                 case .stopping: "stopping"
                 case .stopped: "stopped"
                 }
-            return "running (PID \(status.pid)), \(doing)"
+            guard elsewhere else { return "running (PID \(status.pid)), \(doing)" }
+            return "running (PID \(status.pid) on \(status.host ?? "?"), judged by its heartbeat alone), \(doing)"
         }
     }
 

@@ -129,6 +129,9 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     public var state: State
     public var mode: Mode
     public var pid: Int32
+    /// The machine dustd runs on (`gethostname`): with several dustd on one database (docs/REFERENCE.md §20),
+    /// the poller's. nil in records of an older dustd.
+    public var host: String?
     public var version: String
     public var station: String
     public var startedAt: Date
@@ -146,15 +149,26 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
     /// nil until the advisory fetcher first runs (and in records of an older dustd).
     public var advisories: AdvisoryRun?
 
-    public init(state: State, mode: Mode, pid: Int32, version: String, station: String, startedAt: Date, heartbeatSeconds: Double) {
+    public init(
+        state: State, mode: Mode, pid: Int32, version: String, station: String, startedAt: Date, heartbeatSeconds: Double,
+        host: String? = nil
+    ) {
         self.state = state
         self.mode = mode
         self.pid = pid
+        self.host = host
         self.version = version
         self.station = station
         self.startedAt = startedAt
         self.heartbeatAt = startedAt
         self.heartbeatSeconds = heartbeatSeconds
+    }
+
+    /// This machine's name (`gethostname`), as dustd records it in `host`.
+    public static var localHost: String {
+        var name = [CChar](repeating: 0, count: 256)
+        guard gethostname(&name, name.count - 1) == 0 else { return "" }
+        return String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The last poll failed (its error is newer than the last success).

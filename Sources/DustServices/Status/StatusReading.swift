@@ -14,9 +14,10 @@ public struct StatusReading: Sendable {
     /// Reads the status at `now`; `station` is the one whose newest hour says how old the data is.
     public static func read(
         from store: any ReadingStore & AttemptStore & DaemonStatusStore, station: String?, now: Date,
-        processIsDustd: (Int32) -> Bool
+        processIsDustd: (Int32) -> Bool, thisHost: String = DaemonStatus.localHost
     ) async throws(StorageFailure) -> StatusReading {
-        let health = try await DaemonHealth.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
+        let health = try await DaemonHealth.read(
+            from: store, station: station, now: now, processIsDustd: processIsDustd, thisHost: thisHost)
         var forecastCalls = 0
         for kind in AttemptKind.forecastService {
             forecastCalls += try await store.attemptCount(kind: kind, since: KoreaStandardTime.startOfDay(containing: now))
@@ -28,10 +29,12 @@ public struct StatusReading: Sendable {
 extension DaemonHealth {
     /// dustd's health at `now`: its stored record and the newest stored hour of `station`.
     public static func read(
-        from store: any ReadingStore & DaemonStatusStore, station: String?, now: Date, processIsDustd: (Int32) -> Bool
+        from store: any ReadingStore & DaemonStatusStore, station: String?, now: Date, processIsDustd: (Int32) -> Bool,
+        thisHost: String = DaemonStatus.localHost
     ) async throws(StorageFailure) -> DaemonHealth {
         var newest: Slot?
         if let station { newest = try await store.newestSlot(station: station, endingBy: now) }
-        return DaemonHealth(status: try await store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd)
+        return DaemonHealth(
+            status: try await store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd, thisHost: thisHost)
     }
 }

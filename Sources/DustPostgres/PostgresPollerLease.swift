@@ -1,0 +1,265 @@
+import DustConfig
+import DustKit
+import DustServices
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The poller's lease on PostgreSQL (docs/REFERENCE.md §20): a session-level advisory lock,
+/// `pg_try_advisory_lock(PostgresPollerLease.lockKey)`, held by a connection of its own (never one of
+/// the store's pool, whose sessions come and go). The lock lasts as long as that session: a poller
+/// killed, or cut off from the server, loses its session and the server frees the lock for another
+/// dustd. A lost connection is reopened at the next try.
+public final class PostgresPollerLease: PollerLease {
+    /// The advisory lock's key, the same for every FineDust database: the bytes of `FineDust` read as a
+    /// big-endian 64-bit integer (0x46696E6544757374, 5073707836428874612). Another application on the same database must
+    /// not use this key for its own advisory locks.
+    public static let lockKey: Int64 = 0x4669_6E65_4475_7374
+
+    private struct State {
+        var connection: PostgresConnection?
+        var held = false
+        var nextID = 1
+    }
+
+    private let location: PostgresLocation
+    private let password: String
+    private let logger: Logger
+    private let checkEvery: Duration
+    private let answerWithin: Duration
+    private let state = Mutex(State())
+
+    /// - Parameter password: from `storage.passwordFile` or the `postgres-password` credential; empty
+    ///   when the server asks for none. Never in any message.
+    /// - Parameter checkEvery: how often a held session is asked whether it is still there: a server or
+    ///   network that stopped answering without closing the connection ends the lease too.
+    /// - Parameter answerWithin: how long it may take to answer before the connection is given up.
+    public init(
+        location: PostgresLocation, password: String, logger: Logger = Logger(label: "dustd.poller-lease"),
+        checkEvery: Duration = .seconds(30), answerWithin: Duration = .seconds(10)
+    ) {
+        self.location = location
+        self.password = password
+        self.logger = logger
+        self.checkEvery = checkEvery
+        self.answerWithin = answerWithin
+    }
+
+    deinit {
+        // A lease dropped without `release()` still ends its session; the connection lives until it is closed.
+        if let connection = state.withLock({ $0.connection }), !connection.isClosed {
+            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
+    }
+
+    /// Tries once, without waiting: true when this session holds the lock (also when it already did),
+    /// false when another session does. Opens the connection when there is none or it was lost.
+    public func acquire() async throws(StorageFailure) -> Bool {
+        let (open, held) = state.withLock { state in
+            if state.connection?.isClosed == true {
+                state.connection = nil
+                state.held = false
+            }
+            return (state.connection, state.held)
+        }
+        if let open, held, !open.isClosed { return true }
+        let connection: PostgresConnection
+        if let open { connection = open } else { connection = try await connect() }
+        do {
+            var locked = false
+            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
+            for try await value in rows.decode(Bool.self) { locked = value }
+            state.withLock { $0.held = locked }
+            return locked
+        } catch {
+            state.withLock { state in
+                state.connection = nil
+                state.held = false
+            }
+            try? await connection.close()
+            throw failure("could not ask it who polls AirKorea", error)
+        }
+    }
+
+    /// Returns when the session holding the lock ends (the connection closed: the server stopped or
+    /// ended the session, the network failed), at once when no lock is held, and when cancelled.
+    public func lost() async {
+        guard let connection = state.withLock({ $0.held ? $0.connection : nil }), !connection.isClosed else { return }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await Self.closed(connection) }
+            group.addTask { [self] in await watch(connection) }
+            await group.next()
+            group.cancelAll()
+        }
+        if connection.isClosed {
+            state.withLock { state in
+                if state.connection === connection {
+                    state.connection = nil
+                    state.held = false
+                }
+            }
+        }
+    }
+
+    /// Returns when `connection` is closed, or when cancelled.
+    private static func closed(_ connection: PostgresConnection) async {
+        let waiter = ResumeOnce()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                waiter.set(continuation)
+                connection.closeFuture.whenComplete { _ in waiter.resume() }
+            }
+        } onCancel: {
+            waiter.resume()
+        }
+    }
+
+    /// Asks the session every `checkEvery` whether it is there; closes the connection when it does not
+    /// answer within `answerWithin` (a server that froze, a network that dropped without a word, where
+    /// the server frees the lock once its keepalives give up). Returns then, or when cancelled.
+    private func watch(_ connection: PostgresConnection) async {
+        while !connection.isClosed {
+            do { try await Task.sleep(for: checkEvery) } catch { return }
+            // true: answered; false: the connection failed; nil: no answer in time.
+            let answer = await withTaskGroup(of: Bool?.self) { group in
+                group.addTask { [logger] in
+                    (try? await connection.query("SELECT 1", logger: logger)) != nil
+                }
+                group.addTask { [answerWithin] in
+                    try? await Task.sleep(for: answerWithin)
+                    return nil
+                }
+                let first = await group.next() ?? nil
+                // A query without an answer ends only with its connection.
+                if first != true { try? await connection.close() }
+                group.cancelAll()
+                return first
+            }
+            guard answer == true else {
+                if answer == nil {
+                    logger.warning("PostgreSQL at \(location) did not answer within \(answerWithin); this dustd gives up the right to poll")
+                }
+                return
+            }
+        }
+    }
+
+    /// Gives the lock up and ends the session: another dustd takes it at its next try.
+    public func release() async {
+        let (connection, held) = state.withLock { state in
+            defer {
+                state.connection = nil
+                state.held = false
+            }
+            return (state.connection, state.held)
+        }
+        guard let connection else { return }
+        // Unlocked before the connection closes: the server frees a closed session's locks only once
+        // it notices, and the next dustd should not find the lock still taken.
+        if held, !connection.isClosed {
+            _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+        }
+        try? await connection.close()
+    }
+
+    private func connect() async throws(StorageFailure) -> PostgresConnection {
+        let id = state.withLock { state in
+            defer { state.nextID += 1 }
+            return state.nextID
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(configuration: try configuration(), id: id, logger: logger)
+        } catch let failure as StorageFailure {
+            throw failure
+        } catch {
+            throw failure("could not connect", error)
+        }
+        // Over TCP the server is told to notice a vanished dustd within about a minute (its own
+        // default is two hours), so the lock of a poller whose machine or network went away is freed.
+        if case .tcp = location.endpoint {
+            for setting in ["tcp_keepalives_idle = 30", "tcp_keepalives_interval = 10", "tcp_keepalives_count = 3"] {
+                _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET \(setting)"), logger: logger)
+            }
+        }
+        state.withLock { $0.connection = connection }
+        return connection
+    }
+
+    /// The connection's settings from `storage.url`'s parts; `sslmode` as libpq reads it (`allow` and
+    /// `prefer` try TLS without verifying, `require` insists on it, `verify-ca` checks the chain,
+    /// `verify-full` the host name too).
+    private func configuration() throws(StorageFailure) -> PostgresConnection.Configuration {
+        let password = password.isEmpty ? nil : password
+        switch location.endpoint {
+        case .unixSocket(let directory, let port):
+            return .init(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: location.user, password: password,
+                database: location.database)
+        case .tcp(let host, let port):
+            var tls = TLSConfiguration.makeClientConfiguration()
+            switch location.tls {
+            case .disable, .allow, .prefer, .require: tls.certificateVerification = .none
+            case .verifyCA: tls.certificateVerification = .noHostnameVerification
+            case .verifyFull: tls.certificateVerification = .fullVerification
+            }
+            let mode: PostgresConnection.Configuration.TLS
+            do {
+                switch location.tls {
+                case .disable: mode = .disable
+                case .allow, .prefer: mode = .prefer(try NIOSSLContext(configuration: tls))
+                case .require, .verifyCA, .verifyFull: mode = .require(try NIOSSLContext(configuration: tls))
+                }
+            } catch {
+                throw failure("could not set up TLS (sslmode=\(location.tls.rawValue))", error)
+            }
+            return .init(host: host, port: port, username: location.user, password: password, database: location.database, tls: mode)
+        }
+    }
+
+    /// A storage failure naming the database, what failed and the server's reason; never the password.
+    private func failure(_ what: String, _ error: any Error) -> StorageFailure {
+        var reason: String
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                reason = message + (error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? "")
+            } else if let underlying = error.underlying {
+                reason = "\(underlying)"
+            } else {
+                reason = "\(error.code)"
+            }
+        } else {
+            reason = "\(error)"
+        }
+        if !password.isEmpty { reason = reason.replacingOccurrences(of: password, with: "(password)") }
+        return StorageFailure(
+            kind: .io,
+            description: "PostgreSQL at \(location) \(what): \(TerminalSafeText.sanitized(reason)). Check that the server runs and "
+                + "that storage.url and the password are right; dustd keeps trying.")
+    }
+}
+
+/// Resumes a continuation once, whichever comes first: the connection closing or the waiter cancelled.
+private final class ResumeOnce: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
+
+    func set(_ continuation: CheckedContinuation<Void, Never>) {
+        let resumeNow = state.withLock { state in
+            if state.done { return true }
+            state.continuation = continuation
+            return false
+        }
+        if resumeNow { continuation.resume() }
+    }
+
+    func resume() {
+        let continuation = state.withLock { state in
+            defer {
+                state.done = true
+                state.continuation = nil
+            }
+            return state.continuation
+        }
+        continuation?.resume()
+    }
+}

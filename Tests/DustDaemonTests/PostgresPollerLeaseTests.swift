@@ -1,0 +1,255 @@
+import DustConfig
+import DustDaemon
+import DustKit
+import DustPostgres
+import DustServices
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycleTestKit
+import TestSupport
+import Testing
+
+/// The server the environment names: `FINEDUST_TEST_POSTGRES_SOCKET` (the directory of its Unix
+/// socket) and `FINEDUST_TEST_POSTGRES_USER`; `…_PORT` (5432), `…_DATABASE` (the user's name) and
+/// `…_PASSWORD` (none) when they differ.
+private enum TestServer {
+    static let environment = ProcessInfo.processInfo.environment
+
+    static var configured: Bool {
+        environment["FINEDUST_TEST_POSTGRES_SOCKET"] != nil && environment["FINEDUST_TEST_POSTGRES_USER"] != nil
+    }
+
+    static var location: PostgresLocation {
+        let user = environment["FINEDUST_TEST_POSTGRES_USER"] ?? ""
+        return PostgresLocation(
+            endpoint: .unixSocket(
+                directory: environment["FINEDUST_TEST_POSTGRES_SOCKET"] ?? "",
+                port: Int(environment["FINEDUST_TEST_POSTGRES_PORT"] ?? "") ?? 5432),
+            user: user, database: environment["FINEDUST_TEST_POSTGRES_DATABASE"] ?? user)
+    }
+
+    static var password: String { environment["FINEDUST_TEST_POSTGRES_PASSWORD"] ?? "" }
+
+    static func lease() -> PostgresPollerLease { PostgresPollerLease(location: location, password: password) }
+
+    /// Runs `body` on a connection of its own, as another client of the server would.
+    static func withConnection<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        guard case .unixSocket(let directory, let port) = location.endpoint else { fatalError("a socket") }
+        let connection = try await PostgresConnection.connect(
+            configuration: .init(
+                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: location.user, password: password.isEmpty ? nil : password,
+                database: location.database),
+            id: 99, logger: Logger(label: "test"))
+        do {
+            let result = try await body(connection)
+            try await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+extension TestServer {
+    /// Ends the session holding the poller's lock as the server ends a killed client's, and returns once
+    /// its process has exited (its locks released): one `true` per session ended.
+    static func endHoldersSession() async throws -> [Bool] {
+        try await withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT pg_terminate_backend(pid, 10000) FROM pg_locks
+                WHERE locktype = 'advisory' AND granted
+                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+                """, logger: Logger(label: "test"))
+            var ended: [Bool] = []
+            for try await value in rows.decode(Bool.self) { ended.append(value) }
+            return ended
+        }
+    }
+}
+
+/// Waits for `operation`, failing the test (not hanging the suite) when it takes longer than `seconds`.
+private func within(_ seconds: Int, _ operation: @escaping @Sendable () async -> Void) async -> Bool {
+    await withTaskGroup(of: Bool.self) { group in
+        group.addTask {
+            await operation()
+            return true
+        }
+        group.addTask {
+            try? await Task.sleep(for: .seconds(seconds))
+            return false
+        }
+        let first = await group.next() ?? false
+        group.cancelAll()
+        return first
+    }
+}
+
+@Suite("PostgresPollerLease: a session-level advisory lock (docs/REFERENCE.md §20)", .serialized)
+struct PostgresPollerLeaseTests {
+    @Test(
+        "One lease holds the lock, the other cannot; the holder's session ends, lost() returns and the other takes it",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func oneHoldsThenTakeover() async throws {
+        let first = TestServer.lease()
+        let second = TestServer.lease()
+        #expect(!first.alwaysHeld)
+        #expect(try await first.acquire())
+        #expect(try await first.acquire(), "the holder asking again still holds it")
+        #expect(try await !second.acquire())
+        #expect(try await !second.acquire())
+        // The server ends the holder's session, as when the poller is killed or cut off, and returns once
+        // the session's process has exited (its locks released).
+        let holder = Task { await first.lost() }
+        let terminated = try await TestServer.endHoldersSession()
+        #expect(terminated == [true], "exactly one session held the key")
+        #expect(await within(10) { await holder.value }, "lost() returns once the session ended")
+        #expect(try await second.acquire())
+        // The first reconnects at its next try and finds the lock taken.
+        #expect(try await !first.acquire())
+        // Released, the lock is the first's again.
+        await second.release()
+        #expect(try await first.acquire())
+        #expect(try await !second.acquire())
+        await first.release()
+        await second.release()
+    }
+
+    @Test(
+        "lost() returns at once without the lock, and when its waiter is cancelled",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func lostWithoutLock() async throws {
+        let lease = TestServer.lease()
+        #expect(await within(10) { await lease.lost() })
+        #expect(try await lease.acquire())
+        let waiting = Task { await lease.lost() }
+        waiting.cancel()
+        #expect(await within(10) { await waiting.value })
+        // Still held: cancelling a waiter ends no session.
+        #expect(try await lease.acquire())
+        let other = TestServer.lease()
+        #expect(try await !other.acquire())
+        await lease.release()
+        await other.release()
+    }
+
+    @Test(
+        "A session that stops answering without closing ends the lease: the check gives the connection up",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func silentSessionEndsTheLease() async throws {
+        let lease = PostgresPollerLease(
+            location: TestServer.location, password: TestServer.password, checkEvery: .milliseconds(100), answerWithin: .milliseconds(500))
+        #expect(try await lease.acquire())
+        let backends = try await TestServer.withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT pid FROM pg_locks
+                WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+                """, logger: Logger(label: "test"))
+            var pids: [Int32] = []
+            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
+            return pids
+        }
+        let backend = try #require(backends.first)
+        // The session's server process frozen, as a server or a network that stops answering.
+        try #require(kill(pid_t(backend), SIGSTOP) == 0, "the test runs where it may signal the server's processes")
+        let gaveUp = await within(10) { await lease.lost() }
+        kill(pid_t(backend), SIGCONT)
+        #expect(gaveUp, "lost() returns once the session did not answer within 500 ms")
+        // Thawed, the process finds its client gone and ends; the lock is free again.
+        _ = try await TestServer.endHoldersSession()
+        let next = TestServer.lease()
+        #expect(try await next.acquire())
+        await next.release()
+        await lease.release()
+    }
+
+    @Test(
+        "A wrong password: a storage failure with the server's reason, never the password",
+        .enabled(
+            if: TestServer.configured && !TestServer.password.isEmpty,
+            "needs a PostgreSQL server that asks for a password: FINEDUST_TEST_POSTGRES_SOCKET, …_USER and …_PASSWORD"))
+    func wrongPassword() async throws {
+        let lease = PostgresPollerLease(location: TestServer.location, password: "wrong-\(TestServer.password)-wrong")
+        do {
+            _ = try await lease.acquire()
+            Issue.record("acquired with a wrong password")
+        } catch {
+            #expect(error.kind == .io)
+            #expect(error.description.contains("could not connect: password authentication failed for user"), "\(error)")
+            #expect(!error.description.contains("wrong-"))
+        }
+    }
+
+    @Test("No server at the address: a storage failure naming the database, never the password, never the network")
+    func noServer() async throws {
+        let location = PostgresLocation(
+            endpoint: .unixSocket(directory: "/nonexistent/finedust-no-server", port: 5432), user: "dust", database: "dust")
+        let lease = PostgresPollerLease(location: location, password: "s3cret-Password")
+        do {
+            _ = try await lease.acquire()
+            Issue.record("acquired without a server")
+        } catch {
+            #expect(error.kind == .io)
+            #expect(error.description.hasPrefix("PostgreSQL at dust@/nonexistent/finedust-no-server:5432/dust could not connect: "))
+            #expect(
+                error.description.hasSuffix(
+                    "Check that the server runs and that storage.url and the password are right; dustd keeps trying."))
+            #expect(!error.description.contains("s3cret"))
+            #expect(!error.description.lowercased().contains("network"))
+        }
+        #expect(await within(10) { await lease.lost() }, "no lock held: lost() returns at once")
+    }
+
+    @Test(
+        "Two dustd's poller roles on one server: one runs the poll services; the server ends its session, the other runs them at its next try",
+        .enabled(
+            if: TestServer.configured,
+            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+    func rolesTakeOver() async throws {
+        let clock = ManualClock(DemoReplay.now)
+        let probes = Probes()
+        let store = MemoryStore()
+        func role(_ host: String, _ lease: PostgresPollerLease, retry: TimeInterval) async -> PollerRole {
+            let logger = LogCapture().logger()
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: 1, version: "test", station: "종로구", startedAt: clock.now,
+                    heartbeatSeconds: 600, host: host),
+                database: DaemonDatabase(store, logger: logger), clock: clock, logger: logger, publishing: false)
+            return PollerRole(
+                lease: lease, board: board, clock: clock, logger: logger, host: host, pid: 1, retrySeconds: { retry },
+                services: { [ProbeService(name: "\(host)/poll", probes: probes, clock: clock)] })
+        }
+        let (first, second) = (TestServer.lease(), TestServer.lease())
+        let a = await role("dust-a", first, retry: 45)
+        let b = await role("dust-b", second, retry: 30)
+        try await testGracefulShutdown { trigger in
+            let polling = Task { try await a.run() }
+            #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-a/poll"] })
+            let waiting = Task { try await b.run() }
+            #expect(try await clock.waitUntilSleeping(1))
+            #expect(try await TestServer.endHoldersSession() == [true])
+            // a sees its connection closed and stops polling; b, at its next try, polls.
+            #expect(await clock.waitUntilSleeping(2) { probes.running.isEmpty })
+            clock.advanceToNextDeadline()
+            #expect(await clock.waitUntilSleeping(1) { probes.running == ["dust-b/poll"] })
+            #expect(try store.loadStatus()?.host == "dust-b")
+            trigger.triggerGracefulShutdown()
+            try await polling.value
+            try await waiting.value
+        }
+        // Both gave their sessions up: a new lease takes the lock at once.
+        let next = TestServer.lease()
+        #expect(try await next.acquire())
+        await next.release()
+    }
+}
