@@ -48,8 +48,10 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                 try await connection.query(
                     """
                     INSERT INTO activity_source (person, source, slot_start, distance_m, imported_at)
-                    SELECT \(batch.person), \(batch.source), s, d, \(imported) FROM unnest(\(slots)::bigint[], \(metres)::float8[]) AS u(s, d)
-                    ON CONFLICT (person, source, slot_start) DO UPDATE SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
+                    SELECT \(batch.person), \(batch.source), s, d, \(imported)
+                    FROM unnest(\(slots)::bigint[], \(metres)::float8[]) AS u(s, d)
+                    ON CONFLICT (person, source, slot_start) DO UPDATE
+                    SET distance_m = excluded.distance_m, imported_at = excluded.imported_at
                     """, logger: logger)
             }
         }
@@ -197,7 +199,8 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                 try await connection.query(
                     """
                     INSERT INTO heart_rate (person, at, source, beats_per_minute, imported_at)
-                    SELECT \(batch.person), a, \(batch.source), b, \(imported) FROM unnest(\(instants)::bigint[], \(rates)::float8[]) AS u(a, b)
+                    SELECT \(batch.person), a, \(batch.source), b, \(imported)
+                    FROM unnest(\(instants)::bigint[], \(rates)::float8[]) AS u(a, b)
                     ON CONFLICT (person, at, source) DO UPDATE
                     SET beats_per_minute = excluded.beats_per_minute, imported_at = excluded.imported_at
                     """, logger: logger)
@@ -210,7 +213,8 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                 try await connection.query(
                     """
                     INSERT INTO resting_heart_rate (person, at, source, beats_per_minute, imported_at)
-                    SELECT \(batch.person), a, \(batch.source), b, \(imported) FROM unnest(\(instants)::bigint[], \(rates)::float8[]) AS u(a, b)
+                    SELECT \(batch.person), a, \(batch.source), b, \(imported)
+                    FROM unnest(\(instants)::bigint[], \(rates)::float8[]) AS u(a, b)
                     ON CONFLICT (person, at, source) DO UPDATE
                     SET beats_per_minute = excluded.beats_per_minute, imported_at = excluded.imported_at
                     """, logger: logger)
@@ -223,7 +227,8 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                 try await connection.query(
                     """
                     INSERT INTO sleep_interval (person, start_at, source, end_at, imported_at)
-                    SELECT \(batch.person), s, \(batch.source), e, \(imported) FROM unnest(\(starts)::bigint[], \(ends)::bigint[]) AS u(s, e)
+                    SELECT \(batch.person), s, \(batch.source), e, \(imported)
+                    FROM unnest(\(starts)::bigint[], \(ends)::bigint[]) AS u(s, e)
                     ON CONFLICT (person, start_at, source) DO UPDATE SET end_at = excluded.end_at, imported_at = excluded.imported_at
                     """, logger: logger)
             }

@@ -119,7 +119,10 @@ extension PostgresStore: ForecastStore, AlertStore, AdvisoryStore {
             try await connection.query("DELETE FROM weekly_outlook_day WHERE published_on = \(published)", logger: logger)
             try await connection.query("DELETE FROM weekly_outlook WHERE published_on = \(published)", logger: logger)
             try await connection.query(
-                "INSERT INTO weekly_outlook (published_on, conditions, fetched_at) VALUES (\(published), \(outlook.conditions), \(fetched))",
+                """
+                INSERT INTO weekly_outlook (published_on, conditions, fetched_at)
+                VALUES (\(published), \(outlook.conditions), \(fetched))
+                """,
                 logger: logger)
             for (index, day) in outlook.days.prefix(4).enumerated() {
                 let position = index + 1

@@ -139,7 +139,8 @@ extension PostgresStore: PollStore, StationStore, DaemonStatusStore {
                        pm10_grade, pm25_grade, pm10_grade_1h, pm25_grade_1h,
                        o3, no2, co, so2, o3_flag, no2_flag, co_flag, so2_flag, cai, cai_grade
                 FROM measurement
-                WHERE station = ANY(\(stations)::text[]) AND slot_start >= \(from.startEpochSeconds) AND slot_start < \(to.startEpochSeconds)
+                WHERE station = ANY(\(stations)::text[])
+                  AND slot_start >= \(from.startEpochSeconds) AND slot_start < \(to.startEpochSeconds)
                 ORDER BY slot_start, station
                 """, logger: logger)
             var result: [HourlyReading] = []
@@ -155,7 +156,8 @@ extension PostgresStore: PollStore, StationStore, DaemonStatusStore {
                         grade24h: DustPair(
                             fineDust: Self.grade(try row.value("pm10_grade")), ultraFineDust: Self.grade(try row.value("pm25_grade"))),
                         grade1h: DustPair(
-                            fineDust: Self.grade(try row.value("pm10_grade_1h")), ultraFineDust: Self.grade(try row.value("pm25_grade_1h"))),
+                            fineDust: Self.grade(try row.value("pm10_grade_1h")),
+                            ultraFineDust: Self.grade(try row.value("pm25_grade_1h"))),
                         gases: GasReading(
                             ppm: GasValues(
                                 o3: try row.value("o3"), no2: try row.value("no2"), co: try row.value("co"), so2: try row.value("so2")),

@@ -62,9 +62,10 @@ extension StorageFailure {
             case .readOnlyRole(let tables):
                 return (
                     .denied,
-                    "The role \(location.user) may not write \(database) (no INSERT, UPDATE or DELETE on \(tables.joined(separator: ", "))); "
-                        + "dustd and imports need a role that owns the tables or is granted them (GRANT INSERT, UPDATE, DELETE ON ALL TABLES "
-                        + "IN SCHEMA public TO \(location.user)), the reading commands a read-only role."
+                    "The role \(location.user) may not write \(database) "
+                        + "(no INSERT, UPDATE or DELETE on \(tables.joined(separator: ", "))); dustd and imports need a role "
+                        + "that owns the tables or is granted them (GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public "
+                        + "TO \(location.user)), the reading commands a read-only role."
                 )
             }
         }
