@@ -183,6 +183,21 @@ struct StoreContractTests {
     }
 
     @Test(
+        "A source's total adds its slots in time order, whatever order they were imported in: the same sum to the last bit",
+        arguments: Backend.allCases)
+    func activityTotalInSlotOrder(_ backend: Backend) async throws {
+        let (store, remove) = try await backend.open()
+        defer { remove() }
+        let nine = eight.advanced(by: 1)
+        let ten = eight.advanced(by: 2)
+        // Added in slot order, 0.1 + 0.7 + 0.2 is 1.0; in the order imported, 0.7 + 0.2 + 0.1 is 0.9999999999999999.
+        try await store.saveActivity(
+            [ActivitySourceBatch(source: "csv", distances: [nine: 0.7, ten: 0.2], replacing: nil)], importedAt: fetched)
+        try await store.saveActivity([ActivitySourceBatch(source: "csv", distances: [eight: 0.1], replacing: nil)], importedAt: fetched)
+        #expect(try await store.activitySources().map(\.metres) == [1.0])
+    }
+
+    @Test(
         "A forecast stored again is not new; a re-published issue is; the newest issue grading a region wins", arguments: Backend.allCases)
     func forecasts(_ backend: Backend) async throws {
         let (store, remove) = try await backend.open()
