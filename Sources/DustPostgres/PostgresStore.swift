@@ -3,6 +3,7 @@ import DustServices
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The FineDust database on a PostgreSQL server (docs/REFERENCE.md §20): every store protocol, with
 /// the SQLite store's semantics and outputs, over a pool of connections that several dustd and
@@ -159,28 +160,28 @@ public final class PostgresStore: Sendable {
 
     /// Runs a read on one pooled connection; once more on a fresh connection when the one leased
     /// had been cut (a server restarted since the pool last used it).
-    func reading<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
-        try await withRetry(afterAnyCut: true) { try await client.withConnection { connection in try await body(connection) } }
+    func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
+        try await withRetry(afterAnyCut: true) { try await leasing(body) }
     }
 
     /// Runs `body` in one read-only transaction that sees one snapshot (REPEATABLE READ), so a read
     /// of several statements never sees half of a concurrent import.
-    func snapshot<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
         try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
     /// Runs `body` in one transaction: all of it is committed, or none.
-    func writing<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
+    func writing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
         try await transaction("BEGIN", body)
     }
 
     private func transaction<T: Sendable>(
-        _ begin: PostgresQuery, _ body: (PostgresConnection) async throws -> T
+        _ begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws(StorageFailure) -> T {
         let logger = logger
         // Only a transaction that never began runs again: one cut at its COMMIT may have committed.
         return try await withRetry(afterAnyCut: false) {
-            try await client.withConnection { connection in
+            try await leasing { connection in
                 do {
                     try await connection.query(begin, logger: logger)
                 } catch {
@@ -197,6 +198,42 @@ public final class PostgresStore: Sendable {
             }
         }
     }
+
+    /// How long a call waits for a connection before it fails as `unreachable`: the pool itself
+    /// waits a minute while the server is down, and a poll or a web request must not.
+    static let leaseTimeout: Duration = .seconds(10)
+
+    /// Runs `body` on a pooled connection, or fails with `LeaseTimedOut` when none is had within
+    /// `leaseTimeout`; once `body` runs, it takes as long as it takes (an import of a year).
+    private func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = client
+        let leased = LeaseFlag()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    leased.started.store(true, ordering: .relaxed)
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.leaseTimeout)
+                if leased.started.load(ordering: .relaxed) { return nil }
+                throw LeaseTimedOut()
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw LeaseTimedOut()
+        }
+    }
+
+    private final class LeaseFlag: Sendable {
+        let started = Atomic<Bool>(false)
+    }
+
+    /// No connection could be had within `leaseTimeout`.
+    struct LeaseTimedOut: Error {}
 
     /// Nothing of the transaction ran: safe to run it again on another connection.
     struct BeginFailed: Error {

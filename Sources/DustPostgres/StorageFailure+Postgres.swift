@@ -69,6 +69,13 @@ extension StorageFailure {
                 )
             }
         }
+        if error is PostgresStore.LeaseTimedOut {
+            return (
+                .unreachable,
+                "Cannot reach \(database): no connection to the server within \(PostgresStore.leaseTimeout.components.seconds) seconds; "
+                    + "check that PostgreSQL runs and that storage.url names its host and port. Stored data is intact."
+            )
+        }
         if error is ConnectionPoolError {
             return (
                 .unreachable,

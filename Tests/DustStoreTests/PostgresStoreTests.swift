@@ -166,6 +166,28 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    @Test("A server stopped under an open store: the next call fails as unreachable within the lease timeout, not the pool's minute")
+    func serverStopped() async throws {
+        let server = try PostgresServer()
+        let location = server.location(database: try server.createDatabase())
+        let store = try await PostgresStore.open(location, password: server.password)
+        #expect(try await store.measurementCount(station: nil) == 0)
+        server.stop()
+        let started = ContinuousClock.now
+        do {
+            _ = try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
+            Issue.record("a write reached a stopped server")
+        } catch {
+            #expect(error.kind == .unreachable)
+            #expect(
+                error.description.hasPrefix(
+                    "Cannot reach the PostgreSQL database \(location): no connection to the server within 10 seconds;"))
+            #expect(!error.description.contains(server.password))
+        }
+        #expect(ContinuousClock.now - started < .seconds(20))
+        await store.close()
+    }
+
     @Test("An import that fails at its last row leaves nothing of it: not its walking, not its body records")
     func interruptedImport() async throws {
         let (_, _, store) = try await fresh()
