@@ -89,6 +89,14 @@ extension StorageFailure {
         switch psql.code {
         case .server:
             return describeServer(psql, location)
+        case .connectionError where psql.underlying is NIOSSLError || psql.underlying is BoringSSLError:
+            let reason = psql.underlying.map { String(describing: $0) } ?? "no reason given"
+            return (
+                .unreachable,
+                "The PostgreSQL server of \(location) presented a certificate sslmode=\(location.tls.rawValue) does not accept (\(reason)); "
+                    + "add the certificate authority that signed it to the system's trust store, or connect with "
+                    + "?sslmode=require (encrypted, not verified)."
+            )
         case .connectionError:
             let reason = psql.underlying.map { " (\(String(describing: $0)))" } ?? ""
             return (

@@ -188,6 +188,38 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    @Test("sslmode on TCP: prefer and require talk TLS without verifying; verify-ca and verify-full refuse a self-signed certificate")
+    func tls() async throws {
+        let server = try PostgresServer(tcpTLS: true)
+        defer { server.stop() }
+        func location(_ mode: PostgresLocation.TLSMode, _ database: String) -> PostgresLocation {
+            PostgresLocation(endpoint: .tcp(host: "127.0.0.1", port: server.port), user: server.user, database: database, tls: mode)
+        }
+        for (mode, encrypted) in [(PostgresLocation.TLSMode.disable, "false"), (.allow, "true"), (.prefer, "true"), (.require, "true")] {
+            let database = try server.createDatabase()
+            let store = try await PostgresStore.open(location(mode, database), password: server.password)
+            #expect(try await store.measurementCount(station: nil) == 0)
+            // The pool's connection stays open, idle: the server says whether it is encrypted.
+            let sessions = try server.execute(
+                "SELECT bool_and(ssl)::text FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE datname = '\(database)'")
+            #expect(sessions == encrypted, "sslmode=\(mode.rawValue)")
+            await store.close()
+        }
+        let database = try server.createDatabase()
+        for mode in [PostgresLocation.TLSMode.verifyCA, .verifyFull] {
+            let refused = try #require(
+                await failure { () async throws(StorageFailure) in
+                    try await PostgresStore.open(location(mode, database), password: server.password)
+                })
+            #expect(refused.kind == .unreachable, "sslmode=\(mode.rawValue)")
+            #expect(!refused.description.contains(server.password))
+            #expect(
+                refused.description.hasPrefix(
+                    "The PostgreSQL server of \(location(mode, database)) presented a certificate sslmode=\(mode.rawValue) does not accept ("
+                ))
+        }
+    }
+
     @Test("An import that fails at its last row leaves nothing of it: not its walking, not its body records")
     func interruptedImport() async throws {
         let (_, _, store) = try await fresh()

@@ -47,18 +47,24 @@ public final class PostgresServer: Sendable {
     public let password: String
     /// The directory holding the server's socket, `.s.PGSQL.<port>`.
     public let socketDirectory: String
-    /// The port, which on a Unix socket only names the socket file.
-    public let port = 5432
+    /// The port: on the Unix socket it only names the socket file; with `tcpTLS`, a free one on 127.0.0.1.
+    public let port: Int
+    /// Whether the server also listens on 127.0.0.1 (at `port`), with TLS on and a self-signed certificate.
+    public let tcpTLS: Bool
     private let root: String
     private let dataDirectory: String
     private let bin: String
 
     /// Creates a cluster in a new temporary directory and starts it; returns once it accepts connections.
-    public init() throws {
+    /// With `tcpTLS`, it listens on 127.0.0.1 too (never another address), offering TLS with a
+    /// self-signed certificate for `localhost`, for the tests of `sslmode`.
+    public init(tcpTLS: Bool = false) throws {
         guard let bin = Self.binaries, let postgres = Self.account("postgres") else {
             throw Failure(message: Self.unavailableReason)
         }
         self.bin = bin
+        self.tcpTLS = tcpTLS
+        port = tcpTLS ? try Self.freeLoopbackPort() : 5432
         let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let template = "\(temporary)/finedust-pg-XXXXXX"
         var bytes = Array(template.utf8CString)
@@ -83,9 +89,22 @@ public final class PostgresServer: Sendable {
                 "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync",
             ])
         unlink(passwordFile)
+        if tcpTLS {
+            _ = try Self.run(
+                "/usr/bin/openssl",
+                [
+                    "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=localhost",
+                    "-keyout", dataDirectory + "/server.key", "-out", dataDirectory + "/server.crt",
+                ])
+            for file in ["server.key", "server.crt"] {
+                chmod(dataDirectory + "/" + file, 0o600)
+                chown(dataDirectory + "/" + file, postgres.uid, postgres.gid)
+            }
+        }
+        let listening = tcpTLS ? "listen_addresses = '127.0.0.1'\nssl = on" : "listen_addresses = ''"
         let settings = """
 
-            listen_addresses = ''
+            \(listening)
             unix_socket_directories = '\(socketDirectory)'
             port = \(port)
             max_connections = 400
@@ -180,6 +199,25 @@ public final class PostgresServer: Sendable {
             throw Failure(message: "\(executable) \(arguments.prefix(6).joined(separator: " ")) failed (status \(status)): \(printed)")
         }
         return printed.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on now: the kernel's choice for port 0.
+    private static func freeLoopbackPort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw Failure(message: "socket: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw Failure(message: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     private static func account(_ name: String) -> (uid: uid_t, gid: gid_t)? {
