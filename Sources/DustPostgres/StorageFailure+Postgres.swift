@@ -93,7 +93,8 @@ extension StorageFailure {
             let reason = psql.underlying.map { String(describing: $0) } ?? "no reason given"
             return (
                 .unreachable,
-                "The PostgreSQL server of \(location) presented a certificate sslmode=\(location.tls.rawValue) does not accept (\(reason)); "
+                "The PostgreSQL server of \(location) presented a certificate sslmode=\(location.tls.rawValue) does not accept "
+                    + "(\(reason)); "
                     + "add the certificate authority that signed it to the system's trust store, or connect with "
                     + "?sslmode=require (encrypted, not verified)."
             )

@@ -215,7 +215,8 @@ struct PostgresStoreTests {
             #expect(!refused.description.contains(server.password))
             #expect(
                 refused.description.hasPrefix(
-                    "The PostgreSQL server of \(location(mode, database)) presented a certificate sslmode=\(mode.rawValue) does not accept ("
+                    "The PostgreSQL server of \(location(mode, database)) presented a certificate "
+                        + "sslmode=\(mode.rawValue) does not accept ("
                 ))
         }
     }
