@@ -1,5 +1,270 @@
 import DustConfig
+import DustServices
+import Foundation
+import Logging
 import PostgresNIO
+import Synchronization
 
-// The PostgreSQL implementation of DustServices' store protocols (docs/REFERENCE.md §20) is
-// being built on this branch.
+/// The FineDust database on a PostgreSQL server (docs/REFERENCE.md §20): every store protocol, with
+/// the SQLite store's semantics and outputs, over a pool of connections that several dustd and
+/// dustctl share. Every write is one transaction; a read of several statements reads one snapshot.
+public final class PostgresStore: Sendable {
+    /// How to open the database.
+    public enum Mode: Sendable, Hashable {
+        /// Migrate the schema to this version's (under an advisory lock), and write.
+        case readWrite
+        /// Only check the schema; a write fails as the server decides (a read-only role: `denied`).
+        case readOnly
+    }
+
+    /// Where the database is; what every message names (never with the password).
+    public let location: PostgresLocation
+    let client: PostgresClient
+    let logger: Logger
+    /// Kept only to withhold it from a message that would ever quote it.
+    private let password: String
+    private let runTask: Task<Void, Never>
+
+    private init(location: PostgresLocation, password: String, client: PostgresClient, logger: Logger) {
+        self.location = location
+        self.password = password
+        self.client = client
+        self.logger = logger
+        runTask = Task { await client.run() }
+    }
+
+    deinit {
+        runTask.cancel()
+    }
+
+    /// Connects to `location` with `password`, checks the schema and, read-write, migrates it: the
+    /// store, or the failure an operator can act on (`unreachable`, `denied`, `schemaTooNew`, …).
+    public static func open(
+        _ location: PostgresLocation, password: String, mode: Mode = .readWrite,
+        logger: Logger = Logger(label: "FineDust.postgres")
+    ) async throws(StorageFailure) -> PostgresStore {
+        // One connection of its own first: a pool retries a refused login or a server that is down
+        // in the background, where open must say at once what is wrong.
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: try connectionConfiguration(location, password: password), id: 0, logger: logger)
+        } catch {
+            throw StorageFailure(postgres: error, location: location, password: password)
+        }
+        do {
+            switch mode {
+            case .readWrite: try await PostgresSchema.migrate(connection, location: location, logger: logger)
+            case .readOnly: try await PostgresSchema.check(connection, location: location, logger: logger)
+            }
+            try? await connection.close()
+        } catch {
+            try? await connection.close()
+            throw StorageFailure(postgres: error, location: location, password: password)
+        }
+        let client: PostgresClient
+        do {
+            // The pool's run task starts a moment after the store is returned: its warning that a
+            // first lease came before it is noise, so the pool's background speaks only of errors.
+            var background = logger
+            background.logLevel = max(logger.logLevel, .error)
+            client = PostgresClient(configuration: try clientConfiguration(location, password: password), backgroundLogger: background)
+        } catch {
+            throw StorageFailure(postgres: error, location: location, password: password)
+        }
+        return PostgresStore(location: location, password: password, client: client, logger: logger)
+    }
+
+    /// Ends the pool: its connections close and every later call fails as `unreachable`.
+    public func close() async {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    // MARK: - Connections
+
+    private static func clientConfiguration(_ location: PostgresLocation, password: String) throws -> PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
+        switch location.endpoint {
+        case .tcp(let host, let port):
+            configuration = PostgresClient.Configuration(
+                host: host, port: port, username: location.user, password: password, database: location.database,
+                tls: try clientTLS(location.tls))
+        case .unixSocket(let directory, let port):
+            // A Unix socket never carries TLS (libpq ignores sslmode there too).
+            configuration = PostgresClient.Configuration(
+                unixSocketPath: socketPath(directory: directory, port: port), username: location.user, password: password,
+                database: location.database)
+        }
+        configuration.options.maximumConnections = 10
+        configuration.options.connectTimeout = .seconds(10)
+        return configuration
+    }
+
+    private static func connectionConfiguration(_ location: PostgresLocation, password: String) throws -> PostgresConnection.Configuration {
+        switch location.endpoint {
+        case .tcp(let host, let port):
+            let tls: PostgresConnection.Configuration.TLS =
+                switch try tlsConfiguration(location.tls) {
+                case nil: .disable
+                case (let configuration, let enforced)?:
+                    enforced
+                        ? .require(try NIOSSLContext(configuration: configuration))
+                        : .prefer(try NIOSSLContext(configuration: configuration))
+                }
+            return PostgresConnection.Configuration(
+                host: host, port: port, username: location.user, password: password, database: location.database, tls: tls)
+        case .unixSocket(let directory, let port):
+            return PostgresConnection.Configuration(
+                unixSocketPath: socketPath(directory: directory, port: port), username: location.user, password: password,
+                database: location.database)
+        }
+    }
+
+    private static func clientTLS(_ mode: PostgresLocation.TLSMode) throws -> PostgresClient.Configuration.TLS {
+        switch try tlsConfiguration(mode) {
+        case nil: .disable
+        case (let configuration, let enforced)?: enforced ? .require(configuration) : .prefer(configuration)
+        }
+    }
+
+    /// `sslmode` as libpq reads it: `allow` and `prefer` try TLS and fall back, without verifying
+    /// the certificate; `require` insists on TLS without verifying it; `verify-ca` verifies the
+    /// chain against the system's trust store, `verify-full` the host name too. Nil: no TLS.
+    private static func tlsConfiguration(_ mode: PostgresLocation.TLSMode) throws -> (TLSConfiguration, enforced: Bool)? {
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        switch mode {
+        case .disable:
+            return nil
+        case .allow, .prefer:
+            configuration.certificateVerification = .none
+            return (configuration, false)
+        case .require:
+            configuration.certificateVerification = .none
+            return (configuration, true)
+        case .verifyCA:
+            configuration.certificateVerification = .noHostnameVerification
+            return (configuration, true)
+        case .verifyFull:
+            configuration.certificateVerification = .fullVerification
+            return (configuration, true)
+        }
+    }
+
+    /// The socket file a server listening in `directory` on `port` creates.
+    static func socketPath(directory: String, port: Int) -> String {
+        (directory.hasSuffix("/") ? directory : directory + "/") + ".s.PGSQL.\(port)"
+    }
+
+    // MARK: - Transactions
+
+    /// Runs a read on one pooled connection; once more on a fresh connection when the one leased
+    /// had been cut (a server restarted since the pool last used it).
+    func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
+        try await withRetry(afterAnyCut: true) { try await leasing(body) }
+    }
+
+    /// Runs `body` in one read-only transaction that sees one snapshot (REPEATABLE READ), so a read
+    /// of several statements never sees half of a concurrent import.
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
+    }
+
+    /// Runs `body` in one transaction: all of it is committed, or none.
+    func writing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
+        try await transaction("BEGIN", body)
+    }
+
+    private func transaction<T: Sendable>(
+        _ begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(StorageFailure) -> T {
+        let logger = logger
+        // Only a transaction that never began runs again: one cut at its COMMIT may have committed.
+        return try await withRetry(afterAnyCut: false) {
+            try await leasing { connection in
+                do {
+                    try await connection.query(begin, logger: logger)
+                } catch {
+                    throw BeginFailed(underlying: error)
+                }
+                do {
+                    let result = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return result
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// How long a call waits for a connection before it fails as `unreachable`: the pool itself
+    /// waits a minute while the server is down, and a poll or a web request must not.
+    static let leaseTimeout: Duration = .seconds(10)
+
+    /// Runs `body` on a pooled connection, or fails with `LeaseTimedOut` when none is had within
+    /// `leaseTimeout`; once `body` runs, it takes as long as it takes (an import of a year).
+    private func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let client = client
+        let leased = LeaseFlag()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    leased.started.store(true, ordering: .relaxed)
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.leaseTimeout)
+                if leased.started.load(ordering: .relaxed) { return nil }
+                throw LeaseTimedOut()
+            }
+            defer { group.cancelAll() }
+            while let result = try await group.next() {
+                if let result { return result }
+            }
+            throw LeaseTimedOut()
+        }
+    }
+
+    private final class LeaseFlag: Sendable {
+        let started = Atomic<Bool>(false)
+    }
+
+    /// No connection could be had within `leaseTimeout`.
+    struct LeaseTimedOut: Error {}
+
+    /// Nothing of the transaction ran: safe to run it again on another connection.
+    struct BeginFailed: Error {
+        var underlying: any Error
+    }
+
+    private func withRetry<T: Sendable>(afterAnyCut: Bool, _ work: () async throws -> T) async throws(StorageFailure) -> T {
+        do {
+            return try await work()
+        } catch {
+            guard afterAnyCut || error is BeginFailed, Self.isCutConnection(error) else { throw failure(error) }
+        }
+        do {
+            return try await work()
+        } catch {
+            throw failure(error)
+        }
+    }
+
+    /// A connection the server or the network ended before the statement ran.
+    static func isCutConnection(_ error: any Error) -> Bool {
+        let error = (error as? BeginFailed)?.underlying ?? error
+        guard let psql = error as? PSQLError else { return false }
+        switch psql.code {
+        case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
+        case .server: return psql.serverInfo?[.sqlState].map(PostgresFailure.isConnectionLoss) ?? false
+        default: return false
+        }
+    }
+
+    func failure(_ error: any Error) -> StorageFailure {
+        StorageFailure(postgres: error, location: location, password: password)
+    }
+}

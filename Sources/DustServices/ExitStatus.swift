@@ -26,7 +26,8 @@ public enum ExitStatus: Int32, Sendable, Hashable {
             switch failure.kind {
             case .missing: .noInput
             case .unusable, .schemaTooNew: .dataError
-            case .diskFull, .unwritable, .locked, .replaced, .io: .ioError
+            case .diskFull, .unwritable, .locked, .replaced, .io, .unreachable: .ioError
+            case .denied: .configuration
             }
     }
 

@@ -21,7 +21,7 @@ private func warning(clearedAt: Date? = nil, issueValue: Double? = 312) -> Advis
 struct AdvisoryStoreContractTests {
     @Test("An advisory without a clear is active from its issue; stored again it changes nothing", arguments: Backend.allCases)
     func active(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         #expect(try await store.saveAdvisories([warning()], fetchedAt: fetched) == 1)
         #expect(try await store.saveAdvisories([warning()], fetchedAt: fetched.addingTimeInterval(3600)) == 0)
@@ -34,7 +34,7 @@ struct AdvisoryStoreContractTests {
         "A revision (the clear arriving later) replaces the advisory: cleared, no longer active, still the year's",
         arguments: Backend.allCases)
     func revisedAndCleared(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         _ = try await store.saveAdvisories([warning()], fetchedAt: fetched)
         let cleared = warning(clearedAt: instant(kst: "2026-11-20T19:00:00"))
@@ -49,7 +49,7 @@ struct AdvisoryStoreContractTests {
         "One row per pollutant and key; the year's advisories newest first, with one issued before the year and still in force",
         arguments: Backend.allCases)
     func perPollutantAndKey(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let pm25 = Advisory(
             pollutant: .pm25, key: "87", district: "서울", area: "서남권", level: .watch, issuedAt: instant(kst: "2026-11-20T10:00:00"),

@@ -42,7 +42,7 @@ struct PeopleStoreTests {
 
     @Test("Walking is kept per person: one's import, sources and forget never touch another's", arguments: Backend.allCases)
     func walkingPerPerson(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let nine = eight.advanced(by: 1)
         try await store.saveActivity(
@@ -73,7 +73,7 @@ struct PeopleStoreTests {
         "Heart rate, resting rates and sleep: saved per person, read for a span, replaced over a re-import's span",
         arguments: Backend.allCases)
     func physiology(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let batch = PhysiologyBatch(
             person: "dad", source: "health:Apple Watch",
@@ -129,7 +129,7 @@ struct PeopleStoreTests {
 
     @Test("movePerson hands me's rows to the first person once, and never onto someone who has rows", arguments: Backend.allCases)
     func move(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         try await store.saveCSVWalking([eight: 500], importedAt: imported)
         try await store.saveImport(

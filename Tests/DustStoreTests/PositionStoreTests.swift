@@ -25,7 +25,7 @@ struct PositionStoreTests {
         "Saved with the import, read in time order over [from, to), one person's only; summaries per person and source",
         arguments: Backend.allCases)
     func saveAndRead(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         try await store.saveImport(
             walking: [], body: [],
@@ -47,7 +47,7 @@ struct PositionStoreTests {
 
     @Test("A re-import replaces the source's positions over its span only; other sources and people stay", arguments: Backend.allCases)
     func replaceOverSpan(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         try await store.saveImport(
             walking: [], body: [], positions: [batch("dad", "gpx:b.gpx", [1, 2, 3, 7, 9]), batch("dad", "gpx:a.gpx", [3])],
@@ -81,7 +81,7 @@ struct PositionStoreTests {
 
     @Test("forget removes one source's or every source's positions of one person and counts them", arguments: Backend.allCases)
     func forget(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         try await store.saveImport(
             walking: [], body: [],
@@ -97,7 +97,7 @@ struct PositionStoreTests {
         "movePerson hands me's positions to the first person with the rest of me's rows, and not when they have some",
         arguments: Backend.allCases)
     func movePerson(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let slot = Slot(containing: eight)
         try await store.saveImport(
@@ -109,7 +109,7 @@ struct PositionStoreTests {
         // dad has positions now: nothing of me's moves to him again.
         try await store.saveImport(walking: [], body: [], positions: [batch(Person.defaultName, "gpx:c.gpx", [5])], importedAt: imported)
         #expect(try await store.movePerson(from: Person.defaultName, to: "dad") == 0)
-        let onlyPositions = try backend.open()
+        let onlyPositions = try await backend.open()
         defer { onlyPositions.remove() }
         try await onlyPositions.store.saveImport(walking: [], body: [], positions: [batch("dad", "gpx:a.gpx", [1])], importedAt: imported)
         try await onlyPositions.store.saveActivity(

@@ -1,26 +1,38 @@
+import DustConfig
 import DustKit
+import DustPostgres
 import DustServices
 import DustStore
 import Foundation
 import TestSupport
 import Testing
 
-/// The two implementations of the store protocols: the SQLite one dustd and dustctl use, and the
-/// in-memory one the service tests use.
+/// The implementations of the store protocols: the SQLite one dustd and dustctl use by default, the
+/// PostgreSQL one of organisations (docs/REFERENCE.md §20), and the in-memory one the service tests use.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case postgres
+
+    /// Every backend this machine can run: PostgreSQL where Debian's server is installed
+    /// (PostgresStoreTests says so, disabled, where it is not).
+    static var allCases: [Backend] { PostgresServer.isAvailable ? [.memory, .sqlite, .postgres] : [.memory, .sqlite] }
 
     var testDescription: String { rawValue }
 
     /// A fresh, empty store, and what removes it.
-    func open() throws -> (store: any FineDustStore, remove: @Sendable () -> Void) {
+    func open() async throws -> (store: any FineDustStore, remove: @Sendable () -> Void) {
         switch self {
         case .memory:
             return (MemoryStore(), {})
         case .sqlite:
             let directory = try TemporaryDirectory("finedust-contract")
             return (try SQLiteStore(path: directory.path("dust.sqlite")), { directory.remove() })
+        case .postgres:
+            // A database of its own on the process's one server; the server goes with the process.
+            let server = try PostgresServer.running()
+            let store = try await PostgresStore.open(server.location(database: try server.createDatabase()), password: server.password)
+            return (store, { Task { await store.close() } })
         }
     }
 }
@@ -40,13 +52,13 @@ private func reading(
         sidoName: "서울", reported: reported)
 }
 
-/// The same checks against both backends, so the in-memory store the service tests rely on cannot
-/// drift from the SQLite store the programs use.
-@Suite("Store contract: MemoryStore and SQLiteStore agree")
+/// The same checks against every backend, so neither the in-memory store the service tests rely on
+/// nor the PostgreSQL store can drift from the SQLite store the programs use.
+@Suite("Store contract: MemoryStore, SQLiteStore and PostgresStore agree")
 struct StoreContractTests {
     @Test("An unknown concentration is stored and read back as unknown, never 0", arguments: Backend.allCases)
     func unknownIsNotZero(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         _ = try await store.saveReadings([reading(pm10: 41, pm25: nil)], fetchedAt: fetched)
         let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
@@ -60,7 +72,7 @@ struct StoreContractTests {
         "The same reading again is unchanged; a changed value is a revision; a field not reported keeps its value",
         arguments: Backend.allCases)
     func revisions(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
         #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
@@ -79,7 +91,7 @@ struct StoreContractTests {
         "A changed gas value is a revision and replaces the stored one; a flag is kept with its unknown value",
         arguments: Backend.allCases)
     func gasRevision(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         var first = reading(pm10: 41, pm25: 20)
         first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
@@ -105,7 +117,7 @@ struct StoreContractTests {
         "An answer without a gas element never erases the stored value, and a PM-only change is one revision as before",
         arguments: Backend.allCases)
     func missingGasKeepsValue(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         var first = reading(pm10: 41, pm25: 20)
         first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
@@ -130,7 +142,7 @@ struct StoreContractTests {
 
     @Test("The newest slot that ended by now; a slot in the future never counts", arguments: Backend.allCases)
     func newestSlot(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let nine = eight.advanced(by: 1)
         _ = try await store.saveReadings([reading(pm10: 41, pm25: 20), reading(slot: nine, pm10: 30, pm25: 9)], fetchedAt: fetched)
@@ -144,7 +156,7 @@ struct StoreContractTests {
         "Importing the same activity again changes nothing; a slot's walking is its largest source, a tie the first name",
         arguments: Backend.allCases)
     func activity(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let nine = eight.advanced(by: 1)
         let watch = ActivitySourceBatch(source: "health:Apple Watch", distances: [eight: 1200, nine: 300], replacing: eight...nine)
@@ -171,9 +183,24 @@ struct StoreContractTests {
     }
 
     @Test(
+        "A source's total adds its slots in time order, whatever order they were imported in: the same sum to the last bit",
+        arguments: Backend.allCases)
+    func activityTotalInSlotOrder(_ backend: Backend) async throws {
+        let (store, remove) = try await backend.open()
+        defer { remove() }
+        let nine = eight.advanced(by: 1)
+        let ten = eight.advanced(by: 2)
+        // Added in slot order, 0.1 + 0.7 + 0.2 is 1.0; in the order imported, 0.7 + 0.2 + 0.1 is 0.9999999999999999.
+        try await store.saveActivity(
+            [ActivitySourceBatch(source: "csv", distances: [nine: 0.7, ten: 0.2], replacing: nil)], importedAt: fetched)
+        try await store.saveActivity([ActivitySourceBatch(source: "csv", distances: [eight: 0.1], replacing: nil)], importedAt: fetched)
+        #expect(try await store.activitySources().map(\.metres) == [1.0])
+    }
+
+    @Test(
         "A forecast stored again is not new; a re-published issue is; the newest issue grading a region wins", arguments: Backend.allCases)
     func forecasts(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let date = LocalDate(year: 2026, month: 11, day: 21)
         let five = Date(timeIntervalSince1970: 1_795_118_400)  // 2026-11-20 05:00 KST
@@ -199,7 +226,7 @@ struct StoreContractTests {
 
     @Test("Requests are counted by kind since a start, whatever their operation text says", arguments: Backend.allCases)
     func forecastQuota(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
         let attempts = [
@@ -233,7 +260,7 @@ struct StoreContractTests {
 
     @Test("Stations keep what a later list leaves out; a station's place joins its province and address", arguments: Backend.allCases)
     func stations(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         _ = try await store.saveReadings([reading("행신동", pm10: 41, pm25: 20)], fetchedAt: fetched)
         try await store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1", latitude: 37.6, longitude: 126.8)], at: fetched)
@@ -248,7 +275,7 @@ struct StoreContractTests {
 
     @Test("Alert events get increasing ids and come back newest first with their deliveries; states by rule", arguments: Backend.allCases)
     func alerts(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let at = Date(timeIntervalSince1970: 1_795_150_000)
         let fired = AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: at)
@@ -270,7 +297,7 @@ struct StoreContractTests {
         "An event naming people reads back with them, its rule alone; a person's state has its own key beside me's (docs/REFERENCE.md §18)",
         arguments: Backend.allCases)
     func alertsPerPerson(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let at = Date(timeIntervalSince1970: 1_795_150_000)
         let fired = AlertEvent(
@@ -284,7 +311,7 @@ struct StoreContractTests {
 
     @Test("The daemon's status is read back as written; none before dustd ever ran", arguments: Backend.allCases)
     func status(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         #expect(try await store.loadStatus() == nil)
         var status = DaemonStatus(

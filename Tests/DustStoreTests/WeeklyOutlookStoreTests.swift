@@ -25,7 +25,7 @@ struct WeeklyOutlookStoreTests {
 
     @Test("Stored again it is not new; re-published it replaces; the newest publication wins; history kept", arguments: Backend.allCases)
     func saveAndRead(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let twentyTwo = LocalDate(year: 2026, month: 11, day: 22)
         let twentyOne = LocalDate(year: 2026, month: 11, day: 21)
@@ -52,7 +52,7 @@ struct WeeklyOutlookStoreTests {
 
     @Test("The fixture's outlook survives the round trip unchanged", arguments: Backend.allCases)
     func fixtureRoundTrip(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let page = try AirKoreaResponseParser().parseWeeklyOutlooks(try TestFixtures.data("synthesized/weekly-outlook-2026-11-22.xml"))
         let parsed = try #require(page.outlooks.first)
@@ -64,7 +64,7 @@ struct WeeklyOutlookStoreTests {
         "The outlook's calls are counted by their kind, apart from the daily forecast's, whatever their operation text says",
         arguments: Backend.allCases)
     func attemptCount(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
         for (offset, kind, operation) in [

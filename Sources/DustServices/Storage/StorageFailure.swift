@@ -20,6 +20,11 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         case unusable
         /// Any other I/O failure.
         case io
+        /// The database server cannot be reached, or the connection to it was lost (docs/REFERENCE.md §20).
+        case unreachable
+        /// The database server refused the login or the statement: a wrong password, or a role
+        /// without the privilege (a read-only role used for writing; docs/REFERENCE.md §20).
+        case denied
     }
 
     public var kind: Kind

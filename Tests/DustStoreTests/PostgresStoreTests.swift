@@ -1,0 +1,251 @@
+import DustConfig
+import DustKit
+import DustPostgres
+import DustServices
+import Foundation
+import TestSupport
+import Testing
+
+extension PostgresServer {
+    /// Where `database` is on this server, for `user` (the superuser unless named).
+    func location(database: String, user: String? = nil) -> PostgresLocation {
+        PostgresLocation(
+            endpoint: .unixSocket(directory: socketDirectory, port: port), user: user ?? self.user, database: database, tls: .disable)
+    }
+}
+
+private let eight = Slot(startEpochSeconds: 1_795_129_200)  // 2026-11-20 08:00 KST
+private let fetched = Date(timeIntervalSince1970: 1_795_219_200)
+
+private func reading(_ slot: Slot, pm10: Double) -> HourlyReading {
+    HourlyReading(station: "종로구", slot: slot, concentration: DustPair(fineDust: pm10, ultraFineDust: nil), sidoName: "서울")
+}
+
+/// What only a server can get wrong (docs/REFERENCE.md §20): its schema's versions, its logins and
+/// privileges, its restarts; the store's other rules are StoreContractTests' on every backend.
+@Suite(
+    "PostgresStore: schema versions, logins, privileges, restarts",
+    .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason)))
+struct PostgresStoreTests {
+    /// A store on a new database of the shared server.
+    private func fresh() async throws -> (PostgresServer, PostgresLocation, PostgresStore) {
+        let server = try PostgresServer.running()
+        let location = server.location(database: try server.createDatabase())
+        return (server, location, try await PostgresStore.open(location, password: server.password))
+    }
+
+    private func failure(_ open: () async throws(StorageFailure) -> PostgresStore) async -> StorageFailure? {
+        do {
+            let store = try await open()
+            await store.close()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("A database holding a migration this version does not know is refused, naming the database and never the password")
+    func schemaTooNew() async throws {
+        let (server, location, store) = try await fresh()
+        await store.close()
+        try server.execute("INSERT INTO finedust_migration (name, applied_at) VALUES ('v99-future', 0)", database: location.database)
+        for mode in [PostgresStore.Mode.readWrite, .readOnly] {
+            let refused = try #require(
+                await failure { () async throws(StorageFailure) in
+                    try await PostgresStore.open(location, password: server.password, mode: mode)
+                })
+            #expect(refused.kind == .schemaTooNew)
+            #expect(refused.description == "The database \(location) was written by a newer FineDust; upgrade dustd and dustctl.")
+            #expect(!refused.description.contains(server.password))
+            #expect(ExitStatus(refused) == .dataError)
+        }
+    }
+
+    @Test("Opening twice migrates once: the names applied are v1…v12, each once, and what was stored stays")
+    func migrationsIdempotent() async throws {
+        let (server, location, store) = try await fresh()
+        #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        await store.close()
+        let again = try await PostgresStore.open(location, password: server.password)
+        defer { Task { await again.close() } }
+        #expect(try await again.measurementCount(station: nil) == 1)
+        let names = try server.execute("SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
+        #expect(names.split(separator: "\n").count == 12)
+        #expect(Set(names.split(separator: "\n")).isSuperset(of: ["v1", "v6-activity-sources", "v11-people", "v12-positions"]))
+    }
+
+    @Test("Two stores opening a new database at once: one migrates, the other waits and finds it done")
+    func concurrentOpens() async throws {
+        let server = try PostgresServer.running()
+        let location = server.location(database: try server.createDatabase())
+        async let first = PostgresStore.open(location, password: server.password)
+        async let second = PostgresStore.open(location, password: server.password)
+        let stores = try await [first, second]
+        _ = try await stores[0].saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
+        #expect(try await stores[1].measurementCount(station: "종로구") == 1)
+        for store in stores { await store.close() }
+        #expect(try server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "12")
+    }
+
+    @Test("A wrong password is denied (exit 78), in a sentence that names the role and never either password")
+    func wrongPassword() async throws {
+        let server = try PostgresServer.running()
+        let location = server.location(database: try server.createDatabase())
+        let wrong = "wrong-" + UUID().uuidString
+        let refused = try #require(
+            await failure { () async throws(StorageFailure) in try await PostgresStore.open(location, password: wrong) })
+        #expect(refused.kind == .denied)
+        #expect(refused.description.hasPrefix("The PostgreSQL server refused the login of role finedust_test to \(location) ("))
+        #expect(refused.description.contains("storage.passwordFile"))
+        #expect(!refused.description.contains(wrong) && !refused.description.contains(server.password))
+        #expect(ExitStatus(refused) == .configuration)
+    }
+
+    @Test("No server behind the socket is unreachable (exit 74), never a network failure, and the password is not in the sentence")
+    func unreachable() async throws {
+        let directory = try TemporaryDirectory("finedust-no-server")
+        defer { directory.remove() }
+        let location = PostgresLocation(
+            endpoint: .unixSocket(directory: directory.url.path, port: 5432), user: "dust", database: "dust", tls: .disable)
+        let refused = try #require(
+            await failure { () async throws(StorageFailure) in try await PostgresStore.open(location, password: "secret-pw") })
+        #expect(refused.kind == .unreachable)
+        #expect(PollFailure.storage(refused).kind == .storage)
+        #expect(refused.description.hasPrefix("Cannot reach the PostgreSQL server of dust@\(directory.url.path):5432/dust"))
+        #expect(!refused.description.contains("secret-pw"))
+        #expect(ExitStatus(refused) == .ioError)
+    }
+
+    @Test("A read-only role reads; its write is denied, and a read-write open by it says which grant it lacks")
+    func readOnlyRole() async throws {
+        let (server, location, store) = try await fresh()
+        _ = try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
+        await store.close()
+        let role = "reader_" + UUID().uuidString.prefix(8).lowercased()
+        let password = UUID().uuidString
+        try server.execute(
+            "CREATE ROLE \(role) LOGIN PASSWORD '\(password)'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)",
+            database: location.database)
+        let readerLocation = server.location(database: location.database, user: role)
+        let reader = try await PostgresStore.open(readerLocation, password: password, mode: .readOnly)
+        #expect(try await reader.measurementCount(station: "종로구") == 1)
+        #expect(try await reader.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1)).map(\.concentration.fineDust) == [41])
+        do {
+            _ = try await reader.saveReadings([reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched)
+            Issue.record("a read-only role wrote")
+        } catch {
+            #expect(error.kind == .denied)
+            #expect(error.description.hasPrefix("The role \(role) lacks a privilege on the PostgreSQL database \(readerLocation) ("))
+            #expect(!error.description.contains(password))
+        }
+        await reader.close()
+        let refused = try #require(
+            await failure { () async throws(StorageFailure) in
+                try await PostgresStore.open(readerLocation, password: password, mode: .readWrite)
+            })
+        #expect(refused.kind == .denied)
+        #expect(refused.description.contains("GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role)"))
+    }
+
+    @Test("After the server restarts, the next call succeeds on a new connection and nothing stored is lost")
+    func serverRestart() async throws {
+        // A server of its own: a restart would cut every other test's connections.
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let location = server.location(database: try server.createDatabase())
+        let store = try await PostgresStore.open(location, password: server.password)
+        #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        #expect(try await store.measurementCount(station: nil) == 1)
+        try server.restart()
+        #expect(try await store.saveReadings([reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        #expect(
+            try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 2)).map(\.concentration.fineDust) == [41, 30])
+        try server.restart()
+        #expect(try await store.measurementCount(station: nil) == 2)
+        await store.close()
+    }
+
+    @Test("A server stopped under an open store: the next call fails as unreachable within the lease timeout, not the pool's minute")
+    func serverStopped() async throws {
+        let server = try PostgresServer()
+        let location = server.location(database: try server.createDatabase())
+        let store = try await PostgresStore.open(location, password: server.password)
+        #expect(try await store.measurementCount(station: nil) == 0)
+        server.stop()
+        let started = ContinuousClock.now
+        do {
+            _ = try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
+            Issue.record("a write reached a stopped server")
+        } catch {
+            #expect(error.kind == .unreachable)
+            #expect(
+                error.description.hasPrefix(
+                    "Cannot reach the PostgreSQL database \(location): no connection to the server within 10 seconds;"))
+            #expect(!error.description.contains(server.password))
+        }
+        // The pool alone would wait its minute of retries (and more on a loaded machine).
+        #expect(ContinuousClock.now - started < .seconds(55))
+        await store.close()
+    }
+
+    @Test("sslmode on TCP: prefer and require talk TLS without verifying; verify-ca and verify-full refuse a self-signed certificate")
+    func tls() async throws {
+        let server = try PostgresServer(tcpTLS: true)
+        defer { server.stop() }
+        func location(_ mode: PostgresLocation.TLSMode, _ database: String) -> PostgresLocation {
+            PostgresLocation(endpoint: .tcp(host: "127.0.0.1", port: server.port), user: server.user, database: database, tls: mode)
+        }
+        for (mode, encrypted) in [(PostgresLocation.TLSMode.disable, "false"), (.allow, "true"), (.prefer, "true"), (.require, "true")] {
+            let database = try server.createDatabase()
+            let store = try await PostgresStore.open(location(mode, database), password: server.password)
+            #expect(try await store.measurementCount(station: nil) == 0)
+            // The pool's connection stays open, idle: the server says whether it is encrypted.
+            let sessions = try server.execute(
+                "SELECT bool_and(ssl)::text FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE datname = '\(database)'")
+            #expect(sessions == encrypted, "sslmode=\(mode.rawValue)")
+            await store.close()
+        }
+        let database = try server.createDatabase()
+        for mode in [PostgresLocation.TLSMode.verifyCA, .verifyFull] {
+            let refused = try #require(
+                await failure { () async throws(StorageFailure) in
+                    try await PostgresStore.open(location(mode, database), password: server.password)
+                })
+            #expect(refused.kind == .unreachable, "sslmode=\(mode.rawValue)")
+            #expect(!refused.description.contains(server.password))
+            #expect(
+                refused.description.hasPrefix(
+                    "The PostgreSQL server of \(location(mode, database)) presented a certificate "
+                        + "sslmode=\(mode.rawValue) does not accept ("
+                ))
+        }
+    }
+
+    @Test("An import that fails at its last row leaves nothing of it: not its walking, not its body records")
+    func interruptedImport() async throws {
+        let (_, _, store) = try await fresh()
+        defer { Task { await store.close() } }
+        let at = Date(timeIntervalSince1970: TimeInterval(eight.startEpochSeconds))
+        let walking = ActivitySourceBatch(person: "민지", source: "health:iPhone", distances: [eight: 1200], replacing: eight...eight)
+        let body = PhysiologyBatch(
+            person: "민지", source: PhysiologyBatch.healthSource,
+            heartRate: HeartRateSeries([HeartRateSample(at: at, beatsPerMinute: 72)]),
+            // An interval ending before it starts: the server's CHECK refuses it, last of the import.
+            sleep: [SleepInterval(start: at.addingTimeInterval(3600), end: at)])
+        do {
+            try await store.saveImport(walking: [walking], body: [body], positions: [], importedAt: fetched)
+            Issue.record("the import was stored")
+        } catch {
+            #expect(error.kind == .io)
+        }
+        #expect(try await store.walking(person: "민지", from: eight, to: eight.advanced(by: 1)).isEmpty)
+        #expect(try await store.activitySources().isEmpty)
+        #expect(try await store.physiologySummaries().isEmpty)
+        // The same import without the bad row is stored whole.
+        var good = body
+        good.sleep = []
+        try await store.saveImport(walking: [walking], body: [good], positions: [], importedAt: fetched)
+        #expect(try await store.walking(person: "민지", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 1200)
+        #expect(try await store.physiologySummaries().map(\.heartRateSamples) == [1])
+    }
+}
