@@ -118,7 +118,7 @@ let package = Package(
             name: "DustDaemon",
             dependencies: [
                 // DustWeb for the web front end only: the poll and forecast loops count through swift-metrics.
-                "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustServices", "DustConfig", "DustReports", "DustWeb",
+                "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustPostgres", "DustServices", "DustConfig", "DustReports", "DustWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 // The backend behind swift-metrics in dustd (PrometheusBackend.swift).
@@ -143,8 +143,9 @@ let package = Package(
         .executableTarget(
             name: "dustctl",
             dependencies: [
-                "DustKit", "AirKorea", "DustStore", "DustServices", "DustConfig", "DustReports", "DustActivity",
+                "DustKit", "AirKorea", "DustStore", "DustPostgres", "DustServices", "DustConfig", "DustReports", "DustActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]),
         // What the test targets share: fixture paths, temporary directories, instants, the manual clock, the in-memory store.
         .target(name: "TestSupport", dependencies: ["DustKit", "DustServices"], path: "Tests/Support"),

@@ -57,17 +57,17 @@ trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 
 # --- The server: a temporary cluster on a Unix socket only, password authentication everywhere.
-mkdir -p "$WORK/pgdata" "$WORK/sock"
+mkdir -p "$WORK/pgdata" "$WORK/sock" "$WORK/pglog"
 SUPER_PASSWORD="super-$RANDOM$RANDOM"
 PASSWORD="pw-$RANDOM-$RANDOM-secret"
 READER_PASSWORD="reader-$RANDOM$RANDOM"
 printf '%s\n' "$SUPER_PASSWORD" >"$WORK/super-password"
-[ ${#AS_PG[@]} -eq 0 ] || chown postgres "$WORK/pgdata" "$WORK/sock" "$WORK/super-password"
+[ ${#AS_PG[@]} -eq 0 ] || chown postgres "$WORK/pgdata" "$WORK/sock" "$WORK/pglog" "$WORK/super-password"
 chmod 700 "$WORK/pgdata"
 pg initdb -D "$WORK/pgdata" -U postgres -A scram-sha-256 --pwfile="$WORK/super-password" -E UTF8 --locale=C.UTF-8 >"$WORK/initdb.log" 2>&1 ||
     { cat "$WORK/initdb.log"; fail "initdb failed"; }
-pg pg_ctl -D "$WORK/pgdata" -l "$WORK/postgres.log" -w -t 60 \
-    -o "-c listen_addresses='' -k $WORK/sock -c port=5432" start >/dev/null || { cat "$WORK/postgres.log"; fail "the server did not start"; }
+pg pg_ctl -D "$WORK/pgdata" -l "$WORK/pglog/postgres.log" -w -t 60 \
+    -o "-c listen_addresses='' -k $WORK/sock -c port=5432" start >/dev/null || { cat "$WORK/pglog/postgres.log"; fail "the server did not start"; }
 psql_super() { PGPASSWORD="$SUPER_PASSWORD" psql -X -q -v ON_ERROR_STOP=1 -h "$WORK/sock" -U postgres "$@"; }
 psql_super -d postgres <<SQL
 CREATE ROLE finedust LOGIN PASSWORD '$PASSWORD';

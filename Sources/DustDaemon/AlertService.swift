@@ -168,15 +168,15 @@ public struct AlertTest: Sendable {
         // Recorded like any alert when the database is there and writable; sent all the same when not.
         var note: String?
         let store: any AlertStore
-        if !FileManager.default.fileExists(atPath: settings.storagePath) {
+        if settings.postgres == nil, !FileManager.default.fileExists(atPath: settings.storagePath) {
             store = UnrecordedAlerts()
             note = "not recorded: there is no database at \(settings.storagePath)"
         } else {
             do {
-                store = try DaemonDatabase.open(path: settings.storagePath)
+                store = try await DaemonDatabase.open(settings, environment: environment, logger: DaemonDatabase.quietLogger)
             } catch {
                 store = UnrecordedAlerts()
-                note = "not recorded: \(error.description)"
+                note = "not recorded: \(error)"
             }
         }
         let test = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: settings.station.name ?? "-", at: Date())

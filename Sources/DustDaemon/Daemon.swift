@@ -2,6 +2,7 @@ import AirKorea
 import AirKoreaHTTP
 import DustConfig
 import DustKit
+import DustPostgres
 import DustServices
 import DustStore
 import Foundation
@@ -61,39 +62,17 @@ public struct Daemon: Sendable {
 
     /// Runs until stopped (or one cycle with `once`); returns the exit status.
     public func run(once: Bool) async -> ExitStatus {
-        // Taken before the database is opened, so a second dustd never writes a byte.
-        let lock: DatabaseLock
-        do {
-            lock = try DatabaseLock(databasePath: settings.storagePath)
-        } catch {
-            logger.critical("\(error)")
-            switch error {
-            case .held: return .temporaryFailure
-            case .unavailable: return .cannotCreate
-            case .unsafe: return .configuration
-            }
+        let opened: OpenedDatabase
+        switch await openDatabase() {
+        case .success(let database): opened = database
+        case .failure(let exit): return exit.status
         }
-        defer { withExtendedLifetime(lock) {} }
-        let store: SQLiteStore
-        do {
-            store = try DaemonDatabase.open(path: settings.storagePath)
-        } catch {
-            logger.critical("\(error)")
-            return ExitStatus(error)
-        }
-        // An older FineDust may have stored a server's echo of this key in any encoding: the guard
-        // the client applies to every text it receives looks at every stored text.
-        do {
-            let withheld = try store.withholdKeyEchoes(key.echoGuard)
-            if withheld > 0 {
-                logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)")
-            }
-        } catch {
-            logger.error("Could not check stored messages for the service key: \(error)")
-        }
+        let store = opened.store
+        let pollerLease = opened.lease
+        defer { withExtendedLifetime(opened.lock) {} }
         // A person's home station must be one AirKorea has, once its list is synced.
         do {
-            try DaemonConfigurationError.check(settings, stations: try store.stations())
+            try DaemonConfigurationError.check(settings, stations: try await store.stations())
         } catch let error as DaemonConfigurationError {
             logger.critical("Invalid configuration: \(error)")
             return .configuration
@@ -121,13 +100,13 @@ public struct Daemon: Sendable {
         for warning in [keyWarning, settings.api.cleartextWarning].compactMap({ $0 }) + settings.warnings {
             logger.warning("\(warning)")
         }
-        let database = DaemonDatabase(store, lock: lock, logger: logger)
+        let database = DaemonDatabase(store, lock: opened.lock, logger: logger)
         var initial = DaemonStatus(
             state: .starting, mode: once ? .once : .daemon, pid: getpid(), version: FineDustVersion.current,
             station: settings.station.name ?? "", startedAt: clock.now,
             heartbeatSeconds: PollService.heartbeatSeconds(settings.poll), host: DaemonStatus.localHost)
         // The last success and error outlive a restart: they are history, not this run's state.
-        if let previous = try? store.loadStatus() {
+        if let previous = try? await store.loadStatus() {
             initial.lastSuccess = previous.lastSuccess
             initial.lastError = previous.lastError
             initial.forecast = previous.forecast
@@ -153,10 +132,78 @@ public struct Daemon: Sendable {
         let status =
             once
             ? await pollOnce(live: live, store: store, board: board, transport: transport)
-            : await serve(live: live, database: database, board: board, transport: transport)
+            : await serve(live: live, database: database, board: board, transport: transport, lease: pollerLease)
         await transport.shutdown()
         if once { await pollerLease.release() }
         return status
+    }
+
+    /// The store dustd writes, the file lock that keeps it the only dustd of an SQLite database,
+    /// and the lease that says whether it polls (docs/REFERENCE.md §20).
+    private struct OpenedDatabase {
+        var store: any FineDustStore
+        var lock: DatabaseLock?
+        var lease: any PollerLease
+    }
+
+    /// Why dustd could not open its database, with the status it exits with (already logged).
+    private struct OpeningFailure: Error {
+        var status: ExitStatus
+    }
+
+    /// SQLite: the file lock first, so a second dustd never writes a byte, then the file, and the
+    /// stored texts an older FineDust may have kept with the key in them. PostgreSQL: the password,
+    /// the store, and a lease on the database's poller lock; no file lock, several dustd may share it.
+    private func openDatabase() async -> Result<OpenedDatabase, OpeningFailure> {
+        guard let location = settings.postgres else { return openSQLite() }
+        let password: String
+        do {
+            password = try DaemonDatabase.postgresPassword(settings, environment: environment, logger: logger)
+        } catch {
+            logger.critical("Invalid configuration: \(error)")
+            return .failure(OpeningFailure(status: .configuration))
+        }
+        if !password.isEmpty { redactor.add(SecretText(password)) }
+        do {
+            let store = try await PostgresStore.open(location, password: password, logger: logger)
+            return .success(
+                OpenedDatabase(store: store, lock: nil, lease: PostgresPollerLease(location: location, password: password, logger: logger)))
+        } catch {
+            logger.critical("\(error)")
+            return .failure(OpeningFailure(status: ExitStatus(error)))
+        }
+    }
+
+    private func openSQLite() -> Result<OpenedDatabase, OpeningFailure> {
+        let lock: DatabaseLock
+        do {
+            lock = try DatabaseLock(databasePath: settings.storagePath)
+        } catch {
+            logger.critical("\(error)")
+            switch error {
+            case .held: return .failure(OpeningFailure(status: .temporaryFailure))
+            case .unavailable: return .failure(OpeningFailure(status: .cannotCreate))
+            case .unsafe: return .failure(OpeningFailure(status: .configuration))
+            }
+        }
+        let store: SQLiteStore
+        do {
+            store = try DaemonDatabase.open(path: settings.storagePath)
+        } catch {
+            logger.critical("\(error)")
+            return .failure(OpeningFailure(status: ExitStatus(error)))
+        }
+        // An older FineDust may have stored a server's echo of this key in any encoding: the guard
+        // the client applies to every text it receives looks at every stored text.
+        do {
+            let withheld = try store.withholdKeyEchoes(key.echoGuard)
+            if withheld > 0 {
+                logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)")
+            }
+        } catch {
+            logger.error("Could not check stored messages for the service key: \(error)")
+        }
+        return .success(OpenedDatabase(store: store, lock: lock, lease: pollerLease))
     }
 
     /// `--once`: one cycle with backfill; the exit status says how it went.
@@ -186,7 +233,8 @@ public struct Daemon: Sendable {
 
     /// The service group under systemd: the poll loop, reloads on SIGHUP, the watchdog.
     private func serve(
-        live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport
+        live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
+        lease pollerLease: any PollerLease
     ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment)
         let alertSinks: AlertSinks

@@ -55,15 +55,13 @@ public struct StationSync: Sendable {
                 "warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
         }
         let unlocated: Int
-        do throws(StoreError) {
-            let store = try DaemonDatabase.open(path: settings.storagePath)
-            do throws(StorageFailure) {
-                unlocated = try await StationListService(store: store).save(fetched.stations)
-            } catch {
-                return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
-            }
-        } catch {
+        do {
+            let store = try await DaemonDatabase.open(settings, environment: environment, logger: DaemonDatabase.quietLogger)
+            unlocated = try await StationListService(store: store).save(fetched.stations)
+        } catch let error as StorageFailure {
             return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
+        } catch {
+            return OneShotOutcome(status: .configuration, diagnostics: outcome.diagnostics + ["\(error)"])
         }
         outcome.output.append(StationListService.storedSummary(count: fetched.stations.count, unlocated: unlocated))
         return outcome

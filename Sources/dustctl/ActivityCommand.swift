@@ -70,7 +70,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
             let settings = try options.settings()
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
             let service = ActivityService(
-                store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar, limits: limits,
+                store: try await openStore(settings, for: .write), calendar: settings.calendar, limits: limits,
                 people: settings.people.map(\.name))
             let person = try configuredPerson(person, service)
             _ = try await service.giveStoredHistoryToFirstPerson()
@@ -126,7 +126,7 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let store = try await openStore(settings, for: .read)
             let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
             let only = try person.map { try configuredPerson($0, service) }
             let sources = try await service.sources().filter { only == nil || $0.person == only }
@@ -162,7 +162,7 @@ struct ActivityForgetCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let service = ActivityService(
-                store: try openStore(atPath: settings.storagePath, for: .write), calendar: settings.calendar,
+                store: try await openStore(settings, for: .write), calendar: settings.calendar,
                 people: settings.people.map(\.name))
             let person = try configuredPerson(person, service)
             _ = try await service.giveStoredHistoryToFirstPerson()

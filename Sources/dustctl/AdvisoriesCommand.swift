@@ -32,7 +32,7 @@ struct AdvisoriesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let store = try await openStore(settings, for: .read)
             let now = Date()
             let listing = try await advisoryListing(settings, store: store, year: year, now: now)
             if options.json {

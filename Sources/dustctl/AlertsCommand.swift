@@ -30,7 +30,7 @@ struct AlertsListCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let store = try await openStore(settings, for: .read)
             let states = try await store.alertStates()
             let rules = Self.ruleStates(settings, states: states)
             let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }

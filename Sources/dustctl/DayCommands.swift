@@ -18,12 +18,12 @@ struct TodayCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try options.household(settings)
+            let household = try await options.household(settings)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
-            let outlook = try? await forecastOutlook(settings, store: openStore(atPath: settings.storagePath, for: .read), now: Date())
+            let outlook = try? await forecastOutlook(settings, store: openStore(settings, for: .read), now: Date())
             // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
             let now = Date()
-            let listing = try? await advisoryListing(settings, store: openStore(atPath: settings.storagePath, for: .read), now: now)
+            let listing = try? await advisoryListing(settings, store: openStore(settings, for: .read), now: now)
             if !options.json, let listing,
                 let line = AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).topLine(listing)
             {
@@ -54,7 +54,7 @@ struct DayCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try options.household(settings)
+            let household = try await options.household(settings)
             try await printDay(
                 date, isToday: date == household.today, people: people, household: household, settings: settings, options: options,
                 personOptions: personOptions)
@@ -79,7 +79,7 @@ struct HourlyCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try options.household(settings)
+            let household = try await options.household(settings)
             let day = date ?? household.today
             let reports = try await household.household(people, from: day, through: day).map { $0[0] }
             let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())

@@ -70,7 +70,7 @@ struct ExportCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try options.household(settings)
+            let household = try await options.household(settings)
             let (first, last) = try range(today: household.today)
             var text: String
             switch (per, outputFormat) {

@@ -26,7 +26,7 @@ struct ForecastCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let store = try await openStore(settings, for: .read)
             let outlook = try await forecastOutlook(settings, store: store, now: Date())
             if options.json {
                 try standardOutputLine(ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)

@@ -55,16 +55,20 @@ struct GlobalOptions: ParsableArguments {
     /// The statistics service over the existing database, read-only, for `person` (default: the
     /// first configured person, docs/REFERENCE.md §18): their station, settings, walking, heart rate
     /// and sleep.
-    func statistics(_ settings: FineDustSettings, person: Person? = nil, clock: any WallClock = SystemClock()) throws -> StatisticsService {
-        let household = try household(settings, clock: clock)
+    func statistics(
+        _ settings: FineDustSettings, person: Person? = nil, clock: any WallClock = SystemClock()
+    ) async throws
+        -> StatisticsService
+    {
+        let household = try await household(settings, clock: clock)
         guard let person = person ?? settings.people.first else { return household }
         return household.forPerson(person)
     }
 
     /// The statistics service over the existing database, read-only, before a person is chosen: its
     /// `household` and `forPerson` give each person's.
-    func household(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) throws -> StatisticsService {
-        let store = try openStore(atPath: settings.storagePath, for: .read)
+    func household(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) async throws -> StatisticsService {
+        let store = try await openStore(settings, for: .read)
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
             intakeModel: settings.intakeModel, stations: try primaryStation(settings), physiology: store,

@@ -62,7 +62,8 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 // A storage failure is not the file's fault and would fail every later file too:
                 // it ends the import (the files stored so far stay stored).
-                let ingest = try opened ?? IngestService(store: try openStore(atPath: settings.storagePath, for: .write))
+                let ingest: IngestService
+                if let opened { ingest = opened } else { ingest = IngestService(store: try await openStore(settings, for: .write)) }
                 opened = ingest
                 let report = try await ingest.store(page)
                 if options.json {

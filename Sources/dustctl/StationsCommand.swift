@@ -99,7 +99,7 @@ struct StationsImportCommand: AsyncParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            let unlocated = try await StationListService(store: openStore(atPath: settings.storagePath, for: .write)).save(stations)
+            let unlocated = try await StationListService(store: openStore(settings, for: .write)).save(stations)
             try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
         }
     }
@@ -115,7 +115,7 @@ struct StationsListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let stations = try await openStore(atPath: try options.settings().storagePath, for: .read).stations()
+            let stations = try await openStore(try options.settings(), for: .read).stations()
             if options.json {
                 try standardOutputLine(JSON.array(stations.map(ReportJSON.station)).serialized)
             } else {
@@ -149,7 +149,7 @@ struct StationsNearestCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let stations = try await openStore(atPath: try options.settings().storagePath, for: .read).stations()
+            let stations = try await openStore(try options.settings(), for: .read).stations()
             let located = stations.compactMap { station -> (Station, Double)? in
                 // A database written before positions were checked may still hold dmX 999.
                 guard station.hasPlausibleLocation, let latitude = station.latitude, let longitude = station.longitude else { return nil }

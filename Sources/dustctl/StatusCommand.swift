@@ -24,7 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try openStore(atPath: settings.storagePath, for: .read)
+            let store = try await openStore(settings, for: .read)
             let station = settings.station.name
             let now = Date()
             let reading = try await StatusReading.read(from: store, station: station, now: now, processIsDustd: processIsDustd)

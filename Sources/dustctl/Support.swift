@@ -1,9 +1,12 @@
 import AirKorea
 import ArgumentParser
+import DustConfig
 import DustKit
+import DustPostgres
 import DustServices
 import DustStore
 import Foundation
+import Logging
 
 /// A failure that ends a command: one sentence on stderr and an exit status.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -41,8 +44,21 @@ enum DatabaseAccess {
     case write
 }
 
-/// The database at `path`: the one place dustctl constructs its store; every command sees the
-/// store protocols only.
+/// The database the settings name — SQLite at `storage.path`, or PostgreSQL at `storage.url`
+/// (docs/REFERENCE.md §20) with the password from the `postgres-password` credential or
+/// `storage.passwordFile` — read-only for `.read`: the one place dustctl chooses its store; every
+/// command sees the store protocols only.
+func openStore(_ settings: FineDustSettings, for access: DatabaseAccess) async throws -> any FineDustStore {
+    guard let location = settings.postgres else { return try await openStore(settings, for: access) }
+    let loaded: PostgresPasswordLoader.Loaded
+    do { loaded = try PostgresPasswordLoader().load(settings: settings) } catch { throw CommandFailure(.configuration, error.description) }
+    if let warning = loaded.warning { standardError("warning: \(warning).") }
+    return try await PostgresStore.open(
+        location, password: loaded.password?.cleartext ?? "", mode: access == .read ? .readOnly : .readWrite,
+        logger: Logger(label: "dustctl.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+}
+
+/// The SQLite database at `path` (`dustctl demo`'s own, or `storage.path`).
 func openStore(atPath path: String, for access: DatabaseAccess) throws(StoreError) -> any FineDustStore {
     try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite)
 }

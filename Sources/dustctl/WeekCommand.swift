@@ -32,7 +32,7 @@ struct WeekCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try options.household(settings)
+            let household = try await options.household(settings)
             let reports: [WeekReport]
             if let isoWeek {
                 reports = try await household.householdWeek(people, isoWeek)
