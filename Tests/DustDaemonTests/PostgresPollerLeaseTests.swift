@@ -10,26 +10,25 @@ import ServiceLifecycleTestKit
 import TestSupport
 import Testing
 
-/// The server the environment names: `FINEDUST_TEST_POSTGRES_SOCKET` (the directory of its Unix
-/// socket) and `FINEDUST_TEST_POSTGRES_USER`; `…_PORT` (5432), `…_DATABASE` (the user's name) and
-/// `…_PASSWORD` (none) when they differ.
+/// The tests' throwaway server (`PostgresServer`, run for this test process) and one database of
+/// its own for this suite, whose tests run one at a time: advisory locks belong to a database.
 private enum TestServer {
-    static let environment = ProcessInfo.processInfo.environment
+    static var configured: Bool { PostgresServer.isAvailable }
 
-    static var configured: Bool {
-        environment["FINEDUST_TEST_POSTGRES_SOCKET"] != nil && environment["FINEDUST_TEST_POSTGRES_USER"] != nil
-    }
+    private static let server: (PostgresServer, String)? = {
+        guard let server = try? PostgresServer.running(), let database = try? server.createDatabase() else { return nil }
+        return (server, database)
+    }()
 
     static var location: PostgresLocation {
-        let user = environment["FINEDUST_TEST_POSTGRES_USER"] ?? ""
+        guard let (server, database) = server else {
+            return PostgresLocation(endpoint: .unixSocket(directory: "/nonexistent", port: 5432), user: "none", database: "none")
+        }
         return PostgresLocation(
-            endpoint: .unixSocket(
-                directory: environment["FINEDUST_TEST_POSTGRES_SOCKET"] ?? "",
-                port: Int(environment["FINEDUST_TEST_POSTGRES_PORT"] ?? "") ?? 5432),
-            user: user, database: environment["FINEDUST_TEST_POSTGRES_DATABASE"] ?? user)
+            endpoint: .unixSocket(directory: server.socketDirectory, port: server.port), user: server.user, database: database)
     }
 
-    static var password: String { environment["FINEDUST_TEST_POSTGRES_PASSWORD"] ?? "" }
+    static var password: String { server?.0.password ?? "" }
 
     static func lease() -> PostgresPollerLease { PostgresPollerLease(location: location, password: password) }
 
@@ -93,7 +92,7 @@ struct PostgresPollerLeaseTests {
         "One lease holds the lock, the other cannot; the holder's session ends, lost() returns and the other takes it",
         .enabled(
             if: TestServer.configured,
-            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+            Comment(rawValue: PostgresServer.unavailableReason)))
     func oneHoldsThenTakeover() async throws {
         let first = TestServer.lease()
         let second = TestServer.lease()
@@ -123,7 +122,7 @@ struct PostgresPollerLeaseTests {
         "lost() returns at once without the lock, and when its waiter is cancelled",
         .enabled(
             if: TestServer.configured,
-            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+            Comment(rawValue: PostgresServer.unavailableReason)))
     func lostWithoutLock() async throws {
         let lease = TestServer.lease()
         #expect(await within(10) { await lease.lost() })
@@ -143,7 +142,7 @@ struct PostgresPollerLeaseTests {
         "A session that stops answering without closing ends the lease: the check gives the connection up",
         .enabled(
             if: TestServer.configured,
-            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+            Comment(rawValue: PostgresServer.unavailableReason)))
     func silentSessionEndsTheLease() async throws {
         let lease = PostgresPollerLease(
             location: TestServer.location, password: TestServer.password, checkEvery: .milliseconds(100), answerWithin: .milliseconds(500))
@@ -176,7 +175,7 @@ struct PostgresPollerLeaseTests {
         "A wrong password: a storage failure with the server's reason, never the password",
         .enabled(
             if: TestServer.configured && !TestServer.password.isEmpty,
-            "needs a PostgreSQL server that asks for a password: FINEDUST_TEST_POSTGRES_SOCKET, …_USER and …_PASSWORD"))
+            Comment(rawValue: PostgresServer.unavailableReason)))
     func wrongPassword() async throws {
         let lease = PostgresPollerLease(location: TestServer.location, password: "wrong-\(TestServer.password)-wrong")
         do {
@@ -213,7 +212,7 @@ struct PostgresPollerLeaseTests {
         "Two dustd's poller roles on one server: one runs the poll services; the server ends its session, the other runs them at its next try",
         .enabled(
             if: TestServer.configured,
-            "needs a PostgreSQL server: FINEDUST_TEST_POSTGRES_SOCKET (its socket directory) and FINEDUST_TEST_POSTGRES_USER"))
+            Comment(rawValue: PostgresServer.unavailableReason)))
     func rolesTakeOver() async throws {
         let clock = ManualClock(DemoReplay.now)
         let probes = Probes()
