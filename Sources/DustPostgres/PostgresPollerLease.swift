@@ -186,34 +186,13 @@ public final class PostgresPollerLease: PollerLease {
         return connection
     }
 
-    /// The connection's settings from `storage.url`'s parts; `sslmode` as libpq reads it (`allow` and
-    /// `prefer` try TLS without verifying, `require` insists on it, `verify-ca` checks the chain,
-    /// `verify-full` the host name too).
+    /// The connection's settings: the store's (`PostgresStore.connectionConfiguration`), so the lease
+    /// reaches the database exactly as the store does.
     private func configuration() throws(StorageFailure) -> PostgresConnection.Configuration {
-        let password = password.isEmpty ? nil : password
-        switch location.endpoint {
-        case .unixSocket(let directory, let port):
-            return .init(
-                unixSocketPath: "\(directory)/.s.PGSQL.\(port)", username: location.user, password: password,
-                database: location.database)
-        case .tcp(let host, let port):
-            var tls = TLSConfiguration.makeClientConfiguration()
-            switch location.tls {
-            case .disable, .allow, .prefer, .require: tls.certificateVerification = .none
-            case .verifyCA: tls.certificateVerification = .noHostnameVerification
-            case .verifyFull: tls.certificateVerification = .fullVerification
-            }
-            let mode: PostgresConnection.Configuration.TLS
-            do {
-                switch location.tls {
-                case .disable: mode = .disable
-                case .allow, .prefer: mode = .prefer(try NIOSSLContext(configuration: tls))
-                case .require, .verifyCA, .verifyFull: mode = .require(try NIOSSLContext(configuration: tls))
-                }
-            } catch {
-                throw failure("could not set up TLS (sslmode=\(location.tls.rawValue))", error)
-            }
-            return .init(host: host, port: port, username: location.user, password: password, database: location.database, tls: mode)
+        do {
+            return try PostgresStore.connectionConfiguration(location, password: password)
+        } catch {
+            throw failure("could not set up TLS (sslmode=\(location.tls.rawValue))", error)
         }
     }
 

@@ -101,7 +101,9 @@ public final class PostgresStore: Sendable {
         return configuration
     }
 
-    private static func connectionConfiguration(_ location: PostgresLocation, password: String) throws -> PostgresConnection.Configuration {
+    /// One connection's settings from `storage.url`'s parts (the store's first connection, the
+    /// poller lease's own), TLS as `tlsConfiguration` reads `sslmode`.
+    static func connectionConfiguration(_ location: PostgresLocation, password: String) throws -> PostgresConnection.Configuration {
         switch location.endpoint {
         case .tcp(let host, let port):
             let tls: PostgresConnection.Configuration.TLS =

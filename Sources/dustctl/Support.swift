@@ -49,7 +49,7 @@ enum DatabaseAccess {
 /// `storage.passwordFile` — read-only for `.read`: the one place dustctl chooses its store; every
 /// command sees the store protocols only.
 func openStore(_ settings: FineDustSettings, for access: DatabaseAccess) async throws -> any FineDustStore {
-    guard let location = settings.postgres else { return try await openStore(settings, for: access) }
+    guard let location = settings.postgres else { return try openStore(atPath: settings.storagePath, for: access) }
     let loaded: PostgresPasswordLoader.Loaded
     do { loaded = try PostgresPasswordLoader().load(settings: settings) } catch { throw CommandFailure(.configuration, error.description) }
     if let warning = loaded.warning { standardError("warning: \(warning).") }
