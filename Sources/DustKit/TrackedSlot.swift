@@ -66,6 +66,25 @@ public struct TrackCoverage: Sendable, Hashable {
         return seconds > 0 ? weightedSum / seconds : nil
     }
 
+    /// `timeWeightedMean` of both pollutants at once, each piece's values asked for once, in time order
+    /// (the same sums, so the same bits).
+    public func timeWeightedMeans(_ values: (Piece) -> DustPair<Double?>) -> DustPair<Double?> {
+        var weightedSums = DustPair(repeating: 0.0)
+        var seconds = DustPair(repeating: 0.0)
+        for piece in pieces {
+            let known = values(piece)
+            if let fine = known.fineDust {
+                weightedSums.fineDust += fine * piece.seconds
+                seconds.fineDust += piece.seconds
+            }
+            if let ultraFine = known.ultraFineDust {
+                weightedSums.ultraFineDust += ultraFine * piece.seconds
+                seconds.ultraFineDust += piece.seconds
+            }
+        }
+        return DustPair(byPollutant: { seconds[$0] > 0 ? weightedSums[$0] / seconds[$0] : nil })
+    }
+
     /// The slot's time no position covers, in time order.
     public var untrackedIntervals: [(start: Date, end: Date)] {
         var result: [(start: Date, end: Date)] = []

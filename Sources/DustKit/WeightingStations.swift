@@ -118,6 +118,7 @@ public struct WeightingStations: Sendable {
         // from below, so a station whose bound exceeds what a pollutant still takes is never measured.
         // The bound is shrunk by a part in a billion so rounding can never prune a true neighbour.
         let kilometresPerDegree = GreatCircle.earthRadiusMetres / 1000 * (Double.pi / 180) * (1 - 1e-9)
+        let kilometresPerLongitudeDegree = GreatCircle.earthRadiusMetres / 1000 / 90 * (1 - 1e-9)
         var above = lowerBound(latitude)
         var below = above - 1
         let stationCount = sortedLatitudes.count
@@ -139,6 +140,11 @@ public struct WeightingStations: Sendable {
             let fineValue = readings.values.fineDust[index]
             let ultraFineValue = readings.values.ultraFineDust[index]
             guard !fineValue.isNaN || !ultraFineValue.isNaN else { continue }
+            // Far in longitude is far too: sin(d / 2R) ≥ √(cos φ₁ cos φ₂) × |sin(Δλ / 2)| ≥ min(cos φ) × |Δλ| / π
+            // (Δλ folded to at most 180°), so d ≥ R × min(cos φ) × |Δλ in degrees| / 90.
+            var longitudeDelta = abs(longitudes[index] - longitude)
+            if longitudeDelta > 180 { longitudeDelta = 360 - longitudeDelta }
+            if longitudeDelta * kilometresPerLongitudeDegree * min(cosine, cosines[index]) > reach { continue }
             let distance =
                 GreatCircle.metres(
                     latitude1: latitude, longitude1: longitude, cosineOfLatitude1: cosine, latitude2: latitudes[index],

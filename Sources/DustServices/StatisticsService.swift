@@ -283,6 +283,7 @@ public struct StatisticsService: Sendable {
                 let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
                 intake = merged.map { $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) } }
                 breathing = slotBreathing
+                try await whereabouts.read(slot)
                 if let followed = whereabouts.follow(
                     slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
                 {
@@ -319,21 +320,21 @@ public struct StatisticsService: Sendable {
         return BodyCursor(try await physiology.physiology(person: person.name, from: from.start, to: to.start))
     }
 
-    /// The person's positions and the nearby stations' readings over `[from, to)`, read once; none
-    /// without location inputs, for a model that does not breathe, or for a person with neither
-    /// `home` nor a position in the range.
+    /// The person's positions over `[from, to)`, read once, and the stations near them, whose values
+    /// the cursor reads a month at a time; none without location inputs, for a model that does not
+    /// breathe, or for a person with neither `home` nor a position in the range.
     private func locationRecords(from: Slot, to: Slot) async throws(StorageFailure) -> LocationCursor {
         guard let location, intakeModel is VentilationIntakeModel else { return LocationCursor() }
-        let positions = try await location.positions.positions(
+        let positions = try await location.positions.trackPoints(
             person: person.name, from: from.start.addingTimeInterval(-TrackCoverage.positionCover), to: to.start)
         guard person.home != nil || !positions.isEmpty else { return LocationCursor() }
         var points = positions.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         if let home = person.home { points.append(home) }
         let placed = StationPositions(stations: try await location.stationList.stations())
         let nearby = placed.names(near: points, withinKilometres: location.radiusKilometres)
-        let rows = nearby.isEmpty ? [] : try await readings.readings(stations: nearby, from: from, to: to)
         return LocationCursor(
-            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, rows: rows, nearbyStations: nearby.count)
+            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, nearby: nearby, readings: readings,
+            until: to)
     }
 
     /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
@@ -382,27 +383,79 @@ private struct BodyCursor {
 
 /// A range's positions and nearby readings walked slot by slot in time order (docs/REFERENCE.md §19).
 private struct LocationCursor {
+    /// How many hours of the nearby stations' values are read at once: a month, so a year's range
+    /// never holds more than a month of them.
+    static let hoursPerRead = 31 * 24
+
     private var stations: StationPositions?
     private var radius = 0.0
     /// One position a minute, the first source's where two share a minute.
-    private var positions: [TrackPosition] = []
-    private var rowsBySlot: [Slot: [HourlyReading]] = [:]
+    private var positions: [TrackPoint] = []
     private var positionIndex = 0
+    /// The nearby stations, prepared for weighting every position of the range.
+    private var field = WeightingStations(names: [], locations: [])
+    /// The slot's rows, recorded into `field`'s shape; reused from slot to slot.
+    private var readings: WeightingStations.Readings
+    /// Where the nearby stations' values come from, the end of the range, and the end of what is read.
+    private var store: (any ReadingStore)?
+    private var rangeEnd = Slot(startEpochSeconds: 0)
+    private var readUntil = Slot(startEpochSeconds: 0)
+    /// The nearby stations' rows read, in slot order, and the first not yet recorded.
+    private var rows: [StationDust] = []
+    private var rowIndex = 0
+    /// Per pollutant and station, its nearest distance in the slot (infinity: unused), and the stations used.
+    private var usedDistances = DustPair<[Double]>(repeating: [])
+    private var usedStations = DustPair<[Int]>(repeating: [])
     /// Stations that stand near enough to the person's points to be read at all.
     private var nearbyStations = 0
 
-    init() {}
+    init() { readings = field.readings() }
 
-    init(stations: StationPositions, radiusKilometres: Double, positions: [TrackPosition], rows: [HourlyReading], nearbyStations: Int) {
+    init(
+        stations: StationPositions, radiusKilometres: Double, positions: [TrackPoint], nearby: [String], readings store: any ReadingStore,
+        until end: Slot
+    ) {
         self.stations = stations
         self.radius = radiusKilometres
-        self.nearbyStations = nearbyStations
-        var previous: Date?
-        for position in positions where position.minute != previous {
-            self.positions.append(position)
-            previous = position.minute
+        self.positions = positions
+        self.nearbyStations = nearby.count
+        self.store = store
+        rangeEnd = end
+        field = WeightingStations(names: nearby, locations: nearby.map { stations.location(of: $0) })
+        readings = field.readings()
+        usedDistances = DustPair(repeating: [Double](repeating: .infinity, count: nearby.count))
+    }
+
+    /// Reads the nearby stations' values from `slot` on when what was read ends before it.
+    mutating func read(_ slot: Slot) async throws(StorageFailure) {
+        guard let store, slot >= readUntil, !field.names.isEmpty else { return }
+        readUntil = min(slot.advanced(by: Self.hoursPerRead), rangeEnd)
+        rows = []
+        rows = try await store.dustValues(stations: field.names, from: slot, to: readUntil)
+        rowIndex = 0
+    }
+
+    /// Records the rows of `slot` into `readings` (none when the archive lacks it).
+    private mutating func record(_ slot: Slot) {
+        field.clear(&readings)
+        while rowIndex < rows.count, rows[rowIndex].slot < slot { rowIndex += 1 }
+        while rowIndex < rows.count, rows[rowIndex].slot == slot {
+            field.record(rows[rowIndex].station, values: rows[rowIndex].concentration, in: &readings)
+            rowIndex += 1
         }
-        for row in rows { rowsBySlot[row.slot, default: []].append(row) }
+    }
+
+    /// The stations used in the slot per pollutant, each at its nearest, nearest first (equal
+    /// distances by name); forgets them for the next slot.
+    private mutating func takeUsedStations() -> DustPair<[SlotWhereabouts.UsedStation]> {
+        DustPair(byPollutant: { pollutant in
+            let used = usedStations[pollutant].map { index in
+                SlotWhereabouts.UsedStation(station: field.names[index], kilometres: usedDistances[pollutant][index])
+            }
+            for index in usedStations[pollutant] { usedDistances[pollutant][index] = .infinity }
+            usedStations[pollutant].removeAll(keepingCapacity: true)
+            return used.sorted { ($0.kilometres, $0.station) < ($1.kilometres, $1.station) }
+        })
     }
 
     /// Where the slot's concentration comes from when location applies (nil when it does not): the
@@ -423,20 +476,26 @@ private struct LocationCursor {
             guard fallback == .noNationalData, nearby == 0 else { return fallback }
             return stationCount == 0 ? .noStationPositions : .noStationWithinRadius
         }
-        let candidates = stations.candidates(readings: rowsBySlot[slot] ?? [], slot: slot)
+        record(slot)
         // The value at home: weighted when `home` is set and a station is near, else the home station's.
-        let home = DustPair(byPollutant: { pollutant in
-            HomeValue(
-                home: person.home, homeStationValue: stationValues[pollutant], candidates: candidates[pollutant], radiusKilometres: radius)
-        })
+        let home: DustPair<HomeValue>
+        if let homePoint = person.home {
+            let nearest = field.nearest(to: homePoint, readings: readings, radiusKilometres: radius)
+            home = DustPair(byPollutant: { pollutant in
+                let weighted = field.weightedValue(nearest[pollutant], pollutant: pollutant, readings: readings)
+                return HomeValue(concentration: weighted.value ?? stationValues[pollutant], weighted: weighted)
+            })
+        } else {
+            home = stationValues.map { HomeValue(concentration: $0, weighted: nil) }
+        }
         let homeConcentration = home.map(\.concentration)
         // Positions that may cover part of the slot: from one cover before its start to its end.
         let earliest = slot.start.addingTimeInterval(-TrackCoverage.positionCover)
-        while positionIndex < positions.count, positions[positionIndex].minute < earliest { positionIndex += 1 }
+        while positionIndex < positions.count, positions[positionIndex].at < earliest { positionIndex += 1 }
         var end = positionIndex
-        while end < positions.count, positions[end].minute < slot.end { end += 1 }
-        let inSlot = Array(positions[positionIndex..<end])
-        let coverage = TrackCoverage(positions: inSlot.map(\.minute), slotStart: slot.start, slotEnd: slot.end)
+        while end < positions.count, positions[end].at < slot.end { end += 1 }
+        let inSlot = positions[positionIndex..<end]
+        let coverage = TrackCoverage(positions: inSlot.map(\.at), slotStart: slot.start, slotEnd: slot.end)
         let day = calendar.date(containing: slot.start)
         let age = person.born.map { $0.age(on: day) }
         let resting = SlotPhysiology.restingBeatsPerMinute(
@@ -456,34 +515,42 @@ private struct LocationCursor {
                 fallback: reason(home.fineDust.fallback ?? home.ultraFineDust.fallback))
             return (homeConcentration, nil, nil, whereabouts)
         }
-        var weightings = DustPair<[WeightedValue]>(repeating: [])
-        var fallback: WeightingFallback?
-        let byMinute = Dictionary(inSlot.map { ($0.minute, $0) }, uniquingKeysWith: { first, _ in first })
+        // Each covered position weighed once for both pollutants; the first fallback of PM10's
+        // positions, else of PM2.5's, names the slot's.
+        var fallbacks = DustPair<WeightingFallback?>(repeating: nil)
+        var positionCursor = inSlot.startIndex
+        let trackedConcentration = coverage.timeWeightedMeans { piece in
+            // Pieces and positions are both in time order, one instant each.
+            while inSlot[positionCursor].at != piece.at { positionCursor += 1 }
+            let position = inSlot[positionCursor]
+            let nearest = field.nearest(
+                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: readings, radiusKilometres: radius)
+            return DustPair(byPollutant: { pollutant in
+                let found = nearest[pollutant]
+                for rank in 0..<found.count {
+                    let index = found.index(rank)
+                    if usedDistances[pollutant][index] == .infinity { usedStations[pollutant].append(index) }
+                    usedDistances[pollutant][index] = min(usedDistances[pollutant][index], found.distanceKilometres(rank))
+                }
+                if let reason = found.fallback { fallbacks[pollutant] = fallbacks[pollutant] ?? reason }
+                return found.value ?? homeConcentration[pollutant]
+            })
+        }
+        let fallback = fallbacks.fineDust ?? fallbacks.ultraFineDust
+        let used = takeUsedStations()
         let intake = DustPair(byPollutant: { pollutant -> Double? in
-            let trackedConcentration = coverage.timeWeightedMean { instant in
-                guard let position = byMinute[instant] else { return homeConcentration[pollutant] }
-                let weighted = InverseDistanceWeighting.value(
-                    at: GeoPoint(latitude: position.latitude, longitude: position.longitude), candidates: candidates[pollutant],
-                    radiusKilometres: radius)
-                weightings[pollutant].append(weighted)
-                if case .fallback(let reason) = weighted.outcome { fallback = fallback ?? reason }
-                return weighted.value ?? homeConcentration[pollutant]
-            }
-            guard let trackedConcentration else { return nil }
+            guard let concentration = trackedConcentration[pollutant] else { return nil }
             return tracked.intake(
-                trackedConcentration: trackedConcentration, homeConcentration: homeConcentration[pollutant],
-                infiltration: model.infiltration)
+                trackedConcentration: concentration, homeConcentration: homeConcentration[pollutant], infiltration: model.infiltration)
         })
         // Without national data or station positions for the slot the track says nothing about the
         // air: the slot is §4/§18's, as without location, and says why.
         // (No station near enough is not that: the track then takes the value at home, §19.)
-        let usable = (candidates.fineDust + candidates.ultraFineDust).contains { $0.location != nil && $0.value != nil }
-        if !usable, let why = reason(fallback), why != .noStationWithinRadius {
+        if !readings.hasPlacedValue, let why = reason(fallback), why != .noStationWithinRadius {
             return (homeConcentration, nil, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
         }
         let whereabouts = SlotWhereabouts(
-            kind: .track, trackedFraction: tracked.trackedFraction, stations: SlotWhereabouts.stations(weightings),
-            fallback: reason(fallback))
+            kind: .track, trackedFraction: tracked.trackedFraction, stations: used, fallback: reason(fallback))
         return (homeConcentration, intake, tracked.slot, whereabouts)
     }
 }

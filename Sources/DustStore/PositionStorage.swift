@@ -43,6 +43,40 @@ extension SQLiteStore {
         }
     }
 
+    /// `person`'s positions whose minute starts in `[from, to)`, one a minute (the first source's by
+    /// name), in time order: three columns a row, read by the indices of their names.
+    public func trackPoints(person: String, from: Date, to: Date) throws(StorageFailure) -> [TrackPoint] {
+        try reading { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT minute, latitude, longitude FROM track_position
+                    WHERE person = ? AND minute >= ? AND minute < ? ORDER BY minute, source
+                    """)
+            statement.arguments = [person, Self.minuteBound(from), Self.minuteBound(to)]
+            let minute = try Self.column("minute", of: statement)
+            let latitude = try Self.column("latitude", of: statement)
+            let longitude = try Self.column("longitude", of: statement)
+            var points: [TrackPoint] = []
+            var previous: Int64?
+            let rows = try Row.fetchCursor(statement)
+            while let row = try rows.next() {
+                let seconds: Int64 = row[minute]
+                guard seconds != previous else { continue }
+                previous = seconds
+                points.append(TrackPoint(at: Self.date(seconds), latitude: row[latitude], longitude: row[longitude]))
+            }
+            return points
+        }
+    }
+
+    /// The index of the column `name` of `statement`'s rows, so a long read looks each name up once.
+    static func column(_ name: String, of statement: Statement) throws -> Int {
+        guard let index = statement.columnNames.firstIndex(of: name) else {
+            throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no column \(name)", sql: statement.sql)
+        }
+        return index
+    }
+
     /// The minutes stored per person and source, by person then source.
     public func positionSummaries() throws(StorageFailure) -> [PositionSummary] {
         try reading { db in

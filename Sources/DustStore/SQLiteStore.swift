@@ -245,6 +245,40 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The stored readings of `stations` for slots starting in `[from, to)`, ordered by slot, then station.
+    /// PM10 and PM2.5 of `stations` over `[from, to)` by slot, then station name, each station by its
+    /// index in `stations`: four columns a row, read by the indices of their names.
+    public func dustValues(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [StationDust] {
+        guard !stations.isEmpty else { return [] }
+        return try reading { db in
+            var arguments = StatementArguments()
+            for (index, name) in stations.enumerated() { arguments += [index, name] }
+            arguments += [from.startEpochSeconds, to.startEpochSeconds]
+            let statement = try db.makeStatement(
+                sql: """
+                    WITH wanted(station_index, name) AS (VALUES \(Array(repeating: "(?, ?)", count: stations.count).joined(separator: ", ")))
+                    SELECT wanted.station_index AS station_index, measurement.slot_start AS slot_start,
+                           measurement.pm10 AS pm10, measurement.pm25 AS pm25
+                    FROM wanted JOIN measurement ON measurement.station = wanted.name
+                    WHERE measurement.slot_start >= ? AND measurement.slot_start < ?
+                    ORDER BY measurement.slot_start, wanted.name
+                    """)
+            statement.arguments = arguments
+            let station = try Self.column("station_index", of: statement)
+            let slot = try Self.column("slot_start", of: statement)
+            let pm10 = try Self.column("pm10", of: statement)
+            let pm25 = try Self.column("pm25", of: statement)
+            var result: [StationDust] = []
+            let rows = try Row.fetchCursor(statement)
+            while let row = try rows.next() {
+                result.append(
+                    StationDust(
+                        slot: Slot(startEpochSeconds: row[slot]), station: row[station],
+                        concentration: DustPair(fineDust: row[pm10], ultraFineDust: row[pm25])))
+            }
+            return result
+        }
+    }
+
     public func readings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
         guard !stations.isEmpty else { return [] }
         return try reading { db in

@@ -13,7 +13,9 @@ struct WeightingStationsTests {
         var random = SeededGenerator(seed: 23)
         var weighted = 0
         var fallbacks = Set<WeightingFallback>()
-        for _ in 0..<400 {
+        for sample in 0..<400 {
+            // Most sets around 서울; every fourth astride the 180th meridian, where longitudes wrap.
+            let centre = sample % 4 == 3 ? GeoPoint(latitude: 64.8, longitude: 179.95) : GeoPoint(latitude: 37.55, longitude: 126.99)
             let count = Int.random(in: 0...40, using: &random)
             let names = (0..<count).map { index in "\(Self.namePool[index % Self.namePool.count])\(index / Self.namePool.count)" }
                 .shuffled(using: &random)
@@ -26,10 +28,7 @@ struct WeightingStationsTests {
                 case 1: locations.append(GeoPoint(latitude: 0, longitude: 0))
                 case 2...3 where index > 0: locations.append(locations[Int.random(in: 0..<index, using: &random)])
                 default:
-                    locations.append(
-                        GeoPoint(
-                            latitude: 37.55 + Double.random(in: -0.22...0.22, using: &random),
-                            longitude: 126.99 + Double.random(in: -0.28...0.28, using: &random)))
+                    locations.append(Self.around(centre, latitude: 0.22, longitude: 0.28, random: &random))
                 }
             }
             let stations = WeightingStations(names: names, locations: locations)
@@ -47,7 +46,7 @@ struct WeightingStationsTests {
                     }
                 }
                 for _ in 0..<12 {
-                    let point = Self.randomPoint(locations: locations, random: &random)
+                    let point = Self.randomPoint(locations: locations, centre: centre, random: &random)
                     let radius = [0.5, 2, 5, 10, 30].randomElement(using: &random)!
                     let nearest = stations.nearest(to: point, readings: readings, radiusKilometres: radius)
                     for pollutant in Pollutant.allCases {
@@ -93,7 +92,14 @@ struct WeightingStationsTests {
     }
 
     /// On a station, near one, or anywhere around (sometimes far from every station).
-    private static func randomPoint(locations: [GeoPoint?], random: inout SeededGenerator) -> GeoPoint {
+    /// A point within the given degrees of `centre`, its longitude wrapped into −180…180.
+    private static func around(_ centre: GeoPoint, latitude: Double, longitude: Double, random: inout SeededGenerator) -> GeoPoint {
+        var east = centre.longitude + Double.random(in: -longitude...longitude, using: &random)
+        if east > 180 { east -= 360 }
+        return GeoPoint(latitude: centre.latitude + Double.random(in: -latitude...latitude, using: &random), longitude: east)
+    }
+
+    private static func randomPoint(locations: [GeoPoint?], centre: GeoPoint, random: inout SeededGenerator) -> GeoPoint {
         let placed = locations.compactMap { $0 }
         switch Int.random(in: 0..<6, using: &random) {
         case 0 where !placed.isEmpty: return placed.randomElement(using: &random)!
@@ -103,10 +109,7 @@ struct WeightingStationsTests {
                 latitude: station.latitude + Double.random(in: -0.001...0.001, using: &random),
                 longitude: station.longitude + Double.random(in: -0.001...0.001, using: &random))
         case 2: return GeoPoint(latitude: 35.18, longitude: 129.08)
-        default:
-            return GeoPoint(
-                latitude: 37.55 + Double.random(in: -0.3...0.3, using: &random),
-                longitude: 126.99 + Double.random(in: -0.35...0.35, using: &random))
+        default: return around(centre, latitude: 0.3, longitude: 0.35, random: &random)
         }
     }
 }
