@@ -403,9 +403,10 @@ private struct LocationCursor {
     /// The nearby stations' rows read, in slot order, and the first not yet recorded.
     private var rows: [StationDust] = []
     private var rowIndex = 0
-    /// Per pollutant and station, its nearest distance in the slot (infinity: unused), and the stations used.
-    private var usedDistances = DustPair<[Double]>(repeating: [])
-    private var usedStations = DustPair<[Int]>(repeating: [])
+    /// Per pollutant (PM10, PM2.5) and station, its nearest distance in the slot (infinity: unused),
+    /// and the stations used; two arrays each, so an update never copies one.
+    private var usedFine = UsedStations()
+    private var usedUltraFine = UsedStations()
     /// Stations that stand near enough to the person's points to be read at all.
     private var nearbyStations = 0
 
@@ -423,7 +424,8 @@ private struct LocationCursor {
         rangeEnd = end
         field = WeightingStations(names: nearby, locations: nearby.map { stations.location(of: $0) })
         readings = field.readings()
-        usedDistances = DustPair(repeating: [Double](repeating: .infinity, count: nearby.count))
+        usedFine = UsedStations(count: nearby.count)
+        usedUltraFine = usedFine
     }
 
     /// Reads the nearby stations' values from `slot` on when what was read ends before it.
@@ -445,17 +447,30 @@ private struct LocationCursor {
         }
     }
 
-    /// The stations used in the slot per pollutant, each at its nearest, nearest first (equal
-    /// distances by name); forgets them for the next slot.
-    private mutating func takeUsedStations() -> DustPair<[SlotWhereabouts.UsedStation]> {
-        DustPair(byPollutant: { pollutant in
-            let used = usedStations[pollutant].map { index in
-                SlotWhereabouts.UsedStation(station: field.names[index], kilometres: usedDistances[pollutant][index])
+    /// The stations one pollutant's weightings used in a slot, each at its nearest distance.
+    private struct UsedStations {
+        private var distances: [Double] = []
+        private var used: [Int] = []
+
+        init() {}
+        init(count: Int) { distances = [Double](repeating: .infinity, count: count) }
+
+        mutating func note(_ nearest: WeightingStations.Nearest) {
+            for rank in 0..<nearest.count {
+                let index = nearest.index(rank)
+                if distances[index] == .infinity { used.append(index) }
+                distances[index] = min(distances[index], nearest.distanceKilometres(rank))
             }
-            for index in usedStations[pollutant] { usedDistances[pollutant][index] = .infinity }
-            usedStations[pollutant].removeAll(keepingCapacity: true)
-            return used.sorted { ($0.kilometres, $0.station) < ($1.kilometres, $1.station) }
-        })
+        }
+
+        /// Nearest first (equal distances by name), as `SlotWhereabouts.stations` orders them;
+        /// forgets them for the next slot.
+        mutating func take(names: [String]) -> [SlotWhereabouts.UsedStation] {
+            let result = used.map { SlotWhereabouts.UsedStation(station: names[$0], kilometres: distances[$0]) }
+            for index in used { distances[index] = .infinity }
+            used.removeAll(keepingCapacity: true)
+            return result.sorted { ($0.kilometres, $0.station) < ($1.kilometres, $1.station) }
+        }
     }
 
     /// Where the slot's concentration comes from when location applies (nil when it does not): the
@@ -517,7 +532,8 @@ private struct LocationCursor {
         }
         // Each covered position weighed once for both pollutants; the first fallback of PM10's
         // positions, else of PM2.5's, names the slot's.
-        var fallbacks = DustPair<WeightingFallback?>(repeating: nil)
+        var fineFallback: WeightingFallback?
+        var ultraFineFallback: WeightingFallback?
         var positionCursor = inSlot.startIndex
         let trackedConcentration = coverage.timeWeightedMeans { piece in
             // Pieces and positions are both in time order, one instant each.
@@ -525,19 +541,16 @@ private struct LocationCursor {
             let position = inSlot[positionCursor]
             let nearest = field.nearest(
                 to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: readings, radiusKilometres: radius)
-            return DustPair(byPollutant: { pollutant in
-                let found = nearest[pollutant]
-                for rank in 0..<found.count {
-                    let index = found.index(rank)
-                    if usedDistances[pollutant][index] == .infinity { usedStations[pollutant].append(index) }
-                    usedDistances[pollutant][index] = min(usedDistances[pollutant][index], found.distanceKilometres(rank))
-                }
-                if let reason = found.fallback { fallbacks[pollutant] = fallbacks[pollutant] ?? reason }
-                return found.value ?? homeConcentration[pollutant]
-            })
+            usedFine.note(nearest.fineDust)
+            usedUltraFine.note(nearest.ultraFineDust)
+            if fineFallback == nil { fineFallback = nearest.fineDust.fallback }
+            if ultraFineFallback == nil { ultraFineFallback = nearest.ultraFineDust.fallback }
+            return DustPair(
+                fineDust: nearest.fineDust.value ?? homeConcentration.fineDust,
+                ultraFineDust: nearest.ultraFineDust.value ?? homeConcentration.ultraFineDust)
         }
-        let fallback = fallbacks.fineDust ?? fallbacks.ultraFineDust
-        let used = takeUsedStations()
+        let fallback = fineFallback ?? ultraFineFallback
+        let used = DustPair(fineDust: usedFine.take(names: field.names), ultraFineDust: usedUltraFine.take(names: field.names))
         let intake = DustPair(byPollutant: { pollutant -> Double? in
             guard let concentration = trackedConcentration[pollutant] else { return nil }
             return tracked.intake(
