@@ -108,17 +108,60 @@ public struct WeightingStations: Sendable {
 
     /// The nearest (at most three) stations with a value within `radiusKilometres` of `point`, per
     /// pollutant, and the weighted value: what `InverseDistanceWeighting.value` gives for each.
-    public func nearest(to point: GeoPoint, readings: Readings, radiusKilometres: Double) -> DustPair<Nearest> {
+    /// `near`, the stations found for a point close by (the previous minute's), are measured first:
+    /// they make the search's reach small at once. Which stations it names never changes the result.
+    public func nearest(
+        to point: GeoPoint, readings: Readings, radiusKilometres: Double, near hint: DustPair<Nearest>? = nil
+    ) -> DustPair<Nearest> {
         var fine = Nearest()
         var ultraFine = Nearest()
         let latitude = point.latitude
         let longitude = point.longitude
         let cosine = GreatCircle.cosine(ofLatitude: latitude)
-        // A great circle is never shorter than its change of latitude: R × |Δφ| bounds every distance
-        // from below, so a station whose bound exceeds what a pollutant still takes is never measured.
-        // The bound is shrunk by a part in a billion so rounding can never prune a true neighbour.
+        let fineValues = readings.values.fineDust
+        let ultraFineValues = readings.values.ultraFineDust
+        // Lower bounds of the distance, each shrunk by a part in a billion so that rounding can never
+        // prune a true neighbour. A great circle is never shorter than its change of latitude, R × |Δφ|;
+        // and sin(d / 2R) ≥ √(cos φ₁ cos φ₂) × sin(Δλ / 2) ≥ min(cos φ) × (h − h³/6) with h = Δλ / 2
+        // (Δλ folded to at most 180°), so d ≥ 2R × min(cos φ) × (h − h³/6).
         let kilometresPerDegree = GreatCircle.earthRadiusMetres / 1000 * (Double.pi / 180) * (1 - 1e-9)
-        let kilometresPerLongitudeDegree = GreatCircle.earthRadiusMetres / 1000 / 90 * (1 - 1e-9)
+        let diameterKilometres = 2 * GreatCircle.earthRadiusMetres / 1000 * (1 - 1e-9)
+        func measure(_ index: Int, reach: Double) {
+            let fineValue = fineValues[index]
+            let ultraFineValue = ultraFineValues[index]
+            guard !fineValue.isNaN || !ultraFineValue.isNaN else { return }
+            var longitudeDelta = abs(longitudes[index] - longitude)
+            if longitudeDelta > 180 { longitudeDelta = 360 - longitudeDelta }
+            let half = longitudeDelta * (Double.pi / 360)
+            if diameterKilometres * min(cosine, cosines[index]) * (half - half * half * half / 6) > reach { return }
+            let distance =
+                GreatCircle.metres(
+                    latitude1: latitude, longitude1: longitude, cosineOfLatitude1: cosine, latitude2: latitudes[index],
+                    longitude2: longitudes[index], cosineOfLatitude2: cosines[index]) / 1000
+            guard distance <= radiusKilometres else { return }
+            if !fineValue.isNaN { fine.insert(index, distance: distance, rank: nameRank) }
+            if !ultraFineValue.isNaN { ultraFine.insert(index, distance: distance, rank: nameRank) }
+        }
+        // The hinted stations first (each once), then the others outward in latitude.
+        func isHinted(_ index: Int, before limit: (pollutant: Pollutant, rank: Int)? = nil) -> Bool {
+            guard let hint else { return false }
+            for pollutant in Pollutant.allCases {
+                for rank in 0..<hint[pollutant].count {
+                    if let limit, limit == (pollutant, rank) { return false }
+                    if hint[pollutant].index(rank) == index { return true }
+                }
+            }
+            return false
+        }
+        if let hint {
+            for pollutant in Pollutant.allCases {
+                for rank in 0..<hint[pollutant].count {
+                    let index = hint[pollutant].index(rank)
+                    guard index < count, placed[index], !isHinted(index, before: (pollutant, rank)) else { continue }
+                    measure(index, reach: radiusKilometres)
+                }
+            }
+        }
         var above = lowerBound(latitude)
         var below = above - 1
         let stationCount = sortedLatitudes.count
@@ -137,24 +180,11 @@ public struct WeightingStations: Sendable {
                 index = byLatitude[above]
                 above += 1
             }
-            let fineValue = readings.values.fineDust[index]
-            let ultraFineValue = readings.values.ultraFineDust[index]
-            guard !fineValue.isNaN || !ultraFineValue.isNaN else { continue }
-            // Far in longitude is far too: sin(d / 2R) ≥ √(cos φ₁ cos φ₂) × |sin(Δλ / 2)| ≥ min(cos φ) × |Δλ| / π
-            // (Δλ folded to at most 180°), so d ≥ R × min(cos φ) × |Δλ in degrees| / 90.
-            var longitudeDelta = abs(longitudes[index] - longitude)
-            if longitudeDelta > 180 { longitudeDelta = 360 - longitudeDelta }
-            if longitudeDelta * kilometresPerLongitudeDegree * min(cosine, cosines[index]) > reach { continue }
-            let distance =
-                GreatCircle.metres(
-                    latitude1: latitude, longitude1: longitude, cosineOfLatitude1: cosine, latitude2: latitudes[index],
-                    longitude2: longitudes[index], cosineOfLatitude2: cosines[index]) / 1000
-            guard distance <= radiusKilometres else { continue }
-            if !fineValue.isNaN { fine.insert(index, distance: distance, rank: nameRank) }
-            if !ultraFineValue.isNaN { ultraFine.insert(index, distance: distance, rank: nameRank) }
+            if hint != nil && isHinted(index) { continue }
+            measure(index, reach: reach)
         }
-        fine.finish(values: readings.values.fineDust, readings: readings)
-        ultraFine.finish(values: readings.values.ultraFineDust, readings: readings)
+        fine.finish(values: fineValues, readings: readings)
+        ultraFine.finish(values: ultraFineValues, readings: readings)
         return DustPair(fineDust: fine, ultraFineDust: ultraFine)
     }
 

@@ -535,12 +535,15 @@ private struct LocationCursor {
         var fineFallback: WeightingFallback?
         var ultraFineFallback: WeightingFallback?
         var positionCursor = inSlot.startIndex
+        var previousNearest: DustPair<WeightingStations.Nearest>?
         let trackedConcentration = coverage.timeWeightedMeans { piece in
             // Pieces and positions are both in time order, one instant each.
             while inSlot[positionCursor].at != piece.at { positionCursor += 1 }
             let position = inSlot[positionCursor]
             let nearest = field.nearest(
-                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: readings, radiusKilometres: radius)
+                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: readings, radiusKilometres: radius,
+                near: previousNearest)
+            previousNearest = nearest
             usedFine.note(nearest.fineDust)
             usedUltraFine.note(nearest.ultraFineDust)
             if fineFallback == nil { fineFallback = nearest.fineDust.fallback }

@@ -246,36 +246,44 @@ public final class SQLiteStore: Sendable {
 
     /// The stored readings of `stations` for slots starting in `[from, to)`, ordered by slot, then station.
     /// PM10 and PM2.5 of `stations` over `[from, to)` by slot, then station name, each station by its
-    /// index in `stations`: four columns a row, read by the indices of their names.
+    /// index in `stations`. Each station is read along the primary key (station, slot_start), three
+    /// columns a row by the indices of their names, and the rows put in slot order here by counting
+    /// them per hour, instead of SQLite sorting them.
     public func dustValues(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [StationDust] {
-        guard !stations.isEmpty else { return [] }
+        guard !stations.isEmpty, from < to else { return [] }
         return try reading { db in
-            var arguments = StatementArguments()
-            for (index, name) in stations.enumerated() { arguments += [index, name] }
-            arguments += [from.startEpochSeconds, to.startEpochSeconds]
-            let statement = try db.makeStatement(
+            let statement = try db.cachedStatement(
                 sql: """
-                    WITH wanted(station_index, name) AS (VALUES \(Array(repeating: "(?, ?)", count: stations.count).joined(separator: ", ")))
-                    SELECT wanted.station_index AS station_index, measurement.slot_start AS slot_start,
-                           measurement.pm10 AS pm10, measurement.pm25 AS pm25
-                    FROM wanted JOIN measurement ON measurement.station = wanted.name
-                    WHERE measurement.slot_start >= ? AND measurement.slot_start < ?
-                    ORDER BY measurement.slot_start, wanted.name
+                    SELECT slot_start, pm10, pm25 FROM measurement
+                    WHERE station = ? AND slot_start >= ? AND slot_start < ? ORDER BY slot_start
                     """)
-            statement.arguments = arguments
-            let station = try Self.column("station_index", of: statement)
             let slot = try Self.column("slot_start", of: statement)
             let pm10 = try Self.column("pm10", of: statement)
             let pm25 = try Self.column("pm25", of: statement)
-            var result: [StationDust] = []
-            let rows = try Row.fetchCursor(statement)
-            while let row = try rows.next() {
-                result.append(
-                    StationDust(
-                        slot: Slot(startEpochSeconds: row[slot]), station: row[station],
-                        concentration: DustPair(fineDust: row[pm10], ultraFineDust: row[pm25])))
+            let hours = Int((to.startEpochSeconds - from.startEpochSeconds) / 3600)
+            var rows: [StationDust] = []
+            // Rows per hour, offset by one: after the prefix sums, where each hour's rows start.
+            var starts = [Int](repeating: 0, count: hours + 1)
+            for station in stations.indices.sorted(by: { stations[$0] < stations[$1] }) {
+                statement.arguments = [stations[station], from.startEpochSeconds, to.startEpochSeconds]
+                let cursor = try Row.fetchCursor(statement)
+                while let row = try cursor.next() {
+                    let read = StationDust(
+                        slot: Slot(startEpochSeconds: row[slot]), station: station,
+                        concentration: DustPair(fineDust: row[pm10], ultraFineDust: row[pm25]))
+                    starts[Int((read.slot.startEpochSeconds - from.startEpochSeconds) / 3600) + 1] += 1
+                    rows.append(read)
+                }
             }
-            return result
+            for hour in 0..<hours { starts[hour + 1] += starts[hour] }
+            // A stable placement: within an hour the stations stay in name order.
+            var ordered = rows
+            for row in rows {
+                let hour = Int((row.slot.startEpochSeconds - from.startEpochSeconds) / 3600)
+                ordered[starts[hour]] = row
+                starts[hour] += 1
+            }
+            return ordered
         }
     }
 

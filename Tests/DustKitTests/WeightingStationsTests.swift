@@ -45,11 +45,18 @@ struct WeightingStationsTests {
                             WeightingCandidate(station: names[index], location: locations[index], value: values[pollutant]))
                     }
                 }
+                var previous: DustPair<WeightingStations.Nearest>?
                 for _ in 0..<12 {
                     let point = Self.randomPoint(locations: locations, centre: centre, random: &random)
                     let radius = [0.5, 2, 5, 10, 30].randomElement(using: &random)!
                     let nearest = stations.nearest(to: point, readings: readings, radiusKilometres: radius)
+                    // Starting from the stations found for the previous point changes nothing.
+                    let hinted = stations.nearest(to: point, readings: readings, radiusKilometres: radius, near: previous)
+                    previous = nearest
                     for pollutant in Pollutant.allCases {
+                        #expect(
+                            stations.weightedValue(hinted[pollutant], pollutant: pollutant, readings: readings)
+                                == stations.weightedValue(nearest[pollutant], pollutant: pollutant, readings: readings))
                         let reference = InverseDistanceWeighting.value(
                             at: point, candidates: candidates[pollutant], radiusKilometres: radius)
                         let fast = stations.weightedValue(nearest[pollutant], pollutant: pollutant, readings: readings)
