@@ -142,25 +142,32 @@ public struct WeightingStations: Sendable {
             if !fineValue.isNaN { fine.insert(index, distance: distance, rank: nameRank) }
             if !ultraFineValue.isNaN { ultraFine.insert(index, distance: distance, rank: nameRank) }
         }
-        // The hinted stations first (each once), then the others outward in latitude.
-        func isHinted(_ index: Int, before limit: (pollutant: Pollutant, rank: Int)? = nil) -> Bool {
-            guard let hint else { return false }
-            for pollutant in Pollutant.allCases {
-                for rank in 0..<hint[pollutant].count {
-                    if let limit, limit == (pollutant, rank) { return false }
-                    if hint[pollutant].index(rank) == index { return true }
+        // The hinted stations first (each once), then the others outward in latitude. At most six,
+        // kept in plain variables: this runs for every position.
+        var hinted = (-1, -1, -1, -1, -1, -1)
+        var hintedCount = 0
+        func isHinted(_ index: Int) -> Bool {
+            index == hinted.0 || index == hinted.1 || index == hinted.2 || index == hinted.3 || index == hinted.4 || index == hinted.5
+        }
+        func measureFirst(_ nearest: Nearest) {
+            for rank in 0..<nearest.count {
+                let index = nearest.index(rank)
+                guard index < count, placed[index], !isHinted(index) else { continue }
+                switch hintedCount {
+                case 0: hinted.0 = index
+                case 1: hinted.1 = index
+                case 2: hinted.2 = index
+                case 3: hinted.3 = index
+                case 4: hinted.4 = index
+                default: hinted.5 = index
                 }
+                hintedCount += 1
+                measure(index, reach: radiusKilometres)
             }
-            return false
         }
         if let hint {
-            for pollutant in Pollutant.allCases {
-                for rank in 0..<hint[pollutant].count {
-                    let index = hint[pollutant].index(rank)
-                    guard index < count, placed[index], !isHinted(index, before: (pollutant, rank)) else { continue }
-                    measure(index, reach: radiusKilometres)
-                }
-            }
+            measureFirst(hint.fineDust)
+            measureFirst(hint.ultraFineDust)
         }
         var above = lowerBound(latitude)
         var below = above - 1
@@ -180,7 +187,7 @@ public struct WeightingStations: Sendable {
                 index = byLatitude[above]
                 above += 1
             }
-            if hint != nil && isHinted(index) { continue }
+            if hintedCount > 0 && isHinted(index) { continue }
             measure(index, reach: reach)
         }
         fine.finish(values: fineValues, readings: readings)

@@ -375,10 +375,20 @@ public final class SQLiteStore: Sendable {
     /// Stations seen in measurements or the station list, by name.
     public func stations() throws(StorageFailure) -> [Station] {
         try reading { db in
-            try Row.fetchAll(db, sql: "SELECT name, address, network, latitude, longitude, code FROM station ORDER BY name").map { row in
+            // Every station is read to place the ones near a person (docs/REFERENCE.md §19): each
+            // column's index is looked up by name once, not once a row.
+            let statement = try db.cachedStatement(
+                sql: "SELECT name, address, network, latitude, longitude, code FROM station ORDER BY name")
+            let name = try Self.column("name", of: statement)
+            let address = try Self.column("address", of: statement)
+            let network = try Self.column("network", of: statement)
+            let latitude = try Self.column("latitude", of: statement)
+            let longitude = try Self.column("longitude", of: statement)
+            let code = try Self.column("code", of: statement)
+            return try Row.fetchAll(statement).map { row in
                 Station(
-                    name: row["name"], address: row["address"], network: row["network"], latitude: row["latitude"],
-                    longitude: row["longitude"], code: row["code"])
+                    name: row[name], address: row[address], network: row[network], latitude: row[latitude], longitude: row[longitude],
+                    code: row[code])
             }
         }
     }
