@@ -536,12 +536,21 @@ private struct LocationCursor {
         var ultraFineFallback: WeightingFallback?
         var positionCursor = inSlot.startIndex
         var previousNearest: DustPair<WeightingStations.Nearest>?
+        // Local copies for the closure, which runs once a position: reaching into `self` there would
+        // copy the prepared stations each time. The used stations are moved out and back, not copied.
+        let prepared = field
+        let slotReadings = readings
+        let radius = self.radius
+        var usedFine = UsedStations()
+        var usedUltraFine = UsedStations()
+        swap(&usedFine, &self.usedFine)
+        swap(&usedUltraFine, &self.usedUltraFine)
         let trackedConcentration = coverage.timeWeightedMeans { piece in
             // Pieces and positions are both in time order, one instant each.
             while inSlot[positionCursor].at != piece.at { positionCursor += 1 }
             let position = inSlot[positionCursor]
-            let nearest = field.nearest(
-                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: readings, radiusKilometres: radius,
+            let nearest = prepared.nearest(
+                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: slotReadings, radiusKilometres: radius,
                 near: previousNearest)
             previousNearest = nearest
             usedFine.note(nearest.fineDust)
@@ -552,8 +561,10 @@ private struct LocationCursor {
                 fineDust: nearest.fineDust.value ?? homeConcentration.fineDust,
                 ultraFineDust: nearest.ultraFineDust.value ?? homeConcentration.ultraFineDust)
         }
-        let fallback = fineFallback ?? ultraFineFallback
         let used = DustPair(fineDust: usedFine.take(names: field.names), ultraFineDust: usedUltraFine.take(names: field.names))
+        swap(&usedFine, &self.usedFine)
+        swap(&usedUltraFine, &self.usedUltraFine)
+        let fallback = fineFallback ?? ultraFineFallback
         let intake = DustPair(byPollutant: { pollutant -> Double? in
             guard let concentration = trackedConcentration[pollutant] else { return nil }
             return tracked.intake(
