@@ -283,7 +283,7 @@ public struct StatisticsService: Sendable {
                 let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
                 intake = merged.map { $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) } }
                 breathing = slotBreathing
-                try await whereabouts.read(slot)
+                try await whereabouts.prepare(slot)
                 if let followed = whereabouts.follow(
                     slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
                 {
@@ -333,8 +333,8 @@ public struct StatisticsService: Sendable {
         let placed = StationPositions(stations: try await location.stationList.stations())
         let nearby = placed.names(near: points, withinKilometres: location.radiusKilometres)
         return LocationCursor(
-            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, nearby: nearby, readings: readings,
-            until: to)
+            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, home: person.home, nearby: nearby,
+            readings: readings, until: to)
     }
 
     /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
@@ -383,8 +383,8 @@ private struct BodyCursor {
 
 /// A range's positions and nearby readings walked slot by slot in time order (docs/REFERENCE.md §19).
 private struct LocationCursor {
-    /// How many hours of the nearby stations' values are read at once: a month, so a year's range
-    /// never holds more than a month of them.
+    /// How many hours of the nearby stations' values are read at once at most: a month, so a year's
+    /// range never holds more than a month of them.
     static let hoursPerRead = 31 * 24
 
     private var stations: StationPositions?
@@ -392,17 +392,25 @@ private struct LocationCursor {
     /// One position a minute, the first source's where two share a minute.
     private var positions: [TrackPoint] = []
     private var positionIndex = 0
-    /// The nearby stations, prepared for weighting every position of the range.
+    private var home: GeoPoint?
+    /// The stations near any of the range's points, prepared for weighting every position of the range.
     private var field = WeightingStations(names: [], locations: [])
+    private var locations: [GeoPoint] = []
     /// The slot's rows, recorded into `field`'s shape; reused from slot to slot.
     private var readings: WeightingStations.Readings
-    /// Where the nearby stations' values come from, the end of the range, and the end of what is read.
+    /// Where the nearby stations' values come from, the end of the range, and the end of the stretch read.
     private var store: (any ReadingStore)?
     private var rangeEnd = Slot(startEpochSeconds: 0)
     private var readUntil = Slot(startEpochSeconds: 0)
-    /// The nearby stations' rows read, in slot order, and the first not yet recorded.
+    /// The stretch's stations (indices in `field`): those near its own points. Its rows in slot
+    /// order, and the first not yet recorded.
+    private var stretchStations: [Int] = []
     private var rows: [StationDust] = []
     private var rowIndex = 0
+    /// The other stations' rows of the stretch, read only when a slot's own stations have no value:
+    /// whether any station of the range has a row for the slot decides what the fallback says.
+    private var otherRows: [StationDust]?
+    private var otherIndex = 0
     /// Per pollutant (PM10, PM2.5) and station, its nearest distance in the slot (infinity: unused),
     /// and the stations used; two arrays each, so an update never copies one.
     private var usedFine = UsedStations()
@@ -413,37 +421,127 @@ private struct LocationCursor {
     init() { readings = field.readings() }
 
     init(
-        stations: StationPositions, radiusKilometres: Double, positions: [TrackPoint], nearby: [String], readings store: any ReadingStore,
-        until end: Slot
+        stations: StationPositions, radiusKilometres: Double, positions: [TrackPoint], home: GeoPoint?, nearby: [String],
+        readings store: any ReadingStore, until end: Slot
     ) {
         self.stations = stations
         self.radius = radiusKilometres
         self.positions = positions
+        self.home = home
         self.nearbyStations = nearby.count
         self.store = store
         rangeEnd = end
-        field = WeightingStations(names: nearby, locations: nearby.map { stations.location(of: $0) })
+        locations = nearby.map { stations.location(of: $0)! }
+        field = WeightingStations(names: nearby, locations: locations)
         readings = field.readings()
         usedFine = UsedStations(count: nearby.count)
         usedUltraFine = usedFine
     }
 
-    /// Reads the nearby stations' values from `slot` on when what was read ends before it.
-    mutating func read(_ slot: Slot) async throws(StorageFailure) {
-        guard let store, slot >= readUntil, !field.names.isEmpty else { return }
-        readUntil = min(slot.advanced(by: Self.hoursPerRead), rangeEnd)
-        rows = []
-        rows = try await store.dustValues(stations: field.names, from: slot, to: readUntil)
-        rowIndex = 0
+    /// Records the rows of `slot` into `readings`, reading a new stretch when the slot is past the
+    /// last one. A stretch runs day by day from `slot` while each day is near the same stations
+    /// (the stations near that day's positions and home), at most a month: a day in 부산 reads
+    /// 부산's stations, not the whole box between 서울 and 부산 for every hour.
+    mutating func prepare(_ slot: Slot) async throws(StorageFailure) {
+        guard let store, !field.names.isEmpty else { return }
+        if slot >= readUntil {
+            var end = min(slot.advanced(by: 24), rangeEnd)
+            let first = stationsNear(from: slot, to: end)
+            while end < rangeEnd, end < slot.advanced(by: Self.hoursPerRead) {
+                let next = min(end.advanced(by: 24), rangeEnd)
+                guard stationsNear(from: end, to: next) == first else { break }
+                end = next
+            }
+            readUntil = end
+            stretchStations = first
+            rows = []
+            rows = try await Self.read(first, of: field, from: slot, to: end, store)
+            rowIndex = 0
+            otherRows = nil
+        }
+        field.clear(&readings)
+        rowIndex = record(slot, from: rows, startingAt: rowIndex)
+        // Every station within the radius of the slot's points is among the stretch's; the others
+        // matter only to say whether the range's stations have a row for the slot at all.
+        guard !readings.hasPlacedValue, stretchStations.count < field.count, weighs(slot) else { return }
+        if otherRows == nil {
+            let stretch = Set(stretchStations)
+            otherRows = try await Self.read(
+                field.names.indices.filter { !stretch.contains($0) }, of: field, from: slot, to: readUntil, store)
+            otherIndex = 0
+        }
+        otherIndex = record(slot, from: otherRows!, startingAt: otherIndex)
     }
 
-    /// Records the rows of `slot` into `readings` (none when the archive lacks it).
-    private mutating func record(_ slot: Slot) {
-        field.clear(&readings)
-        while rowIndex < rows.count, rows[rowIndex].slot < slot { rowIndex += 1 }
-        while rowIndex < rows.count, rows[rowIndex].slot == slot {
-            field.record(rows[rowIndex].station, values: rows[rowIndex].concentration, in: &readings)
-            rowIndex += 1
+    /// Records the rows of `slot` from `start` on; where the next slot's rows start.
+    private mutating func record(_ slot: Slot, from rows: [StationDust], startingAt start: Int) -> Int {
+        var index = start
+        while index < rows.count, rows[index].slot < slot { index += 1 }
+        while index < rows.count, rows[index].slot == slot {
+            field.record(rows[index].station, values: rows[index].concentration, in: &readings)
+            index += 1
+        }
+        return index
+    }
+
+    /// The values of `stations` (indices in `field`) over `[from, to)`, each row by its index in `field`.
+    private static func read(
+        _ stations: [Int], of field: WeightingStations, from: Slot, to: Slot, _ store: any ReadingStore
+    ) async throws(StorageFailure) -> [StationDust] {
+        guard !stations.isEmpty else { return [] }
+        return try await store.dustValues(stations: stations.map { field.names[$0] }, from: from, to: to).map { row in
+            StationDust(slot: row.slot, station: stations[row.station], concentration: row.concentration)
+        }
+    }
+
+    /// Whether the slot is weighed at all: the person has a home, or a position that may cover part of it.
+    private func weighs(_ slot: Slot) -> Bool {
+        home != nil
+            || firstPosition(from: slot.start.addingTimeInterval(-TrackCoverage.positionCover)) < positions.count
+                && positions[firstPosition(from: slot.start.addingTimeInterval(-TrackCoverage.positionCover))].at < slot.end
+    }
+
+    /// The index of the first position at or after `instant`.
+    private func firstPosition(from instant: Date) -> Int {
+        var low = 0
+        var high = positions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if positions[middle].at < instant { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The stations of `field` that may stand within the radius of the home or a position covering
+    /// part of `[from, to)`, by index: a box around those points widened by more than the radius (a
+    /// degree of latitude is 111.2 km on the sphere, of longitude 111.2 km × cos φ at most), so it
+    /// never leaves out a station the weighting could choose. Empty without points.
+    private func stationsNear(from: Slot, to: Slot) -> [Int] {
+        var south = Double.infinity
+        var north = -Double.infinity
+        var west = Double.infinity
+        var east = -Double.infinity
+        func include(_ latitude: Double, _ longitude: Double) {
+            south = min(south, latitude)
+            north = max(north, latitude)
+            west = min(west, longitude)
+            east = max(east, longitude)
+        }
+        if let home { include(home.latitude, home.longitude) }
+        var index = firstPosition(from: from.start.addingTimeInterval(-TrackCoverage.positionCover))
+        while index < positions.count, positions[index].at < to.start {
+            include(positions[index].latitude, positions[index].longitude)
+            index += 1
+        }
+        guard south <= north else { return [] }
+        let latitudeMargin = radius / 110
+        let widest = max(abs(south), abs(north)) + latitudeMargin
+        let longitudeMargin = widest < 89 ? radius / (110 * cos(widest * Double.pi / 180)) : 360
+        let everyLongitude = west - longitudeMargin < -180 || east + longitudeMargin > 180
+        return locations.indices.filter { index in
+            let location = locations[index]
+            return location.latitude >= south - latitudeMargin && location.latitude <= north + latitudeMargin
+                && (everyLongitude || (location.longitude >= west - longitudeMargin && location.longitude <= east + longitudeMargin))
         }
     }
 
@@ -491,7 +589,6 @@ private struct LocationCursor {
             guard fallback == .noNationalData, nearby == 0 else { return fallback }
             return stationCount == 0 ? .noStationPositions : .noStationWithinRadius
         }
-        record(slot)
         // The value at home: weighted when `home` is set and a station is near, else the home station's.
         let home: DustPair<HomeValue>
         if let homePoint = person.home {
