@@ -12,16 +12,27 @@ public enum GreatCircle {
     /// `asin` is fed at most 1, so rounding near the antipode (or latitudes beyond ±90°) never
     /// yields NaN: the distance is then at most half the circumference.
     public static func metres(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double) -> Double {
+        metres(
+            latitude1: latitude1, longitude1: longitude1, cosineOfLatitude1: cosine(ofLatitude: latitude1), latitude2: latitude2,
+            longitude2: longitude2, cosineOfLatitude2: cosine(ofLatitude: latitude2))
+    }
+
+    /// The same distance with each latitude's cosine already known (`cosine(ofLatitude:)`): one point
+    /// measured against many stations computes each cosine once, and gets exactly the same metres.
+    public static func metres(
+        latitude1: Double, longitude1: Double, cosineOfLatitude1: Double, latitude2: Double, longitude2: Double, cosineOfLatitude2: Double
+    ) -> Double {
         let radians = Double.pi / 180
-        let phi1 = latitude1 * radians
-        let phi2 = latitude2 * radians
         let deltaPhi = (latitude2 - latitude1) * radians
         let deltaLambda = (longitude2 - longitude1) * radians
         let sinPhi = sin(deltaPhi / 2)
         let sinLambda = sin(deltaLambda / 2)
-        let a = sinPhi * sinPhi + cos(phi1) * cos(phi2) * sinLambda * sinLambda
+        let a = sinPhi * sinPhi + cosineOfLatitude1 * cosineOfLatitude2 * sinLambda * sinLambda
         return 2 * earthRadiusMetres * asin(min(1, a.squareRoot()))
     }
+
+    /// cos φ of a latitude in degrees, as the haversine uses it.
+    public static func cosine(ofLatitude latitude: Double) -> Double { cos(latitude * (Double.pi / 180)) }
 
     /// The same distance in kilometres.
     public static func kilometres(latitude1: Double, longitude1: Double, latitude2: Double, longitude2: Double) -> Double {

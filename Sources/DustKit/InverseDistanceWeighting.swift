@@ -130,13 +130,20 @@ public enum InverseDistanceWeighting {
                 candidates.isEmpty ? .noNationalData : withoutCoordinates == candidates.count ? .noStationPositions : .noStationWithinRadius
             return WeightedValue(outcome: .fallback(reason), stationsWithoutCoordinates: withoutCoordinates)
         }
-        let stations = nearest.map { station in
-            let floored = max(station.distance, minimumDistanceKilometres)
-            return WeightedStation(
-                station: station.station, distanceKilometres: station.distance, value: station.value, weight: 1 / (floored * floored))
-        }
+        let stations = nearest.map { weightedStation($0.station, distanceKilometres: $0.distance, value: $0.value) }
         let value = stations.reduce(0) { $0 + $1.weight * $1.value } / stations.reduce(0) { $0 + $1.weight }
         return WeightedValue(outcome: .weighted(value: value, stations: stations), stationsWithoutCoordinates: withoutCoordinates)
+    }
+
+    /// `wᵢ = 1 / max(dᵢ, 0.1 km)²`.
+    static func weight(distanceKilometres: Double) -> Double {
+        let floored = max(distanceKilometres, minimumDistanceKilometres)
+        return 1 / (floored * floored)
+    }
+
+    static func weightedStation(_ station: String, distanceKilometres: Double, value: Double) -> WeightedStation {
+        WeightedStation(
+            station: station, distanceKilometres: distanceKilometres, value: value, weight: weight(distanceKilometres: distanceKilometres))
     }
 }
 

@@ -32,7 +32,9 @@ public struct TrackCoverage: Sendable, Hashable {
     public init(positions: [Date], slotStart: Date, slotEnd: Date) {
         self.slotStart = slotStart
         self.slotEnd = slotEnd
-        let instants = Array(Set(positions)).sorted()
+        // Positions read from the store come in time order, one a minute: no need to sort them again.
+        let ordered = zip(positions, positions.dropFirst()).allSatisfy { $0 < $1 }
+        let instants = ordered ? positions : Array(Set(positions)).sorted()
         var pieces: [Piece] = []
         for (index, instant) in instants.enumerated() {
             var coverEnd = instant.addingTimeInterval(Self.positionCover)
@@ -64,6 +66,25 @@ public struct TrackCoverage: Sendable, Hashable {
             seconds += piece.seconds
         }
         return seconds > 0 ? weightedSum / seconds : nil
+    }
+
+    /// `timeWeightedMean` of both pollutants at once, each piece's values asked for once, in time order
+    /// (the same sums, so the same bits).
+    public func timeWeightedMeans(_ values: (Piece) -> DustPair<Double?>) -> DustPair<Double?> {
+        var weightedSums = DustPair(repeating: 0.0)
+        var seconds = DustPair(repeating: 0.0)
+        for piece in pieces {
+            let known = values(piece)
+            if let fine = known.fineDust {
+                weightedSums.fineDust += fine * piece.seconds
+                seconds.fineDust += piece.seconds
+            }
+            if let ultraFine = known.ultraFineDust {
+                weightedSums.ultraFineDust += ultraFine * piece.seconds
+                seconds.ultraFineDust += piece.seconds
+            }
+        }
+        return DustPair(byPollutant: { seconds[$0] > 0 ? weightedSums[$0] / seconds[$0] : nil })
     }
 
     /// The slot's time no position covers, in time order.
@@ -146,6 +167,20 @@ public struct TrackedBreathing: Sendable, Hashable {
     ) -> (byLevel: [ActivityLevel: Double], bySource: [LevelSource: Double]) {
         var byLevel: [ActivityLevel: Double] = [:]
         var bySource: [LevelSource: Double] = [:]
+        // Without sleep or usable heart rate each interval is all `fallbackLevel`: the same sums
+        // `SlotBreathing.of` would give, interval by interval, without building one per interval.
+        if physiology.sleep.isEmpty && (age == nil || physiology.heartRate.isEmpty) {
+            var total = 0.0
+            for interval in intervals {
+                let seconds = interval.end.timeIntervalSince(interval.start)
+                if seconds > 0 { total += seconds }
+            }
+            if total > 0 {
+                byLevel[fallbackLevel] = total
+                bySource[fallbackSource] = total
+            }
+            return (byLevel, bySource)
+        }
         for interval in intervals {
             let breathing = SlotBreathing.of(
                 start: interval.start, end: interval.end, physiology: physiology, age: age, rates: rates, fallbackLevel: fallbackLevel,

@@ -283,6 +283,7 @@ public struct StatisticsService: Sendable {
                 let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
                 intake = merged.map { $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) } }
                 breathing = slotBreathing
+                try await whereabouts.prepare(slot)
                 if let followed = whereabouts.follow(
                     slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
                 {
@@ -319,21 +320,21 @@ public struct StatisticsService: Sendable {
         return BodyCursor(try await physiology.physiology(person: person.name, from: from.start, to: to.start))
     }
 
-    /// The person's positions and the nearby stations' readings over `[from, to)`, read once; none
-    /// without location inputs, for a model that does not breathe, or for a person with neither
-    /// `home` nor a position in the range.
+    /// The person's positions over `[from, to)`, read once, and the stations near them, whose values
+    /// the cursor reads a month at a time; none without location inputs, for a model that does not
+    /// breathe, or for a person with neither `home` nor a position in the range.
     private func locationRecords(from: Slot, to: Slot) async throws(StorageFailure) -> LocationCursor {
         guard let location, intakeModel is VentilationIntakeModel else { return LocationCursor() }
-        let positions = try await location.positions.positions(
+        let positions = try await location.positions.trackPoints(
             person: person.name, from: from.start.addingTimeInterval(-TrackCoverage.positionCover), to: to.start)
         guard person.home != nil || !positions.isEmpty else { return LocationCursor() }
         var points = positions.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         if let home = person.home { points.append(home) }
         let placed = StationPositions(stations: try await location.stationList.stations())
         let nearby = placed.names(near: points, withinKilometres: location.radiusKilometres)
-        let rows = nearby.isEmpty ? [] : try await readings.readings(stations: nearby, from: from, to: to)
         return LocationCursor(
-            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, rows: rows, nearbyStations: nearby.count)
+            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, home: person.home, nearby: nearby,
+            readings: readings, until: to)
     }
 
     /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
@@ -382,27 +383,192 @@ private struct BodyCursor {
 
 /// A range's positions and nearby readings walked slot by slot in time order (docs/REFERENCE.md §19).
 private struct LocationCursor {
+    /// How many hours of the nearby stations' values are read at once at most: a month, so a year's
+    /// range never holds more than a month of them.
+    static let hoursPerRead = 31 * 24
+
     private var stations: StationPositions?
     private var radius = 0.0
     /// One position a minute, the first source's where two share a minute.
-    private var positions: [TrackPosition] = []
-    private var rowsBySlot: [Slot: [HourlyReading]] = [:]
+    private var positions: [TrackPoint] = []
     private var positionIndex = 0
+    private var home: GeoPoint?
+    /// The stations near any of the range's points, prepared for weighting every position of the range.
+    private var field = WeightingStations(names: [], locations: [])
+    private var locations: [GeoPoint] = []
+    /// The slot's rows, recorded into `field`'s shape; reused from slot to slot.
+    private var readings: WeightingStations.Readings
+    /// Where the nearby stations' values come from, the end of the range, and the end of the stretch read.
+    private var store: (any ReadingStore)?
+    private var rangeEnd = Slot(startEpochSeconds: 0)
+    private var readUntil = Slot(startEpochSeconds: 0)
+    /// The stretch's stations (indices in `field`): those near its own points. Its rows in slot
+    /// order, and the first not yet recorded.
+    private var stretchStations: [Int] = []
+    private var rows: [StationDust] = []
+    private var rowIndex = 0
+    /// The other stations' rows of the stretch, read only when a slot's own stations have no value:
+    /// whether any station of the range has a row for the slot decides what the fallback says.
+    private var otherRows: [StationDust]?
+    private var otherIndex = 0
+    /// Per pollutant (PM10, PM2.5) and station, its nearest distance in the slot (infinity: unused),
+    /// and the stations used; two arrays each, so an update never copies one.
+    private var usedFine = UsedStations()
+    private var usedUltraFine = UsedStations()
     /// Stations that stand near enough to the person's points to be read at all.
     private var nearbyStations = 0
 
-    init() {}
+    init() { readings = field.readings() }
 
-    init(stations: StationPositions, radiusKilometres: Double, positions: [TrackPosition], rows: [HourlyReading], nearbyStations: Int) {
+    init(
+        stations: StationPositions, radiusKilometres: Double, positions: [TrackPoint], home: GeoPoint?, nearby: [String],
+        readings store: any ReadingStore, until end: Slot
+    ) {
         self.stations = stations
         self.radius = radiusKilometres
-        self.nearbyStations = nearbyStations
-        var previous: Date?
-        for position in positions where position.minute != previous {
-            self.positions.append(position)
-            previous = position.minute
+        self.positions = positions
+        self.home = home
+        self.nearbyStations = nearby.count
+        self.store = store
+        rangeEnd = end
+        locations = nearby.map { stations.location(of: $0)! }
+        field = WeightingStations(names: nearby, locations: locations)
+        readings = field.readings()
+        usedFine = UsedStations(count: nearby.count)
+        usedUltraFine = usedFine
+    }
+
+    /// Records the rows of `slot` into `readings`, reading a new stretch when the slot is past the
+    /// last one. A stretch runs day by day from `slot` while each day is near the same stations
+    /// (the stations near that day's positions and home), at most a month: a day in 부산 reads
+    /// 부산's stations, not the whole box between 서울 and 부산 for every hour.
+    mutating func prepare(_ slot: Slot) async throws(StorageFailure) {
+        guard let store, !field.names.isEmpty else { return }
+        if slot >= readUntil {
+            var end = min(slot.advanced(by: 24), rangeEnd)
+            let first = stationsNear(from: slot, to: end)
+            while end < rangeEnd, end < slot.advanced(by: Self.hoursPerRead) {
+                let next = min(end.advanced(by: 24), rangeEnd)
+                guard stationsNear(from: end, to: next) == first else { break }
+                end = next
+            }
+            readUntil = end
+            stretchStations = first
+            rows = []
+            rows = try await Self.read(first, of: field, from: slot, to: end, store)
+            rowIndex = 0
+            otherRows = nil
         }
-        for row in rows { rowsBySlot[row.slot, default: []].append(row) }
+        field.clear(&readings)
+        rowIndex = record(slot, from: rows, startingAt: rowIndex)
+        // Every station within the radius of the slot's points is among the stretch's; the others
+        // matter only to say whether the range's stations have a row for the slot at all.
+        guard !readings.hasPlacedValue, stretchStations.count < field.count, weighs(slot) else { return }
+        if otherRows == nil {
+            let stretch = Set(stretchStations)
+            otherRows = try await Self.read(
+                field.names.indices.filter { !stretch.contains($0) }, of: field, from: slot, to: readUntil, store)
+            otherIndex = 0
+        }
+        otherIndex = record(slot, from: otherRows!, startingAt: otherIndex)
+    }
+
+    /// Records the rows of `slot` from `start` on; where the next slot's rows start.
+    private mutating func record(_ slot: Slot, from rows: [StationDust], startingAt start: Int) -> Int {
+        var index = start
+        while index < rows.count, rows[index].slot < slot { index += 1 }
+        while index < rows.count, rows[index].slot == slot {
+            field.record(rows[index].station, values: rows[index].concentration, in: &readings)
+            index += 1
+        }
+        return index
+    }
+
+    /// The values of `stations` (indices in `field`) over `[from, to)`, each row by its index in `field`.
+    private static func read(
+        _ stations: [Int], of field: WeightingStations, from: Slot, to: Slot, _ store: any ReadingStore
+    ) async throws(StorageFailure) -> [StationDust] {
+        guard !stations.isEmpty else { return [] }
+        return try await store.dustValues(stations: stations.map { field.names[$0] }, from: from, to: to).map { row in
+            StationDust(slot: row.slot, station: stations[row.station], concentration: row.concentration)
+        }
+    }
+
+    /// Whether the slot is weighed at all: the person has a home, or a position that may cover part of it.
+    private func weighs(_ slot: Slot) -> Bool {
+        home != nil
+            || firstPosition(from: slot.start.addingTimeInterval(-TrackCoverage.positionCover)) < positions.count
+                && positions[firstPosition(from: slot.start.addingTimeInterval(-TrackCoverage.positionCover))].at < slot.end
+    }
+
+    /// The index of the first position at or after `instant`.
+    private func firstPosition(from instant: Date) -> Int {
+        var low = 0
+        var high = positions.count
+        while low < high {
+            let middle = (low + high) / 2
+            if positions[middle].at < instant { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+
+    /// The stations of `field` that may stand within the radius of the home or a position covering
+    /// part of `[from, to)`, by index: a box around those points widened by more than the radius (a
+    /// degree of latitude is 111.2 km on the sphere, of longitude 111.2 km × cos φ at most), so it
+    /// never leaves out a station the weighting could choose. Empty without points.
+    private func stationsNear(from: Slot, to: Slot) -> [Int] {
+        var south = Double.infinity
+        var north = -Double.infinity
+        var west = Double.infinity
+        var east = -Double.infinity
+        func include(_ latitude: Double, _ longitude: Double) {
+            south = min(south, latitude)
+            north = max(north, latitude)
+            west = min(west, longitude)
+            east = max(east, longitude)
+        }
+        if let home { include(home.latitude, home.longitude) }
+        var index = firstPosition(from: from.start.addingTimeInterval(-TrackCoverage.positionCover))
+        while index < positions.count, positions[index].at < to.start {
+            include(positions[index].latitude, positions[index].longitude)
+            index += 1
+        }
+        guard south <= north else { return [] }
+        let latitudeMargin = radius / 110
+        let widest = max(abs(south), abs(north)) + latitudeMargin
+        let longitudeMargin = widest < 89 ? radius / (110 * cos(widest * Double.pi / 180)) : 360
+        let everyLongitude = west - longitudeMargin < -180 || east + longitudeMargin > 180
+        return locations.indices.filter { index in
+            let location = locations[index]
+            return location.latitude >= south - latitudeMargin && location.latitude <= north + latitudeMargin
+                && (everyLongitude || (location.longitude >= west - longitudeMargin && location.longitude <= east + longitudeMargin))
+        }
+    }
+
+    /// The stations one pollutant's weightings used in a slot, each at its nearest distance.
+    private struct UsedStations {
+        private var distances: [Double] = []
+        private var used: [Int] = []
+
+        init() {}
+        init(count: Int) { distances = [Double](repeating: .infinity, count: count) }
+
+        mutating func note(_ nearest: WeightingStations.Nearest) {
+            for rank in 0..<nearest.count {
+                let index = nearest.index(rank)
+                if distances[index] == .infinity { used.append(index) }
+                distances[index] = min(distances[index], nearest.distanceKilometres(rank))
+            }
+        }
+
+        /// Nearest first (equal distances by name), as `SlotWhereabouts.stations` orders them;
+        /// forgets them for the next slot.
+        mutating func take(names: [String]) -> [SlotWhereabouts.UsedStation] {
+            let result = used.map { SlotWhereabouts.UsedStation(station: names[$0], kilometres: distances[$0]) }
+            for index in used { distances[index] = .infinity }
+            used.removeAll(keepingCapacity: true)
+            return result.sorted { ($0.kilometres, $0.station) < ($1.kilometres, $1.station) }
+        }
     }
 
     /// Where the slot's concentration comes from when location applies (nil when it does not): the
@@ -423,20 +589,25 @@ private struct LocationCursor {
             guard fallback == .noNationalData, nearby == 0 else { return fallback }
             return stationCount == 0 ? .noStationPositions : .noStationWithinRadius
         }
-        let candidates = stations.candidates(readings: rowsBySlot[slot] ?? [], slot: slot)
         // The value at home: weighted when `home` is set and a station is near, else the home station's.
-        let home = DustPair(byPollutant: { pollutant in
-            HomeValue(
-                home: person.home, homeStationValue: stationValues[pollutant], candidates: candidates[pollutant], radiusKilometres: radius)
-        })
+        let home: DustPair<HomeValue>
+        if let homePoint = person.home {
+            let nearest = field.nearest(to: homePoint, readings: readings, radiusKilometres: radius)
+            home = DustPair(byPollutant: { pollutant in
+                let weighted = field.weightedValue(nearest[pollutant], pollutant: pollutant, readings: readings)
+                return HomeValue(concentration: weighted.value ?? stationValues[pollutant], weighted: weighted)
+            })
+        } else {
+            home = stationValues.map { HomeValue(concentration: $0, weighted: nil) }
+        }
         let homeConcentration = home.map(\.concentration)
         // Positions that may cover part of the slot: from one cover before its start to its end.
         let earliest = slot.start.addingTimeInterval(-TrackCoverage.positionCover)
-        while positionIndex < positions.count, positions[positionIndex].minute < earliest { positionIndex += 1 }
+        while positionIndex < positions.count, positions[positionIndex].at < earliest { positionIndex += 1 }
         var end = positionIndex
-        while end < positions.count, positions[end].minute < slot.end { end += 1 }
-        let inSlot = Array(positions[positionIndex..<end])
-        let coverage = TrackCoverage(positions: inSlot.map(\.minute), slotStart: slot.start, slotEnd: slot.end)
+        while end < positions.count, positions[end].at < slot.end { end += 1 }
+        let inSlot = positions[positionIndex..<end]
+        let coverage = TrackCoverage(positions: inSlot.map(\.at), slotStart: slot.start, slotEnd: slot.end)
         let day = calendar.date(containing: slot.start)
         let age = person.born.map { $0.age(on: day) }
         let resting = SlotPhysiology.restingBeatsPerMinute(
@@ -456,34 +627,54 @@ private struct LocationCursor {
                 fallback: reason(home.fineDust.fallback ?? home.ultraFineDust.fallback))
             return (homeConcentration, nil, nil, whereabouts)
         }
-        var weightings = DustPair<[WeightedValue]>(repeating: [])
-        var fallback: WeightingFallback?
-        let byMinute = Dictionary(inSlot.map { ($0.minute, $0) }, uniquingKeysWith: { first, _ in first })
+        // Each covered position weighed once for both pollutants; the first fallback of PM10's
+        // positions, else of PM2.5's, names the slot's.
+        var fineFallback: WeightingFallback?
+        var ultraFineFallback: WeightingFallback?
+        var positionCursor = inSlot.startIndex
+        var previousNearest: DustPair<WeightingStations.Nearest>?
+        // Local copies for the closure, which runs once a position: reaching into `self` there would
+        // copy the prepared stations each time. The used stations are moved out and back, not copied.
+        let prepared = field
+        let slotReadings = readings
+        let radius = self.radius
+        var usedFine = UsedStations()
+        var usedUltraFine = UsedStations()
+        swap(&usedFine, &self.usedFine)
+        swap(&usedUltraFine, &self.usedUltraFine)
+        let trackedConcentration = coverage.timeWeightedMeans { piece in
+            // Pieces and positions are both in time order, one instant each.
+            while inSlot[positionCursor].at != piece.at { positionCursor += 1 }
+            let position = inSlot[positionCursor]
+            let nearest = prepared.nearest(
+                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: slotReadings, radiusKilometres: radius,
+                near: previousNearest)
+            previousNearest = nearest
+            usedFine.note(nearest.fineDust)
+            usedUltraFine.note(nearest.ultraFineDust)
+            if fineFallback == nil { fineFallback = nearest.fineDust.fallback }
+            if ultraFineFallback == nil { ultraFineFallback = nearest.ultraFineDust.fallback }
+            return DustPair(
+                fineDust: nearest.fineDust.value ?? homeConcentration.fineDust,
+                ultraFineDust: nearest.ultraFineDust.value ?? homeConcentration.ultraFineDust)
+        }
+        let used = DustPair(fineDust: usedFine.take(names: field.names), ultraFineDust: usedUltraFine.take(names: field.names))
+        swap(&usedFine, &self.usedFine)
+        swap(&usedUltraFine, &self.usedUltraFine)
+        let fallback = fineFallback ?? ultraFineFallback
         let intake = DustPair(byPollutant: { pollutant -> Double? in
-            let trackedConcentration = coverage.timeWeightedMean { instant in
-                guard let position = byMinute[instant] else { return homeConcentration[pollutant] }
-                let weighted = InverseDistanceWeighting.value(
-                    at: GeoPoint(latitude: position.latitude, longitude: position.longitude), candidates: candidates[pollutant],
-                    radiusKilometres: radius)
-                weightings[pollutant].append(weighted)
-                if case .fallback(let reason) = weighted.outcome { fallback = fallback ?? reason }
-                return weighted.value ?? homeConcentration[pollutant]
-            }
-            guard let trackedConcentration else { return nil }
+            guard let concentration = trackedConcentration[pollutant] else { return nil }
             return tracked.intake(
-                trackedConcentration: trackedConcentration, homeConcentration: homeConcentration[pollutant],
-                infiltration: model.infiltration)
+                trackedConcentration: concentration, homeConcentration: homeConcentration[pollutant], infiltration: model.infiltration)
         })
         // Without national data or station positions for the slot the track says nothing about the
         // air: the slot is §4/§18's, as without location, and says why.
         // (No station near enough is not that: the track then takes the value at home, §19.)
-        let usable = (candidates.fineDust + candidates.ultraFineDust).contains { $0.location != nil && $0.value != nil }
-        if !usable, let why = reason(fallback), why != .noStationWithinRadius {
+        if !readings.hasPlacedValue, let why = reason(fallback), why != .noStationWithinRadius {
             return (homeConcentration, nil, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
         }
         let whereabouts = SlotWhereabouts(
-            kind: .track, trackedFraction: tracked.trackedFraction, stations: SlotWhereabouts.stations(weightings),
-            fallback: reason(fallback))
+            kind: .track, trackedFraction: tracked.trackedFraction, stations: used, fallback: reason(fallback))
         return (homeConcentration, intake, tracked.slot, whereabouts)
     }
 }

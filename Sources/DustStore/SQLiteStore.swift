@@ -245,6 +245,48 @@ public final class SQLiteStore: Sendable {
     }
 
     /// The stored readings of `stations` for slots starting in `[from, to)`, ordered by slot, then station.
+    /// PM10 and PM2.5 of `stations` over `[from, to)` by slot, then station name, each station by its
+    /// index in `stations`. Each station is read along the primary key (station, slot_start), three
+    /// columns a row by the indices of their names, and the rows put in slot order here by counting
+    /// them per hour, instead of SQLite sorting them.
+    public func dustValues(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [StationDust] {
+        guard !stations.isEmpty, from < to else { return [] }
+        return try reading { db in
+            let statement = try db.cachedStatement(
+                sql: """
+                    SELECT slot_start, pm10, pm25 FROM measurement
+                    WHERE station = ? AND slot_start >= ? AND slot_start < ? ORDER BY slot_start
+                    """)
+            let slot = try Self.column("slot_start", of: statement)
+            let pm10 = try Self.column("pm10", of: statement)
+            let pm25 = try Self.column("pm25", of: statement)
+            let hours = Int((to.startEpochSeconds - from.startEpochSeconds) / 3600)
+            var rows: [StationDust] = []
+            // Rows per hour, offset by one: after the prefix sums, where each hour's rows start.
+            var starts = [Int](repeating: 0, count: hours + 1)
+            for station in stations.indices.sorted(by: { stations[$0] < stations[$1] }) {
+                statement.arguments = [stations[station], from.startEpochSeconds, to.startEpochSeconds]
+                let cursor = try Row.fetchCursor(statement)
+                while let row = try cursor.next() {
+                    let read = StationDust(
+                        slot: Slot(startEpochSeconds: row[slot]), station: station,
+                        concentration: DustPair(fineDust: row[pm10], ultraFineDust: row[pm25]))
+                    starts[Int((read.slot.startEpochSeconds - from.startEpochSeconds) / 3600) + 1] += 1
+                    rows.append(read)
+                }
+            }
+            for hour in 0..<hours { starts[hour + 1] += starts[hour] }
+            // A stable placement: within an hour the stations stay in name order.
+            var ordered = rows
+            for row in rows {
+                let hour = Int((row.slot.startEpochSeconds - from.startEpochSeconds) / 3600)
+                ordered[starts[hour]] = row
+                starts[hour] += 1
+            }
+            return ordered
+        }
+    }
+
     public func readings(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [HourlyReading] {
         guard !stations.isEmpty else { return [] }
         return try reading { db in
@@ -333,10 +375,20 @@ public final class SQLiteStore: Sendable {
     /// Stations seen in measurements or the station list, by name.
     public func stations() throws(StorageFailure) -> [Station] {
         try reading { db in
-            try Row.fetchAll(db, sql: "SELECT name, address, network, latitude, longitude, code FROM station ORDER BY name").map { row in
+            // Every station is read to place the ones near a person (docs/REFERENCE.md §19): each
+            // column's index is looked up by name once, not once a row.
+            let statement = try db.cachedStatement(
+                sql: "SELECT name, address, network, latitude, longitude, code FROM station ORDER BY name")
+            let name = try Self.column("name", of: statement)
+            let address = try Self.column("address", of: statement)
+            let network = try Self.column("network", of: statement)
+            let latitude = try Self.column("latitude", of: statement)
+            let longitude = try Self.column("longitude", of: statement)
+            let code = try Self.column("code", of: statement)
+            return try Row.fetchAll(statement).map { row in
                 Station(
-                    name: row["name"], address: row["address"], network: row["network"], latitude: row["latitude"],
-                    longitude: row["longitude"], code: row["code"])
+                    name: row[name], address: row[address], network: row[network], latitude: row[latitude], longitude: row[longitude],
+                    code: row[code])
             }
         }
     }

@@ -140,6 +140,57 @@ struct StoreContractTests {
         #expect(stored.first?.concentration.fineDust == 45)
     }
 
+    @Test(
+        "The weighting's lean read: PM10 and PM2.5 alone, by slot then station name, each station by its index in the list asked for",
+        arguments: Backend.allCases)
+    func dustValues(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let nine = eight.advanced(by: 1)
+        _ = try await store.saveReadings(
+            [
+                reading("중구", pm10: 40, pm25: nil), reading("종로구", pm10: 30, pm25: 15), reading("종로구", slot: nine, pm10: 31, pm25: 16),
+                reading("용산구", slot: nine, pm10: nil, pm25: 26), reading("마포구", pm10: 99, pm25: 99),
+                reading("종로구", slot: nine.advanced(by: 1), pm10: 32, pm25: 17),
+            ], fetchedAt: fetched)
+        let read = try await store.dustValues(stations: ["용산구", "종로구", "중구", "없는곳"], from: eight, to: nine.advanced(by: 1))
+        #expect(
+            read == [
+                StationDust(slot: eight, station: 1, concentration: DustPair(fineDust: 30, ultraFineDust: 15)),
+                StationDust(slot: eight, station: 2, concentration: DustPair(fineDust: 40, ultraFineDust: nil)),
+                StationDust(slot: nine, station: 0, concentration: DustPair(fineDust: nil, ultraFineDust: 26)),
+                StationDust(slot: nine, station: 1, concentration: DustPair(fineDust: 31, ultraFineDust: 16)),
+            ])
+        #expect(try await store.dustValues(stations: [], from: eight, to: nine).isEmpty)
+    }
+
+    @Test(
+        "The weighting's lean read of positions: one a minute, the first source's by name, in time order, within [from, to)",
+        arguments: Backend.allCases)
+    func trackPoints(_ backend: Backend) async throws {
+        let (store, remove) = try backend.open()
+        defer { remove() }
+        let start = Date(timeIntervalSince1970: 1_795_129_200)
+        func minutes(_ offsets: [Int], latitude: Double) -> TrackMinutes {
+            TrackMinutes(offsets.map { TrackPoint(at: start.addingTimeInterval(Double($0) * 60), latitude: latitude, longitude: 127) })
+        }
+        try await store.saveImport(
+            walking: [], body: [],
+            positions: [
+                PositionBatch(person: "dad", source: "gpx:b.gpx", minutes: minutes([0, 1, 2, 5], latitude: 37.5), replacing: nil),
+                PositionBatch(person: "dad", source: "gpx:a.gpx", minutes: minutes([1, 3], latitude: 37.6), replacing: nil),
+                PositionBatch(person: "민지", source: "gpx:a.gpx", minutes: minutes([2], latitude: 37.7), replacing: nil),
+            ], importedAt: fetched)
+        let read = try await store.trackPoints(person: "dad", from: start.addingTimeInterval(60), to: start.addingTimeInterval(300))
+        #expect(
+            read == [
+                TrackPoint(at: start.addingTimeInterval(60), latitude: 37.6, longitude: 127),
+                TrackPoint(at: start.addingTimeInterval(120), latitude: 37.5, longitude: 127),
+                TrackPoint(at: start.addingTimeInterval(180), latitude: 37.6, longitude: 127),
+            ])
+        #expect(try await store.trackPoints(person: "me", from: start, to: start.addingTimeInterval(600)).isEmpty)
+    }
+
     @Test("The newest slot that ended by now; a slot in the future never counts", arguments: Backend.allCases)
     func newestSlot(_ backend: Backend) async throws {
         let (store, remove) = try await backend.open()

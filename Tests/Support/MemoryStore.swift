@@ -165,6 +165,13 @@ public final class MemoryStore: FineDustStore, Sendable {
         }
     }
 
+    public func dustValues(stations: [String], from: Slot, to: Slot) throws(StorageFailure) -> [StationDust] {
+        let indexByName = Dictionary(uniqueKeysWithValues: stations.enumerated().map { ($1, $0) })
+        return try readings(stations: stations, from: from, to: to).map { reading in
+            StationDust(slot: reading.slot, station: indexByName[reading.station]!, concentration: reading.concentration)
+        }
+    }
+
     public func newestSlot(station: String, endingBy now: Date) throws(StorageFailure) -> Slot? {
         state.withLock { state in
             state.readings.values.filter { $0.station == station && $0.slot.end <= now }.map(\.slot).max()
@@ -468,6 +475,14 @@ public final class MemoryStore: FineDustStore, Sendable {
             }
             .sorted { ($0.minute, $0.source) < ($1.minute, $1.source) }
         }
+    }
+
+    public func trackPoints(person: String, from: Date, to: Date) throws(StorageFailure) -> [TrackPoint] {
+        var points: [TrackPoint] = []
+        for position in try positions(person: person, from: from, to: to) where position.minute != points.last?.at {
+            points.append(TrackPoint(at: position.minute, latitude: position.latitude, longitude: position.longitude))
+        }
+        return points
     }
 
     public func positionSummaries() throws(StorageFailure) -> [PositionSummary] {

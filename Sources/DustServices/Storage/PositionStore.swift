@@ -6,6 +6,21 @@ public protocol PositionReadStore: Sendable {
     /// `person`'s positions whose minute starts in `[from, to)`, of every source, in time order
     /// (one minute's positions of several sources by source name).
     func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPosition]
+    /// `person`'s positions whose minute starts in `[from, to)`, one a minute (where sources share a
+    /// minute, the first source's by name), in time order, each at its minute's start: what the
+    /// weighting reads (docs/REFERENCE.md §19), without the person and source of every row.
+    func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint]
+}
+
+extension PositionReadStore {
+    /// `trackPoints` from the whole positions, for a store without a leaner query.
+    public func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint] {
+        var points: [TrackPoint] = []
+        for position in try await positions(person: person, from: from, to: to) where position.minute != points.last?.at {
+            points.append(TrackPoint(at: position.minute, latitude: position.latitude, longitude: position.longitude))
+        }
+        return points
+    }
 }
 
 /// Where the positions of GPX tracks and workout routes are kept, per person, source and minute.

@@ -8,6 +8,10 @@ public protocol ReadingStore: Sendable {
     func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) async throws(StorageFailure) -> UpsertSummary
     /// Readings of `stations` for slots starting in `[from, to)`, ordered by slot, then station.
     func readings(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [HourlyReading]
+    /// PM10 and PM2.5 alone of `stations` (distinct names) for slots starting in `[from, to)`, ordered
+    /// by slot, then station name; each row names its station by its index in `stations`. What the
+    /// weighting reads of the stations near a person (docs/REFERENCE.md §19), a month at a time.
+    func dustValues(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [StationDust]
     /// The newest stored slot of `station` that ended by `now`; a future slot never counts (a
     /// server with a wrong clock must not make old data look fresh or stop a backfill).
     func newestSlot(station: String, endingBy now: Date) async throws(StorageFailure) -> Slot?
@@ -25,5 +29,29 @@ public struct UpsertSummary: Sendable, Hashable {
         self.inserted = inserted
         self.updated = updated
         self.unchanged = unchanged
+    }
+}
+
+/// One station's PM10 and PM2.5 in one slot, the station given by its index in the list asked for.
+public struct StationDust: Sendable, Hashable {
+    public var slot: Slot
+    /// The index of the station in the `stations` of `ReadingStore.dustValues`.
+    public var station: Int
+    public var concentration: DustPair<Double?>
+
+    public init(slot: Slot, station: Int, concentration: DustPair<Double?>) {
+        self.slot = slot
+        self.station = station
+        self.concentration = concentration
+    }
+}
+
+extension ReadingStore {
+    /// `dustValues` from the whole readings, for a store without a leaner query.
+    public func dustValues(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [StationDust] {
+        let indexByName = Dictionary(stations.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        return try await readings(stations: stations, from: from, to: to).compactMap { reading in
+            indexByName[reading.station].map { StationDust(slot: reading.slot, station: $0, concentration: reading.concentration) }
+        }
     }
 }
