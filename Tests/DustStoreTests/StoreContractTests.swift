@@ -144,7 +144,7 @@ struct StoreContractTests {
         "The weighting's lean read: PM10 and PM2.5 alone, by slot then station name, each station by its index in the list asked for",
         arguments: Backend.allCases)
     func dustValues(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let nine = eight.advanced(by: 1)
         _ = try await store.saveReadings(
@@ -168,7 +168,7 @@ struct StoreContractTests {
         "The weighting's lean read of positions: one a minute, the first source's by name, in time order, within [from, to)",
         arguments: Backend.allCases)
     func trackPoints(_ backend: Backend) async throws {
-        let (store, remove) = try backend.open()
+        let (store, remove) = try await backend.open()
         defer { remove() }
         let start = Date(timeIntervalSince1970: 1_795_129_200)
         func minutes(_ offsets: [Int], latitude: Double) -> TrackMinutes {
