@@ -171,6 +171,8 @@ let package = Package(
             name: "DustWebTests",
             dependencies: [
                 "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
+                // BackendEquivalenceTests: the same documents from SQLite and PostgreSQL.
+                "DustPostgres", "DustConfig",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // The README's Home Assistant package is read as Home Assistant reads it.
