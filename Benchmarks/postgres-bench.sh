@@ -40,7 +40,9 @@ INTERVALS=${INTERVALS:-30 3600}
 RESULTS=$ROOT/Benchmarks/results
 mkdir -p "$RESULTS"
 for tool in psql sqlite3 wrk python3 curl; do command -v "$tool" >/dev/null || { echo "postgres-bench: install $tool first"; exit 1; }; done
-[ -x "$BIN/dustd" ] && [ -x "$BIN/dustctl" ] || { echo "postgres-bench: no release dustd and dustctl in $BIN"; exit 1; }
+[ -x "$BIN/dustd" ] || { echo "postgres-bench: no release dustd in $BIN"; exit 1; }
+[[ " ${PARTS[*]} " != *" imports "* && " ${PARTS[*]} " != *" web "* ]] || [ -x "$BIN/dustctl" ] ||
+    { echo "postgres-bench: no release dustctl in $BIN"; exit 1; }
 PGBIN=$(find /usr/lib/postgresql -maxdepth 3 -name initdb -path '*/bin/*' 2>/dev/null | sort -V | tail -1 | xargs -r dirname)
 [ -n "$PGBIN" ] || { echo "postgres-bench: no PostgreSQL server (apt-get install -y postgresql)"; exit 1; }
 
