@@ -60,6 +60,7 @@ extension TestServer {
                 """
                 SELECT pg_terminate_backend(pid, 10000) FROM pg_locks
                 WHERE locktype = 'advisory' AND granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                   AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
                 """, logger: Logger(label: "test"))
             var ended: [Bool] = []
@@ -151,7 +152,9 @@ struct PostgresPollerLeaseTests {
             let rows = try await connection.query(
                 """
                 SELECT pid FROM pg_locks
-                WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+                WHERE locktype = 'advisory' AND granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
                 """, logger: Logger(label: "test"))
             var pids: [Int32] = []
             for try await pid in rows.decode(Int32.self) { pids.append(pid) }

@@ -128,7 +128,7 @@ struct BackendEquivalenceTests {
             ["activity", "sources", "--person", "seoa"], ["stations", "list"],
             ["stations", "nearest", "--lat", "37.56", "--lon", "126.98"],
             ["hourly", "2019-02-12", "--station", "강남대로"], ["hourly", "2019-11-28", "--station", "신풍동"],
-            ["advisories", "--year", "2026"], ["alerts", "list"], ["alerts", "list", "--limit", "1"],
+            ["advisories", "--year", "2026"], ["alerts", "list"], ["alerts", "list", "--last", "1"],
         ]
 
     /// Documents that read the wall clock (dustctl has no clock to fix): today, the forecast, the advisories
@@ -152,7 +152,12 @@ struct BackendEquivalenceTests {
             var documents: (sqlite: String, postgres: String) = ("", "")
             for _ in 0..<2 {
                 let (sqlite, postgres) = try pair.dustctl(arguments + ["--json"])
-                #expect(sqlite.status == 0 && postgres.status == 0, "\(arguments): \(sqlite.standardError) \(postgres.standardError)")
+                // status answers by the daemon's state (docs/REFERENCE.md, dustctl status): the poller
+                // recorded here stopped beating at the demo's now, long past, so it is not running: 3.
+                let expected: Int32 = arguments == ["status"] ? 3 : 0
+                #expect(
+                    sqlite.status == expected && postgres.status == expected,
+                    "\(arguments): \(sqlite.status) \(postgres.status) \(sqlite.standardError) \(postgres.standardError)")
                 documents = (sqlite.standardOutput, postgres.standardOutput)
                 if arguments == ["status"] {
                     documents = (
