@@ -15,25 +15,27 @@ import Testing
 private enum TestServer {
     static var configured: Bool { PostgresServer.isAvailable }
 
-    private static let server: (PostgresServer, String)? = {
-        guard let server = try? PostgresServer.running(), let database = try? server.createDatabase() else { return nil }
+    private static let server = Task<(PostgresServer, String)?, Never> {
+        guard let server = try? await PostgresServer.running(), let database = try? await server.createDatabase() else { return nil }
         return (server, database)
-    }()
+    }
 
-    static var location: PostgresLocation {
-        guard let (server, database) = server else {
+    static func location() async -> PostgresLocation {
+        guard let (server, database) = await server.value else {
             return PostgresLocation(endpoint: .unixSocket(directory: "/nonexistent", port: 5432), user: "none", database: "none")
         }
         return PostgresLocation(
             endpoint: .unixSocket(directory: server.socketDirectory, port: server.port), user: server.user, database: database)
     }
 
-    static var password: String { server?.0.password ?? "" }
+    static func password() async -> String { await server.value?.0.password ?? "" }
 
-    static func lease() -> PostgresPollerLease { PostgresPollerLease(location: location, password: password) }
+    static func lease() async -> PostgresPollerLease { PostgresPollerLease(location: await location(), password: await password()) }
 
     /// Runs `body` on a connection of its own, as another client of the server would.
     static func withConnection<Result>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+        let location = await location()
+        let password = await password()
         guard case .unixSocket(let directory, let port) = location.endpoint else { fatalError("a socket") }
         let connection = try await PostgresConnection.connect(
             configuration: .init(
@@ -95,8 +97,8 @@ struct PostgresPollerLeaseTests {
             if: TestServer.configured,
             Comment(rawValue: PostgresServer.unavailableReason)))
     func oneHoldsThenTakeover() async throws {
-        let first = TestServer.lease()
-        let second = TestServer.lease()
+        let first = await TestServer.lease()
+        let second = await TestServer.lease()
         #expect(!first.alwaysHeld)
         #expect(try await first.acquire())
         #expect(try await first.acquire(), "the holder asking again still holds it")
@@ -125,7 +127,7 @@ struct PostgresPollerLeaseTests {
             if: TestServer.configured,
             Comment(rawValue: PostgresServer.unavailableReason)))
     func lostWithoutLock() async throws {
-        let lease = TestServer.lease()
+        let lease = await TestServer.lease()
         #expect(await within(10) { await lease.lost() })
         #expect(try await lease.acquire())
         let waiting = Task { await lease.lost() }
@@ -133,7 +135,7 @@ struct PostgresPollerLeaseTests {
         #expect(await within(10) { await waiting.value })
         // Still held: cancelling a waiter ends no session.
         #expect(try await lease.acquire())
-        let other = TestServer.lease()
+        let other = await TestServer.lease()
         #expect(try await !other.acquire())
         await lease.release()
         await other.release()
@@ -146,7 +148,8 @@ struct PostgresPollerLeaseTests {
             Comment(rawValue: PostgresServer.unavailableReason)))
     func silentSessionEndsTheLease() async throws {
         let lease = PostgresPollerLease(
-            location: TestServer.location, password: TestServer.password, checkEvery: .milliseconds(100), answerWithin: .milliseconds(500))
+            location: await TestServer.location(), password: await TestServer.password(), checkEvery: .milliseconds(100),
+            answerWithin: .milliseconds(500))
         #expect(try await lease.acquire())
         let backends = try await TestServer.withConnection { connection in
             let rows = try await connection.query(
@@ -168,7 +171,7 @@ struct PostgresPollerLeaseTests {
         #expect(gaveUp, "lost() returns once the session did not answer within 500 ms")
         // Thawed, the process finds its client gone and ends; the lock is free again.
         _ = try await TestServer.endHoldersSession()
-        let next = TestServer.lease()
+        let next = await TestServer.lease()
         #expect(try await next.acquire())
         await next.release()
         await lease.release()
@@ -177,10 +180,10 @@ struct PostgresPollerLeaseTests {
     @Test(
         "A wrong password: a storage failure with the server's reason, never the password",
         .enabled(
-            if: TestServer.configured && !TestServer.password.isEmpty,
+            if: TestServer.configured,
             Comment(rawValue: PostgresServer.unavailableReason)))
     func wrongPassword() async throws {
-        let lease = PostgresPollerLease(location: TestServer.location, password: "wrong-\(TestServer.password)-wrong")
+        let lease = PostgresPollerLease(location: await TestServer.location(), password: "wrong-\(await TestServer.password())-wrong")
         do {
             _ = try await lease.acquire()
             Issue.record("acquired with a wrong password")
@@ -231,7 +234,7 @@ struct PostgresPollerLeaseTests {
                 lease: lease, board: board, clock: clock, logger: logger, host: host, pid: 1, retrySeconds: { retry },
                 services: { [ProbeService(name: "\(host)/poll", probes: probes, clock: clock)] })
         }
-        let (first, second) = (TestServer.lease(), TestServer.lease())
+        let (first, second) = (await TestServer.lease(), await TestServer.lease())
         let a = await role("dust-a", first, retry: 45)
         let b = await role("dust-b", second, retry: 30)
         try await testGracefulShutdown { trigger in
@@ -250,7 +253,7 @@ struct PostgresPollerLeaseTests {
             try await waiting.value
         }
         // Both gave their sessions up: a new lease takes the lock at once.
-        let next = TestServer.lease()
+        let next = await TestServer.lease()
         #expect(try await next.acquire())
         await next.release()
     }

@@ -75,8 +75,8 @@ struct ConcurrentImportTests {
     static let people = (1...8).map { "person\($0)" }
 
     func store() async throws -> PostgresStore {
-        let server = try PostgresServer.running()
-        return try await PostgresStore.open(server.location(database: try server.createDatabase()), password: server.password)
+        let server = try await PostgresServer.running()
+        return try await PostgresStore.open(server.location(database: try await server.createDatabase()), password: server.password)
     }
 
     /// Runs `imports` at once while a reader reads every person over and over until they are done;
@@ -149,8 +149,8 @@ struct ConcurrentImportTests {
 
     @Test("8 dustctl activity import --person processes at once against one database: each day lands whole, a reader never sees half")
     func dustctlProcesses() async throws {
-        let server = try PostgresServer.running()
-        let database = try server.createDatabase()
+        let server = try await PostgresServer.running()
+        let database = try await server.createDatabase()
         let store = try await PostgresStore.open(server.location(database: database), password: server.password)
         defer { Task { await store.close() } }
         let directory = try TemporaryDirectory("concurrent-imports")

@@ -29,8 +29,8 @@ private func reading(_ slot: Slot, pm10: Double) -> HourlyReading {
 struct PostgresStoreTests {
     /// A store on a new database of the shared server.
     private func fresh() async throws -> (PostgresServer, PostgresLocation, PostgresStore) {
-        let server = try PostgresServer.running()
-        let location = server.location(database: try server.createDatabase())
+        let server = try await PostgresServer.running()
+        let location = server.location(database: try await server.createDatabase())
         return (server, location, try await PostgresStore.open(location, password: server.password))
     }
 
@@ -48,7 +48,7 @@ struct PostgresStoreTests {
     func schemaTooNew() async throws {
         let (server, location, store) = try await fresh()
         await store.close()
-        try server.execute("INSERT INTO finedust_migration (name, applied_at) VALUES ('v99-future', 0)", database: location.database)
+        try await server.execute("INSERT INTO finedust_migration (name, applied_at) VALUES ('v99-future', 0)", database: location.database)
         for mode in [PostgresStore.Mode.readWrite, .readOnly] {
             let refused = try #require(
                 await failure { () async throws(StorageFailure) in
@@ -69,28 +69,28 @@ struct PostgresStoreTests {
         let again = try await PostgresStore.open(location, password: server.password)
         defer { Task { await again.close() } }
         #expect(try await again.measurementCount(station: nil) == 1)
-        let names = try server.execute("SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
+        let names = try await server.execute("SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
         #expect(names.split(separator: "\n").count == 12)
         #expect(Set(names.split(separator: "\n")).isSuperset(of: ["v1", "v6-activity-sources", "v11-people", "v12-positions"]))
     }
 
     @Test("Two stores opening a new database at once: one migrates, the other waits and finds it done")
     func concurrentOpens() async throws {
-        let server = try PostgresServer.running()
-        let location = server.location(database: try server.createDatabase())
+        let server = try await PostgresServer.running()
+        let location = server.location(database: try await server.createDatabase())
         async let first = PostgresStore.open(location, password: server.password)
         async let second = PostgresStore.open(location, password: server.password)
         let stores = try await [first, second]
         _ = try await stores[0].saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
         #expect(try await stores[1].measurementCount(station: "종로구") == 1)
         for store in stores { await store.close() }
-        #expect(try server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "12")
+        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "12")
     }
 
     @Test("A wrong password is denied (exit 78), in a sentence that names the role and never either password")
     func wrongPassword() async throws {
-        let server = try PostgresServer.running()
-        let location = server.location(database: try server.createDatabase())
+        let server = try await PostgresServer.running()
+        let location = server.location(database: try await server.createDatabase())
         let wrong = "wrong-" + UUID().uuidString
         let refused = try #require(
             await failure { () async throws(StorageFailure) in try await PostgresStore.open(location, password: wrong) })
@@ -123,7 +123,7 @@ struct PostgresStoreTests {
         await store.close()
         let role = "reader_" + UUID().uuidString.prefix(8).lowercased()
         let password = UUID().uuidString
-        try server.execute(
+        try await server.execute(
             "CREATE ROLE \(role) LOGIN PASSWORD '\(password)'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)",
             database: location.database)
         let readerLocation = server.location(database: location.database, user: role)
@@ -150,25 +150,25 @@ struct PostgresStoreTests {
     @Test("After the server restarts, the next call succeeds on a new connection and nothing stored is lost")
     func serverRestart() async throws {
         // A server of its own: a restart would cut every other test's connections.
-        let server = try PostgresServer()
+        let server = try await PostgresServer.start()
         defer { server.stop() }
-        let location = server.location(database: try server.createDatabase())
+        let location = server.location(database: try await server.createDatabase())
         let store = try await PostgresStore.open(location, password: server.password)
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
         #expect(try await store.measurementCount(station: nil) == 1)
-        try server.restart()
+        try await server.restart()
         #expect(try await store.saveReadings([reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
         #expect(
             try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 2)).map(\.concentration.fineDust) == [41, 30])
-        try server.restart()
+        try await server.restart()
         #expect(try await store.measurementCount(station: nil) == 2)
         await store.close()
     }
 
     @Test("A server stopped under an open store: the next call fails as unreachable within the lease timeout, not the pool's minute")
     func serverStopped() async throws {
-        let server = try PostgresServer()
-        let location = server.location(database: try server.createDatabase())
+        let server = try await PostgresServer.start()
+        let location = server.location(database: try await server.createDatabase())
         let store = try await PostgresStore.open(location, password: server.password)
         #expect(try await store.measurementCount(station: nil) == 0)
         server.stop()
@@ -190,22 +190,22 @@ struct PostgresStoreTests {
 
     @Test("sslmode on TCP: prefer and require talk TLS without verifying; verify-ca and verify-full refuse a self-signed certificate")
     func tls() async throws {
-        let server = try PostgresServer(tcpTLS: true)
+        let server = try await PostgresServer.start(tcpTLS: true)
         defer { server.stop() }
         func location(_ mode: PostgresLocation.TLSMode, _ database: String) -> PostgresLocation {
             PostgresLocation(endpoint: .tcp(host: "127.0.0.1", port: server.port), user: server.user, database: database, tls: mode)
         }
         for (mode, encrypted) in [(PostgresLocation.TLSMode.disable, "false"), (.allow, "true"), (.prefer, "true"), (.require, "true")] {
-            let database = try server.createDatabase()
+            let database = try await server.createDatabase()
             let store = try await PostgresStore.open(location(mode, database), password: server.password)
             #expect(try await store.measurementCount(station: nil) == 0)
             // The pool's connection stays open, idle: the server says whether it is encrypted.
-            let sessions = try server.execute(
+            let sessions = try await server.execute(
                 "SELECT bool_and(ssl)::text FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE datname = '\(database)'")
             #expect(sessions == encrypted, "sslmode=\(mode.rawValue)")
             await store.close()
         }
-        let database = try server.createDatabase()
+        let database = try await server.createDatabase()
         for mode in [PostgresLocation.TLSMode.verifyCA, .verifyFull] {
             let refused = try #require(
                 await failure { () async throws(StorageFailure) in

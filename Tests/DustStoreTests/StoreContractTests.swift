@@ -30,8 +30,9 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             return (try SQLiteStore(path: directory.path("dust.sqlite")), { directory.remove() })
         case .postgres:
             // A database of its own on the process's one server; the server goes with the process.
-            let server = try PostgresServer.running()
-            let store = try await PostgresStore.open(server.location(database: try server.createDatabase()), password: server.password)
+            let server = try await PostgresServer.running()
+            let store = try await PostgresStore.open(
+                server.location(database: try await server.createDatabase()), password: server.password)
             return (store, { Task { await store.close() } })
         }
     }

@@ -28,10 +28,10 @@ struct BackendPair {
     init() async throws {
         directory = try TemporaryDirectory("equivalence")
         sqlite = try SQLiteStore(path: directory.path("demo.sqlite"))
-        let server = try PostgresServer.running()
+        let server = try await PostgresServer.running()
         location = PostgresLocation(
             endpoint: .unixSocket(directory: server.socketDirectory, port: server.port), user: server.user,
-            database: try server.createDatabase(), tls: .disable)
+            database: try await server.createDatabase(), tls: .disable)
         postgres = try await PostgresStore.open(location, password: server.password)
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
@@ -51,9 +51,10 @@ struct BackendPair {
             .write(toFile: postgresConfiguration, atomically: true, encoding: .utf8)
     }
 
-    func remove() async {
-        await postgres.close()
+    /// Removes the files at once (a task may never run before the test process ends) and closes the pool.
+    func remove() {
         directory.remove()
+        Task { [postgres] in await postgres.close() }
     }
 
     /// What only dustd writes: a fired alert delivered once, a test alert, and a poller's status record.
@@ -76,15 +77,15 @@ struct BackendPair {
     }
 
     /// `dustctl ARGS` against each backend, with the demo household's configuration and nothing else.
-    func dustctl(_ arguments: [String]) throws -> (sqlite: ProcessResult, postgres: ProcessResult) {
-        func run(_ configuration: String) throws -> ProcessResult {
+    func dustctl(_ arguments: [String]) async throws -> (sqlite: ProcessResult, postgres: ProcessResult) {
+        func run(_ configuration: String) async throws -> ProcessResult {
             var environment = ProcessInfo.processInfo.environment.filter {
                 !$0.key.hasPrefix("DUSTD_") && $0.key != "CREDENTIALS_DIRECTORY"
             }
             environment["DUSTD_CONFIG"] = configuration
-            return try Executables.run("dustctl", arguments, environment: environment)
+            return try await Executables.runAside("dustctl", arguments, environment: environment)
         }
-        return (try run(sqliteConfiguration), try run(postgresConfiguration))
+        return (try await run(sqliteConfiguration), try await run(postgresConfiguration))
     }
 
     /// The web data dustd would serve over `store`, at the demo's "now".
@@ -139,10 +140,10 @@ struct BackendEquivalenceTests {
     @Test("Every dustctl --json document is byte for byte the same, but for status's database member")
     func dustctlDocuments() async throws {
         let pair = try await BackendPair()
-        defer { Task { await pair.remove() } }
+        defer { pair.remove() }
         for arguments in Self.dated {
             let json = arguments.contains("--format") ? arguments : arguments + ["--json"]
-            let (sqlite, postgres) = try pair.dustctl(json)
+            let (sqlite, postgres) = try await pair.dustctl(json)
             #expect(sqlite.status == 0 && postgres.status == 0, "\(json): \(sqlite.standardError) \(postgres.standardError)")
             #expect(sqlite.standardOutput.count > 2, "\(json) printed nothing")
             #expect(sqlite.standardOutput == postgres.standardOutput, "dustctl \(json.joined(separator: " "))")
@@ -151,7 +152,7 @@ struct BackendEquivalenceTests {
         for arguments in Self.clocked {
             var documents: (sqlite: String, postgres: String) = ("", "")
             for _ in 0..<2 {
-                let (sqlite, postgres) = try pair.dustctl(arguments + ["--json"])
+                let (sqlite, postgres) = try await pair.dustctl(arguments + ["--json"])
                 // status answers by the daemon's state (docs/REFERENCE.md, dustctl status): the poller
                 // recorded here stopped beating at the demo's now, long past, so it is not running: 3.
                 let expected: Int32 = arguments == ["status"] ? 3 : 0
@@ -185,7 +186,7 @@ struct BackendEquivalenceTests {
     @Test("Every /api/v1 answer (and every page) is byte for byte the same at the demo's now")
     func apiAnswers() async throws {
         let pair = try await BackendPair()
-        defer { Task { await pair.remove() } }
+        defer { pair.remove() }
         let backends = [
             try pair.web(pair.sqlite, database: pair.sqlite.path), try pair.web(pair.postgres, database: pair.location.description),
         ]

@@ -6,22 +6,30 @@ import Foundation
 /// tested. A watchdog stops the server and removes its directories once the test process is gone,
 /// however it ended.
 public final class PostgresServer: Sendable {
-    /// The server the tests of one process share, started on first use; each test takes a database
-    /// of its own (`createDatabase()`). Nil when the binaries are missing.
-    public static let shared: PostgresServer? = {
+    /// The server the tests of one process share, started on first use (`aside`, so the tests
+    /// waiting for it hold no thread); each test takes a database of its own (`createDatabase()`).
+    /// Nil when the binaries are missing or the server did not start.
+    private static let shared = Task<PostgresServer?, Never> {
         guard isAvailable else { return nil }
         do {
-            return try PostgresServer()
+            return try await aside { try PostgresServer() }
         } catch {
             FileHandle.standardError.write(Data("PostgreSQL test server did not start: \(error)\n".utf8))
             return nil
         }
-    }()
+    }
 
     /// The shared server, or why there is none.
-    public static func running() throws -> PostgresServer {
-        guard let shared else { throw Failure(message: isAvailable ? "the PostgreSQL test server did not start" : unavailableReason) }
+    public static func running() async throws -> PostgresServer {
+        guard let shared = await shared.value else {
+            throw Failure(message: isAvailable ? "the PostgreSQL test server did not start" : unavailableReason)
+        }
         return shared
+    }
+
+    /// A server of the test's own (`init(tcpTLS:)`), started aside.
+    public static func start(tcpTLS: Bool = false) async throws -> PostgresServer {
+        try await aside { try PostgresServer(tcpTLS: tcpTLS) }
     }
 
     /// Debian's `/usr/lib/postgresql/<version>/bin` of the newest version installed, if any.
@@ -128,21 +136,25 @@ public final class PostgresServer: Sendable {
 
     /// Restarts the server (what an operator's `pg_ctl restart` or a package upgrade does): every
     /// connection is cut; returns once it accepts connections again.
-    public func restart() throws {
-        try pgctl(["restart", "-m", "fast", "-w", "-t", "60", "-l", root + "/server.log"])
+    public func restart() async throws {
+        try await aside { try self.pgctl(["restart", "-m", "fast", "-w", "-t", "60", "-l", self.root + "/server.log"]) }
     }
 
     /// A new, empty database with a name no other test uses.
-    public func createDatabase() throws -> String {
+    public func createDatabase() async throws -> String {
         let name = "finedust_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        _ = try execute("CREATE DATABASE \(name) TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
+        _ = try await execute("CREATE DATABASE \(name) TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'")
         return name
     }
 
     /// Runs SQL through `psql` as the superuser, stopping at the first error; returns what it printed
     /// (unaligned, tuples only).
     @discardableResult
-    public func execute(_ sql: String, database: String = "postgres") throws -> String {
+    public func execute(_ sql: String, database: String = "postgres") async throws -> String {
+        try await aside { try self.executeHere(sql, database: database) }
+    }
+
+    private func executeHere(_ sql: String, database: String) throws -> String {
         try Self.run(
             "\(bin)/psql",
             [
