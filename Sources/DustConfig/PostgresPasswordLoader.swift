@@ -1,21 +1,5 @@
+import DustKit
 import Foundation
-
-/// The PostgreSQL password: a secret that is sent to the server, never shown.
-///
-/// Every textual form (`description`, `debugDescription`, interpolation, `dump`) is `***`; the store
-/// reads `cleartext` to log in, and nothing else should.
-public struct PostgresPassword: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-    /// The password as the server expects it.
-    public let cleartext: String
-
-    public init(_ cleartext: String) {
-        self.cleartext = cleartext
-    }
-
-    public var description: String { "***" }
-    public var debugDescription: String { "PostgresPassword(***)" }
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
-}
 
 /// Finds the PostgreSQL password (docs/REFERENCE.md §20): `$CREDENTIALS_DIRECTORY/postgres-password`
 /// (systemd `LoadCredential=`), else the file `storage.passwordFile`, else none at all, which suits
@@ -52,7 +36,7 @@ public struct PostgresPasswordLoader: Sendable {
     /// The password (nil when none is configured), where it came from, and a warning when the
     /// credential was passed but could not be read.
     public struct Loaded: Sendable, Hashable {
-        public var password: PostgresPassword?
+        public var password: SecretText?
         public var source: Source
         public var warning: String?
     }
@@ -94,7 +78,7 @@ public struct PostgresPasswordLoader: Sendable {
 
     /// The one line a password file holds, its line end (`\n` or `\r\n`) removed; the problem reads
     /// after the file's name ("is empty").
-    private static func password(in text: String) throws(ValueProblem) -> PostgresPassword {
+    private static func password(in text: String) throws(ValueProblem) -> SecretText {
         var line = Substring(text)
         // "\r\n" is one Character in Swift: dropping the last one removes either ending.
         if let last = line.last, last.isNewline { line = line.dropLast() }
@@ -102,6 +86,6 @@ public struct PostgresPasswordLoader: Sendable {
         guard !line.contains(where: \.isNewline) else {
             throw ValueProblem("holds more than one line; write the password alone on one line")
         }
-        return PostgresPassword(String(line))
+        return SecretText(String(line))
     }
 }

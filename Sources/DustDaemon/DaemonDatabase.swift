@@ -53,7 +53,7 @@ public final class DaemonDatabase: Sendable {
     ) throws(ConfigurationError) -> String {
         let loaded = try PostgresPasswordLoader(environment: environment).load(settings: settings)
         if let warning = loaded.warning { logger.warning("\(warning)") }
-        return loaded.password?.cleartext ?? ""
+        return loaded.password?.revealedForSending ?? ""
     }
 
     /// The store to use now: the one open, or a new one when its file was deleted or replaced.

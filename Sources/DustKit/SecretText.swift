@@ -1,6 +1,6 @@
 import Foundation
 
-/// A secret other than the service key (an ntfy access token): sent, never shown. Every textual
+/// A secret other than the service key (an ntfy access token, the PostgreSQL password): sent, never shown. Every textual
 /// form of it (`description`, interpolation, `dump`, a service group's debug log of its
 /// services) is `***`.
 public struct SecretText: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -8,7 +8,7 @@ public struct SecretText: Sendable, Hashable, CustomStringConvertible, CustomDeb
 
     public init(_ value: String) { self.value = value }
 
-    /// The secret itself, for the one place that sends it (an `Authorization` header).
+    /// The secret itself, for the one place that sends it (an `Authorization` header, a login).
     public var revealedForSending: String { value }
 
     /// `text` with every occurrence of the secret replaced by `***`.

@@ -397,6 +397,25 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
         }
     }
 
+    /// `person`'s positions whose minute starts in `[from, to)`, one a minute (the first source's by
+    /// name), in time order (PositionReadStore): the server keeps the first of each minute.
+    public func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint] {
+        let logger = logger
+        return try await reading { connection in
+            let rows = try await connection.query(
+                """
+                SELECT DISTINCT ON (minute) minute, latitude, longitude FROM track_position
+                WHERE person = \(person) AND minute >= \(Self.minuteBound(from)) AND minute < \(Self.minuteBound(to))
+                ORDER BY minute, source
+                """, logger: logger)
+            var points: [TrackPoint] = []
+            for try await (minute, latitude, longitude) in rows.decode((Int64, Double, Double).self) {
+                points.append(TrackPoint(at: Self.date(minute), latitude: latitude, longitude: longitude))
+            }
+            return points
+        }
+    }
+
     public func positionSummaries() async throws(StorageFailure) -> [PositionSummary] {
         let logger = logger
         return try await reading { connection in

@@ -129,6 +129,31 @@ extension PostgresStore: PollStore, StationStore, DaemonStatusStore {
     }
 
     /// The stored readings of `stations` for slots starting in `[from, to)`, by slot, then station.
+    /// PM10 and PM2.5 of `stations` over `[from, to)` by slot, then station name, each station by its
+    /// index in `stations` (ReadingStore): three columns a row, decoded by position, none of the rest.
+    public func dustValues(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [StationDust] {
+        guard !stations.isEmpty, from < to else { return [] }
+        let indexByName = Dictionary(stations.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let logger = logger
+        return try await reading { connection in
+            let rows = try await connection.query(
+                """
+                SELECT slot_start, station, pm10, pm25 FROM measurement
+                WHERE station = ANY(\(stations)::text[])
+                  AND slot_start >= \(from.startEpochSeconds) AND slot_start < \(to.startEpochSeconds)
+                ORDER BY slot_start, station
+                """, logger: logger)
+            var result: [StationDust] = []
+            for try await (slot, station, pm10, pm25) in rows.decode((Int64, String, Double?, Double?).self) {
+                guard let index = indexByName[station] else { continue }
+                result.append(
+                    StationDust(
+                        slot: Slot(startEpochSeconds: slot), station: index, concentration: DustPair(fineDust: pm10, ultraFineDust: pm25)))
+            }
+            return result
+        }
+    }
+
     public func readings(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [HourlyReading] {
         guard !stations.isEmpty else { return [] }
         let logger = logger

@@ -54,7 +54,7 @@ func openStore(_ settings: FineDustSettings, for access: DatabaseAccess) async t
     do { loaded = try PostgresPasswordLoader().load(settings: settings) } catch { throw CommandFailure(.configuration, error.description) }
     if let warning = loaded.warning { standardError("warning: \(warning).") }
     return try await PostgresStore.open(
-        location, password: loaded.password?.cleartext ?? "", mode: access == .read ? .readOnly : .readWrite,
+        location, password: loaded.password?.revealedForSending ?? "", mode: access == .read ? .readOnly : .readWrite,
         logger: Logger(label: "dustctl.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
 }
 

@@ -50,7 +50,7 @@ struct PostgresPasswordTests {
         defer { directory.remove() }
         let path = try file(Self.password + lineEnd, mode: mode_t(mode), in: directory)
         let loaded = try PostgresPasswordLoader(environment: [:]).load(settings: settings(passwordFile: path))
-        #expect(loaded.password?.cleartext == Self.password)
+        #expect(loaded.password?.revealedForSending == Self.password)
         #expect(loaded.source == .file(path) && loaded.warning == nil)
         #expect(loaded.source.description == "password file \(path)")
     }
@@ -103,14 +103,14 @@ struct PostgresPasswordTests {
         let path = try file(Self.password, mode: 0o600, in: directory)
         let loaded = try PostgresPasswordLoader(environment: ["CREDENTIALS_DIRECTORY": credentials]).load(
             settings: settings(passwordFile: path))
-        #expect(loaded.password == PostgresPassword("CredentialPw9"))
+        #expect(loaded.password == SecretText("CredentialPw9"))
         #expect(loaded.source == .credential(credential))
         #expect(loaded.source.description == "systemd credential \(credential)")
         // A credentials directory without postgres-password (only the service key, say): the file.
         try FileManager.default.removeItem(atPath: credential)
         let fallback = try PostgresPasswordLoader(environment: ["CREDENTIALS_DIRECTORY": credentials]).load(
             settings: settings(passwordFile: path))
-        #expect(fallback.password?.cleartext == Self.password && fallback.source == .file(path))
+        #expect(fallback.password?.revealedForSending == Self.password && fallback.source == .file(path))
         // An empty credential is an error, not silently no password.
         try "\n".write(toFile: credential, atomically: false, encoding: .utf8)
         #expect(
@@ -135,7 +135,7 @@ struct PostgresPasswordTests {
         let settings = try settings(passwordFile: path)
         let loaded = try PostgresPasswordLoader(environment: [:]).load(settings: settings)
         let password = try #require(loaded.password)
-        #expect(password.cleartext == Self.password)
+        #expect(password.revealedForSending == Self.password)
         let texts =
             everyDescription(of: password) + everyDescription(of: loaded) + everyDescription(of: loaded.source)
             + everyDescription(of: settings) + everyDescription(of: settings.postgres) + [settings.databaseDescription]
@@ -144,6 +144,6 @@ struct PostgresPasswordTests {
                 #expect(!text.contains(fragment), "\(fragment) shows in: \(text)")
             }
         }
-        #expect(password.description == "***" && password.debugDescription == "PostgresPassword(***)")
+        #expect(password.description == "***" && password.debugDescription == "***")
     }
 }
