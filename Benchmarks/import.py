@@ -19,7 +19,10 @@ median's ratio to the first DUSTCTL's.
 import argparse
 import os
 import statistics
-import time
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import timed_run  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("dustctl", nargs="+")
@@ -37,9 +40,6 @@ config = os.path.join(work, "empty.yaml")
 with open(config, "w") as file:
     file.write("# defaults only\n")
 environment = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "DUSTD_CONFIG": config, "LANG": "C.UTF-8"}
-devnull = os.open(os.devnull, os.O_WRONLY)
-
-
 def database(index):
     return os.path.join(work, f"{index}.sqlite")
 
@@ -51,14 +51,7 @@ def remove(path):
 
 
 def run(argv):
-    """Wall seconds of one run, from spawn to exit; the output goes to /dev/null."""
-    began = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, environment, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1)])
-    _, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - began
-    if status != 0:
-        raise SystemExit(f"import.py: {' '.join(argv)} exited with status {status}")
-    return elapsed
+    return timed_run(argv, environment, "import.py")
 
 
 steps = [

@@ -10,6 +10,8 @@
 #                                 `dustctl activity import --person` run at once against PostgreSQL
 #   PG_SERIAL=1                   imports: also run PostgreSQL's imports one after another (0 leaves it out)
 #   DURATION=15 CONNECTIONS=32 ROUNDS=3   web: each wrk run's seconds, total connections, interleaved rounds
+#   DUSTD_CPU=                    web: a share of one core (e.g. 0.25) each dustd is capped at, in a cgroup of its
+#                                 own, as if on a small machine of its own beside the database's; empty: uncapped
 #   KILLS=10 INTERVALS="30 3600"  failover: SIGKILLs of the poller for each poll.intervalSeconds
 #
 # The server: Debian's `postgresql` (as scripts/postgres-e2e.sh starts it), run as the postgres user in a
@@ -35,6 +37,7 @@ PG_SERIAL=${PG_SERIAL:-1}
 DURATION=${DURATION:-15}
 CONNECTIONS=${CONNECTIONS:-32}
 ROUNDS=${ROUNDS:-3}
+DUSTD_CPU=${DUSTD_CPU:-}
 KILLS=${KILLS:-10}
 INTERVALS=${INTERVALS:-30 3600}
 RESULTS=$ROOT/Benchmarks/results
@@ -49,6 +52,7 @@ PGBIN=$(find /usr/lib/postgresql -maxdepth 3 -name initdb -path '*/bin/*' 2>/dev
 WORK=$(mktemp -d /tmp/finedust-pgbench.XXXXXX)
 chmod 755 "$WORK"
 PIDS=()
+CGROUPS=()
 if [ "$(id -u)" -eq 0 ]; then AS_PG=(runuser -u postgres --); else AS_PG=(); fi
 pg() { "${AS_PG[@]}" "$PGBIN/$@"; }
 cleanup() {
@@ -57,9 +61,27 @@ cleanup() {
     pg pg_ctl -D "$WORK/pgdata" -m fast -w -t 30 stop >/dev/null 2>&1 || true
     sleep 0.3
     for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
+    for group in "${CGROUPS[@]}"; do rmdir "$group" 2>/dev/null || true; done
     [ -n "${KEEP:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
+# cap_cpu NAME PID: PID (all its threads) into a CPU cgroup of its own capped at DUSTD_CPU cores (cgroup v2's
+# cpu.max where the unified hierarchy has the cpu controller, else v1's cpu.cfs_quota_us).
+cap_cpu() {
+    local group quota=$(python3 -c "print(int(float('$DUSTD_CPU') * 100000))")
+    if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+        group=/sys/fs/cgroup/finedust-bench-$1-$$
+        mkdir "$group" && echo "$quota 100000" >"$group/cpu.max"
+    elif [ -w /sys/fs/cgroup/cpu ]; then
+        group=/sys/fs/cgroup/cpu/finedust-bench-$1-$$
+        mkdir "$group" && echo 100000 >"$group/cpu.cfs_period_us" && echo "$quota" >"$group/cpu.cfs_quota_us"
+    else
+        echo "postgres-bench: DUSTD_CPU needs a writable CPU cgroup (run as root)"
+        exit 1
+    fi
+    CGROUPS+=("$group")
+    echo "$2" >"$group/cgroup.procs"
+}
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 machine() {
     echo "$(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')), $(free -g | awk '/Mem:/ {print $2}') GiB," \
@@ -254,6 +276,10 @@ part_web() {
     DUSTD_CONFIG="$WORK/web-b.yaml" DUSTD_API_SERVICE_KEY=bench-key "$BIN/dustd" >/dev/null 2>"$WORK/web-b.log" &
     PIDS+=($!)
     local b=$!
+    if [ -n "$DUSTD_CPU" ]; then
+        cap_cpu a "$a"
+        cap_cpu b "$b"
+    fi
     for port in "$port_a" "$port_b"; do
         for _ in $(seq 300); do curl -fs -o /dev/null "http://127.0.0.1:$port/api/v1/today?person=p0001" && break; sleep 0.2; done
     done
@@ -304,6 +330,7 @@ PY
         echo "Each run: two \`wrk -t1 -c$half -d${DURATION}s --latency -s people.lua\` at once (GET /api/v1/today?person=pNNNN,"
         echo "rotating over the people), both at dustd A (one dustd) or one at A and one at B (two dustd); summed."
         echo "The second dustd polled $polls_b times (it should not: A holds the lease)."
+        [ -z "$DUSTD_CPU" ] || echo "Each dustd capped at $DUSTD_CPU of a core (a CPU cgroup of its own); PostgreSQL and wrk uncapped."
         echo
         echo "| dustd | round | req/s (sum) | p50 ms (worse wrk) | p99 ms (worse wrk) | errors | load |"
         echo "|---|---|---|---|---|---|---|"
@@ -318,7 +345,7 @@ for line in open(sys.argv[1]):
 one, two = statistics.median(rates["one"]), statistics.median(rates["two"])
 print(f"Median: one dustd {one:,.0f} req/s, two dustd {two:,.0f} req/s: {two / one:.2f}× (target ≥ 1.6×).")
 PY
-    } | tee "$RESULTS/postgres-web.md"
+    } | tee "$RESULTS/postgres-web${DUSTD_CPU:+-capped}.md"
 }
 
 part_failover() {

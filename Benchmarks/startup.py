@@ -21,7 +21,10 @@ import os
 import shutil
 import statistics
 import subprocess
-import time
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import timed_run  # noqa: E402
 
 parser = argparse.ArgumentParser()
 parser.add_argument("db")
@@ -84,18 +87,8 @@ for label, db in databases:
         target = own if own and label == "demo" else db
         commands.append((label, path, [path, "week", "--db", target, "--station", "종로구", "--end", "2026-11-20"]))
 
-devnull = os.open(os.devnull, os.O_WRONLY)
-
-
 def run(argv):
-    """Wall seconds of one run, from spawn to exit; the output goes to /dev/null."""
-    began = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, environment, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1)])
-    _, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - began
-    if status != 0:
-        raise SystemExit(f"startup.py: {' '.join(argv)} exited with status {status}")
-    return elapsed
+    return timed_run(argv, environment, "startup.py")
 
 
 samples = {(label, name): [] for label, name, _ in commands}

@@ -150,7 +150,7 @@ sqlite3 "$DB" "SELECT 'stations', count(*), sum(latitude IS NOT NULL) FROM stati
         FROM track_position GROUP BY person;"
 ls -l "$DB"
 
-python3 - "$DUSTCTL" "$DB" "$WORK" "$RUNS" << 'EOF'
+BENCHMARKS="$ROOT/Benchmarks" python3 - "$DUSTCTL" "$DB" "$WORK" "$RUNS" << 'EOF'
 import json
 import os
 import re
@@ -158,6 +158,9 @@ import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.environ["BENCHMARKS"])
+from timing import timed_run  # noqa: E402
 
 dustctl, db, work, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 environment = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "DUSTD_CONFIG": os.path.join(work, "track.yaml")}
@@ -191,17 +194,8 @@ stations = sorted({entry["station"] for hour in hours for entry in (hour.get("wh
 kinds = sorted({(hour.get("where") or {}).get("kind", "none") for hour in hours})
 print(f"day 2026-11-20, jiho: where.kind {kinds}; PM10 weighted from {len(stations)} stations: {', '.join(stations)}")
 
-devnull = os.open(os.devnull, os.O_WRONLY)
-
-
 def run(argv):
-    began = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, environment, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1)])
-    _, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - began
-    if status != 0:
-        raise SystemExit(f"track-week: {' '.join(argv)} exited with status {status}")
-    return elapsed
+    return timed_run(argv, environment, "track-week")
 
 
 warmup = 3

@@ -108,10 +108,10 @@ PORT_A=$(free_port)
 PORT_B=$(free_port)
 write_config "$WORK/a.yaml" "$PORT_A"
 write_config "$WORK/b.yaml" "$PORT_B"
-start_dustd() {  # name, config
+start_dustd() {  # name, config, the variable that gets its PID (not a $(…) subshell: PIDS is this shell's)
     DUSTD_CONFIG="$2" DUSTD_API_SERVICE_KEY="$KEY" "$BIN/dustd" >"$WORK/$1.out" 2>"$WORK/$1.log" &
     PIDS+=($!)
-    echo $!
+    printf -v "$3" '%s' "$!"
 }
 wait_for() {  # file, pattern, seconds
     local deadline=$((SECONDS + $3))
@@ -120,10 +120,10 @@ wait_for() {  # file, pattern, seconds
 }
 
 # --- Two dustd: exactly one polls, both serve and name it.
-PID_A=$(start_dustd a "$WORK/a.yaml")
+start_dustd a "$WORK/a.yaml" PID_A
 wait_for "$WORK/a.log" "now polls AirKorea" 60 || { cat "$WORK/a.log"; fail "the first dustd did not become the poller"; }
 wait_for "$WORK/a.log" "Poll done" 60 || { cat "$WORK/a.log"; fail "the first dustd did not poll"; }
-PID_B=$(start_dustd b "$WORK/b.yaml")
+start_dustd b "$WORK/b.yaml" PID_B
 wait_for "$WORK/b.log" "Another dustd polls AirKorea" 60 || { cat "$WORK/b.log"; fail "the second dustd did not see the poller"; }
 for _ in $(seq 100); do curl -fs -o /dev/null "http://127.0.0.1:$PORT_B/healthz" && break; sleep 0.1; done
 sleep $((INTERVAL * 2))
@@ -196,6 +196,23 @@ for file in "$WORK"/a.log "$WORK"/b.log "$WORK"/*.out "$WORK"/ctl-status.txt "$W
 done
 echo "ok: the password is in no log, status or process listing"
 
+# --- SIGTERM ends the poller cleanly, as systemctl stop does, and gives the lease up.
 kill "$PID_B"
+STOP_DEADLINE=$((SECONDS + 20))
+while kill -0 "$PID_B" 2>/dev/null && [ $SECONDS -lt $STOP_DEADLINE ]; do sleep 0.2; done
+kill -0 "$PID_B" 2>/dev/null && { tail -20 "$WORK/b.log"; fail "dustd did not stop within 20 s of SIGTERM"; }
 wait "$PID_B" 2>/dev/null || true
+echo "ok: SIGTERM stopped the poller"
+
+# --- The server gone under a poller: SIGTERM still stops dustd (as systemctl stop after the database's own stop).
+start_dustd c "$WORK/a.yaml" PID_C
+wait_for "$WORK/c.log" "Poll done" 60 || { cat "$WORK/c.log"; fail "the restarted dustd did not poll"; }
+pg pg_ctl -D "$WORK/pgdata" -m fast -w -t 60 stop >/dev/null || fail "the server did not stop"
+sleep 2
+kill "$PID_C"
+STOP_DEADLINE=$((SECONDS + 20))
+while kill -0 "$PID_C" 2>/dev/null && [ $SECONDS -lt $STOP_DEADLINE ]; do sleep 0.2; done
+kill -0 "$PID_C" 2>/dev/null && { tail -20 "$WORK/c.log"; fail "with the server gone, dustd did not stop within 20 s of SIGTERM"; }
+wait "$PID_C" 2>/dev/null || true
+echo "ok: with the server stopped under it, SIGTERM stopped dustd"
 echo "postgres-e2e: PASSED"

@@ -122,7 +122,8 @@ public struct PollerRole: Service, CustomStringConvertible {
         let services = makeServices()
         return try await withThrowingTaskGroup(of: Ending.self) { group in
             for service in services {
-                group.addTask {
+                group.addTask { [logger] in
+                    defer { logger.debug("Poller service ended", metadata: ["service": "\(type(of: service))"]) }
                     try await service.run()
                     return .serviceEnded
                 }
@@ -135,6 +136,7 @@ public struct PollerRole: Service, CustomStringConvertible {
             while let ending = try await group.next() {
                 switch ending {
                 case .lost:
+                    logger.debug("The poller lease ended; stopping the poller's services")
                     let stopped = Task.isCancelled
                     // The new poller's record must not be overwritten by this one's last words.
                     if !stopped { await board.stopPublishing() }

@@ -206,35 +206,116 @@ public final class PostgresStore: Sendable {
     static let leaseTimeout: Duration = .seconds(10)
 
     /// Runs `body` on a pooled connection, or fails with `LeaseTimedOut` when none is had within
-    /// `leaseTimeout`; once `body` runs, it takes as long as it takes (an import of a year).
+    /// `leaseTimeout`. Once `body` runs it takes as long as it takes (an import of a year). Cancelled,
+    /// the call fails with `CancellationError` at once, waiting or running; `body` is cancelled and
+    /// left to end on its own (a transaction it had not committed, the server rolls back).
+    ///
+    /// A race, not a task group: a group waits for every child, and a pooled connection whose server
+    /// was stopped in the middle of a statement can leave the statement, or the pool's wait for a
+    /// connection, unanswered for good; a dustd stopping (or losing the poller's lease) hung there.
+    /// A request left waiting runs nothing when a connection comes (`LeaseRace.start`).
     private func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let client = client
-        let leased = LeaseFlag()
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await client.withConnection { connection in
-                    leased.started.store(true, ordering: .relaxed)
-                    return try await body(connection)
+        let race = LeaseRace<T>()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                guard race.begin(continuation) else { return }
+                let work = Task {
+                    do {
+                        let value = try await client.withConnection { connection in
+                            guard race.start() else { throw CancellationError() }
+                            return try await body(connection)
+                        }
+                        race.finish(.success(value))
+                    } catch {
+                        race.finish(.failure(error))
+                    }
                 }
+                let timer = Task {
+                    guard (try? await Task.sleep(for: Self.leaseTimeout)) != nil else { return }
+                    // A process whose threads were all busy wakes this timer and the lease's continuation
+                    // together: the lease had in time runs first, and only a lease never had fails.
+                    await Task.yield()
+                    race.abandon(LeaseTimedOut())
+                }
+                race.attach(work: work, timer: timer)
             }
-            group.addTask {
-                try await Task.sleep(for: Self.leaseTimeout)
-                // A process whose threads were all busy wakes this timer and the lease's continuation
-                // together: the lease had in time runs first, and only a lease never had fails.
-                await Task.yield()
-                if leased.started.load(ordering: .relaxed) { return nil }
-                throw LeaseTimedOut()
-            }
-            defer { group.cancelAll() }
-            while let result = try await group.next() {
-                if let result { return result }
-            }
-            throw LeaseTimedOut()
+        } onCancel: {
+            race.cancel()
         }
     }
 
-    private final class LeaseFlag: Sendable {
-        let started = Atomic<Bool>(false)
+    /// One `leasing` call's race: waiting for a connection, then running on it, then over.
+    private final class LeaseRace<T: Sendable>: Sendable {
+        private enum Phase { case waiting, started, over }
+        private struct State {
+            var phase = Phase.waiting
+            var continuation: CheckedContinuation<T, any Error>?
+            var work: Task<Void, Never>?
+            var timer: Task<Void, Never>?
+        }
+        private let state = Mutex(State())
+
+        /// Keeps the continuation; false (and resumed, cancelled) when the caller was cancelled already.
+        func begin(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
+            let over = state.withLock { state in
+                if state.phase == .over { return true }
+                state.continuation = continuation
+                return false
+            }
+            if over { continuation.resume(throwing: CancellationError()) }
+            return !over
+        }
+
+        /// Keeps the tasks, or stops them when the race is already over (cancelled meanwhile).
+        func attach(work: Task<Void, Never>, timer: Task<Void, Never>) {
+            let over = state.withLock { state in
+                state.work = work
+                state.timer = timer
+                return state.phase == .over
+            }
+            if over {
+                timer.cancel()
+                work.cancel()
+            }
+        }
+
+        /// The connection is had: true to run `body` on it, false when the caller has gone.
+        func start() -> Bool {
+            state.withLock { state in
+                guard state.phase == .waiting else { return false }
+                state.phase = .started
+                return true
+            }
+        }
+
+        func finish(_ result: Result<T, any Error>) {
+            end(with: result)
+        }
+
+        /// The timer: the caller fails with `error` unless a connection was had.
+        func abandon(_ error: any Error) {
+            end(with: .failure(error), onlyWaiting: true)
+        }
+
+        /// The caller was cancelled: it fails at once, and `body`, if running, is cancelled.
+        func cancel() {
+            end(with: .failure(CancellationError()))
+        }
+
+        private func end(with result: Result<T, any Error>, onlyWaiting: Bool = false) {
+            let ended = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?)? in
+                guard state.phase != .over, !onlyWaiting || state.phase == .waiting else { return nil }
+                state.phase = .over
+                defer { state.continuation = nil }
+                return (state.continuation, state.work, state.timer)
+            }
+            guard let (continuation, work, timer) = ended else { return }
+            timer?.cancel()
+            // A request left waiting runs nothing when it gets a connection (`start`); a running body is cancelled.
+            work?.cancel()
+            continuation?.resume(with: result)
+        }
     }
 
     /// No connection could be had within `leaseTimeout`.

@@ -76,6 +76,13 @@ extension StorageFailure {
                     + "check that PostgreSQL runs and that storage.url names its host and port. Stored data is intact."
             )
         }
+        if error is CancellationError {
+            return (
+                .io,
+                "Reading or writing \(database) was stopped before it finished: dustd is stopping, or this dustd no longer polls. "
+                    + "What was not committed is not stored."
+            )
+        }
         if error is ConnectionPoolError {
             return (
                 .unreachable,

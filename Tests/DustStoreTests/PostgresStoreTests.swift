@@ -188,6 +188,43 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    @Test("A call cancelled while its statement gets no answer returns at once, as dustd stopping needs, and the store goes on")
+    func cancelledWhileRunning() async throws {
+        let (server, location, store) = try await fresh()
+        defer { Task { await store.close() } }
+        #expect(try await store.measurementCount(station: nil) == 0)
+        // The pool's one connection, its server process frozen: a statement sent to it gets no answer.
+        let backends = try await server.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = '\(location.database)' AND pid <> pg_backend_pid()")
+        let pids = backends.split(separator: "\n").compactMap { pid_t($0) }
+        try #require(!pids.isEmpty, "the store keeps its connection open")
+        for pid in pids { try #require(kill(pid, SIGSTOP) == 0, "the test runs where it may signal the server's processes") }
+        defer { for pid in pids { kill(pid, SIGCONT) } }
+        // Were cancelling not to end the call, the thaw would, 10 s on: the test fails, it does not hang.
+        let thaw = Task {
+            try? await Task.sleep(for: .seconds(10))
+            for pid in pids { kill(pid, SIGCONT) }
+        }
+        defer { thaw.cancel() }
+        let call = Task { try await store.measurementCount(station: nil) }
+        try await Task.sleep(for: .milliseconds(500))
+        let cancelled = ContinuousClock.now
+        call.cancel()
+        let result = await call.result
+        #expect(ContinuousClock.now - cancelled < .seconds(5), "the call returned when cancelled, not when answered")
+        guard case .failure(let error) = result, let failure = error as? StorageFailure else {
+            Issue.record("the frozen statement answered: \(result)")
+            return
+        }
+        #expect(
+            failure.description == "Reading or writing the PostgreSQL database \(location) was stopped before it finished: "
+                + "dustd is stopping, or this dustd no longer polls. What was not committed is not stored.")
+        // Thawed, the server answers again; the store's next call is answered.
+        for pid in pids { kill(pid, SIGCONT) }
+        #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        #expect(try await store.measurementCount(station: nil) == 1)
+    }
+
     @Test("sslmode on TCP: prefer and require talk TLS without verifying; verify-ca and verify-full refuse a self-signed certificate")
     func tls() async throws {
         let server = try await PostgresServer.start(tcpTLS: true)
