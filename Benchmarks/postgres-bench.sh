@@ -10,7 +10,7 @@
 #                                 `dustctl activity import --person` run at once against PostgreSQL
 #   PG_SERIAL=1                   imports: also run PostgreSQL's imports one after another (0 leaves it out)
 #   DURATION=15 CONNECTIONS=32 ROUNDS=3   web: each wrk run's seconds, total connections, interleaved rounds
-#   DUSTD_CPU=                    web: a share of one core (e.g. 0.25) each dustd is capped at, in a cgroup of its
+#   CPU_PER_DUSTD=                    web: a share of one core (e.g. 0.25) each dustd is capped at, in a cgroup of its
 #                                 own, as if on a small machine of its own beside the database's; empty: uncapped
 #   KILLS=10 INTERVALS="30 3600"  failover: SIGKILLs of the poller for each poll.intervalSeconds
 #
@@ -37,7 +37,7 @@ PG_SERIAL=${PG_SERIAL:-1}
 DURATION=${DURATION:-15}
 CONNECTIONS=${CONNECTIONS:-32}
 ROUNDS=${ROUNDS:-3}
-DUSTD_CPU=${DUSTD_CPU:-}
+CPU_PER_DUSTD=${CPU_PER_DUSTD:-}
 KILLS=${KILLS:-10}
 INTERVALS=${INTERVALS:-30 3600}
 RESULTS=$ROOT/Benchmarks/results
@@ -65,10 +65,10 @@ cleanup() {
     [ -n "${KEEP:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
-# cap_cpu NAME PID: PID (all its threads) into a CPU cgroup of its own capped at DUSTD_CPU cores (cgroup v2's
+# cap_cpu NAME PID: PID (all its threads) into a CPU cgroup of its own capped at CPU_PER_DUSTD cores (cgroup v2's
 # cpu.max where the unified hierarchy has the cpu controller, else v1's cpu.cfs_quota_us).
 cap_cpu() {
-    local group quota=$(python3 -c "print(int(float('$DUSTD_CPU') * 100000))")
+    local group quota=$(python3 -c "print(int(float('$CPU_PER_DUSTD') * 100000))")
     if grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
         group=/sys/fs/cgroup/finedust-bench-$1-$$
         mkdir "$group" && echo "$quota 100000" >"$group/cpu.max"
@@ -76,7 +76,7 @@ cap_cpu() {
         group=/sys/fs/cgroup/cpu/finedust-bench-$1-$$
         mkdir "$group" && echo 100000 >"$group/cpu.cfs_period_us" && echo "$quota" >"$group/cpu.cfs_quota_us"
     else
-        echo "postgres-bench: DUSTD_CPU needs a writable CPU cgroup (run as root)"
+        echo "postgres-bench: CPU_PER_DUSTD needs a writable CPU cgroup (run as root)"
         exit 1
     fi
     CGROUPS+=("$group")
@@ -276,7 +276,7 @@ part_web() {
     DUSTD_CONFIG="$WORK/web-b.yaml" DUSTD_API_SERVICE_KEY=bench-key "$BIN/dustd" >/dev/null 2>"$WORK/web-b.log" &
     PIDS+=($!)
     local b=$!
-    if [ -n "$DUSTD_CPU" ]; then
+    if [ -n "$CPU_PER_DUSTD" ]; then
         cap_cpu a "$a"
         cap_cpu b "$b"
     fi
@@ -330,7 +330,7 @@ PY
         echo "Each run: two \`wrk -t1 -c$half -d${DURATION}s --latency -s people.lua\` at once (GET /api/v1/today?person=pNNNN,"
         echo "rotating over the people), both at dustd A (one dustd) or one at A and one at B (two dustd); summed."
         echo "The second dustd polled $polls_b times (it should not: A holds the lease)."
-        [ -z "$DUSTD_CPU" ] || echo "Each dustd capped at $DUSTD_CPU of a core (a CPU cgroup of its own); PostgreSQL and wrk uncapped."
+        [ -z "$CPU_PER_DUSTD" ] || echo "Each dustd capped at $CPU_PER_DUSTD of a core (a CPU cgroup of its own); PostgreSQL and wrk uncapped."
         echo
         echo "| dustd | round | req/s (sum) | p50 ms (worse wrk) | p99 ms (worse wrk) | errors | load |"
         echo "|---|---|---|---|---|---|---|"
@@ -345,7 +345,7 @@ for line in open(sys.argv[1]):
 one, two = statistics.median(rates["one"]), statistics.median(rates["two"])
 print(f"Median: one dustd {one:,.0f} req/s, two dustd {two:,.0f} req/s: {two / one:.2f}× (target ≥ 1.6×).")
 PY
-    } | tee "$RESULTS/postgres-web${DUSTD_CPU:+-capped}.md"
+    } | tee "$RESULTS/postgres-web${CPU_PER_DUSTD:+-capped}.md"
 }
 
 part_failover() {
