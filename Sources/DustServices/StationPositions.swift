@@ -53,11 +53,16 @@ public struct StationPositions: Sendable {
             west = min(west, point.longitude)
             east = max(east, point.longitude)
         }
-        // A degree of latitude is at least 110.5 km; a degree of longitude shrinks with the cosine of
-        // the latitude nearest a pole in the box.
-        let latitudeMargin = kilometres / 110.5
-        let widest = min(89.0, max(abs(south), abs(north)) + latitudeMargin)
-        let longitudeMargin = kilometres / max(1, 111.4 * cos(widest * Double.pi / 180))
+        // On the sphere of the distance helper (R = 6,371.0088 km): a great circle of length d changes
+        // latitude by at most d / R, and longitude by at most asin(sin(d / R) / cos φ) at the latitude φ
+        // nearest a pole it reaches. Each margin is widened by a part in a million, so that rounding
+        // never leaves out a station inside the radius.
+        let angle = kilometres / (GreatCircle.earthRadiusMetres / 1000)
+        let degrees = 180 / Double.pi * (1 + 1e-6)
+        let latitudeMargin = angle * degrees
+        let widest = max(abs(south), abs(north)) + latitudeMargin
+        let sine = widest >= 90 ? 1 : min(1, sin(min(angle, Double.pi / 2)) / cos(widest * Double.pi / 180))
+        let longitudeMargin = sine >= 1 ? 360 : asin(sine) * degrees
         return locationByName.filter { _, location in
             location.latitude >= south - latitudeMargin && location.latitude <= north + latitudeMargin
                 && location.longitude >= west - longitudeMargin && location.longitude <= east + longitudeMargin

@@ -20,6 +20,30 @@ struct StationPositionsTests {
         HourlyReading(station: station, slot: slot, concentration: DustPair(fineDust: pm10, ultraFineDust: pm25))
     }
 
+    @Test("names(near:) keeps a station inside the radius at its edge, due east or north, and leaves out one just beyond")
+    func nearAtTheEdge() {
+        let point = GeoPoint(latitude: 37.5, longitude: 127.0)
+        // A degree on the distance helper's sphere: 111.195 km of latitude, that times cos φ of longitude.
+        let kilometresPerDegree = GreatCircle.earthRadiusMetres / 1000 * Double.pi / 180
+        let east = 9.995 / (kilometresPerDegree * cos(37.5 * Double.pi / 180))
+        let stations = StationPositions(stations: [
+            Station(name: "east-inside", latitude: 37.5, longitude: 127.0 + east),
+            Station(name: "north-inside", latitude: 37.5 + 9.999 / kilometresPerDegree, longitude: 127.0),
+            Station(name: "north-outside", latitude: 37.5 + 10.2 / kilometresPerDegree, longitude: 127.0),
+            Station(name: "east-outside", latitude: 37.5, longitude: 127.0 + east * 1.02),
+        ])
+        func kilometres(_ name: String) -> Double {
+            let location = stations.location(of: name)!
+            return GreatCircle.metres(
+                latitude1: point.latitude, longitude1: point.longitude, latitude2: location.latitude, longitude2: location.longitude) / 1000
+        }
+        // Inside the radius by the one distance helper; the filter before used 111.4 km a degree of
+        // longitude (more than the sphere's 111.195) and left "east-inside" out.
+        #expect(kilometres("east-inside") < 10 && kilometres("north-inside") < 10)
+        #expect(kilometres("east-outside") > 10 && kilometres("north-outside") > 10)
+        #expect(stations.names(near: [point], withinKilometres: 10) == ["east-inside", "north-inside"])
+    }
+
     @Test("only plausible positions are kept: 3 of 5 stations")
     func plausiblePositions() {
         #expect(positions.count == 3)
