@@ -86,12 +86,14 @@ sqlite3 "$DB" "SELECT station, count(*), date(min(slot_start) + 32400, 'unixepoc
     SELECT 'sleep_interval', person, count(*) FROM sleep_interval GROUP BY person;
     SELECT 'activity_source', person, count(*) FROM activity_source GROUP BY person;"
 
-python3 - "$DUSTCTL" "$DB" "$WORK" "$RUNS" << 'EOF'
+BENCHMARKS="$ROOT/Benchmarks" python3 - "$DUSTCTL" "$DB" "$WORK" "$RUNS" << 'EOF'
 import os
 import statistics
 import subprocess
 import sys
-import time
+
+sys.path.insert(0, os.environ["BENCHMARKS"])
+from timing import timed_run  # noqa: E402
 
 dustctl, db, work, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 week = [dustctl, "week", "--db", db, "--end", "2026-11-20", "--json"]
@@ -107,17 +109,8 @@ environments = {name: {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "DUSTD_CONFIG
 for label, config, argv in commands:
     out = subprocess.run(argv, env=environments[config], check=True, capture_output=True).stdout
     print(f"{label}: {len(out)} bytes of JSON")
-devnull = os.open(os.devnull, os.O_WRONLY)
-
-
 def run(argv, environment):
-    began = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, environment, file_actions=[(os.POSIX_SPAWN_DUP2, devnull, 1)])
-    _, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - began
-    if status != 0:
-        raise SystemExit(f"people-week: {' '.join(argv)} exited with status {status}")
-    return elapsed
+    return timed_run(argv, environment, "people-week")
 
 
 warmup = 5

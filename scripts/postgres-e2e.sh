@@ -113,6 +113,13 @@ start_dustd() {  # name, config, the variable that gets its PID (not a $(…) su
     PIDS+=($!)
     printf -v "$3" '%s' "$!"
 }
+stop_dustd() {  # name, PID, the failure when it is still running 20 s after SIGTERM
+    kill "$2"
+    local deadline=$((SECONDS + 20))
+    while kill -0 "$2" 2>/dev/null && [ $SECONDS -lt $deadline ]; do sleep 0.2; done
+    kill -0 "$2" 2>/dev/null && { tail -20 "$WORK/$1.log"; fail "$3"; }
+    wait "$2" 2>/dev/null || true
+}
 wait_for() {  # file, pattern, seconds
     local deadline=$((SECONDS + $3))
     while [ $SECONDS -lt $deadline ]; do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.2; done
@@ -197,11 +204,7 @@ done
 echo "ok: the password is in no log, status or process listing"
 
 # --- SIGTERM ends the poller cleanly, as systemctl stop does, and gives the lease up.
-kill "$PID_B"
-STOP_DEADLINE=$((SECONDS + 20))
-while kill -0 "$PID_B" 2>/dev/null && [ $SECONDS -lt $STOP_DEADLINE ]; do sleep 0.2; done
-kill -0 "$PID_B" 2>/dev/null && { tail -20 "$WORK/b.log"; fail "dustd did not stop within 20 s of SIGTERM"; }
-wait "$PID_B" 2>/dev/null || true
+stop_dustd b "$PID_B" "dustd did not stop within 20 s of SIGTERM"
 echo "ok: SIGTERM stopped the poller"
 
 # --- The server gone under a poller: SIGTERM still stops dustd (as systemctl stop after the database's own stop).
@@ -209,10 +212,6 @@ start_dustd c "$WORK/a.yaml" PID_C
 wait_for "$WORK/c.log" "Poll done" 60 || { cat "$WORK/c.log"; fail "the restarted dustd did not poll"; }
 pg pg_ctl -D "$WORK/pgdata" -m fast -w -t 60 stop >/dev/null || fail "the server did not stop"
 sleep 2
-kill "$PID_C"
-STOP_DEADLINE=$((SECONDS + 20))
-while kill -0 "$PID_C" 2>/dev/null && [ $SECONDS -lt $STOP_DEADLINE ]; do sleep 0.2; done
-kill -0 "$PID_C" 2>/dev/null && { tail -20 "$WORK/c.log"; fail "with the server gone, dustd did not stop within 20 s of SIGTERM"; }
-wait "$PID_C" 2>/dev/null || true
+stop_dustd c "$PID_C" "with the server gone, dustd did not stop within 20 s of SIGTERM"
 echo "ok: with the server stopped under it, SIGTERM stopped dustd"
 echo "postgres-e2e: PASSED"
