@@ -148,7 +148,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // What the test targets share: fixture paths, temporary directories, instants, the manual clock, the in-memory store.
-        .target(name: "TestSupport", dependencies: ["DustKit", "DustServices"], path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["DustKit", "DustServices", "DustConfig"], path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
             name: "FakeAirKorea",

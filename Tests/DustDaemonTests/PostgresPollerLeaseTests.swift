@@ -24,8 +24,7 @@ private enum TestServer {
         guard let (server, database) = await server.value else {
             return PostgresLocation(endpoint: .unixSocket(directory: "/nonexistent", port: 5432), user: "none", database: "none")
         }
-        return PostgresLocation(
-            endpoint: .unixSocket(directory: server.socketDirectory, port: server.port), user: server.user, database: database)
+        return server.location(database: database)
     }
 
     static func password() async -> String { await server.value?.0.password ?? "" }

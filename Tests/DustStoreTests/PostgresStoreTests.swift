@@ -6,14 +6,6 @@ import Foundation
 import TestSupport
 import Testing
 
-extension PostgresServer {
-    /// Where `database` is on this server, for `user` (the superuser unless named).
-    func location(database: String, user: String? = nil) -> PostgresLocation {
-        PostgresLocation(
-            endpoint: .unixSocket(directory: socketDirectory, port: port), user: user ?? self.user, database: database, tls: .disable)
-    }
-}
-
 private let eight = Slot(startEpochSeconds: 1_795_129_200)  // 2026-11-20 08:00 KST
 private let fetched = Date(timeIntervalSince1970: 1_795_219_200)
 

@@ -29,9 +29,7 @@ struct BackendPair {
         directory = try TemporaryDirectory("equivalence")
         sqlite = try SQLiteStore(path: directory.path("demo.sqlite"))
         let server = try await PostgresServer.running()
-        location = PostgresLocation(
-            endpoint: .unixSocket(directory: server.socketDirectory, port: server.port), user: server.user,
-            database: try await server.createDatabase(), tls: .disable)
+        location = server.location(database: try await server.createDatabase())
         postgres = try await PostgresStore.open(location, password: server.password)
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)

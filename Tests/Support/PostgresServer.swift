@@ -1,3 +1,4 @@
+import DustConfig
 import Foundation
 
 /// A throwaway PostgreSQL cluster for tests (docs/REFERENCE.md §20): Debian's binaries, a data
@@ -138,6 +139,12 @@ public final class PostgresServer: Sendable {
     /// connection is cut; returns once it accepts connections again.
     public func restart() async throws {
         try await aside { try self.pgctl(["restart", "-m", "fast", "-w", "-t", "60", "-l", self.root + "/server.log"]) }
+    }
+
+    /// Where `database` is on this server, over its socket, for `user` (the superuser unless named).
+    public func location(database: String, user: String? = nil) -> PostgresLocation {
+        PostgresLocation(
+            endpoint: .unixSocket(directory: socketDirectory, port: port), user: user ?? self.user, database: database, tls: .disable)
     }
 
     /// A new, empty database with a name no other test uses.
