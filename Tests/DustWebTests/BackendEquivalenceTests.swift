@@ -81,7 +81,8 @@ struct BackendPair {
                 !$0.key.hasPrefix("DUSTD_") && $0.key != "CREDENTIALS_DIRECTORY"
             }
             environment["DUSTD_CONFIG"] = configuration
-            return try await Executables.runAside("dustctl", arguments, environment: environment)
+            // Aside: 100 runs one after another would hold one of the threads every test shares.
+            return try await aside { [environment] in try Executables.run("dustctl", arguments, environment: environment) }
         }
         return (try await run(sqliteConfiguration), try await run(postgresConfiguration))
     }

@@ -78,13 +78,6 @@ public enum Executables {
 
     public static func url(_ name: String) -> URL { productsDirectory.appendingPathComponent(name) }
 
-    /// `run` on a thread of its own (`aside`), for a test that runs many programs one after another.
-    public static func runAside(
-        _ name: String, _ arguments: [String], environment: [String: String]? = nil
-    ) async throws -> ProcessResult {
-        try await aside { try run(name, arguments, environment: environment) }
-    }
-
     /// Runs `name` with `arguments`; stdout and stderr go through files, so no pipe can fill up.
     public static func run(
         _ name: String, _ arguments: [String], environment: [String: String]? = nil,
