@@ -45,6 +45,12 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // zlib from Debian's zlib1g-dev (ZIPFoundation's own module is CZlib): a zip entry's inflate, bounded by its compressed size.
+        .systemLibrary(
+            name: "CZlibInflate",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         // Pure domain: DustPair, slots and time rules, grades, intake, totals. No I/O.
         .target(name: "DustKit"),
         // AirKorea requests, the libxml2 response parser and the error mapping.
@@ -93,7 +99,7 @@ let package = Package(
         .target(
             name: "DustActivity",
             dependencies: [
-                "DustKit", "CLibXML2",
+                "DustKit", "CLibXML2", "CZlibInflate",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
         // Settings from Config/dustd.yaml, DUSTD_… variables and systemd credentials, validated.

@@ -74,15 +74,12 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     /// read): 2 M is nearly four years of every minute; past this the file is refused rather than
     /// held in memory (docs/REFERENCE.md §19).
     public var maxTrackedMinutes: Int
-    /// Seconds a zip entry may go without giving a byte: a deflate stream that never ends (cut off
-    /// with the zip's directory intact) would otherwise keep the inflater reading at the file's end.
-    public var zipStallTimeout: TimeInterval
 
     public init(
         maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
         maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
         maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
-        zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000, zipStallTimeout: TimeInterval = 10,
+        zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000,
         maxSourceSlots: Int = 2_000_000, maxArchiveInflatedBytes: Int64 = ActivityReaderLimits.defaultMaxArchiveInflatedBytes,
         maxArchiveCompressionRatio: Int64 = 100, maxTrackedMinutes: Int = 2_000_000
     ) {
@@ -90,7 +87,6 @@ public struct ActivityReaderLimits: Sendable, Hashable {
         self.maxArchiveInflatedBytes = maxArchiveInflatedBytes
         self.maxArchiveCompressionRatio = maxArchiveCompressionRatio
         self.maxSourceSlots = maxSourceSlots
-        self.zipStallTimeout = zipStallTimeout
         self.maxZipEntryBytes = maxZipEntryBytes
         self.maxCompressionRatio = maxCompressionRatio
         self.zipRatioAllowance = zipRatioAllowance

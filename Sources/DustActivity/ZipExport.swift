@@ -1,3 +1,4 @@
+import CZlibInflate
 import DustKit
 import Foundation
 import ZIPFoundation
@@ -6,9 +7,9 @@ import ZIPFoundation
 /// FineDust needs are inflated one piece at a time into the readers. Nothing is ever written to
 /// disk, and no entry is held whole in memory.
 ///
-/// ZIPFoundation reads the directory and inflates (zlib). Its `extract(_:consumer:)` pushes
-/// pieces while the readers pull them (`ByteStream`), so each entry is inflated on a
-/// helper thread that hands over at most two 64 KiB pieces at a time (`ZipEntryPipe`); the
+/// ZIPFoundation reads the directory and inflates (zlib); each entry's compressed bytes are
+/// handed to it from here, never past the entry's end (`ZipEntryData`). Inflating pushes pieces
+/// while the readers pull them (`ByteStream`), so each entry is inflated on a helper thread that hands over at most two 64 KiB pieces at a time (`ZipEntryPipe`); the
 /// reader's thread is never more than two pieces behind. Every entry's size is bounded twice, in
 /// absolute bytes and as a ratio to its compressed size, and all the entries read together are
 /// bounded the same two ways (`ArchiveBudget`): a zip of thousands of small entries, each inside
@@ -35,7 +36,8 @@ public struct HealthExportArchive {
     }
 
     public let limits: ActivityReaderLimits
-    private let archive: Archive
+    /// The zip file, which each entry's reader opens again.
+    private let path: String
     private let entriesByPath: [String: Entry]
     /// What the entries read so far have inflated to, against the whole archive's bounds.
     private let budget: ArchiveBudget
@@ -55,7 +57,7 @@ public struct HealthExportArchive {
         } catch {
             throw .unreadableZip(reason: Self.describe(error))
         }
-        self.archive = archive
+        self.path = path
         var entries: [String: Entry] = [:]
         var count = 0
         for entry in archive {
@@ -68,7 +70,7 @@ public struct HealthExportArchive {
         entriesByPath = entries
         let readable = min(entries.values.reduce(Int64(0)) { $0 &+ Int64(clamping: $1.compressedSize) }, Self.fileSize(path))
         budget = ArchiveBudget(compressedBytes: readable, limits: limits)
-        let exportPath = try Self.findExport(in: entries, archive: archive, budget: budget, limits: limits)
+        let exportPath = try Self.findExport(in: entries, file: path, budget: budget, limits: limits)
         let folder = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().map { "\($0)/" }.joined()
         let routesFolder = folder + "workout-routes/"
         func item(_ entry: Entry) throws(ActivityFileError) -> Item {
@@ -102,7 +104,7 @@ public struct HealthExportArchive {
     /// the top or one folder down (never under `workout-routes/`). A candidate is inflated only
     /// until its root element is seen.
     private static func findExport(
-        in entries: [String: Entry], archive: Archive, budget: ArchiveBudget,
+        in entries: [String: Entry], file: String, budget: ArchiveBudget,
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> String {
         let candidates = entries.keys.filter { name in
@@ -116,14 +118,13 @@ public struct HealthExportArchive {
         var failures: [ActivityFileError] = []
         for name in candidates {
             do throws(ActivityFileError) {
-                let head = try peek(entries[name]!, archive: archive, budget: budget, limits: limits)
+                let head = try peek(entries[name]!, file: file, budget: budget, limits: limits)
                 if try ActivityFileFormat.sniff(head) == .healthXML { exports.append(name) }
             } catch {
                 switch error {
                 case .unrecognizedFormat, .emptyFile, .unsupportedEncoding: break
                 // The archive's own bounds end the search: nothing else may be inflated. So does
-                // damaged data: its helper thread may be left inside ZIPFoundation, which must not
-                // then read another entry beside it.
+                // damaged data: a zip damaged in one place is not read further.
                 case .zipArchiveTooLarge, .damagedZipEntry: throw error
                 default: failures.append(error)
                 }
@@ -144,14 +145,14 @@ public struct HealthExportArchive {
     /// The start of `entry`, inflated until its prolog ends (its root element is named) or
     /// `ActivityFileFormat.sniffLength` bytes; the helper thread is stopped after.
     private static func peek(
-        _ entry: Entry, archive: Archive, budget: ArchiveBudget,
+        _ entry: Entry, file: String, budget: ArchiveBudget,
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
         let pipe = ZipEntryPipe(
             name: TerminalSafeText.sanitized(entry.path), bound: bound(compressed: compressed, limits: limits),
             limits: limits, budget: budget)
-        pipe.start(archive: ArchiveBox(archive: archive), entry: entry)
+        pipe.start(try ZipEntryData.locate(entry, in: file, name: TerminalSafeText.sanitized(entry.path)))
         defer { pipe.stopAndWait() }
         var head: [UInt8] = []
         var piece = [UInt8](repeating: 0, count: 16 * 1024)
@@ -185,7 +186,7 @@ public struct HealthExportArchive {
             name: TerminalSafeText.sanitized(item.path),
             bound: Self.bound(compressed: item.compressedSize, limits: limits),
             limits: limits, budget: budget)
-        pipe.start(archive: ArchiveBox(archive: archive), entry: entry)
+        pipe.start(try ZipEntryData.locate(entry, in: path, name: TerminalSafeText.sanitized(item.path)))
         defer { pipe.stopAndWait() }
         let result = try body(ZipEntryByteStream(pipe: pipe))
         // The reader may stop at the end of the XML before the zip's checksum was checked.
@@ -215,15 +216,172 @@ public struct HealthExportArchive {
     }
 }
 
-/// Lets the archive cross to the helper thread; only one thread uses it at a time (the caller
-/// waits in `read` until the helper has ended).
-struct ArchiveBox: @unchecked Sendable {
-    let archive: Archive
-}
+/// Where one entry's compressed bytes lie in the zip, and how to inflate them: read from the
+/// zip file by its own handle, never past the entry's compressed size.
+///
+/// ZIPFoundation 0.9.20 (pinned exactly in Package.swift) inflates with a provider that reads on
+/// past the entry into the rest of the file and, at the file's end, keeps asking for more: a deflate
+/// stream that never ends (a stored block longer than the file) spun its thread forever. So the
+/// library finds the entries and checks the directory, and the bytes are handed to its public
+/// `Data.decompress` from here, bounded: the stream must end within the entry's compressed size.
+struct ZipEntryData: Sendable {
+    /// The zip file.
+    let file: String
+    /// The entry's name, safe for a terminal.
+    let name: String
+    let dataOffset: UInt64
+    let compressedSize: UInt64
+    let isDeflated: Bool
+    let checksum: UInt32
 
-/// Lets the entry cross to the helper thread.
-struct EntryBox: @unchecked Sendable {
-    let entry: Entry
+    /// Finds `entry`'s data in `file`: the local header's offset from the central directory (which
+    /// ZIPFoundation reads but keeps internal, so it is read by reflection, with the ZIP64 extra field
+    /// parsed here), then the local header itself, checked (its signature, not encrypted, stored or
+    /// deflated) before anything after it is trusted.
+    static func locate(_ entry: Entry, in file: String, name: String) throws(ActivityFileError) -> ZipEntryData {
+        let directory = Mirror(reflecting: entry).descendant("centralDirectoryStructure")
+        guard let directory,
+            let offset32 = Mirror(reflecting: directory).descendant("relativeOffsetOfLocalHeader") as? UInt32,
+            let extra = Mirror(reflecting: directory).descendant("extraFieldData") as? Data
+        else {
+            throw .unreadableZip(reason: "this build's zip library does not say where entries start")
+        }
+        var headerOffset = UInt64(offset32)
+        if offset32 == 0xFFFF_FFFF {
+            guard let zip64 = zip64Offset(extra: [UInt8](extra), entry: entry) else {
+                throw .damagedZipEntry(name: name, reason: "its ZIP64 extra field gives no offset")
+            }
+            headerOffset = zip64
+        }
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            throw .unreadableZip(reason: "it cannot be opened again")
+        }
+        defer { try? handle.close() }
+        let header: [UInt8]
+        do {
+            try handle.seek(toOffset: headerOffset)
+            header = [UInt8](try handle.read(upToCount: 30) ?? Data())
+        } catch {
+            throw .damagedZipEntry(name: name, reason: "its local header cannot be read")
+        }
+        func le(_ at: Int, _ count: Int) -> UInt64 {
+            (0..<count).reduce(UInt64(0)) { $0 | UInt64(header[at + $1]) << (8 * UInt64($1)) }
+        }
+        guard header.count == 30, le(0, 4) == 0x0403_4B50 else {
+            throw .damagedZipEntry(name: name, reason: "no local header where the directory says it starts")
+        }
+        guard le(6, 2) & 1 == 0 else { throw .damagedZipEntry(name: name, reason: "it is encrypted") }
+        let method = le(8, 2)
+        guard method == 0 || method == 8 else {
+            throw .damagedZipEntry(name: name, reason: "compression method \(method), neither stored nor deflated")
+        }
+        return ZipEntryData(
+            file: file, name: name, dataOffset: headerOffset + 30 + le(26, 2) + le(28, 2),
+            compressedSize: entry.compressedSize, isDeflated: method == 8, checksum: entry.checksum)
+    }
+
+    /// The local header's offset in a ZIP64 extra field (header 0x0001): its 8-byte values appear
+    /// only for the directory's fields that hold 0xFFFFFFFF, in the order uncompressed size,
+    /// compressed size, offset.
+    static func zip64Offset(extra: [UInt8], entry: Entry) -> UInt64? {
+        var index = 0
+        while index + 4 <= extra.count {
+            let id = Int(extra[index]) | Int(extra[index + 1]) << 8
+            let size = Int(extra[index + 2]) | Int(extra[index + 3]) << 8
+            let body = index + 4
+            guard body + size <= extra.count else { return nil }
+            if id == 1 {
+                let directory = Mirror(reflecting: entry).descendant("centralDirectoryStructure").map(Mirror.init(reflecting:))
+                var at = body
+                for field in ["uncompressedSize", "compressedSize"]
+                where directory?.descendant(field) as? UInt32 == 0xFFFF_FFFF {
+                    at += 8
+                }
+                guard at + 8 <= body + size else { return nil }
+                return (0..<8).reduce(UInt64(0)) { $0 | UInt64(extra[at + $1]) << (8 * UInt64($1)) }
+            }
+            index = body + size
+        }
+        return nil
+    }
+
+    /// Hands the entry's inflated bytes to `consumer` in pieces of at most `bufferSize` and checks
+    /// its checksum. Throws `.damagedZipEntry` when the compressed bytes end before the deflate
+    /// stream does, when the file ends before the compressed bytes do, when the deflated data is
+    /// corrupt, or when the checksum differs; `stop` is asked before every read, and what it throws
+    /// ends the inflate.
+    func inflate(bufferSize: Int, stop: () throws -> Void, consumer: (Data) throws -> Void) throws {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            throw ActivityFileError.unreadableZip(reason: "it cannot be opened again")
+        }
+        defer { try? handle.close() }
+        try handle.seek(toOffset: dataOffset)
+        var remaining = compressedSize
+        func next() throws -> Data {
+            try stop()
+            let data = try handle.read(upToCount: Int(min(UInt64(bufferSize), remaining))) ?? Data()
+            guard !data.isEmpty else {
+                throw ActivityFileError.damagedZipEntry(name: name, reason: "the file ends inside its compressed data")
+            }
+            remaining -= UInt64(data.count)
+            return data
+        }
+        var crc = crc32(0, nil, 0)
+        func hand(_ data: Data) throws {
+            crc = data.withUnsafeBytes { CZlibInflate.crc32(crc, $0.bindMemory(to: Bytef.self).baseAddress, uInt(data.count)) }
+            try consumer(data)
+        }
+        if isDeflated {
+            try inflateDeflated(bufferSize: bufferSize, remaining: { remaining }, next: next, hand: hand)
+        } else {
+            while remaining > 0 { try hand(try next()) }
+        }
+        guard crc == checksum else {
+            throw ActivityFileError.damagedZipEntry(name: name, reason: "its checksum does not match its data")
+        }
+    }
+
+    /// zlib's raw inflate over the pieces `next` reads, each given whole to zlib (`avail_in` is
+    /// what was read, never more), until the stream's end.
+    private func inflateDeflated(
+        bufferSize: Int, remaining: () -> UInt64, next: () throws -> Data, hand: (Data) throws -> Void
+    ) throws {
+        var stream = z_stream()
+        guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw ActivityFileError.damagedZipEntry(name: name, reason: "zlib could not start inflating")
+        }
+        defer { inflateEnd(&stream) }
+        let input = UnsafeMutablePointer<Bytef>.allocate(capacity: bufferSize)
+        defer { input.deallocate() }
+        let output = UnsafeMutablePointer<Bytef>.allocate(capacity: bufferSize)
+        defer { output.deallocate() }
+        while true {
+            if stream.avail_in == 0 {
+                guard remaining() > 0 else {
+                    throw ActivityFileError.damagedZipEntry(name: name, reason: "its compressed data ends before its deflate stream does")
+                }
+                let data = try next()
+                data.copyBytes(to: input, count: data.count)
+                stream.next_in = input
+                stream.avail_in = uInt(data.count)
+            }
+            stream.next_out = output
+            stream.avail_out = uInt(bufferSize)
+            let status = CZlibInflate.inflate(&stream, Z_NO_FLUSH)
+            let produced = bufferSize - Int(stream.avail_out)
+            if produced > 0 { try hand(Data(bytes: output, count: produced)) }
+            switch status {
+            case Z_STREAM_END: return
+            case Z_OK: continue
+            // No progress: more input is wanted (read above); with input left, zlib is stuck.
+            case Z_BUF_ERROR where stream.avail_in == 0: continue
+            default:
+                let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+                throw ActivityFileError.damagedZipEntry(
+                    name: name, reason: "its deflated data is corrupt: \(TerminalSafeText.sanitized(message))")
+            }
+        }
+    }
 }
 
 /// One zip entry's bytes, inflated on a helper thread and read here in order.
@@ -261,13 +419,10 @@ final class ZipEntryPipe: @unchecked Sendable {
         self.budget = budget
     }
 
-    func start(archive: ArchiveBox, entry: Entry) {
-        let entry = EntryBox(entry: entry)
+    func start(_ entry: ZipEntryData) {
         let thread = Thread { [self] in
             do {
-                _ = try archive.archive.extract(entry.entry, bufferSize: 64 * 1024, skipCRC32: false) { data in
-                    try self.push(data)
-                }
+                try entry.inflate(bufferSize: 64 * 1024, stop: checkStopped, consumer: push)
                 finish(nil)
             } catch is Stop {
                 finish(nil)
@@ -279,6 +434,13 @@ final class ZipEntryPipe: @unchecked Sendable {
         }
         thread.stackSize = 1 << 20
         thread.start()
+    }
+
+    /// Called on the helper thread before each read of compressed bytes.
+    private func checkStopped() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        if stopped { throw Stop() }
     }
 
     /// Called on the helper thread with each inflated piece.
@@ -308,26 +470,7 @@ final class ZipEntryPipe: @unchecked Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(ActivityFileError) -> Int {
         condition.lock()
         defer { condition.unlock() }
-        // Two quiet half-windows in a row, with nothing inflated in between, is a stall; one is
-        // not (the process may just have been stopped and continued).
-        var quietWindows = 0
-        var producedBefore = produced
-        while pieces.isEmpty, !finished {
-            if condition.wait(until: Date().addingTimeInterval(limits.zipStallTimeout / 2)) { continue }
-            if produced != producedBefore || !pieces.isEmpty || finished {
-                producedBefore = produced
-                quietWindows = 0
-                continue
-            }
-            quietWindows += 1
-            if quietWindows >= 2 {
-                // ZIPFoundation keeps reading at the end of the file when a deflate stream never
-                // ends; the helper is told to stop, and left behind if it cannot.
-                stopped = true
-                throw .damagedZipEntry(
-                    name: name, reason: "its compressed data gave nothing for \(Int(limits.zipStallTimeout)) s; it never ends")
-            }
-        }
+        while pieces.isEmpty, !finished { condition.wait() }
         if let piece = pieces.first {
             let count = min(buffer.count, piece.count - offset)
             piece.withUnsafeBytes { source in
@@ -356,15 +499,14 @@ final class ZipEntryPipe: @unchecked Sendable {
         }
     }
 
-    /// Tells the helper to stop and waits until it has — at most a second: a helper stuck inside
-    /// ZIPFoundation's inflate loop (a stream that never ends) never comes back, and is left.
+    /// Tells the helper to stop and waits until it has: it asks before every read of compressed
+    /// bytes and every hand-over, so it ends within one piece's inflate.
     func stopAndWait() {
         condition.lock()
         stopped = true
         pieces = []
         condition.broadcast()
-        let deadline = Date().addingTimeInterval(1)
-        while !finished, condition.wait(until: deadline) {}
+        while !finished { condition.wait() }
         condition.unlock()
     }
 }
