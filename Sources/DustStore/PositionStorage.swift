@@ -2,6 +2,7 @@ import DustKit
 import DustServices
 import Foundation
 import GRDB
+import GRDBSQLite
 
 extension SQLiteStore {
     static func insertPositions(_ batches: [PositionBatch], importedAt: Date, _ db: Database) throws {
@@ -73,9 +74,12 @@ extension SQLiteStore {
             for source in sources {
                 statement.arguments = [person, source, Self.minuteBound(from), Self.minuteBound(to)]
                 var points: [TrackPoint] = []
-                let rows = try Row.fetchCursor(statement)
-                while let row = try rows.next() {
-                    points.append(TrackPoint(at: Self.date(row[minute]), latitude: row[latitude], longitude: row[longitude]))
+                try Self.eachRow(of: statement, in: db) { row in
+                    points.append(
+                        TrackPoint(
+                            at: Self.date(sqlite3_column_int64(row, Int32(minute))),
+                            latitude: sqlite3_column_double(row, Int32(latitude)),
+                            longitude: sqlite3_column_double(row, Int32(longitude))))
                 }
                 bySource.append(points)
             }

@@ -266,18 +266,18 @@ public final class SQLiteStore: Sendable {
             var starts = [Int](repeating: 0, count: hours + 1)
             for station in stations.indices.sorted(by: { stations[$0] < stations[$1] }) {
                 statement.arguments = [stations[station], from.startEpochSeconds, to.startEpochSeconds]
-                let cursor = try Row.fetchCursor(statement)
-                while let row = try cursor.next() {
+                try Self.eachRow(of: statement, in: db) { row in
                     let read = StationDust(
-                        slot: Slot(startEpochSeconds: row[slot]), station: station,
-                        concentration: DustPair(fineDust: row[pm10], ultraFineDust: row[pm25]))
+                        slot: Slot(startEpochSeconds: sqlite3_column_int64(row, Int32(slot))), station: station,
+                        concentration: DustPair(fineDust: Self.optionalDouble(row, pm10), ultraFineDust: Self.optionalDouble(row, pm25)))
                     starts[Int((read.slot.startEpochSeconds - from.startEpochSeconds) / 3600) + 1] += 1
                     rows.append(read)
                 }
             }
             for hour in 0..<hours { starts[hour + 1] += starts[hour] }
             // A stable placement: within an hour the stations stay in name order.
-            var ordered = rows
+            var ordered = [StationDust](
+                repeating: StationDust(slot: from, station: 0, concentration: DustPair(repeating: nil)), count: rows.count)
             for row in rows {
                 let hour = Int((row.slot.startEpochSeconds - from.startEpochSeconds) / 3600)
                 ordered[starts[hour]] = row
