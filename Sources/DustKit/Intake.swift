@@ -2,6 +2,12 @@
 public enum ActivityLevel: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
     case sleep, sedentary, light, moderate, high
 
+    /// Σ rate × seconds over the levels in `seconds`, added in the levels' order: a dictionary's own
+    /// order changes from process to process, and with it the sum's last bits.
+    public static func weightedSum(_ seconds: [ActivityLevel: Double], rates: [ActivityLevel: Double]) -> Double {
+        allCases.reduce(0) { sum, level in seconds[level].map { sum + rates[level]! * $0 } ?? sum }
+    }
+
     public static func < (lhs: ActivityLevel, rhs: ActivityLevel) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

@@ -194,8 +194,8 @@ public struct TrackedBreathing: Sendable, Hashable {
     /// The time-weighted mean rate; one level gives its rate exactly, as `SlotBreathing` does.
     private static func meanRate(_ seconds: [ActivityLevel: Double], rates: [ActivityLevel: Double], fallbackLevel: ActivityLevel) -> Double
     {
-        let total = seconds.values.reduce(0, +)
+        let total = ActivityLevel.allCases.reduce(0) { $0 + (seconds[$1] ?? 0) }
         guard seconds.count > 1, total > 0 else { return rates[seconds.keys.first ?? fallbackLevel]! }
-        return seconds.reduce(0) { $0 + rates[$1.key]! * $1.value } / total
+        return ActivityLevel.weightedSum(seconds, rates: rates) / total
     }
 }

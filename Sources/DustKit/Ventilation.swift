@@ -150,7 +150,7 @@ public struct SlotBreathing: Sendable, Hashable {
         self.outdoors = outdoors
         self.levelSource = levelSource
         self.secondsByLevel = secondsByLevel
-        self.secondsBySource = secondsBySource ?? [levelSource: secondsByLevel.values.reduce(0, +)]
+        self.secondsBySource = secondsBySource ?? [levelSource: ActivityLevel.allCases.reduce(0) { $0 + (secondsByLevel[$1] ?? 0) }]
     }
 
     /// The source of the largest share; ties go to the most specific record: sleep, heart rate,
@@ -210,7 +210,7 @@ public struct SlotBreathing: Sendable, Hashable {
         let ventilation =
             seconds.count <= 1
             ? rates[seconds.keys.first ?? fallbackLevel]!
-            : seconds.reduce(0) { $0 + rates[$1.key]! * $1.value } / total
+            : ActivityLevel.weightedSum(seconds, rates: rates) / total
         return SlotBreathing(
             ventilation: ventilation, outdoors: outdoors, levelSource: largestSource(secondsBySource, fallback: fallbackSource),
             secondsByLevel: seconds, secondsBySource: secondsBySource)

@@ -208,7 +208,11 @@ public struct ActivityService: Sendable {
         }
         summary.trackedMinutes = positions.reduce(0) { $0 + $1.minutes.count }
         summary.sources = batches.map(\.source)
-        summary.metresBySource = Dictionary(uniqueKeysWithValues: batches.map { ($0.source, $0.distances.values.reduce(0, +)) })
+        // Summed in time order: a dictionary's order changes from run to run, and with it the last digits.
+        summary.metresBySource = Dictionary(
+            uniqueKeysWithValues: batches.map { batch in
+                (batch.source, batch.distances.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value })
+            })
         summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
         return summary
     }

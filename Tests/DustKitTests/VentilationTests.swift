@@ -141,4 +141,27 @@ struct SlotBreathingTests {
         #expect(abs(intake(born: "2018-03") - 40 * 0.288 * 0.7) < 1e-12)  // 6–10: 4.8E-03 m³/min
         #expect(abs(intake(born: "1986-01") - 40 * 0.258 * 0.7) < 1e-12)  // 31–40: 4.3E-03 m³/min
     }
+
+    @Test("A slot's mean rate adds its levels in their order, whatever order its dictionary holds them in")
+    func levelsInTheirOrder() {
+        // Three levels whose products, added in different orders, differ in the last bits.
+        let seconds: [(ActivityLevel, Double)] = [(.sleep, 1873.6), (.light, 118.6), (.high, 69.5)]
+        let products = seconds.map { adultRates[$0.0]! * $0.1 }
+        #expect(
+            Set([
+                (products[0] + products[1]) + products[2], (products[2] + products[1]) + products[0],
+                (products[1] + products[2]) + products[0],
+            ]).count > 1)
+        let expected = (products[0] + products[1]) + products[2]
+        var sums = Set<Double>()
+        // The same entries in dictionaries of other sizes and insertion orders iterate in other orders.
+        for capacity in [0, 3, 7, 16, 64, 333] {
+            for order in [seconds, seconds.reversed(), [seconds[1], seconds[2], seconds[0]]] {
+                var dictionary = [ActivityLevel: Double](minimumCapacity: capacity)
+                for (level, value) in order { dictionary[level] = value }
+                sums.insert(ActivityLevel.weightedSum(dictionary, rates: adultRates))
+            }
+        }
+        #expect(sums == [expected])
+    }
 }
