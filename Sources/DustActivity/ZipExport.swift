@@ -7,10 +7,11 @@ import ZIPFoundation
 /// FineDust needs are inflated one piece at a time into the readers. Nothing is ever written to
 /// disk, and no entry is held whole in memory.
 ///
-/// ZIPFoundation reads the directory and inflates (zlib); each entry's compressed bytes are
-/// handed to it from here, never past the entry's end (`ZipEntryData`). Inflating pushes pieces
-/// while the readers pull them (`ByteStream`), so each entry is inflated on a helper thread that hands over at most two 64 KiB pieces at a time (`ZipEntryPipe`); the
-/// reader's thread is never more than two pieces behind. Every entry's size is bounded twice, in
+/// ZIPFoundation reads the directory; each entry's compressed bytes are read and inflated (zlib)
+/// here, never past the entry's end (`ZipEntryData`). Inflating pushes pieces while the readers
+/// pull them (`ByteStream`), so each entry is inflated on a helper thread that hands over at most
+/// two 64 KiB pieces at a time (`ZipEntryPipe`); the reader's thread is never more than two pieces
+/// behind. Every entry's size is bounded twice, in
 /// absolute bytes and as a ratio to its compressed size, and all the entries read together are
 /// bounded the same two ways (`ArchiveBudget`): a zip of thousands of small entries, each inside
 /// its own allowance, must not add up to gigabytes (a zip bomb stops within a piece past a bound).
@@ -36,8 +37,8 @@ public struct HealthExportArchive {
     }
 
     public let limits: ActivityReaderLimits
-    /// The zip file, which each entry's reader opens again.
-    private let path: String
+    /// The zip file, opened once.
+    private let file: ZipFile
     private let entriesByPath: [String: Entry]
     /// What the entries read so far have inflated to, against the whole archive's bounds.
     private let budget: ArchiveBudget
@@ -51,13 +52,14 @@ public struct HealthExportArchive {
     /// their sum; then finds the export by peeking at the candidates.
     public init(path: String, limits: ActivityReaderLimits = ActivityReaderLimits()) throws(ActivityFileError) {
         self.limits = limits
+        let file = try ZipFile(path: path)
         let archive: Archive
         do {
-            archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
+            archive = try Archive(url: URL(fileURLWithPath: file.pathForLibrary(path)), accessMode: .read)
         } catch {
             throw .unreadableZip(reason: Self.describe(error))
         }
-        self.path = path
+        self.file = file
         var entries: [String: Entry] = [:]
         var count = 0
         for entry in archive {
@@ -68,9 +70,9 @@ public struct HealthExportArchive {
             if entry.type == .file { entries[name] = entry }
         }
         entriesByPath = entries
-        let readable = min(entries.values.reduce(Int64(0)) { $0 &+ Int64(clamping: $1.compressedSize) }, Self.fileSize(path))
+        let readable = min(entries.values.reduce(Int64(0)) { $0 &+ Int64(clamping: $1.compressedSize) }, Int64(clamping: file.size))
         budget = ArchiveBudget(compressedBytes: readable, limits: limits)
-        let exportPath = try Self.findExport(in: entries, file: path, budget: budget, limits: limits)
+        let exportPath = try Self.findExport(in: entries, file: file, budget: budget, limits: limits)
         let folder = exportPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().map { "\($0)/" }.joined()
         let routesFolder = folder + "workout-routes/"
         func item(_ entry: Entry) throws(ActivityFileError) -> Item {
@@ -104,7 +106,7 @@ public struct HealthExportArchive {
     /// the top or one folder down (never under `workout-routes/`). A candidate is inflated only
     /// until its root element is seen.
     private static func findExport(
-        in entries: [String: Entry], file: String, budget: ArchiveBudget,
+        in entries: [String: Entry], file: ZipFile, budget: ArchiveBudget,
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> String {
         let candidates = entries.keys.filter { name in
@@ -145,7 +147,7 @@ public struct HealthExportArchive {
     /// The start of `entry`, inflated until its prolog ends (its root element is named) or
     /// `ActivityFileFormat.sniffLength` bytes; the helper thread is stopped after.
     private static func peek(
-        _ entry: Entry, file: String, budget: ArchiveBudget,
+        _ entry: Entry, file: ZipFile, budget: ArchiveBudget,
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
@@ -172,12 +174,6 @@ public struct HealthExportArchive {
         return head
     }
 
-    /// The size of the file at `path`, or `Int64.max` when it cannot be known.
-    private static func fileSize(_ path: String) -> Int64 {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber
-        return size?.int64Value ?? Int64.max
-    }
-
     /// Inflates `item` into `body` as a `ByteStream`; the helper thread has ended (or
     /// been told to stop) when this returns.
     public func read<T>(_ item: Item, _ body: (ZipEntryByteStream) throws(ActivityFileError) -> T) throws(ActivityFileError) -> T {
@@ -186,7 +182,7 @@ public struct HealthExportArchive {
             name: TerminalSafeText.sanitized(item.path),
             bound: Self.bound(compressed: item.compressedSize, limits: limits),
             limits: limits, budget: budget)
-        pipe.start(try ZipEntryData.locate(entry, in: path, name: TerminalSafeText.sanitized(item.path)))
+        pipe.start(try ZipEntryData.locate(entry, in: file, name: TerminalSafeText.sanitized(item.path)))
         defer { pipe.stopAndWait() }
         let result = try body(ZipEntryByteStream(pipe: pipe))
         // The reader may stop at the end of the XML before the zip's checksum was checked.
@@ -216,17 +212,62 @@ public struct HealthExportArchive {
     }
 }
 
-/// Where one entry's compressed bytes lie in the zip, and how to inflate them: read from the
-/// zip file by its own handle, never past the entry's compressed size.
+/// The zip file, opened once: ZIPFoundation reads its directory through `/proc/self/fd`, and every
+/// entry's bytes are read from this descriptor at absolute offsets (`pread`, so helper threads share
+/// no file position). Swapping the path for another file, or for a FIFO, while the import runs
+/// changes nothing: the path is opened once, without waiting for a FIFO's writer, and refused unless
+/// it is a regular file.
+final class ZipFile: Sendable {
+    let descriptor: Int32
+    /// Its size when opened.
+    let size: UInt64
+
+    init(path: String) throws(ActivityFileError) {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard descriptor >= 0 else { throw .unreadableZip(reason: String(cString: strerror(errno))) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw .unreadableZip(reason: "it is not a regular file")
+        }
+        self.descriptor = descriptor
+        size = UInt64(max(0, status.st_size))
+    }
+
+    deinit { close(descriptor) }
+
+    /// The path ZIPFoundation opens: this very file, through the descriptor; the path itself where
+    /// /proc is not mounted.
+    func pathForLibrary(_ path: String) -> String {
+        let throughDescriptor = "/proc/self/fd/\(descriptor)"
+        return access(throughDescriptor, R_OK) == 0 ? throughDescriptor : path
+    }
+
+    /// Up to `count` bytes at `offset`; fewer only at the end of the file.
+    func read(_ count: Int, at offset: UInt64, into buffer: UnsafeMutablePointer<UInt8>) throws(ActivityFileError) -> Int {
+        var done = 0
+        while done < count {
+            let got = pread(descriptor, buffer + done, count - done, off_t(offset) + off_t(done))
+            if got == 0 { break }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw .unreadableZip(reason: String(cString: strerror(errno)))
+            }
+            done += got
+        }
+        return done
+    }
+}
+
+/// Where one entry's compressed bytes lie in the zip, and how to inflate them, never past the
+/// entry's compressed size.
 ///
 /// ZIPFoundation 0.9.20 (pinned exactly in Package.swift) inflates with a provider that reads on
 /// past the entry into the rest of the file and, at the file's end, keeps asking for more: a deflate
 /// stream that never ends (a stored block longer than the file) spun its thread forever. So the
-/// library finds the entries and checks the directory, and the bytes are handed to its public
-/// `Data.decompress` from here, bounded: the stream must end within the entry's compressed size.
+/// library lists the entries and this reads and inflates them, with zlib.
 struct ZipEntryData: Sendable {
-    /// The zip file.
-    let file: String
+    let file: ZipFile
     /// The entry's name, safe for a terminal.
     let name: String
     let dataOffset: UInt64
@@ -234,40 +275,45 @@ struct ZipEntryData: Sendable {
     let isDeflated: Bool
     let checksum: UInt32
 
-    /// Finds `entry`'s data in `file`: the local header's offset from the central directory (which
-    /// ZIPFoundation reads but keeps internal, so it is read by reflection, with the ZIP64 extra field
-    /// parsed here), then the local header itself, checked (its signature, not encrypted, stored or
-    /// deflated) before anything after it is trusted.
-    static func locate(_ entry: Entry, in file: String, name: String) throws(ActivityFileError) -> ZipEntryData {
-        let directory = Mirror(reflecting: entry).descendant("centralDirectoryStructure")
-        guard let directory,
-            let offset32 = Mirror(reflecting: directory).descendant("relativeOffsetOfLocalHeader") as? UInt32,
-            let extra = Mirror(reflecting: directory).descendant("extraFieldData") as? Data
+    /// Finds `entry`'s data in `file`. Its size, checksum and local header's offset are the central
+    /// directory's (ZIPFoundation reads them but keeps them internal, so they are read by reflection,
+    /// the ZIP64 extra field parsed here; a data descriptor, which ZIPFoundation would prefer, is
+    /// only a copy the directory is the authority over). Then the local header itself is read and
+    /// checked (its signature, not encrypted, stored or deflated) before anything after it is trusted,
+    /// and the data must lie inside the file.
+    static func locate(_ entry: Entry, in file: ZipFile, name: String) throws(ActivityFileError) -> ZipEntryData {
+        guard let directory = Mirror(reflecting: entry).descendant("centralDirectoryStructure").map(Mirror.init(reflecting:)),
+            let offset32 = directory.descendant("relativeOffsetOfLocalHeader") as? UInt32,
+            let compressed32 = directory.descendant("compressedSize") as? UInt32,
+            let uncompressed32 = directory.descendant("uncompressedSize") as? UInt32,
+            let checksum = directory.descendant("crc32") as? UInt32,
+            let extra = directory.descendant("extraFieldData") as? Data
         else {
             throw .unreadableZip(reason: "this build's zip library does not say where entries start")
         }
-        var headerOffset = UInt64(offset32)
-        if offset32 == 0xFFFF_FFFF {
-            guard let zip64 = zip64Offset(extra: [UInt8](extra), entry: entry) else {
-                throw .damagedZipEntry(name: name, reason: "its ZIP64 extra field gives no offset")
-            }
-            headerOffset = zip64
+        // ZIP64: the 8-byte values stand in the extra field for the fields that hold 0xFFFFFFFF, in
+        // the order uncompressed size, compressed size, offset.
+        var wide = zip64Values(extra: [UInt8](extra))
+        func value(_ narrow: UInt32) throws(ActivityFileError) -> UInt64 {
+            guard narrow == 0xFFFF_FFFF else { return UInt64(narrow) }
+            guard !wide.isEmpty else { throw .damagedZipEntry(name: name, reason: "its ZIP64 extra field is missing or short") }
+            return wide.removeFirst()
         }
-        guard let handle = FileHandle(forReadingAtPath: file) else {
-            throw .unreadableZip(reason: "it cannot be opened again")
-        }
-        defer { try? handle.close() }
-        let header: [UInt8]
-        do {
-            try handle.seek(toOffset: headerOffset)
-            header = [UInt8](try handle.read(upToCount: 30) ?? Data())
-        } catch {
-            throw .damagedZipEntry(name: name, reason: "its local header cannot be read")
+        _ = try value(uncompressed32)
+        let compressedSize = try value(compressed32)
+        let headerOffset = try value(offset32)
+        var header = [UInt8](repeating: 0, count: 30)
+        guard headerOffset <= file.size,
+            try header.withUnsafeMutableBufferPointer({ buffer throws(ActivityFileError) in
+                try file.read(30, at: headerOffset, into: buffer.baseAddress!)
+            }) == 30
+        else {
+            throw .damagedZipEntry(name: name, reason: "no local header where the directory says it starts")
         }
         func le(_ at: Int, _ count: Int) -> UInt64 {
             (0..<count).reduce(UInt64(0)) { $0 | UInt64(header[at + $1]) << (8 * UInt64($1)) }
         }
-        guard header.count == 30, le(0, 4) == 0x0403_4B50 else {
+        guard le(0, 4) == 0x0403_4B50 else {
             throw .damagedZipEntry(name: name, reason: "no local header where the directory says it starts")
         }
         guard le(6, 2) & 1 == 0 else { throw .damagedZipEntry(name: name, reason: "it is encrypted") }
@@ -275,108 +321,115 @@ struct ZipEntryData: Sendable {
         guard method == 0 || method == 8 else {
             throw .damagedZipEntry(name: name, reason: "compression method \(method), neither stored nor deflated")
         }
+        let dataOffset = headerOffset + 30 + le(26, 2) + le(28, 2)
+        guard dataOffset <= file.size, compressedSize <= file.size - dataOffset else {
+            throw .damagedZipEntry(name: name, reason: "its compressed data would end past the end of the file")
+        }
         return ZipEntryData(
-            file: file, name: name, dataOffset: headerOffset + 30 + le(26, 2) + le(28, 2),
-            compressedSize: entry.compressedSize, isDeflated: method == 8, checksum: entry.checksum)
+            file: file, name: name, dataOffset: dataOffset, compressedSize: compressedSize, isDeflated: method == 8,
+            checksum: checksum)
     }
 
-    /// The local header's offset in a ZIP64 extra field (header 0x0001): its 8-byte values appear
-    /// only for the directory's fields that hold 0xFFFFFFFF, in the order uncompressed size,
-    /// compressed size, offset.
-    static func zip64Offset(extra: [UInt8], entry: Entry) -> UInt64? {
+    /// The 8-byte values of a ZIP64 extra field (header 0x0001), in order; none without one.
+    static func zip64Values(extra: [UInt8]) -> [UInt64] {
         var index = 0
         while index + 4 <= extra.count {
             let id = Int(extra[index]) | Int(extra[index + 1]) << 8
             let size = Int(extra[index + 2]) | Int(extra[index + 3]) << 8
             let body = index + 4
-            guard body + size <= extra.count else { return nil }
+            guard body + size <= extra.count else { return [] }
             if id == 1 {
-                let directory = Mirror(reflecting: entry).descendant("centralDirectoryStructure").map(Mirror.init(reflecting:))
-                var at = body
-                for field in ["uncompressedSize", "compressedSize"]
-                where directory?.descendant(field) as? UInt32 == 0xFFFF_FFFF {
-                    at += 8
+                return stride(from: body, to: body + size - 7, by: 8).map { at in
+                    (0..<8).reduce(UInt64(0)) { $0 | UInt64(extra[at + $1]) << (8 * UInt64($1)) }
                 }
-                guard at + 8 <= body + size else { return nil }
-                return (0..<8).reduce(UInt64(0)) { $0 | UInt64(extra[at + $1]) << (8 * UInt64($1)) }
             }
             index = body + size
         }
-        return nil
+        return []
     }
 
     /// Hands the entry's inflated bytes to `consumer` in pieces of at most `bufferSize` and checks
     /// its checksum. Throws `.damagedZipEntry` when the compressed bytes end before the deflate
-    /// stream does, when the file ends before the compressed bytes do, when the deflated data is
-    /// corrupt, or when the checksum differs; `stop` is asked before every read, and what it throws
-    /// ends the inflate.
+    /// stream does, when the deflated data is corrupt, or when the checksum differs; `stop` is asked
+    /// before every read, and what it throws ends the inflate.
     func inflate(bufferSize: Int, stop: () throws -> Void, consumer: (Data) throws -> Void) throws {
-        guard let handle = FileHandle(forReadingAtPath: file) else {
-            throw ActivityFileError.unreadableZip(reason: "it cannot be opened again")
-        }
-        defer { try? handle.close() }
-        try handle.seek(toOffset: dataOffset)
-        var remaining = compressedSize
-        func next() throws -> Data {
+        let input = UnsafeMutablePointer<UInt8>.allocate(capacity: bufferSize)
+        defer { input.deallocate() }
+        var position = dataOffset
+        let end = dataOffset + compressedSize
+        /// The next piece of compressed bytes into `input`: how many (0 at the entry's end).
+        func next() throws -> Int {
             try stop()
-            let data = try handle.read(upToCount: Int(min(UInt64(bufferSize), remaining))) ?? Data()
-            guard !data.isEmpty else {
+            let wanted = Int(min(UInt64(bufferSize), end - position))
+            guard wanted > 0 else { return 0 }
+            let got = try file.read(wanted, at: position, into: input)
+            guard got == wanted else {
                 throw ActivityFileError.damagedZipEntry(name: name, reason: "the file ends inside its compressed data")
             }
-            remaining -= UInt64(data.count)
-            return data
+            position += UInt64(got)
+            return got
         }
         var crc = crc32(0, nil, 0)
-        func hand(_ data: Data) throws {
-            crc = data.withUnsafeBytes { CZlibInflate.crc32(crc, $0.bindMemory(to: Bytef.self).baseAddress, uInt(data.count)) }
-            try consumer(data)
+        func hand(_ bytes: UnsafeMutablePointer<UInt8>, _ count: Int) throws {
+            crc = CZlibInflate.crc32(crc, bytes, uInt(count))
+            try consumer(Data(bytes: bytes, count: count))
         }
         if isDeflated {
-            try inflateDeflated(bufferSize: bufferSize, remaining: { remaining }, next: next, hand: hand)
+            try inflateDeflated(bufferSize: bufferSize, input: input, next: next, hand: hand)
         } else {
-            while remaining > 0 { try hand(try next()) }
+            while position < end {
+                let count = try next()
+                try hand(input, count)
+            }
         }
         guard crc == checksum else {
             throw ActivityFileError.damagedZipEntry(name: name, reason: "its checksum does not match its data")
         }
     }
 
-    /// zlib's raw inflate over the pieces `next` reads, each given whole to zlib (`avail_in` is
-    /// what was read, never more), until the stream's end.
+    /// zlib's raw inflate over the pieces `next` reads into `input` (`avail_in` is what was read,
+    /// never more), until the stream's end. Every call of `inflate` either takes input or gives
+    /// output, and both are bounded (the entry's size; the consumer's bound), so this ends.
     private func inflateDeflated(
-        bufferSize: Int, remaining: () -> UInt64, next: () throws -> Data, hand: (Data) throws -> Void
+        bufferSize: Int, input: UnsafeMutablePointer<UInt8>, next: () throws -> Int,
+        hand: (UnsafeMutablePointer<UInt8>, Int) throws -> Void
     ) throws {
-        var stream = z_stream()
-        guard inflateInit2_(&stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        // On the heap: zlib checks that every call passes the stream it was started with.
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        defer { stream.deallocate() }
+        guard inflateInit2_(stream, -MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw ActivityFileError.damagedZipEntry(name: name, reason: "zlib could not start inflating")
         }
-        defer { inflateEnd(&stream) }
-        let input = UnsafeMutablePointer<Bytef>.allocate(capacity: bufferSize)
-        defer { input.deallocate() }
-        let output = UnsafeMutablePointer<Bytef>.allocate(capacity: bufferSize)
+        defer { inflateEnd(stream) }
+        let output = UnsafeMutablePointer<UInt8>.allocate(capacity: bufferSize)
         defer { output.deallocate() }
+        var inputLeft = true
         while true {
-            if stream.avail_in == 0 {
-                guard remaining() > 0 else {
-                    throw ActivityFileError.damagedZipEntry(name: name, reason: "its compressed data ends before its deflate stream does")
-                }
-                let data = try next()
-                data.copyBytes(to: input, count: data.count)
-                stream.next_in = input
-                stream.avail_in = uInt(data.count)
+            // More input only once zlib has taken all it had: with the last byte taken and the
+            // output full, the stream may still end on the next call without any.
+            if stream.pointee.avail_in == 0, inputLeft {
+                let count = try next()
+                inputLeft = count > 0
+                stream.pointee.next_in = input
+                stream.pointee.avail_in = uInt(count)
             }
-            stream.next_out = output
-            stream.avail_out = uInt(bufferSize)
-            let status = CZlibInflate.inflate(&stream, Z_NO_FLUSH)
-            let produced = bufferSize - Int(stream.avail_out)
-            if produced > 0 { try hand(Data(bytes: output, count: produced)) }
+            stream.pointee.next_out = output
+            stream.pointee.avail_out = uInt(bufferSize)
+            let status = CZlibInflate.inflate(stream, Z_NO_FLUSH)
+            let produced = bufferSize - Int(stream.pointee.avail_out)
+            if produced > 0 { try hand(output, produced) }
             switch status {
             case Z_STREAM_END: return
             case Z_OK: continue
-            // No progress: more input is wanted (read above); with input left, zlib is stuck.
-            case Z_BUF_ERROR where stream.avail_in == 0: continue
+            // No progress was possible: more input is wanted, and there is none.
+            case Z_BUF_ERROR where stream.pointee.avail_in == 0 && !inputLeft:
+                throw ActivityFileError.damagedZipEntry(name: name, reason: "its compressed data ends before its deflate stream does")
+            case Z_BUF_ERROR where stream.pointee.avail_in == 0: continue
+            case Z_MEM_ERROR:
+                throw ActivityFileError.damagedZipEntry(name: name, reason: "zlib ran out of memory inflating it")
             default:
-                let message = stream.msg.map { String(cString: $0) } ?? "zlib status \(status)"
+                let message = stream.pointee.msg.map { String(cString: $0) } ?? "zlib status \(status)"
                 throw ActivityFileError.damagedZipEntry(
                     name: name, reason: "its deflated data is corrupt: \(TerminalSafeText.sanitized(message))")
             }
@@ -393,7 +446,7 @@ public struct ZipEntryByteStream: ByteStream {
     }
 }
 
-/// The hand-over between ZIPFoundation's inflating thread and the reader: at most `capacity`
+/// The hand-over between the inflating helper thread and the reader: at most `capacity`
 /// pieces queued, both sides blocking on one condition.
 final class ZipEntryPipe: @unchecked Sendable {
     private let condition = NSCondition()
@@ -409,7 +462,7 @@ final class ZipEntryPipe: @unchecked Sendable {
     private var stopped = false
     private var failure: ActivityFileError?
 
-    /// Stopped on purpose: ends `extract` from inside its consumer.
+    /// Stopped on purpose: ends the inflate from inside its consumer or before its next read.
     private struct Stop: Error {}
 
     init(name: String, bound: Int64, limits: ActivityReaderLimits, budget: ArchiveBudget) {

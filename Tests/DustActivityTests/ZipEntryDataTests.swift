@@ -25,6 +25,9 @@ struct HandMadeZip {
     var zip64Offset = false
     /// Bytes before the local header (a self-extractor's stub, say).
     var preamble = 0
+    /// The sizes and checksum in a data descriptor after the data (flag bit 3; zeros in the local
+    /// header), the descriptor's compressed size this much larger than the truth.
+    var dataDescriptor: Int?
 
     /// A stored entry holding `content`, its checksum right.
     init(stored content: [UInt8]) {
@@ -46,19 +49,25 @@ struct HandMadeZip {
         let le = Self.le
         let name = Array(self.name.utf8)
         let compressed = declaredCompressedSize ?? data.count
+        let described = dataDescriptor != nil
         let local =
-            le(0x0403_4B50, 4) + le(20, 2) + le(flags, 2) + le(method, 2) + le(0, 4) + le(Int(crc), 4)
-            + le(compressed, 4) + le(uncompressedSize, 4) + le(name.count, 2) + le(0, 2) + name
+            le(0x0403_4B50, 4) + le(20, 2) + le(flags | (described ? 8 : 0), 2) + le(method, 2) + le(0, 4)
+            + le(described ? 0 : Int(crc), 4) + le(described ? 0 : compressed, 4) + le(described ? 0 : uncompressedSize, 4)
+            + le(name.count, 2) + le(0, 2) + name
+        let descriptor =
+            dataDescriptor.map { lie in
+                le(0x0807_4B50, 4) + le(Int(crc), 4) + le(compressed + lie, 4) + le(uncompressedSize, 4)
+            } ?? []
         let extra = zip64Offset ? le(1, 2) + le(8, 2) + le(preamble, 8) : []
         let central =
-            le(0x0201_4B50, 4) + le(zip64Offset ? 45 : 20, 2) + le(zip64Offset ? 45 : 20, 2) + le(0, 2)
+            le(0x0201_4B50, 4) + le(zip64Offset ? 45 : 20, 2) + le(zip64Offset ? 45 : 20, 2) + le(described ? 8 : 0, 2)
             + le(method, 2) + le(0, 4) + le(Int(crc), 4) + le(compressed, 4) + le(uncompressedSize, 4)
             + le(name.count, 2) + le(extra.count, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0o644 << 16, 4)
             + le(zip64Offset ? 0xFFFF_FFFF : preamble, 4) + name + extra
         let end =
             le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) + le(central.count, 4)
-            + le(preamble + local.count + data.count, 4) + le(0, 2)
-        return [UInt8](repeating: 0, count: preamble) + local + data + central + end
+            + le(preamble + local.count + data.count + descriptor.count, 4) + le(0, 2)
+        return [UInt8](repeating: 0, count: preamble) + local + data + descriptor + central + end
     }
 
     func write(in directory: TemporaryDirectory, name: String = "hand.zip") throws -> String {
@@ -100,14 +109,78 @@ struct ZipEntryDataTests {
         zip.preamble = 100
         let metres = try Self.readOnlyExport(zip.write(in: directory))
         #expect(metres == ["health:Apple Watch": [slot("2023-12-31T23:00:00Z"): 600]])
-        // The extra field parsed alone: the offset after the two sizes the directory left at 0xFFFFFFFF.
-        let archive = try Archive(url: URL(fileURLWithPath: zip.write(in: directory)), accessMode: .read)
-        let entry = try #require(archive["apple_health_export/export.xml"])
+        // The extra field parsed alone: its 8-byte values in order, after any other field; none when cut short.
         let field =
-            HandMadeZip.le(0x9901, 2) + HandMadeZip.le(2, 2) + [0, 0] + HandMadeZip.le(1, 2) + HandMadeZip.le(8, 2)
-            + HandMadeZip.le(123_456_789_012, 8)
-        #expect(ZipEntryData.zip64Offset(extra: field, entry: entry) == 123_456_789_012)
-        #expect(ZipEntryData.zip64Offset(extra: HandMadeZip.le(1, 2) + HandMadeZip.le(8, 2) + [1, 2, 3], entry: entry) == nil)
+            HandMadeZip.le(0x9901, 2) + HandMadeZip.le(2, 2) + [0, 0] + HandMadeZip.le(1, 2) + HandMadeZip.le(16, 2)
+            + HandMadeZip.le(7, 8) + HandMadeZip.le(123_456_789_012, 8)
+        #expect(ZipEntryData.zip64Values(extra: field) == [7, 123_456_789_012])
+        #expect(ZipEntryData.zip64Values(extra: HandMadeZip.le(1, 2) + HandMadeZip.le(8, 2) + [1, 2, 3]) == [])
+    }
+
+    @Test("An entry with a data descriptor is read by the directory's size and checksum, whatever the descriptor says")
+    func dataDescriptor() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        for lie in [0, 5_000] {
+            var zip = HandMadeZip(stored: Self.export)
+            zip.dataDescriptor = lie
+            let metres = try Self.readOnlyExport(zip.write(in: directory))
+            #expect(metres == ["health:Apple Watch": [slot("2023-12-31T23:00:00Z"): 600]], "descriptor \(lie) bytes off")
+        }
+    }
+
+    /// A raw deflate stream of 249 bytes that inflates to 1,029 (XML-like words, zlib level 1): with
+    /// 1 KiB pieces zlib takes its last byte just as the output fills, and ends the stream only on
+    /// the next call, with no input left (found by review: the first loop called that damaged).
+    static let endsAfterTheLastByte: [UInt8] = Array(
+        Data(
+            base64Encoded:
+                "fVNNC8IwDL37K8Luw3QIvajgTfCkF89jDhSGDtkE/71rWT6WFg8bbZq+95KXFuv9CgGOp/NYP4fH8C2mgMPwr7DalOjKuJGEQ993LVzroblzBi8kLb9UQQ+fuhvbXbG9tM3rfQMF7CgGS25ZpdQzmlMwQDCSxcg+IMtW3crp0DG1DhhUhmjzVhMSjOSAY3GsSE6ZNxCEzxvS6NKMHkV4x6TgGVHdIimc5rOWpkozhyksM9rSbZFiBPllh8+WztCI2gWqBxiajLAS4L/HPCNzuvXMdD6+BozqMNNfpyyWXmvhfpp8pOLS4dGpaiBSpjSyfCsu4tv+Z4l+"
+        )!)
+
+    @Test("A deflated entry whose last input byte fills the output is read whole, in any piece size")
+    func endsAfterTheLastByte() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        let stream = Self.endsAfterTheLastByte
+        // What the stream inflates to, in 64 KiB pieces, gives the checksum the zip declares.
+        var whole = HandMadeZip(data: stream, method: 8, crc: 0, uncompressedSize: 1_029)
+        let probe = try whole.write(in: directory, name: "probe.zip")
+        let probeEntry = try #require(try Archive(url: URL(fileURLWithPath: probe), accessMode: .read)["apple_health_export/export.xml"])
+        var inflated = Data()
+        #expect(throws: ActivityFileError.damagedZipEntry(name: "x", reason: "its checksum does not match its data")) {
+            try ZipEntryData.locate(probeEntry, in: ZipFile(path: probe), name: "x").inflate(
+                bufferSize: 64 * 1024, stop: {}, consumer: { inflated += $0 })
+        }
+        #expect(inflated.count == 1_029)
+        whole.crc = inflated.crc32(checksum: 0)
+        let path = try whole.write(in: directory)
+        let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
+        for pieceSize in [1_024, 1_029, 4_096, 64 * 1024] {
+            var pieces = Data()
+            try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x").inflate(
+                bufferSize: pieceSize, stop: {}, consumer: { pieces += $0 })
+            #expect(pieces == inflated, "\(pieceSize)-byte pieces")
+        }
+    }
+
+    @Test("Empty entries, stored and deflated (03 00), inflate to nothing; bytes after a deflate stream's end are left")
+    func emptyAndTrailing() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        let cases: [(String, HandMadeZip)] = [
+            ("stored", HandMadeZip(stored: [])),
+            ("deflated", HandMadeZip(data: [0x03, 0x00], method: 8, crc: 0, uncompressedSize: 0)),
+            ("deflated, then junk", HandMadeZip(data: [0x03, 0x00, 0xDE, 0xAD, 0xBE, 0xEF], method: 8, crc: 0, uncompressedSize: 0)),
+        ]
+        for (label, zip) in cases {
+            let path = try zip.write(in: directory)
+            let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
+            var bytes = 0
+            try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x").inflate(
+                bufferSize: 1_024, stop: {}, consumer: { bytes += $0.count })
+            #expect(bytes == 0, "\(label)")
+        }
     }
 
     @Test(
@@ -115,7 +188,7 @@ struct ZipEntryDataTests {
         arguments: [
             ("a deflate stream that never ends", "its compressed data ends before its deflate stream does"),
             ("a checksum that does not match", "its checksum does not match its data"),
-            ("a file cut off inside the entry", "the file ends inside its compressed data"),
+            ("a directory declaring more than the file holds", "its compressed data would end past the end of the file"),
             ("an encrypted entry", "it is encrypted"),
             ("bzip2", "compression method 12, neither stored nor deflated"),
         ])
@@ -129,7 +202,7 @@ struct ZipEntryDataTests {
             let block = [0x00] + HandMadeZip.le(0xFFFF, 2) + HandMadeZip.le(0, 2) + Array("<HealthData>".utf8)
             zip = HandMadeZip(data: block, method: 8, crc: 0, uncompressedSize: 100_000)
         case "a checksum that does not match": zip.crc ^= 1
-        case "a file cut off inside the entry": zip.declaredCompressedSize = 1_000_000
+        case "a directory declaring more than the file holds": zip.declaredCompressedSize = 1_000_000
         case "an encrypted entry": zip.flags = 1
         default: zip.method = 12
         }
@@ -141,18 +214,32 @@ struct ZipEntryDataTests {
         #expect(Date().timeIntervalSince(started) < 5)
     }
 
-    @Test("A zip replaced after its directory was read: no local header where the directory said, and nothing read")
+    @Test("A zip replaced while it is read: renamed over, the open file is still read; rewritten in place, a clear error")
     func replaced() throws {
         let directory = try TemporaryDirectory("finedust-zipdata")
         defer { directory.remove() }
         let path = try HandMadeZip(stored: Self.export).write(in: directory)
-        let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
         var moved = HandMadeZip(stored: Self.export)
         moved.preamble = 3
-        _ = try moved.write(in: directory)
+        let file = try ZipFile(path: path)
+        let archive = try Archive(url: URL(fileURLWithPath: file.pathForLibrary(path)), accessMode: .read)
+        let entry = try #require(archive["apple_health_export/export.xml"])
+        // Renamed over the path: the descriptor still holds the file that was opened.
+        try Data(moved.bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        var bytes: [UInt8] = []
+        try ZipEntryData.locate(entry, in: file, name: "x").inflate(bufferSize: 1_024, stop: {}, consumer: { bytes += $0 })
+        #expect(bytes == Self.export)
+        // Rewritten in place: the same file, other bytes.
+        let rewritten = try ZipFile(path: path)
+        let entry2 = try #require(try Archive(url: URL(fileURLWithPath: rewritten.pathForLibrary(path)), accessMode: .read)[entry.path])
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: [UInt8](repeating: 0x55, count: 8))
+        try handle.close()
         #expect(throws: ActivityFileError.damagedZipEntry(name: "x", reason: "no local header where the directory says it starts")) {
-            try ZipEntryData.locate(entry, in: path, name: "x")
+            try ZipEntryData.locate(entry2, in: rewritten, name: "x")
         }
+        // Not a regular file: refused before anything is read.
+        #expect(throws: ActivityFileError.unreadableZip(reason: "it is not a regular file")) { try ZipFile(path: directory.path(".")) }
     }
 
     @Test("The inflate asks before every read whether to stop, and ends with what stopping throws")
@@ -164,7 +251,7 @@ struct ZipEntryDataTests {
         let path = try HandMadeZip(stored: content).write(in: directory)
         let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
         let entry = try #require(archive["apple_health_export/export.xml"])
-        let data = try ZipEntryData.locate(entry, in: path, name: entry.path)
+        let data = try ZipEntryData.locate(entry, in: ZipFile(path: path), name: entry.path)
         var reads = 0
         var bytes = 0
         #expect(throws: Stopped.self) {
@@ -179,5 +266,50 @@ struct ZipEntryDataTests {
         var whole = Data()
         try data.inflate(bufferSize: 64 * 1024, stop: {}, consumer: { whole += $0 })
         #expect([UInt8](whole) == content)
+    }
+}
+
+@Suite("Zip entry hand-over")
+struct ZipEntryPipeTests {
+    /// A 1 MB stored entry, located.
+    static func megabyte(in directory: TemporaryDirectory) throws -> ZipEntryData {
+        let path = try HandMadeZip(stored: [UInt8](repeating: 0x41, count: 1 << 20)).write(in: directory)
+        let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
+        return try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x")
+    }
+
+    @Test("A reader that stops after 10 bytes of a 1 MB entry stops the helper at once")
+    func readerStopsEarly() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        let limits = ActivityReaderLimits()
+        let pipe = ZipEntryPipe(name: "x", bound: 2 << 20, limits: limits, budget: ArchiveBudget(compressedBytes: 2 << 20, limits: limits))
+        pipe.start(try Self.megabyte(in: directory))
+        var buffer = [UInt8](repeating: 0, count: 10)
+        let count = try buffer.withUnsafeMutableBytes { bytes throws(ActivityFileError) in try pipe.read(into: bytes) }
+        #expect(count == 10 && buffer == [UInt8](repeating: 0x41, count: 10))
+        let started = Date()
+        pipe.stopAndWait()
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test("The helper's failure reaches a reader waiting for bytes: past the entry's bound")
+    func helperFails() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        let limits = ActivityReaderLimits()
+        let pipe = ZipEntryPipe(name: "x", bound: 100_000, limits: limits, budget: ArchiveBudget(compressedBytes: 2 << 20, limits: limits))
+        pipe.start(try Self.megabyte(in: directory))
+        defer { pipe.stopAndWait() }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var read = 0
+        #expect(throws: ActivityFileError.zipEntryTooLarge(name: "x", limit: limits.maxZipEntryBytes, ratio: limits.maxCompressionRatio)) {
+            while true {
+                let count = try buffer.withUnsafeMutableBytes { bytes throws(ActivityFileError) in try pipe.read(into: bytes) }
+                if count == 0 { break }
+                read += count
+            }
+        }
+        #expect(read < 100_000)
     }
 }
