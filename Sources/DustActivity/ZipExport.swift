@@ -53,6 +53,7 @@ public struct HealthExportArchive {
     public init(path: String, limits: ActivityReaderLimits = ActivityReaderLimits()) throws(ActivityFileError) {
         self.limits = limits
         let file = try ZipFile(path: path)
+        try ZipDirectoryCheck.check(file, maxEntries: limits.maxZipEntries)
         let archive: Archive
         do {
             archive = try Archive(url: URL(fileURLWithPath: file.pathForLibrary(path)), accessMode: .read)

@@ -21,8 +21,16 @@ struct HandMadeZip {
     var uncompressedSize: Int
     /// The compressed size the local header and the directory declare (`data.count` when nil).
     var declaredCompressedSize: Int?
-    /// The directory gives the local header's offset in a ZIP64 extra field (0xFFFFFFFF in its own).
+    /// The directory gives the local header's offset in a ZIP64 extra field (0xFFFFFFFF in its own):
+    /// the true one, or this.
     var zip64Offset = false
+    var zip64OffsetValue: UInt64?
+    /// The directory gives the compressed size in a ZIP64 extra field, this one.
+    var zip64CompressedSize: UInt64?
+    /// A ZIP64 end record and locator before the end record, giving the directory's offset: the
+    /// true one, or this.
+    var zip64End = false
+    var zip64EndDirectoryOffset: UInt64?
     /// Bytes before the local header (a self-extractor's stub, say).
     var preamble = 0
     /// The sizes and checksum in a data descriptor after the data (flag bit 3; zeros in the local
@@ -44,6 +52,7 @@ struct HandMadeZip {
     }
 
     static func le(_ value: Int, _ bytes: Int) -> [UInt8] { (0..<bytes).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+    static func le64(_ value: UInt64) -> [UInt8] { (0..<8).map { UInt8((value >> (8 * UInt64($0))) & 0xFF) } }
 
     var bytes: [UInt8] {
         let le = Self.le
@@ -58,16 +67,27 @@ struct HandMadeZip {
             dataDescriptor.map { lie in
                 le(0x0807_4B50, 4) + le(Int(crc), 4) + le(compressed + lie, 4) + le(uncompressedSize, 4)
             } ?? []
-        let extra = zip64Offset ? le(1, 2) + le(8, 2) + le(preamble, 8) : []
+        let wide = zip64Offset || zip64CompressedSize != nil
+        let values = (zip64CompressedSize.map(Self.le64) ?? []) + (zip64Offset ? Self.le64(zip64OffsetValue ?? UInt64(preamble)) : [])
+        let extra = wide ? le(1, 2) + le(values.count, 2) + values : []
         let central =
-            le(0x0201_4B50, 4) + le(zip64Offset ? 45 : 20, 2) + le(zip64Offset ? 45 : 20, 2) + le(described ? 8 : 0, 2)
-            + le(method, 2) + le(0, 4) + le(Int(crc), 4) + le(compressed, 4) + le(uncompressedSize, 4)
+            le(0x0201_4B50, 4) + le(wide ? 45 : 20, 2) + le(wide ? 45 : 20, 2) + le(described ? 8 : 0, 2)
+            + le(method, 2) + le(0, 4) + le(Int(crc), 4) + le(zip64CompressedSize != nil ? 0xFFFF_FFFF : compressed, 4)
+            + le(uncompressedSize, 4)
             + le(name.count, 2) + le(extra.count, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0o644 << 16, 4)
             + le(zip64Offset ? 0xFFFF_FFFF : preamble, 4) + name + extra
+        let directoryOffset = preamble + local.count + data.count + descriptor.count
+        // ZIP64: the end record (56 bytes) and its locator (20) between the directory and the end record.
+        let zip64 =
+            zip64End
+            ? le(0x0606_4B50, 4) + Self.le64(44) + le(45, 2) + le(45, 2) + le(0, 4) + le(0, 4) + Self.le64(1) + Self.le64(1)
+                + Self.le64(UInt64(central.count)) + Self.le64(zip64EndDirectoryOffset ?? UInt64(directoryOffset))
+                + le(0x0706_4B50, 4) + le(0, 4) + Self.le64(UInt64(directoryOffset + central.count)) + le(1, 4)
+            : []
         let end =
-            le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) + le(central.count, 4)
-            + le(preamble + local.count + data.count + descriptor.count, 4) + le(0, 2)
-        return [UInt8](repeating: 0, count: preamble) + local + data + descriptor + central + end
+            le(0x0605_4B50, 4) + le(0, 2) + le(0, 2) + le(zip64End ? 0xFFFF : 1, 2) + le(zip64End ? 0xFFFF : 1, 2)
+            + le(zip64End ? 0xFFFF_FFFF : central.count, 4) + le(zip64End ? 0xFFFF_FFFF : directoryOffset, 4) + le(0, 2)
+        return [UInt8](repeating: 0, count: preamble) + local + data + descriptor + central + zip64 + end
     }
 
     func write(in directory: TemporaryDirectory, name: String = "hand.zip") throws -> String {
@@ -115,6 +135,45 @@ struct ZipEntryDataTests {
             + HandMadeZip.le(7, 8) + HandMadeZip.le(123_456_789_012, 8)
         #expect(ZipEntryData.zip64Values(extra: field) == [7, 123_456_789_012])
         #expect(ZipEntryData.zip64Values(extra: HandMadeZip.le(1, 2) + HandMadeZip.le(8, 2) + [1, 2, 3]) == [])
+    }
+
+    @Test("A ZIP64 end record's directory offset is followed; ZIP64 sizes and offsets past the file are refused before ZIPFoundation seeks")
+    func zip64Directory() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        var zip = HandMadeZip(stored: Self.export)
+        zip.zip64End = true
+        #expect(try Self.readOnlyExport(zip.write(in: directory)) == ["health:Apple Watch": [slot("2023-12-31T23:00:00Z"): 600]])
+        let refused = ActivityFileError.unreadableZip(
+            reason: "its directory gives an offset past the end of the file or an impossible size")
+        for value: UInt64 in [1 << 63, UInt64.max, 10_000] {
+            var end = HandMadeZip(stored: Self.export)
+            end.zip64End = true
+            end.zip64EndDirectoryOffset = value
+            #expect(throws: refused, "directory at \(value)") { try Self.readOnlyExport(end.write(in: directory)) }
+            var offset = HandMadeZip(stored: Self.export)
+            offset.zip64Offset = true
+            offset.zip64OffsetValue = value
+            #expect(throws: refused, "local header at \(value)") { try Self.readOnlyExport(offset.write(in: directory)) }
+        }
+        for value: UInt64 in [1 << 63, UInt64.max - 10] {
+            var size = HandMadeZip(stored: Self.export)
+            size.zip64CompressedSize = value
+            #expect(throws: refused, "compressed size \(value)") { try Self.readOnlyExport(size.write(in: directory)) }
+        }
+    }
+
+    @Test("Without an end record in its last 64 KiB a file is refused at once, not searched back to its start")
+    func noEndRecord() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        // A zip, then 70,000 bytes of anything: its end record is too far from the end.
+        let bytes = HandMadeZip(stored: Self.export).bytes + [UInt8](repeating: 0x20, count: 70_000)
+        let path = directory.path("far.zip")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ActivityFileError.unreadableZip(reason: "it has no end of central directory record in its last 64 KiB")) {
+            try Self.readOnlyExport(path)
+        }
     }
 
     @Test("An entry with a data descriptor is read by the directory's size and checksum, whatever the descriptor says")

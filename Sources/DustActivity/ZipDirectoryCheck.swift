@@ -1,0 +1,120 @@
+import Foundation
+
+/// The zip's directory checked before ZIPFoundation reads it: every offset the directory gives
+/// lies inside the file, every size is one a file can have. ZIPFoundation 0.9.20 converts a ZIP64
+/// offset to `off_t` unchecked (an offset of 2⁶³ or more traps, ending the process) and adds ZIP64
+/// sizes to offsets unchecked (a size near 2⁶⁴ overflows, the same), and without an end record in
+/// the last 64 KiB it seeks back through the whole file four bytes at a time. So its reading is
+/// followed here, as far as it reaches, and what it would trip on is refused first:
+/// - the end of central directory record: the last one in the file, which must be in its last
+///   65,557 bytes (22 and the longest comment; ZIPFoundation searches the whole file);
+/// - the ZIP64 end record, where ZIPFoundation looks for it (just before its locator, just before
+///   the end record), when its version is 4.5 or later: its directory offset inside the file;
+/// - each directory record while their signatures hold (ZIPFoundation stops at the first that does
+///   not), at most `maxEntries` + 1: the local header's offset, 32-bit or ZIP64, inside the file,
+///   and the ZIP64 sizes under 2⁵⁰.
+enum ZipDirectoryCheck {
+    /// The end record's size, and the most bytes it can end before the file's end (its comment).
+    static let endRecordSize = 22
+    static let longestTail = 22 + 0xFFFF
+    /// A size no file here reaches (1 PiB): a ZIP64 size above it is a lie.
+    static let largestSize: UInt64 = 1 << 50
+
+    static func check(_ file: ZipFile, maxEntries: Int) throws(ActivityFileError) {
+        let size = file.size
+        let tailLength = Int(min(size, UInt64(longestTail)))
+        let tailStart = size - UInt64(tailLength)
+        let tail = try bytes(file, tailLength, at: tailStart)
+        guard let end = lastEndRecord(in: tail) else {
+            throw .unreadableZip(reason: "it has no end of central directory record in its last 64 KiB")
+        }
+        let endOffset = tailStart + UInt64(end)
+        var entries = UInt64(tail.value(at: end + 10, bytes: 2))
+        var directory = tail.value(at: end + 16, bytes: 4)
+        // ZIP64: a locator 20 bytes before the end record, a record of 56 bytes before that.
+        if endOffset >= 20 + 56 {
+            let locator = try bytes(file, 20, at: endOffset - 20)
+            let record = try bytes(file, 56, at: endOffset - 20 - 56)
+            if locator.value(at: 0, bytes: 4) == 0x0706_4B50, record.value(at: 0, bytes: 4) == 0x0606_4B50,
+                record.value(at: 14, bytes: 2) >= 45
+            {
+                entries = record.value(at: 32, bytes: 8)
+                directory = record.value(at: 48, bytes: 8)
+            }
+        }
+        guard directory <= size else { throw pastTheEnd }
+        var position = directory
+        var checked = 0
+        while UInt64(checked) < entries, checked <= maxEntries, position <= size - min(size, 46) {
+            let record = try bytes(file, 46, at: position)
+            guard record.value(at: 0, bytes: 4) == 0x0201_4B50 else { return }
+            let nameLength = record.value(at: 28, bytes: 2)
+            let extraLength = record.value(at: 30, bytes: 2)
+            let commentLength = record.value(at: 32, bytes: 2)
+            let extra = try bytes(file, Int(extraLength), at: position + 46 + nameLength)
+            // The ZIP64 values stand for the fields that hold their largest value, in this order.
+            let markers = [
+                (record.value(at: 24, bytes: 4) == 0xFFFF_FFFF, 8, false), (record.value(at: 20, bytes: 4) == 0xFFFF_FFFF, 8, false),
+                (record.value(at: 42, bytes: 4) == 0xFFFF_FFFF, 8, true), (record.value(at: 34, bytes: 2) == 0xFFFF, 4, false),
+            ]
+            if let field = zip64Field(in: extra) {
+                var at = field.lowerBound
+                for (present, width, isOffset) in markers where present {
+                    guard at + width <= field.upperBound else { break }
+                    let value = extra.value(at: at, bytes: width)
+                    if isOffset ? value > size : width == 8 && value > largestSize { throw pastTheEnd }
+                    at += width
+                }
+            }
+            if record.value(at: 42, bytes: 4) != 0xFFFF_FFFF, record.value(at: 42, bytes: 4) > size { throw pastTheEnd }
+            position += 46 + nameLength + extraLength + commentLength
+            checked += 1
+        }
+    }
+
+    private static var pastTheEnd: ActivityFileError {
+        .unreadableZip(reason: "its directory gives an offset past the end of the file or an impossible size")
+    }
+
+    /// Where the last end record's signature starts with a whole record after it, if anywhere.
+    private static func lastEndRecord(in tail: [UInt8]) -> Int? {
+        guard tail.count >= endRecordSize else { return nil }
+        for start in stride(from: tail.count - endRecordSize, through: 0, by: -1)
+        where tail[start] == 0x50 && tail[start + 1] == 0x4B && tail[start + 2] == 0x05 && tail[start + 3] == 0x06 {
+            return start
+        }
+        return nil
+    }
+
+    /// The body of the extra field's ZIP64 entry (header 0x0001), as ZIPFoundation finds it.
+    private static func zip64Field(in extra: [UInt8]) -> Range<Int>? {
+        var index = 0
+        while index + 4 <= extra.count {
+            let id = extra.value(at: index, bytes: 2)
+            let length = Int(extra.value(at: index + 2, bytes: 2))
+            guard index + 4 + length <= extra.count else { return nil }
+            if id == 1 { return (index + 4)..<(index + 4 + length) }
+            index += 4 + length
+        }
+        return nil
+    }
+
+    /// `count` bytes at `offset`, fewer at the end of the file.
+    private static func bytes(_ file: ZipFile, _ count: Int, at offset: UInt64) throws(ActivityFileError) -> [UInt8] {
+        guard count > 0, offset < file.size else { return [] }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let got = try buffer.withUnsafeMutableBufferPointer { pointer throws(ActivityFileError) in
+            try file.read(count, at: offset, into: pointer.baseAddress!)
+        }
+        return Array(buffer.prefix(got))
+    }
+}
+
+extension [UInt8] {
+    /// The little-endian value of `bytes` bytes at `at`; 0 where the array ends.
+    fileprivate func value(at: Int, bytes: Int) -> UInt64 {
+        (0..<bytes).reduce(UInt64(0)) { result, index in
+            at + index < count ? result | UInt64(self[at + index]) << (8 * UInt64(index)) : result
+        }
+    }
+}
