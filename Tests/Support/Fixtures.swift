@@ -87,22 +87,14 @@ public enum Executables {
         defer { scratch.remove() }
         let outPath = scratch.path("stdout")
         let errPath = scratch.path("stderr")
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = url(name)
-        process.arguments = arguments
         var env = environment ?? ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
-        process.environment = env
-        process.currentDirectoryURL = currentDirectory ?? scratch.url
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
+        // posix_spawn and waitpid, nothing inherited (Spawn's comment: Foundation's Process can wait forever).
+        let status = try Spawn.run(
+            url(name).path, arguments, environment: env, currentDirectory: (currentDirectory ?? scratch.url).path,
+            standardOutput: outPath, standardError: errPath)
         return ProcessResult(
-            status: process.terminationStatus,
+            status: status,
             standardOutput: (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? "",
             standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
     }

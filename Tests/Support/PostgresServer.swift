@@ -189,32 +189,17 @@ public final class PostgresServer: Sendable {
         _ = try Self.run("/usr/bin/setsid", ["-f", "/bin/sh", "-c", script, "watchdog", "\(getpid())", bin, dataDirectory, root])
     }
 
-    /// Runs `executable` to its end with stdin from /dev/null and stdout and stderr into a file
-    /// (posix_spawn and waitpid: Foundation's Process can miss a child's end when it forked a
-    /// daemon); returns what it printed, trimmed, or throws with it when it failed.
+    /// Runs `executable` to its end with stdin from /dev/null and stdout and stderr into a file,
+    /// nothing else inherited (`Spawn`: the server and the watchdog outlive this call, and must not
+    /// hold another test's descriptors); returns what it printed, trimmed, or throws with it when it failed.
     private static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> String {
         let outputPath = NSTemporaryDirectory() + "finedust-pg-output-" + UUID().uuidString
         defer { unlink(outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0.key)=\($0.value)" }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = variables.map { strdup($0) } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw Failure(message: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = try Spawn.run(
+            executable, arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardOutput: outputPath, standardError: outputPath)
         let printed = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        // WIFEXITED and WEXITSTATUS, which Swift does not import.
-        let exited = status & 0x7f == 0
-        let code = (status >> 8) & 0xff
-        guard exited && code == 0 else {
+        guard status == 0 else {
             throw Failure(message: "\(executable) \(arguments.prefix(6).joined(separator: " ")) failed (status \(status)): \(printed)")
         }
         return printed.trimmingCharacters(in: .whitespacesAndNewlines)
