@@ -29,21 +29,35 @@ enum ZipDirectoryCheck {
             throw .unreadableZip(reason: "it has no end of central directory record in its last 64 KiB")
         }
         let endOffset = tailStart + UInt64(end)
-        var entries = UInt64(tail.value(at: end + 10, bytes: 2))
-        var directory = tail.value(at: end + 16, bytes: 4)
-        // ZIP64: a locator 20 bytes before the end record, a record of 56 bytes before that.
-        if endOffset >= 20 + 56 {
+        // The 32-bit end record's directory, and the ZIP64 record's where ZIPFoundation takes it: a
+        // locator 20 bytes before the end record and a record 56 bytes before that, all after the
+        // file's first byte (ZIPFoundation: 20 < end and 56 < end − 20).
+        let narrow = (entries: tail.value(at: end + 10, bytes: 2), offset: tail.value(at: end + 16, bytes: 4))
+        var wide: (entries: UInt64, offset: UInt64)?
+        if endOffset > 20 + 56 {
             let locator = try bytes(file, 20, at: endOffset - 20)
             let record = try bytes(file, 56, at: endOffset - 20 - 56)
             if locator.value(at: 0, bytes: 4) == 0x0706_4B50, record.value(at: 0, bytes: 4) == 0x0606_4B50,
                 record.value(at: 14, bytes: 2) >= 45
             {
-                entries = record.value(at: 32, bytes: 8)
-                directory = record.value(at: 48, bytes: 8)
+                wide = (entries: record.value(at: 32, bytes: 8), offset: record.value(at: 48, bytes: 8))
             }
         }
-        guard directory <= size else { throw pastTheEnd }
-        var position = directory
+        guard let wide else { return try walk(file, entries: narrow.entries, from: narrow.offset, maxEntries: maxEntries) }
+        // ZIPFoundation walks the ZIP64 record's; the 32-bit record's too where it can be one (a
+        // ZIP64 archive's holds 0xFFFFFFFF), should any reader ever prefer it.
+        try walk(file, entries: wide.entries, from: wide.offset, maxEntries: maxEntries)
+        if narrow.offset <= file.size, narrow != wide {
+            try walk(file, entries: narrow.entries, from: narrow.offset, maxEntries: maxEntries)
+        }
+    }
+
+    /// Checks the directory records from `offset` on while their signatures hold, at most
+    /// `entries` and `maxEntries` + 1 of them.
+    private static func walk(_ file: ZipFile, entries: UInt64, from offset: UInt64, maxEntries: Int) throws(ActivityFileError) {
+        let size = file.size
+        guard offset <= size else { throw pastTheEnd }
+        var position = offset
         var checked = 0
         while UInt64(checked) < entries, checked <= maxEntries, position <= size - min(size, 46) {
             let record = try bytes(file, 46, at: position)

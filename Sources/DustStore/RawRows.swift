@@ -7,6 +7,9 @@ extension SQLiteStore {
     /// `column(_:of:)` looked up once. For the long reads only — a year of one person's positions
     /// or of a few dozen stations' dust, half a million rows each — where decoding every value
     /// through GRDB's `Row` cost more than SQLite's own stepping (docs/PERFORMANCE.md, issue 23).
+    /// What GRDB's own stepping adds is skipped: the read's region is not recorded (no
+    /// `ValueObservation` watches these reads), and an interrupted statement is a `DatabaseError`,
+    /// not a `CancellationError`.
     static func eachRow(of statement: Statement, in db: Database, _ row: (SQLiteStatement) throws -> Void) throws {
         let raw = statement.sqliteStatement
         defer { sqlite3_reset(raw) }

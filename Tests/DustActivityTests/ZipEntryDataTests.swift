@@ -163,6 +163,27 @@ struct ZipEntryDataTests {
         }
     }
 
+    @Test("A ZIP64 record that ZIPFoundation does not take (the end record at byte 76) leaves the 32-bit directory checked")
+    func zip64AtTheBoundary() throws {
+        let directory = try TemporaryDirectory("finedust-zipdata")
+        defer { directory.remove() }
+        // 157 bytes (found by review): a ZIP64 end record at byte 0 giving no entries, its locator,
+        // then the end record at byte 76, giving one entry whose directory record, inside the end
+        // record's comment, puts its local header at 2⁶³ in a ZIP64 extra field. ZIPFoundation uses a
+        // ZIP64 record only when the end record starts after byte 76, so it walks the 32-bit
+        // directory, and trapped on that offset while the check walked the empty ZIP64 one.
+        let bytes = try #require(
+            Data(
+                base64Encoded:
+                    "UEsGBiwAAAAAAAAALQAtAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAABQSwYHAAAAAAAAAAAAAAAAAQAAAFBLBQYAAAAAAQABADsAAABiAAAAOwBQSwECLQAtAAAAAAAAAAAAAAAAAAAAAAAAAAAAAQAMAAAAAAAAAAAApAH/////YQEACAAAAAAAAAAAgA=="
+            ))
+        let path = directory.path("boundary.zip")
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(
+            throws: ActivityFileError.unreadableZip(reason: "its directory gives an offset past the end of the file or an impossible size")
+        ) { try Self.readOnlyExport(path) }
+    }
+
     @Test("Without an end record in its last 64 KiB a file is refused at once, not searched back to its start")
     func noEndRecord() throws {
         let directory = try TemporaryDirectory("finedust-zipdata")

@@ -62,6 +62,7 @@ public struct TemporaryDirectory: Sendable {
 
 /// The result of running a program to completion.
 public struct ProcessResult: Sendable {
+    /// The exit status, or 128 + the signal that ended it (137 for SIGKILL, as a shell says).
     public var status: Int32
     public var standardOutput: String
     public var standardError: String

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Runs a program to its end with `posix_spawn` and `waitpid` on its own pid, every descriptor but
-/// stdin, stdout and stderr closed in the child.
+/// stdin, stdout and stderr closed in the child, its signal mask empty and every signal's action the
+/// default (a test's thread may block SIGTERM; a child must not inherit that).
 ///
 /// Not Foundation's `Process`: on Linux it learns that a child ended when a socket it handed the
 /// child closes, so any other process that inherited that socket keeps the wait going. A
@@ -54,9 +55,24 @@ public enum Spawn {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        guard spawned == 0 else { throw Failure(description: "cannot run \(executable): \(String(cString: strerror(spawned)))") }
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard spawned == 0 else {
+            throw Failure(
+                description:
+                    "cannot run \(executable) in \(currentDirectory ?? "the current directory") with output to \(standardOutput): "
+                    + String(cString: strerror(spawned)))
+        }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else { throw Failure(description: "waitpid \(pid): \(String(cString: strerror(errno)))") }
