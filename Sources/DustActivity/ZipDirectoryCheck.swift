@@ -24,7 +24,7 @@ enum ZipDirectoryCheck {
         let size = file.size
         let tailLength = Int(min(size, UInt64(longestTail)))
         let tailStart = size - UInt64(tailLength)
-        let tail = try bytes(file, tailLength, at: tailStart)
+        let tail = try file.bytes(tailLength, at: tailStart)
         guard let end = lastEndRecord(in: tail) else {
             throw .unreadableZip(reason: "it has no end of central directory record in its last 64 KiB")
         }
@@ -32,15 +32,15 @@ enum ZipDirectoryCheck {
         // The 32-bit end record's directory, and the ZIP64 record's where ZIPFoundation takes it: a
         // locator 20 bytes before the end record and a record 56 bytes before that, all after the
         // file's first byte (ZIPFoundation: 20 < end and 56 < end − 20).
-        let narrow = (entries: tail.value(at: end + 10, bytes: 2), offset: tail.value(at: end + 16, bytes: 4))
+        let narrow = (entries: tail.littleEndian(at: end + 10, bytes: 2), offset: tail.littleEndian(at: end + 16, bytes: 4))
         var wide: (entries: UInt64, offset: UInt64)?
         if endOffset > 20 + 56 {
-            let locator = try bytes(file, 20, at: endOffset - 20)
-            let record = try bytes(file, 56, at: endOffset - 20 - 56)
-            if locator.value(at: 0, bytes: 4) == 0x0706_4B50, record.value(at: 0, bytes: 4) == 0x0606_4B50,
-                record.value(at: 14, bytes: 2) >= 45
+            let locator = try file.bytes(20, at: endOffset - 20)
+            let record = try file.bytes(56, at: endOffset - 20 - 56)
+            if locator.littleEndian(at: 0, bytes: 4) == 0x0706_4B50, record.littleEndian(at: 0, bytes: 4) == 0x0606_4B50,
+                record.littleEndian(at: 14, bytes: 2) >= 45
             {
-                wide = (entries: record.value(at: 32, bytes: 8), offset: record.value(at: 48, bytes: 8))
+                wide = (entries: record.littleEndian(at: 32, bytes: 8), offset: record.littleEndian(at: 48, bytes: 8))
             }
         }
         guard let wide else { return try walk(file, entries: narrow.entries, from: narrow.offset, maxEntries: maxEntries) }
@@ -60,27 +60,29 @@ enum ZipDirectoryCheck {
         var position = offset
         var checked = 0
         while UInt64(checked) < entries, checked <= maxEntries, position <= size - min(size, 46) {
-            let record = try bytes(file, 46, at: position)
-            guard record.value(at: 0, bytes: 4) == 0x0201_4B50 else { return }
-            let nameLength = record.value(at: 28, bytes: 2)
-            let extraLength = record.value(at: 30, bytes: 2)
-            let commentLength = record.value(at: 32, bytes: 2)
-            let extra = try bytes(file, Int(extraLength), at: position + 46 + nameLength)
+            let record = try file.bytes(46, at: position)
+            guard record.littleEndian(at: 0, bytes: 4) == 0x0201_4B50 else { return }
+            let nameLength = record.littleEndian(at: 28, bytes: 2)
+            let extraLength = record.littleEndian(at: 30, bytes: 2)
+            let commentLength = record.littleEndian(at: 32, bytes: 2)
+            let extra = try file.bytes(Int(extraLength), at: position + 46 + nameLength)
             // The ZIP64 values stand for the fields that hold their largest value, in this order.
+            let offset32 = record.littleEndian(at: 42, bytes: 4)
             let markers = [
-                (record.value(at: 24, bytes: 4) == 0xFFFF_FFFF, 8, false), (record.value(at: 20, bytes: 4) == 0xFFFF_FFFF, 8, false),
-                (record.value(at: 42, bytes: 4) == 0xFFFF_FFFF, 8, true), (record.value(at: 34, bytes: 2) == 0xFFFF, 4, false),
+                (record.littleEndian(at: 24, bytes: 4) == 0xFFFF_FFFF, 8, false),
+                (record.littleEndian(at: 20, bytes: 4) == 0xFFFF_FFFF, 8, false),
+                (offset32 == 0xFFFF_FFFF, 8, true), (record.littleEndian(at: 34, bytes: 2) == 0xFFFF, 4, false),
             ]
             if let field = zip64Field(in: extra) {
                 var at = field.lowerBound
                 for (present, width, isOffset) in markers where present {
                     guard at + width <= field.upperBound else { break }
-                    let value = extra.value(at: at, bytes: width)
+                    let value = extra.littleEndian(at: at, bytes: width)
                     if isOffset ? value > size : width == 8 && value > largestSize { throw pastTheEnd }
                     at += width
                 }
             }
-            if record.value(at: 42, bytes: 4) != 0xFFFF_FFFF, record.value(at: 42, bytes: 4) > size { throw pastTheEnd }
+            if offset32 != 0xFFFF_FFFF, offset32 > size { throw pastTheEnd }
             position += 46 + nameLength + extraLength + commentLength
             checked += 1
         }
@@ -101,32 +103,22 @@ enum ZipDirectoryCheck {
     }
 
     /// The body of the extra field's ZIP64 entry (header 0x0001), as ZIPFoundation finds it.
-    private static func zip64Field(in extra: [UInt8]) -> Range<Int>? {
+    static func zip64Field(in extra: [UInt8]) -> Range<Int>? {
         var index = 0
         while index + 4 <= extra.count {
-            let id = extra.value(at: index, bytes: 2)
-            let length = Int(extra.value(at: index + 2, bytes: 2))
+            let id = extra.littleEndian(at: index, bytes: 2)
+            let length = Int(extra.littleEndian(at: index + 2, bytes: 2))
             guard index + 4 + length <= extra.count else { return nil }
             if id == 1 { return (index + 4)..<(index + 4 + length) }
             index += 4 + length
         }
         return nil
     }
-
-    /// `count` bytes at `offset`, fewer at the end of the file.
-    private static func bytes(_ file: ZipFile, _ count: Int, at offset: UInt64) throws(ActivityFileError) -> [UInt8] {
-        guard count > 0, offset < file.size else { return [] }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let got = try buffer.withUnsafeMutableBufferPointer { pointer throws(ActivityFileError) in
-            try file.read(count, at: offset, into: pointer.baseAddress!)
-        }
-        return Array(buffer.prefix(got))
-    }
 }
 
 extension [UInt8] {
     /// The little-endian value of `bytes` bytes at `at`; 0 where the array ends.
-    fileprivate func value(at: Int, bytes: Int) -> UInt64 {
+    func littleEndian(at: Int, bytes: Int) -> UInt64 {
         (0..<bytes).reduce(UInt64(0)) { result, index in
             at + index < count ? result | UInt64(self[at + index]) << (8 * UInt64(index)) : result
         }

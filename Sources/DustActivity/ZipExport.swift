@@ -51,8 +51,19 @@ public struct HealthExportArchive {
     /// with a `..` component), the number of entries, and the declared sizes, each entry's and
     /// their sum; then finds the export by peeking at the candidates.
     public init(path: String, limits: ActivityReaderLimits = ActivityReaderLimits()) throws(ActivityFileError) {
+        try self.init(file: ZipFile(path: path), path: path, limits: limits)
+    }
+
+    /// The same for the zip already open at `descriptor` (opened from `path`): what was checked and
+    /// sniffed there is what is read. The descriptor is duplicated; the caller keeps its own.
+    public init(
+        openFile descriptor: Int32, path: String, limits: ActivityReaderLimits = ActivityReaderLimits()
+    ) throws(ActivityFileError) {
+        try self.init(file: ZipFile(duplicating: descriptor), path: path, limits: limits)
+    }
+
+    private init(file: ZipFile, path: String, limits: ActivityReaderLimits) throws(ActivityFileError) {
         self.limits = limits
-        let file = try ZipFile(path: path)
         try ZipDirectoryCheck.check(file, maxEntries: limits.maxZipEntries)
         let archive: Archive
         do {
@@ -216,16 +227,28 @@ public struct HealthExportArchive {
 /// The zip file, opened once: ZIPFoundation reads its directory through `/proc/self/fd`, and every
 /// entry's bytes are read from this descriptor at absolute offsets (`pread`, so helper threads share
 /// no file position). Swapping the path for another file, or for a FIFO, while the import runs
-/// changes nothing: the path is opened once, without waiting for a FIFO's writer, and refused unless
-/// it is a regular file.
+/// changes nothing: the import hands over the descriptor it sniffed the file through (or the path
+/// is opened once, without waiting for a FIFO's writer), and it is refused unless a regular file.
 final class ZipFile: Sendable {
     let descriptor: Int32
     /// Its size when opened.
     let size: UInt64
 
-    init(path: String) throws(ActivityFileError) {
+    convenience init(path: String) throws(ActivityFileError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw .unreadableZip(reason: String(cString: strerror(errno))) }
+        try self.init(adopting: descriptor)
+    }
+
+    /// A descriptor of its own for the file open at `descriptor`.
+    convenience init(duplicating descriptor: Int32) throws(ActivityFileError) {
+        let own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard own >= 0 else { throw .unreadableZip(reason: String(cString: strerror(errno))) }
+        try self.init(adopting: own)
+    }
+
+    /// Takes `descriptor` over (closing it if it is not a regular file).
+    private init(adopting descriptor: Int32) throws(ActivityFileError) {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
@@ -242,6 +265,16 @@ final class ZipFile: Sendable {
     func pathForLibrary(_ path: String) -> String {
         let throughDescriptor = "/proc/self/fd/\(descriptor)"
         return access(throughDescriptor, R_OK) == 0 ? throughDescriptor : path
+    }
+
+    /// Up to `count` bytes at `offset`, fewer at the end of the file; none past it.
+    func bytes(_ count: Int, at offset: UInt64) throws(ActivityFileError) -> [UInt8] {
+        guard count > 0, offset < size else { return [] }
+        var buffer = [UInt8](repeating: 0, count: count)
+        let got = try buffer.withUnsafeMutableBufferPointer { pointer throws(ActivityFileError) in
+            try read(count, at: offset, into: pointer.baseAddress!)
+        }
+        return Array(buffer.prefix(got))
     }
 
     /// Up to `count` bytes at `offset`; fewer only at the end of the file.
@@ -303,18 +336,9 @@ struct ZipEntryData: Sendable {
         _ = try value(uncompressed32)
         let compressedSize = try value(compressed32)
         let headerOffset = try value(offset32)
-        var header = [UInt8](repeating: 0, count: 30)
-        guard headerOffset <= file.size,
-            try header.withUnsafeMutableBufferPointer({ buffer throws(ActivityFileError) in
-                try file.read(30, at: headerOffset, into: buffer.baseAddress!)
-            }) == 30
-        else {
-            throw .damagedZipEntry(name: name, reason: "no local header where the directory says it starts")
-        }
-        func le(_ at: Int, _ count: Int) -> UInt64 {
-            (0..<count).reduce(UInt64(0)) { $0 | UInt64(header[at + $1]) << (8 * UInt64($1)) }
-        }
-        guard le(0, 4) == 0x0403_4B50 else {
+        let header = try file.bytes(30, at: headerOffset)
+        func le(_ at: Int, _ count: Int) -> UInt64 { header.littleEndian(at: at, bytes: count) }
+        guard header.count == 30, le(0, 4) == 0x0403_4B50 else {
             throw .damagedZipEntry(name: name, reason: "no local header where the directory says it starts")
         }
         guard le(6, 2) & 1 == 0 else { throw .damagedZipEntry(name: name, reason: "it is encrypted") }
@@ -333,20 +357,8 @@ struct ZipEntryData: Sendable {
 
     /// The 8-byte values of a ZIP64 extra field (header 0x0001), in order; none without one.
     static func zip64Values(extra: [UInt8]) -> [UInt64] {
-        var index = 0
-        while index + 4 <= extra.count {
-            let id = Int(extra[index]) | Int(extra[index + 1]) << 8
-            let size = Int(extra[index + 2]) | Int(extra[index + 3]) << 8
-            let body = index + 4
-            guard body + size <= extra.count else { return [] }
-            if id == 1 {
-                return stride(from: body, to: body + size - 7, by: 8).map { at in
-                    (0..<8).reduce(UInt64(0)) { $0 | UInt64(extra[at + $1]) << (8 * UInt64($1)) }
-                }
-            }
-            index = body + size
-        }
-        return []
+        guard let field = ZipDirectoryCheck.zip64Field(in: extra) else { return [] }
+        return stride(from: field.lowerBound, to: field.upperBound - 7, by: 8).map { extra.littleEndian(at: $0, bytes: 8) }
     }
 
     /// Hands the entry's inflated bytes to `consumer` in pieces of at most `bufferSize` and checks

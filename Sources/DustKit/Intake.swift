@@ -2,6 +2,11 @@
 public enum ActivityLevel: String, Sendable, Hashable, CaseIterable, Comparable, Codable {
     case sleep, sedentary, light, moderate, high
 
+    /// Σ seconds over the levels in `seconds`, added in the levels' order (as `weightedSum`).
+    public static func totalSeconds(_ seconds: [ActivityLevel: Double]) -> Double {
+        allCases.reduce(0) { $0 + (seconds[$1] ?? 0) }
+    }
+
     /// Σ rate × seconds over the levels in `seconds`, added in the levels' order: a dictionary's own
     /// order changes from process to process, and with it the sum's last bits.
     public static func weightedSum(_ seconds: [ActivityLevel: Double], rates: [ActivityLevel: Double]) -> Double {

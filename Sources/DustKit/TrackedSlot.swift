@@ -194,7 +194,7 @@ public struct TrackedBreathing: Sendable, Hashable {
     /// The time-weighted mean rate; one level gives its rate exactly, as `SlotBreathing` does.
     private static func meanRate(_ seconds: [ActivityLevel: Double], rates: [ActivityLevel: Double], fallbackLevel: ActivityLevel) -> Double
     {
-        let total = ActivityLevel.allCases.reduce(0) { $0 + (seconds[$1] ?? 0) }
+        let total = ActivityLevel.totalSeconds(seconds)
         guard seconds.count > 1, total > 0 else { return rates[seconds.keys.first ?? fallbackLevel]! }
         return ActivityLevel.weightedSum(seconds, rates: rates) / total
     }

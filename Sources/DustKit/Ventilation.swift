@@ -150,7 +150,7 @@ public struct SlotBreathing: Sendable, Hashable {
         self.outdoors = outdoors
         self.levelSource = levelSource
         self.secondsByLevel = secondsByLevel
-        self.secondsBySource = secondsBySource ?? [levelSource: ActivityLevel.allCases.reduce(0) { $0 + (secondsByLevel[$1] ?? 0) }]
+        self.secondsBySource = secondsBySource ?? [levelSource: ActivityLevel.totalSeconds(secondsByLevel)]
     }
 
     /// The source of the largest share; ties go to the most specific record: sleep, heart rate,

@@ -246,7 +246,7 @@ public struct ActivityService: Sendable {
             tracks.add(minutes, source: "gpx:\(name)")
             summary.add(gpx)
         case .healthZip:
-            let archive = try HealthExportArchive(path: path, limits: limits)
+            let archive = try HealthExportArchive(openFile: file.descriptor, path: path, limits: limits)
             let total = archive.routes.reduce(archive.export.declaredSize) { $0 + $1.declaredSize }
             var done: Int64 = 0
             var read = HealthPhysiology()
