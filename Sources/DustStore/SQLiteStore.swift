@@ -276,8 +276,7 @@ public final class SQLiteStore: Sendable {
             }
             for hour in 0..<hours { starts[hour + 1] += starts[hour] }
             // A stable placement: within an hour the stations stay in name order.
-            var ordered = [StationDust](
-                repeating: StationDust(slot: from, station: 0, concentration: DustPair(repeating: nil)), count: rows.count)
+            var ordered = rows
             for row in rows {
                 let hour = Int((row.slot.startEpochSeconds - from.startEpochSeconds) / 3600)
                 ordered[starts[hour]] = row
