@@ -95,6 +95,13 @@ struct HandMadeZip {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }
+
+    /// Writes the zip and finds its entry's data as the archive does (the entry called "x" in errors).
+    func located(in directory: TemporaryDirectory, name: String = "hand.zip") throws -> ZipEntryData {
+        let path = try write(in: directory, name: name)
+        let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)[self.name])
+        return try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x")
+    }
 }
 
 @Suite("Zip entry data")
@@ -225,21 +232,17 @@ struct ZipEntryDataTests {
         let stream = Self.endsAfterTheLastByte
         // What the stream inflates to, in 64 KiB pieces, gives the checksum the zip declares.
         var whole = HandMadeZip(data: stream, method: 8, crc: 0, uncompressedSize: 1_029)
-        let probe = try whole.write(in: directory, name: "probe.zip")
-        let probeEntry = try #require(try Archive(url: URL(fileURLWithPath: probe), accessMode: .read)["apple_health_export/export.xml"])
+        let probe = try whole.located(in: directory, name: "probe.zip")
         var inflated = Data()
         #expect(throws: ActivityFileError.damagedZipEntry(name: "x", reason: "its checksum does not match its data")) {
-            try ZipEntryData.locate(probeEntry, in: ZipFile(path: probe), name: "x").inflate(
-                bufferSize: 64 * 1024, stop: {}, consumer: { inflated += $0 })
+            try probe.inflate(bufferSize: 64 * 1024, stop: {}, consumer: { inflated += $0 })
         }
         #expect(inflated.count == 1_029)
         whole.crc = inflated.crc32(checksum: 0)
-        let path = try whole.write(in: directory)
-        let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
+        let data = try whole.located(in: directory)
         for pieceSize in [1_024, 1_029, 4_096, 64 * 1024] {
             var pieces = Data()
-            try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x").inflate(
-                bufferSize: pieceSize, stop: {}, consumer: { pieces += $0 })
+            try data.inflate(bufferSize: pieceSize, stop: {}, consumer: { pieces += $0 })
             #expect(pieces == inflated, "\(pieceSize)-byte pieces")
         }
     }
@@ -254,11 +257,8 @@ struct ZipEntryDataTests {
             ("deflated, then junk", HandMadeZip(data: [0x03, 0x00, 0xDE, 0xAD, 0xBE, 0xEF], method: 8, crc: 0, uncompressedSize: 0)),
         ]
         for (label, zip) in cases {
-            let path = try zip.write(in: directory)
-            let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
             var bytes = 0
-            try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x").inflate(
-                bufferSize: 1_024, stop: {}, consumer: { bytes += $0.count })
+            try zip.located(in: directory).inflate(bufferSize: 1_024, stop: {}, consumer: { bytes += $0.count })
             #expect(bytes == 0, "\(label)")
         }
     }
@@ -328,10 +328,7 @@ struct ZipEntryDataTests {
         defer { directory.remove() }
         struct Stopped: Error {}
         let content = [UInt8](repeating: 0x41, count: 300_000)
-        let path = try HandMadeZip(stored: content).write(in: directory)
-        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .read)
-        let entry = try #require(archive["apple_health_export/export.xml"])
-        let data = try ZipEntryData.locate(entry, in: ZipFile(path: path), name: entry.path)
+        let data = try HandMadeZip(stored: content).located(in: directory)
         var reads = 0
         var bytes = 0
         #expect(throws: Stopped.self) {
@@ -353,9 +350,7 @@ struct ZipEntryDataTests {
 struct ZipEntryPipeTests {
     /// A 1 MB stored entry, located.
     static func megabyte(in directory: TemporaryDirectory) throws -> ZipEntryData {
-        let path = try HandMadeZip(stored: [UInt8](repeating: 0x41, count: 1 << 20)).write(in: directory)
-        let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)["apple_health_export/export.xml"])
-        return try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x")
+        try HandMadeZip(stored: [UInt8](repeating: 0x41, count: 1 << 20)).located(in: directory)
     }
 
     @Test("A reader that stops after 10 bytes of a 1 MB entry stops the helper at once")
