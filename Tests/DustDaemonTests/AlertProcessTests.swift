@@ -30,8 +30,8 @@ func currentHourResponse(pm25: Int, now: Date = Date()) -> Data {
 }
 
 /// `dustctl alerts list` against a dustd's database, as text.
-func alertsList(_ dustd: RunningDustd) throws -> String {
-    try Executables.run(
+func alertsList(_ dustd: RunningDustd) async throws -> String {
+    try await Executables.run(
         "dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
         environment: ["PATH": "/usr/bin:/bin"]
     ).standardOutput
@@ -74,7 +74,7 @@ struct AlertProcessTests {
         let after = dustd.server.requests.count
         #expect(try await dustd.wait { dustd.server.requests.count >= after + 3 })
         // Both deliveries recorded before dustd stops: a stop in the middle of an attempt records it failed.
-        #expect(try await dustd.wait { try alertsList(dustd).components(separatedBy: ": delivered (attempt 1)").count == 3 })
+        #expect(try await dustd.wait { try await alertsList(dustd).components(separatedBy: ": delivered (attempt 1)").count == 3 })
         #expect(try await dustd.stop() == 0)
         await receiver.stop()
 
@@ -94,7 +94,7 @@ struct AlertProcessTests {
         let database = try Data(contentsOf: URL(fileURLWithPath: dustd.database))
         #expect(database.range(of: Data(token.utf8)) == nil)
 
-        let list = try Executables.run(
+        let list = try await Executables.run(
             "dustctl", ["alerts", "list", "--json", "--db", dustd.database, "--config", dustd.configPath],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(list.status == 0, "\(list.standardError)")
@@ -126,7 +126,7 @@ struct AlertProcessTests {
         defer { dustd.directory.remove() }
         #expect(try await dustd.wait { dustd.server.requests.count >= 4 })
         #expect(receiver.requests.isEmpty)
-        let held = try Executables.run(
+        let held = try await Executables.run(
             "dustctl", ["alerts", "list", "--db", dustd.database, "--config", dustd.configPath],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(held.standardOutput.contains("pm25.grade >= 3  holds, held back by quiet hours"), "\(held.standardOutput)")
@@ -169,11 +169,11 @@ struct AlertProcessTests {
         #expect(polled.count >= 1)
         // The third attempt was the last: recorded as failed while dustd still runs, nothing after it.
         let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
-        #expect(try await dustd.wait { try alertsList(dustd).contains("\(name): failed (attempt 3)") })
+        #expect(try await dustd.wait { try await alertsList(dustd).contains("\(name): failed (attempt 3)") })
         #expect(try await dustd.stop() == 0)
         await receiver.stop()
         #expect(receiver.requests.count == 3)
-        let list = try alertsList(dustd)
+        let list = try await alertsList(dustd)
         #expect(list.contains("\(name): failed (attempt 3): \(name) answered HTTP 503"), "\(list)")
         #expect(list.contains("pm25.grade >= 3  active"))
     }
@@ -203,10 +203,10 @@ struct AlertProcessTests {
         // The first attempt fails; the next would come in an hour. dustd stops meanwhile, once the
         // failure is recorded (a stop in the middle of the attempt would record it failed).
         let name = "ntfy http://127.0.0.1:\(URL(string: receiverURL)!.port!)/… (sink 1)"
-        #expect(try await first.wait { try alertsList(first).contains("\(name): retrying (attempt 1)") })
+        #expect(try await first.wait { try await alertsList(first).contains("\(name): retrying (attempt 1)") })
         #expect(try await first.stop() == 0)
         #expect(receiver.requests.count == 1)
-        let listed = try alertsList(first)
+        let listed = try await alertsList(first)
         #expect(listed.contains("\(name): retrying (attempt 1)"), "\(listed)")
 
         // The sink is back; dustd starts again on the same database.
@@ -214,12 +214,12 @@ struct AlertProcessTests {
         let second = try await RunningDustd(configuration: configuration, body: currentHourResponse(pm25: 50), directory: first.directory)
         #expect(try await second.wait { receiver.requests.count >= 2 })
         #expect(try await second.wait { second.server.requests.count >= 2 })  // polls went on: the rule still holds
-        #expect(try await second.wait { try alertsList(second).contains("\(name): delivered (attempt 2)") })
+        #expect(try await second.wait { try await alertsList(second).contains("\(name): delivered (attempt 2)") })
         #expect(try await second.stop() == 0)
         await receiver.stop()
         #expect(receiver.requests.count == 2)  // the failed attempt and the resumed one; no second rise
         #expect(second.logs.contains("Resuming an alert delivery"))
-        let after = try Executables.run(
+        let after = try await Executables.run(
             "dustctl", ["alerts", "list", "--db", second.database, "--config", second.configPath],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(after.standardOutput.contains("\(name): delivered (attempt 2)"), "\(after.standardOutput)")
@@ -364,7 +364,7 @@ struct AlertProcessTests {
         """.write(toFile: config, atomically: true, encoding: .utf8)
         let database = directory.path("dust.sqlite")
         _ = try SQLiteStore(path: database)
-        let result = try Executables.run(
+        let result = try await Executables.run(
             "dustctl", ["alerts", "test", "--config", config, "--db", database],
             environment: ["PATH": "/usr/bin:/bin"])
         await receiver.stop()
@@ -380,7 +380,7 @@ struct AlertProcessTests {
         #expect(body["event"] as? String == "test" && body["station"] as? String == "종로구")
         #expect(Array(body.keys).sorted() == ["event", "grade", "message", "metric", "rule", "station", "time", "title", "value"])
         // Recorded like any alert.
-        let list = try Executables.run(
+        let list = try await Executables.run(
             "dustctl", ["alerts", "list", "--config", config, "--db", database], environment: ["PATH": "/usr/bin:/bin"])
         #expect(list.standardOutput.contains("test     FineDust test alert"), "\(list.standardOutput)")
         #expect(

@@ -94,7 +94,7 @@ struct DustdProcessTests {
         let stopSeconds = Date().timeIntervalSince(stopRequested)
         messages += notify.drain()
         if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        await process.exited()
 
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
@@ -127,23 +127,23 @@ struct DustdProcessTests {
     }
 
     @Test("Invalid configuration exits 78 naming the key; a missing key says how to install one")
-    func configurationErrors() throws {
+    func configurationErrors() async throws {
         let directory = try TemporaryDirectory("dustd")
         defer { directory.remove() }
         let empty = directory.path("empty.yaml")
         try "# nothing\n".write(toFile: empty, atomically: true, encoding: .utf8)
         let base = ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_STORAGE_PATH": directory.path("d.sqlite")]
-        let badMinute = try Executables.run(
+        let badMinute = try await Executables.run(
             "dustd", ["--once"], environment: base.merging(["DUSTD_POLL_MINUTE": "75", "DUSTD_STATION_NAME": "종로구"]) { $1 })
         #expect(badMinute.status == 78)
         #expect(badMinute.standardError.contains("poll.minute"))
-        let noKey = try Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구"]) { $1 })
+        let noKey = try await Executables.run("dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구"]) { $1 })
         #expect(noKey.status == 78)
         #expect(noKey.standardError.contains("airkorea-service-key"))
         let keyFile = directory.path("key")
         try "secret-key-value".write(toFile: keyFile, atomically: true, encoding: .utf8)
         chmod(keyFile, 0o644)
-        let readable = try Executables.run(
+        let readable = try await Executables.run(
             "dustd", ["--once"], environment: base.merging(["DUSTD_STATION_NAME": "종로구", "DUSTD_API_SERVICE_KEY_FILE": keyFile]) { $1 })
         #expect(readable.status == 78)
         #expect(readable.standardError.contains("chmod 600"))
@@ -166,7 +166,7 @@ struct DustdProcessTests {
             "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "CREDENTIALS_DIRECTORY": credentials,
             "DUSTD_STATION_NAME": "종로구", "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": directory.path("d.sqlite"),
         ]
-        let ok = try Executables.run("dustd", ["--once"], environment: environment)
+        let ok = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(ok.status == 0, "\(ok.standardError)")
         #expect(try SQLiteStore(path: directory.path("d.sqlite")).measurementCount() == 24)
         #expect(ok.standardError.contains("systemd credential"))
@@ -174,12 +174,12 @@ struct DustdProcessTests {
 
         let key30 = try TestFixtures.data("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml")
         server.setScript { _ in .respond(status: 200, body: key30) }
-        let refused = try Executables.run("dustd", ["--once"], environment: environment)
+        let refused = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(refused.status == 78)
         #expect(refused.standardError.contains("not registered"))
 
         // dustd ran by --once is not running now: status says so, and exits 3.
-        let status = try Executables.run("dustctl", ["status", "--json"], environment: environment)
+        let status = try await Executables.run("dustctl", ["status", "--json"], environment: environment)
         #expect(status.status == 3, "\(status.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
         #expect(object["daemon"] as? String == "stopped")
@@ -192,12 +192,12 @@ struct DustdProcessTests {
         #expect(((object["lastError"] as? [String: Any])?["message"] as? String)?.contains("Decoding key") == true)
         #expect((object["lastError"] as? [String: Any])?["resultCode"] as? String == "30")
         #expect(object["stale"] as? Bool == true)
-        let text = try Executables.run("dustctl", ["status"], environment: environment)
+        let text = try await Executables.run("dustctl", ["status"], environment: environment)
         #expect(text.standardOutput.contains("Last error"))
         #expect(text.standardOutput.contains("ran once (--once)") && !text.standardOutput.contains("Next poll"), "\(text.standardOutput)")
         #expect(!status.standardOutput.contains(testKey) && !text.standardOutput.contains(testKey))
         server.setScript { _ in .respond(status: 503, body: Data("<html><title>503</title></html>".utf8), contentType: "text/html") }
-        #expect(try Executables.run("dustd", ["--once"], environment: environment).status == 69)
+        #expect(try await Executables.run("dustd", ["--once"], environment: environment).status == 69)
         await server.stop()
         directory.remove()
     }
@@ -207,7 +207,7 @@ struct DustdProcessTests {
         defer { directory.remove() }
         let database = directory.path("d.sqlite")
         // Imported with no people: configured: the records are me's.
-        let imported = try Executables.run(
+        let imported = try await Executables.run(
             "dustctl", ["activity", "import", TestFixtures.url("activity/generated-watch/export.xml").path, "--db", database],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(imported.status == 0, "\(imported.standardError)")
@@ -224,20 +224,20 @@ struct DustdProcessTests {
             "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config, "CREDENTIALS_DIRECTORY": credentials, "DUSTD_API_BASE_URL": baseURL,
             "DUSTD_STORAGE_PATH": database,
         ]
-        let once = try Executables.run("dustd", ["--once"], environment: environment)
+        let once = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(once.status == 0, "\(once.standardError)")
         // 5 hours of walking (the Watch's and the iPhone's), 128 heart rates, 2 resting rates, 2 sleep intervals.
         #expect(once.standardError.contains("Stored activity of me (137 rows) now belongs to dad"))
         let store = try SQLiteStore(path: database)
         #expect(try store.physiologySummaries().map { "\($0.person) \($0.source) \($0.heartRateSamples)" } == ["dad health 128"])
         #expect(try store.activitySources().allSatisfy { $0.person == "dad" })
-        let again = try Executables.run("dustd", ["--once"], environment: environment)
+        let again = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(again.status == 0 && !again.standardError.contains("now belongs to"))
         await server.stop()
     }
 
     @Test("Once the station list is synced, a person's station that is not in it stops dustd with exit 78 naming the person and the fix")
-    func personStationNotInList() throws {
+    func personStationNotInList() async throws {
         let directory = try TemporaryDirectory("dustd")
         defer { directory.remove() }
         let database = directory.path("d.sqlite")
@@ -252,24 +252,24 @@ struct DustdProcessTests {
             "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config, "CREDENTIALS_DIRECTORY": credentials,
             "DUSTD_API_BASE_URL": "http://127.0.0.1:9", "DUSTD_STORAGE_PATH": database,
         ]
-        let listed = try Executables.run(
+        let listed = try await Executables.run(
             "dustctl", ["stations", "import", TestFixtures.url("real/msrstn-list-oldapi-bucheon-truncated.xml").path, "--db", database],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(listed.status == 0, "\(listed.standardError)")
-        let refused = try Executables.run("dustd", ["--once"], environment: environment)
+        let refused = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(refused.status == 78)
         #expect(
             refused.standardError.contains(
                 "people[1].station (grandma) is \"수원역\", which is not in AirKorea's station list (2 stations synced); "
                     + "find its name with dustctl stations list"), "\(refused.standardError)")
         // A station AirKorea has answered measurements for exists, listed or not (the list above is a truncated one).
-        let measured = try Executables.run(
+        let measured = try await Executables.run(
             "dustctl", ["import", TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml").path, "--db", database],
             environment: ["PATH": "/usr/bin:/bin"])
         #expect(measured.status == 0, "\(measured.standardError)")
         try "station:\n  name: 소사본동\npeople:\n  - name: dad\n  - name: grandma\n    station: 종로구\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
-        let accepted = try Executables.run("dustd", ["--once"], environment: environment)
+        let accepted = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(accepted.status != 78 && !accepted.standardError.contains("Invalid configuration"), "\(accepted.standardError)")
     }
 }
@@ -291,12 +291,12 @@ struct StationsTests {
             "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": empty, "DUSTD_API_BASE_URL": baseURL,
             "DUSTD_API_SERVICE_KEY_FILE": keyFile, "DUSTD_STORAGE_PATH": directory.path("d.sqlite"),
         ]
-        let sync = try Executables.run("dustctl", ["stations", "sync"], environment: environment)
+        let sync = try await Executables.run("dustctl", ["stations", "sync"], environment: environment)
         #expect(sync.status == 0, "\(sync.standardError)")
         #expect(sync.standardOutput.contains("2 stations stored"))
         // totalCount 5 at 1,000 rows a page is one page.
         #expect(server.requests.map(\.operation) == ["getMsrstnList"])
-        let nearest = try Executables.run(
+        let nearest = try await Executables.run(
             "dustctl", ["stations", "nearest", "--lat", "37.48", "--lon", "126.80", "--json"], environment: environment)
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(nearest.standardOutput.utf8)) as? [[String: Any]])
         #expect(rows.map { $0["name"] as? String } == ["소사본동", "내동"])

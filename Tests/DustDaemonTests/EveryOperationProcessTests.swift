@@ -32,7 +32,7 @@ struct EveryOperationProcessTests {
         var listing: [String: Any] = [:]
         #expect(
             try await dustd.wait {
-                let result = try Executables.run(
+                let result = try await Executables.run(
                     "dustctl", ["advisories", "--json", "--year", "2026", "--db", dustd.database, "--station", "종로구"],
                     environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
                 listing = (try? JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))) as? [String: Any] ?? [:]
@@ -55,9 +55,9 @@ struct EveryOperationProcessTests {
         #expect(newest.gases.cai == 62 && newest.gases.caiGrade == .moderate)
 
         // The measurement polls never failed, and no advisory service was turned off.
-        let (_, status) = try dustd.status()
+        let (_, status) = try await dustd.status()
         #expect(status["lastError"] is NSNull || status["lastError"] == nil, "\(status)")
-        #expect(!(try dustd.statusText()).contains("Advisories"))
+        await #expect(!(try dustd.statusText()).contains("Advisories"))
         #expect(!dustd.logs.contains("turned off"), "\(dustd.logs)")
         #expect(try await dustd.stop() == 0)
     }

@@ -217,9 +217,9 @@ struct KeyEchoRestartTests {
         }
         let dustd = try await RunningDustd(directory: directory)
         #expect(try await dustd.wait { dustd.logs.contains("Withheld 1 stored texts that echoed the service key") })
-        #expect(try await dustd.wait { try dustd.status().1["state"] != nil })
-        let text = try dustd.statusText()
-        let (_, json) = try dustd.status()
+        #expect(try await dustd.wait { try await dustd.status().1["state"] != nil })
+        let text = try await dustd.statusText()
+        let (_, json) = try await dustd.status()
         _ = try await dustd.stop()
         let jsonText = String(decoding: try JSONSerialization.data(withJSONObject: json), as: UTF8.self)
         for shown in [text, jsonText, dustd.logs] {

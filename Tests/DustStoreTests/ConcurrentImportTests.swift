@@ -199,7 +199,7 @@ struct ConcurrentImportTests {
             }
         } while processes.contains { $0.process.isRunning }
         for entry in processes {
-            entry.process.waitUntilExit()
+            await entry.process.exited()
             let errors = (try? String(contentsOfFile: entry.standardError, encoding: .utf8)) ?? ""
             #expect(entry.process.terminationStatus == 0, "\(entry.person): \(errors)")
         }

@@ -16,7 +16,7 @@ struct AdvisoryWebTests {
     func apiEqualsCLI() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let printed = try rig.dustctl(["advisories"])
+        let printed = try await rig.dustctl(["advisories"])
         #expect(printed.status == 0, "\(printed.standardError)")
         #expect(printed.standardOutput.hasPrefix(#"{"region":{"district":"서울","area":null},"#))
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in

@@ -82,7 +82,7 @@ struct BackendPair {
             }
             environment["DUSTD_CONFIG"] = configuration
             // Aside: 100 runs one after another would hold one of the threads every test shares.
-            return try await aside { [environment] in try Executables.run("dustctl", arguments, environment: environment) }
+            return try await Executables.run("dustctl", arguments, environment: environment)
         }
         return (try await run(sqliteConfiguration), try await run(postgresConfiguration))
     }

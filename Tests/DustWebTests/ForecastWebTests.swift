@@ -37,9 +37,9 @@ struct ForecastWebTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         let today = try storeForecastForNow(rig.store)
-        let forecast = try rig.dustctl(["forecast"])
+        let forecast = try await rig.dustctl(["forecast"])
         #expect(forecast.status == 0, "\(forecast.standardError)")
-        let todayCLI = try rig.dustctl(["today"])
+        let todayCLI = try await rig.dustctl(["today"])
         #expect(
             todayCLI.standardOutput.contains(
                 "\"forecastTomorrow\":{\"region\":\"서울\",\"date\":\"\(today.adding(days: 1))\",\"pm10\":{\"grade\":3,\"word\":\"나쁨\""))
@@ -86,7 +86,7 @@ struct ForecastWebTests {
     func nothingStored() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let printed = try rig.dustctl(["forecast"])
+        let printed = try await rig.dustctl(["forecast"])
         #expect(printed.status == 0)
         #expect(printed.standardOutput.contains("\"today\":{\"date\":"))
         #expect(printed.standardOutput.contains("\"pm10\":null,\"pm25\":null"))
@@ -109,11 +109,13 @@ struct ForecastWebTests {
         }
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
         environment["DUSTD_CONFIG"] = rig.configuration
-        let result = try Executables.run("dustctl", ["forecast", "--db", rig.store.path, "--station", "어딘가"], environment: environment)
+        let result = try await Executables.run(
+            "dustctl", ["forecast", "--db", rig.store.path, "--station", "어딘가"], environment: environment)
         #expect(result.status == 78)
         #expect(result.standardError.contains("set forecast.region"))
         environment["DUSTD_FORECAST_REGION"] = "제주"
-        let overridden = try Executables.run("dustctl", ["forecast", "--db", rig.store.path, "--station", "어딘가"], environment: environment)
+        let overridden = try await Executables.run(
+            "dustctl", ["forecast", "--db", rig.store.path, "--station", "어딘가"], environment: environment)
         #expect(overridden.status == 0)
         #expect(overridden.standardOutput.contains("Forecast · 제주 (Jeju)"))
     }

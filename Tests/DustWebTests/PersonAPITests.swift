@@ -49,7 +49,7 @@ struct PersonAPITests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         let (data, configuration) = try household(rig)
-        let cli = try rig.dustctl(command + ["--config", configuration])
+        let cli = try await rig.dustctl(command + ["--config", configuration])
         #expect(cli.status == 0, "\(cli.standardError)")
         try await rig.application(data).test(.router) { client in
             try await client.execute(uri: path, method: .get) { response in

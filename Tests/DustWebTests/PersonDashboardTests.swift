@@ -93,7 +93,7 @@ struct PersonDashboardTests {
 
         // Each page is its person's day: dustctl day --person's intake, different for the same air.
         for (name, shown) in [("dad", first), ("민지", child)] {
-            let cli = try rig.dustctl(["day", "2026-11-20", "--person", name, "--config", configuration])
+            let cli = try await rig.dustctl(["day", "2026-11-20", "--person", name, "--config", configuration])
             #expect(cli.status == 0, "\(cli.standardError)")
             #expect(try dayIntake(shown) == intake(cli.standardOutput, after: "\"date\":\"2026-11-20\"").pm10, "\(name)")
         }
@@ -153,7 +153,7 @@ struct PersonDashboardTests {
         let table = try #require(body.range(of: "card household")).upperBound
         var pm10: [String: [String]] = [:]
         for name in ["dad", "민지"] {
-            let cli = try rig.dustctl(["week", "--iso", "2026-W47", "--person", name, "--config", configuration])
+            let cli = try await rig.dustctl(["week", "--iso", "2026-W47", "--person", name, "--config", configuration])
             #expect(cli.status == 0, "\(cli.standardError)")
             for date in (16...22).map({ "2026-11-\($0)" }) {
                 let start = try #require(body.range(of: "data-day=\"\(date)\">", range: table..<body.endIndex))

@@ -123,7 +123,7 @@ struct WebStatusDocumentTests {
             at: Date().addingTimeInterval(-60),
             failure: .storage(StorageFailure(StoreError.diskFull(path: rig.store.path))))
         try rig.store.saveStatus(record)
-        let printed = try rig.dustctl(["status"])
+        let printed = try await rig.dustctl(["status"])
         #expect(printed.standardOutput.contains(rig.store.path), "dustctl shows the operator the path")
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
             try await client.execute(uri: "/api/v1/status", method: .get) { response in

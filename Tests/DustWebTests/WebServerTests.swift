@@ -42,10 +42,11 @@ struct WebRig {
     }
 
     /// `dustctl ARGS --json --db … --station 종로구` from the same database.
-    func dustctl(_ arguments: [String]) throws -> ProcessResult {
+    func dustctl(_ arguments: [String]) async throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
         environment["DUSTD_CONFIG"] = configuration
-        return try Executables.run("dustctl", arguments + ["--json", "--db", store.path, "--station", "종로구"], environment: environment)
+        return try await Executables.run(
+            "dustctl", arguments + ["--json", "--db", store.path, "--station", "종로구"], environment: environment)
     }
 }
 
@@ -64,7 +65,7 @@ struct WebServerTests {
     func apiEqualsCLI(_ path: String, _ command: [String]) async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let cli = try rig.dustctl(command)
+        let cli = try await rig.dustctl(command)
         #expect(cli.status == 0, "\(cli.standardError)")
         try await rig.application(try rig.source()).test(.router) { client in
             try await client.execute(uri: path, method: .get) { response in
@@ -80,9 +81,9 @@ struct WebServerTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         let app = rig.application(try rig.source(clock: SystemClock()))
-        let today = try rig.dustctl(["today"])
+        let today = try await rig.dustctl(["today"])
         let askedAt = Date()
-        let status = try rig.dustctl(["status"])
+        let status = try await rig.dustctl(["status"])
         #expect(status.status == 3)
         try await app.test(.router) { client in
             try await client.execute(uri: "/api/v1/today", method: .get) { response in

@@ -36,7 +36,7 @@ struct WeeklyOutlookWebTests {
         _ = try storeForecastForNow(rig.store)
         let published = try storeWeeklyOutlookForNow(rig.store)
         let first = published.adding(days: 3)
-        let forecast = try rig.dustctl(["forecast"])
+        let forecast = try await rig.dustctl(["forecast"])
         #expect(forecast.status == 0, "\(forecast.standardError)")
         #expect(
             forecast.standardOutput.contains(

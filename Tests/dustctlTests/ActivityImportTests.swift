@@ -3,8 +3,8 @@ import TestSupport
 import Testing
 
 /// `dustctl day --json` as a dictionary.
-private func dayDocument(_ db: String) throws -> [String: Any] {
-    let result = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json")
+private func dayDocument(_ db: String) async throws -> [String: Any] {
+    let result = try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json")
     #expect(result.status == 0, "\(result.standardError)")
     return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
 }
@@ -27,12 +27,12 @@ struct DustctlActivityTests {
     @Test(
         "import export.zip + GPX + CSV, sources, day --json with the merged distance and the hand-computed intake, idempotent re-import, forget"
     )
-    func endToEnd() throws {
+    func endToEnd() async throws {
         let directory = try TemporaryDirectory("finedust-activity-e2e")
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
-        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
-        let before = try dayDocument(db)
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let before = try await dayDocument(db)
         #expect((before["walking"] as? [Any])?.isEmpty == true)
         // 12:00 is sedentary indoors by the default schedule: C × 0.26 × 0.7.
         #expect(abs(try pm10Intake(before, hour: "12") - 49 * 0.26 * 0.7) < 1e-9)
@@ -40,7 +40,7 @@ struct DustctlActivityTests {
         let csv = directory.path("walks.txt")  // the name says nothing; the header does
         try Data("start,distance_m\n2026-11-20 18:00,1500\n2026-11-20 19:00,800\n".utf8).write(to: URL(fileURLWithPath: csv))
         let files = [fixture("activity/generated/export.zip"), fixture("activity/generated/route-strava-evening.gpx"), csv]
-        let imported = try dustctl(["activity", "import"] + files + ["--db", db])
+        let imported = try await dustctl(["activity", "import"] + files + ["--db", db])
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(imported.standardError.isEmpty)  // not a terminal: no progress bar
         let lines = imported.standardOutput.split(separator: "\n")
@@ -52,7 +52,7 @@ struct DustctlActivityTests {
         #expect(lines[1].contains("GPX track, 2 track steps used"))
         #expect(lines[2].contains("CSV, 2 rows used, 2 hours touched, sources: csv 2.30 km"))
 
-        let sources = try dustctl("activity", "sources", "--db", db, "--json")
+        let sources = try await dustctl("activity", "sources", "--db", db, "--json")
         let sourceList = try #require(
             (try JSONSerialization.jsonObject(with: Data(sources.standardOutput.utf8)) as? [String: Any])?["sources"] as? [[String: Any]])
         #expect(
@@ -65,7 +65,7 @@ struct DustctlActivityTests {
         #expect(sourceList[3]["last"] as? String == "2026-11-20T14:00:00+09:00")
         #expect(sourceList[3]["distance_m"] as? Double == 3600)
 
-        let after = try dayDocument(db)
+        let after = try await dayDocument(db)
         let walking = try #require(after["walking"] as? [[String: Any]])
         #expect(walking.map { $0["start"] as? String } == ["12", "13", "14", "18", "19"].map { "2026-11-20T\($0):00:00+09:00" })
         #expect(
@@ -93,30 +93,30 @@ struct DustctlActivityTests {
         #expect(abs(try totalPM10Intake(after) - totalPM10Intake(before) - growth) < 1e-9)
 
         // The text of `day` names each hour's distance and winning source.
-        let text = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db).standardOutput
+        let text = try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db).standardOutput
         #expect(text.contains("Walking (the largest source per hour)"))
         #expect(text.contains("12:00–13:00     3.34 km  gpx:route_2026-11-20_12.10pm.gpx"))
         #expect(text.contains("19:00–20:00     0.80 km  csv"))
 
         // Importing everything again changes nothing.
-        let dayJSON = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput
-        #expect(try dustctl(["activity", "import", "--quiet"] + files + ["--db", db]).standardOutput.isEmpty)
-        #expect(try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput == dayJSON)
+        let dayJSON = try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput
+        #expect(try await dustctl(["activity", "import", "--quiet"] + files + ["--db", db]).standardOutput.isEmpty)
+        #expect(try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput == dayJSON)
 
         // Forgetting the route: 12:00 falls back to the Watch's 2400 m (f = 0.5): 49 × 0.72 × 0.85.
-        let forgot = try dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
+        let forgot = try await dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
         #expect(forgot.status == 0)
         // The route's 4 minutes with a position go with it (docs/REFERENCE.md §19).
         #expect(forgot.standardOutput == "gpx:route_2026-11-20_12.10pm.gpx: 1 hour of walking and 4 positions removed.\n")
-        let forgotten = try dayDocument(db)
+        let forgotten = try await dayDocument(db)
         #expect(abs(try pm10Intake(forgotten, hour: "12") - 49 * 0.72 * 0.85) < 1e-9)
-        let unknown = try dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
+        let unknown = try await dustctl("activity", "forget", "--source", "gpx:route_2026-11-20_12.10pm.gpx", "--db", db)
         #expect(unknown.status == 65)
         #expect(unknown.standardError.contains("no activity is stored from the source"))
     }
 
     @Test("A bad file among good ones stores nothing of its own, the others are imported, exit 65; --json summarises each")
-    func badAmongGood() throws {
+    func badAmongGood() async throws {
         let directory = try TemporaryDirectory("finedust-activity-e2e")
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
@@ -128,7 +128,7 @@ struct DustctlActivityTests {
         .write(to: URL(fileURLWithPath: hostile))
         let unknown = directory.path("track.gpx")
         try Data("\u{1B}]0;pwned\u{07}not a track\n".utf8).write(to: URL(fileURLWithPath: unknown))
-        let result = try dustctl(
+        let result = try await dustctl(
             "activity", "import", hostile, fixture("activity/generated/route-strava-evening.gpx"), unknown, "--db", db, "--json")
         #expect(result.status == 65)
         #expect(result.standardError.contains("line 3: the document type declares or uses an entity"))
@@ -139,7 +139,7 @@ struct DustctlActivityTests {
         #expect(files.map { $0["ok"] as? Bool } == [false, true, false])
         #expect(files[1]["trackSteps"] as? Int == 2)
         #expect(document["failed"] as? Int == 2)
-        let sources = try dustctl("activity", "sources", "--db", db)
+        let sources = try await dustctl("activity", "sources", "--db", db)
         #expect(sources.standardOutput.contains("gpx:route-strava-evening.gpx"))
         #expect(sources.standardOutput.split(separator: "\n").count == 2)
     }
@@ -150,7 +150,7 @@ struct ActivitySummaryTextTests {
     @Test(
         "The text summary counts same-second steps as steps, real jumps as GPS jumps, and says how many points had no time or an absurd date"
     )
-    func summaryCounts() throws {
+    func summaryCounts() async throws {
         let directory = try TemporaryDirectory("finedust-activity-summary")
         defer { directory.remove() }
         let gpx = directory.path("route.gpx")
@@ -166,14 +166,14 @@ struct ActivitySummaryTextTests {
             </trkseg></trk></gpx>
             """.utf8
         ).write(to: URL(fileURLWithPath: gpx))
-        let result = try dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"))
+        let result = try await dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"))
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardOutput
                 == "route.gpx: GPX track, 2 track steps used, 1 GPS jump dropped, 1 track point without a time ignored, "
                 .replacingOccurrences(of: "route.gpx", with: gpx)
                 + "1 dated before 2000 or in the future skipped, 1 hour touched, 1 tracked minute, sources: gpx:route.gpx 0.00 km.\n")
-        let json = try dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"), "--json")
+        let json = try await dustctl("activity", "import", gpx, "--db", directory.path("db.sqlite"), "--json")
         let file = try #require(
             ((try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])?["files"] as? [[String: Any]])?
                 .first)

@@ -20,9 +20,9 @@ struct AdvisoriesCommandTests {
 
     /// 종로구 (서울) readings, and: a 서울 도심권 PM10 경보 in force, a 경기 PM2.5 주의보 in force,
     /// a 서울 PM10 주의보 that was cleared, all issued this year.
-    func database(_ directory: TemporaryDirectory, advisories: Bool = true) throws -> String {
+    func database(_ directory: TemporaryDirectory, advisories: Bool = true) async throws -> String {
         let db = directory.path("dust.sqlite")
-        let imported = try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         guard advisories else { return db }
         try SQLiteStore(path: db).saveAdvisories([
@@ -39,11 +39,11 @@ struct AdvisoriesCommandTests {
     }
 
     @Test("Text: the district, those in force (the user's first, marked ▶), then the year's")
-    func text() throws {
+    func text() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try database(directory)
-        let result = try dustctl("advisories", "--db", db, "--station", "종로구")
+        let db = try await database(directory)
+        let result = try await dustctl("advisories", "--db", db, "--station", "종로구")
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardOutput == """
@@ -58,18 +58,18 @@ struct AdvisoriesCommandTests {
 
                 """)
         // Another 권역 of the district: the 경보 of 도심권 does not concern the user.
-        let elsewhere = try dustctl("advisories", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_AREA": "동북권"])
+        let elsewhere = try await dustctl("advisories", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_AREA": "동북권"])
         #expect(elsewhere.standardOutput.hasPrefix("Advisories · 서울 동북권 · \(year)\nIn force now\n  초미세먼지 주의보"))
         #expect(elsewhere.standardOutput.contains("\n  미세먼지 경보 (PM10 warning) · 서울 도심권"))
         #expect(!elsewhere.standardOutput.contains("▶"))
     }
 
     @Test("JSON: the region, the active ones with their level, values (unknown is null) and whether they concern the user")
-    func json() throws {
+    func json() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try database(directory)
-        let result = try dustctl("advisories", "--db", db, "--station", "종로구", "--json")
+        let db = try await database(directory)
+        let result = try await dustctl("advisories", "--db", db, "--station", "종로구", "--json")
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(
@@ -91,63 +91,63 @@ struct AdvisoriesCommandTests {
     }
 
     @Test("Another year: none stored is said, exit 0; a year out of range is a usage error")
-    func otherYear() throws {
+    func otherYear() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try database(directory)
-        let past = try dustctl("advisories", "--db", db, "--station", "종로구", "--year", "2001")
+        let db = try await database(directory)
+        let past = try await dustctl("advisories", "--db", db, "--station", "종로구", "--year", "2001")
         #expect(past.status == 0)
         #expect(past.standardOutput.contains("Issued in 2001\n  none stored"))
-        let wrong = try dustctl("advisories", "--db", db, "--year", "1999")
+        let wrong = try await dustctl("advisories", "--db", db, "--year", "1999")
         #expect(wrong.status == 64)
         #expect(wrong.standardError.contains("--year"))
     }
 
     @Test("today: an advisory in force for the user's district is the first line; none for the user, today's text is unchanged")
-    func todayTopLine() throws {
+    func todayTopLine() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let plain = try database(directory, advisories: false)
-        let before = try dustctl("today", "--db", plain, "--station", "종로구")
+        let plain = try await database(directory, advisories: false)
+        let before = try await dustctl("today", "--db", plain, "--station", "종로구")
         #expect(before.status == 0, "\(before.standardError)")
         let other = try TemporaryDirectory()
         defer { other.remove() }
-        let db = try database(other)
-        let today = try dustctl("today", "--db", db, "--station", "종로구")
+        let db = try await database(other)
+        let today = try await dustctl("today", "--db", db, "--station", "종로구")
         #expect(today.status == 0)
         #expect(today.standardOutput == "▶ 미세먼지 경보 (PM10 warning) · 서울 도심권 · since \(minute(issued)) · 312 µg/m³\n" + before.standardOutput)
-        let elsewhere = try dustctl("today", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_DISTRICT": "부산"])
+        let elsewhere = try await dustctl("today", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_DISTRICT": "부산"])
         #expect(elsewhere.standardOutput == before.standardOutput)
         // --json: `advisory`, last, the one the top line names; null when none concerns the user.
-        let json = try dustctl("today", "--db", db, "--station", "종로구", "--json")
+        let json = try await dustctl("today", "--db", db, "--station", "종로구", "--json")
         #expect(json.standardOutput.contains(#","advisory":{"pollutant":"PM10","key":"87","district":"서울","area":"도심권","level":"warning""#))
         #expect(json.standardOutput.hasSuffix(#""active":true,"concernsYou":true}}"# + "\n"))
-        let none = try dustctl("today", "--db", plain, "--station", "종로구", "--json")
+        let none = try await dustctl("today", "--db", plain, "--station", "종로구", "--json")
         #expect(none.standardOutput.hasSuffix(#","advisory":null}"# + "\n"))
     }
 
     @Test("dustctl status: a line per operation turned off, saying what to apply for; none when every service answers")
-    func statusLine() throws {
+    func statusLine() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try database(directory, advisories: false)
+        let db = try await database(directory, advisories: false)
         let store = try SQLiteStore(path: db)
         var status = DaemonStatus(
             state: .idle, mode: .daemon, pid: 999_999, version: "test", station: "종로구", startedAt: issued, heartbeatSeconds: 600)
-        let before = try dustctl("status", "--db", db, "--station", "종로구")
+        let before = try await dustctl("status", "--db", db, "--station", "종로구")
         try store.saveStatus(status)
-        let plain = try dustctl("status", "--db", db, "--station", "종로구")
+        let plain = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(!plain.standardOutput.contains("Advisories"))
         status.advisories = DaemonStatus.AdvisoryRun(
             lastFetchAt: issued, turnedOff: [DaemonStatus.TurnedOff(pollutant: .pm10, at: issued, resultCode: "20")])
         try store.saveStatus(status)
-        let result = try dustctl("status", "--db", db, "--station", "종로구")
+        let result = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(before.status == result.status)
         #expect(
             result.standardOutput.contains(
                 "Advisories    PM10 off since \(calendar.iso8601(issued)): the service key is not approved for 한국환경공단_에어코리아_미세먼지 경보 발령 현황 (result 20): apply for it on data.go.kr (마이페이지 → 활용신청), then reload dustd (systemctl reload dustd)"
             ))
-        let json = try dustctl("status", "--db", db, "--station", "종로구", "--json")
+        let json = try await dustctl("status", "--db", db, "--station", "종로구", "--json")
         #expect(
             json.standardOutput.contains(
                 #""advisories":{"lastFetch":"\#(calendar.iso8601(issued))","turnedOff":[{"pollutant":"PM10","service":"한국환경공단_에어코리아_미세먼지 경보 발령 현황""#

@@ -5,15 +5,15 @@ import Testing
 /// docs/REFERENCE.md §18, Alerts: `dustctl alerts list` shows each rule once per person it is about.
 @Suite("dustctl alerts list with people")
 struct AlertsListPeopleTests {
-    func list(_ configuration: String, json: Bool) throws -> String {
+    func list(_ configuration: String, json: Bool) async throws -> String {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
-        let imported = try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         let config = directory.path("dustd.yaml")
         try configuration.write(toFile: config, atomically: true, encoding: .utf8)
-        let listed = try dustctl(["alerts", "list", "--config", config, "--db", db] + (json ? ["--json"] : []))
+        let listed = try await dustctl(["alerts", "list", "--config", config, "--db", db] + (json ? ["--json"] : []))
         #expect(listed.status == 0, "\(listed.standardError)")
         return listed.standardOutput
     }
@@ -27,16 +27,16 @@ struct AlertsListPeopleTests {
         """
 
     @Test("A household: a rule for everyone once per person, a person: rule once, each with person last")
-    func household() throws {
+    func household() async throws {
         let configuration = "station: { name: 종로구 }\npeople:\n  - { name: dad }\n  - { name: 민지 }\n" + Self.rules
-        let json = try list(configuration, json: true)
+        let json = try await list(configuration, json: true)
         #expect(
             json.hasPrefix(
                 """
                 {"rules":[{"when":"pm25.grade >= 3","state":"idle","person":"dad"},{"when":"pm25.grade >= 3","state":"idle","person":"민지"},\
                 {"when":"intake.today.pm25 > 150","state":"idle","person":"민지"}],"sinks":[]
                 """))
-        let text = try list(configuration, json: false)
+        let text = try await list(configuration, json: false)
         #expect(
             text.hasPrefix(
                 """
@@ -49,9 +49,9 @@ struct AlertsListPeopleTests {
     }
 
     @Test("Without people the rules are listed as they always were, naming nobody")
-    func alone() throws {
+    func alone() async throws {
         let configuration = "station: { name: 종로구 }\nalerts:\n  rules:\n    - { when: pm25.grade >= 나쁨 }\n"
-        #expect(try list(configuration, json: true).hasPrefix(#"{"rules":[{"when":"pm25.grade >= 3","state":"idle"}],"sinks":[]"#))
-        #expect(try list(configuration, json: false).hasPrefix("Rules:\n  pm25.grade >= 3  idle\n"))
+        #expect(try await list(configuration, json: true).hasPrefix(#"{"rules":[{"when":"pm25.grade >= 3","state":"idle"}],"sinks":[]"#))
+        #expect(try await list(configuration, json: false).hasPrefix("Rules:\n  pm25.grade >= 3  idle\n"))
     }
 }

@@ -7,20 +7,22 @@ import Testing
 @Suite("Stations without the station-information service")
 struct DemoStationsTests {
     @Test("The demo database has the bundled station list, so nearest works offline")
-    func nearestOnTheDemo() throws {
+    func nearestOnTheDemo() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("demo.sqlite")
-        let demo = try dustctl(["demo", "--db", db, "--fixtures", TestFixtures.repositoryRoot.appendingPathComponent("Fixtures").path])
+        let demo = try await dustctl([
+            "demo", "--db", db, "--fixtures", TestFixtures.repositoryRoot.appendingPathComponent("Fixtures").path,
+        ])
         #expect(demo.status == 0, "\(demo.standardError)")
-        let nearest = try dustctl("stations", "nearest", "--lat", "37.48", "--lon", "126.80", "--db", db, "--json")
+        let nearest = try await dustctl("stations", "nearest", "--lat", "37.48", "--lon", "126.80", "--db", db, "--json")
         #expect(nearest.status == 0, "\(nearest.standardError)")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(nearest.standardOutput.utf8)) as? [[String: Any]])
         #expect(rows.first?["name"] as? String == "소사본동")
     }
 
     @Test("A station whose dmX/dmY is out of range or 0/0 is stored without a location, counted, and never ranked by nearest")
-    func implausibleCoordinates() throws {
+    func implausibleCoordinates() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("stations.sqlite")
@@ -34,19 +36,19 @@ struct DemoStationsTests {
             + "</items><numOfRows>100</numOfRows><pageNo>1</pageNo><totalCount>\(items.count)</totalCount></body></response>"
         let file = directory.path("list.xml")
         try xml.write(toFile: file, atomically: true, encoding: .utf8)
-        let imported = try dustctl("stations", "import", file, "--db", db)
+        let imported = try await dustctl("stations", "import", file, "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(
             imported.standardOutput == "6 stations stored; 4 without a location, their coordinates being outside "
                 + "latitude ±90° and longitude ±180° or the 0°/0° placeholder.\n")
         // From near 999°N (clamped to the pole by the haversine) and from 0/0, the refused stations would rank first.
         for (lat, lon) in [("90", "127"), ("0", "0"), ("-90", "-180")] {
-            let nearest = try dustctl("stations", "nearest", "--lat=\(lat)", "--lon=\(lon)", "--count", "10", "--db", db, "--json")
+            let nearest = try await dustctl("stations", "nearest", "--lat=\(lat)", "--lon=\(lon)", "--count", "10", "--db", db, "--json")
             #expect(nearest.status == 0, "\(nearest.standardError)")
             let rows = try #require(try JSONSerialization.jsonObject(with: Data(nearest.standardOutput.utf8)) as? [[String: Any]])
             #expect(Set(rows.compactMap { $0["name"] as? String }) == ["종로구", "남반구"])
         }
-        let listed = try dustctl("stations", "list", "--db", db, "--json")
+        let listed = try await dustctl("stations", "list", "--db", db, "--json")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
         #expect(rows.count == 6)
         #expect(rows.filter { $0["latitude"] is NSNull && $0["longitude"] is NSNull }.count == 4)

@@ -20,12 +20,12 @@ let emptyConfiguration: String = {
 }()
 
 /// Runs dustctl with a clean environment: no DUSTD_ variables from the host, an empty configuration.
-func dustctl(_ arguments: String..., environment extra: [String: String] = [:], in directory: URL? = nil) throws -> ProcessResult {
-    try dustctl(arguments, environment: extra, in: directory)
+func dustctl(_ arguments: String..., environment extra: [String: String] = [:], in directory: URL? = nil) async throws -> ProcessResult {
+    try await dustctl(arguments, environment: extra, in: directory)
 }
 
-func dustctl(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil) throws -> ProcessResult {
-    try Executables.run("dustctl", arguments, environment: dustctlEnvironment(extra), currentDirectory: directory)
+func dustctl(_ arguments: [String], environment extra: [String: String] = [:], in directory: URL? = nil) async throws -> ProcessResult {
+    try await Executables.run("dustctl", arguments, environment: dustctlEnvironment(extra), currentDirectory: directory)
 }
 
 /// The host's environment without its DUSTD_ variables, reading the empty configuration, plus `extra`.
@@ -48,7 +48,7 @@ func hourlyRows(_ output: String) throws -> [[String: Any]] {
 @Suite("dustctl import and hourly")
 struct ImportTests {
     @Test("Every well-formed real sample imports and reads back with the right hours and values")
-    func realSamples() throws {
+    func realSamples() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
@@ -56,38 +56,38 @@ struct ImportTests {
             ("real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "강남대로"),
             ("real/rltm-station-oldapi-ver1.3-2020-01-22-numOfRows1.xml", "종로구"),
         ] {
-            let result = try dustctl("import", fixture(file), "--station", station, "--db", db)
+            let result = try await dustctl("import", fixture(file), "--station", station, "--db", db)
             #expect(result.status == 0, "\(result.standardError)")
         }
-        let result = try dustctl(
+        let result = try await dustctl(
             "import", fixture("real/rltm-sido-oldapi-gyeonggi-ver1.3-2019-11-28-truncated.xml"),
             fixture("real/rltm-sido-newapi-seoul-nover-2023-05-31-truncated.xml"),
             fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), "--db", db)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("2 readings (2 new, 0 revised, 0 unchanged)"))
 
-        let roadside = try hourlyRows(try dustctl("hourly", "2019-02-12", "--station", "강남대로", "--db", db, "--json").standardOutput)
+        let roadside = try hourlyRows(try await dustctl("hourly", "2019-02-12", "--station", "강남대로", "--db", db, "--json").standardOutput)
         #expect(roadside.map { $0["start"] as? String } == (10...19).map { "2019-02-12T\($0):00:00+09:00" })
         #expect(roadside.map { $0["pm10"] as? Double } == [95, 90, 83, 81, 88, 85, 79, 68, 69, 67])
         #expect(roadside.map { $0["pm25"] as? Double } == [57, 62, 53, 52, 52, 50, 41, 35, 30, 27])
         #expect(roadside.allSatisfy { $0["station"] as? String == "강남대로" })
 
-        let jongno2020 = try hourlyRows(try dustctl("hourly", "2020-01-22", "--station", "종로구", "--db", db, "--json").standardOutput)
+        let jongno2020 = try hourlyRows(try await dustctl("hourly", "2020-01-22", "--station", "종로구", "--db", db, "--json").standardOutput)
         #expect(jongno2020.count == 1)
         #expect(jongno2020.first?["start"] as? String == "2020-01-22T15:00:00+09:00")
         #expect(jongno2020.first?["pm10"] as? Double == 52 && jongno2020.first?["pm25"] as? Double == 33)
 
-        let sinpung = try hourlyRows(try dustctl("hourly", "2019-11-28", "--station", "신풍동", "--db", db, "--json").standardOutput)
+        let sinpung = try hourlyRows(try await dustctl("hourly", "2019-11-28", "--station", "신풍동", "--db", db, "--json").standardOutput)
         #expect(
             sinpung.map { [$0["start"] as? String, ($0["pm10"] as? Double).map { "\($0)" }, ($0["pm25"] as? Double).map { "\($0)" }] }
                 == [["2019-11-28T17:00:00+09:00", "35.0", "14.0"]])
 
-        let noVersion = try hourlyRows(try dustctl("hourly", "2023-05-31", "--station", "종로구", "--db", db, "--json").standardOutput)
+        let noVersion = try hourlyRows(try await dustctl("hourly", "2023-05-31", "--station", "종로구", "--db", db, "--json").standardOutput)
         #expect(noVersion.count == 1)
         #expect(noVersion.first?["pm10"] as? Double == 19)
         #expect(noVersion.first?["pm25"] is NSNull)
 
-        let gangnam = try hourlyRows(try dustctl("hourly", "2026-08-20", "--station", "강남구", "--db", db, "--json").standardOutput)
+        let gangnam = try hourlyRows(try await dustctl("hourly", "2026-08-20", "--station", "강남구", "--db", db, "--json").standardOutput)
         #expect(
             gangnam.map { $0["start"] as? String } == [
                 "2026-08-20T14:00:00+09:00", "2026-08-20T16:00:00+09:00", "2026-08-20T18:00:00+09:00", "2026-08-20T23:00:00+09:00",
@@ -98,13 +98,13 @@ struct ImportTests {
     }
 
     @Test("Importing the same file twice changes nothing")
-    func twice() throws {
+    func twice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
         let file = fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        #expect(try dustctl("import", file, "--db", db).standardOutput.contains("24 readings (24 new, 0 revised, 0 unchanged)"))
-        #expect(try dustctl("import", file, "--db", db).standardOutput.contains("24 readings (0 new, 0 revised, 24 unchanged)"))
+        #expect(try await dustctl("import", file, "--db", db).standardOutput.contains("24 readings (24 new, 0 revised, 0 unchanged)"))
+        #expect(try await dustctl("import", file, "--db", db).standardOutput.contains("24 readings (0 new, 0 revised, 24 unchanged)"))
     }
 
     @Test(
@@ -115,12 +115,12 @@ struct ImportTests {
             "real/error-gateway-05-servicetimeout-json-airkorea.json",
             "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "synthesized/empty-body.xml",
         ])
-    func invalidFile(file: String) throws {
+    func invalidFile(file: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
-        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
-        let result = try dustctl(
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let result = try await dustctl(
             "import", fixture("synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml"), fixture(file), "--db", db)
         #expect(result.status == 65)
         let errors = result.standardError.split(separator: "\n")
@@ -133,7 +133,7 @@ struct ImportTests {
     }
 
     @Test("Import of a directory with one HTML page among good responses stores the good ones and names the bad one")
-    func importStandsAlone() throws {
+    func importStandsAlone() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let inbox = directory.path("inbox")
@@ -150,7 +150,7 @@ struct ImportTests {
             (inbox as NSString).appendingPathComponent($0)
         }
         let db = directory.path("dust.sqlite")
-        let result = try dustctl(["import"] + files + ["--db", db])
+        let result = try await dustctl(["import"] + files + ["--db", db])
         #expect(result.status == 65)
         let html = (inbox as NSString).appendingPathComponent("html-503-service-unavailable.html")
         let errors = result.standardError.split(separator: "\n").map(String.init)
@@ -165,32 +165,33 @@ struct ImportTests {
     }
 
     @Test("Exit codes: missing file 66, missing database 66, bad usage 64, bad configuration 78")
-    func exitCodes() throws {
+    func exitCodes() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let missingFile = try dustctl("import", directory.path("nope.xml"), "--db", directory.path("d.sqlite"))
+        let missingFile = try await dustctl("import", directory.path("nope.xml"), "--db", directory.path("d.sqlite"))
         #expect(missingFile.status == 66)
         #expect(!FileManager.default.fileExists(atPath: directory.path("d.sqlite")))
-        let missingDatabase = try dustctl("today", "--station", "종로구", "--db", directory.path("absent.sqlite"))
+        let missingDatabase = try await dustctl("today", "--station", "종로구", "--db", directory.path("absent.sqlite"))
         #expect(missingDatabase.status == 66)
         #expect(missingDatabase.standardError.contains("dustctl import"))
-        #expect(try dustctl("day", "2026-13-01", "--station", "종로구", "--db", directory.path("d.sqlite")).status == 64)
-        #expect(try dustctl("export", "--from", "2026-11-20", "--db", directory.path("d.sqlite")).status == 64)
-        let badConfig = try dustctl("today", "--db", directory.path("d.sqlite"), environment: ["DUSTD_POLL_MINUTE": "99"])
+        #expect(try await dustctl("day", "2026-13-01", "--station", "종로구", "--db", directory.path("d.sqlite")).status == 64)
+        #expect(try await dustctl("export", "--from", "2026-11-20", "--db", directory.path("d.sqlite")).status == 64)
+        let badConfig = try await dustctl("today", "--db", directory.path("d.sqlite"), environment: ["DUSTD_POLL_MINUTE": "99"])
         #expect(badConfig.status == 78)
         #expect(badConfig.standardError.contains("poll.minute"))
-        #expect(try dustctl("--help").status == 0)
-        #expect(try dustctl("export", "--help").standardOutput.contains("Example"))
+        #expect(try await dustctl("--help").status == 0)
+        #expect(try await dustctl("export", "--help").standardOutput.contains("Example"))
     }
 
     @Test("A host TZ of America/New_York changes nothing: days come from the configured zone")
-    func hostTimeZone() throws {
+    func hostTimeZone() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
-        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml"), "--db", db).status == 0)
-        let seoul = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", environment: ["TZ": "Asia/Seoul"])
-        let newYork = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", environment: ["TZ": "America/New_York"])
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml"), "--db", db).status == 0)
+        let seoul = try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", environment: ["TZ": "Asia/Seoul"])
+        let newYork = try await dustctl(
+            "day", "2026-11-20", "--station", "종로구", "--db", db, "--json", environment: ["TZ": "America/New_York"])
         #expect(seoul.status == 0)
         #expect(seoul.standardOutput == newYork.standardOutput)
         let rows = try hourlyRows(newYork.standardOutput)
@@ -204,7 +205,7 @@ struct ImportTests {
 @Suite("dustctl crash safety")
 struct CrashSafetyTests {
     @Test("A killed import leaves integrity_check ok and no partial batch; importing again completes it")
-    func killedImport() throws {
+    func killedImport() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let template = try String(contentsOf: TestFixtures.url("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml"), encoding: .utf8)
@@ -218,7 +219,7 @@ struct CrashSafetyTests {
         }
         let db = directory.path("dust.sqlite")
         // Create the database so the test can watch it fill.
-        #expect(try dustctl("import", fixture("synthesized/empty-result-totalcount-0.xml"), "--db", db).status == 0)
+        #expect(try await dustctl("import", fixture("synthesized/empty-result-totalcount-0.xml"), "--db", db).status == 0)
 
         let process = Process()
         process.executableURL = Executables.url("dustctl")
@@ -231,10 +232,10 @@ struct CrashSafetyTests {
         let deadline = Date().addingTimeInterval(120)
         // Kill as soon as a few batches are in: the process is then writing the next one.
         while process.isRunning, Date() < deadline, try watcher.measurementCount() < 3 * 2200 {
-            usleep(2_000)
+            try await Task.sleep(for: .milliseconds(2))
         }
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationReason == .uncaughtSignal)
 
         let store = try SQLiteStore(path: db)
@@ -243,9 +244,9 @@ struct CrashSafetyTests {
         #expect(counts.allSatisfy { $0 == 0 || $0 == 2200 }, "a batch was half-stored: \(counts)")
         #expect(counts.contains(2200) && counts.contains(0), "the kill did not land mid-import: \(counts)")
 
-        let again = try dustctl("import", files[0], "--db", db)
+        let again = try await dustctl("import", files[0], "--db", db)
         #expect(again.status == 0)
-        let rerun = try dustctl(["import"] + files + ["--db", db])
+        let rerun = try await dustctl(["import"] + files + ["--db", db])
         #expect(rerun.status == 0)
         #expect(try stations.map { try store.measurementCount(station: $0) }.allSatisfy { $0 == 2200 })
     }

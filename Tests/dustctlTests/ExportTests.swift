@@ -5,9 +5,9 @@ import TestSupport
 import Testing
 
 /// A database filled by `dustctl demo` from the repository's fixtures.
-func demoDatabase(_ directory: TemporaryDirectory) throws -> String {
+func demoDatabase(_ directory: TemporaryDirectory) async throws -> String {
     let db = directory.path("demo.sqlite")
-    let result = try dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path)
+    let result = try await dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path)
     #expect(result.status == 0, "\(result.standardError)")
     return db
 }
@@ -15,14 +15,15 @@ func demoDatabase(_ directory: TemporaryDirectory) throws -> String {
 @Suite("dustctl export, week and demo")
 struct ExportTests {
     @Test("CSV parsed by Python's csv module equals the JSON numbers, to 3 decimals")
-    func csvMatchesJSON() throws {
+    func csvMatchesJSON() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
+        let db = try await demoDatabase(directory)
         let csvPath = directory.path("week.csv")
         let jsonPath = directory.path("week.json")
         for (format, path) in [("csv", csvPath), ("json", jsonPath)] {
-            let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", format, "--output", path)
+            let result = try await dustctl(
+                "export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", format, "--output", path)
             #expect(result.status == 0, "\(result.standardError)")
         }
         let csv = try String(contentsOfFile: csvPath, encoding: .utf8)
@@ -60,14 +61,14 @@ struct ExportTests {
         python.standardOutput = output
         python.standardError = output
         try python.run()
-        python.waitUntilExit()
-        let message = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        await python.exited()
+        let message = String(decoding: await output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
         #expect(python.terminationStatus == 0, "\(message)")
         #expect(message.contains("checked 7 rows"))
     }
 
     @Test("A station named like a formula comes out neutralised and correctly quoted; --bom adds a BOM")
-    func formulaInjection() throws {
+    func formulaInjection() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
@@ -78,7 +79,7 @@ struct ExportTests {
             HourlyReading(station: hostile, slot: slot, concentration: DustPair(fineDust: 41.23456, ultraFineDust: nil))
         ])
         let output = directory.path("out.csv")
-        let result = try dustctl(
+        let result = try await dustctl(
             "export", "--from", "2026-11-20", "--to", "2026-11-20", "--station", hostile, "--db", db, "--bom", "--output", output)
         #expect(result.status == 0, "\(result.standardError)")
         let bytes = try Data(contentsOf: URL(fileURLWithPath: output))
@@ -92,11 +93,11 @@ struct ExportTests {
     }
 
     @Test("Week JSON has the documented shape and the chart fits 80 columns")
-    func week() throws {
+    func week() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
-        let json = try dustctl("week", "--end", "2026-11-20", "--station", "종로구", "--db", db, "--json")
+        let db = try await demoDatabase(directory)
+        let json = try await dustctl("week", "--end", "2026-11-20", "--station", "종로구", "--db", db, "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect(object["end"] as? String == "2026-11-20")
         let days = try #require(object["days"] as? [[String: Any]])
@@ -104,7 +105,7 @@ struct ExportTests {
         #expect(days.allSatisfy { $0["hourly"] == nil })
         let total = try #require(object["total"] as? [String: Any])
         #expect((total["hours"] as? [String: Int])?["pm10"] == 167)
-        let text = try dustctl("week", "--end", "2026-11-20", "--station", "종로구", "--db", db)
+        let text = try await dustctl("week", "--end", "2026-11-20", "--station", "종로구", "--db", db)
         #expect(text.status == 0)
         #expect(!text.standardOutput.contains("\u{1B}["), "NO_COLOR output has no escape codes")
         #expect(text.standardOutput.split(separator: "\n").allSatisfy { $0.unicodeScalars.count <= 80 })
@@ -112,10 +113,10 @@ struct ExportTests {
     }
 
     @Test("The demo prints the day and the week, and rejects the broken responses")
-    func demo() throws {
+    func demo() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
+        let result = try await dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
         // The first person's day: jiho (38), his Watch's sleep and heart rate (the household below, docs/REFERENCE.md §6),
@@ -134,11 +135,11 @@ struct ExportTests {
     }
 
     @Test("The demo is a household of two: jiho's Watch export and seoa's walks imported, her day and week after his, and why")
-    func demoHousehold() throws {
+    func demoHousehold() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("demo.sqlite")
-        let result = try dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path)
+        let result = try await dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path)
         #expect(result.status == 0, "\(result.standardError)")
         let output = result.standardOutput
         #expect(
@@ -169,17 +170,17 @@ struct ExportTests {
     }
 
     @Test("demo --json ends with people: each person's day and week, what --everyone prints with Fixtures/demo-household.yaml")
-    func demoHouseholdJSON() throws {
+    func demoHouseholdJSON() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("demo.sqlite")
-        let demo = try dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path, "--json")
+        let demo = try await dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path, "--json")
         #expect(demo.status == 0, "\(demo.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(demo.standardOutput.utf8)) as? [String: Any])
         let people = try #require(document["people"] as? [[String: Any]])
         #expect(people.map { $0["person"] as? String } == ["jiho", "seoa"])
         let configuration = TestFixtures.url("demo-household.yaml").path
-        let everyone = try dustctl("week", "--everyone", "--config", configuration, "--db", db, "--end", "2026-11-20", "--json")
+        let everyone = try await dustctl("week", "--everyone", "--config", configuration, "--db", db, "--end", "2026-11-20", "--json")
         #expect(everyone.status == 0, "\(everyone.standardError)")
         let weeks = try #require(try JSONSerialization.jsonObject(with: Data(everyone.standardOutput.utf8)) as? [[String: Any]])
         #expect(weeks.map { $0["person"] as? String } == ["jiho", "seoa"])
@@ -197,7 +198,7 @@ struct ExportTests {
         #expect(abs(pm10 - 272.4) < 0.05)
         // day --json shows where each hour's level came from: jiho's nights his Watch's sleep, his days its heart rate.
         for (name, nights, days) in [("jiho", "sleep", "heartRate"), ("seoa", "schedule", "schedule")] {
-            let day = try dustctl("day", "2026-11-20", "--person", name, "--config", configuration, "--db", db, "--json")
+            let day = try await dustctl("day", "2026-11-20", "--person", name, "--config", configuration, "--db", db, "--json")
             #expect(day.status == 0, "\(day.standardError)")
             let hours = try #require(
                 (try JSONSerialization.jsonObject(with: Data(day.standardOutput.utf8)) as? [String: Any])?["hourly"] as? [[String: Any]])
@@ -207,10 +208,10 @@ struct ExportTests {
     }
 
     @Test("The demo stores and shows the weekly outlook for 서울: 높음 on its first two days; --json ends with it")
-    func demoOutlook() throws {
+    func demoOutlook() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let result = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
+        let result = try await dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardOutput.contains("✓ synthesized/weekly-outlook-2026-11-20.xml: the weekly outlook published 2026-11-20, 4 days"))
@@ -220,16 +221,17 @@ struct ExportTests {
         #expect(lines[heading + 2].hasPrefix("Tue 11-24") && lines[heading + 2].contains("높음 (high)"))
         #expect(lines[heading + 3].hasPrefix("Wed 11-25") && lines[heading + 3].contains("낮음 (low)"))
         #expect(lines[heading + 4].hasPrefix("Thu 11-26") && lines[heading + 4].hasSuffix("신뢰도 낮음"))
-        let json = try dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path, "--json")
+        let json = try await dustctl("demo", "--db", directory.path("demo.sqlite"), "--fixtures", TestFixtures.url("").path, "--json")
         #expect(json.standardOutput.contains(",\"outlook\":{\"publishedOn\":\"2026-11-20\",\"highDays\":2,"))
     }
 
     @Test("--per week exports whole ISO weeks; --last-week is the previous Monday to Sunday")
-    func weeksAndLastWeek() throws {
+    func weeksAndLastWeek() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
-        let weekly = try dustctl("export", "--from", "2026-11-01", "--to", "2026-11-20", "--per", "week", "--station", "종로구", "--db", db)
+        let db = try await demoDatabase(directory)
+        let weekly = try await dustctl(
+            "export", "--from", "2026-11-01", "--to", "2026-11-20", "--per", "week", "--station", "종로구", "--db", db)
         #expect(weekly.status == 0, "\(weekly.standardError)")
         let rows = weekly.standardOutput.split(separator: "\n")
         #expect(
@@ -241,7 +243,7 @@ struct ExportTests {
         let w47 = rows.last!.split(separator: ",", omittingEmptySubsequences: false)
         #expect(w47[2] == "119")
 
-        let lastWeek = try dustctl("export", "--last-week", "--station", "종로구", "--db", db, "--format", "json")
+        let lastWeek = try await dustctl("export", "--last-week", "--station", "종로구", "--db", db, "--format", "json")
         let days = try #require(try JSONSerialization.jsonObject(with: Data(lastWeek.standardOutput.utf8)) as? [[String: Any]])
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let previous = ISOWeek(containing: calendar.date(containing: Date()).adding(days: -7))
@@ -249,11 +251,11 @@ struct ExportTests {
     }
 
     @Test("today with no data exits 0 and says so")
-    func todayEmpty() throws {
+    func todayEmpty() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
-        let result = try dustctl("today", "--station", "종로구", "--db", db)
+        let db = try await demoDatabase(directory)
+        let result = try await dustctl("today", "--station", "종로구", "--db", db)
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("No readings for today yet"))
     }

@@ -10,9 +10,9 @@ import Testing
 struct ForecastCommandTests {
     /// A database with 종로구 (서울) readings and the fixtures' forecasts re-dated to today and
     /// tomorrow (KST) so the test holds on any day.
-    func database(_ directory: TemporaryDirectory) throws -> (String, LocalDate) {
+    func database(_ directory: TemporaryDirectory) async throws -> (String, LocalDate) {
         let db = directory.path("dust.sqlite")
-        let imported = try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         let store = try SQLiteStore(path: db)
         let today = DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: Date())
@@ -31,11 +31,11 @@ struct ForecastCommandTests {
     }
 
     @Test("Text: the region, the 17시 issue, today and tomorrow in Korean and English")
-    func text() throws {
+    func text() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, today) = try database(directory)
-        let result = try dustctl("forecast", "--db", db, "--station", "종로구")
+        let (db, today) = try await database(directory)
+        let result = try await dustctl("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "Forecast · 서울 (Seoul) · \(today) 17시 발표")
@@ -48,18 +48,18 @@ struct ForecastCommandTests {
                     && $0.contains("매우나쁨 (very bad)")
             })
 
-        let day = try dustctl("today", "--db", db, "--station", "종로구")
+        let day = try await dustctl("today", "--db", db, "--station", "종로구")
         #expect(day.status == 0)
         #expect(day.standardOutput.contains("Tomorrow      PM10 나쁨 (bad)"))
         #expect(day.standardOutput.contains("forecast for 서울, \(today) 17시 발표"))
     }
 
     @Test("The region override: forecast.region 경기북부 reads that region's grades")
-    func override() throws {
+    func override() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, _) = try database(directory)
-        let result = try dustctl("forecast", "--db", db, "--station", "종로구", "--json", environment: ["DUSTD_FORECAST_REGION": "경기북부"])
+        let (db, _) = try await database(directory)
+        let result = try await dustctl("forecast", "--db", db, "--station", "종로구", "--json", environment: ["DUSTD_FORECAST_REGION": "경기북부"])
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(document["region"] as? String == "경기북부")
@@ -69,11 +69,11 @@ struct ForecastCommandTests {
     }
 
     @Test("Text: the weekly outlook's four days for the region after today and tomorrow, with 신뢰도; none stored says so")
-    func weeklyOutlook() throws {
+    func weeklyOutlook() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, today) = try database(directory)
-        let before = try dustctl("forecast", "--db", db, "--station", "종로구")
+        let (db, today) = try await database(directory)
+        let before = try await dustctl("forecast", "--db", db, "--station", "종로구")
         #expect(before.standardOutput.hasSuffix("\nNo weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.\n"))
         // Published yesterday, so its first day is the day after tomorrow's tomorrow: 서울 높음, 높음, 낮음, 낮음.
         let store = try SQLiteStore(path: db)
@@ -87,7 +87,7 @@ struct ForecastCommandTests {
             return moved
         }
         try store.saveWeeklyOutlook(outlook)
-        let result = try dustctl("forecast", "--db", db, "--station", "종로구")
+        let result = try await dustctl("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0, "\(result.standardError)")
         // The lines before the outlook are what they were.
         #expect(
@@ -110,31 +110,31 @@ struct ForecastCommandTests {
     }
 
     @Test("No forecast stored: one sentence, exit 0 (as today with no readings)")
-    func nothingStored() throws {
+    func nothingStored() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
-        _ = try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
-        let result = try dustctl("forecast", "--db", db, "--station", "종로구")
+        _ = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let result = try await dustctl("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("No forecast is stored for today or tomorrow yet"))
     }
 
     @Test("No outlook stored: --json ends with \"outlook\":null, exit 0")
-    func noOutlookJSON() throws {
+    func noOutlookJSON() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, _) = try database(directory)
-        let result = try dustctl("forecast", "--db", db, "--station", "종로구", "--json")
+        let (db, _) = try await database(directory)
+        let result = try await dustctl("forecast", "--db", db, "--station", "종로구", "--json")
         #expect(result.status == 0)
         #expect(result.standardOutput.hasSuffix(",\"outlook\":null}\n"))
     }
 
     @Test("dustctl status counts today's forecast calls (KST) against the cap of 12, text and JSON")
-    func statusCountsCalls() throws {
+    func statusCountsCalls() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, _) = try database(directory)
+        let (db, _) = try await database(directory)
         let store = try SQLiteStore(path: db)
         let now = Date()
         let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(
@@ -148,9 +148,9 @@ struct ForecastCommandTests {
             let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
             try store.recordAttempt(PollAttempt(startedAt: at, station: nil, kind: kind, operation: operation, outcome: .ok))
         }
-        let text = try dustctl("status", "--db", db, "--station", "종로구")
+        let text = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(text.standardOutput.contains("Forecast      3/12 calls today (KST)"), "\(text.standardOutput)")
-        let json = try dustctl("status", "--db", db, "--station", "종로구", "--json")
+        let json = try await dustctl("status", "--db", db, "--station", "종로구", "--json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         let forecast = try #require(document["forecast"] as? [String: Any])
         #expect(forecast["callsToday"] as? Int == 3)

@@ -6,20 +6,20 @@ import Testing
 /// What `dustctl today|day|hourly` show of the gases (docs/REFERENCE.md §17).
 @Suite("dustctl shows the gases after PM")
 struct GasOutputTests {
-    private func importedJunggu() throws -> (TemporaryDirectory, String) {
+    private func importedJunggu() async throws -> (TemporaryDirectory, String) {
         let directory = try TemporaryDirectory()
         let db = directory.path("dust.sqlite")
-        let imported = try dustctl(
+        let imported = try await dustctl(
             "import", fixture("synthesized/station-junggu-ver1.5-gases-dash-flag-implausible-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0)
         return (directory, db)
     }
 
     @Test("day: the gases block closes the text, graded by the CAI bands, implausible and flagged hours not counted")
-    func dayText() throws {
-        let (directory, db) = try importedJunggu()
+    func dayText() async throws {
+        let (directory, db) = try await importedJunggu()
         defer { directory.remove() }
-        let text = try dustctl("day", "2026-11-20", "--station", "중구", "--db", db).standardOutput
+        let text = try await dustctl("day", "2026-11-20", "--station", "중구", "--db", db).standardOutput
         let block = """
 
             Gases 대기가스 · latest hour 23:00–24:00 · ppm, graded by the CAI bands
@@ -37,10 +37,10 @@ struct GasOutputTests {
     }
 
     @Test("hourly: each hour's ppm, the index and the flags, after the PM table")
-    func hourlyText() throws {
-        let (directory, db) = try importedJunggu()
+    func hourlyText() async throws {
+        let (directory, db) = try await importedJunggu()
         defer { directory.remove() }
-        let text = try dustctl("hourly", "2026-11-20", "--station", "중구", "--db", db).standardOutput
+        let text = try await dustctl("hourly", "2026-11-20", "--station", "중구", "--db", db).standardOutput
         let table = """
 
             Gases, ppm        O3    NO2     CO    SO2  CAI  Note
@@ -54,10 +54,10 @@ struct GasOutputTests {
     }
 
     @Test("--json: `gases` is the last key of day and hourly, with the latest hour, the totals and every hour")
-    func jsonKeyLast() throws {
-        let (directory, db) = try importedJunggu()
+    func jsonKeyLast() async throws {
+        let (directory, db) = try await importedJunggu()
         defer { directory.remove() }
-        let day = try dustctl("day", "2026-11-20", "--station", "중구", "--db", db, "--json").standardOutput
+        let day = try await dustctl("day", "2026-11-20", "--station", "중구", "--db", db, "--json").standardOutput
         let latest =
             #"{"start":"2026-11-20T23:00:00+09:00","o3":0.031,"no2":0.03,"co":9.01,"so2":0.151,"#
             + #""grade":{"o3":2,"no2":1,"co":3,"so2":4},"flags":{"o3":null,"no2":null,"co":null,"so2":null},"cai":null,"caiGrade":null}"#
@@ -74,7 +74,7 @@ struct GasOutputTests {
         #expect(totals["cai"]?["max"] as? Int == 120)
         #expect((object?["hourly"] as? [Any])?.count == 4)
 
-        let hourly = try dustctl("hourly", "2026-11-20", "--station", "중구", "--db", db, "--json").standardOutput
+        let hourly = try await dustctl("hourly", "2026-11-20", "--station", "중구", "--db", db, "--json").standardOutput
         let hourlyObject = try #require(try JSONSerialization.jsonObject(with: Data(hourly.utf8)) as? [String: Any])
         #expect(hourly.contains(#"}],"gases":{"hourly":[{"start":"2026-11-20T20:00:00+09:00","o3":null"#))
         #expect(hourly.hasSuffix("]}}\n"))

@@ -5,8 +5,8 @@ import Testing
 @Suite("Help text")
 struct HelpTextTests {
     /// The discussion of every command of an executable, from the argument parser's own dump.
-    func discussions(_ executable: String) throws -> [(command: String, text: String)] {
-        let dump = try Executables.run(executable, ["--experimental-dump-help"])
+    func discussions(_ executable: String) async throws -> [(command: String, text: String)] {
+        let dump = try await Executables.run(executable, ["--experimental-dump-help"])
         #expect(dump.status == 0)
         let root = try #require(try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])
         var found: [(String, String)] = []
@@ -34,8 +34,8 @@ struct HelpTextTests {
     @Test(
         "Every line of every discussion fits 80 columns, so --help and the man pages are not wrapped raggedly",
         arguments: ["dustctl", "dustd"])
-    func linesFit(executable: String) throws {
-        let found = try discussions(executable)
+    func linesFit(executable: String) async throws {
+        let found = try await discussions(executable)
         #expect(found.count >= (executable == "dustctl" ? 15 : 1))
         for (command, text) in found {
             for line in text.split(separator: "\n", omittingEmptySubsequences: false) where columns(String(line)) > 80 {

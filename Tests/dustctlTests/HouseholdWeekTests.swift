@@ -97,11 +97,11 @@ struct HouseholdWeekTests {
     }
 
     @Test("Two generated exports, week --everyone --json: each person's document equals the hand-computed one")
-    func householdWeek() throws {
+    func householdWeek() async throws {
         let directory = try TemporaryDirectory("finedust-household")
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
-        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
         let config = directory.path("dustd.yaml")
         try "station:\n  name: 종로구\npeople:\n  - name: dad\n    born: \"1986-05\"\n  - name: 민지\n    born: \"2018-03\"\n"
             .write(toFile: config, atomically: true, encoding: .utf8)
@@ -129,11 +129,11 @@ struct HouseholdWeekTests {
                 source: "iPhone")
         ]).write(toFile: phone, atomically: true, encoding: .utf8)
         for (file, person) in [(watch, "dad"), (phone, "민지")] {
-            let imported = try dustctl("activity", "import", file, "--person", person, "--config", config, "--db", db)
+            let imported = try await dustctl("activity", "import", file, "--person", person, "--config", config, "--db", db)
             #expect(imported.status == 0, "\(imported.standardError)")
         }
 
-        let result = try dustctl("week", "--iso", "2026-W47", "--everyone", "--json", "--config", config, "--db", db)
+        let result = try await dustctl("week", "--iso", "2026-W47", "--everyone", "--json", "--config", config, "--db", db)
         #expect(result.status == 0, "\(result.standardError)")
         let actual = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8))
         let expected: [Any] = [

@@ -10,7 +10,7 @@ struct RawRun {
 }
 
 /// Runs dustctl with `standardOutput` as its stdout (a device, a pipe) and stderr captured.
-func dustctl(_ arguments: [String], standardOutput: FileHandle) throws -> RawRun {
+func dustctl(_ arguments: [String], standardOutput: FileHandle) async throws -> RawRun {
     let directory = try TemporaryDirectory("finedust-raw")
     defer { directory.remove() }
     let errPath = directory.path("stderr")
@@ -23,7 +23,7 @@ func dustctl(_ arguments: [String], standardOutput: FileHandle) throws -> RawRun
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardInput = FileHandle.nullDevice
     try process.run()
-    process.waitUntilExit()
+    await process.exited()
     return RawRun(
         status: process.terminationStatus, reason: process.terminationReason,
         standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
@@ -44,12 +44,12 @@ struct OutputTests {
             ["export", "--week", "2026-W47"], ["hourly", "2026-11-20"], ["day", "2026-11-20"], ["week", "--end", "2026-11-20"],
             ["week", "--end", "2026-11-20", "--json"], ["status"],
         ])
-    func fullDevice(command: [String]) throws {
+    func fullDevice(command: [String]) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
+        let db = try await demoDatabase(directory)
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let run = try dustctl(command + ["--station", "종로구", "--db", db], standardOutput: full)
+        let run = try await dustctl(command + ["--station", "종로구", "--db", db], standardOutput: full)
         #expect(run.reason == .exit, "dustctl crashed: \(run.standardError)")
         #expect(run.status == 74, "\(run.standardError)")
         #expect(run.standardError == "dustctl: Cannot write the output: No space left on device.\n")
@@ -60,39 +60,39 @@ struct OutputTests {
         arguments: [
             ["export", "--week", "2026-W47"], ["week", "--end", "2026-11-20"], ["hourly", "2026-11-20", "--json"],
         ])
-    func closedPipe(command: [String]) throws {
+    func closedPipe(command: [String]) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
+        let db = try await demoDatabase(directory)
         var ends: [Int32] = [0, 0]
         #expect(pipe(&ends) == 0)
         close(ends[0])
         let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
-        let run = try dustctl(command + ["--station", "종로구", "--db", db], standardOutput: writeEnd)
+        let run = try await dustctl(command + ["--station", "종로구", "--db", db], standardOutput: writeEnd)
         #expect(run.reason == .exit, "dustctl was killed by signal \(run.status): \(run.standardError)")
         #expect(run.status == 0)
         #expect(run.standardError.isEmpty)
     }
 
     @Test("--help on a full stdout exits 74 too; --help on a terminal or file still prints")
-    func help() throws {
+    func help() async throws {
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
-        let run = try dustctl(["week", "--help"], standardOutput: full)
+        let run = try await dustctl(["week", "--help"], standardOutput: full)
         #expect(run.status == 74)
         #expect(run.standardError == "dustctl: Cannot write the output: No space left on device.\n")
-        let help = try dustctl("week", "--help")
+        let help = try await dustctl("week", "--help")
         #expect(help.status == 0)
         #expect(help.standardOutput.contains("dustctl week --end 2026-11-20"))
-        let usage = try dustctl("week", "--end", "tomorrow")
+        let usage = try await dustctl("week", "--end", "tomorrow")
         #expect(usage.status == 64)
         #expect(usage.standardError.contains("The value 'tomorrow' is invalid for '--end <YYYY-MM-DD>'"))
     }
 
     @Test("--output refuses a symlink, FIFO, device and directory with 73 and leaves each as it was")
-    func outputRefusesNonRegularFiles() throws {
+    func outputRefusesNonRegularFiles() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
+        let db = try await demoDatabase(directory)
         let target = directory.path("target.csv")
         try "old\n".write(toFile: target, atomically: false, encoding: .utf8)
         let link = directory.path("link.csv")
@@ -109,7 +109,7 @@ struct OutputTests {
             refused.append((device, S_IFCHR, "a character device"))
         }
         for (path, type, kind) in refused {
-            let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
+            let result = try await dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
             #expect(result.status == 73, "\(path): \(result.standardError)")
             #expect(
                 result.standardError
@@ -122,10 +122,10 @@ struct OutputTests {
     }
 
     @Test("--output over an existing file keeps its owner and mode (another user's 0600 file, as root)")
-    func outputKeepsOwnerAndMode() throws {
+    func outputKeepsOwnerAndMode() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
+        let db = try await demoDatabase(directory)
         let path = directory.path("week.csv")
         try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, 0o600) == 0)
@@ -133,7 +133,7 @@ struct OutputTests {
         // file; as anyone else the owner stays theirs and only the mode is checked.
         let owner: (uid_t, gid_t) = getuid() == 0 ? (65534, 65534) : (getuid(), getgid())
         #expect(chown(path, owner.0, owner.1) == 0)
-        let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
+        let result = try await dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
         #expect(result.status == 0, "\(result.standardError)")
         let status = fileStatus(path)
         #expect(status.st_mode & S_IFMT == S_IFREG)
@@ -146,12 +146,12 @@ struct OutputTests {
     }
 
     @Test("--output creates a new file 0644 less the umask")
-    func outputNewFile() throws {
+    func outputNewFile() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
+        let db = try await demoDatabase(directory)
         let path = directory.path("new.csv")
-        let result = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
+        let result = try await dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", path)
         #expect(result.status == 0, "\(result.standardError)")
         // Read, not set: umask(2) would change it for the tests running alongside.
         let umaskLine = try String(contentsOfFile: "/proc/self/status", encoding: .utf8).split(separator: "\n").first {
@@ -163,10 +163,10 @@ struct OutputTests {
     }
 
     @Test("A write error on --output exits 74 and leaves the existing file whole (file size limit of 32 KiB)")
-    func outputWriteError() throws {
+    func outputWriteError() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
+        let db = try await demoDatabase(directory)
         let path = directory.path("year.csv")
         try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
         // 11 years, about 135 KB of CSV, against a limit of 64 blocks of 512 bytes (SQLite itself
@@ -183,8 +183,8 @@ struct OutputTests {
         shell.standardError = errors
         shell.standardOutput = FileHandle.nullDevice
         try shell.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        shell.waitUntilExit()
+        let message = String(decoding: await errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
+        await shell.exited()
         #expect(shell.terminationStatus == 74, "\(message)")
         #expect(message == "dustctl: Cannot write \(path): File too large; the existing file was left as it was.\n")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n")
@@ -192,17 +192,17 @@ struct OutputTests {
     }
 
     @Test("export --json is --format json; --json with --format csv is a usage error naming both")
-    func exportJSONFlag() throws {
+    func exportJSONFlag() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try demoDatabase(directory)
-        let flag = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--json")
-        let option = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", "json")
+        let db = try await demoDatabase(directory)
+        let flag = try await dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--json")
+        let option = try await dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", "json")
         #expect(flag.status == 0, "\(flag.standardError)")
         #expect(flag.standardOutput == option.standardOutput)
         let days = try #require(try JSONSerialization.jsonObject(with: Data(flag.standardOutput.utf8)) as? [[String: Any]])
         #expect(days.map { $0["date"] as? String } == (16...22).map { "2026-11-\($0)" })
-        let both = try dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--json", "--format", "csv")
+        let both = try await dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--json", "--format", "csv")
         #expect(both.status == 64)
         #expect(both.standardError.contains("--json") && both.standardError.contains("--format csv"))
         #expect(both.standardOutput.isEmpty)

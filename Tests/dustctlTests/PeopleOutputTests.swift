@@ -19,9 +19,9 @@ struct PeopleOutputTests {
         """
 
     /// A database with the fixture day and the household's configuration file.
-    func setUp(_ directory: TemporaryDirectory) throws -> (db: String, config: String) {
+    func setUp(_ directory: TemporaryDirectory) async throws -> (db: String, config: String) {
         let db = directory.path("db.sqlite")
-        let imported = try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         let config = directory.path("dustd.yaml")
         try Self.household.write(toFile: config, atomically: true, encoding: .utf8)
@@ -42,20 +42,20 @@ struct PeopleOutputTests {
     }
 
     @Test("day --json: the first person by default, --person the other; each hour ends with the ventilation used and its source")
-    func personDay() throws {
+    func personDay() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, config) = try setUp(directory)
-        let first = try dustctl("day", "2026-11-20", "--config", config, "--db", db, "--json")
+        let (db, config) = try await setUp(directory)
+        let first = try await dustctl("day", "2026-11-20", "--config", config, "--db", db, "--json")
         #expect(first.status == 0, "\(first.standardError)")
-        let dad = try dustctl("day", "2026-11-20", "--config", config, "--db", db, "--json", "--person", "dad")
+        let dad = try await dustctl("day", "2026-11-20", "--config", config, "--db", db, "--json", "--person", "dad")
         #expect(dad.standardOutput == first.standardOutput)
         let dadNoon = try hour(try json(dad.standardOutput), "12")
         #expect(abs(try pm10Intake(dadNoon) - 49 * 0.258 * 0.7) < 1e-9)  // sedentary indoors
         #expect(abs((dadNoon["ventilation"] as? Double ?? 0) - 0.258) < 1e-12)
         #expect(dadNoon["levelSource"] as? String == "schedule")
 
-        let child = try dustctl("day", "2026-11-20", "--config", config, "--db", db, "--json", "--person", "민지")
+        let child = try await dustctl("day", "2026-11-20", "--config", config, "--db", db, "--json", "--person", "민지")
         #expect(child.status == 0, "\(child.standardError)")
         let childNoon = try hour(try json(child.standardOutput), "12")
         #expect(abs(try pm10Intake(childNoon) - 49 * 0.288 * 0.7) < 1e-9)  // 9.8784 µg against the adult's 8.8494
@@ -71,37 +71,40 @@ struct PeopleOutputTests {
         #expect(object.contains("},\"ventilation\":0.288"))
 
         // hourly's document is unchanged: no ventilation.
-        let hourly = try dustctl("hourly", "2026-11-20", "--config", config, "--db", db, "--json", "--person", "민지")
+        let hourly = try await dustctl("hourly", "2026-11-20", "--config", config, "--db", db, "--json", "--person", "민지")
         #expect(hourly.status == 0)
         #expect(!hourly.standardOutput.contains("ventilation"))
     }
 
     @Test("--everyone: JSON is each person's own document with person first; text a section each; CSV a person column")
-    func everyone() throws {
+    func everyone() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, config) = try setUp(directory)
+        let (db, config) = try await setUp(directory)
         let common = ["--config", config, "--db", db]
         for command in [["day", "2026-11-20"], ["hourly", "2026-11-20"], ["week", "--end", "2026-11-22"], ["today"]] {
-            let own = try ["dad", "민지"].map { person in
-                let result = try dustctl(command + common + ["--json", "--person", person])
+            var own: [String] = []
+            for person in ["dad", "민지"] {
+                let result = try await dustctl(command + common + ["--json", "--person", person])
                 #expect(result.status == 0, "\(command) \(result.standardError)")
-                return String(result.standardOutput.dropFirst().dropLast(2))  // inside the braces, without the line end
+                own.append(String(result.standardOutput.dropFirst().dropLast(2)))  // inside the braces, without the line end
             }
-            let all = try dustctl(command + common + ["--json", "--everyone"])
+            let all = try await dustctl(command + common + ["--json", "--everyone"])
             #expect(all.status == 0, "\(command) \(all.standardError)")
             #expect(all.standardOutput == "[{\"person\":\"dad\",\(own[0])},{\"person\":\"민지\",\(own[1])}]\n", "\(command)")
 
-            let ownText = try ["dad", "민지"].map { try dustctl(command + common + ["--person", $0]).standardOutput }
-            let text = try dustctl(command + common + ["--everyone"])
+            var ownText: [String] = []
+            for person in ["dad", "민지"] { ownText.append(try await dustctl(command + common + ["--person", person]).standardOutput) }
+            let text = try await dustctl(command + common + ["--everyone"])
             #expect(text.standardOutput == "Person: dad\n\(ownText[0])\nPerson: 민지\n\(ownText[1])", "\(command)")
         }
         let weeks = try #require(
-            try json(try dustctl(["week", "--end", "2026-11-22", "--everyone", "--json"] + common).standardOutput) as? [[String: Any]])
+            try json(try await dustctl(["week", "--end", "2026-11-22", "--everyone", "--json"] + common).standardOutput) as? [[String: Any]]
+        )
         let intake = weeks.map { (($0["total"] as? [String: Any])?["intake"] as? [String: Any])?["pm10"] as? Double ?? 0 }
         #expect(intake[1] > intake[0])  // the child breathes more at every level this table gives for these hours
 
-        let csv = try dustctl(["export", "--from", "2026-11-20", "--to", "2026-11-21", "--everyone"] + common)
+        let csv = try await dustctl(["export", "--from", "2026-11-20", "--to", "2026-11-21", "--everyone"] + common)
         #expect(csv.status == 0, "\(csv.standardError)")
         let lines = csv.standardOutput.split(separator: "\n")
         #expect(lines.count == 5)
@@ -110,40 +113,40 @@ struct PeopleOutputTests {
             lines[1...].map { $0.split(separator: ",").prefix(3).joined(separator: ",") } == [
                 "dad,2026-11-20,종로구", "dad,2026-11-21,종로구", "민지,2026-11-20,종로구", "민지,2026-11-21,종로구",
             ])
-        let dadCSV = try dustctl(["export", "--from", "2026-11-20", "--to", "2026-11-21", "--person", "dad"] + common).standardOutput
+        let dadCSV = try await dustctl(["export", "--from", "2026-11-20", "--to", "2026-11-21", "--person", "dad"] + common).standardOutput
         #expect(dadCSV.split(separator: "\n")[1] == lines[1].dropFirst("dad,".count))
         let exportJSON = try #require(
-            try json(try dustctl(["export", "--week", "2026-W47", "--per", "week", "--json", "--everyone"] + common).standardOutput)
+            try json(try await dustctl(["export", "--week", "2026-W47", "--per", "week", "--json", "--everyone"] + common).standardOutput)
                 as? [[String: Any]])
         #expect(exportJSON.map { $0["person"] as? String } == ["dad", "민지"])
         #expect(exportJSON.map { $0["week"] as? String } == ["2026-W47", "2026-W47"])
     }
 
     @Test("An unknown person is exit 64 naming the configured ones; --person and --everyone exclude each other")
-    func unknownPerson() throws {
+    func unknownPerson() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, config) = try setUp(directory)
+        let (db, config) = try await setUp(directory)
         for command in [["today"], ["day", "2026-11-20"], ["week"], ["export"], ["hourly"]] {
-            let result = try dustctl(command + ["--config", config, "--db", db, "--person", "mom"])
+            let result = try await dustctl(command + ["--config", config, "--db", db, "--person", "mom"])
             #expect(result.status == 64, "\(command)")
             #expect(result.standardOutput.isEmpty)
             #expect(result.standardError == "dustctl: no person \"mom\" is configured; configured people: dad, 민지.\n")
-            let both = try dustctl(command + ["--config", config, "--db", db, "--person", "dad", "--everyone"])
+            let both = try await dustctl(command + ["--config", config, "--db", db, "--person", "dad", "--everyone"])
             #expect(both.status == 64, "\(command)")
             #expect(both.standardError.contains("--person and --everyone exclude each other"))
         }
     }
 
     @Test("Without people:, --person me and --everyone's one entry are the day as it always was")
-    func noPeople() throws {
+    func noPeople() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let db = try setUp(directory).db
-        let plain = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json")
-        let me = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", "--person", "me")
+        let db = try await setUp(directory).db
+        let plain = try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json")
+        let me = try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", "--person", "me")
         #expect(me.standardOutput == plain.standardOutput)
-        let everyone = try dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", "--everyone")
+        let everyone = try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db, "--json", "--everyone")
         #expect(everyone.standardOutput == "[{\"person\":\"me\"," + plain.standardOutput.dropFirst().dropLast() + "]\n")
         // §4's adult rates: sedentary 0.26 m³/h at noon.
         let noon = try hour(try json(plain.standardOutput), "12")
@@ -153,41 +156,41 @@ struct PeopleOutputTests {
     }
 
     @Test("activity import|sources|forget --person: the walk is the child's alone; a person not configured is exit 64 and stores nothing")
-    func activityPerPerson() throws {
+    func activityPerPerson() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let (db, config) = try setUp(directory)
+        let (db, config) = try await setUp(directory)
         let common = ["--config", config, "--db", db]
         let csv = directory.path("walk.csv")
         try Data("start,distance_m\n2026-11-20 19:00,800\n".utf8).write(to: URL(fileURLWithPath: csv))
 
-        let refused = try dustctl(["activity", "import", csv, "--person", "mom"] + common)
+        let refused = try await dustctl(["activity", "import", csv, "--person", "mom"] + common)
         #expect(refused.status == 64)
         #expect(refused.standardError == "dustctl: no person \"mom\" is configured; configured people: dad, 민지.\n")
-        #expect(try dustctl(["activity", "sources", "--json"] + common).standardOutput == "{\"sources\":[],\"body\":[]}\n")
+        #expect(try await dustctl(["activity", "sources", "--json"] + common).standardOutput == "{\"sources\":[],\"body\":[]}\n")
 
-        let imported = try dustctl(["activity", "import", csv, "--person", "민지"] + common)
+        let imported = try await dustctl(["activity", "import", csv, "--person", "민지"] + common)
         #expect(imported.status == 0, "\(imported.standardError)")
-        let sources = { (person: String) throws -> [Any] in
-            let output = try dustctl(["activity", "sources", "--json", "--person", person] + common).standardOutput
+        let sources = { (person: String) async throws -> [Any] in
+            let output = try await dustctl(["activity", "sources", "--json", "--person", person] + common).standardOutput
             return try #require((try self.json(output) as? [String: Any])?["sources"] as? [Any])
         }
-        #expect(try sources("민지").count == 1)
-        #expect(try sources("dad").isEmpty)
-        #expect(try dustctl(["activity", "sources", "--person", "mom"] + common).status == 64)
+        #expect(try await sources("민지").count == 1)
+        #expect(try await sources("dad").isEmpty)
+        #expect(try await dustctl(["activity", "sources", "--person", "mom"] + common).status == 64)
 
         // 19:00, 800 m: light (the child's 0.66 m³/h) and f = 1/6, raised by walking; the adult keeps his schedule.
-        let child = try hour(try json(try dustctl(["day", "2026-11-20", "--json", "--person", "민지"] + common).standardOutput), "19")
+        let child = try hour(try json(try await dustctl(["day", "2026-11-20", "--json", "--person", "민지"] + common).standardOutput), "19")
         #expect(abs(try pm10Intake(child) - 66 * 0.66 * (1.0 / 6 + 5.0 / 6 * 0.7)) < 1e-9)
         #expect(child["levelSource"] as? String == "walking")
-        let dad = try hour(try json(try dustctl(["day", "2026-11-20", "--json"] + common).standardOutput), "19")
+        let dad = try hour(try json(try await dustctl(["day", "2026-11-20", "--json"] + common).standardOutput), "19")
         #expect(abs(try pm10Intake(dad) - 66 * 0.258 * 0.7) < 1e-9)
         #expect(dad["levelSource"] as? String == "schedule")
 
-        #expect(try dustctl(["activity", "forget", "--source", "csv", "--person", "mom"] + common).status == 64)
-        #expect(try dustctl(["activity", "forget", "--source", "csv"] + common).status == 65)  // dad has none
-        let forgot = try dustctl(["activity", "forget", "--source", "csv", "--person", "민지"] + common)
+        #expect(try await dustctl(["activity", "forget", "--source", "csv", "--person", "mom"] + common).status == 64)
+        #expect(try await dustctl(["activity", "forget", "--source", "csv"] + common).status == 65)  // dad has none
+        let forgot = try await dustctl(["activity", "forget", "--source", "csv", "--person", "민지"] + common)
         #expect(forgot.status == 0, "\(forgot.standardError)")
-        #expect(try sources("민지").isEmpty)
+        #expect(try await sources("민지").isEmpty)
     }
 }

@@ -19,8 +19,8 @@ struct PeriodArgumentTests {
     func parsing() {
         let random = PeriodSamples.random(count: 60, seed: 64)
         for (commands, texts, parse) in [
-            (Self.dateCommands, PeriodSamples.boundaryDates + random.dates, { (text: String) in try? SupportedPeriod.date(text) != nil }),
-            (Self.weekCommands, PeriodSamples.boundaryWeeks + random.weeks, { (text: String) in try? SupportedPeriod.week(text) != nil }),
+            (Self.dateCommands, PeriodSamples.boundaryDates + random.dates, { (text: String) in (try? SupportedPeriod.date(text)) != nil }),
+            (Self.weekCommands, PeriodSamples.boundaryWeeks + random.weeks, { (text: String) in (try? SupportedPeriod.week(text)) != nil }),
         ] {
             for text in texts where !text.isEmpty && !text.hasPrefix("-") {
                 let supported = parse(text) ?? false
@@ -41,17 +41,17 @@ struct PeriodArgumentTests {
     }
 
     @Test("dustctl week --end 1999-12-31 and export --week 1999-W52 exit 64 with one sentence naming the range")
-    func process() throws {
-        let early = try dustctl("week", "--end", "1999-12-31", "--db", "/nonexistent/dust.sqlite")
+    func process() async throws {
+        let early = try await dustctl("week", "--end", "1999-12-31", "--db", "/nonexistent/dust.sqlite")
         #expect(early.status == 64)
         #expect(
             early.standardError.hasPrefix(
                 "Error: The value '1999-12-31' is invalid for '--end <YYYY-MM-DD>': "
                     + "1999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.\n"))
-        let spanning = try dustctl("export", "--week", "1999-W52", "--db", "/nonexistent/dust.sqlite")
+        let spanning = try await dustctl("export", "--week", "1999-W52", "--db", "/nonexistent/dust.sqlite")
         #expect(spanning.status == 64)
         #expect(spanning.standardError.contains("1999-W52 runs 1999-12-27 to 2000-01-02, outside the dates FineDust keeps"))
-        let year1 = try dustctl("day", "0001-01-01", "--db", "/nonexistent/dust.sqlite")
+        let year1 = try await dustctl("day", "0001-01-01", "--db", "/nonexistent/dust.sqlite")
         #expect(year1.status == 64 && year1.standardError.contains("0001-01-01 is outside the dates FineDust keeps"))
     }
 }

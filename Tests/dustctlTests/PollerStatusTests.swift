@@ -63,28 +63,30 @@ struct PollerStatusTests {
     }
 
     @Test("dustctl status: a `Poller` line when the poller is another host; this host's record prints what it always did")
-    func pollerLine() throws {
+    func pollerLine() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
         let store = try SQLiteStore(path: db)
-        try store.saveStatus(record(host: nil, age: 0))
-        let before = try dustctl("status", "--db", db, "--station", "종로구")
-        try store.saveStatus(record(host: DaemonStatus.localHost, age: 0))
-        let here = try dustctl("status", "--db", db, "--station", "종로구")
+        // One heartbeat time for both records: the two runs print it, and may be seconds apart.
+        let now = Date()
+        try store.saveStatus(record(host: nil, age: 0, now: now))
+        let before = try await dustctl("status", "--db", db, "--station", "종로구")
+        try store.saveStatus(record(host: DaemonStatus.localHost, age: 0, now: now))
+        let here = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(here.standardOutput == before.standardOutput)
         #expect(here.status == before.status)
         #expect(!here.standardOutput.contains("Poller"))
 
         try store.saveStatus(record(host: "dust-b.example", age: 30))
-        let elsewhere = try dustctl("status", "--db", db, "--station", "종로구")
+        let elsewhere = try await dustctl("status", "--db", db, "--station", "종로구")
         let lines = elsewhere.standardOutput.split(separator: "\n").map(String.init)
         let daemon = try #require(lines.firstIndex { $0.hasPrefix("dustd ") })
         #expect(lines[daemon] == "dustd         running (PID 4242 on dust-b.example, judged by its heartbeat alone), idle")
         #expect(lines[daemon + 1] == "Poller        host dust-b.example, PID 4242")
         // Running, but the data is stale (nothing stored): 4, not 3 as for a dead local PID.
         #expect(elsewhere.status == 4)
-        let json = try dustctl("status", "--db", db, "--station", "종로구", "--json")
+        let json = try await dustctl("status", "--db", db, "--station", "종로구", "--json")
         #expect(json.standardOutput.hasSuffix(#","poller":{"host":"dust-b.example","pid":4242}}"# + "\n"))
         #expect(json.standardOutput.contains(#""daemon":"running""#))
     }

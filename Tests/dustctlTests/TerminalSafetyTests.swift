@@ -20,61 +20,61 @@ private func isTerminalSafe(_ text: String) -> Bool {
 @Suite("dustctl prints nothing a terminal acts on")
 struct TerminalSafetyTests {
     @Test("import: a file named \\e]2;PWNED\\a\\e[2J.xml is named with U+FFFD on stdout and stderr, stored or missing")
-    func importName() throws {
+    func importName() async throws {
         let directory = try TemporaryDirectory("finedust-terminal")
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
         let file = directory.path(hostileName)
         try Data(contentsOf: URL(fileURLWithPath: fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"))).write(
             to: URL(fileURLWithPath: file))
-        let stored = try dustctl("import", file, "--db", db)
+        let stored = try await dustctl("import", file, "--db", db)
         #expect(stored.status == 0, "\(stored.standardError)")
         #expect(isTerminalSafe(stored.standardOutput) && isTerminalSafe(stored.standardError))
         #expect(stored.standardOutput.contains("\u{FFFD}]2;PWNED\u{FFFD}\u{FFFD}[2J.xml: "))
-        let missing = try dustctl("import", directory.path("missing-" + hostileName), "--db", db)
+        let missing = try await dustctl("import", directory.path("missing-" + hostileName), "--db", db)
         #expect(missing.status == 66)
         #expect(isTerminalSafe(missing.standardError))
         #expect(missing.standardError.contains("missing-\u{FFFD}]2;PWNED\u{FFFD}\u{FFFD}[2J.xml"))
     }
 
     @Test("activity import: the same name, as a GPX track, stored and failing; its JSON keeps the name, escaped")
-    func activityName() throws {
+    func activityName() async throws {
         let directory = try TemporaryDirectory("finedust-terminal")
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
         let file = directory.path(hostileName)
         try Data(contentsOf: URL(fileURLWithPath: fixture("activity/generated/route-strava-evening.gpx"))).write(
             to: URL(fileURLWithPath: file))
-        let text = try dustctl("activity", "import", file, "--db", db)
+        let text = try await dustctl("activity", "import", file, "--db", db)
         #expect(text.status == 0, "\(text.standardError)")
         #expect(isTerminalSafe(text.standardOutput) && isTerminalSafe(text.standardError))
         #expect(text.standardOutput.contains("\u{FFFD}]2;PWNED\u{FFFD}\u{FFFD}[2J.xml: GPX track"))
-        let json = try dustctl("activity", "import", file, "--db", db, "--json")
+        let json = try await dustctl("activity", "import", file, "--db", db, "--json")
         #expect(isTerminalSafe(json.standardOutput))
         #expect(json.standardOutput.contains(#"\u001b]2;PWNED\u0007\u001b[2J.xml"#))
         try Data("<kml/>".utf8).write(to: URL(fileURLWithPath: file))
-        let failed = try dustctl("activity", "import", file, "--db", db)
+        let failed = try await dustctl("activity", "import", file, "--db", db)
         #expect(failed.status == 65)
         #expect(isTerminalSafe(failed.standardError))
         #expect(failed.standardError.contains("\u{FFFD}]2;PWNED\u{FFFD}\u{FFFD}[2J.xml: the file is not a format FineDust reads"))
     }
 
     @Test("Every command's output passes the same net: a station named with escapes in day's header, a usage error quoting an escape")
-    func everyCommand() throws {
+    func everyCommand() async throws {
         let directory = try TemporaryDirectory("finedust-terminal")
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
-        #expect(try dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
         let station = "\u{1B}]2;PWNED\u{07}종로구\u{9B}2J\u{202E}"
-        let day = try dustctl("day", "2026-11-20", "--station", station, "--db", db)
+        let day = try await dustctl("day", "2026-11-20", "--station", station, "--db", db)
         #expect(isTerminalSafe(day.standardOutput) && isTerminalSafe(day.standardError))
         #expect(day.standardOutput.hasPrefix("\u{FFFD}]2;PWNED\u{FFFD}종로구\u{FFFD}2J\u{FFFD} · 2026-11-20"))
         // JSON escapes what a terminal acts on, C1 and overrides included: the same string to a parser.
-        let json = try dustctl("day", "2026-11-20", "--station", station, "--db", db, "--json")
+        let json = try await dustctl("day", "2026-11-20", "--station", station, "--db", db, "--json")
         #expect(isTerminalSafe(json.standardOutput))
         let document = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any]
         #expect(document?["station"] as? String == station)
-        let usage = try dustctl("week", "--end", "\u{1B}]2;PWNED\u{07}", "--db", db)
+        let usage = try await dustctl("week", "--end", "\u{1B}]2;PWNED\u{07}", "--db", db)
         #expect(usage.status == 64)
         #expect(isTerminalSafe(usage.standardError))
         #expect(usage.standardError.contains("PWNED"))
@@ -84,12 +84,12 @@ struct TerminalSafetyTests {
 @Suite("dustctl import --json")
 struct ImportJSONTests {
     @Test("One document: per file what it stored, or its error; exit codes as in text (0, 65, 66)")
-    func document() throws {
+    func document() async throws {
         let directory = try TemporaryDirectory("finedust-import-json")
         defer { directory.remove() }
         let db = directory.path("db.sqlite")
         let good = fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-        let first = try dustctl("import", good, "--db", db, "--json")
+        let first = try await dustctl("import", good, "--db", db, "--json")
         #expect(first.status == 0, "\(first.standardError)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(first.standardOutput.utf8)) as? [String: Any])
         #expect(object["failed"] as? Int == 0)
@@ -106,7 +106,7 @@ struct ImportJSONTests {
         let broken = directory.path("broken.xml")
         try Data("<response><header><resultCode>".utf8).write(to: URL(fileURLWithPath: broken))
         let missing = directory.path("missing.xml")
-        let mixed = try dustctl("import", good, broken, missing, "--db", db, "--json")
+        let mixed = try await dustctl("import", good, broken, missing, "--db", db, "--json")
         #expect(mixed.status == 65)
         let mixedObject = try #require(try JSONSerialization.jsonObject(with: Data(mixed.standardOutput.utf8)) as? [String: Any])
         #expect(mixedObject["failed"] as? Int == 2)
@@ -117,7 +117,7 @@ struct ImportJSONTests {
         #expect((entries[2]["error"] as? String)?.contains("No such file") == true)
         #expect(mixed.standardError.contains("Imported 1 of 3 files; 2 failed."))
 
-        let onlyMissing = try dustctl("import", missing, "--db", db, "--json")
+        let onlyMissing = try await dustctl("import", missing, "--db", db, "--json")
         #expect(onlyMissing.status == 66)
         #expect((try JSONSerialization.jsonObject(with: Data(onlyMissing.standardOutput.utf8)) as? [String: Any])?["failed"] as? Int == 1)
     }
