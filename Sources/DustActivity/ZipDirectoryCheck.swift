@@ -20,7 +20,7 @@ enum ZipDirectoryCheck {
     /// A size no file here reaches (1 PiB): a ZIP64 size above it is a lie.
     static let largestSize: UInt64 = 1 << 50
 
-    static func check(_ file: ZipFile, maxEntries: Int) throws(ActivityFileError) {
+    static func check(_ file: RegularFile, maxEntries: Int) throws(ActivityFileError) {
         let size = file.size
         let tailLength = Int(min(size, UInt64(longestTail)))
         let tailStart = size - UInt64(tailLength)
@@ -54,7 +54,7 @@ enum ZipDirectoryCheck {
 
     /// Checks the directory records from `offset` on while their signatures hold, at most
     /// `entries` and `maxEntries` + 1 of them.
-    private static func walk(_ file: ZipFile, entries: UInt64, from offset: UInt64, maxEntries: Int) throws(ActivityFileError) {
+    private static func walk(_ file: RegularFile, entries: UInt64, from offset: UInt64, maxEntries: Int) throws(ActivityFileError) {
         let size = file.size
         guard offset <= size else { throw pastTheEnd }
         var position = offset

@@ -38,7 +38,7 @@ public struct HealthExportArchive {
 
     public let limits: ActivityReaderLimits
     /// The zip file, opened once.
-    private let file: ZipFile
+    private let file: RegularFile
     private let entriesByPath: [String: Entry]
     /// What the entries read so far have inflated to, against the whole archive's bounds.
     private let budget: ArchiveBudget
@@ -51,7 +51,7 @@ public struct HealthExportArchive {
     /// with a `..` component), the number of entries, and the declared sizes, each entry's and
     /// their sum; then finds the export by peeking at the candidates.
     public init(path: String, limits: ActivityReaderLimits = ActivityReaderLimits()) throws(ActivityFileError) {
-        try self.init(file: ZipFile(path: path), path: path, limits: limits)
+        try self.init(file: .zip(path: path), path: path, limits: limits)
     }
 
     /// The same for the zip already open at `descriptor` (opened from `path`): what was checked and
@@ -59,10 +59,10 @@ public struct HealthExportArchive {
     public init(
         openFile descriptor: Int32, path: String, limits: ActivityReaderLimits = ActivityReaderLimits()
     ) throws(ActivityFileError) {
-        try self.init(file: ZipFile(duplicating: descriptor), path: path, limits: limits)
+        try self.init(file: .zip(duplicating: descriptor), path: path, limits: limits)
     }
 
-    private init(file: ZipFile, path: String, limits: ActivityReaderLimits) throws(ActivityFileError) {
+    private init(file: RegularFile, path: String, limits: ActivityReaderLimits) throws(ActivityFileError) {
         self.limits = limits
         try ZipDirectoryCheck.check(file, maxEntries: limits.maxZipEntries)
         let archive: Archive
@@ -118,7 +118,7 @@ public struct HealthExportArchive {
     /// the top or one folder down (never under `workout-routes/`). A candidate is inflated only
     /// until its root element is seen.
     private static func findExport(
-        in entries: [String: Entry], file: ZipFile, budget: ArchiveBudget,
+        in entries: [String: Entry], file: RegularFile, budget: ArchiveBudget,
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> String {
         let candidates = entries.keys.filter { name in
@@ -159,7 +159,7 @@ public struct HealthExportArchive {
     /// The start of `entry`, inflated until its prolog ends (its root element is named) or
     /// `ActivityFileFormat.sniffLength` bytes; the helper thread is stopped after.
     private static func peek(
-        _ entry: Entry, file: ZipFile, budget: ArchiveBudget,
+        _ entry: Entry, file: RegularFile, budget: ArchiveBudget,
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
@@ -225,71 +225,24 @@ public struct HealthExportArchive {
 }
 
 /// The zip file, opened once: ZIPFoundation reads its directory through `/proc/self/fd`, and every
-/// entry's bytes are read from this descriptor at absolute offsets (`pread`, so helper threads share
-/// no file position). Swapping the path for another file, or for a FIFO, while the import runs
-/// changes nothing: the import hands over the descriptor it sniffed the file through (or the path
-/// is opened once, without waiting for a FIFO's writer), and it is refused unless a regular file.
-final class ZipFile: Sendable {
-    let descriptor: Int32
-    /// Its size when opened.
-    let size: UInt64
-
-    convenience init(path: String) throws(ActivityFileError) {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw .unreadableZip(reason: String(cString: strerror(errno))) }
-        try self.init(adopting: descriptor)
+/// entry's bytes are read from this descriptor at absolute offsets. The import hands over the
+/// descriptor it sniffed the file through, or the path is opened once.
+extension RegularFile {
+    /// The zip at `path`; a failure is the zip's.
+    static func zip(path: String) throws(ActivityFileError) -> RegularFile {
+        try RegularFile(path: path, failure: { .unreadableZip(reason: $0) })
     }
 
-    /// A descriptor of its own for the file open at `descriptor`.
-    convenience init(duplicating descriptor: Int32) throws(ActivityFileError) {
-        let own = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard own >= 0 else { throw .unreadableZip(reason: String(cString: strerror(errno))) }
-        try self.init(adopting: own)
+    /// The zip open at `descriptor`, through a descriptor of its own.
+    static func zip(duplicating descriptor: Int32) throws(ActivityFileError) -> RegularFile {
+        try RegularFile(duplicating: descriptor, failure: { .unreadableZip(reason: $0) })
     }
-
-    /// Takes `descriptor` over (closing it if it is not a regular file).
-    private init(adopting descriptor: Int32) throws(ActivityFileError) {
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            close(descriptor)
-            throw .unreadableZip(reason: "it is not a regular file")
-        }
-        self.descriptor = descriptor
-        size = UInt64(max(0, status.st_size))
-    }
-
-    deinit { close(descriptor) }
 
     /// The path ZIPFoundation opens: this very file, through the descriptor; the path itself where
     /// /proc is not mounted.
     func pathForLibrary(_ path: String) -> String {
         let throughDescriptor = "/proc/self/fd/\(descriptor)"
         return access(throughDescriptor, R_OK) == 0 ? throughDescriptor : path
-    }
-
-    /// Up to `count` bytes at `offset`, fewer at the end of the file; none past it.
-    func bytes(_ count: Int, at offset: UInt64) throws(ActivityFileError) -> [UInt8] {
-        guard count > 0, offset < size else { return [] }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let got = try buffer.withUnsafeMutableBufferPointer { pointer throws(ActivityFileError) in
-            try read(count, at: offset, into: pointer.baseAddress!)
-        }
-        return Array(buffer.prefix(got))
-    }
-
-    /// Up to `count` bytes at `offset`; fewer only at the end of the file.
-    func read(_ count: Int, at offset: UInt64, into buffer: UnsafeMutablePointer<UInt8>) throws(ActivityFileError) -> Int {
-        var done = 0
-        while done < count {
-            let got = pread(descriptor, buffer + done, count - done, off_t(offset) + off_t(done))
-            if got == 0 { break }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw .unreadableZip(reason: String(cString: strerror(errno)))
-            }
-            done += got
-        }
-        return done
     }
 }
 
@@ -301,7 +254,7 @@ final class ZipFile: Sendable {
 /// stream that never ends (a stored block longer than the file) spun its thread forever. So the
 /// library lists the entries and this reads and inflates them, with zlib.
 struct ZipEntryData: Sendable {
-    let file: ZipFile
+    let file: RegularFile
     /// The entry's name, safe for a terminal.
     let name: String
     let dataOffset: UInt64
@@ -315,7 +268,7 @@ struct ZipEntryData: Sendable {
     /// only a copy the directory is the authority over). Then the local header itself is read and
     /// checked (its signature, not encrypted, stored or deflated) before anything after it is trusted,
     /// and the data must lie inside the file.
-    static func locate(_ entry: Entry, in file: ZipFile, name: String) throws(ActivityFileError) -> ZipEntryData {
+    static func locate(_ entry: Entry, in file: RegularFile, name: String) throws(ActivityFileError) -> ZipEntryData {
         guard let directory = Mirror(reflecting: entry).descendant("centralDirectoryStructure").map(Mirror.init(reflecting:)),
             let offset32 = directory.descendant("relativeOffsetOfLocalHeader") as? UInt32,
             let compressed32 = directory.descendant("compressedSize") as? UInt32,

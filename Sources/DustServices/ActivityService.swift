@@ -152,9 +152,13 @@ public struct ActivityService: Sendable {
     {
         let person: String
         do { person = try self.person(name) } catch { throw .unknownPerson(error) }
-        let file = try OpenFile(path: path)
-        defer { file.release() }
-        let head = try file.head(ActivityFileFormat.sniffLength)
+        let file: RegularFile
+        do { file = try RegularFile(path: path, failure: { .unreadable(reason: $0) }) } catch {
+            guard case .unreadable(let reason) = error else { throw .file(error) }
+            throw .cannotOpen(reason: reason)
+        }
+        let head: [UInt8]
+        do { head = try file.bytes(ActivityFileFormat.sniffLength, at: 0) } catch { throw .file(error) }
         let format: ActivityFileFormat
         do { format = try ActivityFileFormat.sniff(head) } catch { throw .file(error) }
         var summary = ActivityImportSummary(format: format)
@@ -162,19 +166,19 @@ public struct ActivityService: Sendable {
         var body: [PhysiologyBatch] = []
         var positions: [PositionBatch] = []
         if format == .csv {
-            guard file.size <= Int64(ActivityCSVParser.maxBytes) else {
+            guard file.size <= UInt64(ActivityCSVParser.maxBytes) else {
                 throw .csv(
                     ActivityImportError(line: 1, problem: "the file is larger than \(ActivityCSVParser.maxBytes / (1024 * 1024)) MiB"))
             }
             let data: Data
-            do { data = try file.readAll() } catch { throw .file(error) }
+            do { data = Data(try file.bytes(Int(file.size) + 1, at: 0)) } catch { throw .file(error) }
             let rows: ActivityCSVRows
             do { rows = try parser.parse(data, now: clock.now) } catch { throw .csv(error) }
             let distances = rows.distances
             summary.recordsUsed = distances.count
             summary.datedOutsidePeriod = rows.datedOutsidePeriod
             summary.bytesRead = Int64(data.count)
-            onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: file.size))
+            onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: Int64(file.size)))
             batches = [ActivitySourceBatch(person: person, source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
         } else {
             var physiology = HealthPhysiology()
@@ -220,7 +224,7 @@ public struct ActivityService: Sendable {
     /// Reads a Health export, zip or GPX track whole and apportions its distances to slots; a
     /// Health export's heart rate, resting rates and sleep go to `physiology`.
     private func read(
-        _ format: ActivityFileFormat, file: OpenFile, path: String, summary: inout ActivityImportSummary,
+        _ format: ActivityFileFormat, file: RegularFile, path: String, summary: inout ActivityImportSummary,
         physiology: inout HealthPhysiology, tracks: inout TrackCollector, onProgress: (ActivityImportProgress) -> Void
     ) throws(ActivityFileError) -> SlotApportioner {
         var apportioner = SlotApportioner(maxEntries: limits.maxSourceSlots)
@@ -232,7 +236,7 @@ public struct ActivityService: Sendable {
             try file.rewind()
             let health = try HealthExportReader(limits: limits, now: now).read(
                 FileDescriptorByteStream(fileDescriptor: file.descriptor),
-                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) }, physiology: &physiology,
+                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: Int64(file.size))) }, physiology: &physiology,
                 onSample: { apportioner.add($0) })
             summary.add(health)
         case .gpx:
@@ -241,7 +245,7 @@ public struct ActivityService: Sendable {
             var minutes = TrackMinutes()
             let gpx = try GPXReader(limits: limits, now: now).read(
                 FileDescriptorByteStream(fileDescriptor: file.descriptor), fileName: name,
-                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: file.size)) },
+                onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: Int64(file.size))) },
                 onPosition: { tracks.keep($0, in: &minutes) }, onSample: { apportioner.add($0) })
             tracks.add(minutes, source: "gpx:\(name)")
             summary.add(gpx)
@@ -412,54 +416,5 @@ extension ActivityImportSummary {
         pointsWithoutTime += gpx.pointsWithoutTime
         datedOutsidePeriod += gpx.pointsOutsidePeriod
         bytesRead += gpx.bytesRead
-    }
-}
-
-/// An activity file opened for reading: a regular file, read through one descriptor.
-private struct OpenFile {
-    let descriptor: Int32
-    let size: Int64
-
-    init(path: String) throws(ActivityImportFailure) {
-        // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below.
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-        guard descriptor >= 0 else { throw .cannotOpen(reason: "\(String(cString: strerror(errno)))") }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            close(descriptor)
-            throw .cannotOpen(reason: "not a regular file")
-        }
-        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
-        self.descriptor = descriptor
-        self.size = Int64(status.st_size)
-    }
-
-    func release() { close(descriptor) }
-
-    /// Up to `count` bytes from the start.
-    func head(_ count: Int) throws(ActivityImportFailure) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let read = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + filled, count - filled, off_t(filled)) }
-            if read < 0, errno == EINTR { continue }
-            guard read >= 0 else { throw .file(.unreadable(reason: String(cString: strerror(errno)))) }
-            if read == 0 { break }
-            filled += read
-        }
-        return Array(bytes[..<filled])
-    }
-
-    func rewind() throws(ActivityFileError) {
-        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw .unreadable(reason: String(cString: strerror(errno))) }
-    }
-
-    func readAll() throws(ActivityFileError) -> Data {
-        let bytes: [UInt8]
-        do { bytes = try head(Int(size) + 1) } catch {
-            if case .file(let inner) = error { throw inner }
-            throw .unreadable(reason: error.description)
-        }
-        return Data(bytes)
     }
 }

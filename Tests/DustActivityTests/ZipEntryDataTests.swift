@@ -100,7 +100,7 @@ struct HandMadeZip {
     func located(in directory: TemporaryDirectory, name: String = "hand.zip") throws -> ZipEntryData {
         let path = try write(in: directory, name: name)
         let entry = try #require(try Archive(url: URL(fileURLWithPath: path), accessMode: .read)[self.name])
-        return try ZipEntryData.locate(entry, in: ZipFile(path: path), name: "x")
+        return try ZipEntryData.locate(entry, in: RegularFile.zip(path: path), name: "x")
     }
 }
 
@@ -301,7 +301,7 @@ struct ZipEntryDataTests {
         let path = try HandMadeZip(stored: Self.export).write(in: directory)
         var moved = HandMadeZip(stored: Self.export)
         moved.preamble = 3
-        let file = try ZipFile(path: path)
+        let file = try RegularFile.zip(path: path)
         let archive = try Archive(url: URL(fileURLWithPath: file.pathForLibrary(path)), accessMode: .read)
         let entry = try #require(archive["apple_health_export/export.xml"])
         // Renamed over the path: the descriptor still holds the file that was opened.
@@ -310,7 +310,7 @@ struct ZipEntryDataTests {
         try ZipEntryData.locate(entry, in: file, name: "x").inflate(bufferSize: 1_024, stop: {}, consumer: { bytes += $0 })
         #expect(bytes == Self.export)
         // Rewritten in place: the same file, other bytes.
-        let rewritten = try ZipFile(path: path)
+        let rewritten = try RegularFile.zip(path: path)
         let entry2 = try #require(try Archive(url: URL(fileURLWithPath: rewritten.pathForLibrary(path)), accessMode: .read)[entry.path])
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         try handle.write(contentsOf: [UInt8](repeating: 0x55, count: 8))
@@ -319,7 +319,7 @@ struct ZipEntryDataTests {
             try ZipEntryData.locate(entry2, in: rewritten, name: "x")
         }
         // Not a regular file: refused before anything is read.
-        #expect(throws: ActivityFileError.unreadableZip(reason: "it is not a regular file")) { try ZipFile(path: directory.path(".")) }
+        #expect(throws: ActivityFileError.unreadableZip(reason: "not a regular file")) { try RegularFile.zip(path: directory.path(".")) }
     }
 
     @Test("The inflate asks before every read whether to stop, and ends with what stopping throws")
