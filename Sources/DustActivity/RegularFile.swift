@@ -21,7 +21,8 @@ public final class RegularFile: Sendable {
         try self.init(adopting: descriptor, failure: failure)
     }
 
-    /// A descriptor of its own for the file open at `descriptor` (the caller keeps its own).
+    /// A descriptor of its own for the file open at `descriptor`; the caller keeps and closes its
+    /// own. The two share the file's position and status flags (one open file, two descriptors).
     public convenience init(
         duplicating descriptor: Int32, failure: @escaping @Sendable (String) -> ActivityFileError = { .unreadable(reason: $0) }
     ) throws(ActivityFileError) {
@@ -35,7 +36,7 @@ public final class RegularFile: Sendable {
         var status = stat()
         guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
-            throw failure(Self.notRegular)
+            throw failure("not a regular file")
         }
         // Reads block as on any regular file from here on.
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
@@ -45,9 +46,6 @@ public final class RegularFile: Sendable {
     }
 
     deinit { close(descriptor) }
-
-    /// The reason given for a directory, FIFO, device or socket.
-    public static let notRegular = "not a regular file"
 
     /// Up to `count` bytes at `offset`, fewer at the end of the file; none past it.
     public func bytes(_ count: Int, at offset: UInt64) throws(ActivityFileError) -> [UInt8] {

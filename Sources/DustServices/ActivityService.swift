@@ -153,7 +153,7 @@ public struct ActivityService: Sendable {
         let person: String
         do { person = try self.person(name) } catch { throw .unknownPerson(error) }
         let file: RegularFile
-        do { file = try RegularFile(path: path, failure: { .unreadable(reason: $0) }) } catch {
+        do { file = try RegularFile(path: path) } catch {
             guard case .unreadable(let reason) = error else { throw .file(error) }
             throw .cannotOpen(reason: reason)
         }
@@ -171,7 +171,11 @@ public struct ActivityService: Sendable {
                     ActivityImportError(line: 1, problem: "the file is larger than \(ActivityCSVParser.maxBytes / (1024 * 1024)) MiB"))
             }
             let data: Data
+            // One byte past the size it had when opened: a file still being written is refused, not read torn.
             do { data = Data(try file.bytes(Int(file.size) + 1, at: 0)) } catch { throw .file(error) }
+            guard data.count <= file.size else {
+                throw .file(.unreadable(reason: "it grew while it was read; import it once it is complete"))
+            }
             let rows: ActivityCSVRows
             do { rows = try parser.parse(data, now: clock.now) } catch { throw .csv(error) }
             let distances = rows.distances

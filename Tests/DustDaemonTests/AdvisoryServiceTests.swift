@@ -43,7 +43,7 @@ struct AdvisoryServiceTests {
             let task = Task { try await poll.run() }
             defer { task.cancel() }
             var ends = polls.stream.makeAsyncIterator()
-            func advisoryRequests() async -> [String] {
+            func advisoryRequests() -> [String] {
                 rig.server.requests.filter { $0.operation != "getMsrstnAcctoRltmMesureDnsty" }.map {
                     $0.operation == "getUlfptcaAlarmInfo" ? $0.query["itemCode"] ?? "?" : "O3"
                 }
@@ -52,7 +52,7 @@ struct AdvisoryServiceTests {
             // 00:20: the poll, then PM10, PM25 (both denied) and ozone (stored).
             _ = await ends.next()
             await advisories.step(&loop)
-            await #expect(advisoryRequests() == ["PM10", "PM25", "O3"])
+            #expect(advisoryRequests() == ["PM10", "PM25", "O3"])
             #expect(rig.server.requests.filter { $0.operation == "getUlfptcaAlarmInfo" }.allSatisfy { $0.query["year"] == "2026" })
             #expect(board.current.advisories?.turnedOff.map(\.pollutant) == [.pm10, .pm25])
             #expect(board.current.advisories?.turnedOff.first?.resultCode == "20")
@@ -67,11 +67,11 @@ struct AdvisoryServiceTests {
             clock.advance(to: instant(kst: "2026-11-21T01:20:00"))
             _ = await ends.next()
             await advisories.step(&loop)
-            await #expect(advisoryRequests() == ["PM10", "PM25", "O3", "O3"])
+            #expect(advisoryRequests() == ["PM10", "PM25", "O3", "O3"])
             #expect(rig.logs.text.components(separatedBy: "turned off until a reload").count - 1 == 2)
             // A second trigger in the same hour asks nothing.
             await advisories.step(&loop)
-            await #expect(advisoryRequests().count == 4)
+            #expect(advisoryRequests().count == 4)
 
             // The measurements: every poll stored and ok; the advisory requests are counted apart.
             let since = instant(kst: "2026-11-21T00:00:00")
@@ -97,7 +97,7 @@ struct AdvisoryServiceTests {
             clock.advance(to: instant(kst: "2026-11-21T02:20:00"))
             _ = await ends.next()
             await advisories.step(&loop)
-            await #expect(advisoryRequests().suffix(3) == ["PM10", "PM25", "O3"])
+            #expect(advisoryRequests().suffix(3) == ["PM10", "PM25", "O3"])
             #expect(board.current.advisories?.turnedOff == [])
             #expect(try rig.store.activeAdvisories(at: clock.now).map(\.key).contains("87"))
             #expect(!rig.logs.text.contains(testKey))

@@ -427,8 +427,11 @@ struct DaemonLifeTests {
         reader.standardOutput = output
         reader.standardError = errors
         try reader.run()
-        let text = String(decoding: await output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
-        let problem = String(decoding: await errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
+        // Both pipes at once: either may fill while the other is read.
+        async let printed = output.fileHandleForReading.readUntilEnd()
+        async let said = errors.fileHandleForReading.readUntilEnd()
+        let text = String(decoding: await printed, as: UTF8.self)
+        let problem = String(decoding: await said, as: UTF8.self)
         await reader.exited()
         #expect(reader.terminationStatus == 0, "\(problem)")
         let rows = try hourlyRowCount(text)

@@ -163,7 +163,7 @@ struct PostgresStoreTests {
         let location = server.location(database: try await server.createDatabase())
         let store = try await PostgresStore.open(location, password: server.password)
         #expect(try await store.measurementCount(station: nil) == 0)
-        server.stop()
+        await server.stopped()
         let started = ContinuousClock.now
         do {
             _ = try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)

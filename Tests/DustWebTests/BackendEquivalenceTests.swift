@@ -81,7 +81,6 @@ struct BackendPair {
                 !$0.key.hasPrefix("DUSTD_") && $0.key != "CREDENTIALS_DIRECTORY"
             }
             environment["DUSTD_CONFIG"] = configuration
-            // Aside: 100 runs one after another would hold one of the threads every test shares.
             return try await Executables.run("dustctl", arguments, environment: environment)
         }
         return (try await run(sqliteConfiguration), try await run(postgresConfiguration))

@@ -50,18 +50,12 @@ final class RawConnection: @unchecked Sendable {
 
     /// Everything until the server closes the connection (or the timeout).
     func readToEnd() async -> (text: String, closed: Bool) {
-        await Self.onOwnThread { self.blockingReadToEnd() }
+        (try? await aside { self.blockingReadToEnd() }) ?? ("", false)
     }
 
     /// One whole answer on a connection the server keeps open.
     func readAnswer() async -> String {
-        await Self.onOwnThread { self.blockingReadAnswer() }
-    }
-
-    private static func onOwnThread<Value: Sendable>(_ body: @escaping @Sendable () -> Value) async -> Value {
-        await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: body()) }.start()
-        }
+        (try? await aside { self.blockingReadAnswer() }) ?? ""
     }
 
     private func blockingReadToEnd() -> (text: String, closed: Bool) {

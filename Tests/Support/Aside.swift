@@ -1,7 +1,7 @@
 import Foundation
 
 /// Runs blocking `work` (waiting for a program, starting a server) on a thread of its own and
-/// awaits it. Swift's tasks share as many threads as the machine has cores — two here — so a test
+/// awaits it. Swift's tasks share as many threads as the machine has cores (two on the CI machine), so a test
 /// that waited in place would hold one of them, and a test whose server must answer within a
 /// deadline would miss it for want of a thread, not for anything it got wrong.
 public func aside<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
@@ -11,9 +11,11 @@ public func aside<Value: Sendable>(_ work: @escaping @Sendable () throws -> Valu
 }
 
 extension Process {
-    /// Waits for the program to end, aside (`waitUntilExit()` in place would hold one of the tasks' threads).
+    /// Waits for the program to end without holding a thread: Foundation's `waitUntilExit()` holds
+    /// the one it runs on, and on any thread but the one that started the program it spins, running
+    /// an empty run loop until the program ends.
     public func exited() async {
-        _ = try? await aside { [self] in waitUntilExit() }
+        while isRunning { try? await Task.sleep(for: .milliseconds(20)) }
     }
 }
 
@@ -24,15 +26,15 @@ extension FileHandle {
     }
 }
 
-/// At most `count` holders at a time; the others wait without holding a thread.
-public actor Slots {
+/// At most `count` holders at a time; the others wait, in turn, without holding a thread.
+actor RunLimit {
     private var free: Int
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    public init(_ count: Int) { free = count }
+    init(_ count: Int) { free = count }
 
-    /// Runs `work` once a slot is free, and frees it after.
-    public func withSlot<Value: Sendable>(_ work: @Sendable () async throws -> Value) async rethrows -> Value {
+    /// Runs `work` once a turn is free, and frees it after (also when `work` throws).
+    func withTurn<Value: Sendable>(_ work: @Sendable () async throws -> Value) async rethrows -> Value {
         if free > 0 {
             free -= 1
         } else {

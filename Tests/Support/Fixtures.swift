@@ -81,20 +81,21 @@ public enum Executables {
 
     /// Runs `name` with `arguments`; stdout and stderr go through files, so no pipe can fill up. It
     /// waits on a thread of its own (`aside`), never on one of the few the tests' tasks share, and
-    /// at most `concurrentRuns` run at once, so the suite's hundreds of runs do not all start together
-    /// on a two-core machine and push a timed test past its deadline.
+    /// at most `concurrentRuns` of these runs go at once, so the suite's hundreds do not all start
+    /// together on a two-core machine and push a timed test past its deadline. (The daemons and
+    /// imports a few tests start with `Process` are not counted.)
     public static func run(
         _ name: String, _ arguments: [String], environment: [String: String]? = nil,
         currentDirectory: URL? = nil
     ) async throws -> ProcessResult {
-        try await runs.withSlot {
+        try await runs.withTurn {
             try await aside { try runHere(name, arguments, environment: environment, currentDirectory: currentDirectory) }
         }
     }
 
     /// How many `run`s may run at once: twice the cores.
     public static let concurrentRuns = max(2, 2 * ProcessInfo.processInfo.activeProcessorCount)
-    private static let runs = Slots(concurrentRuns)
+    private static let runs = RunLimit(concurrentRuns)
 
     private static func runHere(
         _ name: String, _ arguments: [String], environment: [String: String]?, currentDirectory: URL?

@@ -124,9 +124,9 @@ public final class ManualClock: WallClock, Sendable {
     }
 
     /// How long a test waits in real time for the code under test to fall asleep: a guard against a
-    /// hang, not a measure of speed. The suite runs its 760 tests at once on two cores, and a service's
-    /// task can wait tens of seconds for a thread in the first minute (a run measured most tests
-    /// ending between 25 and 30 s after it began); 30 s failed a passing test now and then.
+    /// hang, not a measure of speed. The suite starts all its tests at once, and on two cores a
+    /// service's task can wait tens of seconds for a thread in the first minute (docs/RELIABILITY.md);
+    /// 30 s failed a passing test now and then.
     public static let realTimeLimit: Duration = .seconds(120)
 
     /// Waits until at least `count` sleeps are waiting and `condition` holds, looking again whenever a

@@ -129,6 +129,11 @@ public final class PostgresServer: Sendable {
         try pgctl(["start", "-w", "-t", "60", "-l", root + "/server.log"])
     }
 
+    /// `stop()`, aside: for a test that goes on once the server is down.
+    public func stopped() async {
+        _ = try? await aside { self.stop() }
+    }
+
     /// Stops the server and removes its directories (the watchdog does the same if this is never called).
     public func stop() {
         try? pgctl(["stop", "-m", "fast", "-w"])

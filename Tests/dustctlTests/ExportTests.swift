@@ -61,8 +61,9 @@ struct ExportTests {
         python.standardOutput = output
         python.standardError = output
         try python.run()
-        await python.exited()
+        // Read to the end first: a program waits for a pipe that nobody empties.
         let message = String(decoding: await output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
+        await python.exited()
         #expect(python.terminationStatus == 0, "\(message)")
         #expect(message.contains("checked 7 rows"))
     }
