@@ -89,7 +89,8 @@ final class RunningDustd: Sendable {
 
     /// SIGTERM, then the exit status (SIGKILL after 10 s).
     func stop() async throws -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
+        // Only while it runs: once reaped, its PID may already be another program's (pid_max is 32768 here).
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         let deadline = Date().addingTimeInterval(10)
         while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }

@@ -234,7 +234,8 @@ struct CrashSafetyTests {
         while process.isRunning, Date() < deadline, try watcher.measurementCount() < 3 * 2200 {
             try await Task.sleep(for: .milliseconds(2))
         }
-        kill(process.processIdentifier, SIGKILL)
+        // Only while it runs: once reaped, its PID may already be another program's (pid_max is 32768 here).
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         await process.exited()
         #expect(process.terminationReason == .uncaughtSignal)
 
