@@ -54,7 +54,9 @@ struct FaultRig {
         try store.saveReadings(page.readings.filter { $0.slot <= morning }, fetchedAt: Date())
     }
 
-    func poller(timeout: Duration = .seconds(5)) -> PollCycle {
+    /// A poller whose requests give up after `timeout`: by default a guard against a hang, long enough
+    /// that a loaded machine parsing the 673-station archive is not taken for a server that did not answer.
+    func poller(timeout: Duration = .seconds(60)) -> PollCycle {
         let client = AirKoreaClient(
             endpoint: AirKoreaEndpoint(baseURL: baseURL, serviceKey: ServiceKey(testKey)!),
             transport: transport, timeout: timeout)
