@@ -94,7 +94,7 @@ public enum Executables {
     }
 
     /// How many `run`s may run at once: twice the cores.
-    public static let concurrentRuns = max(2, 2 * ProcessInfo.processInfo.activeProcessorCount)
+    private static let concurrentRuns = max(2, 2 * ProcessInfo.processInfo.activeProcessorCount)
     private static let runs = RunLimit(concurrentRuns)
 
     private static func runHere(
