@@ -82,7 +82,7 @@ public struct AlertService: Service, CustomStringConvertible {
                 intakeModel: settings.intakeModel,
                 stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
                 location: settings.followingRadiusKilometres.map {
-                    LocationInputs(positions: store, stationList: store, radiusKilometres: $0)
+                    LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
                 })
             // The forecast region and the advisory district follow each person's home station.
             let regional: @Sendable (String) -> AlertRegionalReaders = { home in

@@ -255,6 +255,7 @@ public struct Daemon: Sendable {
         let pollServices: @Sendable () -> [any Service] = { [clock, logger, metrics] in
             let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let advisoryTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            let placeTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             return [
                 PollService(
                     configuration: live, database: database, board: board, transport: transport, notifier: notifier, clock: clock,
@@ -262,6 +263,7 @@ public struct Daemon: Sendable {
                     afterCycle: {
                         alertTriggers.continuation.yield($0)
                         advisoryTriggers.continuation.yield($0)
+                        placeTriggers.continuation.yield($0)
                     }),
                 AlertService(
                     live: live, database: database,
@@ -274,6 +276,7 @@ public struct Daemon: Sendable {
                 AdvisoryService(
                     configuration: live, database: database, board: board, transport: transport, triggers: advisoryTriggers.stream,
                     clock: clock, logger: logger, metrics: metrics),
+                PlaceKeepingService(live: live, database: database, triggers: placeTriggers.stream, logger: logger),
             ]
         }
         let reload = ReloadService(
@@ -284,7 +287,7 @@ public struct Daemon: Sendable {
         if pollerLease.alwaysHeld {
             // SQLite: the one dustd of its database polls, its services in the order they always had.
             let polling = pollServices()
-            services = [polling[0], polling[1], reload, polling[2], polling[3]]
+            services = [polling[0], polling[1], reload, polling[2], polling[3], polling[4]]
         } else {
             services = [
                 PollerRole(

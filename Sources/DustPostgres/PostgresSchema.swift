@@ -318,13 +318,35 @@ enum PostgresSchema {
                 "CREATE INDEX track_position_by_minute ON track_position(person, minute)",
             ]
         ),
+        (
+            "v13-slot-places",
+            [
+                """
+                CREATE TABLE slot_place (
+                    person text COLLATE "C" NOT NULL,
+                    slot_start bigint NOT NULL CHECK (slot_start % 3600 = 0),
+                    inputs text COLLATE "C" NOT NULL,
+                    place bytea NOT NULL,
+                    PRIMARY KEY (person, slot_start)
+                )
+                """,
+                "CREATE INDEX slot_place_by_slot ON slot_place(slot_start)",
+                """
+                CREATE TABLE place_generation (
+                    id integer PRIMARY KEY CHECK (id = 1),
+                    generation bigint NOT NULL
+                )
+                """,
+                "INSERT INTO place_generation (id, generation) VALUES (1, 0)",
+            ]
+        ),
     ]
 
     /// The tables a writer inserts into, updates and deletes from.
     static let writtenTables = [
         "measurement", "station", "poll_attempt", "daemon_state", "forecast_issue", "forecast_grade", "alert_state", "alert_event",
         "alert_delivery", "activity_source", "advisory", "weekly_outlook", "weekly_outlook_day", "weekly_outlook_grade", "heart_rate",
-        "resting_heart_rate", "sleep_interval", "track_position",
+        "resting_heart_rate", "sleep_interval", "track_position", "slot_place", "place_generation",
     ]
 
     /// Applies the migrations the database lacks, in one transaction under the advisory lock;

@@ -137,6 +137,8 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                     logger: logger)
                 moved += try await Self.single(rows, "n") ?? 0
             }
+            try await Self.forgetPlaces(person: from, connection, logger)
+            try await Self.forgetPlaces(person: to, connection, logger)
             return moved
         }
     }
@@ -349,13 +351,20 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
         _ batches: [PositionBatch], importedAt: Date, _ connection: PostgresConnection, _ logger: Logger
     ) async throws {
         let imported = Int64(importedAt.timeIntervalSince1970)
+        // The places the positions change, forgotten last: the generation's lock is then held only
+        // from there to the commit, not while a year of positions goes in.
+        var changed: [(person: String, from: Date, through: Date)] = []
         for batch in batches {
             if let span = batch.replacing {
+                changed.append((batch.person, span.lowerBound, span.upperBound.addingTimeInterval(TrackCoverage.positionCover)))
                 try await connection.query(
                     """
                     DELETE FROM track_position WHERE person = \(batch.person) AND source = \(batch.source)
                         AND minute >= \(seconds(span.lowerBound)) AND minute <= \(seconds(span.upperBound))
                     """, logger: logger)
+            }
+            if let first = batch.minutes.lazy.map(\.at).min(), let last = batch.minutes.lazy.map(\.at).max() {
+                changed.append((batch.person, first, last.addingTimeInterval(TrackCoverage.positionCover)))
             }
             let points = lastOfEachKey(batch.minutes.map { (seconds($0.at), ($0.latitude, $0.longitude)) })
             for chunk in stride(from: 0, to: points.count, by: importChunk) {
@@ -373,6 +382,7 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                     """, logger: logger)
             }
         }
+        for span in changed { try await forgetPlaces(person: span.person, from: span.from, through: span.through, connection, logger) }
     }
 
     /// `person`'s positions whose minute starts in `[from, to)`, in time order, then by source.
@@ -445,7 +455,9 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                     DELETE FROM track_position WHERE person = \(person) AND (\(source)::text IS NULL OR source = \(source)) RETURNING 1
                 ) SELECT count(*) AS n FROM gone
                 """, logger: logger)
-            return try await Self.single(rows, "n") ?? 0
+            let forgotten: Int = try await Self.single(rows, "n") ?? 0
+            try await Self.forgetPlaces(person: person, connection, logger)
+            return forgotten
         }
     }
 

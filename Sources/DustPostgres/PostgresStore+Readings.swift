@@ -16,6 +16,7 @@ extension PostgresStore: PollStore, StationStore, DaemonStatusStore {
         return try await writing { connection in
             var summary = UpsertSummary()
             let fetched = Self.seconds(fetchedAt)
+            var changedSlots = Set<Int64>()
             for reading in readings {
                 let gases = reading.gases
                 let reported =
@@ -52,10 +53,15 @@ extension PostgresStore: PollStore, StationStore, DaemonStatusStore {
                 }
                 switch revision {
                 case nil: summary.unchanged += 1
-                case 0: summary.inserted += 1
-                default: summary.updated += 1
+                case 0:
+                    summary.inserted += 1
+                    changedSlots.insert(reading.slot.startEpochSeconds)
+                default:
+                    summary.updated += 1
+                    changedSlots.insert(reading.slot.startEpochSeconds)
                 }
             }
+            try await Self.forgetPlaces(ofSlots: changedSlots, connection, logger)
             try await Self.rememberStations(of: readings, at: fetched, connection, logger)
             return summary
         }
@@ -237,6 +243,16 @@ extension PostgresStore: PollStore, StationStore, DaemonStatusStore {
         let logger = logger
         let updated = Self.seconds(time)
         _ = try await writing { connection in
+            // A station placed anew or moved changes what every place weighed: they are weighed again.
+            var moved = false
+            for station in stations where !moved && (station.latitude != nil || station.longitude != nil) {
+                var stored: (Double?, Double?) = (nil, nil)
+                let rows = try await connection.query(
+                    "SELECT latitude, longitude FROM station WHERE name = \(station.name)", logger: logger)
+                for try await row in rows.decode((Double?, Double?).self) { stored = row }
+                moved = (station.latitude ?? stored.0) != stored.0 || (station.longitude ?? stored.1) != stored.1
+            }
+            if moved { try await Self.forgetAllPlaces(connection, logger) }
             for station in stations {
                 try await connection.query(
                     """

@@ -80,7 +80,7 @@ public struct DemoReplay: Sendable {
 
     /// The location inputs of the demo's reports: it follows its people as `station.mode: nation` would.
     public static func location(store: any FineDustStore) -> LocationInputs {
-        LocationInputs(positions: store, stationList: store, radiusKilometres: locationRadiusKilometres)
+        LocationInputs(positions: store, stationList: store, radiusKilometres: locationRadiusKilometres, places: store)
     }
 
     /// Station lists with coordinates, so `dustctl stations nearest` can be tried without the

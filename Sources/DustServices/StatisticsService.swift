@@ -82,11 +82,17 @@ public struct LocationInputs: Sendable {
     /// Where the stations stand; read only for a person with `home` or positions in the range.
     public var stationList: any StationStore
     public var radiusKilometres: Double
+    /// Where weighed hours are kept: a report reads them instead of weighing them again, and
+    /// `StatisticsService.keepPlaces` keeps them. nil weighs every hour at each read.
+    public var places: (any SlotPlaceStore)?
 
-    public init(positions: any PositionReadStore, stationList: any StationStore, radiusKilometres: Double) {
+    public init(
+        positions: any PositionReadStore, stationList: any StationStore, radiusKilometres: Double, places: (any SlotPlaceStore)? = nil
+    ) {
         self.positions = positions
         self.stationList = stationList
         self.radiusKilometres = radiusKilometres
+        self.places = places
     }
 }
 
@@ -193,7 +199,9 @@ public struct StatisticsService: Sendable {
         guard let firstSlot = allSlots.first, let lastSlot = allSlots.last else {
             return dates.map { emptyDay($0) }
         }
-        let (exposures, walking) = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: stored)
+        let found = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: stored)
+        let exposures = found.hourly
+        let walking = found.walking
         let now = clock.now
         var cursor = exposures.startIndex
         return zip(dates, slotsByDay).map { date, slots in
@@ -237,19 +245,47 @@ public struct StatisticsService: Sendable {
         }
     }
 
+    /// Weighs the person's hours from `first` through `last` that the store keeps no place for, and
+    /// keeps them (docs/REFERENCE.md §19): what dustd does after each poll and an import does for its
+    /// tracks, so a report reads a year of places instead of weighing a year of positions. A month
+    /// at a time, so a long span never holds more than a month of positions and values. Returns how
+    /// many places were kept; a write that raced a month leaves that month to the next call.
+    @discardableResult
+    public func keepPlaces(from first: LocalDate, through last: LocalDate) async throws(StorageFailure) -> Int {
+        guard let places = location?.places, first <= last else { return 0 }
+        var kept = 0
+        var monthStart = first
+        while monthStart <= last {
+            let monthEnd = min(monthStart.adding(days: 30), last)
+            if let firstSlot = calendar.slots(of: monthStart).first, let lastSlot = calendar.slots(of: monthEnd).last,
+                let weighed = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: nil).weighed,
+                !weighed.places.isEmpty,
+                try await places.keepSlotPlaces(
+                    weighed.places, person: person.name, inputs: weighed.inputs, generation: weighed.generation)
+            {
+                kept += weighed.places.count
+            }
+            monthStart = monthEnd.adding(days: 1)
+        }
+        return kept
+    }
+
     private func emptyDay(_ date: LocalDate) -> DayReport {
         DayReport(
             date: date, person: person.name, station: stations.primary, slotCount: 0, elapsedSlots: 0, hourly: [],
             totals: ExposureTotals([], gradedOn: date))
     }
 
+    /// What `exposures` found: the hours, the walking, and the places it weighed that the store did not keep.
+    private struct Exposures {
+        var hourly: [HourlyExposure]
+        var walking: [Slot: SlotWalking]
+        var weighed: WeighedPlaces?
+    }
+
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
     /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
-    private func exposures(
-        from: Slot, to: Slot, stored prefetched: [HourlyReading]?
-    ) async throws(StorageFailure) -> (
-        [HourlyExposure], [Slot: SlotWalking]
-    ) {
+    private func exposures(from: Slot, to: Slot, stored prefetched: [HourlyReading]?) async throws(StorageFailure) -> Exposures {
         let ownStations = Set(stations.all)
         let stored =
             if let prefetched {
@@ -259,7 +295,9 @@ public struct StatisticsService: Sendable {
             }
         let walking = try await activity.walking(person: person.name, from: from, to: to)
         var body = try await bodyRecords(from: from, to: to)
-        var whereabouts = try await locationRecords(from: from, to: to)
+        var slots: [Slot] = []
+        for reading in stored where reading.slot != slots.last { slots.append(reading.slot) }
+        var whereabouts = try await locationRecords(from: from, to: to, slots: slots)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
@@ -283,8 +321,7 @@ public struct StatisticsService: Sendable {
                 let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
                 intake = merged.map { $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) } }
                 breathing = slotBreathing
-                try await whereabouts.prepare(slot)
-                if let followed = whereabouts.follow(
+                if let followed = try await whereabouts.follow(
                     slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
                 {
                     place = followed.whereabouts
@@ -310,7 +347,7 @@ public struct StatisticsService: Sendable {
                     breathing: breathing,
                     whereabouts: place))
         }
-        return (result, walking)
+        return Exposures(hourly: result, walking: walking, weighed: whereabouts.weighed)
     }
 
     /// The person's heart rate, resting rates and sleep over `[from, to)`, read once; none
@@ -320,21 +357,42 @@ public struct StatisticsService: Sendable {
         return BodyCursor(try await physiology.physiology(person: person.name, from: from.start, to: to.start))
     }
 
-    /// The person's positions over `[from, to)`, read once, and the stations near them, whose values
-    /// the cursor reads a month at a time; none without location inputs, for a model that does not
-    /// breathe, or for a person with neither `home` nor a position in the range.
-    private func locationRecords(from: Slot, to: Slot) async throws(StorageFailure) -> LocationCursor {
+    /// Where the person was in `slots` (those of `[from, to)` with readings, in order): the places
+    /// the store keeps, and for the others the person's positions, read once, and the stations near
+    /// them, whose values the weigher reads a month at a time. Inactive without location inputs, for
+    /// a model that does not breathe, or for a person with neither `home` nor a position in the slots.
+    private func locationRecords(from: Slot, to: Slot, slots: [Slot]) async throws(StorageFailure) -> LocationCursor {
         guard let location, intakeModel is VentilationIntakeModel else { return LocationCursor() }
+        let inputs = SlotPlace.inputs(radiusKilometres: location.radiusKilometres, home: person.home)
+        var kept: [Slot: SlotPlace] = [:]
+        var generation: Int64?
+        if let places = location.places, !slots.isEmpty {
+            // Read before the rows a weighing uses: a write after it raises the generation, and what
+            // was weighed from older rows is not kept.
+            generation = try await places.placeGeneration()
+            for stored in try await places.slotPlaces(person: person.name, inputs: inputs, from: from, to: to) {
+                if let place = SlotPlace(bytes: stored.bytes, slot: stored.slot) { kept[stored.slot] = place }
+            }
+        }
+        let missing = slots.filter { kept[$0] == nil }
+        let tracked = kept.values.contains { !$0.track.positions.isEmpty }
+        guard let first = missing.first, let last = missing.last else {
+            return LocationCursor(kept: kept, weigher: nil, active: person.home != nil || tracked, inputs: inputs, generation: generation)
+        }
         let positions = try await location.positions.trackPoints(
-            person: person.name, from: from.start.addingTimeInterval(-TrackCoverage.positionCover), to: to.start)
-        guard person.home != nil || !positions.isEmpty else { return LocationCursor() }
+            person: person.name, from: first.start.addingTimeInterval(-TrackCoverage.positionCover), to: last.end)
+        guard person.home != nil || !positions.isEmpty else {
+            return LocationCursor(kept: kept, weigher: nil, active: tracked, inputs: inputs, generation: generation)
+        }
         var points = positions.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         if let home = person.home { points.append(home) }
-        let placed = StationPositions(stations: try await location.stationList.stations())
+        let known = try await location.stationList.stations()
+        let placed = StationPositions(stations: known)
         let nearby = placed.names(near: points, withinKilometres: location.radiusKilometres)
-        return LocationCursor(
-            stations: placed, radiusKilometres: location.radiusKilometres, positions: positions, home: person.home, nearby: nearby,
-            readings: readings, until: to)
+        let weigher = PlaceWeigher(
+            stations: placed, known: known.map(\.name), radiusKilometres: location.radiusKilometres, positions: positions,
+            home: person.home, nearby: nearby, readings: readings, until: last.advanced(by: 1))
+        return LocationCursor(kept: kept, weigher: weigher, active: true, inputs: inputs, generation: generation)
     }
 
     /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
@@ -381,69 +439,195 @@ private struct BodyCursor {
     }
 }
 
-/// A range's positions and nearby readings walked slot by slot in time order (docs/REFERENCE.md §19).
+/// The places a range weighed that the store did not keep: what `keepPlaces` keeps.
+private struct WeighedPlaces {
+    var places: [StoredSlotPlace]
+    var inputs: String
+    /// The generation read before the rows the places were weighed from.
+    var generation: Int64
+}
+
+/// A range's places walked slot by slot in time order (docs/REFERENCE.md §19): each slot's kept
+/// place, or one weighed now, turned into the slot's value at home, intake and `where`.
 private struct LocationCursor {
+    private var kept: [Slot: SlotPlace] = [:]
+    private var weigher: PlaceWeigher?
+    /// Whether location follows the person in this range: they have `home` or a position in it.
+    private var active = false
+    private var inputs = ""
+    private var generation: Int64?
+    private var weighedNow: [StoredSlotPlace] = []
+
+    init() {}
+
+    init(kept: [Slot: SlotPlace], weigher: PlaceWeigher?, active: Bool, inputs: String, generation: Int64?) {
+        self.kept = kept
+        self.weigher = weigher
+        self.active = active
+        self.inputs = inputs
+        self.generation = generation
+    }
+
+    /// What was weighed because the store kept no place for it; nil without a store of places, or
+    /// when location does not follow the person (nothing to keep).
+    var weighed: WeighedPlaces? {
+        guard active, let generation else { return nil }
+        return WeighedPlaces(places: weighedNow, inputs: inputs, generation: generation)
+    }
+
+    /// Where the slot's concentration comes from when location applies (nil when it does not): the
+    /// value at home, and for a tracked slot §19's intake. Slots come in time order.
+    mutating func follow(
+        _ slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person, calendar: DayCalendar,
+        body: BodyCursor
+    ) async throws(StorageFailure) -> (
+        homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, trackedBreathing: SlotBreathing?,
+        whereabouts: SlotWhereabouts
+    )? {
+        guard active else { return nil }
+        let place: SlotPlace
+        if let keptPlace = kept[slot] {
+            place = keptPlace
+        } else {
+            if weigher != nil {
+                try await weigher!.prepare(slot)
+                place = weigher!.place(slot)
+            } else {
+                place = SlotPlace(home: nil, track: SlotPlace.Track(), hasPlacedValue: false)
+            }
+            if generation != nil { weighedNow.append(StoredSlotPlace(slot: slot, bytes: place.bytes(slot: slot))) }
+        }
+        return Self.resolve(place, slot: slot, stationValues: stationValues, model: model, person: person, calendar: calendar, body: body)
+    }
+
+    /// The slot's value at home, intake and `where` from its place, the home station's values and
+    /// the body records: everything of §19 that does not depend on the stations' positions.
+    private static func resolve(
+        _ place: SlotPlace, slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person,
+        calendar: DayCalendar, body: BodyCursor
+    ) -> (
+        homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, trackedBreathing: SlotBreathing?,
+        whereabouts: SlotWhereabouts
+    ) {
+        // The value at home: weighted when `home` is set and a station is near, else the home station's.
+        let homeConcentration =
+            place.home.map { home in DustPair(byPollutant: { home.values[$0] ?? stationValues[$0] }) } ?? stationValues
+        let positions = place.track.positions
+        let coverage = TrackCoverage(positions: positions, slotStart: slot.start, slotEnd: slot.end)
+        let day = calendar.date(containing: slot.start)
+        let age = person.born.map { $0.age(on: day) }
+        let resting = SlotPhysiology.restingBeatsPerMinute(
+            on: day, configured: person.restingHeartRate, health: body.stored.restingHeartRate, calendar: calendar)
+        let physiology = SlotPhysiology(
+            sleep: body.sleep(in: slot), heartRate: body.heartRateSamples(in: slot), restingBeatsPerMinute: resting)
+        guard
+            let tracked = TrackedBreathing.of(
+                coverage: coverage, physiology: physiology, age: age, rates: age.map(AgeVentilationTable.rates(age:)) ?? model.rates,
+                entry: model.entry(atHour: calendar.hour(of: slot)))
+        else {
+            guard let home = place.home else { return (stationValues, nil, nil, .homeStation) }
+            let atHome = home.values.fineDust != nil || home.values.ultraFineDust != nil
+            let whereabouts = SlotWhereabouts(kind: atHome ? .home : .homeStation, stations: home.stations, fallback: home.fallback)
+            return (homeConcentration, nil, nil, whereabouts)
+        }
+        // Pieces and positions are both in time order, one instant each.
+        let values = place.track.values
+        var positionCursor = 0
+        let trackedConcentration = coverage.timeWeightedMeans { piece in
+            while positions[positionCursor] != piece.at { positionCursor += 1 }
+            let value = values[positionCursor]
+            return DustPair(
+                fineDust: value.fineDust ?? homeConcentration.fineDust,
+                ultraFineDust: value.ultraFineDust ?? homeConcentration.ultraFineDust)
+        }
+        let intake = DustPair(byPollutant: { pollutant -> Double? in
+            guard let concentration = trackedConcentration[pollutant] else { return nil }
+            return tracked.intake(
+                trackedConcentration: concentration, homeConcentration: homeConcentration[pollutant], infiltration: model.infiltration)
+        })
+        // Without national data or station positions for the slot the track says nothing about the
+        // air: the slot is §4/§18's, as without location, and says why.
+        // (No station near enough is not that: the track then takes the value at home, §19.)
+        if !place.hasPlacedValue, let why = place.track.fallback, why != .noStationWithinRadius {
+            return (homeConcentration, nil, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
+        }
+        let whereabouts = SlotWhereabouts(
+            kind: .track, trackedFraction: tracked.trackedFraction, stations: place.track.stations, fallback: place.track.fallback)
+        return (homeConcentration, intake, tracked.slot, whereabouts)
+    }
+}
+
+/// A range's positions and nearby readings walked slot by slot in time order, weighing each slot's
+/// place (docs/REFERENCE.md §19). What a slot's place says depends only on the slot's own points (its
+/// positions and home) and the stations near them, never on the range it was weighed in, so a kept
+/// place and one weighed now agree.
+private struct PlaceWeigher {
     /// How many hours of the nearby stations' values are read at once at most: a month, so a year's
     /// range never holds more than a month of them.
     static let hoursPerRead = 31 * 24
 
-    private var stations: StationPositions?
-    private var radius = 0.0
+    private let stationCount: Int
+    /// Every station the store knows, placed or not: the national archive asked whether it has the
+    /// slot at all when the slot's own stations have no row for it.
+    private let known: [String]
+    /// Whether any station has a row for the slot; asked only when its own stations have none.
+    private var nationalHasRow = true
+    private let radius: Double
     /// One position a minute, the first source's where two share a minute.
-    private var positions: [TrackPoint] = []
+    private let positions: [TrackPoint]
     private var positionIndex = 0
-    private var home: GeoPoint?
+    private let home: GeoPoint?
     /// The stations near any of the range's points, prepared for weighting every position of the range.
-    private var field = WeightingStations(names: [], locations: [])
-    private var locations: [GeoPoint] = []
-    /// The slot's rows, recorded into `field`'s shape; reused from slot to slot.
+    private let field: WeightingStations
+    private let locations: [GeoPoint]
+    /// The slot's rows of the stations near its own points, recorded into `field`'s shape; reused from slot to slot.
     private var readings: WeightingStations.Readings
     /// Where the nearby stations' values come from, the end of the range, and the end of the stretch read.
-    private var store: (any ReadingStore)?
-    private var rangeEnd = Slot(startEpochSeconds: 0)
+    private let store: any ReadingStore
+    private let rangeEnd: Slot
     private var readUntil = Slot(startEpochSeconds: 0)
-    /// The stretch's stations (indices in `field`): those near its own points. Its rows in slot
-    /// order, and the first not yet recorded.
-    private var stretchStations: [Int] = []
+    /// The stretch's rows in slot order (stations by index in `field`), and the first not yet recorded.
     private var rows: [StationDust] = []
     private var rowIndex = 0
-    /// The other stations' rows of the stretch, read only when a slot's own stations have no value:
-    /// whether any station of the range has a row for the slot decides what the fallback says.
-    private var otherRows: [StationDust]?
-    private var otherIndex = 0
+    /// The slot's own stations (those near its points) as a mask over `field`, and how many.
+    private var nearSlot: [Bool]
+    private var nearSlotCount = 0
     /// Per pollutant (PM10, PM2.5) and station, its nearest distance in the slot (infinity: unused),
     /// and the stations used; two arrays each, so an update never copies one.
-    private var usedFine = UsedStations()
-    private var usedUltraFine = UsedStations()
-    /// Stations that stand near enough to the person's points to be read at all.
-    private var nearbyStations = 0
-
-    init() { readings = field.readings() }
+    private var usedFine: UsedStations
+    private var usedUltraFine: UsedStations
 
     init(
-        stations: StationPositions, radiusKilometres: Double, positions: [TrackPoint], home: GeoPoint?, nearby: [String],
-        readings store: any ReadingStore, until end: Slot
+        stations: StationPositions, known: [String], radiusKilometres: Double, positions: [TrackPoint], home: GeoPoint?,
+        nearby: [String], readings store: any ReadingStore, until end: Slot
     ) {
-        self.stations = stations
-        self.radius = radiusKilometres
+        stationCount = stations.count
+        self.known = known
+        radius = radiusKilometres
         self.positions = positions
         self.home = home
-        self.nearbyStations = nearby.count
         self.store = store
         rangeEnd = end
         locations = nearby.map { stations.location(of: $0)! }
         field = WeightingStations(names: nearby, locations: locations)
         readings = field.readings()
+        nearSlot = [Bool](repeating: false, count: nearby.count)
         usedFine = UsedStations(count: nearby.count)
         usedUltraFine = usedFine
     }
 
-    /// Records the rows of `slot` into `readings`, reading a new stretch when the slot is past the
-    /// last one. A stretch runs day by day from `slot` while each day is near the same stations
-    /// (the stations near that day's positions and home), at most a month: a day in 부산 reads
-    /// 부산's stations, not the whole box between 서울 and 부산 for every hour.
+    /// Records the rows of `slot`'s own stations into `readings`, reading a new stretch when the slot
+    /// is past the last one. A stretch runs day by day from `slot` while each day is near the same
+    /// stations (the stations near that day's positions and home), at most a month: a day in 부산
+    /// reads 부산's stations, not the whole box between 서울 and 부산 for every hour.
     mutating func prepare(_ slot: Slot) async throws(StorageFailure) {
-        guard let store, !field.names.isEmpty else { return }
+        for index in nearSlot.indices where nearSlot[index] { nearSlot[index] = false }
+        let own = stationsNear(from: slot, to: slot.advanced(by: 1))
+        for index in own { nearSlot[index] = true }
+        nearSlotCount = own.count
+        nationalHasRow = true
+        field.clear(&readings)
+        guard !field.names.isEmpty else { return }
         if slot >= readUntil {
             var end = min(slot.advanced(by: 24), rangeEnd)
             let first = stationsNear(from: slot, to: end)
@@ -453,35 +637,24 @@ private struct LocationCursor {
                 end = next
             }
             readUntil = end
-            stretchStations = first
             rows = []
             rows = try await Self.read(first, of: field, from: slot, to: end, store)
             rowIndex = 0
-            otherRows = nil
         }
-        field.clear(&readings)
-        rowIndex = record(slot, from: rows, startingAt: rowIndex)
-        // Every station within the radius of the slot's points is among the stretch's; the others
-        // matter only to say whether the range's stations have a row for the slot at all.
-        guard !readings.hasPlacedValue, stretchStations.count < field.count, weighs(slot) else { return }
-        if otherRows == nil {
-            let stretch = Set(stretchStations)
-            otherRows = try await Self.read(
-                field.names.indices.filter { !stretch.contains($0) }, of: field, from: slot, to: readUntil, store)
-            otherIndex = 0
+        // Every station within the radius of the slot's points is among its own, and those are
+        // among the stretch's (its box holds the slot's points).
+        while rowIndex < rows.count, rows[rowIndex].slot < slot { rowIndex += 1 }
+        while rowIndex < rows.count, rows[rowIndex].slot == slot {
+            if nearSlot[rows[rowIndex].station] {
+                field.record(rows[rowIndex].station, values: rows[rowIndex].concentration, in: &readings)
+            }
+            rowIndex += 1
         }
-        otherIndex = record(slot, from: otherRows!, startingAt: otherIndex)
-    }
-
-    /// Records the rows of `slot` from `start` on; where the next slot's rows start.
-    private mutating func record(_ slot: Slot, from rows: [StationDust], startingAt start: Int) -> Int {
-        var index = start
-        while index < rows.count, rows[index].slot < slot { index += 1 }
-        while index < rows.count, rows[index].slot == slot {
-            field.record(rows[index].station, values: rows[index].concentration, in: &readings)
-            index += 1
+        // Stations stand near the slot's points and none has a row: whether the archive lacks the
+        // hour or only they were silent (a station elsewhere reported) decides what the slot says.
+        if readings.candidateCount == 0, nearSlotCount > 0 {
+            nationalHasRow = !(try await store.dustValues(stations: known, from: slot, to: slot.advanced(by: 1))).isEmpty
         }
-        return index
     }
 
     /// The values of `stations` (indices in `field`) over `[from, to)`, each row by its index in `field`.
@@ -493,13 +666,6 @@ private struct LocationCursor {
         // In place: a stretch of a month near 서울 is some 40,000 rows.
         for index in rows.indices { rows[index].station = stations[rows[index].station] }
         return rows
-    }
-
-    /// Whether the slot is weighed at all: the person has a home, or a position that may cover part of it.
-    private func weighs(_ slot: Slot) -> Bool {
-        home != nil
-            || firstPosition(from: slot.start.addingTimeInterval(-TrackCoverage.positionCover)) < positions.count
-                && positions[firstPosition(from: slot.start.addingTimeInterval(-TrackCoverage.positionCover))].at < slot.end
     }
 
     /// The index of the first position at or after `instant`.
@@ -572,110 +738,62 @@ private struct LocationCursor {
         }
     }
 
-    /// Where the slot's concentration comes from when location applies (nil when it does not): the
-    /// value at home, and for a tracked slot §19's intake.
-    mutating func follow(
-        _ slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person, calendar: DayCalendar,
-        body: BodyCursor
-    ) -> (
-        homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, trackedBreathing: SlotBreathing?,
-        whereabouts: SlotWhereabouts
-    )? {
-        guard let stations else { return nil }
-        // No station was read because none stands near the person's points: say so, not that the
-        // national archive lacks the hour.
-        let stationCount = stations.count
-        let nearby = nearbyStations
+    /// The slot's place, from the rows `prepare(slot)` recorded.
+    mutating func place(_ slot: Slot) -> SlotPlace {
+        // No row for the slot among its own stations. None stands near its points: say so, not that
+        // the archive lacks the hour; they were silent while another station reported: none with a
+        // value stood within the radius. Only when no station at all has the hour is it no national data.
+        let stationCount = stationCount
+        let nearby = nearSlotCount
+        let nationalHasRow = nationalHasRow
         func reason(_ fallback: WeightingFallback?) -> WeightingFallback? {
-            guard fallback == .noNationalData, nearby == 0 else { return fallback }
-            return stationCount == 0 ? .noStationPositions : .noStationWithinRadius
+            guard fallback == .noNationalData else { return fallback }
+            if nearby == 0 { return stationCount == 0 ? .noStationPositions : .noStationWithinRadius }
+            return nationalHasRow ? .noStationWithinRadius : .noNationalData
         }
-        // The value at home: weighted when `home` is set and a station is near, else the home station's.
-        let home: DustPair<HomeValue>
-        if let homePoint = person.home {
+        var home: SlotPlace.Home?
+        if let homePoint = self.home {
             let nearest = field.nearest(to: homePoint, readings: readings, radiusKilometres: radius)
-            home = DustPair(byPollutant: { pollutant in
-                let weighted = field.weightedValue(nearest[pollutant], pollutant: pollutant, readings: readings)
-                return HomeValue(concentration: weighted.value ?? stationValues[pollutant], weighted: weighted)
-            })
-        } else {
-            home = stationValues.map { HomeValue(concentration: $0, weighted: nil) }
+            let weighted = DustPair(byPollutant: { field.weightedValue(nearest[$0], pollutant: $0, readings: readings) })
+            func fallback(_ value: WeightedValue) -> WeightingFallback? {
+                if case .fallback(let why) = value.outcome { return why }
+                return nil
+            }
+            home = SlotPlace.Home(
+                values: weighted.map(\.value), stations: SlotWhereabouts.stations(weighted.map { [$0] }),
+                fallback: reason(fallback(weighted.fineDust) ?? fallback(weighted.ultraFineDust)))
         }
-        let homeConcentration = home.map(\.concentration)
         // Positions that may cover part of the slot: from one cover before its start to its end.
         let earliest = slot.start.addingTimeInterval(-TrackCoverage.positionCover)
         while positionIndex < positions.count, positions[positionIndex].at < earliest { positionIndex += 1 }
         var end = positionIndex
         while end < positions.count, positions[end].at < slot.end { end += 1 }
         let inSlot = positions[positionIndex..<end]
-        let coverage = TrackCoverage(positions: inSlot.map(\.at), slotStart: slot.start, slotEnd: slot.end)
-        let day = calendar.date(containing: slot.start)
-        let age = person.born.map { $0.age(on: day) }
-        let resting = SlotPhysiology.restingBeatsPerMinute(
-            on: day, configured: person.restingHeartRate, health: body.stored.restingHeartRate, calendar: calendar)
-        let physiology = SlotPhysiology(
-            sleep: body.sleep(in: slot), heartRate: body.heartRateSamples(in: slot), restingBeatsPerMinute: resting)
-        guard
-            let tracked = TrackedBreathing.of(
-                coverage: coverage, physiology: physiology, age: age, rates: age.map(AgeVentilationTable.rates(age:)) ?? model.rates,
-                entry: model.entry(atHour: calendar.hour(of: slot)))
-        else {
-            guard person.home != nil else { return (stationValues, nil, nil, .homeStation) }
-            let weighted = home.map { $0.weighted.map { [$0] } ?? [] }
-            let atHome = home.fineDust.isWeightedAtHome || home.ultraFineDust.isWeightedAtHome
-            let whereabouts = SlotWhereabouts(
-                kind: atHome ? .home : .homeStation, stations: SlotWhereabouts.stations(weighted),
-                fallback: reason(home.fineDust.fallback ?? home.ultraFineDust.fallback))
-            return (homeConcentration, nil, nil, whereabouts)
-        }
+        var track = SlotPlace.Track(positions: inSlot.map(\.at))
+        track.values = [DustPair<Double?>](repeating: DustPair(repeating: nil), count: inSlot.count)
+        let coverage = TrackCoverage(positions: track.positions, slotStart: slot.start, slotEnd: slot.end)
         // Each covered position weighed once for both pollutants; the first fallback of PM10's
         // positions, else of PM2.5's, names the slot's.
         var fineFallback: WeightingFallback?
         var ultraFineFallback: WeightingFallback?
-        var positionCursor = inSlot.startIndex
         var previousNearest: DustPair<WeightingStations.Nearest>?
-        // Local copies for the closure, which runs once a position: reaching into `self` there would
-        // copy the prepared stations each time. The used stations are moved out and back, not copied.
-        let prepared = field
-        let slotReadings = readings
-        let radius = self.radius
-        var usedFine = UsedStations()
-        var usedUltraFine = UsedStations()
-        swap(&usedFine, &self.usedFine)
-        swap(&usedUltraFine, &self.usedUltraFine)
-        let trackedConcentration = coverage.timeWeightedMeans { piece in
+        var offset = 0
+        for piece in coverage.pieces {
             // Pieces and positions are both in time order, one instant each.
-            while inSlot[positionCursor].at != piece.at { positionCursor += 1 }
-            let position = inSlot[positionCursor]
-            let nearest = prepared.nearest(
-                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: slotReadings, radiusKilometres: radius,
+            while track.positions[offset] != piece.at { offset += 1 }
+            let position = inSlot[inSlot.startIndex + offset]
+            let nearest = field.nearest(
+                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: readings, radiusKilometres: radius,
                 near: previousNearest)
             previousNearest = nearest
             usedFine.note(nearest.fineDust)
             usedUltraFine.note(nearest.ultraFineDust)
             if fineFallback == nil { fineFallback = nearest.fineDust.fallback }
             if ultraFineFallback == nil { ultraFineFallback = nearest.ultraFineDust.fallback }
-            return DustPair(
-                fineDust: nearest.fineDust.value ?? homeConcentration.fineDust,
-                ultraFineDust: nearest.ultraFineDust.value ?? homeConcentration.ultraFineDust)
+            track.values[offset] = DustPair(fineDust: nearest.fineDust.value, ultraFineDust: nearest.ultraFineDust.value)
         }
-        let used = DustPair(fineDust: usedFine.take(names: field.names), ultraFineDust: usedUltraFine.take(names: field.names))
-        swap(&usedFine, &self.usedFine)
-        swap(&usedUltraFine, &self.usedUltraFine)
-        let fallback = fineFallback ?? ultraFineFallback
-        let intake = DustPair(byPollutant: { pollutant -> Double? in
-            guard let concentration = trackedConcentration[pollutant] else { return nil }
-            return tracked.intake(
-                trackedConcentration: concentration, homeConcentration: homeConcentration[pollutant], infiltration: model.infiltration)
-        })
-        // Without national data or station positions for the slot the track says nothing about the
-        // air: the slot is §4/§18's, as without location, and says why.
-        // (No station near enough is not that: the track then takes the value at home, §19.)
-        if !readings.hasPlacedValue, let why = reason(fallback), why != .noStationWithinRadius {
-            return (homeConcentration, nil, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
-        }
-        let whereabouts = SlotWhereabouts(
-            kind: .track, trackedFraction: tracked.trackedFraction, stations: used, fallback: reason(fallback))
-        return (homeConcentration, intake, tracked.slot, whereabouts)
+        track.stations = DustPair(fineDust: usedFine.take(names: field.names), ultraFineDust: usedUltraFine.take(names: field.names))
+        track.fallback = reason(fineFallback ?? ultraFineFallback)
+        return SlotPlace(home: home, track: track, hasPlacedValue: readings.hasPlacedValue)
     }
 }

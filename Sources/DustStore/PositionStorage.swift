@@ -18,6 +18,12 @@ extension SQLiteStore {
         for batch in batches {
             if let span = batch.replacing {
                 try delete.execute(arguments: [batch.person, batch.source, Self.seconds(span.lowerBound), Self.seconds(span.upperBound)])
+                try forgetPlaces(
+                    person: batch.person, from: span.lowerBound, through: span.upperBound.addingTimeInterval(TrackCoverage.positionCover),
+                    db)
+            }
+            if let first = batch.minutes.lazy.map(\.at).min(), let last = batch.minutes.lazy.map(\.at).max() {
+                try forgetPlaces(person: batch.person, from: first, through: last.addingTimeInterval(TrackCoverage.positionCover), db)
             }
             for point in batch.minutes {
                 try insert.execute(arguments: [
@@ -127,7 +133,9 @@ extension SQLiteStore {
             } else {
                 try db.execute(sql: "DELETE FROM track_position WHERE person = ?", arguments: [person])
             }
-            return db.changesCount
+            let forgotten = db.changesCount
+            try Self.forgetPlaces(person: person, db)
+            return forgotten
         }
     }
 

@@ -152,6 +152,7 @@ public final class SQLiteStore: Sendable {
             var summary = UpsertSummary()
             let fetched = Int64(fetchedAt.timeIntervalSince1970)
             let statement = try db.cachedStatement(sql: Self.upsertSQL)
+            var changedSlots = Set<Int64>()
             for reading in readings {
                 let gases = reading.gases
                 let arguments: StatementArguments = [
@@ -170,10 +171,15 @@ public final class SQLiteStore: Sendable {
                 ]
                 switch try Int.fetchOne(statement, arguments: arguments) {
                 case nil: summary.unchanged += 1
-                case 0: summary.inserted += 1
-                default: summary.updated += 1
+                case 0:
+                    summary.inserted += 1
+                    changedSlots.insert(reading.slot.startEpochSeconds)
+                default:
+                    summary.updated += 1
+                    changedSlots.insert(reading.slot.startEpochSeconds)
                 }
             }
+            try Self.forgetPlaces(ofSlots: changedSlots, db)
             try Self.rememberStations(of: readings, at: fetched, in: db)
             return summary
         }
@@ -362,6 +368,16 @@ public final class SQLiteStore: Sendable {
                         address = coalesce(excluded.address, address), latitude = coalesce(excluded.latitude, latitude),
                         longitude = coalesce(excluded.longitude, longitude), updated_at = excluded.updated_at
                     """)
+            // A station placed anew or moved changes what every place weighed: they are weighed again.
+            let stored = try db.cachedStatement(sql: "SELECT latitude, longitude FROM station WHERE name = ?")
+            var moved = false
+            for station in stations where !moved && (station.latitude != nil || station.longitude != nil) {
+                let row = try Row.fetchOne(stored, arguments: [station.name])
+                let latitude: Double? = row?["latitude"]
+                let longitude: Double? = row?["longitude"]
+                moved = (station.latitude ?? latitude) != latitude || (station.longitude ?? longitude) != longitude
+            }
+            if moved { try Self.forgetAllPlaces(db) }
             for station in stations {
                 try statement.execute(arguments: [
                     station.name, station.code, station.network, station.address,
@@ -509,6 +525,8 @@ public final class SQLiteStore: Sendable {
                 try db.execute(sql: "UPDATE \(table) SET person = ? WHERE person = ?", arguments: [to, from])
                 moved += db.changesCount
             }
+            try Self.forgetPlaces(person: from, db)
+            try Self.forgetPlaces(person: to, db)
             return moved
         }
     }

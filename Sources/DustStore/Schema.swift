@@ -339,6 +339,28 @@ enum Schema {
                     CREATE INDEX track_position_by_minute ON track_position(person, minute);
                     """)
         }
+        migrator.registerMigration("v13-slot-places") { db in
+            // What §19's weighting found per person and slot (docs/REFERENCE.md §19): `inputs` names
+            // the weighting's version, radius and home, `place` its bytes (SlotPlace). The index
+            // serves forgetting a slot's places when its readings change; the generation rises at
+            // every such write, so a weighing that raced one keeps nothing.
+            try db.execute(
+                sql: """
+                    CREATE TABLE slot_place (
+                        person TEXT NOT NULL,
+                        slot_start INTEGER NOT NULL CHECK (slot_start % 3600 = 0),
+                        inputs TEXT NOT NULL,
+                        place BLOB NOT NULL,
+                        PRIMARY KEY (person, slot_start)
+                    );
+                    CREATE INDEX slot_place_by_slot ON slot_place(slot_start);
+                    CREATE TABLE place_generation (
+                        id INTEGER PRIMARY KEY CHECK (id = 1),
+                        generation INTEGER NOT NULL
+                    );
+                    INSERT INTO place_generation (id, generation) VALUES (1, 0);
+                    """)
+        }
         return migrator
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DustActivity
+import DustConfig
 import DustKit
 import DustReports
 import DustServices
@@ -69,13 +70,13 @@ struct ActivityImportCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
-            let service = ActivityService(
-                store: try await openStore(settings, for: .write), calendar: settings.calendar, limits: limits,
-                people: settings.people.map(\.name))
+            let store = try await openStore(settings, for: .write)
+            let service = ActivityService(store: store, calendar: settings.calendar, limits: limits, people: settings.people.map(\.name))
             let person = try configuredPerson(person, service)
             _ = try await service.giveStoredHistoryToFirstPerson()
             var reports: [JSON] = []
             var failed = 0
+            var trackedSources: Set<String> = []
             for file in files {
                 let name = TerminalSafeText.sanitized(file)
                 let bar = ProgressBar(label: name, enabled: !quiet && !options.json && isatty(STDERR_FILENO) == 1)
@@ -88,6 +89,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                 bar.finish()
                 switch outcome {
                 case .success(let summary):
+                    if summary.trackedMinutes > 0 { trackedSources.formUnion(summary.sources) }
                     if options.json {
                         reports.append(ActivityJSON.imported(file: file, summary))
                     } else if !quiet {
@@ -100,6 +102,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                     if options.json { reports.append(ActivityJSON.failed(file: file, error)) }
                 }
             }
+            if !trackedSources.isEmpty { await keepPlaces(of: person, sources: trackedSources, store: store, settings: settings) }
             if options.json {
                 try standardOutputLine(
                     JSON.object([
@@ -108,6 +111,31 @@ struct ActivityImportCommand: AsyncParsableCommand {
                     ]).serialized)
             }
             if failed > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
+        }
+    }
+}
+
+extension ActivityImportCommand {
+    /// Weighs the hours the imported tracks reach and keeps them (docs/REFERENCE.md §19), so the
+    /// next report reads them instead of weighing every minute; what dustd does after each poll. A
+    /// failure here loses nothing (reports weigh the hours when read): a warning says so.
+    private func keepPlaces(of person: String, sources: Set<String>, store: any FineDustStore, settings: FineDustSettings) async {
+        guard let radius = settings.followingRadiusKilometres, let followed = settings.person(named: person),
+            let station = settings.station.name
+        else { return }
+        do {
+            let spans = try await store.positionSummaries().filter { $0.person == person && sources.contains($0.source) }
+            guard let first = spans.map(\.first).min(), let last = spans.map(\.last).max() else { return }
+            let statistics = StatisticsService(
+                readings: store, activity: store, clock: SystemClock(), calendar: settings.calendar, intakeModel: settings.intakeModel,
+                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
+                location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store)
+            ).forPerson(followed)
+            let calendar = settings.calendar
+            try await statistics.keepPlaces(
+                from: calendar.date(containing: first), through: min(calendar.date(containing: last), statistics.today))
+        } catch {
+            standardError("warning: the hours of the imported tracks were not weighed ahead (\(error)); reports weigh them when read.")
         }
     }
 }

@@ -72,6 +72,8 @@ struct GlobalOptions: ParsableArguments {
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
             intakeModel: settings.intakeModel, stations: try primaryStation(settings), physiology: store,
-            location: settings.followingRadiusKilometres.map { LocationInputs(positions: store, stationList: store, radiusKilometres: $0) })
+            location: settings.followingRadiusKilometres.map {
+                LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
+            })
     }
 }

@@ -53,7 +53,7 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("Opening twice migrates once: the names applied are v1…v12, each once, and what was stored stays")
+    @Test("Opening twice migrates once: the names applied are v1…v13, each once, and what was stored stays")
     func migrationsIdempotent() async throws {
         let (server, location, store) = try await fresh()
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
@@ -62,8 +62,11 @@ struct PostgresStoreTests {
         defer { Task { await again.close() } }
         #expect(try await again.measurementCount(station: nil) == 1)
         let names = try await server.execute("SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
-        #expect(names.split(separator: "\n").count == 12)
-        #expect(Set(names.split(separator: "\n")).isSuperset(of: ["v1", "v6-activity-sources", "v11-people", "v12-positions"]))
+        #expect(names.split(separator: "\n").count == 13)
+        #expect(
+            Set(names.split(separator: "\n")).isSuperset(of: [
+                "v1", "v6-activity-sources", "v11-people", "v12-positions", "v13-slot-places",
+            ]))
     }
 
     @Test("Two stores opening a new database at once: one migrates, the other waits and finds it done")
@@ -76,7 +79,7 @@ struct PostgresStoreTests {
         _ = try await stores[0].saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
         #expect(try await stores[1].measurementCount(station: "종로구") == 1)
         for store in stores { await store.close() }
-        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "12")
+        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "13")
     }
 
     @Test("A wrong password is denied (exit 78), in a sentence that names the role and never either password")

@@ -373,4 +373,107 @@ struct StoreContractTests {
         try await store.saveStatus(status)
         #expect(try await store.loadStatus() == status)
     }
+
+    @Test(
+        "Kept places: read back by person, inputs and range, replaced by a later keep; a keep after a write raised the generation keeps nothing",
+        arguments: Backend.allCases)
+    func keptPlaces(_ backend: Backend) async throws {
+        let (store, remove) = try await backend.open()
+        defer { remove() }
+        let nine = eight.advanced(by: 1)
+        let generation = try await store.placeGeneration()
+        let places = [
+            StoredSlotPlace(slot: eight, bytes: [1, 2, 3]), StoredSlotPlace(slot: nine, bytes: Array(repeating: 0xFF, count: 2000)),
+        ]
+        #expect(try await store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: generation))
+        #expect(
+            try await store.keepSlotPlaces(
+                [StoredSlotPlace(slot: eight, bytes: [9])], person: "dad", inputs: "v1 a", generation: generation))
+        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == places)
+        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: nine, to: nine.advanced(by: 1)) == [places[1]])
+        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine.advanced(by: 1)).isEmpty)
+        // A place kept again with other inputs replaces the slot's.
+        #expect(
+            try await store.keepSlotPlaces([StoredSlotPlace(slot: eight, bytes: [4])], person: "민지", inputs: "v1 b", generation: generation)
+        )
+        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == [places[1]])
+        #expect(
+            try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine) == [StoredSlotPlace(slot: eight, bytes: [4])])
+        // A reading lands: the generation rises, and a keep weighed before it keeps nothing.
+        _ = try await store.saveReadings([reading(slot: nine, pm10: 41, pm25: 20)], fetchedAt: fetched)
+        let raised = try await store.placeGeneration()
+        #expect(raised > generation)
+        #expect(try await !store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: generation))
+        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)).isEmpty)
+        #expect(try await store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: raised))
+        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == places)
+    }
+
+    @Test(
+        "Each write forgets the places it changes: readings their slots', positions their person's hours, a moved station all, a move both people's",
+        arguments: Backend.allCases)
+    func placesForgotten(_ backend: Backend) async throws {
+        let (store, remove) = try await backend.open()
+        defer { remove() }
+        let hours = (0..<4).map { eight.advanced(by: $0) }
+        func keepAll() async throws {
+            let generation = try await store.placeGeneration()
+            for person in ["dad", "민지", "me"] {
+                #expect(
+                    try await store.keepSlotPlaces(
+                        hours.map { StoredSlotPlace(slot: $0, bytes: [1]) }, person: person, inputs: "v1", generation: generation))
+            }
+        }
+        func kept(_ person: String) async throws -> [Slot] {
+            try await store.slotPlaces(person: person, inputs: "v1", from: hours[0], to: hours[3].advanced(by: 1)).map(\.slot)
+        }
+        try await store.saveStations([Station(name: "종로구", latitude: 37.572025, longitude: 127.005028)], at: fetched)
+        _ = try await store.saveReadings([reading(slot: hours[1], pm10: 41, pm25: 20)], fetchedAt: fetched)
+        try await keepAll()
+
+        // The same reading again changes nothing; a revised one forgets its slot, for everyone.
+        _ = try await store.saveReadings([reading(slot: hours[1], pm10: 41, pm25: 20)], fetchedAt: fetched)
+        #expect(try await kept("dad") == hours)
+        _ = try await store.saveReadings([reading(slot: hours[1], pm10: 44, pm25: 20)], fetchedAt: fetched)
+        #expect(try await kept("dad") == [hours[0], hours[2], hours[3]])
+        #expect(try await kept("민지") == [hours[0], hours[2], hours[3]])
+        try await keepAll()
+
+        // dad's positions of 09:10 and 09:59 forget his 09:00 and the hour the last one's minute reaches (10:00), no one else's.
+        let minutes = TrackMinutes(
+            [hours[1].start.addingTimeInterval(600), hours[1].start.addingTimeInterval(3540)].map {
+                TrackPoint(at: $0, latitude: 37.5, longitude: 127)
+            })
+        try await store.saveImport(
+            walking: [], body: [], positions: [PositionBatch(person: "dad", source: "gpx:a.gpx", minutes: minutes, replacing: nil)],
+            importedAt: fetched)
+        #expect(try await kept("dad") == [hours[0], hours[3]])
+        #expect(try await kept("민지") == hours)
+        try await keepAll()
+
+        // Forgetting dad's positions forgets all his places.
+        #expect(try await store.forgetPositions(person: "dad", source: "gpx:a.gpx") == 2)
+        #expect(try await kept("dad").isEmpty)
+        #expect(try await kept("민지") == hours)
+        try await keepAll()
+
+        // The station list again, unchanged: nothing forgotten; 종로구 moved: everything.
+        try await store.saveStations([Station(name: "종로구", latitude: 37.572025, longitude: 127.005028)], at: fetched)
+        #expect(try await kept("민지") == hours)
+        try await store.saveStations([Station(name: "중구", address: "서울 중구")], at: fetched)
+        #expect(try await kept("민지") == hours)
+        try await store.saveStations([Station(name: "종로구", latitude: 37.58, longitude: 127.005028)], at: fetched)
+        for person in ["dad", "민지", "me"] { #expect(try await kept(person).isEmpty, "\(person)") }
+        try await keepAll()
+
+        // `me`'s rows handed to 민지 (who has none but places): both forget theirs.
+        try await store.saveImport(
+            walking: [], body: [], positions: [PositionBatch(person: "me", source: "gpx:b.gpx", minutes: minutes, replacing: nil)],
+            importedAt: fetched)
+        try await keepAll()
+        #expect(try await store.movePerson(from: "me", to: "민지") == 2)
+        #expect(try await kept("me").isEmpty)
+        #expect(try await kept("민지").isEmpty)
+        #expect(try await kept("dad") == hours)
+    }
 }

@@ -53,6 +53,15 @@ public final class MemoryStore: FineDustStore, Sendable {
         var alertEvents: [AlertEvent] = []
         var alertDeliveries: [AlertDelivery] = []
         var status: String?
+        /// Kept places per person and slot start, each with its inputs (docs/REFERENCE.md §19).
+        var places: [String: [Int64: (inputs: String, bytes: [UInt8])]] = [:]
+        var placeGeneration: Int64 = 0
+
+        /// Forgets the places `forget` picks and raises the generation, as every store's writers do.
+        mutating func forgetPlaces(where forget: (String, Int64) -> Bool) {
+            for person in places.keys { places[person] = places[person]!.filter { !forget(person, $0.key) } }
+            placeGeneration += 1
+        }
     }
 
     private let state = Mutex(State())
@@ -92,8 +101,10 @@ public final class MemoryStore: FineDustStore, Sendable {
         if let savingReadingsFails { throw savingReadingsFails }
         return state.withLock { state in
             var summary = UpsertSummary()
+            var changedSlots = Set<Int64>()
             for reading in readings {
                 let key = ReadingKey(station: reading.station, slot: reading.slot)
+                let before = state.revisions[key]
                 if let stored = state.readings[key] {
                     let revised = Self.revising(stored, with: reading)
                     if revised == stored {
@@ -108,12 +119,14 @@ public final class MemoryStore: FineDustStore, Sendable {
                     state.revisions[key] = 0
                     summary.inserted += 1
                 }
+                if state.revisions[key] != before { changedSlots.insert(reading.slot.startEpochSeconds) }
                 var row = state.stations[reading.station] ?? StationRow(station: Station(name: reading.station), sido: nil)
                 row.station.code = reading.stationCode ?? row.station.code
                 row.station.network = reading.network ?? row.station.network
                 row.sido = reading.sidoName ?? row.sido
                 state.stations[reading.station] = row
             }
+            if !changedSlots.isEmpty { state.forgetPlaces { changedSlots.contains($1) } }
             return summary
         }
     }
@@ -265,6 +278,12 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     public func saveStations(_ stations: [Station], at time: Date) throws(StorageFailure) {
         state.withLock { state in
+            let moved = stations.contains { station in
+                let stored = state.stations[station.name]?.station
+                return (station.latitude ?? stored?.latitude) != stored?.latitude
+                    || (station.longitude ?? stored?.longitude) != stored?.longitude
+            }
+            if moved { state.forgetPlaces { _, _ in true } }
             for station in stations {
                 var row = state.stations[station.name] ?? StationRow(station: Station(name: station.name), sido: nil)
                 row.station.code = station.code ?? row.station.code
@@ -365,6 +384,7 @@ public final class MemoryStore: FineDustStore, Sendable {
             move(&state.restingHeartRate) { $0.count }
             move(&state.sleep) { $0.count }
             move(&state.positions) { $0.count }
+            state.forgetPlaces { person, _ in person == from || person == to }
             return moved
         }
     }
@@ -382,6 +402,15 @@ public final class MemoryStore: FineDustStore, Sendable {
                 if let span = batch.replacing { minutes = minutes.filter { !span.contains($0.key) } }
                 for point in batch.minutes { minutes[point.at] = (point.latitude, point.longitude) }
                 state.positions[key] = minutes.isEmpty ? nil : minutes
+                var spans: [ClosedRange<Date>] = batch.replacing.map { [$0] } ?? []
+                if let first = batch.minutes.lazy.map(\.at).min(), let last = batch.minutes.lazy.map(\.at).max() {
+                    spans.append(first...last)
+                }
+                for span in spans {
+                    let low = Slot(containing: span.lowerBound).startEpochSeconds
+                    let high = Slot(containing: span.upperBound.addingTimeInterval(TrackCoverage.positionCover)).startEpochSeconds
+                    state.forgetPlaces { person, start in person == batch.person && start >= low && start <= high }
+                }
             }
             for batch in batches {
                 let key = PersonSource(person: batch.person, source: batch.source)
@@ -500,6 +529,7 @@ public final class MemoryStore: FineDustStore, Sendable {
             for key in state.positions.keys where key.person == person && (source == nil || key.source == source) {
                 removed += state.positions.removeValue(forKey: key)?.count ?? 0
             }
+            state.forgetPlaces { forgotten, _ in forgotten == person }
             return removed
         }
     }
@@ -553,5 +583,30 @@ public final class MemoryStore: FineDustStore, Sendable {
 
     public func loadStatus() throws(StorageFailure) -> DaemonStatus? {
         state.withLock { $0.status }.flatMap(DaemonStatus.decoded)
+    }
+}
+
+// MARK: - Places
+
+extension MemoryStore {
+    public func placeGeneration() throws(StorageFailure) -> Int64 { state.withLock { $0.placeGeneration } }
+
+    public func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) throws(StorageFailure) -> [StoredSlotPlace] {
+        state.withLock { state in
+            (state.places[person] ?? [:])
+                .filter { $0.key >= from.startEpochSeconds && $0.key < to.startEpochSeconds && $0.value.inputs == inputs }
+                .sorted { $0.key < $1.key }
+                .map { StoredSlotPlace(slot: Slot(startEpochSeconds: $0.key), bytes: $0.value.bytes) }
+        }
+    }
+
+    public func keepSlotPlaces(
+        _ places: [StoredSlotPlace], person: String, inputs: String, generation: Int64
+    ) throws(StorageFailure) -> Bool {
+        state.withLock { state in
+            guard state.placeGeneration == generation else { return false }
+            for place in places { state.places[person, default: [:]][place.slot.startEpochSeconds] = (inputs, place.bytes) }
+            return true
+        }
     }
 }

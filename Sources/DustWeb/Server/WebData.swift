@@ -110,7 +110,9 @@ public struct WebData: Sendable {
         return StatisticsService(
             readings: store, activity: store, clock: clock, calendar: settings.calendar,
             intakeModel: settings.intakeModel, stations: settings.stations, physiology: store,
-            location: settings.followingRadiusKilometres.map { LocationInputs(positions: store, stationList: store, radiusKilometres: $0) })
+            location: settings.followingRadiusKilometres.map {
+                LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
+            })
     }
 
     /// dustd's health as `dustctl status` judges it.

@@ -1,0 +1,60 @@
+import DustConfig
+import DustKit
+import DustServices
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Keeps each followed person's weighed hours (docs/REFERENCE.md §19) after every poll: the hours of
+/// the last `daysKept` days that the store keeps no place for — the new hour, a revised one, all of
+/// them after a station moved or a track was imported — are weighed once and kept, so `dustctl week`
+/// and a year's export read places instead of weighing every minute of every track again. Only what
+/// is missing is weighed: once caught up, a pass reads the year's places and readings and weighs one hour.
+public struct PlaceKeepingService: Service, CustomStringConvertible {
+    public var description: String { "PlaceKeepingService" }
+
+    /// How far back each pass looks: a year and a day, what `dustctl export --from` of a year reads.
+    public static let daysKept = 366
+
+    private let live: LiveConfiguration
+    private let database: DaemonDatabase
+    private let triggers: AsyncStream<Date>
+    private let logger: Logger
+
+    /// - Parameter triggers: one element after each poll (`PollService`'s `afterCycle`).
+    public init(live: LiveConfiguration, database: DaemonDatabase, triggers: AsyncStream<Date>, logger: Logger) {
+        self.live = live
+        self.database = database
+        self.triggers = triggers
+        self.logger = logger
+    }
+
+    public func run() async throws {
+        for await now in triggers.cancelOnGracefulShutdown() { await keep(at: now) }
+    }
+
+    /// One pass for every person; returns how many places were kept. A storage failure is logged
+    /// and the next poll's pass tries again (what is kept is only ever a copy of what reads compute).
+    @discardableResult
+    func keep(at now: Date) async -> Int {
+        let settings = live.snapshot.settings
+        guard let radius = settings.followingRadiusKilometres, let station = settings.station.name else { return 0 }
+        var kept = 0
+        do {
+            let store = try database.current()
+            let statistics = StatisticsService(
+                readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
+                intakeModel: settings.intakeModel,
+                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
+                location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
+            let today = statistics.today
+            for person in settings.people {
+                kept += try await statistics.forPerson(person).keepPlaces(from: today.adding(days: 1 - Self.daysKept), through: today)
+            }
+        } catch {
+            logger.error("Could not keep the weighed hours of the people followed: \(error)")
+        }
+        if kept > 0 { logger.info("Weighed hours kept", metadata: ["places": "\(kept)"]) }
+        return kept
+    }
+}

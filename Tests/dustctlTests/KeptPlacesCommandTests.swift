@@ -1,0 +1,44 @@
+import DustKit
+import DustServices
+import DustStore
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("dustctl activity import keeps the weighed hours of the tracks it stores (docs/REFERENCE.md §19)")
+struct KeptPlacesCommandTests {
+    @Test("after jiho's walk is imported again, his 2026-11-20 is kept hour by hour, and day --json says what the unkept database says")
+    func importKeepsPlaces() async throws {
+        let directory = try TemporaryDirectory("finedust-kept-places")
+        defer { directory.remove() }
+        let household = TestFixtures.url(DemoReplay.householdConfigurationFile).path
+        // Two demo databases: one as the demo leaves it (nothing kept), one where the walk is imported again.
+        let unkept = try await demoDatabase(directory)
+        let keptDirectory = try TemporaryDirectory("finedust-kept-places-2")
+        defer { keptDirectory.remove() }
+        let kept = try await demoDatabase(keptDirectory)
+        let walk = TestFixtures.url(DemoReplay.walkFile).path
+        let imported = try await dustctl("activity", "import", walk, "--person", "jiho", "--config", household, "--db", kept, "--quiet")
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(imported.standardError.isEmpty)
+
+        let store = try SQLiteStore(path: kept, mode: .readOnly)
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let slots = calendar.slots(of: DemoReplay.lastDay)
+        let inputs = SlotPlace.inputs(radiusKilometres: DemoReplay.locationRadiusKilometres, home: nil)
+        let places = try await store.slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
+        // Every hour of the day 종로구 reported, one place each; 15:00 holds the walk's 40 positions.
+        let hours = try await store.readings(stations: [DemoReplay.station], from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
+        #expect(places.map(\.slot) == hours.map(\.slot))
+        let fifteen = try #require(places.first { $0.slot == slots[15] })
+        #expect(SlotPlace(bytes: fifteen.bytes, slot: fifteen.slot)?.track.positions.count == 40)
+
+        for arguments in [["day", "2026-11-20", "--person", "jiho", "--json"], ["week", "--end", "2026-11-20", "--everyone", "--json"]] {
+            let read = try await dustctl(arguments + ["--config", household, "--db", kept])
+            let weighed = try await dustctl(arguments + ["--config", household, "--db", unkept])
+            #expect(read.status == 0 && weighed.status == 0, "\(read.standardError)\(weighed.standardError)")
+            #expect(read.standardOutput.replacingOccurrences(of: kept, with: unkept) == weighed.standardOutput, "\(arguments)")
+            if arguments[0] == "day" { #expect(read.standardOutput.contains("\"kind\":\"track\"")) }
+        }
+    }
+}
