@@ -20,11 +20,15 @@
 #     jiho's `activity_source`, and no position;
 #   * jiho-travels, jiho again (walking and positions copied in SQL into `activity_source` and
 #     `track_position`) but spending 2026-11-20 (KST) in 부산: that day's positions moved by the offset
-#     from 서울's centre to 부산's, so his week's bounding box spans the country from 서울 to 부산.
+#     from 서울's centre to 부산's, so his week's bounding box spans the country from 서울 to 부산;
+#   * jiho-unkept, jiho again (walking and positions copied in SQL), so none of his hours is kept
+#     (`slot_place`, docs/REFERENCE.md §19): every read weighs every minute, as before places were kept.
+# The import keeps jiho's weighed hours (what dustd's pass after each poll does for everyone it
+# follows); the copies made in SQL have none, and reads never keep.
 # Configuration: `station.mode: nation`, `location.radiusKm` left at its default (10 km), both people.
-# Five commands, one of each per round:
-#   week --person jiho · week --person jiho-untracked · week --person jiho-travels   (--end 2026-11-20 --json)
-#   export --person jiho · export --person jiho-untracked          (--from 2025-11-21 --to 2026-11-20 --json)
+# Seven commands, one of each per round:
+#   week --person jiho · jiho-untracked · jiho-travels · jiho-unkept              (--end 2026-11-20 --json)
+#   export --person jiho · jiho-untracked · jiho-unkept           (--from 2025-11-21 --to 2026-11-20 --json)
 # then each once under /usr/bin/time -v for its peak RSS, and jiho-travels' and jiho's last 30 days'
 # export once each (jiho-travels' year would read 466 stations' year: minutes and gigabytes).
 # Needs the sqlite3 command (apt-get install sqlite3). Targets (§19): the tracked week ≤ 2× the
@@ -46,6 +50,7 @@ people:
   - { name: jiho, born: 1988-04, sex: male, station: 종로구 }
   - { name: jiho-untracked, born: 1988-04, sex: male, station: 종로구 }
   - { name: jiho-travels, born: 1988-04, sex: male, station: 종로구 }
+  - { name: jiho-unkept, born: 1988-04, sex: male, station: 종로구 }
 EOF
 export DUSTD_CONFIG="$WORK/track.yaml"
 
@@ -131,7 +136,7 @@ echo "== jiho's year of minutes"
 # 2026-11-20 00:00 KST to 2026-11-21 00:00 KST: jiho-travels' day in 부산.
 sqlite3 "$DB" "
     BEGIN;
-    WITH w(who) AS (VALUES ('jiho-untracked'), ('jiho-travels'))
+    WITH w(who) AS (VALUES ('jiho-untracked'), ('jiho-travels'), ('jiho-unkept'))
     INSERT INTO activity_source(person, source, slot_start, distance_m, imported_at)
         SELECT who, source, slot_start, distance_m, imported_at FROM activity_source, w WHERE person = 'jiho';
     INSERT INTO track_position(person, source, minute, latitude, longitude, imported_at)
@@ -140,6 +145,8 @@ sqlite3 "$DB" "
                CASE WHEN minute >= $last - 86400 AND minute < $last THEN longitude - 126.9900 + 129.0756 ELSE longitude END,
                imported_at
         FROM track_position WHERE person = 'jiho';
+    INSERT INTO track_position(person, source, minute, latitude, longitude, imported_at)
+        SELECT 'jiho-unkept', source, minute, latitude, longitude, imported_at FROM track_position WHERE person = 'jiho';
     COMMIT;
     VACUUM;"
 sqlite3 "$DB" "SELECT 'stations', count(*), sum(latitude IS NOT NULL) FROM station;
@@ -147,7 +154,8 @@ sqlite3 "$DB" "SELECT 'stations', count(*), sum(latitude IS NOT NULL) FROM stati
         FROM measurement;
     SELECT 'activity_source', person, count(*), round(sum(distance_m) / 1000) || ' km' FROM activity_source GROUP BY person;
     SELECT 'track_position', person, count(*), datetime(min(minute), 'unixepoch'), datetime(max(minute), 'unixepoch')
-        FROM track_position GROUP BY person;"
+        FROM track_position GROUP BY person;
+    SELECT 'slot_place', person, count(*), sum(length(place)) || ' bytes' FROM slot_place GROUP BY person;"
 ls -l "$DB"
 
 BENCHMARKS="$ROOT/Benchmarks" python3 - "$DUSTCTL" "$DB" "$WORK" "$RUNS" << 'EOF'
@@ -170,8 +178,10 @@ commands = [
     ("week, tracked", week + ["--person", "jiho"]),
     ("week, untracked", week + ["--person", "jiho-untracked"]),
     ("week, a day in 부산", week + ["--person", "jiho-travels"]),
+    ("week, tracked, none kept", week + ["--person", "jiho-unkept"]),
     ("export a year, tracked", export + ["--person", "jiho"]),
     ("export a year, untracked", export + ["--person", "jiho-untracked"]),
+    ("export a year, tracked, none kept", export + ["--person", "jiho-unkept"]),
 ]
 
 
@@ -183,11 +193,17 @@ def output(argv):
 for label, argv in commands:
     print(f"{label}: {len(output(argv))} bytes of JSON")
 days = {}
-for person in ("jiho", "jiho-untracked"):
+for person in ("jiho", "jiho-untracked", "jiho-unkept"):
     document = json.loads(output(export + ["--person", person]))
     days[person] = {day["date"]: day for day in document}
 changed = sum(1 for date, day in days["jiho"].items() if day != days["jiho-untracked"].get(date))
 print(f"export: {len(days['jiho'])} days; {changed} of jiho's differ from jiho-untracked's")
+# Kept places must not change a byte: jiho's year read from them is jiho-unkept's weighed afresh.
+kept_year = output(export + ["--person", "jiho"]).replace(b'"person":"jiho"', b'"person":"?"')
+weighed_year = output(export + ["--person", "jiho-unkept"]).replace(b'"person":"jiho-unkept"', b'"person":"?"')
+if kept_year != weighed_year:
+    sys.exit("track-week: jiho's kept year differs from jiho-unkept's weighed year")
+print("export: jiho's year read from kept places is byte for byte jiho-unkept's weighed afresh")
 # One tracked day hour by hour: where the weighted values came from.
 hours = json.loads(output([dustctl, "day", "2026-11-20", "--db", db, "--json", "--person", "jiho"]))["hourly"]
 stations = sorted({entry["station"] for hour in hours for entry in (hour.get("where") or {}).get("stations", {}).get("pm10", [])})

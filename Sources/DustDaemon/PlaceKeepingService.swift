@@ -6,15 +6,12 @@ import Logging
 import ServiceLifecycle
 
 /// Keeps each followed person's weighed hours (docs/REFERENCE.md §19) after every poll: the hours of
-/// the last `daysKept` days that the store keeps no place for — the new hour, a revised one, all of
+/// the last `SlotPlace.daysKept` days that the store keeps no place for — the new hour, a revised one, all of
 /// them after a station moved or a track was imported — are weighed once and kept, so `dustctl week`
 /// and a year's export read places instead of weighing every minute of every track again. Only what
 /// is missing is weighed: once caught up, a pass reads the year's places and readings and weighs one hour.
 public struct PlaceKeepingService: Service, CustomStringConvertible {
     public var description: String { "PlaceKeepingService" }
-
-    /// How far back each pass looks: a year and a day, what `dustctl export --from` of a year reads.
-    public static let daysKept = 366
 
     private let live: LiveConfiguration
     private let database: DaemonDatabase
@@ -49,7 +46,7 @@ public struct PlaceKeepingService: Service, CustomStringConvertible {
                 location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
             let today = statistics.today
             for person in settings.people {
-                kept += try await statistics.forPerson(person).keepPlaces(from: today.adding(days: 1 - Self.daysKept), through: today)
+                kept += try await statistics.forPerson(person).keepPlaces(from: today.adding(days: 1 - SlotPlace.daysKept), through: today)
             }
         } catch {
             logger.error("Could not keep the weighed hours of the people followed: \(error)")

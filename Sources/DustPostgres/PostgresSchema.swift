@@ -338,6 +338,21 @@ enum PostgresSchema {
                 )
                 """,
                 "INSERT INTO place_generation (id, generation) VALUES (1, 0)",
+                // The roles an operator granted the positions to get the places too: a reader's
+                // reports read them, and another dustd's writes forget them (docs/REFERENCE.md §20).
+                """
+                DO $$
+                DECLARE granted record;
+                BEGIN
+                    FOR granted IN
+                        SELECT grantee, privilege_type FROM information_schema.role_table_grants
+                        WHERE table_schema = current_schema() AND table_name = 'track_position'
+                            AND privilege_type IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE') AND grantee <> current_user
+                    LOOP
+                        EXECUTE format('GRANT %s ON slot_place, place_generation TO %I', granted.privilege_type, granted.grantee);
+                    END LOOP;
+                END $$
+                """,
             ]
         ),
     ]

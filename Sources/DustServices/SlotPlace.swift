@@ -38,6 +38,10 @@ public struct SlotPlace: Sendable, Hashable {
         public var fallback: WeightingFallback?
     }
 
+    /// How far back dustd keeps places after each poll (and a station list that moved a station
+    /// has them weighed again): a year and a day, what an export of a year reads.
+    public static let daysKept = 366
+
     /// nil for a person without `home`.
     public var home: Home?
     public var track: Track
@@ -170,10 +174,9 @@ private struct ByteReader {
     private mutating func little<Integer: FixedWidthInteger>(_: Integer.Type) -> Integer? {
         let size = MemoryLayout<Integer>.size
         guard bytes.count - offset >= size else { return nil }
-        var value: Integer = 0
-        for index in 0..<size { value |= Integer(bytes[offset + index]) << (8 * index) }
+        let value = bytes.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: Integer.self) }
         offset += size
-        return value
+        return Integer(littleEndian: value)
     }
 
     mutating func integer() -> Int32? { little(UInt32.self).map { Int32(bitPattern: $0) } }

@@ -258,7 +258,7 @@ public struct StatisticsService: Sendable {
         while monthStart <= last {
             let monthEnd = min(monthStart.adding(days: 30), last)
             if let firstSlot = calendar.slots(of: monthStart).first, let lastSlot = calendar.slots(of: monthEnd).last,
-                let weighed = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: nil).weighed,
+                let weighed = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: nil, keeping: true).weighed,
                 !weighed.places.isEmpty,
                 try await places.keepSlotPlaces(
                     weighed.places, person: person.name, inputs: weighed.inputs, generation: weighed.generation)
@@ -285,7 +285,10 @@ public struct StatisticsService: Sendable {
 
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
     /// fallback that has a value, per pollutant; intake from the merged value and the slot's activity.
-    private func exposures(from: Slot, to: Slot, stored prefetched: [HourlyReading]?) async throws(StorageFailure) -> Exposures {
+    /// `keeping`: collect the places weighed for `keepPlaces` (a report only reads).
+    private func exposures(
+        from: Slot, to: Slot, stored prefetched: [HourlyReading]?, keeping: Bool = false
+    ) async throws(StorageFailure) -> Exposures {
         let ownStations = Set(stations.all)
         let stored =
             if let prefetched {
@@ -297,7 +300,7 @@ public struct StatisticsService: Sendable {
         var body = try await bodyRecords(from: from, to: to)
         var slots: [Slot] = []
         for reading in stored where reading.slot != slots.last { slots.append(reading.slot) }
-        var whereabouts = try await locationRecords(from: from, to: to, slots: slots)
+        var whereabouts = try await locationRecords(from: from, to: to, slots: slots, keeping: keeping)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
@@ -361,21 +364,25 @@ public struct StatisticsService: Sendable {
     /// the store keeps, and for the others the person's positions, read once, and the stations near
     /// them, whose values the weigher reads a month at a time. Inactive without location inputs, for
     /// a model that does not breathe, or for a person with neither `home` nor a position in the slots.
-    private func locationRecords(from: Slot, to: Slot, slots: [Slot]) async throws(StorageFailure) -> LocationCursor {
+    private func locationRecords(from: Slot, to: Slot, slots: [Slot], keeping: Bool) async throws(StorageFailure) -> LocationCursor {
         guard let location, intakeModel is VentilationIntakeModel else { return LocationCursor() }
         let inputs = SlotPlace.inputs(radiusKilometres: location.radiusKilometres, home: person.home)
-        var kept: [Slot: SlotPlace] = [:]
+        // Kept as bytes until their slot comes (a year decoded at once is twice the memory), each
+        // decoded once here to know it parses and whether it holds positions.
+        var kept: [Slot: [UInt8]] = [:]
+        var tracked = false
         var generation: Int64?
         if let places = location.places, !slots.isEmpty {
             // Read before the rows a weighing uses: a write after it raises the generation, and what
             // was weighed from older rows is not kept.
-            generation = try await places.placeGeneration()
+            if keeping { generation = try await places.placeGeneration() }
             for stored in try await places.slotPlaces(person: person.name, inputs: inputs, from: from, to: to) {
-                if let place = SlotPlace(bytes: stored.bytes, slot: stored.slot) { kept[stored.slot] = place }
+                guard let place = SlotPlace(bytes: stored.bytes, slot: stored.slot) else { continue }
+                kept[stored.slot] = stored.bytes
+                if !tracked && !place.track.positions.isEmpty { tracked = true }
             }
         }
         let missing = slots.filter { kept[$0] == nil }
-        let tracked = kept.values.contains { !$0.track.positions.isEmpty }
         guard let first = missing.first, let last = missing.last else {
             return LocationCursor(kept: kept, weigher: nil, active: person.home != nil || tracked, inputs: inputs, generation: generation)
         }
@@ -450,7 +457,7 @@ private struct WeighedPlaces {
 /// A range's places walked slot by slot in time order (docs/REFERENCE.md §19): each slot's kept
 /// place, or one weighed now, turned into the slot's value at home, intake and `where`.
 private struct LocationCursor {
-    private var kept: [Slot: SlotPlace] = [:]
+    private var kept: [Slot: [UInt8]] = [:]
     private var weigher: PlaceWeigher?
     /// Whether location follows the person in this range: they have `home` or a position in it.
     private var active = false
@@ -460,7 +467,8 @@ private struct LocationCursor {
 
     init() {}
 
-    init(kept: [Slot: SlotPlace], weigher: PlaceWeigher?, active: Bool, inputs: String, generation: Int64?) {
+    /// `generation`: the one read before the rows, when the places weighed are to be kept; nil collects none.
+    init(kept: [Slot: [UInt8]], weigher: PlaceWeigher?, active: Bool, inputs: String, generation: Int64?) {
         self.kept = kept
         self.weigher = weigher
         self.active = active
@@ -468,8 +476,8 @@ private struct LocationCursor {
         self.generation = generation
     }
 
-    /// What was weighed because the store kept no place for it; nil without a store of places, or
-    /// when location does not follow the person (nothing to keep).
+    /// What was weighed because the store kept no place for it; nil when not keeping (a report),
+    /// without a store of places, or when location does not follow the person (nothing to keep).
     var weighed: WeighedPlaces? {
         guard active, let generation else { return nil }
         return WeighedPlaces(places: weighedNow, inputs: inputs, generation: generation)
@@ -486,7 +494,7 @@ private struct LocationCursor {
     )? {
         guard active else { return nil }
         let place: SlotPlace
-        if let keptPlace = kept[slot] {
+        if let bytes = kept[slot], let keptPlace = SlotPlace(bytes: bytes, slot: slot) {
             place = keptPlace
         } else {
             if weigher != nil {

@@ -116,24 +116,15 @@ struct ActivityImportCommand: AsyncParsableCommand {
 }
 
 extension ActivityImportCommand {
-    /// Weighs the hours the imported tracks reach and keeps them (docs/REFERENCE.md §19), so the
-    /// next report reads them instead of weighing every minute; what dustd does after each poll. A
-    /// failure here loses nothing (reports weigh the hours when read): a warning says so.
+    /// Keeps the weighed hours the imported tracks reach, from their first day to their last.
     private func keepPlaces(of person: String, sources: Set<String>, store: any FineDustStore, settings: FineDustSettings) async {
-        guard let radius = settings.followingRadiusKilometres, let followed = settings.person(named: person),
-            let station = settings.station.name
-        else { return }
+        guard settings.followingRadiusKilometres != nil, let followed = settings.person(named: person) else { return }
         do {
             let spans = try await store.positionSummaries().filter { $0.person == person && sources.contains($0.source) }
             guard let first = spans.map(\.first).min(), let last = spans.map(\.last).max() else { return }
-            let statistics = StatisticsService(
-                readings: store, activity: store, clock: SystemClock(), calendar: settings.calendar, intakeModel: settings.intakeModel,
-                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
-                location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store)
-            ).forPerson(followed)
-            let calendar = settings.calendar
-            try await statistics.keepPlaces(
-                from: calendar.date(containing: first), through: min(calendar.date(containing: last), statistics.today))
+            await keepWeighedHours(
+                of: [followed], from: settings.calendar.date(containing: first), through: settings.calendar.date(containing: last),
+                store: store, settings: settings)
         } catch {
             standardError("warning: the hours of the imported tracks were not weighed ahead (\(error)); reports weigh them when read.")
         }

@@ -40,6 +40,8 @@ struct ImportCommand: AsyncParsableCommand {
             var opened: IngestService?
             var failures: [ExitStatus] = []
             var reports: [JSON] = []
+            var stored: (first: Slot, last: Slot)?
+            var written: (any FineDustStore)?
             for file in files {
                 // The name is the user's, but may hold anything a file name can: printed raw,
                 // `\e]2;…\a` retitled the terminal.
@@ -63,9 +65,18 @@ struct ImportCommand: AsyncParsableCommand {
                 // A storage failure is not the file's fault and would fail every later file too:
                 // it ends the import (the files stored so far stay stored).
                 let ingest: IngestService
-                if let opened { ingest = opened } else { ingest = IngestService(store: try await openStore(settings, for: .write)) }
+                if let opened {
+                    ingest = opened
+                } else {
+                    let store = try await openStore(settings, for: .write)
+                    ingest = IngestService(store: store)
+                    written = store
+                }
                 opened = ingest
                 let report = try await ingest.store(page)
+                for reading in page.readings {
+                    stored = (min(stored?.first ?? reading.slot, reading.slot), max(stored?.last ?? reading.slot, reading.slot))
+                }
                 if options.json {
                     reports.append(ImportJSON.imported(file: file, report))
                     continue
@@ -73,6 +84,11 @@ struct ImportCommand: AsyncParsableCommand {
                 try standardOutputLine(
                     "\(name): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(report.skippedSummary))"
                 )
+            }
+            if let stored, let store = written {
+                await keepWeighedHours(
+                    of: settings.people, from: settings.calendar.date(containing: stored.first.start),
+                    through: settings.calendar.date(containing: stored.last.start), store: store, settings: settings)
             }
             if options.json {
                 try standardOutputLine(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)

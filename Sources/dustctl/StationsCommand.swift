@@ -99,8 +99,13 @@ struct StationsImportCommand: AsyncParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            let unlocated = try await StationListService(store: openStore(settings, for: .write)).save(stations)
+            let store = try await openStore(settings, for: .write)
+            let unlocated = try await StationListService(store: store).save(stations)
             try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
+            // A station placed anew or moved forgets every kept place: the year dustd keeps is weighed again now.
+            let today = settings.calendar.date(containing: Date())
+            await keepWeighedHours(
+                of: settings.people, from: today.adding(days: 1 - SlotPlace.daysKept), through: today, store: store, settings: settings)
         }
     }
 }

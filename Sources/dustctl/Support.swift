@@ -63,6 +63,28 @@ func openStore(atPath path: String, for access: DatabaseAccess) throws(StoreErro
     try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite)
 }
 
+/// Weighs and keeps `people`'s hours from `first` through `last` (at most today) that a write left
+/// without a kept place (docs/REFERENCE.md §19, "Kept places"), so the next report reads them
+/// instead of weighing every position: what dustd's pass after each poll does, done at once by the
+/// command that wrote. Only where location follows people (`station.mode: nation`). A failure loses
+/// nothing (reports weigh those hours when read): a warning says so.
+func keepWeighedHours(
+    of people: [Person], from first: LocalDate, through last: LocalDate, store: any FineDustStore, settings: FineDustSettings
+) async {
+    guard let radius = settings.followingRadiusKilometres, let station = settings.station.name else { return }
+    let household = StatisticsService(
+        readings: store, activity: store, clock: SystemClock(), calendar: settings.calendar, intakeModel: settings.intakeModel,
+        stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
+        location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
+    do {
+        for person in people {
+            try await household.forPerson(person).keepPlaces(from: first, through: min(last, household.today))
+        }
+    } catch {
+        standardError("warning: the hours this changed were not weighed ahead (\(error)); reports weigh them when read.")
+    }
+}
+
 /// Runs a command body, turning every failure into one sentence on stderr and its exit status.
 func reportingFailures(_ body: () async throws -> Void) async throws {
     do {

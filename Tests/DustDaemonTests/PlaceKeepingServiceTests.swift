@@ -36,7 +36,7 @@ struct PlaceKeepingServiceTests {
     func keepsWhatIsMissing() async throws {
         let (store, service) = try await Self.rig(mode: .nation)
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
-        let first = calendar.slots(of: DemoReplay.lastDay.adding(days: 1 - PlaceKeepingService.daysKept))[0]
+        let first = calendar.slots(of: DemoReplay.lastDay.adding(days: 1 - SlotPlace.daysKept))[0]
         let year = (first, calendar.slots(of: DemoReplay.lastDay).last!.advanced(by: 1))
         let reported = Set(try store.readings(stations: [DemoReplay.station], from: year.0, to: year.1).map(\.slot))
         // jiho has a home (and a walk), seoa neither: only jiho is followed, every hour 종로구 reported.

@@ -28,7 +28,7 @@ struct KeptPlaceTests {
     static var people: [Person] { [dad, mom, kid] }
 
     func setUp() async throws {
-        try await store.saveStations(
+        try store.saveStations(
             LocationStatisticsTests.stations + [Station(name: "해운대구", address: "부산 해운대구", latitude: 35.1631, longitude: 129.1636)],
             at: DemoReplay.now)
         var readings: [HourlyReading] = []
@@ -43,7 +43,7 @@ struct KeptPlaceTests {
                 readings.append(HourlyReading(station: "해운대구", slot: slot, concentration: DustPair(fineDust: 80, ultraFineDust: 40)))
             }
         }
-        _ = try await store.saveReadings(readings, fetchedAt: DemoReplay.now)
+        _ = try store.saveReadings(readings, fetchedAt: DemoReplay.now)
         let p = LocationStatisticsTests.p
         let ten = Scratch.slot(twentieth, hour: 10).start
         let eleven = Scratch.slot(twentieth, hour: 11).start
@@ -61,7 +61,7 @@ struct KeptPlaceTests {
         for minute in 0..<30 {
             points.append(TrackPoint(at: busan.addingTimeInterval(Double(minute) * 60), latitude: 35.170, longitude: 129.160))
         }
-        try await store.saveImport(
+        try store.saveImport(
             walking: [],
             body: [],
             positions: [PositionBatch(person: "dad", source: "gpx:walks.gpx", minutes: TrackMinutes(points), replacing: nil)],
@@ -114,7 +114,7 @@ struct KeptPlaceTests {
 
         // 중구 revises 10:00 on the 20th: that slot's places go, for everyone; the rest stay kept.
         let tenSlot = Scratch.slot(twentieth, hour: 10)
-        _ = try await store.saveReadings(
+        _ = try store.saveReadings(
             [HourlyReading(station: "중구", slot: tenSlot, concentration: DustPair(fineDust: 90, ultraFineDust: 45))],
             fetchedAt: DemoReplay.now)
         try await expectSameDays("after 중구's revision")
@@ -126,22 +126,22 @@ struct KeptPlaceTests {
         let noon = Scratch.slot(twentieth, hour: 12).start
         let walk = TrackMinutes(
             (0..<20).map { TrackPoint(at: noon.addingTimeInterval(Double($0) * 60), latitude: 37.55, longitude: 126.98) })
-        try await store.saveImport(
+        try store.saveImport(
             walking: [], body: [], positions: [PositionBatch(person: "dad", source: "gpx:noon.gpx", minutes: walk, replacing: nil)],
             importedAt: DemoReplay.now)
         try await expectSameDays("after the noon walk")
         #expect(try await keep() == ["dad": 1, "mom": 0, "kid": 0])
 
         // 중구 moves 500 m north: every place goes.
-        try await store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
+        try store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
         try await expectSameDays("after 중구 moved")
         #expect(try await keep() == ["dad": 6, "mom": 6, "kid": 0])
         // The same list again moves nothing: everything stays kept.
-        try await store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
+        try store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
         #expect(try await keep() == ["dad": 0, "mom": 0, "kid": 0])
 
         // dad's positions forgotten: his places go, and his days are as without tracks.
-        #expect(try await store.forgetPositions(person: "dad", source: nil) == 110)
+        #expect(try store.forgetPositions(person: "dad", source: nil) == 110)
         try await expectSameDays("after dad's positions were forgotten")
         let untracked = try await statistics(Self.dad, places: store).day(twentieth)
         #expect(untracked.hourly.allSatisfy { $0.whereabouts == nil })
@@ -184,13 +184,13 @@ struct KeptPlaceTests {
         let tenSlot = Scratch.slot(twentieth, hour: 10)
         // The write lands after the keep read the generation and the rows, before it keeps.
         let racing = RacingPlaces(store) {
-            _ = try? await store.saveReadings(
+            _ = try? store.saveReadings(
                 [HourlyReading(station: "중구", slot: tenSlot, concentration: DustPair(fineDust: 90, ultraFineDust: 45))],
                 fetchedAt: DemoReplay.now)
         }
         #expect(try await statistics(Self.dad, places: racing).keepPlaces(from: twentieth, through: twentyFirst) == 0)
         #expect(
-            try await store.slotPlaces(person: "dad", inputs: racing.inputs, from: tenSlot.advanced(by: -48), to: tenSlot.advanced(by: 48))
+            try store.slotPlaces(person: "dad", inputs: racing.inputs, from: tenSlot.advanced(by: -48), to: tenSlot.advanced(by: 48))
                 .isEmpty)
         #expect(try await statistics(Self.dad, places: store).keepPlaces(from: twentieth, through: twentyFirst) == 6)
         try await expectSameDays("after the raced keep")

@@ -111,6 +111,31 @@ struct PostgresStoreTests {
         #expect(ExitStatus(refused) == .ioError)
     }
 
+    @Test("Upgrading to v13 grants the kept places to the roles granted the positions: a reader of a v12 database still reads")
+    func placesGrantedOnUpgrade() async throws {
+        let (server, location, store) = try await fresh()
+        await store.close()
+        // The database as FineDust v12 left it, with a reading role an operator set up then.
+        let role = "reader_" + UUID().uuidString.prefix(8).lowercased()
+        let password = UUID().uuidString
+        try await server.execute(
+            """
+            DROP TABLE slot_place, place_generation; DELETE FROM finedust_migration WHERE name = 'v13-slot-places';
+            CREATE ROLE \(role) LOGIN PASSWORD '\(password)'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)
+            """, database: location.database)
+        let upgraded = try await PostgresStore.open(location, password: server.password)
+        await upgraded.close()
+        let reader = try await PostgresStore.open(
+            server.location(database: location.database, user: role), password: password, mode: .readOnly)
+        defer { Task { await reader.close() } }
+        #expect(try await reader.placeGeneration() == 0)
+        #expect(try await reader.slotPlaces(person: "dad", inputs: "v1", from: eight, to: eight.advanced(by: 1)).isEmpty)
+        #expect(
+            try await server.execute(
+                "SELECT privilege_type FROM information_schema.role_table_grants WHERE grantee = '\(role)' AND table_name = 'slot_place'",
+                database: location.database) == "SELECT")
+    }
+
     @Test("A read-only role reads; its write is denied, and a read-write open by it says which grant it lacks")
     func readOnlyRole() async throws {
         let (server, location, store) = try await fresh()

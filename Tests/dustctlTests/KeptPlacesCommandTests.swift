@@ -26,12 +26,31 @@ struct KeptPlacesCommandTests {
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let slots = calendar.slots(of: DemoReplay.lastDay)
         let inputs = SlotPlace.inputs(radiusKilometres: DemoReplay.locationRadiusKilometres, home: nil)
-        let places = try await store.slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
+        let places = try store.slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
         // Every hour of the day 종로구 reported, one place each; 15:00 holds the walk's 40 positions.
-        let hours = try await store.readings(stations: [DemoReplay.station], from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
+        let hours = try store.readings(stations: [DemoReplay.station], from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
         #expect(places.map(\.slot) == hours.map(\.slot))
         let fifteen = try #require(places.first { $0.slot == slots[15] })
         #expect(SlotPlace(bytes: fifteen.bytes, slot: fifteen.slot)?.track.positions.count == 40)
+
+        // dustctl import of a revised 23:00 (PM10 45 → 95) forgets that hour's places and keeps it again at once.
+        let generation = try store.placeGeneration()
+        let daily = try String(contentsOf: TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), encoding: .utf8)
+        let revised = directory.path("revised.xml")
+        try daily.replacingOccurrences(of: "<pm10Value>45</pm10Value>", with: "<pm10Value>95</pm10Value>")
+            .write(toFile: revised, atomically: true, encoding: .utf8)
+        let reimported = try await dustctl("import", revised, "--config", household, "--db", kept)
+        #expect(
+            reimported.status == 0 && reimported.standardOutput.contains("1 revised"),
+            "\(reimported.standardOutput)\(reimported.standardError)")
+        #expect(try store.placeGeneration() > generation)
+        let again = try store.slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
+        #expect(again.map(\.slot) == hours.map(\.slot))
+        // The same readings into the unkept database, without the household's configuration: nothing is kept there.
+        #expect(try await dustctl("import", revised, "--db", unkept).status == 0)
+        #expect(
+            try SQLiteStore(path: unkept, mode: .readOnly).slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[23]).isEmpty
+        )
 
         for arguments in [["day", "2026-11-20", "--person", "jiho", "--json"], ["week", "--end", "2026-11-20", "--everyone", "--json"]] {
             let read = try await dustctl(arguments + ["--config", household, "--db", kept])
