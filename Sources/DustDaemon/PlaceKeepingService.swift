@@ -31,25 +31,29 @@ public struct PlaceKeepingService: Service, CustomStringConvertible {
     }
 
     /// One pass for every person; returns how many places were kept. A storage failure is logged
-    /// and the next poll's pass tries again (what is kept is only ever a copy of what reads compute).
+    /// for the person it met, the others are still kept, and the next poll's pass tries again (what
+    /// is kept is only ever a copy of what reads compute).
     @discardableResult
     func keep(at now: Date) async -> Int {
         let settings = live.snapshot.settings
         guard let radius = settings.followingRadiusKilometres, let station = settings.station.name else { return 0 }
-        var kept = 0
-        do {
-            let store = try database.current()
-            let statistics = StatisticsService(
-                readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
-                intakeModel: settings.intakeModel,
-                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
-                location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
-            let today = statistics.today
-            for person in settings.people {
-                kept += try await statistics.forPerson(person).keepPlaces(from: today.adding(days: 1 - SlotPlace.daysKept), through: today)
-            }
-        } catch {
+        let store: any FineDustStore
+        do { store = try database.current() } catch {
             logger.error("Could not keep the weighed hours of the people followed: \(error)")
+            return 0
+        }
+        let statistics = StatisticsService(
+            readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar, intakeModel: settings.intakeModel,
+            stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
+            location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
+        let today = statistics.today
+        var kept = 0
+        for person in settings.people where !Task.isCancelled {
+            do {
+                kept += try await statistics.forPerson(person).keepPlaces(from: today.adding(days: 1 - SlotPlace.daysKept), through: today)
+            } catch {
+                logger.error("Could not keep the weighed hours of \(person.name): \(error)")
+            }
         }
         if kept > 0 { logger.info("Weighed hours kept", metadata: ["places": "\(kept)"]) }
         return kept

@@ -137,8 +137,11 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
                     logger: logger)
                 moved += try await Self.single(rows, "n") ?? 0
             }
-            try await Self.forgetPlaces(person: from, connection, logger)
-            try await Self.forgetPlaces(person: to, connection, logger)
+            // Nothing handed over changes nothing: `to`'s kept places stay (this runs at every start).
+            if moved > 0 {
+                try await Self.forgetPlaces(person: from, connection, logger)
+                try await Self.forgetPlaces(person: to, connection, logger)
+            }
             return moved
         }
     }
@@ -355,16 +358,13 @@ extension PostgresStore: ActivityStore, PhysiologyStore, PositionStore {
         // from there to the commit, not while a year of positions goes in.
         var changed: [(person: String, from: Date, through: Date)] = []
         for batch in batches {
+            changed += batch.changedSpans.map { (batch.person, $0.lowerBound, $0.upperBound) }
             if let span = batch.replacing {
-                changed.append((batch.person, span.lowerBound, span.upperBound.addingTimeInterval(TrackCoverage.positionCover)))
                 try await connection.query(
                     """
                     DELETE FROM track_position WHERE person = \(batch.person) AND source = \(batch.source)
                         AND minute >= \(seconds(span.lowerBound)) AND minute <= \(seconds(span.upperBound))
                     """, logger: logger)
-            }
-            if let first = batch.minutes.lazy.map(\.at).min(), let last = batch.minutes.lazy.map(\.at).max() {
-                changed.append((batch.person, first, last.addingTimeInterval(TrackCoverage.positionCover)))
             }
             let points = lastOfEachKey(batch.minutes.map { (seconds($0.at), ($0.latitude, $0.longitude)) })
             for chunk in stride(from: 0, to: points.count, by: importChunk) {

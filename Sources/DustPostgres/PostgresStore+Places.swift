@@ -5,9 +5,11 @@ import PostgresNIO
 
 // The places of §19 kept per person and slot (docs/REFERENCE.md §19, §20): the SQLite store's
 // PlaceStorage.swift in PostgreSQL's words. The generation's one row is also the lock that orders a
-// keep against the writes that forget places: each writer raises it first (taking the row's lock
-// until it commits), and a keep reads it `FOR UPDATE`, so a keep either commits before a writer's
-// `DELETE` runs (which then removes what it kept) or sees the raised generation and keeps nothing.
+// keep against the writes that forget places: each writer raises it before its `DELETE`, in the same
+// transaction (taking the row's lock until it commits), and a keep reads it `FOR UPDATE`, so a keep
+// either commits before a writer's `DELETE` runs (which then removes what it kept) or sees the raised
+// generation and keeps nothing. Writers raise it late, after their own rows, so a long import holds
+// the lock only from there to its commit.
 
 extension PostgresStore: SlotPlaceStore {
     public func placeGeneration() async throws(StorageFailure) -> Int64 {
@@ -29,7 +31,8 @@ extension PostgresStore: SlotPlaceStore {
                 ORDER BY slot_start
                 """, logger: logger)
             var places: [StoredSlotPlace] = []
-            for try await (start, place) in rows.decode((Int64, ByteBuffer).self) where start % 3600 == 0 {
+            // `slot_start` is a whole hour: the table's CHECK.
+            for try await (start, place) in rows.decode((Int64, ByteBuffer).self) {
                 places.append(StoredSlotPlace(slot: Slot(startEpochSeconds: start), bytes: Array(place.readableBytesView)))
             }
             return places
@@ -58,8 +61,8 @@ extension PostgresStore: SlotPlaceStore {
         }
     }
 
-    /// Raises the generation, taking its row's lock until the writer commits: first in every
-    /// writer that forgets places.
+    /// Raises the generation, taking its row's lock until the writer commits: before every `DELETE`
+    /// of places, in the writer's transaction.
     static func raisePlaceGeneration(_ connection: PostgresConnection, _ logger: Logger) async throws {
         try await connection.query("UPDATE place_generation SET generation = generation + 1", logger: logger)
     }
@@ -88,9 +91,8 @@ extension PostgresStore: SlotPlaceStore {
         }
     }
 
-    /// Forgets every place (a station moved).
+    /// Forgets every place (a station moved); the caller raised the generation before it looked.
     static func forgetAllPlaces(_ connection: PostgresConnection, _ logger: Logger) async throws {
-        try await raisePlaceGeneration(connection, logger)
         try await connection.query("DELETE FROM slot_place", logger: logger)
     }
 }

@@ -244,13 +244,16 @@ extension PostgresStore: PollStore, StationStore, DaemonStatusStore {
         let updated = Self.seconds(time)
         _ = try await writing { connection in
             // A station placed anew or moved changes what every place weighed: they are weighed again.
+            // The generation is raised (and its row locked) before looking, so a concurrent save that
+            // moves a station commits before this one reads the stations, or after it has written them.
+            try await Self.raisePlaceGeneration(connection, logger)
             var moved = false
             for station in stations where !moved && (station.latitude != nil || station.longitude != nil) {
                 var stored: (Double?, Double?) = (nil, nil)
                 let rows = try await connection.query(
                     "SELECT latitude, longitude FROM station WHERE name = \(station.name)", logger: logger)
                 for try await row in rows.decode((Double?, Double?).self) { stored = row }
-                moved = (station.latitude ?? stored.0) != stored.0 || (station.longitude ?? stored.1) != stored.1
+                moved = station.moves(fromLatitude: stored.0, longitude: stored.1)
             }
             if moved { try await Self.forgetAllPlaces(connection, logger) }
             for station in stations {

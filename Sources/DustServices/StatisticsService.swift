@@ -252,12 +252,17 @@ public struct StatisticsService: Sendable {
     /// many places were kept; a write that raced a month leaves that month to the next call.
     @discardableResult
     public func keepPlaces(from first: LocalDate, through last: LocalDate) async throws(StorageFailure) -> Int {
-        guard let places = location?.places, first <= last else { return 0 }
+        guard let location, let places = location.places, first <= last else { return 0 }
         var kept = 0
         var monthStart = first
-        while monthStart <= last {
+        let inputs = SlotPlace.inputs(radiusKilometres: location.radiusKilometres, home: person.home)
+        // dustd stopping ends the pass between months; the next start takes it up.
+        while monthStart <= last, !Task.isCancelled {
             let monthEnd = min(monthStart.adding(days: 30), last)
             if let firstSlot = calendar.slots(of: monthStart).first, let lastSlot = calendar.slots(of: monthEnd).last,
+                // Once caught up a month has nothing missing: told from its hours and kept places
+                // alone, without reading its body records or computing its intake.
+                try await hasUnkeptHours(from: firstSlot, to: lastSlot.advanced(by: 1), inputs: inputs, places: places),
                 let weighed = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: nil, keeping: true).weighed,
                 !weighed.places.isEmpty,
                 try await places.keepSlotPlaces(
@@ -268,6 +273,19 @@ public struct StatisticsService: Sendable {
             monthStart = monthEnd.adding(days: 1)
         }
         return kept
+    }
+
+    /// Whether an hour of `[from, to)` with readings of the person's stations has no place kept with
+    /// `inputs`, for a person location can follow there (a `home`, or a position in the span).
+    private func hasUnkeptHours(from: Slot, to: Slot, inputs: String, places: any SlotPlaceStore) async throws(StorageFailure) -> Bool {
+        let kept = Set(try await places.slotPlaces(person: person.name, inputs: inputs, from: from, to: to).map(\.slot))
+        guard try await readings.readings(stations: stations.all, from: from, to: to).contains(where: { !kept.contains($0.slot) }) else {
+            return false
+        }
+        guard person.home == nil, let location else { return true }
+        return try await !location.positions.trackPoints(
+            person: person.name, from: from.start.addingTimeInterval(-TrackCoverage.positionCover), to: to.start
+        ).isEmpty
     }
 
     private func emptyDay(_ date: LocalDate) -> DayReport {
@@ -388,18 +406,39 @@ public struct StatisticsService: Sendable {
         }
         let positions = try await location.positions.trackPoints(
             person: person.name, from: first.start.addingTimeInterval(-TrackCoverage.positionCover), to: last.end)
+        // Location follows the person when a position may cover part of an hour weighed — what a
+        // kept place of that hour would record — not merely one between those hours.
+        guard person.home != nil || tracked || Self.anyPosition(positions, covering: missing) else {
+            return LocationCursor(kept: kept, weigher: nil, active: false, inputs: inputs, generation: generation)
+        }
         guard person.home != nil || !positions.isEmpty else {
-            return LocationCursor(kept: kept, weigher: nil, active: tracked, inputs: inputs, generation: generation)
+            return LocationCursor(kept: kept, weigher: nil, active: true, inputs: inputs, generation: generation)
         }
         var points = positions.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
         if let home = person.home { points.append(home) }
         let known = try await location.stationList.stations()
         let placed = StationPositions(stations: known)
         let nearby = placed.names(near: points, withinKilometres: location.radiusKilometres)
+        // The person's own stations always have a row for the hours weighed (those hours are theirs):
+        // whether the archive has an hour is told by the others.
+        let own = Set(stations.all)
         let weigher = PlaceWeigher(
-            stations: placed, known: known.map(\.name), radiusKilometres: location.radiusKilometres, positions: positions,
+            stations: placed, archive: known.map(\.name).filter { !own.contains($0) }, radiusKilometres: location.radiusKilometres,
+            positions: positions,
             home: person.home, nearby: nearby, readings: readings, until: last.advanced(by: 1))
         return LocationCursor(kept: kept, weigher: weigher, active: true, inputs: inputs, generation: generation)
+    }
+
+    /// Whether a position of `positions` (in time order) may cover part of one of `slots` (in order):
+    /// one lies from a minute before the slot's start to its end.
+    private static func anyPosition(_ positions: [TrackPoint], covering slots: [Slot]) -> Bool {
+        var index = 0
+        for slot in slots {
+            let earliest = slot.start.addingTimeInterval(-TrackCoverage.positionCover)
+            while index < positions.count, positions[index].at < earliest { index += 1 }
+            if index < positions.count, positions[index].at < slot.end { return true }
+        }
+        return false
     }
 
     /// §18: sleep, then heart rate, then §4's level, with the person's age row when `born` is set.
@@ -575,9 +614,9 @@ private struct PlaceWeigher {
     static let hoursPerRead = 31 * 24
 
     private let stationCount: Int
-    /// Every station the store knows, placed or not: the national archive asked whether it has the
-    /// slot at all when the slot's own stations have no row for it.
-    private let known: [String]
+    /// Every station the store knows, placed or not, but the person's own: the national archive,
+    /// asked whether it has the slot at all when the stations near the slot's points have no row for it.
+    private let archive: [String]
     /// Whether any station has a row for the slot; asked only when its own stations have none.
     private var nationalHasRow = true
     private let radius: Double
@@ -606,11 +645,11 @@ private struct PlaceWeigher {
     private var usedUltraFine: UsedStations
 
     init(
-        stations: StationPositions, known: [String], radiusKilometres: Double, positions: [TrackPoint], home: GeoPoint?,
+        stations: StationPositions, archive: [String], radiusKilometres: Double, positions: [TrackPoint], home: GeoPoint?,
         nearby: [String], readings store: any ReadingStore, until end: Slot
     ) {
         stationCount = stations.count
-        self.known = known
+        self.archive = archive
         radius = radiusKilometres
         self.positions = positions
         self.home = home
@@ -661,7 +700,7 @@ private struct PlaceWeigher {
         // Stations stand near the slot's points and none has a row: whether the archive lacks the
         // hour or only they were silent (a station elsewhere reported) decides what the slot says.
         if readings.candidateCount == 0, nearSlotCount > 0 {
-            nationalHasRow = !(try await store.dustValues(stations: known, from: slot, to: slot.advanced(by: 1))).isEmpty
+            nationalHasRow = !(try await store.dustValues(stations: archive, from: slot, to: slot.advanced(by: 1))).isEmpty
         }
     }
 

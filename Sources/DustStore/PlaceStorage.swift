@@ -28,8 +28,8 @@ extension SQLiteStore: SlotPlaceStore {
                 if count > 0, let blob = sqlite3_column_blob(row, 1) {
                     bytes.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(start: blob, count: count)) }
                 }
-                // A row whose slot is not a whole hour was not written here: weighed again.
-                if start % 3600 == 0 { places.append(StoredSlotPlace(slot: Slot(startEpochSeconds: start), bytes: bytes)) }
+                // `slot_start` is a whole hour: the table's CHECK.
+                places.append(StoredSlotPlace(slot: Slot(startEpochSeconds: start), bytes: bytes))
             }
             return places
         }

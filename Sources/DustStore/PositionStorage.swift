@@ -18,13 +18,8 @@ extension SQLiteStore {
         for batch in batches {
             if let span = batch.replacing {
                 try delete.execute(arguments: [batch.person, batch.source, Self.seconds(span.lowerBound), Self.seconds(span.upperBound)])
-                try forgetPlaces(
-                    person: batch.person, from: span.lowerBound, through: span.upperBound.addingTimeInterval(TrackCoverage.positionCover),
-                    db)
             }
-            if let first = batch.minutes.lazy.map(\.at).min(), let last = batch.minutes.lazy.map(\.at).max() {
-                try forgetPlaces(person: batch.person, from: first, through: last.addingTimeInterval(TrackCoverage.positionCover), db)
-            }
+            for span in batch.changedSpans { try forgetPlaces(person: batch.person, from: span.lowerBound, through: span.upperBound, db) }
             for point in batch.minutes {
                 try insert.execute(arguments: [
                     batch.person, batch.source, Self.seconds(point.at), point.latitude, point.longitude, imported,

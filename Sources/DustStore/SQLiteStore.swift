@@ -373,9 +373,7 @@ public final class SQLiteStore: Sendable {
             var moved = false
             for station in stations where !moved && (station.latitude != nil || station.longitude != nil) {
                 let row = try Row.fetchOne(stored, arguments: [station.name])
-                let latitude: Double? = row?["latitude"]
-                let longitude: Double? = row?["longitude"]
-                moved = (station.latitude ?? latitude) != latitude || (station.longitude ?? longitude) != longitude
+                moved = station.moves(fromLatitude: row?["latitude"], longitude: row?["longitude"])
             }
             if moved { try Self.forgetAllPlaces(db) }
             for station in stations {
@@ -525,8 +523,11 @@ public final class SQLiteStore: Sendable {
                 try db.execute(sql: "UPDATE \(table) SET person = ? WHERE person = ?", arguments: [to, from])
                 moved += db.changesCount
             }
-            try Self.forgetPlaces(person: from, db)
-            try Self.forgetPlaces(person: to, db)
+            // Nothing handed over changes nothing: `to`'s kept places stay (this runs at every start).
+            if moved > 0 {
+                try Self.forgetPlaces(person: from, db)
+                try Self.forgetPlaces(person: to, db)
+            }
             return moved
         }
     }

@@ -103,7 +103,7 @@ struct StationsImportCommand: AsyncParsableCommand {
             let unlocated = try await StationListService(store: store).save(stations)
             try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
             // A station placed anew or moved forgets every kept place: the year dustd keeps is weighed again now.
-            let today = settings.calendar.date(containing: Date())
+            let today = settings.calendar.date(containing: SystemClock().now)
             await keepWeighedHours(
                 of: settings.people, from: today.adding(days: 1 - SlotPlace.daysKept), through: today, store: store, settings: settings)
         }

@@ -76,12 +76,14 @@ func keepWeighedHours(
         readings: store, activity: store, clock: SystemClock(), calendar: settings.calendar, intakeModel: settings.intakeModel,
         stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
         location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
-    do {
-        for person in people {
+    for person in people {
+        do {
             try await household.forPerson(person).keepPlaces(from: first, through: min(last, household.today))
+        } catch {
+            standardError(
+                "warning: \(TerminalSafeText.sanitized(person.name))'s hours this changed were not weighed ahead (\(error)); reports weigh them when read."
+            )
         }
-    } catch {
-        standardError("warning: the hours this changed were not weighed ahead (\(error)); reports weigh them when read.")
     }
 }
 

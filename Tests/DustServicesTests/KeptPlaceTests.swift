@@ -196,6 +196,57 @@ struct KeptPlaceTests {
         try await expectSameDays("after the raced keep")
     }
 
+    @Test("positions only in hours no station reported: location follows no hour, weighed afresh or kept")
+    func positionsBetweenReportedHours() async throws {
+        try await setUp()
+        // gran walks at 15:00 on the 20th, an hour 종로구 did not report; she has no home.
+        let gran = Person(name: "gran", born: BirthMonth("1950-02"), station: "종로구")
+        let three = Scratch.slot(twentieth, hour: 15).start
+        try store.saveImport(
+            walking: [], body: [],
+            positions: [
+                PositionBatch(
+                    person: "gran", source: "gpx:gran.gpx",
+                    minutes: TrackMinutes(
+                        (0..<30).map { TrackPoint(at: three.addingTimeInterval(Double($0) * 60), latitude: 37.56, longitude: 126.99) }),
+                    replacing: nil)
+            ], importedAt: DemoReplay.now)
+        let weighed = try await statistics(gran, places: nil).days(from: twentieth, through: twentyFirst)
+        #expect(weighed.flatMap(\.hourly).allSatisfy { $0.whereabouts == nil })
+        #expect(try await statistics(gran, places: store).keepPlaces(from: twentieth, through: twentyFirst) == 0)
+        #expect(try await statistics(gran, places: store).days(from: twentieth, through: twentyFirst) == weighed)
+    }
+
+    @Test("history from before station.mode: nation (only the home station reported): no national data, the hour as without location")
+    func onlyTheHomeStationReported() async throws {
+        try await setUp()
+        // 10:00 on the 22nd: 종로구 alone has a row (it was the one station polled), and dad walks in
+        // 부산 by 해운대구, which has none: the archive lacks the hour.
+        let twentySecond = november20.adding(days: 2)
+        let slot = Scratch.slot(twentySecond, hour: 10)
+        _ = try store.saveReadings(
+            [HourlyReading(station: "종로구", slot: slot, concentration: DustPair(fineDust: 30, ultraFineDust: 15))], fetchedAt: DemoReplay.now
+        )
+        try store.saveImport(
+            walking: [], body: [],
+            positions: [
+                PositionBatch(
+                    person: "dad", source: "gpx:later.gpx",
+                    minutes: TrackMinutes(
+                        (0..<30).map {
+                            TrackPoint(at: slot.start.addingTimeInterval(Double($0) * 60), latitude: 35.170, longitude: 129.160)
+                        }),
+                    replacing: nil)
+            ], importedAt: DemoReplay.now)
+        for places in [nil, store] as [(any SlotPlaceStore)?] {
+            let hour = try #require(try await statistics(Self.dad, places: places).day(twentySecond).hourly.first { $0.slot == slot })
+            #expect(hour.whereabouts == SlotWhereabouts(kind: .homeStation, fallback: .noNationalData))
+            // Sedentary indoors at 종로구's 30, as without location.
+            #expect(abs(hour.intake.fineDust! - 30 * 0.258 * 0.7) < 1e-9)
+            _ = try await statistics(Self.dad, places: store).keepPlaces(from: twentySecond, through: twentySecond)
+        }
+    }
+
     @Test("a place's bytes give it back; bytes cut short, of another version, or with a byte too many give none")
     func bytes() throws {
         let slot = Scratch.slot(twentieth, hour: 10)

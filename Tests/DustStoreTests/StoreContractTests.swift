@@ -466,6 +466,9 @@ struct StoreContractTests {
         for person in ["dad", "민지", "me"] { #expect(try await kept(person).isEmpty, "\(person)") }
         try await keepAll()
 
+        // Nothing to hand over (`me` has no rows): 민지's places stay.
+        #expect(try await store.movePerson(from: "me", to: "민지") == 0)
+        #expect(try await kept("민지") == hours)
         // `me`'s rows handed to 민지 (who has none but places): both forget theirs.
         try await store.saveImport(
             walking: [], body: [], positions: [PositionBatch(person: "me", source: "gpx:b.gpx", minutes: minutes, replacing: nil)],

@@ -280,8 +280,7 @@ public final class MemoryStore: FineDustStore, Sendable {
         state.withLock { state in
             let moved = stations.contains { station in
                 let stored = state.stations[station.name]?.station
-                return (station.latitude ?? stored?.latitude) != stored?.latitude
-                    || (station.longitude ?? stored?.longitude) != stored?.longitude
+                return station.moves(fromLatitude: stored?.latitude, longitude: stored?.longitude)
             }
             if moved { state.forgetPlaces { _, _ in true } }
             for station in stations {
@@ -384,7 +383,7 @@ public final class MemoryStore: FineDustStore, Sendable {
             move(&state.restingHeartRate) { $0.count }
             move(&state.sleep) { $0.count }
             move(&state.positions) { $0.count }
-            state.forgetPlaces { person, _ in person == from || person == to }
+            if moved > 0 { state.forgetPlaces { person, _ in person == from || person == to } }
             return moved
         }
     }
@@ -402,13 +401,9 @@ public final class MemoryStore: FineDustStore, Sendable {
                 if let span = batch.replacing { minutes = minutes.filter { !span.contains($0.key) } }
                 for point in batch.minutes { minutes[point.at] = (point.latitude, point.longitude) }
                 state.positions[key] = minutes.isEmpty ? nil : minutes
-                var spans: [ClosedRange<Date>] = batch.replacing.map { [$0] } ?? []
-                if let first = batch.minutes.lazy.map(\.at).min(), let last = batch.minutes.lazy.map(\.at).max() {
-                    spans.append(first...last)
-                }
-                for span in spans {
+                for span in batch.changedSpans {
                     let low = Slot(containing: span.lowerBound).startEpochSeconds
-                    let high = Slot(containing: span.upperBound.addingTimeInterval(TrackCoverage.positionCover)).startEpochSeconds
+                    let high = Slot(containing: span.upperBound).startEpochSeconds
                     state.forgetPlaces { person, start in person == batch.person && start >= low && start <= high }
                 }
             }

@@ -68,6 +68,22 @@ public struct PositionBatch: Sendable, Hashable {
     }
 }
 
+extension PositionBatch {
+    /// The instants whose hours' kept places (docs/REFERENCE.md §19) the batch changes: the span it
+    /// replaces and the span of its own minutes, each to a position's cover past its end. A store
+    /// forgets the person's places of the hours from the one holding each lower bound through the
+    /// one holding each upper bound.
+    public var changedSpans: [ClosedRange<Date>] {
+        var spans: [ClosedRange<Date>] = []
+        if let replacing { spans.append(replacing.lowerBound...replacing.upperBound.addingTimeInterval(TrackCoverage.positionCover)) }
+        // Minutes out of order (a later segment going back) are possible: the span is their least to their greatest.
+        if let first = minutes.lazy.map(\.at).min(), let last = minutes.lazy.map(\.at).max() {
+            spans.append(first...last.addingTimeInterval(TrackCoverage.positionCover))
+        }
+        return spans
+    }
+}
+
 /// How many minutes one source of one person has a position for, and from when to when.
 public struct PositionSummary: Sendable, Hashable {
     public var person: String

@@ -8,3 +8,12 @@ public protocol StationStore: Sendable {
     /// Stations seen in measurements or the station list, by name.
     func stations() async throws(StorageFailure) -> [Station]
 }
+
+extension Station {
+    /// Whether storing this station over the stored position (nil, nil when none) places it anew
+    /// or moves it: a field it does not carry keeps its stored value (`saveStations`). Every kept
+    /// place is weighed again then (docs/REFERENCE.md §19).
+    public func moves(fromLatitude latitude: Double?, longitude: Double?) -> Bool {
+        (self.latitude ?? latitude) != latitude || (self.longitude ?? longitude) != longitude
+    }
+}
