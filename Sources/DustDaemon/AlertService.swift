@@ -78,12 +78,9 @@ public struct AlertService: Service, CustomStringConvertible {
             // Each person's dose as `dustctl today --person` computes it: their station, settings, walking,
             // heart rate and sleep (docs/REFERENCE.md §18).
             let statistics = StatisticsService(
-                readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar,
-                intakeModel: settings.intakeModel,
-                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
-                location: settings.followingRadiusKilometres.map {
-                    LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
-                })
+                store: store, clock: FixedClock(now), calendar: settings.calendar, intakeModel: settings.intakeModel,
+                stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks),
+                followingRadiusKilometres: settings.followingRadiusKilometres)
             // The forecast region and the advisory district follow each person's home station.
             let regional: @Sendable (String) -> AlertRegionalReaders = { home in
                 AlertRegionalReaders(

@@ -36,26 +36,31 @@ public struct PlaceKeepingService: Service, CustomStringConvertible {
     @discardableResult
     func keep(at now: Date) async -> Int {
         let settings = live.snapshot.settings
-        guard let radius = settings.followingRadiusKilometres, let station = settings.station.name else { return 0 }
+        guard settings.followingRadiusKilometres != nil else { return 0 }
         let store: any FineDustStore
         do { store = try database.current() } catch {
             logger.error("Could not keep the weighed hours of the people followed: \(error)")
             return 0
         }
-        let statistics = StatisticsService(
-            readings: store, activity: store, clock: FixedClock(now), calendar: settings.calendar, intakeModel: settings.intakeModel,
-            stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
-            location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
-        let today = statistics.today
-        var kept = 0
-        for person in settings.people where !Task.isCancelled {
-            do {
-                kept += try await statistics.forPerson(person).keepPlaces(from: today.adding(days: 1 - SlotPlace.daysKept), through: today)
-            } catch {
-                logger.error("Could not keep the weighed hours of \(person.name): \(error)")
-            }
+        let kept = await Self.keep(settings: settings, store: store, at: now) { person, error in
+            logger.error("Could not keep the weighed hours of \(person.name): \(error)")
         }
         if kept > 0 { logger.info("Weighed hours kept", metadata: ["places": "\(kept)"]) }
         return kept
+    }
+
+    /// Keeps the hours of the last `SlotPlace.daysKept` days up to `now` that `store` keeps no place
+    /// for, for every configured person (without `people:`, `me`); nothing unless location follows
+    /// people (`station.mode: nation`). Each person's failure goes to `failed`, the others
+    /// are still kept. Returns how many places were kept.
+    static func keep(
+        settings: FineDustSettings, store: any FineDustStore, at now: Date, failed: (Person, StorageFailure) -> Void
+    ) async -> Int {
+        guard let radius = settings.followingRadiusKilometres, let station = settings.station.name else { return 0 }
+        let household = StatisticsService(
+            store: store, clock: FixedClock(now), calendar: settings.calendar, intakeModel: settings.intakeModel,
+            stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), followingRadiusKilometres: radius)
+        let days = SlotPlace.keptDays(through: household.today)
+        return await household.keepPlaces(of: settings.people, from: days.first, through: days.last, failed: failed)
     }
 }

@@ -1,6 +1,7 @@
 import AirKorea
 import AirKoreaHTTP
 import DustConfig
+import DustKit
 import DustServices
 import DustStore
 
@@ -24,10 +25,13 @@ public struct OneShotOutcome: Sendable, Equatable {
 public struct StationSync: Sendable {
     private let settings: FineDustSettings
     private let environment: [String: String]
+    private let clock: any WallClock
 
-    public init(settings: FineDustSettings, environment: [String: String]) {
+    /// - Parameter clock: today, for the year of weighed hours kept again after the save.
+    public init(settings: FineDustSettings, environment: [String: String], clock: any WallClock = SystemClock()) {
         self.settings = settings
         self.environment = environment
+        self.clock = clock
     }
 
     public func run() async -> OneShotOutcome {
@@ -55,8 +59,9 @@ public struct StationSync: Sendable {
                 "warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
         }
         let unlocated: Int
+        let store: any FineDustStore
         do {
-            let store = try await DaemonDatabase.open(settings, environment: environment, logger: DaemonDatabase.quietLogger)
+            store = try await DaemonDatabase.open(settings, environment: environment, logger: DaemonDatabase.quietLogger)
             unlocated = try await StationListService(store: store).save(fetched.stations)
         } catch let error as StorageFailure {
             return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
@@ -64,6 +69,21 @@ public struct StationSync: Sendable {
             return OneShotOutcome(status: .configuration, diagnostics: outcome.diagnostics + ["\(error)"])
         }
         outcome.output.append(StationListService.storedSummary(count: fetched.stations.count, unlocated: unlocated))
+        outcome.diagnostics += await keepWeighedHours(store: store)
         return outcome
+    }
+
+    /// A station placed anew or moved forgets every kept place (docs/REFERENCE.md §19): the year
+    /// dustd keeps is weighed again now, as `dustctl stations import` does, rather than at dustd's
+    /// next poll. The stations are stored either way; a failure is a warning (reports weigh those
+    /// hours when read).
+    private func keepWeighedHours(store: any FineDustStore) async -> [String] {
+        var warnings: [String] = []
+        _ = await PlaceKeepingService.keep(settings: settings, store: store, at: clock.now) { person, error in
+            warnings.append(
+                "warning: \(TerminalSafeText.sanitized(person.name))'s hours were not weighed ahead (\(error)); reports weigh them when read."
+            )
+        }
+        return warnings
     }
 }

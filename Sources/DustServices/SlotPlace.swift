@@ -42,6 +42,11 @@ public struct SlotPlace: Sendable, Hashable {
     /// has them weighed again): a year and a day, what an export of a year reads.
     public static let daysKept = 366
 
+    /// The `daysKept` days through `today`, whose places dustd keeps.
+    public static func keptDays(through today: LocalDate) -> (first: LocalDate, last: LocalDate) {
+        (today.adding(days: 1 - daysKept), today)
+    }
+
     /// nil for a person without `home`.
     public var home: Home?
     public var track: Track

@@ -35,3 +35,41 @@ extension StatisticsService {
         }
     }
 }
+
+extension StatisticsService {
+    /// The household's statistics over the whole database, as each FineDust program builds them:
+    /// every record read from `store`, and with `followingRadiusKilometres` (`station.mode: nation`)
+    /// location following each person (their positions, the station list and the kept places, all
+    /// in `store`; docs/REFERENCE.md §19). `forPerson` gives each person's.
+    public init(
+        store: any FineDustStore, clock: any WallClock, calendar: DayCalendar, intakeModel: any IntakeModel,
+        stations: StationPreference, followingRadiusKilometres: Double?
+    ) {
+        self.init(
+            readings: store, activity: store, clock: clock, calendar: calendar, intakeModel: intakeModel, stations: stations,
+            physiology: store,
+            location: followingRadiusKilometres.map {
+                LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
+            })
+    }
+
+    /// Keeps the weighed hours of `people` (the configured ones, never empty: without `people:`,
+    /// `me`) from `first` through `last` (at most today) that the store keeps no place for
+    /// (`keepPlaces(from:through:)`, docs/REFERENCE.md §19). Each person is kept on their own: a
+    /// storage failure goes to `failed` with the person it met, and the others are still kept.
+    /// Stops between people when the task is cancelled. Returns how many places were kept.
+    @discardableResult
+    public func keepPlaces(
+        of people: [Person], from first: LocalDate, through last: LocalDate, failed: (Person, StorageFailure) -> Void
+    ) async -> Int {
+        var kept = 0
+        for service in people.map(forPerson) where !Task.isCancelled {
+            do {
+                kept += try await service.keepPlaces(from: first, through: min(last, today))
+            } catch {
+                failed(service.person, error)
+            }
+        }
+        return kept
+    }
+}

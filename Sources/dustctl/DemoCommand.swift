@@ -34,9 +34,8 @@ struct DemoCommand: AsyncParsableCommand {
             let store = try openStore(atPath: db, for: .write)
             let replay = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
             let household = StatisticsService(
-                readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: calendar,
-                intakeModel: model, stations: StationPreference(primary: DemoReplay.station), physiology: store,
-                location: DemoReplay.location(store: store))
+                store: store, clock: FixedClock(DemoReplay.now), calendar: calendar, intakeModel: model,
+                stations: StationPreference(primary: DemoReplay.station), followingRadiusKilometres: DemoReplay.locationRadiusKilometres)
             var reports: [(person: Person, day: DayReport, week: WeekReport)] = []
             for person in DemoReplay.people {
                 let statistics = household.forPerson(person)

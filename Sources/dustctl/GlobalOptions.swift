@@ -70,10 +70,7 @@ struct GlobalOptions: ParsableArguments {
     func household(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) async throws -> StatisticsService {
         let store = try await openStore(settings, for: .read)
         return StatisticsService(
-            readings: store, activity: store, clock: clock, calendar: settings.calendar,
-            intakeModel: settings.intakeModel, stations: try primaryStation(settings), physiology: store,
-            location: settings.followingRadiusKilometres.map {
-                LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
-            })
+            store: store, clock: clock, calendar: settings.calendar, intakeModel: settings.intakeModel,
+            stations: try primaryStation(settings), followingRadiusKilometres: settings.followingRadiusKilometres)
     }
 }

@@ -22,6 +22,9 @@ struct StationsSyncCommand: AsyncParsableCommand {
             api.serviceKeyFile (never a command-line argument). Runs
             `dustd --sync-stations` (dustd, installed beside dustctl, is the FineDust
             program that talks to the network) with this configuration and database.
+            Where location follows people (station.mode: nation), it then weighs
+            again the hours of the last 366 days that a moved station changed, as
+            dustd would after its next poll: with a year of tracks, some seconds.
             Example:
               DUSTD_API_SERVICE_KEY_FILE=~/.airkorea-key dustctl stations sync
             """)
@@ -103,9 +106,8 @@ struct StationsImportCommand: AsyncParsableCommand {
             let unlocated = try await StationListService(store: store).save(stations)
             try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
             // A station placed anew or moved forgets every kept place: the year dustd keeps is weighed again now.
-            let today = settings.calendar.date(containing: SystemClock().now)
-            await keepWeighedHours(
-                of: settings.people, from: today.adding(days: 1 - SlotPlace.daysKept), through: today, store: store, settings: settings)
+            let days = SlotPlace.keptDays(through: settings.calendar.date(containing: SystemClock().now))
+            await keepWeighedHours(of: settings.people, from: days.first, through: days.last, store: store, settings: settings)
         }
     }
 }

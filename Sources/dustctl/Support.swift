@@ -73,17 +73,12 @@ func keepWeighedHours(
 ) async {
     guard let radius = settings.followingRadiusKilometres, let station = settings.station.name else { return }
     let household = StatisticsService(
-        readings: store, activity: store, clock: SystemClock(), calendar: settings.calendar, intakeModel: settings.intakeModel,
-        stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), physiology: store,
-        location: LocationInputs(positions: store, stationList: store, radiusKilometres: radius, places: store))
-    for person in people {
-        do {
-            try await household.forPerson(person).keepPlaces(from: first, through: min(last, household.today))
-        } catch {
-            standardError(
-                "warning: \(TerminalSafeText.sanitized(person.name))'s hours this changed were not weighed ahead (\(error)); reports weigh them when read."
-            )
-        }
+        store: store, clock: SystemClock(), calendar: settings.calendar, intakeModel: settings.intakeModel,
+        stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), followingRadiusKilometres: radius)
+    await household.keepPlaces(of: people, from: first, through: last) { person, error in
+        standardError(
+            "warning: \(TerminalSafeText.sanitized(person.name))'s hours this changed were not weighed ahead (\(error)); reports weigh them when read."
+        )
     }
 }
 

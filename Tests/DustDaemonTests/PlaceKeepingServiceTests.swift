@@ -2,6 +2,8 @@ import AirKorea
 import DustConfig
 import DustKit
 import DustServices
+import DustStore
+import FakeAirKorea
 import Foundation
 import TestSupport
 import Testing
@@ -13,18 +15,24 @@ struct PlaceKeepingServiceTests {
     /// jiho's home, by 광화문.
     static let home = GeoPoint(latitude: 37.5759, longitude: 126.9769)
 
+    static let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+
     /// The demo's household and data (its national archive, station list and jiho's walk) in a fresh
     /// store, and dustd's settings for it: `station.mode: nation` follows them, `single` does not.
-    static func rig(mode: StationMode) async throws -> (store: MemoryStore, service: PlaceKeepingService) {
+    /// `household: false` keeps the settings of an installation without `people:`: its one person, `me`.
+    static func rig(mode: StationMode, household: Bool = true) async throws -> (store: MemoryStore, service: PlaceKeepingService) {
         let store = MemoryStore()
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!))
             .run()
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
-        settings.station.name = DemoReplay.station
-        settings.station.mode = mode
-        settings.people = DemoReplay.people
-        settings.people[0].home = home
+        let environment = ["DUSTD_STATION_NAME": DemoReplay.station, "DUSTD_STATION_MODE": mode.rawValue]
+        var settings = try SettingsLoader(environment: environment, workingDirectory: "/nonexistent").load(configurationFile: nil)
+        if household {
+            settings.people = DemoReplay.people
+            settings.people[0].home = home
+        } else {
+            #expect(settings.people.map(\.name) == [Person.defaultName])
+        }
         let service = PlaceKeepingService(
             live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
             database: DaemonDatabase(store, logger: LogCapture().logger()), triggers: AsyncStream { nil },
@@ -63,5 +71,59 @@ struct PlaceKeepingServiceTests {
         let day = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!).slots(of: DemoReplay.lastDay)
         let inputs = SlotPlace.inputs(radiusKilometres: 10, home: Self.home)
         #expect(try store.slotPlaces(person: "jiho", inputs: inputs, from: day[0], to: day[day.count - 1].advanced(by: 1)).isEmpty)
+    }
+
+    /// `person`'s kept places on the demo's last day (2026-11-20), and the hours 종로구 reported that day.
+    static func placesOfLastDay(
+        _ person: String, in store: some SlotPlaceStore & ReadingStore
+    ) async throws -> (places: [StoredSlotPlace], reported: [Slot]) {
+        let slots = calendar.slots(of: DemoReplay.lastDay)
+        let end = slots[slots.count - 1].advanced(by: 1)
+        let inputs = SlotPlace.inputs(radiusKilometres: DemoReplay.locationRadiusKilometres, home: nil)
+        return (
+            try await store.slotPlaces(person: person, inputs: inputs, from: slots[0], to: end),
+            try await store.readings(stations: [DemoReplay.station], from: slots[0], to: end).map(\.slot)
+        )
+    }
+
+    @Test("Without people: the one person, me, is followed: the hours of me's walk are kept, and no one else's")
+    func keepsMeWithoutPeople() async throws {
+        let (store, service) = try await Self.rig(mode: .nation, household: false)
+        let walk = TestFixtures.url(DemoReplay.walkFile).path
+        _ = try await ActivityService(store: store, calendar: Self.calendar, clock: FixedClock(DemoReplay.now)).importFile(atPath: walk)
+        #expect(await service.keep(at: DemoReplay.now) > 0)
+        let (places, reported) = try await Self.placesOfLastDay(Person.defaultName, in: store)
+        #expect(places.map(\.slot) == reported)
+        let fifteen = try #require(places.first { $0.slot == Self.calendar.slots(of: DemoReplay.lastDay)[15] })
+        #expect(SlotPlace(bytes: fifteen.bytes, slot: fifteen.slot)?.track.positions.count == 40)
+        // jiho's walk is in the store too, but jiho is not configured: nobody follows him.
+        #expect(try await Self.placesOfLastDay("jiho", in: store).places.isEmpty)
+        #expect(await service.keep(at: DemoReplay.now) == 0)
+    }
+
+    @Test("dustd --sync-stations keeps the year of weighed hours at once, rather than at the next poll")
+    func stationSyncKeeps() async throws {
+        let directory = try TemporaryDirectory("finedust-sync-keeps")
+        defer { directory.remove() }
+        let path = directory.path("d.sqlite")
+        let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
+        _ = try await DemoReplay(fixtures: fixtures, store: try SQLiteStore(path: path, mode: .readWrite), calendar: Self.calendar).run()
+        #expect(try await Self.placesOfLastDay("jiho", in: SQLiteStore(path: path, mode: .readOnly)).places.isEmpty)
+
+        let list = try TestFixtures.data("synthesized/msrstn-list-seoul-walk-8.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: list) }
+        let settings = try SettingsLoader(
+            environment: ["DUSTD_STORAGE_PATH": path, "DUSTD_API_BASE_URL": try await server.start()], workingDirectory: "/nonexistent"
+        ).load(configurationFile: TestFixtures.url(DemoReplay.householdConfigurationFile).path)
+        let outcome = await StationSync(
+            settings: settings, environment: ["DUSTD_API_SERVICE_KEY": testKey], clock: FixedClock(DemoReplay.now)
+        ).run()
+        await server.stop()
+        #expect(outcome.status == .ok && outcome.diagnostics.isEmpty, "\(outcome.diagnostics)")
+        #expect(outcome.output == ["8 stations stored."])
+
+        let (places, reported) = try await Self.placesOfLastDay("jiho", in: SQLiteStore(path: path, mode: .readOnly))
+        #expect(!reported.isEmpty)
+        #expect(places.map(\.slot) == reported)
     }
 }

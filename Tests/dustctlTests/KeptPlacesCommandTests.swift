@@ -60,4 +60,41 @@ struct KeptPlacesCommandTests {
             if arguments[0] == "day" { #expect(read.standardOutput.contains("\"kind\":\"track\"")) }
         }
     }
+
+    @Test("Without people: the walk imported as me's is kept at once, and day --json says what weighing it afresh says")
+    func importKeepsMe() async throws {
+        let directory = try TemporaryDirectory("finedust-kept-me")
+        defer { directory.remove() }
+        // An installation without `people:`: its one person is `me`. The same walk into two demo
+        // databases, one imported where location follows no one (nothing kept), read the same way.
+        let nation = directory.path("nation.yaml")
+        try "station:\n  name: 종로구\n  mode: nation\n".write(toFile: nation, atomically: true, encoding: .utf8)
+        let single = directory.path("single.yaml")
+        try "station:\n  name: 종로구\n".write(toFile: single, atomically: true, encoding: .utf8)
+        let keptDirectory = try TemporaryDirectory("finedust-kept-me-2")
+        defer { keptDirectory.remove() }
+        let (kept, unkept) = (try await demoDatabase(keptDirectory), try await demoDatabase(directory))
+        let walk = TestFixtures.url(DemoReplay.walkFile).path
+        for (config, db) in [(nation, kept), (single, unkept)] {
+            let imported = try await dustctl("activity", "import", walk, "--config", config, "--db", db, "--quiet")
+            #expect(imported.status == 0 && imported.standardError.isEmpty, "\(imported.standardError)")
+        }
+
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let slots = calendar.slots(of: DemoReplay.lastDay)
+        let end = slots[slots.count - 1].advanced(by: 1)
+        let inputs = SlotPlace.inputs(radiusKilometres: DemoReplay.locationRadiusKilometres, home: nil)
+        let hours = try SQLiteStore(path: kept, mode: .readOnly).readings(stations: [DemoReplay.station], from: slots[0], to: end)
+        #expect(!hours.isEmpty)
+        #expect(
+            try SQLiteStore(path: kept, mode: .readOnly).slotPlaces(person: "me", inputs: inputs, from: slots[0], to: end).map(\.slot)
+                == hours.map(\.slot))
+        #expect(try SQLiteStore(path: unkept, mode: .readOnly).slotPlaces(person: "me", inputs: inputs, from: slots[0], to: end).isEmpty)
+
+        let read = try await dustctl("day", "2026-11-20", "--json", "--config", nation, "--db", kept)
+        let weighed = try await dustctl("day", "2026-11-20", "--json", "--config", nation, "--db", unkept)
+        #expect(read.status == 0 && weighed.status == 0, "\(read.standardError)\(weighed.standardError)")
+        #expect(read.standardOutput.contains("\"kind\":\"track\""))
+        #expect(read.standardOutput.replacingOccurrences(of: kept, with: unkept) == weighed.standardOutput)
+    }
 }

@@ -106,13 +106,9 @@ public struct WebData: Sendable {
 
     /// Statistics before a person is chosen: without `people:`, `me`'s.
     private func household(_ settings: ReportSettings) -> StatisticsService {
-        let store = store()
-        return StatisticsService(
-            readings: store, activity: store, clock: clock, calendar: settings.calendar,
-            intakeModel: settings.intakeModel, stations: settings.stations, physiology: store,
-            location: settings.followingRadiusKilometres.map {
-                LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
-            })
+        StatisticsService(
+            store: store(), clock: clock, calendar: settings.calendar, intakeModel: settings.intakeModel,
+            stations: settings.stations, followingRadiusKilometres: settings.followingRadiusKilometres)
     }
 
     /// dustd's health as `dustctl status` judges it.
