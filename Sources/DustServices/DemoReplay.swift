@@ -78,11 +78,6 @@ public struct DemoReplay: Sendable {
     /// How far from a position the demo looks for stations (`location.radiusKm`'s default, docs/REFERENCE.md §19).
     public static let locationRadiusKilometres = 10.0
 
-    /// The location inputs of the demo's reports: it follows its people as `station.mode: nation` would.
-    public static func location(store: any FineDustStore) -> LocationInputs {
-        LocationInputs(positions: store, stationList: store, radiusKilometres: locationRadiusKilometres, places: store)
-    }
-
     /// Station lists with coordinates, so `dustctl stations nearest` can be tried without the
     /// station-information service: a real one (two 부천 stations), and the 서울 stations around the walk
     /// that the demo's weighting places (docs/REFERENCE.md §19).

@@ -23,8 +23,7 @@ struct PlaceKeepingServiceTests {
     static func rig(mode: StationMode, household: Bool = true) async throws -> (store: MemoryStore, service: PlaceKeepingService) {
         let store = MemoryStore()
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
-        _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!))
-            .run()
+        _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         let environment = ["DUSTD_STATION_NAME": DemoReplay.station, "DUSTD_STATION_MODE": mode.rawValue]
         var settings = try SettingsLoader(environment: environment, workingDirectory: "/nonexistent").load(configurationFile: nil)
         if household {
@@ -73,31 +72,18 @@ struct PlaceKeepingServiceTests {
         #expect(try store.slotPlaces(person: "jiho", inputs: inputs, from: day[0], to: day[day.count - 1].advanced(by: 1)).isEmpty)
     }
 
-    /// `person`'s kept places on the demo's last day (2026-11-20), and the hours 종로구 reported that day.
-    static func placesOfLastDay(
-        _ person: String, in store: some SlotPlaceStore & ReadingStore
-    ) async throws -> (places: [StoredSlotPlace], reported: [Slot]) {
-        let slots = calendar.slots(of: DemoReplay.lastDay)
-        let end = slots[slots.count - 1].advanced(by: 1)
-        let inputs = SlotPlace.inputs(radiusKilometres: DemoReplay.locationRadiusKilometres, home: nil)
-        return (
-            try await store.slotPlaces(person: person, inputs: inputs, from: slots[0], to: end),
-            try await store.readings(stations: [DemoReplay.station], from: slots[0], to: end).map(\.slot)
-        )
-    }
-
     @Test("Without people: the one person, me, is followed: the hours of me's walk are kept, and no one else's")
     func keepsMeWithoutPeople() async throws {
         let (store, service) = try await Self.rig(mode: .nation, household: false)
         let walk = TestFixtures.url(DemoReplay.walkFile).path
         _ = try await ActivityService(store: store, calendar: Self.calendar, clock: FixedClock(DemoReplay.now)).importFile(atPath: walk)
         #expect(await service.keep(at: DemoReplay.now) > 0)
-        let (places, reported) = try await Self.placesOfLastDay(Person.defaultName, in: store)
+        let (places, reported) = try await DemoReplay.keptPlacesOfLastDay(Person.defaultName, in: store)
         #expect(places.map(\.slot) == reported)
         let fifteen = try #require(places.first { $0.slot == Self.calendar.slots(of: DemoReplay.lastDay)[15] })
         #expect(SlotPlace(bytes: fifteen.bytes, slot: fifteen.slot)?.track.positions.count == 40)
         // jiho's walk is in the store too, but jiho is not configured: nobody follows him.
-        #expect(try await Self.placesOfLastDay("jiho", in: store).places.isEmpty)
+        #expect(try await DemoReplay.keptPlacesOfLastDay("jiho", in: store).places.isEmpty)
         #expect(await service.keep(at: DemoReplay.now) == 0)
     }
 
@@ -108,7 +94,7 @@ struct PlaceKeepingServiceTests {
         let path = directory.path("d.sqlite")
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         _ = try await DemoReplay(fixtures: fixtures, store: try SQLiteStore(path: path, mode: .readWrite), calendar: Self.calendar).run()
-        #expect(try await Self.placesOfLastDay("jiho", in: SQLiteStore(path: path, mode: .readOnly)).places.isEmpty)
+        #expect(try await DemoReplay.keptPlacesOfLastDay("jiho", in: SQLiteStore(path: path, mode: .readOnly)).places.isEmpty)
 
         let list = try TestFixtures.data("synthesized/msrstn-list-seoul-walk-8.xml")
         let server = FakeAirKoreaServer { _ in .respond(status: 200, body: list) }
@@ -122,7 +108,7 @@ struct PlaceKeepingServiceTests {
         #expect(outcome.status == .ok && outcome.diagnostics.isEmpty, "\(outcome.diagnostics)")
         #expect(outcome.output == ["8 stations stored."])
 
-        let (places, reported) = try await Self.placesOfLastDay("jiho", in: SQLiteStore(path: path, mode: .readOnly))
+        let (places, reported) = try await DemoReplay.keptPlacesOfLastDay("jiho", in: SQLiteStore(path: path, mode: .readOnly))
         #expect(!reported.isEmpty)
         #expect(places.map(\.slot) == reported)
     }

@@ -18,16 +18,16 @@ struct DemoWalkTests {
         #expect(walk.file == DemoReplay.walkFile && walk.person == "jiho")
         #expect(walk.summary.trackedMinutes == 40)
         let jiho = DemoReplay.people[0]
-        func statistics(_ location: LocationInputs?) throws -> StatisticsService {
+        // Followed as the demo follows its people (`station.mode: nation`), and not followed.
+        func statistics(followingRadiusKilometres: Double?) throws -> StatisticsService {
             StatisticsService(
-                readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: seoul,
-                intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: DemoReplay.station), physiology: store,
-                location: location
+                store: store, clock: FixedClock(DemoReplay.now), calendar: seoul, intakeModel: try VentilationIntakeModel(),
+                stations: StationPreference(primary: DemoReplay.station), followingRadiusKilometres: followingRadiusKilometres
             ).forPerson(jiho)
         }
         return (
-            try await statistics(DemoReplay.location(store: store)).day(DemoReplay.lastDay),
-            try await statistics(nil).day(DemoReplay.lastDay)
+            try await statistics(followingRadiusKilometres: DemoReplay.locationRadiusKilometres).day(DemoReplay.lastDay),
+            try await statistics(followingRadiusKilometres: nil).day(DemoReplay.lastDay)
         )
     }
 

@@ -26,10 +26,9 @@ struct KeptPlacesCommandTests {
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let slots = calendar.slots(of: DemoReplay.lastDay)
         let inputs = SlotPlace.inputs(radiusKilometres: DemoReplay.locationRadiusKilometres, home: nil)
-        let places = try store.slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
         // Every hour of the day 종로구 reported, one place each; 15:00 holds the walk's 40 positions.
-        let hours = try store.readings(stations: [DemoReplay.station], from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
-        #expect(places.map(\.slot) == hours.map(\.slot))
+        let (places, hours) = try await DemoReplay.keptPlacesOfLastDay("jiho", in: store)
+        #expect(places.map(\.slot) == hours)
         let fifteen = try #require(places.first { $0.slot == slots[15] })
         #expect(SlotPlace(bytes: fifteen.bytes, slot: fifteen.slot)?.track.positions.count == 40)
 
@@ -44,8 +43,8 @@ struct KeptPlacesCommandTests {
             reimported.status == 0 && reimported.standardOutput.contains("1 revised"),
             "\(reimported.standardOutput)\(reimported.standardError)")
         #expect(try store.placeGeneration() > generation)
-        let again = try store.slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[slots.count - 1].advanced(by: 1))
-        #expect(again.map(\.slot) == hours.map(\.slot))
+        let again = try await DemoReplay.keptPlacesOfLastDay("jiho", in: store).places
+        #expect(again.map(\.slot) == hours)
         // The same readings into the unkept database, without the household's configuration: nothing is kept there.
         #expect(try await dustctl("import", revised, "--db", unkept).status == 0)
         #expect(
@@ -80,16 +79,10 @@ struct KeptPlacesCommandTests {
             #expect(imported.status == 0 && imported.standardError.isEmpty, "\(imported.standardError)")
         }
 
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
-        let slots = calendar.slots(of: DemoReplay.lastDay)
-        let end = slots[slots.count - 1].advanced(by: 1)
-        let inputs = SlotPlace.inputs(radiusKilometres: DemoReplay.locationRadiusKilometres, home: nil)
-        let hours = try SQLiteStore(path: kept, mode: .readOnly).readings(stations: [DemoReplay.station], from: slots[0], to: end)
+        let (places, hours) = try await DemoReplay.keptPlacesOfLastDay("me", in: SQLiteStore(path: kept, mode: .readOnly))
         #expect(!hours.isEmpty)
-        #expect(
-            try SQLiteStore(path: kept, mode: .readOnly).slotPlaces(person: "me", inputs: inputs, from: slots[0], to: end).map(\.slot)
-                == hours.map(\.slot))
-        #expect(try SQLiteStore(path: unkept, mode: .readOnly).slotPlaces(person: "me", inputs: inputs, from: slots[0], to: end).isEmpty)
+        #expect(places.map(\.slot) == hours)
+        #expect(try await DemoReplay.keptPlacesOfLastDay("me", in: SQLiteStore(path: unkept, mode: .readOnly)).places.isEmpty)
 
         let read = try await dustctl("day", "2026-11-20", "--json", "--config", nation, "--db", kept)
         let weighed = try await dustctl("day", "2026-11-20", "--json", "--config", nation, "--db", unkept)
