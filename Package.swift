@@ -55,12 +55,15 @@ let package = Package(
         .target(name: "DustKit"),
         // AirKorea requests, the libxml2 response parser and the error mapping.
         .target(name: "AirKorea", dependencies: ["DustKit", "CLibXML2"]),
+        // Every store port of DustServices written once, as SQL both engines run: the statements, the
+        // session an engine hands them and the small dialect where the engines differ (docs/ARCHITECTURE.md).
+        .target(name: "DustSQL", dependencies: ["DustKit", "DustServices"]),
         // The SQLite implementation of DustServices' store protocols: schema, migrations and
         // queries (GRDB on the system libsqlite3).
         .target(
             name: "DustStore",
             dependencies: [
-                "DustKit", "AirKorea", "DustServices",
+                "DustKit", "AirKorea", "DustServices", "DustSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -70,8 +73,10 @@ let package = Package(
         .target(
             name: "DustPostgres",
             dependencies: [
-                "DustKit", "DustServices", "DustConfig",
+                "DustKit", "DustServices", "DustConfig", "DustSQL",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                // A thread pool of the store's own, where its transactions' statements wait.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Business logic composed from the modules above, dependencies injected; the store
@@ -153,8 +158,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        // What the test targets share: fixture paths, temporary directories, instants, the manual clock, the in-memory store.
-        .target(name: "TestSupport", dependencies: ["DustKit", "DustServices", "DustConfig"], path: "Tests/Support"),
+        // What the test targets share: fixture paths, temporary directories, instants, the manual clock, SQLite in memory.
+        .target(
+            name: "TestSupport", dependencies: ["DustKit", "DustServices", "DustConfig", "DustSQL", "DustStore"], path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
             name: "FakeAirKorea",
@@ -172,7 +178,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
-            name: "DustServicesTests", dependencies: ["DustServices", "AirKorea", "DustKit", "DustActivity", "TestSupport"]),
+            name: "DustServicesTests",
+            dependencies: ["DustServices", "AirKorea", "DustKit", "DustActivity", "DustStore", "DustSQL", "TestSupport"]),
         .testTarget(
             name: "DustWebTests",
             dependencies: [
@@ -190,7 +197,7 @@ let package = Package(
                 "DustActivity", "DustKit", "TestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
-        .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "DustServices", "TestSupport"]),
+        .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "DustServices", "DustStore", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport"]),
         .testTarget(

@@ -439,20 +439,23 @@ final class ZipEntryPipe: @unchecked Sendable {
     }
 
     func start(_ entry: ZipEntryData) {
-        let thread = Thread { [self] in
-            do {
-                try entry.inflate(bufferSize: 64 * 1024, stop: checkStopped, consumer: push)
-                finish(nil)
-            } catch is Stop {
-                finish(nil)
-            } catch let error as ActivityFileError {
-                finish(error)
-            } catch {
-                finish(.damagedZipEntry(name: name, reason: HealthExportArchive.describe(error)))
+        do {
+            try OwnThread.start(stackSize: 1 << 20) { [self] in
+                do {
+                    try entry.inflate(bufferSize: 64 * 1024, stop: checkStopped, consumer: push)
+                    finish(nil)
+                } catch is Stop {
+                    finish(nil)
+                } catch let error as ActivityFileError {
+                    finish(error)
+                } catch {
+                    finish(.damagedZipEntry(name: name, reason: HealthExportArchive.describe(error)))
+                }
             }
+        } catch {
+            // No thread, no inflate: the reader is told at once instead of waiting for a piece for good.
+            finish(.damagedZipEntry(name: name, reason: error.description))
         }
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     /// Called on the helper thread before each read of compressed bytes.

@@ -2,6 +2,7 @@ import DustConfig
 import DustServices
 import Foundation
 import Logging
+import NIOPosix
 import PostgresNIO
 import Synchronization
 
@@ -24,17 +25,23 @@ public final class PostgresStore: Sendable {
     /// Kept only to withhold it from a message that would ever quote it.
     private let password: String
     private let runTask: Task<Void, Never>
+    /// Where the shared statements' transactions run and wait on the server (PostgresStore+Engine.swift):
+    /// one thread per pooled connection.
+    let threads: NIOThreadPool
 
     private init(location: PostgresLocation, password: String, client: PostgresClient, logger: Logger) {
         self.location = location
         self.password = password
         self.client = client
         self.logger = logger
+        threads = NIOThreadPool(numberOfThreads: Self.maximumConnections)
+        threads.start()
         runTask = Task { await client.run() }
     }
 
     deinit {
         runTask.cancel()
+        threads.shutdownGracefully { _ in }
     }
 
     /// Connects to `location` with `password`, checks the schema and, read-write, migrates it: the
@@ -79,9 +86,13 @@ public final class PostgresStore: Sendable {
     public func close() async {
         runTask.cancel()
         await runTask.value
+        try? await threads.shutdownGracefully()
     }
 
     // MARK: - Connections
+
+    /// The pool's connections at most.
+    static let maximumConnections = 10
 
     private static func clientConfiguration(_ location: PostgresLocation, password: String) throws -> PostgresClient.Configuration {
         var configuration: PostgresClient.Configuration
@@ -96,7 +107,7 @@ public final class PostgresStore: Sendable {
                 unixSocketPath: socketPath(directory: directory, port: port), username: location.user, password: password,
                 database: location.database)
         }
-        configuration.options.maximumConnections = 10
+        configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(10)
         return configuration
     }

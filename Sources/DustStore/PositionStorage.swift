@@ -5,52 +5,12 @@ import GRDB
 import GRDBSQLite
 
 extension SQLiteStore {
-    static func insertPositions(_ batches: [PositionBatch], importedAt: Date, _ db: Database) throws {
-        let imported = Int64(importedAt.timeIntervalSince1970)
-        let delete = try db.cachedStatement(
-            sql: "DELETE FROM track_position WHERE person = ? AND source = ? AND minute >= ? AND minute <= ?")
-        let insert = try db.cachedStatement(
-            sql: """
-                INSERT INTO track_position (person, source, minute, latitude, longitude, imported_at) VALUES (?, ?, ?, ?, ?, ?)
-                ON CONFLICT (person, source, minute) DO UPDATE
-                SET latitude = excluded.latitude, longitude = excluded.longitude, imported_at = excluded.imported_at
-                """)
-        for batch in batches {
-            if let span = batch.replacing {
-                try delete.execute(arguments: [batch.person, batch.source, Self.seconds(span.lowerBound), Self.seconds(span.upperBound)])
-            }
-            for span in batch.changedSpans { try forgetPlaces(person: batch.person, from: span.lowerBound, through: span.upperBound, db) }
-            for point in batch.minutes {
-                try insert.execute(arguments: [
-                    batch.person, batch.source, Self.seconds(point.at), point.latitude, point.longitude, imported,
-                ])
-            }
-        }
-    }
-
-    /// `person`'s positions whose minute starts in `[from, to)`, in time order, then by source.
-    public func positions(person: String, from: Date, to: Date) throws(StorageFailure) -> [TrackPosition] {
-        try reading { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT source, minute, latitude, longitude FROM track_position
-                    WHERE person = ? AND minute >= ? AND minute < ? ORDER BY minute, source
-                    """, arguments: [person, Self.minuteBound(from), Self.minuteBound(to)]
-            ).map { row in
-                TrackPosition(
-                    person: person, source: row["source"], minute: Self.date(row["minute"]), latitude: row["latitude"],
-                    longitude: row["longitude"])
-            }
-        }
-    }
-
     /// `person`'s positions whose minute starts in `[from, to)`, one a minute (the first source's by
     /// name), in time order. Each source is read along the primary key (person, source, minute), three
     /// columns a row by the indices of their names, and the sources merged here: the (person, minute)
     /// index would cost a primary-key search for every row.
-    public func trackPoints(person: String, from: Date, to: Date) throws(StorageFailure) -> [TrackPoint] {
-        try reading { db in
+    public func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint] {
+        try await reading { db in
             // The person's sources by name, one primary-key search each.
             let sources = try Row.fetchAll(
                 db,
@@ -78,7 +38,7 @@ extension SQLiteStore {
                 try Self.eachRow(of: statement, in: db) { row in
                     points.append(
                         TrackPoint(
-                            at: Self.date(sqlite3_column_int64(row, Int32(minute))),
+                            at: Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(row, Int32(minute)))),
                             latitude: sqlite3_column_double(row, Int32(latitude)),
                             longitude: sqlite3_column_double(row, Int32(longitude))))
                 }
@@ -100,38 +60,6 @@ extension SQLiteStore {
             throw DatabaseError(resultCode: .SQLITE_ERROR, message: "no column \(name)", sql: statement.sql)
         }
         return index
-    }
-
-    /// The minutes stored per person and source, by person then source.
-    public func positionSummaries() throws(StorageFailure) -> [PositionSummary] {
-        try reading { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT person, source, MIN(minute) AS first, MAX(minute) AS last, COUNT(*) AS minutes
-                    FROM track_position GROUP BY person, source ORDER BY person, source
-                    """
-            ).map { row in
-                PositionSummary(
-                    person: row["person"], source: row["source"], first: Self.date(row["first"]), last: Self.date(row["last"]),
-                    minutes: row["minutes"])
-            }
-        }
-    }
-
-    /// Deletes `person`'s positions of `source` (nil: every source); the positions deleted.
-    @discardableResult
-    public func forgetPositions(person: String, source: String?) throws(StorageFailure) -> Int {
-        try writing { db in
-            if let source {
-                try db.execute(sql: "DELETE FROM track_position WHERE person = ? AND source = ?", arguments: [person, source])
-            } else {
-                try db.execute(sql: "DELETE FROM track_position WHERE person = ?", arguments: [person])
-            }
-            let forgotten = db.changesCount
-            try Self.forgetPlaces(person: person, db)
-            return forgotten
-        }
     }
 
     /// A bound of `[from, to)` in whole seconds: a minute starting at a fraction past a second is after it.

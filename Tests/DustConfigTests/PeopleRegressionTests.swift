@@ -1,6 +1,7 @@
 import DustConfig
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -22,8 +23,8 @@ struct PeopleRegressionTests {
         return try SettingsLoader(environment: [:]).load(configurationFile: path)
     }
 
-    func store() async throws -> MemoryStore {
-        let store = MemoryStore()
+    func store() async throws -> SQLiteStore {
+        let store = SQLiteStore.scratch()
         _ = try await IngestService(store: store).ingest(
             try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), requestedStation: "종로구")
         try await store.saveCSVWalking([noon: 3000], importedAt: DemoReplay.now)
@@ -31,7 +32,7 @@ struct PeopleRegressionTests {
     }
 
     /// The statistics dustctl built before people existed: `station.*` and the intake model, no person, no body records.
-    func today(_ settings: FineDustSettings, store: MemoryStore) -> StatisticsService {
+    func today(_ settings: FineDustSettings, store: SQLiteStore) -> StatisticsService {
         StatisticsService(
             readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: settings.calendar,
             intakeModel: settings.intakeModel,

@@ -2,6 +2,7 @@ import AirKorea
 import DustDaemon
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import Synchronization
 import TestSupport
@@ -38,7 +39,7 @@ struct AdvisoryPagingTests {
                     advisories: (0..<min(count, 3)).map { advisory("\(number)-\($0)", issued: "2026-03-0\(1 + $0 % 9)T10:00:00") },
                     paging: Paging(numOfRows: AdvisoryFetch.rows, pageNo: number, totalCount: total, itemCount: count))
             }
-            let store = MemoryStore()
+            let store = SQLiteStore.scratch()
             let report = await AdvisoryFetch(source: source, store: store, clock: FixedClock(instant(kst: "2026-11-26T12:00:00"))).run(
                 years: [2026], pollutants: [.pm10], measurementsWork: true)
             #expect(source.asked.withLock { $0.map(\.pageNumber) } == Array(1...pages), "\(total)")
@@ -50,7 +51,7 @@ struct AdvisoryPagingTests {
 
     @Test("Last year is asked too while an advisory issued then is open, so its clear on 1 January is seen; not once it is cleared")
     func lastYear() async throws {
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let newYear = instant(kst: "2027-01-01T09:00:00")
         #expect(await AdvisoryService.years(at: newYear, store: store) == [2027])
         _ = try await store.saveAdvisories([advisory("41", issued: "2026-12-31T21:00:00")], fetchedAt: newYear)

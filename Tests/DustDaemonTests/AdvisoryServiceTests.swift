@@ -58,7 +58,8 @@ struct AdvisoryServiceTests {
             #expect(board.current.advisories?.turnedOff.first?.resultCode == "20")
             #expect(board.current.lastError == nil)
             #expect(!board.current.lastPollFailed)
-            #expect(try rig.store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00")).count == 2)
+            await #expect(
+                try rig.store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00")).count == 2)
             #expect(rig.logs.text.components(separatedBy: "turned off until a reload").count - 1 == 2)
             #expect(rig.logs.text.contains("한국환경공단_에어코리아_미세먼지 경보 발령 현황"))
 
@@ -75,10 +76,10 @@ struct AdvisoryServiceTests {
 
             // The measurements: every poll stored and ok; the advisory requests are counted apart.
             let since = instant(kst: "2026-11-21T00:00:00")
-            let attempts = try rig.store.recentAttempts(limit: 50)
+            let attempts = try await rig.store.recentAttempts(limit: 50)
             #expect(attempts.filter { $0.kind == .measurement }.allSatisfy { $0.outcome == .ok })
-            #expect(try rig.store.attemptCount(kind: .measurement, since: since) == 2)
-            #expect(try rig.store.attemptCount(kind: .advisory, since: since) == 4)
+            await #expect(try rig.store.attemptCount(kind: .measurement, since: since) == 2)
+            await #expect(try rig.store.attemptCount(kind: .advisory, since: since) == 4)
             #expect(attempts.filter { $0.kind == .advisory && $0.resultCode == "20" }.allSatisfy { $0.outcome == .failed })
             #expect(board.current.lastSuccess?.at == instant(kst: "2026-11-21T01:20:00"))
             #expect(!board.current.lastPollFailed)
@@ -99,7 +100,7 @@ struct AdvisoryServiceTests {
             await advisories.step(&loop)
             #expect(advisoryRequests().suffix(3) == ["PM10", "PM25", "O3"])
             #expect(board.current.advisories?.turnedOff == [])
-            #expect(try rig.store.activeAdvisories(at: clock.now).map(\.key).contains("87"))
+            await #expect(try rig.store.activeAdvisories(at: clock.now).map(\.key).contains("87"))
             #expect(!rig.logs.text.contains(testKey))
             task.cancel()
             _ = try? await task.value
@@ -134,8 +135,8 @@ struct AdvisoryServiceTests {
             #expect(rig.server.requests.count == 9, "three operations, every hour")
             #expect(rig.logs.text.components(separatedBy: "Advisories not fetched, trying again at the next hour").count - 1 == 1)
             #expect(board.current.advisories?.turnedOff == [])
-            #expect(try rig.store.attemptCount(kind: .advisory, since: DemoReplay.now) == 9)
-            #expect(try rig.store.attemptCount(kind: .measurement, since: DemoReplay.now) == 0)
+            await #expect(try rig.store.attemptCount(kind: .advisory, since: DemoReplay.now) == 9)
+            await #expect(try rig.store.attemptCount(kind: .measurement, since: DemoReplay.now) == 0)
         }
     }
 

@@ -129,7 +129,7 @@ struct DaemonLifeTests {
         #expect(try await dustd.wait { dustd.server.requests.count > seen }, "dustd stopped polling after the refused reload")
         #expect(dustd.process.isRunning)
         #expect(dustd.logs.contains("station.name is not set"))
-        let status = try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
+        let status = try await SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
         #expect(status?.reloadRefused?.reason.contains("station.name is not set") == true)
         let shown = try await Executables.run(
             "dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
@@ -140,7 +140,7 @@ struct DaemonLifeTests {
         kill(dustd.process.processIdentifier, SIGHUP)
         #expect(
             try await dustd.wait {
-                let status = try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
+                let status = try await SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
                 return status != nil && status?.reloadRefused == nil
             })
         #expect(try await dustd.stop() == 0)
@@ -171,8 +171,8 @@ struct DaemonLifeTests {
         kill(dustd.process.processIdentifier, SIGHUP)
         #expect(try await dustd.wait { dustd.logs.contains("Reload refused") })
         #expect(dustd.logs.contains("alerts.sinks[1].ntfy must be an http or https URL"), "\(dustd.logs)")
-        #expect(try await dustd.wait { try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused != nil })
-        let reason = try #require(try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused?.reason)
+        #expect(try await dustd.wait { try await SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused != nil })
+        let reason = try await #require(try SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()?.reloadRefused?.reason)
         // dustctl reading the refused file says why, without the URL; with a valid one it shows the refusal.
         let refusedFile = try await Executables.run(
             "dustctl", ["status", "--db", dustd.database, "--station", "종로구"],
@@ -345,12 +345,12 @@ struct DaemonLifeTests {
     func databaseDeleted() async throws {
         let dustd = try await RunningDustd()
         defer { dustd.directory.remove() }
-        #expect(try await dustd.wait { (try? SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount()) == 24 })
+        #expect(try await dustd.wait { (try? await SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount()) == 24 })
         for suffix in ["", "-wal", "-shm"] { unlink(dustd.database + suffix) }
         #expect(try await dustd.wait { dustd.logs.contains("was deleted or replaced while dustd was running; reopening it") })
-        #expect(try await dustd.wait { (try? SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount()) == 24 })
+        #expect(try await dustd.wait { (try? await SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount()) == 24 })
         #expect(try await dustd.stop() == 0)
-        #expect(try SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount() == 24)
+        await #expect(try SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount() == 24)
     }
 
     @Test("A database from a newer FineDust is refused by dustd and dustctl import before anything is written")
@@ -397,7 +397,7 @@ struct DaemonLifeTests {
         do {
             let store = try SQLiteStore(path: path)
             let daily = try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
-            try store.saveReadings(try AirKoreaResponseParser().parseMeasurements(daily).readings)
+            try await store.saveReadings(try AirKoreaResponseParser().parseMeasurements(daily).readings)
         }
         // The writer has closed (as when dustd stops): only its files remain.
         // Owner root, group nogroup (65534): the reader is nobody, a member of that group only.

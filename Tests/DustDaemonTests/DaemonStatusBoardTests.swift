@@ -1,5 +1,6 @@
 import DustDaemon
 import DustServices
+import DustStore
 import Foundation
 import Synchronization
 import TestSupport
@@ -32,7 +33,7 @@ private final class WriteGate: Sendable {
     }
 }
 
-private func board(on store: MemoryStore) async -> DaemonStatusBoard {
+private func board(on store: InterceptingStore) async -> DaemonStatusBoard {
     await DaemonStatusBoard(
         DaemonStatus(
             state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "start",
@@ -46,29 +47,29 @@ struct DaemonStatusBoardTests {
     @Test("A slow write of an older record cannot land after a newer one; each update returns once its change is stored")
     func slowWriteCannotUndoNewer() async throws {
         let gate = WriteGate(holding: "older")
-        let store = MemoryStore(beforeSavingStatus: { await gate.enter($0) })
+        let store = InterceptingStore(beforeSavingStatus: { await gate.enter($0) })
         let board = await board(on: store)
-        #expect(try store.loadStatus()?.station == "start")
+        await #expect(try store.loadStatus()?.station == "start")
         let older = Task { await board.update { $0.station = "older" } }
         while !gate.started { await Task.yield() }
         // The older record is on its way to the store; a newer change comes in meanwhile.
         let newer = Task {
             await board.update { $0.station = "newer" }
-            return try store.loadStatus()?.station
+            return try await store.loadStatus()?.station
         }
         for _ in 0..<100 { await Task.yield() }
-        #expect(try store.loadStatus()?.station == "start")
+        await #expect(try store.loadStatus()?.station == "start")
         gate.release()
         await older.value
         // The newer caller returned only once its change was stored, and nothing older came after.
         #expect(try await newer.value == "newer")
-        #expect(try store.loadStatus()?.station == "newer")
+        await #expect(try store.loadStatus()?.station == "newer")
         #expect(board.current.station == "newer")
     }
 
     @Test("Many services updating at once: the store ends with the board's record, every round")
     func concurrentUpdates() async throws {
-        let store = MemoryStore(beforeSavingStatus: { _ in await Task.yield() })
+        let store = InterceptingStore(beforeSavingStatus: { _ in await Task.yield() })
         let board = await board(on: store)
         for round in 0..<20 {
             await withTaskGroup(of: Void.self) { group in
@@ -76,11 +77,11 @@ struct DaemonStatusBoardTests {
                     group.addTask { await board.update { $0.station = "round \(round) writer \(writer)" } }
                 }
             }
-            let stored = try #require(try store.loadStatus())
+            let stored = try await #require(try store.loadStatus())
             #expect(stored.station == board.current.station, "round \(round)")
             #expect(stored.station.hasPrefix("round \(round) "))
         }
         await board.update { $0.state = .stopped }
-        #expect(try store.loadStatus()?.state == .stopped)
+        await #expect(try store.loadStatus()?.state == .stopped)
     }
 }

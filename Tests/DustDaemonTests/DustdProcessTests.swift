@@ -106,7 +106,7 @@ struct DustdProcessTests {
 
         let store = try SQLiteStore(path: db)
         #expect(try store.integrityCheck() == ["ok"])
-        #expect(try store.measurementCount(station: "종로구") == 24)
+        await #expect(try store.measurementCount(station: "종로구") == 24)
         let mode = try FileManager.default.attributesOfItem(atPath: db)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o640)
 
@@ -168,7 +168,7 @@ struct DustdProcessTests {
         ]
         let ok = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(ok.status == 0, "\(ok.standardError)")
-        #expect(try SQLiteStore(path: directory.path("d.sqlite")).measurementCount() == 24)
+        await #expect(try SQLiteStore(path: directory.path("d.sqlite")).measurementCount() == 24)
         #expect(ok.standardError.contains("systemd credential"))
         #expect(!ok.standardError.contains(testKey))
 
@@ -229,8 +229,8 @@ struct DustdProcessTests {
         // 5 hours of walking (the Watch's and the iPhone's), 128 heart rates, 2 resting rates, 2 sleep intervals.
         #expect(once.standardError.contains("Stored activity of me (137 rows) now belongs to dad"))
         let store = try SQLiteStore(path: database)
-        #expect(try store.physiologySummaries().map { "\($0.person) \($0.source) \($0.heartRateSamples)" } == ["dad health 128"])
-        #expect(try store.activitySources().allSatisfy { $0.person == "dad" })
+        await #expect(try store.physiologySummaries().map { "\($0.person) \($0.source) \($0.heartRateSamples)" } == ["dad health 128"])
+        await #expect(try store.activitySources().allSatisfy { $0.person == "dad" })
         let again = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(again.status == 0 && !again.standardError.contains("now belongs to"))
         await server.stop()

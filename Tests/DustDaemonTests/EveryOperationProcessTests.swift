@@ -48,7 +48,7 @@ struct EveryOperationProcessTests {
         // The gases arrived with the hours: the fixture's 24:00 item for 종로구, as stored.
         let store = try SQLiteStore(path: dustd.database)
         let now = Slot(containing: Date())
-        let stored = try store.readings(stations: ["종로구"], from: now.advanced(by: -72), to: now.advanced(by: 1))
+        let stored = try await store.readings(stations: ["종로구"], from: now.advanced(by: -72), to: now.advanced(by: 1))
         let newest = try #require(stored.max { $0.slot < $1.slot })
         #expect(newest.gases.ppm[.o3] == 0.0184 && newest.gases.ppm[.no2] == 0.0262)
         #expect(newest.gases.ppm[.co] == 0.52 && newest.gases.ppm[.so2] == 0.0031)

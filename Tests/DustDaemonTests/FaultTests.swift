@@ -51,7 +51,7 @@ struct FaultRig {
         // Stored: the day up to 06:00 (dataTime 01:00 … 06:00).
         let page = try AirKoreaResponseParser().parseMeasurements(daily)
         let morning = KoreaStandardTime.slot(forDataTime: "2026-11-20 06:00")!
-        try store.saveReadings(page.readings.filter { $0.slot <= morning }, fetchedAt: Date())
+        try await store.saveReadings(page.readings.filter { $0.slot <= morning }, fetchedAt: Date())
     }
 
     /// A poller whose requests give up after `timeout`: by default a guard against a hang, long enough
@@ -63,7 +63,7 @@ struct FaultRig {
         return PollCycle(source: client, store: store, clock: FixedClock(DemoReplay.now))
     }
 
-    func storedCount() throws -> Int { try store.measurementCount(station: "종로구") }
+    func storedCount() async throws -> Int { try await store.measurementCount(station: "종로구") }
 
     func stop() async {
         await transport.shutdown()
@@ -142,21 +142,21 @@ struct FaultTests {
     }
 
     private func check(_ fault: Fault, _ rig: FaultRig) async throws {
-        let before = try rig.storedCount()
+        let before = try await rig.storedCount()
         #expect(before == 6)
 
         rig.server.setScript { _ in fault.reply }
         let failed = await rig.poller(timeout: .milliseconds(800)).cycle(stations: StationPreference(primary: "종로구"), mode: .single)
         let failure = try #require(failed.failure)
         #expect(failure.retryAdvice == fault.advice)
-        let attempt = try #require(try rig.store.recentAttempts(limit: 1).first)
+        let attempt = try await #require(try rig.store.recentAttempts(limit: 1).first)
         #expect(attempt.outcome == fault.outcome)
         #expect(attempt.httpStatus == fault.httpStatus)
         #expect(attempt.resultCode == fault.resultCode)
         #expect(attempt.station == "종로구")
         #expect(attempt.operation == "station 종로구 DAILY page 1")
         #expect(attempt.message?.isEmpty == false)
-        #expect(try rig.storedCount() == before)
+        await #expect(try rig.storedCount() == before)
         #expect(try rig.store.integrityCheck() == ["ok"])
 
         let daily = rig.daily
@@ -164,8 +164,8 @@ struct FaultTests {
         let recovered = await rig.poller().cycle(stations: StationPreference(primary: "종로구"), mode: .single)
         #expect(recovered.succeeded)
         #expect(recovered.rowsNew == 18)
-        #expect(try rig.storedCount() == 24)
-        #expect(try rig.store.recentAttempts(limit: 1).first?.outcome == .ok)
+        await #expect(try rig.storedCount() == 24)
+        await #expect(try rig.store.recentAttempts(limit: 1).first?.outcome == .ok)
         #expect(!rig.logs.text.contains(testKey))
     }
 
@@ -174,8 +174,10 @@ struct FaultTests {
         let server = FakeAirKoreaServer { _ in .endless(chunk: Data(repeating: UInt8(ascii: " "), count: 64 * 1024)) }
         let base = try await server.start()
         let transport = AsyncHTTPTransport()
+        // The deadline only guards against a hang: 4 MiB takes well under a second alone, but with the whole
+        // suite's SQLite work on GRDB's threads beside it, two runs in three took over 20 s on two cores.
         await #expect(throws: TransportError.bodyTooLarge(limit: 4 * 1024 * 1024)) {
-            _ = try await transport.get(base + "/x", timeout: .seconds(20), maxBodyBytes: 4 * 1024 * 1024)
+            _ = try await transport.get(base + "/x", timeout: .seconds(120), maxBodyBytes: 4 * 1024 * 1024)
         }
         await transport.shutdown()
         await server.stop()
@@ -200,7 +202,7 @@ struct FaultTests {
         }
         // 중구's newest hour is 41 days old: beyond a month, so 3MONTH.
         let old = KoreaStandardTime.slot(forDataTime: "2026-10-11 01:00")!
-        try rig.store.saveReadings([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
+        try await rig.store.saveReadings([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
         let emptyStationReport = await rig.poller().cycle(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), mode: .single)
         #expect(emptyStationReport.succeeded)
         let requests = rig.server.requests
@@ -209,7 +211,7 @@ struct FaultTests {
         #expect(requests.map { $0.query["pageNo"] ?? "" } == ["1", "1", "2", "3"])
         #expect(requests.map { $0.query["stationName"] ?? "" } == ["종로구", "중구", "중구", "중구"])
         #expect(requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123%3D%3D&") })
-        #expect(try rig.store.measurementCount(station: "중구") == 2200)
+        await #expect(try rig.store.measurementCount(station: "중구") == 2200)
     }
 }
 
@@ -242,9 +244,9 @@ struct NationModeTests {
             #expect(requests.map(\.operation) == ["getMsrstnAcctoRltmMesureDnsty", "getCtprvnRltmMesureDnsty"])
             #expect(requests[1].query["sidoName"] == "전국")
             #expect(requests[1].query["numOfRows"] == "1000")
-            #expect(try rig.store.stations().count == 673)
-            #expect(try rig.store.measurementCount() == 24 + 672)
-            #expect(try rig.store.measurementCount(station: "금천구") == 1)
+            await #expect(try rig.store.stations().count == 673)
+            await #expect(try rig.store.measurementCount() == 24 + 672)
+            await #expect(try rig.store.measurementCount(station: "금천구") == 1)
         }
     }
 }

@@ -53,17 +53,17 @@ struct ForecastServiceTests {
             #expect(
                 try await clock.waitUntilSleeping {
                     guard Self.dailyRequests(rig).count >= 2 else { return false }
-                    return try rig.store.loadStatus()?.forecast?.nextFetchAt != nil
+                    return try await rig.store.loadStatus()?.forecast?.nextFetchAt != nil
                 })
             #expect(Self.dailyRequests(rig).map { $0.query["InformCode"] } == ["PM10", "PM25"])
             #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" && $0.query["returnType"] == "xml" })
             // After the 17시 forecast, the weekly outlook: one call, stored, recorded among the forecast calls.
             #expect(
                 rig.server.requests.map(\.operation) == ["getMinuDustFrcstDspth", "getMinuDustFrcstDspth", "getMinuDustWeekFrcstDspth"])
-            #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 22))
-            #expect(try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00")) == 1)
-            #expect(try rig.store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
-            let recorded = try rig.store.recentAttempts(limit: 3)
+            await #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 22))
+            await #expect(try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00")) == 1)
+            await #expect(try rig.store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
+            let recorded = try await rig.store.recentAttempts(limit: 3)
             #expect(
                 recorded.map(\.operation) == [
                     "weekly outlook 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1", "forecast PM10 2026-11-22 page 1",
@@ -71,10 +71,10 @@ struct ForecastServiceTests {
             #expect(recorded.map(\.kind) == [.weeklyOutlook, .forecast, .forecast])
             #expect(recorded.allSatisfy { $0.outcome == .ok && $0.httpStatus == 200 && $0.resultCode == "00" })
             #expect(recorded.map(\.rowsNew) == [1, 7, 7])
-            #expect(
+            await #expect(
                 try rig.store.forecast(pollutant: .pm25, date: LocalDate(year: 2026, month: 11, day: 23), region: .seoul)?.grade
                     == .known(.veryBad))
-            #expect(try rig.store.loadStatus()?.forecast?.nextFetchAt == instant(kst: "2026-11-22T23:30:00"))
+            await #expect(try rig.store.loadStatus()?.forecast?.nextFetchAt == instant(kst: "2026-11-22T23:30:00"))
             clock.advance(to: instant(kst: "2026-11-22T23:29:59"))
             #expect(try await clock.waitUntilSleeping())
             #expect(Self.dailyRequests(rig).count == 2, "nothing more before 23:30")
@@ -85,7 +85,7 @@ struct ForecastServiceTests {
             // Each step waits until the service sleeps having planned its retry (the status names
             // it) before the clock moves, so a loaded machine cannot make the test race the service.
             func planned(_ time: String) async throws -> Bool {
-                try await clock.waitUntilSleeping { try rig.store.loadStatus()?.forecast?.nextFetchAt == instant(kst: time) }
+                try await clock.waitUntilSleeping { try await rig.store.loadStatus()?.forecast?.nextFetchAt == instant(kst: time) }
             }
             clock.advance(to: instant(kst: "2026-11-22T23:30:00"))
             #expect(try await planned("2026-11-22T23:35:00"))
@@ -107,10 +107,10 @@ struct ForecastServiceTests {
             #expect(try await clock.waitUntilSleeping())
             #expect(Self.dailyRequests(rig).count == 10)
             // The 10 forecast calls and the outlook's 1; the outlook's other kept call was never spent by the forecast.
-            #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 10)
-            #expect(try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00")) == 1)
+            await #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 10)
+            await #expect(try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00")) == 1)
             #expect(rig.server.requests.count == 11)
-            #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-23T00:00:00")) == 2)
+            await #expect(try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-23T00:00:00")) == 2)
             #expect(!rig.logs.text.contains(testKey))
             #expect(rig.logs.text.contains("not published yet"))
             task.cancel()
@@ -143,11 +143,11 @@ struct ForecastNightStartTests {
             let task = Task { try await service.run() }
             defer { task.cancel() }
             // The clock does not move: both calls are made at 01:40, and recorded as that day's.
-            func recorded() throws -> Int {
-                try rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-23T00:00:00"))
+            func recorded() async throws -> Int {
+                try await rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-23T00:00:00"))
             }
-            #expect(try await clock.waitUntilSleeping { try recorded() >= 2 })
-            #expect(try recorded() == 2)
+            #expect(try await clock.waitUntilSleeping { try await recorded() >= 2 })
+            await #expect(try recorded() == 2)
             #expect(rig.server.requests.map { $0.query["InformCode"] } == ["PM10", "PM25"])
             #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" })
             task.cancel()
@@ -180,17 +180,17 @@ struct WeeklyOutlookServiceTests {
                 transport: rig.transport, clock: clock, logger: rig.logs.logger())
             let task = Task { try await service.run() }
             defer { task.cancel() }
-            func outlookCalls() throws -> Int {
-                try rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00"))
+            func outlookCalls() async throws -> Int {
+                try await rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00"))
             }
-            #expect(try await clock.waitUntilSleeping { try outlookCalls() == 1 })
+            #expect(try await clock.waitUntilSleeping { try await outlookCalls() == 1 })
             // What came was stored (an older publication), but it is not today's.
-            #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 20))
+            await #expect(try rig.store.newestWeeklyOutlook()?.publishedOn == LocalDate(year: 2026, month: 11, day: 20))
             clock.advance(to: instant(kst: "2026-11-22T17:45:30"))
-            #expect(try await clock.waitUntilSleeping { try outlookCalls() == 2 })
+            #expect(try await clock.waitUntilSleeping { try await outlookCalls() == 2 })
             clock.advance(to: instant(kst: "2026-11-22T23:00:00"))
             #expect(try await clock.waitUntilSleeping())
-            #expect(try outlookCalls() == 2, "at most its 2 calls a day")
+            await #expect(try outlookCalls() == 2, "at most its 2 calls a day")
             #expect(
                 rig.server.requests.filter { $0.operation == "getMinuDustWeekFrcstDspth" }.allSatisfy {
                     $0.query["searchDate"] == "2026-11-22"

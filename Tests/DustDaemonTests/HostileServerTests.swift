@@ -103,7 +103,7 @@ struct HostileServerTests {
                 }
             }
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
-            let messages = try rig.store.recentAttempts(limit: 5).compactMap(\.message) + [report.failure?.description ?? ""]
+            let messages = try await rig.store.recentAttempts(limit: 5).compactMap(\.message) + [report.failure?.description ?? ""]
             for message in messages {
                 #expect(!key.occurs(in: message), "\(shape): key in \(message)")
             }
@@ -113,7 +113,7 @@ struct HostileServerTests {
             for (name, bytes) in try keptBytes(rig) {
                 #expect(!key.occurs(in: bytes), "\(shape): key bytes in \(name)")
             }
-            #expect(try rig.store.stations().allSatisfy { !key.occurs(in: $0.name) })
+            await #expect(try rig.store.stations().allSatisfy { !key.occurs(in: $0.name) })
         }
     }
 
@@ -138,8 +138,8 @@ struct HostileServerTests {
             #expect(failure.retryAdvice == .waitForNextHour)
             #expect(failure.description.contains("never follows a redirect"))
             #expect(elsewhere.requests.isEmpty, "the redirect was followed")
-            #expect(try rig.store.recentAttempts(limit: 1).first?.httpStatus == status)
-            #expect(try rig.storedCount() == 6)
+            await #expect(try rig.store.recentAttempts(limit: 1).first?.httpStatus == status)
+            await #expect(try rig.storedCount() == 6)
             for (name, bytes) in try keptBytes(rig) { #expect(!key.occurs(in: bytes), "key bytes in \(name)") }
             await elsewhere.stop()
         }
@@ -162,7 +162,7 @@ struct HostileServerTests {
                 .respond(status: 200, body: Data("<html><head><title>\(title)</title></head></html>".utf8), contentType: "text/html")
             }
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
-            let message = try #require(try rig.store.recentAttempts(limit: 1).first?.message)
+            let message = try await #require(try rig.store.recentAttempts(limit: 1).first?.message)
             for text in [message, rig.logs.text, report.failure?.description ?? ""] {
                 #expect(
                     !text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E },
@@ -184,12 +184,14 @@ struct HostileServerTests {
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
             #expect(report.succeeded)
             #expect(report.rowsNew == 1)
-            #expect(try rig.storedCount() == 7)
+            await #expect(try rig.storedCount() == 7)
             #expect(report.notices.contains(.futureItems(operation: "station 종로구 DAILY page 1", count: 1)))
 
             // Even a future slot that did get stored (an older FineDust) never makes the data look fresh.
             let future = KoreaStandardTime.slot(forDataTime: "2027-01-01 05:00")!
-            try rig.store.saveReadings([HourlyReading(station: "중구", slot: future, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
+            try await rig.store.saveReadings([
+                HourlyReading(station: "중구", slot: future, concentration: DustPair(fineDust: 1, ultraFineDust: 1))
+            ])
             let month = responseXML(
                 [itemXML(station: "중구", dataTime: "2026-11-20 07:00", ["pm10Value": "41", "pm25Value": "21"])], rows: 1000)
             rig.server.setScript { _ in .respond(status: 200, body: month) }
@@ -209,7 +211,7 @@ struct HostileServerTests {
             rig.server.setScript { _ in .respond(status: 200, body: body) }
             #expect(await rig.poller().cycle(stations: jongno, mode: .single).succeeded)
             let from = KoreaStandardTime.slot(forDataTime: "2026-11-20 07:00")!
-            let rows = try rig.store.readings(stations: ["종로구"], from: from, to: from.advanced(by: 3))
+            let rows = try await rig.store.readings(stations: ["종로구"], from: from, to: from.advanced(by: 3))
             #expect(
                 rows.map(\.concentration) == [
                     DustPair(fineDust: nil, ultraFineDust: nil), DustPair(fineDust: nil, ultraFineDust: nil),
@@ -228,7 +230,7 @@ struct HostileServerTests {
     func missingIsNotDash() async throws {
         try await withRig { rig in
             let slot = KoreaStandardTime.slot(forDataTime: "2026-11-20 05:00")!
-            let stored = try #require(try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
+            let stored = try await #require(try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
             #expect(stored.concentration.ultraFineDust != nil)
 
             func serve(_ fields: KeyValuePairs<String, String>) async -> CycleReport {
@@ -236,23 +238,23 @@ struct HostileServerTests {
                 rig.server.setScript { _ in .respond(status: 200, body: body) }
                 return await rig.poller().cycle(stations: jongno, mode: .single)
             }
-            func row() throws -> HourlyReading {
-                try #require(try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
+            func row() async throws -> HourlyReading {
+                try await #require(try await rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
             }
             // No pm25Value, no pm25Flag, no PM2.5 grades: PM2.5 stays as it was; PM10 is revised.
             let revised = await serve(["pm10Value": "77"])
             #expect(revised.rowsUpdated == 1)
-            #expect(try row().concentration == DustPair(fineDust: 77, ultraFineDust: stored.concentration.ultraFineDust))
-            #expect(try row().grade24h.ultraFineDust == stored.grade24h.ultraFineDust)
+            await #expect(try row().concentration == DustPair(fineDust: 77, ultraFineDust: stored.concentration.ultraFineDust))
+            await #expect(try row().grade24h.ultraFineDust == stored.grade24h.ultraFineDust)
             // The same again changes nothing (no revision counted).
             #expect(await serve(["pm10Value": "77"]).rowsUpdated == 0)
             // An explicit '-' is AirKorea's revision to unknown.
             _ = await serve(["pm10Value": "77", "pm25Value": "-"])
-            #expect(try row().concentration == DustPair(fineDust: 77, ultraFineDust: nil))
+            await #expect(try row().concentration == DustPair(fineDust: 77, ultraFineDust: nil))
             // A set flag revises PM10 to unknown even without a value element.
             _ = await serve(["pm10Flag": "통신장애"])
-            #expect(try row().concentration == DustPair(fineDust: nil, ultraFineDust: nil))
-            #expect(try row().flag.fineDust == "통신장애")
+            await #expect(try row().concentration == DustPair(fineDust: nil, ultraFineDust: nil))
+            await #expect(try row().flag.fineDust == "통신장애")
         }
     }
 
@@ -273,7 +275,7 @@ struct HostileServerTests {
             #expect(ingest.duplicateItems == 2)
             #expect(ingest.readings == 3)
             #expect(ingest.stored == UpsertSummary(inserted: 0, updated: 0, unchanged: 1))
-            #expect(
+            await #expect(
                 try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first?.concentration
                     == DustPair(fineDust: 32, ultraFineDust: 12))
             #expect(
@@ -300,8 +302,9 @@ struct HostileServerTests {
             // now is 2026-11-21 00:20 KST; 32 × 24 = 768 hours back is 2026-10-20 00:20, so the slots
             // from 2026-10-20 01:00 to 2026-11-20 23:00 are kept: 767 of them.
             #expect(report.rowsNew == 767)
-            #expect(try rig.store.measurementCount(station: "중구") == 767)
-            let oldest = try rig.store.readings(stations: ["중구"], from: last.advanced(by: -30_000), to: last.advanced(by: 1)).first?.slot
+            await #expect(try rig.store.measurementCount(station: "중구") == 767)
+            let oldest = try await rig.store.readings(stations: ["중구"], from: last.advanced(by: -30_000), to: last.advanced(by: 1)).first?
+                .slot
             #expect(oldest == KoreaStandardTime.slot(forDataTime: "2026-10-20 02:00"))
             #expect(report.notices.contains(.outsideWindowItems(operation: "station 중구 MONTH page 1", count: 29_233, windowHours: 768)))
         }
@@ -321,7 +324,7 @@ struct HostileServerTests {
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
             #expect(report.succeeded)
             #expect(report.rowsNew == 1)
-            let stored = try rig.storedCount()
+            let stored = try await rig.storedCount()
             #expect(stored == 7)
             #expect(report.notices.contains(.outOfPeriodItems(operation: "station 종로구 DAILY page 1", count: 3)))
             // Ten days back is outside a DAILY request's 48 hours.
@@ -334,7 +337,9 @@ struct HostileServerTests {
         try await withRig { rig in
             // 중구 has data 40 days old, so the planner asks 3MONTH (≈2,200 rows, 1,000 a page).
             let old = KoreaStandardTime.slot(forDataTime: "2026-10-11 01:00")!
-            try rig.store.saveReadings([HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))])
+            try await rig.store.saveReadings([
+                HourlyReading(station: "중구", slot: old, concentration: DustPair(fineDust: 1, ultraFineDust: 1))
+            ])
             let first = KoreaStandardTime.slot(forDataTime: "2026-08-01 01:00")!
             rig.server.setScript { request in
                 let page = Int(request.query["pageNo"] ?? "1") ?? 1

@@ -105,10 +105,10 @@ struct KeyEchoTests {
             rig.server.setScript { request in echo(shape, sent: echoedKeys(request).upper) }
             let poller = PollCycle(source: client(rig), store: rig.store, clock: FixedClock(DemoReplay.now))
             let report = await poller.cycle(stations: jongno, mode: .single)
-            let stored = try rig.store.recentAttempts(limit: 5).compactMap(\.message)
-            let stations = try rig.store.stations().flatMap { [$0.name, $0.address ?? ""] }
+            let stored = try await rig.store.recentAttempts(limit: 5).compactMap(\.message)
+            let stations = try await rig.store.stations().flatMap { [$0.name, $0.address ?? ""] }
             let slot = KoreaStandardTime.slot(forDataTime: "2026-11-20 07:00")!
-            let readings = try rig.store.readings(stations: [KeyEchoGuard.withheldText], from: slot, to: slot.advanced(by: 1))
+            let readings = try await rig.store.readings(stations: [KeyEchoGuard.withheldText], from: slot, to: slot.advanced(by: 1))
             let texts = stored + stations + [report.failure?.description ?? ""] + readings.flatMap { [$0.station, $0.flag.fineDust ?? ""] }
             try expectNoEcho(rig, texts, shape)
             // The guard fired (the text was withheld, not lost some other way).
@@ -135,7 +135,7 @@ struct KeyEchoTests {
             #expect(report.failure == nil)
             #expect(report.issuesStored > 0)
             let tomorrow = LocalDate(year: 2026, month: 11, day: 23)
-            let seoul = try #require(try rig.store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul))
+            let seoul = try await #require(try rig.store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul))
             #expect(seoul.overall == KeyEchoGuard.withheldText)
             #expect(seoul.cause == KeyEchoGuard.withheldText)
             #expect(seoul.grade != .unknown(KeyEchoGuard.withheldText), "the grades carried no key and are kept")
@@ -160,7 +160,7 @@ struct KeyEchoTests {
                 searchDate: LocalDate(year: 2026, month: 11, day: 22))
             #expect(report.failure == nil)
             #expect(report.stored)
-            let outlook = try #require(try rig.store.newestWeeklyOutlook())
+            let outlook = try await #require(try rig.store.newestWeeklyOutlook())
             #expect(outlook.conditions == KeyEchoGuard.withheldText)
             // A whole field is withheld, so the fourth day's text names nothing any more.
             #expect(outlook.days[3].byRegion.isEmpty && outlook.days[3].confidence == nil, "\(outlook.days[3])")
@@ -181,7 +181,7 @@ struct KeyEchoTests {
             let report = await AdvisoryFetch(source: client(rig), store: rig.store, clock: clock).run(
                 years: [2026], pollutants: [.pm10], measurementsWork: true)
             #expect(report.outcomes.map(\.pollutant) == [.pm10])
-            let stored = try rig.store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
+            let stored = try await rig.store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
             let gyeonggi = try #require(stored.first { $0.key == "79" })
             #expect(gyeonggi.area == KeyEchoGuard.withheldText)
             #expect(stored.first { $0.key == "87" }?.area == "도심권", "the texts without the key are kept")
@@ -211,9 +211,10 @@ struct KeyEchoRestartTests {
                         .serviceKeyNotRegistered, reportedCode: "30",
                         serverMessage: "KEY \(testKey) NOT REGISTERED"), httpStatus: 200))
             status.lastError = DaemonStatus.Failure(at: Date(timeIntervalSinceNow: -600), failure: failure)
-            try store.saveStatus(status)
-            #expect(try store.daemonState()["status"]?.contains("TEST+KEY\\/abc123") == true)
-            #expect(!key.occurs(in: try #require(try store.daemonState()["status"])), "the bytes the older scrub looked for are not there")
+            try await store.saveStatus(status)
+            await #expect(try store.daemonState()["status"]?.contains("TEST+KEY\\/abc123") == true)
+            await #expect(
+                !key.occurs(in: try #require(try store.daemonState()["status"])), "the bytes the older scrub looked for are not there")
         }
         let dustd = try await RunningDustd(directory: directory)
         #expect(try await dustd.wait { dustd.logs.contains("Withheld 1 stored texts that echoed the service key") })

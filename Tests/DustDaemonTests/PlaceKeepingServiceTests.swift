@@ -20,8 +20,8 @@ struct PlaceKeepingServiceTests {
     /// The demo's household and data (its national archive, station list and jiho's walk) in a fresh
     /// store, and dustd's settings for it: `station.mode: nation` follows them, `single` does not.
     /// `household: false` keeps the settings of an installation without `people:`: its one person, `me`.
-    static func rig(mode: StationMode, household: Bool = true) async throws -> (store: MemoryStore, service: PlaceKeepingService) {
-        let store = MemoryStore()
+    static func rig(mode: StationMode, household: Bool = true) async throws -> (store: SQLiteStore, service: PlaceKeepingService) {
+        let store = SQLiteStore.scratch()
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         let environment = ["DUSTD_STATION_NAME": DemoReplay.station, "DUSTD_STATION_MODE": mode.rawValue]
@@ -45,19 +45,19 @@ struct PlaceKeepingServiceTests {
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let first = calendar.slots(of: DemoReplay.lastDay.adding(days: 1 - SlotPlace.daysKept))[0]
         let year = (first, calendar.slots(of: DemoReplay.lastDay).last!.advanced(by: 1))
-        let reported = Set(try store.readings(stations: [DemoReplay.station], from: year.0, to: year.1).map(\.slot))
+        let reported = await Set(try store.readings(stations: [DemoReplay.station], from: year.0, to: year.1).map(\.slot))
         // jiho has a home (and a walk), seoa neither: only jiho is followed, every hour 종로구 reported.
         let kept = await service.keep(at: DemoReplay.now)
         #expect(kept == reported.count, "\(kept) kept, \(reported.count) reported")
         let inputs = SlotPlace.inputs(radiusKilometres: 10, home: Self.home)
-        #expect(Set(try store.slotPlaces(person: "jiho", inputs: inputs, from: year.0, to: year.1).map(\.slot)) == reported)
-        #expect(
+        await #expect(Set(try store.slotPlaces(person: "jiho", inputs: inputs, from: year.0, to: year.1).map(\.slot)) == reported)
+        await #expect(
             try store.slotPlaces(person: "seoa", inputs: SlotPlace.inputs(radiusKilometres: 10, home: nil), from: year.0, to: year.1)
                 .isEmpty)
         #expect(await service.keep(at: DemoReplay.now) == 0)
         // A revised hour is weighed again, and only it.
         let fifteen = calendar.slots(of: DemoReplay.lastDay)[15]
-        _ = try store.saveReadings(
+        _ = try await store.saveReadings(
             [HourlyReading(station: "중구", slot: fifteen, concentration: DustPair(fineDust: 99, ultraFineDust: 50))],
             fetchedAt: DemoReplay.now)
         #expect(await service.keep(at: DemoReplay.now) == 1)
@@ -69,7 +69,7 @@ struct PlaceKeepingServiceTests {
         #expect(await service.keep(at: DemoReplay.now) == 0)
         let day = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!).slots(of: DemoReplay.lastDay)
         let inputs = SlotPlace.inputs(radiusKilometres: 10, home: Self.home)
-        #expect(try store.slotPlaces(person: "jiho", inputs: inputs, from: day[0], to: day[day.count - 1].advanced(by: 1)).isEmpty)
+        await #expect(try store.slotPlaces(person: "jiho", inputs: inputs, from: day[0], to: day[day.count - 1].advanced(by: 1)).isEmpty)
     }
 
     @Test("Without people: the one person, me, is followed: the hours of me's walk are kept, and no one else's")

@@ -34,7 +34,7 @@ struct ClockedLoop {
 
     /// Moves the clock from wake-up to wake-up of the loop until `done` holds while it sleeps, or
     /// `limit` seconds of clock time have passed (false then).
-    func advance(upTo limit: TimeInterval, until done: () throws -> Bool = { false }) async throws -> Bool {
+    func advance(upTo limit: TimeInterval, until done: () async throws -> Bool = { false }) async throws -> Bool {
         try await clock.advance(upTo: limit, whenIdle: { idle }, until: done)
     }
 }
@@ -64,7 +64,7 @@ func clockedLoop(
 /// catch any request that should not happen, then shuts it down gracefully as a service group
 /// would; returns the requests the server saw and the status recorded while the loop waited.
 func runLoop(
-    _ rig: FaultRig, loop given: ClockedLoop? = nil, settle: TimeInterval = 1.5, until done: @escaping () throws -> Bool
+    _ rig: FaultRig, loop given: ClockedLoop? = nil, settle: TimeInterval = 1.5, until done: @escaping () async throws -> Bool
 ) async throws -> (requests: [ReceivedRequest], waiting: DaemonStatus?) {
     let loop: ClockedLoop
     if let given {
@@ -76,23 +76,23 @@ func runLoop(
         let task = Task { try await loop.service.run() }
         #expect(try await loop.advance(upTo: 86_400, until: done))
         _ = try await loop.advance(upTo: settle)
-        let waiting = recordedStatus(rig)
+        let waiting = await recordedStatus(rig)
         trigger.triggerGracefulShutdown()
         // The wait ends at once: the loop returns without another request, the record says stopping.
         try await task.value
-        #expect(recordedState(rig) == .stopping)
+        await #expect(recordedState(rig) == .stopping)
         return (rig.server.requests, waiting)
     }
 }
 
 /// The status dustd recorded, once a poll has ended.
-func recordedStatus(_ rig: FaultRig) -> DaemonStatus? {
-    guard let status = try? rig.store.loadStatus(), status.lastSuccess != nil || status.lastError != nil else { return nil }
+func recordedStatus(_ rig: FaultRig) async -> DaemonStatus? {
+    guard let status = try? await rig.store.loadStatus(), status.lastSuccess != nil || status.lastError != nil else { return nil }
     return status
 }
 
 /// The state of the status record, once a poll has ended.
-func recordedState(_ rig: FaultRig) -> DaemonStatus.State? { recordedStatus(rig)?.state }
+func recordedState(_ rig: FaultRig) async -> DaemonStatus.State? { await recordedStatus(rig)?.state }
 
 @Suite("The poll loop's retry rules, on a manual clock", .serialized)
 struct PollServiceTests {
@@ -112,13 +112,16 @@ struct PollServiceTests {
                 return count <= 2
                     ? .respond(status: 503, body: FaultTests.html503, contentType: "text/html") : .respond(status: 200, body: daily)
             }
-            let (requests, waiting) = try await runLoop(rig, loop: loop) { try rig.storedCount() == 24 && recordedState(rig) == .idle }
+            let (requests, waiting) = try await runLoop(rig, loop: loop) {
+                guard try await rig.storedCount() == 24 else { return false }
+                return await recordedState(rig) == .idle
+            }
             // Two failures, retried after 1 s and 2 s (jitter at its top), then success and quiet
             // until the next hour.
             #expect(requests.count == 3)
             #expect(times.withLock { $0 }.map { $0.timeIntervalSince(DemoReplay.now) } == [0, 1, 3])
-            #expect(try rig.storedCount() == 24)
-            let attempts = try rig.store.recentAttempts(limit: 10)
+            await #expect(try rig.storedCount() == 24)
+            let attempts = try await rig.store.recentAttempts(limit: 10)
             #expect(attempts.map(\.outcome) == [.ok, .retrying, .retrying])
             #expect(waiting?.state == .idle)
             #expect(waiting?.nextPollAt == instant(kst: "2026-11-21T01:20:00"))
@@ -130,7 +133,7 @@ struct PollServiceTests {
         try await withRig { rig in
             rig.server.setScript { _ in .respond(status: 200, body: FaultTests.key30) }
             // Retries would come after 1 s; let 2.5 s pass after the first failure to see none.
-            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
+            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { await recordedState(rig) != nil }
             #expect(requests.count == 1)
             #expect(waiting?.state == .waitingForNextHour)
             #expect(waiting?.lastError?.kind == .airKorea)
@@ -144,7 +147,7 @@ struct PollServiceTests {
     func quotaWaits() async throws {
         try await withRig { rig in
             rig.server.setScript { _ in .respond(status: 200, body: FaultTests.quota22) }
-            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { recordedState(rig) != nil }
+            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { await recordedState(rig) != nil }
             #expect(requests.count == 1)
             let status = try #require(waiting)
             #expect(status.state == .quotaExhausted)
@@ -161,7 +164,7 @@ struct ClockJumpTests {
         let loop = await clockedLoop(rig, settings: settings, jitter: { 0 })
         let task = Task { try await loop.service.run() }
         // The first poll done, the loop waits for 01:20 KST; then the host's clock is set.
-        #expect(try await loop.advance(upTo: 60) { recordedState(rig) != nil })
+        #expect(try await loop.advance(upTo: 60) { await recordedState(rig) != nil })
         loop.clock.jump(by: jump)
         #expect(try await loop.advance(upTo: 60) { rig.server.requests.count >= 2 })
         _ = try await loop.advance(upTo: 3)
@@ -177,8 +180,8 @@ struct ClockJumpTests {
         try await withRig { rig in
             let requests = try await run(rig, jump: seconds)
             #expect(requests.count == 2)
-            #expect(try rig.storedCount() == 24)
-            let slots = try rig.store.readings(
+            await #expect(try rig.storedCount() == 24)
+            let slots = try await rig.store.readings(
                 stations: ["종로구"], from: Slot(startEpochSeconds: 0), to: Slot(startEpochSeconds: 4_000_000_000 - 4_000_000_000 % 3600)
             ).map(\.slot)
             #expect(slots.first == KoreaStandardTime.slot(forDataTime: "2026-11-20 01:00"))
@@ -209,7 +212,7 @@ struct PauseTests {
             #expect(clock.deadlines == [start.addingTimeInterval(firstWake)])
             clock.advance(by: firstWake)
             #expect(await wait.value)
-            #expect(try store.loadStatus()?.heartbeatAt == (heartbeat == 2 ? start.addingTimeInterval(2) : start))
+            await #expect(try store.loadStatus()?.heartbeatAt == (heartbeat == 2 ? start.addingTimeInterval(2) : start))
         }
     }
 }

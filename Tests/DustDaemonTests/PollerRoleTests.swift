@@ -96,7 +96,7 @@ struct PollerRoleTests {
     )
     func oneAtATimeAndTakeover() async throws {
         let clock = ManualClock(DemoReplay.now)
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let lock = MemoryPollerLock()
         let probes = Probes()
         let directory = try TemporaryDirectory("poller")
@@ -107,7 +107,7 @@ struct PollerRoleTests {
             host: "dust-b", pid: 202, lock: lock, store: store, clock: clock, probes: probes,
             notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": notify.path]))
         // Neither has written the shared record: neither polls yet.
-        #expect(try store.loadStatus() == nil)
+        await #expect(try store.loadStatus() == nil)
         try await testGracefulShutdown { trigger in
             let first = Task { try await a.role.run() }
             #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-a/poll", "dust-a/forecast"] })
@@ -160,7 +160,7 @@ struct PollerRoleTests {
     @Test("Only the poller writes the shared status record; a takeover keeps the last poller's history under its own host and PID")
     func onlyThePollerWritesStatus() async throws {
         let clock = ManualClock(DemoReplay.now)
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let lock = MemoryPollerLock()
         let probes = Probes()
         let a = await Instance(host: "dust-a", pid: 101, lock: lock, store: store, clock: clock, probes: probes)
@@ -179,7 +179,7 @@ struct PollerRoleTests {
             clock.advance(by: 10)
             await b.board.update { $0.state = .idle }
             await b.board.heartbeat()
-            var shared = try #require(try store.loadStatus())
+            var shared = try await #require(try store.loadStatus())
             #expect(shared.host == "dust-a" && shared.pid == 101 && shared.state == .idle)
             #expect(shared.heartbeatAt == DemoReplay.now)
             #expect(b.board.current.heartbeatAt == DemoReplay.now.addingTimeInterval(10))
@@ -189,15 +189,15 @@ struct PollerRoleTests {
             #expect(await clock.waitUntilSleeping(2) { probes.running.isEmpty })
             // a no longer polls: what it changes stays with it.
             await a.board.update { $0.state = .backingOff }
-            #expect(try store.loadStatus()?.state == .idle)
+            await #expect(try store.loadStatus()?.state == .idle)
             clock.advanceToNextDeadline()
             #expect(await clock.waitUntilSleeping(1) { probes.running.count == 2 })
-            shared = try #require(try store.loadStatus())
+            shared = try await #require(try store.loadStatus())
             #expect(shared.host == "dust-b" && shared.pid == 202 && shared.state == .starting)
             #expect(shared.lastSuccess == success)
             #expect(shared.heartbeatAt == DemoReplay.now.addingTimeInterval(30))
             await a.board.update { $0.state = .backingOff }
-            #expect(try store.loadStatus()?.host == "dust-b")
+            await #expect(try store.loadStatus()?.host == "dust-b")
 
             trigger.triggerGracefulShutdown()
             try await first.value
@@ -208,7 +208,7 @@ struct PollerRoleTests {
     @Test("A poller that stops at shutdown gives the lease up; one that waits to poll takes it at its next try")
     func shutdownReleases() async throws {
         let clock = ManualClock(DemoReplay.now)
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let lock = MemoryPollerLock()
         let probes = Probes()
         let a = await Instance(host: "dust-a", pid: 101, lock: lock, store: store, clock: clock, probes: probes)
@@ -222,15 +222,15 @@ struct PollerRoleTests {
         }
         #expect(lock.holder == nil)
         // Its last word, written before the lease went: stopped.
-        let stopped = try #require(try store.loadStatus())
+        let stopped = try await #require(try store.loadStatus())
         #expect(stopped.host == "dust-a" && stopped.state == .stopped && stopped.stoppedAt == DemoReplay.now.addingTimeInterval(60))
         #expect(!a.board.isPublishing)
         try await testGracefulShutdown { trigger in
             let second = Task { try await b.role.run() }
             #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-b/poll", "dust-b/forecast"] })
             #expect(b.said(standBy) == 0)
-            #expect(try store.loadStatus()?.host == "dust-b")
-            #expect(try store.loadStatus()?.stoppedAt == nil)
+            await #expect(try store.loadStatus()?.host == "dust-b")
+            await #expect(try store.loadStatus()?.stoppedAt == nil)
             trigger.triggerGracefulShutdown()
             try await second.value
         }
@@ -280,11 +280,12 @@ struct PollerRoleTests {
                 // a polls at 00:20: the 18 hours after 06:00 are new.
                 #expect(
                     try await clock.advance(upTo: 3600, whenIdle: idle) {
-                        try rig.storedCount() == 24 && (try rig.store.loadStatus())?.state == .idle
+                        guard try await rig.storedCount() == 24 else { return false }
+                        return try await rig.store.loadStatus()?.state == .idle
                     })
-                #expect(try rig.store.loadStatus()?.lastSuccess?.rowsNew == 18)
+                await #expect(try rig.store.loadStatus()?.lastSuccess?.rowsNew == 18)
                 #expect(rig.server.requests.count == 1)
-                #expect(try rig.store.loadStatus()?.host == "dust-a")
+                await #expect(try rig.store.loadStatus()?.host == "dust-a")
                 let second = Task { try await b.role.run() }
                 #expect(await clock.waitUntilSleeping(2) { b.said(standBy) == 1 })
                 // a is killed; b takes over within 30 s and fetches the day again: no hour is lost, none is two rows.
@@ -296,14 +297,14 @@ struct PollerRoleTests {
                 clock.advanceToNextDeadline()
                 #expect(
                     try await clock.waitUntilSleeping {
-                        let shared = try rig.store.loadStatus()
+                        let shared = try await rig.store.loadStatus()
                         return shared?.host == "dust-b" && shared?.state == .idle
                     })
-                let shared = try #require(try rig.store.loadStatus())
+                let shared = try await #require(try rig.store.loadStatus())
                 #expect(shared.lastSuccess?.at.timeIntervalSince(lostAt) ?? 99 <= 30)
                 #expect(shared.lastSuccess?.rowsNew == 0 && shared.lastSuccess?.rowsUpdated == 0)
                 #expect(rig.server.requests.count == 2)
-                #expect(try rig.storedCount() == 24)
+                await #expect(try rig.storedCount() == 24)
                 trigger.triggerGracefulShutdown()
                 try await first.value
                 try await second.value
@@ -328,13 +329,13 @@ struct PollerRoleTests {
                 lines.withLock { $0 }.joined().contains(
                     "Another dustd polls AirKorea from this database; dustd --once polls only when none does"))
             #expect(rig.server.requests.isEmpty)
-            #expect(try rig.store.loadStatus() == nil)
+            await #expect(try rig.store.loadStatus() == nil)
             #expect(lock.holder == poller.session)
             await poller.release()
             #expect(await once.run(once: true) == .ok)
             #expect(rig.server.requests.count == 1)
-            #expect(try rig.storedCount() == 24)
-            let status = try #require(try rig.store.loadStatus())
+            await #expect(try rig.storedCount() == 24)
+            let status = try await #require(try rig.store.loadStatus())
             #expect(status.state == .stopped && status.mode == .once && status.host == DaemonStatus.localHost)
             #expect(lock.holder == nil)
         }

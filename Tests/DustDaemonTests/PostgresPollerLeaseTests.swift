@@ -3,6 +3,7 @@ import DustDaemon
 import DustKit
 import DustPostgres
 import DustServices
+import DustStore
 import Foundation
 import Logging
 import PostgresNIO
@@ -221,7 +222,7 @@ struct PostgresPollerLeaseTests {
     func rolesTakeOver() async throws {
         let clock = ManualClock(DemoReplay.now)
         let probes = Probes()
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         func role(_ host: String, _ lease: PostgresPollerLease, retry: TimeInterval) async -> PollerRole {
             let logger = LogCapture().logger()
             let board = await DaemonStatusBoard(
@@ -246,7 +247,7 @@ struct PostgresPollerLeaseTests {
             #expect(await clock.waitUntilSleeping(2) { probes.running.isEmpty })
             clock.advanceToNextDeadline()
             #expect(await clock.waitUntilSleeping(1) { probes.running == ["dust-b/poll"] })
-            #expect(try store.loadStatus()?.host == "dust-b")
+            await #expect(try store.loadStatus()?.host == "dust-b")
             trigger.triggerGracefulShutdown()
             try await polling.value
             try await waiting.value

@@ -104,8 +104,8 @@ struct RequestCounterTests {
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let loop = await clockedLoop(rig, settings: settings, jitter: { 1 }, metrics: metrics)
             // The first poll starts at once; the next is an hour away, so the count is settled while the loop waits.
-            let (requests, _) = try await runLoop(rig, loop: loop) { recordedState(rig) == .idle }
-            let recorded = try rig.store.recentAttempts(limit: 100)
+            let (requests, _) = try await runLoop(rig, loop: loop) { await recordedState(rig) == .idle }
+            let recorded = try await rig.store.recentAttempts(limit: 100)
             #expect(recorded.count == requests.count)
             #expect(recorded.allSatisfy { $0.outcome == .ok })
             #expect(try metrics.expectCounter("finedust_poll_attempts_total", [("outcome", "ok")]).totalValue == Int64(recorded.count))
@@ -132,7 +132,7 @@ struct RequestCounterTests {
                 transport: rig.transport, clock: clock, logger: rig.logs.logger(), metrics: metrics)
             let task = Task { try await service.run() }
             defer { task.cancel() }
-            #expect(try await clock.waitUntilSleeping { try rig.store.loadStatus()?.forecast?.nextFetchAt != nil })
+            #expect(try await clock.waitUntilSleeping { try await rig.store.loadStatus()?.forecast?.nextFetchAt != nil })
             // PM10, PM25, then the weekly outlook.
             #expect(rig.server.requests.count == 3)
             #expect(try metrics.expectCounter("finedust_forecast_requests_total", [("outcome", "ok")]).totalValue == 3)

@@ -1,5 +1,6 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -90,12 +91,12 @@ struct ActivityCSVTests {
     func summaryCounts() async throws {
         let directory = try TemporaryDirectory("finedust-csv")
         defer { directory.remove() }
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let path = directory.path("walks.csv")
         try Data("start,distance_m\n1900-01-01 00:00,700\n2026-11-20 18:00,1500\n9999-12-31T00:00:00Z,9\n".utf8).write(
             to: URL(fileURLWithPath: path))
         let summary = try await ActivityService(store: store, calendar: parser.calendar, clock: FixedClock(now)).importFile(atPath: path)
         #expect(summary.recordsUsed == 1 && summary.datedOutsidePeriod == 2)
-        #expect(try store.activity(source: ActivitySourceBatch.csvSource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
+        await #expect(try store.activity(source: ActivitySourceBatch.csvSource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
     }
 }

@@ -1,6 +1,7 @@
 import DustActivity
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// A fresh database and the activity service over it.
 private struct ImportBench {
     let directory: TemporaryDirectory
-    let store = MemoryStore()
+    let store = SQLiteStore.scratch()
     let service: ActivityService
 
     init() throws {
@@ -24,10 +25,10 @@ private struct ImportBench {
     }
 
     /// Every stored row: source → slot → metres.
-    func stored() throws -> [String: [Slot: Double]] {
+    func stored() async throws -> [String: [Slot: Double]] {
         var result: [String: [Slot: Double]] = [:]
-        for source in try store.activitySources() {
-            result[source.source] = try store.activity(source: source.source)
+        for source in try await store.activitySources() {
+            result[source.source] = try await store.activity(source: source.source)
         }
         return result
     }
@@ -58,7 +59,7 @@ struct ActivityImportTests {
         let two = utc("2026-11-20T05:00:00Z")
         let six = utc("2026-11-20T09:00:00Z")
         let seven = utc("2026-11-20T10:00:00Z")
-        let merged = try bench.store.walking(from: noon, to: seven.advanced(by: 1))
+        let merged = try await bench.store.walking(from: noon, to: seven.advanced(by: 1))
         #expect(abs(merged[noon]!.metres - 3 * hundredthDegree) < 1e-6)  // route 3335.85 > Watch 2400 > iPhone 2011.68
         #expect(merged[noon]!.source == "gpx:route_2026-11-20_12.10pm.gpx")
         #expect(abs(merged[one]!.metres - 1000.000032) < 1e-6 && merged[one]!.source == "health:iPhone")  // iPhone 1000 m > Watch 600 m
@@ -78,11 +79,11 @@ struct ActivityImportTests {
             TestFixtures.url("activity/generated/route-strava-evening.gpx").path,
         ]
         for file in files { _ = try await bench.service.importFile(atPath: file) }
-        let first = try bench.stored()
+        let first = try await bench.stored()
         for file in files { _ = try await bench.service.importFile(atPath: file) }
-        #expect(try bench.stored() == first)
+        await #expect(try bench.stored() == first)
         #expect(first["health:Apple Watch"]?.count == 3)
-        #expect(try bench.store.activitySources().map(\.slots) == [1, 1, 3, 2])
+        await #expect(try bench.store.activitySources().map(\.slots) == [1, 1, 3, 2])
     }
 
     @Test("A shorter export replaces its source's rows over the span it covers and keeps older history")
@@ -102,7 +103,7 @@ struct ActivityImportTests {
             "<HealthData>\n" + record("2026-11-10 08:00:00 +0900", "2026-11-10 08:10:00 +0900", 550)
             + record("2026-11-13 08:00:00 +0900", "2026-11-13 08:10:00 +0900", 300) + "</HealthData>\n"
         _ = try await bench.service.importFile(atPath: try bench.write("short.xml", short))
-        #expect(
+        await #expect(
             try bench.stored() == [
                 "health:iPhone": [
                     utc("2026-10-31T23:00:00Z"): 700,  // before the new span: kept
@@ -119,11 +120,11 @@ struct ActivityImportTests {
         _ = try await bench.service.importFile(atPath: TestFixtures.url("activity/generated/export.zip").path)
         #expect(
             try await bench.service.forget(person: nil, source: "health:Apple Watch") == ForgottenActivity(walkingHours: 3, bodyRecords: 0))
-        #expect(try bench.store.activitySources().map(\.source) == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone"])
+        await #expect(try bench.store.activitySources().map(\.source) == ["gpx:route_2026-11-20_12.10pm.gpx", "health:iPhone"])
         let one = utc("2026-11-20T04:00:00Z")
         let two = utc("2026-11-20T05:00:00Z")
-        #expect(try bench.store.walking(from: two, to: two.advanced(by: 1)).mapValues(\.metres) == [:])  // only the Watch had 14:00
-        #expect(abs(try bench.store.walking(from: one, to: two).mapValues(\.metres)[one]! - 1000.000032) < 1e-6)
+        await #expect(try bench.store.walking(from: two, to: two.advanced(by: 1)).mapValues(\.metres) == [:])  // only the Watch had 14:00
+        await #expect(abs(try bench.store.walking(from: one, to: two).mapValues(\.metres)[one]! - 1000.000032) < 1e-6)
         await #expect {
             try await bench.service.forget(person: nil, source: "health:Apple Watch")
         } throws: { error in
@@ -155,7 +156,7 @@ struct ActivityImportTests {
         let bench = try ImportBench()
         defer { bench.directory.remove() }
         await #expect(throws: ActivityImportFailure.self) { try await bench.service.importFile(atPath: try bench.write(name, content)) }
-        #expect(try bench.store.activitySources().isEmpty)
+        await #expect(try bench.store.activitySources().isEmpty)
     }
 
     @Test("A hostile zip (an entry named ../../x, a truncated zip) stores nothing, not even its good entries")
@@ -193,7 +194,7 @@ struct ActivityImportTests {
         await #expect(throws: ActivityImportFailure.file(.unsafeZipEntry(name: String(decoding: evil, as: UTF8.self)))) {
             try await bench.service.importFile(atPath: evilPath)
         }
-        #expect(try bench.store.activitySources().isEmpty)
+        await #expect(try bench.store.activitySources().isEmpty)
         #expect(!FileManager.default.fileExists(atPath: "/abx.gpx"))
     }
 
@@ -221,7 +222,7 @@ struct ActivityImportTests {
         _ = try await bench.service.importFile(
             atPath: try bench.write("first.csv", "start,distance_m\n2026-11-20 08:00,1000\n2026-11-20 09:00,400\n"))
         _ = try await bench.service.importFile(atPath: try bench.write("second.csv", "start,distance_m\n2026-11-20 09:00,450\n"))
-        #expect(try bench.stored() == ["csv": [utc("2026-11-19T23:00:00Z"): 1000, utc("2026-11-20T00:00:00Z"): 450]])
+        await #expect(try bench.stored() == ["csv": [utc("2026-11-19T23:00:00Z"): 1000, utc("2026-11-20T00:00:00Z"): 450]])
     }
 }
 
@@ -231,7 +232,7 @@ struct ActivityImportBoundsTests {
     func tooManySourceHours() async throws {
         let directory = try TemporaryDirectory("finedust-activity")
         defer { directory.remove() }
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let service = ActivityService(store: store, calendar: seoul, limits: ActivityReaderLimits(maxSourceSlots: 5))
         // Six sources, one hour each.
         var xml = "<HealthData>\n"
@@ -242,7 +243,7 @@ struct ActivityImportBoundsTests {
         let path = directory.path("many.xml")
         try Data((xml + "</HealthData>\n").utf8).write(to: URL(fileURLWithPath: path))
         await #expect(throws: ActivityImportFailure.file(.tooManySourceHours(limit: 5))) { try await service.importFile(atPath: path) }
-        #expect(try store.activitySources().isEmpty)
+        await #expect(try store.activitySources().isEmpty)
         // Five fit.
         let five = directory.path("five.xml")
         try Data((xml.components(separatedBy: "\n").prefix(6).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(
@@ -272,6 +273,6 @@ extension ActivityImportTests {
         #expect(summary.recordsUsed == 1)
         #expect(summary.datedOutsidePeriod == 2)
         #expect(summary.recordsDropped == 1)
-        #expect(try bench.stored() == ["health:Apple Watch": [utc("2026-11-19T23:00:00Z"): 500]])
+        await #expect(try bench.stored() == ["health:Apple Watch": [utc("2026-11-19T23:00:00Z"): 500]])
     }
 }

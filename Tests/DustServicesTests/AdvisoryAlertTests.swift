@@ -28,11 +28,11 @@ struct AdvisoryAlertTests {
         // Another district's 경보 never counts.
         let elsewhere = Advisory(
             pollutant: .pm25, key: "9", district: "경기", area: nil, level: .warning, issuedAt: instant(kst: "2026-11-20T07:00:00"))
-        _ = try scratch.store.saveAdvisories([elsewhere], fetchedAt: Self.at(7))
+        _ = try await scratch.store.saveAdvisories([elsewhere], fetchedAt: Self.at(7))
 
         var kinds: [String] = []
         func step(_ hour: Int, _ advisories: [Advisory]) async throws {
-            _ = try scratch.store.saveAdvisories(advisories, fetchedAt: Self.at(hour))
+            _ = try await scratch.store.saveAdvisories(advisories, fetchedAt: Self.at(hour))
             let events = try await monitor.evaluate(at: Self.at(hour))
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
@@ -61,7 +61,7 @@ struct AdvisoryAlertTests {
             ])
         try await step(21, [])
         #expect(kinds == ["9:fired:1", "20:cleared:0"])
-        let stored = try scratch.store.recentAlertEvents(limit: 10).map(\.event)
+        let stored = try await scratch.store.recentAlertEvents(limit: 10).map(\.event)
         #expect(stored.last?.title == "FineDust: advisory 주의보 (watch) in force")
         #expect(stored.first?.message == "No longer advisory.level >= 1 at 종로구: now no advisory in force.")
     }

@@ -37,8 +37,8 @@ struct AlertTests {
     }
 
     /// Stores PM2.5 `value` for the hour starting at `hour`.
-    static func store(_ value: Double, hour: Int, in scratch: Scratch) throws {
-        _ = try scratch.store.saveReadings(
+    static func store(_ value: Double, hour: Int, in scratch: Scratch) async throws {
+        _ = try await scratch.store.saveReadings(
             [
                 HourlyReading(
                     station: "종로구", slot: Scratch.slot(november20, hour: hour),
@@ -60,23 +60,23 @@ struct AlertTests {
         var kinds: [String] = []
         for (offset, value) in values.enumerated() {
             let hour = 9 + offset
-            try Self.store(value, hour: hour, in: scratch)
+            try await Self.store(value, hour: hour, in: scratch)
             // A new monitor each hour, as after a restart: the state lives in the database.
             let events = try await Self.monitor(scratch, rules: ["pm25.grade >= 3"], now: Self.at(hour + 1)).evaluate(at: Self.at(hour + 1))
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
         #expect(kinds == ["10:fired:3", "13:cleared:2"])
-        let stored = try scratch.store.recentAlertEvents(limit: 10).map(\.event)
+        let stored = try await scratch.store.recentAlertEvents(limit: 10).map(\.event)
         #expect(stored.map(\.kind) == [.cleared, .fired])
         #expect(stored.last?.title == "FineDust: PM2.5 나쁨 (bad)")
         #expect(stored.last?.message == "PM2.5 나쁨 (bad) at 종로구. Rule: pm25.grade >= 3.")
-        #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .idle])
+        await #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .idle])
     }
 
     @Test("At 00:20 the latest hour is yesterday's 23–24 (24:00), and its grade counts")
     func midnight() async throws {
         let scratch = try Scratch()
-        try Self.store(80, hour: 23, in: scratch)
+        try await Self.store(80, hour: 23, in: scratch)
         let twentyPast = seoul.start(of: november20.adding(days: 1)).addingTimeInterval(20 * 60)
         let monitor = try Self.monitor(scratch, rules: ["pm25.grade >= 3"], now: twentyPast)
         #expect(try await monitor.inputs(at: twentyPast).values[.pm25Grade] == 4)
@@ -106,7 +106,7 @@ struct AlertTests {
         let night = seoul.start(of: november20).addingTimeInterval(23 * 3600 + 300)
         let hours = (0..<10).map { night.addingTimeInterval(Double($0) * 3600) }  // 23:05 … 08:05
         #expect(try await monitor.evaluate(inputs(3), at: hours[0]).isEmpty)
-        #expect(try scratch.store.alertStates()[rule.description] == .held)
+        await #expect(try scratch.store.alertStates()[rule.description] == .held)
         #expect(try await monitor.evaluate(inputs(4), at: hours[3]).isEmpty)
         #expect(try await monitor.evaluate(inputs(nil), at: hours[5]).isEmpty)  // unknown: still held
         let morning = try await monitor.evaluate(inputs(3), at: hours[8])  // 07:05
@@ -125,13 +125,13 @@ struct AlertTests {
         #expect(try await quietOnly.evaluate(inputs(3), at: hours[0]).isEmpty)
         #expect(try await quietOnly.evaluate(inputs(1), at: hours[4]).isEmpty)
         #expect(try await quietOnly.evaluate(inputs(1), at: hours[8]).isEmpty)
-        #expect(try other.store.recentAlertEvents(limit: 10).isEmpty)
+        await #expect(try other.store.recentAlertEvents(limit: 10).isEmpty)
     }
 
     @Test("Inputs: the latest hour's grades only while under 3 hours old; today's intake in µg")
     func inputs() async throws {
         let scratch = try Scratch()
-        try Self.store(40, hour: 9, in: scratch)
+        try await Self.store(40, hour: 9, in: scratch)
         let fresh = try await Self.monitor(scratch, rules: [], now: Self.at(12, minute: 59)).inputs(at: Self.at(12, minute: 59))
         #expect(fresh.values[.pm25Grade] == 3)
         #expect(fresh.values[.pm10Grade] == 2)
@@ -149,7 +149,7 @@ struct AlertTests {
         let scratch = try Scratch()
         for name in ["synthesized/forecast-pm10-2026-11-20.xml", "synthesized/forecast-pm25-2026-11-20.xml"] {
             let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
-            _ = try scratch.store.saveForecasts(page.forecasts, fetchedAt: Self.at(18))
+            _ = try await scratch.store.saveForecasts(page.forecasts, fetchedAt: Self.at(18))
         }
         let reader = ForecastReader(store: scratch.store, timeZone: seoul.timeZone)
         let rule = try AlertRule(parsing: "forecast.tomorrow.pm25 >= 나쁨")
@@ -162,7 +162,7 @@ struct AlertTests {
         let seoulInputs = try await monitor(.seoul).inputs(at: Self.at(18))
         #expect(seoulInputs.values[.forecastTomorrowPM25] == 4)
         #expect(try await monitor(.seoul).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
-        let stored = try #require(try scratch.store.recentAlertEvents(limit: 1).first?.event)
+        let stored = try await #require(try scratch.store.recentAlertEvents(limit: 1).first?.event)
         #expect(stored.title == "FineDust: tomorrow's PM2.5 forecast 매우나쁨 (very bad)")
         #expect(try await monitor(.yeongdong).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == 1)
         // 종로구 without a stored address or province: no region, so no value (and no error).
@@ -174,7 +174,7 @@ struct AlertTests {
         let scratch = try Scratch()
         let page = try AirKoreaResponseParser().parseWeeklyOutlooks(try TestFixtures.data("synthesized/weekly-outlook-2026-11-20.xml"))
         let published = try #require(page.outlooks.first)
-        _ = try scratch.store.saveWeeklyOutlook(published, fetchedAt: Self.at(18))
+        _ = try await scratch.store.saveWeeklyOutlook(published, fetchedAt: Self.at(18))
         let reader = ForecastReader(store: scratch.store, timeZone: seoul.timeZone)
         let rule = try AlertRule(parsing: "outlook.high.days >= 1")
         func monitor(_ region: ForecastRegion, now: Date) throws -> AlertMonitor {
@@ -186,7 +186,7 @@ struct AlertTests {
         #expect(try await monitor(.busan, now: Self.at(18)).inputs(at: Self.at(18)).values[.outlookHighDays] == 0)
         #expect(try await monitor(.seoul, now: Self.at(18)).inputs(at: Self.at(18)).values[.outlookHighDays] == 2)
         #expect(try await monitor(.seoul, now: Self.at(18)).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
-        let stored = try #require(try scratch.store.recentAlertEvents(limit: 1).first?.event)
+        let stored = try await #require(try scratch.store.recentAlertEvents(limit: 1).first?.event)
         #expect(stored.title == "FineDust: 2 of the weekly outlook's days 높음 (high) for PM2.5")
         #expect(try await monitor(.seoul, now: Self.at(19)).evaluate(at: Self.at(19)).isEmpty, "no repeat while it holds")
         // The next day's publication marks every day 낮음: it replaces the one before, and the alert clears once.
@@ -198,7 +198,7 @@ struct AlertTests {
             low.byRegion = low.byRegion.mapValues { _ in .known(.low) }
             return low
         }
-        _ = try scratch.store.saveWeeklyOutlook(next, fetchedAt: Self.at(20))
+        _ = try await scratch.store.saveWeeklyOutlook(next, fetchedAt: Self.at(20))
         #expect(try await monitor(.seoul, now: Self.at(20)).evaluate(at: Self.at(20)).map(\.kind) == [.cleared])
         #expect(try await monitor(.seoul, now: Self.at(21)).evaluate(at: Self.at(21)).isEmpty, "no repeat of the clearing")
     }
@@ -212,7 +212,7 @@ struct AlertTests {
     @Test("A failing sink is retried with doubling waits, then recorded as failed; another sink is not held up")
     func retries() async throws {
         let scratch = try Scratch()
-        let event = try scratch.store.saveAlertEvent(
+        let event = try await scratch.store.saveAlertEvent(
             AlertEvent(
                 kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
                 station: "종로구", at: Self.at(10)))
@@ -230,7 +230,7 @@ struct AlertTests {
         #expect(good.events.count == 1 && flaky.events.count == 1 && dead.events.isEmpty)
         // dead: 30, 60, 120 s; flaky: 30, 60 s.
         #expect(clock.requestedSleeps.sorted() == [30, 30, 60, 60, 120])
-        let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        let deliveries = try await #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
         #expect(deliveries.filter { $0.sink == "dead" }.map(\.outcome) == [.retrying, .retrying, .retrying, .failed])
         #expect(deliveries.filter { $0.sink == "flaky" }.map(\.outcome) == [.retrying, .retrying, .delivered])
         // What a sink said is stored without its terminal escapes.
@@ -240,7 +240,7 @@ struct AlertTests {
     @Test("A rise still being retried gives way to its clearing: the sink never gets the rise after the clearing")
     func superseded() async throws {
         let scratch = try Scratch()
-        let rise = try scratch.store.saveAlertEvent(
+        let rise = try await scratch.store.saveAlertEvent(
             AlertEvent(
                 kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
                 station: "종로구", at: Self.at(10)))
@@ -262,7 +262,7 @@ struct AlertTests {
     @Test("Stopping dustd ends the wait before a retry; the delivery stays recorded as retrying, for the next start")
     func cancelledRetry() async throws {
         let scratch = try Scratch()
-        let event = try scratch.store.saveAlertEvent(
+        let event = try await scratch.store.saveAlertEvent(
             AlertEvent(
                 kind: .cleared, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 2,
                 station: "종로구", at: Self.at(10)))
@@ -278,7 +278,7 @@ struct AlertTests {
         let results = await task.value
         #expect(results.map(\.outcome) == [.retrying])
         #expect(results.map(\.attempt) == [1])
-        let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        let deliveries = try await #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
         #expect(deliveries.map(\.outcome) == [.retrying])
     }
 
@@ -287,12 +287,12 @@ struct AlertTests {
     )
     func resumed() async throws {
         let scratch = try Scratch()
-        let event = try scratch.store.saveAlertEvent(
+        let event = try await scratch.store.saveAlertEvent(
             AlertEvent(
                 kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
                 station: "종로구", at: Self.at(10)))
         for attempt in 1...2 {
-            try scratch.store.recordAlertDelivery(
+            try await scratch.store.recordAlertDelivery(
                 AlertDelivery(
                     eventID: event.id, sink: "flaky", attempt: attempt, at: Self.at(10),
                     outcome: .retrying, detail: "HTTP 503"))
@@ -303,7 +303,7 @@ struct AlertTests {
         let delivery = await dispatcher.resume(event, sink: "flaky", afterAttempt: 2)
         #expect(delivery?.outcome == .delivered && delivery?.attempt == 3)
         #expect(sink.events.map(\.id) == [event.id])
-        let deliveries = try #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        let deliveries = try await #require(try scratch.store.recentAlertEvents(limit: 1).first).deliveries
         #expect(deliveries.map(\.attempt) == [1, 2, 3])
         #expect(deliveries.map(\.outcome) == [.retrying, .retrying, .delivered])
         #expect(await dispatcher.resume(event, sink: "gone", afterAttempt: 1) == nil)

@@ -1,5 +1,6 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -10,7 +11,7 @@ import Testing
 struct DemoHouseholdTests {
     /// Each demo person's rolling week ending on the demo's last day, from one replay.
     static func weeks() async throws -> [String: WeekReport] {
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         let replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: seoul).run()
         // jiho's Watch export, seoa's walks, then jiho's GPX walk (issue 23, docs/REFERENCE.md §19).

@@ -1,5 +1,6 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -11,7 +12,7 @@ import Testing
 struct DemoWalkTests {
     /// jiho's 2026-11-20 from one replay: followed (the demo's location inputs) and not.
     static func days() async throws -> (followed: DayReport, homeStation: DayReport) {
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         let replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: seoul).run()
         let walk = try #require(replay.activity.last)

@@ -1,6 +1,7 @@
 import AirKorea
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import Synchronization
 import TestSupport
@@ -337,24 +338,27 @@ struct ForecastPlannerTests {
 struct ForecastFetchTests {
     @Test("One publication: two requests recorded as forecast attempts, 14 issues stored, the 17시 issue newest")
     func fetchStoresEverything() async throws {
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let fetch = ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(instant(kst: "2026-11-22T17:30:00")))
         let report = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 2)
         #expect(report.issuesStored == 14)
         #expect(report.fetched(instant(kst: "2026-11-22T17:00:00")))
         #expect(!report.fetched(instant(kst: "2026-11-22T23:00:00")))
-        #expect(store.attempts.map(\.operation) == ["forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1"])
-        #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
+        #expect(
+            (try await store.attemptsOldestFirst()).map(\.operation) == [
+                "forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1",
+            ])
+        await #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
         // Fetching the same again stores nothing new.
         let again = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(again.issuesStored == 0)
-        #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 4)
+        await #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 4)
     }
 
     @Test("A failed request is recorded with its result code and stops the fetch")
-    func failure() async {
-        let store = MemoryStore()
+    func failure() async throws {
+        let store = SQLiteStore.scratch()
         let error = FetchError.response(
             .service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED NUMBER OF SERVICE REQUESTS EXCEEDS ERROR."),
             httpStatus: 200)
@@ -364,19 +368,19 @@ struct ForecastFetchTests {
         .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(report.requests == 1)
         #expect(report.failure?.retryAdvice == .waitUntilMidnightKST)
-        #expect(store.attempts.map(\.outcome) == [.quota])
-        #expect(store.attempts.first?.resultCode == "22")
+        #expect((try await store.attemptsOldestFirst()).map(\.outcome) == [.quota])
+        #expect((try await store.attemptsOldestFirst()).first?.resultCode == "22")
     }
 
     @Test("Outlook for a 경기 station in 고양: 경기북부, today and tomorrow from the newest issue")
     func outlook() async throws {
         // 행신동's province as its measurements name it, its address as the station list gives it.
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let reading = HourlyReading(
             station: "행신동", slot: Slot(containing: instant(kst: "2026-11-22T16:30:00")), concentration: DustPair(repeating: nil),
             sidoName: "경기")
-        _ = try store.saveReadings([reading], fetchedAt: instant(kst: "2026-11-22T17:10:00"))
-        try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")], at: instant(kst: "2026-11-22T17:10:00"))
+        _ = try await store.saveReadings([reading], fetchedAt: instant(kst: "2026-11-22T17:10:00"))
+        try await store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")], at: instant(kst: "2026-11-22T17:10:00"))
         _ = await ForecastFetch(source: FixtureForecastAPI(), store: store, clock: FixedClock(instant(kst: "2026-11-22T17:30:00")))
             .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         let reader = ForecastReader(store: store, timeZone: KoreaStandardTime.timeZone)
@@ -394,7 +398,7 @@ struct ForecastFetchTests {
 
     @Test("A station the table cannot place asks for forecast.region")
     func unknownStation() async {
-        let reader = ForecastReader(store: MemoryStore(), timeZone: KoreaStandardTime.timeZone)
+        let reader = ForecastReader(store: SQLiteStore.scratch(), timeZone: KoreaStandardTime.timeZone)
         await #expect(throws: ForecastReadError.region(.unknownStation(sido: nil))) {
             try await reader.outlook(station: "어딘가", override: nil, now: instant(kst: "2026-11-22T18:00:00"))
         }

@@ -8,8 +8,8 @@ import Testing
 @Suite("Alerts on the gases and the index")
 struct GasAlertTests {
     /// Stores the hour starting at `hour` with PM and the given gases.
-    static func store(_ gases: GasReading, hour: Int, in scratch: Scratch) throws {
-        _ = try scratch.store.saveReadings(
+    static func store(_ gases: GasReading, hour: Int, in scratch: Scratch) async throws {
+        _ = try await scratch.store.saveReadings(
             [
                 HourlyReading(
                     station: "종로구", slot: Scratch.slot(november20, hour: hour),
@@ -29,13 +29,13 @@ struct GasAlertTests {
         var kinds: [String] = []
         for (offset, value) in values.enumerated() {
             let hour = 12 + offset
-            try Self.store(Self.ozone(value), hour: hour, in: scratch)
+            try await Self.store(Self.ozone(value), hour: hour, in: scratch)
             let events = try await AlertTests.monitor(scratch, rules: ["o3.grade >= 나쁨"], now: AlertTests.at(hour + 1))
                 .evaluate(at: AlertTests.at(hour + 1))
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
         #expect(kinds == ["13:fired:3", "16:cleared:2"])
-        let stored = try scratch.store.recentAlertEvents(limit: 10).map(\.event)
+        let stored = try await scratch.store.recentAlertEvents(limit: 10).map(\.event)
         #expect(stored.last?.title == "FineDust: O3 나쁨 (bad)")
         #expect(stored.first?.message == "No longer o3.grade >= 3 at 종로구: now O3 보통 (moderate).")
     }
@@ -47,13 +47,13 @@ struct GasAlertTests {
         var kinds: [String] = []
         for (offset, (index, grade)) in hours.enumerated() {
             let hour = 9 + offset
-            try Self.store(Self.ozone(0.02, cai: index, caiGrade: grade), hour: hour, in: scratch)
+            try await Self.store(Self.ozone(0.02, cai: index, caiGrade: grade), hour: hour, in: scratch)
             let events = try await AlertTests.monitor(scratch, rules: ["khai.grade >= 3"], now: AlertTests.at(hour + 1))
                 .evaluate(at: AlertTests.at(hour + 1))
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
         #expect(kinds == ["9:fired:3", "11:cleared:2"])
-        #expect(try scratch.store.recentAlertEvents(limit: 10).last?.event.title == "FineDust: CAI 나쁨 (bad)")
+        await #expect(try scratch.store.recentAlertEvents(limit: 10).last?.event.title == "FineDust: CAI 나쁨 (bad)")
     }
 
     @Test("Inputs: each gas's CAI grade and the index grade of the latest hour with gases, only while under 3 hours old")
@@ -61,7 +61,7 @@ struct GasAlertTests {
         let scratch = try Scratch()
         var gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.061, co: 15.01, so2: nil), cai: 180, caiGrade: .bad)
         gases.flag.so2 = "통신장애"
-        try Self.store(gases, hour: 10, in: scratch)
+        try await Self.store(gases, hour: 10, in: scratch)
         let monitor = try AlertTests.monitor(scratch, rules: ["so2.grade >= 2"], now: AlertTests.at(11))
         let values = try await monitor.inputs(at: AlertTests.at(11)).values
         #expect(values[.o3Grade] == 2)

@@ -31,10 +31,10 @@ struct GasIngestTests {
         let slot = Scratch.slot(november20, hour: 9)
         let revision = try await ingest.ingest(body(["<pm10Value>41</pm10Value>"]), requestedStation: nil)
         #expect(revision.stored == UpsertSummary(updated: 1))
-        let stored = try scratch.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1))
+        let stored = try await scratch.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1))
         #expect(stored.first?.concentration.fineDust == 41)
         #expect(stored.first?.gases.ppm == GasValues(o3: 0.095, no2: nil, co: 0.6, so2: nil))
         #expect(stored.first?.gases.cai == 160 && stored.first?.gases.caiGrade == .bad)
-        #expect(scratch.store.revision(station: "종로구", slot: slot) == 1)
+        #expect(try await scratch.store.revision(station: "종로구", slot: slot) == 1)
     }
 }

@@ -1,6 +1,7 @@
 import AirKorea
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -20,14 +21,14 @@ struct IngestPeriodTests {
                 + ["1900-01-01 01:00", "0001-01-01 01:00", "9999-12-31 24:00", "2020-02-29 13:00", "2026-11-20 07:00"].map(Self.item)
                 .joined()
                 + "</items><numOfRows>100</numOfRows><pageNo>1</pageNo><totalCount>5</totalCount></body></response>").utf8)
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let report = try await IngestService(store: store, clock: FixedClock(DemoReplay.now)).ingest(body, requestedStation: nil)
         #expect(report.readings == 5)
         #expect(report.outOfPeriodItems == 2)
         #expect(report.futureItems == 1)
         #expect(report.outsideWindowItems == 0)
         #expect(report.stored.inserted == 2)
-        #expect(try store.measurementCount(station: nil) == 2)
+        await #expect(try store.measurementCount(station: nil) == 2)
         #expect(report.skippedSummary == ", 2 items dated before 2000-01-01 skipped, 1 items stamped more than an hour from now skipped")
     }
 
@@ -37,7 +38,7 @@ struct IngestPeriodTests {
         let body = Data(
             ("<response><header><resultCode>00</resultCode></header><body><items>"
                 + ["1999-12-31 19:00", "1999-12-31 20:00"].map(Self.item).joined() + "</items></body></response>").utf8)
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let report = try await IngestService(store: store, clock: FixedClock(DemoReplay.now)).ingest(body, requestedStation: nil)
         #expect(report.outOfPeriodItems == 1)
         #expect(report.stored.inserted == 1)

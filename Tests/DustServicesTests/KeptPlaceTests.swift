@@ -1,5 +1,6 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import Synchronization
 import TestSupport
@@ -10,7 +11,7 @@ import Testing
 /// each write that changes what was weighed.
 @Suite("Kept places: the same days as weighing every hour, and none stale after a write")
 struct KeptPlaceTests {
-    let store = MemoryStore()
+    let store = SQLiteStore.scratch()
     let twentieth = november20
     let twentyFirst = november20.adding(days: 1)
 
@@ -28,7 +29,7 @@ struct KeptPlaceTests {
     static var people: [Person] { [dad, mom, kid] }
 
     func setUp() async throws {
-        try store.saveStations(
+        try await store.saveStations(
             LocationStatisticsTests.stations + [Station(name: "해운대구", address: "부산 해운대구", latitude: 35.1631, longitude: 129.1636)],
             at: DemoReplay.now)
         var readings: [HourlyReading] = []
@@ -43,7 +44,7 @@ struct KeptPlaceTests {
                 readings.append(HourlyReading(station: "해운대구", slot: slot, concentration: DustPair(fineDust: 80, ultraFineDust: 40)))
             }
         }
-        _ = try store.saveReadings(readings, fetchedAt: DemoReplay.now)
+        _ = try await store.saveReadings(readings, fetchedAt: DemoReplay.now)
         let p = LocationStatisticsTests.p
         let ten = Scratch.slot(twentieth, hour: 10).start
         let eleven = Scratch.slot(twentieth, hour: 11).start
@@ -61,7 +62,7 @@ struct KeptPlaceTests {
         for minute in 0..<30 {
             points.append(TrackPoint(at: busan.addingTimeInterval(Double(minute) * 60), latitude: 35.170, longitude: 129.160))
         }
-        try store.saveImport(
+        try await store.saveImport(
             walking: [],
             body: [],
             positions: [PositionBatch(person: "dad", source: "gpx:walks.gpx", minutes: TrackMinutes(points), replacing: nil)],
@@ -114,7 +115,7 @@ struct KeptPlaceTests {
 
         // 중구 revises 10:00 on the 20th: that slot's places go, for everyone; the rest stay kept.
         let tenSlot = Scratch.slot(twentieth, hour: 10)
-        _ = try store.saveReadings(
+        _ = try await store.saveReadings(
             [HourlyReading(station: "중구", slot: tenSlot, concentration: DustPair(fineDust: 90, ultraFineDust: 45))],
             fetchedAt: DemoReplay.now)
         try await expectSameDays("after 중구's revision")
@@ -126,22 +127,22 @@ struct KeptPlaceTests {
         let noon = Scratch.slot(twentieth, hour: 12).start
         let walk = TrackMinutes(
             (0..<20).map { TrackPoint(at: noon.addingTimeInterval(Double($0) * 60), latitude: 37.55, longitude: 126.98) })
-        try store.saveImport(
+        try await store.saveImport(
             walking: [], body: [], positions: [PositionBatch(person: "dad", source: "gpx:noon.gpx", minutes: walk, replacing: nil)],
             importedAt: DemoReplay.now)
         try await expectSameDays("after the noon walk")
         #expect(try await keep() == ["dad": 1, "mom": 0, "kid": 0])
 
         // 중구 moves 500 m north: every place goes.
-        try store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
+        try await store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
         try await expectSameDays("after 중구 moved")
         #expect(try await keep() == ["dad": 6, "mom": 6, "kid": 0])
         // The same list again moves nothing: everything stays kept.
-        try store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
+        try await store.saveStations([Station(name: "중구", latitude: 37.568763, longitude: 126.974676)], at: DemoReplay.now)
         #expect(try await keep() == ["dad": 0, "mom": 0, "kid": 0])
 
         // dad's positions forgotten: his places go, and his days are as without tracks.
-        #expect(try store.forgetPositions(person: "dad", source: nil) == 110)
+        await #expect(try store.forgetPositions(person: "dad", source: nil) == 110)
         try await expectSameDays("after dad's positions were forgotten")
         let untracked = try await statistics(Self.dad, places: store).day(twentieth)
         #expect(untracked.hourly.allSatisfy { $0.whereabouts == nil })
@@ -184,12 +185,12 @@ struct KeptPlaceTests {
         let tenSlot = Scratch.slot(twentieth, hour: 10)
         // The write lands after the keep read the generation and the rows, before it keeps.
         let racing = RacingPlaces(store) {
-            _ = try? store.saveReadings(
+            _ = try? await store.saveReadings(
                 [HourlyReading(station: "중구", slot: tenSlot, concentration: DustPair(fineDust: 90, ultraFineDust: 45))],
                 fetchedAt: DemoReplay.now)
         }
         #expect(try await statistics(Self.dad, places: racing).keepPlaces(from: twentieth, through: twentyFirst) == 0)
-        #expect(
+        await #expect(
             try store.slotPlaces(person: "dad", inputs: racing.inputs, from: tenSlot.advanced(by: -48), to: tenSlot.advanced(by: 48))
                 .isEmpty)
         #expect(try await statistics(Self.dad, places: store).keepPlaces(from: twentieth, through: twentyFirst) == 6)
@@ -202,7 +203,7 @@ struct KeptPlaceTests {
         // gran walks at 15:00 on the 20th, an hour 종로구 did not report; she has no home.
         let gran = Person(name: "gran", born: BirthMonth("1950-02"), station: "종로구")
         let three = Scratch.slot(twentieth, hour: 15).start
-        try store.saveImport(
+        try await store.saveImport(
             walking: [], body: [],
             positions: [
                 PositionBatch(
@@ -224,10 +225,10 @@ struct KeptPlaceTests {
         // 부산 by 해운대구, which has none: the archive lacks the hour.
         let twentySecond = november20.adding(days: 2)
         let slot = Scratch.slot(twentySecond, hour: 10)
-        _ = try store.saveReadings(
+        _ = try await store.saveReadings(
             [HourlyReading(station: "종로구", slot: slot, concentration: DustPair(fineDust: 30, ultraFineDust: 15))], fetchedAt: DemoReplay.now
         )
-        try store.saveImport(
+        try await store.saveImport(
             walking: [], body: [],
             positions: [
                 PositionBatch(
@@ -279,58 +280,60 @@ struct KeptPlaceTests {
 
 /// The store's positions, counting the reads of them.
 private final class CountingPositions: PositionReadStore, Sendable {
-    let store: MemoryStore
+    let store: SQLiteStore
     let calls = Atomic<Int>(0)
-    init(_ store: MemoryStore) { self.store = store }
+    init(_ store: SQLiteStore) { self.store = store }
 
-    func positions(person: String, from: Date, to: Date) throws(StorageFailure) -> [TrackPosition] {
+    func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPosition] {
         calls.add(1, ordering: .relaxed)
-        return try store.positions(person: person, from: from, to: to)
+        return try await store.positions(person: person, from: from, to: to)
     }
 
-    func trackPoints(person: String, from: Date, to: Date) throws(StorageFailure) -> [TrackPoint] {
+    func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint] {
         calls.add(1, ordering: .relaxed)
-        return try store.trackPoints(person: person, from: from, to: to)
+        return try await store.trackPoints(person: person, from: from, to: to)
     }
 }
 
 /// The store's station list, counting the reads of it.
 private final class CountingStations: StationStore, Sendable {
-    let store: MemoryStore
+    let store: SQLiteStore
     let calls = Atomic<Int>(0)
-    init(_ store: MemoryStore) { self.store = store }
+    init(_ store: SQLiteStore) { self.store = store }
 
-    func saveStations(_ stations: [Station], at time: Date) throws(StorageFailure) { try store.saveStations(stations, at: time) }
+    func saveStations(_ stations: [Station], at time: Date) async throws(StorageFailure) {
+        try await store.saveStations(stations, at: time)
+    }
 
-    func stations() throws(StorageFailure) -> [Station] {
+    func stations() async throws(StorageFailure) -> [Station] {
         calls.add(1, ordering: .relaxed)
-        return try store.stations()
+        return try await store.stations()
     }
 }
 
 /// The store's places, with `write` run once right before the first keep: a write that lands while
 /// a weighing runs.
 private final class RacingPlaces: SlotPlaceStore, Sendable {
-    let store: MemoryStore
+    let store: SQLiteStore
     let write: @Sendable () async -> Void
     private let written = Atomic<Bool>(false)
     let inputs = SlotPlace.inputs(radiusKilometres: 10, home: nil)
 
-    init(_ store: MemoryStore, write: @escaping @Sendable () async -> Void) {
+    init(_ store: SQLiteStore, write: @escaping @Sendable () async -> Void) {
         self.store = store
         self.write = write
     }
 
-    func placeGeneration() throws(StorageFailure) -> Int64 { try store.placeGeneration() }
+    func placeGeneration() async throws(StorageFailure) -> Int64 { try await store.placeGeneration() }
 
-    func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) throws(StorageFailure) -> [StoredSlotPlace] {
-        try store.slotPlaces(person: person, inputs: inputs, from: from, to: to)
+    func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [StoredSlotPlace] {
+        try await store.slotPlaces(person: person, inputs: inputs, from: from, to: to)
     }
 
     func keepSlotPlaces(
         _ places: [StoredSlotPlace], person: String, inputs: String, generation: Int64
     ) async throws(StorageFailure) -> Bool {
         if !written.exchange(true, ordering: .relaxed) { await write() }
-        return try store.keepSlotPlaces(places, person: person, inputs: inputs, generation: generation)
+        return try await store.keepSlotPlaces(places, person: person, inputs: inputs, generation: generation)
     }
 }

@@ -1,5 +1,6 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -18,7 +19,7 @@ struct LocationStatisticsTests {
     static let p = GeoPoint(latitude: 37.560, longitude: 126.990)
     static let weightedPM10 = 38.569003
 
-    let store = MemoryStore()
+    let store = SQLiteStore.scratch()
     var ten: Slot { Scratch.slot(november20, hour: 10) }
 
     func setUp() async throws {

@@ -1,5 +1,6 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -8,7 +9,7 @@ import Testing
 /// (docs/PERFORMANCE.md), yet says what the whole range's stations say (docs/REFERENCE.md §19).
 @Suite("Each stretch of days reads its own stations and says what the range's would")
 struct LocationStretchTests {
-    let store = MemoryStore()
+    let store = SQLiteStore.scratch()
     let twentieth = Scratch.slot(november20, hour: 10)
     let twentyFirst = Scratch.slot(november20.adding(days: 1), hour: 10)
 

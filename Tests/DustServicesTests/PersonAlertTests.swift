@@ -13,8 +13,8 @@ struct PersonAlertTests {
     static let eightOFive = AlertTests.at(8)
 
     /// Stores PM10 `pm10` and PM2.5 `pm25` at `station` for the hour starting at `hour`.
-    static func store(pm10: Double, pm25: Double, hour: Int, station: String = "종로구", in scratch: Scratch) throws {
-        _ = try scratch.store.saveReadings(
+    static func store(pm10: Double, pm25: Double, hour: Int, station: String = "종로구", in scratch: Scratch) async throws {
+        _ = try await scratch.store.saveReadings(
             [
                 HourlyReading(
                     station: station, slot: Scratch.slot(november20, hour: hour),
@@ -43,7 +43,7 @@ struct PersonAlertTests {
     func childAndAdult() async throws {
         let scratch = try Scratch()
         // 07:00 is light, half outdoors (f = 0.5, so f + (1 − f) × 0.7 = 0.85) under the default schedule.
-        try Self.store(pm10: 40, pm25: 100, hour: 7, in: scratch)
+        try await Self.store(pm10: 40, pm25: 100, hour: 7, in: scratch)
         let rules = [
             try Self.rule("pm25.grade >= 3"), try Self.rule("intake.today.pm25 > 60"), try Self.rule("pm10.grade >= 보통", person: "민지"),
         ]
@@ -62,16 +62,16 @@ struct PersonAlertTests {
         #expect(events[0].message == "PM2.5 매우나쁨 (very bad) at 종로구 for dad, 민지. Rule: pm25.grade >= 3.")
         #expect(events[1].message == "PM2.5 intake today 61.2 µg at 종로구 for dad. Rule: intake.today.pm25 > 60.")
         #expect(events[2].title == "FineDust: PM10 보통 (moderate) for 민지")
-        #expect(
+        await #expect(
             try scratch.store.alertStates() == [
                 "pm25.grade >= 3 for dad": .active, "pm25.grade >= 3 for 민지": .active, "intake.today.pm25 > 60 for dad": .active,
                 "pm10.grade >= 2 for 민지": .active,
             ])
-        #expect(try scratch.store.recentAlertEvents(limit: 10).count == 3, "one event per announcement, not per person")
+        await #expect(try scratch.store.recentAlertEvents(limit: 10).count == 3, "one event per announcement, not per person")
 
         // 08:00 (light again) brings PM2.5 20 (보통): the grade clears once for both; 민지's intake passes 60 an
         // hour after dad's, 56.1 + 20 × 0.66 × 0.85 = 67.32, and she is told then; dad, still above, hears nothing more.
-        try Self.store(pm10: 40, pm25: 20, hour: 8, in: scratch)
+        try await Self.store(pm10: 40, pm25: 20, hour: 8, in: scratch)
         let nine = AlertTests.at(9)
         let later = try await Self.monitor(scratch, rules: rules, people: [Self.dad, Self.minji], now: nine).evaluate(at: nine)
         #expect(later.map(\.kind) == [.cleared, .fired])
@@ -82,8 +82,8 @@ struct PersonAlertTests {
     @Test("Two home stations: the grade rule is told once per station, each naming its own people")
     func twoStations() async throws {
         let scratch = try Scratch()
-        try Self.store(pm10: 40, pm25: 100, hour: 7, in: scratch)
-        try Self.store(pm10: 40, pm25: 50, hour: 7, station: "중구", in: scratch)
+        try await Self.store(pm10: 40, pm25: 100, hour: 7, in: scratch)
+        try await Self.store(pm10: 40, pm25: 50, hour: 7, station: "중구", in: scratch)
         let grandma = Person(name: "grandma", station: "중구")
         let monitor = try Self.monitor(
             scratch, rules: [try Self.rule("pm25.grade >= 3")], people: [Self.dad, grandma, Self.minji], now: Self.eightOFive)
@@ -99,7 +99,7 @@ struct PersonAlertTests {
     )
     func restartKeepsMeKey() async throws {
         let scratch = try Scratch()
-        try Self.store(pm10: 40, pm25: 100, hour: 7, in: scratch)
+        try await Self.store(pm10: 40, pm25: 100, hour: 7, in: scratch)
         let rule = try Self.rule("pm25.grade >= 3")
         // Before people existed: the one person me, no names anywhere.
         let before = AlertMonitor(
@@ -107,7 +107,7 @@ struct PersonAlertTests {
             statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.eightOFive))
         let first = try await before.evaluate(at: Self.eightOFive)
         #expect(first.map(\.people) == [[]] && first[0].message == "PM2.5 매우나쁨 (very bad) at 종로구. Rule: pm25.grade >= 3.")
-        #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .active])
+        await #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .active])
 
         // The upgrade: the same installation, now read as `people: [me]` — a restart repeats nothing.
         let me = Person(name: "me", station: "종로구")
@@ -118,16 +118,16 @@ struct PersonAlertTests {
         let household = [me, Self.minji]
         let added = try await Self.monitor(scratch, rules: [rule], people: household, now: nine).evaluate(at: nine)
         #expect(added.map(\.people) == [["민지"]])
-        #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .active, "pm25.grade >= 3 for 민지": .active])
+        await #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .active, "pm25.grade >= 3 for 민지": .active])
         // Restarted again: nothing repeats; when the air clears, one clearing names both.
         #expect(try await Self.monitor(scratch, rules: [rule], people: household, now: nine).evaluate(at: nine).isEmpty)
-        try Self.store(pm10: 40, pm25: 20, hour: 8, in: scratch)
+        try await Self.store(pm10: 40, pm25: 20, hour: 8, in: scratch)
         let ten = AlertTests.at(9)
         let cleared = try await Self.monitor(scratch, rules: [rule], people: household, now: ten).evaluate(at: ten)
         #expect(cleared.map(\.kind) == [.cleared] && cleared.map(\.people) == [["me", "민지"]])
-        #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .idle, "pm25.grade >= 3 for 민지": .idle])
+        await #expect(try scratch.store.alertStates() == ["pm25.grade >= 3": .idle, "pm25.grade >= 3 for 민지": .idle])
         // The events read back with whom they named.
-        let stored = try scratch.store.recentAlertEvents(limit: 5).map(\.event)
+        let stored = try await scratch.store.recentAlertEvents(limit: 5).map(\.event)
         #expect(stored.map(\.recordedRule) == ["pm25.grade >= 3 for me, 민지", "pm25.grade >= 3 for 민지", "pm25.grade >= 3"])
     }
 

@@ -1,5 +1,6 @@
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -12,7 +13,7 @@ private func at(_ minutes: Double) -> Date { eight.start.addingTimeInterval(minu
 
 @Suite("Importing for a person (docs/REFERENCE.md §18)")
 struct PersonImportTests {
-    let store = MemoryStore()
+    let store = SQLiteStore.scratch()
     var service: ActivityService {
         ActivityService(store: store, calendar: korea, clock: FixedClock(now), people: ["dad", "민지"])
     }
@@ -24,10 +25,10 @@ struct PersonImportTests {
         let path = directory.path("walks.csv")
         try Data("start,distance_m\n2026-11-20 08:00,1500\n".utf8).write(to: URL(fileURLWithPath: path))
         _ = try await service.importFile(atPath: path, person: "민지")
-        #expect(try store.activity(person: "민지", source: "csv") == [eight: 1500])
-        #expect(try store.activity(person: "dad", source: "csv").isEmpty)
+        await #expect(try store.activity(person: "민지", source: "csv") == [eight: 1500])
+        await #expect(try store.activity(person: "dad", source: "csv").isEmpty)
         _ = try await service.importFile(atPath: path)
-        #expect(try store.activity(person: "dad", source: "csv") == [eight: 1500])
+        await #expect(try store.activity(person: "dad", source: "csv") == [eight: 1500])
     }
 
     @Test("A person who is not configured is refused, naming the configured ones, and nothing is read or stored")
@@ -39,7 +40,8 @@ struct PersonImportTests {
         #expect(
             UnknownPerson(name: "mom", configured: ["dad", "민지"]).description
                 == "no person \"mom\" is configured; configured people: dad, 민지")
-        #expect(try store.physiologySummaries().isEmpty && store.activitySources().isEmpty)
+        #expect(try await store.physiologySummaries().isEmpty)
+        #expect(try await store.activitySources().isEmpty)
     }
 
     @Test("A Watch export stores the person's walking, heart rate, resting rates and sleep together, as the source health")
@@ -49,22 +51,22 @@ struct PersonImportTests {
         #expect(summary.heartRateSamples == 128 && summary.restingRates == 2 && summary.sleepIntervals == 2)
         // Asleep 23:20–02:10 and 02:14–06:40 KST: 170 + 266 minutes; the InBed and Awake records are not sleep.
         #expect(summary.asleepSeconds == (170 + 266) * 60 && summary.notAsleepRecords == 2)
-        #expect(
+        await #expect(
             try store.physiologySummaries() == [
                 PhysiologySummary(
                     person: "민지", source: "health", first: instant("2026-11-18T15:00:12Z"), last: instant("2026-11-20T11:43:00Z"),
                     heartRateSamples: 128, restingRates: 2, sleepIntervals: 2, asleepSeconds: (170 + 266) * 60)
             ])
-        #expect(try store.activitySources().map { "\($0.person) \($0.source)" }.allSatisfy { $0.hasPrefix("민지 ") })
-        let night = try store.physiology(person: "민지", from: instant("2026-11-19T15:00:00Z"), to: instant("2026-11-19T16:00:00Z"))
+        await #expect(try store.activitySources().map { "\($0.person) \($0.source)" }.allSatisfy { $0.hasPrefix("민지 ") })
+        let night = try await store.physiology(person: "민지", from: instant("2026-11-19T15:00:00Z"), to: instant("2026-11-19T16:00:00Z"))
         #expect(night.sleep == [SleepInterval(start: instant("2026-11-19T14:20:00Z"), end: instant("2026-11-19T17:10:00Z"))])
-        #expect(
+        await #expect(
             try store.physiology(person: "dad", from: instant("2026-11-19T00:00:00Z"), to: instant("2026-11-21T00:00:00Z"))
                 == StoredPhysiology())
 
         // The same export again replaces, never doubles; the bare export.xml holds the same records.
         _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.xml").path, person: "민지")
-        #expect(try store.physiologySummaries().map(\.heartRateSamples) == [128])
+        await #expect(try store.physiologySummaries().map(\.heartRateSamples) == [128])
     }
 
     @Test(
@@ -103,7 +105,7 @@ struct PersonImportTests {
         #expect(summary.heartRateSamples == 3 && summary.restingRates == 1 && summary.heartRateOutOfRange == 3)
         #expect(summary.sleepIntervals == 2 && summary.sleepDropped == 1 && summary.sleepClipped == 1 && summary.sleepOverlapsMerged == 1)
         #expect(summary.notAsleepRecords == 1)
-        let stored = try store.physiology(person: "dad", from: instant("2026-11-19T12:00:00Z"), to: instant("2026-11-21T12:00:00Z"))
+        let stored = try await store.physiology(person: "dad", from: instant("2026-11-19T12:00:00Z"), to: instant("2026-11-21T12:00:00Z"))
         #expect(stored.heartRate.map(\.beatsPerMinute) == [25, 120, 250])
         #expect(
             stored.sleep == [
@@ -117,15 +119,15 @@ struct PersonImportTests {
         try await store.saveCSVWalking([eight: 700], importedAt: now)  // stored before people: was configured
         #expect(try await service.giveStoredHistoryToFirstPerson() == 1)
         #expect(try await service.giveStoredHistoryToFirstPerson() == 0)
-        #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 700)
+        await #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 700)
         _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.xml").path, person: "민지")
         // 128 heart rates, 2 resting rates and 2 sleep intervals of the source health; the walking stays.
         #expect(try await service.forget(person: "민지", source: "health") == ForgottenActivity(walkingHours: 0, bodyRecords: 132))
-        #expect(try store.physiologySummaries().isEmpty)
+        await #expect(try store.physiologySummaries().isEmpty)
         // The Watch's 12:00, 13:00 and 14:00 and the iPhone's 12:00 and 13:00.
         #expect(try await service.forget(person: "민지", source: nil) == ForgottenActivity(walkingHours: 5, bodyRecords: 0))
         await #expect(throws: UnknownActivitySource.self) { _ = try await service.forget(person: "민지", source: nil) }
-        #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1)).count == 1)
+        await #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1)).count == 1)
     }
 }
 

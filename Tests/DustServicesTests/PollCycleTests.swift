@@ -1,6 +1,7 @@
 import AirKorea
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import Synchronization
 import TestSupport
@@ -41,8 +42,8 @@ let morningAfter = KoreaStandardTime.slot(forDataTime: "2026-11-21 01:00")!.star
 @Suite("A poll cycle against in-memory fakes")
 struct PollCycleTests {
     @Test("A cycle fetches every station's gap, stores it and records each request")
-    func success() async {
-        let store = MemoryStore()
+    func success() async throws {
+        let store = SQLiteStore.scratch()
         let source = ScriptedAPI { request in dayPage(request.requestedStation ?? "?") }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
@@ -55,18 +56,18 @@ struct PollCycleTests {
                 .stationRealtime(station: "종로구", term: .month, page: 1, rows: 1000),
                 .stationRealtime(station: "중구", term: .month, page: 1, rows: 1000),
             ])
-        #expect(store.attempts.map(\.outcome) == [.ok, .ok])
-        #expect(store.attempts.map(\.rowsNew) == [24, 24])
+        #expect((try await store.attemptsOldestFirst()).map(\.outcome) == [.ok, .ok])
+        #expect((try await store.attemptsOldestFirst()).map(\.rowsNew) == [24, 24])
     }
 
     @Test("A full disk is a storage failure with its own sentence, never a network failure, and it stops the cycle")
-    func diskFull() async {
+    func diskFull() async throws {
         let full = StorageFailure(
             kind: .diskFull,
             description:
                 "The disk holding /var/lib/dustd/dust.sqlite is full; nothing was written and stored data is intact. Free some space and try again."
         )
-        let store = MemoryStore(savingReadingsFails: full)
+        let store = InterceptingStore(savingReadingsFails: full)
         let source = ScriptedAPI { request in dayPage(request.requestedStation ?? "?") }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
             .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: false)
@@ -76,13 +77,15 @@ struct PollCycleTests {
         #expect(report.failure?.description.contains("is full") == true)
         #expect(report.failure?.description.contains("AirKorea") == false)
         #expect(source.requests.count == 1, "the second station was asked although the disk is full")
-        #expect(store.attempts.first?.outcome == .retrying)
-        #expect(store.attempts.first?.message?.hasPrefix("The disk holding /var/lib/dustd/dust.sqlite is full") == true)
+        #expect((try await store.attemptsOldestFirst()).first?.outcome == .retrying)
+        #expect(
+            (try await store.attemptsOldestFirst()).first?.message?.hasPrefix("The disk holding /var/lib/dustd/dust.sqlite is full") == true
+        )
     }
 
     @Test("A quota answer stops the cycle: the next station is not asked")
-    func quotaStops() async {
-        let store = MemoryStore()
+    func quotaStops() async throws {
+        let store = SQLiteStore.scratch()
         let quota = FetchError.response(.service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: "LIMITED"), httpStatus: 200)
         let source = ScriptedAPI { _ throws(FetchError) in throw quota }
         let report = await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
@@ -90,13 +93,13 @@ struct PollCycleTests {
         #expect(report.failure == .fetch(quota))
         #expect(report.failure?.kind == .airKorea)
         #expect(source.requests.count == 1)
-        #expect(store.attempts.map(\.outcome) == [.quota])
-        #expect(store.attempts.first?.resultCode == "22")
+        #expect((try await store.attemptsOldestFirst()).map(\.outcome) == [.quota])
+        #expect((try await store.attemptsOldestFirst()).first?.resultCode == "22")
     }
 
     @Test("A stop in the middle of a request is recorded as stopped, not as a network error")
-    func cancelled() async {
-        let store = MemoryStore()
+    func cancelled() async throws {
+        let store = SQLiteStore.scratch()
         let source = ScriptedAPI { _ throws(FetchError) in
             do { try await Task.sleep(for: .seconds(30)) } catch { throw .transport(.connection("CancellationError()")) }
             throw .transport(.timeout(seconds: 30))
@@ -112,7 +115,7 @@ struct PollCycleTests {
         #expect(report.failure == nil)
         #expect(!report.succeeded)
         #expect(source.requests.count == 1, "the nation request was made after the stop")
-        #expect(store.attempts.map(\.outcome) == [.stopped])
-        #expect(store.attempts.first?.message == nil)
+        #expect((try await store.attemptsOldestFirst()).map(\.outcome) == [.stopped])
+        #expect((try await store.attemptsOldestFirst()).first?.message == nil)
     }
 }

@@ -1,6 +1,7 @@
 import DustActivity
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -8,15 +9,15 @@ import Testing
 private func utc(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
 /// An activity service over an empty memory store, importing as of 2026-11-21T00:00:00Z.
-private func bench(_ limits: ActivityReaderLimits = ActivityReaderLimits()) -> (MemoryStore, ActivityService) {
-    let store = MemoryStore()
+private func bench(_ limits: ActivityReaderLimits = ActivityReaderLimits()) -> (SQLiteStore, ActivityService) {
+    let store = SQLiteStore.scratch()
     return (store, ActivityService(store: store, calendar: seoul, clock: FixedClock(utc("2026-11-21T00:00:00Z")), limits: limits))
 }
 
 /// `lat,lon` of each stored position of `me`, by minute and source, as `minute source lat,lon`.
-private func stored(_ store: MemoryStore) throws -> [String] {
+private func stored(_ store: SQLiteStore) async throws -> [String] {
     let formatter = ISO8601DateFormatter()
-    return try store.positions(person: Person.defaultName, from: utc("2000-01-01T00:00:00Z"), to: utc("2030-01-01T00:00:00Z")).map {
+    return try await store.positions(person: Person.defaultName, from: utc("2000-01-01T00:00:00Z"), to: utc("2030-01-01T00:00:00Z")).map {
         "\(formatter.string(from: $0.minute)) \($0.source) \($0.latitude),\($0.longitude)"
     }
 }
@@ -32,13 +33,13 @@ struct PositionImportTests {
         let (store, service) = bench()
         let summary = try await service.importFile(atPath: TestFixtures.url("activity/route_2024-01-01_8.20am.gpx").path)
         #expect(summary.trackedMinutes == 3)
-        #expect(
+        await #expect(
             try stored(store) == [
                 "2023-12-31T23:20:00Z gpx:route_2024-01-01_8.20am.gpx 37.57,126.98",
                 "2023-12-31T23:21:00Z gpx:route_2024-01-01_8.20am.gpx 37.571,126.98",
                 "2023-12-31T23:22:00Z gpx:route_2024-01-01_8.20am.gpx 37.571,126.981",
             ])
-        #expect(
+        await #expect(
             try store.positionSummaries() == [
                 PositionSummary(
                     person: Person.defaultName, source: "gpx:route_2024-01-01_8.20am.gpx", first: utc("2023-12-31T23:20:00Z"),
@@ -52,7 +53,7 @@ struct PositionImportTests {
         let summary = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.zip").path)
         #expect(summary.trackedMinutes == 4)
         #expect(summary.heartRateSamples > 0)
-        #expect(
+        await #expect(
             try stored(store) == [
                 "2026-11-20T03:10:00Z gpx:route_2026-11-20_12.10pm.gpx 37.57,127.0",
                 "2026-11-20T03:20:00Z gpx:route_2026-11-20_12.10pm.gpx 37.58,127.0",
@@ -61,10 +62,10 @@ struct PositionImportTests {
             ])
         // Importing it again changes nothing; forgetting the route removes its four positions and its walking.
         _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.zip").path)
-        #expect(try stored(store).count == 4)
+        await #expect(try stored(store).count == 4)
         let removed = try await service.forget(person: nil, source: "gpx:route_2026-11-20_12.10pm.gpx")
         #expect(removed == ForgottenActivity(walkingHours: 1, bodyRecords: 0, positions: 4))
-        #expect(try stored(store).isEmpty)
+        await #expect(try stored(store).isEmpty)
     }
 
     @Test("The last point of each minute is kept; a point a GPS jump lands on is no position; points without time give none")
@@ -91,7 +92,7 @@ struct PositionImportTests {
         let summary = try await service.importFile(atPath: file)
         #expect(summary.jumpsDropped == 2 && summary.pointsWithoutTime == 1)
         #expect(summary.trackedMinutes == 2)
-        #expect(
+        await #expect(
             try stored(store) == [
                 "2026-11-20T03:00:00Z gpx:walk.gpx 37.5705,126.98",
                 "2026-11-20T03:02:00Z gpx:walk.gpx 37.5712,126.98",
@@ -120,7 +121,7 @@ struct PositionImportTests {
         let csv = directory.path("walks.csv")
         try Data("start,distance_m\n2026-11-20 18:00,1500\n".utf8).write(to: URL(fileURLWithPath: csv))
         #expect(try await service.importFile(atPath: csv).trackedMinutes == 0)
-        #expect(
+        await #expect(
             try stored(store) == [
                 "2026-11-19T12:00:00Z gpx:paris.gpx 48.8566,2.3522", "2026-11-19T12:01:00Z gpx:paris.gpx 48.857,2.3522",
             ])
@@ -132,6 +133,7 @@ struct PositionImportTests {
         await #expect(throws: ActivityImportFailure.file(.tooManyTrackedMinutes(limit: 2))) {
             _ = try await service.importFile(atPath: TestFixtures.url("activity/route_2024-01-01_8.20am.gpx").path)
         }
-        #expect(try store.positionSummaries().isEmpty && store.activitySources().isEmpty)
+        #expect(try await store.positionSummaries().isEmpty)
+        #expect(try await store.activitySources().isEmpty)
     }
 }

@@ -1,6 +1,7 @@
 import AirKorea
 import DustKit
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -10,7 +11,7 @@ let november20 = LocalDate(year: 2026, month: 11, day: 20)
 
 /// A fresh store in memory.
 final class Scratch: Sendable {
-    let store = MemoryStore()
+    let store = SQLiteStore.scratch()
 
     init() throws {}
 
@@ -100,7 +101,7 @@ struct StatisticsServiceTests {
             HourlyReading(
                 station: "중구", slot: Scratch.slot(november20, hour: hour), concentration: DustPair(fineDust: 40, ultraFineDust: 20))
         }
-        _ = try scratch.store.saveReadings(fill, fetchedAt: Date())
+        _ = try await scratch.store.saveReadings(fill, fetchedAt: Date())
         let statistics = scratch.statistics(
             model: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구", fallbacks: ["중구"]))
         let day = try await statistics.day(november20)
@@ -173,7 +174,7 @@ struct StatisticsServiceTests {
                     concentration: DustPair(fineDust: Double(date.day), ultraFineDust: 1)))
             date = date.adding(days: 1)
         }
-        _ = try scratch.store.saveReadings(readings, fetchedAt: Date())
+        _ = try await scratch.store.saveReadings(readings, fetchedAt: Date())
         let statistics = scratch.statistics(model: try VentilationIntakeModel())
 
         let acrossMonth = try await statistics.rollingWeek(endingOn: LocalDate(year: 2026, month: 12, day: 3))

@@ -72,13 +72,13 @@ struct AdvisoryStoreContractTests {
 @Suite("v9: advisories, and the attempt kind advisory")
 struct AdvisoryMigrationTests {
     @Test("A database of the previous version keeps its attempts and their ids; an advisory attempt is counted apart")
-    func previousVersion() throws {
+    func previousVersion() async throws {
         let directory = try TemporaryDirectory("finedust-v9")
         defer { directory.remove() }
         let path = directory.path("db.sqlite")
         let queue = try DatabaseQueue(path: path)
         try Schema.migrator.migrate(queue, upTo: "v7-attempt-kind-seconds")
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(
                 sql:
                     "INSERT INTO poll_attempt (id, started_at, station, operation, outcome, kind) VALUES (41, ?, '종로구', ?, 'ok', 'measurement')",
@@ -86,13 +86,13 @@ struct AdvisoryMigrationTests {
         }
         try queue.close()
         let store = try SQLiteStore(path: path)
-        try store.recordAttempt(
+        try await store.recordAttempt(
             PollAttempt(startedAt: fetched, station: nil, kind: .advisory, operation: "advisories PM10 2026 page 1", outcome: .failed))
-        let attempts = try store.recentAttempts(limit: 10)
+        let attempts = try await store.recentAttempts(limit: 10)
         #expect(attempts.map(\.kind) == [.advisory, .measurement])
-        #expect(try store.attemptCount(kind: .measurement, since: fetched) == 1)
-        #expect(try store.attemptCount(kind: .advisory, since: fetched) == 1)
-        let ids = try store.read { db in try Int64.fetchAll(db, sql: "SELECT id FROM poll_attempt ORDER BY id") }
+        await #expect(try store.attemptCount(kind: .measurement, since: fetched) == 1)
+        await #expect(try store.attemptCount(kind: .advisory, since: fetched) == 1)
+        let ids = try store.synchronousRead { db in try Int64.fetchAll(db, sql: "SELECT id FROM poll_attempt ORDER BY id") }
         #expect(ids == [41, 42])
     }
 }

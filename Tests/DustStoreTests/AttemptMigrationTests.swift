@@ -15,7 +15,7 @@ struct AttemptMigrationTests {
     @Test(
         "A database of the previous version opens with its attempts kept: kinds read from the old labels, times in seconds, the quota counted"
     )
-    func previousVersion() throws {
+    func previousVersion() async throws {
         let directory = try TemporaryDirectory("finedust-v7")
         defer { directory.remove() }
         let path = directory.path("db.sqlite")
@@ -30,7 +30,7 @@ struct AttemptMigrationTests {
             ((midnight + 1201) * 1000, nil, "province 전국 page 1", "retrying"),
             ((midnight + 1500) * 1000, nil, "station list page 1", "ok"),
         ]
-        try queue.write { db in
+        try await queue.write { db in
             for (startedAt, station, operation, outcome) in rows {
                 try db.execute(
                     sql: "INSERT INTO poll_attempt (started_at, station, operation, outcome) VALUES (?, ?, ?, ?)",
@@ -40,7 +40,7 @@ struct AttemptMigrationTests {
         try queue.close()
 
         let store = try SQLiteStore(path: path)
-        let attempts = try store.recentAttempts(limit: 10)
+        let attempts = try await store.recentAttempts(limit: 10)
         #expect(attempts.count == 6)
         #expect(attempts.map(\.kind) == [.stationList, .measurement, .measurement, .forecast, .forecast, .forecast])
         #expect(
@@ -49,19 +49,19 @@ struct AttemptMigrationTests {
             ])
         #expect(attempts.map(\.operation).last == "forecast PM25 2026-11-21 page 1")
         let since = Date(timeIntervalSince1970: TimeInterval(midnight))
-        #expect(try store.attemptCount(kind: .forecast, since: since) == 2)
-        #expect(try store.attemptCount(kind: .measurement, since: since) == 2)
-        #expect(try store.attemptCount(kind: .forecast, since: since.addingTimeInterval(-3600)) == 3)
+        await #expect(try store.attemptCount(kind: .forecast, since: since) == 2)
+        await #expect(try store.attemptCount(kind: .measurement, since: since) == 2)
+        await #expect(try store.attemptCount(kind: .forecast, since: since.addingTimeInterval(-3600)) == 3)
         // Every time column is now in seconds: an attempt recorded now sorts among the converted ones.
-        try store.recordAttempt(
+        try await store.recordAttempt(
             PollAttempt(
                 startedAt: since.addingTimeInterval(1300), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
                 outcome: .ok))
-        #expect(
+        await #expect(
             try store.recentAttempts(limit: 3).map { Int64($0.startedAt.timeIntervalSince1970) } == [
                 midnight + 1500, midnight + 1300, midnight + 1201,
             ])
-        let stored = try store.read { db in
+        let stored = try store.synchronousRead { db in
             try Int64.fetchAll(db, sql: "SELECT started_at FROM poll_attempt ORDER BY id")
         }
         #expect(stored == rows.map { $0.0 / 1000 } + [midnight + 1300])

@@ -31,69 +31,69 @@ struct ForecastStorageTests {
     }
 
     @Test("Every issue is stored; storing it again changes nothing; the newest issue for a region and date wins")
-    func upsertAndLatest() throws {
+    func upsertAndLatest() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
         let morning = forecast(.pm25, issued: "2026-11-22T05:00:00", date: tomorrow, [.seoul: .known(.moderate), .jeju: .known(.good)])
         let evening = forecast(
             .pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.veryBad), .gyeonggiNorth: .unknown("높음")])
-        #expect(try store.saveForecasts([morning, evening]) == 2)
-        #expect(try store.saveForecasts([morning, evening]) == 0)
-        let seoul = try #require(try store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul))
+        #expect(try await store.saveForecasts([morning, evening]) == 2)
+        #expect(try await store.saveForecasts([morning, evening]) == 0)
+        let seoul = try await #require(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul))
         #expect(seoul.grade == .known(.veryBad))
         #expect(seoul.issuedAt == instant(kst: "2026-11-22T17:00:00"))
         #expect(seoul.overall == "○ 전 권역 보통")
         #expect(seoul.cause == "원인")
         // 제주 is graded only by the morning issue: that is the newest that graded it.
-        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .jeju)?.issuedAt == instant(kst: "2026-11-22T05:00:00"))
-        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .gyeonggiNorth)?.grade == .unknown("높음"))
-        #expect(try store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul) == nil)
-        #expect(try store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
-        #expect(try store.newestForecastIssue(pollutant: .pm10) == nil)
+        #expect(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .jeju)?.issuedAt == instant(kst: "2026-11-22T05:00:00"))
+        #expect(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .gyeonggiNorth)?.grade == .unknown("높음"))
+        #expect(try await store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul) == nil)
+        #expect(try await store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
+        #expect(try await store.newestForecastIssue(pollutant: .pm10) == nil)
         // A re-published issue with another grade replaces it.
         let revised = forecast(.pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.bad)])
-        #expect(try store.saveForecasts([revised]) == 1)
-        #expect(try store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul)?.grade == .known(.bad))
+        #expect(try await store.saveForecasts([revised]) == 1)
+        #expect(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul)?.grade == .known(.bad))
     }
 
     @Test("Forecast calls are counted from the attempt record since a start instant")
-    func callCount() throws {
+    func callCount() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.recordAttempt(
+        try await store.recordAttempt(
             PollAttempt(
                 startedAt: instant(kst: "2026-11-21T23:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-21 page 1",
                 outcome: .ok))
-        try store.recordAttempt(
+        try await store.recordAttempt(
             PollAttempt(
                 startedAt: instant(kst: "2026-11-22T05:30:00"), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-22 page 1",
                 outcome: .ok))
-        try store.recordAttempt(
+        try await store.recordAttempt(
             PollAttempt(
                 startedAt: instant(kst: "2026-11-22T05:30:01"), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-22 page 1",
                 outcome: .retrying
             ))
-        try store.recordAttempt(
+        try await store.recordAttempt(
             PollAttempt(
                 startedAt: instant(kst: "2026-11-22T06:20:00"), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
                 outcome: .ok))
-        #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
+        await #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
     }
 
     @Test("A station's province and address, as polls and the station list stored them")
-    func location() throws {
+    func location() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.saveReadings([
+        try await store.saveReadings([
             HourlyReading(
                 station: "행신동", slot: Slot(startEpochSeconds: 1_795_100_400), concentration: DustPair(fineDust: 30, ultraFineDust: 10),
                 sidoName: "경기")
         ])
-        try store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
-        #expect(try store.stationLocation(name: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
-        #expect(try store.stationLocation(name: "없는곳") == nil)
+        try await store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
+        await #expect(try store.stationLocation(name: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
+        await #expect(try store.stationLocation(name: "없는곳") == nil)
     }
 }

@@ -75,7 +75,7 @@ struct KeyEchoScrubTests {
     }
 
     @Test("Every table and column, JSON included, keeps no echo; the count is the texts replaced; nothing else changes")
-    func scrub() throws {
+    func scrub() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dust.sqlite")
@@ -87,7 +87,7 @@ struct KeyEchoScrubTests {
         #expect(try store.withholdKeyEchoes(echoGuard) == 11)
         #expect(try store.withholdKeyEchoes(echoGuard) == 0)
 
-        let state = try store.daemonState()
+        let state = try await store.daemonState()
         let statusText = try #require(state["status"])
         let status = try #require(try JSONSerialization.jsonObject(with: Data(statusText.utf8)) as? [String: Any])
         #expect((status["lastError"] as? [String: Any])?["message"] as? String == KeyEchoGuard.withheldText)
@@ -96,17 +96,17 @@ struct KeyEchoScrubTests {
         #expect(status["station"] as? String == "종로구")
         #expect(state["note"] == "\"\(KeyEchoGuard.withheldText)\"")
         #expect(state["next_poll"] == "1790000000")
-        #expect(try store.recentAttempts(limit: 5).map(\.message) == [nil, KeyEchoGuard.withheldText])
-        let pm10 = try #require(try store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .seoul))
+        await #expect(try store.recentAttempts(limit: 5).map(\.message) == [nil, KeyEchoGuard.withheldText])
+        let pm10 = try await #require(try store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .seoul))
         #expect(pm10.overall == KeyEchoGuard.withheldText)
         #expect(pm10.cause == KeyEchoGuard.withheldText)
         #expect(pm10.grade == .unknown(KeyEchoGuard.withheldText))
-        let pm25Jeju = try store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .jeju)
+        let pm25Jeju = try await store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .jeju)
         #expect(pm25Jeju?.grade == .known(.good))
-        #expect(try store.stations().map(\.name).sorted() == [KeyEchoGuard.withheldText, "종로구"])
-        #expect(try store.stations().first { $0.name == KeyEchoGuard.withheldText }?.address == KeyEchoGuard.withheldText)
-        #expect(try store.measurementCount(station: KeyEchoGuard.withheldText) == 2)
-        #expect(try store.measurementCount(station: "종로구") == 1)
+        await #expect(try store.stations().map(\.name).sorted() == [KeyEchoGuard.withheldText, "종로구"])
+        await #expect(try store.stations().first { $0.name == KeyEchoGuard.withheldText }?.address == KeyEchoGuard.withheldText)
+        await #expect(try store.measurementCount(station: KeyEchoGuard.withheldText) == 2)
+        await #expect(try store.measurementCount(station: "종로구") == 1)
 
         // Every byte on disk: no 12 letters and digits of the key, raw, percent-encoded or JSON-escaped.
         for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
@@ -115,15 +115,15 @@ struct KeyEchoScrubTests {
     }
 
     @Test("A JSON document keeps every byte but the echoing strings")
-    func jsonKept() throws {
+    func jsonKept() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dust.sqlite")
         let store = try SQLiteStore(path: path)
         let document = #"{"a":"x\"y\\z","b":[1,2.50,"\#(key.replacingOccurrences(of: "/", with: "\\/"))"],"c":{"d":null}}"#
-        try store.setDaemonState(["doc": document, "plain": "not json \(key)"])
+        try await store.setDaemonState(["doc": document, "plain": "not json \(key)"])
         #expect(try store.withholdKeyEchoes(echoGuard) == 2)
-        #expect(try store.daemonState()["doc"] == #"{"a":"x\"y\\z","b":[1,2.50,"\#(KeyEchoGuard.withheldText)"],"c":{"d":null}}"#)
-        #expect(try store.daemonState()["plain"] == KeyEchoGuard.withheldText)
+        await #expect(try store.daemonState()["doc"] == #"{"a":"x\"y\\z","b":[1,2.50,"\#(KeyEchoGuard.withheldText)"],"c":{"d":null}}"#)
+        await #expect(try store.daemonState()["plain"] == KeyEchoGuard.withheldText)
     }
 }

@@ -15,13 +15,13 @@ private func at(_ minutes: Double) -> Date { eight.start.addingTimeInterval(minu
 @Suite("Storage per person (docs/REFERENCE.md §18)")
 struct PeopleStoreTests {
     @Test("v11 gives the walking stored before it to me, times kept, and creates the physiology tables")
-    func migration() throws {
+    func migration() async throws {
         let directory = try TemporaryDirectory("finedust-v11")
         defer { directory.remove() }
         let path = directory.path("db.sqlite")
         let queue = try DatabaseQueue(path: path)
         try Schema.migrator.migrate(queue, upTo: "v10-weekly-outlook")
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(
                 sql: "INSERT INTO activity_source (source, slot_start, distance_m, imported_at) VALUES (?, ?, ?, ?)",
                 arguments: ["health:iPhone", eight.startEpochSeconds, 1200, 1_795_000_000])
@@ -30,11 +30,11 @@ struct PeopleStoreTests {
 
         let store = try SQLiteStore(path: path)
         #expect(
-            try store.activitySources() == [
+            try await store.activitySources() == [
                 ActivitySourceSummary(person: "me", source: "health:iPhone", firstSlot: eight, lastSlot: eight, slots: 1, metres: 1200)
             ])
-        #expect(try store.walking(person: "me", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 1200)
-        let tables = try store.read { db in
+        #expect(try await store.walking(person: "me", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 1200)
+        let tables = try store.synchronousRead { db in
             try ["heart_rate", "resting_heart_rate", "sleep_interval"].filter { try db.tableExists($0) }
         }
         #expect(tables.count == 3)

@@ -67,16 +67,16 @@ struct PositionStoreTests {
     }
 
     @Test("Walking, body and positions of one import are one transaction: a failing walking row stores no position")
-    func oneTransaction() throws {
+    func oneTransaction() async throws {
         let directory = try TemporaryDirectory("finedust-positions")
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
         let slot = Slot(containing: eight)
         let negative = ActivitySourceBatch(person: "dad", source: "gpx:b.gpx", distances: [slot: -1], replacing: nil)
-        #expect(throws: StorageFailure.self) {
-            try store.saveImport(walking: [negative], body: [], positions: [batch("dad", "gpx:b.gpx", [1])], importedAt: imported)
+        await #expect(throws: StorageFailure.self) {
+            try await store.saveImport(walking: [negative], body: [], positions: [batch("dad", "gpx:b.gpx", [1])], importedAt: imported)
         }
-        #expect(try store.positionSummaries().isEmpty)
+        #expect(try await store.positionSummaries().isEmpty)
     }
 
     @Test("forget removes one source's or every source's positions of one person and counts them", arguments: Backend.allCases)

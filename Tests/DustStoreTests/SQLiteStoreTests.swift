@@ -26,31 +26,33 @@ struct SQLiteStoreTests {
     }
 
     @Test("Upserting the same readings twice changes nothing")
-    func idempotent() throws {
+    func idempotent() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
         let batch = (0..<24).map { reading("종로구", hour: $0, pm10: Double(30 + $0), pm25: Double(10 + $0)) }
-        #expect(try store.saveReadings(batch) == UpsertSummary(inserted: 24))
-        #expect(try store.saveReadings(batch) == UpsertSummary(unchanged: 24))
-        #expect(try store.measurementCount() == 24)
+        #expect(try await store.saveReadings(batch) == UpsertSummary(inserted: 24))
+        #expect(try await store.saveReadings(batch) == UpsertSummary(unchanged: 24))
+        #expect(try await store.measurementCount() == 24)
     }
 
     @Test("A revised value replaces the stored one; unknown stays NULL, never 0")
-    func revision() throws {
+    func revision() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.saveReadings([reading("종로구", hour: 5, pm10: 40, pm25: nil), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
-        let summary = try store.saveReadings([reading("종로구", hour: 5, pm10: 44, pm25: 21), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
+        try await store.saveReadings([reading("종로구", hour: 5, pm10: 40, pm25: nil), reading("종로구", hour: 6, pm10: 41, pm25: 20)])
+        let summary = try await store.saveReadings([
+            reading("종로구", hour: 5, pm10: 44, pm25: 21), reading("종로구", hour: 6, pm10: 41, pm25: 20),
+        ])
         #expect(summary == UpsertSummary(updated: 1, unchanged: 1))
-        let stored = try store.readings(
+        let stored = try await store.readings(
             stations: ["종로구"], from: reading("x", hour: 0, pm10: nil, pm25: nil).slot,
             to: reading("x", hour: 24, pm10: nil, pm25: nil).slot)
         #expect(stored.map(\.concentration) == [DustPair(fineDust: 44, ultraFineDust: 21), DustPair(fineDust: 41, ultraFineDust: 20)])
 
-        try store.saveReadings([reading("종로구", hour: 6, pm10: nil, pm25: nil, flag: "자료이상")])
-        let flagged = try store.readings(
+        try await store.saveReadings([reading("종로구", hour: 6, pm10: nil, pm25: nil, flag: "자료이상")])
+        let flagged = try await store.readings(
             stations: ["종로구"], from: reading("x", hour: 6, pm10: nil, pm25: nil).slot,
             to: reading("x", hour: 7, pm10: nil, pm25: nil).slot)
         #expect(flagged.first?.concentration == DustPair(fineDust: nil, ultraFineDust: nil))
@@ -58,58 +60,58 @@ struct SQLiteStoreTests {
     }
 
     @Test("Readings come back ordered, filtered by station and half-open slot range")
-    func query() throws {
+    func query() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let store = try SQLiteStore(path: directory.path("dust.sqlite"))
-        try store.saveReadings(
+        try await store.saveReadings(
             (0..<24).flatMap { [reading("종로구", hour: $0, pm10: 1, pm25: 1), reading("중구", hour: $0, pm10: 2, pm25: 2)] })
         let from = reading("x", hour: 3, pm10: nil, pm25: nil).slot
         let to = reading("x", hour: 6, pm10: nil, pm25: nil).slot
-        let rows = try store.readings(stations: ["중구"], from: from, to: to)
+        let rows = try await store.readings(stations: ["중구"], from: from, to: to)
         #expect(rows.map(\.slot) == [from, from.advanced(by: 1), from.advanced(by: 2)])
         #expect(rows.allSatisfy { $0.station == "중구" })
         let last = reading("x", hour: 23, pm10: nil, pm25: nil).slot
-        #expect(try store.newestSlot(station: "종로구", endingBy: last.end) == last)
+        await #expect(try store.newestSlot(station: "종로구", endingBy: last.end) == last)
         // A slot that has not ended by `now` is in the future: it never counts as the latest.
-        #expect(try store.newestSlot(station: "종로구", endingBy: last.end.addingTimeInterval(-1)) == last.advanced(by: -1))
-        #expect(try store.newestSlot(station: "없는곳", endingBy: last.end) == nil)
-        #expect(try store.stations().map(\.name) == ["종로구", "중구"])
-        #expect(try store.stations().first?.code == "111123")
+        await #expect(try store.newestSlot(station: "종로구", endingBy: last.end.addingTimeInterval(-1)) == last.advanced(by: -1))
+        await #expect(try store.newestSlot(station: "없는곳", endingBy: last.end) == nil)
+        await #expect(try store.stations().map(\.name) == ["종로구", "중구"])
+        await #expect(try store.stations().first?.code == "111123")
     }
 
     @Test("The database file is created with mode 0640 in WAL mode, and is sound")
-    func fileMode() throws {
+    func fileMode() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("nested/dir/dust.sqlite")
         let store = try SQLiteStore(path: path)
-        try store.saveReadings([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
+        try await store.saveReadings([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o640)
         #expect(try store.integrityCheck() == ["ok"])
         let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: path)).readData(ofLength: 20)
         #expect(header[18] == 2 && header[19] == 2, "WAL databases have file format 2 at bytes 18 and 19")
         // 2 = FULL: the writer syncs the WAL on every commit (GRDB alone would leave NORMAL, 1).
-        #expect(try store.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        #expect(try store.synchronousWrite { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
     }
 
     @Test("The WAL and shared-memory files outlive the writer, so group readers can open the database later")
-    func persistentWAL() throws {
+    func persistentWAL() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dust.sqlite")
         do {
             let store = try SQLiteStore(path: path)
-            try store.saveReadings([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
+            try await store.saveReadings([reading("종로구", hour: 0, pm10: 1, pm25: 1)])
         }
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(FileManager.default.fileExists(atPath: path + "-shm"))
-        #expect(try SQLiteStore(path: path, mode: .readOnly).measurementCount() == 1)
+        await #expect(try SQLiteStore(path: path, mode: .readOnly).measurementCount() == 1)
     }
 
     @Test("A large write leaves no large -wal behind: it is cut to 0 bytes when the writer closes, and kept")
-    func walTruncatedOnClose() throws {
+    func walTruncatedOnClose() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dust.sqlite")
@@ -122,16 +124,16 @@ struct SQLiteStoreTests {
             let batch = (0..<20).flatMap { station in
                 (0..<720).map { reading("station \(station)", hour: $0, pm10: Double($0 % 90), pm25: Double($0 % 40)) }
             }
-            _ = try store.saveReadings(batch)
+            _ = try await store.saveReadings(batch)
             let openSize = try walSize()
             #expect(openSize > 1 << 19, "the batch should leave a WAL of over half a MiB while the writer is open")
-            #expect(try store.write { db in try Int.fetchOne(db, sql: "PRAGMA journal_size_limit") } == SQLiteStore.walSizeLimit)
+            #expect(try store.synchronousWrite { db in try Int.fetchOne(db, sql: "PRAGMA journal_size_limit") } == SQLiteStore.walSizeLimit)
         }
         // Every later reader that opens the database with no writer rebuilds the WAL index from the
         // whole -wal: an empty one costs nothing, whatever history holds.
         #expect(try walSize() == 0)
         #expect(FileManager.default.fileExists(atPath: path + "-shm"))
-        #expect(try SQLiteStore(path: path, mode: .readOnly).measurementCount() == 14_400)
+        #expect(try await SQLiteStore(path: path, mode: .readOnly).measurementCount() == 14_400)
     }
 
     @Test("Opening a missing database read-only is a clear error, and creates nothing")
@@ -162,14 +164,14 @@ struct SQLiteStoreTests {
     }
 
     @Test("A database an older FineDust wrote: a reader says to restart dustd (it cannot upgrade it), a writer upgrades it, then it reads")
-    func olderSchema() throws {
+    func olderSchema() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dust.sqlite")
-        try SQLiteStore(path: path).saveReadings([reading("종로구", hour: 1, pm10: 30, pm25: 12)])
+        try await SQLiteStore(path: path).saveReadings([reading("종로구", hour: 1, pm10: 30, pm25: 12)])
         // What FineDust 0.3 left: everything up to v3, no alert tables.
         let queue = try DatabaseQueue(path: path)
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(sql: "DROP TABLE alert_delivery; DROP TABLE alert_event; DROP TABLE alert_state")
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v5-alerts'")
         }
@@ -181,8 +183,8 @@ struct SQLiteStoreTests {
             return reason.contains("restart dustd")
         }
         let upgraded = try SQLiteStore(path: path)
-        #expect(try upgraded.alertStates().isEmpty)
+        await #expect(try upgraded.alertStates().isEmpty)
         let reader = try SQLiteStore(path: path, mode: .readOnly)
-        #expect(try reader.measurementCount() == 1)
+        await #expect(try reader.measurementCount() == 1)
     }
 }

@@ -7,8 +7,8 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The implementations of the store protocols: the SQLite one dustd and dustctl use by default, the
-/// PostgreSQL one of organisations (docs/REFERENCE.md §20), and the in-memory one the service tests use.
+/// The engines the shared statements run on: SQLite in memory (what the service tests use), SQLite in
+/// a file (what dustd and dustctl use by default), and PostgreSQL (organisations, docs/REFERENCE.md §20).
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
@@ -24,7 +24,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     func open() async throws -> (store: any FineDustStore, remove: @Sendable () -> Void) {
         switch self {
         case .memory:
-            return (MemoryStore(), {})
+            return (SQLiteStore.scratch(), {})
         case .sqlite:
             let directory = try TemporaryDirectory("finedust-contract")
             return (try SQLiteStore(path: directory.path("dust.sqlite")), { directory.remove() })
@@ -53,9 +53,9 @@ private func reading(
         sidoName: "서울", reported: reported)
 }
 
-/// The same checks against every backend, so neither the in-memory store the service tests rely on
-/// nor the PostgreSQL store can drift from the SQLite store the programs use.
-@Suite("Store contract: MemoryStore, SQLiteStore and PostgresStore agree")
+/// The same checks against every engine, so SQLite in memory (what the service tests rely on), SQLite
+/// in a file and PostgreSQL cannot drift apart.
+@Suite("Store contract: SQLite in memory, SQLite in a file and PostgreSQL agree")
 struct StoreContractTests {
     @Test("An unknown concentration is stored and read back as unknown, never 0", arguments: Backend.allCases)
     func unknownIsNotZero(_ backend: Backend) async throws {

@@ -33,7 +33,7 @@ struct AdvisoryWebTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         // A hostile 권역 of another district, also in force: not ours, and never markup.
-        try rig.store.saveAdvisories([
+        try await rig.store.saveAdvisories([
             Advisory(
                 pollutant: .pm25, key: "7", district: "경기", area: "<b>남부권</b>", level: .watch,
                 issuedAt: instant(kst: "2026-11-20T20:00:00"))
@@ -79,7 +79,7 @@ struct AdvisoryWebTests {
     func noBanner() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        try rig.store.saveAdvisories([
+        try await rig.store.saveAdvisories([
             Advisory(
                 pollutant: .pm10, key: "87", district: "서울", area: "도심권", level: .warning, issuedAt: instant(kst: "2026-11-20T13:00:00"),
                 clearedAt: instant(kst: "2026-11-20T23:00:00"), issueValue: 312)

@@ -34,8 +34,8 @@ private final class DashboardScratch: Sendable {
             .ingest(try TestFixtures.data(path), requestedStation: nil)
     }
 
-    func save(_ readings: [HourlyReading]) throws {
-        _ = try store.saveReadings(readings, fetchedAt: Self.afterNovember20)
+    func save(_ readings: [HourlyReading]) async throws {
+        _ = try await store.saveReadings(readings, fetchedAt: Self.afterNovember20)
     }
 
     func statistics(
@@ -55,7 +55,7 @@ private final class DashboardScratch: Sendable {
     ) async throws -> String {
         let statistics = try statistics(station: station, fallbacks: fallbacks, calendar: calendar, now: now, intakeModel: intakeModel)
         let shown = date ?? statistics.today
-        let newest = try store.newestSlot(station: station, endingBy: now)
+        let newest = try await store.newestSlot(station: station, endingBy: now)
         let model = DashboardModel(
             page: date.map { .day($0) } ?? .today, language: language, station: station, day: try await statistics.day(shown),
             week: try await statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit,
@@ -67,7 +67,7 @@ private final class DashboardScratch: Sendable {
     func weekPage(_ week: ISOWeek, language: PageLanguage = .korean, now: Date = afterNovember20) async throws -> (String, WeekReport) {
         let statistics = try statistics(now: now)
         let report = try await statistics.week(week)
-        let model = DashboardModel(
+        let model = await DashboardModel(
             page: .week(week), language: language, station: "종로구", day: nil, week: report, intakeUnit: .micrograms,
             calendar: Self.seoul, health: Self.runningHealth(newest: try store.newestSlot(station: "종로구", endingBy: now), now: now),
             now: now)
@@ -190,7 +190,7 @@ struct DashboardTests {
         let calendar = DashboardScratch.seoul
         let slots = calendar.slots(of: DashboardScratch.november20)
         // 00:00–13:00 measured; at 14:20 the hour 13:00–14:00 has not been stored yet.
-        try scratch.save((0..<13).map { DashboardScratch.reading("종로구", slots[$0], pm10: 20 + Double($0), pm25: 10 + Double($0)) })
+        try await scratch.save((0..<13).map { DashboardScratch.reading("종로구", slots[$0], pm10: 20 + Double($0), pm25: 10 + Double($0)) })
         let now = slots[14].start.addingTimeInterval(20 * 60)
         let page = try await scratch.dayPage(language: .korean, now: now)
 
@@ -233,7 +233,7 @@ struct DashboardTests {
         let station = "<script>alert(\"1\")</script>'"
         let fallback = "<b onmouseover=\"x\">중구</b>"
         let slots = DashboardScratch.seoul.slots(of: DashboardScratch.november20)
-        try scratch.save([
+        try await scratch.save([
             DashboardScratch.reading(station, slots[9], pm10: 41, pm25: nil, flag: "<svg onload=alert(3)>"),
             DashboardScratch.reading(fallback, slots[9], pm10: 50, pm25: 20),
         ])
@@ -311,7 +311,7 @@ struct DashboardTests {
         let spring = LocalDate(year: 2026, month: 3, day: 8)
         let autumn = LocalDate(year: 2026, month: 11, day: 1)
         for date in [spring, autumn] {
-            try scratch.save(
+            try await scratch.save(
                 calendar.slots(of: date).enumerated().map { index, slot in
                     DashboardScratch.reading("종로구", slot, pm10: 30 + Double(index), pm25: 12 + Double(index) / 2)
                 })
@@ -351,7 +351,7 @@ struct DashboardTests {
             state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
             startedAt: DashboardScratch.afterNovember20.addingTimeInterval(-86_400), heartbeatSeconds: 60)
         status.heartbeatAt = DashboardScratch.afterNovember20
-        let newest = try scratch.store.newestSlot(station: "종로구", endingBy: now)
+        let newest = try await scratch.store.newestSlot(station: "종로구", endingBy: now)
         let health = DaemonHealth(status: status, newestSlot: newest, now: now, processIsDustd: { _ in false })
         #expect(health.daemon == .gone && health.stale)
 
@@ -388,7 +388,7 @@ struct DashboardTests {
             at: now.addingTimeInterval(-600), failure: .configuration("SERVICE KEY IS NOT REGISTERED ERROR: register the key at data.go.kr")
         )
         status.reloadRefused = .init(at: now.addingTimeInterval(-300), reason: "station.name must not be empty")
-        let health = DaemonHealth(
+        let health = await DaemonHealth(
             status: status, newestSlot: try scratch.store.newestSlot(station: "종로구", endingBy: now),
             now: now, processIsDustd: { _ in true })
 
@@ -504,7 +504,7 @@ struct DashboardGasTests {
     func noGasesNoPanel() async throws {
         let scratch = try DashboardScratch()
         let slots = DashboardScratch.seoul.slots(of: DashboardScratch.november20)
-        try scratch.save([DashboardScratch.reading("종로구", slots[9], pm10: 41, pm25: 20)])
+        try await scratch.save([DashboardScratch.reading("종로구", slots[9], pm10: 41, pm25: 20)])
         let page = try await scratch.dayPage(DashboardScratch.november20)
         #expect(page.contains("data-hours-pm10=\"1\""))
         #expect(!page.contains("card gases"))

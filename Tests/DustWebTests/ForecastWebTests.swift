@@ -13,7 +13,7 @@ import Testing
 
 /// Forecasts for 서울 (the demo station 종로구's region) for today and tomorrow as of now, issued
 /// at 05시 today; the overall text is hostile, to prove it is escaped.
-func storeForecastForNow(_ store: SQLiteStore) throws -> LocalDate {
+func storeForecastForNow(_ store: SQLiteStore) async throws -> LocalDate {
     let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
     let today = calendar.date(containing: Date())
     let issued = calendar.start(of: today).addingTimeInterval(5 * 3600)
@@ -23,7 +23,7 @@ func storeForecastForNow(_ store: SQLiteStore) throws -> LocalDate {
             grades: ForecastGrades(byRegion: [.seoul: grade, .jeju: .known(.good)]),
             overall: "○ <script>alert(1)</script> 서울 '나쁨'", cause: "대기 정체")
     }
-    try store.saveForecasts([
+    try await store.saveForecasts([
         forecast(.pm10, today, .known(.moderate)), forecast(.pm25, today, .known(.bad)),
         forecast(.pm10, today.adding(days: 1), .known(.bad)), forecast(.pm25, today.adding(days: 1), .known(.veryBad)),
     ])
@@ -36,7 +36,7 @@ struct ForecastWebTests {
     func apiEqualsCLI() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let today = try storeForecastForNow(rig.store)
+        let today = try await storeForecastForNow(rig.store)
         let forecast = try await rig.dustctl(["forecast"])
         #expect(forecast.status == 0, "\(forecast.standardError)")
         let todayCLI = try await rig.dustctl(["today"])
@@ -65,7 +65,7 @@ struct ForecastWebTests {
     func panelAndMetrics() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let today = try storeForecastForNow(rig.store)
+        let today = try await storeForecastForNow(rig.store)
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
             try await client.execute(uri: "/?lang=en", method: .get) { response in
                 let page = text(response)
@@ -150,7 +150,7 @@ struct ForecastWebTests {
         let kst = DayCalendar(timeZone: KoreaStandardTime.timeZone)
         // The 17시 issue of 2026-11-22 for 서울, PM2.5: today 보통, tomorrow 매우나쁨.
         let issued = kst.start(of: LocalDate(year: 2026, month: 11, day: 22)).addingTimeInterval(17 * 3600)
-        try rig.store.saveForecasts([
+        try await rig.store.saveForecasts([
             DustForecast(
                 pollutant: .pm25, issuedAt: issued, forecastDate: LocalDate(year: 2026, month: 11, day: 22),
                 grades: ForecastGrades(informGrade: "서울 : 보통,제주 : 좋음")),

@@ -1,6 +1,7 @@
 import DustKit
 import DustReports
 import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -10,11 +11,11 @@ import Testing
 struct GasDocumentTests {
     @Test("today's document: forecastTomorrow, then gases, last; a week's days have no gases")
     func gasesLastAfterForecast() async throws {
-        let store = MemoryStore()
+        let store = SQLiteStore.scratch()
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let date = LocalDate(year: 2026, month: 11, day: 20)
         let slot = calendar.slots(of: date)[9]
-        _ = try store.saveReadings(
+        _ = try await store.saveReadings(
             [
                 HourlyReading(
                     station: "종로구", slot: slot, concentration: DustPair(fineDust: 40, ultraFineDust: 20),

@@ -16,20 +16,20 @@ struct LocationDashboardTests {
         defer { rig.directory.remove() }
         let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let ten = seoul.slots(of: LocalDate(year: 2026, month: 11, day: 20))[10]
-        try rig.store.saveStations(
+        try await rig.store.saveStations(
             [
                 Station(name: "종로구", address: "서울 종로구", latitude: 37.572025, longitude: 127.005028),
                 Station(name: "중구", address: "서울 중구", latitude: 37.564263, longitude: 126.974676),
                 Station(name: "용산구", address: "서울 용산구", latitude: 37.540033, longitude: 127.004850),
             ], at: DemoReplay.now)
-        _ = try rig.store.saveReadings(
+        _ = try await rig.store.saveReadings(
             [
                 HourlyReading(station: "중구", slot: ten, concentration: DustPair(fineDust: 40, ultraFineDust: 20)),
                 HourlyReading(station: "용산구", slot: ten, concentration: DustPair(fineDust: 50, ultraFineDust: 25)),
             ], fetchedAt: DemoReplay.now)
         let minutes = TrackMinutes(
             (0..<30).map { TrackPoint(at: ten.start.addingTimeInterval(Double($0) * 60), latitude: 37.560, longitude: 126.990) })
-        try rig.store.saveImport(
+        try await rig.store.saveImport(
             walking: [], body: [], positions: [PositionBatch(person: "me", source: "gpx:walk.gpx", minutes: minutes, replacing: nil)],
             importedAt: DemoReplay.now)
         let store = rig.store

@@ -92,7 +92,9 @@ struct MetricsTests {
         defer { rig.directory.remove() }
         // 중구, a fallback station, measured the hour before the demo's last: 51 and 30 µg/m³.
         let hour = Slot(containing: DemoReplay.now).advanced(by: -1)
-        _ = try rig.store.saveReadings([HourlyReading(station: "중구", slot: hour, concentration: DustPair(fineDust: 51, ultraFineDust: 30))])
+        _ = try await rig.store.saveReadings([
+            HourlyReading(station: "중구", slot: hour, concentration: DustPair(fineDust: 51, ultraFineDust: 30))
+        ])
         // The web reads the settings through a closure, as dustd reads its live configuration after SIGHUP.
         let stations = Mutex(StationPreference(primary: "종로구", fallbacks: ["중구"]))
         let store = rig.store
@@ -129,7 +131,7 @@ struct MetricsTests {
         var latest = GasReading(ppm: GasValues(o3: 0.095, no2: nil, co: nil, so2: nil), cai: nil, caiGrade: nil)
         latest.flag.co = "장비점검"
         latest.reported = [.value(of: .o3), .value(of: .co)]
-        _ = try rig.store.saveReadings([
+        _ = try await rig.store.saveReadings([
             HourlyReading(
                 station: "중구", slot: hour.advanced(by: -1), concentration: DustPair(fineDust: 40, ultraFineDust: 20), gases: earlier),
             HourlyReading(station: "중구", slot: hour, concentration: DustPair(fineDust: 51, ultraFineDust: 30), gases: latest),

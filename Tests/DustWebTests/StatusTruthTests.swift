@@ -122,7 +122,7 @@ struct WebStatusDocumentTests {
         record.lastError = .init(
             at: Date().addingTimeInterval(-60),
             failure: .storage(StorageFailure(StoreError.diskFull(path: rig.store.path))))
-        try rig.store.saveStatus(record)
+        try await rig.store.saveStatus(record)
         let printed = try await rig.dustctl(["status"])
         #expect(printed.standardOutput.contains(rig.store.path), "dustctl shows the operator the path")
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
@@ -158,7 +158,7 @@ struct WebStatusDocumentTests {
             state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구",
             startedAt: DemoReplay.now.addingTimeInterval(-3600), heartbeatSeconds: 600, host: "dust-b.example")
         record.heartbeatAt = DemoReplay.now.addingTimeInterval(-120)
-        try rig.store.saveStatus(record)
+        try await rig.store.saveStatus(record)
         try await rig.application(try rig.source()).test(.router) { client in
             try await client.execute(uri: "/api/v1/status", method: .get) { response in
                 let body = text(response)

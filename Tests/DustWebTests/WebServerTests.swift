@@ -117,7 +117,7 @@ struct WebServerTests {
             state: .idle, mode: .daemon, pid: 1, version: "t", station: "종로구",
             startedAt: DemoReplay.now.addingTimeInterval(-3600), heartbeatSeconds: 600)
         status.lastSuccess = .init(at: DemoReplay.now.addingTimeInterval(-600), rowsNew: 1, rowsUpdated: 0, requests: 1)
-        try rig.store.saveStatus(status)
+        try await rig.store.saveStatus(status)
         try await rig.application(try rig.source()).test(.router) { client in
             try await client.execute(uri: "/healthz", method: .get) { response in
                 #expect(response.status == .ok, "\(text(response))")
@@ -232,7 +232,7 @@ struct WebServerTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         let source = try rig.source()
-        let latest = try #require(
+        let latest = try await #require(
             try rig.store.readings(
                 stations: ["종로구"], from: Slot(containing: DemoReplay.now).advanced(by: -24),
                 to: Slot(containing: DemoReplay.now)

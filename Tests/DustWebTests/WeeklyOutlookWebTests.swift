@@ -12,7 +12,7 @@ import Testing
 
 /// The fixture's weekly outlook re-dated so it was published yesterday (KST) and its days lie ahead of
 /// today; 서울 is 높음 on its first two days. Returns the publication day.
-func storeWeeklyOutlookForNow(_ store: SQLiteStore) throws -> LocalDate {
+func storeWeeklyOutlookForNow(_ store: SQLiteStore) async throws -> LocalDate {
     let today = DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: Date())
     let page = try AirKoreaResponseParser().parseWeeklyOutlooks(try TestFixtures.data("synthesized/weekly-outlook-2026-11-22.xml"))
     var outlook = try #require(page.outlooks.first)
@@ -23,7 +23,7 @@ func storeWeeklyOutlookForNow(_ store: SQLiteStore) throws -> LocalDate {
         moved.date = day.date.adding(days: shift)
         return moved
     }
-    try store.saveWeeklyOutlook(outlook)
+    try await store.saveWeeklyOutlook(outlook)
     return outlook.publishedOn
 }
 
@@ -33,8 +33,8 @@ struct WeeklyOutlookWebTests {
     func apiEqualsCLI() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        _ = try storeForecastForNow(rig.store)
-        let published = try storeWeeklyOutlookForNow(rig.store)
+        _ = try await storeForecastForNow(rig.store)
+        let published = try await storeWeeklyOutlookForNow(rig.store)
         let first = published.adding(days: 3)
         let forecast = try await rig.dustctl(["forecast"])
         #expect(forecast.status == 0, "\(forecast.standardError)")
@@ -76,8 +76,8 @@ struct WeeklyOutlookWebTests {
     func panel() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        _ = try storeForecastForNow(rig.store)
-        let published = try storeWeeklyOutlookForNow(rig.store)
+        _ = try await storeForecastForNow(rig.store)
+        let published = try await storeWeeklyOutlookForNow(rig.store)
         try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
             try await client.execute(uri: "/?lang=en", method: .get) { response in
                 let page = text(response)

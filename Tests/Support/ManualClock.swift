@@ -100,12 +100,12 @@ public final class ManualClock: WallClock, Sendable {
     /// while it sleeps. False when `done` has not held by `limit` seconds of clock time, or the code
     /// did not fall asleep within `realTimeLimit`.
     public func advance(
-        upTo limit: TimeInterval, whenIdle idle: () throws -> Bool = { true }, until done: () throws -> Bool = { false }
+        upTo limit: TimeInterval, whenIdle idle: () async throws -> Bool = { true }, until done: () async throws -> Bool = { false }
     ) async rethrows -> Bool {
         let end = now.addingTimeInterval(limit)
         while true {
             guard try await waitUntilSleeping(where: idle) else { return false }
-            if try done() { return true }
+            if try await done() { return true }
             guard let next = deadlines.first, next <= end else { return false }
             advance(to: max(next, now))
         }
@@ -133,12 +133,12 @@ public final class ManualClock: WallClock, Sendable {
     /// sleep begins (or `touch()` is called); false when that has not happened within `timeout` of real
     /// time, so a regression fails the test instead of hanging the suite.
     public func waitUntilSleeping(
-        _ count: Int = 1, timeout: Duration = ManualClock.realTimeLimit, where condition: () throws -> Bool = { true }
+        _ count: Int = 1, timeout: Duration = ManualClock.realTimeLimit, where condition: () async throws -> Bool = { true }
     ) async rethrows -> Bool {
         let deadline = ContinuousClock.now + timeout
         while true {
             let version = state.withLock { $0.changes }
-            if state.withLock({ $0.sleepers.count }) >= count, try condition() { return true }
+            if state.withLock({ $0.sleepers.count }) >= count, try await condition() { return true }
             guard ContinuousClock.now < deadline else { return false }
             await change(after: version, until: deadline)
         }

@@ -25,7 +25,7 @@ struct AdvisoriesCommandTests {
         let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         guard advisories else { return db }
-        try SQLiteStore(path: db).saveAdvisories([
+        try await SQLiteStore(path: db).saveAdvisories([
             Advisory(
                 pollutant: .pm10, key: "87", district: "서울", area: "도심권", level: .warning, issuedAt: issued, issueValue: 312),
             Advisory(
@@ -135,12 +135,12 @@ struct AdvisoriesCommandTests {
         var status = DaemonStatus(
             state: .idle, mode: .daemon, pid: 999_999, version: "test", station: "종로구", startedAt: issued, heartbeatSeconds: 600)
         let before = try await dustctl("status", "--db", db, "--station", "종로구")
-        try store.saveStatus(status)
+        try await store.saveStatus(status)
         let plain = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(!plain.standardOutput.contains("Advisories"))
         status.advisories = DaemonStatus.AdvisoryRun(
             lastFetchAt: issued, turnedOff: [DaemonStatus.TurnedOff(pollutant: .pm10, at: issued, resultCode: "20")])
-        try store.saveStatus(status)
+        try await store.saveStatus(status)
         let result = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(before.status == result.status)
         #expect(

@@ -76,7 +76,7 @@ struct ExportTests {
         let hostile = "=HYPERLINK(\"http://evil.example\",\"click\")"
         let store = try SQLiteStore(path: db)
         let slot = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!).slots(of: LocalDate(year: 2026, month: 11, day: 20))[9]
-        try store.saveReadings([
+        try await store.saveReadings([
             HourlyReading(station: hostile, slot: slot, concentration: DustPair(fineDust: 41.23456, ultraFineDust: nil))
         ])
         let output = directory.path("out.csv")

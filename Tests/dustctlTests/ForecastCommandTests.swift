@@ -19,7 +19,7 @@ struct ForecastCommandTests {
         let shift = today.daysSinceEpoch - LocalDate(year: 2026, month: 11, day: 22).daysSinceEpoch
         for name in ["synthesized/forecast-pm10-2026-11-22.xml", "synthesized/forecast-pm25-2026-11-22.xml"] {
             let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
-            try store.saveForecasts(
+            try await store.saveForecasts(
                 page.forecasts.map { forecast in
                     var moved = forecast
                     moved.forecastDate = forecast.forecastDate.adding(days: shift)
@@ -86,7 +86,7 @@ struct ForecastCommandTests {
             moved.date = day.date.adding(days: shift)
             return moved
         }
-        try store.saveWeeklyOutlook(outlook)
+        try await store.saveWeeklyOutlook(outlook)
         let result = try await dustctl("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0, "\(result.standardError)")
         // The lines before the outlook are what they were.
@@ -146,7 +146,7 @@ struct ForecastCommandTests {
             (4.0, .measurement, "station 종로구 DAILY page 1"),
         ] {
             let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
-            try store.recordAttempt(PollAttempt(startedAt: at, station: nil, kind: kind, operation: operation, outcome: .ok))
+            try await store.recordAttempt(PollAttempt(startedAt: at, station: nil, kind: kind, operation: operation, outcome: .ok))
         }
         let text = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(text.standardOutput.contains("Forecast      3/12 calls today (KST)"), "\(text.standardOutput)")

@@ -33,7 +33,7 @@ struct KeptPlacesCommandTests {
         #expect(SlotPlace(bytes: fifteen.bytes, slot: fifteen.slot)?.track.positions.count == 40)
 
         // dustctl import of a revised 23:00 (PM10 45 → 95) forgets that hour's places and keeps it again at once.
-        let generation = try store.placeGeneration()
+        let generation = try await store.placeGeneration()
         let daily = try String(contentsOf: TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), encoding: .utf8)
         let revised = directory.path("revised.xml")
         try daily.replacingOccurrences(of: "<pm10Value>45</pm10Value>", with: "<pm10Value>95</pm10Value>")
@@ -42,12 +42,12 @@ struct KeptPlacesCommandTests {
         #expect(
             reimported.status == 0 && reimported.standardOutput.contains("1 revised"),
             "\(reimported.standardOutput)\(reimported.standardError)")
-        #expect(try store.placeGeneration() > generation)
+        await #expect(try store.placeGeneration() > generation)
         let again = try await DemoReplay.keptPlacesOfLastDay("jiho", in: store).places
         #expect(again.map(\.slot) == hours)
         // The same readings into the unkept database, without the household's configuration: nothing is kept there.
         #expect(try await dustctl("import", revised, "--db", unkept).status == 0)
-        #expect(
+        await #expect(
             try SQLiteStore(path: unkept, mode: .readOnly).slotPlaces(person: "jiho", inputs: inputs, from: slots[0], to: slots[23]).isEmpty
         )
 

@@ -70,15 +70,15 @@ struct PollerStatusTests {
         let store = try SQLiteStore(path: db)
         // One heartbeat time for both records: the two runs print it, and may be seconds apart.
         let now = Date()
-        try store.saveStatus(record(host: nil, age: 0, now: now))
+        try await store.saveStatus(record(host: nil, age: 0, now: now))
         let before = try await dustctl("status", "--db", db, "--station", "종로구")
-        try store.saveStatus(record(host: DaemonStatus.localHost, age: 0, now: now))
+        try await store.saveStatus(record(host: DaemonStatus.localHost, age: 0, now: now))
         let here = try await dustctl("status", "--db", db, "--station", "종로구")
         #expect(here.standardOutput == before.standardOutput)
         #expect(here.status == before.status)
         #expect(!here.standardOutput.contains("Poller"))
 
-        try store.saveStatus(record(host: "dust-b.example", age: 30))
+        try await store.saveStatus(record(host: "dust-b.example", age: 30))
         let elsewhere = try await dustctl("status", "--db", db, "--station", "종로구")
         let lines = elsewhere.standardOutput.split(separator: "\n").map(String.init)
         let daemon = try #require(lines.firstIndex { $0.hasPrefix("dustd ") })

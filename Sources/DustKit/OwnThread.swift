@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A thread of its own for blocking work (a zip entry's inflate, a test's wait for a program), started
+/// so that a refusal is an error: Foundation's `Thread.start()` ignores `pthread_create`'s result, so
+/// a system out of threads (a pids cgroup, `pid_max`) left the work never run and its waiter waiting
+/// for good, with nothing said (docs/RELIABILITY.md).
+public enum OwnThread {
+    /// Starts `work` on a new detached thread with a stack of `stackSize` bytes; throws when the
+    /// system refuses the thread, and `work` then never runs.
+    public static func start(stackSize: Int = 1 << 20, _ work: @escaping @Sendable () -> Void) throws(ThreadRefused) {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+        pthread_attr_setstacksize(&attributes, stackSize)
+        let box = Unmanaged.passRetained(Work(work))
+        var thread = pthread_t()
+        let code = pthread_create(
+            &thread, &attributes,
+            { raw in
+                guard let raw else { return nil }
+                Unmanaged<Work>.fromOpaque(raw).takeRetainedValue().body()
+                return nil
+            }, box.toOpaque())
+        guard code == 0 else {
+            box.release()
+            throw ThreadRefused(code: code)
+        }
+    }
+
+    private final class Work: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+}
+
+/// The system refused a new thread (`EAGAIN`: the limit of threads or processes is reached).
+public struct ThreadRefused: Error, Sendable, CustomStringConvertible {
+    public var code: Int32
+
+    public var description: String {
+        "the system refused a new thread (\(String(cString: strerror(code)))): too many threads or processes are running"
+    }
+}

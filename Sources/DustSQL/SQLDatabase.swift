@@ -1,0 +1,21 @@
+import DustServices
+
+/// A database engine the shared statements run on (SQLite through GRDB, PostgreSQL through
+/// PostgresNIO): a transaction is a synchronous body given a `SQLSession`, which the engine runs
+/// off Swift's task pool (GRDB's own queues; a thread of the PostgreSQL store's own) while the
+/// caller awaits it. Every port of DustServices/Storage is implemented once, over this protocol,
+/// in this target's `SQLDatabase+…` files.
+public protocol SQLDatabase: Sendable {
+    var dialect: SQLDialect { get }
+    /// Runs `body` in one read that sees one snapshot of the database.
+    func read<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T
+    /// Runs `body` in one transaction: all of it is committed, or none.
+    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T
+}
+
+extension StorageFailure {
+    /// A row the shared statements could not read: the database is damaged or not FineDust's.
+    public init(_ error: SQLDecodingError, database: String) {
+        self.init(kind: .unusable, description: "The database \(database) cannot be read: \(error.description).")
+    }
+}

@@ -1,0 +1,102 @@
+/// One row a statement returned: its values by column name, as the shared statements read them.
+/// A value of another kind than asked for (text where a number is stored) is a `SQLDecodingError`,
+/// never a silent zero.
+public struct SQLRow: Sendable {
+    public let columns: SQLColumns
+    public let values: [SQLValue]
+
+    public init(columns: SQLColumns, values: [SQLValue]) {
+        self.columns = columns
+        self.values = values
+    }
+
+    /// The value of column `name`; a column the statement did not select is a programming error.
+    public subscript(_ name: String) -> SQLValue {
+        guard let index = columns.index(of: name) else { preconditionFailure("no column \(name) in \(columns.names)") }
+        return values[index]
+    }
+
+    public func int64(_ name: String) throws(SQLDecodingError) -> Int64 {
+        guard let value = try optionalInt64(name) else { throw SQLDecodingError(column: name, found: self[name]) }
+        return value
+    }
+
+    public func optionalInt64(_ name: String) throws(SQLDecodingError) -> Int64? {
+        switch self[name] {
+        case .integer(let value): value
+        case .null: nil
+        // SQLite hands back an INTEGER column's value stored as REAL only when it is whole.
+        case .real(let value) where value.rounded() == value && abs(value) < 9.2e18: Int64(value)
+        case let other: throw SQLDecodingError(column: name, found: other)
+        }
+    }
+
+    public func int(_ name: String) throws(SQLDecodingError) -> Int { Int(try int64(name)) }
+
+    public func optionalInt(_ name: String) throws(SQLDecodingError) -> Int? { try optionalInt64(name).map(Int.init) }
+
+    public func double(_ name: String) throws(SQLDecodingError) -> Double {
+        guard let value = try optionalDouble(name) else { throw SQLDecodingError(column: name, found: self[name]) }
+        return value
+    }
+
+    public func optionalDouble(_ name: String) throws(SQLDecodingError) -> Double? {
+        switch self[name] {
+        case .real(let value): value
+        case .integer(let value): Double(value)
+        case .null: nil
+        case let other: throw SQLDecodingError(column: name, found: other)
+        }
+    }
+
+    public func string(_ name: String) throws(SQLDecodingError) -> String {
+        guard let value = try optionalString(name) else { throw SQLDecodingError(column: name, found: self[name]) }
+        return value
+    }
+
+    public func optionalString(_ name: String) throws(SQLDecodingError) -> String? {
+        switch self[name] {
+        case .text(let value): value
+        case .null: nil
+        case let other: throw SQLDecodingError(column: name, found: other)
+        }
+    }
+
+    public func bytes(_ name: String) throws(SQLDecodingError) -> [UInt8] {
+        switch self[name] {
+        case .blob(let value): value
+        case let other: throw SQLDecodingError(column: name, found: other)
+        }
+    }
+}
+
+/// The names of a result's columns, shared by all its rows and looked up by name.
+public struct SQLColumns: Sendable {
+    public let names: [String]
+    private let indices: [String: Int]
+
+    public init(_ names: [String]) {
+        self.names = names
+        indices = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    public func index(of name: String) -> Int? { indices[name] }
+}
+
+/// A stored value of another kind than the statement's reader expects: a damaged or foreign row.
+public struct SQLDecodingError: Error, Sendable, CustomStringConvertible {
+    public var column: String
+    public var found: SQLValue
+
+    public var description: String {
+        let kind =
+            switch found {
+            case .integer: "an integer"
+            case .real: "a real number"
+            case .text: "text"
+            case .blob: "bytes"
+            case .null: "NULL"
+            }
+        return "the column \(column) holds \(kind) where FineDust expects another kind of value"
+    }
+}
