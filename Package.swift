@@ -63,7 +63,7 @@ let package = Package(
         .target(
             name: "DustStore",
             dependencies: [
-                "DustKit", "AirKorea", "DustServices", "DustSQL",
+                "DustKit", "DustServices", "DustSQL",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The system libsqlite3 as GRDB links it, for sqlite3_file_control (persistent WAL).
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,4 +1,3 @@
-import AirKorea
 import DustKit
 import DustServices
 import Foundation

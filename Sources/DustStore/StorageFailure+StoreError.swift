@@ -1,8 +1,7 @@
 import DustServices
 
-// SQLite's failures in the services' vocabulary. Each store protocol of DustServices/Storage is
-// implemented next to its SQL (SQLiteStore.swift, PollAttempt.swift, ForecastStorage.swift,
-// AlertRecords.swift), under the protocol's own method names.
+// SQLite's failures in the services' vocabulary: what every transaction of the shared statements
+// (DustSQL) and every opening of the file throws past DustStore.
 
 extension StorageFailure {
     /// The failure a `StoreError` stands for.

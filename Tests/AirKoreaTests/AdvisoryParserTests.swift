@@ -8,7 +8,7 @@ private func advisories(_ fixture: String, _ pollutant: AdvisoryPollutant) throw
     try AirKoreaResponseParser().parseAdvisories(try TestFixtures.data(fixture), pollutant: pollutant)
 }
 
-@Suite("Advisory responses (getUlfptcaAlarmInfo, getOzAdvsryOccrrncInfo) become typed advisories")
+@Suite("Advisory responses (getUlfptcaAlarmInfo, getOzAdvsryOccrrncInfo) become typed advisories", .timeLimit(.minutes(10)))
 struct AdvisoryParserTests {
     @Test("PM10: every field of the active 경보, the cleared 주의보 and the 경기 one")
     func pm10() throws {
@@ -118,7 +118,7 @@ struct AdvisoryParserTests {
     }
 }
 
-@Suite("Advisory values in DustKit")
+@Suite("Advisory values in DustKit", .timeLimit(.minutes(10)))
 struct AdvisoryValueTests {
     private let advisory = Advisory(
         pollutant: .pm10, key: "87", district: "서울", area: "도심권", level: .warning, issuedAt: instant(kst: "2026-11-20T13:00:00"),

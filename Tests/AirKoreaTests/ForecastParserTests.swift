@@ -8,7 +8,7 @@ private func forecasts(_ fixture: String) throws -> ForecastPage {
     try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(fixture))
 }
 
-@Suite("Forecast responses (getMinuDustFrcstDspth) become typed forecasts")
+@Suite("Forecast responses (getMinuDustFrcstDspth) become typed forecasts", .timeLimit(.minutes(10)))
 struct ForecastParserTests {
     @Test("PM2.5, 17시 issue for 2026-11-23: every one of the 19 regions with its grade, all four words")
     func everyRegionAndGrade() throws {
@@ -133,7 +133,7 @@ struct ForecastParserTests {
     }
 }
 
-@Suite("Forecast values in DustKit")
+@Suite("Forecast values in DustKit", .timeLimit(.minutes(10)))
 struct ForecastValueTests {
     @Test(
         "dataTime variants",

@@ -6,7 +6,7 @@ import Testing
 @testable import AirKorea
 
 /// Gases and the CAI as station and province answers carry them (docs/REFERENCE.md §17).
-@Suite("Gases and the integrated index are read beside PM")
+@Suite("Gases and the integrated index are read beside PM", .timeLimit(.minutes(10)))
 struct GasParserTests {
     @Test("The real 강남구 ver1.5 capture: four-decimal ppm, the index and its grade, empty flags")
     func gangnamCapture() throws {

@@ -2,7 +2,7 @@ import AirKorea
 import Foundation
 import Testing
 
-@Suite("Requests: the key is encoded exactly once and never shown")
+@Suite("Requests: the key is encoded exactly once and never shown", .timeLimit(.minutes(10)))
 struct RequestTests {
     let rawKey = "abc+def/ghi=="
     let encodedKey = "abc%2Bdef%2Fghi%3D%3D"
@@ -60,7 +60,7 @@ struct RequestTests {
     }
 }
 
-@Suite("The key is found and removed in every encoding an echo may use")
+@Suite("The key is found and removed in every encoding an echo may use", .timeLimit(.minutes(10)))
 struct KeyRedactionTests {
     let key = ServiceKey("abc+def/ghi==")!
 

@@ -26,7 +26,7 @@ func parseError(_ fixture: String, station: String? = nil) throws -> AirKoreaErr
     }
 }
 
-@Suite("Normal responses become hourly readings")
+@Suite("Normal responses become hourly readings", .timeLimit(.minutes(10)))
 struct NormalResponseTests {
     @Test("A DAILY 종로구 response gives 24 hours of 2026-11-20, 24:00 being the last hour of the day")
     func jongnoDaily() throws {
@@ -219,7 +219,7 @@ struct NormalResponseTests {
     }
 }
 
-@Suite("Error responses become typed errors")
+@Suite("Error responses become typed errors", .timeLimit(.minutes(10)))
 struct ErrorResponseTests {
     @Test(
         "Old-service error codes in the normal envelope",
@@ -297,7 +297,7 @@ struct ErrorResponseTests {
     }
 }
 
-@Suite("libxml2 errors are typed by their code, never by their message")
+@Suite("libxml2 errors are typed by their code, never by their message", .timeLimit(.minutes(10)))
 struct LibXMLErrorCodeTests {
     /// Four lines: an error on line 2 is in the middle of the document, one on line 4 at its end.
     let document = Data("<response>\n<header><resultCode>00</resultCode></header>\n<body/>\n</response>\n".utf8)

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("The weekly outlook (getMinuDustWeekFrcstDspth) becomes a typed WeeklyOutlook")
+@Suite("The weekly outlook (getMinuDustWeekFrcstDspth) becomes a typed WeeklyOutlook", .timeLimit(.minutes(10)))
 struct WeeklyOutlookParserTests {
     @Test("The real shape: four days, 19 regions each (강원영서/강원영동 as 영서/영동), 신뢰도 apart, gwthcnd")
     func realShape() throws {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("GPXReader")
+@Suite("GPXReader", .timeLimit(.minutes(10)))
 struct GPXReaderTests {
     /// A GPX 1.1 track, one `<trkseg>` per element of `segments`, each point `(lat, lon, time?)`.
     private func track(_ segments: [[(Double, Double, String?)]]) -> String {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("HealthExportReader")
+@Suite("HealthExportReader", .timeLimit(.minutes(10)))
 struct HealthExportReaderTests {
     @Test("The fixture export: two distance records, three skipped by type, one workout route, 800 m at 08:00 KST")
     func fixture() throws {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Heart rate and sleep from a Health export")
+@Suite("Heart rate and sleep from a Health export", .timeLimit(.minutes(10)))
 struct HealthPhysiologyTests {
     @Test("The generated Watch export: 128 heart-rate samples 06:50–20:43 KST, two resting rates, the night asleep around a 4-minute Awake")
     func generatedWatchExport() throws {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("SlotApportioner")
+@Suite("SlotApportioner", .timeLimit(.minutes(10)))
 struct SlotApportionerTests {
     @Test("1,000 m from 08:50 to 09:10 gives 500 m to each hour")
     func acrossTheHour() {

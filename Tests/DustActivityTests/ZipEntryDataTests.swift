@@ -104,7 +104,7 @@ struct HandMadeZip {
     }
 }
 
-@Suite("Zip entry data")
+@Suite("Zip entry data", .timeLimit(.minutes(10)))
 struct ZipEntryDataTests {
     /// A Health export of three distance records of 100, 200 and 300 m at 08:00 KST.
     static let export = Array(
@@ -346,7 +346,7 @@ struct ZipEntryDataTests {
     }
 }
 
-@Suite("Zip entry hand-over")
+@Suite("Zip entry hand-over", .timeLimit(.minutes(10)))
 struct ZipEntryPipeTests {
     /// A 1 MB stored entry, located.
     static func megabyte(in directory: TemporaryDirectory) throws -> ZipEntryData {

@@ -41,7 +41,7 @@ func readZip(
 /// 0.01° of latitude on FineDust's sphere: R × 0.01 × π / 180 m.
 let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 
-@Suite("export.zip")
+@Suite("export.zip", .timeLimit(.minutes(10)))
 struct ZipExportTests {
     @Test("The generated export.zip: export.xml and its workout route read without unpacking, hand-computed per source and slot")
     func generatedExport() throws {

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Configuration: advisories.enabled, advisories.district and advisories.area")
+@Suite("Configuration: advisories.enabled, advisories.district and advisories.area", .timeLimit(.minutes(10)))
 struct AdvisorySettingsTests {
     func load(_ yaml: String, environment: [String: String] = [:]) throws -> FineDustSettings {
         let directory = try TemporaryDirectory()

@@ -5,7 +5,7 @@ import Testing
 
 @testable import DustConfig
 
-@Suite("Declared keys: one declaration per key, documented in Config/dustd.yaml")
+@Suite("Declared keys: one declaration per key, documented in Config/dustd.yaml", .timeLimit(.minutes(10)))
 struct DeclaredKeysTests {
     let shippedPath = TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path
 

@@ -4,7 +4,7 @@ import Testing
 
 @testable import DustConfig
 
-@Suite("The directory a checked file is in")
+@Suite("The directory a checked file is in", .timeLimit(.minutes(10)))
 struct FilePermissionsDirectoryTests {
     @Test(
         "Is the directory Foundation's URL names, absolute, for absolute and relative paths",

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Configuration: forecast.enabled and forecast.region")
+@Suite("Configuration: forecast.enabled and forecast.region", .timeLimit(.minutes(10)))
 struct ForecastSettingsTests {
     func load(_ yaml: String, environment: [String: String] = [:]) throws -> FineDustSettings {
         let directory = try TemporaryDirectory()

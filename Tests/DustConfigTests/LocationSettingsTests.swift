@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Configuration: a person's home and location.radiusKm (docs/REFERENCE.md §19)")
+@Suite("Configuration: a person's home and location.radiusKm (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct LocationSettingsTests {
     func load(_ yaml: String, environment: [String: String] = [:]) throws -> FineDustSettings {
         let directory = try TemporaryDirectory()

@@ -11,7 +11,7 @@ import Testing
 /// 2026-11-20 12:00 KST.
 private let noon = Slot(startEpochSeconds: 1_795_143_600)
 
-@Suite("People: no people: gives exactly today's numbers")
+@Suite("People: no people: gives exactly today's numbers", .timeLimit(.minutes(10)))
 struct PeopleRegressionTests {
     let november20 = LocalDate(year: 2026, month: 11, day: 20)
 

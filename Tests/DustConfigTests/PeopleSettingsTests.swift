@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Configuration: people (docs/REFERENCE.md §18)")
+@Suite("Configuration: people (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
 struct PeopleSettingsTests {
     func load(_ yaml: String) throws -> FineDustSettings {
         let directory = try TemporaryDirectory()

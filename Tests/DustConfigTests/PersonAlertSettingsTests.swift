@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Configuration: a rule's person: (docs/REFERENCE.md §18)")
+@Suite("Configuration: a rule's person: (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
 struct PersonAlertSettingsTests {
     func load(_ yaml: String) throws -> FineDustSettings {
         let directory = try TemporaryDirectory()

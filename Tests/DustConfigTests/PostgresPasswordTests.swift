@@ -11,7 +11,9 @@ private func everyDescription<Value>(of value: Value) -> [String] {
     return [String(describing: value), String(reflecting: value), "\(value)", dumped]
 }
 
-@Suite("The PostgreSQL password: the credential postgres-password, else storage.passwordFile, else none (docs/REFERENCE.md §20)")
+@Suite(
+    "The PostgreSQL password: the credential postgres-password, else storage.passwordFile, else none (docs/REFERENCE.md §20)",
+    .timeLimit(.minutes(10)))
 struct PostgresPasswordTests {
     static let password = "Zq9 Kw7v!Tp"
 

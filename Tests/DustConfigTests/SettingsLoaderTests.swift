@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Configuration")
+@Suite("Configuration", .timeLimit(.minutes(10)))
 struct SettingsLoaderTests {
     func write(_ yaml: String, mode: Int = 0o644) throws -> (TemporaryDirectory, String) {
         let directory = try TemporaryDirectory()

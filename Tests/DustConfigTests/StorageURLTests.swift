@@ -21,7 +21,7 @@ func fragments(of secret: String) -> [String] {
     return (0...(characters.count - 4)).map { String(characters[$0..<($0 + 4)]) }
 }
 
-@Suite("storage.url: where the PostgreSQL database is, never with its password (docs/REFERENCE.md §11, §20)")
+@Suite("storage.url: where the PostgreSQL database is, never with its password (docs/REFERENCE.md §11, §20)", .timeLimit(.minutes(10)))
 struct StorageURLTests {
     @Test(
         "Every form libpq writes is read to the exact location",
@@ -224,7 +224,9 @@ struct StorageURLTests {
     }
 }
 
-@Suite("storage.url in the settings: from the file or DUSTD_STORAGE_URL, and never beside storage.path (docs/REFERENCE.md §11)")
+@Suite(
+    "storage.url in the settings: from the file or DUSTD_STORAGE_URL, and never beside storage.path (docs/REFERENCE.md §11)",
+    .timeLimit(.minutes(10)))
 struct StorageSettingsTests {
     func load(_ yaml: String, environment: [String: String] = [:]) throws(ConfigurationError) -> FineDustSettings {
         let directory: TemporaryDirectory

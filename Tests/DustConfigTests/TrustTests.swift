@@ -14,7 +14,7 @@ func configurationError(_ body: () async throws(ConfigurationError) -> Void) asy
     }
 }
 
-@Suite("Configuration trust: environment variables, YAML errors, file permissions")
+@Suite("Configuration trust: environment variables, YAML errors, file permissions", .timeLimit(.minutes(10)))
 struct ConfigurationTrustTests {
     @Test(
         "A bad value from the environment is blamed on the variable swift-configuration read",

@@ -27,7 +27,7 @@ private func advisory(_ key: String, issued: String, cleared: String? = nil) -> 
         clearedAt: cleared.map { instant(kst: $0) })
 }
 
-@Suite("Advisories: every page of a year, and last year's while one issued then is still open")
+@Suite("Advisories: every page of a year, and last year's while one issued then is still open", .timeLimit(.minutes(10)))
 struct AdvisoryPagingTests {
     @Test("A year AirKorea says holds 2,300 advisories is read in 3 pages of 1,000; a server claiming millions is read 5 pages at most")
     func everyPage() async throws {

@@ -11,7 +11,7 @@ import Testing
 
 @testable import DustDaemon
 
-@Suite("dustd's advisory fetcher against a loopback AirKorea", .serialized)
+@Suite("dustd's advisory fetcher against a loopback AirKorea", .serialized, .timeLimit(.minutes(10)))
 struct AdvisoryServiceTests {
     @Test(
         "Unapproved: turned off with one log line and a status line; the polls go on, never failing; a reload asks again"
@@ -78,8 +78,8 @@ struct AdvisoryServiceTests {
             let since = instant(kst: "2026-11-21T00:00:00")
             let attempts = try await rig.store.recentAttempts(limit: 50)
             #expect(attempts.filter { $0.kind == .measurement }.allSatisfy { $0.outcome == .ok })
-            await #expect(try rig.store.attemptCount(kind: .measurement, since: since) == 2)
-            await #expect(try rig.store.attemptCount(kind: .advisory, since: since) == 4)
+            #expect(try await rig.store.attemptCount(kind: .measurement, since: since) == 2)
+            #expect(try await rig.store.attemptCount(kind: .advisory, since: since) == 4)
             #expect(attempts.filter { $0.kind == .advisory && $0.resultCode == "20" }.allSatisfy { $0.outcome == .failed })
             #expect(board.current.lastSuccess?.at == instant(kst: "2026-11-21T01:20:00"))
             #expect(!board.current.lastPollFailed)
@@ -100,7 +100,7 @@ struct AdvisoryServiceTests {
             await advisories.step(&loop)
             #expect(advisoryRequests().suffix(3) == ["PM10", "PM25", "O3"])
             #expect(board.current.advisories?.turnedOff == [])
-            await #expect(try rig.store.activeAdvisories(at: clock.now).map(\.key).contains("87"))
+            #expect(try await rig.store.activeAdvisories(at: clock.now).map(\.key).contains("87"))
             #expect(!rig.logs.text.contains(testKey))
             task.cancel()
             _ = try? await task.value
@@ -135,8 +135,8 @@ struct AdvisoryServiceTests {
             #expect(rig.server.requests.count == 9, "three operations, every hour")
             #expect(rig.logs.text.components(separatedBy: "Advisories not fetched, trying again at the next hour").count - 1 == 1)
             #expect(board.current.advisories?.turnedOff == [])
-            await #expect(try rig.store.attemptCount(kind: .advisory, since: DemoReplay.now) == 9)
-            await #expect(try rig.store.attemptCount(kind: .measurement, since: DemoReplay.now) == 0)
+            #expect(try await rig.store.attemptCount(kind: .advisory, since: DemoReplay.now) == 9)
+            #expect(try await rig.store.attemptCount(kind: .measurement, since: DemoReplay.now) == 0)
         }
     }
 

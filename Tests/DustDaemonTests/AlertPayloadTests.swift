@@ -4,7 +4,7 @@ import DustServices
 import Foundation
 import Testing
 
-@Suite("The webhook's JSON and the command's environment, with and without people (docs/ALERTS.md)")
+@Suite("The webhook's JSON and the command's environment, with and without people (docs/ALERTS.md)", .timeLimit(.minutes(10)))
 struct AlertPayloadTests {
     static let at = Date(timeIntervalSince1970: 1_795_150_000)
 

@@ -37,7 +37,7 @@ func alertsList(_ dustd: RunningDustd) async throws -> String {
     ).standardOutput
 }
 
-@Suite("Alerts end to end: a real dustd, a loopback ntfy, commands without a shell", .serialized)
+@Suite("Alerts end to end: a real dustd, a loopback ntfy, commands without a shell", .serialized, .timeLimit(.minutes(10)))
 struct AlertProcessTests {
     @Test(
         "One ntfy URL and pm25.grade >= 3: exactly one message when the hour turns 나쁨 and one when it clears; the token is sent and never logged"

@@ -42,14 +42,14 @@ private func board(on store: InterceptingStore) async -> DaemonStatusBoard {
         clock: FixedClock(Date(timeIntervalSince1970: 1_795_000_000)), logger: LogCapture().logger())
 }
 
-@Suite("dustd's status board: every change written, the newest record last, however slowly the store answers")
+@Suite("dustd's status board: every change written, the newest record last, however slowly the store answers", .timeLimit(.minutes(10)))
 struct DaemonStatusBoardTests {
     @Test("A slow write of an older record cannot land after a newer one; each update returns once its change is stored")
     func slowWriteCannotUndoNewer() async throws {
         let gate = WriteGate(holding: "older")
         let store = InterceptingStore(beforeSavingStatus: { await gate.enter($0) })
         let board = await board(on: store)
-        await #expect(try store.loadStatus()?.station == "start")
+        #expect(try await store.loadStatus()?.station == "start")
         let older = Task { await board.update { $0.station = "older" } }
         while !gate.started { await Task.yield() }
         // The older record is on its way to the store; a newer change comes in meanwhile.
@@ -58,12 +58,12 @@ struct DaemonStatusBoardTests {
             return try await store.loadStatus()?.station
         }
         for _ in 0..<100 { await Task.yield() }
-        await #expect(try store.loadStatus()?.station == "start")
+        #expect(try await store.loadStatus()?.station == "start")
         gate.release()
         await older.value
         // The newer caller returned only once its change was stored, and nothing older came after.
         #expect(try await newer.value == "newer")
-        await #expect(try store.loadStatus()?.station == "newer")
+        #expect(try await store.loadStatus()?.station == "newer")
         #expect(board.current.station == "newer")
     }
 
@@ -77,11 +77,11 @@ struct DaemonStatusBoardTests {
                     group.addTask { await board.update { $0.station = "round \(round) writer \(writer)" } }
                 }
             }
-            let stored = try await #require(try store.loadStatus())
+            let stored = try #require(try await store.loadStatus())
             #expect(stored.station == board.current.station, "round \(round)")
             #expect(stored.station.hasPrefix("round \(round) "))
         }
         await board.update { $0.state = .stopped }
-        await #expect(try store.loadStatus()?.state == .stopped)
+        #expect(try await store.loadStatus()?.state == .stopped)
     }
 }

@@ -13,7 +13,9 @@ private func lockFailure(_ path: String) -> DatabaseLock.Failure? {
     }
 }
 
-@Suite("The storage directory: no planted symlink or hard link is followed, no directory others may write is used (issue 19 item 7)")
+@Suite(
+    "The storage directory: no planted symlink or hard link is followed, no directory others may write is used (issue 19 item 7)",
+    .timeLimit(.minutes(10)))
 struct DatabaseLockTests {
     /// A root-only file a planted link points at, and its bytes.
     private static func target(in directory: TemporaryDirectory) throws -> (path: String, bytes: Data) {

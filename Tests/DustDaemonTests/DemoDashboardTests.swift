@@ -9,7 +9,7 @@ import Testing
 
 /// `dustd --demo` serves the demo household (docs/REFERENCE.md §6): the web reads both people, whoever
 /// the configuration names, and each one's numbers are those `dustctl demo` prints.
-@Suite("dustd --demo: the household on the web")
+@Suite("dustd --demo: the household on the web", .timeLimit(.minutes(10)))
 struct DemoDashboardTests {
     @Test("The demo's web settings hold jiho then seoa; ?person= reaches each, their intakes differ, anyone else is refused")
     func household() async throws {

@@ -39,7 +39,7 @@ final class NotifySocket: @unchecked Sendable {
     deinit { close(descriptor) }
 }
 
-@Suite("dustd as a process: notify protocol, SIGTERM, secrets", .serialized)
+@Suite("dustd as a process: notify protocol, SIGTERM, secrets", .serialized, .timeLimit(.minutes(10)))
 struct DustdProcessTests {
     @Test("READY, STATUS and WATCHDOG reach $NOTIFY_SOCKET; SIGTERM during a poll exits 0 within 5 s; the key is nowhere")
     func lifecycle() async throws {
@@ -106,7 +106,7 @@ struct DustdProcessTests {
 
         let store = try SQLiteStore(path: db)
         #expect(try store.integrityCheck() == ["ok"])
-        await #expect(try store.measurementCount(station: "종로구") == 24)
+        #expect(try await store.measurementCount(station: "종로구") == 24)
         let mode = try FileManager.default.attributesOfItem(atPath: db)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o640)
 
@@ -168,7 +168,7 @@ struct DustdProcessTests {
         ]
         let ok = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(ok.status == 0, "\(ok.standardError)")
-        await #expect(try SQLiteStore(path: directory.path("d.sqlite")).measurementCount() == 24)
+        #expect(try await SQLiteStore(path: directory.path("d.sqlite")).measurementCount() == 24)
         #expect(ok.standardError.contains("systemd credential"))
         #expect(!ok.standardError.contains(testKey))
 
@@ -229,8 +229,8 @@ struct DustdProcessTests {
         // 5 hours of walking (the Watch's and the iPhone's), 128 heart rates, 2 resting rates, 2 sleep intervals.
         #expect(once.standardError.contains("Stored activity of me (137 rows) now belongs to dad"))
         let store = try SQLiteStore(path: database)
-        await #expect(try store.physiologySummaries().map { "\($0.person) \($0.source) \($0.heartRateSamples)" } == ["dad health 128"])
-        await #expect(try store.activitySources().allSatisfy { $0.person == "dad" })
+        #expect(try await store.physiologySummaries().map { "\($0.person) \($0.source) \($0.heartRateSamples)" } == ["dad health 128"])
+        #expect(try await store.activitySources().allSatisfy { $0.person == "dad" })
         let again = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(again.status == 0 && !again.standardError.contains("now belongs to"))
         await server.stop()
@@ -274,7 +274,7 @@ struct DustdProcessTests {
     }
 }
 
-@Suite("dustctl stations")
+@Suite("dustctl stations", .timeLimit(.minutes(10)))
 struct StationsTests {
     @Test("sync pages through the station list from a fake AirKorea; nearest sorts by distance; dmX is the latitude")
     func syncAndNearest() async throws {
@@ -309,7 +309,7 @@ struct StationsTests {
     }
 }
 
-@Suite("The systemd notify protocol")
+@Suite("The systemd notify protocol", .timeLimit(.minutes(10)))
 struct NotifierTests {
     @Test("A listener that stops reading never blocks the sender (the queue holds ten datagrams)")
     func fullQueueDoesNotBlock() async throws {
@@ -332,7 +332,7 @@ struct NotifierTests {
     }
 }
 
-@Suite("Log lines")
+@Suite("Log lines", .timeLimit(.minutes(10)))
 struct LogLineTests {
     @Test("Outside journald a line starts with its UTC time, written without a date formatter")
     func timestamp() {

@@ -6,7 +6,8 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("dustd against a loopback AirKorea that serves the measurements, the gases and the advisories", .serialized)
+@Suite(
+    "dustd against a loopback AirKorea that serves the measurements, the gases and the advisories", .serialized, .timeLimit(.minutes(10)))
 struct EveryOperationProcessTests {
     @Test(
         "A real dustd stores each hour's gases and index with PM, asks the three advisory operations after its poll and stores them; dustctl shows them; nothing fails"

@@ -52,7 +52,7 @@ func keptBytes(_ rig: FaultRig) throws -> [(String, Data)] {
     return kept
 }
 
-@Suite("A hostile AirKorea: the key never leaks, nothing misleads, nothing is lost")
+@Suite("A hostile AirKorea: the key never leaks, nothing misleads, nothing is lost", .timeLimit(.minutes(10)))
 struct HostileServerTests {
     let key = ServiceKey(testKey)!
     let jongno = StationPreference(primary: "종로구")
@@ -113,7 +113,7 @@ struct HostileServerTests {
             for (name, bytes) in try keptBytes(rig) {
                 #expect(!key.occurs(in: bytes), "\(shape): key bytes in \(name)")
             }
-            await #expect(try rig.store.stations().allSatisfy { !key.occurs(in: $0.name) })
+            #expect(try await rig.store.stations().allSatisfy { !key.occurs(in: $0.name) })
         }
     }
 
@@ -138,8 +138,8 @@ struct HostileServerTests {
             #expect(failure.retryAdvice == .waitForNextHour)
             #expect(failure.description.contains("never follows a redirect"))
             #expect(elsewhere.requests.isEmpty, "the redirect was followed")
-            await #expect(try rig.store.recentAttempts(limit: 1).first?.httpStatus == status)
-            await #expect(try rig.storedCount() == 6)
+            #expect(try await rig.store.recentAttempts(limit: 1).first?.httpStatus == status)
+            #expect(try await rig.storedCount() == 6)
             for (name, bytes) in try keptBytes(rig) { #expect(!key.occurs(in: bytes), "key bytes in \(name)") }
             await elsewhere.stop()
         }
@@ -162,7 +162,7 @@ struct HostileServerTests {
                 .respond(status: 200, body: Data("<html><head><title>\(title)</title></head></html>".utf8), contentType: "text/html")
             }
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
-            let message = try await #require(try rig.store.recentAttempts(limit: 1).first?.message)
+            let message = try #require(try await rig.store.recentAttempts(limit: 1).first?.message)
             for text in [message, rig.logs.text, report.failure?.description ?? ""] {
                 #expect(
                     !text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B || $0.value == 0x202E },
@@ -184,7 +184,7 @@ struct HostileServerTests {
             let report = await rig.poller().cycle(stations: jongno, mode: .single)
             #expect(report.succeeded)
             #expect(report.rowsNew == 1)
-            await #expect(try rig.storedCount() == 7)
+            #expect(try await rig.storedCount() == 7)
             #expect(report.notices.contains(.futureItems(operation: "station 종로구 DAILY page 1", count: 1)))
 
             // Even a future slot that did get stored (an older FineDust) never makes the data look fresh.
@@ -230,7 +230,7 @@ struct HostileServerTests {
     func missingIsNotDash() async throws {
         try await withRig { rig in
             let slot = KoreaStandardTime.slot(forDataTime: "2026-11-20 05:00")!
-            let stored = try await #require(try rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
+            let stored = try #require(try await rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
             #expect(stored.concentration.ultraFineDust != nil)
 
             func serve(_ fields: KeyValuePairs<String, String>) async -> CycleReport {
@@ -239,22 +239,22 @@ struct HostileServerTests {
                 return await rig.poller().cycle(stations: jongno, mode: .single)
             }
             func row() async throws -> HourlyReading {
-                try await #require(try await rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
+                try #require(try await rig.store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1)).first)
             }
             // No pm25Value, no pm25Flag, no PM2.5 grades: PM2.5 stays as it was; PM10 is revised.
             let revised = await serve(["pm10Value": "77"])
             #expect(revised.rowsUpdated == 1)
-            await #expect(try row().concentration == DustPair(fineDust: 77, ultraFineDust: stored.concentration.ultraFineDust))
-            await #expect(try row().grade24h.ultraFineDust == stored.grade24h.ultraFineDust)
+            #expect(try await row().concentration == DustPair(fineDust: 77, ultraFineDust: stored.concentration.ultraFineDust))
+            #expect(try await row().grade24h.ultraFineDust == stored.grade24h.ultraFineDust)
             // The same again changes nothing (no revision counted).
             #expect(await serve(["pm10Value": "77"]).rowsUpdated == 0)
             // An explicit '-' is AirKorea's revision to unknown.
             _ = await serve(["pm10Value": "77", "pm25Value": "-"])
-            await #expect(try row().concentration == DustPair(fineDust: 77, ultraFineDust: nil))
+            #expect(try await row().concentration == DustPair(fineDust: 77, ultraFineDust: nil))
             // A set flag revises PM10 to unknown even without a value element.
             _ = await serve(["pm10Flag": "통신장애"])
-            await #expect(try row().concentration == DustPair(fineDust: nil, ultraFineDust: nil))
-            await #expect(try row().flag.fineDust == "통신장애")
+            #expect(try await row().concentration == DustPair(fineDust: nil, ultraFineDust: nil))
+            #expect(try await row().flag.fineDust == "통신장애")
         }
     }
 
@@ -302,7 +302,7 @@ struct HostileServerTests {
             // now is 2026-11-21 00:20 KST; 32 × 24 = 768 hours back is 2026-10-20 00:20, so the slots
             // from 2026-10-20 01:00 to 2026-11-20 23:00 are kept: 767 of them.
             #expect(report.rowsNew == 767)
-            await #expect(try rig.store.measurementCount(station: "중구") == 767)
+            #expect(try await rig.store.measurementCount(station: "중구") == 767)
             let oldest = try await rig.store.readings(stations: ["중구"], from: last.advanced(by: -30_000), to: last.advanced(by: 1)).first?
                 .slot
             #expect(oldest == KoreaStandardTime.slot(forDataTime: "2026-10-20 02:00"))

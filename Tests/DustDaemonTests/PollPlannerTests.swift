@@ -9,7 +9,7 @@ import Testing
 
 let hourly = PollSettings(minute: 20, jitterSeconds: 60, intervalSeconds: 3600, retryInitialSeconds: 30, retryMaxSeconds: 900)
 
-@Suite("Poll planning (docs/REFERENCE.md §7)")
+@Suite("Poll planning (docs/REFERENCE.md §7)", .timeLimit(.minutes(10)))
 struct PollPlannerTests {
     let planner = PollPlanner(poll: hourly)
 

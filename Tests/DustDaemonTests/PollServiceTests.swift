@@ -94,7 +94,7 @@ func recordedStatus(_ rig: FaultRig) async -> DaemonStatus? {
 /// The state of the status record, once a poll has ended.
 func recordedState(_ rig: FaultRig) async -> DaemonStatus.State? { await recordedStatus(rig)?.state }
 
-@Suite("The poll loop's retry rules, on a manual clock", .serialized)
+@Suite("The poll loop's retry rules, on a manual clock", .serialized, .timeLimit(.minutes(10)))
 struct PollServiceTests {
     @Test("Passing faults are retried with backoff until they clear")
     func retriesUntilClear() async throws {
@@ -120,7 +120,7 @@ struct PollServiceTests {
             // until the next hour.
             #expect(requests.count == 3)
             #expect(times.withLock { $0 }.map { $0.timeIntervalSince(DemoReplay.now) } == [0, 1, 3])
-            await #expect(try rig.storedCount() == 24)
+            #expect(try await rig.storedCount() == 24)
             let attempts = try await rig.store.recentAttempts(limit: 10)
             #expect(attempts.map(\.outcome) == [.ok, .retrying, .retrying])
             #expect(waiting?.state == .idle)
@@ -157,7 +157,7 @@ struct PollServiceTests {
     }
 }
 
-@Suite("The host clock jumping", .serialized)
+@Suite("The host clock jumping", .serialized, .timeLimit(.minutes(10)))
 struct ClockJumpTests {
     func run(_ rig: FaultRig, jump: TimeInterval) async throws -> [ReceivedRequest] {
         let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
@@ -180,7 +180,7 @@ struct ClockJumpTests {
         try await withRig { rig in
             let requests = try await run(rig, jump: seconds)
             #expect(requests.count == 2)
-            await #expect(try rig.storedCount() == 24)
+            #expect(try await rig.storedCount() == 24)
             let slots = try await rig.store.readings(
                 stations: ["종로구"], from: Slot(startEpochSeconds: 0), to: Slot(startEpochSeconds: 4_000_000_000 - 4_000_000_000 % 3600)
             ).map(\.slot)
@@ -192,7 +192,7 @@ struct ClockJumpTests {
     }
 }
 
-@Suite("A wait in dustd: one sleep to the wake time, the heartbeat or the next look at the clock")
+@Suite("A wait in dustd: one sleep to the wake time, the heartbeat or the next look at the clock", .timeLimit(.minutes(10)))
 struct PauseTests {
     @Test("Waiting an hour with a 2 s heartbeat: it wakes every 2 s and writes the heartbeat; a 30 s look bounds a long heartbeat")
     func heartbeatDuringWait() async throws {
@@ -212,7 +212,7 @@ struct PauseTests {
             #expect(clock.deadlines == [start.addingTimeInterval(firstWake)])
             clock.advance(by: firstWake)
             #expect(await wait.value)
-            await #expect(try store.loadStatus()?.heartbeatAt == (heartbeat == 2 ? start.addingTimeInterval(2) : start))
+            #expect(try await store.loadStatus()?.heartbeatAt == (heartbeat == 2 ? start.addingTimeInterval(2) : start))
         }
     }
 }

@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// The poll loop's rules as a table: state × outcome → next state, wake time and what is said.
-@Suite("The poll state machine (docs/REFERENCE.md §7), without a clock, a network or a database")
+@Suite("The poll state machine (docs/REFERENCE.md §7), without a clock, a network or a database", .timeLimit(.minutes(10)))
 struct PollStateMachineTests {
     let machine = PollStateMachine(planner: PollPlanner(poll: hourly))
     let now = instant("2026-11-21T10:05:00+09:00")

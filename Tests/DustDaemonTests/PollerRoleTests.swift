@@ -89,7 +89,7 @@ private struct Instance {
 
 private let standBy = "Another dustd polls AirKorea; this one serves and imports (retrying every 30 s)"
 
-@Suite("One poller among several dustd on one database (docs/REFERENCE.md §20), on a manual clock", .serialized)
+@Suite("One poller among several dustd on one database (docs/REFERENCE.md §20), on a manual clock", .serialized, .timeLimit(.minutes(10)))
 struct PollerRoleTests {
     @Test(
         "Exactly one of two dustd runs the poll services; when its session ends it stops them and the other runs them 20 s later"
@@ -107,7 +107,7 @@ struct PollerRoleTests {
             host: "dust-b", pid: 202, lock: lock, store: store, clock: clock, probes: probes,
             notifier: SystemdNotifier(environment: ["NOTIFY_SOCKET": notify.path]))
         // Neither has written the shared record: neither polls yet.
-        await #expect(try store.loadStatus() == nil)
+        #expect(try await store.loadStatus() == nil)
         try await testGracefulShutdown { trigger in
             let first = Task { try await a.role.run() }
             #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-a/poll", "dust-a/forecast"] })
@@ -179,7 +179,7 @@ struct PollerRoleTests {
             clock.advance(by: 10)
             await b.board.update { $0.state = .idle }
             await b.board.heartbeat()
-            var shared = try await #require(try store.loadStatus())
+            var shared = try #require(try await store.loadStatus())
             #expect(shared.host == "dust-a" && shared.pid == 101 && shared.state == .idle)
             #expect(shared.heartbeatAt == DemoReplay.now)
             #expect(b.board.current.heartbeatAt == DemoReplay.now.addingTimeInterval(10))
@@ -189,15 +189,15 @@ struct PollerRoleTests {
             #expect(await clock.waitUntilSleeping(2) { probes.running.isEmpty })
             // a no longer polls: what it changes stays with it.
             await a.board.update { $0.state = .backingOff }
-            await #expect(try store.loadStatus()?.state == .idle)
+            #expect(try await store.loadStatus()?.state == .idle)
             clock.advanceToNextDeadline()
             #expect(await clock.waitUntilSleeping(1) { probes.running.count == 2 })
-            shared = try await #require(try store.loadStatus())
+            shared = try #require(try await store.loadStatus())
             #expect(shared.host == "dust-b" && shared.pid == 202 && shared.state == .starting)
             #expect(shared.lastSuccess == success)
             #expect(shared.heartbeatAt == DemoReplay.now.addingTimeInterval(30))
             await a.board.update { $0.state = .backingOff }
-            await #expect(try store.loadStatus()?.host == "dust-b")
+            #expect(try await store.loadStatus()?.host == "dust-b")
 
             trigger.triggerGracefulShutdown()
             try await first.value
@@ -222,15 +222,15 @@ struct PollerRoleTests {
         }
         #expect(lock.holder == nil)
         // Its last word, written before the lease went: stopped.
-        let stopped = try await #require(try store.loadStatus())
+        let stopped = try #require(try await store.loadStatus())
         #expect(stopped.host == "dust-a" && stopped.state == .stopped && stopped.stoppedAt == DemoReplay.now.addingTimeInterval(60))
         #expect(!a.board.isPublishing)
         try await testGracefulShutdown { trigger in
             let second = Task { try await b.role.run() }
             #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-b/poll", "dust-b/forecast"] })
             #expect(b.said(standBy) == 0)
-            await #expect(try store.loadStatus()?.host == "dust-b")
-            await #expect(try store.loadStatus()?.stoppedAt == nil)
+            #expect(try await store.loadStatus()?.host == "dust-b")
+            #expect(try await store.loadStatus()?.stoppedAt == nil)
             trigger.triggerGracefulShutdown()
             try await second.value
         }
@@ -283,9 +283,9 @@ struct PollerRoleTests {
                         guard try await rig.storedCount() == 24 else { return false }
                         return try await rig.store.loadStatus()?.state == .idle
                     })
-                await #expect(try rig.store.loadStatus()?.lastSuccess?.rowsNew == 18)
+                #expect(try await rig.store.loadStatus()?.lastSuccess?.rowsNew == 18)
                 #expect(rig.server.requests.count == 1)
-                await #expect(try rig.store.loadStatus()?.host == "dust-a")
+                #expect(try await rig.store.loadStatus()?.host == "dust-a")
                 let second = Task { try await b.role.run() }
                 #expect(await clock.waitUntilSleeping(2) { b.said(standBy) == 1 })
                 // a is killed; b takes over within 30 s and fetches the day again: no hour is lost, none is two rows.
@@ -300,11 +300,11 @@ struct PollerRoleTests {
                         let shared = try await rig.store.loadStatus()
                         return shared?.host == "dust-b" && shared?.state == .idle
                     })
-                let shared = try await #require(try rig.store.loadStatus())
+                let shared = try #require(try await rig.store.loadStatus())
                 #expect(shared.lastSuccess?.at.timeIntervalSince(lostAt) ?? 99 <= 30)
                 #expect(shared.lastSuccess?.rowsNew == 0 && shared.lastSuccess?.rowsUpdated == 0)
                 #expect(rig.server.requests.count == 2)
-                await #expect(try rig.storedCount() == 24)
+                #expect(try await rig.storedCount() == 24)
                 trigger.triggerGracefulShutdown()
                 try await first.value
                 try await second.value
@@ -329,13 +329,13 @@ struct PollerRoleTests {
                 lines.withLock { $0 }.joined().contains(
                     "Another dustd polls AirKorea from this database; dustd --once polls only when none does"))
             #expect(rig.server.requests.isEmpty)
-            await #expect(try rig.store.loadStatus() == nil)
+            #expect(try await rig.store.loadStatus() == nil)
             #expect(lock.holder == poller.session)
             await poller.release()
             #expect(await once.run(once: true) == .ok)
             #expect(rig.server.requests.count == 1)
-            await #expect(try rig.storedCount() == 24)
-            let status = try await #require(try rig.store.loadStatus())
+            #expect(try await rig.storedCount() == 24)
+            let status = try #require(try await rig.store.loadStatus())
             #expect(status.state == .stopped && status.mode == .once && status.host == DaemonStatus.localHost)
             #expect(lock.holder == nil)
         }

@@ -89,7 +89,7 @@ private func within(_ seconds: Int, _ operation: @escaping @Sendable () async ->
     }
 }
 
-@Suite("PostgresPollerLease: a session-level advisory lock (docs/REFERENCE.md §20)", .serialized)
+@Suite("PostgresPollerLease: a session-level advisory lock (docs/REFERENCE.md §20)", .serialized, .timeLimit(.minutes(10)))
 struct PostgresPollerLeaseTests {
     @Test(
         "One lease holds the lock, the other cannot; the holder's session ends, lost() returns and the other takes it",
@@ -247,7 +247,7 @@ struct PostgresPollerLeaseTests {
             #expect(await clock.waitUntilSleeping(2) { probes.running.isEmpty })
             clock.advanceToNextDeadline()
             #expect(await clock.waitUntilSleeping(1) { probes.running == ["dust-b/poll"] })
-            await #expect(try store.loadStatus()?.host == "dust-b")
+            #expect(try await store.loadStatus()?.host == "dust-b")
             trigger.triggerGracefulShutdown()
             try await polling.value
             try await waiting.value

@@ -11,7 +11,7 @@ import Prometheus
 import TestSupport
 import Testing
 
-@Suite("Requests counted through swift-metrics: the loops know no backend, dustd's renders them as it always did")
+@Suite("Requests counted through swift-metrics: the loops know no backend, dustd's renders them as it always did", .timeLimit(.minutes(10)))
 struct RequestCounterTests {
     /// Five poll requests (result codes 00, 00, a hostile "abc", 30, none) and three forecast requests.
     static func countSome(_ counters: RequestCounters) {

@@ -17,7 +17,9 @@ private func everyDescription<Value>(of value: Value) -> [String] {
     return [String(describing: value), String(reflecting: value), "\(value)", dumped]
 }
 
-@Suite("Secrets never print: sinks, tokens, the key and dustd's services describe themselves without them (docs/ALERTS.md)")
+@Suite(
+    "Secrets never print: sinks, tokens, the key and dustd's services describe themselves without them (docs/ALERTS.md)",
+    .timeLimit(.minutes(10)))
 struct SecretDescriptionTests {
     /// Parts of the sinks below that must never appear.
     static let secrets = ["PASSWORD", "SECRETPATH", "QUERYSECRET", "PRIVATE_TOPIC", "tk_SECRETTOKEN", "ARGSECRET", "user:"]

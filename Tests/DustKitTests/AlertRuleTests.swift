@@ -1,7 +1,7 @@
 import DustKit
 import Testing
 
-@Suite("Alert rules: parsing, quiet hours, the rising/clearing state machine")
+@Suite("Alert rules: parsing, quiet hours, the rising/clearing state machine", .timeLimit(.minutes(10)))
 struct AlertRuleTests {
     @Test("Rules parse with numbers, grade words in Korean and English, and every operator")
     func parsing() throws {

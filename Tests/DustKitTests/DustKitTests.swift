@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("DustPair")
+@Suite("DustPair", .timeLimit(.minutes(10)))
 struct DustPairTests {
     @Test("map, zip and the pollutant subscript keep PM10 and PM2.5 apart")
     func mapAndZip() {
@@ -25,7 +25,7 @@ struct DustPairTests {
     }
 }
 
-@Suite("DustGrade by AirKorea's tables")
+@Suite("DustGrade by AirKorea's tables", .timeLimit(.minutes(10)))
 struct DustGradeTests {
     let today = LocalDate(year: 2026, month: 11, day: 20)
 
@@ -67,7 +67,7 @@ struct DustGradeTests {
     }
 }
 
-@Suite("Time rules (docs/REFERENCE.md §2)")
+@Suite("Time rules (docs/REFERENCE.md §2)", .timeLimit(.minutes(10)))
 struct TimeRuleTests {
     let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
     let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
@@ -151,22 +151,20 @@ struct TimeRuleTests {
         #expect(kolkata.iso8601(slots[0].start) == "2026-11-20T00:30:00+05:30")
     }
 
-    @Test("The host TZ changes nothing: days come from the configured zone only")
+    // The host's TZ is changed only for a program of its own (dustctlTests, `day --json` under
+    // TZ=America/New_York): setenv in this process would change it under every test running beside it.
+    @Test("Days come from the configured zone only, whatever zone the process has")
     func hostTimeZoneIgnored() {
-        let saved = ProcessInfo.processInfo.environment["TZ"]
-        setenv("TZ", "America/New_York", 1)
-        tzset()
-        defer {
-            if let saved { setenv("TZ", saved, 1) } else { unsetenv("TZ") }
-            tzset()
-        }
+        let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
         let slot = KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00")!
         #expect(seoul.date(containing: slot.start) == LocalDate(year: 2026, month: 11, day: 20))
+        #expect(newYork.date(containing: slot.start) == LocalDate(year: 2026, month: 11, day: 20))
         #expect(seoul.slots(of: LocalDate(year: 2026, month: 11, day: 20)).first?.start == instant("2026-11-20T00:00:00+09:00"))
+        #expect(newYork.slots(of: LocalDate(year: 2026, month: 11, day: 20)).first?.start == instant("2026-11-20T00:00:00-05:00"))
     }
 }
 
-@Suite("Dates and ISO weeks")
+@Suite("Dates and ISO weeks", .timeLimit(.minutes(10)))
 struct DateTests {
     @Test("Parsing, arithmetic and weekdays")
     func localDate() {
@@ -267,7 +265,7 @@ struct DateTests {
     }
 }
 
-@Suite("Text from the network is terminal-safe")
+@Suite("Text from the network is terminal-safe", .timeLimit(.minutes(10)))
 struct TerminalSafeTextTests {
     @Test("C0, DEL, C1 and bidi overrides are replaced; tabs and newlines become spaces; Korean is kept")
     func replacements() {
@@ -278,7 +276,7 @@ struct TerminalSafeTextTests {
     }
 }
 
-@Suite("Fixed decimals, as printf writes them")
+@Suite("Fixed decimals, as printf writes them", .timeLimit(.minutes(10)))
 struct FixedDecimalsTests {
     @Test("Agrees with String(format:) on ties, near-ties, negatives, zeros and random values", arguments: 0...3)
     func agreesWithPrintf(decimals: Int) {
@@ -309,7 +307,7 @@ struct FixedDecimalsTests {
     }
 }
 
-@Suite("Trimming white space")
+@Suite("Trimming white space", .timeLimit(.minutes(10)))
 struct WhiteSpaceTests {
     @Test("Trims what Foundation's whitespacesAndNewlines trims, and nothing else")
     func likeFoundation() {

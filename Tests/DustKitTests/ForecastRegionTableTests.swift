@@ -1,7 +1,7 @@
 import DustKit
 import Testing
 
-@Suite("Forecast region of a station (the documented table)")
+@Suite("Forecast region of a station (the documented table)", .timeLimit(.minutes(10)))
 struct ForecastRegionTableTests {
     @Test(
         "Provinces map one to one, short and long forms",

@@ -3,7 +3,7 @@ import Testing
 
 /// The Korean CAI bands of docs/REFERENCE.md §17, checked by hand at each edge: a value on a bound
 /// belongs to the band below it, the next step up (0.001 ppm, 0.01 ppm for CO) to the band above.
-@Suite("Gases are graded by the CAI bands, exactly at every edge")
+@Suite("Gases are graded by the CAI bands, exactly at every edge", .timeLimit(.minutes(10)))
 struct GasGradeTests {
     struct Edge: Sendable, CustomTestStringConvertible {
         let gas: Gas

@@ -26,7 +26,7 @@ private func candidates(
     return list
 }
 
-@Suite("Inverse-distance weighting (docs/REFERENCE.md §19)")
+@Suite("Inverse-distance weighting (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct InverseDistanceWeightingTests {
     @Test("between three stations: C = Σ wᵢCᵢ / Σ wᵢ with wᵢ = 1/dᵢ², nearest first")
     func betweenThree() {
@@ -138,7 +138,7 @@ struct InverseDistanceWeightingTests {
     }
 }
 
-@Suite("The value at home, C_home (docs/REFERENCE.md §19)")
+@Suite("The value at home, C_home (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct HomeValueTests {
     private let home = GeoPoint(latitude: 37.568, longitude: 126.990)
 

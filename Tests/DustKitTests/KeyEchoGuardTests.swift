@@ -33,7 +33,8 @@ private extension String {
     func mapCharacters(_ transform: (Character) -> String) -> String { map(transform).joined() }
 }
 
-@Suite("KeyEchoGuard: the key is found in a text as a reader sees it, in any form, and the text is withheld whole")
+@Suite(
+    "KeyEchoGuard: the key is found in a text as a reader sees it, in any form, and the text is withheld whole", .timeLimit(.minutes(10)))
 struct KeyEchoGuardTests {
     let echoGuard = KeyEchoGuard(keyForms: [key, percentEncoded(key)])
     static let encoded = percentEncoded(key)

@@ -2,7 +2,7 @@ import DustKit
 import Foundation
 import Testing
 
-@Suite("KST arithmetic (docs/REFERENCE.md §2)")
+@Suite("KST arithmetic (docs/REFERENCE.md §2)", .timeLimit(.minutes(10)))
 struct KoreaStandardTimeTests {
     func instant(_ iso: String) -> Date { ISO8601DateFormatter().date(from: iso)! }
 

@@ -2,7 +2,7 @@ import DustKit
 import Foundation
 import Testing
 
-@Suite("Great-circle distance (docs/REFERENCE.md §6, §12)")
+@Suite("Great-circle distance (docs/REFERENCE.md §6, §12)", .timeLimit(.minutes(10)))
 struct GreatCircleTests {
     @Test("Seoul City Hall to Busan City Hall is 325.05 km on the IUGG mean sphere")
     func seoulToBusan() {
@@ -25,7 +25,7 @@ struct GreatCircleTests {
     }
 }
 
-@Suite("Duration in seconds")
+@Suite("Duration in seconds", .timeLimit(.minutes(10)))
 struct DurationSecondsTests {
     @Test(
         "Whole and fractional durations keep their fraction",
@@ -42,7 +42,7 @@ struct DurationSecondsTests {
     }
 }
 
-@Suite("Grade words (docs/REFERENCE.md §3, §14)")
+@Suite("Grade words (docs/REFERENCE.md §3, §14)", .timeLimit(.minutes(10)))
 struct GradeWordTests {
     @Test("Each Korean word names its grade, and the forecast reads the same table", arguments: DustGrade.allCases)
     func oneTable(grade: DustGrade) {
@@ -67,7 +67,7 @@ struct GradeWordTests {
     }
 }
 
-@Suite("Calendar day counts, one rule for LocalDate and the activity parsers")
+@Suite("Calendar day counts, one rule for LocalDate and the activity parsers", .timeLimit(.minutes(10)))
 struct CalendarDayCountTests {
     @Test("Days since 1970-01-01: 2000-01-01 is 10,957; year 0 counts too, for a parser to refuse later")
     func daysSinceEpoch() {

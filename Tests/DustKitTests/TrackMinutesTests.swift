@@ -8,7 +8,7 @@ private func point(_ seconds: Double, _ latitude: Double, _ longitude: Double = 
     TrackPoint(at: start.addingTimeInterval(seconds), latitude: latitude, longitude: longitude)
 }
 
-@Suite("Track minutes: the last point of each minute, 12 bytes each (docs/REFERENCE.md §19)")
+@Suite("Track minutes: the last point of each minute, 12 bytes each (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct TrackMinutesTests {
     @Test("In order: each minute keeps its last point, at the minute's start, coordinates to 1e-7 degrees")
     func lastPointOfEachMinute() {

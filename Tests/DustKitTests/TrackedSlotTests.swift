@@ -15,7 +15,7 @@ private let tenOClock = VentilationIntakeModel.defaultSchedule[2]
 /// The first half of 10:00–11:00 walked: one position a minute, 10:00 … 10:29, each covering 60 s.
 private let firstHalf = TrackCoverage(positions: (0..<30).map { kst(10, $0) }, slotStart: kst(10), slotEnd: kst(11))
 
-@Suite("The tracked part of a slot: τ and C_T (docs/REFERENCE.md §19)")
+@Suite("The tracked part of a slot: τ and C_T (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct TrackCoverageTests {
     @Test("30 positions a minute apart cover 1,800 of 3,600 seconds: τ = 0.5")
     func halfTracked() {
@@ -62,7 +62,8 @@ struct TrackCoverageTests {
     }
 }
 
-@Suite("A tracked slot's intake: V_T × τ × C_T + V_R × (1 − τ) × C_home × (f + (1 − f) × F) (docs/REFERENCE.md §19)")
+@Suite(
+    "A tracked slot's intake: V_T × τ × C_T + V_R × (1 − τ) × C_home × (f + (1 − f) × F) (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct TrackedSlotIntakeTests {
     /// C_T = 40 µg/m³ along the track, C_home = 20 µg/m³, F = 0.7.
     private func intake(_ breathing: TrackedBreathing) -> Double {

@@ -9,7 +9,7 @@ private func kst(_ hour: Int, _ minute: Int = 0, day: Int = 26) -> Date {
 
 private let adultRates = AgeVentilationTable.rates(age: 40)
 
-@Suite("Ventilation by age (docs/REFERENCE.md §18)")
+@Suite("Ventilation by age (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
 struct AgeVentilationTests {
     @Test("age is counted in completed years from the first of the birth month")
     func birthdayMonth() {
@@ -37,7 +37,7 @@ struct AgeVentilationTests {
     }
 }
 
-@Suite("A slot's ventilation from sleep, heart rate and the schedule (docs/REFERENCE.md §18)")
+@Suite("A slot's ventilation from sleep, heart rate and the schedule (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
 struct SlotBreathingTests {
     /// Age 40: HRmax 180; resting 60 gives a reserve span of 120 beats.
     private func halfAsleepHalfHeartRate(_ beats: Double) -> SlotBreathing {

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Weighting many points against prepared stations (docs/REFERENCE.md §19)")
+@Suite("Weighting many points against prepared stations (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct WeightingStationsTests {
     /// Names whose order by `<` differs from their order of creation, Korean and Latin mixed.
     private static let namePool = ["중구", "종로구", "용산구", "마포구", "a", "B", "서울측정소010", "서울측정소009", "z", "강남구", "Z1", "ㄱ"]

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Activity CSV")
+@Suite("Activity CSV", .timeLimit(.minutes(10)))
 struct ActivityCSVTests {
     let parser = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!))
 
@@ -97,6 +97,6 @@ struct ActivityCSVTests {
             to: URL(fileURLWithPath: path))
         let summary = try await ActivityService(store: store, calendar: parser.calendar, clock: FixedClock(now)).importFile(atPath: path)
         #expect(summary.recordsUsed == 1 && summary.datedOutsidePeriod == 2)
-        await #expect(try store.activity(source: ActivitySourceBatch.csvSource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
+        #expect(try await store.activity(source: ActivitySourceBatch.csvSource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("advisory.level: the alert metric of the advisories in force for the user's district")
+@Suite("advisory.level: the alert metric of the advisories in force for the user's district", .timeLimit(.minutes(10)))
 struct AdvisoryAlertTests {
     /// 2026-11-20 at `hour`:05 KST.
     static func at(_ hour: Int) -> Date { instant(kst: "2026-11-20T00:05:00").addingTimeInterval(Double(hour * 3600)) }

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("The one clock: now and sleep(until:) on the system, a fixed and a manual clock")
+@Suite("The one clock: now and sleep(until:) on the system, a fixed and a manual clock", .timeLimit(.minutes(10)))
 struct ClockTests {
     @Test("The system clock: a deadline passed returns at once; a cancelled sleep throws instead of waiting out its hour")
     func system() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// The demo's household (docs/REFERENCE.md §6, §18) replayed through the real pipeline: jiho, 38 in
 /// November 2026 (born 1988-04), with his Apple Watch's week, and seoa, 8 (born 2018-03), with the walks CSV.
-@Suite("The demo household: two people, the same air, two doses")
+@Suite("The demo household: two people, the same air, two doses", .timeLimit(.minutes(10)))
 struct DemoHouseholdTests {
     /// Each demo person's rolling week ending on the demo's last day, from one replay.
     static func weeks() async throws -> [String: WeekReport] {

@@ -8,7 +8,7 @@ import Testing
 /// The demo follows jiho along his walk of 2026-11-20 (docs/REFERENCE.md §19, §6): the GPX of
 /// `Fixtures/activity/demo-walk-jongno-2026-11-20.gpx`, the 서울 archive for its hour and the station list
 /// with positions, replayed through the real pipeline; the numbers below are `scripts/make-walk-fixtures.py --print`'s.
-@Suite("The demo's walk: the tracked hour's air is where jiho walked")
+@Suite("The demo's walk: the tracked hour's air is where jiho walked", .timeLimit(.minutes(10)))
 struct DemoWalkTests {
     /// jiho's 2026-11-20 from one replay: followed (the demo's location inputs) and not.
     static func days() async throws -> (followed: DayReport, homeStation: DayReport) {

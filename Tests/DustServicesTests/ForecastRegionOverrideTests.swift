@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("The user's forecast region (docs/REFERENCE.md §14)")
+@Suite("The user's forecast region (docs/REFERENCE.md §14)", .timeLimit(.minutes(10)))
 struct ForecastRegionOverrideTests {
     /// 중구 placed by its address (Seoul); 어딘가 in a province the table does not know.
     func store() async throws -> SQLiteStore {

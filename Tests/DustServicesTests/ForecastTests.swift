@@ -26,7 +26,7 @@ struct FixtureForecastAPI: ForecastAPI {
     }
 }
 
-@Suite("Forecast schedule and quota (ForecastPlanner, a fake clock)")
+@Suite("Forecast schedule and quota (ForecastPlanner, a fake clock)", .timeLimit(.minutes(10)))
 struct ForecastPlannerTests {
     let planner = ForecastPlanner()
 
@@ -334,7 +334,7 @@ struct ForecastPlannerTests {
     }
 }
 
-@Suite("Forecast fetch, storage fake and outlook")
+@Suite("Forecast fetch, storage fake and outlook", .timeLimit(.minutes(10)))
 struct ForecastFetchTests {
     @Test("One publication: two requests recorded as forecast attempts, 14 issues stored, the 17시 issue newest")
     func fetchStoresEverything() async throws {
@@ -349,11 +349,11 @@ struct ForecastFetchTests {
             (try await store.attemptsOldestFirst()).map(\.operation) == [
                 "forecast PM10 2026-11-22 page 1", "forecast PM25 2026-11-22 page 1",
             ])
-        await #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
+        #expect(try await store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
         // Fetching the same again stores nothing new.
         let again = await fetch.run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
         #expect(again.issuesStored == 0)
-        await #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 4)
+        #expect(try await store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 4)
     }
 
     @Test("A failed request is recorded with its result code and stops the fetch")

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// The gas and index alert metrics (docs/REFERENCE.md §17): `o3.grade`, `no2.grade`, `co.grade`, `so2.grade`, `khai.grade`.
-@Suite("Alerts on the gases and the index")
+@Suite("Alerts on the gases and the index", .timeLimit(.minutes(10)))
 struct GasAlertTests {
     /// Stores the hour starting at `hour` with PM and the given gases.
     static func store(_ gases: GasReading, hour: Int, in scratch: Scratch) async throws {
@@ -53,7 +53,7 @@ struct GasAlertTests {
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
         #expect(kinds == ["9:fired:3", "11:cleared:2"])
-        await #expect(try scratch.store.recentAlertEvents(limit: 10).last?.event.title == "FineDust: CAI 나쁨 (bad)")
+        #expect(try await scratch.store.recentAlertEvents(limit: 10).last?.event.title == "FineDust: CAI 나쁨 (bad)")
     }
 
     @Test("Inputs: each gas's CAI grade and the index grade of the latest hour with gases, only while under 3 hours old")

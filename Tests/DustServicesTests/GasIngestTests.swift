@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// The ingest path carries the gases as it carries PM (docs/REFERENCE.md §17).
-@Suite("Ingest: gases through parse, the duplicate-slot merge and the store")
+@Suite("Ingest: gases through parse, the duplicate-slot merge and the store", .timeLimit(.minutes(10)))
 struct GasIngestTests {
     private func body(_ items: [String]) -> Data {
         let items = items.map { "<item><stationName>종로구</stationName><dataTime>2026-11-20 10:00</dataTime>\($0)</item>" }

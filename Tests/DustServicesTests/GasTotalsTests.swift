@@ -6,7 +6,7 @@ import TestSupport
 import Testing
 
 /// A day's gases and index (docs/REFERENCE.md §17): hours, mean, max and the grade of the max hour.
-@Suite("Gas day totals by hand")
+@Suite("Gas day totals by hand", .timeLimit(.minutes(10)))
 struct GasTotalsTests {
     private func reading(_ station: String, hour: Int, o3: Double?, co: Double?, cai: Int?, caiGrade: DustGrade?) -> HourlyReading {
         HourlyReading(

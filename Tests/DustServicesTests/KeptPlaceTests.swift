@@ -9,7 +9,7 @@ import Testing
 /// Weighed hours kept per person and slot (docs/REFERENCE.md §19): a report that reads them says
 /// exactly what one that weighs every position says — before anything is kept, once it is, and after
 /// each write that changes what was weighed.
-@Suite("Kept places: the same days as weighing every hour, and none stale after a write")
+@Suite("Kept places: the same days as weighing every hour, and none stale after a write", .timeLimit(.minutes(10)))
 struct KeptPlaceTests {
     let store = SQLiteStore.scratch()
     let twentieth = november20
@@ -142,7 +142,7 @@ struct KeptPlaceTests {
         #expect(try await keep() == ["dad": 0, "mom": 0, "kid": 0])
 
         // dad's positions forgotten: his places go, and his days are as without tracks.
-        await #expect(try store.forgetPositions(person: "dad", source: nil) == 110)
+        #expect(try await store.forgetPositions(person: "dad", source: nil) == 110)
         try await expectSameDays("after dad's positions were forgotten")
         let untracked = try await statistics(Self.dad, places: store).day(twentieth)
         #expect(untracked.hourly.allSatisfy { $0.whereabouts == nil })

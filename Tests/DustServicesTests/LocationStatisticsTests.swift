@@ -9,7 +9,7 @@ import Testing
 /// 2026-11-20, and the point p = 37.560/126.990 between them, where the weighting gives
 /// PM10 38.569003 µg/m³ (종로구 30 at 1.882108 km, 중구 40 at 1.431475 km, 용산구 50 at 2.577458 km:
 /// `InverseDistanceWeightingTests` and §19's worked example).
-@Suite("StatisticsService follows a person: home and tracks (docs/REFERENCE.md §19)")
+@Suite("StatisticsService follows a person: home and tracks (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct LocationStatisticsTests {
     static let stations = [
         Station(name: "종로구", address: "서울 종로구", latitude: 37.572025, longitude: 127.005028),

@@ -7,7 +7,7 @@ import Testing
 
 /// A range is read stretch by stretch, each with the stations near its own days' points
 /// (docs/PERFORMANCE.md), yet says what the whole range's stations say (docs/REFERENCE.md §19).
-@Suite("Each stretch of days reads its own stations and says what the range's would")
+@Suite("Each stretch of days reads its own stations and says what the range's would", .timeLimit(.minutes(10)))
 struct LocationStretchTests {
     let store = SQLiteStore.scratch()
     let twentieth = Scratch.slot(november20, hour: 10)

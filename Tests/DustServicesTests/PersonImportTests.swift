@@ -11,7 +11,7 @@ private let eight = Slot(startEpochSeconds: 1_795_129_200)  // 2026-11-20 08:00 
 
 private func at(_ minutes: Double) -> Date { eight.start.addingTimeInterval(minutes * 60) }
 
-@Suite("Importing for a person (docs/REFERENCE.md §18)")
+@Suite("Importing for a person (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
 struct PersonImportTests {
     let store = SQLiteStore.scratch()
     var service: ActivityService {
@@ -25,10 +25,10 @@ struct PersonImportTests {
         let path = directory.path("walks.csv")
         try Data("start,distance_m\n2026-11-20 08:00,1500\n".utf8).write(to: URL(fileURLWithPath: path))
         _ = try await service.importFile(atPath: path, person: "민지")
-        await #expect(try store.activity(person: "민지", source: "csv") == [eight: 1500])
-        await #expect(try store.activity(person: "dad", source: "csv").isEmpty)
+        #expect(try await store.activity(person: "민지", source: "csv") == [eight: 1500])
+        #expect(try await store.activity(person: "dad", source: "csv").isEmpty)
         _ = try await service.importFile(atPath: path)
-        await #expect(try store.activity(person: "dad", source: "csv") == [eight: 1500])
+        #expect(try await store.activity(person: "dad", source: "csv") == [eight: 1500])
     }
 
     @Test("A person who is not configured is refused, naming the configured ones, and nothing is read or stored")
@@ -57,7 +57,7 @@ struct PersonImportTests {
                     person: "민지", source: "health", first: instant("2026-11-18T15:00:12Z"), last: instant("2026-11-20T11:43:00Z"),
                     heartRateSamples: 128, restingRates: 2, sleepIntervals: 2, asleepSeconds: (170 + 266) * 60)
             ])
-        await #expect(try store.activitySources().map { "\($0.person) \($0.source)" }.allSatisfy { $0.hasPrefix("민지 ") })
+        #expect(try await store.activitySources().map { "\($0.person) \($0.source)" }.allSatisfy { $0.hasPrefix("민지 ") })
         let night = try await store.physiology(person: "민지", from: instant("2026-11-19T15:00:00Z"), to: instant("2026-11-19T16:00:00Z"))
         #expect(night.sleep == [SleepInterval(start: instant("2026-11-19T14:20:00Z"), end: instant("2026-11-19T17:10:00Z"))])
         await #expect(
@@ -66,7 +66,7 @@ struct PersonImportTests {
 
         // The same export again replaces, never doubles; the bare export.xml holds the same records.
         _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.xml").path, person: "민지")
-        await #expect(try store.physiologySummaries().map(\.heartRateSamples) == [128])
+        #expect(try await store.physiologySummaries().map(\.heartRateSamples) == [128])
     }
 
     @Test(
@@ -119,15 +119,15 @@ struct PersonImportTests {
         try await store.saveCSVWalking([eight: 700], importedAt: now)  // stored before people: was configured
         #expect(try await service.giveStoredHistoryToFirstPerson() == 1)
         #expect(try await service.giveStoredHistoryToFirstPerson() == 0)
-        await #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 700)
+        #expect(try await store.walking(person: "dad", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 700)
         _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.xml").path, person: "민지")
         // 128 heart rates, 2 resting rates and 2 sleep intervals of the source health; the walking stays.
         #expect(try await service.forget(person: "민지", source: "health") == ForgottenActivity(walkingHours: 0, bodyRecords: 132))
-        await #expect(try store.physiologySummaries().isEmpty)
+        #expect(try await store.physiologySummaries().isEmpty)
         // The Watch's 12:00, 13:00 and 14:00 and the iPhone's 12:00 and 13:00.
         #expect(try await service.forget(person: "민지", source: nil) == ForgottenActivity(walkingHours: 5, bodyRecords: 0))
         await #expect(throws: UnknownActivitySource.self) { _ = try await service.forget(person: "민지", source: nil) }
-        await #expect(try store.walking(person: "dad", from: eight, to: eight.advanced(by: 1)).count == 1)
+        #expect(try await store.walking(person: "dad", from: eight, to: eight.advanced(by: 1)).count == 1)
     }
 }
 

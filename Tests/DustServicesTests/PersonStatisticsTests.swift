@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("StatisticsService per person (docs/REFERENCE.md §18)")
+@Suite("StatisticsService per person (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
 struct PersonStatisticsTests {
     /// 2026-11-20 at `hour` KST.
     func slot(_ hour: Int) -> Slot { Scratch.slot(november20, hour: hour) }

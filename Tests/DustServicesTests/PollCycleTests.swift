@@ -39,7 +39,7 @@ func dayPage(_ station: String, itemCount: Int = 24) -> FetchedPage {
 
 let morningAfter = KoreaStandardTime.slot(forDataTime: "2026-11-21 01:00")!.start.addingTimeInterval(20 * 60)
 
-@Suite("A poll cycle against in-memory fakes")
+@Suite("A poll cycle against in-memory fakes", .timeLimit(.minutes(10)))
 struct PollCycleTests {
     @Test("A cycle fetches every station's gap, stores it and records each request")
     func success() async throws {

@@ -26,7 +26,7 @@ private func gpx(_ points: String) -> String {
     "<gpx version=\"1.1\"><trk><trkseg>\n" + points + "\n</trkseg></trk></gpx>\n"
 }
 
-@Suite("Positions from tracks (docs/REFERENCE.md §19)")
+@Suite("Positions from tracks (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct PositionImportTests {
     @Test("A GPX track keeps one position per minute, the minute's start and its point's exact coordinates")
     func gpxFixture() async throws {
@@ -62,10 +62,10 @@ struct PositionImportTests {
             ])
         // Importing it again changes nothing; forgetting the route removes its four positions and its walking.
         _ = try await service.importFile(atPath: TestFixtures.url("activity/generated-watch/export.zip").path)
-        await #expect(try stored(store).count == 4)
+        #expect(try await stored(store).count == 4)
         let removed = try await service.forget(person: nil, source: "gpx:route_2026-11-20_12.10pm.gpx")
         #expect(removed == ForgottenActivity(walkingHours: 1, bodyRecords: 0, positions: 4))
-        await #expect(try stored(store).isEmpty)
+        #expect(try await stored(store).isEmpty)
     }
 
     @Test("The last point of each minute is kept; a point a GPS jump lands on is no position; points without time give none")

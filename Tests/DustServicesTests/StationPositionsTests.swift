@@ -3,7 +3,7 @@ import DustServices
 import Foundation
 import Testing
 
-@Suite("The national archive's rows as weighting candidates (docs/REFERENCE.md §19)")
+@Suite("The national archive's rows as weighting candidates (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct StationPositionsTests {
     private let eight = Slot(containing: KoreaStandardTime.instant(hour: 8, of: LocalDate(year: 2026, month: 11, day: 20)))
     private let nine = Slot(containing: KoreaStandardTime.instant(hour: 9, of: LocalDate(year: 2026, month: 11, day: 20)))

@@ -33,7 +33,7 @@ final class Scratch: Sendable {
     }
 }
 
-@Suite("StatisticsService: totals by hand")
+@Suite("StatisticsService: totals by hand", .timeLimit(.minutes(10)))
 struct StatisticsServiceTests {
     @Test("The 종로구 day under the ventilation model matches the hand computation")
     func ventilationDay() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import DustStore
 
-@Suite("Activity per source")
+@Suite("Activity per source", .timeLimit(.minutes(10)))
 struct ActivitySourceStoreTests {
     let eight = Slot(startEpochSeconds: 1_795_100_400 + 8 * 3600)  // 2026-11-20 08:00 KST
     var nine: Slot { eight.advanced(by: 1) }
@@ -52,7 +52,7 @@ struct ActivitySourceStoreTests {
             ActivitySourceBatch(source: "health:iPhone", distances: [eight: 900, nine: 300], replacing: eight...nine),
             ActivitySourceBatch(source: "health:Apple Watch", distances: [eight: 1200, nine: 300], replacing: eight...nine),
         ])
-        await #expect(try store.walking(from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 1200, nine: 300])
+        #expect(try await store.walking(from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 1200, nine: 300])
         await #expect(
             try store.walking(from: eight, to: nine.advanced(by: 1)) == [
                 eight: SlotWalking(metres: 1200, source: "health:Apple Watch"),
@@ -64,8 +64,8 @@ struct ActivitySourceStoreTests {
             (error as? StorageFailure)?.description.contains("CHECK constraint failed: distance_m >= 0") == true
         }
         // The failed batch stored nothing, not even its good slot.
-        await #expect(try store.activity(source: "csv") == [:])
-        await #expect(try store.forgetActivity(source: "health:iPhone") == 2)
-        await #expect(try store.forgetActivity(source: "health:iPhone") == 0)
+        #expect(try await store.activity(source: "csv") == [:])
+        #expect(try await store.forgetActivity(source: "health:iPhone") == 2)
+        #expect(try await store.forgetActivity(source: "health:iPhone") == 0)
     }
 }

@@ -17,7 +17,7 @@ private func warning(clearedAt: Date? = nil, issueValue: Double? = 312) -> Advis
 }
 
 /// The advisory checks of the store contract (docs/REFERENCE.md §17), on both backends.
-@Suite("Store contract: advisories")
+@Suite("Store contract: advisories", .timeLimit(.minutes(10)))
 struct AdvisoryStoreContractTests {
     @Test("An advisory without a clear is active from its issue; stored again it changes nothing", arguments: Backend.allCases)
     func active(_ backend: Backend) async throws {
@@ -69,7 +69,7 @@ struct AdvisoryStoreContractTests {
     }
 }
 
-@Suite("v9: advisories, and the attempt kind advisory")
+@Suite("v9: advisories, and the attempt kind advisory", .timeLimit(.minutes(10)))
 struct AdvisoryMigrationTests {
     @Test("A database of the previous version keeps its attempts and their ids; an advisory attempt is counted apart")
     func previousVersion() async throws {
@@ -90,8 +90,8 @@ struct AdvisoryMigrationTests {
             PollAttempt(startedAt: fetched, station: nil, kind: .advisory, operation: "advisories PM10 2026 page 1", outcome: .failed))
         let attempts = try await store.recentAttempts(limit: 10)
         #expect(attempts.map(\.kind) == [.advisory, .measurement])
-        await #expect(try store.attemptCount(kind: .measurement, since: fetched) == 1)
-        await #expect(try store.attemptCount(kind: .advisory, since: fetched) == 1)
+        #expect(try await store.attemptCount(kind: .measurement, since: fetched) == 1)
+        #expect(try await store.attemptCount(kind: .advisory, since: fetched) == 1)
         let ids = try store.synchronousRead { db in try Int64.fetchAll(db, sql: "SELECT id FROM poll_attempt ORDER BY id") }
         #expect(ids == [41, 42])
     }

@@ -7,7 +7,7 @@ import Testing
 
 @testable import DustStore
 
-@Suite("v7: the attempt kind and started_at in seconds")
+@Suite("v7: the attempt kind and started_at in seconds", .timeLimit(.minutes(10)))
 struct AttemptMigrationTests {
     /// 2026-11-22 00:00 KST.
     let midnight: Int64 = 1_795_273_200
@@ -49,9 +49,9 @@ struct AttemptMigrationTests {
             ])
         #expect(attempts.map(\.operation).last == "forecast PM25 2026-11-21 page 1")
         let since = Date(timeIntervalSince1970: TimeInterval(midnight))
-        await #expect(try store.attemptCount(kind: .forecast, since: since) == 2)
-        await #expect(try store.attemptCount(kind: .measurement, since: since) == 2)
-        await #expect(try store.attemptCount(kind: .forecast, since: since.addingTimeInterval(-3600)) == 3)
+        #expect(try await store.attemptCount(kind: .forecast, since: since) == 2)
+        #expect(try await store.attemptCount(kind: .measurement, since: since) == 2)
+        #expect(try await store.attemptCount(kind: .forecast, since: since.addingTimeInterval(-3600)) == 3)
         // Every time column is now in seconds: an attempt recorded now sorts among the converted ones.
         try await store.recordAttempt(
             PollAttempt(

@@ -70,7 +70,7 @@ private actor Finished {
 /// and a reader never sees half of one.
 @Suite(
     "Concurrent imports on PostgreSQL: each all or nothing, none half seen",
-    .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason)))
+    .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason)), .timeLimit(.minutes(10)))
 struct ConcurrentImportTests {
     static let people = (1...8).map { "person\($0)" }
 

@@ -16,7 +16,7 @@ private func forecast(
         cause: "원인")
 }
 
-@Suite("SQLite store: forecasts (v4-forecast)")
+@Suite("SQLite store: forecasts (v4-forecast)", .timeLimit(.minutes(10)))
 struct ForecastStorageTests {
     let tomorrow = LocalDate(year: 2026, month: 11, day: 23)
 
@@ -40,7 +40,7 @@ struct ForecastStorageTests {
             .pm25, issued: "2026-11-22T17:00:00", date: tomorrow, [.seoul: .known(.veryBad), .gyeonggiNorth: .unknown("높음")])
         #expect(try await store.saveForecasts([morning, evening]) == 2)
         #expect(try await store.saveForecasts([morning, evening]) == 0)
-        let seoul = try await #require(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul))
+        let seoul = try #require(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul))
         #expect(seoul.grade == .known(.veryBad))
         #expect(seoul.issuedAt == instant(kst: "2026-11-22T17:00:00"))
         #expect(seoul.overall == "○ 전 권역 보통")
@@ -79,7 +79,7 @@ struct ForecastStorageTests {
             PollAttempt(
                 startedAt: instant(kst: "2026-11-22T06:20:00"), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
                 outcome: .ok))
-        await #expect(try store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
+        #expect(try await store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 2)
     }
 
     @Test("A station's province and address, as polls and the station list stored them")
@@ -93,7 +93,7 @@ struct ForecastStorageTests {
                 sidoName: "경기")
         ])
         try await store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1")])
-        await #expect(try store.stationLocation(name: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
-        await #expect(try store.stationLocation(name: "없는곳") == nil)
+        #expect(try await store.stationLocation(name: "행신동") == StationLocation(sido: "경기", address: "경기도 고양시 덕양구 행신동 1"))
+        #expect(try await store.stationLocation(name: "없는곳") == nil)
     }
 }

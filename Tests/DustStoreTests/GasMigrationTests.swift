@@ -7,7 +7,7 @@ import Testing
 
 @testable import DustStore
 
-@Suite("v8: gases on the measurement row")
+@Suite("v8: gases on the measurement row", .timeLimit(.minutes(10)))
 struct GasMigrationTests {
     @Test("A v7 database opens with its hours kept and their gases unknown; a later answer fills them as one revision")
     func previousVersion() async throws {
@@ -33,7 +33,7 @@ struct GasMigrationTests {
             station: "종로구", slot: slot, concentration: DustPair(fineDust: 41, ultraFineDust: 20),
             reported: DustPair(repeating: .value),
             gases: GasReading(ppm: GasValues(o3: 0.021, no2: 0.035, co: 0.6, so2: 0.004), cai: 71, caiGrade: .moderate))
-        await #expect(try store.saveReadings([reading]) == UpsertSummary(updated: 1))
+        #expect(try await store.saveReadings([reading]) == UpsertSummary(updated: 1))
         let after = try await store.readings(stations: ["종로구"], from: slot, to: slot.advanced(by: 1))
         #expect(after.first?.gases.ppm == GasValues(o3: 0.021, no2: 0.035, co: 0.6, so2: 0.004))
         #expect(after.first?.gases.cai == 71)

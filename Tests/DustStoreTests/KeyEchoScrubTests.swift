@@ -10,7 +10,7 @@ import Testing
 private let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
 private let sentKey = "Fj1mybGUS4U3hdKn%2BiTemnwtnJGc66cYlMtQ%2FIMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s%2BDnOoZB85Hmz%2FpZX7A%3D%3D"
 
-@Suite("dustd's start-up check: every stored text that echoes the key is withheld, JSON string by string")
+@Suite("dustd's start-up check: every stored text that echoes the key is withheld, JSON string by string", .timeLimit(.minutes(10)))
 struct KeyEchoScrubTests {
     let echoGuard = KeyEchoGuard(keyForms: [key, sentKey])
 
@@ -96,17 +96,17 @@ struct KeyEchoScrubTests {
         #expect(status["station"] as? String == "종로구")
         #expect(state["note"] == "\"\(KeyEchoGuard.withheldText)\"")
         #expect(state["next_poll"] == "1790000000")
-        await #expect(try store.recentAttempts(limit: 5).map(\.message) == [nil, KeyEchoGuard.withheldText])
-        let pm10 = try await #require(try store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .seoul))
+        #expect(try await store.recentAttempts(limit: 5).map(\.message) == [nil, KeyEchoGuard.withheldText])
+        let pm10 = try #require(try await store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .seoul))
         #expect(pm10.overall == KeyEchoGuard.withheldText)
         #expect(pm10.cause == KeyEchoGuard.withheldText)
         #expect(pm10.grade == .unknown(KeyEchoGuard.withheldText))
         let pm25Jeju = try await store.forecast(pollutant: .pm10, date: LocalDate(year: 2026, month: 11, day: 22), region: .jeju)
         #expect(pm25Jeju?.grade == .known(.good))
-        await #expect(try store.stations().map(\.name).sorted() == [KeyEchoGuard.withheldText, "종로구"])
-        await #expect(try store.stations().first { $0.name == KeyEchoGuard.withheldText }?.address == KeyEchoGuard.withheldText)
-        await #expect(try store.measurementCount(station: KeyEchoGuard.withheldText) == 2)
-        await #expect(try store.measurementCount(station: "종로구") == 1)
+        #expect(try await store.stations().map(\.name).sorted() == [KeyEchoGuard.withheldText, "종로구"])
+        #expect(try await store.stations().first { $0.name == KeyEchoGuard.withheldText }?.address == KeyEchoGuard.withheldText)
+        #expect(try await store.measurementCount(station: KeyEchoGuard.withheldText) == 2)
+        #expect(try await store.measurementCount(station: "종로구") == 1)
 
         // Every byte on disk: no 12 letters and digits of the key, raw, percent-encoded or JSON-escaped.
         for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
@@ -123,7 +123,7 @@ struct KeyEchoScrubTests {
         let document = #"{"a":"x\"y\\z","b":[1,2.50,"\#(key.replacingOccurrences(of: "/", with: "\\/"))"],"c":{"d":null}}"#
         try await store.setDaemonState(["doc": document, "plain": "not json \(key)"])
         #expect(try store.withholdKeyEchoes(echoGuard) == 2)
-        await #expect(try store.daemonState()["doc"] == #"{"a":"x\"y\\z","b":[1,2.50,"\#(KeyEchoGuard.withheldText)"],"c":{"d":null}}"#)
-        await #expect(try store.daemonState()["plain"] == KeyEchoGuard.withheldText)
+        #expect(try await store.daemonState()["doc"] == #"{"a":"x\"y\\z","b":[1,2.50,"\#(KeyEchoGuard.withheldText)"],"c":{"d":null}}"#)
+        #expect(try await store.daemonState()["plain"] == KeyEchoGuard.withheldText)
     }
 }

@@ -12,7 +12,7 @@ private let imported = Date(timeIntervalSince1970: 1_795_219_200)
 
 private func at(_ minutes: Double) -> Date { eight.start.addingTimeInterval(minutes * 60) }
 
-@Suite("Storage per person (docs/REFERENCE.md §18)")
+@Suite("Storage per person (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
 struct PeopleStoreTests {
     @Test("v11 gives the walking stored before it to me, times kept, and creates the physiology tables")
     func migration() async throws {

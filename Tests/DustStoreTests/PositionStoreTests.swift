@@ -19,7 +19,7 @@ private func batch(_ person: String, _ source: String, _ minutes: [Double], repl
     return PositionBatch(person: person, source: source, minutes: track, replacing: replacing ? track.span : nil)
 }
 
-@Suite("Positions kept per person, source and minute (docs/REFERENCE.md §19)")
+@Suite("Positions kept per person, source and minute (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct PositionStoreTests {
     @Test(
         "Saved with the import, read in time order over [from, to), one person's only; summaries per person and source",

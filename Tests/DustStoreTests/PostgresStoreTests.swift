@@ -17,7 +17,7 @@ private func reading(_ slot: Slot, pm10: Double) -> HourlyReading {
 /// privileges, its restarts; the store's other rules are StoreContractTests' on every backend.
 @Suite(
     "PostgresStore: schema versions, logins, privileges, restarts",
-    .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason)))
+    .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason)), .timeLimit(.minutes(10)))
 struct PostgresStoreTests {
     /// A store on a new database of the shared server.
     private func fresh() async throws -> (PostgresServer, PostgresLocation, PostgresStore) {

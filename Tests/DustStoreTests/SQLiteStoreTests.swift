@@ -16,7 +16,7 @@ func reading(_ station: String, hour: Int, pm10: Double?, pm25: Double?, flag: S
         flag: DustPair(repeating: flag), stationCode: "111123", sidoName: "서울", network: "도시대기")
 }
 
-@Suite("SQLite store")
+@Suite("SQLite store", .timeLimit(.minutes(10)))
 struct SQLiteStoreTests {
     @Test("The first hour of the test day is 2026-11-20 00:00 KST")
     func testDay() {
@@ -72,12 +72,12 @@ struct SQLiteStoreTests {
         #expect(rows.map(\.slot) == [from, from.advanced(by: 1), from.advanced(by: 2)])
         #expect(rows.allSatisfy { $0.station == "중구" })
         let last = reading("x", hour: 23, pm10: nil, pm25: nil).slot
-        await #expect(try store.newestSlot(station: "종로구", endingBy: last.end) == last)
+        #expect(try await store.newestSlot(station: "종로구", endingBy: last.end) == last)
         // A slot that has not ended by `now` is in the future: it never counts as the latest.
-        await #expect(try store.newestSlot(station: "종로구", endingBy: last.end.addingTimeInterval(-1)) == last.advanced(by: -1))
-        await #expect(try store.newestSlot(station: "없는곳", endingBy: last.end) == nil)
-        await #expect(try store.stations().map(\.name) == ["종로구", "중구"])
-        await #expect(try store.stations().first?.code == "111123")
+        #expect(try await store.newestSlot(station: "종로구", endingBy: last.end.addingTimeInterval(-1)) == last.advanced(by: -1))
+        #expect(try await store.newestSlot(station: "없는곳", endingBy: last.end) == nil)
+        #expect(try await store.stations().map(\.name) == ["종로구", "중구"])
+        #expect(try await store.stations().first?.code == "111123")
     }
 
     @Test("The database file is created with mode 0640 in WAL mode, and is sound")
@@ -107,7 +107,7 @@ struct SQLiteStoreTests {
         }
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(FileManager.default.fileExists(atPath: path + "-shm"))
-        await #expect(try SQLiteStore(path: path, mode: .readOnly).measurementCount() == 1)
+        #expect(try await SQLiteStore(path: path, mode: .readOnly).measurementCount() == 1)
     }
 
     @Test("A large write leaves no large -wal behind: it is cut to 0 bytes when the writer closes, and kept")
@@ -183,8 +183,8 @@ struct SQLiteStoreTests {
             return reason.contains("restart dustd")
         }
         let upgraded = try SQLiteStore(path: path)
-        await #expect(try upgraded.alertStates().isEmpty)
+        #expect(try await upgraded.alertStates().isEmpty)
         let reader = try SQLiteStore(path: path, mode: .readOnly)
-        await #expect(try reader.measurementCount() == 1)
+        #expect(try await reader.measurementCount() == 1)
     }
 }

@@ -55,7 +55,7 @@ private func reading(
 
 /// The same checks against every engine, so SQLite in memory (what the service tests rely on), SQLite
 /// in a file and PostgreSQL cannot drift apart.
-@Suite("Store contract: SQLite in memory, SQLite in a file and PostgreSQL agree")
+@Suite("Store contract: SQLite in memory, SQLite in a file and PostgreSQL agree", .timeLimit(.minutes(10)))
 struct StoreContractTests {
     @Test("An unknown concentration is stored and read back as unknown, never 0", arguments: Backend.allCases)
     func unknownIsNotZero(_ backend: Backend) async throws {

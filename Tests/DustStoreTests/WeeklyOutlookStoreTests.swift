@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// The weekly outlook's part of the store contract (docs/REFERENCE.md §17), on both backends.
-@Suite("The weekly outlook in the store: a newer publication replaces, every publication is kept")
+@Suite("The weekly outlook in the store: a newer publication replaces, every publication is kept", .timeLimit(.minutes(10)))
 struct WeeklyOutlookStoreTests {
     let fetched = Date(timeIntervalSince1970: 1_795_219_200)
 

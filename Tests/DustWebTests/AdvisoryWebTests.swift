@@ -10,7 +10,7 @@ import Prometheus
 import TestSupport
 import Testing
 
-@Suite("Advisories on the web: /api/v1/advisories is dustctl advisories --json, the banner, /metrics")
+@Suite("Advisories on the web: /api/v1/advisories is dustctl advisories --json, the banner, /metrics", .timeLimit(.minutes(10)))
 struct AdvisoryWebTests {
     @Test("/api/v1/advisories is byte for byte what dustctl advisories --json prints")
     func apiEqualsCLI() async throws {

@@ -107,7 +107,7 @@ func withoutDatabase(_ text: String, _ database: String) -> String {
 
 @Suite(
     "One output, two backends: every dustctl --json document and /api/v1 answer is the same on SQLite and PostgreSQL",
-    .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason)))
+    .enabled(if: PostgresServer.isAvailable, Comment(rawValue: PostgresServer.unavailableReason)), .timeLimit(.minutes(10)))
 struct BackendEquivalenceTests {
     /// Each person by name, and nobody named (the first person, jiho).
     static let people: [[String]] = [[], ["--person", "jiho"], ["--person", "seoa"]]

@@ -118,7 +118,7 @@ private func expectSelfContained(_ page: String, sourceLocation: SourceLocation 
     #expect(parsesAsXML(page), "the page is not well-formed", sourceLocation: sourceLocation)
 }
 
-@Suite("Dashboard page")
+@Suite("Dashboard page", .timeLimit(.minutes(10)))
 struct DashboardTests {
     @Test("The Korean page of 2026-11-20 at 종로구 shows Korean grades and the same numbers as dustctl day --json")
     func koreanDay() async throws {
@@ -470,7 +470,7 @@ struct DashboardTests {
     }
 }
 
-@Suite("Dashboard gases panel (docs/REFERENCE.md §17)")
+@Suite("Dashboard gases panel (docs/REFERENCE.md §17)", .timeLimit(.minutes(10)))
 struct DashboardGasTests {
     @Test("The latest hour's ppm in its CAI grade's colour, the day's highest hour, the index with its grade")
     func gasPanel() async throws {

@@ -30,7 +30,7 @@ func storeForecastForNow(_ store: SQLiteStore) async throws -> LocalDate {
     return today
 }
 
-@Suite("The forecast on the web: /api/v1/forecast is dustctl forecast --json, the panel, /metrics")
+@Suite("The forecast on the web: /api/v1/forecast is dustctl forecast --json, the panel, /metrics", .timeLimit(.minutes(10)))
 struct ForecastWebTests {
     @Test("/api/v1/forecast and /api/v1/today are byte for byte what dustctl forecast and today --json print")
     func apiEqualsCLI() async throws {

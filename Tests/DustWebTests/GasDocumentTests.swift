@@ -7,7 +7,7 @@ import TestSupport
 import Testing
 
 /// `gases` in the day documents (docs/REFERENCE.md §17): last, after `forecastTomorrow` too.
-@Suite("The gases member of the day documents")
+@Suite("The gases member of the day documents", .timeLimit(.minutes(10)))
 struct GasDocumentTests {
     @Test("today's document: forecastTomorrow, then gases, last; a week's days have no gases")
     func gasesLastAfterForecast() async throws {

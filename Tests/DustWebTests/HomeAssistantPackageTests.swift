@@ -56,7 +56,7 @@ func resolve(_ path: [String], in document: Any) -> Any? {
     return value
 }
 
-@Suite("The README's Home Assistant package reads the real /api/v1/today")
+@Suite("The README's Home Assistant package reads the real /api/v1/today", .timeLimit(.minutes(10)))
 struct HomeAssistantPackageTests {
     /// The units Home Assistant accepts for each device class the package uses (its sensor
     /// documentation); `aqi` has none.

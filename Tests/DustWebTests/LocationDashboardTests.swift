@@ -8,7 +8,7 @@ import TestSupport
 import Testing
 
 /// The dashboard's day marks the hours that followed the person's track (docs/REFERENCE.md §19).
-@Suite("dustd on the web: tracked hours on the day page")
+@Suite("dustd on the web: tracked hours on the day page", .timeLimit(.minutes(10)))
 struct LocationDashboardTests {
     @Test("A walk 10:00–10:30 between 종로구, 중구 and 용산구: the day's 10:00 row says tracked 50% near 중구, the API's hour says where")
     func trackedHour() async throws {

@@ -10,7 +10,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-@Suite("/metrics: gauges read afresh at each scrape, in the names, texts and formats Prometheus has always seen")
+@Suite("/metrics: gauges read afresh at each scrape, in the names, texts and formats Prometheus has always seen", .timeLimit(.minutes(10)))
 struct MetricsTests {
     /// The demo database's gauges at the demo's clock, sorted (families come in hash order).
     static let demoGauges = [

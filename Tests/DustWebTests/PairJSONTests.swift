@@ -2,7 +2,7 @@ import DustKit
 import DustReports
 import Testing
 
-@Suite("A PM10/PM2.5 pair in the JSON documents users see")
+@Suite("A PM10/PM2.5 pair in the JSON documents users see", .timeLimit(.minutes(10)))
 struct PairJSONTests {
     @Test("The keys are pm10 then pm25; an unknown value is null")
     func keys() {

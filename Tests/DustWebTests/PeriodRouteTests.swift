@@ -10,7 +10,7 @@ import Testing
 /// Every route that takes a date or a week, driven with boundary and random ones: each answers
 /// 200 for a supported date and 404 otherwise, and no page links to a day or week that would 404.
 /// One GET of /week/0001-W01 used to trap in the pager's week before (year 0) and stop dustd.
-@Suite("Dates and weeks on the web: 200 inside 2000-01-01 … 2099-12-31, 404 outside, never a trap")
+@Suite("Dates and weeks on the web: 200 inside 2000-01-01 … 2099-12-31, 404 outside, never a trap", .timeLimit(.minutes(10)))
 struct PeriodRouteTests {
     @Test("Every date and week route answers 200 or 404 (400 for a malformed end=) for boundary and random dates")
     func everyRoute() async throws {

@@ -9,7 +9,7 @@ import Testing
 
 /// `?person=` on the API (docs/REFERENCE.md §18): each person's document is what `dustctl --person`
 /// prints for the same household (an adult born 1986-05 and a child born 2018-03, both at 종로구).
-@Suite("dustd on the web: ?person=")
+@Suite("dustd on the web: ?person=", .timeLimit(.minutes(10)))
 struct PersonAPITests {
     static let people = [
         Person(name: "dad", born: BirthMonth(year: 1986, month: 5), station: "종로구"),

@@ -14,7 +14,7 @@ import Testing
 
 /// The dashboard per person and the household's week (docs/REFERENCE.md §18), for the household
 /// of PersonAPITests (dad born 1986-05, 민지 born 2018-03, both at 종로구).
-@Suite("dustd on the web: the dashboard's person switcher, the household's week, intake per person")
+@Suite("dustd on the web: the dashboard's person switcher, the household's week, intake per person", .timeLimit(.minutes(10)))
 struct PersonDashboardTests {
     /// The last half hour of 2026-11-20 in Seoul: the demo's day is today, with its 24 hours measured but one.
     static let lateOnNovember20 = instant(kst: "2026-11-20T23:30:00")

@@ -30,7 +30,7 @@ private func lastRecord(now: Date, state: DaemonStatus.State = .idle, mode: Daem
 
 private let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
 
-@Suite("Nothing claims a state dustd is no longer in, and the web shows no paths or PID")
+@Suite("Nothing claims a state dustd is no longer in, and the web shows no paths or PID", .timeLimit(.minutes(10)))
 struct StatusTruthTests {
     /// Every state but running, with how dustd got there.
     static let endings: [(name: String, daemon: DaemonHealth.Daemon, status: @Sendable (Date) -> DaemonStatus?, alive: Bool)] = [
@@ -111,7 +111,7 @@ struct StatusTruthTests {
     }
 }
 
-@Suite("/api/v1/status on the web")
+@Suite("/api/v1/status on the web", .timeLimit(.minutes(10)))
 struct WebStatusDocumentTests {
     @Test(
         "No database path, no PID but the poller's, no path in a message; otherwise dustctl's document, and a killed dustd claims no state")

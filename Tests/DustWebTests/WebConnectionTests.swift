@@ -108,7 +108,9 @@ func closedCount(_ connections: [RawConnection]) async -> Int {
     return closed
 }
 
-@Suite("The web under idle, slow and hostile clients: capped connections, timeouts, headers on every answer", .serialized)
+@Suite(
+    "The web under idle, slow and hostile clients: capped connections, timeouts, headers on every answer", .serialized,
+    .timeLimit(.minutes(10)))
 struct WebConnectionTests {
     func application(_ rig: WebRig, limits: WebConnectionLimits, token: BearerToken? = nil) throws -> some ApplicationProtocol {
         WebServer(data: try rig.source(), registry: PrometheusCollectorRegistry(), token: token, limits: limits)

@@ -52,7 +52,7 @@ struct WebRig {
 
 func text(_ response: TestResponse) -> String { String(buffer: response.body) }
 
-@Suite("dustd on the web: the API is dustctl's JSON, the pages are safe, the rules hold")
+@Suite("dustd on the web: the API is dustctl's JSON, the pages are safe, the rules hold", .timeLimit(.minutes(10)))
 struct WebServerTests {
     @Test(
         "/api/v1/day, /week and /week/ISO are byte for byte what dustctl --json prints",

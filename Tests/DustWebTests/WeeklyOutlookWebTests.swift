@@ -27,7 +27,7 @@ func storeWeeklyOutlookForNow(_ store: SQLiteStore) async throws -> LocalDate {
     return outlook.publishedOn
 }
 
-@Suite("The weekly outlook on the web: /api/v1/forecast's outlook, the forecast panel")
+@Suite("The weekly outlook on the web: /api/v1/forecast's outlook, the forecast panel", .timeLimit(.minutes(10)))
 struct WeeklyOutlookWebTests {
     @Test("/api/v1/forecast ends with the outlook, byte for byte what dustctl forecast --json prints")
     func apiEqualsCLI() async throws {

@@ -22,7 +22,7 @@ private func totalPM10Intake(_ document: [String: Any]) throws -> Double {
 /// 0.01° of latitude on FineDust's sphere.
 private let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 
-@Suite("dustctl activity")
+@Suite("dustctl activity", .timeLimit(.minutes(10)))
 struct DustctlActivityTests {
     @Test(
         "import export.zip + GPX + CSV, sources, day --json with the merged distance and the hand-computed intake, idempotent re-import, forget"
@@ -145,7 +145,7 @@ struct DustctlActivityTests {
     }
 }
 
-@Suite("dustctl activity import summaries")
+@Suite("dustctl activity import summaries", .timeLimit(.minutes(10)))
 struct ActivitySummaryTextTests {
     @Test(
         "The text summary counts same-second steps as steps, real jumps as GPS jumps, and says how many points had no time or an absurd date"

@@ -5,7 +5,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("dustctl advisories and the advisory line at the top of today")
+@Suite("dustctl advisories and the advisory line at the top of today", .timeLimit(.minutes(10)))
 struct AdvisoriesCommandTests {
     /// A whole minute an hour ago (KST), so the test holds at any time of any day but the year's first hour.
     let issued = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 / 60).rounded(.down) - 60) * 60)

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// docs/REFERENCE.md §18, Alerts: `dustctl alerts list` shows each rule once per person it is about.
-@Suite("dustctl alerts list with people")
+@Suite("dustctl alerts list with people", .timeLimit(.minutes(10)))
 struct AlertsListPeopleTests {
     func list(_ configuration: String, json: Bool) async throws -> String {
         let directory = try TemporaryDirectory()

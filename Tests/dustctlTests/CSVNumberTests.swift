@@ -2,7 +2,7 @@ import Testing
 
 @testable import dustctl
 
-@Suite("CSV numbers")
+@Suite("CSV numbers", .timeLimit(.minutes(10)))
 struct CSVNumberTests {
     @Test(
         "Numbers have at most 3 decimals, no trailing point and never an exponent",

@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Stations without the station-information service")
+@Suite("Stations without the station-information service", .timeLimit(.minutes(10)))
 struct DemoStationsTests {
     @Test("The demo database has the bundled station list, so nearest works offline")
     func nearestOnTheDemo() async throws {

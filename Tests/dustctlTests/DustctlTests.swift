@@ -45,7 +45,7 @@ func hourlyRows(_ output: String) throws -> [[String: Any]] {
     return try #require(object?["hourly"] as? [[String: Any]])
 }
 
-@Suite("dustctl import and hourly")
+@Suite("dustctl import and hourly", .timeLimit(.minutes(10)))
 struct ImportTests {
     @Test("Every well-formed real sample imports and reads back with the right hours and values")
     func realSamples() async throws {
@@ -128,8 +128,8 @@ struct ImportTests {
         #expect(errors.first?.hasPrefix("dustctl: \(fixture(file)): ") == true)
         #expect(errors.last == "dustctl: Imported 1 of 2 files; 1 failed.")
         let store = try SQLiteStore(path: db, mode: .readOnly)
-        await #expect(try store.measurementCount(station: "종로구") == 24)
-        await #expect(try store.measurementCount(station: "강남구") == 7)
+        #expect(try await store.measurementCount(station: "종로구") == 24)
+        #expect(try await store.measurementCount(station: "강남구") == 7)
     }
 
     @Test("Import of a directory with one HTML page among good responses stores the good ones and names the bad one")
@@ -159,9 +159,9 @@ struct ImportTests {
         #expect(errors.last == "dustctl: Imported 3 of 4 files; 1 failed.")
         #expect(result.standardOutput.split(separator: "\n").count == 3)
         let store = try SQLiteStore(path: db, mode: .readOnly)
-        await #expect(try store.measurementCount(station: "종로구") == 24)
-        await #expect(try store.measurementCount(station: "강남구") == 7)
-        await #expect(try store.measurementCount(station: "신풍동") == 1)
+        #expect(try await store.measurementCount(station: "종로구") == 24)
+        #expect(try await store.measurementCount(station: "강남구") == 7)
+        #expect(try await store.measurementCount(station: "신풍동") == 1)
     }
 
     @Test("Exit codes: missing file 66, missing database 66, bad usage 64, bad configuration 78")
@@ -202,7 +202,7 @@ struct ImportTests {
     }
 }
 
-@Suite("dustctl crash safety")
+@Suite("dustctl crash safety", .timeLimit(.minutes(10)))
 struct CrashSafetyTests {
     @Test("A killed import leaves integrity_check ok and no partial batch; importing again completes it")
     func killedImport() async throws {

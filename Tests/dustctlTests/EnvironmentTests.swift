@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("dustctl configuration from the environment")
+@Suite("dustctl configuration from the environment", .timeLimit(.minutes(10)))
 struct EnvironmentTests {
     @Test("A misspelt DUSTD_ variable is a warning with the nearest name; an empty one is exit 78")
     func environmentWarnings() async throws {
@@ -23,7 +23,7 @@ struct EnvironmentTests {
     }
 }
 
-@Suite("dustctl and storage.url: --db beside it, a password in it (docs/REFERENCE.md §20)")
+@Suite("dustctl and storage.url: --db beside it, a password in it (docs/REFERENCE.md §20)", .timeLimit(.minutes(10)))
 struct StorageURLCommandTests {
     @Test("--db beside DUSTD_STORAGE_URL is exit 78 naming both; a password in the URL is exit 78 and never printed")
     func refusals() async throws {

@@ -12,7 +12,7 @@ func demoDatabase(_ directory: TemporaryDirectory) async throws -> String {
     return db
 }
 
-@Suite("dustctl export, week and demo")
+@Suite("dustctl export, week and demo", .timeLimit(.minutes(10)))
 struct ExportTests {
     @Test("CSV parsed by Python's csv module equals the JSON numbers, to 3 decimals")
     func csvMatchesJSON() async throws {

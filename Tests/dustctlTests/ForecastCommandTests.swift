@@ -6,7 +6,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("dustctl forecast and the tomorrow line of today")
+@Suite("dustctl forecast and the tomorrow line of today", .timeLimit(.minutes(10)))
 struct ForecastCommandTests {
     /// A database with 종로구 (서울) readings and the fixtures' forecasts re-dated to today and
     /// tomorrow (KST) so the test holds on any day.

@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 
 /// What `dustctl today|day|hourly` show of the gases (docs/REFERENCE.md §17).
-@Suite("dustctl shows the gases after PM")
+@Suite("dustctl shows the gases after PM", .timeLimit(.minutes(10)))
 struct GasOutputTests {
     private func importedJunggu() async throws -> (TemporaryDirectory, String) {
         let directory = try TemporaryDirectory()

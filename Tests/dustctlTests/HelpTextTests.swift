@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Help text")
+@Suite("Help text", .timeLimit(.minutes(10)))
 struct HelpTextTests {
     /// The discussion of every command of an executable, from the argument parser's own dump.
     func discussions(_ executable: String) async throws -> [(command: String, text: String)] {

@@ -6,7 +6,7 @@ import Testing
 /// imported by `dustctl activity import --person`, and `dustctl week --everyone --json` compared with
 /// the document computed by hand from §4's formula, §18's table and rules, and the fixture day's
 /// readings.
-@Suite("A household's week, end to end, against the hand-computed document")
+@Suite("A household's week, end to end, against the hand-computed document", .timeLimit(.minutes(10)))
 struct HouseholdWeekTests {
     /// 종로구 on 2026-11-20 from the DAILY fixture, per slot (a dataTime of 13:00 is the slot 12:00);
     /// nil where AirKorea sent `-`.

@@ -36,7 +36,7 @@ func fileStatus(_ path: String) -> stat {
     return status
 }
 
-@Suite("dustctl output: stdout errors, closed pipes, --output")
+@Suite("dustctl output: stdout errors, closed pipes, --output", .timeLimit(.minutes(10)))
 struct OutputTests {
     @Test(
         "Every command that prints exits 74 with one sentence when stdout is /dev/full",

@@ -5,7 +5,7 @@ import Testing
 /// docs/REFERENCE.md §18's outputs: a household of an adult born 1986-05 (40 on 2026-11-20: the
 /// 31–40 row, sedentary 4.3E-03 m³/min) and a child born 2018-03 (8: the 6–10 row, sedentary
 /// 4.8E-03, light 1.1E-02), both at 종로구, whose 2026-11-20 has PM10 49 at 12:00 and 66 at 19:00.
-@Suite("dustctl --person and --everyone")
+@Suite("dustctl --person and --everyone", .timeLimit(.minutes(10)))
 struct PeopleOutputTests {
     static let household = """
         station:

@@ -9,7 +9,7 @@ import Testing
 /// Every dustctl option or argument that takes a date or a week accepts exactly the supported
 /// ones (2000-01-01 … 2099-12-31; weeks whose seven days lie there) and refuses the rest as a usage
 /// error (64) whose sentence names the range.
-@Suite("dustctl dates and weeks: supported ones parse, others are usage errors naming the range")
+@Suite("dustctl dates and weeks: supported ones parse, others are usage errors naming the range", .timeLimit(.minutes(10)))
 struct PeriodArgumentTests {
     /// Each command line, with the date or week put where `*` is.
     static let dateCommands = [["day", "*"], ["hourly", "*"], ["week", "--end", "*"], ["export", "--from", "*", "--to", "*"]]

@@ -14,7 +14,7 @@ private func record(host: String?, age: TimeInterval, now: Date = Date()) -> Dae
     return status
 }
 
-@Suite("The status names the poller: its host beside its PID (docs/REFERENCE.md §20)")
+@Suite("The status names the poller: its host beside its PID (docs/REFERENCE.md §20)", .timeLimit(.minutes(10)))
 struct PollerStatusTests {
     @Test("A record of an older dustd, without host, still decodes (host nil); a new one keeps its host")
     func oldRecordDecodes() throws {

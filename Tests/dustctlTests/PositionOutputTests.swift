@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("dustctl activity: tracked minutes and positions (docs/REFERENCE.md §19)")
+@Suite("dustctl activity: tracked minutes and positions (docs/REFERENCE.md §19)", .timeLimit(.minutes(10)))
 struct PositionOutputTests {
     @Test("sources appends TRACKED MIN and trackedMinutes; forget says how many positions; without tracks the table is as before")
     func sourcesAndForget() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 @testable import dustctl
 
-@Suite("Import progress bar")
+@Suite("Import progress bar", .timeLimit(.minutes(10)))
 struct ProgressBarTests {
     /// A clock the test moves by hand.
     final class Clock: @unchecked Sendable {

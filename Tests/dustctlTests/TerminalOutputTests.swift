@@ -2,7 +2,7 @@ import Testing
 
 @testable import dustctl
 
-@Suite("TerminalOutput")
+@Suite("TerminalOutput", .timeLimit(.minutes(10)))
 struct TerminalOutputTests {
     @Test("dustctl's own colours and line feeds pass; a value's OSC, CSI, C1 CSI, BEL, CR and bidi override do not")
     func stylesPassValuesDoNot() {

@@ -17,7 +17,7 @@ private func isTerminalSafe(_ text: String) -> Bool {
     }
 }
 
-@Suite("dustctl prints nothing a terminal acts on")
+@Suite("dustctl prints nothing a terminal acts on", .timeLimit(.minutes(10)))
 struct TerminalSafetyTests {
     @Test("import: a file named \\e]2;PWNED\\a\\e[2J.xml is named with U+FFFD on stdout and stderr, stored or missing")
     func importName() async throws {
@@ -81,7 +81,7 @@ struct TerminalSafetyTests {
     }
 }
 
-@Suite("dustctl import --json")
+@Suite("dustctl import --json", .timeLimit(.minutes(10)))
 struct ImportJSONTests {
     @Test("One document: per file what it stored, or its error; exit codes as in text (0, 65, 66)")
     func document() async throws {

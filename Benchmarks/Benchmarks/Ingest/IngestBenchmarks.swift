@@ -34,7 +34,7 @@ let benchmarks: @Sendable () -> Void = {
     for response in responses {
         // Each sample inserts into a new empty database; only parse + upsert is measured.
         let fineDustIteration = Counter()
-        // IngestService is async (the store protocols are); SQLiteStore answers without suspending.
+        // IngestService is async (the store protocols are); the upsert runs on GRDB's writer queue, awaited.
         Benchmark("ingest \(response.name) FineDust parse+upsert") { benchmark async throws in
             let store = try SQLiteStore(path: freshDatabase("finedust", fineDustIteration.next()))
             let ingest = IngestService(store: store)
