@@ -18,12 +18,14 @@ struct TodayCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try await options.household(settings)
+            // One store for the day, the forecast and the advisories (one pool of connections on PostgreSQL).
+            let store = try await openStore(settings, for: .read)
+            let household = try await options.household(settings, store: store)
             // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
-            let outlook = try? await forecastOutlook(settings, store: openStore(settings, for: .read), now: Date())
+            let outlook = try? await forecastOutlook(settings, store: store, now: Date())
             // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
             let now = Date()
-            let listing = try? await advisoryListing(settings, store: openStore(settings, for: .read), now: now)
+            let listing = try? await advisoryListing(settings, store: store, now: now)
             if !options.json, let listing,
                 let line = AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).topLine(listing)
             {

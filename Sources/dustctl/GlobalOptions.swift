@@ -66,9 +66,11 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// The statistics service over the existing database, read-only, before a person is chosen: its
-    /// `household` and `forPerson` give each person's.
-    func household(_ settings: FineDustSettings, clock: any WallClock = SystemClock()) async throws -> StatisticsService {
-        let store = try await openStore(settings, for: .read)
+    /// `household` and `forPerson` give each person's. `store`: the one the command opened already.
+    func household(
+        _ settings: FineDustSettings, store opened: (any FineDustStore)? = nil, clock: any WallClock = SystemClock()
+    ) async throws -> StatisticsService {
+        let store = if let opened { opened } else { try await openStore(settings, for: .read) }
         return StatisticsService(
             store: store, clock: clock, calendar: settings.calendar, intakeModel: settings.intakeModel,
             stations: try primaryStation(settings), followingRadiusKilometres: settings.followingRadiusKilometres)
