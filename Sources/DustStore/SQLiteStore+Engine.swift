@@ -3,33 +3,33 @@ import DustServices
 import Foundation
 import GRDB
 
-// SQLite as an engine of the shared statements (DustSQL): a transaction runs on GRDB's own queues
-// (`asyncWrite`, `asyncRead`), so a write waiting up to the busy timeout for another process's lock
-// holds none of the task pool's threads (two on a two-core home server). Not GRDB's `async` methods:
-// they give a transaction up when the calling task is cancelled, and a stopping dustd must still
-// record the request it stopped, as every write here did before it was awaited.
+// SQLite as an engine of the shared statements (DustSQL). A transaction runs inline, on the calling
+// task's thread, as every SQLite write did before the statements were shared: run on GRDB's own queues
+// (`asyncWrite`/`asyncRead`, each resumed from there), two of three full local test runs stalled in the
+// way docs/RELIABILITY.md records (no worker of the task pool left), against two in about twenty
+// before; until that stall's cause is known, moving SQLite off the task pool waits (issue 35, item 4).
+// Inline, a transaction also finishes what it began when the calling task is cancelled: a stopping
+// dustd still records the request it stopped.
 
 extension SQLiteStore: SQLDatabase {
     public var dialect: SQLDialect { .sqlite }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
-        try await reading { db in try body(SQLiteSession(db: db)) }
+        try reading { db in try body(SQLiteSession(db: db)) }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
-        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
-            pool.asyncWrite(
-                { db in try body(SQLiteSession(db: db)) }, completion: { _, result in continuation.resume(returning: result) })
-        }
-        do { return try result.get() } catch { throw failure(error) }
+        try writing { db in try body(SQLiteSession(db: db)) }
     }
 
-    /// A read on GRDB's queue, of SQLite's C API or of the shared statements.
-    func reading<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
-        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
-            pool.asyncRead { db in continuation.resume(returning: Result { try body(try db.get()) }) }
-        }
-        do { return try result.get() } catch { throw failure(error) }
+    /// One transaction, inline.
+    func writing<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
+        do { return try pool.write(body) } catch { throw failure(error) }
+    }
+
+    /// A read of SQLite's C API or of the shared statements, in one snapshot.
+    func reading<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
+        do { return try pool.read(body) } catch { throw failure(error) }
     }
 
     /// Any error of a transaction in the services' vocabulary.

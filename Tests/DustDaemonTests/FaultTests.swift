@@ -174,8 +174,8 @@ struct FaultTests {
         let server = FakeAirKoreaServer { _ in .endless(chunk: Data(repeating: UInt8(ascii: " "), count: 64 * 1024)) }
         let base = try await server.start()
         let transport = AsyncHTTPTransport()
-        // The deadline only guards against a hang: 4 MiB takes well under a second alone, but with the whole
-        // suite's SQLite work on GRDB's threads beside it, two runs in three took over 20 s on two cores.
+        // The deadline only guards against a hang: 4 MiB takes well under a second alone, but beside the whole
+        // suite on two cores it took over 20 s in two full runs of three (2026-12-01).
         await #expect(throws: TransportError.bodyTooLarge(limit: 4 * 1024 * 1024)) {
             _ = try await transport.get(base + "/x", timeout: .seconds(120), maxBodyBytes: 4 * 1024 * 1024)
         }
