@@ -38,6 +38,8 @@ extension PostgresStore: AttemptStore, DaemonStatusStore, AdvisoryStore, AlertSt
 struct PostgresSession: SQLSession {
     let connection: PostgresConnection
     let logger: Logger
+    /// Each statement's text numbered once a transaction: a loop runs the same upsert a row.
+    private let rendered = RenderedStatements()
 
     /// Rows one `insertRows` statement carries as arrays.
     static let insertChunk = 10_000
@@ -139,7 +141,19 @@ struct PostgresSession: SQLSession {
             case .null(.blob): bindings.append(ByteBuffer?.none)
             }
         }
-        return PostgresQuery(unsafeSQL: SQLDialect.postgres.render(sql), binds: bindings)
+        return PostgresQuery(unsafeSQL: rendered.text(of: sql), binds: bindings)
+    }
+
+    /// The statements of one transaction in PostgreSQL's numbering, used on the one thread running it.
+    private final class RenderedStatements {
+        private var texts: [String: String] = [:]
+
+        func text(of sql: String) -> String {
+            if let text = texts[sql] { return text }
+            let text = SQLDialect.postgres.render(sql)
+            texts[sql] = text
+            return text
+        }
     }
 
     private static func typeName(_ type: SQLType) -> String {

@@ -1,4 +1,5 @@
 import DustKit
+import DustSQL
 import DustServices
 import Foundation
 import PostgresNIO
@@ -40,40 +41,14 @@ extension PostgresStore: PollStore, StationStore, ActivityStore, PhysiologyStore
             let rows = try await connection.query(
                 """
                 SELECT DISTINCT ON (minute) minute, latitude, longitude FROM track_position
-                WHERE person = \(person) AND minute >= \(Self.minuteBound(from)) AND minute < \(Self.minuteBound(to))
+                WHERE person = \(person) AND minute >= \(SQLTime.minuteBound(from)) AND minute < \(SQLTime.minuteBound(to))
                 ORDER BY minute, source
                 """, logger: logger)
             var points: [TrackPoint] = []
             for try await (minute, latitude, longitude) in rows.decode((Int64, Double, Double).self) {
-                points.append(TrackPoint(at: Self.date(minute), latitude: latitude, longitude: longitude))
+                points.append(TrackPoint(at: SQLTime.date(minute), latitude: latitude, longitude: longitude))
             }
             return points
         }
-    }
-
-    private static func minuteBound(_ instant: Date) -> Int64 { Int64(instant.timeIntervalSince1970.rounded(.up)) }
-
-    // MARK: - Helpers
-
-    /// A time as every `*_at` column holds it: whole seconds since 1970.
-    static func seconds(_ date: Date) -> Int64 {
-        Int64(date.timeIntervalSince1970.rounded(.down))
-    }
-
-    static func date(_ seconds: Int64) -> Date { Date(timeIntervalSince1970: TimeInterval(seconds)) }
-
-    /// The one column of the one row a query returns; nil when no row or NULL.
-    static func single<T: PostgresDecodable>(_ rows: PostgresRowSequence, _ column: String) async throws -> T? where T._DecodableType == T {
-        var value: T?
-        for try await row in rows { value = try row.makeRandomAccess()[column].decode(T?.self) }
-        return value
-    }
-}
-
-extension PostgresRandomAccessRow {
-    /// The column `name` decoded as `T` (an optional for a column that may be NULL): rows are read by
-    /// column name, as in the SQLite store.
-    func value<T: PostgresDecodable>(_ name: String, as type: T.Type = T.self) throws -> T {
-        try self[name].decode(T.self)
     }
 }

@@ -211,7 +211,7 @@ extension SQLDatabase {
                 """
                 SELECT source, minute, latitude, longitude FROM track_position
                 WHERE person = ? AND minute >= ? AND minute < ? ORDER BY minute, source
-                """, person, minuteBound(from), minuteBound(to)
+                """, person, SQLTime.minuteBound(from), SQLTime.minuteBound(to)
             ).map { row in
                 TrackPosition(
                     person: person, source: try row.string("source"), minute: SQLTime.date(try row.int64("minute")),
@@ -251,9 +251,6 @@ extension SQLDatabase {
         }
     }
 }
-
-/// A bound of `[from, to)` in whole seconds: a minute starting at a fraction past a second is after it.
-func minuteBound(_ instant: Date) -> Int64 { Int64(instant.timeIntervalSince1970.rounded(.up)) }
 
 /// The rows one import writes, each batch's span replaced first.
 enum ImportRows {

@@ -40,7 +40,7 @@ extension SQLDatabase {
 
     public func recordAlertDelivery(_ delivery: AlertDelivery) async throws(StorageFailure) {
         try await write { session in
-            try session.execute(
+            _ = try session.execute(
                 "INSERT INTO alert_delivery (event_id, sink, attempt, at, outcome, detail) VALUES (?, ?, ?, ?, ?, ?)",
                 delivery.eventID, delivery.sink, delivery.attempt, SQLTime.seconds(delivery.at), delivery.outcome.rawValue,
                 delivery.detail)

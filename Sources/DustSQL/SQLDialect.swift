@@ -35,43 +35,46 @@ public enum SQLDialect: Sendable, Hashable {
     /// its parameters `$1`, `$2`, … (`?NNN` becomes `$NNN`). Quoted text and identifiers are kept.
     public func render(_ sql: String) -> String {
         guard self == .postgres else { return sql }
-        var result = ""
+        // Byte by byte: every byte that matters here is ASCII, and UTF-8 never repeats one inside a
+        // multi-byte character, so Korean text in a literal passes through untouched.
+        let question = UInt8(ascii: "?")
+        var result: [UInt8] = []
         result.reserveCapacity(sql.utf8.count + 16)
         var next = 1
-        var quote: Character?
-        var characters = sql.makeIterator()
-        var pending: Character? = nil
-        while let character = pending ?? characters.next() {
+        var quote: UInt8?
+        var bytes = sql.utf8.makeIterator()
+        var pending: UInt8?
+        while let byte = pending ?? bytes.next() {
             pending = nil
             if let open = quote {
-                result.append(character)
-                if character == open { quote = nil }
+                result.append(byte)
+                if byte == open { quote = nil }
                 continue
             }
-            switch character {
-            case "'", "\"":
-                quote = character
-                result.append(character)
-            case "?":
-                var digits = ""
-                while let following = characters.next() {
-                    if following.isASCII, following.isNumber {
-                        digits.append(following)
-                    } else {
+            switch byte {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""):
+                quote = byte
+                result.append(byte)
+            case question:
+                var digits: [UInt8] = []
+                while let following = bytes.next() {
+                    guard following >= UInt8(ascii: "0"), following <= UInt8(ascii: "9") else {
                         pending = following
                         break
                     }
+                    digits.append(following)
                 }
+                result.append(UInt8(ascii: "$"))
                 if digits.isEmpty {
-                    result += "$\(next)"
+                    result.append(contentsOf: String(next).utf8)
                     next += 1
                 } else {
-                    result += "$" + digits
+                    result.append(contentsOf: digits)
                 }
             default:
-                result.append(character)
+                result.append(byte)
             }
         }
-        return result
+        return String(decoding: result, as: UTF8.self)
     }
 }

@@ -16,10 +16,7 @@ public struct SQLRow: Sendable {
         return values[index]
     }
 
-    public func int64(_ name: String) throws(SQLDecodingError) -> Int64 {
-        guard let value = try optionalInt64(name) else { throw SQLDecodingError(column: name, found: self[name]) }
-        return value
-    }
+    public func int64(_ name: String) throws(SQLDecodingError) -> Int64 { try required(name, optionalInt64(name)) }
 
     public func optionalInt64(_ name: String) throws(SQLDecodingError) -> Int64? {
         switch self[name] {
@@ -35,10 +32,7 @@ public struct SQLRow: Sendable {
 
     public func optionalInt(_ name: String) throws(SQLDecodingError) -> Int? { try optionalInt64(name).map(Int.init) }
 
-    public func double(_ name: String) throws(SQLDecodingError) -> Double {
-        guard let value = try optionalDouble(name) else { throw SQLDecodingError(column: name, found: self[name]) }
-        return value
-    }
+    public func double(_ name: String) throws(SQLDecodingError) -> Double { try required(name, optionalDouble(name)) }
 
     public func optionalDouble(_ name: String) throws(SQLDecodingError) -> Double? {
         switch self[name] {
@@ -49,10 +43,7 @@ public struct SQLRow: Sendable {
         }
     }
 
-    public func string(_ name: String) throws(SQLDecodingError) -> String {
-        guard let value = try optionalString(name) else { throw SQLDecodingError(column: name, found: self[name]) }
-        return value
-    }
+    public func string(_ name: String) throws(SQLDecodingError) -> String { try required(name, optionalString(name)) }
 
     public func optionalString(_ name: String) throws(SQLDecodingError) -> String? {
         switch self[name] {
@@ -60,6 +51,12 @@ public struct SQLRow: Sendable {
         case .null: nil
         case let other: throw SQLDecodingError(column: name, found: other)
         }
+    }
+
+    /// `value`, or the failure of column `name` holding NULL where a value is required.
+    private func required<T>(_ name: String, _ value: T?) throws(SQLDecodingError) -> T {
+        guard let value else { throw SQLDecodingError(column: name, found: self[name]) }
+        return value
     }
 
     public func bytes(_ name: String) throws(SQLDecodingError) -> [UInt8] {

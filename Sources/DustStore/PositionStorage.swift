@@ -1,4 +1,5 @@
 import DustKit
+import DustSQL
 import DustServices
 import Foundation
 import GRDB
@@ -33,12 +34,12 @@ extension SQLiteStore {
             let longitude = try Self.column("longitude", of: statement)
             var bySource: [[TrackPoint]] = []
             for source in sources {
-                statement.arguments = [person, source, Self.minuteBound(from), Self.minuteBound(to)]
+                statement.arguments = [person, source, SQLTime.minuteBound(from), SQLTime.minuteBound(to)]
                 var points: [TrackPoint] = []
                 try Self.eachRow(of: statement, in: db) { row in
                     points.append(
                         TrackPoint(
-                            at: Date(timeIntervalSince1970: TimeInterval(sqlite3_column_int64(row, Int32(minute)))),
+                            at: SQLTime.date(sqlite3_column_int64(row, Int32(minute))),
                             latitude: sqlite3_column_double(row, Int32(latitude)),
                             longitude: sqlite3_column_double(row, Int32(longitude))))
                 }
@@ -61,7 +62,4 @@ extension SQLiteStore {
         }
         return index
     }
-
-    /// A bound of `[from, to)` in whole seconds: a minute starting at a fraction past a second is after it.
-    private static func minuteBound(_ instant: Date) -> Int64 { Int64(instant.timeIntervalSince1970.rounded(.up)) }
 }

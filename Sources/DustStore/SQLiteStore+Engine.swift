@@ -94,9 +94,4 @@ struct SQLiteSession: SQLSession {
 }
 
 // Attempts, the daemon's status, advisories, alerts and forecasts are the shared statements' (DustSQL).
-extension SQLiteStore: AttemptStore, DaemonStatusStore, AdvisoryStore, AlertStore, ForecastStore {
-    /// A time as every `*_at` column holds it: whole seconds since 1970.
-    static func seconds(_ date: Date) -> Int64 {
-        Int64(date.timeIntervalSince1970.rounded(.down))
-    }
-}
+extension SQLiteStore: AttemptStore, DaemonStatusStore, AdvisoryStore, AlertStore, ForecastStore {}
