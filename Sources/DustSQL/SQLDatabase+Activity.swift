@@ -79,10 +79,7 @@ extension SQLDatabase {
     @discardableResult
     public func forgetActivity(person: String, source: String?) async throws(StorageFailure) -> Int {
         try await write { session in
-            if let source {
-                return try session.execute("DELETE FROM activity_source WHERE person = ? AND source = ?", person, source)
-            }
-            return try session.execute("DELETE FROM activity_source WHERE person = ?", person)
+            try deleteRows(of: person, source: source, from: "activity_source", session)
         }
     }
 
@@ -192,11 +189,7 @@ extension SQLDatabase {
         try await write { session in
             var removed = 0
             for table in ["heart_rate", "resting_heart_rate", "sleep_interval"] {
-                if let source {
-                    removed += try session.execute("DELETE FROM \(table) WHERE person = ? AND source = ?", person, source)
-                } else {
-                    removed += try session.execute("DELETE FROM \(table) WHERE person = ?", person)
-                }
+                removed += try deleteRows(of: person, source: source, from: table, session)
             }
             return removed
         }
@@ -240,16 +233,17 @@ extension SQLDatabase {
     @discardableResult
     public func forgetPositions(person: String, source: String?) async throws(StorageFailure) -> Int {
         try await write { session in
-            let forgotten =
-                if let source {
-                    try session.execute("DELETE FROM track_position WHERE person = ? AND source = ?", person, source)
-                } else {
-                    try session.execute("DELETE FROM track_position WHERE person = ?", person)
-                }
+            let forgotten = try deleteRows(of: person, source: source, from: "track_position", session)
             try PlaceRule.forget(person: person, session)
             return forgotten
         }
     }
+}
+
+/// Deletes `person`'s rows of `source` (nil: of every source) from `table`, one of this file's; the rows deleted.
+private func deleteRows(of person: String, source: String?, from table: String, _ session: any SQLSession) throws -> Int {
+    guard let source else { return try session.execute("DELETE FROM \(table) WHERE person = ?", person) }
+    return try session.execute("DELETE FROM \(table) WHERE person = ? AND source = ?", person, source)
 }
 
 /// The rows one import writes, each batch's span replaced first.
