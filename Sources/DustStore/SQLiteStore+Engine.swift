@@ -4,12 +4,11 @@ import Foundation
 import GRDB
 
 // SQLite as an engine of the shared statements (DustSQL). A transaction runs inline, on the calling
-// task's thread, as every SQLite write did before the statements were shared: run on GRDB's own queues
-// (`asyncWrite`/`asyncRead`, each resumed from there), two of three full local test runs stalled in the
-// way docs/RELIABILITY.md records (no worker of the task pool left), against two in about twenty
-// before; until that stall's cause is known, moving SQLite off the task pool waits (issue 35, item 4).
-// Inline, a transaction also finishes what it began when the calling task is cancelled: a stopping
-// dustd still records the request it stopped.
+// task's thread, as every SQLite write did before the statements were shared. On GRDB's own queues
+// (`asyncWrite`/`asyncRead`) two of three full local test runs stalled the way docs/RELIABILITY.md
+// records; inline, one of four did: the stall is not shown to come from the queues, but until its
+// cause is known SQLite stays where it was (issue 35, item 4). Inline, a transaction also finishes
+// what it began when the calling task is cancelled: a stopping dustd still records the request it stopped.
 
 extension SQLiteStore: SQLDatabase {
     public var dialect: SQLDialect { .sqlite }
