@@ -78,6 +78,15 @@ let package = Package(
                 // A thread pool of the store's own, where its transactions' statements wait.
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        // The storage backend chosen once: the one place the executables turn settings into a store.
+        .target(
+            name: "DustStorage",
+            dependencies: [
+                "DustConfig", "DustServices", "DustStore", "DustPostgres",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // Business logic composed from the modules above, dependencies injected; the store
         // protocols (Storage/) that DustStore implements.
@@ -129,7 +138,7 @@ let package = Package(
             name: "DustDaemon",
             dependencies: [
                 // DustWeb for the web front end only: the poll and forecast loops count through swift-metrics.
-                "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustPostgres", "DustServices", "DustConfig", "DustReports", "DustWeb",
+                "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustStorage", "DustServices", "DustConfig", "DustReports", "DustWeb",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 // The backend behind swift-metrics in dustd (PrometheusBackend.swift).
@@ -145,7 +154,7 @@ let package = Package(
         .executableTarget(
             name: "dustd",
             dependencies: [
-                "DustDaemon", "DustConfig", "DustServices", "DustStore", "DustKit",
+                "DustDaemon", "DustConfig", "DustServices", "DustKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // MetricsSystem.bootstrap, once, in the executable.
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -154,13 +163,14 @@ let package = Package(
         .executableTarget(
             name: "dustctl",
             dependencies: [
-                "DustKit", "AirKorea", "DustStore", "DustPostgres", "DustServices", "DustConfig", "DustReports", "DustActivity",
+                "DustKit", "AirKorea", "DustStorage", "DustServices", "DustConfig", "DustReports", "DustActivity",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // What the test targets share: fixture paths, temporary directories, instants, the manual clock, SQLite in memory.
         .target(
-            name: "TestSupport", dependencies: ["DustKit", "DustServices", "DustConfig", "DustSQL", "DustStore"], path: "Tests/Support"),
+            name: "TestSupport", dependencies: ["DustKit", "DustServices", "DustConfig", "DustSQL", "DustStore", "DustPostgres"],
+            path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
             name: "FakeAirKorea",

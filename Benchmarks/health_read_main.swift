@@ -21,7 +21,9 @@ struct HealthRead {
         var physiology = HealthPhysiology()
         var apportioner = SlotApportioner()
         do {
-            let summary = try HealthExportReader().read(FileDescriptorByteStream(fileDescriptor: descriptor), physiology: &physiology) {
+            let summary = try HealthExportReader(now: Date()).read(
+                FileDescriptorByteStream(fileDescriptor: descriptor), physiology: &physiology
+            ) {
                 apportioner.add($0)
             }
             print(

@@ -39,10 +39,14 @@ build() {
 ZIPFOUNDATION=.build/checkouts/ZIPFoundation
 if [[ " $TARGETS " == *" zip "* && ! -d $ZIPFOUNDATION/Sources/ZIPFoundation ]]; then swift package resolve; fi
 
-# DustActivity without the zip reader, which alone needs ZIPFoundation.
+# DustActivity without the zip reader (the archive, its entries' data, the inflate pipe and the
+# budget), which alone needs ZIPFoundation.
 ACTIVITY_READERS=()
 for file in Sources/DustActivity/*.swift; do
-    [[ $file == */ZipExport.swift ]] || ACTIVITY_READERS+=("$file")
+    case $file in
+        */HealthExportArchive.swift | */ZipEntryData.swift | */ZipEntryPipe.swift | */ArchiveBudget.swift) ;;
+        *) ACTIVITY_READERS+=("$file") ;;
+    esac
 done
 
 for target in $TARGETS; do

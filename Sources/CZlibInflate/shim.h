@@ -1,3 +1,3 @@
 // zlib from Debian's zlib1g-dev: FineDust inflates a zip entry's bytes itself, bounded by the
-// entry's compressed size (Sources/DustActivity/ZipExport.swift, ZipEntryData).
+// entry's compressed size (Sources/DustActivity/ZipEntryData.swift).
 #include <zlib.h>

@@ -51,7 +51,7 @@ public struct GPXReader: Sendable {
     /// The time of the import: points dated more than a day after it are ignored.
     public let now: Date
 
-    public init(limits: ActivityReaderLimits = ActivityReaderLimits(), now: Date = Date()) {
+    public init(limits: ActivityReaderLimits = ActivityReaderLimits(), now: Date) {
         self.limits = limits
         self.now = now
     }

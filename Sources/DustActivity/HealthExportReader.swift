@@ -60,7 +60,7 @@ public struct HealthExportReader: Sendable {
     /// The time of the import: records dated more than a day after it are skipped.
     public let now: Date
 
-    public init(limits: ActivityReaderLimits = ActivityReaderLimits(), now: Date = Date()) {
+    public init(limits: ActivityReaderLimits = ActivityReaderLimits(), now: Date) {
         self.limits = limits
         self.now = now
     }

@@ -41,8 +41,9 @@ public struct PostgresPasswordLoader: Sendable {
         public var warning: String?
     }
 
-    /// The password for `settings.postgres`; errors name the credential or `storage.passwordFile`, never the password.
-    public func load(settings: FineDustSettings) throws(ConfigurationError) -> Loaded {
+    /// The password for `storage.url`, from the credential or `passwordFile` (`storage.passwordFile`);
+    /// errors name the credential or `storage.passwordFile`, never the password.
+    public func load(passwordFile: String?) throws(ConfigurationError) -> Loaded {
         var warning: String?
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             // By path, as for the service key: a service may open its credential without listing the directory.
@@ -65,7 +66,7 @@ public struct PostgresPasswordLoader: Sendable {
                     "systemd passed credentials in \(directory) but this user may not read \(Self.credentialName) there; using storage.passwordFile or no password"
             }
         }
-        if let path = settings.storagePasswordFile {
+        if let path = passwordFile {
             let text = try readSecretFile(path, key: "storage.passwordFile", role: "the password file")
             do throws(ValueProblem) {
                 return Loaded(password: try Self.password(in: text), source: .file(path), warning: warning)

@@ -51,13 +51,10 @@ public struct FineDustSettings: Sendable {
         return names
     }
 
-    /// The database as messages and status name it: `storage.path`, or `USER@HOST:PORT/DB` for PostgreSQL.
-    public var databaseDescription: String { postgres?.description ?? storagePath }
-
     /// Points the settings at the SQLite database `path` (dustctl's `--db`), refused when `storage.url`
     /// selects PostgreSQL: the two together would leave it unclear which database a command reads.
     public mutating func useSQLite(at path: String, option: String) throws(ConfigurationError) {
-        guard postgres == nil else {
+        guard case .sqlite = storage else {
             throw ConfigurationError(
                 key: nil,
                 problem:

@@ -1,6 +1,7 @@
 import DustConfig
 import DustKit
 import DustServices
+import DustStorage
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -142,10 +143,12 @@ public struct AlertService: Service, CustomStringConvertible {
 public struct AlertTest: Sendable {
     private let settings: FineDustSettings
     private let environment: [String: String]
+    private let clock: any WallClock
 
-    public init(settings: FineDustSettings, environment: [String: String]) {
+    public init(settings: FineDustSettings, environment: [String: String], clock: any WallClock = SystemClock()) {
         self.settings = settings
         self.environment = environment
+        self.clock = clock
     }
 
     /// Lines for stdout and stderr, and the exit status: 0 when every sink took it.
@@ -163,20 +166,21 @@ public struct AlertTest: Sendable {
                 diagnostics: ["No alert sinks are configured (alerts.sinks in \(settings.configurationFile ?? "the configuration file"))."])
         }
         // Recorded like any alert when the database is there and writable; sent all the same when not.
-        var note: String?
-        let store: any AlertStore
-        if settings.postgres == nil, !FileManager.default.fileExists(atPath: settings.storagePath) {
-            store = UnrecordedAlerts()
-            note = "not recorded: there is no database at \(settings.storagePath)"
-        } else {
-            do {
-                store = try await DaemonDatabase.open(settings, environment: environment, logger: DaemonDatabase.quietLogger)
-            } catch {
-                store = UnrecordedAlerts()
-                note = "not recorded: \(error)"
-            }
+        if case .sqlite(let path) = settings.storage, !FileManager.default.fileExists(atPath: path) {
+            return await send(to: sinks, recordedIn: UnrecordedAlerts(), note: "not recorded: there is no database at \(path)")
         }
-        let test = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: settings.station.name ?? "-", at: Date())
+        let opened: OpenedStorage
+        do {
+            opened = try await settings.storage.open(.write, environment: environment, logger: DaemonDatabase.quietLogger)
+        } catch {
+            return await send(to: sinks, recordedIn: UnrecordedAlerts(), note: "not recorded: \(error)")
+        }
+        return (try? await opened.serving { store in await send(to: sinks, recordedIn: store, note: nil) })
+            ?? OneShotOutcome(status: .software)
+    }
+
+    private func send(to sinks: AlertSinks, recordedIn store: any AlertStore, note: String?) async -> OneShotOutcome {
+        let test = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: settings.station.name ?? "-", at: clock.now)
         let event = (try? await store.saveAlertEvent(test)) ?? test
         // One attempt each: a test says at once whether a sink works.
         let dispatcher = AlertDispatcher(sinks: sinks.sinks, store: store, policy: AlertRetryPolicy(maxAttempts: 1))

@@ -24,8 +24,8 @@ struct CountingPollStore: PollStore {
         try await base.newestSlot(station: station, endingBy: now)
     }
 
-    func measurementCount(station: String?) async throws(StorageFailure) -> Int {
-        try await base.measurementCount(station: station)
+    func readingCount(station: String?) async throws(StorageFailure) -> Int {
+        try await base.readingCount(station: station)
     }
 
     func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure) {

@@ -2,8 +2,8 @@ import AirKorea
 import AirKoreaHTTP
 import DustConfig
 import DustKit
-import DustPostgres
 import DustServices
+import DustStorage
 import DustStore
 import Foundation
 import Logging
@@ -67,7 +67,18 @@ public struct Daemon: Sendable {
         case .success(let database): opened = database
         case .failure(let exit): return exit.status
         }
-        let store = opened.store
+        // The store's connections (PostgreSQL's pool) run in this scope, from before the first
+        // read to after the last service has stopped.
+        do {
+            return try await opened.storage.serving { _ in await run(once: once, opened: opened) }
+        } catch {
+            logger.critical("dustd stopped unexpectedly: \(error)")
+            return .software
+        }
+    }
+
+    private func run(once: Bool, opened: OpenedDatabase) async -> ExitStatus {
+        let store = opened.storage.store
         let pollerLease = opened.lease
         defer { withExtendedLifetime(opened.lock) {} }
         // A person's home station must be one AirKorea has, once its list is synced.
@@ -94,7 +105,7 @@ public struct Daemon: Sendable {
             metadata: [
                 "version": "\(FineDustVersion.current)", "station": "\(settings.station.name ?? "-")",
                 "fallbacks": "\(settings.station.fallbacks)", "mode": "\(settings.station.mode.rawValue)",
-                "database": "\(settings.databaseDescription)", "key": "\(keySource)",
+                "database": "\(settings.storage.description)", "key": "\(keySource)",
                 "config": "\(settings.configurationFile ?? "defaults")",
             ])
         for warning in [keyWarning, settings.api.cleartextWarning].compactMap({ $0 }) + settings.warnings {
@@ -140,8 +151,8 @@ public struct Daemon: Sendable {
 
     /// The store dustd writes, the file lock that keeps it the only dustd of an SQLite database,
     /// and the lease that says whether it polls (docs/REFERENCE.md §20).
-    private struct OpenedDatabase {
-        var store: any FineDustStore
+    private struct OpenedDatabase: Sendable {
+        var storage: OpenedStorage
         var lock: DatabaseLock?
         var lease: any PollerLease
     }
@@ -155,55 +166,45 @@ public struct Daemon: Sendable {
     /// stored texts an older FineDust may have kept with the key in them. PostgreSQL: the password,
     /// the store, and a lease on the database's poller lock; no file lock, several dustd may share it.
     private func openDatabase() async -> Result<OpenedDatabase, OpeningFailure> {
-        guard let location = settings.postgres else { return openSQLite() }
-        let password: String
+        var lock: DatabaseLock?
+        if case .sqlite(let path) = settings.storage {
+            do {
+                lock = try DatabaseLock(databasePath: path)
+            } catch {
+                logger.critical("\(error)")
+                switch error {
+                case .held: return .failure(OpeningFailure(status: .temporaryFailure))
+                case .unavailable: return .failure(OpeningFailure(status: .cannotCreate))
+                case .unsafe: return .failure(OpeningFailure(status: .configuration))
+                }
+            }
+        }
+        let storage: OpenedStorage
         do {
-            password = try DaemonDatabase.postgresPassword(settings, environment: environment, logger: logger)
-        } catch {
+            storage = try await settings.storage.open(.write, environment: environment, logger: logger) { [logger] in
+                logger.warning("\($0)")
+            }
+        } catch let error as ConfigurationError {
             logger.critical("Invalid configuration: \(error)")
             return .failure(OpeningFailure(status: .configuration))
-        }
-        if !password.isEmpty { redactor.add(SecretText(password)) }
-        do {
-            let store = try await PostgresStore.open(location, password: password, logger: logger)
-            return .success(
-                OpenedDatabase(store: store, lock: nil, lease: PostgresPollerLease(location: location, password: password, logger: logger)))
         } catch {
             logger.critical("\(error)")
-            return .failure(OpeningFailure(status: ExitStatus(error)))
+            return .failure(OpeningFailure(status: (error as? StorageFailure).map(ExitStatus.init) ?? .software))
         }
-    }
-
-    private func openSQLite() -> Result<OpenedDatabase, OpeningFailure> {
-        let lock: DatabaseLock
-        do {
-            lock = try DatabaseLock(databasePath: settings.storagePath)
-        } catch {
-            logger.critical("\(error)")
-            switch error {
-            case .held: return .failure(OpeningFailure(status: .temporaryFailure))
-            case .unavailable: return .failure(OpeningFailure(status: .cannotCreate))
-            case .unsafe: return .failure(OpeningFailure(status: .configuration))
-            }
-        }
-        let store: SQLiteStore
-        do {
-            store = try DaemonDatabase.open(path: settings.storagePath)
-        } catch {
-            logger.critical("\(error)")
-            return .failure(OpeningFailure(status: ExitStatus(error)))
-        }
+        for secret in storage.secrets { redactor.add(SecretText(secret)) }
         // An older FineDust may have stored a server's echo of this key in any encoding: the guard
         // the client applies to every text it receives looks at every stored text.
-        do {
-            let withheld = try store.withholdKeyEchoes(key.echoGuard)
-            if withheld > 0 {
-                logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)")
+        if let file = storage.store as? SQLiteStore {
+            do {
+                let withheld = try file.withholdKeyEchoes(key.echoGuard)
+                if withheld > 0 {
+                    logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)")
+                }
+            } catch {
+                logger.error("Could not check stored messages for the service key: \(error)")
             }
-        } catch {
-            logger.error("Could not check stored messages for the service key: \(error)")
         }
-        return .success(OpenedDatabase(store: store, lock: lock, lease: pollerLease))
+        return .success(OpenedDatabase(storage: storage, lock: lock, lease: storage.pollerLease ?? pollerLease))
     }
 
     /// `--once`: one cycle with backfill; the exit status says how it went.
@@ -252,12 +253,12 @@ public struct Daemon: Sendable {
         let alertPolicy = AlertRetryPolicy(
             maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
         // The services that call AirKorea or announce, made afresh whenever this dustd becomes the poller.
-        let pollServices: @Sendable () -> [any Service] = { [clock, logger, metrics] in
+        let pollServices: @Sendable () -> PollServices = { [clock, logger, metrics] in
             let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let advisoryTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let placeTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
-            return [
-                PollService(
+            return PollServices(
+                poll: PollService(
                     configuration: live, database: database, board: board, transport: transport, notifier: notifier, clock: clock,
                     logger: logger, metrics: metrics,
                     afterCycle: {
@@ -265,19 +266,18 @@ public struct Daemon: Sendable {
                         advisoryTriggers.continuation.yield($0)
                         placeTriggers.continuation.yield($0)
                     }),
-                AlertService(
+                alerts: AlertService(
                     live: live, database: database,
                     dispatcher: AlertDispatcher(
                         sinks: alertSinks.sinks, store: AlertStoreOfDatabase(database: database), policy: alertPolicy, clock: clock),
                     triggers: alertTriggers.stream, clock: clock, logger: logger),
-                ForecastService(
+                forecast: ForecastService(
                     configuration: live, database: database, board: board, transport: transport, clock: clock, logger: logger,
                     metrics: metrics),
-                AdvisoryService(
+                advisories: AdvisoryService(
                     configuration: live, database: database, board: board, transport: transport, triggers: advisoryTriggers.stream,
                     clock: clock, logger: logger, metrics: metrics),
-                PlaceKeepingService(live: live, database: database, triggers: placeTriggers.stream, logger: logger),
-            ]
+                places: PlaceKeepingService(live: live, database: database, triggers: placeTriggers.stream, logger: logger))
         }
         let reload = ReloadService(
             configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
@@ -287,12 +287,12 @@ public struct Daemon: Sendable {
         if pollerLease.alwaysHeld {
             // SQLite: the one dustd of its database polls, its services in the order they always had.
             let polling = pollServices()
-            services = [polling[0], polling[1], reload, polling[2], polling[3], polling[4]]
+            services = [polling.poll, polling.alerts, reload, polling.forecast, polling.advisories, polling.places]
         } else {
             services = [
                 PollerRole(
                     lease: pollerLease, board: board, clock: clock, logger: logger, notifier: notifier,
-                    retrySeconds: { PollerRole.retryInterval(live.snapshot.settings.poll) }, services: pollServices),
+                    retrySeconds: { PollerRole.retryInterval(live.snapshot.settings.poll) }, services: { pollServices().all }),
                 reload,
             ]
         }
@@ -342,4 +342,16 @@ public struct Daemon: Sendable {
         case .error: .error
         }
     }
+}
+
+/// The services only the poller runs, by name: they start in the order `all` lists them and stop
+/// in the reverse.
+private struct PollServices {
+    var poll: PollService
+    var alerts: AlertService
+    var forecast: ForecastService
+    var advisories: AdvisoryService
+    var places: PlaceKeepingService
+
+    var all: [any Service] { [poll, alerts, forecast, advisories, places] }
 }

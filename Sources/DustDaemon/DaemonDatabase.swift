@@ -1,5 +1,4 @@
 import DustConfig
-import DustPostgres
 import DustServices
 import DustStore
 import Foundation
@@ -25,36 +24,8 @@ public final class DaemonDatabase: Sendable {
         self.logger = logger
     }
 
-    /// Opens the SQLite database at `path`, creating and migrating it when needed.
-    public static func open(path: String) throws(StoreError) -> SQLiteStore {
-        try SQLiteStore(path: path)
-    }
-
-    /// Opens the database `settings` name, read-write: SQLite at `storage.path` (created and
-    /// migrated when needed) or PostgreSQL at `storage.url` (migrated when needed, docs/REFERENCE.md
-    /// §20): the one place dustd chooses its store. Everything past the daemon's composition sees the
-    /// store protocols. Throws `ConfigurationError` when the password cannot be loaded,
-    /// `StorageFailure` when the store cannot be opened.
-    public static func open(_ settings: FineDustSettings, environment: [String: String], logger: Logger) async throws -> any FineDustStore {
-        guard let location = settings.postgres else {
-            do { return try open(path: settings.storagePath) } catch { throw StorageFailure(error) }
-        }
-        let password = try postgresPassword(settings, environment: environment, logger: logger)
-        return try await PostgresStore.open(location, password: password, logger: logger)
-    }
-
     /// A logger that drops everything, for the one-shot commands whose output is their report.
     public static let quietLogger = Logger(label: "dustd.one-shot") { _ in SwiftLogNoOpLogHandler() }
-
-    /// The PostgreSQL password (empty for none: peer or trust authentication), from the
-    /// `postgres-password` credential or `storage.passwordFile`; a warning is logged, the password never.
-    public static func postgresPassword(
-        _ settings: FineDustSettings, environment: [String: String], logger: Logger
-    ) throws(ConfigurationError) -> String {
-        let loaded = try PostgresPasswordLoader(environment: environment).load(settings: settings)
-        if let warning = loaded.warning { logger.warning("\(warning)") }
-        return loaded.password?.revealedForSending ?? ""
-    }
 
     /// The store to use now: the one open, or a new one when its file was deleted or replaced.
     /// Throws when the file must be reopened and cannot be.
@@ -90,6 +61,6 @@ public protocol ReopenableStore: FineDustStore {
 
 extension SQLiteStore: ReopenableStore {
     public func reopened() throws(StorageFailure) -> any FineDustStore {
-        do { return try DaemonDatabase.open(path: path) } catch { throw StorageFailure(error) }
+        do { return try SQLiteStore(path: path) } catch { throw StorageFailure(error) }
     }
 }

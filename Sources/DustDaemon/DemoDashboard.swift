@@ -1,6 +1,7 @@
 import DustConfig
 import DustKit
 import DustServices
+import DustStorage
 import DustWeb
 import Foundation
 import Logging
@@ -35,10 +36,14 @@ public struct DemoDashboard: Sendable {
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
     public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
+        // The demo's own SQLite file: no connections to run beside it.
         let store: any FineDustStore
-        do { store = try DaemonDatabase.open(path: databasePath) } catch {
-            report(error.description)
-            return ExitStatus(error)
+        do {
+            store = try await StorageBackend.sqlite(path: databasePath).open(.write, environment: [:], logger: DaemonDatabase.quietLogger)
+                .store
+        } catch {
+            report("\(error)")
+            return (error as? StorageFailure).map(ExitStatus.init) ?? .software
         }
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone)
         let replay: DemoReplay.Replay

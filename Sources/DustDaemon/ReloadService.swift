@@ -61,13 +61,17 @@ public struct ReloadService: Service, CustomStringConvertible {
             let loaded = try await ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key
             redactor.add(key)
-            if settings.postgres != old.settings.postgres {
-                logger.warning(
-                    "storage.url changed to \(settings.postgres?.description ?? "none"); restart dustd to use it (still writing \(old.settings.databaseDescription))"
-                )
-            } else if settings.storagePath != old.settings.storagePath, settings.postgres == nil {
-                logger.warning(
-                    "storage.path changed to \(settings.storagePath); restart dustd to use it (still writing \(old.settings.storagePath))")
+            switch (old.settings.storage, settings.storage) {
+            case (.sqlite(let before), .sqlite(let after)) where before != after:
+                logger.warning("storage.path changed to \(after); restart dustd to use it (still writing \(before))")
+            case (.postgres(let before, _), .postgres(let after, _)) where before != after:
+                logger.warning("storage.url changed to \(after); restart dustd to use it (still writing \(before))")
+            case (.sqlite(let before), .postgres(let after, _)):
+                logger.warning("storage.url changed to \(after); restart dustd to use it (still writing \(before))")
+            case (.postgres(let before, _), .sqlite):
+                logger.warning("storage.url changed to none; restart dustd to use it (still writing \(before))")
+            default:
+                break
             }
             if settings.logLevel != old.settings.logLevel {
                 logger.notice("log.level changes take effect when dustd restarts")

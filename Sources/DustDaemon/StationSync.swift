@@ -3,7 +3,7 @@ import AirKoreaHTTP
 import DustConfig
 import DustKit
 import DustServices
-import DustStore
+import DustStorage
 
 /// What one of dustd's one-shot modes (`--sync-stations`, `--test-alerts`) ended with: the lines
 /// for stdout and stderr and the exit status.
@@ -58,26 +58,25 @@ public struct StationSync: Sendable {
             outcome.diagnostics.append(
                 "warning: AirKorea claims \(claimed) stations; stopped after \(pages) pages, all the station list can fill.")
         }
-        let unlocated: Int
-        let store: any FineDustStore
         do {
-            store = try await DaemonDatabase.open(settings, environment: environment, logger: DaemonDatabase.quietLogger)
-            unlocated = try await StationListService(store: store).save(fetched.stations)
+            return try await settings.storage.withStore(.write, environment: environment, logger: DaemonDatabase.quietLogger) { store in
+                let unlocated = try await StationListService(store: store, clock: clock).save(fetched.stations)
+                outcome.output.append(StationListService.storedSummary(count: fetched.stations.count, unlocated: unlocated))
+                outcome.diagnostics += await keepPlaces(store: store)
+                return outcome
+            }
         } catch let error as StorageFailure {
             return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
         } catch {
             return OneShotOutcome(status: .configuration, diagnostics: outcome.diagnostics + ["\(error)"])
         }
-        outcome.output.append(StationListService.storedSummary(count: fetched.stations.count, unlocated: unlocated))
-        outcome.diagnostics += await keepWeighedHours(store: store)
-        return outcome
     }
 
     /// A station placed anew or moved forgets every kept place (docs/REFERENCE.md §19): the year
     /// dustd keeps is weighed again now, as `dustctl stations import` does, rather than at dustd's
     /// next poll. The stations are stored either way; a failure is a warning (reports weigh those
     /// hours when read).
-    private func keepWeighedHours(store: any FineDustStore) async -> [String] {
+    private func keepPlaces(store: any FineDustStore) async -> [String] {
         var warnings: [String] = []
         _ = await PlaceKeepingService.keep(settings: settings, store: store, at: clock.now) { person, error in
             warnings.append(

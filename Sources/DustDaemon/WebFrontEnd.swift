@@ -46,7 +46,7 @@ struct WebFrontEnd {
                 let settings = live.snapshot.settings
                 return WebData.ReportSettings(
                     stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
-                    calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.databaseDescription,
+                    calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storage.description,
                     forecastRegion: settings.forecast.region,
                     otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 },
                     advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area, people: settings.people,

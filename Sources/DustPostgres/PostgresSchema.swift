@@ -28,7 +28,7 @@ enum PostgresSchema {
     /// Applies the migrations the database lacks, in one transaction under the advisory lock;
     /// refuses a database holding a migration this version does not know; and checks that the role
     /// may write.
-    static func migrate(_ connection: PostgresConnection, location: PostgresLocation, logger: Logger) async throws {
+    static func migrate(_ connection: PostgresConnection, location: PostgresLocation, at now: Date, logger: Logger) async throws {
         // Nothing to do for an up-to-date database: no lock, no DDL (a role that may not create
         // tables still opens it, and the privilege check below says what it lacks).
         if let applied = try await appliedMigrations(connection, logger: logger) {
@@ -48,13 +48,13 @@ enum PostgresSchema {
                 logger: logger)
             let applied = try await appliedMigrations(connection, logger: logger) ?? []
             try refuseUnknown(applied)
-            let now = Int64(Date().timeIntervalSince1970)
             for migration in migrations where !applied.contains(migration.name) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query(
-                    "INSERT INTO finedust_migration (name, applied_at) VALUES (\(migration.name), \(now))", logger: logger)
+                    "INSERT INTO finedust_migration (name, applied_at) VALUES (\(migration.name), \(Int64(now.timeIntervalSince1970)))",
+                    logger: logger)
             }
             try await connection.query("COMMIT", logger: logger)
         } catch {

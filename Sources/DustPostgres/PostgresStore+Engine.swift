@@ -16,16 +16,42 @@ extension PostgresStore: SQLDatabase {
     /// One snapshot (REPEATABLE READ, read only): a read of several statements never sees half of a
     /// concurrent import.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
-        let (threads, logger) = (threads, logger)
-        return try await snapshot { connection in
-            try await threads.runIfActive { try body(PostgresSession(connection: connection, logger: logger)) }
-        }
+        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
+    /// One transaction: all of it is committed, or none.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
+        try await transaction("BEGIN", body)
+    }
+
+    /// `body` between `begin` and COMMIT on one pooled connection, all of it on a thread of the
+    /// store's pool. Only a transaction that never began runs again after a cut connection: one cut
+    /// at its COMMIT may have committed.
+    private func transaction<T: Sendable>(
+        _ begin: String, _ body: @escaping @Sendable (any SQLSession) throws -> T
+    )
+        async throws(StorageFailure) -> T
+    {
         let (threads, logger) = (threads, logger)
-        return try await writing { connection in
-            try await threads.runIfActive { try body(PostgresSession(connection: connection, logger: logger)) }
+        return try await withRetry(afterAnyCut: false) {
+            try await leasing { connection, waits in
+                try await threads.runIfActive {
+                    let session = PostgresSession(connection: connection, waits: waits, logger: logger)
+                    do {
+                        _ = try session.execute(begin, [])
+                    } catch {
+                        throw BeginFailed(underlying: error)
+                    }
+                    do {
+                        let result = try body(session)
+                        _ = try session.execute("COMMIT", [])
+                        return result
+                    } catch {
+                        _ = try? session.execute("ROLLBACK", [])
+                        throw error
+                    }
+                }
+            }
         }
     }
 }
@@ -37,6 +63,8 @@ extension PostgresStore: AttemptStore, DaemonStatusStore, AdvisoryStore, AlertSt
 /// statement is sent and its answer waited for there.
 struct PostgresSession: SQLSession {
     let connection: PostgresConnection
+    /// Where each statement waits for its answer, within its deadline.
+    let waits: StatementWaits
     let logger: Logger
     /// Each statement's text numbered once a transaction: a loop runs the same upsert a row.
     private let rendered = RenderedStatements()
@@ -47,12 +75,12 @@ struct PostgresSession: SQLSession {
     var dialect: SQLDialect { .postgres }
 
     func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
-        let result = try connection.query(query(sql, arguments), logger: logger).wait()
+        let result = try run(query(sql, arguments))
         return result.metadata.rows ?? 0
     }
 
     func forEachRow(_ sql: String, _ arguments: [SQLValue], _ row: (SQLRow) throws -> Void) throws {
-        let result = try connection.query(query(sql, arguments), logger: logger).wait()
+        let result = try run(query(sql, arguments))
         var columns: SQLColumns?
         for postgresRow in result.rows {
             let names = columns ?? SQLColumns(postgresRow.map(\.columnName))
@@ -100,7 +128,7 @@ struct PostgresSession: SQLSession {
                         })
                 }
             }
-            _ = try connection.query(PostgresQuery(unsafeSQL: bulk, binds: bindings), logger: logger).wait()
+            _ = try run(PostgresQuery(unsafeSQL: bulk, binds: bindings))
         }
         for row in rows {
             chunk.append(row)
@@ -125,6 +153,11 @@ struct PostgresSession: SQLSession {
             }
         }
         return result
+    }
+
+    /// Sends `query` and waits for its answer, within its deadline (`StatementWaits`).
+    func run(_ query: PostgresQuery) throws -> PostgresQueryResult {
+        try waits.run(query, logger: logger)
     }
 
     private func query(_ sql: String, _ arguments: [SQLValue]) -> PostgresQuery {

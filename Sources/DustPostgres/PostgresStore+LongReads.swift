@@ -6,7 +6,7 @@ import PostgresNIO
 
 // The two long reads of §19's weighting in PostgreSQL's own words (docs/PERFORMANCE.md): the stations'
 // dust by `= ANY` of an array, and one position a minute by `DISTINCT ON`. Every other statement is
-// the shared statements' (DustSQL).
+// the shared statements' (DustSQL). Both run, as every statement does, on a thread of the store's pool.
 
 extension PostgresStore: PollStore, StationStore, ActivityStore, PhysiologyStore, PositionStore, SlotPlaceStore {
     /// The stored readings of `stations` for slots starting in `[from, to)`, by slot, then station.
@@ -15,17 +15,19 @@ extension PostgresStore: PollStore, StationStore, ActivityStore, PhysiologyStore
     public func dustValues(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [StationDust] {
         guard !stations.isEmpty, from < to else { return [] }
         let indexByName = Dictionary(stations.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        let logger = logger
-        return try await reading { connection in
-            let rows = try await connection.query(
+        return try await reading { session in
+            let rows = try session.run(
                 """
                 SELECT slot_start, station, pm10, pm25 FROM measurement
                 WHERE station = ANY(\(stations)::text[])
                   AND slot_start >= \(from.startEpochSeconds) AND slot_start < \(to.startEpochSeconds)
                 ORDER BY slot_start, station
-                """, logger: logger)
+                """
+            ).rows
             var result: [StationDust] = []
-            for try await (slot, station, pm10, pm25) in rows.decode((Int64, String, Double?, Double?).self) {
+            result.reserveCapacity(rows.count)
+            for row in rows {
+                let (slot, station, pm10, pm25) = try row.decode((Int64, String, Double?, Double?).self)
                 guard let index = indexByName[station] else { continue }
                 result.append(
                     StationDust(
@@ -36,16 +38,18 @@ extension PostgresStore: PollStore, StationStore, ActivityStore, PhysiologyStore
     }
 
     public func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint] {
-        let logger = logger
-        return try await reading { connection in
-            let rows = try await connection.query(
+        return try await reading { session in
+            let rows = try session.run(
                 """
                 SELECT DISTINCT ON (minute) minute, latitude, longitude FROM track_position
                 WHERE person = \(person) AND minute >= \(SQLTime.minuteBound(from)) AND minute < \(SQLTime.minuteBound(to))
                 ORDER BY minute, source
-                """, logger: logger)
+                """
+            ).rows
             var points: [TrackPoint] = []
-            for try await (minute, latitude, longitude) in rows.decode((Int64, Double, Double).self) {
+            points.reserveCapacity(rows.count)
+            for row in rows {
+                let (minute, latitude, longitude) = try row.decode((Int64, Double, Double).self)
                 points.append(TrackPoint(at: SQLTime.date(minute), latitude: latitude, longitude: longitude))
             }
             return points

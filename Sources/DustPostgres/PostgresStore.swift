@@ -2,14 +2,20 @@ import DustConfig
 import DustServices
 import Foundation
 import Logging
+import NIOCore
 import NIOPosix
 import PostgresNIO
+import ServiceLifecycle
 import Synchronization
 
 /// The FineDust database on a PostgreSQL server (docs/REFERENCE.md §20): every store protocol, with
 /// the SQLite store's semantics and outputs, over a pool of connections that several dustd and
 /// dustctl share. Every write is one transaction; a read of several statements reads one snapshot.
-public final class PostgresStore: Sendable {
+///
+/// The pool is a `Service`: it works while `run()` runs — in dustd's `ServiceGroup`, or around a
+/// command (`OpenedStorage.serving`) — and a call made when it is not running waits for a
+/// connection and fails as `unreachable` after `leaseTimeout`.
+public final class PostgresStore: Sendable, Service {
     /// How to open the database.
     public enum Mode: Sendable, Hashable {
         /// Migrate the schema to this version's (under an advisory lock), and write.
@@ -24,7 +30,6 @@ public final class PostgresStore: Sendable {
     let logger: Logger
     /// Kept only to withhold it from a message that would ever quote it.
     private let password: String
-    private let runTask: Task<Void, Never>
     /// Where the shared statements' transactions run and wait on the server (PostgresStore+Engine.swift):
     /// one thread per pooled connection.
     let threads: NIOThreadPool
@@ -36,11 +41,9 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         threads = NIOThreadPool(numberOfThreads: Self.maximumConnections)
         threads.start()
-        runTask = Task { await client.run() }
     }
 
     deinit {
-        runTask.cancel()
         threads.shutdownGracefully { _ in }
     }
 
@@ -48,7 +51,7 @@ public final class PostgresStore: Sendable {
     /// store, or the failure an operator can act on (`unreachable`, `denied`, `schemaTooNew`, …).
     public static func open(
         _ location: PostgresLocation, password: String, mode: Mode = .readWrite,
-        logger: Logger = Logger(label: "FineDust.postgres")
+        logger: Logger = Logger(label: "FineDust.postgres"), clock: any WallClock = SystemClock()
     ) async throws(StorageFailure) -> PostgresStore {
         // One connection of its own first: a pool retries a refused login or a server that is down
         // in the background, where open must say at once what is wrong.
@@ -61,7 +64,7 @@ public final class PostgresStore: Sendable {
         }
         do {
             switch mode {
-            case .readWrite: try await PostgresSchema.migrate(connection, location: location, logger: logger)
+            case .readWrite: try await PostgresSchema.migrate(connection, location: location, at: clock.now, logger: logger)
             case .readOnly: try await PostgresSchema.check(connection, location: location, logger: logger)
             }
             try? await connection.close()
@@ -71,8 +74,8 @@ public final class PostgresStore: Sendable {
         }
         let client: PostgresClient
         do {
-            // The pool's run task starts a moment after the store is returned: its warning that a
-            // first lease came before it is noise, so the pool's background speaks only of errors.
+            // The pool runs a moment after the store is returned: its warning that a first lease
+            // came before it is noise, so the pool's background speaks only of errors.
             var background = logger
             background.logLevel = max(logger.logLevel, .error)
             client = PostgresClient(configuration: try clientConfiguration(location, password: password), backgroundLogger: background)
@@ -82,11 +85,10 @@ public final class PostgresStore: Sendable {
         return PostgresStore(location: location, password: password, client: client, logger: logger)
     }
 
-    /// Ends the pool: its connections close and every later call fails as `unreachable`.
-    public func close() async {
-        runTask.cancel()
-        await runTask.value
-        try? await threads.shutdownGracefully()
+    /// Runs the pool of connections until the task is cancelled or a graceful shutdown begins; then
+    /// its connections close and every later call fails as `unreachable`.
+    public func run() async {
+        await client.run()
     }
 
     // MARK: - Connections
@@ -171,43 +173,14 @@ public final class PostgresStore: Sendable {
 
     // MARK: - Transactions
 
-    /// Runs a read on one pooled connection; once more on a fresh connection when the one leased
-    /// had been cut (a server restarted since the pool last used it).
-    func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
-        try await withRetry(afterAnyCut: true) { try await leasing(body) }
-    }
-
-    /// Runs `body` in one read-only transaction that sees one snapshot (REPEATABLE READ), so a read
-    /// of several statements never sees half of a concurrent import.
-    func snapshot<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
-        try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
-    }
-
-    /// Runs `body` in one transaction: all of it is committed, or none.
-    func writing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageFailure) -> T {
-        try await transaction("BEGIN", body)
-    }
-
-    private func transaction<T: Sendable>(
-        _ begin: PostgresQuery, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
-    ) async throws(StorageFailure) -> T {
-        let logger = logger
-        // Only a transaction that never began runs again: one cut at its COMMIT may have committed.
-        return try await withRetry(afterAnyCut: false) {
-            try await leasing { connection in
-                do {
-                    try await connection.query(begin, logger: logger)
-                } catch {
-                    throw BeginFailed(underlying: error)
-                }
-                do {
-                    let result = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return result
-                } catch {
-                    _ = try? await connection.query("ROLLBACK", logger: logger)
-                    throw error
-                }
+    /// Runs statements outside a transaction on one pooled connection, on a thread of the store's
+    /// pool; once more on a fresh connection when the one leased had been cut (a server restarted
+    /// since the pool last used it).
+    func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws(StorageFailure) -> T {
+        let (threads, logger) = (threads, logger)
+        return try await withRetry(afterAnyCut: true) {
+            try await leasing { connection, waits in
+                try await threads.runIfActive { try body(PostgresSession(connection: connection, waits: waits, logger: logger)) }
             }
         }
     }
@@ -216,128 +189,79 @@ public final class PostgresStore: Sendable {
     /// waits a minute while the server is down, and a poll or a web request must not.
     static let leaseTimeout: Duration = .seconds(10)
 
+    /// How long one statement may go unanswered before its connection is closed, which fails the
+    /// statement: a server stopped, or a network cut, in the middle of a statement can otherwise
+    /// leave it unanswered for good. Far above any statement FineDust sends (a chunk of an import,
+    /// the reads of a year), so only a server that stopped answering meets it.
+    static let statementTimeout: TimeAmount = .seconds(60)
+
     /// Runs `body` on a pooled connection, or fails with `LeaseTimedOut` when none is had within
-    /// `leaseTimeout`. Once `body` runs it takes as long as it takes (an import of a year). Cancelled,
-    /// the call fails with `CancellationError` at once, waiting or running; `body` is cancelled and
-    /// left to end on its own (a transaction it had not committed, the server rolls back).
+    /// `leaseTimeout`. Once `body` runs it takes as long as its statements do, each within
+    /// `statementTimeout`. Cancelled, the call ends at once, waiting or running: a wait for a
+    /// connection is withdrawn from the pool, and a running body's connection is closed, which fails
+    /// its statement (a transaction it had not committed, the server rolls back).
     ///
-    /// A race, not a task group: a group waits for every child, and a pooled connection whose server
-    /// was stopped in the middle of a statement can leave the statement, or the pool's wait for a
-    /// connection, unanswered for good; a dustd stopping (or losing the poller's lease) hung there.
-    /// A request left waiting runs nothing when a connection comes (`LeaseRace.start`).
-    private func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// Structured: the lease and its timer are the two children of a task group, and neither can
+    /// outlive the call, as each ends promptly when cancelled.
+    func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, StatementWaits) async throws -> T) async throws -> T {
         let client = client
-        let race = LeaseRace<T>()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-                guard race.begin(continuation) else { return }
-                let work = Task {
+        let leased = LeaseFlag()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    leased.value.store(true, ordering: .sequentiallyConsistent)
+                    let waits = StatementWaits(connection: connection)
                     do {
-                        let value = try await client.withConnection { connection in
-                            guard race.start() else { throw CancellationError() }
-                            return try await body(connection)
+                        return try await withTaskCancellationHandler {
+                            try await body(connection, waits)
+                        } onCancel: {
+                            waits.cancel()
                         }
-                        race.finish(.success(value))
                     } catch {
-                        race.finish(.failure(error))
+                        // A connection closed under the body goes back to the pool only once the pool
+                        // has seen it close (its own callback on the same future runs first), so the
+                        // next lease, a retry's included, is never handed the dead connection.
+                        if connection.isClosed { try? await connection.closeFuture.get() }
+                        throw error
                     }
                 }
-                let timer = Task {
-                    guard (try? await Task.sleep(for: Self.leaseTimeout)) != nil else { return }
-                    // A process whose threads were all busy wakes this timer and the lease's continuation
-                    // together: the lease had in time runs first, and only a lease never had fails.
-                    await Task.yield()
-                    race.abandon(LeaseTimedOut())
-                }
-                race.attach(work: work, timer: timer)
             }
-        } onCancel: {
-            race.cancel()
+            group.addTask {
+                try await Task.sleep(for: Self.leaseTimeout)
+                // A process whose threads were all busy wakes this timer and the lease together: the
+                // lease had in time runs first, and only a lease never had fails.
+                await Task.yield()
+                guard leased.value.load(ordering: .sequentiallyConsistent) else { throw LeaseTimedOut() }
+                return nil
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let value = next { return value }
+            }
+            throw CancellationError()
         }
     }
 
-    /// One `leasing` call's race: waiting for a connection, then running on it, then over.
-    private final class LeaseRace<T: Sendable>: Sendable {
-        private enum Phase { case waiting, started, over }
-        private struct State {
-            var phase = Phase.waiting
-            var continuation: CheckedContinuation<T, any Error>?
-            var work: Task<Void, Never>?
-            var timer: Task<Void, Never>?
-        }
-        private let state = Mutex(State())
-
-        /// Keeps the continuation; false (and resumed, cancelled) when the caller was cancelled already.
-        func begin(_ continuation: CheckedContinuation<T, any Error>) -> Bool {
-            let over = state.withLock { state in
-                if state.phase == .over { return true }
-                state.continuation = continuation
-                return false
-            }
-            if over { continuation.resume(throwing: CancellationError()) }
-            return !over
-        }
-
-        /// Keeps the tasks, or stops them when the race is already over (cancelled meanwhile).
-        func attach(work: Task<Void, Never>, timer: Task<Void, Never>) {
-            let over = state.withLock { state in
-                state.work = work
-                state.timer = timer
-                return state.phase == .over
-            }
-            if over {
-                timer.cancel()
-                work.cancel()
-            }
-        }
-
-        /// The connection is had: true to run `body` on it, false when the caller has gone.
-        func start() -> Bool {
-            state.withLock { state in
-                guard state.phase == .waiting else { return false }
-                state.phase = .started
-                return true
-            }
-        }
-
-        func finish(_ result: Result<T, any Error>) {
-            end(with: result)
-        }
-
-        /// The timer: the caller fails with `error` unless a connection was had.
-        func abandon(_ error: any Error) {
-            end(with: .failure(error), onlyWaiting: true)
-        }
-
-        /// The caller was cancelled: it fails at once, and `body`, if running, is cancelled.
-        func cancel() {
-            end(with: .failure(CancellationError()))
-        }
-
-        private func end(with result: Result<T, any Error>, onlyWaiting: Bool = false) {
-            let ended = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?)? in
-                guard state.phase != .over, !onlyWaiting || state.phase == .waiting else { return nil }
-                state.phase = .over
-                defer { state.continuation = nil }
-                return (state.continuation, state.work, state.timer)
-            }
-            guard let (continuation, work, timer) = ended else { return }
-            timer?.cancel()
-            // A request left waiting runs nothing when it gets a connection (`start`); a running body is cancelled.
-            work?.cancel()
-            continuation?.resume(with: result)
-        }
+    /// Whether a call's connection was had: its timer fails the call only while it was not.
+    private final class LeaseFlag: Sendable {
+        let value = Atomic(false)
     }
 
     /// No connection could be had within `leaseTimeout`.
     struct LeaseTimedOut: Error {}
+
+    /// A statement had no answer within `statementTimeout`; its connection was closed.
+    struct StatementTimedOut: Error {}
+
+    /// The leased connection was closed before a statement could be sent on it.
+    struct ConnectionClosed: Error {}
 
     /// Nothing of the transaction ran: safe to run it again on another connection.
     struct BeginFailed: Error {
         var underlying: any Error
     }
 
-    private func withRetry<T: Sendable>(afterAnyCut: Bool, _ work: () async throws -> T) async throws(StorageFailure) -> T {
+    func withRetry<T: Sendable>(afterAnyCut: Bool, _ work: () async throws -> T) async throws(StorageFailure) -> T {
         do {
             return try await work()
         } catch {
@@ -353,6 +277,7 @@ public final class PostgresStore: Sendable {
     /// A connection the server or the network ended before the statement ran.
     static func isCutConnection(_ error: any Error) -> Bool {
         let error = (error as? BeginFailed)?.underlying ?? error
+        if error is ConnectionClosed || error is StatementTimedOut { return true }
         guard let psql = error as? PSQLError else { return false }
         switch psql.code {
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown: return true
@@ -363,5 +288,60 @@ public final class PostgresStore: Sendable {
 
     func failure(_ error: any Error) -> StorageFailure {
         StorageFailure(postgres: error, location: location, password: password)
+    }
+}
+
+/// The statement a leased connection waits on, so that its deadline or the caller's cancellation
+/// ends the wait even when the connection's own answer never comes: PostgresNIO drops a query
+/// written after its channel closed, and that query's promise is never completed (the stalled
+/// test runs of docs/RELIABILITY.md waited on one for good).
+final class StatementWaits: Sendable {
+    private struct State {
+        var current: EventLoopPromise<PostgresQueryResult>?
+        var cancelled = false
+    }
+
+    private let connection: PostgresConnection
+    private let state = Mutex(State())
+
+    init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Sends `query` and waits, on this thread, for its answer, at most `PostgresStore.statementTimeout`:
+    /// past it, or once the caller is cancelled, the wait fails and the connection is closed. A
+    /// connection already closed fails at once as cut (`ConnectionClosed`), so a transaction that
+    /// never began runs again on another.
+    func run(_ query: PostgresQuery, logger: Logger) throws -> PostgresQueryResult {
+        guard !connection.isClosed else { throw PostgresStore.ConnectionClosed() }
+        let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        let cancelled = state.withLock { state in
+            state.current = promise
+            return state.cancelled
+        }
+        defer { state.withLock { $0.current = nil } }
+        guard !cancelled else {
+            promise.fail(CancellationError())
+            throw CancellationError()
+        }
+        let connection = connection
+        let deadline = connection.eventLoop.scheduleTask(in: PostgresStore.statementTimeout) {
+            promise.fail(PostgresStore.StatementTimedOut())
+            connection.close().whenComplete { _ in }
+        }
+        defer { deadline.cancel() }
+        connection.query(query, logger: logger).cascade(to: promise)
+        return try promise.futureResult.wait()
+    }
+
+    /// The caller was cancelled: the statement waited on fails now, as does every later one, and
+    /// the connection is closed (the server rolls back what was not committed).
+    func cancel() {
+        let current = state.withLock { state in
+            state.cancelled = true
+            return state.current
+        }
+        current?.fail(CancellationError())
+        connection.close().whenComplete { _ in }
     }
 }

@@ -76,6 +76,20 @@ extension StorageFailure {
                     + "check that PostgreSQL runs and that storage.url names its host and port. Stored data is intact."
             )
         }
+        if error is PostgresStore.StatementTimedOut {
+            return (
+                .unreachable,
+                "\(database) did not answer within \(PostgresStore.statementTimeout.nanoseconds / 1_000_000_000) seconds; check that "
+                    + "PostgreSQL runs and the network to it. What was not committed is not stored."
+            )
+        }
+        if error is PostgresStore.ConnectionClosed {
+            return (
+                .unreachable,
+                "The connection to \(database) closed before the statement was sent; check that PostgreSQL runs. "
+                    + "What was not committed is not stored."
+            )
+        }
         if error is CancellationError {
             return (
                 .io,

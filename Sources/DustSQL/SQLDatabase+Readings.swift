@@ -68,7 +68,7 @@ extension SQLDatabase {
     }
 
     /// The number of stored measurement rows, in all or for one station.
-    public func measurementCount(station: String? = nil) async throws(StorageFailure) -> Int {
+    public func readingCount(station: String? = nil) async throws(StorageFailure) -> Int {
         try await read { session in
             if let station {
                 return try session.row("SELECT count(*) AS n FROM measurement WHERE station = ?", station)?.int("n") ?? 0

@@ -2,7 +2,7 @@ import DustKit
 import Foundation
 
 /// A line of an activity file that cannot be used, with the line number and the reason.
-public struct ActivityImportError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ActivityCSVError: Error, Sendable, Hashable, CustomStringConvertible {
     public var line: Int
     public var problem: String
 
@@ -34,12 +34,12 @@ public struct ActivityCSVParser: Sendable {
         self.calendar = calendar
     }
 
-    public func parse(_ data: Data, now: Date) throws(ActivityImportError) -> ActivityCSVRows {
+    public func parse(_ data: Data, now: Date) throws(ActivityCSVError) -> ActivityCSVRows {
         guard data.count <= Self.maxBytes else {
-            throw ActivityImportError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
+            throw ActivityCSVError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
         }
         guard var text = String(data: data, encoding: .utf8) else {
-            throw ActivityImportError(line: 1, problem: "the file is not UTF-8 text")
+            throw ActivityCSVError(line: 1, problem: "the file is not UTF-8 text")
         }
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var distances: [Slot: Double] = [:]
@@ -55,17 +55,17 @@ public struct ActivityCSVParser: Sendable {
             }
             if !sawHeader {
                 guard fields == ["start", "distance_m"] else {
-                    throw ActivityImportError(line: lineNumber, problem: "the header must be exactly start,distance_m")
+                    throw ActivityCSVError(line: lineNumber, problem: "the header must be exactly start,distance_m")
                 }
                 sawHeader = true
                 continue
             }
             guard fields.count == 2 else {
-                throw ActivityImportError(line: lineNumber, problem: "expected 2 fields (start,distance_m), found \(fields.count)")
+                throw ActivityCSVError(line: lineNumber, problem: "expected 2 fields (start,distance_m), found \(fields.count)")
             }
             let named = try slot(fields[0], line: lineNumber, now: now)
             guard let distance = Double(fields[1]), distance.isFinite, distance >= 0, distance <= 100_000 else {
-                throw ActivityImportError(
+                throw ActivityCSVError(
                     line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \"\(fields[1])\"")
             }
             // A row well written but dated outside the period is skipped, not an error.
@@ -74,17 +74,17 @@ public struct ActivityCSVParser: Sendable {
                 continue
             }
             if let earlier = firstLineOfSlot[slot] {
-                throw ActivityImportError(line: lineNumber, problem: "the hour \(fields[0]) was already given on line \(earlier)")
+                throw ActivityCSVError(line: lineNumber, problem: "the hour \(fields[0]) was already given on line \(earlier)")
             }
             firstLineOfSlot[slot] = lineNumber
             distances[slot] = distance
         }
-        guard sawHeader else { throw ActivityImportError(line: 1, problem: "the file is empty; expected the header start,distance_m") }
+        guard sawHeader else { throw ActivityCSVError(line: 1, problem: "the file is empty; expected the header start,distance_m") }
         return ActivityCSVRows(distances: distances, datedOutsidePeriod: datedOutsidePeriod)
     }
 
     /// The slot a row names; nil when its date lies outside the period FineDust keeps.
-    private func slot(_ text: String, line: Int, now: Date) throws(ActivityImportError) -> Slot? {
+    private func slot(_ text: String, line: Int, now: Date) throws(ActivityCSVError) -> Slot? {
         let start: LocalStart?
         if text.contains("T") {
             start = ISO8601DateFormatter().date(from: text).map(LocalStart.instant)
@@ -93,7 +93,7 @@ public struct ActivityCSVParser: Sendable {
         }
         switch start {
         case nil:
-            throw ActivityImportError(
+            throw ActivityCSVError(
                 line: line,
                 problem:
                     "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \"\(text)\""
@@ -105,7 +105,7 @@ public struct ActivityCSVParser: Sendable {
             guard SupportedPeriod.isPlausible(instant, now: now) else { return nil }
             let slot = Slot(containing: instant)
             guard slot.start == instant else {
-                throw ActivityImportError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
+                throw ActivityCSVError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
             }
             return slot
         }

@@ -15,7 +15,7 @@ public enum ActivityImportFailure: Error, Sendable, Hashable, CustomStringConver
     /// The Health export, GPX track or zip is unusable or hostile.
     case file(ActivityFileError)
     /// A CSV line cannot be used.
-    case csv(ActivityImportError)
+    case csv(ActivityCSVError)
     /// The database failed; the file itself may be fine.
     case storage(StorageFailure)
     /// The person is not configured (docs/REFERENCE.md §18); nothing was read.
@@ -168,7 +168,7 @@ public struct ActivityService: Sendable {
         if format == .csv {
             guard file.size <= UInt64(ActivityCSVParser.maxBytes) else {
                 throw .csv(
-                    ActivityImportError(line: 1, problem: "the file is larger than \(ActivityCSVParser.maxBytes / (1024 * 1024)) MiB"))
+                    ActivityCSVError(line: 1, problem: "the file is larger than \(ActivityCSVParser.maxBytes / (1024 * 1024)) MiB"))
             }
             let data: Data
             // One byte past the size it had when opened: a file still being written is refused, not read torn.
@@ -294,12 +294,12 @@ public struct ActivityService: Sendable {
     }
 
     /// What is stored of people's bodies (heart rate, resting rates, sleep), per person and source.
-    public func bodySources() async throws(StorageFailure) -> [PhysiologySummary] {
+    public func physiologySummaries() async throws(StorageFailure) -> [PhysiologySummary] {
         try await store.physiologySummaries()
     }
 
     /// What is stored of people's tracks (minutes with a position), per person and source.
-    public func trackSources() async throws(StorageFailure) -> [PositionSummary] {
+    public func positionSummaries() async throws(StorageFailure) -> [PositionSummary] {
         try await store.positionSummaries()
     }
 

@@ -151,7 +151,7 @@ public struct DemoReplay: Sendable {
         let clock = FixedClock(Self.now)
         self.ingest = IngestService(store: store, clock: clock)
         self.activity = ActivityService(store: store, calendar: calendar, clock: clock, people: Self.people.map(\.name))
-        self.stations = StationListService(store: store)
+        self.stations = StationListService(store: store, clock: clock)
     }
 
     /// Replays every response in order, then imports each person's activity and stores the forecasts and the weekly outlook.

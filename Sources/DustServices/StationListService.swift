@@ -6,9 +6,12 @@ import Foundation
 /// and stored with names, addresses and coordinates.
 public struct StationListService: Sendable {
     private let store: any StationStore
+    private let clock: any WallClock
 
-    public init(store: any StationStore) {
+    /// - Parameter clock: when stations are saved (the time each row records).
+    public init(store: any StationStore, clock: any WallClock = SystemClock()) {
         self.store = store
+        self.clock = clock
     }
 
     /// What a sync fetched.
@@ -64,7 +67,7 @@ public struct StationListService: Sendable {
             withoutLocation.longitude = nil
             return withoutLocation
         }
-        try await store.saveStations(checked, at: Date())
+        try await store.saveStations(checked, at: clock.now)
         return unlocated
     }
 

@@ -13,7 +13,7 @@ public final class SQLiteStore: Sendable {
     public enum Mode: Sendable {
         /// Create the file (mode 0640) and its directory if needed, and migrate the schema.
         case readWrite
-        /// Open an existing database for reading only; a missing file is `StoreError.databaseMissing`.
+        /// Open an existing database for reading only; a missing file is `SQLiteFailure.databaseMissing`.
         case readOnly
     }
 
@@ -33,7 +33,7 @@ public final class SQLiteStore: Sendable {
     /// The device and inode of the file opened, to notice when it is deleted or replaced.
     private let identity: FileIdentity?
 
-    public init(path: String, mode: Mode = .readWrite, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout) throws(StoreError) {
+    public init(path: String, mode: Mode = .readWrite, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout) throws(SQLiteFailure) {
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
@@ -77,11 +77,11 @@ public final class SQLiteStore: Sendable {
                 // appliedIdentifiers and hasCompletedMigrations would each read it again for.
                 let applied = try pool.read(Schema.migrator.appliedIdentifiers)
                 let known = Schema.migrator.migrations
-                if applied.contains(where: { !known.contains($0) }) { throw StoreError.schemaTooNew(path: path) }
-                if applied.isEmpty { throw StoreError.corrupt(path: path, reason: "it has no FineDust tables") }
+                if applied.contains(where: { !known.contains($0) }) { throw SQLiteFailure.schemaTooNew(path: path) }
+                if applied.isEmpty { throw SQLiteFailure.corrupt(path: path, reason: "it has no FineDust tables") }
                 if !known.allSatisfy(applied.contains) {
                     // A reader never writes, so it cannot upgrade the file; dustd does on start.
-                    throw StoreError.cannotOpen(
+                    throw SQLiteFailure.cannotOpen(
                         path: path,
                         reason:
                             "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again"
@@ -89,14 +89,14 @@ public final class SQLiteStore: Sendable {
                 }
             }
         } catch {
-            throw StoreError(error, path: path)
+            throw SQLiteFailure(error, path: path)
         }
         identity = FileIdentity(path: path)
     }
 
     /// A database in memory, migrated, gone when the store is: the real engine for tests and for
     /// anything that needs a store but no file (GRDB's `DatabaseQueue()`).
-    public init(inMemory name: String = "in memory") throws(StoreError) {
+    public init(inMemory name: String = "in memory") throws(SQLiteFailure) {
         path = ":memory: (\(name))"
         identity = nil
         do {
@@ -104,7 +104,7 @@ public final class SQLiteStore: Sendable {
             try Schema.migrator.migrate(queue)
             pool = queue
         } catch {
-            throw StoreError(error, path: ":memory:")
+            throw SQLiteFailure(error, path: ":memory:")
         }
     }
 
@@ -123,20 +123,20 @@ public final class SQLiteStore: Sendable {
     /// A newer FineDust's database is neither read nor written: its tables may mean something this
     /// version does not know. Checked through a read-only connection before the writer opens,
     /// because opening a writable pool already writes (GRDB makes sure the WAL is not empty).
-    private static func refuseNewerSchema(_ path: String, busyTimeout: TimeInterval) throws(StoreError) {
+    private static func refuseNewerSchema(_ path: String, busyTimeout: TimeInterval) throws(SQLiteFailure) {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
         do {
             let newer = try DatabaseQueue(path: path, configuration: configuration).read(Schema.migrator.hasBeenSuperseded)
-            if newer { throw StoreError.schemaTooNew(path: path) }
+            if newer { throw SQLiteFailure.schemaTooNew(path: path) }
         } catch {
-            throw StoreError(error, path: path)
+            throw SQLiteFailure(error, path: path)
         }
     }
 
     /// Creates the database's directory (mode 0750) when it does not exist yet.
-    public static func createDirectoryIfNeeded(forDatabase path: String) throws(StoreError) {
+    public static func createDirectoryIfNeeded(forDatabase path: String) throws(SQLiteFailure) {
         let directory = (path as NSString).deletingLastPathComponent
         guard !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) else { return }
         do {
@@ -150,7 +150,7 @@ public final class SQLiteStore: Sendable {
 
     /// Creates an empty database file with mode 0640 (and its directory with 0750) so SQLite never
     /// creates it with the process umask; the -wal and -shm files inherit the database file's mode.
-    private static func createFileIfNeeded(_ path: String) throws(StoreError) {
+    private static func createFileIfNeeded(_ path: String) throws(SQLiteFailure) {
         try createDirectoryIfNeeded(forDatabase: path)
         let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o640)
         if descriptor >= 0 {
@@ -209,39 +209,39 @@ public final class SQLiteStore: Sendable {
     /// string; then empties the WAL, so no earlier copy stays on disk. dustd runs it at start with
     /// its key, for what an older FineDust stored. Returns the number of rows changed.
     @discardableResult
-    public func withholdKeyEchoes(_ echoGuard: KeyEchoGuard) throws(StoreError) -> Int {
+    public func withholdKeyEchoes(_ echoGuard: KeyEchoGuard) throws(SQLiteFailure) -> Int {
         let changed = try synchronousWrite { db in try Schema.withholdKeyEchoes(in: db, echoGuard) }
         if changed > 0 {
             do {
                 _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             } catch {
-                throw StoreError(error, path: path)
+                throw SQLiteFailure(error, path: path)
             }
         }
         return changed
     }
 
     /// `PRAGMA integrity_check`: `["ok"]` for a sound database.
-    public func integrityCheck() throws(StoreError) -> [String] {
+    public func integrityCheck() throws(SQLiteFailure) -> [String] {
         try synchronousRead { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 
     // MARK: - Transactions
 
     /// Start-up's work (the key's echoes withheld) and the integrity check, before any task awaits the store.
-    func synchronousWrite<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func synchronousWrite<T>(_ body: (Database) throws -> T) throws(SQLiteFailure) -> T {
         do {
             return try pool.write(body)
         } catch {
-            throw StoreError(error, path: path)
+            throw SQLiteFailure(error, path: path)
         }
     }
 
-    func synchronousRead<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+    func synchronousRead<T>(_ body: (Database) throws -> T) throws(SQLiteFailure) -> T {
         do {
             return try pool.read(body)
         } catch {
-            throw StoreError(error, path: path)
+            throw SQLiteFailure(error, path: path)
         }
     }
 }

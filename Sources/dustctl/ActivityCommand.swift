@@ -70,59 +70,63 @@ struct ActivityImportCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
-            let store = try await openStore(settings, for: .write)
-            let service = ActivityService(store: store, calendar: settings.calendar, limits: limits, people: settings.people.map(\.name))
-            let person = try configuredPerson(person, service)
-            _ = try await service.giveStoredHistoryToFirstPerson()
-            var reports: [JSON] = []
-            var failed = 0
-            var trackedSources: Set<String> = []
-            for file in files {
-                let name = TerminalSafeText.sanitized(file)
-                let bar = ProgressBar(label: name, enabled: !quiet && !options.json && isatty(STDERR_FILENO) == 1)
-                let outcome: Result<ActivityImportSummary, ActivityImportFailure>
-                do throws(ActivityImportFailure) {
-                    outcome = .success(try await service.importFile(atPath: file, person: person) { bar.update($0) })
-                } catch {
-                    outcome = .failure(error)
-                }
-                bar.finish()
-                switch outcome {
-                case .success(let summary):
-                    if summary.trackedMinutes > 0 { trackedSources.formUnion(summary.sources) }
-                    if options.json {
-                        reports.append(ActivityJSON.imported(file: file, summary))
-                    } else if !quiet {
-                        try standardOutputLine("\(name): " + ActivityText.summary(summary))
+            try await withStore(settings, for: .write) { store in
+                let service = ActivityService(
+                    store: store, calendar: settings.calendar, limits: limits, people: settings.people.map(\.name))
+                let person = try configuredPerson(person, service)
+                _ = try await service.giveStoredHistoryToFirstPerson()
+                var reports: [JSON] = []
+                var failed = 0
+                var trackedSources: Set<String> = []
+                for file in files {
+                    let name = TerminalSafeText.sanitized(file)
+                    let bar = ProgressBar(label: name, enabled: !quiet && !options.json && isatty(STDERR_FILENO) == 1)
+                    let outcome: Result<ActivityImportSummary, ActivityImportFailure>
+                    do throws(ActivityImportFailure) {
+                        outcome = .success(try await service.importFile(atPath: file, person: person) { bar.update($0) })
+                    } catch {
+                        outcome = .failure(error)
                     }
-                case .failure(let error):
-                    if case .storage(let storage) = error { throw CommandFailure(storage) }
-                    failed += 1
-                    standardError("\(name): \(error.description); nothing was stored from this file.")
-                    if options.json { reports.append(ActivityJSON.failed(file: file, error)) }
+                    bar.finish()
+                    switch outcome {
+                    case .success(let summary):
+                        if summary.trackedMinutes > 0 { trackedSources.formUnion(summary.sources) }
+                        if options.json {
+                            reports.append(ActivityJSON.imported(file: file, summary))
+                        } else if !quiet {
+                            try standardOutputLine("\(name): " + ActivityText.summary(summary))
+                        }
+                    case .failure(let error):
+                        if case .storage(let storage) = error { throw CommandFailure(storage) }
+                        failed += 1
+                        standardError("\(name): \(error.description); nothing was stored from this file.")
+                        if options.json { reports.append(ActivityJSON.failed(file: file, error)) }
+                    }
                 }
+                if !trackedSources.isEmpty {
+                    await keepPlacesOfTracks(of: person, sources: trackedSources, store: store, settings: settings)
+                }
+                if options.json {
+                    try standardOutputLine(
+                        JSON.object([
+                            ("files", .array(reports)),
+                            ("failed", .integer(failed)),
+                        ]).serialized)
+                }
+                if failed > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
             }
-            if !trackedSources.isEmpty { await keepPlaces(of: person, sources: trackedSources, store: store, settings: settings) }
-            if options.json {
-                try standardOutputLine(
-                    JSON.object([
-                        ("files", .array(reports)),
-                        ("failed", .integer(failed)),
-                    ]).serialized)
-            }
-            if failed > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
         }
     }
 }
 
 extension ActivityImportCommand {
     /// Keeps the weighed hours the imported tracks reach, from their first day to their last.
-    private func keepPlaces(of person: String, sources: Set<String>, store: any FineDustStore, settings: FineDustSettings) async {
+    private func keepPlacesOfTracks(of person: String, sources: Set<String>, store: any FineDustStore, settings: FineDustSettings) async {
         guard settings.followingRadiusKilometres != nil, let followed = settings.person(named: person) else { return }
         do {
             let spans = try await store.positionSummaries().filter { $0.person == person && sources.contains($0.source) }
             guard let first = spans.map(\.first).min(), let last = spans.map(\.last).max() else { return }
-            await keepWeighedHours(
+            await keepPlaces(
                 of: [followed], from: settings.calendar.date(containing: first), through: settings.calendar.date(containing: last),
                 store: store, settings: settings)
         } catch {
@@ -145,19 +149,21 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try await openStore(settings, for: .read)
-            let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
-            let only = try person.map { try configuredPerson($0, service) }
-            let sources = try await service.sources().filter { only == nil || $0.person == only }
-            let body = try await service.bodySources().filter { only == nil || $0.person == only }
-            let tracks = try await service.trackSources().filter { only == nil || $0.person == only }
-            if options.json {
-                try standardOutputLine(ActivityJSON.sources(sources, body: body, tracks: tracks, calendar: settings.calendar).serialized)
-            } else {
-                // The person column appears once people are configured (docs/REFERENCE.md §18).
-                let showPerson = settings.people.map(\.name) != [Person.defaultName]
-                try standardOutput(
-                    ActivityText.sources(sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar))
+            try await withStore(settings, for: .read) { store in
+                let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
+                let only = try person.map { try configuredPerson($0, service) }
+                let sources = try await service.sources().filter { only == nil || $0.person == only }
+                let body = try await service.physiologySummaries().filter { only == nil || $0.person == only }
+                let tracks = try await service.positionSummaries().filter { only == nil || $0.person == only }
+                if options.json {
+                    try standardOutputLine(
+                        ActivityJSON.sources(sources, body: body, tracks: tracks, calendar: settings.calendar).serialized)
+                } else {
+                    // The person column appears once people are configured (docs/REFERENCE.md §18).
+                    let showPerson = settings.people.map(\.name) != [Person.defaultName]
+                    try standardOutput(
+                        ActivityText.sources(sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar))
+                }
             }
         }
     }
@@ -180,26 +186,26 @@ struct ActivityForgetCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let service = ActivityService(
-                store: try await openStore(settings, for: .write), calendar: settings.calendar,
-                people: settings.people.map(\.name))
-            let person = try configuredPerson(person, service)
-            _ = try await service.giveStoredHistoryToFirstPerson()
-            let removed: ForgottenActivity
-            do {
-                removed = try await service.forget(person: person, source: source)
-            } catch let unknown as UnknownActivitySource {
-                throw CommandFailure(.dataError, unknown.description + ".")
-            }
-            let name = TerminalSafeText.sanitized(source)
-            if options.json {
-                try standardOutputLine(
-                    JSON.object([
-                        ("source", .string(source)), ("hoursRemoved", .integer(removed.walkingHours)),
-                        ("bodyRecordsRemoved", .integer(removed.bodyRecords)), ("positionsRemoved", .integer(removed.positions)),
-                    ]).serialized)
-            } else {
-                try standardOutputLine("\(name): \(ActivityText.forgotten(removed)) removed.")
+            try await withStore(settings, for: .write) { store in
+                let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
+                let person = try configuredPerson(person, service)
+                _ = try await service.giveStoredHistoryToFirstPerson()
+                let removed: ForgottenActivity
+                do {
+                    removed = try await service.forget(person: person, source: source)
+                } catch let unknown as UnknownActivitySource {
+                    throw CommandFailure(.dataError, unknown.description + ".")
+                }
+                let name = TerminalSafeText.sanitized(source)
+                if options.json {
+                    try standardOutputLine(
+                        JSON.object([
+                            ("source", .string(source)), ("hoursRemoved", .integer(removed.walkingHours)),
+                            ("bodyRecordsRemoved", .integer(removed.bodyRecords)), ("positionsRemoved", .integer(removed.positions)),
+                        ]).serialized)
+                } else {
+                    try standardOutputLine("\(name): \(ActivityText.forgotten(removed)) removed.")
+                }
             }
         }
     }

@@ -32,13 +32,14 @@ struct AdvisoriesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try await openStore(settings, for: .read)
-            let now = Date()
-            let listing = try await advisoryListing(settings, store: store, year: year, now: now)
-            if options.json {
-                try standardOutputLine(ReportJSON.advisories(listing, calendar: settings.calendar, now: now).serialized)
-            } else {
-                try standardOutput(AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).listing(listing))
+            try await withStore(settings, for: .read) { store in
+                let now = Date()
+                let listing = try await advisoryListing(settings, store: store, year: year, now: now)
+                if options.json {
+                    try standardOutputLine(ReportJSON.advisories(listing, calendar: settings.calendar, now: now).serialized)
+                } else {
+                    try standardOutput(AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).listing(listing))
+                }
             }
         }
     }

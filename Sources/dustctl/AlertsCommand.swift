@@ -30,43 +30,44 @@ struct AlertsListCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try await openStore(settings, for: .read)
-            let states = try await store.alertStates()
-            let rules = Self.ruleStates(settings, states: states)
-            let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
-            let events = try await store.recentAlertEvents(limit: last)
-            if options.json {
-                try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
-                return
-            }
-            try standardOutputLine(rules.isEmpty ? "No alert rules (alerts.rules)." : "Rules:")
-            let named = rules.map { rule in rule.person.map { "\(rule.rule) for \($0)" } ?? rule.rule }
-            let width = named.map(\.count).max() ?? 0
-            for (text, rule) in zip(named, rules) {
-                try standardOutputLine("  \(text.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.describe(rule.state))")
-            }
-            try standardOutputLine(
-                sinks.isEmpty ? "No sinks (alerts.sinks): alerts are recorded only." : "Sinks: \(sinks.joined(separator: ", "))")
-            guard !events.isEmpty else {
-                try standardOutputLine("No alerts yet.")
-                return
-            }
-            try standardOutputLine("Latest alerts:")
-            for (event, deliveries) in events {
-                let time = settings.calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
-                try standardOutputLine(
-                    "  \(time)  \(event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(TerminalSafeText.sanitized(event.title))"
-                )
-                // The last attempt per sink says how it ended.
-                var last: [String: AlertDelivery] = [:]
-                for delivery in deliveries { last[delivery.sink] = delivery }
-                for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
-                    let reason = delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
-                    try standardOutputLine(
-                        "      \(delivery.sink): \(delivery.outcome.rawValue) (attempt \(delivery.attempt))\(delivery.outcome == .delivered ? "" : reason)"
-                    )
+            try await withStore(settings, for: .read) { store in
+                let states = try await store.alertStates()
+                let rules = Self.ruleStates(settings, states: states)
+                let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
+                let events = try await store.recentAlertEvents(limit: last)
+                if options.json {
+                    try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
+                    return
                 }
-                if deliveries.isEmpty { try standardOutputLine("      (no sink)") }
+                try standardOutputLine(rules.isEmpty ? "No alert rules (alerts.rules)." : "Rules:")
+                let named = rules.map { rule in rule.person.map { "\(rule.rule) for \($0)" } ?? rule.rule }
+                let width = named.map(\.count).max() ?? 0
+                for (text, rule) in zip(named, rules) {
+                    try standardOutputLine("  \(text.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.describe(rule.state))")
+                }
+                try standardOutputLine(
+                    sinks.isEmpty ? "No sinks (alerts.sinks): alerts are recorded only." : "Sinks: \(sinks.joined(separator: ", "))")
+                guard !events.isEmpty else {
+                    try standardOutputLine("No alerts yet.")
+                    return
+                }
+                try standardOutputLine("Latest alerts:")
+                for (event, deliveries) in events {
+                    let time = settings.calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
+                    try standardOutputLine(
+                        "  \(time)  \(event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(TerminalSafeText.sanitized(event.title))"
+                    )
+                    // The last attempt per sink says how it ended.
+                    var last: [String: AlertDelivery] = [:]
+                    for delivery in deliveries { last[delivery.sink] = delivery }
+                    for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
+                        let reason = delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
+                        try standardOutputLine(
+                            "      \(delivery.sink): \(delivery.outcome.rawValue) (attempt \(delivery.attempt))\(delivery.outcome == .delivered ? "" : reason)"
+                        )
+                    }
+                    if deliveries.isEmpty { try standardOutputLine("      (no sink)") }
+                }
             }
         }
     }

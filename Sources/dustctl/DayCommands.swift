@@ -19,22 +19,23 @@ struct TodayCommand: AsyncParsableCommand {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
             // One store for the day, the forecast and the advisories (one pool of connections on PostgreSQL).
-            let store = try await openStore(settings, for: .read)
-            let household = try await options.household(settings, store: store)
-            // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
-            let outlook = try? await forecastOutlook(settings, store: store, now: Date())
-            // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
-            let now = Date()
-            let listing = try? await advisoryListing(settings, store: store, now: now)
-            if !options.json, let listing,
-                let line = AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).topLine(listing)
-            {
-                try standardOutputLine(line)
+            try await withStore(settings, for: .read) { store in
+                let household = try options.household(settings, store: store)
+                // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
+                let outlook = try? await forecastOutlook(settings, store: store, now: Date())
+                // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
+                let now = Date()
+                let listing = try? await advisoryListing(settings, store: store, now: now)
+                if !options.json, let listing,
+                    let line = AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).topLine(listing)
+                {
+                    try standardOutputLine(line)
+                }
+                try await printDay(
+                    household.today, isToday: true, people: people, household: household, settings: settings, options: options,
+                    personOptions: personOptions, forecast: .some(outlook),
+                    advisory: ReportJSON.todayAdvisory(listing, calendar: settings.calendar, now: now))
             }
-            try await printDay(
-                household.today, isToday: true, people: people, household: household, settings: settings, options: options,
-                personOptions: personOptions, forecast: .some(outlook),
-                advisory: ReportJSON.todayAdvisory(listing, calendar: settings.calendar, now: now))
         }
     }
 }
@@ -56,10 +57,11 @@ struct DayCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try await options.household(settings)
-            try await printDay(
-                date, isToday: date == household.today, people: people, household: household, settings: settings, options: options,
-                personOptions: personOptions)
+            try await options.withHousehold(settings) { household in
+                try await printDay(
+                    date, isToday: date == household.today, people: people, household: household, settings: settings, options: options,
+                    personOptions: personOptions)
+            }
         }
     }
 }
@@ -81,16 +83,17 @@ struct HourlyCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try await options.household(settings)
-            let day = date ?? household.today
-            let reports = try await household.household(people, from: day, through: day).map { $0[0] }
-            let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
-            if options.json {
-                let documents = reports.map { (person: $0.person, document: ReportJSON.hourly($0, calendar: settings.calendar)) }
-                try standardOutputLine(output.json(documents).serialized)
-            } else {
-                let text = ReportText.forStandardOutput(settings)
-                try standardOutput(output.text(reports.map { (person: $0.person, text: text.hourly($0)) }))
+            try await options.withHousehold(settings) { household in
+                let day = date ?? household.today
+                let reports = try await household.household(people, from: day, through: day).map { $0[0] }
+                let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
+                if options.json {
+                    let documents = reports.map { (person: $0.person, document: ReportJSON.hourly($0, calendar: settings.calendar)) }
+                    try standardOutputLine(output.json(documents).serialized)
+                } else {
+                    let text = ReportText.forStandardOutput(settings)
+                    try standardOutput(output.text(reports.map { (person: $0.person, text: text.hourly($0)) }))
+                }
             }
         }
     }

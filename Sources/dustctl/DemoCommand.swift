@@ -31,76 +31,82 @@ struct DemoCommand: AsyncParsableCommand {
             let directory = try fixturesDirectory()
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()
-            let store = try openStore(atPath: db, for: .write)
-            let replay = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
-            let household = StatisticsService(
-                store: store, clock: FixedClock(DemoReplay.now), calendar: calendar, intakeModel: model,
-                stations: StationPreference(primary: DemoReplay.station), followingRadiusKilometres: DemoReplay.locationRadiusKilometres)
-            var reports: [(person: Person, day: DayReport, week: WeekReport)] = []
-            for person in DemoReplay.people {
-                let statistics = household.forPerson(person)
-                reports.append(
-                    (person, try await statistics.day(DemoReplay.lastDay), try await statistics.rollingWeek(endingOn: DemoReplay.lastDay)))
-            }
-            let (day, week) = (reports[0].day, reports[0].week)
-            let forecast = try await ForecastReader(store: store, timeZone: calendar.timeZone)
-                .outlook(station: DemoReplay.station, override: nil, now: DemoReplay.now)
-            if json {
-                try standardOutputLine(
-                    JSON.object([
-                        ("day", ReportJSON.day(day, calendar: calendar)),
-                        ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
-                        ("outlook", forecast.weekly.map { ReportJSON.weeklyOutlook($0, region: forecast.region) } ?? .null),
+            try await withStore(.sqlite(path: db), for: .write) { store in
+                let replay = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
+                let household = StatisticsService(
+                    store: store, clock: FixedClock(DemoReplay.now), calendar: calendar, intakeModel: model,
+                    stations: StationPreference(primary: DemoReplay.station), followingRadiusKilometres: DemoReplay.locationRadiusKilometres
+                )
+                var reports: [(person: Person, day: DayReport, week: WeekReport)] = []
+                for person in DemoReplay.people {
+                    let statistics = household.forPerson(person)
+                    reports.append(
                         (
-                            "people",
-                            .array(
-                                reports.map { report in
-                                    JSON.object([
-                                        ("person", .string(report.person.name)),
-                                        ("day", ReportJSON.day(report.day, calendar: calendar)),
-                                        ("week", ReportJSON.week(report.week, station: DemoReplay.station, calendar: calendar)),
-                                    ])
-                                })
-                        ),
-                    ]).serialized)
-                return
-            }
-            let style = TextStyle.forStandardOutput()
-            try standardOutputLine(style.bold("Replaying \(replay.responses.count) recorded and synthesized AirKorea responses into \(db)"))
-            for (response, outcome) in replay.responses {
-                switch outcome {
-                case .stored(let report):
-                    let stored = report.stored
-                    try standardOutputLine(
-                        "  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)"
-                    )
-                case .rejected(let error):
-                    try standardOutputLine("  ✗ \(response.path): " + style.dim(error.description))
+                            person, try await statistics.day(DemoReplay.lastDay),
+                            try await statistics.rollingWeek(endingOn: DemoReplay.lastDay)
+                        ))
                 }
+                let (day, week) = (reports[0].day, reports[0].week)
+                let forecast = try await ForecastReader(store: store, timeZone: calendar.timeZone)
+                    .outlook(station: DemoReplay.station, override: nil, now: DemoReplay.now)
+                if json {
+                    try standardOutputLine(
+                        JSON.object([
+                            ("day", ReportJSON.day(day, calendar: calendar)),
+                            ("week", ReportJSON.week(week, station: DemoReplay.station, calendar: calendar)),
+                            ("outlook", forecast.weekly.map { ReportJSON.weeklyOutlook($0, region: forecast.region) } ?? .null),
+                            (
+                                "people",
+                                .array(
+                                    reports.map { report in
+                                        JSON.object([
+                                            ("person", .string(report.person.name)),
+                                            ("day", ReportJSON.day(report.day, calendar: calendar)),
+                                            ("week", ReportJSON.week(report.week, station: DemoReplay.station, calendar: calendar)),
+                                        ])
+                                    })
+                            ),
+                        ]).serialized)
+                    return
+                }
+                let style = TextStyle.forStandardOutput()
+                try standardOutputLine(
+                    style.bold("Replaying \(replay.responses.count) recorded and synthesized AirKorea responses into \(db)"))
+                for (response, outcome) in replay.responses {
+                    switch outcome {
+                    case .stored(let report):
+                        let stored = report.stored
+                        try standardOutputLine(
+                            "  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)"
+                        )
+                    case .rejected(let error):
+                        try standardOutputLine("  ✗ \(response.path): " + style.dim(error.description))
+                    }
+                }
+                for imported in replay.activity {
+                    try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, \(imported.held)")
+                }
+                try standardOutputLine(
+                    "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"
+                        + (forecast.weekly.map { " published \($0.publishedOn), \($0.days.count) days" } ?? "") + "\n")
+                let text = ReportText(style: style, calendar: calendar, intakeModel: model)
+                // The advisory in force at the demo's "now" for 종로구's district, as today names it.
+                let listing = try await AdvisoryReader(store: store).listing(region: AdvisoryRegion(district: "서울"), now: DemoReplay.now)
+                if let line = AdvisoryText(style: style, calendar: calendar).topLine(listing) { try standardOutputLine(line) }
+                try standardOutputLine(text.day(day, isToday: false))
+                try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
+                for report in reports.dropFirst() {
+                    try standardOutputLine(style.bold("Person: \(report.person.name)"))
+                    try standardOutputLine(text.day(report.day, isToday: false))
+                    try standardOutputLine(text.week(report.week, station: DemoReplay.station, chartPollutant: .pm25))
+                }
+                try standardOutputLine(Self.breathingLines(reports.map { ($0.person, $0.day) }).joined(separator: "\n") + "\n")
+                try standardOutputLine((weeklyOutlookLines(forecast, style).dropFirst() + [""]).joined(separator: "\n"))
+                let configuration = Self.displayPath(directory.appendingPathComponent(DemoReplay.householdConfigurationFile).path)
+                try standardOutputLine(
+                    style.dim(
+                        "Explore: dustctl week --everyone --config \(configuration) --db \(db) --end \(DemoReplay.lastDay)"))
             }
-            for imported in replay.activity {
-                try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, \(imported.held)")
-            }
-            try standardOutputLine(
-                "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"
-                    + (forecast.weekly.map { " published \($0.publishedOn), \($0.days.count) days" } ?? "") + "\n")
-            let text = ReportText(style: style, calendar: calendar, intakeModel: model)
-            // The advisory in force at the demo's "now" for 종로구's district, as today names it.
-            let listing = try await AdvisoryReader(store: store).listing(region: AdvisoryRegion(district: "서울"), now: DemoReplay.now)
-            if let line = AdvisoryText(style: style, calendar: calendar).topLine(listing) { try standardOutputLine(line) }
-            try standardOutputLine(text.day(day, isToday: false))
-            try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
-            for report in reports.dropFirst() {
-                try standardOutputLine(style.bold("Person: \(report.person.name)"))
-                try standardOutputLine(text.day(report.day, isToday: false))
-                try standardOutputLine(text.week(report.week, station: DemoReplay.station, chartPollutant: .pm25))
-            }
-            try standardOutputLine(Self.breathingLines(reports.map { ($0.person, $0.day) }).joined(separator: "\n") + "\n")
-            try standardOutputLine((weeklyOutlookLines(forecast, style).dropFirst() + [""]).joined(separator: "\n"))
-            let configuration = Self.displayPath(directory.appendingPathComponent(DemoReplay.householdConfigurationFile).path)
-            try standardOutputLine(
-                style.dim(
-                    "Explore: dustctl week --everyone --config \(configuration) --db \(db) --end \(DemoReplay.lastDay)"))
         }
     }
 

@@ -70,36 +70,37 @@ struct ExportCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try await options.household(settings)
-            let (first, last) = try range(today: household.today)
-            var text: String
-            switch (per, outputFormat) {
-            case (.day, .csv):
-                let days = try await household.household(people, from: first, through: last)
-                text = ExportCSV.days(days.flatMap { $0 }, naming: personOptions.namesPeople)
-            case (.week, .csv):
-                let weeks = try await household.householdWeeks(people, from: first, through: last)
-                text = ExportCSV.weeks(weeks.flatMap { $0 }, naming: personOptions.namesPeople)
-            case (.day, .json):
-                let days = try await household.household(people, from: first, through: last).flatMap { $0 }
-                text =
-                    JSON.array(days.map { named(ReportJSON.day($0, calendar: settings.calendar, includeHourly: false), $0) }).serialized
-                    + "\n"
-            case (.week, .json):
-                let weeks = try await household.householdWeeks(people, from: first, through: last).flatMap { $0 }
-                text =
-                    JSON.array(
-                        weeks.map { week in
-                            let day = week.days[0]
-                            return named(ReportJSON.week(week, station: day.station, calendar: settings.calendar), day)
-                        }
-                    ).serialized + "\n"
-            }
-            if bom { text = "\u{FEFF}" + text }
-            if let output {
-                try OutputFile(path: output).write(text.utf8)
-            } else {
-                try standardOutput(text)
+            try await options.withHousehold(settings) { household in
+                let (first, last) = try range(today: household.today)
+                var text: String
+                switch (per, outputFormat) {
+                case (.day, .csv):
+                    let days = try await household.household(people, from: first, through: last)
+                    text = ExportCSV.days(days.flatMap { $0 }, naming: personOptions.namesPeople)
+                case (.week, .csv):
+                    let weeks = try await household.householdWeeks(people, from: first, through: last)
+                    text = ExportCSV.weeks(weeks.flatMap { $0 }, naming: personOptions.namesPeople)
+                case (.day, .json):
+                    let days = try await household.household(people, from: first, through: last).flatMap { $0 }
+                    text =
+                        JSON.array(days.map { named(ReportJSON.day($0, calendar: settings.calendar, includeHourly: false), $0) }).serialized
+                        + "\n"
+                case (.week, .json):
+                    let weeks = try await household.householdWeeks(people, from: first, through: last).flatMap { $0 }
+                    text =
+                        JSON.array(
+                            weeks.map { week in
+                                let day = week.days[0]
+                                return named(ReportJSON.week(week, station: day.station, calendar: settings.calendar), day)
+                            }
+                        ).serialized + "\n"
+                }
+                if bom { text = "\u{FEFF}" + text }
+                if let output {
+                    try OutputFile(path: output).write(text.utf8)
+                } else {
+                    try standardOutput(text)
+                }
             }
         }
     }

@@ -26,12 +26,14 @@ struct ForecastCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try await openStore(settings, for: .read)
-            let outlook = try await forecastOutlook(settings, store: store, now: Date())
-            if options.json {
-                try standardOutputLine(ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)
-            } else {
-                try standardOutput(text(outlook, settings: settings))
+            try await withStore(settings, for: .read) { store in
+                let outlook = try await forecastOutlook(settings, store: store, now: Date())
+                if options.json {
+                    try standardOutputLine(
+                        ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)
+                } else {
+                    try standardOutput(text(outlook, settings: settings))
+                }
             }
         }
     }

@@ -52,25 +52,16 @@ struct GlobalOptions: ParsableArguments {
         return StationPreference(primary: name, fallbacks: settings.station.fallbacks)
     }
 
-    /// The statistics service over the existing database, read-only, for `person` (default: the
-    /// first configured person, docs/REFERENCE.md §18): their station, settings, walking, heart rate
-    /// and sleep.
-    func statistics(
-        _ settings: FineDustSettings, person: Person? = nil, clock: any WallClock = SystemClock()
-    ) async throws
-        -> StatisticsService
-    {
-        let household = try await household(settings, clock: clock)
-        guard let person = person ?? settings.people.first else { return household }
-        return household.forPerson(person)
+    /// The statistics service over the existing database, read-only, before a person is chosen (its
+    /// `household` and `forPerson` give each person's), for as long as `body` runs.
+    func withHousehold<T>(_ settings: FineDustSettings, _ body: (StatisticsService) async throws -> T) async throws -> T {
+        try await withStore(settings, for: .read) { store in try await body(try household(settings, store: store)) }
     }
 
-    /// The statistics service over the existing database, read-only, before a person is chosen: its
-    /// `household` and `forPerson` give each person's. `store`: the one the command opened already.
+    /// The statistics service over `store`, the one the command opened.
     func household(
-        _ settings: FineDustSettings, store opened: (any FineDustStore)? = nil, clock: any WallClock = SystemClock()
-    ) async throws -> StatisticsService {
-        let store = if let opened { opened } else { try await openStore(settings, for: .read) }
+        _ settings: FineDustSettings, store: any FineDustStore, clock: any WallClock = SystemClock()
+    ) throws -> StatisticsService {
         return StatisticsService(
             store: store, clock: clock, calendar: settings.calendar, intakeModel: settings.intakeModel,
             stations: try primaryStation(settings), followingRadiusKilometres: settings.followingRadiusKilometres)

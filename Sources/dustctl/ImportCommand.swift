@@ -35,70 +35,72 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            // Opened with the first usable file, so a run whose files are all missing or broken
-            // creates no database.
-            var opened: IngestService?
-            var failures: [ExitStatus] = []
-            var reports: [JSON] = []
-            var stored: (first: Slot, last: Slot)?
-            var written: (any FineDustStore)?
-            for file in files {
-                // The name is the user's, but may hold anything a file name can: printed raw,
-                // `\e]2;…\a` retitled the terminal.
-                let name = TerminalSafeText.sanitized(file)
-                let page: MeasurementPage
-                do {
-                    let body = try readInputFile(file, limit: ParserLimits().maxDocumentBytes)
-                    do throws(AirKoreaError) {
-                        page = try IngestService.parse(body, requestedStation: options.station)
+            try await withStoreOpenedOnFirstUse(settings.storage, for: .write) { openedStore in
+                // Opened with the first usable file, so a run whose files are all missing or broken
+                // creates no database.
+                var opened: IngestService?
+                var failures: [ExitStatus] = []
+                var reports: [JSON] = []
+                var stored: (first: Slot, last: Slot)?
+                var written: (any FineDustStore)?
+                for file in files {
+                    // The name is the user's, but may hold anything a file name can: printed raw,
+                    // `\e]2;…\a` retitled the terminal.
+                    let name = TerminalSafeText.sanitized(file)
+                    let page: MeasurementPage
+                    do {
+                        let body = try readInputFile(file, limit: ParserLimits().maxDocumentBytes)
+                        do throws(AirKoreaError) {
+                            page = try IngestService.parse(body, requestedStation: options.station)
+                        } catch {
+                            throw CommandFailure(.dataError, "\(name): \(error.description)")
+                        }
                     } catch {
-                        throw CommandFailure(.dataError, "\(name): \(error.description)")
+                        let failure =
+                            error as? CommandFailure ?? CommandFailure(.ioError, "\(name) cannot be read: \(error.localizedDescription).")
+                        standardError(failure.message)
+                        failures.append(failure.status)
+                        if options.json { reports.append(ImportJSON.failed(file: file, failure)) }
+                        continue
                     }
-                } catch {
-                    let failure =
-                        error as? CommandFailure ?? CommandFailure(.ioError, "\(name) cannot be read: \(error.localizedDescription).")
-                    standardError(failure.message)
-                    failures.append(failure.status)
-                    if options.json { reports.append(ImportJSON.failed(file: file, failure)) }
-                    continue
+                    // A storage failure is not the file's fault and would fail every later file too:
+                    // it ends the import (the files stored so far stay stored).
+                    let ingest: IngestService
+                    if let opened {
+                        ingest = opened
+                    } else {
+                        let store = try await openedStore()
+                        ingest = IngestService(store: store)
+                        written = store
+                    }
+                    opened = ingest
+                    let report = try await ingest.store(page)
+                    for reading in page.readings {
+                        stored = (min(stored?.first ?? reading.slot, reading.slot), max(stored?.last ?? reading.slot, reading.slot))
+                    }
+                    if options.json {
+                        reports.append(ImportJSON.imported(file: file, report))
+                        continue
+                    }
+                    try standardOutputLine(
+                        "\(name): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(report.skippedSummary))"
+                    )
                 }
-                // A storage failure is not the file's fault and would fail every later file too:
-                // it ends the import (the files stored so far stay stored).
-                let ingest: IngestService
-                if let opened {
-                    ingest = opened
-                } else {
-                    let store = try await openStore(settings, for: .write)
-                    ingest = IngestService(store: store)
-                    written = store
-                }
-                opened = ingest
-                let report = try await ingest.store(page)
-                for reading in page.readings {
-                    stored = (min(stored?.first ?? reading.slot, reading.slot), max(stored?.last ?? reading.slot, reading.slot))
+                if let stored, let store = written {
+                    await keepPlaces(
+                        of: settings.people, from: settings.calendar.date(containing: stored.first.start),
+                        through: settings.calendar.date(containing: stored.last.start), store: store, settings: settings)
                 }
                 if options.json {
-                    reports.append(ImportJSON.imported(file: file, report))
-                    continue
+                    try standardOutputLine(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)
                 }
-                try standardOutputLine(
-                    "\(name): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(report.skippedSummary))"
-                )
+                let summary = "Imported \(files.count - failures.count) of \(files.count) files"
+                guard failures.isEmpty else {
+                    let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
+                    throw CommandFailure(status, summary + "; \(failures.count) failed.")
+                }
+                if !options.json { try standardOutputLine(summary + ".") }
             }
-            if let stored, let store = written {
-                await keepWeighedHours(
-                    of: settings.people, from: settings.calendar.date(containing: stored.first.start),
-                    through: settings.calendar.date(containing: stored.last.start), store: store, settings: settings)
-            }
-            if options.json {
-                try standardOutputLine(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)
-            }
-            let summary = "Imported \(files.count - failures.count) of \(files.count) files"
-            guard failures.isEmpty else {
-                let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
-                throw CommandFailure(status, summary + "; \(failures.count) failed.")
-            }
-            if !options.json { try standardOutputLine(summary + ".") }
         }
     }
 }

@@ -102,12 +102,13 @@ struct StationsImportCommand: AsyncParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            let store = try await openStore(settings, for: .write)
-            let unlocated = try await StationListService(store: store).save(stations)
-            try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
-            // A station placed anew or moved forgets every kept place: the year dustd keeps is weighed again now.
-            let days = SlotPlace.keptDays(through: settings.calendar.date(containing: SystemClock().now))
-            await keepWeighedHours(of: settings.people, from: days.first, through: days.last, store: store, settings: settings)
+            try await withStore(settings, for: .write) { store in
+                let unlocated = try await StationListService(store: store).save(stations)
+                try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
+                // A station placed anew or moved forgets every kept place: the year dustd keeps is weighed again now.
+                let days = SlotPlace.keptDays(through: settings.calendar.date(containing: SystemClock().now))
+                await keepPlaces(of: settings.people, from: days.first, through: days.last, store: store, settings: settings)
+            }
         }
     }
 }
@@ -122,7 +123,7 @@ struct StationsListCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let stations = try await openStore(try options.settings(), for: .read).stations()
+            let stations = try await withStore(try options.settings(), for: .read) { try await $0.stations() }
             if options.json {
                 try standardOutputLine(JSON.array(stations.map(ReportJSON.station)).serialized)
             } else {
@@ -156,7 +157,7 @@ struct StationsNearestCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let stations = try await openStore(try options.settings(), for: .read).stations()
+            let stations = try await withStore(try options.settings(), for: .read) { try await $0.stations() }
             let located = stations.compactMap { station -> (Station, Double)? in
                 // A database written before positions were checked may still hold dmX 999.
                 guard station.hasPlausibleLocation, let latitude = station.latitude, let longitude = station.longitude else { return nil }

@@ -24,24 +24,25 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let store = try await openStore(settings, for: .read)
-            let station = settings.station.name
-            let now = Date()
-            let reading = try await StatusReading.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
-            let (health, rows, forecastCalls) = (reading.health, reading.rows, reading.forecastCallsToday)
-            let calendar = settings.calendar
-            if options.json {
-                try standardOutputLine(
-                    ReportJSON.status(
-                        health, database: settings.databaseDescription, station: station, rows: rows,
-                        calendar: calendar, forecastCallsToday: forecastCalls
-                    ).serialized)
-            } else {
-                var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now)
-                if let location = try await locationLine(settings, store: store) { text += "\n" + location }
-                try standardOutputLine(text)
+            try await withStore(settings, for: .read) { store in
+                let station = settings.station.name
+                let now = Date()
+                let reading = try await StatusReading.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
+                let (health, rows, forecastCalls) = (reading.health, reading.rows, reading.forecastCallsToday)
+                let calendar = settings.calendar
+                if options.json {
+                    try standardOutputLine(
+                        ReportJSON.status(
+                            health, database: settings.storage.description, station: station, rows: rows,
+                            calendar: calendar, forecastCallsToday: forecastCalls
+                        ).serialized)
+                } else {
+                    var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now)
+                    if let location = try await locationLine(settings, store: store) { text += "\n" + location }
+                    try standardOutputLine(text)
+                }
+                if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
             }
-            if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
         }
     }
 
@@ -52,7 +53,7 @@ struct StatusCommand: AsyncParsableCommand {
             "\(calendar.iso8601(date)) (\(DaemonHealth.age(now.timeIntervalSince(date))) ago)"
         }
         let status = health.status
-        var lines = [style.bold("FineDust · \(settings.databaseDescription)")]
+        var lines = [style.bold("FineDust · \(settings.storage.description)")]
         lines.append("Station       \(settings.station.name ?? "– (station.name is not set)")")
         let daemon = "dustd         \(health.daemonSummary)"
         lines.append(health.daemon == .running ? daemon : style.graded(daemon, .bad))

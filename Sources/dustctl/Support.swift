@@ -2,9 +2,8 @@ import AirKorea
 import ArgumentParser
 import DustConfig
 import DustKit
-import DustPostgres
 import DustServices
-import DustStore
+import DustStorage
 import Foundation
 import Logging
 
@@ -20,10 +19,6 @@ struct CommandFailure: Error, CustomStringConvertible {
 
     var description: String { message }
 
-    init(_ error: StoreError) {
-        self.init(StorageFailure(error))
-    }
-
     init(_ failure: StorageFailure) {
         self.init(ExitStatus(failure), failure.description)
     }
@@ -36,31 +31,49 @@ struct CommandFailure: Error, CustomStringConvertible {
     }
 }
 
-/// Whether a command only reads the database or also writes it.
-enum DatabaseAccess {
-    /// Open an existing database, read-only: a missing file is an error, nothing is created.
-    case read
-    /// Create the database when needed and migrate it.
-    case write
-}
-
 /// The database the settings name — SQLite at `storage.path`, or PostgreSQL at `storage.url`
 /// (docs/REFERENCE.md §20) with the password from the `postgres-password` credential or
-/// `storage.passwordFile` — read-only for `.read`: the one place dustctl chooses its store; every
-/// command sees the store protocols only.
-func openStore(_ settings: FineDustSettings, for access: DatabaseAccess) async throws -> any FineDustStore {
-    guard let location = settings.postgres else { return try openStore(atPath: settings.storagePath, for: access) }
-    let loaded: PostgresPasswordLoader.Loaded
-    do { loaded = try PostgresPasswordLoader().load(settings: settings) } catch { throw CommandFailure(.configuration, error.description) }
-    if let warning = loaded.warning { standardError("warning: \(warning).") }
-    return try await PostgresStore.open(
-        location, password: loaded.password?.revealedForSending ?? "", mode: access == .read ? .readOnly : .readWrite,
-        logger: Logger(label: "dustctl.postgres", factory: { _ in SwiftLogNoOpLogHandler() }))
+/// `storage.passwordFile` — opened once for the command, read-only for `.read`: `body` runs with
+/// it (on PostgreSQL, its pool of connections runs beside it until `body` returns). Every command
+/// sees the store protocols only.
+func withStore<T>(
+    _ settings: FineDustSettings, for access: StorageAccess, _ body: (any FineDustStore) async throws -> T
+) async throws -> T {
+    try await withStore(settings.storage, for: access, body)
 }
 
-/// The SQLite database at `path` (`dustctl demo`'s own, or `storage.path`).
-func openStore(atPath path: String, for access: DatabaseAccess) throws(StoreError) -> any FineDustStore {
-    try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite)
+/// The database `backend` names (`dustctl demo`'s own file), as `withStore` opens the settings'.
+func withStore<T>(
+    _ backend: StorageBackend, for access: StorageAccess, _ body: (any FineDustStore) async throws -> T
+) async throws -> T {
+    try await withStoreOpenedOnFirstUse(backend, for: access) { store in try await body(try await store()) }
+}
+
+/// As `withStore`, but the database is opened only when `body` first calls `store`: a command
+/// whose inputs are all missing or broken creates no database.
+func withStoreOpenedOnFirstUse<T>(
+    _ backend: StorageBackend, for access: StorageAccess, _ body: (_ store: () async throws -> any FineDustStore) async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        defer { group.cancelAll() }
+        var opened: (any FineDustStore)?
+        func store() async throws -> any FineDustStore {
+            if let opened { return opened }
+            let storage: OpenedStorage
+            do {
+                storage = try await backend.open(
+                    access, environment: ProcessInfo.processInfo.environment,
+                    logger: Logger(label: "dustctl.storage", factory: { _ in SwiftLogNoOpLogHandler() }),
+                    warning: { standardError("warning: \($0).") })
+            } catch let error as ConfigurationError {
+                throw CommandFailure(.configuration, error.description)
+            }
+            if let connections = storage.connections { group.addTask { try await connections.run() } }
+            opened = storage.store
+            return storage.store
+        }
+        return try await body(store)
+    }
 }
 
 /// Weighs and keeps `people`'s hours from `first` through `last` (at most today) that a write left
@@ -68,7 +81,7 @@ func openStore(atPath path: String, for access: DatabaseAccess) throws(StoreErro
 /// instead of weighing every position: what dustd's pass after each poll does, done at once by the
 /// command that wrote. Only where location follows people (`station.mode: nation`). A failure loses
 /// nothing (reports weigh those hours when read): a warning says so.
-func keepWeighedHours(
+func keepPlaces(
     of people: [Person], from first: LocalDate, through last: LocalDate, store: any FineDustStore, settings: FineDustSettings
 ) async {
     guard let radius = settings.followingRadiusKilometres, let station = settings.station.name else { return }
@@ -97,7 +110,6 @@ private func report(_ error: any Error) -> ExitCode {
     switch error {
     case let exit as ExitCode: return exit
     case let command as CommandFailure: failure = command
-    case let store as StoreError: failure = CommandFailure(store)
     case let storage as StorageFailure: failure = CommandFailure(storage)
     case let output as OutputError:
         // The reader of a pipe went away (`dustctl week | head -1`): it has what it wanted.

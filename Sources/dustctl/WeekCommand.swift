@@ -32,27 +32,29 @@ struct WeekCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            let household = try await options.household(settings)
-            let reports: [WeekReport]
-            if let isoWeek {
-                reports = try await household.householdWeek(people, isoWeek)
-            } else {
-                reports = try await household.householdRollingWeek(people, endingOn: end ?? household.today)
-            }
-            // Each person's week is at their home station (the day reports carry it).
-            let weeks = zip(people, reports).map {
-                (person: $0.name, station: $1.days.first?.station ?? household.stations.primary, week: $1)
-            }
-            let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
-            if options.json {
-                let documents = weeks.map {
-                    (person: $0.person, document: ReportJSON.week($0.week, station: $0.station, calendar: settings.calendar))
+            try await options.withHousehold(settings) { household in
+                let reports: [WeekReport]
+                if let isoWeek {
+                    reports = try await household.householdWeek(people, isoWeek)
+                } else {
+                    reports = try await household.householdRollingWeek(people, endingOn: end ?? household.today)
                 }
-                try standardOutputLine(output.json(documents).serialized)
-            } else {
-                let text = ReportText.forStandardOutput(settings)
-                try standardOutput(
-                    output.text(weeks.map { (person: $0.person, text: text.week($0.week, station: $0.station, chartPollutant: chart)) }))
+                // Each person's week is at their home station (the day reports carry it).
+                let weeks = zip(people, reports).map {
+                    (person: $0.name, station: $1.days.first?.station ?? household.stations.primary, week: $1)
+                }
+                let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
+                if options.json {
+                    let documents = weeks.map {
+                        (person: $0.person, document: ReportJSON.week($0.week, station: $0.station, calendar: settings.calendar))
+                    }
+                    try standardOutputLine(output.json(documents).serialized)
+                } else {
+                    let text = ReportText.forStandardOutput(settings)
+                    try standardOutput(
+                        output.text(weeks.map { (person: $0.person, text: text.week($0.week, station: $0.station, chartPollutant: chart)) })
+                    )
+                }
             }
         }
     }

@@ -96,7 +96,7 @@ func readHealth(
     _ xml: String, chunkSize: Int = Int.max
 ) throws(ActivityFileError) -> (samples: [DistanceSample], summary: HealthExportSummary) {
     var samples: [DistanceSample] = []
-    let summary = try HealthExportReader().read(MemoryByteStream(xml, chunkSize: chunkSize)) { samples.append($0) }
+    let summary = try HealthExportReader(now: Date()).read(MemoryByteStream(xml, chunkSize: chunkSize)) { samples.append($0) }
     return (samples, summary)
 }
 
@@ -105,7 +105,7 @@ func readGPX(
     _ xml: String, fileName: String = "walk.gpx", chunkSize: Int = Int.max
 ) throws(ActivityFileError) -> (samples: [DistanceSample], summary: GPXSummary) {
     var samples: [DistanceSample] = []
-    let summary = try GPXReader().read(MemoryByteStream(xml, chunkSize: chunkSize), fileName: fileName) { samples.append($0) }
+    let summary = try GPXReader(now: Date()).read(MemoryByteStream(xml, chunkSize: chunkSize), fileName: fileName) { samples.append($0) }
     return (samples, summary)
 }
 

@@ -128,7 +128,7 @@ struct GPXReaderTests {
             """
         let latin1 = try #require(gpx10.data(using: .isoLatin1))
         var old: [DistanceSample] = []
-        _ = try GPXReader().read(MemoryByteStream(Array(latin1)), fileName: "old.gpx") { old.append($0) }
+        _ = try GPXReader(now: Date()).read(MemoryByteStream(Array(latin1)), fileName: "old.gpx") { old.append($0) }
         let new = try readGPX(gpx11, fileName: "new.gpx").samples
         for samples in [old, new] {
             #expect(samples.count == 1)
@@ -204,7 +204,7 @@ struct GPXReaderTests {
                 ("<gpx><trk><trkseg><trkpt lat=\"37\" lon=\"126\"><time>2024-01-01T08:20:10</time></trkpt>"
                     + "<trkpt lat=\"32\" lon=\"128\"><time>2024-01-01T17:20:20</time></trkpt></trkseg></trk></gpx>").utf8)
         let error = ActivityFileError.malformedXML(line: 1, reason: "the file has text before its root element")
-        #expect(throws: error) { try GPXReader().read(MemoryByteStream(xml), fileName: "walk.gpx") { _ in } }
+        #expect(throws: error) { try GPXReader(now: Date()).read(MemoryByteStream(xml), fileName: "walk.gpx") { _ in } }
         #expect(throws: error) { try ActivityFileFormat.sniff(xml) }
     }
 

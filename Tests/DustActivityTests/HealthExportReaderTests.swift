@@ -14,7 +14,7 @@ struct HealthExportReaderTests {
         defer { close(descriptor) }
         var samples: [DistanceSample] = []
         var progress: [Int64] = []
-        let summary = try HealthExportReader().read(
+        let summary = try HealthExportReader(now: Date()).read(
             FileDescriptorByteStream(fileDescriptor: descriptor),
             onProgress: { progress.append($0) },
             onSample: { samples.append($0) }
@@ -169,7 +169,7 @@ struct HealthExportReaderTests {
         var apportioner = SlotApportioner()
         var samples = 0
         let summary = try withUnsafeMutablePointer(to: &source) { pointer throws(ActivityFileError) in
-            try HealthExportReader().read(ByteStreamReference(pointer)) { sample in
+            try HealthExportReader(now: Date()).read(ByteStreamReference(pointer)) { sample in
                 samples += 1
                 apportioner.add(sample)
             }
@@ -198,7 +198,7 @@ struct HealthExportReaderTests {
             distanceRecord(value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"), subset: subset)
         var samples = 0
         #expect(throws: ActivityFileError.entityInDocumentType(line: lineNumber(of: "<!ENTITY", in: xml))) {
-            _ = try HealthExportReader().read(MemoryByteStream(xml)) { _ in samples += 1 }
+            _ = try HealthExportReader(now: Date()).read(MemoryByteStream(xml)) { _ in samples += 1 }
         }
         #expect(samples == 0)
     }
@@ -216,7 +216,7 @@ struct HealthExportReaderTests {
             """
         var samples = 0
         #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) {
-            _ = try HealthExportReader().read(MemoryByteStream(xml)) { _ in samples += 1 }
+            _ = try HealthExportReader(now: Date()).read(MemoryByteStream(xml)) { _ in samples += 1 }
         }
         #expect(samples == 0)
         #expect(throws: ActivityFileError.entityInDocumentType(line: 3)) { try ActivityFileFormat.sniff(Array(xml.utf8)) }
@@ -230,7 +230,7 @@ struct HealthExportReaderTests {
             Array("<?xml version=\"1.0\" encoding=\"UT-F8\"?>\n".utf8) + [0xA6]
             + Array("<!DOCTYPE HealthData [\n<!ENTITY xxe SYSTEM \"file:///etc/passwd\">\n]>\n<HealthData locale=\"&xxe;\"/>\n".utf8)
         #expect(throws: ActivityFileError.malformedXML(line: 2, reason: "the file has text before its root element")) {
-            try HealthExportReader().read(MemoryByteStream(xml)) { _ in }
+            try HealthExportReader(now: Date()).read(MemoryByteStream(xml)) { _ in }
         }
     }
 
@@ -280,7 +280,7 @@ struct HealthExportReaderTests {
                 start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
         var progress: Int64 = 0
         #expect(throws: ActivityFileError.attributeTooLong(line: lineNumber(of: "<Record", in: xml), limit: 1 << 20)) {
-            _ = try HealthExportReader().read(MemoryByteStream(xml), onProgress: { progress = $0 }, onSample: { _ in })
+            _ = try HealthExportReader(now: Date()).read(MemoryByteStream(xml), onProgress: { progress = $0 }, onSample: { _ in })
         }
         #expect(progress < 2 << 20)
     }

@@ -231,7 +231,7 @@ struct HealthPhysiologyTests {
         var physiology = HealthPhysiology()
         var metres: [Double] = []
         let summary = try archive.read(archive.export) { source throws(ActivityFileError) in
-            try HealthExportReader().read(source, physiology: &physiology) { metres.append($0.metres) }
+            try HealthExportReader(now: Date()).read(source, physiology: &physiology) { metres.append($0.metres) }
         }
         let bare = try readPhysiology(xml)
         #expect(physiology == bare.physiology)

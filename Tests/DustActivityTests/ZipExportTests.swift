@@ -26,13 +26,15 @@ func readZip(
     let archive = try HealthExportArchive(path: path, limits: limits)
     var apportioner = SlotApportioner()
     let health = try archive.read(archive.export) { source throws(ActivityFileError) in
-        try HealthExportReader(limits: limits).read(source) { apportioner.add($0) }
+        try HealthExportReader(limits: limits, now: Date()).read(source) { apportioner.add($0) }
     }
     var routes: [GPXSummary] = []
     for route in archive.routes {
         routes.append(
             try archive.read(route) { source throws(ActivityFileError) in
-                try GPXReader(limits: limits).read(source, fileName: String(route.path.split(separator: "/").last!)) { apportioner.add($0) }
+                try GPXReader(limits: limits, now: Date()).read(source, fileName: String(route.path.split(separator: "/").last!)) {
+                    apportioner.add($0)
+                }
             })
     }
     return (apportioner.metresBySource, health, routes)

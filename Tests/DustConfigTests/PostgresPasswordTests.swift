@@ -37,7 +37,7 @@ struct PostgresPasswordTests {
 
     func refusal(_ settings: FineDustSettings, environment: [String: String] = [:]) -> String {
         do {
-            _ = try PostgresPasswordLoader(environment: environment).load(settings: settings)
+            _ = try PostgresPasswordLoader(environment: environment).load(passwordFile: settings.storagePasswordFile)
             return "loaded"
         } catch {
             return error.description
@@ -51,7 +51,7 @@ struct PostgresPasswordTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = try file(Self.password + lineEnd, mode: mode_t(mode), in: directory)
-        let loaded = try PostgresPasswordLoader(environment: [:]).load(settings: settings(passwordFile: path))
+        let loaded = try PostgresPasswordLoader(environment: [:]).load(passwordFile: settings(passwordFile: path).storagePasswordFile)
         #expect(loaded.password?.revealedForSending == Self.password)
         #expect(loaded.source == .file(path) && loaded.warning == nil)
         #expect(loaded.source.description == "password file \(path)")
@@ -104,14 +104,14 @@ struct PostgresPasswordTests {
         try "CredentialPw9\n".write(toFile: credential, atomically: false, encoding: .utf8)
         let path = try file(Self.password, mode: 0o600, in: directory)
         let loaded = try PostgresPasswordLoader(environment: ["CREDENTIALS_DIRECTORY": credentials]).load(
-            settings: settings(passwordFile: path))
+            passwordFile: settings(passwordFile: path).storagePasswordFile)
         #expect(loaded.password == SecretText("CredentialPw9"))
         #expect(loaded.source == .credential(credential))
         #expect(loaded.source.description == "systemd credential \(credential)")
         // A credentials directory without postgres-password (only the service key, say): the file.
         try FileManager.default.removeItem(atPath: credential)
         let fallback = try PostgresPasswordLoader(environment: ["CREDENTIALS_DIRECTORY": credentials]).load(
-            settings: settings(passwordFile: path))
+            passwordFile: settings(passwordFile: path).storagePasswordFile)
         #expect(fallback.password?.revealedForSending == Self.password && fallback.source == .file(path))
         // An empty credential is an error, not silently no password.
         try "\n".write(toFile: credential, atomically: false, encoding: .utf8)
@@ -122,7 +122,7 @@ struct PostgresPasswordTests {
 
     @Test("Neither the credential nor storage.passwordFile: no password, which peer or trust authentication allows")
     func noPassword() throws {
-        let loaded = try PostgresPasswordLoader(environment: [:]).load(settings: settings(passwordFile: nil))
+        let loaded = try PostgresPasswordLoader(environment: [:]).load(passwordFile: settings(passwordFile: nil).storagePasswordFile)
         #expect(loaded.password == nil && loaded.source == .none && loaded.warning == nil)
         #expect(
             loaded.source.description
@@ -135,12 +135,12 @@ struct PostgresPasswordTests {
         defer { directory.remove() }
         let path = try file(Self.password + "\n", mode: 0o600, in: directory)
         let settings = try settings(passwordFile: path)
-        let loaded = try PostgresPasswordLoader(environment: [:]).load(settings: settings)
+        let loaded = try PostgresPasswordLoader(environment: [:]).load(passwordFile: settings.storagePasswordFile)
         let password = try #require(loaded.password)
         #expect(password.revealedForSending == Self.password)
         let texts =
             everyDescription(of: password) + everyDescription(of: loaded) + everyDescription(of: loaded.source)
-            + everyDescription(of: settings) + everyDescription(of: settings.postgres) + [settings.databaseDescription]
+            + everyDescription(of: settings) + everyDescription(of: settings.postgres) + [settings.storage.description]
         for text in texts {
             for fragment in fragments(of: Self.password) {
                 #expect(!text.contains(fragment), "\(fragment) shows in: \(text)")

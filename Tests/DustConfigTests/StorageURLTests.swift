@@ -255,8 +255,8 @@ struct StorageSettingsTests {
     func sqliteUnchanged() throws {
         let settings = try load("storage:\n  path: /srv/dust.sqlite\n")
         #expect(settings.postgres == nil && settings.storagePasswordFile == nil)
-        #expect(settings.storagePath == "/srv/dust.sqlite" && settings.databaseDescription == "/srv/dust.sqlite")
-        #expect(try load("# defaults\n").databaseDescription == "/var/lib/dustd/dust.sqlite")
+        #expect(settings.storagePath == "/srv/dust.sqlite" && settings.storage.description == "/srv/dust.sqlite")
+        #expect(try load("# defaults\n").storage.description == "/var/lib/dustd/dust.sqlite")
     }
 
     @Test("storage.url from the file or from DUSTD_STORAGE_URL selects PostgreSQL, named USER@HOST:PORT/DB")
@@ -264,7 +264,7 @@ struct StorageSettingsTests {
         let fromFile = try load("storage:\n  url: postgresql://dustd@db:5433/finedust\n  passwordFile: /etc/dustd/postgres-password\n")
         #expect(fromFile.postgres == PostgresLocation(endpoint: .tcp(host: "db", port: 5433), user: "dustd", database: "finedust"))
         #expect(fromFile.storagePasswordFile == "/etc/dustd/postgres-password")
-        #expect(fromFile.databaseDescription == "dustd@db:5433/finedust")
+        #expect(fromFile.storage.description == "dustd@db:5433/finedust")
         let fromEnvironment = try load(
             "# defaults\n",
             environment: [
@@ -318,7 +318,7 @@ struct StorageSettingsTests {
         }
         var sqlite = try load("# defaults\n")
         try sqlite.useSQLite(at: "/tmp/x.sqlite", option: "--db")
-        #expect(sqlite.storagePath == "/tmp/x.sqlite" && sqlite.databaseDescription == "/tmp/x.sqlite")
+        #expect(sqlite.storagePath == "/tmp/x.sqlite" && sqlite.storage.description == "/tmp/x.sqlite")
     }
 
     @Test("storage.passwordFile without storage.url is refused: the password would be for nothing")

@@ -347,12 +347,12 @@ struct DaemonLifeTests {
     func databaseDeleted() async throws {
         let dustd = try await RunningDustd()
         defer { dustd.directory.remove() }
-        #expect(try await dustd.wait { (try? await SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount()) == 24 })
+        #expect(try await dustd.wait { (try? await SQLiteStore(path: dustd.database, mode: .readOnly).readingCount()) == 24 })
         for suffix in ["", "-wal", "-shm"] { unlink(dustd.database + suffix) }
         #expect(try await dustd.wait { dustd.logs.contains("was deleted or replaced while dustd was running; reopening it") })
-        #expect(try await dustd.wait { (try? await SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount()) == 24 })
+        #expect(try await dustd.wait { (try? await SQLiteStore(path: dustd.database, mode: .readOnly).readingCount()) == 24 })
         #expect(try await dustd.stop() == 0)
-        #expect(try await SQLiteStore(path: dustd.database, mode: .readOnly).measurementCount() == 24)
+        #expect(try await SQLiteStore(path: dustd.database, mode: .readOnly).readingCount() == 24)
     }
 
     @Test("A database from a newer FineDust is refused by dustd and dustctl import before anything is written")
@@ -637,7 +637,7 @@ struct DaemonStatusTests {
         let started = Date(timeIntervalSince1970: 1_795_188_000.25)
         var status = DaemonStatus(
             state: .backingOff, mode: .daemon, pid: 1, version: "t", station: "종로구", startedAt: started, heartbeatSeconds: 600)
-        let full = PollFailure.storage(StorageFailure(StoreError.diskFull(path: "/var/lib/dustd/dust.sqlite")))
+        let full = PollFailure.storage(StorageFailure(SQLiteFailure.diskFull(path: "/var/lib/dustd/dust.sqlite")))
         var report = CycleReport()
         report.failure = full
         status.record(.failed(full), of: report, at: started.addingTimeInterval(0.25))

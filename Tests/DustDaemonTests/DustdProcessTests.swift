@@ -106,7 +106,7 @@ struct DustdProcessTests {
 
         let store = try SQLiteStore(path: db)
         #expect(try store.integrityCheck() == ["ok"])
-        #expect(try await store.measurementCount(station: "종로구") == 24)
+        #expect(try await store.readingCount(station: "종로구") == 24)
         let mode = try FileManager.default.attributesOfItem(atPath: db)[.posixPermissions] as? NSNumber
         #expect(mode?.intValue == 0o640)
 
@@ -168,7 +168,7 @@ struct DustdProcessTests {
         ]
         let ok = try await Executables.run("dustd", ["--once"], environment: environment)
         #expect(ok.status == 0, "\(ok.standardError)")
-        #expect(try await SQLiteStore(path: directory.path("d.sqlite")).measurementCount() == 24)
+        #expect(try await SQLiteStore(path: directory.path("d.sqlite")).readingCount() == 24)
         #expect(ok.standardError.contains("systemd credential"))
         #expect(!ok.standardError.contains(testKey))
 

@@ -63,7 +63,7 @@ struct FaultRig {
         return PollCycle(source: client, store: store, clock: FixedClock(DemoReplay.now))
     }
 
-    func storedCount() async throws -> Int { try await store.measurementCount(station: "종로구") }
+    func storedCount() async throws -> Int { try await store.readingCount(station: "종로구") }
 
     func stop() async {
         await transport.shutdown()
@@ -211,7 +211,7 @@ struct FaultTests {
         #expect(requests.map { $0.query["pageNo"] ?? "" } == ["1", "1", "2", "3"])
         #expect(requests.map { $0.query["stationName"] ?? "" } == ["종로구", "중구", "중구", "중구"])
         #expect(requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123%3D%3D&") })
-        #expect(try await rig.store.measurementCount(station: "중구") == 2200)
+        #expect(try await rig.store.readingCount(station: "중구") == 2200)
     }
 }
 
@@ -245,8 +245,8 @@ struct NationModeTests {
             #expect(requests[1].query["sidoName"] == "전국")
             #expect(requests[1].query["numOfRows"] == "1000")
             #expect(try await rig.store.stations().count == 673)
-            #expect(try await rig.store.measurementCount() == 24 + 672)
-            #expect(try await rig.store.measurementCount(station: "금천구") == 1)
+            #expect(try await rig.store.readingCount() == 24 + 672)
+            #expect(try await rig.store.readingCount(station: "금천구") == 1)
         }
     }
 }

@@ -302,7 +302,7 @@ struct HostileServerTests {
             // now is 2026-11-21 00:20 KST; 32 × 24 = 768 hours back is 2026-10-20 00:20, so the slots
             // from 2026-10-20 01:00 to 2026-11-20 23:00 are kept: 767 of them.
             #expect(report.rowsNew == 767)
-            #expect(try await rig.store.measurementCount(station: "중구") == 767)
+            #expect(try await rig.store.readingCount(station: "중구") == 767)
             let oldest = try await rig.store.readings(stations: ["중구"], from: last.advanced(by: -30_000), to: last.advanced(by: 1)).first?
                 .slot
             #expect(oldest == KoreaStandardTime.slot(forDataTime: "2026-10-20 02:00"))

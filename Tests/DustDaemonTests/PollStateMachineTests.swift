@@ -19,7 +19,7 @@ struct PollStateMachineTests {
         .response(.service(.serviceKeyNotRegistered, reportedCode: "30", serverMessage: ""), httpStatus: 200))
     let dailyQuota = PollFailure.fetch(.response(.service(.dailyQuotaExceeded, reportedCode: "22", serverMessage: ""), httpStatus: 200))
     let perSecond = PollFailure.fetch(.response(.service(.perSecondLimitExceeded, reportedCode: "23", serverMessage: ""), httpStatus: 200))
-    let diskFull = PollFailure.storage(StorageFailure(StoreError.diskFull(path: "/x")))
+    let diskFull = PollFailure.storage(StorageFailure(SQLiteFailure.diskFull(path: "/x")))
 
     func loop(_ state: PollState, failures: Int = 0, reported: PollFailure? = nil) -> PollLoopState {
         PollLoopState(state: state, consecutiveFailures: failures, reportedProblem: reported)

@@ -51,7 +51,7 @@ struct ActivityCSVTests {
     @Test("A local time skipped by DST is refused; a repeated one takes its first occurrence")
     func daylightSavingTime() async throws {
         let newYork = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!))
-        #expect(throws: ActivityImportError.self) { try newYork.parse(Data("start,distance_m\n2026-03-08 02:00,100\n".utf8), now: now) }
+        #expect(throws: ActivityCSVError.self) { try newYork.parse(Data("start,distance_m\n2026-03-08 02:00,100\n".utf8), now: now) }
         let repeated = try newYork.parse(Data("start,distance_m\n2026-11-01 01:00,100\n".utf8), now: now).distances
         #expect(repeated.keys.first == slot("2026-11-01T05:00:00Z"))
     }
@@ -83,8 +83,8 @@ struct ActivityCSVTests {
             ])
         #expect(rows.datedOutsidePeriod == 8)
         // A row skipped for its date is not an error, but a malformed one still is.
-        #expect(throws: ActivityImportError.self) { try parser.parse(Data("start,distance_m\n0000-01-01 00:00,1\n".utf8), now: now) }
-        #expect(throws: ActivityImportError.self) { try parser.parse(Data("start,distance_m\n1900-01-01 00:00,-1\n".utf8), now: now) }
+        #expect(throws: ActivityCSVError.self) { try parser.parse(Data("start,distance_m\n0000-01-01 00:00,1\n".utf8), now: now) }
+        #expect(throws: ActivityCSVError.self) { try parser.parse(Data("start,distance_m\n1900-01-01 00:00,-1\n".utf8), now: now) }
     }
 
     @Test("activity import of a CSV counts its skipped rows in the summary and stores the rest")

@@ -28,7 +28,7 @@ struct IngestPeriodTests {
         #expect(report.futureItems == 1)
         #expect(report.outsideWindowItems == 0)
         #expect(report.stored.inserted == 2)
-        #expect(try await store.measurementCount(station: nil) == 2)
+        #expect(try await store.readingCount(station: nil) == 2)
         #expect(report.skippedSummary == ", 2 items dated before 2000-01-01 skipped, 1 items stamped more than an hour from now skipped")
     }
 

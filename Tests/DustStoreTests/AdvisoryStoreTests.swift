@@ -21,51 +21,51 @@ private func warning(clearedAt: Date? = nil, issueValue: Double? = 312) -> Advis
 struct AdvisoryStoreContractTests {
     @Test("An advisory without a clear is active from its issue; stored again it changes nothing", arguments: Backend.allCases)
     func active(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        #expect(try await store.saveAdvisories([warning()], fetchedAt: fetched) == 1)
-        #expect(try await store.saveAdvisories([warning()], fetchedAt: fetched.addingTimeInterval(3600)) == 0)
-        #expect(try await store.activeAdvisories(at: issued.addingTimeInterval(-1)).isEmpty)
-        #expect(try await store.activeAdvisories(at: issued) == [warning()])
-        #expect(try await store.activeAdvisories(at: instant(kst: "2026-11-21T00:20:00")) == [warning()])
+        try await backend.withStore { store throws in
+            #expect(try await store.saveAdvisories([warning()], fetchedAt: fetched) == 1)
+            #expect(try await store.saveAdvisories([warning()], fetchedAt: fetched.addingTimeInterval(3600)) == 0)
+            #expect(try await store.activeAdvisories(at: issued.addingTimeInterval(-1)).isEmpty)
+            #expect(try await store.activeAdvisories(at: issued) == [warning()])
+            #expect(try await store.activeAdvisories(at: instant(kst: "2026-11-21T00:20:00")) == [warning()])
+        }
     }
 
     @Test(
         "A revision (the clear arriving later) replaces the advisory: cleared, no longer active, still the year's",
         arguments: Backend.allCases)
     func revisedAndCleared(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        _ = try await store.saveAdvisories([warning()], fetchedAt: fetched)
-        let cleared = warning(clearedAt: instant(kst: "2026-11-20T19:00:00"))
-        #expect(try await store.saveAdvisories([cleared], fetchedAt: fetched.addingTimeInterval(7200)) == 1)
-        #expect(try await store.activeAdvisories(at: instant(kst: "2026-11-20T18:59:00")) == [cleared])
-        #expect(try await store.activeAdvisories(at: instant(kst: "2026-11-20T19:00:00")).isEmpty)
-        let year = try await store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
-        #expect(year == [cleared])
+        try await backend.withStore { store throws in
+            _ = try await store.saveAdvisories([warning()], fetchedAt: fetched)
+            let cleared = warning(clearedAt: instant(kst: "2026-11-20T19:00:00"))
+            #expect(try await store.saveAdvisories([cleared], fetchedAt: fetched.addingTimeInterval(7200)) == 1)
+            #expect(try await store.activeAdvisories(at: instant(kst: "2026-11-20T18:59:00")) == [cleared])
+            #expect(try await store.activeAdvisories(at: instant(kst: "2026-11-20T19:00:00")).isEmpty)
+            let year = try await store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
+            #expect(year == [cleared])
+        }
     }
 
     @Test(
         "One row per pollutant and key; the year's advisories newest first, with one issued before the year and still in force",
         arguments: Backend.allCases)
     func perPollutantAndKey(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let pm25 = Advisory(
-            pollutant: .pm25, key: "87", district: "서울", area: "서남권", level: .watch, issuedAt: instant(kst: "2026-11-20T10:00:00"),
-            clearedAt: instant(kst: "2026-11-20T20:00:00"), issueValue: 78, clearValue: 31)
-        let ozone = Advisory(
-            pollutant: .o3, key: "O3 서울 동남권 2026-06-12T15:00:00+09:00", district: "서울", area: "동남권",
-            level: .unknown("특별경보"), issuedAt: instant(kst: "2026-06-12T15:00:00"), clearedAt: nil, issueValue: 0.128,
-            maxValue: 0.134)
-        let newYear = Advisory(
-            pollutant: .pm10, key: "1", district: "경기", area: nil, level: .watch, issuedAt: instant(kst: "2025-12-31T20:00:00"))
-        #expect(try await store.saveAdvisories([warning(), pm25, ozone, newYear], fetchedAt: fetched) == 4)
-        let year = try await store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
-        #expect(year == [warning(), pm25, ozone, newYear])
-        let previous = try await store.advisories(from: instant(kst: "2025-01-01T00:00:00"), to: instant(kst: "2026-01-01T00:00:00"))
-        #expect(previous == [newYear])
-        #expect(try await store.activeAdvisories(at: fetched).map(\.pollutant) == [.pm10, .pm25, .o3, .pm10])
+        try await backend.withStore { store throws in
+            let pm25 = Advisory(
+                pollutant: .pm25, key: "87", district: "서울", area: "서남권", level: .watch, issuedAt: instant(kst: "2026-11-20T10:00:00"),
+                clearedAt: instant(kst: "2026-11-20T20:00:00"), issueValue: 78, clearValue: 31)
+            let ozone = Advisory(
+                pollutant: .o3, key: "O3 서울 동남권 2026-06-12T15:00:00+09:00", district: "서울", area: "동남권",
+                level: .unknown("특별경보"), issuedAt: instant(kst: "2026-06-12T15:00:00"), clearedAt: nil, issueValue: 0.128,
+                maxValue: 0.134)
+            let newYear = Advisory(
+                pollutant: .pm10, key: "1", district: "경기", area: nil, level: .watch, issuedAt: instant(kst: "2025-12-31T20:00:00"))
+            #expect(try await store.saveAdvisories([warning(), pm25, ozone, newYear], fetchedAt: fetched) == 4)
+            let year = try await store.advisories(from: instant(kst: "2026-01-01T00:00:00"), to: instant(kst: "2027-01-01T00:00:00"))
+            #expect(year == [warning(), pm25, ozone, newYear])
+            let previous = try await store.advisories(from: instant(kst: "2025-01-01T00:00:00"), to: instant(kst: "2026-01-01T00:00:00"))
+            #expect(previous == [newYear])
+            #expect(try await store.activeAdvisories(at: fetched).map(\.pollutant) == [.pm10, .pm25, .o3, .pm10])
+        }
     }
 }
 

@@ -114,37 +114,39 @@ struct ConcurrentImportTests {
     @Test("8 imports for 8 people at once all land; a reader sees each person's day none or whole, never part")
     func eightAtOnce() async throws {
         let store = try await store()
-        defer { Task { await store.close() } }
-        let imports = Self.people.enumerated().map { ($1, day($1, number: $0 + 1)) }
-        let (failures, readings) = try await importWhileReading(store, imports)
-        #expect(failures.count == 8 && failures.values.allSatisfy { $0 == nil }, "\(failures)")
-        #expect(readings.count >= 8)
-        let broken = readings.filter { !$0.isWhole }
-        #expect(broken.isEmpty, "\(broken)")
-        for (number, person) in Self.people.enumerated() {
-            #expect(try await Seen.read(person, from: store) == .all, "\(person)")
-            let walking = try await store.walking(person: person, from: Slot(containing: midnight), to: Slot(containing: window.to))
-            #expect(Set(walking.values.map(\.metres)) == [Double(100 * (number + 1) + 1)], "\(person)")
+        try await store.serving { store throws in
+            let imports = Self.people.enumerated().map { ($1, day($1, number: $0 + 1)) }
+            let (failures, readings) = try await importWhileReading(store, imports)
+            #expect(failures.count == 8 && failures.values.allSatisfy { $0 == nil }, "\(failures)")
+            #expect(readings.count >= 8)
+            let broken = readings.filter { !$0.isWhole }
+            #expect(broken.isEmpty, "\(broken)")
+            for (number, person) in Self.people.enumerated() {
+                #expect(try await Seen.read(person, from: store) == .all, "\(person)")
+                let walking = try await store.walking(person: person, from: Slot(containing: midnight), to: Slot(containing: window.to))
+                #expect(Set(walking.values.map(\.metres)) == [Double(100 * (number + 1) + 1)], "\(person)")
+            }
+            #expect(try await store.physiologySummaries().map(\.heartRateSamples) == Array(repeating: 1440, count: 8))
         }
-        #expect(try await store.physiologySummaries().map(\.heartRateSamples) == Array(repeating: 1440, count: 8))
     }
 
     @Test(
         "One import of the 8 fails at a bad sleep row after its walking and heart rates were written: it leaves nothing, the other 7 land")
     func oneFails() async throws {
         let store = try await store()
-        defer { Task { await store.close() } }
-        let imports = Self.people.enumerated().map { ($1, day($1, number: $0 + 1, failing: $1 == "person5")) }
-        let (failures, readings) = try await importWhileReading(store, imports)
-        #expect(failures.count == 8)
-        #expect(failures.filter { $0.value != nil }.map(\.key) == ["person5"])
-        let broken = readings.filter { !$0.isWhole }
-        #expect(broken.isEmpty, "\(broken)")
-        for person in Self.people {
-            #expect(try await Seen.read(person, from: store) == (person == "person5" ? .none : .all), "\(person)")
+        try await store.serving { store throws in
+            let imports = Self.people.enumerated().map { ($1, day($1, number: $0 + 1, failing: $1 == "person5")) }
+            let (failures, readings) = try await importWhileReading(store, imports)
+            #expect(failures.count == 8)
+            #expect(failures.filter { $0.value != nil }.map(\.key) == ["person5"])
+            let broken = readings.filter { !$0.isWhole }
+            #expect(broken.isEmpty, "\(broken)")
+            for person in Self.people {
+                #expect(try await Seen.read(person, from: store) == (person == "person5" ? .none : .all), "\(person)")
+            }
+            #expect(try await store.activitySources().map(\.person) == Self.people.filter { $0 != "person5" })
+            #expect(try await store.positionSummaries().map(\.person) == Self.people.filter { $0 != "person5" })
         }
-        #expect(try await store.activitySources().map(\.person) == Self.people.filter { $0 != "person5" })
-        #expect(try await store.positionSummaries().map(\.person) == Self.people.filter { $0 != "person5" })
     }
 
     @Test("8 dustctl activity import --person processes at once against one database: each day lands whole, a reader never sees half")
@@ -152,67 +154,71 @@ struct ConcurrentImportTests {
         let server = try await PostgresServer.running()
         let database = try await server.createDatabase()
         let store = try await PostgresStore.open(server.location(database: database), password: server.password)
-        defer { Task { await store.close() } }
-        let directory = try TemporaryDirectory("concurrent-imports")
-        defer { directory.remove() }
-        let passwordFile = directory.path("postgres-password")
-        _ = FileManager.default.createFile(
-            atPath: passwordFile, contents: Data((server.password + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        let configuration = directory.path("dustd.yaml")
-        let people = Self.people.map { "  - name: \($0)\n    born: \"1990-01\"" }.joined(separator: "\n")
-        try """
-        station:
-          name: 종로구
-        storage:
-          url: postgresql://\(server.user)@/\(database)?host=\(server.socketDirectory)&sslmode=disable
-          passwordFile: \(passwordFile)
-        people:
-        \(people)
+        try await store.serving { store throws in
+            let directory = try TemporaryDirectory("concurrent-imports")
+            defer { directory.remove() }
+            let passwordFile = directory.path("postgres-password")
+            _ = FileManager.default.createFile(
+                atPath: passwordFile, contents: Data((server.password + "\n").utf8), attributes: [.posixPermissions: 0o600])
+            let configuration = directory.path("dustd.yaml")
+            let people = Self.people.map { "  - name: \($0)\n    born: \"1990-01\"" }.joined(separator: "\n")
+            try """
+            station:
+              name: 종로구
+            storage:
+              url: postgresql://\(server.user)@/\(database)?host=\(server.socketDirectory)&sslmode=disable
+              passwordFile: \(passwordFile)
+            people:
+            \(people)
 
-        """.write(toFile: configuration, atomically: true, encoding: .utf8)
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") && $0.key != "CREDENTIALS_DIRECTORY" }
-        environment["DUSTD_CONFIG"] = configuration
-        environment["NO_COLOR"] = "1"
-        var processes: [(person: String, process: Process, standardError: String)] = []
-        for (number, person) in Self.people.enumerated() {
-            let export = directory.path("\(person)-export.xml")
-            try Self.healthExport(number: number + 1).write(toFile: export, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = Executables.url("dustctl")
-            process.arguments = ["activity", "import", "--quiet", "--person", person, export]
-            process.environment = environment
-            process.currentDirectoryURL = directory.url
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            let standardError = directory.path("\(person).stderr")
-            _ = FileManager.default.createFile(atPath: standardError, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: standardError))
-            processes.append((person, process, standardError))
-        }
-        for entry in processes { try entry.process.run() }
-        var readings: [(person: String, heartRates: Int, walkingSlots: Int)] = []
-        repeat {
-            for person in Self.people {
-                let heartRates = try await store.physiology(person: person, from: window.from, to: window.to).heartRate.count
-                let walking = try await store.walking(person: person, from: Slot(containing: window.from), to: Slot(containing: window.to))
-                readings.append((person, heartRates, walking.count))
+            """.write(toFile: configuration, atomically: true, encoding: .utf8)
+            var environment = ProcessInfo.processInfo.environment.filter {
+                !$0.key.hasPrefix("DUSTD_") && $0.key != "CREDENTIALS_DIRECTORY"
             }
-        } while processes.contains { $0.process.isRunning }
-        for entry in processes {
-            await entry.process.exited()
-            let errors = (try? String(contentsOfFile: entry.standardError, encoding: .utf8)) ?? ""
-            #expect(entry.process.terminationStatus == 0, "\(entry.person): \(errors)")
-        }
-        // Heart rate is read before walking: once it is seen whole, the walking of the same transaction is too.
-        let partial = readings.filter {
-            ![0, 1440].contains($0.heartRates) || ![0, 24].contains($0.walkingSlots) || ($0.heartRates > 0 && $0.walkingSlots == 0)
-        }
-        #expect(partial.isEmpty, "\(partial)")
-        for (number, person) in Self.people.enumerated() {
-            let walking = try await store.walking(person: person, from: Slot(containing: midnight), to: Slot(containing: window.to))
-            #expect(walking.count == 24 && Set(walking.values.map(\.metres)) == [Double(100 * (number + 1))], "\(person)")
-            let heart = try await store.physiology(person: person, from: window.from, to: window.to).heartRate
-            #expect(heart.count == 1440 && Set(heart.map(\.beatsPerMinute)) == [Double(60 + number + 1)], "\(person)")
+            environment["DUSTD_CONFIG"] = configuration
+            environment["NO_COLOR"] = "1"
+            var processes: [(person: String, process: Process, standardError: String)] = []
+            for (number, person) in Self.people.enumerated() {
+                let export = directory.path("\(person)-export.xml")
+                try Self.healthExport(number: number + 1).write(toFile: export, atomically: true, encoding: .utf8)
+                let process = Process()
+                process.executableURL = Executables.url("dustctl")
+                process.arguments = ["activity", "import", "--quiet", "--person", person, export]
+                process.environment = environment
+                process.currentDirectoryURL = directory.url
+                process.standardInput = FileHandle.nullDevice
+                process.standardOutput = FileHandle.nullDevice
+                let standardError = directory.path("\(person).stderr")
+                _ = FileManager.default.createFile(atPath: standardError, contents: nil)
+                process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: standardError))
+                processes.append((person, process, standardError))
+            }
+            for entry in processes { try entry.process.run() }
+            var readings: [(person: String, heartRates: Int, walkingSlots: Int)] = []
+            repeat {
+                for person in Self.people {
+                    let heartRates = try await store.physiology(person: person, from: window.from, to: window.to).heartRate.count
+                    let walking = try await store.walking(
+                        person: person, from: Slot(containing: window.from), to: Slot(containing: window.to))
+                    readings.append((person, heartRates, walking.count))
+                }
+            } while processes.contains { $0.process.isRunning }
+            for entry in processes {
+                await entry.process.exited()
+                let errors = (try? String(contentsOfFile: entry.standardError, encoding: .utf8)) ?? ""
+                #expect(entry.process.terminationStatus == 0, "\(entry.person): \(errors)")
+            }
+            // Heart rate is read before walking: once it is seen whole, the walking of the same transaction is too.
+            let partial = readings.filter {
+                ![0, 1440].contains($0.heartRates) || ![0, 24].contains($0.walkingSlots) || ($0.heartRates > 0 && $0.walkingSlots == 0)
+            }
+            #expect(partial.isEmpty, "\(partial)")
+            for (number, person) in Self.people.enumerated() {
+                let walking = try await store.walking(person: person, from: Slot(containing: midnight), to: Slot(containing: window.to))
+                #expect(walking.count == 24 && Set(walking.values.map(\.metres)) == [Double(100 * (number + 1))], "\(person)")
+                let heart = try await store.physiology(person: person, from: window.from, to: window.to).heartRate
+                #expect(heart.count == 1440 && Set(heart.map(\.beatsPerMinute)) == [Double(60 + number + 1)], "\(person)")
+            }
         }
     }
 

@@ -105,8 +105,8 @@ struct KeyEchoScrubTests {
         #expect(pm25Jeju?.grade == .known(.good))
         #expect(try await store.stations().map(\.name).sorted() == [KeyEchoGuard.withheldText, "종로구"])
         #expect(try await store.stations().first { $0.name == KeyEchoGuard.withheldText }?.address == KeyEchoGuard.withheldText)
-        #expect(try await store.measurementCount(station: KeyEchoGuard.withheldText) == 2)
-        #expect(try await store.measurementCount(station: "종로구") == 1)
+        #expect(try await store.readingCount(station: KeyEchoGuard.withheldText) == 2)
+        #expect(try await store.readingCount(station: "종로구") == 1)
 
         // Every byte on disk: no 12 letters and digits of the key, raw, percent-encoded or JSON-escaped.
         for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {

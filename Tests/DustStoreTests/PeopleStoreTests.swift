@@ -42,107 +42,109 @@ struct PeopleStoreTests {
 
     @Test("Walking is kept per person: one's import, sources and forget never touch another's", arguments: Backend.allCases)
     func walkingPerPerson(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let nine = eight.advanced(by: 1)
-        try await store.saveActivity(
-            [
-                ActivitySourceBatch(person: "dad", source: "health:iPhone", distances: [eight: 1000], replacing: eight...eight),
-                ActivitySourceBatch(person: "민지", source: "health:iPhone", distances: [eight: 300, nine: 200], replacing: eight...nine),
-            ], importedAt: imported)
-        #expect(try await store.walking(person: "dad", from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 1000])
-        #expect(
-            try await store.walking(person: "민지", from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 300, nine: 200])
-        #expect(try await store.walking(from: eight, to: nine.advanced(by: 1)).isEmpty)  // me has none
-        #expect(
-            try await store.activitySources().map { "\($0.person) \($0.source) \($0.slots)" } == [
-                "dad health:iPhone 1", "민지 health:iPhone 2",
-            ])
-        // 민지's shorter re-import replaces her rows over its span only, and not dad's.
-        try await store.saveActivity(
-            [ActivitySourceBatch(person: "민지", source: "health:iPhone", distances: [nine: 250], replacing: nine...nine)],
-            importedAt: imported)
-        #expect(
-            try await store.walking(person: "민지", from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 300, nine: 250])
-        #expect(try await store.forgetActivity(person: "민지", source: nil) == 2)
-        #expect(try await store.forgetActivity(person: "민지", source: nil) == 0)
-        #expect(try await store.walking(person: "dad", from: eight, to: nine).mapValues(\.metres) == [eight: 1000])
+        try await backend.withStore { store throws in
+            let nine = eight.advanced(by: 1)
+            try await store.saveActivity(
+                [
+                    ActivitySourceBatch(person: "dad", source: "health:iPhone", distances: [eight: 1000], replacing: eight...eight),
+                    ActivitySourceBatch(
+                        person: "민지", source: "health:iPhone", distances: [eight: 300, nine: 200], replacing: eight...nine),
+                ], importedAt: imported)
+            #expect(try await store.walking(person: "dad", from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 1000])
+            #expect(
+                try await store.walking(person: "민지", from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 300, nine: 200])
+            #expect(try await store.walking(from: eight, to: nine.advanced(by: 1)).isEmpty)  // me has none
+            #expect(
+                try await store.activitySources().map { "\($0.person) \($0.source) \($0.slots)" } == [
+                    "dad health:iPhone 1", "민지 health:iPhone 2",
+                ])
+            // 민지's shorter re-import replaces her rows over its span only, and not dad's.
+            try await store.saveActivity(
+                [ActivitySourceBatch(person: "민지", source: "health:iPhone", distances: [nine: 250], replacing: nine...nine)],
+                importedAt: imported)
+            #expect(
+                try await store.walking(person: "민지", from: eight, to: nine.advanced(by: 1)).mapValues(\.metres) == [eight: 300, nine: 250])
+            #expect(try await store.forgetActivity(person: "민지", source: nil) == 2)
+            #expect(try await store.forgetActivity(person: "민지", source: nil) == 0)
+            #expect(try await store.walking(person: "dad", from: eight, to: nine).mapValues(\.metres) == [eight: 1000])
+        }
     }
 
     @Test(
         "Heart rate, resting rates and sleep: saved per person, read for a span, replaced over a re-import's span",
         arguments: Backend.allCases)
     func physiology(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let batch = PhysiologyBatch(
-            person: "dad", source: "health:Apple Watch",
-            heartRate: HeartRateSeries([-20, -5, 10, 30, 70].map { HeartRateSample(at: at($0), beatsPerMinute: 100 + $0) }),
-            restingHeartRate: [
-                RestingHeartRateSample(at: at(-2 * 24 * 60), beatsPerMinute: 61),
-                RestingHeartRateSample(at: at(-24 * 60), beatsPerMinute: 62),
-                RestingHeartRateSample(at: at(20), beatsPerMinute: 63),
-            ],
-            sleep: [SleepInterval(start: at(-8 * 60), end: at(15)), SleepInterval(start: at(50), end: at(65))])
-        batch.span.map { #expect($0 == at(-2 * 24 * 60)...at(70)) }
-        for _ in 0..<2 { try await store.saveImport(walking: [], body: [batch], importedAt: imported) }
-        try await store.saveImport(
-            walking: [],
-            body: [
-                PhysiologyBatch(
-                    person: "민지", source: "health:iPhone", heartRate: HeartRateSeries([HeartRateSample(at: at(10), beatsPerMinute: 90)]))
-            ],
-            importedAt: imported)
+        try await backend.withStore { store throws in
+            let batch = PhysiologyBatch(
+                person: "dad", source: "health:Apple Watch",
+                heartRate: HeartRateSeries([-20, -5, 10, 30, 70].map { HeartRateSample(at: at($0), beatsPerMinute: 100 + $0) }),
+                restingHeartRate: [
+                    RestingHeartRateSample(at: at(-2 * 24 * 60), beatsPerMinute: 61),
+                    RestingHeartRateSample(at: at(-24 * 60), beatsPerMinute: 62),
+                    RestingHeartRateSample(at: at(20), beatsPerMinute: 63),
+                ],
+                sleep: [SleepInterval(start: at(-8 * 60), end: at(15)), SleepInterval(start: at(50), end: at(65))])
+            batch.span.map { #expect($0 == at(-2 * 24 * 60)...at(70)) }
+            for _ in 0..<2 { try await store.saveImport(walking: [], body: [batch], importedAt: imported) }
+            try await store.saveImport(
+                walking: [],
+                body: [
+                    PhysiologyBatch(
+                        person: "민지", source: "health:iPhone", heartRate: HeartRateSeries([HeartRateSample(at: at(10), beatsPerMinute: 90)])
+                    )
+                ],
+                importedAt: imported)
 
-        let slot = try await store.physiology(person: "dad", from: eight.start, to: eight.end)
-        // From 10 minutes before the slot (−5 may cover its start; −20 cannot), up to its end.
-        #expect(slot.heartRate == [-5, 10, 30].map { HeartRateSample(at: at($0), beatsPerMinute: 100 + $0) })
-        // The newest resting rate on or before the start, then those inside.
-        #expect(slot.restingHeartRate.map(\.beatsPerMinute) == [62, 63])
-        #expect(slot.sleep == [SleepInterval(start: at(-8 * 60), end: at(15)), SleepInterval(start: at(50), end: at(65))])
-        #expect(try await store.physiology(person: "민지", from: eight.start, to: eight.end).heartRate.map(\.beatsPerMinute) == [90])
-        #expect(
-            try await store.physiologySummaries() == [
-                PhysiologySummary(
-                    person: "dad", source: "health:Apple Watch", first: at(-2 * 24 * 60), last: at(70), heartRateSamples: 5,
-                    restingRates: 3, sleepIntervals: 2, asleepSeconds: (8 * 60 + 15 + 15) * 60),
-                PhysiologySummary(
-                    person: "민지", source: "health:iPhone", first: at(10), last: at(10), heartRateSamples: 1, restingRates: 0,
-                    sleepIntervals: 0, asleepSeconds: 0),
-            ])
+            let slot = try await store.physiology(person: "dad", from: eight.start, to: eight.end)
+            // From 10 minutes before the slot (−5 may cover its start; −20 cannot), up to its end.
+            #expect(slot.heartRate == [-5, 10, 30].map { HeartRateSample(at: at($0), beatsPerMinute: 100 + $0) })
+            // The newest resting rate on or before the start, then those inside.
+            #expect(slot.restingHeartRate.map(\.beatsPerMinute) == [62, 63])
+            #expect(slot.sleep == [SleepInterval(start: at(-8 * 60), end: at(15)), SleepInterval(start: at(50), end: at(65))])
+            #expect(try await store.physiology(person: "민지", from: eight.start, to: eight.end).heartRate.map(\.beatsPerMinute) == [90])
+            #expect(
+                try await store.physiologySummaries() == [
+                    PhysiologySummary(
+                        person: "dad", source: "health:Apple Watch", first: at(-2 * 24 * 60), last: at(70), heartRateSamples: 5,
+                        restingRates: 3, sleepIntervals: 2, asleepSeconds: (8 * 60 + 15 + 15) * 60),
+                    PhysiologySummary(
+                        person: "민지", source: "health:iPhone", first: at(10), last: at(10), heartRateSamples: 1, restingRates: 0,
+                        sleepIntervals: 0, asleepSeconds: 0),
+                ])
 
-        // A re-import covering 0…40 minutes replaces the Watch's records there and keeps the rest.
-        try await store.saveImport(
-            walking: [],
-            body: [
-                PhysiologyBatch(
-                    person: "dad", source: "health:Apple Watch",
-                    heartRate: HeartRateSeries([HeartRateSample(at: at(25), beatsPerMinute: 140)]),
-                    replacing: at(0)...at(40))
-            ], importedAt: imported)
-        #expect(
-            try await store.physiology(person: "dad", from: eight.start, to: eight.end).heartRate.map(\.beatsPerMinute) == [95, 140])
-        #expect(try await store.forgetPhysiology(person: "dad", source: "health:iPhone") == 0)
-        #expect(try await store.forgetPhysiology(person: "dad", source: nil) == 8)  // 3 heart rates, 3 resting, 2 sleep
-        #expect(try await store.physiologySummaries().map(\.person) == ["민지"])
+            // A re-import covering 0…40 minutes replaces the Watch's records there and keeps the rest.
+            try await store.saveImport(
+                walking: [],
+                body: [
+                    PhysiologyBatch(
+                        person: "dad", source: "health:Apple Watch",
+                        heartRate: HeartRateSeries([HeartRateSample(at: at(25), beatsPerMinute: 140)]),
+                        replacing: at(0)...at(40))
+                ], importedAt: imported)
+            #expect(
+                try await store.physiology(person: "dad", from: eight.start, to: eight.end).heartRate.map(\.beatsPerMinute) == [95, 140])
+            #expect(try await store.forgetPhysiology(person: "dad", source: "health:iPhone") == 0)
+            #expect(try await store.forgetPhysiology(person: "dad", source: nil) == 8)  // 3 heart rates, 3 resting, 2 sleep
+            #expect(try await store.physiologySummaries().map(\.person) == ["민지"])
+        }
     }
 
     @Test("movePerson hands me's rows to the first person once, and never onto someone who has rows", arguments: Backend.allCases)
     func move(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        try await store.saveCSVWalking([eight: 500], importedAt: imported)
-        try await store.saveImport(
-            walking: [],
-            body: [PhysiologyBatch(person: "me", source: "health:Apple Watch", sleep: [SleepInterval(start: at(0), end: at(30))])],
-            importedAt: imported)
-        try await store.saveActivity(
-            [ActivitySourceBatch(person: "kid", source: "csv", distances: [eight: 100], replacing: nil)], importedAt: imported)
-        #expect(try await store.movePerson(from: "me", to: "kid") == 0)
-        #expect(try await store.movePerson(from: "me", to: "dad") == 2)
-        #expect(try await store.movePerson(from: "me", to: "dad") == 0)
-        #expect(try await store.walking(person: "dad", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 500)
-        #expect(try await store.physiology(person: "dad", from: eight.start, to: eight.end).sleep.count == 1)
-        #expect(try await store.activitySources().map(\.person) == ["dad", "kid"])
+        try await backend.withStore { store throws in
+            try await store.saveCSVWalking([eight: 500], importedAt: imported)
+            try await store.saveImport(
+                walking: [],
+                body: [PhysiologyBatch(person: "me", source: "health:Apple Watch", sleep: [SleepInterval(start: at(0), end: at(30))])],
+                importedAt: imported)
+            try await store.saveActivity(
+                [ActivitySourceBatch(person: "kid", source: "csv", distances: [eight: 100], replacing: nil)], importedAt: imported)
+            #expect(try await store.movePerson(from: "me", to: "kid") == 0)
+            #expect(try await store.movePerson(from: "me", to: "dad") == 2)
+            #expect(try await store.movePerson(from: "me", to: "dad") == 0)
+            #expect(try await store.walking(person: "dad", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 500)
+            #expect(try await store.physiology(person: "dad", from: eight.start, to: eight.end).sleep.count == 1)
+            #expect(try await store.activitySources().map(\.person) == ["dad", "kid"])
+        }
     }
 }

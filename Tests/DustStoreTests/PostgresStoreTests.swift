@@ -23,7 +23,7 @@ struct PostgresStoreTests {
     private func fresh() async throws -> (PostgresServer, PostgresLocation, PostgresStore) {
         let server = try await PostgresServer.running()
         let location = server.location(database: try await server.createDatabase())
-        return (server, location, try await PostgresStore.open(location, password: server.password))
+        return (server, location, try await PostgresStore.running(location, password: server.password))
     }
 
     private func failure(_ open: () async throws(StorageFailure) -> PostgresStore) async -> StorageFailure? {
@@ -44,7 +44,7 @@ struct PostgresStoreTests {
         for mode in [PostgresStore.Mode.readWrite, .readOnly] {
             let refused = try #require(
                 await failure { () async throws(StorageFailure) in
-                    try await PostgresStore.open(location, password: server.password, mode: mode)
+                    try await PostgresStore.running(location, password: server.password, mode: mode)
                 })
             #expect(refused.kind == .schemaTooNew)
             #expect(refused.description == "The database \(location) was written by a newer FineDust; upgrade dustd and dustctl.")
@@ -59,25 +59,27 @@ struct PostgresStoreTests {
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
         await store.close()
         let again = try await PostgresStore.open(location, password: server.password)
-        defer { Task { await again.close() } }
-        #expect(try await again.measurementCount(station: nil) == 1)
-        let names = try await server.execute("SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
-        #expect(names.split(separator: "\n").count == 13)
-        #expect(
-            Set(names.split(separator: "\n")).isSuperset(of: [
-                "v1", "v6-activity-sources", "v11-people", "v12-positions", "v13-slot-places",
-            ]))
+        try await again.serving { again throws in
+            #expect(try await again.readingCount(station: nil) == 1)
+            let names = try await server.execute(
+                "SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
+            #expect(names.split(separator: "\n").count == 13)
+            #expect(
+                Set(names.split(separator: "\n")).isSuperset(of: [
+                    "v1", "v6-activity-sources", "v11-people", "v12-positions", "v13-slot-places",
+                ]))
+        }
     }
 
     @Test("Two stores opening a new database at once: one migrates, the other waits and finds it done")
     func concurrentOpens() async throws {
         let server = try await PostgresServer.running()
         let location = server.location(database: try await server.createDatabase())
-        async let first = PostgresStore.open(location, password: server.password)
-        async let second = PostgresStore.open(location, password: server.password)
+        async let first = PostgresStore.running(location, password: server.password)
+        async let second = PostgresStore.running(location, password: server.password)
         let stores = try await [first, second]
         _ = try await stores[0].saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
-        #expect(try await stores[1].measurementCount(station: "종로구") == 1)
+        #expect(try await stores[1].readingCount(station: "종로구") == 1)
         for store in stores { await store.close() }
         #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "13")
     }
@@ -88,7 +90,7 @@ struct PostgresStoreTests {
         let location = server.location(database: try await server.createDatabase())
         let wrong = "wrong-" + UUID().uuidString
         let refused = try #require(
-            await failure { () async throws(StorageFailure) in try await PostgresStore.open(location, password: wrong) })
+            await failure { () async throws(StorageFailure) in try await PostgresStore.running(location, password: wrong) })
         #expect(refused.kind == .denied)
         #expect(refused.description.hasPrefix("The PostgreSQL server refused the login of role finedust_test to \(location) ("))
         #expect(refused.description.contains("storage.passwordFile"))
@@ -103,7 +105,7 @@ struct PostgresStoreTests {
         let location = PostgresLocation(
             endpoint: .unixSocket(directory: directory.url.path, port: 5432), user: "dust", database: "dust", tls: .disable)
         let refused = try #require(
-            await failure { () async throws(StorageFailure) in try await PostgresStore.open(location, password: "secret-pw") })
+            await failure { () async throws(StorageFailure) in try await PostgresStore.running(location, password: "secret-pw") })
         #expect(refused.kind == .unreachable)
         #expect(PollFailure.storage(refused).kind == .storage)
         #expect(refused.description.hasPrefix("Cannot reach the PostgreSQL server of dust@\(directory.url.path):5432/dust"))
@@ -123,17 +125,18 @@ struct PostgresStoreTests {
             DROP TABLE slot_place, place_generation; DELETE FROM finedust_migration WHERE name = 'v13-slot-places';
             CREATE ROLE \(role) LOGIN PASSWORD '\(password)'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)
             """, database: location.database)
-        let upgraded = try await PostgresStore.open(location, password: server.password)
+        let upgraded = try await PostgresStore.running(location, password: server.password)
         await upgraded.close()
         let reader = try await PostgresStore.open(
             server.location(database: location.database, user: role), password: password, mode: .readOnly)
-        defer { Task { await reader.close() } }
-        #expect(try await reader.placeGeneration() == 0)
-        #expect(try await reader.slotPlaces(person: "dad", inputs: "v1", from: eight, to: eight.advanced(by: 1)).isEmpty)
-        #expect(
-            try await server.execute(
-                "SELECT privilege_type FROM information_schema.role_table_grants WHERE grantee = '\(role)' AND table_name = 'slot_place'",
-                database: location.database) == "SELECT")
+        try await reader.serving { reader throws in
+            #expect(try await reader.placeGeneration() == 0)
+            #expect(try await reader.slotPlaces(person: "dad", inputs: "v1", from: eight, to: eight.advanced(by: 1)).isEmpty)
+            #expect(
+                try await server.execute(
+                    "SELECT privilege_type FROM information_schema.role_table_grants WHERE grantee = '\(role)' AND table_name = 'slot_place'",
+                    database: location.database) == "SELECT")
+        }
     }
 
     @Test("A read-only role reads; its write is denied, and a read-write open by it says which grant it lacks")
@@ -147,8 +150,8 @@ struct PostgresStoreTests {
             "CREATE ROLE \(role) LOGIN PASSWORD '\(password)'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO \(role)",
             database: location.database)
         let readerLocation = server.location(database: location.database, user: role)
-        let reader = try await PostgresStore.open(readerLocation, password: password, mode: .readOnly)
-        #expect(try await reader.measurementCount(station: "종로구") == 1)
+        let reader = try await PostgresStore.running(readerLocation, password: password, mode: .readOnly)
+        #expect(try await reader.readingCount(station: "종로구") == 1)
         #expect(try await reader.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1)).map(\.concentration.fineDust) == [41])
         do {
             _ = try await reader.saveReadings([reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched)
@@ -161,7 +164,7 @@ struct PostgresStoreTests {
         await reader.close()
         let refused = try #require(
             await failure { () async throws(StorageFailure) in
-                try await PostgresStore.open(readerLocation, password: password, mode: .readWrite)
+                try await PostgresStore.running(readerLocation, password: password, mode: .readWrite)
             })
         #expect(refused.kind == .denied)
         #expect(refused.description.contains("GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role)"))
@@ -173,15 +176,15 @@ struct PostgresStoreTests {
         let server = try await PostgresServer.start()
         defer { server.stop() }
         let location = server.location(database: try await server.createDatabase())
-        let store = try await PostgresStore.open(location, password: server.password)
+        let store = try await PostgresStore.running(location, password: server.password)
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
-        #expect(try await store.measurementCount(station: nil) == 1)
+        #expect(try await store.readingCount(station: nil) == 1)
         try await server.restart()
         #expect(try await store.saveReadings([reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
         #expect(
             try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 2)).map(\.concentration.fineDust) == [41, 30])
         try await server.restart()
-        #expect(try await store.measurementCount(station: nil) == 2)
+        #expect(try await store.readingCount(station: nil) == 2)
         await store.close()
     }
 
@@ -189,8 +192,8 @@ struct PostgresStoreTests {
     func serverStopped() async throws {
         let server = try await PostgresServer.start()
         let location = server.location(database: try await server.createDatabase())
-        let store = try await PostgresStore.open(location, password: server.password)
-        #expect(try await store.measurementCount(station: nil) == 0)
+        let store = try await PostgresStore.running(location, password: server.password)
+        #expect(try await store.readingCount(station: nil) == 0)
         await server.stopped()
         let started = ContinuousClock.now
         do {
@@ -211,8 +214,7 @@ struct PostgresStoreTests {
     @Test("A call cancelled while its statement gets no answer returns at once, as dustd stopping needs, and the store goes on")
     func cancelledWhileRunning() async throws {
         let (server, location, store) = try await fresh()
-        defer { Task { await store.close() } }
-        #expect(try await store.measurementCount(station: nil) == 0)
+        #expect(try await store.readingCount(station: nil) == 0)
         // The pool's one connection, its server process frozen: a statement sent to it gets no answer.
         let backends = try await server.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = '\(location.database)' AND pid <> pg_backend_pid()")
@@ -226,7 +228,7 @@ struct PostgresStoreTests {
             for pid in pids { kill(pid, SIGCONT) }
         }
         defer { thaw.cancel() }
-        let call = Task { try await store.measurementCount(station: nil) }
+        let call = Task { try await store.readingCount(station: nil) }
         try await Task.sleep(for: .milliseconds(500))
         let cancelled = ContinuousClock.now
         call.cancel()
@@ -242,7 +244,8 @@ struct PostgresStoreTests {
         // Thawed, the server answers again; the store's next call is answered.
         for pid in pids { kill(pid, SIGCONT) }
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
-        #expect(try await store.measurementCount(station: nil) == 1)
+        #expect(try await store.readingCount(station: nil) == 1)
+        await store.close()
     }
 
     @Test("sslmode on TCP: prefer and require talk TLS without verifying; verify-ca and verify-full refuse a self-signed certificate")
@@ -254,8 +257,8 @@ struct PostgresStoreTests {
         }
         for (mode, encrypted) in [(PostgresLocation.TLSMode.disable, "false"), (.allow, "true"), (.prefer, "true"), (.require, "true")] {
             let database = try await server.createDatabase()
-            let store = try await PostgresStore.open(location(mode, database), password: server.password)
-            #expect(try await store.measurementCount(station: nil) == 0)
+            let store = try await PostgresStore.running(location(mode, database), password: server.password)
+            #expect(try await store.readingCount(station: nil) == 0)
             // The pool's connection stays open, idle: the server says whether it is encrypted.
             let sessions = try await server.execute(
                 "SELECT bool_and(ssl)::text FROM pg_stat_ssl JOIN pg_stat_activity USING (pid) WHERE datname = '\(database)'")
@@ -281,28 +284,30 @@ struct PostgresStoreTests {
     @Test("An import that fails at its last row leaves nothing of it: not its walking, not its body records")
     func interruptedImport() async throws {
         let (_, _, store) = try await fresh()
-        defer { Task { await store.close() } }
-        let at = Date(timeIntervalSince1970: TimeInterval(eight.startEpochSeconds))
-        let walking = ActivitySourceBatch(person: "민지", source: "health:iPhone", distances: [eight: 1200], replacing: eight...eight)
-        let body = PhysiologyBatch(
-            person: "민지", source: PhysiologyBatch.healthSource,
-            heartRate: HeartRateSeries([HeartRateSample(at: at, beatsPerMinute: 72)]),
-            // An interval ending before it starts: the server's CHECK refuses it, last of the import.
-            sleep: [SleepInterval(start: at.addingTimeInterval(3600), end: at)])
         do {
-            try await store.saveImport(walking: [walking], body: [body], positions: [], importedAt: fetched)
-            Issue.record("the import was stored")
-        } catch {
-            #expect(error.kind == .io)
+            let at = Date(timeIntervalSince1970: TimeInterval(eight.startEpochSeconds))
+            let walking = ActivitySourceBatch(person: "민지", source: "health:iPhone", distances: [eight: 1200], replacing: eight...eight)
+            let body = PhysiologyBatch(
+                person: "민지", source: PhysiologyBatch.healthSource,
+                heartRate: HeartRateSeries([HeartRateSample(at: at, beatsPerMinute: 72)]),
+                // An interval ending before it starts: the server's CHECK refuses it, last of the import.
+                sleep: [SleepInterval(start: at.addingTimeInterval(3600), end: at)])
+            do {
+                try await store.saveImport(walking: [walking], body: [body], positions: [], importedAt: fetched)
+                Issue.record("the import was stored")
+            } catch {
+                #expect(error.kind == .io)
+            }
+            #expect(try await store.walking(person: "민지", from: eight, to: eight.advanced(by: 1)).isEmpty)
+            #expect(try await store.activitySources().isEmpty)
+            #expect(try await store.physiologySummaries().isEmpty)
+            // The same import without the bad row is stored whole.
+            var good = body
+            good.sleep = []
+            try await store.saveImport(walking: [walking], body: [good], positions: [], importedAt: fetched)
+            #expect(try await store.walking(person: "민지", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 1200)
+            #expect(try await store.physiologySummaries().map(\.heartRateSamples) == [1])
         }
-        #expect(try await store.walking(person: "민지", from: eight, to: eight.advanced(by: 1)).isEmpty)
-        #expect(try await store.activitySources().isEmpty)
-        #expect(try await store.physiologySummaries().isEmpty)
-        // The same import without the bad row is stored whole.
-        var good = body
-        good.sleep = []
-        try await store.saveImport(walking: [walking], body: [good], positions: [], importedAt: fetched)
-        #expect(try await store.walking(person: "민지", from: eight, to: eight.advanced(by: 1))[eight]?.metres == 1200)
-        #expect(try await store.physiologySummaries().map(\.heartRateSamples) == [1])
+        await store.close()
     }
 }

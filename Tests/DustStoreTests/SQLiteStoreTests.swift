@@ -33,7 +33,7 @@ struct SQLiteStoreTests {
         let batch = (0..<24).map { reading("종로구", hour: $0, pm10: Double(30 + $0), pm25: Double(10 + $0)) }
         #expect(try await store.saveReadings(batch) == UpsertSummary(inserted: 24))
         #expect(try await store.saveReadings(batch) == UpsertSummary(unchanged: 24))
-        #expect(try await store.measurementCount() == 24)
+        #expect(try await store.readingCount() == 24)
     }
 
     @Test("A revised value replaces the stored one; unknown stays NULL, never 0")
@@ -107,7 +107,7 @@ struct SQLiteStoreTests {
         }
         #expect(FileManager.default.fileExists(atPath: path + "-wal"))
         #expect(FileManager.default.fileExists(atPath: path + "-shm"))
-        #expect(try await SQLiteStore(path: path, mode: .readOnly).measurementCount() == 1)
+        #expect(try await SQLiteStore(path: path, mode: .readOnly).readingCount() == 1)
     }
 
     @Test("A large write leaves no large -wal behind: it is cut to 0 bytes when the writer closes, and kept")
@@ -133,7 +133,7 @@ struct SQLiteStoreTests {
         // whole -wal: an empty one costs nothing, whatever history holds.
         #expect(try walSize() == 0)
         #expect(FileManager.default.fileExists(atPath: path + "-shm"))
-        #expect(try await SQLiteStore(path: path, mode: .readOnly).measurementCount() == 14_400)
+        #expect(try await SQLiteStore(path: path, mode: .readOnly).readingCount() == 14_400)
     }
 
     @Test("Opening a missing database read-only is a clear error, and creates nothing")
@@ -141,7 +141,7 @@ struct SQLiteStoreTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("absent.sqlite")
-        #expect(throws: StoreError.databaseMissing(path: path)) { try SQLiteStore(path: path, mode: .readOnly) }
+        #expect(throws: SQLiteFailure.databaseMissing(path: path)) { try SQLiteStore(path: path, mode: .readOnly) }
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
@@ -179,12 +179,12 @@ struct SQLiteStoreTests {
         #expect {
             _ = try SQLiteStore(path: path, mode: .readOnly)
         } throws: { error in
-            guard case .cannotOpen(_, let reason) = error as? StoreError else { return false }
+            guard case .cannotOpen(_, let reason) = error as? SQLiteFailure else { return false }
             return reason.contains("restart dustd")
         }
         let upgraded = try SQLiteStore(path: path)
         #expect(try await upgraded.alertStates().isEmpty)
         let reader = try SQLiteStore(path: path, mode: .readOnly)
-        #expect(try await reader.measurementCount() == 1)
+        #expect(try await reader.readingCount() == 1)
     }
 }

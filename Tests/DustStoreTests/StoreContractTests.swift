@@ -20,20 +20,22 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// A fresh, empty store, and what removes it.
-    func open() async throws -> (store: any FineDustStore, remove: @Sendable () -> Void) {
+    /// Runs `body` with a fresh, empty store, then removes it (and, on PostgreSQL, stops its pool),
+    /// whether `body` threw or not.
+    func withStore(_ body: (any FineDustStore) async throws -> Void) async throws {
         switch self {
         case .memory:
-            return (SQLiteStore.scratch(), {})
+            try await body(SQLiteStore.scratch())
         case .sqlite:
             let directory = try TemporaryDirectory("finedust-contract")
-            return (try SQLiteStore(path: directory.path("dust.sqlite")), { directory.remove() })
+            defer { directory.remove() }
+            try await body(try SQLiteStore(path: directory.path("dust.sqlite")))
         case .postgres:
             // A database of its own on the process's one server; the server goes with the process.
             let server = try await PostgresServer.running()
             let store = try await PostgresStore.open(
                 server.location(database: try await server.createDatabase()), password: server.password)
-            return (store, { Task { await store.close() } })
+            try await store.serving { try await body($0) }
         }
     }
 }
@@ -59,31 +61,31 @@ private func reading(
 struct StoreContractTests {
     @Test("An unknown concentration is stored and read back as unknown, never 0", arguments: Backend.allCases)
     func unknownIsNotZero(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        _ = try await store.saveReadings([reading(pm10: 41, pm25: nil)], fetchedAt: fetched)
-        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
-        #expect(stored.map(\.concentration) == [DustPair(fineDust: 41, ultraFineDust: nil)])
-        #expect(try await store.measurementCount(station: "종로구") == 1)
-        #expect(try await store.measurementCount(station: nil) == 1)
-        #expect(try await store.measurementCount(station: "중구") == 0)
+        try await backend.withStore { store throws in
+            _ = try await store.saveReadings([reading(pm10: 41, pm25: nil)], fetchedAt: fetched)
+            let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+            #expect(stored.map(\.concentration) == [DustPair(fineDust: 41, ultraFineDust: nil)])
+            #expect(try await store.readingCount(station: "종로구") == 1)
+            #expect(try await store.readingCount(station: nil) == 1)
+            #expect(try await store.readingCount(station: "중구") == 0)
+        }
     }
 
     @Test(
         "The same reading again is unchanged; a changed value is a revision; a field not reported keeps its value",
         arguments: Backend.allCases)
     func revisions(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
-        #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
-        #expect(try await store.saveReadings([reading(pm10: 44, pm25: 20)], fetchedAt: fetched) == UpsertSummary(updated: 1))
-        // A response without PM2.5's value element: its 20 stays, PM10's 50 is a revision.
-        let partial = reading(pm10: 50, pm25: nil, reported: DustPair(fineDust: .all, ultraFineDust: []))
-        #expect(try await store.saveReadings([partial], fetchedAt: fetched) == UpsertSummary(updated: 1))
-        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
-        #expect(stored.map(\.concentration) == [DustPair(fineDust: 50, ultraFineDust: 20)])
-        #expect(stored.first?.grade24h.fineDust == .moderate)
+        try await backend.withStore { store throws in
+            #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+            #expect(try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
+            #expect(try await store.saveReadings([reading(pm10: 44, pm25: 20)], fetchedAt: fetched) == UpsertSummary(updated: 1))
+            // A response without PM2.5's value element: its 20 stays, PM10's 50 is a revision.
+            let partial = reading(pm10: 50, pm25: nil, reported: DustPair(fineDust: .all, ultraFineDust: []))
+            #expect(try await store.saveReadings([partial], fetchedAt: fetched) == UpsertSummary(updated: 1))
+            let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+            #expect(stored.map(\.concentration) == [DustPair(fineDust: 50, ultraFineDust: 20)])
+            #expect(stored.first?.grade24h.fineDust == .moderate)
+        }
     }
 
     // MARK: Gases (docs/REFERENCE.md §17)
@@ -92,391 +94,401 @@ struct StoreContractTests {
         "A changed gas value is a revision and replaces the stored one; a flag is kept with its unknown value",
         arguments: Backend.allCases)
     func gasRevision(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        var first = reading(pm10: 41, pm25: 20)
-        first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
-        #expect(try await store.saveReadings([first], fetchedAt: fetched) == UpsertSummary(inserted: 1))
-        #expect(try await store.saveReadings([first], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
-        var revised = first
-        revised.gases.ppm.o3 = 0.092
-        revised.gases.caiGrade = .bad
-        #expect(try await store.saveReadings([revised], fetchedAt: fetched) == UpsertSummary(updated: 1))
-        var flagged = revised
-        flagged.gases.ppm.no2 = nil
-        flagged.gases.flag.no2 = "점검중"
-        #expect(try await store.saveReadings([flagged], fetchedAt: fetched) == UpsertSummary(updated: 1))
-        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
-        #expect(stored.map(\.gases.ppm) == [GasValues(o3: 0.092, no2: nil, co: 0.5, so2: 0.003)])
-        #expect(stored.map(\.gases.flag) == [GasValues(o3: nil, no2: "점검중", co: nil, so2: nil)])
-        #expect(stored.first?.gases.cai == 62)
-        #expect(stored.first?.gases.caiGrade == .bad)
-        #expect(stored.first?.concentration == DustPair(fineDust: 41, ultraFineDust: 20))
+        try await backend.withStore { store throws in
+            var first = reading(pm10: 41, pm25: 20)
+            first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
+            #expect(try await store.saveReadings([first], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+            #expect(try await store.saveReadings([first], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
+            var revised = first
+            revised.gases.ppm.o3 = 0.092
+            revised.gases.caiGrade = .bad
+            #expect(try await store.saveReadings([revised], fetchedAt: fetched) == UpsertSummary(updated: 1))
+            var flagged = revised
+            flagged.gases.ppm.no2 = nil
+            flagged.gases.flag.no2 = "점검중"
+            #expect(try await store.saveReadings([flagged], fetchedAt: fetched) == UpsertSummary(updated: 1))
+            let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+            #expect(stored.map(\.gases.ppm) == [GasValues(o3: 0.092, no2: nil, co: 0.5, so2: 0.003)])
+            #expect(stored.map(\.gases.flag) == [GasValues(o3: nil, no2: "점검중", co: nil, so2: nil)])
+            #expect(stored.first?.gases.cai == 62)
+            #expect(stored.first?.gases.caiGrade == .bad)
+            #expect(stored.first?.concentration == DustPair(fineDust: 41, ultraFineDust: 20))
+        }
     }
 
     @Test(
         "An answer without a gas element never erases the stored value, and a PM-only change is one revision as before",
         arguments: Backend.allCases)
     func missingGasKeepsValue(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        var first = reading(pm10: 41, pm25: 20)
-        first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
-        _ = try await store.saveReadings([first], fetchedAt: fetched)
-        // An old-service answer for the same hour: PM again, no gas element at all.
-        var withoutGases = reading(pm10: 41, pm25: 20)
-        withoutGases.gases = .unreported
-        #expect(try await store.saveReadings([withoutGases], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
-        withoutGases.concentration.fineDust = 45
-        #expect(try await store.saveReadings([withoutGases], fetchedAt: fetched) == UpsertSummary(updated: 1))
-        // Only O3 and the index reported: CO, NO2 and SO2 stay.
-        var onlyOzone = withoutGases
-        onlyOzone.gases = GasReading(
-            ppm: GasValues(o3: 0.04, no2: nil, co: nil, so2: nil), cai: nil, caiGrade: nil, reported: [.value(of: .o3), .cai])
-        #expect(try await store.saveReadings([onlyOzone], fetchedAt: fetched) == UpsertSummary(updated: 1))
-        let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
-        #expect(stored.map(\.gases.ppm) == [GasValues(o3: 0.04, no2: 0.026, co: 0.5, so2: 0.003)])
-        #expect(stored.first?.gases.cai == nil)
-        #expect(stored.first?.gases.caiGrade == .moderate)
-        #expect(stored.first?.concentration.fineDust == 45)
+        try await backend.withStore { store throws in
+            var first = reading(pm10: 41, pm25: 20)
+            first.gases = GasReading(ppm: GasValues(o3: 0.031, no2: 0.026, co: 0.5, so2: 0.003), cai: 62, caiGrade: .moderate)
+            _ = try await store.saveReadings([first], fetchedAt: fetched)
+            // An old-service answer for the same hour: PM again, no gas element at all.
+            var withoutGases = reading(pm10: 41, pm25: 20)
+            withoutGases.gases = .unreported
+            #expect(try await store.saveReadings([withoutGases], fetchedAt: fetched) == UpsertSummary(unchanged: 1))
+            withoutGases.concentration.fineDust = 45
+            #expect(try await store.saveReadings([withoutGases], fetchedAt: fetched) == UpsertSummary(updated: 1))
+            // Only O3 and the index reported: CO, NO2 and SO2 stay.
+            var onlyOzone = withoutGases
+            onlyOzone.gases = GasReading(
+                ppm: GasValues(o3: 0.04, no2: nil, co: nil, so2: nil), cai: nil, caiGrade: nil, reported: [.value(of: .o3), .cai])
+            #expect(try await store.saveReadings([onlyOzone], fetchedAt: fetched) == UpsertSummary(updated: 1))
+            let stored = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+            #expect(stored.map(\.gases.ppm) == [GasValues(o3: 0.04, no2: 0.026, co: 0.5, so2: 0.003)])
+            #expect(stored.first?.gases.cai == nil)
+            #expect(stored.first?.gases.caiGrade == .moderate)
+            #expect(stored.first?.concentration.fineDust == 45)
+        }
     }
 
     @Test(
         "The weighting's lean read: PM10 and PM2.5 alone, by slot then station name, each station by its index in the list asked for",
         arguments: Backend.allCases)
     func dustValues(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let nine = eight.advanced(by: 1)
-        _ = try await store.saveReadings(
-            [
-                reading("중구", pm10: 40, pm25: nil), reading("종로구", pm10: 30, pm25: 15), reading("종로구", slot: nine, pm10: 31, pm25: 16),
-                reading("용산구", slot: nine, pm10: nil, pm25: 26), reading("마포구", pm10: 99, pm25: 99),
-                reading("종로구", slot: nine.advanced(by: 1), pm10: 32, pm25: 17),
-            ], fetchedAt: fetched)
-        let read = try await store.dustValues(stations: ["용산구", "종로구", "중구", "없는곳"], from: eight, to: nine.advanced(by: 1))
-        #expect(
-            read == [
-                StationDust(slot: eight, station: 1, concentration: DustPair(fineDust: 30, ultraFineDust: 15)),
-                StationDust(slot: eight, station: 2, concentration: DustPair(fineDust: 40, ultraFineDust: nil)),
-                StationDust(slot: nine, station: 0, concentration: DustPair(fineDust: nil, ultraFineDust: 26)),
-                StationDust(slot: nine, station: 1, concentration: DustPair(fineDust: 31, ultraFineDust: 16)),
-            ])
-        #expect(try await store.dustValues(stations: [], from: eight, to: nine).isEmpty)
+        try await backend.withStore { store throws in
+            let nine = eight.advanced(by: 1)
+            _ = try await store.saveReadings(
+                [
+                    reading("중구", pm10: 40, pm25: nil), reading("종로구", pm10: 30, pm25: 15), reading("종로구", slot: nine, pm10: 31, pm25: 16),
+                    reading("용산구", slot: nine, pm10: nil, pm25: 26), reading("마포구", pm10: 99, pm25: 99),
+                    reading("종로구", slot: nine.advanced(by: 1), pm10: 32, pm25: 17),
+                ], fetchedAt: fetched)
+            let read = try await store.dustValues(stations: ["용산구", "종로구", "중구", "없는곳"], from: eight, to: nine.advanced(by: 1))
+            #expect(
+                read == [
+                    StationDust(slot: eight, station: 1, concentration: DustPair(fineDust: 30, ultraFineDust: 15)),
+                    StationDust(slot: eight, station: 2, concentration: DustPair(fineDust: 40, ultraFineDust: nil)),
+                    StationDust(slot: nine, station: 0, concentration: DustPair(fineDust: nil, ultraFineDust: 26)),
+                    StationDust(slot: nine, station: 1, concentration: DustPair(fineDust: 31, ultraFineDust: 16)),
+                ])
+            #expect(try await store.dustValues(stations: [], from: eight, to: nine).isEmpty)
+        }
     }
 
     @Test(
         "The weighting's lean read of positions: one a minute, the first source's by name, in time order, within [from, to)",
         arguments: Backend.allCases)
     func trackPoints(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let start = Date(timeIntervalSince1970: 1_795_129_200)
-        func minutes(_ offsets: [Int], latitude: Double) -> TrackMinutes {
-            TrackMinutes(offsets.map { TrackPoint(at: start.addingTimeInterval(Double($0) * 60), latitude: latitude, longitude: 127) })
+        try await backend.withStore { store throws in
+            let start = Date(timeIntervalSince1970: 1_795_129_200)
+            func minutes(_ offsets: [Int], latitude: Double) -> TrackMinutes {
+                TrackMinutes(offsets.map { TrackPoint(at: start.addingTimeInterval(Double($0) * 60), latitude: latitude, longitude: 127) })
+            }
+            try await store.saveImport(
+                walking: [], body: [],
+                positions: [
+                    PositionBatch(person: "dad", source: "gpx:b.gpx", minutes: minutes([0, 1, 2, 5], latitude: 37.5), replacing: nil),
+                    PositionBatch(person: "dad", source: "gpx:a.gpx", minutes: minutes([1, 3], latitude: 37.6), replacing: nil),
+                    PositionBatch(person: "민지", source: "gpx:a.gpx", minutes: minutes([2], latitude: 37.7), replacing: nil),
+                ], importedAt: fetched)
+            let read = try await store.trackPoints(person: "dad", from: start.addingTimeInterval(60), to: start.addingTimeInterval(300))
+            #expect(
+                read == [
+                    TrackPoint(at: start.addingTimeInterval(60), latitude: 37.6, longitude: 127),
+                    TrackPoint(at: start.addingTimeInterval(120), latitude: 37.5, longitude: 127),
+                    TrackPoint(at: start.addingTimeInterval(180), latitude: 37.6, longitude: 127),
+                ])
+            #expect(try await store.trackPoints(person: "me", from: start, to: start.addingTimeInterval(600)).isEmpty)
         }
-        try await store.saveImport(
-            walking: [], body: [],
-            positions: [
-                PositionBatch(person: "dad", source: "gpx:b.gpx", minutes: minutes([0, 1, 2, 5], latitude: 37.5), replacing: nil),
-                PositionBatch(person: "dad", source: "gpx:a.gpx", minutes: minutes([1, 3], latitude: 37.6), replacing: nil),
-                PositionBatch(person: "민지", source: "gpx:a.gpx", minutes: minutes([2], latitude: 37.7), replacing: nil),
-            ], importedAt: fetched)
-        let read = try await store.trackPoints(person: "dad", from: start.addingTimeInterval(60), to: start.addingTimeInterval(300))
-        #expect(
-            read == [
-                TrackPoint(at: start.addingTimeInterval(60), latitude: 37.6, longitude: 127),
-                TrackPoint(at: start.addingTimeInterval(120), latitude: 37.5, longitude: 127),
-                TrackPoint(at: start.addingTimeInterval(180), latitude: 37.6, longitude: 127),
-            ])
-        #expect(try await store.trackPoints(person: "me", from: start, to: start.addingTimeInterval(600)).isEmpty)
     }
 
     @Test("The newest slot that ended by now; a slot in the future never counts", arguments: Backend.allCases)
     func newestSlot(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let nine = eight.advanced(by: 1)
-        _ = try await store.saveReadings([reading(pm10: 41, pm25: 20), reading(slot: nine, pm10: 30, pm25: 9)], fetchedAt: fetched)
-        #expect(try await store.newestSlot(station: "종로구", endingBy: nine.start) == eight)
-        #expect(try await store.newestSlot(station: "종로구", endingBy: nine.end) == nine)
-        #expect(try await store.newestSlot(station: "종로구", endingBy: eight.start) == nil)
-        #expect(try await store.newestSlot(station: "중구", endingBy: nine.end) == nil)
+        try await backend.withStore { store throws in
+            let nine = eight.advanced(by: 1)
+            _ = try await store.saveReadings([reading(pm10: 41, pm25: 20), reading(slot: nine, pm10: 30, pm25: 9)], fetchedAt: fetched)
+            #expect(try await store.newestSlot(station: "종로구", endingBy: nine.start) == eight)
+            #expect(try await store.newestSlot(station: "종로구", endingBy: nine.end) == nine)
+            #expect(try await store.newestSlot(station: "종로구", endingBy: eight.start) == nil)
+            #expect(try await store.newestSlot(station: "중구", endingBy: nine.end) == nil)
+        }
     }
 
     @Test(
         "Importing the same activity again changes nothing; a slot's walking is its largest source, a tie the first name",
         arguments: Backend.allCases)
     func activity(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let nine = eight.advanced(by: 1)
-        let watch = ActivitySourceBatch(source: "health:Apple Watch", distances: [eight: 1200, nine: 300], replacing: eight...nine)
-        let phone = ActivitySourceBatch(source: "health:iPhone", distances: [eight: 1000, nine: 300], replacing: eight...nine)
-        for _ in 0..<2 { try await store.saveActivity([watch, phone], importedAt: fetched) }
-        #expect(
-            try await store.walking(from: eight, to: nine.advanced(by: 1)) == [
-                eight: SlotWalking(metres: 1200, source: "health:Apple Watch"),
-                nine: SlotWalking(metres: 300, source: "health:Apple Watch"),
-            ])
-        #expect(
-            try await store.activitySources() == [
-                ActivitySourceSummary(source: "health:Apple Watch", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1500),
-                ActivitySourceSummary(source: "health:iPhone", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1300),
-            ])
-        // A shorter export of the Watch replaces its rows over the span it covers, nothing else.
-        try await store.saveActivity(
-            [ActivitySourceBatch(source: "health:Apple Watch", distances: [nine: 350], replacing: nine...nine)], importedAt: fetched)
-        #expect(
-            try await store.walking(from: eight, to: nine.advanced(by: 1))[nine] == SlotWalking(metres: 350, source: "health:Apple Watch"))
-        #expect(try await store.forgetActivity(source: "health:Apple Watch") == 2)
-        #expect(try await store.forgetActivity(source: "health:Apple Watch") == 0)
-        #expect(try await store.walking(from: eight, to: nine.advanced(by: 1))[eight] == SlotWalking(metres: 1000, source: "health:iPhone"))
+        try await backend.withStore { store throws in
+            let nine = eight.advanced(by: 1)
+            let watch = ActivitySourceBatch(source: "health:Apple Watch", distances: [eight: 1200, nine: 300], replacing: eight...nine)
+            let phone = ActivitySourceBatch(source: "health:iPhone", distances: [eight: 1000, nine: 300], replacing: eight...nine)
+            for _ in 0..<2 { try await store.saveActivity([watch, phone], importedAt: fetched) }
+            #expect(
+                try await store.walking(from: eight, to: nine.advanced(by: 1)) == [
+                    eight: SlotWalking(metres: 1200, source: "health:Apple Watch"),
+                    nine: SlotWalking(metres: 300, source: "health:Apple Watch"),
+                ])
+            #expect(
+                try await store.activitySources() == [
+                    ActivitySourceSummary(source: "health:Apple Watch", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1500),
+                    ActivitySourceSummary(source: "health:iPhone", firstSlot: eight, lastSlot: nine, slots: 2, metres: 1300),
+                ])
+            // A shorter export of the Watch replaces its rows over the span it covers, nothing else.
+            try await store.saveActivity(
+                [ActivitySourceBatch(source: "health:Apple Watch", distances: [nine: 350], replacing: nine...nine)], importedAt: fetched)
+            #expect(
+                try await store.walking(from: eight, to: nine.advanced(by: 1))[nine]
+                    == SlotWalking(metres: 350, source: "health:Apple Watch"))
+            #expect(try await store.forgetActivity(source: "health:Apple Watch") == 2)
+            #expect(try await store.forgetActivity(source: "health:Apple Watch") == 0)
+            #expect(
+                try await store.walking(from: eight, to: nine.advanced(by: 1))[eight] == SlotWalking(metres: 1000, source: "health:iPhone"))
+        }
     }
 
     @Test(
         "A source's total adds its slots in time order, whatever order they were imported in: the same sum to the last bit",
         arguments: Backend.allCases)
     func activityTotalInSlotOrder(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let nine = eight.advanced(by: 1)
-        let ten = eight.advanced(by: 2)
-        // Added in slot order, 0.1 + 0.7 + 0.2 is 1.0; in the order imported, 0.7 + 0.2 + 0.1 is 0.9999999999999999.
-        try await store.saveActivity(
-            [ActivitySourceBatch(source: "csv", distances: [nine: 0.7, ten: 0.2], replacing: nil)], importedAt: fetched)
-        try await store.saveActivity([ActivitySourceBatch(source: "csv", distances: [eight: 0.1], replacing: nil)], importedAt: fetched)
-        #expect(try await store.activitySources().map(\.metres) == [1.0])
+        try await backend.withStore { store throws in
+            let nine = eight.advanced(by: 1)
+            let ten = eight.advanced(by: 2)
+            // Added in slot order, 0.1 + 0.7 + 0.2 is 1.0; in the order imported, 0.7 + 0.2 + 0.1 is 0.9999999999999999.
+            try await store.saveActivity(
+                [ActivitySourceBatch(source: "csv", distances: [nine: 0.7, ten: 0.2], replacing: nil)], importedAt: fetched)
+            try await store.saveActivity([ActivitySourceBatch(source: "csv", distances: [eight: 0.1], replacing: nil)], importedAt: fetched)
+            #expect(try await store.activitySources().map(\.metres) == [1.0])
+        }
     }
 
     @Test(
         "A forecast stored again is not new; a re-published issue is; the newest issue grading a region wins", arguments: Backend.allCases)
     func forecasts(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let date = LocalDate(year: 2026, month: 11, day: 21)
-        let five = Date(timeIntervalSince1970: 1_795_118_400)  // 2026-11-20 05:00 KST
-        let eleven = five.addingTimeInterval(6 * 3600)
-        let early = DustForecast(
-            pollutant: .pm25, issuedAt: five, forecastDate: date,
-            grades: ForecastGrades(byRegion: [.seoul: .known(.bad), .busan: .unknown("예보없음")]), overall: "나쁨", cause: "국외")
-        let later = DustForecast(
-            pollutant: .pm25, issuedAt: eleven, forecastDate: date, grades: ForecastGrades(byRegion: [.seoul: .known(.veryBad)]))
-        #expect(try await store.saveForecasts([early, later], fetchedAt: fetched) == 2)
-        #expect(try await store.saveForecasts([early, later], fetchedAt: fetched) == 0)
-        var republished = early
-        republished.cause = "국외 유입"
-        #expect(try await store.saveForecasts([republished], fetchedAt: fetched) == 1)
-        #expect(try await store.newestForecastIssue(pollutant: .pm25) == eleven)
-        #expect(try await store.newestForecastIssue(pollutant: .pm10) == nil)
-        #expect(try await store.forecast(pollutant: .pm25, date: date, region: .seoul)?.grade == .known(.veryBad))
-        let busan = try await store.forecast(pollutant: .pm25, date: date, region: .busan)
-        #expect(busan?.grade == .unknown("예보없음"))
-        #expect(busan?.issuedAt == five && busan?.cause == "국외 유입")
-        #expect(try await store.forecast(pollutant: .pm25, date: date, region: .jeju) == nil)
+        try await backend.withStore { store throws in
+            let date = LocalDate(year: 2026, month: 11, day: 21)
+            let five = Date(timeIntervalSince1970: 1_795_118_400)  // 2026-11-20 05:00 KST
+            let eleven = five.addingTimeInterval(6 * 3600)
+            let early = DustForecast(
+                pollutant: .pm25, issuedAt: five, forecastDate: date,
+                grades: ForecastGrades(byRegion: [.seoul: .known(.bad), .busan: .unknown("예보없음")]), overall: "나쁨", cause: "국외")
+            let later = DustForecast(
+                pollutant: .pm25, issuedAt: eleven, forecastDate: date, grades: ForecastGrades(byRegion: [.seoul: .known(.veryBad)]))
+            #expect(try await store.saveForecasts([early, later], fetchedAt: fetched) == 2)
+            #expect(try await store.saveForecasts([early, later], fetchedAt: fetched) == 0)
+            var republished = early
+            republished.cause = "국외 유입"
+            #expect(try await store.saveForecasts([republished], fetchedAt: fetched) == 1)
+            #expect(try await store.newestForecastIssue(pollutant: .pm25) == eleven)
+            #expect(try await store.newestForecastIssue(pollutant: .pm10) == nil)
+            #expect(try await store.forecast(pollutant: .pm25, date: date, region: .seoul)?.grade == .known(.veryBad))
+            let busan = try await store.forecast(pollutant: .pm25, date: date, region: .busan)
+            #expect(busan?.grade == .unknown("예보없음"))
+            #expect(busan?.issuedAt == five && busan?.cause == "국외 유입")
+            #expect(try await store.forecast(pollutant: .pm25, date: date, region: .jeju) == nil)
+        }
     }
 
     @Test("Requests are counted by kind since a start, whatever their operation text says", arguments: Backend.allCases)
     func forecastQuota(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
-        let attempts = [
-            PollAttempt(
-                startedAt: midnight.addingTimeInterval(-60), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-19 page 1",
-                outcome: .ok),
-            PollAttempt(
-                startedAt: midnight.addingTimeInterval(60), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-20 page 1",
-                outcome: .ok),
-            PollAttempt(
-                startedAt: midnight.addingTimeInterval(120), station: nil, kind: .forecast, operation: "forecast PM25 2026-11-20 page 1",
-                outcome: .quota),
-            PollAttempt(
-                startedAt: midnight.addingTimeInterval(180), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
-                outcome: .ok),
-        ]
-        for attempt in attempts { try await store.recordAttempt(attempt) }
-        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 2)
-        #expect(try await store.attemptCount(kind: .forecast, since: midnight.addingTimeInterval(-3600)) == 3)
-        #expect(try await store.attemptCount(kind: .measurement, since: midnight) == 1)
-        // The count follows the kind, not the words: a reworded label neither hides nor adds a call.
-        try await store.recordAttempt(
-            PollAttempt(startedAt: midnight.addingTimeInterval(240), station: nil, kind: .forecast, operation: "PM10 outlook", outcome: .ok)
-        )
-        try await store.recordAttempt(
-            PollAttempt(
-                startedAt: midnight.addingTimeInterval(300), station: "forecast", kind: .measurement, operation: "forecast of nothing",
-                outcome: .ok))
-        #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 3)
+        try await backend.withStore { store throws in
+            let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
+            let attempts = [
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(-60), station: nil, kind: .forecast,
+                    operation: "forecast PM10 2026-11-19 page 1",
+                    outcome: .ok),
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(60), station: nil, kind: .forecast, operation: "forecast PM10 2026-11-20 page 1",
+                    outcome: .ok),
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(120), station: nil, kind: .forecast,
+                    operation: "forecast PM25 2026-11-20 page 1",
+                    outcome: .quota),
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(180), station: "종로구", kind: .measurement, operation: "station 종로구 DAILY page 1",
+                    outcome: .ok),
+            ]
+            for attempt in attempts { try await store.recordAttempt(attempt) }
+            #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 2)
+            #expect(try await store.attemptCount(kind: .forecast, since: midnight.addingTimeInterval(-3600)) == 3)
+            #expect(try await store.attemptCount(kind: .measurement, since: midnight) == 1)
+            // The count follows the kind, not the words: a reworded label neither hides nor adds a call.
+            try await store.recordAttempt(
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(240), station: nil, kind: .forecast, operation: "PM10 outlook", outcome: .ok)
+            )
+            try await store.recordAttempt(
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(300), station: "forecast", kind: .measurement, operation: "forecast of nothing",
+                    outcome: .ok))
+            #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 3)
+        }
     }
 
     @Test("Stations keep what a later list leaves out; a station's place joins its province and address", arguments: Backend.allCases)
     func stations(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        _ = try await store.saveReadings([reading("행신동", pm10: 41, pm25: 20)], fetchedAt: fetched)
-        try await store.saveStations([Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1", latitude: 37.6, longitude: 126.8)], at: fetched)
-        try await store.saveStations([Station(name: "행신동", network: "도시대기")], at: fetched)
-        #expect(
-            try await store.stations() == [
-                Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1", network: "도시대기", latitude: 37.6, longitude: 126.8)
-            ])
-        #expect(try await store.stationLocation(name: "행신동") == StationLocation(sido: "서울", address: "경기도 고양시 덕양구 행신동 1"))
-        #expect(try await store.stationLocation(name: "없는곳") == nil)
+        try await backend.withStore { store throws in
+            _ = try await store.saveReadings([reading("행신동", pm10: 41, pm25: 20)], fetchedAt: fetched)
+            try await store.saveStations(
+                [Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1", latitude: 37.6, longitude: 126.8)], at: fetched)
+            try await store.saveStations([Station(name: "행신동", network: "도시대기")], at: fetched)
+            #expect(
+                try await store.stations() == [
+                    Station(name: "행신동", address: "경기도 고양시 덕양구 행신동 1", network: "도시대기", latitude: 37.6, longitude: 126.8)
+                ])
+            #expect(try await store.stationLocation(name: "행신동") == StationLocation(sido: "서울", address: "경기도 고양시 덕양구 행신동 1"))
+            #expect(try await store.stationLocation(name: "없는곳") == nil)
+        }
     }
 
     @Test("Alert events get increasing ids and come back newest first with their deliveries; states by rule", arguments: Backend.allCases)
     func alerts(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let at = Date(timeIntervalSince1970: 1_795_150_000)
-        let fired = AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: at)
-        let first = try #require(try await store.saveAlertTransition(rule: "pm25.grade >= 3", state: .active, event: fired, at: at))
-        let test = try await store.saveAlertEvent(AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: at))
-        #expect(first.id > 0 && test.id > first.id)
-        #expect(try await store.saveAlertTransition(rule: "pm10.grade >= 3", state: .held, event: nil, at: at) == nil)
-        let delivery = AlertDelivery(
-            eventID: first.id, sink: "ntfy https://ntfy.sh/…", attempt: 1, at: at, outcome: .delivered, detail: nil)
-        try await store.recordAlertDelivery(delivery)
-        #expect(try await store.alertStates() == ["pm25.grade >= 3": .active, "pm10.grade >= 3": .held])
-        let recent = try await store.recentAlertEvents(limit: 5)
-        #expect(recent.map(\.event) == [test, first])
-        #expect(recent.map(\.deliveries) == [[], [delivery]])
-        #expect(try await store.recentAlertEvents(limit: 1).map(\.event) == [test])
+        try await backend.withStore { store throws in
+            let at = Date(timeIntervalSince1970: 1_795_150_000)
+            let fired = AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: at)
+            let first = try #require(try await store.saveAlertTransition(rule: "pm25.grade >= 3", state: .active, event: fired, at: at))
+            let test = try await store.saveAlertEvent(AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: at))
+            #expect(first.id > 0 && test.id > first.id)
+            #expect(try await store.saveAlertTransition(rule: "pm10.grade >= 3", state: .held, event: nil, at: at) == nil)
+            let delivery = AlertDelivery(
+                eventID: first.id, sink: "ntfy https://ntfy.sh/…", attempt: 1, at: at, outcome: .delivered, detail: nil)
+            try await store.recordAlertDelivery(delivery)
+            #expect(try await store.alertStates() == ["pm25.grade >= 3": .active, "pm10.grade >= 3": .held])
+            let recent = try await store.recentAlertEvents(limit: 5)
+            #expect(recent.map(\.event) == [test, first])
+            #expect(recent.map(\.deliveries) == [[], [delivery]])
+            #expect(try await store.recentAlertEvents(limit: 1).map(\.event) == [test])
+        }
     }
 
     @Test(
         "An event naming people reads back with them, its rule alone; a person's state has its own key beside me's (docs/REFERENCE.md §18)",
         arguments: Backend.allCases)
     func alertsPerPerson(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let at = Date(timeIntervalSince1970: 1_795_150_000)
-        let fired = AlertEvent(
-            kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: at, people: ["dad", "민지"])
-        let saved = try #require(try await store.saveAlertTransition(rule: "pm25.grade >= 3 for 민지", state: .active, event: fired, at: at))
-        _ = try await store.saveAlertTransition(rule: "pm25.grade >= 3", state: .held, event: nil, at: at)
-        #expect(try await store.alertStates() == ["pm25.grade >= 3 for 민지": .active, "pm25.grade >= 3": .held])
-        let read = try #require(try await store.recentAlertEvents(limit: 1).first?.event)
-        #expect(read == saved && read.rule == "pm25.grade >= 3" && read.people == ["dad", "민지"])
+        try await backend.withStore { store throws in
+            let at = Date(timeIntervalSince1970: 1_795_150_000)
+            let fired = AlertEvent(
+                kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: at, people: ["dad", "민지"])
+            let saved = try #require(
+                try await store.saveAlertTransition(rule: "pm25.grade >= 3 for 민지", state: .active, event: fired, at: at))
+            _ = try await store.saveAlertTransition(rule: "pm25.grade >= 3", state: .held, event: nil, at: at)
+            #expect(try await store.alertStates() == ["pm25.grade >= 3 for 민지": .active, "pm25.grade >= 3": .held])
+            let read = try #require(try await store.recentAlertEvents(limit: 1).first?.event)
+            #expect(read == saved && read.rule == "pm25.grade >= 3" && read.people == ["dad", "민지"])
+        }
     }
 
     @Test("The daemon's status is read back as written; none before dustd ever ran", arguments: Backend.allCases)
     func status(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        #expect(try await store.loadStatus() == nil)
-        var status = DaemonStatus(
-            state: .idle, mode: .daemon, pid: 4242, version: "1.0", station: "종로구",
-            startedAt: Date(timeIntervalSince1970: 1_795_150_000.25), heartbeatSeconds: 60)
-        status.nextPollAt = Date(timeIntervalSince1970: 1_795_151_200)
-        try await store.saveStatus(status)
-        #expect(try await store.loadStatus() == status)
+        try await backend.withStore { store throws in
+            #expect(try await store.loadStatus() == nil)
+            var status = DaemonStatus(
+                state: .idle, mode: .daemon, pid: 4242, version: "1.0", station: "종로구",
+                startedAt: Date(timeIntervalSince1970: 1_795_150_000.25), heartbeatSeconds: 60)
+            status.nextPollAt = Date(timeIntervalSince1970: 1_795_151_200)
+            try await store.saveStatus(status)
+            #expect(try await store.loadStatus() == status)
+        }
     }
 
     @Test(
         "Kept places: read back by person, inputs and range, replaced by a later keep; a keep after a write raised the generation keeps nothing",
         arguments: Backend.allCases)
     func keptPlaces(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let nine = eight.advanced(by: 1)
-        let generation = try await store.placeGeneration()
-        let places = [
-            StoredSlotPlace(slot: eight, bytes: [1, 2, 3]), StoredSlotPlace(slot: nine, bytes: Array(repeating: 0xFF, count: 2000)),
-        ]
-        #expect(try await store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: generation))
-        #expect(
-            try await store.keepSlotPlaces(
-                [StoredSlotPlace(slot: eight, bytes: [9])], person: "dad", inputs: "v1 a", generation: generation))
-        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == places)
-        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: nine, to: nine.advanced(by: 1)) == [places[1]])
-        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine.advanced(by: 1)).isEmpty)
-        // A place kept again with other inputs replaces the slot's.
-        #expect(
-            try await store.keepSlotPlaces([StoredSlotPlace(slot: eight, bytes: [4])], person: "민지", inputs: "v1 b", generation: generation)
-        )
-        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == [places[1]])
-        #expect(
-            try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine) == [StoredSlotPlace(slot: eight, bytes: [4])])
-        // A reading lands: the generation rises, and a keep weighed before it keeps nothing.
-        _ = try await store.saveReadings([reading(slot: nine, pm10: 41, pm25: 20)], fetchedAt: fetched)
-        let raised = try await store.placeGeneration()
-        #expect(raised > generation)
-        #expect(try await !store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: generation))
-        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)).isEmpty)
-        #expect(try await store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: raised))
-        #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == places)
+        try await backend.withStore { store throws in
+            let nine = eight.advanced(by: 1)
+            let generation = try await store.placeGeneration()
+            let places = [
+                StoredSlotPlace(slot: eight, bytes: [1, 2, 3]), StoredSlotPlace(slot: nine, bytes: Array(repeating: 0xFF, count: 2000)),
+            ]
+            #expect(try await store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: generation))
+            #expect(
+                try await store.keepSlotPlaces(
+                    [StoredSlotPlace(slot: eight, bytes: [9])], person: "dad", inputs: "v1 a", generation: generation))
+            #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == places)
+            #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: nine, to: nine.advanced(by: 1)) == [places[1]])
+            #expect(try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine.advanced(by: 1)).isEmpty)
+            // A place kept again with other inputs replaces the slot's.
+            #expect(
+                try await store.keepSlotPlaces(
+                    [StoredSlotPlace(slot: eight, bytes: [4])], person: "민지", inputs: "v1 b", generation: generation)
+            )
+            #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == [places[1]])
+            #expect(
+                try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine) == [
+                    StoredSlotPlace(slot: eight, bytes: [4])
+                ])
+            // A reading lands: the generation rises, and a keep weighed before it keeps nothing.
+            _ = try await store.saveReadings([reading(slot: nine, pm10: 41, pm25: 20)], fetchedAt: fetched)
+            let raised = try await store.placeGeneration()
+            #expect(raised > generation)
+            #expect(try await !store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: generation))
+            #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)).isEmpty)
+            #expect(try await store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: raised))
+            #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == places)
+        }
     }
 
     @Test(
         "Each write forgets the places it changes: readings their slots', positions their person's hours, a moved station all, a move both people's",
         arguments: Backend.allCases)
     func placesForgotten(_ backend: Backend) async throws {
-        let (store, remove) = try await backend.open()
-        defer { remove() }
-        let hours = (0..<4).map { eight.advanced(by: $0) }
-        func keepAll() async throws {
-            let generation = try await store.placeGeneration()
-            for person in ["dad", "민지", "me"] {
-                #expect(
-                    try await store.keepSlotPlaces(
-                        hours.map { StoredSlotPlace(slot: $0, bytes: [1]) }, person: person, inputs: "v1", generation: generation))
+        try await backend.withStore { store throws in
+            let hours = (0..<4).map { eight.advanced(by: $0) }
+            func keepAll() async throws {
+                let generation = try await store.placeGeneration()
+                for person in ["dad", "민지", "me"] {
+                    #expect(
+                        try await store.keepSlotPlaces(
+                            hours.map { StoredSlotPlace(slot: $0, bytes: [1]) }, person: person, inputs: "v1", generation: generation))
+                }
             }
+            func kept(_ person: String) async throws -> [Slot] {
+                try await store.slotPlaces(person: person, inputs: "v1", from: hours[0], to: hours[3].advanced(by: 1)).map(\.slot)
+            }
+            try await store.saveStations([Station(name: "종로구", latitude: 37.572025, longitude: 127.005028)], at: fetched)
+            _ = try await store.saveReadings([reading(slot: hours[1], pm10: 41, pm25: 20)], fetchedAt: fetched)
+            try await keepAll()
+
+            // The same reading again changes nothing; a revised one forgets its slot, for everyone.
+            _ = try await store.saveReadings([reading(slot: hours[1], pm10: 41, pm25: 20)], fetchedAt: fetched)
+            #expect(try await kept("dad") == hours)
+            _ = try await store.saveReadings([reading(slot: hours[1], pm10: 44, pm25: 20)], fetchedAt: fetched)
+            #expect(try await kept("dad") == [hours[0], hours[2], hours[3]])
+            #expect(try await kept("민지") == [hours[0], hours[2], hours[3]])
+            try await keepAll()
+
+            // dad's positions of 09:10 and 09:59 forget his 09:00 and the hour the last one's minute reaches (10:00), no one else's.
+            let minutes = TrackMinutes(
+                [hours[1].start.addingTimeInterval(600), hours[1].start.addingTimeInterval(3540)].map {
+                    TrackPoint(at: $0, latitude: 37.5, longitude: 127)
+                })
+            try await store.saveImport(
+                walking: [], body: [], positions: [PositionBatch(person: "dad", source: "gpx:a.gpx", minutes: minutes, replacing: nil)],
+                importedAt: fetched)
+            #expect(try await kept("dad") == [hours[0], hours[3]])
+            #expect(try await kept("민지") == hours)
+            try await keepAll()
+
+            // Forgetting dad's positions forgets all his places.
+            #expect(try await store.forgetPositions(person: "dad", source: "gpx:a.gpx") == 2)
+            #expect(try await kept("dad").isEmpty)
+            #expect(try await kept("민지") == hours)
+            try await keepAll()
+
+            // The station list again, unchanged: nothing forgotten; 종로구 moved: everything.
+            try await store.saveStations([Station(name: "종로구", latitude: 37.572025, longitude: 127.005028)], at: fetched)
+            #expect(try await kept("민지") == hours)
+            try await store.saveStations([Station(name: "중구", address: "서울 중구")], at: fetched)
+            #expect(try await kept("민지") == hours)
+            try await store.saveStations([Station(name: "종로구", latitude: 37.58, longitude: 127.005028)], at: fetched)
+            for person in ["dad", "민지", "me"] { #expect(try await kept(person).isEmpty, "\(person)") }
+            try await keepAll()
+
+            // Nothing to hand over (`me` has no rows): 민지's places stay.
+            #expect(try await store.movePerson(from: "me", to: "민지") == 0)
+            #expect(try await kept("민지") == hours)
+            // `me`'s rows handed to 민지 (who has none but places): both forget theirs.
+            try await store.saveImport(
+                walking: [], body: [], positions: [PositionBatch(person: "me", source: "gpx:b.gpx", minutes: minutes, replacing: nil)],
+                importedAt: fetched)
+            try await keepAll()
+            #expect(try await store.movePerson(from: "me", to: "민지") == 2)
+            #expect(try await kept("me").isEmpty)
+            #expect(try await kept("민지").isEmpty)
+            #expect(try await kept("dad") == hours)
         }
-        func kept(_ person: String) async throws -> [Slot] {
-            try await store.slotPlaces(person: person, inputs: "v1", from: hours[0], to: hours[3].advanced(by: 1)).map(\.slot)
-        }
-        try await store.saveStations([Station(name: "종로구", latitude: 37.572025, longitude: 127.005028)], at: fetched)
-        _ = try await store.saveReadings([reading(slot: hours[1], pm10: 41, pm25: 20)], fetchedAt: fetched)
-        try await keepAll()
-
-        // The same reading again changes nothing; a revised one forgets its slot, for everyone.
-        _ = try await store.saveReadings([reading(slot: hours[1], pm10: 41, pm25: 20)], fetchedAt: fetched)
-        #expect(try await kept("dad") == hours)
-        _ = try await store.saveReadings([reading(slot: hours[1], pm10: 44, pm25: 20)], fetchedAt: fetched)
-        #expect(try await kept("dad") == [hours[0], hours[2], hours[3]])
-        #expect(try await kept("민지") == [hours[0], hours[2], hours[3]])
-        try await keepAll()
-
-        // dad's positions of 09:10 and 09:59 forget his 09:00 and the hour the last one's minute reaches (10:00), no one else's.
-        let minutes = TrackMinutes(
-            [hours[1].start.addingTimeInterval(600), hours[1].start.addingTimeInterval(3540)].map {
-                TrackPoint(at: $0, latitude: 37.5, longitude: 127)
-            })
-        try await store.saveImport(
-            walking: [], body: [], positions: [PositionBatch(person: "dad", source: "gpx:a.gpx", minutes: minutes, replacing: nil)],
-            importedAt: fetched)
-        #expect(try await kept("dad") == [hours[0], hours[3]])
-        #expect(try await kept("민지") == hours)
-        try await keepAll()
-
-        // Forgetting dad's positions forgets all his places.
-        #expect(try await store.forgetPositions(person: "dad", source: "gpx:a.gpx") == 2)
-        #expect(try await kept("dad").isEmpty)
-        #expect(try await kept("민지") == hours)
-        try await keepAll()
-
-        // The station list again, unchanged: nothing forgotten; 종로구 moved: everything.
-        try await store.saveStations([Station(name: "종로구", latitude: 37.572025, longitude: 127.005028)], at: fetched)
-        #expect(try await kept("민지") == hours)
-        try await store.saveStations([Station(name: "중구", address: "서울 중구")], at: fetched)
-        #expect(try await kept("민지") == hours)
-        try await store.saveStations([Station(name: "종로구", latitude: 37.58, longitude: 127.005028)], at: fetched)
-        for person in ["dad", "민지", "me"] { #expect(try await kept(person).isEmpty, "\(person)") }
-        try await keepAll()
-
-        // Nothing to hand over (`me` has no rows): 민지's places stay.
-        #expect(try await store.movePerson(from: "me", to: "민지") == 0)
-        #expect(try await kept("민지") == hours)
-        // `me`'s rows handed to 민지 (who has none but places): both forget theirs.
-        try await store.saveImport(
-            walking: [], body: [], positions: [PositionBatch(person: "me", source: "gpx:b.gpx", minutes: minutes, replacing: nil)],
-            importedAt: fetched)
-        try await keepAll()
-        #expect(try await store.movePerson(from: "me", to: "민지") == 2)
-        #expect(try await kept("me").isEmpty)
-        #expect(try await kept("민지").isEmpty)
-        #expect(try await kept("dad") == hours)
     }
 }

@@ -30,7 +30,7 @@ struct BackendPair {
         sqlite = try SQLiteStore(path: directory.path("demo.sqlite"))
         let server = try await PostgresServer.running()
         location = server.location(database: try await server.createDatabase())
-        postgres = try await PostgresStore.open(location, password: server.password)
+        postgres = try await PostgresStore.running(location, password: server.password)
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         for store in [sqlite, postgres] as [any FineDustStore] {
@@ -49,10 +49,22 @@ struct BackendPair {
             .write(toFile: postgresConfiguration, atomically: true, encoding: .utf8)
     }
 
-    /// Removes the files at once (a task may never run before the test process ends) and closes the pool.
-    func remove() {
+    /// A pair of the demo's databases for `body`; then its files are removed and the pool closed,
+    /// whether `body` threw or not.
+    static func with(_ body: (BackendPair) async throws -> Void) async throws {
+        let pair = try await BackendPair()
+        do {
+            try await body(pair)
+        } catch {
+            await pair.remove()
+            throw error
+        }
+        await pair.remove()
+    }
+
+    private func remove() async {
         directory.remove()
-        Task { [postgres] in await postgres.close() }
+        await postgres.close()
     }
 
     /// What only dustd writes: a fired alert delivered once, a test alert, and a poller's status record.
@@ -137,36 +149,37 @@ struct BackendEquivalenceTests {
 
     @Test("Every dustctl --json document is byte for byte the same, but for status's database member")
     func dustctlDocuments() async throws {
-        let pair = try await BackendPair()
-        defer { pair.remove() }
-        for arguments in Self.dated {
-            let json = arguments.contains("--format") ? arguments : arguments + ["--json"]
-            let (sqlite, postgres) = try await pair.dustctl(json)
-            #expect(sqlite.status == 0 && postgres.status == 0, "\(json): \(sqlite.standardError) \(postgres.standardError)")
-            #expect(sqlite.standardOutput.count > 2, "\(json) printed nothing")
-            #expect(sqlite.standardOutput == postgres.standardOutput, "dustctl \(json.joined(separator: " "))")
-            #expect(sqlite.standardError == postgres.standardError, "dustctl \(json.joined(separator: " "))")
-        }
-        for arguments in Self.clocked {
-            var documents: (sqlite: String, postgres: String) = ("", "")
-            for _ in 0..<2 {
-                let (sqlite, postgres) = try await pair.dustctl(arguments + ["--json"])
-                // status answers by the daemon's state (docs/REFERENCE.md, dustctl status): the poller
-                // recorded here stopped beating at the demo's now, long past, so it is not running: 3.
-                let expected: Int32 = arguments == ["status"] ? 3 : 0
-                #expect(
-                    sqlite.status == expected && postgres.status == expected,
-                    "\(arguments): \(sqlite.status) \(postgres.status) \(sqlite.standardError) \(postgres.standardError)")
-                documents = (sqlite.standardOutput, postgres.standardOutput)
-                if arguments == ["status"] {
-                    documents = (
-                        withoutDatabase(documents.sqlite, pair.sqlite.path), withoutDatabase(documents.postgres, pair.location.description)
-                    )
-                }
-                if documents.sqlite == documents.postgres { break }
+        try await BackendPair.with { pair throws in
+            for arguments in Self.dated {
+                let json = arguments.contains("--format") ? arguments : arguments + ["--json"]
+                let (sqlite, postgres) = try await pair.dustctl(json)
+                #expect(sqlite.status == 0 && postgres.status == 0, "\(json): \(sqlite.standardError) \(postgres.standardError)")
+                #expect(sqlite.standardOutput.count > 2, "\(json) printed nothing")
+                #expect(sqlite.standardOutput == postgres.standardOutput, "dustctl \(json.joined(separator: " "))")
+                #expect(sqlite.standardError == postgres.standardError, "dustctl \(json.joined(separator: " "))")
             }
-            #expect(documents.sqlite.count > 2, "\(arguments) printed nothing")
-            #expect(documents.sqlite == documents.postgres, "dustctl \(arguments.joined(separator: " ")) --json")
+            for arguments in Self.clocked {
+                var documents: (sqlite: String, postgres: String) = ("", "")
+                for _ in 0..<2 {
+                    let (sqlite, postgres) = try await pair.dustctl(arguments + ["--json"])
+                    // status answers by the daemon's state (docs/REFERENCE.md, dustctl status): the poller
+                    // recorded here stopped beating at the demo's now, long past, so it is not running: 3.
+                    let expected: Int32 = arguments == ["status"] ? 3 : 0
+                    #expect(
+                        sqlite.status == expected && postgres.status == expected,
+                        "\(arguments): \(sqlite.status) \(postgres.status) \(sqlite.standardError) \(postgres.standardError)")
+                    documents = (sqlite.standardOutput, postgres.standardOutput)
+                    if arguments == ["status"] {
+                        documents = (
+                            withoutDatabase(documents.sqlite, pair.sqlite.path),
+                            withoutDatabase(documents.postgres, pair.location.description)
+                        )
+                    }
+                    if documents.sqlite == documents.postgres { break }
+                }
+                #expect(documents.sqlite.count > 2, "\(arguments) printed nothing")
+                #expect(documents.sqlite == documents.postgres, "dustctl \(arguments.joined(separator: " ")) --json")
+            }
         }
     }
 
@@ -183,31 +196,31 @@ struct BackendEquivalenceTests {
     /// `/api/v1/status` has no `database` member (the web names no file), so it is compared whole too.
     @Test("Every /api/v1 answer (and every page) is byte for byte the same at the demo's now")
     func apiAnswers() async throws {
-        let pair = try await BackendPair()
-        defer { pair.remove() }
-        let backends = [
-            try pair.web(pair.sqlite, database: pair.sqlite.path), try pair.web(pair.postgres, database: pair.location.description),
-        ]
-        var answers: [[String: (status: HTTPResponse.Status, body: String)]] = []
-        for data in backends {
-            let application = Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router())
-            let bodies = try await application.test(.router) { client in
-                var bodies: [String: (status: HTTPResponse.Status, body: String)] = [:]
-                for route in Self.routes {
-                    bodies[route] = try await client.execute(uri: route, method: .get) { response in
-                        (response.status, text(response))
+        try await BackendPair.with { pair throws in
+            let backends = [
+                try pair.web(pair.sqlite, database: pair.sqlite.path), try pair.web(pair.postgres, database: pair.location.description),
+            ]
+            var answers: [[String: (status: HTTPResponse.Status, body: String)]] = []
+            for data in backends {
+                let application = Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router())
+                let bodies = try await application.test(.router) { client in
+                    var bodies: [String: (status: HTTPResponse.Status, body: String)] = [:]
+                    for route in Self.routes {
+                        bodies[route] = try await client.execute(uri: route, method: .get) { response in
+                            (response.status, text(response))
+                        }
                     }
+                    return bodies
                 }
-                return bodies
+                answers.append(bodies)
             }
-            answers.append(bodies)
-        }
-        for route in Self.routes {
-            let (sqlite, postgres) = (answers[0][route], answers[1][route])
-            #expect(sqlite?.status == .ok, "\(route)")
-            #expect((sqlite?.body.count ?? 0) > 2, "\(route) answered nothing")
-            #expect(sqlite?.status == postgres?.status && sqlite?.body == postgres?.body, "\(route)")
-            #expect(postgres?.body.contains(pair.location.description) == false, "\(route) names the database")
+            for route in Self.routes {
+                let (sqlite, postgres) = (answers[0][route], answers[1][route])
+                #expect(sqlite?.status == .ok, "\(route)")
+                #expect((sqlite?.body.count ?? 0) > 2, "\(route) answered nothing")
+                #expect(sqlite?.status == postgres?.status && sqlite?.body == postgres?.body, "\(route)")
+                #expect(postgres?.body.contains(pair.location.description) == false, "\(route) names the database")
+            }
         }
     }
 }

@@ -23,7 +23,7 @@ private func lastRecord(now: Date, state: DaemonStatus.State = .idle, mode: Daem
         at: now.addingTimeInterval(-7200), reason: "Invalid configuration in /etc/dustd/dustd.yaml: poll.minute is 99")
     status.lastError = .init(
         at: now.addingTimeInterval(-3700),
-        failure: .storage(StorageFailure(StoreError.diskFull(path: "/var/lib/dustd/dust.sqlite"))))
+        failure: .storage(StorageFailure(SQLiteFailure.diskFull(path: "/var/lib/dustd/dust.sqlite"))))
     if state == .stopped { status.stoppedAt = now.addingTimeInterval(-3600) }
     return status
 }
@@ -121,7 +121,7 @@ struct WebStatusDocumentTests {
         var record = lastRecord(now: Date())
         record.lastError = .init(
             at: Date().addingTimeInterval(-60),
-            failure: .storage(StorageFailure(StoreError.diskFull(path: rig.store.path))))
+            failure: .storage(StorageFailure(SQLiteFailure.diskFull(path: rig.store.path))))
         try await rig.store.saveStatus(record)
         let printed = try await rig.dustctl(["status"])
         #expect(printed.standardOutput.contains(rig.store.path), "dustctl shows the operator the path")

@@ -44,12 +44,24 @@ public final class PostgresServer: Sendable {
     }()
 
     /// Whether this machine can run the PostgreSQL tests: Debian's `postgresql` package is installed
-    /// and the `postgres` system user exists (the server never runs as root).
-    public static let isAvailable: Bool = binaries != nil && account("postgres") != nil
+    /// and, for a test run as root, the `postgres` system user exists (the server never runs as root;
+    /// a developer's own run starts it as themselves).
+    public static let isAvailable: Bool = binaries != nil && (geteuid() != 0 || account("postgres") != nil)
 
     /// Why the PostgreSQL tests are disabled where they are.
     public static let unavailableReason =
-        "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb or no postgres user): apt-get install -y postgresql"
+        "PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb, or run as root with no postgres user): apt-get install -y postgresql"
+
+    /// The account the server runs as: `postgres` when the tests run as root, else the tests' own
+    /// user, whose server needs no change of owner and no `runuser`.
+    private static var serverAccount: (uid: uid_t, gid: gid_t)? {
+        geteuid() == 0 ? account("postgres") : (getuid(), getgid())
+    }
+
+    /// `command` run as the server's account: through `runuser -u postgres` as root, as it is otherwise.
+    private static func asServer(_ command: [String]) -> (executable: String, arguments: [String]) {
+        geteuid() == 0 ? ("/usr/sbin/runuser", ["-u", "postgres", "--"] + command) : (command[0], Array(command.dropFirst()))
+    }
 
     /// The superuser the tests connect as, with `password`.
     public let user = "finedust_test"
@@ -68,7 +80,7 @@ public final class PostgresServer: Sendable {
     /// With `tcpTLS`, it listens on 127.0.0.1 too (never another address), offering TLS with a
     /// self-signed certificate for `localhost`, for the tests of `sslmode`.
     public init(tcpTLS: Bool = false) throws {
-        guard let bin = Self.binaries, let postgres = Self.account("postgres") else {
+        guard let bin = Self.binaries, let postgres = Self.serverAccount else {
             throw Failure(message: Self.unavailableReason)
         }
         self.bin = bin
@@ -82,7 +94,7 @@ public final class PostgresServer: Sendable {
         dataDirectory = root + "/data"
         socketDirectory = root + "/socket"
         password = UUID().uuidString
-        // The server's user owns its directories; the tests reach the socket as root.
+        // The server's user owns its directories; the tests reach the socket as root (or as that user).
         chmod(root, 0o700)
         mkdir(socketDirectory, 0o700)
         chown(root, postgres.uid, postgres.gid)
@@ -91,12 +103,11 @@ public final class PostgresServer: Sendable {
         let passwordFile = root + "/password"
         _ = FileManager.default.createFile(atPath: passwordFile, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
         chown(passwordFile, postgres.uid, postgres.gid)
-        _ = try Self.run(
-            "/usr/sbin/runuser",
-            [
-                "-u", "postgres", "--", "\(bin)/initdb", "-D", dataDirectory, "-U", user, "--pwfile=\(passwordFile)",
-                "--auth=scram-sha-256", "--encoding=UTF8", "--locale=C", "--no-sync",
-            ])
+        let initdb = Self.asServer([
+            "\(bin)/initdb", "-D", dataDirectory, "-U", user, "--pwfile=\(passwordFile)", "--auth=scram-sha-256", "--encoding=UTF8",
+            "--locale=C", "--no-sync",
+        ])
+        _ = try Self.run(initdb.executable, initdb.arguments)
         unlink(passwordFile)
         if tcpTLS {
             _ = try Self.run(
@@ -179,7 +190,8 @@ public final class PostgresServer: Sendable {
     /// Runs pg_ctl as the server's user. Its output goes to a file, never a pipe: the server it
     /// starts inherits pg_ctl's descriptors, and a pipe it held open would never reach its end.
     private func pgctl(_ arguments: [String]) throws {
-        _ = try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/pg_ctl", "-D", dataDirectory, "-s"] + arguments)
+        let command = Self.asServer(["\(bin)/pg_ctl", "-D", dataDirectory, "-s"] + arguments)
+        _ = try Self.run(command.executable, command.arguments)
     }
 
     /// A detached shell (its own session, so a Ctrl-C or the test process's SIGKILL leaves it
@@ -187,7 +199,11 @@ public final class PostgresServer: Sendable {
     private func startWatchdog() throws {
         let script = """
             while [ -d /proc/$1 ]; do sleep 1; done
-            /usr/sbin/runuser -u postgres -- "$2/pg_ctl" -D "$3" -s -m immediate stop >/dev/null 2>&1
+            if [ "$(id -u)" = 0 ]; then
+                /usr/sbin/runuser -u postgres -- "$2/pg_ctl" -D "$3" -s -m immediate stop >/dev/null 2>&1
+            else
+                "$2/pg_ctl" -D "$3" -s -m immediate stop >/dev/null 2>&1
+            fi
             rm -rf "$4"
             """
         // setsid forks the shell into a session of its own and returns at once.

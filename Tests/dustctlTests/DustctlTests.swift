@@ -128,8 +128,8 @@ struct ImportTests {
         #expect(errors.first?.hasPrefix("dustctl: \(fixture(file)): ") == true)
         #expect(errors.last == "dustctl: Imported 1 of 2 files; 1 failed.")
         let store = try SQLiteStore(path: db, mode: .readOnly)
-        #expect(try await store.measurementCount(station: "종로구") == 24)
-        #expect(try await store.measurementCount(station: "강남구") == 7)
+        #expect(try await store.readingCount(station: "종로구") == 24)
+        #expect(try await store.readingCount(station: "강남구") == 7)
     }
 
     @Test("Import of a directory with one HTML page among good responses stores the good ones and names the bad one")
@@ -159,9 +159,9 @@ struct ImportTests {
         #expect(errors.last == "dustctl: Imported 3 of 4 files; 1 failed.")
         #expect(result.standardOutput.split(separator: "\n").count == 3)
         let store = try SQLiteStore(path: db, mode: .readOnly)
-        #expect(try await store.measurementCount(station: "종로구") == 24)
-        #expect(try await store.measurementCount(station: "강남구") == 7)
-        #expect(try await store.measurementCount(station: "신풍동") == 1)
+        #expect(try await store.readingCount(station: "종로구") == 24)
+        #expect(try await store.readingCount(station: "강남구") == 7)
+        #expect(try await store.readingCount(station: "신풍동") == 1)
     }
 
     @Test("Exit codes: missing file 66, missing database 66, bad usage 64, bad configuration 78")
@@ -231,7 +231,7 @@ struct CrashSafetyTests {
         let watcher = try SQLiteStore(path: db, mode: .readOnly)
         let deadline = Date().addingTimeInterval(120)
         // Kill as soon as a few batches are in: the process is then writing the next one.
-        while process.isRunning, Date() < deadline, try await watcher.measurementCount() < 3 * 2200 {
+        while process.isRunning, Date() < deadline, try await watcher.readingCount() < 3 * 2200 {
             try await Task.sleep(for: .milliseconds(2))
         }
         // Only while it runs: once reaped, its PID may already be another program's (pid_max is 32768 here).
@@ -242,7 +242,7 @@ struct CrashSafetyTests {
         let store = try SQLiteStore(path: db)
         #expect(try store.integrityCheck() == ["ok"])
         var counts: [Int] = []
-        for station in stations { counts.append(try await store.measurementCount(station: station)) }
+        for station in stations { counts.append(try await store.readingCount(station: station)) }
         #expect(counts.allSatisfy { $0 == 0 || $0 == 2200 }, "a batch was half-stored: \(counts)")
         #expect(counts.contains(2200) && counts.contains(0), "the kill did not land mid-import: \(counts)")
 
@@ -250,6 +250,6 @@ struct CrashSafetyTests {
         #expect(again.status == 0)
         let rerun = try await dustctl(["import"] + files + ["--db", db])
         #expect(rerun.status == 0)
-        for station in stations { #expect(try await store.measurementCount(station: station) == 2200) }
+        for station in stations { #expect(try await store.readingCount(station: station) == 2200) }
     }
 }

@@ -22,7 +22,7 @@ public struct StatusReading: Sendable {
         for kind in AttemptKind.forecastService {
             forecastCalls += try await store.attemptCount(kind: kind, since: KoreaStandardTime.startOfDay(containing: now))
         }
-        return StatusReading(health: health, rows: try await store.measurementCount(station: nil), forecastCallsToday: forecastCalls)
+        return StatusReading(health: health, rows: try await store.readingCount(station: nil), forecastCallsToday: forecastCalls)
     }
 }
 

@@ -16,3 +16,137 @@ public protocol AlertStore: Sendable {
     /// The newest events, newest first, each with its deliveries.
     func recentAlertEvents(limit: Int) async throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])]
 }
+
+/// One announcement: a rule fired or cleared (or a test from `dustctl alerts test`).
+public struct AlertEvent: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        case fired, cleared, test
+    }
+
+    /// The id the store gave it (deliveries are recorded against it); 0 before it is stored.
+    public var id: Int64
+    public var kind: Kind
+    /// The rule as written, normalised (`pm25.grade >= 3`); empty for a test.
+    public var rule: String
+    public var metric: AlertMetric?
+    public var value: Double?
+    public var station: String
+    public var at: Date
+    /// Whom it concerns, in the configured order, when the household has more than one person
+    /// (docs/REFERENCE.md §18); empty otherwise, and then nothing names anyone.
+    public var people: [String]
+
+    public init(
+        id: Int64 = 0, kind: Kind, rule: String, metric: AlertMetric?, value: Double?, station: String, at: Date,
+        people: [String] = []
+    ) {
+        self.id = id
+        self.kind = kind
+        self.rule = rule
+        self.metric = metric
+        self.value = value
+        self.station = station
+        self.at = at
+        self.people = people
+    }
+
+    /// The rule and whom it concerns as one text, `pm25.grade >= 3 for dad, 민지` (the rule alone
+    /// when it names nobody): how the event is recorded, and what a newer event of the same rule
+    /// and people replaces.
+    public var recordedRule: String {
+        people.isEmpty ? rule : "\(rule) for \(people.joined(separator: ", "))"
+    }
+
+    /// Splits a `recordedRule` back into the rule and the people (a rule's text never holds ` for `).
+    public static func parse(recordedRule: String) -> (rule: String, people: [String]) {
+        guard let range = recordedRule.range(of: " for ") else { return (recordedRule, []) }
+        let names = recordedRule[range.upperBound...].components(separatedBy: ", ")
+        return (String(recordedRule[..<range.lowerBound]), names)
+    }
+
+    /// One line for a phone, in Korean and English: `PM2.5 나쁨 (bad) at 종로구 — rule pm25.grade >= 3`.
+    public var title: String {
+        switch kind {
+        case .test: "FineDust test alert"
+        case .fired: "FineDust: \(what)\(forWhom)"
+        case .cleared: "FineDust: cleared, \(what)\(forWhom)"
+        }
+    }
+
+    /// The message body.
+    public var message: String {
+        switch kind {
+        case .test:
+            return "A test from dustctl alerts test (\(station)). If you read this, the alert reaches you."
+        case .fired:
+            return "\(what) at \(station)\(forWhom). Rule: \(rule)."
+        case .cleared:
+            return "No longer \(rule) at \(station)\(forWhom): now \(what)."
+        }
+    }
+
+    /// ` for dad, 민지`; empty when the event names nobody.
+    private var forWhom: String { people.isEmpty ? "" : " for \(people.joined(separator: ", "))" }
+
+    /// `PM2.5 나쁨 (bad)`, `PM10 intake today 412.5 µg`, `tomorrow's PM2.5 forecast 나쁨 (bad)`.
+    private var what: String {
+        guard let metric else { return "test" }
+        let subject = metric.subjectName
+        let valueText: String
+        if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
+            valueText = grade.bilingualName
+        } else if let value {
+            valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : " µg")
+        } else {
+            valueText = "unknown"
+        }
+        switch metric {
+        case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
+        case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(subject) forecast \(valueText)"
+        case .intakeTodayPM10, .intakeTodayPM25: return "\(subject) intake today \(valueText)"
+        case .outlookHighDays:
+            return "\(value.map { String(Int($0)) } ?? "unknown") of the weekly outlook's days 높음 (high) for \(subject)"
+        case .advisoryLevel:
+            let level = value.flatMap { Int(exactly: $0) }
+            return level.map { $0 == 0 ? "no advisory in force" : "advisory \(Self.advisoryWords[$0, default: String($0)]) in force" }
+                ?? "advisory unknown"
+        }
+    }
+}
+
+extension AlertEvent {
+    /// The advisory levels' words (`advisory.level`).
+    fileprivate static let advisoryWords = [1: "주의보 (watch)", 2: "경보 (warning)", 3: "중대경보 (emergency)"]
+}
+
+/// One attempt to hand an event to a sink.
+public struct AlertDelivery: Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// The sink took it.
+        case delivered
+        /// It failed; another attempt follows.
+        case retrying
+        /// It failed for the last time.
+        case failed
+    }
+
+    public var eventID: Int64
+    /// The sink's description (`ntfy https://ntfy.sh/…`, never a token).
+    public var sink: String
+    public var attempt: Int
+    public var at: Date
+    public var outcome: Outcome
+    public var detail: String?
+
+    public init(eventID: Int64, sink: String, attempt: Int, at: Date, outcome: Outcome, detail: String?) {
+        self.eventID = eventID
+        self.sink = sink
+        self.attempt = attempt
+        self.at = at
+        self.outcome = outcome
+        self.detail = detail
+    }
+}
+
+/// The forecast and the advisories as one home station sees them: its forecast region, its
+/// district (unless the configuration names one for the household).

@@ -16,7 +16,7 @@ public protocol ReadingStore: Sendable {
     /// server with a wrong clock must not make old data look fresh or stop a backfill).
     func newestSlot(station: String, endingBy now: Date) async throws(StorageFailure) -> Slot?
     /// How many station-hours are stored, in all (`station` nil) or for one station.
-    func measurementCount(station: String?) async throws(StorageFailure) -> Int
+    func readingCount(station: String?) async throws(StorageFailure) -> Int
 }
 
 /// How many readings an upsert added, revised, or found already stored unchanged.

@@ -4,8 +4,8 @@ import DustServices
 // (DustSQL) and every opening of the file throws past DustStore.
 
 extension StorageFailure {
-    /// The failure a `StoreError` stands for.
-    public init(_ error: StoreError) {
+    /// The failure a `SQLiteFailure` stands for.
+    public init(_ error: SQLiteFailure) {
         let kind: Kind =
             switch error {
             case .diskFull: .diskFull
@@ -22,7 +22,7 @@ extension StorageFailure {
 
 extension ExitStatus {
     /// The status for a store error: that of the storage failure it stands for.
-    public init(_ error: StoreError) {
+    public init(_ error: SQLiteFailure) {
         self.init(StorageFailure(error))
     }
 }

@@ -1,7 +1,8 @@
 import GRDB
 
-/// What can go wrong with the database, each with a sentence saying what to do.
-public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+/// What can go wrong with an SQLite database, each with a sentence saying what to do: SQLite's own
+/// vocabulary, as `PostgresFailure` is PostgreSQL's. Past DustStore it is a `StorageFailure`.
+public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No database at the path (and the store was asked not to create one).
     case databaseMissing(path: String)
     /// The file or its directory cannot be opened or created.
@@ -36,9 +37,9 @@ public enum StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Maps a GRDB or SQLite error to a `StoreError` for the database at `path`.
+    /// Maps a GRDB or SQLite error to a `SQLiteFailure` for the database at `path`.
     init(_ error: any Error, path: String) {
-        if let error = error as? StoreError {
+        if let error = error as? SQLiteFailure {
             self = error
             return
         }
