@@ -157,20 +157,22 @@ public struct StatisticsService: Sendable {
 
     /// Weighs the person's hours from `first` through `last` that the store keeps no place for, and
     /// keeps them (docs/REFERENCE.md §19): what dustd does after each poll and an import does for its
-    /// tracks, so a report reads a year of places instead of weighing a year of positions. A month
-    /// at a time, so a long span never holds more than a month of positions and values. Returns how
-    /// many places were kept; a write that raced a month leaves that month to the next call.
+    /// tracks, so a report reads a year of places instead of weighing a year of positions. A week at
+    /// a time, yielding between weeks: a long span never holds more than a week of positions and
+    /// values, nor one of the task pool's threads (two on a Raspberry Pi, shared with the web) for
+    /// longer than a week's weighing. Returns how many places were kept; a write that raced a week
+    /// leaves that week to the next call.
     @discardableResult
     public func keepPlaces(from first: LocalDate, through last: LocalDate) async throws(StorageFailure) -> Int {
         guard let location, let places = location.places, first <= last else { return 0 }
         var kept = 0
-        var monthStart = first
+        var weekStart = first
         let inputs = SlotPlace.inputs(radiusKilometres: location.radiusKilometres, home: person.home)
-        // dustd stopping ends the pass between months; the next start takes it up.
-        while monthStart <= last, !Task.isCancelled {
-            let monthEnd = min(monthStart.adding(days: 30), last)
-            if let firstSlot = calendar.slots(of: monthStart).first, let lastSlot = calendar.slots(of: monthEnd).last,
-                // Once caught up a month has nothing missing: told from its hours and kept places
+        // dustd stopping ends the pass between weeks; the next start takes it up.
+        while weekStart <= last, !Task.isCancelled {
+            let weekEnd = min(weekStart.adding(days: 6), last)
+            if let firstSlot = calendar.slots(of: weekStart).first, let lastSlot = calendar.slots(of: weekEnd).last,
+                // Once caught up a week has nothing missing: told from its hours and kept places
                 // alone, without reading its body records or computing its intake.
                 try await hasUnkeptHours(from: firstSlot, to: lastSlot.advanced(by: 1), inputs: inputs, places: places),
                 let weighed = try await exposures(from: firstSlot, to: lastSlot.advanced(by: 1), stored: nil, keeping: true).weighed,
@@ -180,7 +182,8 @@ public struct StatisticsService: Sendable {
             {
                 kept += weighed.places.count
             }
-            monthStart = monthEnd.adding(days: 1)
+            weekStart = weekEnd.adding(days: 1)
+            await Task.yield()
         }
         return kept
     }

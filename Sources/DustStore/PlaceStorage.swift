@@ -8,7 +8,7 @@ import GRDBSQLite
 // reads 8,760 of them. Keeping and forgetting them are the shared statements' (DustSQL's PlaceRule).
 extension SQLiteStore {
     public func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [StoredSlotPlace] {
-        try reading { db in
+        try await reading { db in
             let statement = try db.cachedStatement(
                 sql: """
                     SELECT slot_start, place FROM slot_place

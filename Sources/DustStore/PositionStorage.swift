@@ -11,7 +11,7 @@ extension SQLiteStore {
     /// columns a row by the indices of their names, and the sources merged here: the (person, minute)
     /// index would cost a primary-key search for every row.
     public func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint] {
-        try reading { db in
+        try await reading { db in
             // The person's sources by name, one primary-key search each.
             let sources = try Row.fetchAll(
                 db,

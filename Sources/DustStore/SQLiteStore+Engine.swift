@@ -3,32 +3,48 @@ import DustServices
 import Foundation
 import GRDB
 
-// SQLite as an engine of the shared statements (DustSQL). A transaction runs inline, on the calling
-// task's thread, as every SQLite write did before the statements were shared. On GRDB's own queues
-// (`asyncWrite`/`asyncRead`) two of three full local test runs stalled the way docs/RELIABILITY.md
-// records; inline, one of four did: the stall is not shown to come from the queues, but until its
-// cause is known SQLite stays where it was (issue 35, item 4). Inline, a transaction also finishes
-// what it began when the calling task is cancelled: a stopping dustd still records the request it stopped.
+// SQLite as an engine of the shared statements (DustSQL). A transaction runs on GRDB's own queues
+// (`asyncWrite` on the writer's, `asyncRead` on a reader's), never on a thread of Swift's task pool: a
+// write waiting up to the busy timeout, an fsync, or a year's read leaves the pool's threads (two on a
+// Raspberry Pi) to the web and the other services. The caller waits on a continuation that GRDB's
+// completion resumes, not on GRDB's `async` methods, which give a transaction up when the calling task
+// is cancelled: a stopping dustd still records the request it stopped, as every write did before.
+// (These queues were set back once while the test runs stalled; the stall's cause was PostgreSQL's,
+// docs/RELIABILITY.md.)
 
 extension SQLiteStore: SQLDatabase {
     public var dialect: SQLDialect { .sqlite }
 
     public func read<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
-        try reading { db in try body(SQLiteSession(db: db)) }
+        try await reading { db in try body(SQLiteSession(db: db)) }
     }
 
     public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
-        try writing { db in try body(SQLiteSession(db: db)) }
+        try await writing { db in try body(SQLiteSession(db: db)) }
     }
 
-    /// One transaction, inline.
-    func writing<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
-        do { return try pool.write(body) } catch { throw failure(error) }
+    /// One transaction on the writer's queue; finished even when the caller is cancelled meanwhile.
+    func writing<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
+        let pool = pool
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                pool.asyncWrite(body) { _, result in continuation.resume(with: result) }
+            }
+        } catch {
+            throw failure(error)
+        }
     }
 
-    /// A read of SQLite's C API or of the shared statements, in one snapshot.
-    func reading<T>(_ body: (Database) throws -> T) throws(StorageFailure) -> T {
-        do { return try pool.read(body) } catch { throw failure(error) }
+    /// A read of SQLite's C API or of the shared statements, in one snapshot, on a reader's queue.
+    func reading<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
+        let pool = pool
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                pool.asyncRead { database in continuation.resume(with: Result { try body(database.get()) }) }
+            }
+        } catch {
+            throw failure(error)
+        }
     }
 
     /// Any error of a transaction in the services' vocabulary.

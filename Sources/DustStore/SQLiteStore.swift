@@ -169,7 +169,7 @@ public final class SQLiteStore: Sendable {
     /// them per hour, instead of SQLite sorting them.
     public func dustValues(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [StationDust] {
         guard !stations.isEmpty, from < to else { return [] }
-        return try reading { db in
+        return try await reading { db in
             let statement = try db.cachedStatement(
                 sql: """
                     SELECT slot_start, pm10, pm25 FROM measurement
