@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # The README's test command, `swift test`, run by CI under a watch for a stalled run.
 #
-# Rarely (two runs in about twenty on the 2-core CI machine, never the same tests twice in a row), the test process
-# stops making progress for good: every test still open waits, no thread of Swift's task pool is left, no child
-# process runs, and the process uses no CPU (docs/RELIABILITY.md, "A stalled test process"). That is a defect still
-# open, not a test that failed: so when `swift test` prints nothing for FINEDUST_TEST_STALL_SECONDS (default 600; the
-# suite prints a line every few seconds and its longest test takes under three minutes), this script prints what
-# it can see of the stall (the tests started and never ended, every thread's stack, the processes), stops the run,
-# and runs `swift test` once more. A second stall, or any failure, fails. The stall is never hidden: the first run's
-# diagnostics stay in the log, above a line saying it stalled.
+# Rarely (two runs in about twenty on the 2-core CI machine), the test process stopped making progress for good:
+# every test still open waited, no thread of Swift's task pool was left, and the process used no CPU. The cause was
+# found on 2026-12-02 (docs/RELIABILITY.md, "The stall's cause, found"): a PostgreSQL statement sent on a connection
+# already closed, whose promise PostgresNIO never completes; every statement now has a deadline and a promise of
+# FineDust's own. Until enough consecutive full runs have passed to call it gone, this script still watches: when
+# `swift test` prints nothing for FINEDUST_TEST_STALL_SECONDS (default 600; the suite prints a line every few seconds
+# and its longest test takes under three minutes), it prints what it can see of the stall (the tests started and
+# never ended, every thread's stack, the processes), stops the run, and runs `swift test` once more. A second stall,
+# or any failure, fails. The stall is never hidden: the first run's diagnostics stay in the log, above a line saying
+# it stalled.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

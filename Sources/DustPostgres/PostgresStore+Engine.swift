@@ -56,8 +56,8 @@ extension PostgresStore: SQLDatabase {
     }
 }
 
-// Attempts, the daemon's status, advisories, alerts and forecasts are the shared statements' (DustSQL).
-extension PostgresStore: AttemptStore, DaemonStatusStore, AdvisoryStore, AlertStore, ForecastStore {}
+// Every port: the shared statements' (DustSQL), and the long reads in PostgreSQL's own words.
+extension PostgresStore: SQLStore {}
 
 /// One pooled connection inside one transaction, used from a thread of the store's pool: each
 /// statement is sent and its answer waited for there.

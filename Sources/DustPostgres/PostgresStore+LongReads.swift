@@ -8,7 +8,7 @@ import PostgresNIO
 // dust by `= ANY` of an array, and one position a minute by `DISTINCT ON`. Every other statement is
 // the shared statements' (DustSQL). Both run, as every statement does, on a thread of the store's pool.
 
-extension PostgresStore: PollStore, StationStore, ActivityStore, PhysiologyStore, PositionStore, SlotPlaceStore {
+extension PostgresStore {
     /// The stored readings of `stations` for slots starting in `[from, to)`, by slot, then station.
     /// PM10 and PM2.5 of `stations` over `[from, to)` by slot, then station name, each station by its
     /// index in `stations` (ReadingStore): three columns a row, decoded by position, none of the rest.

@@ -13,6 +13,11 @@ public protocol SQLDatabase: Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T
 }
 
+/// An engine that is the whole FineDust database: every port of DustServices/Storage, most of them
+/// from this target's statements, the few long reads from the engine's own code. An engine conforms
+/// to this once, so a new port (added to `FineDustStore`) needs no change in any engine's target.
+public protocol SQLStore: SQLDatabase, FineDustStore {}
+
 extension StorageFailure {
     /// A row the shared statements could not read: the database is damaged or not FineDust's.
     public init(_ error: SQLDecodingError, database: String) {

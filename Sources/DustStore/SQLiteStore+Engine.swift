@@ -108,5 +108,5 @@ struct SQLiteSession: SQLSession {
     }
 }
 
-// Attempts, the daemon's status, advisories, alerts and forecasts are the shared statements' (DustSQL).
-extension SQLiteStore: AttemptStore, DaemonStatusStore, AdvisoryStore, AlertStore, ForecastStore {}
+// Every port: the shared statements' (DustSQL), and the long reads in SQLite's own words.
+extension SQLiteStore: SQLStore {}

@@ -248,7 +248,6 @@ public final class SQLiteStore: Sendable {
 
 // Every port is the shared statements' (DustSQL), but for the long reads above and in
 // PositionStorage.swift and PlaceStorage.swift.
-extension SQLiteStore: PollStore, ActivityStore, PhysiologyStore, PositionStore, StationStore, SlotPlaceStore {}
 
 /// A file's device and inode: the same path with another identity is another file.
 private struct FileIdentity: Hashable, Sendable {
