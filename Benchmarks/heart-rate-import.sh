@@ -24,8 +24,8 @@ mkdir -p "$WORK"
 echo "== FineDust's reader (swiftc -O)"
 rm -rf "$WORK/src" && mkdir -p "$WORK/src"
 for file in "$ROOT"/Sources/DustKit/*.swift "$ROOT"/Sources/DustActivity/*.swift "$ROOT/Benchmarks/health_read_main.swift"; do
-    # The zip reader alone needs ZIPFoundation; export.xml does not.
-    [[ $file == */ZipExport.swift ]] && continue
+    # The zip reader alone needs ZIPFoundation (and zlib); export.xml does not.
+    case $file in */HealthExportArchive.swift | */ZipEntryData.swift | */ZipEntryPipe.swift | */ArchiveBudget.swift) continue ;; esac
     sed -e '/^import DustKit$/d' "$file" > "$WORK/src/$(basename "$file")"
 done
 swiftc -O -parse-as-library -module-name HealthRead -I "$ROOT/Sources/CLibXML2" -Xcc -I/usr/include/libxml2 -lxml2 \
