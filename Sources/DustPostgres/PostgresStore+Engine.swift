@@ -32,24 +32,20 @@ extension PostgresStore: SQLDatabase {
     )
         async throws(StorageFailure) -> T
     {
-        let (threads, logger) = (threads, logger)
-        return try await withRetry(afterAnyCut: false) {
-            try await leasing { connection, waits in
-                try await threads.runIfActive {
-                    let session = PostgresSession(connection: connection, waits: waits, logger: logger)
-                    do {
-                        _ = try session.execute(begin, [])
-                    } catch {
-                        throw BeginFailed(underlying: error)
-                    }
-                    do {
-                        let result = try body(session)
-                        _ = try session.execute("COMMIT", [])
-                        return result
-                    } catch {
-                        _ = try? session.execute("ROLLBACK", [])
-                        throw error
-                    }
+        try await withRetry(afterAnyCut: false) {
+            try await leasing { session in
+                do {
+                    _ = try session.execute(begin, [])
+                } catch {
+                    throw BeginFailed(underlying: error)
+                }
+                do {
+                    let result = try body(session)
+                    _ = try session.execute("COMMIT", [])
+                    return result
+                } catch {
+                    _ = try? session.execute("ROLLBACK", [])
+                    throw error
                 }
             }
         }

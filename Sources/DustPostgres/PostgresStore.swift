@@ -177,12 +177,7 @@ public final class PostgresStore: Sendable, Service {
     /// pool; once more on a fresh connection when the one leased had been cut (a server restarted
     /// since the pool last used it).
     func reading<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws(StorageFailure) -> T {
-        let (threads, logger) = (threads, logger)
-        return try await withRetry(afterAnyCut: true) {
-            try await leasing { connection, waits in
-                try await threads.runIfActive { try body(PostgresSession(connection: connection, waits: waits, logger: logger)) }
-            }
-        }
+        try await withRetry(afterAnyCut: true) { try await leasing(body) }
     }
 
     /// How long a call waits for a connection before it fails as `unreachable`: the pool itself
@@ -195,7 +190,8 @@ public final class PostgresStore: Sendable, Service {
     /// the reads of a year), so only a server that stopped answering meets it.
     static let statementTimeout: TimeAmount = .seconds(60)
 
-    /// Runs `body` on a pooled connection, or fails with `LeaseTimedOut` when none is had within
+    /// Runs `body` on a pooled connection, on a thread of the store's pool (`threads`), or fails with
+    /// `LeaseTimedOut` when none is had within
     /// `leaseTimeout`. Once `body` runs it takes as long as its statements do, each within
     /// `statementTimeout`. Cancelled, the call ends at once, waiting or running: a wait for a
     /// connection is withdrawn from the pool, and a running body's connection is closed, which fails
@@ -203,8 +199,8 @@ public final class PostgresStore: Sendable, Service {
     ///
     /// Structured: the lease and its timer are the two children of a task group, and neither can
     /// outlive the call, as each ends promptly when cancelled.
-    func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, StatementWaits) async throws -> T) async throws -> T {
-        let client = client
+    func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
+        let (client, threads, logger) = (client, threads, logger)
         let leased = LeaseFlag()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -213,7 +209,9 @@ public final class PostgresStore: Sendable, Service {
                     let waits = StatementWaits(connection: connection)
                     do {
                         return try await withTaskCancellationHandler {
-                            try await body(connection, waits)
+                            try await threads.runIfActive {
+                                try body(PostgresSession(connection: connection, waits: waits, logger: logger))
+                            }
                         } onCancel: {
                             waits.cancel()
                         }
