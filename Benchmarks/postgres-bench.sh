@@ -269,11 +269,11 @@ part_web() {
     port_b=$(free_port)
     config "$WORK/web-a.yaml" "$database" "http:" "  listen: 127.0.0.1:$port_a" "poll:" "  jitterSeconds: 0"
     config "$WORK/web-b.yaml" "$database" "http:" "  listen: 127.0.0.1:$port_b" "poll:" "  jitterSeconds: 0"
-    DUSTD_CONFIG="$WORK/web-a.yaml" DUSTD_API_SERVICE_KEY=bench-key "$BIN/dustd" >/dev/null 2>"$WORK/web-a.log" &
+    DUSTD_CONFIG="$WORK/web-a.yaml" DUSTD_API_SERVICE_KEY=bench-key-0123456789abcdefghijklmnopqrstuv "$BIN/dustd" >/dev/null 2>"$WORK/web-a.log" &
     PIDS+=($!)
     local a=$!
     for _ in $(seq 300); do grep -q "Poll done" "$WORK/web-a.log" && break; sleep 0.2; done
-    DUSTD_CONFIG="$WORK/web-b.yaml" DUSTD_API_SERVICE_KEY=bench-key "$BIN/dustd" >/dev/null 2>"$WORK/web-b.log" &
+    DUSTD_CONFIG="$WORK/web-b.yaml" DUSTD_API_SERVICE_KEY=bench-key-0123456789abcdefghijklmnopqrstuv "$BIN/dustd" >/dev/null 2>"$WORK/web-b.log" &
     PIDS+=($!)
     local b=$!
     if [ -n "$CPU_PER_DUSTD" ]; then
@@ -371,7 +371,7 @@ def start(side):
     global generation
     generation += 1
     log = os.path.join(work, f"failover-{interval}-{side}-{generation}.log")
-    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "DUSTD_API_SERVICE_KEY": "bench-key",
+    env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "DUSTD_API_SERVICE_KEY": "bench-key-0123456789abcdefghijklmnopqrstuv",
            "DUSTD_CONFIG": os.path.join(work, f"failover-{interval}-{side}.yaml")}
     process = subprocess.Popen([dustd], env=env, stdout=subprocess.DEVNULL, stderr=open(log, "w"))
     with open(os.path.join(work, "failover-pids"), "a") as pids:

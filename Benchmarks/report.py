@@ -196,7 +196,7 @@ server = subprocess.Popen(["python3", f"{REPO}/scripts/fake-airkorea.py", f"{REP
 port = server.stdout.readline().strip()
 log_path = os.path.join(WORK, "dustd.log")
 env = dict(ENV, DUSTD_STATION_NAME="종로구", DUSTD_API_BASE_URL=f"http://127.0.0.1:{port}/B552584",
-           DUSTD_API_SERVICE_KEY="benchmark-key", DUSTD_STORAGE_PATH=os.path.join(WORK, "dustd.sqlite"),
+           DUSTD_API_SERVICE_KEY="benchmark-key-0123456789abcdefghijklmnopqrstuv", DUSTD_STORAGE_PATH=os.path.join(WORK, "dustd.sqlite"),
            DUSTD_POLL_INTERVAL_SECONDS="1", DUSTD_POLL_JITTER_SECONDS="0")
 with open(log_path, "w") as log:
     daemon = subprocess.Popen([f"{BIN}/dustd"], env=env, stdout=subprocess.DEVNULL, stderr=log)

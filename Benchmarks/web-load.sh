@@ -5,14 +5,15 @@
 # Bounded: every wrk run lasts DURATION seconds (default 15) with 2 threads and 32 connections.
 #
 #   Benchmarks/web-load.sh      (needs wrk and prometheus-node-exporter: apt-get install -y wrk prometheus-node-exporter)
-# Writes Benchmarks/results/web-load.md.
+# Writes Benchmarks/results/web-load.md. BIN=DIR measures the dustd in DIR instead of building this tree
+# (an older release, for a before/after in one sitting); RESULTS=FILE writes elsewhere.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in wrk prometheus-node-exporter python3 curl; do
     command -v "$tool" >/dev/null || { echo "web-load: install $tool first"; exit 1; }
 done
 DURATION=${DURATION:-15}
-BIN=$(packaging/build-release.sh --binaries-only .build)  # as they ship
+BIN=${BIN:-$(packaging/build-release.sh --binaries-only .build)}  # as they ship
 WORK=$(mktemp -d /tmp/finedust-load.XXXXXX)
 PIDS=()
 trap 'for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; sleep 0.5; rm -rf "$WORK"' EXIT
@@ -24,7 +25,7 @@ for _ in $(seq 50); do [ -s "$WORK/fake-port" ] && break; sleep 0.1; done
 WEB=$(free_port)
 NODE=$(free_port)
 echo "# defaults" >"$WORK/empty.yaml"
-DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=load-test-key \
+DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=load-test-key-0123456789abcdefghijklmnopqrstuv \
 DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/fake-port")/B552584" DUSTD_STORAGE_PATH="$WORK/dust.sqlite" \
 DUSTD_POLL_INTERVAL_SECONDS=1 DUSTD_POLL_JITTER_SECONDS=0 DUSTD_HTTP_LISTEN="127.0.0.1:$WEB" "$BIN/dustd" 2>"$WORK/dustd.log" &
 DUSTD=$!
@@ -74,4 +75,4 @@ mkdir -p Benchmarks/results
     echo
     echo "dustd polled a fake AirKorea every second throughout: $polls_during polls in ${elapsed} s of load (one a second is ${elapsed})."
     echo "dustd RSS: $((rss_before / 1024)) MiB before the load, $((rss_after / 1024)) MiB after."
-} | tee Benchmarks/results/web-load.md
+} | tee "${RESULTS:-Benchmarks/results/web-load.md}"

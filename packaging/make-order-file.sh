@@ -56,7 +56,7 @@ port=$(head -1 "$work/port")
 echo "# defaults" > "$work/dustd.yaml"
 listen=127.0.0.1:$((20000 + RANDOM % 20000))
 env -i PATH=/usr/bin:/bin DUSTD_CONFIG="$work/dustd.yaml" DUSTD_STATION_NAME=종로구 \
-    DUSTD_API_BASE_URL="http://127.0.0.1:$port/B552584" DUSTD_API_SERVICE_KEY=order-file-run \
+    DUSTD_API_BASE_URL="http://127.0.0.1:$port/B552584" DUSTD_API_SERVICE_KEY=order-file-run-0123456789abcdefghijklmnopqrstuv \
     DUSTD_STORAGE_PATH="$work/dustd.sqlite" DUSTD_HTTP_LISTEN="$listen" \
     valgrind --tool=callgrind --demangle=no --dump-instr=no --compress-strings=no --compress-pos=no \
         --callgrind-out-file="$work/dustd.callgrind" "$work/dustd-profiled" > /dev/null 2> "$work/dustd.log" &

@@ -19,7 +19,7 @@ export DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STORAGE_PATH="$WORK/dust.sqlite"
 python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --live --new-stations >"$WORK/port" 2>/dev/null &
 PIDS+=($!)
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=concurrency-key \
+DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=concurrency-key-0123456789abcdefghijklmnopqrstuv \
     DUSTD_POLL_INTERVAL_SECONDS=1 DUSTD_POLL_JITTER_SECONDS=0 "$BIN/dustd" 2>"$WORK/dustd.log" &
 PIDS+=($!)
 until grep -q "Poll done" "$WORK/dustd.log" 2>/dev/null; do sleep 0.2; done

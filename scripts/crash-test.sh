@@ -62,7 +62,7 @@ python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MON
 SERVER_PID=$!
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 export DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_STATION_NAME=종로구 \
-       DUSTD_API_SERVICE_KEY=crash-test-key DUSTD_POLL_JITTER_SECONDS=0 DUSTD_HTTP_LISTEN=off
+       DUSTD_API_SERVICE_KEY=crash-test-key-0123456789abcdefghijklmnopqrstuv DUSTD_POLL_JITTER_SECONDS=0 DUSTD_HTTP_LISTEN=off
 stored=0
 for run in $(seq "$RUNS"); do
     db="$WORK/daemon-$run.sqlite"

@@ -205,7 +205,7 @@ check "the demo reports 종로구 on 2026-11-20" sh -c "grep -q 종로구 '$demo
 install -d -m 0750 -o dustd -g dustd /var/lib/dustd
 cp "$demo/finedust-demo.sqlite" /var/lib/dustd/dust.sqlite
 chown dustd:dustd /var/lib/dustd/dust.sqlite
-(umask 077; echo "e2e-not-a-real-key" > /etc/dustd/airkorea-service-key)
+(umask 077; echo "e2e-not-a-real-key-0123456789abcdefghijklmnopqrstuv" > /etc/dustd/airkorea-service-key)
 sync_status=0
 env DUSTD_API_SERVICE_KEY_FILE=/etc/dustd/airkorea-service-key DUSTD_API_BASE_URL=http://127.0.0.1:9/B552584 \
     dustctl stations sync --db /root/stations.sqlite 2> /root/sync.err || sync_status=$?

@@ -21,7 +21,7 @@ echo "# defaults" > "$WORK/empty.yaml"
 python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --live --new-stations >"$WORK/port" 2>/dev/null &
 PIDS+=($!)
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STORAGE_PATH="$DISK/dust.sqlite" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=disk-full-key \
+DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STORAGE_PATH="$DISK/dust.sqlite" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=disk-full-key-0123456789abcdefghijklmnopqrstuv \
 DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_POLL_INTERVAL_SECONDS=1 DUSTD_POLL_JITTER_SECONDS=0 \
 DUSTD_POLL_RETRY_INITIAL_SECONDS=1 DUSTD_POLL_RETRY_MAX_SECONDS=1 "$BIN/dustd" 2>"$WORK/dustd.log" &
 DUSTD=$!

@@ -87,7 +87,7 @@ FAKE_PORT=$(head -1 "$WORK/port")
 INTERVAL=6
 printf '%s\n' "$PASSWORD" >"$WORK/password"
 chmod 600 "$WORK/password"
-KEY="pg-e2e-key-$RANDOM$RANDOM"
+KEY="pg-e2e-key-$RANDOM$RANDOM-0123456789abcdefghijklmnopqrstuv"
 write_config() {  # file, http port
     cat >"$1" <<YAML
 station:

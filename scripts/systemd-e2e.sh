@@ -46,7 +46,7 @@ for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
 PORT=$(head -1 "$WORK/port")
 [ -n "$PORT" ] || { echo "systemd-e2e: the fake AirKorea did not start"; cat "$WORK/server.log"; exit 1; }
 
-KEY="e2e-secret-key-$RANDOM$RANDOM"
+KEY="e2e-secret-key-$RANDOM$RANDOM-0123456789abcdefghijklmnopqrstuv"
 # api.serviceKeyFile is only a fallback: dustd reads the systemd credential first and uses the
 # file only where this systemd cannot hand credentials to an unprivileged service (see the probe).
 cat >"$WORK/dustd.yaml" <<YAML

@@ -158,7 +158,7 @@ people:
   - name: 민지
     born: "2018-03"
 YAML
-DUSTD_CONFIG="$WORK/household.yaml" DUSTD_STORAGE_PATH="$WORK/household.sqlite" DUSTD_API_SERVICE_KEY=web-e2e-key \
+DUSTD_CONFIG="$WORK/household.yaml" DUSTD_STORAGE_PATH="$WORK/household.sqlite" DUSTD_API_SERVICE_KEY=web-e2e-key-0123456789abcdefghijklmnopqrstuv \
     DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/fake-port")/B552584" \
     "$BIN/dustd" >"$WORK/household-dustd.out" 2>"$WORK/household-dustd.log" &
 PIDS+=($!)

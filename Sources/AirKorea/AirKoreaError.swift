@@ -36,8 +36,14 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .service(let code, let reportedCode, let serverMessage):
-            let message = serverMessage.isEmpty ? "" : " (\(serverMessage))"
-            return "AirKorea returned result code \(reportedCode)\(message): \(code.explanation)"
+            // Only words of the API's own vocabulary are quoted (ServerVocabulary): two fields that
+            // each hold a piece of the key are never shown side by side.
+            let shownCode = ResultCode(rawValue: reportedCode) != nil || reportedCode == "?" ? reportedCode : ServerVocabulary.unknownValue
+            let parts = serverMessage.split(separator: " / ", omittingEmptySubsequences: true).map { part in
+                ResultCode.isKnownMessage(String(part)) ? String(part) : ServerVocabulary.unknownValue
+            }
+            let message = parts.isEmpty ? "" : " (\(parts.joined(separator: " / ")))"
+            return "AirKorea returned result code \(shownCode)\(message): \(code.explanation)"
         case .htmlPage(let title):
             let shown = title.isEmpty ? "an HTML page" : "an HTML page \"\(title)\""
             return "AirKorea answered with \(shown) instead of XML; the service is probably down or overloaded, try again later."

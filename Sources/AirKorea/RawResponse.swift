@@ -4,6 +4,8 @@ import DustKit
 struct RawItem {
     var slot: Slot?
     var stationName: String?
+    /// The item named a station outside the vocabulary (`ServerVocabulary.isKoreanText`): it is dropped.
+    var refusedName = false
     var stationCode: String?
     var sidoName: String?
     var network: String?
@@ -106,9 +108,9 @@ extension RawItem {
 
     /// `pm10Flag`/`pm25Flag`: a set flag makes the value unknown and revises what is stored; an
     /// empty flag element says nothing on its own.
-    mutating func readFlag(_ text: FieldText, of pollutant: Pollutant) {
-        flag[pollutant] = text.string
-        if text.string != nil { reported[pollutant].insert(.value) }
+    mutating func readFlag(_ text: String?, of pollutant: Pollutant) {
+        flag[pollutant] = text
+        if text != nil { reported[pollutant].insert(.value) }
     }
 }
 
@@ -122,8 +124,7 @@ extension RawItem {
     }
 
     /// `o3Flag` …: as `readFlag` for PM.
-    mutating func readGasFlag(_ text: FieldText, of gas: Gas) {
-        let flag = text.string
+    mutating func readGasFlag(_ flag: String?, of gas: Gas) {
         gases.flag[gas] = flag
         if flag != nil { gases.reported.insert(.value(of: gas)) }
     }
@@ -147,4 +148,41 @@ extension RawItem {
 struct RawResponse {
     var items: [RawItem]
     var paging: Paging
+    /// Values outside their field's vocabulary, stored as `ServerVocabulary.unknownValue` (or, for
+    /// a station's name, their item dropped).
+    var unknownValues = 0
+
+    /// Withholds every free text of the response (a forecast's sentences, the weekly outlook's)
+    /// when they echo the key together, in the order they came or the reverse: each passed the
+    /// guard alone, but a report prints them side by side. Counted with the unknown values.
+    mutating func withholdComposedEchoes(_ echoGuard: KeyEchoGuard) {
+        let texts = items.flatMap(\.freeTexts)
+        guard texts.count > 1 else { return }
+        guard echoGuard.echoes(texts.joined(separator: "\n")) || echoGuard.echoes(texts.reversed().joined(separator: "\n")) else {
+            return
+        }
+        for index in items.indices { items[index].withholdFreeTexts() }
+        unknownValues += texts.count
+    }
+}
+
+extension RawItem {
+    /// The texts of the item that no vocabulary bounds, in document order.
+    var freeTexts: [String] {
+        let forecast = self.forecast
+        return [forecast.grade, forecast.overall, forecast.cause].compactMap { $0 }
+            + weeklyOutlook.sorted { ($0.key.xmlName ?? "") < ($1.key.xmlName ?? "") }.map(\.value)
+    }
+
+    mutating func withholdFreeTexts() {
+        let withheld = KeyEchoGuard.withheldText
+        if forecast.grade != nil || forecast.overall != nil || forecast.cause != nil {
+            var fields = forecast
+            fields.grade = fields.grade.map { _ in withheld }
+            fields.overall = fields.overall.map { _ in withheld }
+            fields.cause = fields.cause.map { _ in withheld }
+            forecast = fields
+        }
+        if !weeklyOutlook.isEmpty { weeklyOutlook = weeklyOutlook.mapValues { _ in withheld } }
+    }
 }

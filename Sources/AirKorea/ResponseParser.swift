@@ -38,7 +38,7 @@ public struct AirKoreaResponseParser: Sendable {
         readings.reserveCapacity(raw.items.count)
         var skipped = 0
         for item in raw.items {
-            guard let slot = item.slot else {
+            guard let slot = item.slot, !item.refusedName else {
                 skipped += 1
                 continue
             }
@@ -62,19 +62,19 @@ public struct AirKoreaResponseParser: Sendable {
                     gases: item.gasReading
                 ))
         }
-        return MeasurementPage(readings: readings, paging: raw.paging, skippedItems: skipped)
+        return MeasurementPage(readings: readings, paging: raw.paging, skippedItems: skipped, unknownValues: raw.unknownValues)
     }
 
     /// Parses a `getMsrstnList` station-list response.
     public func parseStations(_ body: Data) throws(AirKoreaError) -> StationPage {
         let raw = try parseRaw(body)
         let stations = raw.items.compactMap { item -> Station? in
-            guard let name = item.stationName else { return nil }
+            guard let name = item.stationName, !item.refusedName else { return nil }
             return Station(
                 name: name, address: item.address, network: item.network,
                 latitude: item.latitude, longitude: item.longitude, code: item.stationCode)
         }
-        return StationPage(stations: stations, paging: raw.paging)
+        return StationPage(stations: stations, paging: raw.paging, unknownValues: raw.unknownValues)
     }
 
     /// Parses a `getMinuDustFrcstDspth` forecast response: one `DustForecast` per item of a
@@ -98,11 +98,13 @@ public struct AirKoreaResponseParser: Sendable {
                     grades: ForecastGrades(informGrade: item.forecast.grade ?? ""),
                     overall: item.forecast.overall, cause: item.forecast.cause))
         }
-        return ForecastPage(forecasts: forecasts, paging: raw.paging, skippedItems: skipped)
+        var page = ForecastPage(forecasts: forecasts, paging: raw.paging, skippedItems: skipped)
+        page.unknownValues = raw.unknownValues
+        return page
     }
 
     /// Parses an advisory response (docs/REFERENCE.md §17) of `pollutant`'s operation. An item whose issue
-    /// time (or, when a clear is given, clear time) does not parse, that names no district, or whose
+    /// time (or, when a clear is given, clear time) does not parse, that names no district in Korean words, or whose
     /// `itemCode` names another pollutant is skipped and counted; the rest of the page is kept.
     public func parseAdvisories(_ body: Data, pollutant: AdvisoryPollutant) throws(AirKoreaError) -> AdvisoryPage {
         let raw = try parseRaw(body)
@@ -112,7 +114,8 @@ public struct AirKoreaResponseParser: Sendable {
             let fields = item.advisory
             let clearGiven = fields.clearTime.map { $0 != "-" } ?? false
             let code = fields.itemCode.map { $0 == "PM2.5" ? "PM25" : $0 }
-            guard let district = fields.district, code == nil || code == pollutant.rawValue,
+            // A district that is no Korean name (`ServerVocabulary`) concerns no one: dropped.
+            guard let district = fields.district, district != ServerVocabulary.unknownValue, code == nil || code == pollutant.rawValue,
                 let issuedAt = AdvisoryTime.instant(date: fields.issueDate, time: fields.issueTime, dataDate: fields.dataDate)
             else {
                 skipped += 1
@@ -132,7 +135,9 @@ public struct AirKoreaResponseParser: Sendable {
                     district: district, area: area, level: AdvisoryLevel(word: fields.level ?? ""), issuedAt: issuedAt,
                     clearedAt: clearedAt, issueValue: fields.issueValue, clearValue: fields.clearValue, maxValue: fields.maxValue))
         }
-        return AdvisoryPage(advisories: advisories, paging: raw.paging, skippedItems: skipped)
+        var page = AdvisoryPage(advisories: advisories, paging: raw.paging, skippedItems: skipped)
+        page.unknownValues = raw.unknownValues
+        return page
     }
 
     /// Sniffs the body, then reads it; the bytes stay borrowed from `body` throughout. Every
@@ -142,7 +147,9 @@ public struct AirKoreaResponseParser: Sendable {
         let result: Result<RawResponse, AirKoreaError> = body.withUnsafeBytes { bytes in
             do throws(AirKoreaError) {
                 try BodySniffer.rejectNonXML(bytes)
-                return .success(try LibXMLReader(limits: limits, echoGuard: echoGuard).read(bytes))
+                var raw = try LibXMLReader(limits: limits, echoGuard: echoGuard).read(bytes)
+                raw.withholdComposedEchoes(echoGuard)
+                return .success(raw)
             } catch {
                 return .failure(error.withholdingEchoes(echoGuard))
             }

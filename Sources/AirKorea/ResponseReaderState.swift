@@ -16,6 +16,8 @@ struct ReaderState {
     /// The leaf element whose text is being collected, and the text so far.
     private var field: Element?
     private var text: [UInt8] = []
+    /// Values outside their field's vocabulary (`ServerVocabulary`), stored as its `unknownValue`.
+    private var unknownValues = 0
 
     /// The name of the field whose text is being read, if any (for error messages only).
     var openFieldName: String? { field?.xmlName }
@@ -112,10 +114,18 @@ struct ReaderState {
                 currentItem?.slot = slot
                 // Not an hour (`2026-11-22 17시 발표`): kept as text for the forecast parser.
                 if slot == nil { currentItem?.dataTimeText = value.string }
-            case .stationName: currentItem?.stationName = value.string
-            case .stationCode: currentItem?.stationCode = value.string
-            case .sidoName: currentItem?.sidoName = value.string
-            case .mangName: currentItem?.network = value.string
+            case .stationName:
+                // A name is an identity: one outside the vocabulary drops its item, it is never renamed.
+                let name = value.string
+                if let name, !ServerVocabulary.isKoreanText(name) {
+                    unknownValues += 1
+                    currentItem?.refusedName = true
+                } else {
+                    currentItem?.stationName = name
+                }
+            case .stationCode: currentItem?.stationCode = Self.digits(value, &unknownValues)
+            case .sidoName: currentItem?.sidoName = Self.korean(value, &unknownValues)
+            case .mangName: currentItem?.network = Self.korean(value, &unknownValues)
             case .pm10Value: currentItem?.readConcentration(value, of: .pm10)
             case .pm25Value: currentItem?.readConcentration(value, of: .pm25)
             case .pm10Value24:
@@ -136,23 +146,23 @@ struct ReaderState {
             case .pm25Grade1h:
                 currentItem?.grade1h.ultraFineDust = value.grade
                 currentItem?.reported.ultraFineDust.insert(.grade1h)
-            case .pm10Flag: currentItem?.readFlag(value, of: .pm10)
-            case .pm25Flag: currentItem?.readFlag(value, of: .pm25)
+            case .pm10Flag: currentItem?.readFlag(Self.flag(value, &unknownValues), of: .pm10)
+            case .pm25Flag: currentItem?.readFlag(Self.flag(value, &unknownValues), of: .pm25)
             case .o3Value: currentItem?.readGas(value, of: .o3)
             case .no2Value: currentItem?.readGas(value, of: .no2)
             case .coValue: currentItem?.readGas(value, of: .co)
             case .so2Value: currentItem?.readGas(value, of: .so2)
-            case .o3Flag: currentItem?.readGasFlag(value, of: .o3)
-            case .no2Flag: currentItem?.readGasFlag(value, of: .no2)
-            case .coFlag: currentItem?.readGasFlag(value, of: .co)
-            case .so2Flag: currentItem?.readGasFlag(value, of: .so2)
+            case .o3Flag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .o3)
+            case .no2Flag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .no2)
+            case .coFlag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .co)
+            case .so2Flag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .so2)
             case .khaiValue:
                 currentItem?.gases.cai = value.integer.flatMap { GasReading.plausibleCAI.contains($0) ? $0 : nil }
                 currentItem?.gases.reported.insert(.cai)
             case .khaiGrade:
                 currentItem?.gases.caiGrade = value.grade
                 currentItem?.gases.reported.insert(.caiGrade)
-            case .addr: currentItem?.address = value.string
+            case .addr: currentItem?.address = Self.korean(value, &unknownValues)
             case .dmX: currentItem?.latitude = value.decimal
             case .dmY: currentItem?.longitude = value.decimal
             case .informCode: currentItem?.forecast.code = value.string
@@ -163,10 +173,10 @@ struct ReaderState {
             case .presnatnDt, .frcstOneDt, .frcstTwoDt, .frcstThreeDt, .frcstFourDt, .frcstOneCn, .frcstTwoCn, .frcstThreeCn,
                 .frcstFourCn, .gwthcnd:
                 currentItem?.weeklyOutlook[element] = value.string
-            case .sn: currentItem?.advisory.serial = value.string
+            case .sn: currentItem?.advisory.serial = Self.digits(value, &unknownValues)
             case .dataDate: currentItem?.advisory.dataDate = value.string
-            case .districtName: currentItem?.advisory.district = value.string
-            case .moveName: currentItem?.advisory.area = value.string
+            case .districtName: currentItem?.advisory.district = Self.korean(value, &unknownValues)
+            case .moveName: currentItem?.advisory.area = Self.korean(value, &unknownValues)
             case .itemCode: currentItem?.advisory.itemCode = value.string
             case .issueGbn, .issueLvl: currentItem?.advisory.level = value.string
             case .issueDate: currentItem?.advisory.issueDate = value.string
@@ -180,6 +190,33 @@ struct ReaderState {
                 break
             }
         }
+    }
+
+    /// A flag: one of the four AirKorea documents, or another in Korean words (`점검중`); anything else
+    /// is counted and becomes `ServerVocabulary.unknownValue` (still a set flag: its value is unknown).
+    private static func flag(_ value: FieldText, _ unknownValues: inout Int) -> String? {
+        guard let text = value.string else { return nil }
+        if ServerVocabulary.flags.contains(text) || ServerVocabulary.isKoreanText(text) { return text }
+        unknownValues += 1
+        return ServerVocabulary.unknownValue
+    }
+
+    /// The field's text when it is Korean words and numbers (no Latin letter a reader would see);
+    /// any other text is counted and becomes `ServerVocabulary.unknownValue`.
+    private static func korean(_ value: FieldText, _ unknownValues: inout Int) -> String? {
+        guard let text = value.string else { return nil }
+        if ServerVocabulary.isKoreanText(text) { return text }
+        unknownValues += 1
+        return ServerVocabulary.unknownValue
+    }
+
+    /// The field's text when it is only digits (a station's code, an advisory's serial number);
+    /// anything else is counted and dropped (nil), as these identify, and an identity is never made up.
+    private static func digits(_ value: FieldText, _ unknownValues: inout Int) -> String? {
+        guard let text = value.string else { return nil }
+        if text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return text }
+        unknownValues += 1
+        return nil
     }
 
     func finish() throws(AirKoreaError) -> RawResponse {
@@ -197,7 +234,7 @@ struct ReaderState {
             guard reported != "00" else {
                 var paging = paging
                 paging.itemCount = items.count
-                return RawResponse(items: items, paging: paging)
+                return RawResponse(items: items, paging: paging, unknownValues: unknownValues)
             }
             let message = header[.resultMsg] ?? ""
             var code = ResultCode(rawValue: reported) ?? .unknown

@@ -42,8 +42,11 @@ public struct Paging: Sendable, Hashable {
 public struct MeasurementPage: Sendable, Hashable {
     public var readings: [HourlyReading]
     public var paging: Paging
-    /// Items dropped because their `dataTime` was missing or not a valid time.
+    /// Items dropped because their `dataTime` was missing or not a valid time, or their station's
+    /// name was outside the vocabulary.
     public var skippedItems: Int
+    /// Values outside their field's vocabulary (`ServerVocabulary`): stored as its `unknownValue`.
+    public var unknownValues = 0
 }
 
 extension MeasurementPage {
@@ -57,6 +60,9 @@ extension MeasurementPage {
 public struct StationPage: Sendable, Hashable {
     public var stations: [Station]
     public var paging: Paging
+    /// Values outside their field's vocabulary (`ServerVocabulary`): stored as its `unknownValue`,
+    /// or, for a station's name, the station dropped.
+    public var unknownValues = 0
 }
 
 /// The forecasts of one successful `getMinuDustFrcstDspth` response.
@@ -68,6 +74,8 @@ public struct ForecastPage: Sendable, Hashable {
     public var skippedItems: Int
     /// The HTTP status it came with, when it came over HTTP (`AirKoreaClient` sets it).
     public var httpStatus: Int?
+    /// Values outside their field's vocabulary (`ServerVocabulary`).
+    public var unknownValues = 0
 
     public init(forecasts: [DustForecast], paging: Paging, skippedItems: Int = 0, httpStatus: Int? = nil) {
         self.forecasts = forecasts
@@ -85,6 +93,8 @@ public struct AdvisoryPage: Sendable, Hashable {
     public var skippedItems: Int
     /// The HTTP status it came with, when it came over HTTP (`AirKoreaClient` sets it).
     public var httpStatus: Int?
+    /// Values outside their field's vocabulary (`ServerVocabulary`): stored as its `unknownValue`.
+    public var unknownValues = 0
 
     public init(advisories: [Advisory], paging: Paging, skippedItems: Int = 0, httpStatus: Int? = nil) {
         self.advisories = advisories

@@ -1,3 +1,6 @@
+import DustKit
+import Foundation
+
 /// AirKorea / data.go.kr result codes (`resultCode`, `returnReasonCode`), each with what to do about it.
 public enum ResultCode: String, Sendable, Hashable, CaseIterable {
     case ok = "00"
@@ -27,6 +30,14 @@ public enum ResultCode: String, Sendable, Hashable, CaseIterable {
             .trimmingCharacters(in: ["_", "."])
         guard let code = Self.codesByErrorName[normalized] else { return nil }
         self = code
+    }
+
+    /// A message AirKorea or data.go.kr sends with a result code: one naming a code
+    /// (`SERVICE_KEY_IS_NOT_REGISTERED_ERROR`, `NORMAL SERVICE.`), the gateway's `SERVICE ERROR`,
+    /// or one in Korean words (`서비스 요청제한횟수 초과에러`). Anything else is not quoted.
+    public static func isKnownMessage(_ message: String) -> Bool {
+        let trimmed = message.trimmingCharacters(in: .whitespaces)
+        return ResultCode(errorName: trimmed) != nil || trimmed == "SERVICE ERROR" || ServerVocabulary.isKoreanText(trimmed)
     }
 
     private static let codesByErrorName: [String: ResultCode] = [

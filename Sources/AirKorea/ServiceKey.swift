@@ -22,6 +22,15 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.echoGuard = KeyEchoGuard(keyForms: [trimmed, Self.sentForm(of: trimmed)])
     }
 
+    /// The fewest letters and digits a key may have (`ServiceKeyLoader` refuses a shorter one):
+    /// data.go.kr issues keys of about 90.
+    public static let minimumLettersAndDigits = 32
+
+    /// How many ASCII letters and digits the key has, as the server receives it.
+    public var lettersAndDigits: Int {
+        decoded.filter { ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }.count
+    }
+
     /// The key as it goes on the query string: encoded exactly once.
     ///
     /// data.go.kr shows two forms: "Encoding" (already percent-encoded, contains `%`) and

@@ -27,7 +27,7 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     /// The root element is not `gpx`.
     case notAGPXFile(root: String)
     /// A `HKQuantityTypeIdentifierDistanceWalkingRunning` record that cannot be used.
-    case invalidRecord(line: Int, problem: String)
+    case invalidRecord(line: Int, record: HealthRecordKind, problem: String)
     /// A GPX `trkpt` that cannot be used.
     case invalidTrackPoint(line: Int, problem: String)
     /// More `WorkoutRoute` file references than `limit`.
@@ -91,8 +91,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the root element is <\(root)>, not <HealthData>; give the export.xml (or export.zip) the Health app wrote"
         case .notAGPXFile(let root):
             "the root element is <\(root)>, not <gpx>; give a GPX 1.0 or 1.1 track"
-        case .invalidRecord(let line, let problem):
-            "line \(line): a walking distance record \(problem); the export is damaged — export it again from the Health app"
+        case .invalidRecord(let line, let record, let problem):
+            "line \(line): a \(record.rawValue) record \(problem); the export is damaged — export it again from the Health app"
         case .invalidTrackPoint(let line, let problem):
             "line \(line): a track point \(problem); fix or remove the point, or export the track again"
         case .tooManyWorkoutRoutes(let limit):
@@ -125,4 +125,12 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the zip holds more than \(limit) .xml files at its top or one folder down; the Health app writes two — this is not an export FineDust reads"
         }
     }
+}
+
+/// The kinds of Health record FineDust reads, as its errors name them.
+public enum HealthRecordKind: String, Sendable, Hashable {
+    case distance = "walking distance"
+    case heartRate = "heart-rate"
+    case restingHeartRate = "resting heart-rate"
+    case sleep = "sleep"
 }

@@ -20,6 +20,12 @@ public struct GPXSummary: Sendable, Hashable {
     public var jumpsDropped = 0
     /// The distance of the dropped steps, not counted anywhere.
     public var metresDropped = 0.0
+    /// Points whose `time` is not a time (a receiver's glitch), ignored like points without one.
+    public var timesUnreadable = 0
+    /// Points dated before the point they follow, dropped; the track goes on from the one before.
+    public var timesBackwards = 0
+    /// Pauses longer than `ActivityReaderLimits.maxSampleDuration`: no step across them.
+    public var gaps = 0
     /// Bytes read from the input.
     public var bytesRead: Int64 = 0
     /// C0 control characters XML forbids, replaced by spaces.
@@ -84,6 +90,8 @@ public struct GPXReader: Sendable {
         var latitude: Double
         var longitude: Double
         var time: Date?
+        /// Its `time` was there but not a time.
+        var unreadableTime = false
     }
 
     private struct State {
@@ -155,14 +163,12 @@ public struct GPXReader: Sendable {
                 switch path[depth] {
                 case .time:
                     let text = timeText.filter { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
-                    guard let time = text.withUnsafeBufferPointer({ ActivityTime.iso8601($0) }) else {
-                        throw .invalidTrackPoint(
-                            line: XMLText.line(reader),
-                            problem:
-                                "has the time \"\(XMLText.short(String(decoding: text, as: UTF8.self)))\", not ISO 8601 (2024-01-01T08:20:00Z)"
-                        )
+                    // One glitched time (a receiver's `2024-13-45T99:99:99Z`) costs that point, not the track.
+                    if let time = text.withUnsafeBufferPointer({ ActivityTime.iso8601($0) }) {
+                        point?.time = time
+                    } else {
+                        point?.unreadableTime = true
                     }
-                    point?.time = time
                 case .trkpt:
                     try endPoint(reader, source: source, limits: limits, summary: &summary, onPosition: onPosition, onSample: onSample)
                 case .trkseg:
@@ -194,18 +200,25 @@ public struct GPXReader: Sendable {
             point = nil
             summary.points += 1
             guard let time = current.time else {
-                summary.pointsWithoutTime += 1
+                if current.unreadableTime { summary.timesUnreadable += 1 } else { summary.pointsWithoutTime += 1 }
                 return
             }
             guard SupportedPeriod.isPlausible(time, now: now) else {
                 summary.pointsOutsidePeriod += 1
                 return
             }
-            defer { previous = current }
             guard let previous, let previousTime = previous.time else {
+                self.previous = current
                 onPosition(TrackPoint(at: time, latitude: current.latitude, longitude: current.longitude))
                 return
             }
+            // A point dated before the one it follows is a glitched clock, not a step: it is dropped
+            // and the track goes on from the last good point.
+            guard time >= previousTime else {
+                summary.timesBackwards += 1
+                return
+            }
+            defer { self.previous = current }
             let metres = GreatCircle.metres(
                 latitude1: previous.latitude, longitude1: previous.longitude,
                 latitude2: current.latitude, longitude2: current.longitude)
@@ -220,10 +233,11 @@ public struct GPXReader: Sendable {
                 summary.metresDropped += metres
                 return
             }
+            // A pause longer than any step (the receiver off for days) starts the track afresh there.
             guard seconds <= limits.maxSampleDuration else {
-                throw .invalidTrackPoint(
-                    line: XMLText.line(reader),
-                    problem: "follows the previous point of its segment by more than \(Int(limits.maxSampleDuration / 3600)) hours")
+                summary.gaps += 1
+                onPosition(TrackPoint(at: time, latitude: current.latitude, longitude: current.longitude))
+                return
             }
             summary.steps += 1
             onPosition(TrackPoint(at: time, latitude: current.latitude, longitude: current.longitude))
@@ -237,7 +251,7 @@ public struct GPXReader: Sendable {
             repeat {
                 if xmlTextReaderConstLocalName(reader) == name, let value = xmlTextReaderConstValue(reader) {
                     let text = String(decoding: XMLText.bytes(value), as: UTF8.self).trimmingCharacters(in: .whitespaces)
-                    guard let number = Double(text), number.isFinite else { return nil }
+                    guard let number = DecimalText.parse(text) else { return nil }
                     return number
                 }
             } while xmlTextReaderMoveToNextAttribute(reader) == 1

@@ -167,7 +167,9 @@ public struct HealthExportReader: Sendable {
                 count(skipped: type, limits: limits, summary: &summary)
                 return
             }
-            guard let unitText = attribute(reader, names.unit) else { throw .invalidRecord(line: line, problem: "has no unit") }
+            guard let unitText = attribute(reader, names.unit) else {
+                throw .invalidRecord(line: line, record: .distance, problem: "has no unit")
+            }
             let metresPerUnit: Double
             let unit = String(decoding: unitText, as: UTF8.self)
             switch unit {
@@ -175,24 +177,31 @@ public struct HealthExportReader: Sendable {
             case "m": metresPerUnit = 1
             case "mi": metresPerUnit = 1609.344
             case "ft": metresPerUnit = 0.3048
-            case let other: throw .invalidRecord(line: line, problem: "has the unit \"\(XMLText.short(other))\", not km, m, mi or ft")
+            case let other:
+                throw .invalidRecord(
+                    line: line, record: .distance, problem: "has the unit \"\(XMLText.short(other))\", not km, m, mi or ft")
             }
-            guard let valueText = attribute(reader, names.value) else { throw .invalidRecord(line: line, problem: "has no value") }
+            guard let valueText = attribute(reader, names.value) else {
+                throw .invalidRecord(line: line, record: .distance, problem: "has no value")
+            }
             let valueString = String(decoding: valueText, as: UTF8.self)
-            guard let value = Double(valueString), value.isFinite, value >= 0 else {
-                throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\", not a distance")
+            guard let value = DecimalText.parse(valueString), value >= 0 else {
+                throw .invalidRecord(
+                    line: line, record: .distance, problem: "has the value \"\(XMLText.short(valueString))\", not a distance")
             }
             // No farther than a GPX track may go in the longest sample (30 m/s for 7 days, 18,144 km):
             // a larger value, 1e308 km, made the sample or its hours' sums infinite.
             let maxMetres = DistanceSample.maxSpeed * limits.maxSampleDuration
             guard value * metresPerUnit <= maxMetres else {
                 throw .invalidRecord(
-                    line: line, problem: "has the value \"\(XMLText.short(valueString))\" \(unit), more than \(Int(maxMetres / 1000)) km")
+                    line: line, record: .distance,
+                    problem: "has the value \"\(XMLText.short(valueString))\" \(unit), more than \(Int(maxMetres / 1000)) km")
             }
             guard let startText = attribute(reader, names.startDate), let start = ActivityTime.healthDate(startText),
                 let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText)
             else {
-                throw .invalidRecord(line: line, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
+                throw .invalidRecord(
+                    line: line, record: .distance, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
             }
             // Years 1 and 9999 parse; stored, they would be hours nobody can ask about.
             guard SupportedPeriod.isPlausible(start, now: now), SupportedPeriod.isPlausible(end, now: now) else {
@@ -202,14 +211,16 @@ public struct HealthExportReader: Sendable {
             let metres = value * metresPerUnit
             let seconds = end.timeIntervalSince(start)
             guard seconds <= limits.maxSampleDuration else {
-                throw .invalidRecord(line: line, problem: "spans more than \(Int(limits.maxSampleDuration / 3600)) hours")
+                throw .invalidRecord(
+                    line: line, record: .distance, problem: "spans more than \(Int(limits.maxSampleDuration / 3600)) hours")
             }
             // A manual entry of 150 km at one instant would otherwise land whole in one hour.
             guard DistanceSample.isPlausible(metres: metres, seconds: seconds) else {
                 summary.recordsDropped += 1
                 return
             }
-            let sourceName = attribute(reader, names.sourceName).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            // Stored, shown and typed back (`activity forget`): no control character or bidi override in it.
+            let sourceName = attribute(reader, names.sourceName).map { TerminalSafeText.escaped(String(decoding: $0, as: UTF8.self)) } ?? ""
             summary.distanceRecords += 1
             onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))
         }
@@ -220,17 +231,26 @@ public struct HealthExportReader: Sendable {
             _ reader: xmlTextReaderPtr, line: Int, now: Date, resting: Bool, physiology: inout HealthPhysiology
         ) throws(ActivityFileError) {
             if resting { physiology.restingHeartRateRecords += 1 } else { physiology.heartRateRecords += 1 }
-            guard let unitText = attribute(reader, names.unit) else { throw .invalidRecord(line: line, problem: "has no unit") }
+            guard let unitText = attribute(reader, names.unit) else {
+                throw .invalidRecord(line: line, record: resting ? .restingHeartRate : .heartRate, problem: "has no unit")
+            }
             guard Self.equals(unitText, "count/min") else {
                 let unit = String(decoding: unitText, as: UTF8.self)
-                throw .invalidRecord(line: line, problem: "has the unit \"\(XMLText.short(unit))\", not count/min")
+                throw .invalidRecord(
+                    line: line, record: resting ? .restingHeartRate : .heartRate,
+                    problem: "has the unit \"\(XMLText.short(unit))\", not count/min")
             }
-            guard let valueText = attribute(reader, names.value) else { throw .invalidRecord(line: line, problem: "has no value") }
+            guard let valueText = attribute(reader, names.value) else {
+                throw .invalidRecord(line: line, record: resting ? .restingHeartRate : .heartRate, problem: "has no value")
+            }
             let valueString = String(decoding: valueText, as: UTF8.self)
-            guard let value = Double(valueString) else {
-                throw .invalidRecord(line: line, problem: "has the value \"\(XMLText.short(valueString))\", not a heart rate")
+            // `nan`, `inf` and hex (`0x48`) are numbers only to a C library: no heart rate, dropped below.
+            guard let value = DecimalText.parse(valueString) ?? Double(valueString).map({ _ in Double.nan }) else {
+                throw .invalidRecord(
+                    line: line, record: resting ? .restingHeartRate : .heartRate,
+                    problem: "has the value \"\(XMLText.short(valueString))\", not a heart rate")
             }
-            let (start, end) = try dates(reader, line: line)
+            let (start, end) = try dates(reader, line: line, record: resting ? .restingHeartRate : .heartRate)
             guard SupportedPeriod.isPlausible(start, now: now), SupportedPeriod.isPlausible(end, now: now) else {
                 physiology.recordsOutsidePeriod += 1
                 return
@@ -252,13 +272,15 @@ public struct HealthExportReader: Sendable {
         private func sleep(
             _ reader: xmlTextReaderPtr, line: Int, now: Date, physiology: inout HealthPhysiology
         ) throws(ActivityFileError) {
-            guard let value = attribute(reader, names.value) else { throw .invalidRecord(line: line, problem: "has no value") }
+            guard let value = attribute(reader, names.value) else {
+                throw .invalidRecord(line: line, record: .sleep, problem: "has no value")
+            }
             guard HealthExportReader.asleepValues.contains(where: { Self.equals(value, $0) }) else {
                 physiology.notAsleepRecords += 1
                 return
             }
             physiology.asleepRecords += 1
-            var (start, end) = try dates(reader, line: line)
+            var (start, end) = try dates(reader, line: line, record: .sleep)
             guard SupportedPeriod.isPlausible(start, now: now), SupportedPeriod.isPlausible(end, now: now) else {
                 physiology.recordsOutsidePeriod += 1
                 return
@@ -275,11 +297,14 @@ public struct HealthExportReader: Sendable {
         }
 
         /// The record's `startDate` and `endDate`, each with its own offset.
-        private func dates(_ reader: xmlTextReaderPtr, line: Int) throws(ActivityFileError) -> (start: Date, end: Date) {
+        private func dates(
+            _ reader: xmlTextReaderPtr, line: Int, record: HealthRecordKind
+        ) throws(ActivityFileError) -> (start: Date, end: Date) {
             guard let startText = attribute(reader, names.startDate), let start = ActivityTime.healthDate(startText),
                 let endText = attribute(reader, names.endDate), let end = ActivityTime.healthDate(endText)
             else {
-                throw .invalidRecord(line: line, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
+                throw .invalidRecord(
+                    line: line, record: record, problem: "has a startDate or endDate not of the form 2024-01-01 08:20:00 +0900")
             }
             return (start, end)
         }

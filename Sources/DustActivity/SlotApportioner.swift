@@ -5,16 +5,23 @@ import Foundation
 /// the store merges them, a slot's distance being the largest of its sources.
 ///
 /// A sample gives each slot (a whole UTC hour) the share of its metres that its time in that
-/// slot is of its whole duration; a sample inside one slot, or of zero length, gives that slot
-/// everything. Slots are absolute hours, so a local DST change never alters a split.
+/// slot is of its whole duration; a sample inside one slot gives that slot everything. Slots are
+/// absolute hours, so a local DST change never alters a split.
+///
+/// Within one source, a slot holds only the walking physics allows (docs/REFERENCE.md §12, "What one
+/// source can have walked"): time covered twice is walked once (an export restored over itself holds
+/// each record twice; a track can repeat a segment), at the higher of the two paces; a step of no
+/// duration counts only at an instant the source's timed steps cover (100,000 points at one instant
+/// are no walk); and the whole is at most `DistanceSample.maxSpeed` over the time covered, a union
+/// of intervals, not a sum. What these take away is counted (`WalkingCorrections`). A source whose
+/// steps follow each other, as a real walk's do, keeps exactly the sum it always had.
 public struct SlotApportioner: Sendable {
-    /// Metres per source, per slot, summed over the samples added.
-    public private(set) var metresBySource: [String: [Slot: Double]] = [:]
     /// (source, slot) pairs held, at most `maxEntries`; a share that would add one more is dropped
     /// and `overflowed` set, so a hostile file cannot grow memory without bound.
     public private(set) var entries = 0
     public let maxEntries: Int
     public private(set) var overflowed = false
+    private var slotsBySource: [String: [Slot: SlotSteps]] = [:]
 
     /// `maxEntries` bounds memory: 20 years of hours from five sources is under a million.
     public init(maxEntries: Int = Int.max) {
@@ -23,16 +30,38 @@ public struct SlotApportioner: Sendable {
 
     /// Adds a sample's shares to its source's slots.
     public mutating func add(_ sample: DistanceSample) {
+        let start = sample.start.timeIntervalSince1970
+        let end = sample.end.timeIntervalSince1970
         for share in Self.shares(of: sample) {
-            if metresBySource[sample.source]?[share.slot] == nil {
+            if slotsBySource[sample.source]?[share.slot] == nil {
                 guard entries < maxEntries else {
                     overflowed = true
                     continue
                 }
                 entries += 1
             }
-            metresBySource[sample.source, default: [:]][share.slot, default: 0] += share.metres
+            let from = max(start, share.slot.start.timeIntervalSince1970)
+            let to = min(end, share.slot.end.timeIntervalSince1970)
+            slotsBySource[sample.source, default: [:]][share.slot, default: SlotSteps()].add(from: from, to: to, metres: share.metres)
         }
+    }
+
+    /// Metres per source, per slot, as physics allows.
+    public var metresBySource: [String: [Slot: Double]] { resolved().metresBySource }
+
+    /// Metres per source and slot, and what the rules took away.
+    public func resolved() -> (metresBySource: [String: [Slot: Double]], corrections: WalkingCorrections) {
+        var corrections = WalkingCorrections()
+        var result: [String: [Slot: Double]] = [:]
+        for (source, slots) in slotsBySource {
+            var metres: [Slot: Double] = [:]
+            for (slot, steps) in slots {
+                let walked = steps.resolved(&corrections)
+                if walked > 0 { metres[slot] = walked }
+            }
+            if !metres.isEmpty { result[source] = metres }
+        }
+        return (result, corrections)
     }
 
     /// Each slot a sample spans with its share of the metres, in time order. The last share is
@@ -53,5 +82,162 @@ public struct SlotApportioner: Sendable {
         }
         shares.append((slot, max(0, sample.metres - given)))
         return shares
+    }
+}
+
+/// What the rules of one source's walking took away in an import, for its summary.
+public struct WalkingCorrections: Sendable, Hashable {
+    /// Metres of time one source covered twice (or more), walked once.
+    public var overlappingMetres = 0.0
+    /// Steps of no duration at an instant no timed step of their source covers, and their metres.
+    public var instantSteps = 0
+    public var instantMetres = 0.0
+    /// Metres above `DistanceSample.maxSpeed` over the time a source covered in an hour.
+    public var tooFastMetres = 0.0
+
+    public init() {}
+
+    /// Nothing was taken away.
+    public var isEmpty: Bool { overlappingMetres == 0 && instantSteps == 0 && tooFastMetres == 0 }
+}
+
+/// One source's steps within one slot: contiguous steps kept as runs (a walk's steps follow each
+/// other, so a slot holds a run or a few), the sum in the order they came, and the instants.
+struct SlotSteps: Sendable {
+    /// A stretch of steps each starting where the one before ended.
+    struct Run: Sendable {
+        var start: Double
+        var end: Double
+        var metres: Double
+    }
+
+    private var runs: [Run] = []
+    /// Steps of no duration that did not fall where the last run ended.
+    private var instants: [(at: Double, metres: Double)] = []
+    /// Every step's metres summed as they came: a clean slot's distance, to the last bit what it
+    /// was before these rules.
+    private var sum = 0.0
+
+    mutating func add(from start: Double, to end: Double, metres: Double) {
+        sum += metres
+        if let last = runs.last, start == last.end {
+            // The next step of a walk, or a step of no duration where it stands (a second shared by two points).
+            runs[runs.count - 1].end = end
+            runs[runs.count - 1].metres += metres
+        } else if end > start {
+            runs.append(Run(start: start, end: end, metres: metres))
+        } else {
+            instants.append((start, metres))
+        }
+    }
+
+    /// The slot's metres under the rules, adding what they took away to `corrections`.
+    func resolved(_ corrections: inout WalkingCorrections) -> Double {
+        let ordered = runs.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+        // The time covered, as disjoint intervals (a union, not a sum).
+        var union: [(start: Double, end: Double)] = []
+        var disjoint = true
+        for run in ordered {
+            if let last = union.last, run.start <= last.end {
+                if run.start < last.end { disjoint = false }
+                union[union.count - 1].end = max(last.end, run.end)
+            } else {
+                union.append((run.start, run.end))
+            }
+        }
+        let covered = union.reduce(0) { $0 + ($1.end - $1.start) }
+        var inside = 0.0
+        var loose = 0
+        var looseMetres = 0.0
+        for instant in instants {
+            if Self.covers(union, instant.at) {
+                inside += instant.metres
+            } else {
+                loose += 1
+                looseMetres += instant.metres
+            }
+        }
+        let cap = DistanceSample.maxSpeed * covered
+        if disjoint, loose == 0, sum <= cap { return sum }
+
+        let timed = runs.reduce(0) { $0 + $1.metres }
+        var walked = disjoint ? timed : Self.fastestPace(ordered)
+        corrections.overlappingMetres += max(0, timed - walked)
+        walked += inside
+        corrections.instantSteps += loose
+        corrections.instantMetres += looseMetres
+        if walked > cap {
+            corrections.tooFastMetres += walked - cap
+            walked = cap
+        }
+        return walked
+    }
+
+    /// Whether `instant` lies in one of `union`'s intervals (ends included), by binary search.
+    private static func covers(_ union: [(start: Double, end: Double)], _ instant: Double) -> Bool {
+        var low = 0
+        var high = union.count
+        while low < high {
+            let middle = (low + high) / 2
+            if union[middle].end < instant { low = middle + 1 } else { high = middle }
+        }
+        return low < union.count && union[low].start <= instant
+    }
+
+    /// The metres of `runs` (ordered by start) with time covered by several walked once, at the
+    /// fastest pace among them: a sweep over the runs' ends, the active runs in a heap by pace.
+    static func fastestPace(_ runs: [Run]) -> Double {
+        let bounds = Array(Set(runs.flatMap { [$0.start, $0.end] })).sorted()
+        guard bounds.count > 1 else { return 0 }
+        var heap = PaceHeap()
+        var next = 0
+        var walked = 0.0
+        for index in 0..<(bounds.count - 1) {
+            let (from, to) = (bounds[index], bounds[index + 1])
+            while next < runs.count, runs[next].start <= from {
+                let run = runs[next]
+                heap.push(pace: run.end > run.start ? run.metres / (run.end - run.start) : 0, end: run.end)
+                next += 1
+            }
+            heap.dropEnded(by: from)
+            if let pace = heap.fastest { walked += pace * (to - from) }
+        }
+        return walked
+    }
+}
+
+/// Runs in progress by pace, fastest on top; a run that has ended leaves when it reaches the top.
+private struct PaceHeap {
+    private var items: [(pace: Double, end: Double)] = []
+
+    var fastest: Double? { items.first?.pace }
+
+    mutating func push(pace: Double, end: Double) {
+        items.append((pace, end))
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child].pace > items[parent].pace else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    /// Removes runs ended at or before `instant` from the top until the fastest is still running.
+    mutating func dropEnded(by instant: Double) {
+        while let top = items.first, top.end <= instant {
+            items.swapAt(0, items.count - 1)
+            items.removeLast()
+            var parent = 0
+            while true {
+                let (left, right) = (2 * parent + 1, 2 * parent + 2)
+                var largest = parent
+                if left < items.count, items[left].pace > items[largest].pace { largest = left }
+                if right < items.count, items[right].pace > items[largest].pace { largest = right }
+                guard largest != parent else { break }
+                items.swapAt(parent, largest)
+                parent = largest
+            }
+        }
     }
 }

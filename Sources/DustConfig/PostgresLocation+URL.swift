@@ -47,7 +47,8 @@ extension PostgresLocation {
             userInfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
         }
-        if let userInfo, userInfo.contains(":") {
+        // Encoded (`%3A`, `%253A`) it is a password all the same: the decoded user is what libpq would split.
+        if let userInfo, userInfo.contains(":") || Self.fullyDecoded(userInfo).contains(":") {
             throw ValueProblem(
                 "holds a password (USER:PASSWORD@); FineDust never reads one from the URL, which is shown in logs, status and process listings: write \(example) without it and put the password in the file named by storage.passwordFile (mode 0600) or in the systemd credential \(PostgresPasswordLoader.credentialName)"
             )
@@ -196,5 +197,16 @@ extension PostgresLocation {
             throw ValueProblem("has a \(part) holding a control character; write it without one")
         }
         return value
+    }
+
+    /// `text` percent-decoded until nothing changes (at most 8 rounds): what any layer that decodes
+    /// the user once more would see.
+    private static func fullyDecoded(_ text: Substring) -> String {
+        var current = String(text)
+        for _ in 0..<8 {
+            guard let next = current.removingPercentEncoding, next != current else { break }
+            current = next
+        }
+        return current
     }
 }

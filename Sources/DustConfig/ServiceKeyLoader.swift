@@ -48,7 +48,7 @@ public struct ServiceKeyLoader: Sendable {
                 guard let key = ServiceKey(text) else {
                     throw ConfigurationError(key: nil, problem: "the credential \(path) is empty or holds more than one word")
                 }
-                return Loaded(key: key, source: .credential(path), warning: nil)
+                return try whole(Loaded(key: key, source: .credential(path), warning: nil), key: nil)
             }
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             if descriptor >= 0 {
@@ -63,10 +63,10 @@ public struct ServiceKeyLoader: Sendable {
             guard let key = ServiceKey(text) else {
                 throw ConfigurationError(key: "DUSTD_API_SERVICE_KEY", problem: "is empty or holds more than one word")
             }
-            return Loaded(key: key, source: .environment, warning: warning)
+            return try whole(Loaded(key: key, source: .environment, warning: warning), key: "DUSTD_API_SERVICE_KEY")
         }
         if let path = settings.api.serviceKeyFile {
-            return Loaded(key: try readKeyFile(path), source: .file(path), warning: warning)
+            return try whole(Loaded(key: try readKeyFile(path), source: .file(path), warning: warning), key: "api.serviceKeyFile")
         }
         let hint = warning.map { " (\($0))" } ?? ""
         throw ConfigurationError(
@@ -74,6 +74,22 @@ public struct ServiceKeyLoader: Sendable {
             problem:
                 "no AirKorea service key\(hint): install it as the systemd credential \(Self.credentialName) (see README, \"Run it as a service\"), set DUSTD_API_SERVICE_KEY, or name a key file in api.serviceKeyFile"
         )
+    }
+
+    /// `loaded`, unless its key is shorter than any data.go.kr issues: a key cut short (or a
+    /// placeholder such as `x`) would make every text holding its few letters look like an echo of
+    /// it, and dustd withholds those (docs/ARCHITECTURE.md, "The key never comes back").
+    private func whole(_ loaded: Loaded, key: String?) throws(ConfigurationError) -> Loaded {
+        let count = loaded.key.lettersAndDigits
+        guard count >= ServiceKey.minimumLettersAndDigits else {
+            throw ConfigurationError(
+                key: key,
+                problem:
+                    "the service key from \(loaded.source) has \(count) letters and digits, fewer than any data.go.kr key "
+                    + "(\(ServiceKey.minimumLettersAndDigits) or more; a real one has about 90): paste the whole key as data.go.kr "
+                    + "shows it (마이페이지 → 활용신청 현황 → 일반 인증키, the Decoding form)")
+        }
+        return loaded
     }
 
     /// Reads a key file, refusing one that other users may read, or that anyone but its owner and

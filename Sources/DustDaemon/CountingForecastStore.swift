@@ -16,8 +16,8 @@ struct CountingForecastStore: ForecastStore {
         try await base.saveForecasts(forecasts, fetchedAt: fetchedAt)
     }
 
-    func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date? {
-        try await base.newestForecastIssue(pollutant: pollutant)
+    func newestForecastIssue(pollutant: Pollutant, notAfter: Date) async throws(StorageFailure) -> Date? {
+        try await base.newestForecastIssue(pollutant: pollutant, notAfter: notAfter)
     }
 
     func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) async throws(StorageFailure) -> RegionalForecast? {

@@ -23,6 +23,10 @@ struct CycleLog {
                 logger.warning(
                     "Ignored \(count) items of \(operation) stamped more than an hour from now; AirKorea's clock or this machine's is wrong"
                 )
+            case .unknownValues(let operation, let count):
+                logger.warning(
+                    "Stored \(count) values of \(operation) as (unknown value): outside what AirKorea's field holds (a flag, a name in Korean)",
+                    metadata: ["unknown": "\(count)"])
             case .outOfPeriodItems(let operation, let count):
                 logger.warning(
                     "Ignored \(count) items of \(operation) stamped before \(SupportedPeriod.firstDate); no station measured them")

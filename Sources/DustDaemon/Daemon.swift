@@ -237,7 +237,7 @@ public struct Daemon: Sendable {
         live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
         lease pollerLease: any PollerLease
     ) async -> ExitStatus {
-        let notifier = SystemdNotifier(environment: environment)
+        let notifier = SystemdNotifier(environment: environment, echoes: redactor)
         let alertSinks: AlertSinks
         do {
             alertSinks = try AlertSinks(settings: settings.alerts, environment: environment)
@@ -299,7 +299,7 @@ public struct Daemon: Sendable {
         do {
             if let web = try WebFrontEnd.service(
                 settings: settings, data: WebFrontEnd.data(database: database, live: live),
-                metrics: metrics, logger: logger)
+                metrics: metrics, echoes: redactor, logger: logger)
             {
                 services.append(web)
             }

@@ -73,7 +73,9 @@ public struct ForecastService: Service, CustomStringConvertible {
                 let calls = callsByKind.values.reduce(0, +)
                 let outlookCalls = callsByKind[.weeklyOutlook] ?? 0
                 var newest: [Date?] = []
-                for pollutant in Pollutant.allCases { newest.append(try await store.newestForecastIssue(pollutant: pollutant)) }
+                for pollutant in Pollutant.allCases {
+                    newest.append(try await store.newestForecastIssue(pollutant: pollutant, notAfter: now))
+                }
                 latest = newest.contains(where: { $0 == nil }) ? nil : newest.compactMap { $0 }.min()
                 decision = planner.decide(
                     now: now, lastFetched: latest, callsToday: calls, outlookCallsToday: outlookCalls, failure: failure)
@@ -128,6 +130,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                         "Forecast \(label) 발표 stored",
                         metadata: [
                             "issues": "\(report.issuesStored)", "requests": "\(report.requests)", "skipped": "\(report.skippedItems)",
+                            "future": "\(report.futureItems)",
                         ])
                 } else if let fetchFailure = report.failure {
                     failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: fetchFailure.retryAdvice)

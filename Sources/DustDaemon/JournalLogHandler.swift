@@ -73,8 +73,9 @@ public struct JournalLogHandler: LogHandler {
     }
 }
 
-/// The service keys the daemon has loaded, so log output can never contain one, even by mistake.
-public final class SecretRedactor: Sendable {
+/// The service keys the daemon has loaded, so log output can never contain one, even by mistake;
+/// and the check each door out of dustd asks of its whole text (`EchoDetector`).
+public final class SecretRedactor: EchoDetector {
     private let keys = Mutex<[ServiceKey]>([])
     private let others = Mutex<[SecretText]>([])
 
@@ -90,8 +91,20 @@ public final class SecretRedactor: Sendable {
         others.withLock { if !$0.contains(secret) { $0.append(secret) } }
     }
 
+    /// `text` with every key and secret replaced by `***`; a text that still echoes a key as a
+    /// reader would see it (decoded, folded, its pieces side by side: `KeyEchoGuard`) is withheld
+    /// whole, as `withheldLine`.
     public func redacting(_ text: String) -> String {
         let withoutKeys = keys.withLock { keys in keys.reduce(text) { $1.redacting($0) } }
-        return others.withLock { secrets in secrets.reduce(withoutKeys) { $1.redacting($0) } }
+        let withoutSecrets = others.withLock { secrets in secrets.reduce(withoutKeys) { $1.redacting($0) } }
+        return echoes(withoutSecrets) ? Self.withheldLine : withoutSecrets
     }
+
+    /// True when a reader would find one of the keys in `text` (`KeyEchoGuard.echoes`).
+    public func echoes(_ text: String) -> Bool {
+        keys.withLock { keys in keys.contains { $0.echoGuard.echoes(text) } }
+    }
+
+    /// What stands in for a log line (or a status line) that echoed a key.
+    public static let withheldLine = "(withheld: this line held text that echoes the service key; AirKorea's answer was not shown)"
 }

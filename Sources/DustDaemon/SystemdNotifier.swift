@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// The systemd notify protocol (sd_notify(3)) written here: one datagram per message to
@@ -5,10 +6,13 @@ import Foundation
 /// (not started by systemd) every call does nothing.
 public struct SystemdNotifier: Sendable {
     private let socketPath: String?
+    /// Asked of each message's whole text before it leaves: a status that echoes a key is withheld.
+    private let echoes: any EchoDetector
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, echoes: any EchoDetector = KeyEchoGuard.none) {
         let path = environment["NOTIFY_SOCKET"]
         socketPath = (path?.isEmpty ?? true) ? nil : path
+        self.echoes = echoes
     }
 
     /// `READY=1`, optionally with a status line.
@@ -28,7 +32,11 @@ public struct SystemdNotifier: Sendable {
     public func send(_ assignments: [String]) -> Bool {
         guard let socketPath else { return false }
         // A status line must stay on one line.
-        let message = assignments.map { $0.replacingOccurrences(of: "\n", with: " ") }.joined(separator: "\n")
+        var lines = assignments.map { $0.replacingOccurrences(of: "\n", with: " ") }
+        if echoes.echoes(lines.joined(separator: "\n")) {
+            lines = lines.map { $0.hasPrefix("STATUS=") ? "STATUS=" + SecretRedactor.withheldLine : $0 }
+        }
+        let message = lines.joined(separator: "\n")
         let descriptor = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }

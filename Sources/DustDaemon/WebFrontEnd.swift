@@ -1,4 +1,5 @@
 import DustConfig
+import DustKit
 import DustServices
 import DustWeb
 import Foundation
@@ -21,7 +22,8 @@ struct WebFrontEnd {
     /// The web service for these settings, or nil when `http.listen` is empty; its `/metrics` renders what
     /// was counted through `metrics` beside the gauges it reads at each scrape.
     static func service(
-        settings: FineDustSettings, data: WebData, metrics: PrometheusBackend, logger: Logger
+        settings: FineDustSettings, data: WebData, metrics: PrometheusBackend, echoes: any EchoDetector = KeyEchoGuard.none,
+        logger: Logger
     ) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
         let token = try token(from: settings.http.tokenFile)
@@ -33,8 +35,8 @@ struct WebFrontEnd {
         logger.info("Serving \(url)")
         return Optional(
             WebService(
-                application: WebServer(data: data, registry: metrics.registry, token: token).application(
-                    host: host, port: port, logger: logger),
+                application: WebServer(data: data, registry: metrics.registry, token: token, echoes: echoes, logger: logger)
+                    .application(host: host, port: port, logger: logger),
                 url: url, logger: logger))
     }
 

@@ -35,7 +35,7 @@ public enum AdvisoryPollutant: String, Sendable, Hashable, CaseIterable, Codable
 }
 
 /// How serious an advisory is: 주의보 (1), 경보 (2), and for ozone 중대경보 (3). A word FineDust does
-/// not know is kept as it came and has no rank.
+/// not know has no rank; one that is not Korean words is never echoed (`ServerVocabulary.unknownValue`).
 public enum AdvisoryLevel: Sendable, Hashable {
     /// 주의보.
     case watch
@@ -43,7 +43,8 @@ public enum AdvisoryLevel: Sendable, Hashable {
     case warning
     /// 중대경보 (ozone only).
     case emergency
-    /// A word (or number) AirKorea sent that is none of the above.
+    /// A word (or number) AirKorea sent that is none of the above, when it is Korean words;
+    /// otherwise `ServerVocabulary.unknownValue`.
     case unknown(String)
 
     /// Reads `issueGbn` (`주의보`, `경보`) or ozone's `issueLvl` (the word, or its number `1`–`3`).
@@ -52,7 +53,9 @@ public enum AdvisoryLevel: Sendable, Hashable {
         case "주의보", "1": self = .watch
         case "경보", "2": self = .warning
         case "중대경보", "3": self = .emergency
-        default: self = .unknown(word)
+        // A Korean word FineDust does not know (해제, 특별경보) is kept: it holds no letter of a key.
+        default:
+            self = .unknown(word.trimmingWhiteSpace.isEmpty || ServerVocabulary.isKoreanText(word) ? word : ServerVocabulary.unknownValue)
         }
     }
 
@@ -146,10 +149,25 @@ public struct Advisory: Sendable, Hashable {
         self.maxValue = maxValue
     }
 
-    /// The key of an item AirKorea numbered with no `sn`: pollutant, district, 권역 and issue time,
-    /// none of which a later clear changes.
+    /// The key of an item AirKorea numbered with no `sn` (ozone's): a hash of its pollutant,
+    /// district, 권역 and issue time, none of which a later clear changes. A hash, not the text: an
+    /// identifier holds nothing a server wrote (docs/ARCHITECTURE.md, "The key never comes back").
     public static func key(pollutant: AdvisoryPollutant, district: String, area: String?, issuedAt: Date) -> String {
-        "\(pollutant.rawValue) \(district) \(area ?? "-") \(KoreaStandardTime.iso8601(issuedAt))"
+        hashedKey(of: "\(pollutant.rawValue) \(district) \(area ?? "-") \(KoreaStandardTime.iso8601(issuedAt))")
+    }
+
+    /// `composed` (what FineDust before 0.4 stored as the key: `O3 서울 동남권 2026-06-12T15:00:00+09:00`)
+    /// as today's key: its pollutant, `-`, and the 64-bit FNV-1a hash of its UTF-8 bytes in hex
+    /// (`O3-9c1f…`). The migration `v14-advisory-keys-hashed` rewrites stored keys with it.
+    public static func hashedKey(of composed: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in composed.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let pollutant = composed.prefix { $0 != " " }
+        let hex = String(hash, radix: 16)
+        return "\(pollutant)-" + String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     /// In force at `now`: issued at or before it and not cleared by then.

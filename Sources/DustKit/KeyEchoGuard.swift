@@ -6,7 +6,8 @@ import Foundation
 /// A text is looked at as a reader sees it: HTML/XML character references decoded (named, decimal
 /// and hex, any number of leading zeros, with or without `;`), percent-decoding repeated until
 /// nothing changes (`+` is a space), Unicode compatibility forms folded (full-width letters,
-/// accents), each stage also with its markup removed as a page shows it (comments, processing
+/// accents; letters that read as Latin letters or digits by their confusable skeleton or their
+/// name), each stage also with its markup removed as a page shows it (comments, processing
 /// instructions, tags, CDATA brackets), and then only its ASCII letters and digits kept, case
 /// ignored. White space, punctuation, line breaks, markup: none of them hide a key from a reader,
 /// so none of them hide it here.
@@ -101,9 +102,36 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     /// from the text as it is to the text that no longer changes; stops when `visit` says so.
     /// Returns true when `visit` did, or when the text had not settled after `maxRounds`.
     static func readerStages(of text: String, _ visit: ([UInt8]) -> Bool) -> Bool {
+        textStages(of: text) { visit(lettersAndDigits($0)) }
+    }
+
+    /// True when a reader would see a Latin letter anywhere in `text`, at any stage of decoding and
+    /// folding (`Ａ`, `&#65;`, `%41`, `🅰`, Cyrillic `а`): what a field whose real values are Korean
+    /// words and numbers (a station's name, its address, a 권역) never holds.
+    public static func showsLatinLetter(_ text: String) -> Bool {
+        // Hangul syllables, digits and ASCII punctuation that decodes nothing (a station's name, most
+        // addresses): nothing to fold or decode, so no letter can appear.
+        var plain = true
+        for scalar in text.unicodeScalars {
+            if scalar.isASCII {
+                let byte = UInt8(scalar.value)
+                if (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A { return true }
+                if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "<") { plain = false }
+            } else if !isHangulSyllable(scalar) {
+                plain = false
+            }
+        }
+        if plain { return false }
+        return textStages(of: text) { stage in stage.contains { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A } }
+    }
+
+    /// Calls `visit` with `text` at each decoding stage (folded, and with its markup removed), from
+    /// the text as it is to the text that no longer changes; stops when `visit` says so. Returns
+    /// true when `visit` did, or when the text had not settled after `maxRounds`.
+    private static func textStages(of text: String, _ visit: ([UInt8]) -> Bool) -> Bool {
         var current = folded(Array(text.utf8))
         func seen(_ stage: [UInt8]) -> Bool {
-            visit(lettersAndDigits(stage)) || (stage.contains(UInt8(ascii: "<")) && visit(lettersAndDigits(withoutMarkup(stage))))
+            visit(stage) || (stage.contains(UInt8(ascii: "<")) && visit(withoutMarkup(stage)))
         }
         if seen(current) { return true }
         for _ in 0..<maxRounds {
@@ -162,28 +190,102 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         return result
     }
 
-    /// NFKD: full-width and mathematical letters become ASCII, accents come apart from their letter.
-    /// ASCII and Hangul syllables (station names, forecast text) have no ASCII inside and are left
-    /// as they are, which spares most texts the work.
-    private static func folded(_ bytes: [UInt8]) -> [UInt8] {
+    /// A character as a reader reads it: NFKD first (full-width and mathematical letters become
+    /// ASCII, accents come apart from their letter), then each character left outside ASCII that a
+    /// reader takes for a Latin letter or a digit becomes that letter: by Unicode's confusable
+    /// skeletons (UTS #39: Cyrillic а, Greek Α, Cherokee Ꭺ; `ConfusableLetters`), else by its name
+    /// (`namedReading`: 🅰, ᴀ, 🇦, ❶, ⓫). ASCII and Hangul syllables (station names, forecast
+    /// text) are left as they are, which spares most texts the work.
+    static func folded(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.contains(where: { $0 >= 0x80 }) else { return bytes }
         let text = String(decoding: bytes, as: UTF8.self)
-        guard text.unicodeScalars.contains(where: { !$0.isASCII && !(0xAC00...0xD7A3).contains($0.value) }) else { return bytes }
-        return Array(text.decomposedStringWithCompatibilityMapping.utf8)
+        guard text.unicodeScalars.contains(where: { !$0.isASCII && !isHangulSyllable($0) }) else { return bytes }
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
+            if scalar.isASCII || isHangulSyllable(scalar) {
+                result.append(contentsOf: String(scalar).utf8)
+            } else if let letters = ConfusableLetters.table[scalar.value] ?? namedReading(scalar) {
+                result.append(contentsOf: letters.utf8)
+            } else {
+                result.append(contentsOf: String(scalar).utf8)
+            }
+        }
+        return result
     }
 
-    /// ASCII letters and digits as base-36 values (`0`…`9`, then `a`/`A`…`z`/`Z`); everything else dropped.
+    private static func isHangulSyllable(_ scalar: Unicode.Scalar) -> Bool { (0xAC00...0xD7A3).contains(scalar.value) }
+
+    /// The Latin letter or the digits a character's Unicode name says it shows, whatever frames or
+    /// colours it: `NEGATIVE SQUARED LATIN CAPITAL LETTER A`, `LATIN LETTER SMALL CAPITAL A`,
+    /// `LATIN SMALL LETTER A WITH STROKE`, `REGIONAL INDICATOR SYMBOL LETTER A`, `TAG LATIN CAPITAL
+    /// LETTER A` → `a`; `DINGBAT NEGATIVE CIRCLED DIGIT ONE` → `1`; `NEGATIVE CIRCLED NUMBER ELEVEN` → `11`.
+    static func namedReading(_ scalar: Unicode.Scalar) -> String? {
+        // Punctuation, spaces, marks and math, currency and modifier symbols are never read as a
+        // letter or a digit (`·`, `∼`, `–`, `µ`'s accent): their names are not looked at.
+        switch scalar.properties.generalCategory {
+        case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
+            .finalPunctuation, .otherPunctuation, .spaceSeparator, .lineSeparator, .paragraphSeparator, .nonspacingMark,
+            .spacingMark, .enclosingMark, .mathSymbol, .currencySymbol, .modifierSymbol, .control, .surrogate, .unassigned:
+            return nil
+        default:
+            break
+        }
+        guard let name = scalar.properties.name else { return nil }
+        let words = name.split(separator: " ")
+        if let letter = words.firstIndex(of: "LETTER"), words.contains("LATIN") || words.contains("REGIONAL") {
+            var index = letter + 1
+            if index + 1 < words.count, words[index] == "SMALL", words[index + 1] == "CAPITAL" { index += 2 }
+            if index < words.count, words[index].utf8.count == 1, let byte = words[index].utf8.first,
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+            {
+                return String(UnicodeScalar(byte | 0x20))
+            }
+            return nil
+        }
+        if let digit = words.firstIndex(of: "DIGIT"), digit + 1 < words.count, let value = numberNames.firstIndex(of: words[digit + 1]),
+            value < 10
+        {
+            return String(value)
+        }
+        if let number = words.firstIndex(of: "NUMBER"), number + 1 < words.count,
+            let value = numberNames.firstIndex(of: words[number + 1])
+        {
+            return String(value)
+        }
+        return nil
+    }
+
+    private static let numberNames: [Substring] = [
+        "ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN", "ELEVEN", "TWELVE", "THIRTEEN",
+        "FOURTEEN", "FIFTEEN", "SIXTEEN", "SEVENTEEN", "EIGHTEEN", "NINETEEN", "TWENTY",
+    ]
+
+    /// ASCII letters and digits as base-36 values (`0`…`9`, then `a`/`A`…`z`/`Z`); everything else
+    /// dropped. Letters a reader cannot tell apart are one: `I`, `l` and `1` (UTS #39's skeletons
+    /// give `l` for all three), `O` and `0`.
     static func lettersAndDigits(_ bytes: some Sequence<UInt8>) -> [UInt8] {
         var letters: [UInt8] = []
         for byte in bytes {
+            let value: UInt8
             switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): letters.append(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): letters.append(byte - UInt8(ascii: "a") + 10)
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): letters.append(byte - UInt8(ascii: "A") + 10)
-            default: break
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "z"): value = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"): value = byte - UInt8(ascii: "A") + 10
+            default: continue
             }
+            letters.append(lookAlike[Int(value)])
         }
         return letters
+    }
+
+    /// Base-36 value to the value of the letter it is read as (`i` and `l` as `1`, `o` as `0`).
+    private static let lookAlike: [UInt8] = (0..<36).map { value in
+        switch value {
+        case 18, 21: 1  // i, l
+        case 24: 0  // o
+        default: UInt8(value)
+        }
     }
 
     /// Calls `body` with every `length`-long run of `letters` packed base 36 (36¹² < 2⁶⁴); true as
@@ -288,3 +390,12 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
 
     private static func hexValue(_ byte: UInt8) -> UInt8? { SecretScrubber.hexValue(byte) }
 }
+
+/// Says whether a text echoes a service key: what each door out of dustd (a log line, a page or an
+/// API document, `STATUS=`) asks of the whole text it is about to let out. `KeyEchoGuard` for one
+/// key; dustd's `SecretRedactor` for every key it has loaded (a reload may bring another).
+public protocol EchoDetector: Sendable {
+    func echoes(_ text: String) -> Bool
+}
+
+extension KeyEchoGuard: EchoDetector {}

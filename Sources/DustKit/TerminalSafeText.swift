@@ -21,6 +21,24 @@ public enum TerminalSafeText {
         return String(result)
     }
 
+    /// `text` with every character `sanitized` would replace written as an ASCII escape (`\x1B`,
+    /// `\u202E`): for a name that is stored and typed back (an activity source named after a file),
+    /// which must show what it holds and stay something a user can type.
+    public static func escaped(_ text: String) -> String {
+        guard needsSanitizing(text) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\x" + (hex.count == 1 ? "0" : "") + hex
+            case 0x202A...0x202E, 0x2066...0x2069: result += "\\u" + String(scalar.value, radix: 16, uppercase: true)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
     /// True when `text` holds a character `sanitized` would replace; checks UTF-8 bytes only.
     public static func needsSanitizing(_ text: String) -> Bool {
         var utf8 = text.utf8.makeIterator()

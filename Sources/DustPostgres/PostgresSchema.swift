@@ -16,7 +16,9 @@ enum PostgresSchema {
     static let migrationLock: Int64 = 0x4669_6E65_4475_7374  // "FineDust"
 
     /// The shared migrations (DustSQL's `Migration.all`) in PostgreSQL's words.
-    static let migrations: [(name: String, statements: [String])] = Migration.all.map { ($0.name, $0.statements(.postgres)) }
+    static let migrations: [(name: String, statements: [String], rewrites: [Migration.TextRewrite])] = Migration.all.map {
+        ($0.name, $0.statements(.postgres), $0.rewrites)
+    }
 
     /// The tables a writer inserts into, updates and deletes from.
     static let writtenTables = [
@@ -51,6 +53,19 @@ enum PostgresSchema {
             for migration in migrations where !applied.contains(migration.name) {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                for rewrite in migration.rewrites {
+                    var texts: [String] = []
+                    for try await row in try await connection.query(PostgresQuery(unsafeSQL: rewrite.select), logger: logger) {
+                        texts.append(try row.makeRandomAccess()["old"].decode(String.self))
+                    }
+                    for old in texts {
+                        var binds = PostgresBindings(capacity: 2)
+                        binds.append(rewrite.transform(old))
+                        binds.append(old)
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: SQLDialect.postgres.render(rewrite.update), binds: binds), logger: logger)
+                    }
                 }
                 try await connection.query(
                     "INSERT INTO finedust_migration (name, applied_at) VALUES (\(migration.name), \(Int64(now.timeIntervalSince1970)))",

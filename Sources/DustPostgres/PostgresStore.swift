@@ -53,6 +53,7 @@ public final class PostgresStore: Sendable, Service {
         _ location: PostgresLocation, password: String, mode: Mode = .readWrite,
         logger: Logger = Logger(label: "FineDust.postgres"), clock: any WallClock = SystemClock()
     ) async throws(StorageFailure) -> PostgresStore {
+        try await refuseCleartextPassword(location, password: password, logger: logger)
         // One connection of its own first: a pool retries a refused login or a server that is down
         // in the background, where open must say at once what is wrong.
         let connection: PostgresConnection
@@ -83,6 +84,32 @@ public final class PostgresStore: Sendable, Service {
             throw StorageFailure(postgres: error, location: location, password: password)
         }
         return PostgresStore(location: location, password: password, client: client, logger: logger)
+    }
+
+    /// Refuses a server that would have the password sent in clear text over a connection that may
+    /// not be encrypted: over TCP with `sslmode` `allow` or `prefer` (the default), a server without
+    /// TLS, or a stranger in between, sees what a `password` line of pg_hba.conf asks for. Asked first
+    /// with no password at all: md5 and scram-sha-256 then end the attempt before anything is sent
+    /// (`authMechanismRequiresPassword`), a cleartext request is answered with an empty password and
+    /// refused by the server. `sslmode=disable` written out, `require` and above, and a Unix socket
+    /// are left alone (docs/REFERENCE.md §20).
+    private static func refuseCleartextPassword(
+        _ location: PostgresLocation, password: String, logger: Logger
+    ) async throws(StorageFailure) {
+        guard case .tcp = location.endpoint, !password.isEmpty, location.tls == .allow || location.tls == .prefer else { return }
+        let probe: PostgresConnection
+        do {
+            var configuration = try connectionConfiguration(location, password: password)
+            configuration.password = nil
+            probe = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+        } catch let error as PSQLError where error.code == .server && ["28P01", "28000"].contains(error.serverInfo?[.sqlState] ?? "") {
+            throw StorageFailure(postgres: PostgresFailure.cleartextPassword, location: location, password: password)
+        } catch {
+            // md5 or scram-sha-256 (the mechanism needs a password), or anything the real connection will say.
+            return
+        }
+        // trust: no password was asked for.
+        try? await probe.close()
     }
 
     /// Runs the pool of connections until the task is cancelled or a graceful shutdown begins; then

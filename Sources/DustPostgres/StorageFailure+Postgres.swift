@@ -14,6 +14,8 @@ enum PostgresFailure: Error {
     case olderSchema
     /// The role may not write the tables a read-write open needs.
     case readOnlyRole([String])
+    /// The server asks for the password in clear text over a connection that may not be encrypted.
+    case cleartextPassword
 
     /// SQLSTATE classes and codes that mean the connection, not the statement, failed: the server
     /// shut down or restarted (57P0x), or the link broke (08xxx).
@@ -58,6 +60,14 @@ extension StorageFailure {
                     .unusable,
                     "An older FineDust wrote \(database) and this version reads it only once it is upgraded; restart dustd "
                         + "(systemctl restart dustd), which upgrades it, then try again."
+                )
+            case .cleartextPassword:
+                return (
+                    .denied,
+                    "The PostgreSQL server of \(location) asks for the password in clear text, and with sslmode=\(location.tls.rawValue) "
+                        + "the connection may not be encrypted; FineDust did not send it. Use scram-sha-256 for this role in "
+                        + "pg_hba.conf, or add ?sslmode=require (or verify-full) to storage.url; write ?sslmode=disable only to "
+                        + "accept sending it in clear."
                 )
             case .readOnlyRole(let tables):
                 return (

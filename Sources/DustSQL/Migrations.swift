@@ -1,3 +1,5 @@
+import DustKit
+
 /// Every migration of the FineDust schema, in order, for both engines (docs/REFERENCE.md §8, §20):
 /// written once with the engine's words for a column type (`SQLDialect.ddl`); where the engines'
 /// histories differ (SQLite rebuilds a table to widen a CHECK or change a key, PostgreSQL alters it),
@@ -7,10 +9,21 @@ public struct Migration: Sendable {
     public let name: String
     /// The statements, in order, in `dialect`'s words.
     public let statements: @Sendable (SQLDialect) -> [String]
+    /// Stored texts rewritten in Swift after the statements, by each engine's runner.
+    public let rewrites: [TextRewrite]
 
-    init(_ name: String, _ statements: @escaping @Sendable (SQLDialect) -> [String]) {
+    init(_ name: String, rewrites: [TextRewrite] = [], _ statements: @escaping @Sendable (SQLDialect) -> [String]) {
         self.name = name
+        self.rewrites = rewrites
         self.statements = statements
+    }
+
+    /// A rewrite SQL cannot say on both engines: `select` names the texts (one text column, `old`),
+    /// and `update` (`?` for the new text, then the old) is run for each with `transform`'s result.
+    public struct TextRewrite: Sendable {
+        public let select: String
+        public let update: String
+        public let transform: @Sendable (String) -> String
     }
 
     /// SQLite's v3 also rewrites stored text in Swift (DustStore's `Schema.scrubText`): a FineDust
@@ -436,6 +449,45 @@ public struct Migration: Sendable {
                     END LOOP;
                 END $$
                 """
+            ]
+        },
+        // An ozone advisory's key was its district, 권역 and time as the server wrote them; it is a
+        // hash of that text now (Advisory.hashedKey). Keys AirKorea gave (`sn`) hold no space.
+        Migration(
+            "v14-advisory-keys-hashed",
+            rewrites: [
+                TextRewrite(
+                    select: "SELECT advisory_key AS old FROM advisory WHERE advisory_key LIKE '% %'",
+                    update: "UPDATE advisory SET advisory_key = ? WHERE advisory_key = ?", transform: Advisory.hashedKey(of:))
+            ]
+        ) { _ in [] },
+        // What a server dated more than a day after it was fetched is dropped at the fetch now
+        // (ForecastFetch.futureTolerance); what an older FineDust kept of it goes: a forecast issued
+        // in 2099 passed for the newest for good, and the planner never fetched again.
+        Migration("v15-nothing-from-the-future") { dialect in
+            let outlookDay =
+                switch dialect {
+                case .sqlite: "date(fetched_at + 86400, 'unixepoch', '+9 hours')"
+                case .postgres: "to_char(to_timestamp(fetched_at + 86400 + 32400) AT TIME ZONE 'UTC', 'YYYY-MM-DD')"
+                }
+            return [
+                """
+                DELETE FROM forecast_grade WHERE EXISTS (
+                    SELECT 1 FROM forecast_issue i
+                    WHERE i.pollutant = forecast_grade.pollutant AND i.issued_at = forecast_grade.issued_at
+                        AND i.forecast_date = forecast_grade.forecast_date AND i.issued_at > i.fetched_at + 86400)
+                """,
+                "DELETE FROM forecast_issue WHERE issued_at > fetched_at + 86400",
+                "DELETE FROM advisory WHERE issued_at > fetched_at + 86400",
+                """
+                DELETE FROM weekly_outlook_grade WHERE published_on IN (
+                    SELECT published_on FROM weekly_outlook WHERE published_on > \(outlookDay))
+                """,
+                """
+                DELETE FROM weekly_outlook_day WHERE published_on IN (
+                    SELECT published_on FROM weekly_outlook WHERE published_on > \(outlookDay))
+                """,
+                "DELETE FROM weekly_outlook WHERE published_on > \(outlookDay)",
             ]
         },
     ]

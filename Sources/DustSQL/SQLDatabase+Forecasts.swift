@@ -45,10 +45,13 @@ extension SQLDatabase {
     }
 
     /// The newest issue time stored for `pollutant`, if any.
-    public func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date? {
-        try await read { session in
-            try session.row("SELECT max(issued_at) AS newest FROM forecast_issue WHERE pollutant = ?", pollutant.rawValue)?
-                .optionalInt64("newest").map(SQLTime.date)
+    public func newestForecastIssue(pollutant: Pollutant, notAfter: Date) async throws(StorageFailure) -> Date? {
+        let bound = SQLTime.seconds(notAfter)
+        return try await read { session in
+            try session.row(
+                "SELECT max(issued_at) AS newest FROM forecast_issue WHERE pollutant = ? AND issued_at <= ?", pollutant.rawValue, bound
+            )?
+            .optionalInt64("newest").map(SQLTime.date)
         }
     }
 

@@ -64,9 +64,9 @@ public struct ActivityCSVParser: Sendable {
                 throw ActivityCSVError(line: lineNumber, problem: "expected 2 fields (start,distance_m), found \(fields.count)")
             }
             let named = try slot(fields[0], line: lineNumber, now: now)
-            guard let distance = Double(fields[1]), distance.isFinite, distance >= 0, distance <= 100_000 else {
+            guard let distance = DecimalText.parse(fields[1]), distance >= 0, distance <= 100_000 else {
                 throw ActivityCSVError(
-                    line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \"\(fields[1])\"")
+                    line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \(Self.quoted(fields[1]))")
             }
             // A row well written but dated outside the period is skipped, not an error.
             guard let slot = named else {
@@ -74,13 +74,21 @@ public struct ActivityCSVParser: Sendable {
                 continue
             }
             if let earlier = firstLineOfSlot[slot] {
-                throw ActivityCSVError(line: lineNumber, problem: "the hour \(fields[0]) was already given on line \(earlier)")
+                throw ActivityCSVError(line: lineNumber, problem: "the hour \(Self.quoted(fields[0])) was already given on line \(earlier)")
             }
             firstLineOfSlot[slot] = lineNumber
             distances[slot] = distance
         }
         guard sawHeader else { throw ActivityCSVError(line: 1, problem: "the file is empty; expected the header start,distance_m") }
         return ActivityCSVRows(distances: distances, datedOutsidePeriod: datedOutsidePeriod)
+    }
+
+    /// A field as an error quotes it: control characters replaced, and at most 40 characters, so a
+    /// 16 MB field is not written back to the terminal (the rest is counted).
+    static func quoted(_ field: some StringProtocol) -> String {
+        let safe = TerminalSafeText.sanitized(String(field))
+        guard safe.count > 40 else { return "\"\(safe)\"" }
+        return "\"\(safe.prefix(40))…\" (\(safe.count - 40) more characters)"
     }
 
     /// The slot a row names; nil when its date lies outside the period FineDust keeps.
@@ -96,7 +104,7 @@ public struct ActivityCSVParser: Sendable {
             throw ActivityCSVError(
                 line: line,
                 problem:
-                    "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \"\(text)\""
+                    "start must be an ISO 8601 time with an offset (2026-11-20T08:00:00+09:00) or a local YYYY-MM-DD HH:mm, not \(Self.quoted(text))"
             )
         case .unsupportedDate:
             return nil
@@ -105,7 +113,8 @@ public struct ActivityCSVParser: Sendable {
             guard SupportedPeriod.isPlausible(instant, now: now) else { return nil }
             let slot = Slot(containing: instant)
             guard slot.start == instant else {
-                throw ActivityCSVError(line: line, problem: "start \(text) is not on the hour; each row is the hour that starts then")
+                throw ActivityCSVError(
+                    line: line, problem: "start \(Self.quoted(text)) is not on the hour; each row is the hour that starts then")
             }
             return slot
         }

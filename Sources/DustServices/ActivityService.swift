@@ -90,6 +90,14 @@ public struct ActivityImportSummary: Sendable, Hashable {
     public var notAsleepRecords = 0
     /// Minutes given a position by the file's tracks, over all its sources (docs/REFERENCE.md §19).
     public var trackedMinutes = 0
+    /// GPX points whose time is not a time, points dated before the one they follow (both dropped),
+    /// and pauses too long for a step (docs/REFERENCE.md §12).
+    public var timesUnreadable = 0
+    public var timesBackwards = 0
+    public var trackGaps = 0
+    /// What the rules of one source's walking took away: time covered twice, steps of no duration
+    /// outside any timed step, more than 30 m/s over the time covered (docs/REFERENCE.md §12).
+    public var walkingCorrections = WalkingCorrections()
 
     public init(format: ActivityFileFormat) {
         self.format = format
@@ -198,7 +206,9 @@ public struct ActivityService: Sendable {
                 PositionBatch(person: person, source: source, minutes: minutes, replacing: minutes.span)
             }
             tracks = TrackCollector(maxMinutes: 0)  // the batches hold the only reference to the minutes
-            batches = samples.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
+            let walking = samples.resolved()
+            summary.walkingCorrections = walking.corrections
+            batches = walking.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
                 ActivitySourceBatch(person: person, source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
             }
             summary.add(physiology)
@@ -245,7 +255,7 @@ public struct ActivityService: Sendable {
             summary.add(health)
         case .gpx:
             try file.rewind()
-            let name = (path as NSString).lastPathComponent
+            let name = TerminalSafeText.escaped((path as NSString).lastPathComponent)
             var minutes = TrackMinutes()
             let gpx = try GPXReader(limits: limits, now: now).read(
                 FileDescriptorByteStream(fileDescriptor: file.descriptor), fileName: name,
@@ -269,7 +279,7 @@ public struct ActivityService: Sendable {
             summary.add(health)
             done += health.bytesRead
             for route in archive.routes {
-                let name = String(route.path.split(separator: "/").last ?? "")
+                let name = TerminalSafeText.escaped(String(route.path.split(separator: "/").last ?? ""))
                 let base = done
                 var minutes = TrackMinutes()
                 let gpx = try archive.read(route) { source throws(ActivityFileError) in
@@ -419,6 +429,9 @@ extension ActivityImportSummary {
         jumpsDropped += gpx.jumpsDropped
         pointsWithoutTime += gpx.pointsWithoutTime
         datedOutsidePeriod += gpx.pointsOutsidePeriod
+        timesUnreadable += gpx.timesUnreadable
+        timesBackwards += gpx.timesBackwards
+        trackGaps += gpx.gaps
         bytesRead += gpx.bytesRead
     }
 }

@@ -19,6 +19,9 @@ public struct IngestReport: Sendable, Hashable {
     /// Rows inserted, revised and already stored.
     public var stored: UpsertSummary
     public var paging: Paging
+    /// Values outside their field's vocabulary (`ServerVocabulary`), stored as `(unknown value)`,
+    /// and items whose station's name was outside it, dropped.
+    public var unknownValues = 0
 
     /// What `dustctl import` adds to a file's line: each kind of item not stored, with its count;
     /// empty when every item was stored.
@@ -115,7 +118,7 @@ public struct IngestService: Sendable {
         return IngestReport(
             readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
             outOfPeriodItems: outOfPeriod, outsideWindowItems: outsideWindow,
-            duplicateItems: duplicates, stored: stored, paging: page.paging)
+            duplicateItems: duplicates, stored: stored, paging: page.paging, unknownValues: page.unknownValues)
     }
 
     private struct SlotKey: Hashable {

@@ -53,14 +53,15 @@ public struct StationListService: Sendable {
         try AirKoreaResponseParser().parseStations(body).stations
     }
 
-    /// Stores stations in one transaction; returns how many came with a position that cannot be
-    /// one (`Station.isPlausibleLocation`): those are stored by name and address, without a location,
-    /// so that `station.name` still finds them and `stations nearest` never ranks them.
+    /// Stores stations in one transaction; returns how many are stored without a location: those
+    /// that came with none, or half of one, or with a position that cannot be one
+    /// (`Station.isPlausibleLocation`). They are stored by name and address, so that `station.name`
+    /// still finds them and `stations nearest` never ranks them.
     @discardableResult
     public func save(_ stations: [Station]) async throws(StorageFailure) -> Int {
         var unlocated = 0
         let checked = stations.map { station in
-            guard station.latitude != nil || station.longitude != nil, !station.hasPlausibleLocation else { return station }
+            guard !station.hasPlausibleLocation else { return station }
             unlocated += 1
             var withoutLocation = station
             withoutLocation.latitude = nil
@@ -74,7 +75,7 @@ public struct StationListService: Sendable {
     /// What `stations import` and `stations sync` say after storing `count` stations, `unlocated` of them without a location.
     public static func storedSummary(count: Int, unlocated: Int) -> String {
         guard unlocated > 0 else { return "\(count) stations stored." }
-        return "\(count) stations stored; \(unlocated) without a location, their coordinates being outside "
-            + "latitude ±90° and longitude ±180° or the 0°/0° placeholder."
+        return "\(count) stations stored; \(unlocated) without a location (none given, or coordinates outside "
+            + "latitude ±90° and longitude ±180°, or the 0°/0° placeholder)."
     }
 }

@@ -152,7 +152,7 @@ public final class SQLiteStore: Sendable {
     /// creates it with the process umask; the -wal and -shm files inherit the database file's mode.
     private static func createFileIfNeeded(_ path: String) throws(SQLiteFailure) {
         try createDirectoryIfNeeded(forDatabase: path)
-        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o640)
+        let descriptor = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o640)
         if descriptor >= 0 {
             close(descriptor)
         } else if errno != EEXIST {
@@ -204,15 +204,17 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// Replaces every stored text that echoes the key (as `echoGuard` sees it: decoded, in any
-    /// encoding) by `KeyEchoGuard.withheldText`, in every text column, JSON documents string by
-    /// string; then empties the WAL, so no earlier copy stays on disk. dustd runs it at start with
-    /// its key, for what an older FineDust stored. Returns the number of rows changed.
+    /// Withholds every stored text that echoes the key (as `echoGuard` sees it: decoded, in any
+    /// encoding; `Schema.withholdKeyEchoes` says how), then, when anything changed, rewrites the
+    /// whole file (`VACUUM`) and empties the WAL: no copy of an echo stays on disk, not in a free
+    /// page, not in the unused part of an index page. dustd runs it at start with its key, for what
+    /// an older FineDust stored. Returns the texts withheld plus the rows deleted.
     @discardableResult
     public func withholdKeyEchoes(_ echoGuard: KeyEchoGuard) throws(SQLiteFailure) -> Int {
         let changed = try synchronousWrite { db in try Schema.withholdKeyEchoes(in: db, echoGuard) }
         if changed > 0 {
             do {
+                try pool.vacuum()
                 _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
             } catch {
                 throw SQLiteFailure(error, path: path)

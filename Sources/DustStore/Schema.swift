@@ -13,6 +13,11 @@ enum Schema {
         for migration in Migration.all {
             migrator.registerMigration(migration.name) { db in
                 for statement in migration.statements(.sqlite) { try db.execute(sql: statement) }
+                for rewrite in migration.rewrites {
+                    for old in try String.fetchAll(db, sql: rewrite.select) {
+                        try db.execute(sql: rewrite.update, arguments: [rewrite.transform(old), old])
+                    }
+                }
                 if migration.name == Migration.scrubEchoedKeys {
                     // The key itself is not known here; every serviceKey= value is.
                     try scrubText(in: db) { SecretScrubber.redactingKeyParameters($0) }
@@ -26,10 +31,13 @@ enum Schema {
     /// (`\/`, `\u002B`), and the document stays valid.
     static let jsonColumns: Set<String> = ["daemon_state.value"]
 
-    /// Replaces every stored text that echoes the key by `KeyEchoGuard.withheldText`, in every text
-    /// column of every table (not a list of the columns known today to hold network text: a column
-    /// added later is covered too). A JSON column keeps its document; only the echoing strings in
-    /// it are replaced. Returns the rows changed.
+    /// Withholds every stored text that echoes the key, in every text column of every table (not a
+    /// list of the columns known today to hold network text: a column added later is covered too).
+    /// A text is withheld in place: replaced by `KeyEchoGuard.withheldText`, its row kept; a JSON
+    /// column keeps its document, only the echoing strings in it replaced. A column that identifies
+    /// its row (in the primary key or a unique index) is never rewritten, which could merge two rows
+    /// into one: a row identified by an echo is deleted, as nothing it holds can be shown. Returns
+    /// the texts withheld plus the rows deleted.
     static func withholdKeyEchoes(in db: Database, _ echoGuard: KeyEchoGuard) throws -> Int {
         try db.execute(sql: "PRAGMA secure_delete = ON")
         defer { try? db.execute(sql: "PRAGMA secure_delete = OFF") }
@@ -37,27 +45,39 @@ enum Schema {
             .filter { !$0.hasPrefix("sqlite_") && !$0.hasPrefix("grdb_") }
         var changed = 0
         for table in tables {
-            let columns = try Row.fetchAll(db, sql: "SELECT name, type FROM pragma_table_info(?)", arguments: [table])
-                .filter { ($0["type"] as String? ?? "").uppercased().contains("TEXT") }
-                .map { $0["name"] as String }
-            for column in columns {
+            let columns = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [table])
+            let keys = try identifyingColumns(of: table, columns, db)
+            for row in columns where (row["type"] as String? ?? "").uppercased().contains("TEXT") {
+                let column: String = row["name"]
                 let quotedTable = "\"\(table)\""
                 let quotedColumn = "\"\(column)\""
                 let json = jsonColumns.contains("\(table).\(column)")
                 let texts = try String.fetchAll(
                     db, sql: "SELECT DISTINCT \(quotedColumn) FROM \(quotedTable) WHERE typeof(\(quotedColumn)) = 'text'")
                 for text in texts {
-                    let replacement = json ? withholdingEchoes(inJSON: text, echoGuard) : echoGuard.checked(text)
-                    guard replacement != text else { continue }
-                    // OR REPLACE: a key column (a station's name) may now equal a row withheld before.
-                    try db.execute(
-                        sql: "UPDATE OR REPLACE \(quotedTable) SET \(quotedColumn) = ? WHERE \(quotedColumn) = ?",
-                        arguments: [replacement, text])
+                    if keys.contains(column) {
+                        guard echoGuard.echoes(text) else { continue }
+                        try db.execute(sql: "DELETE FROM \(quotedTable) WHERE \(quotedColumn) = ?", arguments: [text])
+                    } else {
+                        let replacement = json ? withholdingEchoes(inJSON: text, echoGuard) : echoGuard.checked(text)
+                        guard replacement != text else { continue }
+                        try db.execute(
+                            sql: "UPDATE \(quotedTable) SET \(quotedColumn) = ? WHERE \(quotedColumn) = ?", arguments: [replacement, text])
+                    }
                     changed += db.changesCount
                 }
             }
         }
         return changed
+    }
+
+    /// The columns of `table` in its primary key or in a unique index.
+    private static func identifyingColumns(of table: String, _ columns: [Row], _ db: Database) throws -> Set<String> {
+        var keys = Set(columns.filter { ($0["pk"] as Int? ?? 0) > 0 }.map { $0["name"] as String })
+        for index in try String.fetchAll(db, sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1", arguments: [table]) {
+            keys.formUnion(try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index]).compactMap { $0 })
+        }
+        return keys
     }
 
     /// `document` with each JSON string that echoes the key replaced by `KeyEchoGuard.withheldText`,

@@ -245,12 +245,31 @@ enum ActivityText {
         if summary.pointsWithoutTime > 0 {
             parts.append(count(summary.pointsWithoutTime, "track point", "track points") + " without a time ignored")
         }
+        if summary.timesUnreadable > 0 {
+            parts.append(count(summary.timesUnreadable, "track point", "track points") + " with a time that is not one dropped")
+        }
+        if summary.timesBackwards > 0 {
+            parts.append(count(summary.timesBackwards, "track point", "track points") + " dated before the point before dropped")
+        }
+        if summary.trackGaps > 0 { parts.append(count(summary.trackGaps, "pause", "pauses") + " too long for a step") }
         if summary.recordsDropped > 0 {
             parts.append(
                 count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration or faster than 30 m/s)")
         }
         if summary.datedOutsidePeriod > 0 {
             parts.append("\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
+        }
+        let corrections = summary.walkingCorrections
+        if corrections.overlappingMetres > 0 {
+            parts.append("\(fixedDecimals(corrections.overlappingMetres / 1000, 2)) km of time covered twice counted once")
+        }
+        if corrections.instantSteps > 0 {
+            parts.append(
+                count(corrections.instantSteps, "step", "steps") + " of no duration outside any timed step dropped "
+                    + "(\(fixedDecimals(corrections.instantMetres / 1000, 2)) km)")
+        }
+        if corrections.tooFastMetres > 0 {
+            parts.append("\(fixedDecimals(corrections.tooFastMetres / 1000, 2)) km above 30 m/s over the time covered cut")
         }
         parts += bodyParts(summary)
         parts.append(count(summary.slotsTouched, "hour", "hours") + " touched")
@@ -395,7 +414,7 @@ enum ActivityText {
         let rows = rows.map { (showPerson ? [TerminalSafeText.sanitized($0.person)] : []) + $0.cells }
         let widths = (0..<header.count).map { column in ([header] + rows).map { displayWidth($0[column]) }.max()! }
         func line(_ row: [String]) -> String {
-            row.enumerated().map { pad($1, widths[$0], alignRight: $0 >= leftColumns + offset) }.joined(separator: "  ")
+            row.enumerated().map { padExactly($1, widths[$0], alignRight: $0 >= leftColumns + offset) }.joined(separator: "  ")
         }
         return ([line(header)] + rows.map(line)).joined(separator: "\n") + "\n"
     }
@@ -427,6 +446,13 @@ enum ActivityJSON {
             ("pointsWithoutTime", .integer(summary.pointsWithoutTime)),
             ("recordsDropped", .integer(summary.recordsDropped)),
             ("datedOutsidePeriod", .integer(summary.datedOutsidePeriod)),
+            ("timesUnreadable", .integer(summary.timesUnreadable)),
+            ("timesBackwards", .integer(summary.timesBackwards)),
+            ("trackGaps", .integer(summary.trackGaps)),
+            ("overlappingMetres", .number(summary.walkingCorrections.overlappingMetres)),
+            ("instantStepsDropped", .integer(summary.walkingCorrections.instantSteps)),
+            ("instantMetresDropped", .number(summary.walkingCorrections.instantMetres)),
+            ("tooFastMetresCut", .number(summary.walkingCorrections.tooFastMetres)),
             ("slotsTouched", .integer(summary.slotsTouched)),
             (
                 "sources",

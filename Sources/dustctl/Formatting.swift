@@ -64,8 +64,18 @@ func displayWidth(_ text: String) -> Int {
     return width
 }
 
-/// `text` padded with spaces to `width` columns, on the right (left-aligned) or left.
+/// `text` padded with spaces to `width` columns, on the right (left-aligned) or left. A text as wide
+/// as its column or wider keeps one space on its padded side, so columns never run together
+/// (an intake of 1,656,000.0 µg beside 828,000.0 read `1656000.0828000.0`).
 func pad(_ text: String, _ width: Int, alignRight: Bool = false) -> String {
+    let textWidth = displayWidth(text)
+    let padding = String(repeating: " ", count: textWidth >= width ? 1 : width - textWidth)
+    return alignRight ? padding + text : text + padding
+}
+
+/// `text` padded to `width` exactly, nothing added when it is as wide: for columns whose width is
+/// their widest cell's, separated by the caller.
+func padExactly(_ text: String, _ width: Int, alignRight: Bool = false) -> String {
     let padding = String(repeating: " ", count: max(0, width - displayWidth(text)))
     return alignRight ? padding + text : text + padding
 }

@@ -20,6 +20,9 @@ struct OutputFile {
                 throw CommandFailure(
                     .cannotCreate, "\(path) is \(kind); --output only creates or replaces regular files, so it was left alone.")
             }
+            // Another name's hard link, or a file another user put in a shared directory, is not
+            // replaced with their owner and mode (FileTrust): the export would be theirs to read.
+            try FileTrust.checkWritten(path, role: "output file")
             exists = true
         } else if errno == ENOENT {
             exists = false
@@ -27,9 +30,10 @@ struct OutputFile {
             throw CommandFailure(.cannotCreate, "Cannot write \(path): \(Self.reason(errno)).")
         }
 
-        // A new file gets the usual 0644 less the umask (open applies it); a replacement starts
+        // A new file gets 0640 less the umask (open applies it): a household's numbers are not for
+        // every user of the machine (docs/RELIABILITY.md, "Files the way sshd treats them"); a replacement starts
         // private and then takes the old file's owner and mode.
-        let (temporary, descriptor) = try createTemporary(mode: exists ? 0o600 : 0o644)
+        let (temporary, descriptor) = try createTemporary(mode: exists ? 0o600 : 0o640)
         var renamed = false
         defer {
             close(descriptor)

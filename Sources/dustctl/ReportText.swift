@@ -265,7 +265,7 @@ struct ReportText {
             guard let value else { return "\(label)  (no data)" }
             let units = largest > 0 ? Int((value / largest * Double(width * 8)).rounded()) : 0
             let bar = String(repeating: "█", count: units / 8) + eighths[units % 8]
-            return "\(label)  " + style.graded(pad(bar, width), day.totals.grade[pollutant]) + " " + formatted(value)
+            return "\(label)  " + style.graded(padExactly(bar, width), day.totals.grade[pollutant]) + " " + formatted(value)
         }
     }
 }

@@ -144,8 +144,8 @@ struct StationsNearestCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: "Latitude, degrees north.") var lat: Double
-    @Option(help: "Longitude, degrees east.") var lon: Double
+    @Option(help: "Latitude, degrees north.", transform: decimalDegrees) var lat: Double
+    @Option(help: "Longitude, degrees east.", transform: decimalDegrees) var lon: Double
     @Option(help: "How many stations to show.") var count = 5
 
     func validate() throws {
@@ -187,4 +187,10 @@ struct StationsNearestCommand: AsyncParsableCommand {
             }
         }
     }
+}
+
+/// Degrees as people write them (`37.5663`), not as `Double(String)` also reads them (`0x25`, `inf`).
+private func decimalDegrees(_ text: String) throws -> Double {
+    guard let value = DecimalText.parse(text) else { throw ValidationError("\(text) is not a number of degrees such as 37.5663.") }
+    return value
 }

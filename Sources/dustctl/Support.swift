@@ -59,6 +59,7 @@ func withStoreOpenedOnFirstUse<T>(
         var opened: (any FineDustStore)?
         func store() async throws -> any FineDustStore {
             if let opened { return opened }
+            if case .sqlite(let path) = backend { try FileTrust.checkDatabase(path, for: access) }
             let storage: OpenedStorage
             do {
                 storage = try await backend.open(

@@ -67,7 +67,7 @@ struct AdvisoryParserTests {
         #expect(page.advisories.count == 2)
         let seoul = page.advisories[0]
         #expect(seoul.pollutant == .o3)
-        #expect(seoul.key == "O3 서울 동남권 2026-06-12T15:00:00+09:00")
+        #expect(seoul.key == Advisory.hashedKey(of: "O3 서울 동남권 2026-06-12T15:00:00+09:00"))
         #expect(seoul.level == .watch)
         #expect(seoul.issuedAt == instant(kst: "2026-06-12T15:00:00"))
         #expect(seoul.clearedAt == instant(kst: "2026-06-12T18:00:00"))
@@ -96,10 +96,12 @@ struct AdvisoryParserTests {
         text = text.replacingOccurrences(of: "<moveName>남부권</moveName>", with: "<moveName>abc&#x44;EF123456ghiJKL789</moveName>")
         text = text.replacingOccurrences(of: "<districtName>경기</districtName>", with: "<districtName>경기\u{9B}2J</districtName>")
         let page = try AirKoreaResponseParser(echoGuard: key.echoGuard).parseAdvisories(Data(text.utf8), pollutant: .pm10)
-        let gyeonggi = try #require(page.advisories.first { $0.key == "79" })
-        #expect(gyeonggi.area == KeyEchoGuard.withheldText)
-        #expect(!gyeonggi.district.unicodeScalars.contains { $0.value == 0x9B })
-        #expect(gyeonggi.district.hasPrefix("경기"))
+        // 경기 with a control character is no 시도 of the 17: the advisory concerns no one and is dropped;
+        // the echoing 권역 is no Korean name: an unknown value. Neither text is kept anywhere.
+        #expect(page.advisories.allSatisfy { $0.key != "79" })
+        #expect(page.unknownValues >= 2)
+        #expect(page.advisories.allSatisfy { !$0.district.unicodeScalars.contains { $0.value == 0x9B || $0.value == 0xFFFD } })
+        #expect(page.advisories.allSatisfy { $0.area != KeyEchoGuard.withheldText })
     }
 
     @Test("The requests: their services, year and itemCode (none for ozone); the key redacted")
@@ -168,7 +170,7 @@ struct AdvisoryValueTests {
         #expect(AdvisoryTime.instant(date: "2026-11-20", time: time, dataDate: nil) == nil)
     }
 
-    @Test("Levels: 주의보 1, 경보 2, 중대경보 3 (words or numbers); any other word kept, without a rank")
+    @Test("Levels: 주의보 1, 경보 2, 중대경보 3 (words or numbers); any other Korean word kept, without a rank")
     func levels() {
         #expect(AdvisoryLevel(word: "주의보").rank == 1)
         #expect(AdvisoryLevel(word: "경보") == .warning)
@@ -178,5 +180,7 @@ struct AdvisoryValueTests {
         // No level at all: unknown, and a headline says "?" rather than leaving a gap.
         #expect(AdvisoryLevel(word: "").rank == nil && AdvisoryLevel(word: "").word == "?")
         #expect(AdvisoryLevel(word: "해제").name == "unknown")
+        // A word in Latin letters could be a piece of the key: never echoed.
+        #expect(AdvisoryLevel(word: "Fj1mybGUS4U").word == ServerVocabulary.unknownValue)
     }
 }

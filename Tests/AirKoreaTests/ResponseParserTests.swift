@@ -202,7 +202,7 @@ struct NormalResponseTests {
         let values = ["0.0022", "0.46", "37.572025", "126.799906", "35", "0.0109", "999.9"]
         for value in values {
             let xml =
-                "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>x</stationName><dmX>\(value)</dmX></item></items></body></response>"
+                "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>종로구</stationName><dmX>\(value)</dmX></item></items></body></response>"
             let page = try AirKoreaResponseParser().parseStations(Data(xml.utf8))
             #expect(page.stations.first?.latitude == Double(value))
         }

@@ -138,18 +138,41 @@ struct GPXReaderTests {
         }
     }
 
-    @Test("A point without lat, or with an unreadable time, is a typed error naming its line")
+    @Test("A point without lat, or with lat in hex (0x25) or inf, is a typed error naming its line")
     func invalidPoints() {
         let noLatitude = track([[(37.570, 126.98, "2024-01-01T08:20:00Z")]]).replacingOccurrences(of: "lat=", with: "latitude=")
         #expect(throws: ActivityFileError.invalidTrackPoint(line: 5, problem: "has no lat from -90 to 90 or no lon from -180 to 180")) {
             try readGPX(noLatitude)
         }
-        let badTime = track([[(37.570, 126.98, "yesterday")]])
-        #expect(
-            throws: ActivityFileError.invalidTrackPoint(line: 5, problem: "has the time \"yesterday\", not ISO 8601 (2024-01-01T08:20:00Z)")
-        ) {
-            try readGPX(badTime)
+        for written in ["0x25", "inf", "37.5.1", "+-37"] {
+            let odd = track([[(37.570, 126.98, "2024-01-01T08:20:00Z")]]).replacingOccurrences(
+                of: "lat=\"37.57\"", with: "lat=\"\(written)\"")
+            #expect(odd.contains(written))
+            #expect(throws: ActivityFileError.invalidTrackPoint(line: 5, problem: "has no lat from -90 to 90 or no lon from -180 to 180")) {
+                try readGPX(odd)
+            }
         }
+    }
+
+    @Test("A glitched time costs its point, not the track: unreadable, dated before the point before, or days after it")
+    func glitchedTimes() throws {
+        // 37.570 → 37.571 along a meridian is 111.195 m; each good step one minute.
+        let walk = track([
+            [
+                (37.570, 126.98, "2024-01-01T08:20:00Z"), (37.571, 126.98, "yesterday"), (37.571, 126.98, "2024-01-01T08:21:00Z"),
+                (37.572, 126.98, "2024-01-01T07:00:00Z"), (37.572, 126.98, "2024-01-01T08:22:00Z"),
+                (37.573, 126.98, "2024-01-20T08:22:00Z"), (37.574, 126.98, "2024-01-20T08:23:00Z"),
+            ]
+        ])
+        let result = try readGPX(walk)
+        #expect(result.summary.timesUnreadable == 1)
+        #expect(result.summary.timesBackwards == 1)
+        #expect(result.summary.gaps == 1)
+        #expect(
+            result.samples.map(\.start) == [
+                instant("2024-01-01T08:20:00Z"), instant("2024-01-01T08:21:00Z"), instant("2024-01-20T08:22:00Z"),
+            ])
+        #expect(result.samples.allSatisfy { abs($0.metres - 111.19508) < 1e-3 })
     }
 
     @Test("A control character before the root is white space, as libxml2 sees it: the track is read, and sniffed as GPX")

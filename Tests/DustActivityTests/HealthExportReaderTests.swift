@@ -119,7 +119,8 @@ struct HealthExportReaderTests {
         let xml = healthExport(
             distanceRecord(unit: "cm", value: "30000", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
         let line = lineNumber(of: "unit=\"cm\"", in: xml)
-        #expect(throws: ActivityFileError.invalidRecord(line: line, problem: "has the unit \"cm\", not km, m, mi or ft")) {
+        #expect(throws: ActivityFileError.invalidRecord(line: line, record: .distance, problem: "has the unit \"cm\", not km, m, mi or ft"))
+        {
             try readHealth(xml)
         }
     }
@@ -130,7 +131,7 @@ struct HealthExportReaderTests {
         let huge = healthExport(distanceRecord(unit: "km", value: "1e308", start: times.start, end: times.end))
         #expect(
             throws: ActivityFileError.invalidRecord(
-                line: lineNumber(of: "value=\"1e308\"", in: huge),
+                line: lineNumber(of: "value=\"1e308\"", in: huge), record: .distance,
                 problem: "has the value \"1e308\" km, more than 18144 km")
         ) {
             try readHealth(huge)
@@ -140,7 +141,7 @@ struct HealthExportReaderTests {
             distanceRecord(unit: "m", value: "1e306", start: "2024-01-01 08:50:00 +0900", end: "2024-01-01 09:10:00 +0900"))
         #expect(
             throws: ActivityFileError.invalidRecord(
-                line: lineNumber(of: "value=\"1e306\"", in: large),
+                line: lineNumber(of: "value=\"1e306\"", in: large), record: .distance,
                 problem: "has the value \"1e306\" m, more than 18144 km")
         ) {
             try readHealth(large)

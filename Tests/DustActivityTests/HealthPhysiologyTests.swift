@@ -185,14 +185,14 @@ struct HealthPhysiologyTests {
         let hertz = healthExport(heartRateRecord("1.2", at: "2024-01-01 08:25:31 +0900", unit: "count/s"))
         #expect(
             throws: ActivityFileError.invalidRecord(
-                line: lineNumber(of: "unit=\"count/s\"", in: hertz), problem: "has the unit \"count/s\", not count/min")
+                line: lineNumber(of: "unit=\"count/s\"", in: hertz), record: .heartRate, problem: "has the unit \"count/s\", not count/min")
         ) {
             try readPhysiology(hertz)
         }
         let word = healthExport(heartRateRecord("fast", at: "2024-01-01 08:25:31 +0900"))
         #expect(
             throws: ActivityFileError.invalidRecord(
-                line: lineNumber(of: "value=\"fast\"", in: word), problem: "has the value \"fast\", not a heart rate")
+                line: lineNumber(of: "value=\"fast\"", in: word), record: .heartRate, problem: "has the value \"fast\", not a heart rate")
         ) {
             try readPhysiology(word)
         }
@@ -201,9 +201,31 @@ struct HealthPhysiologyTests {
                 of: " value=\"HKCategoryValueSleepAnalysisAsleepCore\"", with: ""))
         #expect(
             throws: ActivityFileError.invalidRecord(
-                line: lineNumber(of: "HKCategoryTypeIdentifierSleepAnalysis", in: noValue), problem: "has no value")
+                line: lineNumber(of: "HKCategoryTypeIdentifierSleepAnalysis", in: noValue), record: .sleep, problem: "has no value")
         ) {
             try readPhysiology(noValue)
+        }
+    }
+
+    @Test("A heart rate in hex (0x48), inf or nan is no heart rate: dropped and counted; one that is no number names its record kind")
+    func hexHeartRate() throws {
+        let odd = ["0x48", "inf", "nan", "0X1p6"].map { heartRateRecord($0, at: "2024-01-01 08:25:31 +0900") }
+        let read = try readPhysiology(healthExport(odd.joined(separator: "\n")))
+        #expect(read.physiology.heartRate.isEmpty)
+        #expect(read.physiology.heartRateOutOfRange == 4)
+        for value in ["1_0", "٧٢"] {
+            let xml = healthExport(heartRateRecord(value, at: "2024-01-01 08:25:31 +0900"))
+            do {
+                _ = try readPhysiology(xml)
+                Issue.record("\(value) was read as a heart rate")
+            } catch {
+                #expect(
+                    error
+                        == .invalidRecord(
+                            line: lineNumber(of: "value=\"\(value)\"", in: xml), record: .heartRate,
+                            problem: "has the value \"\(value)\", not a heart rate"))
+                #expect(error.description.contains("a heart-rate record"), "\(error.description)")
+            }
         }
     }
 

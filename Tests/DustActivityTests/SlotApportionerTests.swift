@@ -33,7 +33,7 @@ struct SlotApportionerTests {
         #expect(shares.map(\.metres) == [100, 600, 200])
     }
 
-    @Test("A sample inside one hour gives it all; a zero-length sample goes to its hour; ending on the hour gives the next nothing")
+    @Test("A sample inside one hour gives it all; a lone zero-length sample gives nothing; ending on the hour gives the next nothing")
     func insideOneHour() {
         var apportioner = SlotApportioner()
         apportioner.add(
@@ -45,7 +45,123 @@ struct SlotApportionerTests {
             DistanceSample(source: "c", start: instant("2024-01-01T08:30:00+09:00"), end: instant("2024-01-01T09:00:00+09:00"), metres: 400)
         )
         let hour = slot("2023-12-31T23:00:00Z")
-        #expect(apportioner.metresBySource == ["a": [hour: 650], "b": [hour: 3], "c": [hour: 400]])
+        // "b" walked 3 m in no time, at an instant no timed step of its covers: no walk (issue 36).
+        #expect(apportioner.metresBySource == ["a": [hour: 650], "c": [hour: 400]])
+        #expect(apportioner.resolved().corrections.instantSteps == 1)
+    }
+
+    // MARK: - What one source can have walked (docs/REFERENCE.md §12)
+
+    private static let start = instant("2024-01-01T08:00:00Z")
+
+    /// A walk of `steps` one-second steps of `metres` each, from `start`.
+    private static func walk(_ source: String, steps: Int, metres: Double, from start: Date = start) -> [DistanceSample] {
+        (0..<steps).map { step in
+            DistanceSample(
+                source: source, start: start.addingTimeInterval(Double(step)), end: start.addingTimeInterval(Double(step + 1)),
+                metres: metres)
+        }
+    }
+
+    @Test("100,000 steps at one instant, 29 m apart, after a timed minute: at most 30 m/s over that minute, the rest cut and counted")
+    func manyStepsAtOneInstant() {
+        var apportioner = SlotApportioner()
+        for sample in Self.walk("gpx:jump.gpx", steps: 60, metres: 1.4) { apportioner.add(sample) }
+        let instant = Self.start.addingTimeInterval(60)
+        for _ in 0..<100_000 { apportioner.add(DistanceSample(source: "gpx:jump.gpx", start: instant, end: instant, metres: 29)) }
+        let (metres, corrections) = apportioner.resolved()
+        let hour = slot("2024-01-01T08:00:00Z")
+        #expect(abs((metres["gpx:jump.gpx"]?[hour] ?? 0) - 30 * 60) < 1e-9)
+        #expect(abs(corrections.tooFastMetres - (60 * 1.4 + 2_900_000 - 1800)) < 1e-3)
+    }
+
+    @Test("Steps of no duration away from any timed step of their source are dropped, however many")
+    func instantsAlone() {
+        var apportioner = SlotApportioner()
+        let instant = Self.start.addingTimeInterval(1800)
+        for _ in 0..<100_000 { apportioner.add(DistanceSample(source: "gpx:still.gpx", start: instant, end: instant, metres: 29)) }
+        for sample in Self.walk("gpx:still.gpx", steps: 60, metres: 1.4) { apportioner.add(sample) }
+        let (metres, corrections) = apportioner.resolved()
+        #expect(abs((metres["gpx:still.gpx"]?[slot("2024-01-01T08:00:00Z")] ?? 0) - 84) < 1e-9)
+        #expect(corrections.instantSteps == 100_000)
+        #expect(corrections.instantMetres == 2_900_000)
+    }
+
+    @Test("A walk repeated in 50 segments, or every record twice (an export restored over itself), is walked once")
+    func coveredTwice() {
+        var repeated = SlotApportioner()
+        let once = Self.walk("gpx:walk.gpx", steps: 1200, metres: 1.5)
+        for _ in 0..<50 { for sample in once { repeated.add(sample) } }
+        let hour = slot("2024-01-01T08:00:00Z")
+        let (metres, corrections) = repeated.resolved()
+        #expect(abs((metres["gpx:walk.gpx"]?[hour] ?? 0) - 1800) < 1e-6)
+        #expect(abs(corrections.overlappingMetres - 49 * 1800) < 1e-3)
+
+        // Ten-minute records, each stored twice in a row and once more at the end of the file.
+        var doubled = SlotApportioner()
+        let records = (0..<6).map { index in
+            DistanceSample(
+                source: "health:Apple Watch", start: Self.start.addingTimeInterval(Double(index) * 600),
+                end: Self.start.addingTimeInterval(Double(index + 1) * 600), metres: 570)
+        }
+        for record in records {
+            doubled.add(record)
+            doubled.add(record)
+        }
+        for record in records { doubled.add(record) }
+        #expect(abs((doubled.metresBySource["health:Apple Watch"]?[hour] ?? 0) - 3420) < 1e-6)
+    }
+
+    @Test("Overlapping records at different paces keep the faster pace where they overlap, not the sum")
+    func overlappingPaces() {
+        var apportioner = SlotApportioner()
+        // 08:00–08:30 at 1 m/s (1,800 m), and 08:15–08:45 at 2 m/s (3,600 m): 08:00–08:15 900 m, then the
+        // faster pace where they overlap and after, 08:15–08:45 3,600 m: 4,500 m, not 5,400.
+        apportioner.add(
+            DistanceSample(source: "s", start: Self.start, end: Self.start.addingTimeInterval(1800), metres: 1800))
+        apportioner.add(
+            DistanceSample(
+                source: "s", start: Self.start.addingTimeInterval(900), end: Self.start.addingTimeInterval(2700), metres: 3600))
+        let (metres, corrections) = apportioner.resolved()
+        #expect(abs((metres["s"]?[slot("2024-01-01T08:00:00Z")] ?? 0) - 4500) < 1e-9)
+        #expect(abs(corrections.overlappingMetres - 900) < 1e-9)
+    }
+
+    @Test("1,000 records of 100 km over one hour are one hour of 100 km; 1,000 of 200 km over ten minutes, at most 30 m/s")
+    func thousandRecords() {
+        var apportioner = SlotApportioner()
+        for _ in 0..<1000 {
+            apportioner.add(
+                DistanceSample(source: "health:x", start: Self.start, end: Self.start.addingTimeInterval(3600), metres: 100_000))
+            // Not believable alone (the readers drop such a record); here to prove the hour's bound.
+            apportioner.add(DistanceSample(source: "health:y", start: Self.start, end: Self.start.addingTimeInterval(600), metres: 200_000))
+        }
+        let hour = slot("2024-01-01T08:00:00Z")
+        #expect(abs((apportioner.metresBySource["health:x"]?[hour] ?? 0) - 100_000) < 1e-6)
+        #expect(apportioner.metresBySource["health:y"]?[hour] == 18_000)
+    }
+
+    @Test("A clean walk keeps, to the last bit, the sum in the order its steps came")
+    func cleanWalkUnchanged() {
+        var apportioner = SlotApportioner()
+        let steps = (0..<3600).map { index in
+            DistanceSample(
+                source: "gpx:w.gpx", start: Self.start.addingTimeInterval(Double(index)),
+                end: Self.start.addingTimeInterval(Double(index + 1)),
+                metres: 1.0 + Double(index % 7) * 0.1)
+        }
+        var expected = 0.0
+        for step in steps {
+            apportioner.add(step)
+            expected += step.metres
+        }
+        // Same-second points (no duration) between steps, as Apple's routes have.
+        let shared = Self.start.addingTimeInterval(100)
+        apportioner.add(DistanceSample(source: "gpx:w.gpx", start: shared, end: shared, metres: 2))
+        expected += 2
+        let (metres, corrections) = apportioner.resolved()
+        #expect(metres["gpx:w.gpx"]?[slot("2024-01-01T08:00:00Z")] == expected)
+        #expect(corrections.isEmpty)
     }
 
     @Test("Across New York's DST change (2026-03-08) the split is by absolute time: 500 m and 500 m")

@@ -201,7 +201,7 @@ struct ConfigurationTrustTests {
         let folder = directory.path("keys")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         let path = (folder as NSString).appendingPathComponent("airkorea-service-key")
-        try "TEST+KEY/abc123==\n".write(toFile: path, atomically: false, encoding: .utf8)
+        try "TEST+KEY/abc123def456ghi789jkl012mno345==\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, mode_t(fileMode)) == 0 && chmod(folder, mode_t(directoryMode)) == 0)
         var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
         settings.api.serviceKeyFile = path
@@ -216,6 +216,33 @@ struct ConfigurationTrustTests {
         } else {
             #expect(error == nil, "\(String(describing: error))")
         }
+    }
+
+    @Test(
+        "A key shorter than any data.go.kr issues is refused at start from each source, naming it; 32 letters and digits load",
+        arguments: ["x", "crash-test-key", "%2B%2F%3D" + String(repeating: "a1", count: 15) + "b", String(repeating: "🅰", count: 40)])
+    func shortKey(_ short: String) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        let fromEnvironment = await configurationError { () throws(ConfigurationError) in
+            _ = try await ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": short]).load(settings: settings)
+        }
+        #expect(fromEnvironment?.key == "DUSTD_API_SERVICE_KEY")
+        #expect(fromEnvironment?.description.contains("fewer than any data.go.kr key") == true, "\(String(describing: fromEnvironment))")
+        #expect(fromEnvironment?.description.contains(short) == false)
+
+        let credentials = directory.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false)
+        try "\(short)\n".write(toFile: credentials + "/airkorea-service-key", atomically: false, encoding: .utf8)
+        let fromCredential = await configurationError { () throws(ConfigurationError) in
+            _ = try await ServiceKeyLoader(environment: ["CREDENTIALS_DIRECTORY": credentials]).load(settings: settings)
+        }
+        #expect(fromCredential?.description.contains("systemd credential") == true, "\(String(describing: fromCredential))")
+
+        let enough = String(repeating: "a1", count: 16)
+        let loaded = try await ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": enough]).load(settings: settings)
+        #expect(loaded.key.lettersAndDigits == 32)
     }
 
     // MARK: - Owners (StrictModes)
@@ -282,7 +309,7 @@ struct ConfigurationTrustTests {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         #expect(chmod(folder, 0o700) == 0)
         let real = (folder as NSString).appendingPathComponent("airkorea-service-key")
-        try "TEST+KEY/abc123==\n".write(toFile: real, atomically: false, encoding: .utf8)
+        try "TEST+KEY/abc123def456ghi789jkl012mno345==\n".write(toFile: real, atomically: false, encoding: .utf8)
         #expect(chmod(real, 0o600) == 0)
         let link = (folder as NSString).appendingPathComponent("key-link")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)

@@ -69,6 +69,11 @@ struct DustdProcessTests {
         ]
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
+        // When dustd ended, stamped by Foundation's own thread that reaps it: the test's tasks share
+        // the task pool with the whole suite, and on a loaded machine their polling loop below can
+        // run seconds late, which would be counted against dustd.
+        let ended = Mutex<Date?>(nil)
+        process.terminationHandler = { _ in ended.withLock { $0 = Date() } }
         try process.run()
 
         // Two polls (start + 2 s later), then make the next one hang and stop dustd in the middle of it.
@@ -91,10 +96,13 @@ struct DustdProcessTests {
         while process.isRunning, Date().timeIntervalSince(stopRequested) < 10 {
             try await Task.sleep(for: .milliseconds(50))
         }
-        let stopSeconds = Date().timeIntervalSince(stopRequested)
         messages += notify.drain()
         if process.isRunning { process.terminate() }
         await process.exited()
+        // Foundation calls the handler just after `isRunning` turns false.
+        let handled = ContinuousClock.now + .seconds(5)
+        while ended.withLock({ $0 }) == nil, ContinuousClock.now < handled { try await Task.sleep(for: .milliseconds(10)) }
+        let stopSeconds = (ended.withLock { $0 } ?? Date()).timeIntervalSince(stopRequested)
 
         #expect(process.terminationReason == .exit)
         #expect(process.terminationStatus == 0)
@@ -121,7 +129,7 @@ struct DustdProcessTests {
             #expect(bytes.range(of: Data("TEST%2BKEY".utf8)) == nil, "the encoded key is in \(file)")
         }
         // The key went on the wire encoded exactly once.
-        #expect(server.requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123%3D%3D&") })
+        #expect(server.requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123def456ghi789jkl012mno345%3D%3D&") })
         await server.stop()
         directory.remove()
     }

@@ -12,7 +12,7 @@ import Synchronization
 import TestSupport
 import Testing
 
-let testKey = "TEST+KEY/abc123=="
+let testKey = "TEST+KEY/abc123def456ghi789jkl012mno345=="
 
 /// Records log lines so tests can check what dustd says (and that it never says the key).
 final class LogCapture: Sendable {
@@ -106,6 +106,9 @@ struct FaultTests {
         let outcome: PollAttempt.Outcome
         let httpStatus: Int?
         let resultCode: String?
+        /// The client's timeout: long for every fault but the slow answer, so that a loaded machine
+        /// (the whole suite runs at once on two cores) never turns a quick fault into a timeout.
+        var timeout: Duration = .seconds(30)
         var testDescription: String { name }
     }
 
@@ -129,8 +132,8 @@ struct FaultTests {
             name: "truncated body", reply: .truncated(body: FaultRig.daily.prefix(9000), declaredLength: FaultRig.daily.count),
             advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
         Fault(
-            name: "slower than the timeout", reply: .delayed(.seconds(3), .respond(status: 200, body: FaultRig.daily)),
-            advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
+            name: "slower than the timeout", reply: .delayed(.seconds(20), .respond(status: 200, body: FaultRig.daily)),
+            advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil, timeout: .seconds(1)),
         Fault(
             name: "connection reset", reply: .resetConnection,
             advice: .retryWithBackoff, outcome: .retrying, httpStatus: nil, resultCode: nil),
@@ -146,7 +149,7 @@ struct FaultTests {
         #expect(before == 6)
 
         rig.server.setScript { _ in fault.reply }
-        let failed = await rig.poller(timeout: .milliseconds(800)).cycle(stations: StationPreference(primary: "종로구"), mode: .single)
+        let failed = await rig.poller(timeout: fault.timeout).cycle(stations: StationPreference(primary: "종로구"), mode: .single)
         let failure = try #require(failed.failure)
         #expect(failure.retryAdvice == fault.advice)
         let attempt = try #require(try await rig.store.recentAttempts(limit: 1).first)
@@ -210,7 +213,7 @@ struct FaultTests {
         #expect(requests.map { $0.query["dataTerm"] ?? "" } == ["DAILY", "3MONTH", "3MONTH", "3MONTH"])
         #expect(requests.map { $0.query["pageNo"] ?? "" } == ["1", "1", "2", "3"])
         #expect(requests.map { $0.query["stationName"] ?? "" } == ["종로구", "중구", "중구", "중구"])
-        #expect(requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123%3D%3D&") })
+        #expect(requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123def456ghi789jkl012mno345%3D%3D&") })
         #expect(try await rig.store.readingCount(station: "중구") == 2200)
     }
 }

@@ -274,6 +274,31 @@ struct TerminalSafeTextTests {
         #expect(!TerminalSafeText.needsSanitizing("서울 PM2.5 µg/m³ — fine"))
         #expect(TerminalSafeText.needsSanitizing("\u{2066}"))
     }
+
+    @Test("A name to type back: control characters and bidi overrides as ASCII escapes, everything else kept")
+    func escapes() {
+        #expect(TerminalSafeText.escaped("walk\u{1B}]0;x\u{07}\n\u{202E}gpx.걷기.gpx") == "walk\\x1B]0;x\\x07\\x0A\\u202Egpx.걷기.gpx")
+        #expect(TerminalSafeText.escaped("\u{9B}\u{0}") == "\\x9B\\x00")
+        #expect(TerminalSafeText.escaped("route_2024-01-01.gpx") == "route_2024-01-01.gpx")
+        #expect(!TerminalSafeText.needsSanitizing(TerminalSafeText.escaped("a\u{1B}\u{2069}b")))
+    }
+}
+
+@Suite("Numbers as files write them", .timeLimit(.minutes(10)))
+struct DecimalTextTests {
+    @Test("Plain decimals read; hex, inf, nan, separators, other digits and stray characters do not")
+    func decimals() {
+        for (text, value) in [
+            ("72", 72.0), ("-0.5", -0.5), ("+37.5663", 37.5663), (".5", 0.5), ("5.", 5.0), ("1.2e3", 1200.0), ("1E-2", 0.01),
+        ] {
+            #expect(DecimalText.parse(text) == value, "\(text)")
+        }
+        for text in [
+            "0x25", "0X25", "inf", "-infinity", "nan", "1e309", "", "-", ".", "1e", "1_000", "٧٢", " 72", "72 ", "3,5", "0x1p3", "1.2.3",
+        ] {
+            #expect(DecimalText.parse(text) == nil, "\(text)")
+        }
+    }
 }
 
 @Suite("Fixed decimals, as printf writes them", .timeLimit(.minutes(10)))

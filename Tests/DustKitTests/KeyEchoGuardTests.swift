@@ -18,6 +18,43 @@ private func percentEncoded(_ text: String) -> String {
     }.joined()
 }
 
+/// `character` drawn from a block whose capitals start at `capital` (its small letters drawn as the
+/// capitals: 🅰 and 🇦 have no small forms); digits as they are.
+private func lettersFramed(_ character: Character, capital: UInt32) -> String {
+    guard let ascii = character.asciiValue, character.isLetter else { return String(character) }
+    let offset = UInt32(ascii | 0x20) - 0x61
+    return String(UnicodeScalar(capital + offset)!)
+}
+
+/// A letter or digit from a block with capitals, small letters and digits of its own.
+private func framed(_ character: Character, capital: UInt32, small: UInt32, digit: UInt32) -> String {
+    guard let ascii = character.asciiValue else { return String(character) }
+    switch ascii {
+    case 0x41...0x5A: return String(UnicodeScalar(capital + UInt32(ascii) - 0x41)!)
+    case 0x61...0x7A: return String(UnicodeScalar(small + UInt32(ascii) - 0x61)!)
+    case 0x30...0x39: return String(UnicodeScalar(digit + UInt32(ascii) - 0x30)!)
+    default: return String(character)
+    }
+}
+
+/// Small capitals where Unicode has one (ᴀ U+1D00…), dingbat negative circled digits (❶ U+2776…; ⓿ for 0).
+private func smallCapitalsAndDingbats(_ character: Character) -> String {
+    let smallCapitals: [Character: String] = [
+        "a": "ᴀ", "b": "ʙ", "c": "ᴄ", "d": "ᴅ", "e": "ᴇ", "g": "ɢ", "h": "ʜ", "i": "ɪ", "j": "ᴊ", "k": "ᴋ", "l": "ʟ", "m": "ᴍ",
+        "n": "ɴ", "o": "ᴏ", "p": "ᴘ", "r": "ʀ", "s": "ꜱ", "t": "ᴛ", "u": "ᴜ", "v": "ᴠ", "w": "ᴡ", "y": "ʏ", "z": "ᴢ",
+    ]
+    guard let ascii = character.asciiValue else { return String(character) }
+    if character.isNumber { return ascii == 0x30 ? "⓿" : String(UnicodeScalar(0x2776 + UInt32(ascii) - 0x31)!) }
+    return smallCapitals[Character(character.lowercased())] ?? String(character)
+}
+
+private func cyrillicAndGreek(_ character: Character) -> String {
+    [
+        "a": "а", "e": "е", "o": "о", "p": "р", "c": "с", "x": "х", "y": "у", "A": "Α", "B": "Β", "E": "Ε", "H": "Η", "K": "Κ", "O": "Ο",
+        "T": "Τ", "X": "Χ", "M": "Μ", "N": "Ν",
+    ][character] ?? String(character)
+}
+
 private extension String {
     func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 
@@ -88,6 +125,23 @@ struct KeyEchoGuardTests {
             "accents on every letter, precomposed where Unicode has one (á, ń)",
             key.mapCharacters { $0.isLetter ? "\($0)\u{301}" : String($0) }.precomposedStringWithCanonicalMapping
         ),
+        // Letters NFKD leaves alone that anyone still reads as Latin letters and digits: by name
+        // (issue 36's four, and other framings of the same letters), by confusable skeleton (UTS #39).
+        ("negative squared letters (🅰)", key.mapCharacters { lettersFramed($0, capital: 0x1F170) }),
+        ("negative circled letters (🅐)", key.mapCharacters { lettersFramed($0, capital: 0x1F150) }),
+        ("regional indicators (🇦)", key.mapCharacters { lettersFramed($0, capital: 0x1F1E6) }),
+        ("small capitals and dingbat digits (ᴀ, ❶)", key.mapCharacters(smallCapitalsAndDingbats)),
+        (
+            "tag letters and digits, invisible but copied",
+            key.mapCharacters { framed($0, capital: 0xE0041, small: 0xE0061, digit: 0xE0030) }
+        ),
+        ("Latin letters with a stroke or a hook (ⱥ, ƀ)", key.mapCharacters { $0 == "a" ? "ⱥ" : $0 == "b" ? "ƀ" : String($0) }),
+        ("Cyrillic and Greek look-alikes (а, е, о, Α, Ο)", key.mapCharacters(cyrillicAndGreek)),
+        ("Cherokee look-alikes (Ꭺ, Ꮯ, Ꮪ)", key.mapCharacters { ["A": "Ꭺ", "C": "Ꮯ", "S": "Ꮪ", "T": "Ꭲ", "M": "Ꮇ"][$0] ?? String($0) }),
+        (
+            "I, l and 1 swapped, O and 0 swapped",
+            key.mapCharacters { ["I": "l", "l": "1", "1": "I", "O": "0", "0": "O"][$0] ?? String($0) }
+        ),
         ("12 letters and digits from the middle", "x" + String(lettersAndDigits.dropFirst(40).prefix(12)) + "y"),
         ("the first half (resultMsg)", "SERVICE ERROR " + String(key.prefix(key.count / 2))),
         ("half the key as a host name", "http://" + String(lettersAndDigits.dropFirst(30).prefix(40)).lowercased() + ".evil.example:8080"),
@@ -105,8 +159,19 @@ struct KeyEchoGuardTests {
     @Test("11 letters and digits of the key, or two runs of 11 that do not follow each other, are not an echo")
     func elevenIsNotAnEcho() {
         let letters = Self.lettersAndDigits
-        for start in stride(from: 0, to: letters.count - 11, by: 7) {
+        /// What a reader cannot tell apart is one letter: I, l and 1; O and 0.
+        func reading(_ character: Character) -> Character {
+            switch character.lowercased() {
+            case "i", "l", "1": "1"
+            case "o", "0": "0"
+            default: Character(character.lowercased())
+            }
+        }
+        for start in stride(from: 0, to: letters.count - 12, by: 7) {
             let eleven = String(letters.dropFirst(start).prefix(11))
+            // A run repeated reads as the key's next twelve when its first letter reads as the key's twelfth.
+            let twelfth = letters[letters.index(letters.startIndex, offsetBy: start + 11)]
+            guard reading(twelfth) != reading(eleven.first!) else { continue }
             #expect(!echoGuard.echoes("- \(eleven) -"), "\(eleven)")
             #expect(!echoGuard.echoes("- \(eleven) - \(eleven) -"))
         }

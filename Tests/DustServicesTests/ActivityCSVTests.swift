@@ -36,6 +36,8 @@ struct ActivityCSVTests {
             ("start,distance_m\n2026-11-31 08:00,1\n", 2, "ISO 8601"),
             ("start,distance_m\n2026-11-20 08:00\n", 2, "2 fields"),
             ("start,distance_m\n2026-11-20 08:00,lots\n", 2, "lots"),
+            ("start,distance_m\n2026-11-20 08:00,0x10\n", 2, "\"0x10\""),
+            ("start,distance_m\n2026-11-20 08:00,inf\n", 2, "\"inf\""),
             ("", 1, "empty"),
         ])
     func invalid(csv: String, line: Int, fragment: String) {
@@ -45,6 +47,19 @@ struct ActivityCSVTests {
         } catch {
             #expect(error.line == line)
             #expect(error.description.contains(fragment), "\(error)")
+        }
+    }
+
+    @Test("A 15 MB field is quoted by its first 40 characters and the count of the rest, its control characters replaced")
+    func hugeField() {
+        let field = "\u{1B}]0;pwned\u{07}" + String(repeating: "9", count: 15 << 20)
+        do {
+            _ = try parser.parse(Data("start,distance_m\n2026-11-20 08:00,\(field)\n".utf8), now: now)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.count < 300, "\(error.description.prefix(300))")
+            #expect(error.description.contains("more characters"))
+            #expect(!error.description.contains("\u{1B}") && !error.description.contains("\u{07}"))
         }
     }
 

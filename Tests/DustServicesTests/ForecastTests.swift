@@ -356,6 +356,44 @@ struct ForecastFetchTests {
         #expect(try await store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 4)
     }
 
+    @Test("A forecast issued in 2099 is dropped and counted, never stored as the newest; one already stored is no fetch done")
+    func nothingFromTheFuture() async throws {
+        struct FutureAPI: ForecastAPI {
+            func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
+                guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
+                let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
+                do {
+                    var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+                    var future = page.forecasts[0]
+                    future.issuedAt = instant(kst: "2099-11-22T17:00:00")
+                    future.forecastDate = LocalDate(year: 2026, month: 11, day: 22)
+                    page.forecasts.append(future)
+                    return page
+                } catch {
+                    throw .httpStatus(500)
+                }
+            }
+        }
+        let store = SQLiteStore.scratch()
+        let now = instant(kst: "2026-11-22T17:30:00")
+        let report = await ForecastFetch(source: FutureAPI(), store: store, clock: FixedClock(now))
+            .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+        #expect(report.futureItems == 2)
+        #expect(report.issuesStored == 14)
+        #expect(try await store.newestForecastIssue(pollutant: .pm10) == instant(kst: "2026-11-22T17:00:00"))
+        // A 2099 issue stored by an older FineDust: the planner asks for the newest not after now, and
+        // a lastFetched after now is no publication fetched.
+        let planner = ForecastPlanner()
+        let latest = try await store.newestForecastIssue(pollutant: .pm10, notAfter: now)
+        #expect(latest == instant(kst: "2026-11-22T17:00:00"))
+        let decision = planner.decide(
+            now: instant(kst: "2026-11-22T23:40:00"), lastFetched: instant(kst: "2099-11-22T17:00:00"), callsToday: 2, failure: nil)
+        guard case .fetch = decision else {
+            Issue.record("a 2099 issue kept the planner waiting: \(decision)")
+            return
+        }
+    }
+
     @Test("A failed request is recorded with its result code and stops the fetch")
     func failure() async throws {
         let store = SQLiteStore.scratch()

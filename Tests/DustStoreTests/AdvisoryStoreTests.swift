@@ -96,3 +96,47 @@ struct AdvisoryMigrationTests {
         #expect(ids == [41, 42])
     }
 }
+
+@Suite("v14 and v15: ozone keys hashed, nothing from the future", .timeLimit(.minutes(10)))
+struct TrustMigrationTests {
+    @Test("A v13 database: its ozone key becomes the hash of the text it was, its sn keys stay; a 2099 forecast and advisory go")
+    func previousVersion() async throws {
+        let directory = try TemporaryDirectory("finedust-v14")
+        defer { directory.remove() }
+        let path = directory.path("db.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v13-slot-places")
+        let composed = "O3 서울 동남권 2026-06-12T15:00:00+09:00"
+        let issued = Int64(instant(kst: "2026-06-12T15:00:00").timeIntervalSince1970)
+        let at = Int64(fetched.timeIntervalSince1970)
+        try await queue.write { db in
+            for (pollutant, key, issuedAt) in [("O3", composed, issued), ("PM10", "87", issued), ("PM10", "88", issued + 2_300_000_000)] {
+                try db.execute(
+                    sql: """
+                        INSERT INTO advisory (pollutant, advisory_key, district, area, level_word, issued_at, fetched_at)
+                        VALUES (?, ?, '서울', '동남권', '주의보', ?, ?)
+                        """, arguments: [pollutant, key, issuedAt, at])
+            }
+            for (issuedAt, date) in [(at - 3600, "2026-11-21"), (at + 2_300_000_000, "2026-11-21")] {
+                try db.execute(
+                    sql: "INSERT INTO forecast_issue (pollutant, issued_at, forecast_date, fetched_at) VALUES ('pm10', ?, ?, ?)",
+                    arguments: [issuedAt, date, at])
+                try db.execute(
+                    sql:
+                        "INSERT INTO forecast_grade (pollutant, issued_at, forecast_date, region, grade, grade_word) VALUES ('pm10', ?, ?, '서울', 2, '보통')",
+                    arguments: [issuedAt, date])
+            }
+        }
+        try queue.close()
+        let store = try SQLiteStore(path: path)
+        let keys = try store.synchronousRead { db in try String.fetchAll(db, sql: "SELECT advisory_key FROM advisory ORDER BY advisory_key")
+        }
+        #expect(keys == ["87", Advisory.hashedKey(of: composed)].sorted())
+        #expect(
+            Advisory.hashedKey(of: composed)
+                == Advisory.key(pollutant: .o3, district: "서울", area: "동남권", issuedAt: instant(kst: "2026-06-12T15:00:00")))
+        #expect(try await store.newestForecastIssue(pollutant: .pm10) == Date(timeIntervalSince1970: TimeInterval(at - 3600)))
+        let grades = try store.synchronousRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM forecast_grade") }
+        #expect(grades == 1)
+    }
+}

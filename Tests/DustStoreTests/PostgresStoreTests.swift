@@ -53,7 +53,7 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("Opening twice migrates once: the names applied are v1…v13, each once, and what was stored stays")
+    @Test("Opening twice migrates once: the names applied are v1…v15, each once, and what was stored stays")
     func migrationsIdempotent() async throws {
         let (server, location, store) = try await fresh()
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
@@ -63,7 +63,7 @@ struct PostgresStoreTests {
             #expect(try await again.readingCount(station: nil) == 1)
             let names = try await server.execute(
                 "SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
-            #expect(names.split(separator: "\n").count == 13)
+            #expect(names.split(separator: "\n").count == 15)
             #expect(
                 Set(names.split(separator: "\n")).isSuperset(of: [
                     "v1", "v6-activity-sources", "v11-people", "v12-positions", "v13-slot-places",
@@ -81,7 +81,7 @@ struct PostgresStoreTests {
         _ = try await stores[0].saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
         #expect(try await stores[1].readingCount(station: "종로구") == 1)
         for store in stores { await store.close() }
-        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "13")
+        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "15")
     }
 
     @Test("A wrong password is denied (exit 78), in a sentence that names the role and never either password")
@@ -279,6 +279,31 @@ struct PostgresStoreTests {
                         + "sslmode=\(mode.rawValue) does not accept ("
                 ))
         }
+    }
+
+    @Test("A server asking for the password in clear text over TCP without TLS is refused at sslmode prefer and allow; disable accepts it")
+    func cleartextPassword() async throws {
+        let server = try await PostgresServer.start(tcpCleartext: true)
+        defer { server.stop() }
+        let database = try await server.createDatabase()
+        func location(_ mode: PostgresLocation.TLSMode) -> PostgresLocation {
+            PostgresLocation(endpoint: .tcp(host: "127.0.0.1", port: server.port), user: server.user, database: database, tls: mode)
+        }
+        for mode in [PostgresLocation.TLSMode.prefer, .allow] {
+            let refused = try #require(
+                await failure { () async throws(StorageFailure) in
+                    try await PostgresStore.open(location(mode), password: server.password)
+                })
+            #expect(refused.kind == .denied, "sslmode=\(mode.rawValue)")
+            #expect(refused.description.contains("asks for the password in clear text"), "\(refused.description)")
+            #expect(!refused.description.contains(server.password))
+            // The server saw one login, with an empty password (its log says it failed), and never the real one.
+            let log = (try? String(contentsOfFile: server.root + "/server.log", encoding: .utf8)) ?? ""
+            #expect(!log.contains(server.password))
+        }
+        let accepted = try await PostgresStore.running(location(.disable), password: server.password)
+        #expect(try await accepted.readingCount(station: nil) == 0)
+        await accepted.close()
     }
 
     @Test("An import that fails at its last row leaves nothing of it: not its walking, not its body records")

@@ -121,7 +121,8 @@ struct WebConnectionTests {
     func slowloris() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        try await application(rig, limits: WebConnectionLimits(maxConnections: 4, idleTimeout: .seconds(60))).test(.live) { client in
+        try await application(rig, limits: WebConnectionLimits(maxConnections: 4, idleTimeout: .seconds(60), maxWaiting: 0)).test(.live) {
+            client in
             let port = try #require(client.port)
             var attackers: [RawConnection] = []
             for index in 0..<40 {
@@ -147,6 +148,31 @@ struct WebConnectionTests {
             // (closed) or times out after 2 s (still open).
             let stillOpen = attackers.count - (await closedCount(attackers))
             #expect(stillOpen <= 4, "\(stillOpen) idle connections stayed open")
+        }
+    }
+
+    @Test("200 clients at once against a cap of 8: every one is answered, late rather than refused")
+    func burst() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig, limits: WebConnectionLimits(maxConnections: 8, idleTimeout: .seconds(60), maxWaiting: 400)).test(.live) {
+            client in
+            let port = try #require(client.port)
+            var clients: [RawConnection] = []
+            for _ in 0..<200 {
+                let connection = try RawConnection(port: port, timeout: 30)
+                connection.send("GET /api/v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                clients.append(connection)
+            }
+            var answered = 0
+            var others: [String] = []
+            for connection in clients {
+                let (text, closed) = await connection.readToEnd()
+                if text.hasPrefix("HTTP/1.1 200") { answered += 1 } else { others.append("closed \(closed): \(text.prefix(80))") }
+            }
+            // 4d9b2c1's gate closed every newcomer while the cap was busy: most of these. One in about
+            // 200 still ends unanswered here now and then (docs/RELIABILITY.md, W8: cause not found).
+            #expect(answered >= 198, "\(Set(others))")
         }
     }
 
@@ -243,7 +269,9 @@ struct WebConnectionTests {
     func descriptorLimit() throws {
         let unit = try String(contentsOf: TestFixtures.repositoryRoot.appendingPathComponent("systemd/dustd.service"), encoding: .utf8)
         let limit = try #require(unit.split(separator: "\n").first { $0.hasPrefix("LimitNOFILE=") }.flatMap { Int($0.dropFirst(12)) })
-        // About 60 for the database, event loops and clients (counted with ls /proc/PID/fd), doubled.
-        #expect(limit >= WebConnectionLimits.standard.maxConnections + 120, "LimitNOFILE=\(limit)")
+        // About 60 for the database, event loops and clients (counted with ls /proc/PID/fd), doubled,
+        // beside the connections answered and those waiting for room.
+        let web = WebConnectionLimits.standard
+        #expect(limit >= web.maxConnections + web.maxWaiting + 120, "LimitNOFILE=\(limit)")
     }
 }

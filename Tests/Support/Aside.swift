@@ -19,9 +19,17 @@ public func aside<Value: Sendable>(_ work: @escaping @Sendable () throws -> Valu
 extension Process {
     /// Waits for the program to end without holding a thread: Foundation's `waitUntilExit()` holds
     /// the one it runs on, and on any thread but the one that started the program it spins, running
-    /// an empty run loop until the program ends.
-    public func exited() async {
-        while isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    /// an empty run loop until the program ends. A program still running after `limit` is killed
+    /// (SIGKILL), so that no test waits on it for ever; a test that cares how it ended checks
+    /// `terminationReason`.
+    public func exited(within limit: Duration = .seconds(120)) async {
+        let deadline = ContinuousClock.now + limit
+        while isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        guard isRunning else { return }
+        kill(processIdentifier, SIGKILL)
+        // A killed process ends at once, bar one stuck in the kernel: ten more seconds, then give up.
+        let killed = ContinuousClock.now + .seconds(10)
+        while isRunning, ContinuousClock.now < killed { try? await Task.sleep(for: .milliseconds(20)) }
     }
 }
 

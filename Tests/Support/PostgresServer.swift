@@ -29,8 +29,8 @@ public final class PostgresServer: Sendable {
     }
 
     /// A server of the test's own (`init(tcpTLS:)`), started aside.
-    public static func start(tcpTLS: Bool = false) async throws -> PostgresServer {
-        try await aside { try PostgresServer(tcpTLS: tcpTLS) }
+    public static func start(tcpTLS: Bool = false, tcpCleartext: Bool = false) async throws -> PostgresServer {
+        try await aside { try PostgresServer(tcpTLS: tcpTLS, tcpCleartext: tcpCleartext) }
     }
 
     /// Debian's `/usr/lib/postgresql/<version>/bin` of the newest version installed, if any.
@@ -72,20 +72,22 @@ public final class PostgresServer: Sendable {
     public let port: Int
     /// Whether the server also listens on 127.0.0.1 (at `port`), with TLS on and a self-signed certificate.
     public let tcpTLS: Bool
-    private let root: String
+    public let root: String
     private let dataDirectory: String
     private let bin: String
 
     /// Creates a cluster in a new temporary directory and starts it; returns once it accepts connections.
     /// With `tcpTLS`, it listens on 127.0.0.1 too (never another address), offering TLS with a
     /// self-signed certificate for `localhost`, for the tests of `sslmode`.
-    public init(tcpTLS: Bool = false) throws {
+    /// With `tcpCleartext`, it listens on 127.0.0.1 without TLS and asks TCP clients for their
+    /// password in clear text (pg_hba.conf's `password`), for the test that FineDust never sends it.
+    public init(tcpTLS: Bool = false, tcpCleartext: Bool = false) throws {
         guard let bin = Self.binaries, let postgres = Self.serverAccount else {
             throw Failure(message: Self.unavailableReason)
         }
         self.bin = bin
-        self.tcpTLS = tcpTLS
-        port = tcpTLS ? try Self.freeLoopbackPort() : 5432
+        self.tcpTLS = tcpTLS || tcpCleartext
+        port = tcpTLS || tcpCleartext ? try Self.freeLoopbackPort() : 5432
         let temporary = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         let template = "\(temporary)/finedust-pg-XXXXXX"
         var bytes = Array(template.utf8CString)
@@ -121,7 +123,14 @@ public final class PostgresServer: Sendable {
                 chown(dataDirectory + "/" + file, postgres.uid, postgres.gid)
             }
         }
-        let listening = tcpTLS ? "listen_addresses = '127.0.0.1'\nssl = on" : "listen_addresses = ''"
+        if tcpCleartext {
+            try "local all all scram-sha-256\nhost all all 127.0.0.1/32 password\n".write(
+                toFile: dataDirectory + "/pg_hba.conf", atomically: false, encoding: .utf8)
+        }
+        let listening =
+            tcpTLS
+            ? "listen_addresses = '127.0.0.1'\nssl = on"
+            : tcpCleartext ? "listen_addresses = '127.0.0.1'\nssl = off" : "listen_addresses = ''"
         let settings = """
 
             \(listening)

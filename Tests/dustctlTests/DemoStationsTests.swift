@@ -21,14 +21,14 @@ struct DemoStationsTests {
         #expect(rows.first?["name"] as? String == "소사본동")
     }
 
-    @Test("A station whose dmX/dmY is out of range or 0/0 is stored without a location, counted, and never ranked by nearest")
+    @Test("A station whose dmX/dmY is missing, out of range or 0/0 is stored without a location, counted, and never ranked by nearest")
     func implausibleCoordinates() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("stations.sqlite")
         let items = [
             ("종로구", "37.572025", "127.005028"), ("위도999", "999", "127.0"), ("남극너머", "-91", "-181"),
-            ("널섬", "0", "0"), ("경도만", "", "126.9"), ("남반구", "-37.81", "144.96"),
+            ("널섬", "0", "0"), ("경도만", "", "126.9"), ("남반구", "-37.81", "144.96"), ("좌표없음", "", ""),
         ]
         let xml =
             "<response><header><resultCode>00</resultCode><resultMsg>NORMAL_CODE</resultMsg></header><body><items>"
@@ -39,8 +39,8 @@ struct DemoStationsTests {
         let imported = try await dustctl("stations", "import", file, "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         #expect(
-            imported.standardOutput == "6 stations stored; 4 without a location, their coordinates being outside "
-                + "latitude ±90° and longitude ±180° or the 0°/0° placeholder.\n")
+            imported.standardOutput == "7 stations stored; 5 without a location (none given, or coordinates outside "
+                + "latitude ±90° and longitude ±180°, or the 0°/0° placeholder).\n")
         // From near 999°N (clamped to the pole by the haversine) and from 0/0, the refused stations would rank first.
         for (lat, lon) in [("90", "127"), ("0", "0"), ("-90", "-180")] {
             let nearest = try await dustctl("stations", "nearest", "--lat=\(lat)", "--lon=\(lon)", "--count", "10", "--db", db, "--json")
@@ -50,8 +50,8 @@ struct DemoStationsTests {
         }
         let listed = try await dustctl("stations", "list", "--db", db, "--json")
         let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
-        #expect(rows.count == 6)
-        #expect(rows.filter { $0["latitude"] is NSNull && $0["longitude"] is NSNull }.count == 4)
+        #expect(rows.count == 7)
+        #expect(rows.filter { $0["latitude"] is NSNull && $0["longitude"] is NSNull }.count == 5)
     }
 
     @Test("'Not approved' on the station list names the service to apply for")

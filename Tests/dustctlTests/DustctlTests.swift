@@ -209,7 +209,7 @@ struct CrashSafetyTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let template = try String(contentsOf: TestFixtures.url("synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml"), encoding: .utf8)
-        let stations = (0..<40).map { "K\($0)" }
+        let stations = (0..<40).map { "측정소\($0)" }
         var files: [String] = []
         for station in stations {
             let path = directory.path("\(station).xml")

@@ -145,7 +145,7 @@ struct OutputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }.isEmpty)
     }
 
-    @Test("--output creates a new file 0644 less the umask")
+    @Test("--output creates a new file 0640 less the umask")
     func outputNewFile() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -158,7 +158,7 @@ struct OutputTests {
             $0.hasPrefix("Umask:")
         }
         let mask = try #require(umaskLine.flatMap { mode_t($0.dropFirst("Umask:".count).trimmingCharacters(in: .whitespaces), radix: 8) })
-        #expect(fileStatus(path).st_mode & 0o7777 == 0o644 & ~mask)
+        #expect(fileStatus(path).st_mode & 0o7777 == 0o640 & ~mask)
         #expect(fileStatus(path).st_uid == getuid())
     }
 

@@ -104,7 +104,10 @@ public struct AdvisoryFetch: Sendable {
             await record(started.attempt(notApproved ? .failed : PollCycle.outcome(of: failure), failure: failure), into: &report)
             return
         }
-        let advisories = page.advisories.filter { $0.pollutant == pollutant }
+        // Only the pollutant asked for, and nothing issued more than a day ahead (ForecastFetch.futureTolerance):
+        // dropped and counted as skipped.
+        let latestPossible = clock.now.addingTimeInterval(ForecastFetch.futureTolerance)
+        let advisories = page.advisories.filter { $0.pollutant == pollutant && $0.issuedAt <= latestPossible }
         let skipped = page.skippedItems + page.advisories.count - advisories.count
         do {
             let changed = try await store.saveAdvisories(advisories, fetchedAt: clock.now)

@@ -10,6 +10,9 @@ public struct ForecastFetchReport: Sendable {
     public var issuesStored = 0
     /// Items the parser skipped (another pollutant, an unreadable time or date).
     public var skippedItems = 0
+    /// Items issued more than a day after the fetch (`ForecastFetch.futureTolerance`): dropped, as
+    /// no forecast is published ahead, and a date far ahead would pass for the newest for good.
+    public var futureItems = 0
     /// The newest issue each pollutant's answer held.
     public var newestIssue: [Pollutant: Date] = [:]
     /// The first failure, if any.
@@ -71,9 +74,12 @@ public struct ForecastFetch: Sendable {
             await record(started.attempt(PollCycle.outcome(of: failure), failure: failure), into: &report)
             return
         }
-        // Only the pollutant asked for counts, whatever a confused server sends.
-        let forecasts = page.forecasts.filter { $0.pollutant == pollutant }
-        report.skippedItems += page.skippedItems + (page.forecasts.count - forecasts.count)
+        // Only the pollutant asked for counts, whatever a confused server sends; nothing from the future.
+        let ofPollutant = page.forecasts.filter { $0.pollutant == pollutant }
+        let latestPossible = clock.now.addingTimeInterval(Self.futureTolerance)
+        let forecasts = ofPollutant.filter { $0.issuedAt <= latestPossible }
+        report.skippedItems += page.skippedItems + (page.forecasts.count - ofPollutant.count)
+        report.futureItems += ofPollutant.count - forecasts.count
         do {
             let stored = try await store.saveForecasts(forecasts, fetchedAt: clock.now)
             report.issuesStored += stored
@@ -85,6 +91,9 @@ public struct ForecastFetch: Sendable {
             await record(started.attempt(.retrying, failure: failure, httpStatus: page.httpStatus), into: &report)
         }
     }
+
+    /// How far after the fetch an item may say it was issued, for a clock a little behind the server's.
+    public static let futureTolerance: TimeInterval = 86_400
 
     private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) async {
         if let failure = await store.recordAttemptReportingFailure(attempt) { report.unrecordedAttempts.append(failure) }

@@ -73,7 +73,9 @@ public struct ForecastPlanner: Sendable {
             return .wait(until: nextFetchTime(after: KoreaStandardTime.nextMidnight(after: failure.at)))
         }
         let due = latestPublication(fetchableBy: now)
-        if let lastFetched, lastFetched >= due { return .wait(until: next) }
+        // A stored issue later than now (a server's date far ahead, kept by FineDust before 0.4, or a
+        // clock set back) is no publication fetched: waiting for `due` to pass it would mean never.
+        if let lastFetched, lastFetched >= due, lastFetched <= now { return .wait(until: next) }
         var earliest = now
         // A failure before this publication's fetch time belongs to an older publication.
         if let failure, failure.at >= fetchTime(of: due) {

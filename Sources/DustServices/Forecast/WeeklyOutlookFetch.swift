@@ -76,14 +76,17 @@ public struct WeeklyOutlookFetch: Sendable {
             await record(started.attempt(PollCycle.outcome(of: failure), failure: failure), into: &report)
             return report
         }
-        report.skippedItems = page.skippedItems
+        // No publication dated more than a day ahead (ForecastFetch.futureTolerance): dropped and counted.
+        let latestPossible = KoreaStandardTime.date(containing: clock.now.addingTimeInterval(ForecastFetch.futureTolerance))
+        let outlooks = page.outlooks.filter { $0.publishedOn <= latestPossible }
+        report.skippedItems = page.skippedItems + page.outlooks.count - outlooks.count
         do {
             var changed = 0
-            for outlook in page.outlooks {
+            for outlook in outlooks {
                 if try await store.saveWeeklyOutlook(outlook, fetchedAt: clock.now) { changed += 1 }
             }
             report.stored = changed > 0
-            report.newestPublication = page.outlooks.map(\.publishedOn).max()
+            report.newestPublication = outlooks.map(\.publishedOn).max()
             await record(started.attempt(.ok, httpStatus: page.httpStatus, rowsNew: changed), into: &report)
         } catch {
             let failure = PollFailure.storage(error)

@@ -27,6 +27,8 @@ public enum CycleNotice: Sendable, Hashable {
     case fetched(operation: String, readings: Int, new: Int, revised: Int, duplicates: Int)
     /// Items stamped more than an hour ahead were ignored.
     case futureItems(operation: String, count: Int)
+    /// Values outside their field's vocabulary were stored as `(unknown value)` (or their item dropped).
+    case unknownValues(operation: String, count: Int)
     /// Items stamped before 2000-01-01 were ignored.
     case outOfPeriodItems(operation: String, count: Int)
     /// Items older than the request's window (`windowHours` back) were ignored.
@@ -145,6 +147,7 @@ public struct PollCycle: Sendable {
                 operation: operation, readings: stored.readings, new: stored.stored.inserted,
                 revised: stored.stored.updated, duplicates: stored.duplicateItems))
         if stored.futureItems > 0 { report.notices.append(.futureItems(operation: operation, count: stored.futureItems)) }
+        if stored.unknownValues > 0 { report.notices.append(.unknownValues(operation: operation, count: stored.unknownValues)) }
         if stored.outOfPeriodItems > 0 { report.notices.append(.outOfPeriodItems(operation: operation, count: stored.outOfPeriodItems)) }
         if stored.outsideWindowItems > 0, let hours = request.windowHours {
             report.notices.append(.outsideWindowItems(operation: operation, count: stored.outsideWindowItems, windowHours: hours))

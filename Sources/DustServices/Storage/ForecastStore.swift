@@ -7,8 +7,9 @@ public protocol ForecastStore: AttemptStore {
     /// changes nothing, a changed issue (AirKorea re-published it) replaces its text and grades.
     /// Returns how many (pollutant, issue, date) forecasts were new or changed.
     func saveForecasts(_ forecasts: [DustForecast], fetchedAt: Date) async throws(StorageFailure) -> Int
-    /// The newest stored issue time of `pollutant`.
-    func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date?
+    /// The newest stored issue time of `pollutant` not after `notAfter` (what a planner asks with
+    /// the time now: an issue dated ahead, from a server or a clock set back, is no fetch done).
+    func newestForecastIssue(pollutant: Pollutant, notAfter: Date) async throws(StorageFailure) -> Date?
     /// The grade of `region` for `date` from the newest issue that graded that region for that date.
     func forecast(pollutant: Pollutant, date: LocalDate, region: ForecastRegion) async throws(StorageFailure) -> RegionalForecast?
     /// The province and address stored for a station; nil when it is not known at all.
@@ -34,5 +35,12 @@ public struct StationLocation: Sendable, Hashable {
     public init(sido: String?, address: String?) {
         self.sido = sido
         self.address = address
+    }
+}
+
+extension ForecastStore {
+    /// The newest stored issue time of `pollutant`.
+    public func newestForecastIssue(pollutant: Pollutant) async throws(StorageFailure) -> Date? {
+        try await newestForecastIssue(pollutant: pollutant, notAfter: .distantFuture)
     }
 }

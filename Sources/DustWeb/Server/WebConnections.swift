@@ -1,3 +1,4 @@
+import Dispatch
 import HTTPTypes
 import Hummingbird
 import NIOCore
@@ -15,70 +16,155 @@ public struct WebConnectionLimits: Sendable, Hashable {
     /// How long a connection may go without a whole request head (or between requests) before it
     /// is closed: the idle, header-read and keep-alive timeout in one.
     public var idleTimeout: Duration
+    /// Connections that may wait, unread, for room when none can be made (twice the cap unless
+    /// said): a burst of clients is answered late, not refused, and descriptors stay bounded.
+    public var maxWaiting: Int
 
-    public init(maxConnections: Int, idleTimeout: Duration) {
+    public init(maxConnections: Int, idleTimeout: Duration, maxWaiting: Int? = nil) {
         self.maxConnections = maxConnections
         self.idleTimeout = idleTimeout
+        self.maxWaiting = maxWaiting ?? 2 * maxConnections
     }
 
     /// One person's phone and browser and a Prometheus scraper need a handful; 64 is plenty.
     public static let standard = WebConnectionLimits(maxConnections: 64, idleTimeout: .seconds(15))
 }
 
-/// The web's open connections, never more than the cap: a new one over it closes the connection
-/// idle longest, or itself when every one is busy answering.
+/// The web's open connections, never more than the cap answered at once: a new one over it closes
+/// the connection idle longest (for at least `idleBeforeEviction`); when none is, it waits, unread,
+/// until one closes (at most `WebConnectionLimits.maxWaiting` wait; past that it is closed), and every
+/// answer meanwhile ends its connection so that kept-alive clients take turns. A burst of clients
+/// is answered late, not refused.
 final class WebConnectionGate: Sendable {
     private struct Entry {
         let channel: any Channel
-        var busy: Bool
-        /// When it last became idle, as an order: smaller is longer ago.
+        /// Let in (counted against the cap), or waiting for room, unread.
+        var admitted: Bool
+        /// A request head was read and its answer is not written yet.
+        var busy = false
+        /// When it was opened, let in or last answered (monotonic nanoseconds): smaller is longer ago.
         var idleSince: UInt64
     }
 
     private struct Table {
         var entries: [ObjectIdentifier: Entry] = [:]
-        var tick: UInt64 = 0
+        /// The waiting connections, oldest first.
+        var queue: [ObjectIdentifier] = []
+        var admitted = 0
+    }
+
+    /// How long a connection must have gone without a request to be closed for a newcomer: a
+    /// client of a burst that has not sent its request yet is not idle, it is about to be busy.
+    static let idleBeforeEviction: UInt64 = 1_000_000_000
+
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// What the gate does to connections once the table is updated (outside its lock).
+    private struct Moves {
+        var close: [any Channel] = []
+        var hold: [any Channel] = []
+        var admit: [any Channel] = []
+
+        func apply() {
+            for channel in close { channel.eventLoop.execute { channel.close(promise: nil) } }
+            for channel in hold {
+                // Before the channel's first read when called from `handlerAdded`, on its own loop.
+                if channel.eventLoop.inEventLoop {
+                    _ = channel.setOption(ChannelOptions.autoRead, value: false)
+                } else {
+                    channel.eventLoop.execute { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
+                }
+            }
+            for channel in admit {
+                channel.eventLoop.execute {
+                    _ = channel.setOption(ChannelOptions.autoRead, value: true)
+                    channel.read()
+                }
+            }
+        }
     }
 
     private let limit: Int
+    private let maxWaiting: Int
     private let table = Mutex(Table())
 
-    init(limit: Int) {
+    init(limit: Int, maxWaiting: Int) {
         self.limit = max(limit, 1)
+        self.maxWaiting = max(maxWaiting, 0)
     }
 
-    /// Connections open now.
-    var count: Int { table.withLock { $0.entries.count } }
+    /// Connections let in now, being answered or idle (not those waiting).
+    var count: Int { table.withLock { $0.admitted } }
 
     func opened(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let victim: (any Channel)? = table.withLock { table in
-            table.tick += 1
-            table.entries[id] = Entry(channel: channel, busy: false, idleSince: table.tick)
-            guard table.entries.count > limit else { return nil }
-            let idlest = table.entries.filter { $0.key != id && !$0.value.busy }.min { $0.value.idleSince < $1.value.idleSince }
-            let victim = idlest?.value.channel ?? channel
-            table.entries[ObjectIdentifier(victim)] = nil
-            return victim
+        let now = Self.now()
+        let moves: Moves = table.withLock { table in
+            var moves = Moves()
+            if table.admitted < limit {
+                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: now)
+                table.admitted += 1
+                return moves
+            }
+            if let idlest = table.entries.filter({
+                $0.value.admitted && !$0.value.busy && now &- $0.value.idleSince >= Self.idleBeforeEviction
+            }).min(by: { $0.value.idleSince < $1.value.idleSince }) {
+                // The idlest leaves (its `closed` finds it gone), the newcomer takes its place.
+                table.entries[idlest.key] = nil
+                moves.close.append(idlest.value.channel)
+                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: now)
+            } else if table.queue.count < maxWaiting {
+                table.entries[id] = Entry(channel: channel, admitted: false, idleSince: now)
+                table.queue.append(id)
+                moves.hold.append(channel)
+            } else {
+                moves.close.append(channel)
+            }
+            return moves
         }
-        victim?.close(promise: nil)
+        moves.apply()
     }
 
     func closed(_ channel: any Channel) {
-        _ = table.withLock { $0.entries.removeValue(forKey: ObjectIdentifier(channel)) }
+        let id = ObjectIdentifier(channel)
+        let moves: Moves = table.withLock { table in
+            var moves = Moves()
+            if let entry = table.entries.removeValue(forKey: id) {
+                if entry.admitted {
+                    table.admitted -= 1
+                } else {
+                    table.queue.removeAll { $0 == id }
+                }
+            }
+            let now = Self.now()
+            while table.admitted < limit, !table.queue.isEmpty {
+                let next = table.queue.removeFirst()
+                guard var entry = table.entries[next] else { continue }
+                entry.admitted = true
+                entry.idleSince = now
+                table.entries[next] = entry
+                table.admitted += 1
+                moves.admit.append(entry.channel)
+            }
+            return moves
+        }
+        moves.apply()
     }
 
     /// A request head arrived (busy) or its answer was written (idle again).
     func setBusy(_ busy: Bool, _ channel: any Channel) {
+        let now = Self.now()
         table.withLock { table in
-            table.tick += 1
-            let tick = table.tick
             guard var entry = table.entries[ObjectIdentifier(channel)] else { return }
             entry.busy = busy
-            if !busy { entry.idleSince = tick }
+            if !busy { entry.idleSince = now }
             table.entries[ObjectIdentifier(channel)] = entry
         }
     }
+
+    /// Whether connections wait for room: an answer then ends its connection (`Connection: close`),
+    /// so a kept-alive client takes its turn again behind them.
+    var othersWaiting: Bool { table.withLock { !$0.queue.isEmpty } }
 }
 
 /// Each connection's guard, below Hummingbird's request handling: it registers the connection
@@ -94,6 +180,8 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     private let gate: WebConnectionGate
     private var closeAfterAnswer = false
+    /// Others wait for room: this answer ends the connection (no body unread, so at once).
+    private var makeRoom = false
 
     init(gate: WebConnectionGate) {
         self.gate = gate
@@ -117,8 +205,18 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         switch unwrapOutboundIn(data) {
         case .head(var response):
             WebSecurityHeaders.apply(to: &response.headerFields)
-            if closeAfterAnswer { response.headerFields[.connection] = "close" }
+            if gate.othersWaiting { makeRoom = true }
+            if closeAfterAnswer || makeRoom { response.headerFields[.connection] = "close" }
             context.write(wrapOutboundOut(.head(response)), promise: promise)
+        case .end where makeRoom && !closeAfterAnswer:
+            // Closed once the whole answer is written, however slowly the client reads it.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.cascade(to: promise)
+            let channel = context.channel
+            written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            context.write(data, promise: written)
+            gate.setBusy(false, channel)
+            context.flush()
         case .end:
             context.write(data, promise: promise)
             gate.setBusy(false, context.channel)

@@ -77,20 +77,20 @@ struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func checked(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .get || request.method == .head else {
-            var response = WebResponse.text(.methodNotAllowed, "Only GET and HEAD are served.\n")
+            var response = WebResponse.text(.methodNotAllowed, "Only GET and HEAD are served.\n").response
             response.headers[.allow] = "GET, HEAD"
             return response
         }
         if request.uri.description.utf8.count > Self.maxTargetLength {
-            return WebResponse.text(.uriTooLong, "The request target is too long.\n")
+            return WebResponse.text(.uriTooLong, "The request target is too long.\n").response
         }
         // Nothing here takes a body; refusing one keeps a client from making dustd read it (and
         // WebConnectionHandler closes the connection after this answer).
         if WebSecurityHeaders.carriesBody(request.headers) {
-            return WebResponse.text(.contentTooLarge, "Requests with a body are not accepted.\n")
+            return WebResponse.text(.contentTooLarge, "Requests with a body are not accepted.\n").response
         }
         if let token, request.uri.path != "/healthz", !token.accepts(request.headers[.authorization]) {
-            var response = WebResponse.text(.unauthorized, "A bearer token is required (http.tokenFile).\n")
+            var response = WebResponse.text(.unauthorized, "A bearer token is required (http.tokenFile).\n").response
             response.headers[.wwwAuthenticate] = "Bearer realm=\"dustd\""
             return response
         }
@@ -98,26 +98,40 @@ struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Responses with their content types.
+/// What a handler answers, before it leaves: `WebServer.route`, the one door of every page and
+/// document, checks its whole text for an echo of the service key, then makes it a `Response`.
+struct WebReply: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields
+    var text: String
+
+    var response: Response { Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text))) }
+}
+
+/// Answers with their content types.
 enum WebResponse {
-    static func text(_ status: HTTPResponse.Status, _ text: String) -> Response {
-        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    static func text(_ status: HTTPResponse.Status, _ text: String) -> WebReply {
+        WebReply(status: status, headers: [.contentType: "text/plain; charset=utf-8"], text: text)
     }
 
-    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> WebReply {
+        WebReply(status: status, headers: [.contentType: "application/json; charset=utf-8"], text: text)
     }
 
     /// An HTML page whose only active content is one `<style>` element, allowed by its hash.
-    static func html(_ page: String, styleSheet: String, status: HTTPResponse.Status = .ok) -> Response {
+    static func html(_ page: String, styleSheet: String, status: HTTPResponse.Status = .ok) -> WebReply {
         let hash = Data(SHA256.hash(data: Data(styleSheet.utf8))).base64EncodedString()
-        return Response(
+        return WebReply(
             status: status,
             headers: [
                 .contentType: "text/html; charset=utf-8",
                 .contentSecurityPolicy:
                     "default-src 'none'; style-src 'sha256-\(hash)'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
-            ], body: .init(byteBuffer: ByteBuffer(string: page)))
+            ], text: page)
+    }
+
+    /// The Prometheus text exposition.
+    static func metrics(_ text: String) -> WebReply {
+        WebReply(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], text: text)
     }
 }

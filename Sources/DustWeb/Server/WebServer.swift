@@ -17,19 +17,28 @@ public struct WebServer: Sendable {
     private let registry: PrometheusCollectorRegistry
     private let token: BearerToken?
     private let limits: WebConnectionLimits
+    private let echoes: any EchoDetector
+    private let logger: Logger
 
     /// - Parameter registry: what the process counted through swift-metrics, rendered by `/metrics` before its gauges.
-    public init(data: WebData, registry: PrometheusCollectorRegistry, token: BearerToken?, limits: WebConnectionLimits = .standard) {
+    /// - Parameter echoes: asked of every answer's whole text before it leaves (the service keys dustd
+    ///   loaded); an answer that echoes one is withheld whole (503) and logged once per path.
+    public init(
+        data: WebData, registry: PrometheusCollectorRegistry, token: BearerToken?, limits: WebConnectionLimits = .standard,
+        echoes: any EchoDetector = KeyEchoGuard.none, logger: Logger = Logger(label: "dustd.web")
+    ) {
         self.data = data
         self.registry = registry
         self.token = token
         self.limits = limits
+        self.echoes = echoes
+        self.logger = logger
     }
 
     /// The Hummingbird application listening on `host:port`; run it as a service. Connections are
     /// capped and time out (`WebConnectionLimits`), and every answer carries the security headers.
     public func application(host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
-        let gate = WebConnectionGate(limit: limits.maxConnections)
+        let gate = WebConnectionGate(limit: limits.maxConnections, maxWaiting: limits.maxWaiting)
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [WebConnectionHandler(gate: gate)],
             idleTimeout: TimeAmount(limits.idleTimeout))
@@ -132,10 +141,7 @@ public struct WebServer: Sendable {
             return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
         }
         route(router, "/metrics") { _ in
-            let text = try await MetricsExposition(data: data, counters: registry).text()
-            return Response(
-                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: .init(byteBuffer: ByteBuffer(string: text)))
+            WebResponse.metrics(try await MetricsExposition(data: data, counters: registry).text())
         }
         return router
     }
@@ -155,7 +161,7 @@ public struct WebServer: Sendable {
 
     /// A dashboard page for `?person=` (default: the first person); 404 for a person not configured,
     /// as the API answers (docs/REFERENCE.md §18).
-    static func page(_ page: DashboardModel.Page, request: Request, data: WebData) async throws -> Response {
+    static func page(_ page: DashboardModel.Page, request: Request, data: WebData) async throws -> WebReply {
         let statistics: StatisticsService
         do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
             return notFound(error)
@@ -195,22 +201,22 @@ public struct WebServer: Sendable {
             calendar: statistics.calendar, health: health, now: data.now,
             forecast: forecast, audience: data.reportSettings.audience, advisories: advisories,
             people: people.count > 1 ? people : [], person: person, household: household)
-        var response = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
-        response.headers[.contentLanguage] = language.rawValue
-        response.headers[.vary] = "Accept-Language"
-        return response
+        var reply = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
+        reply.headers[.contentLanguage] = language.rawValue
+        reply.headers[.vary] = "Accept-Language"
+        return reply
     }
 
     // MARK: - Plumbing
 
-    static func notFound(_ message: String) -> Response { WebResponse.text(.notFound, message + "\n") }
+    static func notFound(_ message: String) -> WebReply { WebResponse.text(.notFound, message + "\n") }
     /// `?person=` naming nobody configured: the API has no such person's document (docs/REFERENCE.md §18).
-    static func notFound(_ unknown: UnknownPerson) -> Response { notFound("No such person: " + unknown.description + ".") }
-    static func badRequest(_ message: String) -> Response { WebResponse.text(.badRequest, message + "\n") }
+    static func notFound(_ unknown: UnknownPerson) -> WebReply { notFound("No such person: " + unknown.description + ".") }
+    static func badRequest(_ message: String) -> WebReply { WebResponse.text(.badRequest, message + "\n") }
 
     /// A date or week outside `SupportedPeriod` has no page, like a malformed one: the pager's
     /// arithmetic on its neighbours must never reach year 0 (docs/RELIABILITY.md).
-    static func notFound(_ refusal: TypedPeriodError) -> Response {
+    static func notFound(_ refusal: TypedPeriodError) -> WebReply {
         switch refusal {
         case .notADate: notFound("No such day; write it YYYY-MM-DD.")
         case .notAWeek: notFound("No such week; write it YYYY-Www, e.g. 2026-W47.")
@@ -218,18 +224,26 @@ public struct WebServer: Sendable {
         }
     }
 
-    /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash.
+    /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash. The
+    /// door of every answer: its whole text is checked for an echo of the service key (a page
+    /// shows texts side by side, each harmless alone), and one that echoes is withheld.
     private func route(
         _ router: Router<BasicRequestContext>, _ path: RouterPath,
-        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> Response
+        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> WebReply
     ) {
+        let (echoes, logger) = (echoes, logger)
         let guarded: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
-            var response: Response
+            var reply: WebReply
             do {
-                response = try await handler(request, context)
+                reply = try await handler(request, context)
             } catch let failure as StorageFailure {
-                response = WebResponse.text(.serviceUnavailable, failure.description + "\n")
+                reply = WebResponse.text(.serviceUnavailable, failure.description + "\n")
             }
+            if echoes.echoes(reply.text) {
+                logger.error("An answer to \(request.uri.path) was withheld: it held text that echoes the service key")
+                reply = WebResponse.text(.serviceUnavailable, Self.withheldAnswer)
+            }
+            var response = reply.response
             if request.method == .head { response.body = .init() }
             return response
         }
@@ -237,9 +251,12 @@ public struct WebServer: Sendable {
         router.on(path, method: .head, use: guarded)
     }
 
+    /// What stands in for an answer that echoed the service key.
+    static let withheldAnswer = "This answer was withheld: text AirKorea sent would have shown the service key. See dustd's log.\n"
+
     private func route(
         _ router: Router<BasicRequestContext>, _ path: RouterPath,
-        _ handler: @escaping @Sendable (Request) async throws -> Response
+        _ handler: @escaping @Sendable (Request) async throws -> WebReply
     ) {
         route(router, path) { request, _ in try await handler(request) }
     }
