@@ -51,6 +51,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // glibc's mallopt, which its Swift module does not export: dustd's malloc arenas (docs/PERFORMANCE.md).
+        .systemLibrary(name: "CMalloc"),
         // Pure domain: DustPair, slots and time rules, grades, intake, totals. No I/O.
         .target(name: "DustKit"),
         // AirKorea requests, the libxml2 response parser and the error mapping.
@@ -154,7 +156,7 @@ let package = Package(
         .executableTarget(
             name: "dustd",
             dependencies: [
-                "DustDaemon", "DustConfig", "DustServices", "DustKit",
+                "DustDaemon", "DustConfig", "DustServices", "DustKit", "CMalloc",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 // MetricsSystem.bootstrap, once, in the executable.
                 .product(name: "Metrics", package: "swift-metrics"),

@@ -96,7 +96,7 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
         case .invalidTrackPoint(let line, let problem):
             "line \(line): a track point \(problem); fix or remove the point, or export the track again"
         case .tooManyWorkoutRoutes(let limit):
-            "the export references more than \(limit) workout routes; this is not an export the Health app writes"
+            "the export holds more than \(limit) workout routes (the Health app writes one a workout: ten years of five a day are 18,250); this is not an export the Health app writes"
         case .unrecognizedFormat:
             "the file is not a format FineDust reads: give the Health app's export.zip or its export.xml, a GPX 1.0/1.1 track, or a CSV with the header start,distance_m (the content decides, not the file name)"
         case .unreadableZip(let reason):

@@ -46,7 +46,8 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     /// A record or track step longer than this is refused: apportioning it would touch every hour
     /// it spans.
     public var maxSampleDuration: TimeInterval
-    /// `FileReference` paths collected from one export.
+    /// `FileReference` paths collected from one export, and `workout-routes/*.gpx` read from one
+    /// zip: one a workout, so 20,000 is ten years of five a day.
     public var maxWorkoutRoutes: Int
     /// Distinct record types named in the summary; the rest are counted under `otherTypesKey`.
     public var maxSkippedTypesNamed: Int
@@ -77,7 +78,7 @@ public struct ActivityReaderLimits: Sendable, Hashable {
 
     public init(
         maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
-        maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 100_000,
+        maxSampleDuration: TimeInterval = 7 * 86_400, maxWorkoutRoutes: Int = 20_000,
         maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
         zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000,
         maxSourceSlots: Int = 2_000_000, maxArchiveInflatedBytes: Int64 = ActivityReaderLimits.defaultMaxArchiveInflatedBytes,

@@ -103,6 +103,9 @@ public struct HealthExportArchive {
         where name.hasPrefix(routesFolder) && name.lowercased().hasSuffix(".gpx")
             && !name.dropFirst(routesFolder.count).contains("/")
         {
+            // The Health app writes one route a workout: a zip holding more is not its export, and
+            // reading each of 199,000 tiny routes took a minute and hundreds of MiB.
+            guard routes.count < limits.maxWorkoutRoutes else { throw .tooManyWorkoutRoutes(limit: limits.maxWorkoutRoutes) }
             routes.append(try item(entry))
         }
         self.routes = routes

@@ -224,7 +224,11 @@ public struct ActivityService: Sendable {
         } catch {
             throw .storage(error)
         }
-        summary.trackedMinutes = positions.reduce(0) { $0 + $1.minutes.count }
+        // Minutes of several tracks (a zip's routes) that overlap are one minute tracked.
+        summary.trackedMinutes =
+            positions.count < 2
+            ? positions.reduce(0) { $0 + $1.minutes.count }
+            : Set(positions.flatMap { $0.minutes.map { UInt32(clamping: Int64($0.at.timeIntervalSince1970 / 60)) } }).count
         summary.sources = batches.map(\.source)
         // Summed in time order: a dictionary's order changes from run to run, and with it the last digits.
         summary.metresBySource = Dictionary(

@@ -276,8 +276,18 @@ enum ActivityText {
         if summary.trackedMinutes > 0 {
             parts.append("\(grouped(summary.trackedMinutes)) tracked minute\(summary.trackedMinutes == 1 ? "" : "s")")
         }
-        let sources = summary.sources.map {
+        // A zip of thousands of routes names its five longest, and counts the rest: one line, not megabytes.
+        let shownSources =
+            summary.sources.count <= 6
+            ? summary.sources
+            : Array(summary.sources.sorted { summary.metresBySource[$0, default: 0] > summary.metresBySource[$1, default: 0] }.prefix(5))
+        var sources = shownSources.map {
             "\(TerminalSafeText.sanitized($0)) \(fixedDecimals(summary.metresBySource[$0, default: 0] / 1000, 2)) km"
+        }
+        if shownSources.count < summary.sources.count {
+            let rest = summary.sources.filter { !shownSources.contains($0) }
+            let metres = rest.sorted().reduce(0) { $0 + summary.metresBySource[$1, default: 0] }
+            sources.append("and \(rest.count) more sources, \(fixedDecimals(metres / 1000, 2)) km")
         }
         parts.append(sources.isEmpty ? "no walking found" : "sources: " + sources.joined(separator: "; "))
         return parts.joined(separator: ", ") + "."

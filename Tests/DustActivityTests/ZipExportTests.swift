@@ -45,6 +45,22 @@ let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 
 @Suite("export.zip", .timeLimit(.minutes(10)))
 struct ZipExportTests {
+    @Test("A zip with more workout routes than the limit is refused before any is read, naming the limit (issue 36, W5)")
+    func tooManyRoutes() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let route = Array("<gpx><trk><trkseg></trkseg></trk></gpx>".utf8)
+        let entries = [("apple_health_export/export.xml", Array(healthExport("").utf8))]
+            + (0..<12).map { ("apple_health_export/workout-routes/route_\($0).gpx", route) }
+        let path = try makeZip(entries, in: directory)
+        var limits = ActivityReaderLimits()
+        limits.maxWorkoutRoutes = 10
+        #expect(throws: ActivityFileError.tooManyWorkoutRoutes(limit: 10)) { try readZip(path, limits: limits) }
+        limits.maxWorkoutRoutes = 12
+        #expect(try readZip(path, limits: limits).routes.count == 12)
+        #expect(ActivityReaderLimits().maxWorkoutRoutes == 20_000)
+    }
+
     @Test("The generated export.zip: export.xml and its workout route read without unpacking, hand-computed per source and slot")
     func generatedExport() throws {
         let path = TestFixtures.url("activity/generated/export.zip").path

@@ -1,0 +1,2 @@
+// glibc's malloc tuning (mallopt): dustd caps its arenas (Sources/dustd/Dustd.swift).
+#include <malloc.h>
