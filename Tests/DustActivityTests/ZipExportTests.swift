@@ -50,7 +50,8 @@ struct ZipExportTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let route = Array("<gpx><trk><trkseg></trkseg></trk></gpx>".utf8)
-        let entries = [("apple_health_export/export.xml", Array(healthExport("").utf8))]
+        let entries =
+            [("apple_health_export/export.xml", Array(healthExport("").utf8))]
             + (0..<12).map { ("apple_health_export/workout-routes/route_\($0).gpx", route) }
         let path = try makeZip(entries, in: directory)
         var limits = ActivityReaderLimits()
