@@ -478,7 +478,7 @@ WEB=$(free_port)
 } > "$RUN/dustd.yaml"
 chmod 600 "$RUN/dustd.yaml"
 export DUSTD_CONFIG="$RUN/dustd.yaml"
-DUSTD_API_SERVICE_KEY=liveness-test-key "$BIN/dustd" 2> >(exec python3 -u "$RUN/stamp.py" > "$DUSTD_LOG") > /dev/null &
+DUSTD_API_SERVICE_KEY=liveness-test-key-0123456789abcdefghijklmnopqrstuv "$BIN/dustd" 2> >(exec python3 -u "$RUN/stamp.py" > "$DUSTD_LOG") > /dev/null &
 DUSTD=$!
 up=0
 for _ in $(seq 300); do
