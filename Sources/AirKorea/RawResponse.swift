@@ -167,12 +167,18 @@ struct RawResponse {
 }
 
 extension RawItem {
-    /// The texts of the item that no vocabulary bounds, in document order.
+    /// The texts of the item that no vocabulary bounds, in the order a report prints them.
     var freeTexts: [String] {
         let forecast = self.forecast
-        return [forecast.grade, forecast.overall, forecast.cause].compactMap { $0 }
-            + weeklyOutlook.sorted { ($0.key.xmlName ?? "") < ($1.key.xmlName ?? "") }.map(\.value)
+        let outlook = weeklyOutlook
+        return [forecast.grade, forecast.overall, forecast.cause].compactMap { $0 } + Self.outlookOrder.compactMap { outlook[$0] }
     }
+
+    /// The weekly outlook's elements day by day, as `dustctl forecast` and the page show them.
+    private static let outlookOrder: [Element] = [
+        .presnatnDt, .frcstOneDt, .frcstOneCn, .frcstTwoDt, .frcstTwoCn, .frcstThreeDt, .frcstThreeCn, .frcstFourDt, .frcstFourCn,
+        .gwthcnd,
+    ]
 
     mutating func withholdFreeTexts() {
         let withheld = KeyEchoGuard.withheldText

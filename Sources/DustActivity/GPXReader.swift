@@ -106,6 +106,8 @@ public struct GPXReader: Sendable {
         var point: Point?
         /// The last timed point of the current segment.
         var previous: Point?
+        /// The time of a point just dropped as dated before the one before it.
+        var droppedBackwards: Date?
         var timeText: [UInt8] = []
         let now: Date
 
@@ -213,11 +215,20 @@ public struct GPXReader: Sendable {
                 return
             }
             // A point dated before the one it follows is a glitched clock, not a step: it is dropped
-            // and the track goes on from the last good point.
+            // and the track goes on from the last good point. A second in a row that goes on from the
+            // first says the glitch was the point before them (dated ahead): the track goes on from here.
             guard time >= previousTime else {
                 summary.timesBackwards += 1
+                if let dropped = droppedBackwards, time >= dropped {
+                    droppedBackwards = nil
+                    self.previous = current
+                    onPosition(TrackPoint(at: time, latitude: current.latitude, longitude: current.longitude))
+                } else {
+                    droppedBackwards = time
+                }
                 return
             }
+            droppedBackwards = nil
             defer { self.previous = current }
             let metres = GreatCircle.metres(
                 latitude1: previous.latitude, longitude1: previous.longitude,

@@ -40,8 +40,9 @@ public struct SlotApportioner: Sendable {
                 }
                 entries += 1
             }
-            let from = max(start, share.slot.start.timeIntervalSince1970)
-            let to = min(end, share.slot.end.timeIntervalSince1970)
+            let slotStart = share.slot.start.timeIntervalSince1970
+            let from = max(start, slotStart) - slotStart
+            let to = min(end, share.slot.end.timeIntervalSince1970) - slotStart
             slotsBySource[sample.source, default: [:]][share.slot, default: SlotSteps()].add(from: from, to: to, metres: share.metres)
         }
     }
@@ -101,51 +102,47 @@ public struct WalkingCorrections: Sendable, Hashable {
     public var isEmpty: Bool { overlappingMetres == 0 && instantSteps == 0 && tooFastMetres == 0 }
 }
 
-/// One source's steps within one slot: contiguous steps kept as runs (a walk's steps follow each
-/// other, so a slot holds a run or a few), the sum in the order they came, and the instants.
+/// One source's steps within one slot, as seconds from the slot's start (16 bytes a step: a year of a
+/// track's minutes is 8 MB), the sum in the order they came, and the steps of no duration.
 struct SlotSteps: Sendable {
-    /// A stretch of steps each starting where the one before ended.
-    struct Run: Sendable {
-        var start: Double
-        var end: Double
+    /// A timed step: from `start` to `end` seconds into the slot.
+    struct Step: Sendable {
+        var start: Float32
+        var end: Float32
         var metres: Double
     }
 
-    private var runs: [Run] = []
-    /// Steps of no duration that did not fall where the last run ended.
-    private var instants: [(at: Double, metres: Double)] = []
+    private var steps: [Step] = []
+    private var instants: [(at: Float32, metres: Double)] = []
     /// Every step's metres summed as they came: a clean slot's distance, to the last bit what it
     /// was before these rules.
     private var sum = 0.0
 
+    /// Adds a step from `start` to `end` seconds into the slot.
     mutating func add(from start: Double, to end: Double, metres: Double) {
         sum += metres
-        if let last = runs.last, start == last.end {
-            // The next step of a walk, or a step of no duration where it stands (a second shared by two points).
-            runs[runs.count - 1].end = end
-            runs[runs.count - 1].metres += metres
-        } else if end > start {
-            runs.append(Run(start: start, end: end, metres: metres))
+        if end > start {
+            steps.append(Step(start: Float32(start), end: Float32(end), metres: metres))
         } else {
-            instants.append((start, metres))
+            instants.append((Float32(start), metres))
         }
     }
 
     /// The slot's metres under the rules, adding what they took away to `corrections`.
     func resolved(_ corrections: inout WalkingCorrections) -> Double {
-        let ordered = runs.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+        let ordered = steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
         // The time covered, as disjoint intervals (a union, not a sum).
-        var union: [(start: Double, end: Double)] = []
+        var union: [(start: Float32, end: Float32)] = []
         var disjoint = true
-        for run in ordered {
-            if let last = union.last, run.start <= last.end {
-                if run.start < last.end { disjoint = false }
-                union[union.count - 1].end = max(last.end, run.end)
+        for step in ordered {
+            if let last = union.last, step.start <= last.end {
+                if step.start < last.end { disjoint = false }
+                union[union.count - 1].end = max(last.end, step.end)
             } else {
-                union.append((run.start, run.end))
+                union.append((step.start, step.end))
             }
         }
-        let covered = union.reduce(0) { $0 + ($1.end - $1.start) }
+        let covered = union.reduce(0.0) { $0 + Double($1.end - $1.start) }
         var inside = 0.0
         var loose = 0
         var looseMetres = 0.0
@@ -160,7 +157,7 @@ struct SlotSteps: Sendable {
         let cap = DistanceSample.maxSpeed * covered
         if disjoint, loose == 0, sum <= cap { return sum }
 
-        let timed = runs.reduce(0) { $0 + $1.metres }
+        let timed = steps.reduce(0) { $0 + $1.metres }
         var walked = disjoint ? timed : Self.fastestPace(ordered)
         corrections.overlappingMetres += max(0, timed - walked)
         walked += inside
@@ -174,7 +171,7 @@ struct SlotSteps: Sendable {
     }
 
     /// Whether `instant` lies in one of `union`'s intervals (ends included), by binary search.
-    private static func covers(_ union: [(start: Double, end: Double)], _ instant: Double) -> Bool {
+    private static func covers(_ union: [(start: Float32, end: Float32)], _ instant: Float32) -> Bool {
         var low = 0
         var high = union.count
         while low < high {
@@ -184,35 +181,35 @@ struct SlotSteps: Sendable {
         return low < union.count && union[low].start <= instant
     }
 
-    /// The metres of `runs` (ordered by start) with time covered by several walked once, at the
-    /// fastest pace among them: a sweep over the runs' ends, the active runs in a heap by pace.
-    static func fastestPace(_ runs: [Run]) -> Double {
-        let bounds = Array(Set(runs.flatMap { [$0.start, $0.end] })).sorted()
+    /// The metres of `steps` (ordered by start) with time covered by several walked once, at the
+    /// fastest pace among them: a sweep over the steps' ends, those in progress in a heap by pace.
+    static func fastestPace(_ steps: [Step]) -> Double {
+        let bounds = Array(Set(steps.flatMap { [$0.start, $0.end] })).sorted()
         guard bounds.count > 1 else { return 0 }
         var heap = PaceHeap()
         var next = 0
         var walked = 0.0
         for index in 0..<(bounds.count - 1) {
             let (from, to) = (bounds[index], bounds[index + 1])
-            while next < runs.count, runs[next].start <= from {
-                let run = runs[next]
-                heap.push(pace: run.end > run.start ? run.metres / (run.end - run.start) : 0, end: run.end)
+            while next < steps.count, steps[next].start <= from {
+                let step = steps[next]
+                heap.push(pace: step.metres / Double(step.end - step.start), end: step.end)
                 next += 1
             }
             heap.dropEnded(by: from)
-            if let pace = heap.fastest { walked += pace * (to - from) }
+            if let pace = heap.fastest { walked += pace * Double(to - from) }
         }
         return walked
     }
 }
 
-/// Runs in progress by pace, fastest on top; a run that has ended leaves when it reaches the top.
+/// Steps in progress by pace, fastest on top; one that has ended leaves when it reaches the top.
 private struct PaceHeap {
-    private var items: [(pace: Double, end: Double)] = []
+    private var items: [(pace: Double, end: Float32)] = []
 
     var fastest: Double? { items.first?.pace }
 
-    mutating func push(pace: Double, end: Double) {
+    mutating func push(pace: Double, end: Float32) {
         items.append((pace, end))
         var child = items.count - 1
         while child > 0 {
@@ -223,8 +220,8 @@ private struct PaceHeap {
         }
     }
 
-    /// Removes runs ended at or before `instant` from the top until the fastest is still running.
-    mutating func dropEnded(by instant: Double) {
+    /// Removes steps ended at or before `instant` from the top until the fastest is still going.
+    mutating func dropEnded(by instant: Float32) {
         while let top = items.first, top.end <= instant {
             items.swapAt(0, items.count - 1)
             items.removeLast()

@@ -162,6 +162,15 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
             while search < bytes.count, !starts(terminator, at: search) { search += 1 }
             return min(bytes.count, search + terminator.utf8CodeUnitCount)
         }
+        // Where the next `>` is, found once and reused until passed: a text of many `<a` and no `>`
+        // is read once, not once for each `<`.
+        var nextClose: Int? = bytes.firstIndex(of: UInt8(ascii: ">"))
+        func closing(after position: Int) -> Int? {
+            if let found = nextClose, found < position {
+                nextClose = bytes[position...].firstIndex(of: UInt8(ascii: ">"))
+            }
+            return nextClose
+        }
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "<"), index + 1 < bytes.count {
@@ -173,7 +182,7 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
                 } else if next == UInt8(ascii: "?") {
                     index = after("?>", from: index + 2)
                 } else if next == UInt8(ascii: "/") || next == UInt8(ascii: "!") || next | 0x20 >= 0x61 && next | 0x20 <= 0x7A,
-                    let close = bytes[index...].firstIndex(of: UInt8(ascii: ">"))
+                    let close = closing(after: index)
                 {
                     index = close + 1
                 } else {
@@ -194,8 +203,9 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     /// ASCII, accents come apart from their letter), then each character left outside ASCII that a
     /// reader takes for a Latin letter or a digit becomes that letter: by Unicode's confusable
     /// skeletons (UTS #39: Cyrillic а, Greek Α, Cherokee Ꭺ; `ConfusableLetters`), else by its name
-    /// (`namedReading`: 🅰, ᴀ, 🇦, ❶, ⓫). ASCII and Hangul syllables (station names, forecast
-    /// text) are left as they are, which spares most texts the work.
+    /// (`namedReading`: 🅰, ᴀ, 🇦, ❶, ⓫). A text of ASCII and Hangul syllables only (station names,
+    /// most forecast text) is left as it is, which spares most texts the work; in any other, the
+    /// jamo NFKD makes of each syllable pass through as they are.
     static func folded(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.contains(where: { $0 >= 0x80 }) else { return bytes }
         let text = String(decoding: bytes, as: UTF8.self)
@@ -203,7 +213,8 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         var result: [UInt8] = []
         result.reserveCapacity(bytes.count)
         for scalar in text.decomposedStringWithCompatibilityMapping.unicodeScalars {
-            if scalar.isASCII || isHangulSyllable(scalar) {
+            // NFKD takes Hangul syllables apart into jamo: letters of no Latin reading, kept as they are.
+            if scalar.isASCII || isHangulSyllable(scalar) || isHangulJamo(scalar) {
                 result.append(contentsOf: String(scalar).utf8)
             } else if let letters = ConfusableLetters.table[scalar.value] ?? namedReading(scalar) {
                 result.append(contentsOf: letters.utf8)
@@ -215,6 +226,14 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     }
 
     private static func isHangulSyllable(_ scalar: Unicode.Scalar) -> Bool { (0xAC00...0xD7A3).contains(scalar.value) }
+
+    /// Hangul jamo, conjoining and compatibility (what NFKD makes of a syllable, and ㄱ, ㅎ).
+    private static func isHangulJamo(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x1100...0x11FF, 0x3130...0x318F, 0xA960...0xA97F, 0xD7B0...0xD7FF: true
+        default: false
+        }
+    }
 
     /// The Latin letter or the digits a character's Unicode name says it shows, whatever frames or
     /// colours it: `NEGATIVE SQUARED LATIN CAPITAL LETTER A`, `LATIN LETTER SMALL CAPITAL A`,

@@ -102,7 +102,7 @@ public final class PostgresStore: Sendable, Service {
             var configuration = try connectionConfiguration(location, password: password)
             configuration.password = nil
             probe = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-        } catch let error as PSQLError where error.code == .server && ["28P01", "28000"].contains(error.serverInfo?[.sqlState] ?? "") {
+        } catch let error as PSQLError where error.code == .server && error.serverInfo?[.sqlState] == "28P01" {
             throw StorageFailure(postgres: PostgresFailure.cleartextPassword, location: location, password: password)
         } catch {
             // md5 or scram-sha-256 (the mechanism needs a password), or anything the real connection will say.

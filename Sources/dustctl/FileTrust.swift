@@ -3,7 +3,7 @@ import DustStorage
 import Foundation
 
 /// The files dustctl opens for its user, treated as sshd treats the files it trusts
-/// (docs/RELIABILITY.md, "Files the way sshd treats them"): in a directory others may write to
+/// (docs/REFERENCE.md §15, "Files the way sshd treats them"): in a directory others may write to
 /// (`/tmp`, sticky or not), a name can be planted in advance — a symbolic or a hard link to another
 /// database, or a file another user owns and can read back — and writing through it would put the
 /// household's data where a stranger reads it, or into another database.
@@ -11,7 +11,8 @@ import Foundation
 /// - A database dustctl writes (`demo`, `import`, `activity import`, any write with `--db`), and its
 ///   `-wal` and `-shm` beside it, is never a symbolic link, never a file with a second hard link,
 ///   and never a file another user owns in a directory others may write to; a new one is created
-///   exclusively (`O_CREAT | O_EXCL`, mode 0640, by the store), never by following a name.
+///   exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, mode 0640), never by following a name. (SQLite
+///   creates the `-wal` and `-shm` itself once it opens the database: checked before, not after.)
 /// - A database dustctl only reads may be a link of the user's own (a link to dustd's database is
 ///   how many read it), but neither it nor the file it names is another user's in such a directory.
 /// - `export --output` (OutputFile) refuses the same as a database written.
@@ -21,6 +22,7 @@ enum FileTrust {
         switch access {
         case .write:
             for file in [path, path + "-wal", path + "-shm"] { try checkWritten(file, role: "database") }
+            try create(path)
         case .read:
             try checkRead(path)
         }
@@ -70,7 +72,7 @@ enum FileTrust {
         guard status.st_uid != me, status.st_uid != 0 else { return }
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         var folder = stat()
-        guard lstat(directory, &folder) == 0 else { return }
+        guard stat(directory, &folder) == 0 else { return }
         // Others may write there (a sticky /tmp included, whoever owns it): a name in it can be planted.
         guard folder.st_mode & (S_IWGRP | S_IWOTH) != 0 else { return }
         throw CommandFailure(
@@ -78,6 +80,19 @@ enum FileTrust {
             "\(path) belongs to another user (uid \(status.st_uid)) in \(directory), a directory others may write to: "
                 + "it may have been put there for dustctl to write into or read from; remove it, or name a path in a "
                 + "directory of your own.")
+    }
+
+    /// Creates the database file when nothing is there, exclusively and without following a name
+    /// (0640, as the store would); when something appeared there since the check, checks it again,
+    /// so a link planted in between is refused too. A missing directory is left to the store, which
+    /// creates it.
+    private static func create(_ path: String) throws(CommandFailure) {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o640)
+        if descriptor >= 0 {
+            close(descriptor)
+        } else if errno == EEXIST {
+            try checkWritten(path, role: "database")
+        }
     }
 
     private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }

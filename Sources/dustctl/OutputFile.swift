@@ -20,8 +20,9 @@ struct OutputFile {
                 throw CommandFailure(
                     .cannotCreate, "\(path) is \(kind); --output only creates or replaces regular files, so it was left alone.")
             }
-            // Another name's hard link, or a file another user put in a shared directory, is not
-            // replaced with their owner and mode (FileTrust): the export would be theirs to read.
+            // A file another user put in a shared directory is not replaced with their owner and mode
+            // (FileTrust): the export would be theirs to read. Nor is a file with a second name: the
+            // rename would quietly leave the other name with the old contents.
             try FileTrust.checkWritten(path, role: "output file")
             exists = true
         } else if errno == ENOENT {
@@ -31,7 +32,7 @@ struct OutputFile {
         }
 
         // A new file gets 0640 less the umask (open applies it): a household's numbers are not for
-        // every user of the machine (docs/RELIABILITY.md, "Files the way sshd treats them"); a replacement starts
+        // every user of the machine (docs/REFERENCE.md §15, "Files the way sshd treats them"); a replacement starts
         // private and then takes the old file's owner and mode.
         let (temporary, descriptor) = try createTemporary(mode: exists ? 0o600 : 0o640)
         var renamed = false

@@ -173,6 +173,21 @@ struct GPXReaderTests {
                 instant("2024-01-01T08:20:00Z"), instant("2024-01-01T08:21:00Z"), instant("2024-01-20T08:22:00Z"),
             ])
         #expect(result.samples.allSatisfy { abs($0.metres - 111.19508) < 1e-3 })
+
+        // One point dated a day ahead: the points after it are not all lost; the track goes on
+        // from the second that follows the first in time.
+        let ahead = track([
+            [
+                (37.570, 126.98, "2024-01-01T08:20:00Z"), (37.571, 126.98, "2024-01-02T08:21:00Z"),
+                (37.572, 126.98, "2024-01-01T08:22:00Z"),
+                (37.573, 126.98, "2024-01-01T08:23:00Z"), (37.574, 126.98, "2024-01-01T08:24:00Z"),
+                (37.575, 126.98, "2024-01-01T08:25:00Z"),
+            ]
+        ])
+        let resumed = try readGPX(ahead)
+        #expect(resumed.summary.timesBackwards == 2)
+        #expect(
+            resumed.samples.suffix(2).map(\.start) == [instant("2024-01-01T08:23:00Z"), instant("2024-01-01T08:24:00Z")])
     }
 
     @Test("A control character before the root is white space, as libxml2 sees it: the track is read, and sniffed as GPX")

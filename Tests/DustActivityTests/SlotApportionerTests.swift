@@ -112,6 +112,17 @@ struct SlotApportionerTests {
         #expect(abs((doubled.metresBySource["health:Apple Watch"]?[hour] ?? 0) - 3420) < 1e-6)
     }
 
+    @Test("Records twice in a row at different paces: each stretch at its own pace, not an average of its neighbours")
+    func doubledPaces() {
+        var apportioner = SlotApportioner()
+        let fast = DistanceSample(source: "s", start: Self.start, end: Self.start.addingTimeInterval(10), metres: 100)
+        let still = DistanceSample(source: "s", start: Self.start.addingTimeInterval(10), end: Self.start.addingTimeInterval(20), metres: 0)
+        for sample in [fast, fast, still, still] { apportioner.add(sample) }
+        let (metres, corrections) = apportioner.resolved()
+        #expect(abs((metres["s"]?[slot("2024-01-01T08:00:00Z")] ?? 0) - 100) < 1e-9)
+        #expect(abs(corrections.overlappingMetres - 100) < 1e-9)
+    }
+
     @Test("Overlapping records at different paces keep the faster pace where they overlap, not the sum")
     func overlappingPaces() {
         var apportioner = SlotApportioner()

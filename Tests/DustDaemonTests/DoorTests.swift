@@ -1,0 +1,51 @@
+import AirKorea
+import DustDaemon
+import DustKit
+import Foundation
+import Logging
+import Synchronization
+import TestSupport
+import Testing
+
+/// A key shaped like data.go.kr's (96 characters of base64).
+private let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
+private let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+private func piece(_ start: Int) -> String { String(letters.dropFirst(start).prefix(11)) }
+
+@Suite("dustd's doors check the whole text: a log line, a STATUS= message (issue 36)", .serialized, .timeLimit(.minutes(10)))
+struct DoorTests {
+    @Test("A log line holding two pieces of the key side by side is withheld whole; one without is written as it was")
+    func logLine() throws {
+        let redactor = SecretRedactor()
+        redactor.add(try #require(ServiceKey(key)))
+        #expect(!redactor.echoes(piece(0)) && !redactor.echoes(piece(11)))
+        let captured = Mutex<[String]>([])
+        let logger = Logger(label: "door") { label in
+            JournalLogHandler(
+                label: label, level: .debug, environment: ["JOURNAL_STREAM": "8:1"], secrets: redactor,
+                sink: { line in captured.withLock { $0.append(line) } })
+        }
+        // Two texts, each harmless alone, composed into one line (a district and its 권역, say).
+        logger.info("Advisory stored for \(piece(0)) · \(piece(11))", metadata: ["level": "주의보"])
+        logger.info("Advisory stored", metadata: ["area": "도심권", "district": "서울"])
+        #expect(captured.withLock { $0 } == ["<6>\(SecretRedactor.withheldLine)\n", "<6>Advisory stored area=도심권 district=서울\n"])
+    }
+
+    @Test("A STATUS= message holding two pieces of the key is sent withheld; READY=1 and the others still go")
+    func statusMessage() throws {
+        let directory = try TemporaryDirectory("door")
+        defer { directory.remove() }
+        let socket = try NotifySocket(path: directory.path("notify.sock"))
+        let redactor = SecretRedactor()
+        redactor.add(try #require(ServiceKey(key)))
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path], echoes: redactor)
+        notifier.ready(status: "Last poll failed: code \(piece(0)) (\(piece(11)))")
+        notifier.status("Last poll ok, 24 new")
+        var messages: [String] = []
+        for _ in 0..<50 where messages.count < 2 {
+            messages += socket.drain()
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(messages == ["READY=1\nSTATUS=\(SecretRedactor.withheldLine)", "STATUS=Last poll ok, 24 new"])
+    }
+}
