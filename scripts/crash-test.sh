@@ -24,7 +24,7 @@ import sys
 template = open("Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml", encoding="utf-8").read()
 for i in range(20):
     open(f"{sys.argv[1]}/K{i:02d}.xml", "w", encoding="utf-8").write(
-        template.replace("<stationName>종로구</stationName>", f"<stationName>K{i:02d}</stationName>"))
+        template.replace("<stationName>종로구</stationName>", f"<stationName>측정소{i:02d}</stationName>"))
 PY
 
 check() {  # database, expected rows per complete batch, label
