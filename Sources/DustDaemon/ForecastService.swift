@@ -115,7 +115,8 @@ public struct ForecastService: Service, CustomStringConvertible {
                 let label = ForecastIssueTime.label(publication)
                 let forecastStore = CountingForecastStore(store, counters: counters)
                 let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
-                let report = await ForecastFetch(source: source, store: forecastStore, clock: clock).run(searchDate: searchDate)
+                let report = await ForecastFetch(source: source, store: forecastStore, clock: clock, echoes: snapshot.key.echoGuard)
+                    .run(searchDate: searchDate)
                 if report.stopped { return }
                 for unrecorded in report.unrecordedAttempts {
                     logger.error("Forecast: could not record a request: \(unrecorded)")
@@ -130,7 +131,7 @@ public struct ForecastService: Service, CustomStringConvertible {
                         "Forecast \(label) 발표 stored",
                         metadata: [
                             "issues": "\(report.issuesStored)", "requests": "\(report.requests)", "skipped": "\(report.skippedItems)",
-                            "future": "\(report.futureItems)",
+                            "future": "\(report.futureItems)", "withheld": "\(report.textsWithheld)",
                         ])
                 } else if let fetchFailure = report.failure {
                     failure = ForecastPlanner.Failure(at: finished, attempts: previousAttempts + 1, advice: fetchFailure.retryAdvice)

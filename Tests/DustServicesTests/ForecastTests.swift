@@ -394,6 +394,46 @@ struct ForecastFetchTests {
         }
     }
 
+    @Test("The PM2.5 answer's sentences that show the key beside PM10's are withheld before they are stored; the PM10 ones stay")
+    func composedAcrossAnswers() async throws {
+        let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
+        let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        struct SplitAPI: ForecastAPI {
+            let first: String
+            let second: String
+            func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
+                guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
+                let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
+                do {
+                    var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+                    page.forecasts = page.forecasts.map { forecast in
+                        var split = forecast
+                        split.cause = pollutant == .pm10 ? "정체 " + first : second + " 유입"
+                        return split
+                    }
+                    return page
+                } catch {
+                    throw .httpStatus(500)
+                }
+            }
+        }
+        let store = SQLiteStore.scratch()
+        let api = SplitAPI(first: String(letters.prefix(11)), second: String(letters.dropFirst(11).prefix(11)))
+        let report = await ForecastFetch(
+            source: api, store: store, clock: FixedClock(instant(kst: "2026-11-22T17:30:00")), echoes: KeyEchoGuard(keyForms: [key])
+        )
+        .run(searchDate: LocalDate(year: 2026, month: 11, day: 22))
+        #expect(report.textsWithheld > 0)
+        let tomorrow = LocalDate(year: 2026, month: 11, day: 23)
+        let pm25 = try #require(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul))
+        let pm10 = try #require(try await store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul))
+        #expect(pm25.cause == KeyEchoGuard.withheldText)
+        #expect(pm10.cause?.hasPrefix("정체 ") == true)
+        #expect(
+            !KeyEchoGuard(keyForms: [key]).echoes(
+                [pm10.cause ?? "", pm25.cause ?? "", pm10.overall ?? "", pm25.overall ?? ""].joined(separator: " ")))
+    }
+
     @Test("A failed request is recorded with its result code and stops the fetch")
     func failure() async throws {
         let store = SQLiteStore.scratch()

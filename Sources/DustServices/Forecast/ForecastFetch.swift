@@ -10,6 +10,8 @@ public struct ForecastFetchReport: Sendable {
     public var issuesStored = 0
     /// Items the parser skipped (another pollutant, an unreadable time or date).
     public var skippedItems = 0
+    /// Sentences of the second pollutant's answer withheld because beside the first's they showed the key.
+    public var textsWithheld = 0
     /// Items issued more than a day after the fetch (`ForecastFetch.futureTolerance`): dropped, as
     /// no forecast is published ahead, and a date far ahead would pass for the newest for good.
     public var futureItems = 0
@@ -36,28 +38,55 @@ public struct ForecastFetch: Sendable {
     private let source: any ForecastAPI
     private let store: any ForecastStore
     private let clock: any WallClock
+    private let echoes: any EchoDetector
 
-    public init(source: any ForecastAPI, store: any ForecastStore, clock: any WallClock) {
+    /// - Parameter echoes: the service key's guard (dustd's): each answer's texts were checked alone
+    ///   by the parser, but `dustctl forecast` prints the PM10 and PM2.5 sentences of a publication
+    ///   side by side, so the second answer's are checked beside the first's before they are stored.
+    public init(source: any ForecastAPI, store: any ForecastStore, clock: any WallClock, echoes: any EchoDetector = KeyEchoGuard.none) {
         self.source = source
         self.store = store
         self.clock = clock
+        self.echoes = echoes
     }
 
     /// Fetches `searchDate`'s forecasts of both pollutants.
     public func run(searchDate: LocalDate) async -> ForecastFetchReport {
         var report = ForecastFetchReport()
+        var earlierTexts: [String] = []
         for pollutant in Pollutant.allCases {
             guard !Task.isCancelled else {
                 report.stopped = true
                 return report
             }
-            await fetch(.forecast(searchDate: searchDate, pollutant: pollutant), pollutant: pollutant, into: &report)
+            await fetch(
+                .forecast(searchDate: searchDate, pollutant: pollutant), pollutant: pollutant, earlierTexts: &earlierTexts, into: &report)
             if report.failure != nil || report.stopped { return report }
         }
         return report
     }
 
-    private func fetch(_ request: AirKoreaRequest, pollutant: Pollutant, into report: inout ForecastFetchReport) async {
+    /// `forecasts` with their sentences withheld when, beside `earlier` (the publication's other
+    /// pollutant, stored already) in either order, they would show the key; counted in `report`.
+    private func withholdingComposedEchoes(
+        _ forecasts: [DustForecast], beside earlier: [String], into report: inout ForecastFetchReport
+    ) -> [DustForecast] {
+        let texts = forecasts.flatMap { [$0.overall, $0.cause].compactMap { $0 } }
+        guard !texts.isEmpty, !earlier.isEmpty,
+            echoes.echoes((earlier + texts).joined(separator: "\n")) || echoes.echoes((texts + earlier).joined(separator: "\n"))
+        else { return forecasts }
+        report.textsWithheld += texts.count
+        return forecasts.map { forecast in
+            var withheld = forecast
+            withheld.overall = forecast.overall.map { _ in KeyEchoGuard.withheldText }
+            withheld.cause = forecast.cause.map { _ in KeyEchoGuard.withheldText }
+            return withheld
+        }
+    }
+
+    private func fetch(
+        _ request: AirKoreaRequest, pollutant: Pollutant, earlierTexts: inout [String], into report: inout ForecastFetchReport
+    ) async {
         let started = AttemptStart(request, station: nil, at: clock.now)
         report.requests += 1
         let page: ForecastPage
@@ -77,7 +106,9 @@ public struct ForecastFetch: Sendable {
         // Only the pollutant asked for counts, whatever a confused server sends; nothing from the future.
         let ofPollutant = page.forecasts.filter { $0.pollutant == pollutant }
         let latestPossible = clock.now.addingTimeInterval(Self.futureTolerance)
-        let forecasts = ofPollutant.filter { $0.issuedAt <= latestPossible }
+        let forecasts = withholdingComposedEchoes(
+            ofPollutant.filter { $0.issuedAt <= latestPossible }, beside: earlierTexts, into: &report)
+        earlierTexts += forecasts.flatMap { [$0.overall, $0.cause].compactMap { $0 } }
         report.skippedItems += page.skippedItems + (page.forecasts.count - ofPollutant.count)
         report.futureItems += ofPollutant.count - forecasts.count
         do {
