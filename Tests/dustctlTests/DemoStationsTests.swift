@@ -54,6 +54,15 @@ struct DemoStationsTests {
         #expect(rows.filter { $0["latitude"] is NSNull && $0["longitude"] is NSNull }.count == 5)
     }
 
+    @Test(
+        "--lat and --lon take plain decimals: 0x25, inf and nan are refused with a usage error (64)",
+        arguments: ["0x25", "inf", "nan", "1e400"])
+    func decimalDegrees(_ written: String) async throws {
+        let refused = try await dustctl("stations", "nearest", "--lat", written, "--lon", "126.9779")
+        #expect(refused.status == 64, "\(refused.standardError)")
+        #expect(refused.standardError.contains("is not a number of degrees"), "\(refused.standardError)")
+    }
+
     @Test("'Not approved' on the station list names the service to apply for")
     func notApproved() {
         let denied = FetchError.response(
