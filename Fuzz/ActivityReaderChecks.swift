@@ -78,10 +78,12 @@ func checkApportioned(_ samples: [DistanceSample], limits: ActivityReaderLimits)
         require(abs(total - sample.metres) <= 1e-9 * max(1, sample.metres), "shares add up to \(total), not \(sample.metres)")
         apportioner.add(sample)
     }
+    // What one source can have walked (docs/REFERENCE.md §12): at most 30 m/s over the hour.
     for (source, slots) in apportioner.metresBySource {
         for (slot, metres) in slots {
             require(slot.startEpochSeconds % 3600 == 0, "slot \(slot.startEpochSeconds) is not a whole hour")
             require(metres.isFinite && metres >= 0, "\(metres) m stored for \(source) in \(slot)")
+            require(metres <= DistanceSample.maxSpeed * 3600 * (1 + 1e-9), "\(metres) m in one hour for \(source) in \(slot)")
         }
     }
 }
@@ -95,7 +97,7 @@ func checkError(_ error: ActivityFileError, input: [UInt8]) {
     switch error {
     case .entityInDocumentType(let number), .externalIdentifier(let number), .unexpectedDeclaration(let number),
         .attributeTooLong(let number, _), .nestingTooDeep(let number, _), .malformedXML(let number, _),
-        .invalidRecord(let number, _), .invalidTrackPoint(let number, _):
+        .invalidRecord(let number, _, _), .invalidTrackPoint(let number, _):
         line = number
     default:
         line = nil
