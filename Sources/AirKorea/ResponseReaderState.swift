@@ -146,16 +146,16 @@ struct ReaderState {
             case .pm25Grade1h:
                 currentItem?.grade1h.ultraFineDust = value.grade
                 currentItem?.reported.ultraFineDust.insert(.grade1h)
-            case .pm10Flag: currentItem?.readFlag(Self.flag(value, &unknownValues), of: .pm10)
-            case .pm25Flag: currentItem?.readFlag(Self.flag(value, &unknownValues), of: .pm25)
+            case .pm10Flag: currentItem?.readFlag(Self.korean(value, &unknownValues), of: .pm10)
+            case .pm25Flag: currentItem?.readFlag(Self.korean(value, &unknownValues), of: .pm25)
             case .o3Value: currentItem?.readGas(value, of: .o3)
             case .no2Value: currentItem?.readGas(value, of: .no2)
             case .coValue: currentItem?.readGas(value, of: .co)
             case .so2Value: currentItem?.readGas(value, of: .so2)
-            case .o3Flag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .o3)
-            case .no2Flag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .no2)
-            case .coFlag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .co)
-            case .so2Flag: currentItem?.readGasFlag(Self.flag(value, &unknownValues), of: .so2)
+            case .o3Flag: currentItem?.readGasFlag(Self.korean(value, &unknownValues), of: .o3)
+            case .no2Flag: currentItem?.readGasFlag(Self.korean(value, &unknownValues), of: .no2)
+            case .coFlag: currentItem?.readGasFlag(Self.korean(value, &unknownValues), of: .co)
+            case .so2Flag: currentItem?.readGasFlag(Self.korean(value, &unknownValues), of: .so2)
             case .khaiValue:
                 currentItem?.gases.cai = value.integer.flatMap { GasReading.plausibleCAI.contains($0) ? $0 : nil }
                 currentItem?.gases.reported.insert(.cai)
@@ -192,17 +192,10 @@ struct ReaderState {
         }
     }
 
-    /// A flag: one of the four AirKorea documents, or another in Korean words (`점검중`); anything else
-    /// is counted and becomes `ServerVocabulary.unknownValue` (still a set flag: its value is unknown).
-    private static func flag(_ value: FieldText, _ unknownValues: inout Int) -> String? {
-        guard let text = value.string else { return nil }
-        if ServerVocabulary.flags.contains(text) || ServerVocabulary.isKoreanText(text) { return text }
-        unknownValues += 1
-        return ServerVocabulary.unknownValue
-    }
-
-    /// The field's text when it is Korean words and numbers (no Latin letter a reader would see);
-    /// any other text is counted and becomes `ServerVocabulary.unknownValue`.
+    /// The field's text when it is Korean words and numbers (no Latin letter a reader would see):
+    /// a name, an address, a 시도 or 권역, and a flag (AirKorea's four, `점검및교정`, `장비점검`,
+    /// `자료이상`, `통신장애`, and any other it writes in Korean, `점검중`). Any other text is counted and
+    /// becomes `ServerVocabulary.unknownValue` (a flag so made still marks its value unknown).
     private static func korean(_ value: FieldText, _ unknownValues: inout Int) -> String? {
         guard let text = value.string else { return nil }
         if ServerVocabulary.isKoreanText(text) { return text }

@@ -115,15 +115,17 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         for scalar in text.unicodeScalars {
             if scalar.isASCII {
                 let byte = UInt8(scalar.value)
-                if (byte | 0x20) >= 0x61 && (byte | 0x20) <= 0x7A { return true }
+                if isASCIILetter(byte) { return true }
                 if byte == UInt8(ascii: "&") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "<") { plain = false }
             } else if !isHangulSyllable(scalar) {
                 plain = false
             }
         }
         if plain { return false }
-        return textStages(of: text) { stage in stage.contains { ($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A } }
+        return textStages(of: text) { stage in stage.contains(where: isASCIILetter) }
     }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool { byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A }
 
     /// Calls `visit` with `text` at each decoding stage (folded, and with its markup removed), from
     /// the text as it is to the text that no longer changes; stops when `visit` says so. Returns

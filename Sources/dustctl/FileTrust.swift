@@ -35,7 +35,7 @@ enum FileTrust {
         var status = stat()
         guard lstat(path, &status) == 0 else {
             if errno == ENOENT { return }
-            throw CommandFailure(.cannotCreate, "Cannot open the \(role) \(path): \(reason(errno)).")
+            throw CommandFailure(.cannotCreate, "Cannot open the \(role) \(path): \(systemErrorText(errno)).")
         }
         if status.st_mode & S_IFMT == S_IFLNK {
             throw CommandFailure(
@@ -95,5 +95,4 @@ enum FileTrust {
         }
     }
 
-    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

@@ -28,7 +28,7 @@ struct OutputFile {
         } else if errno == ENOENT {
             exists = false
         } else {
-            throw CommandFailure(.cannotCreate, "Cannot write \(path): \(Self.reason(errno)).")
+            throw CommandFailure(.cannotCreate, "Cannot write \(path): \(systemErrorText(errno)).")
         }
 
         // A new file gets 0640 less the umask (open applies it): a household's numbers are not for
@@ -48,23 +48,23 @@ struct OutputFile {
             guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
                 throw CommandFailure(
                     .cannotCreate,
-                    "\(path) belongs to another user or group (\(existing.st_uid):\(existing.st_gid)), and a new copy could not be given that owner (\(Self.reason(errno))); write to a new file or run dustctl as its owner."
+                    "\(path) belongs to another user or group (\(existing.st_uid):\(existing.st_gid)), and a new copy could not be given that owner (\(systemErrorText(errno))); write to a new file or run dustctl as its owner."
                 )
             }
             guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
-                throw CommandFailure(.cannotCreate, "Cannot give the new \(path) the old one's mode: \(Self.reason(errno)).")
+                throw CommandFailure(.cannotCreate, "Cannot give the new \(path) the old one's mode: \(systemErrorText(errno)).")
             }
         }
         if let code = writeAll(bytes, to: descriptor) {
             throw CommandFailure(
-                .ioError, "Cannot write \(path): \(Self.reason(code))\(exists ? "; the existing file was left as it was" : "").")
+                .ioError, "Cannot write \(path): \(systemErrorText(code))\(exists ? "; the existing file was left as it was" : "").")
         }
         guard fsync(descriptor) == 0 else {
             throw CommandFailure(
-                .ioError, "Cannot write \(path): \(Self.reason(errno))\(exists ? "; the existing file was left as it was" : "").")
+                .ioError, "Cannot write \(path): \(systemErrorText(errno))\(exists ? "; the existing file was left as it was" : "").")
         }
         guard rename(temporary, path) == 0 else {
-            throw CommandFailure(.ioError, "Cannot replace \(path): \(Self.reason(errno)).")
+            throw CommandFailure(.ioError, "Cannot replace \(path): \(systemErrorText(errno)).")
         }
         renamed = true
     }
@@ -82,7 +82,7 @@ struct OutputFile {
             if errno != EEXIST { break }
         }
         throw CommandFailure(
-            .cannotCreate, "Cannot create \(path): \(Self.reason(errno)) (dustctl writes a new file in \(directory) and renames it).")
+            .cannotCreate, "Cannot create \(path): \(systemErrorText(errno)) (dustctl writes a new file in \(directory) and renames it).")
     }
 
     /// What the file type is, when it is not a regular file.
@@ -99,5 +99,4 @@ struct OutputFile {
         }
     }
 
-    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
 }

@@ -73,7 +73,7 @@ enum DaemonExecutable {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         execve(arguments[0], argv, envp)
-        let reason = String(cString: strerror(errno))
+        let reason = systemErrorText(errno)
         for item in (argv + envp) { free(item) }
         return reason
     }

@@ -135,7 +135,7 @@ extension CommandFailure {
     init?(_ error: OutputError) {
         switch error {
         case .closedPipe: return nil
-        case .failed(let code): self.init(.ioError, "Cannot write the output: \(String(cString: strerror(code))).")
+        case .failed(let code): self.init(.ioError, "Cannot write the output: \(systemErrorText(code)).")
         }
     }
 }
@@ -229,7 +229,7 @@ enum TerminalOutput {
 func readInputFile(_ path: String, limit: Int) throws -> Data {
     var status = stat()
     guard stat(path, &status) == 0 else {
-        throw CommandFailure(.noInput, "\(path): \(String(cString: strerror(errno))).")
+        throw CommandFailure(.noInput, "\(path): \(systemErrorText(errno)).")
     }
     guard (status.st_mode & S_IFMT) == S_IFREG else {
         throw CommandFailure(.noInput, "\(path) is not a regular file.")
@@ -249,3 +249,6 @@ func readInputFile(_ path: String, limit: Int) throws -> Data {
     }
     return data
 }
+
+/// What the system says an `errno` means (`strerror`), for a sentence naming what failed.
+func systemErrorText(_ code: Int32) -> String { String(cString: strerror(code)) }
