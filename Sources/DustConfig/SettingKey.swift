@@ -99,6 +99,8 @@ extension SettingKey {
         SettingKey("log.level", .choice, default: LogLevel.info, \.logLevel),
         SettingKey("http.listen", .listenAddress, default: HTTPSettings.defaultListen, \.http.listen),
         SettingKey("http.tokenFile", .text, default: nil, \.http.tokenFile),
+        SettingKey("retention.positionsDays", .integer(in: 1...36_500), default: 400, \.retention.positionsDays),
+        SettingKey("retention.samplesDays", .integer(in: 1...36_500), default: 400, \.retention.samplesDays),
         SettingKey("forecast.enabled", .boolean, default: true, \.forecast.enabled),
         SettingKey("forecast.region", .forecastRegion, default: nil, \.forecast.region),
         SettingKey("advisories.enabled", .boolean, default: true, \.advisories.enabled),

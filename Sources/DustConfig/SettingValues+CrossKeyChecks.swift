@@ -41,7 +41,8 @@ extension SettingValues {
             case .ventilation: ventilation
             case .boostcamp: BoostcampIntakeModel()
             }
-        let people = try household(source: origins["people"]?.source)
+        var http = http
+        let people = try household(source: origins["people"]?.source, personTokens: &http.personTokenFiles)
         for (index, rule) in alerts.rules.enumerated() {
             if let name = rule.person, !people.contains(where: { $0.name == name }) {
                 throw ConfigurationError(
@@ -57,7 +58,7 @@ extension SettingValues {
             intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
             configurationFile: configurationFile,
             activityMaxInflatedBytes: Int64(activityMaxInflatedBytes),
-            people: people, location: location)
+            people: people, location: location, retention: retention)
     }
 
     /// One database: `storage.path` and `storage.url` are not both set, and a password file belongs to a URL.
@@ -86,7 +87,7 @@ extension SettingValues {
 
     /// `people:` with each person's left-out keys taken from `station.name` and `intake.*`; without
     /// `people:`, the one person `me` holding exactly those settings (docs/REFERENCE.md §18).
-    private func household(source: String?) throws(ConfigurationError) -> [Person] {
+    private func household(source: String?, personTokens: inout [PersonTokenFile]) throws(ConfigurationError) -> [Person] {
         guard !people.isEmpty else {
             return [Person(name: Person.defaultName, station: station.name, infiltration: infiltration, schedule: schedule)]
         }
@@ -112,6 +113,7 @@ extension SettingValues {
                 }
             }
             household.append(person)
+            if let file = entry.tokenFile { personTokens.append(PersonTokenFile(person: entry.name, path: file)) }
         }
         return household
     }

@@ -25,4 +25,5 @@ struct SettingValues {
     var alerts = AlertSettings()
     var activityMaxInflatedBytes = 0
     var location = LocationSettings(radiusKilometres: 0)
+    var retention = RetentionSettings(positionsDays: 0, samplesDays: 0)
 }

@@ -38,6 +38,8 @@ public struct FineDustSettings: Sendable {
     public var people: [Person] = []
     /// `location.*`: how far a person's position reaches for stations (docs/REFERENCE.md §19).
     public var location = LocationSettings(radiusKilometres: InverseDistanceWeighting.defaultRadiusKilometres)
+    /// `retention.*`: how long positions and samples are kept (docs/REFERENCE.md §11).
+    public var retention = RetentionSettings(positionsDays: 400, samplesDays: 400)
     /// The radius the concentration is weighted within when it can follow people (docs/REFERENCE.md
     /// §19: `station.mode: nation` stores every station's hour); nil when it cannot.
     public var followingRadiusKilometres: Double? { station.mode == .nation ? location.radiusKilometres : nil }
@@ -66,6 +68,29 @@ public struct FineDustSettings: Sendable {
 
     /// The person named `name`; nil when no such person is configured.
     public func person(named name: String) -> Person? { people.first { $0.name == name } }
+}
+
+/// `people[].tokenFile`: whose token a file holds.
+public struct PersonTokenFile: Sendable, Hashable {
+    public var person: String
+    public var path: String
+
+    public init(person: String, path: String) {
+        self.person = person
+        self.path = path
+    }
+}
+
+/// `retention.*` (docs/REFERENCE.md §11): positions (with the kept places weighed from them) and
+/// indoor samples older than this many days are removed, a pass a day.
+public struct RetentionSettings: Sendable, Hashable {
+    public var positionsDays: Int
+    public var samplesDays: Int
+
+    public init(positionsDays: Int, samplesDays: Int) {
+        self.positionsDays = positionsDays
+        self.samplesDays = samplesDays
+    }
 }
 
 /// `location.*` (docs/REFERENCE.md §19).
@@ -157,13 +182,20 @@ public struct HTTPSettings: Sendable, Hashable {
 
     /// `host:port` (`[::1]:8478` for IPv6); empty when serving is off (`http.listen: off`).
     public var listen: String
-    /// A file holding the bearer token every path but `/healthz` then requires.
+    /// The administrator's token file: that token opens everything (docs/REFERENCE.md §13).
     public var tokenFile: String?
+    /// Each person's own token file (`people[].tokenFile`), in the order of `people:`: such a token
+    /// opens only that person's pages and documents.
+    public var personTokenFiles: [PersonTokenFile]
 
-    public init(listen: String, tokenFile: String?) {
+    public init(listen: String, tokenFile: String?, personTokenFiles: [PersonTokenFile] = []) {
         self.listen = listen
         self.tokenFile = tokenFile
+        self.personTokenFiles = personTokenFiles
     }
+
+    /// Whether any token is configured: then every request but `/healthz` and `/login` needs one.
+    public var requiresTokens: Bool { tokenFile != nil || !personTokenFiles.isEmpty }
 
     /// The host and port to listen on; nil when serving is off.
     public var address: (host: String, port: Int)? { Self.address(listen) }

@@ -178,13 +178,15 @@ struct PersonEntry: Sendable, Hashable {
     var schedule: [ScheduleEntry]?
     var restingHeartRate: Double?
     var home: GeoPoint?
+    /// `tokenFile`: the file holding this person's own web token (docs/REFERENCE.md §13).
+    var tokenFile: String?
 }
 
 extension ValueShape where Value == PersonEntry {
-    /// `{name, born, sex, station, infiltration, schedule, restingHeartRate, home}`; a problem in a field
+    /// `{name, born, sex, station, infiltration, schedule, restingHeartRate, home, tokenFile}`; a problem in a field
     /// names the person, so `people[1].born (민지)` points at the right line of a long list.
     static var person: ValueShape {
-        .record(["name", "born", "sex", "station", "infiltration", "schedule", "restingHeartRate", "home"]) { fields throws(ValueProblem) in
+        .record(["name", "born", "sex", "station", "infiltration", "schedule", "restingHeartRate", "home", "tokenFile"]) { fields throws(ValueProblem) in
             let name = try fields.required("name", .personName)
             do throws(ValueProblem) {
                 return PersonEntry(
@@ -193,7 +195,7 @@ extension ValueShape where Value == PersonEntry {
                     infiltration: try fields.optional("infiltration", .number(in: 0...1)),
                     schedule: try fields.optional("schedule", .list(of: .scheduleEntry)),
                     restingHeartRate: try fields.optional("restingHeartRate", .number(in: 25...250)),
-                    home: try fields.optional("home", .geoPoint))
+                    home: try fields.optional("home", .geoPoint), tokenFile: try fields.optional("tokenFile", .text))
             } catch {
                 var named = error
                 named.problem = "(\(name)) " + error.problem

@@ -27,7 +27,33 @@ public struct PlaceKeepingService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        for await now in triggers.cancelOnGracefulShutdown() { await keep(at: now) }
+        var lastPrune: Date?
+        for await now in triggers.cancelOnGracefulShutdown() {
+            await keep(at: now)
+            // A pass a day, after the keep pass (docs/REFERENCE.md §11, `retention.*`).
+            if lastPrune.map({ now.timeIntervalSince($0) >= 86_400 || now < $0 }) ?? true {
+                await prune(at: now)
+                lastPrune = now
+            }
+        }
+    }
+
+    /// Removes positions older than `retention.positionsDays` and the kept places weighed from them;
+    /// what went is logged. Returns the removal (nil when the store could not be reached).
+    @discardableResult
+    func prune(at now: Date) async -> PersonRemoval? {
+        let days = live.snapshot.settings.retention.positionsDays
+        let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
+        do {
+            let removal = try await database.current().prunePositions(before: cutoff)
+            if removal.total > 0 {
+                logger.info("Positions past retention removed", metadata: ["days": "\(days)", "removed": "\(removal.summary)"])
+            }
+            return removal
+        } catch {
+            logger.error("Could not remove the positions older than \(days) days (retention.positionsDays): \(error)")
+            return nil
+        }
     }
 
     /// One pass for every person; returns how many places were kept. A storage failure is logged

@@ -19,6 +19,27 @@ struct WebFrontEnd {
         return token
     }
 
+    /// The tokens of `http.tokenFile` and each `people[].tokenFile`; two files holding one token are
+    /// refused (whose would it be?).
+    static func access(from http: HTTPSettings) throws(ConfigurationError) -> WebAccess {
+        let administrator = try token(from: http.tokenFile)
+        var people: [(name: String, token: BearerToken)] = []
+        var seen: [(key: String, token: BearerToken)] = administrator.map { [("http.tokenFile", $0)] } ?? []
+        for file in http.personTokenFiles {
+            let key = "people[].tokenFile (\(file.person))"
+            guard let token = BearerToken(try readSecretFile(file.path, key: key, role: "the token file")) else {
+                throw ConfigurationError(key: key, problem: "names \(file.path), which holds no token")
+            }
+            if let same = seen.first(where: { $0.token.isSameToken(as: token) }) {
+                throw ConfigurationError(
+                    key: key, problem: "holds the same token as \(same.key); give each person and the administrator a token of their own")
+            }
+            seen.append((key, token))
+            people.append((file.person, token))
+        }
+        return WebAccess(administrator: administrator, people: people)
+    }
+
     /// The web service for these settings, or nil when `http.listen` is empty; its `/metrics` renders what
     /// was counted through `metrics` beside the gauges it reads at each scrape.
     static func service(
@@ -26,16 +47,16 @@ struct WebFrontEnd {
         logger: Logger
     ) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
-        let token = try token(from: settings.http.tokenFile)
+        let access = try access(from: settings.http)
         if !isLoopbackHost(host) {
-            let protection = token == nil ? "set http.tokenFile to require a token" : "a bearer token is required"
+            let protection = access.requiresTokens ? "a token is required" : "set http.tokenFile to require a token"
             logger.notice("Serving the dashboard and API on \(host):\(port), reachable from other machines; \(protection)")
         }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
         logger.info("Serving \(url)")
         return Optional(
             WebService(
-                application: WebServer(data: data, registry: metrics.registry, token: token, echoes: echoes, logger: logger)
+                application: WebServer(data: data, registry: metrics.registry, access: access, echoes: echoes, logger: logger)
                     .application(host: host, port: port, logger: logger),
                 url: url, logger: logger))
     }
@@ -50,7 +71,8 @@ struct WebFrontEnd {
                     stations: StationPreference(primary: settings.station.name ?? "", fallbacks: settings.station.fallbacks),
                     calendar: settings.calendar, intakeModel: settings.intakeModel, databasePath: settings.storage.description,
                     forecastRegion: settings.forecast.region,
-                    otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 },
+                    otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 }
+                        + settings.http.personTokenFiles.map(\.path),
                     advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area, people: settings.people,
                     followingRadiusKilometres: settings.followingRadiusKilometres)
             }, clock: clock)

@@ -4,6 +4,8 @@ import Foundation
 /// by a new copy with the old one's owner and mode, or left as it was.
 struct OutputFile {
     let path: String
+    /// The mode a new file is created with (less the umask): 0640, or 0600 for one person's health data.
+    var newFileMode: mode_t = 0o640
 
     /// Writes `bytes` to a new file next to `path`, gives it the existing file's owner and mode,
     /// fsyncs it and renames it over `path`.
@@ -34,7 +36,7 @@ struct OutputFile {
         // A new file gets 0640 less the umask (open applies it): a household's numbers are not for
         // every user of the machine (docs/REFERENCE.md §15, "Files the way sshd treats them"); a replacement starts
         // private and then takes the old file's owner and mode.
-        let (temporary, descriptor) = try createTemporary(mode: exists ? 0o600 : 0o640)
+        let (temporary, descriptor) = try createTemporary(mode: exists ? 0o600 : newFileMode)
         var renamed = false
         defer {
             close(descriptor)

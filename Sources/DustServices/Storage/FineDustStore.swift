@@ -2,5 +2,5 @@
 /// executable opens (dustd in its composition, dustctl in its support code) and hands on; a
 /// service asks only for the protocols it uses.
 public typealias FineDustStore = ActivityStore & AdvisoryStore & AlertStore & DaemonStatusStore & ForecastStore & PhysiologyStore
-    & PollStore & PositionStore & SlotPlaceStore
+    & PersonDataStore & PollStore & PositionStore & SlotPlaceStore
     & StationStore

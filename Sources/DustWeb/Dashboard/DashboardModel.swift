@@ -64,6 +64,8 @@ public struct DashboardModel: Sendable {
     public var person: String?
     /// The week page's household side by side: each person's week, in the order of `people`; empty with one person.
     public var household: [PersonWeek]
+    /// Whether the viewer signed in with the session cookie: the footer then offers to sign out.
+    public var signedIn: Bool
 
     /// One person's week for the household's table.
     public struct PersonWeek: Sendable {
@@ -80,8 +82,9 @@ public struct DashboardModel: Sendable {
         page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
         calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
         audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = [], people: [String] = [], person: String? = nil,
-        household: [PersonWeek] = []
+        household: [PersonWeek] = [], signedIn: Bool = false
     ) {
+        self.signedIn = signedIn
         self.people = people
         self.person = person
         self.household = household

@@ -536,9 +536,11 @@ struct DashboardRenderer {
 
     private func footer() -> HTML {
         let version: HTML = model.health.status.map { "<p>FineDust dustd \($0.version)</p>" } ?? .empty
+        let signOut: HTML =
+            model.signedIn ? "<form method=\"post\" action=\"/logout\"><button type=\"submit\">\(text.signOut)</button></form>" : .empty
         return """
             <footer><p>\(text.daemonLine(model.health))</p><p>\(text.timeZone(calendar.timeZone.identifier))</p>\
-            <p>\(text.intakeModel(intakeUnit))</p><p>\(text.source)</p>\(version)</footer>
+            <p>\(text.intakeModel(intakeUnit))</p><p>\(text.source)</p>\(version)\(signOut)</footer>
             """
     }
 

@@ -196,6 +196,7 @@ struct DashboardText {
     }
     var weekTotals: String { say("7일 합계", "7-day totals") }
     var people: String { say("가족", "People") }
+    var signOut: String { say("로그아웃", "Sign out") }
     var householdWeek: String { say("가족의 흡입량", "The household's intake") }
     var householdExplanation: String { say("하루별, 사람마다", "each day, per person") }
     var showWeek: String { say("이 주 자세히 보기", "See this week") }

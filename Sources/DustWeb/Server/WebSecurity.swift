@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import NIOCore
 
 /// The bearer token `http.tokenFile` holds, compared in constant time and never shown.
 public struct BearerToken: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
@@ -14,17 +15,37 @@ public struct BearerToken: Sendable, CustomStringConvertible, CustomDebugStringC
         bytes = Array(token.utf8)
     }
 
-    /// True when an `Authorization` header carries this token (`Bearer <token>`). The comparison
-    /// takes as long for a wrong token of any length as for the right one.
+    /// True when an `Authorization` header carries this token (`Bearer <token>`).
     public func accepts(_ authorization: String?) -> Bool {
-        guard let authorization, authorization.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return false }
-        let offered = Array(authorization.dropFirst(7).utf8)
-        var difference = UInt8(truncatingIfNeeded: offered.count ^ bytes.count)
+        guard let authorization, authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return false }
+        return matches(Array(authorization.dropFirst(7).utf8))
+    }
+
+    /// Whether `offered` is this token. The comparison takes as long for a wrong token of any
+    /// length as for the right one.
+    func matches(_ offered: [UInt8]) -> Bool {
+        var difference = UInt8(truncatingIfNeeded: offered.count ^ bytes.count) | (offered.count == bytes.count ? 0 : 1)
         for index in 0..<bytes.count {
             difference |= bytes[index] ^ (index < offered.count ? offered[index] : 0)
         }
         return difference == 0
     }
+
+    /// Whether two tokens are one (for refusing a token configured twice; not constant time).
+    public func isSameToken(as other: BearerToken) -> Bool { bytes == other.bytes }
+
+    /// HMAC-SHA256 of `message` keyed by this token: what signs the session cookies it opens.
+    func authenticationCode(for message: String) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: Data(message.utf8), using: key))
+    }
+
+    /// Whether `code` is `message`'s code under this token, compared in constant time.
+    func isAuthenticationCode(_ code: Data, for message: String) -> Bool {
+        HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: Data(message.utf8), using: key)
+    }
+
+    /// The HMAC key: derived from the token, so a cookie never holds anything the token can be read from.
+    private var key: SymmetricKey { SymmetricKey(data: SHA256.hash(data: Data("dustd session key|".utf8) + Data(bytes))) }
 
     public var description: String { "***" }
     public var debugDescription: String { "***" }
@@ -55,12 +76,34 @@ enum WebSecurityHeaders {
     }
 }
 
-/// Only GET and HEAD, small requests, a token where one is configured, and security headers on
-/// every answer (docs/REFERENCE.md §13).
-struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: BearerToken?
+/// What dustd's web knows of a request besides the request: where it came from and whom it opens.
+public struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+    /// Set by `WebSecurityMiddleware` before any route runs; `everyone` only where no token is configured.
+    public var principal: WebPrincipal = .everyone
+    /// Whether the principal came from the session cookie (the page then offers to sign out).
+    public var signedInByCookie = false
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// The client's address, for the sign-in throttle: its IP, or `local` for a Unix socket or a test.
+    var clientAddress: String { remoteAddress?.ipAddress ?? "local" }
+}
+
+/// GET and HEAD (POST only to sign in and out), small requests, a token where one is configured,
+/// and security headers on every answer (docs/REFERENCE.md §13).
+struct WebSecurityMiddleware: RouterMiddleware {
+    typealias Context = WebRequestContext
+    let access: WebAccess
+    let now: @Sendable () -> Date
     /// Longest request target accepted.
     static var maxTargetLength: Int { 2048 }
+    /// The paths that take a POST (a form's few hundred bytes, at most `WebSignIn.maxFormBytes`).
+    static let postPaths: Set<String> = [WebSignIn.loginPath, WebSignIn.logoutPath]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -76,25 +119,47 @@ struct WebSecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private func checked(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .get || request.method == .head else {
-            var response = WebResponse.text(.methodNotAllowed, "Only GET and HEAD are served.\n").response
-            response.headers[.allow] = "GET, HEAD"
+        let path = request.uri.path
+        let posting = request.method == .post && Self.postPaths.contains(path)
+        guard request.method == .get || request.method == .head || posting else {
+            var response = WebResponse.text(.methodNotAllowed, "Only GET and HEAD are served here.\n").response
+            response.headers[.allow] = Self.postPaths.contains(path) ? "GET, HEAD, POST" : "GET, HEAD"
             return response
         }
         if request.uri.description.utf8.count > Self.maxTargetLength {
             return WebResponse.text(.uriTooLong, "The request target is too long.\n").response
         }
-        // Nothing here takes a body; refusing one keeps a client from making dustd read it (and
-        // WebConnectionHandler closes the connection after this answer).
-        if WebSecurityHeaders.carriesBody(request.headers) {
+        // Only a sign-in form takes a body, and a small one; refusing others keeps a client from
+        // making dustd read them (and WebConnectionHandler closes the connection after this answer).
+        if WebSecurityHeaders.carriesBody(request.headers),
+            !posting || request.headers[.contentLength].flatMap(Int.init).map({ $0 > WebSignIn.maxFormBytes }) ?? true
+        {
             return WebResponse.text(.contentTooLarge, "Requests with a body are not accepted.\n").response
         }
-        if let token, request.uri.path != "/healthz", !token.accepts(request.headers[.authorization]) {
-            var response = WebResponse.text(.unauthorized, "A bearer token is required (http.tokenFile).\n").response
-            response.headers[.wwwAuthenticate] = "Bearer realm=\"dustd\""
-            return response
+        var context = context
+        guard access.requiresTokens else { return try await next(request, context) }
+        let now = now()
+        var renewal: Cookie?
+        if let principal = access.principal(authorization: request.headers[.authorization]) {
+            context.principal = principal
+        } else if let cookie = request.cookies[SessionCookie.name],
+            let (principal, expires) = SessionCookie(access: access).verify(cookie.value, now: now)
+        {
+            context.principal = principal
+            context.signedInByCookie = true
+            // Past half its life, a visit renews it: a phone used weekly stays signed in.
+            if expires.timeIntervalSince(now) < SessionCookie.lifetime / 2 {
+                renewal = WebSignIn.sessionCookie(access: access, principal: principal, request: request, now: now)
+            }
+        } else if path == "/healthz" || path == WebSignIn.loginPath {
+            // Open to anyone: /healthz says only whether dustd is well; /login is the way in.
+            context.principal = .anonymous
+        } else {
+            return WebSignIn.unauthorized(request)
         }
-        return try await next(request, context)
+        var response = try await next(request, context)
+        if let renewal { response.setCookie(renewal) }
+        return response
     }
 }
 
@@ -118,7 +183,8 @@ enum WebResponse {
         WebReply(status: status, headers: [.contentType: "application/json; charset=utf-8"], text: text)
     }
 
-    /// An HTML page whose only active content is one `<style>` element, allowed by its hash.
+    /// An HTML page whose only active content is one `<style>` element, allowed by its hash; its
+    /// forms may post to dustd itself (signing in and out), nowhere else.
     static func html(_ page: String, styleSheet: String, status: HTTPResponse.Status = .ok) -> WebReply {
         let hash = Data(SHA256.hash(data: Data(styleSheet.utf8))).base64EncodedString()
         return WebReply(
@@ -126,7 +192,7 @@ enum WebResponse {
             headers: [
                 .contentType: "text/html; charset=utf-8",
                 .contentSecurityPolicy:
-                    "default-src 'none'; style-src 'sha256-\(hash)'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+                    "default-src 'none'; style-src 'sha256-\(hash)'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
             ], text: page)
     }
 

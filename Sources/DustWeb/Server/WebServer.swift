@@ -15,7 +15,8 @@ import Prometheus
 public struct WebServer: Sendable {
     private let data: WebData
     private let registry: PrometheusCollectorRegistry
-    private let token: BearerToken?
+    private let access: WebAccess
+    private let throttle: LoginThrottle
     private let limits: WebConnectionLimits
     private let echoes: any EchoDetector
     private let logger: Logger
@@ -23,16 +24,26 @@ public struct WebServer: Sendable {
     /// - Parameter registry: what the process counted through swift-metrics, rendered by `/metrics` before its gauges.
     /// - Parameter echoes: asked of every answer's whole text before it leaves (the service keys dustd
     ///   loaded); an answer that echoes one is withheld whole (503) and logged once per path.
+    /// - Parameter access: the tokens accepted and whom each opens (docs/REFERENCE.md §13).
+    public init(
+        data: WebData, registry: PrometheusCollectorRegistry, access: WebAccess, limits: WebConnectionLimits = .standard,
+        echoes: any EchoDetector = KeyEchoGuard.none, throttle: LoginThrottle = LoginThrottle(), logger: Logger = Logger(label: "dustd.web")
+    ) {
+        self.data = data
+        self.registry = registry
+        self.access = access
+        self.throttle = throttle
+        self.limits = limits
+        self.echoes = echoes
+        self.logger = logger
+    }
+
+    /// The server with the administrator's token alone (nil: open to everyone).
     public init(
         data: WebData, registry: PrometheusCollectorRegistry, token: BearerToken?, limits: WebConnectionLimits = .standard,
         echoes: any EchoDetector = KeyEchoGuard.none, logger: Logger = Logger(label: "dustd.web")
     ) {
-        self.data = data
-        self.registry = registry
-        self.token = token
-        self.limits = limits
-        self.echoes = echoes
-        self.logger = logger
+        self.init(data: data, registry: registry, access: WebAccess(administrator: token), limits: limits, echoes: echoes, logger: logger)
     }
 
     /// The Hummingbird application listening on `host:port`; run it as a service. Connections are
@@ -48,31 +59,46 @@ public struct WebServer: Sendable {
     }
 
     /// The routes, for the application and for tests.
-    public func router() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.add(middleware: WebSecurityMiddleware(token: token))
+    public func router() -> Router<WebRequestContext> {
+        let router = Router(context: WebRequestContext.self)
         let data = self.data
         let registry = self.registry
+        let (access, throttle, logger) = (access, throttle, logger)
+        router.add(middleware: WebSecurityMiddleware(access: access, now: { data.now }))
 
-        route(router, "/") { request in try await Self.page(.today, request: request, data: data) }
+        // Signing in (docs/REFERENCE.md §13): open to anyone, and only where tokens are configured.
+        router.get(RouterPath(WebSignIn.loginPath)) { request, _ -> Response in
+            guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
+            return WebSignIn.form(request, status: .ok, next: request.uri.queryParameters.get("next"), problem: nil)
+        }
+        router.head(RouterPath(WebSignIn.loginPath)) { _, _ in Response(status: .ok) }
+        router.post(RouterPath(WebSignIn.loginPath)) { request, context -> Response in
+            guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
+            return try await WebSignIn.signIn(request, context: context, access: access, throttle: throttle, now: data.now, logger: logger)
+        }
+        router.post(RouterPath(WebSignIn.logoutPath)) { request, _ in WebSignIn.signOut(request) }
+
+        route(router, "/") { request, context in try await Self.page(.today, request: request, context: context, data: data) }
         route(router, "/day/:date") { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try await Self.page(.day(date), request: request, data: data)
+            return try await Self.page(.day(date), request: request, context: context, data: data)
         }
         route(router, "/week/:week") { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
-            return try await Self.page(.week(week), request: request, data: data)
+            return try await Self.page(.week(week), request: request, context: context, data: data)
         }
-        route(router, "/api/v1/today") { request in
-            let person = request.uri.queryParameters.get("person")
-            do throws(UnknownPerson) { _ = try data.statistics(person: person) } catch { return Self.notFound(error) }
-            return WebResponse.json(try await data.todayDocument(person: person).serialized + "\n")
+        route(router, "/api/v1/today") { request, context in
+            let person: String?
+            do throws(UnknownPerson) { person = try Self.statistics(request, context, data).person.name } catch { return Self.notFound(error) }
+            // Without ?person= the administrator's document is the first person's, as before people had tokens.
+            let named = context.principal == .everyone ? request.uri.queryParameters.get("person") : person
+            return WebResponse.json(try await data.todayDocument(person: named).serialized + "\n")
         }
         route(router, "/api/v1/forecast") { _ in
             // The region unknown is what dustctl forecast reports as a configuration error.
@@ -95,14 +121,14 @@ public struct WebServer: Sendable {
                 return Self.notFound(error)
             }
             let statistics: StatisticsService
-            do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+            do throws(UnknownPerson) { statistics = try Self.statistics(request, context, data) } catch {
                 return Self.notFound(error)
             }
             return WebResponse.json(ReportJSON.day(try await statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
-        route(router, "/api/v1/week") { request in
+        route(router, "/api/v1/week") { request, context in
             let statistics: StatisticsService
-            do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+            do throws(UnknownPerson) { statistics = try Self.statistics(request, context, data) } catch {
                 return Self.notFound(error)
             }
             var end = statistics.today
@@ -125,23 +151,25 @@ public struct WebServer: Sendable {
                 return Self.notFound(error)
             }
             let statistics: StatisticsService
-            do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+            do throws(UnknownPerson) { statistics = try Self.statistics(request, context, data) } catch {
                 return Self.notFound(error)
             }
             let report = try await statistics.week(week)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
-        route(router, "/api/v1/status") { _ in
-            WebResponse.json(try await data.statusDocument().serialized + "\n")
+        route(router, "/api/v1/status") { _, context in
+            guard context.principal == .everyone else { return Self.notFound("Not found.") }
+            return WebResponse.json(try await data.statusDocument().serialized + "\n")
         }
         route(router, "/healthz") { _ in
             let health = try await data.health()
             let problem = Self.healthProblem(health, now: data.now)
             return WebResponse.text(problem == nil ? .ok : .serviceUnavailable, (problem ?? "ok: \(health.dataSummary)") + "\n")
         }
-        route(router, "/metrics") { _ in
-            WebResponse.metrics(try await MetricsExposition(data: data, counters: registry).text())
+        route(router, "/metrics") { _, context in
+            guard context.principal == .everyone else { return Self.notFound("Not found.") }
+            return WebResponse.metrics(try await MetricsExposition(data: data, counters: registry).text())
         }
         return router
     }
@@ -161,13 +189,14 @@ public struct WebServer: Sendable {
 
     /// A dashboard page for `?person=` (default: the first person); 404 for a person not configured,
     /// as the API answers (docs/REFERENCE.md §18).
-    static func page(_ page: DashboardModel.Page, request: Request, data: WebData) async throws -> WebReply {
+    static func page(_ page: DashboardModel.Page, request: Request, context: WebRequestContext, data: WebData) async throws -> WebReply {
         let statistics: StatisticsService
-        do throws(UnknownPerson) { statistics = try data.statistics(person: request.uri.queryParameters.get("person")) } catch {
+        do throws(UnknownPerson) { statistics = try Self.statistics(request, context, data) } catch {
             return notFound(error)
         }
-        // With one person the page is what it was before people existed: no switcher, no person= in links.
-        let people = data.reportSettings.people.map(\.name)
+        // With one person the page is what it was before people existed: no switcher, no person= in
+        // links. A person's own token sees one person: theirs (no page lists the others).
+        let people = context.principal == .everyone ? data.reportSettings.people.map(\.name) : []
         let person = people.count > 1 ? statistics.person.name : nil
         var household: [DashboardModel.PersonWeek] = []
         let language = PageLanguage.negotiate(
@@ -184,7 +213,7 @@ public struct WebServer: Sendable {
             week = try await statistics.rollingWeek(endingOn: date)
         case .week(let isoWeek):
             day = nil
-            household = try await data.householdWeek(isoWeek)
+            if context.principal == .everyone { household = try await data.householdWeek(isoWeek) }
             if let own = household.first(where: { $0.person == person }) {
                 week = own.week
             } else {
@@ -200,7 +229,7 @@ public struct WebServer: Sendable {
             intakeUnit: statistics.intakeModel.unit,
             calendar: statistics.calendar, health: health, now: data.now,
             forecast: forecast, audience: data.reportSettings.audience, advisories: advisories,
-            people: people.count > 1 ? people : [], person: person, household: household)
+            people: people.count > 1 ? people : [], person: person, household: household, signedIn: context.signedInByCookie)
         var reply = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         reply.headers[.contentLanguage] = language.rawValue
         reply.headers[.vary] = "Accept-Language"
@@ -209,9 +238,31 @@ public struct WebServer: Sendable {
 
     // MARK: - Plumbing
 
+    /// The statistics of the person a request asks for (`?person=`; none: the principal's own, or
+    /// the first configured for the administrator). A person's token asking for anyone else gets
+    /// the answer a name nobody has gets, and that answer names no one else.
+    static func statistics(_ request: Request, _ context: WebRequestContext, _ data: WebData) throws(UnknownPerson) -> StatisticsService {
+        let asked = request.uri.queryParameters.get("person")
+        switch context.principal {
+        case .everyone:
+            return try data.statistics(person: asked)
+        case .person(let own):
+            guard asked == nil || asked == own, let statistics = try? data.statistics(person: own) else {
+                throw UnknownPerson(name: asked ?? own, configured: [])
+            }
+            return statistics
+        case .anonymous:
+            throw UnknownPerson(name: asked ?? "", configured: [])
+        }
+    }
+
     static func notFound(_ message: String) -> WebReply { WebResponse.text(.notFound, message + "\n") }
     /// `?person=` naming nobody configured: the API has no such person's document (docs/REFERENCE.md §18).
-    static func notFound(_ unknown: UnknownPerson) -> WebReply { notFound("No such person: " + unknown.description + ".") }
+    static func notFound(_ unknown: UnknownPerson) -> WebReply {
+        // Without the configured names, a person's token learns nothing of the household.
+        unknown.configured.isEmpty
+            ? notFound("No such person: \"\(TerminalSafeText.sanitized(unknown.name))\".") : notFound("No such person: " + unknown.description + ".")
+    }
     static func badRequest(_ message: String) -> WebReply { WebResponse.text(.badRequest, message + "\n") }
 
     /// A date or week outside `SupportedPeriod` has no page, like a malformed one: the pager's
@@ -228,11 +279,11 @@ public struct WebServer: Sendable {
     /// door of every answer: its whole text is checked for an echo of the service key (a page
     /// shows texts side by side, each harmless alone), and one that echoes is withheld.
     private func route(
-        _ router: Router<BasicRequestContext>, _ path: RouterPath,
-        _ handler: @escaping @Sendable (Request, BasicRequestContext) async throws -> WebReply
+        _ router: Router<WebRequestContext>, _ path: RouterPath,
+        _ handler: @escaping @Sendable (Request, WebRequestContext) async throws -> WebReply
     ) {
         let (echoes, logger) = (echoes, logger)
-        let guarded: @Sendable (Request, BasicRequestContext) async throws -> Response = { request, context in
+        let guarded: @Sendable (Request, WebRequestContext) async throws -> Response = { request, context in
             var reply: WebReply
             do {
                 reply = try await handler(request, context)
@@ -255,7 +306,7 @@ public struct WebServer: Sendable {
     static let withheldAnswer = "This answer was withheld: text AirKorea sent would have shown the service key. See dustd's log.\n"
 
     private func route(
-        _ router: Router<BasicRequestContext>, _ path: RouterPath,
+        _ router: Router<WebRequestContext>, _ path: RouterPath,
         _ handler: @escaping @Sendable (Request) async throws -> WebReply
     ) {
         route(router, path) { request, _ in try await handler(request) }

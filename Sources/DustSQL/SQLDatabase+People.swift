@@ -1,0 +1,148 @@
+import DustKit
+import DustServices
+import Foundation
+
+// One person's data as a whole (docs/REFERENCE.md §21, "Who may see whose data"): their export,
+// their removal from every table, and the retention of positions.
+
+extension SQLDatabase {
+    public func personRecords(_ person: String) async throws(StorageFailure) -> PersonRecords {
+        try await read { session in
+            var records = PersonRecords()
+            try session.forEachRow(
+                "SELECT source, slot_start, distance_m, imported_at FROM activity_source WHERE person = ? ORDER BY source, slot_start",
+                [person.sqlValue]
+            ) { row in
+                records.walking.append(
+                    .init(
+                        source: try row.string("source"), slotStart: try row.int64("slot_start"), metres: try row.double("distance_m"),
+                        importedAt: try row.int64("imported_at")))
+            }
+            for (table, isResting) in [("heart_rate", false), ("resting_heart_rate", true)] {
+                try session.forEachRow(
+                    "SELECT source, at, beats_per_minute, imported_at FROM \(table) WHERE person = ? ORDER BY at, source", [person.sqlValue]
+                ) { row in
+                    let sample = PersonRecords.HeartRate(
+                        source: try row.string("source"), at: try row.int64("at"), beatsPerMinute: try row.double("beats_per_minute"),
+                        importedAt: try row.int64("imported_at"))
+                    if isResting { records.restingHeartRate.append(sample) } else { records.heartRate.append(sample) }
+                }
+            }
+            try session.forEachRow(
+                "SELECT source, start_at, end_at, imported_at FROM sleep_interval WHERE person = ? ORDER BY start_at, source", [person.sqlValue]
+            ) { row in
+                records.sleep.append(
+                    .init(
+                        source: try row.string("source"), start: try row.int64("start_at"), end: try row.int64("end_at"),
+                        importedAt: try row.int64("imported_at")))
+            }
+            try session.forEachRow(
+                "SELECT source, minute, latitude, longitude, imported_at FROM track_position WHERE person = ? ORDER BY minute, source",
+                [person.sqlValue]
+            ) { row in
+                records.positions.append(
+                    .init(
+                        source: try row.string("source"), minute: try row.int64("minute"), latitude: try row.double("latitude"),
+                        longitude: try row.double("longitude"), importedAt: try row.int64("imported_at")))
+            }
+            for event in try PersonAlerts.events(session) where PersonAlerts.concerns(event, person) {
+                records.alerts.append(
+                    .init(at: event.at, kind: event.kind, rule: event.rule, metric: event.metric, value: event.value, station: event.station))
+            }
+            return records
+        }
+    }
+
+    public func forgetPerson(_ person: String) async throws(StorageFailure) -> PersonRemoval {
+        try await write { session in
+            var removal = PersonRemoval()
+            let tables: [(String, PersonRemoval.Kind)] = [
+                ("activity_source", .walking), ("heart_rate", .heartRate), ("resting_heart_rate", .restingHeartRate),
+                ("sleep_interval", .sleep), ("track_position", .positions),
+            ]
+            for (table, kind) in tables {
+                removal[kind] = try session.execute("DELETE FROM \(table) WHERE person = ?", person)
+            }
+            removal[.keptPlaces] = try session.row("SELECT count(*) AS n FROM slot_place WHERE person = ?", person)?.int("n") ?? 0
+            try PlaceRule.forget(person: person, session)
+            for row in try session.rows("SELECT rule FROM alert_state") {
+                let key = try row.string("rule")
+                if PersonAlerts.stateKey(key, belongsTo: person) {
+                    removal[.alertStates] += try session.execute("DELETE FROM alert_state WHERE rule = ?", key)
+                }
+            }
+            for event in try PersonAlerts.events(session) where PersonAlerts.concerns(event, person) {
+                let others = AlertEvent.parse(recordedRule: event.rule).people.filter { $0 != person }
+                if others.isEmpty {
+                    // Deliveries first: SQLite enforces the cascade only with foreign keys switched on.
+                    try session.execute("DELETE FROM alert_delivery WHERE event_id = ?", event.id)
+                    try session.execute("DELETE FROM alert_event WHERE id = ?", event.id)
+                } else {
+                    // An event about several people stays theirs, without this one's name.
+                    let rule = AlertEvent.parse(recordedRule: event.rule).rule + " for " + others.joined(separator: ", ")
+                    try session.execute("UPDATE alert_event SET rule = ? WHERE id = ?", rule, event.id)
+                }
+                removal[.alertEvents] += 1
+            }
+            return removal
+        }
+    }
+
+    public func prunePositions(before cutoff: Date) async throws(StorageFailure) -> PersonRemoval {
+        let bound = SQLTime.minuteBound(cutoff)
+        return try await write { session in
+            var removal = PersonRemoval()
+            // Each person's pruned span: the kept places of those hours were weighed from these positions.
+            let spans = try session.rows(
+                "SELECT person, min(minute) AS first, max(minute) AS last FROM track_position WHERE minute < ? GROUP BY person", bound)
+            guard !spans.isEmpty else { return removal }
+            removal[.positions] = try session.execute("DELETE FROM track_position WHERE minute < ?", bound)
+            for span in spans {
+                let person = try span.string("person")
+                let (first, last) = (SQLTime.date(try span.int64("first")), SQLTime.date(try span.int64("last")))
+                // A position covers the minutes after it (`TrackCoverage.positionCover`), so its hour's neighbour too.
+                let through = last.addingTimeInterval(TrackCoverage.positionCover)
+                removal[.keptPlaces] +=
+                    try session.row(
+                        "SELECT count(*) AS n FROM slot_place WHERE person = ? AND slot_start >= ? AND slot_start <= ?", person,
+                        Slot(containing: first).startEpochSeconds, Slot(containing: through).startEpochSeconds)?.int("n") ?? 0
+                try PlaceRule.forget(person: person, from: first, through: through, session)
+            }
+            return removal
+        }
+    }
+}
+
+/// Which alert rows are a person's: the states of their (rule, person) pairs (`AlertStateKey`) and
+/// the events that name them; for `me` without `people:`, whose keys and events name nobody, the
+/// states without a person and the events of their own dose (the others are the air's).
+private enum PersonAlerts {
+    struct Event {
+        var id: Int64
+        var at: Int64
+        var kind: String
+        var rule: String
+        var metric: String?
+        var value: Double?
+        var station: String
+    }
+
+    static func events(_ session: any SQLSession) throws -> [Event] {
+        try session.rows("SELECT id, at, kind, rule, metric, value, station FROM alert_event ORDER BY id").map { row in
+            Event(
+                id: try row.int64("id"), at: try row.int64("at"), kind: try row.string("kind"), rule: try row.string("rule"),
+                metric: try row.optionalString("metric"), value: try row.optionalDouble("value"), station: try row.string("station"))
+        }
+    }
+
+    static func concerns(_ event: Event, _ person: String) -> Bool {
+        let people = AlertEvent.parse(recordedRule: event.rule).people
+        if people.contains(person) { return true }
+        return person == Person.defaultName && people.isEmpty && event.metric.flatMap(AlertMetric.init(rawValue:))?.isIntake == true
+    }
+
+    static func stateKey(_ key: String, belongsTo person: String) -> Bool {
+        guard let range = key.range(of: " for ") else { return person == Person.defaultName }
+        return key[range.upperBound...] == person
+    }
+}

@@ -1,0 +1,181 @@
+import Crypto
+import Foundation
+import Synchronization
+
+/// Who a request is (docs/REFERENCE.md §13, "Who may see whose data"): everyone's data, or one
+/// person's alone.
+public enum WebPrincipal: Sendable, Hashable {
+    /// The administrator's token, or no token configured at all: every person, `/metrics`, `/api/v1/status`.
+    case everyone
+    /// A person's own token: their pages and documents, the air they share, and nothing of anyone else's.
+    case person(String)
+    /// No token, where tokens are configured: `/healthz` and the sign-in page only.
+    case anonymous
+
+    /// Whether this principal may see `person`'s data.
+    public func maySee(person: String) -> Bool {
+        switch self {
+        case .everyone: true
+        case .person(let own): own == person
+        case .anonymous: false
+        }
+    }
+
+    /// The name a session cookie carries.
+    var cookieName: String {
+        switch self {
+        case .everyone: "*"
+        case .person(let name): "p:" + name
+        case .anonymous: "-"
+        }
+    }
+}
+
+/// The tokens dustd's web accepts: the administrator's (`http.tokenFile`) and each person's
+/// (`people[].tokenFile`). With none, everything is open, as it was before tokens (and should then
+/// listen on loopback only). Compared in constant time: a request's token is compared with every
+/// configured one, whichever matches.
+public struct WebAccess: Sendable {
+    public let administrator: BearerToken?
+    public let people: [(name: String, token: BearerToken)]
+
+    public init(administrator: BearerToken?, people: [(name: String, token: BearerToken)] = []) {
+        self.administrator = administrator
+        self.people = people
+    }
+
+    /// No token configured: every request is everyone's.
+    public static let open = WebAccess(administrator: nil)
+
+    public var requiresTokens: Bool { administrator != nil || !people.isEmpty }
+
+    /// The principal a token opens; nil when it opens nothing. Every configured token is compared,
+    /// whether or not an earlier one matched.
+    public func principal(token offered: String) -> WebPrincipal? {
+        let bytes = Array(offered.utf8)
+        var found: WebPrincipal?
+        if let administrator, administrator.matches(bytes) { found = .everyone }
+        for (name, token) in people where token.matches(bytes) {
+            if found == nil { found = .person(name) }
+        }
+        return found
+    }
+
+    /// The principal of an `Authorization: Bearer …` header; nil when it names no token.
+    public func principal(authorization: String?) -> WebPrincipal? {
+        guard let authorization, authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return nil }
+        return principal(token: String(authorization.dropFirst(7)))
+    }
+
+    /// The token of `principal`, which signs its session cookies.
+    func token(of principal: WebPrincipal) -> BearerToken? {
+        switch principal {
+        case .everyone: administrator
+        case .person(let name): people.first { $0.name == name }?.token
+        case .anonymous: nil
+        }
+    }
+}
+
+/// The cookie a browser signs in with (`POST /login`): `v1.<principal>.<expiry>.<MAC>`, the MAC an
+/// HMAC-SHA256 keyed by the principal's own token. Nothing is kept on the server: the cookie
+/// survives a restart, expires after `lifetime`, and changing a token (then restarting dustd)
+/// ends every session it opened. Logging out removes it from the browser it is in.
+public struct SessionCookie: Sendable {
+    public static let name = "dustd_session"
+    /// 30 days; a request in the second half of it renews the cookie.
+    public static let lifetime: TimeInterval = 30 * 86_400
+
+    let access: WebAccess
+
+    /// A new cookie value for `principal`, valid until `now + lifetime`; nil when it has no token.
+    func issue(for principal: WebPrincipal, now: Date) -> (value: String, expires: Date)? {
+        guard let token = access.token(of: principal) else { return nil }
+        let expiry = Int64(now.timeIntervalSince1970) + Int64(Self.lifetime)
+        let subject = Self.base64URL(Data(principal.cookieName.utf8))
+        let mac = Self.base64URL(Data(token.authenticationCode(for: "dustd-session-v1|\(subject)|\(expiry)")))
+        return ("v1.\(subject).\(expiry).\(mac)", Date(timeIntervalSince1970: TimeInterval(expiry)))
+    }
+
+    /// The principal a cookie value opens now, and when it expires; nil for anything else.
+    func verify(_ value: String, now: Date) -> (principal: WebPrincipal, expires: Date)? {
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard value.utf8.count <= 512, parts.count == 4, parts[0] == "v1", let expiry = Int64(parts[2]),
+            expiry > Int64(now.timeIntervalSince1970), expiry <= Int64(now.timeIntervalSince1970 + Self.lifetime) + 60,
+            let subjectData = Self.data(base64URL: String(parts[1])), let subject = String(data: subjectData, encoding: .utf8),
+            let mac = Self.data(base64URL: String(parts[3]))
+        else { return nil }
+        let principal: WebPrincipal
+        if subject == "*" {
+            principal = .everyone
+        } else if subject.hasPrefix("p:") {
+            principal = .person(String(subject.dropFirst(2)))
+        } else {
+            return nil
+        }
+        guard let token = access.token(of: principal),
+            token.isAuthenticationCode(mac, for: "dustd-session-v1|\(parts[1])|\(expiry)")
+        else { return nil }
+        return (principal, Date(timeIntervalSince1970: TimeInterval(expiry)))
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func data(base64URL text: String) -> Data? {
+        guard text.utf8.allSatisfy({ $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }) else { return nil }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.utf8.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64)
+    }
+}
+
+extension UInt8 {
+    fileprivate var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
+}
+
+/// Failed sign-ins, counted per client address and in all: past `perAddress` failures from one
+/// address, or `overall` from all, within `window`, `POST /login` answers 429 until the window has
+/// moved on. A success does not count; nothing else is remembered about a client.
+public final class LoginThrottle: Sendable {
+    public let perAddress: Int
+    public let overall: Int
+    public let window: TimeInterval
+    private let failures = Mutex<[(address: String, at: Date)]>([])
+
+    public init(perAddress: Int = 10, overall: Int = 50, window: TimeInterval = 600) {
+        self.perAddress = perAddress
+        self.overall = overall
+        self.window = window
+    }
+
+    /// Seconds until `address` may try again; nil when it may now.
+    public func retryAfter(address: String, now: Date) -> Int? {
+        failures.withLock { failures in
+            failures.removeAll { now.timeIntervalSince($0.at) >= window || $0.at > now }
+            let own = failures.filter { $0.address == address }
+            let blocking: Date?
+            if own.count >= perAddress {
+                blocking = own[own.count - perAddress].at
+            } else if failures.count >= overall {
+                blocking = failures[failures.count - overall].at
+            } else {
+                blocking = nil
+            }
+            return blocking.map { max(1, Int((window - now.timeIntervalSince($0)).rounded(.up))) }
+        }
+    }
+
+    public func recordFailure(address: String, now: Date) {
+        failures.withLock { failures in
+            failures.append((address, now))
+            // Bounded whatever a client does: the oldest beyond what can matter go.
+            if failures.count > 4 * overall { failures.removeFirst(failures.count - 4 * overall) }
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import ArgumentParser
+import DustKit
+import DustReports
+import DustServices
+import Foundation
+
+/// `dustctl person`: one person's data as a whole (docs/REFERENCE.md §21, "Who may see whose data").
+struct PersonCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "person",
+        abstract: "Export or remove everything stored for one person.",
+        discussion: """
+            Heart rate, sleep and positions are health and location data: each person may
+            take their copy (export) or have it removed (forget). NAME need not be
+            configured any more: a person removed from people: can still be forgotten.
+            Examples:
+              dustctl person export 민지 --output 민지.json
+              dustctl person forget dad
+            """,
+        subcommands: [PersonExportCommand.self, PersonForgetCommand.self])
+}
+
+struct PersonExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write everything stored for one person as one JSON document.",
+        discussion: """
+            The document holds their walking per hour, heart-rate samples, resting heart
+            rates, sleep, positions per minute and the alerts about their dose, each as
+            stored (times in ISO 8601, UTC), with the source each came
+            from. --output writes a new file readable by its owner only (0600).
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The person, as people: names them (or as they were stored).", valueName: "name"))
+    var name: String
+
+    @Option(name: .long, help: ArgumentHelp("Write the document to this file instead of standard output.", valueName: "file"))
+    var output: String?
+
+    func run() async throws {
+        try await reportingFailures {
+            let name = try validPersonName(name)
+            let settings = try options.settings()
+            let records = try await withStore(settings, for: .read) { store in try await store.personRecords(name) }
+            let text = PersonExport.document(person: name, records: records, exportedAt: Date()).serialized + "\n"
+            if let output {
+                try OutputFile(path: output, newFileMode: 0o600).write(text.utf8)
+            } else {
+                try standardOutput(text)
+            }
+        }
+    }
+}
+
+struct PersonForgetCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forget",
+        abstract: "Remove everything stored for one person, in every table, at once.",
+        discussion: """
+            Removes their walking, heart rate, resting heart rates, sleep, positions, the
+            hours weighed from their positions, and their alerts' states and events, in one
+            transaction (all of it or nothing), and says what went. The air readings stay:
+            they are the station's, not the person's. Remove them from people: as well, or
+            the next import stores new records for them.
+            Example:
+              dustctl person forget dad
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: ArgumentHelp("The person, as people: names them (or as they were stored).", valueName: "name"))
+    var name: String
+
+    func run() async throws {
+        try await reportingFailures {
+            let name = try validPersonName(name)
+            let settings = try options.settings()
+            let removal = try await withStore(settings, for: .write) { store in try await store.forgetPerson(name) }
+            if options.json {
+                let counts = PersonRemoval.Kind.allCases.map { kind in (PersonExport.jsonName(kind), JSON.integer(removal[kind])) }
+                try standardOutputLine(JSON.object([("person", .string(name)), ("removed", .object(counts))]).serialized)
+            } else if removal.total == 0 {
+                try standardOutputLine("Nothing was stored for \(name).")
+            } else {
+                try standardOutputLine("Removed for \(name): \(removal.summary).")
+            }
+        }
+    }
+}
+
+/// A name a person can have; anything else is a usage error, never a query.
+private func validPersonName(_ name: String) throws -> String {
+    guard Person.isValidName(name) else {
+        throw CommandFailure(
+            .usage, "\"\(TerminalSafeText.sanitized(name))\" is not a person's name: 1 to 32 of a-z, 0-9, _ and -, or Hangul syllables.")
+    }
+    return name
+}
+
+/// The JSON of `dustctl person export`.
+enum PersonExport {
+    static func document(person: String, records: PersonRecords, exportedAt: Date) -> JSON {
+        let time = { (seconds: Int64) in JSON.string(iso8601(seconds)) }
+        return .object([
+            ("person", .string(person)),
+            ("exportedAt", .string(iso8601(Int64(exportedAt.timeIntervalSince1970)))),
+            (
+                "walking",
+                .array(
+                    records.walking.map {
+                        .object([
+                            ("source", .string($0.source)), ("hourStart", time($0.slotStart)), ("metres", .number($0.metres)),
+                            ("importedAt", time($0.importedAt)),
+                        ])
+                    })
+            ),
+            ("heartRate", .array(records.heartRate.map(heartRate))),
+            ("restingHeartRate", .array(records.restingHeartRate.map(heartRate))),
+            (
+                "sleep",
+                .array(
+                    records.sleep.map {
+                        .object([
+                            ("source", .string($0.source)), ("start", time($0.start)), ("end", time($0.end)),
+                            ("importedAt", time($0.importedAt)),
+                        ])
+                    })
+            ),
+            (
+                "positions",
+                .array(
+                    records.positions.map {
+                        .object([
+                            ("source", .string($0.source)), ("minute", time($0.minute)), ("lat", .number($0.latitude)),
+                            ("lon", .number($0.longitude)), ("importedAt", time($0.importedAt)),
+                        ])
+                    })
+            ),
+            (
+                "alerts",
+                .array(
+                    records.alerts.map {
+                        .object([
+                            ("at", time($0.at)), ("kind", .string($0.kind)), ("rule", .string($0.rule)),
+                            ("metric", $0.metric.map(JSON.string) ?? .null), ("value", .number($0.value)), ("station", .string($0.station)),
+                        ])
+                    })
+            ),
+        ])
+    }
+
+    private static func heartRate(_ sample: PersonRecords.HeartRate) -> JSON {
+        .object([
+            ("source", .string(sample.source)), ("at", .string(iso8601(sample.at))), ("bpm", .number(sample.beatsPerMinute)),
+            ("importedAt", .string(iso8601(sample.importedAt))),
+        ])
+    }
+
+    /// `2026-11-20T05:00:00Z`.
+    static func iso8601(_ seconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+    }
+
+    static func jsonName(_ kind: PersonRemoval.Kind) -> String {
+        switch kind {
+        case .walking: "walkingSlots"
+        case .heartRate: "heartRateSamples"
+        case .restingHeartRate: "restingHeartRates"
+        case .sleep: "sleepIntervals"
+        case .positions: "positions"
+        case .keptPlaces: "keptPlaces"
+        case .alertStates: "alertStates"
+        case .alertEvents: "alertEvents"
+        }
+    }
+}
