@@ -27,7 +27,7 @@ struct PersonExportCommand: AsyncParsableCommand {
         discussion: """
             The document holds their walking per hour, heart-rate samples, resting heart
             rates, sleep, positions per minute and the alerts about their dose, each as
-            stored (times in ISO 8601, UTC), with the source each came
+            stored (times in ISO 8601 with the configured time zone's offset), with the source each came
             from. --output writes a new file readable by its owner only (0600).
             """)
 
@@ -44,7 +44,7 @@ struct PersonExportCommand: AsyncParsableCommand {
             let name = try validPersonName(name)
             let settings = try options.settings()
             let records = try await withStore(settings, for: .read) { store in try await store.personRecords(name) }
-            let text = PersonExport.document(person: name, records: records, exportedAt: Date()).serialized + "\n"
+            let text = PersonExport.document(person: name, records: records, exportedAt: Date(), timeZone: settings.calendar.timeZone).serialized + "\n"
             if let output {
                 try OutputFile(path: output, newFileMode: 0o600).write(text.utf8)
             } else {
@@ -101,11 +101,19 @@ private func validPersonName(_ name: String) throws -> String {
 
 /// The JSON of `dustctl person export`.
 enum PersonExport {
-    static func document(person: String, records: PersonRecords, exportedAt: Date) -> JSON {
+    static func document(person: String, records: PersonRecords, exportedAt: Date, timeZone: TimeZone) -> JSON {
+        let style = Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone)
+        let iso8601 = { (seconds: Int64) in Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(style) }
         let time = { (seconds: Int64) in JSON.string(iso8601(seconds)) }
+        let heartRate = { (sample: PersonRecords.HeartRate) -> JSON in
+            .object([
+                ("source", .string(sample.source)), ("at", time(sample.at)), ("bpm", .number(sample.beatsPerMinute)),
+                ("importedAt", time(sample.importedAt)),
+            ])
+        }
         return .object([
             ("person", .string(person)),
-            ("exportedAt", .string(iso8601(Int64(exportedAt.timeIntervalSince1970)))),
+            ("exportedAt", time(Int64(exportedAt.timeIntervalSince1970))),
             (
                 "walking",
                 .array(
@@ -151,17 +159,6 @@ enum PersonExport {
         ])
     }
 
-    private static func heartRate(_ sample: PersonRecords.HeartRate) -> JSON {
-        .object([
-            ("source", .string(sample.source)), ("at", .string(iso8601(sample.at))), ("bpm", .number(sample.beatsPerMinute)),
-            ("importedAt", .string(iso8601(sample.importedAt))),
-        ])
-    }
-
-    /// `2026-11-20T05:00:00Z`.
-    static func iso8601(_ seconds: Int64) -> String {
-        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
-    }
 
     static func jsonName(_ kind: PersonRemoval.Kind) -> String {
         switch kind {

@@ -77,3 +77,31 @@ struct PeopleSettingsTests {
         #expect(Person.isValidName("민지") && Person.isValidName("a_b-9") && !Person.isValidName(String(repeating: "a", count: 33)))
     }
 }
+
+@Suite("Configuration: who may see whose data (docs/REFERENCE.md §13, §11 retention)", .timeLimit(.minutes(10)))
+struct AccessSettingsTests {
+    @Test("people[].tokenFile names each person's token file in order; retention.* defaults to 400 days and takes a file's value")
+    func tokensAndRetention() throws {
+        let settings = try PeopleSettingsTests().load(
+            """
+            http:
+              tokenFile: /etc/dustd/http-token
+            retention:
+              positionsDays: 30
+            people:
+              - { name: dad, tokenFile: /etc/dustd/dad-token }
+              - { name: 민지 }
+              - { name: grandma, tokenFile: /etc/dustd/grandma-token }
+            """)
+        #expect(
+            settings.http.personTokenFiles == [
+                PersonTokenFile(person: "dad", path: "/etc/dustd/dad-token"), PersonTokenFile(person: "grandma", path: "/etc/dustd/grandma-token"),
+            ])
+        #expect(settings.http.requiresTokens)
+        #expect(settings.retention == RetentionSettings(positionsDays: 30, samplesDays: 400))
+        let defaults = try PeopleSettingsTests().load("people:\n  - { name: dad }\n")
+        #expect(defaults.retention == RetentionSettings(positionsDays: 400, samplesDays: 400))
+        #expect(!defaults.http.requiresTokens && defaults.http.personTokenFiles.isEmpty)
+        #expect(PeopleSettingsTests().problem("retention:\n  positionsDays: 0\n").contains("retention.positionsDays"))
+    }
+}

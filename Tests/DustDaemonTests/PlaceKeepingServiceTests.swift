@@ -113,3 +113,49 @@ struct PlaceKeepingServiceTests {
         #expect(places.map(\.slot) == reported)
     }
 }
+
+@Suite("dustd's web access and retention from the settings (docs/REFERENCE.md §13, §11)", .timeLimit(.minutes(10)))
+struct AccessAndRetentionTests {
+    @Test("Each person's token file opens that person; two files holding one token are refused, naming both")
+    func tokens() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        func file(_ name: String, _ token: String) throws -> String {
+            let path = directory.path(name)
+            #expect(FileManager.default.createFile(atPath: path, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+            return path
+        }
+        let admin = try file("admin", "admin-0123456789abcdefghijklmnopqrstuvwxyz")
+        let dad = try file("dad", "dad-0123456789abcdefghijklmnopqrstuvwxyz")
+        let http = HTTPSettings(listen: "127.0.0.1:8478", tokenFile: admin, personTokenFiles: [PersonTokenFile(person: "dad", path: dad)])
+        let access = try WebFrontEnd.access(from: http)
+        #expect(access.principal(token: "dad-0123456789abcdefghijklmnopqrstuvwxyz") == .person("dad"))
+        #expect(access.principal(token: "admin-0123456789abcdefghijklmnopqrstuvwxyz") == .everyone)
+        let copy = try file("copy", "admin-0123456789abcdefghijklmnopqrstuvwxyz")
+        var twice = http
+        twice.personTokenFiles.append(PersonTokenFile(person: "민지", path: copy))
+        #expect(throws: ConfigurationError.self) { try WebFrontEnd.access(from: twice) }
+        do {
+            _ = try WebFrontEnd.access(from: twice)
+        } catch {
+            #expect(error.description.contains("민지") && error.description.contains("http.tokenFile"))
+        }
+    }
+
+    @Test("The retention pass removes jiho's positions older than retention.positionsDays and logs what went; a second pass removes nothing")
+    func retention() async throws {
+        let (store, service) = try await PlaceKeepingServiceTests.rig(mode: .nation)
+        let all = try await store.personRecords("jiho").positions
+        #expect(!all.isEmpty)
+        // The demo's walk is on its last days: 403 days later, the default 400 days of retention remove all of it.
+        let later = DemoReplay.now.addingTimeInterval(400 * 86_400 + 3 * 86_400)
+        let removal = try #require(await service.prune(at: later))
+        #expect(removal[.positions] == all.count)
+        #expect(try await store.personRecords("jiho").positions.isEmpty)
+        #expect(await service.prune(at: later)?.total == 0)
+        // Within retention (now) nothing goes.
+        let (fresh, keeping) = try await PlaceKeepingServiceTests.rig(mode: .nation)
+        #expect(await keeping.prune(at: DemoReplay.now)?.total == 0)
+        #expect(try await fresh.personRecords("jiho").positions.count == all.count)
+    }
+}

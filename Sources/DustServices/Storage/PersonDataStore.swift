@@ -25,6 +25,9 @@ public struct PersonRemoval: Sendable, Hashable {
         case keptPlaces = "kept places"
         case alertStates = "alert states"
         case alertEvents = "alert events"
+
+        /// The name of one row: `walking slot`.
+        public var singular: String { String(rawValue.dropLast()) }
     }
 
     public var counts: [Kind: Int]
@@ -41,7 +44,9 @@ public struct PersonRemoval: Sendable, Hashable {
 
     /// `1,203 walking slots, 44 positions` (the kinds with rows, in `Kind`'s order), or `nothing`.
     public var summary: String {
-        let parts = Kind.allCases.compactMap { kind in self[kind] > 0 ? "\(self[kind]) \(kind.rawValue)" : nil }
+        let parts = Kind.allCases.compactMap { kind in
+            self[kind] == 0 ? nil : "\(self[kind]) \(self[kind] == 1 ? kind.singular : kind.rawValue)"
+        }
         return parts.isEmpty ? "nothing" : parts.joined(separator: ", ")
     }
 }

@@ -88,8 +88,10 @@ public struct SessionCookie: Sendable {
 
     let access: WebAccess
 
+    public init(access: WebAccess) { self.access = access }
+
     /// A new cookie value for `principal`, valid until `now + lifetime`; nil when it has no token.
-    func issue(for principal: WebPrincipal, now: Date) -> (value: String, expires: Date)? {
+    public func issue(for principal: WebPrincipal, now: Date) -> (value: String, expires: Date)? {
         guard let token = access.token(of: principal) else { return nil }
         let expiry = Int64(now.timeIntervalSince1970) + Int64(Self.lifetime)
         let subject = Self.base64URL(Data(principal.cookieName.utf8))
@@ -98,7 +100,7 @@ public struct SessionCookie: Sendable {
     }
 
     /// The principal a cookie value opens now, and when it expires; nil for anything else.
-    func verify(_ value: String, now: Date) -> (principal: WebPrincipal, expires: Date)? {
+    public func verify(_ value: String, now: Date) -> (principal: WebPrincipal, expires: Date)? {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard value.utf8.count <= 512, parts.count == 4, parts[0] == "v1", let expiry = Int64(parts[2]),
             expiry > Int64(now.timeIntervalSince1970), expiry <= Int64(now.timeIntervalSince1970 + Self.lifetime) + 60,
@@ -119,7 +121,7 @@ public struct SessionCookie: Sendable {
         return (principal, Date(timeIntervalSince1970: TimeInterval(expiry)))
     }
 
-    static func base64URL(_ data: Data) -> String {
+    public static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }

@@ -1,0 +1,265 @@
+import DustKit
+import DustServices
+import DustWeb
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Prometheus
+import TestSupport
+import Testing
+
+/// Who may see whose data (docs/REFERENCE.md §13): the administrator's token opens everything, a
+/// person's own token their pages and documents alone; 404 for the rest, nothing listing others;
+/// a browser signs in with a form and a signed cookie.
+@Suite("dustd on the web: each person sees only their own", .timeLimit(.minutes(10)))
+struct WebAccessTests {
+    static let adminToken = "admin-token-0123456789abcdefghijklmnopqrstuv"
+    static let dadToken = "dad-token-0123456789abcdefghijklmnopqrstuvwx"
+    static let minjiToken = "minji-token-0123456789abcdefghijklmnopqrstuv"
+
+    static var access: WebAccess {
+        WebAccess(
+            administrator: BearerToken(adminToken),
+            people: [("dad", BearerToken(dadToken)!), ("민지", BearerToken(minjiToken)!)])
+    }
+
+    func application(_ rig: WebRig, access: WebAccess = Self.access, throttle: LoginThrottle = LoginThrottle())
+        throws -> some ApplicationProtocol
+    {
+        let store = rig.store
+        let settings = WebData.ReportSettings(
+            stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+            intakeModel: try VentilationIntakeModel(), databasePath: store.path, people: PersonAPITests.people)
+        let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
+        return Application(
+            router: WebServer(data: data, registry: PrometheusCollectorRegistry(), access: access, throttle: throttle).router())
+    }
+
+    static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
+    static let minji = "%EB%AF%BC%EC%A7%80"
+
+    @Test("A person's token opens their own day, week, today and pages; another's, /metrics and /api/v1/status are 404")
+    func personToken() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig).test(.router) { client in
+            // Their own: with or without ?person=, the same document.
+            var own: [String] = []
+            for path in ["/api/v1/day/2026-11-20?person=dad", "/api/v1/day/2026-11-20"] {
+                try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.dadToken)) { response in
+                    #expect(response.status == .ok)
+                    own.append(text(response))
+                }
+            }
+            #expect(own.count == 2 && own[0] == own[1])
+            // 민지's own token without ?person= gets 민지's, not the first person's.
+            try await client.execute(uri: "/api/v1/day/2026-11-20", method: .get, headers: Self.bearer(Self.minjiToken)) { response in
+                #expect(response.status == .ok)
+                #expect(text(response) != own[0])
+            }
+            try await client.execute(uri: "/api/v1/day/2026-11-20?person=\(Self.minji)", method: .get, headers: Self.bearer(Self.adminToken))
+            { response in
+                #expect(response.status == .ok)
+            }
+            // Everything of someone else, and what is everyone's, is not there for dad.
+            for path in [
+                "/api/v1/day/2026-11-20?person=\(Self.minji)", "/api/v1/week?person=\(Self.minji)", "/api/v1/week/2026-W47?person=\(Self.minji)",
+                "/api/v1/today?person=\(Self.minji)", "/?person=\(Self.minji)", "/day/2026-11-20?person=\(Self.minji)",
+                "/week/2026-W47?person=\(Self.minji)", "/metrics", "/api/v1/status",
+            ] {
+                try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.dadToken)) { response in
+                    #expect(response.status == .notFound, "\(path)")
+                    // It names at most what was asked: never the configured people.
+                    #expect(!text(response).contains("configured") && !text(response).contains("dad"), "\(path): \(text(response))")
+                }
+            }
+            // A name nobody has gets the same answer as 민지: the 404 tells dad nothing of the household.
+            var answers: Set<String> = []
+            for name in [Self.minji, "mom"] {
+                try await client.execute(uri: "/api/v1/today?person=\(name)", method: .get, headers: Self.bearer(Self.dadToken)) {
+                    answers.insert(text($0).replacingOccurrences(of: "민지", with: "mom"))
+                }
+            }
+            #expect(answers.count == 1)
+            // The administrator sees the metrics and the status.
+            for path in ["/metrics", "/api/v1/status"] {
+                try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.adminToken)) { #expect($0.status == .ok) }
+            }
+        }
+    }
+
+    @Test("No page shows a person's token another person's name: no switcher, no household table")
+    func pagesListNobodyElse() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig).test(.router) { client in
+            for path in ["/", "/day/2026-11-20", "/week/2026-W47"] {
+                try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.dadToken)) { response in
+                    #expect(response.status == .ok, "\(path)")
+                    #expect(!text(response).contains("민지"), "\(path)")
+                }
+                // The administrator's page lists both (the switcher, and the week's household).
+                try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.adminToken)) { response in
+                    #expect(text(response).contains("민지") && text(response).contains("dad"), "\(path)")
+                }
+            }
+        }
+    }
+
+    @Test("Without a token: 401 for every path but /healthz and /login; a browser gets the sign-in form with the 401")
+    func anonymous() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig).test(.router) { client in
+            for path in ["/", "/api/v1/today", "/api/v1/forecast", "/api/v1/advisories", "/metrics", "/api/v1/status", "/nothing"] {
+                try await client.execute(uri: path, method: .get) { response in
+                    #expect(response.status == .unauthorized, "\(path)")
+                    #expect(response.headers[.wwwAuthenticate] == "Bearer realm=\"dustd\"")
+                    #expect(!text(response).contains("종로구"))
+                }
+                try await client.execute(uri: path, method: .get, headers: Self.bearer("wrong-0123456789abcdefghijklmnopqrstuvwxyz")) {
+                    #expect($0.status == .unauthorized)
+                }
+            }
+            try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.accept: "text/html,application/xhtml+xml"]) { response in
+                #expect(response.status == .unauthorized)
+                #expect(text(response).contains("<form method=\"post\" action=\"/login\">"))
+                #expect(text(response).contains("name=\"next\" value=\"/day/2026-11-20\""))
+                #expect(!text(response).contains("종로구"))
+            }
+            // /healthz says whether dustd is well (here: it never polled) to anyone.
+            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .serviceUnavailable && text($0).hasPrefix("unhealthy")) }
+            try await client.execute(uri: "/login", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
+    /// The form's anti-forgery value and cookie from `GET /login`.
+    static func form(_ client: some TestClientProtocol) async throws -> (value: String, cookie: String) {
+        try await client.execute(uri: "/login", method: .get) { response in
+            let page = text(response)
+            let value = try #require(page.firstMatch(of: /name="form" value="([A-Za-z0-9_-]+)"/)?.1)
+            let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("dustd_form=") })
+            #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/login"))
+            return (String(value), String(setCookie.prefix { $0 != ";" }))
+        }
+    }
+
+    static func post(
+        _ client: some TestClientProtocol, body: String, cookie: String?, extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
+        var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        if let cookie { headers[.cookie] = cookie }
+        headers.append(contentsOf: extra)
+        return try await client.execute(uri: "/login", method: .post, headers: headers, body: ByteBuffer(string: body)) { $0 }
+    }
+
+    @Test("Signing in: the form sets an HttpOnly SameSite=Strict cookie that opens the person's pages and nothing of anyone else's")
+    func signIn() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig).test(.router) { client in
+            let form = try await Self.form(client)
+            let token = Self.minjiToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let response = try await Self.post(client, body: "token=\(token)&form=\(form.value)&next=%2Fweek%2F2026-W47", cookie: form.cookie)
+            #expect(response.status == .seeOther)
+            #expect(response.headers[.location] == "/week/2026-W47")
+            let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("dustd_session=") })
+            #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict") && setCookie.contains("Path=/"))
+            #expect(!setCookie.contains("Secure"), "plain http: a Secure cookie would never come back")
+            #expect(!setCookie.contains(Self.minjiToken))
+            let session = String(setCookie.prefix { $0 != ";" })
+            try await client.execute(uri: "/api/v1/day/2026-11-20", method: .get, headers: [.cookie: session]) { response in
+                #expect(response.status == .ok)
+            }
+            try await client.execute(uri: "/week/2026-W47", method: .get, headers: [.cookie: session]) { response in
+                #expect(response.status == .ok)
+                #expect(text(response).contains("action=\"/logout\""), "a signed-in page offers to sign out")
+                #expect(!text(response).contains(">dad<"))
+            }
+            for path in ["/api/v1/day/2026-11-20?person=dad", "/metrics", "/api/v1/status"] {
+                try await client.execute(uri: path, method: .get, headers: [.cookie: session]) { #expect($0.status == .notFound, "\(path)") }
+            }
+            // A cookie altered to name dad, or the administrator, opens nothing.
+            let parts = session.dropFirst("dustd_session=".count).split(separator: ".").map(String.init)
+            for subject in ["p:dad", "*"] {
+                let forged = ["v1", SessionCookie.base64URL(Data(subject.utf8)), parts[2], parts[3]].joined(separator: ".")
+                try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: "dustd_session=\(forged)"]) {
+                    #expect($0.status == .unauthorized)
+                }
+            }
+            // Signing out removes the cookie.
+            var headers: HTTPFields = [.cookie: session]
+            headers[HTTPField.Name("Sec-Fetch-Site")!] = "same-origin"
+            try await client.execute(uri: "/logout", method: .post, headers: headers) { response in
+                #expect(response.status == .seeOther)
+                #expect(response.headers[values: .setCookie].contains { $0.hasPrefix("dustd_session=;") && $0.contains("Max-Age=0") })
+            }
+        }
+    }
+
+    @Test("A sign-in from another site, without the form's cookie, or with a wrong token is refused; the throttle then answers 429")
+    func signInRefusals() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig, throttle: LoginThrottle(perAddress: 3, overall: 50, window: 600)).test(.router) { client in
+            let form = try await Self.form(client)
+            let body = "token=\(Self.dadToken)&form=\(form.value)"
+            var crossSite: HTTPFields = [:]
+            crossSite[HTTPField.Name("Origin")!] = "https://evil.example"
+            #expect(try await Self.post(client, body: body, cookie: form.cookie, extra: crossSite).status == .forbidden)
+            var fetchSite: HTTPFields = [:]
+            fetchSite[HTTPField.Name("Sec-Fetch-Site")!] = "cross-site"
+            #expect(try await Self.post(client, body: body, cookie: form.cookie, extra: fetchSite).status == .forbidden)
+            #expect(try await Self.post(client, body: body, cookie: nil).status == .forbidden)
+            #expect(try await Self.post(client, body: "token=\(Self.dadToken)&form=\(form.value)x", cookie: form.cookie).status == .forbidden)
+            // A form from elsewhere cannot send the browser elsewhere either.
+            let away = try await Self.post(client, body: body + "&next=%2F%2Fevil.example%2F", cookie: form.cookie)
+            #expect(away.status == .seeOther && away.headers[.location] == "/")
+            for _ in 0..<3 {
+                let wrong = try await Self.post(client, body: "token=nope&form=\(form.value)", cookie: form.cookie)
+                #expect(wrong.status == .unauthorized)
+                #expect(text(wrong).contains("role=\"alert\""))
+            }
+            // The throttle holds even for the right token until the window moves on.
+            let throttled = try await Self.post(client, body: body, cookie: form.cookie)
+            #expect(throttled.status == .tooManyRequests)
+            #expect(Int(throttled.headers[.retryAfter] ?? "") ?? 0 > 500)
+            // Behind an https proxy the cookie is Secure.
+        }
+        try await application(rig).test(.router) { client in
+            let form = try await Self.form(client)
+            var proxied: HTTPFields = [:]
+            proxied[HTTPField.Name("X-Forwarded-Proto")!] = "https"
+            let response = try await Self.post(client, body: "token=\(Self.dadToken)&form=\(form.value)", cookie: form.cookie, extra: proxied)
+            #expect(response.headers[values: .setCookie].contains { $0.hasPrefix("dustd_session=") && $0.contains("Secure") })
+        }
+    }
+
+    @Test("A session cookie: its MAC, its expiry and its token all count")
+    func cookieRules() throws {
+        let cookie = SessionCookie(access: Self.access)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let (value, expires) = try #require(cookie.issue(for: .person("민지"), now: now))
+        #expect(expires.timeIntervalSince(now) == SessionCookie.lifetime)
+        #expect(cookie.verify(value, now: now)?.principal == .person("민지"))
+        #expect(cookie.verify(value, now: now.addingTimeInterval(SessionCookie.lifetime + 1)) == nil)
+        var altered = Array(value)
+        altered[altered.count - 2] = altered[altered.count - 2] == "A" ? "B" : "A"
+        #expect(cookie.verify(String(altered), now: now) == nil)
+        // A longer expiry written in by hand fails the MAC.
+        let parts = value.split(separator: ".")
+        #expect(cookie.verify("\(parts[0]).\(parts[1]).\(Int(parts[2])! + 100).\(parts[3])", now: now) == nil)
+        // A new token for 민지 ends her sessions.
+        let rotated = SessionCookie(
+            access: WebAccess(administrator: nil, people: [("민지", BearerToken("new-token-0123456789abcdefghijklmnopqrstuvwx")!)]))
+        #expect(rotated.verify(value, now: now) == nil)
+        // Tokens: the right one, and nothing shorter, longer or different.
+        #expect(Self.access.principal(token: Self.dadToken) == .person("dad"))
+        #expect(Self.access.principal(token: Self.adminToken) == .everyone)
+        for wrong in [String(Self.dadToken.dropLast()), Self.dadToken + "x", Self.dadToken.uppercased(), ""] {
+            #expect(Self.access.principal(token: wrong) == nil)
+        }
+    }
+}
