@@ -7,6 +7,8 @@
 #    demo's database, polling a loopback AirKorea; Chromium sees the person switcher, follows the
 #    second person's link to their page (another intake, dustctl --person's) and the week's
 #    household table with both people's numbers;
+#  - each person's own token (docs/REFERENCE.md §13): in Chromium a person signs in with the form and
+#    sees their pages and nothing of anyone else's (scripts/chromium-signin.py);
 #  - a real Prometheus (Debian's prometheus) scrapes /metrics: its HTTP API returns finedust_ series
 #    whose values equal the database's, today's intake labelled with its person; promtool checks
 #    the exposition.
@@ -14,6 +16,7 @@
 #   scripts/web-e2e.sh          (exit 77: skipped, with the reason, when chromium or prometheus is missing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+python3 -c 'import websocket' 2>/dev/null || { echo "web-e2e: SKIPPED: python3-websocket is not installed (apt-get install -y python3-websocket)"; exit 77; }
 for tool in chromium prometheus promtool curl python3; do
     command -v "$tool" >/dev/null || { echo "web-e2e: SKIPPED: $tool is not installed (apt-get install -y chromium prometheus curl)"; exit 77; }
 done
@@ -368,4 +371,39 @@ for panel in dashboard["panels"]:
         assert answer["status"] == "success", (expression, answer)
 print(f"ok: the Grafana dashboard's {len(dashboard['panels'])} panels query exported series with valid PromQL")
 PY
+# ---- Who may see whose data (docs/REFERENCE.md §13) -----------------------------------------
+# A household where each person has a token of their own: in Chromium, dad signs in with the form
+# (real key presses), sees his pages and nothing of 민지's, and signs out (scripts/chromium-signin.py).
+python3 -c 'import sqlite3, sys; sqlite3.connect(sys.argv[1]).backup(sqlite3.connect(sys.argv[2]))' \
+    "$WORK/demo.sqlite" "$WORK/access.sqlite"
+ACCESS_PORT=$(free_port)
+( umask 077; echo "admin-e2e-0123456789abcdefghijklmnopqrstuvwxyz" >"$WORK/admin-token"
+  echo "dad-e2e-0123456789abcdefghijklmnopqrstuvwxyz" >"$WORK/dad-token"
+  echo "minji-e2e-0123456789abcdefghijklmnopqrstuvwxyz" >"$WORK/minji-token" )
+cat >"$WORK/access.yaml" <<YAML
+station:
+  name: 종로구
+http:
+  listen: 127.0.0.1:$ACCESS_PORT
+  tokenFile: $WORK/admin-token
+people:
+  - { name: dad, born: "1986-05", tokenFile: $WORK/dad-token }
+  - { name: 민지, born: "2018-03", tokenFile: $WORK/minji-token }
+YAML
+DUSTD_CONFIG="$WORK/access.yaml" DUSTD_STORAGE_PATH="$WORK/access.sqlite" DUSTD_API_SERVICE_KEY=web-e2e-key-0123456789abcdefghijklmnopqrstuv \
+    DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/fake-port")/B552584" \
+    "$BIN/dustd" >"$WORK/access-dustd.out" 2>"$WORK/access-dustd.log" &
+PIDS+=($!)
+ACCESS="http://127.0.0.1:$ACCESS_PORT"
+for _ in $(seq 100); do curl -s -o /dev/null "$ACCESS/healthz" && break; sleep 0.1; done
+curl -s -o /dev/null "$ACCESS/healthz" || { cat "$WORK/access-dustd.log"; fail "dustd with tokens did not start serving"; }
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$ACCESS/metrics")" = 401 ] || fail "/metrics answered without a token"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$WORK/dad-token")" "$ACCESS/metrics")" = 404 ] \
+    || fail "/metrics answered dad's token"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $(cat "$WORK/admin-token")" "$ACCESS/metrics")" = 200 ] \
+    || fail "/metrics refused the administrator's token"
+timeout 120 python3 scripts/chromium-signin.py "$ACCESS" "$(cat "$WORK/dad-token")" dad 민지 "$WORK" \
+    || { tail -20 "$WORK/access-dustd.log"; fail "a person's sign-in in Chromium"; }
+if grep -qF "$(cat "$WORK/dad-token")" "$WORK/access-dustd.log" "$WORK/access-dustd.out"; then fail "dad's token reached dustd's log"; fi
+
 echo "web-e2e: PASSED"

@@ -186,7 +186,8 @@ extension ValueShape where Value == PersonEntry {
     /// `{name, born, sex, station, infiltration, schedule, restingHeartRate, home, tokenFile}`; a problem in a field
     /// names the person, so `people[1].born (민지)` points at the right line of a long list.
     static var person: ValueShape {
-        .record(["name", "born", "sex", "station", "infiltration", "schedule", "restingHeartRate", "home", "tokenFile"]) { fields throws(ValueProblem) in
+        .record(["name", "born", "sex", "station", "infiltration", "schedule", "restingHeartRate", "home", "tokenFile"]) {
+            fields throws(ValueProblem) in
             let name = try fields.required("name", .personName)
             do throws(ValueProblem) {
                 return PersonEntry(

@@ -29,7 +29,8 @@ extension SQLDatabase {
                 }
             }
             try session.forEachRow(
-                "SELECT source, start_at, end_at, imported_at FROM sleep_interval WHERE person = ? ORDER BY start_at, source", [person.sqlValue]
+                "SELECT source, start_at, end_at, imported_at FROM sleep_interval WHERE person = ? ORDER BY start_at, source",
+                [person.sqlValue]
             ) { row in
                 records.sleep.append(
                     .init(
@@ -47,7 +48,8 @@ extension SQLDatabase {
             }
             for event in try PersonAlerts.events(session) where PersonAlerts.concerns(event, person) {
                 records.alerts.append(
-                    .init(at: event.at, kind: event.kind, rule: event.rule, metric: event.metric, value: event.value, station: event.station))
+                    .init(
+                        at: event.at, kind: event.kind, rule: event.rule, metric: event.metric, value: event.value, station: event.station))
             }
             return records
         }

@@ -27,8 +27,9 @@ struct PersonExportCommand: AsyncParsableCommand {
         discussion: """
             The document holds their walking per hour, heart-rate samples, resting heart
             rates, sleep, positions per minute and the alerts about their dose, each as
-            stored (times in ISO 8601 with the configured time zone's offset), with the source each came
-            from. --output writes a new file readable by its owner only (0600).
+            stored, with the source each came from; times in ISO 8601 with the
+            configured time zone's offset. --output writes a new file readable by its
+            owner only (0600).
             """)
 
     @OptionGroup var options: GlobalOptions
@@ -44,7 +45,9 @@ struct PersonExportCommand: AsyncParsableCommand {
             let name = try validPersonName(name)
             let settings = try options.settings()
             let records = try await withStore(settings, for: .read) { store in try await store.personRecords(name) }
-            let text = PersonExport.document(person: name, records: records, exportedAt: Date(), timeZone: settings.calendar.timeZone).serialized + "\n"
+            let text =
+                PersonExport.document(person: name, records: records, exportedAt: Date(), timeZone: settings.calendar.timeZone).serialized
+                + "\n"
             if let output {
                 try OutputFile(path: output, newFileMode: 0o600).write(text.utf8)
             } else {
@@ -158,7 +161,6 @@ enum PersonExport {
             ),
         ])
     }
-
 
     static func jsonName(_ kind: PersonRemoval.Kind) -> String {
         switch kind {

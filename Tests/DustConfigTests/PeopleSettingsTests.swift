@@ -95,7 +95,8 @@ struct AccessSettingsTests {
             """)
         #expect(
             settings.http.personTokenFiles == [
-                PersonTokenFile(person: "dad", path: "/etc/dustd/dad-token"), PersonTokenFile(person: "grandma", path: "/etc/dustd/grandma-token"),
+                PersonTokenFile(person: "dad", path: "/etc/dustd/dad-token"),
+                PersonTokenFile(person: "grandma", path: "/etc/dustd/grandma-token"),
             ])
         #expect(settings.http.requiresTokens)
         #expect(settings.retention == RetentionSettings(positionsDays: 30, samplesDays: 400))

@@ -122,7 +122,8 @@ struct AccessAndRetentionTests {
         defer { directory.remove() }
         func file(_ name: String, _ token: String) throws -> String {
             let path = directory.path(name)
-            #expect(FileManager.default.createFile(atPath: path, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+            #expect(
+                FileManager.default.createFile(atPath: path, contents: Data((token + "\n").utf8), attributes: [.posixPermissions: 0o600]))
             return path
         }
         let admin = try file("admin", "admin-0123456789abcdefghijklmnopqrstuvwxyz")
@@ -142,7 +143,8 @@ struct AccessAndRetentionTests {
         }
     }
 
-    @Test("The retention pass removes jiho's positions older than retention.positionsDays and logs what went; a second pass removes nothing")
+    @Test(
+        "The retention pass removes jiho's positions older than retention.positionsDays and logs what went; a second pass removes nothing")
     func retention() async throws {
         let (store, service) = try await PlaceKeepingServiceTests.rig(mode: .nation)
         let all = try await store.personRecords("jiho").positions

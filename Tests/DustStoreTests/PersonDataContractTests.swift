@@ -22,7 +22,8 @@ private func seed(_ store: any FineDustStore, hours: Int = 3) async throws {
             body: [
                 PhysiologyBatch(
                     person: person, source: "health",
-                    heartRate: HeartRateSeries((0..<60).map { HeartRateSample(at: start.addingTimeInterval(Double($0) * 60), beatsPerMinute: 80) }),
+                    heartRate: HeartRateSeries(
+                        (0..<60).map { HeartRateSample(at: start.addingTimeInterval(Double($0) * 60), beatsPerMinute: 80) }),
                     restingHeartRate: [RestingHeartRateSample(at: start, beatsPerMinute: 58)],
                     sleep: [SleepInterval(start: start.addingTimeInterval(-8 * 3600), end: start.addingTimeInterval(-3600))])
             ],
@@ -30,7 +31,9 @@ private func seed(_ store: any FineDustStore, hours: Int = 3) async throws {
                 PositionBatch(
                     person: person, source: "gpx:walk.gpx",
                     minutes: TrackMinutes(
-                        (0..<(hours * 60)).map { TrackPoint(at: start.addingTimeInterval(Double($0) * 60), latitude: 37.57, longitude: 126.98) }),
+                        (0..<(hours * 60)).map {
+                            TrackPoint(at: start.addingTimeInterval(Double($0) * 60), latitude: 37.57, longitude: 126.98)
+                        }),
                     replacing: nil)
             ], importedAt: imported)
         let generation = try await store.placeGeneration()
@@ -46,7 +49,8 @@ private func seed(_ store: any FineDustStore, hours: Int = 3) async throws {
     }
     // An event about both: it stays the other's when one is forgotten.
     _ = try await store.saveAlertEvent(
-        AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: eight.start, people: ["dad", "민지"]))
+        AlertEvent(
+            kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: eight.start, people: ["dad", "민지"]))
 }
 
 @Suite("A person's data as a whole: export, forget, retention, on every engine", .timeLimit(.minutes(10)))

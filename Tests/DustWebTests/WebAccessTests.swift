@@ -25,7 +25,9 @@ struct WebAccessTests {
             people: [("dad", BearerToken(dadToken)!), ("민지", BearerToken(minjiToken)!)])
     }
 
-    func application(_ rig: WebRig, access: WebAccess = Self.access, throttle: LoginThrottle = LoginThrottle())
+    func application(
+        _ rig: WebRig, access: WebAccess = Self.access, throttle: LoginThrottle = LoginThrottle()
+    )
         throws -> some ApplicationProtocol
     {
         let store = rig.store
@@ -59,13 +61,15 @@ struct WebAccessTests {
                 #expect(response.status == .ok)
                 #expect(text(response) != own[0])
             }
-            try await client.execute(uri: "/api/v1/day/2026-11-20?person=\(Self.minji)", method: .get, headers: Self.bearer(Self.adminToken))
-            { response in
+            try await client.execute(
+                uri: "/api/v1/day/2026-11-20?person=\(Self.minji)", method: .get, headers: Self.bearer(Self.adminToken)
+            ) { response in
                 #expect(response.status == .ok)
             }
             // Everything of someone else, and what is everyone's, is not there for dad.
             for path in [
-                "/api/v1/day/2026-11-20?person=\(Self.minji)", "/api/v1/week?person=\(Self.minji)", "/api/v1/week/2026-W47?person=\(Self.minji)",
+                "/api/v1/day/2026-11-20?person=\(Self.minji)", "/api/v1/week?person=\(Self.minji)",
+                "/api/v1/week/2026-W47?person=\(Self.minji)",
                 "/api/v1/today?person=\(Self.minji)", "/?person=\(Self.minji)", "/day/2026-11-20?person=\(Self.minji)",
                 "/week/2026-W47?person=\(Self.minji)", "/metrics", "/api/v1/status",
             ] {
@@ -123,14 +127,17 @@ struct WebAccessTests {
                     #expect($0.status == .unauthorized)
                 }
             }
-            try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.accept: "text/html,application/xhtml+xml"]) { response in
+            try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.accept: "text/html,application/xhtml+xml"]) {
+                response in
                 #expect(response.status == .unauthorized)
                 #expect(text(response).contains("<form method=\"post\" action=\"/login\">"))
                 #expect(text(response).contains("name=\"next\" value=\"/day/2026-11-20\""))
                 #expect(!text(response).contains("종로구"))
             }
             // /healthz says whether dustd is well (here: it never polled) to anyone.
-            try await client.execute(uri: "/healthz", method: .get) { #expect($0.status == .serviceUnavailable && text($0).hasPrefix("unhealthy")) }
+            try await client.execute(uri: "/healthz", method: .get) {
+                #expect($0.status == .serviceUnavailable && text($0).hasPrefix("unhealthy"))
+            }
             try await client.execute(uri: "/login", method: .get) { #expect($0.status == .ok) }
         }
     }
@@ -162,7 +169,8 @@ struct WebAccessTests {
         try await application(rig).test(.router) { client in
             let form = try await Self.form(client)
             let token = Self.minjiToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
-            let response = try await Self.post(client, body: "token=\(token)&form=\(form.value)&next=%2Fweek%2F2026-W47", cookie: form.cookie)
+            let response = try await Self.post(
+                client, body: "token=\(token)&form=\(form.value)&next=%2Fweek%2F2026-W47", cookie: form.cookie)
             #expect(response.status == .seeOther)
             #expect(response.headers[.location] == "/week/2026-W47")
             let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("dustd_session=") })
@@ -179,7 +187,9 @@ struct WebAccessTests {
                 #expect(!text(response).contains(">dad<"))
             }
             for path in ["/api/v1/day/2026-11-20?person=dad", "/metrics", "/api/v1/status"] {
-                try await client.execute(uri: path, method: .get, headers: [.cookie: session]) { #expect($0.status == .notFound, "\(path)") }
+                try await client.execute(uri: path, method: .get, headers: [.cookie: session]) {
+                    #expect($0.status == .notFound, "\(path)")
+                }
             }
             // A cookie altered to name dad, or the administrator, opens nothing.
             let parts = session.dropFirst("dustd_session=".count).split(separator: ".").map(String.init)
@@ -212,11 +222,20 @@ struct WebAccessTests {
             var fetchSite: HTTPFields = [:]
             fetchSite[HTTPField.Name("Sec-Fetch-Site")!] = "cross-site"
             #expect(try await Self.post(client, body: body, cookie: form.cookie, extra: fetchSite).status == .forbidden)
+            // A page under no-referrer posts with Origin: null; a browser also says same-origin, which decides.
+            var nullOrigin: HTTPFields = [:]
+            nullOrigin[HTTPField.Name("Origin")!] = "null"
+            #expect(try await Self.post(client, body: body, cookie: form.cookie, extra: nullOrigin).status == .forbidden)
             #expect(try await Self.post(client, body: body, cookie: nil).status == .forbidden)
-            #expect(try await Self.post(client, body: "token=\(Self.dadToken)&form=\(form.value)x", cookie: form.cookie).status == .forbidden)
+            #expect(
+                try await Self.post(client, body: "token=\(Self.dadToken)&form=\(form.value)x", cookie: form.cookie).status == .forbidden)
             // A form from elsewhere cannot send the browser elsewhere either.
             let away = try await Self.post(client, body: body + "&next=%2F%2Fevil.example%2F", cookie: form.cookie)
             #expect(away.status == .seeOther && away.headers[.location] == "/")
+            var sameSite: HTTPFields = [:]
+            sameSite[HTTPField.Name("Origin")!] = "null"
+            sameSite[HTTPField.Name("Sec-Fetch-Site")!] = "same-origin"
+            #expect(try await Self.post(client, body: body, cookie: form.cookie, extra: sameSite).status == .seeOther)
             for _ in 0..<3 {
                 let wrong = try await Self.post(client, body: "token=nope&form=\(form.value)", cookie: form.cookie)
                 #expect(wrong.status == .unauthorized)
@@ -232,7 +251,8 @@ struct WebAccessTests {
             let form = try await Self.form(client)
             var proxied: HTTPFields = [:]
             proxied[HTTPField.Name("X-Forwarded-Proto")!] = "https"
-            let response = try await Self.post(client, body: "token=\(Self.dadToken)&form=\(form.value)", cookie: form.cookie, extra: proxied)
+            let response = try await Self.post(
+                client, body: "token=\(Self.dadToken)&form=\(form.value)", cookie: form.cookie, extra: proxied)
             #expect(response.headers[values: .setCookie].contains { $0.hasPrefix("dustd_session=") && $0.contains("Secure") })
         }
     }

@@ -95,7 +95,9 @@ public struct WebServer: Sendable {
         }
         route(router, "/api/v1/today") { request, context in
             let person: String?
-            do throws(UnknownPerson) { person = try Self.statistics(request, context, data).person.name } catch { return Self.notFound(error) }
+            do throws(UnknownPerson) { person = try Self.statistics(request, context, data).person.name } catch {
+                return Self.notFound(error)
+            }
             // Without ?person= the administrator's document is the first person's, as before people had tokens.
             let named = context.principal == .everyone ? request.uri.queryParameters.get("person") : person
             return WebResponse.json(try await data.todayDocument(person: named).serialized + "\n")
@@ -261,7 +263,8 @@ public struct WebServer: Sendable {
     static func notFound(_ unknown: UnknownPerson) -> WebReply {
         // Without the configured names, a person's token learns nothing of the household.
         unknown.configured.isEmpty
-            ? notFound("No such person: \"\(TerminalSafeText.sanitized(unknown.name))\".") : notFound("No such person: " + unknown.description + ".")
+            ? notFound("No such person: \"\(TerminalSafeText.sanitized(unknown.name))\".")
+            : notFound("No such person: " + unknown.description + ".")
     }
     static func badRequest(_ message: String) -> WebReply { WebResponse.text(.badRequest, message + "\n") }
 

@@ -120,11 +120,13 @@ enum WebSignIn {
 
     // MARK: - Checks
 
-    /// Whether a form came from a page of this dustd: a browser's `Sec-Fetch-Site` says so, and an
-    /// `Origin` names this host. A client sending neither (curl) is no browser another site drives.
+    /// Whether a form came from a page of this dustd: a browser's `Sec-Fetch-Site` says so (a page
+    /// cannot set it), or, from a browser without it, the `Origin` names this host. Under
+    /// `Referrer-Policy: no-referrer` a browser sends `Origin: null` for a form, so `Sec-Fetch-Site`
+    /// decides where it is sent. A client sending neither (curl) is no browser another site drives.
     static func isSameOrigin(_ request: Request) -> Bool {
-        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!]?.lowercased(), site != "same-origin", site != "none" {
-            return false
+        if let site = request.headers[HTTPField.Name("Sec-Fetch-Site")!]?.lowercased() {
+            return site == "same-origin" || site == "none"
         }
         guard let origin = request.headers[HTTPField.Name("Origin")!] else { return true }
         guard let host = request.head.authority ?? request.headers[HTTPField.Name("Host")!],
