@@ -2,7 +2,7 @@ import DustKit
 import DustServices
 import Foundation
 
-// One person's data as a whole (docs/REFERENCE.md §21, "Who may see whose data"): their export,
+// One person's data as a whole (docs/REFERENCE.md §13, "Who may see whose data"): their export,
 // their removal from every table, and the retention of positions.
 
 extension SQLDatabase {

@@ -4,7 +4,7 @@ import DustReports
 import DustServices
 import Foundation
 
-/// `dustctl person`: one person's data as a whole (docs/REFERENCE.md §21, "Who may see whose data").
+/// `dustctl person`: one person's data as a whole (docs/REFERENCE.md §13, "Who may see whose data").
 struct PersonCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "person",

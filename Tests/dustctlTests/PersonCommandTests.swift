@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("dustctl person export and forget (docs/REFERENCE.md §21)", .timeLimit(.minutes(10)))
+@Suite("dustctl person export and forget (docs/REFERENCE.md §13)", .timeLimit(.minutes(10)))
 struct PersonCommandTests {
     @Test("export writes one JSON document of the person's records (0600 with --output); forget removes them all and says what went")
     func exportAndForget() async throws {

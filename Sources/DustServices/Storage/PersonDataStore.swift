@@ -1,7 +1,7 @@
 import DustKit
 import Foundation
 
-/// Everything stored about one person as a whole (docs/REFERENCE.md §21, "Who may see whose data"):
+/// Everything stored about one person as a whole (docs/REFERENCE.md §13, "Who may see whose data"):
 /// their copy of it, its removal, and the retention of their positions.
 public protocol PersonDataStore: Sendable {
     /// Every record stored for `person`, each table in its key's order.
