@@ -225,22 +225,5 @@ private func yamlProblem(_ error: any Error) -> String {
 
 /// The candidate closest to a misspelt name, for "did you mean"; the first of equally close ones.
 func nearest(to name: String, among candidates: [String]) -> String? {
-    candidates.min { editDistance($0, name) < editDistance($1, name) }
-}
-
-/// Levenshtein distance, for "did you mean" suggestions on misspelt keys.
-func editDistance(_ a: String, _ b: String) -> Int {
-    let a = Array(a.lowercased())
-    let b = Array(b.lowercased())
-    guard !a.isEmpty else { return b.count }
-    guard !b.isEmpty else { return a.count }
-    var previous = Array(0...b.count)
-    for i in 1...a.count {
-        var current = [i] + Array(repeating: 0, count: b.count)
-        for j in 1...b.count {
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-        }
-        previous = current
-    }
-    return previous[b.count]
+    SpellingDistance.nearest(to: name, among: candidates)
 }

@@ -214,7 +214,7 @@ public struct Daemon: Sendable {
         let snapshot = live.snapshot
         guard let stations = snapshot.stations else { return .configuration }
         await board.update { $0.state = .polling }
-        let cycle = snapshot.cycle(store: store, transport: transport, clock: clock)
+        let cycle = snapshot.cycle(store: store, transport: transport, clock: clock, stationList: store)
         let report = await board.keepingHeartbeat { await cycle.run(stations: stations, includeNation: snapshot.includesNation) }
         CycleLog(logger: logger).notices(report.notices)
         let outcome = CycleOutcome(report)

@@ -37,8 +37,12 @@ extension LiveConfiguration.Snapshot {
     }
 
     /// A poll cycle for these settings and this key.
-    public func cycle(store: any PollStore, transport: any HTTPTransport, clock: any WallClock) -> PollCycle {
-        PollCycle(source: AirKoreaClient(api: settings.api, key: key, transport: transport), store: store, clock: clock)
+    /// `stationList` gives the names suggested for a station AirKorea does not know.
+    public func cycle(
+        store: any PollStore, transport: any HTTPTransport, clock: any WallClock, stationList: (any StationStore)? = nil
+    ) -> PollCycle {
+        PollCycle(
+            source: AirKoreaClient(api: settings.api, key: key, transport: transport), store: store, clock: clock, stationList: stationList)
     }
 
     /// Whether a cycle also archives every station (`station.mode: nation`).

@@ -96,7 +96,7 @@ public struct PollService: Service, CustomStringConvertible {
             do throws(StorageFailure) {
                 let opened = try database.current()
                 let store = CountingPollStore(opened, counters: counters)
-                let cycle = snapshot.cycle(store: store, transport: transport, clock: clock)
+                let cycle = snapshot.cycle(store: store, transport: transport, clock: clock, stationList: opened)
                 report = await board.keepingHeartbeat {
                     await cycle.run(stations: stations, includeNation: snapshot.includesNation)
                 }

@@ -106,6 +106,15 @@ extension SQLDatabase {
     }
 
     /// Stations seen in measurements or the station list, by name.
+    public func stationsWithReadings() async throws(StorageFailure) -> [String] {
+        try await read { session in
+            // One probe of measurement's key per listed station (every station with readings is listed).
+            try session.rows(
+                "SELECT name FROM station WHERE EXISTS (SELECT 1 FROM measurement WHERE measurement.station = station.name) ORDER BY name"
+            ).map { try $0.string("name") }
+        }
+    }
+
     public func stations() async throws(StorageFailure) -> [Station] {
         try await read { session in
             var stations: [Station] = []

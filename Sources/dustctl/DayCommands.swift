@@ -20,7 +20,7 @@ struct TodayCommand: AsyncParsableCommand {
             let people = try personOptions.people(settings)
             // One store for the day, the forecast and the advisories (one pool of connections on PostgreSQL).
             try await withStore(settings, for: .read) { store in
-                let household = try options.household(settings, store: store)
+                let household = try await options.household(settings, store: store)
                 // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
                 let outlook = try? await forecastOutlook(settings, store: store, now: Date())
                 // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.

@@ -44,6 +44,18 @@ struct GlobalOptions: ParsableArguments {
         return settings
     }
 
+    /// Nothing when `name` has readings or is in the station list, or the database holds no station
+    /// at all (a new one: the report says there is nothing yet); otherwise the error of `--station`
+    /// (64) or of `station.name` (78), with the nearest stored names.
+    private func checkStored(_ name: String, store: any FineDustStore) async throws {
+        if try await store.newestSlot(station: name, endingBy: .distantFuture) != nil { return }
+        let known = try await store.stationsWithReadings()
+        guard !known.isEmpty else { return }
+        let sentence = StationNames.notStored(name, known: known)
+        if station != nil { throw CommandFailure(.usage, sentence + ".") }
+        throw CommandFailure(.configuration, sentence + "; station.name in the configuration file names no station this database holds.")
+    }
+
     /// The station that drives intake, or a usage error saying how to name one.
     func primaryStation(_ settings: FineDustSettings) throws -> StationPreference {
         guard let name = settings.station.name else {
@@ -55,13 +67,17 @@ struct GlobalOptions: ParsableArguments {
     /// The statistics service over the existing database, read-only, before a person is chosen (its
     /// `household` and `forPerson` give each person's), for as long as `body` runs.
     func withHousehold<T>(_ settings: FineDustSettings, _ body: (StatisticsService) async throws -> T) async throws -> T {
-        try await withStore(settings, for: .read) { store in try await body(try household(settings, store: store)) }
+        try await withStore(settings, for: .read) { store in try await body(try await household(settings, store: store)) }
     }
 
-    /// The statistics service over `store`, the one the command opened.
+    /// The statistics service over `store`, the one the command opened, once the station is known
+    /// to it: a name the database never stored is an error naming the nearest stored ones, not an
+    /// empty report (docs/REFERENCE.md §6).
     func household(
         _ settings: FineDustSettings, store: any FineDustStore, clock: any WallClock = SystemClock()
-    ) throws -> StatisticsService {
+    ) async throws -> StatisticsService {
+        let stations = try primaryStation(settings)
+        try await checkStored(stations.primary, store: store)
         return StatisticsService(
             store: store, clock: clock, calendar: settings.calendar, intakeModel: settings.intakeModel,
             stations: try primaryStation(settings), followingRadiusKilometres: settings.followingRadiusKilometres)

@@ -143,6 +143,26 @@ struct PollServiceTests {
         }
     }
 
+    @Test("A station AirKorea does not know (no item, totalCount 0) is a configuration failure, logged once with the nearest stored names")
+    func unknownStation() async throws {
+        try await withRig { rig in
+            let empty = try TestFixtures.data("synthesized/empty-result-totalcount-0.xml")
+            rig.server.setScript { _ in .respond(status: 200, body: empty) }
+            try await rig.store.saveStations(
+                [Station(name: "종로구"), Station(name: "중구"), Station(name: "강남구")], at: DemoReplay.now)
+            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { await recordedState(rig) != nil }
+            // Not retried before the next hour, and not a success with 0 new.
+            #expect(requests.count == 1)
+            #expect(waiting?.state == .waitingForNextHour)
+            #expect(waiting?.lastError?.kind == .configuration)
+            #expect(waiting?.lastSuccess == nil)
+            #expect(waiting?.lastError?.message.contains("AirKorea knows no station named 종로구: it returned no hour for it") == true)
+            #expect(waiting?.lastError?.message.contains("the nearest stored names: 강남구, 중구") == true)
+            #expect(rig.logs.text.components(separatedBy: "AirKorea knows no station named").count == 2, "logged once")
+            #expect(try await rig.store.recentAttempts(limit: 1).map(\.outcome) == [.failed])
+        }
+    }
+
     @Test("The daily quota waits for 00:00 KST")
     func quotaWaits() async throws {
         try await withRig { rig in

@@ -309,6 +309,8 @@ private final class CountingStations: StationStore, Sendable {
         calls.add(1, ordering: .relaxed)
         return try await store.stations()
     }
+
+    func stationsWithReadings() async throws(StorageFailure) -> [String] { try await store.stationsWithReadings() }
 }
 
 /// The store's places, with `write` run once right before the first keep: a write that lands while

@@ -103,4 +103,5 @@ private struct StationList: StationStore {
     init(_ list: [Station]) { self.list = list }
     func saveStations(_ stations: [Station], at time: Date) throws(StorageFailure) {}
     func stations() throws(StorageFailure) -> [Station] { list }
+    func stationsWithReadings() throws(StorageFailure) -> [String] { [] }
 }

@@ -67,10 +67,13 @@ public struct PollCycle: Sendable {
     private let store: any PollStore
     private let ingest: IngestService
     private let clock: any WallClock
+    /// Where the names suggested for a station AirKorea does not know come from.
+    private let stationList: (any StationStore)?
 
-    public init(source: any MeasurementAPI, store: any PollStore, clock: any WallClock) {
+    public init(source: any MeasurementAPI, store: any PollStore, clock: any WallClock, stationList: (any StationStore)? = nil) {
         self.source = source
         self.store = store
+        self.stationList = stationList
         self.ingest = IngestService(store: store, clock: clock)
         self.clock = clock
     }
@@ -135,6 +138,16 @@ public struct PollCycle: Sendable {
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
             await record(started.attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
+            return nil
+        }
+        // No hour at all for a station on the first page: AirKorea has no station by that name.
+        if case .stationRealtime(let name, _, 1, _) = request, fetched.page.paging.itemCount == 0,
+            (fetched.page.paging.totalCount ?? 0) == 0
+        {
+            let known = (try? await stationList?.stations().map(\.name)) ?? []
+            let failure = PollFailure.configuration(StationNames.unknownToAirKorea(name, known: known))
+            report.failure = report.failure ?? failure
+            await record(started.attempt(.failed, failure: failure, httpStatus: fetched.httpStatus), into: &report)
             return nil
         }
         report.rowsNew += stored.stored.inserted

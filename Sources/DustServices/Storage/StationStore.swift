@@ -7,6 +7,8 @@ public protocol StationStore: Sendable {
     func saveStations(_ stations: [Station], at time: Date) async throws(StorageFailure)
     /// Stations seen in measurements or the station list, by name.
     func stations() async throws(StorageFailure) -> [Station]
+    /// The names of the stations with at least one stored hour, by name.
+    func stationsWithReadings() async throws(StorageFailure) -> [String]
 }
 
 extension Station {

@@ -1,0 +1,31 @@
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("dustctl names the stations it has when asked about one it has not (docs/REFERENCE.md §6)", .timeLimit(.minutes(10)))
+struct StationCheckTests {
+    @Test("--station with no stored hour: exit 64 and the nearest stations with readings; station.name: exit 78; a new database: no error")
+    func unknownStation() async throws {
+        let directory = try TemporaryDirectory("finedust-station-check")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        for command in [["day", "2026-11-20"], ["week", "--end", "2026-11-20"], ["hourly", "2026-11-20"], ["export", "--last-week"]] {
+            let result = try await dustctl(command + ["--station", "종로구청", "--db", db])
+            #expect(result.status == 64, "\(command)")
+            #expect(
+                result.standardError == "dustctl: No readings of a station 종로구청 are stored; stations with readings: 종로구.\n", "\(command)")
+        }
+        let configuration = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구청\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        let configured = try await dustctl("day", "2026-11-20", "--config", configuration, "--db", db)
+        #expect(configured.status == 78)
+        #expect(configured.standardError.contains("station.name in the configuration file names no station this database holds"))
+        #expect(try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db).status == 0)
+        // A database with nothing yet says there is nothing, as before.
+        #expect(try await dustctl("person", "forget", "me", "--db", directory.path("new.sqlite")).status == 0)
+        let fresh = try await dustctl("day", "2026-11-20", "--station", "종로구청", "--db", directory.path("new.sqlite"))
+        #expect(fresh.status == 0 && fresh.standardOutput.contains("No readings stored for this day."))
+    }
+}
