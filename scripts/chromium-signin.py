@@ -34,7 +34,7 @@ def free_port():
 port = free_port()
 browser = subprocess.Popen(
     ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-     f"--user-data-dir={work}/chromium-signin-profile", f"--remote-debugging-port={port}", "--window-size=412,900",
+     f"--user-data-dir={work}/chromium-signin-profile", f"--remote-debugging-port={port}", "--window-size=390,844",
      "about:blank"],
     stdout=subprocess.DEVNULL, stderr=open(f"{work}/chromium-signin.log", "w"))
 try:

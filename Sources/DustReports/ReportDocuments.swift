@@ -8,7 +8,8 @@ public enum ReportJSON {
     /// - Parameter advisory: for `today` (issue 21, after every earlier key): the advisory in force for the user
     ///   (`todayAdvisory`); nil for `day`, whose document has none.
     public static func day(
-        _ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true, forecastTomorrow: JSON? = nil, advisory: JSON? = nil
+        _ report: DayReport, calendar: DayCalendar, includeHourly: Bool = true, forecastTomorrow: JSON? = nil, advisory: JSON? = nil,
+        latest: JSON? = nil
     ) -> JSON {
         var members: [(String, JSON)] = [
             ("date", .string(report.date.description)),
@@ -26,7 +27,38 @@ public enum ReportJSON {
         // Added by issue 21, last: the gases and the index (docs/REFERENCE.md §17); a week's days leave them out.
         if includeHourly { members.append(("gases", gases(report, calendar: calendar))) }
         if let advisory { members.append(("advisory", advisory)) }
+        // Added by issue 37, last, for `today` only: the newest stored hour whatever its day.
+        if let latest { members.append(("latest", latest)) }
         return .object(members)
+    }
+
+    /// `latest` of a today document (docs/REFERENCE.md §6): the newest stored hour of the home
+    /// station whatever its day, so a today view is never blank between midnight and the day's
+    /// first hour; `null` when none is stored.
+    public static func latest(_ reading: HourlyReading?, calendar: DayCalendar) -> JSON {
+        guard let reading else { return .null }
+        let date = calendar.date(containing: reading.slot.start)
+        return .object([
+            ("start", .string(calendar.iso8601(reading.slot.start))),
+            ("end", .string(calendar.iso8601(reading.slot.end))),
+            ("station", .string(reading.station)),
+            ("pm10", .number(reading.concentration.fineDust)),
+            ("pm25", .number(reading.concentration.ultraFineDust)),
+            (
+                "grade",
+                .object([
+                    (
+                        "pm10",
+                        reading.concentration.fineDust.map { .integer(DustGrade(concentration: $0, of: .pm10, on: date).rawValue) } ?? .null
+                    ),
+                    (
+                        "pm25",
+                        reading.concentration.ultraFineDust.map { .integer(DustGrade(concentration: $0, of: .pm25, on: date).rawValue) }
+                            ?? .null
+                    ),
+                ])
+            ),
+        ])
     }
 
     /// `document` (an object) with `person` as its first member: one entry of `--everyone`'s array

@@ -60,10 +60,22 @@ public struct StatisticsService: Sendable {
     public var today: LocalDate { calendar.date(containing: clock.now) }
 
     /// The stored readings of `stations` for the 24 hours up to now (the latest hour of each, for
-    /// `/metrics`); never a slot that has not ended.
+    /// `/metrics`); never a slot that has not begun. A slot stored while it runs (only a clock a
+    /// little behind AirKorea's, or the demo, has one) counts, as on the day's card.
     public func recentReadings(stations: [String]) async throws(StorageFailure) -> [HourlyReading] {
-        let end = Slot(containing: clock.now)
+        let end = Slot(containing: clock.now).advanced(by: 1)
         return try await readings.readings(stations: stations, from: end.advanced(by: -24), to: end)
+    }
+
+    /// The newest stored hour of the home station with a known PM10 or PM2.5, whatever its day (not
+    /// one that has not begun, as `recentReadings`): what a today view shows between midnight and
+    /// the first hour of the day (docs/REFERENCE.md §6, `latest`). Nil when the station has none in
+    /// the day before its newest.
+    public func latestReading() async throws(StorageFailure) -> HourlyReading? {
+        let begun = Slot(containing: clock.now).end
+        guard let newest = try await readings.newestSlot(station: stations.primary, endingBy: begun) else { return nil }
+        let day = try await readings.readings(stations: [stations.primary], from: newest.advanced(by: -23), to: newest.advanced(by: 1))
+        return day.last { $0.concentration.fineDust != nil || $0.concentration.ultraFineDust != nil }
     }
 
     /// One day.

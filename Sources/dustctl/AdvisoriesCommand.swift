@@ -33,7 +33,7 @@ struct AdvisoriesCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             try await withStore(settings, for: .read) { store in
-                let now = Date()
+                let now = try options.clock(settings).now
                 let listing = try await advisoryListing(settings, store: store, year: year, now: now)
                 if options.json {
                     try standardOutputLine(ReportJSON.advisories(listing, calendar: settings.calendar, now: now).serialized)

@@ -22,9 +22,9 @@ struct TodayCommand: AsyncParsableCommand {
             try await withStore(settings, for: .read) { store in
                 let household = try await options.household(settings, store: store)
                 // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
-                let outlook = try? await forecastOutlook(settings, store: store, now: Date())
+                let now = try options.clock(settings).now
+                let outlook = try? await forecastOutlook(settings, store: store, now: now)
                 // An advisory in force for the user's district is the first line (docs/REFERENCE.md §17); none, no line.
-                let now = Date()
                 let listing = try? await advisoryListing(settings, store: store, now: now)
                 if !options.json, let listing,
                     let line = AdvisoryText(style: .forStandardOutput(), calendar: settings.calendar).topLine(listing)
@@ -110,18 +110,31 @@ func printDay(
 ) async throws {
     let reports = try await household.household(people, from: date, through: date).map { $0[0] }
     let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
+    // `today` (which passes its forecast) shows the newest stored hour of each person's home station, whatever its day.
+    var latest: [String: HourlyReading?] = [:]
+    if forecast != nil {
+        for person in people { latest[person.name] = try await household.forPerson(person).latestReading() }
+    }
     if options.json {
         let tomorrow = forecast.map { ReportJSON.forecastTomorrow($0, calendar: settings.calendar) }
         let documents = reports.map { report in
             (
                 person: report.person,
-                document: ReportJSON.day(report, calendar: settings.calendar, forecastTomorrow: tomorrow, advisory: advisory)
+                document: ReportJSON.day(
+                    report, calendar: settings.calendar, forecastTomorrow: tomorrow, advisory: advisory,
+                    latest: latest[report.person].map { ReportJSON.latest($0, calendar: settings.calendar) })
             )
         }
         try standardOutputLine(output.json(documents).serialized)
     } else {
         let text = ReportText.forStandardOutput(settings)
         try standardOutput(
-            output.text(reports.map { (person: $0.person, text: text.day($0, isToday: isToday, forecast: forecast ?? nil)) }))
+            output.text(
+                reports.map { report in
+                    (
+                        person: report.person,
+                        text: text.day(report, isToday: isToday, forecast: forecast ?? nil, latest: latest[report.person] ?? nil)
+                    )
+                }))
     }
 }

@@ -27,7 +27,7 @@ struct ForecastCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             try await withStore(settings, for: .read) { store in
-                let outlook = try await forecastOutlook(settings, store: store, now: Date())
+                let outlook = try await forecastOutlook(settings, store: store, now: try options.clock(settings).now)
                 if options.json {
                     try standardOutputLine(
                         ReportJSON.forecast(outlook, station: settings.station.name, calendar: settings.calendar).serialized)

@@ -21,6 +21,58 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: .long, help: "Print JSON instead of text.")
     var json = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Answer as at this moment: YYYY-MM-DDTHH:MM in the configured zone, or with an offset (default: $FINEDUST_NOW, else now).",
+            valueName: "time"))
+    var now: String?
+
+    /// The clock `today`, `week`, `export`, `forecast` and `advisories` read: `--now`, else
+    /// `$FINEDUST_NOW`, else the system's (docs/REFERENCE.md §6). Exploring a database of another
+    /// day, such as the demo's, needs it.
+    func clock(_ settings: FineDustSettings) throws -> any WallClock {
+        let environment = ProcessInfo.processInfo.environment["FINEDUST_NOW"].flatMap { $0.isEmpty ? nil : $0 }
+        guard let text = now ?? environment else { return SystemClock() }
+        guard let instant = Self.instant(text, in: settings.calendar.timeZone) else {
+            let origin = now != nil ? "--now" : "FINEDUST_NOW"
+            throw CommandFailure(
+                .usage,
+                "\(origin) \"\(TerminalSafeText.sanitized(text))\" is not a time: write YYYY-MM-DDTHH:MM (the configured zone) or add an offset, e.g. 2026-11-21T00:30+09:00."
+            )
+        }
+        return FixedClock(instant)
+    }
+
+    /// `YYYY-MM-DDTHH:MM[:SS]` in `zone`, or with `Z` or `±HH:MM`; years 2000 to 2099.
+    static func instant(_ text: String, in zone: TimeZone) -> Date? {
+        let pattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?$/
+        guard let match = text.wholeMatch(of: pattern), let year = Int(match.1), (2000...2099).contains(year) else { return nil }
+        var zoneUsed = zone
+        if let offset = match.7 {
+            if offset == "Z" {
+                zoneUsed = TimeZone(secondsFromGMT: 0)!
+            } else {
+                let sign = offset.hasPrefix("-") ? -1 : 1
+                let parts = offset.dropFirst().split(separator: ":").compactMap { Int($0) }
+                guard parts.count == 2, parts[0] <= 14, parts[1] < 60,
+                    let fixed = TimeZone(secondsFromGMT: sign * (parts[0] * 3600 + parts[1] * 60))
+                else { return nil }
+                zoneUsed = fixed
+            }
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zoneUsed
+        let components = DateComponents(
+            year: year, month: Int(match.2), day: Int(match.3), hour: Int(match.4), minute: Int(match.5),
+            second: match.6.flatMap { Int($0) } ?? 0)
+        guard let date = calendar.date(from: components),
+            calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+                == DateComponents(year: year, month: Int(match.2), day: Int(match.3), hour: Int(match.4), minute: Int(match.5))
+        else { return nil }
+        return date
+    }
+
     /// The settings from the configuration file and environment, with --db and --station applied;
     /// the loader's warnings (a misspelt `DUSTD_…` variable) go to stderr.
     func settings() throws -> FineDustSettings {
@@ -74,8 +126,9 @@ struct GlobalOptions: ParsableArguments {
     /// to it: a name the database never stored is an error naming the nearest stored ones, not an
     /// empty report (docs/REFERENCE.md §6).
     func household(
-        _ settings: FineDustSettings, store: any FineDustStore, clock: any WallClock = SystemClock()
+        _ settings: FineDustSettings, store: any FineDustStore, clock given: (any WallClock)? = nil
     ) async throws -> StatisticsService {
+        let clock = try given ?? self.clock(settings)
         let stations = try primaryStation(settings)
         try await checkStored(stations.primary, store: store)
         return StatisticsService(

@@ -18,7 +18,8 @@ struct ReportText {
     }
 
     /// - Parameter forecast: today's outlook; its tomorrow line is shown when a grade is stored.
-    func day(_ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil) -> String {
+    /// - Parameter latest: for `today`, the newest stored hour whatever its day, shown when today has none yet.
+    func day(_ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil, latest: HourlyReading? = nil) -> String {
         var lines: [String] = []
         lines.append(style.bold("\(report.station) · \(report.date) (\(weekdayName(report.date))) · \(calendar.timeZone.identifier)"))
         let tomorrow = forecast.flatMap(tomorrowLine)
@@ -27,6 +28,12 @@ struct ReportText {
                 isToday
                     ? "No readings for today yet; dustd stores each hour about 20 minutes after it ends."
                     : "No readings stored for this day.")
+            if isToday, let latest {
+                let date = calendar.date(containing: latest.slot.start)
+                let pm10 = concentrationWithGrade(latest.concentration.fineDust, .pm10, date)
+                let pm25 = concentrationWithGrade(latest.concentration.ultraFineDust, .pm25, date)
+                lines.append("Latest stored hour \(date) \(slotLabel(latest.slot, calendar))   PM10 \(pm10)   PM2.5 \(pm25)")
+            }
             lines.append(contentsOf: walkingTable(report.walking))
             if let tomorrow { lines.append(tomorrow) }
             return lines.joined(separator: "\n") + "\n"

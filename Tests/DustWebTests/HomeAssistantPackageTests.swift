@@ -62,7 +62,7 @@ struct HomeAssistantPackageTests {
     /// documentation); `aqi` has none.
     static let units: [String: String?] = [
         "pm10": "µg/m³", "pm25": "µg/m³", "ozone": "µg/m³", "nitrogen_dioxide": "µg/m³", "sulphur_dioxide": "µg/m³",
-        "carbon_monoxide": "ppm", "aqi": nil,
+        "carbon_monoxide": "ppm", "aqi": nil, "weight": "µg",
     ]
 
     @Test("One request to /api/v1/today; PM10, PM2.5, each gas and the index as measurements; every template path exists in the document")
@@ -98,7 +98,9 @@ struct HomeAssistantPackageTests {
                 #expect(resolve(path, in: document) != nil, "\(name): \(path.joined(separator: ".")) is in /api/v1/today")
             }
             if let deviceClass = sensor["device_class"] as? String {
-                #expect(sensor["state_class"] as? String == "measurement", "\(name) keeps long-term statistics")
+                // A day's total that starts again at midnight is total_increasing; a concentration a measurement.
+                let expected = deviceClass == "weight" ? "total_increasing" : "measurement"
+                #expect(sensor["state_class"] as? String == expected, "\(name) keeps long-term statistics")
                 #expect(Self.units[deviceClass] == .some(sensor["unit_of_measurement"] as? String), "\(name): \(deviceClass)'s unit")
                 // The value the sensor shows, in the document's unit, is a number on the demo's day.
                 let value = try #require(paths.max { $0.count < $1.count }.flatMap { resolve($0, in: document) as? Double }, "\(name)")
@@ -109,7 +111,7 @@ struct HomeAssistantPackageTests {
         #expect(
             numbers == [
                 "pm10": 45, "pm25": 22, "ozone": 0.0184, "nitrogen_dioxide": 0.0262, "sulphur_dioxide": 0.0031, "carbon_monoxide": 0.52,
-                "aqi": 62,
+                "aqi": 62, "weight": 133.463,
             ])
         // The advisory and tomorrow's forecast are in the same document: the demo's 경보 and 매우나쁨.
         #expect(resolve(["advisory", "levelWord"], in: document) as? String == "경보")

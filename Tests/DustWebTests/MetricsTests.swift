@@ -24,7 +24,6 @@ struct MetricsTests {
         "# HELP finedust_forecast_issued_timestamp_seconds When the newest forecast shown was issued (unix seconds).",
         "# HELP finedust_gas_ppm The latest known hourly gas concentration in ppm (parts per million by volume).",
         "# HELP finedust_grade AirKorea grade of the latest hourly concentration: 1 good, 2 moderate, 3 bad, 4 very bad.",
-        "# HELP finedust_intake_today_grams Estimated inhaled dose so far today (grams; µg × 1e-6).",
         "# HELP finedust_latest_hour_end_timestamp_seconds When the latest known hour ended (unix seconds).",
         "# HELP finedust_measured_slots_today Hours of today with a known concentration.",
         "# TYPE finedust_build_info gauge",
@@ -36,7 +35,6 @@ struct MetricsTests {
         "# TYPE finedust_forecast_issued_timestamp_seconds gauge",
         "# TYPE finedust_gas_ppm gauge",
         "# TYPE finedust_grade gauge",
-        "# TYPE finedust_intake_today_grams gauge",
         "# TYPE finedust_latest_hour_end_timestamp_seconds gauge",
         "# TYPE finedust_measured_slots_today gauge",
         "finedust_build_info{version=\"\(FineDustVersion.current)\"} 1.0",
@@ -56,9 +54,8 @@ struct MetricsTests {
         "finedust_gas_ppm{station=\"종로구\",gas=\"so2\"} 0.0031",
         "finedust_grade{station=\"종로구\",pollutant=\"pm10\"} 2.0",
         "finedust_grade{station=\"종로구\",pollutant=\"pm25\"} 2.0",
-        // Issue 22 (docs/REFERENCE.md §18): the intake is a person's, `me` without `people:`.
-        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\",person=\"me\"} 0.0",
-        "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\",person=\"me\"} 0.0",
+        // Issue 22 (docs/REFERENCE.md §18): the intake is a person's, `me` without `people:`; issue 37: at the
+        // demo's clock (00:20) today has no hour yet, so no intake sample (the API's null), never 0.
         "finedust_latest_hour_end_timestamp_seconds{station=\"종로구\",pollutant=\"pm10\"} 1795186800.0",
         "finedust_latest_hour_end_timestamp_seconds{station=\"종로구\",pollutant=\"pm25\"} 1795186800.0",
         "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} 0.0",
@@ -173,9 +170,7 @@ struct MetricsTests {
             samples == [
                 "finedust_build_info{version=\"\(FineDustVersion.current)\"} 1.0",
                 "finedust_data_stale 1.0",
-                // Issue 22 (docs/REFERENCE.md §18): the intake is a person's, `me` without `people:`.
-                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm10\",person=\"me\"} 0.0",
-                "finedust_intake_today_grams{station=\"종로구\",pollutant=\"pm25\",person=\"me\"} 0.0",
+                // Nothing stored: no intake sample (unknown is absent, never 0).
                 "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm10\"} 0.0",
                 "finedust_measured_slots_today{station=\"종로구\",pollutant=\"pm25\"} 0.0",
             ])

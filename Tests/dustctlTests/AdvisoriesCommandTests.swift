@@ -121,9 +121,10 @@ struct AdvisoriesCommandTests {
         // --json: `advisory`, last, the one the top line names; null when none concerns the user.
         let json = try await dustctl("today", "--db", db, "--station", "종로구", "--json")
         #expect(json.standardOutput.contains(#","advisory":{"pollutant":"PM10","key":"87","district":"서울","area":"도심권","level":"warning""#))
-        #expect(json.standardOutput.hasSuffix(#""active":true,"concernsYou":true}}"# + "\n"))
+        // Then `latest` (issue 37): the newest stored hour whatever its day.
+        #expect(json.standardOutput.contains(#""active":true,"concernsYou":true},"latest":{"start":"#))
         let none = try await dustctl("today", "--db", plain, "--station", "종로구", "--json")
-        #expect(none.standardOutput.hasSuffix(#","advisory":null}"# + "\n"))
+        #expect(none.standardOutput.contains(#","advisory":null,"latest":{"#))
     }
 
     @Test("dustctl status: a line per operation turned off, saying what to apply for; none when every service answers")

@@ -64,6 +64,9 @@ public struct DashboardModel: Sendable {
     public var person: String?
     /// The week page's household side by side: each person's week, in the order of `people`; empty with one person.
     public var household: [PersonWeek]
+    /// The newest stored hour of the home station whatever its day: today's page shows it until the
+    /// day's first hour is stored.
+    public var latest: HourlyReading?
     /// Whether the viewer signed in with the session cookie: the footer then offers to sign out.
     public var signedIn: Bool
 
@@ -82,8 +85,9 @@ public struct DashboardModel: Sendable {
         page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
         calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
         audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = [], people: [String] = [], person: String? = nil,
-        household: [PersonWeek] = [], signedIn: Bool = false
+        household: [PersonWeek] = [], signedIn: Bool = false, latest: HourlyReading? = nil
     ) {
+        self.latest = latest
         self.signedIn = signedIn
         self.people = people
         self.person = person

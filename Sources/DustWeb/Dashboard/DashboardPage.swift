@@ -249,6 +249,15 @@ struct DashboardRenderer {
             } else {
                 sections.append(
                     "<section class=\"card\"><p class=\"empty\">\(isToday ? text.noReadingsToday : text.noReadingsDay)</p></section>")
+                // Between midnight and the day's first hour, today is never blank: the newest stored hour, dated.
+                if isToday, let latest = model.latest {
+                    let date = calendar.date(containing: latest.slot.start)
+                    sections.append(
+                        nowCard(
+                            slot: latest.slot, concentration: latest.concentration, date: date, isToday: false,
+                            heading: text.newestStoredHour,
+                            aside: text.shortDate(date) + " " + DashboardFormat.slotRange(latest.slot, calendar)))
+                }
             }
             if day.gasTotals.hasKnownValue { sections.append(gasCard(day, isToday: isToday)) }
             if isToday, let forecast = model.forecast { sections.append(forecastCard(forecast)) }
@@ -262,8 +271,17 @@ struct DashboardRenderer {
     /// The newest measured hour: a big badge of the worse grade, then each pollutant.
     private func latestCard(_ day: DayReport, isToday: Bool) -> HTML {
         guard let latest = day.latest else { return .empty }
+        return nowCard(
+            slot: latest.slot, concentration: latest.concentration, date: day.date, isToday: isToday,
+            heading: isToday ? text.latestHour : text.lastHourOfDay, aside: DashboardFormat.slotRange(latest.slot, calendar))
+    }
+
+    /// One hour's card: a big badge of the worse grade (with advice on today's), then each pollutant.
+    private func nowCard(
+        slot: Slot, concentration: DustPair<Double?>, date: LocalDate, isToday: Bool, heading: String, aside: String
+    ) -> HTML {
         let grades = DustPair(byPollutant: { pollutant in
-            latest.concentration[pollutant].map { DustGrade(concentration: $0, of: pollutant, on: day.date) }
+            concentration[pollutant].map { DustGrade(concentration: $0, of: pollutant, on: date) }
         })
         let worst = [grades.fineDust, grades.ultraFineDust].compactMap { $0 }.max()
         let badge: HTML =
@@ -272,7 +290,7 @@ struct DashboardRenderer {
                 return "<div class=\"badge g\(grade.rawValue)\"><span class=\"word\">\(text.gradeName(grade))</span>\(advice)</div>"
             } ?? .empty
         let tiles = Pollutant.allCases.map { pollutant -> HTML in
-            let value = latest.concentration[pollutant]
+            let value = concentration[pollutant]
             return """
                 <div class="tile">\(pollutantHeading(pollutant))\
                 <p class="value">\(DashboardFormat.concentration(value))<span class="unit">\(text.concentrationUnit)</span></p>\
@@ -280,8 +298,8 @@ struct DashboardRenderer {
                 """
         }
         return """
-            <section class="card now" data-latest="\(calendar.iso8601(latest.slot.start))">\
-            <h2>\(isToday ? text.latestHour : text.lastHourOfDay) <span class="aside">\(DashboardFormat.slotRange(latest.slot, calendar))</span></h2>\
+            <section class="card now" data-latest="\(calendar.iso8601(slot.start))">\
+            <h2>\(heading) <span class="aside">\(aside)</span></h2>\
             \(badge)<div class="pair">\(tiles)</div></section>
             """
     }

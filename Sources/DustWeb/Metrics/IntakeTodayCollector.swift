@@ -14,7 +14,8 @@ struct IntakeTodayCollector: GaugeCollector {
         for pollutant in Pollutant.allCases {
             for entry in everyone {
                 let labels = [("station", entry.station), ("pollutant", pollutant.rawValue), ("person", entry.person)]
-                let intake = entry.day.totals.intake[pollutant] ?? 0
+                // Unknown (no hour of today yet) is no sample, as the API's null: never 0.
+                guard let intake = entry.day.totals.intake[pollutant] else { continue }
                 registry.makeGauge(descriptor: points ? Self.intakePoints : Self.intakeGrams, labels: labels)
                     .set(to: points ? intake : intake / 1_000_000)
             }

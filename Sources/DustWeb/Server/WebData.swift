@@ -173,8 +173,10 @@ public struct WebData: Sendable {
         let day = try await statistics.day(statistics.today)
         let outlook = try? await forecastOutlook()
         let listing = try? await advisoryListing()
+        let latest = try await statistics.latestReading()
         return ReportJSON.day(
             day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar),
-            advisory: ReportJSON.todayAdvisory(listing, calendar: statistics.calendar, now: clock.now))
+            advisory: ReportJSON.todayAdvisory(listing, calendar: statistics.calendar, now: clock.now),
+            latest: ReportJSON.latest(latest, calendar: statistics.calendar))
     }
 }

@@ -206,9 +206,11 @@ public struct WebServer: Sendable {
             acceptLanguage: request.headers[.acceptLanguage])
         let day: DayReport?
         let week: WeekReport
+        var latest: HourlyReading?
         switch page {
         case .today:
             day = try await statistics.day(statistics.today)
+            if let day, day.totals.hours.fineDust + day.totals.hours.ultraFineDust == 0 { latest = try await statistics.latestReading() }
             week = try await statistics.rollingWeek(endingOn: statistics.today)
         case .day(let date):
             day = try await statistics.day(date)
@@ -231,7 +233,8 @@ public struct WebServer: Sendable {
             intakeUnit: statistics.intakeModel.unit,
             calendar: statistics.calendar, health: health, now: data.now,
             forecast: forecast, audience: data.reportSettings.audience, advisories: advisories,
-            people: people.count > 1 ? people : [], person: person, household: household, signedIn: context.signedInByCookie)
+            people: people.count > 1 ? people : [], person: person, household: household, signedIn: context.signedInByCookie, latest: latest
+        )
         var reply = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         reply.headers[.contentLanguage] = language.rawValue
         reply.headers[.vary] = "Accept-Language"
