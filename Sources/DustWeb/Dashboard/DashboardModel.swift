@@ -67,6 +67,9 @@ public struct DashboardModel: Sendable {
     /// The newest stored hour of the home station whatever its day: today's page shows it until the
     /// day's first hour is stored.
     public var latest: HourlyReading?
+    /// The person named above the station: whose page this is, in a household of more than one
+    /// (also to a person's own token, which sees no switcher); nil with one person.
+    public var named: String?
     /// Whether the viewer signed in with the session cookie: the footer then offers to sign out.
     public var signedIn: Bool
 
@@ -85,8 +88,9 @@ public struct DashboardModel: Sendable {
         page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
         calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
         audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = [], people: [String] = [], person: String? = nil,
-        household: [PersonWeek] = [], signedIn: Bool = false, latest: HourlyReading? = nil
+        household: [PersonWeek] = [], signedIn: Bool = false, latest: HourlyReading? = nil, named: String? = nil
     ) {
+        self.named = named ?? person
         self.latest = latest
         self.signedIn = signedIn
         self.people = people

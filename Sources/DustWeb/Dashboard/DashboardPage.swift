@@ -85,7 +85,7 @@ struct DashboardRenderer {
             <a class="lang" href="\(link(path, language: other))" hreflang="\(other.rawValue)" lang="\(other.rawValue)" \
             title="\(text.switchLanguage)">\(text.otherLanguageName)</a></header>\(personSwitcher())
             \(advisoryBanner())\(notices())
-            <div class="heading"><h1>\(station)</h1><p class="subtitle">\(subtitle)</p></div>
+            <div class="heading"><h1>\(whose())\(station)</h1><p class="subtitle">\(subtitle)</p></div>
             \(pager())
             <main>
             \(mainContent())
@@ -146,6 +146,13 @@ struct DashboardRenderer {
                 \(previousLink)<a href="\(link("/"))">\(text.todayLink)</a>\(nextLink)</nav>
                 """
         }
+    }
+
+    /// The person the page is about, above the station, in a household of more than one: who is
+    /// shown is never left to the numbers (issue 37).
+    private func whose() -> HTML {
+        guard let name = model.named else { return .empty }
+        return "<span class=\"who\" data-person=\"\(name)\">\(name)</span>"
     }
 
     /// With more than one person, a link per person to this page as theirs, the current one marked

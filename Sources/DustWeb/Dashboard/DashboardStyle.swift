@@ -32,6 +32,8 @@ enum DashboardStyle {
         .notice .detail{display:block;margin-top:.25rem;font-size:.875rem;color:var(--muted)}
         .heading{margin:1rem 0 .75rem}
         h1{font-size:1.75rem;line-height:1.2;margin:0;font-weight:700}
+        h1 .who{display:block;font-size:1.05rem;font-weight:700;color:var(--accent);margin-bottom:.125rem}
+        .people a[aria-current]{background:var(--accent);color:var(--bg);font-weight:700}
         .subtitle{margin:.25rem 0 0;color:var(--muted)}
         .pager{display:flex;gap:.5rem;margin:.75rem 0 1rem}
         .pager a,.pager span{flex:1;text-align:center;padding:.5rem .25rem;border-radius:.75rem;background:var(--card);\

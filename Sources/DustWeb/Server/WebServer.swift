@@ -233,7 +233,9 @@ public struct WebServer: Sendable {
             intakeUnit: statistics.intakeModel.unit,
             calendar: statistics.calendar, health: health, now: data.now,
             forecast: forecast, audience: data.reportSettings.audience, advisories: advisories,
-            people: people.count > 1 ? people : [], person: person, household: household, signedIn: context.signedInByCookie, latest: latest
+            people: people.count > 1 ? people : [], person: person, household: household, signedIn: context.signedInByCookie,
+            latest: latest,
+            named: data.reportSettings.people.count > 1 ? statistics.person.name : nil
         )
         var reply = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         reply.headers[.contentLanguage] = language.rawValue
