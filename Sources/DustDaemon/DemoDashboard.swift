@@ -35,6 +35,16 @@ public struct DemoDashboard: Sendable {
     }
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
+    /// The `WebServingFailure` an error is or wraps.
+    static func servingFailure(in error: any Error) -> WebServingFailure? {
+        if let failure = error as? WebServingFailure { return failure }
+        let mirror = Mirror(reflecting: error)
+        for child in mirror.children {
+            if let inner = child.value as? any Error, let failure = servingFailure(in: inner) { return failure }
+        }
+        return nil
+    }
+
     public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
         // The demo's own SQLite file: no connections to run beside it.
         let store: any FineDustStore
@@ -74,7 +84,10 @@ public struct DemoDashboard: Sendable {
         household.people = DemoReplay.people
         let web: any Service
         do {
-            guard let service = try WebFrontEnd.service(settings: household, data: data, metrics: metrics, logger: logger) else {
+            guard
+                let service = try WebFrontEnd.service(
+                    settings: household, data: data, metrics: metrics, logger: logger, endsOnFailure: true)
+            else {
                 report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
                 return .ok
             }
@@ -91,6 +104,11 @@ public struct DemoDashboard: Sendable {
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch {
+            // ServiceGroup wraps what a service threw; the sentence is the service's own.
+            if let failure = Self.servingFailure(in: error) {
+                report(failure.description)
+                return .unavailable
+            }
             report("The dashboard stopped: \(error)")
             return .software
         }

@@ -44,7 +44,7 @@ struct WebFrontEnd {
     /// was counted through `metrics` beside the gauges it reads at each scrape.
     static func service(
         settings: FineDustSettings, data: WebData, metrics: PrometheusBackend, echoes: any EchoDetector = KeyEchoGuard.none,
-        logger: Logger
+        logger: Logger, endsOnFailure: Bool = false
     ) throws(ConfigurationError) -> (any Service)? {
         guard let (host, port) = settings.http.address else { return nil }
         let access = try access(from: settings.http)
@@ -58,7 +58,7 @@ struct WebFrontEnd {
             WebService(
                 application: WebServer(data: data, registry: metrics.registry, access: access, echoes: echoes, logger: logger)
                     .application(host: host, port: port, logger: logger),
-                url: url, logger: logger))
+                url: url, logger: logger, endsOnFailure: endsOnFailure))
     }
 
     /// What the web reads in a running dustd: the open database and the live configuration.
@@ -79,6 +79,16 @@ struct WebFrontEnd {
     }
 }
 
+/// The dashboard could not be served (the port is taken, the address does not exist).
+struct WebServingFailure: Error, CustomStringConvertible {
+    var url: String
+    var reason: String
+
+    var description: String {
+        "The dashboard cannot be served on \(url): \(reason). Another program may hold the port: choose another with --listen HOST:PORT (or http.listen), or stop that program."
+    }
+}
+
 /// The web server as a service whose failure (the port is taken, the address does not exist)
 /// is logged and leaves polling alone: the web only shows what the poller stores.
 struct WebService<Application: ApplicationProtocol>: Service, CustomStringConvertible {
@@ -88,6 +98,8 @@ struct WebService<Application: ApplicationProtocol>: Service, CustomStringConver
     let application: Application
     let url: String
     let logger: Logger
+    /// `dustd --demo`, which does nothing but serve: a failure ends it (`WebServingFailure`).
+    var endsOnFailure = false
 
     func run() async throws {
         do {
@@ -95,6 +107,7 @@ struct WebService<Application: ApplicationProtocol>: Service, CustomStringConver
         } catch is CancellationError {
             return
         } catch {
+            if endsOnFailure { throw WebServingFailure(url: url, reason: "\(error)") }
             logger.error(
                 "The dashboard cannot be served on \(url): \(error); dustd keeps polling. Set http.listen to a free address (or off) and restart dustd."
             )

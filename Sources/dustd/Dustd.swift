@@ -46,6 +46,15 @@ struct Dustd: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --demo: the database to fill.", valueName: "path"))
     var demoDatabase = "finedust-demo.sqlite"
 
+    @Option(
+        help: ArgumentHelp(
+            "With --demo: the bundled responses (default: ./Fixtures, else the installed /usr/share/finedust/Fixtures).",
+            valueName: "dir"))
+    var fixtures: String?
+
+    @Option(help: ArgumentHelp("With --demo: host:port to serve on (default: http.listen, 127.0.0.1:8478).", valueName: "host:port"))
+    var listen: String?
+
     @Flag(help: "Fetch AirKorea's station list into the database (storage.path), then exit; `dustctl stations sync` runs this.")
     var syncStations = false
 
@@ -55,6 +64,10 @@ struct Dustd: AsyncParsableCommand {
     func validate() throws {
         if [once, demo, syncStations, testAlerts].filter({ $0 }).count > 1 {
             throw ValidationError("--once, --demo, --sync-stations and --test-alerts exclude each other.")
+        }
+        if !demo, fixtures != nil || listen != nil { throw ValidationError("--fixtures and --listen go with --demo.") }
+        if let listen, HTTPSettings.address(listen) == nil {
+            throw ValidationError("--listen must be host:port, e.g. 127.0.0.1:8480 or [::1]:8480.")
         }
     }
 
@@ -121,9 +134,15 @@ struct Dustd: AsyncParsableCommand {
     /// `--demo`: the bundled responses through the real pipeline into a local database, then the
     /// dashboard on them until stopped (`dustctl demo` prints the same data as a report).
     private func runDemo(_ settings: FineDustSettings, environment: [String: String], metrics: PrometheusBackend) async throws {
-        guard let directory = DemoReplay.locateFixtures(explicit: nil) else {
-            fail(.noInput, "Cannot find the bundled Fixtures directory; run dustd --demo from the repository.")
+        guard let directory = DemoReplay.locateFixtures(explicit: fixtures) else {
+            fail(
+                .noInput,
+                fixtures.map { "\($0) holds no FineDust demo fixtures (activity/ and the AirKorea responses)." }
+                    ?? "Cannot find the bundled Fixtures directory (./Fixtures or /usr/share/finedust/Fixtures); name it with --fixtures DIR."
+            )
         }
+        var settings = settings
+        if let listen { settings.http.listen = listen }
         let logger = Daemon.logger(settings: settings, environment: environment)
         let status = await DemoDashboard(databasePath: demoDatabase, settings: settings, logger: logger, metrics: metrics)
             .run(fixtures: directory) { line in

@@ -47,3 +47,45 @@ struct DemoDashboardTests {
         #expect(throws: UnknownPerson.self) { try data.statistics(person: "me") }
     }
 }
+
+@Suite("dustd --demo: a busy port and where the fixtures are", .timeLimit(.minutes(10)))
+struct DemoProcessTests {
+    @Test("A port another program holds ends dustd --demo with 69 and what to do; --fixtures names a directory; a wrong one is 66")
+    func busyPort() async throws {
+        let directory = try TemporaryDirectory("finedust-demo-busy")
+        defer { directory.remove() }
+        // Hold a loopback port for the length of the test.
+        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(holder) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0
+            }
+        }
+        #expect(bound && listen(holder, 1) == 0)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
+        let configuration = directory.path("empty.yaml")
+        try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        environment["DUSTD_CONFIG"] = configuration
+        let result = try await Executables.run(
+            "dustd",
+            [
+                "--demo", "--listen", "127.0.0.1:\(port)", "--demo-database", directory.path("demo.sqlite"), "--fixtures",
+                TestFixtures.url("").path,
+            ], environment: environment)
+        #expect(result.status == 69, "\(result.standardOutput)\(result.standardError)")
+        #expect(result.standardOutput.contains("The dashboard cannot be served on http://127.0.0.1:\(port)/"))
+        #expect(result.standardOutput.contains("choose another with --listen HOST:PORT"))
+        let missing = try await Executables.run(
+            "dustd", ["--demo", "--fixtures", directory.path("nothing"), "--demo-database", directory.path("d.sqlite")],
+            environment: environment)
+        #expect(missing.status == 66)
+        #expect(missing.standardError.contains("holds no FineDust demo fixtures"))
+    }
+}
