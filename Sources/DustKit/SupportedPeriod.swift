@@ -51,7 +51,16 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
     public var description: String {
         let range = "\(SupportedPeriod.firstDate) to \(SupportedPeriod.lastDate)"
         switch self {
-        case .notADate:
+        case .notADate(let text):
+            // Written right but naming no day (2026-11-31, 2026-02-29, 2026-13-01): say which part is wrong.
+            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/), let year = Int(match.1), let month = Int(match.2) {
+                guard (1...12).contains(month) else {
+                    return "\(text) has no month \(month): a month is 01 to 12; give a day from \(range)."
+                }
+                if year > 0, let last = (28...31).last(where: { LocalDate("\(match.1)-\(match.2)-\($0)") != nil }) {
+                    return "\(text) is not a day: \(match.1)-\(match.2) has \(last) days; give a day from \(range)."
+                }
+            }
             return "write the day as YYYY-MM-DD, from \(range)."
         case .notAWeek:
             return "write the week as YYYY-Www (e.g. 2026-W47), a week whose seven days lie from \(range)."

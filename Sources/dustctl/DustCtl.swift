@@ -52,6 +52,18 @@ struct DustCtl: ParsableCommand {
         // A closed pipe then shows up as EPIPE from write(2), which ends dustctl quietly with 0,
         // instead of a signal that kills it halfway through a line.
         signal(SIGPIPE, SIG_IGN)
+        // A mistyped command is named as one, not as its first option ("Unknown option '--db'").
+        let arguments = CommandLine.arguments.dropFirst()
+        if let first = arguments.first, !first.hasPrefix("-"), first != "help" {
+            let names = configuration.subcommands.map { $0._commandName }
+            if !names.contains(first) {
+                let suggestion = SpellingDistance.nearest(to: first, among: names).map { "; did you mean \($0)?" } ?? ""
+                let message =
+                    "dustctl: \"\(TerminalSafeText.sanitized(first))\" is not a command\(suggestion) (dustctl --help lists them).\n"
+                _ = writeAll(message.utf8, to: STDERR_FILENO)
+                Self.exit(withError: ExitCode(64))
+            }
+        }
         do {
             var command = try parseAsRoot()
             if let asynchronous = command as? any AsyncParsableCommand {

@@ -29,3 +29,24 @@ struct StationCheckTests {
         #expect(fresh.status == 0 && fresh.standardOutput.contains("No readings stored for this day."))
     }
 }
+
+@Suite("dustctl's small refusals say what is wrong", .timeLimit(.minutes(10)))
+struct SmallRefusalTests {
+    @Test("A mistyped command is named, with the nearest; a date written right naming no day says which part is wrong")
+    func refusals() async throws {
+        let weak = try await dustctl("weak", "--db", "x.sqlite")
+        #expect(weak.status == 64)
+        #expect(weak.standardError == "dustctl: \"weak\" is not a command; did you mean week? (dustctl --help lists them).\n")
+        for (date, sentence) in [
+            ("2026-11-31", "2026-11-31 is not a day: 2026-11 has 30 days;"),
+            ("2026-02-29", "2026-02-29 is not a day: 2026-02 has 28 days;"),
+            ("2028-02-30", "2028-02-30 is not a day: 2028-02 has 29 days;"),
+            ("2026-13-01", "2026-13-01 has no month 13: a month is 01 to 12;"),
+            ("2026-1-1", "write the day as YYYY-MM-DD, from 2000-01-01 to 2099-12-31."),
+        ] {
+            let result = try await dustctl("day", date, "--db", "x.sqlite")
+            #expect(result.status == 64, "\(date)")
+            #expect(result.standardError.contains(sentence), "\(date): \(result.standardError)")
+        }
+    }
+}
