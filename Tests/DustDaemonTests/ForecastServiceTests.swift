@@ -148,7 +148,9 @@ struct ForecastNightStartTests {
             }
             #expect(try await clock.waitUntilSleeping { try await recorded() >= 2 })
             #expect(try await recorded() == 2)
-            #expect(rig.server.requests.map { $0.query["InformCode"] } == ["PM10", "PM25"])
+            // Then (issue 37) the weekly outlook of the day before, also at once: no InformCode.
+            #expect(Array(rig.server.requests.map { $0.query["InformCode"] }.prefix(2)) == ["PM10", "PM25"])
+            #expect(rig.server.requests.dropFirst(2).allSatisfy { $0.query["InformCode"] == nil })
             #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" })
             task.cancel()
             _ = try? await task.value

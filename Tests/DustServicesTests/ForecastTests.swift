@@ -237,7 +237,8 @@ struct ForecastPlannerTests {
                 }
                 now = now.addingTimeInterval(1)
             case (.wait, .fetch(let searchDate)):
-                #expect(searchDate == day)
+                // Today's publication; or, as the run's first call (a start with no outlook stored), yesterday's.
+                #expect(searchDate == day || (searchDate == day.adding(days: -1) && outlookCalls.isEmpty))
                 calls[day, default: 0] += 1
                 outlookPerDay[day, default: 0] += 1
                 outlookCalls.append(now)
@@ -269,7 +270,9 @@ struct ForecastPlannerTests {
         #expect(run.calls.values.allSatisfy { $0 == 9 }, "\(run.calls)")
     }
 
-    @Test("A start after 17:30 without today's outlook fetches it at once; before 17:30 it waits for 17:30")
+    @Test(
+        "A start after 17:30 without today's outlook fetches it at once; before 17:30 without yesterday's it fetches that, else it waits for 17:30"
+    )
     func outlookOnStart() async {
         let day = LocalDate(year: 2026, month: 11, day: 22)
         #expect(
@@ -280,10 +283,21 @@ struct ForecastPlannerTests {
             planner.decideOutlook(
                 now: instant(kst: "2026-11-22T20:10:00"), lastPublished: nil, callsToday: 0, outlookCallsToday: 0, failure: nil)
                 == .fetch(searchDate: day))
+        // A start at night with nothing stored (issue 37): yesterday's publication at once, then 17:30 as ever.
         #expect(
             planner.decideOutlook(
                 now: instant(kst: "2026-11-22T09:00:00"), lastPublished: nil, callsToday: 2, outlookCallsToday: 0, failure: nil)
-                == .wait(until: instant(kst: "2026-11-22T17:30:00")))
+                == .fetch(searchDate: day.adding(days: -1)))
+        #expect(
+            planner.decideOutlook(
+                now: instant(kst: "2026-11-22T00:40:00"), lastPublished: day.adding(days: -3), callsToday: 0, outlookCallsToday: 0,
+                failure: nil) == .fetch(searchDate: day.adding(days: -1)))
+        for (published, calls) in [(day.adding(days: -1), 0), (nil, 1)] as [(LocalDate?, Int)] {
+            #expect(
+                planner.decideOutlook(
+                    now: instant(kst: "2026-11-22T09:00:00"), lastPublished: published, callsToday: 2, outlookCallsToday: calls,
+                    failure: nil) == .wait(until: instant(kst: "2026-11-22T17:30:00")))
+        }
         // Today's stored: nothing before tomorrow's 17:30.
         #expect(
             planner.decideOutlook(
@@ -304,7 +318,8 @@ struct ForecastPlannerTests {
         // Backoff: 17:30 fails, 17:35 is its second and last call of the day.
         let run = simulateBoth(
             from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-23T00:00:00"),
-            lastFetched: instant(kst: "2026-11-21T23:00:00"), lastPublished: nil, outlookFails: { _ in .retryWithBackoff })
+            lastFetched: instant(kst: "2026-11-21T23:00:00"), lastPublished: LocalDate(year: 2026, month: 11, day: 21),
+            outlookFails: { _ in .retryWithBackoff })
         #expect(run.outlookCalls == [instant(kst: "2026-11-22T17:30:01"), instant(kst: "2026-11-22T17:35:01")])
         #expect(run.calls[LocalDate(year: 2026, month: 11, day: 22)] == 10)
     }
@@ -315,7 +330,7 @@ struct ForecastPlannerTests {
             let run = simulateBoth(
                 from: instant(kst: "2026-11-22T00:00:00"), to: instant(kst: "2026-11-25T00:00:00"), lastFetched: nil, lastPublished: nil,
                 fails: { _ in advice })
-            #expect(run.outlookCalls.count == 3, "\(advice): one each day")
+            #expect(run.outlookCalls.count == 4, "\(advice): yesterday's at the start, then one each day")
             #expect(run.calls.values.allSatisfy { $0 <= ForecastPlanner.dailyCallCap }, "\(advice): \(run.calls)")
         }
     }

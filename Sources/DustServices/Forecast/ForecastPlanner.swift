@@ -116,7 +116,8 @@ public struct ForecastPlanner: Sendable {
     /// made today (KST, the outlook's among them), the outlook's calls today and its last failure.
     ///
     /// Once a day after 17:30 KST, unless today's publication is stored; a start after 17:30 without
-    /// it fetches at once. At most `outlookReserve` calls a day, each only when the day's remaining
+    /// it fetches at once, and a start before 17:30 without yesterday's fetches that at once (so a
+    /// dustd started at night shows an outlook, as the forecast does). At most `outlookReserve` calls a day, each only when the day's remaining
     /// scheduled fetches keep theirs within `dailyCallCap`; a failure is retried with the daily
     /// forecast's backoff, a key problem or a spent quota tomorrow.
     public func decideOutlook(
@@ -126,7 +127,16 @@ public struct ForecastPlanner: Sendable {
         let release = outlookFetchTime(on: today)
         let tomorrow = outlookFetchTime(on: today.adding(days: 1))
         if let lastPublished, lastPublished >= today { return .wait(until: tomorrow) }
-        if now < release { return .wait(until: release) }
+        if now < release {
+            // Started at night or in the morning without even yesterday's publication: fetch that one
+            // at once, with one of today's kept calls (one try, and none after a failure: today's comes
+            // after 17:30 as ever).
+            let yesterday = today.adding(days: -1)
+            guard lastPublished.map({ $0 < yesterday }) ?? true, outlookCallsToday == 0, failure == nil,
+                callsToday + 1 + scheduledFetches(after: now) * Self.callsPerFetch <= Self.dailyCallCap
+            else { return .wait(until: release) }
+            return .fetch(searchDate: yesterday)
+        }
         guard outlookCallsToday < Self.outlookReserve else { return .wait(until: tomorrow) }
         var earliest = now
         // A failure before today's release belongs to an older publication.
