@@ -238,6 +238,8 @@ public struct Daemon: Sendable {
         lease pollerLease: any PollerLease
     ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment, echoes: redactor)
+        // Every request counter at 0 from the start, so a dashboard's rate() has a series before the first event.
+        RequestCounters(factory: metrics).declareEveryOutcome()
         let alertSinks: AlertSinks
         do {
             alertSinks = try AlertSinks(settings: settings.alerts, environment: environment)

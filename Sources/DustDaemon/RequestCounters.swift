@@ -46,6 +46,16 @@ public struct RequestCounters: Sendable {
         }
     }
 
+    /// Creates each family's series for every outcome, at 0: a counter exists from dustd's start, as
+    /// Prometheus's guidance asks, not from its first event (result codes appear as AirKorea sends them).
+    public func declareEveryOutcome() {
+        for outcome in PollAttempt.Outcome.allCases {
+            for family in [Self.pollAttempts, Self.forecastRequests, Self.advisoryRequests] {
+                _ = Counter(label: family, dimensions: [("outcome", outcome.rawValue)], factory: factory)
+            }
+        }
+    }
+
     /// Result codes are two digits in the real API; anything else is folded into one label so a hostile
     /// server cannot grow the label set.
     static func codeLabel(_ code: String) -> String {

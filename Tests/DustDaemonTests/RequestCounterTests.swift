@@ -71,11 +71,21 @@ struct RequestCounterTests {
             ])
     }
 
-    @Test("Nothing counted, nothing rendered: a counter appears at its first request")
+    @Test("Nothing counted, nothing rendered; once dustd declares them (at start), every outcome of every family is there at 0")
     func noRequestNoFamily() {
         let backend = PrometheusBackend()
-        _ = RequestCounters(factory: backend)
+        let counters = RequestCounters(factory: backend)
         #expect(backend.registry.emitToString() == "")
+        counters.declareEveryOutcome()
+        let text = backend.registry.emitToString()
+        for family in ["finedust_poll_attempts_total", "finedust_forecast_requests_total", "finedust_advisory_requests_total"] {
+            for outcome in ["ok", "retrying", "failed", "quota", "stopped"] {
+                #expect(text.contains("\(family){outcome=\"\(outcome)\"} 0\n"), "\(family) \(outcome)")
+            }
+        }
+        // Counting goes on from 0.
+        Self.countSome(counters)
+        #expect(backend.registry.emitToString().contains("finedust_poll_attempts_total{outcome=\"ok\"} 2\n"))
     }
 
     @Test("Any swift-metrics factory receives the counts: forecast requests apart from poll attempts")

@@ -35,7 +35,7 @@ public struct PollAttempt: Sendable, Hashable {
     /// How long attempts are kept: older ones are forgotten as new ones are recorded.
     public static let retention: TimeInterval = 90 * 86_400
 
-    public enum Outcome: String, Sendable, Hashable {
+    public enum Outcome: String, Sendable, Hashable, CaseIterable {
         /// The response was stored.
         case ok
         /// A passing fault; retried with backoff.
