@@ -152,7 +152,7 @@ struct DashboardRenderer {
     /// shown is never left to the numbers (issue 37).
     private func whose() -> HTML {
         guard let name = model.named else { return .empty }
-        return "<span class=\"who\" data-person=\"\(name)\">\(name)</span>"
+        return "<span class=\"who\">\(name)</span>"
     }
 
     /// With more than one person, a link per person to this page as theirs, the current one marked
