@@ -101,6 +101,10 @@ try:
         assert field, "the sign-in form has no token field"
         call("DOM.focus", nodeId=field)
         call("Input.insertText", text=text)
+        return enter()
+
+    def enter():
+        """Presses Enter where the focus is, and waits for the page that follows."""
         events.clear()
         for kind in ("keyDown", "keyUp"):
             call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
@@ -113,12 +117,7 @@ try:
         node = call("DOM.querySelector", nodeId=document, selector=selector)["nodeId"]
         assert node, f"no {selector} on the page"
         call("DOM.focus", nodeId=node)
-        events.clear()
-        for kind in ("keyDown", "keyUp"):
-            call("Input.dispatchKeyEvent", type=kind, key="Enter", code="Enter", windowsVirtualKeyCode=13,
-                 **({"text": "\r"} if kind == "keyDown" else {}))
-        wait_for("Page.loadEventFired")
-        return statuses(), dom()
+        return enter()
 
     def session_cookie():
         cookies = call("Network.getCookies", urls=[base + "/"])["cookies"]

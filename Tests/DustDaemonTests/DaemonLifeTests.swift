@@ -248,19 +248,9 @@ struct DaemonLifeTests {
     @Test("A web port that cannot be bound is logged, and dustd keeps polling")
     func webPortTaken() async throws {
         // Hold a port so dustd cannot listen on it.
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(holder, $0, length) } }
-        _ = listen(holder, 1)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(holder, $0, &length) }
-        }
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let held = try HeldLoopbackPort()
+        defer { held.release() }
+        let port = held.port
         let dustd = try await RunningDustd(extraEnvironment: ["DUSTD_HTTP_LISTEN": "127.0.0.1:\(port)"])
         defer { dustd.directory.remove() }
         #expect(try await dustd.wait { dustd.logs.contains("The dashboard cannot be served on http://127.0.0.1:\(port)/") })

@@ -55,20 +55,9 @@ struct DemoProcessTests {
         let directory = try TemporaryDirectory("finedust-demo-busy")
         defer { directory.remove() }
         // Hold a loopback port for the length of the test.
-        let holder = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(holder) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(holder, $0, length) == 0 && getsockname(holder, $0, &length) == 0
-            }
-        }
-        #expect(bound && listen(holder, 1) == 0)
-        let port = Int(UInt16(bigEndian: address.sin_port))
+        let held = try HeldLoopbackPort()
+        defer { held.release() }
+        let port = held.port
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
         let configuration = directory.path("empty.yaml")
         try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)

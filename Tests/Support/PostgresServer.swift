@@ -237,21 +237,10 @@ public final class PostgresServer: Sendable {
 
     /// A TCP port on 127.0.0.1 that nothing listens on now: the kernel's choice for port 0.
     private static func freeLoopbackPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw Failure(message: "socket: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
-                bind(descriptor, socketAddress, length) == 0 && getsockname(descriptor, socketAddress, &length) == 0
-            }
-        }
-        guard bound else { throw Failure(message: "bind 127.0.0.1:0: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let held: HeldLoopbackPort
+        do { held = try HeldLoopbackPort(listening: false) } catch { throw Failure(message: "\(error)") }
+        defer { held.release() }
+        return held.port
     }
 
     private static func account(_ name: String) -> (uid: uid_t, gid: gid_t)? {
