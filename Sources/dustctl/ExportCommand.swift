@@ -10,7 +10,9 @@ struct ExportCommand: AsyncParsableCommand {
         discussion: """
             Default: the rolling week ending today, one row per day, CSV on stdout.
             With --per week, every ISO week (Monday–Sunday) that overlaps the range is
-            exported whole. --output never writes through or replaces a symbolic link,
+            exported whole. --output FILE.csv starts with a UTF-8 byte order mark, so a
+            spreadsheet reads Korean names right (--no-bom: none; --bom: also on stdout).
+            --output never writes through or replaces a symbolic link,
             device or FIFO (exit 73); a failed write leaves an existing file as it was
             (exit 74). Examples:
               dustctl export --last-week --output last-week.csv
@@ -46,8 +48,11 @@ struct ExportCommand: AsyncParsableCommand {
         completion: .file())
     var output: String?
 
-    @Flag(help: "Start the CSV with a UTF-8 byte order mark (for Excel).")
+    @Flag(help: "Start the CSV with a UTF-8 byte order mark (for Excel); the default for --output FILE.csv.")
     var bom = false
+
+    @Flag(help: "No byte order mark, even for --output FILE.csv.")
+    var noBOM = false
 
     @OptionGroup var personOptions: PersonOptions
 
@@ -61,6 +66,14 @@ struct ExportCommand: AsyncParsableCommand {
         }
         if options.json, format == .csv { throw ValidationError("--json and --format csv ask for different formats; give one of them.") }
         if bom, outputFormat == .json { throw ValidationError("--bom applies to CSV only.") }
+        if bom, noBOM { throw ValidationError("--bom and --no-bom ask for different things; give one of them.") }
+    }
+
+    /// A CSV file named `.csv` opens in Excel, which reads Korean (종로구) right only after a byte order
+    /// mark: it gets one unless `--no-bom`; standard output only with `--bom` (a pipe wants plain UTF-8).
+    private var writesBOM: Bool {
+        guard outputFormat == .csv, !noBOM else { return false }
+        return bom || output.map { $0.lowercased().hasSuffix(".csv") } == true
     }
 
     /// `--format`, or JSON for the global `--json`, else CSV.
@@ -95,7 +108,7 @@ struct ExportCommand: AsyncParsableCommand {
                             }
                         ).serialized + "\n"
                 }
-                if bom { text = "\u{FEFF}" + text }
+                if writesBOM { text = "\u{FEFF}" + text }
                 if let output {
                     try OutputFile(path: output).write(text.utf8)
                 } else {

@@ -14,6 +14,27 @@ func demoDatabase(_ directory: TemporaryDirectory) async throws -> String {
 
 @Suite("dustctl export, week and demo", .timeLimit(.minutes(10)))
 struct ExportTests {
+    @Test("--output FILE.csv gets a byte order mark, --no-bom none; another name or standard output only with --bom; JSON never")
+    func byteOrderMark() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try await demoDatabase(directory)
+        let common = ["export", "--week", "2026-W47", "--station", "종로구", "--db", db]
+        func starts(_ arguments: [String], file: String?) async throws -> Bool {
+            let result = try await dustctl(common + arguments + (file.map { ["--output", directory.path($0)] } ?? []))
+            #expect(result.status == 0, "\(result.standardError)")
+            let bytes = try file.map { try Data(contentsOf: URL(fileURLWithPath: directory.path($0))) } ?? Data(result.standardOutput.utf8)
+            return Array(bytes.prefix(3)) == [0xEF, 0xBB, 0xBF]
+        }
+        #expect(try await starts([], file: "a.CSV"))
+        #expect(try await !starts(["--no-bom"], file: "b.csv"))
+        #expect(try await !starts([], file: "c.txt"))
+        #expect(try await !starts([], file: nil))
+        #expect(try await starts(["--bom"], file: "e.txt"))
+        #expect(try await !starts(["--format", "json"], file: "d.csv"))
+        #expect(try await dustctl(common + ["--bom", "--no-bom"]).status == 64)
+    }
+
     @Test("CSV parsed by Python's csv module equals the JSON numbers, to 3 decimals")
     func csvMatchesJSON() async throws {
         let directory = try TemporaryDirectory()
@@ -26,7 +47,10 @@ struct ExportTests {
                 "export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--format", format, "--output", path)
             #expect(result.status == 0, "\(result.standardError)")
         }
-        let csv = try String(contentsOfFile: csvPath, encoding: .utf8)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: csvPath))
+        // A file named .csv starts with the byte order mark Excel needs for 종로구 (issue 37).
+        #expect(Array(bytes.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        let csv = String(decoding: bytes.dropFirst(3), as: UTF8.self)
         #expect(
             csv.hasPrefix(
                 "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade\n"
@@ -34,7 +58,7 @@ struct ExportTests {
         #expect(!csv.contains("\r"))
         let script = """
             import csv, json, sys
-            rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8")))
+            rows = list(csv.DictReader(open(sys.argv[1], newline="", encoding="utf-8-sig")))
             days = json.load(open(sys.argv[2], encoding="utf-8"))
             assert len(rows) == len(days) == 7, (len(rows), len(days))
             def same(text, value, places=3):
