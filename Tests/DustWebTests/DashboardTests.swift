@@ -413,7 +413,7 @@ struct DashboardTests {
         let (page, week) = try await scratch.weekPage(try #require(ISOWeek("2026-W47")))
 
         #expect(page.contains("<title>종로구 · 2026-W47 · FineDust</title>"))
-        #expect(page.contains("2026년 47주 · 11/16 – 11/22"))
+        #expect(page.contains("11월 셋째 주 · 11/16 – 11/22"))
         #expect(occurrences(of: "data-date=\"", in: page) == 7)
         #expect(
             week.days.map(\.date.description) == [
@@ -509,5 +509,30 @@ struct DashboardGasTests {
         #expect(page.contains("data-hours-pm10=\"1\""))
         #expect(!page.contains("card gases"))
         #expect(!page.contains("data-gas="))
+    }
+}
+
+@Suite("The dashboard's colours", .timeLimit(.minutes(10)))
+struct DashboardContrastTests {
+    /// WCAG 2's contrast ratio of two `#rrggbb` colours.
+    static func contrast(_ one: String, _ other: String) -> Double {
+        func luminance(_ hex: String) -> Double {
+            let value = Int(hex.dropFirst(), radix: 16)!
+            let channels = [(value >> 16) & 0xFF, (value >> 8) & 0xFF, value & 0xFF].map { Double($0) / 255 }
+            let linear = channels.map { $0 <= 0.03928 ? $0 / 12.92 : pow(($0 + 0.055) / 1.055, 2.4) }
+            return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+        }
+        let (a, b) = (luminance(one), luminance(other))
+        return (max(a, b) + 0.05) / (min(a, b) + 0.05)
+    }
+
+    @Test("White on each grade's big badge meets WCAG AA (4.5:1), in both schemes (the badge keeps its colour)")
+    func badges() throws {
+        let sheet = DashboardPage.styleSheet()
+        for grade in 1...4 {
+            let match = try #require(sheet.firstMatch(of: try Regex(#"\.badge\.g"# + String(grade) + #"\{background:(#[0-9a-f]{6})\}"#)))
+            let colour = try #require(match.output[1].substring.map(String.init))
+            #expect(Self.contrast(colour, "#ffffff") >= 4.5, "grade \(grade): \(colour)")
+        }
     }
 }

@@ -188,7 +188,7 @@ struct PersonDashboardTests {
             #expect(status == .ok)
             #expect(!before.contains("person="))
             #expect(!before.contains("pager people"))
-            #expect(!before.contains("household"))
+            #expect(!before.contains("class=\"card household\""))
             let (_, onePerson) = try await page(rig.application(single), path)
             #expect(onePerson == before, "\(path)")
             let separator = path.contains("?") ? "&" : "?"

@@ -411,7 +411,7 @@ struct DashboardRenderer {
             ? "<li><span class=\"swatch future\" aria-hidden=\"true\"></span>\(text.notYet)</li>" : .empty
         let dst: HTML = day.slotCount != 24 ? "<p class=\"note\">\(text.dstNote(hours: day.slotCount))</p>" : .empty
         return """
-            <section class="card hours"><h2>\(text.hourByHour) <span class="aside">\(calendar.timeZone.identifier)</span></h2>\
+            <section class="card hours"><h2>\(text.hourByHour) <span class="aside">\(text.zoneName(calendar.timeZone.identifier))</span></h2>\
             \(hourChart(day))\
             <ul class="legend">\(legend)<li><span class="swatch who" aria-hidden="true"></span>\(text.whoLine)</li>\(future)</ul>\
             \(dst)\(hourTable(day))</section>

@@ -20,6 +20,10 @@ enum DashboardStyle {
         font:16px/1.5 system-ui,-apple-system,"Apple SD Gothic Neo","Noto Sans KR",sans-serif;\
         font-variant-numeric:tabular-nums;word-break:keep-all;overflow-wrap:break-word}
         .page{max-width:42rem;margin:0 auto;padding:.75rem .75rem 2.5rem}
+        @media (min-width:1024px){.page{max-width:72rem;padding:1rem 1.5rem 3rem}\
+        main{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:0 1rem;align-items:start}\
+        main>.card.hours,main>.card.household,main>.card.week,main>.card.table{grid-column:1/-1}\
+        .card .chart{max-height:19rem;width:auto;max-width:100%;margin-left:auto;margin-right:auto}}
         a{color:var(--accent)}
         .top{display:flex;justify-content:space-between;align-items:center;gap:1rem;font-size:.875rem}
         .brand{color:var(--muted);font-weight:600;text-decoration:none;letter-spacing:.01em}
@@ -47,7 +51,7 @@ enum DashboardStyle {
         .badge{border-radius:1rem;padding:1.25rem 1rem;color:#fff;text-align:center;margin:0 0 .75rem;background:var(--muted)}
         .badge .word{display:block;font-size:2.75rem;line-height:1.1;font-weight:800;letter-spacing:-.01em}
         .badge .advice{display:block;margin-top:.375rem;font-size:.9375rem;opacity:.95}
-        .badge.g1{background:#2a73e8}.badge.g2{background:#14934a}.badge.g3{background:#e0700b}.badge.g4{background:#d83a3a}
+        .badge.g1{background:#1f66d6}.badge.g2{background:#107c41}.badge.g3{background:#a8520a}.badge.g4{background:#c43030}
         .pair{display:grid;grid-template-columns:1fr 1fr;gap:.625rem}
         .tile{background:var(--bg);border-radius:.75rem;padding:.75rem .625rem;min-width:0}
         .caption{font-size:.8125rem;color:var(--muted);margin:.25rem 0 0}

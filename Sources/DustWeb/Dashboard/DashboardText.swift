@@ -55,11 +55,19 @@ struct DashboardText {
         return String(date.day)
     }
 
-    /// 2026년 47주 · 11/16 – 11/22 / Week 47 of 2026 · 16 Nov – 22 Nov.
+    /// 11월 셋째 주 · 11/16 – 11/22 / Week 47 of 2026 · 16 Nov – 22 Nov. In Korean a week is named as
+    /// people say it: the month of its Thursday and which Thursday of that month it holds.
     func weekTitle(_ week: ISOWeek?, from start: LocalDate, to end: LocalDate) -> String {
         let range = "\(shortDate(start)) – \(shortDate(end))"
         guard let week else { return range }
-        return say("\(week.year)년 \(week.week)주 · \(range)", "Week \(week.week) of \(week.year) · \(range)")
+        let thursday = week.monday.adding(days: 3)
+        let ordinal = ["첫째", "둘째", "셋째", "넷째", "다섯째"][(thursday.day - 1) / 7]
+        return say("\(thursday.month)월 \(ordinal) 주 · \(range)", "Week \(week.week) of \(week.year) · \(range)")
+    }
+
+    /// The configured zone as a reader says it: 한국 시간 for Asia/Seoul on a Korean page.
+    func zoneName(_ identifier: String) -> String {
+        identifier == "Asia/Seoul" ? say("한국 시간", "Korea time") : identifier
     }
 
     private func monthName(_ month: Int) -> String {
@@ -316,7 +324,7 @@ struct DashboardText {
         guard let age = health.dataAge else { return state }
         return state + say(" · 최근 측정 시간이 \(self.age(age)) 전에 끝남", " · newest hour ended \(self.age(age)) ago")
     }
-    func timeZone(_ identifier: String) -> String { say("시간대 \(identifier)", "Time zone \(identifier)") }
+    func timeZone(_ identifier: String) -> String { say("시간대 \(zoneName(identifier))", "Time zone \(identifier)") }
     func intakeModel(_ unit: IntakeUnit) -> String {
         switch unit {
         case .micrograms:
