@@ -67,4 +67,23 @@ struct NightTests {
         let bad = try await rig.dustctl(["today", "--now", "tomorrow"])
         #expect(bad.status == 64 && bad.standardError.contains("--now \"tomorrow\" is not a time"))
     }
+
+    @Test("A past day's big card is the day itself: its mean and the grade of the mean, not its last hour's")
+    func pastDay() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let day = try await rig.dustctl(["day", "2026-11-19"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(day.standardOutput.utf8)) as? [String: Any])
+        let grades = try #require(document["grade"] as? [String: Any])
+        // The badge shows the worse of the two means' grades.
+        let grade = try #require([grades["pm10"], grades["pm25"]].compactMap { $0 as? Int }.max())
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/day/2026-11-19", method: .get) { response in
+                let page = text(response)
+                #expect(page.contains("이날 평균"))
+                #expect(page.contains("<div class=\"badge g\(grade)\">"), "the badge is the day's mean grade, \(grade)")
+                #expect(!page.contains("최근 1시간"))
+            }
+        }
+    }
 }

@@ -250,7 +250,9 @@ struct DashboardRenderer {
             let measured = day.totals.hours.fineDust + day.totals.hours.ultraFineDust > 0
             var sections: [HTML] = []
             if measured {
-                sections.append(latestCard(day, isToday: isToday))
+                // Today: the newest hour. A past day: the day itself, graded by its mean (its last hour
+                // may be 좋음 on a day that averaged 보통).
+                sections.append(isToday ? latestCard(day) : dayMeanCard(day))
                 sections.append(totalsCard(day, isToday: isToday))
                 sections.append(hourCard(day))
             } else {
@@ -276,11 +278,19 @@ struct DashboardRenderer {
     }
 
     /// The newest measured hour: a big badge of the worse grade, then each pollutant.
-    private func latestCard(_ day: DayReport, isToday: Bool) -> HTML {
+    private func latestCard(_ day: DayReport) -> HTML {
         guard let latest = day.latest else { return .empty }
         return nowCard(
-            slot: latest.slot, concentration: latest.concentration, date: day.date, isToday: isToday,
-            heading: isToday ? text.latestHour : text.lastHourOfDay, aside: DashboardFormat.slotRange(latest.slot, calendar))
+            slot: latest.slot, concentration: latest.concentration, date: day.date, isToday: true, heading: text.latestHour,
+            aside: DashboardFormat.slotRange(latest.slot, calendar))
+    }
+
+    /// A past day's big card: its mean per pollutant and the grade of the mean.
+    private func dayMeanCard(_ day: DayReport) -> HTML {
+        guard let last = day.latest else { return .empty }
+        return nowCard(
+            slot: last.slot, concentration: day.totals.mean, date: day.date, isToday: false, heading: text.dayMean,
+            aside: text.shortDate(day.date))
     }
 
     /// One hour's card: a big badge of the worse grade (with advice on today's), then each pollutant.

@@ -147,8 +147,8 @@ struct DashboardText {
     // MARK: - Latest hour and day totals
 
     var latestHour: String { say("최근 1시간", "Latest hour") }
-    var lastHourOfDay: String { say("이날 마지막 측정", "Last hour measured") }
     var newestStoredHour: String { say("가장 최근 측정", "Newest stored hour") }
+    var dayMean: String { say("이날 평균", "The day's mean") }
     var todaySoFar: String { say("오늘 지금까지", "Today so far") }
     var wholeDay: String { say("하루 전체", "The whole day") }
     var mean: String { say("평균", "Mean") }
