@@ -86,4 +86,33 @@ struct NightTests {
             }
         }
     }
+
+    @Test("The day's intake beside a point of reference: the times a WHO day's dose, from each hour's intake and value")
+    func intakeReference() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let day = try await rig.dustctl(["day", "2026-11-20"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(day.standardOutput.utf8)) as? [String: Any])
+        let hours = try #require(document["hourly"] as? [[String: Any]])
+        var expected: [String] = []
+        for (pollutant, guideline) in [("pm10", 45.0), ("pm25", 15.0)] {
+            var intake = 0.0
+            var perMicrogram = 0.0
+            for hour in hours {
+                guard let value = hour[pollutant] as? Double, value > 0,
+                    let dose = (hour["intake"] as? [String: Any])?[pollutant] as? Double
+                else { continue }
+                intake += dose
+                perMicrogram += dose / value
+            }
+            expected.append(String(format: "%.1f", intake / (guideline * perMicrogram)))
+        }
+        let ratios = expected
+        try await rig.application(try rig.source()).test(.router) { client in
+            try await client.execute(uri: "/day/2026-11-20?lang=en", method: .get) { response in
+                let page = text(response)
+                for ratio in ratios { #expect(page.contains("<dt>vs. a WHO day</dt><dd>\(ratio)×</dd>"), "\(ratio)") }
+            }
+        }
+    }
 }

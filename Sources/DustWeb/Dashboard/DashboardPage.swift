@@ -382,16 +382,22 @@ struct DashboardRenderer {
     private func totalsCard(_ day: DayReport, isToday: Bool) -> HTML {
         let totals = day.totals
         let tiles = Pollutant.allCases.map { pollutant -> HTML in
-            """
-            <div class="tile">\(pollutantHeading(pollutant))\
-            <p class="caption">\(text.mean)</p>\
-            <p class="value">\(DashboardFormat.mean(totals.mean[pollutant]))<span class="unit">\(text.concentrationUnit)</span></p>\
-            \(gradeChip(totals.grade[pollutant]))\
-            \(facts([(text.maximum, "\(DashboardFormat.concentration(totals.max[pollutant]))"),
-                     (text.hoursMeasured, "\(text.hoursOf(totals.hours[pollutant], day.elapsedSlots))"),
-                     (text.intake, "\(intakeAmount(totals.intake[pollutant]))")]))\
-            \(whoComparison(totals, pollutant))</div>
-            """
+            var rows: [(name: String, value: HTML)] = [
+                (text.maximum, "\(DashboardFormat.concentration(totals.max[pollutant]))"),
+                (text.hoursMeasured, "\(text.hoursOf(totals.hours[pollutant], day.elapsedSlots))"),
+                (text.intake, "\(intakeAmount(totals.intake[pollutant]))"),
+            ]
+            if let ratio = whoIntakeRatio(day, pollutant) {
+                rows.append((text.intakeAgainstWHO, "\(text.times(DashboardFormat.oneDecimal(ratio)))"))
+            }
+            return """
+                <div class="tile">\(pollutantHeading(pollutant))\
+                <p class="caption">\(text.mean)</p>\
+                <p class="value">\(DashboardFormat.mean(totals.mean[pollutant]))<span class="unit">\(text.concentrationUnit)</span></p>\
+                \(gradeChip(totals.grade[pollutant]))\
+                \(facts(rows))\
+                \(whoComparison(totals, pollutant))</div>
+                """
         }
         return """
             <section class="card totals" data-scope="day" data-day="\(day.date.description)" data-slots="\(day.slotCount)" \
@@ -399,6 +405,22 @@ struct DashboardRenderer {
             <h2>\(isToday ? text.todaySoFar : text.wholeDay)</h2><div class="pair">\(tiles)</div>\
             <p class="note">\(text.whoNote)</p></section>
             """
+    }
+
+    /// The day's intake over the dose the same breathing would have drawn from air at the WHO
+    /// 24-hour guideline (each hour's intake scaled to the guideline), so a number in µg has a point of
+    /// reference: 1.6 means 1.6 times a WHO day's. Nil for points, or without an hour with a value.
+    private func whoIntakeRatio(_ day: DayReport, _ pollutant: Pollutant) -> Double? {
+        guard intakeUnit == .micrograms else { return nil }
+        var intake = 0.0
+        var perMicrogram = 0.0
+        for hour in day.hourly {
+            guard let concentration = hour.concentration[pollutant], concentration > 0, let dose = hour.intake[pollutant] else { continue }
+            intake += dose
+            perMicrogram += dose / concentration
+        }
+        guard perMicrogram > 0 else { return nil }
+        return intake / (pollutant.whoDailyGuideline * perMicrogram)
     }
 
     private func whoComparison(_ totals: ExposureTotals, _ pollutant: Pollutant) -> HTML {
