@@ -99,6 +99,10 @@ struct WebAccessTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await application(rig).test(.router) { client in
+            try await client.execute(uri: "/", method: .get, headers: Self.bearer(Self.dadToken)) { response in
+                #expect(text(response).contains("<link rel=\"manifest\" href=\"/manifest.webmanifest\"/>"))
+                #expect(response.headers[.contentSecurityPolicy]?.contains("manifest-src 'self'") == true)
+            }
             for path in ["/", "/day/2026-11-20", "/week/2026-W47"] {
                 try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.dadToken)) { response in
                     #expect(response.status == .ok, "\(path)")
@@ -144,6 +148,18 @@ struct WebAccessTests {
                 #expect($0.status == .serviceUnavailable && text($0).hasPrefix("unhealthy"))
             }
             try await client.execute(uri: "/login", method: .get) { #expect($0.status == .ok) }
+            // The web app manifest and icon hold no data: a phone adds the dashboard to its home screen before signing in.
+            try await client.execute(uri: "/manifest.webmanifest", method: .get) { response in
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentType] == "application/manifest+json")
+                let manifest = try #require(try JSONSerialization.jsonObject(with: Data(text(response).utf8)) as? [String: Any])
+                #expect(manifest["start_url"] as? String == "/" && manifest["display"] as? String == "standalone")
+                #expect((manifest["icons"] as? [[String: Any]])?.first?["src"] as? String == "/icon.svg")
+            }
+            try await client.execute(uri: "/icon.svg", method: .get) { response in
+                #expect(response.status == .ok && response.headers[.contentType] == "image/svg+xml")
+                #expect(text(response).hasPrefix("<svg xmlns=\"http://www.w3.org/2000/svg\""))
+            }
         }
     }
 

@@ -76,6 +76,9 @@ struct DashboardRenderer {
             <meta name="viewport" content="width=device-width, initial-scale=1"/>
             <meta name="color-scheme" content="light dark"/>
             <meta name="referrer" content="no-referrer"/>
+            <meta name="theme-color" content="#1d5fd1"/>
+            <link rel="manifest" href="/manifest.webmanifest"/>
+            <link rel="icon" href="/icon.svg" type="image/svg+xml"/>
             <title>\(title)</title>
             <style>\(HTML(trustedMarkup: DashboardStyle.sheet))</style>
             </head>

@@ -102,6 +102,8 @@ struct WebSecurityMiddleware: RouterMiddleware {
     let now: @Sendable () -> Date
     /// Longest request target accepted.
     static var maxTargetLength: Int { 2048 }
+    /// The paths anyone may ask for, token or not.
+    static let openPaths: Set<String> = ["/healthz", WebSignIn.loginPath, WebApp.manifestPath, WebApp.iconPath]
     /// The paths that take a POST (a form's few hundred bytes, at most `WebSignIn.maxFormBytes`).
     static let postPaths: Set<String> = [WebSignIn.loginPath, WebSignIn.logoutPath]
 
@@ -151,8 +153,9 @@ struct WebSecurityMiddleware: RouterMiddleware {
             if expires.timeIntervalSince(now) < SessionCookie.lifetime / 2 {
                 renewal = WebSignIn.sessionCookie(access: access, principal: principal, request: request, now: now)
             }
-        } else if path == "/healthz" || path == WebSignIn.loginPath {
-            // Open to anyone: /healthz says only whether dustd is well; /login is the way in.
+        } else if Self.openPaths.contains(path) {
+            // Open to anyone: /healthz says only whether dustd is well; /login is the way in; the
+            // manifest and icon (which a browser fetches without the cookie) hold no data.
             context.principal = .anonymous
         } else {
             return WebSignIn.unauthorized(request)
@@ -192,7 +195,7 @@ enum WebResponse {
             headers: [
                 .contentType: "text/html; charset=utf-8",
                 .contentSecurityPolicy:
-                    "default-src 'none'; style-src 'sha256-\(hash)'; img-src 'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+                    "default-src 'none'; style-src 'sha256-\(hash)'; img-src 'self' data:; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
             ], text: page)
     }
 

@@ -164,6 +164,8 @@ public struct WebServer: Sendable {
             guard context.principal == .everyone else { return Self.notFound("Not found.") }
             return WebResponse.json(try await data.statusDocument().serialized + "\n")
         }
+        route(router, RouterPath(WebApp.manifestPath)) { _ in WebApp.manifestReply }
+        route(router, RouterPath(WebApp.iconPath)) { _ in WebApp.iconReply }
         route(router, "/healthz") { _ in
             let health = try await data.health()
             let problem = Self.healthProblem(health, now: data.now)
