@@ -64,6 +64,18 @@ public enum AdvisoryWording {
         return TerminalSafeText.sanitized(parts.joined(separator: " · "))
     }
 
+    /// The headline of a Korean page, all in Korean: `미세먼지 경보 · 서울 도심권 · 2026-11-20 13:00부터 · 312 µg/m³`.
+    public static func koreanHeadline(_ advisory: Advisory, calendar: DayCalendar) -> String {
+        let place = [advisory.district, advisory.area].compactMap { $0 }.joined(separator: " ")
+        var parts = [
+            "\(advisory.pollutant.koreanName) \(advisory.level.rank == nil ? "단계 미상" : advisory.level.word)", place,
+            "\(clock(advisory.issuedAt, calendar))부터",
+        ]
+        if let cleared = advisory.clearedAt { parts.append("\(clock(cleared, calendar))까지") }
+        if let value = advisory.issueValue { parts.append("\(number(value)) \(unit(advisory.pollutant))") }
+        return TerminalSafeText.sanitized(parts.filter { !$0.isEmpty }.joined(separator: " · "))
+    }
+
     /// µg/m³ for dust, ppm for ozone.
     public static func unit(_ pollutant: AdvisoryPollutant) -> String {
         pollutant == .o3 ? "ppm" : "µg/m³"

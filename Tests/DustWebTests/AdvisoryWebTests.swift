@@ -50,6 +50,13 @@ struct AdvisoryWebTests {
                     ))
                 #expect(!page.contains("남부권"))
             }
+            // The Korean page says it all in Korean (issue 37).
+            try await client.execute(uri: "/?lang=ko", method: .get) { response in
+                #expect(
+                    text(response).contains(
+                        "<p class=\"notice\" data-advisory-pollutant=\"PM10\" data-advisory-level=\"warning\">⚠ 미세먼지 경보 · 서울 도심권 · 2026-11-20 13:00부터 · 312 µg/m³</p>"
+                    ))
+            }
             try await client.execute(uri: "/metrics", method: .get) { response in
                 let metrics = text(response)
                 #expect(metrics.contains("finedust_advisory_active{pollutant=\"PM10\",level=\"warning\"} 1"))

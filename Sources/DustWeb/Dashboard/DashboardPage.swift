@@ -194,7 +194,10 @@ struct DashboardRenderer {
         let lines = model.advisories.map { advisory -> HTML in
             let attributes: HTML =
                 "data-advisory-pollutant=\"\(advisory.pollutant.rawValue)\" data-advisory-level=\"\(advisory.level.name)\""
-            return "<p class=\"notice\" \(attributes)>⚠ \(AdvisoryWording.headline(advisory, calendar: calendar))</p>"
+            let headline =
+                model.language == .korean
+                ? AdvisoryWording.koreanHeadline(advisory, calendar: calendar) : AdvisoryWording.headline(advisory, calendar: calendar)
+            return "<p class=\"notice\" \(attributes)>⚠ \(headline)</p>"
         }
         return "<section class=\"notices advisories\" role=\"alert\" aria-label=\"주의보/경보\">\(lines)</section>\n"
     }
