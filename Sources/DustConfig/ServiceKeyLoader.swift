@@ -38,7 +38,7 @@ public struct ServiceKeyLoader: Sendable {
         public var warning: String?
     }
 
-    public func load(settings: FineDustSettings) async throws(ConfigurationError) -> Loaded {
+    public func load(settings: FineDustSettings) throws(ConfigurationError) -> Loaded {
         var warning: String?
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
             // Read by path, not by listing the directory: a service may be allowed to open its

@@ -58,7 +58,7 @@ public struct ReloadService: Service, CustomStringConvertible {
             // Unreadable, the list cannot refuse a reload; dustd's start checked it already.
             if let known = try? await stations() { try DaemonConfigurationError.check(settings, stations: known) }
             for warning in settings.warnings + [settings.api.cleartextWarning].compactMap({ $0 }) { logger.warning("\(warning)") }
-            let loaded = try await ServiceKeyLoader(environment: environment).load(settings: settings)
+            let loaded = try ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key
             redactor.add(key)
             switch (old.settings.storage, settings.storage) {

@@ -37,7 +37,7 @@ public struct StationSync: Sendable {
     public func run() async -> OneShotOutcome {
         let key: ServiceKey
         do {
-            key = try await ServiceKeyLoader(environment: environment).load(settings: settings).key
+            key = try ServiceKeyLoader(environment: environment).load(settings: settings).key
         } catch {
             return OneShotOutcome(status: .configuration, diagnostics: [error.description])
         }

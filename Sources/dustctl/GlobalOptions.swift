@@ -82,6 +82,7 @@ struct GlobalOptions: ParsableArguments {
         } catch {
             throw CommandFailure(.configuration, error.description)
         }
+        TerminalDoor.watch(for: settings)
         for warning in settings.warnings { standardError("warning: \(warning).") }
         if let db {
             do { try settings.useSQLite(at: db, option: "--db") } catch { throw CommandFailure(.configuration, error.description) }

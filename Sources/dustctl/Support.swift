@@ -6,6 +6,7 @@ import DustServices
 import DustStorage
 import Foundation
 import Logging
+import Synchronization
 
 /// A failure that ends a command: one sentence on stderr and an exit status.
 struct CommandFailure: Error, CustomStringConvertible {
@@ -128,6 +129,31 @@ enum OutputError: Error {
     case closedPipe
     /// write(2) failed with this errno, e.g. ENOSPC on a full disk.
     case failed(errno: Int32)
+    /// The text would show the service key (`TerminalDoor`): nothing of it was written.
+    case withheld
+}
+
+/// dustctl's terminal as a door out (docs/ARCHITECTURE.md, "The key never comes back"): where the
+/// user running dustctl can read the AirKorea key (its variable, credential or key file), every text
+/// written to stdout or stderr is checked whole for an echo of it, as dustd checks its log lines and
+/// answers; one that echoes is withheld. Where the key cannot be read there is nothing to compare
+/// with, and the texts dustctl prints come from the database, which the vocabularies bound. The one
+/// process-wide value of dustctl, as stdout itself is: set once by `GlobalOptions.settings()`.
+enum TerminalDoor {
+    private static let detector = Mutex<any EchoDetector>(KeyEchoGuard.none)
+
+    /// Watches for the key `settings` and the environment name, if this user can read it.
+    static func watch(for settings: FineDustSettings) {
+        guard let loaded = try? ServiceKeyLoader().load(settings: settings) else { return }
+        detector.withLock { $0 = loaded.key.echoGuard }
+    }
+
+    static func echoes(_ text: String) -> Bool {
+        detector.withLock { $0 }.echoes(text)
+    }
+
+    /// What stands in for a withheld text on stderr.
+    static let withheldMessage = "a message was withheld: it held text that echoes the AirKorea service key"
 }
 
 extension CommandFailure {
@@ -136,6 +162,10 @@ extension CommandFailure {
         switch error {
         case .closedPipe: return nil
         case .failed(let code): self.init(.ioError, "Cannot write the output: \(systemErrorText(code)).")
+        case .withheld:
+            self.init(
+                .dataError,
+                "The output was withheld: it held text that echoes the AirKorea service key (a stored text from a server that echoed it).")
         }
     }
 }
@@ -165,6 +195,7 @@ func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Int32? {
 /// throws `.closedPipe`, which `reportingFailures` turns into a quiet exit 0; any other error ends
 /// dustctl with 74.
 func standardOutput(_ text: String) throws(OutputError) {
+    guard !TerminalDoor.echoes(text) else { throw .withheld }
     switch writeAll(TerminalOutput.safe(text).utf8, to: STDOUT_FILENO) {
     case nil: return
     case EPIPE: throw .closedPipe
@@ -181,6 +212,7 @@ func standardOutputLine(_ text: String) throws(OutputError) {
 /// (`TerminalSafeText`): messages name files, stations and what servers said. A failure to write it
 /// is ignored: there is nowhere left to report it, and the exit status still tells.
 func standardError(_ message: String) {
+    let message = TerminalDoor.echoes(message) ? TerminalDoor.withheldMessage : message
     _ = writeAll(("dustctl: " + TerminalSafeText.sanitized(message) + "\n").utf8, to: STDERR_FILENO)
 }
 

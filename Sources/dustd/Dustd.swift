@@ -112,7 +112,7 @@ struct Dustd: AsyncParsableCommand {
         }
         let loadedKey: ServiceKeyLoader.Loaded
         do {
-            loadedKey = try await ServiceKeyLoader(environment: environment).load(settings: settings)
+            loadedKey = try ServiceKeyLoader(environment: environment).load(settings: settings)
         } catch {
             fail(.configuration, error.description)
         }

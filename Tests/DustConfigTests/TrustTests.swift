@@ -207,7 +207,7 @@ struct ConfigurationTrustTests {
         settings.api.serviceKeyFile = path
         let loaded = settings
         let error = await configurationError { () throws(ConfigurationError) in
-            _ = try await ServiceKeyLoader(environment: [:]).load(settings: loaded)
+            _ = try ServiceKeyLoader(environment: [:]).load(settings: loaded)
         }
         if let problem {
             let expected = problem.replacingOccurrences(of: "%@", with: path).replacingOccurrences(of: "%d", with: folder)
@@ -226,7 +226,7 @@ struct ConfigurationTrustTests {
         defer { directory.remove() }
         let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
         let fromEnvironment = await configurationError { () throws(ConfigurationError) in
-            _ = try await ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": short]).load(settings: settings)
+            _ = try ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": short]).load(settings: settings)
         }
         #expect(fromEnvironment?.key == "DUSTD_API_SERVICE_KEY")
         #expect(fromEnvironment?.description.contains("fewer than any data.go.kr key") == true, "\(String(describing: fromEnvironment))")
@@ -236,12 +236,12 @@ struct ConfigurationTrustTests {
         try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false)
         try "\(short)\n".write(toFile: credentials + "/airkorea-service-key", atomically: false, encoding: .utf8)
         let fromCredential = await configurationError { () throws(ConfigurationError) in
-            _ = try await ServiceKeyLoader(environment: ["CREDENTIALS_DIRECTORY": credentials]).load(settings: settings)
+            _ = try ServiceKeyLoader(environment: ["CREDENTIALS_DIRECTORY": credentials]).load(settings: settings)
         }
         #expect(fromCredential?.description.contains("systemd credential") == true, "\(String(describing: fromCredential))")
 
         let enough = String(repeating: "a1", count: 16)
-        let loaded = try await ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": enough]).load(settings: settings)
+        let loaded = try ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": enough]).load(settings: settings)
         #expect(loaded.key.lettersAndDigits == 32)
     }
 
@@ -334,7 +334,7 @@ struct ConfigurationTrustTests {
         settings.api.serviceKeyFile = named
         let loaded = settings
         let error = await configurationError { () throws(ConfigurationError) in
-            _ = try await ServiceKeyLoader(environment: [:]).load(settings: loaded)
+            _ = try ServiceKeyLoader(environment: [:]).load(settings: loaded)
         }
         #expect(error?.description == "Invalid configuration: api.serviceKeyFile names a file that others could change: \(expected).")
     }

@@ -316,7 +316,7 @@ struct PollerRoleTests {
     func onceBesideAPoller() async throws {
         try await withRig { rig in
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            let key = try await ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": testKey]).load(settings: settings)
+            let key = try ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": testKey]).load(settings: settings)
             let lock = MemoryPollerLock()
             let poller = lock.lease()
             #expect(try await poller.acquire())

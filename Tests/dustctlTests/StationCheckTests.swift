@@ -50,3 +50,26 @@ struct SmallRefusalTests {
         }
     }
 }
+
+@Suite("dustctl's terminal is a door the key does not pass (docs/ARCHITECTURE.md)", .timeLimit(.minutes(10)))
+struct TerminalDoorTests {
+    @Test("Where dustctl can read the key, output holding an echo of it is withheld (exit 65, a sentence); without the key it is printed")
+    func echoWithheld() async throws {
+        let directory = try TemporaryDirectory("finedust-terminal-door")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let key = "Door0123456789abcdefghijklmnopqrstuvWXYZ"
+        // A text an older FineDust stored from a server that echoed part of the key, split across two fields.
+        let sql = "UPDATE station SET address = '서울 \(key.prefix(14))', network = '\(key.dropFirst(14).prefix(12))' WHERE name = '종로구'"
+        let log = directory.path("sqlite3.log")
+        #expect(try Spawn.run("/usr/bin/sqlite3", [db, sql], environment: [:], standardOutput: log, standardError: log) == 0)
+        let plain = try await dustctl("stations", "list", "--db", db)
+        #expect(plain.status == 0)
+        #expect(plain.standardOutput.contains(String(key.prefix(14))))
+        let guarded = try await dustctl("stations", "list", "--db", db, environment: ["DUSTD_API_SERVICE_KEY": key])
+        #expect(guarded.status == 65, "\(guarded.standardOutput)")
+        #expect(!guarded.standardOutput.contains(String(key.prefix(12))))
+        #expect(guarded.standardError.contains("The output was withheld: it held text that echoes the AirKorea service key"))
+    }
+}
