@@ -29,6 +29,11 @@ struct MetricsTests {
         "# TYPE finedust_build_info gauge",
         "# TYPE finedust_cai gauge",
         "# TYPE finedust_concentration_grams_per_cubic_meter gauge",
+        // Issue 37: the same in µg/m³, as every other surface.
+        "# HELP finedust_concentration_ug_m3 The latest known hourly concentration in µg/m³, as the dashboard and the API show it.",
+        "# TYPE finedust_concentration_ug_m3 gauge",
+        "finedust_concentration_ug_m3{station=\"종로구\",pollutant=\"pm10\"} 45.0",
+        "finedust_concentration_ug_m3{station=\"종로구\",pollutant=\"pm25\"} 22.0",
         "# TYPE finedust_data_age_seconds gauge",
         "# TYPE finedust_data_stale gauge",
         "# TYPE finedust_forecast_grade gauge",
