@@ -109,7 +109,9 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
         }
         let name = trimmed[..<range.lowerBound].trimmingCharacters(in: .whitespaces).lowercased()
         let value = trimmed[range.upperBound...].trimmingCharacters(in: .whitespaces)
-        guard let metric = AlertMetric(rawValue: name) else {
+        // `cai.grade` is the index's name everywhere else (JSON, metrics, the page); the rule keeps
+        // its stored name `khai.grade`, so an existing rule neither repeats nor forgets an alert.
+        guard let metric = AlertMetric(rawValue: name == "cai.grade" ? AlertMetric.khaiGrade.rawValue : name) else {
             let known = AlertMetric.allCases.map(\.rawValue).joined(separator: ", ")
             throw AlertRuleError("\"\(name)\" is not something an alert can watch (\(known))")
         }

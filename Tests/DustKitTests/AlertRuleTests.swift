@@ -71,3 +71,14 @@ struct AlertRuleTests {
         }
     }
 }
+
+@Suite("Alert rules name the index as every other surface does", .timeLimit(.minutes(10)))
+struct CAIRuleNameTests {
+    @Test("cai.grade is the index's grade, the same rule as khai.grade (whose stored key it keeps)")
+    func caiAlias() throws {
+        let cai = try AlertRule(parsing: "cai.grade >= 나쁨")
+        let khai = try AlertRule(parsing: "khai.grade >= 3")
+        #expect(cai.metric == .khaiGrade && cai == khai)
+        #expect(cai.description == "khai.grade >= 3")
+    }
+}
