@@ -5,7 +5,7 @@ import DustServices
 /// at most 3 decimals, and text that a spreadsheet would run as a formula neutralised with `'`.
 enum ExportCSV {
     static let dayHeader =
-        "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"
+        "date,station,pm10_hours,pm25_hours,pm10_mean_ug_m3,pm25_mean_ug_m3,pm10_max_ug_m3,pm25_max_ug_m3,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade,pm10_grade_word,pm25_grade_word"
     static let weekHeader = "week" + dayHeader.dropFirst("date".count)
 
     /// A row per day at the station of its person; `naming` (--everyone) puts a `person` column first.
@@ -40,6 +40,8 @@ enum ExportCSV {
                     number(totals.intake.fineDust), number(totals.intake.ultraFineDust),
                     totals.grade.fineDust.map { String($0.rawValue) } ?? "",
                     totals.grade.ultraFineDust.map { String($0.rawValue) } ?? "",
+                    // Added by issue 37, last: the grade as AirKorea says it, beside its number.
+                    totals.grade.fineDust?.koreanName ?? "", totals.grade.ultraFineDust?.koreanName ?? "",
                 ]
             output += fields.joined(separator: ",") + "\n"
         }

@@ -53,7 +53,7 @@ struct ExportTests {
         let csv = String(decoding: bytes.dropFirst(3), as: UTF8.self)
         #expect(
             csv.hasPrefix(
-                "date,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade\n"
+                "date,station,pm10_hours,pm25_hours,pm10_mean_ug_m3,pm25_mean_ug_m3,pm10_max_ug_m3,pm25_max_ug_m3,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade,pm10_grade_word,pm25_grade_word\n"
             ))
         #expect(!csv.contains("\r"))
         let script = """
@@ -72,8 +72,10 @@ struct ExportTests {
                 assert row["station"] == "종로구"
                 for p in ("pm10", "pm25"):
                     assert int(row[p + "_hours"]) == day["hours"][p], (p, row, day)
-                    assert same(row[p + "_mean"], day["mean"][p]), (p, row[p + "_mean"], day["mean"][p])
-                    assert same(row[p + "_max"], day["max"][p]), (p, row, day)
+                    assert same(row[p + "_mean_ug_m3"], day["mean"][p]), (p, row[p + "_mean_ug_m3"], day["mean"][p])
+                    assert same(row[p + "_max_ug_m3"], day["max"][p]), (p, row, day)
+                    words = {1: "좋음", 2: "보통", 3: "나쁨", 4: "매우나쁨"}
+                    assert row[p + "_grade_word"] == (words[day["grade"][p]] if day["grade"][p] else ""), (p, row)
                     assert same(row[p + "_intake_ug"], day["intake"][p]), (p, row[p + "_intake_ug"], day["intake"][p])
                     assert (row[p + "_grade"] or None) == (str(day["grade"][p]) if day["grade"][p] else None)
             print("checked", len(rows), "rows")
@@ -113,7 +115,7 @@ struct ExportTests {
         #expect(lines[0].hasPrefix("date,station,"))
         // intake under the default schedule at 09:00 (sedentary, indoors): 41.23456 × 0.26 × 0.7.
         let intake = String(format: "%.3f", 41.23456 * 0.26 * 0.7)
-        #expect(lines[1] == "2026-11-20,\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\",1,0,41.235,,41.235,,\(intake),,2,")
+        #expect(lines[1] == "2026-11-20,\"'=HYPERLINK(\"\"http://evil.example\"\",\"\"click\"\")\",1,0,41.235,,41.235,,\(intake),,2,,보통,")
         #expect(lines.count == 3 && lines[2].isEmpty)
     }
 
@@ -261,7 +263,7 @@ struct ExportTests {
         let rows = weekly.standardOutput.split(separator: "\n")
         #expect(
             rows.first
-                == "week,station,pm10_hours,pm25_hours,pm10_mean,pm25_mean,pm10_max,pm25_max,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade"
+                == "week,station,pm10_hours,pm25_hours,pm10_mean_ug_m3,pm25_mean_ug_m3,pm10_max_ug_m3,pm25_max_ug_m3,pm10_intake_ug,pm25_intake_ug,pm10_grade,pm25_grade,pm10_grade_word,pm25_grade_word"
         )
         #expect(rows.dropFirst().map { String($0.prefix(8)) } == ["2026-W44", "2026-W45", "2026-W46", "2026-W47"])
         // W47 (Nov 16–22): the 16th to the 19th with 24 PM10 hours each, the 20th with 23, nothing after.
