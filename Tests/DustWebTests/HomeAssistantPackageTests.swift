@@ -128,4 +128,37 @@ struct HomeAssistantPackageTests {
         #expect(resolve(["a", "b", "2", "c"], in: document) == nil)
         #expect(resolve(["d", "e"], in: document) == nil)
     }
+
+    @Test("dustctl homeassistant prints the README's package for one person, and a dose block per further person that reads the API")
+    func generated() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let readme = try String(contentsOf: TestFixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let marker = try #require(readme.range(of: "<!-- home-assistant-package -->\n```yaml\n"))
+        let end = try #require(readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex))
+        let one = try await rig.dustctl(["homeassistant"])
+        #expect(one.status == 0, "\(one.standardError)")
+        #expect(one.standardOutput == String(readme[marker.upperBound..<end.lowerBound]) + "\n")
+
+        let (data, configuration) = try PersonAPITests().household(rig)
+        let household = try await rig.dustctl(["homeassistant", "--config", configuration, "--url", "http://ha.example:8478/"])
+        #expect(household.status == 0, "\(household.standardError)")
+        let package = try #require(try Yams.load(yaml: household.standardOutput) as? [String: Any])
+        let rests = try #require(package["rest"] as? [[String: Any]])
+        #expect(
+            rests.map { $0["resource"] as? String } == [
+                "http://ha.example:8478/api/v1/today", "http://ha.example:8478/api/v1/today?person=%EB%AF%BC%EC%A7%80",
+            ])
+        let sensors = rests.flatMap { ($0["sensor"] as? [[String: Any]]) ?? [] }
+        #expect(Set(sensors.compactMap { $0["unique_id"] as? String }).count == sensors.count, "unique ids")
+        let body = try await rig.application(data).test(.router) { client in
+            try await client.execute(uri: "/api/v1/today?person=%EB%AF%BC%EC%A7%80", method: .get) { text($0) }
+        }
+        let document = try JSONSerialization.jsonObject(with: Data(body.utf8))
+        for sensor in (rests[1]["sensor"] as? [[String: Any]]) ?? [] {
+            let template = try #require(sensor["value_template"] as? String)
+            for path in templatePaths(template) { #expect(resolve(path, in: document) != nil, "\(path)") }
+            #expect(sensor["state_class"] as? String == "total_increasing")
+        }
+    }
 }

@@ -1,0 +1,146 @@
+import ArgumentParser
+import DustKit
+import Foundation
+
+/// `dustctl homeassistant`: the Home Assistant package for this household, as the README shows it for
+/// one person (docs/REFERENCE.md §13): one request for the air and the first person's dose, and for
+/// each further person one more request (`?person=`) for their own dose, with their own token.
+struct HomeAssistantCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "homeassistant",
+        abstract: "Print the Home Assistant package (packages/finedust.yaml) for the configured household.",
+        discussion: """
+            One REST request for the air and the first person's dose, and one more per
+            further person for their own dose, each with its own secret for the token
+            (their people[].tokenFile's, or the administrator's). Example:
+              dustctl homeassistant --url http://192.168.0.10:8478 > packages/finedust.yaml
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(help: ArgumentHelp("dustd's address as Home Assistant reaches it.", valueName: "url"))
+    var url = "http://192.168.0.10:8478"
+
+    func validate() throws {
+        guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil,
+            url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" })
+        else { throw ValidationError("--url must be dustd's http(s) address, e.g. http://192.168.0.10:8478.") }
+    }
+
+    func run() throws {
+        let settings = try options.settings()
+        try standardOutput(HomeAssistantPackage.text(url: url, people: settings.people.map(\.name)))
+    }
+}
+
+/// The package's YAML: the README's block for the first person, a dose block per further person.
+enum HomeAssistantPackage {
+    static func text(url: String, people: [String]) -> String {
+        let base = url.hasSuffix("/") ? String(url.dropLast()) : url
+        var text = "rest:\n" + resource(base + "/api/v1/today", secret: "finedust_token") + firstPersonSensors
+        for (index, person) in people.enumerated().dropFirst() {
+            let slug = person.unicodeScalars.allSatisfy(\.isASCII) ? person.replacingOccurrences(of: "-", with: "_") : "person\(index + 1)"
+            let query = person.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? person
+            text += resource(base + "/api/v1/today?person=" + query, secret: "finedust_token_" + slug)
+            text += """
+                    sensor:
+                      - name: "FineDust PM10 intake today \(person)"
+                        unique_id: finedust_pm10_intake_today_\(slug)
+                        value_template: "{{ value_json.intake.pm10 if value_json.intake.pm10 is number else none }}"
+                        device_class: weight
+                        unit_of_measurement: "µg"
+                        state_class: total_increasing
+                        suggested_display_precision: 1
+                      - name: "FineDust PM2.5 intake today \(person)"
+                        unique_id: finedust_pm25_intake_today_\(slug)
+                        value_template: "{{ value_json.intake.pm25 if value_json.intake.pm25 is number else none }}"
+                        device_class: weight
+                        unit_of_measurement: "µg"
+                        state_class: total_increasing
+                        suggested_display_precision: 1
+
+                """
+        }
+        return text
+    }
+
+    private static func resource(_ address: String, secret: String) -> String {
+        """
+          - resource: \(address)
+            headers:
+              Authorization: !secret \(secret)     # "Bearer …", only with http.tokenFile
+            scan_interval: 600
+
+        """
+    }
+
+    /// The README's sensors (`HomeAssistantPackageTests` resolves each template against the API).
+    private static let firstPersonSensors = """
+            sensor:
+              - name: "FineDust PM10"
+                unique_id: finedust_pm10
+                value_template: "{{ value_json.latest.pm10 if value_json.latest else none }}"
+                device_class: pm10
+                unit_of_measurement: "µg/m³"
+                state_class: measurement
+              - name: "FineDust PM2.5"
+                unique_id: finedust_pm25
+                value_template: "{{ value_json.latest.pm25 if value_json.latest else none }}"
+                device_class: pm25
+                unit_of_measurement: "µg/m³"
+                state_class: measurement
+              - name: "FineDust PM10 grade"
+                unique_id: finedust_pm10_grade
+                value_template: "{% set g = value_json.latest %}{{ ['좋음', '보통', '나쁨', '매우나쁨'][g.grade.pm10 - 1] if g and g.grade.pm10 else none }}"
+                icon: mdi:emoticon-outline
+              - name: "FineDust PM2.5 grade"
+                unique_id: finedust_pm25_grade
+                value_template: "{% set g = value_json.latest %}{{ ['좋음', '보통', '나쁨', '매우나쁨'][g.grade.pm25 - 1] if g and g.grade.pm25 else none }}"
+                icon: mdi:emoticon-outline
+              - name: "FineDust PM2.5 intake today"
+                unique_id: finedust_pm25_intake_today
+                value_template: "{{ value_json.intake.pm25 if value_json.intake.pm25 is number else none }}"
+                device_class: weight
+                unit_of_measurement: "µg"
+                state_class: total_increasing
+                suggested_display_precision: 1
+              - name: "FineDust O3"
+                unique_id: finedust_o3
+                value_template: "{% set g = value_json.gases.latest %}{{ (g.o3 * 1963.2) | round(1) if g and g.o3 is number else none }}"
+                device_class: ozone
+                unit_of_measurement: "µg/m³"
+                state_class: measurement
+              - name: "FineDust NO2"
+                unique_id: finedust_no2
+                value_template: "{% set g = value_json.gases.latest %}{{ (g.no2 * 1881.6) | round(1) if g and g.no2 is number else none }}"
+                device_class: nitrogen_dioxide
+                unit_of_measurement: "µg/m³"
+                state_class: measurement
+              - name: "FineDust SO2"
+                unique_id: finedust_so2
+                value_template: "{% set g = value_json.gases.latest %}{{ (g.so2 * 2620.3) | round(1) if g and g.so2 is number else none }}"
+                device_class: sulphur_dioxide
+                unit_of_measurement: "µg/m³"
+                state_class: measurement
+              - name: "FineDust CO"
+                unique_id: finedust_co
+                value_template: "{% set g = value_json.gases.latest %}{{ g.co if g else none }}"
+                device_class: carbon_monoxide
+                unit_of_measurement: "ppm"
+                state_class: measurement
+              - name: "FineDust CAI"
+                unique_id: finedust_cai
+                value_template: "{% set g = value_json.gases.latest %}{{ g.cai if g else none }}"
+                device_class: aqi
+                state_class: measurement
+              - name: "FineDust advisory"
+                unique_id: finedust_advisory
+                value_template: "{{ value_json.advisory.pollutant ~ ' ' ~ value_json.advisory.levelWord if value_json.advisory else '없음' }}"
+                icon: mdi:alert
+              - name: "FineDust PM2.5 forecast tomorrow"
+                unique_id: finedust_pm25_forecast_tomorrow
+                value_template: "{{ value_json.forecastTomorrow.pm25.word if value_json.forecastTomorrow else none }}"
+                icon: mdi:weather-hazy
+
+        """
+}
