@@ -106,7 +106,7 @@ public struct SettingsLoader: Sendable {
                 }
             } else {
                 let known = Self.keysByVariable.keys.sorted() + Self.otherVariables.sorted()
-                let suggestion = nearest(to: name, among: known).map { " (did you mean \($0)?)" } ?? ""
+                let suggestion = SpellingDistance.nearest(to: name, among: known).map { " (did you mean \($0)?)" } ?? ""
                 warnings.append("the environment variable \(name) is not a FineDust setting and is ignored\(suggestion)")
             }
         }
@@ -180,7 +180,7 @@ struct ConfigurationFile {
             }
             let members = keys.keys.filter { $0.hasPrefix(key + ".") }.sorted()
             guard !members.isEmpty else {
-                let suggestion = nearest(to: key, among: keys.keys.sorted()).map { " (did you mean \($0)?)" } ?? ""
+                let suggestion = SpellingDistance.nearest(to: key, among: keys.keys.sorted()).map { " (did you mean \($0)?)" } ?? ""
                 throw ConfigurationError(key: key, problem: "is not a FineDust setting\(suggestion)", source: place)
             }
             switch valueNode {
@@ -221,9 +221,4 @@ private func yamlProblem(_ error: any Error) -> String {
     }
     let place = line.map { line in " at line \(line)" + (column.map { ", column \($0)" } ?? "") } ?? ""
     return problem.split(whereSeparator: \.isNewline).joined(separator: " ") + place
-}
-
-/// The candidate closest to a misspelt name, for "did you mean"; the first of equally close ones.
-func nearest(to name: String, among candidates: [String]) -> String? {
-    SpellingDistance.nearest(to: name, among: candidates)
 }

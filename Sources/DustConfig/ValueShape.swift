@@ -252,7 +252,7 @@ extension ValueShape {
                 for (name, value) in mapping {
                     guard let name = name.scalar?.string, fields.contains(name) else {
                         let field = name.scalar?.string ?? "that is not text"
-                        let suggestion = nearest(to: field, among: fields).map { " (did you mean \($0)?)" } ?? ""
+                        let suggestion = SpellingDistance.nearest(to: field, among: fields).map { " (did you mean \($0)?)" } ?? ""
                         throw ValueProblem("has a field \(field) that is not one of \(fields.joined(separator: ", "))\(suggestion)").at(
                             name)
                     }

@@ -35,16 +35,6 @@ public struct DemoDashboard: Sendable {
     }
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
-    /// The `WebServingFailure` an error is or wraps.
-    static func servingFailure(in error: any Error) -> WebServingFailure? {
-        if let failure = error as? WebServingFailure { return failure }
-        let mirror = Mirror(reflecting: error)
-        for child in mirror.children {
-            if let inner = child.value as? any Error, let failure = servingFailure(in: inner) { return failure }
-        }
-        return nil
-    }
-
     public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
         // The demo's own SQLite file: no connections to run beside it.
         let store: any FineDustStore
@@ -104,8 +94,8 @@ public struct DemoDashboard: Sendable {
         do {
             try await ServiceGroup(configuration: configuration).run()
         } catch {
-            // ServiceGroup wraps what a service threw; the sentence is the service's own.
-            if let failure = Self.servingFailure(in: error) {
+            // ServiceGroup rethrows what a service threw: the sentence is the service's own.
+            if let failure = error as? WebServingFailure {
                 report(failure.description)
                 return .unavailable
             }

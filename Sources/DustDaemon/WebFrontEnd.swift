@@ -10,11 +10,11 @@ import ServiceLifecycle
 /// The dashboard, API and metrics as one more service of dustd (docs/REFERENCE.md §13), from `http.listen`
 /// and `http.tokenFile`.
 struct WebFrontEnd {
-    /// The token in `http.tokenFile`, read with the service key's rules.
-    static func token(from path: String?) throws(ConfigurationError) -> BearerToken? {
-        guard let path else { return nil }
-        guard let token = BearerToken(try readSecretFile(path, key: "http.tokenFile", role: "the token file")) else {
-            throw ConfigurationError(key: "http.tokenFile", problem: "names \(path), which holds no token")
+    /// The token in a token file (`http.tokenFile`, `people[].tokenFile`), read with the service key's
+    /// rules; errors name `key`.
+    static func token(from path: String, key: String) throws(ConfigurationError) -> BearerToken {
+        guard let token = BearerToken(try readSecretFile(path, key: key, role: "the token file")) else {
+            throw ConfigurationError(key: key, problem: "names \(path), which holds no token")
         }
         return token
     }
@@ -22,20 +22,20 @@ struct WebFrontEnd {
     /// The tokens of `http.tokenFile` and each `people[].tokenFile`; two files holding one token are
     /// refused (whose would it be?).
     static func access(from http: HTTPSettings) throws(ConfigurationError) -> WebAccess {
-        let administrator = try token(from: http.tokenFile)
+        var files = http.tokenFile.map { [(key: "http.tokenFile", person: String?.none, path: $0)] } ?? []
+        files += http.personTokenFiles.map { (key: "people[].tokenFile (\($0.person))", person: $0.person, path: $0.path) }
+        var administrator: BearerToken?
         var people: [(name: String, token: BearerToken)] = []
-        var seen: [(key: String, token: BearerToken)] = administrator.map { [("http.tokenFile", $0)] } ?? []
-        for file in http.personTokenFiles {
-            let key = "people[].tokenFile (\(file.person))"
-            guard let token = BearerToken(try readSecretFile(file.path, key: key, role: "the token file")) else {
-                throw ConfigurationError(key: key, problem: "names \(file.path), which holds no token")
-            }
+        var seen: [(key: String, token: BearerToken)] = []
+        for file in files {
+            let token = try token(from: file.path, key: file.key)
             if let same = seen.first(where: { $0.token.isSameToken(as: token) }) {
                 throw ConfigurationError(
-                    key: key, problem: "holds the same token as \(same.key); give each person and the administrator a token of their own")
+                    key: file.key,
+                    problem: "holds the same token as \(same.key); give each person and the administrator a token of their own")
             }
-            seen.append((key, token))
-            people.append((file.person, token))
+            seen.append((file.key, token))
+            if let person = file.person { people.append((person, token)) } else { administrator = token }
         }
         return WebAccess(administrator: administrator, people: people)
     }

@@ -22,18 +22,20 @@ enum PlaceRule {
     }
 
     /// Forgets `person`'s places of the slots from the one holding `from` through the one holding
-    /// `through` (their positions changed).
-    static func forget(person: String, from: Date, through: Date, _ session: any SQLSession) throws {
+    /// `through` (their positions changed); returns how many there were.
+    @discardableResult
+    static func forget(person: String, from: Date, through: Date, _ session: any SQLSession) throws -> Int {
         try raiseGeneration(session)
-        try session.execute(
+        return try session.execute(
             "DELETE FROM slot_place WHERE person = ? AND slot_start >= ? AND slot_start <= ?", person,
             Slot(containing: from).startEpochSeconds, Slot(containing: through).startEpochSeconds)
     }
 
-    /// Forgets every place of `person` (their positions were forgotten or handed over).
-    static func forget(person: String, _ session: any SQLSession) throws {
+    /// Forgets every place of `person` (their positions were forgotten or handed over); returns how many there were.
+    @discardableResult
+    static func forget(person: String, _ session: any SQLSession) throws -> Int {
         try raiseGeneration(session)
-        try session.execute("DELETE FROM slot_place WHERE person = ?", person)
+        return try session.execute("DELETE FROM slot_place WHERE person = ?", person)
     }
 
     /// Forgets every place (a station moved or was placed anew).

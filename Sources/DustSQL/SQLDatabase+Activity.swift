@@ -86,7 +86,7 @@ extension SQLDatabase {
     /// Hands every row of `from` to `to` when `to` has none (docs/REFERENCE.md §18); the rows moved.
     public func movePerson(from: String, to: String) async throws(StorageFailure) -> Int {
         try await write { session in
-            let tables = ["activity_source", "heart_rate", "resting_heart_rate", "sleep_interval", "track_position"]
+            let tables = PersonTables.records.map(\.table)
             for table in tables {
                 guard try session.row("SELECT count(*) AS n FROM \(table) WHERE person = ?", to)?.int("n") == 0 else { return 0 }
             }

@@ -58,15 +58,10 @@ extension SQLDatabase {
     public func forgetPerson(_ person: String) async throws(StorageFailure) -> PersonRemoval {
         try await write { session in
             var removal = PersonRemoval()
-            let tables: [(String, PersonRemoval.Kind)] = [
-                ("activity_source", .walking), ("heart_rate", .heartRate), ("resting_heart_rate", .restingHeartRate),
-                ("sleep_interval", .sleep), ("track_position", .positions),
-            ]
-            for (table, kind) in tables {
+            for (table, kind) in PersonTables.records {
                 removal[kind] = try session.execute("DELETE FROM \(table) WHERE person = ?", person)
             }
-            removal[.keptPlaces] = try session.row("SELECT count(*) AS n FROM slot_place WHERE person = ?", person)?.int("n") ?? 0
-            try PlaceRule.forget(person: person, session)
+            removal[.keptPlaces] = try PlaceRule.forget(person: person, session)
             for row in try session.rows("SELECT rule FROM alert_state") {
                 let key = try row.string("rule")
                 if PersonAlerts.stateKey(key, belongsTo: person) {
@@ -104,15 +99,20 @@ extension SQLDatabase {
                 let (first, last) = (SQLTime.date(try span.int64("first")), SQLTime.date(try span.int64("last")))
                 // A position covers the minutes after it (`TrackCoverage.positionCover`), so its hour's neighbour too.
                 let through = last.addingTimeInterval(TrackCoverage.positionCover)
-                removal[.keptPlaces] +=
-                    try session.row(
-                        "SELECT count(*) AS n FROM slot_place WHERE person = ? AND slot_start >= ? AND slot_start <= ?", person,
-                        Slot(containing: first).startEpochSeconds, Slot(containing: through).startEpochSeconds)?.int("n") ?? 0
-                try PlaceRule.forget(person: person, from: first, through: through, session)
+                removal[.keptPlaces] += try PlaceRule.forget(person: person, from: first, through: through, session)
             }
             return removal
         }
     }
+}
+
+/// The tables whose rows are a person's own records, keyed by `person`, with what a removal calls them;
+/// their kept places (`slot_place`) and alerts follow their own rules.
+enum PersonTables {
+    static let records: [(table: String, kind: PersonRemoval.Kind)] = [
+        ("activity_source", .walking), ("heart_rate", .heartRate), ("resting_heart_rate", .restingHeartRate),
+        ("sleep_interval", .sleep), ("track_position", .positions),
+    ]
 }
 
 /// Which alert rows are a person's: the states of their (rule, person) pairs (`AlertStateKey`) and

@@ -12,15 +12,6 @@ public enum WebPrincipal: Sendable, Hashable {
     /// No token, where tokens are configured: `/healthz` and the sign-in page only.
     case anonymous
 
-    /// Whether this principal may see `person`'s data.
-    public func maySee(person: String) -> Bool {
-        switch self {
-        case .everyone: true
-        case .person(let own): own == person
-        case .anonymous: false
-        }
-    }
-
     /// The name a session cookie carries.
     var cookieName: String {
         switch self {
@@ -43,9 +34,6 @@ public struct WebAccess: Sendable {
         self.administrator = administrator
         self.people = people
     }
-
-    /// No token configured: every request is everyone's.
-    public static let open = WebAccess(administrator: nil)
 
     public var requiresTokens: Bool { administrator != nil || !people.isEmpty }
 

@@ -15,12 +15,6 @@ public struct BearerToken: Sendable, CustomStringConvertible, CustomDebugStringC
         bytes = Array(token.utf8)
     }
 
-    /// True when an `Authorization` header carries this token (`Bearer <token>`).
-    public func accepts(_ authorization: String?) -> Bool {
-        guard let authorization, authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " else { return false }
-        return matches(Array(authorization.dropFirst(7).utf8))
-    }
-
     /// Whether `offered` is this token. The comparison takes as long for a wrong token of any
     /// length as for the right one.
     func matches(_ offered: [UInt8]) -> Bool {
