@@ -75,7 +75,7 @@ struct WebFrontEnd {
                         + settings.http.personTokenFiles.map(\.path),
                     advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area, people: settings.people,
                     followingRadiusKilometres: settings.followingRadiusKilometres)
-            }, clock: clock)
+            }, settingsGeneration: { live.generation }, clock: clock)
     }
 }
 

@@ -20,7 +20,9 @@ extension PostgresStore: SQLDatabase {
     }
 
     /// One transaction: all of it is committed, or none.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
+    public func writeTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) throws -> T
+    ) async throws(StorageFailure) -> T {
         try await transaction("BEGIN", body)
     }
 

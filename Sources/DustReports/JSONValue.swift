@@ -20,62 +20,89 @@ public indirect enum JSON: Sendable {
 
     /// Compact serialization, one line.
     public var serialized: String {
-        var output = ""
+        var output: [UInt8] = []
+        output.reserveCapacity(4096)
         write(to: &output)
-        return output
+        return String(decoding: output, as: UTF8.self)
     }
 
-    private func write(to output: inout String) {
+    private func write(to output: inout [UInt8]) {
         switch self {
         case .object(let members):
-            output += "{"
+            output.append(UInt8(ascii: "{"))
             for (index, member) in members.enumerated() {
-                if index > 0 { output += "," }
-                JSON.string(member.0).write(to: &output)
-                output += ":"
+                if index > 0 { output.append(UInt8(ascii: ",")) }
+                Self.write(string: member.0, to: &output)
+                output.append(UInt8(ascii: ":"))
                 member.1.write(to: &output)
             }
-            output += "}"
+            output.append(UInt8(ascii: "}"))
         case .array(let elements):
-            output += "["
+            output.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
-                if index > 0 { output += "," }
+                if index > 0 { output.append(UInt8(ascii: ",")) }
                 element.write(to: &output)
             }
-            output += "]"
+            output.append(UInt8(ascii: "]"))
         case .string(let text):
-            output += "\""
+            Self.write(string: text, to: &output)
+        case .number(let value):
+            if !value.isFinite {
+                output.append(contentsOf: "null".utf8)
+            } else if value == value.rounded(), abs(value) < 1e15 {
+                output.append(contentsOf: String(Int64(value)).utf8)
+            } else {
+                output.append(contentsOf: "\(value)".utf8)
+            }
+        case .bool(let value):
+            output.append(contentsOf: (value ? "true" : "false").utf8)
+        case .null:
+            output.append(contentsOf: "null".utf8)
+        }
+    }
+
+    /// `text` quoted. Besides what JSON requires (`"`, `\\`, below 0x20), DEL, the C1 controls and
+    /// the bidirectional overrides are escaped: the same string to a parser, and nothing a terminal
+    /// acts on when the document is printed. A text with none of them is copied as it is.
+    private static func write(string text: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        let plain = text.utf8.withContiguousStorageIfAvailable(isPlain) ?? isPlain(Array(text.utf8))
+        if plain {
+            output.append(contentsOf: text.utf8)
+        } else {
             for scalar in text.unicodeScalars {
                 switch scalar {
-                case "\"": output += "\\\""
-                case "\\": output += "\\\\"
-                case "\n": output += "\\n"
-                case "\r": output += "\\r"
-                case "\t": output += "\\t"
-                // Besides what JSON requires (below 0x20), DEL, the C1 controls and the
-                // bidirectional overrides are escaped: the same string to a parser, and nothing a
-                // terminal acts on when the document is printed.
+                case "\"": output.append(contentsOf: "\\\"".utf8)
+                case "\\": output.append(contentsOf: "\\\\".utf8)
+                case "\n": output.append(contentsOf: "\\n".utf8)
+                case "\r": output.append(contentsOf: "\\r".utf8)
+                case "\t": output.append(contentsOf: "\\t".utf8)
                 case _
                 where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
                     || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value):
-                    output +=
-                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
-                default: output.unicodeScalars.append(scalar)
+                    let hex = String(scalar.value, radix: 16)
+                    output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
+                default: output.append(contentsOf: String(scalar).utf8)
                 }
             }
-            output += "\""
-        case .number(let value):
-            if !value.isFinite {
-                output += "null"
-            } else if value == value.rounded(), abs(value) < 1e15 {
-                output += String(Int64(value))
-            } else {
-                output += "\(value)"
-            }
-        case .bool(let value):
-            output += value ? "true" : "false"
-        case .null:
-            output += "null"
         }
+        output.append(UInt8(ascii: "\""))
+    }
+
+    /// Whether UTF-8 `bytes` hold nothing `write(string:to:)` escapes: no byte below 0x20, `"`, `\\`
+    /// or DEL, no C1 control (0xC2 0x80–0x9F), no override (0xE2 0x80 0xAA–0xAE, 0xE2 0x81 0xA6–0xA9).
+    private static func isPlain<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool where Bytes.Index == Int {
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F { return false }
+            if byte == 0xC2, index + 1 < bytes.endIndex, (0x80...0x9F).contains(bytes[index + 1]) { return false }
+            if byte == 0xE2, index + 2 < bytes.endIndex {
+                let (second, third) = (bytes[index + 1], bytes[index + 2])
+                if second == 0x80 && (0xAA...0xAE).contains(third) || second == 0x81 && (0xA6...0xA9).contains(third) { return false }
+            }
+            index += 1
+        }
+        return true
     }
 }

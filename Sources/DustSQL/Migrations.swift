@@ -490,6 +490,44 @@ public struct Migration: Sendable {
                 "DELETE FROM weekly_outlook WHERE published_on > \(outlookDay)",
             ]
         },
+        // One number every write raises in its own transaction (`SQLDatabase.write`): dustd keeps the
+        // answers it computed until it moves (docs/REFERENCE.md §13, "Answers kept"). It starts at a
+        // random value, so a database put in place of another (restored, replaced) is never taken
+        // for the one whose answers are kept.
+        Migration("v16-data-generation") { dialect in
+            let t = dialect.ddl
+            let start =
+                switch dialect {
+                case .sqlite: "abs(random() % 1000000000000)"
+                case .postgres: "floor(random() * 1000000000000)::bigint"
+                }
+            let table = [
+                """
+                CREATE TABLE data_generation (
+                    id \(t.smallKey) PRIMARY KEY CHECK (id = 1),
+                    generation \(t.integer) NOT NULL
+                )
+                """,
+                "INSERT INTO data_generation (id, generation) VALUES (1, \(start))",
+            ]
+            guard dialect == .postgres else { return table }
+            // Whoever may read or write the readings may read or raise the number (docs/REFERENCE.md §20).
+            return table + [
+                """
+                DO $$
+                DECLARE granted record;
+                BEGIN
+                    FOR granted IN
+                        SELECT grantee, privilege_type FROM information_schema.role_table_grants
+                        WHERE table_schema = current_schema() AND table_name = 'measurement'
+                            AND privilege_type IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE') AND grantee <> current_user
+                    LOOP
+                        EXECUTE format('GRANT %s ON data_generation TO %I', granted.privilege_type, granted.grantee);
+                    END LOOP;
+                END $$
+                """
+            ]
+        },
     ]
 }
 

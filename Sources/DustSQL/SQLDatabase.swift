@@ -9,8 +9,26 @@ public protocol SQLDatabase: Sendable {
     var dialect: SQLDialect { get }
     /// Runs `body` in one read that sees one snapshot of the database.
     func read<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T
-    /// Runs `body` in one transaction: all of it is committed, or none.
-    func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T
+    /// Runs `body` in one transaction: all of it is committed, or none. The engine's part of a
+    /// write: every write goes through `write`, which raises the data generation in the same transaction.
+    func writeTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T
+}
+
+extension SQLDatabase {
+    /// Runs `body` in one transaction: all of it is committed, or none, the data generation raised
+    /// with it (`DataGenerationStore`): the one way the shared statements write.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
+        try await writeTransaction { session in
+            let result = try body(session)
+            // Last, so that on PostgreSQL the row's lock is held from here to the commit only.
+            try session.execute("UPDATE data_generation SET generation = generation + 1")
+            return result
+        }
+    }
+
+    public func dataGeneration() async throws(StorageFailure) -> Int64 {
+        try await read { session in try session.row("SELECT generation FROM data_generation")?.int64("generation") ?? 0 }
+    }
 }
 
 /// An engine that is the whole FineDust database: every port of DustServices/Storage, most of them

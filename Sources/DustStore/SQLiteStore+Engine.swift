@@ -19,7 +19,9 @@ extension SQLiteStore: SQLDatabase {
         try await reading { db in try body(SQLiteSession(db: db)) }
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
+    public func writeTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) throws -> T
+    ) async throws(StorageFailure) -> T {
         try await writing { db in try body(SQLiteSession(db: db)) }
     }
 

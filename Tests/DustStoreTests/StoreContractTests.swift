@@ -1,6 +1,7 @@
 import DustConfig
 import DustKit
 import DustPostgres
+import DustSQL
 import DustServices
 import DustStore
 import Foundation
@@ -86,6 +87,38 @@ struct StoreContractTests {
             #expect(stored.map(\.concentration) == [DustPair(fineDust: 50, ultraFineDust: 20)])
             #expect(stored.first?.grade24h.fineDust == .moderate)
         }
+    }
+
+    @Test(
+        "Every write raises the data generation in its transaction, a read never does, and a failed write leaves it",
+        arguments: Backend.allCases)
+    func dataGeneration(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            let start = try await store.dataGeneration()
+            _ = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+            #expect(try await store.dataGeneration() == start)
+            _ = try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched)
+            #expect(try await store.dataGeneration() == start + 1)
+            // Storing the same hour again changes no row, yet it is a write: raised once more.
+            _ = try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched)
+            #expect(try await store.dataGeneration() == start + 2)
+            try await store.recordAttempt(
+                PollAttempt(startedAt: fetched, station: "종로구", kind: .measurement, operation: "station 종로구 DAILY", outcome: .ok))
+            #expect(try await store.dataGeneration() == start + 3)
+            // A write that fails (a column the table does not have) is rolled back whole, the raise with it.
+            guard let sql = store as? any SQLDatabase else { return }
+            await #expect(throws: StorageFailure.self) {
+                try await sql.write { session in try session.execute("INSERT INTO activity_source (nothing) VALUES (1)") }
+            }
+            #expect(try await store.dataGeneration() == start + 3)
+        }
+    }
+
+    @Test("A new database's data generation starts at a random value: one put in place of another is never taken for it")
+    func dataGenerationStart() async throws {
+        var starts: Set<Int64> = []
+        for _ in 0..<3 { starts.insert(try await SQLiteStore.scratch().dataGeneration()) }
+        #expect(starts.count == 3)
     }
 
     // MARK: Gases (docs/REFERENCE.md §17)

@@ -53,8 +53,10 @@ public final class InterceptingStore: SQLDatabase, FineDustStore {
         try await base.read(body)
     }
 
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T {
-        try await base.write(body)
+    public func writeTransaction<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLSession) throws -> T
+    ) async throws(StorageFailure) -> T {
+        try await base.writeTransaction(body)
     }
 
     public func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) async throws(StorageFailure) -> UpsertSummary {

@@ -1,6 +1,7 @@
 /// The whole FineDust database as the programs see it: every store protocol at once. What an
 /// executable opens (dustd in its composition, dustctl in its support code) and hands on; a
 /// service asks only for the protocols it uses.
-public typealias FineDustStore = ActivityStore & AdvisoryStore & AlertStore & DaemonStatusStore & ForecastStore & PhysiologyStore
+public typealias FineDustStore = ActivityStore & AdvisoryStore & AlertStore & DaemonStatusStore & DataGenerationStore & ForecastStore
+    & PhysiologyStore
     & PersonDataStore & PollStore & PositionStore & SlotPlaceStore
     & StationStore

@@ -51,18 +51,27 @@ public struct WebData: Sendable {
     private let settings: @Sendable () -> ReportSettings
     private let clock: any WallClock
     private let processIsDustd: @Sendable (Int32) -> Bool
+    private let settingsGenerationNow: @Sendable () -> Int
 
+    /// - Parameter settingsGeneration: a number that changes whenever `settings` would answer
+    ///   differently (a reloaded configuration): what the answers kept are keyed by, with the data's.
     public init(
         store: @escaping @Sendable () -> any FineDustStore, settings: @escaping @Sendable () -> ReportSettings,
+        settingsGeneration: @escaping @Sendable () -> Int = { 0 },
         clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd
     ) {
         self.store = store
         self.settings = settings
+        self.settingsGenerationNow = settingsGeneration
         self.clock = clock
         self.processIsDustd = processIsDustd
     }
 
     public var now: Date { clock.now }
+    /// Which configuration the settings are (it changes at each reload).
+    public var settingsGeneration: Int { settingsGenerationNow() }
+    /// How far the database has been written (`DataGenerationStore`).
+    public func dataGeneration() async throws(StorageFailure) -> Int64 { try await store().dataGeneration() }
     public var reportSettings: ReportSettings { settings() }
 
     /// The statistics service `dustctl` would build for the same settings, for the first person.

@@ -20,6 +20,7 @@ public struct WebServer: Sendable {
     private let limits: WebConnectionLimits
     private let echoes: any EchoDetector
     private let logger: Logger
+    private let answers: WebAnswerCache
 
     /// - Parameter registry: what the process counted through swift-metrics, rendered by `/metrics` before its gauges.
     /// - Parameter echoes: asked of every answer's whole text before it leaves (the service keys dustd
@@ -36,6 +37,7 @@ public struct WebServer: Sendable {
         self.limits = limits
         self.echoes = echoes
         self.logger = logger
+        answers = WebAnswerCache()
     }
 
     /// The server with the administrator's token alone (nil: open to everyone).
@@ -78,22 +80,22 @@ public struct WebServer: Sendable {
         }
         router.post(RouterPath(WebSignIn.logoutPath)) { request, _ in WebSignIn.signOut(request) }
 
-        route(router, "/") { request, context in try await Self.page(.today, request: request, context: context, data: data) }
-        route(router, "/day/:date") { request, context in
+        route(router, "/", kept: .minute) { request, context in try await Self.page(.today, request: request, context: context, data: data) }
+        route(router, "/day/:date", kept: .minute) { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
             }
             return try await Self.page(.day(date), request: request, context: context, data: data)
         }
-        route(router, "/week/:week") { request, context in
+        route(router, "/week/:week", kept: .minute) { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
             }
             return try await Self.page(.week(week), request: request, context: context, data: data)
         }
-        route(router, "/api/v1/today") { request, context in
+        route(router, "/api/v1/today", kept: .hour) { request, context in
             let person: String?
             do throws(UnknownPerson) { person = try Self.statistics(request, context, data).person.name } catch {
                 return Self.notFound(error)
@@ -102,7 +104,7 @@ public struct WebServer: Sendable {
             let named = context.principal == .everyone ? request.uri.queryParameters.get("person") : person
             return WebResponse.json(try await data.todayDocument(person: named).serialized + "\n")
         }
-        route(router, "/api/v1/forecast") { _ in
+        route(router, "/api/v1/forecast", kept: .hour) { _, _ in
             // The region unknown is what dustctl forecast reports as a configuration error.
             let document: JSON
             do throws(ForecastReadError) {
@@ -114,10 +116,10 @@ public struct WebServer: Sendable {
             }
             return WebResponse.json(document.serialized + "\n")
         }
-        route(router, "/api/v1/advisories") { _ in
+        route(router, "/api/v1/advisories", kept: .hour) { _, _ in
             WebResponse.json(try await data.advisoryDocument().serialized + "\n")
         }
-        route(router, "/api/v1/day/:date") { request, context in
+        route(router, "/api/v1/day/:date", kept: .hour) { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
                 return Self.notFound(error)
@@ -128,7 +130,7 @@ public struct WebServer: Sendable {
             }
             return WebResponse.json(ReportJSON.day(try await statistics.day(date), calendar: statistics.calendar).serialized + "\n")
         }
-        route(router, "/api/v1/week") { request, context in
+        route(router, "/api/v1/week", kept: .hour) { request, context in
             let statistics: StatisticsService
             do throws(UnknownPerson) { statistics = try Self.statistics(request, context, data) } catch {
                 return Self.notFound(error)
@@ -147,7 +149,7 @@ public struct WebServer: Sendable {
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
         }
-        route(router, "/api/v1/week/:week") { request, context in
+        route(router, "/api/v1/week/:week", kept: .hour) { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
                 return Self.notFound(error)
@@ -288,37 +290,89 @@ public struct WebServer: Sendable {
     /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash. The
     /// door of every answer: its whole text is checked for an echo of the service key (a page
     /// shows texts side by side, each harmless alone), and one that echoes is withheld.
+    ///
+    /// `kept`: how the answer depends on the clock, for a path whose answers are kept
+    /// (`WebAnswerCache`): an answer kept for the same asker, target, data, settings and clock step
+    /// is served as it was, with its `ETag`, and `If-None-Match` naming that tag is answered 304.
     private func route(
-        _ router: Router<WebRequestContext>, _ path: RouterPath,
+        _ router: Router<WebRequestContext>, _ path: RouterPath, kept freshness: WebAnswerCache.Freshness? = nil,
         _ handler: @escaping @Sendable (Request, WebRequestContext) async throws -> WebReply
     ) {
-        let (echoes, logger) = (echoes, logger)
+        let (echoes, logger, answers, data) = (echoes, logger, answers, data)
         let guarded: @Sendable (Request, WebRequestContext) async throws -> Response = { request, context in
             var reply: WebReply
+            var entityTag: String?
             do {
-                reply = try await handler(request, context)
+                if let freshness {
+                    let key = try await Self.answerKey(request, context, data: data, freshness: freshness)
+                    if let answer = answers.answer(for: key) {
+                        (reply, entityTag) = (answer.reply, answer.entityTag)
+                    } else {
+                        reply = Self.checked(try await handler(request, context), path: request.uri.path, echoes: echoes, logger: logger)
+                        if reply.status == .ok { entityTag = answers.keep(reply, for: key).entityTag }
+                    }
+                } else {
+                    reply = Self.checked(try await handler(request, context), path: request.uri.path, echoes: echoes, logger: logger)
+                }
             } catch let failure as StorageFailure {
                 reply = WebResponse.text(.serviceUnavailable, failure.description + "\n")
             }
-            if echoes.echoes(reply.text) {
-                logger.error("An answer to \(request.uri.path) was withheld: it held text that echoes the service key")
-                reply = WebResponse.text(.serviceUnavailable, Self.withheldAnswer)
+            if let entityTag {
+                reply.headers[.eTag] = entityTag
+                if let asked = request.headers[.ifNoneMatch], Self.matches(asked, entityTag) {
+                    reply = WebReply(status: .notModified, headers: reply.headers, text: "")
+                }
             }
             var response = reply.response
-            if request.method == .head { response.body = .init() }
+            if request.method == .head || reply.status == .notModified { response.body = .init() }
             return response
         }
         router.on(path, method: .get, use: guarded)
         router.on(path, method: .head, use: guarded)
     }
 
+    /// `reply`, or the withheld answer when its whole text echoes the service key.
+    private static func checked(_ reply: WebReply, path: String, echoes: any EchoDetector, logger: Logger) -> WebReply {
+        guard echoes.echoes(reply.text) else { return reply }
+        logger.error("An answer to \(path) was withheld: it held text that echoes the service key")
+        return WebResponse.text(.serviceUnavailable, Self.withheldAnswer)
+    }
+
+    /// What an answer depends on besides its handler's code: who asks (a person's answer is never
+    /// another's), what, in which language, and the data, settings and clock step it was computed for.
+    private static func answerKey(
+        _ request: Request, _ context: WebRequestContext, data: WebData, freshness: WebAnswerCache.Freshness
+    ) async throws(StorageFailure) -> WebAnswerCache.Key {
+        // The settings' generation first: an answer computed with newer settings than its key says
+        // is never asked for again, while the other order could keep old settings' answer as new.
+        let settingsGeneration = data.settingsGeneration
+        let language =
+            freshness == .minute
+            ? PageLanguage.negotiate(
+                query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage]
+            ).rawValue : nil
+        return WebAnswerCache.Key(
+            principal: context.principal, target: request.uri.description, language: language,
+            signedInByCookie: context.signedInByCookie, dataGeneration: try await data.dataGeneration(),
+            settingsGeneration: settingsGeneration, clockStep: freshness.step(data.now))
+    }
+
+    /// Whether an `If-None-Match` value names `tag` (a list of tags, weak or strong, or `*`).
+    static func matches(_ ifNoneMatch: String, _ tag: String) -> Bool {
+        ifNoneMatch.split(separator: ",").contains { candidate in
+            var candidate = candidate.trimmingCharacters(in: .whitespaces)
+            if candidate.hasPrefix("W/") { candidate.removeFirst(2) }
+            return candidate == "*" || candidate == tag
+        }
+    }
+
     /// What stands in for an answer that echoed the service key.
     static let withheldAnswer = "This answer was withheld: text AirKorea sent would have shown the service key. See dustd's log.\n"
 
     private func route(
-        _ router: Router<WebRequestContext>, _ path: RouterPath,
+        _ router: Router<WebRequestContext>, _ path: RouterPath, kept freshness: WebAnswerCache.Freshness? = nil,
         _ handler: @escaping @Sendable (Request) async throws -> WebReply
     ) {
-        route(router, path) { request, _ in try await handler(request) }
+        route(router, path, kept: freshness) { request, _ in try await handler(request) }
     }
 }
