@@ -3,6 +3,8 @@
 #
 #   Benchmarks/run.sh            (about 10 minutes; needs sqlite3 and python3)
 #   QUICK=1 Benchmarks/run.sh    (skips the 5.9 M-row national archive and the 100-poll dustd run)
+#   PREVIOUS=DIR Benchmarks/run.sh   (DIR holds the previous release's dustd and dustctl: the web's
+#                                     pages and documents are measured for both in the same sitting)
 set -euo pipefail
 cd "$(dirname "$0")"
 command -v sqlite3 >/dev/null || { echo "run.sh: install sqlite3 (apt-get install -y sqlite3)"; exit 1; }
@@ -22,4 +24,8 @@ python3 etree_baseline.py \
 
 echo "== queries, footprint and the report"
 python3 report.py "$BIN" results
+
+echo "== the web on the demo: every page and document, wrk -t1 -c8 (web-pages.sh)"
+BIN="$BIN" BEFORE="${PREVIOUS:-}" RESULTS=Benchmarks/results/web-pages.md ./web-pages.sh >/dev/null
+{ echo; cat results/web-pages.md; } >> results/latest.md
 echo "== written: Benchmarks/results/latest.md"
