@@ -13,6 +13,17 @@ public indirect enum JSON: Sendable {
     public static func number(_ value: Double?) -> JSON { value.map(JSON.number) ?? .null }
     public static func integer(_ value: Int) -> JSON { .number(Double(value)) }
 
+    /// A number FineDust computed (a mean, an intake, a ventilation, a distance), rounded to at most 3
+    /// decimals as the CSV export writes it (docs/REFERENCE.md §6, "Numbers"): `5.670000000000001` is
+    /// `5.67`. What was stored as given (a concentration, a gas, a coordinate) keeps every digit.
+    public static func measured(_ value: Double?) -> JSON {
+        guard let value, value.isFinite else { return .null }
+        return .number(measuredValue(value))
+    }
+
+    /// `value` rounded as `measured` writes it, for a surface that shows the same number (`/metrics`).
+    public static func measuredValue(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+
     /// `{"pm10": …, "pm25": …}`.
     public static func pair<Value>(_ pair: DustPair<Value>, _ transform: (Value) -> JSON) -> JSON {
         .object([("pm10", transform(pair.fineDust)), ("pm25", transform(pair.ultraFineDust))])

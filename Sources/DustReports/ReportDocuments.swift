@@ -1,7 +1,8 @@
 import DustKit
 import DustServices
 
-/// The JSON documents of docs/REFERENCE.md §6. Unknown values are `null`; numbers are not rounded.
+/// The JSON documents of docs/REFERENCE.md §6. Unknown values are `null`; what FineDust computed is
+/// rounded to at most 3 decimals (`JSON.measured`), what was stored keeps its digits.
 public enum ReportJSON {
     /// - Parameter forecastTomorrow: for `today` only, the `forecastTomorrow` member (docs/REFERENCE.md §14),
     ///   appended after the others; nil leaves the document as `day` prints it.
@@ -102,7 +103,7 @@ public enum ReportJSON {
             return (
                 gas.rawValue,
                 .object([
-                    ("hours", .integer(total.hours)), ("mean", .number(total.mean)), ("max", .number(total.max)),
+                    ("hours", .integer(total.hours)), ("mean", .measured(total.mean)), ("max", .number(total.max)),
                     ("grade", grade(total.maxGrade)),
                 ])
             )
@@ -111,7 +112,7 @@ public enum ReportJSON {
             (
                 "cai",
                 .object([
-                    ("hours", .integer(totals.cai.hours)), ("mean", .number(totals.cai.mean)),
+                    ("hours", .integer(totals.cai.hours)), ("mean", .measured(totals.cai.mean)),
                     ("max", .number(totals.cai.max.map(Double.init))), ("grade", grade(totals.cai.maxGrade)),
                 ])
             ))
@@ -152,10 +153,10 @@ public enum ReportJSON {
             ("pm25", .number(hour.concentration.ultraFineDust)),
             ("flags", .pair(hour.flag) { $0.map(JSON.string) ?? .null }),
             ("sources", .pair(hour.source) { $0.map(JSON.string) ?? .null }),
-            ("intake", .pair(hour.intake) { JSON.number($0) }),
+            ("intake", .pair(hour.intake) { JSON.measured($0) }),
         ]
         if includeBreathing {
-            members.append(("ventilation", .number(hour.breathing?.ventilation)))
+            members.append(("ventilation", .measured(hour.breathing?.ventilation)))
             members.append(("levelSource", hour.breathing.map { JSON.string($0.levelSource.rawValue) } ?? .null))
             // Only where location follows the person (docs/REFERENCE.md §19); absent, every hour is the home station's.
             if let whereabouts = hour.whereabouts { members.append(("where", Self.whereabouts(whereabouts))) }
@@ -163,15 +164,21 @@ public enum ReportJSON {
         return .object(members)
     }
 
-    /// `{"kind":"track","trackedFraction":0.5,"stations":{"pm10":[{"station":"중구","km":1.431475},…],"pm25":[…]},"fallback":null}`.
+    /// `{"kind":"track","trackedFraction":0.5,"stations":{"pm10":[{"station":"중구","km":1.431,"distanceKm":1.431},…],"pm25":[…]},"fallback":null}`.
     public static func whereabouts(_ whereabouts: SlotWhereabouts) -> JSON {
         .object([
             ("kind", .string(whereabouts.kind.rawValue)),
-            ("trackedFraction", .number(whereabouts.trackedFraction)),
+            ("trackedFraction", .measured(whereabouts.trackedFraction)),
             (
                 "stations",
                 .pair(whereabouts.stations) { used in
-                    .array(used.map { .object([("station", .string($0.station)), ("km", .number($0.kilometres))]) })
+                    .array(
+                        used.map {
+                            // `km` is deprecated (one key style: camelCase): kept this release, removed in the next.
+                            .object([
+                                ("station", .string($0.station)), ("km", .measured($0.kilometres)), ("distanceKm", .measured($0.kilometres)),
+                            ])
+                        })
                 }
             ),
             ("fallback", whereabouts.fallback.map { JSON.string($0.rawValue) } ?? .null),
@@ -182,17 +189,19 @@ public enum ReportJSON {
     public static func walking(_ hour: WalkingHour, calendar: DayCalendar) -> JSON {
         .object([
             ("start", .string(calendar.iso8601(hour.slot.start))),
-            ("distance_m", .number(hour.metres)),
+            ("distance_m", .measured(hour.metres)),
             ("source", .string(hour.source)),
+            // One key style (issue 37): `distance_m` is deprecated, kept this release, removed in the next.
+            ("distanceMetres", .measured(hour.metres)),
         ])
     }
 
     private static func totals(_ totals: ExposureTotals, includeWHO: Bool) -> [(String, JSON)] {
         var members: [(String, JSON)] = [
             ("hours", .pair(totals.hours) { JSON.integer($0) }),
-            ("mean", .pair(totals.mean) { JSON.number($0) }),
+            ("mean", .pair(totals.mean) { JSON.measured($0) }),
             ("max", .pair(totals.max) { JSON.number($0) }),
-            ("intake", .pair(totals.intake) { JSON.number($0) }),
+            ("intake", .pair(totals.intake) { JSON.measured($0) }),
             ("grade", .pair(totals.grade) { $0.map { JSON.integer($0.rawValue) } ?? .null }),
         ]
         if includeWHO {

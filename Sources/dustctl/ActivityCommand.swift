@@ -459,16 +459,19 @@ enum ActivityJSON {
             ("timesUnreadable", .integer(summary.timesUnreadable)),
             ("timesBackwards", .integer(summary.timesBackwards)),
             ("trackGaps", .integer(summary.trackGaps)),
-            ("overlappingMetres", .number(summary.walkingCorrections.overlappingMetres)),
+            ("overlappingMetres", .measured(summary.walkingCorrections.overlappingMetres)),
             ("instantStepsDropped", .integer(summary.walkingCorrections.instantSteps)),
-            ("instantMetresDropped", .number(summary.walkingCorrections.instantMetres)),
-            ("tooFastMetresCut", .number(summary.walkingCorrections.tooFastMetres)),
+            ("instantMetresDropped", .measured(summary.walkingCorrections.instantMetres)),
+            ("tooFastMetresCut", .measured(summary.walkingCorrections.tooFastMetres)),
             ("slotsTouched", .integer(summary.slotsTouched)),
             (
                 "sources",
                 .array(
                     summary.sources.map {
-                        .object([("source", .string($0)), ("distance_m", .number(summary.metresBySource[$0, default: 0]))])
+                        .object([
+                            ("source", .string($0)), ("distance_m", .measured(summary.metresBySource[$0, default: 0])),
+                            ("distanceMetres", .measured(summary.metresBySource[$0, default: 0])),
+                        ])
                     })
             ),
             ("bytesRead", .integer(Int(summary.bytesRead))),
@@ -502,12 +505,14 @@ enum ActivityJSON {
                             ("first", .string(calendar.iso8601(source.firstSlot.start))),
                             ("last", .string(calendar.iso8601(source.lastSlot.start))),
                             ("hours", .integer(source.slots)),
-                            ("distance_m", .number(source.metres)),
+                            ("distance_m", .measured(source.metres)),
                             ("person", .string(source.person)),
                             (
                                 "trackedMinutes",
                                 .integer(tracked[ActivityText.PersonSource(person: source.person, source: source.source), default: 0])
                             ),
+                            // One key style (issue 37): `distance_m` is deprecated, kept this release, removed in the next.
+                            ("distanceMetres", .measured(source.metres)),
                         ])
                     })
             ),

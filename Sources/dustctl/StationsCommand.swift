@@ -174,7 +174,7 @@ struct StationsNearestCommand: AsyncParsableCommand {
                     JSON.array(
                         located.map { station, distance in
                             guard case .object(var members) = ReportJSON.station(station) else { return .null }
-                            members.append(("distanceKm", .number(distance)))
+                            members.append(("distanceKm", .measured(distance)))
                             return .object(members)
                         }
                     ).serialized)

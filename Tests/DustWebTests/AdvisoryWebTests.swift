@@ -63,6 +63,8 @@ struct AdvisoryWebTests {
                 #expect(metrics.contains("finedust_advisory_active{pollutant=\"PM10\",level=\"watch\"} 0"))
                 #expect(metrics.contains("finedust_advisory_active{pollutant=\"PM25\",level=\"watch\"} 0"))
                 #expect(metrics.contains("finedust_advisory_active{pollutant=\"O3\",level=\"emergency\"} 0"))
+                #expect(metrics.contains("finedust_advisory_in_force{pollutant=\"pm10\",level=\"warning\"} 1"))
+                #expect(metrics.contains("finedust_advisory_in_force{pollutant=\"pm25\",level=\"watch\"} 0"))
             }
             let listing = try await rig.source().advisoryListing()
             #expect(listing.active.map(\.district) == ["서울", "경기"])

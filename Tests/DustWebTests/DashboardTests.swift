@@ -97,6 +97,8 @@ private func occurrences(of needle: String, in haystack: String) -> Int {
 }
 
 private func json(_ value: Double?) -> String { JSON.number(value).serialized }
+/// A computed number (a mean, an intake) as the documents write it: at most 3 decimals.
+private func measured(_ value: Double?) -> String { JSON.measured(value).serialized }
 
 /// Parses the page as XML: the dashboard is written so that it is (void elements closed with `/>`,
 /// only XML's five character references), which proves every tag is closed and nested.
@@ -146,14 +148,14 @@ struct DashboardTests {
         #expect(page.contains("WHO 권고 45 초과 (1.1배)") && page.contains("WHO 권고 15 초과 (1.6배)"))
         #expect(!page.contains("good") && !page.contains("moderate"))
         // Machine-readable, exactly as the JSON document prints them.
-        #expect(json(day.totals.mean.fineDust) == "\(1090.0 / 23)")
+        #expect(measured(day.totals.mean.fineDust) == "47.391")
         #expect(
             page.contains(
-                "data-hours-pm10=\"23\" data-mean-pm10=\"\(1090.0 / 23)\" data-max-pm10=\"66\" "
-                    + "data-intake-pm10=\"\(json(day.totals.intake.fineDust))\" data-grade-pm10=\"2\" data-who-exceeded-pm10=\"true\""))
-        #expect(page.contains("data-hours-pm25=\"22\" data-mean-pm25=\"\(535.0 / 22)\" data-max-pm25=\"36\""))
+                "data-hours-pm10=\"23\" data-mean-pm10=\"47.391\" data-max-pm10=\"66\" "
+                    + "data-intake-pm10=\"\(measured(day.totals.intake.fineDust))\" data-grade-pm10=\"2\" data-who-exceeded-pm10=\"true\""))
+        #expect(page.contains("data-hours-pm25=\"22\" data-mean-pm25=\"24.318\" data-max-pm25=\"36\""))
         let document = ReportJSON.day(day, calendar: DashboardScratch.seoul).serialized
-        #expect(document.contains("\"mean\":{\"pm10\":\(json(day.totals.mean.fineDust)),\"pm25\":\(json(day.totals.mean.ultraFineDust))}"))
+        #expect(document.contains("\"mean\":{\"pm10\":\(measured(day.totals.mean.fineDust)),\"pm25\":\(measured(day.totals.mean.ultraFineDust))}"))
         // One element per hour: 12:00 had 49 µg/m³ of PM10; 05:00 was 점검및교정 (unknown, a gap).
         #expect(occurrences(of: "data-hour=\"", in: page) == 24)
         #expect(page.contains("data-hour=\"2026-11-20T12:00:00+09:00\" data-pm10=\"49\""))
@@ -430,9 +432,9 @@ struct DashboardTests {
             #expect(
                 page.contains(
                     "data-date=\"\(day.date)\" data-hours-pm10=\"\(day.totals.hours.fineDust)\" "
-                        + "data-mean-pm10=\"\(json(day.totals.mean.fineDust))\" data-max-pm10=\"\(json(day.totals.max.fineDust))\" "
-                        + "data-intake-pm10=\"\(json(intake.fineDust))\""))
-            #expect(page.contains("data-intake-pm25=\"\(json(intake.ultraFineDust))\""))
+                        + "data-mean-pm10=\"\(measured(day.totals.mean.fineDust))\" data-max-pm10=\"\(json(day.totals.max.fineDust))\" "
+                        + "data-intake-pm10=\"\(measured(intake.fineDust))\""))
+            #expect(page.contains("data-intake-pm25=\"\(measured(intake.ultraFineDust))\""))
             #expect(page.contains("href=\"/day/\(day.date)?lang=ko\""))
         }
         // 11-16 … 11-20 measured (a bar each per pollutant); 11-21 is today, 11-22 has not come.
@@ -445,10 +447,10 @@ struct DashboardTests {
         #expect(
             page.contains(
                 "data-scope=\"week\" data-start=\"2026-11-16\" data-end=\"2026-11-22\" "
-                    + "data-hours-pm10=\"\(totals.hours.fineDust)\" data-mean-pm10=\"\(json(totals.mean.fineDust))\""))
-        #expect(page.contains("data-intake-pm25=\"\(json(totals.intake.ultraFineDust))\" data-grade-pm25="))
+                    + "data-hours-pm10=\"\(totals.hours.fineDust)\" data-mean-pm10=\"\(measured(totals.mean.fineDust))\""))
+        #expect(page.contains("data-intake-pm25=\"\(measured(totals.intake.ultraFineDust))\" data-grade-pm25="))
         let document = ReportJSON.week(week, station: "종로구", calendar: DashboardScratch.seoul).serialized
-        #expect(document.contains("\"intake\":{\"pm10\":\(json(totals.intake.fineDust)),\"pm25\":\(json(totals.intake.ultraFineDust))}"))
+        #expect(document.contains("\"intake\":{\"pm10\":\(measured(totals.intake.fineDust)),\"pm25\":\(measured(totals.intake.ultraFineDust))}"))
         #expect(page.contains("<tfoot><tr><th scope=\"row\">합계</th>"))
         #expect(occurrences(of: "<tr", in: page) == 1 + 7 + 1)
         #expect(page.contains("href=\"/week/2026-W46?lang=ko\""))
@@ -467,7 +469,7 @@ struct DashboardTests {
         #expect(page.contains("Intake, last 7 days <span class=\"aside\">14 Nov – 20 Nov</span>"))
         for day in week.days {
             #expect(page.contains("data-date=\"\(day.date)\""))
-            #expect(page.contains("data-intake-pm25=\"\(json(day.totals.intake.ultraFineDust))\""))
+            #expect(page.contains("data-intake-pm25=\"\(measured(day.totals.intake.ultraFineDust))\""))
         }
         // A bar per measured hour and pollutant in the day's chart, and two per day in the week's.
         let hoursMeasured = week.days[6].totals.hours

@@ -70,12 +70,22 @@ struct MetricsTests {
     /// What issue 21 added (docs/REFERENCE.md §17): the demo's 서울 도심권 PM10 경보 in force at its "now".
     static let demoAdvisoryGauges =
         [
-            "# HELP finedust_advisory_active Official advisories in force for your district and area, by pollutant and level (watch 주의보, warning 경보, emergency 중대경보).",
+            "# HELP finedust_advisory_active Deprecated (removed in the next release): finedust_advisory_in_force with the pollutant labelled PM10, PM25, O3.",
             "# TYPE finedust_advisory_active gauge",
         ]
         + ["O3", "PM10", "PM25"].flatMap { pollutant in
             ["emergency", "unknown", "warning", "watch"].map { level in
                 "finedust_advisory_active{pollutant=\"\(pollutant)\",level=\"\(level)\"} \(pollutant == "PM10" && level == "warning" ? "1.0" : "0.0")"
+            }
+        }
+        // Issue 37: the pollutant labelled as every other series labels it.
+        + [
+            "# HELP finedust_advisory_in_force Official advisories in force for your district and area, by pollutant and level (watch 주의보, warning 경보, emergency 중대경보).",
+            "# TYPE finedust_advisory_in_force gauge",
+        ]
+        + ["o3", "pm10", "pm25"].flatMap { pollutant in
+            ["emergency", "unknown", "warning", "watch"].map { level in
+                "finedust_advisory_in_force{pollutant=\"\(pollutant)\",level=\"\(level)\"} \(pollutant == "pm10" && level == "warning" ? "1.0" : "0.0")"
             }
         }
 

@@ -37,8 +37,8 @@ struct PositionOutputTests {
 
                 """)
         let sources = try await dustctl("activity", "sources", "--db", db, "--json").standardOutput
-        #expect(sources.contains("\"person\":\"me\",\"trackedMinutes\":0}"))
-        #expect(sources.contains("\"person\":\"me\",\"trackedMinutes\":3}"))
+        #expect(sources.contains("\"person\":\"me\",\"trackedMinutes\":0,\"distanceMetres\":1500}"))
+        #expect(sources.contains("\"distance_m\":199.328,\"person\":\"me\",\"trackedMinutes\":3,\"distanceMetres\":199.328}"))
 
         let forgot = try await dustctl("activity", "forget", "--source", "gpx:route_2024-01-01_8.20am.gpx", "--db", db, "--json")
         #expect(forgot.status == 0, "\(forgot.standardError)")

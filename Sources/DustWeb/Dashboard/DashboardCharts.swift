@@ -82,8 +82,8 @@ extension DashboardRenderer {
             hours.append(
                 """
                 <g class="hour\(future ? " future" : "")" data-hour="\(start)" data-pm10="\(DashboardFormat.json(values.fineDust))" \
-                data-pm25="\(DashboardFormat.json(values.ultraFineDust))" data-intake-pm10="\(DashboardFormat.json(intakes.fineDust))" \
-                data-intake-pm25="\(DashboardFormat.json(intakes.ultraFineDust))">\(marks)</g>
+                data-pm25="\(DashboardFormat.json(values.ultraFineDust))" data-intake-pm10="\(DashboardFormat.measuredJSON(intakes.fineDust))" \
+                data-intake-pm25="\(DashboardFormat.measuredJSON(intakes.ultraFineDust))">\(marks)</g>
                 """)
             // A day that falls back has one hour twice; it is labelled once.
             if localHour % 3 == 0, labelledHours.insert(localHour).inserted {

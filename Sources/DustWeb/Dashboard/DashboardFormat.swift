@@ -54,6 +54,11 @@ enum DashboardFormat {
         JSON.number(value).serialized
     }
 
+    /// A number FineDust computed (an intake, a mean) exactly as `dustctl … --json` prints it: at most 3 decimals.
+    static func measuredJSON(_ value: Double?) -> String {
+        JSON.measured(value).serialized
+    }
+
     static func json(_ value: Int) -> String {
         JSON.integer(value).serialized
     }

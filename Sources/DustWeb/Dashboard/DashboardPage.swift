@@ -571,7 +571,7 @@ struct DashboardRenderer {
                         let value = intake(entry)[pollutant]
                         return """
                             <td data-person="\(entry.person)" data-pollutant="\(pollutant.rawValue)" \
-                            data-intake="\(DashboardFormat.json(value))">\(DashboardFormat.intake(value, intakeUnit))</td>
+                            data-intake="\(DashboardFormat.measuredJSON(value))">\(DashboardFormat.intake(value, intakeUnit))</td>
                             """
                     }
                 })
@@ -638,9 +638,9 @@ struct DashboardRenderer {
         for pollutant in Pollutant.allCases {
             let key = pollutant.rawValue
             attributes.append("data-hours-\(key)=\"\(DashboardFormat.json(totals.hours[pollutant]))\"")
-            attributes.append(" data-mean-\(key)=\"\(DashboardFormat.json(totals.mean[pollutant]))\"")
+            attributes.append(" data-mean-\(key)=\"\(DashboardFormat.measuredJSON(totals.mean[pollutant]))\"")
             attributes.append(" data-max-\(key)=\"\(DashboardFormat.json(totals.max[pollutant]))\"")
-            attributes.append(" data-intake-\(key)=\"\(DashboardFormat.json(totals.intake[pollutant]))\"")
+            attributes.append(" data-intake-\(key)=\"\(DashboardFormat.measuredJSON(totals.intake[pollutant]))\"")
             attributes.append(" data-grade-\(key)=\"\(totals.grade[pollutant].map { DashboardFormat.json($0.rawValue) } ?? "null")\"")
             if includeWHO {
                 attributes.append(" data-who-exceeded-\(key)=\"\(DashboardFormat.json(totals.whoExceeded[pollutant]))\"")

@@ -5,7 +5,9 @@ import Prometheus
 /// The advisories in force for the user's district and 권역 (docs/REFERENCE.md §17), by pollutant and level: every
 /// pollutant and known level is exported, 0 when none is in force, so an alert on `> 0` needs no `absent()`; an
 /// unknown level word is counted as `unknown`. The district not known (no `advisories.district`, no station's 시도
-/// stored) is no gauge, not an error.
+/// stored) is no gauge, not an error. `finedust_advisory_in_force` labels the pollutant as every other series does
+/// (`pm10`, `pm25`, `o3`); `finedust_advisory_active`, with AirKorea's `PM10`, `PM25`, `O3`, is deprecated: kept
+/// this release, removed in the next (docs/REFERENCE.md §13).
 struct AdvisoryCollector: GaugeCollector {
     let data: WebData
 
@@ -15,15 +17,23 @@ struct AdvisoryCollector: GaugeCollector {
         for advisory in inForce { counts["\(advisory.pollutant.rawValue) \(advisory.level.name)", default: 0] += 1 }
         for pollutant in AdvisoryPollutant.allCases {
             for level in ["watch", "warning", "emergency", "unknown"] {
-                registry.makeGauge(descriptor: Self.active, labels: [("pollutant", pollutant.rawValue), ("level", level)])
-                    .set(to: Double(counts["\(pollutant.rawValue) \(level)"] ?? 0))
+                let count = Double(counts["\(pollutant.rawValue) \(level)"] ?? 0)
+                registry.makeGauge(descriptor: Self.inForce, labels: [("pollutant", pollutant.rawValue.lowercased()), ("level", level)])
+                    .set(to: count)
+                registry.makeGauge(descriptor: Self.active, labels: [("pollutant", pollutant.rawValue), ("level", level)]).set(to: count)
             }
         }
+    }
+
+    private static var inForce: MetricNameDescriptor {
+        .fineDust(
+            "advisory_in_force", "",
+            "Official advisories in force for your district and area, by pollutant and level (watch 주의보, warning 경보, emergency 중대경보).")
     }
 
     private static var active: MetricNameDescriptor {
         .fineDust(
             "advisory_active", "",
-            "Official advisories in force for your district and area, by pollutant and level (watch 주의보, warning 경보, emergency 중대경보).")
+            "Deprecated (removed in the next release): finedust_advisory_in_force with the pollutant labelled PM10, PM25, O3.")
     }
 }

@@ -1,4 +1,5 @@
 import DustKit
+import DustReports
 import DustServices
 import Prometheus
 
@@ -15,7 +16,8 @@ struct IntakeTodayCollector: GaugeCollector {
             for entry in everyone {
                 let labels = [("station", entry.station), ("pollutant", pollutant.rawValue), ("person", entry.person)]
                 // Unknown (no hour of today yet) is no sample, as the API's null: never 0.
-                guard let intake = entry.day.totals.intake[pollutant] else { continue }
+                // Rounded as the API writes it, so the two agree to the last digit.
+                guard let intake = entry.day.totals.intake[pollutant].map(JSON.measuredValue) else { continue }
                 registry.makeGauge(descriptor: points ? Self.intakePoints : Self.intakeGrams, labels: labels)
                     .set(to: points ? intake : intake / 1_000_000)
             }
