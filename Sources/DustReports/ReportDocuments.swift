@@ -176,7 +176,8 @@ public enum ReportJSON {
                         used.map {
                             // `km` is deprecated (one key style: camelCase): kept this release, removed in the next.
                             .object([
-                                ("station", .string($0.station)), ("km", .measured($0.kilometres)), ("distanceKm", .measured($0.kilometres)),
+                                ("station", .string($0.station)), ("km", .measured($0.kilometres)),
+                                ("distanceKm", .measured($0.kilometres)),
                             ])
                         })
                 }

@@ -155,7 +155,9 @@ struct DashboardTests {
                     + "data-intake-pm10=\"\(measured(day.totals.intake.fineDust))\" data-grade-pm10=\"2\" data-who-exceeded-pm10=\"true\""))
         #expect(page.contains("data-hours-pm25=\"22\" data-mean-pm25=\"24.318\" data-max-pm25=\"36\""))
         let document = ReportJSON.day(day, calendar: DashboardScratch.seoul).serialized
-        #expect(document.contains("\"mean\":{\"pm10\":\(measured(day.totals.mean.fineDust)),\"pm25\":\(measured(day.totals.mean.ultraFineDust))}"))
+        #expect(
+            document.contains(
+                "\"mean\":{\"pm10\":\(measured(day.totals.mean.fineDust)),\"pm25\":\(measured(day.totals.mean.ultraFineDust))}"))
         // One element per hour: 12:00 had 49 µg/m³ of PM10; 05:00 was 점검및교정 (unknown, a gap).
         #expect(occurrences(of: "data-hour=\"", in: page) == 24)
         #expect(page.contains("data-hour=\"2026-11-20T12:00:00+09:00\" data-pm10=\"49\""))
@@ -450,7 +452,9 @@ struct DashboardTests {
                     + "data-hours-pm10=\"\(totals.hours.fineDust)\" data-mean-pm10=\"\(measured(totals.mean.fineDust))\""))
         #expect(page.contains("data-intake-pm25=\"\(measured(totals.intake.ultraFineDust))\" data-grade-pm25="))
         let document = ReportJSON.week(week, station: "종로구", calendar: DashboardScratch.seoul).serialized
-        #expect(document.contains("\"intake\":{\"pm10\":\(measured(totals.intake.fineDust)),\"pm25\":\(measured(totals.intake.ultraFineDust))}"))
+        #expect(
+            document.contains("\"intake\":{\"pm10\":\(measured(totals.intake.fineDust)),\"pm25\":\(measured(totals.intake.ultraFineDust))}")
+        )
         #expect(page.contains("<tfoot><tr><th scope=\"row\">합계</th>"))
         #expect(occurrences(of: "<tr", in: page) == 1 + 7 + 1)
         #expect(page.contains("href=\"/week/2026-W46?lang=ko\""))

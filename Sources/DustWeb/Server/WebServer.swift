@@ -80,7 +80,8 @@ public struct WebServer: Sendable {
         }
         router.post(RouterPath(WebSignIn.logoutPath)) { request, _ in WebSignIn.signOut(request) }
 
-        route(router, "/", kept: .minute) { request, context in try await Self.page(.today, request: request, context: context, data: data) }
+        route(router, "/", kept: .minute) { request, context in try await Self.page(.today, request: request, context: context, data: data)
+        }
         route(router, "/day/:date", kept: .minute) { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
