@@ -547,4 +547,20 @@ struct DashboardContrastTests {
             #expect(Self.contrast(colour, "#ffffff") >= 4.5, "grade \(grade): \(colour)")
         }
     }
+
+    @Test("Each person's colour in the household chart stands out from the card (WCAG 1.4.11, 3:1) and from the others, in both schemes")
+    func personColours() throws {
+        let sheet = DashboardPage.styleSheet()
+        let schemes = sheet.components(separatedBy: "@media (prefers-color-scheme:dark)")
+        #expect(schemes.count == 2)
+        for scheme in schemes {
+            let short = String(try #require(scheme.firstMatch(of: #/--card:(#[0-9a-f]{3}(?:[0-9a-f]{3})?)[;}]/#)).output.1)
+            // `#fff` is `#ffffff`.
+            let card = short.count == 4 ? "#" + short.dropFirst().map { "\($0)\($0)" }.joined() : short
+            let colours = scheme.matches(of: #/--p[0-9]:(#[0-9a-f]{6})/#).map { String($0.output.1) }
+            #expect(colours.count == 6)
+            for colour in colours { #expect(Self.contrast(colour, String(card)) >= 3, "\(colour) on \(card)") }
+            #expect(Set(colours).count == colours.count)
+        }
+    }
 }

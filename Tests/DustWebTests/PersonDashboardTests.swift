@@ -177,6 +177,42 @@ struct PersonDashboardTests {
         #expect(pm10["dad"] != pm10["민지"])
     }
 
+    @Test("The household's week as a chart: per day a PM2.5 bar per person, each the table's number; a legend names them")
+    func householdChart() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let (data, configuration) = try household(rig)
+        let (status, body) = try await page(rig.application(data), "/week/2026-W47")
+        #expect(status == .ok)
+        let start = try #require(body.range(of: "<svg class=\"chart household-chart\""))
+        let end = try #require(body.range(of: "</svg>", range: start.upperBound..<body.endIndex))
+        let chart = String(body[start.lowerBound..<end.upperBound])
+        #expect(chart.contains("role=\"img\" aria-label=\"가족의 하루별 초미세먼지 흡입량\""))
+        #expect(chart.contains(">dad</text>") && chart.contains(">민지</text>"))
+        #expect(XMLParser(data: Data(chart.utf8)).parse())
+        for (index, name) in ["dad", "민지"].enumerated() {
+            let cli = try await rig.dustctl(["week", "--iso", "2026-W47", "--person", name, "--config", configuration])
+            #expect(cli.status == 0, "\(cli.standardError)")
+            // The days measured (16–20 November) have a bar in the person's colour with dustctl's number.
+            for date in (16...20).map({ "2026-11-\($0)" }) {
+                let pm25 = try intake(cli.standardOutput, after: "\"date\":\"\(date)\"").pm25
+                let day = try #require(chart.range(of: "data-date=\"\(date)\">"))
+                let closing = try #require(chart.range(of: "</g>", range: day.upperBound..<chart.endIndex))
+                let group = chart[day.upperBound..<closing.lowerBound]
+                #expect(group.contains("class=\"person p\(index)\""))
+                #expect(group.contains("data-person=\"\(name)\" data-intake=\"\(pm25)\"/>"), "\(name) \(date)")
+            }
+        }
+        // The weekend has no readings: no bar, its day still labelled.
+        let saturday = try #require(chart.range(of: "data-date=\"2026-11-21\">"))
+        let closing = try #require(chart.range(of: "</g>", range: saturday.upperBound..<chart.endIndex))
+        #expect(!chart[saturday.upperBound..<closing.lowerBound].contains("<rect class=\"person"))
+        // One person has no household, so no chart.
+        let (single, _) = try household(rig, people: [Person(name: "me", station: "종로구")])
+        let (_, alone) = try await page(rig.application(single), "/week/2026-W47")
+        #expect(!alone.contains("household-chart"))
+    }
+
     @Test("One person: no switcher, no household, no person= in a link; the page is the same with people: of one or ?person=me")
     func onePersonUnchanged() async throws {
         let rig = try await WebRig()

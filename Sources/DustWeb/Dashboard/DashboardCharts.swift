@@ -2,7 +2,7 @@ import DustKit
 import DustServices
 import Foundation
 
-/// The two inline SVG charts: a day hour by hour, and a week's intake as 7 bars.
+/// The inline SVG charts: a day hour by hour, a week's intake as 7 bars, and the household's week.
 ///
 /// Colours come from classes in the style sheet (`bar g1` … `g4`), so the charts follow dark mode and
 /// need no `style` attribute. Each hour and each day is one `<g>` carrying its values in `data-`
@@ -189,6 +189,79 @@ extension DashboardRenderer {
             <title>\(label)</title>\(background)\(days)</svg>
             """
     }
+
+    /// The household's week as bars (docs/REFERENCE.md §18): per day, each person's PM2.5 intake side
+    /// by side, one colour per person (named in the legend above), the same numbers as the table below
+    /// it; today marked, each day linking to its page.
+    func householdChart(_ household: [DashboardModel.PersonWeek]) -> HTML {
+        guard household.count > 1, let days = household.first?.week.days else { return .empty }
+        let (left, right, top, base, height) = (4.0, 4.0, 34.0, 150.0, 184.0)
+        let plotWidth = Self.width - left - right
+        let slotWidth = plotWidth / Double(max(days.count, 1))
+        let groupWidth = slotWidth * 0.8
+        let barWidth = groupWidth / Double(household.count)
+        let largest = household.flatMap { $0.week.days.compactMap { $0.totals.intake.ultraFineDust } }.filter(\.isFinite).max() ?? 0
+        let unit = text.intakeUnit(intakeUnit)
+
+        var marks: [HTML] = [
+            "<text class=\"title\" x=\"\(n(left))\" y=\"11\">\(text.pollutantName(.pm25)) \(Pollutant.pm25.displayName) · \(unit)</text>",
+            "<line class=\"axis\" x1=\"\(n(left))\" y1=\"\(n(base))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(base))\"/>",
+        ]
+        // The legend: a swatch and the name of each person, in the configured order.
+        var legendX = left
+        for (index, entry) in household.enumerated() {
+            let colour = index % Self.personColours
+            marks.append("<rect class=\"person p\(colour)\" x=\"\(n(legendX))\" y=\"18\" width=\"8\" height=\"8\" rx=\"2\"/>")
+            marks.append("<text class=\"label\" x=\"\(n(legendX + 11))\" y=\"25.5\">\(entry.person)</text>")
+            legendX += 11 + 7 * Double(entry.person.count) + 14
+        }
+        for (index, day) in days.enumerated() {
+            let x = left + Double(index) * slotWidth
+            let center = x + slotWidth / 2
+            let isToday = day.date == today
+            var group: [HTML] = []
+            if isToday {
+                group.append(
+                    "<rect class=\"band\" x=\"\(n(x + 1))\" y=\"\(n(top - 4))\" width=\"\(n(slotWidth - 2))\" height=\"\(n(height - top + 3))\" rx=\"6\"/>"
+                )
+            }
+            var summary: [String] = []
+            for (person, entry) in household.enumerated() {
+                let intake = entry.week.days[index].totals.intake.ultraFineDust
+                summary.append("\(entry.person) \(DashboardFormat.intake(intake, intakeUnit)) \(unit)")
+                guard let intake, intake.isFinite, largest > 0, intake > 0 else { continue }
+                let barHeight = (base - top) * intake / largest
+                let barX = center - groupWidth / 2 + Double(person) * barWidth
+                group.append(
+                    """
+                    <rect class="person p\(person % Self.personColours)" x="\(n(barX + 0.5))" y="\(n(base - barHeight))" \
+                    width="\(n(max(barWidth - 1, 1)))" height="\(n(barHeight))" rx="1.5" data-person="\(entry.person)" \
+                    data-intake="\(DashboardFormat.measuredJSON(intake))"/>
+                    """)
+            }
+            group.append(
+                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(text.weekdayShort(day.date))</text>"
+            )
+            group.append(
+                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(text.barDate(day.date, first: index == 0))</text>"
+            )
+            let title =
+                "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · \(Pollutant.pm25.displayName) · "
+                + summary.joined(separator: " · ")
+            let element: HTML = """
+                <g class="day\(isToday ? " today" : "")" data-date="\(day.date.description)"><title>\(title)</title>\(group)</g>
+                """
+            marks.append(dayLink(day.date).map { (href: String) -> HTML in "<a href=\"\(href)\">\(element)</a>" } ?? element)
+        }
+        let label = text.householdChartLabel
+        return """
+            <svg class="chart household-chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img" aria-label="\(label)">\
+            <title>\(label)</title>\(marks)</svg>
+            """
+    }
+
+    /// How many people have a colour of their own in the household's chart (`.person.p0` … in the style sheet).
+    static let personColours = 6
 
     /// The smallest of 1, 2, 2.5, 5 × 10ⁿ at or above `value`: a round top for an axis.
     static func niceCeiling(_ value: Double) -> Double {

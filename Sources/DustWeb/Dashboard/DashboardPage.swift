@@ -588,7 +588,7 @@ struct DashboardRenderer {
         let pollutants = model.household.flatMap { _ in Pollutant.allCases.map { "<th scope=\"col\">\($0.displayName)</th>" as HTML } }
         return """
             <section class="card household"><h2>\(text.householdWeek) <span class="aside">\(text.householdExplanation), \
-            \(text.intakeUnit(intakeUnit))</span></h2>\
+            \(text.intakeUnit(intakeUnit))</span></h2>\(householdChart(model.household))\
             <div class="scroll"><table class="days"><thead><tr><th rowspan="2" scope="col">\(text.day)</th>\(names)</tr>\
             <tr>\(pollutants)</tr></thead><tbody>\(rows)</tbody>\
             <tfoot><tr><th scope="row">\(text.weekRow)</th>\(cells { $0.week.totals.intake })</tr></tfoot></table></div></section>

@@ -9,11 +9,13 @@ enum DashboardStyle {
         :root{color-scheme:light dark;--bg:#f3f4f6;--card:#fff;--text:#17191c;--muted:#5d636b;--line:#e2e5e9;\
         --accent:#1d5fd1;--g1:#2a73e8;--g2:#14934a;--g3:#e8730c;--g4:#d83a3a;--g1-soft:#e8f0fe;--g2-soft:#e4f4ea;\
         --g3-soft:#fdf0e2;--g4-soft:#fce9e9;--g1-ink:#1a56b8;--g2-ink:#0d6d36;--g3-ink:#a14d00;--g4-ink:#b02626;\
-        --alert:#fce9e9;--alert-line:#d83a3a;--warn:#fdf3e2;--warn-line:#e8930c}
+        --alert:#fce9e9;--alert-line:#d83a3a;--warn:#fdf3e2;--warn-line:#e8930c;\
+        --p0:#1d5fd1;--p1:#c2410c;--p2:#7c3aed;--p3:#0f766e;--p4:#be185d;--p5:#4d7c0f}
         @media (prefers-color-scheme:dark){:root{--bg:#0e1013;--card:#181b1f;--text:#e9ebee;--muted:#9ba2ab;\
         --line:#2b3036;--accent:#7aa7ff;--g1:#4f8ff7;--g2:#2fb866;--g3:#f59a3f;--g4:#f2605d;--g1-soft:#172842;\
         --g2-soft:#132d1e;--g3-soft:#37250f;--g4-soft:#3d1818;--g1-ink:#8db6ff;--g2-ink:#6fd99a;--g3-ink:#ffbd7a;\
-        --g4-ink:#ff9a97;--alert:#3a1819;--alert-line:#f2605d;--warn:#33270f;--warn-line:#f59a3f}}
+        --g4-ink:#ff9a97;--alert:#3a1819;--alert-line:#f2605d;--warn:#33270f;--warn-line:#f59a3f;\
+        --p0:#7aa7ff;--p1:#fb923c;--p2:#b794f6;--p3:#2dd4bf;--p4:#f472b6;--p5:#a3e635}}
         *{box-sizing:border-box}
         html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
         body{margin:0;background:var(--bg);color:var(--text);\
@@ -85,6 +87,8 @@ enum DashboardStyle {
         .chart a:focus-visible .band,.chart a:hover .band{opacity:.18}
         .bar{fill:var(--muted)}
         .bar.g1{fill:var(--g1)}.bar.g2{fill:var(--g2)}.bar.g3{fill:var(--g3)}.bar.g4{fill:var(--g4)}
+        .person.p0{fill:var(--p0)}.person.p1{fill:var(--p1)}.person.p2{fill:var(--p2)}.person.p3{fill:var(--p3)}\
+        .person.p4{fill:var(--p4)}.person.p5{fill:var(--p5)}
         .legend{display:flex;flex-wrap:wrap;gap:.25rem .875rem;list-style:none;padding:0;margin:0;font-size:.8125rem;\
         color:var(--muted)}
         .swatch{display:inline-block;width:.75rem;height:.75rem;border-radius:.1875rem;margin-right:.3125rem;\

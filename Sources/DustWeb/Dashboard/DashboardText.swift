@@ -210,6 +210,7 @@ struct DashboardText {
     var signOut: String { say("로그아웃", "Sign out") }
     var householdWeek: String { say("가족의 흡입량", "The household's intake") }
     var householdExplanation: String { say("하루별, 사람마다", "each day, per person") }
+    var householdChartLabel: String { say("가족의 하루별 초미세먼지 흡입량", "The household's PM2.5 intake per day") }
     var showWeek: String { say("이 주 자세히 보기", "See this week") }
     var day: String { say("날짜", "Day") }
     var weekRow: String { say("합계", "Week") }
