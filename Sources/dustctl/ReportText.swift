@@ -9,30 +9,37 @@ struct ReportText {
     let style: TextStyle
     let calendar: DayCalendar
     let intakeModel: any IntakeModel
+    var language: ReportLanguage = .english
 
     private var unit: String { intakeModel.unit.rawValue }
+    private func say(_ korean: String, _ english: String) -> String { language.say(korean, english) }
 
-    /// Text for stdout in the configured zone and intake model.
+    /// Text for stdout in the configured zone and intake model, in the locale's language.
     static func forStandardOutput(_ settings: FineDustSettings) -> ReportText {
-        ReportText(style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel)
+        ReportText(
+            style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel,
+            language: ReportLanguage(environment: ProcessInfo.processInfo.environment))
     }
 
     /// - Parameter forecast: today's outlook; its tomorrow line is shown when a grade is stored.
     /// - Parameter latest: for `today`, the newest stored hour whatever its day, shown when today has none yet.
     func day(_ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil, latest: HourlyReading? = nil) -> String {
         var lines: [String] = []
-        lines.append(style.bold("\(report.station) · \(report.date) (\(weekdayName(report.date))) · \(calendar.timeZone.identifier)"))
+        lines.append(style.bold("\(report.station) · \(report.date) (\(language.weekday(report.date))) · \(calendar.timeZone.identifier)"))
         let tomorrow = forecast.flatMap(tomorrowLine)
         guard !report.hourly.isEmpty else {
             lines.append(
                 isToday
-                    ? "No readings for today yet; dustd stores each hour about 20 minutes after it ends."
-                    : "No readings stored for this day.")
+                    ? say(
+                        "오늘 측정값이 아직 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 저장합니다.",
+                        "No readings for today yet; dustd stores each hour about 20 minutes after it ends.")
+                    : say("이날 저장된 측정값이 없습니다.", "No readings stored for this day."))
             if isToday, let latest {
                 let date = calendar.date(containing: latest.slot.start)
                 let pm10 = concentrationWithGrade(latest.concentration.fineDust, .pm10, date)
                 let pm25 = concentrationWithGrade(latest.concentration.ultraFineDust, .pm25, date)
-                lines.append("Latest stored hour \(date) \(slotLabel(latest.slot, calendar))   PM10 \(pm10)   PM2.5 \(pm25)")
+                lines.append(
+                    say("최근 저장된 시간", "Latest stored hour") + " \(date) \(slotLabel(latest.slot, calendar))   PM10 \(pm10)   PM2.5 \(pm25)")
             }
             lines.append(contentsOf: walkingTable(report.walking))
             if let tomorrow { lines.append(tomorrow) }
@@ -42,10 +49,10 @@ struct ReportText {
             let hours = slotLabel(latest.slot, calendar)
             let pm10 = concentrationWithGrade(latest.concentration.fineDust, .pm10, report.date)
             let pm25 = concentrationWithGrade(latest.concentration.ultraFineDust, .pm25, report.date)
-            lines.append("Latest hour \(hours)   PM10 \(pm10)   PM2.5 \(pm25)")
+            lines.append(say("최근 측정", "Latest hour") + " \(hours)   PM10 \(pm10)   PM2.5 \(pm25)")
         }
         lines.append("")
-        lines.append(contentsOf: totalsTable(report.totals, hoursOf: report.elapsedSlots, label: isToday ? "so far" : ""))
+        lines.append(contentsOf: totalsTable(report.totals, hoursOf: report.elapsedSlots, label: isToday ? say("지금까지", "so far") : ""))
         if let tomorrow { lines.append(tomorrow) }
         lines.append("")
         lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
@@ -67,40 +74,41 @@ struct ReportText {
         let latest = report.latestGases
         var lines = [
             "",
-            style.bold("Gases 대기가스") + (latest.map { " · latest hour \(slotLabel($0.slot, calendar))" } ?? "")
-                + " · ppm, graded by the CAI bands",
+            style.bold(say("대기가스", "Gases 대기가스"))
+                + (latest.map { say(" · 최근 측정 ", " · latest hour ") + slotLabel($0.slot, calendar) } ?? "")
+                + say(" · ppm, 통합대기환경지수 기준 등급", " · ppm, graded by the CAI bands"),
             row("") { style.bold("\($0.displayName) \($0.koreanName)") },
         ]
         if let latest {
             lines.append(
-                row("Latest") { gas in
+                row(say("최근", "Latest")) { gas in
                     let grade = latest.gases.grade[gas]
                     return style.graded(
                         [formattedPPM(latest.gases.ppm[gas], gas), grade?.koreanName].compactMap { $0 }.joined(separator: " "), grade)
                 })
         }
         lines += [
-            row("Hours") { "\(totals.gases[$0].hours) of \(report.elapsedSlots)" },
-            row("Mean") { formattedPPM(totals.gases[$0].mean, $0) },
-            row("Max") { formattedPPM(totals.gases[$0].max, $0) },
-            row("Grade of max") { style.graded(gradeName(totals.gases[$0].maxGrade), totals.gases[$0].maxGrade) },
+            row(say("측정 시간", "Hours")) { hoursOf(totals.gases[$0].hours, report.elapsedSlots) },
+            row(say("평균", "Mean")) { formattedPPM(totals.gases[$0].mean, $0) },
+            row(say("최고", "Max")) { formattedPPM(totals.gases[$0].max, $0) },
+            row(say("최고의 등급", "Grade of max")) { style.graded(language.grade(totals.gases[$0].maxGrade), totals.gases[$0].maxGrade) },
         ]
         let index = totals.cai
-        var cai = ["latest \(caiText(latest?.gases.cai, latest?.gases.caiGrade))"]
+        var cai = [say("최근 ", "latest ") + caiText(latest?.gases.cai, latest?.gases.caiGrade)]
         if index.hours > 0 {
             cai += [
-                "max \(caiText(index.max, index.maxGrade))", "mean \(formatted(index.mean))",
-                "\(index.hours) of \(report.elapsedSlots) hours",
+                say("최고 ", "max ") + caiText(index.max, index.maxGrade), say("평균 ", "mean ") + formatted(index.mean),
+                say("\(report.elapsedSlots)시간 중 \(index.hours)시간", "\(index.hours) of \(report.elapsedSlots) hours"),
             ]
         }
-        lines.append(pad("CAI 통합대기환경지수", 22) + cai.joined(separator: " · "))
+        lines.append(pad(say("통합대기환경지수 CAI", "CAI 통합대기환경지수"), 22) + cai.joined(separator: " · "))
         return lines
     }
 
     /// `62 보통 (moderate)`, coloured by the grade AirKorea reported; `–` when unknown.
     private func caiText(_ value: Int?, _ grade: DustGrade?) -> String {
         guard let value else { return "–" }
-        return style.graded(([String(value)] + (grade.map { [$0.bilingualName] } ?? [])).joined(separator: " "), grade)
+        return style.graded(([String(value)] + (grade.map { [language.bilingualGrade($0)] } ?? [])).joined(separator: " "), grade)
     }
 
     /// Each stored hour's gases, their flags and the index, for `hourly`; nothing when no hour had one.
@@ -108,8 +116,8 @@ struct ReportText {
         guard hours.contains(where: { $0.gases.hasKnownValue }) else { return [] }
         var lines = [
             "",
-            pad(style.bold("Gases, ppm"), 13) + Gas.allCases.map { pad($0.displayName, 7, alignRight: true) }.joined()
-                + pad("CAI", 5, alignRight: true) + "  Note",
+            pad(style.bold(say("대기가스 ppm", "Gases, ppm")), 13) + Gas.allCases.map { pad($0.displayName, 7, alignRight: true) }.joined()
+                + pad("CAI", 5, alignRight: true) + say("  비고", "  Note"),
         ]
         for hour in hours {
             let gases = hour.gases
@@ -133,7 +141,7 @@ struct ReportText {
     /// source's name comes from an imported file: made safe for the terminal).
     private func walkingTable(_ walking: [WalkingHour]) -> [String] {
         guard !walking.isEmpty else { return [] }
-        var lines = ["", style.bold("Walking (the largest source per hour)")]
+        var lines = ["", style.bold(say("걸은 거리 (시간마다 가장 큰 기록)", "Walking (the largest source per hour)"))]
         for hour in walking {
             lines.append(
                 "\(slotLabel(hour.slot, calendar))  \(pad(formatted(hour.metres / 1000, decimals: 2), 7, alignRight: true)) km  "
@@ -143,9 +151,9 @@ struct ReportText {
     }
 
     func hourly(_ report: DayReport) -> String {
-        var lines = [style.bold("\(report.station) · \(report.date) (\(weekdayName(report.date))) · \(calendar.timeZone.identifier)")]
+        var lines = [style.bold("\(report.station) · \(report.date) (\(language.weekday(report.date))) · \(calendar.timeZone.identifier)")]
         if report.hourly.isEmpty {
-            lines.append("No readings stored for this day.")
+            lines.append(say("이날 저장된 측정값이 없습니다.", "No readings stored for this day."))
         } else {
             lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
             lines.append(contentsOf: gasHourlyTable(report.hourly))
@@ -157,32 +165,40 @@ struct ReportText {
         var lines: [String] = []
         lines.append(style.bold("\(station) · \(report.start) – \(report.end) · \(calendar.timeZone.identifier)"))
         lines.append("")
-        lines.append(pad("Day", 15) + pad("Hours", 11) + pad("Mean µg/m³", 14) + pad("Intake \(unit)", 16) + "Grade")
+        lines.append(
+            pad(say("날짜", "Day"), 15) + pad(say("측정 시간", "Hours"), 11) + pad(say("평균 µg/m³", "Mean µg/m³"), 14)
+                + pad(say("흡입량 \(unit)", "Intake \(unit)"), 16) + say("등급", "Grade"))
         lines.append(pad("", 15) + pad("PM10 PM2.5", 11) + pad("PM10  PM2.5", 14) + pad("PM10    PM2.5", 16) + "PM10/PM2.5")
         for day in report.days {
             let grade = day.totals.grade
             lines.append(
-                weekRow("\(day.date) \(weekdayName(day.date))", day.totals)
+                weekRow("\(day.date) \(language.weekday(day.date))", day.totals)
                     + style.graded(grade.fineDust?.koreanName ?? "–", grade.fineDust) + "/"
                     + style.graded(grade.ultraFineDust?.koreanName ?? "–", grade.ultraFineDust))
         }
-        lines.append(weekRow("Week", report.totals) + gradeName(report.totals.grade.ultraFineDust) + " (PM2.5)")
+        lines.append(weekRow(say("한 주", "Week"), report.totals) + language.grade(report.totals.grade.ultraFineDust) + " (PM2.5)")
         lines.append("")
-        lines.append("\(chartPollutant.displayName) intake per day (\(unit))")
+        lines.append(say("하루별 \(chartPollutant.displayName) 흡입량 (\(unit))", "\(chartPollutant.displayName) intake per day (\(unit))"))
         lines.append(contentsOf: chart(report.days, pollutant: chartPollutant))
         return lines.joined(separator: "\n") + "\n"
     }
 
     // MARK: - Pieces
 
+    /// `23 of 24` or `24시간 중 23시간`.
+    private func hoursOf(_ measured: Int, _ elapsed: Int) -> String {
+        say("\(elapsed)시간 중 \(measured)시간", "\(measured) of \(elapsed)")
+    }
+
     /// `Tomorrow      PM10 보통 (moderate)   PM2.5 나쁨 (bad)   forecast for 경기북부, 2026-11-22 17시 발표`.
     private func tomorrowLine(_ outlook: ForecastOutlook) -> String? {
         let grades = outlook.tomorrowGrades
         guard grades.fineDust != nil || grades.ultraFineDust != nil else { return nil }
         let issued = [grades.fineDust?.issuedAt, grades.ultraFineDust?.issuedAt].compactMap { $0 }.max()
-        return pad("Tomorrow", 14) + pad("PM10 " + forecastGradeText(grades.fineDust, style), 22)
+        return pad(say("내일", "Tomorrow"), 14) + pad("PM10 " + forecastGradeText(grades.fineDust, style), 22)
             + pad("PM2.5 " + forecastGradeText(grades.ultraFineDust, style), 22)
-            + "forecast for \(outlook.region.rawValue)" + (issued.map { ", \(ForecastIssueTime.label($0)) 발표" } ?? "")
+            + say("\(outlook.region.rawValue) 예보", "forecast for \(outlook.region.rawValue)")
+            + (issued.map { ", \(ForecastIssueTime.label($0)) 발표" } ?? "")
     }
 
     /// A week table line up to its grade column: label, hours, mean and intake of both pollutants.
@@ -199,7 +215,7 @@ struct ReportText {
     private func concentrationWithGrade(_ value: Double?, _ pollutant: Pollutant, _ date: LocalDate) -> String {
         guard let value else { return "–" }
         let grade = DustGrade(concentration: value, of: pollutant, on: date)
-        return style.graded("\(formattedConcentration(value)) µg/m³ \(grade.bilingualName)", grade)
+        return style.graded("\(formattedConcentration(value)) µg/m³ \(language.bilingualGrade(grade))", grade)
     }
 
     private func totalsTable(_ totals: ExposureTotals, hoursOf elapsed: Int, label: String) -> [String] {
@@ -209,40 +225,46 @@ struct ReportText {
         func who(_ pollutant: Pollutant) -> String {
             guard let exceeded = totals.whoExceeded[pollutant] else { return "–" }
             let limit = formattedConcentration(pollutant.whoDailyGuideline)
-            return exceeded ? style.graded("above \(limit) ✗", .veryBad) : style.graded("within \(limit) ✓", .good)
+            return exceeded
+                ? style.graded(say("\(limit) 초과 ✗", "above \(limit) ✗"), .veryBad)
+                : style.graded(say("\(limit) 이내 ✓", "within \(limit) ✓"), .good)
         }
         return [
             row("", style.bold("PM10 미세먼지"), style.bold("PM2.5 초미세먼지")),
-            row("Hours", "\(totals.hours.fineDust) of \(elapsed)", "\(totals.hours.ultraFineDust) of \(elapsed)", "measured of elapsed"),
-            row("Mean", "\(formatted(totals.mean.fineDust)) µg/m³", "\(formatted(totals.mean.ultraFineDust)) µg/m³"),
-            row("Max", "\(formattedConcentration(totals.max.fineDust)) µg/m³", "\(formattedConcentration(totals.max.ultraFineDust)) µg/m³"),
             row(
-                "Grade", style.graded(gradeName(totals.grade.fineDust), totals.grade.fineDust),
-                style.graded(gradeName(totals.grade.ultraFineDust), totals.grade.ultraFineDust)),
-            row("WHO 24 h", who(.pm10), who(.pm25), "guideline, µg/m³"),
+                say("측정 시간", "Hours"), hoursOf(totals.hours.fineDust, elapsed), hoursOf(totals.hours.ultraFineDust, elapsed),
+                say("지난 시간 중 측정된 시간", "measured of elapsed")),
+            row(say("평균", "Mean"), "\(formatted(totals.mean.fineDust)) µg/m³", "\(formatted(totals.mean.ultraFineDust)) µg/m³"),
             row(
-                "Intake", "\(formatted(totals.intake.fineDust)) \(unit)", "\(formatted(totals.intake.ultraFineDust)) \(unit)",
-                [label, "\(intakeModel.name) model"].filter { !$0.isEmpty }.joined(separator: ", ")),
+                say("최고", "Max"), "\(formattedConcentration(totals.max.fineDust)) µg/m³",
+                "\(formattedConcentration(totals.max.ultraFineDust)) µg/m³"),
+            row(
+                say("등급", "Grade"), style.graded(language.grade(totals.grade.fineDust), totals.grade.fineDust),
+                style.graded(language.grade(totals.grade.ultraFineDust), totals.grade.ultraFineDust)),
+            row(say("WHO 24시간", "WHO 24 h"), who(.pm10), who(.pm25), say("권고 기준, µg/m³", "guideline, µg/m³")),
+            row(
+                say("흡입량", "Intake"), "\(formatted(totals.intake.fineDust)) \(unit)", "\(formatted(totals.intake.ultraFineDust)) \(unit)",
+                [label, say("\(intakeModel.name) 모델", "\(intakeModel.name) model")].filter { !$0.isEmpty }.joined(separator: ", ")),
         ]
     }
 
     private func hourlyTable(_ hours: [HourlyExposure], primary: String) -> [String] {
         var lines = [
-            pad("Hour", 13) + pad("PM10", 6, alignRight: true) + pad("PM2.5", 7, alignRight: true)
-                + pad("Intake PM10", 13, alignRight: true) + pad("PM2.5", 8, alignRight: true) + "  Note"
+            pad(say("시간", "Hour"), 13) + pad("PM10", 6, alignRight: true) + pad("PM2.5", 7, alignRight: true)
+                + pad(say("흡입량 PM10", "Intake PM10"), 13, alignRight: true) + pad("PM2.5", 8, alignRight: true) + say("  비고", "  Note")
         ]
         for hour in hours {
             var notes: [String] = []
             let flags = Set([hour.flag.fineDust, hour.flag.ultraFineDust].compactMap { $0 })
             notes.append(contentsOf: flags.sorted())
             let station = displayStation(hour, primary: primary)
-            if station != primary { notes.append("from \(station)") }
-            if let distance = hour.walkingDistance { notes.append("walked \(Int(distance)) m") }
+            if station != primary { notes.append(say("\(station) 측정값", "from \(station)")) }
+            if let distance = hour.walkingDistance { notes.append(say("\(Int(distance)) m 걸음", "walked \(Int(distance)) m")) }
             // A tracked hour (docs/REFERENCE.md §19): its share and the nearest station the track's air came from.
             if let place = hour.whereabouts, place.kind == .track, let nearest = place.nearest {
                 let share = Int((place.trackedFraction * 100).rounded())
-                notes.append(
-                    "tracked \(share)%, near \(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km")
+                let near = "\(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km"
+                notes.append(say("이동 경로 \(share)%, \(near)", "tracked \(share)%, near \(near)"))
             }
             let grade10 = hour.concentration.fineDust.map {
                 DustGrade(concentration: $0, of: .pm10, on: calendar.date(containing: hour.slot.start))
@@ -268,8 +290,8 @@ struct ReportText {
         let largest = values.compactMap { $0 }.max() ?? 0
         let eighths = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"]
         return zip(days, values).map { day, value in
-            let label = "\(weekdayName(day.date)) \(day.date.description.suffix(5))"
-            guard let value else { return "\(label)  (no data)" }
+            let label = "\(language.weekday(day.date)) \(day.date.description.suffix(5))"
+            guard let value else { return "\(label)  " + say("(측정값 없음)", "(no data)") }
             let units = largest > 0 ? Int((value / largest * Double(width * 8)).rounded()) : 0
             let bar = String(repeating: "█", count: units / 8) + eighths[units % 8]
             return "\(label)  " + style.graded(padExactly(bar, width), day.totals.grade[pollutant]) + " " + formatted(value)

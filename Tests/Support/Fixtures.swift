@@ -106,6 +106,9 @@ public enum Executables {
         let errPath = scratch.path("stderr")
         var env = environment ?? ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
+        // dustctl's reports follow the locale (docs/REFERENCE.md §6): English unless a test asks for
+        // another with LC_ALL, whatever the machine running the tests is set to.
+        if env["LC_ALL"] == nil { env["LC_ALL"] = "C.UTF-8" }
         // posix_spawn and waitpid, nothing inherited (Spawn's comment: Foundation's Process can wait forever).
         let status = try Spawn.run(
             url(name).path, arguments, environment: env, currentDirectory: (currentDirectory ?? scratch.url).path,

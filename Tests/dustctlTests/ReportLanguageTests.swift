@@ -1,0 +1,58 @@
+import DustKit
+import Foundation
+import TestSupport
+import Testing
+
+@testable import dustctl
+
+/// dustctl's reports in Korean under a Korean locale, English otherwise (docs/REFERENCE.md §6, "Text").
+@Suite("dustctl speaks Korean under a Korean locale", .timeLimit(.minutes(10)))
+struct ReportLanguageTests {
+    @Test("The locale is POSIX's: LC_ALL, then LC_MESSAGES, then LANG, the first set and not empty")
+    func locale() {
+        #expect(ReportLanguage(environment: [:]) == .english)
+        #expect(ReportLanguage(environment: ["LANG": "ko_KR.UTF-8"]) == .korean)
+        #expect(ReportLanguage(environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": "C.UTF-8"]) == .english)
+        #expect(ReportLanguage(environment: ["LANG": "en_US.UTF-8", "LC_MESSAGES": "ko_KR.UTF-8"]) == .korean)
+        #expect(ReportLanguage(environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": ""]) == .korean)
+        #expect(ReportLanguage(environment: ["LANG": "ko"]) == .korean)
+        #expect(ReportLanguage(environment: ["LANG": "kok_IN"]) == .korean)  // Konkani reads "ko…": said so, and harmless
+        #expect(ReportLanguage(environment: ["LANG": "de_DE.UTF-8"]) == .english)
+    }
+
+    @Test("day and week in Korean carry the English report's numbers, the tables aligned by display width")
+    func korean() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("demo.sqlite")
+        let demo = try await dustctl("demo", "--db", db, "--fixtures", TestFixtures.repositoryRoot.appendingPathComponent("Fixtures").path)
+        #expect(demo.status == 0, "\(demo.standardError)")
+        let korean = ["LC_ALL": "ko_KR.UTF-8"]
+        let day = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", environment: korean)
+        let english = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구")
+        #expect(day.status == 0 && english.status == 0)
+        #expect(
+            day.standardOutput.hasPrefix("종로구 · 2026-11-20 (금) · Asia/Seoul\n최근 측정 23:00–24:00   PM10 45 µg/m³ 보통   PM2.5 22 µg/m³ 보통\n"))
+        #expect(day.standardOutput.contains("측정 시간     24시간 중 23시간      24시간 중 22시간"))
+        #expect(day.standardOutput.contains("평균          47.4 µg/m³            24.3 µg/m³"))
+        #expect(day.standardOutput.contains("05:00–06:00       –      –            –       –  점검및교정"))
+        #expect(english.standardOutput.contains("Mean          47.4 µg/m³            24.3 µg/m³"))
+        #expect(english.standardOutput.contains("(Fri)") && !english.standardOutput.contains("측정 시간"))
+        // The hour table's rows, numbers and flags, are the same in both languages.
+        func hourRows(_ text: String) -> [Substring] {
+            text.split(separator: "\n").filter { $0.dropFirst(5).hasPrefix("–") && $0.contains(":00") }
+        }
+        #expect(hourRows(day.standardOutput).count == 24)
+        #expect(hourRows(day.standardOutput) == hourRows(english.standardOutput))
+
+        let week = try await dustctl("week", "--end", "2026-11-20", "--db", db, "--station", "종로구", environment: korean)
+        #expect(week.status == 0)
+        #expect(week.standardOutput.contains("날짜           측정 시간  평균 µg/m³    흡입량 µg       등급"))
+        #expect(week.standardOutput.contains("2026-11-20 금    23    22  47.4   24.3    266.7   133.5 보통/보통"))
+        #expect(week.standardOutput.contains("한 주           167   166  37.7   19.4   1571.6   806.0 보통 (PM2.5)"))
+        // JSON is the same in every language.
+        let json = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json", environment: korean)
+        let englishJSON = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json")
+        #expect(json.standardOutput == englishJSON.standardOutput)
+    }
+}
