@@ -449,6 +449,63 @@ struct ForecastFetchTests {
                 [pm10.cause ?? "", pm25.cause ?? "", pm10.overall ?? "", pm25.overall ?? ""].joined(separator: " ")))
     }
 
+    @Test("A later publication's sentences that show the key beside an earlier one's still in use are withheld before they are stored")
+    func composedAcrossPublications() async throws {
+        let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
+        let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        /// Every answer's causes set to `cause`, its issue moved `later` seconds on (another publication).
+        struct PublicationAPI: ForecastAPI {
+            let cause: String
+            let later: TimeInterval
+            func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
+                guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
+                let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
+                do {
+                    var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+                    page.forecasts = page.forecasts.map { forecast in
+                        var moved = forecast
+                        moved.cause = cause
+                        moved.issuedAt = forecast.issuedAt.addingTimeInterval(later)
+                        return moved
+                    }
+                    return page
+                } catch {
+                    throw .httpStatus(500)
+                }
+            }
+        }
+        let store = SQLiteStore.scratch()
+        let guardian = KeyEchoGuard(keyForms: [key])
+        let searchDate = LocalDate(year: 2026, month: 11, day: 22)
+        let first = await ForecastFetch(
+            source: PublicationAPI(cause: "정체 " + String(letters.prefix(11)), later: 0), store: store,
+            clock: FixedClock(instant(kst: "2026-11-22T17:30:00")), echoes: guardian
+        )
+        .run(searchDate: searchDate)
+        #expect(first.textsWithheld == 0 && first.issuesStored > 0)
+        // The 23시 publication: its sentences would be printed beside the 17시 one's (today's and
+        // tomorrow's come from the newest issue that has each).
+        let second = await ForecastFetch(
+            source: PublicationAPI(cause: String(letters.dropFirst(11).prefix(11)) + " 유입", later: 6 * 3600), store: store,
+            clock: FixedClock(instant(kst: "2026-11-22T23:30:00")), echoes: guardian
+        )
+        .run(searchDate: searchDate)
+        #expect(second.textsWithheld > 0)
+        #expect(second.issuesStored > 0)
+        let tomorrow = LocalDate(year: 2026, month: 11, day: 23)
+        let newest = try #require(try await store.forecast(pollutant: .pm10, date: tomorrow, region: .seoul))
+        #expect(newest.issuedAt == instant(kst: "2026-11-22T23:00:00"))
+        #expect(newest.cause == KeyEchoGuard.withheldText)
+        // A third publication with harmless sentences is stored as it came.
+        let third = await ForecastFetch(
+            source: PublicationAPI(cause: "대기 정체로 농도가 높겠습니다.", later: 12 * 3600), store: store,
+            clock: FixedClock(instant(kst: "2026-11-23T05:30:00")), echoes: guardian
+        )
+        .run(searchDate: searchDate)
+        #expect(third.textsWithheld == 0)
+        #expect(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul)?.cause == "대기 정체로 농도가 높겠습니다.")
+    }
+
     @Test("A failed request is recorded with its result code and stops the fetch")
     func failure() async throws {
         let store = SQLiteStore.scratch()

@@ -10,7 +10,8 @@ public struct ForecastFetchReport: Sendable {
     public var issuesStored = 0
     /// Items the parser skipped (another pollutant, an unreadable time or date).
     public var skippedItems = 0
-    /// Sentences of the second pollutant's answer withheld because beside the first's they showed the key.
+    /// Sentences withheld because beside the publication's other pollutant's, or beside those stored
+    /// from earlier publications for the same days, they showed the key.
     public var textsWithheld = 0
     /// Items issued more than a day after the fetch (`ForecastFetch.futureTolerance`): dropped, as
     /// no forecast is published ahead, and a date far ahead would pass for the newest for good.
@@ -41,8 +42,9 @@ public struct ForecastFetch: Sendable {
     private let echoes: any EchoDetector
 
     /// - Parameter echoes: the service key's guard (dustd's): each answer's texts were checked alone
-    ///   by the parser, but `dustctl forecast` prints the PM10 and PM2.5 sentences of a publication
-    ///   side by side, so the second answer's are checked beside the first's before they are stored.
+    ///   by the parser, but `dustctl forecast` prints the PM10 and PM2.5 sentences of a publication,
+    ///   and of the earlier publications still in use, side by side: an answer's are checked beside
+    ///   the first answer's and the stored ones before they are stored.
     public init(source: any ForecastAPI, store: any ForecastStore, clock: any WallClock, echoes: any EchoDetector = KeyEchoGuard.none) {
         self.source = source
         self.store = store
@@ -53,7 +55,11 @@ public struct ForecastFetch: Sendable {
     /// Fetches `searchDate`'s forecasts of both pollutants.
     public func run(searchDate: LocalDate) async -> ForecastFetchReport {
         var report = ForecastFetchReport()
-        var earlierTexts: [String] = []
+        // The sentences already stored for the days this publication forecasts: an outlook shows
+        // today's and tomorrow's, each from the newest issue that has it, so an earlier publication's
+        // sentences are printed beside this one's (`dustctl forecast --json`, `today`'s
+        // `forecastTomorrow`), and are checked beside them too.
+        var earlierTexts = await storedTexts(from: searchDate)
         for pollutant in Pollutant.allCases {
             guard !Task.isCancelled else {
                 report.stopped = true
@@ -64,6 +70,23 @@ public struct ForecastFetch: Sendable {
             if report.failure != nil || report.stopped { return report }
         }
         return report
+    }
+
+    /// The distinct sentences of the newest stored issues for `first` and the two days after it, of
+    /// either pollutant, in any region; none when the database cannot say (the fetch goes on: the
+    /// outputs' own doors still check what they print).
+    private func storedTexts(from first: LocalDate) async -> [String] {
+        var texts: [String] = []
+        for pollutant in Pollutant.allCases {
+            for offset in 0...2 {
+                for region in ForecastRegion.allCases {
+                    guard let stored = try? await store.forecast(pollutant: pollutant, date: first.adding(days: offset), region: region)
+                    else { continue }
+                    for text in [stored.overall, stored.cause].compactMap({ $0 }) where !texts.contains(text) { texts.append(text) }
+                }
+            }
+        }
+        return texts.filter { $0 != KeyEchoGuard.withheldText }
     }
 
     /// `forecasts` with their sentences withheld when, beside `earlier` (the publication's other
