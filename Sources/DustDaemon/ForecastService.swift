@@ -159,8 +159,10 @@ public struct ForecastService: Service, CustomStringConvertible {
         searchDate: LocalDate, store: any FineDustStore, snapshot: LiveConfiguration.Snapshot, failure: inout ForecastPlanner.Failure?
     ) async {
         let source = AirKoreaClient(api: snapshot.settings.api, key: snapshot.key, transport: transport)
-        let report = await WeeklyOutlookFetch(source: source, store: CountingForecastStore(store, counters: counters), clock: clock)
-            .run(searchDate: searchDate)
+        let report = await WeeklyOutlookFetch(
+            source: source, store: CountingForecastStore(store, counters: counters), clock: clock, echoes: snapshot.key.echoGuard
+        )
+        .run(searchDate: searchDate)
         if report.stopped { return }
         for unrecorded in report.unrecordedAttempts {
             logger.error("Weekly outlook: could not record a request: \(unrecorded)")

@@ -506,6 +506,64 @@ struct ForecastFetchTests {
         #expect(try await store.forecast(pollutant: .pm25, date: tomorrow, region: .seoul)?.cause == "대기 정체로 농도가 높겠습니다.")
     }
 
+    @Test("The weekly outlook's conditions that show the key beside the stored forecast sentences are withheld; harmless ones stay")
+    func outlookBesideForecast() async throws {
+        let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
+        let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+        struct CauseAPI: ForecastAPI {
+            let cause: String
+            func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
+                guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
+                let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
+                do {
+                    var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+                    page.forecasts = page.forecasts.map { forecast in
+                        var changed = forecast
+                        changed.cause = cause
+                        return changed
+                    }
+                    return page
+                } catch {
+                    throw .httpStatus(500)
+                }
+            }
+        }
+        struct OutlookAPI: WeeklyOutlookAPI {
+            let conditions: String
+            func weeklyOutlooks(_ request: AirKoreaRequest) async throws(FetchError) -> WeeklyOutlookPage {
+                do {
+                    var page = try AirKoreaResponseParser().parseWeeklyOutlooks(
+                        try TestFixtures.data("synthesized/weekly-outlook-2026-11-22.xml"))
+                    page.outlooks = page.outlooks.map { outlook in
+                        var changed = outlook
+                        changed.conditions = conditions
+                        return changed
+                    }
+                    return page
+                } catch {
+                    throw .httpStatus(500)
+                }
+            }
+        }
+        let guardian = KeyEchoGuard(keyForms: [key])
+        let searchDate = LocalDate(year: 2026, month: 11, day: 22)
+        let clock = FixedClock(instant(kst: "2026-11-22T17:40:00"))
+        for (conditions, withheld) in [(String(letters.dropFirst(11).prefix(11)) + " 예상", true), ("대기 정체가 이어지겠습니다.", false)] {
+            let store = SQLiteStore.scratch()
+            let forecasts = await ForecastFetch(
+                source: CauseAPI(cause: "정체 " + String(letters.prefix(11))), store: store, clock: clock, echoes: guardian
+            )
+            .run(searchDate: searchDate)
+            #expect(forecasts.issuesStored > 0 && forecasts.textsWithheld == 0)
+            let report = await WeeklyOutlookFetch(source: OutlookAPI(conditions: conditions), store: store, clock: clock, echoes: guardian)
+                .run(searchDate: searchDate)
+            #expect(report.stored)
+            #expect(report.textsWithheld == (withheld ? 1 : 0))
+            let stored = try await store.newestWeeklyOutlook()?.conditions
+            #expect(stored == (withheld ? KeyEchoGuard.withheldText : conditions))
+        }
+    }
+
     @Test("A failed request is recorded with its result code and stops the fetch")
     func failure() async throws {
         let store = SQLiteStore.scratch()

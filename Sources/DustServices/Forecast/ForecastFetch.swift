@@ -59,7 +59,7 @@ public struct ForecastFetch: Sendable {
         // today's and tomorrow's, each from the newest issue that has it, so an earlier publication's
         // sentences are printed beside this one's (`dustctl forecast --json`, `today`'s
         // `forecastTomorrow`), and are checked beside them too.
-        var earlierTexts = await storedTexts(from: searchDate)
+        var earlierTexts = await store.textsShown(from: searchDate)
         for pollutant in Pollutant.allCases {
             guard !Task.isCancelled else {
                 report.stopped = true
@@ -70,23 +70,6 @@ public struct ForecastFetch: Sendable {
             if report.failure != nil || report.stopped { return report }
         }
         return report
-    }
-
-    /// The distinct sentences of the newest stored issues for `first` and the two days after it, of
-    /// either pollutant, in any region; none when the database cannot say (the fetch goes on: the
-    /// outputs' own doors still check what they print).
-    private func storedTexts(from first: LocalDate) async -> [String] {
-        var texts: [String] = []
-        for pollutant in Pollutant.allCases {
-            for offset in 0...2 {
-                for region in ForecastRegion.allCases {
-                    guard let stored = try? await store.forecast(pollutant: pollutant, date: first.adding(days: offset), region: region)
-                    else { continue }
-                    for text in [stored.overall, stored.cause].compactMap({ $0 }) where !texts.contains(text) { texts.append(text) }
-                }
-            }
-        }
-        return texts.filter { $0 != KeyEchoGuard.withheldText }
     }
 
     /// `forecasts` with their sentences withheld when, beside `earlier` (the publication's other
@@ -151,5 +134,26 @@ public struct ForecastFetch: Sendable {
 
     private func record(_ attempt: PollAttempt, into report: inout ForecastFetchReport) async {
         if let failure = await store.recordAttemptReportingFailure(attempt) { report.unrecordedAttempts.append(failure) }
+    }
+}
+
+extension ForecastStore {
+    /// The free texts an outlook may print beside a new publication's (docs/REFERENCE.md §14, §17):
+    /// the distinct sentences of the newest stored issues for `first` and the two days after it, of
+    /// either pollutant, in any region, and the newest weekly outlook's conditions. None when the
+    /// database cannot say: the fetch goes on, and the outputs' own doors still check what they print.
+    func textsShown(from first: LocalDate) async -> [String] {
+        var texts: [String] = []
+        for pollutant in Pollutant.allCases {
+            for offset in 0...2 {
+                for region in ForecastRegion.allCases {
+                    guard let stored = try? await forecast(pollutant: pollutant, date: first.adding(days: offset), region: region)
+                    else { continue }
+                    for text in [stored.overall, stored.cause].compactMap({ $0 }) where !texts.contains(text) { texts.append(text) }
+                }
+            }
+        }
+        if let conditions = (try? await newestWeeklyOutlook())?.conditions, !texts.contains(conditions) { texts.append(conditions) }
+        return texts.filter { $0 != KeyEchoGuard.withheldText }
     }
 }

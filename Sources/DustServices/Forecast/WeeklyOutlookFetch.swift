@@ -25,6 +25,8 @@ public struct WeeklyOutlookFetchReport: Sendable {
     public var stopped = false
     /// The database would not take the record of the request.
     public var unrecordedAttempts: [StorageFailure] = []
+    /// Conditions withheld because beside the forecast's stored sentences they showed the key.
+    public var textsWithheld = 0
 
     public init() {}
 
@@ -45,11 +47,17 @@ public struct WeeklyOutlookFetch: Sendable {
     private let source: any WeeklyOutlookAPI
     private let store: any ForecastStore
     private let clock: any WallClock
+    private let echoes: any EchoDetector
 
-    public init(source: any WeeklyOutlookAPI, store: any ForecastStore, clock: any WallClock) {
+    /// - Parameter echoes: the service key's guard (dustd's): the parser checked the conditions alone,
+    ///   but `dustctl forecast --json` prints them after the forecast's sentences, so they are checked
+    ///   beside the stored ones, in either order, before they are stored.
+    public init(source: any WeeklyOutlookAPI, store: any ForecastStore, clock: any WallClock, echoes: any EchoDetector = KeyEchoGuard.none)
+    {
         self.source = source
         self.store = store
         self.clock = clock
+        self.echoes = echoes
     }
 
     /// Fetches the outlook published on `searchDate`.
@@ -78,8 +86,19 @@ public struct WeeklyOutlookFetch: Sendable {
         }
         // No publication dated more than a day ahead (ForecastFetch.futureTolerance): dropped and counted.
         let latestPossible = KoreaStandardTime.date(containing: clock.now.addingTimeInterval(ForecastFetch.futureTolerance))
-        let outlooks = page.outlooks.filter { $0.publishedOn <= latestPossible }
-        report.skippedItems = page.skippedItems + page.outlooks.count - outlooks.count
+        let published = page.outlooks.filter { $0.publishedOn <= latestPossible }
+        report.skippedItems = page.skippedItems + page.outlooks.count - published.count
+        let shown = await store.textsShown(from: searchDate)
+        let outlooks = published.map { outlook in
+            guard let conditions = outlook.conditions, !shown.isEmpty,
+                echoes.echoes((shown + [conditions]).joined(separator: "\n"))
+                    || echoes.echoes(([conditions] + shown).joined(separator: "\n"))
+            else { return outlook }
+            report.textsWithheld += 1
+            var withheld = outlook
+            withheld.conditions = KeyEchoGuard.withheldText
+            return withheld
+        }
         do {
             var changed = 0
             for outlook in outlooks {
