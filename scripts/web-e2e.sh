@@ -9,6 +9,7 @@
 #    household table with both people's numbers;
 #  - each person's own token (docs/REFERENCE.md §13): in Chromium a person signs in with the form and
 #    sees their pages and nothing of anyone else's (scripts/chromium-signin.py);
+#  - every text and grade mark meets WCAG's contrast, light and dark, phone and desktop (scripts/chromium-contrast.py);
 #  - a real Prometheus (Debian's prometheus) scrapes /metrics: its HTTP API returns finedust_ series
 #    whose values equal the database's, today's intake labelled with its person; promtool checks
 #    the exposition.
@@ -65,6 +66,11 @@ if grep -hE "CONSOLE|Refused to|Content Security Policy" "$WORK"/chromium-*.log 
     fail "the page logged console messages or CSP violations"
 fi
 echo "ok: Chromium rendered /, /day/2026-11-20 and /week/2026-W47 with a clean console"
+
+# Contrast as the browser draws it (issue 37): every text and grade mark of the pages, light and dark,
+# at a phone's width and a desktop's, from Chromium's computed colours (scripts/chromium-contrast.py).
+timeout 300 python3 scripts/chromium-contrast.py "$BASE" "$WORK" / /day/2026-11-20 /week/2026-W47 "/?lang=ko" "/?person=seoa" \
+    || fail "a text or mark of the dashboard is below WCAG's contrast minimum"
 
 # dustd --demo serves the demo's household (Fixtures/demo-household.yaml): its pages are the first person's, jiho's.
 DUSTCTL=("$BIN/dustctl" --db "$WORK/demo.sqlite" --station 종로구 --json)

@@ -196,15 +196,15 @@ struct PersonDashboardTests {
             // The days measured (16–20 November) have a bar in the person's colour with dustctl's number.
             for date in (16...20).map({ "2026-11-\($0)" }) {
                 let pm25 = try intake(cli.standardOutput, after: "\"date\":\"\(date)\"").pm25
-                let day = try #require(chart.range(of: "data-date=\"\(date)\">"))
+                let day = try #require(chart.range(of: "data-household-date=\"\(date)\">"))
                 let closing = try #require(chart.range(of: "</g>", range: day.upperBound..<chart.endIndex))
                 let group = chart[day.upperBound..<closing.lowerBound]
                 #expect(group.contains("class=\"person p\(index)\""))
-                #expect(group.contains("data-person=\"\(name)\" data-intake=\"\(pm25)\"/>"), "\(name) \(date)")
+                #expect(group.contains("data-bar-of=\"\(name)\" data-intake=\"\(pm25)\"/>"), "\(name) \(date)")
             }
         }
         // The weekend has no readings: no bar, its day still labelled.
-        let saturday = try #require(chart.range(of: "data-date=\"2026-11-21\">"))
+        let saturday = try #require(chart.range(of: "data-household-date=\"2026-11-21\">"))
         let closing = try #require(chart.range(of: "</g>", range: saturday.upperBound..<chart.endIndex))
         #expect(!chart[saturday.upperBound..<closing.lowerBound].contains("<rect class=\"person"))
         // One person has no household, so no chart.

@@ -235,7 +235,7 @@ extension DashboardRenderer {
                 group.append(
                     """
                     <rect class="person p\(person % Self.personColours)" x="\(n(barX + 0.5))" y="\(n(base - barHeight))" \
-                    width="\(n(max(barWidth - 1, 1)))" height="\(n(barHeight))" rx="1.5" data-person="\(entry.person)" \
+                    width="\(n(max(barWidth - 1, 1)))" height="\(n(barHeight))" rx="1.5" data-bar-of="\(entry.person)" \
                     data-intake="\(DashboardFormat.measuredJSON(intake))"/>
                     """)
             }
@@ -249,7 +249,7 @@ extension DashboardRenderer {
                 "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · \(Pollutant.pm25.displayName) · "
                 + summary.joined(separator: " · ")
             let element: HTML = """
-                <g class="day\(isToday ? " today" : "")" data-date="\(day.date.description)"><title>\(title)</title>\(group)</g>
+                <g class="day\(isToday ? " today" : "")" data-household-date="\(day.date.description)"><title>\(title)</title>\(group)</g>
                 """
             marks.append(dayLink(day.date).map { (href: String) -> HTML in "<a href=\"\(href)\">\(element)</a>" } ?? element)
         }

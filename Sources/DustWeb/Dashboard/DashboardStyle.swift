@@ -44,7 +44,7 @@ enum DashboardStyle {
         .pager{display:flex;gap:.5rem;margin:.75rem 0 1rem}
         .pager a,.pager span{flex:1;text-align:center;padding:.5rem .25rem;border-radius:.75rem;background:var(--card);\
         border:1px solid var(--line);text-decoration:none;font-size:.875rem;color:var(--text)}
-        .pager span{color:var(--muted);opacity:.55}
+        .pager span{color:var(--muted);border-style:dashed}
         .card{background:var(--card);border:1px solid var(--line);border-radius:1rem;padding:1rem .875rem;margin:0 0 .875rem}
         h2{font-size:1rem;margin:0 0 .75rem;font-weight:700}
         h2 .aside,h3 .aside{font-weight:400;color:var(--muted)}
