@@ -9,6 +9,12 @@ release build before and after a change. A DUSTCTL given as PATH@OTHER_DB reads 
 machine that gets busier or quieter during the run moves them all alike; the report is each one's
 median and minimum wall time and its median's ratio to `sqlite3`'s. The target is ≤ 4.5×.
 
+--every-command (issue 38) times every report command of each DUSTCTL on DB beside `sqlite3` and the
+build's own `--version` (what start-up alone costs): `today`, `day`, `hourly`, `week` (rolling and ISO),
+`forecast`, `advisories`, `status`, `stations list`, `export` and `activity sources`, at the demo's
+instant (`--now`) where the clock matters. `status` exits 3 on a database no dustd is writing (it says
+so): that is its answer, and timed like the others.
+
 --history-years N (issue 19, item 22) also runs every command on two copies of DB holding N more
 years of hourly rows for 종로구 (and a poll attempt for each hour) before the week: one as a
 FineDust before 0.19 left it (the persistent -wal as large as the import that wrote the years) and
@@ -22,9 +28,12 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import timed_run  # noqa: E402
+
+DEVNULL = os.open(os.devnull, os.O_WRONLY)
 
 parser = argparse.ArgumentParser()
 parser.add_argument("db")
@@ -33,6 +42,7 @@ parser.add_argument("--config", default=None, help="the configuration file dustc
 parser.add_argument("--runs", type=int, default=300)
 parser.add_argument("--warmup", type=int, default=20)
 parser.add_argument("--history-years", type=int, default=0)
+parser.add_argument("--every-command", action="store_true")
 arguments = parser.parse_args()
 
 # The week 2026-11-14 – 2026-11-20 in Korea: what `dustctl week --end 2026-11-20` reads.
@@ -75,6 +85,26 @@ def with_history(years, truncate_wal):
     return path
 
 
+# The report commands and what each needs; the demo's "now" for those that read the clock.
+NOW = ["--now", "2026-11-20T23:30:00+09:00"]
+STATION = ["--station", "종로구"]
+EVERY = [
+    ("--version", ["--version"], False),
+    ("today", ["today", *NOW, *STATION], True),
+    ("day", ["day", "2026-11-20", *STATION], True),
+    ("hourly", ["hourly", "2026-11-20", *STATION], True),
+    ("week", ["week", "--end", "2026-11-20", *STATION], True),
+    ("week --iso", ["week", "--iso", "2026-W47", *STATION], True),
+    ("forecast", ["forecast", *NOW, *STATION], True),
+    ("advisories", ["advisories", *NOW, *STATION], True),
+    ("status", ["status"], True),
+    ("stations list", ["stations", "list"], True),
+    ("export", ["export", "--week", "2026-W47", *STATION], True),
+    ("activity sources", ["activity", "sources"], True),
+]
+# Exit statuses that are a command's answer, not a failure: `status` on a database no dustd writes.
+ANSWERS = {"status": (0, 3)}
+
 databases = [("demo", arguments.db)]
 if arguments.history_years > 0:
     databases.append((f"+{arguments.history_years} years, -wal kept", with_history(arguments.history_years, False)))
@@ -89,6 +119,46 @@ for label, db in databases:
 
 def run(argv):
     return timed_run(argv, environment, "startup.py")
+
+
+def run_answering(argv, accepted):
+    """Like `run`, accepting the exit statuses in `accepted` as answers."""
+    began = time.perf_counter()
+    pid = os.posix_spawn(argv[0], argv, environment, file_actions=[(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)])
+    _, status = os.waitpid(pid, 0)
+    elapsed = time.perf_counter() - began
+    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) not in accepted:
+        raise SystemExit(f"startup.py: {' '.join(argv)} exited with status {status}")
+    return elapsed
+
+
+if arguments.every_command:
+    every = [("sqlite3", "sqlite3", [sqlite3, "-readonly", arguments.db, SQL], (0,))]
+    for given in arguments.dustctl:
+        path, _, own = given.partition("@")
+        db = own or arguments.db
+        for name, argv, reads in EVERY:
+            every.append((path, name, [path, *argv, *(["--db", db] if reads else [])], ANSWERS.get(argv[0], (0,))))
+    times = {(build, name): [] for build, name, _, _ in every}
+    for round_number in range(arguments.warmup + arguments.runs):
+        for build, name, argv, accepted in every:
+            elapsed = run_answering(argv, accepted)
+            if round_number >= arguments.warmup:
+                times[(build, name)].append(elapsed)
+    baseline = statistics.median(times[("sqlite3", "sqlite3")])
+    print(f"{arguments.runs} interleaved runs of each command; sqlite3 (the week's query) median {baseline * 1000:.2f} ms")
+    for given in arguments.dustctl:
+        path = given.partition("@")[0]
+        version = statistics.median(times[(path, "--version")])
+        print(f"{path}:")
+        print(f"{'command':>18}  {'median ms':>9}  {'min ms':>7}  {'÷ sqlite3':>9}  {'÷ --version':>11}")
+        for name, _, _ in EVERY:
+            values = times[(path, name)]
+            median = statistics.median(values)
+            print(f"{name:>18}  {median * 1000:9.2f}  {min(values) * 1000:7.2f}  {median / baseline:8.2f}×  {median / version:10.2f}×")
+    if arguments.config is None:
+        os.remove(config)
+    raise SystemExit(0)
 
 
 samples = {(label, name): [] for label, name, _ in commands}
