@@ -28,4 +28,16 @@ python3 report.py "$BIN" results
 echo "== the web on the demo: every page and document, wrk -t1 -c8 (web-pages.sh)"
 BIN="$BIN" BEFORE="${PREVIOUS:-}" RESULTS=Benchmarks/results/web-pages.md ./web-pages.sh >/dev/null
 { echo; cat results/web-pages.md; } >> results/latest.md
+
+echo "== every report command against sqlite3 and --version (startup.py --every-command)"
+STARTUP=$(mktemp -d /tmp/finedust-startup.XXXXXX)
+(cd "$STARTUP" && "$BIN/dustctl" demo --db now.sqlite --fixtures "$OLDPWD/../Fixtures" >/dev/null)
+builds=("$BIN/dustctl@$STARTUP/now.sqlite")
+if [ -n "${PREVIOUS:-}" ]; then
+    (cd "$STARTUP" && "$PREVIOUS/dustctl" demo --db before.sqlite --fixtures "$OLDPWD/../Fixtures" >/dev/null)
+    builds=("$PREVIOUS/dustctl@$STARTUP/before.sqlite" "${builds[@]}")
+fi
+python3 startup.py "$STARTUP/now.sqlite" --every-command --runs 40 --warmup 5 "${builds[@]}" > results/startup-every.txt
+{ echo; echo '```'; cat results/startup-every.txt; echo '```'; } >> results/latest.md
+rm -rf "$STARTUP"
 echo "== written: Benchmarks/results/latest.md"
