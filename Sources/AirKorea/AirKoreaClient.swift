@@ -65,8 +65,10 @@ public struct AirKoreaClient: Sendable {
         return page
     }
 
-    private func fetch<Page>(
-        _ request: AirKoreaRequest, parse: (Data) throws(AirKoreaError) -> Page
+    /// - Parameter parse: run on a thread of its own (`OwnThread.result`): libxml2 reading a national
+    ///   answer or a 3MONTH backfill never holds one of the task pool's threads.
+    private func fetch<Page: Sendable>(
+        _ request: AirKoreaRequest, parse: @escaping @Sendable (Data) throws(AirKoreaError) -> Page
     ) async throws(FetchError) -> (Page, Int) {
         let response: HTTPResponse
         do {
@@ -84,7 +86,7 @@ public struct AirKoreaClient: Sendable {
         // body: it is removed from the bytes before anything reads them.
         let body = endpoint.redacting(response.body)
         do {
-            let page = try parse(body)
+            let page = try await OwnThread.result { () throws(AirKoreaError) -> Page in try parse(body) }
             guard success else { throw FetchError.httpStatus(response.status) }
             return (page, response.status)
         } catch let error as AirKoreaError {

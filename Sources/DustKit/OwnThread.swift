@@ -32,6 +32,23 @@ public enum OwnThread {
         }
     }
 
+    /// `work`'s result, computed on a thread of its own while the caller awaits, so a long parse
+    /// never holds one of the task pool's threads (two on a Raspberry Pi, shared with the web). When
+    /// the system refuses a thread, `work` runs on the calling task's thread instead: late is better
+    /// than not at all.
+    public static func result<T: Sendable, Failure: Error>(
+        stackSize: Int = 1 << 20, _ work: @escaping @Sendable () throws(Failure) -> T
+    ) async throws(Failure) -> T {
+        let outcome: Result<T, Failure> = await withCheckedContinuation { continuation in
+            do {
+                try start(stackSize: stackSize) { continuation.resume(returning: Result { () throws(Failure) -> T in try work() }) }
+            } catch {
+                continuation.resume(returning: Result { () throws(Failure) -> T in try work() })
+            }
+        }
+        return try outcome.get()
+    }
+
     private final class Work: Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
