@@ -28,7 +28,7 @@ struct GlobalOptions: ParsableArguments {
             valueName: "time"))
     var now: String?
 
-    /// The clock `today`, `week`, `export`, `forecast` and `advisories` read: `--now`, else
+    /// The clock `today`, `week`, `export`, `forecast`, `advisories` and `status` read: `--now`, else
     /// `$FINEDUST_NOW`, else the system's (docs/REFERENCE.md §6). Exploring a database of another
     /// day, such as the demo's, needs it.
     func clock(_ settings: FineDustSettings) throws -> any WallClock {

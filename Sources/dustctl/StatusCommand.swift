@@ -26,7 +26,7 @@ struct StatusCommand: AsyncParsableCommand {
             let settings = try options.settings()
             try await withStore(settings, for: .read) { store in
                 let station = settings.station.name
-                let now = Date()
+                let now = try options.clock(settings).now
                 let reading = try await StatusReading.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
                 let (health, rows, forecastCalls) = (reading.health, reading.rows, reading.forecastCallsToday)
                 let calendar = settings.calendar
