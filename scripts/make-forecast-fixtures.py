@@ -60,13 +60,21 @@ def grade_string(grades, drop=None, replace=None):
 
 
 def overall(code, grades):
+    """The sentence AirKorea writes beside the grades, from the grades themselves: the regions
+    graded 매우나쁨, then those graded 나쁨, each group named with its particle (은 after a final
+    consonant, 는 after a vowel), so a demo's chip and its sentence never disagree."""
     label = "[미세먼지]" if code == "PM10" else "[초미세먼지]"
-    bad = [r for r, g in zip(REGIONS, grades) if g >= 3]
-    if not bad:
+    groups = [([r for r, g in zip(REGIONS, grades) if g == value], word) for value, word in ((4, "매우나쁨"), (3, "나쁨"))]
+    parts = []
+    for regions, word in groups:
+        if not regions:
+            continue
+        last = ord(regions[-1][-1]) - 0xAC00
+        topic = "은" if last % 28 else "는"  # 은 after a final consonant (인천은), 는 after a vowel (경기남부는)
+        parts.append(f"{'·'.join(regions)}{topic} '{word}'")
+    if not parts:
         return f"○ {label} 전 권역이 '좋음'∼'보통'으로 예상됩니다."
-    last = ord(bad[-1][-1]) - 0xAC00
-    topic = "은" if last % 28 else "는"  # 은 after a final consonant (인천은), 는 after a vowel (경기남부는)
-    return f"○ {label} {'·'.join(bad)}{topic} '나쁨', 그 밖의 권역은 '보통'으로 예상됩니다."
+    return f"○ {label} {', '.join(parts)}, 그 밖의 권역은 '보통'으로 예상됩니다."
 
 
 def image_urls(code, issue_date, hour):

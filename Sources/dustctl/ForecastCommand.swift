@@ -40,43 +40,54 @@ struct ForecastCommand: AsyncParsableCommand {
 
     private func text(_ outlook: ForecastOutlook, settings: FineDustSettings) -> String {
         let style = TextStyle.forStandardOutput()
+        // Korean under a Korean locale, as the reports (docs/REFERENCE.md §6, "Text").
+        let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
         var lines = [
             style.bold(
-                "Forecast · \(outlook.region.rawValue) (\(outlook.region.englishName))"
+                language.say("미세먼지 예보 · \(outlook.region.rawValue)", "Forecast · \(outlook.region.rawValue) (\(outlook.region.englishName))")
                     + (outlook.issuedAt.map { " · \(ForecastIssueTime.label($0)) 발표" } ?? ""))
         ]
         guard !outlook.isEmpty else {
             lines.append(
-                "No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST).")
-            return (lines + weeklyOutlookLines(outlook, style)).joined(separator: "\n") + "\n"
+                language.say(
+                    "오늘과 내일의 예보가 아직 저장되지 않았습니다. dustd는 발표(05, 11, 17, 23시쯤)마다 가져옵니다.",
+                    "No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST)."))
+            return (lines + weeklyOutlookLines(outlook, style, language)).joined(separator: "\n") + "\n"
         }
         lines.append(pad("", 20) + pad(style.bold("PM10 미세먼지"), 24) + style.bold("PM2.5 초미세먼지"))
         for (label, date, grades) in [
-            ("Today", outlook.today, outlook.todayGrades), ("Tomorrow", outlook.today.adding(days: 1), outlook.tomorrowGrades),
+            (language.say("오늘", "Today"), outlook.today, outlook.todayGrades),
+            (language.say("내일", "Tomorrow"), outlook.today.adding(days: 1), outlook.tomorrowGrades),
         ] {
             lines.append(
-                pad("\(label) \(date.description.suffix(5))", 20) + pad(forecastGradeText(grades.fineDust, style), 24)
-                    + forecastGradeText(grades.ultraFineDust, style))
+                pad("\(label) \(date.description.suffix(5))", 20) + pad(forecastGradeText(grades.fineDust, style, language), 24)
+                    + forecastGradeText(grades.ultraFineDust, style, language))
         }
         if let overall = outlook.tomorrowGrades.ultraFineDust?.overall ?? outlook.tomorrowGrades.fineDust?.overall {
             lines.append("")
             lines.append(overall)
         }
-        return (lines + weeklyOutlookLines(outlook, style)).joined(separator: "\n") + "\n"
+        return (lines + weeklyOutlookLines(outlook, style, language)).joined(separator: "\n") + "\n"
     }
 }
 
 /// The weekly outlook's block (docs/REFERENCE.md §17), after today's and tomorrow's: one line per day;
 /// a sentence when none is stored (`dustctl forecast`, `dustctl demo`).
-func weeklyOutlookLines(_ outlook: ForecastOutlook, _ style: TextStyle) -> [String] {
+func weeklyOutlookLines(_ outlook: ForecastOutlook, _ style: TextStyle, _ language: ReportLanguage = .english) -> [String] {
     guard let weekly = outlook.weekly else {
-        return ["", "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST."]
+        return [
+            "",
+            language.say(
+                "주간 예보가 아직 저장되지 않았습니다. dustd는 하루 한 번 17:30 이후에 가져옵니다.",
+                "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST."),
+        ]
     }
-    var lines = ["", style.bold("Weekly outlook · \(outlook.region.rawValue) · PM2.5 초미세먼지 · \(weekly.publishedOn) 발표")]
+    let title = language.say("주간 예보", "Weekly outlook")
+    var lines = ["", style.bold("\(title) · \(outlook.region.rawValue) · PM2.5 초미세먼지 · \(weekly.publishedOn) 발표")]
     for day in weekly.days {
         lines.append(
-            pad("\(weekdayName(day.date)) \(day.date.description.suffix(5))", 20)
-                + pad(outlookGradeText(day.byRegion[outlook.region], style), 24)
+            pad("\(language.weekday(day.date)) \(day.date.description.suffix(5))", 20)
+                + pad(outlookGradeText(day.byRegion[outlook.region], style, language), 24)
                 + (day.confidence.map { "신뢰도 \($0.word)" } ?? ""))
     }
     if let conditions = weekly.conditions {
@@ -88,20 +99,22 @@ func weeklyOutlookLines(_ outlook: ForecastOutlook, _ style: TextStyle) -> [Stri
 
 /// `높음 (high)` in the colour of 나쁨, `낮음 (low)` in that of 좋음; an unknown word as published; `–`
 /// when the day does not name the region.
-func outlookGradeText(_ grade: OutlookGrade?, _ style: TextStyle) -> String {
+func outlookGradeText(_ grade: OutlookGrade?, _ style: TextStyle, _ language: ReportLanguage = .english) -> String {
     guard let grade else { return "–" }
     switch grade.level {
-    case .high: return style.graded("높음 (high)", .bad)
-    case .low: return style.graded("낮음 (low)", .good)
-    case nil: return "\(grade.word) (unknown word)"
+    case .high: return style.graded(language.say("높음", "높음 (high)"), .bad)
+    case .low: return style.graded(language.say("낮음", "낮음 (low)"), .good)
+    case nil: return language.say("\(grade.word) (알 수 없는 단어)", "\(grade.word) (unknown word)")
     }
 }
 
 /// `나쁨 (bad)`, coloured by grade; an unknown word as published; `–` when none is stored.
-func forecastGradeText(_ forecast: RegionalForecast?, _ style: TextStyle) -> String {
+func forecastGradeText(_ forecast: RegionalForecast?, _ style: TextStyle, _ language: ReportLanguage = .english) -> String {
     guard let forecast else { return "–" }
-    guard let grade = forecast.grade.grade else { return "\(forecast.grade.word) (unknown word)" }
-    return style.graded(grade.bilingualName, grade)
+    guard let grade = forecast.grade.grade else {
+        return language.say("\(forecast.grade.word) (알 수 없는 등급)", "\(forecast.grade.word) (unknown word)")
+    }
+    return style.graded(language.bilingualGrade(grade), grade)
 }
 
 /// Today's and tomorrow's forecast for the configured region; a region that cannot be known is a

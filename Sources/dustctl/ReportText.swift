@@ -195,8 +195,8 @@ struct ReportText {
         let grades = outlook.tomorrowGrades
         guard grades.fineDust != nil || grades.ultraFineDust != nil else { return nil }
         let issued = [grades.fineDust?.issuedAt, grades.ultraFineDust?.issuedAt].compactMap { $0 }.max()
-        return pad(say("내일", "Tomorrow"), 14) + pad("PM10 " + forecastGradeText(grades.fineDust, style), 22)
-            + pad("PM2.5 " + forecastGradeText(grades.ultraFineDust, style), 22)
+        return pad(say("내일", "Tomorrow"), 14) + pad("PM10 " + forecastGradeText(grades.fineDust, style, language), 22)
+            + pad("PM2.5 " + forecastGradeText(grades.ultraFineDust, style, language), 22)
             + say("\(outlook.region.rawValue) 예보", "forecast for \(outlook.region.rawValue)")
             + (issued.map { ", \(ForecastIssueTime.label($0)) 발표" } ?? "")
     }

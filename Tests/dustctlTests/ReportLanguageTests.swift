@@ -50,6 +50,16 @@ struct ReportLanguageTests {
         #expect(week.standardOutput.contains("날짜           측정 시간  평균 µg/m³    흡입량 µg       등급"))
         #expect(week.standardOutput.contains("2026-11-20 금    23    22  47.4   24.3    266.7   133.5 보통/보통"))
         #expect(week.standardOutput.contains("한 주           167   166  37.7   19.4   1571.6   806.0 보통 (PM2.5)"))
+        // The forecast too; and the demo's sentence names 서울 where its chip says 매우나쁨 (issue 37).
+        let now = ["--now", "2026-11-20T23:30:00+09:00"]
+        let forecast = try await dustctl(["forecast", "--db", db, "--station", "종로구"] + now, environment: korean)
+        #expect(forecast.status == 0)
+        #expect(forecast.standardOutput.hasPrefix("미세먼지 예보 · 서울 · 2026-11-20 17시 발표\n"))
+        #expect(forecast.standardOutput.contains("내일 11-21          나쁨                    매우나쁨\n"))
+        #expect(forecast.standardOutput.contains("서울·경기남부는 '매우나쁨', 광주·충남·충북·세종·대전·경기북부·인천은 '나쁨'"))
+        #expect(forecast.standardOutput.contains("주간 예보 · 서울 · PM2.5 초미세먼지 · 2026-11-20 발표\n월 11-23            높음"))
+        let englishForecast = try await dustctl(["forecast", "--db", db, "--station", "종로구"] + now)
+        #expect(englishForecast.standardOutput.contains("Tomorrow 11-21      나쁨 (bad)              매우나쁨 (very bad)"))
         // JSON is the same in every language.
         let json = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json", environment: korean)
         let englishJSON = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json")
