@@ -44,14 +44,16 @@ struct ForecastCommand: AsyncParsableCommand {
         let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
         var lines = [
             style.bold(
-                language.say("미세먼지 예보 · \(outlook.region.rawValue)", "Forecast · \(outlook.region.rawValue) (\(outlook.region.englishName))")
+                language.say(
+                    "미세먼지 예보 · \(outlook.region.rawValue)", "Forecast · \(outlook.region.rawValue) (\(outlook.region.englishName))")
                     + (outlook.issuedAt.map { " · \(ForecastIssueTime.label($0)) 발표" } ?? ""))
         ]
         guard !outlook.isEmpty else {
             lines.append(
                 language.say(
                     "오늘과 내일의 예보가 아직 저장되지 않았습니다. dustd는 발표(05, 11, 17, 23시쯤)마다 가져옵니다.",
-                    "No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST)."))
+                    "No forecast is stored for today or tomorrow yet; dustd fetches one after each publication (about 05, 11, 17 and 23 KST)."
+                ))
             return (lines + weeklyOutlookLines(outlook, style, language)).joined(separator: "\n") + "\n"
         }
         lines.append(pad("", 20) + pad(style.bold("PM10 미세먼지"), 24) + style.bold("PM2.5 초미세먼지"))
