@@ -61,21 +61,28 @@ func advisoryListing(
 struct AdvisoryText {
     let style: TextStyle
     let calendar: DayCalendar
+    /// Korean under a Korean locale (docs/REFERENCE.md §6, "Text").
+    var language: ReportLanguage = ReportLanguage(environment: ProcessInfo.processInfo.environment)
 
     func listing(_ listing: AdvisoryListing) -> String {
         let place =
-            listing.region.map { "\($0.district) \($0.area ?? "(every 권역)")" }
-            ?? "district unknown (set advisories.district, or run dustctl stations sync)"
-        var lines = [style.bold("Advisories · \(place) · \(listing.year)")]
-        lines.append("In force now")
-        if listing.active.isEmpty { lines.append("  none") }
+            listing.region.map { "\($0.district) \($0.area ?? language.say("(모든 권역)", "(every 권역)"))" }
+            ?? language.say(
+                "시도 미상 (advisories.district를 설정하거나 dustctl stations sync를 실행하세요)",
+                "district unknown (set advisories.district, or run dustctl stations sync)")
+        var lines = [style.bold(language.say("주의보·경보", "Advisories") + " · \(place) · \(listing.year)")]
+        lines.append(language.say("지금 발령 중", "In force now"))
+        if listing.active.isEmpty { lines.append(language.say("  없음", "  none")) }
         let concerning = Set(listing.concerning.map { AdvisoryID($0) })
         for advisory in listing.active {
             lines.append((concerning.contains(AdvisoryID(advisory)) ? "▶ " : "  ") + line(advisory))
         }
-        lines.append("Issued in \(listing.year)")
+        lines.append(language.say("\(listing.year)년 발령", "Issued in \(listing.year)"))
         if listing.issued.isEmpty {
-            lines.append("  none stored; dustd asks once an hour while advisories.enabled is true")
+            lines.append(
+                language.say(
+                    "  저장된 것 없음. advisories.enabled가 true인 동안 dustd가 한 시간에 한 번 묻습니다",
+                    "  none stored; dustd asks once an hour while advisories.enabled is true"))
         }
         for advisory in listing.issued {
             lines.append("  " + line(advisory))
@@ -95,7 +102,10 @@ struct AdvisoryText {
             case 1: .bad
             default: .veryBad
             }
-        return style.graded(AdvisoryWording.headline(advisory, calendar: calendar), grade)
+        let headline =
+            language == .korean
+            ? AdvisoryWording.koreanHeadline(advisory, calendar: calendar) : AdvisoryWording.headline(advisory, calendar: calendar)
+        return style.graded(headline, grade)
     }
 }
 

@@ -92,7 +92,10 @@ struct DemoCommand: AsyncParsableCommand {
                 let text = ReportText(style: style, calendar: calendar, intakeModel: model)
                 // The advisory in force at the demo's "now" for 종로구's district, as today names it.
                 let listing = try await AdvisoryReader(store: store).listing(region: AdvisoryRegion(district: "서울"), now: DemoReplay.now)
-                if let line = AdvisoryText(style: style, calendar: calendar).topLine(listing) { try standardOutputLine(line) }
+                // The demo's story is told in English whatever the locale (its other lines are).
+                if let line = AdvisoryText(style: style, calendar: calendar, language: .english).topLine(listing) {
+                    try standardOutputLine(line)
+                }
                 try standardOutputLine(text.day(day, isToday: false))
                 try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
                 for report in reports.dropFirst() {

@@ -60,6 +60,14 @@ struct ReportLanguageTests {
         #expect(forecast.standardOutput.contains("주간 예보 · 서울 · PM2.5 초미세먼지 · 2026-11-20 발표\n월 11-23            높음"))
         let englishForecast = try await dustctl(["forecast", "--db", db, "--station", "종로구"] + now)
         #expect(englishForecast.standardOutput.contains("Tomorrow 11-21      나쁨 (bad)              매우나쁨 (very bad)"))
+        // The advisories, and today's top line, in Korean words (the dashboard's Korean headline).
+        let advisories = try await dustctl(["advisories", "--db", db, "--station", "종로구"] + now, environment: korean)
+        #expect(
+            advisories.standardOutput.hasPrefix(
+                "주의보·경보 · 서울 (모든 권역) · 2026\n지금 발령 중\n▶ 미세먼지 경보 · 서울 도심권 · 2026-11-20 13:00부터 · 312 µg/m³\n"))
+        #expect(advisories.standardOutput.contains("오존 주의보 · 서울 동남권 · 2026-06-12 15:00부터 · 2026-06-12 18:00까지 · 0.128 ppm"))
+        let today = try await dustctl(["today", "--db", db, "--station", "종로구"] + now, environment: korean)
+        #expect(today.standardOutput.hasPrefix("▶ 미세먼지 경보 · 서울 도심권 · 2026-11-20 13:00부터 · 312 µg/m³\n종로구 · 2026-11-20 (금)"))
         // JSON is the same in every language.
         let json = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json", environment: korean)
         let englishJSON = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json")
