@@ -43,11 +43,25 @@ if [ -n "${BEFORE:-}" ]; then
 fi
 sleep 1
 
-# measure NAME PATH: one wrk run; prints "req/s<TAB>p50<TAB>p99<TAB>non-2xx".
+# Every request of a "computed" row asks for a target no answer is kept for (a counter in a query
+# parameter the server ignores): what the first question after a write costs.
+cat >"$WORK/unique.lua" <<'LUA'
+counter = 0
+request = function()
+    counter = counter + 1
+    local separator = string.find(wrk.path, "?", 1, true) and "&" or "?"
+    return wrk.format("GET", wrk.path .. separator .. "n=" .. counter)
+end
+LUA
+
+# measure NAME PATH: one wrk run; prints "req/s<TAB>p50<TAB>p99<TAB>non-2xx". A PATH beginning
+# "computed " is asked with a new query each time (unique.lua).
 measure() {
     local port_var="PORT_$1"
     local file="$WORK/wrk.txt"
-    wrk -t1 -c8 -d"${DURATION}s" --latency "http://127.0.0.1:${!port_var}$2" >"$file"
+    local path=$2 script=()
+    if [ "${path#computed }" != "$path" ]; then path=${path#computed }; script=(-s "$WORK/unique.lua"); fi
+    wrk -t1 -c8 -d"${DURATION}s" --latency "${script[@]}" "http://127.0.0.1:${!port_var}$path" >"$file"
     python3 - "$file" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
@@ -70,6 +84,8 @@ targets=(
     "/week/2026-W47"
     "/metrics"
     "/healthz"
+    "computed /api/v1/today?person=jiho"
+    "computed /"
 )
 : >"$WORK/table.tsv"
 for target in "${targets[@]}"; do
