@@ -411,29 +411,14 @@ struct ForecastFetchTests {
 
     @Test("The PM2.5 answer's sentences that show the key beside PM10's are withheld before they are stored; the PM10 ones stay")
     func composedAcrossAnswers() async throws {
-        let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
-        let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        struct SplitAPI: ForecastAPI {
-            let first: String
-            let second: String
-            func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
-                guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
-                let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
-                do {
-                    var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
-                    page.forecasts = page.forecasts.map { forecast in
-                        var split = forecast
-                        split.cause = pollutant == .pm10 ? "정체 " + first : second + " 유입"
-                        return split
-                    }
-                    return page
-                } catch {
-                    throw .httpStatus(500)
-                }
-            }
-        }
+        let (key, letters) = (EchoedKey.key, EchoedKey.letters)
         let store = SQLiteStore.scratch()
-        let api = SplitAPI(first: String(letters.prefix(11)), second: String(letters.dropFirst(11).prefix(11)))
+        let (first, second) = (String(letters.prefix(11)), String(letters.dropFirst(11).prefix(11)))
+        let api = RewrittenForecasts { pollutant, forecast in
+            var split = forecast
+            split.cause = pollutant == .pm10 ? "정체 " + first : second + " 유입"
+            return split
+        }
         let report = await ForecastFetch(
             source: api, store: store, clock: FixedClock(instant(kst: "2026-11-22T17:30:00")), echoes: KeyEchoGuard(keyForms: [key])
         )
@@ -451,34 +436,12 @@ struct ForecastFetchTests {
 
     @Test("A later publication's sentences that show the key beside an earlier one's still in use are withheld before they are stored")
     func composedAcrossPublications() async throws {
-        let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
-        let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        /// Every answer's causes set to `cause`, its issue moved `later` seconds on (another publication).
-        struct PublicationAPI: ForecastAPI {
-            let cause: String
-            let later: TimeInterval
-            func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
-                guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
-                let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
-                do {
-                    var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
-                    page.forecasts = page.forecasts.map { forecast in
-                        var moved = forecast
-                        moved.cause = cause
-                        moved.issuedAt = forecast.issuedAt.addingTimeInterval(later)
-                        return moved
-                    }
-                    return page
-                } catch {
-                    throw .httpStatus(500)
-                }
-            }
-        }
+        let (key, letters) = (EchoedKey.key, EchoedKey.letters)
         let store = SQLiteStore.scratch()
         let guardian = KeyEchoGuard(keyForms: [key])
         let searchDate = LocalDate(year: 2026, month: 11, day: 22)
         let first = await ForecastFetch(
-            source: PublicationAPI(cause: "정체 " + String(letters.prefix(11)), later: 0), store: store,
+            source: RewrittenForecasts(cause: "정체 " + String(letters.prefix(11))), store: store,
             clock: FixedClock(instant(kst: "2026-11-22T17:30:00")), echoes: guardian
         )
         .run(searchDate: searchDate)
@@ -486,7 +449,7 @@ struct ForecastFetchTests {
         // The 23시 publication: its sentences would be printed beside the 17시 one's (today's and
         // tomorrow's come from the newest issue that has each).
         let second = await ForecastFetch(
-            source: PublicationAPI(cause: String(letters.dropFirst(11).prefix(11)) + " 유입", later: 6 * 3600), store: store,
+            source: RewrittenForecasts(cause: String(letters.dropFirst(11).prefix(11)) + " 유입", later: 6 * 3600), store: store,
             clock: FixedClock(instant(kst: "2026-11-22T23:30:00")), echoes: guardian
         )
         .run(searchDate: searchDate)
@@ -498,7 +461,7 @@ struct ForecastFetchTests {
         #expect(newest.cause == KeyEchoGuard.withheldText)
         // A third publication with harmless sentences is stored as it came.
         let third = await ForecastFetch(
-            source: PublicationAPI(cause: "대기 정체로 농도가 높겠습니다.", later: 12 * 3600), store: store,
+            source: RewrittenForecasts(cause: "대기 정체로 농도가 높겠습니다.", later: 12 * 3600), store: store,
             clock: FixedClock(instant(kst: "2026-11-23T05:30:00")), echoes: guardian
         )
         .run(searchDate: searchDate)
@@ -508,26 +471,7 @@ struct ForecastFetchTests {
 
     @Test("The weekly outlook's conditions that show the key beside the stored forecast sentences are withheld; harmless ones stay")
     func outlookBesideForecast() async throws {
-        let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
-        let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
-        struct CauseAPI: ForecastAPI {
-            let cause: String
-            func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
-                guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
-                let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
-                do {
-                    var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
-                    page.forecasts = page.forecasts.map { forecast in
-                        var changed = forecast
-                        changed.cause = cause
-                        return changed
-                    }
-                    return page
-                } catch {
-                    throw .httpStatus(500)
-                }
-            }
-        }
+        let (key, letters) = (EchoedKey.key, EchoedKey.letters)
         struct OutlookAPI: WeeklyOutlookAPI {
             let conditions: String
             func weeklyOutlooks(_ request: AirKoreaRequest) async throws(FetchError) -> WeeklyOutlookPage {
@@ -551,7 +495,7 @@ struct ForecastFetchTests {
         for (conditions, withheld) in [(String(letters.dropFirst(11).prefix(11)) + " 예상", true), ("대기 정체가 이어지겠습니다.", false)] {
             let store = SQLiteStore.scratch()
             let forecasts = await ForecastFetch(
-                source: CauseAPI(cause: "정체 " + String(letters.prefix(11))), store: store, clock: clock, echoes: guardian
+                source: RewrittenForecasts(cause: "정체 " + String(letters.prefix(11))), store: store, clock: clock, echoes: guardian
             )
             .run(searchDate: searchDate)
             #expect(forecasts.issuesStored > 0 && forecasts.textsWithheld == 0)
@@ -609,6 +553,43 @@ struct ForecastFetchTests {
         let reader = ForecastReader(store: SQLiteStore.scratch(), timeZone: KoreaStandardTime.timeZone)
         await #expect(throws: ForecastReadError.region(.unknownStation(sido: nil))) {
             try await reader.outlook(station: "어딘가", override: nil, now: instant(kst: "2026-11-22T18:00:00"))
+        }
+    }
+}
+
+/// A service key, and its letters and digits: what the echo tests split across texts.
+private enum EchoedKey {
+    static let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
+    static let letters = key.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }
+}
+
+/// The 2026-11-22 forecast fixtures of the pollutant asked for, each forecast rewritten.
+private struct RewrittenForecasts: ForecastAPI {
+    let rewrite: @Sendable (Pollutant, DustForecast) -> DustForecast
+
+    init(_ rewrite: @escaping @Sendable (Pollutant, DustForecast) -> DustForecast) {
+        self.rewrite = rewrite
+    }
+
+    /// Every cause set to `cause`, every issue moved `later` seconds on (another publication).
+    init(cause: String, later: TimeInterval = 0) {
+        self.init { _, forecast in
+            var moved = forecast
+            moved.cause = cause
+            moved.issuedAt = forecast.issuedAt.addingTimeInterval(later)
+            return moved
+        }
+    }
+
+    func forecasts(_ request: AirKoreaRequest) async throws(FetchError) -> ForecastPage {
+        guard case .forecast(_, let pollutant, _, _) = request else { throw .httpStatus(400) }
+        let name = pollutant == .pm10 ? "synthesized/forecast-pm10-2026-11-22.xml" : "synthesized/forecast-pm25-2026-11-22.xml"
+        do {
+            var page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
+            page.forecasts = page.forecasts.map { rewrite(pollutant, $0) }
+            return page
+        } catch {
+            throw .httpStatus(500)
         }
     }
 }
