@@ -1,4 +1,5 @@
 import DustKit
+import DustReports
 import DustServices
 
 /// The export CSV of docs/REFERENCE.md §6: RFC 4180, UTF-8, `\n` line ends, empty fields for unknown values,
@@ -59,10 +60,10 @@ enum ExportCSV {
     }
 
     /// A number with `.` and at most 3 decimals, trailing zeros (and a bare trailing point) dropped,
-    /// never an exponent; empty when unknown.
+    /// never an exponent; empty when unknown. Rounded as the JSON documents round (`JSON.measuredValue`).
     static func number(_ value: Double?) -> String {
         guard let value, value.isFinite else { return "" }
-        let rounded = (value * 1000).rounded() / 1000
+        let rounded = JSON.measuredValue(value)
         if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
         var text = fixedDecimals(rounded, 3)
         while text.hasSuffix("0") { text.removeLast() }
