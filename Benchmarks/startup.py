@@ -28,12 +28,9 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from timing import timed_run  # noqa: E402
-
-DEVNULL = os.open(os.devnull, os.O_WRONLY)
 
 parser = argparse.ArgumentParser()
 parser.add_argument("db")
@@ -121,17 +118,6 @@ def run(argv):
     return timed_run(argv, environment, "startup.py")
 
 
-def run_answering(argv, accepted):
-    """Like `run`, accepting the exit statuses in `accepted` as answers."""
-    began = time.perf_counter()
-    pid = os.posix_spawn(argv[0], argv, environment, file_actions=[(os.POSIX_SPAWN_DUP2, DEVNULL, 1), (os.POSIX_SPAWN_DUP2, DEVNULL, 2)])
-    _, status = os.waitpid(pid, 0)
-    elapsed = time.perf_counter() - began
-    if not os.WIFEXITED(status) or os.WEXITSTATUS(status) not in accepted:
-        raise SystemExit(f"startup.py: {' '.join(argv)} exited with status {status}")
-    return elapsed
-
-
 if arguments.every_command:
     every = [("sqlite3", "sqlite3", [sqlite3, "-readonly", arguments.db, SQL], (0,))]
     for given in arguments.dustctl:
@@ -142,7 +128,7 @@ if arguments.every_command:
     times = {(build, name): [] for build, name, _, _ in every}
     for round_number in range(arguments.warmup + arguments.runs):
         for build, name, argv, accepted in every:
-            elapsed = run_answering(argv, accepted)
+            elapsed = timed_run(argv, environment, "startup.py", accepted=accepted, quiet=True)
             if round_number >= arguments.warmup:
                 times[(build, name)].append(elapsed)
     baseline = statistics.median(times[("sqlite3", "sqlite3")])
