@@ -11,13 +11,12 @@ python3-websocket).
     chromium-contrast.py BASE WORKDIR PATH [PATH ...]
 """
 import json
-import socket
-import subprocess
+import os
 import sys
 import time
-import urllib.request
 
-import websocket
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devtools import DevTools  # noqa: E402
 
 base, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
 
@@ -102,42 +101,8 @@ MEASURE = r"""
 """
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-port = free_port()
-browser = subprocess.Popen(
-    ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-     f"--user-data-dir={work}/chromium-contrast-profile", f"--remote-debugging-port={port}", "about:blank"],
-    stdout=subprocess.DEVNULL, stderr=open(f"{work}/chromium-contrast.log", "w"))
-try:
-    deadline = time.time() + 30
-    while True:
-        try:
-            targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2))
-            page = next(t for t in targets if t["type"] == "page")
-            break
-        except Exception:
-            if time.time() > deadline:
-                raise SystemExit("chromium-contrast: Chromium's DevTools did not answer")
-            time.sleep(0.2)
-    ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30)
-    counter = [0]
-
-    def call(method, **params):
-        counter[0] += 1
-        ws.send(json.dumps({"id": counter[0], "method": method, "params": params}))
-        while True:
-            message = json.loads(ws.recv())
-            if message.get("id") == counter[0]:
-                if "error" in message:
-                    raise SystemExit(f"chromium-contrast: {method}: {message['error']}")
-                return message.get("result", {})
+with DevTools("chromium-contrast", work) as tools:
+    call = tools.call
 
     call("Page.enable")
     failures, checked = [], 0
@@ -167,9 +132,3 @@ try:
         raise SystemExit(f"chromium-contrast: {len(failures)} of {checked} texts and marks below WCAG's contrast")
     print(f"ok: chromium-contrast: {checked} texts and marks on {len(paths)} pages, light and dark, 390 and 1,440 px, "
           "all at WCAG AA contrast or above (4.5:1 text, 3:1 large text and grade marks)")
-finally:
-    browser.terminate()
-    try:
-        browser.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        browser.kill()

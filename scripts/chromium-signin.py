@@ -11,70 +11,19 @@ the person's pages and API documents and nothing of the other person's (404), /m
     chromium-signin.py BASE TOKEN OWN OTHER WORKDIR
 """
 import json
-import socket
-import subprocess
+import os
 import sys
 import time
 import urllib.parse
-import urllib.request
 
-import websocket
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devtools import DevTools  # noqa: E402
 
 base, token, own, other, work = sys.argv[1:6]
 
 
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-port = free_port()
-browser = subprocess.Popen(
-    ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-     f"--user-data-dir={work}/chromium-signin-profile", f"--remote-debugging-port={port}", "--window-size=390,844",
-     "about:blank"],
-    stdout=subprocess.DEVNULL, stderr=open(f"{work}/chromium-signin.log", "w"))
-try:
-    deadline = time.time() + 30
-    while True:
-        try:
-            targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2))
-            page = next(t for t in targets if t["type"] == "page")
-            break
-        except Exception:
-            if time.time() > deadline:
-                raise SystemExit("chromium-signin: Chromium's DevTools did not answer")
-            time.sleep(0.2)
-    ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30)
-    counter = [0]
-    events = []
-
-    def call(method, **params):
-        counter[0] += 1
-        ws.send(json.dumps({"id": counter[0], "method": method, "params": params}))
-        while True:
-            message = json.loads(ws.recv())
-            if message.get("id") == counter[0]:
-                if "error" in message:
-                    raise SystemExit(f"chromium-signin: {method}: {message['error']}")
-                return message.get("result", {})
-            events.append(message)
-
-    def wait_for(method, seconds=20):
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            for index, event in enumerate(events):
-                if event.get("method") == method:
-                    return events.pop(index)
-            ws.settimeout(max(0.1, deadline - time.time()))
-            try:
-                events.append(json.loads(ws.recv()))
-            except websocket.WebSocketTimeoutException:
-                break
-        raise SystemExit(f"chromium-signin: no {method} within {seconds} s")
+with DevTools("chromium-signin", work, ["--window-size=390,844"]) as tools:
+    call, wait_for, events = tools.call, tools.wait_for, tools.events
 
     def statuses():
         """The main document's statuses since the last call, in order."""
@@ -165,9 +114,3 @@ try:
     status, html = open_page("/")
     assert status == 401 and 'action="/login"' in html
     print("ok: chromium-signin: signing out removes the cookie; the pages ask for a token again")
-finally:
-    browser.terminate()
-    try:
-        browser.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        browser.kill()
