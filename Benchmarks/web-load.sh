@@ -40,17 +40,7 @@ polls() { grep -c "Poll done" "$WORK/dustd.log" || true; }
 run() {  # name url
     local file="$WORK/wrk-$(echo "$1" | tr -c 'a-z0-9' '_').txt"
     wrk -t2 -c32 -d"${DURATION}s" --latency "$2" >"$file"
-    python3 - "$file" "$1" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-def ms(value, unit):
-    return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
-p50 = ms(*re.search(r"50%\s+([\d.]+)(us|ms|s)", text).groups())
-p99 = ms(*re.search(r"99%\s+([\d.]+)(us|ms|s)", text).groups())
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-print(f"{sys.argv[2]}\t{rate:.0f}\t{p50:.2f}\t{p99:.2f}\t{errors.group(1) if errors else 0}")
-PY
+    python3 Benchmarks/wrk_summary.py "$file" "$1"
 }
 
 rss_before=$(rss)

@@ -62,17 +62,7 @@ measure() {
     local path=$2 script=()
     if [ "${path#computed }" != "$path" ]; then path=${path#computed }; script=(-s "$WORK/unique.lua"); fi
     wrk -t1 -c8 -d"${DURATION}s" --latency "${script[@]}" "http://127.0.0.1:${!port_var}$path" >"$file"
-    python3 - "$file" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-rate = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-def ms(value, unit):
-    return float(value) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
-p50 = ms(*re.search(r"50%\s+([\d.]+)(us|ms|s)", text).groups())
-p99 = ms(*re.search(r"99%\s+([\d.]+)(us|ms|s)", text).groups())
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-print(f"{rate:.0f}\t{p50:.2f}\t{p99:.2f}\t{errors.group(1) if errors else 0}")
-PY
+    python3 Benchmarks/wrk_summary.py "$file"
 }
 
 targets=(
