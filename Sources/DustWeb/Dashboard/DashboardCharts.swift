@@ -163,12 +163,7 @@ extension DashboardRenderer {
                     "<text class=\"amount\" x=\"\(n(center))\" y=\"\(n(base - barHeight - 3))\" text-anchor=\"middle\">\(DashboardFormat.intake(intake, intakeUnit))</text>"
                 )
             }
-            marks.append(
-                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(text.weekdayShort(day.date))</text>"
-            )
-            marks.append(
-                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(text.barDate(day.date, first: index == 0))</text>"
-            )
+            marks += dayLabels(day.date, center: center, height: height, first: index == 0)
             let intake = day.totals.intake
             let summary =
                 "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · "
@@ -180,7 +175,7 @@ extension DashboardRenderer {
                 <g class="day\(isToday ? " today" : "")" data-date="\(day.date.description)" \
                 \(dataAttributes(day.totals, includeWHO: false))><title>\(summary)</title>\(marks)</g>
                 """
-            days.append(dayLink(day.date).map { (href: String) -> HTML in "<a href=\"\(href)\">\(group)</a>" } ?? group)
+            days.append(linkedToDay(day.date, group))
         }
 
         let label = text.weekChartLabel(station: station)
@@ -239,19 +234,14 @@ extension DashboardRenderer {
                     data-intake="\(DashboardFormat.measuredJSON(intake))"/>
                     """)
             }
-            group.append(
-                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(text.weekdayShort(day.date))</text>"
-            )
-            group.append(
-                "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(text.barDate(day.date, first: index == 0))</text>"
-            )
+            group += dayLabels(day.date, center: center, height: height, first: index == 0)
             let title =
                 "\(text.longDate(day.date))\(isToday ? " (\(text.todayMark))" : "") · \(Pollutant.pm25.displayName) · "
                 + summary.joined(separator: " · ")
             let element: HTML = """
                 <g class="day\(isToday ? " today" : "")" data-household-date="\(day.date.description)"><title>\(title)</title>\(group)</g>
                 """
-            marks.append(dayLink(day.date).map { (href: String) -> HTML in "<a href=\"\(href)\">\(element)</a>" } ?? element)
+            marks.append(linkedToDay(day.date, element))
         }
         let label = text.householdChartLabel
         return """
@@ -262,6 +252,19 @@ extension DashboardRenderer {
 
     /// How many people have a colour of their own in the household's chart (`.person.p0` … in the style sheet).
     static let personColours = 6
+
+    /// A day's two labels under its bars: the weekday, then the date (with its month on the first day).
+    private func dayLabels(_ date: LocalDate, center: Double, height: Double, first: Bool) -> [HTML] {
+        [
+            "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 18))\" text-anchor=\"middle\">\(text.weekdayShort(date))</text>",
+            "<text class=\"label\" x=\"\(n(center))\" y=\"\(n(height - 5))\" text-anchor=\"middle\">\(text.barDate(date, first: first))</text>",
+        ]
+    }
+
+    /// `element` as a link to the page of `date`, where there is one.
+    private func linkedToDay(_ date: LocalDate, _ element: HTML) -> HTML {
+        dayLink(date).map { (href: String) -> HTML in "<a href=\"\(href)\">\(element)</a>" } ?? element
+    }
 
     /// The smallest of 1, 2, 2.5, 5 × 10ⁿ at or above `value`: a round top for an axis.
     static func niceCeiling(_ value: Double) -> Double {
