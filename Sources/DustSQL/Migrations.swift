@@ -435,21 +435,7 @@ public struct Migration: Sendable {
             guard dialect == .postgres else { return tables }
             // The roles an operator granted the positions to get the places too: a reader's reports
             // read them, and another dustd's writes forget them (docs/REFERENCE.md §20).
-            return tables + [
-                """
-                DO $$
-                DECLARE granted record;
-                BEGIN
-                    FOR granted IN
-                        SELECT grantee, privilege_type FROM information_schema.role_table_grants
-                        WHERE table_schema = current_schema() AND table_name = 'track_position'
-                            AND privilege_type IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE') AND grantee <> current_user
-                    LOOP
-                        EXECUTE format('GRANT %s ON slot_place, place_generation TO %I', granted.privilege_type, granted.grantee);
-                    END LOOP;
-                END $$
-                """
-            ]
+            return tables + [grantingAsOn("track_position", to: "slot_place, place_generation")]
         },
         // An ozone advisory's key was its district, 권역 and time as the server wrote them; it is a
         // hash of that text now (Advisory.hashedKey). Keys AirKorea gave (`sn`) hold no space.
@@ -512,23 +498,30 @@ public struct Migration: Sendable {
             ]
             guard dialect == .postgres else { return table }
             // Whoever may read or write the readings may read or raise the number (docs/REFERENCE.md §20).
-            return table + [
-                """
-                DO $$
-                DECLARE granted record;
-                BEGIN
-                    FOR granted IN
-                        SELECT grantee, privilege_type FROM information_schema.role_table_grants
-                        WHERE table_schema = current_schema() AND table_name = 'measurement'
-                            AND privilege_type IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE') AND grantee <> current_user
-                    LOOP
-                        EXECUTE format('GRANT %s ON data_generation TO %I', granted.privilege_type, granted.grantee);
-                    END LOOP;
-                END $$
-                """
-            ]
+            return table + [grantingAsOn("measurement", to: "data_generation")]
         },
     ]
+}
+
+extension Migration {
+    /// PostgreSQL: grants `tables` (new ones) to every other role, with each privilege it holds on
+    /// `existing` (SELECT, INSERT, UPDATE, DELETE), so that a role an operator granted the older
+    /// tables to may use the new ones as it did them (docs/REFERENCE.md §20).
+    fileprivate static func grantingAsOn(_ existing: String, to tables: String) -> String {
+        """
+        DO $$
+        DECLARE granted record;
+        BEGIN
+            FOR granted IN
+                SELECT grantee, privilege_type FROM information_schema.role_table_grants
+                WHERE table_schema = current_schema() AND table_name = '\(existing)'
+                    AND privilege_type IN ('SELECT', 'INSERT', 'UPDATE', 'DELETE') AND grantee <> current_user
+            LOOP
+                EXECUTE format('GRANT %s ON \(tables) TO %I', granted.privilege_type, granted.grantee);
+            END LOOP;
+        END $$
+        """
+    }
 }
 
 /// The words of an engine's DDL.
