@@ -42,7 +42,8 @@ extension SettingValues {
             case .boostcamp: BoostcampIntakeModel()
             }
         var http = http
-        let people = try household(source: origins["people"]?.source, personTokens: &http.personTokenFiles)
+        var people = try household(source: origins["people"]?.source, personTokens: &http.personTokenFiles)
+        try placeSensors(in: &people, source: origins["indoor.sensors"]?.source)
         for (index, rule) in alerts.rules.enumerated() {
             if let name = rule.person, !people.contains(where: { $0.name == name }) {
                 throw ConfigurationError(
@@ -58,7 +59,7 @@ extension SettingValues {
             intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
             configurationFile: configurationFile,
             activityMaxInflatedBytes: Int64(activityMaxInflatedBytes),
-            people: people, location: location, retention: retention)
+            people: people, location: location, retention: retention, indoor: indoor)
     }
 
     /// One database: `storage.path` and `storage.url` are not both set, and a password file belongs to a URL.
@@ -77,6 +78,30 @@ extension SettingValues {
                 problem:
                     "is set but storage.url is not; the password is for a PostgreSQL database: set storage.url, or remove storage.passwordFile",
                 source: origins["storage.passwordFile"]?.source)
+        }
+    }
+
+    /// Each sensor's people exist, each name is one sensor's, and each person learns the sensors
+    /// where they live (every sensor without `people`).
+    private func placeSensors(in people: inout [Person], source: String?) throws(ConfigurationError) {
+        var firstIndex: [String: Int] = [:]
+        for (index, sensor) in indoor.sensors.enumerated() {
+            if let first = firstIndex[sensor.name] {
+                throw ConfigurationError(
+                    key: "indoor.sensors[\(index)].name",
+                    problem: "(\(sensor.name)) is already the name of indoor.sensors[\(first)]; names must be unique", source: source)
+            }
+            firstIndex[sensor.name] = index
+            for name in sensor.people ?? [] where !people.contains(where: { $0.name == name }) {
+                throw ConfigurationError(
+                    key: "indoor.sensors[\(index)].people",
+                    problem:
+                        "(\(sensor.name)) names \(name), who is not a configured person; configured people: \(people.map(\.name).joined(separator: ", "))",
+                    source: source)
+            }
+            for index in people.indices where sensor.people?.contains(people[index].name) ?? true {
+                people[index].indoorSensors.append(sensor.name)
+            }
         }
     }
 

@@ -26,4 +26,5 @@ struct SettingValues {
     var activityMaxInflatedBytes = 0
     var location = LocationSettings(radiusKilometres: 0)
     var retention = RetentionSettings(positionsDays: 0, samplesDays: 0)
+    var indoor = IndoorSettings()
 }

@@ -40,6 +40,8 @@ public struct FineDustSettings: Sendable {
     public var location = LocationSettings(radiusKilometres: InverseDistanceWeighting.defaultRadiusKilometres)
     /// `retention.*`: how long positions and samples are kept (docs/REFERENCE.md §11).
     public var retention = RetentionSettings(positionsDays: 400, samplesDays: 400)
+    /// `indoor.*`: the home's own monitors (docs/REFERENCE.md §21).
+    public var indoor = IndoorSettings()
     /// The radius the concentration is weighted within when it can follow people (docs/REFERENCE.md
     /// §19: `station.mode: nation` stores every station's hour); nil when it cannot.
     public var followingRadiusKilometres: Double? { station.mode == .nation ? location.radiusKilometres : nil }

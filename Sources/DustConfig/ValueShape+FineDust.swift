@@ -21,19 +21,25 @@ extension ValueShape where Value == IntakeModelName {
     }
 }
 
+/// A schedule entry's `at` (docs/REFERENCE.md §21).
+enum SchedulePlace: String, Sendable, CaseIterable {
+    case home, away
+}
+
 extension ValueShape where Value == ScheduleEntry {
-    /// `{from, to, activity, outdoors}`: local hours, an activity level, and the fraction of the
-    /// time spent outdoors (0 when left out).
+    /// `{from, to, activity, outdoors, at}`: local hours, an activity level, the fraction of the
+    /// time spent outdoors (0 when left out), and `home` (the default) or `away`.
     static var scheduleEntry: ValueShape {
-        .record(["from", "to", "activity", "outdoors"]) { fields throws(ValueProblem) in
+        .record(["from", "to", "activity", "outdoors", "at"]) { fields throws(ValueProblem) in
             let from = try fields.required("from", .hour(in: 0...23))
             let to = try fields.required("to", .hour(in: 1...24))
             guard from < to else {
                 throw ValueProblem("must be later than from (\(from))").inside(".to")
             }
+            let place: SchedulePlace = try fields.optional("at", .choice) ?? .home
             return ScheduleEntry(
                 fromHour: from, toHour: to, activity: try fields.required("activity", .choice),
-                outdoors: try fields.optional("outdoors", .number(in: 0...1)) ?? 0)
+                outdoors: try fields.optional("outdoors", .number(in: 0...1)) ?? 0, atHome: place == .home)
         }
     }
 }

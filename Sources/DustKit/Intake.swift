@@ -25,12 +25,16 @@ public struct ScheduleEntry: Sendable, Hashable, Codable {
     public var activity: ActivityLevel
     /// Fraction of the time spent outdoors, 0…1.
     public var outdoors: Double
+    /// `at: home` (the default) or `away`: whether the indoor part is spent at home, where the home's
+    /// own monitor measures the air (docs/REFERENCE.md §21), or somewhere else (an office, a school).
+    public var atHome: Bool
 
-    public init(fromHour: Int, toHour: Int, activity: ActivityLevel, outdoors: Double) {
+    public init(fromHour: Int, toHour: Int, activity: ActivityLevel, outdoors: Double, atHome: Bool = true) {
         self.fromHour = fromHour
         self.toHour = toHour
         self.activity = activity
         self.outdoors = outdoors
+        self.atHome = atHome
     }
 }
 

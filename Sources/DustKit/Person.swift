@@ -17,11 +17,16 @@ public struct Person: Sendable, Hashable {
     /// Where the person lives (`home: {lat, lon}`): the value at home is weighted from the nearest
     /// stations (docs/REFERENCE.md §19); nil: the home station's value.
     public var home: GeoPoint?
+    /// The indoor sensors where the person lives (`indoor.sensors[].people`, docs/REFERENCE.md §21), by
+    /// name; empty: the indoor air is §4's estimate `F × C_out`.
+    public var indoorSensors: [String]
 
     public init(
         name: String, born: BirthMonth? = nil, sex: Sex? = nil, station: String?, infiltration: Double = 0.7,
-        schedule: [ScheduleEntry] = VentilationIntakeModel.defaultSchedule, restingHeartRate: Double? = nil, home: GeoPoint? = nil
+        schedule: [ScheduleEntry] = VentilationIntakeModel.defaultSchedule, restingHeartRate: Double? = nil, home: GeoPoint? = nil,
+        indoorSensors: [String] = []
     ) {
+        self.indoorSensors = indoorSensors
         self.name = name
         self.born = born
         self.sex = sex

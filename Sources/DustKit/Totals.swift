@@ -18,12 +18,16 @@ public struct HourlyExposure: Sendable, Hashable {
     /// Where the intake's concentration came from (docs/REFERENCE.md §19); nil when location is not
     /// in use (no national data for the person, no `home`, no track): the home station's value.
     public var whereabouts: SlotWhereabouts?
+    /// What the person's indoor sensors measured and whether the dose used it (docs/REFERENCE.md §21);
+    /// nil for a person without sensors (every output then as before sensors existed).
+    public var indoor: IndoorHour?
 
     public init(
         slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
         intake: DustPair<Double?>, walkingDistance: Double? = nil, gases: GasReading = .unknown, breathing: SlotBreathing? = nil,
-        whereabouts: SlotWhereabouts? = nil
+        whereabouts: SlotWhereabouts? = nil, indoor: IndoorHour? = nil
     ) {
+        self.indoor = indoor
         self.breathing = breathing
         self.whereabouts = whereabouts
         self.slot = slot

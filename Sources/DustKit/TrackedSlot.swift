@@ -122,6 +122,19 @@ public struct TrackedBreathing: Sendable, Hashable {
     /// from it (`intake(trackedConcentration:homeConcentration:infiltration:)` is).
     public var slot: SlotBreathing
 
+    public init(
+        trackedFraction: Double, trackedVentilation: Double, restVentilation: Double, restOutdoors: Double,
+        trackedSecondsByLevel: [ActivityLevel: Double], restSecondsByLevel: [ActivityLevel: Double], slot: SlotBreathing
+    ) {
+        self.trackedFraction = trackedFraction
+        self.trackedVentilation = trackedVentilation
+        self.restVentilation = restVentilation
+        self.restOutdoors = restOutdoors
+        self.trackedSecondsByLevel = trackedSecondsByLevel
+        self.restSecondsByLevel = restSecondsByLevel
+        self.slot = slot
+    }
+
     /// The ventilation of each part; nil when the positions cover none of the slot (τ = 0: §4/§18
     /// apply unchanged). `entry` is the schedule's for the slot's hour; `age` nil (no `born`) leaves
     /// heart rate unused, as in `SlotBreathing`.
@@ -153,11 +166,18 @@ public struct TrackedBreathing: Sendable, Hashable {
 
     /// `V_T × τ × C_T + V_R × (1 − τ) × C_home × (f + (1 − f) × F)`, µg. The tracked time is outdoors,
     /// so `C_T` is not reduced by infiltration. `homeConcentration` unknown: unknown, unless the track covers the whole slot.
-    public func intake(trackedConcentration: Double, homeConcentration: Double?, infiltration: Double) -> Double? {
+    /// With `indoor` known (at home, a sensor's value, docs/REFERENCE.md §21) the rest's indoor part
+    /// breathes it: `V_R × (1 − τ) × (f × C_home + (1 − f) × C_in)`.
+    public func intake(trackedConcentration: Double, homeConcentration: Double?, infiltration: Double, indoor: Double? = nil) -> Double? {
         let trackedPart = trackedVentilation * trackedFraction * trackedConcentration
         guard trackedFraction < 1 else { return trackedPart }
         guard let homeConcentration else { return nil }
-        let restPart = restVentilation * (1 - trackedFraction) * homeConcentration * (restOutdoors + (1 - restOutdoors) * infiltration)
+        let restPart =
+            if let indoor {
+                restVentilation * (1 - trackedFraction) * (restOutdoors * homeConcentration + (1 - restOutdoors) * indoor)
+            } else {
+                restVentilation * (1 - trackedFraction) * homeConcentration * (restOutdoors + (1 - restOutdoors) * infiltration)
+            }
         return trackedPart + restPart
     }
 

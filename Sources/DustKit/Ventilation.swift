@@ -168,6 +168,13 @@ public struct SlotBreathing: Sendable, Hashable {
         concentration * ventilation * (outdoors + (1 - outdoors) * infiltration)
     }
 
+    /// `V × (f × C_out + (1 − f) × C_in)` when the indoor value `indoor` is known (the person at home
+    /// with a sensor, docs/REFERENCE.md §21), else `intake(concentration:infiltration:)`.
+    public func intake(concentration: Double, infiltration: Double, indoor: Double?) -> Double {
+        guard let indoor else { return intake(concentration: concentration, infiltration: infiltration) }
+        return ventilation * (outdoors * concentration + (1 - outdoors) * indoor)
+    }
+
     /// Splits `[start, end)` into sleep, heart-rate and the rest, and averages the levels' rates by
     /// time. `age` nil (no `born`): heart rate cannot be placed in a band, so that time keeps §4's level.
     public static func of(

@@ -30,6 +30,8 @@ public enum ReportJSON {
         if let advisory { members.append(("advisory", advisory)) }
         // Added by issue 37, last, for `today` only: the newest stored hour whatever its day.
         if let latest { members.append(("latest", latest)) }
+        // Added by issue 39, last, for a person with indoor sensors only (docs/REFERENCE.md §21).
+        if let indoor = report.indoor { members.append(("indoor", indoorDay(indoor))) }
         return .object(members)
     }
 
@@ -160,8 +162,35 @@ public enum ReportJSON {
             members.append(("levelSource", hour.breathing.map { JSON.string($0.levelSource.rawValue) } ?? .null))
             // Only where location follows the person (docs/REFERENCE.md §19); absent, every hour is the home station's.
             if let whereabouts = hour.whereabouts { members.append(("where", Self.whereabouts(whereabouts))) }
+            // Only for a person with indoor sensors (docs/REFERENCE.md §21); absent, indoors is §4's estimate.
+            if let indoor = hour.indoor {
+                members.append(("indoor", Self.indoor(indoor)))
+                members.append(("indoorSource", .string(indoor.source.rawValue)))
+            }
         }
         return .object(members)
+    }
+
+    /// `{"pm25":8.2,"pm10":14.5,"minutes":60,"sensors":["living-room"],"atHome":true}`; the values
+    /// `null` where fewer than 30 minutes were covered, every member but `atHome` so with no sample.
+    public static func indoor(_ indoor: IndoorHour) -> JSON {
+        .object([
+            ("pm25", .measured(indoor.measured?.value.ultraFineDust)),
+            ("pm10", .measured(indoor.measured?.value.fineDust)),
+            ("minutes", .number(Double(indoor.measured?.minutesCovered ?? 0))),
+            ("sensors", .array((indoor.measured?.sensors ?? []).map(JSON.string))),
+            ("atHome", .bool(indoor.atHome)),
+        ])
+    }
+
+    /// A day's `indoor`: the measured indoor/outdoor ratio beside `F`, and what the sensors changed.
+    public static func indoorDay(_ summary: IndoorDaySummary) -> JSON {
+        .object([
+            ("ratio", .pair(summary.ratio) { JSON.measured($0) }),
+            ("infiltration", .measured(summary.infiltration)),
+            ("sensorHours", .number(Double(summary.sensorHours))),
+            ("intakeChange", .pair(summary.intakeChange) { JSON.measured($0) }),
+        ])
     }
 
     /// `{"kind":"track","trackedFraction":0.5,"stations":{"pm10":[{"station":"중구","km":1.431,"distanceKm":1.431},…],"pm25":[…]},"fallback":null}`.

@@ -500,6 +500,36 @@ public struct Migration: Sendable {
             // Whoever may read or write the readings may read or raise the number (docs/REFERENCE.md §20).
             return table + [grantingAsOn("measurement", to: "data_generation")]
         },
+        // Indoor air (docs/REFERENCE.md §21): one sample a minute per sensor, and what dustd last knew
+        // of each sensor (its last sample, the problem it has now) for `dustctl indoor` and the status.
+        Migration("v17-indoor-air") { dialect in
+            let t = dialect.ddl
+            let tables = [
+                """
+                CREATE TABLE indoor_sample (
+                    sensor \(t.text) NOT NULL,
+                    minute \(t.integer) NOT NULL,
+                    pm25 \(t.real),
+                    pm10 \(t.real),
+                    hold_seconds \(t.integer) NOT NULL,
+                    PRIMARY KEY (sensor, minute)
+                )\(t.withoutRowID)
+                """,
+                """
+                CREATE TABLE indoor_sensor (
+                    sensor \(t.text) PRIMARY KEY,
+                    kind \(t.text) NOT NULL,
+                    checked_at \(t.integer),
+                    last_sample_at \(t.integer),
+                    problem \(t.text),
+                    problem_since \(t.integer),
+                    unknown_samples \(t.integer) NOT NULL DEFAULT 0
+                )
+                """,
+            ]
+            guard dialect == .postgres else { return tables }
+            return tables + [grantingAsOn("measurement", to: "indoor_sample, indoor_sensor")]
+        },
     ]
 }
 

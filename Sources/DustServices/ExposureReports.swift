@@ -19,6 +19,9 @@ public struct DayReport: Sendable, Hashable {
     public var walking: [WalkingHour] = []
     /// The day's gases and index, from the primary station's hours (docs/REFERENCE.md §17).
     public var gasTotals = GasTotals([])
+    /// The day's measured indoor/outdoor ratio and what the sensors changed (docs/REFERENCE.md §21);
+    /// nil for a person without indoor sensors.
+    public var indoor: IndoorDaySummary?
 
     /// The latest hour with at least one known value.
     public var latest: HourlyExposure? {

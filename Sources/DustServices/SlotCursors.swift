@@ -75,7 +75,7 @@ struct LocationCursor {
         _ slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person, calendar: DayCalendar,
         body: BodyCursor
     ) async throws(StorageFailure) -> (
-        homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, trackedBreathing: SlotBreathing?,
+        homeConcentration: DustPair<Double?>, trackedDose: TrackedDose?, trackedBreathing: SlotBreathing?,
         whereabouts: SlotWhereabouts
     )? {
         guard active else { return nil }
@@ -100,7 +100,7 @@ struct LocationCursor {
         _ place: SlotPlace, slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person,
         calendar: DayCalendar, body: BodyCursor
     ) -> (
-        homeConcentration: DustPair<Double?>, trackedIntake: DustPair<Double?>?, trackedBreathing: SlotBreathing?,
+        homeConcentration: DustPair<Double?>, trackedDose: TrackedDose?, trackedBreathing: SlotBreathing?,
         whereabouts: SlotWhereabouts
     ) {
         // The value at home: weighted when `home` is set and a station is near, else the home station's.
@@ -134,11 +134,9 @@ struct LocationCursor {
                 fineDust: value.fineDust ?? homeConcentration.fineDust,
                 ultraFineDust: value.ultraFineDust ?? homeConcentration.ultraFineDust)
         }
-        let intake = DustPair(byPollutant: { pollutant -> Double? in
-            guard let concentration = trackedConcentration[pollutant] else { return nil }
-            return tracked.intake(
-                trackedConcentration: concentration, homeConcentration: homeConcentration[pollutant], infiltration: model.infiltration)
-        })
+        let dose = TrackedDose(
+            breathing: tracked, trackedConcentration: trackedConcentration, homeConcentration: homeConcentration,
+            infiltration: model.infiltration)
         // Without national data or station positions for the slot the track says nothing about the
         // air: the slot is §4/§18's, as without location, and says why.
         // (No station near enough is not that: the track then takes the value at home, §19.)
@@ -147,7 +145,25 @@ struct LocationCursor {
         }
         let whereabouts = SlotWhereabouts(
             kind: .track, trackedFraction: tracked.trackedFraction, stations: place.track.stations, fallback: place.track.fallback)
-        return (homeConcentration, intake, tracked.slot, whereabouts)
+        return (homeConcentration, dose, tracked.slot, whereabouts)
+    }
+}
+
+/// A tracked slot's §19 dose, computed once the indoor value of the rest is known (docs/REFERENCE.md §21).
+struct TrackedDose {
+    var breathing: TrackedBreathing
+    var trackedConcentration: DustPair<Double?>
+    var homeConcentration: DustPair<Double?>
+    var infiltration: Double
+
+    /// The intake of each pollutant; `indoor` the value at home indoors where a sensor measured it.
+    func intake(indoor: DustPair<Double?>) -> DustPair<Double?> {
+        DustPair(byPollutant: { pollutant -> Double? in
+            guard let concentration = trackedConcentration[pollutant] else { return nil }
+            return breathing.intake(
+                trackedConcentration: concentration, homeConcentration: homeConcentration[pollutant], infiltration: infiltration,
+                indoor: indoor[pollutant])
+        })
     }
 }
 

@@ -50,7 +50,7 @@ extension StatisticsService {
             physiology: store,
             location: followingRadiusKilometres.map {
                 LocationInputs(positions: store, stationList: store, radiusKilometres: $0, places: store)
-            })
+            }, indoor: store)
     }
 
     /// Keeps the weighed hours of `people` (the configured ones, never empty: without `people:`,

@@ -10,6 +10,8 @@ public struct StatisticsService: Sendable {
     private let readings: any ReadingStore
     private let activity: any ActivityReadStore
     private let physiology: (any PhysiologyReadStore)?
+    /// The home's indoor samples (docs/REFERENCE.md §21); nil reads none (§4's estimate indoors).
+    private let indoor: (any IndoorReadStore)?
     private let clock: any WallClock
     public let calendar: DayCalendar
     public let intakeModel: any IntakeModel
@@ -26,8 +28,10 @@ public struct StatisticsService: Sendable {
     public init(
         readings: any ReadingStore, activity: any ActivityReadStore, clock: any WallClock,
         calendar: DayCalendar, intakeModel: any IntakeModel, stations: StationPreference,
-        physiology: (any PhysiologyReadStore)? = nil, person: Person? = nil, location: LocationInputs? = nil
+        physiology: (any PhysiologyReadStore)? = nil, person: Person? = nil, location: LocationInputs? = nil,
+        indoor: (any IndoorReadStore)? = nil
     ) {
+        self.indoor = indoor
         self.location = location
         self.readings = readings
         self.activity = activity
@@ -53,8 +57,11 @@ public struct StatisticsService: Sendable {
         return StatisticsService(
             readings: readings, activity: activity, clock: clock, calendar: calendar, intakeModel: model,
             stations: StationPreference(primary: home, fallbacks: stations.all), physiology: physiology, person: person,
-            location: location)
+            location: location, indoor: indoor)
     }
+
+    /// `F` of the person's home (§4); 0.7 for a model that does not breathe.
+    private var infiltration: Double { (intakeModel as? VentilationIntakeModel)?.infiltration ?? person.infiltration }
 
     /// Today in the configured time zone.
     public var today: LocalDate { calendar.date(containing: clock.now) }
@@ -138,7 +145,8 @@ public struct StatisticsService: Sendable {
                 elapsedSlots: slots.filter { $0.end <= now }.count,
                 hourly: hourly, totals: ExposureTotals(hourly, gradedOn: date),
                 walking: slots.compactMap { slot in walking[slot].map { WalkingHour(slot: slot, metres: $0.metres, source: $0.source) } },
-                gasTotals: GasTotals(hourly.map(\.gases)))
+                gasTotals: GasTotals(hourly.map(\.gases)),
+                indoor: found.indoorActive ? IndoorDaySummary(hourly, infiltration: infiltration) : nil)
         }
     }
 
@@ -224,6 +232,8 @@ public struct StatisticsService: Sendable {
         var hourly: [HourlyExposure]
         var walking: [Slot: SlotWalking]
         var weighed: WeighedPlaces?
+        /// Whether the person's indoor sensors were read (the days then carry an indoor summary).
+        var indoorActive = false
     }
 
     /// Merged hourly exposures for slots in `[from, to)`: primary values first, then the first
@@ -244,6 +254,7 @@ public struct StatisticsService: Sendable {
         var slots: [Slot] = []
         for reading in stored where reading.slot != slots.last { slots.append(reading.slot) }
         var whereabouts = try await locationRecords(from: from, to: to, slots: slots, keeping: keeping)
+        var indoorAir = try await indoorRecords(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
@@ -263,20 +274,39 @@ public struct StatisticsService: Sendable {
             var intake: DustPair<Double?>
             var breathing: SlotBreathing?
             var place: SlotWhereabouts?
+            var indoorHour: IndoorHour?
             if let ventilation = intakeModel as? VentilationIntakeModel {
                 let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
-                intake = merged.map { $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) } }
                 breathing = slotBreathing
+                var outdoor = merged
+                var trackedDose: TrackedDose?
                 if let followed = try await whereabouts.follow(
                     slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
                 {
                     place = followed.whereabouts
                     breathing = followed.trackedBreathing ?? slotBreathing
-                    intake =
-                        followed.trackedIntake
-                        ?? followed.homeConcentration.map {
-                            $0.map { slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration) }
-                        }
+                    outdoor = followed.homeConcentration
+                    trackedDose = followed.trackedDose
+                }
+                let dose = { (indoor: DustPair<Double?>) -> DustPair<Double?> in
+                    trackedDose?.intake(indoor: indoor)
+                        ?? DustPair(byPollutant: { pollutant in
+                            outdoor[pollutant].map {
+                                slotBreathing.intake(concentration: $0, infiltration: ventilation.infiltration, indoor: indoor[pollutant])
+                            }
+                        })
+                }
+                intake = dose(DustPair(repeating: nil))
+                if indoorAir != nil {
+                    let measured = indoorAir!.value(slot)
+                    let atHome = ventilation.entry(atHour: calendar.hour(of: slot)).atHome
+                    var hour = IndoorHour(measured: measured, atHome: atHome, source: .infiltration, estimatedIntake: intake)
+                    let usable = hour.usable
+                    if usable.fineDust != nil || usable.ultraFineDust != nil {
+                        intake = dose(usable)
+                        hour.source = .sensor
+                    }
+                    indoorHour = hour
                 }
             } else {
                 intake = intakeModel.intake(merged, localHour: calendar.hour(of: slot), walkingDistance: distance)
@@ -291,9 +321,20 @@ public struct StatisticsService: Sendable {
                     walkingDistance: distance,
                     gases: primary?.gases ?? .unknown,
                     breathing: breathing,
-                    whereabouts: place))
+                    whereabouts: place,
+                    indoor: indoorHour))
         }
-        return Exposures(hourly: result, walking: walking, weighed: whereabouts.weighed)
+        return Exposures(hourly: result, walking: walking, weighed: whereabouts.weighed, indoorActive: indoorAir != nil)
+    }
+
+    /// The samples of the person's indoor sensors that bear on `[from, to)`, read once; nil (the dose
+    /// of §4 indoors, every output as without sensors) for a person without sensors, without an
+    /// indoor store, or for a model that does not breathe.
+    private func indoorRecords(from: Slot, to: Slot) async throws(StorageFailure) -> IndoorAirCursor? {
+        guard let indoor, !person.indoorSensors.isEmpty, intakeModel is VentilationIntakeModel else { return nil }
+        return IndoorAirCursor(
+            try await indoor.indoorSamples(
+                sensors: person.indoorSensors, from: from.start.addingTimeInterval(-IndoorAirCursor.lookBehind), to: to.start))
     }
 
     /// The person's heart rate, resting rates and sleep over `[from, to)`, read once; none

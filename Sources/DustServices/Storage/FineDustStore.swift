@@ -2,6 +2,6 @@
 /// executable opens (dustd in its composition, dustctl in its support code) and hands on; a
 /// service asks only for the protocols it uses.
 public typealias FineDustStore = ActivityStore & AdvisoryStore & AlertStore & DaemonStatusStore & DataGenerationStore & ForecastStore
-    & PhysiologyStore
+    & IndoorStore & PhysiologyStore
     & PersonDataStore & PollStore & PositionStore & SlotPlaceStore
     & StationStore

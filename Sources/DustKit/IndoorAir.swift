@@ -1,0 +1,209 @@
+import Foundation
+
+// Indoor air (docs/REFERENCE.md §21): what a home's own monitor measured, and the slot's indoor value
+// a person's dose uses for the time they are at home and indoors.
+
+/// One stored indoor sample: a sensor's PM values for one minute (the last answer of that minute).
+public struct IndoorSample: Sendable, Hashable {
+    /// The sensor's configured name (`[a-z0-9_-]{1,32}`).
+    public var sensor: String
+    /// The minute the sample was taken, a whole minute.
+    public var at: Date
+    /// µg/m³; nil where the sensor gave no plausible value of that pollutant.
+    public var value: DustPair<Double?>
+    /// How long the value stands for when no later sample follows: 5 minutes for a sampled monitor
+    /// or an imported row, 60 for a Home Assistant state (which changes only when the value does).
+    public var holdSeconds: Int
+
+    public init(sensor: String, at: Date, value: DustPair<Double?>, holdSeconds: Int = IndoorSample.sampledHoldSeconds) {
+        self.sensor = sensor
+        self.at = IndoorSample.minute(containing: at)
+        self.value = value
+        self.holdSeconds = holdSeconds
+    }
+
+    /// A polled or imported sample stands for at most 5 minutes.
+    public static let sampledHoldSeconds = 300
+    /// A Home Assistant state stands until the next change, at most 60 minutes.
+    public static let stateHoldSeconds = 3600
+    /// Above this a value is implausible (docs/REFERENCE.md §21) and stored as unknown.
+    public static let implausibleAbove = 1000.0
+
+    /// The whole minute containing `instant`.
+    public static func minute(containing instant: Date) -> Date {
+        let seconds = wholeSeconds(instant)
+        return Date(timeIntervalSince1970: TimeInterval(seconds - ((seconds % 60) + 60) % 60))
+    }
+
+    /// A sensor's number as a concentration: finite, not negative, at most 1,000 µg/m³; else nil.
+    public static func plausible(_ value: Double?) -> Double? {
+        guard let value, value.isFinite, value >= 0, value <= implausibleAbove else { return nil }
+        return value
+    }
+}
+
+/// The indoor value of one slot, over the samples of one person's sensors.
+public struct IndoorSlotValue: Sendable, Hashable {
+    /// The time-weighted mean per pollutant; nil unless at least 30 minutes of the slot hold a value of it.
+    public var value: DustPair<Double?>
+    /// Minutes of the slot that a sample of either pollutant covers.
+    public var minutesCovered: Int
+    /// The sensors whose samples cover part of the slot, by name.
+    public var sensors: [String]
+
+    public init(value: DustPair<Double?>, minutesCovered: Int, sensors: [String]) {
+        self.value = value
+        self.minutesCovered = minutesCovered
+        self.sensors = sensors
+    }
+
+    /// A value is known when at least this many minutes of its slot are covered.
+    public static let minimumMinutes = 30
+
+    /// The indoor value of `slot` from `samples` (any order; those of other slots are skipped): each
+    /// sample holds until its sensor's next sample, at most its `holdSeconds`; in each minute the
+    /// sensors holding a value are averaged; the slot's value is the mean over the minutes covered.
+    /// Nil when no sample covers any minute of the slot.
+    public static func of(_ slot: Slot, samples: [IndoorSample]) -> IndoorSlotValue? {
+        var sums = [DustPair<Double>](repeating: DustPair(repeating: 0), count: 60)
+        var counts = [DustPair<Int>](repeating: DustPair(repeating: 0), count: 60)
+        var covered = [Bool](repeating: false, count: 60)
+        var sensors: [String] = []
+        let bySensor = Dictionary(grouping: samples, by: \.sensor)
+        let slotStart = slot.startEpochSeconds
+        for sensor in bySensor.keys.sorted() {
+            let ordered = bySensor[sensor]!.sorted { $0.at < $1.at }
+            var used = false
+            for (index, sample) in ordered.enumerated() {
+                let start = wholeSeconds(sample.at)
+                var end = start + Int64(max(60, sample.holdSeconds))
+                if index + 1 < ordered.count { end = min(end, wholeSeconds(ordered[index + 1].at)) }
+                let first = max(start, slotStart)
+                let last = min(end, slotStart + 3600)
+                guard first < last else { continue }
+                for minute in Int((first - slotStart) / 60)..<Int((last - slotStart + 59) / 60) {
+                    var any = false
+                    for pollutant in Pollutant.allCases {
+                        guard let value = sample.value[pollutant] else { continue }
+                        sums[minute][pollutant] += value
+                        counts[minute][pollutant] += 1
+                        any = true
+                    }
+                    if any {
+                        covered[minute] = true
+                        used = true
+                    }
+                }
+            }
+            if used { sensors.append(sensor) }
+        }
+        let minutesCovered = covered.filter { $0 }.count
+        guard minutesCovered > 0 else { return nil }
+        let value = DustPair<Double?>(byPollutant: { pollutant in
+            var total = 0.0
+            var minutes = 0
+            for minute in 0..<60 where counts[minute][pollutant] > 0 {
+                total += sums[minute][pollutant] / Double(counts[minute][pollutant])
+                minutes += 1
+            }
+            return minutes >= minimumMinutes ? total / Double(minutes) : nil
+        })
+        return IndoorSlotValue(value: value, minutesCovered: minutesCovered, sensors: sensors)
+    }
+}
+
+/// What the dose of one slot used for the time at home indoors (`indoorSource` of docs/REFERENCE.md §21).
+public enum IndoorSource: String, Sendable, Hashable {
+    /// The measured indoor value replaced `F × C_out` for at least one pollutant.
+    case sensor
+    /// §4's estimate: no sensor value known, or the person away.
+    case infiltration
+}
+
+/// An hour's indoor facts for a person with sensors: what the sensors measured, whether the dose used
+/// it, and the dose the estimate alone would have given (to say what the sensor changed).
+public struct IndoorHour: Sendable, Hashable {
+    /// Nil when no sample of the person's sensors covers the slot.
+    public var measured: IndoorSlotValue?
+    /// Whether the person was at home for the indoor part of the slot (schedule `at: home`).
+    public var atHome: Bool
+    public var source: IndoorSource
+    /// The intake §4/§18/§19 give without the sensor.
+    public var estimatedIntake: DustPair<Double?>
+
+    public init(measured: IndoorSlotValue?, atHome: Bool, source: IndoorSource, estimatedIntake: DustPair<Double?>) {
+        self.measured = measured
+        self.atHome = atHome
+        self.source = source
+        self.estimatedIntake = estimatedIntake
+    }
+
+    /// The indoor value the dose may use per pollutant: the measured one while at home, else nil.
+    public var usable: DustPair<Double?> {
+        guard atHome, let measured else { return DustPair(repeating: nil) }
+        return measured.value
+    }
+}
+
+/// A day's indoor summary: the measured indoor/outdoor ratio beside `F`, and what the sensors changed.
+public struct IndoorDaySummary: Sendable, Hashable {
+    /// The median of `C_in / C_out` over the hours at home with both known (and `C_out` > 0).
+    public var ratio: DustPair<Double?>
+    /// The configured `F`.
+    public var infiltration: Double
+    /// Σ intake − Σ estimated intake over the hours whose intake is known, µg; nil when no hour used a sensor.
+    public var intakeChange: DustPair<Double?>
+    /// Hours whose dose used a sensor's value.
+    public var sensorHours: Int
+
+    public init(_ hours: [HourlyExposure], infiltration: Double) {
+        self.infiltration = infiltration
+        var sensorHours = 0
+        for hour in hours where hour.indoor?.source == .sensor { sensorHours += 1 }
+        self.sensorHours = sensorHours
+        ratio = DustPair(byPollutant: { pollutant in
+            let ratios = hours.compactMap { hour -> Double? in
+                guard let indoor = hour.indoor, let inside = indoor.usable[pollutant],
+                    let outside = hour.concentration[pollutant], outside > 0
+                else { return nil }
+                return inside / outside
+            }.sorted()
+            guard !ratios.isEmpty else { return nil }
+            let middle = ratios.count / 2
+            return ratios.count % 2 == 1 ? ratios[middle] : (ratios[middle - 1] + ratios[middle]) / 2
+        })
+        intakeChange = DustPair(byPollutant: { pollutant in
+            guard sensorHours > 0 else { return nil }
+            var change = 0.0
+            for hour in hours {
+                guard let indoor = hour.indoor, let intake = hour.intake[pollutant], let estimate = indoor.estimatedIntake[pollutant]
+                else { continue }
+                change += intake - estimate
+            }
+            return change
+        })
+    }
+}
+
+/// PurpleAir's two laser channels (docs/REFERENCE.md §21).
+public enum PurpleAirChannels {
+    /// The channels' mean; nil when they disagree: `|A − B| > 5 µg/m³` and `|A − B| / ((A + B) / 2) > 0.7`.
+    /// One channel alone (a single-laser sensor) is its own value.
+    public static func agreed(_ a: Double?, _ b: Double?) -> (value: Double?, disagreed: Bool) {
+        switch (IndoorSample.plausible(a), IndoorSample.plausible(b)) {
+        case (let a?, let b?):
+            let difference = abs(a - b)
+            let mean = (a + b) / 2
+            if difference > 5 && mean > 0 && difference / mean > 0.7 { return (nil, true) }
+            return (mean, false)
+        case (let a?, nil): return (b == nil ? a : nil, b != nil)
+        case (nil, let b?): return (a == nil ? b : nil, a != nil)
+        case (nil, nil): return (nil, false)
+        }
+    }
+
+    /// EPA's US-wide correction (Barkjohn et al. 2021): `0.524 × cf1 − 0.0862 × RH + 5.75`, never below 0.
+    public static func epa2021(cf1: Double, humidity: Double) -> Double {
+        max(0, 0.524 * cf1 - 0.0862 * humidity + 5.75)
+    }
+}

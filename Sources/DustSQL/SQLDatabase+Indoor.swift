@@ -1,0 +1,98 @@
+import DustKit
+import DustServices
+import Foundation
+
+// Indoor samples and the sensors' states (docs/REFERENCE.md §21).
+
+extension SQLDatabase {
+    public func indoorSamples(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSample] {
+        guard !sensors.isEmpty else { return [] }
+        let (first, end) = (SQLTime.minuteBound(from), SQLTime.minuteBound(to))
+        return try await read { session in
+            var samples: [IndoorSample] = []
+            for sensor in sensors.sorted() {
+                try session.forEachRow(
+                    "SELECT minute, pm25, pm10, hold_seconds FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute < ? ORDER BY minute",
+                    [.text(sensor), .integer(first), .integer(end)]
+                ) { row in
+                    samples.append(
+                        IndoorSample(
+                            sensor: sensor, at: SQLTime.date(try row.int64("minute")),
+                            value: DustPair(fineDust: try row.optionalDouble("pm10"), ultraFineDust: try row.optionalDouble("pm25")),
+                            holdSeconds: try row.int("hold_seconds")))
+                }
+            }
+            return samples
+        }
+    }
+
+    public func indoorSensorStates() async throws(StorageFailure) -> [IndoorSensorState] {
+        try await read { session in
+            try session.rows(
+                "SELECT sensor, kind, checked_at, last_sample_at, problem, problem_since, unknown_samples FROM indoor_sensor ORDER BY sensor"
+            ).map { row in
+                IndoorSensorState(
+                    sensor: try row.string("sensor"), kind: try row.string("kind"),
+                    checkedAt: try row.optionalInt64("checked_at").map(SQLTime.date),
+                    lastSampleAt: try row.optionalInt64("last_sample_at").map(SQLTime.date), problem: try row.optionalString("problem"),
+                    problemSince: try row.optionalInt64("problem_since").map(SQLTime.date), unknownSamples: try row.int("unknown_samples"))
+            }
+        }
+    }
+
+    public func saveIndoor(samples: [IndoorSample], states: [IndoorSensorState]) async throws(StorageFailure) {
+        guard !samples.isEmpty || !states.isEmpty else { return }
+        try await write { session in
+            try insertIndoorSamples(samples, session)
+            for state in states {
+                try session.execute(
+                    """
+                    INSERT INTO indoor_sensor (sensor, kind, checked_at, last_sample_at, problem, problem_since, unknown_samples)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (sensor) DO UPDATE SET kind = excluded.kind, checked_at = excluded.checked_at,
+                        last_sample_at = excluded.last_sample_at, problem = excluded.problem,
+                        problem_since = excluded.problem_since, unknown_samples = excluded.unknown_samples
+                    """, state.sensor, state.kind, state.checkedAt.map(SQLTime.seconds), state.lastSampleAt.map(SQLTime.seconds),
+                    state.problem, state.problemSince.map(SQLTime.seconds), state.unknownSamples)
+            }
+        }
+    }
+
+    public func importIndoorSamples(_ samples: [IndoorSample], sensor: String) async throws(StorageFailure) {
+        guard let first = samples.map(\.at).min(), let last = samples.map(\.at).max() else { return }
+        try await write { session in
+            try session.execute(
+                "DELETE FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute <= ?", sensor, SQLTime.seconds(first),
+                SQLTime.seconds(last))
+            try insertIndoorSamples(samples, session)
+        }
+    }
+
+    public func newestIndoorSample(sensor: String, before: Date) async throws(StorageFailure) -> Date? {
+        try await read { session in
+            try session.row("SELECT max(minute) AS newest FROM indoor_sample WHERE sensor = ? AND minute < ?", sensor, SQLTime.minuteBound(before))?
+                .optionalInt64("newest").map(SQLTime.date)
+        }
+    }
+
+    public func pruneIndoorSamples(before cutoff: Date) async throws(StorageFailure) -> Int {
+        try await write { session in try session.execute("DELETE FROM indoor_sample WHERE minute < ?", SQLTime.minuteBound(cutoff)) }
+    }
+}
+
+private func insertIndoorSamples(_ samples: [IndoorSample], _ session: any SQLSession) throws {
+    try session.insertRows(
+        into: "indoor_sample",
+        columns: [
+            SQLColumn("sensor", .text, key: true), SQLColumn("minute", .integer, key: true), SQLColumn("pm25", .real),
+            SQLColumn("pm10", .real), SQLColumn("hold_seconds", .integer),
+        ],
+        rows: samples.lazy.map { sample in
+            [
+                .text(sample.sensor), .integer(SQLTime.seconds(sample.at)), sample.value.ultraFineDust.sqlValue,
+                sample.value.fineDust.sqlValue, .integer(Int64(sample.holdSeconds)),
+            ]
+        },
+        conflict:
+            "ON CONFLICT (sensor, minute) DO UPDATE SET pm25 = excluded.pm25, pm10 = excluded.pm10, hold_seconds = excluded.hold_seconds")
+}
