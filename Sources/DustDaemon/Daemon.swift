@@ -254,8 +254,9 @@ public struct Daemon: Sendable {
         }
         let alertPolicy = AlertRetryPolicy(
             maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
+        let sensorHTTP = AsyncIndoorSensorHTTP()
         // The services that call AirKorea or announce, made afresh whenever this dustd becomes the poller.
-        let pollServices: @Sendable () -> PollServices = { [clock, logger, metrics] in
+        let pollServices: @Sendable () -> PollServices = { [clock, logger, metrics, environment, redactor] in
             let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let advisoryTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let placeTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -279,7 +280,10 @@ public struct Daemon: Sendable {
                 advisories: AdvisoryService(
                     configuration: live, database: database, board: board, transport: transport, triggers: advisoryTriggers.stream,
                     clock: clock, logger: logger, metrics: metrics),
-                places: PlaceKeepingService(live: live, database: database, triggers: placeTriggers.stream, logger: logger))
+                places: PlaceKeepingService(live: live, database: database, triggers: placeTriggers.stream, logger: logger),
+                indoor: IndoorSamplingService(
+                    live: live, database: database, http: sensorHTTP, clock: clock, logger: logger, environment: environment,
+                    redactor: redactor))
         }
         let reload = ReloadService(
             configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
@@ -289,7 +293,7 @@ public struct Daemon: Sendable {
         if pollerLease.alwaysHeld {
             // SQLite: the one dustd of its database polls, its services in the order they always had.
             let polling = pollServices()
-            services = [polling.poll, polling.alerts, reload, polling.forecast, polling.advisories, polling.places]
+            services = [polling.poll, polling.alerts, reload, polling.forecast, polling.advisories, polling.places, polling.indoor]
         } else {
             services = [
                 PollerRole(
@@ -308,6 +312,7 @@ public struct Daemon: Sendable {
         } catch {
             logger.critical("Invalid configuration: \(error)")
             await alertSinks.shutdown()
+            await sensorHTTP.shutdown()
             return .configuration
         }
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
@@ -320,8 +325,10 @@ public struct Daemon: Sendable {
         do {
             try await ServiceGroup(configuration: configuration).run()
             await alertSinks.shutdown()
+            await sensorHTTP.shutdown()
         } catch {
             await alertSinks.shutdown()
+            await sensorHTTP.shutdown()
             // Only a signal ends dustd normally; anything else is a failure systemd should see.
             logger.critical("dustd stopped unexpectedly: \(error)")
             return .software
@@ -354,6 +361,7 @@ private struct PollServices {
     var forecast: ForecastService
     var advisories: AdvisoryService
     var places: PlaceKeepingService
+    var indoor: IndoorSamplingService
 
-    var all: [any Service] { [poll, alerts, forecast, advisories, places] }
+    var all: [any Service] { [poll, alerts, forecast, advisories, places, indoor] }
 }

@@ -49,10 +49,22 @@ public struct PlaceKeepingService: Service, CustomStringConvertible {
             if removal.total > 0 {
                 logger.info("Positions past retention removed", metadata: ["days": "\(days)", "removed": "\(removal.summary)"])
             }
+            await pruneIndoor(at: now)
             return removal
         } catch {
             logger.error("Could not remove the positions older than \(days) days (retention.positionsDays): \(error)")
             return nil
+        }
+    }
+
+    /// Removes indoor samples older than `retention.samplesDays` (docs/REFERENCE.md §21).
+    private func pruneIndoor(at now: Date) async {
+        let days = live.snapshot.settings.retention.samplesDays
+        do {
+            let removed = try await database.current().pruneIndoorSamples(before: now.addingTimeInterval(-Double(days) * 86_400))
+            if removed > 0 { logger.info("Indoor samples past retention removed", metadata: ["days": "\(days)", "removed": "\(removed)"]) }
+        } catch {
+            logger.error("Could not remove the indoor samples older than \(days) days (retention.samplesDays): \(error)")
         }
     }
 

@@ -103,7 +103,7 @@ public struct LocalDate: Hashable, Comparable, Sendable, Codable, CustomStringCo
         try container.encode(description)
     }
 
-    static func isValid(year: Int, month: Int, day: Int) -> Bool {
+    public static func isValid(year: Int, month: Int, day: Int) -> Bool {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
         return day <= daysInMonth(year: year, month: month)
     }

@@ -1,0 +1,213 @@
+import DustConfig
+import DustKit
+import DustServices
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Asks each configured indoor monitor for its reading every `indoor.sampleSeconds` and stores one
+/// sample a minute per sensor (docs/REFERENCE.md §21). A task of its own beside the poll: a monitor
+/// that never answers costs this loop its 5 s deadline and nothing else. Each answer is hostile input
+/// (`SensorAnswer`); a sensor's problem is logged once when it starts and once when it ends, and kept
+/// for `dustctl indoor` and `dustctl status`.
+public struct IndoorSamplingService: Service, CustomStringConvertible {
+    public var description: String { "IndoorSamplingService" }
+
+    /// No answer within this is a problem; the next round asks again.
+    public static let answerDeadline: Duration = .seconds(5)
+    /// A Home Assistant backfill reaches back at most this far.
+    public static let backfillSeconds: TimeInterval = 10 * 86_400
+
+    private let live: LiveConfiguration
+    private let database: DaemonDatabase
+    private let http: any IndoorSensorHTTP
+    private let clock: any WallClock
+    private let logger: Logger
+    private let environment: [String: String]
+    /// Learns Home Assistant's token, so that no log line can carry it.
+    private let redactor: SecretRedactor?
+
+    public init(
+        live: LiveConfiguration, database: DaemonDatabase, http: any IndoorSensorHTTP, clock: any WallClock, logger: Logger,
+        environment: [String: String], redactor: SecretRedactor? = nil
+    ) {
+        self.redactor = redactor
+        self.live = live
+        self.database = database
+        self.http = http
+        self.clock = clock
+        self.logger = logger
+        self.environment = environment
+    }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var sampler = IndoorSampler(http: http, logger: logger)
+            while !Task.isCancelled {
+                let started = clock.now
+                let settings = live.snapshot.settings.indoor
+                await sampler.round(settings: settings, token: token(settings), at: started, database: database)
+                do {
+                    try await clock.sleep(until: started.addingTimeInterval(TimeInterval(settings.sampleSeconds)))
+                } catch {
+                    return
+                }
+            }
+        }
+    }
+
+    /// Home Assistant's token, read each round (a reload or a rotated file takes effect at once);
+    /// nil when no sensor needs it or none is set up (those sensors then say so).
+    private func token(_ settings: IndoorSettings) -> SecretText? {
+        guard settings.sensors.contains(where: { $0.kind == .homeassistant }) else { return nil }
+        let token = try? settings.homeAssistantToken(environment: environment).password
+        if let token { redactor?.add(token) }
+        return token
+    }
+}
+
+/// One round of sampling at a time, with what the rounds before it learned: each sensor's state
+/// (so a problem is logged when it starts and ends, not each minute) and which Home Assistant
+/// sensors need their history read (on start, and after a gap).
+public struct IndoorSampler: Sendable {
+    private let http: any IndoorSensorHTTP
+    private let logger: Logger
+    private var states: [String: IndoorSensorState] = [:]
+    private var loaded = false
+    /// Home Assistant sensors whose history is read before the next sample: every one at first.
+    private var needsBackfill: Set<String>?
+
+    public init(http: any IndoorSensorHTTP, logger: Logger) {
+        self.http = http
+        self.logger = logger
+    }
+
+    /// Asks every sensor at once, then stores the samples and states in one write.
+    public mutating func round(settings: IndoorSettings, token: SecretText?, at now: Date, database: DaemonDatabase) async {
+        let asked = settings.sensors.filter { $0.kind != .imported }
+        guard !asked.isEmpty else { return }
+        let store: any FineDustStore
+        do { store = try database.current() } catch {
+            logger.error("Could not store indoor samples: \(error)")
+            return
+        }
+        if !loaded {
+            // What was known before this start (the last sample), not its counts: those are since start.
+            for state in (try? await store.indoorSensorStates()) ?? [] {
+                states[state.sensor] = IndoorSensorState(sensor: state.sensor, kind: state.kind, lastSampleAt: state.lastSampleAt)
+            }
+            needsBackfill = Set(asked.filter { $0.kind == .homeassistant }.map(\.name))
+            loaded = true
+        }
+        let http = http
+        let answers = await withTaskGroup(of: (IndoorSensorSettings, Result<SensorValues, SensorProblem>).self) { group in
+            for sensor in asked {
+                group.addTask { (sensor, await Self.ask(sensor, token: token, http: http)) }
+            }
+            var answers: [(IndoorSensorSettings, Result<SensorValues, SensorProblem>)] = []
+            for await answer in group { answers.append(answer) }
+            return answers.sorted { $0.0.name < $1.0.name }
+        }
+        var samples: [IndoorSample] = []
+        for (sensor, answer) in answers {
+            var state = states[sensor.name] ?? IndoorSensorState(sensor: sensor.name, kind: sensor.kind.rawValue)
+            state.kind = sensor.kind.rawValue
+            state.checkedAt = now
+            let before = state.problem
+            switch answer {
+            case .success(let values):
+                if sensor.kind == .homeassistant, needsBackfill?.contains(sensor.name) ?? false {
+                    samples += await backfill(sensor, token: token, since: state.lastSampleAt, now: now, store: store)
+                    needsBackfill?.remove(sensor.name)
+                }
+                let hold = sensor.kind == .homeassistant ? IndoorSample.stateHoldSeconds : IndoorSample.sampledHoldSeconds
+                samples.append(IndoorSample(sensor: sensor.name, at: now, value: values.value, holdSeconds: hold))
+                state.lastSampleAt = IndoorSample.minute(containing: now)
+                state.unknownSamples += values.unknown
+                state.problem = nil
+                state.problemSince = nil
+                if before != nil { logger.notice("Indoor sensor \(sensor.name) answers again") }
+            case .failure(let problem):
+                if problem == .implausible || problem == .channelsDisagree { state.unknownSamples += 1 }
+                let text = problem.description
+                if text != before {
+                    state.problemSince = now
+                    logger.warning("Indoor sensor \(sensor.name) \(text)")
+                }
+                state.problem = text
+                // A gap: Home Assistant holds what happened meanwhile.
+                if sensor.kind == .homeassistant { needsBackfill?.insert(sensor.name) }
+            }
+            states[sensor.name] = state
+        }
+        do {
+            try await store.saveIndoor(samples: samples, states: answers.compactMap { states[$0.0.name] })
+        } catch {
+            logger.error("Could not store indoor samples: \(error)")
+        }
+    }
+
+    /// Asks one sensor the question its kind documents.
+    static func ask(
+        _ sensor: IndoorSensorSettings, token: SecretText?, http: any IndoorSensorHTTP
+    ) async -> Result<SensorValues, SensorProblem> {
+        guard let base = sensor.url else { return .failure(.unreachable) }
+        do throws(SensorProblem) {
+            switch sensor.kind {
+            case .airgradient:
+                return .success(try SensorAnswer.airGradient(try await body(base + "/measures/current", bearer: nil, http: http)))
+            case .purpleair:
+                return .success(
+                    try SensorAnswer.purpleAir(try await body(base + "/json", bearer: nil, http: http), epa2021: sensor.correction == .epa2021))
+            case .homeassistant:
+                guard let token, let entity = sensor.entity else { return .failure(.noToken) }
+                let answer = try await body(base + "/api/states/" + entity, bearer: token, http: http, homeAssistant: true)
+                return .success(try SensorAnswer.homeAssistantState(answer, pollutant: sensor.pollutant))
+            case .imported:
+                return .failure(.unreachable)
+            }
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    private static func body(
+        _ url: String, bearer: SecretText?, http: any IndoorSensorHTTP, homeAssistant: Bool = false,
+        maxBytes: Int = SensorAnswer.maxBytes
+    ) async throws(SensorProblem) -> Data {
+        let answer = try await http.get(url, bearer: bearer, timeout: IndoorSamplingService.answerDeadline, maxBodyBytes: maxBytes)
+        if let problem = SensorAnswer.problem(status: answer.status, homeAssistant: homeAssistant) { throw problem }
+        return answer.body
+    }
+
+    /// Home Assistant's states since the newest stored sample (at most 10 days back), each holding
+    /// until the next change; empty when there is no gap or the history cannot be read (logged).
+    private func backfill(
+        _ sensor: IndoorSensorSettings, token: SecretText?, since last: Date?, now: Date, store: any FineDustStore
+    ) async -> [IndoorSample] {
+        guard let token, let base = sensor.url, let entity = sensor.entity else { return [] }
+        let stored = (try? await store.newestIndoorSample(sensor: sensor.name, before: now)) ?? last
+        let start = max(stored ?? .distantPast, now.addingTimeInterval(-IndoorSamplingService.backfillSeconds))
+        guard now.timeIntervalSince(start) > 120 else { return [] }
+        // `+` of the offset written %2B: in a query it would read as a space.
+        let (from, to) = (HomeAssistantTime.text(start), HomeAssistantTime.text(now))
+        let url =
+            base + "/api/history/period/" + from.replacingOccurrences(of: "+", with: "%2B") + "?filter_entity_id=" + entity + "&end_time="
+            + to.replacingOccurrences(of: "+", with: "%2B") + "&minimal_response"
+        do throws(SensorProblem) {
+            let answer = try await Self.body(
+                url, bearer: token, http: http, homeAssistant: true, maxBytes: SensorAnswer.maxHistoryBytes)
+            let history = try SensorAnswer.homeAssistantHistory(answer, pollutant: sensor.pollutant)
+            let samples = history.states.filter { $0.at > start && $0.at < now }.map {
+                IndoorSample(sensor: sensor.name, at: $0.at, value: $0.value, holdSeconds: IndoorSample.stateHoldSeconds)
+            }
+            if !samples.isEmpty {
+                logger.info("Indoor sensor \(sensor.name): Home Assistant's history read", metadata: ["states": "\(samples.count)"])
+            }
+            return samples
+        } catch {
+            logger.warning("Indoor sensor \(sensor.name): Home Assistant's history could not be read: it \(error)")
+            return []
+        }
+    }
+}
