@@ -23,8 +23,9 @@ public final class AsyncIndoorSensorHTTP: IndoorSensorHTTP {
         // A redirect would carry Home Assistant's token to wherever it points.
         configuration.redirectConfiguration = .disallow
         configuration.timeout = .init(connect: .seconds(5))
-        // One connection per monitor is plenty; a monitor that holds its socket costs one.
-        configuration.connectionPool = .init(idleTimeout: .seconds(30), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
+        // Idle connections are closed before the next minute's question: a monitor's small server
+        // keeps few sockets, and a silent one must not hold a pooled connection the others wait for.
+        configuration.connectionPool = .init(idleTimeout: .seconds(30))
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

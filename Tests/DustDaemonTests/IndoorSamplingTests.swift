@@ -1,0 +1,193 @@
+import DustConfig
+import DustDaemon
+import DustKit
+import DustServices
+import DustStore
+import FakeAirKorea
+import Foundation
+import Logging
+import TestSupport
+import Testing
+
+/// dustd asking real loopback monitors (docs/REFERENCE.md §21): the fakes answer with the shapes each
+/// kind documents (AirGradient firmware 3.1's /measures/current, a PurpleAir PA-II's /json, Home
+/// Assistant 2024's /api/states and /api/history/period).
+@Suite("dustd samples indoor monitors", .timeLimit(.minutes(10)))
+struct IndoorSamplingTests {
+    static let token = "eyJhbGciOiJIUzI1NiJ9.ha-long-lived-token-7f3a9c"
+
+    struct Rig {
+        let server: FakeAirKoreaServer
+        let base: String
+        let store = SQLiteStore.scratch("indoor-sampling")
+        let logs = LogCapture()
+        let redactor = SecretRedactor()
+        let http = AsyncIndoorSensorHTTP()
+
+        init(_ script: @escaping @Sendable (ReceivedRequest) -> FakeReply) async throws {
+            server = FakeAirKoreaServer(script: script)
+            base = try await server.start().replacingOccurrences(of: "/B552584", with: "")
+            redactor.add(SecretText(IndoorSamplingTests.token))
+        }
+
+        func sampler() -> IndoorSampler { IndoorSampler(http: http, logger: logs.logger(redactor: redactor)) }
+
+        var database: DaemonDatabase { DaemonDatabase(store, logger: DaemonDatabase.quietLogger) }
+
+        func stop() async {
+            await http.shutdown()
+            await server.stop()
+        }
+    }
+
+    static func json(_ text: String) -> FakeReply { .respond(status: 200, body: Data(text.utf8), contentType: "application/json") }
+
+    let now = KoreaStandardTime.instant(hour: 10, of: LocalDate(year: 2026, month: 11, day: 20))
+
+    @Test("Three kinds in one round: each its documented path, Home Assistant with the bearer token; one sample each stored")
+    func threeKinds() async throws {
+        let rig = try await Rig { request in
+            switch request.path {
+            case "/measures/current": Self.json(#"{"pm02":9,"pm02Compensated":7.5,"pm10":12,"serialno":"84f3eb7a1c2d"}"#)
+            case "/json": Self.json(#"{"pm2_5_atm":10,"pm2_5_atm_b":12,"pm10_0_atm":14,"pm10_0_atm_b":16}"#)
+            case "/api/states/sensor.study_pm25":
+                request.headers["authorization"] == "Bearer \(Self.token)"
+                    ? Self.json(#"{"state":"6.5","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+                    : .respond(status: 401, body: Data())
+            case let path where path.hasPrefix("/api/history/period/"): Self.json("[[]]")
+            default: .respond(status: 404, body: Data())
+            }
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "living-room", kind: .airgradient, url: rig.base),
+            IndoorSensorSettings(name: "bedroom", kind: .purpleair, url: rig.base),
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25"),
+            IndoorSensorSettings(name: "old-monitor", kind: .imported),
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: SecretText(Self.token), at: now, database: rig.database)
+        let samples = try await rig.store.indoorSamples(
+            sensors: ["living-room", "bedroom", "study", "old-monitor"], from: now.addingTimeInterval(-60), to: now.addingTimeInterval(60))
+        #expect(samples.map(\.sensor) == ["bedroom", "living-room", "study"])
+        #expect(samples.map(\.value.ultraFineDust) == [11, 7.5, 6.5] && samples.map(\.value.fineDust) == [15, 12, nil])
+        #expect(samples.map(\.holdSeconds) == [300, 300, 3600])
+        // The backfill on start asked for the 10 days before now, the offset's + written %2B.
+        let history = try #require(rig.server.requests.first { $0.path.hasPrefix("/api/history/period/") })
+        #expect(history.rawTarget.contains("/api/history/period/2026-11-10T01:00:00%2B00:00?filter_entity_id=sensor.study_pm25&end_time=2026-11-20T01:00:00%2B00:00&minimal_response"))
+        let states = try await rig.store.indoorSensorStates()
+        #expect(states.map(\.sensor) == ["bedroom", "living-room", "study"] && states.allSatisfy { $0.problem == nil && $0.lastSampleAt == now })
+        #expect(!rig.logs.text.contains(Self.token))
+        await rig.stop()
+    }
+
+    @Test("A monitor that never answers, one that answers 10 MB, a 302 elsewhere, HTML, a refused token: each a problem logged once, nothing stored")
+    func hostileMonitors() async throws {
+        let elsewhere = try await Rig { _ in Self.json(#"{"pm02":1}"#) }
+        let rig = try await Rig { [elsewhere = elsewhere.base] request in
+            switch request.path {
+            case "/silent/measures/current": .delayed(.seconds(60), Self.json("{}"))
+            case "/huge/measures/current": .endless(chunk: Data(repeating: 0x20, count: 65_536))
+            case "/moved/measures/current":
+                .respond(status: 302, body: Data(), headers: ["Location": elsewhere + "/measures/current"])
+            case "/html/json": .respond(status: 200, body: Data("<html>PurpleAir</html>".utf8), contentType: "text/html")
+            default: .respond(status: 401, body: Data(#"{"message":"Invalid token \#(Self.token)"}"#.utf8))
+            }
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "silent", kind: .airgradient, url: rig.base + "/silent"),
+            IndoorSensorSettings(name: "huge", kind: .airgradient, url: rig.base + "/huge"),
+            IndoorSensorSettings(name: "moved", kind: .airgradient, url: rig.base + "/moved"),
+            IndoorSensorSettings(name: "html", kind: .purpleair, url: rig.base + "/html"),
+            IndoorSensorSettings(name: "ha", kind: .homeassistant, url: rig.base + "/ha", entity: "sensor.x"),
+        ])
+        var sampler = rig.sampler()
+        let started = ContinuousClock.now
+        await sampler.round(settings: settings, token: SecretText(Self.token), at: now, database: rig.database)
+        // All five at once: the round lasts one deadline (5 s), not five.
+        #expect(ContinuousClock.now - started < .seconds(20))
+        await sampler.round(settings: settings, token: SecretText(Self.token), at: now.addingTimeInterval(60), database: rig.database)
+        let problems = Dictionary(uniqueKeysWithValues: try await rig.store.indoorSensorStates().map { ($0.sensor, $0.problem ?? "") })
+        #expect(problems["silent"]?.hasPrefix("did not answer within 5 s") == true)
+        #expect(problems["huge"]?.hasPrefix("answered more than 64 KiB") == true)
+        #expect(problems["moved"]?.hasPrefix("answered a redirect (HTTP 302), which FineDust does not follow") == true)
+        #expect(problems["html"]?.hasPrefix("answered something that is not JSON") == true)
+        #expect(problems["ha"] == "Home Assistant refused the token: make a long-lived access token in your profile")
+        #expect(elsewhere.server.requests.isEmpty)
+        let samples = try await rig.store.indoorSamples(
+            sensors: ["silent", "huge", "moved", "html", "ha"], from: .distantPast, to: .distantFuture)
+        #expect(samples.isEmpty)
+        // One line per sensor for two rounds: the problem is logged when it starts, not each minute.
+        let lines = rig.logs.text.split(separator: "\n").filter { $0.contains("Indoor sensor") }
+        #expect(lines.count == 5, "\(lines)")
+        #expect(!rig.logs.text.contains(Self.token) && !rig.logs.text.contains("PurpleAir</html>"))
+        await rig.stop()
+        await elsewhere.stop()
+    }
+
+    @Test("A problem that ends is logged once more, and Home Assistant's history fills the gap")
+    func recovery() async throws {
+        let answering = FlagBox()
+        let rig = try await Rig { request in
+            guard answering.value else { return .respond(status: 503, body: Data()) }
+            if request.path.hasPrefix("/api/history/period/") {
+                return Self.json(
+                    #"[[{"state":"20","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T01:02:00+00:00"},{"state":"18","last_changed":"2026-11-20T01:30:00+00:00"}]]"#
+                )
+            }
+            return Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: SecretText(Self.token), at: now, database: rig.database)
+        answering.value = true
+        let later = now.addingTimeInterval(3600)
+        await sampler.round(settings: settings, token: SecretText(Self.token), at: later, database: rig.database)
+        let samples = try await rig.store.indoorSamples(sensors: ["study"], from: now, to: later.addingTimeInterval(60))
+        #expect(samples.map(\.value.ultraFineDust) == [20, 18, 16])
+        let lines = rig.logs.text.split(separator: "\n").filter { $0.contains("Indoor sensor study") }
+        #expect(lines.count == 3 && lines[0].contains("answered HTTP 503") && lines.last!.contains("answers again"), "\(lines)")
+        await rig.stop()
+    }
+}
+
+/// A flag a fake server's script reads.
+final class FlagBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored = false
+    var value: Bool {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+@Suite("dustd polls on beside a monitor that never answers", .serialized, .timeLimit(.minutes(10)))
+struct IndoorBesideThePollTests {
+    @Test("A sensor whose socket accepts and never answers: the poll keeps its 2-second rhythm, the sensor's problem is logged once")
+    func silentSensor() async throws {
+        // Listening, never accepting: a connection completes in the kernel and nothing ever answers.
+        let held = try HeldLoopbackPort()
+        defer { held.release() }
+        let dustd = try await RunningDustd(
+            configuration: """
+                station:
+                  name: 종로구
+                indoor:
+                  sampleSeconds: 10
+                  sensors:
+                    - {name: silent, kind: airgradient, url: "http://127.0.0.1:\(held.port)"}
+
+                """)
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { dustd.logs.contains("Indoor sensor silent did not answer within 5 s") })
+        let seen = dustd.server.requests.count
+        let started = Date()
+        #expect(try await dustd.wait { dustd.server.requests.count >= seen + 3 }, "the poll waited on the sensor")
+        #expect(Date().timeIntervalSince(started) < 15)
+        #expect(try await dustd.wait { dustd.logs.components(separatedBy: "Indoor sensor silent").count >= 2 })
+        try await Task.sleep(for: .seconds(12))
+        #expect(dustd.logs.components(separatedBy: "Indoor sensor silent").count == 2, "logged more than once: \(dustd.logs)")
+        #expect(try await dustd.stop() == 0)
+    }
+}
