@@ -56,9 +56,38 @@ struct ReportText {
         if let tomorrow { lines.append(tomorrow) }
         lines.append("")
         lines.append(contentsOf: hourlyTable(report.hourly, primary: report.station))
+        lines.append(contentsOf: indoorLines(report))
         lines.append(contentsOf: walkingTable(report.walking))
         lines.append(contentsOf: gasBlock(report))
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The day's measured indoor/outdoor ratio beside `F`, and what the monitor changed; nothing for a
+    /// person without indoor sensors (docs/REFERENCE.md §21).
+    private func indoorLines(_ report: DayReport) -> [String] {
+        guard let indoor = report.indoor else { return [] }
+        guard indoor.sensorHours > 0 else {
+            return [
+                "",
+                say(
+                    "실내 측정: 집에 있는 시간에 30분 이상 측정된 시간이 없어 추정치(침투율 \(formatted(indoor.infiltration, decimals: 2)) × 실외)를 썼습니다.",
+                    "Indoor sensor: no hour at home was covered 30 minutes or more; indoors is the estimate (infiltration \(formatted(indoor.infiltration, decimals: 2)) × outdoor)."
+                ),
+            ]
+        }
+        let ratio = [("PM2.5", indoor.ratio.ultraFineDust), ("PM10", indoor.ratio.fineDust)].compactMap { name, value in
+            value.map { "\(name) \(formatted($0, decimals: 2))" }
+        }.joined(separator: ", ")
+        let change = [("PM2.5", indoor.intakeChange.ultraFineDust), ("PM10", indoor.intakeChange.fineDust)].compactMap { name, value in
+            value.map { "\(name) \($0 > 0 ? "+" : "")\(formatted($0)) \(intakeModel.unit.rawValue)" }
+        }.joined(separator: ", ")
+        return [
+            "",
+            say(
+                "실내 측정 \(indoor.sensorHours)시간: 실내/실외 비 \(ratio) (설정된 침투율 \(formatted(indoor.infiltration, decimals: 2))); 추정 대비 흡입량 \(change)",
+                "Indoor sensor, \(indoor.sensorHours) hour\(indoor.sensorHours == 1 ? "" : "s"): indoor/outdoor \(ratio) (configured infiltration \(formatted(indoor.infiltration, decimals: 2))); intake against the estimate \(change)"
+            ),
+        ]
     }
 
     // MARK: Gases (docs/REFERENCE.md §17)
@@ -265,6 +294,13 @@ struct ReportText {
                 let share = Int((place.trackedFraction * 100).rounded())
                 let near = "\(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km"
                 notes.append(say("이동 경로 \(share)%, \(near)", "tracked \(share)%, near \(near)"))
+            }
+            // The home's monitor replaced the estimate indoors (docs/REFERENCE.md §21).
+            if let indoor = hour.indoor, indoor.source == .sensor {
+                let inside = [("PM2.5", indoor.usable.ultraFineDust), ("PM10", indoor.usable.fineDust)].compactMap { name, value in
+                    value.map { "\(name) \(formatted($0))" }
+                }.joined(separator: " ")
+                notes.append(say("실내 측정 \(inside)", "indoor sensor \(inside)"))
             }
             let grade10 = hour.concentration.fineDust.map {
                 DustGrade(concentration: $0, of: .pm10, on: calendar.date(containing: hour.slot.start))

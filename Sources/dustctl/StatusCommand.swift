@@ -39,6 +39,7 @@ struct StatusCommand: AsyncParsableCommand {
                 } else {
                     var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now)
                     if let location = try await locationLine(settings, store: store) { text += "\n" + location }
+                    for line in try await indoorLines(settings, store: store, now: now) { text += "\n" + line }
                     try standardOutputLine(text)
                 }
                 if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
@@ -88,6 +89,19 @@ struct StatusCommand: AsyncParsableCommand {
                 style.graded("Advisories    ", .bad) + "\(off.pollutant.displayName) off since \(calendar.iso8601(off.at)): \(off.remedy)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A line per indoor sensor that has a problem now, with its fix (docs/REFERENCE.md §21); none
+    /// when every sensor answers (or none is configured).
+    private func indoorLines(_ settings: FineDustSettings, store: any FineDustStore, now: Date) async throws -> [String] {
+        let asked = Set(settings.indoor.sensors.filter { $0.kind != .imported }.map(\.name))
+        guard !asked.isEmpty else { return [] }
+        let style = TextStyle.forStandardOutput()
+        return try await store.indoorSensorStates().filter { asked.contains($0.sensor) }.compactMap { state in
+            guard let problem = state.problem else { return nil }
+            let since = state.problemSince.map { " since \(settings.calendar.iso8601($0))" } ?? ""
+            return style.graded("Indoor        ", .bad) + "\(state.sensor)\(since): it \(TerminalSafeText.sanitized(problem))"
+        }
     }
 
     /// What following people needs (docs/REFERENCE.md §19), said only when someone has a `home` or

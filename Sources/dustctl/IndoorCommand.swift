@@ -1,0 +1,226 @@
+import ArgumentParser
+import DustActivity
+import DustConfig
+import DustKit
+import DustReports
+import DustServices
+import Foundation
+
+struct IndoorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "indoor",
+        abstract: "The home's own PM monitors: each sensor's last sample, problem and coverage; import a monitor's CSV.",
+        discussion: """
+            For the hours a person is at home and indoors (schedule entries at: home, the
+            default), a monitor's measured value replaces the estimate infiltration ×
+            outdoor (docs/REFERENCE.md §21). What a monitor changes in your number: the
+            indoor part of those hours only. What it does not know: the air of other
+            rooms, of the office or school (entries at: away), and of a spot by the
+            kitchen while you cook elsewhere in the home.
+            """,
+        subcommands: [IndoorListCommand.self, IndoorImportCommand.self], defaultSubcommand: IndoorListCommand.self)
+}
+
+struct IndoorListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list",
+        abstract: "Each configured sensor: its kind, who it counts for, its last sample, its problem, and its coverage in the last 24 hours.",
+        discussion: "Example:\n  dustctl indoor --db /var/lib/dustd/dust.sqlite")
+
+    @OptionGroup var options: GlobalOptions
+
+    func run() async throws {
+        try await reportingFailures {
+            let settings = try options.settings()
+            let now = try options.clock(settings).now
+            let sensors = settings.indoor.sensors
+            guard !sensors.isEmpty else {
+                if options.json {
+                    try standardOutputLine(JSON.object([("sensors", .array([]))]).serialized)
+                } else {
+                    try standardOutputLine(
+                        "No indoor sensors configured (indoor.sensors); indoors is the estimate infiltration × outdoor. docs/REFERENCE.md §21 says how to add a monitor.")
+                }
+                return
+            }
+            try await withStore(settings, for: .read) { store in
+                let states = Dictionary(uniqueKeysWithValues: try await store.indoorSensorStates().map { ($0.sensor, $0) })
+                let overview = try await IndoorOverview.of(
+                    sensors: sensors, people: settings.people, states: states, store: store, now: now)
+                if options.json {
+                    try standardOutputLine(IndoorOverview.json(overview, calendar: settings.calendar).serialized)
+                    return
+                }
+                for sensor in overview {
+                    try standardOutputLine(IndoorOverview.text(sensor, calendar: settings.calendar))
+                }
+            }
+        }
+    }
+}
+
+struct IndoorImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import a monitor's CSV export (time,pm25[,pm10]) as the samples of a configured sensor.",
+        discussion: """
+            time is ISO 8601 with an offset (2026-11-20T10:04:00+09:00) or a local
+            YYYY-MM-DD HH:mm[:ss] in the configured time zone; pm25 and pm10 are µg/m³,
+            either may be empty. The last row of each minute is kept; values that are
+            negative or above 1,000 µg/m³ are stored as unknown and counted. All or
+            nothing: a bad line stores nothing, is named, and dustctl exits 65. The file
+            replaces the sensor's samples between its first and last minute.
+            Example:
+              dustctl indoor import ~/Downloads/monitor-export.csv --sensor old-monitor
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Option(name: .long, help: ArgumentHelp("The configured sensor (indoor.sensors) the samples are of.", valueName: "name"))
+    var sensor: String
+
+    @Argument(help: "The CSV file.", completion: .file(extensions: ["csv"]))
+    var file: String
+
+    func run() async throws {
+        try await reportingFailures {
+            let settings = try options.settings()
+            guard settings.indoor.sensors.contains(where: { $0.name == sensor }) else {
+                let names = settings.indoor.sensors.map(\.name)
+                throw CommandFailure(
+                    .usage,
+                    "--sensor \"\(TerminalSafeText.sanitized(sensor))\" is not a configured sensor; "
+                        + (names.isEmpty
+                            ? "add it to indoor.sensors (kind: import for a monitor with only an export)."
+                            : "configured: \(names.joined(separator: ", "))."))
+            }
+            let name = TerminalSafeText.sanitized(file)
+            let rows: IndoorCSVRows
+            do {
+                let opened = try RegularFile(path: file)
+                guard opened.size <= UInt64(IndoorCSVParser.maxBytes) else {
+                    throw CommandFailure(
+                        .dataError, "\(name): the file is larger than \(IndoorCSVParser.maxBytes / (1024 * 1024)) MiB; nothing was stored.")
+                }
+                let bytes = try opened.bytes(Int(opened.size), at: 0)
+                rows = try IndoorCSVParser(calendar: settings.calendar, sensor: sensor).parse(
+                    Data(bytes), now: try options.clock(settings).now)
+            } catch let error as IndoorCSVError {
+                throw CommandFailure(.dataError, "\(name): \(error.description); nothing was stored.")
+            } catch let error as ActivityFileError {
+                throw CommandFailure(.noInput, "\(name): \(error.description); nothing was stored.")
+            }
+            try await withStore(settings, for: .write) { store in
+                try await store.importIndoorSamples(rows.samples, sensor: sensor)
+            }
+            let span = rows.samples.map(\.at)
+            if options.json {
+                try standardOutputLine(
+                    JSON.object([
+                        ("file", .string(file)), ("sensor", .string(sensor)), ("samples", .integer(rows.samples.count)),
+                        ("first", span.min().map { .string(settings.calendar.iso8601($0)) } ?? .null),
+                        ("last", span.max().map { .string(settings.calendar.iso8601($0)) } ?? .null),
+                        ("implausible", .integer(rows.implausible)), ("datedOutsidePeriod", .integer(rows.datedOutsidePeriod)),
+                        ("sameMinute", .integer(rows.sameMinute)),
+                    ]).serialized)
+                return
+            }
+            var summary = "\(name): \(rows.samples.count) samples of \(sensor)"
+            if let first = span.min(), let last = span.max() {
+                summary += " from \(IndoorOverview.minute(first, settings.calendar)) to \(IndoorOverview.minute(last, settings.calendar))"
+            }
+            var counted: [String] = []
+            if rows.implausible > 0 { counted.append("\(rows.implausible) implausible values stored as unknown") }
+            if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of a minute given again (the later kept)") }
+            if rows.datedOutsidePeriod > 0 { counted.append("\(rows.datedOutsidePeriod) rows dated before 2000 or more than a day ahead skipped") }
+            try standardOutputLine(summary + (counted.isEmpty ? "." : "; " + counted.joined(separator: ", ") + "."))
+        }
+    }
+}
+
+/// What `dustctl indoor` shows of each sensor.
+enum IndoorOverview {
+    struct Sensor {
+        var settings: IndoorSensorSettings
+        var people: [String]
+        var state: IndoorSensorState?
+        var last: IndoorSample?
+        /// Minutes of the last 24 hours a sample covers.
+        var coveredMinutes: Int
+    }
+
+    static func of(
+        sensors: [IndoorSensorSettings], people: [Person], states: [String: IndoorSensorState], store: any FineDustStore, now: Date
+    ) async throws -> [Sensor] {
+        let end = Slot(containing: now).advanced(by: 1)
+        let start = end.advanced(by: -24)
+        var overview: [Sensor] = []
+        for sensor in sensors {
+            let samples = try await store.indoorSamples(
+                sensors: [sensor.name], from: start.start.addingTimeInterval(-TimeInterval(IndoorSample.stateHoldSeconds)), to: now)
+            let covered = (0..<24).reduce(0) { total, hour in
+                total + (IndoorSlotValue.of(start.advanced(by: hour), samples: samples)?.minutesCovered ?? 0)
+            }
+            overview.append(
+                Sensor(
+                    settings: sensor, people: people.filter { $0.indoorSensors.contains(sensor.name) }.map(\.name),
+                    state: states[sensor.name], last: samples.last, coveredMinutes: covered))
+        }
+        return overview
+    }
+
+    static func minute(_ instant: Date, _ calendar: DayCalendar) -> String {
+        calendar.iso8601(instant).prefix(16).replacingOccurrences(of: "T", with: " ")
+    }
+
+    static func text(_ sensor: Sensor, calendar: DayCalendar) -> String {
+        var lines = ["\(sensor.settings.name) (\(sensor.settings.kind.rawValue)), for \(sensor.people.joined(separator: ", "))"]
+        if let last = sensor.last {
+            let values = [("PM2.5", last.value.ultraFineDust), ("PM10", last.value.fineDust)].compactMap { name, value in
+                value.map { "\(name) \(formattedConcentration($0)) µg/m³" }
+            }
+            lines.append("  last sample  \(minute(last.at, calendar))  \(values.joined(separator: ", "))")
+        } else {
+            lines.append("  last sample  none in the last 24 hours")
+        }
+        let percent = Double(sensor.coveredMinutes) / 14.4
+        lines.append("  coverage     \(formatted(percent, decimals: 0)) % of the last 24 hours")
+        if let problem = sensor.state?.problem {
+            let since = sensor.state?.problemSince.map { " (since \(minute($0, calendar)))" } ?? ""
+            lines.append("  problem      it \(TerminalSafeText.sanitized(problem))\(since)")
+        }
+        if let unknown = sensor.state?.unknownSamples, unknown > 0 {
+            lines.append("  unknown      \(unknown) implausible or disagreeing answers since dustd started")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func json(_ overview: [Sensor], calendar: DayCalendar) -> JSON {
+        .object([
+            (
+                "sensors",
+                .array(
+                    overview.map { sensor in
+                        .object([
+                            ("name", .string(sensor.settings.name)),
+                            ("kind", .string(sensor.settings.kind.rawValue)),
+                            ("people", .array(sensor.people.map(JSON.string))),
+                            (
+                                "lastSample",
+                                sensor.last.map { last in
+                                    .object([
+                                        ("at", .string(calendar.iso8601(last.at))), ("pm25", .number(last.value.ultraFineDust)),
+                                        ("pm10", .number(last.value.fineDust)),
+                                    ])
+                                } ?? .null
+                            ),
+                            ("coverageMinutes24h", .integer(sensor.coveredMinutes)),
+                            ("problem", sensor.state?.problem.map(JSON.string) ?? .null),
+                            ("problemSince", sensor.state?.problemSince.map { .string(calendar.iso8601($0)) } ?? .null),
+                            ("unknownSamples", .integer(sensor.state?.unknownSamples ?? 0)),
+                        ])
+                    })
+            )
+        ])
+    }
+}

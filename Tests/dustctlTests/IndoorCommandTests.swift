@@ -1,0 +1,68 @@
+import DustKit
+import Foundation
+import TestSupport
+import Testing
+
+@Suite("dustctl indoor: a monitor's CSV, the sensors' state, the day's marker (docs/REFERENCE.md §21)", .timeLimit(.minutes(10)))
+struct IndoorCommandTests {
+    let configuration = """
+        station:
+          name: 종로구
+        indoor:
+          sensors:
+            - {name: old-monitor, kind: import}
+            - {name: study, kind: homeassistant, url: "http://127.0.0.1:9", entity: sensor.study_pm25}
+
+        """
+
+    /// 10:00–10:59 KST each minute PM2.5 9 and PM10 20, written in local time.
+    var csv: String {
+        "time,pm25,pm10\n" + (0..<60).map { "2026-11-20 10:\(String(format: "%02d", $0)),9,20" }.joined(separator: "\n") + "\n"
+    }
+
+    @Test("Import a monitor's CSV: the summary, the day's dose and its marker, the sensor's coverage; a bad line stores nothing")
+    func importAndShow() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (config, db, file) = (directory.path("dustd.yaml"), directory.path("dust.sqlite"), directory.path("monitor.csv"))
+        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+        try csv.write(toFile: file, atomically: true, encoding: .utf8)
+        let env = ["DUSTD_CONFIG": config]
+        #expect(try await dustctl(["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db], environment: env).status == 0)
+        let imported = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env)
+        #expect(imported.status == 0)
+        #expect(imported.standardOutput.contains("60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59."), "\(imported.standardOutput)")
+
+        let json = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        let ten = try #require((object["hourly"] as? [[String: Any]])?[10])
+        #expect((ten["intake"] as? [String: Double])?["pm10"] == 5.2 && ten["indoorSource"] as? String == "sensor")
+        #expect((ten["indoor"] as? [String: Any])?["minutes"] as? Int == 60)
+        let text = try await dustctl(["day", "2026-11-20", "--db", db], environment: env).standardOutput
+        #expect(text.contains("indoor sensor PM2.5 9.0 PM10 20.0"), "\(text)")
+        #expect(text.contains("Indoor sensor, 1 hour: indoor/outdoor PM2.5 0.30, PM10 0.34 (configured infiltration 0.70)"), "\(text)")
+
+        let listed = try await dustctl(["indoor", "--db", db, "--now", "2026-11-20T11:30"], environment: env).standardOutput
+        #expect(listed.contains("old-monitor (import), for me"))
+        #expect(listed.contains("last sample  2026-11-20 10:59  PM2.5 9 µg/m³, PM10 20 µg/m³"), "\(listed)")
+        #expect(listed.contains("coverage     4 % of the last 24 hours"), "\(listed)")
+        #expect(listed.contains("study (homeassistant), for me") && listed.contains("last sample  none in the last 24 hours"))
+
+        // A bad line: named, exit 65, and the samples stored before are untouched.
+        try (csv + "2026-11-20 11:00,lots,3\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let refused = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env)
+        #expect(refused.status == 65)
+        #expect(refused.standardError.contains("line 62: pm25 must be a number of µg/m³ (or empty), not \"lots\"; nothing was stored."))
+        let again = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
+        #expect(again == json)
+        // A sensor that is not configured is named with the ones that are.
+        let unknown = try await dustctl(["indoor", "import", file, "--sensor", "kitchen", "--db", db], environment: env)
+        #expect(unknown.status == 64 && unknown.standardError.contains("configured: old-monitor, study"))
+    }
+
+    @Test("Without indoor sensors: dustctl indoor says how to add one, day prints what it always did")
+    func none() async throws {
+        let listed = try await dustctl("indoor")
+        #expect(listed.status == 0 && listed.standardOutput.contains("No indoor sensors configured (indoor.sensors)"))
+    }
+}
