@@ -22,12 +22,20 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     /// The most serious advisory in force for the user's district: 0 none, 1 주의보, 2 경보, 3 중대경보.
     case advisoryLevel = "advisory.level"
 
+    /// The person's indoor PM2.5 in µg/m³ (docs/REFERENCE.md §21): the latest hour their home's monitors
+    /// covered, e.g. "ventilate or run the purifier".
+    case indoorPM25 = "indoor.pm25"
+
     /// Whether the metric is a person's own dose rather than the air where they live (docs/REFERENCE.md §18).
     public var isIntake: Bool { self == .intakeTodayPM10 || self == .intakeTodayPM25 }
 
+    /// Whether each person has a value of their own (their dose, their home's monitors), so that one
+    /// announcement is never shared between people as the air of one station is.
+    public var isPersonal: Bool { isIntake || self == .indoorPM25 }
+
     /// Whether values are grades 1–4 (and a threshold may be written as a grade word).
     public var isGrade: Bool {
-        self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .outlookHighDays && self != .advisoryLevel
+        self != .intakeTodayPM10 && self != .intakeTodayPM25 && self != .outlookHighDays && self != .advisoryLevel && self != .indoorPM25
     }
 
     /// The particulate pollutant the metric is about; nil for a gas, the index and the advisory level
@@ -35,7 +43,7 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     public var pollutant: Pollutant? {
         switch self {
         case .pm10Grade, .forecastTomorrowPM10, .intakeTodayPM10: .pm10
-        case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25: .pm25
+        case .pm25Grade, .forecastTomorrowPM25, .intakeTodayPM25, .indoorPM25: .pm25
         case .outlookHighDays: .pm25
         case .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade, .advisoryLevel: nil
         }
@@ -128,7 +136,9 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
             threshold = Double(grade.rawValue)
         } else {
             let expected =
-                metric.isGrade ? "grade (1–4 or 좋음/보통/나쁨/매우나쁨)" : metric == .outlookHighDays ? "number of days (0–4)" : "number of µg"
+                metric.isGrade
+                ? "grade (1–4 or 좋음/보통/나쁨/매우나쁨)"
+                : metric == .outlookHighDays ? "number of days (0–4)" : metric == .indoorPM25 ? "number of µg/m³" : "number of µg"
             throw AlertRuleError("\"\(value)\" is not a \(expected)")
         }
         if metric.isGrade, !(1...4).contains(threshold) || threshold != threshold.rounded() {

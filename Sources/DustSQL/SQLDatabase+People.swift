@@ -140,7 +140,7 @@ private enum PersonAlerts {
     static func concerns(_ event: Event, _ person: String) -> Bool {
         let people = AlertEvent.parse(recordedRule: event.rule).people
         if people.contains(person) { return true }
-        return person == Person.defaultName && people.isEmpty && event.metric.flatMap(AlertMetric.init(rawValue:))?.isIntake == true
+        return person == Person.defaultName && people.isEmpty && event.metric.flatMap(AlertMetric.init(rawValue:))?.isPersonal == true
     }
 
     static func stateKey(_ key: String, belongsTo person: String) -> Bool {

@@ -94,3 +94,33 @@ struct IndoorStatisticsTests {
         }
     }
 }
+
+@Suite("The indoor.pm25 alert (docs/REFERENCE.md §21)", .timeLimit(.minutes(10)))
+struct IndoorAlertTests {
+    @Test("indoor.pm25 > 15 fires for the person whose home monitor read 24 µg/m³ in the latest hour, not for the other")
+    func fires() async throws {
+        let scratch = try Scratch()
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let eleven = Scratch.slot(november20, hour: 22)
+        try await scratch.store.saveIndoor(
+            samples: (0..<60).map { minute in
+                IndoorSample(
+                    sensor: "living-room", at: eleven.start.addingTimeInterval(TimeInterval(minute * 60)),
+                    value: DustPair(fineDust: nil, ultraFineDust: 24))
+            }, states: [])
+        let now = eleven.end.addingTimeInterval(20 * 60)
+        let people = [
+            Person(name: "jiho", station: "종로구", indoorSensors: ["living-room"]), Person(name: "seoa", station: "종로구"),
+        ]
+        let monitor = AlertMonitor(
+            rules: [try AlertRule(parsing: "indoor.pm25 > 15")], quietHours: nil, store: scratch.store,
+            statistics: StatisticsService(
+                store: scratch.store, clock: FixedClock(now), calendar: seoul, intakeModel: try VentilationIntakeModel(),
+                stations: StationPreference(primary: "종로구"), followingRadiusKilometres: nil),
+            people: people)
+        let events = try await monitor.evaluate(at: now)
+        #expect(events.count == 1 && events[0].people == ["jiho"] && events[0].value == 24)
+        #expect(events[0].message.contains("indoor PM2.5 24.0 µg/m³ (ventilate or run the purifier)"), "\(events[0].message)")
+        #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "indoor.pm25 > 나쁨") }
+    }
+}

@@ -191,6 +191,40 @@ struct MetricsTests {
             ])
     }
 
+    @Test("Indoor monitors: each sensor's standing sample per pollutant; a sample older than its hold has no series")
+    func indoor() async throws {
+        let directory = try TemporaryDirectory("metrics")
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("indoor.sqlite"))
+        let now = DemoReplay.now
+        try await store.saveIndoor(
+            samples: [
+                IndoorSample(sensor: "living-room", at: now.addingTimeInterval(-120), value: DustPair(fineDust: 14, ultraFineDust: 8.5)),
+                // Ten minutes old: past a sampled monitor's 5 minutes.
+                IndoorSample(sensor: "bedroom", at: now.addingTimeInterval(-600), value: DustPair(fineDust: 30, ultraFineDust: 20)),
+                // Home Assistant's state stands for 60 minutes.
+                IndoorSample(
+                    sensor: "study", at: now.addingTimeInterval(-1800), value: DustPair(fineDust: nil, ultraFineDust: 6),
+                    holdSeconds: IndoorSample.stateHoldSeconds),
+            ], states: [])
+        let settings = WebData.ReportSettings(
+            stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+            intakeModel: try VentilationIntakeModel(), databasePath: store.path,
+            people: [Person(name: "me", station: "종로구", indoorSensors: ["living-room", "bedroom", "study"])])
+        let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(now), processIsDustd: { _ in false })
+        let body = try await scrape(
+            Application(router: WebServer(data: data, registry: PrometheusCollectorRegistry(), token: nil).router()))
+        let lines = body.split(separator: "\n").filter { $0.contains("finedust_indoor") }.map(String.init).sorted()
+        #expect(
+            lines == [
+                "# HELP finedust_indoor_ug_m3 An indoor monitor's latest sample in µg/m³ (within 5 minutes; a Home Assistant state within 60).",
+                "# TYPE finedust_indoor_ug_m3 gauge",
+                "finedust_indoor_ug_m3{sensor=\"living-room\",pollutant=\"pm10\"} 14.0",
+                "finedust_indoor_ug_m3{sensor=\"living-room\",pollutant=\"pm25\"} 8.5",
+                "finedust_indoor_ug_m3{sensor=\"study\",pollutant=\"pm25\"} 6.0",
+            ])
+    }
+
     private func scrape(_ application: some ApplicationProtocol) async throws -> String {
         try await application.test(.router) { client in
             try await client.execute(uri: "/metrics", method: .get) { response in

@@ -161,6 +161,13 @@ public struct AlertMonitor: Sendable {
         }
         if let intake = day.totals.intake.fineDust { values[.intakeTodayPM10] = intake }
         if let intake = day.totals.intake.ultraFineDust { values[.intakeTodayPM25] = intake }
+        // The latest hour the person's home monitors covered, while it is recent (docs/REFERENCE.md §21).
+        let indoorHours = days[0].hourly + day.hourly
+        if let hour = indoorHours.last(where: { $0.indoor?.measured?.value.ultraFineDust != nil }),
+            now.timeIntervalSince(hour.slot.end) < DaemonHealth.staleAfter
+        {
+            values[.indoorPM25] = hour.indoor?.measured?.value.ultraFineDust
+        }
         if let forecast = readers.forecast {
             let tomorrow = try await forecast.tomorrowGrades(at: now)
             if let grade = tomorrow.fineDust { values[.forecastTomorrowPM10] = Double(grade.rawValue) }
@@ -207,7 +214,7 @@ public struct AlertMonitor: Sendable {
                 states[key.description] = state
                 moves.append(Move(key: key, state: state, edge: edge, value: value, station: inputs.station))
             }
-            for group in Self.announcements(moves, sharing: !rule.metric.isIntake) {
+            for group in Self.announcements(moves, sharing: !rule.metric.isPersonal) {
                 let event = group[0].edge.map { edge in
                     AlertEvent(
                         kind: edge == .fired ? .fired : .cleared, rule: rule.description, metric: rule.metric, value: group[0].value,

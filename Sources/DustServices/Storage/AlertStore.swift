@@ -96,7 +96,7 @@ public struct AlertEvent: Sendable, Hashable {
         if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
             valueText = grade.bilingualName
         } else if let value {
-            valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : " µg")
+            valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : metric == .indoorPM25 ? " µg/m³" : " µg")
         } else {
             valueText = "unknown"
         }
@@ -104,6 +104,7 @@ public struct AlertEvent: Sendable, Hashable {
         case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
         case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(subject) forecast \(valueText)"
         case .intakeTodayPM10, .intakeTodayPM25: return "\(subject) intake today \(valueText)"
+        case .indoorPM25: return "indoor \(subject) \(valueText) (ventilate or run the purifier)"
         case .outlookHighDays:
             return "\(value.map { String(Int($0)) } ?? "unknown") of the weekly outlook's days 높음 (high) for \(subject)"
         case .advisoryLevel:

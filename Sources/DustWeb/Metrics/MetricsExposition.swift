@@ -20,6 +20,7 @@ struct MetricsExposition: Sendable {
             PollHealthCollector(data: data),
             GasCollector(statistics: statistics, settings: settings),
             AdvisoryCollector(data: data),
+            IndoorCollector(data: data),
         ]
         let gauges = PrometheusCollectorRegistry()
         for collector in collectors {

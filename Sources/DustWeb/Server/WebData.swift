@@ -113,6 +113,20 @@ public struct WebData: Sendable {
         return zip(settings.people, days).map { ($0.name, $0.station ?? settings.stations.primary, $1[0]) }
     }
 
+    /// Each indoor sensor's sample that stands now (taken within its hold: 5 minutes, a Home
+    /// Assistant state 60), by sensor (docs/REFERENCE.md §21); a sensor without one is left out.
+    public func indoorNow() async throws(StorageFailure) -> [IndoorSample] {
+        var sensors: [String] = []
+        for name in settings().people.flatMap(\.indoorSensors) where !sensors.contains(name) { sensors.append(name) }
+        guard !sensors.isEmpty else { return [] }
+        let now = clock.now
+        let samples = try await store().indoorSamples(
+            sensors: sensors, from: now.addingTimeInterval(-TimeInterval(IndoorSample.stateHoldSeconds)), to: now.addingTimeInterval(60))
+        return sensors.sorted().compactMap { sensor in
+            samples.last { $0.sensor == sensor && $0.at.addingTimeInterval(TimeInterval($0.holdSeconds)) > now }
+        }
+    }
+
     /// Statistics before a person is chosen: without `people:`, `me`'s.
     private func household(_ settings: ReportSettings) -> StatisticsService {
         StatisticsService(
