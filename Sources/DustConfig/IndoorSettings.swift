@@ -95,13 +95,19 @@ extension ValueShape where Value == IndoorSensorSettings {
                 case .imported:
                     guard url == nil else { throw ValueProblem("is set, but an import sensor is not asked; remove it").inside(".url") }
                 default:
-                    guard url != nil else { throw ValueProblem("is missing: where the monitor answers, e.g. http://192.168.0.40").inside(".url") }
+                    guard url != nil else {
+                        throw ValueProblem("is missing: where the monitor answers, e.g. http://192.168.0.40").inside(".url")
+                    }
                 }
                 if kind == .homeassistant {
-                    guard entity != nil else { throw ValueProblem("is missing: the Home Assistant entity, e.g. sensor.living_room_pm25").inside(".entity") }
+                    guard entity != nil else {
+                        throw ValueProblem("is missing: the Home Assistant entity, e.g. sensor.living_room_pm25").inside(".entity")
+                    }
                 } else {
                     guard entity == nil else { throw ValueProblem("is only for a homeassistant sensor").inside(".entity") }
-                    guard fields.nodes["pollutant"] == nil else { throw ValueProblem("is only for a homeassistant sensor").inside(".pollutant") }
+                    guard fields.nodes["pollutant"] == nil else {
+                        throw ValueProblem("is only for a homeassistant sensor").inside(".pollutant")
+                    }
                 }
                 let correction: PurpleAirCorrection? = try fields.optional("correction", .choice)
                 if correction != nil, kind != .purpleair {
@@ -139,7 +145,8 @@ extension ValueShape where Value == String {
             else { throw ValueProblem("must be http://HOST or http://HOST:PORT, not \"\(shown)\"") }
             guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil, ["", "/"].contains(url.path) else {
                 throw ValueProblem(
-                    "must be http://HOST or http://HOST:PORT with nothing after it (dustd adds the path; a token goes in a file), not \"\(shown)\"")
+                    "must be http://HOST or http://HOST:PORT with nothing after it (dustd adds the path; a token goes in a file), not \"\(shown)\""
+                )
             }
             return text.hasSuffix("/") ? String(text.dropLast()) : text
         }

@@ -158,7 +158,8 @@ public struct IndoorSampler: Sendable {
                 return .success(try SensorAnswer.airGradient(try await body(base + "/measures/current", bearer: nil, http: http)))
             case .purpleair:
                 return .success(
-                    try SensorAnswer.purpleAir(try await body(base + "/json", bearer: nil, http: http), epa2021: sensor.correction == .epa2021))
+                    try SensorAnswer.purpleAir(
+                        try await body(base + "/json", bearer: nil, http: http), epa2021: sensor.correction == .epa2021))
             case .homeassistant:
                 guard let token, let entity = sensor.entity else { return .failure(.noToken) }
                 let answer = try await body(base + "/api/states/" + entity, bearer: token, http: http, homeAssistant: true)

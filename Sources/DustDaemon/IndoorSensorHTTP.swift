@@ -9,7 +9,9 @@ import NIOCore
 public protocol IndoorSensorHTTP: Sendable {
     /// The status and body of `url`; a redirect is returned as its status, never followed. A body
     /// over `maxBodyBytes` is `.tooLarge`; no answer within `timeout`, `.timeout`; no connection, `.unreachable`.
-    func get(_ url: String, bearer: SecretText?, timeout: Duration, maxBodyBytes: Int) async throws(SensorProblem) -> (
+    func get(
+        _ url: String, bearer: SecretText?, timeout: Duration, maxBodyBytes: Int
+    ) async throws(SensorProblem) -> (
         status: Int, body: Data
     )
 }
@@ -33,7 +35,9 @@ public final class AsyncIndoorSensorHTTP: IndoorSensorHTTP {
         try? await client.shutdown()
     }
 
-    public func get(_ url: String, bearer: SecretText?, timeout: Duration, maxBodyBytes: Int) async throws(SensorProblem) -> (
+    public func get(
+        _ url: String, bearer: SecretText?, timeout: Duration, maxBodyBytes: Int
+    ) async throws(SensorProblem) -> (
         status: Int, body: Data
     ) {
         let seconds = Int(timeout.seconds.rounded(.up))

@@ -70,7 +70,8 @@ extension SQLDatabase {
 
     public func newestIndoorSample(sensor: String, before: Date) async throws(StorageFailure) -> Date? {
         try await read { session in
-            try session.row("SELECT max(minute) AS newest FROM indoor_sample WHERE sensor = ? AND minute < ?", sensor, SQLTime.minuteBound(before))?
+            try session.row(
+                "SELECT max(minute) AS newest FROM indoor_sample WHERE sensor = ? AND minute < ?", sensor, SQLTime.minuteBound(before))?
                 .optionalInt64("newest").map(SQLTime.date)
         }
     }

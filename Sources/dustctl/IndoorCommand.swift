@@ -24,7 +24,8 @@ struct IndoorCommand: ParsableCommand {
 struct IndoorListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "Each configured sensor: its kind, who it counts for, its last sample, its problem, and its coverage in the last 24 hours.",
+        abstract:
+            "Each configured sensor: its kind, who it counts for, its last sample, its problem, and its coverage in the last 24 hours.",
         discussion: "Example:\n  dustctl indoor --db /var/lib/dustd/dust.sqlite")
 
     @OptionGroup var options: GlobalOptions
@@ -39,7 +40,8 @@ struct IndoorListCommand: AsyncParsableCommand {
                     try standardOutputLine(JSON.object([("sensors", .array([]))]).serialized)
                 } else {
                     try standardOutputLine(
-                        "No indoor sensors configured (indoor.sensors); indoors is the estimate infiltration × outdoor. docs/REFERENCE.md §21 says how to add a monitor.")
+                        "No indoor sensors configured (indoor.sensors); indoors is the estimate infiltration × outdoor. docs/REFERENCE.md §21 says how to add a monitor."
+                    )
                 }
                 return
             }
@@ -132,7 +134,9 @@ struct IndoorImportCommand: AsyncParsableCommand {
             var counted: [String] = []
             if rows.implausible > 0 { counted.append("\(rows.implausible) implausible values stored as unknown") }
             if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of a minute given again (the later kept)") }
-            if rows.datedOutsidePeriod > 0 { counted.append("\(rows.datedOutsidePeriod) rows dated before 2000 or more than a day ahead skipped") }
+            if rows.datedOutsidePeriod > 0 {
+                counted.append("\(rows.datedOutsidePeriod) rows dated before 2000 or more than a day ahead skipped")
+            }
             try standardOutputLine(summary + (counted.isEmpty ? "." : "; " + counted.joined(separator: ", ") + "."))
         }
     }

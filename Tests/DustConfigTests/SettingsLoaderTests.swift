@@ -194,7 +194,7 @@ struct SettingsLoaderTests {
             ("- { from: 0, to: 25, activity: sleep }", "intake.schedule[0].to", "must be an hour from 1 to 24", 3),
             ("- { from: 0, to: 24, activity: sleep, outdoor: 0.5 }", "intake.schedule[0]", "(did you mean outdoors?)", 3),
             ("- { from: 0, to: 24, activity: sleep, outdoors: 2 }", "intake.schedule[0].outdoors", "from 0 to 1", 3),
-            ("- 0-24 sedentary 0", "intake.schedule[0]", "must be a mapping {from, to, activity, outdoors}", 3),
+            ("- 0-24 sedentary 0", "intake.schedule[0]", "must be a mapping {from, to, activity, outdoors, at}", 3),
             ("{ from: 0, to: 24, activity: sleep }", "intake.schedule", "must be a list", 3),
         ])
     func scheduleEntries(entries: String, key: String, fragment: String, line: Int) throws {

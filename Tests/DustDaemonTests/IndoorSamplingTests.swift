@@ -73,14 +73,21 @@ struct IndoorSamplingTests {
         #expect(samples.map(\.holdSeconds) == [300, 300, 3600])
         // The backfill on start asked for the 10 days before now, the offset's + written %2B.
         let history = try #require(rig.server.requests.first { $0.path.hasPrefix("/api/history/period/") })
-        #expect(history.rawTarget.contains("/api/history/period/2026-11-10T01:00:00%2B00:00?filter_entity_id=sensor.study_pm25&end_time=2026-11-20T01:00:00%2B00:00&minimal_response"))
+        #expect(
+            history.rawTarget.contains(
+                "/api/history/period/2026-11-10T01:00:00%2B00:00?filter_entity_id=sensor.study_pm25&end_time=2026-11-20T01:00:00%2B00:00&minimal_response"
+            ))
         let states = try await rig.store.indoorSensorStates()
-        #expect(states.map(\.sensor) == ["bedroom", "living-room", "study"] && states.allSatisfy { $0.problem == nil && $0.lastSampleAt == now })
+        #expect(
+            states.map(\.sensor) == ["bedroom", "living-room", "study"] && states.allSatisfy { $0.problem == nil && $0.lastSampleAt == now }
+        )
         #expect(!rig.logs.text.contains(Self.token))
         await rig.stop()
     }
 
-    @Test("A monitor that never answers, one that answers 10 MB, a 302 elsewhere, HTML, a refused token: each a problem logged once, nothing stored")
+    @Test(
+        "A monitor that never answers, one that answers 10 MB, a 302 elsewhere, HTML, a refused token: each a problem logged once, nothing stored"
+    )
     func hostileMonitors() async throws {
         let elsewhere = try await Rig { _ in Self.json(#"{"pm02":1}"#) }
         let rig = try await Rig { [elsewhere = elsewhere.base] request in

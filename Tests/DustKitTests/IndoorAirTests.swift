@@ -9,7 +9,9 @@ struct IndoorAirTests {
 
     func minute(_ offset: Int) -> Date { slot.start.addingTimeInterval(TimeInterval(offset * 60)) }
 
-    func sample(_ sensor: String, _ offset: Int, pm25: Double?, pm10: Double? = nil, hold: Int = IndoorSample.sampledHoldSeconds)
+    func sample(
+        _ sensor: String, _ offset: Int, pm25: Double?, pm10: Double? = nil, hold: Int = IndoorSample.sampledHoldSeconds
+    )
         -> IndoorSample
     {
         IndoorSample(sensor: sensor, at: minute(offset), value: DustPair(fineDust: pm10, ultraFineDust: pm25), holdSeconds: hold)
@@ -37,7 +39,8 @@ struct IndoorAirTests {
         #expect(before.minutesCovered == 3)
     }
 
-    @Test("A Home Assistant state holds until the next change, at most 60 minutes: a state 30 minutes before the hour covers its first half")
+    @Test(
+        "A Home Assistant state holds until the next change, at most 60 minutes: a state 30 minutes before the hour covers its first half")
     func stateHolds() throws {
         let value = try #require(IndoorSlotValue.of(slot, samples: [sample("ha", -30, pm25: 8, hold: IndoorSample.stateHoldSeconds)]))
         #expect(value.minutesCovered == 30 && value.value.ultraFineDust == 8)
@@ -46,7 +49,8 @@ struct IndoorAirTests {
             IndoorSlotValue.of(
                 slot,
                 samples: [
-                    sample("ha", -30, pm25: 8, hold: IndoorSample.stateHoldSeconds), sample("ha", 20, pm25: 14, hold: IndoorSample.stateHoldSeconds),
+                    sample("ha", -30, pm25: 8, hold: IndoorSample.stateHoldSeconds),
+                    sample("ha", 20, pm25: 14, hold: IndoorSample.stateHoldSeconds),
                 ]))
         #expect(changed.minutesCovered == 60)
         #expect(abs(changed.value.ultraFineDust! - (20 * 8 + 40 * 14) / 60.0) < 1e-12)

@@ -54,8 +54,12 @@ struct IndoorStatisticsTests {
         #expect(abs(summary.ratio.fineDust! - 20.0 / 58) < 1e-12 && summary.infiltration == 0.7 && summary.sensorHours == 1)
         #expect(abs(summary.intakeChange.fineDust! - (0.26 * 20 - 58 * 0.26 * 0.7)) < 1e-9)
         let json = ReportJSON.day(day, calendar: seoul).serialized
-        #expect(json.contains(#""indoor":{"pm25":9,"pm10":20,"minutes":60,"sensors":["living-room"],"atHome":true},"indoorSource":"sensor""#))
-        #expect(json.hasSuffix(#""indoor":{"ratio":{"pm10":0.345,"pm25":0.3},"infiltration":0.7,"sensorHours":1,"intakeChange":{"pm10":-5.356,"pm25":-3.12}}}"#))
+        #expect(
+            json.contains(#""indoor":{"pm25":9,"pm10":20,"minutes":60,"sensors":["living-room"],"atHome":true},"indoorSource":"sensor""#))
+        #expect(
+            json.hasSuffix(
+                #""indoor":{"ratio":{"pm10":0.345,"pm25":0.3},"infiltration":0.7,"sensorHours":1,"intakeChange":{"pm10":-5.356,"pm25":-3.12}}}"#
+            ))
     }
 
     @Test("Away (at: away 9–18, the office): the monitor at home changes nothing in those hours")

@@ -28,10 +28,14 @@ struct IndoorCommandTests {
         try configuration.write(toFile: config, atomically: true, encoding: .utf8)
         try csv.write(toFile: file, atomically: true, encoding: .utf8)
         let env = ["DUSTD_CONFIG": config]
-        #expect(try await dustctl(["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db], environment: env).status == 0)
+        #expect(
+            try await dustctl(["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db], environment: env)
+                .status == 0)
         let imported = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env)
         #expect(imported.status == 0)
-        #expect(imported.standardOutput.contains("60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59."), "\(imported.standardOutput)")
+        #expect(
+            imported.standardOutput.contains("60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59."),
+            "\(imported.standardOutput)")
 
         let json = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])

@@ -72,7 +72,8 @@ public struct IndoorCSVParser: Sendable {
                 }
                 guard fields.count == columns.count else {
                     return IndoorCSVError(
-                        line: lineNumber, problem: "expected \(columns.count) fields (\(columns.joined(separator: ","))), found \(fields.count)")
+                        line: lineNumber,
+                        problem: "expected \(columns.count) fields (\(columns.joined(separator: ","))), found \(fields.count)")
                 }
                 do throws(IndoorCSVError) {
                     let at = try instant(fields[0], line: lineNumber)
@@ -106,7 +107,8 @@ public struct IndoorCSVParser: Sendable {
     private func value(_ text: String, column: String, line: Int, rows: inout IndoorCSVRows) throws(IndoorCSVError) -> Double? {
         if text.isEmpty { return nil }
         guard let number = DecimalText.parse(text) else {
-            throw IndoorCSVError(line: line, problem: "\(column) must be a number of µg/m³ (or empty), not \(ActivityCSVParser.quoted(text))")
+            throw IndoorCSVError(
+                line: line, problem: "\(column) must be a number of µg/m³ (or empty), not \(ActivityCSVParser.quoted(text))")
         }
         guard let plausible = IndoorSample.plausible(number) else {
             rows.implausible += 1
@@ -131,7 +133,8 @@ public struct IndoorCSVParser: Sendable {
         let bytes = Array(text.utf8)
         guard bytes.count == 16 || bytes.count == 19, bytes[10] == 0x20 || bytes[10] == 0x54, bytes[13] == 0x3A,
             bytes.count == 16 || bytes[16] == 0x3A, let date = LocalDate(String(decoding: bytes[0..<10], as: UTF8.self)),
-            let hour = Int(String(decoding: bytes[11..<13], as: UTF8.self)), let minute = Int(String(decoding: bytes[14..<16], as: UTF8.self)),
+            let hour = Int(String(decoding: bytes[11..<13], as: UTF8.self)),
+            let minute = Int(String(decoding: bytes[14..<16], as: UTF8.self)),
             (0...23).contains(hour), (0...59).contains(minute)
         else { return nil }
         var second = 0
@@ -142,7 +145,8 @@ public struct IndoorCSVParser: Sendable {
         // Two steps through the zone's offset: right on every day, DST changes included (a skipped
         // local time lands an hour later, a repeated one on its first occurrence).
         let local = TimeInterval(date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second)
-        let guess = Date(timeIntervalSince1970: local - TimeInterval(calendar.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local))))
+        let guess = Date(
+            timeIntervalSince1970: local - TimeInterval(calendar.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local))))
         return Date(timeIntervalSince1970: local - TimeInterval(calendar.timeZone.secondsFromGMT(for: guess)))
     }
 }

@@ -84,7 +84,9 @@ public enum SensorAnswer {
         switch status {
         case 200: nil
         case 300...399: .redirect(status)
-        case 401, 403 where homeAssistant: .tokenRefused
+        case 401,
+            403 where homeAssistant:
+            .tokenRefused
         default: .httpStatus(status)
         }
     }
@@ -173,7 +175,8 @@ public enum SensorAnswer {
         for entry in states {
             guard let state = entry as? [String: Any] else { throw .wrongShape(expected: "states with last_changed") }
             if let attributes = state["attributes"] as? [String: Any], let written = attributes["unit_of_measurement"] { unit = written }
-            guard let changed = (state["last_changed"] ?? state["last_updated"]) as? String, let at = HomeAssistantTime.parse(changed) else {
+            guard let changed = (state["last_changed"] ?? state["last_updated"]) as? String, let at = HomeAssistantTime.parse(changed)
+            else {
                 throw .wrongShape(expected: "states with last_changed")
             }
             do throws(SensorProblem) {

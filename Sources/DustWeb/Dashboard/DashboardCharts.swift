@@ -277,7 +277,7 @@ extension DashboardRenderer {
     }
 
     /// A coordinate with at most one decimal.
-    private func n(_ value: Double) -> String {
+    func n(_ value: Double) -> String {
         DashboardFormat.concentration(value)
     }
 }

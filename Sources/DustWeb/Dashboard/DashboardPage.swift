@@ -452,7 +452,7 @@ struct DashboardRenderer {
             <section class="card hours"><h2>\(text.hourByHour) <span class="aside">\(text.zoneName(calendar.timeZone.identifier))</span></h2>\
             \(hourChart(day))\
             <ul class="legend">\(legend)<li><span class="swatch who" aria-hidden="true"></span>\(text.whoLine)</li>\(future)</ul>\
-            \(dst)\(hourTable(day))</section>
+            \(dst)\(hourTable(day))</section>\(indoorCard(day))
             """
     }
 

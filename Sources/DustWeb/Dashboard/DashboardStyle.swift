@@ -87,6 +87,9 @@ enum DashboardStyle {
         .chart a:focus-visible .band,.chart a:hover .band{opacity:.18}
         .bar{fill:var(--muted)}
         .bar.g1{fill:var(--g1)}.bar.g2{fill:var(--g2)}.bar.g3{fill:var(--g3)}.bar.g4{fill:var(--g4)}
+        .bar.indoor{fill:var(--p3)}.chart .away{fill:var(--line);opacity:.35}
+        .chart .outdoor{fill:none;stroke:var(--p1);stroke-width:1.75;stroke-linejoin:round}
+        .swatch.indoor{background:var(--p3)}.swatch.outdoor{background:var(--p1)}.swatch.away{background:var(--line)}
         .person.p0{fill:var(--p0)}.person.p1{fill:var(--p1)}.person.p2{fill:var(--p2)}.person.p3{fill:var(--p3)}\
         .person.p4{fill:var(--p4)}.person.p5{fill:var(--p5)}
         .legend{display:flex;flex-wrap:wrap;gap:.25rem .875rem;list-style:none;padding:0;margin:0;font-size:.8125rem;\

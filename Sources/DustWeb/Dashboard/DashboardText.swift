@@ -190,6 +190,29 @@ struct DashboardText {
         say("\(station) \(date)의 시간별 미세먼지·초미세먼지 농도", "PM10 and PM2.5 at \(station), hour by hour, \(date)")
     }
     var whoLine: String { say("WHO 24시간 권고치", "WHO 24-hour guideline") }
+
+    // MARK: - Indoor air (docs/REFERENCE.md §21)
+
+    var indoorVersusOutdoor: String { say("실내와 실외 초미세먼지", "Indoor and outdoor PM2.5") }
+    func indoorChartLabel(date: LocalDate) -> String {
+        say("\(date) 집 안 측정기와 실외의 시간별 초미세먼지 농도", "PM2.5 indoors (the home's monitor) and outdoors, hour by hour, \(date)")
+    }
+    var indoorLegend: String { say("실내 (측정기)", "indoors (monitor)") }
+    var outdoorLegend: String { say("실외", "outdoors") }
+    var indoorAway: String { say("집 밖 (일정 at: away)", "away (schedule at: away)") }
+    func indoorSummary(ratio: String, infiltration: String, change: String) -> String {
+        say(
+            "실내/실외 비 \(ratio) (설정된 침투율 \(infiltration)) · 추정 대비 흡입량 \(change)",
+            "indoor/outdoor \(ratio) (configured infiltration \(infiltration)) · intake against the estimate \(change)")
+    }
+    func indoorHourTitle(hours: String, indoor: String, outdoor: String) -> String {
+        say("\(hours) · 실내 \(indoor) · 실외 \(outdoor) µg/m³", "\(hours) · indoors \(indoor) · outdoors \(outdoor) µg/m³")
+    }
+    var indoorNone: String {
+        say(
+            "30분 이상 측정된 시간이 아직 없어 실내는 추정치(침투율 × 실외)입니다.",
+            "No hour at home was covered 30 minutes yet: indoors is the estimate (infiltration × outdoor).")
+    }
     var notYet: String { say("아직 지나지 않은 시간", "hours still to come") }
     var hourlyValues: String { say("시간별 값 보기", "Hourly values") }
     var hour: String { say("시간", "Hour") }
