@@ -29,15 +29,20 @@ struct HomeAssistantCommand: ParsableCommand {
 
     func run() throws {
         let settings = try options.settings()
-        try standardOutput(HomeAssistantPackage.text(url: url, people: settings.people.map(\.name)))
+        try standardOutput(
+            HomeAssistantPackage.text(
+                url: url, people: settings.people.map(\.name), indoor: settings.people.first.map { !$0.indoorSensors.isEmpty } ?? false))
     }
 }
 
 /// The package's YAML: the README's block for the first person, a dose block per further person.
 enum HomeAssistantPackage {
-    static func text(url: String, people: [String]) -> String {
+    /// - Parameter indoor: whether the first person has indoor sensors (docs/REFERENCE.md §21): the
+    ///   package then reads the latest hour their monitor measured.
+    static func text(url: String, people: [String], indoor: Bool = false) -> String {
         let base = url.hasSuffix("/") ? String(url.dropLast()) : url
         var text = "rest:\n" + resource(base + "/api/v1/today", secret: "finedust_token") + firstPersonSensors
+        if indoor { text += indoorSensor }
         for (index, person) in people.enumerated().dropFirst() {
             let slug = person.unicodeScalars.allSatisfy(\.isASCII) ? person.replacingOccurrences(of: "-", with: "_") : "person\(index + 1)"
             let query = person.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? person
@@ -73,6 +78,17 @@ enum HomeAssistantPackage {
 
         """
     }
+
+    /// The indoor monitor's latest measured hour (docs/REFERENCE.md §21), after the README's sensors.
+    static let indoorSensor = """
+              - name: "FineDust indoor PM2.5"
+                unique_id: finedust_indoor_pm25
+                value_template: "{% set h = value_json.hourly | selectattr('indoor.pm25', 'number') | list %}{{ h[-1].indoor.pm25 if h else none }}"
+                device_class: pm25
+                unit_of_measurement: "µg/m³"
+                state_class: measurement
+
+    """
 
     /// The README's sensors (`HomeAssistantPackageTests` resolves each template against the API).
     private static let firstPersonSensors = """

@@ -26,6 +26,12 @@ struct Dustd: AsyncParsableCommand {
             person, or `person:` in a rule) are each person's. At start it hands walking,
             heart rate and sleep stored before `people:` existed (the person `me`'s) to
             the first person, when nobody is named `me`.
+            With `indoor.sensors`, dustd also asks the home's own PM monitors
+            (AirGradient, PurpleAir, Home Assistant) every `indoor.sampleSeconds`, in a
+            task of its own beside the poll, and stores one sample a minute per sensor;
+            for the hours a person is at home the measured indoor value replaces the
+            estimate (docs/REFERENCE.md §21). Home Assistant's token comes from the
+            credential homeassistant-token or `indoor.homeAssistantTokenFile`.
             """,
         version: FineDustVersion.current)
 
