@@ -62,9 +62,14 @@ public struct DemoReplay: Sendable {
     /// The demo household (docs/REFERENCE.md §6), both at 종로구: an adult with an Apple Watch, first
     /// (every output that names nobody means him), and a child without one.
     public static let people = [
-        Person(name: "jiho", born: BirthMonth(year: 1988, month: 4)!, sex: .male, station: station),
-        Person(name: "seoa", born: BirthMonth(year: 2018, month: 3)!, sex: .female, station: station),
+        Person(name: "jiho", born: BirthMonth(year: 1988, month: 4)!, sex: .male, station: station, indoorSensors: [indoorSensor]),
+        Person(name: "seoa", born: BirthMonth(year: 2018, month: 3)!, sex: .female, station: station, indoorSensors: [indoorSensor]),
     ]
+    /// The household's living-room monitor (docs/REFERENCE.md §21), where both live.
+    public static let indoorSensor = "living-room"
+    /// Its samples of the demo's last day from 17:00, a minute each, synthesized (scripts/make-indoor-fixtures.py):
+    /// indoors follows the station until a purifier is switched on at 19:00; a gap at 21:10 leaves that hour to the estimate.
+    public static let indoorFile = "indoor/demo-living-room-2026-11-20.csv"
     /// A configuration naming the demo household (below `Fixtures/`), for exploring the demo database with
     /// `--config` (`--person`, `--everyone`); a test holds it equal to `people`.
     public static let householdConfigurationFile = "demo-household.yaml"
@@ -135,6 +140,8 @@ public struct DemoReplay: Sendable {
     public struct Replay: Sendable {
         public var responses: [(Response, Outcome)]
         public var activity: [ActivityImport]
+        /// How many samples of the living-room monitor's export were stored.
+        public var indoorSamples = 0
     }
 
     private let fixtures: URL
@@ -143,9 +150,13 @@ public struct DemoReplay: Sendable {
     private let stations: StationListService
     private let forecasts: any ForecastStore
     private let advisories: any AdvisoryStore
+    private let indoor: any IndoorStore
+    private let calendar: DayCalendar
 
     public init(fixtures: URL, store: any FineDustStore, calendar: DayCalendar) {
         self.fixtures = fixtures
+        self.indoor = store
+        self.calendar = calendar
         self.forecasts = store
         self.advisories = store
         let clock = FixedClock(Self.now)
@@ -187,6 +198,10 @@ public struct DemoReplay: Sendable {
                 try Data(contentsOf: fixtures.appendingPathComponent(file)), pollutant: pollutant)
             _ = try await advisories.saveAdvisories(page.advisories, fetchedAt: Self.now)
         }
-        return Replay(responses: outcomes, activity: imports)
+        // The living-room monitor's export, through the parser `dustctl indoor import` uses.
+        let samples = try IndoorCSVParser(calendar: calendar, sensor: Self.indoorSensor).parse(
+            try Data(contentsOf: fixtures.appendingPathComponent(Self.indoorFile)), now: Self.now)
+        try await indoor.importIndoorSamples(samples.samples, sensor: Self.indoorSensor)
+        return Replay(responses: outcomes, activity: imports, indoorSamples: samples.samples.count)
     }
 }

@@ -148,8 +148,14 @@ struct ExportTests {
         #expect(result.standardOutput.contains("종로구 · 2026-11-20 (Fri) · Asia/Seoul"))
         // The first person's day: jiho (38), his Watch's sleep and heart rate (the household below, docs/REFERENCE.md §6),
         // and since issue 23 his walk of 15:10–15:50 followed through the stations along it (docs/REFERENCE.md §19):
-        // that hour is 13.3 µg instead of 8.3 without the walk, so the day is 272.3 µg, not 267.4.
-        #expect(result.standardOutput.contains("Intake        272.3 µg              137.1 µg"))
+        // that hour is 13.3 µg instead of 8.3 without the walk; since issue 39 the living-room monitor's evening
+        // (a purifier on from 19:00, docs/REFERENCE.md §21) counts for the hours at home from 17:00: 233.0 µg, not 272.3.
+        #expect(result.standardOutput.contains("Intake        233.0 µg              117.5 µg"))
+        #expect(result.standardOutput.contains("20:00–21:00      60     31          1.7     1.1  indoor sensor PM2.5 4.3 PM10 6.5\n"))
+        #expect(
+            result.standardOutput.contains(
+                "Indoor sensor, 6 hours: indoor/outdoor PM2.5 0.21, PM10 0.18 (configured infiltration 0.70); intake against the estimate PM2.5 -19.6 µg, PM10 -39.4 µg\n"
+            ))
         #expect(
             result.standardOutput.contains("15:00–16:00      46     23         13.3     7.3  walked 3266 m, tracked 67%, near 종로구 0.1 km\n")
         )
@@ -178,11 +184,14 @@ struct ExportTests {
         // The first person's report keeps its place (advisory, day, week); the second follows under her name.
         let sections = output.components(separatedBy: "Person: seoa\n종로구 · 2026-11-20 (Fri) · Asia/Seoul\n")
         try #require(sections.count == 2)
-        // jiho's day and week gained his followed walk (15:00–16:00, 13.3 µg of PM10 instead of 8.3 without it; see demo()).
-        #expect(sections[0].contains("Intake        272.3 µg              137.1 µg"))
-        #expect(sections[0].contains("Week            167   166  37.7   19.4   1585.5   814.4 보통 moderate (PM2.5)"))
-        #expect(sections[1].contains("Intake        272.4 µg              135.8 µg"))
-        #expect(sections[1].contains("Week            167   166  37.7   19.4   1641.0   841.1 보통 moderate (PM2.5)"))
+        // jiho's day and week gained his followed walk (15:00–16:00, 13.3 µg of PM10 instead of 8.3 without it; see
+        // demo()) and both the living-room monitor's evening (issue 39).
+        #expect(sections[0].contains("Intake        233.0 µg              117.5 µg"))
+        #expect(sections[0].contains("Week            167   166  37.7   19.4   1546.1   794.8 보통 moderate (PM2.5)"))
+        #expect(sections[1].contains("Intake        231.7 µg              115.6 µg"))
+        #expect(sections[1].contains("Week            167   166  37.7   19.4   1600.2   820.8 보통 moderate (PM2.5)"))
+        #expect(
+            output.contains("  ✓ indoor/demo-living-room-2026-11-20.csv: the living-room monitor's, 385 samples (a purifier on from 19:00)\n"))
         // Why: the sum of each hour's V, the hours at each level and the rates of each one's age.
         #expect(output.contains("Why the numbers differ: the same air, breathed differently (m³ = the sum of each hour's V)\n"))
         #expect(
@@ -222,7 +231,7 @@ struct ExportTests {
         let seoaIntake = try #require((people[1]["day"] as? [String: Any])?["intake"] as? [String: Double])
         #expect(seoaIntake["pm10"] != (jihoDay["intake"] as? [String: Double])?["pm10"])
         let pm10 = try #require(seoaIntake["pm10"])
-        #expect(abs(pm10 - 272.4) < 0.05)
+        #expect(abs(pm10 - 231.7) < 0.05)
         // day --json shows where each hour's level came from: jiho's nights his Watch's sleep, his days its heart rate.
         for (name, nights, days) in [("jiho", "sleep", "heartRate"), ("seoa", "schedule", "schedule")] {
             let day = try await dustctl("day", "2026-11-20", "--person", name, "--config", configuration, "--db", db, "--json")
