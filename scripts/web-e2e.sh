@@ -110,6 +110,16 @@ for row in day["hourly"]:
         assert number(element[f"data-{pollutant}"]) == row[pollutant], (row["start"], pollutant, element, row)
         assert number(element[f"data-intake-{pollutant}"]) == row["intake"][pollutant], (row["start"], pollutant)
     checked += 1
+# Issue 39: the living-room monitor's card, each hour the indoor value the dose used, as day --json says.
+indoor = {e["data-indoor-hour"]: e for e in elements if "data-indoor-hour" in e}
+assert len(indoor) == 24, f"{len(indoor)} indoor hour elements"
+used = 0
+for row in day["hourly"]:
+    element = indoor[row["start"]]
+    assert number(element["data-indoor-pm25"]) == row["indoor"]["pm25"], (row["start"], element, row["indoor"])
+    assert element["data-indoor-source"] == row["indoorSource"], (row["start"], element, row["indoorSource"])
+    used += row["indoorSource"] == "sensor"
+assert used == 6 and day["indoor"]["sensorHours"] == 6, (used, day["indoor"])
 totals = next(e for e in elements if e.get("data-scope") == "day")
 for pollutant in ("pm10", "pm25"):
     assert number(totals[f"data-intake-{pollutant}"]) == day["intake"][pollutant], (totals, day["intake"])

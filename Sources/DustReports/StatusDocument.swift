@@ -25,7 +25,7 @@ extension ReportJSON {
     /// in messages; nil for `dustctl`. Both end with `poller`, the host and PID of the dustd that polls.
     public static func status(
         _ health: DaemonHealth, database: String, station: String?, rows: Int, calendar: DayCalendar,
-        forecastCallsToday: Int, web: WebAudience? = nil
+        forecastCallsToday: Int, web: WebAudience? = nil, indoor: [IndoorSensorState] = []
     ) -> JSON {
         let status = health.status
         func time(_ date: Date?) -> JSON { date.map { .string(calendar.iso8601($0)) } ?? .null }
@@ -112,6 +112,20 @@ extension ReportJSON {
                 "poller",
                 status.map { .object([("host", $0.host.map(JSON.string) ?? .null), ("pid", .integer(Int($0.pid)))]) } ?? .null
             ))
+        // Indoor monitors (docs/REFERENCE.md §21), only when some are configured: each asked sensor's problem now.
+        if !indoor.isEmpty {
+            members.append(
+                (
+                    "indoor",
+                    .array(
+                        indoor.map { state in
+                            .object([
+                                ("sensor", .string(state.sensor)), ("kind", .string(state.kind)), ("lastSample", time(state.lastSampleAt)),
+                                ("problem", state.problem.map { .string("it " + $0) } ?? .null), ("problemSince", time(state.problemSince)),
+                            ])
+                        })
+                ))
+        }
         // What only the operator at the machine sees: the web shows no file and no process.
         if web != nil { members.removeAll { $0.0 == "database" || $0.0 == "pid" } }
         return .object(members)

@@ -31,10 +31,12 @@ struct StatusCommand: AsyncParsableCommand {
                 let (health, rows, forecastCalls) = (reading.health, reading.rows, reading.forecastCallsToday)
                 let calendar = settings.calendar
                 if options.json {
+                    let asked = Set(settings.indoor.sensors.filter { $0.kind != .imported }.map(\.name))
+                    let indoor = asked.isEmpty ? [] : try await store.indoorSensorStates().filter { asked.contains($0.sensor) }
                     try standardOutputLine(
                         ReportJSON.status(
                             health, database: settings.storage.description, station: station, rows: rows,
-                            calendar: calendar, forecastCallsToday: forecastCalls
+                            calendar: calendar, forecastCallsToday: forecastCalls, indoor: indoor
                         ).serialized)
                 } else {
                     var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now)

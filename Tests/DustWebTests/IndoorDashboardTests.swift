@@ -38,7 +38,7 @@ struct IndoorDashboardTests {
             }, states: [])
         let withMonitor = try await page(try data(rig, sensors: ["living-room"]), "/day/2026-11-20")
         #expect(withMonitor.contains("<section class=\"card indoor\">"))
-        let hour = try #require(withMonitor.range(of: "data-hour=\"2026-11-20T19:00:00+09:00\" data-indoor-pm25=\""))
+        let hour = try #require(withMonitor.range(of: "data-indoor-hour=\"2026-11-20T19:00:00+09:00\" data-indoor-pm25=\""))
         let attributes = withMonitor[hour.upperBound...].prefix(80)
         // Mean of 25 − m/4 for m = 0…59: 17.625; outdoors 19:00–20:00 is 36.
         #expect(attributes.hasPrefix("17.625\" data-outdoor-pm25=\"36\" data-indoor-source=\"sensor\""), "\(attributes)")

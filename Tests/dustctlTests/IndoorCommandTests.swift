@@ -1,4 +1,6 @@
 import DustKit
+import DustServices
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -62,6 +64,36 @@ struct IndoorCommandTests {
         // A sensor that is not configured is named with the ones that are.
         let unknown = try await dustctl(["indoor", "import", file, "--sensor", "kitchen", "--db", db], environment: env)
         #expect(unknown.status == 64 && unknown.standardError.contains("configured: old-monitor, study"))
+    }
+
+    @Test("A sensor with a problem: dustctl status says it with its fix, in text and JSON; dustctl indoor too")
+    func statusLine() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (config, db) = (directory.path("dustd.yaml"), directory.path("dust.sqlite"))
+        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+        let since = KoreaStandardTime.instant(hour: 9, of: LocalDate(year: 2026, month: 11, day: 20))
+        let store = try SQLiteStore(path: db)
+        try await store.saveIndoor(
+            samples: [],
+            states: [
+                IndoorSensorState(
+                    sensor: "study", kind: "homeassistant", checkedAt: since, problem: SensorProblem.tokenRefused.description,
+                    problemSince: since)
+            ])
+        let env = ["DUSTD_CONFIG": config]
+        let text = try await dustctl(["status", "--db", db], environment: env).standardOutput
+        #expect(
+            text.contains(
+                "Indoor        study since 2026-11-20T09:00:00+09:00: it Home Assistant refused the token: make a long-lived access token in your profile"
+            ), "\(text)")
+        let json = try await dustctl(["status", "--db", db, "--json"], environment: env).standardOutput
+        #expect(
+            json.contains(
+                #""indoor":[{"sensor":"study","kind":"homeassistant","lastSample":null,"problem":"it Home Assistant refused the token: make a long-lived access token in your profile","problemSince":"2026-11-20T09:00:00+09:00"}]"#
+            ), "\(json)")
+        let listed = try await dustctl(["indoor", "--db", db], environment: env).standardOutput
+        #expect(listed.contains("  problem      it Home Assistant refused the token") && listed.contains("(since 2026-11-20 09:00)"))
     }
 
     @Test("Without indoor sensors: dustctl indoor says how to add one, day prints what it always did")

@@ -50,7 +50,7 @@ extension DashboardRenderer {
             if let outside { outdoorPoints.append("\(n(x + slotWidth / 2)),\(n(y(outside)))") }
             hours.append(
                 """
-                <g class="indoor-hour" data-hour="\(calendar.iso8601(slot.start))" data-indoor-pm25="\(DashboardFormat.measuredJSON(inside))" \
+                <g class="indoor-hour" data-indoor-hour="\(calendar.iso8601(slot.start))" data-indoor-pm25="\(DashboardFormat.measuredJSON(inside))" \
                 data-outdoor-pm25="\(DashboardFormat.json(outside))" data-indoor-source="\(indoor?.source.rawValue ?? "")">\(parts)</g>
                 """)
             let localHour = calendar.hour(of: slot)

@@ -144,9 +144,11 @@ public struct WebData: Sendable {
         let settings = settings()
         let reading = try await StatusReading.read(
             from: store(), station: settings.stations.primary, now: clock.now, processIsDustd: processIsDustd)
+        let sensors = Set(settings.people.flatMap(\.indoorSensors))
+        let indoor = sensors.isEmpty ? [] : try await store().indoorSensorStates().filter { sensors.contains($0.sensor) }
         return ReportJSON.status(
             reading.health, database: settings.databasePath, station: settings.stations.primary, rows: reading.rows,
-            calendar: settings.calendar, forecastCallsToday: reading.forecastCallsToday, web: settings.audience)
+            calendar: settings.calendar, forecastCallsToday: reading.forecastCallsToday, web: settings.audience, indoor: indoor)
     }
 
     /// Today's and tomorrow's forecast for the region, as `dustctl forecast` reads it.
