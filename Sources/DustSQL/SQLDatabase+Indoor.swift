@@ -58,13 +58,22 @@ extension SQLDatabase {
         }
     }
 
-    public func importIndoorSamples(_ samples: [IndoorSample], sensor: String) async throws(StorageFailure) {
-        guard let first = samples.map(\.at).min(), let last = samples.map(\.at).max() else { return }
+    public func importIndoorSeries(_ series: IndoorSeries) async throws(StorageFailure) {
+        guard let first = series.first, let last = series.last else { return }
         try await write { session in
             try session.execute(
-                "DELETE FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute <= ?", sensor, SQLTime.seconds(first),
+                "DELETE FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute <= ?", series.sensor, SQLTime.seconds(first),
                 SQLTime.seconds(last))
-            try insertIndoorSamples(samples, session)
+            // Row by row from the columns: a year of minutes is never held as rows.
+            try session.insertRows(
+                into: "indoor_sample", columns: indoorSampleColumns,
+                rows: series.minutes.indices.lazy.map { index in
+                    let (pm25, pm10) = (series.pm25[index], series.pm10[index])
+                    return [
+                        .text(series.sensor), .integer(series.minutes[index]), pm25.isNaN ? .null(.real) : .real(pm25),
+                        pm10.isNaN ? .null(.real) : .real(pm10), .integer(Int64(series.holdSeconds)),
+                    ]
+                }, conflict: indoorSampleConflict)
         }
     }
 
@@ -81,19 +90,22 @@ extension SQLDatabase {
     }
 }
 
+private let indoorSampleColumns = [
+    SQLColumn("sensor", .text, key: true), SQLColumn("minute", .integer, key: true), SQLColumn("pm25", .real),
+    SQLColumn("pm10", .real), SQLColumn("hold_seconds", .integer),
+]
+private let indoorSampleConflict =
+    "ON CONFLICT (sensor, minute) DO UPDATE SET pm25 = excluded.pm25, pm10 = excluded.pm10, hold_seconds = excluded.hold_seconds"
+
 private func insertIndoorSamples(_ samples: [IndoorSample], _ session: any SQLSession) throws {
     try session.insertRows(
         into: "indoor_sample",
-        columns: [
-            SQLColumn("sensor", .text, key: true), SQLColumn("minute", .integer, key: true), SQLColumn("pm25", .real),
-            SQLColumn("pm10", .real), SQLColumn("hold_seconds", .integer),
-        ],
+        columns: indoorSampleColumns,
         rows: samples.lazy.map { sample in
             [
                 .text(sample.sensor), .integer(SQLTime.seconds(sample.at)), sample.value.ultraFineDust.sqlValue,
                 sample.value.fineDust.sqlValue, .integer(Int64(sample.holdSeconds)),
             ]
         },
-        conflict:
-            "ON CONFLICT (sensor, minute) DO UPDATE SET pm25 = excluded.pm25, pm10 = excluded.pm10, hold_seconds = excluded.hold_seconds")
+        conflict: indoorSampleConflict)
 }

@@ -199,9 +199,9 @@ public struct DemoReplay: Sendable {
             _ = try await advisories.saveAdvisories(page.advisories, fetchedAt: Self.now)
         }
         // The living-room monitor's export, through the parser `dustctl indoor import` uses.
-        let samples = try IndoorCSVParser(calendar: calendar, sensor: Self.indoorSensor).parse(
+        let rows = try IndoorCSVParser(calendar: calendar, sensor: Self.indoorSensor).parse(
             try Data(contentsOf: fixtures.appendingPathComponent(Self.indoorFile)), now: Self.now)
-        try await indoor.importIndoorSamples(samples.samples, sensor: Self.indoorSensor)
-        return Replay(responses: outcomes, activity: imports, indoorSamples: samples.samples.count)
+        try await indoor.importIndoorSeries(rows.series)
+        return Replay(responses: outcomes, activity: imports, indoorSamples: rows.series.count)
     }
 }

@@ -104,22 +104,22 @@ struct IndoorImportCommand: AsyncParsableCommand {
                     throw CommandFailure(
                         .dataError, "\(name): the file is larger than \(IndoorCSVParser.maxBytes / (1024 * 1024)) MiB; nothing was stored.")
                 }
-                let bytes = try opened.bytes(Int(opened.size), at: 0)
+                let now = try options.clock(settings).now
                 rows = try IndoorCSVParser(calendar: settings.calendar, sensor: sensor).parse(
-                    Data(bytes), now: try options.clock(settings).now)
+                    try opened.bytes(Int(opened.size), at: 0), now: now)
             } catch let error as IndoorCSVError {
                 throw CommandFailure(.dataError, "\(name): \(error.description); nothing was stored.")
             } catch let error as ActivityFileError {
                 throw CommandFailure(.noInput, "\(name): \(error.description); nothing was stored.")
             }
             try await withStore(settings, for: .write) { store in
-                try await store.importIndoorSamples(rows.samples, sensor: sensor)
+                try await store.importIndoorSeries(rows.series)
             }
-            let span = rows.samples.map(\.at)
+            let span = [rows.series.first, rows.series.last].compactMap { $0 }
             if options.json {
                 try standardOutputLine(
                     JSON.object([
-                        ("file", .string(file)), ("sensor", .string(sensor)), ("samples", .integer(rows.samples.count)),
+                        ("file", .string(file)), ("sensor", .string(sensor)), ("samples", .integer(rows.series.count)),
                         ("first", span.min().map { .string(settings.calendar.iso8601($0)) } ?? .null),
                         ("last", span.max().map { .string(settings.calendar.iso8601($0)) } ?? .null),
                         ("implausible", .integer(rows.implausible)), ("datedOutsidePeriod", .integer(rows.datedOutsidePeriod)),
@@ -127,13 +127,13 @@ struct IndoorImportCommand: AsyncParsableCommand {
                     ]).serialized)
                 return
             }
-            var summary = "\(name): \(rows.samples.count) samples of \(sensor)"
+            var summary = "\(name): \(rows.series.count) samples of \(sensor)"
             if let first = span.min(), let last = span.max() {
                 summary += " from \(IndoorOverview.minute(first, settings.calendar)) to \(IndoorOverview.minute(last, settings.calendar))"
             }
             var counted: [String] = []
             if rows.implausible > 0 { counted.append("\(rows.implausible) implausible values stored as unknown") }
-            if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of a minute given again (the later kept)") }
+            if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of the same minute as the row before (the later kept)") }
             if rows.datedOutsidePeriod > 0 {
                 counted.append("\(rows.datedOutsidePeriod) rows dated before 2000 or more than a day ahead skipped")
             }

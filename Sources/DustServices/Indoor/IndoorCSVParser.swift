@@ -12,12 +12,12 @@ public struct IndoorCSVError: Error, Sendable, Hashable, CustomStringConvertible
 
 /// What an indoor CSV gave: its samples (the last of each minute), and what was counted, not stored.
 public struct IndoorCSVRows: Sendable {
-    public var samples: [IndoorSample]
+    public var series: IndoorSeries
     /// Values that were numbers but implausible (negative, above 1,000 µg/m³): stored as unknown.
     public var implausible: Int
     /// Rows dated before 2000 or more than a day ahead: skipped.
     public var datedOutsidePeriod: Int
-    /// Rows whose minute a later row of the file gave again (the later one is kept).
+    /// Rows of the same minute as the row before them (the later one is kept).
     public var sameMinute: Int
 }
 
@@ -37,15 +37,15 @@ public struct IndoorCSVParser: Sendable {
         self.sensor = sensor
     }
 
-    public func parse(_ data: Data, now: Date) throws(IndoorCSVError) -> IndoorCSVRows {
-        guard data.count <= Self.maxBytes else {
-            throw IndoorCSVError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
-        }
-        var rows = IndoorCSVRows(samples: [], implausible: 0, datedOutsidePeriod: 0, sameMinute: 0)
+    /// Parses `bytes` (read once, in place: a year of minutes is never copied).
+    public func parse(_ bytes: some ContiguousBytes, now: Date) throws(IndoorCSVError) -> IndoorCSVRows {
+        var rows = IndoorCSVRows(series: IndoorSeries(sensor: sensor), implausible: 0, datedOutsidePeriod: 0, sameMinute: 0)
         var header: [String]?
         var lineNumber = 0
-        var byMinute: [Int64: Int] = [:]
-        let result: IndoorCSVError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> IndoorCSVError? in
+        let result: IndoorCSVError? = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> IndoorCSVError? in
+            guard raw.count <= Self.maxBytes else {
+                return IndoorCSVError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
+            }
             var start = 0
             if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { start = 3 }
             while start < raw.count {
@@ -83,15 +83,7 @@ public struct IndoorCSVParser: Sendable {
                     }
                     let pm25 = try value(fields[1], column: "pm25", line: lineNumber, rows: &rows)
                     let pm10 = columns.count == 3 ? try value(fields[2], column: "pm10", line: lineNumber, rows: &rows) : nil
-                    let sample = IndoorSample(sensor: sensor, at: at, value: DustPair(fineDust: pm10, ultraFineDust: pm25))
-                    let minute = Int64(sample.at.timeIntervalSince1970)
-                    if let earlier = byMinute[minute] {
-                        rows.samples[earlier] = sample
-                        rows.sameMinute += 1
-                    } else {
-                        byMinute[minute] = rows.samples.count
-                        rows.samples.append(sample)
-                    }
+                    if rows.series.append(at: at, value: DustPair(fineDust: pm10, ultraFineDust: pm25)) { rows.sameMinute += 1 }
                 } catch {
                     return error
                 }

@@ -16,7 +16,7 @@ public protocol IndoorStore: IndoorReadStore {
     func saveIndoor(samples: [IndoorSample], states: [IndoorSensorState]) async throws(StorageFailure)
     /// Stores an imported file's samples of one sensor in one transaction, replacing that sensor's
     /// samples within the file's first and last minute: all of it, or nothing.
-    func importIndoorSamples(_ samples: [IndoorSample], sensor: String) async throws(StorageFailure)
+    func importIndoorSeries(_ series: IndoorSeries) async throws(StorageFailure)
     /// The newest sample of `sensor` taken before `before`, if any (where a backfill starts).
     func newestIndoorSample(sensor: String, before: Date) async throws(StorageFailure) -> Date?
     /// Removes samples taken before `cutoff` (`retention.samplesDays`); returns how many.
