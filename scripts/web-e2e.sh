@@ -372,6 +372,23 @@ for sensor in package["rest"][0]["sensor"]:
     shown[sensor["name"]] = value
 print("ok: Home Assistant package renders:", "; ".join(f"{k} = {v}" for k, v in shown.items()))
 PY
+# Issue 39: the package `dustctl homeassistant` prints for the demo household (whose living room has a
+# monitor) renders against the demo day's document, its indoor sensor the last hour the monitor measured.
+DUSTD_CONFIG="$PWD/Fixtures/demo-household.yaml" "$BIN/dustctl" homeassistant >"$WORK/household-package.yaml"
+python3 - "$WORK" <<'PY' || fail "dustctl homeassistant's indoor sensor does not render against day --json"
+import json, sys
+import jinja2, yaml
+work = sys.argv[1]
+yaml.SafeLoader.add_constructor("!secret", lambda loader, node: "secret")
+package = yaml.safe_load(open(f"{work}/household-package.yaml"))
+document = json.load(open(f"{work}/day.json"))
+environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
+sensor = next(s for s in package["rest"][0]["sensor"] if s["unique_id"] == "finedust_indoor_pm25")
+value = float(environment.from_string(sensor["value_template"]).render(value_json=document))
+last = [h for h in document["hourly"] if h["indoor"]["pm25"] is not None][-1]
+assert value == last["indoor"]["pm25"], (value, last)
+print(f"ok: the household package's indoor PM2.5 renders {value:g} µg/m³, the monitor's last measured hour ({last['start']})")
+PY
 # The shipped Grafana dashboard asks Prometheus valid questions about series dustd exports.
 python3 - "$WORK" "$PROM_PORT" <<'PY' || fail "Config/grafana/finedust.json does not match dustd's metrics"
 import json, re, sys, urllib.parse, urllib.request

@@ -87,7 +87,8 @@ struct DemoCommand: AsyncParsableCommand {
                     try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, \(imported.held)")
                 }
                 try standardOutputLine(
-                    "  ✓ \(DemoReplay.indoorFile): the \(DemoReplay.indoorSensor) monitor's, \(replay.indoorSamples) samples (a purifier on from 19:00)")
+                    "  ✓ \(DemoReplay.indoorFile): the \(DemoReplay.indoorSensor) monitor's, \(replay.indoorSamples) samples (a purifier on from 19:00)"
+                )
                 try standardOutputLine(
                     "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"
                         + (forecast.weekly.map { " published \($0.publishedOn), \($0.days.count) days" } ?? "") + "\n")

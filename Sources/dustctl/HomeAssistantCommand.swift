@@ -83,12 +83,12 @@ enum HomeAssistantPackage {
     static let indoorSensor = """
               - name: "FineDust indoor PM2.5"
                 unique_id: finedust_indoor_pm25
-                value_template: "{% set h = value_json.hourly | selectattr('indoor.pm25', 'number') | list %}{{ h[-1].indoor.pm25 if h else none }}"
+                value_template: "{% set h = value_json.hourly | selectattr('indoorSource', 'defined') | selectattr('indoor.pm25', 'number') | list %}{{ h[-1].indoor.pm25 if h else none }}"
                 device_class: pm25
                 unit_of_measurement: "µg/m³"
                 state_class: measurement
 
-    """
+        """
 
     /// The README's sensors (`HomeAssistantPackageTests` resolves each template against the API).
     private static let firstPersonSensors = """

@@ -191,7 +191,8 @@ struct ExportTests {
         #expect(sections[1].contains("Intake        231.7 µg              115.6 µg"))
         #expect(sections[1].contains("Week            167   166  37.7   19.4   1600.2   820.8 보통 moderate (PM2.5)"))
         #expect(
-            output.contains("  ✓ indoor/demo-living-room-2026-11-20.csv: the living-room monitor's, 385 samples (a purifier on from 19:00)\n"))
+            output.contains(
+                "  ✓ indoor/demo-living-room-2026-11-20.csv: the living-room monitor's, 385 samples (a purifier on from 19:00)\n"))
         // Why: the sum of each hour's V, the hours at each level and the rates of each one's age.
         #expect(output.contains("Why the numbers differ: the same air, breathed differently (m³ = the sum of each hour's V)\n"))
         #expect(

@@ -48,6 +48,11 @@ struct IndoorCommandTests {
         #expect(text.contains("indoor sensor PM2.5 9.0 PM10 20.0"), "\(text)")
         #expect(text.contains("Indoor sensor, 1 hour: indoor/outdoor PM2.5 0.30, PM10 0.34 (configured infiltration 0.70)"), "\(text)")
 
+        // The Home Assistant package gains the monitor's sensor (web-e2e.sh renders it with Jinja2).
+        let package = try await dustctl(["homeassistant"], environment: env).standardOutput
+        #expect(package.contains("      - name: \"FineDust indoor PM2.5\"\n        unique_id: finedust_indoor_pm25\n"))
+        #expect(try await dustctl("homeassistant").standardOutput.contains("indoor") == false)
+
         let listed = try await dustctl(["indoor", "--db", db, "--now", "2026-11-20T11:30"], environment: env).standardOutput
         #expect(listed.contains("old-monitor (import), for me"))
         #expect(listed.contains("last sample  2026-11-20 10:59  PM2.5 9 µg/m³, PM10 20 µg/m³"), "\(listed)")
