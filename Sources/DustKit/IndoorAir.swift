@@ -65,50 +65,96 @@ public struct IndoorSlotValue: Sendable, Hashable {
     /// sensors holding a value are averaged; the slot's value is the mean over the minutes covered.
     /// Nil when no sample covers any minute of the slot.
     public static func of(_ slot: Slot, samples: [IndoorSample]) -> IndoorSlotValue? {
-        var sums = [DustPair<Double>](repeating: DustPair(repeating: 0), count: 60)
-        var counts = [DustPair<Int>](repeating: DustPair(repeating: 0), count: 60)
-        var covered = [Bool](repeating: false, count: 60)
-        var sensors: [String] = []
-        let bySensor = Dictionary(grouping: samples, by: \.sensor)
+        let series = Dictionary(grouping: samples, by: \.sensor).sorted { $0.key < $1.key }.map { sensor, samples in
+            IndoorSeries(sensor: sensor, samples: samples.sorted { $0.at < $1.at })
+        }
+        var minutes = MinuteBins()
+        var starts = [Int](repeating: 0, count: series.count)
+        return of(slot, series: series, starts: &starts, bins: &minutes)
+    }
+
+    /// The same from each sensor's series in time order, the work of a week of slots without an
+    /// allocation: `starts` holds, per series, the first sample that may still reach a slot (slots
+    /// come in time order), `bins` the slot's minutes, cleared here.
+    public static func of(_ slot: Slot, series: [IndoorSeries], starts: inout [Int], bins: inout MinuteBins) -> IndoorSlotValue? {
+        bins.clear()
         let slotStart = slot.startEpochSeconds
-        for sensor in bySensor.keys.sorted() {
-            let ordered = bySensor[sensor]!.sorted { $0.at < $1.at }
+        let slotEnd = slotStart + 3600
+        var sensors: [String] = []
+        for (index, one) in series.enumerated() {
+            let minutes = one.minutes
+            var first = starts[index]
+            while first < minutes.count, minutes[first] < slotStart - Int64(IndoorSample.stateHoldSeconds) { first += 1 }
+            starts[index] = first
             var used = false
-            for (index, sample) in ordered.enumerated() {
-                let start = wholeSeconds(sample.at)
-                var end = start + Int64(max(60, sample.holdSeconds))
-                if index + 1 < ordered.count { end = min(end, wholeSeconds(ordered[index + 1].at)) }
-                let first = max(start, slotStart)
-                let last = min(end, slotStart + 3600)
-                guard first < last else { continue }
-                for minute in Int((first - slotStart) / 60)..<Int((last - slotStart + 59) / 60) {
-                    var any = false
-                    for pollutant in Pollutant.allCases {
-                        guard let value = sample.value[pollutant] else { continue }
-                        sums[minute][pollutant] += value
-                        counts[minute][pollutant] += 1
-                        any = true
-                    }
-                    if any {
-                        covered[minute] = true
-                        used = true
+            var position = first
+            while position < minutes.count, minutes[position] < slotEnd {
+                let start = minutes[position]
+                var end = start + Int64(max(60, one.holds[position]))
+                if position + 1 < minutes.count { end = min(end, minutes[position + 1]) }
+                let (from, to) = (max(start, slotStart), min(end, slotEnd))
+                let (pm25, pm10) = (one.pm25[position], one.pm10[position])
+                if from < to, !(pm25.isNaN && pm10.isNaN) {
+                    used = true
+                    for minute in Int((from - slotStart) / 60)..<Int((to - slotStart + 59) / 60) {
+                        bins.add(minute: minute, pm25: pm25, pm10: pm10)
                     }
                 }
+                position += 1
             }
-            if used { sensors.append(sensor) }
+            if used { sensors.append(one.sensor) }
         }
-        let minutesCovered = covered.filter { $0 }.count
-        guard minutesCovered > 0 else { return nil }
-        let value = DustPair<Double?>(byPollutant: { pollutant in
-            var total = 0.0
-            var minutes = 0
-            for minute in 0..<60 where counts[minute][pollutant] > 0 {
-                total += sums[minute][pollutant] / Double(counts[minute][pollutant])
-                minutes += 1
-            }
-            return minutes >= minimumMinutes ? total / Double(minutes) : nil
-        })
-        return IndoorSlotValue(value: value, minutesCovered: minutesCovered, sensors: sensors)
+        let covered = bins.coveredMinutes
+        guard covered > 0 else { return nil }
+        return IndoorSlotValue(
+            value: DustPair(fineDust: bins.mean(\.pm10), ultraFineDust: bins.mean(\.pm25)), minutesCovered: covered,
+            sensors: sensors.sorted())
+    }
+}
+
+/// The 60 minutes of a slot: per minute the sum and count of the sensors' values of each pollutant.
+public struct MinuteBins: Sendable {
+    struct Sums {
+        var sum = 0.0
+        var count = 0
+    }
+    private var pm25Bins = [Sums](repeating: Sums(), count: 60)
+    private var pm10Bins = [Sums](repeating: Sums(), count: 60)
+    var pm25: [Sums] { pm25Bins }
+    var pm10: [Sums] { pm10Bins }
+
+    public init() {}
+
+    mutating func clear() {
+        for minute in 0..<60 {
+            pm25Bins[minute] = Sums()
+            pm10Bins[minute] = Sums()
+        }
+    }
+
+    mutating func add(minute: Int, pm25: Double, pm10: Double) {
+        if !pm25.isNaN {
+            pm25Bins[minute].sum += pm25
+            pm25Bins[minute].count += 1
+        }
+        if !pm10.isNaN {
+            pm10Bins[minute].sum += pm10
+            pm10Bins[minute].count += 1
+        }
+    }
+
+    /// Minutes a value of either pollutant covers.
+    var coveredMinutes: Int { (0..<60).reduce(0) { $0 + (pm25Bins[$1].count > 0 || pm10Bins[$1].count > 0 ? 1 : 0) } }
+
+    /// The mean over the minutes covered of the per-minute means; nil under `IndoorSlotValue.minimumMinutes`.
+    func mean(_ pollutant: KeyPath<MinuteBins, [Sums]>) -> Double? {
+        var total = 0.0
+        var minutes = 0
+        for bin in self[keyPath: pollutant] where bin.count > 0 {
+            total += bin.sum / Double(bin.count)
+            minutes += 1
+        }
+        return minutes >= IndoorSlotValue.minimumMinutes ? total / Double(minutes) : nil
     }
 }
 
@@ -209,19 +255,28 @@ public enum PurpleAirChannels {
 }
 
 /// One sensor's samples in columns (docs/REFERENCE.md §21): what an import of a year of minutes holds,
-/// 24 bytes a sample instead of an `IndoorSample`'s 64, so 525,600 of them fit in 13 MB.
+/// and what a report reads, 28 bytes a sample instead of an `IndoorSample`'s 64, in time order.
 public struct IndoorSeries: Sendable {
     public let sensor: String
+    /// The hold of samples appended (`append`).
     public let holdSeconds: Int
     /// Whole minutes, seconds since 1970.
     public private(set) var minutes: [Int64] = []
     /// µg/m³; NaN where unknown.
     public private(set) var pm25: [Double] = []
     public private(set) var pm10: [Double] = []
+    /// Each sample's hold, seconds.
+    public private(set) var holds: [Int32] = []
 
     public init(sensor: String, holdSeconds: Int = IndoorSample.sampledHoldSeconds) {
         self.sensor = sensor
         self.holdSeconds = holdSeconds
+    }
+
+    /// A series of `samples` of one sensor, in the order given.
+    public init(sensor: String, samples: some Sequence<IndoorSample>) {
+        self.init(sensor: sensor)
+        for sample in samples { append(minute: Int64(sample.at.timeIntervalSince1970), value: sample.value, hold: sample.holdSeconds) }
     }
 
     public var count: Int { minutes.count }
@@ -233,16 +288,23 @@ public struct IndoorSeries: Sendable {
     /// keeps the last row of a key.
     @discardableResult
     public mutating func append(at: Date, value: DustPair<Double?>) -> Bool {
-        let minute = Int64(IndoorSample.minute(containing: at).timeIntervalSince1970)
+        append(minute: Int64(IndoorSample.minute(containing: at).timeIntervalSince1970), value: value, hold: holdSeconds)
+    }
+
+    /// Adds a sample of a whole minute (as stored), with its hold.
+    @discardableResult
+    public mutating func append(minute: Int64, value: DustPair<Double?>, hold: Int) -> Bool {
         let (ultraFine, fine) = (value.ultraFineDust ?? .nan, value.fineDust ?? .nan)
         if minutes.last == minute {
             pm25[pm25.count - 1] = ultraFine
             pm10[pm10.count - 1] = fine
+            holds[holds.count - 1] = Int32(clamping: hold)
             return true
         }
         minutes.append(minute)
         pm25.append(ultraFine)
         pm10.append(fine)
+        holds.append(Int32(clamping: hold))
         return false
     }
 
@@ -251,7 +313,7 @@ public struct IndoorSeries: Sendable {
         IndoorSample(
             sensor: sensor, at: Date(timeIntervalSince1970: TimeInterval(minutes[index])),
             value: DustPair(fineDust: pm10[index].isNaN ? nil : pm10[index], ultraFineDust: pm25[index].isNaN ? nil : pm25[index]),
-            holdSeconds: holdSeconds)
+            holdSeconds: Int(holds[index]))
     }
 
     /// Every sample, for a small series (a test, the demo's evening).

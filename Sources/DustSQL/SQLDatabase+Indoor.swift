@@ -5,24 +5,25 @@ import Foundation
 // Indoor samples and the sensors' states (docs/REFERENCE.md §21).
 
 extension SQLDatabase {
-    public func indoorSamples(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSample] {
+    public func indoorSeries(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSeries] {
         guard !sensors.isEmpty else { return [] }
         let (first, end) = (SQLTime.minuteBound(from), SQLTime.minuteBound(to))
         return try await read { session in
-            var samples: [IndoorSample] = []
+            var found: [IndoorSeries] = []
             for sensor in sensors.sorted() {
+                var series = IndoorSeries(sensor: sensor)
                 try session.forEachRow(
                     "SELECT minute, pm25, pm10, hold_seconds FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute < ? ORDER BY minute",
                     [.text(sensor), .integer(first), .integer(end)]
                 ) { row in
-                    samples.append(
-                        IndoorSample(
-                            sensor: sensor, at: SQLTime.date(try row.int64("minute")),
-                            value: DustPair(fineDust: try row.optionalDouble("pm10"), ultraFineDust: try row.optionalDouble("pm25")),
-                            holdSeconds: try row.int("hold_seconds")))
+                    series.append(
+                        minute: try row.int64("minute"),
+                        value: DustPair(fineDust: try row.optionalDouble("pm10"), ultraFineDust: try row.optionalDouble("pm25")),
+                        hold: try row.int("hold_seconds"))
                 }
+                if series.count > 0 { found.append(series) }
             }
-            return samples
+            return found
         }
     }
 

@@ -333,7 +333,7 @@ public struct StatisticsService: Sendable {
     private func indoorRecords(from: Slot, to: Slot) async throws(StorageFailure) -> IndoorAirCursor? {
         guard let indoor, !person.indoorSensors.isEmpty, intakeModel is VentilationIntakeModel else { return nil }
         return IndoorAirCursor(
-            try await indoor.indoorSamples(
+            try await indoor.indoorSeries(
                 sensors: person.indoorSensors, from: from.start.addingTimeInterval(-IndoorAirCursor.lookBehind), to: to.start))
     }
 

@@ -3,10 +3,18 @@ import Foundation
 
 /// The read side of the home's indoor samples (docs/REFERENCE.md §21).
 public protocol IndoorReadStore: Sendable {
-    /// The samples of `sensors` taken in `[from, to)`, by sensor then time.
-    func indoorSamples(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSample]
+    /// The samples of `sensors` taken in `[from, to)`, a series per sensor that has any, by sensor
+    /// name, each in time order.
+    func indoorSeries(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSeries]
     /// What dustd last knew of each sensor it samples, by name.
     func indoorSensorStates() async throws(StorageFailure) -> [IndoorSensorState]
+}
+
+extension IndoorReadStore {
+    /// The samples of `sensors` taken in `[from, to)`, by sensor then time (a few: a status, a scrape).
+    public func indoorSamples(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSample] {
+        try await indoorSeries(sensors: sensors, from: from, to: to).flatMap(\.samples)
+    }
 }
 
 /// Where indoor samples and each sensor's state are kept.
