@@ -16,14 +16,28 @@ extension SQLDatabase {
                     "SELECT minute, pm25, pm10, hold_seconds FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute < ? ORDER BY minute",
                     [.text(sensor), .integer(first), .integer(end)]
                 ) { row in
+                    // By position (the statement's own order): a week of two monitors is 20,000 rows.
+                    let values = row.values
+                    guard case .integer(let minute) = values[0], case .integer(let hold) = values[3] else {
+                        throw SQLDecodingError(column: "minute", found: values[0])
+                    }
                     series.append(
-                        minute: try row.int64("minute"),
-                        value: DustPair(fineDust: try row.optionalDouble("pm10"), ultraFineDust: try row.optionalDouble("pm25")),
-                        hold: try row.int("hold_seconds"))
+                        minute: minute, value: DustPair(fineDust: try Self.real(values[2]), ultraFineDust: try Self.real(values[1])),
+                        hold: Int(hold))
                 }
                 if series.count > 0 { found.append(series) }
             }
             return found
+        }
+    }
+
+    /// A REAL column's value: nil for NULL, an INTEGER as its Double; anything else is a damaged row.
+    private static func real(_ value: SQLValue) throws(SQLDecodingError) -> Double? {
+        switch value {
+        case .real(let real): real
+        case .integer(let integer): Double(integer)
+        case .null: nil
+        default: throw SQLDecodingError(column: "pm25/pm10", found: value)
         }
     }
 
