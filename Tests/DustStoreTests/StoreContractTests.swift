@@ -227,6 +227,43 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "Indoor samples: each engine's lean read of the series equals the shared statement's; a minute again replaces; states round-trip",
+        arguments: Backend.allCases)
+    func indoorSeries(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            let start = Date(timeIntervalSince1970: 1_795_129_200)
+            func at(_ minutes: Int) -> Date { start.addingTimeInterval(Double(minutes) * 60) }
+            try await store.saveIndoor(
+                samples: [
+                    IndoorSample(sensor: "living-room", at: at(0), value: DustPair(fineDust: 20, ultraFineDust: 9)),
+                    IndoorSample(sensor: "living-room", at: at(1), value: DustPair(fineDust: nil, ultraFineDust: 8.5)),
+                    IndoorSample(sensor: "study", at: at(1), value: DustPair(fineDust: nil, ultraFineDust: 6), holdSeconds: 3600),
+                    IndoorSample(sensor: "living-room", at: at(5), value: DustPair(fineDust: 14, ultraFineDust: nil)),
+                ],
+                states: [IndoorSensorState(sensor: "study", kind: "homeassistant", checkedAt: at(1), lastSampleAt: at(1))])
+            // The same minute again (a later answer of it) replaces the first.
+            try await store.saveIndoor(
+                samples: [
+                    IndoorSample(sensor: "living-room", at: at(1).addingTimeInterval(30), value: DustPair(fineDust: 16, ultraFineDust: 8))
+                ],
+                states: [])
+            let read = try await store.indoorSeries(sensors: ["study", "living-room", "bedroom"], from: at(0), to: at(5))
+            #expect(read.map(\.sensor) == ["living-room", "study"])
+            #expect(read[0].samples.map(\.value) == [DustPair(fineDust: 20, ultraFineDust: 9), DustPair(fineDust: 16, ultraFineDust: 8)])
+            #expect(read[1].samples.map(\.holdSeconds) == [3600] && read[1].minutes == [Int64(at(1).timeIntervalSince1970)])
+            if let shared = store as? any SQLDatabase {
+                let statement = try await sharedIndoorSeries(shared, sensors: ["study", "living-room", "bedroom"], from: at(0), to: at(5))
+                #expect(statement.map(\.samples) == read.map(\.samples))
+            }
+            #expect(
+                try await store.indoorSensorStates() == [
+                    IndoorSensorState(sensor: "study", kind: "homeassistant", checkedAt: at(1), lastSampleAt: at(1))
+                ])
+            #expect(try await store.pruneIndoorSamples(before: at(2)) == 3)
+        }
+    }
+
     @Test("The newest slot that ended by now; a slot in the future never counts", arguments: Backend.allCases)
     func newestSlot(_ backend: Backend) async throws {
         try await backend.withStore { store throws in
@@ -524,4 +561,11 @@ struct StoreContractTests {
             #expect(try await kept("dad") == hours)
         }
     }
+}
+
+/// DustSQL's shared statement for the indoor series, whatever lean read the engine has of its own.
+private func sharedIndoorSeries(
+    _ database: some SQLDatabase, sensors: [String], from: Date, to: Date
+) async throws(StorageFailure) -> [IndoorSeries] {
+    try await database.indoorSeries(sensors: sensors, from: from, to: to)
 }
