@@ -319,3 +319,68 @@ public struct IndoorSeries: Sendable {
     /// Every sample, for a small series (a test, the demo's evening).
     public var samples: [IndoorSample] { minutes.indices.map(sample) }
 }
+
+/// How a sensor's samples of one hour are stored (docs/REFERENCE.md §21, `indoor_hour.samples`): one
+/// record a sample in minute order, 19 bytes each — the minute of the hour (1 byte), the hold in seconds
+/// (2), PM2.5 and PM10 as IEEE doubles (8 + 8, NaN for unknown), little-endian. A week of two monitors is
+/// 336 rows to read, not 20,000 (docs/PERFORMANCE.md, issue 39).
+public enum IndoorHourRecord {
+    public static let recordBytes = 19
+
+    /// One sample of the hour.
+    public struct Entry: Sendable, Hashable {
+        /// 0…59.
+        public var minute: Int
+        public var hold: Int
+        /// µg/m³, NaN for unknown.
+        public var pm25: Double
+        public var pm10: Double
+
+        public init(minute: Int, hold: Int, pm25: Double, pm10: Double) {
+            self.minute = minute
+            self.hold = hold
+            self.pm25 = pm25
+            self.pm10 = pm10
+        }
+    }
+
+    /// The bytes of `entries` (one per minute, the last of a minute given twice kept), in minute order.
+    public static func encode(_ entries: [Entry]) -> [UInt8] {
+        var byMinute = [Entry?](repeating: nil, count: 60)
+        for entry in entries where (0..<60).contains(entry.minute) { byMinute[entry.minute] = entry }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(entries.count * recordBytes)
+        for entry in byMinute.compactMap({ $0 }) {
+            bytes.append(UInt8(entry.minute))
+            let hold = UInt16(clamping: entry.hold)
+            bytes.append(UInt8(hold & 0xFF))
+            bytes.append(UInt8(hold >> 8))
+            for value in [entry.pm25, entry.pm10] {
+                let bits = value.bitPattern
+                for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8((bits >> UInt64(shift)) & 0xFF)) }
+            }
+        }
+        return bytes
+    }
+
+    /// The entries of `bytes`; nil when they are not records of this shape (a damaged row).
+    public static func decode(_ bytes: [UInt8]) -> [Entry]? {
+        guard bytes.count % recordBytes == 0 else { return nil }
+        var entries: [Entry] = []
+        entries.reserveCapacity(bytes.count / recordBytes)
+        var offset = 0
+        while offset < bytes.count {
+            let minute = Int(bytes[offset])
+            guard minute < 60, entries.last.map({ $0.minute < minute }) ?? true else { return nil }
+            let hold = Int(bytes[offset + 1]) | Int(bytes[offset + 2]) << 8
+            func double(at start: Int) -> Double {
+                var bits: UInt64 = 0
+                for index in 0..<8 { bits |= UInt64(bytes[start + index]) << UInt64(index * 8) }
+                return Double(bitPattern: bits)
+            }
+            entries.append(Entry(minute: minute, hold: hold, pm25: double(at: offset + 3), pm10: double(at: offset + 11)))
+            offset += recordBytes
+        }
+        return entries
+    }
+}

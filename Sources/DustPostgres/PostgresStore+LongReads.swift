@@ -4,10 +4,9 @@ import DustServices
 import Foundation
 import PostgresNIO
 
-// The long reads in PostgreSQL's own words (docs/PERFORMANCE.md): §19's weighting, the stations' dust
-// by `= ANY` of an array and one position a minute by `DISTINCT ON`, and §21's indoor series decoded by
-// position. Every other statement is the shared statements' (DustSQL). Each runs, as every statement
-// does, on a thread of the store's pool.
+// The two long reads of §19's weighting in PostgreSQL's own words (docs/PERFORMANCE.md): the stations'
+// dust by `= ANY` of an array, and one position a minute by `DISTINCT ON`. Every other statement is
+// the shared statements' (DustSQL). Both run, as every statement does, on a thread of the store's pool.
 
 extension PostgresStore {
     /// The stored readings of `stations` for slots starting in `[from, to)`, by slot, then station.
@@ -54,31 +53,6 @@ extension PostgresStore {
                 points.append(TrackPoint(at: SQLTime.date(minute), latitude: latitude, longitude: longitude))
             }
             return points
-        }
-    }
-
-    /// Each of `sensors`' samples in `[from, to)` (docs/REFERENCE.md §21), four columns a row decoded by
-    /// position into the series' columns.
-    public func indoorSeries(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSeries] {
-        guard !sensors.isEmpty else { return [] }
-        let (first, end) = (SQLTime.minuteBound(from), SQLTime.minuteBound(to))
-        return try await reading { session in
-            var found: [IndoorSeries] = []
-            for sensor in sensors.sorted() {
-                let rows = try session.run(
-                    """
-                    SELECT minute, pm25, pm10, hold_seconds FROM indoor_sample
-                    WHERE sensor = \(sensor) AND minute >= \(first) AND minute < \(end) ORDER BY minute
-                    """
-                ).rows
-                var series = IndoorSeries(sensor: sensor)
-                for row in rows {
-                    let (minute, pm25, pm10, hold) = try row.decode((Int64, Double?, Double?, Int64).self)
-                    series.append(minute: minute, value: DustPair(fineDust: pm10, ultraFineDust: pm25), hold: Int(hold))
-                }
-                if series.count > 0 { found.append(series) }
-            }
-            return found
         }
     }
 }

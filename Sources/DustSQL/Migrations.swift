@@ -500,19 +500,18 @@ public struct Migration: Sendable {
             // Whoever may read or write the readings may read or raise the number (docs/REFERENCE.md §20).
             return table + [grantingAsOn("measurement", to: "data_generation")]
         },
-        // Indoor air (docs/REFERENCE.md §21): one sample a minute per sensor, and what dustd last knew
-        // of each sensor (its last sample, the problem it has now) for `dustctl indoor` and the status.
+        // Indoor air (docs/REFERENCE.md §21): one sample a minute per sensor, packed by hour, and what dustd
+        // last knew of each sensor (its last sample, its problem now) for `dustctl indoor` and the status.
         Migration("v17-indoor-air") { dialect in
             let t = dialect.ddl
             let tables = [
+                // A row per sensor and hour, its samples packed (`IndoorHourRecord`): a week is 168 rows a sensor.
                 """
-                CREATE TABLE indoor_sample (
+                CREATE TABLE indoor_hour (
                     sensor \(t.text) NOT NULL,
-                    minute \(t.integer) NOT NULL,
-                    pm25 \(t.real),
-                    pm10 \(t.real),
-                    hold_seconds \(t.integer) NOT NULL,
-                    PRIMARY KEY (sensor, minute)
+                    slot_start \(t.integer) NOT NULL,
+                    samples \(t.blob) NOT NULL,
+                    PRIMARY KEY (sensor, slot_start)
                 )\(t.withoutRowID)
                 """,
                 """
@@ -528,7 +527,7 @@ public struct Migration: Sendable {
                 """,
             ]
             guard dialect == .postgres else { return tables }
-            return tables + [grantingAsOn("measurement", to: "indoor_sample, indoor_sensor")]
+            return tables + [grantingAsOn("measurement", to: "indoor_hour, indoor_sensor")]
         },
     ]
 }

@@ -2,7 +2,9 @@ import DustKit
 import DustServices
 import Foundation
 
-// Indoor samples and the sensors' states (docs/REFERENCE.md §21).
+// Indoor samples and the sensors' states (docs/REFERENCE.md §21). Samples are kept a row per sensor and
+// hour (`indoor_hour`), each hour's samples packed by `IndoorHourRecord`: a week is read as 168 rows a
+// sensor, and a minute's sample is written by rewriting its hour's row.
 
 extension SQLDatabase {
     public func indoorSeries(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSeries] {
@@ -13,31 +15,19 @@ extension SQLDatabase {
             for sensor in sensors.sorted() {
                 var series = IndoorSeries(sensor: sensor)
                 try session.forEachRow(
-                    "SELECT minute, pm25, pm10, hold_seconds FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute < ? ORDER BY minute",
-                    [.text(sensor), .integer(first), .integer(end)]
+                    "SELECT slot_start, samples FROM indoor_hour WHERE sensor = ? AND slot_start >= ? AND slot_start < ? ORDER BY slot_start",
+                    [.text(sensor), .integer(hourStart(first)), .integer(end)]
                 ) { row in
-                    // By position (the statement's own order): a week of two monitors is 20,000 rows.
-                    let values = row.values
-                    guard case .integer(let minute) = values[0], case .integer(let hold) = values[3] else {
-                        throw SQLDecodingError(column: "minute", found: values[0])
+                    let slot = try row.int64("slot_start")
+                    for entry in try entries(row) {
+                        let minute = slot + Int64(entry.minute * 60)
+                        guard minute >= first, minute < end else { continue }
+                        series.append(minute: minute, value: entry.value, hold: entry.hold)
                     }
-                    series.append(
-                        minute: minute, value: DustPair(fineDust: try Self.real(values[2]), ultraFineDust: try Self.real(values[1])),
-                        hold: Int(hold))
                 }
                 if series.count > 0 { found.append(series) }
             }
             return found
-        }
-    }
-
-    /// A REAL column's value: nil for NULL, an INTEGER as its Double; anything else is a damaged row.
-    private static func real(_ value: SQLValue) throws(SQLDecodingError) -> Double? {
-        switch value {
-        case .real(let real): real
-        case .integer(let integer): Double(integer)
-        case .null: nil
-        default: throw SQLDecodingError(column: "pm25/pm10", found: value)
         }
     }
 
@@ -58,7 +48,18 @@ extension SQLDatabase {
     public func saveIndoor(samples: [IndoorSample], states: [IndoorSensorState]) async throws(StorageFailure) {
         guard !samples.isEmpty || !states.isEmpty else { return }
         try await write { session in
-            try insertIndoorSamples(samples, session)
+            // Each hour a sample falls in: its stored samples, these written over them minute by minute.
+            let byHour = Dictionary(grouping: samples) { HourKey(sensor: $0.sensor, slot: hourStart(SQLTime.seconds($0.at))) }
+            for key in byHour.keys.sorted(by: { ($0.sensor, $0.slot) < ($1.sensor, $1.slot) }) {
+                var entries = try storedEntries(key, session)
+                for sample in byHour[key]! {
+                    entries.append(
+                        IndoorHourRecord.Entry(
+                            minute: Int((SQLTime.seconds(sample.at) - key.slot) / 60), hold: sample.holdSeconds,
+                            pm25: sample.value.ultraFineDust ?? .nan, pm10: sample.value.fineDust ?? .nan))
+                }
+                try writeHour(key, entries, session)
+            }
             for state in states {
                 try session.execute(
                     """
@@ -74,53 +75,111 @@ extension SQLDatabase {
     }
 
     public func importIndoorSeries(_ series: IndoorSeries) async throws(StorageFailure) {
-        guard let first = series.first, let last = series.last else { return }
+        guard let firstDate = series.first, let lastDate = series.last else { return }
+        let (first, last) = (SQLTime.seconds(firstDate), SQLTime.seconds(lastDate))
         try await write { session in
+            // The hours at either end keep what they hold outside the file's span; the hours between are the file's alone.
+            var edges: [Int64: [IndoorHourRecord.Entry]] = [:]
+            for slot in Set([hourStart(first), hourStart(last)]) {
+                edges[slot] = try storedEntries(HourKey(sensor: series.sensor, slot: slot), session).filter { entry in
+                    let minute = slot + Int64(entry.minute * 60)
+                    return minute < first || minute > last
+                }
+            }
             try session.execute(
-                "DELETE FROM indoor_sample WHERE sensor = ? AND minute >= ? AND minute <= ?", series.sensor, SQLTime.seconds(first),
-                SQLTime.seconds(last))
-            // Row by row from the columns: a year of minutes is never held as rows.
+                "DELETE FROM indoor_hour WHERE sensor = ? AND slot_start >= ? AND slot_start <= ?", series.sensor, hourStart(first),
+                hourStart(last))
+            // Hour by hour from the columns: a year of minutes is never held as rows.
+            let order = series.minutes.indices.sorted { series.minutes[$0] < series.minutes[$1] }
+            var position = 0
             try session.insertRows(
-                into: "indoor_sample", columns: indoorSampleColumns,
-                rows: series.minutes.indices.lazy.map { index in
-                    let (pm25, pm10) = (series.pm25[index], series.pm10[index])
-                    return [
-                        .text(series.sensor), .integer(series.minutes[index]), pm25.isNaN ? .null(.real) : .real(pm25),
-                        pm10.isNaN ? .null(.real) : .real(pm10), .integer(Int64(series.holdSeconds)),
-                    ]
-                }, conflict: indoorSampleConflict)
+                into: "indoor_hour",
+                columns: [SQLColumn("sensor", .text, key: true), SQLColumn("slot_start", .integer, key: true), SQLColumn("samples", .blob)],
+                rows: AnyIterator { () -> [SQLValue]? in
+                    guard position < order.count else { return nil }
+                    let slot = hourStart(series.minutes[order[position]])
+                    var entries = edges[slot] ?? []
+                    while position < order.count, hourStart(series.minutes[order[position]]) == slot {
+                        let index = order[position]
+                        entries.append(
+                            IndoorHourRecord.Entry(
+                                minute: Int((series.minutes[index] - slot) / 60), hold: Int(series.holds[index]), pm25: series.pm25[index],
+                                pm10: series.pm10[index]))
+                        position += 1
+                    }
+                    entries.sort { $0.minute < $1.minute }
+                    return [.text(series.sensor), .integer(slot), .blob(IndoorHourRecord.encode(entries))]
+                }, conflict: "ON CONFLICT (sensor, slot_start) DO UPDATE SET samples = excluded.samples")
+            // An end hour the file left no sample in still holds what it held outside the span.
+            for (slot, kept) in edges where !kept.isEmpty && !order.contains(where: { hourStart(series.minutes[$0]) == slot }) {
+                try writeHour(HourKey(sensor: series.sensor, slot: slot), kept, session)
+            }
         }
     }
 
     public func newestIndoorSample(sensor: String, before: Date) async throws(StorageFailure) -> Date? {
-        try await read { session in
-            try session.row(
-                "SELECT max(minute) AS newest FROM indoor_sample WHERE sensor = ? AND minute < ?", sensor, SQLTime.minuteBound(before))?
-                .optionalInt64("newest").map(SQLTime.date)
+        let bound = SQLTime.minuteBound(before)
+        return try await read { session in
+            for row in try session.rows(
+                "SELECT slot_start, samples FROM indoor_hour WHERE sensor = ? AND slot_start < ? ORDER BY slot_start DESC LIMIT 2", sensor,
+                bound)
+            {
+                let slot = try row.int64("slot_start")
+                if let newest = try entries(row).map({ slot + Int64($0.minute * 60) }).filter({ $0 < bound }).max() {
+                    return SQLTime.date(newest)
+                }
+            }
+            return nil
         }
     }
 
+    /// Removes the hours that ended by `cutoff`; returns how many samples they held.
     public func pruneIndoorSamples(before cutoff: Date) async throws(StorageFailure) -> Int {
-        try await write { session in try session.execute("DELETE FROM indoor_sample WHERE minute < ?", SQLTime.minuteBound(cutoff)) }
+        let bound = hourStart(SQLTime.seconds(cutoff)) - 3600
+        return try await write { session in
+            let bytes = try session.row("SELECT sum(length(samples)) AS bytes FROM indoor_hour WHERE slot_start <= ?", bound)?
+                .optionalInt64("bytes") ?? 0
+            try session.execute("DELETE FROM indoor_hour WHERE slot_start <= ?", bound)
+            return Int(bytes) / IndoorHourRecord.recordBytes
+        }
     }
 }
 
-private let indoorSampleColumns = [
-    SQLColumn("sensor", .text, key: true), SQLColumn("minute", .integer, key: true), SQLColumn("pm25", .real),
-    SQLColumn("pm10", .real), SQLColumn("hold_seconds", .integer),
-]
-private let indoorSampleConflict =
-    "ON CONFLICT (sensor, minute) DO UPDATE SET pm25 = excluded.pm25, pm10 = excluded.pm10, hold_seconds = excluded.hold_seconds"
+/// A sensor's hour.
+private struct HourKey: Hashable {
+    var sensor: String
+    var slot: Int64
+}
 
-private func insertIndoorSamples(_ samples: [IndoorSample], _ session: any SQLSession) throws {
-    try session.insertRows(
-        into: "indoor_sample",
-        columns: indoorSampleColumns,
-        rows: samples.lazy.map { sample in
-            [
-                .text(sample.sensor), .integer(SQLTime.seconds(sample.at)), sample.value.ultraFineDust.sqlValue,
-                sample.value.fineDust.sqlValue, .integer(Int64(sample.holdSeconds)),
-            ]
-        },
-        conflict: indoorSampleConflict)
+/// The start of the hour containing `seconds`.
+private func hourStart(_ seconds: Int64) -> Int64 { seconds - ((seconds % 3600) + 3600) % 3600 }
+
+/// An hour row's samples; a row that is not `IndoorHourRecord`s is a damaged database.
+private func entries(_ row: SQLRow) throws -> [IndoorHourRecord.Entry] {
+    let bytes = try row.bytes("samples")
+    guard let entries = IndoorHourRecord.decode(bytes) else { throw SQLDecodingError(column: "samples", found: .blob(bytes)) }
+    return entries
+}
+
+private func storedEntries(_ key: HourKey, _ session: any SQLSession) throws -> [IndoorHourRecord.Entry] {
+    guard let row = try session.row("SELECT samples FROM indoor_hour WHERE sensor = ? AND slot_start = ?", key.sensor, key.slot) else {
+        return []
+    }
+    return try entries(row)
+}
+
+/// Writes an hour's samples (the last of a minute given twice wins), or removes the row when there are none.
+private func writeHour(_ key: HourKey, _ entries: [IndoorHourRecord.Entry], _ session: any SQLSession) throws {
+    guard !entries.isEmpty else {
+        try session.execute("DELETE FROM indoor_hour WHERE sensor = ? AND slot_start = ?", key.sensor, key.slot)
+        return
+    }
+    try session.execute(
+        "INSERT INTO indoor_hour (sensor, slot_start, samples) VALUES (?, ?, ?) ON CONFLICT (sensor, slot_start) DO UPDATE SET samples = excluded.samples",
+        key.sensor, key.slot, IndoorHourRecord.encode(entries))
+}
+
+extension IndoorHourRecord.Entry {
+    /// The sample's values, unknown for NaN.
+    fileprivate var value: DustPair<Double?> { DustPair(fineDust: pm10.isNaN ? nil : pm10, ultraFineDust: pm25.isNaN ? nil : pm25) }
 }

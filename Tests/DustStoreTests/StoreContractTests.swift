@@ -228,7 +228,7 @@ struct StoreContractTests {
     }
 
     @Test(
-        "Indoor samples: each engine's lean read of the series equals the shared statement's; a minute again replaces; states round-trip",
+        "Indoor samples: packed by hour and read back as series, a minute again replaces, states round-trip, whole past hours pruned",
         arguments: Backend.allCases)
     func indoorSeries(_ backend: Backend) async throws {
         try await backend.withStore { store throws in
@@ -252,15 +252,39 @@ struct StoreContractTests {
             #expect(read.map(\.sensor) == ["living-room", "study"])
             #expect(read[0].samples.map(\.value) == [DustPair(fineDust: 20, ultraFineDust: 9), DustPair(fineDust: 16, ultraFineDust: 8)])
             #expect(read[1].samples.map(\.holdSeconds) == [3600] && read[1].minutes == [Int64(at(1).timeIntervalSince1970)])
-            if let shared = store as? any SQLDatabase {
-                let statement = try await sharedIndoorSeries(shared, sensors: ["study", "living-room", "bedroom"], from: at(0), to: at(5))
-                #expect(statement.map(\.samples) == read.map(\.samples))
-            }
+            #expect(try await store.newestIndoorSample(sensor: "living-room", before: at(10)) == at(5))
+            #expect(try await store.newestIndoorSample(sensor: "living-room", before: at(5)) == at(1))
             #expect(
                 try await store.indoorSensorStates() == [
                     IndoorSensorState(sensor: "study", kind: "homeassistant", checkedAt: at(1), lastSampleAt: at(1))
                 ])
-            #expect(try await store.pruneIndoorSamples(before: at(2)) == 3)
+            // Retention removes whole hours that ended by the cutoff: 08:00–09:00 stands until 09:00.
+            #expect(try await store.pruneIndoorSamples(before: at(59)) == 0)
+            #expect(try await store.pruneIndoorSamples(before: at(61)) == 4)
+            #expect(try await store.indoorSeries(sensors: ["study", "living-room"], from: at(0), to: at(120)).isEmpty)
+        }
+    }
+
+    @Test(
+        "An indoor import replaces the sensor's samples between its first and last minute, and keeps the rest of its end hours",
+        arguments: Backend.allCases)
+    func indoorImportEdges(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            let start = Date(timeIntervalSince1970: 1_795_129_200)  // 08:00 KST
+            func at(_ minutes: Int) -> Date { start.addingTimeInterval(Double(minutes) * 60) }
+            // Stored: every minute of 08:00–10:00 at 1 µg/m³, and another sensor's.
+            try await store.saveIndoor(
+                samples: (0..<120).map { IndoorSample(sensor: "old-monitor", at: at($0), value: DustPair(fineDust: nil, ultraFineDust: 1)) }
+                    + [IndoorSample(sensor: "other", at: at(30), value: DustPair(fineDust: 5, ultraFineDust: 5))], states: [])
+            // The file: 08:30, 08:45 and 09:15 at 2 µg/m³.
+            var file = IndoorSeries(sensor: "old-monitor")
+            for minute in [30, 45, 75] { file.append(at: at(minute), value: DustPair(fineDust: nil, ultraFineDust: 2)) }
+            try await store.importIndoorSeries(file)
+            let read = try await store.indoorSeries(sensors: ["old-monitor", "other"], from: at(0), to: at(120))
+            let minutes = read[0].minutes.map { Int(($0 - Int64(start.timeIntervalSince1970)) / 60) }
+            #expect(minutes == Array(0..<30) + [30, 45, 75] + Array(76..<120))
+            #expect(read[0].samples.filter { $0.value.ultraFineDust == 2 }.count == 3)
+            #expect(read[1].sensor == "other" && read[1].count == 1)
         }
     }
 
@@ -561,11 +585,4 @@ struct StoreContractTests {
             #expect(try await kept("dad") == hours)
         }
     }
-}
-
-/// DustSQL's shared statement for the indoor series, whatever lean read the engine has of its own.
-private func sharedIndoorSeries(
-    _ database: some SQLDatabase, sensors: [String], from: Date, to: Date
-) async throws(StorageFailure) -> [IndoorSeries] {
-    try await database.indoorSeries(sensors: sensors, from: from, to: to)
 }
