@@ -94,7 +94,9 @@ extension SQLDatabase {
             var position = 0
             try session.insertRows(
                 into: "indoor_hour",
-                columns: [SQLColumn("sensor", .text, key: true), SQLColumn("slot_start", .integer, key: true), SQLColumn("samples", .blob)],
+                columns: [
+                    SQLColumn("sensor", .text, key: true), SQLColumn("slot_start", .integer, key: true), SQLColumn("samples", .blob),
+                ],
                 rows: AnyIterator { () -> [SQLValue]? in
                     guard position < order.count else { return nil }
                     let slot = hourStart(series.minutes[order[position]])
@@ -137,7 +139,8 @@ extension SQLDatabase {
     public func pruneIndoorSamples(before cutoff: Date) async throws(StorageFailure) -> Int {
         let bound = hourStart(SQLTime.seconds(cutoff)) - 3600
         return try await write { session in
-            let bytes = try session.row("SELECT sum(length(samples)) AS bytes FROM indoor_hour WHERE slot_start <= ?", bound)?
+            let bytes =
+                try session.row("SELECT sum(length(samples)) AS bytes FROM indoor_hour WHERE slot_start <= ?", bound)?
                 .optionalInt64("bytes") ?? 0
             try session.execute("DELETE FROM indoor_hour WHERE slot_start <= ?", bound)
             return Int(bytes) / IndoorHourRecord.recordBytes
