@@ -131,7 +131,7 @@ sleep "$IDLE_SECONDS"
 none_cpu=$(( $(cpu "$none_pid") - none_start )); ten_cpu=$(( $(cpu "$ten_pid") - ten_start ))
 none_rss=$(rss "$none_pid"); ten_rss=$(rss "$ten_pid")
 ticks=$(getconf CLK_TCK)
-samples=$(sqlite3 "$WORK/idle-ten.sqlite" "SELECT count(*) FROM indoor_sample WHERE sensor LIKE 'monitor-%'")
+samples=$(sqlite3 "$WORK/idle-ten.sqlite" "SELECT sum(length(samples)) / 19 FROM indoor_hour WHERE sensor LIKE 'monitor-%'")
 
 {
     echo

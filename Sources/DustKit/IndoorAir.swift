@@ -308,6 +308,22 @@ public struct IndoorSeries: Sendable {
         return false
     }
 
+    /// Adds a stored sample, NaN for unknown, after the ones before it (a read's fast path).
+    mutating func appendStored(minute: Int64, pm25 ultraFine: Double, pm10 fine: Double, hold: Int) {
+        minutes.append(minute)
+        pm25.append(ultraFine)
+        pm10.append(fine)
+        holds.append(Int32(clamping: hold))
+    }
+
+    /// Room for `count` samples, so a read's columns grow once.
+    public mutating func reserveCapacity(_ count: Int) {
+        minutes.reserveCapacity(count)
+        pm25.reserveCapacity(count)
+        pm10.reserveCapacity(count)
+        holds.reserveCapacity(count)
+    }
+
     /// The sample at `index`.
     public func sample(_ index: Int) -> IndoorSample {
         IndoorSample(
@@ -361,6 +377,30 @@ public enum IndoorHourRecord {
             }
         }
         return bytes
+    }
+
+    /// Appends the samples of the hour starting at `slot` whose minute lies in `[from, to)` to
+    /// `series`, read in place; false when `bytes` are not records of this shape (a damaged row).
+    public static func append(_ bytes: [UInt8], slot: Int64, from: Int64, to: Int64, to series: inout IndoorSeries) -> Bool {
+        guard bytes.count % recordBytes == 0 else { return false }
+        return bytes.withUnsafeBytes { raw -> Bool in
+            var previous = -1
+            var offset = 0
+            while offset < raw.count {
+                let minute = Int(raw[offset])
+                guard minute < 60, minute > previous else { return false }
+                previous = minute
+                let at = slot + Int64(minute * 60)
+                if at >= from && at < to {
+                    let hold = Int(raw[offset + 1]) | Int(raw[offset + 2]) << 8
+                    let pm25 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 3, as: UInt64.self)))
+                    let pm10 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 11, as: UInt64.self)))
+                    series.appendStored(minute: at, pm25: pm25, pm10: pm10, hold: hold)
+                }
+                offset += recordBytes
+            }
+            return true
+        }
     }
 
     /// The entries of `bytes`; nil when they are not records of this shape (a damaged row).
