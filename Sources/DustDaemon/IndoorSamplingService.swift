@@ -56,13 +56,17 @@ public struct IndoorSamplingService: Service, CustomStringConvertible {
         }
     }
 
-    /// Home Assistant's token, read each round (a reload or a rotated file takes effect at once);
-    /// nil when no sensor needs it or none is set up (those sensors then say so).
-    private func token(_ settings: IndoorSettings) -> SecretText? {
+    /// Home Assistant's token, read each round (a reload or a rotated file takes effect at once); nil
+    /// when no sensor needs it; a failure (none set up, a file that cannot be read) those sensors say.
+    private func token(_ settings: IndoorSettings) -> Result<SecretText, SensorProblem>? {
         guard settings.sensors.contains(where: { $0.kind == .homeassistant }) else { return nil }
-        let token = try? settings.homeAssistantToken(environment: environment).password
-        if let token { redactor?.add(token) }
-        return token
+        do {
+            guard let token = try settings.homeAssistantToken(environment: environment).password else { return .failure(.noToken) }
+            redactor?.add(token)
+            return .success(token)
+        } catch {
+            return .failure(.tokenUnusable(error.problem))
+        }
     }
 }
 
@@ -83,7 +87,9 @@ public struct IndoorSampler: Sendable {
     }
 
     /// Asks every sensor at once, then stores the samples and states in one write.
-    public mutating func round(settings: IndoorSettings, token: SecretText?, at now: Date, database: DaemonDatabase) async {
+    public mutating func round(
+        settings: IndoorSettings, token: Result<SecretText, SensorProblem>?, at now: Date, database: DaemonDatabase
+    ) async {
         let asked = settings.sensors.filter { $0.kind != .imported }
         guard !asked.isEmpty else { return }
         let store: any FineDustStore
@@ -149,7 +155,7 @@ public struct IndoorSampler: Sendable {
 
     /// Asks one sensor the question its kind documents.
     static func ask(
-        _ sensor: IndoorSensorSettings, token: SecretText?, http: any IndoorSensorHTTP
+        _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, http: any IndoorSensorHTTP
     ) async -> Result<SensorValues, SensorProblem> {
         guard let base = sensor.url else { return .failure(.unreachable) }
         do throws(SensorProblem) {
@@ -161,8 +167,9 @@ public struct IndoorSampler: Sendable {
                     try SensorAnswer.purpleAir(
                         try await body(base + "/json", bearer: nil, http: http), epa2021: sensor.correction == .epa2021))
             case .homeassistant:
-                guard let token, let entity = sensor.entity else { return .failure(.noToken) }
-                let answer = try await body(base + "/api/states/" + entity, bearer: token, http: http, homeAssistant: true)
+                guard let entity = sensor.entity else { return .failure(.noToken) }
+                let answer = try await body(
+                    base + "/api/states/" + entity, bearer: try (token ?? .failure(.noToken)).get(), http: http, homeAssistant: true)
                 return .success(try SensorAnswer.homeAssistantState(answer, pollutant: sensor.pollutant))
             case .imported:
                 return .failure(.unreachable)
@@ -184,9 +191,9 @@ public struct IndoorSampler: Sendable {
     /// Home Assistant's states since the newest stored sample (at most 10 days back), each holding
     /// until the next change; empty when there is no gap or the history cannot be read (logged).
     private func backfill(
-        _ sensor: IndoorSensorSettings, token: SecretText?, since last: Date?, now: Date, store: any FineDustStore
+        _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, since last: Date?, now: Date, store: any FineDustStore
     ) async -> [IndoorSample] {
-        guard let token, let base = sensor.url, let entity = sensor.entity else { return [] }
+        guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return [] }
         let stored = (try? await store.newestIndoorSample(sensor: sensor.name, before: now)) ?? last
         let start = max(stored ?? .distantPast, now.addingTimeInterval(-IndoorSamplingService.backfillSeconds))
         guard now.timeIntervalSince(start) > 120 else { return [] }

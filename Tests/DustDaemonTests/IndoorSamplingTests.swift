@@ -65,7 +65,7 @@ struct IndoorSamplingTests {
             IndoorSensorSettings(name: "old-monitor", kind: .imported),
         ])
         var sampler = rig.sampler()
-        await sampler.round(settings: settings, token: SecretText(Self.token), at: now, database: rig.database)
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
         let samples = try await rig.store.indoorSamples(
             sensors: ["living-room", "bedroom", "study", "old-monitor"], from: now.addingTimeInterval(-60), to: now.addingTimeInterval(60))
         #expect(samples.map(\.sensor) == ["bedroom", "living-room", "study"])
@@ -108,12 +108,13 @@ struct IndoorSamplingTests {
             IndoorSensorSettings(name: "ha", kind: .homeassistant, url: rig.base + "/ha", entity: "sensor.x"),
         ])
         var sampler = rig.sampler()
-        await sampler.round(settings: settings, token: SecretText(Self.token), at: now, database: rig.database)
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
         // All five asked at once, not one after another's deadline: their requests arrived together.
         let arrivals = rig.server.requests.map(\.receivedAt)
         #expect(arrivals.count == 5)
         #expect(arrivals.max()!.timeIntervalSince(arrivals.min()!) < 4, "\(arrivals)")
-        await sampler.round(settings: settings, token: SecretText(Self.token), at: now.addingTimeInterval(60), database: rig.database)
+        await sampler.round(
+            settings: settings, token: .success(SecretText(Self.token)), at: now.addingTimeInterval(60), database: rig.database)
         let problems = Dictionary(uniqueKeysWithValues: try await rig.store.indoorSensorStates().map { ($0.sensor, $0.problem ?? "") })
         #expect(problems["silent"]?.hasPrefix("did not answer within 5 s") == true)
         #expect(problems["huge"]?.hasPrefix("answered more than 64 KiB") == true)
@@ -132,6 +133,26 @@ struct IndoorSamplingTests {
         await elsewhere.stop()
     }
 
+    @Test("A token file that cannot be read: the Home Assistant sensor says so, naming the file, and asks nothing")
+    func unusableToken() async throws {
+        let rig = try await Rig { _ in Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#) }
+        let settings = IndoorSettings(
+            homeAssistantTokenFile: "/nonexistent/ha-token",
+            sensors: [IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")])
+        let token: Result<SecretText, SensorProblem>
+        do {
+            token = .success(try #require(try settings.homeAssistantToken(environment: [:]).password))
+        } catch let error as ConfigurationError {
+            token = .failure(.tokenUnusable(error.problem))
+        }
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: token, at: now, database: rig.database)
+        let problem = try #require(try await rig.store.indoorSensorStates().first?.problem)
+        #expect(problem.hasPrefix("has no usable Home Assistant token: ") && problem.contains("/nonexistent/ha-token"), "\(problem)")
+        #expect(rig.server.requests.isEmpty)
+        await rig.stop()
+    }
+
     @Test("A problem that ends is logged once more, and Home Assistant's history fills the gap")
     func recovery() async throws {
         let answering = FlagBox()
@@ -148,10 +169,10 @@ struct IndoorSamplingTests {
             IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")
         ])
         var sampler = rig.sampler()
-        await sampler.round(settings: settings, token: SecretText(Self.token), at: now, database: rig.database)
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
         answering.value = true
         let later = now.addingTimeInterval(3600)
-        await sampler.round(settings: settings, token: SecretText(Self.token), at: later, database: rig.database)
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: later, database: rig.database)
         let samples = try await rig.store.indoorSamples(sensors: ["study"], from: now, to: later.addingTimeInterval(60))
         #expect(samples.map(\.value.ultraFineDust) == [20, 18, 16])
         let lines = rig.logs.text.split(separator: "\n").filter { $0.contains("Indoor sensor study") }

@@ -35,6 +35,8 @@ public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case wrongShape(expected: String)
     case tokenRefused
     case noToken
+    /// The token file or credential is set but cannot be used: the loader's sentence (it names the file, never the token).
+    case tokenUnusable(String)
     case unavailable
     case wrongUnit(String)
     case implausible
@@ -60,6 +62,8 @@ public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
             "Home Assistant refused the token: make a long-lived access token in your profile"
         case .noToken:
             "has no Home Assistant token: put one in the file indoor.homeAssistantTokenFile names, or the credential homeassistant-token"
+        case .tokenUnusable(let reason):
+            "has no usable Home Assistant token: \(reason)"
         case .unavailable:
             "is unavailable in Home Assistant; check the device in Home Assistant"
         case .wrongUnit(let unit):
