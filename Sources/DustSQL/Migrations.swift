@@ -514,6 +514,14 @@ public struct Migration: Sendable {
                     PRIMARY KEY (sensor, slot_start)
                 )\(t.withoutRowID)
                 """,
+                // Signing out ends every session cookie of the one who signed out, issued before then
+                // (docs/REFERENCE.md §13): the cookies themselves stay stateless.
+                """
+                CREATE TABLE session_revocation (
+                    principal \(t.text) PRIMARY KEY,
+                    not_before \(t.integer) NOT NULL
+                )
+                """,
                 """
                 CREATE TABLE indoor_sensor (
                     sensor \(t.text) PRIMARY KEY,
@@ -527,7 +535,7 @@ public struct Migration: Sendable {
                 """,
             ]
             guard dialect == .postgres else { return tables }
-            return tables + [grantingAsOn("measurement", to: "indoor_hour, indoor_sensor")]
+            return tables + [grantingAsOn("measurement", to: "indoor_hour, indoor_sensor, session_revocation")]
         },
     ]
 }

@@ -17,7 +17,7 @@ struct PersonCommand: ParsableCommand {
               dustctl person export 민지 --output 민지.json
               dustctl person forget dad
             """,
-        subcommands: [PersonExportCommand.self, PersonForgetCommand.self])
+        subcommands: [PersonExportCommand.self, PersonForgetCommand.self, PersonSignOutCommand.self])
 }
 
 struct PersonExportCommand: AsyncParsableCommand {
@@ -172,6 +172,61 @@ enum PersonExport {
         case .keptPlaces: "keptPlaces"
         case .alertStates: "alertStates"
         case .alertEvents: "alertEvents"
+        }
+    }
+}
+
+struct PersonSignOutCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "signout",
+        abstract: "End every dashboard session of one person (or of the administrator), on every device.",
+        discussion: """
+            A session cookie (the dashboard's sign-in, docs/REFERENCE.md §13) issued before now is
+            refused from the next request on: a lost phone, a shared computer. The person signs
+            in again with their token; their token itself is unchanged (change the file to
+            replace it). --administrator ends the sessions opened with http.tokenFile's token.
+            Examples:
+              dustctl person signout 민지
+              dustctl person signout --administrator
+            """)
+
+    @OptionGroup var options: GlobalOptions
+
+    @Flag(help: "The administrator's sessions (http.tokenFile) instead of a person's.")
+    var administrator = false
+
+    @Argument(help: ArgumentHelp("The person, as people: names them.", valueName: "name"))
+    var name: String?
+
+    func validate() throws {
+        guard administrator != (name != nil) else { throw ValidationError("Name one person, or give --administrator.") }
+    }
+
+    func run() async throws {
+        try await reportingFailures {
+            let settings = try options.settings()
+            let principal: String
+            if let name {
+                let person = try validPersonName(name)
+                guard settings.person(named: person) != nil else {
+                    throw CommandFailure(
+                        .usage,
+                        "\(person) is not a configured person; configured people: \(settings.people.map(\.name).joined(separator: ", "))."
+                    )
+                }
+                principal = "p:" + person
+            } else {
+                principal = "*"
+            }
+            let now = Date()
+            try await withStore(settings, for: .write) { store in try await store.revokeSessions(of: principal, at: now) }
+            let whom = name ?? "the administrator"
+            if options.json {
+                try standardOutputLine(
+                    JSON.object([("signedOut", .string(whom)), ("at", .string(settings.calendar.iso8601(now)))]).serialized)
+            } else {
+                try standardOutputLine("Every session of \(whom) opened before now is ended; they sign in again with their token.")
+            }
         }
     }
 }

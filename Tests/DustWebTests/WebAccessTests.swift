@@ -227,6 +227,38 @@ struct WebAccessTests {
                 #expect(response.status == .seeOther)
                 #expect(response.headers[values: .setCookie].contains { $0.hasPrefix("dustd_session=;") && $0.contains("Max-Age=0") })
             }
+            // The cookie itself is ended too: a copy kept elsewhere (another device, a stolen one) opens nothing.
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: session]) {
+                #expect($0.status == .unauthorized)
+            }
+        }
+    }
+
+    @Test("dustctl person signout ends a person's cookies on every device; the other person's and the tokens still open")
+    func signOutEverywhere() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig).test(.router) { client in
+            var sessions: [String: String] = [:]
+            for (name, token) in [("민지", Self.minjiToken), ("dad", Self.dadToken)] {
+                let form = try await Self.form(client)
+                let response = try await Self.post(
+                    client, body: "token=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&form=\(form.value)",
+                    cookie: form.cookie)
+                let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("dustd_session=") })
+                sessions[name] = String(setCookie.prefix { $0 != ";" })
+            }
+            // As `dustctl person signout 민지` records it, from another process.
+            try await rig.store.revokeSessions(of: "p:민지", at: DemoReplay.now.addingTimeInterval(60))
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: sessions["민지"]!]) {
+                #expect($0.status == .unauthorized)
+            }
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: sessions["dad"]!]) {
+                #expect($0.status == .ok)
+            }
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: Self.bearer(Self.minjiToken)) {
+                #expect($0.status == .ok)
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -39,5 +40,22 @@ struct PersonCommandTests {
         let bad = try await dustctl("person", "forget", "x'; DROP TABLE activity_source; --", "--db", db)
         #expect(bad.status == 64)
         #expect(bad.standardError.contains("is not a person's name"))
+    }
+
+    @Test("signout records the person's sign-out time (the web then refuses their older cookies); a name nobody has is refused")
+    func signOut() async throws {
+        let directory = try TemporaryDirectory("finedust-person-ctl")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        let before = Date()
+        let done = try await dustctl("person", "signout", "me", "--db", db)
+        #expect(done.status == 0, "\(done.standardError)")
+        #expect(done.standardOutput == "Every session of me opened before now is ended; they sign in again with their token.\n")
+        #expect(try await dustctl("person", "signout", "--administrator", "--db", db).status == 0)
+        let times = try await SQLiteStore(path: db).sessionRevocations()
+        #expect(Set(times.keys) == ["p:me", "*"] && times.values.allSatisfy { $0 >= before.addingTimeInterval(-1) })
+        let nobody = try await dustctl("person", "signout", "dad", "--db", db)
+        #expect(nobody.status == 64 && nobody.standardError.contains("dad is not a configured person; configured people: me."))
+        #expect(try await dustctl("person", "signout", "--db", db).status == 64)
     }
 }

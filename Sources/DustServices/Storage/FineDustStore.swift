@@ -3,5 +3,5 @@
 /// service asks only for the protocols it uses.
 public typealias FineDustStore = ActivityStore & AdvisoryStore & AlertStore & DaemonStatusStore & DataGenerationStore & ForecastStore
     & IndoorStore & PhysiologyStore
-    & PersonDataStore & PollStore & PositionStore & SlotPlaceStore
+    & PersonDataStore & PollStore & PositionStore & SessionRevocationStore & SlotPlaceStore
     & StationStore

@@ -13,6 +13,12 @@ public enum WebPrincipal: Sendable, Hashable {
     case anonymous
 
     /// The name a session cookie carries.
+    /// Whether this is one person (not the administrator, not anonymous).
+    var isPerson: Bool {
+        if case .person = self { return true }
+        return false
+    }
+
     var cookieName: String {
         switch self {
         case .everyone: "*"

@@ -2,6 +2,7 @@ import DustKit
 import DustReports
 import DustServices
 import Foundation
+import Synchronization
 
 /// What the web pages and the API read, the same way `dustctl` reads it: the database dustd
 /// writes, the settings it runs with, and its status record. Read through closures so a reloaded
@@ -52,6 +53,7 @@ public struct WebData: Sendable {
     private let clock: any WallClock
     private let processIsDustd: @Sendable (Int32) -> Bool
     private let settingsGenerationNow: @Sendable () -> Int
+    private let revocations = KeptRevocations()
 
     /// - Parameter settingsGeneration: a number that changes whenever `settings` would answer
     ///   differently (a reloaded configuration): what the answers kept are keyed by, with the data's.
@@ -125,6 +127,21 @@ public struct WebData: Sendable {
         return sensors.sorted().compactMap { sensor in
             samples.last { $0.sensor == sensor && $0.at.addingTimeInterval(TimeInterval($0.holdSeconds)) > now }
         }
+    }
+
+    /// When each principal last signed out, by cookie name (`SessionRevocationStore`), read once per
+    /// data generation: a request signed in by cookie costs no read more than the one it makes anyway.
+    public func sessionRevocations() async throws(StorageFailure) -> [String: Date] {
+        let generation = try await dataGeneration()
+        if let kept = revocations.kept(at: generation) { return kept }
+        let times = try await store().sessionRevocations()
+        revocations.keep(times, at: generation)
+        return times
+    }
+
+    /// Ends every session cookie of `principal` issued before now, on every device.
+    public func revokeSessions(of principal: WebPrincipal) async throws(StorageFailure) {
+        try await store().revokeSessions(of: principal.cookieName, at: clock.now)
     }
 
     /// Statistics before a person is chosen: without `people:`, `me`'s.
@@ -203,5 +220,18 @@ public struct WebData: Sendable {
             day, calendar: statistics.calendar, forecastTomorrow: ReportJSON.forecastTomorrow(outlook, calendar: statistics.calendar),
             advisory: ReportJSON.todayAdvisory(listing, calendar: statistics.calendar, now: clock.now),
             latest: ReportJSON.latest(latest, calendar: statistics.calendar))
+    }
+}
+
+/// The sign-out times last read, and the data generation they were read at.
+private final class KeptRevocations: Sendable {
+    private let kept = Mutex<(generation: Int64, times: [String: Date])?>(nil)
+
+    func kept(at generation: Int64) -> [String: Date]? {
+        kept.withLock { $0.flatMap { $0.generation == generation ? $0.times : nil } }
+    }
+
+    func keep(_ times: [String: Date], at generation: Int64) {
+        kept.withLock { $0 = (generation, times) }
     }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import DustServices
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -94,6 +95,8 @@ struct WebSecurityMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
     let access: WebAccess
     let now: @Sendable () -> Date
+    /// When each principal last signed out, by cookie name (`WebData.sessionRevocations`).
+    let revocations: @Sendable () async throws(StorageFailure) -> [String: Date]
     /// Longest request target accepted.
     static var maxTargetLength: Int { 2048 }
     /// The paths anyone may ask for, token or not.
@@ -112,6 +115,18 @@ struct WebSecurityMiddleware: RouterMiddleware {
         }
         WebSecurityHeaders.apply(to: &response.headers)
         return response
+    }
+
+    /// Whether a cookie of `principal` issued at `issuedAt` was not ended by a sign-out since (a cookie
+    /// of the sign-out's own second counts as before it); a database that cannot say is a no (the
+    /// cookie is refused, the sign-in form shown).
+    private func stillSignedIn(_ principal: WebPrincipal, issuedAt: Date) async -> Bool {
+        do {
+            guard let signedOut = try await revocations()[principal.cookieName] else { return true }
+            return issuedAt > signedOut
+        } catch {
+            return false
+        }
     }
 
     private func checked(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -139,7 +154,8 @@ struct WebSecurityMiddleware: RouterMiddleware {
         if let principal = access.principal(authorization: request.headers[.authorization]) {
             context.principal = principal
         } else if let cookie = request.cookies[SessionCookie.name],
-            let (principal, expires) = SessionCookie(access: access).verify(cookie.value, now: now)
+            let (principal, expires) = SessionCookie(access: access).verify(cookie.value, now: now),
+            await stillSignedIn(principal, issuedAt: expires.addingTimeInterval(-SessionCookie.lifetime))
         {
             context.principal = principal
             context.signedInByCookie = true

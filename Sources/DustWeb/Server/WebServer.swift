@@ -66,7 +66,9 @@ public struct WebServer: Sendable {
         let data = self.data
         let registry = self.registry
         let (access, throttle, logger) = (access, throttle, logger)
-        router.add(middleware: WebSecurityMiddleware(access: access, now: { data.now }))
+        router.add(
+            middleware: WebSecurityMiddleware(
+                access: access, now: { data.now }, revocations: { () async throws(StorageFailure) in try await data.sessionRevocations() }))
 
         // Signing in (docs/REFERENCE.md §13): open to anyone, and only where tokens are configured.
         router.get(RouterPath(WebSignIn.loginPath)) { request, _ -> Response in
@@ -78,7 +80,19 @@ public struct WebServer: Sendable {
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
             return try await WebSignIn.signIn(request, context: context, access: access, throttle: throttle, now: data.now, logger: logger)
         }
-        router.post(RouterPath(WebSignIn.logoutPath)) { request, _ in WebSignIn.signOut(request) }
+        router.post(RouterPath(WebSignIn.logoutPath)) { request, context -> Response in
+            let response = WebSignIn.signOut(request)
+            // Signing out ends every cookie of the one signed in, on every device (a copied cookie too).
+            if response.status == .seeOther, context.principal == .everyone || context.principal.isPerson {
+                do throws(StorageFailure) {
+                    try await data.revokeSessions(of: context.principal)
+                } catch {
+                    logger.error("Could not end the sessions of the one who signed out: \(error)")
+                    return WebResponse.text(.serviceUnavailable, "Signing out could not be recorded; try again.\n").response
+                }
+            }
+            return response
+        }
 
         route(router, "/", kept: .minute) { request, context in try await Self.page(.today, request: request, context: context, data: data)
         }
