@@ -181,10 +181,11 @@ struct PersonSignOutCommand: AsyncParsableCommand {
         commandName: "signout",
         abstract: "End every dashboard session of one person (or of the administrator), on every device.",
         discussion: """
-            A session cookie (the dashboard's sign-in, docs/REFERENCE.md §13) issued before now is
-            refused from the next request on: a lost phone, a shared computer. The person signs
-            in again with their token; their token itself is unchanged (change the file to
-            replace it). --administrator ends the sessions opened with http.tokenFile's token.
+            A session cookie (the dashboard's sign-in, docs/REFERENCE.md §13) issued
+            before now is refused from the next request on: a lost phone, a shared
+            computer. The person signs in again with their token; the token itself is
+            unchanged (change the file to replace it). --administrator ends the
+            sessions opened with http.tokenFile's token.
             Examples:
               dustctl person signout 민지
               dustctl person signout --administrator
