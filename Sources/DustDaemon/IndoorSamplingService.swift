@@ -197,25 +197,33 @@ public struct IndoorSampler: Sendable {
         let stored = (try? await store.newestIndoorSample(sensor: sensor.name, before: now)) ?? last
         let start = max(stored ?? .distantPast, now.addingTimeInterval(-IndoorSamplingService.backfillSeconds))
         guard now.timeIntervalSince(start) > 120 else { return [] }
-        // `+` of the offset written %2B: in a query it would read as a space.
-        let (from, to) = (HomeAssistantTime.text(start), HomeAssistantTime.text(now))
-        let url =
-            base + "/api/history/period/" + from.replacingOccurrences(of: "+", with: "%2B") + "?filter_entity_id=" + entity + "&end_time="
-            + to.replacingOccurrences(of: "+", with: "%2B") + "&minimal_response"
-        do throws(SensorProblem) {
-            let answer = try await Self.body(
-                url, bearer: token, http: http, homeAssistant: true, maxBytes: SensorAnswer.maxHistoryBytes)
-            let history = try SensorAnswer.homeAssistantHistory(answer, pollutant: sensor.pollutant)
-            let samples = history.states.filter { $0.at > start && $0.at < now }.map {
-                IndoorSample(sensor: sensor.name, at: $0.at, value: $0.value, holdSeconds: IndoorSample.stateHoldSeconds)
+        // A day at a time: ten days of a sensor that changes every few seconds stay within each
+        // answer's bound, and a Raspberry Pi never holds more than a day of states parsed at once.
+        var samples: [IndoorSample] = []
+        var windowStart = start
+        while windowStart < now {
+            let windowEnd = min(windowStart.addingTimeInterval(86_400), now)
+            // `+` of the offset written %2B: in a query it would read as a space.
+            let (from, to) = (HomeAssistantTime.text(windowStart), HomeAssistantTime.text(windowEnd))
+            let url =
+                base + "/api/history/period/" + from.replacingOccurrences(of: "+", with: "%2B") + "?filter_entity_id=" + entity
+                + "&end_time=" + to.replacingOccurrences(of: "+", with: "%2B") + "&minimal_response"
+            do throws(SensorProblem) {
+                let answer = try await Self.body(
+                    url, bearer: token, http: http, homeAssistant: true, maxBytes: SensorAnswer.maxHistoryBytes)
+                let history = try SensorAnswer.homeAssistantHistory(answer, pollutant: sensor.pollutant)
+                samples += history.states.filter { $0.at > start && $0.at < now }.map {
+                    IndoorSample(sensor: sensor.name, at: $0.at, value: $0.value, holdSeconds: IndoorSample.stateHoldSeconds)
+                }
+            } catch {
+                logger.warning("Indoor sensor \(sensor.name): Home Assistant's history could not be read: it \(error)")
+                break
             }
-            if !samples.isEmpty {
-                logger.info("Indoor sensor \(sensor.name): Home Assistant's history read", metadata: ["states": "\(samples.count)"])
-            }
-            return samples
-        } catch {
-            logger.warning("Indoor sensor \(sensor.name): Home Assistant's history could not be read: it \(error)")
-            return []
+            windowStart = windowEnd
         }
+        if !samples.isEmpty {
+            logger.info("Indoor sensor \(sensor.name): Home Assistant's history read", metadata: ["states": "\(samples.count)"])
+        }
+        return samples
     }
 }

@@ -71,12 +71,14 @@ struct IndoorSamplingTests {
         #expect(samples.map(\.sensor) == ["bedroom", "living-room", "study"])
         #expect(samples.map(\.value.ultraFineDust) == [11, 7.5, 6.5] && samples.map(\.value.fineDust) == [15, 12, nil])
         #expect(samples.map(\.holdSeconds) == [300, 300, 3600])
-        // The backfill on start asked for the 10 days before now, the offset's + written %2B.
-        let history = try #require(rig.server.requests.first { $0.path.hasPrefix("/api/history/period/") })
+        // The backfill on start asked for the 10 days before now, a day at a time, the offset's + written %2B.
+        let history = rig.server.requests.filter { $0.path.hasPrefix("/api/history/period/") }
+        #expect(history.count == 10)
         #expect(
-            history.rawTarget.contains(
-                "/api/history/period/2026-11-10T01:00:00%2B00:00?filter_entity_id=sensor.study_pm25&end_time=2026-11-20T01:00:00%2B00:00&minimal_response"
-            ))
+            history.first?.rawTarget.contains(
+                "/api/history/period/2026-11-10T01:00:00%2B00:00?filter_entity_id=sensor.study_pm25&end_time=2026-11-11T01:00:00%2B00:00&minimal_response"
+            ) == true)
+        #expect(history.last?.rawTarget.contains("end_time=2026-11-20T01:00:00%2B00:00&minimal_response") == true)
         let states = try await rig.store.indoorSensorStates()
         #expect(
             states.map(\.sensor) == ["bedroom", "living-room", "study"] && states.allSatisfy { $0.problem == nil && $0.lastSampleAt == now }
