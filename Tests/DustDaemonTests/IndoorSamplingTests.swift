@@ -111,10 +111,11 @@ struct IndoorSamplingTests {
         ])
         var sampler = rig.sampler()
         await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
-        // All five asked at once, not one after another's deadline: their requests arrived together.
+        // All five asked at once, not one after another's deadline: their requests arrived within less than
+        // one deadline (5 s) of each other, with room for a loaded machine.
         let arrivals = rig.server.requests.map(\.receivedAt)
         #expect(arrivals.count == 5)
-        #expect(arrivals.max()!.timeIntervalSince(arrivals.min()!) < 4, "\(arrivals)")
+        #expect(arrivals.max()!.timeIntervalSince(arrivals.min()!) < 4.5, "\(arrivals)")
         await sampler.round(
             settings: settings, token: .success(SecretText(Self.token)), at: now.addingTimeInterval(60), database: rig.database)
         let problems = Dictionary(uniqueKeysWithValues: try await rig.store.indoorSensorStates().map { ($0.sensor, $0.problem ?? "") })
