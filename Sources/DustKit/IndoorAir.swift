@@ -59,6 +59,8 @@ public struct IndoorSlotValue: Sendable, Hashable {
 
     /// A value is known when at least this many minutes of its slot are covered.
     public static let minimumMinutes = 30
+    /// A tracked minute within this of `home` is time at home (docs/REFERENCE.md §21); farther, away.
+    public static let homeRadiusMetres = 300.0
 
     /// The indoor value of `slot` from `samples` (any order; those of other slots are skipped): each
     /// sample holds until its sensor's next sample, at most its `holdSeconds`; in each minute the

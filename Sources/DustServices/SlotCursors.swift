@@ -69,15 +69,8 @@ struct LocationCursor {
         return WeighedPlaces(places: weighedNow, inputs: inputs, generation: generation)
     }
 
-    /// Where the slot's concentration comes from when location applies (nil when it does not): the
-    /// value at home, and for a tracked slot §19's intake. Slots come in time order.
-    mutating func follow(
-        _ slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person, calendar: DayCalendar,
-        body: BodyCursor
-    ) async throws(StorageFailure) -> (
-        homeConcentration: DustPair<Double?>, trackedDose: TrackedDose?, trackedBreathing: SlotBreathing?,
-        whereabouts: SlotWhereabouts
-    )? {
+    /// The slot's place, kept or weighed now; nil when location does not apply. Slots come in time order.
+    mutating func place(_ slot: Slot) async throws(StorageFailure) -> SlotPlace? {
         guard active else { return nil }
         let place: SlotPlace
         if let bytes = kept[slot], let keptPlace = SlotPlace(bytes: bytes, slot: slot) {
@@ -91,14 +84,16 @@ struct LocationCursor {
             }
             if generation != nil { weighedNow.append(StoredSlotPlace(slot: slot, bytes: place.bytes(slot: slot))) }
         }
-        return Self.resolve(place, slot: slot, stationValues: stationValues, model: model, person: person, calendar: calendar, body: body)
+        return place
     }
 
     /// The slot's value at home, intake and `where` from its place, the home station's values and
     /// the body records: everything of §19 that does not depend on the stations' positions.
-    private static func resolve(
+    /// `atHome`: the instants of the track's positions within `IndoorSlotValue.homeRadiusMetres` of `home`, counted
+    /// at home (docs/REFERENCE.md §21) instead of tracked: given only when the home's monitor measured the slot.
+    static func resolve(
         _ place: SlotPlace, slot: Slot, stationValues: DustPair<Double?>, model: VentilationIntakeModel, person: Person,
-        calendar: DayCalendar, body: BodyCursor
+        calendar: DayCalendar, body: BodyCursor, atHome: Set<Date> = []
     ) -> (
         homeConcentration: DustPair<Double?>, trackedDose: TrackedDose?, trackedBreathing: SlotBreathing?,
         whereabouts: SlotWhereabouts
@@ -106,7 +101,12 @@ struct LocationCursor {
         // The value at home: weighted when `home` is set and a station is near, else the home station's.
         let homeConcentration =
             place.home.map { home in DustPair(byPollutant: { home.values[$0] ?? stationValues[$0] }) } ?? stationValues
-        let positions = place.track.positions
+        var positions = place.track.positions
+        var values = place.track.values
+        if !atHome.isEmpty {
+            let kept = positions.indices.filter { !atHome.contains(positions[$0]) }
+            (positions, values) = (kept.map { positions[$0] }, kept.map { values[$0] })
+        }
         let coverage = TrackCoverage(positions: positions, slotStart: slot.start, slotEnd: slot.end)
         let day = calendar.date(containing: slot.start)
         let age = person.born.map { $0.age(on: day) }
@@ -125,7 +125,6 @@ struct LocationCursor {
             return (homeConcentration, nil, nil, whereabouts)
         }
         // Pieces and positions are both in time order, one instant each.
-        let values = place.track.values
         var positionCursor = 0
         let trackedConcentration = coverage.timeWeightedMeans { piece in
             while positions[positionCursor] != piece.at { positionCursor += 1 }

@@ -255,6 +255,7 @@ public struct StatisticsService: Sendable {
         for reading in stored where reading.slot != slots.last { slots.append(reading.slot) }
         var whereabouts = try await locationRecords(from: from, to: to, slots: slots, keeping: keeping)
         var indoorAir = try await indoorRecords(from: from, to: to)
+        let nearHome = indoorAir == nil ? [] : try await positionsNearHome(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
@@ -280,9 +281,10 @@ public struct StatisticsService: Sendable {
                 breathing = slotBreathing
                 var outdoor = merged
                 var trackedDose: TrackedDose?
-                if let followed = try await whereabouts.follow(
-                    slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
-                {
+                let slotPlace = try await whereabouts.place(slot)
+                if let slotPlace {
+                    let followed = LocationCursor.resolve(
+                        slotPlace, slot: slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
                     place = followed.whereabouts
                     breathing = followed.trackedBreathing ?? slotBreathing
                     outdoor = followed.homeConcentration
@@ -303,6 +305,16 @@ public struct StatisticsService: Sendable {
                     var hour = IndoorHour(measured: measured, atHome: atHome, source: .infiltration, estimatedIntake: intake)
                     let usable = hour.usable
                     if usable.fineDust != nil || usable.ultraFineDust != nil {
+                        // Tracked minutes within 300 m of home are time at home, where the monitor measured the air.
+                        if let slotPlace, slotPlace.track.positions.contains(where: nearHome.contains) {
+                            let atHome = LocationCursor.resolve(
+                                slotPlace, slot: slot, stationValues: merged, model: ventilation, person: person, calendar: calendar,
+                                body: body, atHome: nearHome)
+                            place = atHome.whereabouts
+                            breathing = atHome.trackedBreathing ?? slotBreathing
+                            outdoor = atHome.homeConcentration
+                            trackedDose = atHome.trackedDose
+                        }
                         intake = dose(usable)
                         hour.source = .sensor
                     }
@@ -335,6 +347,20 @@ public struct StatisticsService: Sendable {
         return IndoorAirCursor(
             try await indoor.indoorSeries(
                 sensors: person.indoorSensors, from: from.start.addingTimeInterval(-IndoorAirCursor.lookBehind), to: to.start))
+    }
+
+    /// The instants of the person's positions over `[from, to)` within `IndoorSlotValue.homeRadiusMetres`
+    /// of their `home` (docs/REFERENCE.md §21): tracked minutes that are time at home. Empty without a
+    /// `home` or location inputs.
+    private func positionsNearHome(from: Slot, to: Slot) async throws(StorageFailure) -> Set<Date> {
+        guard let home = person.home, let location else { return [] }
+        let points = try await location.positions.trackPoints(
+            person: person.name, from: from.start.addingTimeInterval(-TrackCoverage.positionCover), to: to.start)
+        return Set(
+            points.filter {
+                GreatCircle.metres(latitude1: $0.latitude, longitude1: $0.longitude, latitude2: home.latitude, longitude2: home.longitude)
+                    <= IndoorSlotValue.homeRadiusMetres
+            }.map(\.at))
     }
 
     /// The person's heart rate, resting rates and sleep over `[from, to)`, read once; none

@@ -83,6 +83,48 @@ struct LocationStatisticsTests {
         #expect(unplaced.whereabouts == SlotWhereabouts(kind: .homeStation, fallback: .noStationPositions))
     }
 
+    @Test("A home monitor: tracked minutes within 300 m of home are time at home at its value; farther, the track stands")
+    func trackedNearHome() async throws {
+        try await setUp()
+        // The walk of halfTracked (10:00–10:30 at p), and the living-room monitor at 5 µg/m³ all hour.
+        let minutes = TrackMinutes(
+            (0..<30).map {
+                TrackPoint(at: ten.start.addingTimeInterval(Double($0) * 60 + 30), latitude: Self.p.latitude, longitude: Self.p.longitude)
+            })
+        try await store.saveImport(
+            walking: [], body: [], positions: [PositionBatch(person: "dad", source: "gpx:walk.gpx", minutes: minutes, replacing: nil)],
+            importedAt: DemoReplay.now)
+        try await store.saveIndoor(
+            samples: (0..<60).map {
+                IndoorSample(
+                    sensor: "living-room", at: ten.start.addingTimeInterval(Double($0) * 60), value: DustPair(fineDust: 5, ultraFineDust: 3)
+                )
+            }, states: [])
+        func hour(home: GeoPoint, sensors: [String]) async throws -> HourlyExposure {
+            var person = Person(name: "dad", born: BirthMonth("1986-01"), station: "종로구", indoorSensors: sensors)
+            person.home = home
+            return try await StatisticsService(
+                readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: seoul,
+                intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구"), physiology: store,
+                location: LocationInputs(positions: store, stationList: StationList(Self.stations), radiusKilometres: 10), indoor: store
+            ).forPerson(person).day(november20).hourly[0]
+        }
+        // Home at p: the "walk" never left home; with the monitor the whole hour is at home, sedentary, at 5.
+        let atHome = try await hour(home: Self.p, sensors: ["living-room"])
+        #expect(abs(atHome.intake.fineDust! - 0.258 * 5) < 1e-9, "\(atHome.intake.fineDust!)")
+        #expect(atHome.indoor?.source == .sensor && atHome.whereabouts?.kind != .track)
+        // The estimate beside it (and the same person without a monitor): §19's tracked half, as before.
+        let tracked = 0.72 * 0.5 * Self.weightedPM10 + 0.258 * 0.5 * Self.weightedPM10 * 0.7
+        #expect(abs(atHome.indoor!.estimatedIntake.fineDust! - tracked) < 1e-5)
+        let without = try await hour(home: Self.p, sensors: [])
+        #expect(abs(without.intake.fineDust! - tracked) < 1e-5 && without.whereabouts?.trackedFraction == 0.5)
+        // Home at 종로구's station, 1.9 km from p: the walk is away and stays §19's; the rest of the hour is
+        // at home at the monitor's 5.
+        let away = try await hour(home: GeoPoint(latitude: 37.572025, longitude: 127.005028), sensors: ["living-room"])
+        #expect(abs(away.intake.fineDust! - (0.72 * 0.5 * Self.weightedPM10 + 0.258 * 0.5 * 5)) < 1e-5, "\(away.intake.fineDust!)")
+        #expect(away.whereabouts?.kind == .track && away.whereabouts?.trackedFraction == 0.5)
+    }
+
     @Test("without home or positions nothing changes: the same day as without location")
     func unchanged() async throws {
         try await setUp()
