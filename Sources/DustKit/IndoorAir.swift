@@ -384,25 +384,28 @@ public enum IndoorHourRecord {
     /// Appends the samples of the hour starting at `slot` whose minute lies in `[from, to)` to
     /// `series`, read in place; false when `bytes` are not records of this shape (a damaged row).
     public static func append(_ bytes: [UInt8], slot: Int64, from: Int64, to: Int64, to series: inout IndoorSeries) -> Bool {
-        guard bytes.count % recordBytes == 0 else { return false }
-        return bytes.withUnsafeBytes { raw -> Bool in
-            var previous = -1
-            var offset = 0
-            while offset < raw.count {
-                let minute = Int(raw[offset])
-                guard minute < 60, minute > previous else { return false }
-                previous = minute
-                let at = slot + Int64(minute * 60)
-                if at >= from && at < to {
-                    let hold = Int(raw[offset + 1]) | Int(raw[offset + 2]) << 8
-                    let pm25 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 3, as: UInt64.self)))
-                    let pm10 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 11, as: UInt64.self)))
-                    series.appendStored(minute: at, pm25: pm25, pm10: pm10, hold: hold)
-                }
-                offset += recordBytes
+        bytes.withUnsafeBytes { append($0, slot: slot, from: from, to: to, to: &series) }
+    }
+
+    /// The same from bytes read in place (a column of a row being stepped).
+    public static func append(_ raw: UnsafeRawBufferPointer, slot: Int64, from: Int64, to: Int64, to series: inout IndoorSeries) -> Bool {
+        guard raw.count % recordBytes == 0 else { return false }
+        var previous = -1
+        var offset = 0
+        while offset < raw.count {
+            let minute = Int(raw[offset])
+            guard minute < 60, minute > previous else { return false }
+            previous = minute
+            let at = slot + Int64(minute * 60)
+            if at >= from && at < to {
+                let hold = Int(raw[offset + 1]) | Int(raw[offset + 2]) << 8
+                let pm25 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 3, as: UInt64.self)))
+                let pm10 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 11, as: UInt64.self)))
+                series.appendStored(minute: at, pm25: pm25, pm10: pm10, hold: hold)
             }
-            return true
+            offset += recordBytes
         }
+        return true
     }
 
     /// The entries of `bytes`; nil when they are not records of this shape (a damaged row).

@@ -252,6 +252,11 @@ struct StoreContractTests {
             #expect(read.map(\.sensor) == ["living-room", "study"])
             #expect(read[0].samples.map(\.value) == [DustPair(fineDust: 20, ultraFineDust: 9), DustPair(fineDust: 16, ultraFineDust: 8)])
             #expect(read[1].samples.map(\.holdSeconds) == [3600] && read[1].minutes == [Int64(at(1).timeIntervalSince1970)])
+            // SQLite's own read of the hours (in place, never copied) gives what the shared statement gives.
+            if let shared = store as? any SQLDatabase {
+                let statement = try await sharedIndoorSeries(shared, sensors: ["study", "living-room", "bedroom"], from: at(0), to: at(5))
+                #expect(statement.map(\.samples) == read.map(\.samples))
+            }
             #expect(try await store.newestIndoorSample(sensor: "living-room", before: at(10)) == at(5))
             #expect(try await store.newestIndoorSample(sensor: "living-room", before: at(5)) == at(1))
             #expect(
@@ -585,4 +590,11 @@ struct StoreContractTests {
             #expect(try await kept("dad") == hours)
         }
     }
+}
+
+/// DustSQL's shared statement for the indoor series, whatever read of its own the engine has.
+private func sharedIndoorSeries(
+    _ database: some SQLDatabase, sensors: [String], from: Date, to: Date
+) async throws(StorageFailure) -> [IndoorSeries] {
+    try await database.indoorSeries(sensors: sensors, from: from, to: to)
 }
