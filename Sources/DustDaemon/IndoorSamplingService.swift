@@ -105,6 +105,8 @@ public struct IndoorSampler: Sendable {
             needsBackfill = Set(asked.filter { $0.kind == .homeassistant }.map(\.name))
             loaded = true
         }
+        // A Home Assistant sensor a reload added has its history read too.
+        for sensor in asked where sensor.kind == .homeassistant && states[sensor.name] == nil { needsBackfill?.insert(sensor.name) }
         let http = http
         let answers = await withTaskGroup(of: (IndoorSensorSettings, Result<SensorValues, SensorProblem>).self) { group in
             for sensor in asked {
