@@ -389,6 +389,15 @@ public enum IndoorHourRecord {
 
     /// The same from bytes read in place (a column of a row being stepped).
     public static func append(_ raw: UnsafeRawBufferPointer, slot: Int64, from: Int64, to: Int64, to series: inout IndoorSeries) -> Bool {
+        forEach(raw) { entry in
+            let at = slot + Int64(entry.minute * 60)
+            if at >= from && at < to { series.appendStored(minute: at, pm25: entry.pm25, pm10: entry.pm10, hold: entry.hold) }
+        }
+    }
+
+    /// Calls `body` with each record of `raw`, in order; false (having stopped) when `raw` is not records
+    /// of this shape: a length that is not a whole number of records, or minutes not rising within 0…59.
+    private static func forEach(_ raw: UnsafeRawBufferPointer, _ body: (Entry) -> Void) -> Bool {
         guard raw.count % recordBytes == 0 else { return false }
         var previous = -1
         var offset = 0
@@ -396,13 +405,11 @@ public enum IndoorHourRecord {
             let minute = Int(raw[offset])
             guard minute < 60, minute > previous else { return false }
             previous = minute
-            let at = slot + Int64(minute * 60)
-            if at >= from && at < to {
-                let hold = Int(raw[offset + 1]) | Int(raw[offset + 2]) << 8
-                let pm25 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 3, as: UInt64.self)))
-                let pm10 = Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 11, as: UInt64.self)))
-                series.appendStored(minute: at, pm25: pm25, pm10: pm10, hold: hold)
-            }
+            body(
+                Entry(
+                    minute: minute, hold: Int(raw[offset + 1]) | Int(raw[offset + 2]) << 8,
+                    pm25: Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 3, as: UInt64.self))),
+                    pm10: Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 11, as: UInt64.self)))))
             offset += recordBytes
         }
         return true
@@ -410,22 +417,8 @@ public enum IndoorHourRecord {
 
     /// The entries of `bytes`; nil when they are not records of this shape (a damaged row).
     public static func decode(_ bytes: [UInt8]) -> [Entry]? {
-        guard bytes.count % recordBytes == 0 else { return nil }
         var entries: [Entry] = []
         entries.reserveCapacity(bytes.count / recordBytes)
-        var offset = 0
-        while offset < bytes.count {
-            let minute = Int(bytes[offset])
-            guard minute < 60, entries.last.map({ $0.minute < minute }) ?? true else { return nil }
-            let hold = Int(bytes[offset + 1]) | Int(bytes[offset + 2]) << 8
-            func double(at start: Int) -> Double {
-                var bits: UInt64 = 0
-                for index in 0..<8 { bits |= UInt64(bytes[start + index]) << UInt64(index * 8) }
-                return Double(bitPattern: bits)
-            }
-            entries.append(Entry(minute: minute, hold: hold, pm25: double(at: offset + 3), pm10: double(at: offset + 11)))
-            offset += recordBytes
-        }
-        return entries
+        return bytes.withUnsafeBytes { forEach($0) { entries.append($0) } } ? entries : nil
     }
 }

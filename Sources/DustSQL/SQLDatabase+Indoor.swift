@@ -77,7 +77,8 @@ extension SQLDatabase {
         guard let firstDate = series.first, let lastDate = series.last else { return }
         let (first, last) = (SQLTime.seconds(firstDate), SQLTime.seconds(lastDate))
         try await write { session in
-            // The hours at either end keep what they hold outside the file's span; the hours between are the file's alone.
+            // The hours at either end (each holds a sample of the file) keep what they hold outside the file's
+            // span; the hours between are the file's alone.
             var edges: [Int64: [IndoorHourRecord.Entry]] = [:]
             for slot in Set([hourStart(first), hourStart(last)]) {
                 edges[slot] = try storedEntries(HourKey(sensor: series.sensor, slot: slot), session).filter { entry in
@@ -89,7 +90,8 @@ extension SQLDatabase {
                 "DELETE FROM indoor_hour WHERE sensor = ? AND slot_start >= ? AND slot_start <= ?", series.sensor, hourStart(first),
                 hourStart(last))
             // Hour by hour from the columns: a year of minutes is never held as rows.
-            let order = series.minutes.indices.sorted { series.minutes[$0] < series.minutes[$1] }
+            // By minute, a minute given twice in the file's order (`encode` keeps the last of a minute).
+            let order = series.minutes.indices.sorted { (series.minutes[$0], $0) < (series.minutes[$1], $1) }
             var position = 0
             try session.insertRows(
                 into: "indoor_hour",
@@ -108,13 +110,8 @@ extension SQLDatabase {
                                 pm10: series.pm10[index]))
                         position += 1
                     }
-                    entries.sort { $0.minute < $1.minute }
                     return [.text(series.sensor), .integer(slot), .blob(IndoorHourRecord.encode(entries))]
                 }, conflict: "ON CONFLICT (sensor, slot_start) DO UPDATE SET samples = excluded.samples")
-            // An end hour the file left no sample in still holds what it held outside the span.
-            for (slot, kept) in edges where !kept.isEmpty && !order.contains(where: { hourStart(series.minutes[$0]) == slot }) {
-                try writeHour(HourKey(sensor: series.sensor, slot: slot), kept, session)
-            }
         }
     }
 
@@ -154,7 +151,7 @@ private struct HourKey: Hashable {
 }
 
 /// The start of the hour containing `seconds`.
-private func hourStart(_ seconds: Int64) -> Int64 { seconds - ((seconds % 3600) + 3600) % 3600 }
+private func hourStart(_ seconds: Int64) -> Int64 { Slot(containing: SQLTime.date(seconds)).startEpochSeconds }
 
 /// An hour row's samples; a row that is not `IndoorHourRecord`s is a damaged database.
 private func entries(_ row: SQLRow) throws -> [IndoorHourRecord.Entry] {

@@ -13,7 +13,7 @@ extension SQLiteStore {
     public func indoorSeries(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSeries] {
         guard !sensors.isEmpty else { return [] }
         let (first, end) = (SQLTime.minuteBound(from), SQLTime.minuteBound(to))
-        let firstHour = first - ((first % 3600) + 3600) % 3600
+        let firstHour = Slot(containing: SQLTime.date(first)).startEpochSeconds
         return try await reading { db in
             let statement = try db.cachedStatement(
                 sql:
