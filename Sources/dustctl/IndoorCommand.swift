@@ -160,15 +160,17 @@ enum IndoorOverview {
         let start = end.advanced(by: -24)
         var overview: [Sensor] = []
         for sensor in sensors {
-            let samples = try await store.indoorSamples(
+            let series = try await store.indoorSeries(
                 sensors: [sensor.name], from: start.start.addingTimeInterval(-TimeInterval(IndoorSample.stateHoldSeconds)), to: now)
+            // The 24 hours in order through one cursor, as a report walks its slots.
+            var (starts, bins) = ([Int](repeating: 0, count: series.count), MinuteBins())
             let covered = (0..<24).reduce(0) { total, hour in
-                total + (IndoorSlotValue.of(start.advanced(by: hour), samples: samples)?.minutesCovered ?? 0)
+                total + (IndoorSlotValue.of(start.advanced(by: hour), series: series, starts: &starts, bins: &bins)?.minutesCovered ?? 0)
             }
             overview.append(
                 Sensor(
                     settings: sensor, people: people.filter { $0.indoorSensors.contains(sensor.name) }.map(\.name),
-                    state: states[sensor.name], last: samples.last, coveredMinutes: covered))
+                    state: states[sensor.name], last: series.first.map { $0.sample($0.count - 1) }, coveredMinutes: covered))
         }
         return overview
     }
