@@ -5,24 +5,7 @@ import TestSupport
 import Testing
 
 @Suite("Configuration: indoor sensors (docs/REFERENCE.md §21)", .timeLimit(.minutes(10)))
-struct IndoorSettingsTests {
-    func load(_ yaml: String) throws -> FineDustSettings {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path("dustd.yaml")
-        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: [:]).load(configurationFile: path)
-    }
-
-    func problem(_ yaml: String) -> String {
-        do {
-            _ = try load(yaml)
-            return "loaded"
-        } catch {
-            return "\(error)"
-        }
-    }
-
+struct IndoorSettingsTests: SettingsFileTests {
     let household = """
         station:
           name: 종로구

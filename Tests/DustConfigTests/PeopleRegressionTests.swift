@@ -12,16 +12,8 @@ import Testing
 private let noon = Slot(startEpochSeconds: 1_795_143_600)
 
 @Suite("People: no people: gives exactly today's numbers", .timeLimit(.minutes(10)))
-struct PeopleRegressionTests {
+struct PeopleRegressionTests: SettingsFileTests {
     let november20 = LocalDate(year: 2026, month: 11, day: 20)
-
-    func load(_ yaml: String) throws -> FineDustSettings {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path("dustd.yaml")
-        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: [:]).load(configurationFile: path)
-    }
 
     func store() async throws -> SQLiteStore {
         let store = SQLiteStore.scratch()

@@ -5,24 +5,7 @@ import TestSupport
 import Testing
 
 @Suite("Configuration: people (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
-struct PeopleSettingsTests {
-    func load(_ yaml: String) throws -> FineDustSettings {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path("dustd.yaml")
-        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: [:]).load(configurationFile: path)
-    }
-
-    func problem(_ yaml: String) -> String {
-        do {
-            _ = try load(yaml)
-            return "loaded"
-        } catch {
-            return "\(error)"
-        }
-    }
-
+struct PeopleSettingsTests: SettingsFileTests {
     @Test("No people: one person me with station.name and the intake settings; dustd polls the station and its fallbacks")
     func defaultPerson() throws {
         let settings = try load("station:\n  name: 종로구\n  fallbacks: [중구]\nintake:\n  infiltration: 0.5\n")

@@ -5,24 +5,7 @@ import TestSupport
 import Testing
 
 @Suite("Configuration: a rule's person: (docs/REFERENCE.md §18)", .timeLimit(.minutes(10)))
-struct PersonAlertSettingsTests {
-    func load(_ yaml: String) throws -> FineDustSettings {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.path("dustd.yaml")
-        try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: [:]).load(configurationFile: path)
-    }
-
-    func problem(_ yaml: String) -> String {
-        do {
-            _ = try load(yaml)
-            return "loaded"
-        } catch {
-            return "\(error)"
-        }
-    }
-
+struct PersonAlertSettingsTests: SettingsFileTests {
     let household = "station: { name: 종로구 }\npeople:\n  - { name: dad, born: 1986-01 }\n  - { name: 민지, born: 2018-03 }\n"
 
     @Test("person: narrows a rule to one configured person; without it the rule is everyone's, and the rule's text is unchanged")
