@@ -16,7 +16,8 @@
 # The list is made by running the release binaries under valgrind's callgrind, which records
 # every function executed: dustd through start-up, a backfill from a loopback AirKorea, a forecast
 # fetch, the dashboard, the JSON API and /metrics, and a SIGTERM; dustctl through its report,
-# status, export, forecast and help commands on the demo database. A stale list costs nothing but
+# status, export, forecast and help commands on the demo database, and the household's (people, tracks,
+# an indoor monitor) week, day and indoor commands. A stale list costs nothing but
 # layout: names the code no longer has are skipped (--no-warn-symbol-ordering), new functions go
 # after the listed ones. Regenerate it when the code has changed a lot, and commit the result.
 set -euo pipefail
@@ -88,6 +89,11 @@ runs=(
     "forecast --db $db"
     "alerts list --db $db"
     "activity sources --db $db"
+    "week --db $db --config Fixtures/demo-household.yaml --person jiho --end 2026-11-20"
+    "week --db $db --config Fixtures/demo-household.yaml --end 2026-11-20 --json"
+    "day 2026-11-20 --db $db --config Fixtures/demo-household.yaml --person jiho"
+    "day 2026-11-20 --db $db --config Fixtures/demo-household.yaml --json"
+    "indoor --db $db --config Fixtures/demo-household.yaml"
     "--help"
     "--version"
 )

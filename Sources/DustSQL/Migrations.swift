@@ -506,13 +506,15 @@ public struct Migration: Sendable {
             let t = dialect.ddl
             let tables = [
                 // A row per sensor and hour, its samples packed (`IndoorHourRecord`): a week is 168 rows a sensor.
+                // A rowid table on SQLite: an hour's row (up to 1,140 bytes of samples) is more than a WITHOUT
+                // ROWID page holds in place, and every row would spill to an overflow page of its own.
                 """
                 CREATE TABLE indoor_hour (
                     sensor \(t.text) NOT NULL,
                     slot_start \(t.integer) NOT NULL,
                     samples \(t.blob) NOT NULL,
                     PRIMARY KEY (sensor, slot_start)
-                )\(t.withoutRowID)
+                )
                 """,
                 // Signing out ends every session cookie of the one who signed out, issued before then
                 // (docs/REFERENCE.md §13): the cookies themselves stay stateless.
