@@ -170,14 +170,11 @@ struct WebConnectionTests {
                 let (text, closed) = await connection.readToEnd()
                 if text.hasPrefix("HTTP/1.1 200") { answered += 1 } else { others.append("closed \(closed): \(text.prefix(80))") }
             }
-            // 4d9b2c1's gate closed every newcomer while the cap was busy: most of these.
-            #expect(answered >= 190, "\(Set(others))")
-            // One to three in 200 still end unanswered now and then, more often with the whole suite
-            // running beside (docs/RELIABILITY.md, W8: cause not found): a known issue, reported when
-            // it happens, not hidden.
-            withKnownIssue("W8: a burst connection closed unanswered now and then", isIntermittent: true) {
-                #expect(answered >= 198, "\(Set(others))")
-            }
+            // 4d9b2c1's gate closed every newcomer while the cap was busy: most of these. Later, one to
+            // three now and then stayed unread until the idle timeout: the gate let a waiting connection
+            // in with a read asked before NIO had registered it, which NIO then took for one pending
+            // (docs/RELIABILITY.md, W8). Every one is answered now, on a loaded machine too.
+            #expect(answered == 200, "\(Set(others))")
         }
     }
 

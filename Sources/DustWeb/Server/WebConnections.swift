@@ -31,10 +31,15 @@ public struct WebConnectionLimits: Sendable, Hashable {
 }
 
 /// The web's open connections, never more than the cap answered at once: a new one over it closes
-/// the connection idle longest (for at least `idleBeforeEviction`); when none is, it waits, unread,
-/// until one closes (at most `WebConnectionLimits.maxWaiting` wait; past that it is closed), and every
-/// answer meanwhile ends its connection so that kept-alive clients take turns. A burst of clients
-/// is answered late, not refused.
+/// the connection idle longest (answered and silent since for `idleBeforeEviction`, or never sent a
+/// whole request in `silentBeforeEviction`); when none is, it waits, unread, until one closes (at most
+/// `WebConnectionLimits.maxWaiting` wait; past that it is closed), and every answer meanwhile ends its
+/// connection so that kept-alive clients take turns. A burst of clients is answered late, not refused.
+///
+/// A waiting connection is held by its `WebConnectionHandler`, which keeps the pipeline's reads from
+/// the socket until the gate lets it in (`Admitted`). The gate never touches `autoRead`: a read asked
+/// of a channel not yet registered is remembered by NIO as pending and never issued once it is, which
+/// left one connection of a burst now and then unread until its idle timeout.
 final class WebConnectionGate: Sendable {
     private struct Entry {
         let channel: any Channel
@@ -42,6 +47,8 @@ final class WebConnectionGate: Sendable {
         var admitted: Bool
         /// A request head was read and its answer is not written yet.
         var busy = false
+        /// An answer was written: between requests now, a kept-alive client.
+        var answered = false
         /// When it was opened, let in or last answered (monotonic nanoseconds): smaller is longer ago.
         var idleSince: UInt64
     }
@@ -53,33 +60,29 @@ final class WebConnectionGate: Sendable {
         var admitted = 0
     }
 
-    /// How long a connection must have gone without a request to be closed for a newcomer: a
-    /// client of a burst that has not sent its request yet is not idle, it is about to be busy.
+    /// How long a kept-alive connection must have gone without a request since its last answer to be
+    /// closed for a newcomer.
     static let idleBeforeEviction: UInt64 = 1_000_000_000
+    /// How long one let in must have gone without a whole request head to be closed for a newcomer: a
+    /// client of a burst whose request the loaded loops have not read yet is about to be busy, while a
+    /// slowloris's silent or trickling connections still give way within seconds, not the idle timeout.
+    static let silentBeforeEviction: UInt64 = 5_000_000_000
+
+    /// What a held connection's handler receives, on its loop, when the gate lets it in.
+    struct Admitted: Sendable {}
 
     private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// What the gate does to connections once the table is updated (outside its lock).
     private struct Moves {
         var close: [any Channel] = []
-        var hold: [any Channel] = []
         var admit: [any Channel] = []
 
         func apply() {
             for channel in close { channel.eventLoop.execute { channel.close(promise: nil) } }
-            for channel in hold {
-                // Before the channel's first read when called from `handlerAdded`, on its own loop.
-                if channel.eventLoop.inEventLoop {
-                    _ = channel.setOption(ChannelOptions.autoRead, value: false)
-                } else {
-                    channel.eventLoop.execute { _ = channel.setOption(ChannelOptions.autoRead, value: false) }
-                }
-            }
             for channel in admit {
-                channel.eventLoop.execute {
-                    _ = channel.setOption(ChannelOptions.autoRead, value: true)
-                    channel.read()
-                }
+                // Queued on the channel's loop, so after the `handlerAdded` that held it.
+                channel.eventLoop.execute { channel.pipeline.fireUserInboundEventTriggered(Admitted()) }
             }
         }
     }
@@ -96,33 +99,37 @@ final class WebConnectionGate: Sendable {
     /// Connections let in now, being answered or idle (not those waiting).
     var count: Int { table.withLock { $0.admitted } }
 
-    func opened(_ channel: any Channel) {
+    /// A connection opened: true when it is let in now, false when it waits for `Admitted` (or is closed).
+    func opened(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
         let now = Self.now()
-        let moves: Moves = table.withLock { table in
+        let (moves, admitted): (Moves, Bool) = table.withLock { table in
             var moves = Moves()
             if table.admitted < limit {
                 table.entries[id] = Entry(channel: channel, admitted: true, idleSince: now)
                 table.admitted += 1
-                return moves
+                return (moves, true)
             }
             if let idlest = table.entries.filter({
-                $0.value.admitted && !$0.value.busy && now &- $0.value.idleSince >= Self.idleBeforeEviction
+                $0.value.admitted && !$0.value.busy
+                    && now &- $0.value.idleSince >= ($0.value.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction)
             }).min(by: { $0.value.idleSince < $1.value.idleSince }) {
                 // The idlest leaves (its `closed` finds it gone), the newcomer takes its place.
                 table.entries[idlest.key] = nil
                 moves.close.append(idlest.value.channel)
                 table.entries[id] = Entry(channel: channel, admitted: true, idleSince: now)
-            } else if table.queue.count < maxWaiting {
+                return (moves, true)
+            }
+            if table.queue.count < maxWaiting {
                 table.entries[id] = Entry(channel: channel, admitted: false, idleSince: now)
                 table.queue.append(id)
-                moves.hold.append(channel)
             } else {
                 moves.close.append(channel)
             }
-            return moves
+            return (moves, false)
         }
         moves.apply()
+        return admitted
     }
 
     func closed(_ channel: any Channel) {
@@ -157,7 +164,10 @@ final class WebConnectionGate: Sendable {
         table.withLock { table in
             guard var entry = table.entries[ObjectIdentifier(channel)] else { return }
             entry.busy = busy
-            if !busy { entry.idleSince = now }
+            if !busy {
+                entry.idleSince = now
+                entry.answered = true
+            }
             table.entries[ObjectIdentifier(channel)] = entry
         }
     }
@@ -179,6 +189,10 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     typealias OutboundOut = HTTPResponsePart
 
     private let gate: WebConnectionGate
+    /// Waiting for room: the pipeline's reads are kept from the socket until `Admitted`.
+    private var held = false
+    /// A read was asked while held.
+    private var readWanted = false
     private var closeAfterAnswer = false
     /// Others wait for room: this answer ends the connection (no body unread, so at once).
     private var makeRoom = false
@@ -189,8 +203,25 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func handlerAdded(context: ChannelHandlerContext) {
         let channel = context.channel
-        gate.opened(channel)
+        held = !gate.opened(channel)
         channel.closeFuture.whenComplete { [gate] _ in gate.closed(channel) }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guard held else { return context.read() }
+        readWanted = true
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        guard event is WebConnectionGate.Admitted else { return context.fireUserInboundEventTriggered(event) }
+        guard held else { return }
+        held = false
+        // Before the channel is active, NIO asks for the first read itself once it is (and would take
+        // a read asked now for one still pending): pass on only a read of an active channel.
+        if readWanted, context.channel.isActive {
+            readWanted = false
+            context.read()
+        }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
