@@ -10,8 +10,11 @@ dataDate, districtName, moveName, issueTime, issueVal, clearTime, clearVal, maxV
 An unapproved service answers in the gateway's OpenAPI_ServiceResponse envelope, as the real
 error-gateway-30 fixture does, with reason code 20.
 
-The demo's day is 2026-11-20 (its clock stands at 00:20 the next morning): the 서울 도심권 PM10 경보
-issued at 13:00 is still in force then, the 주의보 before it was cleared when it was raised.
+advisories-pm10-2026.xml has a 서울 도심권 PM10 경보 issued at 13:00 on 2026-11-20 and still in force
+(the parser's and the live fake's: a banner to test). The demo replays demo-advisories-*.xml instead,
+one story with its day: 종로구 read 28-66 µg/m³ of PM10 and at most 36 of PM2.5 on 2026-11-20 and the
+forecast said 좋음-보통, so nothing is in force for its 권역 then; its year holds a spring 황사 주의보
+and a winter PM2.5 주의보 of 도심권, both cleared, and the 경기 one of the day before.
 
     python3 scripts/make-advisory-fixtures.py
 """
@@ -60,6 +63,17 @@ def main():
                 "2026-11-20", "13:00", "312"),
         pm_item("79", "2026-11-19", "경기", "남부권", "PM10", "주의보", "2026-11-19", "15:00", "158",
                 "2026-11-19", "22:00", "95"),
+    ]))
+    # The demo's year (DemoReplay.advisoryFiles): nothing in force on its day, the advisories cleared.
+    write("demo-advisories-pm10-2026.xml", document([
+        pm_item("79", "2026-11-19", "경기", "남부권", "PM10", "주의보", "2026-11-19", "15:00", "158",
+                "2026-11-19", "22:00", "95"),
+        pm_item("23", "2026-03-14", "서울", "도심권", "PM10", "주의보", "2026-03-14", "11:00", "176",
+                "2026-03-15", "02:00", "88"),
+    ]))
+    write("demo-advisories-pm25-2026.xml", document([
+        pm_item("4", "2026-01-09", "서울", "도심권", "PM25", "주의보", "2026-01-09", "07:00", "82",
+                "2026-01-09", "19:00", "34"),
     ]))
     write("advisories-pm25-2026.xml", document([
         pm_item("41", "2026-11-20", "서울", "서남권", "PM25", "주의보", "2026-11-20", "10:00", "78",

@@ -47,10 +47,11 @@ public struct DemoReplay: Sendable {
     /// AirKorea's weekly outlook published on the demo's last day, for the four days after
     /// (docs/REFERENCE.md §17).
     public static let weeklyOutlookFile = "synthesized/weekly-outlook-2026-11-20.xml"
-    /// AirKorea's advisories of the demo's year (docs/REFERENCE.md §17): a 서울 도심권 PM10 경보 in force at
-    /// the demo's "now", a PM2.5 주의보 and ozone's.
+    /// AirKorea's advisories of the demo's year (docs/REFERENCE.md §17), one story with its day: nothing in
+    /// force for 종로구's 권역 (its readings and forecast were 좋음 to 보통), the year's 도심권 주의보 cleared,
+    /// 경기's of the day before, ozone's of June.
     public static let advisoryFiles: [(file: String, pollutant: AdvisoryPollutant)] = [
-        ("synthesized/advisories-pm10-2026.xml", .pm10), ("synthesized/advisories-pm25-2026.xml", .pm25),
+        ("synthesized/demo-advisories-pm10-2026.xml", .pm10), ("synthesized/demo-advisories-pm25-2026.xml", .pm25),
         ("synthesized/advisories-o3-2026.xml", .o3),
     ]
 

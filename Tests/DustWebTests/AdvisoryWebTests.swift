@@ -32,6 +32,7 @@ struct AdvisoryWebTests {
     func bannerAndMetrics() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
+        try await rig.storeWarningInForce()
         // A hostile 권역 of another district, also in force: not ours, and never markup.
         try await rig.store.saveAdvisories([
             Advisory(

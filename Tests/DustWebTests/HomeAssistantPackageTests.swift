@@ -79,6 +79,7 @@ struct HomeAssistantPackageTests {
 
         let rig = try await WebRig()
         defer { rig.directory.remove() }
+        try await rig.storeWarningInForce()
         // The demo's last hour, as the dashboard shows it: 2026-11-20 23:59:59 KST.
         let source = try rig.source(clock: FixedClock(DemoReplay.now.addingTimeInterval(-20 * 60 - 1)))
         let body = try await rig.application(source).test(.router) { client in
@@ -113,7 +114,7 @@ struct HomeAssistantPackageTests {
                 "pm10": 45, "pm25": 22, "ozone": 0.0184, "nitrogen_dioxide": 0.0262, "sulphur_dioxide": 0.0031, "carbon_monoxide": 0.52,
                 "aqi": 62, "weight": 133.463,
             ])
-        // The advisory and tomorrow's forecast are in the same document: the demo's 경보 and 매우나쁨.
+        // The advisory and tomorrow's forecast are in the same document: the 경보 stored and the demo's 매우나쁨.
         #expect(resolve(["advisory", "levelWord"], in: document) as? String == "경보")
         #expect(resolve(["forecastTomorrow", "pm25", "word"], in: document) as? String == "매우나쁨")
     }

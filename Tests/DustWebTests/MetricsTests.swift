@@ -93,6 +93,7 @@ struct MetricsTests {
     func demoGaugesLineForLine() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
+        try await rig.storeWarningInForce()
         let body = try await scrape(rig.application(try rig.source()))
         #expect(body.hasSuffix("\n"))
         #expect(body.split(separator: "\n").map(String.init).sorted() == (Self.demoGauges + Self.demoAdvisoryGauges).sorted())

@@ -28,6 +28,16 @@ struct WebRig {
         try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)
     }
 
+    /// A 서울 도심권 PM10 경보 in force from 13:00 of the demo's day (the advisory fixture's, which the demo's
+    /// one story leaves out): for the banner, the gauges and the Home Assistant sensors that show one.
+    func storeWarningInForce() async throws {
+        try await store.saveAdvisories([
+            Advisory(
+                pollutant: .pm10, key: "87", district: "서울", area: "도심권", level: .warning,
+                issuedAt: instant(kst: "2026-11-20T13:00:00"), issueValue: 312)
+        ])
+    }
+
     func source(station: String = "종로구", clock: any WallClock = FixedClock(DemoReplay.now)) throws -> WebData {
         let store = self.store
         let settings = WebData.ReportSettings(
