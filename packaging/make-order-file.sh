@@ -15,7 +15,8 @@
 #
 # The list is made by running the release binaries under valgrind's callgrind, which records
 # every function executed: dustd through start-up, a backfill from a loopback AirKorea, a forecast
-# fetch, the dashboard, the JSON API and /metrics, and a SIGTERM; dustctl through its report,
+# fetch, a loopback AirGradient monitor asked every 10 s, the dashboard, the JSON API and /metrics,
+# and a SIGTERM; dustctl through its report,
 # status, export, forecast and help commands on the demo database, and the household's (people, tracks,
 # an indoor monitor) week, day and indoor commands. A stale list costs nothing but
 # layout: names the code no longer has are skipped (--no-warn-symbol-ordering), new functions go
@@ -28,10 +29,12 @@ for tool in valgrind python3 curl; do
 done
 work=$(mktemp -d /tmp/finedust-order.XXXXXX)
 fake=""
+monitor=""
 daemon=""
 cleanup() {
     [ -n "$daemon" ] && kill "$daemon" 2>/dev/null || true
     [ -n "$fake" ] && kill "$fake" 2>/dev/null || true
+    [ -n "$monitor" ] && kill "$monitor" 2>/dev/null || true
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -54,7 +57,27 @@ python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-DAIL
 fake=$!
 for _ in $(seq 100); do [ -s "$work/port" ] && break; sleep 0.1; done
 port=$(head -1 "$work/port")
-echo "# defaults" > "$work/dustd.yaml"
+# An AirGradient monitor's local server (firmware 3.1's /measures/current), on loopback.
+python3 - "$work/monitor-port" << 'PY' &
+import http.server, json, sys
+class Monitor(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = json.dumps({"pm02": 9, "pm02Compensated": 7.5, "pm10": 12, "rco2": 612, "serialno": "84f3eb7a1c2d"}).encode()
+        self.send_response(200); self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+    def log_message(self, *args): pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Monitor)
+open(sys.argv[1], "w").write(str(server.server_address[1]))
+server.serve_forever()
+PY
+monitor=$!
+for _ in $(seq 100); do [ -s "$work/monitor-port" ] && break; sleep 0.1; done
+cat > "$work/dustd.yaml" << YAML
+indoor:
+  sampleSeconds: 10
+  sensors:
+    - {name: living-room, kind: airgradient, url: "http://127.0.0.1:$(cat "$work/monitor-port")"}
+YAML
 listen=127.0.0.1:$((20000 + RANDOM % 20000))
 env -i PATH=/usr/bin:/bin DUSTD_CONFIG="$work/dustd.yaml" DUSTD_STATION_NAME=종로구 \
     DUSTD_API_BASE_URL="http://127.0.0.1:$port/B552584" DUSTD_API_SERVICE_KEY=order-file-run-0123456789abcdefghijklmnopqrstuv \
@@ -64,7 +87,7 @@ env -i PATH=/usr/bin:/bin DUSTD_CONFIG="$work/dustd.yaml" DUSTD_STATION_NAME=종
 daemon=$!
 for _ in $(seq 1200); do grep -q "Poll done" "$work/dustd.log" 2>/dev/null && break; sleep 0.25; done
 grep -q "Poll done" "$work/dustd.log" || { cat "$work/dustd.log" >&2; say "dustd did not poll"; exit 1; }
-sleep 5  # the forecast fetch and the first idle tick
+sleep 25  # the forecast fetch, the first idle tick and the monitor asked twice or more
 for path in / /api/v1/today /api/v1/day/2026-11-20 /api/v1/week /api/v1/status /api/v1/forecast /metrics /healthz \
     /day/2026-11-20 /week/2026-W47; do
     curl -s -m 60 -o /dev/null "http://$listen$path" || true
