@@ -63,6 +63,22 @@ struct DustCtl: ParsableCommand {
                 _ = writeAll(message.utf8, to: STDERR_FILENO)
                 Self.exit(withError: ExitCode(64))
             }
+            // A group's own command forgotten (`dustctl alerts --db x`) is named as such, not as its option.
+            if let group = configuration.subcommands.first(where: { $0._commandName == first }),
+                case let commands = group.configuration.subcommands, !commands.isEmpty, group.configuration.defaultSubcommand == nil
+            {
+                let names = commands.map { $0._commandName }
+                let next = arguments.dropFirst().first
+                if let next, !names.contains(next), !["-h", "--help", "help"].contains(next) {
+                    let suggestion =
+                        next.hasPrefix("-") ? "" : SpellingDistance.nearest(to: next, among: names).map { "; did you mean \($0)?" } ?? ""
+                    let message =
+                        "dustctl: \(first) needs one of its commands before \"\(TerminalSafeText.sanitized(next))\": "
+                        + "\(names.joined(separator: ", "))\(suggestion) (dustctl \(first) --help says what each does).\n"
+                    _ = writeAll(message.utf8, to: STDERR_FILENO)
+                    Self.exit(withError: ExitCode(64))
+                }
+            }
         }
         do {
             var command = try parseAsRoot()

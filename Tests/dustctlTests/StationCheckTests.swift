@@ -37,6 +37,17 @@ struct SmallRefusalTests {
         let weak = try await dustctl("weak", "--db", "x.sqlite")
         #expect(weak.status == 64)
         #expect(weak.standardError == "dustctl: \"weak\" is not a command; did you mean week? (dustctl --help lists them).\n")
+        // A group's command forgotten or mistyped is named as such, not as the option after it.
+        let group = try await dustctl("alerts", "--db", "x.sqlite")
+        #expect(group.status == 64)
+        #expect(
+            group.standardError
+                == "dustctl: alerts needs one of its commands before \"--db\": list, test (dustctl alerts --help says what each does).\n")
+        let misspelt = try await dustctl("stations", "lst")
+        #expect(misspelt.status == 64)
+        #expect(misspelt.standardError.contains("stations needs one of its commands before \"lst\": sync, import, list, nearest; did you mean list?"))
+        // A group with a command of its own (indoor lists), and help, are left to the parser.
+        #expect(try await dustctl("alerts", "--help").status == 0)
         for (date, sentence) in [
             ("2026-11-31", "2026-11-31 is not a day: 2026-11 has 30 days;"),
             ("2026-02-29", "2026-02-29 is not a day: 2026-02 has 28 days;"),
