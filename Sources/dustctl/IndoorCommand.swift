@@ -35,13 +35,16 @@ struct IndoorListCommand: AsyncParsableCommand {
             let settings = try options.settings()
             let now = try options.clock(settings).now
             let sensors = settings.indoor.sensors
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             guard !sensors.isEmpty else {
                 if options.json {
                     try standardOutputLine(JSON.object([("sensors", .array([]))]).serialized)
                 } else {
                     try standardOutputLine(
-                        "No indoor sensors configured (indoor.sensors); indoors is the estimate infiltration × outdoor. docs/REFERENCE.md §21 says how to add a monitor."
-                    )
+                        language.say(
+                            "설정된 실내 측정기가 없습니다 (indoor.sensors): 실내는 추정값 침투율 × 실외입니다. 측정기를 더하는 법은 docs/REFERENCE.md §21에 있습니다.",
+                            "No indoor sensors configured (indoor.sensors); indoors is the estimate infiltration × outdoor. docs/REFERENCE.md §21 says how to add a monitor."
+                        ))
                 }
                 return
             }
@@ -54,7 +57,7 @@ struct IndoorListCommand: AsyncParsableCommand {
                     return
                 }
                 for sensor in overview {
-                    try standardOutputLine(IndoorOverview.text(sensor, calendar: settings.calendar))
+                    try standardOutputLine(IndoorOverview.text(sensor, calendar: settings.calendar, language: language))
                 }
             }
         }
@@ -179,24 +182,33 @@ enum IndoorOverview {
         calendar.iso8601(instant).prefix(16).replacingOccurrences(of: "T", with: " ")
     }
 
-    static func text(_ sensor: Sensor, calendar: DayCalendar) -> String {
-        var lines = ["\(sensor.settings.name) (\(sensor.settings.kind.rawValue)), for \(sensor.people.joined(separator: ", "))"]
+    /// A sensor's lines, in `language` (a problem as dustd wrote it, in English).
+    static func text(_ sensor: Sensor, calendar: DayCalendar, language: ReportLanguage = .english) -> String {
+        func label(_ korean: String, _ english: String) -> String { "  " + padExactly(language.say(korean, english), 13) }
+        let people = sensor.people.joined(separator: ", ")
+        var lines = [
+            "\(sensor.settings.name) (\(sensor.settings.kind.rawValue)), " + language.say("\(people)의 측정기", "for \(people)")
+        ]
         if let last = sensor.last {
             let values = [("PM2.5", last.value.ultraFineDust), ("PM10", last.value.fineDust)].compactMap { name, value in
                 value.map { "\(name) \(formattedConcentration($0)) µg/m³" }
             }
-            lines.append("  last sample  \(minute(last.at, calendar))  \(values.joined(separator: ", "))")
+            lines.append(label("마지막 값", "last sample") + "\(minute(last.at, calendar))  \(values.joined(separator: ", "))")
         } else {
-            lines.append("  last sample  none in the last 24 hours")
+            lines.append(label("마지막 값", "last sample") + language.say("최근 24시간 동안 없음", "none in the last 24 hours"))
         }
-        let percent = Double(sensor.coveredMinutes) / 14.4
-        lines.append("  coverage     \(formatted(percent, decimals: 0)) % of the last 24 hours")
+        let percent = formatted(Double(sensor.coveredMinutes) / 14.4, decimals: 0)
+        lines.append(label("측정 범위", "coverage") + language.say("최근 24시간의 \(percent) %", "\(percent) % of the last 24 hours"))
         if let problem = sensor.state?.problem {
-            let since = sensor.state?.problemSince.map { " (since \(minute($0, calendar)))" } ?? ""
-            lines.append("  problem      it \(TerminalSafeText.sanitized(problem))\(since)")
+            let since =
+                sensor.state?.problemSince.map { language.say(" (\(minute($0, calendar))부터)", " (since \(minute($0, calendar)))") } ?? ""
+            lines.append(label("문제", "problem") + "it \(TerminalSafeText.sanitized(problem))\(since)")
         }
         if let unknown = sensor.state?.unknownSamples, unknown > 0 {
-            lines.append("  unknown      \(unknown) implausible or disagreeing answers since dustd started")
+            lines.append(
+                label("알 수 없는 값", "unknown")
+                    + language.say(
+                        "dustd 시작 뒤 믿기 어렵거나 두 채널이 어긋난 응답 \(unknown)번", "\(unknown) implausible or disagreeing answers since dustd started"))
         }
         return lines.joined(separator: "\n")
     }

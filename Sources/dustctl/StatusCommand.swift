@@ -21,6 +21,9 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
+    /// Korean under a Korean locale (`LC_ALL`, `LC_MESSAGES`, `LANG`), English otherwise; `--json` is the same in both.
+    private var language: ReportLanguage { ReportLanguage(environment: ProcessInfo.processInfo.environment) }
+
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
@@ -52,43 +55,65 @@ struct StatusCommand: AsyncParsableCommand {
     private func text(_ health: DaemonHealth, settings: FineDustSettings, rows: Int, forecastCalls: Int, now: Date) -> String {
         let style = TextStyle.forStandardOutput()
         let calendar = settings.calendar
+        let words = StatusWords(language: language)
+        let label = words.label
         func when(_ date: Date) -> String {
-            "\(calendar.iso8601(date)) (\(DaemonHealth.age(now.timeIntervalSince(date))) ago)"
+            words.say(
+                "\(calendar.iso8601(date)) (\(words.age(now.timeIntervalSince(date))) 전)",
+                "\(calendar.iso8601(date)) (\(DaemonHealth.age(now.timeIntervalSince(date))) ago)")
         }
         let status = health.status
         var lines = [style.bold("FineDust · \(settings.storage.description)")]
-        lines.append("Station       \(settings.station.name ?? "– (station.name is not set)")")
-        let daemon = "dustd         \(health.daemonSummary)"
+        lines.append(label("측정소", "Station") + (settings.station.name ?? words.say("– (station.name 미설정)", "– (station.name is not set)")))
+        let daemon = label("dustd", "dustd") + words.daemon(health)
         lines.append(health.daemon == .running ? daemon : style.graded(daemon, .bad))
         // Said only when the poller is another machine (several dustd on one database, docs/REFERENCE.md §20).
         if health.elsewhere, let status, let host = status.host {
-            lines.append("Poller        host \(TerminalSafeText.sanitized(host)), PID \(status.pid)")
+            lines.append(label("수집하는 곳", "Poller") + words.say("호스트", "host") + " \(TerminalSafeText.sanitized(host)), PID \(status.pid)")
         }
-        if let next = health.nextPoll { lines.append("Next poll     \(calendar.iso8601(next))") }
+        if let next = health.nextPoll { lines.append(label("다음 수집", "Next poll") + calendar.iso8601(next)) }
         if let refused = status?.reloadRefused {
             // Only a running dustd still runs its previous configuration.
             let outcome =
                 health.daemon == .running
-                ? "refused, still running the previous configuration" : "refused at \(calendar.iso8601(refused.at))"
-            lines.append(style.graded("Reload        ", .bad) + "\(outcome): \(refused.reason)")
+                ? words.say("거부됨, 이전 설정으로 계속 실행 중", "refused, still running the previous configuration")
+                : words.say("\(calendar.iso8601(refused.at))에 거부됨", "refused at \(calendar.iso8601(refused.at))")
+            lines.append(style.graded(label("설정 다시 읽기", "Reload"), .bad) + "\(outcome): \(refused.reason)")
         }
         lines.append(
-            "Last success  " + (status?.lastSuccess.map { "\(when($0.at)): \($0.rowsNew) new, \($0.rowsUpdated) revised" } ?? "never"))
+            label("마지막 성공", "Last success")
+                + (status?.lastSuccess.map {
+                    words.say(
+                        "\(when($0.at)): 새 값 \($0.rowsNew), 고친 값 \($0.rowsUpdated)",
+                        "\(when($0.at)): \($0.rowsNew) new, \($0.rowsUpdated) revised")
+                } ?? words.say("없음", "never")))
         if let failure = status?.lastError {
-            let label = status?.lastPollFailed == true ? style.graded("Last error    ", .veryBad) : "Last error    "
-            lines.append(label + "\(when(failure.at)) (\(failure.kind.rawValue)" + (failure.resultCode.map { ", code \($0)" } ?? "") + ")")
-            lines.append("              \(failure.message)")
+            let errorLabel = label("마지막 오류", "Last error")
+            let code = failure.resultCode.map { words.say(", 코드 \($0)", ", code \($0)") } ?? ""
+            lines.append(
+                (status?.lastPollFailed == true ? style.graded(errorLabel, .veryBad) : errorLabel)
+                    + "\(when(failure.at)) (\(failure.kind.rawValue)\(code))")
+            lines.append(label("", "") + failure.message)
         }
-        let data = "Data          \(rows) rows; \(health.dataSummary)"
+        let data =
+            label("데이터", "Data")
+            + words.say("\(rows)행; ", "\(rows) rows; ")
+            + (health.dataAge.map { age in
+                words.say("가장 최근 시간이 \(words.age(age)) 전에 끝남" + (health.stale ? " — 오래됨" : ""), health.dataSummary)
+            } ?? words.say("저장된 시간 없음", health.dataSummary))
         lines.append(health.stale ? style.graded(data, .bad) : data)
-        lines.append(forecastLine(status?.forecast, nextFetch: health.nextForecastFetch, settings: settings, calls: forecastCalls))
+        lines.append(
+            forecastLine(status?.forecast, nextFetch: health.nextForecastFetch, settings: settings, calls: forecastCalls, words: words))
         if let failure = status?.forecast?.lastError {
-            lines.append("              last error \(when(failure.at)): \(failure.message)")
+            lines.append(label("", "") + words.say("마지막 오류", "last error") + " \(when(failure.at)): \(failure.message)")
         }
         // Said only when an advisory service is off: otherwise the text is what it always was.
         for off in status?.advisories?.turnedOff ?? [] {
             lines.append(
-                style.graded("Advisories    ", .bad) + "\(off.pollutant.displayName) off since \(calendar.iso8601(off.at)): \(off.remedy)")
+                style.graded(label("주의보·경보", "Advisories"), .bad)
+                    + words.say(
+                        "\(off.pollutant.displayName) \(calendar.iso8601(off.at))부터 꺼짐: \(off.remedy)",
+                        "\(off.pollutant.displayName) off since \(calendar.iso8601(off.at)): \(off.remedy)"))
         }
         return lines.joined(separator: "\n")
     }
@@ -99,10 +124,14 @@ struct StatusCommand: AsyncParsableCommand {
         let asked = Set(settings.indoor.sensors.filter { $0.kind != .imported }.map(\.name))
         guard !asked.isEmpty else { return [] }
         let style = TextStyle.forStandardOutput()
+        let words = StatusWords(language: language)
         return try await store.indoorSensorStates().filter { asked.contains($0.sensor) }.compactMap { state in
             guard let problem = state.problem else { return nil }
-            let since = state.problemSince.map { " since \(settings.calendar.iso8601($0))" } ?? ""
-            return style.graded("Indoor        ", .bad) + "\(state.sensor)\(since): it \(TerminalSafeText.sanitized(problem))"
+            let since =
+                state.problemSince.map { words.say(" (\(settings.calendar.iso8601($0))부터)", " since \(settings.calendar.iso8601($0))") }
+                ?? ""
+            return style.graded(words.label("실내 측정기", "Indoor"), .bad)
+                + "\(state.sensor)\(since): it \(TerminalSafeText.sanitized(problem))"
         }
     }
 
@@ -114,26 +143,99 @@ struct StatusCommand: AsyncParsableCommand {
         let people = settings.people.map(\.name).filter { tracked.contains($0) || homes.contains($0) }
         guard !people.isEmpty else { return nil }
         let placed = StationPositions(stations: try await store.stations()).count
+        let words = StatusWords(language: language)
         var needs: [String] = []
         if settings.station.mode != .nation {
-            needs.append("station.mode: nation (every station's hour; now \(settings.station.mode.rawValue))")
+            needs.append(
+                words.say(
+                    "station.mode: nation (모든 측정소의 시간값; 지금은 \(settings.station.mode.rawValue))",
+                    "station.mode: nation (every station's hour; now \(settings.station.mode.rawValue))"))
         }
-        if placed == 0 { needs.append("the station list with positions (dustctl stations sync)") }
+        if placed == 0 {
+            needs.append(words.say("위치가 있는 측정소 목록 (dustctl stations sync)", "the station list with positions (dustctl stations sync)"))
+        }
         let who = people.map { TerminalSafeText.sanitized($0) }.joined(separator: ", ")
+        let radius = fixedDecimals(settings.location.radiusKilometres, 1)
         guard needs.isEmpty else {
-            return "Location      following \(who) needs " + needs.joined(separator: " and ")
-                + "; until then their hours use the home station's values"
+            return words.label("위치", "Location")
+                + words.say(
+                    "\(who)의 위치를 따르려면 " + needs.joined(separator: ", ") + "이(가) 필요합니다; 그때까지는 집 측정소의 값을 씁니다",
+                    "following \(who) needs " + needs.joined(separator: " and ") + "; until then their hours use the home station's values")
         }
-        return
-            "Location      following \(who) within \(fixedDecimals(settings.location.radiusKilometres, 1)) km (\(placed) stations placed)"
+        return words.label("위치", "Location")
+            + words.say(
+                "\(who)의 위치를 \(radius) km 안에서 따름 (측정소 \(placed)곳)", "following \(who) within \(radius) km (\(placed) stations placed)")
     }
 
     /// `Forecast      4/12 calls today (KST); latest issue 2026-11-22 11시; next fetch …`.
-    private func forecastLine(_ run: DaemonStatus.ForecastRun?, nextFetch: Date?, settings: FineDustSettings, calls: Int) -> String {
-        var line = "Forecast      \(calls)/\(ForecastPlanner.dailyCallCap) calls today (KST)"
-        guard settings.forecast.enabled else { return line + "; forecast.enabled is false" }
-        if let issue = run?.latestIssue { line += "; latest issue \(ForecastIssueTime.label(issue)) 발표" }
-        if let next = nextFetch { line += "; next fetch \(settings.calendar.iso8601(next))" }
+    private func forecastLine(
+        _ run: DaemonStatus.ForecastRun?, nextFetch: Date?, settings: FineDustSettings, calls: Int, words: StatusWords
+    ) -> String {
+        let cap = ForecastPlanner.dailyCallCap
+        var line =
+            words.label("예보", "Forecast") + words.say("오늘 호출 \(calls)/\(cap)회 (한국 시간)", "\(calls)/\(cap) calls today (KST)")
+        guard settings.forecast.enabled else { return line + words.say("; forecast.enabled가 false", "; forecast.enabled is false") }
+        if let issue = run?.latestIssue { line += words.say("; 최근 발표 ", "; latest issue ") + "\(ForecastIssueTime.label(issue)) 발표" }
+        if let next = nextFetch { line += words.say("; 다음 조회 ", "; next fetch ") + settings.calendar.iso8601(next) }
         return line
+    }
+}
+
+/// The words of `dustctl status` in the locale's language (docs/REFERENCE.md §12). What dustd wrote (an
+/// error's message, a remedy, a sensor's problem) is shown as dustd wrote it, in English.
+struct StatusWords {
+    let language: ReportLanguage
+
+    func say(_ korean: String, _ english: String) -> String { language.say(korean, english) }
+
+    /// A line's label, padded to the column the values start in (14 columns, by display width).
+    func label(_ korean: String, _ english: String) -> String { padExactly(say(korean, english), 14) }
+
+    /// `12분`, `5시간`, `3일`.
+    func age(_ seconds: TimeInterval) -> String {
+        let minutes = Int(max(seconds, 0) / 60)
+        if minutes < 120 { return "\(minutes)분" }
+        let hours = minutes / 60
+        return hours < 72 ? "\(hours)시간" : "\(hours / 24)일"
+    }
+
+    /// What dustd is doing, as `DaemonHealth.daemonSummary` says it in English.
+    func daemon(_ health: DaemonHealth) -> String {
+        guard language == .korean else { return health.daemonSummary }
+        let status = health.status
+        switch health.daemon {
+        case .neverRun:
+            return "이 데이터베이스로 실행된 적 없음"
+        case .stopped:
+            let how = status?.mode == .once ? "한 번 실행하고 끝남 (--once)" : "정상 종료"
+            return how + (status?.stoppedAt.map { " (\(KoreaStandardTime.iso8601($0)))" } ?? "")
+        case .gone where health.elsewhere:
+            guard let status else { return "실행 중 아님" }
+            return "실행 중 아님: 하트비트가 늦음 (\(status.host ?? "?")의 PID \(status.pid), 마지막 \(KoreaStandardTime.iso8601(status.heartbeatAt)); "
+                + "다른 컴퓨터의 프로세스는 하트비트로만 판단합니다); \(status.host ?? "그 컴퓨터")에서 `journalctl -u dustd`를 확인하세요"
+        case .gone:
+            let pid = status.map { " (PID \($0.pid))" } ?? ""
+            let heartbeat = status.map { ", 마지막 하트비트 \(KoreaStandardTime.iso8601($0.heartbeatAt))" } ?? ""
+            return "실행 중 아님: 정상 종료 없이 끝남\(pid)\(heartbeat); `journalctl -u dustd`를 확인하세요"
+        case .notResponding:
+            guard let status else { return "응답 없음" }
+            return "응답 없음: PID \(status.pid)는 살아 있으나 마지막 하트비트가 \(KoreaStandardTime.iso8601(status.heartbeatAt))"
+                + " (\(Int(status.heartbeatSeconds))초마다 예상); `journalctl -u dustd`와 디스크를 확인하거나 `systemctl restart dustd`로 다시 시작하세요"
+        case .running:
+            guard let status else { return "실행 중" }
+            let doing: String =
+                switch status.state {
+                case .starting: "시작하는 중"
+                case .polling: "지금 에어코리아에서 수집 중"
+                case .idle: "대기 중"
+                case .backingOff: "일시적인 오류 뒤 다시 시도하는 중"
+                case .quotaExhausted: "일일 호출 한도가 초기화되기를 기다리는 중 (한국 시간 00:00)"
+                case .waitingForNextHour: "다음 시간을 기다리는 중 (서비스 키나 설정 문제)"
+                case .stopping: "멈추는 중"
+                case .stopped: "멈춤"
+                }
+            guard health.elsewhere else { return "실행 중 (PID \(status.pid)), \(doing)" }
+            return "실행 중 (\(status.host ?? "?")의 PID \(status.pid), 하트비트로만 판단), \(doing)"
+        }
     }
 }

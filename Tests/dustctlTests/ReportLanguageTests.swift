@@ -72,5 +72,24 @@ struct ReportLanguageTests {
         let json = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json", environment: korean)
         let englishJSON = try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구", "--json")
         #expect(json.standardOutput == englishJSON.standardOutput)
+
+        // status and indoor: dustctl's own words in Korean, labels aligned by display width; the exit status
+        // and --json the same in both languages (what dustd wrote stays as it wrote it).
+        let status = try await dustctl(["status", "--db", db, "--station", "종로구"] + now, environment: korean)
+        let englishStatus = try await dustctl(["status", "--db", db, "--station", "종로구"] + now)
+        #expect(status.status == 3 && englishStatus.status == 3)
+        #expect(
+            status.standardOutput
+                == "FineDust · \(db)\n측정소        종로구\ndustd         이 데이터베이스로 실행된 적 없음\n마지막 성공   없음\n"
+                + "데이터        2910행; 가장 최근 시간이 30분 전에 끝남\n예보          오늘 호출 0/12회 (한국 시간)\n")
+        #expect(englishStatus.standardOutput.contains("\nLast success  never\n"))
+        let statusJSON = try await dustctl(["status", "--db", db, "--json"] + now, environment: korean)
+        #expect(statusJSON.standardOutput == (try await dustctl(["status", "--db", db, "--json"] + now)).standardOutput)
+        let household = TestFixtures.repositoryRoot.appendingPathComponent("Fixtures/demo-household.yaml").path
+        let indoor = try await dustctl(["indoor", "--db", db, "--config", household] + now, environment: korean)
+        #expect(
+            indoor.standardOutput
+                == "living-room (import), jiho, seoa의 측정기\n  마지막 값    2026-11-20 23:29  PM2.5 4.1 µg/m³, PM10 6.2 µg/m³\n"
+                + "  측정 범위    최근 24시간의 25 %\n")
     }
 }

@@ -45,7 +45,9 @@ struct SmallRefusalTests {
                 == "dustctl: alerts needs one of its commands before \"--db\": list, test (dustctl alerts --help says what each does).\n")
         let misspelt = try await dustctl("stations", "lst")
         #expect(misspelt.status == 64)
-        #expect(misspelt.standardError.contains("stations needs one of its commands before \"lst\": sync, import, list, nearest; did you mean list?"))
+        #expect(
+            misspelt.standardError.contains(
+                "stations needs one of its commands before \"lst\": sync, import, list, nearest; did you mean list?"))
         // A group with a command of its own (indoor lists), and help, are left to the parser.
         #expect(try await dustctl("alerts", "--help").status == 0)
         for (date, sentence) in [
