@@ -369,6 +369,9 @@ for sensor in package["rest"][0]["sensor"]:
     assert value not in ("", "None"), (sensor["name"], value)
     if "state_class" in sensor:
         float(value)
+    if sensor.get("device_class") == "enum":
+        # A grade: one of the four words (Home Assistant's enum sensor).
+        assert value in ("좋음", "보통", "나쁨", "매우나쁨"), (sensor["name"], value)
     shown[sensor["name"]] = value
 print("ok: Home Assistant package renders:", "; ".join(f"{k} = {v}" for k, v in shown.items()))
 PY

@@ -108,10 +108,12 @@ enum HomeAssistantPackage {
               - name: "FineDust PM10 grade"
                 unique_id: finedust_pm10_grade
                 value_template: "{% set g = value_json.latest %}{{ ['좋음', '보통', '나쁨', '매우나쁨'][g.grade.pm10 - 1] if g and g.grade.pm10 else none }}"
+                device_class: enum
                 icon: mdi:emoticon-outline
               - name: "FineDust PM2.5 grade"
                 unique_id: finedust_pm25_grade
                 value_template: "{% set g = value_json.latest %}{{ ['좋음', '보통', '나쁨', '매우나쁨'][g.grade.pm25 - 1] if g and g.grade.pm25 else none }}"
+                device_class: enum
                 icon: mdi:emoticon-outline
               - name: "FineDust PM2.5 intake today"
                 unique_id: finedust_pm25_intake_today

@@ -74,7 +74,7 @@ struct HomeAssistantPackageTests {
         #expect(resource.hasSuffix("/api/v1/today"))
         let sensors = try #require(rest["sensor"] as? [[String: Any]])
         let classes = sensors.compactMap { $0["device_class"] as? String }
-        #expect(Set(classes) == Set(Self.units.keys), "PM10, PM2.5, O3, NO2, SO2, CO and the CAI")
+        #expect(Set(classes) == Set(Self.units.keys).union(["enum"]), "PM10, PM2.5, O3, NO2, SO2, CO, the CAI and the grades")
         #expect(Set(sensors.compactMap { $0["unique_id"] as? String }).count == sensors.count)
 
         let rig = try await WebRig()
@@ -98,7 +98,13 @@ struct HomeAssistantPackageTests {
             for path in paths {
                 #expect(resolve(path, in: document) != nil, "\(name): \(path.joined(separator: ".")) is in /api/v1/today")
             }
-            if let deviceClass = sensor["device_class"] as? String {
+            if sensor["device_class"] as? String == "enum" {
+                // A grade: Home Assistant's enum sensor, text with no unit and no state class (its state is
+                // checked against `options` only when there are some; the REST integration takes none).
+                #expect(sensor["unit_of_measurement"] == nil && sensor["state_class"] == nil, "\(name)")
+                let template = try #require(sensor["value_template"] as? String)
+                #expect(template.contains("['좋음', '보통', '나쁨', '매우나쁨']"), "\(name)")
+            } else if let deviceClass = sensor["device_class"] as? String {
                 // A day's total that starts again at midnight is total_increasing; a concentration a measurement.
                 let expected = deviceClass == "weight" ? "total_increasing" : "measurement"
                 #expect(sensor["state_class"] as? String == expected, "\(name) keeps long-term statistics")
