@@ -58,9 +58,8 @@ struct StatusCommand: AsyncParsableCommand {
         let words = StatusWords(language: language)
         let label = words.label
         func when(_ date: Date) -> String {
-            words.say(
-                "\(calendar.iso8601(date)) (\(words.age(now.timeIntervalSince(date))) 전)",
-                "\(calendar.iso8601(date)) (\(DaemonHealth.age(now.timeIntervalSince(date))) ago)")
+            let age = words.age(now.timeIntervalSince(date))
+            return words.say("\(calendar.iso8601(date)) (\(age) 전)", "\(calendar.iso8601(date)) (\(age) ago)")
         }
         let status = health.status
         var lines = [style.bold("FineDust · \(settings.storage.description)")]
@@ -191,12 +190,9 @@ struct StatusWords {
     /// A line's label, padded to the column the values start in (14 columns, by display width).
     func label(_ korean: String, _ english: String) -> String { padExactly(say(korean, english), 14) }
 
-    /// `12분`, `5시간`, `3일`.
+    /// `12분`, `5시간`, `3일` or `12 min`, `5 h`, `3 days`: `DaemonHealth.age`'s steps in either language.
     func age(_ seconds: TimeInterval) -> String {
-        let minutes = Int(max(seconds, 0) / 60)
-        if minutes < 120 { return "\(minutes)분" }
-        let hours = minutes / 60
-        return hours < 72 ? "\(hours)시간" : "\(hours / 24)일"
+        language == .korean ? DaemonHealth.age(seconds, minutesUnit: "분", hoursUnit: "시간", daysUnit: "일") : DaemonHealth.age(seconds)
     }
 
     /// What dustd is doing, as `DaemonHealth.daemonSummary` says it in English.

@@ -139,13 +139,15 @@ public struct DaemonHealth: Sendable, Hashable {
         return "newest hour ended \(Self.age(dataAge)) ago" + (stale ? " — stale" : "")
     }
 
-    /// `12 min`, `5 h`, `3 days`.
-    public static func age(_ seconds: TimeInterval) -> String {
+    /// `12 min`, `5 h`, `3 days`; with other units (`12분`, `5시간`, `3일`) for another language.
+    public static func age(
+        _ seconds: TimeInterval, minutesUnit: String = " min", hoursUnit: String = " h", daysUnit: String = " days"
+    ) -> String {
         let minutes = Int(max(seconds, 0) / 60)
-        if minutes < 120 { return "\(minutes) min" }
+        if minutes < 120 { return "\(minutes)\(minutesUnit)" }
         let hours = minutes / 60
-        if hours < 72 { return "\(hours) h" }
-        return "\(hours / 24) days"
+        if hours < 72 { return "\(hours)\(hoursUnit)" }
+        return "\(hours / 24)\(daysUnit)"
     }
 }
 
