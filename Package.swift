@@ -199,6 +199,8 @@ let package = Package(
                 // BackendEquivalenceTests: the same documents from SQLite and PostgreSQL.
                 "DustPostgres", "DustConfig",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // WebConnectionGateTests: the gate's connections as NIO's embedded channels.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 // The README's Home Assistant package is read as Home Assistant reads it.
                 .product(name: "Yams", package: "Yams"),

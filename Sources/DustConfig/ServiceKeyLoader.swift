@@ -1,5 +1,6 @@
 import AirKorea
 import Configuration
+import DustKit
 import Foundation
 
 /// Finds the AirKorea service key (docs/REFERENCE.md §7): `$CREDENTIALS_DIRECTORY/airkorea-service-key`

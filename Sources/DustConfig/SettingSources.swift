@@ -1,4 +1,5 @@
 import Configuration
+import DustKit
 import Foundation
 import Yams
 

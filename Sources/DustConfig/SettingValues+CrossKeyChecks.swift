@@ -32,9 +32,10 @@ extension SettingValues {
         let ventilation: VentilationIntakeModel
         do {
             ventilation = try VentilationIntakeModel(infiltration: infiltration, rates: ventilationRates, schedule: schedule)
-        } catch {
+        } catch var error {
             // Each value is in range by now, so what is left is the schedule's coverage of the day.
-            throw ConfigurationError(key: nil, problem: error.description, source: origins["intake.schedule"]?.source)
+            error.source = origins["intake.schedule"]?.source
+            throw error
         }
         let intake: any IntakeModel =
             switch intakeModel {
@@ -133,8 +134,7 @@ extension SettingValues {
                 do {
                     _ = try VentilationIntakeModel(infiltration: person.infiltration, rates: ventilationRates, schedule: person.schedule)
                 } catch {
-                    throw ConfigurationError(
-                        key: "people[\(index)].schedule", problem: "(\(entry.name)): \(error.description)", source: source)
+                    throw ConfigurationError(key: "people[\(index)].schedule", problem: "(\(entry.name)) \(error.problem)", source: source)
                 }
             }
             household.append(person)

@@ -158,25 +158,6 @@ public enum LogLevel: String, Sendable, Hashable, CaseIterable {
     case debug, info, notice, warning, error
 }
 
-/// A configuration problem: which key, what is wrong, and where the value came from.
-public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    public var key: String?
-    public var problem: String
-    public var source: String?
-
-    public init(key: String?, problem: String, source: String? = nil) {
-        self.key = key
-        self.problem = problem
-        self.source = source
-    }
-
-    public var description: String {
-        let location = source.map { " (in \($0))" } ?? ""
-        if let key { return "Invalid configuration: \(key) \(problem)\(location)." }
-        return "Invalid configuration: \(problem)\(location)."
-    }
-}
-
 /// `http.*` (docs/REFERENCE.md §13).
 public struct HTTPSettings: Sendable, Hashable {
     /// `127.0.0.1:8478`: this machine only.

@@ -83,9 +83,9 @@ public struct Daemon: Sendable {
         defer { withExtendedLifetime(opened.lock) {} }
         // A person's home station must be one AirKorea has, once its list is synced.
         do {
-            try DaemonConfigurationError.check(settings, stations: try await store.stations())
-        } catch let error as DaemonConfigurationError {
-            logger.critical("Invalid configuration: \(error)")
+            try settings.checkPeopleStations(against: try await store.stations())
+        } catch let error as ConfigurationError {
+            logger.critical("\(error)")
             return .configuration
         } catch {
             logger.error("Could not read the station list to check people's stations: \(error)")

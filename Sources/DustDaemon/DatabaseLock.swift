@@ -141,9 +141,20 @@ public final class DatabaseLock: Sendable {
             })
     }
 
-    /// The process holding a `flock` on the file, from `/proc/locks` (`1: FLOCK ADVISORY WRITE
-    /// 1234 08:01:5678 0 EOF`: PID, then major:minor:inode); 0 when it is not listed.
-    public static func flockHolder(of status: stat, locks: String? = try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) -> Int32 {
+    /// The process holding a `flock` on the file, from `/proc/locks`; 0 when it is not listed.
+    /// The kernel writes that file a page per read and starts each page afresh, so on a machine
+    /// taking and dropping other locks meanwhile a line can be missed: it is read up to five times.
+    static func flockHolder(of status: stat) -> Int32 {
+        for _ in 0..<5 {
+            let pid = flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+            if pid > 0 { return pid }
+        }
+        return 0
+    }
+
+    /// The process holding a `flock` on the file in `locks`, `/proc/locks`'s text (`1: FLOCK ADVISORY
+    /// WRITE 1234 08:01:5678 0 EOF`: PID, then major:minor:inode); 0 when it is not listed.
+    public static func flockHolder(of status: stat, locks: String?) -> Int32 {
         let device = UInt64(status.st_dev)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
         let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)

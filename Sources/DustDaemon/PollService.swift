@@ -85,7 +85,7 @@ public struct PollService: Service, CustomStringConvertible {
             }
             guard let stations = snapshot.stations else {
                 // Start-up and reload both refuse a configuration without station.name.
-                throw DaemonConfigurationError.noStation
+                throw ConfigurationError.noStation
             }
             await board.update { status in
                 status.state = .polling

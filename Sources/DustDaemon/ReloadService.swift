@@ -54,9 +54,9 @@ public struct ReloadService: Service, CustomStringConvertible {
         let old = live.snapshot
         do {
             let settings = try SettingsLoader(environment: environment).load(configurationFile: configurationFile)
-            try DaemonConfigurationError.check(settings)
+            try settings.checkDaemonCanRun()
             // Unreadable, the list cannot refuse a reload; dustd's start checked it already.
-            if let known = try? await stations() { try DaemonConfigurationError.check(settings, stations: known) }
+            if let known = try? await stations() { try settings.checkPeopleStations(against: known) }
             for warning in settings.warnings + [settings.api.cleartextWarning].compactMap({ $0 }) { logger.warning("\(warning)") }
             let loaded = try ServiceKeyLoader(environment: environment).load(settings: settings)
             let key = loaded.key
@@ -94,7 +94,7 @@ public struct ReloadService: Service, CustomStringConvertible {
             await record(refusal: nil)
         } catch {
             logger.error("Reload refused, keeping the running configuration: \(error)")
-            await record(refusal: "\(error)")
+            await record(refusal: error.statement)
         }
     }
 

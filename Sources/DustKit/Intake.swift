@@ -102,7 +102,7 @@ public struct VentilationIntakeModel: IntakeModel {
     /// Creates the model; `schedule` must cover every hour 0–24 exactly once (see `validate`).
     public init(
         infiltration: Double = 0.7, rates: [ActivityLevel: Double] = defaultRates, schedule: [ScheduleEntry] = defaultSchedule
-    ) throws(IntakeConfigurationError) {
+    ) throws(ConfigurationError) {
         try Self.validate(infiltration: infiltration, rates: rates, schedule: schedule)
         self.infiltration = infiltration
         self.rates = rates
@@ -129,21 +129,39 @@ public struct VentilationIntakeModel: IntakeModel {
         return (max(entry.activity, .light), outdoors, .walking)
     }
 
-    static func validate(infiltration: Double, rates: [ActivityLevel: Double], schedule: [ScheduleEntry]) throws(IntakeConfigurationError) {
-        guard infiltration.isFinite, (0...1).contains(infiltration) else { throw .infiltrationOutOfRange(infiltration) }
+    static func validate(infiltration: Double, rates: [ActivityLevel: Double], schedule: [ScheduleEntry]) throws(ConfigurationError) {
+        guard infiltration.isFinite, (0...1).contains(infiltration) else {
+            throw ConfigurationError(key: "intake.infiltration", problem: "must be between 0 and 1, not \(infiltration)")
+        }
         for level in ActivityLevel.allCases {
-            guard let rate = rates[level], rate.isFinite, rate >= 0 else { throw .missingVentilationRate(level) }
+            guard let rate = rates[level], rate.isFinite, rate >= 0 else {
+                throw ConfigurationError(key: "intake.ventilation.\(level.rawValue)", problem: "must be a non-negative number of m³/h")
+            }
         }
         for entry in schedule {
             guard (0...23).contains(entry.fromHour), (1...24).contains(entry.toHour), entry.fromHour < entry.toHour else {
-                throw .invalidScheduleEntry(entry)
+                throw Self.entryError(entry)
             }
-            guard entry.outdoors.isFinite, (0...1).contains(entry.outdoors) else { throw .invalidScheduleEntry(entry) }
+            guard entry.outdoors.isFinite, (0...1).contains(entry.outdoors) else { throw Self.entryError(entry) }
         }
         for hour in 0..<24 {
             let covering = schedule.filter { $0.fromHour <= hour && hour < $0.toHour }.count
-            guard covering == 1 else { throw .scheduleCoverage(hour: hour, entries: covering) }
+            guard covering == 1 else { throw Self.coverageError(hour: hour, entries: covering) }
         }
+    }
+
+    private static func entryError(_ entry: ScheduleEntry) -> ConfigurationError {
+        ConfigurationError(
+            key: "intake.schedule",
+            problem: "entry {from: \(entry.fromHour), to: \(entry.toHour)} needs 0 ≤ from < to ≤ 24 and outdoors between 0 and 1")
+    }
+
+    private static func coverageError(hour: Int, entries: Int) -> ConfigurationError {
+        ConfigurationError(
+            key: "intake.schedule",
+            problem: entries == 0
+                ? "does not cover the hour \(hour):00; the entries must cover 0–24 without gaps"
+                : "covers the hour \(hour):00 \(entries) times; the entries must not overlap")
     }
 }
 
@@ -162,28 +180,5 @@ public struct BoostcampIntakeModel: IntakeModel {
         guard let distance = walkingDistance, distance >= Self.indoorThresholdMetres else { return 0 }
         // Same operand order as the app, so the floating-point result and its floor match.
         return (concentration.rounded(.towardZero) * distance * 0.036 * 0.01).rounded(.down)
-    }
-}
-
-/// Why an intake configuration was refused.
-public enum IntakeConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
-    case infiltrationOutOfRange(Double)
-    case missingVentilationRate(ActivityLevel)
-    case invalidScheduleEntry(ScheduleEntry)
-    case scheduleCoverage(hour: Int, entries: Int)
-
-    public var description: String {
-        switch self {
-        case .infiltrationOutOfRange(let value):
-            "intake.infiltration must be between 0 and 1, not \(value)"
-        case .missingVentilationRate(let level):
-            "intake.ventilation.\(level.rawValue) must be a non-negative number of m³/h"
-        case .invalidScheduleEntry(let entry):
-            "intake.schedule entry {from: \(entry.fromHour), to: \(entry.toHour)} needs 0 ≤ from < to ≤ 24 and outdoors between 0 and 1"
-        case .scheduleCoverage(let hour, let entries):
-            entries == 0
-                ? "intake.schedule does not cover the hour \(hour):00; the entries must cover 0–24 without gaps"
-                : "intake.schedule covers the hour \(hour):00 \(entries) times; the entries must not overlap"
-        }
     }
 }

@@ -17,7 +17,7 @@ public struct HourlyExposure: Sendable, Hashable {
     public var breathing: SlotBreathing?
     /// Where the intake's concentration came from (docs/REFERENCE.md §19); nil when location is not
     /// in use (no national data for the person, no `home`, no track): the home station's value.
-    public var whereabouts: SlotWhereabouts?
+    public var place: SlotPlaceSummary?
     /// What the person's indoor sensors measured and whether the dose used it (docs/REFERENCE.md §21);
     /// nil for a person without sensors (every output then as before sensors existed).
     public var indoor: IndoorHour?
@@ -25,11 +25,11 @@ public struct HourlyExposure: Sendable, Hashable {
     public init(
         slot: Slot, concentration: DustPair<Double?>, source: DustPair<String?>, flag: DustPair<String?>,
         intake: DustPair<Double?>, walkingDistance: Double? = nil, gases: GasReading = .unknown, breathing: SlotBreathing? = nil,
-        whereabouts: SlotWhereabouts? = nil, indoor: IndoorHour? = nil
+        place: SlotPlaceSummary? = nil, indoor: IndoorHour? = nil
     ) {
         self.indoor = indoor
         self.breathing = breathing
-        self.whereabouts = whereabouts
+        self.place = place
         self.slot = slot
         self.concentration = concentration
         self.source = source

@@ -4,14 +4,16 @@ import Foundation
 /// last position recorded in it.
 public struct TrackPoint: Sendable, Hashable {
     public var at: Date
-    /// Degrees, kept to 1e-7 (about a centimetre).
-    public var latitude: Double
-    public var longitude: Double
+    /// Kept to 1e-7 degrees (about a centimetre).
+    public var position: GeoPoint
+
+    public init(at: Date, position: GeoPoint) {
+        self.at = at
+        self.position = position
+    }
 
     public init(at: Date, latitude: Double, longitude: Double) {
-        self.at = at
-        self.latitude = latitude
-        self.longitude = longitude
+        self.init(at: at, position: GeoPoint(latitude: latitude, longitude: longitude))
     }
 }
 
@@ -58,11 +60,12 @@ public struct TrackMinutes: Sendable, Hashable, RandomAccessCollection {
     /// Keeps `point` as its minute's position, replacing an earlier point of that minute when they
     /// arrive in order. A point outside -90…90 / -180…180 or dated outside `CompactInstant` is left out.
     public mutating func append(_ point: TrackPoint) {
-        guard let instant = CompactInstant(point.at), (-90...90).contains(point.latitude), (-180...180).contains(point.longitude)
+        guard let instant = CompactInstant(point.at), (-90...90).contains(point.position.latitude),
+            (-180...180).contains(point.position.longitude)
         else { return }
         let entry = Entry(
-            minute: instant.offset - instant.offset % 60, latitude: Int32((point.latitude * Self.scale).rounded()),
-            longitude: Int32((point.longitude * Self.scale).rounded()))
+            minute: instant.offset - instant.offset % 60, latitude: Int32((point.position.latitude * Self.scale).rounded()),
+            longitude: Int32((point.position.longitude * Self.scale).rounded()))
         if let last = entries.last {
             if last.minute == entry.minute {
                 entries[entries.count - 1] = entry

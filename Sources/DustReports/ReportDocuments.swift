@@ -161,7 +161,7 @@ public enum ReportJSON {
             members.append(("ventilation", .measured(hour.breathing?.ventilation)))
             members.append(("levelSource", hour.breathing.map { JSON.string($0.levelSource.rawValue) } ?? .null))
             // Only where location follows the person (docs/REFERENCE.md §19); absent, every hour is the home station's.
-            if let whereabouts = hour.whereabouts { members.append(("where", Self.whereabouts(whereabouts))) }
+            if let place = hour.place { members.append(("where", Self.place(place))) }
             // Only for a person with indoor sensors (docs/REFERENCE.md §21); absent, indoors is §4's estimate.
             if let indoor = hour.indoor {
                 members.append(("indoor", Self.indoor(indoor)))
@@ -194,13 +194,13 @@ public enum ReportJSON {
     }
 
     /// `{"kind":"track","trackedFraction":0.5,"stations":{"pm10":[{"station":"중구","km":1.431,"distanceKm":1.431},…],"pm25":[…]},"fallback":null}`.
-    public static func whereabouts(_ whereabouts: SlotWhereabouts) -> JSON {
+    public static func place(_ place: SlotPlaceSummary) -> JSON {
         .object([
-            ("kind", .string(whereabouts.kind.rawValue)),
-            ("trackedFraction", .measured(whereabouts.trackedFraction)),
+            ("kind", .string(place.kind.rawValue)),
+            ("trackedFraction", .measured(place.trackedFraction)),
             (
                 "stations",
-                .pair(whereabouts.stations) { used in
+                .pair(place.stations) { used in
                     .array(
                         used.map {
                             // `km` is deprecated (one key style: camelCase): kept this release, removed in the next.
@@ -211,7 +211,7 @@ public enum ReportJSON {
                         })
                 }
             ),
-            ("fallback", whereabouts.fallback.map { JSON.string($0.rawValue) } ?? .null),
+            ("fallback", place.fallback.map { JSON.string($0.rawValue) } ?? .null),
         ])
     }
 

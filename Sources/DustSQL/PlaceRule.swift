@@ -56,9 +56,9 @@ extension SQLDatabase {
     }
 
     /// `person`'s kept places for slots starting in `[from, to)` computed with `inputs`, by slot.
-    public func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [StoredSlotPlace] {
+    public func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [KeptSlotPlace] {
         try await read { session in
-            var places: [StoredSlotPlace] = []
+            var places: [KeptSlotPlace] = []
             try session.forEachRow(
                 """
                 SELECT slot_start, place FROM slot_place
@@ -66,7 +66,7 @@ extension SQLDatabase {
                 """, [person.sqlValue, from.startEpochSeconds.sqlValue, to.startEpochSeconds.sqlValue, inputs.sqlValue]
             ) { row in
                 // `slot_start` is a whole hour: the table's CHECK.
-                places.append(StoredSlotPlace(slot: Slot(startEpochSeconds: try row.int64("slot_start")), bytes: try row.bytes("place")))
+                places.append(KeptSlotPlace(slot: Slot(startEpochSeconds: try row.int64("slot_start")), bytes: try row.bytes("place")))
             }
             return places
         }
@@ -74,7 +74,7 @@ extension SQLDatabase {
 
     /// Keeps `places` unless a write raised the generation since `generation` (`PlaceRule`).
     public func keepSlotPlaces(
-        _ places: [StoredSlotPlace], person: String, inputs: String, generation: Int64
+        _ places: [KeptSlotPlace], person: String, inputs: String, generation: Int64
     ) async throws(StorageFailure) -> Bool {
         let lockingRead = dialect.lockingRead
         return try await write { session in

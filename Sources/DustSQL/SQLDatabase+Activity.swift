@@ -198,7 +198,7 @@ extension SQLDatabase {
     // MARK: - Positions
 
     /// `person`'s positions whose minute starts in `[from, to)`, in time order, then by source.
-    public func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPosition] {
+    public func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [StoredTrackPoint] {
         try await read { session in
             try session.rows(
                 """
@@ -206,9 +206,11 @@ extension SQLDatabase {
                 WHERE person = ? AND minute >= ? AND minute < ? ORDER BY minute, source
                 """, person, SQLTime.minuteBound(from), SQLTime.minuteBound(to)
             ).map { row in
-                TrackPosition(
-                    person: person, source: try row.string("source"), minute: SQLTime.date(try row.int64("minute")),
-                    latitude: try row.double("latitude"), longitude: try row.double("longitude"))
+                StoredTrackPoint(
+                    person: person, source: try row.string("source"),
+                    point: TrackPoint(
+                        at: SQLTime.date(try row.int64("minute")), latitude: try row.double("latitude"),
+                        longitude: try row.double("longitude")))
             }
         }
     }
@@ -338,7 +340,7 @@ enum ImportRows {
                     SQLColumn("longitude", .real), SQLColumn("imported_at", .integer),
                 ],
                 rows: batch.minutes.lazy.map {
-                    [person, source, .integer(SQLTime.seconds($0.at)), .real($0.latitude), .real($0.longitude), imported]
+                    [person, source, .integer(SQLTime.seconds($0.at)), .real($0.position.latitude), .real($0.position.longitude), imported]
                 },
                 conflict:
                     "ON CONFLICT (person, source, minute) DO UPDATE SET latitude = excluded.latitude, longitude = excluded.longitude, imported_at = excluded.imported_at"

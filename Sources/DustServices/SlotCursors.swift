@@ -33,8 +33,8 @@ struct BodyCursor {
 }
 
 /// The places a range weighed that the store did not keep: what `keepPlaces` keeps.
-struct WeighedPlaces {
-    var places: [StoredSlotPlace]
+struct SlotPlacesToKeep {
+    var places: [KeptSlotPlace]
     var inputs: String
     /// The generation read before the rows the places were weighed from.
     var generation: Int64
@@ -49,7 +49,7 @@ struct LocationCursor {
     private var active = false
     private var inputs = ""
     private var generation: Int64?
-    private var weighedNow: [StoredSlotPlace] = []
+    private var weighedNow: [KeptSlotPlace] = []
 
     init() {}
 
@@ -64,9 +64,9 @@ struct LocationCursor {
 
     /// What was weighed because the store kept no place for it; nil when not keeping (a report),
     /// without a store of places, or when location does not follow the person (nothing to keep).
-    var weighed: WeighedPlaces? {
+    var weighed: SlotPlacesToKeep? {
         guard active, let generation else { return nil }
-        return WeighedPlaces(places: weighedNow, inputs: inputs, generation: generation)
+        return SlotPlacesToKeep(places: weighedNow, inputs: inputs, generation: generation)
     }
 
     /// The slot's place, kept or weighed now; nil when location does not apply. Slots come in time order.
@@ -82,7 +82,7 @@ struct LocationCursor {
             } else {
                 place = SlotPlace(home: nil, track: SlotPlace.Track(), hasPlacedValue: false)
             }
-            if generation != nil { weighedNow.append(StoredSlotPlace(slot: slot, bytes: place.bytes(slot: slot))) }
+            if generation != nil { weighedNow.append(KeptSlotPlace(slot: slot, bytes: place.bytes(slot: slot))) }
         }
         return place
     }
@@ -96,7 +96,7 @@ struct LocationCursor {
         calendar: DayCalendar, body: BodyCursor, atHome: Set<Date> = []
     ) -> (
         homeConcentration: DustPair<Double?>, trackedDose: TrackedDose?, trackedBreathing: SlotBreathing?,
-        whereabouts: SlotWhereabouts
+        summary: SlotPlaceSummary
     ) {
         // The value at home: weighted when `home` is set and a station is near, else the home station's.
         let homeConcentration =
@@ -121,8 +121,8 @@ struct LocationCursor {
         else {
             guard let home = place.home else { return (stationValues, nil, nil, .homeStation) }
             let atHome = home.values.fineDust != nil || home.values.ultraFineDust != nil
-            let whereabouts = SlotWhereabouts(kind: atHome ? .home : .homeStation, stations: home.stations, fallback: home.fallback)
-            return (homeConcentration, nil, nil, whereabouts)
+            let summary = SlotPlaceSummary(kind: atHome ? .home : .homeStation, stations: home.stations, fallback: home.fallback)
+            return (homeConcentration, nil, nil, summary)
         }
         // Pieces and positions are both in time order, one instant each.
         var positionCursor = 0
@@ -140,11 +140,11 @@ struct LocationCursor {
         // air: the slot is §4/§18's, as without location, and says why.
         // (No station near enough is not that: the track then takes the value at home, §19.)
         if !place.hasPlacedValue, let why = place.track.fallback, why != .noStationWithinRadius {
-            return (homeConcentration, nil, nil, SlotWhereabouts(kind: .homeStation, fallback: why))
+            return (homeConcentration, nil, nil, SlotPlaceSummary(kind: .homeStation, fallback: why))
         }
-        let whereabouts = SlotWhereabouts(
+        let summary = SlotPlaceSummary(
             kind: .track, trackedFraction: tracked.trackedFraction, stations: place.track.stations, fallback: place.track.fallback)
-        return (homeConcentration, dose, tracked.slot, whereabouts)
+        return (homeConcentration, dose, tracked.slot, summary)
     }
 }
 
@@ -306,7 +306,7 @@ struct PlaceWeigher {
         if let home { include(home.latitude, home.longitude) }
         var index = firstPosition(from: from.start.addingTimeInterval(-TrackCoverage.positionCover))
         while index < positions.count, positions[index].at < to.start {
-            include(positions[index].latitude, positions[index].longitude)
+            include(positions[index].position.latitude, positions[index].position.longitude)
             index += 1
         }
         guard south <= north else { return [] }
@@ -337,10 +337,10 @@ struct PlaceWeigher {
             }
         }
 
-        /// Nearest first (equal distances by name), as `SlotWhereabouts.stations` orders them;
+        /// Nearest first (equal distances by name), as `SlotPlaceSummary.stations` orders them;
         /// forgets them for the next slot.
-        mutating func take(names: [String]) -> [SlotWhereabouts.UsedStation] {
-            let result = used.map { SlotWhereabouts.UsedStation(station: names[$0], kilometres: distances[$0]) }
+        mutating func take(names: [String]) -> [SlotPlaceSummary.UsedStation] {
+            let result = used.map { SlotPlaceSummary.UsedStation(station: names[$0], kilometres: distances[$0]) }
             for index in used { distances[index] = .infinity }
             used.removeAll(keepingCapacity: true)
             return result.sorted { ($0.kilometres, $0.station) < ($1.kilometres, $1.station) }
@@ -369,7 +369,7 @@ struct PlaceWeigher {
                 return nil
             }
             home = SlotPlace.Home(
-                values: weighted.map(\.value), stations: SlotWhereabouts.stations(weighted.map { [$0] }),
+                values: weighted.map(\.value), stations: SlotPlaceSummary.stations(weighted.map { [$0] }),
                 fallback: reason(fallback(weighted.fineDust) ?? fallback(weighted.ultraFineDust)))
         }
         // Positions that may cover part of the slot: from one cover before its start to its end.
@@ -392,7 +392,7 @@ struct PlaceWeigher {
             while track.positions[offset] != piece.at { offset += 1 }
             let position = inSlot[inSlot.startIndex + offset]
             let nearest = field.nearest(
-                to: GeoPoint(latitude: position.latitude, longitude: position.longitude), readings: readings, radiusKilometres: radius,
+                to: position.position, readings: readings, radiusKilometres: radius,
                 near: previousNearest)
             previousNearest = nearest
             usedFine.note(nearest.fineDust)

@@ -13,11 +13,11 @@ public struct SlotPlace: Sendable, Hashable {
         /// The weighted value; nil where it fell back to the home station's.
         public var values: DustPair<Double?>
         /// The stations used, nearest first.
-        public var stations: DustPair<[SlotWhereabouts.UsedStation]>
+        public var stations: DustPair<[SlotPlaceSummary.UsedStation]>
         /// Why a value fell back (PM10's reason, else PM2.5's), as the hour says it.
         public var fallback: WeightingFallback?
 
-        public init(values: DustPair<Double?>, stations: DustPair<[SlotWhereabouts.UsedStation]>, fallback: WeightingFallback?) {
+        public init(values: DustPair<Double?>, stations: DustPair<[SlotPlaceSummary.UsedStation]>, fallback: WeightingFallback?) {
             self.values = values
             self.stations = stations
             self.fallback = fallback
@@ -33,7 +33,7 @@ public struct SlotPlace: Sendable, Hashable {
         /// radius (the position takes `C_home`) or where the position covers none of the slot.
         public var values: [DustPair<Double?>] = []
         /// The stations used at any position, each at its nearest, nearest first.
-        public var stations = DustPair<[SlotWhereabouts.UsedStation]>(repeating: [])
+        public var stations = DustPair<[SlotPlaceSummary.UsedStation]>(repeating: [])
         /// Why a position's value fell back (the first such position's, PM10's before PM2.5's), as the hour says it.
         public var fallback: WeightingFallback?
     }
@@ -151,7 +151,7 @@ private struct ByteWriter {
         byte(fallback.map { UInt8(WeightingFallback.allCases.firstIndex(of: $0)! + 1) } ?? 0)
     }
 
-    mutating func stations(_ stations: [SlotWhereabouts.UsedStation]) {
+    mutating func stations(_ stations: [SlotPlaceSummary.UsedStation]) {
         count(stations.count)
         for station in stations {
             let name = Array(station.station.utf8)
@@ -203,15 +203,15 @@ private struct ByteReader {
         return .some(WeightingFallback.allCases[Int(code) - 1])
     }
 
-    mutating func stations() -> [SlotWhereabouts.UsedStation]? {
+    mutating func stations() -> [SlotPlaceSummary.UsedStation]? {
         guard let count = count() else { return nil }
-        var stations: [SlotWhereabouts.UsedStation] = []
+        var stations: [SlotPlaceSummary.UsedStation] = []
         for _ in 0..<count {
             guard let length = self.count(), bytes.count - offset >= length else { return nil }
             let name = String(decoding: bytes[offset..<(offset + length)], as: UTF8.self)
             offset += length
             guard let kilometres = value(), let kilometres else { return nil }
-            stations.append(SlotWhereabouts.UsedStation(station: name, kilometres: kilometres))
+            stations.append(SlotPlaceSummary.UsedStation(station: name, kilometres: kilometres))
         }
         return stations
     }

@@ -231,7 +231,7 @@ public struct StatisticsService: Sendable {
     private struct Exposures {
         var hourly: [HourlyExposure]
         var walking: [Slot: SlotWalking]
-        var weighed: WeighedPlaces?
+        var weighed: SlotPlacesToKeep?
         /// Whether the person's indoor sensors were read (the days then carry an indoor summary).
         var indoorActive = false
     }
@@ -253,7 +253,7 @@ public struct StatisticsService: Sendable {
         var body = try await bodyRecords(from: from, to: to)
         var slots: [Slot] = []
         for reading in stored where reading.slot != slots.last { slots.append(reading.slot) }
-        var whereabouts = try await locationRecords(from: from, to: to, slots: slots, keeping: keeping)
+        var places = try await locationRecords(from: from, to: to, slots: slots, keeping: keeping)
         var indoorAir = try await indoorRecords(from: from, to: to)
         let nearHome = indoorAir == nil ? [] : try await positionsNearHome(from: from, to: to)
         let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
@@ -274,18 +274,18 @@ public struct StatisticsService: Sendable {
             let distance = walking[slot]?.metres
             var intake: DustPair<Double?>
             var breathing: SlotBreathing?
-            var place: SlotWhereabouts?
+            var place: SlotPlaceSummary?
             var indoorHour: IndoorHour?
             if let ventilation = intakeModel as? VentilationIntakeModel {
                 let slotBreathing = breathe(slot, model: ventilation, walkingDistance: distance, body: &body)
                 breathing = slotBreathing
                 var outdoor = merged
                 var trackedDose: TrackedDose?
-                let slotPlace = try await whereabouts.place(slot)
+                let slotPlace = try await places.place(slot)
                 if let slotPlace {
                     let followed = LocationCursor.resolve(
                         slotPlace, slot: slot, stationValues: merged, model: ventilation, person: person, calendar: calendar, body: body)
-                    place = followed.whereabouts
+                    place = followed.summary
                     breathing = followed.trackedBreathing ?? slotBreathing
                     outdoor = followed.homeConcentration
                     trackedDose = followed.trackedDose
@@ -310,7 +310,7 @@ public struct StatisticsService: Sendable {
                             let atHome = LocationCursor.resolve(
                                 slotPlace, slot: slot, stationValues: merged, model: ventilation, person: person, calendar: calendar,
                                 body: body, atHome: nearHome)
-                            place = atHome.whereabouts
+                            place = atHome.summary
                             breathing = atHome.trackedBreathing ?? slotBreathing
                             outdoor = atHome.homeConcentration
                             trackedDose = atHome.trackedDose
@@ -333,10 +333,10 @@ public struct StatisticsService: Sendable {
                     walkingDistance: distance,
                     gases: primary?.gases ?? .unknown,
                     breathing: breathing,
-                    whereabouts: place,
+                    place: place,
                     indoor: indoorHour))
         }
-        return Exposures(hourly: result, walking: walking, weighed: whereabouts.weighed, indoorActive: indoorAir != nil)
+        return Exposures(hourly: result, walking: walking, weighed: places.weighed, indoorActive: indoorAir != nil)
     }
 
     /// The samples of the person's indoor sensors that bear on `[from, to)`, read once; nil (the dose
@@ -358,7 +358,9 @@ public struct StatisticsService: Sendable {
             person: person.name, from: from.start.addingTimeInterval(-TrackCoverage.positionCover), to: to.start)
         return Set(
             points.filter {
-                GreatCircle.metres(latitude1: $0.latitude, longitude1: $0.longitude, latitude2: home.latitude, longitude2: home.longitude)
+                GreatCircle.metres(
+                    latitude1: $0.position.latitude, longitude1: $0.position.longitude, latitude2: home.latitude, longitude2: home.longitude
+                )
                     <= IndoorSlotValue.homeRadiusMetres
             }.map(\.at))
     }
@@ -406,7 +408,7 @@ public struct StatisticsService: Sendable {
         guard person.home != nil || !positions.isEmpty else {
             return LocationCursor(kept: kept, weigher: nil, active: true, inputs: inputs, generation: generation)
         }
-        var points = positions.map { GeoPoint(latitude: $0.latitude, longitude: $0.longitude) }
+        var points = positions.map(\.position)
         if let home = person.home { points.append(home) }
         let known = try await location.stationList.stations()
         let placed = StationPositions(stations: known)

@@ -290,7 +290,7 @@ struct ReportText {
             if station != primary { notes.append(say("\(station) 측정값", "from \(station)")) }
             if let distance = hour.walkingDistance { notes.append(say("\(Int(distance)) m 걸음", "walked \(Int(distance)) m")) }
             // A tracked hour (docs/REFERENCE.md §19): its share and the nearest station the track's air came from.
-            if let place = hour.whereabouts, place.kind == .track, let nearest = place.nearest {
+            if let place = hour.place, place.kind == .track, let nearest = place.nearest {
                 let share = Int((place.trackedFraction * 100).rounded())
                 let near = "\(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km"
                 notes.append(say("이동 경로 \(share)%, \(near)", "tracked \(share)%, near \(near)"))

@@ -112,9 +112,9 @@ struct Dustd: AsyncParsableCommand {
             return
         }
         do {
-            try DaemonConfigurationError.check(settings)
+            try settings.checkDaemonCanRun()
         } catch {
-            fail(.configuration, "Invalid configuration: \(error) (\(settings.configurationFile ?? "no configuration file was found"))")
+            fail(.configuration, settings.configurationFile == nil ? "\(error) No configuration file was found." : "\(error)")
         }
         let loadedKey: ServiceKeyLoader.Loaded
         do {

@@ -56,7 +56,7 @@ struct PeopleSettingsTests: SettingsFileTests {
         #expect(problem("people:\n  - { born: 1990-01 }\n").contains("people[0].name is missing"))
         #expect(
             problem("people:\n  - { name: kid, schedule: [{ from: 0, to: 12, activity: sleep }] }\n").contains(
-                "people[0].schedule (kid): intake.schedule does not cover the hour 12:00"))
+                "people[0].schedule (kid) does not cover the hour 12:00"))
         #expect(Person.isValidName("민지") && Person.isValidName("a_b-9") && !Person.isValidName(String(repeating: "a", count: 33)))
     }
 }

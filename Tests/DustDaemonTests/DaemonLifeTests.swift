@@ -278,7 +278,7 @@ struct DaemonLifeTests {
             configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
             board: board, transport: UnreachableTransport(), notifier: SystemdNotifier(environment: [:]),
             logger: LogCapture().logger())
-        await #expect(throws: DaemonConfigurationError.noStation) { try await service.run() }
+        await #expect(throws: ConfigurationError.noStation) { try await service.run() }
     }
 
     @Test("A second dustd on the same database refuses at start, naming the PID that holds it (exit 75)")
@@ -594,7 +594,7 @@ struct StatusStatesTests {
             // The refusal is history: kept, with its time, without claiming anything now.
             #expect(
                 (object["reloadRefused"] as? [String: Any])?["reason"] as? String
-                    == "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations)"
+                    == "station.name is not set, so dustd has nothing to poll; set it in the configuration file or DUSTD_STATION_NAME (find one with dustctl stations) (in \(dustd.configPath))."
             )
             let text = try await dustd.statusText()
             #expect(!text.contains("still running"), "\(text)")

@@ -41,9 +41,9 @@ struct DemoDashboardTests {
         // The pages follow jiho along his walk (docs/REFERENCE.md §19): 15:00 is tracked 40 minutes of 60, 13.26 µg
         // (DemoWalkTests computes it); seoa has no track and her hours say nothing of where she was.
         #expect(settings.followingRadiusKilometres == 10)
-        #expect(jiho.hourly[15].whereabouts?.kind == .track)
+        #expect(jiho.hourly[15].place?.kind == .track)
         #expect(abs(jiho.hourly[15].intake.fineDust! - 13.260777) < 1e-6)
-        #expect(seoa.hourly.allSatisfy { $0.whereabouts == nil })
+        #expect(seoa.hourly.allSatisfy { $0.place == nil })
         #expect(throws: UnknownPerson.self) { try data.statistics(person: "me") }
     }
 }

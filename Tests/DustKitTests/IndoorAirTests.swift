@@ -2,7 +2,7 @@ import DustKit
 import Foundation
 import Testing
 
-@Suite("Indoor air: a slot's value from a home's monitors, and the dose (docs/REFERENCE.md §21)")
+@Suite("Indoor air: a slot's value from a home's monitors, and the dose (docs/REFERENCE.md §21)", .timeLimit(.minutes(10)))
 struct IndoorAirTests {
     /// 2026-11-20 10:00 KST.
     let slot = Slot(containing: KoreaStandardTime.instant(hour: 10, of: LocalDate(year: 2026, month: 11, day: 20)))

@@ -31,7 +31,7 @@ struct TrackMinutesTests {
             minutes.append(point(seconds, latitude))
         }
         minutes.sort()
-        #expect(minutes.map(\.latitude) == [5, 4, 6])
+        #expect(minutes.map(\.position.latitude) == [5, 4, 6])
         #expect(minutes.map { $0.at.timeIntervalSince(start) } == [0, 120, 240])
     }
 
@@ -41,7 +41,7 @@ struct TrackMinutesTests {
             point(0, 48.8566, 2.3522), point(60, 91), point(120, -33.8688, 151.2093),
             TrackPoint(at: Date(timeIntervalSince1970: 0), latitude: 37.5, longitude: 127),
         ])
-        #expect(minutes.map { [$0.latitude, $0.longitude] } == [[48.8566, 2.3522], [-33.8688, 151.2093]])
+        #expect(minutes.map { [$0.position.latitude, $0.position.longitude] } == [[48.8566, 2.3522], [-33.8688, 151.2093]])
     }
 
     @Test("A month of 1 Hz points keeps its 43,200 minutes in 12 bytes each (a year: 525,600 in about 6 MB), never the points")

@@ -40,7 +40,7 @@ struct DemoWalkTests {
     func trackedHour() async throws {
         let days = try await Self.days()
         let hour = try Self.hour(days.followed, 15)
-        let place = try #require(hour.whereabouts)
+        let place = try #require(hour.place)
         #expect(place.kind == .track)
         // Positions 15:10 … 15:49 (the last point of each minute, at :45), each covering its 60 s: 2400 / 3600.
         #expect(abs(place.trackedFraction - 2.0 / 3) < 1e-12)
@@ -71,7 +71,7 @@ struct DemoWalkTests {
         // Without following him, the hour is the home station's air with §4's walking raise: the GPX's
         // 3266 m give f = 3266 / 4800 = 0.680, 46 × 0.258 × (0.680 + 0.320 × 0.7) = 10.73 µg.
         let station = try Self.hour(days.homeStation, 15)
-        #expect(station.whereabouts == nil)
+        #expect(station.place == nil)
         let walked = try #require(station.walkingDistance)
         #expect(abs(walked - 3266) < 1)
         #expect(abs(station.intake.fineDust! - 46 * 0.258 * (walked / 4800 + (1 - walked / 4800) * 0.7)) < 1e-9)
@@ -85,8 +85,8 @@ struct DemoWalkTests {
             let followed = try Self.hour(days.followed, h)
             let station = try Self.hour(days.homeStation, h)
             // A followed day says where every hour was: these at the home station, for want of nothing.
-            #expect(followed.whereabouts == SlotWhereabouts(kind: .homeStation), "\(h):00")
-            #expect(station.whereabouts == nil, "\(h):00")
+            #expect(followed.place == SlotPlaceSummary(kind: .homeStation), "\(h):00")
+            #expect(station.place == nil, "\(h):00")
             #expect(followed.intake == station.intake, "\(h):00")
         }
     }

@@ -145,7 +145,7 @@ struct KeptPlaceTests {
         #expect(try await store.forgetPositions(person: "dad", source: nil) == 110)
         try await expectSameDays("after dad's positions were forgotten")
         let untracked = try await statistics(Self.dad, places: store).day(twentieth)
-        #expect(untracked.hourly.allSatisfy { $0.whereabouts == nil })
+        #expect(untracked.hourly.allSatisfy { $0.place == nil })
     }
 
     @Test("once kept, a report reads no position and no station list: nothing is weighed again")
@@ -176,7 +176,7 @@ struct KeptPlaceTests {
         // radius, whether the day is asked alone or with the 20th.
         let busan = try await statistics(Self.dad, places: nil).day(twentyFirst)
         let hour = try #require(busan.hourly.first { $0.slot == Scratch.slot(twentyFirst, hour: 10) })
-        #expect(hour.whereabouts?.kind == .track && hour.whereabouts?.fallback == .noStationWithinRadius)
+        #expect(hour.place?.kind == .track && hour.place?.fallback == .noStationWithinRadius)
     }
 
     @Test("a keep that raced a write keeps nothing, and the next one keeps what the write left")
@@ -213,7 +213,7 @@ struct KeptPlaceTests {
                     replacing: nil)
             ], importedAt: DemoReplay.now)
         let weighed = try await statistics(gran, places: nil).days(from: twentieth, through: twentyFirst)
-        #expect(weighed.flatMap(\.hourly).allSatisfy { $0.whereabouts == nil })
+        #expect(weighed.flatMap(\.hourly).allSatisfy { $0.place == nil })
         #expect(try await statistics(gran, places: store).keepPlaces(from: twentieth, through: twentyFirst) == 0)
         #expect(try await statistics(gran, places: store).days(from: twentieth, through: twentyFirst) == weighed)
     }
@@ -241,7 +241,7 @@ struct KeptPlaceTests {
             ], importedAt: DemoReplay.now)
         for places in [nil, store] as [(any SlotPlaceStore)?] {
             let hour = try #require(try await statistics(Self.dad, places: places).day(twentySecond).hourly.first { $0.slot == slot })
-            #expect(hour.whereabouts == SlotWhereabouts(kind: .homeStation, fallback: .noNationalData))
+            #expect(hour.place == SlotPlaceSummary(kind: .homeStation, fallback: .noNationalData))
             // Sedentary indoors at 종로구's 30, as without location.
             #expect(abs(hour.intake.fineDust! - 30 * 0.258 * 0.7) < 1e-9)
             _ = try await statistics(Self.dad, places: store).keepPlaces(from: twentySecond, through: twentySecond)
@@ -251,7 +251,7 @@ struct KeptPlaceTests {
     @Test("a place's bytes give it back; bytes cut short, of another version, or with a byte too many give none")
     func bytes() throws {
         let slot = Scratch.slot(twentieth, hour: 10)
-        let used = SlotWhereabouts.UsedStation.self
+        let used = SlotPlaceSummary.UsedStation.self
         var place = try #require(
             SlotPlace(bytes: [1, 0, 0, 0, 0, 0, 0, 0, 0], slot: slot), "the smallest place: no home, no position, no station")
         #expect(place.home == nil && place.track.positions.isEmpty && !place.hasPlacedValue)
@@ -284,7 +284,7 @@ private final class CountingPositions: PositionReadStore, Sendable {
     let calls = Atomic<Int>(0)
     init(_ store: SQLiteStore) { self.store = store }
 
-    func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPosition] {
+    func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [StoredTrackPoint] {
         calls.add(1, ordering: .relaxed)
         return try await store.positions(person: person, from: from, to: to)
     }
@@ -328,12 +328,12 @@ private final class RacingPlaces: SlotPlaceStore, Sendable {
 
     func placeGeneration() async throws(StorageFailure) -> Int64 { try await store.placeGeneration() }
 
-    func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [StoredSlotPlace] {
+    func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [KeptSlotPlace] {
         try await store.slotPlaces(person: person, inputs: inputs, from: from, to: to)
     }
 
     func keepSlotPlaces(
-        _ places: [StoredSlotPlace], person: String, inputs: String, generation: Int64
+        _ places: [KeptSlotPlace], person: String, inputs: String, generation: Int64
     ) async throws(StorageFailure) -> Bool {
         if !written.exchange(true, ordering: .relaxed) { await write() }
         return try await store.keepSlotPlaces(places, person: person, inputs: inputs, generation: generation)

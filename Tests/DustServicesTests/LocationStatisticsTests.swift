@@ -46,9 +46,9 @@ struct LocationStatisticsTests {
         #expect(hour.slot == ten)
         // 38.569003 µg/m³ × 0.258 m³/h (40, sedentary) × 0.7.
         #expect(abs(hour.intake.fineDust! - Self.weightedPM10 * 0.258 * 0.7) < 1e-5)
-        #expect(hour.whereabouts?.kind == .home)
-        #expect(hour.whereabouts?.stations.fineDust.map(\.station) == ["중구", "종로구", "용산구"])
-        #expect(hour.whereabouts?.nearest?.station == "중구")
+        #expect(hour.place?.kind == .home)
+        #expect(hour.place?.stations.fineDust.map(\.station) == ["중구", "종로구", "용산구"])
+        #expect(hour.place?.nearest?.station == "중구")
         // The hour's reported concentration is still the home station's.
         #expect(hour.concentration.fineDust == 30)
     }
@@ -68,19 +68,19 @@ struct LocationStatisticsTests {
         // V_T light 0.72 × τ 0.5 × C_T 38.569003 + V_R sedentary 0.258 × 0.5 × C_home 30 × 0.7.
         let expected = 0.72 * 0.5 * Self.weightedPM10 + 0.258 * 0.5 * 30 * 0.7
         #expect(abs(hour.intake.fineDust! - expected) < 1e-5, "\(hour.intake.fineDust!) vs \(expected)")
-        #expect(hour.whereabouts?.kind == .track && hour.whereabouts?.trackedFraction == 0.5)
-        #expect(hour.whereabouts?.nearest?.station == "중구" && abs((hour.whereabouts?.nearest?.kilometres ?? 0) - 1.431475) < 1e-5)
+        #expect(hour.place?.kind == .track && hour.place?.trackedFraction == 0.5)
+        #expect(hour.place?.nearest?.station == "중구" && abs((hour.place?.nearest?.kilometres ?? 0) - 1.431475) < 1e-5)
 
         // Within 1 km no station stands: the tracked minutes take the home value, and the slot says why.
         let far = try await service(person, radius: 1).day(november20).hourly[0]
         #expect(abs(far.intake.fineDust! - (0.72 * 0.5 * 30 + 0.258 * 0.5 * 30 * 0.7)) < 1e-9)
-        #expect(far.whereabouts?.fallback == .noStationWithinRadius)
+        #expect(far.place?.fallback == .noStationWithinRadius)
 
         // No station positions (the list not synced): the track says nothing about the air, the hour is
         // §4/§18's as without location (sedentary indoors at 종로구's 30), and says why.
         let unplaced = try await service(person, stations: []).day(november20).hourly[0]
         #expect(abs(unplaced.intake.fineDust! - 30 * 0.258 * 0.7) < 1e-9)
-        #expect(unplaced.whereabouts == SlotWhereabouts(kind: .homeStation, fallback: .noStationPositions))
+        #expect(unplaced.place == SlotPlaceSummary(kind: .homeStation, fallback: .noStationPositions))
     }
 
     @Test("A home monitor: tracked minutes within 300 m of home are time at home at its value; farther, the track stands")
@@ -112,17 +112,17 @@ struct LocationStatisticsTests {
         // Home at p: the "walk" never left home; with the monitor the whole hour is at home, sedentary, at 5.
         let atHome = try await hour(home: Self.p, sensors: ["living-room"])
         #expect(abs(atHome.intake.fineDust! - 0.258 * 5) < 1e-9, "\(atHome.intake.fineDust!)")
-        #expect(atHome.indoor?.source == .sensor && atHome.whereabouts?.kind != .track)
+        #expect(atHome.indoor?.source == .sensor && atHome.place?.kind != .track)
         // The estimate beside it (and the same person without a monitor): §19's tracked half, as before.
         let tracked = 0.72 * 0.5 * Self.weightedPM10 + 0.258 * 0.5 * Self.weightedPM10 * 0.7
         #expect(abs(atHome.indoor!.estimatedIntake.fineDust! - tracked) < 1e-5)
         let without = try await hour(home: Self.p, sensors: [])
-        #expect(abs(without.intake.fineDust! - tracked) < 1e-5 && without.whereabouts?.trackedFraction == 0.5)
+        #expect(abs(without.intake.fineDust! - tracked) < 1e-5 && without.place?.trackedFraction == 0.5)
         // Home at 종로구's station, 1.9 km from p: the walk is away and stays §19's; the rest of the hour is
         // at home at the monitor's 5.
         let away = try await hour(home: GeoPoint(latitude: 37.572025, longitude: 127.005028), sensors: ["living-room"])
         #expect(abs(away.intake.fineDust! - (0.72 * 0.5 * Self.weightedPM10 + 0.258 * 0.5 * 5)) < 1e-5, "\(away.intake.fineDust!)")
-        #expect(away.whereabouts?.kind == .track && away.whereabouts?.trackedFraction == 0.5)
+        #expect(away.place?.kind == .track && away.place?.trackedFraction == 0.5)
     }
 
     @Test("without home or positions nothing changes: the same day as without location")
@@ -135,7 +135,7 @@ struct LocationStatisticsTests {
             intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구"), physiology: store
         ).forPerson(person).day(november20)
         #expect(with == without)
-        #expect(with.hourly[0].whereabouts == nil)
+        #expect(with.hourly[0].place == nil)
     }
 }
 

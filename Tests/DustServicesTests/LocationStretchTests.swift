@@ -54,14 +54,14 @@ struct LocationStretchTests {
         try await setUp()
         let days = try await service().days(from: november20, through: november20.adding(days: 1))
         let seoulHour = try #require(days[0].hourly.first { $0.slot == twentieth })
-        #expect(seoulHour.whereabouts?.kind == .track && seoulHour.whereabouts?.fallback == nil)
-        #expect(seoulHour.whereabouts?.nearest?.station == "중구")
+        #expect(seoulHour.place?.kind == .track && seoulHour.place?.fallback == nil)
+        #expect(seoulHour.place?.nearest?.station == "중구")
         let busanHour = try #require(days[1].hourly.first { $0.slot == twentyFirst })
         // The range's stations have rows for the slot (서울's), none within 10 km: the tracked half takes
         // C_home, 종로구's 30 — 0.72 × 0.5 × 30 + 0.258 × 0.5 × 30 × 0.7 — and says why.
-        #expect(busanHour.whereabouts?.kind == .track && busanHour.whereabouts?.trackedFraction == 0.5)
-        #expect(busanHour.whereabouts?.fallback == .noStationWithinRadius)
-        #expect(busanHour.whereabouts?.stations.fineDust.isEmpty == true)
+        #expect(busanHour.place?.kind == .track && busanHour.place?.trackedFraction == 0.5)
+        #expect(busanHour.place?.fallback == .noStationWithinRadius)
+        #expect(busanHour.place?.stations.fineDust.isEmpty == true)
         #expect(abs(busanHour.intake.fineDust! - (0.72 * 0.5 * 30 + 0.258 * 0.5 * 30 * 0.7)) < 1e-9)
     }
 }

@@ -18,7 +18,7 @@ private func bench(_ limits: ActivityReaderLimits = ActivityReaderLimits()) -> (
 private func stored(_ store: SQLiteStore) async throws -> [String] {
     let formatter = ISO8601DateFormatter()
     return try await store.positions(person: Person.defaultName, from: utc("2000-01-01T00:00:00Z"), to: utc("2030-01-01T00:00:00Z")).map {
-        "\(formatter.string(from: $0.minute)) \($0.source) \($0.latitude),\($0.longitude)"
+        "\(formatter.string(from: $0.point.at)) \($0.source) \($0.point.position.latitude),\($0.point.position.longitude)"
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
 /// AirGradient: the local server of firmware 3.1 (`/measures/current`, documented in AirGradient's
 /// "Local Server API"); PurpleAir: a PA-II's local `/json` (firmware 7.x); Home Assistant: the REST
 /// API's `/api/states/<entity_id>` and `/api/history/period/<timestamp>` (2024.x).
-@Suite("Indoor monitors' answers, as each documents them, and hostile ones")
+@Suite("Indoor monitors' answers, as each documents them, and hostile ones", .timeLimit(.minutes(10)))
 struct SensorAnswerTests {
     func data(_ text: String) -> Data { Data(text.utf8) }
 

@@ -39,7 +39,7 @@ private func seed(_ store: any FineDustStore, hours: Int = 3) async throws {
         let generation = try await store.placeGeneration()
         #expect(
             try await store.keepSlotPlaces(
-                slots.map { StoredSlotPlace(slot: $0, bytes: [1]) }, person: person, inputs: "v1", generation: generation))
+                slots.map { KeptSlotPlace(slot: $0, bytes: [1]) }, person: person, inputs: "v1", generation: generation))
         _ = try await store.saveAlertTransition(
             rule: "intake.today.pm25 >= 100 for \(person)", state: .active,
             event: AlertEvent(

@@ -32,11 +32,13 @@ struct PositionStoreTests {
                 importedAt: imported)
             let read = try await store.positions(person: "dad", from: at(2), to: at(4))
             #expect(
-                read.map { "\($0.minute.timeIntervalSince(eight) / 60) \($0.source)" } == [
+                read.map { "\($0.point.at.timeIntervalSince(eight) / 60) \($0.source)" } == [
                     "2.0 gpx:a.gpx", "2.0 gpx:b.gpx", "3.0 gpx:b.gpx",
                 ])
-            #expect(read[0] == TrackPosition(person: "dad", source: "gpx:a.gpx", minute: at(2), latitude: 37.502, longitude: 127))
-            #expect(try await store.positions(person: "민지", from: at(0), to: at(10)).map(\.latitude) == [37.5])
+            #expect(
+                read[0]
+                    == StoredTrackPoint(person: "dad", source: "gpx:a.gpx", point: TrackPoint(at: at(2), latitude: 37.502, longitude: 127)))
+            #expect(try await store.positions(person: "민지", from: at(0), to: at(10)).map(\.point.position.latitude) == [37.5])
             #expect(try await store.positions(person: "me", from: at(0), to: at(10)).isEmpty)
             #expect(
                 try await store.positionSummaries() == [
@@ -56,14 +58,14 @@ struct PositionStoreTests {
             // The new file spans 2…8: minutes 3 and 7 disappear, 5 and 8 arrive, 1 and 9 stay.
             try await store.saveImport(walking: [], body: [], positions: [batch("dad", "gpx:b.gpx", [2, 5, 8])], importedAt: imported)
             let read = try await store.positions(person: "dad", from: at(0), to: at(60)).filter { $0.source == "gpx:b.gpx" }
-            #expect(read.map(\.minute) == [1, 2, 5, 8, 9].map { at($0) })
+            #expect(read.map(\.point.at) == [1, 2, 5, 8, 9].map { at($0) })
             #expect(try await store.positions(person: "dad", from: at(0), to: at(60)).filter { $0.source == "gpx:a.gpx" }.count == 1)
             // Without a span, only the minutes in the batch are overwritten.
             var moved = batch("dad", "gpx:b.gpx", [9], replacing: false)
             moved.minutes = TrackMinutes([TrackPoint(at: at(9), latitude: 35.1, longitude: 129.04)])
             try await store.saveImport(walking: [], body: [], positions: [moved], importedAt: imported)
             let nine = try await store.positions(person: "dad", from: at(9), to: at(10))
-            #expect(nine.map { [$0.latitude, $0.longitude] } == [[35.1, 129.04]])
+            #expect(nine.map { [$0.point.position.latitude, $0.point.position.longitude] } == [[35.1, 129.04]])
             #expect(try await store.positions(person: "dad", from: at(0), to: at(60)).count == 6)
         }
     }

@@ -490,24 +490,24 @@ struct StoreContractTests {
             let nine = eight.advanced(by: 1)
             let generation = try await store.placeGeneration()
             let places = [
-                StoredSlotPlace(slot: eight, bytes: [1, 2, 3]), StoredSlotPlace(slot: nine, bytes: Array(repeating: 0xFF, count: 2000)),
+                KeptSlotPlace(slot: eight, bytes: [1, 2, 3]), KeptSlotPlace(slot: nine, bytes: Array(repeating: 0xFF, count: 2000)),
             ]
             #expect(try await store.keepSlotPlaces(places, person: "민지", inputs: "v1 a", generation: generation))
             #expect(
                 try await store.keepSlotPlaces(
-                    [StoredSlotPlace(slot: eight, bytes: [9])], person: "dad", inputs: "v1 a", generation: generation))
+                    [KeptSlotPlace(slot: eight, bytes: [9])], person: "dad", inputs: "v1 a", generation: generation))
             #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == places)
             #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: nine, to: nine.advanced(by: 1)) == [places[1]])
             #expect(try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine.advanced(by: 1)).isEmpty)
             // A place kept again with other inputs replaces the slot's.
             #expect(
                 try await store.keepSlotPlaces(
-                    [StoredSlotPlace(slot: eight, bytes: [4])], person: "민지", inputs: "v1 b", generation: generation)
+                    [KeptSlotPlace(slot: eight, bytes: [4])], person: "민지", inputs: "v1 b", generation: generation)
             )
             #expect(try await store.slotPlaces(person: "민지", inputs: "v1 a", from: eight, to: nine.advanced(by: 1)) == [places[1]])
             #expect(
                 try await store.slotPlaces(person: "민지", inputs: "v1 b", from: eight, to: nine) == [
-                    StoredSlotPlace(slot: eight, bytes: [4])
+                    KeptSlotPlace(slot: eight, bytes: [4])
                 ])
             // A reading lands: the generation rises, and a keep weighed before it keeps nothing.
             _ = try await store.saveReadings([reading(slot: nine, pm10: 41, pm25: 20)], fetchedAt: fetched)
@@ -531,7 +531,7 @@ struct StoreContractTests {
                 for person in ["dad", "민지", "me"] {
                     #expect(
                         try await store.keepSlotPlaces(
-                            hours.map { StoredSlotPlace(slot: $0, bytes: [1]) }, person: person, inputs: "v1", generation: generation))
+                            hours.map { KeptSlotPlace(slot: $0, bytes: [1]) }, person: person, inputs: "v1", generation: generation))
                 }
             }
             func kept(_ person: String) async throws -> [Slot] {

@@ -17,7 +17,7 @@ extension DemoReplay {
     /// place for each of those hours (docs/REFERENCE.md §19).
     public static func keptPlacesOfLastDay(
         _ person: String, in store: some SlotPlaceStore & ReadingStore
-    ) async throws(StorageFailure) -> (places: [StoredSlotPlace], reported: [Slot]) {
+    ) async throws(StorageFailure) -> (places: [KeptSlotPlace], reported: [Slot]) {
         let slots = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!).slots(of: lastDay)
         let end = slots[slots.count - 1].advanced(by: 1)
         let inputs = SlotPlace.inputs(radiusKilometres: locationRadiusKilometres, home: nil)

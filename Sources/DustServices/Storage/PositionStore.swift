@@ -5,7 +5,7 @@ import Foundation
 public protocol PositionReadStore: Sendable {
     /// `person`'s positions whose minute starts in `[from, to)`, of every source, in time order
     /// (one minute's positions of several sources by source name).
-    func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPosition]
+    func positions(person: String, from: Date, to: Date) async throws(StorageFailure) -> [StoredTrackPoint]
     /// `person`'s positions whose minute starts in `[from, to)`, one a minute (where sources share a
     /// minute, the first source's by name), in time order, each at its minute's start: what the
     /// weighting reads (docs/REFERENCE.md §19), without the person and source of every row.
@@ -16,8 +16,8 @@ extension PositionReadStore {
     /// `trackPoints` from the whole positions, for a store without a leaner query.
     public func trackPoints(person: String, from: Date, to: Date) async throws(StorageFailure) -> [TrackPoint] {
         var points: [TrackPoint] = []
-        for position in try await positions(person: person, from: from, to: to) where position.minute != points.last?.at {
-            points.append(TrackPoint(at: position.minute, latitude: position.latitude, longitude: position.longitude))
+        for stored in try await positions(person: person, from: from, to: to) where stored.point.at != points.last?.at {
+            points.append(stored.point)
         }
         return points
     }
@@ -33,21 +33,17 @@ public protocol PositionStore: PositionReadStore {
 }
 
 /// One person's position in one minute, as one source recorded it: the last point of the minute.
-public struct TrackPosition: Sendable, Hashable {
+public struct StoredTrackPoint: Sendable, Hashable {
     public var person: String
     /// `gpx:<file name>`, as the walking of the same track.
     public var source: String
-    /// The start of the minute.
-    public var minute: Date
-    public var latitude: Double
-    public var longitude: Double
+    /// The minute's start and its position.
+    public var point: TrackPoint
 
-    public init(person: String, source: String, minute: Date, latitude: Double, longitude: Double) {
+    public init(person: String, source: String, point: TrackPoint) {
         self.person = person
         self.source = source
-        self.minute = minute
-        self.latitude = latitude
-        self.longitude = longitude
+        self.point = point
     }
 }
 

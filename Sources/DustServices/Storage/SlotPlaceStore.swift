@@ -14,17 +14,17 @@ public protocol SlotPlaceStore: Sendable {
     /// The generation now: it only grows.
     func placeGeneration() async throws(StorageFailure) -> Int64
     /// `person`'s kept places for slots starting in `[from, to)` that were computed with `inputs`, by slot.
-    func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [StoredSlotPlace]
+    func slotPlaces(person: String, inputs: String, from: Slot, to: Slot) async throws(StorageFailure) -> [KeptSlotPlace]
     /// Keeps `places` of `person`, computed with `inputs` from what was stored at `generation`,
     /// replacing what is kept for their slots; keeps nothing and returns false when a write has
     /// raised the generation since.
     func keepSlotPlaces(
-        _ places: [StoredSlotPlace], person: String, inputs: String, generation: Int64
+        _ places: [KeptSlotPlace], person: String, inputs: String, generation: Int64
     ) async throws(StorageFailure) -> Bool
 }
 
 /// One kept place: its slot and `SlotPlace`'s bytes.
-public struct StoredSlotPlace: Sendable, Hashable {
+public struct KeptSlotPlace: Sendable, Hashable {
     public var slot: Slot
     public var bytes: [UInt8]
 

@@ -475,7 +475,7 @@ struct DashboardRenderer {
                 notes += sources.sorted().map(text.fromStation)
                 if let distance = exposure.walkingDistance { notes.append(text.walked(DashboardFormat.whole(distance))) }
                 // An hour that followed the person's track (docs/REFERENCE.md §19).
-                if let place = exposure.whereabouts, place.kind == .track, let nearest = place.nearest {
+                if let place = exposure.place, place.kind == .track, let nearest = place.nearest {
                     notes.append(
                         text.tracked(
                             percent: Int((place.trackedFraction * 100).rounded()), station: nearest.station,

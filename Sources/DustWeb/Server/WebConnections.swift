@@ -31,8 +31,8 @@ public struct WebConnectionLimits: Sendable, Hashable {
 }
 
 /// The web's open connections, never more than the cap answered at once: a new one over it closes
-/// the connection idle longest (answered and silent since for `idleBeforeEviction`, or never sent a
-/// whole request in `silentBeforeEviction`); when none is, it waits, unread, until one closes (at most
+/// the connection idle longest (answered and silent since for `idleBeforeEviction`, or read by its
+/// loop for `silentBeforeEviction` without sending a whole request); when none is, it waits, unread, until one closes (at most
 /// `WebConnectionLimits.maxWaiting` wait; past that it is closed), and every answer meanwhile ends its
 /// connection so that kept-alive clients take turns. A burst of clients is answered late, not refused.
 ///
@@ -49,8 +49,11 @@ final class WebConnectionGate: Sendable {
         var busy = false
         /// An answer was written: between requests now, a kept-alive client.
         var answered = false
-        /// When it was opened, let in or last answered (monotonic nanoseconds): smaller is longer ago.
-        var idleSince: UInt64
+        /// Since when it has been read without a request or answered (monotonic nanoseconds: smaller
+        /// is longer ago): from when its own loop started reading it, or from its last answer. nil while
+        /// let in but not yet read by its loop, which a loaded machine can take seconds to do: such a
+        /// connection has had no chance to be busy and is never closed for a newcomer.
+        var idleSince: UInt64?
     }
 
     private struct Table {
@@ -63,15 +66,15 @@ final class WebConnectionGate: Sendable {
     /// How long a kept-alive connection must have gone without a request since its last answer to be
     /// closed for a newcomer.
     static let idleBeforeEviction: UInt64 = 1_000_000_000
-    /// How long one let in must have gone without a whole request head to be closed for a newcomer: a
-    /// client of a burst whose request the loaded loops have not read yet is about to be busy, while a
-    /// slowloris's silent or trickling connections still give way within seconds, not the idle timeout.
+    /// How long one let in must have been read by its loop without sending a whole request head to be
+    /// closed for a newcomer: a client of a burst whose request a loaded loop has not parsed yet is about
+    /// to be busy, while a slowloris's silent or trickling connections still give way within seconds,
+    /// not the idle timeout. The clock starts when the loop starts reading (`reading`), not when the gate
+    /// lets it in: a loaded machine can take seconds between the two.
     static let silentBeforeEviction: UInt64 = 5_000_000_000
 
     /// What a held connection's handler receives, on its loop, when the gate lets it in.
     struct Admitted: Sendable {}
-
-    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     /// What the gate does to connections once the table is updated (outside its lock).
     private struct Moves {
@@ -90,10 +93,13 @@ final class WebConnectionGate: Sendable {
     private let limit: Int
     private let maxWaiting: Int
     private let table = Mutex(Table())
+    /// Monotonic nanoseconds.
+    private let clock: @Sendable () -> UInt64
 
-    init(limit: Int, maxWaiting: Int) {
+    init(limit: Int, maxWaiting: Int, clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
         self.limit = max(limit, 1)
         self.maxWaiting = max(maxWaiting, 0)
+        self.clock = clock
     }
 
     /// Connections let in now, being answered or idle (not those waiting).
@@ -102,26 +108,29 @@ final class WebConnectionGate: Sendable {
     /// A connection opened: true when it is let in now, false when it waits for `Admitted` (or is closed).
     func opened(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
-        let now = Self.now()
+        let now = clock()
         let (moves, admitted): (Moves, Bool) = table.withLock { table in
             var moves = Moves()
             if table.admitted < limit {
-                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: now)
+                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
                 table.admitted += 1
                 return (moves, true)
             }
-            if let idlest = table.entries.filter({
-                $0.value.admitted && !$0.value.busy
-                    && now &- $0.value.idleSince >= ($0.value.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction)
-            }).min(by: { $0.value.idleSince < $1.value.idleSince }) {
+            let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64)? in
+                guard entry.admitted, !entry.busy, let since = entry.idleSince,
+                    now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction)
+                else { return nil }
+                return (key, entry, since)
+            }
+            if let idlest = idle.min(by: { $0.since < $1.since }) {
                 // The idlest leaves (its `closed` finds it gone), the newcomer takes its place.
                 table.entries[idlest.key] = nil
-                moves.close.append(idlest.value.channel)
-                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: now)
+                moves.close.append(idlest.entry.channel)
+                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
                 return (moves, true)
             }
             if table.queue.count < maxWaiting {
-                table.entries[id] = Entry(channel: channel, admitted: false, idleSince: now)
+                table.entries[id] = Entry(channel: channel, admitted: false, idleSince: nil)
                 table.queue.append(id)
             } else {
                 moves.close.append(channel)
@@ -143,12 +152,10 @@ final class WebConnectionGate: Sendable {
                     table.queue.removeAll { $0 == id }
                 }
             }
-            let now = Self.now()
             while table.admitted < limit, !table.queue.isEmpty {
                 let next = table.queue.removeFirst()
                 guard var entry = table.entries[next] else { continue }
                 entry.admitted = true
-                entry.idleSince = now
                 table.entries[next] = entry
                 table.admitted += 1
                 moves.admit.append(entry.channel)
@@ -158,9 +165,19 @@ final class WebConnectionGate: Sendable {
         moves.apply()
     }
 
+    /// A connection let in is read from now, on its own loop: its silence counts from here.
+    func reading(_ channel: any Channel) {
+        let now = clock()
+        table.withLock { table in
+            guard var entry = table.entries[ObjectIdentifier(channel)], entry.admitted, entry.idleSince == nil else { return }
+            entry.idleSince = now
+            table.entries[ObjectIdentifier(channel)] = entry
+        }
+    }
+
     /// A request head arrived (busy) or its answer was written (idle again).
     func setBusy(_ busy: Bool, _ channel: any Channel) {
-        let now = Self.now()
+        let now = clock()
         table.withLock { table in
             guard var entry = table.entries[ObjectIdentifier(channel)] else { return }
             entry.busy = busy
@@ -205,6 +222,13 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let channel = context.channel
         held = !gate.opened(channel)
         channel.closeFuture.whenComplete { [gate] _ in gate.closed(channel) }
+        if !held, channel.isActive { gate.reading(channel) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        // NIO asks for the first read now: a connection let in is read from here on.
+        if !held { gate.reading(context.channel) }
+        context.fireChannelActive()
     }
 
     func read(context: ChannelHandlerContext) {
@@ -218,7 +242,10 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         held = false
         // Before the channel is active, NIO asks for the first read itself once it is (and would take
         // a read asked now for one still pending): pass on only a read of an active channel.
-        if readWanted, context.channel.isActive {
+        // `channelActive` starts the silence's clock of one not active yet.
+        guard context.channel.isActive else { return }
+        gate.reading(context.channel)
+        if readWanted {
             readWanted = false
             context.read()
         }

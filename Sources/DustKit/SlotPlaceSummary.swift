@@ -1,8 +1,10 @@
 import Foundation
 
-/// Where a slot's concentration came from for a person (docs/REFERENCE.md §19): the home station,
-/// the value weighted at home, or the person's track for part of the slot.
-public struct SlotWhereabouts: Sendable, Hashable {
+/// What the outputs say of a slot's place (`where`, docs/REFERENCE.md §19): where the person's
+/// concentration came from (the home station, the value weighted at home, or their track for part of
+/// the slot), the stations used and why a value fell back. `SlotPlace` (DustServices) is the weighting
+/// itself, kept as `KeptSlotPlace`; this is its summary, made afresh at each read.
+public struct SlotPlaceSummary: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable {
         case homeStation = "home-station"
         case home
@@ -39,7 +41,7 @@ public struct SlotWhereabouts: Sendable, Hashable {
     }
 
     /// The home station's value, as without §19.
-    public static let homeStation = SlotWhereabouts(kind: .homeStation)
+    public static let homeStation = SlotPlaceSummary(kind: .homeStation)
 
     /// The nearest station used for any pollutant, for `dustctl day`'s mark.
     public var nearest: UsedStation? {
@@ -47,21 +49,21 @@ public struct SlotWhereabouts: Sendable, Hashable {
     }
 }
 
-extension [SlotWhereabouts.UsedStation] {
+extension [SlotPlaceSummary.UsedStation] {
     /// Adds the stations of one weighting, keeping each station's nearest distance, nearest first.
     mutating func include(_ weighted: [WeightedStation]) {
         for station in weighted {
             if let index = firstIndex(where: { $0.station == station.station }) {
                 self[index].kilometres = Swift.min(self[index].kilometres, station.distanceKilometres)
             } else {
-                append(SlotWhereabouts.UsedStation(station: station.station, kilometres: station.distanceKilometres))
+                append(SlotPlaceSummary.UsedStation(station: station.station, kilometres: station.distanceKilometres))
             }
         }
         sort { ($0.kilometres, $0.station) < ($1.kilometres, $1.station) }
     }
 }
 
-extension SlotWhereabouts {
+extension SlotPlaceSummary {
     /// Collects, per pollutant, the stations a set of weightings used; public for the services.
     public static func stations(_ weightings: DustPair<[WeightedValue]>) -> DustPair<[UsedStation]> {
         weightings.map { values in

@@ -1,0 +1,85 @@
+import NIOCore
+import NIOEmbedded
+import Synchronization
+import Testing
+
+@testable import DustWeb
+
+/// The gate's choice of whom to close for a newcomer, on a clock of the test's own (docs/REFERENCE.md §13).
+@Suite("The connection gate closes for a newcomer only a connection its loop has read and that stayed silent", .timeLimit(.minutes(10)))
+struct WebConnectionGateTests {
+    /// Monotonic nanoseconds the test moves by hand.
+    final class ManualClock: Sendable {
+        private let value = Mutex<UInt64>(1_000_000_000)
+        func advance(seconds: Double) { value.withLock { $0 += UInt64(seconds * 1e9) } }
+        var now: UInt64 { value.withLock { $0 } }
+    }
+
+    /// An open connection, as the gate sees one from a client.
+    private func connection() throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel()
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        return channel
+    }
+
+    @Test("A connection let in but not yet read by its loop is never closed for a newcomer, however long that takes")
+    func notYetRead() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 1, maxWaiting: 4, clock: { clock.now })
+        let first = try connection()
+        #expect(gate.opened(first))
+        // A loaded machine: the loop has not read the first connection 30 s later. The run of
+        // 2026-12-03 closed such a connection (let in, its request in the socket) for a newcomer.
+        clock.advance(seconds: 30)
+        let second = try connection()
+        #expect(!gate.opened(second), "the newcomer waits")
+        #expect(first.isActive && gate.count == 1)
+        // Now its loop reads it: silent 4.9 s, it stays; 5 s, it gives way.
+        gate.reading(first)
+        clock.advance(seconds: 4.9)
+        let third = try connection()
+        #expect(!gate.opened(third))
+        clock.advance(seconds: 0.1)
+        let fourth = try connection()
+        #expect(gate.opened(fourth), "a connection read for 5 s without a request gives way")
+        try first.embeddedEventLoop.run()
+        #expect(!first.isActive, "the silent one is closed")
+    }
+
+    @Test("An answered connection gives way after 1 s; a busy one never")
+    func answeredAndBusy() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 1, maxWaiting: 4, clock: { clock.now })
+        let first = try connection()
+        #expect(gate.opened(first))
+        gate.reading(first)
+        gate.setBusy(true, first)
+        clock.advance(seconds: 60)
+        #expect(!gate.opened(try connection()), "busy: answering, never closed for a newcomer")
+        gate.setBusy(false, first)
+        clock.advance(seconds: 0.9)
+        #expect(!gate.opened(try connection()))
+        clock.advance(seconds: 0.1)
+        #expect(gate.opened(try connection()), "answered and idle 1 s: it gives way")
+        try first.embeddedEventLoop.run()
+        #expect(!first.isActive)
+    }
+
+    @Test("A waiting connection let in when one closes counts its silence from its loop's first read, not from the gate's decision")
+    func admittedFromTheQueue() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 1, maxWaiting: 4, clock: { clock.now })
+        let first = try connection()
+        #expect(gate.opened(first))
+        let waiting = try connection()
+        #expect(!gate.opened(waiting))
+        gate.closed(first)
+        #expect(gate.count == 1, "the waiting one is let in")
+        // Its `Admitted` has not reached its loop yet after 10 s: not closable.
+        clock.advance(seconds: 10)
+        #expect(!gate.opened(try connection()))
+        gate.reading(waiting)
+        clock.advance(seconds: 5)
+        #expect(gate.opened(try connection()))
+    }
+}
