@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # FineDust on PostgreSQL (issue 24, docs/REFERENCE.md §20), side by side in one run on one throwaway
 # server: imports of many people at once against SQLite's single writer, the web API under wrk on one
-# dustd and on two, and the poller's failover time.
+# dustd and on two (and on one dustd on SQLite holding the same people), and the poller's failover time.
 #
 #   Benchmarks/postgres-bench.sh [imports] [web] [failover]      (default: all three, in that order)
 #
@@ -258,17 +258,23 @@ LUA
 wrk_run() { timeout $((DURATION + 30)) wrk -t1 -c"$3" -d"${DURATION}s" --latency -s "$WORK/people.lua" "$2" >"$1"; }
 
 part_web() {
-    echo "== web: /api/v1/today?person=… under wrk, one dustd and two on one PostgreSQL"
+    echo "== web: /api/v1/today?person=… under wrk, one dustd and two on one PostgreSQL, and one dustd on SQLite"
     local database=bench_parallel
     if [ "$(sql postgres "SELECT count(*) FROM pg_database WHERE datname = '$database'")" != 1 ]; then
         database=bench_web
         import_people web "$database" "$JOBS" >/dev/null
     fi
-    local port_a port_b
+    # The same people on SQLite (the imports' database when that part ran), served by a dustd of its own:
+    # issue 38 asks PostgreSQL's one dustd for at least half of SQLite's rate in the same run.
+    local lite=$WORK/serial.sqlite
+    [ -f "$lite" ] || import_people web_sqlite "$lite" 1 >/dev/null
+    local port_a port_b port_c
     port_a=$(free_port)
     port_b=$(free_port)
+    port_c=$(free_port)
     config "$WORK/web-a.yaml" "$database" "http:" "  listen: 127.0.0.1:$port_a" "poll:" "  jitterSeconds: 0"
     config "$WORK/web-b.yaml" "$database" "http:" "  listen: 127.0.0.1:$port_b" "poll:" "  jitterSeconds: 0"
+    config "$WORK/web-c.yaml" "$lite" "http:" "  listen: 127.0.0.1:$port_c" "poll:" "  jitterSeconds: 0"
     DUSTD_CONFIG="$WORK/web-a.yaml" DUSTD_API_SERVICE_KEY=bench-key-0123456789abcdefghijklmnopqrstuv "$BIN/dustd" >/dev/null 2>"$WORK/web-a.log" &
     PIDS+=($!)
     local a=$!
@@ -276,26 +282,35 @@ part_web() {
     DUSTD_CONFIG="$WORK/web-b.yaml" DUSTD_API_SERVICE_KEY=bench-key-0123456789abcdefghijklmnopqrstuv "$BIN/dustd" >/dev/null 2>"$WORK/web-b.log" &
     PIDS+=($!)
     local b=$!
+    DUSTD_CONFIG="$WORK/web-c.yaml" DUSTD_API_SERVICE_KEY=bench-key-0123456789abcdefghijklmnopqrstuv "$BIN/dustd" >/dev/null 2>"$WORK/web-c.log" &
+    PIDS+=($!)
+    local c=$!
     if [ -n "$CPU_PER_DUSTD" ]; then
         cap_cpu a "$a"
         cap_cpu b "$b"
+        cap_cpu c "$c"
     fi
-    for port in "$port_a" "$port_b"; do
+    for _ in $(seq 300); do grep -q "Poll done" "$WORK/web-c.log" && break; sleep 0.2; done
+    for port in "$port_a" "$port_b" "$port_c"; do
         for _ in $(seq 300); do curl -fs -o /dev/null "http://127.0.0.1:$port/api/v1/today?person=p0001" && break; sleep 0.2; done
     done
     curl -fs "http://127.0.0.1:$port_a/api/v1/today?person=p0002" >"$WORK/today-a.json"
     curl -fs "http://127.0.0.1:$port_b/api/v1/today?person=p0002" >"$WORK/today-b.json"
     cmp -s "$WORK/today-a.json" "$WORK/today-b.json" || { echo "web: the two dustd answer differently"; exit 1; }
     echo "today?person=p0002: $(wc -c <"$WORK/today-a.json") bytes, the same from both"
+    curl -fs "http://127.0.0.1:$port_c/api/v1/today?person=p0002" >"$WORK/today-c.json"
+    cmp -s "$WORK/today-a.json" "$WORK/today-c.json" || echo "web: SQLite's dustd answers differently from PostgreSQL's (compared anyway)"
     local half=$((CONNECTIONS / 2)) table="$WORK/web.tsv"
     : >"$table"
     # Warm-up, then rounds: one dustd (two wrk, both at A) and two dustd (one wrk at A, one at B), interleaved.
     wrk_run "$WORK/warm.txt" "http://127.0.0.1:$port_a" "$half"
+    wrk_run "$WORK/warm-c.txt" "http://127.0.0.1:$port_c" "$half"
     for round in $(seq "$ROUNDS"); do
-        for shape in one two; do
-            local target_b=$port_a
+        for shape in one two sqlite; do
+            local target_a=$port_a target_b=$port_a
             [ "$shape" = two ] && target_b=$port_b
-            wrk_run "$WORK/wrk-$shape-$round-1.txt" "http://127.0.0.1:$port_a" "$half" &
+            [ "$shape" = sqlite ] && target_a=$port_c && target_b=$port_c
+            wrk_run "$WORK/wrk-$shape-$round-1.txt" "http://127.0.0.1:$target_a" "$half" &
             local w1=$!
             wrk_run "$WORK/wrk-$shape-$round-2.txt" "http://127.0.0.1:$target_b" "$half" &
             local w2=$!
@@ -321,14 +336,15 @@ PY
     done
     local polls_b
     polls_b=$(grep -c "Poll done" "$WORK/web-b.log" || true)
-    kill "$a" "$b"
-    wait "$a" "$b" 2>/dev/null || true
+    kill "$a" "$b" "$c"
+    wait "$a" "$b" "$c" 2>/dev/null || true
     {
         echo "# PostgreSQL: the web API on one dustd and on two ($(date -u '+%Y-%m-%d %H:%M UTC'))"
         echo
         echo "$(machine | sed 's/load average at the start.*//')release dustd; $PEOPLE people, a year of their hours stored."
         echo "Each run: two \`wrk -t1 -c$half -d${DURATION}s --latency -s people.lua\` at once (GET /api/v1/today?person=pNNNN,"
-        echo "rotating over the people), both at dustd A (one dustd) or one at A and one at B (two dustd); summed."
+        echo "rotating over the people), both at dustd A (one dustd) or one at A and one at B (two dustd); summed;"
+        echo "\`sqlite\`: both at dustd C, on a SQLite database holding the same people's imports."
         echo "The second dustd polled $polls_b times (it should not: A holds the lease)."
         [ -z "$CPU_PER_DUSTD" ] || echo "Each dustd capped at $CPU_PER_DUSTD of a core (a CPU cgroup of its own); PostgreSQL and wrk uncapped."
         echo
@@ -338,12 +354,13 @@ PY
         echo
         python3 - "$table" <<'PY'
 import statistics, sys
-rates = {"one": [], "two": []}
+rates = {"one": [], "two": [], "sqlite": []}
 for line in open(sys.argv[1]):
     shape, _, rate = line.split("\t")[:3]
     rates[shape].append(float(rate))
-one, two = statistics.median(rates["one"]), statistics.median(rates["two"])
+one, two, lite = (statistics.median(rates[shape]) for shape in ("one", "two", "sqlite"))
 print(f"Median: one dustd {one:,.0f} req/s, two dustd {two:,.0f} req/s: {two / one:.2f}× (target ≥ 1.6×).")
+print(f"One dustd on PostgreSQL against one on SQLite: {one:,.0f} against {lite:,.0f} req/s, {one / lite:.2f}× (issue 38: ≥ 0.5×).")
 PY
     } | tee "$RESULTS/postgres-web${CPU_PER_DUSTD:+-capped}.md"
 }

@@ -16,6 +16,15 @@ public enum StorageBackend: Sendable, Hashable, CustomStringConvertible {
         case .postgres(let location, _): location.description
         }
     }
+
+    /// Whether each read is a round trip to a server (PostgreSQL) rather than a read of a local file:
+    /// what the web saves by reusing a data generation for a moment (docs/REFERENCE.md §13).
+    public var readsAreRoundTrips: Bool {
+        switch self {
+        case .sqlite: false
+        case .postgres: true
+        }
+    }
 }
 
 extension FineDustSettings {

@@ -75,8 +75,13 @@ struct WebFrontEnd {
                         + settings.http.personTokenFiles.map(\.path),
                     advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area, people: settings.people,
                     followingRadiusKilometres: settings.followingRadiusKilometres)
-            }, settingsGeneration: { live.generation }, clock: clock)
+            }, settingsGeneration: { live.generation }, clock: clock,
+            generationReuse: live.snapshot.settings.storage.readsAreRoundTrips ? webGenerationReuseOnPostgres : .zero)
     }
+
+    /// How long the web reuses a data generation it read from PostgreSQL (docs/REFERENCE.md §13, "Answers
+    /// kept"): there each read is a round trip, which cost kept answers three quarters of SQLite's rate.
+    static let webGenerationReuseOnPostgres: Duration = .seconds(1)
 }
 
 /// The dashboard could not be served (the port is taken, the address does not exist).

@@ -69,11 +69,12 @@ struct ActivityImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
             try await withStore(settings, for: .write) { store in
                 let service = ActivityService(
                     store: store, calendar: settings.calendar, limits: limits, people: settings.people.map(\.name))
-                let person = try configuredPerson(person, service)
+                let person = try configuredPerson(person, service, language)
                 _ = try await service.giveStoredHistoryToFirstPerson()
                 var reports: [JSON] = []
                 var failed = 0
@@ -94,12 +95,14 @@ struct ActivityImportCommand: AsyncParsableCommand {
                         if options.json {
                             reports.append(ActivityJSON.imported(file: file, summary))
                         } else if !quiet {
-                            try standardOutputLine("\(name): " + ActivityText.summary(summary))
+                            try standardOutputLine("\(name): " + ActivityText.summary(summary, language))
                         }
                     case .failure(let error):
                         if case .storage(let storage) = error { throw CommandFailure(storage) }
                         failed += 1
-                        standardError("\(name): \(error.description); nothing was stored from this file.")
+                        standardError(
+                            "\(name): \(error.description)"
+                                + language.say("; 이 파일에서는 아무것도 저장하지 않았습니다.", "; nothing was stored from this file."))
                         if options.json { reports.append(ActivityJSON.failed(file: file, error)) }
                     }
                 }
@@ -149,9 +152,10 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             try await withStore(settings, for: .read) { store in
                 let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
-                let only = try person.map { try configuredPerson($0, service) }
+                let only = try person.map { try configuredPerson($0, service, language) }
                 let sources = try await service.sources().filter { only == nil || $0.person == only }
                 let body = try await service.physiologySummaries().filter { only == nil || $0.person == only }
                 let tracks = try await service.positionSummaries().filter { only == nil || $0.person == only }
@@ -162,7 +166,8 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
                     // The person column appears once people are configured (docs/REFERENCE.md §18).
                     let showPerson = settings.people.map(\.name) != [Person.defaultName]
                     try standardOutput(
-                        ActivityText.sources(sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar))
+                        ActivityText.sources(
+                            sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar, language: language))
                 }
             }
         }
@@ -186,15 +191,16 @@ struct ActivityForgetCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             try await withStore(settings, for: .write) { store in
                 let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
-                let person = try configuredPerson(person, service)
+                let person = try configuredPerson(person, service, language)
                 _ = try await service.giveStoredHistoryToFirstPerson()
                 let removed: ForgottenActivity
                 do {
                     removed = try await service.forget(person: person, source: source)
                 } catch let unknown as UnknownActivitySource {
-                    throw CommandFailure(.dataError, unknown.description + ".")
+                    throw CommandFailure(.dataError, Self.unknownSource(unknown, language))
                 }
                 let name = TerminalSafeText.sanitized(source)
                 if options.json {
@@ -204,77 +210,118 @@ struct ActivityForgetCommand: AsyncParsableCommand {
                             ("bodyRecordsRemoved", .integer(removed.bodyRecords)), ("positionsRemoved", .integer(removed.positions)),
                         ]).serialized)
                 } else {
-                    try standardOutputLine("\(name): \(ActivityText.forgotten(removed)) removed.")
+                    try standardOutputLine("\(name): \(ActivityText.forgotten(removed, language))" + language.say(" 지움.", " removed."))
                 }
             }
         }
+    }
+
+    /// `UnknownActivitySource`'s sentence, in `language` (the same source names).
+    static func unknownSource(_ unknown: UnknownActivitySource, _ language: ReportLanguage) -> String {
+        guard language == .korean else { return unknown.description + "." }
+        let name = TerminalSafeText.sanitized(unknown.source)
+        if unknown.known.isEmpty { return "저장된 활동이 없어 지울 출처 \"\(name)\"가 없습니다." }
+        return "출처 \"\(name)\"에서 저장된 활동이 없습니다. 저장된 출처: "
+            + unknown.known.map { TerminalSafeText.sanitized($0) }.joined(separator: ", ") + "."
     }
 }
 
 /// `name` when it is configured, the first person when nil; a name nobody has is exit 64 naming
 /// the configured people (docs/REFERENCE.md §18).
-private func configuredPerson(_ name: String?, _ service: ActivityService) throws -> String {
+private func configuredPerson(_ name: String?, _ service: ActivityService, _ language: ReportLanguage) throws -> String {
     do {
         return try service.person(name)
     } catch {
-        throw CommandFailure(.usage, error.description + ".")
+        throw CommandFailure(
+            .usage,
+            language.say(
+                "\"\(TerminalSafeText.sanitized(error.name))\"(이)라는 구성원은 설정되어 있지 않습니다. 설정된 구성원: \(error.configured.joined(separator: ", ")).",
+                error.description + "."))
     }
 }
 
 /// The text dustctl prints about activity; every source name and record type came from a file
 /// and is made safe for the terminal.
 enum ActivityText {
-    static func summary(_ summary: ActivityImportSummary) -> String {
+    static func summary(_ summary: ActivityImportSummary, _ language: ReportLanguage = .english) -> String {
+        let say = language.say
         let used: String =
             switch summary.format {
-            case .csv: count(summary.recordsUsed, "row", "rows") + " used"
-            case .gpx: count(summary.trackSteps, "track step", "track steps") + " used"
-            case .healthXML: count(summary.recordsUsed, "record", "records") + " used"
+            case .csv: say("행 \(summary.recordsUsed)개 사용", count(summary.recordsUsed, "row", "rows") + " used")
+            case .gpx: say("트랙 구간 \(summary.trackSteps)개 사용", count(summary.trackSteps, "track step", "track steps") + " used")
+            case .healthXML: say("기록 \(summary.recordsUsed)개 사용", count(summary.recordsUsed, "record", "records") + " used")
             case .healthZip:
-                count(summary.recordsUsed, "record", "records") + " and " + count(summary.trackSteps, "route step", "route steps") + " used"
+                say(
+                    "기록 \(summary.recordsUsed)개와 경로 구간 \(summary.trackSteps)개 사용",
+                    count(summary.recordsUsed, "record", "records") + " and " + count(summary.trackSteps, "route step", "route steps")
+                        + " used")
             }
-        var parts = ["\(formatName(summary.format)), \(used)"]
+        var parts = ["\(formatName(summary.format, language)), \(used)"]
         let skipped = summary.skippedByType.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         if !skipped.isEmpty {
             let total = skipped.reduce(0) { $0 + $1.value }
             var named = skipped.prefix(3).map { "\($0.value) \(TerminalSafeText.sanitized(shortType($0.key)))" }
-            if skipped.count > 3 { named.append("\(skipped.count - 3) more types") }
-            parts.append("\(total) skipped (\(named.joined(separator: ", ")))")
+            if skipped.count > 3 { named.append(say("그 밖의 유형 \(skipped.count - 3)개", "\(skipped.count - 3) more types")) }
+            parts.append(say("\(total)개 건너뜀", "\(total) skipped") + " (\(named.joined(separator: ", ")))")
         }
-        if summary.jumpsDropped > 0 { parts.append(count(summary.jumpsDropped, "GPS jump", "GPS jumps") + " dropped") }
+        if summary.jumpsDropped > 0 {
+            parts.append(say("GPS 튐 \(summary.jumpsDropped)개 버림", count(summary.jumpsDropped, "GPS jump", "GPS jumps") + " dropped"))
+        }
         if summary.pointsWithoutTime > 0 {
-            parts.append(count(summary.pointsWithoutTime, "track point", "track points") + " without a time ignored")
+            parts.append(
+                say(
+                    "시각 없는 트랙 점 \(summary.pointsWithoutTime)개 무시",
+                    count(summary.pointsWithoutTime, "track point", "track points") + " without a time ignored"))
         }
         if summary.timesUnreadable > 0 {
-            parts.append(count(summary.timesUnreadable, "track point", "track points") + " with a time that is not one dropped")
+            parts.append(
+                say(
+                    "시각을 읽을 수 없는 트랙 점 \(summary.timesUnreadable)개 버림",
+                    count(summary.timesUnreadable, "track point", "track points") + " with a time that is not one dropped"))
         }
         if summary.timesBackwards > 0 {
-            parts.append(count(summary.timesBackwards, "track point", "track points") + " dated before the point before dropped")
+            parts.append(
+                say(
+                    "앞 점보다 이른 시각의 트랙 점 \(summary.timesBackwards)개 버림",
+                    count(summary.timesBackwards, "track point", "track points") + " dated before the point before dropped"))
         }
-        if summary.trackGaps > 0 { parts.append(count(summary.trackGaps, "pause", "pauses") + " too long for a step") }
+        if summary.trackGaps > 0 {
+            parts.append(
+                say("한 구간으로 잇기에 너무 긴 멈춤 \(summary.trackGaps)번", count(summary.trackGaps, "pause", "pauses") + " too long for a step"))
+        }
         if summary.recordsDropped > 0 {
             parts.append(
-                count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration or faster than 30 m/s)")
+                say(
+                    "거리 기록 \(summary.recordsDropped)개 버림 (시간 길이가 없거나 30 m/s보다 빠름)",
+                    count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration or faster than 30 m/s)"))
         }
         if summary.datedOutsidePeriod > 0 {
-            parts.append("\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
+            parts.append(
+                say(
+                    "2000년 이전이나 미래 날짜 \(summary.datedOutsidePeriod)개 건너뜀",
+                    "\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped"))
         }
         let corrections = summary.walkingCorrections
         if corrections.overlappingMetres > 0 {
-            parts.append("\(fixedDecimals(corrections.overlappingMetres / 1000, 2)) km of time covered twice counted once")
+            let km = fixedDecimals(corrections.overlappingMetres / 1000, 2)
+            parts.append(say("두 번 덮인 시간의 \(km) km는 한 번만 셈", "\(km) km of time covered twice counted once"))
         }
         if corrections.instantSteps > 0 {
+            let km = fixedDecimals(corrections.instantMetres / 1000, 2)
             parts.append(
-                count(corrections.instantSteps, "step", "steps") + " of no duration outside any timed step dropped "
-                    + "(\(fixedDecimals(corrections.instantMetres / 1000, 2)) km)")
+                say(
+                    "시간이 있는 구간 밖의 길이 없는 구간 \(corrections.instantSteps)개 버림 (\(km) km)",
+                    count(corrections.instantSteps, "step", "steps") + " of no duration outside any timed step dropped (\(km) km)"))
         }
         if corrections.tooFastMetres > 0 {
-            parts.append("\(fixedDecimals(corrections.tooFastMetres / 1000, 2)) km above 30 m/s over the time covered cut")
+            let km = fixedDecimals(corrections.tooFastMetres / 1000, 2)
+            parts.append(say("덮인 시간에 비해 30 m/s를 넘는 \(km) km 잘라냄", "\(km) km above 30 m/s over the time covered cut"))
         }
-        parts += bodyParts(summary)
-        parts.append(count(summary.slotsTouched, "hour", "hours") + " touched")
+        parts += bodyParts(summary, language)
+        parts.append(say("\(summary.slotsTouched)시간 반영", count(summary.slotsTouched, "hour", "hours") + " touched"))
         if summary.trackedMinutes > 0 {
-            parts.append("\(grouped(summary.trackedMinutes)) tracked minute\(summary.trackedMinutes == 1 ? "" : "s")")
+            let minutes = grouped(summary.trackedMinutes)
+            parts.append(say("위치 추적 \(minutes)분", "\(minutes) tracked minute\(summary.trackedMinutes == 1 ? "" : "s")"))
         }
         // A zip of thousands of routes names its five longest, and counts the rest: one line, not megabytes.
         let shownSources =
@@ -286,23 +333,29 @@ enum ActivityText {
         }
         if shownSources.count < summary.sources.count {
             let rest = summary.sources.filter { !shownSources.contains($0) }
-            let metres = rest.sorted().reduce(0) { $0 + summary.metresBySource[$1, default: 0] }
-            sources.append("and \(rest.count) more sources, \(fixedDecimals(metres / 1000, 2)) km")
+            let km = fixedDecimals(rest.sorted().reduce(0) { $0 + summary.metresBySource[$1, default: 0] } / 1000, 2)
+            sources.append(say("그 밖의 출처 \(rest.count)개, \(km) km", "and \(rest.count) more sources, \(km) km"))
         }
-        parts.append(sources.isEmpty ? "no walking found" : "sources: " + sources.joined(separator: "; "))
+        parts.append(sources.isEmpty ? say("걷기 기록 없음", "no walking found") : say("출처: ", "sources: ") + sources.joined(separator: "; "))
         return parts.joined(separator: ", ") + "."
     }
 
     /// `3 hours of walking`, `132 heart-rate, resting-rate and sleep records`, `1,234 positions`, or
-    /// those removed joined by `and`.
-    static func forgotten(_ removed: ForgottenActivity) -> String {
-        let walking = "\(removed.walkingHours) hour\(removed.walkingHours == 1 ? "" : "s") of walking"
-        let body = "\(removed.bodyRecords) heart-rate, resting-rate and sleep record\(removed.bodyRecords == 1 ? "" : "s")"
-        let positions = "\(grouped(removed.positions)) position\(removed.positions == 1 ? "" : "s")"
+    /// those removed joined by `and` (in Korean, by commas).
+    static func forgotten(_ removed: ForgottenActivity, _ language: ReportLanguage = .english) -> String {
+        let say = language.say
+        let walking = say(
+            "걷기 \(removed.walkingHours)시간", "\(removed.walkingHours) hour\(removed.walkingHours == 1 ? "" : "s") of walking")
+        let body = say(
+            "심박수·안정 시 심박수·수면 기록 \(removed.bodyRecords)개",
+            "\(removed.bodyRecords) heart-rate, resting-rate and sleep record\(removed.bodyRecords == 1 ? "" : "s")")
+        let positions = say(
+            "위치 \(grouped(removed.positions))개", "\(grouped(removed.positions)) position\(removed.positions == 1 ? "" : "s")")
         var parts: [String] = []
         if removed.walkingHours > 0 || (removed.bodyRecords == 0 && removed.positions == 0) { parts.append(walking) }
         if removed.bodyRecords > 0 { parts.append(body) }
         if removed.positions > 0 { parts.append(positions) }
+        if language == .korean { return parts.joined(separator: ", ") }
         return parts.count == 3 ? "\(parts[0]), \(parts[1]) and \(parts[2])" : parts.joined(separator: " and ")
     }
 
@@ -321,32 +374,56 @@ enum ActivityText {
     static func count(_ value: Int, _ one: String, _ many: String) -> String { "\(value) \(value == 1 ? one : many)" }
 
     /// What a Health export held of the body, and what of it was not believed (docs/REFERENCE.md §18).
-    static func bodyParts(_ summary: ActivityImportSummary) -> [String] {
+    static func bodyParts(_ summary: ActivityImportSummary, _ language: ReportLanguage = .english) -> [String] {
+        let say = language.say
         var parts: [String] = []
-        if summary.heartRateSamples > 0 { parts.append(count(summary.heartRateSamples, "heart-rate sample", "heart-rate samples")) }
-        if summary.restingRates > 0 { parts.append(count(summary.restingRates, "resting rate", "resting rates")) }
+        if summary.heartRateSamples > 0 {
+            parts.append(
+                say(
+                    "심박수 표본 \(summary.heartRateSamples)개", count(summary.heartRateSamples, "heart-rate sample", "heart-rate samples")))
+        }
+        if summary.restingRates > 0 {
+            parts.append(say("안정 시 심박수 \(summary.restingRates)개", count(summary.restingRates, "resting rate", "resting rates")))
+        }
         if summary.sleepIntervals > 0 {
             let hours = fixedDecimals(Double(summary.asleepSeconds) / 3600, 1)
-            parts.append("\(hours) h asleep in " + count(summary.sleepIntervals, "interval", "intervals"))
+            parts.append(
+                say(
+                    "수면 구간 \(summary.sleepIntervals)개에 \(hours)시간 잠",
+                    "\(hours) h asleep in " + count(summary.sleepIntervals, "interval", "intervals")))
         }
         if summary.heartRateOutOfRange > 0 {
-            parts.append(count(summary.heartRateOutOfRange, "heart rate", "heart rates") + " outside 25–250 beats/min dropped")
+            parts.append(
+                say(
+                    "분당 25–250회 밖의 심박수 \(summary.heartRateOutOfRange)개 버림",
+                    count(summary.heartRateOutOfRange, "heart rate", "heart rates") + " outside 25–250 beats/min dropped"))
         }
         if summary.sleepDropped > 0 {
-            parts.append(count(summary.sleepDropped, "sleep record", "sleep records") + " ending before it starts dropped")
+            parts.append(
+                say(
+                    "시작보다 먼저 끝나는 수면 기록 \(summary.sleepDropped)개 버림",
+                    count(summary.sleepDropped, "sleep record", "sleep records") + " ending before it starts dropped"))
         }
-        if summary.sleepClipped > 0 { parts.append(count(summary.sleepClipped, "sleep record", "sleep records") + " over 24 h clipped") }
+        if summary.sleepClipped > 0 {
+            parts.append(
+                say(
+                    "24시간이 넘는 수면 기록 \(summary.sleepClipped)개 잘라냄",
+                    count(summary.sleepClipped, "sleep record", "sleep records") + " over 24 h clipped"))
+        }
         if summary.sleepOverlapsMerged > 0 {
-            parts.append(count(summary.sleepOverlapsMerged, "overlapping sleep record", "overlapping sleep records") + " merged")
+            parts.append(
+                say(
+                    "겹치는 수면 기록 \(summary.sleepOverlapsMerged)개 합침",
+                    count(summary.sleepOverlapsMerged, "overlapping sleep record", "overlapping sleep records") + " merged"))
         }
         return parts
     }
 
-    static func formatName(_ format: ActivityFileFormat) -> String {
+    static func formatName(_ format: ActivityFileFormat, _ language: ReportLanguage = .english) -> String {
         switch format {
-        case .healthZip: "Health export (zip)"
-        case .healthXML: "Health export.xml"
-        case .gpx: "GPX track"
+        case .healthZip: language.say("건강 앱 내보내기 (zip)", "Health export (zip)")
+        case .healthXML: language.say("건강 앱 export.xml", "Health export.xml")
+        case .gpx: language.say("GPX 트랙", "GPX track")
         case .csv: "CSV"
         }
     }
@@ -363,17 +440,23 @@ enum ActivityText {
     /// (docs/REFERENCE.md §19).
     static func sources(
         _ sources: [ActivitySourceSummary], body: [PhysiologySummary] = [], tracks: [PositionSummary] = [], showPerson: Bool = false,
-        calendar: DayCalendar
+        calendar: DayCalendar, language: ReportLanguage = .english
     ) -> String {
-        guard !sources.isEmpty || !body.isEmpty else { return "No activity stored; import some with `dustctl activity import FILE…`.\n" }
+        let say = language.say
+        guard !sources.isEmpty || !body.isEmpty else {
+            return say(
+                "저장된 활동이 없습니다. `dustctl activity import FILE…`로 가져오세요.\n",
+                "No activity stored; import some with `dustctl activity import FILE…`.\n")
+        }
         var tables: [String] = []
         if !sources.isEmpty {
             let tracked = trackedMinutes(tracks)
             let showTracked = sources.contains { tracked[PersonSource(person: $0.person, source: $0.source)] != nil }
             tables.append(
                 table(
-                    header: ["SOURCE", "FIRST HOUR", "LAST HOUR", "HOURS", "KM"] + (showTracked ? ["TRACKED MIN"] : []), leftColumns: 3,
-                    showPerson: showPerson,
+                    header: [say("출처", "SOURCE"), say("처음 시간", "FIRST HOUR"), say("마지막 시간", "LAST HOUR"), say("시간 수", "HOURS"), "KM"]
+                        + (showTracked ? [say("추적 분", "TRACKED MIN")] : []), leftColumns: 3,
+                    showPerson: showPerson, language: language,
                     rows: sources.map { source in
                         let minutes = tracked[PersonSource(person: source.person, source: source.source), default: 0]
                         return (
@@ -388,8 +471,11 @@ enum ActivityText {
         if !body.isEmpty {
             tables.append(
                 table(
-                    header: ["HEART RATE AND SLEEP", "FIRST", "LAST", "SAMPLES", "RESTING", "ASLEEP H"], leftColumns: 3,
-                    showPerson: showPerson,
+                    header: [
+                        say("심박수와 수면", "HEART RATE AND SLEEP"), say("처음", "FIRST"), say("마지막", "LAST"), say("표본", "SAMPLES"),
+                        say("안정 시", "RESTING"), say("수면 시간", "ASLEEP H"),
+                    ], leftColumns: 3,
+                    showPerson: showPerson, language: language,
                     rows: body.map { source in
                         (
                             source.person,
@@ -418,9 +504,11 @@ enum ActivityText {
 
     /// A table with columns padded to their widest cell, the first `leftColumns` aligned left and
     /// the rest right; a PERSON column first when `showPerson`.
-    private static func table(header: [String], leftColumns: Int, showPerson: Bool, rows: [(person: String, cells: [String])]) -> String {
+    private static func table(
+        header: [String], leftColumns: Int, showPerson: Bool, language: ReportLanguage, rows: [(person: String, cells: [String])]
+    ) -> String {
         let offset = showPerson ? 1 : 0
-        let header = (showPerson ? ["PERSON"] : []) + header
+        let header = (showPerson ? [language.say("구성원", "PERSON")] : []) + header
         let rows = rows.map { (showPerson ? [TerminalSafeText.sanitized($0.person)] : []) + $0.cells }
         let widths = (0..<header.count).map { column in ([header] + rows).map { displayWidth($0[column]) }.max()! }
         func line(_ row: [String]) -> String {

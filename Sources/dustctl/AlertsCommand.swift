@@ -30,6 +30,7 @@ struct AlertsListCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             try await withStore(settings, for: .read) { store in
                 let states = try await store.alertStates()
                 let rules = Self.ruleStates(settings, states: states)
@@ -39,37 +40,59 @@ struct AlertsListCommand: AsyncParsableCommand {
                     try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
                     return
                 }
-                try standardOutputLine(rules.isEmpty ? "No alert rules (alerts.rules)." : "Rules:")
-                let named = rules.map { rule in rule.person.map { "\(rule.rule) for \($0)" } ?? rule.rule }
-                let width = named.map(\.count).max() ?? 0
-                for (text, rule) in zip(named, rules) {
-                    try standardOutputLine("  \(text.padding(toLength: width, withPad: " ", startingAt: 0))  \(Self.describe(rule.state))")
-                }
                 try standardOutputLine(
-                    sinks.isEmpty ? "No sinks (alerts.sinks): alerts are recorded only." : "Sinks: \(sinks.joined(separator: ", "))")
-                guard !events.isEmpty else {
-                    try standardOutputLine("No alerts yet.")
-                    return
-                }
-                try standardOutputLine("Latest alerts:")
-                for (event, deliveries) in events {
-                    let time = settings.calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
-                    try standardOutputLine(
-                        "  \(time)  \(event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0))  \(TerminalSafeText.sanitized(event.title))"
-                    )
-                    // The last attempt per sink says how it ended.
-                    var last: [String: AlertDelivery] = [:]
-                    for delivery in deliveries { last[delivery.sink] = delivery }
-                    for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
-                        let reason = delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
-                        try standardOutputLine(
-                            "      \(delivery.sink): \(delivery.outcome.rawValue) (attempt \(delivery.attempt))\(delivery.outcome == .delivered ? "" : reason)"
-                        )
-                    }
-                    if deliveries.isEmpty { try standardOutputLine("      (no sink)") }
-                }
+                    Self.text(rules: rules, sinks: sinks, events: events, calendar: settings.calendar, language: language))
             }
         }
+    }
+
+    /// The rules with their states, the sinks and the latest alerts with each sink's last attempt, in
+    /// `language` (rule, sink, title and reason as written).
+    static func text(
+        rules: [(rule: String, person: String?, state: AlertState)], sinks: [String],
+        events: [(event: AlertEvent, deliveries: [AlertDelivery])],
+        calendar: DayCalendar, language: ReportLanguage
+    ) -> String {
+        var lines = [
+            rules.isEmpty ? language.say("알림 규칙이 없습니다 (alerts.rules).", "No alert rules (alerts.rules).") : language.say("규칙:", "Rules:")
+        ]
+        let named = rules.map { rule in rule.person.map { language.say("\(rule.rule) · \($0)", "\(rule.rule) for \($0)") } ?? rule.rule }
+        // English pads by characters, as it always did; Korean by display width, Hangul names included.
+        let width = named.map { language == .korean ? displayWidth($0) : $0.count }.max() ?? 0
+        for (text, rule) in zip(named, rules) {
+            let padded = language == .korean ? padExactly(text, width) : text.padding(toLength: width, withPad: " ", startingAt: 0)
+            lines.append("  \(padded)  \(describe(rule.state, language))")
+        }
+        lines.append(
+            sinks.isEmpty
+                ? language.say("보낼 곳이 없습니다 (alerts.sinks): 알림은 기록만 됩니다.", "No sinks (alerts.sinks): alerts are recorded only.")
+                : language.say("보낼 곳: ", "Sinks: ") + sinks.joined(separator: ", "))
+        guard !events.isEmpty else {
+            lines.append(language.say("아직 알림이 없습니다.", "No alerts yet."))
+            return lines.joined(separator: "\n")
+        }
+        lines.append(language.say("최근 알림:", "Latest alerts:"))
+        for (event, deliveries) in events {
+            let time = calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
+            let kind =
+                language == .korean
+                ? padExactly(kindName(event.kind), 4) : event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+            lines.append("  \(time)  \(kind)  \(TerminalSafeText.sanitized(event.title))")
+            // The last attempt per sink says how it ended.
+            var last: [String: AlertDelivery] = [:]
+            for delivery in deliveries { last[delivery.sink] = delivery }
+            for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
+                let reason = delivery.outcome == .delivered ? "" : delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
+                lines.append(
+                    "      \(delivery.sink): "
+                        + language.say(
+                            "\(outcomeName(delivery.outcome)) (\(delivery.attempt)번째 시도)",
+                            "\(delivery.outcome.rawValue) (attempt \(delivery.attempt))")
+                        + reason)
+            }
+            if deliveries.isEmpty { lines.append(language.say("      (보낼 곳 없음)", "      (no sink)")) }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// Each rule's state for each person it is about, in rule order (docs/REFERENCE.md §18). Without
@@ -86,11 +109,29 @@ struct AlertsListCommand: AsyncParsableCommand {
         }
     }
 
-    private static func describe(_ state: AlertState) -> String {
+    private static func describe(_ state: AlertState, _ language: ReportLanguage) -> String {
         switch state {
-        case .idle: "idle"
-        case .held: "holds, held back by quiet hours"
-        case .active: "active (alert sent; a clearing follows)"
+        case .idle: language.say("대기", "idle")
+        case .held: language.say("조건 충족, 조용한 시간이라 보류", "holds, held back by quiet hours")
+        case .active: language.say("발령 중 (알림 보냄; 해제되면 알림)", "active (alert sent; a clearing follows)")
+        }
+    }
+
+    /// 발령, 해제, 시험.
+    private static func kindName(_ kind: AlertEvent.Kind) -> String {
+        switch kind {
+        case .fired: "발령"
+        case .cleared: "해제"
+        case .test: "시험"
+        }
+    }
+
+    /// 전달됨, 재시도 중, 실패.
+    private static func outcomeName(_ outcome: AlertDelivery.Outcome) -> String {
+        switch outcome {
+        case .delivered: "전달됨"
+        case .retrying: "재시도 중"
+        case .failed: "실패"
         }
     }
 }

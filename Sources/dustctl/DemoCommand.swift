@@ -28,7 +28,8 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let directory = try fixturesDirectory()
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let directory = try fixturesDirectory(language)
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()
             try await withStore(.sqlite(path: db), for: .write) { store in
@@ -70,48 +71,65 @@ struct DemoCommand: AsyncParsableCommand {
                     return
                 }
                 let style = TextStyle.forStandardOutput()
+                let say = language.say
+                let count = replay.responses.count
                 try standardOutputLine(
-                    style.bold("Replaying \(replay.responses.count) recorded and synthesized AirKorea responses into \(db)"))
+                    style.bold(
+                        say(
+                            "녹화·합성한 AirKorea 응답 \(count)개를 \(db)에 다시 넣는 중",
+                            "Replaying \(count) recorded and synthesized AirKorea responses into \(db)")))
                 for (response, outcome) in replay.responses {
                     switch outcome {
                     case .stored(let report):
                         let stored = report.stored
                         try standardOutputLine(
-                            "  ✓ \(response.path): \(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)"
-                        )
+                            "  ✓ \(response.path): "
+                                + say(
+                                    "측정값 \(report.readings)개 (새 값 \(stored.inserted), 고친 값 \(stored.updated), 그대로 \(stored.unchanged))",
+                                    "\(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged)"
+                                ))
                     case .rejected(let error):
                         try standardOutputLine("  ✗ \(response.path): " + style.dim(error.description))
                     }
                 }
                 for imported in replay.activity {
-                    try standardOutputLine("  ✓ \(imported.file): \(imported.person)'s, \(imported.held)")
+                    try standardOutputLine(
+                        "  ✓ \(imported.file): "
+                            + say("\(imported.person)의 기록, \(Self.koreanHeld(imported.summary))", "\(imported.person)'s, \(imported.held)"))
                 }
+                let (sensor, samples) = (DemoReplay.indoorSensor, replay.indoorSamples)
                 try standardOutputLine(
-                    "  ✓ \(DemoReplay.indoorFile): the \(DemoReplay.indoorSensor) monitor's, \(replay.indoorSamples) samples (a purifier on from 19:00)"
-                )
+                    "  ✓ \(DemoReplay.indoorFile): "
+                        + say(
+                            "\(sensor) 측정기의 표본 \(samples)개 (19:00부터 공기청정기 켬)",
+                            "the \(sensor) monitor's, \(samples) samples (a purifier on from 19:00)"))
                 try standardOutputLine(
-                    "  ✓ \(DemoReplay.weeklyOutlookFile): the weekly outlook"
-                        + (forecast.weekly.map { " published \($0.publishedOn), \($0.days.count) days" } ?? "") + "\n")
-                let text = ReportText(style: style, calendar: calendar, intakeModel: model)
+                    "  ✓ \(DemoReplay.weeklyOutlookFile): "
+                        + say("주간 예보", "the weekly outlook")
+                        + (forecast.weekly.map {
+                            say(" \($0.publishedOn) 발표, \($0.days.count)일", " published \($0.publishedOn), \($0.days.count) days")
+                        } ?? "") + "\n")
+                let text = ReportText(style: style, calendar: calendar, intakeModel: model, language: language)
                 // The advisory in force at the demo's "now" for 종로구's district, as today names it.
                 let listing = try await AdvisoryReader(store: store).listing(region: AdvisoryRegion(district: "서울"), now: DemoReplay.now)
-                // The demo's story is told in English whatever the locale (its other lines are).
-                if let line = AdvisoryText(style: style, calendar: calendar, language: .english).topLine(listing) {
+                // The demo's story is told in the locale's language, as the reports are.
+                if let line = AdvisoryText(style: style, calendar: calendar, language: language).topLine(listing) {
                     try standardOutputLine(line)
                 }
                 try standardOutputLine(text.day(day, isToday: false))
                 try standardOutputLine(text.week(week, station: DemoReplay.station, chartPollutant: .pm25))
                 for report in reports.dropFirst() {
-                    try standardOutputLine(style.bold("Person: \(report.person.name)"))
+                    try standardOutputLine(style.bold(say("구성원: ", "Person: ") + report.person.name))
                     try standardOutputLine(text.day(report.day, isToday: false))
                     try standardOutputLine(text.week(report.week, station: DemoReplay.station, chartPollutant: .pm25))
                 }
-                try standardOutputLine(Self.breathingLines(reports.map { ($0.person, $0.day) }).joined(separator: "\n") + "\n")
-                try standardOutputLine((weeklyOutlookLines(forecast, style).dropFirst() + [""]).joined(separator: "\n"))
+                try standardOutputLine(Self.breathingLines(reports.map { ($0.person, $0.day) }, language).joined(separator: "\n") + "\n")
+                try standardOutputLine((weeklyOutlookLines(forecast, style, language).dropFirst() + [""]).joined(separator: "\n"))
                 let configuration = Self.displayPath(directory.appendingPathComponent(DemoReplay.householdConfigurationFile).path)
                 try standardOutputLine(
                     style.dim(
-                        "Explore: dustctl week --everyone --config \(configuration) --db \(db) --end \(DemoReplay.lastDay)"))
+                        say("더 살펴보기: ", "Explore: ")
+                            + "dustctl week --everyone --config \(configuration) --db \(db) --end \(DemoReplay.lastDay)"))
             }
         }
     }
@@ -119,8 +137,13 @@ struct DemoCommand: AsyncParsableCommand {
     /// Why the household's numbers differ for the same air, from each person's hours (docs/REFERENCE.md §18): the
     /// volume breathed (the sum of the hours' `V`), the time at each level with the rate of the person's age,
     /// and what set the levels.
-    static func breathingLines(_ days: [(person: Person, day: DayReport)]) -> [String] {
-        var lines = ["Why the numbers differ: the same air, breathed differently (m³ = the sum of each hour's V)"]
+    static func breathingLines(_ days: [(person: Person, day: DayReport)], _ language: ReportLanguage = .english) -> [String] {
+        let say = language.say
+        var lines = [
+            say(
+                "사람마다 숫자가 다른 까닭: 같은 공기를 다르게 들이마심 (m³ = 각 시간 V의 합)",
+                "Why the numbers differ: the same air, breathed differently (m³ = the sum of each hour's V)")
+        ]
         for (person, day) in days {
             let hours = day.hourly.compactMap(\.breathing)
             guard !hours.isEmpty else { continue }
@@ -131,19 +154,52 @@ struct DemoCommand: AsyncParsableCommand {
             let rates = age.map(AgeVentilationTable.rates(age:))
             let levels = ActivityLevel.allCases.compactMap { level -> String? in
                 guard let time = seconds[level], time > 0 else { return nil }
-                let rate = rates?[level].map { " at \(String(format: "%.2f", $0))" } ?? ""
-                return "\(level.rawValue) \(String(format: "%.1f", time / 3600)) h\(rate)"
+                let rate = rates?[level].map { say(" (\(String(format: "%.2f", $0)) m³/h)", " at \(String(format: "%.2f", $0))") } ?? ""
+                let hours = String(format: "%.1f", time / 3600)
+                return say("\(koreanName(level)) \(hours)시간\(rate)", "\(level.rawValue) \(hours) h\(rate)")
             }
             let sources = LevelSource.allCases.reversed().compactMap { source -> String? in
                 let count = hours.filter { $0.levelSource == source }.count
-                return count > 0 ? "\(source.rawValue) \(count)" : nil
+                return count > 0 ? say("\(koreanName(source)) \(count)", "\(source.rawValue) \(count)") : nil
             }
+            let breathedText = "\(String(format: "%.2f", breathed)) m³"
             lines.append(
-                "  \(person.name)\(age.map { " (\($0))" } ?? ""): \(String(format: "%.2f", breathed)) m³ on \(day.date) — "
-                    + levels.joined(separator: ", ") + (rates == nil ? "" : " m³/h"))
-            lines.append("    hours whose level came from: " + sources.joined(separator: ", "))
+                "  \(person.name)\(age.map { " (\($0))" } ?? ""): "
+                    + say("\(day.date)에 \(breathedText) — ", "\(breathedText) on \(day.date) — ")
+                    + levels.joined(separator: ", ") + (rates == nil ? "" : say("", " m³/h")))
+            lines.append(say("    활동 수준을 정한 근거별 시간 수: ", "    hours whose level came from: ") + sources.joined(separator: ", "))
         }
         return lines
+    }
+
+    /// 수면, 앉아 있음, …: an activity level as the Korean lines name it.
+    static func koreanName(_ level: ActivityLevel) -> String {
+        switch level {
+        case .sleep: "수면"
+        case .sedentary: "앉아 있음"
+        case .light: "가벼운 활동"
+        case .moderate: "중간 활동"
+        case .high: "격한 활동"
+        }
+    }
+
+    /// 일정, 걷기, …: what set an hour's level, as the Korean lines name it.
+    static func koreanName(_ source: LevelSource) -> String {
+        switch source {
+        case .schedule: "일정"
+        case .walking: "걷기"
+        case .heartRate: "심박수"
+        case .sleep: "수면"
+        }
+    }
+
+    /// `DemoReplay.ActivityImport.held` in Korean, from the same counts: `걷기 14시간, 심박수 표본 1351개, 수면 50.9시간`.
+    static func koreanHeld(_ summary: ActivityImportSummary) -> String {
+        var held = ["걷기 \(summary.slotsTouched)시간"]
+        if summary.heartRateSamples > 0 { held.append("심박수 표본 \(summary.heartRateSamples)개") }
+        if summary.sleepIntervals > 0 { held.append(String(format: "수면 %.1f시간", Double(summary.asleepSeconds) / 3600)) }
+        if summary.trackedMinutes > 0 { held.append("위치 추적 \(summary.trackedMinutes)분") }
+        return held.joined(separator: ", ")
     }
 
     /// `path` relative to the current directory when it lies below it, so the hint reads as typed.
@@ -152,10 +208,13 @@ struct DemoCommand: AsyncParsableCommand {
         return path.hasPrefix(current) ? String(path.dropFirst(current.count)) : path
     }
 
-    private func fixturesDirectory() throws -> URL {
+    private func fixturesDirectory(_ language: ReportLanguage) throws -> URL {
         guard let directory = DemoReplay.locateFixtures(explicit: fixtures) else {
             throw CommandFailure(
-                .noInput, "Cannot find the bundled Fixtures directory; run dustctl demo from the repository or pass --fixtures DIR.")
+                .noInput,
+                language.say(
+                    "함께 배포된 Fixtures 디렉터리를 찾을 수 없습니다. 저장소에서 dustctl demo를 실행하거나 --fixtures DIR을 주세요.",
+                    "Cannot find the bundled Fixtures directory; run dustctl demo from the repository or pass --fixtures DIR."))
         }
         return directory
     }

@@ -35,6 +35,7 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             try await withStoreOpenedOnFirstUse(settings.storage, for: .write) { openedStore in
                 // Opened with the first usable file, so a run whose files are all missing or broken
                 // creates no database.
@@ -82,9 +83,7 @@ struct ImportCommand: AsyncParsableCommand {
                         reports.append(ImportJSON.imported(file: file, report))
                         continue
                     }
-                    try standardOutputLine(
-                        "\(name): \(report.readings) readings (\(report.stored.inserted) new, \(report.stored.updated) revised, \(report.stored.unchanged) unchanged\(report.skippedSummary))"
-                    )
+                    try standardOutputLine("\(name): " + Self.fileSummary(report, language))
                 }
                 if let stored, let store = written {
                     await keepPlaces(
@@ -94,14 +93,32 @@ struct ImportCommand: AsyncParsableCommand {
                 if options.json {
                     try standardOutputLine(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)
                 }
-                let summary = "Imported \(files.count - failures.count) of \(files.count) files"
+                let summary = language.say(
+                    "파일 \(files.count)개 중 \(files.count - failures.count)개 가져옴",
+                    "Imported \(files.count - failures.count) of \(files.count) files")
                 guard failures.isEmpty else {
                     let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
-                    throw CommandFailure(status, summary + "; \(failures.count) failed.")
+                    throw CommandFailure(status, summary + language.say("; \(failures.count)개 실패.", "; \(failures.count) failed."))
                 }
                 if !options.json { try standardOutputLine(summary + ".") }
             }
         }
+    }
+
+    /// `24 readings (0 new, 0 revised, 24 unchanged)` and what was skipped, in `language`.
+    static func fileSummary(_ report: IngestReport, _ language: ReportLanguage) -> String {
+        let stored = report.stored
+        guard language == .korean else {
+            return
+                "\(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged\(report.skippedSummary))"
+        }
+        // IngestReport.skippedSummary's counts, in its order.
+        let skipped = [
+            (report.skippedItems, "dataTime이 올바르지 않은"), (report.outOfPeriodItems, "\(SupportedPeriod.firstDate) 이전"),
+            (report.futureItems, "지금보다 1시간 넘게 뒤 시각의"), (report.outsideWindowItems, "요청 기간보다 오래된"),
+        ]
+        .filter { $0.0 > 0 }.map { ", \($0.1) 항목 \($0.0)개 건너뜀" }.joined()
+        return "측정값 \(report.readings)개 (새 값 \(stored.inserted), 고친 값 \(stored.updated), 그대로 \(stored.unchanged)\(skipped))"
     }
 }
 

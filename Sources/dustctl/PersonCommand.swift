@@ -42,7 +42,8 @@ struct PersonExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let name = try validPersonName(name)
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let name = try validPersonName(name, language)
             let settings = try options.settings()
             let records = try await withStore(settings, for: .read) { store in try await store.personRecords(name) }
             let text =
@@ -78,26 +79,32 @@ struct PersonForgetCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let name = try validPersonName(name)
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let name = try validPersonName(name, language)
             let settings = try options.settings()
             let removal = try await withStore(settings, for: .write) { store in try await store.forgetPerson(name) }
             if options.json {
                 let counts = PersonRemoval.Kind.allCases.map { kind in (PersonExport.jsonName(kind), JSON.integer(removal[kind])) }
                 try standardOutputLine(JSON.object([("person", .string(name)), ("removed", .object(counts))]).serialized)
             } else if removal.total == 0 {
-                try standardOutputLine("Nothing was stored for \(name).")
+                try standardOutputLine(language.say("\(name)의 저장된 기록이 없습니다.", "Nothing was stored for \(name)."))
             } else {
-                try standardOutputLine("Removed for \(name): \(removal.summary).")
+                try standardOutputLine(
+                    language.say("\(name)의 기록을 지웠습니다: \(PersonExport.koreanSummary(removal)).", "Removed for \(name): \(removal.summary)."))
             }
         }
     }
 }
 
 /// A name a person can have; anything else is a usage error, never a query.
-private func validPersonName(_ name: String) throws -> String {
+private func validPersonName(_ name: String, _ language: ReportLanguage) throws -> String {
     guard Person.isValidName(name) else {
+        let quoted = "\"\(TerminalSafeText.sanitized(name))\""
         throw CommandFailure(
-            .usage, "\"\(TerminalSafeText.sanitized(name))\" is not a person's name: 1 to 32 of a-z, 0-9, _ and -, or Hangul syllables.")
+            .usage,
+            language.say(
+                "\(quoted)은(는) 구성원 이름이 될 수 없습니다: a-z, 0-9, _, -나 한글 음절로 1~32자여야 합니다.",
+                "\(quoted) is not a person's name: 1 to 32 of a-z, 0-9, _ and -, or Hangul syllables."))
     }
     return name
 }
@@ -162,6 +169,25 @@ enum PersonExport {
         ])
     }
 
+    /// `PersonRemoval.summary` in Korean: `걷기 시간값 1203개, 위치 44개` (the kinds with rows, in `Kind`'s order).
+    static func koreanSummary(_ removal: PersonRemoval) -> String {
+        let parts = PersonRemoval.Kind.allCases.compactMap { kind in removal[kind] == 0 ? nil : "\(koreanName(kind)) \(removal[kind])개" }
+        return parts.isEmpty ? "없음" : parts.joined(separator: ", ")
+    }
+
+    static func koreanName(_ kind: PersonRemoval.Kind) -> String {
+        switch kind {
+        case .walking: "걷기 시간값"
+        case .heartRate: "심박수 표본"
+        case .restingHeartRate: "안정 시 심박수"
+        case .sleep: "수면 구간"
+        case .positions: "위치"
+        case .keptPlaces: "위치로 정한 시간별 측정소"
+        case .alertStates: "알림 상태"
+        case .alertEvents: "알림 기록"
+        }
+    }
+
     static func jsonName(_ kind: PersonRemoval.Kind) -> String {
         switch kind {
         case .walking: "walkingSlots"
@@ -206,14 +232,17 @@ struct PersonSignOutCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             let principal: String
             if let name {
-                let person = try validPersonName(name)
+                let person = try validPersonName(name, language)
                 guard settings.person(named: person) != nil else {
+                    let configured = settings.people.map(\.name).joined(separator: ", ")
                     throw CommandFailure(
                         .usage,
-                        "\(person) is not a configured person; configured people: \(settings.people.map(\.name).joined(separator: ", "))."
-                    )
+                        language.say(
+                            "\(person)은(는) 설정된 구성원이 아닙니다. 설정된 구성원: \(configured).",
+                            "\(person) is not a configured person; configured people: \(configured)."))
                 }
                 principal = "p:" + person
             } else {
@@ -226,7 +255,10 @@ struct PersonSignOutCommand: AsyncParsableCommand {
                 try standardOutputLine(
                     JSON.object([("signedOut", .string(whom)), ("at", .string(settings.calendar.iso8601(now)))]).serialized)
             } else {
-                try standardOutputLine("Every session of \(whom) opened before now is ended; they sign in again with their token.")
+                try standardOutputLine(
+                    language.say(
+                        "\(name ?? "관리자")의 지금까지 열린 모든 세션을 끝냈습니다. 다시 로그인할 때는 토큰을 씁니다.",
+                        "Every session of \(whom) opened before now is ended; they sign in again with their token."))
             }
         }
     }

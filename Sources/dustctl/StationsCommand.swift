@@ -102,14 +102,23 @@ struct StationsImportCommand: AsyncParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             try await withStore(settings, for: .write) { store in
                 let unlocated = try await StationListService(store: store).save(stations)
-                try standardOutputLine(StationListService.storedSummary(count: stations.count, unlocated: unlocated))
+                try standardOutputLine(Self.storedSummary(count: stations.count, unlocated: unlocated, language: language))
                 // A station placed anew or moved forgets every kept place: the year dustd keeps is weighed again now.
                 let days = SlotPlace.keptDays(through: settings.calendar.date(containing: SystemClock().now))
                 await keepPlaces(of: settings.people, from: days.first, through: days.last, store: store, settings: settings)
             }
         }
+    }
+
+    /// `StationListService.storedSummary`'s line, in `language` (the same counts).
+    static func storedSummary(count: Int, unlocated: Int, language: ReportLanguage) -> String {
+        guard language == .korean else { return StationListService.storedSummary(count: count, unlocated: unlocated) }
+        guard unlocated > 0 else { return "측정소 \(count)곳 저장됨." }
+        return "측정소 \(count)곳 저장됨; \(unlocated)곳은 위치 없음 (주어지지 않았거나, 좌표가 위도 ±90°·경도 ±180° 밖이거나, "
+            + "0°/0° 자리표시값)."
     }
 }
 
@@ -157,6 +166,7 @@ struct StationsNearestCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
             let stations = try await withStore(try options.settings(), for: .read) { try await $0.stations() }
             let located = stations.compactMap { station -> (Station, Double)? in
                 // A database written before positions were checked may still hold dmX 999.
@@ -166,8 +176,10 @@ struct StationsNearestCommand: AsyncParsableCommand {
             guard !located.isEmpty else {
                 throw CommandFailure(
                     .noInput,
-                    "No station coordinates are stored yet; run `dustctl stations sync` (needs the service key) or `dustctl stations import FILE`."
-                )
+                    language.say(
+                        "저장된 측정소 좌표가 아직 없습니다. `dustctl stations sync`(서비스 키 필요)나 `dustctl stations import FILE`을 실행하세요.",
+                        "No station coordinates are stored yet; run `dustctl stations sync` (needs the service key) or `dustctl stations import FILE`."
+                    ))
             }
             if options.json {
                 try standardOutputLine(

@@ -21,12 +21,11 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var options: GlobalOptions
 
-    /// Korean under a Korean locale (`LC_ALL`, `LC_MESSAGES`, `LANG`), English otherwise; `--json` is the same in both.
-    private var language: ReportLanguage { ReportLanguage(environment: ProcessInfo.processInfo.environment) }
-
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            // Korean under a Korean locale (`LC_ALL`, `LC_MESSAGES`, `LANG`), English otherwise; `--json` is the same in both.
+            let words = StatusWords(language: ReportLanguage(environment: ProcessInfo.processInfo.environment))
             try await withStore(settings, for: .read) { store in
                 let station = settings.station.name
                 let now = try options.clock(settings).now
@@ -42,9 +41,9 @@ struct StatusCommand: AsyncParsableCommand {
                             calendar: calendar, forecastCallsToday: forecastCalls, indoor: indoor
                         ).serialized)
                 } else {
-                    var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now)
-                    if let location = try await locationLine(settings, store: store) { text += "\n" + location }
-                    for line in try await indoorLines(settings, store: store, now: now) { text += "\n" + line }
+                    var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now, words: words)
+                    if let location = try await locationLine(settings, store: store, words: words) { text += "\n" + location }
+                    for line in try await indoorLines(settings, store: store, now: now, words: words) { text += "\n" + line }
                     try standardOutputLine(text)
                 }
                 if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
@@ -52,10 +51,11 @@ struct StatusCommand: AsyncParsableCommand {
         }
     }
 
-    private func text(_ health: DaemonHealth, settings: FineDustSettings, rows: Int, forecastCalls: Int, now: Date) -> String {
+    private func text(
+        _ health: DaemonHealth, settings: FineDustSettings, rows: Int, forecastCalls: Int, now: Date, words: StatusWords
+    ) -> String {
         let style = TextStyle.forStandardOutput()
         let calendar = settings.calendar
-        let words = StatusWords(language: language)
         let label = words.label
         func when(_ date: Date) -> String {
             let age = words.age(now.timeIntervalSince(date))
@@ -119,11 +119,11 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// A line per indoor sensor that has a problem now, with its fix (docs/REFERENCE.md §21); none
     /// when every sensor answers (or none is configured).
-    private func indoorLines(_ settings: FineDustSettings, store: any FineDustStore, now: Date) async throws -> [String] {
+    private func indoorLines(_ settings: FineDustSettings, store: any FineDustStore, now: Date, words: StatusWords) async throws -> [String]
+    {
         let asked = Set(settings.indoor.sensors.filter { $0.kind != .imported }.map(\.name))
         guard !asked.isEmpty else { return [] }
         let style = TextStyle.forStandardOutput()
-        let words = StatusWords(language: language)
         return try await store.indoorSensorStates().filter { asked.contains($0.sensor) }.compactMap { state in
             guard let problem = state.problem else { return nil }
             let since =
@@ -136,13 +136,12 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// What following people needs (docs/REFERENCE.md §19), said only when someone has a `home` or
     /// a stored track: national data (`station.mode: nation`) and a station list with positions.
-    private func locationLine(_ settings: FineDustSettings, store: any FineDustStore) async throws -> String? {
+    private func locationLine(_ settings: FineDustSettings, store: any FineDustStore, words: StatusWords) async throws -> String? {
         let tracked = Set(try await store.positionSummaries().map(\.person))
         let homes = settings.people.filter { $0.home != nil }.map(\.name)
         let people = settings.people.map(\.name).filter { tracked.contains($0) || homes.contains($0) }
         guard !people.isEmpty else { return nil }
         let placed = StationPositions(stations: try await store.stations()).count
-        let words = StatusWords(language: language)
         var needs: [String] = []
         if settings.station.mode != .nation {
             needs.append(

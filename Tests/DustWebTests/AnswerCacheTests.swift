@@ -107,6 +107,40 @@ struct AnswerCacheTests {
         }
     }
 
+    @Test("Where a read is a round trip (PostgreSQL), the generation is reused for a moment: a write shows within it, never later")
+    func generationReuse() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let store = rig.store
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let model = try VentilationIntakeModel()
+        let settings = WebData.ReportSettings(
+            stations: StationPreference(primary: "종로구"), calendar: calendar, intakeModel: model, databasePath: store.path)
+        let monotonic = Mutex(ContinuousClock.now)
+        func data(reuse: Duration) -> WebData {
+            WebData(
+                store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), generationReuse: reuse,
+                monotonicNow: { monotonic.withLock { $0 } })
+        }
+        let local = data(reuse: .zero)
+        let remote = data(reuse: .seconds(1))
+        let before = try await remote.answerGeneration()
+        let revised = HourlyReading(
+            station: "종로구", slot: Self.eight, concentration: DustPair(fineDust: 187, ultraFineDust: 30),
+            grade24h: DustPair(fineDust: nil, ultraFineDust: nil), sidoName: "서울")
+        #expect(try await store.saveReadings([revised], fetchedAt: DemoReplay.now) == UpsertSummary(updated: 1))
+        // Read now: the write is seen at once without reuse, and by the number a sign-in is checked against.
+        #expect(try await local.answerGeneration() == before + 1)
+        #expect(try await remote.dataGeneration() == before + 1)
+        // Within the moment, the generation read before the write (one query for a burst of requests) ...
+        #expect(try await remote.answerGeneration() == before)
+        monotonic.withLock { $0 += .milliseconds(999) }
+        #expect(try await remote.answerGeneration() == before)
+        // ... and after it, the write's.
+        monotonic.withLock { $0 += .milliseconds(2) }
+        #expect(try await remote.answerGeneration() == before + 1)
+    }
+
     @Test("A reload's settings are answered at the next question")
     func reload() async throws {
         let rig = try await WebRig()

@@ -54,14 +54,20 @@ public struct WebData: Sendable {
     private let processIsDustd: @Sendable (Int32) -> Bool
     private let settingsGenerationNow: @Sendable () -> Int
     private let revocations = KeptRevocations()
+    private let generationReuse: Duration
+    private let lastGeneration = KeptGeneration()
+    private let monotonicNow: @Sendable () -> ContinuousClock.Instant
 
     /// - Parameter settingsGeneration: a number that changes whenever `settings` would answer
     ///   differently (a reloaded configuration): what the answers kept are keyed by, with the data's.
     public init(
         store: @escaping @Sendable () -> any FineDustStore, settings: @escaping @Sendable () -> ReportSettings,
         settingsGeneration: @escaping @Sendable () -> Int = { 0 },
-        clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd
+        clock: any WallClock = SystemClock(), processIsDustd: @escaping @Sendable (Int32) -> Bool = DustServices.processIsDustd,
+        generationReuse: Duration = .zero, monotonicNow: @escaping @Sendable () -> ContinuousClock.Instant = { .now }
     ) {
+        self.generationReuse = generationReuse
+        self.monotonicNow = monotonicNow
         self.store = store
         self.settings = settings
         self.settingsGenerationNow = settingsGeneration
@@ -72,8 +78,22 @@ public struct WebData: Sendable {
     public var now: Date { clock.now }
     /// Which configuration the settings are (it changes at each reload).
     public var settingsGeneration: Int { settingsGenerationNow() }
-    /// How far the database has been written (`DataGenerationStore`).
+    /// How far the database has been written (`DataGenerationStore`), read now.
     public func dataGeneration() async throws(StorageFailure) -> Int64 { try await store().dataGeneration() }
+
+    /// The data generation a kept answer is looked up by (docs/REFERENCE.md §13, "Answers kept"): read
+    /// now, or, where a read is a round trip to a server (`generationReuse`, PostgreSQL's), the one a
+    /// read began at most that long ago, so a burst of requests costs one query, not one each. A write
+    /// then shows on the web at most that much later; nothing about who may see what depends on it
+    /// (`sessionRevocations` reads the number now).
+    public func answerGeneration() async throws(StorageFailure) -> Int64 {
+        guard generationReuse > .zero else { return try await dataGeneration() }
+        let began = monotonicNow()
+        if let kept = lastGeneration.kept(since: began - generationReuse) { return kept }
+        let generation = try await dataGeneration()
+        lastGeneration.keep(generation, readFrom: began)
+        return generation
+    }
     public var reportSettings: ReportSettings { settings() }
 
     /// The statistics service `dustctl` would build for the same settings, for the first person.
@@ -224,6 +244,23 @@ public struct WebData: Sendable {
 }
 
 /// The sign-out times last read, and the data generation they were read at.
+/// The data generation last read and when its read began, for `WebData.answerGeneration`.
+private final class KeptGeneration: Sendable {
+    private let kept = Mutex<(generation: Int64, began: ContinuousClock.Instant)?>(nil)
+
+    /// The generation of a read that began at `earliest` or later.
+    func kept(since earliest: ContinuousClock.Instant) -> Int64? {
+        kept.withLock { $0.flatMap { $0.began >= earliest ? $0.generation : nil } }
+    }
+
+    /// Keeps `generation` unless a read that began later is kept already (reads may end out of order).
+    func keep(_ generation: Int64, readFrom began: ContinuousClock.Instant) {
+        kept.withLock { current in
+            if current.map({ $0.began <= began }) ?? true { current = (generation, began) }
+        }
+    }
+}
+
 private final class KeptRevocations: Sendable {
     private let kept = Mutex<(generation: Int64, times: [String: Date])?>(nil)
 

@@ -368,7 +368,7 @@ public struct WebServer: Sendable {
             ).rawValue : nil
         return WebAnswerCache.Key(
             principal: context.principal, target: request.uri.description, language: language,
-            signedInByCookie: context.signedInByCookie, dataGeneration: try await data.dataGeneration(),
+            signedInByCookie: context.signedInByCookie, dataGeneration: try await data.answerGeneration(),
             settingsGeneration: settingsGeneration, clockStep: freshness.step(data.now))
     }
 
