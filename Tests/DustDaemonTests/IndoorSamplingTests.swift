@@ -198,11 +198,12 @@ final class FlagBox: @unchecked Sendable {
 
 @Suite("dustd polls on beside a monitor that never answers", .serialized, .timeLimit(.minutes(10)))
 struct IndoorBesideThePollTests {
-    @Test("A sensor whose socket accepts and never answers: the poll keeps its 2-second rhythm, the sensor's problem is logged once")
+    @Test("A sensor that accepts a request and never answers: dustd polls on while it waits, the sensor's problem is logged once")
     func silentSensor() async throws {
-        // Listening, never accepting: a connection completes in the kernel and nothing ever answers.
-        let held = try HeldLoopbackPort()
-        defer { held.release() }
+        // A monitor that reads the request and never answers; its server notes when each request came.
+        let sensor = FakeAirKoreaServer { _ in .delayed(.seconds(600), IndoorSamplingTests.json("{}")) }
+        // The monitor's own address: its host and port (the fake's base URL carries AirKorea's path).
+        let sensorBase = try await sensor.start().replacingOccurrences(of: "/B552584", with: "")
         let dustd = try await RunningDustd(
             configuration: """
                 station:
@@ -210,18 +211,24 @@ struct IndoorBesideThePollTests {
                 indoor:
                   sampleSeconds: 10
                   sensors:
-                    - {name: silent, kind: airgradient, url: "http://127.0.0.1:\(held.port)"}
+                    - {name: silent, kind: airgradient, url: "\(sensorBase)"}
 
                 """)
         defer { dustd.directory.remove() }
         #expect(try await dustd.wait { dustd.logs.contains("Indoor sensor silent did not answer within 5 s") })
-        let seen = dustd.server.requests.count
-        let started = Date()
-        #expect(try await dustd.wait { dustd.server.requests.count >= seen + 3 }, "the poll waited on the sensor")
-        #expect(Date().timeIntervalSince(started) < 15)
+        // Two more of the sensor's rounds, each a request left waiting for its 5 s deadline.
+        #expect(try await dustd.wait { sensor.requests.count >= 3 })
+        try await Task.sleep(for: .seconds(6))
+        // Polls kept coming while a request to the sensor was outstanding: had the poll waited on the sensor,
+        // none would arrive inside those windows, however loaded the machine (a window is the sensor's request
+        // until its 5 s deadline; the poll's rhythm is 2 s). Counted, not timed: a loaded machine slows both.
+        let windows = sensor.requests.map { ($0.receivedAt.addingTimeInterval(0.5), $0.receivedAt.addingTimeInterval(4.5)) }
+        let pollsInside = dustd.server.requests.filter { poll in windows.contains { poll.receivedAt > $0.0 && poll.receivedAt < $0.1 } }
+        #expect(!pollsInside.isEmpty, "no poll while the sensor was asked: \(windows) \(dustd.server.requests.map(\.receivedAt))")
         #expect(try await dustd.wait { dustd.logs.components(separatedBy: "Indoor sensor silent").count >= 2 })
         try await Task.sleep(for: .seconds(12))
         #expect(dustd.logs.components(separatedBy: "Indoor sensor silent").count == 2, "logged more than once: \(dustd.logs)")
         #expect(try await dustd.stop() == 0)
+        await sensor.stop()
     }
 }
