@@ -257,6 +257,10 @@ enum ActivityText {
                         + " used")
             }
         var parts = ["\(formatName(summary.format, language)), \(used)"]
+        /// `korean` or `english` in the language, when `value` is more than 0.
+        func note(_ value: Int, _ korean: String, _ english: String) {
+            if value > 0 { parts.append(say(korean, english)) }
+        }
         let skipped = summary.skippedByType.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
         if !skipped.isEmpty {
             let total = skipped.reduce(0) { $0 + $1.value }
@@ -264,43 +268,25 @@ enum ActivityText {
             if skipped.count > 3 { named.append(say("그 밖의 유형 \(skipped.count - 3)개", "\(skipped.count - 3) more types")) }
             parts.append(say("\(total)개 건너뜀", "\(total) skipped") + " (\(named.joined(separator: ", ")))")
         }
-        if summary.jumpsDropped > 0 {
-            parts.append(say("GPS 튐 \(summary.jumpsDropped)개 버림", count(summary.jumpsDropped, "GPS jump", "GPS jumps") + " dropped"))
-        }
-        if summary.pointsWithoutTime > 0 {
-            parts.append(
-                say(
-                    "시각 없는 트랙 점 \(summary.pointsWithoutTime)개 무시",
-                    count(summary.pointsWithoutTime, "track point", "track points") + " without a time ignored"))
-        }
-        if summary.timesUnreadable > 0 {
-            parts.append(
-                say(
-                    "시각을 읽을 수 없는 트랙 점 \(summary.timesUnreadable)개 버림",
-                    count(summary.timesUnreadable, "track point", "track points") + " with a time that is not one dropped"))
-        }
-        if summary.timesBackwards > 0 {
-            parts.append(
-                say(
-                    "앞 점보다 이른 시각의 트랙 점 \(summary.timesBackwards)개 버림",
-                    count(summary.timesBackwards, "track point", "track points") + " dated before the point before dropped"))
-        }
-        if summary.trackGaps > 0 {
-            parts.append(
-                say("한 구간으로 잇기에 너무 긴 멈춤 \(summary.trackGaps)번", count(summary.trackGaps, "pause", "pauses") + " too long for a step"))
-        }
-        if summary.recordsDropped > 0 {
-            parts.append(
-                say(
-                    "거리 기록 \(summary.recordsDropped)개 버림 (시간 길이가 없거나 30 m/s보다 빠름)",
-                    count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration or faster than 30 m/s)"))
-        }
-        if summary.datedOutsidePeriod > 0 {
-            parts.append(
-                say(
-                    "2000년 이전이나 미래 날짜 \(summary.datedOutsidePeriod)개 건너뜀",
-                    "\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped"))
-        }
+        note(summary.jumpsDropped, "GPS 튐 \(summary.jumpsDropped)개 버림", count(summary.jumpsDropped, "GPS jump", "GPS jumps") + " dropped")
+        note(
+            summary.pointsWithoutTime, "시각 없는 트랙 점 \(summary.pointsWithoutTime)개 무시",
+            count(summary.pointsWithoutTime, "track point", "track points") + " without a time ignored")
+        note(
+            summary.timesUnreadable, "시각을 읽을 수 없는 트랙 점 \(summary.timesUnreadable)개 버림",
+            count(summary.timesUnreadable, "track point", "track points") + " with a time that is not one dropped")
+        note(
+            summary.timesBackwards, "앞 점보다 이른 시각의 트랙 점 \(summary.timesBackwards)개 버림",
+            count(summary.timesBackwards, "track point", "track points") + " dated before the point before dropped")
+        note(
+            summary.trackGaps, "한 구간으로 잇기에 너무 긴 멈춤 \(summary.trackGaps)번",
+            count(summary.trackGaps, "pause", "pauses") + " too long for a step")
+        note(
+            summary.recordsDropped, "거리 기록 \(summary.recordsDropped)개 버림 (시간 길이가 없거나 30 m/s보다 빠름)",
+            count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration or faster than 30 m/s)")
+        note(
+            summary.datedOutsidePeriod, "2000년 이전이나 미래 날짜 \(summary.datedOutsidePeriod)개 건너뜀",
+            "\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")
         let corrections = summary.walkingCorrections
         if corrections.overlappingMetres > 0 {
             let km = fixedDecimals(corrections.overlappingMetres / 1000, 2)
@@ -377,14 +363,14 @@ enum ActivityText {
     static func bodyParts(_ summary: ActivityImportSummary, _ language: ReportLanguage = .english) -> [String] {
         let say = language.say
         var parts: [String] = []
-        if summary.heartRateSamples > 0 {
-            parts.append(
-                say(
-                    "심박수 표본 \(summary.heartRateSamples)개", count(summary.heartRateSamples, "heart-rate sample", "heart-rate samples")))
+        /// `korean` or `english` in the language, when `value` is more than 0.
+        func note(_ value: Int, _ korean: String, _ english: String) {
+            if value > 0 { parts.append(say(korean, english)) }
         }
-        if summary.restingRates > 0 {
-            parts.append(say("안정 시 심박수 \(summary.restingRates)개", count(summary.restingRates, "resting rate", "resting rates")))
-        }
+        note(
+            summary.heartRateSamples, "심박수 표본 \(summary.heartRateSamples)개",
+            count(summary.heartRateSamples, "heart-rate sample", "heart-rate samples"))
+        note(summary.restingRates, "안정 시 심박수 \(summary.restingRates)개", count(summary.restingRates, "resting rate", "resting rates"))
         if summary.sleepIntervals > 0 {
             let hours = fixedDecimals(Double(summary.asleepSeconds) / 3600, 1)
             parts.append(
@@ -392,30 +378,18 @@ enum ActivityText {
                     "수면 구간 \(summary.sleepIntervals)개에 \(hours)시간 잠",
                     "\(hours) h asleep in " + count(summary.sleepIntervals, "interval", "intervals")))
         }
-        if summary.heartRateOutOfRange > 0 {
-            parts.append(
-                say(
-                    "분당 25–250회 밖의 심박수 \(summary.heartRateOutOfRange)개 버림",
-                    count(summary.heartRateOutOfRange, "heart rate", "heart rates") + " outside 25–250 beats/min dropped"))
-        }
-        if summary.sleepDropped > 0 {
-            parts.append(
-                say(
-                    "시작보다 먼저 끝나는 수면 기록 \(summary.sleepDropped)개 버림",
-                    count(summary.sleepDropped, "sleep record", "sleep records") + " ending before it starts dropped"))
-        }
-        if summary.sleepClipped > 0 {
-            parts.append(
-                say(
-                    "24시간이 넘는 수면 기록 \(summary.sleepClipped)개 잘라냄",
-                    count(summary.sleepClipped, "sleep record", "sleep records") + " over 24 h clipped"))
-        }
-        if summary.sleepOverlapsMerged > 0 {
-            parts.append(
-                say(
-                    "겹치는 수면 기록 \(summary.sleepOverlapsMerged)개 합침",
-                    count(summary.sleepOverlapsMerged, "overlapping sleep record", "overlapping sleep records") + " merged"))
-        }
+        note(
+            summary.heartRateOutOfRange, "분당 25–250회 밖의 심박수 \(summary.heartRateOutOfRange)개 버림",
+            count(summary.heartRateOutOfRange, "heart rate", "heart rates") + " outside 25–250 beats/min dropped")
+        note(
+            summary.sleepDropped, "시작보다 먼저 끝나는 수면 기록 \(summary.sleepDropped)개 버림",
+            count(summary.sleepDropped, "sleep record", "sleep records") + " ending before it starts dropped")
+        note(
+            summary.sleepClipped, "24시간이 넘는 수면 기록 \(summary.sleepClipped)개 잘라냄",
+            count(summary.sleepClipped, "sleep record", "sleep records") + " over 24 h clipped")
+        note(
+            summary.sleepOverlapsMerged, "겹치는 수면 기록 \(summary.sleepOverlapsMerged)개 합침",
+            count(summary.sleepOverlapsMerged, "overlapping sleep record", "overlapping sleep records") + " merged")
         return parts
     }
 
