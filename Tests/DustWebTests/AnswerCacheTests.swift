@@ -17,6 +17,13 @@ import Testing
 struct AnswerCacheTests {
     static let eight = Slot(startEpochSeconds: 1_795_129_200)  // 2026-11-20 08:00 KST
 
+    /// 종로구's report settings in Korea's time, for a `WebData` of the test's own.
+    static func reportSettings(databasePath: String, model: VentilationIntakeModel, people: [Person] = []) -> WebData.ReportSettings {
+        WebData.ReportSettings(
+            stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
+            intakeModel: model, databasePath: databasePath, people: people)
+    }
+
     func response(
         _ client: some TestClientProtocol, _ path: String, headers: HTTPFields = [:], method: HTTPRequest.Method = .get
     ) async throws -> (status: HTTPResponse.Status, text: String, tag: String?) {
@@ -112,10 +119,7 @@ struct AnswerCacheTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         let store = rig.store
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
-        let model = try VentilationIntakeModel()
-        let settings = WebData.ReportSettings(
-            stations: StationPreference(primary: "종로구"), calendar: calendar, intakeModel: model, databasePath: store.path)
+        let settings = Self.reportSettings(databasePath: store.path, model: try VentilationIntakeModel())
         let monotonic = Mutex(ContinuousClock.now)
         func data(reuse: Duration) -> WebData {
             WebData(
@@ -146,12 +150,9 @@ struct AnswerCacheTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         let store = rig.store
-        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
         let model = try VentilationIntakeModel()
         @Sendable func settings(_ people: [Person]) -> WebData.ReportSettings {
-            WebData.ReportSettings(
-                stations: StationPreference(primary: "종로구"), calendar: calendar, intakeModel: model, databasePath: store.path,
-                people: people)
+            Self.reportSettings(databasePath: store.path, model: model, people: people)
         }
         let current = Mutex((generation: 0, settings: settings(PersonAPITests.people)))
         let data = WebData(
