@@ -7,59 +7,100 @@ import DustServices
 import Foundation
 
 struct ActivityCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "activity",
-        abstract: "Import walking distances that raise the intake of the hours you were out.",
-        subcommands: [ActivityImportCommand.self, ActivitySourcesCommand.self, ActivityForgetCommand.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "activity",
+            abstract: helpAbstract(
+                "걸은 거리를 가져옵니다: 밖에 있던 시간의 흡입량이 그만큼 올라갑니다.",
+                "Import walking distances that raise the intake of the hours you were out."),
+            subcommands: [ActivityImportCommand.self, ActivitySourcesCommand.self, ActivityForgetCommand.self])
+    }
 }
 
 struct ActivityImportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "import",
-        abstract: "Import Apple Health exports, GPX tracks or CSV files of walking distances.",
-        discussion: """
-            Each FILE is told apart by its content, never its name: the Health
-            app's export.zip (the export.xml inside, found by its <HealthData> root
-            whatever the phone's language named it, and every workout-routes/*.gpx
-            beside it, read without unpacking; all its entries together inflate to
-            at most activity.maxInflatedBytes), a bare export.xml, a GPX 1.0/1.1
-            track, or a CSV with the header start,distance_m (start is an ISO 8601
-            time with an offset, or a local YYYY-MM-DD HH:mm in the configured time
-            zone). Distances are stored per source (health:<device>, gpx:<file
-            name>, csv) and hour; an hour's walking is the largest of its sources,
-            never their sum. Importing a file again replaces what it stored before
-            over the hours it covers. Records and track points dated before 2000 or
-            more than a day ahead, and distances faster than 30 m/s (more than 30 m
-            at one instant), are skipped and counted in the summary. Each file is
-            all or nothing: a bad file stores nothing, the others are still
-            imported, and dustctl exits 65.
-            From a Health export it also stores the heart rate, the resting heart rate
-            and the time asleep (the sleep records whose value is one of the Asleep
-            values; in bed and awake are not sleep), as the source health, for the
-            person --person names (default: the first configured). Heart rates outside
-            25–250 beats/min are dropped, sleep records longer than 24 hours clipped,
-            ending before they start dropped, overlapping merged; each is counted in
-            the summary. Time asleep counts at the sleeping rate; a heart rate sets the
-            level of the time it covers once the person's born month is configured
-            (their maximum heart rate needs an age; docs/REFERENCE.md §18).
-            From every GPX track and workout route it keeps where the person was: per
-            source, the last point of each minute, after the GPS-jump rule
-            (docs/REFERENCE.md §19).
-            Examples:
-              dustctl activity import ~/Downloads/export.zip
-              dustctl activity import Fixtures/activity/jongno-week-walks.csv
-              dustctl activity import ~/Downloads/export.zip --person 민지
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "import",
+            abstract: helpAbstract(
+                "건강 앱 내보내기, GPX 트랙, 걸은 거리의 CSV 파일을 가져옵니다.",
+                "Import Apple Health exports, GPX tracks or CSV files of walking distances."),
+            discussion: helpText(
+                """
+                각 FILE은 이름이 아니라 내용으로 구별합니다: 건강 앱의 export.zip(안의
+                export.xml은 휴대폰 언어가 무엇으로 이름 붙였든 <HealthData> 루트로 찾고, 옆의
+                workout-routes/*.gpx도 모두 압축을 풀지 않은 채 읽습니다; 모든 항목을 합쳐 풀린
+                크기는 activity.maxInflatedBytes까지), export.xml 하나, GPX 1.0/1.1 트랙, 또는
+                머리행이 start,distance_m인 CSV(start는 오프셋이 붙은 ISO 8601 시각이나 설정된
+                시간대의 YYYY-MM-DD HH:mm). 거리는 출처(health:<device>, gpx:<file name>, csv)와
+                시간마다 저장하며, 한 시간의 걷기는 출처들의 합이 아니라 그중 가장 큰 값입니다.
+                같은 파일을 다시 가져오면 그 파일이 덮는 시간에서 전에 저장한 것을 바꿉니다.
+                2000년 이전이거나 하루 넘게 앞선 기록과 트랙 점, 초속 30 m보다 빠른 거리(한
+                순간에 30 m 넘게)는 건너뛰고 요약에 셉니다. 파일마다 모두 저장하거나 아무것도
+                저장하지 않습니다: 잘못된 파일은 아무것도 저장하지 않고, 다른 파일은 그래도
+                가져오며, dustctl은 65로 끝납니다.
+                건강 앱 내보내기에서는 심박수, 안정 시 심박수, 잠든 시간(값이 Asleep 값 중
+                하나인 수면 기록; 침대에 있음과 깨어 있음은 수면이 아님)도 출처 health로,
+                --person이 가리키는 구성원(기본: 처음 설정된 구성원)의 것으로 저장합니다. 분당
+                25–250회를 벗어난 심박수는 버리고, 24시간보다 긴 수면 기록은 자르고, 시작 전에
+                끝나는 기록은 버리고, 겹치는 기록은 합치며, 각각 요약에 셉니다. 잠든 시간은
+                수면 때의 양으로 셉니다. 심박수는 그 구성원의 born 월이 설정되어 있으면 그것이
+                덮는 시간의 활동 수준을 정합니다(최대 심박수에 나이가 필요합니다;
+                docs/REFERENCE.md §18).
+                모든 GPX 트랙과 운동 경로에서 그 사람이 있던 곳을 남깁니다: 출처마다, GPS 튐
+                규칙을 거친 뒤 각 분의 마지막 점(docs/REFERENCE.md §19).
+                예:
+                  dustctl activity import ~/Downloads/export.zip
+                  dustctl activity import Fixtures/activity/jongno-week-walks.csv
+                  dustctl activity import ~/Downloads/export.zip --person 민지
+                """,
+                """
+                Each FILE is told apart by its content, never its name: the Health
+                app's export.zip (the export.xml inside, found by its <HealthData> root
+                whatever the phone's language named it, and every workout-routes/*.gpx
+                beside it, read without unpacking; all its entries together inflate to
+                at most activity.maxInflatedBytes), a bare export.xml, a GPX 1.0/1.1
+                track, or a CSV with the header start,distance_m (start is an ISO 8601
+                time with an offset, or a local YYYY-MM-DD HH:mm in the configured time
+                zone). Distances are stored per source (health:<device>, gpx:<file
+                name>, csv) and hour; an hour's walking is the largest of its sources,
+                never their sum. Importing a file again replaces what it stored before
+                over the hours it covers. Records and track points dated before 2000 or
+                more than a day ahead, and distances faster than 30 m/s (more than 30 m
+                at one instant), are skipped and counted in the summary. Each file is
+                all or nothing: a bad file stores nothing, the others are still
+                imported, and dustctl exits 65.
+                From a Health export it also stores the heart rate, the resting heart rate
+                and the time asleep (the sleep records whose value is one of the Asleep
+                values; in bed and awake are not sleep), as the source health, for the
+                person --person names (default: the first configured). Heart rates outside
+                25–250 beats/min are dropped, sleep records longer than 24 hours clipped,
+                ending before they start dropped, overlapping merged; each is counted in
+                the summary. Time asleep counts at the sleeping rate; a heart rate sets the
+                level of the time it covers once the person's born month is configured
+                (their maximum heart rate needs an age; docs/REFERENCE.md §18).
+                From every GPX track and workout route it keeps where the person was: per
+                source, the last point of each minute, after the GPS-jump rule
+                (docs/REFERENCE.md §19).
+                Examples:
+                  dustctl activity import ~/Downloads/export.zip
+                  dustctl activity import Fixtures/activity/jongno-week-walks.csv
+                  dustctl activity import ~/Downloads/export.zip --person 민지
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Flag(name: .long, help: "No progress bar and no summary; only errors.")
+    @Flag(name: .long, help: .localized("진행 표시줄도 요약도 없이 오류만 출력합니다.", "No progress bar and no summary; only errors."))
     var quiet = false
 
-    @Option(name: .long, help: ArgumentHelp("Whose records (default: the first configured person).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: .localized("누구의 기록인지 (기본: 처음 설정된 구성원).", "Whose records (default: the first configured person).", valueName: "name"))
     var person: String?
 
-    @Argument(help: "The files: export.zip, export.xml, .gpx or .csv.", completion: .file())
+    @Argument(
+        help: .localized("가져올 파일: export.zip, export.xml, .gpx 또는 .csv.", "The files: export.zip, export.xml, .gpx or .csv."),
+        completion: .file())
     var files: [String]
 
     func validate() throws {
@@ -139,14 +180,20 @@ extension ActivityImportCommand {
 }
 
 struct ActivitySourcesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sources",
-        abstract: "List the stored activity sources: first and last hour, total distance; heart rate and sleep.",
-        discussion: "Example:\n  dustctl activity sources --json")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "sources",
+            abstract: helpAbstract(
+                "저장된 활동 출처를 보여 줍니다: 처음과 마지막 시간, 총거리; 심박수와 수면.",
+                "List the stored activity sources: first and last hour, total distance; heart rate and sleep."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl activity sources --json")
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("Only this person's sources (default: everyone's).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: .localized("이 구성원의 출처만 (기본: 모두의 출처).", "Only this person's sources (default: everyone's).", valueName: "name"))
     var person: String?
 
     func run() async throws {
@@ -175,17 +222,26 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
 }
 
 struct ActivityForgetCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "forget",
-        abstract: "Remove every distance, heart rate, sleep record and position stored from one source.",
-        discussion: "Example:\n  dustctl activity forget --source 'health:Apple Watch'")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "forget",
+            abstract: helpAbstract(
+                "한 출처에서 저장된 거리, 심박수, 수면 기록, 위치를 모두 지웁니다.",
+                "Remove every distance, heart rate, sleep record and position stored from one source."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl activity forget --source 'health:Apple Watch'")
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("The source, as `dustctl activity sources` names it.", valueName: "source"))
+    @Option(
+        name: .long,
+        help: .localized(
+            "출처 (`dustctl activity sources`가 보여 주는 이름).", "The source, as `dustctl activity sources` names it.", valueName: "source"))
     var source: String
 
-    @Option(name: .long, help: ArgumentHelp("Whose records (default: the first configured person).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: .localized("누구의 기록인지 (기본: 처음 설정된 구성원).", "Whose records (default: the first configured person).", valueName: "name"))
     var person: String?
 
     func run() async throws {

@@ -6,23 +6,39 @@ import DustServices
 import Foundation
 
 struct AdvisoriesCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "advisories",
-        abstract: "AirKorea's official advisories (주의보/경보) for PM10, PM2.5 and ozone: those in force, then the year's.",
-        discussion: """
-            Your district is advisories.district when set, else the station's 시도;
-            advisories.area narrows it to one 권역. Those in force that concern you
-            come first, marked ▶. dustd asks once an hour after its poll; each
-            service needs its own 활용신청 on data.go.kr (dustctl status says when
-            one is not approved). With none stored, dustctl says so and exits 0.
-            Examples:
-              dustctl advisories
-              dustctl advisories --year 2025 --json
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "advisories",
+            abstract: helpAbstract(
+                "AirKorea의 공식 미세먼지(PM10)·초미세먼지(PM2.5)·오존 주의보/경보: 지금 발령 중인 것, 이어서 그해 발령된 것.",
+                "AirKorea's official advisories (주의보/경보) for PM10, PM2.5 and ozone: those in force, then the year's."),
+            discussion: helpText(
+                """
+                지역은 advisories.district가 설정되어 있으면 그것, 아니면 측정소의 시도이고,
+                advisories.area가 있으면 한 권역으로 좁힙니다. 지금 발령 중이면서 해당되는
+                것이 ▶ 표시와 함께 먼저 나옵니다. dustd는 수집한 뒤 한 시간에 한 번 묻습니다.
+                서비스마다 data.go.kr에서 따로 활용신청이 필요합니다(승인되지 않은 것은
+                dustctl status가 알려 줍니다). 저장된 것이 없으면 dustctl은 그렇다고 말하고
+                0으로 끝납니다.
+                예:
+                  dustctl advisories
+                  dustctl advisories --year 2025 --json
+                """,
+                """
+                Your district is advisories.district when set, else the station's 시도;
+                advisories.area narrows it to one 권역. Those in force that concern you
+                come first, marked ▶. dustd asks once an hour after its poll; each
+                service needs its own 활용신청 on data.go.kr (dustctl status says when
+                one is not approved). With none stored, dustctl says so and exits 0.
+                Examples:
+                  dustctl advisories
+                  dustctl advisories --year 2025 --json
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: ArgumentHelp("The year to list (default: this year, KST).", valueName: "YYYY"))
+    @Option(help: .localized("보일 해 (기본: 올해, 한국 시간).", "The year to list (default: this year, KST).", valueName: "YYYY"))
     var year: Int? = nil
 
     func validate() throws {

@@ -6,21 +6,29 @@ import DustServices
 import Foundation
 
 struct AlertsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "alerts",
-        abstract: "The alert rules, where alerts go, and what was sent (docs/ALERTS.md).",
-        subcommands: [AlertsListCommand.self, AlertsTestCommand.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "alerts",
+            abstract: helpAbstract(
+                "알림 규칙, 알림을 보낼 곳, 보낸 알림 (docs/ALERTS.md).",
+                "The alert rules, where alerts go, and what was sent (docs/ALERTS.md)."),
+            subcommands: [AlertsListCommand.self, AlertsTestCommand.self])
+    }
 }
 
 struct AlertsListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "list",
-        abstract: "Show the rules and their states, the sinks, and the latest alerts with each delivery attempt.",
-        discussion: "Example:\n  dustctl alerts list --db /var/lib/dustd/dust.sqlite")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "list",
+            abstract: helpAbstract(
+                "규칙과 그 상태, 보낼 곳, 최근 알림과 알림마다의 전달 시도를 보여 줍니다.",
+                "Show the rules and their states, the sinks, and the latest alerts with each delivery attempt."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl alerts list --db /var/lib/dustd/dust.sqlite")
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: "How many of the latest alerts to show.")
+    @Option(help: .localized("보여 줄 최근 알림 수.", "How many of the latest alerts to show."))
     var last = 20
 
     func validate() throws {
@@ -137,15 +145,26 @@ struct AlertsListCommand: AsyncParsableCommand {
 }
 
 struct AlertsTestCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "test",
-        abstract: "Send a test alert to every sink once, and say which took it.",
-        discussion: """
-            Runs `dustd --test-alerts` (dustd, installed beside dustctl, is the FineDust
-            program that talks to the network) with this configuration and database.
-            Exit 0 when every sink took the test, 69 when one did not. Example:
-              dustctl alerts test --config /etc/dustd/dustd.yaml
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "test",
+            abstract: helpAbstract(
+                "보낼 곳마다 시험 알림을 한 번 보내고, 어디서 받았는지 알려 줍니다.",
+                "Send a test alert to every sink once, and say which took it."),
+            discussion: helpText(
+                """
+                이 설정과 데이터베이스로 `dustd --test-alerts`를 실행합니다(dustd는 dustctl과
+                함께 설치되는, 네트워크와 통신하는 FineDust 프로그램입니다). 보낼 곳이 모두
+                시험 알림을 받으면 0, 하나라도 받지 못하면 69로 끝납니다. 예:
+                  dustctl alerts test --config /etc/dustd/dustd.yaml
+                """,
+                """
+                Runs `dustd --test-alerts` (dustd, installed beside dustctl, is the FineDust
+                program that talks to the network) with this configuration and database.
+                Exit 0 when every sink took the test, 69 when one did not. Example:
+                  dustctl alerts test --config /etc/dustd/dustd.yaml
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 

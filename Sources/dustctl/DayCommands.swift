@@ -6,10 +6,14 @@ import DustServices
 import Foundation
 
 struct TodayCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "today",
-        abstract: "Today so far: the latest hour, grades, intake, hours measured and the WHO comparison.",
-        discussion: "Example:\n  dustctl today --station 종로구\n  dustctl today --json")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "today",
+            abstract: helpAbstract(
+                "오늘 지금까지: 최근 측정, 등급, 흡입량, 측정 시간, WHO 권고 기준과의 비교.",
+                "Today so far: the latest hour, grades, intake, hours measured and the WHO comparison."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl today --station 종로구\n  dustctl today --json")
+    }
 
     @OptionGroup var options: GlobalOptions
     @OptionGroup var personOptions: PersonOptions
@@ -41,14 +45,18 @@ struct TodayCommand: AsyncParsableCommand {
 }
 
 struct DayCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "day",
-        abstract: "One day's totals and its hourly readings.",
-        discussion: "Example:\n  dustctl day 2026-11-20 --station 종로구 --json")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "day",
+            abstract: helpAbstract("하루의 합계와 시간별 측정값.", "One day's totals and its hourly readings."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl day 2026-11-20 --station 종로구 --json")
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The day, in the configured time zone.", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
+    @Argument(
+        help: .localized("날짜 (설정된 시간대 기준).", "The day, in the configured time zone.", valueName: "YYYY-MM-DD"),
+        transform: PeriodArgument.date)
     var date: LocalDate
 
     @OptionGroup var personOptions: PersonOptions
@@ -67,14 +75,18 @@ struct DayCommand: AsyncParsableCommand {
 }
 
 struct HourlyCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "hourly",
-        abstract: "The stored hourly readings of a day (default: today): PM10, PM2.5, flags, station, intake.",
-        discussion: "Example:\n  dustctl hourly 2026-11-20 --station 종로구 --json")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "hourly",
+            abstract: helpAbstract(
+                "하루(기본: 오늘)의 저장된 시간별 측정값: PM10, PM2.5, 플래그, 측정소, 흡입량.",
+                "The stored hourly readings of a day (default: today): PM10, PM2.5, flags, station, intake."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl hourly 2026-11-20 --station 종로구 --json")
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The day (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
+    @Argument(help: .localized("날짜 (기본: 오늘).", "The day (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
     var date: LocalDate? = nil
 
     @OptionGroup var personOptions: PersonOptions

@@ -5,25 +5,42 @@ import DustServices
 import Foundation
 
 struct DemoCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "demo",
-        abstract: "Replay the bundled AirKorea responses through the real pipeline and show a report. No key, no network.",
-        discussion: """
-            Real and synthesized responses from Fixtures/ go through the same parser,
-            ingest and database as dustd; broken and hostile ones are rejected with the
-            error dustd would log. The database stays behind so you can explore it:
-              dustctl week --db finedust-demo.sqlite --station 종로구 --end 2026-11-20
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "demo",
+            abstract: helpAbstract(
+                "함께 배포된 AirKorea 응답을 실제 파이프라인으로 다시 넣고 보고서를 보여 줍니다. 키도 네트워크도 필요 없습니다.",
+                "Replay the bundled AirKorea responses through the real pipeline and show a report. No key, no network."),
+            discussion: helpText(
+                """
+                Fixtures/의 실제 응답과 합성한 응답이 dustd와 같은 파서, 수집, 데이터베이스를
+                거칩니다. 깨졌거나 악의적인 응답은 dustd가 로그에 남길 오류와 함께 거부됩니다.
+                데이터베이스는 남겨 두니 살펴볼 수 있습니다:
+                  dustctl week --db finedust-demo.sqlite --station 종로구 --end 2026-11-20
+                """,
+                """
+                Real and synthesized responses from Fixtures/ go through the same parser,
+                ingest and database as dustd; broken and hostile ones are rejected with the
+                error dustd would log. The database stays behind so you can explore it:
+                  dustctl week --db finedust-demo.sqlite --station 종로구 --end 2026-11-20
+                """))
+    }
 
-    @Option(help: ArgumentHelp("The demo database (replaying into it again changes nothing).", valueName: "path"), completion: .file())
+    @Option(
+        help: .localized(
+            "데모 데이터베이스 (다시 넣어도 바뀌는 것이 없습니다).", "The demo database (replaying into it again changes nothing).",
+            valueName: "path"),
+        completion: .file())
     var db = "finedust-demo.sqlite"
 
     @Option(
-        help: ArgumentHelp("The Fixtures directory (default: ./Fixtures, or next to the installed binary).", valueName: "dir"),
+        help: .localized(
+            "Fixtures 디렉터리 (기본: ./Fixtures, 또는 설치된 실행 파일 옆).",
+            "The Fixtures directory (default: ./Fixtures, or next to the installed binary).", valueName: "dir"),
         completion: .directory)
     var fixtures: String?
 
-    @Flag(help: "Print the reports as JSON.")
+    @Flag(help: .localized("보고서를 JSON으로 출력합니다.", "Print the reports as JSON."))
     var json = false
 
     func run() async throws {

@@ -17,11 +17,33 @@ import Foundation
 ///   how many read it), but neither it nor the file it names is another user's in such a directory.
 /// - `export --output` (OutputFile) refuses the same as a database written.
 enum FileTrust {
+    /// What dustctl writes at a path, as its refusals name it.
+    enum Role: String {
+        case database
+        case outputFile = "output file"
+
+        /// 데이터베이스, 출력 파일.
+        var korean: String {
+            switch self {
+            case .database: "데이터베이스"
+            case .outputFile: "출력 파일"
+            }
+        }
+
+        /// 데이터베이스를, 출력 파일을: `korean` as an object.
+        var koreanObject: String {
+            switch self {
+            case .database: "데이터베이스를"
+            case .outputFile: "출력 파일을"
+            }
+        }
+    }
+
     /// Checks `path` before dustctl opens it as a database for `access`.
     static func checkDatabase(_ path: String, for access: StorageAccess) throws(CommandFailure) {
         switch access {
         case .write:
-            for file in [path, path + "-wal", path + "-shm"] { try checkWritten(file, role: "database") }
+            for file in [path, path + "-wal", path + "-shm"] { try checkWritten(file, role: .database) }
             try create(path)
         case .read:
             try checkRead(path)
@@ -30,26 +52,35 @@ enum FileTrust {
 
     /// Refuses a file dustctl would write (or replace) at `path` when it is a symbolic link, has a
     /// second hard link, or belongs to another user in a directory others may write to. Nothing
-    /// there is fine.
-    static func checkWritten(_ path: String, role: String) throws(CommandFailure) {
+    /// there is fine. The refusal is in `language`, the locale's unless told.
+    static func checkWritten(_ path: String, role: Role, language: ReportLanguage = .process) throws(CommandFailure) {
         var status = stat()
         guard lstat(path, &status) == 0 else {
             if errno == ENOENT { return }
-            throw CommandFailure(.cannotCreate, "Cannot open the \(role) \(path): \(systemErrorText(errno)).")
+            let reason = systemErrorText(errno)
+            throw CommandFailure(
+                .cannotCreate,
+                language.say("\(role.korean) \(path)에 접근할 수 없습니다: ", "Cannot open the \(role.rawValue) \(path): ") + "\(reason).")
         }
         if status.st_mode & S_IFMT == S_IFLNK {
             throw CommandFailure(
                 .cannotCreate,
-                "\(path) is a symbolic link; dustctl writes a \(role) only to the file itself, never through a link "
-                    + "(one in a shared directory can point anywhere): name the real file.")
+                language.say(
+                    "\(path)은(는) 심볼릭 링크입니다. dustctl은 \(role.koreanObject) 링크를 거치지 않고 그 파일 자체에만 씁니다"
+                        + "(공유 디렉터리의 링크는 어디든 가리킬 수 있습니다): 실제 파일을 지정하세요.",
+                    "\(path) is a symbolic link; dustctl writes a \(role.rawValue) only to the file itself, never through a link "
+                        + "(one in a shared directory can point anywhere): name the real file."))
         }
         if status.st_mode & S_IFMT == S_IFREG, status.st_nlink > 1 {
             throw CommandFailure(
                 .cannotCreate,
-                "\(path) has \(status.st_nlink) hard links; dustctl does not write a \(role) that is also another name's "
-                    + "file: copy it, or name another path.")
+                language.say(
+                    "\(path)에 하드 링크가 \(status.st_nlink)개 있습니다. dustctl은 다른 이름의 파일이기도 한 \(role.korean)에는 "
+                        + "쓰지 않습니다: 복사하거나 다른 경로를 지정하세요.",
+                    "\(path) has \(status.st_nlink) hard links; dustctl does not write a \(role.rawValue) that is also another name's "
+                        + "file: copy it, or name another path."))
         }
-        try refuseStranger(path, status, .cannotCreate)
+        try refuseStranger(path, status, .cannotCreate, language: language)
     }
 
     /// A database only read: a link or a file is refused only when another user owns it in a
@@ -57,17 +88,19 @@ enum FileTrust {
     private static func checkRead(_ path: String) throws(CommandFailure) {
         var status = stat()
         guard lstat(path, &status) == 0 else { return }
-        try refuseStranger(path, status, .noInput)
+        let language = ReportLanguage.process
+        try refuseStranger(path, status, .noInput, language: language)
         if status.st_mode & S_IFMT == S_IFLNK, let target = realpath(path, nil) {
             defer { free(target) }
             let resolved = String(cString: target)
             var named = stat()
-            if lstat(resolved, &named) == 0 { try refuseStranger(resolved, named, .noInput) }
+            if lstat(resolved, &named) == 0 { try refuseStranger(resolved, named, .noInput, language: language) }
         }
     }
 
     /// Refuses `path` when another user (root aside) owns it in a directory others may write to.
-    private static func refuseStranger(_ path: String, _ status: stat, _ exit: ExitStatus) throws(CommandFailure) {
+    private static func refuseStranger(_ path: String, _ status: stat, _ exit: ExitStatus, language: ReportLanguage) throws(CommandFailure)
+    {
         let me = geteuid()
         guard status.st_uid != me, status.st_uid != 0 else { return }
         let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
@@ -77,9 +110,13 @@ enum FileTrust {
         guard folder.st_mode & (S_IWGRP | S_IWOTH) != 0 else { return }
         throw CommandFailure(
             exit,
-            "\(path) belongs to another user (uid \(status.st_uid)) in \(directory), a directory others may write to: "
-                + "it may have been put there for dustctl to write into or read from; remove it, or name a path in a "
-                + "directory of your own.")
+            language.say(
+                "\(path)은(는) 다른 사용자(uid \(status.st_uid))의 것이고, 다른 사람이 쓸 수 있는 디렉터리 \(directory)에 있습니다: "
+                    + "dustctl이 그곳에 쓰거나 그곳에서 읽도록 누군가 놓아 둔 것일 수 있습니다. 지우거나, 자기 디렉터리에 있는 "
+                    + "경로를 지정하세요.",
+                "\(path) belongs to another user (uid \(status.st_uid)) in \(directory), a directory others may write to: "
+                    + "it may have been put there for dustctl to write into or read from; remove it, or name a path in a "
+                    + "directory of your own."))
     }
 
     /// Creates the database file when nothing is there, exclusively and without following a name
@@ -91,7 +128,7 @@ enum FileTrust {
         if descriptor >= 0 {
             close(descriptor)
         } else if errno == EEXIST {
-            try checkWritten(path, role: "database")
+            try checkWritten(path, role: .database)
         }
     }
 

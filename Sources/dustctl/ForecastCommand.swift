@@ -6,20 +6,36 @@ import DustServices
 import Foundation
 
 struct ForecastCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "forecast",
-        abstract: "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5), and the weekly outlook.",
-        discussion: """
-            The region is forecast.region when set, else the station's: its province,
-            and for 경기 and 강원 the city in its address (경기북부/경기남부,
-            영서/영동; dustctl stations sync stores addresses). dustd fetches each
-            publication (about 05, 11, 17 and 23 KST), and the weekly PM2.5 outlook
-            (낮음/높음 for the four days after, with its 신뢰도) once a day after
-            17:30 KST. With no forecast stored yet, dustctl says so and exits 0, as
-            today does with no readings. Examples:
-              dustctl forecast
-              dustctl forecast --json
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "forecast",
+            abstract: helpAbstract(
+                "내 지역의 오늘·내일 AirKorea 미세먼지 예보(PM10과 PM2.5)와 주간 예보.",
+                "AirKorea's dust forecast for today and tomorrow in your region (PM10 and PM2.5), and the weekly outlook."),
+            discussion: helpText(
+                """
+                지역은 forecast.region이 설정되어 있으면 그것, 아니면 측정소의 지역입니다: 그
+                시도, 그리고 경기와 강원은 주소의 시군에 따라 경기북부/경기남부, 영서/영동
+                (dustctl stations sync가 주소를 저장합니다). dustd는 발표(한국 시간 05, 11,
+                17, 23시쯤)마다 예보를 가져오고, 주간 초미세먼지 예보(그 뒤 나흘의 낮음/높음과
+                신뢰도)는 하루 한 번 한국 시간 17:30 이후에 가져옵니다. 저장된 예보가 아직
+                없으면, 측정값이 없을 때의 today처럼 dustctl은 그렇다고 말하고 0으로 끝납니다.
+                예:
+                  dustctl forecast
+                  dustctl forecast --json
+                """,
+                """
+                The region is forecast.region when set, else the station's: its province,
+                and for 경기 and 강원 the city in its address (경기북부/경기남부,
+                영서/영동; dustctl stations sync stores addresses). dustd fetches each
+                publication (about 05, 11, 17 and 23 KST), and the weekly PM2.5 outlook
+                (낮음/높음 for the four days after, with its 신뢰도) once a day after
+                17:30 KST. With no forecast stored yet, dustctl says so and exits 0, as
+                today does with no readings. Examples:
+                  dustctl forecast
+                  dustctl forecast --json
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 

@@ -8,22 +8,29 @@ import Foundation
 struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
-        help: ArgumentHelp("Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
+        help: .localized(
+            "설정 파일 (기본: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).",
+            "Configuration file (default: $DUSTD_CONFIG, /etc/dustd/dustd.yaml, ./Config/dustd.yaml).", valueName: "path"),
         completion: .file(extensions: ["yaml", "yml"]))
     var config: String?
 
-    @Option(name: .long, help: ArgumentHelp("Database file; overrides storage.path.", valueName: "path"), completion: .file())
+    @Option(
+        name: .long, help: .localized("데이터베이스 파일; storage.path 대신 씁니다.", "Database file; overrides storage.path.", valueName: "path"),
+        completion: .file())
     var db: String?
 
-    @Option(name: .long, help: ArgumentHelp("AirKorea station name; overrides station.name.", valueName: "name"))
+    @Option(
+        name: .long,
+        help: .localized("AirKorea 측정소 이름; station.name 대신 씁니다.", "AirKorea station name; overrides station.name.", valueName: "name"))
     var station: String?
 
-    @Flag(name: .long, help: "Print JSON instead of text.")
+    @Flag(name: .long, help: .localized("텍스트 대신 JSON을 출력합니다.", "Print JSON instead of text."))
     var json = false
 
     @Option(
         name: .long,
-        help: ArgumentHelp(
+        help: .localized(
+            "이 시각을 지금으로 보고 답합니다: 설정된 시간대의 YYYY-MM-DDTHH:MM, 또는 오프셋을 붙인 시각 (기본: $FINEDUST_NOW, 없으면 현재).",
             "Answer as at this moment: YYYY-MM-DDTHH:MM in the configured zone, or with an offset (default: $FINEDUST_NOW, else now).",
             valueName: "time"))
     var now: String?

@@ -6,19 +6,30 @@ import Foundation
 /// one person (docs/REFERENCE.md §13): one request for the air and the first person's dose, and for
 /// each further person one more request (`?person=`) for their own dose, with their own token.
 struct HomeAssistantCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "homeassistant",
-        abstract: "Print the Home Assistant package (packages/finedust.yaml) for the configured household.",
-        discussion: """
-            One REST request for the air and the first person's dose, and one more per
-            further person for their own dose, each with its own secret for the token
-            (their people[].tokenFile's, or the administrator's). Example:
-              dustctl homeassistant --url http://192.168.0.10:8478 > packages/finedust.yaml
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "homeassistant",
+            abstract: helpAbstract(
+                "설정된 가구의 Home Assistant 패키지(packages/finedust.yaml)를 출력합니다.",
+                "Print the Home Assistant package (packages/finedust.yaml) for the configured household."),
+            discussion: helpText(
+                """
+                공기와 첫 구성원의 흡입량은 REST 요청 하나로, 그 밖의 구성원은 저마다 자기
+                흡입량을 요청 하나씩으로 가져오며, 요청마다 토큰을 담은 시크릿이 따로
+                있습니다(그 구성원의 people[].tokenFile의 토큰, 또는 관리자의 토큰). 예:
+                  dustctl homeassistant --url http://192.168.0.10:8478 > packages/finedust.yaml
+                """,
+                """
+                One REST request for the air and the first person's dose, and one more per
+                further person for their own dose, each with its own secret for the token
+                (their people[].tokenFile's, or the administrator's). Example:
+                  dustctl homeassistant --url http://192.168.0.10:8478 > packages/finedust.yaml
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: ArgumentHelp("dustd's address as Home Assistant reaches it.", valueName: "url"))
+    @Option(help: .localized("Home Assistant가 접속하는 dustd의 주소.", "dustd's address as Home Assistant reaches it.", valueName: "url"))
     var url = "http://192.168.0.10:8478"
 
     func validate() throws {

@@ -7,25 +7,40 @@ import DustServices
 import Foundation
 
 struct ImportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "import",
-        abstract: "Store saved AirKorea XML responses, through the same pipeline as dustd.",
-        discussion: """
-            Each file stands alone and is stored in its own transaction: one file that
-            is not a usable AirKorea response is named on stderr with its error and the
-            others are still stored. A summary ends the run; dustctl exits 65 if any
-            file failed (66 if every failure was a missing file). Importing the same
-            file twice changes nothing, and revised values replace older ones. With
-            --json, stdout is one document: {"files": [{"file", "ok", "readings",
-            "new", "revised", "unchanged", "skippedItems"} or {"file", "ok": false,
-            "error"}, …], "failed"}; the errors are on stderr too. Example:
-              dustctl import --station 강남대로 Fixtures/real/*-roadside-*.xml
-            """
-    )
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "import",
+            abstract: helpAbstract(
+                "저장해 둔 AirKorea XML 응답을 dustd와 같은 파이프라인으로 저장합니다.",
+                "Store saved AirKorea XML responses, through the same pipeline as dustd."),
+            discussion: helpText(
+                """
+                파일마다 따로, 각자의 트랜잭션으로 저장합니다: 쓸 수 있는 AirKorea 응답이 아닌
+                파일은 그 오류와 함께 stderr에 이름이 나오고, 다른 파일은 그래도 저장됩니다.
+                끝에 요약이 나오며, 실패한 파일이 있으면 dustctl은 65로(실패한 파일이 모두
+                없는 파일이면 66으로) 끝납니다. 같은 파일을 두 번 가져와도 바뀌는 것이 없고,
+                고쳐진 값은 예전 값을 대신합니다. --json이면 stdout은 문서 하나입니다:
+                {"files": [{"file", "ok", "readings", "new", "revised", "unchanged",
+                "skippedItems"} 또는 {"file", "ok": false, "error"}, …], "failed"}; 오류는
+                stderr에도 나옵니다. 예:
+                  dustctl import --station 강남대로 Fixtures/real/*-roadside-*.xml
+                """,
+                """
+                Each file stands alone and is stored in its own transaction: one file that
+                is not a usable AirKorea response is named on stderr with its error and the
+                others are still stored. A summary ends the run; dustctl exits 65 if any
+                file failed (66 if every failure was a missing file). Importing the same
+                file twice changes nothing, and revised values replace older ones. With
+                --json, stdout is one document: {"files": [{"file", "ok", "readings",
+                "new", "revised", "unchanged", "skippedItems"} or {"file", "ok": false,
+                "error"}, …], "failed"}; the errors are on stderr too. Example:
+                  dustctl import --station 강남대로 Fixtures/real/*-roadside-*.xml
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "Saved AirKorea XML responses.", completion: .file())
+    @Argument(help: .localized("저장해 둔 AirKorea XML 응답.", "Saved AirKorea XML responses."), completion: .file())
     var files: [String]
 
     func validate() throws {

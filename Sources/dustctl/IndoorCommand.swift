@@ -7,26 +7,40 @@ import DustServices
 import Foundation
 
 struct IndoorCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "indoor",
-        abstract: "The home's own PM monitors: each sensor's last sample, problem and coverage; import a monitor's CSV.",
-        discussion: """
-            For the hours a person is at home and indoors (schedule entries at: home, the
-            default), a monitor's measured value replaces the estimate infiltration ×
-            outdoor (docs/REFERENCE.md §21). What a monitor changes in your number: the
-            indoor part of those hours only. What it does not know: the air of other
-            rooms, of the office or school (entries at: away), and of a spot by the
-            kitchen while you cook elsewhere in the home.
-            """,
-        subcommands: [IndoorListCommand.self, IndoorImportCommand.self], defaultSubcommand: IndoorListCommand.self)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "indoor",
+            abstract: helpAbstract(
+                "집에 둔 미세먼지 측정기: 측정기마다 마지막 값, 문제, 측정 범위; 측정기 CSV 가져오기.",
+                "The home's own PM monitors: each sensor's last sample, problem and coverage; import a monitor's CSV."),
+            discussion: helpText(
+                """
+                구성원이 집 안에 있는 시간(일정 항목의 at: home, 기본값)에는 측정기가 잰 값이
+                추정값 침투율 × 실외를 대신합니다(docs/REFERENCE.md §21). 측정기가 숫자에서
+                바꾸는 것: 그 시간의 실내 부분뿐. 모르는 것: 다른 방의 공기, 사무실이나 학교의
+                공기(at: away 항목), 집 안 다른 곳에서 요리할 때 부엌 곁 한 곳의 공기.
+                """,
+                """
+                For the hours a person is at home and indoors (schedule entries at: home, the
+                default), a monitor's measured value replaces the estimate infiltration ×
+                outdoor (docs/REFERENCE.md §21). What a monitor changes in your number: the
+                indoor part of those hours only. What it does not know: the air of other
+                rooms, of the office or school (entries at: away), and of a spot by the
+                kitchen while you cook elsewhere in the home.
+                """),
+            subcommands: [IndoorListCommand.self, IndoorImportCommand.self], defaultSubcommand: IndoorListCommand.self)
+    }
 }
 
 struct IndoorListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "list",
-        abstract:
-            "Each configured sensor: its kind, who it counts for, its last sample, its problem, and its coverage in the last 24 hours.",
-        discussion: "Example:\n  dustctl indoor --db /var/lib/dustd/dust.sqlite")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "list",
+            abstract: helpAbstract(
+                "설정된 측정기마다: 종류, 누구의 측정기인지, 마지막 값, 문제, 최근 24시간의 측정 범위.",
+                "Each configured sensor: its kind, who it counts for, its last sample, its problem, and its coverage in the last 24 hours."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl indoor --db /var/lib/dustd/dust.sqlite")
+    }
 
     @OptionGroup var options: GlobalOptions
 
@@ -65,26 +79,44 @@ struct IndoorListCommand: AsyncParsableCommand {
 }
 
 struct IndoorImportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "import",
-        abstract: "Import a monitor's CSV export (time,pm25[,pm10]) as the samples of a configured sensor.",
-        discussion: """
-            time is ISO 8601 with an offset (2026-11-20T10:04:00+09:00) or a local
-            YYYY-MM-DD HH:mm[:ss] in the configured time zone; pm25 and pm10 are µg/m³,
-            either may be empty. The last row of each minute is kept; values that are
-            negative or above 1,000 µg/m³ are stored as unknown and counted. All or
-            nothing: a bad line stores nothing, is named, and dustctl exits 65. The file
-            replaces the sensor's samples between its first and last minute.
-            Example:
-              dustctl indoor import ~/Downloads/monitor-export.csv --sensor old-monitor
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "import",
+            abstract: helpAbstract(
+                "측정기가 내보낸 CSV(time,pm25[,pm10])를 설정된 측정기의 표본으로 가져옵니다.",
+                "Import a monitor's CSV export (time,pm25[,pm10]) as the samples of a configured sensor."),
+            discussion: helpText(
+                """
+                time은 오프셋이 붙은 ISO 8601(2026-11-20T10:04:00+09:00)이나 설정된 시간대의
+                YYYY-MM-DD HH:mm[:ss]이고, pm25와 pm10은 µg/m³이며 어느 쪽이든 비어 있어도
+                됩니다. 분마다 마지막 행을 남기고, 음수이거나 1,000 µg/m³를 넘는 값은 알 수
+                없는 값으로 저장하고 셉니다. 모두 저장하거나 아무것도 저장하지 않습니다: 잘못된
+                줄이 있으면 아무것도 저장하지 않고 그 줄을 알려 주며, dustctl은 65로 끝납니다.
+                파일은 그 측정기의 첫 분과 마지막 분 사이의 표본을 바꿉니다.
+                예:
+                  dustctl indoor import ~/Downloads/monitor-export.csv --sensor old-monitor
+                """,
+                """
+                time is ISO 8601 with an offset (2026-11-20T10:04:00+09:00) or a local
+                YYYY-MM-DD HH:mm[:ss] in the configured time zone; pm25 and pm10 are µg/m³,
+                either may be empty. The last row of each minute is kept; values that are
+                negative or above 1,000 µg/m³ are stored as unknown and counted. All or
+                nothing: a bad line stores nothing, is named, and dustctl exits 65. The file
+                replaces the sensor's samples between its first and last minute.
+                Example:
+                  dustctl indoor import ~/Downloads/monitor-export.csv --sensor old-monitor
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(name: .long, help: ArgumentHelp("The configured sensor (indoor.sensors) the samples are of.", valueName: "name"))
+    @Option(
+        name: .long,
+        help: .localized(
+            "표본을 잰 설정된 측정기 (indoor.sensors).", "The configured sensor (indoor.sensors) the samples are of.", valueName: "name"))
     var sensor: String
 
-    @Argument(help: "The CSV file.", completion: .file(extensions: ["csv"]))
+    @Argument(help: .localized("CSV 파일.", "The CSV file."), completion: .file(extensions: ["csv"]))
     var file: String
 
     func run() async throws {

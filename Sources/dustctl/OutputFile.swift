@@ -6,6 +6,10 @@ struct OutputFile {
     let path: String
     /// The mode a new file is created with (less the umask): 0640, or 0600 for one person's health data.
     var newFileMode: mode_t = 0o640
+    /// The language of its failures: the locale's (docs/REFERENCE.md §6, "Text").
+    var language: ReportLanguage = .process
+
+    private func say(_ korean: String, _ english: String) -> String { language.say(korean, english) }
 
     /// Writes `bytes` to a new file next to `path`, gives it the existing file's owner and mode,
     /// fsyncs it and renames it over `path`.
@@ -20,17 +24,21 @@ struct OutputFile {
         if lstat(path, &existing) == 0 {
             if let kind = Self.notRegular(existing.st_mode) {
                 throw CommandFailure(
-                    .cannotCreate, "\(path) is \(kind); --output only creates or replaces regular files, so it was left alone.")
+                    .cannotCreate,
+                    say(
+                        "\(path)은(는) \(kind.korean)입니다. --output은 일반 파일만 만들거나 바꾸므로 그대로 두었습니다.",
+                        "\(path) is \(kind.english); --output only creates or replaces regular files, so it was left alone."))
             }
             // A file another user put in a shared directory is not replaced with their owner and mode
             // (FileTrust): the export would be theirs to read. Nor is a file with a second name: the
             // rename would quietly leave the other name with the old contents.
-            try FileTrust.checkWritten(path, role: "output file")
+            try FileTrust.checkWritten(path, role: .outputFile, language: language)
             exists = true
         } else if errno == ENOENT {
             exists = false
         } else {
-            throw CommandFailure(.cannotCreate, "Cannot write \(path): \(systemErrorText(errno)).")
+            let reason = systemErrorText(errno)
+            throw CommandFailure(.cannotCreate, say("\(path) 파일에 쓸 수 없습니다: ", "Cannot write \(path): ") + "\(reason).")
         }
 
         // A new file gets 0640 less the umask (open applies it): a household's numbers are not for
@@ -48,27 +56,37 @@ struct OutputFile {
             // owner and mode too, but a full disk halfway through would leave it truncated, and
             // the existing file must survive a failed export whole.
             guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
+                let reason = systemErrorText(errno)
+                let owner = "\(existing.st_uid):\(existing.st_gid)"
                 throw CommandFailure(
                     .cannotCreate,
-                    "\(path) belongs to another user or group (\(existing.st_uid):\(existing.st_gid)), and a new copy could not be given that owner (\(systemErrorText(errno))); write to a new file or run dustctl as its owner."
-                )
+                    say(
+                        "\(path)의 소유자는 다른 사용자나 그룹(\(owner))인데, 새 사본에 그 소유자를 줄 수 없었습니다 (\(reason)). 새 파일에 쓰거나 그 소유자로 dustctl을 실행하세요.",
+                        "\(path) belongs to another user or group (\(owner)), and a new copy could not be given that owner (\(reason)); write to a new file or run dustctl as its owner."
+                    ))
             }
             guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
-                throw CommandFailure(.cannotCreate, "Cannot give the new \(path) the old one's mode: \(systemErrorText(errno)).")
+                let reason = systemErrorText(errno)
+                throw CommandFailure(
+                    .cannotCreate,
+                    say("새 \(path) 파일에 예전 파일의 권한을 줄 수 없습니다: ", "Cannot give the new \(path) the old one's mode: ") + "\(reason).")
             }
         }
-        if let code = writeAll(bytes, to: descriptor) {
-            throw CommandFailure(
-                .ioError, "Cannot write \(path): \(systemErrorText(code))\(exists ? "; the existing file was left as it was" : "").")
-        }
-        guard fsync(descriptor) == 0 else {
-            throw CommandFailure(
-                .ioError, "Cannot write \(path): \(systemErrorText(errno))\(exists ? "; the existing file was left as it was" : "").")
-        }
+        if let code = writeAll(bytes, to: descriptor) { throw failedWrite(code, exists: exists) }
+        guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: exists) }
         guard rename(temporary, path) == 0 else {
-            throw CommandFailure(.ioError, "Cannot replace \(path): \(systemErrorText(errno)).")
+            let reason = systemErrorText(errno)
+            throw CommandFailure(.ioError, say("\(path) 파일을 바꿀 수 없습니다: ", "Cannot replace \(path): ") + "\(reason).")
         }
         renamed = true
+    }
+
+    /// Writing the new copy failed with `code`; an existing file is as it was.
+    private func failedWrite(_ code: Int32, exists: Bool) -> CommandFailure {
+        CommandFailure(
+            .ioError,
+            say("\(path) 파일에 쓸 수 없습니다: ", "Cannot write \(path): ") + systemErrorText(code)
+                + (exists ? say("; 있던 파일은 그대로 두었습니다", "; the existing file was left as it was") : "") + ".")
     }
 
     /// A hidden file in the same directory (so the rename cannot cross file systems), created
@@ -83,21 +101,25 @@ struct OutputFile {
             if descriptor >= 0 { return (temporary, descriptor) }
             if errno != EEXIST { break }
         }
+        let reason = systemErrorText(errno)
         throw CommandFailure(
-            .cannotCreate, "Cannot create \(path): \(systemErrorText(errno)) (dustctl writes a new file in \(directory) and renames it).")
+            .cannotCreate,
+            say(
+                "\(path) 파일을 만들 수 없습니다: \(reason) (dustctl은 \(directory)에 새 파일을 쓴 뒤 이름을 바꿉니다).",
+                "Cannot create \(path): \(reason) (dustctl writes a new file in \(directory) and renames it)."))
     }
 
-    /// What the file type is, when it is not a regular file.
-    private static func notRegular(_ mode: mode_t) -> String? {
+    /// What the file type is, when it is not a regular file, in both languages.
+    private static func notRegular(_ mode: mode_t) -> (korean: String, english: String)? {
         switch mode & S_IFMT {
         case S_IFREG: nil
-        case S_IFLNK: "a symbolic link"
-        case S_IFIFO: "a FIFO"
-        case S_IFCHR: "a character device"
-        case S_IFBLK: "a block device"
-        case S_IFSOCK: "a socket"
-        case S_IFDIR: "a directory"
-        default: "not a regular file"
+        case S_IFLNK: ("심볼릭 링크", "a symbolic link")
+        case S_IFIFO: ("FIFO", "a FIFO")
+        case S_IFCHR: ("문자 장치", "a character device")
+        case S_IFBLK: ("블록 장치", "a block device")
+        case S_IFSOCK: ("소켓", "a socket")
+        case S_IFDIR: ("디렉터리", "a directory")
+        default: ("일반 파일이 아닌 것", "not a regular file")
         }
     }
 

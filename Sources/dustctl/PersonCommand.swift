@@ -6,38 +6,67 @@ import Foundation
 
 /// `dustctl person`: one person's data as a whole (docs/REFERENCE.md §13, "Who may see whose data").
 struct PersonCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "person",
-        abstract: "Export or remove everything stored for one person.",
-        discussion: """
-            Heart rate, sleep and positions are health and location data: each person may
-            take their copy (export) or have it removed (forget). NAME need not be
-            configured any more: a person removed from people: can still be forgotten.
-            Examples:
-              dustctl person export 민지 --output 민지.json
-              dustctl person forget dad
-            """,
-        subcommands: [PersonExportCommand.self, PersonForgetCommand.self, PersonSignOutCommand.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "person",
+            abstract: helpAbstract(
+                "한 구성원에 대해 저장된 모든 것을 내보내거나 지웁니다.",
+                "Export or remove everything stored for one person."),
+            discussion: helpText(
+                """
+                심박수, 수면, 위치는 건강 정보이자 위치 정보입니다: 구성원마다 자기 사본을
+                받거나(export) 지우게 할(forget) 수 있습니다. NAME은 지금 설정되어 있지 않아도
+                됩니다: people:에서 뺀 구성원도 지울 수 있습니다.
+                예:
+                  dustctl person export 민지 --output 민지.json
+                  dustctl person forget dad
+                """,
+                """
+                Heart rate, sleep and positions are health and location data: each person may
+                take their copy (export) or have it removed (forget). NAME need not be
+                configured any more: a person removed from people: can still be forgotten.
+                Examples:
+                  dustctl person export 민지 --output 민지.json
+                  dustctl person forget dad
+                """),
+            subcommands: [PersonExportCommand.self, PersonForgetCommand.self, PersonSignOutCommand.self])
+    }
 }
 
 struct PersonExportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "export",
-        abstract: "Write everything stored for one person as one JSON document.",
-        discussion: """
-            The document holds their walking per hour, heart-rate samples, resting heart
-            rates, sleep, positions per minute and the alerts about their dose, each as
-            stored, with the source each came from; times in ISO 8601 with the
-            configured time zone's offset. --output writes a new file readable by its
-            owner only (0600).
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "export",
+            abstract: helpAbstract(
+                "한 구성원에 대해 저장된 모든 것을 JSON 문서 하나로 씁니다.",
+                "Write everything stored for one person as one JSON document."),
+            discussion: helpText(
+                """
+                문서에는 시간별 걷기, 심박수 표본, 안정 시 심박수, 수면, 분별 위치, 그 구성원의
+                흡입량에 관한 알림이 저장된 그대로, 각각의 출처와 함께 들어 있습니다. 시각은
+                설정된 시간대의 오프셋을 붙인 ISO 8601입니다. --output은 소유자만 읽을 수 있는
+                (0600) 새 파일을 씁니다.
+                """,
+                """
+                The document holds their walking per hour, heart-rate samples, resting heart
+                rates, sleep, positions per minute and the alerts about their dose, each as
+                stored, with the source each came from; times in ISO 8601 with the
+                configured time zone's offset. --output writes a new file readable by its
+                owner only (0600).
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The person, as people: names them (or as they were stored).", valueName: "name"))
+    @Argument(
+        help: .localized(
+            "구성원 (people:에 적힌 이름, 또는 저장될 때의 이름).", "The person, as people: names them (or as they were stored).",
+            valueName: "name"))
     var name: String
 
-    @Option(name: .long, help: ArgumentHelp("Write the document to this file instead of standard output.", valueName: "file"))
+    @Option(
+        name: .long,
+        help: .localized("표준 출력 대신 이 파일에 문서를 씁니다.", "Write the document to this file instead of standard output.", valueName: "file"))
     var output: String?
 
     func run() async throws {
@@ -59,22 +88,39 @@ struct PersonExportCommand: AsyncParsableCommand {
 }
 
 struct PersonForgetCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "forget",
-        abstract: "Remove everything stored for one person, in every table, at once.",
-        discussion: """
-            Removes their walking, heart rate, resting heart rates, sleep, positions, the
-            hours weighed from their positions, and their alerts' states and events, in one
-            transaction (all of it or nothing), and says what went. The air readings stay:
-            they are the station's, not the person's. Remove them from people: as well, or
-            the next import stores new records for them.
-            Example:
-              dustctl person forget dad
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "forget",
+            abstract: helpAbstract(
+                "한 구성원에 대해 저장된 모든 것을 모든 테이블에서 한 번에 지웁니다.",
+                "Remove everything stored for one person, in every table, at once."),
+            discussion: helpText(
+                """
+                걷기, 심박수, 안정 시 심박수, 수면, 위치, 위치로 정한 시간별 측정소, 알림의
+                상태와 기록을 한 트랜잭션으로(모두 지우거나 아무것도 지우지 않음) 지우고,
+                무엇이 지워졌는지 알려 줍니다. 대기 측정값은 남습니다: 구성원이 아니라
+                측정소의 것이기 때문입니다. people:에서도 빼세요. 그러지 않으면 다음 가져오기가
+                그 구성원의 기록을 새로 저장합니다.
+                예:
+                  dustctl person forget dad
+                """,
+                """
+                Removes their walking, heart rate, resting heart rates, sleep, positions, the
+                hours weighed from their positions, and their alerts' states and events, in one
+                transaction (all of it or nothing), and says what went. The air readings stay:
+                they are the station's, not the person's. Remove them from people: as well, or
+                the next import stores new records for them.
+                Example:
+                  dustctl person forget dad
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: ArgumentHelp("The person, as people: names them (or as they were stored).", valueName: "name"))
+    @Argument(
+        help: .localized(
+            "구성원 (people:에 적힌 이름, 또는 저장될 때의 이름).", "The person, as people: names them (or as they were stored).",
+            valueName: "name"))
     var name: String
 
     func run() async throws {
@@ -203,26 +249,40 @@ enum PersonExport {
 }
 
 struct PersonSignOutCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "signout",
-        abstract: "End every dashboard session of one person (or of the administrator), on every device.",
-        discussion: """
-            A session cookie (the dashboard's sign-in, docs/REFERENCE.md §13) issued
-            before now is refused from the next request on: a lost phone, a shared
-            computer. The person signs in again with their token; the token itself is
-            unchanged (change the file to replace it). --administrator ends the
-            sessions opened with http.tokenFile's token.
-            Examples:
-              dustctl person signout 민지
-              dustctl person signout --administrator
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "signout",
+            abstract: helpAbstract(
+                "한 구성원(또는 관리자)의 대시보드 세션을 모든 기기에서 끝냅니다.",
+                "End every dashboard session of one person (or of the administrator), on every device."),
+            discussion: helpText(
+                """
+                지금까지 발급된 세션 쿠키(대시보드 로그인, docs/REFERENCE.md §13)는 다음
+                요청부터 거부됩니다: 잃어버린 휴대폰, 함께 쓰는 컴퓨터. 구성원은 자기 토큰으로
+                다시 로그인합니다. 토큰 자체는 그대로입니다(바꾸려면 파일을 바꾸세요).
+                --administrator는 http.tokenFile의 토큰으로 열린 세션을 끝냅니다.
+                예:
+                  dustctl person signout 민지
+                  dustctl person signout --administrator
+                """,
+                """
+                A session cookie (the dashboard's sign-in, docs/REFERENCE.md §13) issued
+                before now is refused from the next request on: a lost phone, a shared
+                computer. The person signs in again with their token; the token itself is
+                unchanged (change the file to replace it). --administrator ends the
+                sessions opened with http.tokenFile's token.
+                Examples:
+                  dustctl person signout 민지
+                  dustctl person signout --administrator
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Flag(help: "The administrator's sessions (http.tokenFile) instead of a person's.")
+    @Flag(help: .localized("구성원 대신 관리자의 세션 (http.tokenFile).", "The administrator's sessions (http.tokenFile) instead of a person's."))
     var administrator = false
 
-    @Argument(help: ArgumentHelp("The person, as people: names them.", valueName: "name"))
+    @Argument(help: .localized("구성원 (people:에 적힌 이름).", "The person, as people: names them.", valueName: "name"))
     var name: String?
 
     func validate() throws {

@@ -5,10 +5,17 @@ import DustServices
 
 /// `--person` and `--everyone` of the report commands (docs/REFERENCE.md §18).
 struct PersonOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("Whose dose to show (default: the first configured person).", valueName: "name"))
+    @Option(
+        name: .long,
+        help: .localized(
+            "누구의 흡입량을 보일지 (기본: 처음 설정된 구성원).", "Whose dose to show (default: the first configured person).", valueName: "name"))
     var person: String?
 
-    @Flag(name: .long, help: "Every configured person, one after another (JSON and CSV: a person field on each).")
+    @Flag(
+        name: .long,
+        help: .localized(
+            "설정된 구성원 모두를 차례로 (JSON과 CSV: 항목마다 person 필드).",
+            "Every configured person, one after another (JSON and CSV: a person field on each)."))
     var everyone = false
 
     func validate() throws {

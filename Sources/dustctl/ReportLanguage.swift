@@ -1,7 +1,8 @@
 import DustKit
 
-/// The language of dustctl's reports (`today`, `day`, `hourly`, `week`): Korean under a Korean
-/// locale, English otherwise, as the dashboard follows the browser's (docs/REFERENCE.md §6, "Text").
+/// The language of dustctl's reports (`today`, `day`, `hourly`, `week`, …), of `export`'s messages and
+/// of `--help` (`HelpLanguage.swift`): Korean under a Korean locale, English otherwise, as the
+/// dashboard follows the browser's (docs/REFERENCE.md §6, "Text").
 /// The locale is POSIX's: the first of `LC_ALL`, `LC_MESSAGES` and `LANG` that is set and not empty.
 /// JSON and CSV are the same in every language.
 enum ReportLanguage: Sendable, Equatable {

@@ -7,27 +7,47 @@ import DustServices
 import Foundation
 
 struct StationsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "stations",
-        abstract: "AirKorea monitoring stations: fetch the list, show it, find the nearest.",
-        subcommands: [StationsSyncCommand.self, StationsImportCommand.self, StationsListCommand.self, StationsNearestCommand.self])
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "stations",
+            abstract: helpAbstract(
+                "AirKorea 측정소: 목록 가져오기, 보기, 가장 가까운 측정소 찾기.",
+                "AirKorea monitoring stations: fetch the list, show it, find the nearest."),
+            subcommands: [StationsSyncCommand.self, StationsImportCommand.self, StationsListCommand.self, StationsNearestCommand.self])
+    }
 }
 
 struct StationsSyncCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sync",
-        abstract: "Fetch AirKorea's station list (names, addresses, coordinates) into the database.",
-        discussion: """
-            Needs the service key: DUSTD_API_SERVICE_KEY or a key file named by
-            api.serviceKeyFile (never a command-line argument). Runs
-            `dustd --sync-stations` (dustd, installed beside dustctl, is the FineDust
-            program that talks to the network) with this configuration and database.
-            Where location follows people (station.mode: nation), it then weighs
-            again the hours of the last 366 days that a moved station changed, as
-            dustd would after its next poll: with a year of tracks, some seconds.
-            Example:
-              DUSTD_API_SERVICE_KEY_FILE=~/.airkorea-key dustctl stations sync
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "sync",
+            abstract: helpAbstract(
+                "AirKorea 측정소 목록(이름, 주소, 좌표)을 데이터베이스로 가져옵니다.",
+                "Fetch AirKorea's station list (names, addresses, coordinates) into the database."),
+            discussion: helpText(
+                """
+                서비스 키가 필요합니다: DUSTD_API_SERVICE_KEY 또는 api.serviceKeyFile이
+                가리키는 키 파일(명령줄 인자로는 받지 않습니다). 이 설정과 데이터베이스로
+                `dustd --sync-stations`를 실행합니다(dustd는 dustctl과 함께 설치되는,
+                네트워크와 통신하는 FineDust 프로그램입니다). 위치가 구성원을 따라가면
+                (station.mode: nation), 이어서 최근 366일 가운데 옮겨진 측정소 때문에 바뀐
+                시간을 dustd가 다음 수집 뒤에 하듯 다시 계산합니다: 한 해 분량의 트랙이면
+                몇 초 걸립니다.
+                예:
+                  DUSTD_API_SERVICE_KEY_FILE=~/.airkorea-key dustctl stations sync
+                """,
+                """
+                Needs the service key: DUSTD_API_SERVICE_KEY or a key file named by
+                api.serviceKeyFile (never a command-line argument). Runs
+                `dustd --sync-stations` (dustd, installed beside dustctl, is the FineDust
+                program that talks to the network) with this configuration and database.
+                Where location follows people (station.mode: nation), it then weighs
+                again the hours of the last 366 days that a moved station changed, as
+                dustd would after its next poll: with a year of tracks, some seconds.
+                Example:
+                  DUSTD_API_SERVICE_KEY_FILE=~/.airkorea-key dustctl stations sync
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 
@@ -80,14 +100,18 @@ enum DaemonExecutable {
 }
 
 struct StationsImportCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "import",
-        abstract: "Store saved getMsrstnList responses (the station list) without the network.",
-        discussion: "Example:\n  dustctl stations import Fixtures/real/msrstn-list-*.xml --db ./dust.sqlite")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "import",
+            abstract: helpAbstract(
+                "저장해 둔 getMsrstnList 응답(측정소 목록)을 네트워크 없이 저장합니다.",
+                "Store saved getMsrstnList responses (the station list) without the network."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl stations import Fixtures/real/msrstn-list-*.xml --db ./dust.sqlite")
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Argument(help: "Saved station-list XML responses.", completion: .file())
+    @Argument(help: .localized("저장해 둔 측정소 목록 XML 응답.", "Saved station-list XML responses."), completion: .file())
     var files: [String]
 
     func run() async throws {
@@ -123,10 +147,14 @@ struct StationsImportCommand: AsyncParsableCommand {
 }
 
 struct StationsListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "list",
-        abstract: "The stations in the database.",
-        discussion: "Example:\n  dustctl stations list --json")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "list",
+            abstract: helpAbstract(
+                "데이터베이스에 있는 측정소.",
+                "The stations in the database."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl stations list --json")
+    }
 
     @OptionGroup var options: GlobalOptions
 
@@ -146,16 +174,20 @@ struct StationsListCommand: AsyncParsableCommand {
 }
 
 struct StationsNearestCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "nearest",
-        abstract: "The stations nearest to a place, from the synced station list.",
-        discussion: "Example (Seoul City Hall):\n  dustctl stations nearest --lat 37.5663 --lon 126.9779")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "nearest",
+            abstract: helpAbstract(
+                "동기화한 측정소 목록에서 한 곳에 가장 가까운 측정소.",
+                "The stations nearest to a place, from the synced station list."),
+            discussion: helpText("예 (서울시청):", "Example (Seoul City Hall):") + "\n  dustctl stations nearest --lat 37.5663 --lon 126.9779")
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: "Latitude, degrees north.", transform: decimalDegrees) var lat: Double
-    @Option(help: "Longitude, degrees east.", transform: decimalDegrees) var lon: Double
-    @Option(help: "How many stations to show.") var count = 5
+    @Option(help: .localized("위도 (북위, 도 단위).", "Latitude, degrees north."), transform: decimalDegrees) var lat: Double
+    @Option(help: .localized("경도 (동경, 도 단위).", "Longitude, degrees east."), transform: decimalDegrees) var lon: Double
+    @Option(help: .localized("보여 줄 측정소 수.", "How many stations to show.")) var count = 5
 
     func validate() throws {
         guard (-90...90).contains(lat), (-180...180).contains(lon) else {

@@ -6,18 +6,32 @@ import DustServices
 import Foundation
 
 struct StatusCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "status",
-        abstract: "What dustd is doing: last success, last error and its fix, next poll, rows stored, staleness.",
-        discussion: """
-            Exit status, for cron and monitoring: 0 dustd is running and the data is
-            fresh; 3 dustd is not running (stopped, gone without stopping, never run,
-            or last run by --once); 4 dustd is running but not responding (its process
-            is alive and its heartbeat late), the data is stale (nothing new for 3
-            hours) or the last poll failed. Examples:
-              dustctl status
-              dustctl status --json
-            """)
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "status",
+            abstract: helpAbstract(
+                "dustd의 상태: 마지막 성공, 마지막 오류와 해결 방법, 다음 수집, 저장된 행 수, 데이터가 오래되었는지.",
+                "What dustd is doing: last success, last error and its fix, next poll, rows stored, staleness."),
+            discussion: helpText(
+                """
+                cron과 모니터링을 위한 종료 코드: 0 dustd가 실행 중이고 데이터가 최신임;
+                3 dustd가 실행 중이 아님(중지됨, 정상 종료 없이 끝남, 실행된 적 없음, 또는
+                마지막 실행이 --once); 4 dustd가 실행 중이지만 응답하지 않거나(프로세스는
+                살아 있고 하트비트가 늦음), 데이터가 오래되었거나(3시간 동안 새 값 없음),
+                마지막 수집이 실패함. 예:
+                  dustctl status
+                  dustctl status --json
+                """,
+                """
+                Exit status, for cron and monitoring: 0 dustd is running and the data is
+                fresh; 3 dustd is not running (stopped, gone without stopping, never run,
+                or last run by --once); 4 dustd is running but not responding (its process
+                is alive and its heartbeat late), the data is stale (nothing new for 3
+                hours) or the last poll failed. Examples:
+                  dustctl status
+                  dustctl status --json
+                """))
+    }
 
     @OptionGroup var options: GlobalOptions
 

@@ -4,22 +4,30 @@ import DustReports
 import DustServices
 
 struct WeekCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "week",
-        abstract: "The rolling week (the 7 days ending today or --end): a line per day, a chart of intake, totals.",
-        discussion: "Example:\n  dustctl week --end 2026-11-20 --station 종로구\n  dustctl week --iso 2026-W47 --json")
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "week",
+            abstract: helpAbstract(
+                "최근 한 주(오늘이나 --end로 끝나는 7일): 하루 한 줄, 흡입량 그래프, 합계.",
+                "The rolling week (the 7 days ending today or --end): a line per day, a chart of intake, totals."),
+            discussion: helpText("예:", "Example:") + "\n  dustctl week --end 2026-11-20 --station 종로구\n  dustctl week --iso 2026-W47 --json"
+        )
+    }
 
     @OptionGroup var options: GlobalOptions
 
-    @Option(help: ArgumentHelp("The last day of the week (default: today).", valueName: "YYYY-MM-DD"), transform: PeriodArgument.date)
+    @Option(
+        help: .localized("한 주의 마지막 날 (기본: 오늘).", "The last day of the week (default: today).", valueName: "YYYY-MM-DD"),
+        transform: PeriodArgument.date)
     var end: LocalDate? = nil
 
     @Option(
-        name: .customLong("iso"), help: ArgumentHelp("An ISO week (Monday to Sunday) instead of the rolling week.", valueName: "YYYY-Www"),
+        name: .customLong("iso"),
+        help: .localized("최근 7일 대신 ISO 주 (월요일~일요일).", "An ISO week (Monday to Sunday) instead of the rolling week.", valueName: "YYYY-Www"),
         transform: PeriodArgument.week)
     var isoWeek: ISOWeek? = nil
 
-    @Option(help: ArgumentHelp("Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
+    @Option(help: .localized("그래프에 보일 흡입량: pm10 또는 pm25.", "Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
     var chart: Pollutant = .pm25
 
     @OptionGroup var personOptions: PersonOptions
