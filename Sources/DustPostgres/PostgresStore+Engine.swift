@@ -77,6 +77,9 @@ struct PostgresSession: SQLSession {
         return result.metadata.rows ?? 0
     }
 
+    /// PostgreSQL's statements are this session's texts, each rendered once a transaction (`rendered`).
+    func prepare(_ sql: String) throws -> any SQLStatement { SessionStatement(session: self, sql: sql) }
+
     func forEachRow(_ sql: String, _ arguments: [SQLValue], _ row: (SQLRow) throws -> Void) throws {
         let result = try run(query(sql, arguments))
         var columns: SQLColumns?

@@ -17,8 +17,9 @@ extension SQLDatabase {
         return try await write { session in
             var summary = UpsertSummary()
             var changedSlots = Set<Int64>()
+            let upsertRow = try session.prepare(upsert)
             for reading in readings {
-                let revision = try session.row(upsert, MeasurementColumns.arguments(reading, fetchedAt: fetched))?.int64("revision")
+                let revision = try upsertRow.row(MeasurementColumns.arguments(reading, fetchedAt: fetched))?.int64("revision")
                 switch revision {
                 case nil: summary.unchanged += 1
                 case 0:
@@ -30,9 +31,14 @@ extension SQLDatabase {
                 }
             }
             try PlaceRule.forget(slots: changedSlots, session)
+            let rememberStation = try session.prepare(remember)
             var seen = Set<String>()
             for reading in readings where seen.insert(reading.station).inserted {
-                try session.execute(remember, reading.station, reading.stationCode, reading.sidoName, reading.network, fetched)
+                try rememberStation.execute(
+                    [
+                        reading.station.sqlValue, reading.stationCode.sqlValue, reading.sidoName.sqlValue, reading.network.sqlValue,
+                        fetched.sqlValue,
+                    ])
             }
             return summary
         }
@@ -204,19 +210,20 @@ enum MeasurementColumns {
         let reported =
             reading.reported.fineDust.rawValue | reading.reported.ultraFineDust.rawValue << 4
             | gases.reported.rawValue << gasReportedShift
-        let values: [any SQLBindable] = [
-            reading.station, reading.slot.startEpochSeconds,
-            reading.concentration.fineDust, reading.concentration.ultraFineDust,
-            reading.flag.fineDust, reading.flag.ultraFineDust,
-            reading.average24h.fineDust, reading.average24h.ultraFineDust,
-            reading.grade24h.fineDust?.rawValue, reading.grade24h.ultraFineDust?.rawValue,
-            reading.grade1h.fineDust?.rawValue, reading.grade1h.ultraFineDust?.rawValue,
-            fetched, reported,
-            gases.ppm.o3, gases.ppm.no2, gases.ppm.co, gases.ppm.so2,
-            gases.flag.o3, gases.flag.no2, gases.flag.co, gases.flag.so2,
-            gases.cai, gases.caiGrade?.rawValue,
+        return [
+            reading.station.sqlValue, reading.slot.startEpochSeconds.sqlValue,
+            reading.concentration.fineDust.sqlValue, reading.concentration.ultraFineDust.sqlValue,
+            reading.flag.fineDust.sqlValue, reading.flag.ultraFineDust.sqlValue,
+            reading.average24h.fineDust.sqlValue, reading.average24h.ultraFineDust.sqlValue,
+            (reading.grade24h.fineDust?.rawValue).sqlValue,
+            (reading.grade24h.ultraFineDust?.rawValue).sqlValue,
+            (reading.grade1h.fineDust?.rawValue).sqlValue,
+            (reading.grade1h.ultraFineDust?.rawValue).sqlValue,
+            fetched.sqlValue, reported.sqlValue,
+            gases.ppm.o3.sqlValue, gases.ppm.no2.sqlValue, gases.ppm.co.sqlValue, gases.ppm.so2.sqlValue,
+            gases.flag.o3.sqlValue, gases.flag.no2.sqlValue, gases.flag.co.sqlValue, gases.flag.so2.sqlValue,
+            gases.cai.sqlValue, (gases.caiGrade?.rawValue).sqlValue,
         ]
-        return values.map(\.sqlValue)
     }
 
     /// A row of `station, slot_start` and `read` as a reading.

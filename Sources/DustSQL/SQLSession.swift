@@ -15,6 +15,45 @@ public protocol SQLSession {
     /// one statement a row on neither.
     /// `rows` is read once, a row at a time, so an import never holds its rows twice.
     func insertRows<Rows: Sequence<[SQLValue]>>(into table: String, columns: [SQLColumn], rows: Rows, conflict: String) throws
+    /// `sql` made ready once for many runs inside this transaction: a loop of the same statement (an
+    /// ingest's 2,200 upserts) binds and steps it a row instead of finding it by its text again.
+    func prepare(_ sql: String) throws -> any SQLStatement
+}
+
+/// A statement of one transaction, run once for each set of arguments (`SQLSession.prepare`).
+public protocol SQLStatement {
+    /// Runs the statement with `arguments`; returns how many rows it inserted, changed or deleted.
+    @discardableResult
+    func execute(_ arguments: [SQLValue]) throws -> Int
+    /// Runs the statement with `arguments` and hands each row it returns to `row`, in order.
+    func forEachRow(_ arguments: [SQLValue], _ row: (SQLRow) throws -> Void) throws
+}
+
+extension SQLStatement {
+    /// The first row the statement returns with `arguments`, if any.
+    public func row(_ arguments: [SQLValue]) throws -> SQLRow? {
+        var first: SQLRow?
+        try forEachRow(arguments) { row in if first == nil { first = row } }
+        return first
+    }
+}
+
+/// A statement that is its text, run through its session each time: for an engine that keeps its
+/// own prepared statements (PostgreSQL's session renders each text once a transaction).
+public struct SessionStatement<Session: SQLSession>: SQLStatement {
+    let session: Session
+    let sql: String
+
+    public init(session: Session, sql: String) {
+        self.session = session
+        self.sql = sql
+    }
+
+    public func execute(_ arguments: [SQLValue]) throws -> Int { try session.execute(sql, arguments) }
+
+    public func forEachRow(_ arguments: [SQLValue], _ row: (SQLRow) throws -> Void) throws {
+        try session.forEachRow(sql, arguments, row)
+    }
 }
 
 /// A column of `SQLSession.insertRows`: its name, its type (PostgreSQL's arrays are typed), and

@@ -65,25 +65,14 @@ struct SQLiteSession: SQLSession {
     var dialect: SQLDialect { .sqlite }
 
     func execute(_ sql: String, _ arguments: [SQLValue]) throws -> Int {
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.execute(arguments: Self.arguments(arguments))
-        return db.changesCount
+        try prepared(sql).execute(arguments)
     }
 
     /// Each row's values read straight from SQLite's C API (`SQLiteStore.eachRow`) into the shared
     /// `SQLValue`s: GRDB's `Row` and its `DatabaseValue`s in between cost more than SQLite's own
     /// stepping on a read of tens of thousands of rows (a week of two indoor monitors' minutes).
     func forEachRow(_ sql: String, _ arguments: [SQLValue], _ row: (SQLRow) throws -> Void) throws {
-        let statement = try db.cachedStatement(sql: sql)
-        try statement.setArguments(Self.arguments(arguments))
-        let columns = SQLColumns(statement.columnNames)
-        let count = Int32(statement.columnCount)
-        try SQLiteStore.eachRow(of: statement, in: db) { raw in
-            var values: [SQLValue] = []
-            values.reserveCapacity(Int(count))
-            for index in 0..<count { values.append(Self.value(raw, index)) }
-            try row(SQLRow(columns: columns, values: values))
-        }
+        try prepared(sql).forEachRow(arguments, row)
     }
 
     /// The value of column `index` of the row `raw` stands on, as SQLite stored it.
@@ -105,35 +94,91 @@ struct SQLiteSession: SQLSession {
 
     func insertRows<Rows: Sequence<[SQLValue]>>(into table: String, columns: [SQLColumn], rows: Rows, conflict: String) throws {
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        let statement = try db.cachedStatement(
-            sql: "INSERT INTO \(table) (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(placeholders)) \(conflict)")
-        for row in rows { try statement.execute(arguments: Self.arguments(row)) }
+        let insert = try prepared(
+            "INSERT INTO \(table) (\(columns.map(\.name).joined(separator: ", "))) VALUES (\(placeholders)) \(conflict)")
+        for row in rows { try insert.execute(row) }
     }
 
-    static func arguments(_ values: [SQLValue]) -> StatementArguments {
-        StatementArguments(values.map(databaseValue))
-    }
+    func prepare(_ sql: String) throws -> any SQLStatement { try prepared(sql) }
 
-    static func databaseValue(_ value: SQLValue) -> DatabaseValue {
-        switch value {
-        case .integer(let integer): integer.databaseValue
-        case .real(let real): real.databaseValue
-        case .text(let text): text.databaseValue
-        case .blob(let bytes): Data(bytes).databaseValue
-        case .null: .null
-        }
-    }
-
-    static func value(_ value: DatabaseValue) -> SQLValue {
-        switch value.storage {
-        case .null: .null(.text)
-        case .int64(let integer): .integer(integer)
-        case .double(let real): .real(real)
-        case .string(let text): .text(text)
-        case .blob(let data): .blob([UInt8](data))
-        }
+    func prepared(_ sql: String) throws -> SQLitePreparedStatement {
+        try SQLitePreparedStatement(statement: db.cachedStatement(sql: sql), db: db)
     }
 }
 
 // Every port: the shared statements' (DustSQL), and the long reads in SQLite's own words.
 extension SQLiteStore: SQLStore {}
+
+/// A statement of GRDB's cache, bound with SQLite's C API and stepped a row (`SQLiteStore.eachRow`):
+/// an ingest's upsert or an import's insert costs SQLite's own work a row, not a lookup of its text,
+/// GRDB's argument arrays, and its column names read again.
+struct SQLitePreparedStatement: SQLStatement {
+    let statement: Statement
+    let db: Database
+    let columns: SQLColumns
+    private let parameterCount: Int32
+
+    init(statement: Statement, db: Database) {
+        self.statement = statement
+        self.db = db
+        columns = SQLColumns(statement.columnNames)
+        parameterCount = sqlite3_bind_parameter_count(statement.sqliteStatement)
+    }
+
+    func execute(_ arguments: [SQLValue]) throws -> Int {
+        try bind(arguments)
+        try SQLiteStore.eachRow(of: statement, in: db) { _ in }
+        return db.changesCount
+    }
+
+    func forEachRow(_ arguments: [SQLValue], _ row: (SQLRow) throws -> Void) throws {
+        try bind(arguments)
+        let count = Int32(columns.names.count)
+        try SQLiteStore.eachRow(of: statement, in: db) { raw in
+            var values: [SQLValue] = []
+            values.reserveCapacity(Int(count))
+            for index in 0..<count { values.append(SQLiteSession.value(raw, index)) }
+            try row(SQLRow(columns: columns, values: values))
+        }
+    }
+
+    /// Binds every parameter, numbered as `arguments` is ordered; text and bytes are copied by SQLite.
+    private func bind(_ arguments: [SQLValue]) throws {
+        let raw = statement.sqliteStatement
+        guard arguments.count == Int(parameterCount) else {
+            throw DatabaseError(
+                resultCode: .SQLITE_MISUSE,
+                message: "wrong number of statement arguments: \(arguments.count) for \(parameterCount)", sql: statement.sql)
+        }
+        sqlite3_reset(raw)
+        for (offset, value) in arguments.enumerated() {
+            let index = Int32(offset + 1)
+            let code: Int32
+            switch value {
+            case .integer(let integer): code = sqlite3_bind_int64(raw, index, integer)
+            case .real(let real): code = sqlite3_bind_double(raw, index, real)
+            case .text(var text):
+                code = text.withUTF8 { bytes in
+                    bytes.isEmpty
+                        ? sqlite3_bind_text(raw, index, "", 0, sqliteTransient)
+                        : sqlite3_bind_text64(raw, index, bytes.baseAddress, UInt64(bytes.count), sqliteTransient, UInt8(SQLITE_UTF8))
+                }
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes { buffer in
+                    buffer.isEmpty
+                        ? sqlite3_bind_zeroblob(raw, index, 0)
+                        : sqlite3_bind_blob64(raw, index, buffer.baseAddress, UInt64(buffer.count), sqliteTransient)
+                }
+            case .null: code = sqlite3_bind_null(raw, index)
+            }
+            guard code == SQLITE_OK else {
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                    sql: statement.sql)
+            }
+        }
+    }
+}
+
+/// SQLite's `SQLITE_TRANSIENT`: copy the bound bytes before the call returns (a macro Swift does not import).
+private let sqliteTransient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
