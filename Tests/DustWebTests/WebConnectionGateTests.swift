@@ -1,5 +1,7 @@
+import HTTPTypes
 import NIOCore
 import NIOEmbedded
+import NIOHTTPTypes
 import Synchronization
 import Testing
 
@@ -53,10 +55,10 @@ struct WebConnectionGateTests {
         let first = try connection()
         #expect(gate.opened(first))
         gate.reading(first)
-        gate.setBusy(true, first)
+        gate.requestRead(first)
         clock.advance(seconds: 60)
         #expect(!gate.opened(try connection()), "busy: answering, never closed for a newcomer")
-        gate.setBusy(false, first)
+        gate.answerWritten(first)
         clock.advance(seconds: 0.9)
         #expect(!gate.opened(try connection()))
         clock.advance(seconds: 0.1)
@@ -81,5 +83,30 @@ struct WebConnectionGateTests {
         gate.reading(waiting)
         clock.advance(seconds: 5)
         #expect(gate.opened(try connection()))
+    }
+
+    @Test("An answer handed to the pipeline but not yet written keeps its connection busy: only a written one gives way")
+    func answerNotYetWritten() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 1, maxWaiting: 4, clock: { clock.now })
+        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/healthz")))
+        // The answer's parts reach the socket only when flushed: on a loaded loop that can be seconds
+        // after the handler wrote them. A newcomer closing the connection meanwhile would fail the
+        // unwritten answer (the burst's connection closed without one, docs/RELIABILITY.md).
+        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
+        let end = channel.eventLoop.makePromise(of: Void.self)
+        channel.write(HTTPResponsePart.end(nil), promise: end)
+        clock.advance(seconds: 60)
+        #expect(!gate.opened(try connection()), "its answer has not left: busy")
+        channel.flush()
+        try end.futureResult.wait()
+        clock.advance(seconds: 0.9)
+        #expect(!gate.opened(try connection()))
+        clock.advance(seconds: 0.1)
+        #expect(gate.opened(try connection()), "its answer written and idle 1 s: it gives way")
+        try channel.embeddedEventLoop.run()
+        #expect(!channel.isActive)
     }
 }

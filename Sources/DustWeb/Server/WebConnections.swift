@@ -45,8 +45,8 @@ final class WebConnectionGate: Sendable {
         let channel: any Channel
         /// Let in (counted against the cap), or waiting for room, unread.
         var admitted: Bool
-        /// A request head was read and its answer is not written yet.
-        var busy = false
+        /// Request heads read whose answers have not left yet (more than one when a client pipelines).
+        var unanswered = 0
         /// An answer was written: between requests now, a kept-alive client.
         var answered = false
         /// Since when it has been read without a request or answered (monotonic nanoseconds: smaller
@@ -117,7 +117,7 @@ final class WebConnectionGate: Sendable {
                 return (moves, true)
             }
             let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64)? in
-                guard entry.admitted, !entry.busy, let since = entry.idleSince,
+                guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince,
                     now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction)
                 else { return nil }
                 return (key, entry, since)
@@ -175,13 +175,24 @@ final class WebConnectionGate: Sendable {
         }
     }
 
-    /// A request head arrived (busy) or its answer was written (idle again).
-    func setBusy(_ busy: Bool, _ channel: any Channel) {
+    /// A request head arrived: the connection is busy until its answer has left.
+    func requestRead(_ channel: any Channel) {
+        table.withLock { table in
+            guard var entry = table.entries[ObjectIdentifier(channel)] else { return }
+            entry.unanswered += 1
+            table.entries[ObjectIdentifier(channel)] = entry
+        }
+    }
+
+    /// An answer has left for the socket (its write succeeded): idle again once every request read is
+    /// answered. Not when the answer is handed to the pipeline: closing a connection for a newcomer
+    /// then would fail the answer's unwritten bytes, and its client would read nothing.
+    func answerWritten(_ channel: any Channel) {
         let now = clock()
         table.withLock { table in
             guard var entry = table.entries[ObjectIdentifier(channel)] else { return }
-            entry.busy = busy
-            if !busy {
+            entry.unanswered = max(entry.unanswered - 1, 0)
+            if entry.unanswered == 0 {
                 entry.idleSince = now
                 entry.answered = true
             }
@@ -253,7 +264,7 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head(let request) = unwrapInboundIn(data) {
-            gate.setBusy(true, context.channel)
+            gate.requestRead(context.channel)
             if WebSecurityHeaders.carriesBody(request.headerFields) { closeAfterAnswer = true }
         }
         context.fireChannelRead(data)
@@ -268,16 +279,13 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
             context.write(wrapOutboundOut(.head(response)), promise: promise)
         case .end where makeRoom && !closeAfterAnswer:
             // Closed once the whole answer is written, however slowly the client reads it.
-            let written = context.eventLoop.makePromise(of: Void.self)
-            written.futureResult.cascade(to: promise)
             let channel = context.channel
+            let written = answerLeaving(channel, context.eventLoop, promise)
             written.futureResult.whenComplete { _ in channel.close(promise: nil) }
             context.write(data, promise: written)
-            gate.setBusy(false, channel)
             context.flush()
         case .end:
-            context.write(data, promise: promise)
-            gate.setBusy(false, context.channel)
+            context.write(data, promise: answerLeaving(context.channel, context.eventLoop, promise))
             if closeAfterAnswer {
                 // A lingering close: the answer and a FIN first, the whole connection a second
                 // later. Closing at once with the client's unread body in the socket would send
@@ -290,5 +298,15 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case .body:
             context.write(data, promise: promise)
         }
+    }
+
+    /// The promise of an answer's end: the caller's, and the gate told once the answer has left.
+    private func answerLeaving(
+        _ channel: any Channel, _ loop: any EventLoop, _ promise: EventLoopPromise<Void>?
+    ) -> EventLoopPromise<Void> {
+        let written = loop.makePromise(of: Void.self)
+        written.futureResult.cascade(to: promise)
+        written.futureResult.whenSuccess { [gate] in gate.answerWritten(channel) }
+        return written
     }
 }
