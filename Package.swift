@@ -182,20 +182,20 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ], path: "Tests/FakeAirKorea"),
         .testTarget(name: "DustKitTests", dependencies: ["DustKit", "TestSupport"]),
-        .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "DustKit", "TestSupport"]),
+        .testTarget(name: "AirKoreaTests", dependencies: ["AirKorea", "CLibXML2", "DustKit", "TestSupport"]),
         .testTarget(
             name: "DustStoreTests",
             dependencies: [
-                "DustStore", "DustPostgres", "DustConfig", "DustServices", "DustKit", "AirKorea", "TestSupport",
+                "DustStore", "DustSQL", "DustPostgres", "DustConfig", "DustServices", "DustKit", "AirKorea", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "DustServicesTests",
-            dependencies: ["DustServices", "AirKorea", "DustKit", "DustActivity", "DustStore", "DustSQL", "TestSupport"]),
+            dependencies: ["DustServices", "DustReports", "AirKorea", "DustKit", "DustActivity", "DustStore", "DustSQL", "TestSupport"]),
         .testTarget(
             name: "DustWebTests",
             dependencies: [
-                "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "TestSupport",
+                "DustWeb", "DustServices", "DustStore", "DustKit", "DustReports", "AirKorea", "TestSupport",
                 // BackendEquivalenceTests: the same documents from SQLite and PostgreSQL.
                 "DustPostgres", "DustConfig",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -213,11 +213,17 @@ let package = Package(
             ]),
         .testTarget(name: "DustConfigTests", dependencies: ["DustConfig", "DustKit", "DustServices", "DustStore", "TestSupport"]),
         // End-to-end tests of the built executables.
-        .testTarget(name: "dustctlTests", dependencies: ["dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport"]),
+        .testTarget(
+            name: "dustctlTests",
+            dependencies: [
+                "dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]),
         .testTarget(
             name: "DustDaemonTests",
             dependencies: [
-                "dustd", "DustDaemon", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea", "DustKit", "TestSupport",
+                "dustd", "DustDaemon", "DustWeb", "DustReports", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea",
+                "DustKit", "TestSupport",
                 "FakeAirKorea",
                 // PostgresPollerLeaseTests, against a server the environment names.
                 "DustPostgres",
