@@ -15,7 +15,7 @@ extension SQLDatabase {
     }
 
     public func revokeSessions(of principal: String, at: Date) async throws(StorageFailure) {
-        try await write { session in
+        try await write { session -> Void in
             try session.execute(
                 """
                 INSERT INTO session_revocation (principal, not_before) VALUES (?, ?)

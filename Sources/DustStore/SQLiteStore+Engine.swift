@@ -125,6 +125,7 @@ struct SQLitePreparedStatement: SQLStatement {
         parameterCount = sqlite3_bind_parameter_count(statement.sqliteStatement)
     }
 
+    @discardableResult
     func execute(_ arguments: [SQLValue]) throws -> Int {
         try bind(arguments)
         try SQLiteStore.eachRow(of: statement, in: db) { _ in }
