@@ -104,7 +104,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
     var files: [String]
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("Name at least one file to import.") }
+        guard !files.isEmpty else { throw ValidationError(korean: "가져올 파일을 하나 이상 주세요.", english: "Name at least one file to import.") }
     }
 
     func run() async throws {
@@ -174,7 +174,9 @@ extension ActivityImportCommand {
                 of: [followed], from: settings.calendar.date(containing: first), through: settings.calendar.date(containing: last),
                 store: store, settings: settings)
         } catch {
-            standardError("warning: the hours of the imported tracks were not weighed ahead (\(error)); reports weigh them when read.")
+            standardWarning(
+                "가져온 트랙의 시간들을 미리 계산해 두지 못했습니다 (\(error)). 보고서를 읽을 때 계산합니다.",
+                "the hours of the imported tracks were not weighed ahead (\(error)); reports weigh them when read.")
         }
     }
 }
@@ -661,6 +663,8 @@ final class ProgressBar {
     private let enabled: Bool
     private let clock: () -> Date
     private let write: (String) -> Void
+    /// The language of its words (`s left`, `초 남음`): the locale's (docs/REFERENCE.md §6, "Text").
+    private let language: ReportLanguage
     private let started: Date
     private var lastDraw: Date?
     private var drawn = false
@@ -668,12 +672,13 @@ final class ProgressBar {
     /// `clock` and `write` are for tests; dustctl draws on stderr by the system clock.
     init(
         label: String, enabled: Bool, clock: @escaping () -> Date = Date.init,
-        write: @escaping (String) -> Void = { _ = writeAll($0.utf8, to: STDERR_FILENO) }
+        write: @escaping (String) -> Void = { _ = writeAll($0.utf8, to: STDERR_FILENO) }, language: ReportLanguage = .process
     ) {
         self.label = label
         self.enabled = enabled
         self.clock = clock
         self.write = write
+        self.language = language
         self.started = clock()
     }
 
@@ -685,7 +690,7 @@ final class ProgressBar {
         if let lastDraw, now.timeIntervalSince(lastDraw) < 0.1 { return }
         lastDraw = now
         drawn = true
-        write("\r" + Self.line(label: label, progress, elapsed: elapsed) + "\u{1B}[K")
+        write("\r" + Self.line(label: label, progress, elapsed: elapsed, language: language) + "\u{1B}[K")
     }
 
     /// Clears the bar, if one was drawn.
@@ -695,8 +700,10 @@ final class ProgressBar {
         write("\r\u{1B}[K")
     }
 
-    /// `export.zip [##########          ]  51% 262.1/512.0 MB  38.2 MB/s  7 s left`
-    static func line(label: String, _ progress: ActivityImportProgress, elapsed: TimeInterval) -> String {
+    /// `export.zip [##########          ]  51% 262.1/512.0 MB  38.2 MB/s  7 s left` (`7초 남음` in Korean).
+    static func line(
+        label: String, _ progress: ActivityImportProgress, elapsed: TimeInterval, language: ReportLanguage = .english
+    ) -> String {
         let megabytes = Double(progress.bytesRead) / 1_000_000
         let rate = elapsed > 0 ? megabytes / elapsed : 0
         let shortLabel = label.count > 24 ? "…" + label.suffix(23) : label
@@ -709,7 +716,8 @@ final class ProgressBar {
         let bar = String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled)
         let total = Double(progress.totalBytes) / 1_000_000
         let left = rate > 0 ? Int(((total - megabytes) / rate).rounded(.up)) : 0
+        let remaining = language.say("\(max(0, left))초 남음", "\(max(0, left)) s left")
         return
-            "\(shortLabel) [\(bar)] \(String(format: "%3d%% %.1f/%.1f MB  %.1f MB/s  %d s left", Int(fraction * 100), megabytes, total, rate, max(0, left)))"
+            "\(shortLabel) [\(bar)] \(String(format: "%3d%% %.1f/%.1f MB  %.1f MB/s", Int(fraction * 100), megabytes, total, rate))  \(remaining)"
     }
 }

@@ -42,7 +42,11 @@ struct AdvisoriesCommand: AsyncParsableCommand {
     var year: Int? = nil
 
     func validate() throws {
-        if let year, !(2000...9999).contains(year) { throw ValidationError("--year must be a year from 2000 to 9999, not \(year).") }
+        if let year, !(2000...9999).contains(year) {
+            throw ValidationError(
+                korean: "--year는 2000부터 9999까지의 해여야 합니다. \(year)은(는) 그 밖입니다.",
+                english: "--year must be a year from 2000 to 9999, not \(year).")
+        }
     }
 
     func run() async throws {

@@ -32,7 +32,9 @@ struct AlertsListCommand: AsyncParsableCommand {
     var last = 20
 
     func validate() throws {
-        guard (1...1000).contains(last) else { throw ValidationError("--last must be from 1 to 1000.") }
+        guard (1...1000).contains(last) else {
+            throw ValidationError(korean: "--last는 1부터 1000까지여야 합니다.", english: "--last must be from 1 to 1000.")
+        }
     }
 
     func run() async throws {

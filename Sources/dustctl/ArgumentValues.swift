@@ -16,10 +16,16 @@ import DustKit
 ///
 /// `LocalDate` and `ISOWeek` are deliberately not `ExpressibleByArgument`, so an option added later
 /// cannot take a date outside `SupportedPeriod` (year 0001, 9999) and hand it to the week arithmetic
-/// (docs/RELIABILITY.md); a transform's error is what the usage line prints after the value.
+/// (docs/RELIABILITY.md); a transform's error is what the usage line prints after the value, in the
+/// locale's language (`TypedPeriodRefusal`).
 enum PeriodArgument {
-    @Sendable static func date(_ text: String) throws -> LocalDate { try SupportedPeriod.date(text) }
-    @Sendable static func week(_ text: String) throws -> ISOWeek { try SupportedPeriod.week(text) }
+    @Sendable static func date(_ text: String) throws -> LocalDate {
+        do { return try SupportedPeriod.date(text) } catch { throw TypedPeriodRefusal(error: error) }
+    }
+
+    @Sendable static func week(_ text: String) throws -> ISOWeek {
+        do { return try SupportedPeriod.week(text) } catch { throw TypedPeriodRefusal(error: error) }
+    }
 }
 
 /// A closed set of words (`--per day|week`, `--chart pm10|pm25`), written as its raw values.

@@ -87,10 +87,12 @@ struct DustCtl: ParsableCommand {
         if let first = arguments.first, !first.hasPrefix("-"), first != "help" {
             let names = configuration.subcommands.map { $0._commandName }
             if !names.contains(first) {
-                let suggestion = SpellingDistance.nearest(to: first, among: names).map { "; did you mean \($0)?" } ?? ""
-                let message =
-                    "dustctl: \"\(TerminalSafeText.sanitized(first))\" is not a command\(suggestion) (dustctl --help lists them).\n"
-                _ = writeAll(message.utf8, to: STDERR_FILENO)
+                let nearest = SpellingDistance.nearest(to: first, among: names)
+                let given = "\"\(TerminalSafeText.sanitized(first))\""
+                let message = ReportLanguage.process.say(
+                    "\(given)은(는) 명령이 아닙니다." + (nearest.map { " 혹시 \($0)인가요?" } ?? "") + " 명령 목록은 dustctl --help에 있습니다.",
+                    "\(given) is not a command\(nearest.map { "; did you mean \($0)?" } ?? "") (dustctl --help lists them).")
+                _ = writeAll("dustctl: \(message)\n".utf8, to: STDERR_FILENO)
                 Self.exit(withError: ExitCode(64))
             }
             // A group's own command forgotten (`dustctl alerts --db x`) is named as such, not as its option.
@@ -100,12 +102,14 @@ struct DustCtl: ParsableCommand {
                 let names = commands.map { $0._commandName }
                 let next = arguments.dropFirst().first
                 if let next, !names.contains(next), !["-h", "--help", "help"].contains(next) {
-                    let suggestion =
-                        next.hasPrefix("-") ? "" : SpellingDistance.nearest(to: next, among: names).map { "; did you mean \($0)?" } ?? ""
-                    let message =
-                        "dustctl: \(first) needs one of its commands before \"\(TerminalSafeText.sanitized(next))\": "
-                        + "\(names.joined(separator: ", "))\(suggestion) (dustctl \(first) --help says what each does).\n"
-                    _ = writeAll(message.utf8, to: STDERR_FILENO)
+                    let nearest = next.hasPrefix("-") ? nil : SpellingDistance.nearest(to: next, among: names)
+                    let (given, listed) = ("\"\(TerminalSafeText.sanitized(next))\"", names.joined(separator: ", "))
+                    let message = ReportLanguage.process.say(
+                        "\(given) 앞에 \(first)의 명령 하나를 쓰세요: \(listed)."
+                            + (nearest.map { " 혹시 \($0)인가요?" } ?? "") + " 각각 무엇을 하는지는 dustctl \(first) --help에 있습니다.",
+                        "\(first) needs one of its commands before \(given): "
+                            + "\(listed)\(nearest.map { "; did you mean \($0)?" } ?? "") (dustctl \(first) --help says what each does).")
+                    _ = writeAll("dustctl: \(message)\n".utf8, to: STDERR_FILENO)
                     Self.exit(withError: ExitCode(64))
                 }
             }

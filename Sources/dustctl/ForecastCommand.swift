@@ -143,7 +143,7 @@ func forecastOutlook(_ settings: FineDustSettings, store: any ForecastStore, now
             .outlook(station: settings.station.name, override: settings.forecast.region, now: now)
     } catch {
         switch error {
-        case .region(let problem): throw CommandFailure(.configuration, problem.description)
+        case .region(let problem): throw CommandFailure(.configuration, korean: problem.sentence(.korean), english: problem.description)
         case .storage(let failure): throw CommandFailure(failure)
         }
     }

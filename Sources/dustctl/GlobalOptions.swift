@@ -43,9 +43,12 @@ struct GlobalOptions: ParsableArguments {
         guard let text = now ?? environment else { return SystemClock() }
         guard let instant = Self.instant(text, in: settings.calendar.timeZone) else {
             let origin = now != nil ? "--now" : "FINEDUST_NOW"
+            let given = "\(origin) \"\(TerminalSafeText.sanitized(text))\""
             throw CommandFailure(
                 .usage,
-                "\(origin) \"\(TerminalSafeText.sanitized(text))\" is not a time: write YYYY-MM-DDTHH:MM (the configured zone) or add an offset, e.g. 2026-11-21T00:30+09:00."
+                korean: "\(given)은(는) 시각이 아닙니다: YYYY-MM-DDTHH:MM(설정된 시간대)으로 쓰거나 오프셋을 붙이세요. 예: 2026-11-21T00:30+09:00.",
+                english:
+                    "\(given) is not a time: write YYYY-MM-DDTHH:MM (the configured zone) or add an offset, e.g. 2026-11-21T00:30+09:00."
             )
         }
         return FixedClock(instant)
@@ -90,7 +93,7 @@ struct GlobalOptions: ParsableArguments {
             throw CommandFailure(.configuration, error.description)
         }
         TerminalDoor.watch(for: settings)
-        for warning in settings.warnings { standardError("warning: \(warning).") }
+        for warning in settings.warnings { standardWarning("\(koreanSettingsWarning(warning)).", "\(warning).") }
         if let db {
             do { try settings.useSQLite(at: db, option: "--db") } catch { throw CommandFailure(.configuration, error.description) }
         }
@@ -112,14 +115,26 @@ struct GlobalOptions: ParsableArguments {
         let known = try await store.stationsWithReadings()
         guard !known.isEmpty else { return }
         let sentence = StationNames.notStored(name, known: known)
-        if station != nil { throw CommandFailure(.usage, sentence + ".") }
-        throw CommandFailure(.configuration, sentence + "; station.name in the configuration file names no station this database holds.")
+        let korean = Self.koreanNotStored(name, known: known)
+        if station != nil { throw CommandFailure(.usage, korean: korean + ".", english: sentence + ".") }
+        throw CommandFailure(
+            .configuration, korean: korean + ". 설정 파일의 station.name이 이 데이터베이스에 없는 측정소를 가리킵니다.",
+            english: sentence + "; station.name in the configuration file names no station this database holds.")
+    }
+
+    /// `StationNames.notStored` in Korean: the same nearest names.
+    static func koreanNotStored(_ name: String, known: [String]) -> String {
+        let nearest = SpellingDistance.nearest(StationNames.suggestions, to: name, among: known)
+        let list = known.count <= StationNames.suggestions ? "측정값이 있는 측정소: " : "측정값이 있는 가장 비슷한 측정소: "
+        return "측정소 \(TerminalSafeText.sanitized(name))의 측정값은 저장되어 있지 않습니다. \(list)\(nearest.joined(separator: ", "))"
     }
 
     /// The station that drives intake, or a usage error saying how to name one.
     func primaryStation(_ settings: FineDustSettings) throws -> StationPreference {
         guard let name = settings.station.name else {
-            throw CommandFailure(.usage, "No station is configured; pass --station NAME or set station.name in the configuration file.")
+            throw CommandFailure(
+                .usage, korean: "설정된 측정소가 없습니다. --station NAME을 주거나 설정 파일에 station.name을 쓰세요.",
+                english: "No station is configured; pass --station NAME or set station.name in the configuration file.")
         }
         return StationPreference(primary: name, fallbacks: settings.station.fallbacks)
     }

@@ -35,7 +35,11 @@ struct HomeAssistantCommand: ParsableCommand {
     func validate() throws {
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil,
             url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" })
-        else { throw ValidationError("--url must be dustd's http(s) address, e.g. http://192.168.0.10:8478.") }
+        else {
+            throw ValidationError(
+                korean: "--url은 dustd의 http(s) 주소여야 합니다. 예: http://192.168.0.10:8478.",
+                english: "--url must be dustd's http(s) address, e.g. http://192.168.0.10:8478.")
+        }
     }
 
     func run() throws {

@@ -44,7 +44,9 @@ struct ImportCommand: AsyncParsableCommand {
     var files: [String]
 
     func validate() throws {
-        guard !files.isEmpty else { throw ValidationError("Give at least one response file to import.") }
+        guard !files.isEmpty else {
+            throw ValidationError(korean: "가져올 응답 파일을 하나 이상 주세요.", english: "Give at least one response file to import.")
+        }
     }
 
     func run() async throws {
@@ -73,7 +75,10 @@ struct ImportCommand: AsyncParsableCommand {
                         }
                     } catch {
                         let failure =
-                            error as? CommandFailure ?? CommandFailure(.ioError, "\(name) cannot be read: \(error.localizedDescription).")
+                            error as? CommandFailure
+                            ?? CommandFailure(
+                                .ioError, korean: "\(name)을(를) 읽을 수 없습니다: \(error.localizedDescription).",
+                                english: "\(name) cannot be read: \(error.localizedDescription).")
                         standardError(failure.message)
                         failures.append(failure.status)
                         if options.json { reports.append(ImportJSON.failed(file: file, failure)) }
@@ -155,6 +160,7 @@ enum ImportJSON {
     }
 
     static func failed(file: String, _ failure: CommandFailure) -> JSON {
-        .object([("file", .string(file)), ("ok", .bool(false)), ("error", .string(failure.message))])
+        // English in every locale: JSON is the same in all (docs/REFERENCE.md §6, "Text").
+        .object([("file", .string(file)), ("ok", .bool(false)), ("error", .string(failure.english))])
     }
 }

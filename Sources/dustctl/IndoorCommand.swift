@@ -122,30 +122,41 @@ struct IndoorImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
+            let language = ReportLanguage.process
             guard settings.indoor.sensors.contains(where: { $0.name == sensor }) else {
-                let names = settings.indoor.sensors.map(\.name)
+                let names = settings.indoor.sensors.map(\.name).joined(separator: ", ")
+                let given = "--sensor \"\(TerminalSafeText.sanitized(sensor))\""
                 throw CommandFailure(
                     .usage,
-                    "--sensor \"\(TerminalSafeText.sanitized(sensor))\" is not a configured sensor; "
+                    korean: "\(given)은(는) 설정된 측정기가 아닙니다. "
+                        + (names.isEmpty
+                            ? "indoor.sensors에 추가하세요(내보내기만 되는 측정기는 kind: import)."
+                            : "설정된 측정기: \(names)."),
+                    english: "\(given) is not a configured sensor; "
                         + (names.isEmpty
                             ? "add it to indoor.sensors (kind: import for a monitor with only an export)."
-                            : "configured: \(names.joined(separator: ", "))."))
+                            : "configured: \(names)."))
             }
             let name = TerminalSafeText.sanitized(file)
+            // The parser's and the system's words stay as they are; what dustctl adds follows the locale.
+            let nothingStored = language.say(". 아무것도 저장하지 않았습니다.", "; nothing was stored.")
             let rows: IndoorCSVRows
             do {
                 let opened = try RegularFile(path: file)
                 guard opened.size <= UInt64(IndoorCSVParser.maxBytes) else {
+                    let mebibytes = IndoorCSVParser.maxBytes / (1024 * 1024)
                     throw CommandFailure(
-                        .dataError, "\(name): the file is larger than \(IndoorCSVParser.maxBytes / (1024 * 1024)) MiB; nothing was stored.")
+                        .dataError,
+                        language.say("\(name): 파일이 \(mebibytes) MiB보다 큽니다", "\(name): the file is larger than \(mebibytes) MiB")
+                            + nothingStored)
                 }
                 let now = try options.clock(settings).now
                 rows = try IndoorCSVParser(calendar: settings.calendar, sensor: sensor).parse(
                     try opened.bytes(Int(opened.size), at: 0), now: now)
             } catch let error as IndoorCSVError {
-                throw CommandFailure(.dataError, "\(name): \(error.description); nothing was stored.")
+                throw CommandFailure(.dataError, "\(name): \(error.description)" + nothingStored)
             } catch let error as ActivityFileError {
-                throw CommandFailure(.noInput, "\(name): \(error.description); nothing was stored.")
+                throw CommandFailure(.noInput, "\(name): \(error.description)" + nothingStored)
             }
             try await withStore(settings, for: .write) { store in
                 try await store.importIndoorSeries(rows.series)
@@ -162,18 +173,34 @@ struct IndoorImportCommand: AsyncParsableCommand {
                     ]).serialized)
                 return
             }
+            try standardOutputLine(Self.summary(name: name, sensor: sensor, rows, calendar: settings.calendar, language))
+        }
+    }
+
+    /// The line after an import, in `language` (the same counts, the same minutes).
+    static func summary(name: String, sensor: String, _ rows: IndoorCSVRows, calendar: DayCalendar, _ language: ReportLanguage) -> String {
+        let span = [rows.series.first, rows.series.last].compactMap { $0 }
+        let range = span.min().flatMap { first in
+            span.max().map { last in (IndoorOverview.minute(first, calendar), IndoorOverview.minute(last, calendar)) }
+        }
+        guard language == .korean else {
             var summary = "\(name): \(rows.series.count) samples of \(sensor)"
-            if let first = span.min(), let last = span.max() {
-                summary += " from \(IndoorOverview.minute(first, settings.calendar)) to \(IndoorOverview.minute(last, settings.calendar))"
-            }
+            if let (first, last) = range { summary += " from \(first) to \(last)" }
             var counted: [String] = []
             if rows.implausible > 0 { counted.append("\(rows.implausible) implausible values stored as unknown") }
             if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of the same minute as the row before (the later kept)") }
             if rows.datedOutsidePeriod > 0 {
                 counted.append("\(rows.datedOutsidePeriod) rows dated before 2000 or more than a day ahead skipped")
             }
-            try standardOutputLine(summary + (counted.isEmpty ? "." : "; " + counted.joined(separator: ", ") + "."))
+            return summary + (counted.isEmpty ? "." : "; " + counted.joined(separator: ", ") + ".")
         }
+        var summary = "\(name): \(sensor) 측정기의 표본 \(rows.series.count)개"
+        if let (first, last) = range { summary += " (\(first)부터 \(last)까지)" }
+        var counted: [String] = []
+        if rows.implausible > 0 { counted.append("믿기 어려운 값 \(rows.implausible)개는 알 수 없는 값으로 저장") }
+        if rows.sameMinute > 0 { counted.append("앞 행과 같은 분의 행 \(rows.sameMinute)개 (나중 행을 남김)") }
+        if rows.datedOutsidePeriod > 0 { counted.append("2000년 이전이거나 지금보다 하루 넘게 뒤 시각의 행 \(rows.datedOutsidePeriod)개 건너뜀") }
+        return summary + (counted.isEmpty ? "." : "; " + counted.joined(separator: ", ") + ".")
     }
 }
 

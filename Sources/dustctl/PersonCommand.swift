@@ -286,7 +286,10 @@ struct PersonSignOutCommand: AsyncParsableCommand {
     var name: String?
 
     func validate() throws {
-        guard administrator != (name != nil) else { throw ValidationError("Name one person, or give --administrator.") }
+        guard administrator != (name != nil) else {
+            throw ValidationError(
+                korean: "구성원 한 명의 이름이나 --administrator 중 하나만 주세요.", english: "Name one person, or give --administrator.")
+        }
     }
 
     func run() async throws {

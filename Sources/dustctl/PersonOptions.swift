@@ -19,7 +19,9 @@ struct PersonOptions: ParsableArguments {
     var everyone = false
 
     func validate() throws {
-        if person != nil, everyone { throw ValidationError("--person and --everyone exclude each other.") }
+        if person != nil, everyone {
+            throw ValidationError(korean: "--person과 --everyone은 함께 쓸 수 없습니다.", english: "--person and --everyone exclude each other.")
+        }
     }
 
     /// Whether the output names its person: only with --everyone, so one person's output keeps its shape.
@@ -35,7 +37,12 @@ struct PersonOptions: ParsableArguments {
     /// The person named `name`, or exit 64 saying who is configured.
     static func configured(_ name: String, in settings: FineDustSettings) throws -> Person {
         guard let person = settings.person(named: name) else {
-            throw CommandFailure(.usage, UnknownPerson(name: name, configured: settings.people.map(\.name)).description + ".")
+            let unknown = UnknownPerson(name: name, configured: settings.people.map(\.name))
+            throw CommandFailure(
+                .usage,
+                korean:
+                    "\"\(TerminalSafeText.sanitized(name))\"(이)라는 구성원은 설정되어 있지 않습니다. 설정된 구성원: \(unknown.configured.joined(separator: ", ")).",
+                english: unknown.description + ".")
         }
         return person
     }

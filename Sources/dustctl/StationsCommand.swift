@@ -73,10 +73,11 @@ enum DaemonExecutable {
     /// never on a command line). Returns only by throwing.
     static func run(_ arguments: [String], options: GlobalOptions, for command: String) throws -> Never {
         guard let dustd = locate() else {
+            let (run, beside) = ("dustd \(arguments.joined(separator: " "))", DemoReplay.runningExecutable)
             throw CommandFailure(
                 .unavailable,
-                "\(command) runs dustd \(arguments.joined(separator: " ")), and no dustd was found beside dustctl (\(DemoReplay.runningExecutable)) or on PATH; install FineDust whole."
-            )
+                korean: "\(command)은(는) \(run)을(를) 실행하는데, dustctl 옆(\(beside))에도 PATH에도 dustd가 없습니다. FineDust를 통째로 설치하세요.",
+                english: "\(command) runs \(run), and no dustd was found beside dustctl (\(beside)) or on PATH; install FineDust whole.")
         }
         var argv = [dustd] + arguments
         if let config = options.config { argv += ["--config", config] }
@@ -84,7 +85,7 @@ enum DaemonExecutable {
         if let db = options.db { environment["DUSTD_STORAGE_PATH"] = db }
         if let station = options.station { environment["DUSTD_STATION_NAME"] = station }
         let error = replaceProcess(with: argv, environment: environment)
-        throw CommandFailure(.unavailable, "Cannot run \(dustd): \(error).")
+        throw CommandFailure(.unavailable, korean: "\(dustd)을(를) 실행할 수 없습니다: \(error).", english: "Cannot run \(dustd): \(error).")
     }
 
     /// `execve`: dustd takes over this process (its output, exit status and signals are the
@@ -191,9 +192,10 @@ struct StationsNearestCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (-90...90).contains(lat), (-180...180).contains(lon) else {
-            throw ValidationError("--lat must be within ±90 and --lon within ±180.")
+            throw ValidationError(
+                korean: "--lat은 ±90, --lon은 ±180 안이어야 합니다.", english: "--lat must be within ±90 and --lon within ±180.")
         }
-        guard count > 0 else { throw ValidationError("--count must be at least 1.") }
+        guard count > 0 else { throw ValidationError(korean: "--count는 1 이상이어야 합니다.", english: "--count must be at least 1.") }
     }
 
     func run() async throws {
@@ -235,6 +237,9 @@ struct StationsNearestCommand: AsyncParsableCommand {
 
 /// Degrees as people write them (`37.5663`), not as `Double(String)` also reads them (`0x25`, `inf`).
 private func decimalDegrees(_ text: String) throws -> Double {
-    guard let value = DecimalText.parse(text) else { throw ValidationError("\(text) is not a number of degrees such as 37.5663.") }
+    guard let value = DecimalText.parse(text) else {
+        throw ValidationError(
+            korean: "\(text)은(는) 37.5663 같은 도 단위의 수가 아닙니다.", english: "\(text) is not a number of degrees such as 37.5663.")
+    }
     return value
 }

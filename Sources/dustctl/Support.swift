@@ -11,17 +11,43 @@ import Synchronization
 /// A failure that ends a command: one sentence on stderr and an exit status.
 struct CommandFailure: Error, CustomStringConvertible {
     let status: ExitStatus
+    /// The sentence on stderr, in the locale's language (docs/REFERENCE.md §6, "Text").
     let message: String
+    /// The sentence in English: what JSON carries (`import --json`'s `error`), the same in every locale.
+    let english: String
+    /// The storage failure this one reports, so that the command that opened the database can name it
+    /// in the locale's language once it knows the database (`withStoreOpenedOnFirstUse`).
+    private(set) var storage: StorageFailure?
 
     init(_ status: ExitStatus, _ message: String) {
+        self.init(status, message: message, english: message)
+    }
+
+    /// `korean` under a Korean locale, `english` otherwise (`language`, the process's unless told).
+    init(_ status: ExitStatus, korean: String, english: String, language: ReportLanguage = .process) {
+        self.init(status, message: language.say(korean, english), english: english)
+    }
+
+    private init(_ status: ExitStatus, message: String, english: String) {
         self.status = status
         self.message = message
+        self.english = english
     }
 
     var description: String { message }
 
+    /// The storage layer's sentence, as it wrote it; `init(_:database:)` says it in the locale's language.
     init(_ failure: StorageFailure) {
         self.init(ExitStatus(failure), failure.description)
+        storage = failure
+    }
+
+    /// A storage failure of the database `backend` names: SQLite's sentences in the locale's language
+    /// (`StorageText`), PostgreSQL's as the storage layer wrote them.
+    init(_ failure: StorageFailure, database backend: StorageBackend, language: ReportLanguage = .process) {
+        let korean = language == .korean ? StorageText.korean(failure, database: backend) : nil
+        self.init(ExitStatus(failure), message: korean ?? failure.description, english: failure.description)
+        storage = failure
     }
 
     init(_ error: IngestError) {
@@ -52,8 +78,24 @@ func withStore<T>(
 
 /// As `withStore`, but the database is opened only when `body` first calls `store`: a command
 /// whose inputs are all missing or broken creates no database.
+///
+/// A storage failure that ends `body` (or the opening) is said in the locale's language with the
+/// database's path (`CommandFailure(_:database:)`).
 func withStoreOpenedOnFirstUse<T>(
     _ backend: StorageBackend, for access: StorageAccess, _ body: (_ store: () async throws -> any FineDustStore) async throws -> T
+) async throws -> T {
+    do {
+        return try await withStoreOpenedOnFirstUse(opening: backend, for: access, body)
+    } catch let failure as StorageFailure {
+        throw CommandFailure(failure, database: backend)
+    } catch let failure as CommandFailure {
+        guard let storage = failure.storage else { throw failure }
+        throw CommandFailure(storage, database: backend)
+    }
+}
+
+private func withStoreOpenedOnFirstUse<T>(
+    opening backend: StorageBackend, for access: StorageAccess, _ body: (_ store: () async throws -> any FineDustStore) async throws -> T
 ) async throws -> T {
     try await withThrowingTaskGroup(of: Void.self) { group in
         defer { group.cancelAll() }
@@ -66,7 +108,7 @@ func withStoreOpenedOnFirstUse<T>(
                 storage = try await backend.open(
                     access, environment: ProcessInfo.processInfo.environment,
                     logger: Logger(label: "dustctl.storage", factory: { _ in SwiftLogNoOpLogHandler() }),
-                    warning: { standardError("warning: \($0).") })
+                    warning: { standardWarning("\($0).", "\($0).") })
             } catch let error as ConfigurationError {
                 throw CommandFailure(.configuration, error.description)
             }
@@ -91,9 +133,10 @@ func keepPlaces(
         store: store, clock: SystemClock(), calendar: settings.calendar, intakeModel: settings.intakeModel,
         stations: StationPreference(primary: station, fallbacks: settings.station.fallbacks), followingRadiusKilometres: radius)
     await household.keepPlaces(of: people, from: first, through: last) { person, error in
-        standardError(
-            "warning: \(TerminalSafeText.sanitized(person.name))'s hours this changed were not weighed ahead (\(error)); reports weigh them when read."
-        )
+        let name = TerminalSafeText.sanitized(person.name)
+        standardWarning(
+            "이번에 바뀐 \(name)의 시간들을 미리 계산해 두지 못했습니다 (\(error)). 보고서를 읽을 때 계산합니다.",
+            "\(name)'s hours this changed were not weighed ahead (\(error)); reports weigh them when read.")
     }
 }
 
@@ -152,8 +195,10 @@ enum TerminalDoor {
         detector.withLock { $0 }.echoes(text)
     }
 
-    /// What stands in for a withheld text on stderr.
-    static let withheldMessage = "a message was withheld: it held text that echoes the AirKorea service key"
+    /// What stands in for a withheld text on stderr, in the locale's language.
+    static let withheldMessage = ReportLanguage.process.say(
+        "메시지 하나를 보이지 않았습니다: AirKorea 서비스 키를 되풀이하는 글이 들어 있었습니다",
+        "a message was withheld: it held text that echoes the AirKorea service key")
 }
 
 extension CommandFailure {
@@ -161,11 +206,16 @@ extension CommandFailure {
     init?(_ error: OutputError) {
         switch error {
         case .closedPipe: return nil
-        case .failed(let code): self.init(.ioError, "Cannot write the output: \(systemErrorText(code)).")
+        case .failed(let code):
+            let reason = systemErrorText(code)
+            self.init(.ioError, korean: "출력을 쓸 수 없습니다: \(reason).", english: "Cannot write the output: \(reason).")
         case .withheld:
             self.init(
                 .dataError,
-                "The output was withheld: it held text that echoes the AirKorea service key (a stored text from a server that echoed it).")
+                korean: "출력을 보이지 않았습니다: AirKorea 서비스 키를 되풀이하는 글(그 키를 되풀이한 서버에서 받아 저장된 글)이 들어 있었습니다.",
+                english:
+                    "The output was withheld: it held text that echoes the AirKorea service key (a stored text from a server that echoed it)."
+            )
         }
     }
 }
@@ -264,20 +314,25 @@ func readInputFile(_ path: String, limit: Int) throws -> Data {
         throw CommandFailure(.noInput, "\(path): \(systemErrorText(errno)).")
     }
     guard (status.st_mode & S_IFMT) == S_IFREG else {
-        throw CommandFailure(.noInput, "\(path) is not a regular file.")
+        throw CommandFailure(.noInput, korean: "\(path)은(는) 일반 파일이 아닙니다.", english: "\(path) is not a regular file.")
     }
+    let mebibytes = limit / (1024 * 1024)
     guard Int(status.st_size) <= limit else {
         throw CommandFailure(
-            .dataError, "\(path) is larger than \(limit / (1024 * 1024)) MiB, far beyond anything FineDust reads; it was not read.")
+            .dataError,
+            korean: "\(path)은(는) \(mebibytes) MiB보다 커서, FineDust가 읽는 어떤 파일보다도 훨씬 큽니다. 읽지 않았습니다.",
+            english: "\(path) is larger than \(mebibytes) MiB, far beyond anything FineDust reads; it was not read.")
     }
     guard let handle = FileHandle(forReadingAtPath: path) else {
-        throw CommandFailure(.noInput, "\(path) cannot be read.")
+        throw CommandFailure(.noInput, korean: "\(path)을(를) 읽을 수 없습니다.", english: "\(path) cannot be read.")
     }
     defer { try? handle.close() }
     // Read at most one byte past the limit, in case the file grew after stat.
     let data = try handle.read(upToCount: limit + 1) ?? Data()
     guard data.count <= limit else {
-        throw CommandFailure(.dataError, "\(path) is larger than \(limit / (1024 * 1024)) MiB; it was not read.")
+        throw CommandFailure(
+            .dataError, korean: "\(path)은(는) \(mebibytes) MiB보다 큽니다. 읽지 않았습니다.",
+            english: "\(path) is larger than \(mebibytes) MiB; it was not read.")
     }
     return data
 }

@@ -33,7 +33,9 @@ struct WeekCommand: AsyncParsableCommand {
     @OptionGroup var personOptions: PersonOptions
 
     func validate() throws {
-        if end != nil, isoWeek != nil { throw ValidationError("--end and --iso exclude each other.") }
+        if end != nil, isoWeek != nil {
+            throw ValidationError(korean: "--end와 --iso는 함께 쓸 수 없습니다.", english: "--end and --iso exclude each other.")
+        }
     }
 
     func run() async throws {

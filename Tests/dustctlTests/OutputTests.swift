@@ -9,8 +9,9 @@ struct RawRun {
     var standardError: String
 }
 
-/// Runs dustctl with `standardOutput` as its stdout (a device, a pipe) and stderr captured.
-func dustctl(_ arguments: [String], standardOutput: FileHandle) async throws -> RawRun {
+/// Runs dustctl with `standardOutput` as its stdout (a device, a pipe) and stderr captured, `extra`
+/// added to its environment.
+func dustctl(_ arguments: [String], standardOutput: FileHandle, environment extra: [String: String] = [:]) async throws -> RawRun {
     let directory = try TemporaryDirectory("finedust-raw")
     defer { directory.remove() }
     let errPath = directory.path("stderr")
@@ -18,7 +19,7 @@ func dustctl(_ arguments: [String], standardOutput: FileHandle) async throws -> 
     let process = Process()
     process.executableURL = Executables.url("dustctl")
     process.arguments = arguments
-    process.environment = dustctlEnvironment()
+    process.environment = dustctlEnvironment(extra)
     process.standardOutput = standardOutput
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardInput = FileHandle.nullDevice

@@ -1,0 +1,163 @@
+import ArgumentParser
+import DustConfig
+import DustKit
+import DustServices
+
+// dustctl's own sentences on stderr — its failures, refusals and warnings — follow the locale as its
+// reports and `--help` do (docs/REFERENCE.md §6, "Text"): Korean under a Korean locale, English
+// otherwise, the English byte for byte the one tests and docs quote. What another layer wrote stays
+// as it wrote it: ArgumentParser's usage errors, what a parser, the database server or the system
+// says, and a configuration error's sentence (DustConfig's).
+
+extension ValidationError {
+    /// An option's refusal (`Error: …` before the usage) in the process's language.
+    init(korean: String, english: String) {
+        self.init(ReportLanguage.process.say(korean, english))
+    }
+}
+
+/// A warning on stderr (`dustctl: warning: …`, `dustctl: 경고: …`) in the process's language.
+func standardWarning(_ korean: String, _ english: String) {
+    standardError(ReportLanguage.process.say("경고: " + korean, "warning: " + english))
+}
+
+/// A settings warning (`FineDustSettings.warnings`, DustConfig's English) in Korean when it is the
+/// one the loader writes for a misspelt `DUSTD_…` variable; any other as it was written.
+func koreanSettingsWarning(_ warning: String) -> String {
+    let pattern = /the environment variable (.+?) is not a FineDust setting and is ignored(?: \(did you mean (.+)\?\))?/
+    guard let match = warning.wholeMatch(of: pattern) else { return warning }
+    return "환경 변수 \(match.1)은(는) FineDust 설정이 아니어서 무시합니다" + (match.2.map { " (혹시 \($0)인가요?)" } ?? "")
+}
+
+/// The storage layer's failures in Korean, where they can be recognised whole.
+///
+/// A `StorageFailure` is a kind and an English sentence (DustStore's `SQLiteFailure`, DustPostgres's
+/// server errors). For SQLite, the sentence of each kind names the file and, for some, a reason: with
+/// the path known, the sentence is matched against its English exactly and said in Korean with the
+/// same path and reason (the reason in the words SQLite or the system gave, two of FineDust's own
+/// translated). A sentence that does not match — another wording, a PostgreSQL server's — is left as
+/// it was written.
+enum StorageText {
+    static func korean(_ failure: StorageFailure, database backend: StorageBackend) -> String? {
+        guard case .sqlite(let path) = backend else { return nil }
+        return korean(failure, sqlitePath: path)
+    }
+
+    static func korean(_ failure: StorageFailure, sqlitePath path: String) -> String? {
+        let text = Array(failure.description.utf8)
+        /// What lies between `opening` and `closing` when the sentence is exactly them around it.
+        func between(_ opening: String, _ closing: String) -> String? {
+            let (head, tail) = (Array(opening.utf8), Array(closing.utf8))
+            guard text.count >= head.count + tail.count, text.starts(with: head), text.reversed().starts(with: tail.reversed())
+            else { return nil }
+            return String(decoding: text[head.count..<(text.count - tail.count)], as: UTF8.self)
+        }
+        func exactly(_ sentence: String) -> Bool { between(sentence, "") == "" }
+        switch failure.kind {
+        case .missing:
+            guard
+                exactly(
+                    "There is no database at \(path); create one with `dustctl import FILE…` or let dustd run once, or pass --db PATH.")
+            else { return nil }
+            return "\(path)에 데이터베이스가 없습니다. `dustctl import FILE…`로 만들거나, dustd를 한 번 실행하거나, --db PATH를 주세요."
+        case .unwritable:
+            guard
+                let reason = between(
+                    "Cannot open the database \(path) (", "); check that the directory exists and that this user may read and write it.")
+            else { return nil }
+            return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(koreanReason(reason))). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
+        case .diskFull:
+            guard exactly("The disk holding \(path) is full; nothing was written and stored data is intact. Free some space and try again.")
+            else { return nil }
+            return "\(path)이(가) 있는 디스크가 가득 찼습니다. 아무것도 쓰지 않았고 저장된 데이터는 그대로입니다. 공간을 비운 뒤 다시 해 보세요."
+        case .locked:
+            guard exactly("The database \(path) stayed locked by another process longer than the busy timeout; try again.") else {
+                return nil
+            }
+            return "데이터베이스 \(path)을(를) 다른 프로세스가 기다릴 수 있는 시간(busy timeout)보다 오래 잠가 두었습니다. 다시 해 보세요."
+        case .unusable:
+            if let reason = between("The file \(path) is not a usable FineDust database (", "); restore it from a backup or move it aside.")
+            {
+                return "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (\(koreanReason(reason))). 백업에서 되살리거나 다른 곳으로 옮기세요."
+            }
+            if let problem = between("The database \(path) cannot be read: ", ".") {
+                return "데이터베이스 \(path)을(를) 읽을 수 없습니다: \(problem)."
+            }
+            return nil
+        case .schemaTooNew:
+            guard exactly("The database \(path) was written by a newer FineDust; upgrade dustd and dustctl.") else { return nil }
+            return "데이터베이스 \(path)은(는) 더 새로운 FineDust가 썼습니다. dustd와 dustctl을 업그레이드하세요."
+        case .io:
+            guard let reason = between("Reading or writing the database \(path) failed (", ").") else { return nil }
+            return "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (\(reason))."
+        case .replaced, .unreachable, .denied:
+            return nil
+        }
+    }
+
+    /// The reasons DustStore writes itself, in Korean; SQLite's and the system's as they are.
+    private static func koreanReason(_ reason: String) -> String {
+        switch reason {
+        case "it has no FineDust tables": return "FineDust 테이블이 없습니다"
+        case "an older FineDust wrote it and this version reads it only once it is upgraded; "
+            + "restart dustd (systemctl restart dustd), which upgrades it, then try again":
+            return "예전 FineDust가 쓴 것이라 업그레이드되어야 이 버전이 읽습니다. dustd를 다시 시작하면(systemctl restart dustd) "
+                + "업그레이드되니, 그 뒤에 다시 해 보세요"
+        default:
+            let directory = "cannot create its directory: "
+            if reason.hasPrefix(directory) { return "디렉터리를 만들 수 없습니다: " + reason.dropFirst(directory.count) }
+            return reason
+        }
+    }
+}
+
+/// A date or week typed on the command line that FineDust refuses (`TypedPeriodError`), its sentence
+/// in the process's language: ArgumentParser prints it after `The value '…' is invalid for '--end
+/// <YYYY-MM-DD>': `.
+struct TypedPeriodRefusal: Error, CustomStringConvertible {
+    let error: TypedPeriodError
+    var language: ReportLanguage = .process
+
+    var description: String {
+        guard language == .korean else { return error.description }
+        let range = "\(SupportedPeriod.firstDate)부터 \(SupportedPeriod.lastDate)"
+        switch error {
+        case .notADate(let text):
+            // As TypedPeriodError says which part of a date written right is wrong.
+            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/), let year = Int(match.1), let month = Int(match.2) {
+                guard (1...12).contains(month) else {
+                    return "\(text)의 \(month)월은 없는 달입니다: 달은 01부터 12까지입니다. \(range) 사이의 날을 주세요."
+                }
+                if year > 0, let last = (28...31).last(where: { LocalDate("\(match.1)-\(match.2)-\($0)") != nil }) {
+                    return "\(text)은(는) 없는 날입니다: \(match.1)-\(match.2)은(는) \(last)일까지 있습니다. \(range) 사이의 날을 주세요."
+                }
+            }
+            return "날짜는 YYYY-MM-DD로, \(range) 사이에서 쓰세요."
+        case .notAWeek:
+            return "주는 YYYY-Www(예: 2026-W47)로, 일곱 날이 모두 \(range) 사이에 드는 주를 쓰세요."
+        case .unsupportedDate(let date):
+            return "\(date)은(는) FineDust가 보관하는 날짜 밖입니다. \(range) 사이의 날을 주세요."
+        case .unsupportedWeek(let week):
+            return "\(week)은(는) \(week.monday)부터 \(week.monday.adding(days: 6))까지로, FineDust가 보관하는 날짜 밖입니다. "
+                + "일곱 날이 모두 \(range) 사이에 드는 주(\(SupportedPeriod.firstWeek)부터 \(SupportedPeriod.lastWeek)까지)를 주세요."
+        }
+    }
+}
+
+extension ForecastRegionError {
+    /// The sentence in `language`: the same province and the same choices.
+    func sentence(_ language: ReportLanguage = .process) -> String {
+        guard language == .korean else { return description }
+        let choices = ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")
+        let setting = "forecast.region(또는 DUSTD_FORECAST_REGION)을 \(choices) 중 하나로 설정"
+        switch self {
+        case .unknownStation(let sido?):
+            return "측정소의 시도 \"\(TerminalSafeText.sanitized(sido))\"은(는) FineDust가 예보 권역으로 바꿀 수 있는 시도가 아닙니다. \(setting)하세요."
+        case .unknownStation(nil):
+            return "FineDust가 아직 측정소의 시도를 모릅니다(저장된 측정도 측정소 목록도 없음). \(setting)하거나, dustctl stations sync를 실행하세요."
+        case .cityNeeded(let sido):
+            return "측정소가 있는 \(TerminalSafeText.sanitized(sido))은(는) 예보가 시·군별로 나뉘는데, 측정소의 주소를 모릅니다. "
+                + "dustctl stations sync를 실행하거나, \(setting)하세요."
+        }
+    }
+}
