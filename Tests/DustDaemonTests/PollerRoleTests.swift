@@ -332,7 +332,9 @@ struct PollerRoleTests {
             #expect(try await rig.store.loadStatus() == nil)
             #expect(lock.holder == poller.session)
             await poller.release()
-            #expect(await once.run(once: true) == .ok)
+            // Failed once in 25 full runs under load (docs/RELIABILITY.md): what dustd said is printed.
+            let alone = await once.run(once: true)
+            #expect(alone == .ok, "\(alone): \(lines.withLock { $0 }.suffix(6).joined())")
             #expect(rig.server.requests.count == 1)
             #expect(try await rig.storedCount() == 24)
             let status = try #require(try await rig.store.loadStatus())
