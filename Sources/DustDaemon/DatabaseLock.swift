@@ -86,8 +86,7 @@ public final class DatabaseLock: Sendable {
             close(descriptor)
             throw error
         }
-        if wholeFileLock(databaseDescriptor, LOCK_EX | LOCK_NB) != 0 {
-            let reason = errno
+        if let reason = Self.takeWholeFileLock(databaseDescriptor) {
             var status = stat()
             let pid = fstat(databaseDescriptor, &status) == 0 ? Self.flockHolder(of: status) : 0
             close(databaseDescriptor)
@@ -125,8 +124,7 @@ public final class DatabaseLock: Sendable {
         let replacement = try storage.open(
             storage.databasePath, role: "the database", allowingLinks: true,
             failure: { .unavailable(lockPath: $0, reason: $1) })
-        if wholeFileLock(replacement, LOCK_EX | LOCK_NB) != 0 {
-            let reason = errno
+        if let reason = Self.takeWholeFileLock(replacement) {
             var status = stat()
             let pid = fstat(replacement, &status) == 0 ? Self.flockHolder(of: status) : 0
             close(replacement)
@@ -139,6 +137,29 @@ public final class DatabaseLock: Sendable {
                 held = replacement
                 return old
             })
+    }
+
+    /// Takes the `flock` on `descriptor`; the `errno` when it cannot.
+    ///
+    /// A `flock` belongs to the open file, and a child a process is spawning holds a copy of each of
+    /// its descriptors until it execs (`O_CLOEXEC` closes them only then). So a lock this process
+    /// released a moment ago can still be held by one of its own children on the way to `exec`:
+    /// `/proc/locks` then names this process as the holder. That is waited out, up to a second;
+    /// a lock another process holds is refused at once. (dustd spawns nothing; a test process
+    /// that opens one database twice while other tests spawn programs does: docs/RELIABILITY.md.)
+    static func takeWholeFileLock(_ descriptor: Int32) -> Int32? {
+        for attempt in 0..<50 {
+            if wholeFileLock(descriptor, LOCK_EX | LOCK_NB) == 0 { return nil }
+            let reason = errno
+            var status = stat()
+            // Not listed at all may be a line the kernel's paging skipped (`flockHolder`): waited out too.
+            guard reason == EWOULDBLOCK, attempt < 49, fstat(descriptor, &status) == 0,
+                !flockHolders(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+                    .contains(where: { $0 != getpid() })
+            else { return reason }
+            usleep(20_000)
+        }
+        return EWOULDBLOCK
     }
 
     /// The process holding a `flock` on the file, from `/proc/locks`; 0 when it is not listed.
@@ -155,18 +176,20 @@ public final class DatabaseLock: Sendable {
     /// The process holding a `flock` on the file in `locks`, `/proc/locks`'s text (`1: FLOCK ADVISORY
     /// WRITE 1234 08:01:5678 0 EOF`: PID, then major:minor:inode); 0 when it is not listed.
     public static func flockHolder(of status: stat, locks: String?) -> Int32 {
+        flockHolders(of: status, locks: locks).first { $0 != getpid() } ?? 0
+    }
+
+    /// Every process `locks` (`/proc/locks`'s text) lists as holding a `flock` on the file, in order.
+    static func flockHolders(of status: stat, locks: String?) -> [Int32] {
         let device = UInt64(status.st_dev)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
         let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
         let identity = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(status.st_ino))
-        for line in (locks ?? "").split(separator: "\n") where !line.contains("->") {
+        return (locks ?? "").split(separator: "\n").compactMap { line in
             let fields = line.split(separator: " ")
-            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity, let pid = Int32(fields[4]), pid != getpid() else {
-                continue
-            }
-            return pid
+            guard !line.contains("->"), fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity else { return nil }
+            return Int32(fields[4])
         }
-        return 0
     }
 }
 

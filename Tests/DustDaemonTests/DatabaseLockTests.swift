@@ -143,6 +143,46 @@ struct DatabaseLockTests {
         }
     }
 
+    @Test(
+        "A flock this process released but a copy of its descriptor still holds (a child on its way to exec) is waited for; another process's is refused at once"
+    )
+    func ownLockStillCopied() throws {
+        let directory = try TemporaryDirectory("lock-copied")
+        defer { directory.remove() }
+        chmod(directory.url.path, 0o750)
+        let database = directory.path("dust.sqlite")
+        #expect(FileManager.default.createFile(atPath: database, contents: Data()))
+        chmod(database, 0o640)
+        // The copy a spawning child holds until it execs: a descriptor of this process, closed 0.3 s later.
+        let copy = open(database, O_RDWR | O_CLOEXEC)
+        #expect(copy >= 0 && wholeFileLock(copy, LOCK_EX | LOCK_NB) == 0)
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { close(copy) }
+        let started = Date()
+        #expect(lockFailure(database) == nil, "refused while this process's own copy was being closed")
+        #expect(Date().timeIntervalSince(started) >= 0.2)
+
+        // Another process's lock is refused at once, naming it.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+        holder.arguments = ["--exclusive", database, "sleep", "30"]
+        try holder.run()
+        defer { holder.terminate() }
+        let deadline = Date().addingTimeInterval(10)
+        var failure = lockFailure(database)
+        while failure == nil, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.02)
+            failure = lockFailure(database)
+        }
+        let refusedAt = Date()
+        guard case .held(_, let pid) = try #require(failure) else {
+            Issue.record("another process's flock was not refused as held: \(String(describing: failure))")
+            return
+        }
+        #expect(pid == holder.processIdentifier)
+        #expect(lockFailure(database) != nil)
+        #expect(Date().timeIntervalSince(refusedAt) < 0.5, "another process's lock was waited for")
+    }
+
     @Test("/proc/locks names the process holding a flock on a file, by device and inode")
     func flockHolderFromProcLocks() {
         var status = stat()
@@ -158,3 +198,7 @@ struct DatabaseLockTests {
         #expect(DatabaseLock.flockHolder(of: status, locks: "") == 0)
     }
 }
+
+/// flock(2): Swift sees only the `struct flock` of fcntl under that name.
+@_silgen_name("flock")
+private func wholeFileLock(_ descriptor: Int32, _ operation: Int32) -> Int32
