@@ -133,7 +133,10 @@ struct AdvisoryServiceTests {
                 await advisories.step(&loop)
             }
             #expect(rig.server.requests.count == 9, "three operations, every hour")
-            #expect(rig.logs.text.components(separatedBy: "Advisories not fetched, trying again at the next hour").count - 1 == 1)
+            // Failed once under a load of 17 (two full runs and a release build on two cores): said twice.
+            #expect(
+                rig.logs.text.components(separatedBy: "Advisories not fetched, trying again at the next hour").count - 1 == 1,
+                "\(rig.logs.text)")
             #expect(board.current.advisories?.turnedOff == [])
             #expect(try await rig.store.attemptCount(kind: .advisory, since: DemoReplay.now) == 9)
             #expect(try await rig.store.attemptCount(kind: .measurement, since: DemoReplay.now) == 0)
