@@ -144,22 +144,23 @@ public final class DatabaseLock: Sendable {
     /// A `flock` belongs to the open file, and a child a process is spawning holds a copy of each of
     /// its descriptors until it execs (`O_CLOEXEC` closes them only then). So a lock this process
     /// released a moment ago can still be held by one of its own children on the way to `exec`:
-    /// `/proc/locks` then names this process as the holder. That is waited out, up to a second;
-    /// a lock another process holds is refused at once. (dustd spawns nothing; a test process
-    /// that opens one database twice while other tests spawn programs does: docs/RELIABILITY.md.)
+    /// `/proc/locks` then names this process as the holder. That is waited out, up to ten seconds (a
+    /// loaded machine may leave a new child unscheduled for more than one); a lock another process
+    /// holds is refused at once. (dustd spawns nothing; a test process that opens one database twice
+    /// while other tests spawn programs does: docs/RELIABILITY.md.)
     static func takeWholeFileLock(_ descriptor: Int32) -> Int32? {
-        for attempt in 0..<50 {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
             if wholeFileLock(descriptor, LOCK_EX | LOCK_NB) == 0 { return nil }
             let reason = errno
             var status = stat()
             // Not listed at all may be a line the kernel's paging skipped (`flockHolder`): waited out too.
-            guard reason == EWOULDBLOCK, attempt < 49, fstat(descriptor, &status) == 0,
+            guard reason == EWOULDBLOCK, ContinuousClock.now < deadline, fstat(descriptor, &status) == 0,
                 !flockHolders(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
                     .contains(where: { $0 != getpid() })
             else { return reason }
-            usleep(20_000)
+            usleep(10_000)
         }
-        return EWOULDBLOCK
     }
 
     /// The process holding a `flock` on the file, from `/proc/locks`; 0 when it is not listed.

@@ -110,7 +110,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             let limits = ActivityReaderLimits(maxArchiveInflatedBytes: settings.activityMaxInflatedBytes)
             try await withStore(settings, for: .write) { store in
                 let service = ActivityService(
@@ -201,7 +201,7 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             try await withStore(settings, for: .read) { store in
                 let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
                 let only = try person.map { try configuredPerson($0, service, language) }
@@ -249,7 +249,7 @@ struct ActivityForgetCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             try await withStore(settings, for: .write) { store in
                 let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
                 let person = try configuredPerson(person, service, language)

@@ -82,7 +82,7 @@ struct AdvisoryText {
     let style: TextStyle
     let calendar: DayCalendar
     /// Korean under a Korean locale (docs/REFERENCE.md §6, "Text").
-    var language: ReportLanguage = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+    var language: ReportLanguage = ReportLanguage.process
 
     func listing(_ listing: AdvisoryListing) -> String {
         let place =

@@ -40,7 +40,7 @@ struct AlertsListCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             try await withStore(settings, for: .read) { store in
                 let states = try await store.alertStates()
                 let rules = Self.ruleStates(settings, states: states)

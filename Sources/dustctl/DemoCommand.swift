@@ -45,7 +45,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             let directory = try fixturesDirectory(language)
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()

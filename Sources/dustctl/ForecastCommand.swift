@@ -57,7 +57,7 @@ struct ForecastCommand: AsyncParsableCommand {
     private func text(_ outlook: ForecastOutlook, settings: FineDustSettings) -> String {
         let style = TextStyle.forStandardOutput()
         // Korean under a Korean locale, as the reports (docs/REFERENCE.md §6, "Text").
-        let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+        let language = ReportLanguage.process
         var lines = [
             style.bold(
                 language.say(

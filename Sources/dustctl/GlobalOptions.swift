@@ -39,7 +39,7 @@ struct GlobalOptions: ParsableArguments {
     /// `$FINEDUST_NOW`, else the system's (docs/REFERENCE.md §6). Exploring a database of another
     /// day, such as the demo's, needs it.
     func clock(_ settings: FineDustSettings) throws -> any WallClock {
-        let environment = ProcessInfo.processInfo.environment["FINEDUST_NOW"].flatMap { $0.isEmpty ? nil : $0 }
+        let environment = EnvironmentVariables.read(named: ["FINEDUST_NOW"])["FINEDUST_NOW"].flatMap { $0.isEmpty ? nil : $0 }
         guard let text = now ?? environment else { return SystemClock() }
         guard let instant = Self.instant(text, in: settings.calendar.timeZone) else {
             let origin = now != nil ? "--now" : "FINEDUST_NOW"

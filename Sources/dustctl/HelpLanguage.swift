@@ -1,11 +1,14 @@
 import ArgumentParser
+import DustConfig
 import Foundation
 
 extension ReportLanguage {
     /// The language of the locale dustctl was started in (`LC_ALL`, `LC_MESSAGES`, `LANG`): what
     /// `--help` and `export`'s messages speak (docs/REFERENCE.md §6, "Text"). Read once: ArgumentParser
     /// asks for every command's `configuration` many times a run, and a process's locale does not change.
-    static let process = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+    /// Only those three are read: `ProcessInfo`'s environment is a dictionary of every variable, built
+    /// anew at each ask (docs/PERFORMANCE.md, "Start-up").
+    static let process = ReportLanguage(environment: EnvironmentVariables.read(named: ["LC_ALL", "LC_MESSAGES", "LANG"]))
 }
 
 /// `korean` under a Korean locale, `english` otherwise: a command's discussion in `--help`, its

@@ -52,7 +52,7 @@ struct ImportCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             try await withStoreOpenedOnFirstUse(settings.storage, for: .write) { openedStore in
                 // Opened with the first usable file, so a run whose files are all missing or broken
                 // creates no database.

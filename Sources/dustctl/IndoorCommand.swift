@@ -49,7 +49,7 @@ struct IndoorListCommand: AsyncParsableCommand {
             let settings = try options.settings()
             let now = try options.clock(settings).now
             let sensors = settings.indoor.sensors
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             guard !sensors.isEmpty else {
                 if options.json {
                     try standardOutputLine(JSON.object([("sensors", .array([]))]).serialized)

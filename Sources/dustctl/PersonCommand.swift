@@ -71,7 +71,7 @@ struct PersonExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             let name = try validPersonName(name, language)
             let settings = try options.settings()
             let records = try await withStore(settings, for: .read) { store in try await store.personRecords(name) }
@@ -125,7 +125,7 @@ struct PersonForgetCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             let name = try validPersonName(name, language)
             let settings = try options.settings()
             let removal = try await withStore(settings, for: .write) { store in try await store.forgetPerson(name) }
@@ -295,7 +295,7 @@ struct PersonSignOutCommand: AsyncParsableCommand {
     func run() async throws {
         try await reportingFailures {
             let settings = try options.settings()
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             let principal: String
             if let name {
                 let person = try validPersonName(name, language)

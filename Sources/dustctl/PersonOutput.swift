@@ -11,7 +11,7 @@ struct PersonOutput {
     let language: ReportLanguage
 
     init(
-        namesPeople: Bool, style: TextStyle, language: ReportLanguage = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+        namesPeople: Bool, style: TextStyle, language: ReportLanguage = ReportLanguage.process
     ) {
         self.namesPeople = namesPeople
         self.style = style

@@ -18,7 +18,7 @@ struct ReportText {
     static func forStandardOutput(_ settings: FineDustSettings) -> ReportText {
         ReportText(
             style: .forStandardOutput(), calendar: settings.calendar, intakeModel: settings.intakeModel,
-            language: ReportLanguage(environment: ProcessInfo.processInfo.environment))
+            language: ReportLanguage.process)
     }
 
     /// - Parameter forecast: today's outlook; its tomorrow line is shown when a grade is stored.

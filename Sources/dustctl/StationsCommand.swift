@@ -127,7 +127,7 @@ struct StationsImportCommand: AsyncParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             try await withStore(settings, for: .write) { store in
                 let unlocated = try await StationListService(store: store).save(stations)
                 try standardOutputLine(Self.storedSummary(count: stations.count, unlocated: unlocated, language: language))
@@ -200,7 +200,7 @@ struct StationsNearestCommand: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let language = ReportLanguage(environment: ProcessInfo.processInfo.environment)
+            let language = ReportLanguage.process
             let stations = try await withStore(try options.settings(), for: .read) { try await $0.stations() }
             let located = stations.compactMap { station -> (Station, Double)? in
                 // A database written before positions were checked may still hold dmX 999.

@@ -39,7 +39,7 @@ struct StatusCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             // Korean under a Korean locale (`LC_ALL`, `LC_MESSAGES`, `LANG`), English otherwise; `--json` is the same in both.
-            let words = StatusWords(language: ReportLanguage(environment: ProcessInfo.processInfo.environment))
+            let words = StatusWords(language: ReportLanguage.process)
             try await withStore(settings, for: .read) { store in
                 let station = settings.station.name
                 let now = try options.clock(settings).now

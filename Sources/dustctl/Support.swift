@@ -106,7 +106,7 @@ private func withStoreOpenedOnFirstUse<T>(
             let storage: OpenedStorage
             do {
                 storage = try await backend.open(
-                    access, environment: ProcessInfo.processInfo.environment,
+                    access, environment: EnvironmentVariables.read(named: ["CREDENTIALS_DIRECTORY"]),
                     logger: Logger(label: "dustctl.storage", factory: { _ in SwiftLogNoOpLogHandler() }),
                     warning: { standardWarning("\($0).", "\($0).") })
             } catch let error as ConfigurationError {

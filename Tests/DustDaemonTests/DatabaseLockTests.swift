@@ -161,26 +161,27 @@ struct DatabaseLockTests {
         #expect(lockFailure(database) == nil, "refused while this process's own copy was being closed")
         #expect(Date().timeIntervalSince(started) >= 0.2)
 
-        // Another process's lock is refused at once, naming it.
+        // Another process's lock is refused at once, naming it. Until flock(1) holds it, each try here
+        // takes the lock and gives it back; a child this process spawns meanwhile may hold that copy a
+        // while, so the refusal is awaited until it names flock(1), then timed.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["--exclusive", database, "sleep", "30"]
+        holder.arguments = ["--exclusive", "--close", database, "sleep", "60"]
         try holder.run()
         defer { holder.terminate() }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         var failure = lockFailure(database)
-        while failure == nil, Date() < deadline {
+        while failure != .held(databasePath: database, pid: holder.processIdentifier), Date() < deadline {
             Thread.sleep(forTimeInterval: 0.02)
             failure = lockFailure(database)
         }
-        let refusedAt = Date()
-        guard case .held(_, let pid) = try #require(failure) else {
-            Issue.record("another process's flock was not refused as held: \(String(describing: failure))")
-            return
+        #expect(failure == .held(databasePath: database, pid: holder.processIdentifier))
+        let times = (0..<3).map { _ in
+            let started = Date()
+            _ = lockFailure(database)
+            return Date().timeIntervalSince(started)
         }
-        #expect(pid == holder.processIdentifier)
-        #expect(lockFailure(database) != nil)
-        #expect(Date().timeIntervalSince(refusedAt) < 0.5, "another process's lock was waited for")
+        #expect(times.min()! < 0.5, "another process's lock was waited for: \(times)")
     }
 
     @Test("/proc/locks names the process holding a flock on a file, by device and inode")
