@@ -39,6 +39,8 @@ public protocol SQLStore: SQLDatabase, FineDustStore {}
 extension StorageFailure {
     /// A row the shared statements could not read: the database is damaged or not FineDust's.
     public init(_ error: SQLDecodingError, database: String) {
-        self.init(kind: .unusable, description: "The database \(database) cannot be read: \(error.description).")
+        self.init(
+            kind: .unusable, description: "The database \(database) cannot be read: \(error.description).",
+            detail: Detail(database: database, reason: .unreadableRow(error.description)))
     }
 }

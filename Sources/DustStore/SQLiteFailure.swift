@@ -1,3 +1,4 @@
+import DustServices
 import GRDB
 
 /// What can go wrong with an SQLite database, each with a sentence saying what to do: SQLite's own
@@ -6,13 +7,13 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// No database at the path (and the store was asked not to create one).
     case databaseMissing(path: String)
     /// The file or its directory cannot be opened or created.
-    case cannotOpen(path: String, reason: String)
+    case cannotOpen(path: String, reason: StorageFailure.Reason)
     /// The disk (or the file system holding the database) is full.
     case diskFull(path: String)
     /// Another process held the database longer than the busy timeout.
     case busy(path: String)
     /// The file is not a SQLite database, or it is damaged.
-    case corrupt(path: String, reason: String)
+    case corrupt(path: String, reason: StorageFailure.Reason)
     /// The database was written by a newer FineDust.
     case schemaTooNew(path: String)
     /// Any other SQLite or I/O failure.
@@ -51,8 +52,8 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         switch database.resultCode.primaryResultCode {
         case .SQLITE_FULL: self = .diskFull(path: path)
         case .SQLITE_BUSY, .SQLITE_LOCKED: self = .busy(path: path)
-        case .SQLITE_CORRUPT, .SQLITE_NOTADB: self = .corrupt(path: path, reason: reason)
-        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH: self = .cannotOpen(path: path, reason: reason)
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: self = .corrupt(path: path, reason: .given(reason))
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH: self = .cannotOpen(path: path, reason: .given(reason))
         default: self = .io(path: path, reason: reason)
         }
     }

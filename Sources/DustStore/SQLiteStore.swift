@@ -78,14 +78,10 @@ public final class SQLiteStore: Sendable {
                 let applied = try pool.read(Schema.migrator.appliedIdentifiers)
                 let known = Schema.migrator.migrations
                 if applied.contains(where: { !known.contains($0) }) { throw SQLiteFailure.schemaTooNew(path: path) }
-                if applied.isEmpty { throw SQLiteFailure.corrupt(path: path, reason: "it has no FineDust tables") }
+                if applied.isEmpty { throw SQLiteFailure.corrupt(path: path, reason: .noFineDustTables) }
                 if !known.allSatisfy(applied.contains) {
                     // A reader never writes, so it cannot upgrade the file; dustd does on start.
-                    throw SQLiteFailure.cannotOpen(
-                        path: path,
-                        reason:
-                            "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again"
-                    )
+                    throw SQLiteFailure.cannotOpen(path: path, reason: .olderSchema)
                 }
             }
         } catch {
@@ -144,7 +140,7 @@ public final class SQLiteStore: Sendable {
                 atPath: directory, withIntermediateDirectories: true,
                 attributes: [.posixPermissions: 0o750])
         } catch {
-            throw .cannotOpen(path: path, reason: "cannot create its directory: \(error.localizedDescription)")
+            throw .cannotOpen(path: path, reason: .cannotCreateDirectory(error.localizedDescription))
         }
     }
 
@@ -156,7 +152,7 @@ public final class SQLiteStore: Sendable {
         if descriptor >= 0 {
             close(descriptor)
         } else if errno != EEXIST {
-            throw .cannotOpen(path: path, reason: String(cString: strerror(errno)))
+            throw .cannotOpen(path: path, reason: .given(String(cString: strerror(errno))))
         }
     }
 

@@ -16,7 +16,13 @@ extension StorageFailure {
             case .corrupt: .unusable
             case .io: .io
             }
-        self.init(kind: kind, description: error.description)
+        let detail: Detail =
+            switch error {
+            case .databaseMissing(let path), .diskFull(let path), .busy(let path), .schemaTooNew(let path): Detail(database: path)
+            case .cannotOpen(let path, let reason), .corrupt(let path, let reason): Detail(database: path, reason: reason)
+            case .io(let path, let reason): Detail(database: path, reason: .given(reason))
+            }
+        self.init(kind: kind, description: error.description, detail: detail)
     }
 }
 

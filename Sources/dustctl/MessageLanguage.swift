@@ -29,84 +29,48 @@ func koreanSettingsWarning(_ warning: String) -> String {
     return "환경 변수 \(match.1)은(는) FineDust 설정이 아니어서 무시합니다" + (match.2.map { " (혹시 \($0)인가요?)" } ?? "")
 }
 
-/// The storage layer's failures in Korean, where they can be recognised whole.
+/// The storage layer's failures in Korean, from their parts.
 ///
-/// A `StorageFailure` is a kind and an English sentence (DustStore's `SQLiteFailure`, DustPostgres's
-/// server errors). For SQLite, the sentence of each kind names the file and, for some, a reason: with
-/// the path known, the sentence is matched against its English exactly and said in Korean with the
-/// same path and reason (the reason in the words SQLite or the system gave, two of FineDust's own
-/// translated). A sentence that does not match — another wording, a PostgreSQL server's — is left as
-/// it was written.
+/// A `StorageFailure` is a kind, an English sentence and, where FineDust wrote the sentence itself (an
+/// SQLite database's failures), its parts: the database it names and why. From those the Korean is
+/// said with the same path and reason — FineDust's own reasons translated, SQLite's and the system's
+/// words as they were given. A failure without parts (a PostgreSQL server's words) stays as written.
 enum StorageText {
-    static func korean(_ failure: StorageFailure, database backend: StorageBackend) -> String? {
-        guard case .sqlite(let path) = backend else { return nil }
-        return korean(failure, sqlitePath: path)
-    }
-
-    static func korean(_ failure: StorageFailure, sqlitePath path: String) -> String? {
-        let text = Array(failure.description.utf8)
-        /// What lies between `opening` and `closing` when the sentence is exactly them around it.
-        func between(_ opening: String, _ closing: String) -> String? {
-            let (head, tail) = (Array(opening.utf8), Array(closing.utf8))
-            guard text.count >= head.count + tail.count, text.starts(with: head), text.reversed().starts(with: tail.reversed())
-            else { return nil }
-            return String(decoding: text[head.count..<(text.count - tail.count)], as: UTF8.self)
-        }
-        func exactly(_ sentence: String) -> Bool { between(sentence, "") == "" }
-        switch failure.kind {
-        case .missing:
-            guard
-                exactly(
-                    "There is no database at \(path); create one with `dustctl import FILE…` or let dustd run once, or pass --db PATH.")
-            else { return nil }
+    static func korean(_ failure: StorageFailure) -> String? {
+        guard let detail = failure.detail else { return nil }
+        let path = detail.database
+        let reason = detail.reason.map(korean)
+        switch (failure.kind, detail.reason) {
+        case (.missing, nil):
             return "\(path)에 데이터베이스가 없습니다. `dustctl import FILE…`로 만들거나, dustd를 한 번 실행하거나, --db PATH를 주세요."
-        case .unwritable:
-            guard
-                let reason = between(
-                    "Cannot open the database \(path) (", "); check that the directory exists and that this user may read and write it.")
-            else { return nil }
-            return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(koreanReason(reason))). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
-        case .diskFull:
-            guard exactly("The disk holding \(path) is full; nothing was written and stored data is intact. Free some space and try again.")
-            else { return nil }
+        case (.unwritable, .some):
+            return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(reason!)). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
+        case (.diskFull, nil):
             return "\(path)이(가) 있는 디스크가 가득 찼습니다. 아무것도 쓰지 않았고 저장된 데이터는 그대로입니다. 공간을 비운 뒤 다시 해 보세요."
-        case .locked:
-            guard exactly("The database \(path) stayed locked by another process longer than the busy timeout; try again.") else {
-                return nil
-            }
+        case (.locked, nil):
             return "데이터베이스 \(path)을(를) 다른 프로세스가 기다릴 수 있는 시간(busy timeout)보다 오래 잠가 두었습니다. 다시 해 보세요."
-        case .unusable:
-            if let reason = between("The file \(path) is not a usable FineDust database (", "); restore it from a backup or move it aside.")
-            {
-                return "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (\(koreanReason(reason))). 백업에서 되살리거나 다른 곳으로 옮기세요."
-            }
-            if let problem = between("The database \(path) cannot be read: ", ".") {
-                return "데이터베이스 \(path)을(를) 읽을 수 없습니다: \(problem)."
-            }
-            return nil
-        case .schemaTooNew:
-            guard exactly("The database \(path) was written by a newer FineDust; upgrade dustd and dustctl.") else { return nil }
+        case (.unusable, .unreadableRow(let problem)):
+            return "데이터베이스 \(path)을(를) 읽을 수 없습니다: \(problem)."
+        case (.unusable, .some):
+            return "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (\(reason!)). 백업에서 되살리거나 다른 곳으로 옮기세요."
+        case (.schemaTooNew, nil):
             return "데이터베이스 \(path)은(는) 더 새로운 FineDust가 썼습니다. dustd와 dustctl을 업그레이드하세요."
-        case .io:
-            guard let reason = between("Reading or writing the database \(path) failed (", ").") else { return nil }
-            return "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (\(reason))."
-        case .replaced, .unreachable, .denied:
+        case (.io, .some):
+            return "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (\(reason!))."
+        default:
             return nil
         }
     }
 
-    /// The reasons DustStore writes itself, in Korean; SQLite's and the system's as they are.
-    private static func koreanReason(_ reason: String) -> String {
+    /// A reason in Korean: FineDust's own translated, SQLite's and the system's words as they are.
+    private static func korean(_ reason: StorageFailure.Reason) -> String {
         switch reason {
-        case "it has no FineDust tables": return "FineDust 테이블이 없습니다"
-        case "an older FineDust wrote it and this version reads it only once it is upgraded; "
-            + "restart dustd (systemctl restart dustd), which upgrades it, then try again":
-            return "예전 FineDust가 쓴 것이라 업그레이드되어야 이 버전이 읽습니다. dustd를 다시 시작하면(systemctl restart dustd) "
-                + "업그레이드되니, 그 뒤에 다시 해 보세요"
-        default:
-            let directory = "cannot create its directory: "
-            if reason.hasPrefix(directory) { return "디렉터리를 만들 수 없습니다: " + reason.dropFirst(directory.count) }
-            return reason
+        case .noFineDustTables: "FineDust 테이블이 없습니다"
+        case .olderSchema:
+            "예전 FineDust가 쓴 것이라 업그레이드되어야 이 버전이 읽습니다. dustd를 다시 시작하면(systemctl restart dustd) 업그레이드되니, 그 뒤에 다시 해 보세요"
+        case .cannotCreateDirectory(let words): "디렉터리를 만들 수 없습니다: " + words
+        case .unreadableRow(let problem): problem
+        case .given(let words): words
         }
     }
 }

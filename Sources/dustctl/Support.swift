@@ -15,9 +15,6 @@ struct CommandFailure: Error, CustomStringConvertible {
     let message: String
     /// The sentence in English: what JSON carries (`import --json`'s `error`), the same in every locale.
     let english: String
-    /// The storage failure this one reports, so that the command that opened the database can name it
-    /// in the locale's language once it knows the database (`withStoreOpenedOnFirstUse`).
-    private(set) var storage: StorageFailure?
 
     init(_ status: ExitStatus, _ message: String) {
         self.init(status, message: message, english: message)
@@ -36,18 +33,11 @@ struct CommandFailure: Error, CustomStringConvertible {
 
     var description: String { message }
 
-    /// The storage layer's sentence, as it wrote it; `init(_:database:)` says it in the locale's language.
-    init(_ failure: StorageFailure) {
-        self.init(ExitStatus(failure), failure.description)
-        storage = failure
-    }
-
-    /// A storage failure of the database `backend` names: SQLite's sentences in the locale's language
-    /// (`StorageText`), PostgreSQL's as the storage layer wrote them.
-    init(_ failure: StorageFailure, database backend: StorageBackend, language: ReportLanguage = .process) {
-        let korean = language == .korean ? StorageText.korean(failure, database: backend) : nil
+    /// A storage failure in the locale's language where the storage layer gave its parts (`StorageText`:
+    /// SQLite's), else as the storage layer wrote it (a PostgreSQL server's words).
+    init(_ failure: StorageFailure, language: ReportLanguage = .process) {
+        let korean = language == .korean ? StorageText.korean(failure) : nil
         self.init(ExitStatus(failure), message: korean ?? failure.description, english: failure.description)
-        storage = failure
     }
 
     init(_ error: IngestError) {
@@ -80,17 +70,14 @@ func withStore<T>(
 /// whose inputs are all missing or broken creates no database.
 ///
 /// A storage failure that ends `body` (or the opening) is said in the locale's language with the
-/// database's path (`CommandFailure(_:database:)`).
+/// database's path (`CommandFailure(_:)`).
 func withStoreOpenedOnFirstUse<T>(
     _ backend: StorageBackend, for access: StorageAccess, _ body: (_ store: () async throws -> any FineDustStore) async throws -> T
 ) async throws -> T {
     do {
         return try await withStoreOpenedOnFirstUse(opening: backend, for: access, body)
     } catch let failure as StorageFailure {
-        throw CommandFailure(failure, database: backend)
-    } catch let failure as CommandFailure {
-        guard let storage = failure.storage else { throw failure }
-        throw CommandFailure(storage, database: backend)
+        throw CommandFailure(failure)
     }
 }
 

@@ -180,7 +180,7 @@ struct SQLiteStoreTests {
             _ = try SQLiteStore(path: path, mode: .readOnly)
         } throws: { error in
             guard case .cannotOpen(_, let reason) = error as? SQLiteFailure else { return false }
-            return reason.contains("restart dustd")
+            return reason == .olderSchema && "\(error)".contains("restart dustd")
         }
         let upgraded = try SQLiteStore(path: path)
         #expect(try await upgraded.alertStates().isEmpty)

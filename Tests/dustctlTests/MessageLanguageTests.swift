@@ -236,33 +236,46 @@ struct MessageLanguageTests {
                 "\(path)에 데이터베이스가 없습니다. `dustctl import FILE…`로 만들거나, dustd를 한 번 실행하거나, --db PATH를 주세요."
             ),
             (
-                .cannotOpen(path: path, reason: "unable to open database file"),
+                .cannotOpen(path: path, reason: .given("unable to open database file")),
                 "데이터베이스 \(path)을(를) 열 수 없습니다 (unable to open database file). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
             ),
             (
-                .cannotOpen(path: path, reason: "cannot create its directory: Permission denied"),
+                .cannotOpen(path: path, reason: .cannotCreateDirectory("Permission denied")),
                 "데이터베이스 \(path)을(를) 열 수 없습니다 (디렉터리를 만들 수 없습니다: Permission denied). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
             ),
             (.diskFull(path: path), "\(path)이(가) 있는 디스크가 가득 찼습니다. 아무것도 쓰지 않았고 저장된 데이터는 그대로입니다. 공간을 비운 뒤 다시 해 보세요."),
             (.busy(path: path), "데이터베이스 \(path)을(를) 다른 프로세스가 기다릴 수 있는 시간(busy timeout)보다 오래 잠가 두었습니다. 다시 해 보세요."),
             (
-                .corrupt(path: path, reason: "it has no FineDust tables"),
+                .corrupt(path: path, reason: .noFineDustTables),
                 "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (FineDust 테이블이 없습니다). 백업에서 되살리거나 다른 곳으로 옮기세요."
             ),
             (.schemaTooNew(path: path), "데이터베이스 \(path)은(는) 더 새로운 FineDust가 썼습니다. dustd와 dustctl을 업그레이드하세요."),
             (.io(path: path, reason: "disk I/O error"), "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (disk I/O error)."),
         ]
         for (failure, korean) in cases {
-            #expect(StorageText.korean(StorageFailure(failure), sqlitePath: path) == korean, "\(failure)")
-            // Another file's sentence is not this one's.
-            #expect(StorageText.korean(StorageFailure(failure), sqlitePath: "/elsewhere.sqlite") == nil, "\(failure)")
+            #expect(StorageText.korean(StorageFailure(failure)) == korean, "\(failure)")
+            // The English is the sentence as before, byte for byte.
+            #expect(StorageFailure(failure).description == failure.description)
         }
-        let decoding = StorageFailure(kind: .unusable, description: "The database \(path) cannot be read: samples holds text.")
-        #expect(StorageText.korean(decoding, sqlitePath: path) == "데이터베이스 \(path)을(를) 읽을 수 없습니다: samples holds text.")
-        // A PostgreSQL server's sentence, or any other wording, stays as written.
+        let upgrade = StorageFailure(SQLiteFailure.cannotOpen(path: path, reason: .olderSchema))
+        #expect(
+            upgrade.description
+                == "Cannot open the database \(path) (an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again); check that the directory exists and that this user may read and write it."
+        )
+        #expect(
+            StorageText.korean(upgrade)
+                == "데이터베이스 \(path)을(를) 열 수 없습니다 (예전 FineDust가 쓴 것이라 업그레이드되어야 이 버전이 읽습니다. dustd를 다시 시작하면(systemctl restart dustd) 업그레이드되니, 그 뒤에 다시 해 보세요). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
+        )
+        // A row the shared statements could not read (DustSQL's `StorageFailure(_:database:)`).
+        let problem = "the column samples holds text where FineDust expects another kind of value"
+        let decoding = StorageFailure(
+            kind: .unusable, description: "The database \(path) cannot be read: \(problem).",
+            detail: .init(database: path, reason: .unreadableRow(problem)))
+        #expect(StorageText.korean(decoding) == "데이터베이스 \(path)을(를) 읽을 수 없습니다: \(problem).")
+        // A PostgreSQL server's sentence, or any failure without its parts, stays as written.
         let server = StorageFailure(kind: .unreachable, description: "Cannot reach the PostgreSQL server of dust@db:5432/dust.")
-        #expect(StorageText.korean(server, sqlitePath: path) == nil)
-        #expect(StorageText.korean(StorageFailure(kind: .diskFull, description: "The disk is full."), sqlitePath: path) == nil)
+        #expect(StorageText.korean(server) == nil)
+        #expect(StorageText.korean(StorageFailure(kind: .diskFull, description: "The disk is full.")) == nil)
     }
 
     @Test("Typed dates and weeks, forecast regions and the settings' warning in Korean; the English is the layer's own")

@@ -27,12 +27,56 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         case denied
     }
 
+    /// What the database it names and why, for a caller that says the failure in words of its own
+    /// (dustctl, in Korean): set by the engines whose sentences FineDust writes itself (SQLite's),
+    /// nil when only the sentence is known (a PostgreSQL server's words).
+    public struct Detail: Sendable, Hashable {
+        /// The database the sentence names: SQLite's file.
+        public var database: String
+        /// Why, when the sentence says.
+        public var reason: Reason?
+
+        public init(database: String, reason: Reason? = nil) {
+            self.database = database
+            self.reason = reason
+        }
+    }
+
+    /// Why a database could not be used: FineDust's own reasons, or the words SQLite or the system gave.
+    public enum Reason: Sendable, Hashable, CustomStringConvertible {
+        /// The file is an SQLite database without FineDust's tables.
+        case noFineDustTables
+        /// An older FineDust wrote it, and a reader cannot upgrade it.
+        case olderSchema
+        /// The database's directory could not be created (the system's words).
+        case cannotCreateDirectory(String)
+        /// A stored row is not what FineDust writes (what is wrong with it).
+        case unreadableRow(String)
+        /// SQLite's or the system's words, as they were given.
+        case given(String)
+
+        /// The reason in English, as the failure's sentence says it.
+        public var description: String {
+            switch self {
+            case .noFineDustTables: "it has no FineDust tables"
+            case .olderSchema:
+                "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again"
+            case .cannotCreateDirectory(let reason): "cannot create its directory: \(reason)"
+            case .unreadableRow(let problem): problem
+            case .given(let words): words
+            }
+        }
+    }
+
     public var kind: Kind
     /// One sentence: what happened and what to do.
     public var description: String
+    /// The sentence's parts, where the engine knows them.
+    public var detail: Detail?
 
-    public init(kind: Kind, description: String) {
+    public init(kind: Kind, description: String, detail: Detail? = nil) {
         self.kind = kind
         self.description = description
+        self.detail = detail
     }
 }
