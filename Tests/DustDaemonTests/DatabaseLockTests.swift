@@ -161,21 +161,23 @@ struct DatabaseLockTests {
         #expect(lockFailure(database) == nil, "refused while this process's own copy was being closed")
         #expect(Date().timeIntervalSince(started) >= 0.2)
 
-        // Another process's lock is refused at once, naming it. Until flock(1) holds it, each try here
-        // takes the lock and gives it back; a child this process spawns meanwhile may hold that copy a
-        // while, so the refusal is awaited until it names flock(1), then timed.
+        // Another process's lock is refused at once, naming it. Waiting for flock(1) to hold it is done by
+        // reading /proc/locks, not by trying the lock: each try would take it for a moment, and a child this
+        // process spawns meanwhile could keep that copy long enough to starve flock(1) (seen at load 16).
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
         holder.arguments = ["--exclusive", "--close", database, "sleep", "60"]
         try holder.run()
         defer { holder.terminate() }
+        var status = stat()
+        #expect(stat(database, &status) == 0)
         let deadline = Date().addingTimeInterval(60)
-        var failure = lockFailure(database)
-        while failure != .held(databasePath: database, pid: holder.processIdentifier), Date() < deadline {
+        while DatabaseLock.flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+            != holder.processIdentifier, Date() < deadline
+        {
             Thread.sleep(forTimeInterval: 0.02)
-            failure = lockFailure(database)
         }
-        #expect(failure == .held(databasePath: database, pid: holder.processIdentifier))
+        #expect(lockFailure(database) == .held(databasePath: database, pid: holder.processIdentifier))
         let times = (0..<3).map { _ in
             let started = Date()
             _ = lockFailure(database)

@@ -81,7 +81,7 @@ struct KeyEchoTests {
     let jongno = StationPreference(primary: "종로구")
 
     func client(_ rig: FaultRig) -> AirKoreaClient {
-        AirKoreaClient(endpoint: AirKoreaEndpoint(baseURL: rig.baseURL, serviceKey: key), transport: rig.transport, timeout: .seconds(5))
+        AirKoreaClient(endpoint: AirKoreaEndpoint(baseURL: rig.baseURL, serviceKey: key), transport: rig.transport, timeout: .seconds(30))
     }
 
     /// Nothing FineDust kept (messages, names, the database and its WAL) holds 12 letters of the key.
