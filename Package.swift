@@ -86,7 +86,7 @@ let package = Package(
         .target(
             name: "DustStorage",
             dependencies: [
-                "DustConfig", "DustServices", "DustStore", "DustPostgres",
+                "DustKit", "DustConfig", "DustServices", "DustStore", "DustPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

@@ -184,12 +184,13 @@ public struct Daemon: Sendable {
             storage = try await settings.storage.open(.write, environment: environment, logger: logger) { [logger] in
                 logger.warning("\($0)")
             }
-        } catch let error as ConfigurationError {
-            logger.critical("Invalid configuration: \(error)")
-            return .failure(OpeningFailure(status: .configuration))
         } catch {
-            logger.critical("\(error)")
-            return .failure(OpeningFailure(status: (error as? StorageFailure).map(ExitStatus.init) ?? .software))
+            if case .configuration(let error) = error {
+                logger.critical("Invalid configuration: \(error)")
+            } else {
+                logger.critical("\(error)")
+            }
+            return .failure(OpeningFailure(status: error.exitStatus))
         }
         for secret in storage.secrets { redactor.add(SecretText(secret)) }
         // An older FineDust may have stored a server's echo of this key in any encoding: the guard

@@ -43,7 +43,7 @@ public struct DemoDashboard: Sendable {
                 .store
         } catch {
             report("\(error)")
-            return (error as? StorageFailure).map(ExitStatus.init) ?? .software
+            return error.exitStatus
         }
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul") ?? KoreaStandardTime.timeZone)
         let replay: DemoReplay.Replay

@@ -65,10 +65,12 @@ public struct StationSync: Sendable {
                 outcome.diagnostics += await keepPlaces(store: store)
                 return outcome
             }
+        } catch let error as StorageOpeningError {
+            return OneShotOutcome(status: error.exitStatus, diagnostics: outcome.diagnostics + [error.description])
         } catch let error as StorageFailure {
             return OneShotOutcome(status: ExitStatus(error), diagnostics: outcome.diagnostics + [error.description])
         } catch {
-            return OneShotOutcome(status: .configuration, diagnostics: outcome.diagnostics + ["\(error)"])
+            return OneShotOutcome(status: .software, diagnostics: outcome.diagnostics + ["\(error)"])
         }
     }
 

@@ -1,4 +1,5 @@
 import DustConfig
+import DustKit
 import DustPostgres
 import DustServices
 import DustStore
@@ -39,31 +40,62 @@ public struct OpenedStorage: Sendable {
     }
 }
 
+/// Why a database could not be opened: a setting FineDust refuses (PostgreSQL's password), or the
+/// database itself.
+public enum StorageOpeningError: Error, Sendable, Hashable, CustomStringConvertible {
+    case configuration(ConfigurationError)
+    case storage(StorageFailure)
+
+    public var description: String {
+        switch self {
+        case .configuration(let error): error.description
+        case .storage(let failure): failure.description
+        }
+    }
+
+    /// How a process that could not open its database exits: 78 for a setting, the failure's otherwise.
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .configuration: .configuration
+        case .storage(let failure): ExitStatus(failure)
+        }
+    }
+}
+
 extension StorageBackend {
     /// Opens the database: the one place FineDust's executables turn settings into a store.
     /// SQLite: the file at `path`, created and migrated for `.write`. PostgreSQL: the password from
     /// the `postgres-password` credential in `environment` or the password file (`warning` is told
     /// when a credential was passed but cannot be read), then the server, its schema checked
-    /// (`.read`) or migrated (`.write`). Throws `ConfigurationError` for a password that cannot be
-    /// loaded and `StorageFailure` for a database that cannot be opened.
+    /// (`.read`) or migrated (`.write`).
     public func open(
         _ access: StorageAccess, environment: [String: String], logger: Logger, warning: (String) -> Void = { _ in }
-    ) async throws -> OpenedStorage {
+    ) async throws(StorageOpeningError) -> OpenedStorage {
         switch self {
         case .sqlite(let path):
             let store: SQLiteStore
             do {
                 store = try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite)
             } catch {
-                throw StorageFailure(error)
+                throw .storage(StorageFailure(error))
             }
             return OpenedStorage(store: store, connections: nil, pollerLease: nil, secrets: [])
         case .postgres(let location, let passwordFile):
-            let loaded = try PostgresPasswordLoader(environment: environment).load(passwordFile: passwordFile)
+            let loaded: PostgresPasswordLoader.Loaded
+            do {
+                loaded = try PostgresPasswordLoader(environment: environment).load(passwordFile: passwordFile)
+            } catch {
+                throw .configuration(error)
+            }
             if let text = loaded.warning { warning(text) }
             let password = loaded.password?.revealedForSending ?? ""
-            let store = try await PostgresStore.open(
-                location, password: password, mode: access == .read ? .readOnly : .readWrite, logger: logger)
+            let store: PostgresStore
+            do {
+                store = try await PostgresStore.open(
+                    location, password: password, mode: access == .read ? .readOnly : .readWrite, logger: logger)
+            } catch {
+                throw .storage(error)
+            }
             return OpenedStorage(
                 store: store, connections: store, pollerLease: PostgresPollerLease(location: location, password: password, logger: logger),
                 secrets: password.isEmpty ? [] : [password])
@@ -71,7 +103,7 @@ extension StorageBackend {
     }
 
     /// Opens the database, runs `body` with the store and its connections, and closes it: a command's
-    /// one store.
+    /// one store. Throws a `StorageOpeningError` when it cannot be opened, and what `body` throws.
     public func withStore<T>(
         _ access: StorageAccess, environment: [String: String], logger: Logger, warning: (String) -> Void = { _ in },
         _ body: (any FineDustStore) async throws -> T

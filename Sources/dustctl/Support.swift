@@ -96,8 +96,11 @@ private func withStoreOpenedOnFirstUse<T>(
                     access, environment: EnvironmentVariables.read(named: ["CREDENTIALS_DIRECTORY"]),
                     logger: Logger(label: "dustctl.storage", factory: { _ in SwiftLogNoOpLogHandler() }),
                     warning: { standardWarning("\($0).", "\($0).") })
-            } catch let error as ConfigurationError {
-                throw CommandFailure(.configuration, error.description)
+            } catch {
+                switch error {
+                case .configuration(let error): throw CommandFailure(.configuration, error.description)
+                case .storage(let failure): throw failure
+                }
             }
             if let connections = storage.connections { group.addTask { try await connections.run() } }
             opened = storage.store
