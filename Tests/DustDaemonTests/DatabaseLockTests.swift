@@ -161,29 +161,47 @@ struct DatabaseLockTests {
         #expect(lockFailure(database) == nil, "refused while this process's own copy was being closed")
         #expect(Date().timeIntervalSince(started) >= 0.2)
 
-        // Another process's lock is refused at once, naming it. Waiting for flock(1) to hold it is done by
-        // reading /proc/locks, not by trying the lock: each try would take it for a moment, and a child this
-        // process spawns meanwhile could keep that copy long enough to starve flock(1) (seen at load 16).
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = ["--exclusive", "--close", database, "sleep", "60"]
-        try holder.run()
-        defer { holder.terminate() }
-        var status = stat()
-        #expect(stat(database, &status) == 0)
-        let deadline = Date().addingTimeInterval(60)
-        while DatabaseLock.flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
-            != holder.processIdentifier, Date() < deadline
-        {
-            Thread.sleep(forTimeInterval: 0.02)
+        // Another process's lock is refused at once, naming it: on a file this process has not locked, so no
+        // copy of a descriptor of ours can stand in the holder's way (twice at load 16 it did not have the
+        // first file's lock within a minute). Waiting for the holder is done by reading /proc/locks, not by
+        // trying the lock, for the same reason. One process holding it until it is killed.
+        do {
+            let database = directory.path("other.sqlite")
+            #expect(FileManager.default.createFile(atPath: database, contents: Data()))
+            chmod(database, 0o640)
+            let holder = Process()
+            holder.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            holder.arguments = [
+                "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX); time.sleep(3600)",
+                database,
+            ]
+            try holder.run()
+            // SIGKILL: a test process that ignores SIGTERM (dustd's signal tests) passes that on to its children.
+            defer { kill(holder.processIdentifier, SIGKILL) }
+            // Outside #expect: the macro would hand `stat` a copy of `status`, leaving this one zero.
+            var status = stat()
+            let statted = stat(database, &status)
+            #expect(statted == 0)
+            // What /proc/locks says of the file is printed if the holder does not have it in time.
+            let deadline = Date().addingTimeInterval(240)
+            while DatabaseLock.flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+                != holder.processIdentifier, Date() < deadline
+            {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            let identity = ":\(UInt64(status.st_ino)) "
+            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            let lines = locks.split(separator: "\n").filter { $0.contains(identity) }
+            #expect(
+                lockFailure(database) == .held(databasePath: database, pid: holder.processIdentifier),
+                "holder \(holder.processIdentifier), this process \(getpid()), running \(holder.isRunning); /proc/locks: \(lines)")
+            let times = (0..<3).map { _ in
+                let started = Date()
+                _ = lockFailure(database)
+                return Date().timeIntervalSince(started)
+            }
+            #expect(times.min()! < 0.5, "another process's lock was waited for: \(times)")
         }
-        #expect(lockFailure(database) == .held(databasePath: database, pid: holder.processIdentifier))
-        let times = (0..<3).map { _ in
-            let started = Date()
-            _ = lockFailure(database)
-            return Date().timeIntervalSince(started)
-        }
-        #expect(times.min()! < 0.5, "another process's lock was waited for: \(times)")
     }
 
     @Test("/proc/locks names the process holding a flock on a file, by device and inode")

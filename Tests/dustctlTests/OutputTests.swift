@@ -66,7 +66,8 @@ struct OutputTests {
         defer { directory.remove() }
         let db = try await demoDatabase(directory)
         var ends: [Int32] = [0, 0]
-        #expect(pipe(&ends) == 0)
+        let piped = pipe(&ends)  // outside #expect, which could hand `pipe` a copy of `ends`
+        #expect(piped == 0 && ends[0] != ends[1])
         close(ends[0])
         let writeEnd = FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
         let run = try await dustctl(command + ["--station", "종로구", "--db", db], standardOutput: writeEnd)
