@@ -165,11 +165,13 @@ public final class DatabaseLock: Sendable {
 
     /// The process holding a `flock` on the file, from `/proc/locks`; 0 when it is not listed.
     /// The kernel writes that file a page per read and starts each page afresh, so on a machine
-    /// taking and dropping other locks meanwhile a line can be missed: it is read up to five times.
+    /// taking and dropping other locks meanwhile a line can be missed: it is read up to twenty times
+    /// over a tenth of a second (five reads in a row missed it with two test runs side by side).
     static func flockHolder(of status: stat) -> Int32 {
-        for _ in 0..<5 {
+        for attempt in 0..<20 {
             let pid = flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
             if pid > 0 { return pid }
+            if attempt < 19 { usleep(5_000) }
         }
         return 0
     }

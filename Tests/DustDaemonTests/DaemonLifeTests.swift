@@ -615,7 +615,8 @@ struct StatusStatesTests {
         #expect(try await dustd.wait { try await dustd.status().1["lastError"] is [String: Any] })
         let (code, object) = try await dustd.status()
         #expect(code == 4)
-        #expect(object["state"] as? String == "waitingForNextHour")
+        // Its next try may have begun (two full runs side by side delayed this read past it).
+        #expect(["waitingForNextHour", "polling"].contains(object["state"] as? String), "\(object)")
         let failure = try #require(object["lastError"] as? [String: Any])
         #expect(failure["kind"] as? String == "airKorea")
         #expect((failure["message"] as? String)?.contains("Decoding key") == true)
