@@ -86,13 +86,11 @@ public final class DatabaseLock: Sendable {
             close(descriptor)
             throw error
         }
-        if let reason = Self.takeWholeFileLock(databaseDescriptor) {
-            var status = stat()
-            let pid = fstat(databaseDescriptor, &status) == 0 ? Self.flockHolder(of: status) : 0
+        if let refusal = Self.takeWholeFileLock(databaseDescriptor) {
             close(databaseDescriptor)
             close(descriptor)
-            if reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: pid) }
-            throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(reason)))
+            if refusal.reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: refusal.holder) }
+            throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(refusal.reason)))
         }
         var status = stat()
         if fstat(databaseDescriptor, &status) == 0,
@@ -124,12 +122,10 @@ public final class DatabaseLock: Sendable {
         let replacement = try storage.open(
             storage.databasePath, role: "the database", allowingLinks: true,
             failure: { .unavailable(lockPath: $0, reason: $1) })
-        if let reason = Self.takeWholeFileLock(replacement) {
-            var status = stat()
-            let pid = fstat(replacement, &status) == 0 ? Self.flockHolder(of: status) : 0
+        if let refusal = Self.takeWholeFileLock(replacement) {
             close(replacement)
-            if reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: pid) }
-            throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(reason)))
+            if refusal.reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: refusal.holder) }
+            throw .unavailable(lockPath: storage.databasePath, reason: String(cString: strerror(refusal.reason)))
         }
         close(
             databaseDescriptor.withLock { held in
@@ -139,7 +135,8 @@ public final class DatabaseLock: Sendable {
             })
     }
 
-    /// Takes the `flock` on `descriptor`; the `errno` when it cannot.
+    /// Takes the `flock` on `descriptor`; when it cannot, the `errno` and the other process
+    /// `/proc/locks` names as the holder (0 when none is named).
     ///
     /// A `flock` belongs to the open file, and a child a process is spawning holds a copy of each of
     /// its descriptors until it execs (`O_CLOEXEC` closes them only then). So a lock this process
@@ -148,17 +145,17 @@ public final class DatabaseLock: Sendable {
     /// loaded machine may leave a new child unscheduled for more than one); a lock another process
     /// holds is refused at once. (dustd spawns nothing; a test process that opens one database twice
     /// while other tests spawn programs does: docs/RELIABILITY.md.)
-    static func takeWholeFileLock(_ descriptor: Int32) -> Int32? {
+    static func takeWholeFileLock(_ descriptor: Int32) -> (reason: Int32, holder: Int32)? {
         let deadline = ContinuousClock.now + .seconds(10)
         while true {
             if wholeFileLock(descriptor, LOCK_EX | LOCK_NB) == 0 { return nil }
             let reason = errno
             var status = stat()
-            // Not listed at all may be a line the kernel's paging skipped (`flockHolder`): waited out too.
-            guard reason == EWOULDBLOCK, ContinuousClock.now < deadline, fstat(descriptor, &status) == 0,
-                !flockHolders(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
-                    .contains(where: { $0 != getpid() })
-            else { return reason }
+            guard reason == EWOULDBLOCK, fstat(descriptor, &status) == 0 else { return (reason, 0) }
+            let other = flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+            if other > 0 { return (reason, other) }
+            // Only this process listed, or no one (a line the kernel's paging skipped): waited out.
+            guard ContinuousClock.now < deadline else { return (reason, flockHolder(of: status)) }
             usleep(10_000)
         }
     }
@@ -179,20 +176,18 @@ public final class DatabaseLock: Sendable {
     /// The process holding a `flock` on the file in `locks`, `/proc/locks`'s text (`1: FLOCK ADVISORY
     /// WRITE 1234 08:01:5678 0 EOF`: PID, then major:minor:inode); 0 when it is not listed.
     public static func flockHolder(of status: stat, locks: String?) -> Int32 {
-        flockHolders(of: status, locks: locks).first { $0 != getpid() } ?? 0
-    }
-
-    /// Every process `locks` (`/proc/locks`'s text) lists as holding a `flock` on the file, in order.
-    static func flockHolders(of status: stat, locks: String?) -> [Int32] {
         let device = UInt64(status.st_dev)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~0xFFF)
         let minor = (device & 0xFF) | ((device >> 12) & ~0xFF)
         let identity = String(format: "%02llx:%02llx:%llu", major, minor, UInt64(status.st_ino))
-        return (locks ?? "").split(separator: "\n").compactMap { line in
+        for line in (locks ?? "").split(separator: "\n") where !line.contains("->") {
             let fields = line.split(separator: " ")
-            guard !line.contains("->"), fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity else { return nil }
-            return Int32(fields[4])
+            guard fields.count >= 6, fields[1] == "FLOCK", fields[5] == identity, let pid = Int32(fields[4]), pid != getpid() else {
+                continue
+            }
+            return pid
         }
+        return 0
     }
 }
 

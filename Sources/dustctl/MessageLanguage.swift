@@ -39,24 +39,23 @@ enum StorageText {
     static func korean(_ failure: StorageFailure) -> String? {
         guard let detail = failure.detail else { return nil }
         let path = detail.database
-        let reason = detail.reason.map(korean)
         switch (failure.kind, detail.reason) {
         case (.missing, nil):
             return "\(path)에 데이터베이스가 없습니다. `dustctl import FILE…`로 만들거나, dustd를 한 번 실행하거나, --db PATH를 주세요."
-        case (.unwritable, .some):
-            return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(reason!)). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
+        case (.unwritable, .some(let reason)):
+            return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(korean(reason))). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
         case (.diskFull, nil):
             return "\(path)이(가) 있는 디스크가 가득 찼습니다. 아무것도 쓰지 않았고 저장된 데이터는 그대로입니다. 공간을 비운 뒤 다시 해 보세요."
         case (.locked, nil):
             return "데이터베이스 \(path)을(를) 다른 프로세스가 기다릴 수 있는 시간(busy timeout)보다 오래 잠가 두었습니다. 다시 해 보세요."
         case (.unusable, .unreadableRow(let problem)):
             return "데이터베이스 \(path)을(를) 읽을 수 없습니다: \(problem)."
-        case (.unusable, .some):
-            return "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (\(reason!)). 백업에서 되살리거나 다른 곳으로 옮기세요."
+        case (.unusable, .some(let reason)):
+            return "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (\(korean(reason))). 백업에서 되살리거나 다른 곳으로 옮기세요."
         case (.schemaTooNew, nil):
             return "데이터베이스 \(path)은(는) 더 새로운 FineDust가 썼습니다. dustd와 dustctl을 업그레이드하세요."
-        case (.io, .some):
-            return "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (\(reason!))."
+        case (.io, .some(let reason)):
+            return "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (\(korean(reason)))."
         default:
             return nil
         }
