@@ -195,6 +195,8 @@ struct DatabaseLockTests {
             #expect(
                 lockFailure(database) == .held(databasePath: database, pid: holder.processIdentifier),
                 "holder \(holder.processIdentifier), this process \(getpid()), running \(holder.isRunning); /proc/locks: \(lines)")
+            // The fallback when /proc/locks loses the line: the holder's own open file says it holds the lock.
+            #expect(DatabaseLock.flockHolderAmongOpenFiles(of: status) == holder.processIdentifier)
             let times = (0..<3).map { _ in
                 let started = Date()
                 _ = lockFailure(database)
@@ -204,7 +206,7 @@ struct DatabaseLockTests {
         }
     }
 
-    @Test("/proc/locks names the process holding a flock on a file, by device and inode")
+    @Test("/proc/locks and a holder's fdinfo name the process holding a flock on a file, by device and inode")
     func flockHolderFromProcLocks() {
         var status = stat()
         status.st_dev = UInt(0x0801)
@@ -217,6 +219,9 @@ struct DatabaseLockTests {
             """
         #expect(DatabaseLock.flockHolder(of: status, locks: locks) == 4242)
         #expect(DatabaseLock.flockHolder(of: status, locks: "") == 0)
+        // A holder's /proc/PID/fdinfo/N: the same fields after `lock:` and a tab.
+        let fdinfo = "pos:\t0\nflags:\t02100002\nmnt_id:\t29\nino:\t5678\nlock:\t1: FLOCK  ADVISORY  WRITE 4243 08:01:5678 0 EOF\n"
+        #expect(DatabaseLock.flockHolder(of: status, locks: fdinfo) == 4243)
     }
 }
 

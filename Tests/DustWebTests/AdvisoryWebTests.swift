@@ -19,7 +19,7 @@ struct AdvisoryWebTests {
         let printed = try await rig.dustctl(["advisories"])
         #expect(printed.status == 0, "\(printed.standardError)")
         #expect(printed.standardOutput.hasPrefix(#"{"region":{"district":"서울","area":null},"#))
-        try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
+        try await rig.application(try rig.source(clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/api/v1/advisories", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/json; charset=utf-8")

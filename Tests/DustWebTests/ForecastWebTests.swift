@@ -11,11 +11,11 @@ import Prometheus
 import TestSupport
 import Testing
 
-/// Forecasts for 서울 (the demo station 종로구's region) for today and tomorrow as of now, issued
+/// Forecasts for 서울 (the demo station 종로구's region) for today and tomorrow as of `now`, issued
 /// at 05시 today; the overall text is hostile, to prove it is escaped.
-func storeForecastForNow(_ store: SQLiteStore) async throws -> LocalDate {
+func storeForecastForNow(_ store: SQLiteStore, now: PinnedNow) async throws -> LocalDate {
     let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
-    let today = calendar.date(containing: Date())
+    let today = calendar.date(containing: now.date)
     let issued = calendar.start(of: today).addingTimeInterval(5 * 3600)
     func forecast(_ pollutant: Pollutant, _ date: LocalDate, _ grade: ForecastGrade) -> DustForecast {
         DustForecast(
@@ -36,7 +36,7 @@ struct ForecastWebTests {
     func apiEqualsCLI() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let today = try await storeForecastForNow(rig.store)
+        let today = try await storeForecastForNow(rig.store, now: rig.now)
         let forecast = try await rig.dustctl(["forecast"])
         #expect(forecast.status == 0, "\(forecast.standardError)")
         let todayCLI = try await rig.dustctl(["today"])
@@ -49,7 +49,7 @@ struct ForecastWebTests {
         #expect(
             forecast.standardOutput.contains("\"tomorrow\":{\"date\":\"\(today.adding(days: 1))\",\"pm10\":{\"grade\":3,\"word\":\"나쁨\""))
         #expect(forecast.standardOutput.contains("\"pm25\":{\"grade\":4,\"word\":\"매우나쁨\""))
-        try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
+        try await rig.application(try rig.source(clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/api/v1/forecast", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/json; charset=utf-8")
@@ -65,8 +65,8 @@ struct ForecastWebTests {
     func panelAndMetrics() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let today = try await storeForecastForNow(rig.store)
-        try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
+        let today = try await storeForecastForNow(rig.store, now: rig.now)
+        try await rig.application(try rig.source(clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/?lang=en", method: .get) { response in
                 let page = text(response)
                 #expect(page.contains("<section class=\"card forecast\" data-region=\"서울\">"))
@@ -90,7 +90,7 @@ struct ForecastWebTests {
         #expect(printed.status == 0)
         #expect(printed.standardOutput.contains("\"today\":{\"date\":"))
         #expect(printed.standardOutput.contains("\"pm10\":null,\"pm25\":null"))
-        try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
+        try await rig.application(try rig.source(clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/api/v1/forecast", method: .get) { response in
                 #expect(text(response) == printed.standardOutput)
             }
@@ -101,7 +101,7 @@ struct ForecastWebTests {
     func unknownRegion() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        try await rig.application(try rig.source(station: "어딘가", clock: SystemClock())).test(.router) { client in
+        try await rig.application(try rig.source(station: "어딘가", clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/api/v1/forecast", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(text(response).contains("set forecast.region"))

@@ -118,14 +118,14 @@ struct WebStatusDocumentTests {
     func noPaths() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        var record = lastRecord(now: Date())
+        var record = lastRecord(now: rig.now.date)
         record.lastError = .init(
-            at: Date().addingTimeInterval(-60),
+            at: rig.now.date.addingTimeInterval(-60),
             failure: .storage(StorageFailure(SQLiteFailure.diskFull(path: rig.store.path))))
         try await rig.store.saveStatus(record)
         let printed = try await rig.dustctl(["status"])
         #expect(printed.standardOutput.contains(rig.store.path), "dustctl shows the operator the path")
-        try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
+        try await rig.application(try rig.source(clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/api/v1/status", method: .get) { response in
                 let body = text(response)
                 #expect(!body.contains(rig.store.path) && !body.contains("/etc/dustd") && !body.contains(rig.directory.path("")))

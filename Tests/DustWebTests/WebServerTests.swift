@@ -16,6 +16,8 @@ struct WebRig {
     let directory: TemporaryDirectory
     let store: SQLiteStore
     let configuration: String
+    /// The rig's one "now": `dustctl` runs with it, and `source(clock: rig.now.clock)` serves with it.
+    let now = PinnedNow()
 
     init() async throws {
         directory = try TemporaryDirectory("web")
@@ -51,10 +53,12 @@ struct WebRig {
         Application(router: WebServer(data: source, registry: PrometheusCollectorRegistry(), token: token).router())
     }
 
-    /// `dustctl ARGS --json --db … --station 종로구` from the same database.
+    /// `dustctl ARGS --json --db … --station 종로구` from the same database, at the rig's now (unless
+    /// `--now` says otherwise).
     func dustctl(_ arguments: [String]) async throws -> ProcessResult {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
         environment["DUSTD_CONFIG"] = configuration
+        environment.merge(now.environment) { $1 }
         return try await Executables.run(
             "dustctl", arguments + ["--json", "--db", store.path, "--station", "종로구"], environment: environment)
     }
@@ -90,9 +94,9 @@ struct WebServerTests {
     func todayAndStatus() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let app = rig.application(try rig.source(clock: SystemClock()))
+        let now = rig.now.date
+        let app = rig.application(try rig.source(clock: rig.now.clock))
         let today = try await rig.dustctl(["today"])
-        let askedAt = Date()
         let status = try await rig.dustctl(["status"])
         #expect(status.status == 3)
         try await app.test(.router) { client in
@@ -100,15 +104,12 @@ struct WebServerTests {
                 #expect(text(response) == today.standardOutput)
             }
             try await client.execute(uri: "/api/v1/status", method: .get) { response in
-                var served = try #require(try JSONSerialization.jsonObject(with: Data(text(response).utf8)) as? [String: Any])
+                let served = try #require(try JSONSerialization.jsonObject(with: Data(text(response).utf8)) as? [String: Any])
                 var printed = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
-                // The one value that moves between two calls: the served age is the printed one plus the
-                // time between them (seconds on a quiet machine, a minute or more on a loaded one).
-                let ages = [served.removeValue(forKey: "dataAgeSeconds"), printed.removeValue(forKey: "dataAgeSeconds")].compactMap {
-                    $0 as? Double
-                }
-                let between = Date().timeIntervalSince(askedAt)
-                #expect(ages.count == 2 && ages[0] >= ages[1] - 1 && ages[0] - ages[1] <= between + 1, "\(ages), \(between) s apart")
+                // One instant for both, so even the data's age is the same (the newest hour ended at
+                // 2026-11-20 24:00 KST).
+                let age = now.timeIntervalSince(instant(kst: "2026-11-21T00:00:00"))
+                #expect(served["dataAgeSeconds"] as? Double == age && printed["dataAgeSeconds"] as? Double == age)
                 // The web never shows file-system paths or the PID (README, the dashboard section).
                 #expect(served["database"] == nil && served["pid"] == nil)
                 #expect(printed.removeValue(forKey: "database") as? String == rig.store.path)

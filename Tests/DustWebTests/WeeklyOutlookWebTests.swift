@@ -11,9 +11,9 @@ import TestSupport
 import Testing
 
 /// The fixture's weekly outlook re-dated so it was published yesterday (KST) and its days lie ahead of
-/// today; 서울 is 높음 on its first two days. Returns the publication day.
-func storeWeeklyOutlookForNow(_ store: SQLiteStore) async throws -> LocalDate {
-    let today = DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: Date())
+/// today (of `now`); 서울 is 높음 on its first two days. Returns the publication day.
+func storeWeeklyOutlookForNow(_ store: SQLiteStore, now: PinnedNow) async throws -> LocalDate {
+    let today = DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now.date)
     let page = try AirKoreaResponseParser().parseWeeklyOutlooks(try TestFixtures.data("synthesized/weekly-outlook-2026-11-22.xml"))
     var outlook = try #require(page.outlooks.first)
     let shift = today.adding(days: -1).daysSinceEpoch - outlook.publishedOn.daysSinceEpoch
@@ -33,8 +33,8 @@ struct WeeklyOutlookWebTests {
     func apiEqualsCLI() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        _ = try await storeForecastForNow(rig.store)
-        let published = try await storeWeeklyOutlookForNow(rig.store)
+        _ = try await storeForecastForNow(rig.store, now: rig.now)
+        let published = try await storeWeeklyOutlookForNow(rig.store, now: rig.now)
         let first = published.adding(days: 3)
         let forecast = try await rig.dustctl(["forecast"])
         #expect(forecast.status == 0, "\(forecast.standardError)")
@@ -48,7 +48,7 @@ struct WeeklyOutlookWebTests {
         let document = try #require(try JSONSerialization.jsonObject(with: Data(forecast.standardOutput.utf8)) as? [String: Any])
         let days = try #require((document["outlook"] as? [String: Any])?["days"] as? [[String: Any]])
         #expect(days.map { $0["grade"] as? String } == ["high", "high", "low", "low"])
-        try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
+        try await rig.application(try rig.source(clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/api/v1/forecast", method: .get) { response in
                 #expect(response.status == .ok)
                 #expect(text(response) == forecast.standardOutput)
@@ -76,9 +76,9 @@ struct WeeklyOutlookWebTests {
     func panel() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        _ = try await storeForecastForNow(rig.store)
-        let published = try await storeWeeklyOutlookForNow(rig.store)
-        try await rig.application(try rig.source(clock: SystemClock())).test(.router) { client in
+        _ = try await storeForecastForNow(rig.store, now: rig.now)
+        let published = try await storeWeeklyOutlookForNow(rig.store, now: rig.now)
+        try await rig.application(try rig.source(clock: rig.now.clock)).test(.router) { client in
             try await client.execute(uri: "/?lang=en", method: .get) { response in
                 let page = text(response)
                 #expect(page.contains("<div class=\"outlook\" data-outlook-published=\"\(published)\" data-outlook-high-days=\"2\">"))

@@ -7,8 +7,16 @@ import Testing
 
 @Suite("dustctl advisories and the advisory line at the top of today", .timeLimit(.minutes(10)))
 struct AdvisoriesCommandTests {
-    /// A whole minute an hour ago (KST), so the test holds at any time of any day but the year's first hour.
-    let issued = Date(timeIntervalSince1970: ((Date().timeIntervalSince1970 / 60).rounded(.down) - 60) * 60)
+    /// The test's one now: every dustctl runs at it.
+    let now = PinnedNow()
+    /// A whole minute an hour before now, so the test holds at any time of any day but the year's first hour.
+    var issued: Date { Date(timeIntervalSince1970: ((now.date.timeIntervalSince1970 / 60).rounded(.down) - 60) * 60) }
+
+    /// `dustctl ARGS` at the test's one now (`FINEDUST_NOW`), the instant its data was stored for.
+    func dustctlNow(_ arguments: String..., environment extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await dustctl(arguments, environment: now.environment.merging(extra) { $1 })
+    }
+
     let calendar = DayCalendar(timeZone: KoreaStandardTime.timeZone)
     var year: Int { calendar.date(containing: issued).year }
 
@@ -22,7 +30,7 @@ struct AdvisoriesCommandTests {
     /// a 서울 PM10 주의보 that was cleared, all issued this year.
     func database(_ directory: TemporaryDirectory, advisories: Bool = true) async throws -> String {
         let db = directory.path("dust.sqlite")
-        let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let imported = try await dustctlNow("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         guard advisories else { return db }
         try await SQLiteStore(path: db).saveAdvisories([
@@ -43,7 +51,7 @@ struct AdvisoriesCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = try await database(directory)
-        let result = try await dustctl("advisories", "--db", db, "--station", "종로구")
+        let result = try await dustctlNow("advisories", "--db", db, "--station", "종로구")
         #expect(result.status == 0, "\(result.standardError)")
         #expect(
             result.standardOutput == """
@@ -58,7 +66,7 @@ struct AdvisoriesCommandTests {
 
                 """)
         // Another 권역 of the district: the 경보 of 도심권 does not concern the user.
-        let elsewhere = try await dustctl("advisories", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_AREA": "동북권"])
+        let elsewhere = try await dustctlNow("advisories", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_AREA": "동북권"])
         #expect(elsewhere.standardOutput.hasPrefix("Advisories · 서울 동북권 · \(year)\nIn force now\n  초미세먼지 주의보"))
         #expect(elsewhere.standardOutput.contains("\n  미세먼지 경보 (PM10 warning) · 서울 도심권"))
         #expect(!elsewhere.standardOutput.contains("▶"))
@@ -69,7 +77,7 @@ struct AdvisoriesCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = try await database(directory)
-        let result = try await dustctl("advisories", "--db", db, "--station", "종로구", "--json")
+        let result = try await dustctlNow("advisories", "--db", db, "--station", "종로구", "--json")
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(
@@ -95,10 +103,10 @@ struct AdvisoriesCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = try await database(directory)
-        let past = try await dustctl("advisories", "--db", db, "--station", "종로구", "--year", "2001")
+        let past = try await dustctlNow("advisories", "--db", db, "--station", "종로구", "--year", "2001")
         #expect(past.status == 0)
         #expect(past.standardOutput.contains("Issued in 2001\n  none stored"))
-        let wrong = try await dustctl("advisories", "--db", db, "--year", "1999")
+        let wrong = try await dustctlNow("advisories", "--db", db, "--year", "1999")
         #expect(wrong.status == 64)
         #expect(wrong.standardError.contains("--year"))
     }
@@ -108,22 +116,22 @@ struct AdvisoriesCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let plain = try await database(directory, advisories: false)
-        let before = try await dustctl("today", "--db", plain, "--station", "종로구")
+        let before = try await dustctlNow("today", "--db", plain, "--station", "종로구")
         #expect(before.status == 0, "\(before.standardError)")
         let other = try TemporaryDirectory()
         defer { other.remove() }
         let db = try await database(other)
-        let today = try await dustctl("today", "--db", db, "--station", "종로구")
+        let today = try await dustctlNow("today", "--db", db, "--station", "종로구")
         #expect(today.status == 0)
         #expect(today.standardOutput == "▶ 미세먼지 경보 (PM10 warning) · 서울 도심권 · since \(minute(issued)) · 312 µg/m³\n" + before.standardOutput)
-        let elsewhere = try await dustctl("today", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_DISTRICT": "부산"])
+        let elsewhere = try await dustctlNow("today", "--db", db, "--station", "종로구", environment: ["DUSTD_ADVISORIES_DISTRICT": "부산"])
         #expect(elsewhere.standardOutput == before.standardOutput)
         // --json: `advisory`, last, the one the top line names; null when none concerns the user.
-        let json = try await dustctl("today", "--db", db, "--station", "종로구", "--json")
+        let json = try await dustctlNow("today", "--db", db, "--station", "종로구", "--json")
         #expect(json.standardOutput.contains(#","advisory":{"pollutant":"PM10","key":"87","district":"서울","area":"도심권","level":"warning""#))
         // Then `latest` (issue 37): the newest stored hour whatever its day.
         #expect(json.standardOutput.contains(#""active":true,"concernsYou":true},"latest":{"start":"#))
-        let none = try await dustctl("today", "--db", plain, "--station", "종로구", "--json")
+        let none = try await dustctlNow("today", "--db", plain, "--station", "종로구", "--json")
         #expect(none.standardOutput.contains(#","advisory":null,"latest":{"#))
     }
 
@@ -135,20 +143,20 @@ struct AdvisoriesCommandTests {
         let store = try SQLiteStore(path: db)
         var status = DaemonStatus(
             state: .idle, mode: .daemon, pid: 999_999, version: "test", station: "종로구", startedAt: issued, heartbeatSeconds: 600)
-        let before = try await dustctl("status", "--db", db, "--station", "종로구")
+        let before = try await dustctlNow("status", "--db", db, "--station", "종로구")
         try await store.saveStatus(status)
-        let plain = try await dustctl("status", "--db", db, "--station", "종로구")
+        let plain = try await dustctlNow("status", "--db", db, "--station", "종로구")
         #expect(!plain.standardOutput.contains("Advisories"))
         status.advisories = DaemonStatus.AdvisoryRun(
             lastFetchAt: issued, turnedOff: [DaemonStatus.TurnedOff(pollutant: .pm10, at: issued, resultCode: "20")])
         try await store.saveStatus(status)
-        let result = try await dustctl("status", "--db", db, "--station", "종로구")
+        let result = try await dustctlNow("status", "--db", db, "--station", "종로구")
         #expect(before.status == result.status)
         #expect(
             result.standardOutput.contains(
                 "Advisories    PM10 off since \(calendar.iso8601(issued)): the service key is not approved for 한국환경공단_에어코리아_미세먼지 경보 발령 현황 (result 20): apply for it on data.go.kr (마이페이지 → 활용신청), then reload dustd (systemctl reload dustd)"
             ))
-        let json = try await dustctl("status", "--db", db, "--station", "종로구", "--json")
+        let json = try await dustctlNow("status", "--db", db, "--station", "종로구", "--json")
         #expect(
             json.standardOutput.contains(
                 #""advisories":{"lastFetch":"\#(calendar.iso8601(issued))","turnedOff":[{"pollutant":"PM10","service":"한국환경공단_에어코리아_미세먼지 경보 발령 현황""#

@@ -280,10 +280,13 @@ struct ExportTests {
         let w47 = rows.last!.split(separator: ",", omittingEmptySubsequences: false)
         #expect(w47[2] == "119")
 
-        let lastWeek = try await dustctl("export", "--last-week", "--station", "종로구", "--db", db, "--format", "json")
+        // At one now for both sides: a Monday beginning in Korea between them moves "last week".
+        let now = PinnedNow()
+        let lastWeek = try await dustctl(
+            "export", "--last-week", "--station", "종로구", "--db", db, "--format", "json", environment: now.environment)
         let days = try #require(try JSONSerialization.jsonObject(with: Data(lastWeek.standardOutput.utf8)) as? [[String: Any]])
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
-        let previous = ISOWeek(containing: calendar.date(containing: Date()).adding(days: -7))
+        let previous = ISOWeek(containing: calendar.date(containing: now.date).adding(days: -7))
         #expect(days.map { $0["date"] as? String } == previous.dates.map(\.description))
     }
 

@@ -8,14 +8,22 @@ import Testing
 
 @Suite("dustctl forecast and the tomorrow line of today", .timeLimit(.minutes(10)))
 struct ForecastCommandTests {
+    /// The test's one now: the forecasts are re-dated to its day, and every dustctl runs at it.
+    let now = PinnedNow()
+
+    /// `dustctl ARGS` at the test's one now (`FINEDUST_NOW`), the instant its data was stored for.
+    func dustctlNow(_ arguments: String..., environment extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await dustctl(arguments, environment: now.environment.merging(extra) { $1 })
+    }
+
     /// A database with 종로구 (서울) readings and the fixtures' forecasts re-dated to today and
     /// tomorrow (KST) so the test holds on any day.
     func database(_ directory: TemporaryDirectory) async throws -> (String, LocalDate) {
         let db = directory.path("dust.sqlite")
-        let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let imported = try await dustctlNow("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
         let store = try SQLiteStore(path: db)
-        let today = DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: Date())
+        let today = DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now.date)
         let shift = today.daysSinceEpoch - LocalDate(year: 2026, month: 11, day: 22).daysSinceEpoch
         for name in ["synthesized/forecast-pm10-2026-11-22.xml", "synthesized/forecast-pm25-2026-11-22.xml"] {
             let page = try AirKoreaResponseParser().parseForecasts(try TestFixtures.data(name))
@@ -35,7 +43,7 @@ struct ForecastCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (db, today) = try await database(directory)
-        let result = try await dustctl("forecast", "--db", db, "--station", "종로구")
+        let result = try await dustctlNow("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.first == "Forecast · 서울 (Seoul) · \(today) 17시 발표")
@@ -48,7 +56,7 @@ struct ForecastCommandTests {
                     && $0.contains("매우나쁨 (very bad)")
             })
 
-        let day = try await dustctl("today", "--db", db, "--station", "종로구")
+        let day = try await dustctlNow("today", "--db", db, "--station", "종로구")
         #expect(day.status == 0)
         #expect(day.standardOutput.contains("Tomorrow      PM10 나쁨 (bad)"))
         #expect(day.standardOutput.contains("forecast for 서울, \(today) 17시 발표"))
@@ -59,7 +67,8 @@ struct ForecastCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (db, _) = try await database(directory)
-        let result = try await dustctl("forecast", "--db", db, "--station", "종로구", "--json", environment: ["DUSTD_FORECAST_REGION": "경기북부"])
+        let result = try await dustctlNow(
+            "forecast", "--db", db, "--station", "종로구", "--json", environment: ["DUSTD_FORECAST_REGION": "경기북부"])
         #expect(result.status == 0, "\(result.standardError)")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
         #expect(document["region"] as? String == "경기북부")
@@ -73,7 +82,7 @@ struct ForecastCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (db, today) = try await database(directory)
-        let before = try await dustctl("forecast", "--db", db, "--station", "종로구")
+        let before = try await dustctlNow("forecast", "--db", db, "--station", "종로구")
         #expect(before.standardOutput.hasSuffix("\nNo weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.\n"))
         // Published yesterday, so its first day is the day after tomorrow's tomorrow: 서울 높음, 높음, 낮음, 낮음.
         let store = try SQLiteStore(path: db)
@@ -87,7 +96,7 @@ struct ForecastCommandTests {
             return moved
         }
         try await store.saveWeeklyOutlook(outlook)
-        let result = try await dustctl("forecast", "--db", db, "--station", "종로구")
+        let result = try await dustctlNow("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0, "\(result.standardError)")
         // The lines before the outlook are what they were.
         #expect(
@@ -114,8 +123,8 @@ struct ForecastCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = directory.path("dust.sqlite")
-        _ = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
-        let result = try await dustctl("forecast", "--db", db, "--station", "종로구")
+        _ = try await dustctlNow("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
+        let result = try await dustctlNow("forecast", "--db", db, "--station", "종로구")
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("No forecast is stored for today or tomorrow yet"))
     }
@@ -125,7 +134,7 @@ struct ForecastCommandTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let (db, _) = try await database(directory)
-        let result = try await dustctl("forecast", "--db", db, "--station", "종로구", "--json")
+        let result = try await dustctlNow("forecast", "--db", db, "--station", "종로구", "--json")
         #expect(result.status == 0)
         #expect(result.standardOutput.hasSuffix(",\"outlook\":null}\n"))
     }
@@ -136,7 +145,7 @@ struct ForecastCommandTests {
         defer { directory.remove() }
         let (db, _) = try await database(directory)
         let store = try SQLiteStore(path: db)
-        let now = Date()
+        let now = self.now.date
         let midnight = DayCalendar(timeZone: KoreaStandardTime.timeZone).start(
             of: DayCalendar(timeZone: KoreaStandardTime.timeZone).date(containing: now))
         // Three today, one the day before (not counted), one poll (not a forecast call).
@@ -148,9 +157,9 @@ struct ForecastCommandTests {
             let at = offset < 0 ? midnight.addingTimeInterval(offset) : min(midnight.addingTimeInterval(offset), now)
             try await store.recordAttempt(PollAttempt(startedAt: at, station: nil, kind: kind, operation: operation, outcome: .ok))
         }
-        let text = try await dustctl("status", "--db", db, "--station", "종로구")
+        let text = try await dustctlNow("status", "--db", db, "--station", "종로구")
         #expect(text.standardOutput.contains("Forecast      3/12 calls today (KST)"), "\(text.standardOutput)")
-        let json = try await dustctl("status", "--db", db, "--station", "종로구", "--json")
+        let json = try await dustctlNow("status", "--db", db, "--station", "종로구", "--json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         let forecast = try #require(document["forecast"] as? [String: Any])
         #expect(forecast["callsToday"] as? Int == 3)
