@@ -152,7 +152,7 @@ public final class DatabaseLock: Sendable {
             let reason = errno
             var status = stat()
             guard reason == EWOULDBLOCK, fstat(descriptor, &status) == 0 else { return (reason, 0) }
-            let other = flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+            let other = flockHolder(of: status, locks: kernelText("/proc/locks"))
             if other > 0 { return (reason, other) }
             // Only this process listed, or no one (a line the kernel's paging skipped): waited out.
             guard ContinuousClock.now < deadline else { return (reason, flockHolder(of: status)) }
@@ -162,19 +162,27 @@ public final class DatabaseLock: Sendable {
 
     /// The process holding a `flock` on the file; 0 when the system does not say.
     ///
-    /// `/proc/locks` first. The kernel writes that file a page per read and starts each page afresh
-    /// from a count of lines, so on a machine taking and dropping other locks meanwhile a line can be
-    /// missed, and with two test runs side by side (hundreds of SQLite locks coming and going) twenty
-    /// reads over a tenth of a second all missed it once. So when it is not listed, the processes that
-    /// have the file open are asked: each open file's `/proc/PID/fdinfo` lists the locks it holds,
-    /// which no other process's locks can push out of the page.
+    /// `/proc/locks` first, read to its end (`kernelText`); it is written a page per read and each page
+    /// starts afresh from a count of lines, so a line can still be skipped while other locks come and
+    /// go: it is read up to five times. Then the processes that have the file open are asked, whose
+    /// `/proc/PID/fdinfo` lists the locks each open file holds, which no other lock can push aside.
     static func flockHolder(of status: stat) -> Int32 {
         for attempt in 0..<5 {
-            let pid = flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+            let pid = flockHolder(of: status, locks: kernelText("/proc/locks"))
             if pid > 0 { return pid }
             if attempt < 4 { usleep(5_000) }
         }
         return flockHolderAmongOpenFiles(of: status)
+    }
+
+    /// A file of the kernel's (`/proc`) read to its end. Foundation's `String(contentsOfFile:)` and
+    /// `Data(contentsOf:)` stop after the first read, and the kernel gives at most a page per read, so
+    /// they saw the first 4 KiB of `/proc/locks`: about seventy locks, fewer than a busy machine holds
+    /// (two test runs side by side: two hundred), and a dustd's line further on was never found.
+    public static func kernelText(_ path: String) -> String? {
+        guard let file = FileHandle(forReadingAtPath: path), let data = try? file.readToEnd() else { return nil }
+        try? file.close()
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// The process one of whose open files of the same device and inode holds a `flock` (its
@@ -189,8 +197,7 @@ public final class DatabaseLock: Sendable {
                     opened.st_ino == status.st_ino
                 else { continue }
                 // `lock:\t1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF`: the same fields as /proc/locks.
-                let holder = flockHolder(
-                    of: status, locks: try? String(contentsOfFile: "/proc/\(process)/fdinfo/\(descriptor)", encoding: .utf8))
+                let holder = flockHolder(of: status, locks: kernelText("/proc/\(process)/fdinfo/\(descriptor)"))
                 if holder > 0 { return holder }
             }
         }

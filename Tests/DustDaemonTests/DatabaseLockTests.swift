@@ -184,13 +184,13 @@ struct DatabaseLockTests {
             #expect(statted == 0)
             // What /proc/locks says of the file is printed if the holder does not have it in time.
             let deadline = Date().addingTimeInterval(240)
-            while DatabaseLock.flockHolder(of: status, locks: try? String(contentsOfFile: "/proc/locks", encoding: .utf8))
+            while DatabaseLock.flockHolder(of: status, locks: DatabaseLock.kernelText("/proc/locks"))
                 != holder.processIdentifier, Date() < deadline
             {
                 Thread.sleep(forTimeInterval: 0.02)
             }
             let identity = ":\(UInt64(status.st_ino)) "
-            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            let locks = DatabaseLock.kernelText("/proc/locks") ?? ""
             let lines = locks.split(separator: "\n").filter { $0.contains(identity) }
             #expect(
                 lockFailure(database) == .held(databasePath: database, pid: holder.processIdentifier),
@@ -204,6 +204,15 @@ struct DatabaseLockTests {
             }
             #expect(times.min()! < 0.5, "another process's lock was waited for: \(times)")
         }
+    }
+
+    @Test("A file of the kernel's is read to its end, not its first page (where a busy /proc/locks hid the holder's line)")
+    func kernelTextWhole() throws {
+        // This process's memory map: hundreds of lines, the stack and the vDSO at the end.
+        let maps = try #require(DatabaseLock.kernelText("/proc/self/maps"))
+        #expect(maps.utf8.count > 3 * 4096)
+        #expect(maps.contains("[stack]") && maps.contains("[vdso]") && maps.hasSuffix("\n"))
+        #expect(DatabaseLock.kernelText("/proc/no-such-file") == nil)
     }
 
     @Test("/proc/locks and a holder's fdinfo name the process holding a flock on a file, by device and inode")
