@@ -38,6 +38,11 @@ if [ "${FINEDUST_LINKER:-lld}" = lld ] && [ -x "$(dirname "$(command -v swiftc)"
     # writes the list): fewer pages of code resident and fewer page faults at start-up.
     order=${FINEDUST_ORDER_FILE:-$PWD/packaging/finedust.order}
     if [ "$order" != none ] && [ -s "$order" ]; then
+        # The linker orders sections, not functions: each function in a section of its own (as the
+        # Swift runtime and Foundation ship), or the list moves whole files of our code and the
+        # packages' (docs/PERFORMANCE.md, "Code layout, function by function").
+        # (-Xfrontend: SwiftPM 6.3 crashes on a second build given the driver an option it does not know.)
+        build+=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
         build+=(-Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering)
     fi
 fi
