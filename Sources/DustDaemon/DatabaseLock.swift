@@ -180,8 +180,9 @@ public final class DatabaseLock: Sendable {
     /// they saw the first 4 KiB of `/proc/locks`: about seventy locks, fewer than a busy machine holds
     /// (two test runs side by side: two hundred), and a dustd's line further on was never found.
     public static func kernelText(_ path: String) -> String? {
-        guard let file = FileHandle(forReadingAtPath: path), let data = try? file.readToEnd() else { return nil }
-        try? file.close()
+        guard let file = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? file.close() }
+        guard let data = try? file.readToEnd() else { return nil }
         return String(decoding: data, as: UTF8.self)
     }
 

@@ -6,16 +6,11 @@ import TestSupport
 import Testing
 
 @Suite("dustctl advisories and the advisory line at the top of today", .timeLimit(.minutes(10)))
-struct AdvisoriesCommandTests {
+struct AdvisoriesCommandTests: AtOneNow {
     /// The test's one now: every dustctl runs at it.
     let now = PinnedNow()
     /// A whole minute an hour before now, so the test holds at any time of any day but the year's first hour.
     var issued: Date { Date(timeIntervalSince1970: ((now.date.timeIntervalSince1970 / 60).rounded(.down) - 60) * 60) }
-
-    /// `dustctl ARGS` at the test's one now (`FINEDUST_NOW`), the instant its data was stored for.
-    func dustctlNow(_ arguments: String..., environment extra: [String: String] = [:]) async throws -> ProcessResult {
-        try await dustctl(arguments, environment: now.environment.merging(extra) { $1 })
-    }
 
     let calendar = DayCalendar(timeZone: KoreaStandardTime.timeZone)
     var year: Int { calendar.date(containing: issued).year }

@@ -28,6 +28,19 @@ func dustctl(_ arguments: [String], environment extra: [String: String] = [:], i
     try await Executables.run("dustctl", arguments, environment: dustctlEnvironment(extra), currentDirectory: directory)
 }
 
+/// A suite whose tests each have one now, which their data is stored for and every dustctl they run
+/// is given (`FINEDUST_NOW`): midnight in Korea between two of them then fails nothing.
+protocol AtOneNow {
+    var now: PinnedNow { get }
+}
+
+extension AtOneNow {
+    /// `dustctl ARGS` at the test's now.
+    func dustctlNow(_ arguments: String..., environment extra: [String: String] = [:]) async throws -> ProcessResult {
+        try await dustctl(arguments, environment: now.environment.merging(extra) { $1 })
+    }
+}
+
 /// The host's environment without its DUSTD_ variables, reading the empty configuration, plus `extra`.
 func dustctlEnvironment(_ extra: [String: String] = [:]) -> [String: String] {
     var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }

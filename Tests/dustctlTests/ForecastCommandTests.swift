@@ -7,14 +7,9 @@ import TestSupport
 import Testing
 
 @Suite("dustctl forecast and the tomorrow line of today", .timeLimit(.minutes(10)))
-struct ForecastCommandTests {
+struct ForecastCommandTests: AtOneNow {
     /// The test's one now: the forecasts are re-dated to its day, and every dustctl runs at it.
     let now = PinnedNow()
-
-    /// `dustctl ARGS` at the test's one now (`FINEDUST_NOW`), the instant its data was stored for.
-    func dustctlNow(_ arguments: String..., environment extra: [String: String] = [:]) async throws -> ProcessResult {
-        try await dustctl(arguments, environment: now.environment.merging(extra) { $1 })
-    }
 
     /// A database with 종로구 (서울) readings and the fixtures' forecasts re-dated to today and
     /// tomorrow (KST) so the test holds on any day.
