@@ -44,6 +44,9 @@ if [ "${FINEDUST_LINKER:-lld}" = lld ] && [ -x "$(dirname "$(command -v swiftc)"
         # (-Xfrontend: SwiftPM 6.3 crashes on a second build given the driver an option it does not know.)
         build+=(-Xswiftc -Xfrontend -Xswiftc -function-sections -Xcc -ffunction-sections)
         build+=(-Xlinker "--symbol-ordering-file=$order" -Xlinker --no-warn-symbol-ordering)
+        # Swift's private functions have no symbol for the list to name: all of them first
+        # (packaging/finedust-text.ld).
+        build+=(-Xlinker -T -Xlinker "$PWD/packaging/finedust-text.ld")
     fi
 fi
 for product in dustd dustctl; do
