@@ -1,4 +1,5 @@
 import DustDaemon
+import DustKit
 import Foundation
 import TestSupport
 import Testing
@@ -158,10 +159,10 @@ struct DatabaseLockTests {
         // seconds, at load 12 with two full runs side by side, 2026-12-04).
         let copy = open(database, O_RDWR | O_CLOEXEC)
         #expect(copy >= 0 && wholeFileLock(copy, LOCK_EX | LOCK_NB) == 0)
-        Thread {
+        try OwnThread.start {
             usleep(300_000)
             close(copy)
-        }.start()
+        }
         let started = Date()
         #expect(lockFailure(database) == nil, "refused while this process's own copy was being closed")
         #expect(Date().timeIntervalSince(started) >= 0.2)
