@@ -52,7 +52,7 @@ callgrind() {
         --callgrind-out-file="$out" "$@"
 }
 
-say "dustd: start-up, backfill, forecast, web, SIGTERM (slow under valgrind: about a minute)…"
+say "dustd: start-up, backfill and six polls, forecast, web, SIGTERM (slow under valgrind: about a minute)…"
 # --revise: each answer revises the last hours' values, as AirKorea does, so every poll stores something.
 python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml --revise > "$work/port" 2>/dev/null &
 fake=$!
