@@ -141,6 +141,8 @@ let package = Package(
             dependencies: [
                 // DustWeb for the web front end only: the poll and forecast loops count through swift-metrics.
                 "DustKit", "AirKorea", "AirKoreaHTTP", "DustStore", "DustStorage", "DustServices", "DustConfig", "DustReports", "DustWeb",
+                // glibc's malloc_trim (HeapTrimService.swift).
+                "CMalloc",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 // The backend behind swift-metrics in dustd (PrometheusBackend.swift).

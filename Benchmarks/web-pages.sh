@@ -7,7 +7,8 @@
 #   Benchmarks/web-pages.sh                          (needs wrk, curl and python3)
 #   BEFORE=/path/to/old/bin Benchmarks/web-pages.sh  (ratios against an older build)
 #   BIN=DIR ...                                      (this dustd instead of building the tree)
-# Writes Benchmarks/results/web-pages.md (RESULTS=FILE elsewhere).
+# Writes Benchmarks/results/web-pages.md (RESULTS=FILE elsewhere), with each dustd's RSS right after
+# the load and SETTLE_SECONDS (default 35) later.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 for tool in wrk curl python3; do
@@ -83,9 +84,14 @@ for target in "${targets[@]}"; do
         printf '%s\t%s\t%s\n' "$target" "$build" "$(measure "$build" "$target")" >>"$WORK/table.tsv"
     done
 done
-rss() { awk '/VmRSS/ {print int($2 / 1024)}' "/proc/$1/status"; }
+rss() { awk '/VmRSS/ {printf "%.1f", $2 / 1024}' "/proc/$1/status"; }
 hwm() { awk '/VmHWM/ {print int($2 / 1024)}' "/proc/$1/status"; }
 
+# Resident memory right after the load, and once dustd has had time to give back what the load freed
+# (HeapTrimService, every 30 s): the figure a home server lives with between bursts.
+declare -A AFTER_LOAD
+for build in "${builds[@]}"; do pid_var="PID_$build"; AFTER_LOAD[$build]=$(rss "${!pid_var}"); done
+sleep "${SETTLE_SECONDS:-35}"
 mkdir -p Benchmarks/results
 {
     echo "# dustd's web on the demo ($(date -u +%Y-%m-%d), $(nproc) cores, wrk -t1 -c8 -d${DURATION}s, release static dustd)"
@@ -113,6 +119,6 @@ PY
     echo
     for build in "${builds[@]}"; do
         pid_var="PID_$build"
-        echo "dustd ($build) RSS after the load: $(rss "${!pid_var}") MiB, peak $(hwm "${!pid_var}") MiB."
+        echo "dustd ($build) RSS after the load: ${AFTER_LOAD[$build]} MiB, ${SETTLE_SECONDS:-35} s later $(rss "${!pid_var}") MiB, peak $(hwm "${!pid_var}") MiB."
     done
 } | tee "${RESULTS:-Benchmarks/results/web-pages.md}"

@@ -1,2 +1,3 @@
-// glibc's malloc tuning (mallopt): dustd caps its arenas (Sources/dustd/Dustd.swift).
+// glibc's malloc tuning: dustd caps its arenas (mallopt, Sources/dustd/Dustd.swift) and gives free
+// pages back (malloc_trim, Sources/DustDaemon/HeapTrimService.swift).
 #include <malloc.h>
