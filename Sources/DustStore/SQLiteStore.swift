@@ -26,13 +26,6 @@ public final class SQLiteStore: Sendable {
     /// "A week's cost and the size of history".
     public static let walSizeLimit = 4 * 1024 * 1024
 
-    /// The most reader connections a read-write pool opens: one for each core, between 2 and GRDB's
-    /// default of 5. dustd's reads are short and their pages in memory, so a read is work for a core:
-    /// more readers than cores add no answers a second, only a page cache and a parsed schema each
-    /// (0.45 MiB apiece serving the demo; docs/PERFORMANCE.md, "dustd serving the demo"). Long reads
-    /// (an export, a report) are dustctl's, in a process of its own.
-    public static let readerCount = min(5, max(2, ProcessInfo.processInfo.activeProcessorCount))
-
     public let path: String
     /// A pool (a writer and concurrent readers) for read-write opens; one read-only connection
     /// for a reader such as `dustctl day`, which runs one query and exits.
@@ -51,7 +44,6 @@ public final class SQLiteStore: Sendable {
             configuration.readonly = true
         case .readWrite:
             try Self.createFileIfNeeded(path)
-            configuration.maximumReaderCount = Self.readerCount
             try Self.refuseNewerSchema(path, busyTimeout: busyTimeout)
             configuration.prepareDatabase { db in
                 // Keep -wal and -shm when the last writer closes: a reader in dustd's group cannot

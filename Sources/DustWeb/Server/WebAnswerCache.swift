@@ -62,7 +62,7 @@ final class WebAnswerCache: Sendable {
     /// The most the kept answers' texts may take together (a page is about 40 KB, a document 5): a
     /// household's pages and documents many times over. Requests each asking something new fill it
     /// (every answer computed, none asked again), and glibc keeps what the evicted ones freed: 2 MiB
-    /// held 2.7 MiB more of dustd's memory than 1 MiB (docs/PERFORMANCE.md, "dustd serving the demo").
+    /// held 2.1-2.7 MiB more of dustd's memory than 1 MiB (docs/PERFORMANCE.md, "dustd serving the demo").
     let byteBudget: Int
     private let state = Mutex(State())
 
