@@ -77,8 +77,10 @@ final class RunningDustd: Sendable {
     }
 
     /// Waits until `condition` holds or 20 s pass.
+    /// Waits for `condition`, for at most 120 s: a guard against a hang, not a measure (at a load of 12 a
+    /// debug dustd once had not asked for its first hour after 20 s).
     func wait(for condition: () async throws -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(120)
         while Date() < deadline {
             if try await condition() { return true }
             try await Task.sleep(for: .milliseconds(100))
@@ -296,8 +298,14 @@ struct DaemonLifeTests {
             #expect(second.standardError.split(separator: "\n").count == 1, "\(second.standardError)")
         }
         #expect(try await first.stop() == 0)
-        // Once the first has stopped, the lock is free: the next one gets as far as the (now stopped) server.
-        let again = try await Executables.run("dustd", ["--config", first.configPath, "--once"], environment: environment)
+        // Once the first has stopped, the lock is free: the next one gets as far as AirKorea, here a port bound
+        // and not listened on. Held, so that no other test's server, started meanwhile, can take it: the
+        // stopped server's own port once was, and answered (a loop of full runs, 2026-12-04).
+        let nobody = try HeldLoopbackPort(listening: false)
+        defer { nobody.release() }
+        var unreachable = environment
+        unreachable["DUSTD_API_BASE_URL"] = "http://127.0.0.1:\(nobody.port)/B552584"
+        let again = try await Executables.run("dustd", ["--config", first.configPath, "--once"], environment: unreachable)
         #expect(again.status == 69, "\(again.standardError)")
         #expect(!again.standardError.contains("Another dustd"))
     }
