@@ -33,11 +33,14 @@ public final class PostgresStore: Sendable, Service {
     /// Where the shared statements' transactions run and wait on the server (PostgresStore+Engine.swift):
     /// one thread per pooled connection.
     let threads: NIOThreadPool
+    /// How long a call waits for a pooled connection before it fails as `unreachable`.
+    let leaseTimeout: Duration
 
-    private init(location: PostgresLocation, password: String, client: PostgresClient, logger: Logger) {
+    private init(location: PostgresLocation, password: String, client: PostgresClient, leaseTimeout: Duration, logger: Logger) {
         self.location = location
         self.password = password
         self.client = client
+        self.leaseTimeout = leaseTimeout
         self.logger = logger
         threads = NIOThreadPool(numberOfThreads: Self.maximumConnections)
         threads.start()
@@ -49,9 +52,13 @@ public final class PostgresStore: Sendable, Service {
 
     /// Connects to `location` with `password`, checks the schema and, read-write, migrates it: the
     /// store, or the failure an operator can act on (`unreachable`, `denied`, `schemaTooNew`, …).
+    ///
+    /// - Parameter leaseTimeout: how long a call waits for a pooled connection; dustd's and dustctl's
+    ///   is `defaultLeaseTimeout`.
     public static func open(
         _ location: PostgresLocation, password: String, mode: Mode = .readWrite,
-        logger: Logger = Logger(label: "FineDust.postgres"), clock: any WallClock = SystemClock()
+        logger: Logger = Logger(label: "FineDust.postgres"), clock: any WallClock = SystemClock(),
+        leaseTimeout: Duration = defaultLeaseTimeout
     ) async throws(StorageFailure) -> PostgresStore {
         try await refuseCleartextPassword(location, password: password, logger: logger)
         // One connection of its own first: a pool retries a refused login or a server that is down
@@ -83,7 +90,7 @@ public final class PostgresStore: Sendable, Service {
         } catch {
             throw StorageFailure(postgres: error, location: location, password: password)
         }
-        return PostgresStore(location: location, password: password, client: client, logger: logger)
+        return PostgresStore(location: location, password: password, client: client, leaseTimeout: leaseTimeout, logger: logger)
     }
 
     /// Refuses a server that would have the password sent in clear text over a connection that may
@@ -209,7 +216,7 @@ public final class PostgresStore: Sendable, Service {
 
     /// How long a call waits for a connection before it fails as `unreachable`: the pool itself
     /// waits a minute while the server is down, and a poll or a web request must not.
-    static let leaseTimeout: Duration = .seconds(10)
+    public static let defaultLeaseTimeout: Duration = .seconds(10)
 
     /// How long one statement may go unanswered before its connection is closed, which fails the
     /// statement: a server stopped, or a network cut, in the middle of a statement can otherwise
@@ -227,7 +234,7 @@ public final class PostgresStore: Sendable, Service {
     /// Structured: the lease and its timer are the two children of a task group, and neither can
     /// outlive the call, as each ends promptly when cancelled.
     func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-        let (client, threads, logger) = (client, threads, logger)
+        let (client, threads, logger, leaseTimeout) = (client, threads, logger, leaseTimeout)
         let leased = LeaseFlag()
         return try await withThrowingTaskGroup(of: T?.self) { group in
             group.addTask {
@@ -252,11 +259,11 @@ public final class PostgresStore: Sendable, Service {
                 }
             }
             group.addTask {
-                try await Task.sleep(for: Self.leaseTimeout)
+                try await Task.sleep(for: leaseTimeout)
                 // A process whose threads were all busy wakes this timer and the lease together: the
                 // lease had in time runs first, and only a lease never had fails.
                 await Task.yield()
-                guard leased.value.load(ordering: .sequentiallyConsistent) else { throw LeaseTimedOut() }
+                guard leased.value.load(ordering: .sequentiallyConsistent) else { throw LeaseTimedOut(after: leaseTimeout) }
                 return nil
             }
             defer { group.cancelAll() }
@@ -273,7 +280,9 @@ public final class PostgresStore: Sendable, Service {
     }
 
     /// No connection could be had within `leaseTimeout`.
-    struct LeaseTimedOut: Error {}
+    struct LeaseTimedOut: Error {
+        var after: Duration
+    }
 
     /// A statement had no answer within `statementTimeout`; its connection was closed.
     struct StatementTimedOut: Error {}

@@ -79,10 +79,10 @@ extension StorageFailure {
                 )
             }
         }
-        if error is PostgresStore.LeaseTimedOut {
+        if let timedOut = error as? PostgresStore.LeaseTimedOut {
             return (
                 .unreachable,
-                "Cannot reach \(database): no connection to the server within \(PostgresStore.leaseTimeout.components.seconds) seconds; "
+                "Cannot reach \(database): no connection to the server within \(timedOut.after.components.seconds) seconds; "
                     + "check that PostgreSQL runs and that storage.url names its host and port. Stored data is intact."
             )
         }

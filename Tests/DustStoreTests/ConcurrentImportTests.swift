@@ -76,7 +76,9 @@ struct ConcurrentImportTests {
 
     func store() async throws -> PostgresStore {
         let server = try await PostgresServer.running()
-        return try await PostgresStore.open(server.location(database: try await server.createDatabase()), password: server.password)
+        return try await PostgresStore.open(
+            server.location(database: try await server.createDatabase()), password: server.password,
+            leaseTimeout: PostgresStore.testLeaseTimeout)
     }
 
     /// Runs `imports` at once while a reader reads every person over and over until they are done;
@@ -153,7 +155,8 @@ struct ConcurrentImportTests {
     func dustctlProcesses() async throws {
         let server = try await PostgresServer.running()
         let database = try await server.createDatabase()
-        let store = try await PostgresStore.open(server.location(database: database), password: server.password)
+        let store = try await PostgresStore.open(
+            server.location(database: database), password: server.password, leaseTimeout: PostgresStore.testLeaseTimeout)
         try await store.serving { store throws in
             let directory = try TemporaryDirectory("concurrent-imports")
             defer { directory.remove() }

@@ -58,7 +58,7 @@ struct PostgresStoreTests {
         let (server, location, store) = try await fresh()
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
         await store.close()
-        let again = try await PostgresStore.open(location, password: server.password)
+        let again = try await PostgresStore.open(location, password: server.password, leaseTimeout: PostgresStore.testLeaseTimeout)
         try await again.serving { again throws in
             #expect(try await again.readingCount(station: nil) == 1)
             let names = try await server.execute(
@@ -128,7 +128,8 @@ struct PostgresStoreTests {
         let upgraded = try await PostgresStore.running(location, password: server.password)
         await upgraded.close()
         let reader = try await PostgresStore.open(
-            server.location(database: location.database, user: role), password: password, mode: .readOnly)
+            server.location(database: location.database, user: role), password: password, mode: .readOnly,
+            leaseTimeout: PostgresStore.testLeaseTimeout)
         try await reader.serving { reader throws in
             #expect(try await reader.placeGeneration() == 0)
             #expect(try await reader.slotPlaces(person: "dad", inputs: "v1", from: eight, to: eight.advanced(by: 1)).isEmpty)
@@ -192,7 +193,7 @@ struct PostgresStoreTests {
     func serverStopped() async throws {
         let server = try await PostgresServer.start()
         let location = server.location(database: try await server.createDatabase())
-        let store = try await PostgresStore.running(location, password: server.password)
+        let store = try await PostgresStore.running(location, password: server.password, leaseTimeout: PostgresStore.defaultLeaseTimeout)
         #expect(try await store.readingCount(station: nil) == 0)
         await server.stopped()
         let started = ContinuousClock.now

@@ -35,7 +35,8 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             // A database of its own on the process's one server; the server goes with the process.
             let server = try await PostgresServer.running()
             let store = try await PostgresStore.open(
-                server.location(database: try await server.createDatabase()), password: server.password)
+                server.location(database: try await server.createDatabase()), password: server.password,
+                leaseTimeout: PostgresStore.testLeaseTimeout)
             try await store.serving { try await body($0) }
         }
     }
