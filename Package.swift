@@ -190,6 +190,8 @@ let package = Package(
             dependencies: [
                 "DustStore", "DustSQL", "DustPostgres", "DustConfig", "DustServices", "DustKit", "AirKorea", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // sqlite3_db_status: a connection's own page cache, in the release-memory test.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "DustServicesTests",

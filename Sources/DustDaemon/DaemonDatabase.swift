@@ -64,3 +64,12 @@ extension SQLiteStore: ReopenableStore {
         do { return try SQLiteStore(path: path) } catch { throw StorageFailure(error) }
     }
 }
+
+/// A store whose connections keep memory between uses that it can give back (SQLite's idle readers
+/// and page caches); a PostgreSQL store's memory is the server's.
+public protocol MemoryReleasingStore: FineDustStore {
+    /// Gives the memory back; blocks until it has, so it runs on a thread of its own.
+    func releaseMemory()
+}
+
+extension SQLiteStore: MemoryReleasingStore {}

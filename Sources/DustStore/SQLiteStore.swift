@@ -90,6 +90,19 @@ public final class SQLiteStore: Sendable {
         identity = FileIdentity(path: path)
     }
 
+    /// Gives back the memory the connections keep between uses: closes the reader connections (a
+    /// read opens one again when it needs it) and empties the writer's page cache and statement
+    /// caches (GRDB's `releaseMemory()`). Waits for the writer's work in progress and for the reads
+    /// running, and holds new reads until those have ended: call it on a thread of its own, never
+    /// on the task pool's (`HeapTrimService` does). docs/PERFORMANCE.md, "dustd serving the demo".
+    public func releaseMemory() {
+        switch pool {
+        case let pool as DatabasePool: pool.releaseMemory()
+        case let queue as DatabaseQueue: queue.releaseMemory()
+        default: break
+        }
+    }
+
     /// A database in memory, migrated, gone when the store is: the real engine for tests and for
     /// anything that needs a store but no file (GRDB's `DatabaseQueue()`).
     public init(inMemory name: String = "in memory") throws(SQLiteFailure) {

@@ -2,6 +2,7 @@ import DustKit
 import DustServices
 import Foundation
 import GRDB
+import GRDBSQLite
 import TestSupport
 import Testing
 
@@ -78,6 +79,42 @@ struct SQLiteStoreTests {
         #expect(try await store.newestSlot(station: "없는곳", endingBy: last.end) == nil)
         #expect(try await store.stations().map(\.name) == ["종로구", "중구"])
         #expect(try await store.stations().first?.code == "111123")
+    }
+
+    @Test("Releasing memory empties the writer's page cache and closes the readers; the store reads and writes on after it")
+    func releaseMemory() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("dust.sqlite"))
+        try await store.saveReadings(
+            (0..<6_000).map { reading("측정소\($0 % 60)", hour: $0 / 60, pm10: Double($0 % 90), pm25: Double($0 % 40)) })
+        let pool = try #require(store.pool as? DatabasePool)
+        // Bytes of page cache one connection holds (per connection, so tests running beside it do not count).
+        @Sendable func cacheUsed(_ db: Database) -> Int32 {
+            var current: Int32 = 0
+            var highest: Int32 = 0
+            _ = sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0)
+            return current
+        }
+        let (counted, readerFilled) = try await pool.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(pm10) FROM measurement"), cacheUsed(db))
+        }
+        #expect(counted == 6_000)
+        let writerFilled = try await pool.writeWithoutTransaction(cacheUsed)
+        // The reader that scanned the table is the one the next read gets: it still holds the pages.
+        #expect(try await pool.read(cacheUsed) == readerFilled)
+        #expect(readerFilled > 100_000 && writerFilled > 100_000, "the scan and the write filled both caches")
+
+        store.releaseMemory()
+
+        // A new reader, opened for this read: nothing cached but what opening it read.
+        let readerAfter = try await pool.read(cacheUsed)
+        let writerAfter = try await pool.writeWithoutTransaction(cacheUsed)
+        #expect(readerAfter < readerFilled / 10)
+        #expect(writerAfter < writerFilled / 10)
+        #expect(try await store.readingCount() == 6_000)
+        #expect(try await store.saveReadings([reading("종로구", hour: 200, pm10: 7, pm25: 3)]) == UpsertSummary(inserted: 1))
+        #expect(try await store.readingCount() == 6_001)
     }
 
     @Test("The database file is created with mode 0640 in WAL mode, and is sound")
