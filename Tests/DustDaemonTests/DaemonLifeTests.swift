@@ -89,15 +89,25 @@ final class RunningDustd: Sendable {
         return try await condition()
     }
 
-    /// SIGTERM, then the exit status (SIGKILL after 10 s).
+    /// SIGTERM, then the exit status (SIGKILL after 60 s: a guard against a hang, which a debug dustd
+    /// starved at a load of 20 must not meet). A status other than 0 prints the end of dustd's log,
+    /// since the directory that held it is removed when the test ends.
     func stop() async throws -> Int32 {
         // Only while it runs: once reaped, its PID may already be another program's (pid_max is 32768 here).
-        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-        let deadline = Date().addingTimeInterval(10)
+        let pid = process.processIdentifier
+        if process.isRunning { kill(pid, SIGTERM) }
+        let deadline = Date().addingTimeInterval(60)
         while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let killed = process.isRunning
+        if killed { kill(pid, SIGKILL) }
         await process.exited()
         await server.stop()
+        if process.terminationStatus != 0 || process.terminationReason != .exit {
+            let tail = logs.split(separator: "\n", omittingEmptySubsequences: false).suffix(40).joined(separator: "\n")
+            print(
+                "dustd (PID \(pid)) ended with \(process.terminationReason == .exit ? "exit status" : "signal") "
+                    + "\(process.terminationStatus)\(killed ? ", killed after 60 s" : "") after SIGTERM; its log's last lines:\n\(tail)")
+        }
         return process.terminationStatus
     }
 }
