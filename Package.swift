@@ -231,6 +231,9 @@ let package = Package(
                 "FakeAirKorea",
                 // PostgresPollerLeaseTests, against a server the environment names.
                 "DustPostgres",
+                // HeapTrimServiceTests: a connection's own page cache (sqlite3_db_status).
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

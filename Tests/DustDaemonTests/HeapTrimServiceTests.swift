@@ -1,7 +1,14 @@
 import DustDaemon
+import DustKit
+import DustServices
 import Foundation
+import GRDB
+import GRDBSQLite
 import Synchronization
+import TestSupport
 import Testing
+
+@testable import DustStore
 
 @Suite("HeapTrimService: the heap's free pages go back to the system after a burst", .timeLimit(.minutes(10)))
 struct HeapTrimServiceTests {
@@ -83,5 +90,38 @@ struct HeapTrimServiceTests {
         let after = resident()
         #expect(before >= pages.count * 9 / 10, "glibc gave freed pages back before any trim: \(before) of \(pages.count) resident")
         #expect(after <= pages.count / 2, "\(after) of \(pages.count) freed pages still resident after the trim")
+    }
+    @Test("dustd's trim first gives back what the SQLite store's connections keep: a new reader, an empty writer's cache")
+    func releasesTheStore() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try SQLiteStore(path: directory.path("dust.sqlite"))
+        var readings: [HourlyReading] = []
+        for index in 0..<6_000 {
+            let slot = Slot(startEpochSeconds: 1_795_100_400 + Int64(index / 60) * 3600)
+            let concentration = DustPair<Double?>(fineDust: Double(index % 90), ultraFineDust: Double(index % 40))
+            readings.append(HourlyReading(station: "측정소\(index % 60)", slot: slot, concentration: concentration))
+        }
+        try await store.saveReadings(readings)
+        let pool = try #require(store.pool as? DatabasePool)
+        // Bytes of page cache one connection holds (its own, whatever runs beside the test).
+        @Sendable func cacheUsed(_ db: Database) -> Int32 {
+            var current: Int32 = 0
+            var highest: Int32 = 0
+            _ = sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0)
+            return current
+        }
+        // A scan of the table, in the same read as the measure: that reader now holds its pages.
+        let (sum, reader) = try await pool.read { db in (try Double.fetchOne(db, sql: "SELECT sum(pm10) FROM measurement"), cacheUsed(db)) }
+        let writer = try await pool.writeWithoutTransaction(cacheUsed)
+        #expect(sum != nil)
+        #expect(reader > 100_000 && writer > 100_000, "the scan and the write filled the caches: \(reader), \(writer)")
+
+        await OwnThread.result(HeapTrimService.glibcTrim(releasing: { store }))
+
+        let (readerAfter, writerAfter) = (try await pool.read(cacheUsed), try await pool.writeWithoutTransaction(cacheUsed))
+        #expect(readerAfter < reader / 4, "a reader opened afresh (the schema read): \(readerAfter) bytes against \(reader)")
+        #expect(writerAfter < writer / 4, "the writer's cache emptied: \(writerAfter) bytes against \(writer)")
+        #expect(try await store.readingCount() == 6_000)
     }
 }
