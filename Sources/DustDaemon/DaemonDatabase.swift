@@ -68,7 +68,8 @@ extension SQLiteStore: ReopenableStore {
 /// A store whose connections keep memory between uses that it can give back (SQLite's idle readers
 /// and page caches); a PostgreSQL store's memory is the server's.
 public protocol MemoryReleasingStore: FineDustStore {
-    /// Gives the memory back; blocks until it has, so it runs on a thread of its own.
+    /// Gives the memory back, what a connection in use keeps as soon as its work ends; may wait for
+    /// the writer's work in progress, so it runs on a thread of its own.
     func releaseMemory()
 }
 

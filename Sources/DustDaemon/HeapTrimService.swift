@@ -31,8 +31,9 @@ public struct HeapTrimService: Service, CustomStringConvertible {
 
     /// dustd's trim: first what the store's connections keep between uses (SQLite's idle readers,
     /// each with a page cache and a parsed schema, 0.45 MB apiece on the demo), then the heap, so
-    /// that what the store freed goes back in the same pass. A burst of requests opens the readers
-    /// again; a store that keeps nothing (PostgreSQL) is skipped.
+    /// that what the store freed goes back in the same pass (what a reader busy at the time frees
+    /// later, at the next). A burst of requests opens the readers again; a store that keeps nothing
+    /// (PostgreSQL) is skipped.
     public static func glibcTrim(releasing store: @escaping @Sendable () -> any FineDustStore) -> @Sendable () -> Void {
         {
             (store() as? any MemoryReleasingStore)?.releaseMemory()

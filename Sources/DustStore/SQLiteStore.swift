@@ -92,12 +92,19 @@ public final class SQLiteStore: Sendable {
 
     /// Gives back the memory the connections keep between uses: closes the reader connections (a
     /// read opens one again when it needs it) and empties the writer's page cache and statement
-    /// caches (GRDB's `releaseMemory()`). Waits for the writer's work in progress and for the reads
-    /// running, and holds new reads until those have ended: call it on a thread of its own, never
-    /// on the task pool's (`HeapTrimService` does). docs/PERFORMANCE.md, "dustd serving the demo".
+    /// caches. A pool never holds a read: the idle readers close at once and a reader in use when its
+    /// read ends (GRDB's `releaseMemoryEventually()`), and the writer empties its caches once the work
+    /// it has in progress is done, which this waits for: call it on a thread of its own, never on the
+    /// task pool's (`HeapTrimService` does). GRDB's `releaseMemory()` would also have held every new read
+    /// until the reads running had ended, which a keep pass's long reads turned into a stalled
+    /// `/healthz` (docs/PERFORMANCE.md, "dustd serving the demo: the store's connections given back
+    /// too"). A single connection (in memory, read-only) empties its caches after its work in progress.
     public func releaseMemory() {
         switch pool {
-        case let pool as DatabasePool: pool.releaseMemory()
+        case let pool as DatabasePool:
+            pool.releaseMemoryEventually()
+            // After the release the line above queued on the writer: done by the time this returns.
+            try? pool.writeWithoutTransaction { $0.releaseMemory() }
         case let queue as DatabaseQueue: queue.releaseMemory()
         default: break
         }
