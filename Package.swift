@@ -173,7 +173,12 @@ let package = Package(
             ]),
         // What the test targets share: fixture paths, temporary directories, instants, the manual clock, SQLite in memory.
         .target(
-            name: "TestSupport", dependencies: ["DustKit", "DustServices", "DustConfig", "DustSQL", "DustStore", "DustPostgres"],
+            name: "TestSupport",
+            dependencies: [
+                "DustKit", "DustServices", "DustConfig", "DustSQL", "DustStore", "DustPostgres",
+                // pageCacheBytes: one connection's page cache (sqlite3_db_status).
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ],
             path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.
         .target(
@@ -190,8 +195,6 @@ let package = Package(
             dependencies: [
                 "DustStore", "DustSQL", "DustPostgres", "DustConfig", "DustServices", "DustKit", "AirKorea", "TestSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                // sqlite3_db_status: a connection's own page cache, in the release-memory test.
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "DustServicesTests",
@@ -231,9 +234,8 @@ let package = Package(
                 "FakeAirKorea",
                 // PostgresPollerLeaseTests, against a server the environment names.
                 "DustPostgres",
-                // HeapTrimServiceTests: a connection's own page cache (sqlite3_db_status).
+                // HeapTrimServiceTests: the SQLite store's connections.
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

@@ -319,7 +319,7 @@ public struct Daemon: Sendable {
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
             services.append(WatchdogService(notifier: notifier, interval: interval, clock: clock))
         }
-        services.append(HeapTrimService(trim: HeapTrimService.glibcTrim(releasing: { database.opened })))
+        services.append(HeapTrimService(trim: HeapTrimService.trimStoreAndHeap { database.opened }))
         var configuration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         configuration.maximumGracefulShutdownDuration = .seconds(4)

@@ -89,7 +89,7 @@ public struct DemoDashboard: Sendable {
         let address = settings.http.address.map { "http://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)/" } ?? ""
         report("Serving the dashboard on \(address) (the demo's clock stands at \(KoreaStandardTime.iso8601(Self.now))); Ctrl-C stops.")
         var configuration = ServiceGroupConfiguration(
-            services: [.init(service: web), .init(service: HeapTrimService(trim: HeapTrimService.glibcTrim(releasing: { store })))],
+            services: [.init(service: web), .init(service: HeapTrimService(trim: HeapTrimService.trimStoreAndHeap { store }))],
             logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         configuration.maximumGracefulShutdownDuration = .seconds(4)

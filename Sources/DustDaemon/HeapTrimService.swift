@@ -2,8 +2,11 @@ import CMalloc
 import DustKit
 import DustServices
 import ServiceLifecycle
+import Synchronization
 
-/// Gives the heap's free pages back to the system every `interval` (glibc's `malloc_trim`).
+/// Gives memory back to the system every `interval`: what the store's connections keep between uses,
+/// then the heap's free pages (glibc's `malloc_trim`), with `trimStoreAndHeap`; the heap alone with
+/// `glibcTrim`.
 ///
 /// glibc keeps what a burst of work freed (the dashboard under load, a backfill's parse) in its
 /// arenas, and returns to the system only the free memory at the top of the heap: the rest stays
@@ -34,7 +37,7 @@ public struct HeapTrimService: Service, CustomStringConvertible {
     /// that what the store freed goes back in the same pass (what a reader busy at the time frees
     /// later, at the next). A burst of requests opens the readers again; a store that keeps nothing
     /// (PostgreSQL) is skipped.
-    public static func glibcTrim(releasing store: @escaping @Sendable () -> any FineDustStore) -> @Sendable () -> Void {
+    public static func trimStoreAndHeap(_ store: @escaping @Sendable () -> any FineDustStore) -> @Sendable () -> Void {
         {
             (store() as? any MemoryReleasingStore)?.releaseMemory()
             glibcTrim()
@@ -55,8 +58,56 @@ public struct HeapTrimService: Service, CustomStringConvertible {
         await cancelWhenGracefulShutdown {
             while true {
                 do { try await clock.sleep(for: interval) } catch { return }
-                await OwnThread.result(trim)
+                await Self.untilDoneOrCancelled(trim)
             }
+        }
+    }
+
+    /// Runs `work` on a thread of its own and returns when it is done, or at once when the task is
+    /// cancelled: a trim waiting for the store's writer (a backfill's transaction) must not hold up
+    /// dustd's stop; the thread then finishes on its own, or ends with the process.
+    static func untilDoneOrCancelled(_ work: @escaping @Sendable () -> Void) async {
+        let waiter = Waiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.wait(continuation)
+                do {
+                    try OwnThread.start {
+                        work()
+                        waiter.resume()
+                    }
+                } catch {
+                    work()
+                    waiter.resume()
+                }
+            }
+        } onCancel: {
+            waiter.resume()
+        }
+    }
+
+    /// A continuation resumed once, by whichever comes first: the work's end or the cancellation
+    /// (which may come before the continuation is there).
+    private final class Waiter: Sendable {
+        private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, resumed: Bool)>((nil, false))
+
+        func wait(_ continuation: CheckedContinuation<Void, Never>) {
+            let resumeNow = state.withLock { state in
+                if state.resumed { return true }
+                state.continuation = continuation
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+
+        func resume() {
+            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard !state.resumed else { return nil }
+                state.resumed = true
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            continuation?.resume()
         }
     }
 }

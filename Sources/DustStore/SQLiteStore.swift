@@ -103,8 +103,8 @@ public final class SQLiteStore: Sendable {
         switch pool {
         case let pool as DatabasePool:
             pool.releaseMemoryEventually()
-            // After the release the line above queued on the writer: done by the time this returns.
-            try? pool.writeWithoutTransaction { $0.releaseMemory() }
+            // Waits for the writer's release the line above queued after its work in progress.
+            pool.writeWithoutTransaction { _ in }
         case let queue as DatabaseQueue: queue.releaseMemory()
         default: break
         }

@@ -3,14 +3,14 @@ import DustKit
 import DustServices
 import Foundation
 import GRDB
-import GRDBSQLite
 import Synchronization
 import TestSupport
 import Testing
 
 @testable import DustStore
 
-@Suite("HeapTrimService: the heap's free pages go back to the system after a burst", .timeLimit(.minutes(10)))
+// Serialized: a trim in one test would give back the pages another test counts as still resident.
+@Suite("HeapTrimService: the heap's free pages go back to the system after a burst", .serialized, .timeLimit(.minutes(10)))
 struct HeapTrimServiceTests {
     final class Count: Sendable {
         let value = Mutex(0)
@@ -28,7 +28,7 @@ struct HeapTrimServiceTests {
         }
     }
 
-    @Test("It trims once an interval, and stops at cancellation (dustd's shutdown) without trimming again")
+    @Test("It trims once an interval, and stops at cancellation (dustd's shutdown) without starting another trim")
     func trimsUntilCancelled() async throws {
         let trims = Count()
         let service = HeapTrimService(interval: .seconds(30), clock: InstantClock()) { trims.value.withLock { $0 += 1 } }
@@ -39,8 +39,12 @@ struct HeapTrimServiceTests {
         running.cancel()
         try await running.value
         let atStop = trims.current
-        try await Task.sleep(for: .milliseconds(100))
-        #expect(trims.current == atStop)
+        // The stop does not wait for a trim on its thread (`stopsWhileATrimWaits`): one begun before it
+        // may still end after it, and none begins.
+        try await Task.sleep(for: .seconds(1))
+        #expect(trims.current <= atStop + 1)
+        try await Task.sleep(for: .seconds(1))
+        #expect(trims.current <= atStop + 1)
     }
 
     @Test("Nothing is trimmed before the first interval has passed")
@@ -104,24 +108,42 @@ struct HeapTrimServiceTests {
         }
         try await store.saveReadings(readings)
         let pool = try #require(store.pool as? DatabasePool)
-        // Bytes of page cache one connection holds (its own, whatever runs beside the test).
-        @Sendable func cacheUsed(_ db: Database) -> Int32 {
-            var current: Int32 = 0
-            var highest: Int32 = 0
-            _ = sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_CACHE_USED, &current, &highest, 0)
-            return current
-        }
         // A scan of the table, in the same read as the measure: that reader now holds its pages.
-        let (sum, reader) = try await pool.read { db in (try Double.fetchOne(db, sql: "SELECT sum(pm10) FROM measurement"), cacheUsed(db)) }
-        let writer = try await pool.writeWithoutTransaction(cacheUsed)
+        let (sum, reader) = try await pool.read { db in
+            (try Double.fetchOne(db, sql: "SELECT sum(pm10) FROM measurement"), pageCacheBytes(db))
+        }
+        let writer = try await pool.writeWithoutTransaction(pageCacheBytes)
         #expect(sum != nil)
         #expect(reader > 100_000 && writer > 100_000, "the scan and the write filled the caches: \(reader), \(writer)")
 
-        await OwnThread.result(HeapTrimService.glibcTrim(releasing: { store }))
+        await OwnThread.result(HeapTrimService.trimStoreAndHeap { store })
 
-        let (readerAfter, writerAfter) = (try await pool.read(cacheUsed), try await pool.writeWithoutTransaction(cacheUsed))
+        let (readerAfter, writerAfter) = (try await pool.read(pageCacheBytes), try await pool.writeWithoutTransaction(pageCacheBytes))
         #expect(readerAfter < reader / 4, "a reader opened afresh (the schema read): \(readerAfter) bytes against \(reader)")
         #expect(writerAfter < writer / 4, "the writer's cache emptied: \(writerAfter) bytes against \(writer)")
         #expect(try await store.readingCount() == 6_000)
+    }
+    @Test("A trim still waiting (for the store's writer, say) does not hold up the service's stop; it ends on its own")
+    func stopsWhileATrimWaits() async throws {
+        let started = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let finished = Count()
+        let service = HeapTrimService(interval: .seconds(30), clock: InstantClock()) {
+            started.signal()
+            _ = proceed.wait(timeout: .now() + 120)
+            finished.value.withLock { $0 += 1 }
+        }
+        let running = Task { try await service.run() }
+        #expect(await OwnThread.result { started.wait(timeout: .now() + 120) } == .success, "the first trim began")
+        let cancelled = ContinuousClock.now
+        running.cancel()
+        try await running.value
+        // Ended while its trim was still blocked: the stop did not wait for it.
+        #expect(finished.current == 0)
+        #expect(ContinuousClock.now - cancelled < .seconds(60))
+        proceed.signal()
+        let deadline = ContinuousClock.now + .seconds(120)
+        while finished.current == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(finished.current == 1, "the abandoned trim finished on its own thread")
     }
 }
