@@ -2,7 +2,6 @@ import CMalloc
 import DustKit
 import DustServices
 import ServiceLifecycle
-import Synchronization
 
 /// Gives memory back to the system every `interval`: what the store's connections keep between uses,
 /// then the heap's free pages (glibc's `malloc_trim`), with `trimStoreAndHeap`; the heap alone with
@@ -67,10 +66,10 @@ public struct HeapTrimService: Service, CustomStringConvertible {
     /// cancelled: a trim waiting for the store's writer (a backfill's transaction) must not hold up
     /// dustd's stop; the thread then finishes on its own, or ends with the process.
     static func untilDoneOrCancelled(_ work: @escaping @Sendable () -> Void) async {
-        let waiter = Waiter()
+        let waiter = ResumeOnce()
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                waiter.wait(continuation)
+                waiter.set(continuation)
                 do {
                     try OwnThread.start {
                         work()
@@ -83,31 +82,6 @@ public struct HeapTrimService: Service, CustomStringConvertible {
             }
         } onCancel: {
             waiter.resume()
-        }
-    }
-
-    /// A continuation resumed once, by whichever comes first: the work's end or the cancellation
-    /// (which may come before the continuation is there).
-    private final class Waiter: Sendable {
-        private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, resumed: Bool)>((nil, false))
-
-        func wait(_ continuation: CheckedContinuation<Void, Never>) {
-            let resumeNow = state.withLock { state in
-                if state.resumed { return true }
-                state.continuation = continuation
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-
-        func resume() {
-            let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard !state.resumed else { return nil }
-                state.resumed = true
-                defer { state.continuation = nil }
-                return state.continuation
-            }
-            continuation?.resume()
         }
     }
 }

@@ -217,28 +217,3 @@ public final class PostgresPollerLease: PollerLease {
                 + "that storage.url and the password are right; dustd keeps trying.")
     }
 }
-
-/// Resumes a continuation once, whichever comes first: the connection closing or the waiter cancelled.
-private final class ResumeOnce: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
-
-    func set(_ continuation: CheckedContinuation<Void, Never>) {
-        let resumeNow = state.withLock { state in
-            if state.done { return true }
-            state.continuation = continuation
-            return false
-        }
-        if resumeNow { continuation.resume() }
-    }
-
-    func resume() {
-        let continuation = state.withLock { state in
-            defer {
-                state.done = true
-                state.continuation = nil
-            }
-            return state.continuation
-        }
-        continuation?.resume()
-    }
-}
