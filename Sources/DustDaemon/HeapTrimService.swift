@@ -66,22 +66,16 @@ public struct HeapTrimService: Service, CustomStringConvertible {
     /// cancelled: a trim waiting for the store's writer (a backfill's transaction) must not hold up
     /// dustd's stop; the thread then finishes on its own, or ends with the process.
     static func untilDoneOrCancelled(_ work: @escaping @Sendable () -> Void) async {
-        let waiter = ResumeOnce()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                waiter.set(continuation)
-                do {
-                    try OwnThread.start {
-                        work()
-                        waiter.resume()
-                    }
-                } catch {
+        await ResumeOnce.untilDone { done in
+            do {
+                try OwnThread.start {
                     work()
-                    waiter.resume()
+                    done()
                 }
+            } catch {
+                work()
+                done()
             }
-        } onCancel: {
-            waiter.resume()
         }
     }
 }

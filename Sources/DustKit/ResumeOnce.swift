@@ -6,10 +6,24 @@ import Synchronization
 public final class ResumeOnce: Sendable {
     private let state = Mutex<(continuation: CheckedContinuation<Void, Never>?, done: Bool)>((nil, false))
 
-    public init() {}
+    private init() {}
+
+    /// Returns once `start` calls the `done` it is given, or at once when the task is cancelled; a `done`
+    /// that comes after, or a second one, does nothing.
+    public static func untilDone(orCancelled start: (_ done: @escaping @Sendable () -> Void) -> Void) async {
+        let waiter = ResumeOnce()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                waiter.set(continuation)
+                start { waiter.resume() }
+            }
+        } onCancel: {
+            waiter.resume()
+        }
+    }
 
     /// The continuation to resume; resumed at once if `resume()` already came.
-    public func set(_ continuation: CheckedContinuation<Void, Never>) {
+    private func set(_ continuation: CheckedContinuation<Void, Never>) {
         let resumeNow = state.withLock { state in
             if state.done { return true }
             state.continuation = continuation
@@ -19,7 +33,7 @@ public final class ResumeOnce: Sendable {
     }
 
     /// Resumes the continuation the first time; later calls do nothing.
-    public func resume() {
+    private func resume() {
         let continuation = state.withLock { state in
             defer {
                 state.done = true

@@ -103,15 +103,7 @@ public final class PostgresPollerLease: PollerLease {
 
     /// Returns when `connection` is closed, or when cancelled.
     private static func closed(_ connection: PostgresConnection) async {
-        let waiter = ResumeOnce()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                waiter.set(continuation)
-                connection.closeFuture.whenComplete { _ in waiter.resume() }
-            }
-        } onCancel: {
-            waiter.resume()
-        }
+        await ResumeOnce.untilDone { done in connection.closeFuture.whenComplete { _ in done() } }
     }
 
     /// Asks the session every `checkEvery` whether it is there; closes the connection when it does not
