@@ -55,6 +55,15 @@ if [ "${FINEDUST_LINKER:-lld}" = lld ] && [ -x "$(dirname "$(command -v swiftc)"
         build+=(-Xlinker -T -Xlinker "$PWD/packaging/finedust-text.ld")
     fi
 fi
+# The compiler and linker options that shape the code, the scratch path and this checkout's place left
+# out: packaging/make-order-file.sh records them beside the list it makes (finedust.order.options), and
+# the check below says when the list was made for other options (a new option can rename or add the
+# functions start-up runs, which then land anywhere in the code: docs/PERFORMANCE.md, "Start-up:
+# metadata by accessor, not by name").
+mkdir -p "$scratch"
+for option in "${build[@]}"; do
+    [ "$option" = "$scratch" ] || printf '%s\n' "${option//"$PWD"\//}"
+done > "$scratch/finedust-build-options"
 for product in dustd dustctl; do
     "${build[@]}" --product "$product" >&2
 done
@@ -72,6 +81,9 @@ if [ -n "${order:-}" ] && [ "$order" != none ] && [ -s "$order" ] && command -v 
     say "code layout: $found of $listed listed functions are in the executables"
     if [ $((found * 100)) -lt $((listed * 75)) ]; then
         say "warning: packaging/finedust.order is out of date; run packaging/make-order-file.sh and commit the result"
+    fi
+    if [ -f packaging/finedust.order.options ] && ! cmp -s packaging/finedust.order.options "$scratch/finedust-build-options"; then
+        say "warning: packaging/finedust.order was made for other build options; run packaging/make-order-file.sh and commit the result"
     fi
 fi
 if $binaries_only; then

@@ -41,6 +41,8 @@ trap cleanup EXIT
 
 # The release binaries as they ship (the layout they have does not change which functions run).
 bin=$(packaging/build-release.sh --binaries-only "${SCRATCH_PATH:-.build}")
+# The options the list is made for (packaging/build-release.sh warns when they change).
+cp "${SCRATCH_PATH:-.build}/finedust-build-options" "$work/options"
 # valgrind cannot read this toolchain's DWARF 5; it needs only the symbol table.
 for tool in dustd dustctl; do
     cp "$bin/$tool" "$work/$tool-profiled"
@@ -167,3 +169,5 @@ with open(out, "w") as f:
     f.write("\n".join(order) + "\n")
 print(f"make-order-file: {len(order)} functions ({len(idle)} from an idle dustd, {len(daemon)} from dustd) in {out}", file=sys.stderr)
 PY
+cp "$work/options" packaging/finedust.order.options
+say "options it was made for in packaging/finedust.order.options"
