@@ -28,8 +28,9 @@ build=(swift build -c release --static-swift-stdlib --scratch-path "$scratch" -X
 # Start-up (docs/PERFORMANCE.md, "Start-up: metadata by accessor, not by name"): a concrete generic type
 # such as [LevelSource: Double] is made by calling its metadata accessor with the conformances the
 # compiler already knows, not by demangling its name, which has the runtime look each conformance up
-# by scanning all 10,000 conformance records of the executable. A fifth fewer instructions in every
-# dustctl command; outputs unchanged. (-Xfrontend: as below.)
+# by scanning all 10,000 conformance records of the executable. A fifth fewer instructions in
+# `dustctl week` and `--version` (the rest of a command is the same kind of start-up); outputs unchanged.
+# (-Xfrontend: as below.)
 build+=(-Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors)
 # Start-up and idle memory (docs/PERFORMANCE.md, "Linking"): with the toolchain's lld, relative
 # relocations are packed (DT_RELR: 3 MB of .rela.dyn become 25 KB, read and applied at every
@@ -60,13 +61,12 @@ fi
 # the check below says when the list was made for other options (a new option can rename or add the
 # functions start-up runs, which then land anywhere in the code: docs/PERFORMANCE.md, "Start-up:
 # metadata by accessor, not by name").
-mkdir -p "$scratch"
-for option in "${build[@]}"; do
-    [ "$option" = "$scratch" ] || printf '%s\n' "${option//"$PWD"\//}"
-done > "$scratch/finedust-build-options"
 for product in dustd dustctl; do
     "${build[@]}" --product "$product" >&2
 done
+for option in "${build[@]}"; do
+    [ "$option" = "$scratch" ] || printf '%s\n' "${option//"$PWD"\//}"
+done > "$scratch/finedust-build-options"
 bin=$("${build[@]}" --show-bin-path)
 for tool in dustd dustctl; do
     if ldd "$bin/$tool" | grep -q 'libswiftCore'; then
@@ -82,9 +82,10 @@ if [ -n "${order:-}" ] && [ "$order" != none ] && [ -s "$order" ] && command -v 
     if [ $((found * 100)) -lt $((listed * 75)) ]; then
         say "warning: packaging/finedust.order is out of date; run packaging/make-order-file.sh and commit the result"
     fi
-    if [ -f packaging/finedust.order.options ] && ! cmp -s packaging/finedust.order.options "$scratch/finedust-build-options"; then
-        say "warning: packaging/finedust.order was made for other build options; run packaging/make-order-file.sh and commit the result"
-    fi
+fi
+if [ "${order:-}" = "$PWD/packaging/finedust.order" ] && [ -f packaging/finedust.order.options ] \
+    && ! cmp -s packaging/finedust.order.options "$scratch/finedust-build-options"; then
+    say "warning: packaging/finedust.order was made for other build options; run packaging/make-order-file.sh and commit the result"
 fi
 if $binaries_only; then
     echo "$bin"

@@ -39,7 +39,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The release binaries as they ship (the layout they have does not change which functions run).
+# The release binaries as they ship (the layout they have does not change which functions run), so the
+# list and the options recorded beside it are the shipping build's whatever the caller's environment.
+unset FINEDUST_ORDER_FILE FINEDUST_LINKER
 bin=$(packaging/build-release.sh --binaries-only "${SCRATCH_PATH:-.build}")
 # The options the list is made for (packaging/build-release.sh warns when they change).
 cp "${SCRATCH_PATH:-.build}/finedust-build-options" "$work/options"
