@@ -56,14 +56,14 @@ if [ "${FINEDUST_LINKER:-lld}" = lld ] && [ -x "$(dirname "$(command -v swiftc)"
         build+=(-Xlinker -T -Xlinker "$PWD/packaging/finedust-text.ld")
     fi
 fi
+for product in dustd dustctl; do
+    "${build[@]}" --product "$product" >&2
+done
 # The compiler and linker options that shape the code, the scratch path and this checkout's place left
 # out: packaging/make-order-file.sh records them beside the list it makes (finedust.order.options), and
 # the check below says when the list was made for other options (a new option can rename or add the
 # functions start-up runs, which then land anywhere in the code: docs/PERFORMANCE.md, "Start-up:
 # metadata by accessor, not by name").
-for product in dustd dustctl; do
-    "${build[@]}" --product "$product" >&2
-done
 for option in "${build[@]}"; do
     [ "$option" = "$scratch" ] || printf '%s\n' "${option//"$PWD"\//}"
 done > "$scratch/finedust-build-options"
