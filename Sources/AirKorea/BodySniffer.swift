@@ -57,7 +57,7 @@ enum BodySniffer {
         let close = asciiCaseInsensitiveRange(of: "</title>", in: afterOpen) ?? min(afterOpen.count, 200)
         let title = String(decoding: UnsafeRawBufferPointer(rebasing: afterOpen[..<close]), as: UTF8.self)
         let collapsed = TerminalSafeText.sanitized(title).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return String(collapsed.prefix(120))
+        return String(TerminalSafeText.prefix(collapsed, characters: 120).shown)
     }
 
     /// The first offset of `needle` (ASCII, lower case) in `haystack`, ignoring ASCII case.

@@ -120,6 +120,6 @@ enum XMLText {
 
     /// At most 40 characters of text from the file, made safe to print, for an error message.
     static func short(_ text: String) -> String {
-        String(TerminalSafeText.sanitized(text).prefix(40))
+        String(TerminalSafeText.prefix(TerminalSafeText.sanitized(text), characters: 40).shown)
     }
 }

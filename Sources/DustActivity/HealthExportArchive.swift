@@ -78,7 +78,7 @@ public struct HealthExportArchive {
             count += 1
             guard count <= limits.maxZipEntries else { throw .tooManyZipEntries(limit: limits.maxZipEntries) }
             let name = entry.path
-            guard Self.isSafe(name) else { throw .unsafeZipEntry(name: String(TerminalSafeText.sanitized(name).prefix(200))) }
+            guard Self.isSafe(name) else { throw .unsafeZipEntry(name: Self.shown(name)) }
             if entry.type == .file { entries[name] = entry }
         }
         entriesByPath = entries
@@ -155,7 +155,7 @@ public struct HealthExportArchive {
             if failures.count == 1 { throw failures[0] }
             throw .noHealthExportInZip
         default:
-            throw .severalHealthExports(names: exports.map { String(TerminalSafeText.sanitized($0).prefix(200)) })
+            throw .severalHealthExports(names: exports.map(Self.shown))
         }
     }
 
@@ -210,6 +210,11 @@ public struct HealthExportArchive {
         let (byRatio, overflow) = compressed.multipliedReportingOverflow(by: limits.maxCompressionRatio)
         let ratioBound = overflow ? Int64.max : byRatio.addingReportingOverflow(limits.zipRatioAllowance).partialValue
         return min(limits.maxZipEntryBytes, max(ratioBound, limits.zipRatioAllowance))
+    }
+
+    /// An entry's name as an error shows it: safe to print, at most 200 characters (`TerminalSafeText.prefix`).
+    static func shown(_ name: String) -> String {
+        String(TerminalSafeText.prefix(TerminalSafeText.sanitized(name), characters: 200).shown)
     }
 
     /// False for an absolute name, a drive letter, a backslash, or any `..` component.

@@ -39,6 +39,25 @@ public enum TerminalSafeText {
         return result
     }
 
+    /// At most the first `limit` characters of `text`, for a message that quotes it, and whether that is
+    /// all of it. A character is a grapheme cluster, which combining marks make as long as the sender
+    /// likes (`e` and a million U+0301 are one character), so a count of characters alone bounds
+    /// nothing: the characters shown hold at most `4 × limit` Unicode scalars (an emoji sequence is up
+    /// to about ten; Korean syllables are one each), and a character that would pass that is left out
+    /// with all after it.
+    public static func prefix(_ text: String, characters limit: Int) -> (shown: Substring, isWhole: Bool) {
+        let scalarEnd = text.unicodeScalars.index(text.startIndex, offsetBy: 4 * limit, limitedBy: text.endIndex) ?? text.endIndex
+        var end = text.startIndex
+        var count = 0
+        while count < limit, end < text.endIndex {
+            let next = text.index(after: end)
+            guard next <= scalarEnd else { break }
+            end = next
+            count += 1
+        }
+        return (text[..<end], end == text.endIndex)
+    }
+
     /// True when `text` holds a character `sanitized` would replace; checks UTF-8 bytes only.
     public static func needsSanitizing(_ text: String) -> Bool {
         var utf8 = text.utf8.makeIterator()

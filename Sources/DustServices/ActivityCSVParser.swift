@@ -83,12 +83,13 @@ public struct ActivityCSVParser: Sendable {
         return ActivityCSVRows(distances: distances, datedOutsidePeriod: datedOutsidePeriod)
     }
 
-    /// A field as an error quotes it: control characters replaced, and at most 40 characters, so a
-    /// 16 MB field is not written back to the terminal (the rest is counted).
+    /// A field as an error quotes it: control characters replaced, and at most 40 characters
+    /// (`TerminalSafeText.prefix`), so a 16 MB field is not written back to the terminal (the rest is counted).
     static func quoted(_ field: some StringProtocol) -> String {
         let safe = TerminalSafeText.sanitized(String(field))
-        guard safe.count > 40 else { return "\"\(safe)\"" }
-        return "\"\(safe.prefix(40))…\" (\(safe.count - 40) more characters)"
+        let (shown, isWhole) = TerminalSafeText.prefix(safe, characters: 40)
+        guard !isWhole else { return "\"\(safe)\"" }
+        return "\"\(shown)…\" (\(safe.count - shown.count) more characters)"
     }
 
     /// The slot a row names; nil when its date lies outside the period FineDust keeps.

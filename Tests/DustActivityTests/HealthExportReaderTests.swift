@@ -125,6 +125,17 @@ struct HealthExportReaderTests {
         }
     }
 
+    @Test("A unit of one character with 200,000 combining marks is left out of the error, not quoted whole")
+    func combiningMarksInUnit() throws {
+        let unit = "c" + "m" + String(repeating: "\u{0301}", count: 200_000)
+        let xml = healthExport(distanceRecord(unit: unit, value: "1", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
+        let line = lineNumber(of: "unit=\"c", in: xml)
+        #expect(throws: ActivityFileError.invalidRecord(line: line, record: .distance, problem: "has the unit \"c\", not km, m, mi or ft"))
+        {
+            try readHealth(xml)
+        }
+    }
+
     @Test("A value past 18,144 km (30 m/s for 7 days) is a typed error; 1e308 km was an infinite distance")
     func hugeValue() throws {
         let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")

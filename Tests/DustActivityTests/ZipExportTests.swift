@@ -173,6 +173,16 @@ struct ZipExportTests {
                 atPath: directory.url.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("x").path))
     }
 
+    @Test("An unsafe entry's name is shown short: a character of 2,000 combining marks is left out of the error")
+    func combiningMarksInEntryName() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let xml = healthExport(distanceRecord(value: "1", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+        let name = "../e" + String(repeating: "\u{0301}", count: 2_000)
+        let path = try makeZip([("apple_health_export/export.xml", Array(xml.utf8)), (name, Array("x".utf8))], in: directory)
+        #expect(throws: ActivityFileError.unsafeZipEntry(name: "../")) { try readZip(path) }
+    }
+
     @Test("A truncated zip is a clear error, whatever the cut")
     func truncated() throws {
         let directory = try TemporaryDirectory("finedust-zip")

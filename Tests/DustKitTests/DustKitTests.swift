@@ -275,6 +275,23 @@ struct TerminalSafeTextTests {
         #expect(TerminalSafeText.needsSanitizing("\u{2066}"))
     }
 
+    @Test("A quote is bounded in characters and in Unicode scalars: a character of a million combining marks is left out")
+    func prefixes() {
+        let (short, shortIsWhole) = TerminalSafeText.prefix("종로구 PM2.5", characters: 3)
+        #expect(short == "종로구" && !shortIsWhole)
+        let (whole, wholeIsWhole) = TerminalSafeText.prefix("종로구", characters: 3)
+        #expect(whole == "종로구" && wholeIsWhole)
+        // A family emoji is seven scalars and one character: within the budget of 4 × 3.
+        let (family, familyIsWhole) = TerminalSafeText.prefix("a👨‍👩‍👧‍👦b", characters: 3)
+        #expect(family == "a👨‍👩‍👧‍👦b" && familyIsWhole)
+        let zalgo = "ok e" + String(repeating: "\u{0301}", count: 1_000_000) + "tail"
+        #expect(zalgo.count == 8)
+        let (clipped, clippedIsWhole) = TerminalSafeText.prefix(zalgo, characters: 40)
+        #expect(clipped == "ok " && !clippedIsWhole)
+        let (none, noneIsWhole) = TerminalSafeText.prefix("", characters: 40)
+        #expect(none.isEmpty && noneIsWhole)
+    }
+
     @Test("A name to type back: control characters and bidi overrides as ASCII escapes, everything else kept")
     func escapes() {
         #expect(TerminalSafeText.escaped("walk\u{1B}]0;x\u{07}\n\u{202E}gpx.걷기.gpx") == "walk\\x1B]0;x\\x07\\x0A\\u202Egpx.걷기.gpx")

@@ -63,6 +63,18 @@ struct ActivityCSVTests {
         }
     }
 
+    @Test("A field of one character with a million combining marks is not written back: the quote is bounded in bytes")
+    func combiningMarks() {
+        let field = "e" + String(repeating: "\u{0301}", count: 1_000_000)
+        do {
+            _ = try parser.parse(Data("start,distance_m\n2026-11-20 08:00,\(field)\n".utf8), now: now)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.utf8.count < 400, "\(error.description.utf8.count) bytes")
+            #expect(error.description.hasSuffix("\"…\" (1 more characters)"), "\(error.description.prefix(200))")
+        }
+    }
+
     @Test("A local time skipped by DST is refused; a repeated one takes its first occurrence")
     func daylightSavingTime() async throws {
         let newYork = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!))

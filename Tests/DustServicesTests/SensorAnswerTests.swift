@@ -68,6 +68,9 @@ struct SensorAnswerTests {
         #expect(throws: SensorProblem.wrongUnit("\"\u{FFFD}[2Jppm-and-a-ve…\"")) {
             try SensorAnswer.homeAssistantState(data(hostileUnit), pollutant: .pm25)
         }
+        // One character of 30,000 combining marks (60 KB, within an answer's 64 KiB) is left out, not shown whole.
+        let marks = state.replacingOccurrences(of: "µg/m³", with: "ppm" + String(repeating: "\u{0301}", count: 30_000))
+        #expect(throws: SensorProblem.wrongUnit("\"pp…\"")) { try SensorAnswer.homeAssistantState(data(marks), pollutant: .pm25) }
         #expect(SensorAnswer.problem(status: 401, homeAssistant: true) == .tokenRefused)
         #expect(SensorAnswer.problem(status: 302, homeAssistant: true) == .redirect(302))
         #expect(SensorAnswer.problem(status: 200, homeAssistant: true) == nil)

@@ -214,9 +214,8 @@ public enum SensorAnswer {
 
     /// A unit as a status line may name it: at most 16 printable characters of the answer.
     static func shownUnit(_ text: String) -> String {
-        let safe = TerminalSafeText.sanitized(text)
-        let short = safe.count > 16 ? String(safe.prefix(16)) + "…" : safe
-        return "\"\(short)\""
+        let (shown, isWhole) = TerminalSafeText.prefix(TerminalSafeText.sanitized(text), characters: 16)
+        return "\"\(shown)\(isWhole ? "" : "…")\""
     }
 
     private static func checked(_ values: SensorValues) throws(SensorProblem) -> SensorValues {
