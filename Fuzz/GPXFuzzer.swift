@@ -45,7 +45,8 @@ private func checkPositions(_ positions: [TrackPoint], inPieces: [TrackPoint], s
     require(positions == inPieces, "positions differ read whole (\(positions.count)) and in pieces (\(inPieces.count))")
     require(positions.count <= summary.points - summary.pointsWithoutTime, "\(positions.count) positions of \(summary)")
     for position in positions {
-        require((-90...90).contains(position.latitude) && (-180...180).contains(position.longitude), "position \(position)")
+        let place = position.position
+        require((-90...90).contains(place.latitude) && (-180...180).contains(place.longitude), "position \(position)")
         require(SupportedPeriod.isPlausible(position.at, now: fuzzNow), "a position dated outside the supported period: \(position)")
     }
     let minutes = TrackMinutes(positions)
@@ -54,7 +55,7 @@ private func checkPositions(_ positions: [TrackPoint], inPieces: [TrackPoint], s
         let seconds = minute.at.timeIntervalSince1970
         require(seconds.truncatingRemainder(dividingBy: 60) == 0, "a minute at \(seconds) s")
         require(index == 0 || minutes[index - 1].at < minute.at, "minutes out of order at \(index)")
-        require(abs(minute.latitude) <= 90 && abs(minute.longitude) <= 180, "minute \(minute)")
+        require(abs(minute.position.latitude) <= 90 && abs(minute.position.longitude) <= 180, "minute \(minute)")
     }
     if !positions.isEmpty { require(!minutes.isEmpty, "\(positions.count) positions kept no minute") }
 }

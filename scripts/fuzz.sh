@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # Fuzzes the AirKorea XML parser, the activity CSV importer, the Apple Health export reader, the
-# GPX reader and the export.zip path with libFuzzer and AddressSanitizer.
+# GPX reader, the export.zip path and the indoor readers with libFuzzer and AddressSanitizer.
 #
-#   scripts/fuzz.sh                 # all five targets, 150 s each: 12.5 minutes in all
+#   scripts/fuzz.sh                 # all six targets, 150 s each: 15 minutes in all
 #   scripts/fuzz.sh parser 600      # one target, 10 minutes
 #   scripts/fuzz.sh "health gpx"    # some targets, 150 s each
+#   scripts/fuzz.sh --typecheck     # CI: every harness still compiles against the code it fuzzes
 #
 # Targets: parser (AirKorea XML), activity (CSV), health (Health export.xml from memory), gpx (GPX
 # 1.0/1.1 from memory), zip (an export.zip from a file: ZIPFoundation's directory, FineDust's own
-# inflate, the readers; ZIPFoundation's sources are compiled in from SwiftPM's checkout).
+# inflate, the readers; ZIPFoundation's sources are compiled in from SwiftPM's checkout), indoor (a
+# monitor's answer as dustd reads it each minute: AirGradient, PurpleAir, Home Assistant's state and
+# history; and the CSV of `dustctl indoor import`, in a zone without and one with daylight saving time).
 #
 # Seeds come from Fuzz/corpus/<target> (small, committed); what libFuzzer discovers goes to
 # .build-fuzz/corpus/<target> and stays out of the repository. A crash leaves its input in
 # .build-fuzz/ and fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TARGETS=${1:-parser activity health gpx zip}
+typecheck=false
+if [ "${1:-}" = --typecheck ]; then typecheck=true; shift; fi
+TARGETS=${1:-parser activity health gpx zip indoor}
 SECONDS_EACH=${2:-150}
 OUT=.build-fuzz
 mkdir -p "$OUT/src"
@@ -25,7 +30,24 @@ build() {
     local name=$1; shift
     rm -rf "$OUT/src/$name" && mkdir -p "$OUT/src/$name"
     for file in "$@"; do sed -e '/^import DustKit$/d' -e '/^import ZIPFoundation$/d' "$file" > "$OUT/src/$name/$(basename "$file")"; done
-    if ! swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name "Fuzz$name" \
+    # Swift 6, as Package.swift builds the same sources (its regex literals, its checks); the zip target
+    # compiles ZIPFoundation's sources into the same module, and they are Swift 5.
+    local mode=(-swift-version 6)
+    [ "$name" = zip ] && mode=(-swift-version 5 -enable-bare-slash-regex)
+    if $typecheck; then
+        # The harness against today's sources, without libFuzzer: a renamed member fails here, not
+        # the next time someone fuzzes.
+        if ! swiftc "${mode[@]}" -typecheck -parse-as-library -module-name "Fuzz$name" \
+            -I Sources/CLibXML2 -Xcc -I/usr/include/libxml2 -I Sources/CZlibInflate -I "$ZIPFOUNDATION/Sources/CZLib" -Xcc -D_GNU_SOURCE \
+            "$OUT/src/$name"/*.swift >"$OUT/$name-build.log" 2>&1; then
+            cat "$OUT/$name-build.log"
+            echo "fuzz.sh: the $name fuzzer does not compile"
+            exit 1
+        fi
+        echo "fuzz.sh: the $name fuzzer compiles"
+        return
+    fi
+    if ! swiftc "${mode[@]}" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "Fuzz$name" \
         -I Sources/CLibXML2 -Xcc -I/usr/include/libxml2 -lxml2 \
         -I Sources/CZlibInflate -I "$ZIPFOUNDATION/Sources/CZLib" -lz -Xcc -D_GNU_SOURCE \
         "$OUT/src/$name"/*.swift -o "$OUT/$name-fuzzer" >"$OUT/$name-build.log" 2>&1; then
@@ -57,8 +79,11 @@ for target in $TARGETS; do
         gpx) build gpx Sources/DustKit/*.swift "${ACTIVITY_READERS[@]}" Fuzz/ActivityReaderChecks.swift Fuzz/GPXFuzzer.swift ;;
         zip) build zip Sources/DustKit/*.swift Sources/DustActivity/*.swift "$ZIPFOUNDATION"/Sources/ZIPFoundation/*.swift \
             Fuzz/ActivityReaderChecks.swift Fuzz/ZipFuzzer.swift ;;
-        *) echo "fuzz.sh: unknown target $target (parser, activity, health, gpx, zip)"; exit 64 ;;
+        indoor) build indoor Sources/DustKit/*.swift Sources/DustServices/Indoor/*.swift Sources/DustServices/ActivityCSVParser.swift \
+            Fuzz/IndoorFuzzer.swift ;;
+        *) echo "fuzz.sh: unknown target $target (parser, activity, health, gpx, zip, indoor)"; exit 64 ;;
     esac
+    $typecheck && continue
     mkdir -p "$OUT/corpus/$target"
     echo "fuzz.sh: $target for $SECONDS_EACH s"
     # Without Swift's backtracer a failed check (fatalError) is libFuzzer's "deadly signal", its

@@ -1,0 +1,95 @@
+// libFuzzer entry point for the indoor readers (scripts/fuzz.sh indoor): what a home's monitor answers
+// dustd each minute (AirGradient, PurpleAir, Home Assistant's state and history) and the CSV that
+// `dustctl indoor import` reads (docs/REFERENCE.md §21). The first byte chooses the reader; the rest is
+// the answer or the file.
+import Foundation
+
+/// The instant the CSV reader takes as now: rows after it plus a day are skipped, not stored.
+private let now = Date(timeIntervalSince1970: 1_795_186_800)  // 2026-11-21T00:00:00+09:00
+private let seoul = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+/// A zone with daylight saving time: its repeated and skipped local hours.
+private let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!)
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzIndoor(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
+    guard count > 0 else { return 0 }
+    let body = Data(bytes: bytes + 1, count: count - 1)
+    switch bytes[0] % 7 {
+    case 0: checkAnswer { () throws(SensorProblem) in try SensorAnswer.airGradient(body) }
+    case 1: checkAnswer { () throws(SensorProblem) in try SensorAnswer.purpleAir(body, epa2021: false) }
+    case 2: checkAnswer { () throws(SensorProblem) in try SensorAnswer.purpleAir(body, epa2021: true) }
+    case 3:
+        let pollutant: Pollutant = bytes[0] & 0x80 == 0 ? .pm25 : .pm10
+        checkAnswer { () throws(SensorProblem) in try SensorAnswer.homeAssistantState(body, pollutant: pollutant) }
+    case 4: checkHistory(body, pollutant: bytes[0] & 0x80 == 0 ? .pm25 : .pm10)
+    case 5: checkCSV(body, calendar: seoul)
+    default: checkCSV(body, calendar: newYork)
+    }
+    return 0
+}
+
+/// A value FineDust may store: finite, not negative, at most 1,000 µg/m³.
+private func checkPlausible(_ value: Double?) {
+    guard let value else { return }
+    precondition(IndoorSample.plausible(value) == value, "implausible value \(value) accepted")
+}
+
+/// A problem's sentence goes to dustd's log and `dustctl status` once when it starts: FineDust's own
+/// words, no control character, and short whatever the answer held.
+private func checkPrintable(_ text: String, limit: Int) {
+    precondition(!TerminalSafeText.needsSanitizing(text), "a control character in \(text.debugDescription)")
+    precondition(text.utf8.count <= limit, "a message of \(text.utf8.count) bytes")
+}
+
+private func checkAnswer(_ read: () throws(SensorProblem) -> SensorValues) {
+    do {
+        let values = try read()
+        precondition(values.hasValue, "an answer read with no value")
+        precondition(values.unknown >= 0)
+        checkPlausible(values.value.fineDust)
+        checkPlausible(values.value.ultraFineDust)
+    } catch {
+        checkPrintable(error.description, limit: 300)
+    }
+}
+
+private func checkHistory(_ body: Data, pollutant: Pollutant) {
+    do {
+        let history = try SensorAnswer.homeAssistantHistory(body, pollutant: pollutant)
+        precondition(history.unknown >= 0)
+        for state in history.states {
+            precondition(state.at.timeIntervalSince1970.isFinite, "a state at \(state.at.timeIntervalSince1970)")
+            let other: Pollutant = pollutant == .pm25 ? .pm10 : .pm25
+            precondition(state.value[other] == nil, "a value of the pollutant the entity does not measure")
+            precondition(state.value[pollutant] != nil, "a usable state with no value")
+            checkPlausible(state.value[pollutant])
+        }
+    } catch {
+        checkPrintable(error.description, limit: 300)
+    }
+}
+
+private func checkCSV(_ body: Data, calendar: DayCalendar) {
+    do {
+        let rows = try IndoorCSVParser(calendar: calendar, sensor: "fuzz").parse(body, now: now)
+        let series = rows.series
+        precondition(rows.implausible >= 0 && rows.datedOutsidePeriod >= 0 && rows.sameMinute >= 0)
+        precondition(series.pm25.count == series.count && series.pm10.count == series.count && series.holds.count == series.count)
+        for index in 0..<series.count {
+            let minute = series.minutes[index]
+            precondition(minute % 60 == 0, "a sample at second \(minute % 60) of its minute")
+            precondition(
+                SupportedPeriod.isPlausible(Date(timeIntervalSince1970: TimeInterval(minute)), now: now),
+                "a sample outside the supported period: \(minute)")
+            if index > 0 { precondition(series.minutes[index - 1] != minute, "two samples of one minute in a row") }
+            precondition(series.holds[index] == Int32(IndoorSample.sampledHoldSeconds))
+            for value in [series.pm25[index], series.pm10[index]] where !value.isNaN {
+                checkPlausible(value)
+            }
+        }
+    } catch {
+        // The line's problem quotes at most 40 characters of the line (and counts the rest).
+        checkPrintable(error.description, limit: 600)
+        precondition(error.line >= 1)
+    }
+}
