@@ -7,7 +7,8 @@ public struct HealthExportSummary: Sendable, Hashable {
     /// `HKQuantityTypeIdentifierDistanceWalkingRunning` records turned into samples.
     public var distanceRecords = 0
     /// Every other top-level record, counted by its `type`; past
-    /// `ActivityReaderLimits.maxSkippedTypesNamed` distinct types, under `otherTypesKey`.
+    /// `ActivityReaderLimits.maxSkippedTypesNamed` distinct types, and a type longer than
+    /// `maxTypeNameBytes`, under `otherTypesKey`.
     public var skippedRecordsByType: [String: Int] = [:]
     /// `FileReference` paths of `WorkoutRoute`s, as written (`/workout-routes/route_….gpx`).
     public var workoutRoutePaths: [String] = []
@@ -26,6 +27,9 @@ public struct HealthExportSummary: Sendable, Hashable {
     public static let otherTypesKey = "(other types)"
     /// The key counting records without a `type`.
     public static let noTypeKey = "(no type)"
+    /// The longest `type` named: HealthKit's identifiers are at most about 60 bytes; a type of up to an
+    /// attribute's 1 MiB, 512 of them, would be half a GiB kept and megabytes printed by the import.
+    public static let maxTypeNameBytes = 128
 
     public init() {}
 }
@@ -320,10 +324,14 @@ public struct HealthExportReader: Sendable {
         ) {
             if !type.elementsEqual(lastSkippedType) {
                 lastSkippedType = Array(type)
-                let name = String(decoding: type, as: UTF8.self)
-                let isKnown = summary.skippedRecordsByType[name] != nil
-                let hasRoom = summary.skippedRecordsByType.count < limits.maxSkippedTypesNamed
-                lastSkippedKey = isKnown || hasRoom ? name : HealthExportSummary.otherTypesKey
+                if type.count > HealthExportSummary.maxTypeNameBytes {
+                    lastSkippedKey = HealthExportSummary.otherTypesKey
+                } else {
+                    let name = String(decoding: type, as: UTF8.self)
+                    let isKnown = summary.skippedRecordsByType[name] != nil
+                    let hasRoom = summary.skippedRecordsByType.count < limits.maxSkippedTypesNamed
+                    lastSkippedKey = isKnown || hasRoom ? name : HealthExportSummary.otherTypesKey
+                }
             }
             summary.skippedRecordsByType[lastSkippedKey, default: 0] += 1
         }

@@ -125,6 +125,21 @@ struct HealthExportReaderTests {
         }
     }
 
+    @Test("A skipped type longer than 128 bytes is counted among other types, never kept or printed (512 of 1 MiB were half a GiB)")
+    func longSkippedType() throws {
+        func record(_ type: String) -> String {
+            "<Record type=\"\(type)\" sourceName=\"Apple Watch\" unit=\"count\" startDate=\"2024-01-01 08:20:00 +0900\" "
+                + "endDate=\"2024-01-01 08:30:00 +0900\" value=\"5\"/>\n"
+        }
+        let long = "HKQuantityTypeIdentifier" + String(repeating: "X", count: 200_000)
+        let longest = "HKQuantityTypeIdentifier" + String(repeating: "Y", count: HealthExportSummary.maxTypeNameBytes - 24)
+        let xml = healthExport(record(long) + record(long + "Z") + record("HKQuantityTypeIdentifierStepCount") + record(longest))
+        #expect(
+            try readHealth(xml).summary.skippedRecordsByType == [
+                HealthExportSummary.otherTypesKey: 2, "HKQuantityTypeIdentifierStepCount": 1, longest: 1,
+            ])
+    }
+
     @Test("A unit of one character with 200,000 combining marks is left out of the error, not quoted whole")
     func combiningMarksInUnit() throws {
         let unit = "c" + "m" + String(repeating: "\u{0301}", count: 200_000)
