@@ -11,6 +11,16 @@ public struct DistanceSample: Sendable, Hashable {
     public var end: Date
     public var metres: Double
 
+    /// The most bytes of a device's or file's name a source keeps (`health:` or `gpx:` before them):
+    /// real names are a few dozen, and a file's attribute may hold a MiB that would be stored in every
+    /// row of the source. A name cut in the middle of a character ends in U+FFFD.
+    public static let maxSourceNameBytes = 256
+
+    /// `name` cut to `maxSourceNameBytes`.
+    public static func sourceName(_ name: some Collection<UInt8>) -> String {
+        String(decoding: name.prefix(maxSourceNameBytes), as: UTF8.self)
+    }
+
     public init(source: String, start: Date, end: Date, metres: Double) {
         self.source = source
         self.start = start

@@ -72,7 +72,7 @@ public struct GPXReader: Sendable {
     ) throws(ActivityFileError) -> GPXSummary {
         var state: State?
         var summary = GPXSummary()
-        let sourceName = "gpx:\(fileName)"
+        let sourceName = "gpx:\(DistanceSample.sourceName(fileName.utf8))"
         let totals = try ActivityXMLDriver(limits: limits).run(input, documentName: "track.gpx", onProgress: onProgress) {
             reader throws(ActivityFileError) in
             if state == nil { state = State(reader: reader, maxDepth: limits.maxDepth, now: now) }

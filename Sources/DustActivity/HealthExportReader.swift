@@ -223,8 +223,9 @@ public struct HealthExportReader: Sendable {
                 summary.recordsDropped += 1
                 return
             }
-            // Stored, shown and typed back (`activity forget`): no control character or bidi override in it.
-            let sourceName = attribute(reader, names.sourceName).map { TerminalSafeText.escaped(String(decoding: $0, as: UTF8.self)) } ?? ""
+            // Stored, shown and typed back (`activity forget`): no control character or bidi override in it,
+            // and no longer than a name.
+            let sourceName = attribute(reader, names.sourceName).map { TerminalSafeText.escaped(DistanceSample.sourceName($0)) } ?? ""
             summary.distanceRecords += 1
             onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))
         }

@@ -40,6 +40,9 @@ struct GPXReaderTests {
         #expect(abs(result.samples[0].metres - 111.1950802) < 1e-6)
         #expect(abs(result.samples[1].metres - 88.1330387) < 1e-6)
         #expect(result.samples.allSatisfy { $0.source == "gpx:route_2024-01-01_8.20am.gpx" })
+        // A file's name of 1,000 bytes (a zip entry's may be 64 KiB) names the source by its first 256.
+        let long = try readGPX(xml, fileName: String(repeating: "r", count: 996) + ".gpx")
+        #expect(long.samples.allSatisfy { $0.source == "gpx:" + String(repeating: "r", count: 256) })
         #expect(result.samples.map(\.start) == [instant("2023-12-31T23:20:00Z"), instant("2023-12-31T23:21:00Z")])
         #expect(result.samples.map(\.end) == [instant("2023-12-31T23:21:00Z"), instant("2023-12-31T23:22:00Z")])
         #expect(result.summary.points == 3 && result.summary.steps == 2 && result.summary.segments == 1)

@@ -104,6 +104,20 @@ struct HealthExportReaderTests {
         #expect(try readHealth(xml).samples.map(\.metres) == [300])
     }
 
+    @Test("A device name of 300,000 bytes names its source by its first 256 (a cut character ends in U+FFFD)")
+    func longSourceName() throws {
+        let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
+        let long = String(repeating: "A", count: 300_000)
+        let korean = "AB" + String(repeating: "걷", count: 100_000)  // 3 bytes each: bytes 255 and 256 begin the 85th
+        let xml = healthExport(
+            distanceRecord(source: long, value: "0.3", start: times.start, end: times.end)
+                + distanceRecord(source: korean, value: "0.2", start: times.start, end: times.end))
+        #expect(
+            try readHealth(xml).samples.map(\.source) == [
+                "health:" + String(repeating: "A", count: 256), "health:AB" + String(repeating: "걷", count: 84) + "\u{FFFD}",
+            ])
+    }
+
     @Test("A vertical tab (U+000B) in a value, as iOS 16 writes, becomes a space and is counted")
     func verticalTab() throws {
         let xml = healthExport(
