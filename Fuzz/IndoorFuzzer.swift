@@ -1,7 +1,7 @@
 // libFuzzer entry point for the indoor readers (scripts/fuzz.sh indoor): what a home's monitor answers
 // dustd each minute (AirGradient, PurpleAir, Home Assistant's state and history) and the CSV that
 // `dustctl indoor import` reads (docs/REFERENCE.md §21). The first byte chooses the reader; the rest is
-// the answer or the file.
+// the answer or the file (its top bit chooses the pollutant of Home Assistant's readers).
 import Foundation
 
 /// The instant the CSV reader takes as now: rows after it plus a day are skipped, not stored.
@@ -14,7 +14,7 @@ private let newYork = DayCalendar(timeZone: TimeZone(identifier: "America/New_Yo
 public func fuzzIndoor(_ bytes: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     guard count > 0 else { return 0 }
     let body = Data(bytes: bytes + 1, count: count - 1)
-    switch bytes[0] % 7 {
+    switch (bytes[0] & 0x7F) % 7 {
     case 0: checkAnswer { () throws(SensorProblem) in try SensorAnswer.airGradient(body) }
     case 1: checkAnswer { () throws(SensorProblem) in try SensorAnswer.purpleAir(body, epa2021: false) }
     case 2: checkAnswer { () throws(SensorProblem) in try SensorAnswer.purpleAir(body, epa2021: true) }
@@ -35,7 +35,8 @@ private func checkPlausible(_ value: Double?) {
 }
 
 /// A problem's sentence goes to dustd's log and `dustctl status` once when it starts: FineDust's own
-/// words, no control character, and short whatever the answer held.
+/// words, no control character, and short whatever the answer held (a quote of 16 characters is at
+/// most 64 scalars, 256 bytes, beside the sentence; a CSV line's 40 at most 640).
 private func checkPrintable(_ text: String, limit: Int) {
     precondition(!TerminalSafeText.needsSanitizing(text), "a control character in \(text.debugDescription)")
     precondition(text.utf8.count <= limit, "a message of \(text.utf8.count) bytes")
@@ -49,7 +50,7 @@ private func checkAnswer(_ read: () throws(SensorProblem) -> SensorValues) {
         checkPlausible(values.value.fineDust)
         checkPlausible(values.value.ultraFineDust)
     } catch {
-        checkPrintable(error.description, limit: 300)
+        checkPrintable(error.description, limit: 400)
     }
 }
 
@@ -65,7 +66,7 @@ private func checkHistory(_ body: Data, pollutant: Pollutant) {
             checkPlausible(state.value[pollutant])
         }
     } catch {
-        checkPrintable(error.description, limit: 300)
+        checkPrintable(error.description, limit: 400)
     }
 }
 
@@ -89,7 +90,7 @@ private func checkCSV(_ body: Data, calendar: DayCalendar) {
         }
     } catch {
         // The line's problem quotes at most 40 characters of the line (and counts the rest).
-        checkPrintable(error.description, limit: 600)
+        checkPrintable(error.description, limit: 1_000)
         precondition(error.line >= 1)
     }
 }

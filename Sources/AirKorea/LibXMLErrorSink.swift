@@ -42,7 +42,9 @@ struct LibXMLError {
 
     init(_ error: xmlError) {
         // libxml2 quotes names and text from the document in its messages.
-        let message = error.message.map { TerminalSafeText.sanitized(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let message = error.message.map {
+            TerminalSafeText.shown(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines), characters: 300)
+        }
         self.init(
             domain: xmlErrorDomain(rawValue: UInt32(bitPattern: error.domain)),
             code: xmlParserErrors(rawValue: UInt32(bitPattern: error.code)),

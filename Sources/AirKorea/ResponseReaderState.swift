@@ -60,7 +60,7 @@ struct ReaderState {
         if depth == 0 {
             guard element == .response || element == .gatewayResponse else {
                 throw .notAnAirKoreaResponse(
-                    root: xmlTextReaderConstLocalName(reader).map { TerminalSafeText.sanitized(String(cString: $0)) } ?? "?")
+                    root: xmlTextReaderConstLocalName(reader).map { TerminalSafeText.shown(String(cString: $0), characters: 40) } ?? "?")
             }
             root = element
             return

@@ -89,7 +89,7 @@ final class XMLErrorSink {
         // libxml2 quotes the document in its messages; never used to classify, only shown.
         let message =
             error.message.map {
-                TerminalSafeText.sanitized(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines))
+                TerminalSafeText.shown(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines), characters: 300)
             } ?? "unknown error"
         first = .malformedXML(line: Int(error.line), reason: message)
     }
@@ -112,10 +112,10 @@ enum XMLText {
         UnsafeBufferPointer(start: text, count: strlen(UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self)))
     }
 
-    /// A printable copy, for error messages.
+    /// A printable copy of a name (a root element's), for error messages: at most 40 characters.
     static func string(_ text: UnsafePointer<xmlChar>?) -> String {
         guard let text else { return "?" }
-        return TerminalSafeText.sanitized(String(decoding: bytes(text), as: UTF8.self))
+        return TerminalSafeText.shown(String(decoding: bytes(text), as: UTF8.self), characters: 40)
     }
 
     /// At most 40 characters of text from the file, made safe to print, for an error message.

@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// A distance walked or run between two instants, as one source recorded it.
@@ -13,12 +14,25 @@ public struct DistanceSample: Sendable, Hashable {
 
     /// The most bytes of a device's or file's name a source keeps (`health:` or `gpx:` before them):
     /// real names are a few dozen, and a file's attribute may hold a MiB that would be stored in every
-    /// row of the source. A name cut in the middle of a character ends in U+FFFD.
+    /// row of the source (hours and tracked minutes alike).
     public static let maxSourceNameBytes = 256
 
-    /// `name` cut to `maxSourceNameBytes`.
+    /// A device's or file's name (UTF-8) as its source keeps it: stored, shown and typed back
+    /// (`activity forget`), so control characters and bidirectional overrides are written as escapes
+    /// (`TerminalSafeText.escaped`), then cut after the last whole Unicode scalar that fits in
+    /// `maxSourceNameBytes`. The same name gives the same source however often it passes here.
     public static func sourceName(_ name: some Collection<UInt8>) -> String {
-        String(decoding: name.prefix(maxSourceNameBytes), as: UTF8.self)
+        // Only the first bytes are decoded and escaped: the rest cannot be kept.
+        let escaped = TerminalSafeText.escaped(String(decoding: name.prefix(maxSourceNameBytes + 4), as: UTF8.self))
+        guard escaped.utf8.count > maxSourceNameBytes else { return escaped }
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in escaped.unicodeScalars {
+            bytes += UTF8.width(scalar)
+            guard bytes <= maxSourceNameBytes else { break }
+            kept.append(scalar)
+        }
+        return String(kept)
     }
 
     public init(source: String, start: Date, end: Date, metres: Double) {

@@ -92,7 +92,7 @@ public struct HealthExportArchive {
             let compressed = Int64(clamping: entry.compressedSize)
             guard declared <= Self.bound(compressed: compressed, limits: limits) else {
                 throw .zipEntryTooLarge(
-                    name: TerminalSafeText.sanitized(entry.path), limit: limits.maxZipEntryBytes,
+                    name: Self.shown(entry.path), limit: limits.maxZipEntryBytes,
                     ratio: limits.maxCompressionRatio)
             }
             return Item(path: entry.path, declaredSize: declared, compressedSize: compressed)
@@ -167,9 +167,9 @@ public struct HealthExportArchive {
     ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
         let pipe = ZipEntryPipe(
-            name: TerminalSafeText.sanitized(entry.path), bound: bound(compressed: compressed, limits: limits),
+            name: Self.shown(entry.path), bound: bound(compressed: compressed, limits: limits),
             limits: limits, budget: budget)
-        pipe.start(try ZipEntryData.locate(entry, in: file, name: TerminalSafeText.sanitized(entry.path)))
+        pipe.start(try ZipEntryData.locate(entry, in: file, name: Self.shown(entry.path)))
         defer { pipe.stopAndWait() }
         var head: [UInt8] = []
         var piece = [UInt8](repeating: 0, count: 16 * 1024)
@@ -194,10 +194,10 @@ public struct HealthExportArchive {
     public func read<T>(_ item: Item, _ body: (ZipEntryByteStream) throws(ActivityFileError) -> T) throws(ActivityFileError) -> T {
         guard let entry = entriesByPath[item.path] else { throw .noHealthExportInZip }
         let pipe = ZipEntryPipe(
-            name: TerminalSafeText.sanitized(item.path),
+            name: Self.shown(item.path),
             bound: Self.bound(compressed: item.compressedSize, limits: limits),
             limits: limits, budget: budget)
-        pipe.start(try ZipEntryData.locate(entry, in: file, name: TerminalSafeText.sanitized(item.path)))
+        pipe.start(try ZipEntryData.locate(entry, in: file, name: Self.shown(item.path)))
         defer { pipe.stopAndWait() }
         let result = try body(ZipEntryByteStream(pipe: pipe))
         // The reader may stop at the end of the XML before the zip's checksum was checked.

@@ -10,7 +10,8 @@ public struct HealthExportSummary: Sendable, Hashable {
     /// `ActivityReaderLimits.maxSkippedTypesNamed` distinct types, and a type longer than
     /// `maxTypeNameBytes`, under `otherTypesKey`.
     public var skippedRecordsByType: [String: Int] = [:]
-    /// `FileReference` paths of `WorkoutRoute`s, as written (`/workout-routes/route_….gpx`).
+    /// `FileReference` paths of `WorkoutRoute`s, as written (`/workout-routes/route_….gpx`), each cut to
+    /// `maxRoutePathBytes`.
     public var workoutRoutePaths: [String] = []
     /// Bytes read from the input.
     public var bytesRead: Int64 = 0
@@ -30,6 +31,8 @@ public struct HealthExportSummary: Sendable, Hashable {
     /// The longest `type` named: HealthKit's identifiers are at most about 60 bytes; a type of up to an
     /// attribute's 1 MiB, 512 of them, would be half a GiB kept and megabytes printed by the import.
     public static let maxTypeNameBytes = 128
+    /// The most bytes of a route's path kept: a real one is about 50.
+    public static let maxRoutePathBytes = 1024
 
     public init() {}
 }
@@ -140,7 +143,8 @@ public struct HealthExportReader: Sendable {
                     guard summary.workoutRoutePaths.count < limits.maxWorkoutRoutes else {
                         throw .tooManyWorkoutRoutes(limit: limits.maxWorkoutRoutes)
                     }
-                    summary.workoutRoutePaths.append(String(decoding: path, as: UTF8.self))
+                    // Cut: a path is an attribute of up to 1 MiB, and 20,000 of them are kept.
+                    summary.workoutRoutePaths.append(String(decoding: path.prefix(HealthExportSummary.maxRoutePathBytes), as: UTF8.self))
                 }
             case XML_READER_TYPE_END_ELEMENT.rawValue:
                 if depth == routeDepth { routeDepth = nil }
@@ -225,7 +229,7 @@ public struct HealthExportReader: Sendable {
             }
             // Stored, shown and typed back (`activity forget`): no control character or bidi override in it,
             // and no longer than a name.
-            let sourceName = attribute(reader, names.sourceName).map { TerminalSafeText.escaped(DistanceSample.sourceName($0)) } ?? ""
+            let sourceName = attribute(reader, names.sourceName).map { DistanceSample.sourceName($0) } ?? ""
             summary.distanceRecords += 1
             onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))
         }

@@ -46,6 +46,7 @@ public enum TerminalSafeText {
     /// to about ten; Korean syllables are one each), and a character that would pass that is left out
     /// with all after it.
     public static func prefix(_ text: String, characters limit: Int) -> (shown: Substring, isWhole: Bool) {
+        let limit = max(0, limit)
         let scalarEnd = text.unicodeScalars.index(text.startIndex, offsetBy: 4 * limit, limitedBy: text.endIndex) ?? text.endIndex
         var end = text.startIndex
         var count = 0
@@ -56,6 +57,13 @@ public enum TerminalSafeText {
             count += 1
         }
         return (text[..<end], end == text.endIndex)
+    }
+
+    /// `text` as a message quotes a name or a message from outside: `sanitized`, at most `limit`
+    /// characters (`prefix`), and `…` where it was cut.
+    public static func shown(_ text: String, characters limit: Int) -> String {
+        let (shown, isWhole) = prefix(sanitized(text), characters: limit)
+        return isWhole ? String(shown) : shown + "…"
     }
 
     /// True when `text` holds a character `sanitized` would replace; checks UTF-8 bytes only.

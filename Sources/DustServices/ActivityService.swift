@@ -259,7 +259,7 @@ public struct ActivityService: Sendable {
             summary.add(health)
         case .gpx:
             try file.rewind()
-            let name = TerminalSafeText.escaped((path as NSString).lastPathComponent)
+            let name = DistanceSample.sourceName((path as NSString).lastPathComponent.utf8)
             var minutes = TrackMinutes()
             let gpx = try GPXReader(limits: limits, now: now).read(
                 FileDescriptorByteStream(fileDescriptor: file.descriptor), fileName: name,
@@ -283,7 +283,7 @@ public struct ActivityService: Sendable {
             summary.add(health)
             done += health.bytesRead
             for route in archive.routes {
-                let name = TerminalSafeText.escaped(String(route.path.split(separator: "/").last ?? ""))
+                let name = DistanceSample.sourceName((route.path.split(separator: "/").last ?? "").utf8)
                 let base = done
                 var minutes = TrackMinutes()
                 let gpx = try archive.read(route) { source throws(ActivityFileError) in

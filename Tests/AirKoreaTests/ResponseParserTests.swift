@@ -271,16 +271,17 @@ struct ErrorResponseTests {
         #expect(try parseError(fixture) == expected)
     }
 
-    @Test("An HTML title of one character with 100,000 combining marks is not quoted whole")
+    @Test("An HTML title of one character with 30,000 combining marks (60 KB, all read) is not quoted whole")
     func combiningMarksInTitle() throws {
-        let title = "Down e" + String(repeating: "\u{0301}", count: 100_000)
+        // Within the 64 KiB the sniffer reads, so the whole title is found and only the cut bounds it.
+        let title = "Down e" + String(repeating: "\u{0301}", count: 30_000)
         let page = Data("<html><head><title>\(title)</title></head></html>".utf8)
         let error = try #require(throws: AirKoreaError.self) { try AirKoreaResponseParser().parseMeasurements(page) }
         guard case .htmlPage(let shown) = error else {
             Issue.record("expected an HTML page, got \(error)")
             return
         }
-        #expect(shown.hasPrefix("Down "))
+        #expect(shown == "Down ")
         #expect(error.description.utf8.count < 1_000, "\(error.description.utf8.count) bytes")
     }
 

@@ -104,7 +104,7 @@ struct HealthExportReaderTests {
         #expect(try readHealth(xml).samples.map(\.metres) == [300])
     }
 
-    @Test("A device name of 300,000 bytes names its source by its first 256 (a cut character ends in U+FFFD)")
+    @Test("A device name of 300,000 bytes names its source by its first 256, cut after a whole character")
     func longSourceName() throws {
         let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
         let long = String(repeating: "A", count: 300_000)
@@ -114,7 +114,7 @@ struct HealthExportReaderTests {
                 + distanceRecord(source: korean, value: "0.2", start: times.start, end: times.end))
         #expect(
             try readHealth(xml).samples.map(\.source) == [
-                "health:" + String(repeating: "A", count: 256), "health:AB" + String(repeating: "걷", count: 84) + "\u{FFFD}",
+                "health:" + String(repeating: "A", count: 256), "health:AB" + String(repeating: "걷", count: 84),
             ])
     }
 
@@ -152,6 +152,15 @@ struct HealthExportReaderTests {
             try readHealth(xml).summary.skippedRecordsByType == [
                 HealthExportSummary.otherTypesKey: 2, "HKQuantityTypeIdentifierStepCount": 1, longest: 1,
             ])
+    }
+
+    @Test("A workout route's path of 500,000 bytes is kept as its first 1,024")
+    func longRoutePath() throws {
+        let path = "/workout-routes/" + String(repeating: "r", count: 500_000) + ".gpx"
+        let xml = healthExport(
+            "<Workout workoutActivityType=\"HKWorkoutActivityTypeWalking\"><WorkoutRoute sourceName=\"Apple Watch\">"
+                + "<FileReference path=\"\(path)\"/></WorkoutRoute></Workout>\n")
+        #expect(try readHealth(xml).summary.workoutRoutePaths == [String(path.prefix(1024))])
     }
 
     @Test("A unit of one character with 200,000 combining marks is left out of the error, not quoted whole")

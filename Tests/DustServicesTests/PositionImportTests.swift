@@ -68,6 +68,23 @@ struct PositionImportTests {
         #expect(try await stored(store).isEmpty)
     }
 
+    @Test("A file's name whose escapes pass 256 bytes names its walking and its positions alike; forgetting it removes both")
+    func longEscapedName() async throws {
+        let (store, service) = bench()
+        let directory = try TemporaryDirectory("finedust-positions")
+        defer { directory.remove() }
+        // 70 ESC bytes are 280 bytes once escaped (`\x1B` each): the source keeps the first 256.
+        let file = directory.path(String(repeating: "\u{1B}", count: 70) + ".gpx")
+        try Data(contentsOf: TestFixtures.url("activity/route_2024-01-01_8.20am.gpx")).write(to: URL(fileURLWithPath: file))
+        _ = try await service.importFile(atPath: file)
+        let source = "gpx:" + String(repeating: "\\x1B", count: 64)
+        #expect(try await store.activitySources().map(\.source) == [source])
+        #expect(try await store.positionSummaries().map(\.source) == [source])
+        let removed = try await service.forget(person: nil, source: source)
+        #expect(removed == ForgottenActivity(walkingHours: 1, bodyRecords: 0, positions: 3))
+        #expect(try await stored(store).isEmpty)
+    }
+
     @Test("The last point of each minute is kept; a point a GPS jump lands on is no position; points without time give none")
     func jumpsAndMinutes() async throws {
         let (store, service) = bench()
