@@ -166,10 +166,9 @@ public struct HealthExportArchive {
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
-        let pipe = ZipEntryPipe(
-            name: Self.shown(entry.path), bound: bound(compressed: compressed, limits: limits),
-            limits: limits, budget: budget)
-        pipe.start(try ZipEntryData.locate(entry, in: file, name: Self.shown(entry.path)))
+        let name = Self.shown(entry.path)
+        let pipe = ZipEntryPipe(name: name, bound: bound(compressed: compressed, limits: limits), limits: limits, budget: budget)
+        pipe.start(try ZipEntryData.locate(entry, in: file, name: name))
         defer { pipe.stopAndWait() }
         var head: [UInt8] = []
         var piece = [UInt8](repeating: 0, count: 16 * 1024)
@@ -193,11 +192,10 @@ public struct HealthExportArchive {
     /// been told to stop) when this returns.
     public func read<T>(_ item: Item, _ body: (ZipEntryByteStream) throws(ActivityFileError) -> T) throws(ActivityFileError) -> T {
         guard let entry = entriesByPath[item.path] else { throw .noHealthExportInZip }
+        let name = Self.shown(item.path)
         let pipe = ZipEntryPipe(
-            name: Self.shown(item.path),
-            bound: Self.bound(compressed: item.compressedSize, limits: limits),
-            limits: limits, budget: budget)
-        pipe.start(try ZipEntryData.locate(entry, in: file, name: Self.shown(item.path)))
+            name: name, bound: Self.bound(compressed: item.compressedSize, limits: limits), limits: limits, budget: budget)
+        pipe.start(try ZipEntryData.locate(entry, in: file, name: name))
         defer { pipe.stopAndWait() }
         let result = try body(ZipEntryByteStream(pipe: pipe))
         // The reader may stop at the end of the XML before the zip's checksum was checked.

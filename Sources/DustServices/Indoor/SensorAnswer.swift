@@ -214,8 +214,7 @@ public enum SensorAnswer {
 
     /// A unit as a status line may name it: at most 16 printable characters of the answer.
     static func shownUnit(_ text: String) -> String {
-        let (shown, isWhole) = TerminalSafeText.prefix(TerminalSafeText.sanitized(text), characters: 16)
-        return "\"\(shown)\(isWhole ? "" : "…")\""
+        "\"\(TerminalSafeText.shown(text, characters: 16))\""
     }
 
     private static func checked(_ values: SensorValues) throws(SensorProblem) -> SensorValues {
