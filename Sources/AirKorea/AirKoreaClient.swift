@@ -108,13 +108,27 @@ public struct AirKoreaClient: Sendable {
         return .connection(endpoint.echoGuard.checked(reason))
     }
 
-    /// The host a redirect points at, safe to show: no path or query (they may carry the key).
+    /// The host a redirect points at, safe to show: no path or query (they may carry the key), and
+    /// only a host a resolver could look up (letters, digits, `-`, `.`, an IP address; at most 253
+    /// bytes, as DNS allows) after an `http` or `https` scheme. A header may be 80 KiB long and a
+    /// host percent-encoded into any characters: anything else is not quoted.
     public static func host(of location: String?) -> String {
         guard let location, !location.isEmpty else { return "an unnamed location" }
         guard let components = URLComponents(string: location) else { return "an unreadable location" }
-        guard let host = components.host, !host.isEmpty else { return "another path on the same host" }
-        let scheme = components.scheme.map { "\($0)://" } ?? ""
+        guard let host = components.percentEncodedHost, !host.isEmpty else { return "another path on the same host" }
+        let scheme = components.scheme?.lowercased()
+        guard scheme == nil || scheme == "http" || scheme == "https" else { return "a location of another scheme" }
+        let hostBytes = host.utf8
+        guard hostBytes.count <= 253, hostBytes.allSatisfy(isHostByte) else { return "an unreadable location" }
         let port = components.port.map { ":\($0)" } ?? ""
-        return TerminalSafeText.sanitized(scheme + host + port)
+        return (scheme.map { "\($0)://" } ?? "") + host + port
+    }
+
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"): true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"): true
+        default: false
+        }
     }
 }

@@ -37,10 +37,11 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .service(let code, let reportedCode, let serverMessage):
             // Only words of the API's own vocabulary are quoted (ServerVocabulary): two fields that
-            // each hold a piece of the key are never shown side by side.
-            let shownCode = ResultCode(rawValue: reportedCode) != nil || reportedCode == "?" ? reportedCode : ServerVocabulary.unknownValue
-            let parts = serverMessage.split(separator: " / ", omittingEmptySubsequences: true).map { part in
-                ResultCode.isKnownMessage(String(part)) ? String(part) : ServerVocabulary.unknownValue
+            // each hold a piece of the key are never shown side by side. The reader keeps nothing else
+            // (`ResultCode.inVocabulary`); checked again for an error made elsewhere.
+            let shownCode = reportedCode == "?" ? reportedCode : ResultCode.inVocabulary(reportedCode)
+            let parts = serverMessage.split(separator: " / ", omittingEmptySubsequences: true).map {
+                ResultCode.messageInVocabulary(String($0))
             }
             let message = parts.isEmpty ? "" : " (\(parts.joined(separator: " / ")))"
             return "AirKorea returned result code \(shownCode)\(message): \(code.explanation)"

@@ -221,7 +221,9 @@ struct ReaderState {
                 ResultCode(rawValue: reported).flatMap { $0 == .ok ? nil : $0 }
                 ?? names.lazy.compactMap(ResultCode.init(errorName:)).first
                 ?? .unknown
-            throw .service(code, reportedCode: reported.isEmpty ? "?" : reported, serverMessage: names.joined(separator: " / "))
+            throw .service(
+                code, reportedCode: reported.isEmpty ? "?" : ResultCode.inVocabulary(reported),
+                serverMessage: names.map(ResultCode.messageInVocabulary).joined(separator: " / "))
         case .response:
             guard let reported = header[.resultCode] else { throw .missingResultCode }
             guard reported != "00" else {
@@ -233,7 +235,7 @@ struct ReaderState {
             var code = ResultCode(rawValue: reported) ?? .unknown
             // Legacy gateways answered 99 with a message naming the real error.
             if code == .unknown, let named = ResultCode(errorName: message), named != .ok { code = named }
-            throw .service(code, reportedCode: reported, serverMessage: message)
+            throw .service(code, reportedCode: ResultCode.inVocabulary(reported), serverMessage: ResultCode.messageInVocabulary(message))
         default:
             throw .emptyBody
         }

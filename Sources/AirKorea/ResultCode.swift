@@ -32,6 +32,19 @@ public enum ResultCode: String, Sendable, Hashable, CaseIterable {
         self = code
     }
 
+    /// `reported` when it is one of the codes above, else `ServerVocabulary.unknownValue`: what the
+    /// reader keeps of a `resultCode` or `returnReasonCode`, which goes on to the log, the database
+    /// (`poll_attempt.result_code`), `dustctl status` and the page. A server that answers eight polls
+    /// with eight pieces of the key as their codes leaves eight `(unknown value)`s, not the key.
+    public static func inVocabulary(_ reported: String) -> String {
+        ResultCode(rawValue: reported) != nil ? reported : ServerVocabulary.unknownValue
+    }
+
+    /// `message` when `isKnownMessage`, else `ServerVocabulary.unknownValue`.
+    public static func messageInVocabulary(_ message: String) -> String {
+        isKnownMessage(message) ? message : ServerVocabulary.unknownValue
+    }
+
     /// A message AirKorea or data.go.kr sends with a result code: one naming a code
     /// (`SERVICE_KEY_IS_NOT_REGISTERED_ERROR`, `NORMAL SERVICE.`), the gateway's `SERVICE ERROR`,
     /// or one in Korean words (`서비스 요청제한횟수 초과에러`). Anything else is not quoted.

@@ -193,7 +193,7 @@ extension PostgresLocation {
             throw ValueProblem("has a \(part) with a broken %-escape; write each special character as % and two hex digits")
         }
         guard !value.isEmpty else { throw ValueProblem("has an empty \(part): \(example)") }
-        guard !value.unicodeScalars.contains(where: { TerminalSafeText.needsSanitizing(String($0)) }) else {
+        guard !value.unicodeScalars.contains(where: TerminalSafeText.isUnsafe) else {
             throw ValueProblem("has a \(part) holding a control character; write it without one")
         }
         return value

@@ -79,11 +79,11 @@ extension ValueShape where Value == String {
     static var text: ValueShape { .scalar { $0 } }
 
     /// Text FineDust shows on terminals, pages and in the journal (a station name): a control
-    /// character (C0, C1, DEL, a bidirectional override) is refused rather than shown, since
+    /// character (C0, C1, DEL, a line separator, a bidirectional control) is refused rather than shown, since
     /// printed it could retitle or clear the terminal or reorder what the reader sees.
     static var displayText: ValueShape {
         .scalar { text throws(ValueProblem) in
-            if let scalar = text.unicodeScalars.first(where: { TerminalSafeText.needsSanitizing(String($0)) }) {
+            if let scalar = text.unicodeScalars.first(where: TerminalSafeText.isUnsafe) {
                 let code =
                     "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count))
                     + String(scalar.value, radix: 16, uppercase: true)

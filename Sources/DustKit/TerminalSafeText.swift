@@ -4,8 +4,9 @@
 /// raw they retitle, clear or recolour the operator's terminal, and in the journal they forge
 /// line breaks. Every C0 and C1 control character (and DEL) is replaced: tab, line feed and
 /// carriage return by a space, the others by U+FFFD, so the operator still sees that something
-/// was there. Bidirectional overrides (U+202A–U+202E, U+2066–U+2069), which make text display in
-/// another order than it reads, are replaced by U+FFFD too.
+/// was there. The line and paragraph separators (U+2028, U+2029), line breaks to some log viewers,
+/// become a space too; Unicode's twelve bidirectional controls (U+061C, U+200E, U+200F,
+/// U+202A–U+202E, U+2066–U+2069), which make text display in another order than it reads, U+FFFD.
 public enum TerminalSafeText {
     /// `text` with every control character replaced; the same string when there is none.
     public static func sanitized(_ text: String) -> String {
@@ -13,8 +14,8 @@ public enum TerminalSafeText {
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {
-            case 0x09, 0x0A, 0x0D: result.append(" ")
-            case 0x00...0x1F, 0x7F...0x9F, 0x202A...0x202E, 0x2066...0x2069: result.append("\u{FFFD}")
+            case 0x09, 0x0A, 0x0D, 0x2028, 0x2029: result.append(" ")
+            case _ where isUnsafe(scalar): result.append("\u{FFFD}")
             default: result.append(scalar)
             }
         }
@@ -32,7 +33,9 @@ public enum TerminalSafeText {
             case 0x00...0x1F, 0x7F...0x9F:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 result += "\\x" + (hex.count == 1 ? "0" : "") + hex
-            case 0x202A...0x202E, 0x2066...0x2069: result += "\\u" + String(scalar.value, radix: 16, uppercase: true)
+            case _ where isUnsafe(scalar):
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
             default: result.unicodeScalars.append(scalar)
             }
         }
@@ -66,20 +69,42 @@ public enum TerminalSafeText {
         return isWhole ? String(shown) : shown + "…"
     }
 
+    /// Whether a terminal or a log viewer acts on `scalar` instead of showing it: a C0 or C1 control,
+    /// DEL, a line or paragraph separator, or a bidirectional control. The one list `sanitized`,
+    /// `escaped` and the JSON documents' escaping (DustReports) go by.
+    @inlinable
+    public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200E, 0x200F, 0x2028...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    /// Whether the UTF-8 `bytes` at `index` start a scalar `isUnsafe` names; reads at most three bytes.
+    @inlinable
+    public static func startsUnsafeScalar<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at index: Int) -> Bool
+    where Bytes.Index == Int {
+        let byte = bytes[index]
+        if byte < 0x20 || byte == 0x7F { return true }
+        guard byte == 0xC2 || byte == 0xD8 || byte == 0xE2, index + 1 < bytes.endIndex else { return false }
+        let second = bytes[index + 1]
+        switch byte {
+        case 0xC2: return (0x80...0x9F).contains(second)  // C1 controls
+        case 0xD8: return second == 0x9C  // U+061C
+        default:
+            guard index + 2 < bytes.endIndex else { return false }
+            let third = bytes[index + 2]
+            // U+200E, U+200F, U+2028…U+202E are E2 80 8E, 8F, A8…AE; U+2066…U+2069 are E2 81 A6…A9.
+            return second == 0x80 && (third == 0x8E || third == 0x8F || (0xA8...0xAE).contains(third))
+                || second == 0x81 && (0xA6...0xA9).contains(third)
+        }
+    }
+
     /// True when `text` holds a character `sanitized` would replace; checks UTF-8 bytes only.
     public static func needsSanitizing(_ text: String) -> Bool {
-        var utf8 = text.utf8.makeIterator()
-        var previous: UInt8 = 0
-        var beforePrevious: UInt8 = 0
-        while let byte = utf8.next() {
-            if byte < 0x20 || byte == 0x7F { return true }
-            // C1 controls are C2 80…C2 9F; U+202A…U+202E are E2 80 AA…AE; U+2066…U+2069 are E2 81 A6…A9.
-            if previous == 0xC2, (0x80...0x9F).contains(byte) { return true }
-            if beforePrevious == 0xE2, previous == 0x80, (0xAA...0xAE).contains(byte) { return true }
-            if beforePrevious == 0xE2, previous == 0x81, (0xA6...0xA9).contains(byte) { return true }
-            beforePrevious = previous
-            previous = byte
+        func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+            bytes.indices.contains { startsUnsafeScalar(bytes, at: $0) }
         }
-        return false
+        return text.utf8.withContiguousStorageIfAvailable(scan) ?? Array(text.utf8).withUnsafeBufferPointer(scan)
     }
 }

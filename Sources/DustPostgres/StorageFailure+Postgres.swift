@@ -1,4 +1,5 @@
 import DustConfig
+import DustKit
 import DustServices
 import Foundation
 import PostgresNIO
@@ -164,8 +165,11 @@ extension StorageFailure {
 
     private static func describeServer(_ error: PSQLError, _ location: PostgresLocation) -> (Kind, String) {
         let database = "the PostgreSQL database \(location)"
-        let state = error.serverInfo?[.sqlState] ?? ""
-        let message = error.serverInfo?[.message] ?? "no message"
+        // What the server says is quoted made safe and cut (it goes on to the log, `daemon_state` and the
+        // status board): a server, or whoever sits between it and a connection sslmode does not encrypt,
+        // may send any text of any length. A real SQLSTATE is five letters and digits.
+        let state = TerminalSafeText.shown(error.serverInfo?[.sqlState] ?? "", characters: 5)
+        let message = TerminalSafeText.shown(error.serverInfo?[.message] ?? "no message", characters: 300)
         switch state {
         case "28P01", "28000":
             return (

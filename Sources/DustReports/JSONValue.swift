@@ -72,9 +72,10 @@ public indirect enum JSON: Sendable {
         }
     }
 
-    /// `text` quoted. Besides what JSON requires (`"`, `\\`, below 0x20), DEL, the C1 controls and
-    /// the bidirectional overrides are escaped: the same string to a parser, and nothing a terminal
-    /// acts on when the document is printed. A text with none of them is copied as it is.
+    /// `text` quoted. Besides what JSON requires (`"`, `\\`, below 0x20), what a terminal acts on
+    /// (`TerminalSafeText.isUnsafe`: DEL, the C1 controls, the line separators, the bidirectional
+    /// controls) is escaped: the same string to a parser, and nothing a terminal acts on when the
+    /// document is printed. A text with none of them is copied as it is.
     private static func write(string text: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         let plain = text.utf8.withContiguousStorageIfAvailable(isPlain) ?? isPlain(Array(text.utf8))
@@ -88,9 +89,7 @@ public indirect enum JSON: Sendable {
                 case "\n": output.append(contentsOf: "\\n".utf8)
                 case "\r": output.append(contentsOf: "\\r".utf8)
                 case "\t": output.append(contentsOf: "\\t".utf8)
-                case _
-                where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value)
-                    || (0x202A...0x202E).contains(scalar.value) || (0x2066...0x2069).contains(scalar.value):
+                case _ where TerminalSafeText.isUnsafe(scalar):
                     let hex = String(scalar.value, radix: 16)
                     output.append(contentsOf: ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8)
                 default: output.append(contentsOf: String(scalar).utf8)
@@ -100,17 +99,14 @@ public indirect enum JSON: Sendable {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// Whether UTF-8 `bytes` hold nothing `write(string:to:)` escapes: no byte below 0x20, `"`, `\\`
-    /// or DEL, no C1 control (0xC2 0x80–0x9F), no override (0xE2 0x80 0xAA–0xAE, 0xE2 0x81 0xA6–0xA9).
+    /// Whether UTF-8 `bytes` hold nothing `write(string:to:)` escapes: no `"` or `\\`, nothing
+    /// `TerminalSafeText.startsUnsafeScalar` names (which covers every byte below 0x20).
     private static func isPlain<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes) -> Bool where Bytes.Index == Int {
         var index = bytes.startIndex
         while index < bytes.endIndex {
             let byte = bytes[index]
-            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F { return false }
-            if byte == 0xC2, index + 1 < bytes.endIndex, (0x80...0x9F).contains(bytes[index + 1]) { return false }
-            if byte == 0xE2, index + 2 < bytes.endIndex {
-                let (second, third) = (bytes[index + 1], bytes[index + 2])
-                if second == 0x80 && (0xAA...0xAE).contains(third) || second == 0x81 && (0xA6...0xA9).contains(third) { return false }
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || TerminalSafeText.startsUnsafeScalar(bytes, at: index) {
+                return false
             }
             index += 1
         }

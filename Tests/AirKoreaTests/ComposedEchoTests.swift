@@ -103,6 +103,48 @@ struct ComposedEchoTests {
         }
     }
 
+    @Test(
+        "A result code is kept only when it is AirKorea's: a key sent a piece a poll as the code (or the gateway's reason) never reaches the log, the database or status"
+    )
+    func resultCodeKeptInVocabulary() {
+        func reported(_ body: String) -> (code: String?, message: String?) {
+            do {
+                _ = try parser.parseMeasurements(Data(body.utf8))
+                Issue.record("accepted: \(body)")
+                return (nil, nil)
+            } catch {
+                guard case .service(_, let code, let message) = error else {
+                    Issue.record("not a service error: \(error)")
+                    return (nil, nil)
+                }
+                return (code, message)
+            }
+        }
+        // Eight polls, eight pieces: what the store keeps of each (`FetchError.resultCode`) is the word, so the column
+        // never holds the key joined up.
+        var stored: [String] = []
+        for start in stride(from: 0, to: letters.count, by: 11) {
+            let answer = reported("<response><header><resultCode>\(piece(start))</resultCode><resultMsg>x</resultMsg></header></response>")
+            #expect(answer.code == ServerVocabulary.unknownValue)
+            #expect(answer.message == ServerVocabulary.unknownValue)
+            stored.append(FetchError.response(.service(.unknown, reportedCode: answer.code ?? "", serverMessage: ""), httpStatus: 200).resultCode ?? "")
+        }
+        #expect(!echoGuard.echoes(stored.joined()), "\(stored.joined())")
+        // The gateway's envelope: its reason code and the names beside it.
+        let gateway = reported(
+            "<OpenAPI_ServiceResponse><cmmMsgHeader><errMsg>SERVICE ERROR</errMsg><returnAuthMsg>SERVICE_ACCESS_DENIED_ERROR</returnAuthMsg>"
+                + "<returnReasonCode>\(piece(0))\u{2028}\u{061C}</returnReasonCode></cmmMsgHeader></OpenAPI_ServiceResponse>")
+        #expect(gateway.code == ServerVocabulary.unknownValue)
+        #expect(gateway.message == "SERVICE_ACCESS_DENIED_ERROR / SERVICE ERROR")
+        // A 4,000-character code is one word, not a 4,000-character status line.
+        let long = reported("<response><header><resultCode>\(String(repeating: "7", count: 4000))</resultCode></header></response>")
+        #expect(long.code == ServerVocabulary.unknownValue)
+        // AirKorea's own codes and words are kept as sent.
+        #expect(reported("<response><header><resultCode>22</resultCode><resultMsg>LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR</resultMsg></header></response>") == ("22", "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR"))
+        #expect(reported("<OpenAPI_ServiceResponse><cmmMsgHeader><returnAuthMsg>SERVICETIMEOUT_ERROR</returnAuthMsg></cmmMsgHeader></OpenAPI_ServiceResponse>").code == "?")
+        #expect(ResultCode.allCases.allSatisfy { ResultCode.inVocabulary($0.rawValue) == $0.rawValue })
+    }
+
     @Test("A forecast's overall and cause holding two halves of the key are withheld together; a real forecast is kept")
     func forecastTexts() throws {
         func item(_ overall: String, _ cause: String) -> String {

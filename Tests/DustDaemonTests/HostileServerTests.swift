@@ -154,6 +154,18 @@ struct HostileServerTests {
         #expect(AirKoreaClient.host(of: nil) == "an unnamed location")
     }
 
+    @Test("A redirect's location is quoted only as a host a resolver could look up: no 60,000-character scheme, no encoded controls")
+    func redirectLocationBounded() {
+        let scheme = String(repeating: "x", count: 60_000)
+        #expect(AirKoreaClient.host(of: scheme + "://evil.example/p?serviceKey=abc") == "a location of another scheme")
+        #expect(AirKoreaClient.host(of: "https://ev%E2%80%A8il%E2%80%8F%D8%9Cexample.com:8443/p") == "an unreadable location")
+        #expect(AirKoreaClient.host(of: "http://" + String(repeating: "a", count: 254) + "/") == "an unreadable location")
+        #expect(AirKoreaClient.host(of: "HTTPS://apis.data.go.kr:443/B552584") == "https://apis.data.go.kr:443")
+        #expect(AirKoreaClient.host(of: "ftp://apis.data.go.kr/") == "a location of another scheme")
+        #expect(AirKoreaClient.host(of: "http://[::1]:8080/x") == "http://[::1]:8080")
+        #expect(AirKoreaClient.host(of: "http://127.0.0.1:8080/x") == "http://127.0.0.1:8080")
+    }
+
     @Test("ESC sequences in an HTML title reach neither the log, the database nor the failure text")
     func terminalEscapes() async throws {
         try await withRig { rig in

@@ -275,6 +275,40 @@ struct TerminalSafeTextTests {
         #expect(TerminalSafeText.needsSanitizing("\u{2066}"))
     }
 
+    @Test(
+        "All twelve bidirectional controls and the line separators, by scalar and by byte, in every place that escapes: the terminal, a typed-back name, JSON and HTML"
+    )
+    func bidiControlsAndSeparators() {
+        let bidi: [Unicode.Scalar] = [
+            "\u{061C}", "\u{200E}", "\u{200F}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}", "\u{2066}", "\u{2067}",
+            "\u{2068}", "\u{2069}",
+        ]
+        for scalar in bidi {
+            let text = "12\(scalar)34"
+            #expect(TerminalSafeText.isUnsafe(scalar))
+            #expect(TerminalSafeText.needsSanitizing(text), "U+\(String(scalar.value, radix: 16))")
+            #expect(TerminalSafeText.sanitized(text) == "12\u{FFFD}34")
+            #expect(!TerminalSafeText.needsSanitizing(TerminalSafeText.escaped(text)))
+        }
+        #expect(TerminalSafeText.sanitized("a\u{2028}b\u{2029}c") == "a b c")
+        #expect(TerminalSafeText.escaped("a\u{061C}b\u{2028}") == "a\\u061Cb\\u2028")
+        // Their neighbours are text: Arabic, the en dash, the ellipsis, ZWJ in an emoji, the narrow no-break space.
+        for kept in ["\u{061B}", "\u{061D}", "\u{200D}", "\u{2013}", "\u{2026}", "\u{2027}", "\u{202F}", "\u{2065}", "\u{206A}", "👨‍👩‍👧"] {
+            #expect(!TerminalSafeText.needsSanitizing("a" + kept), "\(kept.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        // A sequence cut at the end of the text is not read past it.
+        #expect(!TerminalSafeText.startsUnsafeScalar(Array("x\u{200F}".utf8).dropLast(), at: 1))
+    }
+
+    @Test("A field of Korean words holds nothing invisible: a station name with a zero-width space or a right-to-left mark is not 종로구")
+    func invisibleInKoreanText() {
+        #expect(ServerVocabulary.isKoreanText("종로구"))
+        #expect(ServerVocabulary.isKoreanText("서울 중구 덕수궁길 15 (서소문동)"))
+        for invisible in ["\u{200B}", "\u{200C}", "\u{200D}", "\u{200F}", "\u{FEFF}", "\u{3164}", "\u{115F}", "\u{FE0F}", "\u{00AD}", "\u{2028}", "\u{1B}"] {
+            #expect(!ServerVocabulary.isKoreanText("종로" + invisible + "구"), "\(invisible.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+    }
+
     @Test("A quote is bounded in characters and in Unicode scalars: a character of a million combining marks is left out")
     func prefixes() {
         let (short, shortIsWhole) = TerminalSafeText.prefix("종로구 PM2.5", characters: 3)

@@ -291,6 +291,7 @@ struct DashboardTests {
                 == "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;amp;&lt;/a&gt;")
         #expect(HTMLEscaping.escape("종로구\u{0}\u{1B}[31m\u{85}") == "종로구\u{FFFD}\u{FFFD}[31m\u{FFFD}")
         #expect(HTMLEscaping.escape("a\tb\nc") == "a\tb\nc")
+        #expect(HTMLEscaping.escape("12\u{202E}34\u{200F}5\u{061C}6\u{2028}7") == "12\u{FFFD}34\u{FFFD}5\u{FFFD}6 7")
     }
 
     @Test("A day without readings says so and draws no bars and no broken numbers")

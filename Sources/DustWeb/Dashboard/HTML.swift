@@ -1,8 +1,11 @@
+import DustKit
+
 /// The one escaping function of every page dustd serves.
 public enum HTMLEscaping {
     /// `text` made safe for HTML text and for double- or single-quoted attribute values: `&`, `<`,
     /// `>`, `"` and `'` become character references, and control characters (which HTML forbids and
-    /// network text should not carry) become U+FFFD.
+    /// network text should not carry) and bidirectional controls (which would show the rest of a
+    /// line in another order: `TerminalSafeText.isUnsafe`) become U+FFFD, the line separators a space.
     public static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
@@ -14,8 +17,8 @@ public enum HTMLEscaping {
             case "\"": escaped += "&quot;"
             case "'": escaped += "&#39;"
             case "\t", "\n", "\r": escaped.unicodeScalars.append(scalar)
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                escaped += "\u{FFFD}"
+            case "\u{2028}", "\u{2029}": escaped += " "
+            case _ where TerminalSafeText.isUnsafe(scalar): escaped += "\u{FFFD}"
             default: escaped.unicodeScalars.append(scalar)
             }
         }
