@@ -73,6 +73,13 @@ public struct ReloadService: Service, CustomStringConvertible {
             default:
                 break
             }
+            // The web's tokens are read once, at start: a token removed from the configuration, or changed in its
+            // file, still opens the web until dustd restarts, which the operator must be told.
+            if settings.http != old.settings.http {
+                logger.warning(
+                    "http.listen, http.tokenFile and people[].tokenFile take effect when dustd restarts; until then the tokens read at start still open the web (systemctl restart dustd)"
+                )
+            }
             if settings.logLevel != old.settings.logLevel {
                 logger.notice("log.level changes take effect when dustd restarts")
             }

@@ -16,6 +16,14 @@ struct WebFrontEnd {
         guard let token = BearerToken(try readSecretFile(path, key: key, role: "the token file")) else {
             throw ConfigurationError(key: key, problem: "names \(path), which holds no token")
         }
+        // Ten wrong guesses an address per ten minutes (`LoginThrottle`) leave no chance against 16 characters;
+        // a PIN of four falls to a few machines in days.
+        guard token.length >= BearerToken.minimumLength else {
+            throw ConfigurationError(
+                key: key,
+                problem: "names \(path), whose token has \(token.length) characters; use at least \(BearerToken.minimumLength) "
+                    + "(make one with: umask 077; openssl rand -hex 24 > \(path))")
+        }
         return token
     }
 

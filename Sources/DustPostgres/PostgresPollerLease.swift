@@ -205,7 +205,8 @@ public final class PostgresPollerLease: PollerLease {
         if !password.isEmpty { reason = reason.replacingOccurrences(of: password, with: "(password)") }
         return StorageFailure(
             kind: .io,
-            description: "PostgreSQL at \(location) \(what): \(TerminalSafeText.shown(reason, characters: 300)). Check that the server runs and "
+            description:
+                "PostgreSQL at \(location) \(what): \(TerminalSafeText.shown(reason, characters: 300)). Check that the server runs and "
                 + "that storage.url and the password are right; dustd keeps trying.")
     }
 }

@@ -127,7 +127,9 @@ struct ComposedEchoTests {
             let answer = reported("<response><header><resultCode>\(piece(start))</resultCode><resultMsg>x</resultMsg></header></response>")
             #expect(answer.code == ServerVocabulary.unknownValue)
             #expect(answer.message == ServerVocabulary.unknownValue)
-            stored.append(FetchError.response(.service(.unknown, reportedCode: answer.code ?? "", serverMessage: ""), httpStatus: 200).resultCode ?? "")
+            stored.append(
+                FetchError.response(.service(.unknown, reportedCode: answer.code ?? "", serverMessage: ""), httpStatus: 200).resultCode
+                    ?? "")
         }
         #expect(!echoGuard.echoes(stored.joined()), "\(stored.joined())")
         // The gateway's envelope: its reason code and the names beside it.
@@ -140,8 +142,14 @@ struct ComposedEchoTests {
         let long = reported("<response><header><resultCode>\(String(repeating: "7", count: 4000))</resultCode></header></response>")
         #expect(long.code == ServerVocabulary.unknownValue)
         // AirKorea's own codes and words are kept as sent.
-        #expect(reported("<response><header><resultCode>22</resultCode><resultMsg>LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR</resultMsg></header></response>") == ("22", "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR"))
-        #expect(reported("<OpenAPI_ServiceResponse><cmmMsgHeader><returnAuthMsg>SERVICETIMEOUT_ERROR</returnAuthMsg></cmmMsgHeader></OpenAPI_ServiceResponse>").code == "?")
+        #expect(
+            reported(
+                "<response><header><resultCode>22</resultCode><resultMsg>LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR</resultMsg></header></response>"
+            ) == ("22", "LIMITED_NUMBER_OF_SERVICE_REQUESTS_EXCEEDS_ERROR"))
+        #expect(
+            reported(
+                "<OpenAPI_ServiceResponse><cmmMsgHeader><returnAuthMsg>SERVICETIMEOUT_ERROR</returnAuthMsg></cmmMsgHeader></OpenAPI_ServiceResponse>"
+            ).code == "?")
         #expect(ResultCode.allCases.allSatisfy { ResultCode.inVocabulary($0.rawValue) == $0.rawValue })
     }
 

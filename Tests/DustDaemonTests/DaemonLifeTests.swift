@@ -157,6 +157,18 @@ struct DaemonLifeTests {
                 let status = try await SQLiteStore(path: dustd.database, mode: .readOnly).loadStatus()
                 return status != nil && status?.reloadRefused == nil
             })
+        // A token file named (or changed, or removed) is read at start only: the reload says so.
+        let tokenFile = dustd.directory.path("http-token")
+        #expect(
+            FileManager.default.createFile(
+                atPath: tokenFile, contents: Data("reload-token-0123456789abcdefghijklmnop\n".utf8), attributes: [.posixPermissions: 0o600])
+        )
+        try "station:\n  name: 종로구\nhttp:\n  tokenFile: \(tokenFile)\n".write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
+        kill(dustd.process.processIdentifier, SIGHUP)
+        #expect(
+            try await dustd.wait {
+                dustd.logs.contains("http.listen, http.tokenFile and people[].tokenFile take effect when dustd restarts")
+            })
         #expect(try await dustd.stop() == 0)
     }
 

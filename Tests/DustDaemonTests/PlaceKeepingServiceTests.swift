@@ -141,6 +141,22 @@ struct AccessAndRetentionTests {
         } catch {
             #expect(error.description.contains("민지") && error.description.contains("http.tokenFile"))
         }
+        // A PIN is not a token: at least 16 characters, the file and how to make one named.
+        let pin = try file("pin", "1234")
+        var short = http
+        short.personTokenFiles.append(PersonTokenFile(person: "민지", path: pin))
+        do {
+            _ = try WebFrontEnd.access(from: short)
+            Issue.record("a 4-character token was accepted")
+        } catch {
+            #expect(
+                error.description.contains("people[].tokenFile (민지)") && error.description.contains("4 characters")
+                    && error.description.contains("at least 16") && error.description.contains("openssl rand -hex 24 > \(pin)"),
+                "\(error.description)")
+        }
+        #expect(throws: Never.self) {
+            try WebFrontEnd.access(from: HTTPSettings(listen: "127.0.0.1:8478", tokenFile: try file("sixteen", "0123456789abcdef")))
+        }
     }
 
     @Test(

@@ -304,8 +304,12 @@ struct TerminalSafeTextTests {
     func invisibleInKoreanText() {
         #expect(ServerVocabulary.isKoreanText("종로구"))
         #expect(ServerVocabulary.isKoreanText("서울 중구 덕수궁길 15 (서소문동)"))
-        for invisible in ["\u{200B}", "\u{200C}", "\u{200D}", "\u{200F}", "\u{FEFF}", "\u{3164}", "\u{115F}", "\u{FE0F}", "\u{00AD}", "\u{2028}", "\u{1B}"] {
-            #expect(!ServerVocabulary.isKoreanText("종로" + invisible + "구"), "\(invisible.unicodeScalars.map { String($0.value, radix: 16) })")
+        for invisible in [
+            "\u{200B}", "\u{200C}", "\u{200D}", "\u{200F}", "\u{FEFF}", "\u{3164}", "\u{115F}", "\u{FE0F}", "\u{00AD}", "\u{2028}",
+            "\u{1B}",
+        ] {
+            #expect(
+                !ServerVocabulary.isKoreanText("종로" + invisible + "구"), "\(invisible.unicodeScalars.map { String($0.value, radix: 16) })")
         }
     }
 

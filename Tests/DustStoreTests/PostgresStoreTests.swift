@@ -81,7 +81,7 @@ struct PostgresStoreTests {
         _ = try await stores[0].saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
         #expect(try await stores[1].readingCount(station: "종로구") == 1)
         for store in stores { await store.close() }
-        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "17")
+        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "18")
     }
 
     @Test("A wrong password is denied (exit 78), in a sentence that names the role and never either password")

@@ -23,7 +23,8 @@ struct ResultCodeMigrationTests {
         try await queue.write { db in
             for (index, code) in (pieces + known).enumerated() {
                 try db.execute(
-                    sql: "INSERT INTO poll_attempt (started_at, operation, outcome, result_code) VALUES (?, 'measurements 종로구', 'failed', ?)",
+                    sql:
+                        "INSERT INTO poll_attempt (started_at, operation, outcome, result_code) VALUES (?, 'measurements 종로구', 'failed', ?)",
                     arguments: [1_795_129_200 + index, code])
             }
             try db.execute(sql: "INSERT INTO poll_attempt (started_at, operation, outcome, result_code) VALUES (1, 'x', 'ok', NULL)")

@@ -51,7 +51,7 @@ private final class DashboardScratch: Sendable {
     func dayPage(
         _ date: LocalDate? = nil, language: PageLanguage = .korean, station: String = "종로구", fallbacks: [String] = [],
         calendar: DayCalendar = seoul, now: Date = afterNovember20, health: DaemonHealth? = nil,
-        intakeModel: (any IntakeModel)? = nil
+        intakeModel: (any IntakeModel)? = nil, operatorDetail: Bool = true
     ) async throws -> String {
         let statistics = try statistics(station: station, fallbacks: fallbacks, calendar: calendar, now: now, intakeModel: intakeModel)
         let shown = date ?? statistics.today
@@ -60,7 +60,7 @@ private final class DashboardScratch: Sendable {
             page: date.map { .day($0) } ?? .today, language: language, station: station, day: try await statistics.day(shown),
             week: try await statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit,
             calendar: calendar,
-            health: health ?? Self.runningHealth(newest: newest, now: now), now: now)
+            health: health ?? Self.runningHealth(newest: newest, now: now), now: now, showsOperatorDetail: operatorDetail)
         return DashboardPage.render(model)
     }
 
@@ -415,6 +415,13 @@ struct DashboardTests {
         #expect(page.contains("dustd is waiting for the next hour because of a key or configuration problem until 01:00."))
         #expect(!page.contains("Stale data"))
         expectSelfContained(page)
+        // A person's own page (not the operator's): that it happened, not the sentence, which may quote anyone's settings.
+        let persons = try await scratch.dayPage(DashboardScratch.november20, language: .english, health: health, operatorDetail: false)
+        #expect(persons.contains("The last poll failed at 00:10 (configuration)"))
+        #expect(persons.contains("A configuration reload was refused at 00:15; dustd kept its previous configuration"))
+        #expect(!persons.contains("class=\"detail\""))
+        #expect(!persons.contains("SERVICE KEY") && !persons.contains("station.name"))
+        expectSelfContained(persons)
     }
 
     @Test("The week page of 2026-W47 has 7 day bars with dustctl's numbers, a table and totals; today is marked")

@@ -121,6 +121,65 @@ struct WebAccessTests {
         }
     }
 
+    @Test(
+        "Why a poll failed or a reload was refused quotes anyone's settings: the operator's pages say it, a person's say only that it happened"
+    )
+    func operatorDetailOnly() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let now = DemoReplay.now
+        var status = DaemonStatus(
+            state: .idle, mode: .daemon, pid: 4242, version: "1.0.0", station: "종로구", startedAt: now.addingTimeInterval(-3600),
+            heartbeatSeconds: 600)
+        status.heartbeatAt = now.addingTimeInterval(-60)
+        status.lastError = .init(
+            at: now.addingTimeInterval(-600), failure: .configuration("people[1].station (민지): AirKorea knows no station 남산동"))
+        status.reloadRefused = .init(
+            at: now.addingTimeInterval(-300), reason: "people[1].restingHeartRate (민지) must be a number from 25 to 250, not \"300\"")
+        try await rig.store.saveStatus(status)
+        try await application(rig).test(.router) { client in
+            for path in ["/", "/day/2026-11-20", "/week/2026-W47"] {
+                try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.dadToken)) { response in
+                    let page = text(response)
+                    #expect(response.status == .ok, "\(path)")
+                    #expect(page.contains("class=\"notice"), "\(path): the notices are said")
+                    #expect(!page.contains("민지") && !page.contains("restingHeartRate") && !page.contains("남산동"), "\(path)")
+                }
+                try await client.execute(uri: path, method: .get, headers: Self.bearer(Self.adminToken)) { response in
+                    let page = text(response)
+                    #expect(page.contains("남산동") && page.contains("restingHeartRate"), "\(path)")
+                }
+            }
+        }
+    }
+
+    @Test("A database that cannot be read: the 503 names no path to anyone, and to one without a token not even the database")
+    func storageFailureSaysNoPath() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let path = rig.store.path
+        let log = rig.directory.path("sqlite3.log")
+        let dropped = try await aside {
+            try Spawn.run("/usr/bin/sqlite3", [path, "DROP TABLE measurement"], environment: [:], standardOutput: log, standardError: log)
+        }
+        #expect(dropped == 0)
+        try await application(rig).test(.router) { client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(
+                    text(response) == "unhealthy: the database cannot be read; dustd's log and dustctl status say why\n",
+                    "\(text(response))")
+            }
+            for token in [Self.adminToken, Self.dadToken] {
+                try await client.execute(uri: "/api/v1/today", method: .get, headers: Self.bearer(token)) { response in
+                    #expect(response.status == .serviceUnavailable)
+                    #expect(
+                        !text(response).contains(rig.directory.url.path) && text(response).contains("(path hidden)"), "\(text(response))")
+                }
+            }
+        }
+    }
+
     @Test("Without a token: 401 for every path but /healthz and /login; a browser gets the sign-in form with the 401")
     func anonymous() async throws {
         let rig = try await WebRig()
@@ -231,6 +290,15 @@ struct WebAccessTests {
             try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: session]) {
                 #expect($0.status == .unauthorized)
             }
+            // Signing out again in the same second changes nothing, so nothing is written: the data generation, which
+            // every kept answer of everyone depends on, stays.
+            let generation = try await rig.store.dataGeneration()
+            for _ in 0..<5 {
+                try await client.execute(uri: "/logout", method: .post, headers: Self.bearer(Self.dadToken)) {
+                    #expect($0.status == .seeOther)
+                }
+            }
+            #expect(try await rig.store.dataGeneration() == generation + 1, "one sign-out of dad's written, four not")
         }
     }
 
@@ -310,6 +378,39 @@ struct WebAccessTests {
         }
     }
 
+    @Test(
+        "Wrong tokens in a header are throttled as wrong sign-ins are: 429 before the token is looked at, the right one too; Basic credentials pass"
+    )
+    func bearerThrottle() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await application(rig, throttle: LoginThrottle(perAddress: 3, overall: 5, window: 600)).test(.router) { client in
+            // A proxy's own Basic credentials are no guess: the form's cookie still decides (here: none, so 401), uncounted.
+            for _ in 0..<4 {
+                try await client.execute(uri: "/api/v1/today", method: .get, headers: [.authorization: "Basic ZGFkOnNlY3JldA=="]) {
+                    #expect($0.status == .unauthorized)
+                }
+            }
+            // An open path tells a guess nothing: not counted either.
+            try await client.execute(uri: "/healthz", method: .get, headers: Self.bearer("wrong-token-0")) {
+                #expect($0.status != .tooManyRequests)
+            }
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: Self.bearer(Self.dadToken)) { #expect($0.status == .ok) }
+            for guess in 1...3 {
+                try await client.execute(uri: "/api/v1/today", method: .get, headers: Self.bearer("wrong-token-\(guess)")) {
+                    #expect($0.status == .unauthorized, "guess \(guess)")
+                }
+            }
+            for token in ["wrong-token-4", Self.dadToken] {
+                try await client.execute(uri: "/api/v1/today", method: .get, headers: Self.bearer(token)) { response in
+                    #expect(response.status == .tooManyRequests)
+                    #expect(Int(response.headers[.retryAfter] ?? "") ?? 0 > 500)
+                    #expect(!text(response).contains("종로구"))
+                }
+            }
+        }
+    }
+
     @Test("A session cookie: its MAC, its expiry and its token all count")
     func cookieRules() throws {
         let cookie = SessionCookie(access: Self.access)
@@ -334,5 +435,39 @@ struct WebAccessTests {
         for wrong in [String(Self.dadToken.dropLast()), Self.dadToken + "x", Self.dadToken.uppercased(), ""] {
             #expect(Self.access.principal(token: wrong) == nil)
         }
+    }
+
+    @Test("A cookie names a person byte for byte: 민지 decomposed, signed with her token, opens nothing (her sign-outs are stored composed)")
+    func cookieNameByteForByte() throws {
+        let composed = "민지"
+        let decomposed = composed.decomposedStringWithCanonicalMapping
+        #expect(composed == decomposed && !composed.utf8.elementsEqual(decomposed.utf8))
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        // Signed exactly as dustd would sign it, had 민지 been configured decomposed.
+        let forged = SessionCookie(access: WebAccess(administrator: nil, people: [(decomposed, BearerToken(Self.minjiToken)!)]))
+        let (value, _) = try #require(forged.issue(for: .person(decomposed), now: now))
+        #expect(SessionCookie(access: Self.access).verify(value, now: now) == nil)
+        let (own, _) = try #require(SessionCookie(access: Self.access).issue(for: .person(composed), now: now))
+        #expect(SessionCookie(access: Self.access).verify(own, now: now)?.principal == .person(composed))
+    }
+
+    @Test("A cookie naming nobody takes as long to refuse as one naming a person: the time does not say which names have a token")
+    func cookieRefusalTakesAsLong() {
+        let cookie = SessionCookie(access: Self.access)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func forged(_ name: String) -> String {
+            "v1.\(SessionCookie.base64URL(Data("p:\(name)".utf8))).\(1_800_000_000 + 3600).\(SessionCookie.base64URL(Data(repeating: 7, count: 32)))"
+        }
+        let (person, nobody) = (forged("dad"), forged("zzz"))
+        // Interleaved batches, medians: a refusal without the HMAC took about a fifth of one with it.
+        var (personTimes, nobodyTimes): ([Duration], [Duration]) = ([], [])
+        let clock = ContinuousClock()
+        for _ in 0..<200 {
+            personTimes.append(clock.measure { for _ in 0..<20 { _ = cookie.verify(person, now: now) } })
+            nobodyTimes.append(clock.measure { for _ in 0..<20 { _ = cookie.verify(nobody, now: now) } })
+        }
+        #expect(cookie.verify(person, now: now) == nil && cookie.verify(nobody, now: now) == nil)
+        let ratio = personTimes.sorted()[100] / nobodyTimes.sorted()[100]
+        #expect(ratio > 0.6 && ratio < 1.6, "a person's refusal takes \(ratio)× a nobody's")
     }
 }

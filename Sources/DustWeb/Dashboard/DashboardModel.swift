@@ -72,6 +72,10 @@ public struct DashboardModel: Sendable {
     public var named: String?
     /// Whether the viewer signed in with the session cookie: the footer then offers to sign out.
     public var signedIn: Bool
+    /// Whether the viewer is the operator (the admin token, `Principal.everyone`), who sees why a poll
+    /// failed or a reload was refused: the sentence may quote anyone's settings (a person's heart rate,
+    /// home, station, year of birth), so a person's own page says only that it happened.
+    public var showsOperatorDetail: Bool
 
     /// One person's week for the household's table.
     public struct PersonWeek: Sendable {
@@ -88,8 +92,10 @@ public struct DashboardModel: Sendable {
         page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
         calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
         audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = [], people: [String] = [], person: String? = nil,
-        household: [PersonWeek] = [], signedIn: Bool = false, latest: HourlyReading? = nil, named: String? = nil
+        household: [PersonWeek] = [], signedIn: Bool = false, latest: HourlyReading? = nil, named: String? = nil,
+        showsOperatorDetail: Bool = false
     ) {
+        self.showsOperatorDetail = showsOperatorDetail
         self.named = named ?? person
         self.latest = latest
         self.signedIn = signedIn

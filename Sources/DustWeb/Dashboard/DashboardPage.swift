@@ -217,7 +217,7 @@ struct DashboardRenderer {
         if health.stale {
             notice(health.dataAge.map { text.stale(age: text.age($0)) } ?? text.noHoursStored)
         }
-        func shown(_ message: String) -> String { model.audience.hidingPaths(in: message) }
+        func shown(_ message: String) -> String? { model.showsOperatorDetail ? model.audience.hidingPaths(in: message) : nil }
         switch health.daemon {
         case .gone:
             // No PID on the web: it tells a visitor nothing they need.

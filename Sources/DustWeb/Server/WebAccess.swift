@@ -36,9 +36,15 @@ public struct WebAccess: Sendable {
     public let administrator: BearerToken?
     public let people: [(name: String, token: BearerToken)]
 
+    /// A token of random bytes no one holds: a cookie naming no configured person is checked against it,
+    /// so that it takes as long to refuse as one naming a person (`SessionCookie.verify`).
+    let decoy: BearerToken
+
     public init(administrator: BearerToken?, people: [(name: String, token: BearerToken)] = []) {
         self.administrator = administrator
         self.people = people
+        var generator = SystemRandomNumberGenerator()
+        decoy = BearerToken((0..<32).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16) }.joined())!
     }
 
     public var requiresTokens: Bool { administrator != nil || !people.isEmpty }
@@ -61,11 +67,13 @@ public struct WebAccess: Sendable {
         return principal(token: String(authorization.dropFirst(7)))
     }
 
-    /// The token of `principal`, which signs its session cookies.
+    /// The token of `principal`, which signs its session cookies. A person's name is matched byte for byte
+    /// against every configured name: Swift's `==` takes 민지 composed and decomposed for one name, which
+    /// the sign-outs, stored by name, do not.
     func token(of principal: WebPrincipal) -> BearerToken? {
         switch principal {
         case .everyone: administrator
-        case .person(let name): people.first { $0.name == name }?.token
+        case .person(let name): people.filter { $0.name.utf8.elementsEqual(name.utf8) }.first?.token
         case .anonymous: nil
         }
     }
@@ -109,9 +117,11 @@ public struct SessionCookie: Sendable {
         } else {
             return nil
         }
-        guard let token = access.token(of: principal),
-            token.isAuthenticationCode(mac, for: "dustd-session-v1|\(parts[1])|\(expiry)")
-        else { return nil }
+        // A name nobody configured costs the same HMAC as one that is: the time a refusal takes does not
+        // tell a stranger which names have a token.
+        let token = access.token(of: principal)
+        let signed = (token ?? access.decoy).isAuthenticationCode(mac, for: "dustd-session-v1|\(parts[1])|\(expiry)")
+        guard token != nil, signed else { return nil }
         return (principal, Date(timeIntervalSince1970: TimeInterval(expiry)))
     }
 
@@ -150,15 +160,17 @@ public final class LoginThrottle: Sendable {
         self.window = window
     }
 
-    /// Seconds until `address` may try again; nil when it may now.
-    public func retryAfter(address: String, now: Date) -> Int? {
+    /// Seconds until `address` may try again; nil when it may now. `overall: false` counts the address's
+    /// own failures only (a token in a header, which Home Assistant and Prometheus send all day: strangers'
+    /// guesses from elsewhere must not lock them out).
+    public func retryAfter(address: String, now: Date, overall countingAll: Bool = true) -> Int? {
         failures.withLock { failures in
             failures.removeAll { now.timeIntervalSince($0.at) >= window || $0.at > now }
             let own = failures.filter { $0.address == address }
             let blocking: Date?
             if own.count >= perAddress {
                 blocking = own[own.count - perAddress].at
-            } else if failures.count >= overall {
+            } else if countingAll, failures.count >= overall {
                 blocking = failures[failures.count - overall].at
             } else {
                 blocking = nil

@@ -160,8 +160,14 @@ public struct WebData: Sendable {
     }
 
     /// Ends every session cookie of `principal` issued before now, on every device.
+    /// Signed out already this second, the row would not change, yet the write would raise the data
+    /// generation, and every kept answer of everyone would be computed again: a person posting sign-outs
+    /// in a loop kept the whole web cold. Then nothing is written (a cookie of that second is refused already).
     public func revokeSessions(of principal: WebPrincipal) async throws(StorageFailure) {
-        try await store().revokeSessions(of: principal.cookieName, at: clock.now)
+        let now = clock.now
+        let second = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        if let signedOut = try await sessionRevocations()[principal.cookieName], signedOut >= second { return }
+        try await store().revokeSessions(of: principal.cookieName, at: now)
     }
 
     /// Statistics before a person is chosen: without `people:`, `me`'s.

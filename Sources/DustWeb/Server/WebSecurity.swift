@@ -3,6 +3,7 @@ import DustServices
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The bearer token `http.tokenFile` holds, compared in constant time and never shown.
@@ -15,6 +16,12 @@ public struct BearerToken: Sendable, CustomStringConvertible, CustomDebugStringC
         guard !token.isEmpty else { return nil }
         bytes = Array(token.utf8)
     }
+
+    /// The fewest characters a configured token may have (dustd refuses a shorter one at start).
+    public static let minimumLength = 16
+
+    /// How many characters (UTF-8 bytes) the token has.
+    public var length: Int { bytes.count }
 
     /// Whether `offered` is this token. The comparison takes as long for a wrong token of any
     /// length as for the right one.
@@ -94,6 +101,9 @@ public struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
 struct WebSecurityMiddleware: RouterMiddleware {
     typealias Context = WebRequestContext
     let access: WebAccess
+    /// Wrong tokens in a header count as failed sign-ins do, by the client's address.
+    let throttle: LoginThrottle
+    let logger: Logger
     let now: @Sendable () -> Date
     /// When each principal last signed out, by cookie name (`WebData.sessionRevocations`).
     let revocations: @Sendable () async throws(StorageFailure) -> [String: Date]
@@ -151,8 +161,22 @@ struct WebSecurityMiddleware: RouterMiddleware {
         guard access.requiresTokens else { return try await next(request, context) }
         let now = now()
         var renewal: Cookie?
-        if let principal = access.principal(authorization: request.headers[.authorization]) {
+        // A token in a header, for a path that needs one, is guessed no faster than through the sign-in form:
+        // an address that guessed wrong ten times in ten minutes is answered 429 before its token is looked at.
+        // (Only the Bearer scheme: a proxy's own Basic credentials pass to the cookie as before.)
+        let authorization = request.headers[.authorization]
+        let offersToken = authorization.map { $0.prefix(7).lowercased() == "bearer " } == true && !Self.openPaths.contains(path)
+        if offersToken, let seconds = throttle.retryAfter(address: context.clientAddress, now: now, overall: false) {
+            var response = WebResponse.text(.tooManyRequests, "Too many wrong tokens from this address; try again later.\n").response
+            response.headers[.retryAfter] = String(seconds)
+            return response
+        }
+        if let principal = access.principal(authorization: authorization) {
             context.principal = principal
+        } else if offersToken {
+            throttle.recordFailure(address: context.clientAddress, now: now)
+            logger.notice("A request with a wrong token was refused", metadata: ["client": "\(context.clientAddress)"])
+            return WebSignIn.unauthorized(request)
         } else if let cookie = request.cookies[SessionCookie.name],
             let (principal, expires) = SessionCookie(access: access).verify(cookie.value, now: now),
             await stillSignedIn(principal, issuedAt: expires.addingTimeInterval(-SessionCookie.lifetime))

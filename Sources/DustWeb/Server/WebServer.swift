@@ -68,7 +68,8 @@ public struct WebServer: Sendable {
         let (access, throttle, logger) = (access, throttle, logger)
         router.add(
             middleware: WebSecurityMiddleware(
-                access: access, now: { data.now }, revocations: { () async throws(StorageFailure) in try await data.sessionRevocations() }))
+                access: access, throttle: throttle, logger: logger, now: { data.now },
+                revocations: { () async throws(StorageFailure) in try await data.sessionRevocations() }))
 
         // Signing in (docs/REFERENCE.md §13): open to anyone, and only where tokens are configured.
         router.get(RouterPath(WebSignIn.loginPath)) { request, _ -> Response in
@@ -254,7 +255,8 @@ public struct WebServer: Sendable {
             forecast: forecast, audience: data.reportSettings.audience, advisories: advisories,
             people: people.count > 1 ? people : [], person: person, household: household, signedIn: context.signedInByCookie,
             latest: latest,
-            named: data.reportSettings.people.count > 1 ? statistics.person.name : nil
+            named: data.reportSettings.people.count > 1 ? statistics.person.name : nil,
+            showsOperatorDetail: context.principal == .everyone
         )
         var reply = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
         reply.headers[.contentLanguage] = language.rawValue
@@ -330,7 +332,13 @@ public struct WebServer: Sendable {
                     reply = Self.checked(try await handler(request, context), path: request.uri.path, echoes: echoes, logger: logger)
                 }
             } catch let failure as StorageFailure {
-                reply = WebResponse.text(.serviceUnavailable, failure.description + "\n")
+                // The sentence names where the data lives: never a path, and to one who showed no token
+                // (`/healthz` is open to anyone) not even the database, only that it cannot be read.
+                let sentence =
+                    context.principal == .anonymous
+                    ? Self.storageUnavailable : data.reportSettings.audience.hidingPaths(in: failure.description) + "\n"
+                reply = Self.checked(
+                    WebResponse.text(.serviceUnavailable, sentence), path: request.uri.path, echoes: echoes, logger: logger)
             }
             if let entityTag {
                 reply.headers[.eTag] = entityTag
@@ -382,6 +390,9 @@ public struct WebServer: Sendable {
     }
 
     /// What stands in for an answer that echoed the service key.
+    /// A storage failure's answer to one who showed no token.
+    static let storageUnavailable = "unhealthy: the database cannot be read; dustd's log and dustctl status say why\n"
+
     static let withheldAnswer = "This answer was withheld: text AirKorea sent would have shown the service key. See dustd's log.\n"
 
     private func route(
