@@ -91,15 +91,19 @@ struct FilePermissions {
 }
 
 /// A file FineDust reads its configuration or a secret from, opened once: the checks and the
-/// read see the same file, whatever is renamed into its place in between.
+/// read see the same file, whatever is renamed into its place in between. Only a regular file is
+/// read, and only so much of it: a FIFO would block the read for good, a directory read as empty (all
+/// defaults, the real configuration silently ignored), and `/dev/zero` grow without bound.
 struct OpenedFile {
     let status: stat
     private let descriptor: Int32
 
     /// Opens `path` for reading; the error is strerror's sentence (`Permission denied`, `No such
-    /// file or directory`), which says more than any later "not readable".
+    /// file or directory`), which says more than any later "not readable", or what else than a
+    /// regular file it is. Opened without blocking (a FIFO with no writer would block the open), then
+    /// read as usual.
     static func open(_ path: String) -> Result<OpenedFile, OpenFailure> {
-        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+        let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
         guard descriptor >= 0 else { return .failure(OpenFailure(reason: String(cString: strerror(errno)))) }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
@@ -107,18 +111,67 @@ struct OpenedFile {
             Glibc.close(descriptor)
             return .failure(OpenFailure(reason: reason))
         }
+        guard status.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(descriptor)
+            return .failure(OpenFailure(reason: "it is \(kind(status.st_mode)), not a file"))
+        }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         return .success(OpenedFile(status: status, descriptor: descriptor))
+    }
+
+    private static func kind(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "a directory"
+        case S_IFIFO: "a FIFO"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "something other"
+        }
     }
 
     struct OpenFailure: Error {
         let reason: String
     }
 
-    /// The whole file as UTF-8 text, nil when it is not; closes the file.
-    func readText() -> String? {
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        guard let data = try? handle.readToEnd() else { return "" }
-        return String(data: data, encoding: .utf8)
+    /// Why the text could not be had.
+    enum ReadFailure: Error {
+        /// Larger than `limit` bytes.
+        case tooLarge(limit: Int)
+        /// Not UTF-8.
+        case notText
+        /// The read failed: strerror's sentence.
+        case unreadable(String)
+
+        /// As a sentence's end: "is …".
+        var problem: String {
+            switch self {
+            case .tooLarge(let limit): "is larger than \(limit / 1024) KiB, far beyond any FineDust needs"
+            case .notText: "is not readable UTF-8 text"
+            case .unreadable(let reason): "cannot be read: \(reason)"
+            }
+        }
+    }
+
+    /// The whole file as UTF-8 text, at most `limit` bytes; closes the file.
+    func readText(limit: Int) -> Result<String, ReadFailure> {
+        defer { Glibc.close(descriptor) }
+        guard status.st_size <= limit else { return .failure(.tooLarge(limit: limit)) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(.unreadable(String(cString: strerror(errno))))
+            }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+            // A file that grows while read (or lies about its size) is cut off here, not read on.
+            if bytes.count > limit { return .failure(.tooLarge(limit: limit)) }
+        }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(.notText) }
+        return .success(text)
     }
 
     /// Closes the file unread.

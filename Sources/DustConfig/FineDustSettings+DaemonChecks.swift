@@ -31,7 +31,7 @@ extension FineDustSettings {
             if let station = person.station, !known.contains(station) {
                 throw ConfigurationError(
                     key: "people[\(index)].station",
-                    problem: "(\(TerminalSafeText.sanitized(person.name))) is \"\(TerminalSafeText.sanitized(station))\", "
+                    problem: "(\(TerminalSafeText.sanitized(person.name))) is \"\(TerminalSafeText.shown(station, characters: 80))\", "
                         + "which is not in AirKorea's station list (\(listed) stations synced); find its name with "
                         + "dustctl stations list or dustctl stations nearest --lat LAT --lon LON",
                     source: configurationFile)

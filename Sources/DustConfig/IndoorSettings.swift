@@ -130,7 +130,7 @@ extension ValueShape where Value == String {
     static var sensorName: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard IndoorSensorSettings.isValidName(text) else {
-                throw ValueProblem("must be 1 to 32 of a-z, 0-9, _ and -, not \"\(TerminalSafeText.sanitized(text))\"")
+                throw ValueProblem("must be 1 to 32 of a-z, 0-9, _ and -, not \(ValueProblem.quoted(text))")
             }
             return text
         }
@@ -139,13 +139,12 @@ extension ValueShape where Value == String {
     /// `http://HOST[:PORT]` (or https) with nothing after the host: dustd adds the documented path.
     static var sensorAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
-            let shown = TerminalSafeText.sanitized(text)
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let host = url.host,
                 !host.isEmpty
-            else { throw ValueProblem("must be http://HOST or http://HOST:PORT, not \"\(shown)\"") }
+            else { throw ValueProblem("must be http://HOST or http://HOST:PORT, not \(ValueProblem.quoted(text))") }
             guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil, ["", "/"].contains(url.path) else {
                 throw ValueProblem(
-                    "must be http://HOST or http://HOST:PORT with nothing after it (dustd adds the path; a token goes in a file), not \"\(shown)\""
+                    "must be http://HOST or http://HOST:PORT with nothing after it (dustd adds the path; a token goes in a file), not \(ValueProblem.quoted(text))"
                 )
             }
             return text.hasSuffix("/") ? String(text.dropLast()) : text
@@ -159,7 +158,7 @@ extension ValueShape where Value == String {
             guard text.hasPrefix("sensor."), id.count > 7, id.count <= 255,
                 id.dropFirst(7).allSatisfy({ ("a"..."z").contains($0) || ("0"..."9").contains($0) || $0 == "_" })
             else {
-                throw ValueProblem("must be a sensor entity such as sensor.living_room_pm25, not \"\(TerminalSafeText.sanitized(text))\"")
+                throw ValueProblem("must be a sensor entity such as sensor.living_room_pm25, not \(ValueProblem.quoted(text))")
             }
             return text
         }

@@ -123,8 +123,9 @@ public func readSecretFile(_ path: String, key: String, role: String) throws(Con
         file.discard()
         throw ConfigurationError(key: key, problem: "names a file that others could change: \(problem)")
     }
-    guard let text = file.readText() else {
-        throw ConfigurationError(key: key, problem: "names \(path), which is not readable text")
+    // A key or a token is a line of text; 64 KiB is far more than any.
+    switch file.readText(limit: 64 << 10) {
+    case .success(let text): return text
+    case .failure(let failure): throw ConfigurationError(key: key, problem: "names \(path), which \(failure.problem)")
     }
-    return text
 }

@@ -123,6 +123,9 @@ public struct SettingsLoader: Sendable {
 /// command, even for a file of comments) and matches them against every scalar, to type values
 /// that each key's `ValueShape` interprets anyway.
 struct ConfigurationFile {
+    /// The largest configuration file read: a household's, comments and all, is a few KiB.
+    static let maxBytes = 1 << 20
+
     let path: String
     /// The node of every key the file sets, by dotted name.
     let values: [String: Node]
@@ -139,8 +142,10 @@ struct ConfigurationFile {
             file.discard()
             throw ConfigurationError(key: nil, problem: problem)
         }
-        guard let text = file.readText() else {
-            throw ConfigurationError(key: nil, problem: "the configuration file \(path) is not readable UTF-8 text")
+        let text: String
+        switch file.readText(limit: Self.maxBytes) {
+        case .success(let read): text = read
+        case .failure(let failure): throw ConfigurationError(key: nil, problem: "the configuration file \(path) \(failure.problem)")
         }
         let root: Node?
         do {

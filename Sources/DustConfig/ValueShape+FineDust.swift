@@ -14,7 +14,7 @@ extension ValueShape where Value == IntakeModelName {
     static var intakeModel: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let name = IntakeModelName(rawValue: text.lowercased()) else {
-                throw ValueProblem("must be ventilation or boostcamp, not \"\(text)\"")
+                throw ValueProblem("must be ventilation or boostcamp, not \(ValueProblem.quoted(text))")
             }
             return name
         }
@@ -50,7 +50,7 @@ extension ValueShape where Value == String {
         .scalar { text throws(ValueProblem) in
             if ["off", "none", "disabled"].contains(text.lowercased()) { return "" }
             guard HTTPSettings.address(text) != nil else {
-                throw ValueProblem("must be host:port such as 127.0.0.1:8478 (or off), not \"\(text)\"")
+                throw ValueProblem("must be host:port such as 127.0.0.1:8478 (or off), not \(ValueProblem.quoted(text))")
             }
             return text
         }
@@ -69,7 +69,7 @@ extension ValueShape where Value == Bool {
             switch text.lowercased() {
             case "true", "yes", "on": return true
             case "false", "no", "off": return false
-            default: throw ValueProblem("must be true or false, not \"\(text)\"")
+            default: throw ValueProblem("must be true or false, not \(ValueProblem.quoted(text))")
             }
         }
     }
@@ -81,7 +81,7 @@ extension ValueShape where Value == ForecastRegion {
         .scalar { text throws(ValueProblem) in
             guard let region = ForecastRegion(name: text) else {
                 throw ValueProblem(
-                    "must be one of the forecast regions \(ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(TerminalSafeText.sanitized(text))\""
+                    "must be one of the forecast regions \(ForecastRegion.allCases.map(\.rawValue).joined(separator: ", ")), not \(ValueProblem.quoted(text))"
                 )
             }
             return region
@@ -97,7 +97,7 @@ extension ValueShape where Value == String {
             guard AdvisoryRegion.districts.contains(district) else {
                 let choices = AdvisoryRegion.districts.joined(separator: ", ")
                 throw ValueProblem(
-                    "must be one of the districts (시도) as AirKorea writes them: \(choices), not \"\(TerminalSafeText.sanitized(text))\"")
+                    "must be one of the districts (시도) as AirKorea writes them: \(choices), not \(ValueProblem.quoted(text))")
             }
             return district
         }
@@ -218,7 +218,7 @@ extension ValueShape where Value == String {
         .scalar { text throws(ValueProblem) in
             guard Person.isValidName(text) else {
                 throw ValueProblem(
-                    "must be 1 to 32 of a-z, 0-9, _ and -, or Hangul syllables, not \"\(TerminalSafeText.sanitized(text))\"")
+                    "must be 1 to 32 of a-z, 0-9, _ and -, or Hangul syllables, not \(ValueProblem.quoted(text))")
             }
             return text
         }
@@ -233,7 +233,7 @@ extension ValueShape where Value == BirthMonth {
             guard let month = BirthMonth(text), month.year >= 1900,
                 month <= BirthMonth(year: today.year, month: today.month)!
             else {
-                throw ValueProblem("must be a month YYYY-MM from 1900-01 to this month, not \"\(TerminalSafeText.sanitized(text))\"")
+                throw ValueProblem("must be a month YYYY-MM from 1900-01 to this month, not \(ValueProblem.quoted(text))")
             }
             return month
         }

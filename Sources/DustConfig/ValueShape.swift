@@ -13,6 +13,12 @@ struct ValueProblem: Error, Sendable, Hashable {
         self.problem = problem
     }
 
+    /// A value as a refusal quotes it: in quotes, made safe for a terminal and cut at 80 characters
+    /// (a value may be a megabyte of anything, and the sentence goes to a terminal and the journal).
+    static func quoted(_ value: String) -> String {
+        "\"" + TerminalSafeText.shown(value, characters: 80) + "\""
+    }
+
     /// The problem as seen one level further out: `.activity`, then `[2]`, make `[2].activity`.
     func inside(_ segment: String) -> ValueProblem {
         var outer = self
@@ -78,18 +84,11 @@ extension ValueShape where Value == String {
     /// Any text: a name or a path.
     static var text: ValueShape { .scalar { $0 } }
 
-    /// Text FineDust shows on terminals, pages and in the journal (a station name): a control
-    /// character (C0, C1, DEL, a line separator, a bidirectional control) is refused rather than shown, since
-    /// printed it could retitle or clear the terminal or reorder what the reader sees.
+    /// Text FineDust shows on terminals, pages and in the journal (a station name): `DisplayName.problem`
+    /// says what is refused.
     static var displayText: ValueShape {
         .scalar { text throws(ValueProblem) in
-            if let scalar = text.unicodeScalars.first(where: TerminalSafeText.isUnsafe) {
-                let code =
-                    "U+" + String(repeating: "0", count: max(0, 4 - String(scalar.value, radix: 16).count))
-                    + String(scalar.value, radix: 16, uppercase: true)
-                throw ValueProblem(
-                    "holds the control character \(code) (\"\(TerminalSafeText.sanitized(text))\"); write the name without it")
-            }
+            if let problem = DisplayName.problem(in: text) { throw ValueProblem(problem) }
             return text
         }
     }
@@ -97,7 +96,7 @@ extension ValueShape where Value == String {
     /// An `http` or `https` URL with a host.
     static var webAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
-            guard isWebAddress(text) else { throw ValueProblem("must be an http or https URL, not \"\(text)\"") }
+            guard isWebAddress(text) else { throw ValueProblem("must be an http or https URL, not \(ValueProblem.quoted(text))") }
             return text
         }
     }
@@ -124,7 +123,8 @@ extension ValueShape where Value == Int {
     static func integer(in range: ClosedRange<Int>) -> ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let value = Int(text), range.contains(value) else {
-                throw ValueProblem("must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+                throw ValueProblem(
+                    "must be a whole number from \(range.lowerBound) to \(range.upperBound), not \(ValueProblem.quoted(text))")
             }
             return value
         }
@@ -135,7 +135,8 @@ extension ValueShape where Value == Int {
         .scalar { text throws(ValueProblem) in
             let hour = text.hasSuffix(":00") ? String(text.dropLast(3)) : text
             guard let value = Int(hour), range.contains(value) else {
-                throw ValueProblem("must be an hour from \(range.lowerBound) to \(range.upperBound) such as 7 or 07:00, not \"\(text)\"")
+                throw ValueProblem(
+                    "must be an hour from \(range.lowerBound) to \(range.upperBound) such as 7 or 07:00, not \(ValueProblem.quoted(text))")
             }
             return value
         }
@@ -148,7 +149,8 @@ extension ValueShape where Value == Double {
         .scalar { text throws(ValueProblem) in
             guard let value = Double(text), value.isFinite, range.contains(value) else {
                 throw ValueProblem(
-                    "must be a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), not \"\(text)\"")
+                    "must be a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), not \(ValueProblem.quoted(text))"
+                )
             }
             return value
         }
@@ -161,7 +163,7 @@ extension ValueShape where Value == Double {
         .scalar { text throws(ValueProblem) in
             guard let value = Double(text), value.isFinite, value > 0, value <= maximum else {
                 throw ValueProblem(
-                    "must be a number above 0 and at most \(maximum.formatted()), not \"\(TerminalSafeText.sanitized(text))\"")
+                    "must be a number above 0 and at most \(maximum.formatted()), not \(ValueProblem.quoted(text))")
             }
             return value
         }
@@ -173,7 +175,8 @@ extension ValueShape where Value: RawRepresentable & CaseIterable, Value.RawValu
     static var choice: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let value = Value(rawValue: text.lowercased()) else {
-                throw ValueProblem("must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", ")), not \"\(text)\"")
+                throw ValueProblem(
+                    "must be one of \(Value.allCases.map(\.rawValue).joined(separator: ", ")), not \(ValueProblem.quoted(text))")
             }
             return value
         }
@@ -185,7 +188,7 @@ extension ValueShape where Value == TimeZone {
     static var timeZone: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let zone = TimeZone(identifier: text) else {
-                throw ValueProblem("must be an IANA time zone such as Asia/Seoul, not \"\(text)\"")
+                throw ValueProblem("must be an IANA time zone such as Asia/Seoul, not \(ValueProblem.quoted(text))")
             }
             return zone
         }

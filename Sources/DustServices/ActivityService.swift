@@ -232,9 +232,8 @@ public struct ActivityService: Sendable {
         summary.sources = batches.map(\.source)
         // Summed in time order: a dictionary's order changes from run to run, and with it the last digits.
         summary.metresBySource = Dictionary(
-            uniqueKeysWithValues: batches.map { batch in
-                (batch.source, batch.distances.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value })
-            })
+            batches.map { batch in (batch.source, batch.distances.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }) },
+            uniquingKeysWith: +)
         summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
         return summary
     }
@@ -402,7 +401,7 @@ public struct UnknownPerson: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public var description: String {
-        "no person \"\(TerminalSafeText.sanitized(name))\" is configured; configured people: \(configured.joined(separator: ", "))"
+        "no person \"\(TerminalSafeText.shown(name, characters: 80))\" is configured; configured people: \(configured.joined(separator: ", "))"
     }
 }
 

@@ -10,7 +10,7 @@ public enum StationNames {
 
     /// What dustd logs and `dustctl status` shows when AirKorea returns no hour for `name`.
     public static func unknownToAirKorea(_ name: String, known: [String]) -> String {
-        let shown = TerminalSafeText.sanitized(name)
+        let shown = TerminalSafeText.shown(name, characters: 80)
         let nearest = SpellingDistance.nearest(suggestions, to: name, among: known.filter { $0 != name })
         let hint =
             nearest.isEmpty
@@ -22,7 +22,7 @@ public enum StationNames {
 
     /// What dustctl says when a command is asked about `name` and the database holds no hour of it.
     public static func notStored(_ name: String, known: [String]) -> String {
-        let shown = TerminalSafeText.sanitized(name)
+        let shown = TerminalSafeText.shown(name, characters: 80)
         let nearest = SpellingDistance.nearest(suggestions, to: name, among: known)
         let list = known.count <= suggestions ? "stations with readings: " : "the nearest with readings: "
         return "No readings of a station \(shown) are stored; \(list)\(nearest.joined(separator: ", "))"

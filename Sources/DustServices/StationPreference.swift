@@ -6,11 +6,16 @@ public struct StationPreference: Sendable, Hashable {
     public var primary: String
     public var fallbacks: [String]
 
+    /// A fallback named twice, or the primary named again, counts once, where it first stands.
     public init(primary: String, fallbacks: [String] = []) {
         self.primary = primary
-        self.fallbacks = fallbacks.filter { $0 != primary }
+        var seen: Set = [primary]
+        self.fallbacks = fallbacks.filter { seen.insert($0).inserted }
     }
 
-    /// Primary first, then the fallbacks in order.
-    public var all: [String] { [primary] + fallbacks }
+    /// Primary first, then the fallbacks in order, each once.
+    public var all: [String] {
+        var seen: Set<String> = []
+        return ([primary] + fallbacks).filter { seen.insert($0).inserted }
+    }
 }

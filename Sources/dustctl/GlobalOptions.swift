@@ -98,6 +98,11 @@ struct GlobalOptions: ParsableArguments {
             do { try settings.useSQLite(at: db, option: "--db") } catch { throw CommandFailure(.configuration, error.description) }
         }
         if let station {
+            // What station.name may not hold, --station may not either: it names what `import` stores and
+            // what `export` writes into a file.
+            if let problem = DisplayName.problem(in: station) {
+                throw CommandFailure(.usage, korean: "--station의 측정소 이름이 \(problem).", english: "--station \(problem).")
+            }
             // A person without a station of their own has `station.name`'s, which --station overrides.
             for index in settings.people.indices where settings.people[index].station == settings.station.name {
                 settings.people[index].station = station
@@ -126,7 +131,7 @@ struct GlobalOptions: ParsableArguments {
     static func koreanNotStored(_ name: String, known: [String]) -> String {
         let nearest = SpellingDistance.nearest(StationNames.suggestions, to: name, among: known)
         let list = known.count <= StationNames.suggestions ? "측정값이 있는 측정소: " : "측정값이 있는 가장 비슷한 측정소: "
-        return "측정소 \(TerminalSafeText.sanitized(name))의 측정값은 저장되어 있지 않습니다. \(list)\(nearest.joined(separator: ", "))"
+        return "측정소 \(TerminalSafeText.shown(name, characters: 80))의 측정값은 저장되어 있지 않습니다. \(list)\(nearest.joined(separator: ", "))"
     }
 
     /// The station that drives intake, or a usage error saying how to name one.

@@ -63,7 +63,9 @@ struct IndoorListCommand: AsyncParsableCommand {
                 return
             }
             try await withStore(settings, for: .read) { store in
-                let states = Dictionary(uniqueKeysWithValues: try await store.indoorSensorStates().map { ($0.sensor, $0) })
+                // Swift's `==` takes two spellings of one name (composed, decomposed) for one key; the database does not.
+                let states = Dictionary(
+                    try await store.indoorSensorStates().map { ($0.sensor, $0) }, uniquingKeysWith: { first, _ in first })
                 let overview = try await IndoorOverview.of(
                     sensors: sensors, people: settings.people, states: states, store: store, now: now)
                 if options.json {

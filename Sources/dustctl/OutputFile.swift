@@ -94,8 +94,12 @@ struct OutputFile {
     private func createTemporary(mode: mode_t) throws(CommandFailure) -> (path: String, descriptor: Int32) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
+        // A name may have 255 bytes; the temporary one adds 18, so a long name lends it only its start
+        // (cut after a whole character).
+        var base = url.lastPathComponent
+        while base.utf8.count > 200 { base.removeLast() }
         for _ in 0..<8 {
-            let name = ".\(url.lastPathComponent).dustctl-\(String(UInt32.random(in: .min ... .max), radix: 16))"
+            let name = ".\(base).dustctl-\(String(UInt32.random(in: .min ... .max), radix: 16))"
             let temporary = (directory as NSString).appendingPathComponent(name)
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
             if descriptor >= 0 { return (temporary, descriptor) }

@@ -145,7 +145,7 @@ struct PersonForgetCommand: AsyncParsableCommand {
 /// A name a person can have; anything else is a usage error, never a query.
 private func validPersonName(_ name: String, _ language: ReportLanguage) throws -> String {
     guard Person.isValidName(name) else {
-        let quoted = "\"\(TerminalSafeText.sanitized(name))\""
+        let quoted = "\"\(TerminalSafeText.shown(name, characters: 80))\""
         throw CommandFailure(
             .usage,
             language.say(

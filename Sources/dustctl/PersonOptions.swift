@@ -41,7 +41,7 @@ struct PersonOptions: ParsableArguments {
             throw CommandFailure(
                 .usage,
                 korean:
-                    "\"\(TerminalSafeText.sanitized(name))\"(이)라는 구성원은 설정되어 있지 않습니다. 설정된 구성원: \(unknown.configured.joined(separator: ", ")).",
+                    "\"\(TerminalSafeText.shown(name, characters: 80))\"(이)라는 구성원은 설정되어 있지 않습니다. 설정된 구성원: \(unknown.configured.joined(separator: ", ")).",
                 english: unknown.description + ".")
         }
         return person

@@ -77,6 +77,25 @@ struct Dustd: AsyncParsableCommand {
         }
     }
 
+    /// ArgumentParser's own `main`, but a usage error (which quotes the argument given) is written made safe.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? any AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let message = fullMessage(for: error)
+            let status = exitCode(for: error)
+            if !message.isEmpty {
+                if status.isSuccess { print(message) } else { writeStandardError(message + "\n") }
+            }
+            exit(withError: status)
+        }
+    }
+
     func run() async throws {
         // glibc gives each thread that meets contention an arena of its own (up to 8 a core), and
         // keeps what was freed in each: with SQLite on GRDB's queues beside the task pool and NIO,
@@ -107,7 +126,7 @@ struct Dustd: AsyncParsableCommand {
             return
         }
         if syncStations {
-            for warning in settings.warnings { FileHandle.standardError.write(Data("dustd: warning: \(warning).\n".utf8)) }
+            for warning in settings.warnings { writeStandardError("dustd: warning: \(warning).\n") }
             try report(await StationSync(settings: settings, environment: environment).run())
             return
         }
@@ -132,8 +151,8 @@ struct Dustd: AsyncParsableCommand {
 
     /// A one-shot mode's lines on stderr and stdout, then its exit status.
     private func report(_ outcome: OneShotOutcome) throws {
-        for line in outcome.diagnostics { FileHandle.standardError.write(Data("dustd: \(line)\n".utf8)) }
-        for line in outcome.output { print(line) }
+        for line in outcome.diagnostics { writeStandardError("dustd: \(line)\n") }
+        for line in outcome.output { print(TerminalSafeText.sanitized(line)) }
         if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }
     }
 
@@ -162,6 +181,14 @@ struct Dustd: AsyncParsableCommand {
 
 /// Prints one sentence to stderr and exits with a sysexits status.
 func fail(_ status: ExitStatus, _ message: String) -> Never {
-    FileHandle.standardError.write(Data("dustd: \(message)\n".utf8))
+    writeStandardError("dustd: \(message)\n")
     exit(status.rawValue)
+}
+
+/// `text` on stderr with what a terminal acts on replaced in each line (`TerminalSafeText`): a
+/// configuration's value, a variable, an argument or a server's text quoted in it may hold an escape
+/// sequence that would retitle or clear the operator's terminal.
+func writeStandardError(_ text: String) {
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalSafeText.sanitized(String($0)) }
+    FileHandle.standardError.write(Data(lines.joined(separator: "\n").utf8))
 }

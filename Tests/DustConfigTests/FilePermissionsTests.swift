@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 import TestSupport
 import Testing
@@ -34,5 +35,53 @@ struct FilePermissionsDirectoryTests {
         let problem = try #require(checker.othersCanChange(status))
         #expect(problem.hasPrefix("the configuration file \(path) belongs to "), "\(problem)")
         #expect(problem.contains("(uid \(user + 1)), so that user could change it; run `chown root \(path)` (or `chown "), "\(problem)")
+    }
+}
+
+@Suite("Only a regular file of a sensible size is read as the configuration or a secret", .timeLimit(.minutes(10)))
+struct ConfigurationFileKindTests {
+    func refusal(_ path: String) -> String? {
+        do {
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("A FIFO is refused at once (its read would block for good); a directory, /dev/zero and 2 MiB are refused, not read as defaults")
+    func notAFile() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.path("dustd.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let started = ContinuousClock.now
+        #expect(refusal(fifo)?.contains("it is a FIFO, not a file") == true, "\(refusal(fifo) ?? "accepted")")
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(
+            refusal(directory.url.path)?.contains("it is a directory, not a file") == true, "\(refusal(directory.url.path) ?? "accepted")")
+        #expect(refusal("/dev/zero")?.contains("it is a character device, not a file") == true, "\(refusal("/dev/zero") ?? "accepted")")
+        let large = directory.path("large.yaml")
+        try ("station:\n  name: 종로구\n" + String(repeating: "# a comment line of forty bytes or so\n", count: 60_000))
+            .write(toFile: large, atomically: true, encoding: .utf8)
+        #expect(refusal(large)?.contains("is larger than 1024 KiB") == true, "\(refusal(large) ?? "accepted")")
+        // A UTF-8 byte-order mark, as some editors write, is still a configuration.
+        let marked = directory.path("bom.yaml")
+        try Data([0xEF, 0xBB, 0xBF] + Array("station:\n  name: 종로구\n".utf8)).write(to: URL(fileURLWithPath: marked))
+        #expect(try SettingsLoader(environment: [:]).load(configurationFile: marked).station.name == "종로구")
+    }
+
+    @Test("A secret file that is a FIFO is refused at once, naming the key")
+    func secretFIFO() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let fifo = directory.path("key.fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(throws: ConfigurationError.self) { _ = try readSecretFile(fifo, key: "api.serviceKeyFile", role: "the key file") }
+        do {
+            _ = try readSecretFile(fifo, key: "api.serviceKeyFile", role: "the key file")
+        } catch {
+            #expect(error.description.contains("api.serviceKeyFile") && error.description.contains("a FIFO"), "\(error.description)")
+        }
     }
 }

@@ -111,6 +111,13 @@ struct StatisticsServiceTests {
         #expect(day.hourly[13].concentration == DustPair(fineDust: 47, ultraFineDust: 20))
         #expect(day.hourly[13].source == DustPair(fineDust: "종로구", ultraFineDust: "중구"))
         #expect(day.totals.mean.fineDust! == 1130.0 / 24)
+        // A fallback named twice (or the primary named again) counts once: the same day, no crash.
+        var twice = StationPreference(primary: "종로구", fallbacks: ["중구", "종로구", "중구"])
+        #expect(twice.all == ["종로구", "중구"])
+        twice.fallbacks.append("중구")
+        #expect(twice.all == ["종로구", "중구"])
+        let again = try await scratch.statistics(model: try VentilationIntakeModel(), stations: twice).day(november20)
+        #expect(again.hourly.map(\.concentration) == day.hourly.map(\.concentration))
     }
 
     @Test("Today counts elapsed hours only; an empty day is all unknown, not zero")
