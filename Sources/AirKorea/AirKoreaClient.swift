@@ -115,11 +115,11 @@ public struct AirKoreaClient: Sendable {
     public static func host(of location: String?) -> String {
         guard let location, !location.isEmpty else { return "an unnamed location" }
         guard let components = URLComponents(string: location) else { return "an unreadable location" }
-        guard let host = components.percentEncodedHost, !host.isEmpty else { return "another path on the same host" }
         let scheme = components.scheme?.lowercased()
         guard scheme == nil || scheme == "http" || scheme == "https" else { return "a location of another scheme" }
+        guard let host = components.percentEncodedHost, !host.isEmpty else { return "another path on the same host" }
         let hostBytes = host.utf8
-        guard hostBytes.count <= 253, hostBytes.allSatisfy(isHostByte) else { return "an unreadable location" }
+        guard hostBytes.count <= 253, hostBytes.allSatisfy(isHostByte) else { return "a host no resolver could look up" }
         let port = components.port.map { ":\($0)" } ?? ""
         return (scheme.map { "\($0)://" } ?? "") + host + port
     }

@@ -6,30 +6,60 @@ import DustKit
 public enum DisplayName {
     /// The most characters a name may have: AirKorea's longest station name is a dozen.
     public static let maxCharacters = 64
+    /// The most Unicode scalars: four a character (combining marks make one character as long as one likes).
+    public static let maxScalars = 4 * maxCharacters
 
-    /// Why `text` cannot be a name, as the end of a sentence ("holds …"); nil when it can. A control
-    /// character (C0, C1, DEL, a line separator, a bidirectional control) is refused rather than shown,
-    /// since printed it could retitle or clear the terminal or reorder what the reader sees; so is a
-    /// character drawn as nothing (a zero-width space, U+FEFF), which makes a look-alike of a real name
-    /// that matches nothing stored; and a name longer than any station's.
-    public static func problem(in text: String) -> String? {
-        if let scalar = text.unicodeScalars.first(where: { TerminalSafeText.isUnsafe($0) || isInvisible($0) }) {
-            let hex = String(scalar.value, radix: 16, uppercase: true)
-            let code = "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-            let kind = TerminalSafeText.isUnsafe(scalar) ? "the control character" : "the invisible character"
-            return "holds \(kind) \(code) (\"\(TerminalSafeText.shown(text, characters: 80))\"); write the name without it"
+    /// Why a text cannot be a name.
+    public enum Problem: Error, Sendable, Hashable {
+        /// A control character (C0, C1, DEL, a line separator, a bidirectional control): printed, it could
+        /// retitle or clear the terminal or reorder what the reader sees.
+        case control(Unicode.Scalar, shown: String)
+        /// A character drawn as nothing (`InvisibleText`): a look-alike of a real name.
+        case invisible(Unicode.Scalar, shown: String)
+        /// Longer than any station's name.
+        case tooLong(characters: Int, scalars: Int, shown: String)
+
+        /// The end of a sentence naming the value: "holds …", "is … long".
+        public var english: String {
+            switch self {
+            case .control(let scalar, let shown):
+                "holds the control character \(TerminalSafeText.codePoint(scalar)) (\"\(shown)\"); write the name without it"
+            case .invisible(let scalar, let shown):
+                "holds the invisible character \(TerminalSafeText.codePoint(scalar)) (\"\(shown)\"); write the name without it"
+            case .tooLong(let characters, let scalars, let shown) where characters <= DisplayName.maxCharacters:
+                "is \(scalars) Unicode scalars in \(characters) characters (\"\(shown)\"); a name has at most \(DisplayName.maxScalars)"
+            case .tooLong(let characters, _, let shown):
+                "is \(characters) characters long (\"\(shown)\"); a name has at most \(DisplayName.maxCharacters)"
+            }
         }
-        if text.count > maxCharacters || text.unicodeScalars.count > 4 * maxCharacters {
-            return
-                "is \(text.count) characters long (\"\(TerminalSafeText.shown(text, characters: 40))\"); a name has at most \(maxCharacters)"
+
+        /// The same in Korean, a sentence of its own about "the name".
+        public var korean: String {
+            switch self {
+            case .control(let scalar, let shown):
+                "이름(\"\(shown)\")에 제어 문자 \(TerminalSafeText.codePoint(scalar))가 들어 있습니다. 그 문자 없이 쓰세요"
+            case .invisible(let scalar, let shown):
+                "이름(\"\(shown)\")에 보이지 않는 문자 \(TerminalSafeText.codePoint(scalar))가 들어 있습니다. 그 문자 없이 쓰세요"
+            case .tooLong(let characters, let scalars, let shown) where characters <= DisplayName.maxCharacters:
+                "이름(\"\(shown)\")이 \(characters)자에 유니코드 스칼라 \(scalars)개입니다. 이름은 스칼라 \(DisplayName.maxScalars)개까지입니다"
+            case .tooLong(let characters, _, let shown):
+                "이름(\"\(shown)\")이 \(characters)자입니다. 이름은 \(DisplayName.maxCharacters)자까지입니다"
+            }
         }
-        return nil
     }
 
-    /// Drawn as nothing, and not part of an emoji (`🌫️` holds the variation selector U+FE0F, a family
-    /// the joiner U+200D): a zero-width space, U+FEFF, a Hangul filler, a soft hyphen.
-    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        guard scalar.properties.isDefaultIgnorableCodePoint else { return false }
-        return !(scalar.value == 0x200D || (0xFE00...0xFE0F).contains(scalar.value) || (0xE0100...0xE01EF).contains(scalar.value))
+    /// Why `text` cannot be a name; nil when it can.
+    public static func problem(in text: String) -> Problem? {
+        if let scalar = text.unicodeScalars.first(where: TerminalSafeText.isUnsafe) {
+            return .control(scalar, shown: TerminalSafeText.shown(text, characters: 80))
+        }
+        if let scalar = InvisibleText.first(in: text) {
+            return .invisible(scalar, shown: TerminalSafeText.shown(text, characters: 80))
+        }
+        let scalars = text.unicodeScalars.count
+        if scalars > maxScalars || text.count > maxCharacters {
+            return .tooLong(characters: text.count, scalars: scalars, shown: TerminalSafeText.shown(text, characters: 40))
+        }
+        return nil
     }
 }

@@ -88,7 +88,7 @@ extension ValueShape where Value == String {
     /// says what is refused.
     static var displayText: ValueShape {
         .scalar { text throws(ValueProblem) in
-            if let problem = DisplayName.problem(in: text) { throw ValueProblem(problem) }
+            if let problem = DisplayName.problem(in: text) { throw ValueProblem(problem.english) }
             return text
         }
     }

@@ -1,6 +1,7 @@
 import DustConfig
 import DustKit
 import DustServices
+import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -23,6 +24,8 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let environment: [String: String]
     private let clock: any WallClock
     private let stations: @Sendable () async throws -> [Station]
+    /// The web's settings and tokens as dustd read them at start, which it serves until it restarts.
+    private let webAtStart: (settings: HTTPSettings, access: WebAccess?)
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
@@ -33,6 +36,8 @@ public struct ReloadService: Service, CustomStringConvertible {
     ) {
         self.clock = clock
         self.stations = stations
+        let http = live.snapshot.settings.http
+        webAtStart = (http, http.address == nil ? nil : try? WebFrontEnd.access(from: http))
         self.board = board
         self.environment = environment
         self.configurationFile = configurationFile
@@ -74,10 +79,18 @@ public struct ReloadService: Service, CustomStringConvertible {
                 break
             }
             // The web's tokens are read once, at start: a token removed from the configuration, or changed in its
-            // file, still opens the web until dustd restarts, which the operator must be told.
-            if settings.http != old.settings.http {
+            // file, still opens the web until dustd restarts, which the operator must be told. A token file the
+            // next start would refuse (unreadable, too short, shared) refuses the reload now.
+            let access = settings.http.address == nil ? nil : try WebFrontEnd.access(from: settings.http)
+            let sameTokens =
+                switch (access, webAtStart.access) {
+                case (nil, nil): true
+                case (let now?, let then?): now.opensTheSame(as: then)
+                default: false
+                }
+            if settings.http != webAtStart.settings || !sameTokens {
                 logger.warning(
-                    "http.listen, http.tokenFile and people[].tokenFile take effect when dustd restarts; until then the tokens read at start still open the web (systemctl restart dustd)"
+                    "http.listen, http.tokenFile and people[].tokenFile (and the tokens in them) take effect when dustd restarts; until then the tokens read at start still open the web (systemctl restart dustd)"
                 )
             }
             if settings.logLevel != old.settings.logLevel {

@@ -8,19 +8,10 @@ public enum ServerVocabulary {
 
     /// True for a text a field of Korean words and numbers can hold: no Latin letter, in any form
     /// a reader would see one (`KeyEchoGuard.showsLatinLetter`), and nothing a reader cannot see: no
-    /// control (`TerminalSafeText.isUnsafe`) and no character Unicode says is drawn as nothing
-    /// (zero-width spaces and joiners, U+FEFF, Hangul fillers, variation selectors), which would
-    /// make `종로구` and a look-alike two names.
+    /// control but white space (`TerminalSafeText.isUnsafe`) and nothing drawn as nothing
+    /// (`InvisibleText`), which would make `종로구` and a look-alike two names.
     public static func isKoreanText(_ text: String) -> Bool {
-        !text.unicodeScalars.contains(where: isInvisible) && !KeyEchoGuard.showsLatinLetter(text)
-    }
-
-    private static func isInvisible(_ scalar: Unicode.Scalar) -> Bool {
-        // ASCII's white space and printable characters, and Hangul syllables, nearly all of every
-        // real field, are neither.
-        if (0x09...0x0D).contains(scalar.value) || (0x20...0x7E).contains(scalar.value) || (0xAC00...0xD7A3).contains(scalar.value) {
-            return false
-        }
-        return TerminalSafeText.isUnsafe(scalar) || scalar.properties.isDefaultIgnorableCodePoint
+        !text.unicodeScalars.contains(where: { TerminalSafeText.isUnsafe($0) && !(0x09...0x0D).contains($0.value) })
+            && InvisibleText.first(in: text) == nil && !KeyEchoGuard.showsLatinLetter(text)
     }
 }

@@ -9,11 +9,16 @@
 /// U+202A–U+202E, U+2066–U+2069), which make text display in another order than it reads, U+FFFD.
 public enum TerminalSafeText {
     /// `text` with every control character replaced; the same string when there is none.
-    public static func sanitized(_ text: String) -> String {
+    public static func sanitized(_ text: String) -> String { sanitized(text, keepingLineFeeds: false) }
+
+    /// `sanitized`, but with `keepingLineFeeds` a line feed stays (a CSV field's line breaks; a carriage
+    /// return, which would send the terminal's cursor back over the line, still becomes a space).
+    public static func sanitized(_ text: String, keepingLineFeeds: Bool) -> String {
         guard needsSanitizing(text) else { return text }
         var result = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             switch scalar.value {
+            case 0x0A where keepingLineFeeds: result.append(scalar)
             case 0x09, 0x0A, 0x0D, 0x2028, 0x2029: result.append(" ")
             case _ where isUnsafe(scalar): result.append("\u{FFFD}")
             default: result.append(scalar)

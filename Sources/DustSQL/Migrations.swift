@@ -542,12 +542,13 @@ public struct Migration: Sendable {
         // A result code is one of AirKorea's now (`ResultCode.inVocabulary`): what an older FineDust stored
         // of any other, which a server could fill with a piece of the key a poll, becomes the word for it.
         Migration("v18-result-codes-in-vocabulary") { _ in
+            // AirKorea's codes at this version, "?" (a gateway that gave none) and the word for any other.
             let codes = [
                 "00", "01", "02", "03", "04", "05", "10", "11", "12", "20", "21", "22", "23", "29", "30", "31", "32", "33", "99", "?",
-                ServerVocabulary.unknownValue,
+                "(unknown value)",
             ]
             let known = codes.map { "'\($0)'" }.joined(separator: ", ")
-            return ["UPDATE poll_attempt SET result_code = '\(ServerVocabulary.unknownValue)' WHERE result_code NOT IN (\(known))"]
+            return ["UPDATE poll_attempt SET result_code = '(unknown value)' WHERE result_code NOT IN (\(known))"]
         },
     ]
 }

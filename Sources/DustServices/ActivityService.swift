@@ -232,8 +232,9 @@ public struct ActivityService: Sendable {
         summary.sources = batches.map(\.source)
         // Summed in time order: a dictionary's order changes from run to run, and with it the last digits.
         summary.metresBySource = Dictionary(
-            batches.map { batch in (batch.source, batch.distances.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value }) },
-            uniquingKeysWith: +)
+            uniqueKeysWithValues: batches.map { batch in
+                (batch.source, batch.distances.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value })
+            })
         summary.slotsTouched = Set(batches.flatMap(\.distances.keys)).count
         return summary
     }

@@ -256,7 +256,8 @@ public struct StatisticsService: Sendable {
         var places = try await locationRecords(from: from, to: to, slots: slots, keeping: keeping)
         var indoorAir = try await indoorRecords(from: from, to: to)
         let nearHome = indoorAir == nil ? [] : try await positionsNearHome(from: from, to: to)
-        let rank = Dictionary(stations.all.enumerated().map { ($1, $0) }, uniquingKeysWith: min)
+        // `all` names each station once (`StationPreference`).
+        let rank = Dictionary(uniqueKeysWithValues: stations.all.enumerated().map { ($1, $0) })
         var result: [HourlyExposure] = []
         var index = stored.startIndex
         while index < stored.endIndex {

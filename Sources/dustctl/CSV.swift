@@ -51,16 +51,10 @@ enum ExportCSV {
 
     /// A text field: formula-neutralised, then quoted if it holds a comma, quote or line break.
     static func text(_ value: String) -> String {
-        // What a terminal acts on is replaced (`cat week.csv` must not retitle or clear it); line breaks
-        // inside a field are kept, quoted.
-        var field =
-            TerminalSafeText.needsSanitizing(value)
-            ? String(
-                String.UnicodeScalarView(
-                    value.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\t" || !TerminalSafeText.isUnsafe($0) ? $0 : "\u{FFFD}" })
-            )
-            : value
-        if let first = field.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
+        // What a terminal acts on is replaced (`cat week.csv` must not retitle or clear it); a line feed
+        // inside a field stays, quoted.
+        var field = TerminalSafeText.sanitized(value, keepingLineFeeds: true)
+        if let first = value.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
             field = "'" + field
         }
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }

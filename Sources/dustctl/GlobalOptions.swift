@@ -101,7 +101,7 @@ struct GlobalOptions: ParsableArguments {
             // What station.name may not hold, --station may not either: it names what `import` stores and
             // what `export` writes into a file.
             if let problem = DisplayName.problem(in: station) {
-                throw CommandFailure(.usage, korean: "--station의 측정소 이름이 \(problem).", english: "--station \(problem).")
+                throw CommandFailure(.usage, korean: "--station: \(problem.korean).", english: "--station \(problem.english).")
             }
             // A person without a station of their own has `station.name`'s, which --station overrides.
             for index in settings.people.indices where settings.people[index].station == settings.station.name {

@@ -71,6 +71,35 @@ struct ConfigurationFileKindTests {
         #expect(try SettingsLoader(environment: [:]).load(configurationFile: marked).station.name == "종로구")
     }
 
+    @Test("A station's name: controls, invisible characters and more than 64 characters are refused, an emoji's selector is not")
+    func displayNames() {
+        #expect(DisplayName.problem(in: "종로구") == nil && DisplayName.problem(in: "🌫️ 광화문") == nil)
+        #expect(DisplayName.problem(in: "종로구\u{200D}")?.english.hasPrefix("holds the invisible character U+200D") == true)
+        #expect(DisplayName.problem(in: "종로구\u{1B}[2J")?.english.hasPrefix("holds the control character U+001B") == true)
+        #expect(DisplayName.problem(in: String(repeating: "가", count: 65))?.english.hasPrefix("is 65 characters long") == true)
+        let marks = "e" + String(repeating: "\u{0301}", count: 300)
+        #expect(DisplayName.problem(in: marks)?.english.hasPrefix("is 301 Unicode scalars in 1 characters") == true)
+        #expect(DisplayName.problem(in: "종로구\u{200B}")?.korean.contains("보이지 않는 문자 U+200B") == true)
+    }
+
+    @Test("A secret file larger than 64 KiB is refused, naming the key")
+    func secretTooLarge() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("key")
+        #expect(
+            FileManager.default.createFile(
+                atPath: path, contents: Data(repeating: UInt8(ascii: "k"), count: 70 << 10), attributes: [.posixPermissions: 0o600]))
+        do {
+            _ = try readSecretFile(path, key: "api.serviceKeyFile", role: "the key file")
+            Issue.record("a 70 KiB key file was read")
+        } catch {
+            #expect(
+                error.description.contains("api.serviceKeyFile") && error.description.contains("larger than 64 KiB"), "\(error.description)"
+            )
+        }
+    }
+
     @Test("A secret file that is a FIFO is refused at once, naming the key")
     func secretFIFO() throws {
         let directory = try TemporaryDirectory()

@@ -167,8 +167,43 @@ struct DaemonLifeTests {
         kill(dustd.process.processIdentifier, SIGHUP)
         #expect(
             try await dustd.wait {
-                dustd.logs.contains("http.listen, http.tokenFile and people[].tokenFile take effect when dustd restarts")
+                dustd.logs.contains(
+                    "http.listen, http.tokenFile and people[].tokenFile (and the tokens in them) take effect when dustd restarts")
             })
+        #expect(try await dustd.stop() == 0)
+    }
+
+    @Test(
+        "With the web on, a reload reads the token files: a token changed in its file is said to wait for a restart, every time; a file the next start would refuse refuses the reload"
+    )
+    func reloadTokens() async throws {
+        let held = try HeldLoopbackPort()
+        defer { held.release() }
+        let directory = try TemporaryDirectory("dustd-tokens")
+        let tokenFile = directory.path("http-token")
+        #expect(
+            FileManager.default.createFile(
+                atPath: tokenFile, contents: Data("reload-token-0123456789abcdefghijklmnop\n".utf8), attributes: [.posixPermissions: 0o600])
+        )
+        let dustd = try await RunningDustd(
+            configuration: "station:\n  name: 종로구\nhttp:\n  tokenFile: \(tokenFile)\n",
+            extraEnvironment: ["DUSTD_HTTP_LISTEN": "127.0.0.1:\(held.port)"], directory: directory)
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { dustd.server.requests.count >= 1 })
+        let restart = "http.listen, http.tokenFile and people[].tokenFile (and the tokens in them) take effect when dustd restarts"
+        func warnings() -> Int { dustd.logs.components(separatedBy: restart).count - 1 }
+        kill(dustd.process.processIdentifier, SIGHUP)
+        #expect(try await dustd.wait { dustd.logs.contains("Configuration reloaded") })
+        #expect(warnings() == 0, "nothing changed, nothing to say")
+        // The token rotated in its file: the running web still takes the old one, and says so at each reload.
+        try "rotated-token-0123456789abcdefghijklmnop\n".write(toFile: tokenFile, atomically: false, encoding: .utf8)
+        for expected in 1...2 {
+            kill(dustd.process.processIdentifier, SIGHUP)
+            #expect(try await dustd.wait { warnings() == expected })
+        }
+        try "1234\n".write(toFile: tokenFile, atomically: false, encoding: .utf8)
+        kill(dustd.process.processIdentifier, SIGHUP)
+        #expect(try await dustd.wait { dustd.logs.contains("Reload refused") && dustd.logs.contains("whose token has 4 characters") })
         #expect(try await dustd.stop() == 0)
     }
 

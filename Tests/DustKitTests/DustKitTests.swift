@@ -300,6 +300,32 @@ struct TerminalSafeTextTests {
         #expect(!TerminalSafeText.startsUnsafeScalar(Array("x\u{200F}".utf8).dropLast(), at: 1))
     }
 
+    @Test("Invisible characters: an emoji's joiner and selector belong to it; after a Korean name they make a look-alike")
+    func invisibleText() {
+        #expect(InvisibleText.first(in: "🌫️ 미세먼지") == nil)
+        #expect(InvisibleText.first(in: "👨‍👩‍👧") == nil)
+        #expect(InvisibleText.first(in: "❤️‍🔥") == nil)
+        #expect(InvisibleText.first(in: "종로구\u{200D}") == "\u{200D}")
+        #expect(InvisibleText.first(in: "종로구\u{FE0F}") == "\u{FE0F}")
+        #expect(InvisibleText.first(in: "#\u{FE0F}") == "\u{FE0F}")
+        #expect(InvisibleText.first(in: "종\u{00AD}로구") == "\u{00AD}")
+        #expect(TerminalSafeText.codePoint("\u{1B}") == "U+001B" && TerminalSafeText.codePoint("\u{1F32B}") == "U+1F32B")
+    }
+
+    @Test("Did-you-mean compares the first 64 characters: a 10,000-character name costs what a 64-character one does")
+    func spellingDistanceBounded() {
+        let long = String(repeating: "가", count: 10_000)
+        let names = (0..<700).map { "측정소\($0)" }
+        let started = ContinuousClock.now
+        #expect(SpellingDistance.between(long, "종로구") == SpellingDistance.between(String(long.prefix(64)), "종로구"))
+        #expect(
+            SpellingDistance.nearest(5, to: long, among: names) == SpellingDistance.nearest(5, to: String(long.prefix(64)), among: names))
+        #expect(SpellingDistance.nearest(to: long, among: names) == SpellingDistance.nearest(to: String(long.prefix(64)), among: names))
+        // Unbounded, the first line alone was 30 million steps; bounded, the three are under half a million each.
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(SpellingDistance.nearest(to: "종로", among: ["중구", "종로구"]) == "종로구")
+    }
+
     @Test("A field of Korean words holds nothing invisible: a station name with a zero-width space or a right-to-left mark is not 종로구")
     func invisibleInKoreanText() {
         #expect(ServerVocabulary.isKoreanText("종로구"))

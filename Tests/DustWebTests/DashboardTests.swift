@@ -70,7 +70,7 @@ private final class DashboardScratch: Sendable {
         let model = await DashboardModel(
             page: .week(week), language: language, station: "종로구", day: nil, week: report, intakeUnit: .micrograms,
             calendar: Self.seoul, health: Self.runningHealth(newest: try store.newestSlot(station: "종로구", endingBy: now), now: now),
-            now: now)
+            now: now, showsOperatorDetail: true)
         return (DashboardPage.render(model), report)
     }
 

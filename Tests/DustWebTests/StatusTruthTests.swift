@@ -85,7 +85,7 @@ struct StatusTruthTests {
                     DashboardModel(
                         page: .today, language: language, station: "종로구", day: nil, week: week,
                         intakeUnit: .micrograms, calendar: seoul, health: health, now: now,
-                        audience: WebAudience(knownPaths: ["dust.sqlite"])))
+                        audience: WebAudience(knownPaths: ["dust.sqlite"]), showsOperatorDetail: true))
                 #expect(!page.contains("kept its previous configuration") && !page.contains("이전 설정으로 동작합니다"), "\(ending.name)")
                 #expect(!page.contains("4242"), "\(ending.name)")
                 #expect(!page.contains("/var/lib/dustd") && !page.contains("/etc/dustd"), "\(ending.name)")

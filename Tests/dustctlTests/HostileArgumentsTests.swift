@@ -5,7 +5,7 @@ import Testing
 
 @testable import dustctl
 
-/// What an operator's own inputs may hold, found by the twelfth session's review (docs/RELIABILITY.md,
+/// What an operator's own inputs may hold, found by a review (docs/RELIABILITY.md,
 /// "New variants"): a station named twice, a station name holding escapes or invisible characters or
 /// 10,000 characters, a configuration that is a FIFO, and dustd's own refusals on a terminal.
 @Suite("The operator's own inputs: names, lists and files that are not what they seem", .timeLimit(.minutes(10)))
@@ -53,7 +53,8 @@ struct HostileArgumentsTests {
     func csvCellsSafe() {
         #expect(ExportCSV.text("\u{1B}]2;PWNED\u{07}역\u{202E}") == "\u{FFFD}]2;PWNED\u{FFFD}역\u{FFFD}")
         #expect(ExportCSV.text("a\nb") == "\"a\nb\"")
-        #expect(ExportCSV.text("\t=1") == "'\t=1")
+        #expect(ExportCSV.text("\t=1") == "' =1")
+        #expect(ExportCSV.text("a\rb\u{2028}c") == "a b c")
         #expect(ExportCSV.text("=\u{9B}31m") == "'=\u{FFFD}31m")
         #expect(ExportCSV.text("종로구") == "종로구")
     }

@@ -66,7 +66,7 @@ struct TerminalSafetyTests {
         let db = directory.path("db.sqlite")
         #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
         let station = "\u{1B}]2;PWNED\u{07}종로구\u{9B}2J\u{202E}"
-        // A station named with escapes is refused as station.name would be (the twelfth session: it named
+        // A station named with escapes is refused as station.name would be (docs/RELIABILITY.md, "New variants": it named
         // what `import` stored and `export` wrote), the refusal quoting it made safe; on a new database too.
         let fresh = directory.path("fresh.sqlite")
         #expect(try await dustctl("person", "forget", "me", "--db", fresh).status == 0)

@@ -44,10 +44,24 @@ public struct WebAccess: Sendable {
         self.administrator = administrator
         self.people = people
         var generator = SystemRandomNumberGenerator()
-        decoy = BearerToken((0..<32).map { _ in String(UInt8.random(in: 0...255, using: &generator), radix: 16) }.joined())!
+        decoy = BearerToken((0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined())!
     }
 
     public var requiresTokens: Bool { administrator != nil || !people.isEmpty }
+
+    /// Whether `other` opens the web to exactly whom this does, with the same tokens (for a reload to
+    /// tell that a token changed in its file).
+    public func opensTheSame(as other: WebAccess) -> Bool {
+        func same(_ a: BearerToken?, _ b: BearerToken?) -> Bool {
+            switch (a, b) {
+            case (nil, nil): true
+            case (let a?, let b?): a.isSameToken(as: b)
+            default: false
+            }
+        }
+        return same(administrator, other.administrator) && people.count == other.people.count
+            && zip(people, other.people).allSatisfy { $0.name.utf8.elementsEqual($1.name.utf8) && $0.token.isSameToken(as: $1.token) }
+    }
 
     /// The principal a token opens; nil when it opens nothing. Every configured token is compared,
     /// whether or not an earlier one matched.
@@ -147,31 +161,43 @@ extension UInt8 {
 
 /// Failed sign-ins, counted per client address and in all: past `perAddress` failures from one
 /// address, or `overall` from all, within `window`, `POST /login` answers 429 until the window has
-/// moved on. A success does not count; nothing else is remembered about a client.
+/// moved on. A wrong token in a header counts the same, by address only (`countingOtherAddresses:
+/// false`). A success does not count; nothing else is remembered about a client.
+///
+/// Failures are kept per address and forgotten by time, never by count: a client rotating through
+/// many addresses cannot push its own older failures out. An IPv6 client counts by its /64, which one
+/// host is given whole. At most `maxAddresses` addresses are remembered; while that many have failed
+/// within the window, an address not among them is held back too (answered 429), rather than anyone
+/// forgotten.
 public final class LoginThrottle: Sendable {
     public let perAddress: Int
     public let overall: Int
     public let window: TimeInterval
-    private let failures = Mutex<[(address: String, at: Date)]>([])
+    public let maxAddresses: Int
+    /// Each address's failures within the window, oldest first, at most `perAddress` of them.
+    private let failures = Mutex<[String: [Date]]>([:])
 
-    public init(perAddress: Int = 10, overall: Int = 50, window: TimeInterval = 600) {
+    public init(perAddress: Int = 10, overall: Int = 50, window: TimeInterval = 600, maxAddresses: Int = 4096) {
         self.perAddress = perAddress
         self.overall = overall
         self.window = window
+        self.maxAddresses = maxAddresses
     }
 
-    /// Seconds until `address` may try again; nil when it may now. `overall: false` counts the address's
-    /// own failures only (a token in a header, which Home Assistant and Prometheus send all day: strangers'
-    /// guesses from elsewhere must not lock them out).
-    public func retryAfter(address: String, now: Date, overall countingAll: Bool = true) -> Int? {
-        failures.withLock { failures in
-            failures.removeAll { now.timeIntervalSince($0.at) >= window || $0.at > now }
-            let own = failures.filter { $0.address == address }
+    /// Seconds until `address` may try again; nil when it may now. `countingOtherAddresses: false`
+    /// counts the address's own failures only (a token in a header, which Home Assistant and Prometheus
+    /// send all day: strangers' guesses from elsewhere must not lock them out).
+    public func retryAfter(address: String, now: Date, countingOtherAddresses: Bool = true) -> Int? {
+        let key = Self.key(address)
+        return failures.withLock { failures in
+            forgetOld(&failures, now: now)
             let blocking: Date?
-            if own.count >= perAddress {
-                blocking = own[own.count - perAddress].at
-            } else if countingAll, failures.count >= overall {
-                blocking = failures[failures.count - overall].at
+            if let own = failures[key], own.count >= perAddress {
+                blocking = own[own.count - perAddress]
+            } else if failures[key] == nil, failures.count >= maxAddresses {
+                blocking = failures.values.compactMap(\.first).min()
+            } else if countingOtherAddresses, case let all = failures.values.flatMap({ $0 }), all.count >= overall {
+                blocking = all.sorted()[all.count - overall]
             } else {
                 blocking = nil
             }
@@ -180,10 +206,37 @@ public final class LoginThrottle: Sendable {
     }
 
     public func recordFailure(address: String, now: Date) {
+        let key = Self.key(address)
         failures.withLock { failures in
-            failures.append((address, now))
-            // Bounded whatever a client does: the oldest beyond what can matter go.
-            if failures.count > 4 * overall { failures.removeFirst(failures.count - 4 * overall) }
+            if failures[key] == nil, failures.count >= maxAddresses {
+                forgetOld(&failures, now: now)
+                // Still full: this address is held back by `retryAfter` until some leave the window.
+                guard failures.count < maxAddresses else { return }
+            }
+            var own = failures[key, default: []]
+            own.append(now)
+            failures[key] = Array(own.suffix(perAddress))
         }
+    }
+
+    private func forgetOld(_ failures: inout [String: [Date]], now: Date) {
+        for (key, times) in failures {
+            let kept = times.filter { now.timeIntervalSince($0) < window && $0 <= now }
+            failures[key] = kept.isEmpty ? nil : kept
+        }
+    }
+
+    /// The address a failure counts against: an IPv6 address by its first 64 bits (an IPv4 address
+    /// mapped into IPv6 as the IPv4 address), anything else as it is.
+    static func key(_ address: String) -> String {
+        guard address.contains(":") else { return address }
+        var bytes = in6_addr()
+        guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        let octets = withUnsafeBytes(of: bytes) { Array($0) }
+        if octets[0..<10].allSatisfy({ $0 == 0 }), octets[10] == 0xFF, octets[11] == 0xFF {
+            return octets[12...].map(String.init).joined(separator: ".")
+        }
+        return stride(from: 0, to: 8, by: 2).map { String(UInt16(octets[$0]) << 8 | UInt16(octets[$0 + 1]), radix: 16) }
+            .joined(separator: ":") + "::/64"
     }
 }

@@ -20,8 +20,8 @@ public struct BearerToken: Sendable, CustomStringConvertible, CustomDebugStringC
     /// The fewest characters a configured token may have (dustd refuses a shorter one at start).
     public static let minimumLength = 16
 
-    /// How many characters (UTF-8 bytes) the token has.
-    public var length: Int { bytes.count }
+    /// How many characters the token has.
+    public var length: Int { String(decoding: bytes, as: UTF8.self).count }
 
     /// Whether `offered` is this token. The comparison takes as long for a wrong token of any
     /// length as for the right one.
@@ -161,32 +161,51 @@ struct WebSecurityMiddleware: RouterMiddleware {
         guard access.requiresTokens else { return try await next(request, context) }
         let now = now()
         var renewal: Cookie?
-        // A token in a header, for a path that needs one, is guessed no faster than through the sign-in form:
-        // an address that guessed wrong ten times in ten minutes is answered 429 before its token is looked at.
-        // (Only the Bearer scheme: a proxy's own Basic credentials pass to the cookie as before.)
         let authorization = request.headers[.authorization]
-        let offersToken = authorization.map { $0.prefix(7).lowercased() == "bearer " } == true && !Self.openPaths.contains(path)
-        if offersToken, let seconds = throttle.retryAfter(address: context.clientAddress, now: now, overall: false) {
-            var response = WebResponse.text(.tooManyRequests, "Too many wrong tokens from this address; try again later.\n").response
-            response.headers[.retryAfter] = String(seconds)
-            return response
-        }
-        if let principal = access.principal(authorization: authorization) {
-            context.principal = principal
-        } else if offersToken {
-            throttle.recordFailure(address: context.clientAddress, now: now)
-            logger.notice("A request with a wrong token was refused", metadata: ["client": "\(context.clientAddress)"])
-            return WebSignIn.unauthorized(request)
-        } else if let cookie = request.cookies[SessionCookie.name],
-            let (principal, expires) = SessionCookie(access: access).verify(cookie.value, now: now),
-            await stillSignedIn(principal, issuedAt: expires.addingTimeInterval(-SessionCookie.lifetime))
+        // (Only the Bearer scheme: a proxy's own Basic credentials pass to the cookie as before.)
+        let bearer = authorization.map { $0.prefix(7).lowercased() == "bearer " } == true
+        var cookie: (principal: WebPrincipal, expires: Date)?
+        if let value = request.cookies[SessionCookie.name]?.value,
+            let verified = SessionCookie(access: access).verify(value, now: now),
+            await stillSignedIn(verified.principal, issuedAt: verified.expires.addingTimeInterval(-SessionCookie.lifetime))
         {
-            context.principal = principal
+            cookie = verified
+        }
+        var principal: WebPrincipal?
+        if bearer, Self.openPaths.contains(path) {
+            // An open path answers anyone alike: a guess there learns nothing, and is not counted.
+            principal = access.principal(authorization: authorization)
+        } else if bearer {
+            // A token in a header is guessed no faster than through the sign-in form: after ten wrong ones in
+            // ten minutes, 429 before the token is looked at. Beside a signed-in cookie (a proxy that sends a
+            // Bearer token of its own) the count is the one signed in's, not the address a proxy shares with
+            // everyone, and once it is spent the header is ignored and the cookie serves.
+            let counted = cookie.map { "signed in as \($0.principal.cookieName)" } ?? context.clientAddress
+            if let seconds = throttle.retryAfter(address: counted, now: now, countingOtherAddresses: false) {
+                if cookie == nil {
+                    var response = WebResponse.text(.tooManyRequests, "Too many wrong tokens from this address; try again later.\n")
+                        .response
+                    response.headers[.retryAfter] = String(seconds)
+                    return response
+                }
+            } else if let offered = access.principal(authorization: authorization) {
+                principal = offered
+            } else {
+                throttle.recordFailure(address: counted, now: now)
+                logger.notice("A request with a wrong token was refused", metadata: ["client": "\(context.clientAddress)"])
+                if cookie == nil { return WebSignIn.unauthorized(request) }
+            }
+        }
+        if principal == nil, let cookie {
+            principal = cookie.principal
             context.signedInByCookie = true
             // Past half its life, a visit renews it: a phone used weekly stays signed in.
-            if expires.timeIntervalSince(now) < SessionCookie.lifetime / 2 {
-                renewal = WebSignIn.sessionCookie(access: access, principal: principal, request: request, now: now)
+            if cookie.expires.timeIntervalSince(now) < SessionCookie.lifetime / 2 {
+                renewal = WebSignIn.sessionCookie(access: access, principal: cookie.principal, request: request, now: now)
             }
+        }
+        if let principal {
+            context.principal = principal
         } else if Self.openPaths.contains(path) {
             // Open to anyone: /healthz says only whether dustd is well; /login is the way in; the
             // manifest and icon (which a browser fetches without the cookie) hold no data.

@@ -389,10 +389,10 @@ public struct WebServer: Sendable {
         }
     }
 
-    /// What stands in for an answer that echoed the service key.
     /// A storage failure's answer to one who showed no token.
     static let storageUnavailable = "unhealthy: the database cannot be read; dustd's log and dustctl status say why\n"
 
+    /// What stands in for an answer that echoed the service key.
     static let withheldAnswer = "This answer was withheld: text AirKorea sent would have shown the service key. See dustd's log.\n"
 
     private func route(
