@@ -55,9 +55,8 @@ struct ConfigurationFileKindTests {
         defer { directory.remove() }
         let fifo = directory.path("dustd.fifo")
         #expect(mkfifo(fifo, 0o600) == 0)
-        let started = ContinuousClock.now
+        // (Opened as before, it blocked for good: the suite's time limit would end the test.)
         #expect(refusal(fifo)?.contains("it is a FIFO, not a file") == true, "\(refusal(fifo) ?? "accepted")")
-        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(
             refusal(directory.url.path)?.contains("it is a directory, not a file") == true, "\(refusal(directory.url.path) ?? "accepted")")
         #expect(refusal("/dev/zero")?.contains("it is a character device, not a file") == true, "\(refusal("/dev/zero") ?? "accepted")")

@@ -316,13 +316,11 @@ struct TerminalSafeTextTests {
     func spellingDistanceBounded() {
         let long = String(repeating: "가", count: 10_000)
         let names = (0..<700).map { "측정소\($0)" }
-        let started = ContinuousClock.now
+        // Unbounded, these differ (9,997 against 61) and the first alone took 30 million steps.
         #expect(SpellingDistance.between(long, "종로구") == SpellingDistance.between(String(long.prefix(64)), "종로구"))
         #expect(
             SpellingDistance.nearest(5, to: long, among: names) == SpellingDistance.nearest(5, to: String(long.prefix(64)), among: names))
         #expect(SpellingDistance.nearest(to: long, among: names) == SpellingDistance.nearest(to: String(long.prefix(64)), among: names))
-        // Unbounded, the first line alone was 30 million steps; bounded, the three are under half a million each.
-        #expect(ContinuousClock.now - started < .seconds(20))
         #expect(SpellingDistance.nearest(to: "종로", among: ["중구", "종로구"]) == "종로구")
     }
 

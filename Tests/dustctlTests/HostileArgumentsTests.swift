@@ -25,7 +25,7 @@ struct HostileArgumentsTests {
         }
     }
 
-    @Test("--station holding an escape, an invisible character or 10,000 characters is a usage error, said at once and short")
+    @Test("--station holding an escape, an invisible character or 10,000 characters is a usage error, said short")
     func stationArgument() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -34,19 +34,16 @@ struct HostileArgumentsTests {
             ("\u{1B}]2;PWNED\u{07}\u{1B}[2J역", "the control character U+001B"), ("종로구\u{200B}", "the invisible character U+200B"),
             ("종로구\u{FEFF}", "the invisible character U+FEFF"), (String(repeating: "가", count: 10_000), "is 10000 characters long"),
         ] {
-            let started = ContinuousClock.now
             let result = try await dustctl("week", "--db", db, "--station", station, "--end", "2026-11-20")
             #expect(result.status == 64, "\(result.standardError)")
             #expect(result.standardError.contains(said), "\(result.standardError)")
             #expect(!result.standardError.contains("\u{1B}") && result.standardError.utf8.count < 1024)
-            #expect(ContinuousClock.now - started < .seconds(30))
         }
-        // Not a usage error but not stored: the nearest names, found in a moment for a long name too.
+        // A name that could be one but is not stored: the nearest names (did-you-mean compares 64 characters:
+        // `TerminalSafeTextTests.spellingDistanceBounded`).
         let long = String(repeating: "가", count: 60)
-        let started = ContinuousClock.now
         let result = try await dustctl("week", "--db", db, "--station", long, "--end", "2026-11-20")
         #expect(result.status == 64 && result.standardError.contains("No readings of a station"), "\(result.standardError)")
-        #expect(ContinuousClock.now - started < .seconds(30))
     }
 
     @Test("A CSV cell never carries what a terminal acts on (`cat week.csv` cannot retitle or clear it); line breaks stay, quoted")
