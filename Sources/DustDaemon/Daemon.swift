@@ -5,6 +5,7 @@ import DustKit
 import DustServices
 import DustStorage
 import DustStore
+import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -286,9 +287,19 @@ public struct Daemon: Sendable {
                     live: live, database: database, http: sensorHTTP, clock: clock, logger: logger, environment: environment,
                     redactor: redactor))
         }
+        // The web's tokens, read once: the web serves with them and a reload compares with them.
+        let webAccess: WebAccess?
+        do {
+            webAccess = try WebFrontEnd.access(for: settings.http)
+        } catch {
+            logger.critical("Invalid configuration: \(error)")
+            await alertSinks.shutdown()
+            await sensorHTTP.shutdown()
+            return .configuration
+        }
         let reload = ReloadService(
             configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
-            logger: logger, environment: environment, clock: clock,
+            logger: logger, environment: environment, webAccess: webAccess, clock: clock,
             stations: { try await database.current().stations() })
         var services: [any Service]
         if pollerLease.alwaysHeld {
@@ -303,18 +314,11 @@ public struct Daemon: Sendable {
                 reload,
             ]
         }
-        do {
-            if let web = try WebFrontEnd.service(
-                settings: settings, data: WebFrontEnd.data(database: database, live: live),
-                metrics: metrics, echoes: redactor, logger: logger)
-            {
-                services.append(web)
-            }
-        } catch {
-            logger.critical("Invalid configuration: \(error)")
-            await alertSinks.shutdown()
-            await sensorHTTP.shutdown()
-            return .configuration
+        if let web = WebFrontEnd.service(
+            settings: settings, access: webAccess, data: WebFrontEnd.data(database: database, live: live),
+            metrics: metrics, echoes: redactor, logger: logger)
+        {
+            services.append(web)
         }
         if let interval = SystemdNotifier.watchdogInterval(environment: environment) {
             services.append(WatchdogService(notifier: notifier, interval: interval, clock: clock))

@@ -75,8 +75,9 @@ public struct DemoDashboard: Sendable {
         let web: any Service
         do {
             guard
-                let service = try WebFrontEnd.service(
-                    settings: household, data: data, metrics: metrics, logger: logger, endsOnFailure: true)
+                let service = WebFrontEnd.service(
+                    settings: household, access: try WebFrontEnd.access(for: household.http), data: data, metrics: metrics,
+                    logger: logger, endsOnFailure: true)
             else {
                 report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
                 return .ok

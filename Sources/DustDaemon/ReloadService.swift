@@ -29,15 +29,15 @@ public struct ReloadService: Service, CustomStringConvertible {
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
+    /// - Parameter webAccess: the tokens dustd's web serves with (`WebFrontEnd.access(for:)`), read at start.
     public init(
         configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
-        notifier: SystemdNotifier, logger: Logger, environment: [String: String], clock: any WallClock = SystemClock(),
-        stations: @escaping @Sendable () async throws -> [Station] = { [] }
+        notifier: SystemdNotifier, logger: Logger, environment: [String: String], webAccess: WebAccess?,
+        clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] }
     ) {
         self.clock = clock
         self.stations = stations
-        let http = live.snapshot.settings.http
-        webAtStart = (http, http.address == nil ? nil : try? WebFrontEnd.access(from: http))
+        webAtStart = (live.snapshot.settings.http, webAccess)
         self.board = board
         self.environment = environment
         self.configurationFile = configurationFile
@@ -81,7 +81,7 @@ public struct ReloadService: Service, CustomStringConvertible {
             // The web's tokens are read once, at start: a token removed from the configuration, or changed in its
             // file, still opens the web until dustd restarts, which the operator must be told. A token file the
             // next start would refuse (unreadable, too short, shared) refuses the reload now.
-            let access = settings.http.address == nil ? nil : try WebFrontEnd.access(from: settings.http)
+            let access = try WebFrontEnd.access(for: settings.http)
             let sameTokens =
                 switch (access, webAtStart.access) {
                 case (nil, nil): true

@@ -48,14 +48,19 @@ struct WebFrontEnd {
         return WebAccess(administrator: administrator, people: people)
     }
 
+    /// The tokens the web opens to, read once for dustd's web and its reloads to compare with; nil
+    /// when `http.listen` is off (nothing is served, and no token file is read).
+    static func access(for http: HTTPSettings) throws(ConfigurationError) -> WebAccess? {
+        http.address == nil ? nil : try access(from: http)
+    }
+
     /// The web service for these settings, or nil when `http.listen` is empty; its `/metrics` renders what
     /// was counted through `metrics` beside the gauges it reads at each scrape.
     static func service(
-        settings: FineDustSettings, data: WebData, metrics: PrometheusBackend, echoes: any EchoDetector = KeyEchoGuard.none,
-        logger: Logger, endsOnFailure: Bool = false
-    ) throws(ConfigurationError) -> (any Service)? {
-        guard let (host, port) = settings.http.address else { return nil }
-        let access = try access(from: settings.http)
+        settings: FineDustSettings, access: WebAccess?, data: WebData, metrics: PrometheusBackend,
+        echoes: any EchoDetector = KeyEchoGuard.none, logger: Logger, endsOnFailure: Bool = false
+    ) -> (any Service)? {
+        guard let (host, port) = settings.http.address, let access else { return nil }
         if !isLoopbackHost(host) {
             let protection = access.requiresTokens ? "a token is required" : "set http.tokenFile to require a token"
             logger.notice("Serving the dashboard and API on \(host):\(port), reachable from other machines; \(protection)")

@@ -27,11 +27,3 @@ public enum InvisibleText {
         (scalar.properties.isEmoji && scalar.value > 0xFF) || scalar.value == 0xFE0F
     }
 }
-
-extension TerminalSafeText {
-    /// `U+001B`, `U+200B`, `U+1F32B`: how a message names one scalar.
-    public static func codePoint(_ scalar: Unicode.Scalar) -> String {
-        let hex = String(scalar.value, radix: 16, uppercase: true)
-        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-    }
-}

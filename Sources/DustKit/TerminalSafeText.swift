@@ -38,9 +38,7 @@ public enum TerminalSafeText {
             case 0x00...0x1F, 0x7F...0x9F:
                 let hex = String(scalar.value, radix: 16, uppercase: true)
                 result += "\\x" + (hex.count == 1 ? "0" : "") + hex
-            case _ where isUnsafe(scalar):
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                result += "\\u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+            case _ where isUnsafe(scalar): result += "\\u" + codePoint(scalar).dropFirst(2)
             default: result.unicodeScalars.append(scalar)
             }
         }
@@ -72,6 +70,12 @@ public enum TerminalSafeText {
     public static func shown(_ text: String, characters limit: Int) -> String {
         let (shown, isWhole) = prefix(sanitized(text), characters: limit)
         return isWhole ? String(shown) : shown + "…"
+    }
+
+    /// `U+001B`, `U+200B`, `U+1F32B`: how a message names one scalar (at least four hex digits).
+    public static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
     }
 
     /// Whether a terminal or a log viewer acts on `scalar` instead of showing it: a C0 or C1 control,

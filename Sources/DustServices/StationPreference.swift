@@ -6,14 +6,13 @@ public struct StationPreference: Sendable, Hashable {
     public var primary: String
     public var fallbacks: [String]
 
-    /// A fallback named twice, or the primary named again, counts once, where it first stands.
     public init(primary: String, fallbacks: [String] = []) {
         self.primary = primary
-        var seen: Set = [primary]
-        self.fallbacks = fallbacks.filter { seen.insert($0).inserted }
+        self.fallbacks = fallbacks.filter { $0 != primary }
     }
 
-    /// Primary first, then the fallbacks in order, each once.
+    /// Primary first, then the fallbacks in order, each once: a fallback named twice counts once, where it
+    /// first stands.
     public var all: [String] {
         var seen: Set<String> = []
         return ([primary] + fallbacks).filter { seen.insert($0).inserted }

@@ -62,7 +62,7 @@ struct SecretDescriptionTests {
                 notifier: SystemdNotifier(environment: [:]), logger: logs.logger()),
             ReloadService(
                 configurationFile: empty, live: live, board: board, redactor: SecretRedactor(), notifier: SystemdNotifier(environment: [:]),
-                logger: logs.logger(), environment: [:]),
+                logger: logs.logger(), environment: [:], webAccess: nil),
         ]
         var texts =
             everyDescription(of: sinks) + everyDescription(of: sinks.sinks) + everyDescription(of: dispatcher)
