@@ -61,8 +61,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     @Option(
         help: .localized(
-            "표준 출력 대신 이 일반 파일에 씁니다: 통째로 바꾸되 소유자와 권한은 그대로 둡니다.",
-            "Write to this regular file instead of stdout: replaced whole, keeping its owner and mode.", valueName: "file"),
+            "표준 출력 대신 이 일반 파일에 씁니다(-는 표준 출력): 통째로 바꾸되 소유자와 권한은 그대로 둡니다.",
+            "Write to this regular file instead of stdout (- is stdout): replaced whole, keeping its owner and mode.", valueName: "file"),
         completion: .file())
     var output: String?
 
@@ -106,7 +106,7 @@ struct ExportCommand: AsyncParsableCommand {
     /// mark: it gets one unless `--no-bom`; standard output only with `--bom` (a pipe wants plain UTF-8).
     private var writesBOM: Bool {
         guard outputFormat == .csv, !noBOM else { return false }
-        return bom || output.map { $0.lowercased().hasSuffix(".csv") } == true
+        return bom || OutputFile.path(output).map { $0.lowercased().hasSuffix(".csv") } == true
     }
 
     /// `--format`, or JSON for the global `--json`, else CSV.
@@ -142,7 +142,7 @@ struct ExportCommand: AsyncParsableCommand {
                         ).serialized + "\n"
                 }
                 if writesBOM { text = "\u{FEFF}" + text }
-                if let output {
+                if let output = OutputFile.path(output) {
                     try OutputFile(path: output).write(text.utf8)
                 } else {
                     try standardOutput(text)

@@ -4,6 +4,10 @@ import Foundation
 /// by a new copy with the old one's owner and mode, or left as it was.
 struct OutputFile {
     let path: String
+
+    /// The file an `--output` option names, or nil for standard output: none given, or `-` (as
+    /// every Unix tool reads it; a file named `-` is `./-`).
+    static func path(_ option: String?) -> String? { option == "-" ? nil : option }
     /// The mode a new file is created with (less the umask): 0640, or 0600 for one person's health data.
     var newFileMode: mode_t = 0o640
     /// The language of its failures: the locale's (docs/REFERENCE.md §6, "Text").
@@ -44,41 +48,101 @@ struct OutputFile {
         // A new file gets 0640 less the umask (open applies it): a household's numbers are not for
         // every user of the machine (docs/REFERENCE.md §15, "Files the way sshd treats them"); a replacement starts
         // private and then takes the old file's owner and mode.
-        let (temporary, descriptor) = try createTemporary(mode: exists ? 0o600 : newFileMode)
-        var renamed = false
+        let mode = exists ? 0o600 : newFileMode
+        // The new copy is first a file without a name (O_TMPFILE): dustctl killed while writing it
+        // leaves nothing behind. It gets a name only once it is whole and on disk, and that name is
+        // renamed over `path` at once. A file system without unnamed files (an old kernel, some
+        // network and FAT file systems) or a system without /proc gets a hidden named copy instead.
+        if let descriptor = Self.openUnnamed(in: directory, mode: mode) {
+            defer { close(descriptor) }
+            try prepare(descriptor, replacing: exists ? existing : nil)
+            if let code = writeAll(bytes, to: descriptor) { throw failedWrite(code, exists: exists) }
+            guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: exists) }
+            if let temporary = try name(descriptor) {
+                try replace(with: temporary)
+                return
+            }
+        }
+        let (temporary, descriptor) = try createTemporary(mode: mode)
+        var written = false
         defer {
             close(descriptor)
-            if !renamed { unlink(temporary) }
+            if !written { unlink(temporary) }
         }
-        if exists {
-            // Only root may give a file to another user. When the new copy cannot have the old
-            // file's owner, refuse rather than write into the old file in place: in place would keep
-            // owner and mode too, but a full disk halfway through would leave it truncated, and
-            // the existing file must survive a failed export whole.
-            guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
-                let reason = systemErrorText(errno)
-                let owner = "\(existing.st_uid):\(existing.st_gid)"
-                throw CommandFailure(
-                    .cannotCreate,
-                    say(
-                        "\(path)의 소유자는 다른 사용자나 그룹(\(owner))인데, 새 사본에 그 소유자를 줄 수 없었습니다 (\(reason)). 새 파일에 쓰거나 그 소유자로 dustctl을 실행하세요.",
-                        "\(path) belongs to another user or group (\(owner)), and a new copy could not be given that owner (\(reason)); write to a new file or run dustctl as its owner."
-                    ))
-            }
-            guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
-                let reason = systemErrorText(errno)
-                throw CommandFailure(
-                    .cannotCreate,
-                    say("새 \(path) 파일에 예전 파일의 권한을 줄 수 없습니다: ", "Cannot give the new \(path) the old one's mode: ") + "\(reason).")
-            }
-        }
+        try prepare(descriptor, replacing: exists ? existing : nil)
         if let code = writeAll(bytes, to: descriptor) { throw failedWrite(code, exists: exists) }
         guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: exists) }
+        written = true  // from here `replace` renames it or removes it
+        try replace(with: temporary)
+    }
+
+    /// The directory `path` is in: the new copy is made there, so the rename cannot cross file systems.
+    private var directory: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+
+    /// Gives the new copy the old file's owner and mode, when there is an old file.
+    private func prepare(_ descriptor: Int32, replacing existing: stat?) throws(CommandFailure) {
+        guard let existing else { return }
+        // Only root may give a file to another user. When the new copy cannot have the old
+        // file's owner, refuse rather than write into the old file in place: in place would keep
+        // owner and mode too, but a full disk halfway through would leave it truncated, and
+        // the existing file must survive a failed export whole.
+        guard fchown(descriptor, existing.st_uid, existing.st_gid) == 0 else {
+            let reason = systemErrorText(errno)
+            let owner = "\(existing.st_uid):\(existing.st_gid)"
+            throw CommandFailure(
+                .cannotCreate,
+                say(
+                    "\(path)의 소유자는 다른 사용자나 그룹(\(owner))인데, 새 사본에 그 소유자를 줄 수 없었습니다 (\(reason)). 새 파일에 쓰거나 그 소유자로 dustctl을 실행하세요.",
+                    "\(path) belongs to another user or group (\(owner)), and a new copy could not be given that owner (\(reason)); write to a new file or run dustctl as its owner."
+                ))
+        }
+        guard fchmod(descriptor, existing.st_mode & 0o7777) == 0 else {
+            let reason = systemErrorText(errno)
+            throw CommandFailure(
+                .cannotCreate,
+                say("새 \(path) 파일에 예전 파일의 권한을 줄 수 없습니다: ", "Cannot give the new \(path) the old one's mode: ") + "\(reason).")
+        }
+    }
+
+    /// Renames the whole new copy over `path`; on failure the copy is removed and `path` is as it was.
+    private func replace(with temporary: String) throws(CommandFailure) {
         guard rename(temporary, path) == 0 else {
             let reason = systemErrorText(errno)
+            unlink(temporary)
             throw CommandFailure(.ioError, say("\(path) 파일을 바꿀 수 없습니다: ", "Cannot replace \(path): ") + "\(reason).")
         }
-        renamed = true
+    }
+
+    /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; Swift does not import the macro). `__O_TMPFILE`
+    /// is 020000000 on every architecture Swift runs on under Linux (x86_64 and aarch64 among them).
+    private static let unnamedFile = O_DIRECTORY | 0o2000_0000
+
+    /// An unnamed regular file in `directory`, or nil where the file system or kernel has none (the
+    /// caller then makes a named one; any other failure shows there too, with its reason).
+    private static func openUnnamed(in directory: String, mode: mode_t) -> Int32? {
+        let descriptor = open(directory, unnamedFile | O_WRONLY | O_CLOEXEC, mode)
+        return descriptor >= 0 ? descriptor : nil
+    }
+
+    /// Links the unnamed file `descriptor` into its directory under a fresh hidden name and returns
+    /// that name, or nil when it cannot be linked (no /proc): the caller writes a named copy instead.
+    private func name(_ descriptor: Int32) throws(CommandFailure) -> String? {
+        for _ in 0..<8 {
+            let temporary = temporaryName()
+            if linkat(AT_FDCWD, "/proc/self/fd/\(descriptor)", AT_FDCWD, temporary, AT_SYMLINK_FOLLOW) == 0 { return temporary }
+            if errno != EEXIST { return nil }
+        }
+        return nil
+    }
+
+    /// A hidden name beside `path` that is not taken yet (most likely).
+    private func temporaryName() -> String {
+        // A name may have 255 bytes; the temporary one adds 18, so a long name lends it only its start
+        // (cut after a whole character).
+        var base = URL(fileURLWithPath: path).lastPathComponent
+        while base.utf8.count > 200 { base.removeLast() }
+        let name = ".\(base).dustctl-\(String(UInt32.random(in: .min ... .max), radix: 16))"
+        return (directory as NSString).appendingPathComponent(name)
     }
 
     /// Writing the new copy failed with `code`; an existing file is as it was.
@@ -92,15 +156,8 @@ struct OutputFile {
     /// A hidden file in the same directory (so the rename cannot cross file systems), created
     /// exclusively and without following a symlink someone may have planted under its name.
     private func createTemporary(mode: mode_t) throws(CommandFailure) -> (path: String, descriptor: Int32) {
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent().path
-        // A name may have 255 bytes; the temporary one adds 18, so a long name lends it only its start
-        // (cut after a whole character).
-        var base = url.lastPathComponent
-        while base.utf8.count > 200 { base.removeLast() }
         for _ in 0..<8 {
-            let name = ".\(base).dustctl-\(String(UInt32.random(in: .min ... .max), radix: 16))"
-            let temporary = (directory as NSString).appendingPathComponent(name)
+            let temporary = temporaryName()
             let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
             if descriptor >= 0 { return (temporary, descriptor) }
             if errno != EEXIST { break }

@@ -66,7 +66,9 @@ struct PersonExportCommand: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: .localized("표준 출력 대신 이 파일에 문서를 씁니다.", "Write the document to this file instead of standard output.", valueName: "file"))
+        help: .localized(
+            "표준 출력 대신 이 파일에 문서를 씁니다(-는 표준 출력).", "Write the document to this file instead of standard output (- is standard output).",
+            valueName: "file"))
     var output: String?
 
     func run() async throws {
@@ -78,7 +80,7 @@ struct PersonExportCommand: AsyncParsableCommand {
             let text =
                 PersonExport.document(person: name, records: records, exportedAt: Date(), timeZone: settings.calendar.timeZone).serialized
                 + "\n"
-            if let output {
+            if let output = OutputFile.path(output) {
                 try OutputFile(path: output, newFileMode: 0o600).write(text.utf8)
             } else {
                 try standardOutput(text)

@@ -65,14 +65,14 @@ struct HelpLanguageTests {
                     "\n  --db <path>             데이터베이스 파일; storage.path 대신 씁니다.\n",
                     "\n  --last-week             지난 ISO 주 (월요일~일요일).\n",
                     "\n  --per <per>             하루마다 또는 ISO 주마다 한 행. (values: day, week; default: day)\n",
-                    "\n  --output <file>         표준 출력 대신 이 일반 파일에 씁니다: 통째로 바꾸되\n                          소유자와 권한은 그대로 둡니다.\n",
+                    "\n  --output <file>         표준 출력 대신 이 일반 파일에 씁니다(-는 표준 출력):\n                          통째로 바꾸되 소유자와 권한은 그대로 둡니다.\n",
                     "\n  --person <name>         누구의 흡입량을 보일지 (기본: 처음 설정된 구성원).\n",
                 ],
                 [
                     "OVERVIEW: Export daily or weekly totals as CSV (default) or JSON.\n",
                     "\nDefault: the rolling week ending today, one row per day, CSV on stdout.\n",
                     "\n  --db <path>             Database file; overrides storage.path.\n",
-                    "\n  --output <file>         Write to this regular file instead of stdout:\n                          replaced whole, keeping its owner and mode.\n",
+                    "\n  --output <file>         Write to this regular file instead of stdout (- is\n                          stdout): replaced whole, keeping its owner and mode.\n",
                 ]
             ),
             (

@@ -193,6 +193,52 @@ struct OutputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }.isEmpty)
     }
 
+    @Test("dustctl killed while writing --output (SIGXFSZ at a 32 KiB file size limit) leaves the old file and no copy of its own")
+    func outputKilledWhileWriting() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try await demoDatabase(directory)
+        let path = directory.path("year.csv")
+        try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
+        // As above, but SIGXFSZ gets its default action back (the test process may ignore it, and a
+        // shell cannot undo that): the kernel kills dustctl in the middle of write(2), as a kill -9 or
+        // a power cut would, with no chance to clean up. The new copy was a file without a name until
+        // whole, so nothing of it is left in the directory.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = [
+            "-c", "ulimit -f 64; exec env --default-signal=XFSZ \"$0\" \"$@\"", Executables.url("dustctl").path,
+            "export", "--from", "2016-01-01", "--to", "2026-12-31", "--station", "종로구", "--db", db, "--output", path,
+        ]
+        shell.environment = dustctlEnvironment()
+        shell.standardError = FileHandle.nullDevice
+        shell.standardOutput = FileHandle.nullDevice
+        try shell.run()
+        await shell.exited()
+        #expect(shell.terminationReason == .uncaughtSignal && shell.terminationStatus == SIGXFSZ)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n")
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }
+        #expect(left.isEmpty, "left behind: \(left)")
+    }
+
+    @Test("--output - is standard output, as for every Unix tool: the same bytes, no file named -, no byte order mark")
+    func outputDash() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try await demoDatabase(directory)
+        let plain = try await dustctl("export", "--week", "2026-W47", "--station", "종로구", "--db", db)
+        let dash = try await dustctl(
+            ["export", "--week", "2026-W47", "--station", "종로구", "--db", db, "--output", "-"], in: directory.url)
+        #expect(dash.status == 0, "\(dash.standardError)")
+        #expect(dash.standardOutput == plain.standardOutput)
+        #expect(dash.standardOutput.hasPrefix("date,station,"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("-")))
+        let person = try await dustctl(["person", "export", "me", "--db", db, "--output", "-"], in: directory.url)
+        #expect(person.status == 0, "\(person.standardError)")
+        #expect(person.standardOutput.hasPrefix("{"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path("-")))
+    }
+
     @Test("export --json is --format json; --json with --format csv is a usage error naming both")
     func exportJSONFlag() async throws {
         let directory = try TemporaryDirectory()
