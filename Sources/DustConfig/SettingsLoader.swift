@@ -54,8 +54,19 @@ public struct SettingsLoader: Sendable {
             origins[key.name] = try key.resolve(&values, sources)
         }
         var settings = try values.settings(origins: origins, configurationFile: path)
-        settings.warnings = warnings
+        settings.warnings = warnings + Self.birthsAhead(settings.people, today: KoreaStandardTime.date(containing: Date()))
         return settings
+    }
+
+    /// A warning for each person born after the month of `today`: a mistyped year, or this machine's
+    /// clock behind. The settings stay valid (a person younger than a year breathes as a newborn).
+    public static func birthsAhead(_ people: [Person], today: LocalDate) -> [String] {
+        let month = BirthMonth(year: today.year, month: today.month)!
+        return people.enumerated().compactMap { index, person in
+            guard let born = person.born, month < born else { return nil }
+            return
+                "people[\(index)].born (\(person.name)) \(born) is after this month (\(month) in Korea): until then FineDust counts a newborn's breathing; check the year, or this machine's clock"
+        }
     }
 
     // MARK: - Environment

@@ -226,14 +226,13 @@ extension ValueShape where Value == String {
 }
 
 extension ValueShape where Value == BirthMonth {
-    /// `YYYY-MM`, from 1900-01 to the current month in Korea.
+    /// `YYYY-MM` from 1900-01 to 2100-12. Whether it is after this month is not a question of the
+    /// file: a Raspberry Pi's clock, behind until NTP answers, once made a valid `born` refuse dustd's
+    /// start (a restart loop); `SettingsLoader` warns of a month after this one instead.
     static var birthMonth: ValueShape {
         .scalar { text throws(ValueProblem) in
-            let today = KoreaStandardTime.date(containing: Date())
-            guard let month = BirthMonth(text), month.year >= 1900,
-                month <= BirthMonth(year: today.year, month: today.month)!
-            else {
-                throw ValueProblem("must be a month YYYY-MM from 1900-01 to this month, not \(ValueProblem.quoted(text))")
+            guard let month = BirthMonth(text), (1900...2100).contains(month.year) else {
+                throw ValueProblem("must be a month YYYY-MM from 1900-01 to 2100-12, not \(ValueProblem.quoted(text))")
             }
             return month
         }

@@ -45,7 +45,7 @@ struct CountingForecastStore: ForecastStore {
         try await base.recordAttempt(attempt)
     }
 
-    func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
-        try await base.attemptCount(kind: kind, since: start)
+    func attemptCount(kind: AttemptKind, since start: Date, before end: Date) async throws(StorageFailure) -> Int {
+        try await base.attemptCount(kind: kind, since: start, before: end)
     }
 }

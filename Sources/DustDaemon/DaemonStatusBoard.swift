@@ -141,7 +141,7 @@ public final class DaemonStatusBoard: Sendable {
             group.addTask { [self] in
                 while !Task.isCancelled {
                     await heartbeatIfDue()
-                    do { try await clock.sleep(until: nextHeartbeat) } catch { return }
+                    do { try await clock.sleep(until: nextHeartbeat, atMost: Self.lookAgainSeconds) } catch { return }
                 }
             }
             let result = await work()

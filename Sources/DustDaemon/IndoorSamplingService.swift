@@ -47,8 +47,9 @@ public struct IndoorSamplingService: Service, CustomStringConvertible {
                 let started = clock.now
                 let settings = live.snapshot.settings.indoor
                 await sampler.round(settings: settings, token: token(settings), at: started, database: database)
+                let period = TimeInterval(settings.sampleSeconds)
                 do {
-                    try await clock.sleep(until: started.addingTimeInterval(TimeInterval(settings.sampleSeconds)))
+                    try await clock.sleep(until: started.addingTimeInterval(period), atMost: period)
                 } catch {
                     return
                 }

@@ -43,9 +43,8 @@ public struct PlaceKeepingService: Service, CustomStringConvertible {
     @discardableResult
     func prune(at now: Date) async -> PersonRemoval? {
         let days = live.snapshot.settings.retention.positionsDays
-        let cutoff = now.addingTimeInterval(-Double(days) * 86_400)
         do {
-            let removal = try await database.current().prunePositions(before: cutoff)
+            let removal = try await database.current().prunePositions(Retention(days: days, at: now))
             if removal.total > 0 {
                 logger.info("Positions past retention removed", metadata: ["days": "\(days)", "removed": "\(removal.summary)"])
             }
@@ -61,7 +60,7 @@ public struct PlaceKeepingService: Service, CustomStringConvertible {
     private func pruneIndoor(at now: Date) async {
         let days = live.snapshot.settings.retention.samplesDays
         do {
-            let removed = try await database.current().pruneIndoorSamples(before: now.addingTimeInterval(-Double(days) * 86_400))
+            let removed = try await database.current().pruneIndoorSamples(Retention(days: days, at: now))
             if removed > 0 { logger.info("Indoor samples past retention removed", metadata: ["days": "\(days)", "removed": "\(removed)"]) }
         } catch {
             logger.error("Could not remove the indoor samples older than \(days) days (retention.samplesDays): \(error)")

@@ -17,8 +17,9 @@ extension SQLDatabase {
                 SQLTime.seconds(attempt.startedAt), attempt.station, attempt.kind.rawValue, attempt.operation,
                 attempt.outcome.rawValue, attempt.httpStatus, attempt.resultCode, attempt.rowsNew,
                 attempt.rowsUpdated, attempt.durationMilliseconds, attempt.message)
-            let cutoff = SQLTime.seconds(attempt.startedAt.addingTimeInterval(-PollAttempt.retention))
-            try session.execute("DELETE FROM poll_attempt WHERE started_at < ?", cutoff)
+            if let cutoff = try session.cutoff(Retention(keeping: PollAttempt.retention, at: attempt.startedAt)) {
+                try session.execute("DELETE FROM poll_attempt WHERE started_at < ?", SQLTime.seconds(cutoff))
+            }
         }
     }
 
@@ -59,10 +60,11 @@ extension SQLDatabase {
     }
 
     /// Requests of `kind` recorded since `start` (in whole seconds, as `started_at` is stored).
-    public func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
+    public func attemptCount(kind: AttemptKind, since start: Date, before end: Date) async throws(StorageFailure) -> Int {
         try await read { session in
             try session.row(
-                "SELECT count(*) AS n FROM poll_attempt WHERE kind = ? AND started_at >= ?", kind.rawValue, SQLTime.seconds(start)
+                "SELECT count(*) AS n FROM poll_attempt WHERE kind = ? AND started_at >= ? AND started_at < ?", kind.rawValue,
+                SQLTime.seconds(start), SQLTime.seconds(end)
             )?.int("n") ?? 0
         }
     }

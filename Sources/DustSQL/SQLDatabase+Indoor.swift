@@ -131,10 +131,11 @@ extension SQLDatabase {
         }
     }
 
-    /// Removes the hours that ended by `cutoff`; returns how many samples they held.
-    public func pruneIndoorSamples(before cutoff: Date) async throws(StorageFailure) -> Int {
-        let bound = hourStart(SQLTime.seconds(cutoff)) - 3600
-        return try await write { session in
+    /// Removes the hours that ended by the cutoff of `retention`; returns how many samples they held.
+    public func pruneIndoorSamples(_ retention: Retention) async throws(StorageFailure) -> Int {
+        try await write { session in
+            guard let cutoff = try session.cutoff(retention) else { return 0 }
+            let bound = hourStart(SQLTime.seconds(cutoff)) - 3600
             let bytes =
                 try session.row("SELECT sum(length(samples)) AS bytes FROM indoor_hour WHERE slot_start <= ?", bound)?
                 .optionalInt64("bytes") ?? 0

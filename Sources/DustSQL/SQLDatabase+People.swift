@@ -85,10 +85,11 @@ extension SQLDatabase {
         }
     }
 
-    public func prunePositions(before cutoff: Date) async throws(StorageFailure) -> PersonRemoval {
-        let bound = SQLTime.minuteBound(cutoff)
-        return try await write { session in
+    public func prunePositions(_ retention: Retention) async throws(StorageFailure) -> PersonRemoval {
+        try await write { session in
             var removal = PersonRemoval()
+            guard let cutoff = try session.cutoff(retention) else { return removal }
+            let bound = SQLTime.minuteBound(cutoff)
             // Each person's pruned span: the kept places of those hours were weighed from these positions.
             let spans = try session.rows(
                 "SELECT person, min(minute) AS first, max(minute) AS last FROM track_position WHERE minute < ? GROUP BY person", bound)

@@ -18,6 +18,14 @@ extension WallClock {
     public func sleep(for duration: Duration) async throws {
         try await sleep(until: now.addingTimeInterval(duration.seconds))
     }
+
+    /// Waits until `deadline`, but never longer than `longest` from now: how a loop waits for the end
+    /// of a period that began before an awaited round (`started + period`). A clock set back during
+    /// the round (a Raspberry Pi's first time from NTP after a clock set ahead) would otherwise
+    /// stretch the wait by the jump — years — and the loop would stop without a word.
+    public func sleep(until deadline: Date, atMost longest: TimeInterval) async throws {
+        try await sleep(until: min(deadline, now.addingTimeInterval(longest)))
+    }
 }
 
 /// The system's real-time clock; it waits on the continuous clock, which a change of the wall clock

@@ -45,12 +45,30 @@ struct PeopleSettingsTests: SettingsFileTests {
         #expect(settings.person(named: "민지")?.born == BirthMonth(year: 2018, month: 3))
     }
 
+    @Test("A birth month after this month is a warning, not an error: a Raspberry Pi's clock behind must not stop dustd")
+    func bornAfterThisMonth() throws {
+        let people = [
+            Person(name: "dad", born: BirthMonth(year: 1986, month: 1), station: nil),
+            Person(name: "baby", born: BirthMonth(year: 2026, month: 12), station: nil),
+        ]
+        // On a clock a week behind (still November), the December baby is a warning naming the entry.
+        #expect(
+            SettingsLoader.birthsAhead(people, today: LocalDate(year: 2026, month: 11, day: 29)) == [
+                "people[1].born (baby) 2026-12 is after this month (2026-11 in Korea): until then FineDust counts a newborn's breathing; check the year, or this machine's clock"
+            ])
+        #expect(SettingsLoader.birthsAhead(people, today: LocalDate(year: 2026, month: 12, day: 1)).isEmpty)
+        // At 1970 (a Pi with no time yet) both are ahead, and the settings still load.
+        #expect(SettingsLoader.birthsAhead(people, today: LocalDate(year: 1970, month: 1, day: 1)).count == 2)
+        #expect(try load("people:\n  - { name: baby, born: 2100-12 }\n").people[0].born == BirthMonth(year: 2100, month: 12))
+    }
+
     @Test("Errors name the person and the key")
     func errors() {
         #expect(problem("people:\n  - { name: a }\n  - { name: a }\n").contains("people[1].name (a) is already the name of people[0]"))
         #expect(problem("people:\n  - { name: Dad }\n").contains("people[0].name must be 1 to 32 of a-z"))
         #expect(
-            problem("people:\n  - { name: dad, born: 2999-01 }\n").contains("people[0].born (dad) must be a month YYYY-MM from 1900-01"))
+            problem("people:\n  - { name: dad, born: 2999-01 }\n").contains(
+                "people[0].born (dad) must be a month YYYY-MM from 1900-01 to 2100-12"))
         #expect(problem("people:\n  - { name: dad, born: 1899-12 }\n").contains("people[0].born (dad) must be a month"))
         #expect(problem("people:\n  - { name: dad, sex: other }\n").contains("people[0].sex (dad) must be one of female, male"))
         #expect(problem("people:\n  - { born: 1990-01 }\n").contains("people[0].name is missing"))

@@ -27,6 +27,42 @@ struct ForecastServiceTests {
     }
 
     @Test(
+        "Calls recorded two days ahead (a clock that was ahead, since set right) do not spend today's cap: the 17시 issue is fetched at once"
+    )
+    func futureCallsNotToday() async throws {
+        try await withRig { rig in
+            rig.server.setScript(Self.answer)
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
+            for minute in 0..<12 {
+                try await rig.store.recordAttempt(
+                    PollAttempt(
+                        startedAt: instant(kst: "2026-11-24T10:00:00").addingTimeInterval(Double(minute) * 60), station: nil,
+                        kind: .forecast,
+                        operation: "forecast PM10 2026-11-24 page 1", outcome: .ok))
+            }
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let service = ForecastService(
+                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+                transport: rig.transport, clock: clock, logger: rig.logs.logger())
+            let task = Task { try await service.run() }
+            defer { task.cancel() }
+            #expect(
+                try await clock.waitUntilSleeping {
+                    guard Self.dailyRequests(rig).count >= 2 else { return false }
+                    return try await rig.store.loadStatus()?.forecast?.nextFetchAt != nil
+                })
+            #expect(Self.dailyRequests(rig).map { $0.query["InformCode"] } == ["PM10", "PM25"])
+            #expect(try await rig.store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
+        }
+    }
+
+    @Test(
         "Fetches the 17시 publication at once, then the weekly outlook, stores them, waits for 23:30; a late publication is retried only within the daily cap"
     )
     func scheduleAndCap() async throws {

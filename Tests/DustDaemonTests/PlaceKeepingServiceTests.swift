@@ -160,13 +160,25 @@ struct AccessAndRetentionTests {
     }
 
     @Test(
-        "The retention pass removes jiho's positions older than retention.positionsDays and logs what went; a second pass removes nothing")
+        "The retention pass removes jiho's positions older than retention.positionsDays once a stored hour vouches for the clock; a second pass removes nothing"
+    )
     func retention() async throws {
         let (store, service) = try await PlaceKeepingServiceTests.rig(mode: .nation)
         let all = try await store.personRecords("jiho").positions
         #expect(!all.isEmpty)
-        // The demo's walk is on its last days: 403 days later, the default 400 days of retention remove all of it.
+        // The demo's walk is on its last days: 403 days later, the default 400 days of retention remove
+        // all of it, but only once a poll has stored an hour of that later day. Before, the clock alone
+        // says so, which a Raspberry Pi's clock set ahead would too: nothing goes.
         let later = DemoReplay.now.addingTimeInterval(400 * 86_400 + 3 * 86_400)
+        #expect(await service.prune(at: later)?.total == 0)
+        #expect(try await store.personRecords("jiho").positions.count == all.count)
+        _ = try await store.saveReadings(
+            [
+                HourlyReading(
+                    station: "종로구", slot: Slot(containing: later).advanced(by: -1), concentration: DustPair(fineDust: 40, ultraFineDust: 20)
+                )
+            ],
+            fetchedAt: later)
         let removal = try #require(await service.prune(at: later))
         #expect(removal[.positions] == all.count)
         #expect(try await store.personRecords("jiho").positions.isEmpty)

@@ -46,6 +46,28 @@ struct ClockTests {
         #expect(clock.requestedSleeps == [60])
     }
 
+    @Test("A period's end that a clock set back two years put far away is waited for at most the period (an indoor round's wait)")
+    func periodAfterClockSetBack() async throws {
+        let start = instant(kst: "2028-12-05T11:20:00")
+        let clock = ManualClock(start)
+        // A round began at `start`; during it the clock was set back two years (NTP correcting a Pi).
+        clock.jump(by: -2 * 365 * 86_400)
+        let task = Task { try await clock.sleep(until: start.addingTimeInterval(60), atMost: 60) }
+        #expect(try await clock.waitUntilSleeping())
+        #expect(clock.requestedSleeps == [60])
+        clock.advance(by: 60)
+        try await task.value
+        // Set forward instead: the period's end has passed, so no wait at all.
+        try await clock.sleep(until: clock.now.addingTimeInterval(-3600), atMost: 60)
+        #expect(clock.requestedSleeps.count == 2 && clock.requestedSleeps[1] <= 0)
+        // A deadline nearer than the bound is kept as it is.
+        let near = Task { try await clock.sleep(until: clock.now.addingTimeInterval(5), atMost: 60) }
+        #expect(try await clock.waitUntilSleeping())
+        #expect(clock.requestedSleeps.last == 5)
+        clock.advance(by: 5)
+        try await near.value
+    }
+
     @Test("A manual clock's sleep ends with CancellationError when its task is cancelled")
     func manualCancelled() async throws {
         let clock = ManualClock(instant(kst: "2026-11-21T00:20:00"))

@@ -101,9 +101,17 @@ struct PersonDataContractTests {
     func retention(_ backend: Backend) async throws {
         try await backend.withStore { store throws in
             try await seed(store)
-            // The cutoff at 09:30: the 90 minutes before go, and the places of 08:00 and 09:00 (whose
-            // positions they were, and 09:29's reaches 09:30).
-            let removal = try await store.prunePositions(before: eight.start.addingTimeInterval(90 * 60))
+            // Kept for a day, counted back from 2026-11-21 09:30.
+            let retention = Retention(keeping: 86_400, at: eight.start.addingTimeInterval(86_400 + 90 * 60))
+            // No hour of AirKorea's stored: nothing vouches for the clock, nothing goes.
+            #expect(try await store.prunePositions(retention).total == 0)
+            // The next day's 09:00–10:00 is stored, so the clock is believed: the cutoff is 09:30, the 90
+            // minutes before go, and the places of 08:00 and 09:00 (whose positions they were, and
+            // 09:29's reaches 09:30).
+            _ = try await store.saveReadings(
+                [HourlyReading(station: "종로구", slot: eight.advanced(by: 25), concentration: DustPair(fineDust: 40, ultraFineDust: 20))],
+                fetchedAt: imported)
+            let removal = try await store.prunePositions(retention)
             #expect(removal[.positions] == 180)
             #expect(removal[.keptPlaces] == 4)
             for person in ["dad", "민지"] {
@@ -116,7 +124,29 @@ struct PersonDataContractTests {
                         eight.advanced(by: 2)
                     ])
             }
-            #expect(try await store.prunePositions(before: eight.start.addingTimeInterval(90 * 60)).total == 0)
+            #expect(try await store.prunePositions(retention).total == 0)
+        }
+    }
+
+    @Test(
+        "A clock two years ahead removes no position the stored hours call recent: the cutoff counts back from AirKorea's newest hour",
+        arguments: Backend.allCases)
+    func retentionClockAhead(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            try await seed(store)
+            // The newest stored hour is 10:00–11:00, the positions 08:00–11:00; a Pi's clock is two years
+            // ahead, and 400 days counted from it would take them all.
+            _ = try await store.saveReadings(
+                [HourlyReading(station: "종로구", slot: eight.advanced(by: 2), concentration: DustPair(fineDust: 40, ultraFineDust: 20))],
+                fetchedAt: imported)
+            let ahead = eight.start.addingTimeInterval(2 * 365 * 86_400)
+            #expect(try await store.prunePositions(Retention(days: 400, at: ahead)).total == 0)
+            for person in ["dad", "민지"] { #expect(try await store.personRecords(person).positions.count == 180) }
+            // The same pass on a clock that agrees with the data keeps them as well; a retention of two
+            // hours from the newest hour's end (11:00) removes 08:00–09:00 (60 minutes) and its place only.
+            let removal = try await store.prunePositions(Retention(keeping: 2 * 3600, at: ahead))
+            #expect(removal[.positions] == 120)
+            #expect(try await store.personRecords("dad").positions.first?.minute == eight.startEpochSeconds + 3600)
         }
     }
 }

@@ -264,9 +264,17 @@ struct StoreContractTests {
                 try await store.indoorSensorStates() == [
                     IndoorSensorState(sensor: "study", kind: "homeassistant", checkedAt: at(1), lastSampleAt: at(1))
                 ])
-            // Retention removes whole hours that ended by the cutoff: 08:00–09:00 stands until 09:00.
-            #expect(try await store.pruneIndoorSamples(before: at(59)) == 0)
-            #expect(try await store.pruneIndoorSamples(before: at(61)) == 4)
+            // Retention removes whole hours that ended by the cutoff: 08:00–09:00 stands until 09:00. Kept
+            // a day, counted back from the next day: only once an hour of AirKorea's vouches for that day.
+            func kept(until minute: Int) -> Retention { Retention(keeping: 86_400, at: at(minute + 1440)) }
+            #expect(try await store.pruneIndoorSamples(kept(until: 61)) == 0)
+            _ = try await store.saveReadings(
+                [reading(slot: Slot(startEpochSeconds: eight.startEpochSeconds + 86_400), pm10: 40, pm25: 20)], fetchedAt: fetched)
+            #expect(try await store.pruneIndoorSamples(kept(until: 59)) == 0)
+            // Kept two days, on a clock a year ahead: counted back from the stored hour's end (09:00 the next
+            // day), not from the clock, which would take every hour.
+            #expect(try await store.pruneIndoorSamples(Retention(keeping: 2 * 86_400, at: at(366 * 1440))) == 0)
+            #expect(try await store.pruneIndoorSamples(kept(until: 61)) == 4)
             #expect(try await store.indoorSeries(sensors: ["study", "living-room"], from: at(0), to: at(120)).isEmpty)
         }
     }
@@ -414,6 +422,40 @@ struct StoreContractTests {
                     startedAt: midnight.addingTimeInterval(300), station: "forecast", kind: .measurement, operation: "forecast of nothing",
                     outcome: .ok))
             #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 3)
+            // Calls stamped two days ahead (a clock that was ahead, since corrected) are not today's.
+            try await store.recordAttempt(
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(2 * 86_400 + 60), station: nil, kind: .forecast, operation: "forecast PM10",
+                    outcome: .ok))
+            #expect(try await store.attemptCount(kind: .forecast, since: midnight, before: midnight.addingTimeInterval(86_400)) == 3)
+            #expect(try await store.attemptCount(kind: .forecast, since: midnight) == 4)
+        }
+    }
+
+    @Test(
+        "Requests are kept 90 days counted back from the newest stored hour when the clock is ahead of it; none go while no hour is stored",
+        arguments: Backend.allCases)
+    func attemptRetention(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            let midnight = Date(timeIntervalSince1970: 1_795_100_400)  // 2026-11-20 00:00 KST
+            func attempt(_ days: Double) -> PollAttempt {
+                PollAttempt(
+                    startedAt: midnight.addingTimeInterval(days * 86_400), station: "종로구", kind: .measurement,
+                    operation: "station 종로구 DAILY page 1", outcome: .ok)
+            }
+            let sql = try #require(store as? any SQLDatabase)
+            func stamps() async throws -> [Double] {
+                try await sql.recentAttempts(limit: 100).map { ($0.startedAt.timeIntervalSince(midnight) / 86_400).rounded() }.sorted()
+            }
+            for days in [-120.0, -95, -10, 0] { try await store.recordAttempt(attempt(days)) }
+            // Nothing vouches for the clock yet: the 120- and 95-day-old requests stay.
+            #expect(try await stamps() == [-120, -95, -10, 0])
+            _ = try await store.saveReadings(
+                [reading(slot: Slot(startEpochSeconds: 1_795_100_400), pm10: 41, pm25: 20)], fetchedAt: fetched)
+            // A clock two years ahead: counted back from the stored hour (00:00–01:00), the old two go and
+            // the last 90 days stay, where counting from the clock would have left only the new request.
+            try await store.recordAttempt(attempt(730))
+            #expect(try await stamps() == [-10, 0, 730])
         }
     }
 

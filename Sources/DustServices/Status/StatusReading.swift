@@ -20,7 +20,8 @@ public struct StatusReading: Sendable {
             from: store, station: station, now: now, processIsDustd: processIsDustd, thisHost: thisHost)
         var forecastCalls = 0
         for kind in AttemptKind.forecastService {
-            forecastCalls += try await store.attemptCount(kind: kind, since: KoreaStandardTime.startOfDay(containing: now))
+            forecastCalls += try await store.attemptCount(
+                kind: kind, since: KoreaStandardTime.startOfDay(containing: now), before: KoreaStandardTime.nextMidnight(after: now))
         }
         return StatusReading(health: health, rows: try await store.readingCount(station: nil), forecastCallsToday: forecastCalls)
     }

@@ -3,14 +3,20 @@ import Foundation
 /// Where every request to AirKorea is recorded: what `dustctl status` lists, and what the daily
 /// forecast quota is counted from.
 public protocol AttemptStore: Sendable {
-    /// Records one request (and forgets those older than the retention).
+    /// Records one request (and forgets those past `PollAttempt.retention`, counted as `Retention` says).
     func recordAttempt(_ attempt: PollAttempt) async throws(StorageFailure)
-    /// Requests of `kind` recorded since `start` (for `forecast`, the quota count of
-    /// docs/REFERENCE.md §14).
-    func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int
+    /// Requests of `kind` recorded from `start` until before `end` (for `forecast`, the day's quota
+    /// count of docs/REFERENCE.md §14, `end` the next midnight: a call stamped later, by a clock that
+    /// was ahead when it was made, must not spend today's calls).
+    func attemptCount(kind: AttemptKind, since start: Date, before end: Date) async throws(StorageFailure) -> Int
 }
 
 extension AttemptStore {
+    /// Requests of `kind` recorded since `start`, however late.
+    public func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
+        try await attemptCount(kind: kind, since: start, before: .distantFuture)
+    }
+
     /// Records one request, returning the storage failure instead of throwing it: a full disk must
     /// not stop a poll or a fetch, so every caller reports the failure and goes on.
     func recordAttemptReportingFailure(_ attempt: PollAttempt) async -> StorageFailure? {

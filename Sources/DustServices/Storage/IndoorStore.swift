@@ -27,8 +27,9 @@ public protocol IndoorStore: IndoorReadStore {
     func importIndoorSeries(_ series: IndoorSeries) async throws(StorageFailure)
     /// The newest sample of `sensor` taken before `before`, if any (where a backfill starts).
     func newestIndoorSample(sensor: String, before: Date) async throws(StorageFailure) -> Date?
-    /// Removes samples taken before `cutoff` (`retention.samplesDays`); returns how many.
-    func pruneIndoorSamples(before cutoff: Date) async throws(StorageFailure) -> Int
+    /// Removes samples past `retention` (`retention.samplesDays`, counted as `Retention` says), by
+    /// whole hours; returns how many.
+    func pruneIndoorSamples(_ retention: Retention) async throws(StorageFailure) -> Int
 }
 
 /// What dustd last knew of one sensor: when it last gave a sample, and the problem it has now, if any.

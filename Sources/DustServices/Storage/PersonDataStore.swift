@@ -8,9 +8,9 @@ public protocol PersonDataStore: Sendable {
     func personRecords(_ person: String) async throws(StorageFailure) -> PersonRecords
     /// Removes everything stored for `person` in every table, in one transaction; what went.
     func forgetPerson(_ person: String) async throws(StorageFailure) -> PersonRemoval
-    /// Removes every person's positions from minutes before `cutoff`, and the kept places of the
-    /// hours they covered, in one transaction; what went.
-    func prunePositions(before cutoff: Date) async throws(StorageFailure) -> PersonRemoval
+    /// Removes every person's positions past `retention` (`Retention`: never what the stored hours say
+    /// is recent), and the kept places of the hours they covered, in one transaction; what went.
+    func prunePositions(_ retention: Retention) async throws(StorageFailure) -> PersonRemoval
 }
 
 /// How many rows of each kind one removal took, in a fixed order (`PersonRemoval.kinds`).
