@@ -1,0 +1,68 @@
+import DustStore
+import FakeAirKorea
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+/// A directory with an empty configuration, and the environments dustctl and `dustd --once` run
+/// with there, the database at `database` and AirKorea at `baseURL` (a fake one, or nowhere).
+private struct Scene {
+    let directory: TemporaryDirectory
+    let configuration: String
+
+    init(_ label: String) throws {
+        directory = try TemporaryDirectory(label)
+        configuration = directory.path("empty.yaml")
+        try "# nothing\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+    }
+
+    func dustctl(_ arguments: [String]) async throws -> ProcessResult {
+        try await Executables.run("dustctl", arguments, environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configuration])
+    }
+
+    func dustdOnce(database: String, baseURL: String = "http://127.0.0.1:9") async throws -> ProcessResult {
+        try await Executables.run(
+            "dustd", ["--once"],
+            environment: [
+                "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configuration, "DUSTD_STATION_NAME": "종로구",
+                "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": database,
+                "DUSTD_FORECAST_ENABLED": "false",
+            ])
+    }
+}
+
+private let dailyFixture = TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml").path
+
+@Suite("dustctl and dustd on a file they may not use as their database", .timeLimit(.minutes(10)))
+struct DatabaseFileProcessTests {
+    @Test("dustctl import and dustd --once refuse another program's SQLite database (65) and leave it byte for byte as it was")
+    func otherProgramsDatabase() async throws {
+        let scene = try Scene("other-program")
+        defer { scene.directory.remove() }
+        let path = scene.directory.path("otherapp.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('x')")
+        }
+        try queue.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let imported = try await scene.dustctl(["import", "--db", path, dailyFixture])
+        let once = try await scene.dustdOnce(database: path, baseURL: baseURL)
+        await server.stop()
+        #expect(imported.status == 65, "\(imported.standardError)")
+        #expect(
+            imported.standardError.contains("\(path) is not a usable FineDust database (it has no FineDust tables)"),
+            "\(imported.standardError)")
+        #expect(once.status == 65, "\(once.standardError)")
+        #expect(once.standardError.contains("it has no FineDust tables"), "\(once.standardError)")
+        #expect(server.requests.isEmpty, "dustd polled into another program's database")
+        // Still in its rollback journal, its one table and row: not a byte written.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+}
