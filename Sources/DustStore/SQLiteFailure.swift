@@ -16,6 +16,9 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case corrupt(path: String, reason: StorageFailure.Reason)
     /// The database was written by a newer FineDust.
     case schemaTooNew(path: String)
+    /// `file` (the database at `path` or its `-wal` or `-shm`) is not a regular file
+    /// (`SQLiteStore.refuseUnlessRegularFiles`).
+    case notARegularFile(path: String, file: String, type: StorageFailure.FileType)
     /// Any other SQLite or I/O failure.
     case io(path: String, reason: String)
 
@@ -33,6 +36,8 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
             "The file \(path) is not a usable FineDust database (\(reason)); restore it from a backup or move it aside."
         case .schemaTooNew(let path):
             "The database \(path) was written by a newer FineDust; upgrade dustd and dustctl."
+        case .notARegularFile(_, let file, let type):
+            "\(file) is \(type), not a regular file: a database and its -wal and -shm must be regular files (or not exist yet); remove it, or name another database path."
         case .io(let path, let reason):
             "Reading or writing the database \(path) failed (\(reason))."
         }

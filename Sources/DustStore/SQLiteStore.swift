@@ -38,6 +38,7 @@ public final class SQLiteStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "FineDust"
+        try Self.refuseUnlessRegularFiles(path)
         switch mode {
         case .readOnly:
             guard FileManager.default.fileExists(atPath: path) else { throw .databaseMissing(path: path) }

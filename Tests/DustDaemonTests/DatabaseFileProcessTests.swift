@@ -65,4 +65,57 @@ struct DatabaseFileProcessTests {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    @Test(
+        "A FIFO or a directory as the database, its -wal or its -shm: dustctl refuses at once (65), dustd too (78), in one sentence naming it",
+        arguments: ["", "-wal", "-shm"], [true, false])
+    func notARegularFile(suffix: String, fifo: Bool) async throws {
+        let scene = try Scene("not-a-file")
+        defer { scene.directory.remove() }
+        let database = scene.directory.path("d.sqlite")
+        if !suffix.isEmpty {
+            // A FineDust database, its persistent -wal and -shm then replaced.
+            _ = try SQLiteStore(path: database)
+            for other in ["-wal", "-shm"] { unlink(database + other) }
+        }
+        let planted = database + suffix
+        if fifo {
+            #expect(mkfifo(planted, 0o640) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
+        }
+        // The FIFO held open for writing by this process: a program that opened it would then not
+        // block but fail at its first read ("disk I/O error", 74), so a regression fails quickly;
+        // then, with no writer, one that opened it would block forever (the suite's time limit).
+        let writer = fifo ? open(planted, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1
+        let sentence =
+            "\(planted) is \(fifo ? "a FIFO" : "a directory"), not a regular file: a database and its -wal and -shm must be regular files (or not exist yet); remove it, or name another database path."
+        for held in fifo ? [true, false] : [false] {
+            if !held, writer >= 0 { close(writer) }
+            let read = try await scene.dustctl(["day", "2026-11-20", "--station", "종로구", "--db", database])
+            try #require(read.status == 65, "\(read.standardError)")
+            #expect(read.standardError == "dustctl: \(sentence)\n")
+            let written = try await scene.dustctl(["import", "--db", database, dailyFixture])
+            #expect(written.status == 65, "\(written.standardError)")
+            #expect(written.standardError.contains(sentence), "\(written.standardError)")
+            let once = try await scene.dustdOnce(database: database)
+            #expect(once.status == 78, "\(once.standardError)")
+            #expect(once.standardError.contains(sentence), "\(once.standardError)")
+        }
+    }
+
+    @Test("A device as the database (/dev/null): dustctl refuses to read or write it (65), and leaves it as it is")
+    func device() async throws {
+        let scene = try Scene("device")
+        defer { scene.directory.remove() }
+        let sentence =
+            "/dev/null is a character device, not a regular file: a database and its -wal and -shm must be regular files (or not exist yet); remove it, or name another database path."
+        let read = try await scene.dustctl(["day", "2026-11-20", "--station", "종로구", "--db", "/dev/null"])
+        #expect(read.status == 65 && read.standardError == "dustctl: \(sentence)\n", "\(read.standardError)")
+        let written = try await scene.dustctl(["import", "--db", "/dev/null", dailyFixture])
+        #expect(written.status == 65 && written.standardError.contains(sentence), "\(written.standardError)")
+        var status = stat()
+        #expect(lstat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
+    }
+
 }

@@ -250,6 +250,11 @@ struct MessageLanguageTests {
                 "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (FineDust 테이블이 없습니다). 백업에서 되살리거나 다른 곳으로 옮기세요."
             ),
             (.schemaTooNew(path: path), "데이터베이스 \(path)은(는) 더 새로운 FineDust가 썼습니다. dustd와 dustctl을 업그레이드하세요."),
+            (
+                .notARegularFile(path: path, file: path + "-wal", type: .fifo),
+                "\(path)-wal은(는) 일반 파일이 아니라 FIFO(이름 있는 파이프)입니다. 데이터베이스와 그 -wal, -shm은 일반 파일이어야(또는 아직 없어야) 합니다. "
+                    + "지우거나 다른 데이터베이스 경로를 지정하세요."
+            ),
             (.io(path: path, reason: "disk I/O error"), "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (disk I/O error)."),
         ]
         for (failure, korean) in cases {
