@@ -118,4 +118,37 @@ struct DatabaseFileProcessTests {
         #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
     }
 
+    @Test("A damaged page met at start ends dustd --once with 65 and the storage sentence, before it polls: never logged and carried on")
+    func damagedDatabaseAtStart() async throws {
+        let scene = try Scene("damaged")
+        defer { scene.directory.remove() }
+        let database = scene.directory.path("d.sqlite")
+        let demo = try await scene.dustctl(["demo", "--db", database, "--fixtures", TestFixtures.url("").path])
+        try #require(demo.status == 0, "\(demo.standardError)")
+        // The root page of heart_rate: no poll reads or writes it, but the start's look for the key's
+        // echoes reads every text of every table. The demo's writer checkpointed on closing: the
+        // file holds every page.
+        var readOnly = GRDB.Configuration()
+        readOnly.readonly = true
+        let (root, pageSize) = try await DatabaseQueue(path: database, configuration: readOnly).read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'heart_rate'") ?? 0,
+                try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            )
+        }
+        try #require(root > 1 && pageSize >= 512)
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: database))
+        try file.seek(toOffset: UInt64((root - 1) * pageSize))
+        try file.write(contentsOf: Data(repeating: 0xFF, count: pageSize))
+        try file.close()
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let once = try await scene.dustdOnce(database: database, baseURL: baseURL)
+        await server.stop()
+        #expect(once.status == 65, "\(once.standardError)")
+        #expect(once.standardError.contains("\(database) is not a usable FineDust database"), "\(once.standardError)")
+        #expect(!once.standardError.contains("Could not check stored messages"), "\(once.standardError)")
+        #expect(server.requests.isEmpty, "dustd polled into a damaged database")
+    }
 }
