@@ -47,7 +47,7 @@ enum StorageText {
         case (.diskFull, nil):
             return "\(path)이(가) 있는 디스크가 가득 찼습니다. 아무것도 쓰지 않았고 저장된 데이터는 그대로입니다. 공간을 비운 뒤 다시 해 보세요."
         case (.locked, nil):
-            return "데이터베이스 \(path)을(를) 다른 프로세스가 기다릴 수 있는 시간(busy timeout)보다 오래 잠가 두었습니다. 다시 해 보세요."
+            return "데이터베이스 \(path)을(를) 다른 프로세스가 잠그고 있습니다(SQLite: busy). 다시 해 보세요."
         case (.unusable, .notARegularFile(let file, let type)):
             return "\(file)은(는) 일반 파일이 아니라 \(korean(type))입니다. 데이터베이스와 그 -wal, -shm은 일반 파일이어야(또는 아직 없어야) 합니다. "
                 + "지우거나 다른 데이터베이스 경로를 지정하세요."

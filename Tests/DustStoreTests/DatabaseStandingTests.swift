@@ -81,4 +81,27 @@ struct DatabaseStandingTests {
         }
     }
 
+    @Test("A database another process holds locked fails the opener as locked: exit 75 (try again later), a sentence that claims no wait")
+    func lockedIsTemporary() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
+        // Another connection's exclusive lock (rollback journal: no reader gets in).
+        var held = Configuration()
+        held.allowsUnsafeTransactions = true
+        let holder = try DatabaseQueue(path: path, configuration: held)
+        try holder.inDatabase { db in try db.execute(sql: "BEGIN EXCLUSIVE") }
+        defer { try? holder.inDatabase { db in try db.execute(sql: "ROLLBACK") } }
+        for mode in [SQLiteStore.Mode.readWrite, .readOnly] {
+            #expect {
+                _ = try SQLiteStore(path: path, mode: mode, busyTimeout: 0.05)
+            } throws: { error in
+                guard let failure = error as? SQLiteFailure, failure == .busy(path: path) else { return false }
+                return ExitStatus(failure) == .temporaryFailure
+                    && failure.description == "The database \(path) is locked by another process (SQLite says it is busy); try again."
+            }
+        }
+        #expect(ExitStatus(StorageFailure(kind: .locked, description: "PostgreSQL's lock timeout")) == .temporaryFailure)
+    }
 }

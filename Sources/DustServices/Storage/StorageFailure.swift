@@ -8,7 +8,8 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         case diskFull
         /// The database or its directory cannot be opened or written (permissions, read-only mount).
         case unwritable
-        /// Another process held the database longer than the busy timeout.
+        /// Another process holds the database's lock (SQLite's BUSY or LOCKED, PostgreSQL's lock
+        /// timeout): a passing condition, exit 75.
         case locked
         /// The database was written by a newer FineDust.
         case schemaTooNew
