@@ -89,7 +89,7 @@ public struct Daemon: Sendable {
             logger.critical("\(error)")
             return .configuration
         } catch {
-            logger.error("Could not read the station list to check people's stations: \(error)")
+            if let fatal = startUpFailure(error, "Could not read the station list to check people's stations") { return fatal }
         }
         // Walking, heart rate and sleep stored before `people:` was configured were `me`'s
         // (docs/REFERENCE.md §18): a first person of another name takes them, once.
@@ -99,7 +99,7 @@ public struct Daemon: Sendable {
                 .giveStoredHistoryToFirstPerson()
             if moved > 0 { logger.notice("Stored activity of \(Person.defaultName) (\(moved) rows) now belongs to \(people[0])") }
         } catch {
-            logger.error("Could not hand stored activity of \(Person.defaultName) to \(people[0]): \(error)")
+            if let fatal = startUpFailure(error, "Could not hand stored activity of \(Person.defaultName) to \(people[0])") { return fatal }
         }
         logger.notice(
             "dustd starting",
@@ -118,10 +118,14 @@ public struct Daemon: Sendable {
             station: settings.station.name ?? "", startedAt: clock.now,
             heartbeatSeconds: PollService.heartbeatSeconds(settings.poll), host: DaemonStatus.localHost)
         // The last success and error outlive a restart: they are history, not this run's state.
-        if let previous = try? await store.loadStatus() {
-            initial.lastSuccess = previous.lastSuccess
-            initial.lastError = previous.lastError
-            initial.forecast = previous.forecast
+        do {
+            if let previous = try await store.loadStatus() {
+                initial.lastSuccess = previous.lastSuccess
+                initial.lastError = previous.lastError
+                initial.forecast = previous.forecast
+            }
+        } catch {
+            if let fatal = startUpFailure(error, "Could not read the last status record") { return fatal }
         }
         // `--once` beside a running poller would poll twice and overwrite its status: it polls only
         // when no other dustd does.
@@ -203,10 +207,30 @@ public struct Daemon: Sendable {
                     logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)")
                 }
             } catch {
-                logger.error("Could not check stored messages for the service key: \(error)")
+                if let fatal = startUpFailure(error, "Could not check stored messages for the service key") {
+                    return .failure(OpeningFailure(status: fatal))
+                }
             }
         }
         return .success(OpenedDatabase(storage: storage, lock: lock, lease: storage.pollerLease ?? pollerLease))
+    }
+
+    /// What a failure of a start-up step means: the status to exit with, or nil to carry on.
+    ///
+    /// The steps before the first poll (the key's echoes withheld, the people's stations checked,
+    /// history handed to the first person, the last status read) each read the database. Most of
+    /// their failures can pass and are logged, `what` before the failure. A damaged database, or one
+    /// that is not FineDust's (`StorageFailure.Kind.unusable`), cannot: polling into it would write
+    /// into a file whose pages are already wrong, and `--once` would report success. It ends dustd
+    /// with the storage sentence and 65 (docs/REFERENCE.md §6, §7).
+    private func startUpFailure(_ error: any Error, _ what: String) -> ExitStatus? {
+        let storage = (error as? StorageFailure) ?? (error as? SQLiteFailure).map { StorageFailure($0) }
+        if let storage, storage.kind == .unusable {
+            logger.critical("\(storage)")
+            return ExitStatus(storage)
+        }
+        logger.error("\(what): \(error)")
+        return nil
     }
 
     /// `--once`: one cycle with backfill; the exit status says how it went.

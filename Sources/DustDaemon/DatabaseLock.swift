@@ -58,6 +58,14 @@ public final class DatabaseLock: Sendable {
             throw .unavailable(lockPath: databasePath + ".lock", reason: error.description)
         }
         let storage = try StorageDirectory.check(databasePath: databasePath)
+        // A FIFO, a directory or a device where the database or its -wal or -shm should be: in the
+        // sentence dustctl says too, before anything here opens one (storage.path is configuration: 78).
+        // A symlinked -wal or -shm is refused just below, with the sentence about links planted.
+        do {
+            try SQLiteStore.refuseUnlessRegularFiles(storage.databasePath)
+        } catch {
+            if case .notARegularFile(_, _, .symbolicLink) = error {} else { throw .unsafe(error.description) }
+        }
         path = storage.databasePath + ".lock"
         for suffix in ["-wal", "-shm", "-journal"] {
             try storage.checkExisting(storage.databasePath + suffix, role: "SQLite's file")

@@ -16,7 +16,7 @@ public enum ExitStatus: Int32, Sendable, Hashable {
     /// An output file cannot be created (or would replace a device, FIFO or symlink).
     case cannotCreate = 73
     case ioError = 74
-    /// Try again later: another dustd holds the database.
+    /// Try again later: another dustd holds the database, or another process holds its lock.
     case temporaryFailure = 75
     case configuration = 78
 
@@ -26,7 +26,9 @@ public enum ExitStatus: Int32, Sendable, Hashable {
             switch failure.kind {
             case .missing: .noInput
             case .unusable, .schemaTooNew: .dataError
-            case .diskFull, .unwritable, .locked, .replaced, .io, .unreachable: .ioError
+            // A lock another process holds passes: trying again later is the advice (docs/REFERENCE.md §6).
+            case .locked: .temporaryFailure
+            case .diskFull, .unwritable, .replaced, .io, .unreachable: .ioError
             case .denied: .configuration
             }
     }

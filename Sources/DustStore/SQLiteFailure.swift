@@ -10,12 +10,17 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotOpen(path: String, reason: StorageFailure.Reason)
     /// The disk (or the file system holding the database) is full.
     case diskFull(path: String)
-    /// Another process held the database longer than the busy timeout.
+    /// SQLite answered BUSY or LOCKED: another process holds the database's lock. Whether the busy
+    /// timeout was waited out first is not said: SQLite answers BUSY at once where waiting could
+    /// deadlock (a journal mode switched, a read turned into a write), so the sentence claims no wait.
     case busy(path: String)
     /// The file is not a SQLite database, or it is damaged.
     case corrupt(path: String, reason: StorageFailure.Reason)
     /// The database was written by a newer FineDust.
     case schemaTooNew(path: String)
+    /// `file` (the database at `path` or its `-wal` or `-shm`) is not a regular file
+    /// (`SQLiteStore.refuseUnlessRegularFiles`).
+    case notARegularFile(path: String, file: String, type: StorageFailure.FileType)
     /// Any other SQLite or I/O failure.
     case io(path: String, reason: String)
 
@@ -28,11 +33,13 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .diskFull(let path):
             "The disk holding \(path) is full; nothing was written and stored data is intact. Free some space and try again."
         case .busy(let path):
-            "The database \(path) stayed locked by another process longer than the busy timeout; try again."
+            "The database \(path) is locked by another process (SQLite says it is busy); try again."
         case .corrupt(let path, let reason):
             "The file \(path) is not a usable FineDust database (\(reason)); restore it from a backup or move it aside."
         case .schemaTooNew(let path):
             "The database \(path) was written by a newer FineDust; upgrade dustd and dustctl."
+        case .notARegularFile(_, let file, let type):
+            "\(file) is \(type), not a regular file: a database and its -wal and -shm must be regular files (or not exist yet); remove it, or name another database path."
         case .io(let path, let reason):
             "Reading or writing the database \(path) failed (\(reason))."
         }

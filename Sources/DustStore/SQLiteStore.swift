@@ -38,13 +38,14 @@ public final class SQLiteStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "FineDust"
+        try Self.refuseUnlessRegularFiles(path)
         switch mode {
         case .readOnly:
             guard FileManager.default.fileExists(atPath: path) else { throw .databaseMissing(path: path) }
             configuration.readonly = true
         case .readWrite:
             try Self.createFileIfNeeded(path)
-            try Self.refuseNewerSchema(path, busyTimeout: busyTimeout)
+            try Self.refuseUnlessFineDust(path, busyTimeout: busyTimeout)
             configuration.prepareDatabase { db in
                 // Keep -wal and -shm when the last writer closes: a reader in dustd's group cannot
                 // create them in dustd's directory, so without them it could not read the
@@ -73,15 +74,12 @@ public final class SQLiteStore: Sendable {
                 try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
                 try Schema.migrator.migrate(pool)
             case .readOnly:
-                // One read of grdb_migrations answers what GRDB's hasBeenSuperseded,
-                // appliedIdentifiers and hasCompletedMigrations would each read it again for.
-                let applied = try pool.read(Schema.migrator.appliedIdentifiers)
-                let known = Schema.migrator.migrations
-                if applied.contains(where: { !known.contains($0) }) { throw SQLiteFailure.schemaTooNew(path: path) }
-                if applied.isEmpty { throw SQLiteFailure.corrupt(path: path, reason: .noFineDustTables) }
-                if !known.allSatisfy(applied.contains) {
-                    // A reader never writes, so it cannot upgrade the file; dustd does on start.
-                    throw SQLiteFailure.cannotOpen(path: path, reason: .olderSchema)
+                switch try pool.read({ db in try Schema.standing(of: db, path: path) }) {
+                case .current: break
+                // A reader never creates the tables: an empty file is no FineDust database to it.
+                case .empty: throw SQLiteFailure.corrupt(path: path, reason: .noFineDustTables)
+                // A reader never writes, so it cannot upgrade the file; dustd does on start.
+                case .older: throw SQLiteFailure.cannotOpen(path: path, reason: .olderSchema)
                 }
             }
         } catch {
@@ -136,16 +134,19 @@ public final class SQLiteStore: Sendable {
         FileIdentity(path: path) != identity
     }
 
-    /// A newer FineDust's database is neither read nor written: its tables may mean something this
-    /// version does not know. Checked through a read-only connection before the writer opens,
-    /// because opening a writable pool already writes (GRDB makes sure the WAL is not empty).
-    private static func refuseNewerSchema(_ path: String, busyTimeout: TimeInterval) throws(SQLiteFailure) {
+    /// A writer asks what a reader asks (`Schema.standing`), through a read-only connection before
+    /// the writer opens: opening a writable pool already writes (it switches the file to WAL, and
+    /// GRDB makes sure the WAL is not empty), and migrating creates FineDust's tables. So another
+    /// program's database (tables, no FineDust migration record) and a newer FineDust's are refused
+    /// with not a byte written; only an empty file is made a FineDust database (docs/REFERENCE.md §8).
+    private static func refuseUnlessFineDust(_ path: String, busyTimeout: TimeInterval) throws(SQLiteFailure) {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(busyTimeout)
         do {
-            let newer = try DatabaseQueue(path: path, configuration: configuration).read(Schema.migrator.hasBeenSuperseded)
-            if newer { throw SQLiteFailure.schemaTooNew(path: path) }
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            _ = try queue.read { db in try Schema.standing(of: db, path: path) }
+            try queue.close()
         } catch {
             throw SQLiteFailure(error, path: path)
         }

@@ -27,6 +27,38 @@ enum Schema {
         return migrator
     }
 
+    /// What a database file is to FineDust: the one question both ways of opening it ask
+    /// (`SQLiteStore.init`), so a reader and a writer never disagree about whose file it is.
+    enum Standing: Sendable, Hashable {
+        /// No schema object at all (a new, zero-page file, or one whose first migration never
+        /// committed): the one kind of file a writer may make a FineDust database.
+        case empty
+        /// FineDust's, every migration of this version applied.
+        case current
+        /// FineDust's, written by an older version: a writer migrates it, a reader cannot.
+        case older
+    }
+
+    /// The standing of the database `db` has open, read without writing. Throws
+    /// `SQLiteFailure.corrupt(.noFineDustTables)` for a file with schema objects but no FineDust
+    /// migration record (another program's database: a `grdb_migrations` of another program's
+    /// identifiers counts as none), and `.schemaTooNew` when a newer FineDust's migrations are recorded.
+    static func standing(of db: Database, path: String) throws -> Standing {
+        let known = Set(Migration.all.map(\.name))
+        let applied =
+            try db.tableExists("grdb_migrations")
+            ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+        guard !applied.isDisjoint(with: known) else {
+            // GRDB creates an empty grdb_migrations before the first migration's transaction: a
+            // writer killed in between left a file still empty.
+            let objects = try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE tbl_name <> 'grdb_migrations'") ?? 0
+            guard objects == 0, applied.isEmpty else { throw SQLiteFailure.corrupt(path: path, reason: .noFineDustTables) }
+            return .empty
+        }
+        guard applied.isSubset(of: known) else { throw SQLiteFailure.schemaTooNew(path: path) }
+        return applied == known ? .current : .older
+    }
+
     /// Text columns that hold JSON documents: each string in them is checked on its own, decoded
     /// (`\/`, `\u002B`), and the document stays valid.
     static let jsonColumns: Set<String> = ["daemon_state.value"]

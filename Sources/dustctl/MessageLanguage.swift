@@ -47,7 +47,10 @@ enum StorageText {
         case (.diskFull, nil):
             return "\(path)이(가) 있는 디스크가 가득 찼습니다. 아무것도 쓰지 않았고 저장된 데이터는 그대로입니다. 공간을 비운 뒤 다시 해 보세요."
         case (.locked, nil):
-            return "데이터베이스 \(path)을(를) 다른 프로세스가 기다릴 수 있는 시간(busy timeout)보다 오래 잠가 두었습니다. 다시 해 보세요."
+            return "데이터베이스 \(path)을(를) 다른 프로세스가 잠그고 있습니다(SQLite: busy). 다시 해 보세요."
+        case (.unusable, .notARegularFile(let file, let type)):
+            return "\(file)은(는) 일반 파일이 아니라 \(korean(type))입니다. 데이터베이스와 그 -wal, -shm은 일반 파일이어야(또는 아직 없어야) 합니다. "
+                + "지우거나 다른 데이터베이스 경로를 지정하세요."
         case (.unusable, .unreadableRow(let problem)):
             return "데이터베이스 \(path)을(를) 읽을 수 없습니다: \(problem)."
         case (.unusable, .some(let reason)):
@@ -69,7 +72,21 @@ enum StorageText {
             "예전 FineDust가 쓴 것이라 업그레이드되어야 이 버전이 읽습니다. dustd를 다시 시작하면(systemctl restart dustd) 업그레이드되니, 그 뒤에 다시 해 보세요"
         case .cannotCreateDirectory(let words): "디렉터리를 만들 수 없습니다: " + words
         case .unreadableRow(let problem): problem
+        case .notARegularFile(let file, let type): "\(file)은(는) 일반 파일이 아니라 \(korean(type))입니다"
         case .given(let words): words
+        }
+    }
+
+    /// 파이프(FIFO), 디렉터리, …: what a path holds instead of a regular file.
+    private static func korean(_ type: StorageFailure.FileType) -> String {
+        switch type {
+        case .fifo: "FIFO(이름 있는 파이프)"
+        case .directory: "디렉터리"
+        case .characterDevice: "문자 장치"
+        case .blockDevice: "블록 장치"
+        case .socket: "소켓"
+        case .symbolicLink: "심볼릭 링크"
+        case .unknown: "알 수 없는 종류의 파일"
         }
     }
 }

@@ -244,12 +244,17 @@ struct MessageLanguageTests {
                 "데이터베이스 \(path)을(를) 열 수 없습니다 (디렉터리를 만들 수 없습니다: Permission denied). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
             ),
             (.diskFull(path: path), "\(path)이(가) 있는 디스크가 가득 찼습니다. 아무것도 쓰지 않았고 저장된 데이터는 그대로입니다. 공간을 비운 뒤 다시 해 보세요."),
-            (.busy(path: path), "데이터베이스 \(path)을(를) 다른 프로세스가 기다릴 수 있는 시간(busy timeout)보다 오래 잠가 두었습니다. 다시 해 보세요."),
+            (.busy(path: path), "데이터베이스 \(path)을(를) 다른 프로세스가 잠그고 있습니다(SQLite: busy). 다시 해 보세요."),
             (
                 .corrupt(path: path, reason: .noFineDustTables),
                 "\(path) 파일은 쓸 수 있는 FineDust 데이터베이스가 아닙니다 (FineDust 테이블이 없습니다). 백업에서 되살리거나 다른 곳으로 옮기세요."
             ),
             (.schemaTooNew(path: path), "데이터베이스 \(path)은(는) 더 새로운 FineDust가 썼습니다. dustd와 dustctl을 업그레이드하세요."),
+            (
+                .notARegularFile(path: path, file: path + "-wal", type: .fifo),
+                "\(path)-wal은(는) 일반 파일이 아니라 FIFO(이름 있는 파이프)입니다. 데이터베이스와 그 -wal, -shm은 일반 파일이어야(또는 아직 없어야) 합니다. "
+                    + "지우거나 다른 데이터베이스 경로를 지정하세요."
+            ),
             (.io(path: path, reason: "disk I/O error"), "데이터베이스 \(path)을(를) 읽거나 쓰지 못했습니다 (disk I/O error)."),
         ]
         for (failure, korean) in cases {

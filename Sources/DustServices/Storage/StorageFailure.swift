@@ -8,7 +8,8 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         case diskFull
         /// The database or its directory cannot be opened or written (permissions, read-only mount).
         case unwritable
-        /// Another process held the database longer than the busy timeout.
+        /// Another process holds the database's lock (SQLite's BUSY or LOCKED, PostgreSQL's lock
+        /// timeout): a passing condition, exit 75.
         case locked
         /// The database was written by a newer FineDust.
         case schemaTooNew
@@ -52,6 +53,9 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         case cannotCreateDirectory(String)
         /// A stored row is not what FineDust writes (what is wrong with it).
         case unreadableRow(String)
+        /// The database, or its `-wal` or `-shm` (the path given), is a FIFO, a directory, a device,
+        /// a socket or a symbolic link where SQLite needs a regular file (or nothing).
+        case notARegularFile(path: String, type: FileType)
         /// SQLite's or the system's words, as they were given.
         case given(String)
 
@@ -63,7 +67,26 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
                 "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again"
             case .cannotCreateDirectory(let reason): "cannot create its directory: \(reason)"
             case .unreadableRow(let problem): problem
+            case .notARegularFile(let path, let type): "\(path) is \(type), not a regular file"
             case .given(let words): words
+            }
+        }
+    }
+
+    /// What a path holds when it is not a regular file, as `lstat` says.
+    public enum FileType: String, Sendable, Hashable, CustomStringConvertible {
+        case fifo, directory, characterDevice, blockDevice, socket, symbolicLink, unknown
+
+        /// The type with its article, as a sentence says it: "a FIFO".
+        public var description: String {
+            switch self {
+            case .fifo: "a FIFO"
+            case .directory: "a directory"
+            case .characterDevice: "a character device"
+            case .blockDevice: "a block device"
+            case .socket: "a socket"
+            case .symbolicLink: "a symbolic link"
+            case .unknown: "a file of an unknown type"
             }
         }
     }

@@ -1,0 +1,154 @@
+import DustStore
+import FakeAirKorea
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+/// A directory with an empty configuration, and the environments dustctl and `dustd --once` run
+/// with there, the database at `database` and AirKorea at `baseURL` (a fake one, or nowhere).
+private struct Scene {
+    let directory: TemporaryDirectory
+    let configuration: String
+
+    init(_ label: String) throws {
+        directory = try TemporaryDirectory(label)
+        configuration = directory.path("empty.yaml")
+        try "# nothing\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+    }
+
+    func dustctl(_ arguments: [String]) async throws -> ProcessResult {
+        try await Executables.run("dustctl", arguments, environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configuration])
+    }
+
+    func dustdOnce(database: String, baseURL: String = "http://127.0.0.1:9") async throws -> ProcessResult {
+        try await Executables.run(
+            "dustd", ["--once"],
+            environment: [
+                "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": configuration, "DUSTD_STATION_NAME": "종로구",
+                "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": database,
+                "DUSTD_FORECAST_ENABLED": "false",
+            ])
+    }
+}
+
+private let dailyFixture = TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml").path
+
+@Suite("dustctl and dustd on a file they may not use as their database", .timeLimit(.minutes(10)))
+struct DatabaseFileProcessTests {
+    @Test("dustctl import and dustd --once refuse another program's SQLite database (65) and leave it byte for byte as it was")
+    func otherProgramsDatabase() async throws {
+        let scene = try Scene("other-program")
+        defer { scene.directory.remove() }
+        let path = scene.directory.path("otherapp.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try await queue.write { db in
+            try db.execute(sql: "CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes(body) VALUES ('x')")
+        }
+        try queue.close()
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let imported = try await scene.dustctl(["import", "--db", path, dailyFixture])
+        let once = try await scene.dustdOnce(database: path, baseURL: baseURL)
+        await server.stop()
+        #expect(imported.status == 65, "\(imported.standardError)")
+        #expect(
+            imported.standardError.contains("\(path) is not a usable FineDust database (it has no FineDust tables)"),
+            "\(imported.standardError)")
+        #expect(once.status == 65, "\(once.standardError)")
+        #expect(once.standardError.contains("it has no FineDust tables"), "\(once.standardError)")
+        #expect(server.requests.isEmpty, "dustd polled into another program's database")
+        // Still in its rollback journal, its one table and row: not a byte written.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test(
+        "A FIFO or a directory as the database, its -wal or its -shm: dustctl refuses at once (65), dustd too (78), in one sentence naming it",
+        arguments: ["", "-wal", "-shm"], [true, false])
+    func notARegularFile(suffix: String, fifo: Bool) async throws {
+        let scene = try Scene("not-a-file")
+        defer { scene.directory.remove() }
+        let database = scene.directory.path("d.sqlite")
+        if !suffix.isEmpty {
+            // A FineDust database, its persistent -wal and -shm then replaced.
+            _ = try SQLiteStore(path: database)
+            for other in ["-wal", "-shm"] { unlink(database + other) }
+        }
+        let planted = database + suffix
+        if fifo {
+            #expect(mkfifo(planted, 0o640) == 0)
+        } else {
+            try FileManager.default.createDirectory(atPath: planted, withIntermediateDirectories: false)
+        }
+        // The FIFO held open for writing by this process: a program that opened it would then not
+        // block but fail at its first read ("disk I/O error", 74), so a regression fails quickly;
+        // then, with no writer, one that opened it would block forever (the suite's time limit).
+        let writer = fifo ? open(planted, O_RDWR | O_NONBLOCK | O_CLOEXEC) : -1
+        let sentence =
+            "\(planted) is \(fifo ? "a FIFO" : "a directory"), not a regular file: a database and its -wal and -shm must be regular files (or not exist yet); remove it, or name another database path."
+        for held in fifo ? [true, false] : [false] {
+            if !held, writer >= 0 { close(writer) }
+            let read = try await scene.dustctl(["day", "2026-11-20", "--station", "종로구", "--db", database])
+            try #require(read.status == 65, "\(read.standardError)")
+            #expect(read.standardError == "dustctl: \(sentence)\n")
+            let written = try await scene.dustctl(["import", "--db", database, dailyFixture])
+            #expect(written.status == 65, "\(written.standardError)")
+            #expect(written.standardError.contains(sentence), "\(written.standardError)")
+            let once = try await scene.dustdOnce(database: database)
+            #expect(once.status == 78, "\(once.standardError)")
+            #expect(once.standardError.contains(sentence), "\(once.standardError)")
+        }
+    }
+
+    @Test("A device as the database (/dev/null): dustctl refuses to read or write it (65), and leaves it as it is")
+    func device() async throws {
+        let scene = try Scene("device")
+        defer { scene.directory.remove() }
+        let sentence =
+            "/dev/null is a character device, not a regular file: a database and its -wal and -shm must be regular files (or not exist yet); remove it, or name another database path."
+        let read = try await scene.dustctl(["day", "2026-11-20", "--station", "종로구", "--db", "/dev/null"])
+        #expect(read.status == 65 && read.standardError == "dustctl: \(sentence)\n", "\(read.standardError)")
+        let written = try await scene.dustctl(["import", "--db", "/dev/null", dailyFixture])
+        #expect(written.status == 65 && written.standardError.contains(sentence), "\(written.standardError)")
+        var status = stat()
+        #expect(lstat("/dev/null", &status) == 0 && status.st_mode & S_IFMT == S_IFCHR)
+        #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
+    }
+
+    @Test("A damaged page met at start ends dustd --once with 65 and the storage sentence, before it polls: never logged and carried on")
+    func damagedDatabaseAtStart() async throws {
+        let scene = try Scene("damaged")
+        defer { scene.directory.remove() }
+        let database = scene.directory.path("d.sqlite")
+        let demo = try await scene.dustctl(["demo", "--db", database, "--fixtures", TestFixtures.url("").path])
+        try #require(demo.status == 0, "\(demo.standardError)")
+        // The root page of heart_rate: no poll reads or writes it, but the start's look for the key's
+        // echoes reads every text of every table. The demo's writer checkpointed on closing: the
+        // file holds every page.
+        var readOnly = GRDB.Configuration()
+        readOnly.readonly = true
+        let (root, pageSize) = try await DatabaseQueue(path: database, configuration: readOnly).read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'heart_rate'") ?? 0,
+                try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            )
+        }
+        try #require(root > 1 && pageSize >= 512)
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: database))
+        try file.seek(toOffset: UInt64((root - 1) * pageSize))
+        try file.write(contentsOf: Data(repeating: 0xFF, count: pageSize))
+        try file.close()
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let once = try await scene.dustdOnce(database: database, baseURL: baseURL)
+        await server.stop()
+        #expect(once.status == 65, "\(once.standardError)")
+        #expect(once.standardError.contains("\(database) is not a usable FineDust database"), "\(once.standardError)")
+        #expect(!once.standardError.contains("Could not check stored messages"), "\(once.standardError)")
+        #expect(server.requests.isEmpty, "dustd polled into a damaged database")
+    }
+}
