@@ -81,6 +81,8 @@ public struct IndoorSampler: Sendable {
     private var loaded = false
     /// Home Assistant sensors whose history is read before the next sample: every one at first.
     private var needsBackfill: Set<String>?
+    /// Sensors whose samples wait for the clock to pass their last one (`clockPassed`).
+    private var clockBehind: Set<String> = []
 
     public init(http: any IndoorSensorHTTP, logger: Logger) {
         self.http = http
@@ -130,6 +132,7 @@ public struct IndoorSampler: Sendable {
                     needsBackfill?.remove(sensor.name)
                 }
                 let hold = sensor.kind == .homeassistant ? IndoorSample.stateHoldSeconds : IndoorSample.sampledHoldSeconds
+                guard clockPassed(state.lastSampleAt, of: sensor.name, at: now) else { break }
                 samples.append(IndoorSample(sensor: sensor.name, at: now, value: values.value, holdSeconds: hold))
                 state.lastSampleAt = IndoorSample.minute(containing: now)
                 state.unknownSamples += values.unknown
@@ -154,6 +157,28 @@ public struct IndoorSampler: Sendable {
         } catch {
             logger.error("Could not store indoor samples: \(error)")
         }
+    }
+
+    /// Whether a sample taken `now` may be stored after the sensor's last one (`last`): not when the
+    /// clock is behind that minute. A sample is stamped with this machine's clock, and a Raspberry Pi
+    /// after a power cut starts from the time it last saved, up to an hour behind, until NTP answers:
+    /// its samples wrote over the real ones of that hour. They wait (logged once) until the clock has
+    /// passed the last sample. A last sample more than a day ahead is the clock's own earlier mistake
+    /// (set ahead, since set right) and does not hold sampling back.
+    private mutating func clockPassed(_ last: Date?, of sensor: String, at now: Date) -> Bool {
+        let minute = IndoorSample.minute(containing: now)
+        guard let last, last > minute, last.timeIntervalSince(now) < 86_400 else {
+            if clockBehind.remove(sensor) != nil {
+                logger.notice("Indoor sensor \(sensor): this machine's clock has passed its last sample; sampling again")
+            }
+            return true
+        }
+        if clockBehind.insert(sensor).inserted {
+            logger.warning(
+                "Indoor sensor \(sensor): this machine's clock (\(now)) is behind the sensor's last sample (\(last)); its samples wait until the clock passes it, so stored ones are not written over (is the time set? NTP?)"
+            )
+        }
+        return false
     }
 
     /// Asks one sensor the question its kind documents.

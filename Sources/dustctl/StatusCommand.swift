@@ -72,7 +72,16 @@ struct StatusCommand: AsyncParsableCommand {
         let calendar = settings.calendar
         let label = words.label
         func when(_ date: Date) -> String {
-            let age = words.age(now.timeIntervalSince(date))
+            let seconds = now.timeIntervalSince(date)
+            // Stamped after now: by this machine's clock while it was ahead (a Raspberry Pi's, set right
+            // since), or it is behind now. Said so, not "0 min ago" (a minute's difference is the clocks').
+            if seconds < -60 {
+                let ahead = words.age(-seconds)
+                return words.say(
+                    "\(calendar.iso8601(date)) (이 컴퓨터의 시계보다 \(ahead) 뒤: 시계가 틀렸거나 틀렸었습니다)",
+                    "\(calendar.iso8601(date)) (\(ahead) after this machine's clock: the clock is or was wrong)")
+            }
+            let age = words.age(seconds)
             return words.say("\(calendar.iso8601(date)) (\(age) 전)", "\(calendar.iso8601(date)) (\(age) ago)")
         }
         let status = health.status

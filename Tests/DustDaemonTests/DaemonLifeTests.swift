@@ -131,6 +131,26 @@ struct DaemonLifeTests {
         #expect(try await dustd.stop() == 0)
     }
 
+    @Test("A success stamped after the clock (the clock was ahead, or is behind) is said so by dustctl status, not \"0 min ago\"")
+    func successAfterTheClock() async throws {
+        let dustd = try await RunningDustd()
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { try await dustd.status().1["lastSuccess"] is [String: Any] })
+        #expect(try await dustd.stop() == 0)
+        // Two days before the poll, as a Raspberry Pi's clock set back after running ahead would be.
+        let earlier = Date().addingTimeInterval(-2 * 86_400)
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "Asia/Seoul")
+        format.dateFormat = "yyyy-MM-dd'T'HH:mm"
+        let shown = try await Executables.run(
+            "dustctl", ["status", "--db", dustd.database, "--station", "종로구", "--now", format.string(from: earlier)],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
+        let line = shown.standardOutput.split(separator: "\n").first { $0.hasPrefix("Last success") }.map(String.init) ?? ""
+        #expect(line.contains("after this machine's clock: the clock is or was wrong"), "\(shown.standardOutput)")
+        #expect(!line.contains("ago"), "\(line)")
+    }
+
     @Test("A reload without station.name is refused: dustd keeps polling, says why, and records the refusal")
     func reloadRefused() async throws {
         let dustd = try await RunningDustd()

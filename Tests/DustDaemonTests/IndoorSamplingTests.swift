@@ -6,6 +6,7 @@ import DustStore
 import FakeAirKorea
 import Foundation
 import Logging
+import Synchronization
 import TestSupport
 import Testing
 
@@ -84,6 +85,46 @@ struct IndoorSamplingTests {
             states.map(\.sensor) == ["bedroom", "living-room", "study"] && states.allSatisfy { $0.problem == nil && $0.lastSampleAt == now }
         )
         #expect(!rig.logs.text.contains(Self.token))
+        await rig.stop()
+    }
+
+    @Test(
+        "A clock set back behind the last sample (a Pi after a power cut) writes nothing over the stored minutes; sampling resumes once it passes them, logged once each way"
+    )
+    func clockBehindLastSample() async throws {
+        let value = Mutex(20.0)
+        let rig = try await Rig { _ in IndoorSamplingTests.json(#"{"pm02":\#(value.withLock { $0 }),"pm10":30}"#) }
+        let settings = IndoorSettings(sensors: [IndoorSensorSettings(name: "living-room", kind: .airgradient, url: rig.base)])
+        var sampler = rig.sampler()
+        // 10:00–10:30 sampled on a right clock, 20 µg/m³.
+        for minute in 0...30 {
+            await sampler.round(settings: settings, token: nil, at: now.addingTimeInterval(Double(minute) * 60), database: rig.database)
+        }
+        // The clock restarts at 10:05 (the time it saved), and the monitor now reads 99: nothing of 10:05–10:29 changes.
+        value.withLock { $0 = 99 }
+        for minute in 5...29 {
+            await sampler.round(
+                settings: settings, token: nil, at: now.addingTimeInterval(Double(minute) * 60 + 10), database: rig.database)
+        }
+        var samples = try await rig.store.indoorSamples(sensors: ["living-room"], from: now, to: now.addingTimeInterval(3600))
+        #expect(samples.count == 31 && samples.allSatisfy { $0.value.ultraFineDust == 20 })
+        #expect(rig.logs.text.components(separatedBy: "is behind the sensor's last sample").count == 2)
+        // The minute of the last sample itself is the sensor's again (the last answer of a minute wins), and on.
+        await sampler.round(settings: settings, token: nil, at: now.addingTimeInterval(31 * 60), database: rig.database)
+        samples = try await rig.store.indoorSamples(sensors: ["living-room"], from: now, to: now.addingTimeInterval(3600))
+        #expect(samples.count == 32 && samples.last?.value.ultraFineDust == 99)
+        #expect(rig.logs.text.contains("this machine's clock has passed its last sample; sampling again"))
+        // A last sample two years ahead (the clock's own earlier mistake) does not hold sampling back.
+        try await rig.store.saveIndoor(
+            samples: [
+                IndoorSample(
+                    sensor: "living-room", at: now.addingTimeInterval(2 * 365 * 86_400), value: DustPair(fineDust: 1, ultraFineDust: 1))
+            ],
+            states: [IndoorSensorState(sensor: "living-room", kind: "airgradient", lastSampleAt: now.addingTimeInterval(2 * 365 * 86_400))])
+        var restarted = rig.sampler()
+        await restarted.round(settings: settings, token: nil, at: now.addingTimeInterval(40 * 60), database: rig.database)
+        samples = try await rig.store.indoorSamples(sensors: ["living-room"], from: now, to: now.addingTimeInterval(3600))
+        #expect(samples.count == 33)
         await rig.stop()
     }
 

@@ -330,6 +330,34 @@ struct WebAccessTests {
         }
     }
 
+    @Test(
+        "A sign-out stamped while the clock was two years ahead locks nobody out once it is set right: a sign-out is recorded again, a sign-in opens"
+    )
+    func signOutStampedAhead() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let ahead = DemoReplay.now.addingTimeInterval(2 * 365 * 86_400)
+        let second = Date(timeIntervalSince1970: DemoReplay.now.timeIntervalSince1970.rounded(.down))
+        try await application(rig).test(.router) { client in
+            // dad signed out while the clock was ahead; a sign-out now is recorded at now, not skipped.
+            try await rig.store.revokeSessions(of: "p:dad", at: ahead)
+            var headers = Self.bearer(Self.dadToken)
+            headers[HTTPField.Name("Sec-Fetch-Site")!] = "same-origin"
+            try await client.execute(uri: "/logout", method: .post, headers: headers) { #expect($0.status == .seeOther) }
+            #expect(try await rig.store.sessionRevocations()["p:dad"] == second)
+            // Signed out ahead again, then signing in: the cookie opens the pages.
+            try await rig.store.revokeSessions(of: "p:dad", at: ahead)
+            let form = try await Self.form(client)
+            let response = try await Self.post(client, body: "token=\(Self.dadToken)&form=\(form.value)", cookie: form.cookie)
+            #expect(response.status == .seeOther)
+            let setCookie = try #require(response.headers[values: .setCookie].first { $0.hasPrefix("dustd_session=") })
+            let session = String(setCookie.prefix { $0 != ";" })
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: session]) { #expect($0.status == .ok) }
+            // The sign-out now stands a second before the sign-in: every cookie issued before it stays ended.
+            #expect(try await rig.store.sessionRevocations()["p:dad"] == second.addingTimeInterval(-1))
+        }
+    }
+
     @Test("A sign-in from another site, without the form's cookie, or with a wrong token is refused; the throttle then answers 429")
     func signInRefusals() async throws {
         let rig = try await WebRig()

@@ -163,11 +163,25 @@ public struct WebData: Sendable {
     /// Signed out already this second, the row would not change, yet the write would raise the data
     /// generation, and every kept answer of everyone would be computed again: a person posting sign-outs
     /// in a loop kept the whole web cold. Then nothing is written (a cookie of that second is refused already).
+    /// A sign-out stamped later than this second is written over: it was stamped by a clock that was
+    /// ahead (`settleSignOut`), and left it would keep this one from ever being recorded.
     public func revokeSessions(of principal: WebPrincipal) async throws(StorageFailure) {
         let now = clock.now
         let second = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        if let signedOut = try await sessionRevocations()[principal.cookieName], signedOut >= second { return }
+        if let signedOut = try await sessionRevocations()[principal.cookieName], signedOut == second { return }
         try await store().revokeSessions(of: principal.cookieName, at: now)
+    }
+
+    /// Before a cookie is issued to `principal` (who has just given their token): a sign-out stamped
+    /// more than a minute after now was stamped by a clock that was ahead (a Raspberry Pi's, set right
+    /// since), and every cookie issued from now on would count as before it: the person could never
+    /// sign in again, and the web could not record another sign-out. It is moved back to the second
+    /// before now, which still ends every cookie issued before (those issued while the clock was ahead
+    /// expire too far ahead to be accepted, `SessionCookie.verify`).
+    public func settleSignOut(of principal: WebPrincipal) async throws(StorageFailure) {
+        let now = clock.now
+        guard let signedOut = try await sessionRevocations()[principal.cookieName], signedOut > now.addingTimeInterval(60) else { return }
+        try await store().revokeSessions(of: principal.cookieName, at: now.addingTimeInterval(-1))
     }
 
     /// Statistics before a person is chosen: without `people:`, `me`'s.

@@ -79,7 +79,9 @@ public struct WebServer: Sendable {
         router.head(RouterPath(WebSignIn.loginPath)) { _, _ in Response(status: .ok) }
         router.post(RouterPath(WebSignIn.loginPath)) { request, context -> Response in
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
-            return try await WebSignIn.signIn(request, context: context, access: access, throttle: throttle, now: data.now, logger: logger)
+            return try await WebSignIn.signIn(
+                request, context: context, access: access, throttle: throttle, now: data.now, logger: logger,
+                settle: { principal throws(StorageFailure) in try await data.settleSignOut(of: principal) })
         }
         router.post(RouterPath(WebSignIn.logoutPath)) { request, context -> Response in
             let response = WebSignIn.signOut(request)

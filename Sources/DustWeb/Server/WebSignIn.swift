@@ -1,4 +1,5 @@
 import Crypto
+import DustServices
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -57,8 +58,11 @@ enum WebSignIn {
 
     /// `POST /login`: checks the origin, the anti-forgery value, the throttle and the token, in
     /// that order; on success a 303 to the page asked for with the session cookie.
+    /// `settle` runs for the principal whose token was given, before their cookie is issued
+    /// (`WebData.settleSignOut`).
     static func signIn(
-        _ request: Request, context: WebRequestContext, access: WebAccess, throttle: LoginThrottle, now: Date, logger: Logger
+        _ request: Request, context: WebRequestContext, access: WebAccess, throttle: LoginThrottle, now: Date, logger: Logger,
+        settle: (WebPrincipal) async throws(StorageFailure) -> Void
     ) async throws -> Response {
         guard isSameOrigin(request) else {
             return WebResponse.text(.forbidden, "Sign-in forms are accepted from this site only.\n").response
@@ -91,6 +95,12 @@ enum WebSignIn {
             throttle.recordFailure(address: address, now: now)
             logger.notice("A sign-in with a wrong token was refused", metadata: ["client": "\(address)"])
             return form(request, status: .unauthorized, next: next, problem: .wrongToken)
+        }
+        do throws(StorageFailure) {
+            try await settle(principal)
+        } catch {
+            logger.error("Could not check the sign-outs of the one signing in: \(error)")
+            return WebResponse.text(.serviceUnavailable, "Signing in could not be checked; try again.\n").response
         }
         var response = Response(status: .seeOther, headers: [.location: next])
         response.setCookie(cookie)
