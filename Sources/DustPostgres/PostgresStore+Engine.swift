@@ -19,6 +19,10 @@ extension PostgresStore: SQLDatabase {
         try await transaction("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", body)
     }
 
+    /// Nothing: PostgreSQL's dead rows are not served to anyone and its autovacuum reclaims them
+    /// (docs/REFERENCE.md §20); a `VACUUM` here would wait on every other dustd's transactions.
+    public func eraseRemovedRows() async throws(StorageFailure) {}
+
     /// One transaction: all of it is committed, or none.
     public func writeTransaction<T: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) throws -> T

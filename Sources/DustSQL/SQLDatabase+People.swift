@@ -55,7 +55,15 @@ extension SQLDatabase {
         }
     }
 
+    /// Removes every row of `person`, then what the engine keeps of removed rows (`eraseRemovedRows`):
+    /// a forgotten person's heart rate is not to be read back from the file.
     public func forgetPerson(_ person: String) async throws(StorageFailure) -> PersonRemoval {
+        let removal = try await removePerson(person)
+        if removal.total > 0 { try await eraseRemovedRows() }
+        return removal
+    }
+
+    private func removePerson(_ person: String) async throws(StorageFailure) -> PersonRemoval {
         try await write { session in
             var removal = PersonRemoval()
             for (table, kind) in PersonTables.records {

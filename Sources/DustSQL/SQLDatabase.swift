@@ -12,6 +12,11 @@ public protocol SQLDatabase: Sendable {
     /// Runs `body` in one transaction: all of it is committed, or none. The engine's part of a
     /// write: every write goes through `write`, which raises the data generation in the same transaction.
     func writeTransaction<T: Sendable>(_ body: @escaping @Sendable (any SQLSession) throws -> T) async throws(StorageFailure) -> T
+    /// After rows were removed for good (a person forgotten): no copy of them is left where the engine
+    /// keeps freed bytes. SQLite leaves them in free pages and in the unused space of pages its
+    /// b-trees rebuilt long before, readable with a hex editor: it rewrites the file and empties the
+    /// WAL. PostgreSQL's dead rows are its autovacuum's.
+    func eraseRemovedRows() async throws(StorageFailure)
 }
 
 extension SQLDatabase {

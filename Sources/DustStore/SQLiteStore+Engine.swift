@@ -26,6 +26,23 @@ extension SQLiteStore: SQLDatabase {
         try await writing { db in try body(SQLiteSession(db: db)) }
     }
 
+    public func eraseRemovedRows() async throws(StorageFailure) {
+        let pool = pool
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                pool.asyncWriteWithoutTransaction { db in
+                    continuation.resume(
+                        with: Result {
+                            try db.execute(sql: "VACUUM")
+                            try db.checkpoint(.truncate)
+                        })
+                }
+            }
+        } catch {
+            throw failure(error)
+        }
+    }
+
     /// One transaction on the writer's queue; finished even when the caller is cancelled meanwhile.
     func writing<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
         let pool = pool

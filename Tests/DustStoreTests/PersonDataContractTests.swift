@@ -1,8 +1,11 @@
 import DustKit
 import DustServices
 import Foundation
+import GRDB
 import TestSupport
 import Testing
+
+@testable import DustStore
 
 private let eight = Slot(startEpochSeconds: 1_795_129_200)  // 2026-11-20 08:00 KST
 private let imported = Date(timeIntervalSince1970: 1_795_219_200)
@@ -93,6 +96,36 @@ struct PersonDataContractTests {
             #expect(try await store.slotPlaces(person: "민지", inputs: "v1", from: eight, to: eight.advanced(by: 3)).count == 3)
             #expect(try await store.forgetPerson("dad").total == 0)
         }
+    }
+
+    @Test("A forgotten person's records leave no bytes in the SQLite file: not in a free page, not in a page's unused space")
+    func forgetLeavesNoBytes() async throws {
+        let directory = try TemporaryDirectory("finedust-forget")
+        defer { directory.remove() }
+        let path = directory.path("forget.sqlite")
+        let store = try SQLiteStore(path: path)
+        try await seed(store)
+        // A source name no other row holds, in a heart-rate series of a day: pages of their own.
+        let marker = "watch-of-dad-7f3a9c2e"
+        let start = eight.start
+        try await store.saveImport(
+            walking: [],
+            body: [
+                PhysiologyBatch(
+                    person: "dad", source: marker,
+                    heartRate: HeartRateSeries(
+                        (0..<1440).map { HeartRateSample(at: start.addingTimeInterval(Double($0) * 60), beatsPerMinute: 70) }),
+                    restingHeartRate: [], sleep: [])
+            ], positions: [], importedAt: imported)
+        func fileHolds(_ text: String) throws -> Bool {
+            _ = try store.pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            return bytes.range(of: Data(text.utf8)) != nil
+        }
+        #expect(try fileHolds(marker))
+        #expect(try await store.forgetPerson("dad")[.heartRate] == 60 + 1440)
+        #expect(try !fileHolds(marker), "the forgotten source's bytes are still in the file")
+        #expect(try store.integrityCheck() == ["ok"])
     }
 
     @Test(

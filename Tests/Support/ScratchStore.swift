@@ -59,6 +59,8 @@ public final class InterceptingStore: SQLDatabase, FineDustStore {
         try await base.writeTransaction(body)
     }
 
+    public func eraseRemovedRows() async throws(StorageFailure) { try await base.eraseRemovedRows() }
+
     public func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) async throws(StorageFailure) -> UpsertSummary {
         if let savingReadingsFails { throw savingReadingsFails }
         return try await base.saveReadings(readings, fetchedAt: fetchedAt)
