@@ -66,13 +66,13 @@ public final class SQLiteStore: Sendable {
             pool =
                 mode == .readOnly
                 ? try DatabaseQueue(path: path, configuration: configuration)
-                : try DatabasePool(path: path, configuration: configuration)
+                : try Self.openPool(path, configuration: configuration, busyTimeout: busyTimeout)
             switch mode {
             case .readWrite:
                 // FULL: a committed batch survives power loss, not only a killed process. Set after
                 // the pool is open: GRDB sets NORMAL on the writer when it turns WAL on.
                 try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-                try Schema.migrator.migrate(pool)
+                try Self.migrate(pool)
             case .readOnly:
                 switch try pool.read({ db in try Schema.standing(of: db, path: path) }) {
                 case .current: break
@@ -86,6 +86,37 @@ public final class SQLiteStore: Sendable {
             throw SQLiteFailure(error, path: path)
         }
         identity = FileIdentity(path: path)
+    }
+
+    /// The writer's pool. Turning a new file to WAL needs it alone for a moment, and SQLite answers
+    /// "busy" at once, not after its busy timeout, when another process is creating the same file
+    /// (dustd and a `dustctl import` started together): asked again until the timeout has passed.
+    private static func openPool(_ path: String, configuration: Configuration, busyTimeout: TimeInterval) throws -> DatabasePool {
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        while true {
+            do {
+                return try DatabasePool(path: path, configuration: configuration)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                usleep(50_000)
+            }
+        }
+    }
+
+    /// Applies the migrations this version has and the file lacks. GRDB reads which are applied once,
+    /// before the first: a second process opening the same file at the same moment (dustd and a
+    /// `dustctl import` on an upgrade) found a migration the first had just applied, and failed on
+    /// "table already exists". A failure after another process applied more is looked at again: what
+    /// that process applied is then skipped. Any other failure is the file's, and thrown.
+    private static func migrate(_ pool: any DatabaseWriter) throws {
+        while true {
+            let before = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
+            do {
+                return try Schema.migrator.migrate(pool)
+            } catch {
+                let after = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
+                guard after.count > before.count else { throw error }
+            }
+        }
     }
 
     /// Gives back the memory the connections keep between uses: closes the reader connections (a

@@ -1,3 +1,4 @@
+import DustSQL
 import DustServices
 import Foundation
 import GRDB
@@ -24,6 +25,37 @@ private func otherProgramsDatabase(_ path: String, migrations: [String] = []) th
 
 @Suite("Whose database: a writer and a reader ask the same question", .timeLimit(.minutes(10)))
 struct DatabaseStandingTests {
+    @Test(
+        "Four writers opening one new database at the same moment all open it, each migration applied once (dustd and dustctl import started together)"
+    )
+    func openedTogether() async throws {
+        for _ in 0..<10 {
+            let directory = try TemporaryDirectory("finedust-together")
+            defer { directory.remove() }
+            let path = directory.path("together.sqlite")
+            let failures = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<4 {
+                    // Each on a thread of its own, as four processes would be: the open waits on SQLite.
+                    group.addTask {
+                        try await aside {
+                            do {
+                                _ = try SQLiteStore(path: path)
+                                return nil
+                            } catch {
+                                return "\(error)"
+                            }
+                        }
+                    }
+                }
+                return try await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
+            }
+            #expect(failures.isEmpty, "\(failures)")
+            let store = try SQLiteStore(path: path, mode: .readOnly)
+            let applied = try await store.pool.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+            #expect(applied.count == Migration.all.count && Set(applied).count == applied.count)
+        }
+    }
+
     @Test(
         "Another program's SQLite database is refused by a writer as by a reader (65, no FineDust tables), and left byte for byte as it was",
         arguments: [[], ["createUsers", "addEmail"]])
