@@ -92,7 +92,7 @@ private func checkCSV(_ body: Data, calendar: DayCalendar) {
             precondition(
                 SupportedPeriod.isPlausible(Date(timeIntervalSince1970: TimeInterval(minute)), now: now),
                 "a sample outside the supported period: \(minute)")
-            if index > 0 { precondition(series.minutes[index - 1] != minute, "two samples of one minute in a row") }
+            if index > 0 { precondition(series.minutes[index - 1] < minute, "samples not one a minute in time order") }
             precondition(series.holds[index] == Int32(IndoorSample.sampledHoldSeconds))
             for value in [series.pm25[index], series.pm10[index]] where !value.isNaN {
                 checkPlausible(value)
