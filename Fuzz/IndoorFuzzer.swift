@@ -54,11 +54,21 @@ private func checkAnswer(_ read: () throws(SensorProblem) -> SensorValues) {
     }
 }
 
+/// The entity and the day a history answer is read for (the seed's entity and day).
+private let historyEntity = "sensor.study_pm25"
+private let historyWindow = Date(timeIntervalSince1970: 1_705_276_800)..<Date(timeIntervalSince1970: 1_705_363_200)  // 2024-01-15, UTC
+
 private func checkHistory(_ body: Data, pollutant: Pollutant) {
     do {
-        let history = try SensorAnswer.homeAssistantHistory(body, pollutant: pollutant)
+        let history = try SensorAnswer.homeAssistantHistory(body, entity: historyEntity, pollutant: pollutant, window: historyWindow)
         precondition(history.unknown >= 0)
+        precondition(history.states.count <= 1_441, "\(history.states.count) states kept of one day's window")
+        for (state, next) in zip(history.states, history.states.dropFirst()) {
+            precondition(
+                IndoorSample.minute(containing: state.at) < IndoorSample.minute(containing: next.at), "two states of one minute kept")
+        }
         for state in history.states {
+            precondition(historyWindow.contains(state.at), "a state outside the window asked: \(state.at)")
             precondition(state.at.timeIntervalSince1970.isFinite, "a state at \(state.at.timeIntervalSince1970)")
             let other: Pollutant = pollutant == .pm25 ? .pm10 : .pm25
             precondition(state.value[other] == nil, "a value of the pollutant the entity does not measure")
@@ -82,7 +92,7 @@ private func checkCSV(_ body: Data, calendar: DayCalendar) {
             precondition(
                 SupportedPeriod.isPlausible(Date(timeIntervalSince1970: TimeInterval(minute)), now: now),
                 "a sample outside the supported period: \(minute)")
-            if index > 0 { precondition(series.minutes[index - 1] != minute, "two samples of one minute in a row") }
+            if index > 0 { precondition(series.minutes[index - 1] < minute, "samples not one a minute in time order") }
             precondition(series.holds[index] == Int32(IndoorSample.sampledHoldSeconds))
             for value in [series.pm25[index], series.pm10[index]] where !value.isNaN {
                 checkPlausible(value)

@@ -74,12 +74,12 @@ done
 for target in $TARGETS; do
     case "$target" in
         parser) build parser Sources/DustKit/*.swift Sources/AirKorea/*.swift Fuzz/ParserFuzzer.swift ;;
-        activity) build activity Sources/DustKit/*.swift Sources/DustServices/ActivityCSVParser.swift Fuzz/ActivityFuzzer.swift ;;
+        activity) build activity Sources/DustKit/*.swift Sources/DustServices/ActivityCSVParser.swift Sources/DustServices/CSVLines.swift Fuzz/ActivityFuzzer.swift ;;
         health) build health Sources/DustKit/*.swift "${ACTIVITY_READERS[@]}" Fuzz/ActivityReaderChecks.swift Fuzz/HealthFuzzer.swift ;;
         gpx) build gpx Sources/DustKit/*.swift "${ACTIVITY_READERS[@]}" Fuzz/ActivityReaderChecks.swift Fuzz/GPXFuzzer.swift ;;
         zip) build zip Sources/DustKit/*.swift Sources/DustActivity/*.swift "$ZIPFOUNDATION"/Sources/ZIPFoundation/*.swift \
             Fuzz/ActivityReaderChecks.swift Fuzz/ZipFuzzer.swift ;;
-        indoor) build indoor Sources/DustKit/*.swift Sources/DustServices/Indoor/*.swift Sources/DustServices/ActivityCSVParser.swift \
+        indoor) build indoor Sources/DustKit/*.swift Sources/DustServices/Indoor/*.swift Sources/DustServices/ActivityCSVParser.swift Sources/DustServices/CSVLines.swift \
             Fuzz/IndoorFuzzer.swift ;;
         *) echo "fuzz.sh: unknown target $target (parser, activity, health, gpx, zip, indoor)"; exit 64 ;;
     esac

@@ -128,7 +128,7 @@ public struct IndoorSampler: Sendable {
             switch answer {
             case .success(let values):
                 if sensor.kind == .homeassistant, needsBackfill?.contains(sensor.name) ?? false {
-                    samples += await backfill(sensor, token: token, since: state.lastSampleAt, now: now, store: store)
+                    await backfill(sensor, token: token, since: state.lastSampleAt, now: now, store: store)
                     needsBackfill?.remove(sensor.name)
                 }
                 let hold = sensor.kind == .homeassistant ? IndoorSample.stateHoldSeconds : IndoorSample.sampledHoldSeconds
@@ -217,20 +217,24 @@ public struct IndoorSampler: Sendable {
     }
 
     /// Home Assistant's states since the newest stored sample (at most 10 days back), each holding
-    /// until the next change; empty when there is no gap or the history cannot be read (logged).
+    /// until the next change, stored a window at a time; nothing when there is no gap, and what was
+    /// read until then when the history cannot be read (logged).
+    ///
+    /// A day per request, each answer read only for its own window and folded to one state a minute
+    /// (`SensorAnswer.homeAssistantHistory`), and each window written before the next is asked: what
+    /// a backfill holds at once is one answer and at most 1,441 states, even from a server that
+    /// ignores `end_time` and answers the same 8 MiB ten times (docs/RELIABILITY.md, "Indoor monitors").
     private func backfill(
         _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, since last: Date?, now: Date, store: any FineDustStore
-    ) async -> [IndoorSample] {
-        guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return [] }
+    ) async {
+        guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return }
         let stored = (try? await store.newestIndoorSample(sensor: sensor.name, before: now)) ?? last
         let start = max(stored ?? .distantPast, now.addingTimeInterval(-IndoorSamplingService.backfillSeconds))
-        guard now.timeIntervalSince(start) > 120 else { return [] }
-        // A day at a time: ten days of a sensor that changes every few seconds stay within each
-        // answer's bound, and a Raspberry Pi never holds more than a day of states parsed at once.
-        var samples: [IndoorSample] = []
+        guard now.timeIntervalSince(start) > 120 else { return }
+        var kept = 0
         var windowStart = start
         while windowStart < now {
-            let windowEnd = min(windowStart.addingTimeInterval(86_400), now)
+            let windowEnd = min(windowStart.addingTimeInterval(SensorAnswer.historyWindowSeconds), now)
             // `+` of the offset written %2B: in a query it would read as a space.
             let (from, to) = (HomeAssistantTime.text(windowStart), HomeAssistantTime.text(windowEnd))
             let url =
@@ -239,9 +243,19 @@ public struct IndoorSampler: Sendable {
             do throws(SensorProblem) {
                 let answer = try await Self.body(
                     url, bearer: token, http: http, homeAssistant: true, maxBytes: SensorAnswer.maxHistoryBytes)
-                let history = try SensorAnswer.homeAssistantHistory(answer, pollutant: sensor.pollutant)
-                samples += history.states.filter { $0.at > start && $0.at < now }.map {
+                let history = try SensorAnswer.homeAssistantHistory(
+                    answer, entity: entity, pollutant: sensor.pollutant, window: windowStart..<windowEnd)
+                let samples = history.states.map {
                     IndoorSample(sensor: sensor.name, at: $0.at, value: $0.value, holdSeconds: IndoorSample.stateHoldSeconds)
+                }
+                if !samples.isEmpty {
+                    do {
+                        try await store.saveIndoor(samples: samples, states: [])
+                    } catch {
+                        logger.error("Could not store indoor samples: \(error)")
+                        break
+                    }
+                    kept += samples.count
                 }
             } catch {
                 logger.warning("Indoor sensor \(sensor.name): Home Assistant's history could not be read: it \(error)")
@@ -249,9 +263,8 @@ public struct IndoorSampler: Sendable {
             }
             windowStart = windowEnd
         }
-        if !samples.isEmpty {
-            logger.info("Indoor sensor \(sensor.name): Home Assistant's history read", metadata: ["states": "\(samples.count)"])
+        if kept > 0 {
+            logger.info("Indoor sensor \(sensor.name): Home Assistant's history read", metadata: ["states": "\(kept)"])
         }
-        return samples
     }
 }

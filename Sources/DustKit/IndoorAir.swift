@@ -286,8 +286,8 @@ public struct IndoorSeries: Sendable {
     public var last: Date? { minutes.max().map { Date(timeIntervalSince1970: TimeInterval($0)) } }
 
     /// Adds the sample of `at`'s minute; a sample of the same minute as the one before it replaces
-    /// that one (returns true then). A minute given again later is left to the store, whose upsert
-    /// keeps the last row of a key.
+    /// that one (returns true then). A minute given again after others is replaced by
+    /// `keepLastOfEachMinute`, which an import calls before it counts or stores.
     @discardableResult
     public mutating func append(at: Date, value: DustPair<Double?>) -> Bool {
         append(minute: Int64(IndoorSample.minute(containing: at).timeIntervalSince1970), value: value, hold: holdSeconds)
@@ -308,6 +308,22 @@ public struct IndoorSeries: Sendable {
         pm10.append(fine)
         holds.append(Int32(clamping: hold))
         return false
+    }
+
+    /// Puts the samples in time order, keeping of a minute given more than once the sample appended
+    /// last: an import's rows in any order become one sample a minute, so what it counts and reports
+    /// is what the store keeps (docs/REFERENCE.md §21). Nothing is copied when the samples are in
+    /// order already, as a monitor's export is.
+    public mutating func keepLastOfEachMinute() {
+        guard zip(minutes, minutes.dropFirst()).contains(where: { $0 >= $1 }) else { return }
+        // By minute, then by the order appended: the last index of each minute is the one kept.
+        let order = minutes.indices.sorted { (minutes[$0], $0) < (minutes[$1], $1) }
+        var kept = IndoorSeries(sensor: sensor, holdSeconds: holdSeconds)
+        kept.reserveCapacity(order.count)
+        for (position, index) in order.enumerated() where position + 1 == order.count || minutes[order[position + 1]] != minutes[index] {
+            kept.appendStored(minute: minutes[index], pm25: pm25[index], pm10: pm10[index], hold: Int(holds[index]))
+        }
+        self = kept
     }
 
     /// Adds a stored sample, NaN for unknown, after the ones before it (a read's fast path).

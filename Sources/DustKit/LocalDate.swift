@@ -165,10 +165,11 @@ public struct ISOWeek: Hashable, Comparable, Sendable, CustomStringConvertible {
     public static func < (lhs: ISOWeek, rhs: ISOWeek) -> Bool { (lhs.year, lhs.week) < (rhs.year, rhs.week) }
 }
 
-/// Small helpers for fixed-width ASCII numbers, used by the date and time parsers.
-enum ASCIIDigits {
+/// Small helpers for fixed-width ASCII numbers, used by the date and time parsers: ASCII digits
+/// only, never a sign or a blank as `Int(String)` would take.
+public enum ASCIIDigits {
     /// The value of a run of ASCII digits; nil if any byte is not a digit.
-    static func value<C: Collection<UInt8>>(_ digits: C) -> Int? {
+    public static func value<C: Collection<UInt8>>(_ digits: C) -> Int? {
         guard !digits.isEmpty else { return nil }
         var result = 0
         for byte in digits {

@@ -20,7 +20,8 @@ public struct ActivityCSVRows: Sendable, Hashable {
 ///
 /// `start` is an ISO 8601 instant with an offset (`2026-11-20T08:00:00+09:00`, `…Z`) or a local
 /// `YYYY-MM-DD HH:mm` in the configured time zone, naming the slot that starts then. Every
-/// problem names its line; a file with any bad line yields nothing. A well-written row dated
+/// problem names its line; a file with any bad line yields nothing; a line is at most
+/// `CSVLines.maxLineBytes`. A well-written row dated
 /// before 2000-01-01 or more than a day after `now` is skipped and counted, as Health records, GPX
 /// points and AirKorea items are (docs/RELIABILITY.md): an instant with an offset by
 /// `SupportedPeriod.isPlausible`, a local time also when its date is not a supported date.
@@ -38,47 +39,54 @@ public struct ActivityCSVParser: Sendable {
         guard data.count <= Self.maxBytes else {
             throw ActivityCSVError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
         }
-        guard var text = String(data: data, encoding: .utf8) else {
-            throw ActivityCSVError(line: 1, problem: "the file is not UTF-8 text")
-        }
-        if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var distances: [Slot: Double] = [:]
         var datedOutsidePeriod = 0
         var firstLineOfSlot: [Slot: Int] = [:]
         var sawHeader = false
-        // "\r\n" is a single Character in Swift, so both line ends are named here.
-        for (index, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
-            let lineNumber = index + 1
-            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
-            }
-            if !sawHeader {
-                guard fields == ["start", "distance_m"] else {
-                    throw ActivityCSVError(line: lineNumber, problem: "the header must be exactly start,distance_m")
+        // Line by line in place, each at most `CSVLines.maxLineBytes` and split no further than a field past the two.
+        let problem: ActivityCSVError? = data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> ActivityCSVError? in
+            var lines = CSVLines(raw, maxFields: 2)
+            while let line = lines.next() {
+                let lineNumber = lines.lineNumber
+                guard case .fields(let fields, let count) = line else {
+                    if case .problem(let problem) = line { return ActivityCSVError(line: lineNumber, problem: problem) }
+                    continue
                 }
-                sawHeader = true
-                continue
+                if !sawHeader {
+                    guard fields == ["start", "distance_m"] else {
+                        return ActivityCSVError(line: lineNumber, problem: "the header must be exactly start,distance_m")
+                    }
+                    sawHeader = true
+                    continue
+                }
+                guard count == 2 else {
+                    return ActivityCSVError(line: lineNumber, problem: "expected 2 fields (start,distance_m), found \(count)")
+                }
+                do throws(ActivityCSVError) {
+                    let named = try slot(fields[0], line: lineNumber, now: now)
+                    guard let distance = DecimalText.parse(fields[1]), distance >= 0, distance <= 100_000 else {
+                        throw ActivityCSVError(
+                            line: lineNumber,
+                            problem: "distance_m must be a number of metres from 0 to 100000, not \(Self.quoted(fields[1]))")
+                    }
+                    // A row well written but dated outside the period is skipped, not an error.
+                    guard let slot = named else {
+                        datedOutsidePeriod += 1
+                        continue
+                    }
+                    if let earlier = firstLineOfSlot[slot] {
+                        throw ActivityCSVError(
+                            line: lineNumber, problem: "the hour \(Self.quoted(fields[0])) was already given on line \(earlier)")
+                    }
+                    firstLineOfSlot[slot] = lineNumber
+                    distances[slot] = distance
+                } catch {
+                    return error
+                }
             }
-            guard fields.count == 2 else {
-                throw ActivityCSVError(line: lineNumber, problem: "expected 2 fields (start,distance_m), found \(fields.count)")
-            }
-            let named = try slot(fields[0], line: lineNumber, now: now)
-            guard let distance = DecimalText.parse(fields[1]), distance >= 0, distance <= 100_000 else {
-                throw ActivityCSVError(
-                    line: lineNumber, problem: "distance_m must be a number of metres from 0 to 100000, not \(Self.quoted(fields[1]))")
-            }
-            // A row well written but dated outside the period is skipped, not an error.
-            guard let slot = named else {
-                datedOutsidePeriod += 1
-                continue
-            }
-            if let earlier = firstLineOfSlot[slot] {
-                throw ActivityCSVError(line: lineNumber, problem: "the hour \(Self.quoted(fields[0])) was already given on line \(earlier)")
-            }
-            firstLineOfSlot[slot] = lineNumber
-            distances[slot] = distance
+            return nil
         }
+        if let problem { throw problem }
         guard sawHeader else { throw ActivityCSVError(line: 1, problem: "the file is empty; expected the header start,distance_m") }
         return ActivityCSVRows(distances: distances, datedOutsidePeriod: datedOutsidePeriod)
     }
@@ -133,8 +141,10 @@ public struct ActivityCSVParser: Sendable {
         let parts = text.split(separator: " ")
         guard parts.count == 2, let date = LocalDate(parts[0]) else { return nil }
         let clock = parts[1].split(separator: ":")
-        guard clock.count == 2, clock[0].count == 2, clock[1].count == 2,
-            let hour = Int(clock[0]), let minute = Int(clock[1]), (0...23).contains(hour), (0...59).contains(minute)
+        // Two ASCII digits each: `+8:00` is no time.
+        guard clock.count == 2, clock[0].utf8.count == 2, clock[1].utf8.count == 2,
+            let hour = ASCIIDigits.value(clock[0].utf8), let minute = ASCIIDigits.value(clock[1].utf8), (0...23).contains(hour),
+            (0...59).contains(minute)
         else { return nil }
         guard SupportedPeriod.contains(date) else { return .unsupportedDate }
         // The first slot of the day whose local clock reads HH:00: DST-safe (a skipped hour has

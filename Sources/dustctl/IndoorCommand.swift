@@ -190,7 +190,7 @@ struct IndoorImportCommand: AsyncParsableCommand {
             if let (first, last) = range { summary += " from \(first) to \(last)" }
             var counted: [String] = []
             if rows.implausible > 0 { counted.append("\(rows.implausible) implausible values stored as unknown") }
-            if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of the same minute as the row before (the later kept)") }
+            if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of a minute given again (the later kept)") }
             if rows.datedOutsidePeriod > 0 {
                 counted.append("\(rows.datedOutsidePeriod) rows dated before 2000 or more than a day ahead skipped")
             }
@@ -200,7 +200,7 @@ struct IndoorImportCommand: AsyncParsableCommand {
         if let (first, last) = range { summary += " (\(first)부터 \(last)까지)" }
         var counted: [String] = []
         if rows.implausible > 0 { counted.append("믿기 어려운 값 \(rows.implausible)개는 알 수 없는 값으로 저장") }
-        if rows.sameMinute > 0 { counted.append("앞 행과 같은 분의 행 \(rows.sameMinute)개 (나중 행을 남김)") }
+        if rows.sameMinute > 0 { counted.append("같은 분이 다시 나온 행 \(rows.sameMinute)개 (나중 행을 남김)") }
         if rows.datedOutsidePeriod > 0 { counted.append("2000년 이전이거나 지금보다 하루 넘게 뒤 시각의 행 \(rows.datedOutsidePeriod)개 건너뜀") }
         return summary + (counted.isEmpty ? "." : "; " + counted.joined(separator: ", ") + ".")
     }

@@ -231,7 +231,7 @@ struct IndoorSamplingTests {
             guard answering.value else { return .respond(status: 503, body: Data()) }
             if request.path.hasPrefix("/api/history/period/") {
                 return Self.json(
-                    #"[[{"state":"20","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T01:02:00+00:00"},{"state":"18","last_changed":"2026-11-20T01:30:00+00:00"}]]"#
+                    #"[[{"entity_id":"sensor.study_pm25","state":"20","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T01:02:00+00:00"},{"state":"18","last_changed":"2026-11-20T01:30:00+00:00"}]]"#
                 )
             }
             return Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#)
@@ -248,6 +248,122 @@ struct IndoorSamplingTests {
         #expect(samples.map(\.value.ultraFineDust) == [20, 18, 16])
         let lines = rig.logs.text.split(separator: "\n").filter { $0.contains("Indoor sensor study") }
         #expect(lines.count == 3 && lines[0].contains("answered HTTP 503") && lines.last!.contains("answers again"), "\(lines)")
+        await rig.stop()
+    }
+}
+
+extension IndoorSamplingTests {
+    /// A day of states 0.6 s apart (144,000 of them, 7.4 MB: within a history answer's 8 MiB), the
+    /// day before `end`; state k is `k % 1000` µg/m³, the first carrying the entity and the unit as Home
+    /// Assistant's `minimal_response` writes it.
+    static func denseDay(before end: Date, entity: String = "sensor.study_pm25") -> (body: Data, states: Int) {
+        let count = 144_000
+        let first = Int64(end.timeIntervalSince1970) - 86_400
+        var text = "[["
+        text.reserveCapacity(count * 54)
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        for k in 0..<count {
+            let milliseconds = Int64(k) * 600
+            let seconds = first + milliseconds / 1000
+            let date = LocalDate(daysSinceEpoch: Int(seconds / 86_400))
+            let time = seconds % 86_400
+            let fraction = milliseconds % 1000
+            let stamp =
+                "\(date)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)).\(fraction < 100 ? (fraction < 10 ? "00" : "0") : "")\(fraction)Z"
+            if k == 0 {
+                text += #"{"entity_id":"\#(entity)","state":"0","last_changed":"\#(stamp)","attributes":{"unit_of_measurement":"µg/m³"}}"#
+            } else {
+                text += #",{"state":"\#(k % 1000)","last_changed":"\#(stamp)"}"#
+            }
+        }
+        return (Data((text + "]]").utf8), count)
+    }
+
+    @Test(
+        "A backfill from a Home Assistant that ignores end_time and answers 144,000 states each time: each window keeps its own, one a minute"
+    )
+    func denseHistoryIgnoringEndTime() async throws {
+        let day = Self.denseDay(before: now)
+        #expect(day.body.count > 7_000_000 && day.body.count <= SensorAnswer.maxHistoryBytes)
+        let rig = try await Rig { request in
+            // The same answer whatever the window asked: the day before now, 144,000 states.
+            request.path.hasPrefix("/api/history/period/")
+                ? .respond(status: 200, body: day.body, contentType: "application/json")
+                : Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
+        #expect(rig.server.requests.filter { $0.path.hasPrefix("/api/history/period/") }.count == 10)
+        // Every minute of the day before now, each the last state of its minute (k = 100 m + 99: 0.6 s apart).
+        let dayStart = now.addingTimeInterval(-86_400)
+        let stored = try await rig.store.indoorSamples(sensors: ["study"], from: dayStart, to: now)
+        #expect(stored.count == 1440)
+        #expect(stored.map(\.at) == (0..<1440).map { dayStart.addingTimeInterval(Double($0) * 60) })
+        let lastOfEachMinute: [Double?] = (0..<1440).map { (minute: Int) -> Double? in Double((100 * minute + 99) % 1000) }
+        #expect(stored.map(\.value.ultraFineDust) == lastOfEachMinute)
+        #expect(stored.allSatisfy { $0.holdSeconds == IndoorSample.stateHoldSeconds })
+        // What the backfill kept: one state a minute of the window that holds them, not 144,000 for each of ten windows.
+        let read = rig.logs.text.split(separator: "\n").filter { $0.contains("Home Assistant's history read") }
+        #expect(read.count == 1 && read.first?.hasSuffix("states=1440") == true, "\(read)")
+        await rig.stop()
+    }
+
+    @Test("Home Assistant without a unit: the state is a problem, not a sample; a history's states before its unit are not stored")
+    func missingUnit() async throws {
+        let rig = try await Rig { request in
+            switch request.path {
+            case "/api/states/sensor.bare": Self.json(#"{"entity_id":"sensor.bare","state":"12","attributes":{"friendly_name":"Bare"}}"#)
+            case let path where path.hasPrefix("/api/history/period/"):
+                // The first state has no attributes; the unit comes with the second.
+                Self.json(
+                    #"[[{"entity_id":"sensor.study_pm25","state":"30","last_changed":"2026-11-20T00:10:00+00:00"},{"state":"20","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T00:20:00+00:00"},{"state":"18","last_changed":"2026-11-20T00:30:00+00:00"}]]"#
+                )
+            default: Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+            }
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "bare", kind: .homeassistant, url: rig.base, entity: "sensor.bare"),
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25"),
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
+        let states = Dictionary(uniqueKeysWithValues: try await rig.store.indoorSensorStates().map { ($0.sensor, $0) })
+        #expect(states["bare"]?.problem?.hasPrefix("has no unit of measurement") == true, "\(states)")
+        #expect(try await rig.store.indoorSamples(sensors: ["bare"], from: .distantPast, to: .distantFuture).isEmpty)
+        let study = try await rig.store.indoorSamples(sensors: ["study"], from: .distantPast, to: .distantFuture)
+        #expect(study.map(\.value.ultraFineDust) == [20, 18, 16], "\(study)")
+        await rig.stop()
+    }
+
+    @Test("A history of another entity is not this sensor's: the list of the entity asked is taken, and none is a problem")
+    func historyOfAnotherEntity() async throws {
+        let rig = try await Rig { request in
+            switch request.path {
+            case let path where path.hasPrefix("/api/history/period/"):
+                let kitchen =
+                    #"[{"entity_id":"sensor.kitchen_pm25","state":"90","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T00:10:00+00:00"}]"#
+                let study =
+                    #"[{"entity_id":"sensor.study_pm25","state":"20","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T00:20:00+00:00"}]"#
+                // The study's own history answers with the kitchen's list first; the hall's only with the kitchen's.
+                return request.rawTarget.contains("filter_entity_id=sensor.study_pm25")
+                    ? Self.json("[" + kitchen + "," + study + "]") : Self.json("[" + kitchen + "]")
+            default: return Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+            }
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "hall", kind: .homeassistant, url: rig.base, entity: "sensor.hall_pm25"),
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25"),
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
+        let study = try await rig.store.indoorSamples(sensors: ["study"], from: .distantPast, to: .distantFuture)
+        #expect(study.map(\.value.ultraFineDust) == [20, 16], "\(study)")
+        let hall = try await rig.store.indoorSamples(sensors: ["hall"], from: .distantPast, to: .distantFuture)
+        #expect(hall.map(\.value.ultraFineDust) == [16], "\(hall)")
+        #expect(rig.logs.text.contains("Indoor sensor hall: Home Assistant's history could not be read: it answered JSON without"))
         await rig.stop()
     }
 }

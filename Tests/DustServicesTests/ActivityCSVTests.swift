@@ -50,28 +50,48 @@ struct ActivityCSVTests {
         }
     }
 
-    @Test("A 15 MB field is quoted by its first 40 characters and the count of the rest, its control characters replaced")
+    @Test(
+        "A 900-character field is quoted by its first 40 characters and the count of the rest; a 15 MB one refused by its line's length; control characters replaced"
+    )
     func hugeField() {
-        let field = "\u{1B}]0;pwned\u{07}" + String(repeating: "9", count: 15 << 20)
-        do {
-            _ = try parser.parse(Data("start,distance_m\n2026-11-20 08:00,\(field)\n".utf8), now: now)
-            Issue.record("accepted")
-        } catch {
-            #expect(error.description.count < 300, "\(error.description.prefix(300))")
-            #expect(error.description.contains("more characters"))
-            #expect(!error.description.contains("\u{1B}") && !error.description.contains("\u{07}"))
+        for (count, said) in [(900, "more characters"), (15 << 20, "line 2: longer than 1024 bytes")] {
+            let field = "\u{1B}]0;pwned\u{07}" + String(repeating: "9", count: count)
+            do {
+                _ = try parser.parse(Data("start,distance_m\n2026-11-20 08:00,\(field)\n".utf8), now: now)
+                Issue.record("accepted")
+            } catch {
+                #expect(error.description.count < 300, "\(error.description.prefix(300))")
+                #expect(error.description.contains(said), "\(error.description.prefix(300))")
+                #expect(!error.description.contains("\u{1B}") && !error.description.contains("\u{07}"))
+            }
         }
     }
 
     @Test("A field of one character with a million combining marks is not written back: the quote is bounded in bytes")
     func combiningMarks() {
-        let field = "e" + String(repeating: "\u{0301}", count: 1_000_000)
+        // Within a line's 1 KiB: one character of 500 combining marks (1,001 bytes).
+        let field = "e" + String(repeating: "\u{0301}", count: 500)
         do {
             _ = try parser.parse(Data("start,distance_m\n2026-11-20 08:00,\(field)\n".utf8), now: now)
             Issue.record("accepted")
         } catch {
             #expect(error.description.utf8.count < 400, "\(error.description.utf8.count) bytes")
             #expect(error.description.hasSuffix("\"…\" (1 more characters)"), "\(error.description.prefix(200))")
+        }
+    }
+
+    @Test("A line over 1 KiB is refused by its length before its fields are split, named and cut; a sign in a time is refused")
+    func longLineAndSigns() {
+        let commas = "2026-11-20 08:00,1" + String(repeating: ",", count: 2_000_000)
+        do {
+            _ = try parser.parse(Data("start,distance_m\n\(commas)\n".utf8), now: now)
+            Issue.record("accepted")
+        } catch {
+            #expect(error.description.hasPrefix("line 2: longer than 1024 bytes"), "\(error.description.prefix(200))")
+            #expect(error.description.utf8.count < 300)
+        }
+        for time in ["2026-11-20 +8:00", "2026-11-20 08:+0", "2026-11-20 -8:00"] {
+            #expect(throws: ActivityCSVError.self, "\(time)") { try parser.parse(Data("start,distance_m\n\(time),100\n".utf8), now: now) }
         }
     }
 

@@ -80,7 +80,7 @@ struct SensorAnswerTests {
               {"state":"unavailable","last_changed":"2024-01-15T00:10:00.5+00:00"},
               {"state":"11.5","last_changed":"2024-01-15T00:20:00Z"}]]
             """
-        let read = try SensorAnswer.homeAssistantHistory(data(history), pollutant: .pm25)
+        let read = try SensorAnswer.homeAssistantHistory(data(history), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
         #expect(read.states.map(\.value.ultraFineDust) == [8, 11.5] && read.unknown == 1)
         #expect(read.states.map(\.at.timeIntervalSince1970) == [1_705_276_800, 1_705_278_000])
     }
@@ -142,13 +142,14 @@ struct SensorAnswerTests {
         #expect(samples[1].value.ultraFineDust == 11 && samples[1].value.fineDust == 21)
         #expect(samples[2].value.ultraFineDust == nil && samples[2].value.fineDust == 22)
         #expect(samples.map(\.at) == (0...2).map { Scratch.slot(november20, hour: 10).start.addingTimeInterval(Double($0) * 60) })
-        let huge = String(repeating: "9", count: 1_000_000)
+        // A field of 1,000 characters, within a line's 1 KiB (a longer line is refused by its length, IndoorCSVTests).
+        let huge = String(repeating: "9", count: 1_000)
         for (file, expected) in [
             ("when,pm25\n", "line 1: the header must be time,pm25 or time,pm25,pm10"),
             ("time,pm25\n2026-11-20 10:00,9\n2026-11-20 10:01,lots\n", "line 3: pm25 must be a number of µg/m³ (or empty), not \"lots\""),
             ("time,pm25\n2026-11-20 10:00,9,3\n", "line 2: expected 2 fields (time,pm25), found 3"),
             ("time,pm25\nnoon,9\n", "line 2: time must be ISO 8601 with an offset"),
-            ("time,pm25\n2026-11-20 10:00,9\n2026-11-20 10:01,\(huge)x\n", "(999961 more characters)"),
+            ("time,pm25\n2026-11-20 10:00,9\n2026-11-20 10:01,\(huge)x\n", "(961 more characters)"),
             ("", "line 1: the file is empty"),
         ] {
             do {
@@ -158,6 +159,84 @@ struct SensorAnswerTests {
                 #expect(error.description.contains(expected), "\(error.description.prefix(200))")
                 #expect(error.description.count < 300)
             }
+        }
+    }
+
+    /// `value` written with two digits.
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// The day of 2024-01-15 (UTC), the window the history tests read.
+    let january15 = Date(timeIntervalSince1970: 1_705_276_800)..<Date(timeIntervalSince1970: 1_705_363_200)
+
+    @Test("A history answer of 145,000 states keeps one a minute of the day asked, the last of each; states outside it are not kept")
+    func historyFoldedToMinutes() throws {
+        let start = Int64(january15.lowerBound.timeIntervalSince1970)
+        // States 0.6 s apart over the day and 10 minutes past it (a server that ignores end_time), state k = k % 97.
+        var text =
+            #"[[{"entity_id":"sensor.study_pm25","state":"0","last_changed":"2024-01-15T00:00:00Z","attributes":{"unit_of_measurement":"µg/m³"}}"#
+        let count = 145_000
+        for k in 1..<count {
+            let (seconds, milliseconds) = (k * 600 / 1000, k * 600 % 1000)
+            let time = seconds % 86_400
+            let stamp =
+                "2024-01-\(15 + seconds / 86_400)T\(two(time / 3600)):\(two(time / 60 % 60)):\(two(time % 60)).\(milliseconds < 100 ? "0" : "")\(two(milliseconds))Z"
+            text += #",{"state":"\#(k % 97)","last_changed":"\#(stamp)"}"#
+        }
+        text += "]]"
+        #expect(text.utf8.count <= SensorAnswer.maxHistoryBytes)
+        let read = try SensorAnswer.homeAssistantHistory(data(text), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
+        #expect(read.states.count == 1440 && read.unknown == 0)
+        let lastSeconds: [Int64] = (0..<1440).map { (minute: Int64) -> Int64 in start + minute * 60 + 59 }
+        #expect(read.states.map { Int64($0.at.timeIntervalSince1970) } == lastSeconds)
+        let lastOfEachMinute: [Double?] = (0..<1440).map { (minute: Int) -> Double? in Double((100 * minute + 99) % 97) }
+        #expect(read.states.map(\.value.ultraFineDust) == lastOfEachMinute)
+        // A window asked of more than a day is read for its first day only: the bound is the reader's.
+        let week = january15.lowerBound..<january15.lowerBound.addingTimeInterval(7 * 86_400)
+        #expect(
+            try SensorAnswer.homeAssistantHistory(data(text), entity: "sensor.study_pm25", pollutant: .pm25, window: week).states.count
+                == 1440)
+    }
+
+    @Test("A history: only the entity asked is read, a unit must have been seen, none at all is a problem")
+    func historyEntityAndUnit() throws {
+        func history(_ lists: String) -> Data { data("[" + lists + "]") }
+        let kitchen =
+            #"[{"entity_id":"sensor.kitchen_pm25","state":"90","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2024-01-15T00:01:00Z"}]"#
+        let study =
+            #"[{"entity_id":"sensor.study_pm25","state":"7","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2024-01-15T00:02:00Z"}]"#
+        let read = try SensorAnswer.homeAssistantHistory(
+            history(kitchen + "," + study), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
+        #expect(read.states.map(\.value.ultraFineDust) == [7])
+        #expect(throws: SensorProblem.wrongShape(expected: "the states of the entity asked (Home Assistant's /api/history)")) {
+            try SensorAnswer.homeAssistantHistory(history(kitchen), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
+        }
+        // No states at all is no history, not a problem.
+        for empty in ["[]", "[[]]"] {
+            #expect(
+                try SensorAnswer.homeAssistantHistory(data(empty), entity: "sensor.study_pm25", pollutant: .pm25, window: january15).states
+                    .isEmpty)
+        }
+        // States before the unit are unknown; a history without any unit is the sensor's problem.
+        let late =
+            #"[[{"entity_id":"sensor.study_pm25","state":"30","last_changed":"2024-01-15T00:01:00Z"},{"state":"20","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2024-01-15T00:02:00Z"}]]"#
+        let lateRead = try SensorAnswer.homeAssistantHistory(data(late), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
+        #expect(lateRead.states.map(\.value.ultraFineDust) == [20] && lateRead.unknown == 1)
+        let none = #"[[{"entity_id":"sensor.study_pm25","state":"30","last_changed":"2024-01-15T00:01:00Z"}]]"#
+        #expect(throws: SensorProblem.noUnit) {
+            try SensorAnswer.homeAssistantHistory(data(none), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
+        }
+        #expect(throws: SensorProblem.noUnit) {
+            try SensorAnswer.homeAssistantState(data(#"{"state":"12","attributes":{"friendly_name":"Study"}}"#), pollutant: .pm25)
+        }
+        #expect(throws: SensorProblem.noUnit) { try SensorAnswer.homeAssistantState(data(#"{"state":"12"}"#), pollutant: .pm25) }
+        #expect(SensorProblem.noUnit.description.hasPrefix("has no unit of measurement"))
+        // Not JSON, and JSON of another shape, as before.
+        #expect(throws: SensorProblem.notJSON) {
+            try SensorAnswer.homeAssistantHistory(
+                data("[[{\"state\":NaN}]]"), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
+        }
+        #expect(throws: SensorProblem.wrongShape(expected: "a list of state lists (Home Assistant's /api/history)")) {
+            try SensorAnswer.homeAssistantHistory(data(#"{"state":"1"}"#), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
         }
     }
 }

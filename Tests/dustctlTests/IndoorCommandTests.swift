@@ -71,6 +71,30 @@ struct IndoorCommandTests {
         #expect(unknown.status == 64 && unknown.standardError.contains("configured: old-monitor, study"))
     }
 
+    @Test("Rows out of order: the summary counts the minutes stored and every minute given again")
+    func minuteGivenAgain() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (config, db, file) = (directory.path("dustd.yaml"), directory.path("dust.sqlite"), directory.path("monitor.csv"))
+        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+        try "time,pm25\n2026-11-20 10:00,5\n2026-11-20 10:01,6\n2026-11-20 10:00,7\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let env = ["DUSTD_CONFIG": config]
+        let imported = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db, "--json"], environment: env)
+        #expect(imported.status == 0)
+        #expect(
+            imported.standardOutput.contains(#""samples":2,"#) && imported.standardOutput.contains(#""sameMinute":1"#),
+            "\(imported.standardOutput)")
+        let store = try SQLiteStore(path: db)
+        let ten = KoreaStandardTime.instant(hour: 10, of: LocalDate(year: 2026, month: 11, day: 20))
+        let stored = try await store.indoorSamples(sensors: ["old-monitor"], from: ten, to: ten.addingTimeInterval(3600))
+        #expect(stored.map(\.value.ultraFineDust) == [7, 6])
+        let text = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env).standardOutput
+        #expect(
+            text.contains(
+                "2 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:01; 1 rows of a minute given again (the later kept)."),
+            "\(text)")
+    }
+
     @Test("A sensor with a problem: dustctl status says it with its fix, in text and JSON; dustctl indoor too")
     func statusLine() async throws {
         let directory = try TemporaryDirectory()

@@ -195,11 +195,11 @@ struct MessageLanguageTests {
         #expect(
             korean.standardOutput
                 == "\(file): old-monitor 측정기의 표본 10개 (2026-11-20 10:00부터 2026-11-20 10:09까지); "
-                + "믿기 어려운 값 1개는 알 수 없는 값으로 저장, 앞 행과 같은 분의 행 1개 (나중 행을 남김).\n")
+                + "믿기 어려운 값 1개는 알 수 없는 값으로 저장, 같은 분이 다시 나온 행 1개 (나중 행을 남김).\n")
         #expect(
             english.standardOutput
                 == "\(file): 10 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:09; "
-                + "1 implausible values stored as unknown, 1 rows of the same minute as the row before (the later kept).\n")
+                + "1 implausible values stored as unknown, 1 rows of a minute given again (the later kept).\n")
         try await expectBoth(
             ["indoor", "import", file, "--sensor", "study", "--db", db, "--config", config], status: 64,
             korean: ["dustctl: --sensor \"study\"은(는) 설정된 측정기가 아닙니다. 설정된 측정기: old-monitor."],

@@ -17,14 +17,15 @@ public struct IndoorCSVRows: Sendable {
     public var implausible: Int
     /// Rows dated before 2000 or more than a day ahead: skipped.
     public var datedOutsidePeriod: Int
-    /// Rows of the same minute as the row before them (the later one is kept).
+    /// Rows whose minute a later row gave again, wherever in the file (the later one is kept): the
+    /// rows read less the minutes stored.
     public var sameMinute: Int
 }
 
 /// Reads `time,pm25[,pm10]` (docs/REFERENCE.md §21): any monitor's export. `time` is ISO 8601 with
 /// an offset (`2026-11-20T10:04:00+09:00`, `…Z`) or a local `YYYY-MM-DD HH:mm[:ss]` (or with `T`)
 /// in the configured zone; `pm25` and `pm10` µg/m³, either may be empty. A file with any bad line
-/// yields nothing; every problem names its line.
+/// yields nothing; every problem names its line. A line is at most `CSVLines.maxLineBytes`.
 public struct IndoorCSVParser: Sendable {
     /// Larger files are refused before reading: a year of minute rows is about 25 MB.
     public static let maxBytes = 256 * 1024 * 1024
@@ -41,27 +42,19 @@ public struct IndoorCSVParser: Sendable {
     public func parse(_ bytes: some ContiguousBytes, now: Date) throws(IndoorCSVError) -> IndoorCSVRows {
         var rows = IndoorCSVRows(series: IndoorSeries(sensor: sensor), implausible: 0, datedOutsidePeriod: 0, sameMinute: 0)
         var header: [String]?
-        var lineNumber = 0
+        var read = 0
+        // The instant of the row before: which of a repeated local time's two instants a row means.
+        var previous: Date?
         let result: IndoorCSVError? = bytes.withUnsafeBytes { (raw: UnsafeRawBufferPointer) -> IndoorCSVError? in
             guard raw.count <= Self.maxBytes else {
                 return IndoorCSVError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
             }
-            var start = 0
-            if raw.count >= 3, raw[0] == 0xEF, raw[1] == 0xBB, raw[2] == 0xBF { start = 3 }
-            while start < raw.count {
-                var end = start
-                while end < raw.count, raw[end] != 0x0A { end += 1 }
-                lineNumber += 1
-                var lineEnd = end
-                if lineEnd > start, raw[lineEnd - 1] == 0x0D { lineEnd -= 1 }
-                let bytes = UnsafeRawBufferPointer(rebasing: raw[start..<lineEnd])
-                start = end + 1
-                guard let line = String(validating: bytes, as: UTF8.self) else {
-                    return IndoorCSVError(line: lineNumber, problem: "the line is not UTF-8 text")
-                }
-                if line.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
-                let fields = line.split(separator: ",", omittingEmptySubsequences: false).map {
-                    $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+            var lines = CSVLines(raw, maxFields: 3)
+            while let line = lines.next() {
+                let lineNumber = lines.lineNumber
+                guard case .fields(let fields, let count) = line else {
+                    if case .problem(let problem) = line { return IndoorCSVError(line: lineNumber, problem: problem) }
+                    continue
                 }
                 guard let columns = header else {
                     guard fields == ["time", "pm25"] || fields == ["time", "pm25", "pm10"] else {
@@ -70,20 +63,22 @@ public struct IndoorCSVParser: Sendable {
                     header = fields
                     continue
                 }
-                guard fields.count == columns.count else {
+                guard count == columns.count else {
                     return IndoorCSVError(
                         line: lineNumber,
-                        problem: "expected \(columns.count) fields (\(columns.joined(separator: ","))), found \(fields.count)")
+                        problem: "expected \(columns.count) fields (\(columns.joined(separator: ","))), found \(count)")
                 }
                 do throws(IndoorCSVError) {
-                    let at = try instant(fields[0], line: lineNumber)
+                    let at = try instant(fields[0], after: previous, line: lineNumber)
+                    previous = at
                     guard SupportedPeriod.isPlausible(at, now: now) else {
                         rows.datedOutsidePeriod += 1
                         continue
                     }
                     let pm25 = try value(fields[1], column: "pm25", line: lineNumber, rows: &rows)
                     let pm10 = columns.count == 3 ? try value(fields[2], column: "pm10", line: lineNumber, rows: &rows) : nil
-                    if rows.series.append(at: at, value: DustPair(fineDust: pm10, ultraFineDust: pm25)) { rows.sameMinute += 1 }
+                    rows.series.append(at: at, value: DustPair(fineDust: pm10, ultraFineDust: pm25))
+                    read += 1
                 } catch {
                     return error
                 }
@@ -92,6 +87,9 @@ public struct IndoorCSVParser: Sendable {
         }
         if let result { throw result }
         guard header != nil else { throw IndoorCSVError(line: 1, problem: "the file is empty; expected the header time,pm25[,pm10]") }
+        // One sample a minute in time order, as the store keeps them: every row another replaced is counted.
+        rows.series.keepLastOfEachMinute()
+        rows.sameMinute = read - rows.series.count
         return rows
     }
 
@@ -109,10 +107,10 @@ public struct IndoorCSVParser: Sendable {
         return plausible
     }
 
-    /// The instant a `time` field names.
-    private func instant(_ text: String, line: Int) throws(IndoorCSVError) -> Date {
+    /// The instant a `time` field names; `previous` is the instant of the row before.
+    private func instant(_ text: String, after previous: Date?, line: Int) throws(IndoorCSVError) -> Date {
         if let instant = HomeAssistantTime.parse(text) { return instant }
-        if let local = localInstant(text) { return local }
+        if let local = localInstant(text, after: previous) { return local }
         throw IndoorCSVError(
             line: line,
             problem:
@@ -120,25 +118,42 @@ public struct IndoorCSVParser: Sendable {
         )
     }
 
-    /// `YYYY-MM-DD HH:mm[:ss]` (or with `T`) in the configured zone.
-    private func localInstant(_ text: String) -> Date? {
+    /// `YYYY-MM-DD HH:mm[:ss]` (or with `T`) in the configured zone, its numbers ASCII digits in
+    /// their fixed places (`+1:+5` is no time).
+    ///
+    /// A local time the zone's clocks showed twice (the autumn hour of daylight saving time) is the
+    /// first occurrence, unless the row before is later than that: then it is the second, so a file
+    /// that runs on through the repeated hour is read as it was written, never back over its first
+    /// hour (docs/REFERENCE.md §21). A local time skipped in spring lands an hour later.
+    private func localInstant(_ text: String, after previous: Date?) -> Date? {
         let bytes = Array(text.utf8)
         guard bytes.count == 16 || bytes.count == 19, bytes[10] == 0x20 || bytes[10] == 0x54, bytes[13] == 0x3A,
             bytes.count == 16 || bytes[16] == 0x3A, let date = LocalDate(String(decoding: bytes[0..<10], as: UTF8.self)),
-            let hour = Int(String(decoding: bytes[11..<13], as: UTF8.self)),
-            let minute = Int(String(decoding: bytes[14..<16], as: UTF8.self)),
+            let hour = ASCIIDigits.value(bytes[11..<13]), let minute = ASCIIDigits.value(bytes[14..<16]),
             (0...23).contains(hour), (0...59).contains(minute)
         else { return nil }
         var second = 0
         if bytes.count == 19 {
-            guard let parsed = Int(String(decoding: bytes[17..<19], as: UTF8.self)), (0...59).contains(parsed) else { return nil }
+            guard let parsed = ASCIIDigits.value(bytes[17..<19]), (0...59).contains(parsed) else { return nil }
             second = parsed
         }
-        // Two steps through the zone's offset: right on every day, DST changes included (a skipped
-        // local time lands an hour later, a repeated one on its first occurrence).
         let local = TimeInterval(date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second)
-        let guess = Date(
-            timeIntervalSince1970: local - TimeInterval(calendar.timeZone.secondsFromGMT(for: Date(timeIntervalSince1970: local))))
-        return Date(timeIntervalSince1970: local - TimeInterval(calendar.timeZone.secondsFromGMT(for: guess)))
+        let zone = calendar.timeZone
+        func offset(_ seconds: TimeInterval) -> TimeInterval {
+            TimeInterval(zone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)))
+        }
+        // The instants whose own offset puts them at this wall time, from each offset the zone has within a day of it.
+        let instants = Set([-86_400, 0, 86_400].map { local - offset(local + $0) }).filter { local - offset($0) == $0 }.sorted()
+        switch instants.count {
+        case 0:
+            // Skipped: two steps through the zone's offset, an hour later.
+            return Date(timeIntervalSince1970: local - offset(local - offset(local)))
+        case 1:
+            return Date(timeIntervalSince1970: instants[0])
+        default:
+            let (first, second) = (Date(timeIntervalSince1970: instants[0]), Date(timeIntervalSince1970: instants[instants.count - 1]))
+            if let previous, first < previous { return second }
+            return first
+        }
     }
 }

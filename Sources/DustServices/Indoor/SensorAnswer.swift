@@ -39,6 +39,8 @@ public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case tokenUnusable(String)
     case unavailable
     case wrongUnit(String)
+    /// A Home Assistant entity that states no unit: its values may be of any unit, so none is stored.
+    case noUnit
     case implausible
     case channelsDisagree
 
@@ -68,6 +70,8 @@ public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
             "is unavailable in Home Assistant; check the device in Home Assistant"
         case .wrongUnit(let unit):
             "reports in \(unit), not µg/m³; choose an entity that measures PM in µg/m³"
+        case .noUnit:
+            "has no unit of measurement in Home Assistant, and FineDust needs µg/m³; choose an entity that measures PM in µg/m³"
         case .implausible:
             "gave no plausible value (negative, not a number, or above 1,000 µg/m³)"
         case .channelsDisagree:
@@ -82,6 +86,10 @@ public enum SensorAnswer {
     /// The largest Home Assistant history read at once (10 days of a sensor that changes each
     /// minute is about 1.5 MB minimal).
     public static let maxHistoryBytes = 8 * 1024 * 1024
+    /// The longest window one history answer is read for: a backfill asks a day at a time, and what an
+    /// answer becomes in memory is at most one state a minute of its window (1,441 for a day), however
+    /// many states it held and whatever period it covered (docs/RELIABILITY.md, "Indoor monitors").
+    public static let historyWindowSeconds: TimeInterval = 86_400
 
     /// The problem an HTTP status is, before the body is read; nil for 200.
     public static func problem(status: Int, homeAssistant: Bool) -> SensorProblem? {
@@ -157,54 +165,65 @@ public enum SensorAnswer {
     }
 
     /// Home Assistant's `GET /api/history/period/START?filter_entity_id=…&minimal_response`: one list
-    /// per entity, of states each with `last_changed`; the first carries the attributes (the unit),
-    /// the others only `state` and `last_changed`. Returns each usable state with its time, in order,
-    /// and how many were unknown; a unit other than µg/m³ is the whole answer's problem.
+    /// per entity, of states each with `last_changed`; the first carries the entity and the attributes
+    /// (the unit), the others only `state` and `last_changed`.
+    ///
+    /// Only `entity`'s list is read (an answer of lists of other entities only is the wrong shape, an
+    /// answer of no states none), and only what lies in `window` (at most `historyWindowSeconds` of it)
+    /// is kept, folded to the last usable state of each minute as the answer is decoded: a server that
+    /// ignores `end_time` and answers 140,000 states each time gives each window at most its own 1,441
+    /// (docs/REFERENCE.md §21). Decoded into small values, never a tree of Foundation objects (an 8 MiB
+    /// answer made one of about 450 MB). No state counts before a unit has been seen; a unit other than
+    /// µg/m³, or none in the whole answer, is the whole answer's problem. Returns the states kept, in
+    /// time order, and how many in the window were unknown.
     public static func homeAssistantHistory(
-        _ body: Data, pollutant: Pollutant
+        _ body: Data, entity: String, pollutant: Pollutant, window: Range<Date>
     ) throws(SensorProblem) -> (states: [(at: Date, value: DustPair<Double?>)], unknown: Int) {
         guard body.count <= maxHistoryBytes else { throw .tooLarge(limit: maxHistoryBytes) }
-        let parsed: Any
+        let decoder = JSONDecoder()
+        let bounded = window.lowerBound..<min(window.upperBound, window.lowerBound.addingTimeInterval(historyWindowSeconds))
+        decoder.userInfo[HistoryFold.requestKey] = HistoryFold.Request(entity: entity, pollutant: pollutant, window: bounded)
+        let fold: HistoryFold
         do {
-            parsed = try JSONSerialization.jsonObject(with: body)
-        } catch {
+            fold = try decoder.decode(HistoryFold.self, from: body)
+        } catch let problem as SensorProblem {
+            throw problem
+        } catch DecodingError.dataCorrupted {
             throw .notJSON
+        } catch {
+            throw .wrongShape(expected: HistoryFold.listsExpected)
         }
-        guard let lists = parsed as? [Any] else { throw .wrongShape(expected: "a list of state lists (Home Assistant's /api/history)") }
-        guard let first = lists.first else { return ([], 0) }
-        guard let states = first as? [Any] else { throw .wrongShape(expected: "a list of state lists (Home Assistant's /api/history)") }
-        var unit: Any?
-        var result: [(at: Date, value: DustPair<Double?>)] = []
-        var unknown = 0
-        for entry in states {
-            guard let state = entry as? [String: Any] else { throw .wrongShape(expected: "states with last_changed") }
-            if let attributes = state["attributes"] as? [String: Any], let written = attributes["unit_of_measurement"] { unit = written }
-            guard let changed = (state["last_changed"] ?? state["last_updated"]) as? String, let at = HomeAssistantTime.parse(changed)
-            else {
-                throw .wrongShape(expected: "states with last_changed")
-            }
-            do throws(SensorProblem) {
-                let values = try stateValues(state: state["state"] as Any, unit: unit, pollutant: pollutant)
-                result.append((at, values.value))
-            } catch {
-                switch error {
-                case .wrongUnit: throw error
-                default: unknown += 1
-                }
-            }
+        let states = fold.kept.keys.sorted().compactMap { minute in
+            fold.kept[minute].map { (at: $0.at, value: $0.value) }
         }
-        return (result, unknown)
+        return (states, fold.unknown)
     }
 
     private static func stateValues(state: Any, unit: Any?, pollutant: Pollutant) throws(SensorProblem) -> SensorValues {
-        if let unit {
-            guard let text = unit as? String else { throw .wrongUnit("a unit that is not text") }
-            // µg/m³ with MICRO SIGN (U+00B5) or GREEK SMALL LETTER MU (U+03BC), as integrations write it.
-            guard text == "µg/m³" || text == "μg/m³" else { throw .wrongUnit(shownUnit(text)) }
+        try checkUnit(unit.map { ($0 as? String).map(HistoryFold.Unit.text) ?? .notText })
+        if let text = state as? String { return try stateValues(text: text, pollutant: pollutant) }
+        return try stateValues(number: number(state), pollutant: pollutant)
+    }
+
+    /// The unit rule of docs/REFERENCE.md §21, in one place for a state and a history: µg/m³ with MICRO
+    /// SIGN (U+00B5) or GREEK SMALL LETTER MU (U+03BC), as integrations write it; no unit is a problem,
+    /// not µg/m³ by default (an entity without one may count anything).
+    static func checkUnit(_ unit: HistoryFold.Unit?) throws(SensorProblem) {
+        switch unit {
+        case nil: throw .noUnit
+        case .notText: throw .wrongUnit("a unit that is not text")
+        case .text(let text): guard text == "µg/m³" || text == "μg/m³" else { throw .wrongUnit(shownUnit(text)) }
         }
-        if let text = state as? String, ["unavailable", "unknown"].contains(text) { throw .unavailable }
-        let raw: Double? =
-            if let text = state as? String { DecimalText.parse(text) } else { number(state) }
+    }
+
+    /// A state written as text (Home Assistant writes every state so).
+    static func stateValues(text: String, pollutant: Pollutant) throws(SensorProblem) -> SensorValues {
+        if ["unavailable", "unknown"].contains(text) { throw .unavailable }
+        return try stateValues(number: DecimalText.parse(text), pollutant: pollutant)
+    }
+
+    /// A state's number: nil (not a number) is the wrong shape, an implausible one unknown.
+    static func stateValues(number raw: Double?, pollutant: Pollutant) throws(SensorProblem) -> SensorValues {
         guard let raw else { throw .wrongShape(expected: "a number as its state") }
         guard let value = IndoorSample.plausible(raw) else { throw .implausible }
         var pair = DustPair<Double?>(repeating: nil)
@@ -220,6 +239,132 @@ public enum SensorAnswer {
     private static func checked(_ values: SensorValues) throws(SensorProblem) -> SensorValues {
         guard values.hasValue else { throw .implausible }
         return values
+    }
+
+    /// What one history answer becomes in memory while it is decoded (`homeAssistantHistory`): the
+    /// entity's states read one at a time, each folded into `kept` (one a minute of the window) or
+    /// counted, so no list of the answer's states is ever built.
+    struct HistoryFold: Decodable {
+        struct Request: Sendable {
+            var entity: String
+            var pollutant: Pollutant
+            var window: Range<Date>
+        }
+
+        /// A state's `attributes.unit_of_measurement`, as written.
+        enum Unit: Sendable, Hashable {
+            case text(String)
+            case notText
+        }
+
+        static let requestKey = CodingUserInfoKey(rawValue: "FineDust.HomeAssistantHistory")!
+        static let listsExpected = "a list of state lists (Home Assistant's /api/history)"
+
+        /// The newest usable state of each minute of the window, by the minute's seconds since 1970.
+        var kept: [Int64: (at: Date, value: DustPair<Double?>)] = [:]
+        var unknown = 0
+
+        init(from decoder: any Decoder) throws {
+            guard let request = decoder.userInfo[Self.requestKey] as? Request else {
+                throw SensorProblem.wrongShape(expected: Self.listsExpected)
+            }
+            var lists = try decoder.unkeyedContainer()
+            var sawStates = false
+            while !lists.isAtEnd {
+                var states = try lists.nestedUnkeyedContainer()
+                guard !states.isAtEnd else { continue }
+                sawStates = true
+                // Each list names its entity in its first state only: another entity's list is passed over unread.
+                let first = try states.decode(State.self)
+                guard first.entity == request.entity else { continue }
+                var unit: Unit?
+                try fold(first, unit: &unit, request)
+                while !states.isAtEnd { try fold(try states.decode(State.self), unit: &unit, request) }
+                if unit == nil { throw SensorProblem.noUnit }
+                return
+            }
+            if sawStates { throw SensorProblem.wrongShape(expected: "the states of the entity asked (Home Assistant's /api/history)") }
+        }
+
+        private mutating func fold(_ state: State, unit: inout Unit?, _ request: Request) throws {
+            if let written = state.unit {
+                try SensorAnswer.checkUnit(written)
+                unit = written
+            }
+            guard let changed = state.changed, let at = HomeAssistantTime.parse(changed) else {
+                throw SensorProblem.wrongShape(expected: "states with last_changed")
+            }
+            guard request.window.contains(at) else { return }
+            // Before a unit has been seen a value could be of any unit: unknown, not stored.
+            guard unit != nil else {
+                unknown += 1
+                return
+            }
+            do throws(SensorProblem) {
+                let values: SensorValues =
+                    switch state.state {
+                    case .text(let text): try SensorAnswer.stateValues(text: text, pollutant: request.pollutant)
+                    case .number(let number): try SensorAnswer.stateValues(number: number, pollutant: request.pollutant)
+                    case .other: try SensorAnswer.stateValues(number: nil, pollutant: request.pollutant)
+                    }
+                let minute = Int64(IndoorSample.minute(containing: at).timeIntervalSince1970)
+                if let earlier = kept[minute], earlier.at > at { return }
+                kept[minute] = (at, values.value)
+            } catch {
+                unknown += 1
+            }
+        }
+
+        /// One state of a history: only the fields FineDust reads.
+        struct State: Decodable {
+            enum Value {
+                case text(String)
+                case number(Double)
+                case other
+            }
+
+            var entity: String?
+            var state: Value
+            var changed: String?
+            var unit: Unit?
+
+            private enum Keys: String, CodingKey {
+                case entity = "entity_id"
+                case state
+                case lastChanged = "last_changed"
+                case lastUpdated = "last_updated"
+                case attributes
+            }
+
+            private enum AttributeKeys: String, CodingKey {
+                case unit = "unit_of_measurement"
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: Keys.self)
+                entity = container.contains(.entity) ? try? container.decode(String.self, forKey: .entity) : nil
+                state =
+                    if let text = try? container.decode(String.self, forKey: .state) {
+                        .text(text)
+                    } else if (try? container.decode(Bool.self, forKey: .state)) != nil {
+                        .other
+                    } else if let number = try? container.decode(Double.self, forKey: .state) {
+                        .number(number)
+                    } else {
+                        .other
+                    }
+                // `last_changed`, else `last_updated`; one that is not text is no time.
+                let key: Keys = container.contains(.lastChanged) ? .lastChanged : .lastUpdated
+                changed = try? container.decodeIfPresent(String.self, forKey: key)
+                // Asked only when present: most states of a minimal answer have no attributes, and a refused decode costs an error.
+                if container.contains(.attributes),
+                    let attributes = try? container.nestedContainer(keyedBy: AttributeKeys.self, forKey: .attributes),
+                    attributes.contains(.unit)
+                {
+                    unit = (try? attributes.decode(String.self, forKey: .unit)).map(Unit.text) ?? .notText
+                }
+            }
+        }
     }
 
     /// The answer as a JSON object: not JSON, or JSON of another shape (an array), is a problem.

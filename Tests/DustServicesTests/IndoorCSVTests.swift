@@ -1,0 +1,81 @@
+import DustKit
+import DustServices
+import Foundation
+import Testing
+
+/// `dustctl indoor import`'s reader (docs/REFERENCE.md §21) against what a file may cost and what its
+/// times may say: a line's length, a zone's repeated hour, rows out of order, signs in a time.
+@Suite("Indoor CSV: bounded lines, repeated local times, minutes given again, digits only", .timeLimit(.minutes(10)))
+struct IndoorCSVTests {
+    /// `HH:mm` written with two digits each.
+    func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    @Test("An indoor CSV line over 1 KiB is refused by its length before its fields are split, the line named and cut; 1 KiB is read")
+    func longLine() throws {
+        let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")
+        let now = DemoReplay.now
+        // A row padded with blanks to exactly 1,024 bytes is a row; one byte more is refused, as is a line of two million commas.
+        let padded = "2026-11-20 10:01,9" + String(repeating: " ", count: 1024 - 18)
+        #expect(try parser.parse(Data("time,pm25\n\(padded)\r\n".utf8), now: now).series.count == 1)
+        let commas = "2026-11-20 10:01,9" + String(repeating: ",", count: 2_000_000)
+        for line in [padded + " ", commas, commas + "\r"] {
+            for file in ["time,pm25\n2026-11-20 10:00,9\n\(line)\n", "time,pm25\n2026-11-20 10:00,9\n\(line)"] {
+                do {
+                    _ = try parser.parse(Data(file.utf8), now: now)
+                    Issue.record("a line of \(line.utf8.count) bytes was accepted")
+                } catch {
+                    #expect(error.line == 3)
+                    #expect(error.description.hasPrefix("line 3: longer than 1024 bytes"), "\(error.description.prefix(200))")
+                    #expect(error.description.contains("\"2026-11-20 10:01,9"), "\(error.description.prefix(200))")
+                    #expect(error.description.utf8.count < 300)
+                }
+            }
+        }
+        // The header's line too.
+        #expect(throws: IndoorCSVError.self) { try parser.parse(Data(("time,pm25" + String(repeating: ",", count: 5000)).utf8), now: now) }
+    }
+
+    @Test("An indoor CSV in New York across the autumn repeat: the second 01:00–01:59 is the later occurrence, so 240 rows are 240 minutes")
+    func repeatedLocalHour() throws {
+        let parser = IndoorCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "America/New_York")!), sensor: "old-monitor")
+        // 2026-11-01 00:00–00:59 EDT, 01:00–01:59 EDT, 01:00–01:59 EST, 02:00–02:59 EST: 04:00Z–07:59Z.
+        let rows = (0..<240).map { row in
+            "2026-11-01 \(two(row < 60 ? 0 : row < 180 ? 1 : 2)):\(two(row % 60)),\(row % 100)"
+        }
+        let parsed = try parser.parse(Data(("time,pm25\n" + rows.joined(separator: "\n") + "\n").utf8), now: DemoReplay.now)
+        let start = Int64(LocalDate(year: 2026, month: 11, day: 1).daysSinceEpoch * 86_400 + 4 * 3600)
+        #expect(parsed.series.minutes == (0..<240).map { start + Int64($0 * 60) })
+        #expect(parsed.series.pm25 == (0..<240).map { Double($0 % 100) })
+        #expect(parsed.series.count == 240 && parsed.sameMinute == 0)
+        // A file that begins in the repeated hour reads its first occurrence; one that comes back to it after 02:00 the
+        // later (time would otherwise go backwards).
+        let first = try parser.parse(Data("time,pm25\n2026-11-01 01:30,4\n".utf8), now: DemoReplay.now)
+        #expect(first.series.minutes == [start + 90 * 60])
+        let back = try parser.parse(Data("time,pm25\n2026-11-01 02:10,4\n2026-11-01 01:30,5\n".utf8), now: DemoReplay.now)
+        #expect(back.series.minutes == [start + 150 * 60, start + 190 * 60])
+    }
+
+    @Test("Indoor CSV rows out of order: a minute given again replaces the earlier row wherever it was, and is counted")
+    func minuteGivenAgain() throws {
+        let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")
+        let rows = try parser.parse(
+            Data("time,pm25\n2026-11-20 10:00,5\n2026-11-20 10:01,6\n2026-11-20 10:00,7\n2026-11-20 10:01:30,8\n".utf8), now: DemoReplay.now
+        )
+        let ten = Scratch.slot(november20, hour: 10).start
+        #expect(rows.series.samples.map(\.at) == [ten, ten.addingTimeInterval(60)])
+        #expect(rows.series.samples.map(\.value.ultraFineDust) == [7, 8])
+        #expect(rows.series.count == 2 && rows.sameMinute == 2)
+    }
+
+    @Test("A CSV time is ASCII digits in fixed places: a sign or a blank is refused, not read as a number")
+    func signedTimes() {
+        let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")
+        for time in [
+            "2026-12-01 +1:+5", "2026-12-01 01:+5", "2026-12-01 -0:05", "2026-12-01 +1:05", "2026-12-01 01:05:+9", "2026-12-01  1:05",
+        ] {
+            #expect(throws: IndoorCSVError.self, "\(time)") {
+                try parser.parse(Data("time,pm25\n\(time),5\n".utf8), now: DemoReplay.now)
+            }
+        }
+    }
+}
