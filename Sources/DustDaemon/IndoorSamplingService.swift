@@ -83,6 +83,7 @@ public struct IndoorSampler: Sendable {
     private var needsBackfill: Set<String>?
     /// Sensors whose samples wait for the clock to pass their last one (`clockPassed`).
     private var clockBehind: Set<String> = []
+    private var problemLog = SensorProblemLog()
 
     public init(http: any IndoorSensorHTTP, logger: Logger) {
         self.http = http
@@ -138,14 +139,12 @@ public struct IndoorSampler: Sendable {
                 state.unknownSamples += values.unknown
                 state.problem = nil
                 state.problemSince = nil
-                if before != nil { logger.notice("Indoor sensor \(sensor.name) answers again") }
+                problemLog.round(sensor.name, problem: nil, at: now, logger: logger)
             case .failure(let problem):
                 if problem == .implausible || problem == .channelsDisagree { state.unknownSamples += 1 }
                 let text = problem.description
-                if text != before {
-                    state.problemSince = now
-                    logger.warning("Indoor sensor \(sensor.name) \(text)")
-                }
+                if text != before { state.problemSince = now }
+                problemLog.round(sensor.name, problem: text, at: now, logger: logger)
                 state.problem = text
                 // A gap: Home Assistant holds what happened meanwhile.
                 if sensor.kind == .homeassistant { needsBackfill?.insert(sensor.name) }
@@ -266,5 +265,50 @@ public struct IndoorSampler: Sendable {
         if kept > 0 {
             logger.info("Indoor sensor \(sensor.name): Home Assistant's history read", metadata: ["states": "\(kept)"])
         }
+    }
+}
+
+/// How a sensor's problems reach the log: when one starts and when it ends, as a person reading the
+/// journal wants them. A sensor that flaps (answering 200 and 502 by turns, or 500, 501, 502 …) once
+/// wrote a line every round, 60 an hour. Now, after a line, the next hour's changes are counted and
+/// not written, except the plain end of the problem just written; once the hour is over, a state that
+/// differs from the last one written is written, with the count.
+struct SensorProblemLog {
+    static let quietSeconds: TimeInterval = 3600
+
+    private struct Sensor {
+        /// The last state written: a problem, or nil for "answers".
+        var logged: String?
+        /// The state of the round before.
+        var current: String?
+        /// Changes of state since the last line.
+        var changes = 0
+        var quietUntil = Date.distantPast
+    }
+
+    private var sensors: [String: Sensor] = [:]
+
+    /// One round of `sensor`: its problem, or nil when it answered.
+    mutating func round(_ sensor: String, problem: String?, at now: Date, logger: Logger) {
+        var known = sensors[sensor] ?? Sensor()
+        defer {
+            known.current = problem
+            sensors[sensor] = known
+        }
+        if problem != known.current { known.changes += 1 }
+        guard problem != known.logged else { return }
+        // A clock set back must not stretch the hour.
+        let quiet = now < known.quietUntil && known.quietUntil.timeIntervalSince(now) <= Self.quietSeconds
+        let plainEnd = problem == nil && known.changes == 1
+        guard !quiet || plainEnd else { return }
+        let more = known.changes > 1 ? " (after \(known.changes - 1) changes in the hour before, not logged one by one)" : ""
+        if let problem {
+            logger.warning("Indoor sensor \(sensor) \(problem)\(more)")
+        } else {
+            logger.notice("Indoor sensor \(sensor) answers again\(more)")
+        }
+        known.logged = problem
+        known.changes = 0
+        if !plainEnd { known.quietUntil = now.addingTimeInterval(Self.quietSeconds) }
     }
 }
