@@ -45,9 +45,11 @@ enum Schema {
     /// identifiers counts as none), and `.schemaTooNew` when a newer FineDust's migrations are recorded.
     static func standing(of db: Database, path: String) throws -> Standing {
         let known = Set(Migration.all.map(\.name))
-        let applied =
-            try db.tableExists("grdb_migrations")
-            ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+        // Whether the table exists asked of sqlite_master directly: GRDB's `tableExists` loads the whole
+        // schema first, 5 % of every `dustctl` report's start. Asked before the read, not after it fails:
+        // another process may create the table in between (two openers at once).
+        let hasTable = try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") ?? false
+        let applied = hasTable ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
         guard !applied.isDisjoint(with: known) else {
             // GRDB creates an empty grdb_migrations before the first migration's transaction: a
             // writer killed in between left a file still empty.
