@@ -550,6 +550,12 @@ public struct Migration: Sendable {
             let known = codes.map { "'\($0)'" }.joined(separator: ", ")
             return ["UPDATE poll_attempt SET result_code = '(unknown value)' WHERE result_code NOT IN (\(known))"]
         },
+        // How many times each principal has signed out: a session cookie carries the count it was issued
+        // under, so a sign-out ends the cookies before it whatever the clock said when either was made
+        // (docs/REFERENCE.md §13). A row an older FineDust wrote counts 0, as do the cookies it issued.
+        Migration("v19-sign-out-count") { dialect in
+            ["ALTER TABLE session_revocation ADD COLUMN sign_outs \(dialect.ddl.integer) NOT NULL DEFAULT 0"]
+        },
     ]
 }
 

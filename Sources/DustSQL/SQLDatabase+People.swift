@@ -56,10 +56,22 @@ extension SQLDatabase {
     }
 
     /// Removes every row of `person`, then what the engine keeps of removed rows (`eraseRemovedRows`):
-    /// a forgotten person's heart rate is not to be read back from the file.
+    /// a forgotten person's heart rate is not to be read back from the file. The rewrite runs every
+    /// time, even when nothing was left to remove: a run whose rewrite failed (a full disk: SQLite's
+    /// needs room for a second copy) is finished by running it again. Its failure says that the rows
+    /// are gone and the file still to be rewritten, not "nothing was written".
     public func forgetPerson(_ person: String) async throws(StorageFailure) -> PersonRemoval {
         let removal = try await removePerson(person)
-        if removal.total > 0 { try await eraseRemovedRows() }
+        do {
+            try await eraseRemovedRows()
+        } catch {
+            let removed = removal.total > 0 ? "\(removal.summary) removed" : "Nothing was left to remove"
+            throw StorageFailure(
+                kind: error.kind,
+                description:
+                    "\(removed), but the file could not be rewritten to erase what removed rows leave in it: \(error.description) Free what it asks for and run the command again to finish.",
+                detail: error.detail)
+        }
         return removal
     }
 

@@ -1,16 +1,17 @@
 import DustServices
 import Foundation
 
-// Signing out everywhere (docs/REFERENCE.md §13): one time per principal.
+// Signing out everywhere (docs/REFERENCE.md §13): a count and a time per principal.
 
 extension SQLDatabase {
-    public func sessionRevocations() async throws(StorageFailure) -> [String: Date] {
+    public func sessionRevocations() async throws(StorageFailure) -> [String: SignOuts] {
         try await read { session in
-            var times: [String: Date] = [:]
-            try session.forEachRow("SELECT principal, not_before FROM session_revocation", []) { row in
-                times[try row.string("principal")] = SQLTime.date(try row.int64("not_before"))
+            var signOuts: [String: SignOuts] = [:]
+            try session.forEachRow("SELECT principal, not_before, sign_outs FROM session_revocation", []) { row in
+                signOuts[try row.string("principal")] = SignOuts(
+                    count: try row.int64("sign_outs"), last: SQLTime.date(try row.int64("not_before")))
             }
-            return times
+            return signOuts
         }
     }
 
@@ -18,8 +19,9 @@ extension SQLDatabase {
         try await write { session -> Void in
             try session.execute(
                 """
-                INSERT INTO session_revocation (principal, not_before) VALUES (?, ?)
-                ON CONFLICT (principal) DO UPDATE SET not_before = excluded.not_before
+                INSERT INTO session_revocation (principal, not_before, sign_outs) VALUES (?, ?, 1)
+                ON CONFLICT (principal) DO UPDATE SET not_before = excluded.not_before,
+                    sign_outs = session_revocation.sign_outs + 1
                 """, principal, SQLTime.seconds(at))
         }
     }

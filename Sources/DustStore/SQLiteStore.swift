@@ -92,11 +92,12 @@ public final class SQLiteStore: Sendable {
     /// "busy" at once, not after its busy timeout, when another process is creating the same file
     /// (dustd and a `dustctl import` started together): asked again until the timeout has passed.
     private static func openPool(_ path: String, configuration: Configuration, busyTimeout: TimeInterval) throws -> DatabasePool {
-        let deadline = Date().addingTimeInterval(busyTimeout)
+        // Measured on the continuous clock: a wall clock set back meanwhile must not stretch it.
+        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(busyTimeout * 1000)))
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
                 usleep(50_000)
             }
         }

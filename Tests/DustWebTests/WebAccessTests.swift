@@ -1,6 +1,5 @@
 import DustKit
 import DustServices
-import DustWeb
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,6 +8,8 @@ import NIOCore
 import Prometheus
 import TestSupport
 import Testing
+
+@testable import DustWeb
 
 /// Who may see whose data (docs/REFERENCE.md §13): the administrator's token opens everything, a
 /// person's own token their pages and documents alone; 404 for the rest, nothing listing others;
@@ -344,7 +345,7 @@ struct WebAccessTests {
             var headers = Self.bearer(Self.dadToken)
             headers[HTTPField.Name("Sec-Fetch-Site")!] = "same-origin"
             try await client.execute(uri: "/logout", method: .post, headers: headers) { #expect($0.status == .seeOther) }
-            #expect(try await rig.store.sessionRevocations()["p:dad"] == second)
+            #expect(try await rig.store.sessionRevocations()["p:dad"]?.last == second)
             // Signed out ahead again, then signing in: the cookie opens the pages.
             try await rig.store.revokeSessions(of: "p:dad", at: ahead)
             let form = try await Self.form(client)
@@ -354,7 +355,14 @@ struct WebAccessTests {
             let session = String(setCookie.prefix { $0 != ";" })
             try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: session]) { #expect($0.status == .ok) }
             // The sign-out now stands a second before the sign-in: every cookie issued before it stays ended.
-            #expect(try await rig.store.sessionRevocations()["p:dad"] == second.addingTimeInterval(-1))
+            #expect(try await rig.store.sessionRevocations()["p:dad"]?.last == second.addingTimeInterval(-1))
+            // A lost phone's cookie, issued while the clock was ahead and stamped 30 s after now (real time has
+            // reached it): its time is after the sign-out moved back, but its count is not dad's: refused.
+            let lost = try #require(
+                SessionCookie(access: Self.access).issue(for: .person("dad"), signOuts: 0, now: DemoReplay.now.addingTimeInterval(30)))
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: [.cookie: "dustd_session=\(lost.value)"]) {
+                #expect($0.status == .unauthorized)
+            }
         }
     }
 
@@ -445,7 +453,7 @@ struct WebAccessTests {
         // foreign token counts against the one signed in (not the address everyone behind the proxy shares),
         // and once that count is spent it is not even compared.
         try await application(rig, throttle: LoginThrottle(perAddress: 3, overall: 5, window: 600)).test(.router) { client in
-            let cookie = try #require(SessionCookie(access: Self.access).issue(for: .person("dad"), now: DemoReplay.now)).value
+            let cookie = try #require(SessionCookie(access: Self.access).issue(for: .person("dad"), signOuts: 0, now: DemoReplay.now)).value
             for attempt in 1...6 {
                 var headers = Self.bearer("proxy-jwt-\(attempt)")
                 headers[.cookie] = "\(SessionCookie.name)=\(cookie)"
@@ -498,7 +506,7 @@ struct WebAccessTests {
     func cookieRules() throws {
         let cookie = SessionCookie(access: Self.access)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let (value, expires) = try #require(cookie.issue(for: .person("민지"), now: now))
+        let (value, expires) = try #require(cookie.issue(for: .person("민지"), signOuts: 0, now: now))
         #expect(expires.timeIntervalSince(now) == SessionCookie.lifetime)
         #expect(cookie.verify(value, now: now)?.principal == .person("민지"))
         #expect(cookie.verify(value, now: now.addingTimeInterval(SessionCookie.lifetime + 1)) == nil)
@@ -507,7 +515,14 @@ struct WebAccessTests {
         #expect(cookie.verify(String(altered), now: now) == nil)
         // A longer expiry written in by hand fails the MAC.
         let parts = value.split(separator: ".")
-        #expect(cookie.verify("\(parts[0]).\(parts[1]).\(Int(parts[2])! + 100).\(parts[3])", now: now) == nil)
+        #expect(cookie.verify("\(parts[0]).\(parts[1]).\(Int(parts[2])! + 100).\(parts[3]).\(parts[4])", now: now) == nil)
+        // So does a count of sign-outs written in by hand (a signed-out cookie made to look current).
+        #expect(cookie.verify("\(parts[0]).\(parts[1]).\(parts[2]).1.\(parts[4])", now: now) == nil)
+        // A cookie of an older FineDust (v1, no count) opens as one issued under no sign-out.
+        let v1MAC = SessionCookie.base64URL(
+            Data(BearerToken(Self.minjiToken)!.authenticationCode(for: "dustd-session-v1|\(parts[1])|\(parts[2])")))
+        let v1 = cookie.verify("v1.\(parts[1]).\(parts[2]).\(v1MAC)", now: now)
+        #expect(v1?.principal == .person("민지") && v1?.signOuts == 0)
         // A new token for 민지 ends her sessions.
         let rotated = SessionCookie(
             access: WebAccess(administrator: nil, people: [("민지", BearerToken("new-token-0123456789abcdefghijklmnopqrstuvwx")!)]))
@@ -528,9 +543,9 @@ struct WebAccessTests {
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         // Signed exactly as dustd would sign it, had 민지 been configured decomposed.
         let forged = SessionCookie(access: WebAccess(administrator: nil, people: [(decomposed, BearerToken(Self.minjiToken)!)]))
-        let (value, _) = try #require(forged.issue(for: .person(decomposed), now: now))
+        let (value, _) = try #require(forged.issue(for: .person(decomposed), signOuts: 0, now: now))
         #expect(SessionCookie(access: Self.access).verify(value, now: now) == nil)
-        let (own, _) = try #require(SessionCookie(access: Self.access).issue(for: .person(composed), now: now))
+        let (own, _) = try #require(SessionCookie(access: Self.access).issue(for: .person(composed), signOuts: 0, now: now))
         #expect(SessionCookie(access: Self.access).verify(own, now: now)?.principal == .person(composed))
     }
 

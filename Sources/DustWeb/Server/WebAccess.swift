@@ -93,10 +93,12 @@ public struct WebAccess: Sendable {
     }
 }
 
-/// The cookie a browser signs in with (`POST /login`): `v1.<principal>.<expiry>.<MAC>`, the MAC an
-/// HMAC-SHA256 keyed by the principal's own token. Nothing is kept on the server: the cookie
-/// survives a restart, expires after `lifetime`, and changing a token (then restarting dustd)
-/// ends every session it opened. Logging out removes it from the browser it is in.
+/// The cookie a browser signs in with (`POST /login`): `v2.<principal>.<expiry>.<sign-outs>.<MAC>`, the
+/// MAC an HMAC-SHA256 keyed by the principal's own token. Nothing is kept on the server but each
+/// principal's count of sign-outs (`SignOuts`): the cookie survives a restart, expires after
+/// `lifetime`, is ended by the next sign-out (its count no longer the principal's), and changing a
+/// token (then restarting dustd) ends every session it opened. A `v1` cookie of an older FineDust
+/// (no count) counts 0 sign-outs.
 public struct SessionCookie: Sendable {
     public static let name = "dustd_session"
     /// 30 days; a request in the second half of it renews the cookie.
@@ -106,22 +108,28 @@ public struct SessionCookie: Sendable {
 
     public init(access: WebAccess) { self.access = access }
 
-    /// A new cookie value for `principal`, valid until `now + lifetime`; nil when it has no token.
-    public func issue(for principal: WebPrincipal, now: Date) -> (value: String, expires: Date)? {
+    /// A new cookie value for `principal`, issued under its `signOuts` count, valid until `now +
+    /// lifetime`; nil when it has no token.
+    public func issue(for principal: WebPrincipal, signOuts: Int64, now: Date) -> (value: String, expires: Date)? {
         guard let token = access.token(of: principal) else { return nil }
         let expiry = Int64(now.timeIntervalSince1970) + Int64(Self.lifetime)
         let subject = Self.base64URL(Data(principal.cookieName.utf8))
-        let mac = Self.base64URL(Data(token.authenticationCode(for: "dustd-session-v1|\(subject)|\(expiry)")))
-        return ("v1.\(subject).\(expiry).\(mac)", Date(timeIntervalSince1970: TimeInterval(expiry)))
+        let mac = Self.base64URL(Data(token.authenticationCode(for: "dustd-session-v2|\(subject)|\(expiry)|\(signOuts)")))
+        return ("v2.\(subject).\(expiry).\(signOuts).\(mac)", Date(timeIntervalSince1970: TimeInterval(expiry)))
     }
 
-    /// The principal a cookie value opens now, and when it expires; nil for anything else.
-    public func verify(_ value: String, now: Date) -> (principal: WebPrincipal, expires: Date)? {
+    /// The principal a cookie value opens now, when it expires and the count of sign-outs it was issued
+    /// under; nil for anything else.
+    public func verify(_ value: String, now: Date) -> (principal: WebPrincipal, expires: Date, signOuts: Int64)? {
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
-        guard value.utf8.count <= 512, parts.count == 4, parts[0] == "v1", let expiry = Int64(parts[2]),
+        // v1.<principal>.<expiry>.<MAC> (no count: 0), or v2.<principal>.<expiry>.<count>.<MAC>.
+        let version2 = parts.count == 5 && parts[0] == "v2"
+        guard value.utf8.count <= 512, version2 || (parts.count == 4 && parts[0] == "v1") else { return nil }
+        let signOutsText = version2 ? String(parts[3]) : "0"
+        guard let expiry = Int64(parts[2]), let signOuts = Int64(signOutsText), signOuts >= 0,
             expiry > Int64(now.timeIntervalSince1970), expiry <= Int64(now.timeIntervalSince1970 + Self.lifetime) + 60,
             let subjectData = Self.data(base64URL: String(parts[1])), let subject = String(data: subjectData, encoding: .utf8),
-            let mac = Self.data(base64URL: String(parts[3]))
+            let mac = Self.data(base64URL: String(parts[parts.count - 1]))
         else { return nil }
         let principal: WebPrincipal
         if subject == "*" {
@@ -134,9 +142,10 @@ public struct SessionCookie: Sendable {
         // A name nobody configured costs the same HMAC as one that is: the time a refusal takes does not
         // tell a stranger which names have a token.
         let token = access.token(of: principal)
-        let signed = (token ?? access.decoy).isAuthenticationCode(mac, for: "dustd-session-v1|\(parts[1])|\(expiry)")
+        let signedText = version2 ? "dustd-session-v2|\(parts[1])|\(expiry)|\(parts[3])" : "dustd-session-v1|\(parts[1])|\(expiry)"
+        let signed = (token ?? access.decoy).isAuthenticationCode(mac, for: signedText)
         guard token != nil, signed else { return nil }
-        return (principal, Date(timeIntervalSince1970: TimeInterval(expiry)))
+        return (principal, Date(timeIntervalSince1970: TimeInterval(expiry)), signOuts)
     }
 
     public static func base64URL(_ data: Data) -> String {

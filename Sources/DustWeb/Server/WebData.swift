@@ -149,39 +149,41 @@ public struct WebData: Sendable {
         }
     }
 
-    /// When each principal last signed out, by cookie name (`SessionRevocationStore`), read once per
-    /// data generation: a request signed in by cookie costs no read more than the one it makes anyway.
-    public func sessionRevocations() async throws(StorageFailure) -> [String: Date] {
+    /// Each principal's sign-outs, by cookie name (`SessionRevocationStore`), read once per data
+    /// generation: a request signed in by cookie costs no read more than the one it makes anyway.
+    public func sessionRevocations() async throws(StorageFailure) -> [String: SignOuts] {
         let generation = try await dataGeneration()
         if let kept = revocations.kept(at: generation) { return kept }
-        let times = try await store().sessionRevocations()
-        revocations.keep(times, at: generation)
-        return times
+        let signOuts = try await store().sessionRevocations()
+        revocations.keep(signOuts, at: generation)
+        return signOuts
     }
 
     /// Ends every session cookie of `principal` issued before now, on every device.
     /// Signed out already this second, the row would not change, yet the write would raise the data
     /// generation, and every kept answer of everyone would be computed again: a person posting sign-outs
     /// in a loop kept the whole web cold. Then nothing is written (a cookie of that second is refused already).
-    /// A sign-out stamped later than this second is written over: it was stamped by a clock that was
-    /// ahead (`settleSignOut`), and left it would keep this one from ever being recorded.
+    /// A sign-out stamped at any other second, a later one too (a clock that was ahead), is one more:
+    /// the count ends every cookie issued before it, whatever the clocks said.
     public func revokeSessions(of principal: WebPrincipal) async throws(StorageFailure) {
         let now = clock.now
         let second = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        if let signedOut = try await sessionRevocations()[principal.cookieName], signedOut == second { return }
+        if try await sessionRevocations()[principal.cookieName]?.last == second { return }
         try await store().revokeSessions(of: principal.cookieName, at: now)
     }
 
-    /// Before a cookie is issued to `principal` (who has just given their token): a sign-out stamped
-    /// more than a minute after now was stamped by a clock that was ahead (a Raspberry Pi's, set right
-    /// since), and every cookie issued from now on would count as before it: the person could never
-    /// sign in again, and the web could not record another sign-out. It is moved back to the second
-    /// before now, which still ends every cookie issued before (those issued while the clock was ahead
-    /// expire too far ahead to be accepted, `SessionCookie.verify`).
-    public func settleSignOut(of principal: WebPrincipal) async throws(StorageFailure) {
+    /// The count of sign-outs a cookie issued now to `principal` (who has just given their token)
+    /// carries. A last sign-out stamped more than a minute after now was stamped by a clock that was
+    /// ahead (a Raspberry Pi's, set right since): every cookie issued from now on would count as
+    /// before it, and the person could never sign in. It is signed out once more, a second before
+    /// now: the new count ends every cookie issued before, those issued while the clock was ahead too,
+    /// which a time moved back alone would bring back to life once real time reached them.
+    public func signOutCount(issuingTo principal: WebPrincipal) async throws(StorageFailure) -> Int64 {
         let now = clock.now
-        guard let signedOut = try await sessionRevocations()[principal.cookieName], signedOut > now.addingTimeInterval(60) else { return }
+        guard let signOuts = try await sessionRevocations()[principal.cookieName] else { return 0 }
+        guard signOuts.last > now.addingTimeInterval(60) else { return signOuts.count }
         try await store().revokeSessions(of: principal.cookieName, at: now.addingTimeInterval(-1))
+        return signOuts.count + 1
     }
 
     /// Statistics before a person is chosen: without `people:`, `me`'s.
@@ -282,13 +284,13 @@ private final class KeptGeneration: Sendable {
 }
 
 private final class KeptRevocations: Sendable {
-    private let kept = Mutex<(generation: Int64, times: [String: Date])?>(nil)
+    private let kept = Mutex<(generation: Int64, signOuts: [String: SignOuts])?>(nil)
 
-    func kept(at generation: Int64) -> [String: Date]? {
-        kept.withLock { $0.flatMap { $0.generation == generation ? $0.times : nil } }
+    func kept(at generation: Int64) -> [String: SignOuts]? {
+        kept.withLock { $0.flatMap { $0.generation == generation ? $0.signOuts : nil } }
     }
 
-    func keep(_ times: [String: Date], at generation: Int64) {
-        kept.withLock { $0 = (generation, times) }
+    func keep(_ signOuts: [String: SignOuts], at generation: Int64) {
+        kept.withLock { $0 = (generation, signOuts) }
     }
 }

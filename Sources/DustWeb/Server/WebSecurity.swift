@@ -105,8 +105,8 @@ struct WebSecurityMiddleware: RouterMiddleware {
     let throttle: LoginThrottle
     let logger: Logger
     let now: @Sendable () -> Date
-    /// When each principal last signed out, by cookie name (`WebData.sessionRevocations`).
-    let revocations: @Sendable () async throws(StorageFailure) -> [String: Date]
+    /// Each principal's sign-outs, by cookie name (`WebData.sessionRevocations`).
+    let revocations: @Sendable () async throws(StorageFailure) -> [String: SignOuts]
     /// Longest request target accepted.
     static var maxTargetLength: Int { 2048 }
     /// The paths anyone may ask for, token or not.
@@ -127,13 +127,14 @@ struct WebSecurityMiddleware: RouterMiddleware {
         return response
     }
 
-    /// Whether a cookie of `principal` issued at `issuedAt` was not ended by a sign-out since (a cookie
-    /// of the sign-out's own second counts as before it); a database that cannot say is a no (the
-    /// cookie is refused, the sign-in form shown).
-    private func stillSignedIn(_ principal: WebPrincipal, issuedAt: Date) async -> Bool {
+    /// Whether a cookie of `principal` issued at `issuedAt` under `signOuts` was not ended by a sign-out
+    /// since: it carries the principal's count, and was issued after the last one (a cookie of the
+    /// sign-out's own second counts as before it); a database that cannot say is a no (the cookie is
+    /// refused, the sign-in form shown).
+    private func stillSignedIn(_ principal: WebPrincipal, issuedAt: Date, signOuts: Int64) async -> Bool {
         do {
-            guard let signedOut = try await revocations()[principal.cookieName] else { return true }
-            return issuedAt > signedOut
+            guard let recorded = try await revocations()[principal.cookieName] else { return signOuts == 0 }
+            return signOuts == recorded.count && issuedAt > recorded.last
         } catch {
             return false
         }
@@ -164,10 +165,11 @@ struct WebSecurityMiddleware: RouterMiddleware {
         let authorization = request.headers[.authorization]
         // (Only the Bearer scheme: a proxy's own Basic credentials pass to the cookie as before.)
         let bearer = authorization.map { $0.prefix(7).lowercased() == "bearer " } == true
-        var cookie: (principal: WebPrincipal, expires: Date)?
+        var cookie: (principal: WebPrincipal, expires: Date, signOuts: Int64)?
         if let value = request.cookies[SessionCookie.name]?.value,
             let verified = SessionCookie(access: access).verify(value, now: now),
-            await stillSignedIn(verified.principal, issuedAt: verified.expires.addingTimeInterval(-SessionCookie.lifetime))
+            await stillSignedIn(
+                verified.principal, issuedAt: verified.expires.addingTimeInterval(-SessionCookie.lifetime), signOuts: verified.signOuts)
         {
             cookie = verified
         }
@@ -201,7 +203,8 @@ struct WebSecurityMiddleware: RouterMiddleware {
             context.signedInByCookie = true
             // Past half its life, a visit renews it: a phone used weekly stays signed in.
             if cookie.expires.timeIntervalSince(now) < SessionCookie.lifetime / 2 {
-                renewal = WebSignIn.sessionCookie(access: access, principal: cookie.principal, request: request, now: now)
+                renewal = WebSignIn.sessionCookie(
+                    access: access, principal: cookie.principal, signOuts: cookie.signOuts, request: request, now: now)
             }
         }
         if let principal {

@@ -81,7 +81,7 @@ public struct WebServer: Sendable {
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
             return try await WebSignIn.signIn(
                 request, context: context, access: access, throttle: throttle, now: data.now, logger: logger,
-                settle: { principal throws(StorageFailure) in try await data.settleSignOut(of: principal) })
+                signOuts: { principal throws(StorageFailure) in try await data.signOutCount(issuingTo: principal) })
         }
         router.post(RouterPath(WebSignIn.logoutPath)) { request, context -> Response in
             let response = WebSignIn.signOut(request)

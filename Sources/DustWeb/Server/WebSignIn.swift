@@ -58,11 +58,11 @@ enum WebSignIn {
 
     /// `POST /login`: checks the origin, the anti-forgery value, the throttle and the token, in
     /// that order; on success a 303 to the page asked for with the session cookie.
-    /// `settle` runs for the principal whose token was given, before their cookie is issued
-    /// (`WebData.settleSignOut`).
+    /// `signOuts` gives the count of sign-outs the cookie of the principal whose token was given
+    /// carries (`WebData.signOutCount(issuingTo:)`).
     static func signIn(
         _ request: Request, context: WebRequestContext, access: WebAccess, throttle: LoginThrottle, now: Date, logger: Logger,
-        settle: (WebPrincipal) async throws(StorageFailure) -> Void
+        signOuts: (WebPrincipal) async throws(StorageFailure) -> Int64
     ) async throws -> Response {
         guard isSameOrigin(request) else {
             return WebResponse.text(.forbidden, "Sign-in forms are accepted from this site only.\n").response
@@ -89,18 +89,21 @@ enum WebSignIn {
             return response
         }
         guard let token = fields["token"]?.trimmingCharacters(in: .whitespacesAndNewlines), !token.isEmpty,
-            let principal = access.principal(token: token),
-            let cookie = sessionCookie(access: access, principal: principal, request: request, now: now)
+            let principal = access.principal(token: token)
         else {
             throttle.recordFailure(address: address, now: now)
             logger.notice("A sign-in with a wrong token was refused", metadata: ["client": "\(address)"])
             return form(request, status: .unauthorized, next: next, problem: .wrongToken)
         }
+        let count: Int64
         do throws(StorageFailure) {
-            try await settle(principal)
+            count = try await signOuts(principal)
         } catch {
-            logger.error("Could not check the sign-outs of the one signing in: \(error)")
+            logger.error("Could not read the sign-outs of the one signing in: \(error)")
             return WebResponse.text(.serviceUnavailable, "Signing in could not be checked; try again.\n").response
+        }
+        guard let cookie = sessionCookie(access: access, principal: principal, signOuts: count, request: request, now: now) else {
+            return form(request, status: .unauthorized, next: next, problem: .wrongToken)
         }
         var response = Response(status: .seeOther, headers: [.location: next])
         response.setCookie(cookie)
@@ -120,9 +123,9 @@ enum WebSignIn {
         return response
     }
 
-    /// A session cookie for `principal`, for every path.
-    static func sessionCookie(access: WebAccess, principal: WebPrincipal, request: Request, now: Date) -> Cookie? {
-        guard let (value, expires) = SessionCookie(access: access).issue(for: principal, now: now) else { return nil }
+    /// A session cookie for `principal` under its `signOuts` count, for every path.
+    static func sessionCookie(access: WebAccess, principal: WebPrincipal, signOuts: Int64, request: Request, now: Date) -> Cookie? {
+        guard let (value, expires) = SessionCookie(access: access).issue(for: principal, signOuts: signOuts, now: now) else { return nil }
         return Cookie(
             name: SessionCookie.name, value: value, maxAge: Int(expires.timeIntervalSince(now)), path: "/", secure: isHTTPS(request),
             httpOnly: true, sameSite: .strict)
