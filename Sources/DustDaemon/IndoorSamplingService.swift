@@ -133,7 +133,12 @@ public struct IndoorSampler: Sendable {
                     needsBackfill?.remove(sensor.name)
                 }
                 let hold = sensor.kind == .homeassistant ? IndoorSample.stateHoldSeconds : IndoorSample.sampledHoldSeconds
-                guard clockPassed(state.lastSampleAt, of: sensor.name, at: now) else { break }
+                guard clockPassed(state.lastSampleAt, of: sensor.name, at: now) else {
+                    // What `dustctl status` shows meanwhile: not the problem of before the power cut.
+                    if state.problem != Self.waitingForClock { state.problemSince = now }
+                    state.problem = Self.waitingForClock
+                    break
+                }
                 samples.append(IndoorSample(sensor: sensor.name, at: now, value: values.value, holdSeconds: hold))
                 state.lastSampleAt = IndoorSample.minute(containing: now)
                 state.unknownSamples += values.unknown
@@ -157,6 +162,10 @@ public struct IndoorSampler: Sendable {
             logger.error("Could not store indoor samples: \(error)")
         }
     }
+
+    /// The sensor's state while its samples wait for the clock (`clockPassed`).
+    public static let waitingForClock =
+        "answers, but its samples wait until this machine's clock passes the last one stored (is the time set? NTP?)"
 
     /// Whether a sample taken `now` may be stored after the sensor's last one (`last`): not when the
     /// clock is behind that minute. A sample is stamped with this machine's clock, and a Raspberry Pi

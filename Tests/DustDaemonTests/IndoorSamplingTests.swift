@@ -134,6 +134,7 @@ struct IndoorSamplingTests {
         var samples = try await rig.store.indoorSamples(sensors: ["living-room"], from: now, to: now.addingTimeInterval(3600))
         #expect(samples.count == 31 && samples.allSatisfy { $0.value.ultraFineDust == 20 })
         #expect(rig.logs.text.components(separatedBy: "is behind the sensor's last sample").count == 2)
+        #expect(try await rig.store.indoorSensorStates().first?.problem == IndoorSampler.waitingForClock)
         // The minute of the last sample itself is the sensor's again (the last answer of a minute wins), and on.
         await sampler.round(settings: settings, token: nil, at: now.addingTimeInterval(31 * 60), database: rig.database)
         samples = try await rig.store.indoorSamples(sensors: ["living-room"], from: now, to: now.addingTimeInterval(3600))
