@@ -110,11 +110,11 @@ public final class SQLiteStore: Sendable {
     /// that process applied is then skipped. Any other failure is the file's, and thrown.
     private static func migrate(_ pool: any DatabaseWriter) throws {
         while true {
-            let before = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
+            let before = try pool.read(Schema.appliedMigrations)
             do {
                 return try Schema.migrator.migrate(pool)
             } catch {
-                let after = try pool.read { db in try Schema.migrator.appliedIdentifiers(db) }
+                let after = try pool.read(Schema.appliedMigrations)
                 guard after.count > before.count else { throw error }
             }
         }

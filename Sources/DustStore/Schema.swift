@@ -27,6 +27,15 @@ enum Schema {
         return migrator
     }
 
+    /// The identifiers `grdb_migrations` records, any program's; none when it has no such table. Whether
+    /// the table exists is asked of sqlite_master directly (GRDB's `tableExists` loads the whole schema,
+    /// on every `dustctl` report's open), and before the read, not after it fails, as GRDB's
+    /// `appliedIdentifiers` does: another process may create the table in between (two openers at once).
+    static func appliedMigrations(_ db: Database) throws -> Set<String> {
+        let hasTable = try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") ?? false
+        return hasTable ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+    }
+
     /// What a database file is to FineDust: the one question both ways of opening it ask
     /// (`SQLiteStore.init`), so a reader and a writer never disagree about whose file it is.
     enum Standing: Sendable, Hashable {
@@ -45,11 +54,7 @@ enum Schema {
     /// identifiers counts as none), and `.schemaTooNew` when a newer FineDust's migrations are recorded.
     static func standing(of db: Database, path: String) throws -> Standing {
         let known = Set(Migration.all.map(\.name))
-        // Whether the table exists asked of sqlite_master directly: GRDB's `tableExists` loads the whole
-        // schema first, 5 % of every `dustctl` report's start. Asked before the read, not after it fails:
-        // another process may create the table in between (two openers at once).
-        let hasTable = try Bool.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") ?? false
-        let applied = hasTable ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+        let applied = try appliedMigrations(db)
         guard !applied.isDisjoint(with: known) else {
             // GRDB creates an empty grdb_migrations before the first migration's transaction: a
             // writer killed in between left a file still empty.

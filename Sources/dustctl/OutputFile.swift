@@ -53,11 +53,10 @@ struct OutputFile {
         // leaves nothing behind. It gets a name only once it is whole and on disk, and that name is
         // renamed over `path` at once. A file system without unnamed files (an old kernel, some
         // network and FAT file systems) or a system without /proc gets a hidden named copy instead.
+        let replaced = exists ? existing : nil
         if let descriptor = Self.openUnnamed(in: directory, mode: mode) {
             defer { close(descriptor) }
-            try prepare(descriptor, replacing: exists ? existing : nil)
-            if let code = writeAll(bytes, to: descriptor) { throw failedWrite(code, exists: exists) }
-            guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: exists) }
+            try fill(descriptor, with: bytes, replacing: replaced)
             if let temporary = try name(descriptor) {
                 try replace(with: temporary)
                 return
@@ -69,11 +68,16 @@ struct OutputFile {
             close(descriptor)
             if !written { unlink(temporary) }
         }
-        try prepare(descriptor, replacing: exists ? existing : nil)
-        if let code = writeAll(bytes, to: descriptor) { throw failedWrite(code, exists: exists) }
-        guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: exists) }
+        try fill(descriptor, with: bytes, replacing: replaced)
         written = true  // from here `replace` renames it or removes it
         try replace(with: temporary)
+    }
+
+    /// The new copy made whole: the old file's owner and mode (when there is one), `bytes`, on disk.
+    private func fill(_ descriptor: Int32, with bytes: some Collection<UInt8>, replacing existing: stat?) throws(CommandFailure) {
+        try prepare(descriptor, replacing: existing)
+        if let code = writeAll(bytes, to: descriptor) { throw failedWrite(code, exists: existing != nil) }
+        guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: existing != nil) }
     }
 
     /// The directory `path` is in: the new copy is made there, so the rename cannot cross file systems.
