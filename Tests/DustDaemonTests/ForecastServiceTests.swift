@@ -6,6 +6,7 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
+import Logging
 import Synchronization
 import TestSupport
 import Testing
@@ -26,13 +27,27 @@ struct ForecastServiceTests {
         rig.server.requests.filter { $0.operation == "getMinuDustFrcstDspth" }
     }
 
+    /// dustd's forecast service against `rig`'s loopback AirKorea at `clock`, started as dustd starts it
+    /// (its status board, the test key), logging to `logger` (the rig's log when nil).
+    static func service(_ rig: FaultRig, clock: ManualClock, logger: Logger? = nil) async throws -> ForecastService {
+        let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+        let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+        let board = await DaemonStatusBoard(
+            DaemonStatus(
+                state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
+                heartbeatSeconds: 2),
+            database: database, clock: clock, logger: rig.logs.logger())
+        return ForecastService(
+            configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+            transport: rig.transport, clock: clock, logger: logger ?? rig.logs.logger())
+    }
+
     @Test(
         "Calls recorded two days ahead (a clock that was ahead, since set right) do not spend today's cap: the 17시 issue is fetched at once"
     )
     func futureCallsNotToday() async throws {
         try await withRig { rig in
             rig.server.setScript(Self.answer)
-            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
             for minute in 0..<12 {
                 try await rig.store.recordAttempt(
@@ -41,15 +56,7 @@ struct ForecastServiceTests {
                         kind: .forecast,
                         operation: "forecast PM10 2026-11-24 page 1", outcome: .ok))
             }
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                    startedAt: clock.now, heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let service = ForecastService(
-                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
-                transport: rig.transport, clock: clock, logger: rig.logs.logger())
+            let service = try await Self.service(rig, clock: clock)
             let task = Task { try await service.run() }
             defer { task.cancel() }
             #expect(
@@ -68,20 +75,10 @@ struct ForecastServiceTests {
     func scheduleAndCap() async throws {
         try await withRig { rig in
             rig.server.setScript(Self.answer)
-            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                    startedAt: clock.now, heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let key = ServiceKey(testKey)!
             let redactor = SecretRedactor()
-            redactor.add(key)
-            let service = ForecastService(
-                configuration: LiveConfiguration(settings: settings, key: key), database: database, board: board,
-                transport: rig.transport, clock: clock, logger: rig.logs.logger(redactor: redactor))
+            redactor.add(ServiceKey(testKey)!)
+            let service = try await Self.service(rig, clock: clock, logger: rig.logs.logger(redactor: redactor))
             let task = Task { try await service.run() }
             defer { task.cancel() }
 
@@ -165,17 +162,8 @@ struct ForecastNightStartTests {
                 return .respond(
                     status: 200, body: request.query["InformCode"] == "PM25" ? ForecastServiceTests.pm25 : ForecastServiceTests.pm10)
             }
-            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(instant(kst: "2026-11-23T01:40:00"))
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                    startedAt: clock.now, heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let service = ForecastService(
-                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
-                board: board, transport: rig.transport, clock: clock, logger: rig.logs.logger())
+            let service = try await ForecastServiceTests.service(rig, clock: clock)
             let task = Task { try await service.run() }
             defer { task.cancel() }
             // The clock does not move: both calls are made at 01:40, and recorded as that day's.
@@ -205,17 +193,8 @@ struct WeeklyOutlookServiceTests {
                 request.operation == "getMinuDustWeekFrcstDspth"
                     ? .respond(status: 200, body: Self.older) : ForecastServiceTests.answer(request)
             }
-            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
-                    heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let service = ForecastService(
-                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
-                transport: rig.transport, clock: clock, logger: rig.logs.logger())
+            let service = try await ForecastServiceTests.service(rig, clock: clock)
             let task = Task { try await service.run() }
             defer { task.cancel() }
             func outlookCalls() async throws -> Int {

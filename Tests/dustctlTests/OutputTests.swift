@@ -30,6 +30,26 @@ func dustctl(_ arguments: [String], standardOutput: FileHandle, environment extr
         standardError: (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? "")
 }
 
+/// `dustctl export` of eleven years (about 135 KB of CSV) to `path` under a file size limit of 64
+/// blocks of 512 bytes (SQLite itself needs the -shm file's 32 KiB); `starting` is the shell's line
+/// that starts dustctl (`$0`, its arguments `$@`), with what it does to SIGXFSZ first.
+func exportPastFileSizeLimit(_ db: String, to path: String, starting: String) async throws -> RawRun {
+    let shell = Process()
+    shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+    shell.arguments = [
+        "-c", "ulimit -f 64; \(starting)", Executables.url("dustctl").path,
+        "export", "--from", "2016-01-01", "--to", "2026-12-31", "--station", "종로구", "--db", db, "--output", path,
+    ]
+    shell.environment = dustctlEnvironment()
+    let errors = Pipe()
+    shell.standardError = errors
+    shell.standardOutput = FileHandle.nullDevice
+    try shell.run()
+    let message = String(decoding: await errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
+    await shell.exited()
+    return RawRun(status: shell.terminationStatus, reason: shell.terminationReason, standardError: message)
+}
+
 /// File type, owner and mode of a path itself (not of what a symlink points to).
 func fileStatus(_ path: String) -> stat {
     var status = stat()
@@ -171,24 +191,10 @@ struct OutputTests {
         let db = try await demoDatabase(directory)
         let path = directory.path("year.csv")
         try "old\n".write(toFile: path, atomically: false, encoding: .utf8)
-        // 11 years, about 135 KB of CSV, against a limit of 64 blocks of 512 bytes (SQLite itself
-        // needs the -shm file's 32 KiB): write(2) fails with EFBIG once SIGXFSZ is ignored (an
-        // ignored signal stays ignored across exec).
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = [
-            "-c", "trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"", Executables.url("dustctl").path,
-            "export", "--from", "2016-01-01", "--to", "2026-12-31", "--station", "종로구", "--db", db, "--output", path,
-        ]
-        shell.environment = dustctlEnvironment()
-        let errors = Pipe()
-        shell.standardError = errors
-        shell.standardOutput = FileHandle.nullDevice
-        try shell.run()
-        let message = String(decoding: await errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
-        await shell.exited()
-        #expect(shell.terminationStatus == 74, "\(message)")
-        #expect(message == "dustctl: Cannot write \(path): File too large; the existing file was left as it was.\n")
+        // write(2) fails with EFBIG once SIGXFSZ is ignored (an ignored signal stays ignored across exec).
+        let run = try await exportPastFileSizeLimit(db, to: path, starting: "trap '' XFSZ; exec \"$0\" \"$@\"")
+        #expect(run.reason == .exit && run.status == 74, "\(run.standardError)")
+        #expect(run.standardError == "dustctl: Cannot write \(path): File too large; the existing file was left as it was.\n")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }.isEmpty)
     }
@@ -204,18 +210,8 @@ struct OutputTests {
         // shell cannot undo that): the kernel kills dustctl in the middle of write(2), as a kill -9 or
         // a power cut would, with no chance to clean up. The new copy was a file without a name until
         // whole, so nothing of it is left in the directory.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = [
-            "-c", "ulimit -f 64; exec env --default-signal=XFSZ \"$0\" \"$@\"", Executables.url("dustctl").path,
-            "export", "--from", "2016-01-01", "--to", "2026-12-31", "--station", "종로구", "--db", db, "--output", path,
-        ]
-        shell.environment = dustctlEnvironment()
-        shell.standardError = FileHandle.nullDevice
-        shell.standardOutput = FileHandle.nullDevice
-        try shell.run()
-        await shell.exited()
-        #expect(shell.terminationReason == .uncaughtSignal && shell.terminationStatus == SIGXFSZ)
+        let run = try await exportPastFileSizeLimit(db, to: path, starting: "exec env --default-signal=XFSZ \"$0\" \"$@\"")
+        #expect(run.reason == .uncaughtSignal && run.status == SIGXFSZ, "\(run.standardError)")
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "old\n")
         let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("dustctl-") }
         #expect(left.isEmpty, "left behind: \(left)")
