@@ -65,14 +65,9 @@ public struct ForecastService: Service, CustomStringConvertible {
             let outlookDecision: ForecastPlanner.OutlookDecision
             do {
                 store = try database.current()
-                let startOfDay = KoreaStandardTime.startOfDay(containing: now)
-                let endOfDay = KoreaStandardTime.nextMidnight(after: now)
                 // The cap counts every kind of the forecast service (docs/REFERENCE.md §14), as
                 // `dustctl status` does; the outlook's own 2 count its kind.
-                var callsByKind: [AttemptKind: Int] = [:]
-                for kind in AttemptKind.forecastService {
-                    callsByKind[kind] = try await store.attemptCount(kind: kind, since: startOfDay, before: endOfDay)
-                }
+                let callsByKind = try await store.forecastCallsToday(at: now)
                 let calls = callsByKind.values.reduce(0, +)
                 let outlookCalls = callsByKind[.weeklyOutlook] ?? 0
                 var newest: [Date?] = []

@@ -18,11 +18,7 @@ public struct StatusReading: Sendable {
     ) async throws(StorageFailure) -> StatusReading {
         let health = try await DaemonHealth.read(
             from: store, station: station, now: now, processIsDustd: processIsDustd, thisHost: thisHost)
-        var forecastCalls = 0
-        for kind in AttemptKind.forecastService {
-            forecastCalls += try await store.attemptCount(
-                kind: kind, since: KoreaStandardTime.startOfDay(containing: now), before: KoreaStandardTime.nextMidnight(after: now))
-        }
+        let forecastCalls = try await store.forecastCallsToday(at: now).values.reduce(0, +)
         return StatusReading(health: health, rows: try await store.readingCount(station: nil), forecastCallsToday: forecastCalls)
     }
 }

@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// Where every request to AirKorea is recorded: what `dustctl status` lists, and what the daily
@@ -12,6 +13,16 @@ public protocol AttemptStore: Sendable {
 }
 
 extension AttemptStore {
+    /// The forecast service's calls of each kind in the Korean day of `now`, the quota's count
+    /// (docs/REFERENCE.md §14): what dustd plans with and `dustctl status` shows.
+    public func forecastCallsToday(at now: Date) async throws(StorageFailure) -> [AttemptKind: Int] {
+        let start = KoreaStandardTime.startOfDay(containing: now)
+        let end = KoreaStandardTime.nextMidnight(after: now)
+        var calls: [AttemptKind: Int] = [:]
+        for kind in AttemptKind.forecastService { calls[kind] = try await attemptCount(kind: kind, since: start, before: end) }
+        return calls
+    }
+
     /// Requests of `kind` recorded since `start`, however late.
     public func attemptCount(kind: AttemptKind, since start: Date) async throws(StorageFailure) -> Int {
         try await attemptCount(kind: kind, since: start, before: .distantFuture)
