@@ -196,6 +196,14 @@ extension StorageFailure {
                 "There is no database \(location.database) on the PostgreSQL server of \(location); create it "
                     + "(createdb -O \(location.user) \(location.database)) or correct storage.url."
             )
+        case "42P01", "42703":
+            // undefined_table, undefined_column: every migration is recorded (the open checked), so the
+            // tables were changed by hand or by another program.
+            return (
+                .unusable,
+                "The tables of \(database) are not the ones its migrations made (\(message)); restore it from a backup, "
+                    + "or ask whoever changed them."
+            )
         case "53100":
             return (
                 .diskFull,

@@ -60,8 +60,19 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .SQLITE_FULL: self = .diskFull(path: path)
         case .SQLITE_BUSY, .SQLITE_LOCKED: self = .busy(path: path)
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: self = .corrupt(path: path, reason: .given(reason))
+        case .SQLITE_ERROR where Self.namesMissingSchemaObject(reason):
+            self = .corrupt(path: path, reason: .tablesAltered(reason))
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH: self = .cannotOpen(path: path, reason: .given(reason))
         default: self = .io(path: path, reason: reason)
         }
+    }
+
+    /// Whether SQLite's message says a statement named a table, column or index the database lacks.
+    /// FineDust's statements are tested against the schema its migrations make, so on a database that
+    /// opened (every migration recorded) this is a schema changed by hand or by another program: a
+    /// damaged database (65), not a failed read (74).
+    static func namesMissingSchemaObject(_ message: String) -> Bool {
+        message.hasPrefix("no such table:") || message.hasPrefix("no such column:") || message.hasPrefix("no such index:")
+            || (message.hasPrefix("table ") && message.contains(" has no column named "))
     }
 }

@@ -72,6 +72,7 @@ enum StorageText {
             "예전 FineDust가 쓴 것이라 업그레이드되어야 이 버전이 읽습니다. dustd를 다시 시작하면(systemctl restart dustd) 업그레이드되니, 그 뒤에 다시 해 보세요"
         case .cannotCreateDirectory(let words): "디렉터리를 만들 수 없습니다: " + words
         case .unreadableRow(let problem): problem
+        case .tablesAltered(let words): "테이블이 마이그레이션이 만든 것과 다릅니다: " + words
         case .notARegularFile(let file, let type): "\(file)은(는) 일반 파일이 아니라 \(korean(type))입니다"
         case .given(let words): words
         }

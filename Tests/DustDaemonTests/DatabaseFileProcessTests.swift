@@ -118,6 +118,32 @@ struct DatabaseFileProcessTests {
         #expect(!FileManager.default.fileExists(atPath: "/dev/null-wal"))
     }
 
+    @Test(
+        "A schema changed by hand (a table dropped, a column renamed) is a damaged database to dustctl: 65 with what is missing, not 74",
+        arguments: [
+            ("DROP TABLE measurement", "no such table: measurement"),
+            ("ALTER TABLE measurement RENAME COLUMN pm25 TO fine", "no such column: pm25"),
+        ])
+    func schemaChangedByHand(change: String, missing: String) async throws {
+        let scene = try Scene("altered")
+        defer { scene.directory.remove() }
+        let database = scene.directory.path("d.sqlite")
+        let demo = try await scene.dustctl(["demo", "--db", database, "--fixtures", TestFixtures.url("").path])
+        try #require(demo.status == 0, "\(demo.standardError)")
+        let week = ["week", "--db", database, "--station", "종로구", "--end", "2026-11-20"]
+        let before = try await scene.dustctl(week)
+        try #require(before.status == 0, "\(before.standardError)")
+        let queue = try DatabaseQueue(path: database)
+        try await queue.write { try $0.execute(sql: change) }
+        try queue.close()
+        let after = try await scene.dustctl(week)
+        #expect(after.status == 65, "\(after.standardError)")
+        #expect(
+            after.standardError.contains(
+                "\(database) is not a usable FineDust database (its tables are not the ones its migrations made: \(missing))"),
+            "\(after.standardError)")
+    }
+
     @Test("A damaged page met at start ends dustd --once with 65 and the storage sentence, before it polls: never logged and carried on")
     func damagedDatabaseAtStart() async throws {
         let scene = try Scene("damaged")

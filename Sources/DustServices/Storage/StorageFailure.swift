@@ -53,6 +53,9 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         case cannotCreateDirectory(String)
         /// A stored row is not what FineDust writes (what is wrong with it).
         case unreadableRow(String)
+        /// Every migration is recorded, but a table, column or index they made is gone (the engine's words):
+        /// the schema was changed by hand or by another program.
+        case tablesAltered(String)
         /// The database, or its `-wal` or `-shm` (the path given), is a FIFO, a directory, a device,
         /// a socket or a symbolic link where SQLite needs a regular file (or nothing).
         case notARegularFile(path: String, type: FileType)
@@ -67,6 +70,7 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
                 "an older FineDust wrote it and this version reads it only once it is upgraded; restart dustd (systemctl restart dustd), which upgrades it, then try again"
             case .cannotCreateDirectory(let reason): "cannot create its directory: \(reason)"
             case .unreadableRow(let problem): problem
+            case .tablesAltered(let words): "its tables are not the ones its migrations made: \(words)"
             case .notARegularFile(let path, let type): "\(path) is \(type), not a regular file"
             case .given(let words): words
             }
