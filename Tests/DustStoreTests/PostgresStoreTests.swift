@@ -171,6 +171,27 @@ struct PostgresStoreTests {
         #expect(refused.description.contains("GRANT INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO \(role)"))
     }
 
+    @Test("A table dropped or a column renamed by hand: the read fails as a damaged database (unusable, 65), naming what is gone")
+    func schemaChangedByHand() async throws {
+        let (server, location, store) = try await fresh()
+        _ = try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
+        for (change, missing) in [
+            ("ALTER TABLE measurement RENAME COLUMN pm25 TO fine", "pm25"), ("DROP TABLE measurement", "measurement"),
+        ] {
+            try await server.execute(change, database: location.database)
+            do {
+                _ = try await store.readings(stations: ["종로구"], from: eight, to: eight.advanced(by: 1))
+                Issue.record("read a table changed by hand: \(change)")
+            } catch {
+                #expect(error.kind == .unusable, "\(error)")
+                #expect(ExitStatus(error) == .dataError)
+                #expect(
+                    error.description.contains("are not the ones its migrations made (") && error.description.contains(missing), "\(error)")
+            }
+        }
+        await store.close()
+    }
+
     @Test("After the server restarts, the next call succeeds on a new connection and nothing stored is lost")
     func serverRestart() async throws {
         // A server of its own: a restart would cut every other test's connections.
