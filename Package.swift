@@ -133,6 +133,8 @@ let package = Package(
                 "AirKorea", "DustKit",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                // HTTPParserError: an answer that is not HTTP is told from no answer.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
         // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,
         // journald-aware logging, reload, lifecycle.
@@ -151,6 +153,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

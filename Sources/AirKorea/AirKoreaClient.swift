@@ -104,8 +104,11 @@ public struct AirKoreaClient: Sendable {
 
     /// A transport failure whose reason (which may quote what the server sent) is checked too.
     private func withholdingEchoes(_ error: TransportError) -> TransportError {
-        guard case .connection(let reason) = error else { return error }
-        return .connection(endpoint.echoGuard.checked(reason))
+        switch error {
+        case .connection(let reason): .connection(endpoint.echoGuard.checked(reason))
+        case .notHTTP(let reason): .notHTTP(endpoint.echoGuard.checked(reason))
+        case .timeout, .bodyTooLarge: error
+        }
     }
 
     /// The host a redirect points at, safe to show: no path or query (they may carry the key), and

@@ -8,6 +8,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     case connection(String)
     /// The body grew past the limit; reading stopped there.
     case bodyTooLarge(limit: Int)
+    /// Something answered at the address, but not in HTTP (an SSH or mail server on that port, a
+    /// broken proxy): the HTTP decoder's reason, which quotes nothing the server sent.
+    case notHTTP(String)
 
     public var description: String {
         switch self {
@@ -15,6 +18,9 @@ public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
             "AirKorea did not answer within \(seconds.formatted()) s (api.timeoutSeconds); FineDust retries with backoff."
         case .connection(let reason):
             "Could not reach AirKorea (\(reason)); check the network and api.baseURL. FineDust retries with backoff."
+        case .notHTTP(let reason):
+            "Something answered at api.baseURL's address, but not in HTTP (\(reason)): another kind of server or a broken proxy is "
+                + "there; check api.baseURL's scheme, host and port. FineDust retries with backoff."
         case .bodyTooLarge(let limit):
             "The response was larger than \(limit / (1024 * 1024)) MiB, far beyond any AirKorea answer; reading stopped there."
         }

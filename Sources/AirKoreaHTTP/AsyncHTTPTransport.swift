@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import DustKit
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// `HTTPTransport` on AsyncHTTPClient. Owns its client; call `shutdown()` before exit.
 public final class AsyncHTTPTransport: HTTPTransport {
@@ -54,6 +55,8 @@ public final class AsyncHTTPTransport: HTTPTransport {
             throw error
         } catch is NIOTooManyBytesError {
             throw .bodyTooLarge(limit: maxBodyBytes)
+        } catch let error as HTTPParserError {
+            throw .notHTTP(Self.safeDescription(error))
         } catch let error as HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout:

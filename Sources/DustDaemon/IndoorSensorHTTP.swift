@@ -3,6 +3,7 @@ import DustKit
 import DustServices
 import Foundation
 import NIOCore
+import NIOHTTP1
 
 /// How dustd asks a monitor (docs/REFERENCE.md §21): a GET, an optional bearer token, a deadline over
 /// the whole exchange, a bound on the body. Tests give a loopback server or a fake.
@@ -69,6 +70,8 @@ public final class AsyncIndoorSensorHTTP: IndoorSensorHTTP {
             throw problem
         } catch is NIOTooManyBytesError {
             throw .tooLarge(limit: maxBodyBytes)
+        } catch is HTTPParserError {
+            throw .notHTTP
         } catch let error as HTTPClientError {
             switch error {
             case .deadlineExceeded, .readTimeout, .connectTimeout: throw .timeout(seconds: seconds)

@@ -188,6 +188,39 @@ struct FaultTests {
         await server.stop()
     }
 
+    @Test(
+        "Something at the address that does not speak HTTP is said so, not 'could not reach': an SSH banner, a bad chunk size, an unknown version",
+        arguments: [
+            "SSH-2.0-OpenSSH_9.2\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nZZZ\r\nabc\r\n0\r\n\r\n",
+            "HTTP/9.9 200 OK\r\nContent-Length: 2\r\n\r\nok",
+        ])
+    func notHTTP(reply: String) async throws {
+        let server = RawReplyServer(reply: Array(reply.utf8))
+        let base = try await server.start()
+        let transport = AsyncHTTPTransport()
+        do {
+            _ = try await transport.get(base + "/x?serviceKey=abc", timeout: .seconds(120), maxBodyBytes: 1024)
+            Issue.record("a reply that is not HTTP was taken")
+        } catch {
+            guard case .notHTTP = error else {
+                Issue.record("not told apart: \(error)")
+                await transport.shutdown()
+                await server.stop()
+                return
+            }
+            #expect(error.description.hasPrefix("Something answered at api.baseURL's address, but not in HTTP ("), "\(error)")
+            #expect(!error.description.contains("SSH") && !error.description.contains("ZZZ"), "quoted the server: \(error)")
+        }
+        let sensor = AsyncIndoorSensorHTTP()
+        await #expect(throws: SensorProblem.notHTTP) {
+            _ = try await sensor.get(base + "/sensor", bearer: nil, timeout: .seconds(120), maxBodyBytes: 1024)
+        }
+        await sensor.shutdown()
+        await transport.shutdown()
+        await server.stop()
+    }
+
     @Test("Backfill after a long gap asks for 3MONTH and pages through totalCount")
     func monthBackfill() async throws {
         try await withRig { rig in try await checkMonthBackfill(rig) }

@@ -27,6 +27,8 @@ public struct SensorValues: Sendable, Hashable {
 /// minute the problem lasts, so dustd logs it once when it starts and once when it ends.
 public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case unreachable
+    /// Something answered at the url, but not in HTTP.
+    case notHTTP
     case timeout(seconds: Int)
     case tooLarge(limit: Int)
     case httpStatus(Int)
@@ -48,6 +50,8 @@ public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .unreachable:
             "cannot be reached; check that it is switched on and on the network, and its url in indoor.sensors"
+        case .notHTTP:
+            "answered, but not in HTTP (another kind of server at that address and port); check its url in indoor.sensors"
         case .timeout(let seconds):
             "did not answer within \(seconds) s; check that it is switched on and its url in indoor.sensors"
         case .tooLarge(let limit):
