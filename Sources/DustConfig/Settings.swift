@@ -170,11 +170,15 @@ public struct HTTPSettings: Sendable, Hashable {
     /// Each person's own token file (`people[].tokenFile`), in the order of `people:`: such a token
     /// opens only that person's pages and documents.
     public var personTokenFiles: [PersonTokenFile]
+    /// Names besides an IP address, `localhost` and this machine's host name that a web without tokens
+    /// answers to (`http.hostNames`, docs/REFERENCE.md §13): a reverse proxy's or a router's name for it.
+    public var hostNames: [String]
 
-    public init(listen: String, tokenFile: String?, personTokenFiles: [PersonTokenFile] = []) {
+    public init(listen: String, tokenFile: String?, personTokenFiles: [PersonTokenFile] = [], hostNames: [String] = []) {
         self.listen = listen
         self.tokenFile = tokenFile
         self.personTokenFiles = personTokenFiles
+        self.hostNames = hostNames
     }
 
     /// Whether any token is configured: then every request but `/healthz` and `/login` needs one.

@@ -57,6 +57,28 @@ extension ValueShape where Value == String {
     }
 }
 
+extension ValueShape where Value == String {
+    /// A DNS name (`raspberrypi.lan`, `dust.example.org`): letters, digits and `-` in labels of at most
+    /// 63 characters, separated by dots, at most 253 in all.
+    static var hostName: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            var name = text.lowercased()
+            if name.hasSuffix(".") { name.removeLast() }
+            let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+            let valid =
+                !name.isEmpty && name.utf8.count <= 253
+                && labels.allSatisfy { label in
+                    (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                        && label.utf8.allSatisfy { (0x61...0x7A).contains($0) || (0x30...0x39).contains($0) || $0 == 0x2D }
+                }
+            guard valid else {
+                throw ValueProblem("must be a host name such as raspberrypi.lan or dust.example.org, not \(ValueProblem.quoted(text))")
+            }
+            return name
+        }
+    }
+}
+
 extension ValueShape where Value == PostgresLocation {
     /// `storage.url`: `postgresql://USER@HOST:PORT/DB` without a password (docs/REFERENCE.md §20).
     static var postgresURL: ValueShape { .scalar { text throws(ValueProblem) in try PostgresLocation.parse(url: text) } }

@@ -45,7 +45,9 @@ struct WebFrontEnd {
             seen.append((file.key, token))
             if let person = file.person { people.append((person, token)) } else { administrator = token }
         }
-        return WebAccess(administrator: administrator, people: people)
+        // The name dustd listens on, when it is one, is a name it is addressed by.
+        let listening = http.address.map { [$0.host] } ?? []
+        return WebAccess(administrator: administrator, people: people, hostNames: WebHostNames(configured: http.hostNames + listening))
     }
 
     /// The tokens the web opens to, read once for dustd's web and its reloads to compare with; nil

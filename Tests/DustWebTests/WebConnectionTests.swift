@@ -128,7 +128,7 @@ struct WebConnectionTests {
             for index in 0..<40 {
                 let connection = try RawConnection(port: port, timeout: 2)
                 // Half of them start a request and never finish its headers.
-                if index.isMultiple(of: 2) { connection.send("GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ") }
+                if index.isMultiple(of: 2) { connection.send("GET / HTTP/1.1\r\nHost: localhost\r\nX-Slow: ") }
                 attackers.append(connection)
             }
             // The server takes connections in on several event loops, so a client that came last
@@ -138,7 +138,7 @@ struct WebConnectionTests {
             #expect(await closedCount(attackers) >= 36)
             let started = Date()
             let real = try RawConnection(port: port, timeout: 20)
-            real.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            real.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
             let (answer, _) = await real.readToEnd()
             // Far below the 60 s idle timeout: room was made, not waited for.
             #expect(Date().timeIntervalSince(started) < 20)
@@ -148,6 +148,60 @@ struct WebConnectionTests {
             // (closed) or times out after 2 s (still open).
             let stillOpen = attackers.count - (await closedCount(attackers))
             #expect(stillOpen <= 4, "\(stillOpen) idle connections stayed open")
+        }
+    }
+
+    @Test(
+        "Without tokens, a request addressed by a name that is not this machine's (DNS rebinding) gets 421 and no data; by IP, localhost or the machine's name it is answered; with a token the name is not asked"
+    )
+    func hostNamesWithoutTokens() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let limits = WebConnectionLimits(maxConnections: 8, idleTimeout: .seconds(60), maxWaiting: 8)
+        @Sendable func ask(_ port: Int, _ path: String, host: String, extra: String = "") async throws -> String {
+            let connection = try RawConnection(port: port, timeout: 30)
+            connection.send("GET \(path) HTTP/1.1\r\nHost: \(host)\r\n\(extra)Connection: close\r\n\r\n")
+            return await connection.readToEnd().text
+        }
+        let machine = try #require(WebHostNames.systemHostName())
+        try await application(rig, limits: limits).test(.live) { client in
+            let port = try #require(client.port)
+            for host in [
+                "attacker.example:\(port)", "attacker.example", "127.0.0.1.attacker.example", "localhost.attacker.example",
+                "\(machine).attacker.example", "x",
+            ] {
+                let answer = try await ask(port, "/api/v1/today?person=me", host: host)
+                #expect(answer.hasPrefix("HTTP/1.1 421"), "\(host): \(answer.prefix(120))")
+                #expect(answer.contains("http.hostNames") && !answer.contains("attacker") && !answer.contains("pm25"), "\(host)")
+                #expect(try await ask(port, "/", host: host).hasPrefix("HTTP/1.1 421"), "\(host)")
+                // /healthz holds no one's data: a monitor may use any name.
+                #expect(!(try await ask(port, "/healthz", host: host)).hasPrefix("HTTP/1.1 421"), "\(host)")
+            }
+            for host in [
+                "127.0.0.1:\(port)", "localhost:\(port)", "LOCALHOST.", "[::1]:\(port)", "192.168.0.10", "dust.localhost", machine,
+                "\(machine).local:\(port)", "\(machine).lan",
+            ] {
+                let answer = try await ask(port, "/api/v1/today", host: host)
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(host): \(answer.prefix(120))")
+            }
+        }
+        // Named in http.hostNames (a reverse proxy's name): answered.
+        let named = WebServer(
+            data: try rig.source(), registry: PrometheusCollectorRegistry(),
+            access: WebAccess(administrator: nil, hostNames: WebHostNames(configured: ["Dust.Example.org."])), limits: limits)
+        try await named.application(host: "127.0.0.1", port: 0, logger: Logger(label: "test")).test(.live) { client in
+            let port = try #require(client.port)
+            #expect(try await ask(port, "/api/v1/today", host: "dust.example.org").hasPrefix("HTTP/1.1 200"))
+            #expect(try await ask(port, "/api/v1/today", host: "example.org").hasPrefix("HTTP/1.1 421"))
+        }
+        // With a token the name is not asked: a rebound page holds no token (401), the token's holder is answered.
+        let token = try #require(BearerToken("0123456789abcdef0123"))
+        try await application(rig, limits: limits, token: token).test(.live) { client in
+            let port = try #require(client.port)
+            #expect(try await ask(port, "/api/v1/today", host: "attacker.example").hasPrefix("HTTP/1.1 401"))
+            #expect(
+                try await ask(port, "/api/v1/today", host: "attacker.example", extra: "Authorization: Bearer 0123456789abcdef0123\r\n")
+                    .hasPrefix("HTTP/1.1 200"))
         }
     }
 
@@ -161,7 +215,7 @@ struct WebConnectionTests {
             var clients: [RawConnection] = []
             for _ in 0..<200 {
                 let connection = try RawConnection(port: port, timeout: 30)
-                connection.send("GET /api/v1/status HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                connection.send("GET /api/v1/status HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
                 clients.append(connection)
             }
             var answered = 0
@@ -195,7 +249,7 @@ struct WebConnectionTests {
             // A header line every 200 ms: the headers never end, so the timeout still counts from the start.
             let trickle = try RawConnection(port: port, timeout: 0.2)
             let trickleStarted = Date()
-            trickle.send("GET /api/v1/today HTTP/1.1\r\nHost: x\r\n")
+            trickle.send("GET /api/v1/today HTTP/1.1\r\nHost: localhost\r\n")
             var closedAfter: TimeInterval?
             while Date().timeIntervalSince(trickleStarted) < 20 {
                 let sent = trickle.send("X-Slow: 1\r\n")
@@ -211,7 +265,7 @@ struct WebConnectionTests {
             // A body announced and never sent: answered 413 with the headers, and closed after the
             // answer (Connection: close), whatever the client still sends.
             let body = try RawConnection(port: port, timeout: 20)
-            body.send("GET /api/v1/today HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nabc")
+            body.send("GET /api/v1/today HTTP/1.1\r\nHost: localhost\r\nContent-Length: 100000\r\n\r\nabc")
             let (answer, closed) = await body.readToEnd()
             #expect(answer.hasPrefix("HTTP/1.1 413"), "\(answer)")
             #expect(header("Connection", in: answer) == "close")
@@ -219,9 +273,9 @@ struct WebConnectionTests {
 
             // A kept-alive connection serves a second request, then times out when idle.
             let keepAlive = try RawConnection(port: port, timeout: 20)
-            keepAlive.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            keepAlive.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
             #expect((await keepAlive.readAnswer()).hasPrefix("HTTP/1.1 503"))
-            keepAlive.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            keepAlive.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
             #expect((await keepAlive.readAnswer()).hasPrefix("HTTP/1.1 503"))
             #expect(await keepAlive.readToEnd().closed)
         }
@@ -253,7 +307,7 @@ struct WebConnectionTests {
             let port = try #require(client.port)
             for (request, status) in requests {
                 let connection = try RawConnection(port: port)
-                let whole = request.hasSuffix("hi") ? request : request + "Host: x\r\nConnection: close\r\n\r\n"
+                let whole = request.hasSuffix("hi") ? request : request + "Host: localhost\r\nConnection: close\r\n\r\n"
                 connection.send(whole)
                 let (answer, _) = await connection.readToEnd()
                 let line = String(request.prefix(40))
@@ -275,5 +329,27 @@ struct WebConnectionTests {
         // beside the connections answered and those waiting for room.
         let web = WebConnectionLimits.standard
         #expect(limit >= web.maxConnections + web.maxWaiting + 120, "LimitNOFILE=\(limit)")
+    }
+}
+
+@Suite("The names a web without tokens answers to", .timeLimit(.minutes(10)))
+struct WebHostNamesTests {
+    @Test("IP literals, localhost, the machine's name bare or under a home suffix, configured names; nothing else")
+    func rules() {
+        let names = WebHostNames(configured: ["dust.example.org"], machine: "Pi.example.net")
+        for host in [
+            nil, "", "127.0.0.1", "10.0.0.7:8478", "[::1]:8478", "[fe80::1]", "localhost", "a.localhost:80", "pi", "pi.local",
+            "PI.LAN:8478",
+            "pi.home.arpa", "pi.example.net", "pi.example.net.", "dust.example.org:443",
+        ] {
+            #expect(names.allows(host: host), "\(host ?? "nil")")
+        }
+        for host in [
+            "attacker.example", "pi.attacker.example", "pi.local.attacker.example", "127.0.0.1.nip.io", "[::1", "[not-an-address]",
+            "localhost:80x", "example.org", "dust.example.org.evil", "pi.com", "1.2.3", "x",
+        ] {
+            #expect(!names.allows(host: host), "\(host)")
+        }
+        #expect(!WebHostNames(configured: [], machine: nil).allows(host: "pi.local"))
     }
 }

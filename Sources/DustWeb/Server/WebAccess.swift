@@ -35,14 +35,17 @@ public enum WebPrincipal: Sendable, Hashable {
 public struct WebAccess: Sendable {
     public let administrator: BearerToken?
     public let people: [(name: String, token: BearerToken)]
+    /// The names a web without tokens answers to (`WebHostNames`); with tokens, any.
+    public let hostNames: WebHostNames
 
     /// A token of random bytes no one holds: a cookie naming no configured person is checked against it,
     /// so that it takes as long to refuse as one naming a person (`SessionCookie.verify`).
     let decoy: BearerToken
 
-    public init(administrator: BearerToken?, people: [(name: String, token: BearerToken)] = []) {
+    public init(administrator: BearerToken?, people: [(name: String, token: BearerToken)] = [], hostNames: WebHostNames = WebHostNames()) {
         self.administrator = administrator
         self.people = people
+        self.hostNames = hostNames
         var generator = SystemRandomNumberGenerator()
         decoy = BearerToken((0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined())!
     }
@@ -59,7 +62,7 @@ public struct WebAccess: Sendable {
             default: false
             }
         }
-        return same(administrator, other.administrator) && people.count == other.people.count
+        return same(administrator, other.administrator) && hostNames == other.hostNames && people.count == other.people.count
             && zip(people, other.people).allSatisfy { $0.name.utf8.elementsEqual($1.name.utf8) && $0.token.isSameToken(as: $1.token) }
     }
 

@@ -159,7 +159,22 @@ struct WebSecurityMiddleware: RouterMiddleware {
             return WebResponse.text(.contentTooLarge, "Requests with a body are not accepted.\n").response
         }
         var context = context
-        guard access.requiresTokens else { return try await next(request, context) }
+        guard access.requiresTokens else {
+            // The open paths hold no one's data, and a monitor may ask /healthz by any name.
+            guard
+                Self.openPaths.contains(path)
+                    || access.hostNames.allows(host: request.head.authority ?? request.headers[HTTPField.Name("Host")!])
+            else {
+                // The name is not quoted back: it is the asker's, and says nothing to a reader of the page.
+                return WebResponse.text(
+                    .misdirectedRequest,
+                    "This dustd serves without a token, so it answers only requests addressed to this machine by an IP "
+                        + "address, localhost or its host name (a web page elsewhere could otherwise read it through DNS "
+                        + "rebinding). Add the name you used to http.hostNames, or set http.tokenFile (docs/REFERENCE.md §13).\n"
+                ).response
+            }
+            return try await next(request, context)
+        }
         let now = now()
         var renewal: Cookie?
         let authorization = request.headers[.authorization]
