@@ -23,7 +23,9 @@ public struct JournalLogHandler: LogHandler {
         self.logLevel = level
         self.underJournald = environment["JOURNAL_STREAM"] != nil
         self.secrets = secrets
-        self.sink = sink ?? { line in FileHandle.standardError.write(Data(line.utf8)) }
+        // A line that cannot be written (its disk full, its pipe or terminal gone) is dropped: there is
+        // nowhere to say so, and the daemon's work goes on (FileHandle.write traps on the error).
+        self.sink = sink ?? { line in _ = writeAll(line.utf8, to: STDERR_FILENO) }
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {

@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// The file `export --output FILE` writes (docs/REFERENCE.md §15): only ever a regular file, replaced whole

@@ -210,27 +210,6 @@ extension CommandFailure {
     }
 }
 
-/// Writes all of `bytes` to a descriptor with write(2), resuming after EINTR and partial writes.
-///
-/// dustctl's one way to write: `FileHandle.write(_:)` traps on a write error, and `print` goes
-/// through a stdio buffer whose failed flush at exit nobody sees (`dustctl week > /dev/full`
-/// exited 0 having written nothing). Returns the errno of the failure, or nil.
-func writeAll(_ bytes: some Collection<UInt8>, to descriptor: Int32) -> Int32? {
-    let buffer = Array(bytes)
-    var written = 0
-    while written < buffer.count {
-        let count = buffer.withUnsafeBytes { raw in
-            write(descriptor, raw.baseAddress! + written, raw.count - written)
-        }
-        if count < 0 {
-            if errno == EINTR { continue }
-            return errno
-        }
-        written += count
-    }
-    return nil
-}
-
 /// Writes text to stdout, unbuffered, made safe for a terminal (`TerminalOutput`). A closed pipe
 /// throws `.closedPipe`, which `reportingFailures` turns into a quiet exit 0; any other error ends
 /// dustctl with 74.

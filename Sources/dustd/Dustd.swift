@@ -79,6 +79,9 @@ struct Dustd: AsyncParsableCommand {
 
     /// ArgumentParser's own `main`, but a usage error (which quotes the argument given) is written made safe.
     static func main() async {
+        // A log read through a pipe whose reader went away (`dustd | head`, a logger restarted) must not end the
+        // daemon: the write fails with EPIPE and the line is dropped (JournalLogHandler).
+        signal(SIGPIPE, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -190,5 +193,5 @@ func fail(_ status: ExitStatus, _ message: String) -> Never {
 /// sequence that would retitle or clear the operator's terminal.
 func writeStandardError(_ text: String) {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalSafeText.sanitized(String($0)) }
-    FileHandle.standardError.write(Data(lines.joined(separator: "\n").utf8))
+    _ = writeAll(lines.joined(separator: "\n").utf8, to: STDERR_FILENO)
 }
