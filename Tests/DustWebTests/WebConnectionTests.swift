@@ -205,6 +205,40 @@ struct WebConnectionTests {
         }
     }
 
+    @Test(
+        "Sign-in forms whose bodies trickle a byte a second on every connection of the cap: a real request is still answered, and each is closed"
+    )
+    func tricklingBodies() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let token = try #require(BearerToken("0123456789abcdef0123"))
+        let limits = WebConnectionLimits(maxConnections: 4, idleTimeout: .seconds(60), maxWaiting: 8)
+        try await application(rig, limits: limits, token: token).test(.live) { client in
+            let port = try #require(client.port)
+            let attackers = try (0..<4).map { _ in try RawConnection(port: port, timeout: 60) }
+            for attacker in attackers {
+                attacker.send(
+                    "POST /login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                        + "Sec-Fetch-Site: same-origin\r\nContent-Length: 4000\r\n\r\nf")
+            }
+            // A byte a second for up to 40 s each, until the server closes the connection.
+            let trickling = Task {
+                var open = attackers.count
+                for _ in 0..<40 where open > 0 {
+                    try? await Task.sleep(for: .seconds(1))
+                    open = attackers.filter { $0.send("o") }.count
+                }
+                return open
+            }
+            let real = try RawConnection(port: port, timeout: 30)
+            real.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            let (answer, _) = await real.readToEnd()
+            // Before, every one of the four was busy for as long as its body trickled: no answer within 30 s.
+            #expect(!answer.isEmpty && answer.hasPrefix("HTTP/1.1 "), "\(answer.prefix(80))")
+            #expect(await trickling.value == 0, "a trickling body kept its connection for 40 s")
+        }
+    }
+
     @Test("200 clients at once against a cap of 8: every one is answered, late rather than refused")
     func burst() async throws {
         let rig = try await WebRig()

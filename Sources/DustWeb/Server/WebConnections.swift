@@ -224,6 +224,13 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var closeAfterAnswer = false
     /// Others wait for room: this answer ends the connection (no body unread, so at once).
     private var makeRoom = false
+    /// Closes the connection when a request's body is not whole in time (`bodyTimeout`).
+    private var bodyDeadline: Scheduled<Void>?
+
+    /// How long a request's body (a sign-in form's few hundred bytes) may take after its head: a client
+    /// trickling a byte every few seconds would otherwise hold its connection, busy, for as long as it
+    /// likes, and 64 of them the whole web (the idle timeout restarts with every byte).
+    static let bodyTimeout: TimeAmount = .seconds(5)
 
     init(gate: WebConnectionGate) {
         self.gate = gate
@@ -263,11 +270,28 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head(let request) = unwrapInboundIn(data) {
+        switch unwrapInboundIn(data) {
+        case .head(let request):
+            if WebSecurityHeaders.carriesBody(request.headerFields) {
+                closeAfterAnswer = true
+                let channel = context.channel
+                bodyDeadline = context.eventLoop.scheduleTask(in: Self.bodyTimeout) { channel.close(promise: nil) }
+            }
+        case .body:
+            break
+        case .end:
+            // Busy from here until the answer has left: a request still arriving is as evictable as a
+            // silent connection (`WebConnectionGate.silentBeforeEviction`).
+            bodyDeadline?.cancel()
+            bodyDeadline = nil
             gate.requestRead(context.channel)
-            if WebSecurityHeaders.carriesBody(request.headerFields) { closeAfterAnswer = true }
         }
         context.fireChannelRead(data)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        bodyDeadline?.cancel()
+        bodyDeadline = nil
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
