@@ -56,6 +56,7 @@ private func checkPhysiology(_ physiology: HealthPhysiology) {
     }
     for (index, interval) in physiology.sleep.enumerated() {
         require(interval.end > interval.start, "sleep ending at or before its start: \(interval)")
+        require(interval.end.timeIntervalSince(interval.start) <= SleepInterval.maxDuration, "sleep of more than 24 h: \(interval)")
         require(SupportedPeriod.isPlausible(interval.start, now: fuzzNow), "dated outside the supported period: \(interval)")
         require(index == 0 || physiology.sleep[index - 1].end < interval.start, "sleep intervals overlap or touch at \(index)")
     }

@@ -26,7 +26,8 @@ public struct HealthPhysiology: Sendable, Hashable {
     public var notAsleepRecords = 0
     /// Heart-rate and resting heart-rate records outside 25–250 beats/min, dropped.
     public var heartRateOutOfRange = 0
-    /// Asleep records longer than 24 hours, clipped to their first 24 hours.
+    /// Asleep records longer than 24 hours, and stretches of records joined to more than 24 hours,
+    /// clipped to their first 24 hours.
     public var sleepClipped = 0
     /// Asleep records ending when or before they start, dropped.
     public var sleepDropped = 0
@@ -69,6 +70,7 @@ public struct HealthPhysiology: Sendable, Hashable {
         packedSleep.sort()
         var merged: [UInt64] = []
         var current: (start: UInt32, end: UInt32)?
+        var currentClipped = false
         for packed in packedSleep {
             let start = UInt32(truncatingIfNeeded: packed >> 32)
             let end = UInt32(truncatingIfNeeded: packed)
@@ -79,10 +81,19 @@ public struct HealthPhysiology: Sendable, Hashable {
             if start > open.end {
                 merged.append(UInt64(open.start) << 32 | UInt64(open.end))
                 current = (start, end)
+                currentClipped = false
             } else {
                 // Touching segments (a Watch's Core then Deep) join silently; overlapping ones are counted.
                 if start < open.end { sleepOverlapsMerged += 1 }
                 current = (open.start, max(open.end, end))
+                // Records joined as one are held to one record's bound: its first 24 hours (a chain of long
+                // records overlapping each other is not two days of sleep, and the table keeps at most one).
+                let longest = UInt32(SleepInterval.maxDuration)
+                if let joined = current, joined.end - joined.start > longest {
+                    if !currentClipped { sleepClipped += 1 }
+                    currentClipped = true
+                    current = (joined.start, joined.start + longest)
+                }
             }
         }
         if let open = current { merged.append(UInt64(open.start) << 32 | UInt64(open.end)) }

@@ -151,6 +151,26 @@ struct HealthPhysiologyTests {
         #expect(physiology.asleepRecords == 3)
     }
 
+    @Test(
+        "Records joined to more than 24 hours (two of 20 h overlapping by one; a chain touching end to start) are held to their first 24, counted once"
+    )
+    func joinedSleepBounded() throws {
+        let xml = healthExport(
+            sleepRecord("Asleep", start: "2024-01-01 00:00:00 +0900", end: "2024-01-01 20:00:00 +0900")
+                + sleepRecord("Asleep", start: "2024-01-01 19:00:00 +0900", end: "2024-01-02 15:00:00 +0900", source: "AutoSleep")
+                + sleepRecord("AsleepCore", start: "2024-01-05 00:00:00 +0900", end: "2024-01-05 12:00:00 +0900")
+                + sleepRecord("AsleepDeep", start: "2024-01-05 12:00:00 +0900", end: "2024-01-06 00:00:00 +0900")
+                + sleepRecord("AsleepREM", start: "2024-01-06 00:00:00 +0900", end: "2024-01-06 06:00:00 +0900"))
+        let physiology = try readPhysiology(xml).physiology
+        #expect(
+            physiology.sleep == [
+                SleepInterval(start: instant("2023-12-31T15:00:00Z"), end: instant("2024-01-01T15:00:00Z")),
+                SleepInterval(start: instant("2024-01-04T15:00:00Z"), end: instant("2024-01-05T15:00:00Z")),
+            ])
+        #expect(physiology.sleepClipped == 2)
+        #expect(physiology.sleepOverlapsMerged == 1)
+    }
+
     @Test("Heart rate, resting rate and sleep dated before 2000 or more than a day after the import are skipped and counted")
     func outsidePeriod() throws {
         let now = instant("2024-01-02T00:00:00Z")
