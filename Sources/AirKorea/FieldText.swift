@@ -24,6 +24,11 @@ struct FieldText {
         bytes.isEmpty ? nil : echoGuard.checked(TerminalSafeText.sanitized(String(decoding: bytes, as: UTF8.self)))
     }
 
+    /// The text as it came (invalid UTF-8 as U+FFFD), nil when empty: only for a vocabulary's check
+    /// (`ServerVocabulary.isKoreanText`), which must see what `string` would replace: a line separator
+    /// made a space there turned `종로구` and U+2028 into `종로구 `, a station of its own.
+    var unreplaced: String? { bytes.isEmpty ? nil : String(decoding: bytes, as: UTF8.self) }
+
     /// A non-negative integer, or nil.
     var integer: Int? {
         guard !bytes.isEmpty, bytes.count <= 18 else { return nil }

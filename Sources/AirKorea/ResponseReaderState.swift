@@ -116,12 +116,11 @@ struct ReaderState {
                 if slot == nil { currentItem?.dataTimeText = value.string }
             case .stationName:
                 // A name is an identity: one outside the vocabulary drops its item, it is never renamed.
-                let name = value.string
-                if let name, !ServerVocabulary.isKoreanText(name) {
+                if let name = value.unreplaced, !ServerVocabulary.isKoreanText(name) {
                     unknownValues += 1
                     currentItem?.refusedName = true
                 } else {
-                    currentItem?.stationName = name
+                    currentItem?.stationName = value.string
                 }
             case .stationCode: currentItem?.stationCode = Self.digits(value, &unknownValues)
             case .sidoName: currentItem?.sidoName = Self.korean(value, &unknownValues)
@@ -197,8 +196,8 @@ struct ReaderState {
     /// `자료이상`, `통신장애`, and any other it writes in Korean, `점검중`). Any other text is counted and
     /// becomes `ServerVocabulary.unknownValue` (a flag so made still marks its value unknown).
     private static func korean(_ value: FieldText, _ unknownValues: inout Int) -> String? {
-        guard let text = value.string else { return nil }
-        if ServerVocabulary.isKoreanText(text) { return text }
+        guard let text = value.unreplaced else { return nil }
+        if ServerVocabulary.isKoreanText(text) { return value.string }
         unknownValues += 1
         return ServerVocabulary.unknownValue
     }

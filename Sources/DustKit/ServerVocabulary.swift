@@ -9,9 +9,14 @@ public enum ServerVocabulary {
     /// True for a text a field of Korean words and numbers can hold: no Latin letter, in any form
     /// a reader would see one (`KeyEchoGuard.showsLatinLetter`), and nothing a reader cannot see: no
     /// control but white space (`TerminalSafeText.isUnsafe`) and nothing drawn as nothing
-    /// (`InvisibleText`), which would make `종로구` and a look-alike two names.
+    /// (`InvisibleText`), which would make `종로구` and a look-alike two names. Nor U+FFFD: a field's text
+    /// arrives with each unsafe character and each invalid UTF-8 byte already replaced by it
+    /// (`TerminalSafeText.sanitized`), so `종로구` and a bidirectional control was `종로구\u{FFFD}`, a name of
+    /// its own, and no real AirKorea text holds one.
     public static func isKoreanText(_ text: String) -> Bool {
-        !text.unicodeScalars.contains(where: { TerminalSafeText.isUnsafe($0) && !(0x09...0x0D).contains($0.value) })
+        !text.unicodeScalars.contains(where: {
+            (TerminalSafeText.isUnsafe($0) && !(0x09...0x0D).contains($0.value)) || $0 == "\u{FFFD}"
+        })
             && InvisibleText.first(in: text) == nil && !KeyEchoGuard.showsLatinLetter(text)
     }
 }

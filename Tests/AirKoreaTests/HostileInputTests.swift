@@ -169,6 +169,28 @@ struct HostileInputTests {
         }
     }
 
+    @Test(
+        "A station name or 시도 holding a bidirectional control, a line separator or a C1 control is refused as it came, not after its replacement: the item is dropped, the 시도 unknown",
+        arguments: [[0xE2, 0x80, 0xAE], [0xE2, 0x80, 0x8F], [0xE2, 0x80, 0xA8], [0xE2, 0x80, 0xA9], [0xC2, 0x85]] as [[UInt8]])
+    func replacedNameRefused(bytes: [UInt8]) throws {
+        func item(_ name: [UInt8], sido: [UInt8]) -> Data {
+            Data("<item><stationName>".utf8) + Data(name) + Data("</stationName><sidoName>".utf8) + Data(sido)
+                + Data("</sidoName><addr>".utf8) + Data(sido)
+                + Data("</addr><dataTime>2026-11-20 10:00</dataTime><pm10Value>30</pm10Value><pm25Value>12</pm25Value></item>".utf8)
+        }
+        let body =
+            Data("<response><header><resultCode>00</resultCode></header><body><items>".utf8)
+            + item(Array("종로구".utf8) + bytes, sido: Array("서울".utf8)) + item(Array("중구".utf8), sido: Array("서울".utf8) + bytes)
+            + Data("</items><totalCount>2</totalCount></body></response>".utf8)
+        let page = try AirKoreaResponseParser().parseMeasurements(body)
+        #expect(page.readings.map(\.station) == ["중구"], "\(bytes)")
+        #expect(page.skippedItems == 1)
+        #expect(page.unknownValues == 3)
+        let stations = try AirKoreaResponseParser().parseStations(body)
+        #expect(stations.stations.map(\.name) == ["중구"])
+        #expect(stations.stations.first?.address == ServerVocabulary.unknownValue)
+    }
+
     @Test("A body above the size limit is not parsed at all")
     func documentTooLarge() throws {
         let body = Data(repeating: UInt8(ascii: " "), count: 33 * 1024 * 1024)
