@@ -20,6 +20,18 @@ public enum StationNames {
             "AirKorea knows no station named \(shown): it returned no hour for it; set station.name (or the fallback or the person's station) to a real name; \(hint)"
     }
 
+    /// What dustd logs and `dustctl status` shows when AirKorea returns no hour for `name`, whose hours it
+    /// used to return (the newest stored ends at `newest`): not a mistyped name but a station closed,
+    /// renamed or out of service.
+    public static func noLongerAnswered(_ name: String, newest: Slot) -> String {
+        let shown = TerminalSafeText.shown(name, characters: 80)
+        let last = KoreaStandardTime.dataTime(of: newest)
+        return "AirKorea returned no hour for \(shown), whose hours it sent before (the newest stored is \(last) KST): the "
+            + "station may be closed, renamed or out of service; the fallbacks are polled meanwhile. AirKorea's list "
+            + "(dustctl stations sync, then dustctl stations nearest --lat LAT --lon LON) names the stations near you; set "
+            + "station.name (or the fallback or the person's station) to one of them"
+    }
+
     /// What dustctl says when a command is asked about `name` and the database holds no hour of it.
     public static func notStored(_ name: String, known: [String]) -> String {
         let shown = TerminalSafeText.shown(name, characters: 80)

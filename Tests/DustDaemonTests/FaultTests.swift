@@ -174,6 +174,30 @@ struct FaultTests {
         #expect(!rig.logs.text.contains(testKey))
     }
 
+    @Test(
+        "A primary station AirKorea stops answering for (closed, renamed): the fallback is still polled, and the failure says the station used to answer"
+    )
+    func primaryNoLongerAnswered() async throws {
+        try await withRig { rig in
+            let empty = try TestFixtures.data("synthesized/empty-result-totalcount-0.xml")
+            let gangnam = Data(String(decoding: rig.daily, as: UTF8.self).replacingOccurrences(of: "종로구", with: "강남구").utf8)
+            rig.server.setScript { request in
+                .respond(status: 200, body: request.query["stationName"] == "강남구" ? gangnam : empty)
+            }
+            let report = await rig.poller().cycle(stations: StationPreference(primary: "종로구", fallbacks: ["강남구"]), mode: .single)
+            // Before, the cycle ended at the primary: the fallback was never asked.
+            #expect(rig.server.requests.compactMap { $0.query["stationName"] } == ["종로구", "강남구"])
+            #expect(try await rig.store.readingCount(station: "강남구") == 24)
+            let failure = try #require(report.failure)
+            #expect(failure.kind == .configuration)
+            #expect(
+                failure.description.contains(
+                    "AirKorea returned no hour for 종로구, whose hours it sent before (the newest stored is 2026-11-20 06:00 KST)"),
+                "\(failure)")
+            #expect(failure.description.contains("the fallbacks are polled meanwhile"))
+        }
+    }
+
     @Test("An endless response stops at the size limit instead of filling memory")
     func endlessBody() async throws {
         let server = FakeAirKoreaServer { _ in .endless(chunk: Data(repeating: UInt8(ascii: " "), count: 64 * 1024)) }

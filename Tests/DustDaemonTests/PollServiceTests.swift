@@ -152,14 +152,20 @@ struct PollServiceTests {
             rig.server.setScript { _ in .respond(status: 200, body: empty) }
             try await rig.store.saveStations(
                 [Station(name: "종로구"), Station(name: "중구"), Station(name: "강남구")], at: DemoReplay.now)
-            let (requests, waiting) = try await runLoop(rig, settle: 2.5) { await recordedState(rig) != nil }
+            // A name mistyped: no hour of it stored (종로구's six are the rig's).
+            var settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            settings.station.name = "종로"
+            let loop = await clockedLoop(rig, settings: settings, jitter: { 1 })
+            let (requests, waiting) = try await runLoop(rig, loop: loop, settle: 2.5) { await recordedState(rig) != nil }
             // Not retried before the next hour, and not a success with 0 new.
             #expect(requests.count == 1)
             #expect(waiting?.state == .waitingForNextHour)
             #expect(waiting?.lastError?.kind == .configuration)
             #expect(waiting?.lastSuccess == nil)
-            #expect(waiting?.lastError?.message.contains("AirKorea knows no station named 종로구: it returned no hour for it") == true)
-            #expect(waiting?.lastError?.message.contains("the nearest stored names: 강남구, 중구") == true)
+            #expect(waiting?.lastError?.message.contains("AirKorea knows no station named 종로: it returned no hour for it") == true)
+            #expect(
+                waiting?.lastError?.message.contains("the nearest stored names: 종로구, 중구, 강남구") == true,
+                "\(waiting?.lastError?.message ?? "")")
             #expect(rig.logs.text.components(separatedBy: "AirKorea knows no station named").count == 2, "logged once")
             #expect(try await rig.store.recentAttempts(limit: 1).map(\.outcome) == [.failed])
         }

@@ -51,6 +51,9 @@ public struct CycleReport: Sendable {
     /// The cycle was cancelled (dustd is stopping) before it finished.
     public var stopped = false
     public var notices: [CycleNotice] = []
+    /// Stations AirKorea returned no hour for in this cycle: a failure of that station alone, after
+    /// which the others (the fallbacks) are still polled.
+    public var stationsWithoutHours: Set<String> = []
 
     public init() {}
 
@@ -91,10 +94,16 @@ public struct PollCycle: Sendable {
             let term = BackfillPlan.term(newest: newest, now: clock.now)
             if term != .daily { report.notices.append(.backfilling(station: station, term: term, newest: newest)) }
             let request = AirKoreaRequest.stationRealtime(station: station, term: term, page: 1, rows: BackfillPlan.rowsPerPage(term))
-            await fetchAllPages(request, station: station, into: &report)
+            await fetchAllPages(request, station: station, newest: newest, into: &report)
             if report.stopped { return report }
-            // A key, quota or storage problem affects every request: stop here instead of repeating it.
-            if let failure = report.failure, failure.retryAdvice != .retryWithBackoff || failure.kind == .storage { return report }
+            // A key, quota or storage problem affects every request: stop here instead of repeating it. A
+            // station AirKorea has no hour for (closed, renamed) is that station's alone: its fallbacks are
+            // what a household polls meanwhile.
+            if let failure = report.failure, failure.retryAdvice != .retryWithBackoff || failure.kind == .storage,
+                !report.stationsWithoutHours.contains(station)
+            {
+                return report
+            }
         }
         if includeNation {
             await fetchAllPages(.provinceRealtime(sido: "전국", page: 1, rows: 1000), station: nil, into: &report)
@@ -102,8 +111,8 @@ public struct PollCycle: Sendable {
         return report
     }
 
-    private func fetchAllPages(_ first: AirKoreaRequest, station: String?, into report: inout CycleReport) async {
-        let end = await first.fetchPages { request in await fetch(request, station: station, into: &report) }
+    private func fetchAllPages(_ first: AirKoreaRequest, station: String?, newest: Slot? = nil, into report: inout CycleReport) async {
+        let end = await first.fetchPages { request in await fetch(request, station: station, newest: newest, into: &report) }
         if case .capped(let claimed, let window, let pages) = end {
             // A lying totalCount must not spend the day's quota (500 calls) in one cycle.
             report.notices.append(
@@ -112,7 +121,7 @@ public struct PollCycle: Sendable {
     }
 
     /// One request: fetch, ingest, record. Nil when the cycle must not go on with this request.
-    private func fetch(_ request: AirKoreaRequest, station: String?, into report: inout CycleReport) async -> Paging? {
+    private func fetch(_ request: AirKoreaRequest, station: String?, newest: Slot?, into report: inout CycleReport) async -> Paging? {
         let started = AttemptStart(request, station: station, at: clock.now)
         report.requests += 1
         let operation = Self.describe(request)
@@ -145,8 +154,10 @@ public struct PollCycle: Sendable {
             (fetched.page.paging.totalCount ?? 0) == 0
         {
             let known = (try? await stationList?.stations().map(\.name)) ?? []
-            let failure = PollFailure.configuration(StationNames.unknownToAirKorea(name, known: known))
+            let failure = PollFailure.configuration(
+                newest.map { StationNames.noLongerAnswered(name, newest: $0) } ?? StationNames.unknownToAirKorea(name, known: known))
             report.failure = report.failure ?? failure
+            report.stationsWithoutHours.insert(name)
             await record(started.attempt(.failed, failure: failure, httpStatus: fetched.httpStatus), into: &report)
             return nil
         }
