@@ -76,4 +76,21 @@ assert status["daemon"] == "running" and error and error["kind"] == "storage", s
 assert "is full" in error["message"] and "AirKorea" not in error["message"], error
 print("ok: dustctl status after recovery: running, last error kind=storage")
 PY
+
+# The same disk read-only, as the kernel leaves an SD card after write errors (a mount in use cannot be
+# made read-only by hand, so dustd stops first): a writing dustctl says so (74), not "disk I/O error",
+# and a reader still reads.
+kill -TERM "$DUSTD"; wait "$DUSTD" 2>/dev/null || true
+mount -o remount,ro "$DISK"
+set +e
+DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" import Fixtures/synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml --db "$DISK/dust.sqlite" 2>"$WORK/import.err"
+status=$?
+set -e
+[ "$status" = 74 ] && grep -q "mounted read-only" "$WORK/import.err" \
+    || { echo "disk-full-test: FAILED: dustctl import on a read-only disk: exit $status"; cat "$WORK/import.err"; exit 1; }
+DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" stations list --db "$DISK/dust.sqlite" >/dev/null \
+    || { echo "disk-full-test: FAILED: a reader could not read a read-only disk"; exit 1; }
+echo "ok: read-only disk: dustctl import exits 74 saying so, readers read"
+sed 's/^/    /' "$WORK/import.err"
+mount -o remount,rw "$DISK"
 echo "disk-full-test: PASSED"

@@ -1,4 +1,5 @@
 import DustServices
+import Foundation
 import GRDB
 
 /// What can go wrong with an SQLite database, each with a sentence saying what to do: SQLite's own
@@ -10,6 +11,8 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     case cannotOpen(path: String, reason: StorageFailure.Reason)
     /// The disk (or the file system holding the database) is full.
     case diskFull(path: String)
+    /// The file system holding the database is mounted read-only.
+    case readOnlyFileSystem(path: String)
     /// SQLite answered BUSY or LOCKED: another process holds the database's lock. Whether the busy
     /// timeout was waited out first is not said: SQLite answers BUSY at once where waiting could
     /// deadlock (a journal mode switched, a read turned into a write), so the sentence claims no wait.
@@ -32,6 +35,9 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
             "Cannot open the database \(path) (\(reason)); check that the directory exists and that this user may read and write it."
         case .diskFull(let path):
             "The disk holding \(path) is full; nothing was written and stored data is intact. Free some space and try again."
+        case .readOnlyFileSystem(let path):
+            "The file system holding \(path) is mounted read-only, as the kernel leaves an SD card after write errors; nothing was "
+                + "written and stored data can still be read. Look at dmesg, then remount it read-write (or move the database to a good disk)."
         case .busy(let path):
             "The database \(path) is locked by another process (SQLite says it is busy); try again."
         case .corrupt(let path, let reason):
@@ -56,6 +62,14 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
             return
         }
         let reason = database.message ?? "SQLite error \(database.resultCode.rawValue)"
+        // SQLite says "disk I/O error" or "attempt to write a readonly database" of a file system the kernel
+        // remounted read-only (what an SD card does after write errors): the one fix worth naming.
+        if [.SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN].contains(database.resultCode.primaryResultCode),
+            Self.onReadOnlyFileSystem(path)
+        {
+            self = .readOnlyFileSystem(path: path)
+            return
+        }
         switch database.resultCode.primaryResultCode {
         case .SQLITE_FULL: self = .diskFull(path: path)
         case .SQLITE_BUSY, .SQLITE_LOCKED: self = .busy(path: path)
@@ -65,6 +79,14 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH: self = .cannotOpen(path: path, reason: .given(reason))
         default: self = .io(path: path, reason: reason)
         }
+    }
+
+    /// Whether the file system holding `path` (or its directory, for a file not made yet) is mounted read-only.
+    static func onReadOnlyFileSystem(_ path: String) -> Bool {
+        var status = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        guard statvfs(path, &status) == 0 || statvfs(directory.isEmpty ? "." : directory, &status) == 0 else { return false }
+        return status.f_flag & UInt(ST_RDONLY) != 0
     }
 
     /// Whether SQLite's message says a statement named a table, column or index the database lacks.

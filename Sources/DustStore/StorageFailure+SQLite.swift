@@ -9,7 +9,7 @@ extension StorageFailure {
         let kind: Kind =
             switch error {
             case .diskFull: .diskFull
-            case .cannotOpen: .unwritable
+            case .cannotOpen, .readOnlyFileSystem: .unwritable
             case .busy: .locked
             case .schemaTooNew: .schemaTooNew
             case .databaseMissing: .missing
@@ -21,6 +21,7 @@ extension StorageFailure {
             case .databaseMissing(let path), .diskFull(let path), .busy(let path), .schemaTooNew(let path): Detail(database: path)
             case .cannotOpen(let path, let reason), .corrupt(let path, let reason): Detail(database: path, reason: reason)
             case .io(let path, let reason): Detail(database: path, reason: .given(reason))
+            case .readOnlyFileSystem(let path): Detail(database: path, reason: .readOnlyFileSystem)
             case .notARegularFile(let path, let file, let type): Detail(database: path, reason: .notARegularFile(path: file, type: type))
             }
         self.init(kind: kind, description: error.description, detail: detail)

@@ -42,6 +42,9 @@ enum StorageText {
         switch (failure.kind, detail.reason) {
         case (.missing, nil):
             return "\(path)에 데이터베이스가 없습니다. `dustctl import FILE…`로 만들거나, dustd를 한 번 실행하거나, --db PATH를 주세요."
+        case (.unwritable, .readOnlyFileSystem):
+            return "\(path)이(가) 있는 파일 시스템이 읽기 전용으로 마운트되어 있습니다(쓰기 오류가 난 SD 카드를 커널이 이렇게 둡니다). 아무것도 쓰지 않았고 "
+                + "저장된 데이터는 읽을 수 있습니다. dmesg를 확인한 뒤 읽기-쓰기로 다시 마운트하거나 데이터베이스를 성한 디스크로 옮기세요."
         case (.unwritable, .some(let reason)):
             return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(korean(reason))). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
         case (.diskFull, nil):
@@ -73,6 +76,7 @@ enum StorageText {
         case .cannotCreateDirectory(let words): "디렉터리를 만들 수 없습니다: " + words
         case .unreadableRow(let problem): problem
         case .tablesAltered(let words): "테이블이 마이그레이션이 만든 것과 다릅니다: " + words
+        case .readOnlyFileSystem: "파일 시스템이 읽기 전용으로 마운트되어 있습니다"
         case .notARegularFile(let file, let type): "\(file)은(는) 일반 파일이 아니라 \(korean(type))입니다"
         case .given(let words): words
         }

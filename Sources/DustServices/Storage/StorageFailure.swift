@@ -53,6 +53,8 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         case cannotCreateDirectory(String)
         /// A stored row is not what FineDust writes (what is wrong with it).
         case unreadableRow(String)
+        /// The file system holding the database is mounted read-only.
+        case readOnlyFileSystem
         /// Every migration is recorded, but a table, column or index they made is gone (the engine's words):
         /// the schema was changed by hand or by another program.
         case tablesAltered(String)
@@ -71,6 +73,7 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
             case .cannotCreateDirectory(let reason): "cannot create its directory: \(reason)"
             case .unreadableRow(let problem): problem
             case .tablesAltered(let words): "its tables are not the ones its migrations made: \(words)"
+            case .readOnlyFileSystem: "the file system holding it is mounted read-only"
             case .notARegularFile(let path, let type): "\(path) is \(type), not a regular file"
             case .given(let words): words
             }
