@@ -228,6 +228,7 @@ let package = Package(
             dependencies: [
                 "dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]),
         .testTarget(
             name: "DustDaemonTests",

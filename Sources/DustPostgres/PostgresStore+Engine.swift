@@ -23,6 +23,11 @@ extension PostgresStore: SQLDatabase {
     /// (docs/REFERENCE.md §20); a `VACUUM` here would wait on every other dustd's transactions.
     public func eraseRemovedRows() async throws(StorageFailure) {}
 
+    /// PostgreSQL is backed up with its own tools; `dustctl backup` says so before it opens a store.
+    public func backUp(into path: String) async throws(StorageFailure) {
+        throw StorageFailure(kind: .unusable, description: "A PostgreSQL database is backed up with pg_dump (docs/REFERENCE.md §15).")
+    }
+
     /// One transaction: all of it is committed, or none.
     public func writeTransaction<T: Sendable>(
         _ body: @escaping @Sendable (any SQLSession) throws -> T

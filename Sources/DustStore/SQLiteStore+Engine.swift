@@ -43,6 +43,22 @@ extension SQLiteStore: SQLDatabase {
         }
     }
 
+    /// `VACUUM INTO` on a reader, outside a transaction (SQLite refuses a VACUUM inside one): a copy as of
+    /// one snapshot, its free pages left out, whatever dustd writes meanwhile; works on a read-only open.
+    /// (A copy of the file with `cp` while dustd runs holds none of what is still in the -wal.)
+    public func backUp(into path: String) async throws(StorageFailure) {
+        let pool = pool
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                pool.asyncUnsafeRead { result in
+                    continuation.resume(with: Result { try result.get().execute(sql: "VACUUM INTO ?", arguments: [path]) })
+                }
+            }
+        } catch {
+            throw failure(error)
+        }
+    }
+
     /// One transaction on the writer's queue; finished even when the caller is cancelled meanwhile.
     func writing<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
         let pool = pool

@@ -68,7 +68,7 @@ struct DustCtl: ParsableCommand {
             subcommands: [
                 TodayCommand.self, DayCommand.self, HourlyCommand.self, WeekCommand.self, ExportCommand.self, ImportCommand.self,
                 ActivityCommand.self, StationsCommand.self, AlertsCommand.self, StatusCommand.self, ForecastCommand.self,
-                AdvisoriesCommand.self, PersonCommand.self, HomeAssistantCommand.self, IndoorCommand.self,
+                AdvisoriesCommand.self, PersonCommand.self, HomeAssistantCommand.self, IndoorCommand.self, BackupCommand.self,
                 DemoCommand.self,
             ]
         )

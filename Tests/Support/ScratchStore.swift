@@ -61,6 +61,8 @@ public final class InterceptingStore: SQLDatabase, FineDustStore {
 
     public func eraseRemovedRows() async throws(StorageFailure) { try await base.eraseRemovedRows() }
 
+    public func backUp(into path: String) async throws(StorageFailure) { try await base.backUp(into: path) }
+
     public func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) async throws(StorageFailure) -> UpsertSummary {
         if let savingReadingsFails { throw savingReadingsFails }
         return try await base.saveReadings(readings, fetchedAt: fetchedAt)

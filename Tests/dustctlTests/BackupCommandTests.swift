@@ -1,0 +1,75 @@
+import AirKorea
+import DustStore
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@Suite("dustctl backup (docs/REFERENCE.md §15, Backups)", .timeLimit(.minutes(10)))
+struct BackupCommandTests {
+    @Test("While a writer holds its hours in the -wal (dustd running), the backup holds every one; cp of the file holds none of them")
+    func whileWritten() async throws {
+        let directory = try TemporaryDirectory("finedust-backup")
+        defer { directory.remove() }
+        let live = directory.path("dust.sqlite")
+        // A writer that stays open, as dustd does: what it wrote is in the -wal until a checkpoint.
+        let store = try SQLiteStore(path: live)
+        let page = try AirKoreaResponseParser().parseMeasurements(
+            try TestFixtures.data("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"))
+        _ = try await store.saveReadings(page.readings, fetchedAt: Date())
+        let walBytes = try #require(try FileManager.default.attributesOfItem(atPath: live + "-wal")[.size] as? Int)
+        #expect(walBytes > 0)
+        try FileManager.default.copyItem(atPath: live, toPath: directory.path("cp.sqlite"))
+
+        let copy = directory.path("backups/dust-copy.sqlite")
+        try FileManager.default.createDirectory(atPath: directory.path("backups"), withIntermediateDirectories: true)
+        let backedUp = try await dustctl("backup", copy, "--db", live)
+        #expect(backedUp.status == 0, "\(backedUp.standardError)")
+        #expect(backedUp.standardOutput.hasPrefix("Backed up \(live) to \(copy) ("))
+        #expect(try count(copy) == 24)
+        let mode = try #require(try FileManager.default.attributesOfItem(atPath: copy)[.posixPermissions] as? Int)
+        #expect(mode == 0o600, "health data: the owner's alone, not \(String(mode, radix: 8))")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path("backups")) == ["dust-copy.sqlite"], "no partial left")
+        #expect((try? count(directory.path("cp.sqlite"))) != 24, "cp took the -wal's hours too: the test shows nothing")
+        // The copy is a FineDust database dustctl reads as it reads the original.
+        let week = ["week", "--station", "종로구", "--end", "2026-11-20", "--json"]
+        #expect(try await dustctl(week + ["--db", copy]).standardOutput == (try await dustctl(week + ["--db", live])).standardOutput)
+
+        // Again, over the first: replaced whole.
+        _ = try await store.saveReadings(
+            page.readings.map {
+                var reading = $0
+                reading.station = "중구"
+                return reading
+            }, fetchedAt: Date())
+        #expect(try await dustctl("backup", copy, "--db", live).status == 0)
+        #expect(try count(copy) == 48)
+    }
+
+    @Test("The database's own files, a directory or a place that cannot be written: refused, nothing written")
+    func refusals() async throws {
+        let directory = try TemporaryDirectory("finedust-backup")
+        defer { directory.remove() }
+        let live = directory.path("dust.sqlite")
+        #expect(try await dustctl("demo", "--db", live, "--fixtures", TestFixtures.url("").path).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: live))
+        for own in [live, live + "-wal", directory.url.path] {
+            let refused = try await dustctl("backup", own, "--db", live)
+            #expect(refused.status == 64, "\(own): \(refused.standardError)")
+        }
+        let nowhere = try await dustctl("backup", "/nonexistent/dust.sqlite", "--db", live)
+        #expect(nowhere.status == 73 && nowhere.standardError.contains("Cannot write a backup in /nonexistent"), "\(nowhere.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: live)) == before)
+        let postgres = try await dustctl(
+            ["backup", directory.path("x.sqlite")], environment: ["DUSTD_STORAGE_URL": "postgresql://dustd@127.0.0.1:9/dust"])
+        #expect(postgres.status == 64 && postgres.standardError.contains("pg_dump"), "\(postgres.standardError)")
+    }
+
+    private func count(_ path: String) throws -> Int {
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        return try DatabaseQueue(path: path, configuration: readOnly).read {
+            try Int.fetchOne($0, sql: "SELECT count(*) FROM measurement") ?? 0
+        }
+    }
+}
