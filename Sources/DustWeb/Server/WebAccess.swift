@@ -171,10 +171,12 @@ extension UInt8 {
     }
 }
 
-/// Failed sign-ins, counted per client address and in all: past `perAddress` failures from one
-/// address, or `overall` from all, within `window`, `POST /login` answers 429 until the window has
-/// moved on. A wrong token in a header counts the same, by address only (`countingOtherAddresses:
-/// false`). A success does not count; nothing else is remembered about a client.
+/// Failed sign-ins, counted per client address: past `perAddress` failures from one address within
+/// `window`, `POST /login` and a Bearer request from it answer 429 until the window has moved on. A
+/// success does not count; nothing else is remembered about a client. There is no count of all
+/// addresses together: 50 guesses from five addresses held back every household member's sign-in for
+/// ten minutes, renewable by a stranger at will, while a token of 16 characters or more is beyond any
+/// number of addresses guessing ten each per ten minutes.
 ///
 /// Failures are kept per address and forgotten by time, never by count: a client rotating through
 /// many addresses cannot push its own older failures out. An IPv6 client counts by its /64, which one
@@ -183,23 +185,19 @@ extension UInt8 {
 /// forgotten.
 public final class LoginThrottle: Sendable {
     public let perAddress: Int
-    public let overall: Int
     public let window: TimeInterval
     public let maxAddresses: Int
     /// Each address's failures within the window, oldest first, at most `perAddress` of them.
     private let failures = Mutex<[String: [Date]]>([:])
 
-    public init(perAddress: Int = 10, overall: Int = 50, window: TimeInterval = 600, maxAddresses: Int = 4096) {
+    public init(perAddress: Int = 10, window: TimeInterval = 600, maxAddresses: Int = 4096) {
         self.perAddress = perAddress
-        self.overall = overall
         self.window = window
         self.maxAddresses = maxAddresses
     }
 
-    /// Seconds until `address` may try again; nil when it may now. `countingOtherAddresses: false`
-    /// counts the address's own failures only (a token in a header, which Home Assistant and Prometheus
-    /// send all day: strangers' guesses from elsewhere must not lock them out).
-    public func retryAfter(address: String, now: Date, countingOtherAddresses: Bool = true) -> Int? {
+    /// Seconds until `address` may try again; nil when it may now.
+    public func retryAfter(address: String, now: Date) -> Int? {
         let key = Self.key(address)
         return failures.withLock { failures in
             forgetOld(&failures, now: now)
@@ -208,8 +206,6 @@ public final class LoginThrottle: Sendable {
                 blocking = own[own.count - perAddress]
             } else if failures[key] == nil, failures.count >= maxAddresses {
                 blocking = failures.values.compactMap(\.first).min()
-            } else if countingOtherAddresses, case let all = failures.values.flatMap({ $0 }), all.count >= overall {
-                blocking = all.sorted()[all.count - overall]
             } else {
                 blocking = nil
             }

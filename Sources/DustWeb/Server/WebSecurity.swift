@@ -198,7 +198,7 @@ struct WebSecurityMiddleware: RouterMiddleware {
             // Bearer token of its own) the count is the one signed in's, not the address a proxy shares with
             // everyone, and once it is spent the header is ignored and the cookie serves.
             let counted = cookie.map { "signed in as \($0.principal.cookieName)" } ?? context.clientAddress
-            if let seconds = throttle.retryAfter(address: counted, now: now, countingOtherAddresses: false) {
+            if let seconds = throttle.retryAfter(address: counted, now: now) {
                 if cookie == nil {
                     var response = WebResponse.text(.tooManyRequests, "Too many wrong tokens from this address; try again later.\n")
                         .response
