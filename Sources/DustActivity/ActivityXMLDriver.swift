@@ -47,6 +47,10 @@ struct ActivityXMLDriver {
                 Unmanaged<XMLErrorSink>.fromOpaque(context).takeUnretainedValue().record(error.pointee)
             }
             xmlTextReaderSetStructuredErrorHandler(reader, handler, Unmanaged.passUnretained(errors).toOpaque())
+            // The input layer's errors (an encoding that does not decode) to the same sink, not to stderr.
+            xmlSetStructuredErrorFunc(Unmanaged.passUnretained(errors).toOpaque(), handler)
+            defer { xmlSetStructuredErrorFunc(nil, { _, _ in }) }
+            finedust_xml_silence_generic_errors()
 
             var reported = pipe.bytesRead
             while true {
