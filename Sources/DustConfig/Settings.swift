@@ -247,6 +247,8 @@ public struct AlertSettings: Sendable, Hashable {
     /// after this long, then twice as long each time, up to this many attempts in all.
     public var retryInitialSeconds = 30
     public var maxAttempts = 5
+    /// `alerts.clearAfterMinutes`: how long a fired alert's condition must not hold before it clears.
+    public var clearAfterMinutes = 60
 
     public init() {}
 }

@@ -21,6 +21,9 @@ public struct AlertService: Service, CustomStringConvertible {
     private let triggers: AsyncStream<Date>
     private let clock: any WallClock
     private let logger: Logger
+    /// Since when each active alert's condition has not held: it clears after `alerts.clearAfterMinutes`
+    /// (docs/REFERENCE.md §14).
+    private let clearing = ClearingHold()
 
     /// - Parameter triggers: one element after each poll (`PollService`'s `afterCycle`).
     public init(
@@ -96,7 +99,8 @@ public struct AlertService: Service, CustomStringConvertible {
             return try await AlertMonitor(
                 rules: settings.alerts.rules, quietHours: settings.alerts.quietHours, store: store,
                 statistics: statistics, forecast: readers.forecast, advisories: readers.advisories,
-                people: settings.people, regional: regional
+                people: settings.people, regional: regional, clearing: clearing,
+                clearAfter: TimeInterval(settings.alerts.clearAfterMinutes * 60)
             ).evaluate(at: now)
         } catch {
             logger.error("Could not check the alert rules: \(error)")

@@ -59,6 +59,7 @@ struct AlertProcessTests {
                 - { when: pm25.grade >= 3 }
               sinks:
                 - { ntfy: "\(receiverURL)", tokenFile: "\(tokenFile)" }
+              clearAfterMinutes: 0
             """
         let dustd = try await RunningDustd(
             configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],

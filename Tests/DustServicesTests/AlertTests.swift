@@ -73,6 +73,33 @@ struct AlertTests {
         #expect(try await scratch.store.alertStates() == ["pm25.grade >= 3": .idle])
     }
 
+    @Test(
+        "PM2.5 wavering around 나쁨 hour by hour (36, 35, 36, 35, 36) is one alert with an hour's hold: it clears after two hours below, not every hour"
+    )
+    func waveringClearsOnce() async throws {
+        let values: [Double] = [36, 35, 36, 35, 36, 35, 30, 20]
+        func run(clearAfter: TimeInterval) async throws -> [String] {
+            let scratch = try Scratch()
+            let hold = ClearingHold()
+            var kinds: [String] = []
+            for (offset, value) in values.enumerated() {
+                let hour = 8 + offset
+                try await Self.store(value, hour: hour, in: scratch)
+                let monitor = AlertMonitor(
+                    rules: [try AlertRule(parsing: "pm25.grade >= 3")], quietHours: nil, store: scratch.store,
+                    statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.at(hour + 1)), clearing: hold,
+                    clearAfter: clearAfter)
+                kinds += try await monitor.evaluate(at: Self.at(hour + 1)).map { "\(hour):\($0.kind.rawValue)" }
+            }
+            return kinds
+        }
+        // Without the hold, as before: a firing and a clearing every hour.
+        #expect(try await run(clearAfter: 0) == ["8:fired", "9:cleared", "10:fired", "11:cleared", "12:fired", "13:cleared"])
+        // With it: the hours below 36 that come back above never clear it; 13:00, 14:00 and 15:00 below do, an hour on.
+        let held = try await run(clearAfter: 3600)
+        #expect(held == ["8:fired", "14:cleared"], "\(held)")
+    }
+
     @Test("At 00:20 the latest hour is yesterday's 23–24 (24:00), and its grade counts")
     func midnight() async throws {
         let scratch = try Scratch()

@@ -92,6 +92,8 @@ struct WebConnectionGateTests {
         let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
         try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/healthz")))
+        // Busy once the request is whole (a request still arriving is as closable as a silent connection).
+        try channel.writeInbound(HTTPRequestPart.end(nil))
         // The answer's parts reach the socket only when flushed: on a loaded loop that can be seconds
         // after the handler wrote them. A newcomer closing the connection meanwhile would fail the
         // unwritten answer (the burst's connection closed without one, docs/RELIABILITY.md).

@@ -1,5 +1,6 @@
 import DustKit
 import Foundation
+import Synchronization
 
 /// The values alert rules are checked against, at one instant; nil is unknown.
 public struct AlertInputs: Sendable, Hashable {
@@ -80,6 +81,35 @@ public struct AlertRegionalReaders: Sendable {
 /// of the air once: the people of one home station whose state moves the same way on the same
 /// value share one event that names them all, so a household on one station gets one message per
 /// change, not one per person.
+/// Since when each active rule's condition has not held (by `AlertStateKey`): an alert clears only once
+/// that has lasted `alerts.clearAfterMinutes`, so a value wavering around its threshold hour by hour (PM2.5 at 35, 36,
+/// 35 µg/m³ on a winter day) announces once instead of a firing and a clearing every hour. Kept in memory
+/// by the process that evaluates (dustd's alert service, for its life): after a restart an active rule's
+/// wait starts again, which only delays a clearing.
+public final class ClearingHold: Sendable {
+    private let since = Mutex<[String: Date]>([:])
+
+    public init() {}
+
+    /// Whether an active rule whose condition does not hold at `now` clears now, having not held for
+    /// `duration`; false starts or goes on waiting.
+    func clears(_ key: String, at now: Date, after duration: TimeInterval) -> Bool {
+        guard duration > 0 else { return true }
+        return since.withLock { since in
+            let first = since[key] ?? now
+            guard now.timeIntervalSince(first) >= duration else {
+                since[key] = first
+                return false
+            }
+            since[key] = nil
+            return true
+        }
+    }
+
+    /// The condition holds again (or the rule is not active): no wait goes on.
+    func reset(_ key: String) { _ = since.withLock { $0.removeValue(forKey: key) } }
+}
+
 public struct AlertMonitor: Sendable {
     private let rules: [AlertRule]
     private let quietHours: QuietHours?
@@ -89,17 +119,24 @@ public struct AlertMonitor: Sendable {
     private let advisories: (any AdvisoryLevelReader)?
     private let people: [Person]
     private let regional: (@Sendable (_ station: String) -> AlertRegionalReaders)?
+    private let clearing: ClearingHold
+    private let clearAfter: TimeInterval
 
     /// - Parameters:
     ///   - people: the household, in the configured order; empty: the one person of `statistics`
     ///     (`me`), with `forecast` and `advisories`.
     ///   - regional: the forecast and advisories of a home station; nil: `forecast` and `advisories`
     ///     for every station.
+    ///   - clearing, clearAfter: since when each active rule's condition has not held, and how long that must
+    ///     last before it clears (`alerts.clearAfterMinutes`); by default at once.
     public init(
         rules: [AlertRule], quietHours: QuietHours?, store: any AlertStore, statistics: StatisticsService,
         forecast: (any TomorrowForecastReader)? = nil, advisories: (any AdvisoryLevelReader)? = nil,
-        people: [Person] = [], regional: (@Sendable (_ station: String) -> AlertRegionalReaders)? = nil
+        people: [Person] = [], regional: (@Sendable (_ station: String) -> AlertRegionalReaders)? = nil,
+        clearing: ClearingHold = ClearingHold(), clearAfter: TimeInterval = 0
     ) {
+        self.clearing = clearing
+        self.clearAfter = clearAfter
         self.advisories = advisories
         self.rules = rules
         self.quietHours = quietHours
@@ -209,7 +246,11 @@ public struct AlertMonitor: Sendable {
                 guard seen.insert(key).inserted else { continue }
                 let current = states[key.description] ?? .idle
                 let value = inputs.values[rule.metric]
-                let (state, edge) = current.next(holds: value.map(rule.holds), quiet: quiet)
+                let holds = value.map(rule.holds)
+                if current != .active || holds == true { clearing.reset(key.description) }
+                // An active rule whose condition stopped holding clears only once it has not held for a while.
+                if current == .active, holds == false, !clearing.clears(key.description, at: now, after: clearAfter) { continue }
+                let (state, edge) = current.next(holds: holds, quiet: quiet)
                 guard state != current || edge != nil else { continue }
                 states[key.description] = state
                 moves.append(Move(key: key, state: state, edge: edge, value: value, station: inputs.station))
