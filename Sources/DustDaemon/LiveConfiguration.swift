@@ -8,6 +8,11 @@ public final class LiveConfiguration: Sendable {
     public struct Snapshot: Sendable {
         public var settings: FineDustSettings
         public var key: ServiceKey
+
+        public init(settings: FineDustSettings, key: ServiceKey) {
+            self.settings = settings
+            self.key = key
+        }
     }
 
     private let current: Mutex<Snapshot>

@@ -67,15 +67,21 @@ public struct PollService: Service, CustomStringConvertible {
     /// dustd exits non-zero and systemd's `Restart=on-failure` brings it back.
     private func loop() async throws {
         var loop = PollLoopState.start(at: clock.now)
+        // What the last cycle asked with: a reload that changes it (a key renewed after code 30, a station
+        // name corrected) polls at once instead of after the wait the old one earned.
+        var polledWith: PollInputs?
         while !Task.isCancelled {
             let snapshot = configuration.snapshot
             let machine = PollStateMachine(planner: PollPlanner(poll: snapshot.settings.poll))
             switch machine.wake(loop, now: clock.now) {
             case .stop:
                 return
+            case .wait(let remaining) where polledWith.map({ $0 != PollInputs(snapshot) }) == true:
+                logger.notice("The reload changed the service key or the stations: polling now instead of waiting \(Int(remaining)) s")
             case .wait(let remaining):
                 // Whatever the wait (the next hour, a backoff, the quota until 00:00 KST), the
-                // heartbeat is written during it (`DaemonStatusBoard.pause`).
+                // heartbeat is written during it (`DaemonStatusBoard.pause`), and the loop looks
+                // again at least every 30 s.
                 guard await board.pause(until: clock.now.addingTimeInterval(remaining)) else { return }
                 continue
             case .clockWentBack(let remaining):
@@ -87,6 +93,7 @@ public struct PollService: Service, CustomStringConvertible {
                 // Start-up and reload both refuse a configuration without station.name.
                 throw ConfigurationError.noStation
             }
+            polledWith = PollInputs(snapshot)
             await board.update { status in
                 status.state = .polling
                 // Polling now: the planned time is past, and the next one is not known yet.
@@ -138,5 +145,18 @@ public struct PollService: Service, CustomStringConvertible {
 
     private func clockTime(_ date: Date) -> String {
         String(KoreaStandardTime.iso8601(date).dropFirst(11).prefix(5)) + " KST"
+    }
+}
+
+/// What a poll cycle asks AirKorea with: the key and the stations.
+private struct PollInputs: Equatable {
+    var key: ServiceKey
+    var stations: StationPreference?
+    var nation: Bool
+
+    init(_ snapshot: LiveConfiguration.Snapshot) {
+        key = snapshot.key
+        stations = snapshot.stations
+        nation = snapshot.includesNation
     }
 }

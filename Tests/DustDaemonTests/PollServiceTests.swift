@@ -30,6 +30,8 @@ struct ClockedLoop {
     let clock: ManualClock
     let board: DaemonStatusBoard
     let service: PollService
+    /// What a SIGHUP reload replaces.
+    let configuration: LiveConfiguration
 
     /// The loop is asleep between cycles (during a cycle only the heartbeat sleeps).
     var idle: Bool { board.current.state != .polling }
@@ -54,11 +56,12 @@ func clockedLoop(
             state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
             startedAt: clock.now, heartbeatSeconds: 2),
         database: database, clock: clock, logger: rig.logs.logger())
+    let configuration = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
     let service = PollService(
-        configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
+        configuration: configuration, database: database, board: board,
         transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
         jitter: jitter, metrics: metrics)
-    return ClockedLoop(clock: clock, board: board, service: service)
+    return ClockedLoop(clock: clock, board: board, service: service, configuration: configuration)
 }
 
 /// Runs a PollService on a manual clock (`loop`, or a new one with jitter at its top) until `done`
@@ -168,6 +171,45 @@ struct PollServiceTests {
                 "\(waiting?.lastError?.message ?? "")")
             #expect(rig.logs.text.components(separatedBy: "AirKorea knows no station named").count == 2, "logged once")
             #expect(try await rig.store.recentAttempts(limit: 1).map(\.outcome) == [.failed])
+        }
+    }
+
+    @Test("A reload that renews the key after code 30 polls within a minute instead of at the next hour; one that changes nothing waits")
+    func reloadedKeyPollsNow() async throws {
+        try await withRig { rig in
+            rig.server.setScript { _ in .respond(status: 200, body: FaultTests.key30) }
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let loop = await clockedLoop(rig, settings: settings, jitter: { 1 })
+            let daily = rig.daily
+            // Phases: the failure seen and a reload that changes nothing; two minutes later one that renews the key.
+            let state = Mutex<(unchangedAt: Date?, reloadedAt: Date?, polledAt: Date?)>((nil, nil, nil))
+            let (requests, _) = try await runLoop(rig, loop: loop, settle: 60) {
+                let now = loop.clock.now
+                let (unchangedAt, reloadedAt, _) = state.withLock { $0 }
+                guard let unchangedAt else {
+                    guard await recordedStatus(rig)?.lastError != nil else { return false }
+                    loop.configuration.replace(.init(settings: settings, key: ServiceKey(testKey)!))
+                    state.withLock { $0.unchangedAt = now }
+                    return false
+                }
+                guard reloadedAt != nil else {
+                    #expect(rig.server.requests.count == 1, "a reload that changed nothing polled")
+                    guard now.timeIntervalSince(unchangedAt) >= 120 else { return false }
+                    rig.server.setScript { _ in .respond(status: 200, body: daily) }
+                    loop.configuration.replace(.init(settings: settings, key: ServiceKey(testKey + "renewed")!))
+                    state.withLock { $0.reloadedAt = now }
+                    return false
+                }
+                guard rig.server.requests.count >= 2 else { return false }
+                state.withLock { $0.polledAt = $0.polledAt ?? now }
+                return true
+            }
+            #expect(requests.count == 2)
+            let (_, reloadedAt, polledAt) = state.withLock { $0 }
+            let waited = try #require(polledAt).timeIntervalSince(try #require(reloadedAt))
+            // Before, it waited for 01:20 KST, an hour after the failure.
+            #expect(waited <= 60, "polled \(waited) s after the reload")
+            #expect(rig.logs.text.contains("The reload changed the service key or the stations: polling now"))
         }
     }
 
