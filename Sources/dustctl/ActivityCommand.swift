@@ -119,6 +119,9 @@ struct ActivityImportCommand: AsyncParsableCommand {
                 _ = try await service.giveStoredHistoryToFirstPerson()
                 var reports: [JSON] = []
                 var failed = 0
+                // As `dustctl import`: 66 when every failure was a file that could not be opened (missing,
+                // not a regular file), 65 when any file was there but unusable.
+                var onlyUnopened = true
                 var trackedSources: Set<String> = []
                 for file in files {
                     let name = TerminalSafeText.sanitized(file)
@@ -141,6 +144,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                     case .failure(let error):
                         if case .storage(let storage) = error { throw CommandFailure(storage) }
                         failed += 1
+                        if case .cannotOpen = error {} else { onlyUnopened = false }
                         standardError(
                             "\(name): \(error.description)"
                                 + language.say("; 이 파일에서는 아무것도 저장하지 않았습니다.", "; nothing was stored from this file."))
@@ -157,7 +161,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                             ("failed", .integer(failed)),
                         ]).serialized)
                 }
-                if failed > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
+                if failed > 0 { throw ExitCode((onlyUnopened ? ExitStatus.noInput : .dataError).rawValue) }
             }
         }
     }

@@ -24,6 +24,19 @@ private let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 
 @Suite("dustctl activity", .timeLimit(.minutes(10)))
 struct DustctlActivityTests {
+    @Test("Every file missing (or a directory): 66, as dustctl import says it; one missing beside one unusable: 65")
+    func missingFilesExit66() async throws {
+        let directory = try TemporaryDirectory("finedust-activity-missing")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        let missing = try await dustctl("activity", "import", directory.path("nothing.xml"), directory.url.path, "--db", db, "--quiet")
+        #expect(missing.status == 66, "\(missing.standardError)")
+        let broken = directory.path("broken.csv")
+        try Data("start,distance_m\nnot a time,5\n".utf8).write(to: URL(fileURLWithPath: broken))
+        let mixed = try await dustctl("activity", "import", directory.path("nothing.xml"), broken, "--db", db, "--quiet")
+        #expect(mixed.status == 65, "\(mixed.standardError)")
+    }
+
     @Test(
         "import export.zip + GPX + CSV, sources, day --json with the merged distance and the hand-computed intake, idempotent re-import, forget"
     )
