@@ -38,6 +38,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case unreadableZip(reason: String)
     /// A zip entry's name is absolute or climbs out of the archive (`../`).
     case unsafeZipEntry(name: String)
+    /// Two entries of the zip have one name: which one is meant cannot be told.
+    case duplicateZipEntry(name: String)
     /// A zip entry would inflate past `limit` bytes, or more than `ratio` times its compressed size.
     case zipEntryTooLarge(name: String, limit: Int64, ratio: Int64)
     /// A zip entry's data is damaged (bad checksum, broken compressed stream).
@@ -103,6 +105,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the zip cannot be read (\(reason)); it may be cut off — copy or export it again"
         case .unsafeZipEntry(let name):
             "the zip holds an entry named \"\(name)\", which climbs out of the archive or is absolute; the Health app never writes one, so the zip was not read"
+        case .duplicateZipEntry(let name):
+            "the zip holds two entries named \"\(name)\"; the Health app writes each file once, and which of the two is meant cannot be told, so the zip was not read"
         case .zipEntryTooLarge(let name, let limit, let ratio):
             "the zip entry \"\(name)\" inflates to more than \(limit / (1024 * 1024)) MiB or more than \(ratio) times its compressed size; a Health export never does — this looks like a zip bomb, and nothing was stored"
         case .damagedZipEntry(let name, let reason):

@@ -79,7 +79,11 @@ public struct HealthExportArchive {
             guard count <= limits.maxZipEntries else { throw .tooManyZipEntries(limit: limits.maxZipEntries) }
             let name = entry.path
             guard Self.isSafe(name) else { throw .unsafeZipEntry(name: Self.shown(name)) }
-            if entry.type == .file { entries[name] = entry }
+            if entry.type == .file {
+                // The second of two entries with one name was silently the one read: a zip whose viewer
+                // and FineDust read different exports.
+                guard entries.updateValue(entry, forKey: name) == nil else { throw .duplicateZipEntry(name: Self.shown(name)) }
+            }
         }
         entriesByPath = entries
         let readable = min(entries.values.reduce(Int64(0)) { $0 &+ Int64(clamping: $1.compressedSize) }, Int64(clamping: file.size))

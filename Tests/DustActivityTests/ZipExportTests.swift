@@ -45,6 +45,23 @@ let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 
 @Suite("export.zip", .timeLimit(.minutes(10)))
 struct ZipExportTests {
+    @Test("Two entries of one name (two export.xml, or a route twice) are refused: which one is meant cannot be told")
+    func duplicateEntryNames() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let export = Array(healthExport("").utf8)
+        let twice = try makeZip(
+            [("apple_health_export/export.xml", export), ("apple_health_export/export.xml", export)], in: directory, name: "twice.zip")
+        #expect(throws: ActivityFileError.duplicateZipEntry(name: "apple_health_export/export.xml")) { try readZip(twice) }
+        let route = Array("<gpx><trk><trkseg></trkseg></trk></gpx>".utf8)
+        let routeTwice = try makeZip(
+            [
+                ("apple_health_export/export.xml", export), ("apple_health_export/workout-routes/a.gpx", route),
+                ("apple_health_export/workout-routes/a.gpx", route),
+            ], in: directory, name: "routes.zip")
+        #expect(throws: ActivityFileError.duplicateZipEntry(name: "apple_health_export/workout-routes/a.gpx")) { try readZip(routeTwice) }
+    }
+
     @Test("A zip with more workout routes than the limit is refused before any is read, naming the limit (issue 36, W5)")
     func tooManyRoutes() throws {
         let directory = try TemporaryDirectory()
