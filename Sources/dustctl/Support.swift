@@ -256,7 +256,7 @@ enum TerminalOutput {
         var plain = String.UnicodeScalarView()
         func flush() {
             result.append(contentsOf: TerminalSafeText.sanitized(String(plain)).utf8)
-            plain.removeAll(keepingCapacity: true)
+            plain = String.UnicodeScalarView()
         }
         var index = 0
         while index < scalars.count {
