@@ -86,7 +86,7 @@ set +e
 DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" import Fixtures/synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml --db "$DISK/dust.sqlite" 2>"$WORK/import.err"
 status=$?
 set -e
-[ "$status" = 74 ] && grep -q "mounted read-only" "$WORK/import.err" \
+[ "$status" = 74 ] && grep -q "is read-only here" "$WORK/import.err" \
     || { echo "disk-full-test: FAILED: dustctl import on a read-only disk: exit $status"; cat "$WORK/import.err"; exit 1; }
 DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" stations list --db "$DISK/dust.sqlite" >/dev/null \
     || { echo "disk-full-test: FAILED: a reader could not read a read-only disk"; exit 1; }

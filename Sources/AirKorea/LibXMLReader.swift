@@ -14,7 +14,7 @@ struct LibXMLReader {
     static let libraryInitialized: Void = xmlInitParser()
 
     /// What a thread's libxml2 errors go to between reads: nowhere (libxml2's default writes to stderr).
-    public static let silent: xmlStructuredErrorFunc = { _, _ in }
+    static let silent: xmlStructuredErrorFunc = { _, _ in }
 
     func read(_ bytes: UnsafeRawBufferPointer) throws(AirKoreaError) -> RawResponse {
         let options = Int32(

@@ -73,17 +73,14 @@ public struct HealthExportArchive {
         }
         self.file = file
         var entries: [String: Entry] = [:]
+        var repeated: Set<String> = []
         var count = 0
         for entry in archive {
             count += 1
             guard count <= limits.maxZipEntries else { throw .tooManyZipEntries(limit: limits.maxZipEntries) }
             let name = entry.path
             guard Self.isSafe(name) else { throw .unsafeZipEntry(name: Self.shown(name)) }
-            if entry.type == .file {
-                // The second of two entries with one name was silently the one read: a zip whose viewer
-                // and FineDust read different exports.
-                guard entries.updateValue(entry, forKey: name) == nil else { throw .duplicateZipEntry(name: Self.shown(name)) }
-            }
+            if entry.type == .file, entries.updateValue(entry, forKey: name) != nil { repeated.insert(name) }
         }
         entriesByPath = entries
         let readable = min(entries.values.reduce(Int64(0)) { $0 &+ Int64(clamping: $1.compressedSize) }, Int64(clamping: file.size))
@@ -101,6 +98,10 @@ public struct HealthExportArchive {
             }
             return Item(path: entry.path, declaredSize: declared, compressedSize: compressed)
         }
+        // The second of two entries with one name was silently the one read: a zip whose viewer and FineDust
+        // read different files. Refused when the name is one FineDust reads (the export, a route); a file it
+        // never reads may repeat.
+        if repeated.contains(exportPath) { throw .duplicateZipEntry(name: Self.shown(exportPath)) }
         export = try item(entries[exportPath]!)
         var routes: [Item] = []
         for (name, entry) in entries.sorted(by: { $0.key < $1.key })
@@ -110,6 +111,7 @@ public struct HealthExportArchive {
             // The Health app writes one route a workout: a zip holding more is not its export, and
             // reading each of 199,000 tiny routes took a minute and hundreds of MiB.
             guard routes.count < limits.maxWorkoutRoutes else { throw .tooManyWorkoutRoutes(limit: limits.maxWorkoutRoutes) }
+            if repeated.contains(name) { throw .duplicateZipEntry(name: Self.shown(name)) }
             routes.append(try item(entry))
         }
         self.routes = routes

@@ -22,14 +22,15 @@ public struct AlertService: Service, CustomStringConvertible {
     private let clock: any WallClock
     private let logger: Logger
     /// Since when each active alert's condition has not held: it clears after `alerts.clearAfterMinutes`
-    /// (docs/REFERENCE.md §14).
-    private let clearing = ClearingHold()
+    /// (docs/REFERENCE.md §14). Kept for the service's life.
+    private let clearing: ClearingHold
 
     /// - Parameter triggers: one element after each poll (`PollService`'s `afterCycle`).
     public init(
         live: LiveConfiguration, database: DaemonDatabase, dispatcher: AlertDispatcher, triggers: AsyncStream<Date>,
-        clock: any WallClock = SystemClock(), logger: Logger
+        clock: any WallClock = SystemClock(), logger: Logger, clearing: ClearingHold = ClearingHold()
     ) {
+        self.clearing = clearing
         self.live = live
         self.database = database
         self.dispatcher = dispatcher

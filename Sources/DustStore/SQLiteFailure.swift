@@ -36,8 +36,9 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .diskFull(let path):
             "The disk holding \(path) is full; nothing was written and stored data is intact. Free some space and try again."
         case .readOnlyFileSystem(let path):
-            "The file system holding \(path) is mounted read-only, as the kernel leaves an SD card after write errors; nothing was "
-                + "written and stored data can still be read. Look at dmesg, then remount it read-write (or move the database to a good disk)."
+            "The file system holding \(path) is read-only here: the kernel leaves an SD card so after write errors (look at dmesg, then "
+                + "remount it read-write or move the database to a good disk), and dustd's unit lets it write only under /var/lib/dustd "
+                + "(another storage.path needs ReadWritePaths= in the unit). Nothing was written; stored data can still be read."
         case .busy(let path):
             "The database \(path) is locked by another process (SQLite says it is busy); try again."
         case .corrupt(let path, let reason):

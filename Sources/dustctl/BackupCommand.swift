@@ -56,16 +56,20 @@ struct BackupCommand: AsyncParsableCommand {
             try target.refuseUnlessApart(from: database, language)
             let partial = try target.createPartial(language)
             do {
-                try await withStore(settings, for: .read) { store in try await store.backUp(into: partial) }
+                try await withStore(settings, for: .read) { store in
+                    do {
+                        try await store.backUp(into: partial)
+                    } catch let failure as StorageFailure where failure.kind == .diskFull {
+                        // The copy's disk, not the database's, is what filled.
+                        throw CommandFailure(
+                            .ioError,
+                            korean: "\(target.directory)이(가) 있는 디스크가 가득 차서 백업을 쓰지 못했습니다. 데이터베이스는 그대로입니다.",
+                            english: "The disk holding \(target.directory) is full: no backup was written; the database is as it was.")
+                    }
+                }
                 try target.putInPlace(partial, language)
             } catch {
                 unlink(partial)
-                if let failure = error as? CommandFailure, failure.status == .ioError, failure.english.contains(" is full") {
-                    throw CommandFailure(
-                        .ioError,
-                        korean: "\(target.directory)이(가) 있는 디스크가 가득 차서 백업을 쓰지 못했습니다. 데이터베이스는 그대로입니다.",
-                        english: "The disk holding \(target.directory) is full: no backup was written; the database is as it was.")
-                }
                 throw error
             }
             let size = (try? FileManager.default.attributesOfItem(atPath: target.path)[.size] as? Int) ?? 0
@@ -106,8 +110,13 @@ struct BackupTarget {
 
     /// An empty file of mode 0600 (`VACUUM INTO` writes into an empty file and keeps its mode).
     func createPartial(_ language: ReportLanguage) throws -> String {
-        let name = (path as NSString).lastPathComponent
-        let partial = (directory as NSString).appendingPathComponent(".\(name.prefix(200)).backup-\(getpid())")
+        // At most 200 bytes of the name, whole scalars: a long Korean name would pass 255 bytes with the suffix.
+        var name = ""
+        for scalar in (path as NSString).lastPathComponent.unicodeScalars {
+            guard name.utf8.count + UTF8.width(scalar) <= 200 else { break }
+            name.unicodeScalars.append(scalar)
+        }
+        let partial = (directory as NSString).appendingPathComponent(".\(name).backup-\(getpid())")
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))

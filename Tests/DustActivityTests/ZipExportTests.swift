@@ -60,6 +60,13 @@ struct ZipExportTests {
                 ("apple_health_export/workout-routes/a.gpx", route),
             ], in: directory, name: "routes.zip")
         #expect(throws: ActivityFileError.duplicateZipEntry(name: "apple_health_export/workout-routes/a.gpx")) { try readZip(routeTwice) }
+        // A file FineDust never reads may repeat.
+        let otherTwice = try makeZip(
+            [
+                ("apple_health_export/export.xml", export), ("apple_health_export/electrocardiograms/ecg.csv", Array("a\n".utf8)),
+                ("apple_health_export/electrocardiograms/ecg.csv", Array("b\n".utf8)),
+            ], in: directory, name: "other.zip")
+        #expect(throws: Never.self) { try readZip(otherTwice) }
     }
 
     @Test("A zip with more workout routes than the limit is refused before any is read, naming the limit (issue 36, W5)")

@@ -180,14 +180,24 @@ struct FaultTests {
     func primaryNoLongerAnswered() async throws {
         try await withRig { rig in
             let empty = try TestFixtures.data("synthesized/empty-result-totalcount-0.xml")
-            let gangnam = Data(String(decoding: rig.daily, as: UTF8.self).replacingOccurrences(of: "종로구", with: "강남구").utf8)
-            rig.server.setScript { request in
-                .respond(status: 200, body: request.query["stationName"] == "강남구" ? gangnam : empty)
+            func renamed(_ name: String) -> Data {
+                Data(String(decoding: rig.daily, as: UTF8.self).replacingOccurrences(of: "종로구", with: name).utf8)
             }
-            let report = await rig.poller().cycle(stations: StationPreference(primary: "종로구", fallbacks: ["강남구"]), mode: .single)
-            // Before, the cycle ended at the primary: the fallback was never asked.
-            #expect(rig.server.requests.compactMap { $0.query["stationName"] } == ["종로구", "강남구"])
+            let (gangnam, junggu) = (renamed("강남구"), renamed("중구"))
+            rig.server.setScript { request in
+                switch request.query["stationName"] {
+                case "강남구": .respond(status: 200, body: gangnam)
+                case "중구": .respond(status: 200, body: junggu)
+                default: .respond(status: 200, body: empty)
+                }
+            }
+            let report = await rig.poller().cycle(
+                stations: StationPreference(primary: "종로구", fallbacks: ["강남구", "중구"]), mode: .nation)
+            // Before, the cycle ended at the primary (the fallbacks never asked); a first fix stopped after the first fallback.
+            #expect(rig.server.requests.compactMap { $0.query["stationName"] } == ["종로구", "강남구", "중구"])
+            #expect(rig.server.requests.contains { $0.query["sidoName"] == "전국" }, "the nation's archive was not asked")
             #expect(try await rig.store.readingCount(station: "강남구") == 24)
+            #expect(try await rig.store.readingCount(station: "중구") == 24)
             let failure = try #require(report.failure)
             #expect(failure.kind == .configuration)
             #expect(

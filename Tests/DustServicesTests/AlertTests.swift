@@ -78,7 +78,8 @@ struct AlertTests {
     )
     func waveringClearsOnce() async throws {
         let values: [Double] = [36, 35, 36, 35, 36, 35, 30, 20]
-        func run(clearAfter: TimeInterval) async throws -> [String] {
+        // `minute(hour)`: when the check after that hour's poll comes (a poll's jitter moves it by up to a minute).
+        func run(clearAfter: TimeInterval, minute: (Int) -> Int = { _ in 5 }) async throws -> [String] {
             let scratch = try Scratch()
             let hold = ClearingHold()
             var kinds: [String] = []
@@ -87,9 +88,9 @@ struct AlertTests {
                 try await Self.store(value, hour: hour, in: scratch)
                 let monitor = AlertMonitor(
                     rules: [try AlertRule(parsing: "pm25.grade >= 3")], quietHours: nil, store: scratch.store,
-                    statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.at(hour + 1)), clearing: hold,
-                    clearAfter: clearAfter)
-                kinds += try await monitor.evaluate(at: Self.at(hour + 1)).map { "\(hour):\($0.kind.rawValue)" }
+                    statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.at(hour + 1, minute: minute(hour))),
+                    clearing: hold, clearAfter: clearAfter)
+                kinds += try await monitor.evaluate(at: Self.at(hour + 1, minute: minute(hour))).map { "\(hour):\($0.kind.rawValue)" }
             }
             return kinds
         }
@@ -98,6 +99,10 @@ struct AlertTests {
         // With it: the hours below 36 that come back above never clear it; 13:00, 14:00 and 15:00 below do, an hour on.
         let held = try await run(clearAfter: 3600)
         #expect(held == ["8:fired", "14:cleared"], "\(held)")
+        // The check after the first hour below came a minute late and the next one on time (59 minutes on):
+        // it still clears then, not an hour later.
+        let jittered = try await run(clearAfter: 3600) { $0 == 13 ? 6 : 5 }
+        #expect(jittered == ["8:fired", "14:cleared"], "\(jittered)")
     }
 
     @Test("At 00:20 the latest hour is yesterday's 23–24 (24:00), and its grade counts")

@@ -368,7 +368,7 @@ struct WebConnectionTests {
 
 @Suite("The names a web without tokens answers to", .timeLimit(.minutes(10)))
 struct WebHostNamesTests {
-    @Test("IP literals, localhost, the machine's name bare or under a home suffix, configured names; nothing else")
+    @Test("IP literals, localhost, the machine's name, any name under a home suffix, configured names; nothing else")
     func rules() {
         let names = WebHostNames(configured: ["dust.example.org"], machine: "Pi.example.net")
         for host in [
@@ -384,6 +384,13 @@ struct WebHostNamesTests {
         ] {
             #expect(!names.allows(host: host), "\(host)")
         }
-        #expect(!WebHostNames(configured: [], machine: nil).allows(host: "pi.local"))
+        // Any name under a home suffix (public DNS serves none: no page from the internet has one), an IPv6 zone.
+        let unknownMachine = WebHostNames(configured: [], machine: nil)
+        for host in ["raspberrypi-2.local", "pi.local:8478", "router-name.lan", "dust.home.arpa", "[fe80::1%25eth0]:8478"] {
+            #expect(unknownMachine.allows(host: host), "\(host)")
+        }
+        for host in ["local", ".lan", "lan.", "[::1]garbage", "[::1]:", "pi.local.attacker.example"] {
+            #expect(!unknownMachine.allows(host: host), "\(host)")
+        }
     }
 }

@@ -71,16 +71,6 @@ public struct AlertRegionalReaders: Sendable {
     }
 }
 
-/// Checks the rules after each poll: computes the inputs from the stored data, moves each rule
-/// through `AlertState.next` for each person it is about, stores the transitions and returns what
-/// to announce.
-///
-/// Per person (docs/REFERENCE.md §18): `intake.today.*` is that person's own dose; every other
-/// metric is about the air at their home station (its forecast region, its district). Each
-/// (rule, person) has its own state under `AlertStateKey`, but one evaluation announces one change
-/// of the air once: the people of one home station whose state moves the same way on the same
-/// value share one event that names them all, so a household on one station gets one message per
-/// change, not one per person.
 /// Since when each active rule's condition has not held (by `AlertStateKey`): an alert clears only once
 /// that has lasted `alerts.clearAfterMinutes`, so a value wavering around its threshold hour by hour (PM2.5 at 35, 36,
 /// 35 µg/m³ on a winter day) announces once instead of a firing and a clearing every hour. Kept in memory
@@ -92,12 +82,15 @@ public final class ClearingHold: Sendable {
     public init() {}
 
     /// Whether an active rule whose condition does not hold at `now` clears now, having not held for
-    /// `duration`; false starts or goes on waiting.
+    /// `duration`; false starts or goes on waiting. Checks come after polls, an hour apart give or take
+    /// the poll's jitter (up to a minute each way), so the wait counts a tenth of itself, at most five
+    /// minutes, as slack: 60 minutes clear at the check an hour on, not at random the one after.
     func clears(_ key: String, at now: Date, after duration: TimeInterval) -> Bool {
         guard duration > 0 else { return true }
+        let slack = min(300, duration / 10)
         return since.withLock { since in
             let first = since[key] ?? now
-            guard now.timeIntervalSince(first) >= duration else {
+            guard now.timeIntervalSince(first) >= duration - slack else {
                 since[key] = first
                 return false
             }
@@ -110,6 +103,16 @@ public final class ClearingHold: Sendable {
     func reset(_ key: String) { _ = since.withLock { $0.removeValue(forKey: key) } }
 }
 
+/// Checks the rules after each poll: computes the inputs from the stored data, moves each rule
+/// through `AlertState.next` for each person it is about, stores the transitions and returns what
+/// to announce.
+///
+/// Per person (docs/REFERENCE.md §18): `intake.today.*` is that person's own dose; every other
+/// metric is about the air at their home station (its forecast region, its district). Each
+/// (rule, person) has its own state under `AlertStateKey`, but one evaluation announces one change
+/// of the air once: the people of one home station whose state moves the same way on the same
+/// value share one event that names them all, so a household on one station gets one message per
+/// change, not one per person.
 public struct AlertMonitor: Sendable {
     private let rules: [AlertRule]
     private let quietHours: QuietHours?

@@ -51,9 +51,10 @@ public struct CycleReport: Sendable {
     /// The cycle was cancelled (dustd is stopping) before it finished.
     public var stopped = false
     public var notices: [CycleNotice] = []
-    /// Stations AirKorea returned no hour for in this cycle: a failure of that station alone, after
-    /// which the others (the fallbacks) are still polled.
-    public var stationsWithoutHours: Set<String> = []
+    /// The failure of the station being polled that every further request would meet (a key, quota or
+    /// storage problem), if any; a station AirKorea returned no hour for is that station's alone and is
+    /// not one: the others (the fallbacks, the households' stations, the nation) are still polled.
+    var stopsTheCycle: PollFailure?
 
     public init() {}
 
@@ -96,14 +97,8 @@ public struct PollCycle: Sendable {
             let request = AirKoreaRequest.stationRealtime(station: station, term: term, page: 1, rows: BackfillPlan.rowsPerPage(term))
             await fetchAllPages(request, station: station, newest: newest, into: &report)
             if report.stopped { return report }
-            // A key, quota or storage problem affects every request: stop here instead of repeating it. A
-            // station AirKorea has no hour for (closed, renamed) is that station's alone: its fallbacks are
-            // what a household polls meanwhile.
-            if let failure = report.failure, failure.retryAdvice != .retryWithBackoff || failure.kind == .storage,
-                !report.stationsWithoutHours.contains(station)
-            {
-                return report
-            }
+            // A key, quota or storage problem affects every request: stop here instead of repeating it.
+            if report.stopsTheCycle != nil { return report }
         }
         if includeNation {
             await fetchAllPages(.provinceRealtime(sido: "전국", page: 1, rows: 1000), station: nil, into: &report)
@@ -137,6 +132,7 @@ public struct PollCycle: Sendable {
             }
             let failure = PollFailure.fetch(error)
             report.failure = report.failure ?? failure
+            if failure.retryAdvice != .retryWithBackoff { report.stopsTheCycle = failure }
             await record(started.attempt(Self.outcome(of: failure), failure: failure), into: &report)
             return nil
         }
@@ -146,6 +142,7 @@ public struct PollCycle: Sendable {
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
+            report.stopsTheCycle = failure
             await record(started.attempt(.retrying, failure: failure, httpStatus: fetched.httpStatus), into: &report)
             return nil
         }
@@ -157,7 +154,6 @@ public struct PollCycle: Sendable {
             let failure = PollFailure.configuration(
                 newest.map { StationNames.noLongerAnswered(name, newest: $0) } ?? StationNames.unknownToAirKorea(name, known: known))
             report.failure = report.failure ?? failure
-            report.stationsWithoutHours.insert(name)
             await record(started.attempt(.failed, failure: failure, httpStatus: fetched.httpStatus), into: &report)
             return nil
         }

@@ -229,8 +229,9 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     /// How long a request's body (a sign-in form's few hundred bytes) may take after its head: a client
     /// trickling a byte every few seconds would otherwise hold its connection, busy, for as long as it
-    /// likes, and 64 of them the whole web (the idle timeout restarts with every byte).
-    static let bodyTimeout: TimeAmount = .seconds(5)
+    /// likes, and 64 of them the whole web (the idle timeout restarts with every byte). Ten seconds leave
+    /// a phone on a lossy network its retransmissions.
+    static let bodyTimeout: TimeAmount = .seconds(10)
 
     init(gate: WebConnectionGate) {
         self.gate = gate
@@ -280,8 +281,9 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case .body:
             break
         case .end:
-            // Busy from here until the answer has left: a request still arriving is as evictable as a
-            // silent connection (`WebConnectionGate.silentBeforeEviction`).
+            // Busy from here until the answer has left. A request still arriving is not busy: when the cap is
+            // full a newcomer may close it as it would a silent connection (or, on a kept-alive one, after a
+            // second since its last answer), and its body has `bodyTimeout` in any case.
             bodyDeadline?.cancel()
             bodyDeadline = nil
             gate.requestRead(context.channel)

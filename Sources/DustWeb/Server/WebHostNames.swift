@@ -11,8 +11,10 @@ import Foundation
 /// answers DNS with 127.0.0.1 (or the server's LAN address), and the page's script then asks
 /// `http://attacker.example:8478/api/v1/today`, a same-origin request to the browser, whose answer it
 /// reads. The request says whose name it used in `Host`, so a web without tokens answers only names
-/// that cannot be rebound from outside: an IP address, `localhost`, this machine's host name (bare or
-/// under a home network's suffix that no public DNS serves), and the names `http.hostNames` lists.
+/// that cannot be rebound from outside: an IP address, `localhost`, this machine's host name, any name
+/// under a home network's suffix that no public DNS serves (a page loaded from the internet cannot have
+/// such a name: `raspberrypi-2.local` after an mDNS clash, a router's `pi.lan`), and the names
+/// `http.hostNames` lists.
 /// With tokens the check is not made: a rebound page holds no token and gets 401, like anyone else.
 public struct WebHostNames: Sendable, Hashable {
     /// Lower-case names, without a trailing dot.
@@ -21,7 +23,7 @@ public struct WebHostNames: Sendable, Hashable {
     let machine: Set<String>
 
     /// The suffixes under which a home network's own DNS (a router, mDNS) names a machine; none is served
-    /// by public DNS, so a rebinding site cannot own a name under one.
+    /// by public DNS, so a rebinding site cannot own a name under one, and any name under one is allowed.
     static let homeSuffixes = ["local", "lan", "home", "home.arpa", "localdomain", "internal"]
 
     /// - Parameter configured: `http.hostNames`.
@@ -52,9 +54,12 @@ public struct WebHostNames: Sendable, Hashable {
         guard let host, !host.isEmpty else { return true }
         let name: String
         if host.hasPrefix("[") {
-            // An IPv6 literal, `[::1]:8478`.
+            // An IPv6 literal, `[::1]:8478`, perhaps with a zone (`[fe80::1%25eth0]`).
             guard let close = host.firstIndex(of: "]") else { return false }
-            return Self.isIPv6(String(host[host.index(after: host.startIndex)..<close]))
+            let rest = host[host.index(after: close)...]
+            guard rest.isEmpty || (rest.first == ":" && rest.dropFirst().allSatisfy(\.isASCIIDigit) && rest.count > 1) else { return false }
+            let literal = host[host.index(after: host.startIndex)..<close]
+            return Self.isIPv6(String(literal.prefix { $0 != "%" }))
         } else if let colon = host.lastIndex(of: ":") {
             guard host[host.index(after: colon)...].allSatisfy(\.isASCIIDigit) else { return false }
             name = Self.normalized(String(host[..<colon]))
@@ -62,7 +67,7 @@ public struct WebHostNames: Sendable, Hashable {
             name = Self.normalized(host)
         }
         if Self.isIPv4(name) || name == "localhost" || name.hasSuffix(".localhost") || names.contains(name) { return true }
-        return machine.contains { own in name == own || Self.homeSuffixes.contains { name == own + "." + $0 } }
+        return machine.contains(name) || Self.homeSuffixes.contains { name.hasSuffix("." + $0) && name.count > $0.count + 1 }
     }
 
     private static func isIPv4(_ text: String) -> Bool {
