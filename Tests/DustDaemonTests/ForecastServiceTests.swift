@@ -7,6 +7,7 @@ import DustStore
 import FakeAirKorea
 import Foundation
 import Logging
+import Metrics
 import Synchronization
 import TestSupport
 import Testing
@@ -28,8 +29,10 @@ struct ForecastServiceTests {
     }
 
     /// dustd's forecast service against `rig`'s loopback AirKorea at `clock`, started as dustd starts it
-    /// (its status board, the test key), logging to `logger` (the rig's log when nil).
-    static func service(_ rig: FaultRig, clock: ManualClock, logger: Logger? = nil) async throws -> ForecastService {
+    /// (its status board, the test key), logging to `logger` (the rig's log when nil) and counting with `metrics`.
+    static func service(
+        _ rig: FaultRig, clock: ManualClock, logger: Logger? = nil, metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    ) async throws -> ForecastService {
         let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
         let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
         let board = await DaemonStatusBoard(
@@ -39,7 +42,7 @@ struct ForecastServiceTests {
             database: database, clock: clock, logger: rig.logs.logger())
         return ForecastService(
             configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
-            transport: rig.transport, clock: clock, logger: logger ?? rig.logs.logger())
+            transport: rig.transport, clock: clock, logger: logger ?? rig.logs.logger(), metrics: metrics)
     }
 
     @Test(

@@ -128,18 +128,9 @@ struct RequestCounterTests {
         try await withRig { rig in
             rig.server.setScript(ForecastServiceTests.answer)
             let metrics = TestMetrics()
-            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             // 17:40 KST: the 17시 publication is due, one request per pollutant, and the weekly outlook; the next is planned for 23:30.
             let clock = ManualClock(instant(kst: "2026-11-22T17:40:00"))
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
-                    heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let service = ForecastService(
-                configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
-                transport: rig.transport, clock: clock, logger: rig.logs.logger(), metrics: metrics)
+            let service = try await ForecastServiceTests.service(rig, clock: clock, metrics: metrics)
             let task = Task { try await service.run() }
             defer { task.cancel() }
             #expect(try await clock.waitUntilSleeping { try await rig.store.loadStatus()?.forecast?.nextFetchAt != nil })
