@@ -13,9 +13,6 @@ struct LibXMLReader {
     /// Initialises libxml2 once per process, before any parser is used from several threads.
     static let libraryInitialized: Void = xmlInitParser()
 
-    /// What a thread's libxml2 errors go to between reads: nowhere (libxml2's default writes to stderr).
-    static let silent: xmlStructuredErrorFunc = { _, _ in }
-
     func read(_ bytes: UnsafeRawBufferPointer) throws(AirKoreaError) -> RawResponse {
         let options = Int32(
             bitPattern:
@@ -33,11 +30,9 @@ struct LibXMLReader {
         }
         return try withExtendedLifetime(errors) { () throws(AirKoreaError) -> RawResponse in
             xmlTextReaderSetStructuredErrorHandler(reader, handler, Unmanaged.passUnretained(errors).toOpaque())
-            // Errors of libxml2's input layer (an encoding that does not decode) have no parser to report to:
-            // they went to its generic handler, four raw lines on stderr, and the reason was lost.
-            xmlSetStructuredErrorFunc(Unmanaged.passUnretained(errors).toOpaque(), handler)
-            defer { xmlSetStructuredErrorFunc(nil, Self.silent) }
-            finedust_xml_silence_generic_errors()
+            // The input layer's errors too (an encoding that does not decode): four raw lines on stderr before.
+            finedust_xml_errors_begin(Unmanaged.passUnretained(errors).toOpaque(), handler)
+            defer { finedust_xml_errors_end() }
             var state = ReaderState(names: ElementNames(reader: reader), limits: limits, echoGuard: echoGuard)
             while true {
                 let status = xmlTextReaderRead(reader)

@@ -48,9 +48,8 @@ struct ActivityXMLDriver {
             }
             xmlTextReaderSetStructuredErrorHandler(reader, handler, Unmanaged.passUnretained(errors).toOpaque())
             // The input layer's errors (an encoding that does not decode) to the same sink, not to stderr.
-            xmlSetStructuredErrorFunc(Unmanaged.passUnretained(errors).toOpaque(), handler)
-            defer { xmlSetStructuredErrorFunc(nil, { _, _ in }) }
-            finedust_xml_silence_generic_errors()
+            finedust_xml_errors_begin(Unmanaged.passUnretained(errors).toOpaque(), handler)
+            defer { finedust_xml_errors_end() }
 
             var reported = pipe.bytesRead
             while true {
