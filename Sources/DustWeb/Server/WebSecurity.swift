@@ -76,6 +76,12 @@ enum WebSecurityHeaders {
     static func carriesBody(_ headers: HTTPFields) -> Bool {
         headers[.transferEncoding] != nil || headers[.contentLength].map { $0 != "0" } == true
     }
+
+    /// The name and port a request was addressed to: HTTP/1's `Host`, which the server hands on as the
+    /// request's authority (or leaves a header).
+    static func host(of request: Request) -> String? {
+        request.head.authority ?? request.headers[HTTPField.Name("Host")!]
+    }
 }
 
 /// What dustd's web knows of a request besides the request: where it came from and whom it opens.
@@ -163,7 +169,7 @@ struct WebSecurityMiddleware: RouterMiddleware {
             // The open paths hold no one's data, and a monitor may ask /healthz by any name.
             guard
                 Self.openPaths.contains(path)
-                    || access.hostNames.allows(host: request.head.authority ?? request.headers[HTTPField.Name("Host")!])
+                    || access.hostNames.allows(host: WebSecurityHeaders.host(of: request))
             else {
                 // The name is not quoted back: it is the asker's, and says nothing to a reader of the page.
                 return WebResponse.text(
