@@ -110,13 +110,7 @@ struct BackupTarget {
 
     /// An empty file of mode 0600 (`VACUUM INTO` writes into an empty file and keeps its mode).
     func createPartial(_ language: ReportLanguage) throws -> String {
-        // At most 200 bytes of the name, whole scalars: a long Korean name would pass 255 bytes with the suffix.
-        var name = ""
-        for scalar in (path as NSString).lastPathComponent.unicodeScalars {
-            guard name.utf8.count + UTF8.width(scalar) <= 200 else { break }
-            name.unicodeScalars.append(scalar)
-        }
-        let partial = (directory as NSString).appendingPathComponent(".\(name).backup-\(getpid())")
+        let partial = OutputFile.hiddenName(besides: path, tag: "backup-\(getpid())")
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))

@@ -142,12 +142,17 @@ struct OutputFile {
 
     /// A hidden name beside `path` that is not taken yet (most likely).
     private func temporaryName() -> String {
-        // A name may have 255 bytes; the temporary one adds 18, so a long name lends it only its start
-        // (cut after a whole character).
-        var base = URL(fileURLWithPath: path).lastPathComponent
+        Self.hiddenName(besides: path, tag: "dustctl-\(String(UInt32.random(in: .min ... .max), radix: 16))")
+    }
+
+    /// `.NAME.TAG` in the directory of `path`, NAME its own: a new copy made there is renamed over it without
+    /// crossing file systems. A name may have 255 bytes and the hidden one adds the dot and the tag, so a
+    /// long name lends it only its first 200 bytes (cut after a whole character).
+    static func hiddenName(besides path: String, tag: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        var base = url.lastPathComponent
         while base.utf8.count > 200 { base.removeLast() }
-        let name = ".\(base).dustctl-\(String(UInt32.random(in: .min ... .max), radix: 16))"
-        return (directory as NSString).appendingPathComponent(name)
+        return (url.deletingLastPathComponent().path as NSString).appendingPathComponent(".\(base).\(tag)")
     }
 
     /// Writing the new copy failed with `code`; an existing file is as it was.
