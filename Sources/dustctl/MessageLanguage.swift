@@ -43,8 +43,9 @@ enum StorageText {
         case (.missing, nil):
             return "\(path)에 데이터베이스가 없습니다. `dustctl import FILE…`로 만들거나, dustd를 한 번 실행하거나, --db PATH를 주세요."
         case (.unwritable, .readOnlyFileSystem):
-            return "\(path)이(가) 있는 파일 시스템이 읽기 전용으로 마운트되어 있습니다(쓰기 오류가 난 SD 카드를 커널이 이렇게 둡니다). 아무것도 쓰지 않았고 "
-                + "저장된 데이터는 읽을 수 있습니다. dmesg를 확인한 뒤 읽기-쓰기로 다시 마운트하거나 데이터베이스를 성한 디스크로 옮기세요."
+            return "\(path)이(가) 있는 파일 시스템은 여기서 읽기 전용입니다: 쓰기 오류가 난 SD 카드를 커널이 이렇게 두고(dmesg를 확인한 뒤 읽기-쓰기로 "
+                + "다시 마운트하거나 데이터베이스를 성한 디스크로 옮기세요), dustd의 유닛은 /var/lib/dustd 아래에만 쓰게 합니다(다른 storage.path는 "
+                + "유닛에 ReadWritePaths=가 필요합니다). 아무것도 쓰지 않았고 저장된 데이터는 읽을 수 있습니다."
         case (.unwritable, .some(let reason)):
             return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(korean(reason))). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
         case (.diskFull, nil):
