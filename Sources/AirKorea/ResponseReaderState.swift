@@ -120,7 +120,8 @@ struct ReaderState {
                     unknownValues += 1
                     currentItem?.refusedName = true
                 } else {
-                    currentItem?.stationName = value.string
+                    // Composed, as every name FineDust stores is (`NameForm`; AirKorea's already are).
+                    currentItem?.stationName = value.string.map(NameForm.composed)
                 }
             case .stationCode: currentItem?.stationCode = Self.digits(value, &unknownValues)
             case .sidoName: currentItem?.sidoName = Self.korean(value, &unknownValues)
@@ -197,7 +198,7 @@ struct ReaderState {
     /// becomes `ServerVocabulary.unknownValue` (a flag so made still marks its value unknown).
     private static func korean(_ value: FieldText, _ unknownValues: inout Int) -> String? {
         guard let text = value.unreplaced else { return nil }
-        if ServerVocabulary.isKoreanText(text) { return value.string }
+        if ServerVocabulary.isKoreanText(text) { return value.string.map(NameForm.composed) }
         unknownValues += 1
         return ServerVocabulary.unknownValue
     }

@@ -20,10 +20,13 @@ public struct DistanceSample: Sendable, Hashable {
     /// A device's or file's name (UTF-8) as its source keeps it: stored, shown and typed back
     /// (`activity forget`), so control characters and bidirectional overrides are written as escapes
     /// (`TerminalSafeText.escaped`), then cut after the last whole Unicode scalar that fits in
-    /// `maxSourceNameBytes`. The same name gives the same source however often it passes here.
+    /// `maxSourceNameBytes`. The same name gives the same source however often it passes here, and
+    /// in whichever Unicode form it came (`NameForm`: a Mac names files in decomposed Hangul).
     public static func sourceName(_ name: some Collection<UInt8>) -> String {
-        // Only the first bytes are decoded and escaped: the rest cannot be kept.
-        let escaped = TerminalSafeText.escaped(String(decoding: name.prefix(maxSourceNameBytes + 4), as: UTF8.self))
+        // Only the first bytes are decoded and escaped: the rest cannot be kept. (A decomposed name is
+        // up to three times its composed bytes; the bytes decoded cover the longest that can be kept.)
+        let decoded = String(decoding: name.prefix(3 * maxSourceNameBytes + 4), as: UTF8.self)
+        let escaped = TerminalSafeText.escaped(NameForm.composed(decoded))
         guard escaped.utf8.count > maxSourceNameBytes else { return escaped }
         var kept = String.UnicodeScalarView()
         var bytes = 0

@@ -171,7 +171,9 @@ struct OpenedFile {
             if bytes.count > limit { return .failure(.tooLarge(limit: limit)) }
         }
         guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(.notText) }
-        return .success(text)
+        // Windows' Notepad may begin a file saved as UTF-8 with a byte-order mark: not part of the text
+        // (YAML allows one; in a key or a token it would be sent or compared as three bytes more).
+        return .success(text.unicodeScalars.first == "\u{FEFF}" ? String(text.unicodeScalars.dropFirst()) : text)
     }
 
     /// Closes the file unread.

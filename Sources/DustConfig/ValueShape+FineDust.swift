@@ -139,7 +139,7 @@ extension ValueShape where Value == AlertRule {
         }
         let record = ValueShape.record(["when", "person"]) { fields throws(ValueProblem) in
             var rule = try fields.required("when", condition)
-            rule.person = try fields.optional("person", .text)
+            rule.person = try fields.optional("person", .text).map(NameForm.composed)
             return rule
         }
         return ValueShape(
@@ -235,9 +235,11 @@ extension ValueShape where Value == PersonEntry {
 }
 
 extension ValueShape where Value == String {
-    /// `[a-z0-9_-]{1,32}` or Hangul: a person's name, also used on the command line and in URLs.
+    /// `[a-z0-9_-]{1,32}` or Hangul: a person's name, also used on the command line and in URLs;
+    /// decomposed Hangul (a Mac's) is taken composed, the one form the database holds.
     static var personName: ValueShape {
-        .scalar { text throws(ValueProblem) in
+        .scalar { written throws(ValueProblem) in
+            let text = NameForm.composed(written)
             guard Person.isValidName(text) else {
                 throw ValueProblem(
                     "must be 1 to 32 of a-z, 0-9, _ and -, or Hangul syllables, not \(ValueProblem.quoted(text))")

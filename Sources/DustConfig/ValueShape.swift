@@ -85,11 +85,12 @@ extension ValueShape where Value == String {
     static var text: ValueShape { .scalar { $0 } }
 
     /// Text FineDust shows on terminals, pages and in the journal (a station name): `DisplayName.problem`
-    /// says what is refused.
+    /// says what is refused; the rest is composed (`NameForm`), so a name copied from a Mac's file name
+    /// is the station AirKorea and the database know.
     static var displayText: ValueShape {
         .scalar { text throws(ValueProblem) in
             if let problem = DisplayName.problem(in: text) { throw ValueProblem(problem.english) }
-            return text
+            return NameForm.composed(text)
         }
     }
 

@@ -7,11 +7,12 @@ import Foundation
 
 extension SQLDatabase {
     public func personRecords(_ person: String) async throws(StorageFailure) -> PersonRecords {
-        try await read { session in
+        let forms = PersonTables.forms(of: person)
+        return try await read { session in
             var records = PersonRecords()
             try session.forEachRow(
-                "SELECT source, slot_start, distance_m, imported_at FROM activity_source WHERE person = ? ORDER BY source, slot_start",
-                [person.sqlValue]
+                "SELECT source, slot_start, distance_m, imported_at FROM activity_source WHERE person IN (?, ?) ORDER BY source, slot_start",
+                forms
             ) { row in
                 records.walking.append(
                     .init(
@@ -20,7 +21,7 @@ extension SQLDatabase {
             }
             for (table, isResting) in [("heart_rate", false), ("resting_heart_rate", true)] {
                 try session.forEachRow(
-                    "SELECT source, at, beats_per_minute, imported_at FROM \(table) WHERE person = ? ORDER BY at, source", [person.sqlValue]
+                    "SELECT source, at, beats_per_minute, imported_at FROM \(table) WHERE person IN (?, ?) ORDER BY at, source", forms
                 ) { row in
                     let sample = PersonRecords.HeartRate(
                         source: try row.string("source"), at: try row.int64("at"), beatsPerMinute: try row.double("beats_per_minute"),
@@ -29,8 +30,8 @@ extension SQLDatabase {
                 }
             }
             try session.forEachRow(
-                "SELECT source, start_at, end_at, imported_at FROM sleep_interval WHERE person = ? ORDER BY start_at, source",
-                [person.sqlValue]
+                "SELECT source, start_at, end_at, imported_at FROM sleep_interval WHERE person IN (?, ?) ORDER BY start_at, source",
+                forms
             ) { row in
                 records.sleep.append(
                     .init(
@@ -38,8 +39,8 @@ extension SQLDatabase {
                         importedAt: try row.int64("imported_at")))
             }
             try session.forEachRow(
-                "SELECT source, minute, latitude, longitude, imported_at FROM track_position WHERE person = ? ORDER BY minute, source",
-                [person.sqlValue]
+                "SELECT source, minute, latitude, longitude, imported_at FROM track_position WHERE person IN (?, ?) ORDER BY minute, source",
+                forms
             ) { row in
                 records.positions.append(
                     .init(
@@ -78,10 +79,13 @@ extension SQLDatabase {
     private func removePerson(_ person: String) async throws(StorageFailure) -> PersonRemoval {
         try await write { session in
             var removal = PersonRemoval()
+            let forms = PersonTables.forms(of: person)
             for (table, kind) in PersonTables.records {
-                removal[kind] = try session.execute("DELETE FROM \(table) WHERE person = ?", person)
+                removal[kind] = try session.execute("DELETE FROM \(table) WHERE person IN (?, ?)", forms)
             }
-            removal[.keptPlaces] = try PlaceRule.forget(person: person, session)
+            for form in NameForm.storedForms(of: person) {
+                removal[.keptPlaces] += try PlaceRule.forget(person: form, session)
+            }
             for row in try session.rows("SELECT rule FROM alert_state") {
                 let key = try row.string("rule")
                 if PersonAlerts.stateKey(key, belongsTo: person) {
@@ -130,6 +134,14 @@ extension SQLDatabase {
 /// The tables whose rows are a person's own records, keyed by `person`, with what a removal calls them;
 /// their kept places (`slot_place`) and alerts follow their own rules.
 enum PersonTables {
+    /// `person` as configured (composed) and decomposed, the two values `person IN (?, ?)` takes: a
+    /// FineDust before names were composed where they come in stored a Mac's decomposed `--person`
+    /// as given (docs/RELIABILITY.md, "The identity of names"), and a person's export and removal
+    /// are to reach those rows too.
+    static func forms(of person: String) -> [SQLValue] {
+        [person.sqlValue, NameForm.decomposed(person).sqlValue]
+    }
+
     static let records: [(table: String, kind: PersonRemoval.Kind)] = [
         ("activity_source", .walking), ("heart_rate", .heartRate), ("resting_heart_rate", .restingHeartRate),
         ("sleep_interval", .sleep), ("track_position", .positions),

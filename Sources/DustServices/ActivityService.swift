@@ -144,11 +144,13 @@ public struct ActivityService: Sendable {
         self.people = people.isEmpty ? [Person.defaultName] : people
     }
 
-    /// `name` when it is configured, the first person when nil; else `UnknownPerson` naming the configured ones.
+    /// The configured person `name` names (in any Unicode form: the configured spelling is returned,
+    /// the one the database holds), the first person when nil; else `UnknownPerson` naming the configured ones.
     public func person(_ name: String?) throws(UnknownPerson) -> String {
         guard let name else { return people[0] }
-        guard people.contains(name) else { throw UnknownPerson(name: name, configured: people) }
-        return name
+        let composed = NameForm.composed(name)
+        guard let configured = people.first(where: { $0 == composed }) else { throw UnknownPerson(name: name, configured: people) }
+        return configured
     }
 
     /// Imports one file of any format FineDust reads, told from its content, as `person`'s
@@ -321,10 +323,17 @@ public struct ActivityService: Sendable {
     /// what was removed, or throws `UnknownPerson`, or `UnknownActivitySource` when nothing matched.
     public func forget(person name: String?, source: String?) async throws -> ForgottenActivity {
         let person = try self.person(name)
-        let removed = ForgottenActivity(
-            walkingHours: try await store.forgetActivity(person: person, source: source),
-            bodyRecords: try await store.forgetPhysiology(person: person, source: source),
-            positions: try await store.forgetPositions(person: person, source: source))
+        var removed = ForgottenActivity(walkingHours: 0, bodyRecords: 0, positions: 0)
+        // The source composed, as every name is stored now, and decomposed, as a Mac's file name was
+        // stored before (with the person's name likewise; docs/RELIABILITY.md, "The identity of names").
+        let sources: [String?] = source.map { NameForm.storedForms(of: $0) } ?? [nil]
+        for person in NameForm.storedForms(of: person) {
+            for source in sources {
+                removed.walkingHours += try await store.forgetActivity(person: person, source: source)
+                removed.bodyRecords += try await store.forgetPhysiology(person: person, source: source)
+                removed.positions += try await store.forgetPositions(person: person, source: source)
+            }
+        }
         guard removed.walkingHours + removed.bodyRecords + removed.positions > 0 else {
             let walking = try await store.activitySources().filter { $0.person == person }.map(\.source)
             let body = try await store.physiologySummaries().filter { $0.person == person }.map(\.source)

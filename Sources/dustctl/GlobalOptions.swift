@@ -97,9 +97,12 @@ struct GlobalOptions: ParsableArguments {
         if let db {
             do { try settings.useSQLite(at: db, option: "--db") } catch { throw CommandFailure(.configuration, error.description) }
         }
-        if let station {
+        if let station = stationName {
             // What station.name may not hold, --station may not either: it names what `import` stores and
             // what `export` writes into a file.
+            guard !station.isEmpty else {
+                throw CommandFailure(.usage, korean: "--station에 측정소 이름을 쓰세요.", english: "--station needs a station's name.")
+            }
             if let problem = DisplayName.problem(in: station) {
                 throw CommandFailure(.usage, korean: "--station: \(problem.korean).", english: "--station \(problem.english).")
             }
@@ -111,6 +114,10 @@ struct GlobalOptions: ParsableArguments {
         }
         return settings
     }
+
+    /// `--station` trimmed and composed as `station.name` is (`NameForm`), so that a name pasted with a
+    /// no-break space or copied from a Mac's file name is the station it looks like.
+    var stationName: String? { station.map { NameForm.composed($0.trimmingWhiteSpace) } }
 
     /// Nothing when `name` has readings or is in the station list, or the database holds no station
     /// at all (a new one: the report says there is nothing yet); otherwise the error of `--station`

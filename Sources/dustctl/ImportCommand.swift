@@ -69,7 +69,7 @@ struct ImportCommand: AsyncParsableCommand {
                     do {
                         let body = try readInputFile(file, limit: ParserLimits().maxDocumentBytes)
                         do throws(AirKoreaError) {
-                            page = try IngestService.parse(body, requestedStation: options.station)
+                            page = try IngestService.parse(body, requestedStation: options.stationName)
                         } catch {
                             throw CommandFailure(.dataError, "\(name): \(error.description)")
                         }

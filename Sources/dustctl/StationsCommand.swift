@@ -83,7 +83,7 @@ enum DaemonExecutable {
         if let config = options.config { argv += ["--config", config] }
         var environment = ProcessInfo.processInfo.environment
         if let db = options.db { environment["DUSTD_STORAGE_PATH"] = db }
-        if let station = options.station { environment["DUSTD_STATION_NAME"] = station }
+        if let station = options.stationName { environment["DUSTD_STATION_NAME"] = station }
         let error = replaceProcess(with: argv, environment: environment)
         throw CommandFailure(.unavailable, korean: "\(dustd)을(를) 실행할 수 없습니다: \(error).", english: "Cannot run \(dustd): \(error).")
     }

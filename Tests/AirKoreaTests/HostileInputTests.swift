@@ -191,6 +191,23 @@ struct HostileInputTests {
         #expect(stations.stations.first?.address == ServerVocabulary.unknownValue)
     }
 
+    @Test("A station, 시도 or address in decomposed Hangul is the composed name: one station, not a second that looks the same")
+    func decomposedNamesComposed() throws {
+        let (jongno, seoul) = ("종로구".decomposedStringWithCanonicalMapping, "서울".decomposedStringWithCanonicalMapping)
+        let body = Data(
+            """
+            <response><header><resultCode>00</resultCode></header><body><items>
+            <item><stationName>\(jongno)</stationName><sidoName>\(seoul)</sidoName><addr>\(seoul) 종로구</addr>
+            <dataTime>2026-11-20 10:00</dataTime><pm10Value>30</pm10Value><pm25Value>12</pm25Value></item>
+            </items><totalCount>1</totalCount></body></response>
+            """.utf8)
+        let page = try AirKoreaResponseParser().parseMeasurements(body)
+        #expect(page.readings.map { Array($0.station.utf8) } == [Array("종로구".utf8)] && page.unknownValues == 0)
+        let stations = try AirKoreaResponseParser().parseStations(body).stations
+        #expect(stations.map { Array($0.name.utf8) } == [Array("종로구".utf8)])
+        #expect(stations.map { Array(($0.address ?? "").utf8) } == [Array("서울 종로구".utf8)])
+    }
+
     @Test("A body above the size limit is not parsed at all")
     func documentTooLarge() throws {
         let body = Data(repeating: UInt8(ascii: " "), count: 33 * 1024 * 1024)

@@ -31,6 +31,50 @@ struct PersonImportTests {
         #expect(try await store.activity(person: "dad", source: "csv") == [eight: 1500])
     }
 
+    @Test("A person and a file named in a Mac's decomposed Hangul are stored as the configured person and one source")
+    func decomposedNames() async throws {
+        let directory = try TemporaryDirectory("finedust-person")
+        defer { directory.remove() }
+        let walk = "산책.gpx"
+        let decomposed = directory.path(walk.decomposedStringWithCanonicalMapping)
+        let composed = directory.path(walk)
+        for path in [decomposed, composed] {
+            try FileManager.default.copyItem(atPath: TestFixtures.url("activity/demo-walk-jongno-2026-11-20.gpx").path, toPath: path)
+        }
+        let minji = "민지".decomposedStringWithCanonicalMapping
+        #expect(try service.person(minji).utf8.elementsEqual("민지".utf8))
+        _ = try await service.importFile(atPath: decomposed, person: minji)
+        _ = try await service.importFile(atPath: composed, person: "민지")
+        // One person and one source, in the bytes the configuration and every query use.
+        let tracks = try await store.positionSummaries()
+        #expect(tracks.count == 1 && tracks.map(\.minutes) == [40], "\(tracks)")
+        #expect(tracks.allSatisfy { $0.person.utf8.elementsEqual("민지".utf8) && $0.source.utf8.elementsEqual("gpx:산책.gpx".utf8) })
+        let walking = try await store.activitySources()
+        #expect(walking.count == 1 && walking.allSatisfy { $0.person.utf8.elementsEqual("민지".utf8) })
+        // Forgotten by the name as typed on a Mac, too.
+        let forgotten = try await service.forget(person: minji, source: "gpx:산책.gpx".decomposedStringWithCanonicalMapping)
+        #expect(forgotten.positions == 40 && forgotten.walkingHours == walking[0].slots)
+        #expect(try await store.positionSummaries().isEmpty)
+        #expect(try await store.activitySources().isEmpty)
+    }
+
+    @Test("Rows an older FineDust stored under a decomposed person or source are reached by the person's export and removal")
+    func decomposedRowsStoredBefore() async throws {
+        let (minji, source) = ("민지".decomposedStringWithCanonicalMapping, "gpx:산책.gpx".decomposedStringWithCanonicalMapping)
+        try await store.saveActivity(
+            [ActivitySourceBatch(person: minji, source: source, distances: [eight: 800], replacing: nil)], importedAt: now)
+        try await store.saveActivity(
+            [ActivitySourceBatch(person: "민지", source: "csv", distances: [eight: 300], replacing: nil)], importedAt: now)
+        #expect(try await store.personRecords("민지").walking.count == 2)
+        // `activity forget` by the names as `activity sources` shows them (composed) reaches the old row.
+        #expect(try await service.forget(person: "민지", source: "gpx:산책.gpx").walkingHours == 1)
+        try await store.saveActivity(
+            [ActivitySourceBatch(person: minji, source: source, distances: [eight: 800], replacing: nil)], importedAt: now)
+        let removal = try await store.forgetPerson("민지")
+        #expect(removal[.walking] == 2)
+        #expect(try await store.activitySources().isEmpty)
+    }
+
     @Test("A person who is not configured is refused, naming the configured ones, and nothing is read or stored")
     func unknownPerson() async throws {
         let export = TestFixtures.url("activity/generated-watch/export.zip").path

@@ -30,6 +30,32 @@ struct StationCheckTests {
     }
 }
 
+@Suite("--station names the station it looks like (docs/RELIABILITY.md, \"The identity of names\")", .timeLimit(.minutes(10)))
+struct StationNameFormTests {
+    @Test("Decomposed, or pasted with a no-break, ideographic or trailing space: one station stored and found, as station.name is")
+    func oneStation() async throws {
+        let directory = try TemporaryDirectory("finedust-station-form")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        let file = fixture("real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml")
+        let spellings = ["강남대로", "강남대로".decomposedStringWithCanonicalMapping, "강남대로 ", "강남대로\u{00A0}", "\u{3000}강남대로"]
+        for spelling in spellings {
+            let result = try await dustctl("import", "--station", spelling, file, "--db", db)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        // One station with readings, not five that look alike.
+        let other = try await dustctl("day", "2019-02-12", "--station", "종로구청", "--db", db)
+        #expect(other.standardError == "dustctl: No readings of a station 종로구청 are stored; stations with readings: 강남대로.\n")
+        for spelling in spellings {
+            let hourly = try await dustctl("hourly", "2019-02-12", "--station", spelling, "--db", db, "--json")
+            #expect(hourly.status == 0, "\(hourly.standardError)")
+            #expect(try hourlyRows(hourly.standardOutput).count == 10)
+        }
+        let blank = try await dustctl("hourly", "2019-02-12", "--station", "\u{3000} ", "--db", db)
+        #expect(blank.status == 64 && blank.standardError == "dustctl: --station needs a station's name.\n", "\(blank.standardError)")
+    }
+}
+
 @Suite("dustctl's small refusals say what is wrong", .timeLimit(.minutes(10)))
 struct SmallRefusalTests {
     @Test("A mistyped command is named, with the nearest; a date written right naming no day says which part is wrong")

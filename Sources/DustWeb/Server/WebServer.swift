@@ -118,8 +118,10 @@ public struct WebServer: Sendable {
             do throws(UnknownPerson) { person = try Self.statistics(request, context, data).person.name } catch {
                 return Self.notFound(error)
             }
-            // Without ?person= the administrator's document is the first person's, as before people had tokens.
-            let named = context.principal == .everyone ? request.uri.queryParameters.get("person") : person
+            // Without ?person= the administrator's document is the first person's, as before people had tokens;
+            // with it, the configured person's name as configured, whatever form the query spelled it in.
+            let asked = request.uri.queryParameters.get("person")
+            let named = context.principal == .everyone && asked == nil ? nil : person
             return WebResponse.json(try await data.todayDocument(person: named).serialized + "\n")
         }
         route(router, "/api/v1/forecast", kept: .hour) { _, _ in
@@ -272,7 +274,7 @@ public struct WebServer: Sendable {
     /// the first configured for the administrator). A person's token asking for anyone else gets
     /// the answer a name nobody has gets, and that answer names no one else.
     static func statistics(_ request: Request, _ context: WebRequestContext, _ data: WebData) throws(UnknownPerson) -> StatisticsService {
-        let asked = request.uri.queryParameters.get("person")
+        let asked = request.uri.queryParameters.get("person").map(NameForm.composed)
         switch context.principal {
         case .everyone:
             return try data.statistics(person: asked)
