@@ -122,12 +122,16 @@ public struct AdvisoryService: Service, CustomStringConvertible {
         await publish(loop, fetchedAt: now)
     }
 
-    /// This KST year, after last year while an advisory issued then is still open: one issued on
-    /// 31 December and cleared on 1 January is cleared only in last year's answer.
+    /// This KST year, after last year in the first week of January and while an advisory of last
+    /// year's list is still open: one issued on 31 December and cleared on 1 January is cleared only in
+    /// last year's answer, and one still in force when dustd starts in January (none stored yet, or
+    /// dustd down over midnight) is in last year's list alone. An advisory's list is the year of the
+    /// second before its issue: AirKorea stamps 31 December's midnight `24:00`, in that year's list.
     public static func years(at now: Date, store: any AdvisoryStore) async -> [Int] {
-        let year = KoreaStandardTime.date(containing: now).year
+        let today = KoreaStandardTime.date(containing: now)
         let open = (try? await store.activeAdvisories(at: now)) ?? []
-        return open.contains { KoreaStandardTime.date(containing: $0.issuedAt).year < year } ? [year - 1, year] : [year]
+        let openFromLastYear = open.contains { KoreaStandardTime.date(containing: $0.issuedAt.addingTimeInterval(-1)).year < today.year }
+        return openFromLastYear || (today.month == 1 && today.day <= 7) ? [today.year - 1, today.year] : [today.year]
     }
 
     /// Logs a failure once: the same sentence the next hour says nothing new.

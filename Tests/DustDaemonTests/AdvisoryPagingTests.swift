@@ -49,17 +49,28 @@ struct AdvisoryPagingTests {
         }
     }
 
-    @Test("Last year is asked too while an advisory issued then is open, so its clear on 1 January is seen; not once it is cleared")
+    @Test("Last year is asked too in January's first week and while an advisory of its list is open; not after, once it is cleared")
     func lastYear() async throws {
         let store = SQLiteStore.scratch()
         let newYear = instant(kst: "2027-01-01T09:00:00")
-        #expect(await AdvisoryService.years(at: newYear, store: store) == [2027])
-        _ = try await store.saveAdvisories([advisory("41", issued: "2026-12-31T21:00:00")], fetchedAt: newYear)
+        // Nothing stored (a first start, or dustd down over midnight): a December advisory still in
+        // force is in last year's list alone.
         #expect(await AdvisoryService.years(at: newYear, store: store) == [2026, 2027])
-        // This year's open one alone does not bring last year back.
+        #expect(await AdvisoryService.years(at: instant(kst: "2027-01-07T23:59:00"), store: store) == [2026, 2027])
+        let eighth = instant(kst: "2027-01-08T00:00:00")
+        #expect(await AdvisoryService.years(at: eighth, store: store) == [2027])
+        #expect(await AdvisoryService.years(at: instant(kst: "2026-12-31T23:00:00"), store: store) == [2026])
+        _ = try await store.saveAdvisories([advisory("41", issued: "2026-12-31T21:00:00")], fetchedAt: newYear)
+        #expect(await AdvisoryService.years(at: eighth, store: store) == [2026, 2027])
+        // Stamped 2026-12-31 24:00 (the next midnight), it is in 2026's list: asked until it clears.
         _ = try await store.saveAdvisories(
-            [advisory("41", issued: "2026-12-31T21:00:00", cleared: "2027-01-01T06:00:00"), advisory("1", issued: "2027-01-01T08:00:00")],
+            [advisory("41", issued: "2026-12-31T21:00:00", cleared: "2027-01-01T06:00:00"), advisory("42", issued: "2027-01-01T00:00:00")],
             fetchedAt: newYear)
-        #expect(await AdvisoryService.years(at: newYear, store: store) == [2027])
+        #expect(await AdvisoryService.years(at: eighth, store: store) == [2026, 2027])
+        // This year's open one alone does not bring last year back after the first week.
+        _ = try await store.saveAdvisories(
+            [advisory("42", issued: "2027-01-01T00:00:00", cleared: "2027-01-02T06:00:00"), advisory("1", issued: "2027-01-01T08:00:00")],
+            fetchedAt: newYear)
+        #expect(await AdvisoryService.years(at: eighth, store: store) == [2027])
     }
 }
