@@ -62,7 +62,12 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
                 }
             }
             return "write the day as YYYY-MM-DD, from \(range)."
-        case .notAWeek:
+        case .notAWeek(let text):
+            // Written right but past the year's last week (2027-W53 after 2026-W53) or W00: say how many it has.
+            if let (year, last) = Self.yearOfWeekWrittenRight(text) {
+                return "\(text) is not a week: \(year) has \(last.week) ISO weeks, the last \(last) (\(last.monday) to "
+                    + "\(last.monday.adding(days: 6))); give a week whose seven days lie from \(range)."
+            }
             return "write the week as YYYY-Www (e.g. 2026-W47), a week whose seven days lie from \(range)."
         case .unsupportedDate(let date):
             return "\(date) is outside the dates FineDust keeps; give a day from \(range)."
@@ -70,6 +75,15 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
             return "\(week) runs \(week.monday) to \(week.monday.adding(days: 6)), outside the dates FineDust keeps; "
                 + "give a week whose seven days lie from \(range) (\(SupportedPeriod.firstWeek) to \(SupportedPeriod.lastWeek))."
         }
+    }
+}
+
+extension TypedPeriodError {
+    /// For a text written `YYYY-Www` whose year has no such week: the year and its last week.
+    public static func yearOfWeekWrittenRight(_ text: String) -> (year: Int, last: ISOWeek)? {
+        guard let match = text.wholeMatch(of: /(\d{4})-W(\d{2})/), let year = Int(match.1), (1...9998).contains(year) else { return nil }
+        // 28 December is in its year's last ISO week, whichever weekday the year begins on.
+        return (year, ISOWeek(containing: LocalDate(year: year, month: 12, day: 28)))
     }
 }
 

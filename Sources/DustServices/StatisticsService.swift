@@ -132,12 +132,18 @@ public struct StatisticsService: Sendable {
         let exposures = found.hourly
         let walking = found.walking
         let now = clock.now
+        let today = calendar.date(containing: now)
         var cursor = exposures.startIndex
         return zip(dates, slotsByDay).map { date, slots in
             var hourly: [HourlyExposure] = []
             let end = slots.last.map { $0.advanced(by: 1) }
             while cursor < exposures.endIndex, let end, exposures[cursor].slot < end {
-                if let start = slots.first, exposures[cursor].slot >= start { hourly.append(exposures[cursor]) }
+                // Today holds the hours that have begun only (stored later ones exist under `--now` or a
+                // clock set back after they were stored): its card, its totals "so far" and its JSON's
+                // `latest` (`latestReading`) then name one hour, not 23 measured of 10 elapsed.
+                if let start = slots.first, exposures[cursor].slot >= start, date != today || exposures[cursor].slot.start <= now {
+                    hourly.append(exposures[cursor])
+                }
                 cursor += 1
             }
             return DayReport(

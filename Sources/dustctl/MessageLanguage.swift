@@ -119,7 +119,11 @@ struct TypedPeriodRefusal: Error, CustomStringConvertible {
                 }
             }
             return "날짜는 YYYY-MM-DD로, \(range) 사이에서 쓰세요."
-        case .notAWeek:
+        case .notAWeek(let text):
+            if let (year, last) = TypedPeriodError.yearOfWeekWrittenRight(text) {
+                return "\(text)은(는) 없는 주입니다: \(year)년은 ISO 주가 \(last.week)주까지 있고, 마지막 주는 \(last)"
+                    + "(\(last.monday)부터 \(last.monday.adding(days: 6))까지)입니다. 일곱 날이 모두 \(range) 사이에 드는 주를 쓰세요."
+            }
             return "주는 YYYY-Www(예: 2026-W47)로, 일곱 날이 모두 \(range) 사이에 드는 주를 쓰세요."
         case .unsupportedDate(let date):
             return "\(date)은(는) FineDust가 보관하는 날짜 밖입니다. \(range) 사이의 날을 주세요."

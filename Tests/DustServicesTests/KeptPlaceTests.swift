@@ -6,6 +6,9 @@ import Synchronization
 import TestSupport
 import Testing
 
+/// A week after the demo's day: every hour these tests store has begun (today holds begun hours only).
+private let afterTheData = DemoReplay.now.addingTimeInterval(7 * 86_400)
+
 /// Weighed hours kept per person and slot (docs/REFERENCE.md §19): a report that reads them says
 /// exactly what one that weighs every position says — before anything is kept, once it is, and after
 /// each write that changes what was weighed.
@@ -74,7 +77,7 @@ struct KeptPlaceTests {
         _ person: Person, places: (any SlotPlaceStore)?, positions: (any PositionReadStore)? = nil, stationList: (any StationStore)? = nil
     ) throws -> StatisticsService {
         StatisticsService(
-            readings: store, activity: store, clock: FixedClock(DemoReplay.now), calendar: seoul,
+            readings: store, activity: store, clock: FixedClock(afterTheData), calendar: seoul,
             intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: "종로구"), physiology: store,
             location: LocationInputs(
                 positions: positions ?? store, stationList: stationList ?? store, radiusKilometres: 10, places: places)

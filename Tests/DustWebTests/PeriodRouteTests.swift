@@ -12,7 +12,7 @@ import Testing
 /// One GET of /week/0001-W01 used to trap in the pager's week before (year 0) and stop dustd.
 @Suite("Dates and weeks on the web: 200 inside 2000-01-01 … 2099-12-31, 404 outside, never a trap", .timeLimit(.minutes(10)))
 struct PeriodRouteTests {
-    @Test("Every date and week route answers 200 or 404 (400 for a malformed end=) for boundary and random dates")
+    @Test("Every date and week route answers 200 or 404 (a malformed end= too, as REFERENCE §13 says) for boundary and random dates")
     func everyRoute() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
@@ -30,9 +30,8 @@ struct PeriodRouteTests {
                     }
                     answered += 1
                 }
-                let malformed = LocalDate(date) == nil
                 try await client.execute(uri: "/api/v1/week?end=\(date)", method: .get) { response in
-                    #expect(response.status == (supported ? .ok : malformed ? .badRequest : .notFound), "end=\(date)")
+                    #expect(response.status == (supported ? .ok : .notFound), "end=\(date)")
                 }
                 answered += 1
             }
@@ -69,7 +68,21 @@ struct PeriodRouteTests {
                         == "No such page: 9999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.\n")
             }
             try await client.execute(uri: "/day/2026-02-30", method: .get) { response in
-                #expect(text(response) == "No such day; write it YYYY-MM-DD.\n")
+                #expect(response.status == .notFound)
+                #expect(text(response) == "No such page: 2026-02-30 is not a day: 2026-02 has 28 days; give a day from 2000-01-01 to 2099-12-31.\n")
+            }
+            // Malformed in the query as in the path: a 404 saying how to write it (it was a 400).
+            try await client.execute(uri: "/api/v1/week?end=abc", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(text(response) == "No such page: write the day as YYYY-MM-DD, from 2000-01-01 to 2099-12-31.\n")
+            }
+            // The week after 2026's 53rd (households will type it): how many weeks 2027 has.
+            try await client.execute(uri: "/week/2027-W53", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(
+                    text(response)
+                        == "No such page: 2027-W53 is not a week: 2027 has 52 ISO weeks, the last 2027-W52 (2027-12-27 to 2028-01-02); "
+                        + "give a week whose seven days lie from 2000-01-01 to 2099-12-31.\n")
             }
         }
     }

@@ -300,3 +300,27 @@ struct ExportTests {
         #expect(result.standardOutput.contains("No readings for today yet"))
     }
 }
+
+@Suite("dustctl today as at --now: the hours that have begun", .timeLimit(.minutes(10)))
+struct TodayAsAtNowTests {
+    @Test("At 10:30 on the demo's day the text, the JSON and the totals name the 10:00–11:00 hour, not the day's last")
+    func begunHoursOnly() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try await demoDatabase(directory)
+        let common = ["today", "--station", "종로구", "--db", db, "--now", "2026-11-20T10:30"]
+        let text = try await dustctl(common)
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.standardOutput.contains("Latest hour 10:00–11:00   PM10 58 µg/m³"), "\(text.standardOutput)")
+        // Ten measured (05:00 was 점검및교정) of the ten hours ended, not 23 of 10.
+        #expect(text.standardOutput.contains("Hours         10 of 10              10 of 10"), "\(text.standardOutput)")
+        #expect(!text.standardOutput.contains("11:00–12:00"))
+        let json = try await dustctl(common + ["--json"])
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect((document["latest"] as? [String: Any])?["start"] as? String == "2026-11-20T10:00:00+09:00")
+        #expect((document["hourly"] as? [[String: Any]])?.last?["start"] as? String == "2026-11-20T10:00:00+09:00")
+        // Another day is whole, as before.
+        let day = try await dustctl("hourly", "2026-11-20", "--station", "종로구", "--db", db, "--now", "2026-11-21T10:30", "--json")
+        #expect(try hourlyRows(day.standardOutput).count == 24)
+    }
+}

@@ -159,8 +159,6 @@ public struct WebServer: Sendable {
             if let text = request.uri.queryParameters.get("end") {
                 do throws(TypedPeriodError) {
                     end = try SupportedPeriod.date(text)
-                } catch .notADate {
-                    return Self.badRequest("end must be a date written YYYY-MM-DD.")
                 } catch {
                     return Self.notFound(error)
                 }
@@ -296,16 +294,13 @@ public struct WebServer: Sendable {
             ? notFound("No such person: \"\(TerminalSafeText.sanitized(unknown.name))\".")
             : notFound("No such person: " + unknown.description + ".")
     }
-    static func badRequest(_ message: String) -> WebReply { WebResponse.text(.badRequest, message + "\n") }
 
-    /// A date or week outside `SupportedPeriod` has no page, like a malformed one: the pager's
-    /// arithmetic on its neighbours must never reach year 0 (docs/RELIABILITY.md).
+    /// A date or week outside `SupportedPeriod` has no page, like a malformed one (docs/REFERENCE.md
+    /// §13: a 404, `?end=` too): the pager's arithmetic on its neighbours must never reach year 0
+    /// (docs/RELIABILITY.md). The sentence is dustctl's: which part of a date or week written right is
+    /// wrong (it quotes the text only when it is digits written as a date or week).
     static func notFound(_ refusal: TypedPeriodError) -> WebReply {
-        switch refusal {
-        case .notADate: notFound("No such day; write it YYYY-MM-DD.")
-        case .notAWeek: notFound("No such week; write it YYYY-Www, e.g. 2026-W47.")
-        case .unsupportedDate, .unsupportedWeek: notFound("No such page: " + refusal.description)
-        }
+        notFound("No such page: " + refusal.description)
     }
 
     /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash. The
