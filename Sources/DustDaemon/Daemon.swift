@@ -22,6 +22,8 @@ public struct Daemon: Sendable {
     private let environment: [String: String]
     private let redactor: SecretRedactor
     private let logger: Logger
+    /// The thread dustd's log lines are written by (none when the caller gave a sink of its own).
+    private let logWriter: LogLineWriter?
     private let metrics: PrometheusBackend
     private let clock: any WallClock
     private let pollerLease: any PollerLease
@@ -47,7 +49,16 @@ public struct Daemon: Sendable {
         let redactor = SecretRedactor()
         redactor.add(key.key)
         self.redactor = redactor
-        logger = Self.logger(settings: settings, environment: environment, redactor: redactor, sink: logSink)
+        // Written by a thread of their own, so a log reader that stops reading never stops dustd (`LogLineWriter`).
+        var sink = logSink
+        if sink == nil {
+            let writer = LogLineWriter()
+            logWriter = writer
+            sink = { @Sendable line in writer.write(line) }
+        } else {
+            logWriter = nil
+        }
+        logger = Self.logger(settings: settings, environment: environment, redactor: redactor, sink: sink)
     }
 
     /// dustd's logger: one line per event on stderr, journald priorities under systemd, secrets redacted.
@@ -63,6 +74,8 @@ public struct Daemon: Sendable {
 
     /// Runs until stopped (or one cycle with `once`); returns the exit status.
     public func run(once: Bool) async -> ExitStatus {
+        // The last lines ("dustd stopped") reach a reader that reads; one that does not cannot hold the exit.
+        defer { logWriter?.drain(within: 2) }
         let opened: OpenedDatabase
         switch await openDatabase() {
         case .success(let database): opened = database
@@ -324,7 +337,9 @@ public struct Daemon: Sendable {
         let reload = ReloadService(
             configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
             logger: logger, environment: environment, webAccess: webAccess, clock: clock,
-            stations: { try await database.current().stations() })
+            stations: { try await database.current().stations() },
+            // READY=1 once dustd's signals are trapped (`ReloadService.run`).
+            readyStatus: "Configuration and database ready; first poll starting")
         var services: [any Service]
         if pollerLease.alwaysHeld {
             // SQLite: the one dustd of its database polls, its services in the order they always had.
@@ -351,7 +366,6 @@ public struct Daemon: Sendable {
         var configuration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         configuration.maximumGracefulShutdownDuration = .seconds(4)
-        notifier.ready(status: "Configuration and database ready; first poll starting")
         do {
             try await ServiceGroup(configuration: configuration).run()
             await alertSinks.shutdown()

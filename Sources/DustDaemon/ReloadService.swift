@@ -26,6 +26,8 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let stations: @Sendable () async throws -> [Station]
     /// The web's settings and tokens as dustd read them at start, which it serves until it restarts.
     private let webAtStart: (settings: HTTPSettings, access: WebAccess?)
+    /// The `STATUS=` of the `READY=1` sent once SIGHUP is trapped; nil sends none.
+    private let readyStatus: String?
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
@@ -33,8 +35,10 @@ public struct ReloadService: Service, CustomStringConvertible {
     public init(
         configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
         notifier: SystemdNotifier, logger: Logger, environment: [String: String], webAccess: WebAccess?,
-        clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] }
+        clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] },
+        readyStatus: String? = nil
     ) {
+        self.readyStatus = readyStatus
         self.clock = clock
         self.stations = stations
         webAtStart = (live.snapshot.settings.http, webAccess)
@@ -48,7 +52,12 @@ public struct ReloadService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        for await _ in await UnixSignalsSequence(trapping: .sighup).cancelOnGracefulShutdown() {
+        let reloads = await UnixSignalsSequence(trapping: .sighup)
+        // SIGHUP is trapped now, and SIGTERM and SIGINT by the service group before any service ran: systemd
+        // sends a queued reload or stop the moment it reads READY, and one that came first ended dustd
+        // (a SIGHUP for good: systemd takes that for a clean exit and restarts nothing).
+        if let readyStatus { notifier.ready(status: readyStatus) }
+        for await _ in reloads.cancelOnGracefulShutdown() {
             await reload()
         }
     }

@@ -67,10 +67,11 @@ public struct SystemdNotifier: Sendable {
         return sent >= 0
     }
 
-    /// Half of `$WATCHDOG_USEC` when the watchdog is on for this process, else nil.
+    /// Half of `$WATCHDOG_USEC` when the watchdog is on for this process, else nil; never under 100 ms
+    /// (`WATCHDOG_USEC=1` made an interval of nothing, and the pings a loop spinning a core).
     public static func watchdogInterval(environment: [String: String] = ProcessInfo.processInfo.environment) -> Duration? {
         guard let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text), microseconds > 0 else { return nil }
         if let pid = environment["WATCHDOG_PID"], pid != String(getpid()) { return nil }
-        return .microseconds(Int64(microseconds / 2))
+        return .microseconds(Int64(max(100_000, min(microseconds, UInt64(Int64.max)) / 2)))
     }
 }

@@ -25,3 +25,4 @@ public struct WatchdogService: Service, CustomStringConvertible {
         }
     }
 }
+

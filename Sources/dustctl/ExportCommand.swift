@@ -118,6 +118,13 @@ struct ExportCommand: AsyncParsableCommand {
             let people = try personOptions.people(settings)
             try await options.withHousehold(settings) { household in
                 let (first, last) = try range(today: household.today)
+                // Whole ISO weeks may reach past the dates FineDust keeps (2099-12-31's week ends in 2100):
+                // refused as `--week` refuses such a week, not exported with days it never holds.
+                if per == .week {
+                    for week in [ISOWeek(containing: first), ISOWeek(containing: last)] where !SupportedPeriod.contains(week) {
+                        throw CommandFailure(.usage, TypedPeriodRefusal(error: .unsupportedWeek(week)).description)
+                    }
+                }
                 var text: String
                 switch (per, outputFormat) {
                 case (.day, .csv):

@@ -134,6 +134,54 @@ struct DustdProcessTests {
         directory.remove()
     }
 
+    @Test("A SIGHUP during start-up and one the moment READY=1 arrives: dustd keeps running, reloads, and stops on SIGTERM with 0")
+    func reloadAtReady() async throws {
+        let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        defer { Task { await server.stop() } }
+        let notify = try NotifySocket(path: directory.path("notify.sock"))
+        let config = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let stderrPath = directory.path("stderr.log")
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let process = Process()
+        process.executableURL = Executables.url("dustd")
+        process.arguments = ["--config", config]
+        process.environment = [
+            "PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234", "DUSTD_API_BASE_URL": baseURL,
+            "DUSTD_STORAGE_PATH": directory.path("dust.sqlite"), "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_HTTP_LISTEN": "off",
+            "DUSTD_FORECAST_ENABLED": "false", "DUSTD_ADVISORIES_ENABLED": "false",
+        ]
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        // In start-up (its default action ended dustd, a clean exit to systemd: no restart followed).
+        try await Task.sleep(for: .milliseconds(20))
+        kill(process.processIdentifier, SIGHUP)
+        // The moment READY=1 is read, as systemd sends a queued reload.
+        var messages: [String] = []
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline, !messages.contains(where: { $0.hasPrefix("READY=1") }), process.isRunning {
+            messages += notify.drain()
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        kill(process.processIdentifier, SIGHUP)
+        let reloaded = ContinuousClock.now + .seconds(20)
+        var logs = ""
+        while ContinuousClock.now < reloaded, process.isRunning, !logs.contains("Configuration reloaded") {
+            try await Task.sleep(for: .milliseconds(50))
+            logs = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        }
+        #expect(process.isRunning, "\(logs)")
+        #expect(logs.contains("Configuration reloaded"), "\(logs)")
+        kill(process.processIdentifier, SIGTERM)
+        await process.exited()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
     @Test("Invalid configuration exits 78 naming the key; a missing key says how to install one")
     func configurationErrors() async throws {
         let directory = try TemporaryDirectory("dustd")

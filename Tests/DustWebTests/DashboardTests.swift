@@ -431,7 +431,7 @@ struct DashboardTests {
         let (page, week) = try await scratch.weekPage(try #require(ISOWeek("2026-W47")))
 
         #expect(page.contains("<title>종로구 · 2026-W47 · FineDust</title>"))
-        #expect(page.contains("11월 셋째 주 · 11/16 – 11/22"))
+        #expect(page.contains("2026년 11월 셋째 주 · 11/16 – 11/22"))
         #expect(occurrences(of: "data-date=\"", in: page) == 7)
         #expect(
             week.days.map(\.date.description) == [

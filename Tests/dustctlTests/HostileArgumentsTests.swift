@@ -31,7 +31,7 @@ struct HostileArgumentsTests {
         defer { directory.remove() }
         let db = try await demoDatabase(directory)
         for (station, said) in [
-            ("\u{1B}]2;PWNED\u{07}\u{1B}[2J역", "the control character U+001B"), ("종로구\u{200B}", "the invisible character U+200B"),
+            ("\u{1B}]2;PWNED\u{07}\u{1B}[2J역", "the control character U+001B"), ("종로\u{200B}구", "the invisible character U+200B"),
             ("종로구\u{FEFF}", "the invisible character U+FEFF"), (String(repeating: "가", count: 10_000), "is 10000 characters long"),
         ] {
             let result = try await dustctl("week", "--db", db, "--station", station, "--end", "2026-11-20")

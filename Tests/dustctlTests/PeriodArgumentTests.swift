@@ -53,5 +53,15 @@ struct PeriodArgumentTests {
         #expect(spanning.standardError.contains("1999-W52 runs 1999-12-27 to 2000-01-02, outside the dates FineDust keeps"))
         let year1 = try await dustctl("day", "0001-01-01", "--db", "/nonexistent/dust.sqlite")
         #expect(year1.status == 64 && year1.standardError.contains("0001-01-01 is outside the dates FineDust keeps"))
+        // --per week makes whole weeks of --from/--to: one reaching past the period is refused the same way.
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try await demoDatabase(directory)
+        for (from, to, week) in [("2099-12-30", "2099-12-31", "2099-W53 runs 2099-12-28 to 2100-01-03"), ("2000-01-01", "2000-01-05", "1999-W52 runs")] {
+            let result = try await dustctl("export", "--from", from, "--to", to, "--per", "week", "--station", "종로구", "--db", db)
+            #expect(result.status == 64 && result.standardError.contains(week) && result.standardOutput.isEmpty, "\(result.standardError)")
+        }
+        let days = try await dustctl("export", "--from", "2099-12-30", "--to", "2099-12-31", "--station", "종로구", "--db", db)
+        #expect(days.status == 0, "\(days.standardError)")
     }
 }

@@ -55,14 +55,15 @@ struct DashboardText {
         return String(date.day)
     }
 
-    /// 11월 셋째 주 · 11/16 – 11/22 / Week 47 of 2026 · 16 Nov – 22 Nov. In Korean a week is named as
-    /// people say it: the month of its Thursday and which Thursday of that month it holds.
+    /// 2026년 11월 셋째 주 · 11/16 – 11/22 / Week 47 of 2026 · 16 Nov – 22 Nov. In Korean a week is named
+    /// as people say it: the month of its Thursday and which Thursday of that month it holds, after the
+    /// year (2026-W01 and 2027-W01 are both 1월 첫째 주).
     func weekTitle(_ week: ISOWeek?, from start: LocalDate, to end: LocalDate) -> String {
         let range = "\(shortDate(start)) – \(shortDate(end))"
         guard let week else { return range }
         let thursday = week.monday.adding(days: 3)
         let ordinal = ["첫째", "둘째", "셋째", "넷째", "다섯째"][(thursday.day - 1) / 7]
-        return say("\(thursday.month)월 \(ordinal) 주 · \(range)", "Week \(week.week) of \(week.year) · \(range)")
+        return say("\(thursday.year)년 \(thursday.month)월 \(ordinal) 주 · \(range)", "Week \(week.week) of \(week.year) · \(range)")
     }
 
     /// The configured zone as a reader says it: 한국 시간 for Asia/Seoul on a Korean page.
