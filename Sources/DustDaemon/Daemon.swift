@@ -377,9 +377,11 @@ public struct Daemon: Sendable {
             logger.critical("dustd stopped unexpectedly: \(error)")
             return .software
         }
-        await board.update { status in
+        let stoppedAt = clock.now
+        // Bounded: a database another program holds locked must not keep dustd past systemd's stop timeout.
+        await board.update(within: 3) { status in
             status.state = .stopped
-            status.stoppedAt = clock.now
+            status.stoppedAt = stoppedAt
             status.nextPollAt = nil
         }
         logger.notice("dustd stopped")

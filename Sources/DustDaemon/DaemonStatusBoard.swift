@@ -1,3 +1,4 @@
+import DustKit
 import DustServices
 import Foundation
 import Logging
@@ -87,6 +88,34 @@ public final class DaemonStatusBoard: Sendable {
             return state.change
         }
         await publish(change: number)
+    }
+
+    /// `update`, waited for `seconds` at most: what dustd records while it stops. Another program
+    /// holding the database's write lock (a `sqlite3` session left open, `dustctl person forget`
+    /// rewriting the file) made each such write wait its full busy timeout, one after another, past
+    /// systemd's `TimeoutStopSec=10s` and into a SIGKILL. The write goes on without the wait, and is
+    /// abandoned unwritten (never half-written) if dustd exits first. False when it was not done in time.
+    @discardableResult
+    public func update(within seconds: Double, _ change: @escaping @Sendable (inout DaemonStatus) -> Void) async -> Bool {
+        final class Written: Sendable { let value = Mutex(false) }
+        let written = Written()
+        await ResumeOnce.untilDone { done in
+            let timer = Task { [clock] in
+                try? await clock.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                done()
+            }
+            Task { [self] in
+                await update { change(&$0) }
+                written.value.withLock { $0 = true }
+                timer.cancel()
+                done()
+            }
+        }
+        let done = written.value.withLock { $0 }
+        if !done {
+            logger.warning("dustd's status was not recorded within \(Int(seconds)) s: another program holds the database's write lock")
+        }
+        return done
     }
 
     /// Writes the heartbeat alone: dustd is alive, even in a long wait.

@@ -120,6 +120,10 @@ public struct IndoorSampler: Sendable {
             for await answer in group { answers.append(answer) }
             return answers.sorted { $0.0.name < $1.0.name }
         }
+        // A round cut short by dustd's stop ends here: its unanswered questions are no sensor's problem
+        // (`dustctl status` said "cannot be reached" of a monitor that answered 2.5 s later), and the
+        // samples of those that answered are stored by the next start's first round.
+        guard !Task.isCancelled else { return }
         var samples: [IndoorSample] = []
         for (sensor, answer) in answers {
             var state = states[sensor.name] ?? IndoorSensorState(sensor: sensor.name, kind: sensor.kind.rawValue)

@@ -60,7 +60,7 @@ public struct PollService: Service, CustomStringConvertible {
             notifier.stopping(status: "Stopping")
         }
         // The loop returns only when stopped; the record says so until dustd writes `stopped`.
-        await board.update { $0.state = .stopping }
+        await board.update(within: 2) { $0.state = .stopping }
     }
 
     /// Returns only when cancelled (shutdown); anything else that ends the loop is an error, so

@@ -59,9 +59,10 @@ public struct PollerRole: Service, CustomStringConvertible {
         // Stopped while polling: the shared record says so before another dustd can take over and
         // write its own; what dustd records after this stays here.
         if board.isPublishing {
-            await board.update { status in
+            let stoppedAt = clock.now
+            await board.update(within: 3) { status in
                 status.state = .stopped
-                status.stoppedAt = clock.now
+                status.stoppedAt = stoppedAt
                 status.nextPollAt = nil
             }
             await board.stopPublishing()

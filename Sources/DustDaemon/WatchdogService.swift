@@ -25,4 +25,3 @@ public struct WatchdogService: Service, CustomStringConvertible {
         }
     }
 }
-

@@ -108,8 +108,10 @@ struct BackupTarget {
         }
     }
 
-    /// An empty file of mode 0600 (`VACUUM INTO` writes into an empty file and keeps its mode).
+    /// An empty file of mode 0600 (`VACUUM INTO` writes into an empty file and keeps its mode). What
+    /// backups killed before they finished left in the directory goes first (`removeAbandoned`).
     func createPartial(_ language: ReportLanguage) throws -> String {
+        removeAbandoned()
         let partial = OutputFile.hiddenName(besides: path, tag: "backup-\(getpid())")
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
@@ -120,6 +122,23 @@ struct BackupTarget {
         }
         close(descriptor)
         return partial
+    }
+
+    /// Removes the partial copies of backups into this directory whose dustctl is gone: killed (SIGKILL,
+    /// Ctrl-C, a cron job's timeout) while writing, each left `.NAME.backup-PID` and its `-journal`,
+    /// hidden from `ls` and as large as the database, for good. Only this user's regular files of that
+    /// name whose process no longer exists.
+    private func removeAbandoned() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names {
+            guard let match = name.wholeMatch(of: /\..+\.backup-(\d{1,10})(-journal)?/), let pid = pid_t(match.1), pid > 0,
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
+            let file = (directory as NSString).appendingPathComponent(name)
+            var status = stat()
+            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == getuid() else { continue }
+            unlink(file)
+        }
     }
 
     /// The whole copy on disk, then renamed over `path`, the directory synced: a crash leaves the old

@@ -33,13 +33,16 @@ private final class WriteGate: Sendable {
     }
 }
 
-private func board(on store: InterceptingStore) async -> DaemonStatusBoard {
+private func board(
+    on store: InterceptingStore, clock: any WallClock = FixedClock(Date(timeIntervalSince1970: 1_795_000_000))
+) async
+    -> DaemonStatusBoard
+{
     await DaemonStatusBoard(
         DaemonStatus(
             state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "start",
             startedAt: Date(timeIntervalSince1970: 1_795_000_000), heartbeatSeconds: 2),
-        database: DaemonDatabase(store, logger: LogCapture().logger()),
-        clock: FixedClock(Date(timeIntervalSince1970: 1_795_000_000)), logger: LogCapture().logger())
+        database: DaemonDatabase(store, logger: LogCapture().logger()), clock: clock, logger: LogCapture().logger())
 }
 
 @Suite("dustd's status board: every change written, the newest record last, however slowly the store answers", .timeLimit(.minutes(10)))
@@ -65,6 +68,22 @@ struct DaemonStatusBoardTests {
         #expect(try await newer.value == "newer")
         #expect(try await store.loadStatus()?.station == "newer")
         #expect(board.current.station == "newer")
+    }
+
+    @Test("A stopping dustd's write held up by the database (another program's lock) is waited for a bounded time, then left")
+    func boundedStopWrite() async throws {
+        let gate = WriteGate(holding: "stopped")
+        let store = InterceptingStore(beforeSavingStatus: { await gate.enter($0) })
+        let board = await board(on: store, clock: SystemClock())
+        let started = ContinuousClock.now
+        let recorded = await board.update(within: 0.3) { $0.station = "stopped" }
+        let waited = ContinuousClock.now - started
+        #expect(!recorded && waited >= .milliseconds(250) && waited < .seconds(5), "\(waited)")
+        #expect(try await store.loadStatus()?.station == "start")
+        // The write went on without the wait: once the lock is let go it lands, and the next one is timely.
+        gate.release()
+        #expect(await board.update(within: 10) { $0.station = "later" })
+        #expect(try await store.loadStatus()?.station == "later")
     }
 
     @Test("Many services updating at once: the store ends with the board's record, every round")

@@ -54,7 +54,8 @@ struct LogLineWriterTests {
         let kept = text.components(separatedBy: line).count - 1
         // 163 queued, and those the writing thread had taken before the pipe refused them.
         #expect((163..<400).contains(kept), "\(kept)")
-        let dropped = try #require(text.firstMatch(of: /(\d+) log lines were dropped: the log's reader \(the journal, a pipe\) was not reading\n/))
+        let dropped = try #require(
+            text.firstMatch(of: /(\d+) log lines were dropped: the log's reader \(the journal, a pipe\) was not reading\n/))
         #expect(Int(dropped.1) == 1_000 - kept)
     }
 

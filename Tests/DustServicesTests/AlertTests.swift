@@ -29,6 +29,17 @@ final class RecordingSink: AlertSink {
     }
 }
 
+/// A sink whose delivery lasts until dustd stops it: a webhook that never answers, a command that sleeps.
+final class HangingSink: AlertSink {
+    let name = "hanging"
+    let started = Mutex(false)
+
+    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
+        started.withLock { $0 = true }
+        do { try await Task.sleep(for: .seconds(3600)) } catch { throw AlertSinkError("could not be reached: CancellationError") }
+    }
+}
+
 @Suite("Alerts: rules against stored hours, edges, quiet hours, deliveries", .timeLimit(.minutes(10)))
 struct AlertTests {
     /// 2026-11-20 in Seoul: `hour` o'clock plus five minutes (the latest hour then is hour − 1).
@@ -312,6 +323,36 @@ struct AlertTests {
         #expect(results.map(\.attempt) == [1])
         let deliveries = try #require(try await scratch.store.recentAlertEvents(limit: 1).first).deliveries
         #expect(deliveries.map(\.outcome) == [.retrying])
+    }
+
+    @Test("Stopping dustd during an attempt leaves the delivery retrying, that attempt not counted: the next start sends it")
+    func cancelledAttempt() async throws {
+        let scratch = try Scratch()
+        let event = try await scratch.store.saveAlertEvent(
+            AlertEvent(
+                kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3,
+                station: "종로구", at: Self.at(10)))
+        let sink = HangingSink()
+        let dispatcher = AlertDispatcher(
+            sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)),
+            clock: ManualClock(Self.at(10)))
+        let task = Task { await dispatcher.deliver(event) }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !sink.started.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        task.cancel()
+        let results = await task.value
+        #expect(results.map(\.outcome) == [.retrying])
+        #expect(results.map(\.attempt) == [0])
+        #expect(results.first?.detail == "dustd stopped during this attempt")
+        let deliveries = try #require(try await scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        #expect(deliveries.map(\.outcome) == [.retrying])
+        // The next start takes it up as its first attempt.
+        let resumed = try #require(
+            await AlertDispatcher(
+                sinks: [RecordingSink(name: "hanging")], store: scratch.store,
+                policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)), clock: ManualClock(Self.at(10))
+            ).resume(event, sink: "hanging", afterAttempt: 0))
+        #expect(resumed.outcome == .delivered && resumed.attempt == 1)
     }
 
     @Test(

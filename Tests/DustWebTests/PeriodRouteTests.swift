@@ -69,7 +69,9 @@ struct PeriodRouteTests {
             }
             try await client.execute(uri: "/day/2026-02-30", method: .get) { response in
                 #expect(response.status == .notFound)
-                #expect(text(response) == "No such page: 2026-02-30 is not a day: 2026-02 has 28 days; give a day from 2000-01-01 to 2099-12-31.\n")
+                #expect(
+                    text(response)
+                        == "No such page: 2026-02-30 is not a day: 2026-02 has 28 days; give a day from 2000-01-01 to 2099-12-31.\n")
             }
             // Malformed in the query as in the path: a 404 saying how to write it (it was a 400).
             try await client.execute(uri: "/api/v1/week?end=abc", method: .get) { response in

@@ -65,6 +65,29 @@ struct BackupCommandTests {
         #expect(postgres.status == 64 && postgres.standardError.contains("pg_dump"), "\(postgres.standardError)")
     }
 
+    @Test(
+        "The partial copies a killed backup left (hidden, as large as the database) are removed by the next backup there; a live one's are not"
+    )
+    func abandonedPartialsRemoved() async throws {
+        let directory = try TemporaryDirectory("finedust-backup")
+        defer { directory.remove() }
+        let live = directory.path("dust.sqlite")
+        #expect(try await dustctl("demo", "--db", live, "--fixtures", TestFixtures.url("").path).status == 0)
+        // The PID of a process that has ended, as a SIGKILLed dustctl's is.
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        let gone = ended.processIdentifier
+        let abandoned = [".daily-2026-12-05.sqlite.backup-\(gone)", ".daily-2026-12-05.sqlite.backup-\(gone)-journal"]
+        let kept = [".running.sqlite.backup-\(getpid())", ".notes.backup-old", "daily-2026-12-04.sqlite"]
+        for name in abandoned + kept { #expect(FileManager.default.createFile(atPath: directory.path(name), contents: Data("x".utf8))) }
+        let result = try await dustctl("backup", directory.path("daily-2026-12-06.sqlite"), "--db", live)
+        #expect(result.status == 0, "\(result.standardError)")
+        for name in abandoned { #expect(!FileManager.default.fileExists(atPath: directory.path(name)), "\(name)") }
+        for name in kept { #expect(FileManager.default.fileExists(atPath: directory.path(name)), "\(name)") }
+    }
+
     private func count(_ path: String) throws -> Int {
         var readOnly = Configuration()
         readOnly.readonly = true

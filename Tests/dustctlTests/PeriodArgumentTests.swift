@@ -57,7 +57,9 @@ struct PeriodArgumentTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = try await demoDatabase(directory)
-        for (from, to, week) in [("2099-12-30", "2099-12-31", "2099-W53 runs 2099-12-28 to 2100-01-03"), ("2000-01-01", "2000-01-05", "1999-W52 runs")] {
+        for (from, to, week) in [
+            ("2099-12-30", "2099-12-31", "2099-W53 runs 2099-12-28 to 2100-01-03"), ("2000-01-01", "2000-01-05", "1999-W52 runs"),
+        ] {
             let result = try await dustctl("export", "--from", from, "--to", to, "--per", "week", "--station", "종로구", "--db", db)
             #expect(result.status == 64 && result.standardError.contains(week) && result.standardOutput.isEmpty, "\(result.standardError)")
         }

@@ -101,10 +101,18 @@ public struct AlertDispatcher: Sendable {
                 outcome = AlertDelivery(
                     eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now, outcome: .delivered, detail: nil)
             } catch {
-                let last = attempt >= policy.maxAttempts || Task.isCancelled
-                outcome = AlertDelivery(
-                    eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now,
-                    outcome: last ? .failed : .retrying, detail: error.description)
+                if Task.isCancelled {
+                    // Cut short by dustd's stop, not refused by the sink ("could not be reached:
+                    // CancellationError"): not counted, and left `retrying` for the next start to take up
+                    // (`AlertResumption`); it was marked failed for good, and an upgrade lost the alert.
+                    outcome = AlertDelivery(
+                        eventID: event.id, sink: sink.name, attempt: attempt - 1, at: clock.now,
+                        outcome: .retrying, detail: "dustd stopped during this attempt")
+                } else {
+                    outcome = AlertDelivery(
+                        eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now,
+                        outcome: attempt >= policy.maxAttempts ? .failed : .retrying, detail: error.description)
+                }
             }
             // A record that cannot be written must not stop the delivery itself.
             try? await store.recordAlertDelivery(outcome)
