@@ -105,6 +105,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError(korean: "가져올 파일을 하나 이상 주세요.", english: "Name at least one file to import.") }
+        try options.refuseNow("activity import")
     }
 
     func run() async throws {

@@ -115,6 +115,16 @@ struct GlobalOptions: ParsableArguments {
         return settings
     }
 
+    /// A command that stores what files say (`import`, `activity import`) judges their times against this
+    /// machine's clock (an hour stamped ahead of it is refused): `--now` there was accepted and did
+    /// nothing, so it is refused, saying so. (`$FINEDUST_NOW`, set for exploring, is left alone.)
+    func refuseNow(_ command: String) throws {
+        guard now != nil else { return }
+        throw ValidationError(
+            korean: "\(command)은(는) --now를 읽지 않습니다: 파일의 시각을 이 기계의 시계에 견줍니다. --now는 보고 명령(today, day, week, export …)의 것입니다.",
+            english: "\(command) does not read --now: it judges the files' times against this machine's clock; --now is for the report commands (today, day, week, export, …).")
+    }
+
     /// `--station` trimmed and composed as `station.name` is (`NameForm`), so that a name pasted with a
     /// no-break space or copied from a Mac's file name is the station it looks like.
     var stationName: String? { station.map { NameForm.composed($0.trimmingWhiteSpace) } }

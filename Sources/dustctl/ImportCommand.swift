@@ -47,6 +47,7 @@ struct ImportCommand: AsyncParsableCommand {
         guard !files.isEmpty else {
             throw ValidationError(korean: "가져올 응답 파일을 하나 이상 주세요.", english: "Give at least one response file to import.")
         }
+        try options.refuseNow("import")
     }
 
     func run() async throws {

@@ -58,6 +58,18 @@ struct StationNameFormTests {
 
 @Suite("dustctl's small refusals say what is wrong", .timeLimit(.minutes(10)))
 struct SmallRefusalTests {
+    @Test("import and activity import refuse --now, which they would not read (they judge times by this machine's clock)")
+    func importRefusesNow() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        for command in [["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")], ["activity", "import", "walks.csv"]] {
+            let result = try await dustctl(command + ["--now", "2027-01-13T01:00", "--db", directory.path("x.sqlite")])
+            #expect(result.status == 64, "\(result.standardError)")
+            #expect(result.standardError.contains("does not read --now: it judges the files' times against this machine's clock"))
+            #expect(!FileManager.default.fileExists(atPath: directory.path("x.sqlite")))
+        }
+    }
+
     @Test("A mistyped command is named, with the nearest; a date written right naming no day says which part is wrong")
     func refusals() async throws {
         let weak = try await dustctl("weak", "--db", "x.sqlite")
