@@ -122,7 +122,9 @@ struct GlobalOptions: ParsableArguments {
         guard now != nil else { return }
         throw ValidationError(
             korean: "\(command)은(는) --now를 읽지 않습니다: 파일의 시각을 이 기계의 시계에 견줍니다. --now는 보고 명령(today, day, week, export …)의 것입니다.",
-            english: "\(command) does not read --now: it judges the files' times against this machine's clock; --now is for the report commands (today, day, week, export, …).")
+            english:
+                "\(command) does not read --now: it judges the files' times against this machine's clock; --now is for the report commands (today, day, week, export, …)."
+        )
     }
 
     /// `--station` trimmed and composed as `station.name` is (`NameForm`), so that a name pasted with a

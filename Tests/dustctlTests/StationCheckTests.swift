@@ -62,7 +62,9 @@ struct SmallRefusalTests {
     func importRefusesNow() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        for command in [["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")], ["activity", "import", "walks.csv"]] {
+        for command in [
+            ["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")], ["activity", "import", "walks.csv"],
+        ] {
             let result = try await dustctl(command + ["--now", "2027-01-13T01:00", "--db", directory.path("x.sqlite")])
             #expect(result.status == 64, "\(result.standardError)")
             #expect(result.standardError.contains("does not read --now: it judges the files' times against this machine's clock"))
