@@ -9,6 +9,7 @@ import DustWeb
 import Foundation
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 /// dustd assembled from valid settings and a key: the database lock, the store, the status
 /// record, and either one cycle (`--once`) or the services under systemd. The executable only
@@ -334,12 +335,13 @@ public struct Daemon: Sendable {
             await sensorHTTP.shutdown()
             return .configuration
         }
+        // SIGHUP trapped before READY=1: systemd sends a queued reload the moment it reads READY, and one that
+        // came before the trap ended dustd for good (SIGHUP's default; a clean exit to systemd, so no restart).
+        // It is ignored from `Dustd.main` until here.
         let reload = ReloadService(
             configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
             logger: logger, environment: environment, webAccess: webAccess, clock: clock,
-            stations: { try await database.current().stations() },
-            // READY=1 once dustd's signals are trapped (`ReloadService.run`).
-            readyStatus: "Configuration and database ready; first poll starting")
+            stations: { try await database.current().stations() }, reloads: await UnixSignalsSequence(trapping: .sighup))
         var services: [any Service]
         if pollerLease.alwaysHeld {
             // SQLite: the one dustd of its database polls, its services in the order they always had.
@@ -366,6 +368,7 @@ public struct Daemon: Sendable {
         var configuration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         configuration.maximumGracefulShutdownDuration = .seconds(4)
+        notifier.ready(status: "Configuration and database ready; first poll starting")
         do {
             try await ServiceGroup(configuration: configuration).run()
             await alertSinks.shutdown()

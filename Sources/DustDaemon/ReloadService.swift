@@ -26,8 +26,8 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let stations: @Sendable () async throws -> [Station]
     /// The web's settings and tokens as dustd read them at start, which it serves until it restarts.
     private let webAtStart: (settings: HTTPSettings, access: WebAccess?)
-    /// The `STATUS=` of the `READY=1` sent once SIGHUP is trapped; nil sends none.
-    private let readyStatus: String?
+    /// SIGHUP, trapped before dustd says READY (`Daemon`); nil traps it when the service runs.
+    private let reloads: UnixSignalsSequence?
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
@@ -36,9 +36,9 @@ public struct ReloadService: Service, CustomStringConvertible {
         configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
         notifier: SystemdNotifier, logger: Logger, environment: [String: String], webAccess: WebAccess?,
         clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] },
-        readyStatus: String? = nil
+        reloads: UnixSignalsSequence? = nil
     ) {
-        self.readyStatus = readyStatus
+        self.reloads = reloads
         self.clock = clock
         self.stations = stations
         webAtStart = (live.snapshot.settings.http, webAccess)
@@ -52,12 +52,9 @@ public struct ReloadService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        let reloads = await UnixSignalsSequence(trapping: .sighup)
-        // SIGHUP is trapped now, and SIGTERM and SIGINT by the service group before any service ran: systemd
-        // sends a queued reload or stop the moment it reads READY, and one that came first ended dustd
-        // (a SIGHUP for good: systemd takes that for a clean exit and restarts nothing).
-        if let readyStatus { notifier.ready(status: readyStatus) }
-        for await _ in reloads.cancelOnGracefulShutdown() {
+        let trapped: UnixSignalsSequence
+        if let reloads { trapped = reloads } else { trapped = await UnixSignalsSequence(trapping: .sighup) }
+        for await _ in trapped.cancelOnGracefulShutdown() {
             await reload()
         }
     }

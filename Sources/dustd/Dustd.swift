@@ -82,10 +82,10 @@ struct Dustd: AsyncParsableCommand {
         // A log read through a pipe whose reader went away (`dustd | head`, a logger restarted) must not end the
         // daemon: the write fails with EPIPE and the line is dropped (JournalLogHandler).
         signal(SIGPIPE, SIG_IGN)
-        // A SIGHUP before dustd's reload service traps it (logrotate's `kill -HUP` during start-up) ended
-        // dustd for good: SIGHUP's default is to terminate, and systemd takes that for a clean exit, so no
-        // restart followed. Ignored until then: the settings are being read for the first time anyway, and
-        // systemd's own reload waits for READY, which comes once the trap is set (`ReloadService.run`).
+        // A SIGHUP before dustd traps it (logrotate's `kill -HUP` during start-up) ended dustd for good:
+        // SIGHUP's default is to terminate, and systemd takes that for a clean exit, so no restart followed.
+        // Ignored until then: the settings are being read for the first time anyway, and systemd's own
+        // reload waits for READY, which comes once the trap is set (`Daemon`).
         signal(SIGHUP, SIG_IGN)
         do {
             var command = try parseAsRoot()

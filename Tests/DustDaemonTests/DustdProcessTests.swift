@@ -182,6 +182,15 @@ struct DustdProcessTests {
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
     }
 
+    @Test("The watchdog's interval is half of WATCHDOG_USEC, never under 100 ms, and none for another PID or no value")
+    func watchdogInterval() {
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000"]) == .seconds(15))
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "1"]) == .milliseconds(100))
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "\(UInt64.max)"]) != nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "0"]) == nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"]) == nil)
+    }
+
     @Test("Invalid configuration exits 78 naming the key; a missing key says how to install one")
     func configurationErrors() async throws {
         let directory = try TemporaryDirectory("dustd")

@@ -88,6 +88,29 @@ struct IndoorSamplingTests {
         await rig.stop()
     }
 
+    @Test("A round cut short by dustd's stop records no problem of the monitor it was still asking (it said \"cannot be reached\")")
+    func roundCutShortByStop() async throws {
+        let asked = Mutex(false)
+        let rig = try await Rig { _ in
+            asked.withLock { $0 = true }
+            return .delayed(.seconds(30), IndoorSamplingTests.json(#"{"pm02":9,"pm10":12}"#))
+        }
+        let settings = IndoorSettings(sensors: [IndoorSensorSettings(name: "living-room", kind: .airgradient, url: rig.base)])
+        let sampler = rig.sampler()
+        let (now, database) = (now, rig.database)
+        let round = Task {
+            var sampler = sampler
+            await sampler.round(settings: settings, token: nil, at: now, database: database)
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !asked.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        round.cancel()
+        await round.value
+        #expect(try await rig.store.indoorSensorStates().isEmpty)
+        #expect(!rig.logs.text.contains("cannot be reached"), "\(rig.logs.text)")
+        await rig.stop()
+    }
+
     @Test("A sensor that flaps (200, 500, 200, 502 …) writes a few lines an hour, not one a round; the count says what was not written")
     func flappingSensor() async throws {
         let rounds = Mutex(0)
