@@ -120,6 +120,11 @@ public struct HealthExportReader: Sendable {
         /// The last skipped type, so a run of records of one type costs no String each.
         var lastSkippedType: [UInt8] = []
         var lastSkippedKey = ""
+        /// The last `sourceName` as written and as its source keeps it: an export's records repeat a
+        /// handful of device names, and composing one outside `NameForm`'s short path (kana, Cyrillic)
+        /// costs Foundation's normalization, 20 times the short path.
+        var lastSourceBytes: [UInt8] = []
+        var lastSourceName = ""
 
         init(reader: xmlTextReaderPtr) { names = Names(reader: reader) }
 
@@ -229,7 +234,14 @@ public struct HealthExportReader: Sendable {
             }
             // Stored, shown and typed back (`activity forget`): no control character or bidi override in it,
             // and no longer than a name.
-            let sourceName = attribute(reader, names.sourceName).map { DistanceSample.sourceName($0) } ?? ""
+            var sourceName = ""
+            if let bytes = attribute(reader, names.sourceName) {
+                if !bytes.elementsEqual(lastSourceBytes) {
+                    lastSourceBytes = Array(bytes)
+                    lastSourceName = DistanceSample.sourceName(bytes)
+                }
+                sourceName = lastSourceName
+            }
             summary.distanceRecords += 1
             onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))
         }

@@ -116,12 +116,13 @@ extension ValueShape where Value == String {
     static var advisoryDistrict: ValueShape {
         .scalar { text throws(ValueProblem) in
             let district = text.trimmingWhiteSpace
-            guard AdvisoryRegion.districts.contains(district) else {
+            // The listed spelling (composed), whichever Unicode form the file wrote it in (`NameForm`).
+            guard let listed = AdvisoryRegion.districts.first(where: { $0 == district }) else {
                 let choices = AdvisoryRegion.districts.joined(separator: ", ")
                 throw ValueProblem(
                     "must be one of the districts (시도) as AirKorea writes them: \(choices), not \(ValueProblem.quoted(text))")
             }
-            return district
+            return listed
         }
     }
 }

@@ -1,4 +1,3 @@
-import DustKit
 import DustServices
 import Foundation
 import Logging
@@ -94,28 +93,47 @@ public final class DaemonStatusBoard: Sendable {
     /// holding the database's write lock (a `sqlite3` session left open, `dustctl person forget`
     /// rewriting the file) made each such write wait its full busy timeout, one after another, past
     /// systemd's `TimeoutStopSec=10s` and into a SIGKILL. The write goes on without the wait, and is
-    /// abandoned unwritten (never half-written) if dustd exits first. False when it was not done in time.
+    /// abandoned unwritten (never half-written) if dustd exits first. The wait is real time (it is
+    /// systemd's), and a cancelled caller (a stop under way) still waits for it: the record is what the
+    /// stop is for. False when it was not done in time.
     @discardableResult
     public func update(within seconds: Double, _ change: @escaping @Sendable (inout DaemonStatus) -> Void) async -> Bool {
-        final class Written: Sendable { let value = Mutex(false) }
-        let written = Written()
-        await ResumeOnce.untilDone { done in
-            let timer = Task { [clock] in
-                try? await clock.sleep(for: .milliseconds(Int64(seconds * 1000)))
-                done()
+        final class First: Sendable {
+            let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, written: Bool?)>((nil, nil))
+            func finish(_ written: Bool) {
+                let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                    guard state.written == nil else { return nil }
+                    state.written = written
+                    defer { state.continuation = nil }
+                    return state.continuation
+                }
+                continuation?.resume(returning: written)
             }
-            Task { [self] in
-                await update { change(&$0) }
-                written.value.withLock { $0 = true }
-                timer.cancel()
-                done()
+            func wait(_ continuation: CheckedContinuation<Bool, Never>) {
+                let written = state.withLock { state -> Bool? in
+                    if state.written == nil { state.continuation = continuation }
+                    return state.written
+                }
+                if let written { continuation.resume(returning: written) }
             }
         }
-        let done = written.value.withLock { $0 }
-        if !done {
+        let first = First()
+        let write = Task { [self] in
+            await update { change(&$0) }
+            first.finish(true)
+        }
+        let timer = Task {
+            // Not cancelled with the caller: only the write or the deadline ends the wait.
+            try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+            first.finish(false)
+        }
+        let written = await withCheckedContinuation { first.wait($0) }
+        timer.cancel()
+        _ = write
+        if !written {
             logger.warning("dustd's status was not recorded within \(Int(seconds)) s: another program holds the database's write lock")
         }
-        return done
+        return written
     }
 
     /// Writes the heartbeat alone: dustd is alive, even in a long wait.

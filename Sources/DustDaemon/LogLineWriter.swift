@@ -19,6 +19,8 @@ public final class LogLineWriter: Sendable {
     private nonisolated(unsafe) var queue: [String] = []
     private nonisolated(unsafe) var queuedBytes = 0
     private nonisolated(unsafe) var dropped = 0
+    /// How many lines were queued when the first of `dropped` was.
+    private nonisolated(unsafe) var droppedAt = 0
     private nonisolated(unsafe) var writing = false
     /// Set when the system refused the writing thread: each line is then written at once, as before.
     private let direct = Atomic<Bool>(false)
@@ -46,6 +48,7 @@ public final class LogLineWriter: Sendable {
         defer { state.unlock() }
         let bytes = line.utf8.count
         guard queuedBytes + bytes <= capacity else {
+            if dropped == 0 { droppedAt = queue.count }
             dropped += 1
             return
         }
@@ -71,14 +74,16 @@ public final class LogLineWriter: Sendable {
     private func drainForever() {
         while true {
             state.lock()
-            while queue.isEmpty { state.wait() }
+            while queue.isEmpty, dropped == 0 { state.wait() }
             var lines = queue
             queue.removeAll(keepingCapacity: true)
-            queuedBytes = 0
+            // The bytes stay counted until they are written: at most `capacity` wait, in the queue or in flight.
+            let batchBytes = queuedBytes
             if dropped > 0 {
+                // Where the first line was dropped: after the lines queued before it.
                 lines.insert(
                     "\(dropped) log line\(dropped == 1 ? " was" : "s were") dropped: the log's reader (the journal, a pipe) was not reading\n",
-                    at: 0)
+                    at: min(droppedAt, lines.count))
                 dropped = 0
             }
             writing = true
@@ -86,6 +91,7 @@ public final class LogLineWriter: Sendable {
             // A line that cannot be written (its disk full, its pipe gone) is dropped: there is nowhere to say so.
             _ = writeAll(lines.joined().utf8, to: descriptor)
             state.lock()
+            queuedBytes -= batchBytes
             writing = false
             state.broadcast()
             state.unlock()

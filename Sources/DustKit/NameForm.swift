@@ -21,7 +21,8 @@ public enum NameForm {
     /// The fully decomposed form (NFD): how a Mac's file name spells `text`. The one other form a
     /// stored name can have been written in before names were composed where they come in.
     public static func decomposed(_ text: String) -> String {
-        text.unicodeScalars.allSatisfy({ $0.value < 0x300 }) ? text : text.decomposedStringWithCanonicalMapping
+        // ASCII only: Latin-1 and its extensions below U+0300 decompose (é is e and U+0301).
+        text.unicodeScalars.allSatisfy(\.isASCII) ? text : text.decomposedStringWithCanonicalMapping
     }
 
     /// `text` composed, then decomposed when those are other bytes: the forms a name may be stored in

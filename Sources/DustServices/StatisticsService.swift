@@ -148,7 +148,11 @@ public struct StatisticsService: Sendable {
             }
             return DayReport(
                 date: date, person: person.name, station: stations.primary, slotCount: slots.count,
-                elapsedSlots: slots.filter { $0.end <= now }.count,
+                // The hours ended, and today's hour under way when it holds a reading (a clock behind
+                // the stored hours): never more measured than elapsed ("11 of 10").
+                elapsedSlots: slots.filter { slot in
+                    slot.end <= now || (slot.start <= now && hourly.contains { $0.slot == slot })
+                }.count,
                 hourly: hourly, totals: ExposureTotals(hourly, gradedOn: date),
                 walking: slots.compactMap { slot in walking[slot].map { WalkingHour(slot: slot, metres: $0.metres, source: $0.source) } },
                 gasTotals: GasTotals(hourly.map(\.gases)),

@@ -93,11 +93,14 @@ struct AlertsListCommand: AsyncParsableCommand {
             for delivery in deliveries { last[delivery.sink] = delivery }
             for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
                 let reason = delivery.outcome == .delivered ? "" : delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
+                // Attempt 0: the first was cut short by dustd's stop and is taken up at its next start.
+                let attempt =
+                    delivery.attempt == 0
+                    ? language.say("첫 시도가 dustd 정지로 끊김", "attempt 1 cut short by the stop")
+                    : language.say("\(delivery.attempt)번째 시도", "attempt \(delivery.attempt)")
                 lines.append(
                     "      \(delivery.sink): "
-                        + language.say(
-                            "\(outcomeName(delivery.outcome)) (\(delivery.attempt)번째 시도)",
-                            "\(delivery.outcome.rawValue) (attempt \(delivery.attempt))")
+                        + language.say("\(outcomeName(delivery.outcome)) (\(attempt))", "\(delivery.outcome.rawValue) (\(attempt))")
                         + reason)
             }
             if deliveries.isEmpty { lines.append(language.say("      (보낼 곳 없음)", "      (no sink)")) }

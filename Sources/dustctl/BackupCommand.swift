@@ -126,19 +126,39 @@ struct BackupTarget {
 
     /// Removes the partial copies of backups into this directory whose dustctl is gone: killed (SIGKILL,
     /// Ctrl-C, a cron job's timeout) while writing, each left `.NAME.backup-PID` and its `-journal`,
-    /// hidden from `ls` and as large as the database, for good. Only this user's regular files of that
-    /// name whose process no longer exists.
+    /// hidden from `ls` and as large as the database, for good. Only what cannot be anything else: this
+    /// user's regular files of mode 0600 of that name, a PID this system can have and no process has,
+    /// untouched for an hour (not another machine's backup into a shared directory), holding an SQLite
+    /// database or rollback journal (or nothing yet). `.zshrc.backup-20240101` is none of these.
     private func removeAbandoned() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let largestPID =
+            (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)).flatMap { Int32($0.trimmingWhiteSpace) }
+            ?? 4_194_304
+        let anHourAgo = Date().addingTimeInterval(-3600).timeIntervalSince1970
         for name in names {
-            guard let match = name.wholeMatch(of: /\..+\.backup-(\d{1,10})(-journal)?/), let pid = pid_t(match.1), pid > 0,
-                kill(pid, 0) != 0, errno == ESRCH
+            guard let match = name.wholeMatch(of: /\..+\.backup-(\d{1,7})(-journal)?/), let pid = pid_t(match.1), pid > 1,
+                pid <= largestPID, kill(pid, 0) != 0, errno == ESRCH
             else { continue }
             let file = (directory as NSString).appendingPathComponent(name)
             var status = stat()
-            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_uid == getuid() else { continue }
+            guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o7777 == 0o600,
+                status.st_uid == getuid(), Double(status.st_mtim.tv_sec) < anHourAgo,
+                Self.holdsSQLite(file, size: status.st_size, journal: match.2 != nil)
+            else { continue }
             unlink(file)
         }
+    }
+
+    /// Whether `file` is empty or begins as an SQLite database (or, `journal`, a rollback journal) does.
+    private static func holdsSQLite(_ file: String, size: off_t, journal: Bool) -> Bool {
+        guard size > 0 else { return true }
+        let magic: [UInt8] = journal ? [0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7] : Array("SQLite format 3\0".utf8)
+        guard let handle = FileHandle(forReadingAtPath: file) else { return false }
+        defer { try? handle.close() }
+        let head = (try? handle.read(upToCount: magic.count)) ?? Data()
+        // A rollback journal's header is zeroed once its transaction ended.
+        return Array(head) == magic || (journal && head.allSatisfy { $0 == 0 })
     }
 
     /// The whole copy on disk, then renamed over `path`, the directory synced: a crash leaves the old

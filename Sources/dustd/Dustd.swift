@@ -82,11 +82,6 @@ struct Dustd: AsyncParsableCommand {
         // A log read through a pipe whose reader went away (`dustd | head`, a logger restarted) must not end the
         // daemon: the write fails with EPIPE and the line is dropped (JournalLogHandler).
         signal(SIGPIPE, SIG_IGN)
-        // A SIGHUP before dustd traps it (logrotate's `kill -HUP` during start-up) ended dustd for good:
-        // SIGHUP's default is to terminate, and systemd takes that for a clean exit, so no restart followed.
-        // Ignored until then: the settings are being read for the first time anyway, and systemd's own
-        // reload waits for READY, which comes once the trap is set (`Daemon`).
-        signal(SIGHUP, SIG_IGN)
         do {
             var command = try parseAsRoot()
             if var asynchronous = command as? any AsyncParsableCommand {
@@ -105,6 +100,12 @@ struct Dustd: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A SIGHUP before the daemon traps it (logrotate's `kill -HUP` during start-up) ended dustd for good:
+        // SIGHUP's default is to terminate, and systemd takes that for a clean exit, so no restart followed.
+        // Ignored until then: the settings are being read for the first time anyway, and systemd's own
+        // reload waits for READY, which comes once the trap is set (`Daemon`). The one-shot modes and
+        // `--demo` keep the default: a terminal that hangs up ends them.
+        if !(once || demo || testAlerts || syncStations) { signal(SIGHUP, SIG_IGN) }
         // glibc gives each thread that meets contention an arena of its own (up to 8 a core), and
         // keeps what was freed in each: with SQLite on GRDB's queues beside the task pool and NIO,
         // dustd's peak RSS under its heaviest work went from 111 to 325 MiB (docs/PERFORMANCE.md,

@@ -158,8 +158,17 @@ struct DustdProcessTests {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        // In start-up (its default action ended dustd, a clean exit to systemd: no restart followed).
-        try await Task.sleep(for: .milliseconds(20))
+        // In start-up (its default action ended dustd, a clean exit to systemd: no restart followed): once
+        // dustd's main ran, as the kernel's record of ignored signals shows (SIGHUP is bit 0 of SigIgn).
+        let ignoring = ContinuousClock.now + .seconds(5)
+        func ignoresHangUp() -> Bool {
+            guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+                let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigIgn:") }),
+                let mask = UInt64(line.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return false }
+            return mask & 1 == 1
+        }
+        while !ignoresHangUp(), ContinuousClock.now < ignoring { try await Task.sleep(for: .milliseconds(2)) }
         kill(process.processIdentifier, SIGHUP)
         // The moment READY=1 is read, as systemd sends a queued reload.
         var messages: [String] = []

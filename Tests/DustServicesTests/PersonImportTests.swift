@@ -65,9 +65,13 @@ struct PersonImportTests {
             [ActivitySourceBatch(person: minji, source: source, distances: [eight: 800], replacing: nil)], importedAt: now)
         try await store.saveActivity(
             [ActivitySourceBatch(person: "민지", source: "csv", distances: [eight: 300], replacing: nil)], importedAt: now)
-        #expect(try await store.personRecords("민지").walking.count == 2)
-        // `activity forget` by the names as `activity sources` shows them (composed) reaches the old row.
+        // A Latin name a Mac decomposed too: café as e and U+0301.
+        try await store.saveActivity(
+            [ActivitySourceBatch(person: minji, source: "gpx:cafe\u{301}.gpx", distances: [eight: 500], replacing: nil)], importedAt: now)
+        #expect(try await store.personRecords("민지").walking.count == 3)
+        // `activity forget` by the names as `activity sources` shows them (composed) reaches the old rows.
         #expect(try await service.forget(person: "민지", source: "gpx:산책.gpx").walkingHours == 1)
+        #expect(try await service.forget(person: "민지", source: "gpx:caf\u{E9}.gpx").walkingHours == 1)
         try await store.saveActivity(
             [ActivitySourceBatch(person: minji, source: source, distances: [eight: 800], replacing: nil)], importedAt: now)
         let removal = try await store.forgetPerson("민지")

@@ -127,7 +127,10 @@ struct StatisticsServiceTests {
         let afternoon = Scratch.slot(november20, hour: 14).start.addingTimeInterval(20 * 60)
         let statistics = scratch.statistics(model: try VentilationIntakeModel(), now: afternoon)
         #expect(statistics.today == november20)
-        #expect(try await statistics.day(november20).elapsedSlots == 14)
+        // The fixture holds the whole day, stored ahead of this clock: today is the hours begun, 00:00–15:00,
+        // and the hour under way counts as elapsed since it holds a reading (never more measured than elapsed).
+        let today = try await statistics.day(november20)
+        #expect(today.elapsedSlots == 15 && today.hourly.count == 15)
         let empty = try await statistics.day(LocalDate(year: 2026, month: 11, day: 21))
         #expect(empty.hourly.isEmpty)
         #expect(empty.totals.hours == DustPair(fineDust: 0, ultraFineDust: 0))

@@ -312,13 +312,16 @@ struct TodayAsAtNowTests {
         let text = try await dustctl(common)
         #expect(text.status == 0, "\(text.standardError)")
         #expect(text.standardOutput.contains("Latest hour 10:00–11:00   PM10 58 µg/m³"), "\(text.standardOutput)")
-        // Ten measured (05:00 was 점검및교정) of the ten hours ended, not 23 of 10.
-        #expect(text.standardOutput.contains("Hours         10 of 10              10 of 10"), "\(text.standardOutput)")
+        // Ten measured (05:00 was 점검및교정) of the ten hours ended and the one under way, which holds a reading: not 23 of 10.
+        #expect(text.standardOutput.contains("Hours         10 of 11              10 of 11"), "\(text.standardOutput)")
         #expect(!text.standardOutput.contains("11:00–12:00"))
         let json = try await dustctl(common + ["--json"])
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         #expect((document["latest"] as? [String: Any])?["start"] as? String == "2026-11-20T10:00:00+09:00")
         #expect((document["hourly"] as? [[String: Any]])?.last?["start"] as? String == "2026-11-20T10:00:00+09:00")
+        // Every hour so far measured (none flagged before 05:00): five of five, not five of the four ended.
+        let early = try await dustctl(["today", "--station", "종로구", "--db", db, "--now", "2026-11-20T04:30"])
+        #expect(early.standardOutput.contains("Hours         5 of 5                5 of 5"), "\(early.standardOutput)")
         // Another day is whole, as before.
         let day = try await dustctl("hourly", "2026-11-20", "--station", "종로구", "--db", db, "--now", "2026-11-21T10:30", "--json")
         #expect(try hourlyRows(day.standardOutput).count == 24)
