@@ -78,7 +78,9 @@ struct DaemonStatusBoardTests {
         let started = ContinuousClock.now
         let recorded = await board.update(within: 0.3) { $0.station = "stopped" }
         let waited = ContinuousClock.now - started
-        #expect(!recorded && waited >= .milliseconds(250) && waited < .seconds(5), "\(waited)")
+        // Returned without the write (which the gate holds until after): not a timing of how soon, which a
+        // loaded machine stretches, but that it returned at all, and not before its deadline.
+        #expect(!recorded && waited >= .milliseconds(250), "\(waited)")
         #expect(try await store.loadStatus()?.station == "start")
         // The write went on without the wait: once the lock is let go it lands, and the next one is timely.
         gate.release()
