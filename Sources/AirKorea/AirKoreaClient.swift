@@ -107,7 +107,7 @@ public struct AirKoreaClient: Sendable {
         switch error {
         case .connection(let reason): .connection(endpoint.echoGuard.checked(reason))
         case .notHTTP(let reason): .notHTTP(endpoint.echoGuard.checked(reason))
-        case .timeout, .bodyTooLarge: error
+        case .timeout, .bodyTooLarge, .tooManyOpenFiles: error
         }
     }
 

@@ -65,8 +65,15 @@ public final class AsyncHTTPTransport: HTTPTransport {
                 throw .connection(Self.safeDescription(error))
             }
         } catch {
-            throw .connection(Self.safeDescription(error))
+            throw Self.unclassified(error)
         }
+    }
+
+    /// A failure no case above named: a socket this process could not make for want of descriptors is
+    /// the process's (`tooManyOpenFiles`), anything else the connection's.
+    static func unclassified(_ error: any Error) -> TransportError {
+        if let failure = error as? IOError, failure.errnoCode == EMFILE || failure.errnoCode == ENFILE { return .tooManyOpenFiles }
+        return .connection(safeDescription(error))
     }
 
     /// An error's description with anything that looks like a query string removed, so a URL

@@ -1,5 +1,4 @@
 import AirKorea
-import AirKoreaHTTP
 import DustConfig
 import DustDaemon
 import DustKit
@@ -8,9 +7,12 @@ import DustStore
 import FakeAirKorea
 import Foundation
 import Logging
+import NIOCore
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import AirKoreaHTTP
 
 let testKey = "TEST+KEY/abc123def456ghi789jkl012mno345=="
 
@@ -206,6 +208,17 @@ struct FaultTests {
                 "\(failure)")
             #expect(failure.description.contains("the fallbacks are polled meanwhile"))
         }
+    }
+
+    @Test("A socket this process could not make for want of descriptors is said so, not 'check the network'")
+    func tooManyOpenFiles() {
+        // The error NIO threw when dustd ran under `ulimit -n 20`: "socket(domain:type:protocolSubtype:): Too many open files (errno: 24)".
+        for code in [EMFILE, ENFILE] {
+            let failure = AsyncHTTPTransport.unclassified(IOError(errnoCode: code, reason: "socket(domain:type:protocolSubtype:)"))
+            #expect(failure == .tooManyOpenFiles)
+            #expect(failure.description.contains("too many open files") && !failure.description.contains("check the network"))
+        }
+        #expect(AsyncHTTPTransport.unclassified(IOError(errnoCode: ECONNREFUSED, reason: "connect")) != .tooManyOpenFiles)
     }
 
     @Test("An endless response stops at the size limit instead of filling memory")

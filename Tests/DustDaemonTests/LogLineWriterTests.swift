@@ -23,13 +23,13 @@ struct LogLineWriterTests {
         let writer = LogLineWriter(descriptor: ends[1], capacity: 16 << 10)
         let line = String(repeating: "x", count: 99) + "\n"
         // 1,000 lines of 100 bytes: the writer queues 16 KiB of them (163 lines) and drops the rest.
-        let started = Date()
+        // No write waits for the reader: were one to, this loop would never end (the reader reads nothing).
         for _ in 0..<1_000 { writer.write(line) }
-        #expect(Date().timeIntervalSince(started) < 2, "a write waited for the reader")
+        // Nor does the drain: it gives up at its deadline (the writer is still blocked), not before it.
         let drainStarted = Date()
         writer.drain(within: 0.5)
         let waited = Date().timeIntervalSince(drainStarted)
-        #expect(waited >= 0.4 && waited < 3, "\(waited)")
+        #expect(waited >= 0.4, "\(waited)")
         // The reader reads again: what was kept arrives, then the count of what was dropped with the next line.
         var received = Data()
         var buffer = [UInt8](repeating: 0, count: 65_536)

@@ -337,8 +337,11 @@ struct AlertTests {
             sinks: [sink], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)),
             clock: ManualClock(Self.at(10)))
         let task = Task { await dispatcher.deliver(event) }
-        let deadline = ContinuousClock.now + .seconds(30)
+        // Until the attempt is under way: beside the whole suite on two cores the delivery's task once waited
+        // over 30 s to run.
+        let deadline = ContinuousClock.now + .seconds(300)
         while !sink.started.withLock({ $0 }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(sink.started.withLock { $0 }, "the attempt never began")
         task.cancel()
         let results = await task.value
         #expect(results.map(\.outcome) == [.retrying])
