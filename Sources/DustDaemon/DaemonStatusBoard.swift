@@ -118,7 +118,7 @@ public final class DaemonStatusBoard: Sendable {
             }
         }
         let first = First()
-        let write = Task { [self] in
+        Task { [self] in
             await update { change(&$0) }
             first.finish(true)
         }
@@ -129,7 +129,6 @@ public final class DaemonStatusBoard: Sendable {
         }
         let written = await withCheckedContinuation { first.wait($0) }
         timer.cancel()
-        _ = write
         if !written {
             logger.warning("dustd's status was not recorded within \(Int(seconds)) s: another program holds the database's write lock")
         }

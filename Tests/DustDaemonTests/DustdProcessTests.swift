@@ -41,6 +41,29 @@ final class NotifySocket: @unchecked Sendable {
 
 @Suite("dustd as a process: notify protocol, SIGTERM, secrets", .serialized, .timeLimit(.minutes(10)))
 struct DustdProcessTests {
+    /// dustd as systemd starts it, not yet running: `--config` naming 종로구, `$NOTIFY_SOCKET`, journald's
+    /// priorities, its stderr to a file (returned), the web off; `environment` adds to or overrides that.
+    static func dustd(
+        in directory: TemporaryDirectory, baseURL: String, notify: NotifySocket, database: String, environment: [String: String]
+    ) throws -> (process: Process, stderrPath: String) {
+        let config = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let stderrPath = directory.path("stderr.log")
+        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
+        let process = Process()
+        process.executableURL = Executables.url("dustd")
+        process.arguments = ["--config", config]
+        process.environment = [
+            "PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234", "DUSTD_API_BASE_URL": baseURL,
+            "DUSTD_STORAGE_PATH": database, "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_HTTP_LISTEN": "off",
+            // Forecast fetches depend on the time of day (ForecastServiceTests cover them with a fake clock).
+            "DUSTD_FORECAST_ENABLED": "false",
+        ].merging(environment) { $1 }
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        process.standardOutput = FileHandle.nullDevice
+        return (process, stderrPath)
+    }
+
     @Test("READY, STATUS and WATCHDOG reach $NOTIFY_SOCKET; SIGTERM during a poll exits 0 within 5 s; the key is nowhere")
     func lifecycle() async throws {
         let directory = try TemporaryDirectory("dustd")
@@ -51,24 +74,12 @@ struct DustdProcessTests {
         }
         let baseURL = try await server.start()
         let notify = try NotifySocket(path: directory.path("notify.sock"))
-        let config = directory.path("dustd.yaml")
-        try "station:\n  name: 종로구\n".write(toFile: config, atomically: true, encoding: .utf8)
         let db = directory.path("state/dust.sqlite")
-        let stderrPath = directory.path("stderr.log")
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-
-        let process = Process()
-        process.executableURL = Executables.url("dustd")
-        process.arguments = ["--config", config]
-        process.environment = [
-            "PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "400000", "JOURNAL_STREAM": "8:1234",
-            "DUSTD_API_BASE_URL": baseURL, "DUSTD_STORAGE_PATH": db, "DUSTD_API_SERVICE_KEY": testKey,
-            "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0", "DUSTD_LOG_LEVEL": "debug", "DUSTD_HTTP_LISTEN": "off",
-            // Forecast fetches depend on the time of day (ForecastServiceTests cover them with a fake clock).
-            "DUSTD_FORECAST_ENABLED": "false",
-        ]
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardOutput = FileHandle.nullDevice
+        let (process, stderrPath) = try Self.dustd(
+            in: directory, baseURL: baseURL, notify: notify, database: db,
+            environment: [
+                "WATCHDOG_USEC": "400000", "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0", "DUSTD_LOG_LEVEL": "debug",
+            ])
         // When dustd ended, stamped by Foundation's own thread that reaps it: the test's tasks share
         // the task pool with the whole suite, and on a loaded machine their polling loop below can
         // run seconds late, which would be counted against dustd.
@@ -143,20 +154,9 @@ struct DustdProcessTests {
         let baseURL = try await server.start()
         defer { Task { await server.stop() } }
         let notify = try NotifySocket(path: directory.path("notify.sock"))
-        let config = directory.path("dustd.yaml")
-        try "station:\n  name: 종로구\n".write(toFile: config, atomically: true, encoding: .utf8)
-        let stderrPath = directory.path("stderr.log")
-        _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        let process = Process()
-        process.executableURL = Executables.url("dustd")
-        process.arguments = ["--config", config]
-        process.environment = [
-            "PATH": "/usr/bin:/bin", "NOTIFY_SOCKET": notify.path, "JOURNAL_STREAM": "8:1234", "DUSTD_API_BASE_URL": baseURL,
-            "DUSTD_STORAGE_PATH": directory.path("dust.sqlite"), "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_HTTP_LISTEN": "off",
-            "DUSTD_FORECAST_ENABLED": "false", "DUSTD_ADVISORIES_ENABLED": "false",
-        ]
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        process.standardOutput = FileHandle.nullDevice
+        let (process, stderrPath) = try Self.dustd(
+            in: directory, baseURL: baseURL, notify: notify, database: directory.path("dust.sqlite"),
+            environment: ["DUSTD_ADVISORIES_ENABLED": "false"])
         try process.run()
         // In start-up (its default action ended dustd, a clean exit to systemd: no restart followed): once
         // dustd's main ran, as the kernel's record of ignored signals shows (SIGHUP is bit 0 of SigIgn).
