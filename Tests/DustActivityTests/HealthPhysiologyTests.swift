@@ -268,6 +268,7 @@ struct HealthPhysiologyTests {
                 + sleepRecord("AsleepDeep", start: "2024-01-01 23:00:00 +0900", end: "2024-01-02 07:00:00 +0900")
                 + distanceRecord(value: "0.5", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900"))
         let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
         let path = try makeZip([("apple_health_export/export.xml", Array(xml.utf8))], in: directory)
         let archive = try HealthExportArchive(path: path, limits: ActivityReaderLimits())
         var physiology = HealthPhysiology()

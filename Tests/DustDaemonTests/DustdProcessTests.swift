@@ -67,6 +67,7 @@ struct DustdProcessTests {
     @Test("READY, STATUS and WATCHDOG reach $NOTIFY_SOCKET; SIGTERM during a poll exits 0 within 5 s; the key is nowhere")
     func lifecycle() async throws {
         let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
         let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
         let slowNow = Mutex(false)
         let server = FakeAirKoreaServer { _ in
@@ -142,7 +143,6 @@ struct DustdProcessTests {
         // The key went on the wire encoded exactly once.
         #expect(server.requests.allSatisfy { $0.rawTarget.contains("serviceKey=TEST%2BKEY%2Fabc123def456ghi789jkl012mno345%3D%3D&") })
         await server.stop()
-        directory.remove()
     }
 
     @Test("A SIGHUP during start-up and one the moment READY=1 arrives: dustd keeps running, reloads, and stops on SIGTERM with 0")
@@ -229,6 +229,7 @@ struct DustdProcessTests {
     @Test("--once against a fake AirKorea stores the day and exits 0; a key error exits 78")
     func once() async throws {
         let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
         // Two days back: the newest hour ended at yesterday's midnight, so the data is stale at any hour.
         let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", daysAgo: 2)
         let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
@@ -275,7 +276,6 @@ struct DustdProcessTests {
         server.setScript { _ in .respond(status: 503, body: Data("<html><title>503</title></html>".utf8), contentType: "text/html") }
         #expect(try await Executables.run("dustd", ["--once"], environment: environment).status == 69)
         await server.stop()
-        directory.remove()
     }
     @Test("At start, dustd hands the walking and sleep stored before people: was configured to a first person of another name, once")
     func storedHistoryGoesToFirstPerson() async throws {
@@ -355,6 +355,7 @@ struct StationsTests {
     @Test("sync pages through the station list from a fake AirKorea; nearest sorts by distance; dmX is the latitude")
     func syncAndNearest() async throws {
         let directory = try TemporaryDirectory("stations")
+        defer { directory.remove() }
         let list = try TestFixtures.data("real/msrstn-list-oldapi-bucheon-truncated.xml")
         let server = FakeAirKoreaServer { _ in .respond(status: 200, body: list) }
         let baseURL = try await server.start()
@@ -381,7 +382,6 @@ struct StationsTests {
         let second = try #require(rows.last?["distanceKm"] as? Double)
         #expect(abs(second - 5.0) < 0.5, "내동 is about 5 km north-west of 소사본동, got \(second)")
         await server.stop()
-        directory.remove()
     }
 }
 
