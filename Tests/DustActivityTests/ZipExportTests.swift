@@ -86,6 +86,26 @@ struct ZipExportTests {
         #expect(ActivityReaderLimits().maxWorkoutRoutes == 20_000)
     }
 
+    @Test("A zip of more entries than the limit is refused from its directory, before ZIPFoundation lists them; at the limit it is read")
+    func tooManyEntries() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let entries =
+            [("apple_health_export/export.xml", Array(healthExport("").utf8))]
+            + (0..<7).map { ("apple_health_export/electrocardiograms/ecg_\($0).csv", Array("a\n".utf8)) }
+        let path = try makeZip(entries, in: directory)
+        var limits = ActivityReaderLimits()
+        limits.maxZipEntries = 7
+        #expect(throws: ActivityFileError.tooManyZipEntries(limit: 7)) {
+            try ZipDirectoryCheck.check(RegularFile.zip(path: path), maxEntries: 7)
+        }
+        #expect(throws: ActivityFileError.tooManyZipEntries(limit: 7)) { try readZip(path, limits: limits) }
+        limits.maxZipEntries = 8
+        #expect(throws: Never.self) { try ZipDirectoryCheck.check(RegularFile.zip(path: path), maxEntries: 8) }
+        #expect(try readZip(path, limits: limits).health.distanceRecords == 0)
+        #expect(ActivityReaderLimits().maxZipEntries == 200_000)
+    }
+
     @Test("The generated export.zip: export.xml and its workout route read without unpacking, hand-computed per source and slot")
     func generatedExport() throws {
         let path = TestFixtures.url("activity/generated/export.zip").path
