@@ -37,9 +37,14 @@ public struct AirKoreaResponseParser: Sendable {
         var readings: [HourlyReading] = []
         readings.reserveCapacity(raw.items.count)
         var skipped = 0
+        var refusedNames = 0
         for item in raw.items {
-            guard let slot = item.slot, !item.refusedName else {
+            guard let slot = item.slot else {
                 skipped += 1
+                continue
+            }
+            guard !item.refusedName else {
+                refusedNames += 1
                 continue
             }
             guard let station = item.stationName ?? requestedStation else { throw .missingStationName }
@@ -62,7 +67,8 @@ public struct AirKoreaResponseParser: Sendable {
                     gases: item.gasReading
                 ))
         }
-        return MeasurementPage(readings: readings, paging: raw.paging, skippedItems: skipped, unknownValues: raw.unknownValues)
+        return MeasurementPage(
+            readings: readings, paging: raw.paging, skippedItems: skipped, unknownValues: raw.unknownValues, refusedNameItems: refusedNames)
     }
 
     /// Parses a `getMsrstnList` station-list response.

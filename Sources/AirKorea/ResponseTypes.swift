@@ -42,11 +42,13 @@ public struct Paging: Sendable, Hashable {
 public struct MeasurementPage: Sendable, Hashable {
     public var readings: [HourlyReading]
     public var paging: Paging
-    /// Items dropped because their `dataTime` was missing or not a valid time, or their station's
-    /// name was outside the vocabulary.
+    /// Items dropped because their `dataTime` was missing or not a valid time.
     public var skippedItems: Int
     /// Values outside their field's vocabulary (`ServerVocabulary`): stored as its `unknownValue`.
     public var unknownValues = 0
+    /// Items with a valid `dataTime` dropped because their station's name was outside the
+    /// vocabulary (a name is an identity, never replaced); also counted in `unknownValues`.
+    public var refusedNameItems = 0
 }
 
 extension MeasurementPage {

@@ -22,15 +22,19 @@ public struct IngestReport: Sendable, Hashable {
     /// Values outside their field's vocabulary (`ServerVocabulary`), stored as `(unknown value)`,
     /// and items whose station's name was outside it, dropped.
     public var unknownValues = 0
+    /// Items dropped because their station's name was not text AirKorea writes.
+    public var refusedNameItems = 0
 
-    /// What `dustctl import` adds to a file's line: each kind of item not stored, with its count;
-    /// empty when every item was stored.
+    /// What `dustctl import` adds to a file's line: each kind of item not stored, with its count,
+    /// then the items that repeated another's station and hour; empty when every item was stored once.
     public var skippedSummary: String {
         [
-            (skippedItems, "without a valid dataTime"), (outOfPeriodItems, "dated before \(SupportedPeriod.firstDate)"),
-            (futureItems, "stamped more than an hour from now"), (outsideWindowItems, "older than the request's window"),
+            (skippedItems, "without a valid dataTime"), (refusedNameItems, "with a station name that is not Korean text"),
+            (outOfPeriodItems, "dated before \(SupportedPeriod.firstDate)"), (futureItems, "stamped more than an hour from now"),
+            (outsideWindowItems, "older than the request's window"),
         ]
         .filter { $0.0 > 0 }.map { ", \($0.0) items \($0.1) skipped" }.joined()
+            + (duplicateItems > 0 ? ", \(duplicateItems) items repeating another's station and hour (the last one kept)" : "")
     }
 }
 
@@ -118,7 +122,8 @@ public struct IngestService: Sendable {
         return IngestReport(
             readings: page.readings.count, skippedItems: page.skippedItems, futureItems: future,
             outOfPeriodItems: outOfPeriod, outsideWindowItems: outsideWindow,
-            duplicateItems: duplicates, stored: stored, paging: page.paging, unknownValues: page.unknownValues)
+            duplicateItems: duplicates, stored: stored, paging: page.paging, unknownValues: page.unknownValues,
+            refusedNameItems: page.refusedNameItems)
     }
 
     private struct SlotKey: Hashable {

@@ -21,7 +21,8 @@ struct ImportCommand: AsyncParsableCommand {
                 없는 파일이면 66으로) 끝납니다. 같은 파일을 두 번 가져와도 바뀌는 것이 없고,
                 고쳐진 값은 예전 값을 대신합니다. --json이면 stdout은 문서 하나입니다:
                 {"files": [{"file", "ok", "readings", "new", "revised", "unchanged",
-                "skippedItems"} 또는 {"file", "ok": false, "error"}, …], "failed"}; 오류는
+                "skippedItems", "refusedStationName", "datedBefore2000", "future",
+                "repeated"} 또는 {"file", "ok": false, "error"}, …], "failed"}; 오류는
                 stderr에도 나옵니다. 예:
                   dustctl import --station 강남대로 Fixtures/real/*-roadside-*.xml
                 """,
@@ -32,7 +33,8 @@ struct ImportCommand: AsyncParsableCommand {
                 file failed (66 if every failure was a missing file). Importing the same
                 file twice changes nothing, and revised values replace older ones. With
                 --json, stdout is one document: {"files": [{"file", "ok", "readings",
-                "new", "revised", "unchanged", "skippedItems"} or {"file", "ok": false,
+                "new", "revised", "unchanged", "skippedItems", "refusedStationName",
+                "datedBefore2000", "future", "repeated"} or {"file", "ok": false,
                 "error"}, …], "failed"}; the errors are on stderr too. Example:
                   dustctl import --station 강남대로 Fixtures/real/*-roadside-*.xml
                 """))
@@ -134,11 +136,14 @@ struct ImportCommand: AsyncParsableCommand {
                 "\(report.readings) readings (\(stored.inserted) new, \(stored.updated) revised, \(stored.unchanged) unchanged\(report.skippedSummary))"
         }
         // IngestReport.skippedSummary's counts, in its order.
-        let skipped = [
-            (report.skippedItems, "dataTime이 올바르지 않은"), (report.outOfPeriodItems, "\(SupportedPeriod.firstDate) 이전"),
-            (report.futureItems, "지금보다 1시간 넘게 뒤 시각의"), (report.outsideWindowItems, "요청 기간보다 오래된"),
-        ]
-        .filter { $0.0 > 0 }.map { ", \($0.1) 항목 \($0.0)개 건너뜀" }.joined()
+        let skipped =
+            [
+                (report.skippedItems, "dataTime이 올바르지 않은"), (report.refusedNameItems, "측정소 이름이 한글 텍스트가 아닌"),
+                (report.outOfPeriodItems, "\(SupportedPeriod.firstDate) 이전"), (report.futureItems, "지금보다 1시간 넘게 뒤 시각의"),
+                (report.outsideWindowItems, "요청 기간보다 오래된"),
+            ]
+            .filter { $0.0 > 0 }.map { ", \($0.1) 항목 \($0.0)개 건너뜀" }.joined()
+            + (report.duplicateItems > 0 ? ", 다른 항목과 측정소·시각이 같은 항목 \(report.duplicateItems)개 (마지막 것을 씀)" : "")
         return "측정값 \(report.readings)개 (새 값 \(stored.inserted), 고친 값 \(stored.updated), 그대로 \(stored.unchanged)\(skipped))"
     }
 }
@@ -157,6 +162,8 @@ enum ImportJSON {
             ("skippedItems", .integer(report.skippedItems)),
             ("datedBefore2000", .integer(report.outOfPeriodItems)),
             ("future", .integer(report.futureItems)),
+            ("refusedStationName", .integer(report.refusedNameItems)),
+            ("repeated", .integer(report.duplicateItems)),
         ])
     }
 

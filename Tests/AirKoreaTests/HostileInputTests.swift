@@ -184,7 +184,7 @@ struct HostileInputTests {
             + Data("</items><totalCount>2</totalCount></body></response>".utf8)
         let page = try AirKoreaResponseParser().parseMeasurements(body)
         #expect(page.readings.map(\.station) == ["중구"], "\(bytes)")
-        #expect(page.skippedItems == 1)
+        #expect(page.skippedItems == 0 && page.refusedNameItems == 1)
         #expect(page.unknownValues == 3)
         let stations = try AirKoreaResponseParser().parseStations(body)
         #expect(stations.stations.map(\.name) == ["중구"])

@@ -120,6 +120,45 @@ struct ImportTests {
         #expect(try await dustctl("import", file, "--db", db).standardOutput.contains("24 readings (0 new, 0 revised, 24 unchanged)"))
     }
 
+    @Test("Each item not stored is counted under its own reason, and items repeating an hour are counted, in both languages and the JSON")
+    func itemsCountedByReason() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        func item(_ name: String, _ time: String, _ pm10: Int) -> String {
+            "<item><stationName>\(name)</stationName><dataTime>\(time)</dataTime><pm10Value>\(pm10)</pm10Value><pm25Value>9</pm25Value></item>"
+        }
+        // Five items: one stored, one repeating its hour (the last kept), one without a valid time, one whose
+        // station name is not Korean text (U+202E), one with both faults (counted once, for its time).
+        let body =
+            "<response><header><resultCode>00</resultCode></header><body><items>"
+            + item("종로구", "2026-11-20 10:00", 30) + item("종로구", "2026-11-20 10:00", 31) + item("종로구", "2026-11-20 25:00", 32)
+            + item("종로구\u{202E}", "2026-11-20 11:00", 33) + item("\u{202E}", "yesterday", 34)
+            + "</items><totalCount>5</totalCount></body></response>"
+        let file = directory.path("mixed.xml")
+        try body.write(toFile: file, atomically: true, encoding: .utf8)
+        let english = try await dustctl("import", file, "--db", db, environment: ["LC_ALL": "C"])
+        #expect(english.status == 0, "\(english.standardError)")
+        #expect(
+            english.standardOutput.contains(
+                "2 readings (1 new, 0 revised, 0 unchanged, 2 items without a valid dataTime skipped, "
+                    + "1 items with a station name that is not Korean text skipped, "
+                    + "1 items repeating another's station and hour (the last one kept))"), "\(english.standardOutput)")
+        let korean = try await dustctl("import", file, "--db", db, environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""])
+        #expect(
+            korean.standardOutput.contains(
+                "측정값 2개 (새 값 0, 고친 값 0, 그대로 1, dataTime이 올바르지 않은 항목 2개 건너뜀, "
+                    + "측정소 이름이 한글 텍스트가 아닌 항목 1개 건너뜀, 다른 항목과 측정소·시각이 같은 항목 1개 (마지막 것을 씀))"),
+            "\(korean.standardOutput)")
+        let json = try await dustctl("import", file, "--db", db, "--json")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        let entry = try #require((object["files"] as? [[String: Any]])?.first)
+        #expect(entry["skippedItems"] as? Int == 2 && entry["refusedStationName"] as? Int == 1 && entry["repeated"] as? Int == 1)
+        #expect(entry["readings"] as? Int == 2 && entry["unchanged"] as? Int == 1)
+        let hourly = try hourlyRows(try await dustctl("hourly", "2026-11-20", "--station", "종로구", "--db", db, "--json").standardOutput)
+        #expect(hourly.compactMap { $0["pm10"] as? Double } == [31])
+    }
+
     @Test(
         "A file that is not a valid response is named with its error and exits 65; the good file beside it is stored",
         arguments: [
