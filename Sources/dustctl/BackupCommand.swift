@@ -90,7 +90,7 @@ struct BackupTarget {
         return directory.isEmpty ? "." : directory
     }
 
-    /// The database, its -wal or -shm, or a directory cannot be the backup: 64.
+    /// The database, its -wal, -shm or -journal, or a directory cannot be the backup: 64.
     func refuseUnlessApart(from database: String, _ language: ReportLanguage) throws {
         var target = stat()
         guard lstat(path, &target) == 0 else { return }
@@ -98,14 +98,7 @@ struct BackupTarget {
             throw CommandFailure(
                 .usage, korean: "\(path)은(는) 디렉터리입니다. 백업 파일의 이름을 주세요.", english: "\(path) is a directory; name the backup file.")
         }
-        for own in [database, database + "-wal", database + "-shm"] {
-            var file = stat()
-            if stat(own, &file) == 0, file.st_dev == target.st_dev, file.st_ino == target.st_ino {
-                throw CommandFailure(
-                    .usage, korean: "\(path)은(는) 데이터베이스 자신의 파일입니다. 다른 곳을 주세요.",
-                    english: "\(path) is one of the database's own files; name another.")
-            }
-        }
+        try DatabaseOwnFiles(database: database).refuse(path, language: language)
     }
 
     /// An empty file of mode 0600 (`VACUUM INTO` writes into an empty file and keeps its mode). What

@@ -81,6 +81,7 @@ struct PersonExportCommand: AsyncParsableCommand {
                 PersonExport.document(person: name, records: records, exportedAt: Date(), timeZone: settings.calendar.timeZone).serialized
                 + "\n"
             if let output = OutputFile.path(output) {
+                try DatabaseOwnFiles(settings.storage).refuse(output, language: language)
                 try OutputFile(path: output, newFileMode: 0o600).write(text.utf8)
             } else {
                 try standardOutput(text)

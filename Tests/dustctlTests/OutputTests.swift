@@ -251,4 +251,41 @@ struct OutputTests {
         #expect(both.standardError.contains("--json") && both.standardError.contains("--format csv"))
         #expect(both.standardOutput.isEmpty)
     }
+
+    @Test("export --output and person export --output never name the database's own files: 64, the database left as it was")
+    func outputNeverTheDatabase() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        #expect(try await dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path).status == 0)
+        let household = TestFixtures.url("demo-household.yaml").path
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: db)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        // The file by another spelling, its -wal and -journal (absent now, read by SQLite once there).
+        let spellings = [db, directory.path("./././dust.sqlite"), directory.path("sub/../dust.sqlite"), db + "-wal", db + "-journal"]
+        try FileManager.default.createDirectory(atPath: directory.path("sub"), withIntermediateDirectories: true)
+        for target in spellings {
+            let export = try await dustctl(
+                "export", "--from", "2026-11-14", "--to", "2026-11-20", "--db", db, "--config", household, "--output", target,
+                environment: ["LC_ALL": "C"])
+            #expect(export.status == 64 && export.standardError.contains("is one of the database's own files"), "\(target): \(export.standardError)")
+            let person = try await dustctl(
+                "person", "export", "jiho", "--db", db, "--config", household, "--output", target, environment: ["LC_ALL": "C"])
+            #expect(person.status == 64 && person.standardError.contains("is one of the database's own files"), "\(target): \(person.standardError)")
+        }
+        // Through a link to the database, the file it names and the -wal beside it.
+        let viaLink = try await dustctl(
+            "export", "--from", "2026-11-20", "--to", "2026-11-20", "--db", link, "--station", "종로구", "--output", db + "-wal",
+            environment: ["LC_ALL": "C"])
+        #expect(viaLink.status == 64 && viaLink.standardError.contains("is one of the database's own files"), "\(viaLink.standardError)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+        #expect(!FileManager.default.fileExists(atPath: db + "-journal"))
+        #expect(try await dustctl("day", "2026-11-20", "--db", db, "--station", "종로구").status == 0)
+        // Beside it is fine.
+        let beside = try await dustctl(
+            "export", "--from", "2026-11-20", "--to", "2026-11-20", "--db", db, "--station", "종로구", "--output", directory.path("dust.csv"))
+        #expect(beside.status == 0, "\(beside.standardError)")
+    }
+
 }
