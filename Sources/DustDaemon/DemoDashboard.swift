@@ -49,6 +49,11 @@ public struct DemoDashboard: Sendable {
         let replay: DemoReplay.Replay
         do {
             replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
+        } catch is DemoReplay.DatabaseInUse {
+            report(
+                "\(databasePath) holds data the demo did not write, so it was left alone; the demo writes only into a new file or one "
+                    + "it made: name another with --demo-database (or, if it is an older FineDust's demo file, remove it and run again).")
+            return .cannotCreate
         } catch {
             report("The demo could not be replayed: \(error)")
             return .ioError

@@ -99,6 +99,27 @@ extension SQLDatabase {
         try await setDaemonState([DaemonStatus.storageKey: status.encoded()], at: status.heartbeatAt)
     }
 
+    public func claimForDemo(at time: Date) async throws(StorageFailure) -> Bool {
+        try await write { session in
+            if try session.row("SELECT 1 AS one FROM daemon_state WHERE key = ?", DaemonStatus.demoKey) != nil { return true }
+            let holds = try session.row(
+                """
+                SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM measurement) OR EXISTS (SELECT 1 FROM station)
+                OR EXISTS (SELECT 1 FROM activity_source) OR EXISTS (SELECT 1 FROM heart_rate)
+                OR EXISTS (SELECT 1 FROM resting_heart_rate) OR EXISTS (SELECT 1 FROM sleep_interval)
+                OR EXISTS (SELECT 1 FROM track_position) OR EXISTS (SELECT 1 FROM indoor_hour) OR EXISTS (SELECT 1 FROM indoor_sensor)
+                OR EXISTS (SELECT 1 FROM poll_attempt) OR EXISTS (SELECT 1 FROM advisory) OR EXISTS (SELECT 1 FROM forecast_issue)
+                OR EXISTS (SELECT 1 FROM weekly_outlook) OR EXISTS (SELECT 1 FROM alert_event) OR EXISTS (SELECT 1 FROM daemon_state)
+                OR EXISTS (SELECT 1 FROM session_revocation)
+                """)
+            guard holds == nil else { return false }
+            _ = try session.execute(
+                "INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)", DaemonStatus.demoKey, "replayed",
+                SQLTime.seconds(time))
+            return true
+        }
+    }
+
     public func loadStatus() async throws(StorageFailure) -> DaemonStatus? {
         let encoded = try await read { session in
             try session.row("SELECT value FROM daemon_state WHERE key = ?", DaemonStatus.storageKey)?.string("value")
@@ -110,4 +131,6 @@ extension SQLDatabase {
 extension DaemonStatus {
     /// The `daemon_state` key the status is stored under.
     static let storageKey = "status"
+    /// The `daemon_state` key that marks a database the demo made (`claimForDemo`).
+    static let demoKey = "demo"
 }

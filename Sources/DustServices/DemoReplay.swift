@@ -152,11 +152,17 @@ public struct DemoReplay: Sendable {
     private let forecasts: any ForecastStore
     private let advisories: any AdvisoryStore
     private let indoor: any IndoorStore
+    private let status: any DaemonStatusStore
     private let calendar: DayCalendar
+
+    /// The database holds what the demo did not write: the demo replays only into a new database or
+    /// one it made.
+    public struct DatabaseInUse: Error, Sendable, Hashable {}
 
     public init(fixtures: URL, store: any FineDustStore, calendar: DayCalendar) {
         self.fixtures = fixtures
         self.indoor = store
+        self.status = store
         self.calendar = calendar
         self.forecasts = store
         self.advisories = store
@@ -167,7 +173,9 @@ public struct DemoReplay: Sendable {
     }
 
     /// Replays every response in order, then imports each person's activity and stores the forecasts and the weekly outlook.
+    /// Throws `DatabaseInUse`, having written nothing, when the database holds data the demo did not write.
     public func run() async throws -> Replay {
+        guard try await status.claimForDemo(at: Self.now) else { throw DatabaseInUse() }
         var outcomes: [(Response, Outcome)] = []
         for response in Self.responses {
             let body = try Data(contentsOf: fixtures.appendingPathComponent(response.path))

@@ -50,7 +50,18 @@ struct DemoCommand: AsyncParsableCommand {
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()
             try await withStore(.sqlite(path: db), for: .write) { store in
-                let replay = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
+                let replay: DemoReplay.Replay
+                do {
+                    replay = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
+                } catch is DemoReplay.DatabaseInUse {
+                    throw CommandFailure(
+                        .cannotCreate,
+                        korean: "\(db)에는 데모가 쓰지 않은 데이터가 있어 그대로 두었습니다. 데모는 새 파일이나 데모가 만든 파일에만 씁니다: "
+                            + "--db로 다른 파일을 주세요 (예전 FineDust의 데모 파일이라면 지우고 다시 실행하세요).",
+                        english: "\(db) holds data the demo did not write, so it was left alone; the demo writes only into a new file "
+                            + "or one it made: name another with --db (or, if it is an older FineDust's demo file, remove it and run again).",
+                        language: language)
+                }
                 let household = StatisticsService(
                     store: store, clock: FixedClock(DemoReplay.now), calendar: calendar, intakeModel: model,
                     stations: StationPreference(primary: DemoReplay.station), followingRadiusKilometres: DemoReplay.locationRadiusKilometres

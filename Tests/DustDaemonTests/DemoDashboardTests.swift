@@ -4,6 +4,7 @@ import DustServices
 import DustStore
 import DustWeb
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -77,4 +78,48 @@ struct DemoProcessTests {
         #expect(missing.status == 66)
         #expect(missing.standardError.contains("holds no FineDust demo fixtures"))
     }
+
+    @Test("A database that holds what the demo did not write is left alone by dustd --demo and dustctl demo (73); a new or demo-made one is replayed")
+    func realDatabaseLeftAlone() async throws {
+        let directory = try TemporaryDirectory("finedust-demo-real")
+        defer { directory.remove() }
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
+        let configuration = directory.path("empty.yaml")
+        try "# defaults\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        environment["DUSTD_CONFIG"] = configuration
+        environment["LC_ALL"] = "C"
+        let real = directory.path("real.sqlite")
+        let imported = try await Executables.run(
+            "dustctl", ["import", TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml").path, "--db", real],
+            environment: environment)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        func contents() throws -> [String] {
+            let queue = try DatabaseQueue(path: real)
+            return try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT slot_start || ' ' || ifnull(pm10, '-') FROM measurement ORDER BY slot_start")
+                    + String.fetchAll(db, sql: "SELECT key FROM daemon_state ORDER BY key")
+            }
+        }
+        let before = try contents()
+        #expect(before.count == 24)
+        let demo = try await Executables.run(
+            "dustctl", ["demo", "--db", real, "--fixtures", TestFixtures.url("").path], environment: environment)
+        #expect(demo.status == 73 && demo.standardError.contains("holds data the demo did not write, so it was left alone"), "\(demo.standardError)")
+        // A port another holds: were the database replayed, dustd would end at the port (69), not serve.
+        let held = try HeldLoopbackPort()
+        defer { held.release() }
+        let served = try await Executables.run(
+            "dustd", ["--demo", "--listen", "127.0.0.1:\(held.port)", "--demo-database", real, "--fixtures", TestFixtures.url("").path],
+            environment: environment)
+        #expect(served.status == 73 && (served.standardOutput + served.standardError).contains("--demo-database"), "\(served.standardOutput)")
+        #expect(try contents() == before)
+        // A new file, twice: the second replay finds the demo's mark.
+        let fresh = directory.path("fresh.sqlite")
+        for _ in 0..<2 {
+            let again = try await Executables.run(
+                "dustctl", ["demo", "--db", fresh, "--fixtures", TestFixtures.url("").path], environment: environment)
+            #expect(again.status == 0, "\(again.standardError)")
+        }
+    }
+
 }

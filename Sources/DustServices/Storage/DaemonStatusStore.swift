@@ -6,4 +6,9 @@ public protocol DaemonStatusStore: Sendable {
     func saveStatus(_ status: DaemonStatus) async throws(StorageFailure)
     /// The status dustd last wrote; nil when it never ran against this database.
     func loadStatus() async throws(StorageFailure) -> DaemonStatus?
+    /// Claims the database for the demo (`dustctl demo`, `dustd --demo`) at `time`: true when the demo
+    /// made it (its mark) or it holds nothing yet, which is then marked, in one transaction; false when
+    /// it holds what the demo did not write (readings, stations, a household's data, dustd's status),
+    /// which a replay would overwrite and mix with the demo's.
+    func claimForDemo(at time: Date) async throws(StorageFailure) -> Bool
 }
