@@ -79,7 +79,9 @@ struct DemoProcessTests {
         #expect(missing.standardError.contains("holds no FineDust demo fixtures"))
     }
 
-    @Test("A database that holds what the demo did not write is left alone by dustd --demo and dustctl demo (73); a new or demo-made one is replayed")
+    @Test(
+        "A database that holds what the demo did not write is left alone by dustd --demo and dustctl demo (73); a new or demo-made one is replayed"
+    )
     func realDatabaseLeftAlone() async throws {
         let directory = try TemporaryDirectory("finedust-demo-real")
         defer { directory.remove() }
@@ -104,14 +106,17 @@ struct DemoProcessTests {
         #expect(before.count == 24)
         let demo = try await Executables.run(
             "dustctl", ["demo", "--db", real, "--fixtures", TestFixtures.url("").path], environment: environment)
-        #expect(demo.status == 73 && demo.standardError.contains("holds data the demo did not write, so it was left alone"), "\(demo.standardError)")
+        #expect(
+            demo.status == 73 && demo.standardError.contains("holds data the demo did not write, so it was left alone"),
+            "\(demo.standardError)")
         // A port another holds: were the database replayed, dustd would end at the port (69), not serve.
         let held = try HeldLoopbackPort()
         defer { held.release() }
         let served = try await Executables.run(
             "dustd", ["--demo", "--listen", "127.0.0.1:\(held.port)", "--demo-database", real, "--fixtures", TestFixtures.url("").path],
             environment: environment)
-        #expect(served.status == 73 && (served.standardOutput + served.standardError).contains("--demo-database"), "\(served.standardOutput)")
+        #expect(
+            served.status == 73 && (served.standardOutput + served.standardError).contains("--demo-database"), "\(served.standardOutput)")
         #expect(try contents() == before)
         // A new file, twice: the second replay finds the demo's mark.
         let fresh = directory.path("fresh.sqlite")
