@@ -124,6 +124,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                 // not a regular file), 65 when any file was there but unusable.
                 var onlyUnopened = true
                 var trackedSources: Set<String> = []
+                var output = WorkOutput()
                 for file in files {
                     let name = TerminalSafeText.sanitized(file)
                     let bar = ProgressBar(label: name, enabled: !quiet && !options.json && isatty(STDERR_FILENO) == 1)
@@ -140,7 +141,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                         if options.json {
                             reports.append(ActivityJSON.imported(file: file, summary))
                         } else if !quiet {
-                            try standardOutputLine("\(name): " + ActivityText.summary(summary, language))
+                            output.line("\(name): " + ActivityText.summary(summary, language))
                         }
                     case .failure(let error):
                         if case .storage(let storage) = error { throw CommandFailure(storage) }
@@ -156,13 +157,14 @@ struct ActivityImportCommand: AsyncParsableCommand {
                     await keepPlacesOfTracks(of: person, sources: trackedSources, store: store, settings: settings)
                 }
                 if options.json {
-                    try standardOutputLine(
+                    output.line(
                         JSON.object([
                             ("files", .array(reports)),
                             ("failed", .integer(failed)),
                         ]).serialized)
                 }
                 if failed > 0 { throw ExitCode((onlyUnopened ? ExitStatus.noInput : .dataError).rawValue) }
+                try output.finish(language)
             }
         }
     }

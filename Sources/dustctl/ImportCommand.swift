@@ -64,6 +64,7 @@ struct ImportCommand: AsyncParsableCommand {
                 var reports: [JSON] = []
                 var stored: (first: Slot, last: Slot)?
                 var written: (any FineDustStore)?
+                var output = WorkOutput()
                 for file in files {
                     // The name is the user's, but may hold anything a file name can: printed raw,
                     // `\e]2;…\a` retitled the terminal.
@@ -106,7 +107,7 @@ struct ImportCommand: AsyncParsableCommand {
                         reports.append(ImportJSON.imported(file: file, report))
                         continue
                     }
-                    try standardOutputLine("\(name): " + Self.fileSummary(report, language))
+                    output.line("\(name): " + Self.fileSummary(report, language))
                 }
                 if let stored, let store = written {
                     await keepPlaces(
@@ -114,7 +115,7 @@ struct ImportCommand: AsyncParsableCommand {
                         through: settings.calendar.date(containing: stored.last.start), store: store, settings: settings)
                 }
                 if options.json {
-                    try standardOutputLine(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)
+                    output.line(JSON.object([("files", .array(reports)), ("failed", .integer(failures.count))]).serialized)
                 }
                 let summary = language.say(
                     "파일 \(files.count)개 중 \(files.count - failures.count)개 가져옴",
@@ -123,7 +124,8 @@ struct ImportCommand: AsyncParsableCommand {
                     let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
                     throw CommandFailure(status, summary + language.say("; \(failures.count)개 실패.", "; \(failures.count) failed."))
                 }
-                if !options.json { try standardOutputLine(summary + ".") }
+                if !options.json { output.line(summary + ".") }
+                try output.finish(language)
             }
         }
     }

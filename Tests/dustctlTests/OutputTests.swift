@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -94,6 +95,51 @@ struct OutputTests {
         #expect(run.reason == .exit, "dustctl was killed by signal \(run.status): \(run.standardError)")
         #expect(run.status == 0)
         #expect(run.standardError.isEmpty)
+    }
+
+    @Test(
+        "import and activity import store every file whatever happens to stdout: a closed pipe ends with 0, /dev/full with 74 saying the import ran to the end"
+    )
+    func storingCommandsFinish() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let files = [
+            "synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", "synthesized/station-gangnam-ver1.5-DAILY-24h00-from-real-json.xml",
+            "synthesized/station-junggu-ver1.5-gases-dash-flag-implausible-2026-11-20.xml",
+        ].map { TestFixtures.url($0).path }
+        let activity = ["activity/demo-walk-jongno-2026-11-20.gpx", "activity/jongno-week-walks.csv"].map { TestFixtures.url($0).path }
+        func stations(_ db: String) throws -> Set<String> {
+            try Set(DatabaseQueue(path: db).read { try String.fetchAll($0, sql: "SELECT DISTINCT station FROM measurement") })
+        }
+        func sources(_ db: String) throws -> Int {
+            try DatabaseQueue(path: db).read { try Int.fetchOne($0, sql: "SELECT count(DISTINCT source) FROM activity_source") ?? 0 }
+        }
+        for output in ["pipe", "full"] {
+            let db = directory.path("\(output).sqlite")
+            func stdout() throws -> FileHandle {
+                guard output == "pipe" else { return try #require(FileHandle(forWritingAtPath: "/dev/full")) }
+                var ends: [Int32] = [0, 0]
+                let piped = pipe(&ends)
+                #expect(piped == 0)
+                close(ends[0])
+                return FileHandle(fileDescriptor: ends[1], closeOnDealloc: true)
+            }
+            let imported = try await dustctl(["import"] + files + ["--db", db], standardOutput: try stdout(), environment: ["LC_ALL": "C"])
+            #expect(imported.reason == .exit && imported.status == (output == "pipe" ? 0 : 74), "\(output): \(imported.standardError)")
+            #expect(try stations(db) == ["종로구", "강남구", "중구"], "\(output)")
+            let people = directory.path("people.yaml")
+            try "people:\n  - name: jiho\n    born: \"1988-04\"\n".write(toFile: people, atomically: true, encoding: .utf8)
+            let tracked = try await dustctl(
+                ["activity", "import"] + activity + ["--db", db, "--config", people], standardOutput: try stdout(), environment: ["LC_ALL": "C"])
+            #expect(tracked.reason == .exit && tracked.status == (output == "pipe" ? 0 : 74), "\(output): \(tracked.standardError)")
+            #expect(try sources(db) == 2, "\(output)")
+            if output == "full" {
+                #expect(imported.standardError.contains("Cannot write the output: No space left on device. The import ran to the end all the same."))
+                #expect(tracked.standardError.contains("The import ran to the end all the same."))
+            } else {
+                #expect(imported.standardError.isEmpty && tracked.standardError.isEmpty)
+            }
+        }
     }
 
     @Test("--help on a full stdout exits 74 too; --help on a terminal or file still prints")
