@@ -130,11 +130,14 @@ struct OutputTests {
             let people = directory.path("people.yaml")
             try "people:\n  - name: jiho\n    born: \"1988-04\"\n".write(toFile: people, atomically: true, encoding: .utf8)
             let tracked = try await dustctl(
-                ["activity", "import"] + activity + ["--db", db, "--config", people], standardOutput: try stdout(), environment: ["LC_ALL": "C"])
+                ["activity", "import"] + activity + ["--db", db, "--config", people], standardOutput: try stdout(),
+                environment: ["LC_ALL": "C"])
             #expect(tracked.reason == .exit && tracked.status == (output == "pipe" ? 0 : 74), "\(output): \(tracked.standardError)")
             #expect(try sources(db) == 2, "\(output)")
             if output == "full" {
-                #expect(imported.standardError.contains("Cannot write the output: No space left on device. The import ran to the end all the same."))
+                #expect(
+                    imported.standardError.contains(
+                        "Cannot write the output: No space left on device. The import ran to the end all the same."))
                 #expect(tracked.standardError.contains("The import ran to the end all the same."))
             } else {
                 #expect(imported.standardError.isEmpty && tracked.standardError.isEmpty)
