@@ -46,10 +46,19 @@ struct StatusCommand: AsyncParsableCommand {
                 let reading = try await StatusReading.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
                 let (health, rows, forecastCalls) = (reading.health, reading.rows, reading.forecastCallsToday)
                 let calendar = settings.calendar
+                // The exit status is the answer (`dustctl status | grep -q …` in a monitor's check): a
+                // reader that stops reading does not turn "not running" into 0.
+                func show(_ text: String) throws(OutputError) {
+                    do throws(OutputError) {
+                        try standardOutputLine(text)
+                    } catch .closedPipe where health.exitStatus != 0 {
+                        return
+                    }
+                }
                 if options.json {
                     let asked = Set(settings.indoor.sensors.filter { $0.kind != .imported }.map(\.name))
                     let indoor = asked.isEmpty ? [] : try await store.indoorSensorStates().filter { asked.contains($0.sensor) }
-                    try standardOutputLine(
+                    try show(
                         ReportJSON.status(
                             health, database: settings.storage.description, station: station, rows: rows,
                             calendar: calendar, forecastCallsToday: forecastCalls, indoor: indoor
@@ -58,7 +67,7 @@ struct StatusCommand: AsyncParsableCommand {
                     var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now, words: words)
                     if let location = try await locationLine(settings, store: store, words: words) { text += "\n" + location }
                     for line in try await indoorLines(settings, store: store, now: now, words: words) { text += "\n" + line }
-                    try standardOutputLine(text)
+                    try show(text)
                 }
                 if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
             }

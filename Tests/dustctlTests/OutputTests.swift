@@ -145,6 +145,25 @@ struct OutputTests {
         }
     }
 
+    @Test("status keeps its answer, the exit status, when the reader of its pipe has gone (dustctl status | grep -q …)")
+    func statusThroughClosedPipe() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try await demoDatabase(directory)
+        let read = try await dustctl(["status", "--db", db, "--station", "종로구"], standardOutput: FileHandle.nullDevice)
+        #expect(read.status != 0, "dustd is not running for the demo's database")
+        for json in [false, true] {
+            var ends: [Int32] = [0, 0]
+            let piped = pipe(&ends)
+            #expect(piped == 0)
+            close(ends[0])
+            let unread = try await dustctl(
+                ["status", "--db", db, "--station", "종로구"] + (json ? ["--json"] : []),
+                standardOutput: FileHandle(fileDescriptor: ends[1], closeOnDealloc: true))
+            #expect(unread.reason == .exit && unread.status == read.status, "\(unread.standardError)")
+        }
+    }
+
     @Test("--help on a full stdout exits 74 too; --help on a terminal or file still prints")
     func help() async throws {
         let full = try #require(FileHandle(forWritingAtPath: "/dev/full"))
