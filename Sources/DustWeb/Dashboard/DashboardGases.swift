@@ -6,7 +6,8 @@ import DustServices
 extension DashboardRenderer {
     /// The latest hour's gases, each ppm in its CAI grade's colour with the day's highest hour,
     /// then AirKorea's integrated index with its grade. Shown only when a gas or the index is known.
-    func gasCard(_ day: DayReport, isToday: Bool) -> HTML {
+    /// Today's hour is "latest" only while `current` (fresh); else it is the newest stored.
+    func gasCard(_ day: DayReport, isToday: Bool, current: Bool) -> HTML {
         let totals = day.gasTotals
         let latest = day.latestGases
         let tiles = Gas.allCases.map { gas -> HTML in
@@ -34,7 +35,7 @@ extension DashboardRenderer {
         return """
             <section class="card gases" data-cai="\(DashboardFormat.json(cai.map(Double.init)))" \
             data-cai-grade="\(caiGrade.map { DashboardFormat.json($0.rawValue) } ?? "null")">\
-            <h2>\(isToday ? text.gasesLatest : text.gasesLastHour)\(aside)</h2><div class="pair">\(tiles)</div>\
+            <h2>\(isToday ? (current ? text.gasesLatest : text.gasesNewestStored) : text.gasesLastHour)\(aside)</h2><div class="pair">\(tiles)</div>\
             <div class="tile cai"><h3>\(text.caiName) <span class="aside">CAI</span></h3>\
             <p class="value compact">\(cai.map(String.init) ?? "–")</p>\(gradeChip(caiGrade))\(caiFacts)</div>\
             <p class="note">\(text.gasNote)</p></section>
@@ -54,6 +55,7 @@ extension DashboardText {
     }
 
     var gasesLatest: String { language == .korean ? "대기가스 최근 1시간" : "Gases, latest hour" }
+    var gasesNewestStored: String { language == .korean ? "대기가스 가장 최근 측정" : "Gases, newest stored hour" }
     var gasesLastHour: String { language == .korean ? "대기가스 마지막 1시간" : "Gases, last hour of the day" }
     var caiName: String { language == .korean ? "통합대기환경지수" : "Integrated air-quality index" }
     var gasNote: String {

@@ -255,15 +255,19 @@ struct DashboardRenderer {
             let isToday = day.date == today
             let measured = day.totals.hours.fineDust + day.totals.hours.ultraFineDust > 0
             var sections: [HTML] = []
+            // Today's newest hour is current only while it is fresh (DaemonHealth.staleAfter): an hour of
+            // this morning shown at night is the newest stored hour, dated, with no advice for now.
+            let current = isToday && day.latest.map { now.timeIntervalSince($0.slot.end) <= DaemonHealth.staleAfter } == true
             if measured {
                 // Today: the newest hour. A past day: the day itself, graded by its mean (its last hour
                 // may be 좋음 on a day that averaged 보통).
-                sections.append(isToday ? latestCard(day) : dayMeanCard(day))
+                sections.append(isToday ? latestCard(day, current: current) : dayMeanCard(day))
                 sections.append(totalsCard(day, isToday: isToday))
                 sections.append(hourCard(day))
             } else {
-                sections.append(
-                    "<section class=\"card\"><p class=\"empty\">\(isToday ? text.noReadingsToday : text.noReadingsDay)</p></section>")
+                let old = model.health.stale && model.health.dataAge != nil  // hours stored, none of them fresh
+                let empty = isToday ? (old ? text.noReadingsTodayStale : text.noReadingsToday) : text.noReadingsDay
+                sections.append("<section class=\"card\"><p class=\"empty\">\(empty)</p></section>")
                 // Between midnight and the day's first hour, today is never blank: the newest stored hour, dated.
                 if isToday, let latest = model.latest {
                     let date = calendar.date(containing: latest.slot.start)
@@ -274,7 +278,7 @@ struct DashboardRenderer {
                             aside: text.shortDate(date) + " " + DashboardFormat.slotRange(latest.slot, calendar)))
                 }
             }
-            if day.gasTotals.hasKnownValue { sections.append(gasCard(day, isToday: isToday)) }
+            if day.gasTotals.hasKnownValue { sections.append(gasCard(day, isToday: isToday, current: current)) }
             if isToday, let forecast = model.forecast { sections.append(forecastCard(forecast)) }
             sections.append(weekCard(model.week, rolling: true, linkToWeek: ISOWeek(containing: day.date)))
             return HTML(sections)
@@ -283,12 +287,14 @@ struct DashboardRenderer {
         }
     }
 
-    /// The newest measured hour: a big badge of the worse grade, then each pollutant.
-    private func latestCard(_ day: DayReport) -> HTML {
+    /// The newest measured hour: a big badge of the worse grade, then each pollutant; with advice only
+    /// while the hour is `current`, else headed as the newest stored hour.
+    private func latestCard(_ day: DayReport, current: Bool) -> HTML {
         guard let latest = day.latest else { return .empty }
         return nowCard(
-            slot: latest.slot, concentration: latest.concentration, date: day.date, isToday: true, heading: text.latestHour,
-            aside: DashboardFormat.slotRange(latest.slot, calendar))
+            slot: latest.slot, concentration: latest.concentration, date: day.date, isToday: current,
+            heading: current ? text.latestHour : text.newestStoredHour,
+            aside: (current ? "" : text.shortDate(day.date) + " ") + DashboardFormat.slotRange(latest.slot, calendar))
     }
 
     /// A past day's big card: its mean per pollutant and the grade of the mean.

@@ -251,6 +251,9 @@ struct DashboardText {
             "아직 오늘 측정값이 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 값을 저장합니다.",
             "No readings for today yet; dustd stores each hour about 20 minutes after it ends.")
     }
+    /// Today has no hour and the newest stored is old (the notice above says how old): no promise of
+    /// the next one.
+    var noReadingsTodayStale: String { say("오늘 저장된 측정값이 없습니다.", "No readings stored for today.") }
     var noReadingsDay: String { say("이날 저장된 측정값이 없습니다.", "No readings stored for this day.") }
     var noReadingsWeek: String { say("이 기간에 저장된 측정값이 없습니다.", "No readings stored for these days.") }
 
