@@ -207,6 +207,11 @@ struct DashboardTests {
         #expect(late.contains("데이터가 오래되었습니다"))
         let english = try await scratch.dayPage(language: .english, now: slots[20].start.addingTimeInterval(18 * 60))
         #expect(english.contains("<h2>Newest stored hour <span class=\"aside\">"), "\(english)")
+        // Left open, the page asks again; it says when it was made, which its "… ago" counts from.
+        #expect(late.contains("<meta http-equiv=\"refresh\" content=\"600\"/>") && late.contains("<p>이 페이지: 20:18 기준</p>"))
+        #expect(english.contains("<p>This page as of 20:18</p>"))
+        let past = try await scratch.dayPage(LocalDate(year: 2026, month: 11, day: 19), language: .english, now: slots[20].start)
+        #expect(!past.contains("http-equiv=\"refresh\"") && past.contains("<p>This page as of 20:00</p>"))
         // At 03:59 the hour that ended at 01:00 is still the latest, with its advice.
         let early = try await scratch.dayPage(language: .korean, now: slots[3].start.addingTimeInterval(59 * 60))
         #expect(early.contains("<h2>최근 1시간 <span class=\"aside\">00:00–01:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span><span class=\"advice\">"))

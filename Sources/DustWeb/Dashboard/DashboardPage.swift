@@ -66,8 +66,20 @@ struct DashboardRenderer {
 
     // MARK: - Document
 
+    /// A page showing today asks again every ten minutes: a phone left open, or an app from the home
+    /// screen resumed the next morning, shows the hours stored since, not last night's (an unchanged
+    /// page costs a 304). Past days and weeks change only with a correction, and do not ask.
+    private var showsToday: Bool {
+        switch model.page {
+        case .today: true
+        case .day(let date): date == today
+        case .week(let week): week == ISOWeek(containing: today)
+        }
+    }
+
     func document() -> HTML {
         let other: PageLanguage = model.language == .korean ? .english : .korean
+        let refresh: HTML = showsToday ? "\n<meta http-equiv=\"refresh\" content=\"600\"/>" : .empty
         return """
             <!DOCTYPE html>
             <html lang="\(model.language.rawValue)">
@@ -76,7 +88,7 @@ struct DashboardRenderer {
             <meta name="viewport" content="width=device-width, initial-scale=1"/>
             <meta name="color-scheme" content="light dark"/>
             <meta name="referrer" content="no-referrer"/>
-            <meta name="theme-color" content="#1d5fd1"/>
+            <meta name="theme-color" content="#1d5fd1"/>\(refresh)
             <link rel="manifest" href="/manifest.webmanifest"/>
             <link rel="icon" href="/icon.svg" type="image/svg+xml"/>
             <title>\(title)</title>
@@ -608,7 +620,8 @@ struct DashboardRenderer {
         let signOut: HTML =
             model.signedIn ? "<form method=\"post\" action=\"/logout\"><button type=\"submit\">\(text.signOut)</button></form>" : .empty
         return """
-            <footer><p>\(text.daemonLine(model.health))</p><p>\(text.timeZone(calendar.timeZone.identifier))</p>\
+            <footer><p>\(text.daemonLine(model.health))</p>\
+            <p>\(text.pageMade(DashboardFormat.moment(now, now: now, calendar)))</p><p>\(text.timeZone(calendar.timeZone.identifier))</p>\
             <p>\(text.intakeModel(intakeUnit))</p><p>\(text.source)</p>\(version)\(signOut)</footer>
             """
     }

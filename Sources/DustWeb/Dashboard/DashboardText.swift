@@ -354,6 +354,8 @@ struct DashboardText {
         guard let age = health.dataAge else { return state }
         return state + say(" · 최근 측정 시간이 \(self.age(age)) 전에 끝남", " · newest hour ended \(self.age(age)) ago")
     }
+    /// When the page was made, in local time: the age in the line above is counted from it.
+    func pageMade(_ time: String) -> String { say("이 페이지: \(time) 기준", "This page as of \(time)") }
     func timeZone(_ identifier: String) -> String { say("시간대 \(zoneName(identifier))", "Time zone \(identifier)") }
     func intakeModel(_ unit: IntakeUnit) -> String {
         switch unit {
