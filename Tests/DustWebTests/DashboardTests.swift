@@ -202,7 +202,10 @@ struct DashboardTests {
         let slots = DashboardScratch.seoul.slots(of: DashboardScratch.november20)
         try await scratch.save([DashboardScratch.reading("종로구", slots[0], pm10: 40, pm25: 20)])
         let late = try await scratch.dayPage(language: .korean, now: slots[20].start.addingTimeInterval(18 * 60))
-        #expect(late.contains("<h2>가장 최근 측정 <span class=\"aside\">11/20 00:00–01:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span></div>"))
+        #expect(
+            late.contains(
+                "<h2>가장 최근 측정 <span class=\"aside\">11/20 00:00–01:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span></div>"
+            ))
         #expect(!late.contains("최근 1시간") && !late.contains("class=\"advice\""))
         #expect(late.contains("데이터가 오래되었습니다"))
         let english = try await scratch.dayPage(language: .english, now: slots[20].start.addingTimeInterval(18 * 60))
@@ -214,7 +217,10 @@ struct DashboardTests {
         #expect(!past.contains("http-equiv=\"refresh\"") && past.contains("<p>This page as of 20:00</p>"))
         // At 03:59 the hour that ended at 01:00 is still the latest, with its advice.
         let early = try await scratch.dayPage(language: .korean, now: slots[3].start.addingTimeInterval(59 * 60))
-        #expect(early.contains("<h2>최근 1시간 <span class=\"aside\">00:00–01:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span><span class=\"advice\">"))
+        #expect(
+            early.contains(
+                "<h2>최근 1시간 <span class=\"aside\">00:00–01:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span><span class=\"advice\">"
+            ))
     }
 
     @Test("Today's page shows the latest hour in a big badge, intake so far and hours to come")
@@ -337,7 +343,10 @@ struct DashboardTests {
             expectSelfContained(today)
         }
         // Hours stored, the newest of them days old (AirKorea down since): no promise of the next one.
-        try await scratch.save([DashboardScratch.reading("종로구", DashboardScratch.seoul.slots(of: LocalDate(year: 2026, month: 11, day: 17))[5], pm10: 40, pm25: 20)])
+        try await scratch.save([
+            DashboardScratch.reading(
+                "종로구", DashboardScratch.seoul.slots(of: LocalDate(year: 2026, month: 11, day: 17))[5], pm10: 40, pm25: 20)
+        ])
         let stale = try await scratch.dayPage(language: .english)
         #expect(stale.contains("No readings stored for today.") && !stale.contains("No readings for today yet;"))
         #expect(stale.contains("Stale data: the newest hour ended"))
