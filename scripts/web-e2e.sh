@@ -10,6 +10,7 @@
 #  - each person's own token (docs/REFERENCE.md §13): in Chromium a person signs in with the form and
 #    sees their pages and nothing of anyone else's (scripts/chromium-signin.py);
 #  - every text and grade mark meets WCAG's contrast, light and dark, phone and desktop (scripts/chromium-contrast.py);
+#  - the pages fit a 320- and a 390-pixel phone with a Korean font, a household of four long names too (scripts/chromium-fit.py);
 #  - a real Prometheus (Debian's prometheus) scrapes /metrics: its HTTP API returns finedust_ series
 #    whose values equal the database's, today's intake labelled with its person; promtool checks
 #    the exposition.
@@ -262,6 +263,32 @@ for name in ("dad", "민지"):
 print(f"ok: household of two: the switcher leads from dad to 민지, PM2.5 intake on 2026-11-20 {intake['dad']:.1f} µg vs "
       f"{intake['민지']:.1f} µg (dustctl --person's); the week's table holds both people's {checked} numbers")
 PY
+
+# ---- On a phone: a household of four with long names (docs/REFERENCE.md §18) ----------------
+# The demo's pages and a household whose names are as long as people: allows (32 Hangul letters) fit a
+# 320- and a 390-pixel phone in Chromium with a Korean font (fonts-nanum): no page wider than the
+# screen, the switcher on it, the grade word on one line, the week chart's legend apart and inside it.
+FIT_PORT=$(free_port)
+cat >"$WORK/long-names.yaml" <<YAML
+station:
+  name: 종로구
+http:
+  listen: 127.0.0.1:$FIT_PORT
+people:
+  - { name: 김민준아빠님의아주긴이름입니다정말로요, born: "1980-01" }
+  - { name: 박서연엄마, born: "1982-05" }
+  - { name: 할머니김순자할머니김순자할머니김순자할머니김순자할머니김순자길다, born: "1950-03" }
+  - { name: averyveryveryverylonglatinname12, born: "2019-07" }
+YAML
+DUSTD_CONFIG="$WORK/long-names.yaml" DUSTD_STORAGE_PATH="$WORK/household.sqlite" DUSTD_API_SERVICE_KEY=web-e2e-key-0123456789abcdefghijklmnopqrstuv \
+    DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/fake-port")/B552584" \
+    "$BIN/dustd" >"$WORK/long-names-dustd.out" 2>"$WORK/long-names-dustd.log" &
+PIDS+=($!)
+for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$FIT_PORT/healthz" && break; sleep 0.1; done
+timeout 300 python3 scripts/chromium-fit.py "http://127.0.0.1:$FIT_PORT" "$WORK" / /week/2026-W47 "/day/2026-11-20?person=박서연엄마" \
+    || { tail -5 "$WORK/long-names-dustd.log"; fail "a page does not fit a phone (scripts/chromium-fit.py)"; }
+timeout 300 python3 scripts/chromium-fit.py "$BASE" "$WORK" / /day/2026-11-20 /week/2026-W47 || fail "a demo page does not fit a phone"
+echo "ok: the pages fit 320- and 390-pixel phones in Korean and English, four long names included"
 
 # ---- Prometheus -----------------------------------------------------------------------------
 curl -sf "$BASE/metrics" >"$WORK/metrics.txt" || fail "/metrics did not answer"

@@ -1,7 +1,7 @@
 import DustKit
 import DustReports
 import DustServices
-import DustWeb
+@testable import DustWeb
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -175,6 +175,41 @@ struct PersonDashboardTests {
         // The demo measured 16–20 November; the weekend has no readings (null in both).
         #expect(pm10["dad"]?.prefix(5).contains("null") == false)
         #expect(pm10["dad"] != pm10["민지"])
+    }
+
+    @Test("Long Korean names: the legend wraps into rows inside the chart, none over another; a name wider than the chart is shortened, whole in its title")
+    func householdLegendFits() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let names = ["김민준아빠님의아주긴이름입니다정말로요", "박서연엄마", "할머니김순자할머니김순자할머니김순자할머니김순자할머니김순자길다", "막내김도윤"]
+        let (data, _) = try household(rig, people: names.map { Person(name: $0, station: "종로구") })
+        let (status, body) = try await page(rig.application(data), "/week/2026-W47")
+        #expect(status == .ok)
+        let start = try #require(body.range(of: "<svg class=\"chart household-chart\""))
+        let end = try #require(body.range(of: "</svg>", range: start.upperBound..<body.endIndex))
+        let chart = String(body[start.lowerBound..<end.upperBound])
+        #expect(XMLParser(data: Data(chart.utf8)).parse())
+        // Each legend entry: its swatch's x and y, then its label.
+        let pattern = #/<rect class="person p\d" x="([\d.]+)" y="([\d.]+)" width="8" height="8" rx="2"/><text class="label" x="[\d.]+" y="[\d.]+"><title>([^<]+)</title>([^<]+)</text>/#
+        let entries = chart.matches(of: pattern).map { (x: Double($0.1)!, y: Double($0.2)!, name: String($0.3), shown: String($0.4)) }
+        #expect(entries.map(\.name) == names)
+        #expect(Set(entries.map(\.y)).count >= 3, "the legend takes rows: \(entries.map(\.y))")
+        for (index, entry) in entries.enumerated() {
+            let right = entry.x + 11 + DashboardRenderer.labelWidth(entry.shown)
+            #expect(right <= 316, "\(entry.shown) ends at \(right)")
+            if index > 0, entries[index - 1].y == entry.y {
+                #expect(entries[index - 1].x + 11 + DashboardRenderer.labelWidth(entries[index - 1].shown) < entry.x)
+            }
+        }
+        #expect(entries[2].shown.hasSuffix("…") && entries[2].shown.count < names[2].count)
+        #expect(entries[1].shown == "박서연엄마")
+        // The plot moves down by the rows the legend took: the bars start below the legend's last row.
+        let lastRow = entries.map(\.y).max()!
+        let bars = chart.matches(of: #/data-bar-of="[^"]+" data-intake/#).count
+        #expect(bars > 0)
+        for match in chart.matches(of: #/<rect class="person p\d" x="[\d.]+" y="([\d.]+)" width="[\d.]+" height="[\d.]+" rx="1.5"/#) {
+            #expect(Double(match.1)! > lastRow + 8)
+        }
     }
 
     @Test("The household's week as a chart: per day a PM2.5 bar per person, each the table's number; a legend names them")

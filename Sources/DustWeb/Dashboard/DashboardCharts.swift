@@ -190,8 +190,26 @@ extension DashboardRenderer {
     /// it; today marked, each day linking to its page.
     func householdChart(_ household: [DashboardModel.PersonWeek]) -> HTML {
         guard household.count > 1, let days = household.first?.week.days else { return .empty }
-        let (left, right, top, base, height) = (4.0, 4.0, 34.0, 150.0, 184.0)
+        let (left, right) = (4.0, 4.0)
         let plotWidth = Self.width - left - right
+        // The legend: a swatch and the name of each person, in the configured order, in as many rows
+        // as the names need (a Hangul letter is about twice as wide as a Latin one); a name wider than
+        // the chart is shortened with an ellipsis, whole in its tooltip and the table below.
+        var legend: [HTML] = []
+        var (legendX, row) = (left, 0)
+        for (index, entry) in household.enumerated() {
+            let name = Self.legendName(entry.person, fitting: plotWidth - 11)
+            let advance = 11 + Self.labelWidth(name) + 14
+            if legendX > left, legendX + advance - 14 > left + plotWidth { (legendX, row) = (left, row + 1) }
+            let y = 18 + 16 * Double(row)
+            legend.append(
+                "<rect class=\"person p\(index % Self.personColours)\" x=\"\(n(legendX))\" y=\"\(n(y))\" width=\"8\" height=\"8\" rx=\"2\"/>")
+            legend.append(
+                "<text class=\"label\" x=\"\(n(legendX + 11))\" y=\"\(n(y + 7.5))\"><title>\(entry.person)</title>\(name)</text>")
+            legendX += advance
+        }
+        let below = 16 * Double(row)
+        let (top, base, height) = (34.0 + below, 150.0 + below, 184.0 + below)
         let slotWidth = plotWidth / Double(max(days.count, 1))
         let groupWidth = slotWidth * 0.8
         let barWidth = groupWidth / Double(household.count)
@@ -202,14 +220,7 @@ extension DashboardRenderer {
             "<text class=\"title\" x=\"\(n(left))\" y=\"11\">\(text.pollutantName(.pm25)) \(Pollutant.pm25.displayName) · \(unit)</text>",
             "<line class=\"axis\" x1=\"\(n(left))\" y1=\"\(n(base))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(base))\"/>",
         ]
-        // The legend: a swatch and the name of each person, in the configured order.
-        var legendX = left
-        for (index, entry) in household.enumerated() {
-            let colour = index % Self.personColours
-            marks.append("<rect class=\"person p\(colour)\" x=\"\(n(legendX))\" y=\"18\" width=\"8\" height=\"8\" rx=\"2\"/>")
-            marks.append("<text class=\"label\" x=\"\(n(legendX + 11))\" y=\"25.5\">\(entry.person)</text>")
-            legendX += 11 + 7 * Double(entry.person.count) + 14
-        }
+        marks += legend
         for (index, day) in days.enumerated() {
             let x = left + Double(index) * slotWidth
             let center = x + slotWidth / 2
@@ -248,6 +259,29 @@ extension DashboardRenderer {
             <svg class="chart household-chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img" aria-label="\(label)">\
             <title>\(label)</title>\(marks)</svg>
             """
+    }
+
+    /// About how wide `label` is drawn at the chart's label size (11 units on a phone, the widest it is
+    /// drawn): a Hangul, CJK or full-width letter about 11.5, any other about 7.
+    static func labelWidth(_ label: String) -> Double {
+        label.unicodeScalars.reduce(0) { width, scalar in
+            switch scalar.value {
+            case 0x1100...0x11FF, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFF00...0xFF60, 0xFFE0...0xFFE6:
+                width + 11.5
+            default: width + 7
+            }
+        }
+    }
+
+    /// `name`, or as much of it as fits in `width` followed by an ellipsis.
+    static func legendName(_ name: String, fitting width: Double) -> String {
+        guard labelWidth(name) > width else { return name }
+        var shown = ""
+        for character in name {
+            guard labelWidth(shown + String(character)) + 7 <= width else { break }
+            shown.append(character)
+        }
+        return shown + "…"
     }
 
     /// How many people have a colour of their own in the household's chart (`.person.p0` … in the style sheet).

@@ -42,6 +42,7 @@ enum DashboardStyle {
         .people a[aria-current]{background:var(--accent);color:var(--bg);font-weight:700}
         .subtitle{margin:.25rem 0 0;color:var(--muted)}
         .pager{display:flex;gap:.5rem;margin:.75rem 0 1rem}
+        .pager.people{flex-wrap:wrap}.people a{flex:1 1 auto;overflow-wrap:anywhere}
         .pager a,.pager span{flex:1;text-align:center;padding:.5rem .25rem;border-radius:.75rem;background:var(--card);\
         border:1px solid var(--line);text-decoration:none;font-size:.875rem;color:var(--text)}
         .pager span{color:var(--muted);border-style:dashed}
@@ -51,7 +52,7 @@ enum DashboardStyle {
         h3{font-size:.9375rem;margin:0 0 .25rem;font-weight:600}
         p{margin:0}
         .badge{border-radius:1rem;padding:1.25rem 1rem;color:#fff;text-align:center;margin:0 0 .75rem;background:var(--muted)}
-        .badge .word{display:block;font-size:2.75rem;line-height:1.1;font-weight:800;letter-spacing:-.01em}
+        .badge .word{display:block;font-size:min(2.75rem,11vw);line-height:1.1;font-weight:800;letter-spacing:-.01em}
         .badge .advice{display:block;margin-top:.375rem;font-size:.9375rem;opacity:.95}
         .badge.g1{background:#1f66d6}.badge.g2{background:#107c41}.badge.g3{background:#a8520a}.badge.g4{background:#c43030}
         .pair{display:grid;grid-template-columns:1fr 1fr;gap:.625rem}
