@@ -1,12 +1,13 @@
 import DustKit
 import DustReports
 import DustServices
-@testable import DustWeb
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import TestSupport
 import Testing
+
+@testable import DustWeb
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -177,7 +178,9 @@ struct PersonDashboardTests {
         #expect(pm10["dad"] != pm10["민지"])
     }
 
-    @Test("Long Korean names: the legend wraps into rows inside the chart, none over another; a name wider than the chart is shortened, whole in its title")
+    @Test(
+        "Long Korean names: the legend wraps into rows inside the chart, none over another; a name wider than the chart is shortened, whole in its title"
+    )
     func householdLegendFits() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
@@ -190,7 +193,8 @@ struct PersonDashboardTests {
         let chart = String(body[start.lowerBound..<end.upperBound])
         #expect(XMLParser(data: Data(chart.utf8)).parse())
         // Each legend entry: its swatch's x and y, then its label.
-        let pattern = #/<rect class="person p\d" x="([\d.]+)" y="([\d.]+)" width="8" height="8" rx="2"/><text class="label" x="[\d.]+" y="[\d.]+"><title>([^<]+)</title>([^<]+)</text>/#
+        let pattern =
+            #/<rect class="person p\d" x="([\d.]+)" y="([\d.]+)" width="8" height="8" rx="2"/><text class="label" x="[\d.]+" y="[\d.]+"><title>([^<]+)</title>([^<]+)</text>/#
         let entries = chart.matches(of: pattern).map { (x: Double($0.1)!, y: Double($0.2)!, name: String($0.3), shown: String($0.4)) }
         #expect(entries.map(\.name) == names)
         #expect(Set(entries.map(\.y)).count >= 3, "the legend takes rows: \(entries.map(\.y))")

@@ -203,7 +203,8 @@ extension DashboardRenderer {
             if legendX > left, legendX + advance - 14 > left + plotWidth { (legendX, row) = (left, row + 1) }
             let y = 18 + 16 * Double(row)
             legend.append(
-                "<rect class=\"person p\(index % Self.personColours)\" x=\"\(n(legendX))\" y=\"\(n(y))\" width=\"8\" height=\"8\" rx=\"2\"/>")
+                "<rect class=\"person p\(index % Self.personColours)\" x=\"\(n(legendX))\" y=\"\(n(y))\" width=\"8\" height=\"8\" rx=\"2\"/>"
+            )
             legend.append(
                 "<text class=\"label\" x=\"\(n(legendX + 11))\" y=\"\(n(y + 7.5))\"><title>\(entry.person)</title>\(name)</text>")
             legendX += advance
