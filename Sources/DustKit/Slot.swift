@@ -20,6 +20,13 @@ public struct Slot: Hashable, Comparable, Sendable, CustomStringConvertible {
         self.init(startEpochSeconds: seconds - ((seconds % 3600) + 3600) % 3600)
     }
 
+    /// The slot starting at `startEpochSeconds` when that is a whole UTC hour; nil for any other
+    /// instant (a row edited by hand: a reader says so instead of stopping the process).
+    public init?(validating startEpochSeconds: Int64) {
+        guard startEpochSeconds % 3600 == 0 else { return nil }
+        self.startEpochSeconds = startEpochSeconds
+    }
+
     public var start: Date { Date(timeIntervalSince1970: TimeInterval(startEpochSeconds)) }
     public var end: Date { start.addingTimeInterval(3600) }
 

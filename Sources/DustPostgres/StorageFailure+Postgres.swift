@@ -1,5 +1,6 @@
 import DustConfig
 import DustKit
+import DustSQL
 import DustServices
 import Foundation
 import PostgresNIO
@@ -46,6 +47,8 @@ extension StorageFailure {
     private static func describe(_ error: any Error, _ location: PostgresLocation) -> (Kind, String) {
         let database = "the PostgreSQL database \(location)"
         if let failure = error as? StorageFailure { return (failure.kind, failure.description) }
+        // A row the shared statements could not read: damaged, or changed by hand (as SQLite's says).
+        if let decoding = error as? SQLDecodingError { return (.unusable, "The database \(location) cannot be read: \(decoding).") }
         if let failure = error as? PostgresFailure {
             switch failure {
             case .schemaTooNew:

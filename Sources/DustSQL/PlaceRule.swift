@@ -66,7 +66,7 @@ extension SQLDatabase {
                 """, [person.sqlValue, from.startEpochSeconds.sqlValue, to.startEpochSeconds.sqlValue, inputs.sqlValue]
             ) { row in
                 // `slot_start` is a whole hour: the table's CHECK.
-                places.append(KeptSlotPlace(slot: Slot(startEpochSeconds: try row.int64("slot_start")), bytes: try row.bytes("place")))
+                places.append(KeptSlotPlace(slot: try row.slot("slot_start"), bytes: try row.bytes("place")))
             }
             return places
         }

@@ -23,7 +23,7 @@ extension SQLDatabase {
                 ORDER BY slot_start, distance_m DESC, source
                 """, [person.sqlValue, from.startEpochSeconds.sqlValue, to.startEpochSeconds.sqlValue]
             ) { row in
-                let slot = Slot(startEpochSeconds: try row.int64("slot_start"))
+                let slot = try row.slot("slot_start")
                 if result[slot] == nil {
                     result[slot] = SlotWalking(metres: try row.double("distance_m"), source: try row.string("source"))
                 }
@@ -51,8 +51,8 @@ extension SQLDatabase {
             ).map { row in
                 ActivitySourceSummary(
                     person: try row.string("person"), source: try row.string("source"),
-                    firstSlot: Slot(startEpochSeconds: try row.int64("first_slot")),
-                    lastSlot: Slot(startEpochSeconds: try row.int64("last_slot")), slots: try row.int("slots"),
+                    firstSlot: try row.slot("first_slot"),
+                    lastSlot: try row.slot("last_slot"), slots: try row.int("slots"),
                     metres: try row.double("metres"))
             }
         }
@@ -64,7 +64,7 @@ extension SQLDatabase {
             var result: [Slot: Double] = [:]
             try session.forEachRow(
                 "SELECT slot_start, distance_m FROM activity_source WHERE person = ? AND source = ?", [person.sqlValue, source.sqlValue]
-            ) { row in result[Slot(startEpochSeconds: try row.int64("slot_start"))] = try row.double("distance_m") }
+            ) { row in result[try row.slot("slot_start")] = try row.double("distance_m") }
             return result
         }
     }

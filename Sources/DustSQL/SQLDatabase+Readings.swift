@@ -66,10 +66,11 @@ extension SQLDatabase {
     /// server with a wrong clock) must not make old data look fresh or stop a backfill.
     public func newestSlot(station: String, endingBy now: Date) async throws(StorageFailure) -> Slot? {
         let newestStart = Int64((now.timeIntervalSince1970 - 3600).rounded(.down))
-        return try await read { session in
-            try session.row(
-                "SELECT max(slot_start) AS newest FROM measurement WHERE station = ? AND slot_start <= ?", station, newestStart)?
-                .optionalInt64("newest").map(Slot.init(startEpochSeconds:))
+        return try await read { session -> Slot? in
+            let row = try session.row(
+                "SELECT max(slot_start) AS slot_start FROM measurement WHERE station = ? AND slot_start <= ?", station, newestStart)
+            guard let row, try row.optionalInt64("slot_start") != nil else { return nil }
+            return try row.slot("slot_start")
         }
     }
 
@@ -231,7 +232,7 @@ enum MeasurementColumns {
         func grade(_ column: String) throws -> DustGrade? { try row.optionalInt(column).flatMap(DustGrade.init(rawValue:)) }
         return HourlyReading(
             station: try row.string("station"),
-            slot: Slot(startEpochSeconds: try row.int64("slot_start")),
+            slot: try row.slot("slot_start"),
             concentration: DustPair(fineDust: try row.optionalDouble("pm10"), ultraFineDust: try row.optionalDouble("pm25")),
             flag: DustPair(fineDust: try row.optionalString("pm10_flag"), ultraFineDust: try row.optionalString("pm25_flag")),
             average24h: DustPair(fineDust: try row.optionalDouble("pm10_24h"), ultraFineDust: try row.optionalDouble("pm25_24h")),

@@ -1,3 +1,5 @@
+import DustKit
+
 /// One row a statement returned: its values by column name, as the shared statements read them.
 /// A value of another kind than asked for (text where a number is stored) is a `SQLDecodingError`,
 /// never a silent zero.
@@ -34,13 +36,25 @@ public struct SQLRow: Sendable {
 
     public func double(_ name: String) throws(SQLDecodingError) -> Double { try required(name, optionalDouble(name)) }
 
+    /// A stored number; an infinite one (PostgreSQL's `'Infinity'`, SQLite's `9e999`), which FineDust
+    /// never writes, is a damaged row.
     public func optionalDouble(_ name: String) throws(SQLDecodingError) -> Double? {
         switch self[name] {
-        case .real(let value): value
+        case .real(let value) where value.isFinite: value
+        case .real(let value) where value.isNaN: nil
+        case .real: throw SQLDecodingError(column: name, found: self[name], expected: "a finite number")
         case .integer(let value): Double(value)
         case .null: nil
         case let other: throw SQLDecodingError(column: name, found: other)
         }
+    }
+
+    /// The hour that starts at column `name`'s instant; one that is not a whole hour is a damaged row.
+    public func slot(_ name: String) throws(SQLDecodingError) -> Slot {
+        guard let slot = Slot(validating: try int64(name)) else {
+            throw SQLDecodingError(column: name, found: self[name], expected: "a whole hour")
+        }
+        return slot
     }
 
     public func string(_ name: String) throws(SQLDecodingError) -> String { try required(name, optionalString(name)) }
@@ -84,8 +98,19 @@ public struct SQLColumns: Sendable {
 public struct SQLDecodingError: Error, Sendable, CustomStringConvertible {
     public var column: String
     public var found: SQLValue
+    /// What the value should have been, when it is of the right kind but not a value FineDust writes.
+    public var expected: String?
+
+    public init(column: String, found: SQLValue, expected: String? = nil) {
+        self.column = column
+        self.found = found
+        self.expected = expected
+    }
 
     public var description: String {
+        if let expected {
+            return "the column \(column) holds \(found.shown) where FineDust writes \(expected) (a row changed by hand?)"
+        }
         let kind =
             switch found {
             case .integer: "an integer"
@@ -95,5 +120,18 @@ public struct SQLDecodingError: Error, Sendable, CustomStringConvertible {
             case .null: "NULL"
             }
         return "the column \(column) holds \(kind) where FineDust expects another kind of value"
+    }
+}
+
+extension SQLValue {
+    /// The value as a message quotes it: a number as written, a text or bytes by their kind only.
+    var shown: String {
+        switch self {
+        case .integer(let value): "\(value)"
+        case .real(let value): "\(value)"
+        case .text: "text"
+        case .blob: "bytes"
+        case .null: "NULL"
+        }
     }
 }

@@ -1,4 +1,5 @@
 import DustKit
+import DustSQL
 import DustServices
 import Foundation
 import GRDB
@@ -234,9 +235,18 @@ public final class SQLiteStore: Sendable {
             for station in stations.indices.sorted(by: { stations[$0] < stations[$1] }) {
                 statement.arguments = [stations[station], from.startEpochSeconds, to.startEpochSeconds]
                 try Self.eachRow(of: statement, in: db) { row in
+                    let start = sqlite3_column_int64(row, Int32(slot))
+                    let values = (Self.optionalDouble(row, pm10), Self.optionalDouble(row, pm25))
+                    // What the shared reader (`SQLRow`) refuses, refused here too: a row changed by hand.
+                    guard let hour = Slot(validating: start) else {
+                        throw SQLDecodingError(column: "slot_start", found: .integer(start), expected: "a whole hour")
+                    }
+                    for (name, value) in [("pm10", values.0), ("pm25", values.1)] where value?.isInfinite == true {
+                        throw SQLDecodingError(column: name, found: .real(value!), expected: "a finite number")
+                    }
                     let read = StationDust(
-                        slot: Slot(startEpochSeconds: sqlite3_column_int64(row, Int32(slot))), station: station,
-                        concentration: DustPair(fineDust: Self.optionalDouble(row, pm10), ultraFineDust: Self.optionalDouble(row, pm25)))
+                        slot: hour, station: station,
+                        concentration: DustPair(fineDust: values.0, ultraFineDust: values.1))
                     starts[Int((read.slot.startEpochSeconds - from.startEpochSeconds) / 3600) + 1] += 1
                     rows.append(read)
                 }

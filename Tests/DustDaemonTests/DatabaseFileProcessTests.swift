@@ -177,4 +177,42 @@ struct DatabaseFileProcessTests {
         #expect(!once.standardError.contains("Could not check stored messages"), "\(once.standardError)")
         #expect(server.requests.isEmpty, "dustd polled into a damaged database")
     }
+
+    @Test(
+        "A row changed by hand (an hour not on the hour, an infinite value) is a damaged database: dustctl and dustd --once exit 65 naming the column, never stopped by a trap",
+        arguments: [
+            (
+                "UPDATE measurement SET slot_start = slot_start + 60 WHERE slot_start = (SELECT max(slot_start) FROM measurement)",
+                "slot_start"
+            ),
+            ("UPDATE measurement SET pm10 = 9e999 WHERE slot_start = (SELECT max(slot_start) FROM measurement)", "pm10"),
+        ])
+    func rowChangedByHand(change: String, column: String) async throws {
+        let scene = try Scene("rowbyhand")
+        defer { scene.directory.remove() }
+        let database = scene.directory.path("d.sqlite")
+        let demo = try await scene.dustctl(["demo", "--db", database, "--fixtures", TestFixtures.url("").path])
+        try #require(demo.status == 0, "\(demo.standardError)")
+        let queue = try DatabaseQueue(path: database)
+        try await queue.write { try $0.execute(sql: change) }
+        try queue.close()
+        for command in [["day", "2026-11-20"], ["week", "--end", "2026-11-20"], ["today", "--now", "2026-11-20T22:00", "--json"]] {
+            let run = try await scene.dustctl(command + ["--db", database, "--station", "종로구"])
+            #expect(run.status == 65, "\(command): \(run.standardError)")
+            #expect(run.standardError.contains("the column \(column) holds"), "\(command): \(run.standardError)")
+        }
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let once = try await scene.dustdOnce(database: database, baseURL: baseURL)
+        await server.stop()
+        #expect(once.status != 132 && once.status != 134, "dustd was stopped by a trap: \(once.standardError)")
+        if column == "slot_start" {
+            // The poll reads the station's newest hour first: the damaged row is met there, and AirKorea is not
+            // asked (a station taken for empty was backfilled with a MONTH request every poll).
+            #expect(server.requests.isEmpty, "\(server.requests.map(\.rawTarget))")
+            #expect(once.status == 65 && once.standardError.contains("the column slot_start holds"), "\(once.status) \(once.standardError)")
+        }
+    }
+
 }

@@ -192,6 +192,39 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    @Test(
+        "A row changed by hand (an hour not on the hour, 'Infinity') is a damaged database (65) to every reader, the long reads too; 'NaN' is unknown"
+    )
+    func rowChangedByHand() async throws {
+        let (server, location, store) = try await fresh()
+        _ = try await store.saveReadings([reading(eight, pm10: 41), reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched)
+        let range = (from: eight, to: eight.advanced(by: 2))
+        for (change, column) in [
+            ("UPDATE measurement SET pm10 = 'Infinity' WHERE slot_start = \(eight.startEpochSeconds)", "pm10"),
+            ("UPDATE measurement SET pm10 = 41, slot_start = slot_start + 60 WHERE slot_start = \(eight.startEpochSeconds)", "slot_start"),
+        ] {
+            try await server.execute(change, database: location.database)
+            do {
+                _ = try await store.readings(stations: ["종로구"], from: range.from, to: range.to)
+                Issue.record("read a row changed by hand: \(change)")
+            } catch {
+                #expect(ExitStatus(error) == .dataError && error.description.contains("the column \(column) holds"), "\(error)")
+            }
+            do {
+                _ = try await store.dustValues(stations: ["종로구"], from: range.from, to: range.to)
+                Issue.record("the long read took a row changed by hand: \(change)")
+            } catch {
+                #expect(ExitStatus(error) == .dataError && error.description.contains("the column \(column) holds"), "\(error)")
+            }
+        }
+        try await server.execute(
+            "UPDATE measurement SET slot_start = \(eight.startEpochSeconds), pm10 = 'NaN' WHERE slot_start = \(eight.startEpochSeconds + 60)",
+            database: location.database)
+        #expect(try await store.readings(stations: ["종로구"], from: range.from, to: range.to).map(\.concentration.fineDust) == [nil, 30])
+        #expect(try await store.dustValues(stations: ["종로구"], from: range.from, to: range.to).map(\.concentration.fineDust) == [nil, 30])
+        await store.close()
+    }
+
     @Test("After the server restarts, the next call succeeds on a new connection and nothing stored is lost")
     func serverRestart() async throws {
         // A server of its own: a restart would cut every other test's connections.

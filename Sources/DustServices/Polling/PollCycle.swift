@@ -37,7 +37,7 @@ public enum CycleNotice: Sendable, Hashable {
     case pagingCapped(operation: String, claimedRows: Int, windowRows: Int, pagesRead: Int)
     /// The database would not take the record of a request (polling goes on).
     case attemptNotRecorded(StorageFailure)
-    /// The newest stored slot could not be read, so the station was treated as empty.
+    /// The newest stored slot could not be read: the cycle stopped before asking AirKorea.
     case newestSlotUnknown(station: String, StorageFailure)
 }
 
@@ -89,8 +89,14 @@ public struct PollCycle: Sendable {
             do {
                 newest = try await store.newestSlot(station: station, endingBy: clock.now)
             } catch {
+                // Without the newest stored hour the term cannot be chosen: a station taken for empty
+                // would be backfilled with a MONTH request every poll while the database cannot be
+                // read (a lock held for minutes, a row changed by hand). No request is sent.
                 report.notices.append(.newestSlotUnknown(station: station, error))
-                newest = nil
+                let failure = PollFailure.storage(error)
+                report.failure = report.failure ?? failure
+                report.stopsTheCycle = failure
+                return report
             }
             let term = BackfillPlan.term(newest: newest, now: clock.now)
             if term != .daily { report.notices.append(.backfilling(station: station, term: term, newest: newest)) }
