@@ -93,6 +93,9 @@ public final class SecretRedactor: EchoDetector {
         others.withLock { if !$0.contains(secret) { $0.append(secret) } }
     }
 
+    /// Whether `secret` is one of those added.
+    public func holds(_ secret: SecretText) -> Bool { others.withLock { $0.contains(secret) } }
+
     /// `text` with every key and secret replaced by `***`; a text that still echoes a key as a
     /// reader would see it (decoded, folded, its pieces side by side: `KeyEchoGuard`) is withheld
     /// whole, as `withheldLine`.

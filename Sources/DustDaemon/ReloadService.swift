@@ -51,6 +51,17 @@ public struct ReloadService: Service, CustomStringConvertible {
         self.logger = logger
     }
 
+    /// True when `settings` name PostgreSQL and its password, read again now, is one dustd has not
+    /// seen (a rotation): it is added to `redactor` at once, so that no log line ever shows it.
+    static func newPostgresPassword(_ settings: FineDustSettings, environment: [String: String], redactor: SecretRedactor) -> Bool {
+        guard case .postgres(_, let passwordFile) = settings.storage,
+            let password = (try? PostgresPasswordLoader(environment: environment).load(passwordFile: passwordFile))?.password,
+            !redactor.holds(password)
+        else { return false }
+        redactor.add(password)
+        return true
+    }
+
     public func run() async throws {
         let trapped: UnixSignalsSequence
         if let reloads { trapped = reloads } else { trapped = await UnixSignalsSequence(trapping: .sighup) }
@@ -97,6 +108,11 @@ public struct ReloadService: Service, CustomStringConvertible {
             if settings.http != webAtStart.settings || !sameTokens {
                 logger.warning(
                     "http.listen, http.tokenFile and people[].tokenFile (and the tokens in them) take effect when dustd restarts; until then the tokens read at start still open the web (systemctl restart dustd)"
+                )
+            }
+            if Self.newPostgresPassword(settings, environment: environment, redactor: redactor) {
+                logger.warning(
+                    "The PostgreSQL password (storage.passwordFile or the postgres-password credential) changed: dustd keeps using the one it read at start until it restarts (systemctl restart dustd); once the server refuses that one, dustd cannot reach the database"
                 )
             }
             if settings.logLevel != old.settings.logLevel {

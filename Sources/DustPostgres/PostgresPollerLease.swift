@@ -167,6 +167,13 @@ public final class PostgresPollerLease: PollerLease {
         } catch {
             throw failure("could not connect", error)
         }
+        // The lease's session idles by design between its checks: a DBA's `idle_session_timeout` (or
+        // one for idle transactions) under 30 s would end it after each take, and dustd would give up
+        // polling and take it again, with a poll, every 30 s. This session opts out (a server before
+        // PostgreSQL 14 has no such setting, and says so; nothing else is asked).
+        for setting in ["idle_session_timeout = 0", "idle_in_transaction_session_timeout = 0"] {
+            _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET \(setting)"), logger: logger)
+        }
         // Over TCP the server is told to notice a vanished dustd within about a minute (its own
         // default is two hours), so the lock of a poller whose machine or network went away is freed.
         if case .tcp = location.endpoint {
@@ -202,7 +209,7 @@ public final class PostgresPollerLease: PollerLease {
         } else {
             reason = "\(error)"
         }
-        if !password.isEmpty { reason = reason.replacingOccurrences(of: password, with: "(password)") }
+        reason = location.withholding(password, in: reason, as: "(password)")
         return StorageFailure(
             kind: .io,
             description:

@@ -25,7 +25,7 @@ enum PostgresSchema {
         "measurement", "station", "poll_attempt", "daemon_state", "forecast_issue", "forecast_grade", "alert_state", "alert_event",
         "alert_delivery", "activity_source", "advisory", "weekly_outlook", "weekly_outlook_day", "weekly_outlook_grade", "heart_rate",
         "resting_heart_rate", "sleep_interval", "track_position", "slot_place", "place_generation",
-        "data_generation",
+        "data_generation", "indoor_hour", "indoor_sensor", "session_revocation",
     ]
 
     /// Applies the migrations the database lacks, in one transaction under the advisory lock;

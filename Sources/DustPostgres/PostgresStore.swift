@@ -145,7 +145,16 @@ public final class PostgresStore: Sendable, Service {
         }
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(10)
+        configuration.options.additionalStartupParameters = sessionParameters
         return configuration
+    }
+
+    /// Every session's own settings, sent when it starts: its program's name, for a DBA's
+    /// `pg_stat_activity` (`dustd`, `dustctl`); and a lock waited for at most 30 seconds, so that a
+    /// table another session holds (`VACUUM FULL`, `LOCK TABLE`) is said to be locked (SQLSTATE 55P03,
+    /// "try again") before the statement's 60-second deadline would blame the server or the network.
+    static var sessionParameters: [(String, String)] {
+        [("application_name", String(ProcessInfo.processInfo.processName.prefix(63))), ("lock_timeout", "30s")]
     }
 
     /// One connection's settings from `storage.url`'s parts (the store's first connection, the
@@ -161,12 +170,16 @@ public final class PostgresStore: Sendable, Service {
                         ? .require(try NIOSSLContext(configuration: configuration))
                         : .prefer(try NIOSSLContext(configuration: configuration))
                 }
-            return PostgresConnection.Configuration(
+            var configuration = PostgresConnection.Configuration(
                 host: host, port: port, username: location.user, password: password, database: location.database, tls: tls)
+            configuration.options.additionalStartupParameters = sessionParameters
+            return configuration
         case .unixSocket(let directory, let port):
-            return PostgresConnection.Configuration(
+            var configuration = PostgresConnection.Configuration(
                 unixSocketPath: socketPath(directory: directory, port: port), username: location.user, password: password,
                 database: location.database)
+            configuration.options.additionalStartupParameters = sessionParameters
+            return configuration
         }
     }
 
@@ -250,6 +263,11 @@ public final class PostgresStore: Sendable, Service {
                             waits.cancel()
                         }
                     } catch {
+                        // A session that refused a write as read-only (SQLSTATE 25006) keeps the setting it
+                        // started with (`default_transaction_read_only` of a failover in progress, or set by
+                        // a DBA): it is closed, so the pool's next session starts with the server's setting
+                        // of now, and a spell that has ended ends for dustd too.
+                        if Self.isReadOnlySession(error) { try? await connection.close() }
                         // A connection closed under the body goes back to the pool only once the pool
                         // has seen it close (its own callback on the same future runs first), so the
                         // next lease, a retry's included, is never handed the dead connection.
@@ -306,6 +324,12 @@ public final class PostgresStore: Sendable, Service {
         } catch {
             throw failure(error)
         }
+    }
+
+    /// A write refused because the session is read-only (SQLSTATE 25006).
+    static func isReadOnlySession(_ error: any Error) -> Bool {
+        let error = (error as? BeginFailed)?.underlying ?? error
+        return (error as? PSQLError)?.serverInfo?[.sqlState] == "25006"
     }
 
     /// A connection the server or the network ended before the statement ran.

@@ -31,8 +31,7 @@ extension StorageFailure {
     /// `location` does (docs/REFERENCE.md §20) and never contains `password`.
     init(postgres error: any Error, location: PostgresLocation, password: String) {
         let (kind, sentence) = Self.describe(Self.underlying(error), location)
-        let withheld = password.isEmpty ? sentence : sentence.replacingOccurrences(of: password, with: "(withheld)")
-        self.init(kind: kind, description: withheld)
+        self.init(kind: kind, description: location.withholding(password, in: sentence, as: "(withheld)"))
     }
 
     /// The error that caused a transaction's failure, rather than its wrapper.
@@ -178,7 +177,8 @@ extension StorageFailure {
             return (
                 .denied,
                 "The PostgreSQL server refused the login of role \(location.user) to \(location) (\(message)); check the password "
-                    + "in storage.passwordFile or the postgres-password credential, and the role's line in pg_hba.conf."
+                    + "in storage.passwordFile or the postgres-password credential (dustd reads it at start: restart dustd after "
+                    + "changing it), and the role's line in pg_hba.conf."
             )
         case "42501":
             return (
@@ -230,5 +230,40 @@ extension StorageFailure {
             }
             return (.io, "Reading or writing \(database) failed (\(message), SQLSTATE \(state)).")
         }
+    }
+}
+
+extension PostgresLocation {
+    /// `text` with every occurrence of `password` replaced by `placeholder`, except inside what this
+    /// location shows anyway (its description, role, database and address): a password that is also
+    /// the role's name, or a single digit of the address, would otherwise be pointed out by the very
+    /// placeholder that hides it ("user \"(withheld)\"" beside a log line naming the role).
+    func withholding(_ password: String, in text: String, as placeholder: String) -> String {
+        guard !password.isEmpty, text.contains(password) else { return text }
+        let address: [String] =
+            switch endpoint {
+            case .tcp(let host, let port): [host, "\(port)"]
+            case .unixSocket(let directory, let port): [directory, "\(port)"]
+            }
+        let shown = ([description, user, database] + address).filter { !$0.isEmpty && $0.contains(password) }
+        var kept: [Range<String.Index>] = []
+        for name in shown {
+            var from = text.startIndex
+            while let found = text.range(of: name, range: from..<text.endIndex) {
+                kept.append(found)
+                from = found.upperBound
+            }
+        }
+        var result = ""
+        var index = text.startIndex
+        while let found = text.range(of: password, range: index..<text.endIndex) {
+            if kept.contains(where: { $0.overlaps(found) }) {
+                result += text[index..<found.upperBound]
+            } else {
+                result += text[index..<found.lowerBound] + placeholder
+            }
+            index = found.upperBound
+        }
+        return result + text[index...]
     }
 }

@@ -122,6 +122,29 @@ struct PostgresPollerLeaseTests {
     }
 
     @Test(
+        "A DBA's idle_session_timeout of one second does not end the lease's session: held after four seconds idle",
+        .enabled(
+            if: TestServer.configured,
+            Comment(rawValue: PostgresServer.unavailableReason)))
+    func idleSessionTimeout() async throws {
+        let database = await TestServer.location().database
+        func set(_ clause: String) async throws {
+            try await TestServer.withConnection { connection in
+                _ = try await connection.query(
+                    PostgresQuery(unsafeSQL: "ALTER DATABASE \"\(database)\" \(clause)"), logger: Logger(label: "test"))
+            }
+        }
+        try await set("SET idle_session_timeout = '1s'")
+        let lease = await TestServer.lease()
+        #expect(try await lease.acquire())
+        let lost = await within(4) { await lease.lost() }
+        try await set("RESET idle_session_timeout")
+        #expect(!lost, "the server ended the lease's session while it idled")
+        #expect(try await lease.acquire())
+        await lease.release()
+    }
+
+    @Test(
         "lost() returns at once without the lock, and when its waiter is cancelled",
         .enabled(
             if: TestServer.configured,

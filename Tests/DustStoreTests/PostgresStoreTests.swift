@@ -1,10 +1,11 @@
 import DustConfig
 import DustKit
-import DustPostgres
 import DustServices
 import Foundation
 import TestSupport
 import Testing
+
+@testable import DustPostgres
 
 private let eight = Slot(startEpochSeconds: 1_795_129_200)  // 2026-11-20 08:00 KST
 private let fetched = Date(timeIntervalSince1970: 1_795_219_200)
@@ -223,6 +224,60 @@ struct PostgresStoreTests {
         #expect(try await store.readings(stations: ["종로구"], from: range.from, to: range.to).map(\.concentration.fineDust) == [nil, 30])
         #expect(try await store.dustValues(stations: ["종로구"], from: range.from, to: range.to).map(\.concentration.fineDust) == [nil, 30])
         await store.close()
+    }
+
+    @Test("The role's write check covers every table the migrations make: one missed (indoor_hour) let a role open and fail later")
+    func writeCheckCoversEveryTable() async throws {
+        let (server, location, store) = try await fresh()
+        await store.close()
+        let tables = try await server.execute(
+            "SELECT string_agg(tablename, ',' ORDER BY tablename) FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'finedust_migration'",
+            database: location.database)
+        let made = Set(tables.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init))
+        #expect(made.count > 20)
+        #expect(Set(PostgresSchema.writtenTables) == made)
+    }
+
+    @Test(
+        "A read-only spell (default_transaction_read_only set, then reset) ends for the store when it ends: the session that refused is not reused; sessions carry their program's name"
+    )
+    func readOnlySpellEnds() async throws {
+        let (server, location, store) = try await fresh()
+        #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        let names = try await server.execute(
+            "SELECT string_agg(DISTINCT application_name, ',') FROM pg_stat_activity WHERE datname = '\(location.database)'")
+        #expect(names.trimmingCharacters(in: .whitespacesAndNewlines) == String(ProcessInfo.processInfo.processName.prefix(63)))
+        let database = "\"\(location.database)\""
+        try await server.execute("ALTER DATABASE \(database) SET default_transaction_read_only = on")
+        // Sessions begun before the change keep what they began with: new ones, as after a failover.
+        try await server.execute(
+            "SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity WHERE datname = '\(location.database)' AND pid <> pg_backend_pid()"
+        )
+        do {
+            _ = try await store.saveReadings([reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched)
+            Issue.record("a read-only database took a write")
+        } catch {
+            #expect(error.description.contains("is read-only here"), "\(error)")
+        }
+        try await server.execute("ALTER DATABASE \(database) RESET default_transaction_read_only")
+        #expect(try await store.saveReadings([reading(eight.advanced(by: 1), pm10: 30)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
+        await store.close()
+    }
+
+    @Test(
+        "A password that is also the role's or the database's name, or a digit of the address, is withheld only where it is not part of them"
+    )
+    func passwordWithheldAroundNames() {
+        let location = PostgresLocation(endpoint: .tcp(host: "127.0.0.1", port: 55439), user: "fdtwo", database: "fdtwo")
+        let text = "the PostgreSQL database fdtwo@127.0.0.1:55439/fdtwo refused role fdtwo; the server said: bad password fdtwo-x fdtwo"
+        // The password is the role's name, which every message shows: there is nothing left to hide, and no
+        // "(withheld)" beside the role's name to point it out.
+        #expect(location.withholding("fdtwo", in: text, as: "(withheld)") == text)
+        #expect(location.withholding("wo@1", in: text, as: "(withheld)") == text)
+        #expect(location.withholding("bad pass", in: text, as: "(w)") == text.replacingOccurrences(of: "bad pass", with: "(w)"))
+        #expect(location.withholding("1", in: "at 127.0.0.1:55439: got 1", as: "(w)") == "at 127.0.0.1:55439: got (w)")
+        #expect(location.withholding("s3cret", in: "said s3cret twice: s3cret", as: "(w)") == "said (w) twice: (w)")
+        #expect(location.withholding("", in: "nothing", as: "(w)") == "nothing")
     }
 
     @Test("After the server restarts, the next call succeeds on a new connection and nothing stored is lost")
