@@ -51,7 +51,7 @@ private final class DashboardScratch: Sendable {
     func dayPage(
         _ date: LocalDate? = nil, language: PageLanguage = .korean, station: String = "종로구", fallbacks: [String] = [],
         calendar: DayCalendar = seoul, now: Date = afterNovember20, health: DaemonHealth? = nil,
-        intakeModel: (any IntakeModel)? = nil, operatorDetail: Bool = true
+        intakeModel: (any IntakeModel)? = nil, operatorDetail: Bool = true, indoorProblems: [IndoorSensorState] = []
     ) async throws -> String {
         let statistics = try statistics(station: station, fallbacks: fallbacks, calendar: calendar, now: now, intakeModel: intakeModel)
         let shown = date ?? statistics.today
@@ -60,7 +60,8 @@ private final class DashboardScratch: Sendable {
             page: date.map { .day($0) } ?? .today, language: language, station: station, day: try await statistics.day(shown),
             week: try await statistics.rollingWeek(endingOn: shown), intakeUnit: statistics.intakeModel.unit,
             calendar: calendar,
-            health: health ?? Self.runningHealth(newest: newest, now: now), now: now, showsOperatorDetail: operatorDetail)
+            health: health ?? Self.runningHealth(newest: newest, now: now), now: now, indoorProblems: indoorProblems,
+            showsOperatorDetail: operatorDetail)
         return DashboardPage.render(model)
     }
 
@@ -221,6 +222,32 @@ struct DashboardTests {
             early.contains(
                 "<h2>최근 1시간 <span class=\"aside\">00:00–01:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span><span class=\"advice\">"
             ))
+    }
+
+    @Test(
+        "A monitor that gives no value is said among the notices, with since when and what the hours at home use; its problem to the operator only"
+    )
+    func indoorMonitorProblem() async throws {
+        let scratch = try DashboardScratch()
+        let slots = DashboardScratch.seoul.slots(of: DashboardScratch.november20)
+        try await scratch.save([DashboardScratch.reading("종로구", slots[19], pm10: 40, pm25: 20)])
+        let now = slots[20].start.addingTimeInterval(18 * 60)
+        let problem = IndoorSensorState(
+            sensor: "living-room", kind: "airgradient", checkedAt: now, lastSampleAt: slots[19].start,
+            problem: "it cannot be reached; check that it is switched on",
+            problemSince: slots[20].start.addingTimeInterval(16 * 60), unknownSamples: 0)
+        let page = try await scratch.dayPage(language: .korean, now: now, indoorProblems: [problem])
+        #expect(
+            page.contains(
+                "<p class=\"notice warn\">실내 측정기 living-room의 값이 20:16부터 들어오지 않습니다. 그동안 집 안의 시간은 측정소 값으로 추정합니다.<span class=\"detail\">it cannot be reached; check that it is switched on</span></p>"
+            ))
+        let english = try await scratch.dayPage(language: .english, now: now, operatorDetail: false, indoorProblems: [problem])
+        #expect(
+            english.contains(
+                "The indoor monitor living-room has given no value since 20:16; meanwhile the hours at home are estimated from the station&#39;s value.</p>"
+            ))
+        #expect(!english.contains("switched on"))
+        #expect(!(try await scratch.dayPage(language: .english, now: now)).contains("indoor monitor"))
     }
 
     @Test("Today's page shows the latest hour in a big badge, intake so far and hours to come")

@@ -70,6 +70,8 @@ public struct DashboardModel: Sendable {
     /// The person named above the station: whose page this is, in a household of more than one
     /// (also to a person's own token, which sees no switcher); nil with one person.
     public var named: String?
+    /// The indoor monitors of the person shown that have a problem now: said among the notices.
+    public var indoorProblems: [IndoorSensorState]
     /// Whether the viewer signed in with the session cookie: the footer then offers to sign out.
     public var signedIn: Bool
     /// Whether the viewer is the operator (the admin token, `Principal.everyone`), who sees why a poll
@@ -92,9 +94,10 @@ public struct DashboardModel: Sendable {
         page: Page, language: PageLanguage, station: String, day: DayReport?, week: WeekReport, intakeUnit: IntakeUnit,
         calendar: DayCalendar, health: DaemonHealth, now: Date, forecast: ForecastOutlook? = nil,
         audience: WebAudience = WebAudience(knownPaths: []), advisories: [Advisory] = [], people: [String] = [], person: String? = nil,
-        household: [PersonWeek] = [], signedIn: Bool = false, latest: HourlyReading? = nil, named: String? = nil,
-        showsOperatorDetail: Bool = false
+        household: [PersonWeek] = [], signedIn: Bool = false, latest: HourlyReading? = nil,
+        indoorProblems: [IndoorSensorState] = [], named: String? = nil, showsOperatorDetail: Bool = false
     ) {
+        self.indoorProblems = indoorProblems
         self.showsOperatorDetail = showsOperatorDetail
         self.named = named ?? person
         self.latest = latest

@@ -249,6 +249,11 @@ struct DashboardRenderer {
         if let status, status.lastPollFailed, let failure = status.lastError {
             notice(text.pollFailed(at: when(failure.at), kind: failure.kind, code: failure.resultCode), detail: shown(failure.message))
         }
+        for sensor in model.indoorProblems {
+            notice(
+                text.indoorProblem(sensor: sensor.sensor, since: sensor.problemSince.map(when)),
+                detail: sensor.problem.flatMap(shown), warning: true)
+        }
         if let refused = status?.reloadRefused {
             notice(
                 text.reloadRefused(at: when(refused.at), stillRunning: health.daemon == .running), detail: shown(refused.reason),

@@ -307,6 +307,14 @@ struct DashboardText {
         let detail = kindName + (code.map { say(", 결과 코드 \($0)", ", result code \($0)") } ?? "")
         return say("마지막 수집이 실패했습니다 (\(time), \(detail)):", "The last poll failed at \(time) (\(detail)):")
     }
+    /// An indoor monitor with a problem (docs/REFERENCE.md §21): the hours at home use the station's
+    /// value, as if there were no monitor.
+    func indoorProblem(sensor: String, since: String?) -> String {
+        say(
+            "실내 측정기 \(sensor)의 값이 \(since.map { "\($0)부터 " } ?? "")들어오지 않습니다. 그동안 집 안의 시간은 측정소 값으로 추정합니다.",
+            "The indoor monitor \(sensor) has given no value\(since.map { " since \($0)" } ?? ""); meanwhile the hours at home are estimated from the station's value."
+        )
+    }
     /// `stillRunning`: only a running dustd still runs its previous configuration.
     func reloadRefused(at time: String, stillRunning: Bool) -> String {
         stillRunning

@@ -198,6 +198,14 @@ public struct WebData: Sendable {
         try await DaemonHealth.read(from: store(), station: settings().stations.primary, now: clock.now, processIsDustd: processIsDustd)
     }
 
+    /// The indoor monitors among `sensors` that have a problem now (not answering, answers without a
+    /// value), as `dustctl status` says them.
+    public func indoorProblems(of sensors: [String]) async throws(StorageFailure) -> [IndoorSensorState] {
+        guard !sensors.isEmpty else { return [] }
+        let named = Set(sensors)
+        return try await store().indoorSensorStates().filter { named.contains($0.sensor) && $0.problem != nil }
+    }
+
     /// The `dustctl status --json` document, less what the web never shows (`WebAudience`).
     public func statusDocument() async throws(StorageFailure) -> JSON {
         let settings = settings()

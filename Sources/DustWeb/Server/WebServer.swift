@@ -247,6 +247,9 @@ public struct WebServer: Sendable {
             }
         }
         let health = try await data.health()
+        // The monitors of the person shown that do not answer: their hours at home fall back to the
+        // station's value, which the page says. A bonus like the forecast: unreadable, left out.
+        let indoorProblems = (try? await data.indoorProblems(of: statistics.person.indoorSensors)) ?? []
         let forecast = try? await data.forecastOutlook()
         // The banner is a bonus, like the forecast: a database that cannot say leaves it out.
         let advisories = (try? await data.advisoryListing())?.concerning ?? []
@@ -256,7 +259,7 @@ public struct WebServer: Sendable {
             calendar: statistics.calendar, health: health, now: data.now,
             forecast: forecast, audience: data.reportSettings.audience, advisories: advisories,
             people: people.count > 1 ? people : [], person: person, household: household, signedIn: context.signedInByCookie,
-            latest: latest,
+            latest: latest, indoorProblems: indoorProblems,
             named: data.reportSettings.people.count > 1 ? statistics.person.name : nil,
             showsOperatorDetail: context.principal == .everyone
         )
