@@ -265,6 +265,8 @@ struct DashboardTests {
         #expect(
             page.contains("<h2>최근 1시간 <span class=\"aside\">12:00–13:00</span></h2><div class=\"badge g2\"><span class=\"word\">보통</span>"))
         #expect(page.contains("<h2>오늘 지금까지</h2>"))
+        // The day's highest hour with its unit, as the mean above it has.
+        #expect(page.contains("<dt>최고</dt><dd>32\u{A0}µg/m³</dd>"))
         #expect(page.contains("13/14시간"))
         // Intake so far, by hand: PM10 161 µg/m³·h asleep × 0.189 + 55 light × 0.612 + 122 sedentary × 0.182 = 86.293 µg;
         // PM2.5 91 × 0.189 + 35 × 0.612 + 82 × 0.182 = 53.543 µg.
@@ -476,7 +478,7 @@ struct DashboardTests {
             page.contains(
                 "A configuration reload was refused at 00:15; dustd kept its previous configuration:<span class=\"detail\">station.name must not be empty</span>"
             ))
-        #expect(page.contains("dustd is waiting for the next hour because of a key or configuration problem until 01:00."))
+        #expect(page.contains("dustd is waiting for the next hour because of a key or configuration problem. It tries again at 01:00."))
         #expect(!page.contains("Stale data"))
         expectSelfContained(page)
         // A person's own page (not the operator's): that it happened, not the sentence, which may quote anyone's settings.

@@ -410,9 +410,10 @@ struct DashboardRenderer {
     /// The day's means and grades, highest hour, hours measured of elapsed, intake and WHO comparison.
     private func totalsCard(_ day: DayReport, isToday: Bool) -> HTML {
         let totals = day.totals
+        let unit = "\u{A0}" + text.concentrationUnit
         let tiles = Pollutant.allCases.map { pollutant -> HTML in
             var rows: [(name: String, value: HTML)] = [
-                (text.maximum, "\(DashboardFormat.concentration(totals.max[pollutant]))"),
+                (text.maximum, "\(DashboardFormat.concentration(totals.max[pollutant]))\(totals.max[pollutant] == nil ? "" : unit)"),
                 (text.hoursMeasured, "\(text.hoursOf(totals.hours[pollutant], day.elapsedSlots))"),
                 (text.intake, "\(intakeAmount(totals.intake[pollutant]))"),
             ]

@@ -323,17 +323,19 @@ struct DashboardText {
                 "A configuration reload was refused at \(time); dustd kept its previous configuration:")
             : say("설정 다시 읽기가 거부되었습니다 (\(time)):", "A configuration reload was refused at \(time):")
     }
+    /// What dustd waits for, and when it asks next: "until" read as the time the wait lasts, which it
+    /// is not (dustd asks then; a passing fault may be gone sooner or last longer).
     func waiting(_ state: DaemonStatus.State, until time: String?) -> String? {
-        let until = time.map { say(" (\($0)까지)", " until \($0)") } ?? ""
+        let next = time.map { say(" 다음 시도는 \($0)입니다.", " It tries again at \($0).") } ?? ""
         switch state {
         case .quotaExhausted:
-            return say("오늘 요청 한도를 다 써서 기다리는 중입니다\(until).", "dustd is waiting for the daily quota to reset\(until).")
+            return say("오늘 요청 한도를 다 써서 기다리는 중입니다.", "dustd is waiting for the daily quota to reset.") + next
         case .waitingForNextHour:
             return say(
-                "키 또는 설정 문제로 다음 시간까지 기다리는 중입니다\(until).",
-                "dustd is waiting for the next hour because of a key or configuration problem\(until).")
+                "키 또는 설정 문제로 다음 시간까지 기다리는 중입니다.", "dustd is waiting for the next hour because of a key or configuration problem.")
+                + next
         case .backingOff:
-            return say("일시적인 오류 뒤 다시 시도할 예정입니다\(until).", "dustd will retry after a passing fault\(until).")
+            return say("일시적인 오류가 있었습니다.", "dustd met a passing fault.") + next
         case .starting, .polling, .idle, .stopping, .stopped:
             return nil
         }
