@@ -24,7 +24,7 @@ struct TodayCommand: AsyncParsableCommand {
             let people = try personOptions.people(settings)
             // One store for the day, the forecast and the advisories (one pool of connections on PostgreSQL).
             try await withStore(settings, for: .read) { store in
-                let household = try await options.household(settings, store: store)
+                let household = try await options.household(settings, store: store, people: people)
                 // Tomorrow's forecast is a bonus line: no region or no forecast leaves it out (null in JSON).
                 let now = try options.clock(settings).now
                 let outlook = try? await forecastOutlook(settings, store: store, now: now)
@@ -65,7 +65,7 @@ struct DayCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            try await options.withHousehold(settings) { household in
+            try await options.withHousehold(settings, people: people) { household in
                 try await printDay(
                     date, isToday: date == household.today, people: people, household: household, settings: settings, options: options,
                     personOptions: personOptions)
@@ -95,7 +95,7 @@ struct HourlyCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            try await options.withHousehold(settings) { household in
+            try await options.withHousehold(settings, people: people) { household in
                 let day = date ?? household.today
                 let reports = try await household.household(people, from: day, through: day).map { $0[0] }
                 let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())

@@ -116,7 +116,7 @@ struct ExportCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            try await options.withHousehold(settings) { household in
+            try await options.withHousehold(settings, people: people) { household in
                 let (first, last) = try range(today: household.today)
                 // Whole ISO weeks may reach past the dates FineDust keeps (2099-12-31's week ends in 2100):
                 // refused as `--week` refuses such a week, not exported with days it never holds.

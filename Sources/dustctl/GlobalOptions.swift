@@ -134,16 +134,26 @@ struct GlobalOptions: ParsableArguments {
     /// Nothing when `name` has readings or is in the station list, or the database holds no station
     /// at all (a new one: the report says there is nothing yet); otherwise the error of `--station`
     /// (64) or of `station.name` (78), with the nearest stored names.
-    private func checkStored(_ name: String, store: any FineDustStore) async throws {
+    /// - Parameter person: the person whose `people[].station` names the station; nil for the primary.
+    private func checkStored(_ name: String, store: any FineDustStore, person: String? = nil) async throws {
         if try await store.newestSlot(station: name, endingBy: .distantFuture) != nil { return }
         let known = try await store.stationsWithReadings()
         guard !known.isEmpty else { return }
         let sentence = StationNames.notStored(name, known: known)
         let korean = Self.koreanNotStored(name, known: known)
-        if station != nil { throw CommandFailure(.usage, korean: korean + ".", english: sentence + ".") }
+        if person == nil, station != nil { throw CommandFailure(.usage, korean: korean + ".", english: sentence + ".") }
+        // Where the name came from, as the operator would look for it.
+        let (koreanSource, englishSource): (String, String) =
+            if let person {
+                ("설정 파일에서 \(person)의 people[].station이", "\(person)'s station in the configuration file (people[].station)")
+            } else if ProcessInfo.processInfo.environment["DUSTD_STATION_NAME"]?.isEmpty == false {
+                ("환경 변수 DUSTD_STATION_NAME이", "DUSTD_STATION_NAME in the environment")
+            } else {
+                ("설정 파일의 station.name이", "station.name in the configuration file")
+            }
         throw CommandFailure(
-            .configuration, korean: korean + ". 설정 파일의 station.name이 이 데이터베이스에 없는 측정소를 가리킵니다.",
-            english: sentence + "; station.name in the configuration file names no station this database holds.")
+            .configuration, korean: korean + ". \(koreanSource) 이 데이터베이스에 없는 측정소를 가리킵니다.",
+            english: sentence + "; \(englishSource) names no station this database holds.")
     }
 
     /// `StationNames.notStored` in Korean: the same nearest names.
@@ -165,19 +175,27 @@ struct GlobalOptions: ParsableArguments {
 
     /// The statistics service over the existing database, read-only, before a person is chosen (its
     /// `household` and `forPerson` give each person's), for as long as `body` runs.
-    func withHousehold<T>(_ settings: FineDustSettings, _ body: (StatisticsService) async throws -> T) async throws -> T {
-        try await withStore(settings, for: .read) { store in try await body(try await household(settings, store: store)) }
+    func withHousehold<T>(
+        _ settings: FineDustSettings, people: [Person] = [], _ body: (StatisticsService) async throws -> T
+    ) async throws -> T {
+        try await withStore(settings, for: .read) { store in try await body(try await household(settings, store: store, people: people)) }
     }
 
     /// The statistics service over `store`, the one the command opened, once the station is known
     /// to it: a name the database never stored is an error naming the nearest stored ones, not an
     /// empty report (docs/REFERENCE.md §6).
+    /// - Parameter people: the people the command reports on: a station of their own the database
+    ///   never stored is the same error (a mistyped `people[].station` made an empty report headed with it).
     func household(
-        _ settings: FineDustSettings, store: any FineDustStore, clock given: (any WallClock)? = nil
+        _ settings: FineDustSettings, store: any FineDustStore, clock given: (any WallClock)? = nil, people: [Person] = []
     ) async throws -> StatisticsService {
         let clock = try given ?? self.clock(settings)
         let stations = try primaryStation(settings)
         try await checkStored(stations.primary, store: store)
+        for person in people {
+            guard let own = person.station, own != stations.primary else { continue }
+            try await checkStored(own, store: store, person: person.name)
+        }
         return StatisticsService(
             store: store, clock: clock, calendar: settings.calendar, intakeModel: settings.intakeModel,
             stations: try primaryStation(settings), followingRadiusKilometres: settings.followingRadiusKilometres)

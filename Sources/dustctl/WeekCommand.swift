@@ -42,7 +42,7 @@ struct WeekCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let people = try personOptions.people(settings)
-            try await options.withHousehold(settings) { household in
+            try await options.withHousehold(settings, people: people) { household in
                 let reports: [WeekReport]
                 if let isoWeek {
                     reports = try await household.householdWeek(people, isoWeek)

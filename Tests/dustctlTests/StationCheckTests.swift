@@ -23,6 +23,24 @@ struct StationCheckTests {
         #expect(configured.status == 78)
         #expect(configured.standardError.contains("station.name in the configuration file names no station this database holds"))
         #expect(try await dustctl("day", "2026-11-20", "--station", "종로구", "--db", db).status == 0)
+        // Set by the environment, the sentence names the variable, not the file.
+        let environment = try await dustctl("day", "2026-11-20", "--db", db, environment: ["DUSTD_STATION_NAME": "종로구청"])
+        #expect(environment.status == 78 && environment.standardError.contains("DUSTD_STATION_NAME in the environment names no station"))
+        // A person's own station, mistyped: an empty report headed with it before; the same error, naming the person.
+        let household = directory.path("household.yaml")
+        try "station:\n  name: 종로구\npeople:\n  - name: a\n    born: \"1990-01\"\n  - name: b\n    born: \"1990-01\"\n    station: 종로구청\n"
+            .write(toFile: household, atomically: true, encoding: .utf8)
+        for command in [
+            ["day", "2026-11-20", "--person", "b"], ["week", "--end", "2026-11-20", "--everyone"], ["export", "--last-week", "--everyone"],
+        ] {
+            let result = try await dustctl(command + ["--config", household, "--db", db])
+            #expect(result.status == 78, "\(command): \(result.standardError)")
+            #expect(
+                result.standardError.contains(
+                    "b's station in the configuration file (people[].station) names no station this database holds"))
+        }
+        // The person whose station is stored is reported as before.
+        #expect(try await dustctl("day", "2026-11-20", "--person", "a", "--config", household, "--db", db).status == 0)
         // A database with nothing yet says there is nothing, as before.
         #expect(try await dustctl("person", "forget", "me", "--db", directory.path("new.sqlite")).status == 0)
         let fresh = try await dustctl("day", "2026-11-20", "--station", "종로구청", "--db", directory.path("new.sqlite"))
