@@ -51,13 +51,26 @@ struct GlobalOptions: ParsableArguments {
                     "\(given) is not a time: write YYYY-MM-DDTHH:MM (the configured zone) or add an offset, e.g. 2026-11-21T00:30+09:00."
             )
         }
+        // The day it falls on where reports are made, not the year as typed: 2099-12-31T23:59-12:00 is
+        // already 2100 in Korea, 1999-12-31T20:00Z already 2000.
+        let day = settings.calendar.date(containing: instant)
+        guard SupportedPeriod.contains(day) else {
+            let origin = now != nil ? "--now" : "FINEDUST_NOW"
+            let given = "\(origin) \"\(TerminalSafeText.sanitized(text))\""
+            let range = "\(SupportedPeriod.firstDate) – \(SupportedPeriod.lastDate)"
+            throw CommandFailure(
+                .usage,
+                korean: "\(given)은(는) 설정된 시간대로 \(day)이어서 FineDust가 다루는 날짜(\(range)) 밖입니다.",
+                english: "\(given) is \(day) in the configured zone, outside the dates FineDust keeps (\(range)).")
+        }
         return FixedClock(instant)
     }
 
-    /// `YYYY-MM-DDTHH:MM[:SS]` in `zone`, or with `Z` or `±HH:MM`; years 2000 to 2099.
+    /// `YYYY-MM-DDTHH:MM[:SS]` in `zone`, or with `Z` or `±HH:MM`; years 1999 to 2100 as written (the
+    /// day it falls on in the configured zone is held to `SupportedPeriod` by `clock`).
     static func instant(_ text: String, in zone: TimeZone) -> Date? {
         let pattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?$/
-        guard let match = text.wholeMatch(of: pattern), let year = Int(match.1), (2000...2099).contains(year) else { return nil }
+        guard let match = text.wholeMatch(of: pattern), let year = Int(match.1), (1999...2100).contains(year) else { return nil }
         var zoneUsed = zone
         if let offset = match.7 {
             if offset == "Z" {

@@ -40,6 +40,27 @@ struct PeriodArgumentTests {
         }
     }
 
+    @Test("--now is held to the dates FineDust keeps by the day it falls on in the configured zone, not by the year typed")
+    func nowByTheDayInZone() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("dust.sqlite")
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        for (now, day) in [("2099-12-31T23:59-12:00", "2100-01-01"), ("2000-01-01T00:00+14:00", "1999-12-31")] {
+            for command in [["today"], ["week"], ["export"], ["today", "--json"]] {
+                let run = try await dustctl(command + ["--now", now, "--station", "종로구", "--db", db], environment: ["LC_ALL": "C"])
+                #expect(run.status == 64, "\(command) \(now): \(run.standardOutput)")
+                #expect(
+                    run.standardError
+                        == "dustctl: --now \"\(now)\" is \(day) in the configured zone, outside the dates FineDust keeps (2000-01-01 – 2099-12-31).\n",
+                    "\(run.standardError)")
+            }
+        }
+        // 1999-12-31T20:00Z is 05:00 on 2000-01-01 in Korea: a time FineDust keeps, as a Korean would type it.
+        let first = try await dustctl("today", "--now", "1999-12-31T20:00Z", "--station", "종로구", "--db", db, "--json")
+        #expect(first.status == 0 && first.standardOutput.contains("\"date\":\"2000-01-01\""), "\(first.standardError)")
+    }
+
     @Test("dustctl week --end 1999-12-31 and export --week 1999-W52 exit 64 with one sentence naming the range")
     func process() async throws {
         let early = try await dustctl("week", "--end", "1999-12-31", "--db", "/nonexistent/dust.sqlite")
