@@ -93,7 +93,12 @@ struct Dustd: AsyncParsableCommand {
             let message = fullMessage(for: error)
             let status = exitCode(for: error)
             if !message.isEmpty {
-                if status.isSuccess { print(message) } else { writeStandardError(message + "\n") }
+                if status.isSuccess {
+                    // `--help` and `--version` on a full disk or a closed descriptor: 74, as dustctl says it.
+                    if let failed = writeStandardOutput(message + "\n") { exit(withError: ExitCode(failed)) }
+                } else {
+                    writeStandardError(message + "\n")
+                }
             }
             exit(withError: status)
         }
@@ -161,7 +166,9 @@ struct Dustd: AsyncParsableCommand {
     /// A one-shot mode's lines on stderr and stdout, then its exit status.
     private func report(_ outcome: OneShotOutcome) throws {
         for line in outcome.diagnostics { writeStandardError("dustd: \(line)\n") }
-        for line in outcome.output { print(TerminalSafeText.sanitized(line)) }
+        for line in outcome.output {
+            if let failed = writeStandardOutput(TerminalSafeText.sanitized(line) + "\n") { throw ExitCode(failed) }
+        }
         if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }
     }
 
@@ -197,6 +204,17 @@ func fail(_ status: ExitStatus, _ message: String) -> Never {
 /// `text` on stderr with what a terminal acts on replaced in each line (`TerminalSafeText`): a
 /// configuration's value, a variable, an argument or a server's text quoted in it may hold an escape
 /// sequence that would retitle or clear the operator's terminal.
+/// Writes `text` to stdout; nil when written or when the reader of a pipe has gone (it has what it
+/// wanted), else says why on stderr and returns 74 (`EX_IOERR`), the status to end with.
+func writeStandardOutput(_ text: String) -> Int32? {
+    switch writeAll(text.utf8, to: STDOUT_FILENO) {
+    case nil, EPIPE?: return nil
+    case let code?:
+        writeStandardError("dustd: Cannot write the output: \(String(cString: strerror(code))).\n")
+        return ExitStatus.ioError.rawValue
+    }
+}
+
 func writeStandardError(_ text: String) {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalSafeText.sanitized(String($0)) }
     _ = writeAll(lines.joined(separator: "\n").utf8, to: STDERR_FILENO)

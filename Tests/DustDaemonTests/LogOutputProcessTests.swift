@@ -49,4 +49,26 @@ struct LogOutputProcessTests {
         }
         #expect(stored == 24)
     }
+
+    @Test("dustd --help and --version on a full disk or a closed stdout exit 74 saying so; into a pipe whose reader left, 0")
+    func helpUnwritable() async throws {
+        let directory = try TemporaryDirectory("help-output")
+        defer { directory.remove() }
+        let errors = directory.path("stderr.txt")
+        for argument in ["--help", "--version"] {
+            let environment = ["PATH": "/usr/bin:/bin", "DUSTD": Executables.url("dustd").path, "ARGUMENT": argument]
+            for (shell, expected) in [
+                ("\"$DUSTD\" \"$ARGUMENT\" >/dev/full", 74), ("\"$DUSTD\" \"$ARGUMENT\" >&-", 74),
+                ("set -o pipefail; \"$DUSTD\" \"$ARGUMENT\" | true", 0),
+            ] {
+                let status = try await aside {
+                    try Spawn.run("/bin/bash", ["-c", shell], environment: environment, standardOutput: "/dev/null", standardError: errors)
+                }
+                let said = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+                #expect(status == expected, "\(shell): \(said)")
+                #expect(expected == 0 ? said.isEmpty : said.hasPrefix("dustd: Cannot write the output: "), "\(shell): \(said)")
+            }
+        }
+    }
+
 }
