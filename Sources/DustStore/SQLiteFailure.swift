@@ -31,6 +31,8 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .databaseMissing(let path):
             "There is no database at \(path); create one with `dustctl import FILE…` or let dustd run once, or pass --db PATH."
+        case .cannotOpen(let path, .noSharedMemory(let directory)):
+            "Cannot read the database \(path): \(StorageFailure.Reason.noSharedMemory(directory: directory))."
         case .cannotOpen(let path, let reason):
             "Cannot open the database \(path) (\(reason)); check that the directory exists and that this user may read and write it."
         case .diskFull(let path):
@@ -71,6 +73,15 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
             self = .readOnlyFileSystem(path: path)
             return
         }
+        // A group member reading dustd's database (README: usermod -aG dustd) while dustd is stopped: SQLite
+        // needs the -shm file, which only its owner may create in the directory. Its message ("attempt to
+        // write a readonly database") asked this user to be given write access it should not have.
+        if [.SQLITE_READONLY, .SQLITE_CANTOPEN].contains(database.resultCode.primaryResultCode),
+            let directory = Self.sharedMemoryMissing(path)
+        {
+            self = .cannotOpen(path: path, reason: .noSharedMemory(directory: directory))
+            return
+        }
         switch database.resultCode.primaryResultCode {
         case .SQLITE_FULL: self = .diskFull(path: path)
         case .SQLITE_BUSY, .SQLITE_LOCKED: self = .busy(path: path)
@@ -80,6 +91,14 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH: self = .cannotOpen(path: path, reason: .given(reason))
         default: self = .io(path: path, reason: reason)
         }
+    }
+
+    /// The directory of `path` when the database is there and readable, its `-shm` is not, and this
+    /// user may not create files in the directory; nil otherwise.
+    static func sharedMemoryMissing(_ path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        guard access(path, R_OK) == 0, access(path + "-shm", F_OK) != 0, access(directory, W_OK) != 0 else { return nil }
+        return directory
     }
 
     /// Whether the file system holding `path` (or its directory, for a file not made yet) is mounted read-only.

@@ -215,4 +215,42 @@ struct DatabaseFileProcessTests {
         }
     }
 
+    @Test(
+        "A member of the database's group reading it while dustd is stopped (no -shm, which only the owner may create) is told why and what to do, not to be given write access",
+        .enabled(if: getuid() == 0, "needs root, to give the database another owner and group and read it as another user"))
+    func groupMemberWithoutSharedMemory() async throws {
+        let scene = try Scene("groupread")
+        defer { scene.directory.remove() }
+        let directory = scene.directory.path("d")
+        let database = directory + "/dust.sqlite"
+        let imported = try await scene.dustctl(["import", dailyFixture, "--db", database])
+        try #require(imported.status == 0, "\(imported.standardError)")
+        // As dustd leaves it: the directory 0750, the database, its -wal and -shm 0640, the group's members may read.
+        #expect(chown(directory, 0, 4242) == 0 && chmod(directory, 0o750) == 0)
+        for file in [database, database + "-wal", database + "-shm"] { #expect(chown(file, 0, 4242) == 0 && chmod(file, 0o640) == 0) }
+        let (output, errors) = (scene.directory.path("out.txt"), scene.directory.path("err.txt"))
+        func readAsMember() async throws -> (Int32, String) {
+            let status = try await aside {
+                try Spawn.run(
+                    "/usr/bin/setpriv",
+                    [
+                        "--reuid=65534", "--regid=4242", "--clear-groups", Executables.url("dustctl").path, "day", "2026-11-20",
+                        "--station",
+                        "종로구", "--db", database,
+                    ],
+                    environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": scene.configuration, "LC_ALL": "C"], standardOutput: output,
+                    standardError: errors)
+            }
+            return (status, try String(contentsOfFile: errors, encoding: .utf8))
+        }
+        let (read, _) = try await readAsMember()
+        #expect(read == 0, "a member reads while the -shm is there")
+        // Another SQLite client closing last (the sqlite3 command) removes the -wal and -shm.
+        #expect(unlink(database + "-shm") == 0 && unlink(database + "-wal") == 0)
+        let (status, said) = try await readAsMember()
+        #expect(status == 74, "\(said)")
+        #expect(said.contains("it has no -shm file beside it") && said.contains("start dustd (systemctl start dustd)"), "\(said)")
+        #expect(!said.contains("may read and write it"))
+    }
+
 }

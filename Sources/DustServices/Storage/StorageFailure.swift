@@ -61,6 +61,9 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         /// The database, or its `-wal` or `-shm` (the path given), is a FIFO, a directory, a device,
         /// a socket or a symbolic link where SQLite needs a regular file (or nothing).
         case notARegularFile(path: String, type: FileType)
+        /// A database in WAL mode without its `-shm` file, in a directory this user may not write:
+        /// SQLite cannot read it until the database's owner (dustd, running) makes the file.
+        case noSharedMemory(directory: String)
         /// SQLite's or the system's words, as they were given.
         case given(String)
 
@@ -75,6 +78,10 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
             case .tablesAltered(let words): "its tables are not the ones its migrations made: \(words)"
             case .readOnlyFileSystem: "the file system holding it is mounted read-only"
             case .notARegularFile(let path, let type): "\(path) is \(type), not a regular file"
+            case .noSharedMemory(let directory):
+                "it has no -shm file beside it, which SQLite needs to read it and which only the database's owner may create in "
+                    + "\(directory): dustd makes it while it runs; start dustd (systemctl start dustd), or read as its user "
+                    + "(sudo -u dustd dustctl …)"
             case .given(let words): words
             }
         }
