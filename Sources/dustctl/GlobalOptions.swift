@@ -35,6 +35,23 @@ struct GlobalOptions: ParsableArguments {
             valueName: "time"))
     var now: String?
 
+    /// A path given empty, or longer than any path can be, is a usage error before anything is opened:
+    /// "There is no database at ;" said nothing, and a 100 KB value was quoted whole in the error after.
+    func validate() throws {
+        for (name, value) in [("--db", db), ("--config", config)] {
+            guard let value else { continue }
+            if value.isEmpty {
+                throw ValidationError(korean: "\(name)에 빈 경로를 주었습니다. 파일 경로를 주세요.", english: "\(name) was given an empty path; name a file.")
+            }
+            if value.utf8.count > Int(PATH_MAX) {
+                let shown = TerminalSafeText.shown(value, characters: 80)
+                throw ValidationError(
+                    korean: "\(name)의 값(\(shown))이 경로가 될 수 있는 길이(\(PATH_MAX)바이트)보다 깁니다.",
+                    english: "\(name) \"\(shown)\" is longer than a path can be (\(PATH_MAX) bytes).")
+            }
+        }
+    }
+
     /// The clock `today`, `week`, `export`, `forecast`, `advisories` and `status` read: `--now`, else
     /// `$FINEDUST_NOW`, else the system's (docs/REFERENCE.md §6). Exploring a database of another
     /// day, such as the demo's, needs it.
@@ -43,7 +60,7 @@ struct GlobalOptions: ParsableArguments {
         guard let text = now ?? environment else { return SystemClock() }
         guard let instant = Self.instant(text, in: settings.calendar.timeZone) else {
             let origin = now != nil ? "--now" : "FINEDUST_NOW"
-            let given = "\(origin) \"\(TerminalSafeText.sanitized(text))\""
+            let given = "\(origin) \"\(TerminalSafeText.shown(text, characters: 80))\""
             throw CommandFailure(
                 .usage,
                 korean: "\(given)은(는) 시각이 아닙니다: YYYY-MM-DDTHH:MM(설정된 시간대)으로 쓰거나 오프셋을 붙이세요. 예: 2026-11-21T00:30+09:00.",
@@ -56,7 +73,7 @@ struct GlobalOptions: ParsableArguments {
         let day = settings.calendar.date(containing: instant)
         guard SupportedPeriod.contains(day) else {
             let origin = now != nil ? "--now" : "FINEDUST_NOW"
-            let given = "\(origin) \"\(TerminalSafeText.sanitized(text))\""
+            let given = "\(origin) \"\(TerminalSafeText.shown(text, characters: 80))\""
             let range = "\(SupportedPeriod.firstDate) – \(SupportedPeriod.lastDate)"
             throw CommandFailure(
                 .usage,

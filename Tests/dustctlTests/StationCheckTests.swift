@@ -76,6 +76,25 @@ struct StationNameFormTests {
 
 @Suite("dustctl's small refusals say what is wrong", .timeLimit(.minutes(10)))
 struct SmallRefusalTests {
+    @Test("An empty --db or --config, or one longer than a path can be, is a usage error saying so; a 100 KB --now is quoted cut")
+    func pathsAndLongValues() async throws {
+        let long = String(repeating: "a", count: 100_000)
+        for (option, value) in [("--db", ""), ("--config", ""), ("--db", long), ("--config", long)] {
+            let result = try await dustctl(["day", "2026-11-20", "--station", "종로구", option, value], environment: ["LC_ALL": "C"])
+            #expect(result.status == 64, "\(option): \(result.standardError.prefix(200))")
+            #expect(result.standardError.utf8.count < 1_000, "\(option): \(result.standardError.utf8.count) bytes")
+            #expect(
+                result.standardError.contains(value.isEmpty ? "\(option) was given an empty path" : "is longer than a path can be"),
+                "\(result.standardError.prefix(300))")
+        }
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let now = try await dustctl(["today", "--station", "종로구", "--db", db, "--now", long], environment: ["LC_ALL": "C"])
+        #expect(now.status == 64 && now.standardError.utf8.count < 1_000 && now.standardError.contains("is not a time"))
+    }
+
     @Test("import and activity import refuse --now, which they would not read (they judge times by this machine's clock)")
     func importRefusesNow() async throws {
         let directory = try TemporaryDirectory()
