@@ -36,6 +36,14 @@ public struct DemoDashboard: Sendable {
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
     public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
+        let inUse =
+            "\(databasePath) holds data the demo did not write, so it was left alone; the demo writes only into a new file or one "
+            + "it made: name another with --demo-database (or, if it is an older FineDust's demo file, remove it and run again)."
+        // Asked before the file is opened to write, which would migrate a household's older database.
+        guard await StorageBackend.demoMayReplay(intoSQLite: databasePath, logger: DaemonDatabase.quietLogger) else {
+            report(inUse)
+            return .cannotCreate
+        }
         // The demo's own SQLite file: no connections to run beside it.
         let store: any FineDustStore
         do {
@@ -50,9 +58,7 @@ public struct DemoDashboard: Sendable {
         do {
             replay = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         } catch is DemoReplay.DatabaseInUse {
-            report(
-                "\(databasePath) holds data the demo did not write, so it was left alone; the demo writes only into a new file or one "
-                    + "it made: name another with --demo-database (or, if it is an older FineDust's demo file, remove it and run again).")
+            report(inUse)
             return .cannotCreate
         } catch {
             report("The demo could not be replayed: \(error)")

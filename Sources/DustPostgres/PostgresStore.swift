@@ -149,12 +149,12 @@ public final class PostgresStore: Sendable, Service {
         return configuration
     }
 
-    /// Every session's own settings, sent when it starts: its program's name, for a DBA's
-    /// `pg_stat_activity` (`dustd`, `dustctl`); and a lock waited for at most 30 seconds, so that a
-    /// table another session holds (`VACUUM FULL`, `LOCK TABLE`) is said to be locked (SQLSTATE 55P03,
-    /// "try again") before the statement's 60-second deadline would blame the server or the network.
+    /// Every session's own setting, sent when it starts: its program's name, for a DBA's
+    /// `pg_stat_activity` (`dustd`, `dustctl`). Nothing else: a `lock_timeout` there would also bound
+    /// the migration's wait for another dustd's migration (an advisory lock), and a pooler such as
+    /// PgBouncer refuses startup parameters it does not know (it knows this one).
     static var sessionParameters: [(String, String)] {
-        [("application_name", String(ProcessInfo.processInfo.processName.prefix(63))), ("lock_timeout", "30s")]
+        [("application_name", String(ProcessInfo.processInfo.processName.prefix(63)))]
     }
 
     /// One connection's settings from `storage.url`'s parts (the store's first connection, the

@@ -68,6 +68,6 @@ extension ReportJSON {
     /// The grade an event's value stands for, when its metric is a grade.
     public static func alertGrade(_ event: AlertEvent) -> DustGrade? {
         guard let metric = event.metric, metric.isGrade, let value = event.value else { return nil }
-        return DustGrade(rawValue: Int(value))
+        return Int(exactly: value).flatMap(DustGrade.init(rawValue:))
     }
 }

@@ -101,23 +101,33 @@ extension SQLDatabase {
 
     public func claimForDemo(at time: Date) async throws(StorageFailure) -> Bool {
         try await write { session in
+            guard try Self.demoMayWrite(session) else { return false }
             if try session.row("SELECT 1 AS one FROM daemon_state WHERE key = ?", DaemonStatus.demoKey) != nil { return true }
-            let holds = try session.row(
-                """
-                SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM measurement) OR EXISTS (SELECT 1 FROM station)
-                OR EXISTS (SELECT 1 FROM activity_source) OR EXISTS (SELECT 1 FROM heart_rate)
-                OR EXISTS (SELECT 1 FROM resting_heart_rate) OR EXISTS (SELECT 1 FROM sleep_interval)
-                OR EXISTS (SELECT 1 FROM track_position) OR EXISTS (SELECT 1 FROM indoor_hour) OR EXISTS (SELECT 1 FROM indoor_sensor)
-                OR EXISTS (SELECT 1 FROM poll_attempt) OR EXISTS (SELECT 1 FROM advisory) OR EXISTS (SELECT 1 FROM forecast_issue)
-                OR EXISTS (SELECT 1 FROM weekly_outlook) OR EXISTS (SELECT 1 FROM alert_event) OR EXISTS (SELECT 1 FROM daemon_state)
-                OR EXISTS (SELECT 1 FROM session_revocation)
-                """)
-            guard holds == nil else { return false }
             _ = try session.execute(
                 "INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)", DaemonStatus.demoKey, "replayed",
                 SQLTime.seconds(time))
             return true
         }
+    }
+
+    public func demoMayWrite() async throws(StorageFailure) -> Bool {
+        try await read { session in try Self.demoMayWrite(session) }
+    }
+
+    /// The demo's mark is there, or nothing a household or dustd writes is.
+    private static func demoMayWrite(_ session: any SQLSession) throws -> Bool {
+        if try session.row("SELECT 1 AS one FROM daemon_state WHERE key = ?", DaemonStatus.demoKey) != nil { return true }
+        let holds = try session.row(
+            """
+            SELECT 1 AS one WHERE EXISTS (SELECT 1 FROM measurement) OR EXISTS (SELECT 1 FROM station)
+            OR EXISTS (SELECT 1 FROM activity_source) OR EXISTS (SELECT 1 FROM heart_rate)
+            OR EXISTS (SELECT 1 FROM resting_heart_rate) OR EXISTS (SELECT 1 FROM sleep_interval)
+            OR EXISTS (SELECT 1 FROM track_position) OR EXISTS (SELECT 1 FROM indoor_hour) OR EXISTS (SELECT 1 FROM indoor_sensor)
+            OR EXISTS (SELECT 1 FROM poll_attempt) OR EXISTS (SELECT 1 FROM advisory) OR EXISTS (SELECT 1 FROM forecast_issue)
+            OR EXISTS (SELECT 1 FROM weekly_outlook) OR EXISTS (SELECT 1 FROM alert_event) OR EXISTS (SELECT 1 FROM daemon_state)
+            OR EXISTS (SELECT 1 FROM session_revocation)
+            """)
+        return holds == nil
     }
 
     public func loadStatus() async throws(StorageFailure) -> DaemonStatus? {

@@ -3,6 +3,7 @@ import DustKit
 import DustPostgres
 import DustServices
 import DustStore
+import Foundation
 import Logging
 import ServiceLifecycle
 
@@ -109,5 +110,17 @@ extension StorageBackend {
         _ body: (any FineDustStore) async throws -> T
     ) async throws -> T {
         try await open(access, environment: environment, logger: logger, warning: warning).serving(body)
+    }
+}
+
+extension StorageBackend {
+    /// Whether the demo (`dustctl demo`, `dustd --demo`) may replay into the SQLite file at `path`: no
+    /// file, an empty one, or a database the demo made or that holds nothing (`demoMayWrite`), read
+    /// without writing or migrating it. A file that cannot be opened to read is not the demo's.
+    public static func demoMayReplay(intoSQLite path: String, logger: Logger) async -> Bool {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_size > 0 else { return true }
+        guard let opened = try? await StorageBackend.sqlite(path: path).open(.read, environment: [:], logger: logger) else { return false }
+        return (try? await opened.serving { store in try await store.demoMayWrite() }) ?? false
     }
 }

@@ -163,7 +163,11 @@ struct ActivityImportCommand: AsyncParsableCommand {
                             ("failed", .integer(failed)),
                         ]).serialized)
                 }
-                if failed > 0 { throw ExitCode((onlyUnopened ? ExitStatus.noInput : .dataError).rawValue) }
+                if failed > 0 {
+                    // The files' failure is the status; the output's, said too.
+                    do throws(CommandFailure) { try output.finish(language) } catch { standardError(error.message) }
+                    throw ExitCode((onlyUnopened ? ExitStatus.noInput : .dataError).rawValue)
+                }
                 try output.finish(language)
             }
         }

@@ -140,12 +140,13 @@ func printDay(
         try standardOutputLine(output.json(documents).serialized)
     } else {
         let text = ReportText.forStandardOutput(settings)
+        let now = isToday ? try options.clock(settings).now : nil
         try standardOutput(
             output.text(
                 reports.map { report in
                     (
                         person: report.person,
-                        text: text.day(report, isToday: isToday, forecast: forecast ?? nil, latest: latest[report.person] ?? nil)
+                        text: text.day(report, isToday: isToday, forecast: forecast ?? nil, latest: latest[report.person] ?? nil, now: now)
                     )
                 }))
     }

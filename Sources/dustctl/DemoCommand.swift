@@ -1,8 +1,11 @@
 import ArgumentParser
+import DustConfig
 import DustKit
 import DustReports
 import DustServices
+import DustStorage
 import Foundation
+import Logging
 
 struct DemoCommand: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
@@ -49,18 +52,21 @@ struct DemoCommand: AsyncParsableCommand {
             let directory = try fixturesDirectory(language)
             let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
             let model = try VentilationIntakeModel()
+            let inUse = CommandFailure(
+                .cannotCreate,
+                korean: "\(db)에는 데모가 쓰지 않은 데이터가 있어 그대로 두었습니다. 데모는 새 파일이나 데모가 만든 파일에만 씁니다: "
+                    + "--db로 다른 파일을 주세요 (예전 FineDust의 데모 파일이라면 지우고 다시 실행하세요).",
+                english: "\(db) holds data the demo did not write, so it was left alone; the demo writes only into a new file "
+                    + "or one it made: name another with --db (or, if it is an older FineDust's demo file, remove it and run again).",
+                language: language)
+            // Asked before the file is opened to write, which would migrate a household's older database.
+            guard await StorageBackend.demoMayReplay(intoSQLite: db, logger: Logger(label: "dustctl.demo")) else { throw inUse }
             try await withStore(.sqlite(path: db), for: .write) { store in
                 let replay: DemoReplay.Replay
                 do {
                     replay = try await DemoReplay(fixtures: directory, store: store, calendar: calendar).run()
                 } catch is DemoReplay.DatabaseInUse {
-                    throw CommandFailure(
-                        .cannotCreate,
-                        korean: "\(db)에는 데모가 쓰지 않은 데이터가 있어 그대로 두었습니다. 데모는 새 파일이나 데모가 만든 파일에만 씁니다: "
-                            + "--db로 다른 파일을 주세요 (예전 FineDust의 데모 파일이라면 지우고 다시 실행하세요).",
-                        english: "\(db) holds data the demo did not write, so it was left alone; the demo writes only into a new file "
-                            + "or one it made: name another with --db (or, if it is an older FineDust's demo file, remove it and run again).",
-                        language: language)
+                    throw inUse
                 }
                 let household = StatisticsService(
                     store: store, clock: FixedClock(DemoReplay.now), calendar: calendar, intakeModel: model,

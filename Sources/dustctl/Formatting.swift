@@ -89,7 +89,7 @@ func formatted(_ value: Double?, decimals: Int = 1) -> String {
 /// A concentration as AirKorea prints it: whole µg/m³ when whole.
 func formattedConcentration(_ value: Double?) -> String {
     guard let value else { return "–" }
-    return value == value.rounded() ? String(Int(value)) : fixedDecimals(value, 1)
+    return Int(exactly: value).map(String.init) ?? fixedDecimals(value, 1)
 }
 
 /// `보통 moderate`, or `–`.

@@ -122,6 +122,8 @@ struct ImportCommand: AsyncParsableCommand {
                     "Imported \(files.count - failures.count) of \(files.count) files")
                 guard failures.isEmpty else {
                     let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
+                    // The files' failure is the status; the output's, said too.
+                    do throws(CommandFailure) { try output.finish(language) } catch { standardError(error.message) }
                     throw CommandFailure(status, summary + language.say("; \(failures.count)개 실패.", "; \(failures.count) failed."))
                 }
                 if !options.json { output.line(summary + ".") }

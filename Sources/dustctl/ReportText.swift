@@ -23,13 +23,18 @@ struct ReportText {
 
     /// - Parameter forecast: today's outlook; its tomorrow line is shown when a grade is stored.
     /// - Parameter latest: for `today`, the newest stored hour whatever its day, shown when today has none yet.
-    func day(_ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil, latest: HourlyReading? = nil) -> String {
+    /// - Parameter now: for `today`, the moment asked at: an hour that ended more than
+    ///   `DaemonHealth.staleAfter` before it is the newest stored, dated, not the latest.
+    func day(
+        _ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil, latest: HourlyReading? = nil, now: Date? = nil
+    ) -> String {
+        func isOld(_ slot: Slot) -> Bool { now.map { $0.timeIntervalSince(slot.end) > DaemonHealth.staleAfter } ?? false }
         var lines: [String] = []
         lines.append(style.bold("\(report.station) · \(report.date) (\(language.weekday(report.date))) · \(calendar.timeZone.identifier)"))
         let tomorrow = forecast.flatMap(tomorrowLine)
         guard !report.hourly.isEmpty else {
             lines.append(
-                isToday
+                isToday && !(latest.map { isOld($0.slot) } ?? false)
                     ? say(
                         "오늘 측정값이 아직 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 저장합니다.",
                         "No readings for today yet; dustd stores each hour about 20 minutes after it ends.")
@@ -49,7 +54,10 @@ struct ReportText {
             let hours = slotLabel(latest.slot, calendar)
             let pm10 = concentrationWithGrade(latest.concentration.fineDust, .pm10, report.date)
             let pm25 = concentrationWithGrade(latest.concentration.ultraFineDust, .pm25, report.date)
-            lines.append(say("최근 측정", "Latest hour") + " \(hours)   PM10 \(pm10)   PM2.5 \(pm25)")
+            let label =
+                isToday && isOld(latest.slot)
+                ? say("최근 저장된 시간", "Latest stored hour") + " \(report.date)" : say("최근 측정", "Latest hour")
+            lines.append(label + " \(hours)   PM10 \(pm10)   PM2.5 \(pm25)")
         }
         lines.append("")
         lines.append(contentsOf: totalsTable(report.totals, hoursOf: report.elapsedSlots, label: isToday ? say("지금까지", "so far") : ""))

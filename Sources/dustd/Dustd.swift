@@ -166,10 +166,13 @@ struct Dustd: AsyncParsableCommand {
     /// A one-shot mode's lines on stderr and stdout, then its exit status.
     private func report(_ outcome: OneShotOutcome) throws {
         for line in outcome.diagnostics { writeStandardError("dustd: \(line)\n") }
-        for line in outcome.output {
-            if let failed = writeStandardOutput(TerminalSafeText.sanitized(line) + "\n") { throw ExitCode(failed) }
+        var unwritten: Int32?
+        for line in outcome.output where unwritten == nil {
+            unwritten = writeStandardOutput(TerminalSafeText.sanitized(line) + "\n")
         }
+        // The one-shot's own failure first (a poll that failed is what the caller needs to know), then the output's.
         if outcome.status != .ok { throw ExitCode(outcome.status.rawValue) }
+        if let unwritten { throw ExitCode(unwritten) }
     }
 
     /// `--demo`: the bundled responses through the real pipeline into a local database, then the
@@ -201,9 +204,6 @@ func fail(_ status: ExitStatus, _ message: String) -> Never {
     exit(status.rawValue)
 }
 
-/// `text` on stderr with what a terminal acts on replaced in each line (`TerminalSafeText`): a
-/// configuration's value, a variable, an argument or a server's text quoted in it may hold an escape
-/// sequence that would retitle or clear the operator's terminal.
 /// Writes `text` to stdout; nil when written or when the reader of a pipe has gone (it has what it
 /// wanted), else says why on stderr and returns 74 (`EX_IOERR`), the status to end with.
 func writeStandardOutput(_ text: String) -> Int32? {
@@ -215,6 +215,9 @@ func writeStandardOutput(_ text: String) -> Int32? {
     }
 }
 
+/// `text` on stderr with what a terminal acts on replaced in each line (`TerminalSafeText`): a
+/// configuration's value, a variable, an argument or a server's text quoted in it may hold an escape
+/// sequence that would retitle or clear the operator's terminal.
 func writeStandardError(_ text: String) {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalSafeText.sanitized(String($0)) }
     _ = writeAll(lines.joined(separator: "\n").utf8, to: STDERR_FILENO)

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import TestSupport
 import Testing
 
@@ -54,4 +55,29 @@ struct AlertsListPeopleTests {
         #expect(try await list(configuration, json: true).hasPrefix(#"{"rules":[{"when":"pm25.grade >= 3","state":"idle"}],"sinks":[]"#))
         #expect(try await list(configuration, json: false).hasPrefix("Rules:\n  pm25.grade >= 3  idle\n"))
     }
+
+    @Test("An alert event whose stored value is no grade (1e300, changed by hand) is listed, not a trap")
+    func eventValueChangedByHand() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let queue = try DatabaseQueue(path: db)
+        try await queue.write { database in
+            try database.execute(
+                sql:
+                    "INSERT INTO alert_event (at, kind, rule, metric, value, station) VALUES (1795100000, 'fired', 'pm25.grade >= 나쁨', 'pm25.grade', 1e300, '종로구')"
+            )
+            try database.execute(
+                sql:
+                    "INSERT INTO alert_event (at, kind, rule, metric, value, station) VALUES (1795100001, 'fired', 'x', 'outlook.high.days', 1e300, '종로구')"
+            )
+        }
+        try queue.close()
+        for json in [false, true] {
+            let listed = try await dustctl(["alerts", "list", "--db", db, "--station", "종로구"] + (json ? ["--json"] : []))
+            #expect(listed.status == 0, "\(listed.standardError)")
+        }
+    }
+
 }

@@ -326,4 +326,27 @@ struct TodayAsAtNowTests {
         let day = try await dustctl("hourly", "2026-11-20", "--station", "종로구", "--db", db, "--now", "2026-11-21T10:30", "--json")
         #expect(try hourlyRows(day.standardOutput).count == 24)
     }
+
+    @Test("Today's one hour of 01:00 asked at 20:18 (AirKorea down since) is the latest stored hour, dated; at 03:30 the latest hour")
+    func oldHourNotLatest() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("one.sqlite")
+        let body =
+            "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>종로구</stationName>"
+            + "<dataTime>2026-11-20 02:00</dataTime><pm10Value>40</pm10Value><pm25Value>20</pm25Value></item></items>"
+            + "<totalCount>1</totalCount></body></response>"
+        let file = directory.path("one.xml")
+        try body.write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await dustctl("import", file, "--db", db).status == 0)
+        let late = try await dustctl(["today", "--station", "종로구", "--db", db, "--now", "2026-11-20T20:18"], environment: ["LC_ALL": "C"])
+        #expect(late.standardOutput.contains("Latest stored hour 2026-11-20 01:00–02:00   PM10 40 µg/m³"), "\(late.standardOutput)")
+        #expect(!late.standardOutput.contains("Latest hour "))
+        let early = try await dustctl(["today", "--station", "종로구", "--db", db, "--now", "2026-11-20T03:30"], environment: ["LC_ALL": "C"])
+        #expect(early.standardOutput.contains("Latest hour 01:00–02:00   PM10 40 µg/m³"), "\(early.standardOutput)")
+        // A day without an hour, the newest days old: no promise of the next one.
+        let next = try await dustctl(["today", "--station", "종로구", "--db", db, "--now", "2026-11-23T12:00"], environment: ["LC_ALL": "C"])
+        #expect(
+            next.standardOutput.contains("No readings stored for this day.") && !next.standardOutput.contains("No readings for today yet"))
+    }
 }

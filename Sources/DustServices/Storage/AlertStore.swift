@@ -93,7 +93,7 @@ public struct AlertEvent: Sendable, Hashable {
         guard let metric else { return "test" }
         let subject = metric.subjectName
         let valueText: String
-        if metric.isGrade, let value, let grade = DustGrade(rawValue: Int(value)) {
+        if metric.isGrade, let value, let whole = Int(exactly: value), let grade = DustGrade(rawValue: whole) {
             valueText = grade.bilingualName
         } else if let value {
             valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : metric == .indoorPM25 ? " µg/m³" : " µg")
@@ -106,7 +106,8 @@ public struct AlertEvent: Sendable, Hashable {
         case .intakeTodayPM10, .intakeTodayPM25: return "\(subject) intake today \(valueText)"
         case .indoorPM25: return "indoor \(subject) \(valueText) (ventilate or run the purifier)"
         case .outlookHighDays:
-            return "\(value.map { String(Int($0)) } ?? "unknown") of the weekly outlook's days 높음 (high) for \(subject)"
+            return
+                "\(value.flatMap { Int(exactly: $0) }.map(String.init) ?? "unknown") of the weekly outlook's days 높음 (high) for \(subject)"
         case .advisoryLevel:
             let level = value.flatMap { Int(exactly: $0) }
             return level.map { $0 == 0 ? "no advisory in force" : "advisory \(Self.advisoryWords[$0, default: String($0)]) in force" }

@@ -11,4 +11,7 @@ public protocol DaemonStatusStore: Sendable {
     /// it holds what the demo did not write (readings, stations, a household's data, dustd's status),
     /// which a replay would overwrite and mix with the demo's.
     func claimForDemo(at time: Date) async throws(StorageFailure) -> Bool
+    /// What `claimForDemo` would answer, read without writing (nor migrating): asked of an existing
+    /// file before the demo opens it to write, so a household's database is not even upgraded.
+    func demoMayWrite() async throws(StorageFailure) -> Bool
 }

@@ -6,10 +6,12 @@ import DustServices
 extension DashboardRenderer {
     /// The latest hour's gases, each ppm in its CAI grade's colour with the day's highest hour,
     /// then AirKorea's integrated index with its grade. Shown only when a gas or the index is known.
-    /// Today's hour is "latest" only while `current` (fresh); else it is the newest stored.
-    func gasCard(_ day: DayReport, isToday: Bool, current: Bool) -> HTML {
+    /// Today's gas hour is "latest" only while it is fresh (`DaemonHealth.staleAfter`, judged on the
+    /// gases' own newest hour, which may be older than the dust's); else it is the newest stored.
+    func gasCard(_ day: DayReport, isToday: Bool) -> HTML {
         let totals = day.gasTotals
         let latest = day.latestGases
+        let current = latest.map { now.timeIntervalSince($0.slot.end) <= DaemonHealth.staleAfter } == true
         let tiles = Gas.allCases.map { gas -> HTML in
             let value = latest?.gases.ppm[gas]
             let grade = latest?.gases.grade[gas]

@@ -295,7 +295,7 @@ struct DashboardRenderer {
                             aside: text.shortDate(date) + " " + DashboardFormat.slotRange(latest.slot, calendar)))
                 }
             }
-            if day.gasTotals.hasKnownValue { sections.append(gasCard(day, isToday: isToday, current: current)) }
+            if day.gasTotals.hasKnownValue { sections.append(gasCard(day, isToday: isToday)) }
             if isToday, let forecast = model.forecast { sections.append(forecastCard(forecast)) }
             sections.append(weekCard(model.week, rolling: true, linkToWeek: ISOWeek(containing: day.date)))
             return HTML(sections)
