@@ -295,9 +295,14 @@ struct ExportTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let db = try await demoDatabase(directory)
+        // The demo's newest hour ended days ago: nothing promised, the newest stored hour dated.
         let result = try await dustctl("today", "--station", "종로구", "--db", db)
         #expect(result.status == 0)
-        #expect(result.standardOutput.contains("No readings for today yet"))
+        #expect(result.standardOutput.contains("No readings stored for this day."), "\(result.standardOutput)")
+        #expect(result.standardOutput.contains("Latest stored hour 2026-11-20 23:00–24:00"))
+        // Half an hour after the newest ended, today has none yet: the next is promised.
+        let fresh = try await dustctl("today", "--station", "종로구", "--db", db, "--now", "2026-11-21T00:30")
+        #expect(fresh.status == 0 && fresh.standardOutput.contains("No readings for today yet"), "\(fresh.standardOutput)")
     }
 }
 
