@@ -38,7 +38,7 @@ struct TodayCommand: AsyncParsableCommand {
                 try await printDay(
                     household.today, isToday: true, people: people, household: household, settings: settings, options: options,
                     personOptions: personOptions, forecast: .some(outlook),
-                    advisory: ReportJSON.todayAdvisory(listing, calendar: settings.calendar, now: now))
+                    advisory: ReportJSON.todayAdvisory(listing, calendar: settings.calendar, now: now), now: now)
             }
         }
     }
@@ -116,9 +116,11 @@ struct HourlyCommand: AsyncParsableCommand {
 ///
 /// - Parameter forecast: for `today`: the forecast outlook, or `.some(nil)` when there is none to
 ///   show (`forecastTomorrow` is then `null`); nil for `day`, whose document has no forecast.
+/// - Parameter now: for `today`, the moment asked at (an hour older than `DaemonHealth.staleAfter` is then
+///   the newest stored, not the latest).
 func printDay(
     _ date: LocalDate, isToday: Bool, people: [Person], household: StatisticsService, settings: DustConfig.FineDustSettings,
-    options: GlobalOptions, personOptions: PersonOptions, forecast: ForecastOutlook?? = nil, advisory: JSON? = nil
+    options: GlobalOptions, personOptions: PersonOptions, forecast: ForecastOutlook?? = nil, advisory: JSON? = nil, now: Date? = nil
 ) async throws {
     let reports = try await household.household(people, from: date, through: date).map { $0[0] }
     let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
@@ -140,7 +142,6 @@ func printDay(
         try standardOutputLine(output.json(documents).serialized)
     } else {
         let text = ReportText.forStandardOutput(settings)
-        let now = isToday ? try options.clock(settings).now : nil
         try standardOutput(
             output.text(
                 reports.map { report in
