@@ -73,6 +73,11 @@ public final class AsyncHTTPTransport: HTTPTransport {
     /// the process's (`tooManyOpenFiles`), anything else the connection's.
     static func unclassified(_ error: any Error) -> TransportError {
         if let failure = error as? IOError, failure.errnoCode == EMFILE || failure.errnoCode == ENFILE { return .tooManyOpenFiles }
+        // A system call's failure in the system's words ("connection refused"), not NIO's description of
+        // it, which read "connection reset (error set): Connection refused (errno: 111)" on the dashboard.
+        if let failure = error as? IOError, failure.errnoCode != 0 {
+            return .connection(String(cString: strerror(failure.errnoCode)).lowercased())
+        }
         return .connection(safeDescription(error))
     }
 

@@ -219,6 +219,12 @@ struct FaultTests {
             #expect(failure.description.contains("too many open files") && !failure.description.contains("check the network"))
         }
         #expect(AsyncHTTPTransport.unclassified(IOError(errnoCode: ECONNREFUSED, reason: "connect")) != .tooManyOpenFiles)
+        // Any other system call's failure in the system's words, not NIO's "connection reset (error set): … (errno: 111))".
+        let refused = AsyncHTTPTransport.unclassified(IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)"))
+        #expect(refused == .connection("connection refused"))
+        #expect(
+            refused.description
+                == "Could not reach AirKorea (connection refused); check the network and api.baseURL. FineDust retries with backoff.")
     }
 
     @Test("An endless response stops at the size limit instead of filling memory")

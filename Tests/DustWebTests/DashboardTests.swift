@@ -187,6 +187,8 @@ struct DashboardTests {
         #expect(page.contains("<span class=\"chip g2\">moderate</span>"))
         #expect(page.contains("Above WHO 45 (1.1×)"))
         #expect(page.contains("23/24\u{A0}h"))
+        // AirKorea's flag on 05:00 in English, its Korean beside it.
+        #expect(page.contains("servicing and calibration (점검및교정)"))
         #expect(page.contains("href=\"/day/2026-11-20?lang=ko\""))
         #expect(page.contains("href=\"/day/2026-11-19?lang=en\""))
         for korean in ["보통", "좋음", "나쁨", "평균", "흡입량", "시간별"] {

@@ -106,7 +106,7 @@ extension DashboardRenderer {
             "\(text.pollutantName(pollutant)) \(pollutant.displayName) \(DashboardFormat.concentration(value)) \(text.concentrationUnit)",
             text.gradeName(grade),
         ]
-        if let flag = exposure.flag[pollutant] { parts.append(flag) }
+        if let flag = exposure.flag[pollutant] { parts.append(text.flagName(flag)) }
         if let source = exposure.source[pollutant], source != primary { parts.append(text.fromStation(source)) }
         return parts.joined(separator: " · ")
     }

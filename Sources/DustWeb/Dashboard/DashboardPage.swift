@@ -494,7 +494,7 @@ struct DashboardRenderer {
                 """
             var notes: [String] = []
             if let exposure {
-                notes += Set([exposure.flag.fineDust, exposure.flag.ultraFineDust].compactMap { $0 }).sorted()
+                notes += Set([exposure.flag.fineDust, exposure.flag.ultraFineDust].compactMap { $0 }).sorted().map(text.flagName)
                 let sources = Set([exposure.source.fineDust, exposure.source.ultraFineDust].compactMap { $0 }).filter { $0 != day.station }
                 notes += sources.sorted().map(text.fromStation)
                 if let distance = exposure.walkingDistance { notes.append(text.walked(DashboardFormat.whole(distance))) }

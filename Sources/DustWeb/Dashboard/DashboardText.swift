@@ -155,6 +155,18 @@ struct DashboardText {
     var todaySoFar: String { say("오늘 지금까지", "Today so far") }
     var wholeDay: String { say("하루 전체", "The whole day") }
     var mean: String { say("평균", "Mean") }
+    /// AirKorea's flag on an hour: its four known words said in English on the English page (the
+    /// Korean kept beside, as the station's own notice shows it); anything else as it came.
+    func flagName(_ flag: String) -> String {
+        guard language == .english else { return flag }
+        switch flag {
+        case "점검및교정": return "servicing and calibration (점검및교정)"
+        case "장비점검": return "equipment check (장비점검)"
+        case "자료이상": return "data anomaly (자료이상)"
+        case "통신장애": return "communication failure (통신장애)"
+        default: return flag
+        }
+    }
     var maximum: String { say("최고", "Highest") }
     var hoursMeasured: String { say("측정", "Measured") }
     var intake: String { say("흡입량", "Intake") }
