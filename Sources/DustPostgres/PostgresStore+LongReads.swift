@@ -29,18 +29,15 @@ extension PostgresStore {
             for row in rows {
                 let (slot, station, pm10, pm25) = try row.decode((Int64, String, Double?, Double?).self)
                 guard let index = indexByName[station] else { continue }
-                // What the shared reader (`SQLRow`) refuses, refused here too: a row changed by hand.
-                guard let hour = Slot(validating: slot) else {
-                    throw SQLDecodingError(column: "slot_start", found: .integer(slot), expected: "a whole hour")
-                }
-                for (name, value) in [("pm10", pm10), ("pm25", pm25)] where value?.isInfinite == true {
-                    throw SQLDecodingError(column: name, found: .real(value!), expected: "a finite number")
-                }
+                // What the shared reader (`SQLRow`) refuses, refused here too (`StoredValue`).
                 result.append(
                     StationDust(
-                        slot: hour, station: index,
+                        slot: try StoredValue.slot(slot, column: "slot_start"), station: index,
                         concentration: DustPair(
-                            fineDust: pm10.flatMap { $0.isNaN ? nil : $0 }, ultraFineDust: pm25.flatMap { $0.isNaN ? nil : $0 })))
+                            fineDust: try pm10.flatMap { value throws(SQLDecodingError) in try StoredValue.number(value, column: "pm10") },
+                            ultraFineDust: try pm25.flatMap { value throws(SQLDecodingError) in
+                                try StoredValue.number(value, column: "pm25")
+                            })))
             }
             return result
         }

@@ -40,9 +40,7 @@ public struct SQLRow: Sendable {
     /// never writes, is a damaged row.
     public func optionalDouble(_ name: String) throws(SQLDecodingError) -> Double? {
         switch self[name] {
-        case .real(let value) where value.isFinite: value
-        case .real(let value) where value.isNaN: nil
-        case .real: throw SQLDecodingError(column: name, found: self[name], expected: "a finite number")
+        case .real(let value): try StoredValue.number(value, column: name)
         case .integer(let value): Double(value)
         case .null: nil
         case let other: throw SQLDecodingError(column: name, found: other)
@@ -50,12 +48,7 @@ public struct SQLRow: Sendable {
     }
 
     /// The hour that starts at column `name`'s instant; one that is not a whole hour is a damaged row.
-    public func slot(_ name: String) throws(SQLDecodingError) -> Slot {
-        guard let slot = Slot(validating: try int64(name)) else {
-            throw SQLDecodingError(column: name, found: self[name], expected: "a whole hour")
-        }
-        return slot
-    }
+    public func slot(_ name: String) throws(SQLDecodingError) -> Slot { try StoredValue.slot(try int64(name), column: name) }
 
     public func string(_ name: String) throws(SQLDecodingError) -> String { try required(name, optionalString(name)) }
 
@@ -133,5 +126,24 @@ extension SQLValue {
         case .blob: "bytes"
         case .null: "NULL"
         }
+    }
+}
+
+/// What every reader of stored rows refuses, the shared statements' (`SQLRow`) and each engine's own
+/// long reads alike: a value FineDust never writes, from a row changed by hand.
+public enum StoredValue {
+    /// The hour starting at `start`; an instant that is not a whole hour is a damaged row.
+    public static func slot(_ start: Int64, column: String) throws(SQLDecodingError) -> Slot {
+        guard let slot = Slot(validating: start) else {
+            throw SQLDecodingError(column: column, found: .integer(start), expected: "a whole hour")
+        }
+        return slot
+    }
+
+    /// A stored number: NaN (PostgreSQL's `'NaN'`) is unknown, an infinite one a damaged row.
+    public static func number(_ value: Double, column: String) throws(SQLDecodingError) -> Double? {
+        if value.isFinite { return value }
+        if value.isNaN { return nil }
+        throw SQLDecodingError(column: column, found: .real(value), expected: "a finite number")
     }
 }

@@ -235,18 +235,16 @@ public final class SQLiteStore: Sendable {
             for station in stations.indices.sorted(by: { stations[$0] < stations[$1] }) {
                 statement.arguments = [stations[station], from.startEpochSeconds, to.startEpochSeconds]
                 try Self.eachRow(of: statement, in: db) { row in
-                    let start = sqlite3_column_int64(row, Int32(slot))
-                    let values = (Self.optionalDouble(row, pm10), Self.optionalDouble(row, pm25))
-                    // What the shared reader (`SQLRow`) refuses, refused here too: a row changed by hand.
-                    guard let hour = Slot(validating: start) else {
-                        throw SQLDecodingError(column: "slot_start", found: .integer(start), expected: "a whole hour")
-                    }
-                    for (name, value) in [("pm10", values.0), ("pm25", values.1)] where value?.isInfinite == true {
-                        throw SQLDecodingError(column: name, found: .real(value!), expected: "a finite number")
-                    }
+                    // What the shared reader (`SQLRow`) refuses, refused here too (`StoredValue`).
                     let read = StationDust(
-                        slot: hour, station: station,
-                        concentration: DustPair(fineDust: values.0, ultraFineDust: values.1))
+                        slot: try StoredValue.slot(sqlite3_column_int64(row, Int32(slot)), column: "slot_start"), station: station,
+                        concentration: DustPair(
+                            fineDust: try Self.optionalDouble(row, pm10).flatMap { value throws(SQLDecodingError) in
+                                try StoredValue.number(value, column: "pm10")
+                            },
+                            ultraFineDust: try Self.optionalDouble(row, pm25).flatMap { value throws(SQLDecodingError) in
+                                try StoredValue.number(value, column: "pm25")
+                            }))
                     starts[Int((read.slot.startEpochSeconds - from.startEpochSeconds) / 3600) + 1] += 1
                     rows.append(read)
                 }

@@ -165,7 +165,7 @@ struct ActivityImportCommand: AsyncParsableCommand {
                 }
                 if failed > 0 {
                     // The files' failure is the status; the output's, said too.
-                    do throws(CommandFailure) { try output.finish(language) } catch { standardError(error.message) }
+                    output.sayFailure(language)
                     throw ExitCode((onlyUnopened ? ExitStatus.noInput : .dataError).rawValue)
                 }
                 try output.finish(language)

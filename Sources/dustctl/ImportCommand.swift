@@ -123,7 +123,7 @@ struct ImportCommand: AsyncParsableCommand {
                 guard failures.isEmpty else {
                     let status: ExitStatus = failures.allSatisfy { $0 == .noInput } ? .noInput : .dataError
                     // The files' failure is the status; the output's, said too.
-                    do throws(CommandFailure) { try output.finish(language) } catch { standardError(error.message) }
+                    output.sayFailure(language)
                     throw CommandFailure(status, summary + language.say("; \(failures.count)개 실패.", "; \(failures.count) failed."))
                 }
                 if !options.json { output.line(summary + ".") }

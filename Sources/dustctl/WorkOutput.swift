@@ -21,6 +21,12 @@ struct WorkOutput {
         }
     }
 
+    /// Says the failure to write on stderr, if there was one: for a command that ends with its files'
+    /// failure, whose status stands.
+    func sayFailure(_ language: ReportLanguage) {
+        do throws(CommandFailure) { try finish(language) } catch { standardError(error.message) }
+    }
+
     /// Throws the failure to write, if there was one, with what was done all the same.
     func finish(_ language: ReportLanguage) throws(CommandFailure) {
         guard let failure, let command = CommandFailure(failure) else { return }
