@@ -15,6 +15,10 @@ public struct IndoorSettings: Sendable, Hashable {
         self.sensors = sensors
     }
 
+    /// The sensors dustd asks: every kind but `import`, whose samples come only from files. Only
+    /// these have a state of dustd's (a problem, the last answer) to show.
+    public var askedSensorNames: Set<String> { Set(sensors.filter { $0.kind != .imported }.map(\.name)) }
+
     /// The systemd credential that holds Home Assistant's token (`LoadCredential=homeassistant-token:…`).
     public static let tokenCredential = "homeassistant-token"
 

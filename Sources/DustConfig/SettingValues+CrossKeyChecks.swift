@@ -93,6 +93,13 @@ extension SettingValues {
                     problem: "(\(sensor.name)) is already the name of indoor.sensors[\(first)]; names must be unique", source: source)
             }
             firstIndex[sensor.name] = index
+            if sensor.people?.isEmpty == true {
+                // A sensor counted for nobody: sampled and stored, in no one's dose, on no page.
+                throw ConfigurationError(
+                    key: "indoor.sensors[\(index)].people",
+                    problem: "(\(sensor.name)) is an empty list: name who lives where it stands, or leave people out for everyone",
+                    source: source)
+            }
             for name in sensor.people ?? [] where !people.contains(where: { $0.name == name }) {
                 throw ConfigurationError(
                     key: "indoor.sensors[\(index)].people",

@@ -153,6 +153,13 @@ public struct IndoorSampler: Sendable {
                 if problem == .implausible || problem == .channelsDisagree { state.unknownSamples += 1 }
                 let text = problem.description
                 if text != before { state.problemSince = now }
+                // Home Assistant says the device is gone: a sample of no value, once, ends the hold of
+                // its last value, which counted on for up to an hour of a device known to be away.
+                if problem == .unavailable, text != before, clockPassed(state.lastSampleAt, of: sensor.name, at: now) {
+                    samples.append(
+                        IndoorSample(
+                            sensor: sensor.name, at: now, value: DustPair(repeating: nil), holdSeconds: IndoorSample.stateHoldSeconds))
+                }
                 problemLog.round(sensor.name, problem: text, at: now, logger: logger)
                 state.problem = text
                 // A gap: Home Assistant holds what happened meanwhile.

@@ -89,7 +89,8 @@ struct WebFrontEnd {
                     otherPaths: [settings.configurationFile, settings.api.serviceKeyFile, settings.http.tokenFile].compactMap { $0 }
                         + settings.http.personTokenFiles.map(\.path),
                     advisoryDistrict: settings.advisories.district, advisoryArea: settings.advisories.area, people: settings.people,
-                    followingRadiusKilometres: settings.followingRadiusKilometres)
+                    followingRadiusKilometres: settings.followingRadiusKilometres,
+                    askedIndoorSensors: settings.indoor.askedSensorNames)
             }, settingsGeneration: { live.generation }, clock: clock,
             generationReuse: live.snapshot.settings.storage.readsAreRoundTrips ? webGenerationReuseOnPostgres : .zero)
     }

@@ -334,6 +334,38 @@ public struct IndoorSeries: Sendable {
         holds.append(Int32(clamping: hold))
     }
 
+    /// Gives every sample the hold of the series' usual step (the median time from one sample to the
+    /// next), from 5 to 60 minutes: what an imported file's rows stand for. A monitor's export of a
+    /// row a minute keeps 5; an export of 15-minute or hourly means covers its hours, where each row
+    /// held 5 minutes and an hourly export covered no hour (docs/REFERENCE.md §21). In time order.
+    public mutating func holdForUsualStep() {
+        guard minutes.count > 1 else { return }
+        var steps = zip(minutes, minutes.dropFirst()).map { $1 - $0 }
+        steps.sort()
+        let usual = steps[steps.count / 2]
+        let hold = Int32(min(max(usual, Int64(IndoorSample.sampledHoldSeconds)), Int64(IndoorSample.stateHoldSeconds)))
+        holds = [Int32](repeating: hold, count: holds.count)
+    }
+
+    /// How many hours the samples with a value cover for at least `IndoorSlotValue.minimumMinutes`:
+    /// the hours this series alone gives an indoor value (each sample holding until the next, at most
+    /// its hold, as `IndoorSlotValue.of` counts). In time order.
+    public var hoursCovered: Int {
+        var covered: [Int64: Int64] = [:]
+        for index in minutes.indices where !(pm25[index].isNaN && pm10[index].isNaN) {
+            var start = minutes[index]
+            var end = start + Int64(max(60, holds[index]))
+            if index + 1 < minutes.count { end = min(end, minutes[index + 1]) }
+            while start < end {
+                let hour = start - ((start % 3600) + 3600) % 3600
+                let stop = min(end, hour + 3600)
+                covered[hour, default: 0] += stop - start
+                start = stop
+            }
+        }
+        return covered.values.count { $0 >= Int64(IndoorSlotValue.minimumMinutes * 60) }
+    }
+
     /// Room for `count` samples, so a read's columns grow once.
     public mutating func reserveCapacity(_ count: Int) {
         minutes.reserveCapacity(count)

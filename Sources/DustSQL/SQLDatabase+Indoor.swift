@@ -77,8 +77,10 @@ extension SQLDatabase {
         guard let firstDate = series.first, let lastDate = series.last else { return }
         let (first, last) = (SQLTime.seconds(firstDate), SQLTime.seconds(lastDate))
         try await write { session in
-            // The hours at either end (each holds a sample of the file) keep what they hold outside the file's
-            // span; the hours between are the file's alone.
+            // Each hour the file has a row in is the file's (the hours at either end keep what they hold
+            // outside the file's span); an hour it has no row in keeps what is stored. Before, every hour
+            // between the first row and the last was emptied: one stray row dated 2000 (a monitor without a
+            // clock after a power cut) removed months of samples (docs/RELIABILITY.md, "seventeenth session").
             var edges: [Int64: [IndoorHourRecord.Entry]] = [:]
             for slot in Set([hourStart(first), hourStart(last)]) {
                 edges[slot] = try storedEntries(HourKey(sensor: series.sensor, slot: slot), session).filter { entry in
@@ -86,9 +88,6 @@ extension SQLDatabase {
                     return minute < first || minute > last
                 }
             }
-            try session.execute(
-                "DELETE FROM indoor_hour WHERE sensor = ? AND slot_start >= ? AND slot_start <= ?", series.sensor, hourStart(first),
-                hourStart(last))
             // Hour by hour from the columns: a year of minutes is never held as rows.
             // By minute, a minute given twice in the file's order (`encode` keeps the last of a minute).
             let order = series.minutes.indices.sorted { (series.minutes[$0], $0) < (series.minutes[$1], $1) }

@@ -350,6 +350,25 @@ public struct StatisticsService: Sendable {
         return Exposures(hourly: result, walking: walking, weighed: places.weighed, indoorActive: indoorAir != nil)
     }
 
+    /// The newest hour that has begun by `now` and ended less than `within` before it whose PM2.5 the
+    /// person's indoor sensors give (at least 30 minutes covered), with that value; nil without
+    /// sensors or such an hour. Read from the samples alone: an hour AirKorea has not published (an
+    /// outage, the hours after midnight before the first poll) has an indoor value all the same.
+    public func latestIndoorPM25(at now: Date, within: TimeInterval) async throws(StorageFailure) -> (slot: Slot, pm25: Double)? {
+        guard let indoor, !person.indoorSensors.isEmpty else { return nil }
+        let current = Slot(containing: now)
+        var slot = Slot(containing: now.addingTimeInterval(-within))
+        var cursor = IndoorAirCursor(
+            try await indoor.indoorSeries(
+                sensors: person.indoorSensors, from: slot.start.addingTimeInterval(-IndoorAirCursor.lookBehind), to: current.end))
+        var latest: (slot: Slot, pm25: Double)?
+        while slot <= current {
+            if now.timeIntervalSince(slot.end) < within, let pm25 = cursor.value(slot)?.value.ultraFineDust { latest = (slot, pm25) }
+            slot = slot.advanced(by: 1)
+        }
+        return latest
+    }
+
     /// The samples of the person's indoor sensors that bear on `[from, to)`, read once; nil (the dose
     /// of §4 indoors, every output as without sensors) for a person without sensors, without an
     /// indoor store, or for a model that does not breathe.

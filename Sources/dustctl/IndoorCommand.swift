@@ -64,8 +64,12 @@ struct IndoorListCommand: AsyncParsableCommand {
             }
             try await withStore(settings, for: .read) { store in
                 // Swift's `==` takes two spellings of one name (composed, decomposed) for one key; the database does not.
+                // Only the sensors dustd asks have a state: one stored before a monitor became `kind: import`
+                // said "cannot be reached" for good.
+                let asked = settings.indoor.askedSensorNames
                 let states = Dictionary(
-                    try await store.indoorSensorStates().map { ($0.sensor, $0) }, uniquingKeysWith: { first, _ in first })
+                    try await store.indoorSensorStates().filter { asked.contains($0.sensor) }.map { ($0.sensor, $0) },
+                    uniquingKeysWith: { first, _ in first })
                 let overview = try await IndoorOverview.of(
                     sensors: sensors, people: settings.people, states: states, store: store, now: now)
                 if options.json {
@@ -94,7 +98,9 @@ struct IndoorImportCommand: AsyncParsableCommand {
                 됩니다. 분마다 마지막 행을 남기고, 음수이거나 1,000 µg/m³를 넘는 값은 알 수
                 없는 값으로 저장하고 셉니다. 모두 저장하거나 아무것도 저장하지 않습니다: 잘못된
                 줄이 있으면 아무것도 저장하지 않고 그 줄을 알려 주며, dustctl은 65로 끝납니다.
-                파일은 그 측정기의 첫 분과 마지막 분 사이의 표본을 바꿉니다.
+                파일에 행이 있는 시간마다 그 측정기의 표본을 바꾸고(처음과 마지막 시간은
+                파일의 첫 분과 마지막 분 사이만), 행이 없는 시간은 그대로 둡니다. 각 행은
+                파일의 보통 간격(5분에서 60분)만큼의 값으로 칩니다.
                 예:
                   dustctl indoor import ~/Downloads/monitor-export.csv --sensor old-monitor
                 """,
@@ -104,7 +110,9 @@ struct IndoorImportCommand: AsyncParsableCommand {
                 either may be empty. The last row of each minute is kept; values that are
                 negative or above 1,000 µg/m³ are stored as unknown and counted. All or
                 nothing: a bad line stores nothing, is named, and dustctl exits 65. The file
-                replaces the sensor's samples between its first and last minute.
+                replaces the sensor's samples in each hour it has a row in (in its first and
+                last hour, between its first and last minute); hours without a row keep theirs.
+                Each row stands for the file's usual step, 5 to 60 minutes.
                 Example:
                   dustctl indoor import ~/Downloads/monitor-export.csv --sensor old-monitor
                 """))
@@ -171,7 +179,7 @@ struct IndoorImportCommand: AsyncParsableCommand {
                         ("first", span.min().map { .string(settings.calendar.iso8601($0)) } ?? .null),
                         ("last", span.max().map { .string(settings.calendar.iso8601($0)) } ?? .null),
                         ("implausible", .integer(rows.implausible)), ("datedOutsidePeriod", .integer(rows.datedOutsidePeriod)),
-                        ("sameMinute", .integer(rows.sameMinute)),
+                        ("sameMinute", .integer(rows.sameMinute)), ("hoursCovered", .integer(rows.hoursCovered)),
                     ]).serialized)
                 return
             }
@@ -188,6 +196,7 @@ struct IndoorImportCommand: AsyncParsableCommand {
         guard language == .korean else {
             var summary = "\(name): \(rows.series.count) samples of \(sensor)"
             if let (first, last) = range { summary += " from \(first) to \(last)" }
+            summary += ", an indoor value for \(rows.hoursCovered) \(rows.hoursCovered == 1 ? "hour" : "hours") (30 minutes covered)"
             var counted: [String] = []
             if rows.implausible > 0 { counted.append("\(rows.implausible) implausible values stored as unknown") }
             if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of a minute given again (the later kept)") }
@@ -198,6 +207,7 @@ struct IndoorImportCommand: AsyncParsableCommand {
         }
         var summary = "\(name): \(sensor) 측정기의 표본 \(rows.series.count)개"
         if let (first, last) = range { summary += " (\(first)부터 \(last)까지)" }
+        summary += ", 실내 값이 있는 시간 \(rows.hoursCovered)개 (30분 이상 채워진 시간)"
         var counted: [String] = []
         if rows.implausible > 0 { counted.append("믿기 어려운 값 \(rows.implausible)개는 알 수 없는 값으로 저장") }
         if rows.sameMinute > 0 { counted.append("같은 분이 다시 나온 행 \(rows.sameMinute)개 (나중 행을 남김)") }

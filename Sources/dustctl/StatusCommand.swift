@@ -56,7 +56,7 @@ struct StatusCommand: AsyncParsableCommand {
                     }
                 }
                 if options.json {
-                    let asked = Set(settings.indoor.sensors.filter { $0.kind != .imported }.map(\.name))
+                    let asked = settings.indoor.askedSensorNames
                     let indoor = asked.isEmpty ? [] : try await store.indoorSensorStates().filter { asked.contains($0.sensor) }
                     try show(
                         ReportJSON.status(
@@ -153,7 +153,7 @@ struct StatusCommand: AsyncParsableCommand {
     /// when every sensor answers (or none is configured).
     private func indoorLines(_ settings: FineDustSettings, store: any FineDustStore, now: Date, words: StatusWords) async throws -> [String]
     {
-        let asked = Set(settings.indoor.sensors.filter { $0.kind != .imported }.map(\.name))
+        let asked = settings.indoor.askedSensorNames
         guard !asked.isEmpty else { return [] }
         let style = TextStyle.forStandardOutput()
         return try await store.indoorSensorStates().filter { asked.contains($0.sensor) }.compactMap { state in

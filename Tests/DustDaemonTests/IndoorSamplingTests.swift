@@ -304,6 +304,46 @@ struct IndoorSamplingTests {
 }
 
 extension IndoorSamplingTests {
+    @Test("Home Assistant saying the device is unavailable ends its last value's hold, live and in the history, once")
+    func unavailableEndsTheHold() async throws {
+        let unavailable = FlagBox()
+        let rig = try await Rig { request in
+            if request.path.hasPrefix("/api/history/period/") { return Self.json("[[]]") }
+            return Self.json(#"{"state":"\#(unavailable.value ? "unavailable" : "12")","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
+        unavailable.value = true
+        for minute in [5, 6, 7] {
+            await sampler.round(
+                settings: settings, token: .success(SecretText(Self.token)), at: now.addingTimeInterval(TimeInterval(minute * 60)),
+                database: rig.database)
+        }
+        let samples = try await rig.store.indoorSamples(sensors: ["study"], from: now, to: now.addingTimeInterval(3600))
+        // The value, then one sample of no value at 10:05 (not one a round).
+        #expect(samples.map(\.value.ultraFineDust) == [12, nil] && samples.map(\.at) == [now, now.addingTimeInterval(300)])
+        // The hour counts the five minutes the device answered, not sixty: it is no indoor value.
+        let slot = Slot(containing: now)
+        let hour = try #require(IndoorSlotValue.of(slot, samples: samples))
+        #expect(hour.minutesCovered == 5 && hour.value.ultraFineDust == nil)
+
+        // The history says the same: 12 at 10:00, unavailable at 10:05, 20 at 10:40 until the end of the hour.
+        let history = """
+            [[{"entity_id":"sensor.study_pm25","state":"12","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T01:00:00+00:00"},
+              {"state":"unavailable","last_changed":"2026-11-20T01:05:00+00:00"},{"state":"20","last_changed":"2026-11-20T01:40:00+00:00"}]]
+            """
+        let read = try SensorAnswer.homeAssistantHistory(
+            Data(history.utf8), entity: "sensor.study_pm25", pollutant: .pm25, window: now..<now.addingTimeInterval(3600))
+        #expect(read.states.map(\.value.ultraFineDust) == [12, nil, 20] && read.unknown == 0)
+        let fromHistory = read.states.map { IndoorSample(sensor: "study", at: $0.at, value: $0.value, holdSeconds: 3600) }
+        let historyHour = try #require(IndoorSlotValue.of(slot, samples: fromHistory))
+        #expect(historyHour.minutesCovered == 25 && historyHour.value.ultraFineDust == nil)
+        await rig.stop()
+    }
+
     /// A day of states 0.6 s apart (144,000 of them, 7.4 MB: within a history answer's 8 MiB), the
     /// day before `end`; state k is `k % 1000` µg/m³, the first carrying the entity and the unit as Home
     /// Assistant's `minimal_response` writes it.

@@ -127,4 +127,36 @@ struct IndoorAlertTests {
         #expect(events[0].message.contains("indoor PM2.5 24.0 µg/m³ (ventilate or run the purifier)"), "\(events[0].message)")
         #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "indoor.pm25 > 나쁨") }
     }
+
+    @Test("indoor.pm25 reads the monitor's hours, not the hours AirKorea published: 50 µg/m³ after midnight with no outdoor hour fires")
+    func firesWithoutOutdoorHours() async throws {
+        let scratch = try Scratch()
+        // AirKorea's newest hour is 2026-11-20 23:00–24:00; the monitor read 50 from 00:00 to 02:39 on the 21st.
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let midnight = Scratch.slot(november20, hour: 23).end
+        try await scratch.store.saveIndoor(
+            samples: (0..<160).map { minute in
+                IndoorSample(
+                    sensor: "living-room", at: midnight.addingTimeInterval(TimeInterval(minute * 60)),
+                    value: DustPair(fineDust: nil, ultraFineDust: 50))
+            }, states: [])
+        let people = [Person(name: "jiho", station: "종로구", indoorSensors: ["living-room"])]
+        func monitor(_ now: Date) throws -> AlertMonitor {
+            AlertMonitor(
+                rules: [try AlertRule(parsing: "indoor.pm25 > 35")], quietHours: nil, store: scratch.store,
+                statistics: StatisticsService(
+                    store: scratch.store, clock: FixedClock(now), calendar: seoul, intakeModel: try VentilationIntakeModel(),
+                    stations: StationPreference(primary: "종로구"), followingRadiusKilometres: nil),
+                people: people)
+        }
+        let now = midnight.addingTimeInterval(160 * 60)
+        let inputs = try await monitor(now).householdInputs(at: now)
+        // 02:00–03:00 has 40 minutes (to 02:39 and its hold), the latest hour with a value.
+        #expect(inputs.first?.inputs.values[.indoorPM25] == 50)
+        let events = try await monitor(now).evaluate(at: now)
+        #expect(events.count == 1 && events[0].value == 50, "\(events)")
+        // Three hours after the monitor's last hour ended, the value is unknown: nothing fires or clears on it.
+        let later = midnight.addingTimeInterval(6 * 3600)
+        #expect(try await monitor(later).householdInputs(at: later).first?.inputs.values[.indoorPM25] == nil)
+    }
 }

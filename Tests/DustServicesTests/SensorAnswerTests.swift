@@ -81,8 +81,33 @@ struct SensorAnswerTests {
               {"state":"11.5","last_changed":"2024-01-15T00:20:00Z"}]]
             """
         let read = try SensorAnswer.homeAssistantHistory(data(history), entity: "sensor.study_pm25", pollutant: .pm25, window: january15)
-        #expect(read.states.map(\.value.ultraFineDust) == [8, 11.5] && read.unknown == 1)
-        #expect(read.states.map(\.at.timeIntervalSince1970) == [1_705_276_800, 1_705_278_000])
+        // The unavailable state is kept as no value: it ends the hold of the 8 before it.
+        #expect(read.states.map(\.value.ultraFineDust) == [8, nil, 11.5] && read.unknown == 0)
+        #expect(read.states.map(\.at.timeIntervalSince1970) == [1_705_276_800, 1_705_277_400, 1_705_278_000])
+    }
+
+    @Test("Clean air: a reading of 0 or 1 µg/m³ (as 0, 1, 1.0, -0) is a value, not a Boolean; true and false are none")
+    func cleanAirReadings() throws {
+        // On Linux a parsed 0 or 1 also answers `is Bool`: these were dropped as implausible.
+        for (text, expected) in [("0", 0.0), ("1", 1), ("1.0", 1), ("-0", 0), ("0.0", 0)] {
+            let values = try SensorAnswer.airGradient(data(#"{"pm02":\#(text),"pm10":\#(text)}"#))
+            #expect(values.value.ultraFineDust == expected && values.value.fineDust == expected && values.unknown == 0, "\(text)")
+        }
+        // A compensated 0 is the value, not a reason to fall back to the raw pm02.
+        #expect(try SensorAnswer.airGradient(data(#"{"pm02Compensated":0,"pm02":4}"#)).value.ultraFineDust == 0)
+        // PurpleAir: channel A at 0 is a channel, not a missing one (3 was stored for 0 and 3).
+        let purple = try SensorAnswer.purpleAir(data(#"{"pm2_5_atm":0,"pm2_5_atm_b":3,"pm10_0_atm":1,"pm10_0_atm_b":1}"#), epa2021: false)
+        #expect(purple.value.ultraFineDust == 1.5 && purple.value.fineDust == 1)
+        let corrected = try SensorAnswer.purpleAir(
+            data(#"{"pm2_5_atm":0,"pm2_5_atm_b":3,"pm2_5_cf_1":0,"pm2_5_cf_1_b":3,"current_humidity":40}"#), epa2021: true)
+        #expect(abs(corrected.value.ultraFineDust! - (0.524 * 1.5 - 0.0862 * 40 + 5.75)) < 1e-12)
+        // Home Assistant's state written as a JSON number.
+        let state = try SensorAnswer.homeAssistantState(
+            data(#"{"state":0,"attributes":{"unit_of_measurement":"µg/m³"}}"#), pollutant: .pm25)
+        #expect(state.value.ultraFineDust == 0)
+        for boolean in ["true", "false"] {
+            #expect(throws: SensorProblem.implausible) { try SensorAnswer.airGradient(data(#"{"pm02":\#(boolean)}"#)) }
+        }
     }
 
     @Test("Hostile answers: HTML, an array, NaN, 1e308, negative, text, true, 70 KB, deep nesting — each one clear problem")

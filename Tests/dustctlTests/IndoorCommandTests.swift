@@ -36,7 +36,8 @@ struct IndoorCommandTests {
         let imported = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env)
         #expect(imported.status == 0)
         #expect(
-            imported.standardOutput.contains("60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59."),
+            imported.standardOutput.contains(
+                "60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59, an indoor value for 1 hour (30 minutes covered)."),
             "\(imported.standardOutput)")
 
         let json = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
@@ -91,7 +92,8 @@ struct IndoorCommandTests {
         let text = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env).standardOutput
         #expect(
             text.contains(
-                "2 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:01; 1 rows of a minute given again (the later kept)."),
+                "2 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:01, an indoor value for 0 hours (30 minutes covered); 1 rows of a minute given again (the later kept)."
+            ),
             "\(text)")
     }
 
@@ -123,6 +125,52 @@ struct IndoorCommandTests {
             ), "\(json)")
         let listed = try await dustctl(["indoor", "--db", db], environment: env).standardOutput
         #expect(listed.contains("  problem      it Home Assistant refused the token") && listed.contains("(since 2026-11-20 09:00)"))
+
+        // The monitor changed to `kind: import`: dustd no longer asks it, so its old problem is no longer so
+        // (`dustctl indoor` said it for good, while `status` did not).
+        try configuration.replacingOccurrences(of: #"kind: homeassistant, url: "http://127.0.0.1:9", entity: sensor.study_pm25"#, with: "kind: import")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let imported = try await dustctl(["indoor", "--db", db], environment: env).standardOutput
+        #expect(imported.contains("study (import), for me") && !imported.contains("problem"), "\(imported)")
+        #expect(try await dustctl(["status", "--db", db], environment: env).standardOutput.contains("Indoor") == false)
+    }
+
+    @Test("An import replaces only the hours it has rows in: a stray row dated 2000 leaves the months between; hourly rows cover their hours")
+    func importKeepsHoursWithoutRows() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (config, db, file) = (directory.path("dustd.yaml"), directory.path("dust.sqlite"), directory.path("monitor.csv"))
+        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
+        let env = ["DUSTD_CONFIG": config]
+        func minutes(_ day: Int, _ value: Int) -> String {
+            (0..<60).map { "2026-11-\(day) 10:\(String(format: "%02d", $0)),\(value),20" }.joined(separator: "\n")
+        }
+        // November 18 and 19 stored first.
+        try ("time,pm25,pm10\n" + minutes(18, 5) + "\n" + minutes(19, 6) + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env).status == 0)
+        // Then December's export, whose first row a monitor without a clock dated 2000 after a power cut.
+        try ("time,pm25,pm10\n2000-01-01 00:00,8,15\n" + minutes(20, 9) + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let second = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env)
+        #expect(second.status == 0 && second.standardOutput.contains("61 samples of old-monitor from 2000-01-01 00:00"), "\(second.standardOutput)")
+        let store = try SQLiteStore(path: db)
+        let from = KoreaStandardTime.instant(hour: 0, of: LocalDate(year: 2026, month: 11, day: 18))
+        let kept = try await store.indoorSamples(sensors: ["old-monitor"], from: from, to: from.addingTimeInterval(3 * 86_400))
+        // The 18th's and 19th's hours are still there (all 120 minutes were removed before), and the 20th's.
+        #expect(kept.count == 180 && kept.map(\.value.ultraFineDust).filter { $0 == 5 }.count == 60, "\(kept.count)")
+
+        // An export of hourly means (AirGradient's dashboard): each row stands for its hour, 24 hours known.
+        let hourly = (0..<24).map { "2026-11-21 \(String(format: "%02d", $0)):00,12,30" }.joined(separator: "\n")
+        try ("time,pm25,pm10\n" + hourly + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let third = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db, "--json"], environment: env)
+        #expect(third.standardOutput.contains(#""samples":24,"#) && third.standardOutput.contains(#""hoursCovered":24"#), "\(third.standardOutput)")
+        let day = try await dustctl(["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db], environment: env)
+        #expect(day.status == 0)
+        let json = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
+        #expect(json.contains(#""sensorHours":1"#), "\(json.suffix(300))")
+        let stored = try await store.indoorSamples(
+            sensors: ["old-monitor"], from: KoreaStandardTime.instant(hour: 0, of: LocalDate(year: 2026, month: 11, day: 21)),
+            to: KoreaStandardTime.instant(hour: 0, of: LocalDate(year: 2026, month: 11, day: 22)))
+        #expect(stored.count == 24 && stored.allSatisfy { $0.holdSeconds == 3600 })
     }
 
     @Test("Without indoor sensors: dustctl indoor says how to add one, day prints what it always did")

@@ -156,7 +156,8 @@ public struct AlertMonitor: Sendable {
     public func inputs(at now: Date) async throws(StorageFailure) -> AlertInputs {
         let today = statistics.calendar.date(containing: now)
         let days = try await statistics.days(from: today.adding(days: -1), through: today)
-        return try await inputs(days, at: now, readers: AlertRegionalReaders(forecast: forecast, advisories: advisories))
+        return try await inputs(
+            days, of: statistics, at: now, readers: AlertRegionalReaders(forecast: forecast, advisories: advisories))
     }
 
     /// Each person's values at `now`, by name, in the order of `people` (the one person of
@@ -173,13 +174,16 @@ public struct AlertMonitor: Sendable {
             let readers =
                 readersOfStation[station] ?? regional?(station) ?? AlertRegionalReaders(forecast: forecast, advisories: advisories)
             readersOfStation[station] = readers
-            result.append((person.name, try await inputs(personDays, at: now, readers: readers)))
+            result.append((person.name, try await inputs(personDays, of: statistics.forPerson(person), at: now, readers: readers)))
         }
         return result
     }
 
-    /// The values of yesterday's and today's reports (`days`), the forecast and the advisory level.
-    private func inputs(_ days: [DayReport], at now: Date, readers: AlertRegionalReaders) async throws(StorageFailure) -> AlertInputs {
+    /// The values of yesterday's and today's reports (`days`), the latest indoor hour of the person
+    /// of `personal`, the forecast and the advisory level.
+    private func inputs(
+        _ days: [DayReport], of personal: StatisticsService, at now: Date, readers: AlertRegionalReaders
+    ) async throws(StorageFailure) -> AlertInputs {
         let calendar = statistics.calendar
         let day = days[1]
         var values: [AlertMetric: Double] = [:]
@@ -201,12 +205,11 @@ public struct AlertMonitor: Sendable {
         }
         if let intake = day.totals.intake.fineDust { values[.intakeTodayPM10] = intake }
         if let intake = day.totals.intake.ultraFineDust { values[.intakeTodayPM25] = intake }
-        // The latest hour the person's home monitors covered, while it is recent (docs/REFERENCE.md §21).
-        let indoorHours = days[0].hourly + day.hourly
-        if let hour = indoorHours.last(where: { $0.indoor?.measured?.value.ultraFineDust != nil }),
-            now.timeIntervalSince(hour.slot.end) < DaemonHealth.staleAfter
-        {
-            values[.indoorPM25] = hour.indoor?.measured?.value.ultraFineDust
+        // The latest hour the person's home monitors covered, while it is recent (docs/REFERENCE.md §21),
+        // from the samples: the day's hours are only those with outdoor readings, so an AirKorea outage
+        // (or the hours after midnight) silenced the indoor alert while the monitor read 50 µg/m³.
+        if let latest = try await personal.latestIndoorPM25(at: now, within: DaemonHealth.staleAfter) {
+            values[.indoorPM25] = latest.pm25
         }
         if let forecast = readers.forecast {
             let tomorrow = try await forecast.tomorrowGrades(at: now)

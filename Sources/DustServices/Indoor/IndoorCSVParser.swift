@@ -20,6 +20,8 @@ public struct IndoorCSVRows: Sendable {
     /// Rows whose minute a later row gave again, wherever in the file (the later one is kept): the
     /// rows read less the minutes stored.
     public var sameMinute: Int
+    /// The hours the file alone gives an indoor value (at least 30 minutes covered).
+    public var hoursCovered = 0
 }
 
 /// Reads `time,pm25[,pm10]` (docs/REFERENCE.md §21): any monitor's export. `time` is ISO 8601 with
@@ -90,6 +92,9 @@ public struct IndoorCSVParser: Sendable {
         // One sample a minute in time order, as the store keeps them: every row another replaced is counted.
         rows.series.keepLastOfEachMinute()
         rows.sameMinute = read - rows.series.count
+        // Each row stands for the file's usual step: an export of hourly means covers its hours.
+        rows.series.holdForUsualStep()
+        rows.hoursCovered = rows.series.hoursCovered
         return rows
     }
 

@@ -304,6 +304,7 @@ public enum SensorAnswer {
                 unknown += 1
                 return
             }
+            let value: DustPair<Double?>
             do throws(SensorProblem) {
                 let values: SensorValues =
                     switch state.state {
@@ -311,12 +312,18 @@ public enum SensorAnswer {
                     case .number(let number): try SensorAnswer.stateValues(number: number, pollutant: request.pollutant)
                     case .other: try SensorAnswer.stateValues(number: nil, pollutant: request.pollutant)
                     }
-                let minute = Int64(IndoorSample.minute(containing: at).timeIntervalSince1970)
-                if let earlier = kept[minute], earlier.at > at { return }
-                kept[minute] = (at, values.value)
+                value = values.value
+            } catch .unavailable {
+                // The device went away: a state of no value, which ends the hold of the value before it
+                // (it held on for up to an hour of a device Home Assistant said was gone).
+                value = DustPair(repeating: nil)
             } catch {
                 unknown += 1
+                return
             }
+            let minute = Int64(IndoorSample.minute(containing: at).timeIntervalSince1970)
+            if let earlier = kept[minute], earlier.at > at { return }
+            kept[minute] = (at, value)
         }
 
         /// One state of a history: only the fields FineDust reads.
@@ -385,10 +392,12 @@ public enum SensorAnswer {
     }
 
     /// A JSON number as a Double (a Boolean is not one); nil for anything else.
-    private static func number(_ value: Any) -> Double? {
-        guard let number = value as? NSNumber, !(value is Bool) else { return nil }
-        // CFBoolean bridges to NSNumber: tell it apart by its type encoding.
-        if String(cString: number.objCType) == "c" { return nil }
+    ///
+    /// Told apart by the type encoding alone: on Linux a parsed `0` or `1` (and `1.0`, `-0`) also
+    /// answers `is Bool`, so that test dropped a purifier's clean-air reading of 0 or 1 µg/m³ as
+    /// implausible (docs/RELIABILITY.md, "seventeenth session"); `true` and `false` are `c`.
+    static func number(_ value: Any) -> Double? {
+        guard let number = value as? NSNumber, String(cString: number.objCType) != "c" else { return nil }
         return number.doubleValue
     }
 }

@@ -23,7 +23,8 @@ public protocol IndoorStore: IndoorReadStore {
     /// transaction, the sensors' states: one write for a round of sampling.
     func saveIndoor(samples: [IndoorSample], states: [IndoorSensorState]) async throws(StorageFailure)
     /// Stores an imported file's samples of one sensor in one transaction, replacing that sensor's
-    /// samples within the file's first and last minute: all of it, or nothing.
+    /// samples in each hour the file has a sample in (in the first and last of them, only within the
+    /// file's first and last minute); hours without one keep theirs. All of it, or nothing.
     func importIndoorSeries(_ series: IndoorSeries) async throws(StorageFailure)
     /// The newest sample of `sensor` taken before `before`, if any (where a backfill starts).
     func newestIndoorSample(sensor: String, before: Date) async throws(StorageFailure) -> Date?

@@ -26,12 +26,16 @@ public struct WebData: Sendable {
         public var people: [Person]
         /// The radius §19 weights within when the concentration follows people; nil when it cannot.
         public var followingRadiusKilometres: Double?
+        /// The indoor sensors dustd asks (every kind but `import`): a problem stored for another one
+        /// (a monitor since changed to `kind: import`) is no longer so.
+        public var askedIndoorSensors: Set<String>
 
         public init(
             stations: StationPreference, calendar: DayCalendar, intakeModel: any IntakeModel, databasePath: String,
             forecastRegion: ForecastRegion? = nil, otherPaths: [String] = [], advisoryDistrict: String? = nil, advisoryArea: String? = nil,
-            people: [Person] = [], followingRadiusKilometres: Double? = nil
+            people: [Person] = [], followingRadiusKilometres: Double? = nil, askedIndoorSensors: Set<String>? = nil
         ) {
+            self.askedIndoorSensors = askedIndoorSensors ?? Set(people.flatMap(\.indoorSensors))
             self.people = people
             self.followingRadiusKilometres = followingRadiusKilometres
             self.advisoryDistrict = advisoryDistrict
@@ -199,10 +203,10 @@ public struct WebData: Sendable {
     }
 
     /// The indoor monitors among `sensors` that have a problem now (not answering, answers without a
-    /// value), as `dustctl status` says them.
+    /// value), as `dustctl status` says them: only those dustd asks.
     public func indoorProblems(of sensors: [String]) async throws(StorageFailure) -> [IndoorSensorState] {
-        guard !sensors.isEmpty else { return [] }
-        let named = Set(sensors)
+        let named = Set(sensors).intersection(settings().askedIndoorSensors)
+        guard !named.isEmpty else { return [] }
         return try await store().indoorSensorStates().filter { named.contains($0.sensor) && $0.problem != nil }
     }
 
@@ -211,7 +215,7 @@ public struct WebData: Sendable {
         let settings = settings()
         let reading = try await StatusReading.read(
             from: store(), station: settings.stations.primary, now: clock.now, processIsDustd: processIsDustd)
-        let sensors = Set(settings.people.flatMap(\.indoorSensors))
+        let sensors = Set(settings.people.flatMap(\.indoorSensors)).intersection(settings.askedIndoorSensors)
         let indoor = sensors.isEmpty ? [] : try await store().indoorSensorStates().filter { sensors.contains($0.sensor) }
         return ReportJSON.status(
             reading.health, database: settings.databasePath, station: settings.stations.primary, rows: reading.rows,
