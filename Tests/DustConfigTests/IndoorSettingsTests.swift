@@ -62,7 +62,10 @@ struct IndoorSettingsTests: SettingsFileTests {
             ("{name: a, kind: airgradient, url: \"http://a\", correction: epa-2021}", "is only for a purpleair sensor"),
             ("{name: a, kind: import, url: \"http://a\"}", "an import sensor is not asked"),
             ("{name: a, kind: import, people: [minji]}", "names minji, who is not a configured person; configured people: jiho, seoa"),
-            ("{name: a, kind: import, people: []}", "(a) is an empty list: name who lives where it stands, or leave people out for everyone"),
+            (
+                "{name: a, kind: import, people: []}",
+                "(a) is an empty list: name who lives where it stands, or leave people out for everyone"
+            ),
         ]
         for (sensor, expected) in cases {
             let message = problem(household + "indoor:\n  sensors:\n    - \(sensor)\n")

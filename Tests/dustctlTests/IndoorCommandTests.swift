@@ -128,14 +128,17 @@ struct IndoorCommandTests {
 
         // The monitor changed to `kind: import`: dustd no longer asks it, so its old problem is no longer so
         // (`dustctl indoor` said it for good, while `status` did not).
-        try configuration.replacingOccurrences(of: #"kind: homeassistant, url: "http://127.0.0.1:9", entity: sensor.study_pm25"#, with: "kind: import")
-            .write(toFile: config, atomically: true, encoding: .utf8)
+        try configuration.replacingOccurrences(
+            of: #"kind: homeassistant, url: "http://127.0.0.1:9", entity: sensor.study_pm25"#, with: "kind: import"
+        )
+        .write(toFile: config, atomically: true, encoding: .utf8)
         let imported = try await dustctl(["indoor", "--db", db], environment: env).standardOutput
         #expect(imported.contains("study (import), for me") && !imported.contains("problem"), "\(imported)")
         #expect(try await dustctl(["status", "--db", db], environment: env).standardOutput.contains("Indoor") == false)
     }
 
-    @Test("An import replaces only the hours it has rows in: a stray row dated 2000 leaves the months between; hourly rows cover their hours")
+    @Test(
+        "An import replaces only the hours it has rows in: a stray row dated 2000 leaves the months between; hourly rows cover their hours")
     func importKeepsHoursWithoutRows() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -151,7 +154,9 @@ struct IndoorCommandTests {
         // Then December's export, whose first row a monitor without a clock dated 2000 after a power cut.
         try ("time,pm25,pm10\n2000-01-01 00:00,8,15\n" + minutes(20, 9) + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let second = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env)
-        #expect(second.status == 0 && second.standardOutput.contains("61 samples of old-monitor from 2000-01-01 00:00"), "\(second.standardOutput)")
+        #expect(
+            second.status == 0 && second.standardOutput.contains("61 samples of old-monitor from 2000-01-01 00:00"),
+            "\(second.standardOutput)")
         let store = try SQLiteStore(path: db)
         let from = KoreaStandardTime.instant(hour: 0, of: LocalDate(year: 2026, month: 11, day: 18))
         let kept = try await store.indoorSamples(sensors: ["old-monitor"], from: from, to: from.addingTimeInterval(3 * 86_400))
@@ -162,8 +167,11 @@ struct IndoorCommandTests {
         let hourly = (0..<24).map { "2026-11-21 \(String(format: "%02d", $0)):00,12,30" }.joined(separator: "\n")
         try ("time,pm25,pm10\n" + hourly + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let third = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db, "--json"], environment: env)
-        #expect(third.standardOutput.contains(#""samples":24,"#) && third.standardOutput.contains(#""hoursCovered":24"#), "\(third.standardOutput)")
-        let day = try await dustctl(["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db], environment: env)
+        #expect(
+            third.standardOutput.contains(#""samples":24,"#) && third.standardOutput.contains(#""hoursCovered":24"#),
+            "\(third.standardOutput)")
+        let day = try await dustctl(
+            ["import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db], environment: env)
         #expect(day.status == 0)
         let json = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
         #expect(json.contains(#""sensorHours":1"#), "\(json.suffix(300))")
