@@ -125,6 +125,8 @@ public struct IndoorSampler: Sendable {
         // samples of those that answered are stored by the next start's first round.
         guard !Task.isCancelled else { return }
         var samples: [IndoorSample] = []
+        // Home Assistant sensors whose history is read once this round's samples are stored, from where.
+        var backfills: [(sensor: IndoorSensorSettings, from: Date)] = []
         for (sensor, answer) in answers {
             var state = states[sensor.name] ?? IndoorSensorState(sensor: sensor.name, kind: sensor.kind.rawValue)
             state.kind = sensor.kind.rawValue
@@ -133,7 +135,10 @@ public struct IndoorSampler: Sendable {
             switch answer {
             case .success(let values):
                 if sensor.kind == .homeassistant, needsBackfill?.contains(sensor.name) ?? false {
-                    await backfill(sensor, token: token, since: state.lastSampleAt, now: now, store: store)
+                    // Where the gap starts is asked now, before this round's sample closes it.
+                    if let from = await backfillStart(sensor, since: state.lastSampleAt, now: now, store: store) {
+                        backfills.append((sensor, from))
+                    }
                     needsBackfill?.remove(sensor.name)
                 }
                 let hold = sensor.kind == .homeassistant ? IndoorSample.stateHoldSeconds : IndoorSample.sampledHoldSeconds
@@ -171,6 +176,16 @@ public struct IndoorSampler: Sendable {
             try await store.saveIndoor(samples: samples, states: answers.compactMap { states[$0.0.name] })
         } catch {
             logger.error("Could not store indoor samples: \(error)")
+        }
+        // After the round's samples: a slow Home Assistant's ten days (up to 5 s a day asked) held every
+        // other monitor's sample back, one sensor's history after another's (docs/RELIABILITY.md,
+        // "seventeenth session"); now they are read side by side, once the round is stored.
+        guard !backfills.isEmpty else { return }
+        let sampler = self
+        await withTaskGroup(of: Void.self) { group in
+            for (sensor, from) in backfills {
+                group.addTask { await sampler.backfill(sensor, token: token, from: from, until: now, store: store) }
+            }
         }
     }
 
@@ -235,6 +250,14 @@ public struct IndoorSampler: Sendable {
         return answer.body
     }
 
+    /// Where a Home Assistant sensor's history is to be read from: its newest stored sample (else the
+    /// last one its state knows), at most 10 days back; nil when there is no gap of over two minutes.
+    private func backfillStart(_ sensor: IndoorSensorSettings, since last: Date?, now: Date, store: any FineDustStore) async -> Date? {
+        let stored = (try? await store.newestIndoorSample(sensor: sensor.name, before: now)) ?? last
+        let start = max(stored ?? .distantPast, now.addingTimeInterval(-IndoorSamplingService.backfillSeconds))
+        return now.timeIntervalSince(start) > 120 ? start : nil
+    }
+
     /// Home Assistant's states since the newest stored sample (at most 10 days back), each holding
     /// until the next change, stored a window at a time; nothing when there is no gap, and what was
     /// read until then when the history cannot be read (logged).
@@ -244,12 +267,9 @@ public struct IndoorSampler: Sendable {
     /// a backfill holds at once is one answer and at most 1,441 states, even from a server that
     /// ignores `end_time` and answers the same 8 MiB ten times (docs/RELIABILITY.md, "Indoor monitors").
     private func backfill(
-        _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, since last: Date?, now: Date, store: any FineDustStore
+        _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, from start: Date, until now: Date, store: any FineDustStore
     ) async {
         guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return }
-        let stored = (try? await store.newestIndoorSample(sensor: sensor.name, before: now)) ?? last
-        let start = max(stored ?? .distantPast, now.addingTimeInterval(-IndoorSamplingService.backfillSeconds))
-        guard now.timeIntervalSince(start) > 120 else { return }
         var kept = 0
         var windowStart = start
         while windowStart < now {

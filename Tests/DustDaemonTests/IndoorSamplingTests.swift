@@ -298,12 +298,43 @@ struct IndoorSamplingTests {
         let samples = try await rig.store.indoorSamples(sensors: ["study"], from: now, to: later.addingTimeInterval(60))
         #expect(samples.map(\.value.ultraFineDust) == [20, 18, 16])
         let lines = rig.logs.text.split(separator: "\n").filter { $0.contains("Indoor sensor study") }
-        #expect(lines.count == 3 && lines[0].contains("answered HTTP 503") && lines.last!.contains("answers again"), "\(lines)")
+        // The history is read once the round's sample is stored: its line comes after "answers again".
+        #expect(
+            lines.count == 3 && lines[0].contains("answered HTTP 503") && lines[1].contains("answers again")
+                && lines[2].contains("Home Assistant's history read"), "\(lines)")
         await rig.stop()
     }
 }
 
 extension IndoorSamplingTests {
+    @Test(
+        "Two Home Assistants' ten days of history are read side by side, after the round's samples are stored, not one after another before them"
+    )
+    func backfillsSideBySide() async throws {
+        let rig = try await Rig { request in
+            if request.path.hasPrefix("/api/history/period/") { return .delayed(.milliseconds(50), Self.json("[[]]")) }
+            if request.path == "/measures/current" { return Self.json(#"{"pm02":9,"pm10":12}"#) }
+            return Self.json(#"{"state":"6","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "living-room", kind: .airgradient, url: rig.base),
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25"),
+            IndoorSensorSettings(name: "bedroom", kind: .homeassistant, url: rig.base, entity: "sensor.bedroom_pm25"),
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
+        let history = rig.server.requests.filter { $0.path.hasPrefix("/api/history/period/") }
+        let study = history.indices.filter { history[$0].rawTarget.contains("sensor.study_pm25") }
+        let bedroom = history.indices.filter { history[$0].rawTarget.contains("sensor.bedroom_pm25") }
+        #expect(study.count == 10 && bedroom.count == 10)
+        // Side by side: each one's first day was asked before the other's last.
+        #expect(bedroom.first! < study.last! && study.first! < bedroom.last!, "\(study) \(bedroom)")
+        let samples = try await rig.store.indoorSamples(
+            sensors: ["living-room", "study", "bedroom"], from: now.addingTimeInterval(-60), to: now.addingTimeInterval(60))
+        #expect(samples.map(\.sensor) == ["bedroom", "living-room", "study"])
+        await rig.stop()
+    }
+
     @Test("Home Assistant saying the device is unavailable ends its last value's hold, live and in the history, once")
     func unavailableEndsTheHold() async throws {
         let unavailable = FlagBox()
