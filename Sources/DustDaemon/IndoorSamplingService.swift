@@ -267,7 +267,8 @@ public struct IndoorSampler: Sendable {
     /// a backfill holds at once is one answer and at most 1,441 states, even from a server that
     /// ignores `end_time` and answers the same 8 MiB ten times (docs/RELIABILITY.md, "Indoor monitors").
     private func backfill(
-        _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, from start: Date, until now: Date, store: any FineDustStore
+        _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, from start: Date, until now: Date,
+        store: any FineDustStore
     ) async {
         guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return }
         var kept = 0
