@@ -89,7 +89,7 @@ struct WebConnectionGateTests {
     func answerNotYetWritten() throws {
         let clock = ManualClock()
         let gate = WebConnectionGate(limit: 1, maxWaiting: 4, clock: { clock.now })
-        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate))
+        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
         try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/healthz")))
         // Busy once the request is whole (a request still arriving is as closable as a silent connection).
@@ -110,5 +110,40 @@ struct WebConnectionGateTests {
         #expect(gate.opened(try connection()), "its answer written and idle 1 s: it gives way")
         try channel.embeddedEventLoop.run()
         #expect(!channel.isActive)
+    }
+
+    @Test("An answer that has not left a minute after it was whole closes its connection: a client that stops reading holds no slot")
+    func answerTimeout() throws {
+        let gate = WebConnectionGate(limit: 4, maxWaiting: 4)
+        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/")))
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
+        // Never flushed: the client reads nothing, so the answer never leaves.
+        channel.write(HTTPResponsePart.end(nil), promise: nil)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(59))
+        #expect(channel.isActive)
+        channel.embeddedEventLoop.advanceTime(by: .seconds(1))
+        #expect(!channel.isActive)
+    }
+
+    @Test("A ninth request read while eight answers have not left closes the connection, and is not passed on")
+    func pipelinedPastTheLimit() throws {
+        let gate = WebConnectionGate(limit: 4, maxWaiting: 4)
+        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        let request = HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/login"))
+        for _ in 0..<8 {
+            try channel.writeInbound(request)
+            try channel.writeInbound(HTTPRequestPart.end(nil))
+        }
+        #expect(gate.unanswered(channel) == 8 && channel.isActive)
+        try channel.writeInbound(request)
+        try channel.writeInbound(HTTPRequestPart.end(nil))
+        #expect(!channel.isActive)
+        var passedOn = 0
+        while try channel.readInbound(as: HTTPRequestPart.self) != nil { passedOn += 1 }
+        #expect(passedOn == 16)
     }
 }

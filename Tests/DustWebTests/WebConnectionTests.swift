@@ -21,9 +21,12 @@ import Testing
 final class RawConnection: @unchecked Sendable {
     let descriptor: Int32
 
-    init(port: Int, timeout: TimeInterval = 10) throws {
+    /// - Parameter receiveBuffer: the socket's receive buffer in bytes, set before it connects (a
+    ///   client that reads slowly fills a small one at once); nil keeps the system's.
+    init(port: Int, timeout: TimeInterval = 10, receiveBuffer: Int32? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer { setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var limit = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - timeout.rounded(.down)) * 1_000_000))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
@@ -236,6 +239,32 @@ struct WebConnectionTests {
             // Before, every one of the four was busy for as long as its body trickled: no answer within 30 s.
             #expect(!answer.isEmpty && answer.hasPrefix("HTTP/1.1 "), "\(answer.prefix(80))")
             #expect(await trickling.value == 0, "a trickling body kept its connection for 40 s")
+        }
+    }
+
+    @Test(
+        "A stranger pipelining 200 pages in one write and reading none: closed after a few unanswered, not 200 pages held in memory"
+    )
+    func pipelinedAndUnread() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let limits = WebConnectionLimits(maxConnections: 8, idleTimeout: .seconds(60), answerTimeout: .seconds(3))
+        try await application(rig, limits: limits).test(.live) { client in
+            let port = try #require(client.port)
+            let flood = try RawConnection(port: port, timeout: 30, receiveBuffer: 4096)
+            // Sent from a thread of its own: the server stops reading once it closes the connection.
+            _ = try? await aside { flood.send(String(repeating: "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", count: 200)) }
+            let (text, closed) = await flood.readToEnd()
+            let answered = text.components(separatedBy: "HTTP/1.1 200").count - 1
+            // Before, every one of the 200 pages was made and kept until the client read it (64 such
+            // connections took dustd past 400 MiB); now the connection ends once 8 wait unread.
+            #expect(closed && answered < 200, "\(answered) pages answered, closed: \(closed)")
+
+            // The web answers others throughout.
+            let real = try RawConnection(port: port, timeout: 20)
+            real.send("GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+            let realAnswer = await real.readToEnd().text
+            #expect(realAnswer.hasPrefix("HTTP/1.1 "), "\(realAnswer.prefix(300))")
         }
     }
 

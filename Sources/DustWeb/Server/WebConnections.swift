@@ -19,11 +19,16 @@ public struct WebConnectionLimits: Sendable, Hashable {
     /// Connections that may wait, unread, for room when none can be made (twice the cap unless
     /// said): a burst of clients is answered late, not refused, and descriptors stay bounded.
     public var maxWaiting: Int
+    /// How long an answer may take to leave once it is whole: a client that stops reading held its
+    /// connection, busy (so never closed for a newcomer), for as long as it liked, and 64 of them the
+    /// web. A minute leaves a phone on a poor network its page.
+    public var answerTimeout: Duration
 
-    public init(maxConnections: Int, idleTimeout: Duration, maxWaiting: Int? = nil) {
+    public init(maxConnections: Int, idleTimeout: Duration, maxWaiting: Int? = nil, answerTimeout: Duration = .seconds(60)) {
         self.maxConnections = maxConnections
         self.idleTimeout = idleTimeout
         self.maxWaiting = maxWaiting ?? 2 * maxConnections
+        self.answerTimeout = answerTimeout
     }
 
     /// One person's phone and browser and a Prometheus scraper need a handful; 64 is plenty.
@@ -175,6 +180,9 @@ final class WebConnectionGate: Sendable {
         }
     }
 
+    /// Requests read on `channel` whose answers have not left yet.
+    func unanswered(_ channel: any Channel) -> Int { table.withLock { $0.entries[ObjectIdentifier(channel)]?.unanswered ?? 0 } }
+
     /// A request head arrived: the connection is busy until its answer has left.
     func requestRead(_ channel: any Channel) {
         table.withLock { table in
@@ -226,6 +234,16 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     private var makeRoom = false
     /// Closes the connection when a request's body is not whole in time (`bodyTimeout`).
     private var bodyDeadline: Scheduled<Void>?
+    /// The connection is being closed for pipelining past `maxPipelined`: what is still read is dropped.
+    private var refusing = false
+
+    /// Requests a connection may have read whose answers have not left. Browsers, Home Assistant,
+    /// Prometheus and curl send one at a time; a client that sent thousands in one write and never read
+    /// an answer had each held, parsed, in memory (64 such connections took dustd past 400 MiB, beyond the
+    /// unit's `MemoryMax=`, and the web answered no one for 40 s). The connection is closed instead.
+    static let maxPipelined = 8
+    /// `WebConnectionLimits.answerTimeout`.
+    private let answerTimeout: TimeAmount
 
     /// How long a request's body (a sign-in form's few hundred bytes) may take after its head: a client
     /// trickling a byte every few seconds would otherwise hold its connection, busy, for as long as it
@@ -233,8 +251,9 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     /// a phone on a lossy network its retransmissions.
     static let bodyTimeout: TimeAmount = .seconds(10)
 
-    init(gate: WebConnectionGate) {
+    init(gate: WebConnectionGate, answerTimeout: Duration) {
         self.gate = gate
+        self.answerTimeout = TimeAmount(answerTimeout)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -271,8 +290,14 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refusing else { return }
         switch unwrapInboundIn(data) {
         case .head(let request):
+            if gate.unanswered(context.channel) >= Self.maxPipelined {
+                refusing = true
+                context.close(promise: nil)
+                return
+            }
             if WebSecurityHeaders.carriesBody(request.headerFields) {
                 closeAfterAnswer = true
                 let channel = context.channel
@@ -333,6 +358,8 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let written = loop.makePromise(of: Void.self)
         written.futureResult.cascade(to: promise)
         written.futureResult.whenSuccess { [gate] in gate.answerWritten(channel) }
+        let deadline = loop.scheduleTask(in: answerTimeout) { channel.close(promise: nil) }
+        written.futureResult.whenComplete { _ in deadline.cancel() }
         return written
     }
 }

@@ -53,7 +53,7 @@ public struct WebServer: Sendable {
     public func application(host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
         let gate = WebConnectionGate(limit: limits.maxConnections, maxWaiting: limits.maxWaiting)
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [WebConnectionHandler(gate: gate)],
+            additionalChannelHandlers: [WebConnectionHandler(gate: gate, answerTimeout: limits.answerTimeout)],
             idleTimeout: TimeAmount(limits.idleTimeout))
         return Application(
             router: router(), server: .http1(configuration: http1),
