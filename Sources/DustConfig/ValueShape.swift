@@ -97,22 +97,37 @@ extension ValueShape where Value == String {
     /// An `http` or `https` URL with a host.
     static var webAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
-            guard isWebAddress(text) else { throw ValueProblem("must be an http or https URL, not \(ValueProblem.quoted(text))") }
+            guard isWebAddress(text) else {
+                throw ValueProblem("must be an http or https URL (with a port of 1–65535 if any), not \(ValueProblem.quoted(text))")
+            }
             return text
         }
     }
 
     private static func isWebAddress(_ text: String) -> Bool {
         guard let url = URL(string: text) else { return false }
-        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil
+        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil && hasValidPort(url)
     }
+
+    /// A URL's port, when it names one, is a TCP port (1–65535). Foundation takes `:80800`, and the
+    /// HTTP client then stopped dustd with a trap at the first request to it: an alert sink's typo was
+    /// a crash at every start for as long as the alert waited to be delivered.
+    static func hasValidPort(_ url: URL) -> Bool { url.port.map { (1...65_535).contains($0) } ?? true }
 
     /// An `http` or `https` URL with a host that may carry a secret (an ntfy topic, a webhook's
     /// path or query, user info): an error names the key (`alerts.sinks[2].ntfy`), never the text.
     static var secretWebAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard isWebAddress(text) else {
-                throw ValueProblem("must be an http or https URL with a host (the value is not repeated here: it may hold a secret)")
+                throw ValueProblem(
+                    "must be an http or https URL with a host and a port of 1–65535 if any (the value is not repeated here: it may hold a secret)"
+                )
+            }
+            // Never sent: the server got no credentials and answered 401 to every alert.
+            guard let url = URL(string: text), url.user == nil, url.password == nil else {
+                throw ValueProblem(
+                    "holds user info (user:password@), which FineDust does not send: an ntfy server's token goes in tokenFile, a webhook's secret in its path or query (the value is not repeated here)"
+                )
             }
             return text
         }

@@ -5,6 +5,8 @@ import DustReports
 import DustServices
 import Foundation
 import NIOCore
+import NIOHTTP1
+import NIOPosix
 import Subprocess
 
 #if canImport(System)
@@ -24,7 +26,8 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// Builds every sink; reads ntfy tokens now (from the token file, else the systemd credential
     /// `ntfy-token`), so a bad token file is a configuration error at start, not a failed alert.
-    public init(settings: AlertSettings, environment: [String: String]) throws(ConfigurationError) {
+    /// - Parameter httpDeadline: how long an ntfy or webhook exchange may take, the answer's body included.
+    public init(settings: AlertSettings, environment: [String: String], httpDeadline: Duration = .seconds(30)) throws(ConfigurationError) {
         let needsHTTP = settings.sinks.contains { if case .command = $0 { false } else { true } }
         var client: HTTPClient?
         if needsHTTP {
@@ -46,9 +49,9 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
                     if token != nil, clearTextHost(of: url) != nil {
                         warnings.append("\(name) sends its access token over plain http; use https")
                     }
-                    sinks.append(NtfySink(name: name, url: url, token: token, client: client!))
+                    sinks.append(NtfySink(name: name, url: url, token: token, client: client!, deadline: httpDeadline))
                 case .webhook(let url):
-                    sinks.append(WebhookSink(name: name, url: url, client: client!))
+                    sinks.append(WebhookSink(name: name, url: url, client: client!, deadline: httpDeadline))
                 case .command(let arguments, let timeoutSeconds):
                     sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
                 }
@@ -79,8 +82,9 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
         if let file {
             let token = try readSecretFile(file, key: "alerts.sinks[].tokenFile", role: "the ntfy token file")
                 .trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !token.isEmpty, !token.contains(where: \.isWhitespace) else {
-                throw ConfigurationError(key: "alerts.sinks[].tokenFile", problem: "names \(file), which must hold the token alone")
+            guard !token.isEmpty, isHeaderToken(token) else {
+                throw ConfigurationError(
+                    key: "alerts.sinks[].tokenFile", problem: "names \(file), which must hold the token alone, in printable ASCII")
             }
             return SecretText(token)
         }
@@ -88,10 +92,21 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
             let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(ntfyCredential), encoding: .utf8)
         {
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            return token.isEmpty ? nil : SecretText(token)
+            guard !token.isEmpty else { return nil }
+            guard isHeaderToken(token) else {
+                throw ConfigurationError(
+                    key: "alerts.sinks[].tokenFile",
+                    problem: "(the credential \(ntfyCredential)) must hold the token alone, in printable ASCII")
+            }
+            return SecretText(token)
         }
         return nil
     }
+
+    /// Printable ASCII without spaces, as a bearer token is: a control character (a stray byte of a
+    /// terminal paste) made the HTTP client refuse the header and quote it, token and all, in the
+    /// journal, the database and `dustctl alerts list`.
+    static func isHeaderToken(_ token: String) -> Bool { token.utf8.allSatisfy { (0x21...0x7E).contains($0) } }
 }
 
 /// A sink that holds a secret (an ntfy topic and token, a webhook URL's path, query or user info,
@@ -106,26 +121,78 @@ extension SecretHoldingSink {
     var customMirror: Mirror { Mirror(self, children: ["name": name], displayStyle: .struct) }
 }
 
-/// POSTs an event to one HTTP endpoint; any 2xx is delivered.
-private func post(_ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String) async throws(AlertSinkError)
-{
+/// POSTs an event to one HTTP endpoint; any 2xx is delivered. One deadline bounds the whole exchange,
+/// the answer's body included: a sink that answered 200 at once and then sent its body a byte every
+/// few seconds held an attempt for eight minutes (the client's own timeout ends at the head).
+private func post(
+    _ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String, deadline: Duration
+) async throws(AlertSinkError) {
     var request = HTTPClientRequest(url: url)
     request.method = .POST
     request.headers.add(name: "User-Agent", value: "FineDust-dustd/\(FineDustVersion.current)")
     for (name, value) in headers { request.headers.add(name: name, value: value) }
     request.body = .bytes(ByteBuffer(bytes: body))
-    let response: HTTPClientResponse
+    let prepared = request
+    let status: UInt
     do {
-        response = try await client.execute(request, timeout: .seconds(30))
-        _ = try? await response.body.collect(upTo: 64 * 1024)
-    } catch let error as HTTPClientError {
-        // HTTPClientError's description names the failure, never the request's headers.
-        throw AlertSinkError("\(sink) could not be reached: \(error)")
+        status = try await withThrowingTaskGroup(of: UInt?.self) { group in
+            group.addTask {
+                let response = try await client.execute(prepared, timeout: .nanoseconds(Int64(deadline.seconds * 1e9)))
+                _ = try? await response.body.collect(upTo: 64 * 1024)
+                return response.status.code
+            }
+            group.addTask {
+                try await Task.sleep(for: deadline)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let code = first else { throw SinkFailure.TimedOut() }
+            return code
+        }
     } catch {
-        throw AlertSinkError("\(sink) could not be reached: \(type(of: error))")
+        throw AlertSinkError("\(sink) \(SinkFailure.words(error, deadline: deadline))")
     }
-    guard (200..<300).contains(response.status.code) else {
-        throw AlertSinkError("\(sink) answered HTTP \(response.status.code)")
+    guard (200..<300).contains(status) else {
+        let redirect = (300..<400).contains(status) ? ", a redirect, which FineDust does not follow: give the address it points to" : ""
+        throw AlertSinkError("\(sink) answered HTTP \(status)\(redirect)")
+    }
+}
+
+/// Why a sink could not be reached, in words a person can act on; never an HTTP client error's
+/// description, which can hold the request's headers (an ntfy token was quoted whole), nor a
+/// library's type name where the failure has a plainer one ("IOError", "NIOConnectionError").
+enum SinkFailure {
+    struct TimedOut: Error {}
+
+    static func words(_ error: any Error, deadline: Duration) -> String {
+        let within = "did not answer within \(Int(deadline.seconds.rounded())) s"
+        switch error {
+        case is TimedOut: return within
+        case let error as HTTPClientError:
+            switch error {
+            case .connectTimeout, .deadlineExceeded, .readTimeout: return within
+            case .remoteConnectionClosed: return "closed the connection before answering"
+            default:
+                // The case's name alone: its associated values may hold the request's headers
+                // (`invalidHeaderFieldValues(["Bearer tk_…"])`).
+                let name = String(describing: error).prefix { $0 != "(" }
+                if name.hasSuffix("invalidHeaderFieldValues") || name.hasSuffix("invalidHeaderFieldNames") {
+                    return "could not be sent the request: a header holds a character HTTP does not allow"
+                }
+                return "could not be reached (\(name))"
+            }
+        case let error as IOError where error.errnoCode != 0:
+            return "could not be reached (\(String(cString: strerror(error.errnoCode)).lowercased()))"
+        case is HTTPParserError:
+            return "answered, but not in HTTP (another kind of server at that address and port?)"
+        case is NIOConnectionError:
+            return "could not be reached: its host name did not resolve, or nothing answered at its address"
+        // NIOSSL's errors, told by their module: the HTTP client brings TLS, FineDust does not import it.
+        case _ where String(reflecting: type(of: error)).hasPrefix("NIOSSL."):
+            return "could not be reached over TLS: a certificate this machine does not trust, or a server that does not speak TLS there"
+        default:
+            return "could not be reached (\(type(of: error)))"
+        }
     }
 }
 
@@ -136,6 +203,7 @@ struct NtfySink: SecretHoldingSink {
     let url: String
     let token: SecretText?
     let client: HTTPClient
+    let deadline: Duration
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
         var headers = [
@@ -145,7 +213,7 @@ struct NtfySink: SecretHoldingSink {
             ("Tags", event.kind == .fired ? "warning,mask" : event.kind == .cleared ? "white_check_mark" : "test_tube"),
         ]
         if let token { headers.append(("Authorization", "Bearer \(token.revealedForSending)")) }
-        try await post(client, url: url, headers: headers, body: Data(event.message.utf8), to: name)
+        try await post(client, url: url, headers: headers, body: Data(event.message.utf8), to: name, deadline: deadline)
     }
 
     /// `=?UTF-8?B?…?=` for text that is not plain ASCII.
@@ -160,11 +228,12 @@ struct WebhookSink: SecretHoldingSink {
     let name: String
     let url: String
     let client: HTTPClient
+    let deadline: Duration
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
         try await post(
             client, url: url, headers: [("Content-Type", "application/json; charset=utf-8")],
-            body: Data(AlertPayload.json(event).utf8), to: name)
+            body: Data(AlertPayload.json(event).utf8), to: name, deadline: deadline)
     }
 }
 

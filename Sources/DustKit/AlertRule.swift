@@ -156,7 +156,9 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `pm25.grade >= 3`: the condition as written in the configuration, normalised (without the
     /// person); with the person, its identity in the database (a rule edited is a new rule).
     public var description: String {
-        let number = threshold == threshold.rounded() ? String(Int(threshold)) : String(threshold)
+        // `Int(exactly:)`: a threshold of 1e20 (a rule "switched off" with a huge number) trapped
+        // `Int(_:)` and stopped dustd at start, at a reload and at the first check, and every dustctl.
+        let number = Int(exactly: threshold).map(String.init) ?? String(threshold)
         return "\(metric.rawValue) \(comparison.rawValue) \(number)"
     }
 }

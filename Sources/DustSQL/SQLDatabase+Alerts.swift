@@ -65,7 +65,8 @@ extension SQLDatabase {
                     "SELECT sink, attempt, at, outcome, detail FROM alert_delivery WHERE event_id = ? ORDER BY id", event.id
                 ).map { row in
                     AlertDelivery(
-                        eventID: event.id, sink: try row.string("sink"), attempt: try row.int("attempt"),
+                        eventID: event.id, sink: try row.string("sink"),
+                        attempt: try StoredValue.attempt(try row.int64("attempt"), column: "attempt"),
                         at: SQLTime.date(try row.int64("at")),
                         outcome: AlertDelivery.Outcome(rawValue: try row.string("outcome")) ?? .failed,
                         detail: try row.optionalString("detail"))

@@ -140,6 +140,14 @@ public enum StoredValue {
         return slot
     }
 
+    /// An alert delivery's attempt: FineDust writes 0 (stopped before the first) to `alerts.maxAttempts`
+    /// (at most 20); one outside 0–1,000 is a damaged row (`Int.max` trapped the next attempt's `+ 1`
+    /// at every start).
+    public static func attempt(_ value: Int64, column: String) throws(SQLDecodingError) -> Int {
+        guard (0...1_000).contains(value) else { throw SQLDecodingError(column: column, found: .integer(value), expected: "0 to 1000") }
+        return Int(value)
+    }
+
     /// A stored number: NaN (PostgreSQL's `'NaN'`) is unknown, an infinite one a damaged row.
     public static func number(_ value: Double, column: String) throws(SQLDecodingError) -> Double? {
         if value.isFinite { return value }

@@ -99,11 +99,18 @@ struct AlertsListCommand: AsyncParsableCommand {
                     ? language.say("첫 시도가 dustd 정지로 끊김", "attempt 1 cut short by the stop")
                     : language.say("\(delivery.attempt)번째 시도", "attempt \(delivery.attempt)")
                 lines.append(
-                    "      \(delivery.sink): "
+                    "      \(TerminalSafeText.sanitized(delivery.sink)): "
                         + language.say("\(outcomeName(delivery.outcome)) (\(attempt))", "\(delivery.outcome.rawValue) (\(attempt))")
                         + reason)
             }
-            if deliveries.isEmpty { lines.append(language.say("      (보낼 곳 없음)", "      (no sink)")) }
+            if deliveries.isEmpty {
+                // With sinks configured, an event without records is being delivered (a first attempt
+                // takes up to 30 s), or was before a sink was configured: not "no sink".
+                lines.append(
+                    sinks.isEmpty
+                        ? language.say("      (보낼 곳 없음)", "      (no sink)")
+                        : language.say("      (아직 기록된 전달 시도 없음)", "      (no delivery attempt recorded yet)"))
+            }
         }
         return lines.joined(separator: "\n")
     }

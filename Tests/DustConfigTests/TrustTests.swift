@@ -389,11 +389,46 @@ struct ConfigurationTrustTests {
 
     // MARK: - Alert sink secrets
 
+    @Test("User info in a sink's URL is refused, never sent (the server answered 401 to every alert), and not repeated")
+    func sinkUserInfo() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        for url in ["http://u:PASSWORD@home.example/hook", "https://user@ntfy.example/PRIVATE_TOPIC"] {
+            try "alerts:\n  sinks:\n    - { webhook: \"\(url)\" }\n".write(toFile: path, atomically: false, encoding: .utf8)
+            do {
+                _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+                Issue.record("\(url) was accepted")
+            } catch {
+                #expect(error.key == "alerts.sinks[0].webhook" && error.description.contains("holds user info"), "\(error)")
+                #expect(!error.description.contains("PASSWORD") && !error.description.contains("PRIVATE_TOPIC"), "\(error)")
+            }
+        }
+    }
+
+    @Test("A port past 65535 in api.baseURL or an indoor sensor's url is refused at load (the HTTP client trapped at the first request)")
+    func portOutOfRange() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dustd.yaml")
+        for (yaml, key) in [
+            ("api:\n  baseURL: http://127.0.0.1:99999/B552584\n", "api.baseURL"),
+            ("indoor:\n  sensors:\n    - {name: a, kind: airgradient, url: \"http://192.168.0.40:70000\"}\n", "indoor.sensors[0].url"),
+        ] {
+            try yaml.write(toFile: path, atomically: false, encoding: .utf8)
+            #expect(throws: ConfigurationError.self, "\(key)") { try SettingsLoader(environment: [:]).load(configurationFile: path) }
+            do { _ = try SettingsLoader(environment: [:]).load(configurationFile: path) } catch { #expect(error.key == key, "\(error)") }
+        }
+    }
+
     @Test(
         "A sink URL that fails validation is named by its place and kind, never repeated",
         arguments: [
             ("ntfy", "ftp://ntfy.sh/PRIVATE_TOPIC"), ("webhook", "ftp://user:PASSWORD@home.example/SECRETPATH?token=QUERYSECRET"),
             ("ntfy", "PRIVATE_TOPIC"), ("webhook", "https:///SECRETPATH"),
+            // A port past 65535 (a digit too many): the HTTP client trapped at the first alert, at every start.
+            ("ntfy", "http://home.example:80800/PRIVATE_TOPIC"), ("webhook", "http://[::1]:70000/SECRETPATH"),
+            ("ntfy", "http://home.example:0/PRIVATE_TOPIC"),
         ])
     func invalidSinkURL(kind: String, url: String) throws {
         let directory = try TemporaryDirectory()

@@ -254,6 +254,64 @@ struct AlertProcessTests {
         }
     }
 
+    @Test("A sink that answers 200 and then drips its body is given up at the deadline, not held for as long as it drips")
+    func drippingBody() async throws {
+        let receiver = FakeAirKoreaServer { _ in .dripping(every: .milliseconds(500)) }
+        let url = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/hook")
+        var settings = AlertSettings()
+        settings.sinks = [.webhook(url: url)]
+        let sinks = try AlertSinks(settings: settings, environment: [:], httpDeadline: .seconds(2))
+        let event = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: Date())
+        await #expect {
+            try await sinks.sinks[0].deliver(event)
+        } throws: { error in
+            "\(error)".hasSuffix("did not answer within 2 s")
+        }
+        await sinks.shutdown()
+        await receiver.stop()
+    }
+
+    @Test("An ntfy token with a control character is refused at start, from its file or the credential, and never quoted")
+    func tokenWithControlCharacter() async throws {
+        let directory = try TemporaryDirectory("ntfy-token")
+        defer { directory.remove() }
+        let file = directory.path("token")
+        try "tk_Secret\u{01}Token42\n".write(toFile: file, atomically: true, encoding: .utf8)
+        chmod(file, 0o600)
+        var settings = AlertSettings()
+        settings.sinks = [.ntfy(url: "https://ntfy.example/topic", tokenFile: file)]
+        #expect {
+            _ = try AlertSinks(settings: settings, environment: [:])
+        } throws: { error in
+            "\(error)".contains("in printable ASCII") && !"\(error)".contains("Secret")
+        }
+        try "tk_Secret\u{1b}Token42\n".write(toFile: directory.path(AlertSinks.ntfyCredential), atomically: true, encoding: .utf8)
+        settings.sinks = [.ntfy(url: "https://ntfy.example/topic", tokenFile: nil)]
+        #expect {
+            _ = try AlertSinks(settings: settings, environment: ["CREDENTIALS_DIRECTORY": directory.url.path])
+        } throws: { error in
+            "\(error)".contains("ntfy-token") && !"\(error)".contains("Secret")
+        }
+    }
+
+    @Test("A sink's failures in words: a refused connection, a name that does not resolve, an answer not in HTTP")
+    func failuresInWords() async throws {
+        // Bound, not listening: a connection to it is refused.
+        let refused = try HeldLoopbackPort(listening: false)
+        defer { refused.release() }
+        var settings = AlertSettings()
+        settings.sinks = [.webhook(url: "http://127.0.0.1:\(refused.port)/hook"), .webhook(url: "http://no-such-host.invalid/hook")]
+        let sinks = try AlertSinks(settings: settings, environment: [:], httpDeadline: .seconds(20))
+        let event = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: Date())
+        var said: [String] = []
+        for sink in sinks.sinks {
+            do throws(AlertSinkError) { try await sink.deliver(event) } catch { said.append("\(error)") }
+        }
+        await sinks.shutdown()
+        #expect(said.count == 2 && said[0].hasSuffix("could not be reached (connection refused)"), "\(said)")
+        #expect(!said.joined().contains("IOError") && !said.joined().contains("NIOConnectionError"), "\(said)")
+    }
+
     @Test("A command sink runs without a shell: a hostile station name and arguments arrive as plain text; a hung command is stopped")
     func commandWithoutShell() async throws {
         let directory = try TemporaryDirectory("alert-command")

@@ -234,7 +234,7 @@ struct DaemonLifeTests {
               name: 종로구
             alerts:
               sinks:
-                - { webhook: "http://user:PASSWORD@127.0.0.1:9/SECRETPATH?token=QUERYSECRET" }
+                - { webhook: "http://127.0.0.1:9/PASSWORD/SECRETPATH?token=QUERYSECRET" }
             """
         let dustd = try await RunningDustd(configuration: configuration)
         defer { dustd.directory.remove() }
@@ -246,7 +246,7 @@ struct DaemonLifeTests {
           name: 종로구
         alerts:
           sinks:
-            - { webhook: "http://user:PASSWORD@127.0.0.1:9/SECRETPATH?token=QUERYSECRET" }
+            - { webhook: "http://127.0.0.1:9/PASSWORD/SECRETPATH?token=QUERYSECRET" }
             - { ntfy: "ftp://ntfy.sh/PRIVATE_TOPIC" }
         """.write(toFile: dustd.configPath, atomically: true, encoding: .utf8)
         kill(dustd.process.processIdentifier, SIGHUP)

@@ -18,6 +18,10 @@ struct AlertRuleTests {
         #expect(try AlertRule(parsing: "pm10.grade < 2").comparison == .below)
         #expect(try AlertRule(parsing: "pm25.grade >= 나쁨").description == "pm25.grade >= 3")
         #expect(try AlertRule(parsing: "intake.today.pm25 > 300.5").description == "intake.today.pm25 > 300.5")
+        // A rule "switched off" with a huge threshold: its text, not a trap (dustd and every dustctl stopped).
+        #expect(try AlertRule(parsing: "intake.today.pm25 > 1e20").description == "intake.today.pm25 > 1e+20")
+        #expect(try AlertRule(parsing: "indoor.pm25 > -1e300").description == "indoor.pm25 > -1e+300")
+        #expect(try AlertRule(parsing: "intake.today.pm25 > 99999999999999999999").description == "intake.today.pm25 > 1e+20")
     }
 
     @Test("Bad rules say what is wrong")

@@ -126,6 +126,22 @@ struct AlertTests {
         #expect(try await monitor.evaluate(at: twentyPast).map(\.kind) == [.fired])
     }
 
+    @Test(
+        "A day's dose past its threshold: fired once; the day's turn takes the rule back to idle without a message; the next day fires again"
+    )
+    func intakeClearsSilentlyAtTheDaysTurn() async throws {
+        let scratch = try Scratch()
+        let rule = try AlertRule(parsing: "intake.today.pm25 > 20")
+        let monitor = try Self.monitor(scratch, rules: [rule.description], quiet: QuietHours(fromHour: 22, toHour: 7), now: Self.at(22))
+        let inputs = { (dose: Double) in AlertInputs(station: "종로구", values: [.intakeTodayPM25: dose]) }
+        #expect(try await monitor.evaluate(inputs(29.1), at: Self.at(21, minute: 30)).map(\.kind) == [.fired])
+        // 01:30 the next day, PM2.5 unchanged, the day's dose so far 15.1: no clearing sent (it was, at 01:00 each night).
+        let night = Self.at(25, minute: 30)
+        #expect(try await monitor.evaluate(inputs(15.1), at: night).isEmpty)
+        #expect(try await scratch.store.alertStates()[rule.description] == .idle)
+        #expect(try await monitor.evaluate(inputs(25), at: Self.at(34)).map(\.kind) == [.fired])
+    }
+
     @Test("The same rule written twice is one rule: one alert, one clearing")
     func duplicateRules() async throws {
         let scratch = try Scratch()
@@ -415,12 +431,15 @@ struct AlertTests {
             (event(3, .fired, "B", hoursAgo: 4), [record(3, "x", 1, .retrying)]),
             // rule C: no longer configured.
             (event(4, .fired, "C", hoursAgo: 0.5), [record(4, "x", 1, .retrying)]),
-            // rule D: failed for good on x, never tried on y and z (dustd stopped before).
+            // rule D: failed for good on x; y and z have no record beside it: added, or moved in the list
+            // (a sink's name says its place), since the event, so not sent old news or sent it again.
             (event(5, .fired, "D", hoursAgo: 0.2), [record(5, "x", 5, .failed), record(5, "x", 4, .retrying)]),
             // a test alert is never resumed.
             (event(6, .test, "", hoursAgo: 0.1), []),
+            // rule E: no record at all: dustd stopped before its first attempts, every sink is tried.
+            (event(7, .fired, "E", hoursAgo: 0.1), []),
         ]
-        let pending = AlertResumption.pending(in: recent, rules: ["A", "B", "D"], sinks: ["x", "y", "z"], now: now)
-        #expect(pending.map { "\($0.event.id) \($0.sink) \($0.lastAttempt)" } == ["2 x 2", "2 z 0", "5 y 0", "5 z 0"])
+        let pending = AlertResumption.pending(in: recent, rules: ["A", "B", "D", "E"], sinks: ["x", "y", "z"], now: now)
+        #expect(pending.map { "\($0.event.id) \($0.sink) \($0.lastAttempt)" } == ["2 x 2", "7 x 0", "7 y 0", "7 z 0"])
     }
 }

@@ -34,6 +34,9 @@ public enum FakeReply: Sendable {
     case truncated(body: Data, declaredLength: Int)
     /// Streams `chunk` forever (until the client goes away), with no Content-Length.
     case endless(chunk: Data)
+    /// Answers 200 at once, then sends a byte of its body every `interval`, forever (a server that
+    /// holds a client by its body, which a deadline on the head does not bound).
+    case dripping(every: Duration)
 }
 
 /// A loopback HTTP server standing in for AirKorea in tests: SwiftNIO on 127.0.0.1, an
@@ -157,6 +160,25 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
             headers.add(name: "Transfer-Encoding", value: "chunked")
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
             writeForever(ByteBuffer(bytes: chunk), context: context)
+        case .dripping(let interval):
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Type", value: "text/plain")
+            headers.add(name: "Content-Length", value: "100")
+            context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
+            drip(
+                every: TimeAmount.nanoseconds(
+                    Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000), context: context)
+        }
+    }
+
+    private func drip(every interval: TimeAmount, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: interval) {
+            let (handler, context) = loopBound.value
+            guard context.channel.isActive else { return }
+            context.writeAndFlush(handler.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(string: "x")))), promise: nil)
+            handler.drip(every: interval, context: context)
         }
     }
 

@@ -78,6 +78,23 @@ struct AlertsListPeopleTests {
             let listed = try await dustctl(["alerts", "list", "--db", db, "--station", "종로구"] + (json ? ["--json"] : []))
             #expect(listed.status == 0, "\(listed.standardError)")
         }
+        // A sink's name with an escape sequence is shown inert.
+        let reopened = try DatabaseQueue(path: db)
+        try await reopened.write { database in
+            try database.execute(
+                sql:
+                    "INSERT INTO alert_delivery (event_id, sink, attempt, at, outcome, detail) VALUES (1, char(27) || '[31msink', 1, 1795100000, 'failed', 'x')"
+            )
+        }
+        let listed = try await dustctl(["alerts", "list", "--db", db, "--station", "종로구"])
+        #expect(listed.status == 0 && !listed.standardOutput.contains("\u{1b}") && listed.standardOutput.contains("[31msink"))
+        // An attempt FineDust never writes (Int.max: the next attempt's `+ 1` trapped dustd at every start) is a damaged row.
+        try await reopened.write { database in
+            try database.execute(sql: "UPDATE alert_delivery SET attempt = 9223372036854775807, outcome = 'retrying'")
+        }
+        try reopened.close()
+        let damaged = try await dustctl(["alerts", "list", "--db", db, "--station", "종로구"])
+        #expect(damaged.status == 65 && damaged.standardError.contains("attempt"), "\(damaged.standardError)")
     }
 
 }

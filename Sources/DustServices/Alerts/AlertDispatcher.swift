@@ -138,7 +138,8 @@ public struct AlertDispatcher: Sendable {
 /// The deliveries to take up at start, for the newest event of each rule (and the people it names) still configured
 /// (`rules`, as `AlertRule.description` writes them) if it is at most `maxAge` old (an alert about the air three hours ago is no longer news), to each sink still configured:
 /// one whose last record says `retrying` (dustd stopped, or was killed, while it waited for its
-/// next attempt), or that has no record at all (dustd stopped before the first attempt).
+/// next attempt), or every sink of an event that has no record at all (dustd stopped before the first
+/// attempts).
 public enum AlertResumption {
     public struct Pending: Sendable, Hashable {
         public var event: AlertEvent
@@ -163,7 +164,12 @@ public enum AlertResumption {
             for sink in sinks {
                 let last = deliveries.filter { $0.sink == sink }.max { ($0.attempt, $0.at) < ($1.attempt, $1.at) }
                 switch last?.outcome {
-                case nil: result.append(Pending(event: event, sink: sink, lastAttempt: 0))
+                case nil:
+                    // No record of this sink beside others' records: it was added, or moved in the list
+                    // (its name says its place), since the event; a sink is not sent old news, nor one that
+                    // took it (as "sink 1", now "sink 2") sent it again. An event with no record at all
+                    // was never tried: dustd stopped before its first attempts.
+                    if deliveries.isEmpty { result.append(Pending(event: event, sink: sink, lastAttempt: 0)) }
                 case .retrying?: result.append(Pending(event: event, sink: sink, lastAttempt: last?.attempt ?? 0))
                 case .delivered?, .failed?: continue
                 }
