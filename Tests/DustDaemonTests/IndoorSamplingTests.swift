@@ -335,6 +335,25 @@ extension IndoorSamplingTests {
         await rig.stop()
     }
 
+    @Test("A Home Assistant unit that repeats part of its token is not quoted: not in the state, the database or the log")
+    func unitRepeatingTheToken() async throws {
+        let rig = try await Rig { request in
+            if request.path.hasPrefix("/api/history/period/") { return Self.json("[[]]") }
+            return Self.json(#"{"state":"12","attributes":{"unit_of_measurement":"\#(Self.token)"}}"#)
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
+        let problem = try #require(try await rig.store.indoorSensorStates().first?.problem)
+        #expect(problem.contains("a unit that repeats part of the token"), "\(problem)")
+        // The unit shown was the token's first 16 characters: not one run of 8 of them is anywhere.
+        let pieces = (0...(Self.token.count - 8)).map { String(Array(Self.token)[$0..<($0 + 8)]) }
+        #expect(!pieces.contains { problem.contains($0) || rig.logs.text.contains($0) })
+        await rig.stop()
+    }
+
     @Test("Home Assistant saying the device is unavailable ends its last value's hold, live and in the history, once")
     func unavailableEndsTheHold() async throws {
         let unavailable = FlagBox()
