@@ -44,6 +44,14 @@ extension SQLDatabase {
         }
     }
 
+    public func indoorSensorsStored() async throws(StorageFailure) -> [(sensor: String, newestHour: Date)] {
+        try await read { session in
+            try session.rows("SELECT sensor, max(slot_start) AS newest FROM indoor_hour GROUP BY sensor ORDER BY sensor").map { row in
+                StoredSensor(sensor: try row.string("sensor"), newestHour: SQLTime.date(try row.int64("newest")))
+            }
+        }.map { ($0.sensor, $0.newestHour) }
+    }
+
     public func saveIndoor(samples: [IndoorSample], states: [IndoorSensorState]) async throws(StorageFailure) {
         guard !samples.isEmpty || !states.isEmpty else { return }
         try await write { session in
@@ -142,6 +150,12 @@ extension SQLDatabase {
             return Int(bytes) / IndoorHourRecord.recordBytes
         }
     }
+}
+
+/// A tuple is not `Sendable` across the engine's thread; this is.
+private struct StoredSensor: Sendable {
+    var sensor: String
+    var newestHour: Date
 }
 
 /// A sensor's hour.

@@ -72,9 +72,16 @@ struct IndoorListCommand: AsyncParsableCommand {
                     uniquingKeysWith: { first, _ in first })
                 let overview = try await IndoorOverview.of(
                     sensors: sensors, people: settings.people, states: states, store: store, now: now)
+                // Samples under a name no sensor has (one renamed, or removed): in no one's dose since.
+                let configured = Set(sensors.map(\.name))
+                let orphaned = try await store.indoorSensorsStored().filter { !configured.contains($0.sensor) }
                 if options.json {
-                    try standardOutputLine(IndoorOverview.json(overview, calendar: settings.calendar).serialized)
+                    try standardOutputLine(
+                        IndoorOverview.json(overview, orphaned: orphaned, calendar: settings.calendar).serialized)
                     return
+                }
+                if !orphaned.isEmpty {
+                    try standardOutputLine(IndoorOverview.orphanedText(orphaned, calendar: settings.calendar, language: language))
                 }
                 for sensor in overview {
                     try standardOutputLine(IndoorOverview.text(sensor, calendar: settings.calendar, language: language))
@@ -244,9 +251,15 @@ enum IndoorOverview {
             overview.append(
                 Sensor(
                     settings: sensor, people: people.filter { $0.indoorSensors.contains(sensor.name) }.map(\.name),
-                    state: states[sensor.name], last: series.first.map { $0.sample($0.count - 1) }, coveredMinutes: covered))
+                    state: states[sensor.name], last: series.first.flatMap(lastWithValue), coveredMinutes: covered))
         }
         return overview
+    }
+
+    /// The newest sample that has a value: not the sample of no value that ends a hold (Home
+    /// Assistant's `unavailable`), which has nothing to show.
+    static func lastWithValue(_ series: IndoorSeries) -> IndoorSample? {
+        series.minutes.indices.last { !(series.pm25[$0].isNaN && series.pm10[$0].isNaN) }.map(series.sample)
     }
 
     static func minute(_ instant: Date, _ calendar: DayCalendar) -> String {
@@ -284,7 +297,18 @@ enum IndoorOverview {
         return lines.joined(separator: "\n")
     }
 
-    static func json(_ overview: [Sensor], calendar: DayCalendar) -> JSON {
+    /// The line about samples stored under names no configured sensor has.
+    static func orphanedText(
+        _ orphaned: [(sensor: String, newestHour: Date)], calendar: DayCalendar, language: ReportLanguage
+    ) -> String {
+        let names = orphaned.map { "\(TerminalSafeText.sanitized($0.sensor)) (\(minute($0.newestHour, calendar)))" }.joined(separator: ", ")
+        return language.say(
+            "설정에 없는 이름으로 저장된 표본: \(names). 누구의 선량에도 들어가지 않습니다. indoor.sensors에서 이름을 바꿨다면 되돌리세요.",
+            "Samples stored under names no sensor in indoor.sensors has: \(names) (newest hour). They count in no one's dose; if you renamed a sensor, give it its old name back."
+        )
+    }
+
+    static func json(_ overview: [Sensor], orphaned: [(sensor: String, newestHour: Date)] = [], calendar: DayCalendar) -> JSON {
         .object([
             (
                 "sensors",
@@ -309,7 +333,14 @@ enum IndoorOverview {
                             ("unknownSamples", .integer(sensor.state?.unknownSamples ?? 0)),
                         ])
                     })
-            )
+            ),
+            (
+                "unconfigured",
+                .array(
+                    orphaned.map {
+                        .object([("sensor", .string($0.sensor)), ("newestHour", .string(calendar.iso8601($0.newestHour)))])
+                    })
+            ),
         ])
     }
 }

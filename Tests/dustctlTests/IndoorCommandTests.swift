@@ -67,6 +67,16 @@ struct IndoorCommandTests {
         #expect(refused.standardError.contains("line 62: pm25 must be a number of µg/m³ (or empty), not \"lots\"; nothing was stored."))
         let again = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
         #expect(again == json)
+        // The sensor renamed in the configuration: its samples stay under the old name, in no one's dose, and
+        // `dustctl indoor` says so (the day's dose changed with nothing naming why).
+        try configuration.replacingOccurrences(of: "name: old-monitor", with: "name: living-room")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let renamed = try await dustctl(["indoor", "--db", db], environment: env).standardOutput
+        #expect(
+            renamed.contains("Samples stored under names no sensor in indoor.sensors has: old-monitor (2026-11-20 10:00)"), "\(renamed)")
+        let renamedJSON = try await dustctl(["indoor", "--db", db, "--json"], environment: env).standardOutput
+        #expect(renamedJSON.contains(#""unconfigured":[{"sensor":"old-monitor","newestHour":"2026-11-20T10:00:00+09:00"}]"#))
+        try configuration.write(toFile: config, atomically: true, encoding: .utf8)
         // A sensor that is not configured is named with the ones that are.
         let unknown = try await dustctl(["indoor", "import", file, "--sensor", "kitchen", "--db", db], environment: env)
         #expect(unknown.status == 64 && unknown.standardError.contains("configured: old-monitor, study"))

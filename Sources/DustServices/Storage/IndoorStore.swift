@@ -8,6 +8,9 @@ public protocol IndoorReadStore: Sendable {
     func indoorSeries(sensors: [String], from: Date, to: Date) async throws(StorageFailure) -> [IndoorSeries]
     /// What dustd last knew of each sensor it samples, by name.
     func indoorSensorStates() async throws(StorageFailure) -> [IndoorSensorState]
+    /// Every sensor name samples are stored under, by name, with the start of its newest hour: a
+    /// sensor renamed in the configuration leaves its samples under the old name.
+    func indoorSensorsStored() async throws(StorageFailure) -> [(sensor: String, newestHour: Date)]
 }
 
 extension IndoorReadStore {
