@@ -106,13 +106,22 @@ extension ValueShape where Value == String {
 
     private static func isWebAddress(_ text: String) -> Bool {
         guard let url = URL(string: text) else { return false }
-        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil && hasValidPort(url)
+        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil && hasValidPort(text)
     }
 
     /// A URL's port, when it names one, is a TCP port (1–65535). Foundation takes `:80800`, and the
     /// HTTP client then stopped dustd with a trap at the first request to it: an alert sink's typo was
-    /// a crash at every start for as long as the alert waited to be delivered.
-    static func hasValidPort(_ url: URL) -> Bool { url.port.map { (1...65_535).contains($0) } ?? true }
+    /// a crash at every start for as long as the alert waited to be delivered. A port too large for an
+    /// Int Foundation reads as none, and the request went to port 80 or 443: written but not read is refused too.
+    static func hasValidPort(_ text: String) -> Bool {
+        guard let url = URL(string: text) else { return false }
+        if let port = url.port { return (1...65_535).contains(port) }
+        guard let schemeEnd = text.range(of: "://") else { return true }
+        let authority = text[schemeEnd.upperBound...].prefix { !"/?#".contains($0) }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let afterHost = hostAndPort.hasPrefix("[") ? hostAndPort.drop { $0 != "]" }.dropFirst() : hostAndPort.drop { $0 != ":" }
+        return afterHost.isEmpty
+    }
 
     /// An `http` or `https` URL with a host that may carry a secret (an ntfy topic, a webhook's
     /// path or query, user info): an error names the key (`alerts.sinks[2].ntfy`), never the text.

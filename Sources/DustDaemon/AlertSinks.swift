@@ -137,7 +137,7 @@ private func post(
     do {
         status = try await withThrowingTaskGroup(of: UInt?.self) { group in
             group.addTask {
-                let response = try await client.execute(prepared, timeout: .nanoseconds(Int64(deadline.seconds * 1e9)))
+                let response = try await client.execute(prepared, timeout: TimeAmount(deadline))
                 _ = try? await response.body.collect(upTo: 64 * 1024)
                 return response.status.code
             }
@@ -170,16 +170,13 @@ enum SinkFailure {
         case is TimedOut: return within
         case let error as HTTPClientError:
             switch error {
-            case .connectTimeout, .deadlineExceeded, .readTimeout: return within
+            case .connectTimeout: return "could not be reached: no connection within 10 s"
+            case .deadlineExceeded, .readTimeout, .writeTimeout: return within
             case .remoteConnectionClosed: return "closed the connection before answering"
             default:
-                // The case's name alone: its associated values may hold the request's headers
-                // (`invalidHeaderFieldValues(["Bearer tk_…"])`).
-                let name = String(describing: error).prefix { $0 != "(" }
-                if name.hasSuffix("invalidHeaderFieldValues") || name.hasSuffix("invalidHeaderFieldNames") {
-                    return "could not be sent the request: a header holds a character HTTP does not allow"
-                }
-                return "could not be reached (\(name))"
+                // `shortDescription`, never `description`: its associated values may hold the request's
+                // headers (`invalidHeaderFieldValues(["Bearer tk_…"])`).
+                return "could not be reached (\(error.shortDescription))"
             }
         case let error as IOError where error.errnoCode != 0:
             return "could not be reached (\(String(cString: strerror(error.errnoCode)).lowercased()))"

@@ -184,11 +184,15 @@ public struct IndoorSampler: Sendable {
         // After the round's samples: a slow Home Assistant's ten days (up to 5 s a day asked) held every
         // other monitor's sample back, one sensor's history after another's (docs/RELIABILITY.md,
         // "seventeenth session"); now they are read side by side, once the round is stored.
-        guard !backfills.isEmpty else { return }
+        // Two at a time: each holds one answer (up to 8 MiB) while it reads, under the unit's MemoryMax. They end
+        // at the minute of this round's sample, which a state read back must not write over.
         let sampler = self
-        await withTaskGroup(of: Void.self) { group in
-            for (sensor, from) in backfills {
-                group.addTask { await sampler.backfill(sensor, token: token, from: from, until: now, store: store) }
+        let until = IndoorSample.minute(containing: now)
+        for start in stride(from: 0, to: backfills.count, by: 2) {
+            await withTaskGroup(of: Void.self) { group in
+                for (sensor, from) in backfills[start..<min(start + 2, backfills.count)] {
+                    group.addTask { await sampler.backfill(sensor, token: token, from: from, until: until, store: store) }
+                }
             }
         }
     }

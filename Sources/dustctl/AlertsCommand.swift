@@ -93,10 +93,11 @@ struct AlertsListCommand: AsyncParsableCommand {
             for delivery in deliveries { last[delivery.sink] = delivery }
             for delivery in last.values.sorted(by: { $0.sink < $1.sink }) {
                 let reason = delivery.outcome == .delivered ? "" : delivery.detail.map { ": \(TerminalSafeText.sanitized($0))" } ?? ""
-                // Attempt 0: the first was cut short by dustd's stop and is taken up at its next start.
+                // Attempt 0: the first has begun and not ended (under way, or cut short by dustd's stop or a
+                // crash: the next start takes it up).
                 let attempt =
                     delivery.attempt == 0
-                    ? language.say("첫 시도가 dustd 정지로 끊김", "attempt 1 cut short by the stop")
+                    ? language.say("첫 시도가 끝나지 않음", "attempt 1 not finished")
                     : language.say("\(delivery.attempt)번째 시도", "attempt \(delivery.attempt)")
                 lines.append(
                     "      \(TerminalSafeText.sanitized(delivery.sink)): "
@@ -104,12 +105,12 @@ struct AlertsListCommand: AsyncParsableCommand {
                         + reason)
             }
             if deliveries.isEmpty {
-                // With sinks configured, an event without records is being delivered (a first attempt
-                // takes up to 30 s), or was before a sink was configured: not "no sink".
+                // With sinks configured, an event without records came before them (or from an older
+                // FineDust stopped before its first attempts): not "no sink".
                 lines.append(
                     sinks.isEmpty
                         ? language.say("      (보낼 곳 없음)", "      (no sink)")
-                        : language.say("      (아직 기록된 전달 시도 없음)", "      (no delivery attempt recorded yet)"))
+                        : language.say("      (기록된 전달 없음)", "      (no delivery recorded)"))
             }
         }
         return lines.joined(separator: "\n")

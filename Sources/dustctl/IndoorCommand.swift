@@ -203,7 +203,8 @@ struct IndoorImportCommand: AsyncParsableCommand {
         guard language == .korean else {
             var summary = "\(name): \(rows.series.count) samples of \(sensor)"
             if let (first, last) = range { summary += " from \(first) to \(last)" }
-            summary += ", an indoor value for \(rows.hoursCovered) \(rows.hoursCovered == 1 ? "hour" : "hours") (30 minutes covered)"
+            summary +=
+                ", an indoor value for \(rows.hoursCovered) \(rows.hoursCovered == 1 ? "hour" : "hours") (at least 30 minutes covered)"
             var counted: [String] = []
             if rows.implausible > 0 { counted.append("\(rows.implausible) implausible values stored as unknown") }
             if rows.sameMinute > 0 { counted.append("\(rows.sameMinute) rows of a minute given again (the later kept)") }

@@ -429,6 +429,8 @@ struct ConfigurationTrustTests {
             // A port past 65535 (a digit too many): the HTTP client trapped at the first alert, at every start.
             ("ntfy", "http://home.example:80800/PRIVATE_TOPIC"), ("webhook", "http://[::1]:70000/SECRETPATH"),
             ("ntfy", "http://home.example:0/PRIVATE_TOPIC"),
+            // Too large for an Int: Foundation reads no port, and the alert went to port 80.
+            ("webhook", "http://home.example:99999999999999999999/SECRETPATH"),
         ])
     func invalidSinkURL(kind: String, url: String) throws {
         let directory = try TemporaryDirectory()

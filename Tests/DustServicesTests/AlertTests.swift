@@ -290,8 +290,9 @@ struct AlertTests {
         // dead: 30, 60, 120 s; flaky: 30, 60 s.
         #expect(clock.requestedSleeps.sorted() == [30, 30, 60, 60, 120])
         let deliveries = try #require(try await scratch.store.recentAlertEvents(limit: 1).first).deliveries
-        #expect(deliveries.filter { $0.sink == "dead" }.map(\.outcome) == [.retrying, .retrying, .retrying, .failed])
-        #expect(deliveries.filter { $0.sink == "flaky" }.map(\.outcome) == [.retrying, .retrying, .delivered])
+        // The record each delivery begins with (attempt 0), then one per attempt.
+        #expect(deliveries.filter { $0.sink == "dead" }.map(\.outcome) == [.retrying, .retrying, .retrying, .retrying, .failed])
+        #expect(deliveries.filter { $0.sink == "flaky" }.map(\.outcome) == [.retrying, .retrying, .retrying, .delivered])
         // What a sink said is stored without its terminal escapes.
         #expect(deliveries.first { $0.sink == "dead" }?.detail?.contains("\u{1B}") == false)
     }
@@ -338,7 +339,34 @@ struct AlertTests {
         #expect(results.map(\.outcome) == [.retrying])
         #expect(results.map(\.attempt) == [1])
         let deliveries = try #require(try await scratch.store.recentAlertEvents(limit: 1).first).deliveries
-        #expect(deliveries.map(\.outcome) == [.retrying])
+        #expect(deliveries.map(\.outcome) == [.retrying, .retrying] && deliveries.map(\.attempt).first == 0)
+    }
+
+    @Test("Killed during a first attempt while another sink's was recorded: the unfinished sink is resumed at the next start")
+    func crashDuringFirstAttempt() async throws {
+        let scratch = try Scratch()
+        let event = try await scratch.store.saveAlertEvent(
+            AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: Self.at(10)))
+        let hanging = HangingSink()
+        let dispatcher = AlertDispatcher(
+            sinks: [RecordingSink(name: "quick"), hanging], store: scratch.store,
+            policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)), clock: ManualClock(Self.at(10)))
+        let task = Task { await dispatcher.deliver(event) }
+        let deadline = ContinuousClock.now + .seconds(300)
+        func recorded() async throws -> [AlertDelivery] { try await scratch.store.recentAlertEvents(limit: 1).first?.deliveries ?? [] }
+        while try await !recorded().contains(where: { $0.sink == "quick" && $0.outcome == .delivered })
+            || !hanging.started.withLock({ $0 }),
+            ContinuousClock.now < deadline
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        // What a kill -9 now leaves: the quick sink delivered, the hanging one begun and unfinished.
+        let recent = try await scratch.store.recentAlertEvents(limit: 10)
+        let pending = AlertResumption.pending(
+            in: recent, rules: ["pm25.grade >= 3"], sinks: ["hanging", "quick"], now: Self.at(10).addingTimeInterval(60))
+        #expect(pending.map { "\($0.sink) \($0.lastAttempt)" } == ["hanging 0"])
+        task.cancel()
+        _ = await task.value
     }
 
     @Test("Stopping dustd during an attempt leaves the delivery retrying, that attempt not counted: the next start sends it")
@@ -364,7 +392,7 @@ struct AlertTests {
         #expect(results.map(\.attempt) == [0])
         #expect(results.first?.detail == "dustd stopped during this attempt")
         let deliveries = try #require(try await scratch.store.recentAlertEvents(limit: 1).first).deliveries
-        #expect(deliveries.map(\.outcome) == [.retrying])
+        #expect(deliveries.map(\.outcome) == [.retrying, .retrying] && deliveries.map(\.attempt).first == 0)
         // The next start takes it up as its first attempt.
         let resumed = try #require(
             await AlertDispatcher(

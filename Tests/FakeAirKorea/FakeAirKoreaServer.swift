@@ -165,9 +165,7 @@ private final class FakeHandler: ChannelInboundHandler, @unchecked Sendable {
             headers.add(name: "Content-Type", value: "text/plain")
             headers.add(name: "Content-Length", value: "100")
             context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok, headers: headers))), promise: nil)
-            drip(
-                every: TimeAmount.nanoseconds(
-                    Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000), context: context)
+            drip(every: TimeAmount(interval), context: context)
         }
     }
 

@@ -37,7 +37,7 @@ struct IndoorCommandTests {
         #expect(imported.status == 0)
         #expect(
             imported.standardOutput.contains(
-                "60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59, an indoor value for 1 hour (30 minutes covered)."),
+                "60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59, an indoor value for 1 hour (at least 30 minutes covered)."),
             "\(imported.standardOutput)")
 
         let json = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
@@ -102,7 +102,7 @@ struct IndoorCommandTests {
         let text = try await dustctl(["indoor", "import", file, "--sensor", "old-monitor", "--db", db], environment: env).standardOutput
         #expect(
             text.contains(
-                "2 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:01, an indoor value for 0 hours (30 minutes covered); 1 rows of a minute given again (the later kept)."
+                "2 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:01, an indoor value for 0 hours (at least 30 minutes covered); 1 rows of a minute given again (the later kept)."
             ),
             "\(text)")
     }

@@ -198,7 +198,7 @@ struct MessageLanguageTests {
                 + "믿기 어려운 값 1개는 알 수 없는 값으로 저장, 같은 분이 다시 나온 행 1개 (나중 행을 남김).\n")
         #expect(
             english.standardOutput
-                == "\(file): 10 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:09, an indoor value for 0 hours (30 minutes covered); "
+                == "\(file): 10 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:09, an indoor value for 0 hours (at least 30 minutes covered); "
                 + "1 implausible values stored as unknown, 1 rows of a minute given again (the later kept).\n")
         try await expectBoth(
             ["indoor", "import", file, "--sensor", "study", "--db", db, "--config", config], status: 64,

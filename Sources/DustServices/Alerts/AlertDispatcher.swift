@@ -64,7 +64,15 @@ public struct AlertDispatcher: Sendable {
     ///   sink never receives the rise after the clearing.
     @discardableResult
     public func deliver(_ event: AlertEvent, isCurrent: @escaping @Sendable () -> Bool = { true }) async -> [AlertDelivery] {
-        await withTaskGroup(of: AlertDelivery.self) { group in
+        // Each sink's delivery begins with a record: a crash (not a stop, which records its own) during the
+        // first attempts leaves it `retrying`, and the next start takes it up (`AlertResumption`); a sink
+        // without a record is then only one configured since the event, which is not sent old news.
+        for sink in sinks {
+            try? await store.recordAlertDelivery(
+                AlertDelivery(
+                    eventID: event.id, sink: sink.name, attempt: 0, at: clock.now, outcome: .retrying, detail: AlertDelivery.begun))
+        }
+        return await withTaskGroup(of: AlertDelivery.self) { group in
             for sink in sinks {
                 group.addTask { await deliver(event, to: sink, isCurrent: isCurrent) }
             }
@@ -165,10 +173,10 @@ public enum AlertResumption {
                 let last = deliveries.filter { $0.sink == sink }.max { ($0.attempt, $0.at) < ($1.attempt, $1.at) }
                 switch last?.outcome {
                 case nil:
-                    // No record of this sink beside others' records: it was added, or moved in the list
-                    // (its name says its place), since the event; a sink is not sent old news, nor one that
-                    // took it (as "sink 1", now "sink 2") sent it again. An event with no record at all
-                    // was never tried: dustd stopped before its first attempts.
+                    // No record of this sink beside others' records: every delivery begins with one (`deliver`),
+                    // so it was added, or moved in the list (its name says its place), since the event; a sink is
+                    // not sent old news, nor one that took it (as "sink 1", now "sink 2") sent it again. An event
+                    // with no record at all is an older FineDust's, stopped before its first attempts.
                     if deliveries.isEmpty { result.append(Pending(event: event, sink: sink, lastAttempt: 0)) }
                 case .retrying?: result.append(Pending(event: event, sink: sink, lastAttempt: last?.attempt ?? 0))
                 case .delivered?, .failed?: continue

@@ -262,10 +262,10 @@ public struct AlertMonitor: Sendable {
                 moves.append(Move(key: key, state: state, edge: edge, value: value, station: inputs.station))
             }
             for group in Self.announcements(moves, sharing: !rule.metric.isPersonal) {
-                // A day's dose only grows through the day: it stops exceeding a threshold when the day
-                // turns, which is no news. That clearing was sent at 01:00 every night, in quiet hours,
+                // A day's dose only grows through the day: it stops exceeding a threshold (`>`, `>=`) when the
+                // day turns, which is no news (`intake.today.pm25 < 20` clearing at noon is). That clearing was sent at 01:00 every night, in quiet hours,
                 // with the air unchanged; the rule goes back to idle without a message.
-                let silent = rule.metric.isIntake && group[0].edge == .cleared
+                let silent = rule.metric.isIntake && [.above, .atLeast].contains(rule.comparison) && group[0].edge == .cleared
                 let event = group[0].edge.flatMap { edge in silent ? nil : edge }.map { edge in
                     AlertEvent(
                         kind: edge == .fired ? .fired : .cleared, rule: rule.description, metric: rule.metric, value: group[0].value,

@@ -140,6 +140,9 @@ public struct AlertDelivery: Sendable, Hashable {
     public var outcome: Outcome
     public var detail: String?
 
+    /// The detail of the record each delivery begins with (attempt 0, `retrying`), before its first attempt ends.
+    public static let begun = "its first attempt began"
+
     public init(eventID: Int64, sink: String, attempt: Int, at: Date, outcome: Outcome, detail: String?) {
         self.eventID = eventID
         self.sink = sink

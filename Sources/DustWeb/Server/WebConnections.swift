@@ -244,6 +244,9 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     static let maxPipelined = 8
     /// `WebConnectionLimits.answerTimeout`.
     private let answerTimeout: TimeAmount
+    /// Closes the connection when the answer being written has not left in time: armed at its head
+    /// (an answer larger than the socket's buffers never reaches its end while the client reads nothing).
+    private var answerDeadline: Scheduled<Void>?
 
     /// How long a request's body (a sign-in form's few hundred bytes) may take after its head: a client
     /// trickling a byte every few seconds would otherwise hold its connection, busy, for as long as it
@@ -319,11 +322,16 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func handlerRemoved(context: ChannelHandlerContext) {
         bodyDeadline?.cancel()
         bodyDeadline = nil
+        answerDeadline?.cancel()
+        answerDeadline = nil
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(var response):
+            let channel = context.channel
+            answerDeadline?.cancel()
+            answerDeadline = context.eventLoop.scheduleTask(in: answerTimeout) { channel.close(promise: nil) }
             WebSecurityHeaders.apply(to: &response.headerFields)
             if gate.othersWaiting { makeRoom = true }
             if closeAfterAnswer || makeRoom { response.headerFields[.connection] = "close" }
@@ -358,8 +366,11 @@ final class WebConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let written = loop.makePromise(of: Void.self)
         written.futureResult.cascade(to: promise)
         written.futureResult.whenSuccess { [gate] in gate.answerWritten(channel) }
-        let deadline = loop.scheduleTask(in: answerTimeout) { channel.close(promise: nil) }
-        written.futureResult.whenComplete { _ in deadline.cancel() }
+        // The deadline armed at the answer's head ends once the whole answer has left.
+        if let deadline = answerDeadline {
+            answerDeadline = nil
+            written.futureResult.whenComplete { _ in deadline.cancel() }
+        }
         return written
     }
 }
