@@ -37,7 +37,8 @@ struct IndoorCommandTests {
         #expect(imported.status == 0)
         #expect(
             imported.standardOutput.contains(
-                "60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59, an indoor value for 1 hour (at least 30 minutes covered)."),
+                "60 samples of old-monitor from 2026-11-20 10:00 to 2026-11-20 10:59, an indoor value for 1 hour (at least 30 minutes covered)."
+            ),
             "\(imported.standardOutput)")
 
         let json = try await dustctl(["day", "2026-11-20", "--db", db, "--json"], environment: env).standardOutput
