@@ -153,6 +153,9 @@ public struct AirKoreaResponseParser: Sendable {
         let result: Result<RawResponse, AirKoreaError> = body.withUnsafeBytes { bytes in
             do throws(AirKoreaError) {
                 try BodySniffer.rejectNonXML(bytes)
+                if let line = AttributeBound.lineOfExcess(in: bytes) {
+                    throw .malformedXML(line: line, reason: "an element with more than \(AttributeBound.maxAttributes) attributes")
+                }
                 var raw = try LibXMLReader(limits: limits, echoGuard: echoGuard).read(bytes)
                 raw.withholdComposedEchoes(echoGuard)
                 return .success(raw)

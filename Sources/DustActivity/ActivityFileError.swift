@@ -18,6 +18,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case prologTooLong(limit: Int)
     /// An attribute value or text run longer than `limit` bytes.
     case attributeTooLong(line: Int, limit: Int)
+    /// An element with more than `limit` attributes (`AttributeBound`).
+    case tooManyAttributes(line: Int, limit: Int)
     /// Elements nested deeper than `limit`.
     case nestingTooDeep(line: Int, limit: Int)
     /// libxml2 found the document not well-formed (its words, made safe to print).
@@ -85,6 +87,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the file has more than \(limit / 1024) KiB before its first element; a Health export's document type is about 10 KB — this is not an export FineDust reads"
         case .attributeTooLong(let line, let limit):
             "line \(line): an attribute value or text longer than \(limit / 1024) KiB; Health exports and GPX files never hold one — the file is damaged or not an export"
+        case .tooManyAttributes(let line, let limit):
+            "line \(line): an element with more than \(limit) attributes; Health exports and GPX files have a few on each — the file is damaged or not an export"
         case .nestingTooDeep(let line, let limit):
             "line \(line): elements nested more than \(limit) deep; Health exports and GPX tracks nest a few levels — the file is damaged or not an export"
         case .malformedXML(let line, let reason):

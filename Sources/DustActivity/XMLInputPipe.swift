@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// Feeds libxml2 from a `ByteStream`, one piece at a time, and guards what it feeds.
@@ -17,6 +18,8 @@ final class XMLInputPipe {
     private var pendingOffset = 0
     private var inputEnded = false
     private var bytesSinceMarkup = 0
+    /// `=` signs since the last `<`: an element's attributes (`AttributeBound`).
+    private var equalsSinceMarkup = 0
     private var line = 1
 
     /// Bytes read from the input so far.
@@ -94,13 +97,22 @@ final class XMLInputPipe {
         // to name its line exactly.
         let limit = limits.maxBytesWithoutMarkup
         var run = bytesSinceMarkup
+        var equals = equalsSinceMarkup
         var lines = 0
         var replaced = 0
         var tooLong = false
+        var tooManyAttributes = false
         for offset in 0..<count {
             let byte = bytes[offset]
             if byte > 0x3C {
                 run &+= 1
+                if byte == 0x3D {
+                    equals &+= 1
+                    if equals > AttributeBound.maxAttributes {
+                        tooManyAttributes = true
+                        break
+                    }
+                }
                 continue
             }
             if byte == 0x3C {
@@ -109,6 +121,7 @@ final class XMLInputPipe {
                     break
                 }
                 run = 0
+                equals = 0
                 continue
             }
             run &+= 1
@@ -119,11 +132,17 @@ final class XMLInputPipe {
                 replaced += 1
             }
         }
+        if tooManyAttributes {
+            // The lines before the break are counted: the line of the `=` past the bound.
+            failure = .tooManyAttributes(line: line + lines, limit: AttributeBound.maxAttributes)
+            return -1
+        }
         if tooLong || run > limit {
             failure = .attributeTooLong(line: lineWhereRunPassesLimit(bytes, count: count), limit: limit)
             return -1
         }
         bytesSinceMarkup = run
+        equalsSinceMarkup = equals
         line += lines
         controlCharactersReplaced += replaced
         return Int32(count)

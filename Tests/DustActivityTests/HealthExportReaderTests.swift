@@ -335,6 +335,24 @@ struct HealthExportReaderTests {
         #expect(progress < 2 << 20)
     }
 
+    @Test("An element with 140,000 attributes (under 1 MiB) is refused at the 1,001st, before libxml2 spends minutes on it; 20 are read")
+    func manyAttributes() throws {
+        let record = distanceRecord(
+            source: "Watch", value: "0.3", start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")
+        let many = (0..<140_000).map { "a\($0)=\"\"" }.joined(separator: " ")
+        let xml = healthExport(record.replacingOccurrences(of: "<Record ", with: "<Record " + many + " "))
+        #expect(throws: ActivityFileError.tooManyAttributes(line: lineNumber(of: "<Record", in: xml), limit: 1_000)) {
+            _ = try HealthExportReader(now: Date()).read(MemoryByteStream(xml), onProgress: { _ in }, onSample: { _ in })
+        }
+        // A record with 20 more attributes than usual is read as any other.
+        let twenty = (0..<20).map { "x\($0)=\"1\"" }.joined(separator: " ")
+        var samples = 0
+        _ = try HealthExportReader(now: Date()).read(
+            MemoryByteStream(healthExport(record.replacingOccurrences(of: "<Record ", with: "<Record " + twenty + " "))),
+            onProgress: { _ in }, onSample: { _ in samples += 1 })
+        #expect(samples == 1)
+    }
+
     @Test("A file that is not a Health export names its root; an empty file says so")
     func notAnExport() {
         #expect(throws: ActivityFileError.notAHealthExport(root: "gpx")) {
