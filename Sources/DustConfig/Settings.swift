@@ -69,7 +69,10 @@ public struct FineDustSettings: Sendable {
     }
 
     /// The person named `name`; nil when no such person is configured.
-    public func person(named name: String) -> Person? { people.first { $0.name == name } }
+    public func person(named name: String) -> Person? {
+        let given = NameForm.given(name)
+        return people.first { $0.name == given }
+    }
 }
 
 /// `people[].tokenFile`: whose token a file holds.

@@ -18,6 +18,10 @@ public enum NameForm {
         isComposed(text) ? text : text.decomposedStringWithCanonicalMapping.precomposedStringWithCanonicalMapping
     }
 
+    /// A name as given from outside (`--person`, `?person=`): trimmed of white space (a no-break space,
+    /// U+3000 and U+200B included) and composed, as the settings' names are where they are read.
+    public static func given(_ text: String) -> String { composed(text.trimmingWhiteSpace) }
+
     /// The fully decomposed form (NFD): how a Mac's file name spells `text`. The one other form a
     /// stored name can have been written in before names were composed where they come in.
     public static func decomposed(_ text: String) -> String {

@@ -148,7 +148,7 @@ public struct ActivityService: Sendable {
     /// the one the database holds), the first person when nil; else `UnknownPerson` naming the configured ones.
     public func person(_ name: String?) throws(UnknownPerson) -> String {
         guard let name else { return people[0] }
-        let composed = NameForm.composed(name)
+        let composed = NameForm.given(name)
         guard let configured = people.first(where: { $0 == composed }) else { throw UnknownPerson(name: name, configured: people) }
         return configured
     }

@@ -148,7 +148,7 @@ struct PersonForgetCommand: AsyncParsableCommand {
 /// A name a person can have, composed as the database holds it (`NameForm`: a Mac's decomposed
 /// Hangul is the same person); anything else is a usage error, never a query.
 private func validPersonName(_ given: String, _ language: ReportLanguage) throws -> String {
-    let name = NameForm.composed(given)
+    let name = NameForm.given(given)
     guard Person.isValidName(name) else {
         let quoted = "\"\(TerminalSafeText.shown(name, characters: 80))\""
         throw CommandFailure(

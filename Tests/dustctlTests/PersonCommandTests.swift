@@ -54,6 +54,10 @@ struct PersonCommandTests {
         #expect(try await dustctl("person", "signout", "--administrator", "--db", db).status == 0)
         let times = try await SQLiteStore(path: db).sessionRevocations()
         #expect(Set(times.keys) == ["p:me", "*"] && times.values.allSatisfy { $0.last >= before.addingTimeInterval(-1) && $0.count == 1 })
+        // A name given with a trailing no-break or zero-width space is the person, as §11 says.
+        for padded in ["me\u{00A0}", "me\u{200B}", " me\u{3000}"] {
+            #expect(try await dustctl("person", "signout", padded, "--db", db).status == 0, "\(padded.unicodeScalars.map(\.value))")
+        }
         let nobody = try await dustctl("person", "signout", "dad", "--db", db)
         #expect(nobody.status == 64 && nobody.standardError.contains("dad is not a configured person; configured people: me."))
         #expect(try await dustctl("person", "signout", "--db", db).status == 64)

@@ -275,7 +275,7 @@ public struct WebServer: Sendable {
     /// the first configured for the administrator). A person's token asking for anyone else gets
     /// the answer a name nobody has gets, and that answer names no one else.
     static func statistics(_ request: Request, _ context: WebRequestContext, _ data: WebData) throws(UnknownPerson) -> StatisticsService {
-        let asked = request.uri.queryParameters.get("person").map(NameForm.composed)
+        let asked = request.uri.queryParameters.get("person").map(NameForm.given)
         switch context.principal {
         case .everyone:
             return try data.statistics(person: asked)
