@@ -287,13 +287,23 @@ enum ImportRows {
             let person = SQLValue.text(batch.person)
             let source = SQLValue.text(batch.source)
             if let span = batch.replacing {
+                // Only the kinds the file holds: an export of another device with heart rate on two days removed
+                // ten nights of sleep it did not hold (docs/RELIABILITY.md, "seventeenth session").
                 let bounds: [SQLValue] = [
                     person, source, .integer(SQLTime.seconds(span.lowerBound)), .integer(SQLTime.seconds(span.upperBound)),
                 ]
-                try session.execute("DELETE FROM heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?", bounds)
-                try session.execute("DELETE FROM resting_heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?", bounds)
-                try session.execute(
-                    "DELETE FROM sleep_interval WHERE person = ? AND source = ? AND start_at >= ? AND start_at <= ?", bounds)
+                if !batch.heartRate.isEmpty {
+                    try session.execute("DELETE FROM heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?", bounds)
+                }
+                if !batch.restingHeartRate.isEmpty {
+                    try session.execute("DELETE FROM resting_heart_rate WHERE person = ? AND source = ? AND at >= ? AND at <= ?", bounds)
+                }
+                if !batch.sleep.isEmpty {
+                    // Every interval the span overlaps, not only those starting in it: a night begun before the file's
+                    // first interval stayed beside the file's own, and read as 14.5 hours asleep.
+                    try session.execute(
+                        "DELETE FROM sleep_interval WHERE person = ? AND source = ? AND end_at > ? AND start_at < ?", bounds)
+                }
             }
             try session.insertRows(
                 into: "heart_rate", columns: rate,

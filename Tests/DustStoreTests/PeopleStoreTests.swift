@@ -124,8 +124,45 @@ struct PeopleStoreTests {
             #expect(
                 try await store.physiology(person: "dad", from: eight.start, to: eight.end).heartRate.map(\.beatsPerMinute) == [95, 140])
             #expect(try await store.forgetPhysiology(person: "dad", source: "health:iPhone") == 0)
-            #expect(try await store.forgetPhysiology(person: "dad", source: nil) == 8)  // 3 heart rates, 3 resting, 2 sleep
+            // 4 heart rates; 3 resting and 2 sleep: the re-import held none of those kinds, so it replaced none.
+            #expect(try await store.forgetPhysiology(person: "dad", source: nil) == 9)
             #expect(try await store.physiologySummaries().map(\.person) == ["민지"])
+        }
+    }
+
+    @Test(
+        "A second device's export replaces only the kinds it holds, and a night it holds replaces every stored night it overlaps",
+        arguments: Backend.allCases)
+    func secondExport(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            let source = PhysiologyBatch.healthSource
+            // The Watch: heart rate every 10 minutes for a day, and the night 23:00 (the day before) to 07:00.
+            var watch = PhysiologyBatch(
+                person: "dad", source: source,
+                heartRate: HeartRateSeries(
+                    stride(from: -8 * 60, to: 16 * 60, by: 10).map { HeartRateSample(at: at($0), beatsPerMinute: 70) }),
+                sleep: [SleepInterval(start: at(-9 * 60), end: at(-60))])
+            watch.replacing = watch.span
+            try await store.saveImport(walking: [], body: [watch], importedAt: imported)
+            // Another phone's export: a chest strap's heart rate from 22:00 the day before to 09:00, no sleep at all.
+            var strap = PhysiologyBatch(
+                person: "dad", source: source,
+                heartRate: HeartRateSeries([-10 * 60, 0, 60].map { HeartRateSample(at: at($0), beatsPerMinute: 120) }))
+            strap.replacing = strap.span
+            try await store.saveImport(walking: [], body: [strap], importedAt: imported)
+            let day = try await store.physiology(person: "dad", from: at(-10 * 60), to: at(16 * 60))
+            // The night stays (it was removed with every kind over the strap's span before, though the strap held no sleep).
+            #expect(day.sleep == [SleepInterval(start: at(-9 * 60), end: at(-60))])
+            #expect(day.heartRate.filter { $0.beatsPerMinute == 120 }.count == 3)
+            // Sleep Cycle's night from 00:30 (the day before) to 07:00 overlaps the Watch's, begun earlier: it replaces it, not
+            // beside it (a night read as 14.5 hours asleep).
+            var cycle = PhysiologyBatch(person: "dad", source: source, sleep: [SleepInterval(start: at(-7 * 60 - 30), end: at(-60))])
+            cycle.replacing = cycle.span
+            try await store.saveImport(walking: [], body: [cycle], importedAt: imported)
+            #expect(
+                try await store.physiology(person: "dad", from: at(-10 * 60), to: at(16 * 60)).sleep == [
+                    SleepInterval(start: at(-7 * 60 - 30), end: at(-60))
+                ])
         }
     }
 
