@@ -144,7 +144,7 @@ extension ValueShape where Value == String {
     static var sensorAddress: ValueShape {
         .scalar { text throws(ValueProblem) in
             guard let url = URL(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), let host = url.host,
-                !host.isEmpty, hasValidPort(text)
+                !host.isEmpty, hasValidPort(url, written: text)
             else { throw ValueProblem("must be http://HOST or http://HOST:PORT, not \(ValueProblem.quoted(text))") }
             guard url.user == nil, url.password == nil, url.query == nil, url.fragment == nil, ["", "/"].contains(url.path) else {
                 throw ValueProblem(

@@ -106,15 +106,14 @@ extension ValueShape where Value == String {
 
     private static func isWebAddress(_ text: String) -> Bool {
         guard let url = URL(string: text) else { return false }
-        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil && hasValidPort(text)
+        return ["http", "https"].contains(url.scheme?.lowercased() ?? "") && url.host != nil && hasValidPort(url, written: text)
     }
 
     /// A URL's port, when it names one, is a TCP port (1–65535). Foundation takes `:80800`, and the
     /// HTTP client then stopped dustd with a trap at the first request to it: an alert sink's typo was
     /// a crash at every start for as long as the alert waited to be delivered. A port too large for an
     /// Int Foundation reads as none, and the request went to port 80 or 443: written but not read is refused too.
-    static func hasValidPort(_ text: String) -> Bool {
-        guard let url = URL(string: text) else { return false }
+    static func hasValidPort(_ url: URL, written text: String) -> Bool {
         if let port = url.port { return (1...65_535).contains(port) }
         guard let schemeEnd = text.range(of: "://") else { return true }
         let authority = text[schemeEnd.upperBound...].prefix { !"/?#".contains($0) }

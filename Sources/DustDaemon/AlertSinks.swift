@@ -34,7 +34,7 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
             var configuration = HTTPClient.Configuration()
             // A sink's URL is configured; a redirect would send the token and the event elsewhere.
             configuration.redirectConfiguration = .disallow
-            configuration.timeout = .init(connect: .seconds(10), read: .seconds(20))
+            configuration.timeout = .init(connect: .seconds(Int64(SinkFailure.connectSeconds)), read: .seconds(20))
             client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         }
         self.client = client
@@ -162,6 +162,9 @@ private func post(
 /// description, which can hold the request's headers (an ntfy token was quoted whole), nor a
 /// library's type name where the failure has a plainer one ("IOError", "NIOConnectionError").
 enum SinkFailure {
+    /// How long the client waits for a connection (its own timeout, said as one).
+    static let connectSeconds = 10
+
     struct TimedOut: Error {}
 
     static func words(_ error: any Error, deadline: Duration) -> String {
@@ -170,7 +173,7 @@ enum SinkFailure {
         case is TimedOut: return within
         case let error as HTTPClientError:
             switch error {
-            case .connectTimeout: return "could not be reached: no connection within 10 s"
+            case .connectTimeout: return "could not be reached: no connection within \(connectSeconds) s"
             case .deadlineExceeded, .readTimeout, .writeTimeout: return within
             case .remoteConnectionClosed: return "closed the connection before answering"
             default:

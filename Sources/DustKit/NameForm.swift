@@ -18,7 +18,7 @@ public enum NameForm {
         isComposed(text) ? text : text.decomposedStringWithCanonicalMapping.precomposedStringWithCanonicalMapping
     }
 
-    /// A name as given from outside (`--person`, `?person=`): trimmed of white space (a no-break space,
+    /// A name as given from outside (`--person`, `--station`, `?person=`): trimmed of white space (a no-break space,
     /// U+3000 and U+200B included) and composed, as the settings' names are where they are read.
     public static func given(_ text: String) -> String { composed(text.trimmingWhiteSpace) }
 

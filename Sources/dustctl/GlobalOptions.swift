@@ -159,7 +159,7 @@ struct GlobalOptions: ParsableArguments {
 
     /// `--station` trimmed and composed as `station.name` is (`NameForm`), so that a name pasted with a
     /// no-break space or copied from a Mac's file name is the station it looks like.
-    var stationName: String? { station.map { NameForm.composed($0.trimmingWhiteSpace) } }
+    var stationName: String? { station.map(NameForm.given) }
 
     /// Nothing when `name` has readings or is in the station list, or the database holds no station
     /// at all (a new one: the report says there is nothing yet); otherwise the error of `--station`

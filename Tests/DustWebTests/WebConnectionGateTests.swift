@@ -89,8 +89,7 @@ struct WebConnectionGateTests {
     func answerNotYetWritten() throws {
         let clock = ManualClock()
         let gate = WebConnectionGate(limit: 1, maxWaiting: 4, clock: { clock.now })
-        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        let channel = try connectedHandler(gate)
         try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/healthz")))
         // Busy once the request is whole (a request still arriving is as closable as a silent connection).
         try channel.writeInbound(HTTPRequestPart.end(nil))
@@ -115,8 +114,7 @@ struct WebConnectionGateTests {
     @Test("An answer that has not left a minute after it was whole closes its connection: a client that stops reading holds no slot")
     func answerTimeout() throws {
         let gate = WebConnectionGate(limit: 4, maxWaiting: 4)
-        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        let channel = try connectedHandler(gate)
         try channel.writeInbound(HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/")))
         try channel.writeInbound(HTTPRequestPart.end(nil))
         channel.write(HTTPResponsePart.head(HTTPResponse(status: .ok)), promise: nil)
@@ -131,8 +129,7 @@ struct WebConnectionGateTests {
     @Test("A ninth request read while eight answers have not left closes the connection, and is not passed on")
     func pipelinedPastTheLimit() throws {
         let gate = WebConnectionGate(limit: 4, maxWaiting: 4)
-        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        let channel = try connectedHandler(gate)
         let request = HTTPRequestPart.head(HTTPRequest(method: .get, scheme: nil, authority: "x", path: "/login"))
         for _ in 0..<8 {
             try channel.writeInbound(request)
@@ -145,5 +142,12 @@ struct WebConnectionGateTests {
         var passedOn = 0
         while try channel.readInbound(as: HTTPRequestPart.self) != nil { passedOn += 1 }
         #expect(passedOn == 16)
+    }
+
+    /// A connection's handler on an embedded channel, connected, the answer timeout a minute.
+    func connectedHandler(_ gate: WebConnectionGate) throws -> EmbeddedChannel {
+        let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
+        return channel
     }
 }

@@ -266,11 +266,14 @@ public struct AlertMonitor: Sendable {
                 // day turns, which is no news (`intake.today.pm25 < 20` clearing at noon is). That clearing was sent at 01:00 every night, in quiet hours,
                 // with the air unchanged; the rule goes back to idle without a message.
                 let silent = rule.metric.isIntake && [.above, .atLeast].contains(rule.comparison) && group[0].edge == .cleared
-                let event = group[0].edge.flatMap { edge in silent ? nil : edge }.map { edge in
-                    AlertEvent(
-                        kind: edge == .fired ? .fired : .cleared, rule: rule.description, metric: rule.metric, value: group[0].value,
-                        station: group[0].station, at: now, people: namesPeople ? group.map(\.key.person) : [])
-                }
+                let event =
+                    silent
+                    ? nil
+                    : group[0].edge.map { edge in
+                        AlertEvent(
+                            kind: edge == .fired ? .fired : .cleared, rule: rule.description, metric: rule.metric, value: group[0].value,
+                            station: group[0].station, at: now, people: namesPeople ? group.map(\.key.person) : [])
+                    }
                 // The first person's transition carries the event; the others' are stored beside it.
                 for (index, move) in group.enumerated() {
                     let announced = index == 0 ? event : nil
