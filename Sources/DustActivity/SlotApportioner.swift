@@ -22,6 +22,9 @@ public struct SlotApportioner: Sendable {
     public let maxEntries: Int
     public private(set) var overflowed = false
     private var slotsBySource: [String: [Slot: SlotSteps]] = [:]
+    /// The slot each source's last share went to: when a source moves on, the slot it leaves is
+    /// gathered (`SlotSteps.gather()`), so a year of 1 Hz tracks holds minutes, not seconds.
+    private var lastSlotBySource: [String: Slot] = [:]
 
     /// `maxEntries` bounds memory: 20 years of hours from five sources is under a million.
     public init(maxEntries: Int = Int.max) {
@@ -44,8 +47,14 @@ public struct SlotApportioner: Sendable {
             let from = max(start, slotStart) - slotStart
             let to = min(end, share.slot.end.timeIntervalSince1970) - slotStart
             slotsBySource[sample.source, default: [:]][share.slot, default: SlotSteps()].add(from: from, to: to, metres: share.metres)
+            if let left = lastSlotBySource.updateValue(share.slot, forKey: sample.source), left != share.slot {
+                slotsBySource[sample.source]?[left]?.gather()
+            }
         }
     }
+
+    /// Steps and instants held over every source and slot (for the tests of the gathering).
+    var held: Int { slotsBySource.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.held.steps + $1.held.instants } } }
 
     /// Metres per source, per slot, as physics allows.
     public var metresBySource: [String: [Slot: Double]] { resolved().metresBySource }
@@ -102,8 +111,17 @@ public struct WalkingCorrections: Sendable, Hashable {
     public var isEmpty: Bool { overlappingMetres == 0 && instantSteps == 0 && tooFastMetres == 0 }
 }
 
-/// One source's steps within one slot, as seconds from the slot's start (16 bytes a step: a year of a
-/// track's minutes is 8 MB), the sum in the order they came, and the steps of no duration.
+/// One source's steps within one slot, as seconds from the slot's start (16 bytes a step), the sum in
+/// the order they came, and the steps of no duration.
+///
+/// A slot holding more than `gatherAt` steps gathers them (docs/REFERENCE.md §12): steps that follow
+/// each other (one begins where another ends) and begin in the same minute of the hour become one
+/// step of their metres, and steps of no duration at the same instant one instant. A 1 Hz track's
+/// hour (3,600 steps) is then 60 steps, a year of it 8 MB, not 500. What a gathered step loses is
+/// only its seconds' own paces, which count where a source covers time twice (the faster pace
+/// wins, now per minute); the sum, the time covered and the instants covered are unchanged, so a
+/// clean walk keeps its sum to the last bit, and a track imported twice, gathered the same way both
+/// times, is still walked once.
 struct SlotSteps: Sendable {
     /// A timed step: from `start` to `end` seconds into the slot.
     struct Step: Sendable {
@@ -112,8 +130,22 @@ struct SlotSteps: Sendable {
         var metres: Double
     }
 
+    /// Steps of no duration at one instant, `count` of them.
+    struct Instant: Sendable {
+        var at: Float32
+        var count: UInt32
+        var metres: Double
+    }
+
+    /// At most this many steps (or instants) are held exactly, each at its own pace.
+    static let gatherAt = 64
+
     private var steps: [Step] = []
-    private var instants: [(at: Float32, metres: Double)] = []
+    private var instants: [Instant] = []
+    /// How many the last gathering left: the next waits for twice as many, so steps that cannot be
+    /// gathered (none follows another) cost amortised O(log n) each, not a gathering per step.
+    private var gatheredSteps = 0
+    private var gatheredInstants = 0
     /// Every step's metres summed as they came: a clean slot's distance, to the last bit what it
     /// was before these rules.
     private var sum = 0.0
@@ -123,14 +155,75 @@ struct SlotSteps: Sendable {
         sum += metres
         if end > start {
             steps.append(Step(start: Float32(start), end: Float32(end), metres: metres))
+            if steps.count >= max(Self.gatherAt, 2 * gatheredSteps) { gatherSteps() }
         } else {
-            instants.append((Float32(start), metres))
+            instants.append(Instant(at: Float32(start), count: 1, metres: metres))
+            if instants.count >= max(Self.gatherAt, 2 * gatheredInstants) { gatherInstants() }
         }
+    }
+
+    /// Its source has moved on to another slot: gathers what has grown by a quarter since the last
+    /// gathering (a source going back and forth between two slots does not sort either every time).
+    mutating func gather() {
+        if steps.count > max(Self.gatherAt, gatheredSteps + gatheredSteps / 4) { gatherSteps() }
+        if instants.count > max(Self.gatherAt, gatheredInstants + gatheredInstants / 4) { gatherInstants() }
+    }
+
+    /// The number of steps and instants held: what the gathering keeps small (for the tests).
+    var held: (steps: Int, instants: Int) { (steps.count, instants.count) }
+
+    /// Steps that follow each other and begin in the same minute, one step; each goes on from the
+    /// first whose end is where it begins (ordered by start, so copies of a track gather into
+    /// copies). The result is held in an array of its own size.
+    private mutating func gatherSteps() {
+        steps = Self.gathering(steps)
+        gatheredSteps = steps.count
+    }
+
+    /// `steps` gathered, ordered by start.
+    private static func gathering(_ steps: [Step]) -> [Step] {
+        let ordered = steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+        var gathered: [Step] = []
+        gathered.reserveCapacity(ordered.count)
+        var endingAt: [Float32: [Int]] = [:]
+        for step in ordered {
+            let minute = (step.start / 60).rounded(.down)
+            if var open = endingAt[step.start],
+                let index = open.firstIndex(where: { (gathered[$0].start / 60).rounded(.down) == minute })
+            {
+                let taken = open.remove(at: index)
+                endingAt[step.start] = open.isEmpty ? nil : open
+                gathered[taken].end = step.end
+                gathered[taken].metres += step.metres
+                endingAt[step.end, default: []].append(taken)
+            } else {
+                endingAt[step.end, default: []].append(gathered.count)
+                gathered.append(step)
+            }
+        }
+        return Array(gathered[...])
+    }
+
+    /// Steps of no duration at the same instant, one.
+    private mutating func gatherInstants() {
+        var gathered: [Instant] = []
+        for instant in instants.sorted(by: { $0.at < $1.at }) {
+            if let last = gathered.last, last.at == instant.at, last.count < UInt32.max - instant.count {
+                gathered[gathered.count - 1].count += instant.count
+                gathered[gathered.count - 1].metres += instant.metres
+            } else {
+                gathered.append(instant)
+            }
+        }
+        instants = Array(gathered[...])
+        gatheredInstants = instants.count
     }
 
     /// The slot's metres under the rules, adding what they took away to `corrections`.
     func resolved(_ corrections: inout WalkingCorrections) -> Double {
-        let ordered = steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
+        // A slot gathered once is gathered whole, so the result does not depend on when it was.
+        let ordered =
+            gatheredSteps > 0 ? Self.gathering(steps) : steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
         // The time covered, as disjoint intervals (a union, not a sum).
         var union: [(start: Float32, end: Float32)] = []
         var disjoint = true
@@ -150,7 +243,7 @@ struct SlotSteps: Sendable {
             if Self.covers(union, instant.at) {
                 inside += instant.metres
             } else {
-                loose += 1
+                loose += Int(instant.count)
                 looseMetres += instant.metres
             }
         }

@@ -1,8 +1,9 @@
-import DustActivity
 import DustKit
 import Foundation
 import TestSupport
 import Testing
+
+@testable import DustActivity
 
 @Suite("SlotApportioner", .timeLimit(.minutes(10)))
 struct SlotApportionerTests {
@@ -73,6 +74,8 @@ struct SlotApportionerTests {
         let hour = slot("2024-01-01T08:00:00Z")
         #expect(abs((metres["gpx:jump.gpx"]?[hour] ?? 0) - 30 * 60) < 1e-9)
         #expect(abs(corrections.tooFastMetres - (60 * 1.4 + 2_900_000 - 1800)) < 1e-3)
+        // The 100,000 are held as at most `gatherAt` instants (one once gathered), the minute's 60 steps each.
+        #expect(apportioner.held <= 60 + SlotSteps.gatherAt)
     }
 
     @Test("Steps of no duration away from any timed step of their source are dropped, however many")
@@ -173,6 +176,93 @@ struct SlotApportionerTests {
         let (metres, corrections) = apportioner.resolved()
         #expect(metres["gpx:w.gpx"]?[slot("2024-01-01T08:00:00Z")] == expected)
         #expect(corrections.isEmpty)
+    }
+
+    // MARK: - A 1 Hz track held as its minutes (docs/REFERENCE.md §12)
+
+    /// `seconds` one-second steps from `start`, each second's metres varying (0.9 to 1.5 m).
+    private static func track(_ source: String, seconds: Int, from start: Date = start) -> [DistanceSample] {
+        (0..<seconds).map { (second: Int) -> DistanceSample in
+            let metres: Double = 0.9 + Double((second * 7) % 13) * 0.05
+            return DistanceSample(
+                source: source, start: start.addingTimeInterval(Double(second)), end: start.addingTimeInterval(Double(second + 1)),
+                metres: metres)
+        }
+    }
+
+    @Test("Two hours of 1 Hz steps are held as their 120 minutes once the track moves on, each hour's sum to the last bit")
+    func secondsGatheredIntoMinutes() {
+        var apportioner = SlotApportioner()
+        var expected: [Slot: Double] = [:]
+        for sample in Self.track("gpx:year.gpx", seconds: 7201) {
+            apportioner.add(sample)
+            expected[Slot(containing: sample.start), default: 0] += sample.metres
+        }
+        // Two whole hours, one step each minute, and the third hour's first second, not yet gathered.
+        #expect(apportioner.held == 121)
+        let (metres, corrections) = apportioner.resolved()
+        #expect(metres["gpx:year.gpx"] == expected)
+        #expect(corrections.isEmpty)
+    }
+
+    @Test("A 1 Hz track at changing paces imported twice, after itself or each second twice in a row, is walked once")
+    func gatheredCopiesWalkedOnce() {
+        let once = Self.track("gpx:twice.gpx", seconds: 7200)
+        var once1 = SlotApportioner()
+        for sample in once { once1.add(sample) }
+        let single = once1.resolved().metresBySource["gpx:twice.gpx"] ?? [:]
+        #expect(single.count == 2)
+
+        var after = SlotApportioner()
+        for sample in once + once { after.add(sample) }
+        var inRow = SlotApportioner()
+        for sample in once {
+            inRow.add(sample)
+            inRow.add(sample)
+        }
+        for (name, apportioner) in [("after itself", after), ("twice in a row", inRow)] {
+            let (metres, corrections) = apportioner.resolved()
+            for (slot, walked) in single {
+                #expect(abs((metres["gpx:twice.gpx"]?[slot] ?? 0) - walked) < 1e-6, "\(name)")
+            }
+            #expect(abs(corrections.overlappingMetres - single.values.reduce(0, +)) < 1e-6, "\(name)")
+            // 14,400 steps held as their minutes: 2 × 60 in the hour left, at most twice that in the last.
+            #expect(apportioner.held <= 2 * 60 + 2 * (2 * 60 + SlotSteps.gatherAt), "\(name)")
+        }
+    }
+
+    @Test("Two overlapping 1 Hz tracks at 1 and 2 m/s: the faster pace where they overlap, as with two records")
+    func gatheredPaces() {
+        var apportioner = SlotApportioner()
+        // As `overlappingPaces`, one step a second: 08:00–08:30 at 1 m/s, 08:15–08:45 at 2 m/s.
+        for second in 0..<1800 {
+            let from = Self.start.addingTimeInterval(Double(second))
+            apportioner.add(DistanceSample(source: "s", start: from, end: from.addingTimeInterval(1), metres: 1))
+        }
+        for second in 900..<2700 {
+            let from = Self.start.addingTimeInterval(Double(second))
+            apportioner.add(DistanceSample(source: "s", start: from, end: from.addingTimeInterval(1), metres: 2))
+        }
+        let (metres, corrections) = apportioner.resolved()
+        #expect(abs((metres["s"]?[slot("2024-01-01T08:00:00Z")] ?? 0) - 4500) < 1e-6)
+        #expect(abs(corrections.overlappingMetres - 900) < 1e-6)
+        #expect(apportioner.held <= 30 + 30 + SlotSteps.gatherAt)
+    }
+
+    @Test("Steps that do not follow each other are held each at its own pace, and a copy of them is walked once")
+    func ungatherable() {
+        var apportioner = SlotApportioner()
+        // 1,800 steps of a second with a second's gap after each: nothing to gather.
+        let steps = (0..<1800).map { index in
+            DistanceSample(
+                source: "gaps", start: Self.start.addingTimeInterval(Double(2 * index)),
+                end: Self.start.addingTimeInterval(Double(2 * index + 1)), metres: index.isMultiple(of: 2) ? 1 : 3)
+        }
+        for sample in steps + steps { apportioner.add(sample) }
+        #expect(apportioner.held == 3600)
+        let (metres, corrections) = apportioner.resolved()
+        #expect(metres["gaps"]?[slot("2024-01-01T08:00:00Z")] == 3600)
+        #expect(corrections.overlappingMetres == 3600)
     }
 
     @Test("Across New York's DST change (2026-03-08) the split is by absolute time: 500 m and 500 m")
