@@ -37,7 +37,8 @@ public indirect enum JSON: Sendable {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private func write(to output: inout [UInt8]) {
+    /// Appends the compact serialization to `output`: a document written piece by piece.
+    public func write(to output: inout [UInt8]) {
         switch self {
         case .object(let members):
             output.append(UInt8(ascii: "{"))

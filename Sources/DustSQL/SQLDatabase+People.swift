@@ -6,18 +6,20 @@ import Foundation
 // their removal from every table, and the retention of positions.
 
 extension SQLDatabase {
-    public func personRecords(_ person: String) async throws(StorageFailure) -> PersonRecords {
+    public func forEachPersonRecord(
+        _ person: String, _ each: @escaping @Sendable (PersonRecord) throws -> Void
+    ) async throws(StorageFailure) {
         let forms = PersonTables.forms(of: person)
-        return try await read { session in
-            var records = PersonRecords()
+        try await read { session in
             try session.forEachRow(
                 "SELECT source, slot_start, distance_m, imported_at FROM activity_source WHERE person IN (?, ?) ORDER BY source, slot_start",
                 forms
             ) { row in
-                records.walking.append(
-                    .init(
-                        source: try row.string("source"), slotStart: try row.int64("slot_start"), metres: try row.double("distance_m"),
-                        importedAt: try row.int64("imported_at")))
+                try each(
+                    .walking(
+                        .init(
+                            source: try row.string("source"), slotStart: try row.int64("slot_start"), metres: try row.double("distance_m"),
+                            importedAt: try row.int64("imported_at"))))
             }
             for (table, isResting) in [("heart_rate", false), ("resting_heart_rate", true)] {
                 try session.forEachRow(
@@ -26,33 +28,36 @@ extension SQLDatabase {
                     let sample = PersonRecords.HeartRate(
                         source: try row.string("source"), at: try row.int64("at"), beatsPerMinute: try row.double("beats_per_minute"),
                         importedAt: try row.int64("imported_at"))
-                    if isResting { records.restingHeartRate.append(sample) } else { records.heartRate.append(sample) }
+                    try each(isResting ? .restingHeartRate(sample) : .heartRate(sample))
                 }
             }
             try session.forEachRow(
                 "SELECT source, start_at, end_at, imported_at FROM sleep_interval WHERE person IN (?, ?) ORDER BY start_at, source",
                 forms
             ) { row in
-                records.sleep.append(
-                    .init(
-                        source: try row.string("source"), start: try row.int64("start_at"), end: try row.int64("end_at"),
-                        importedAt: try row.int64("imported_at")))
+                try each(
+                    .sleep(
+                        .init(
+                            source: try row.string("source"), start: try row.int64("start_at"), end: try row.int64("end_at"),
+                            importedAt: try row.int64("imported_at"))))
             }
             try session.forEachRow(
                 "SELECT source, minute, latitude, longitude, imported_at FROM track_position WHERE person IN (?, ?) ORDER BY minute, source",
                 forms
             ) { row in
-                records.positions.append(
-                    .init(
-                        source: try row.string("source"), minute: try row.int64("minute"), latitude: try row.double("latitude"),
-                        longitude: try row.double("longitude"), importedAt: try row.int64("imported_at")))
+                try each(
+                    .position(
+                        .init(
+                            source: try row.string("source"), minute: try row.int64("minute"), latitude: try row.double("latitude"),
+                            longitude: try row.double("longitude"), importedAt: try row.int64("imported_at"))))
             }
             for event in try PersonAlerts.events(session) where PersonAlerts.concerns(event, person) {
-                records.alerts.append(
-                    .init(
-                        at: event.at, kind: event.kind, rule: event.rule, metric: event.metric, value: event.value, station: event.station))
+                try each(
+                    .alert(
+                        .init(
+                            at: event.at, kind: event.kind, rule: event.rule, metric: event.metric, value: event.value,
+                            station: event.station)))
             }
-            return records
         }
     }
 

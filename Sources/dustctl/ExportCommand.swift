@@ -151,7 +151,7 @@ struct ExportCommand: AsyncParsableCommand {
                 if writesBOM { text = "\u{FEFF}" + text }
                 if let output = OutputFile.path(output) {
                     try DatabaseOwnFiles(settings.storage).refuse(output)
-                    try OutputFile(path: output).write(text.utf8)
+                    try await OutputFile(path: output).write(text.utf8)
                 } else {
                     try standardOutput(text)
                 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// The file `export --output FILE` writes (docs/REFERENCE.md §15): only ever a regular file, replaced whole
 /// by a new copy with the old one's owner and mode, or left as it was.
-struct OutputFile {
+struct OutputFile: Sendable {
     let path: String
 
     /// The file an `--output` option names, or nil for standard output: none given, or `-` (as
@@ -23,7 +23,15 @@ struct OutputFile {
     /// anything is opened: writing through a symlink or into a FIFO is not what `--output` promises,
     /// and renaming over them would destroy them (as root, `--output /dev/full` once turned the
     /// device into a file). A failed write (74) removes the new copy and leaves `path` untouched.
-    func write(_ bytes: some Collection<UInt8>) throws(CommandFailure) {
+    func write(_ bytes: some Collection<UInt8> & Sendable) async throws {
+        try await write { output in try output.write(bytes) }
+    }
+
+    /// `write(_:)` for a file written as it is made: `produce` hands its pieces to the `Chunks` it
+    /// is given, never holding the whole (`person export` writes a record at a time). `produce` runs
+    /// a second time when the new copy has to be made again (a file system without unnamed files);
+    /// whatever it throws leaves `path` as it was.
+    func write(producing produce: (Chunks) async throws -> Void) async throws {
         var existing = stat()
         let exists: Bool
         if lstat(path, &existing) == 0 {
@@ -57,7 +65,7 @@ struct OutputFile {
         let replaced = exists ? existing : nil
         if let descriptor = Self.openUnnamed(in: directory, mode: mode) {
             defer { close(descriptor) }
-            try fill(descriptor, with: bytes, replacing: replaced)
+            try await fill(descriptor, producing: produce, replacing: replaced)
             if let temporary = try name(descriptor) {
                 try replace(with: temporary)
                 return
@@ -69,15 +77,28 @@ struct OutputFile {
             close(descriptor)
             if !written { unlink(temporary) }
         }
-        try fill(descriptor, with: bytes, replacing: replaced)
+        try await fill(descriptor, producing: produce, replacing: replaced)
         written = true  // from here `replace` renames it or removes it
         try replace(with: temporary)
     }
 
-    /// The new copy made whole: the old file's owner and mode (when there is one), `bytes`, on disk.
-    private func fill(_ descriptor: Int32, with bytes: some Collection<UInt8>, replacing existing: stat?) throws(CommandFailure) {
+    /// Where `write(producing:)` hands its pieces: the new copy.
+    struct Chunks: Sendable {
+        let file: OutputFile
+        let descriptor: Int32
+        let replacing: Bool
+
+        /// Appends `bytes` to the new copy.
+        func write(_ bytes: some Collection<UInt8>) throws(CommandFailure) {
+            if let code = writeAll(bytes, to: descriptor) { throw file.failedWrite(code, exists: replacing) }
+        }
+    }
+
+    /// The new copy made whole: the old file's owner and mode (when there is one), what `produce`
+    /// gives, on disk.
+    private func fill(_ descriptor: Int32, producing produce: (Chunks) async throws -> Void, replacing existing: stat?) async throws {
         try prepare(descriptor, replacing: existing)
-        if let code = writeAll(bytes, to: descriptor) { throw failedWrite(code, exists: existing != nil) }
+        try await produce(Chunks(file: self, descriptor: descriptor, replacing: existing != nil))
         guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: existing != nil) }
     }
 
@@ -156,7 +177,7 @@ struct OutputFile {
     }
 
     /// Writing the new copy failed with `code`; an existing file is as it was.
-    private func failedWrite(_ code: Int32, exists: Bool) -> CommandFailure {
+    fileprivate func failedWrite(_ code: Int32, exists: Bool) -> CommandFailure {
         CommandFailure(
             .ioError,
             say("\(path) 파일에 쓸 수 없습니다: ", "Cannot write \(path): ") + systemErrorText(code)

@@ -76,15 +76,27 @@ struct PersonExportCommand: AsyncParsableCommand {
             let language = ReportLanguage.process
             let name = try validPersonName(name, language)
             let settings = try options.settings()
-            let records = try await withStore(settings, for: .read) { store in try await store.personRecords(name) }
-            let text =
-                PersonExport.document(person: name, records: records, exportedAt: Date(), timeZone: settings.calendar.timeZone).serialized
-                + "\n"
+            let exportedAt = Date()
+            // Written as the store reads it, a record at a time: years of a watch's heart rate are
+            // millions of samples, never held whole (docs/REFERENCE.md §13).
+            let export = { (sink: @escaping @Sendable ([UInt8]) throws -> Void) async throws in
+                let document = PersonExportStream(
+                    person: name, exportedAt: exportedAt, timeZone: settings.calendar.timeZone, sink: sink)
+                do {
+                    try await withStore(settings, for: .read) { store in
+                        try await store.forEachPersonRecord(name) { record in try document.add(record) }
+                    }
+                } catch {
+                    // The output's own failure (a full disk, a closed pipe), not the store's account of it.
+                    throw document.failure ?? error
+                }
+                try document.finish()
+            }
             if let output = OutputFile.path(output) {
                 try DatabaseOwnFiles(settings.storage).refuse(output, language: language)
-                try OutputFile(path: output, newFileMode: 0o600).write(text.utf8)
+                try await OutputFile(path: output, newFileMode: 0o600).write { chunks in try await export { try chunks.write($0) } }
             } else {
-                try standardOutput(text)
+                try await export { bytes in try standardOutput(String(decoding: bytes, as: UTF8.self)) }
             }
         }
     }
@@ -160,64 +172,125 @@ private func validPersonName(_ given: String, _ language: ReportLanguage) throws
     return name
 }
 
+/// The JSON document of `dustctl person export`, written as its records come (`forEachPersonRecord`
+/// hands them in the document's order): `{"person":…,"exportedAt":…,"walking":[…],"heartRate":[…],
+/// "restingHeartRate":[…],"sleep":[…],"positions":[…],"alerts":[…]}` and a line end, each record an
+/// object as `PersonExport.json` makes it. Pieces of about 64 KiB, each ending after a whole record,
+/// go to `sink`. Used from one thread at a time: the store's while it reads, then the caller's.
+final class PersonExportStream: @unchecked Sendable {
+    /// The document's lists, in its order.
+    static let sections = ["walking", "heartRate", "restingHeartRate", "sleep", "positions", "alerts"]
+
+    private let sink: @Sendable ([UInt8]) throws -> Void
+    private let time: (Int64) -> JSON
+    private var buffer: [UInt8] = []
+    /// The list open now (an index of `sections`), and whether it holds a record yet.
+    private var section = -1
+    private var sectionHasRecord = false
+    /// What `sink` threw, kept so the caller can say it rather than the store's account of it.
+    private(set) var failure: (any Error)?
+
+    init(person: String, exportedAt: Date, timeZone: TimeZone, sink: @escaping @Sendable ([UInt8]) throws -> Void) {
+        self.sink = sink
+        time = PersonExport.time(in: timeZone)
+        buffer.reserveCapacity(Self.piece + 4096)
+        buffer.append(contentsOf: #"{"person":"#.utf8)
+        JSON.string(person).write(to: &buffer)
+        buffer.append(contentsOf: #","exportedAt":"#.utf8)
+        time(Int64(exportedAt.timeIntervalSince1970)).write(to: &buffer)
+    }
+
+    private static let piece = 64 * 1024
+
+    /// Appends `record` to its list, opening the lists up to it.
+    func add(_ record: PersonRecord) throws {
+        open(through: PersonExport.section(of: record))
+        if sectionHasRecord { buffer.append(UInt8(ascii: ",")) }
+        sectionHasRecord = true
+        PersonExport.json(record, time: time).write(to: &buffer)
+        if buffer.count >= Self.piece { try flush() }
+    }
+
+    /// Closes every list, the document and its line, and hands the rest to `sink`.
+    func finish() throws {
+        open(through: Self.sections.count)
+        buffer.append(contentsOf: "}\n".utf8)
+        try flush()
+    }
+
+    /// Closes the list open now and opens those up to `index` (the lists without records empty).
+    private func open(through index: Int) {
+        while section < index {
+            if section >= 0 { buffer.append(UInt8(ascii: "]")) }
+            section += 1
+            sectionHasRecord = false
+            if section < Self.sections.count {
+                buffer.append(contentsOf: ",\"\(Self.sections[section])\":[".utf8)
+            }
+        }
+    }
+
+    private func flush() throws {
+        guard !buffer.isEmpty else { return }
+        do {
+            try sink(buffer)
+        } catch {
+            failure = error
+            throw error
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
+
 /// The JSON of `dustctl person export`.
 enum PersonExport {
-    static func document(person: String, records: PersonRecords, exportedAt: Date, timeZone: TimeZone) -> JSON {
+    /// A time as the document writes it: ISO 8601 with `timeZone`'s offset.
+    static func time(in timeZone: TimeZone) -> (Int64) -> JSON {
         let style = Date.ISO8601FormatStyle(timeZoneSeparator: .colon, timeZone: timeZone)
-        let iso8601 = { (seconds: Int64) in Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(style) }
-        let time = { (seconds: Int64) in JSON.string(iso8601(seconds)) }
-        let heartRate = { (sample: PersonRecords.HeartRate) -> JSON in
+        return { seconds in .string(Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(style)) }
+    }
+
+    /// The index of `record`'s list in `PersonExportStream.sections`.
+    static func section(of record: PersonRecord) -> Int {
+        switch record {
+        case .walking: 0
+        case .heartRate: 1
+        case .restingHeartRate: 2
+        case .sleep: 3
+        case .position: 4
+        case .alert: 5
+        }
+    }
+
+    /// One record as its list holds it.
+    static func json(_ record: PersonRecord, time: (Int64) -> JSON) -> JSON {
+        switch record {
+        case .walking(let walk):
+            .object([
+                ("source", .string(walk.source)), ("hourStart", time(walk.slotStart)), ("metres", .number(walk.metres)),
+                ("importedAt", time(walk.importedAt)),
+            ])
+        case .heartRate(let sample), .restingHeartRate(let sample):
             .object([
                 ("source", .string(sample.source)), ("at", time(sample.at)), ("bpm", .number(sample.beatsPerMinute)),
                 ("importedAt", time(sample.importedAt)),
             ])
+        case .sleep(let interval):
+            .object([
+                ("source", .string(interval.source)), ("start", time(interval.start)), ("end", time(interval.end)),
+                ("importedAt", time(interval.importedAt)),
+            ])
+        case .position(let position):
+            .object([
+                ("source", .string(position.source)), ("minute", time(position.minute)), ("lat", .number(position.latitude)),
+                ("lon", .number(position.longitude)), ("importedAt", time(position.importedAt)),
+            ])
+        case .alert(let alert):
+            .object([
+                ("at", time(alert.at)), ("kind", .string(alert.kind)), ("rule", .string(alert.rule)),
+                ("metric", alert.metric.map(JSON.string) ?? .null), ("value", .number(alert.value)), ("station", .string(alert.station)),
+            ])
         }
-        return .object([
-            ("person", .string(person)),
-            ("exportedAt", time(Int64(exportedAt.timeIntervalSince1970))),
-            (
-                "walking",
-                .array(
-                    records.walking.map {
-                        .object([
-                            ("source", .string($0.source)), ("hourStart", time($0.slotStart)), ("metres", .number($0.metres)),
-                            ("importedAt", time($0.importedAt)),
-                        ])
-                    })
-            ),
-            ("heartRate", .array(records.heartRate.map(heartRate))),
-            ("restingHeartRate", .array(records.restingHeartRate.map(heartRate))),
-            (
-                "sleep",
-                .array(
-                    records.sleep.map {
-                        .object([
-                            ("source", .string($0.source)), ("start", time($0.start)), ("end", time($0.end)),
-                            ("importedAt", time($0.importedAt)),
-                        ])
-                    })
-            ),
-            (
-                "positions",
-                .array(
-                    records.positions.map {
-                        .object([
-                            ("source", .string($0.source)), ("minute", time($0.minute)), ("lat", .number($0.latitude)),
-                            ("lon", .number($0.longitude)), ("importedAt", time($0.importedAt)),
-                        ])
-                    })
-            ),
-            (
-                "alerts",
-                .array(
-                    records.alerts.map {
-                        .object([
-                            ("at", time($0.at)), ("kind", .string($0.kind)), ("rule", .string($0.rule)),
-                            ("metric", $0.metric.map(JSON.string) ?? .null), ("value", .number($0.value)), ("station", .string($0.station)),
-                        ])
-                    })
-            ),
-        ])
     }
 
     /// `PersonRemoval.summary` in Korean: `걷기 시간값 1203개, 위치 44개` (the kinds with rows, in `Kind`'s order).

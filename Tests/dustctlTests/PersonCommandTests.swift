@@ -42,6 +42,62 @@ struct PersonCommandTests {
         #expect(bad.standardError.contains("is not a person's name"))
     }
 
+    @Test(
+        "export writes as it reads: 20,000 heart-rate samples in pieces, the same document to stdout and --output; a full disk mid-way is the output's failure (74), an older --output left whole"
+    )
+    func exportStreams() async throws {
+        let directory = try TemporaryDirectory("finedust-person-ctl")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        let export = directory.path("export.xml")
+        // 20,000 samples a minute apart from 2026-11-01 00:00 KST: about 2.5 MB of JSON, many pieces of 64 KiB.
+        let start = try #require(ISO8601DateFormatter().date(from: "2026-10-31T15:00:00Z"))
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "Asia/Seoul")
+        format.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<HealthData locale=\"ko_KR\">\n"
+        for minute in 0..<20_000 {
+            let at = format.string(from: start.addingTimeInterval(Double(minute) * 60))
+            xml +=
+                " <Record type=\"HKQuantityTypeIdentifierHeartRate\" sourceName=\"Apple Watch\" unit=\"count/min\" "
+                + "startDate=\"\(at) +0900\" endDate=\"\(at) +0900\" value=\"\(60 + minute % 50)\"/>\n"
+        }
+        try (xml + "</HealthData>\n").write(toFile: export, atomically: true, encoding: .utf8)
+        let imported = try await dustctl("activity", "import", export, "--db", db, "--person", "me", "--quiet")
+        #expect(imported.status == 0, "\(imported.standardError)")
+
+        let exported = try await dustctl("person", "export", "me", "--db", db)
+        #expect(exported.status == 0, "\(exported.standardError)")
+        #expect(exported.standardOutput.utf8.count > 1_000_000)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(exported.standardOutput.utf8)) as? [String: Any])
+        let samples = try #require(document["heartRate"] as? [[String: Any]])
+        #expect(samples.count == 20_000)
+        #expect(samples.first?["at"] as? String == "2026-11-01T00:00:00+09:00")
+        #expect(samples.last?["bpm"] as? Int == 60 + 19_999 % 50)
+        #expect((document["walking"] as? [Any])?.isEmpty == true && (document["alerts"] as? [Any])?.isEmpty == true)
+
+        // The same bytes to a file (but for the time of the export).
+        let file = directory.path("me.json")
+        #expect(try await dustctl("person", "export", "me", "--db", db, "--output", file).status == 0)
+        let withoutTime = { (text: String) in
+            text.replacingOccurrences(of: #""exportedAt":"[^"]*""#, with: "", options: .regularExpression)
+        }
+        #expect(withoutTime(try String(contentsOfFile: file, encoding: .utf8)) == withoutTime(exported.standardOutput))
+
+        // A full disk after the first pieces: the output's sentence and 74, not a storage failure.
+        let device = try #require(FileHandle(forWritingAtPath: "/dev/full"))
+        let full = try await dustctl(["person", "export", "me", "--db", db], standardOutput: device)
+        #expect(full.status == 74)
+        #expect(full.standardError == "dustctl: Cannot write the output: No space left on device.\n")
+        // An export into a file that fails leaves the file that was there as it was.
+        try "the export before\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let unreadable = directory.path("missing.sqlite")
+        let failed = try await dustctl("person", "export", "me", "--db", unreadable, "--output", file)
+        #expect(failed.status != 0)
+        #expect(try String(contentsOfFile: file, encoding: .utf8) == "the export before\n")
+    }
+
     @Test("signout records the person's sign-out time (the web then refuses their older cookies); a name nobody has is refused")
     func signOut() async throws {
         let directory = try TemporaryDirectory("finedust-person-ctl")

@@ -1,16 +1,41 @@
 import DustKit
 import Foundation
+import Synchronization
 
 /// Everything stored about one person as a whole (docs/REFERENCE.md §13, "Who may see whose data"):
 /// their copy of it, its removal, and the retention of their positions.
 public protocol PersonDataStore: Sendable {
-    /// Every record stored for `person`, each table in its key's order.
-    func personRecords(_ person: String) async throws(StorageFailure) -> PersonRecords
+    /// Hands `each` every record stored for `person`, one at a time and none kept, in one read (one
+    /// state of the database): the walking, then the heart rate, the resting heart rates, the sleep,
+    /// the positions and the alerts, each table in its key's order (`PersonRecords`' order). A
+    /// failure `each` throws ends the read; the store throws it as a `StorageFailure`, so a caller
+    /// that needs its own failure keeps it aside (`dustctl person export` writes as it reads).
+    func forEachPersonRecord(_ person: String, _ each: @escaping @Sendable (PersonRecord) throws -> Void) async throws(StorageFailure)
     /// Removes everything stored for `person` in every table, in one transaction; what went.
     func forgetPerson(_ person: String) async throws(StorageFailure) -> PersonRemoval
     /// Removes every person's positions past `retention` (`Retention`: never what the stored hours say
     /// is recent), and the kept places of the hours they covered, in one transaction; what went.
     func prunePositions(_ retention: Retention) async throws(StorageFailure) -> PersonRemoval
+}
+
+extension PersonDataStore {
+    /// Every record stored for `person`, each table in its key's order, held whole (the tests'
+    /// view; an export writes them as they come).
+    public func personRecords(_ person: String) async throws(StorageFailure) -> PersonRecords {
+        let collected = Mutex(PersonRecords())
+        try await forEachPersonRecord(person) { record in collected.withLock { $0.append(record) } }
+        return collected.withLock { $0 }
+    }
+}
+
+/// One record of a person's, as `PersonDataStore.forEachPersonRecord` hands them out.
+public enum PersonRecord: Sendable, Hashable {
+    case walking(PersonRecords.Walking)
+    case heartRate(PersonRecords.HeartRate)
+    case restingHeartRate(PersonRecords.HeartRate)
+    case sleep(PersonRecords.Sleep)
+    case position(PersonRecords.Position)
+    case alert(PersonRecords.Alert)
 }
 
 /// How many rows of each kind one removal took, in a fixed order (`PersonRemoval.kinds`).
@@ -119,6 +144,18 @@ public struct PersonRecords: Sendable, Hashable {
     public var alerts: [Alert] = []
 
     public init() {}
+
+    /// Adds `record` to its kind's list.
+    public mutating func append(_ record: PersonRecord) {
+        switch record {
+        case .walking(let walk): walking.append(walk)
+        case .heartRate(let sample): heartRate.append(sample)
+        case .restingHeartRate(let sample): restingHeartRate.append(sample)
+        case .sleep(let interval): sleep.append(interval)
+        case .position(let position): positions.append(position)
+        case .alert(let alert): alerts.append(alert)
+        }
+    }
 
     public init(
         walking: [Walking], heartRate: [HeartRate], restingHeartRate: [HeartRate], sleep: [Sleep], positions: [Position], alerts: [Alert]
