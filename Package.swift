@@ -183,6 +183,8 @@ let package = Package(
                 "DustKit", "DustServices", "DustConfig", "DustSQL", "DustStore", "DustPostgres",
                 // pageCacheBytes: one connection's page cache (sqlite3_db_status).
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // makeZip: exports and their workout routes written as the Health app zips them.
+                .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ],
             path: "Tests/Support"),
         // A loopback fake AirKorea server (SwiftNIO) that serves fixtures and faults.

@@ -60,6 +60,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case tooManySourceHours(limit: Int)
     /// The file's tracks give a position to more than `limit` minutes across its sources.
     case tooManyTrackedMinutes(limit: Int)
+    /// One of a zip's workout routes could not be read: its path in the zip, and why.
+    indirect case inWorkoutRoute(path: String, ActivityFileError)
 
     /// The whole-archive bound a zip broke.
     public enum ArchiveLimit: Sendable, Hashable {
@@ -67,6 +69,15 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
         case inflatedBytes(Int64)
         /// `ActivityReaderLimits.maxArchiveCompressionRatio`.
         case compressionRatio(Int64)
+    }
+
+    /// `error`, met reading the zip's workout route at `path`, naming the route (of hundreds) when
+    /// the fault is the route's own; a bound of the whole zip stays the zip's.
+    public static func naming(route path: String, _ error: ActivityFileError) -> ActivityFileError {
+        switch error {
+        case .zipArchiveTooLarge, .tooManySourceHours, .tooManyTrackedMinutes, .inWorkoutRoute: error
+        default: .inWorkoutRoute(path: HealthExportArchive.shown(path), error)
+        }
     }
 
     public var description: String {
@@ -129,6 +140,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the zip holds no Health export (an .xml file whose root element is <HealthData>, at its top or one folder down); give the export.zip the Health app wrote (Health → profile → Export All Health Data)"
         case .severalHealthExports(let names):
             "the zip holds more than one Health export (\(names.map { "\"\($0)\"" }.joined(separator: " and "))); unzip it and import the export.xml you mean"
+        case .inWorkoutRoute(let path, let error):
+            "the workout route \"\(path)\" in the zip: \(error) — or unzip it and import its export.xml alone, without the routes' positions"
         case .tooManyExportCandidates(let limit):
             "the zip holds more than \(limit) .xml files at its top or one folder down; the Health app writes two — this is not an export FineDust reads"
         }

@@ -288,11 +288,16 @@ public struct ActivityService: Sendable {
                 let name = DistanceSample.sourceName((route.path.split(separator: "/").last ?? "").utf8)
                 let base = done
                 var minutes = TrackMinutes()
-                let gpx = try archive.read(route) { source throws(ActivityFileError) in
-                    try GPXReader(limits: limits, now: now).read(
-                        source, fileName: name,
-                        onProgress: { onProgress(ActivityImportProgress(bytesRead: base + $0, totalBytes: total)) },
-                        onPosition: { tracks.keep($0, in: &minutes) }, onSample: { apportioner.add($0) })
+                let gpx: GPXSummary
+                do {
+                    gpx = try archive.read(route) { source throws(ActivityFileError) in
+                        try GPXReader(limits: limits, now: now).read(
+                            source, fileName: name,
+                            onProgress: { onProgress(ActivityImportProgress(bytesRead: base + $0, totalBytes: total)) },
+                            onPosition: { tracks.keep($0, in: &minutes) }, onSample: { apportioner.add($0) })
+                    }
+                } catch {
+                    throw ActivityFileError.naming(route: route.path, error)
                 }
                 tracks.add(minutes, source: "gpx:\(name)")
                 summary.add(gpx)

@@ -6,19 +6,6 @@ import ZIPFoundation
 
 @testable import DustActivity
 
-/// Writes a zip of `entries` (name, bytes) with ZIPFoundation, deflated; returns its path.
-func makeZip(_ entries: [(String, [UInt8])], in directory: TemporaryDirectory, name: String = "export.zip") throws -> String {
-    let path = directory.path(name)
-    let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
-    for (entryName, bytes) in entries {
-        try archive.addEntry(with: entryName, type: .file, uncompressedSize: Int64(bytes.count), compressionMethod: .deflate) {
-            position, size in
-            Data(bytes[Int(position)..<Int(position) + size])
-        }
-    }
-    return path
-}
-
 /// Reads every entry FineDust reads from a zip, as the import does: samples per source and slot.
 func readZip(
     _ path: String, limits: ActivityReaderLimits = ActivityReaderLimits()

@@ -198,6 +198,38 @@ struct ActivityImportTests {
         #expect(!FileManager.default.fileExists(atPath: "/abx.gpx"))
     }
 
+    @Test("A broken workout route among a zip's routes is named with its fault, nothing stored; a zip-wide bound stays the zip's")
+    func brokenRouteNamed() async throws {
+        let bench = try ImportBench()
+        defer { bench.directory.remove() }
+        let export = [UInt8](try TestFixtures.data("activity/generated/export.xml"))
+        let route = [UInt8](try TestFixtures.data("activity/generated/route-strava-evening.gpx"))
+        let broken = Array(String(decoding: route, as: UTF8.self).replacingOccurrences(of: "lat=", with: "lag=").utf8)
+        let path = try makeZip(
+            [
+                ("apple_health_export/export.xml", export),
+                ("apple_health_export/workout-routes/route_2026-11-19_6.00pm.gpx", route),
+                ("apple_health_export/workout-routes/route_2026-11-20_7.05am.gpx", broken),
+            ], in: bench.directory)
+        await #expect {
+            try await bench.service.importFile(atPath: path)
+        } throws: { error in
+            guard case .file(.inWorkoutRoute(let named, .invalidTrackPoint)) = error as? ActivityImportFailure else { return false }
+            let sentence = String(describing: error)
+            let route = "apple_health_export/workout-routes/route_2026-11-20_7.05am.gpx"
+            return named == route && sentence.contains("the workout route \"\(route)\" in the zip: line ")
+                && sentence.contains("a track point has no lat")
+        }
+        #expect(try await bench.store.activitySources().isEmpty)
+
+        // A bound of the whole zip stays the zip's, whichever route reached it; a route's own fault is named once.
+        let budget = ActivityFileError.zipArchiveTooLarge(.inflatedBytes(1 << 20))
+        #expect(ActivityFileError.naming(route: "r.gpx", budget) == budget)
+        let named = ActivityFileError.naming(route: "a/r\u{1B}.gpx", .notAGPXFile(root: "kml"))
+        #expect(named == .inWorkoutRoute(path: "a/r\u{FFFD}.gpx", .notAGPXFile(root: "kml")))
+        #expect(ActivityFileError.naming(route: "b.gpx", named) == named)
+    }
+
     @Test("A FIFO or a directory is refused at once, never waited on; a missing file names the system's reason")
     func notRegular() async throws {
         let bench = try ImportBench()
