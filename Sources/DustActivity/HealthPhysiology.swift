@@ -63,10 +63,16 @@ public struct HealthPhysiology: Sendable, Hashable {
         packedSleep.append(UInt64(start.offset) << 32 | UInt64(end.offset))
     }
 
-    /// Puts what was read in time order and merges the sleep intervals, counting the overlaps.
+    /// Puts what was read in time order, one sample a second, and merges the sleep intervals,
+    /// counting the overlaps.
     mutating func finish() {
-        heartRate.sort()
+        // Samples of one second are one row where they are stored: counted once, the last kept.
+        heartRate.removeRepeatedSeconds()
         restingHeartRates.sort { $0.at < $1.at }
+        restingHeartRates = restingHeartRates.indices.compactMap { index in
+            index + 1 < restingHeartRates.count && restingHeartRates[index + 1].at == restingHeartRates[index].at
+                ? nil : restingHeartRates[index]
+        }
         packedSleep.sort()
         var merged: [UInt64] = []
         var current: (start: UInt32, end: UInt32)?

@@ -61,6 +61,23 @@ public struct HeartRateSeries: Sendable, Hashable, RandomAccessCollection {
         isInOrder = true
     }
 
+    /// Sorts, then keeps of the samples of one second the last (the highest rate): the one a store
+    /// keeps of rows of one key, so that what an import says it stored is what it stored.
+    public mutating func removeRepeatedSeconds() {
+        sort()
+        var kept = 0
+        for index in 0..<endIndex {
+            let value = packed(at: index)
+            if index + 1 < endIndex, packed(at: index + 1) >> 16 == value >> 16 { continue }
+            chunks[kept >> Self.chunkShift][kept & (Self.chunkSize - 1)] = value
+            kept += 1
+        }
+        guard kept < endIndex else { return }
+        endIndex = kept
+        chunks.removeLast(chunks.count - (kept + Self.chunkSize - 1) >> Self.chunkShift)
+        if let last = chunks.indices.last { chunks[last].removeLast(chunks[last].count - (kept - last << Self.chunkShift)) }
+    }
+
     private func packed(at position: Int) -> UInt64 {
         chunks[position >> Self.chunkShift][position & (Self.chunkSize - 1)]
     }

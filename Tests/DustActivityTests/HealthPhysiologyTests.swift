@@ -58,6 +58,36 @@ struct HealthPhysiologyTests {
         #expect(result.summary.skippedRecordsByType.isEmpty)
     }
 
+    @Test("Samples of one second (a record repeated, two apps) are one sample, the higher rate, as stored; resting rates of one instant the last")
+    func oneSampleASecond() throws {
+        let xml = healthExport(
+            heartRateRecord("72", at: "2024-01-01 08:25:31 +0900") + heartRateRecord("80", at: "2024-01-01 08:25:31 +0900")
+                + heartRateRecord("64", at: "2024-01-01 08:26:00 +0900") + heartRateRecord("72", at: "2024-01-01 08:25:31 +0900")
+                + restingHeartRateRecord("61", start: "2024-01-02 00:04:10 +0900", end: "2024-01-02 23:55:02 +0900")
+                + restingHeartRateRecord("59", start: "2024-01-02 00:04:10 +0900", end: "2024-01-02 23:50:00 +0900"))
+        let physiology = try readPhysiology(xml).physiology
+        #expect(
+            Array(physiology.heartRate) == [
+                HeartRateSample(at: instant("2023-12-31T23:25:31Z"), beatsPerMinute: 80),
+                HeartRateSample(at: instant("2023-12-31T23:26:00Z"), beatsPerMinute: 64),
+            ])
+        #expect(physiology.heartRateRecords == 4)
+        #expect(physiology.restingHeartRates == [RestingHeartRateSample(at: instant("2024-01-01T15:04:10Z"), beatsPerMinute: 59)])
+
+        // Across the series' chunks of 65,536: 150,000 seconds, each given twice (the second time 1 faster).
+        var series = HeartRateSeries()
+        let start = instant("2024-01-01T00:00:00Z")
+        for second in 0..<150_000 {
+            for rate in [60.0, 61.0] { series.append(HeartRateSample(at: start.addingTimeInterval(Double(second)), beatsPerMinute: rate)) }
+        }
+        series.removeRepeatedSeconds()
+        #expect(series.count == 150_000)
+        #expect(series.allSatisfy { $0.beatsPerMinute == 61 })
+        #expect(series.last?.at == start.addingTimeInterval(149_999))
+        series.append(HeartRateSample(at: start.addingTimeInterval(150_000), beatsPerMinute: 70))
+        #expect(series.count == 150_001 && series.last?.beatsPerMinute == 70)
+    }
+
     @Test("Resting heart rate is read at its day's start, in time order")
     func restingHeartRate() throws {
         let xml = healthExport(
