@@ -58,7 +58,9 @@ struct HealthPhysiologyTests {
         #expect(result.summary.skippedRecordsByType.isEmpty)
     }
 
-    @Test("Samples of one second (a record repeated, two apps) are one sample, the higher rate, as stored; resting rates of one instant the last")
+    @Test(
+        "Samples of one second (a record repeated, two apps) are one sample, the higher rate, as stored; resting rates of one instant the last"
+    )
     func oneSampleASecond() throws {
         let xml = healthExport(
             heartRateRecord("72", at: "2024-01-01 08:25:31 +0900") + heartRateRecord("80", at: "2024-01-01 08:25:31 +0900")
