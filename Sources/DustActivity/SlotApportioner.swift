@@ -182,22 +182,25 @@ struct SlotSteps: Sendable {
 
     /// `steps` gathered, ordered by start.
     private static func gathering(_ steps: [Step]) -> [Step] {
+        /// Where a gathered step ends and the minute it began in: what a step must begin at to go on from it.
+        struct Open: Hashable {
+            var end: Float32
+            var minute: Float32
+        }
         let ordered = steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
         var gathered: [Step] = []
         gathered.reserveCapacity(ordered.count)
-        var endingAt: [Float32: [Int]] = [:]
+        // The gathered steps open to one more, by where they end: found and taken in O(1), however
+        // many a hostile file makes end at one instant.
+        var open: [Open: [Int]] = [:]
         for step in ordered {
             let minute = (step.start / 60).rounded(.down)
-            if var open = endingAt[step.start],
-                let index = open.firstIndex(where: { (gathered[$0].start / 60).rounded(.down) == minute })
-            {
-                let taken = open.remove(at: index)
-                endingAt[step.start] = open.isEmpty ? nil : open
+            if let taken = open[Open(end: step.start, minute: minute)]?.popLast() {
                 gathered[taken].end = step.end
                 gathered[taken].metres += step.metres
-                endingAt[step.end, default: []].append(taken)
+                open[Open(end: step.end, minute: minute), default: []].append(taken)
             } else {
-                endingAt[step.end, default: []].append(gathered.count)
+                open[Open(end: step.end, minute: minute), default: []].append(gathered.count)
                 gathered.append(step)
             }
         }

@@ -249,6 +249,20 @@ struct SlotApportionerTests {
         #expect(apportioner.held <= 30 + 30 + SlotSteps.gatherAt)
     }
 
+    @Test("100,000 steps ending at one instant and 100,000 going on from it, in one minute and across minutes: walked once each")
+    func manyEndingAtOneInstant() {
+        let at = { (seconds: Double) in Self.start.addingTimeInterval(seconds) }
+        var apportioner = SlotApportioner()
+        for _ in 0..<100_000 { apportioner.add(DistanceSample(source: "s", start: at(0), end: at(59), metres: 59)) }
+        for _ in 0..<100_000 { apportioner.add(DistanceSample(source: "s", start: at(59), end: at(60), metres: 1)) }
+        // Ending in minute 50, where steps beginning at the same instant cannot go on from them.
+        for _ in 0..<100_000 { apportioner.add(DistanceSample(source: "s", start: at(60), end: at(3000), metres: 2940)) }
+        for _ in 0..<100_000 { apportioner.add(DistanceSample(source: "s", start: at(3000), end: at(3001), metres: 1)) }
+        let (metres, corrections) = apportioner.resolved()
+        #expect(abs((metres["s"]?[slot("2024-01-01T08:00:00Z")] ?? 0) - 3001) < 1e-6)
+        #expect(abs(corrections.overlappingMetres - 99_999 * 3001) < 1)
+    }
+
     @Test("Steps that do not follow each other are held each at its own pace, and a copy of them is walked once")
     func ungatherable() {
         var apportioner = SlotApportioner()
