@@ -75,7 +75,10 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     /// the fault is the route's own; a bound of the whole zip stays the zip's.
     public static func naming(route path: String, _ error: ActivityFileError) -> ActivityFileError {
         switch error {
-        case .zipArchiveTooLarge, .tooManySourceHours, .tooManyTrackedMinutes, .inWorkoutRoute: error
+        // The zip's own bounds, and faults that name the entry (or the zip) already.
+        case .zipArchiveTooLarge, .tooManySourceHours, .tooManyTrackedMinutes, .inWorkoutRoute, .damagedZipEntry, .zipEntryTooLarge,
+            .unreadableZip, .unreadable:
+            error
         default: .inWorkoutRoute(path: HealthExportArchive.shown(path), error)
         }
     }

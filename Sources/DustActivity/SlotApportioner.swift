@@ -155,10 +155,10 @@ struct SlotSteps: Sendable {
         sum += metres
         if end > start {
             steps.append(Step(start: Float32(start), end: Float32(end), metres: metres))
-            if steps.count >= max(Self.gatherAt, 2 * gatheredSteps) { gatherSteps() }
+            if steps.count > max(Self.gatherAt, 2 * gatheredSteps) { gatherSteps() }
         } else {
             instants.append(Instant(at: Float32(start), count: 1, metres: metres))
-            if instants.count >= max(Self.gatherAt, 2 * gatheredInstants) { gatherInstants() }
+            if instants.count > max(Self.gatherAt, 2 * gatheredInstants) { gatherInstants() }
         }
     }
 
@@ -173,8 +173,8 @@ struct SlotSteps: Sendable {
     var held: (steps: Int, instants: Int) { (steps.count, instants.count) }
 
     /// Steps that follow each other and begin in the same minute, one step; each goes on from the
-    /// first whose end is where it begins (ordered by start, so copies of a track gather into
-    /// copies). The result is held in an array of its own size.
+    /// last gathered step whose end is where it begins (ordered by start, so copies of a track
+    /// gather into copies). The result is held in an array of its own size.
     private mutating func gatherSteps() {
         steps = Self.gathering(steps)
         gatheredSteps = steps.count
@@ -189,7 +189,6 @@ struct SlotSteps: Sendable {
         }
         let ordered = steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
         var gathered: [Step] = []
-        gathered.reserveCapacity(ordered.count)
         // The gathered steps open to one more, by where they end: found and taken in O(1), however
         // many a hostile file makes end at one instant.
         var open: [Open: [Int]] = [:]
@@ -204,7 +203,7 @@ struct SlotSteps: Sendable {
                 gathered.append(step)
             }
         }
-        return Array(gathered[...])
+        return gathered.withUnsafeBufferPointer { Array($0) }
     }
 
     /// Steps of no duration at the same instant, one.
@@ -218,13 +217,13 @@ struct SlotSteps: Sendable {
                 gathered.append(instant)
             }
         }
-        instants = Array(gathered[...])
+        instants = gathered.withUnsafeBufferPointer { Array($0) }
         gatheredInstants = instants.count
     }
 
     /// The slot's metres under the rules, adding what they took away to `corrections`.
     func resolved(_ corrections: inout WalkingCorrections) -> Double {
-        // A slot gathered once is gathered whole, so the result does not depend on when it was.
+        // A slot gathered once is gathered whole: copies of a track gather alike, whenever each was.
         let ordered =
             gatheredSteps > 0 ? Self.gathering(steps) : steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }
         // The time covered, as disjoint intervals (a union, not a sum).

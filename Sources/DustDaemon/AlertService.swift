@@ -51,7 +51,7 @@ public struct AlertService: Service, CustomStringConvertible {
                 deliveries.addTask {
                     if let delivery = await dispatcher.resume(
                         pending.event, sink: pending.sink, afterAttempt: pending.lastAttempt,
-                        isCurrent: { newest.isNewest(pending.event) })
+                        endedBy: { newest.endedBy(pending.event) ?? dayEnded(pending.event) })
                     {
                         log(delivery)
                     }
@@ -63,7 +63,7 @@ public struct AlertService: Service, CustomStringConvertible {
                         "Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
                     newest.record(event)
                     deliveries.addTask {
-                        await deliver(event) { newest.isNewest(event) }
+                        await deliver(event) { newest.endedBy(event) ?? dayEnded(event) }
                     }
                 }
             }
@@ -123,8 +123,19 @@ public struct AlertService: Service, CustomStringConvertible {
         }
     }
 
-    private func deliver(_ event: AlertEvent, isCurrent: @escaping @Sendable () -> Bool) async {
-        for delivery in await dispatcher.deliver(event, isCurrent: isCurrent) {
+    /// Why the alert of a day's dose (`AlertRule.isNewsOfItsDay`) is no longer news once its day has
+    /// ended (nil before, and for any other alert): the rule cleared silently at the turn, so no newer
+    /// event stops the retries of a sink that was failing, and yesterday's dose is not sent at 01:00.
+    func dayEnded(_ event: AlertEvent) -> String? {
+        let settings = live.snapshot.settings
+        guard event.kind == .fired, settings.alerts.rules.contains(where: { $0.description == event.rule && $0.isNewsOfItsDay }),
+            settings.calendar.date(containing: event.at) != settings.calendar.date(containing: clock.now)
+        else { return nil }
+        return "the day of the dose it was about ended"
+    }
+
+    private func deliver(_ event: AlertEvent, endedBy: @escaping @Sendable () -> String?) async {
+        for delivery in await dispatcher.deliver(event, endedBy: endedBy) {
             log(delivery)
         }
     }
@@ -244,5 +255,8 @@ private final class NewestAlerts: Sendable {
 
     func record(_ event: AlertEvent) { ids.withLock { $0[event.recordedRule] = event.id } }
 
-    func isNewest(_ event: AlertEvent) -> Bool { ids.withLock { $0[event.recordedRule] } == event.id }
+    /// Why `event` is no longer its rule's news, or nil while it is the newest.
+    func endedBy(_ event: AlertEvent) -> String? {
+        ids.withLock { $0[event.recordedRule] } == event.id ? nil : "a newer alert of the same rule replaced it"
+    }
 }

@@ -107,6 +107,11 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
         self.person = person
     }
 
+    /// A day's dose past a threshold (`intake.today.pm25 > 50`): it only grows through the day, so it
+    /// stops holding when the day turns, which is no news. Its clearing is silent (`AlertMonitor`) and
+    /// its alert is news of its day alone: retries end when the day does (`AlertService`).
+    public var isNewsOfItsDay: Bool { metric.isIntake && (comparison == .above || comparison == .atLeast) }
+
     /// Parses `pm25.grade >= 3`; the error says what is wrong in one sentence.
     public init(parsing text: String) throws(AlertRuleError) {
         let trimmed = text.trimmingCharacters(in: .whitespaces)

@@ -27,11 +27,11 @@ struct OutputFile: Sendable {
         try await write { output in try output.write(bytes) }
     }
 
-    /// `write(_:)` for a file written as it is made: `produce` hands its pieces to the `Chunks` it
+    /// `write(_:)` for a file written as it is made: `produce` hands its pieces to the `Writer` it
     /// is given, never holding the whole (`person export` writes a record at a time). `produce` runs
-    /// a second time when the new copy has to be made again (a file system without unnamed files);
-    /// whatever it throws leaves `path` as it was.
-    func write(producing produce: (Chunks) async throws -> Void) async throws {
+    /// a second time when the unnamed copy cannot be given a name (a system without /proc) and a named
+    /// one is made instead; whatever it throws leaves `path` as it was.
+    func write(producing produce: (Writer) async throws -> Void) async throws {
         var existing = stat()
         let exists: Bool
         if lstat(path, &existing) == 0 {
@@ -82,8 +82,8 @@ struct OutputFile: Sendable {
         try replace(with: temporary)
     }
 
-    /// Where `write(producing:)` hands its pieces: the new copy.
-    struct Chunks: Sendable {
+    /// Where `write(producing:)` hands its pieces: the new copy, written to.
+    struct Writer: Sendable {
         let file: OutputFile
         let descriptor: Int32
         let replacing: Bool
@@ -96,9 +96,9 @@ struct OutputFile: Sendable {
 
     /// The new copy made whole: the old file's owner and mode (when there is one), what `produce`
     /// gives, on disk.
-    private func fill(_ descriptor: Int32, producing produce: (Chunks) async throws -> Void, replacing existing: stat?) async throws {
+    private func fill(_ descriptor: Int32, producing produce: (Writer) async throws -> Void, replacing existing: stat?) async throws {
         try prepare(descriptor, replacing: existing)
-        try await produce(Chunks(file: self, descriptor: descriptor, replacing: existing != nil))
+        try await produce(Writer(file: self, descriptor: descriptor, replacing: existing != nil))
         guard fsync(descriptor) == 0 else { throw failedWrite(errno, exists: existing != nil) }
     }
 

@@ -94,7 +94,7 @@ struct PersonExportCommand: AsyncParsableCommand {
             }
             if let output = OutputFile.path(output) {
                 try DatabaseOwnFiles(settings.storage).refuse(output, language: language)
-                try await OutputFile(path: output, newFileMode: 0o600).write { chunks in try await export { try chunks.write($0) } }
+                try await OutputFile(path: output, newFileMode: 0o600).write { file in try await export { try file.write($0) } }
             } else {
                 try await export { bytes in try standardOutput(String(decoding: bytes, as: UTF8.self)) }
             }
@@ -220,6 +220,7 @@ final class PersonExportStream: @unchecked Sendable {
 
     /// Closes the list open now and opens those up to `index` (the lists without records empty).
     private func open(through index: Int) {
+        precondition(index >= section, "a person's records come in the document's order (forEachPersonRecord)")
         while section < index {
             if section >= 0 { buffer.append(UInt8(ascii: "]")) }
             section += 1

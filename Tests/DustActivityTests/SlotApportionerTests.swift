@@ -249,6 +249,20 @@ struct SlotApportionerTests {
         #expect(apportioner.held <= 30 + 30 + SlotSteps.gatherAt)
     }
 
+    @Test("A slot of 64 steps keeps each step's pace: two walks of 32 s alternating 1 and 3 m in opposite phase are 96 m")
+    func sixtyFourExact() {
+        var apportioner = SlotApportioner()
+        for phase in 0..<2 {
+            for second in 0..<32 {
+                let from = Self.start.addingTimeInterval(Double(second))
+                let metres: Double = (second + phase).isMultiple(of: 2) ? 1 : 3
+                apportioner.add(DistanceSample(source: "s", start: from, end: from.addingTimeInterval(1), metres: metres))
+            }
+        }
+        #expect(apportioner.held == 64)
+        #expect(apportioner.metresBySource["s"]?[slot("2024-01-01T08:00:00Z")] == 96)
+    }
+
     @Test("100,000 steps ending at one instant and 100,000 going on from it, in one minute and across minutes: walked once each")
     func manyEndingAtOneInstant() {
         let at = { (seconds: Double) in Self.start.addingTimeInterval(seconds) }

@@ -309,7 +309,9 @@ struct AlertTests {
         let dispatcher = AlertDispatcher(
             sinks: [RecordingSink(name: "down", failures: 99)], store: scratch.store,
             policy: AlertRetryPolicy(maxAttempts: 5, initialDelay: .seconds(30)), clock: clock)
-        let task = Task { await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id } }
+        let task = Task {
+            await dispatcher.deliver(rise) { newest.withLock { $0 } == rise.id ? nil : "a newer alert of the same rule replaced it" }
+        }
         #expect(try await clock.waitUntilSleeping())
         newest.withLock { $0 = rise.id + 1 }  // the clearing arrives during the wait
         clock.advance(by: 30)

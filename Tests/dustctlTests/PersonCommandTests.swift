@@ -1,7 +1,11 @@
+import DustServices
 import DustStore
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
+
+@testable import dustctl
 
 @Suite("dustctl person export and forget (docs/REFERENCE.md §13)", .timeLimit(.minutes(10)))
 struct PersonCommandTests {
@@ -85,7 +89,7 @@ struct PersonCommandTests {
         }
         #expect(withoutTime(try String(contentsOfFile: file, encoding: .utf8)) == withoutTime(exported.standardOutput))
 
-        // A full disk after the first pieces: the output's sentence and 74, not a storage failure.
+        // A full disk (its first piece refused): the output's sentence and 74, not a storage failure.
         let device = try #require(FileHandle(forWritingAtPath: "/dev/full"))
         let full = try await dustctl(["person", "export", "me", "--db", db], standardOutput: device)
         #expect(full.status == 74)
@@ -96,6 +100,48 @@ struct PersonCommandTests {
         let failed = try await dustctl("person", "export", "me", "--db", unreadable, "--output", file)
         #expect(failed.status != 0)
         #expect(try String(contentsOfFile: file, encoding: .utf8) == "the export before\n")
+    }
+
+    @Test(
+        "The document is handed over in pieces of about 64 KiB as records come, each after a whole record; a failing sink's error is kept")
+    func streamPieces() throws {
+        let pieces = Mutex<[[UInt8]]>([])
+        let sample = { (second: Int64) in
+            PersonRecord.heartRate(.init(source: "health", at: 1_795_000_000 + second, beatsPerMinute: 61, importedAt: 1_795_100_000))
+        }
+        let stream = PersonExportStream(
+            person: "민지", exportedAt: Date(timeIntervalSince1970: 1_795_200_000), timeZone: TimeZone(identifier: "Asia/Seoul")!
+        ) { piece in pieces.withLock { $0.append(piece) } }
+        for second in Int64(0)..<3000 { try stream.add(sample(second)) }
+        // Handed over while records were still coming, not at the end.
+        let early = pieces.withLock { $0.count }
+        #expect(early >= 2)
+        try stream.add(.position(.init(source: "gpx:a.gpx", minute: 1_795_000_020, latitude: 37.5, longitude: 127, importedAt: 1)))
+        try stream.finish()
+        let all = pieces.withLock { $0 }
+        #expect(all.dropLast().allSatisfy { $0.count >= 64 * 1024 && $0.count < 64 * 1024 + 200 && $0.last == UInt8(ascii: "}") })
+        let text = String(decoding: all.joined(), as: UTF8.self)
+        #expect(
+            text.hasPrefix(#"{"person":"민지","exportedAt":"2026-11-21T03:40:00+09:00","walking":[],"heartRate":[{"#)
+                && text.hasSuffix("]}\n"))
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect((document["heartRate"] as? [Any])?.count == 3000 && (document["positions"] as? [Any])?.count == 1)
+        #expect(
+            Array(document.keys).sorted() == [
+                "alerts", "exportedAt", "heartRate", "person", "positions", "restingHeartRate", "sleep", "walking",
+            ])
+
+        // A sink failing at its third piece: the error is thrown and kept for the command to say.
+        let handed = Mutex(0)
+        let failing = PersonExportStream(person: "a", exportedAt: Date(), timeZone: TimeZone(identifier: "UTC")!) { _ in
+            try handed.withLock { count in
+                count += 1
+                if count == 3 { throw OutputError.failed(errno: ENOSPC) }
+            }
+        }
+        #expect(throws: OutputError.self) { for second in Int64(0)..<3000 { try failing.add(sample(second)) } }
+        #expect(handed.withLock { $0 } == 3)
+        if case .failed(ENOSPC)? = failing.failure as? OutputError {} else { Issue.record("kept: \(String(describing: failing.failure))") }
     }
 
     @Test("signout records the person's sign-out time (the web then refuses their older cookies); a name nobody has is refused")

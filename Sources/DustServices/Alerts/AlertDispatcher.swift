@@ -59,11 +59,11 @@ public struct AlertDispatcher: Sendable {
     /// cancellation (dustd stopping) ends the waits: a delivery that was waiting for its next
     /// attempt stays recorded as `retrying`, and the next start resumes it (`resume`).
     ///
-    /// - Parameter isCurrent: asked before each retry; false when a newer event of the same rule
-    ///   has come (a clearing after a rise still being retried), which ends the retries, so a
-    ///   sink never receives the rise after the clearing.
+    /// - Parameter endedBy: asked before each retry: why the event is no longer news, or nil. A newer
+    ///   event of the same rule (a clearing after a rise still being retried: a sink never receives
+    ///   the rise after the clearing), or the end of the day whose dose it was, ends the retries.
     @discardableResult
-    public func deliver(_ event: AlertEvent, isCurrent: @escaping @Sendable () -> Bool = { true }) async -> [AlertDelivery] {
+    public func deliver(_ event: AlertEvent, endedBy: @escaping @Sendable () -> String? = { nil }) async -> [AlertDelivery] {
         // Each sink's delivery begins with a record: a crash (not a stop, which records its own) during the
         // first attempts leaves it `retrying`, and the next start takes it up (`AlertResumption`); a sink
         // without a record is then only one configured since the event, which is not sent old news.
@@ -74,7 +74,7 @@ public struct AlertDispatcher: Sendable {
         }
         return await withTaskGroup(of: AlertDelivery.self) { group in
             for sink in sinks {
-                group.addTask { await deliver(event, to: sink, isCurrent: isCurrent) }
+                group.addTask { await deliver(event, to: sink, endedBy: endedBy) }
             }
             var results: [AlertDelivery] = []
             for await result in group { results.append(result) }
@@ -87,14 +87,14 @@ public struct AlertDispatcher: Sendable {
     /// that name any more.
     public func resume(
         _ event: AlertEvent, sink name: String, afterAttempt attempt: Int,
-        isCurrent: @escaping @Sendable () -> Bool = { true }
+        endedBy: @escaping @Sendable () -> String? = { nil }
     ) async -> AlertDelivery? {
         guard let sink = sinks.first(where: { $0.name == name }) else { return nil }
-        return await deliver(event, to: sink, firstAttempt: attempt + 1, isCurrent: isCurrent)
+        return await deliver(event, to: sink, firstAttempt: attempt + 1, endedBy: endedBy)
     }
 
     private func deliver(
-        _ event: AlertEvent, to sink: any AlertSink, firstAttempt: Int = 1, isCurrent: @Sendable () -> Bool
+        _ event: AlertEvent, to sink: any AlertSink, firstAttempt: Int = 1, endedBy: @Sendable () -> String?
     ) async -> AlertDelivery {
         var attempt = firstAttempt
         while true {
@@ -131,10 +131,10 @@ public struct AlertDispatcher: Sendable {
                 // dustd is stopping: the record stays `retrying`, for the next start to resume.
                 return outcome
             }
-            guard isCurrent() else {
+            if let reason = endedBy() {
                 var superseded = outcome
                 superseded.outcome = .failed
-                superseded.detail = (outcome.detail ?? "") + "; a newer alert of the same rule replaced it"
+                superseded.detail = (outcome.detail ?? "") + "; " + reason
                 try? await store.recordAlertDelivery(superseded)
                 return superseded
             }

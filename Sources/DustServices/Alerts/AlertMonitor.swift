@@ -265,7 +265,7 @@ public struct AlertMonitor: Sendable {
                 // A day's dose only grows through the day: it stops exceeding a threshold (`>`, `>=`) when the
                 // day turns, which is no news (`intake.today.pm25 < 20` clearing at noon is). That clearing was sent at 01:00 every night, in quiet hours,
                 // with the air unchanged; the rule goes back to idle without a message.
-                let silent = rule.metric.isIntake && [.above, .atLeast].contains(rule.comparison) && group[0].edge == .cleared
+                let silent = rule.isNewsOfItsDay && group[0].edge == .cleared
                 let event =
                     silent
                     ? nil

@@ -1,6 +1,5 @@
 import DustKit
 import Foundation
-import Synchronization
 
 /// Everything stored about one person as a whole (docs/REFERENCE.md §13, "Who may see whose data"):
 /// their copy of it, its removal, and the retention of their positions.
@@ -16,16 +15,6 @@ public protocol PersonDataStore: Sendable {
     /// Removes every person's positions past `retention` (`Retention`: never what the stored hours say
     /// is recent), and the kept places of the hours they covered, in one transaction; what went.
     func prunePositions(_ retention: Retention) async throws(StorageFailure) -> PersonRemoval
-}
-
-extension PersonDataStore {
-    /// Every record stored for `person`, each table in its key's order, held whole (the tests'
-    /// view; an export writes them as they come).
-    public func personRecords(_ person: String) async throws(StorageFailure) -> PersonRecords {
-        let collected = Mutex(PersonRecords())
-        try await forEachPersonRecord(person) { record in collected.withLock { $0.append(record) } }
-        return collected.withLock { $0 }
-    }
 }
 
 /// One record of a person's, as `PersonDataStore.forEachPersonRecord` hands them out.
