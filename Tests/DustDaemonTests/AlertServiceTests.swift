@@ -37,4 +37,36 @@ struct AlertServiceTests {
         #expect(service.dayEnded(try event(.fired, "pm25.grade >= 3")) == nil)
         #expect(service.dayEnded(try event(.fired, "intake.today.pm25 < 20")) == nil)
     }
+
+    @Test("Yesterday's dose left retrying by a stop is not sent after midnight: ended, with the reason; the same before midnight is resumed")
+    func resumedOnlyWithinItsDay() async throws {
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        settings.alerts.rules = [try AlertRule(parsing: "intake.today.pm25 > 50")]
+        for (now, sent) in [("2026-11-20T23:50:00+09:00", true), ("2026-11-21T00:20:00+09:00", false)] {
+            let store = SQLiteStore.scratch()
+            let rule = settings.alerts.rules[0]
+            let event = try await store.saveAlertEvent(
+                AlertEvent(
+                    kind: .fired, rule: rule.description, metric: rule.metric, value: 60, station: "종로구",
+                    at: instant("2026-11-20T23:30:00+09:00")))
+            for attempt in 0...1 {
+                try await store.recordAlertDelivery(
+                    AlertDelivery(
+                        eventID: event.id, sink: "ntfy", attempt: attempt, at: instant("2026-11-20T23:30:00+09:00"), outcome: .retrying,
+                        detail: nil))
+            }
+            let sink = RecordingSink(name: "ntfy")
+            let clock = ManualClock(instant(now))
+            try await AlertService(
+                live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
+                database: DaemonDatabase(store, logger: LogCapture().logger()),
+                dispatcher: AlertDispatcher(sinks: [sink], store: store, clock: clock), triggers: AsyncStream { $0.finish() },
+                clock: clock, logger: LogCapture().logger()
+            ).run()
+            #expect(sink.events.map(\.id) == (sent ? [event.id] : []), "\(now)")
+            let last = try #require(try await store.recentAlertEvents(limit: 1).first?.deliveries.last)
+            #expect(last.outcome == (sent ? .delivered : .failed), "\(now)")
+            if !sent { #expect(last.detail == "the day of the dose it was about ended") }
+        }
+    }
 }

@@ -6,29 +6,6 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// A sink that fails its first `failures` attempts, then takes every event; remembers them.
-final class RecordingSink: AlertSink {
-    let name: String
-    private let failuresLeft: Mutex<Int>
-    private let received = Mutex<[AlertEvent]>([])
-
-    init(name: String = "fake", failures: Int = 0) {
-        self.name = name
-        failuresLeft = Mutex(failures)
-    }
-
-    var events: [AlertEvent] { received.withLock { $0 } }
-
-    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
-        let fail = failuresLeft.withLock { left in
-            defer { left -= 1 }
-            return left > 0
-        }
-        if fail { throw AlertSinkError("the fake refused (\u{1B}[31mred\u{1B}[0m)") }
-        received.withLock { $0.append(event) }
-    }
-}
-
 /// A sink whose delivery lasts until dustd stops it: a webhook that never answers, a command that sleeps.
 final class HangingSink: AlertSink {
     let name = "hanging"
