@@ -38,7 +38,9 @@ struct AlertServiceTests {
         #expect(service.dayEnded(try event(.fired, "intake.today.pm25 < 20")) == nil)
     }
 
-    @Test("Yesterday's dose left retrying by a stop is not sent after midnight: ended, with the reason; the same before midnight is resumed")
+    @Test(
+        "Yesterday's dose left retrying by a stop is not sent after midnight: ended, with the reason; the same before midnight is resumed"
+    )
     func resumedOnlyWithinItsDay() async throws {
         var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
         settings.alerts.rules = [try AlertRule(parsing: "intake.today.pm25 > 50")]
