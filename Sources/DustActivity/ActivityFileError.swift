@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// Why an Apple Health export or a GPX file cannot be read; each description says what to do.
@@ -79,8 +80,13 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
         case .zipArchiveTooLarge, .tooManySourceHours, .tooManyTrackedMinutes, .inWorkoutRoute, .damagedZipEntry, .zipEntryTooLarge,
             .unreadableZip, .unreadable:
             error
-        default: .inWorkoutRoute(path: HealthExportArchive.shown(path), error)
+        default: .inWorkoutRoute(path: entryName(path), error)
         }
+    }
+
+    /// A zip entry's name as an error shows it: safe to print, at most 200 characters (`TerminalSafeText.prefix`).
+    static func entryName(_ name: String) -> String {
+        String(TerminalSafeText.prefix(TerminalSafeText.sanitized(name), characters: 200).shown)
     }
 
     public var description: String {

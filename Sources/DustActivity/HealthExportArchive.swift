@@ -79,7 +79,7 @@ public struct HealthExportArchive {
             count += 1
             guard count <= limits.maxZipEntries else { throw .tooManyZipEntries(limit: limits.maxZipEntries) }
             let name = entry.path
-            guard Self.isSafe(name) else { throw .unsafeZipEntry(name: Self.shown(name)) }
+            guard Self.isSafe(name) else { throw .unsafeZipEntry(name: ActivityFileError.entryName(name)) }
             if entry.type == .file, entries.updateValue(entry, forKey: name) != nil { repeated.insert(name) }
         }
         entriesByPath = entries
@@ -93,7 +93,7 @@ public struct HealthExportArchive {
             let compressed = Int64(clamping: entry.compressedSize)
             guard declared <= Self.bound(compressed: compressed, limits: limits) else {
                 throw .zipEntryTooLarge(
-                    name: Self.shown(entry.path), limit: limits.maxZipEntryBytes,
+                    name: ActivityFileError.entryName(entry.path), limit: limits.maxZipEntryBytes,
                     ratio: limits.maxCompressionRatio)
             }
             return Item(path: entry.path, declaredSize: declared, compressedSize: compressed)
@@ -101,7 +101,7 @@ public struct HealthExportArchive {
         // The second of two entries with one name was silently the one read: a zip whose viewer and FineDust
         // read different files. Refused when the name is one FineDust reads (the export, a route); a file it
         // never reads may repeat.
-        if repeated.contains(exportPath) { throw .duplicateZipEntry(name: Self.shown(exportPath)) }
+        if repeated.contains(exportPath) { throw .duplicateZipEntry(name: ActivityFileError.entryName(exportPath)) }
         export = try item(entries[exportPath]!)
         var routes: [Item] = []
         for (name, entry) in entries.sorted(by: { $0.key < $1.key })
@@ -111,7 +111,7 @@ public struct HealthExportArchive {
             // The Health app writes one route a workout: a zip holding more is not its export, and
             // reading each of 199,000 tiny routes took a minute and hundreds of MiB.
             guard routes.count < limits.maxWorkoutRoutes else { throw .tooManyWorkoutRoutes(limit: limits.maxWorkoutRoutes) }
-            if repeated.contains(name) { throw .duplicateZipEntry(name: Self.shown(name)) }
+            if repeated.contains(name) { throw .duplicateZipEntry(name: ActivityFileError.entryName(name)) }
             routes.append(try item(entry))
         }
         self.routes = routes
@@ -161,7 +161,7 @@ public struct HealthExportArchive {
             if failures.count == 1 { throw failures[0] }
             throw .noHealthExportInZip
         default:
-            throw .severalHealthExports(names: exports.map(Self.shown))
+            throw .severalHealthExports(names: exports.map(ActivityFileError.entryName))
         }
     }
 
@@ -172,7 +172,7 @@ public struct HealthExportArchive {
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
-        let name = Self.shown(entry.path)
+        let name = ActivityFileError.entryName(entry.path)
         let pipe = ZipEntryPipe(name: name, bound: bound(compressed: compressed, limits: limits), limits: limits, budget: budget)
         pipe.start(try ZipEntryData.locate(entry, in: file, name: name))
         defer { pipe.stopAndWait() }
@@ -198,7 +198,7 @@ public struct HealthExportArchive {
     /// been told to stop) when this returns.
     public func read<T>(_ item: Item, _ body: (ZipEntryByteStream) throws(ActivityFileError) -> T) throws(ActivityFileError) -> T {
         guard let entry = entriesByPath[item.path] else { throw .noHealthExportInZip }
-        let name = Self.shown(item.path)
+        let name = ActivityFileError.entryName(item.path)
         let pipe = ZipEntryPipe(
             name: name, bound: Self.bound(compressed: item.compressedSize, limits: limits), limits: limits, budget: budget)
         pipe.start(try ZipEntryData.locate(entry, in: file, name: name))
@@ -214,11 +214,6 @@ public struct HealthExportArchive {
         let (byRatio, overflow) = compressed.multipliedReportingOverflow(by: limits.maxCompressionRatio)
         let ratioBound = overflow ? Int64.max : byRatio.addingReportingOverflow(limits.zipRatioAllowance).partialValue
         return min(limits.maxZipEntryBytes, max(ratioBound, limits.zipRatioAllowance))
-    }
-
-    /// An entry's name as an error shows it: safe to print, at most 200 characters (`TerminalSafeText.prefix`).
-    static func shown(_ name: String) -> String {
-        String(TerminalSafeText.prefix(TerminalSafeText.sanitized(name), characters: 200).shown)
     }
 
     /// False for an absolute name, a drive letter, a backslash, or any `..` component.
