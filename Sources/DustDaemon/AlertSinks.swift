@@ -134,12 +134,13 @@ private func post(
     request.body = .bytes(ByteBuffer(bytes: body))
     let prepared = request
     let status: UInt
+    let retryAfter: String?
     do {
-        status = try await withThrowingTaskGroup(of: UInt?.self) { group in
+        (status, retryAfter) = try await withThrowingTaskGroup(of: (UInt, String?)?.self) { group in
             group.addTask {
                 let response = try await client.execute(prepared, timeout: TimeAmount(deadline))
                 _ = try? await response.body.collect(upTo: 64 * 1024)
-                return response.status.code
+                return (response.status.code, response.headers.first(name: "Retry-After"))
             }
             group.addTask {
                 try await Task.sleep(for: deadline)
@@ -154,7 +155,26 @@ private func post(
     }
     guard (200..<300).contains(status) else {
         let redirect = (300..<400).contains(status) ? ", a redirect, which FineDust does not follow: give the address it points to" : ""
-        throw AlertSinkError("\(sink) answered HTTP \(status)\(redirect)")
+        // A server over its limit (ntfy.sh's visitors' quota: 429) says when to come back.
+        let wait = status == 429 || status == 503 ? retryAfter.flatMap { RetryAfter.seconds($0, now: Date()) } : nil
+        throw AlertSinkError(
+            "\(sink) answered HTTP \(status)\(redirect)\(wait.map { ", asking to wait \($0) s" } ?? "")",
+            retryAfter: wait.map { .seconds($0) })
+    }
+}
+
+/// An HTTP `Retry-After` value (RFC 9110 §10.2.3) in whole seconds from `now`: delay-seconds, or an
+/// HTTP date; nil for anything else, and 0 for a date past.
+enum RetryAfter {
+    static func seconds(_ value: String, now: Date) -> Int? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return Int(text.prefix(9)).map { min($0, 86_400 * 7) } }
+        let format = DateFormatter()
+        format.locale = Locale(identifier: "en_US_POSIX")
+        format.timeZone = TimeZone(identifier: "GMT")
+        format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = format.date(from: text) else { return nil }
+        return max(0, min(Int(date.timeIntervalSince(now).rounded(.up)), 86_400 * 7))
     }
 }
 

@@ -1,5 +1,4 @@
 import DustConfig
-import DustDaemon
 import DustKit
 import DustServices
 import DustStore
@@ -8,6 +7,8 @@ import Foundation
 import Synchronization
 import TestSupport
 import Testing
+
+@testable import DustDaemon
 
 /// A one-item AirKorea response for the hour that ended last (KST), so the alert rules see fresh data.
 func currentHourResponse(pm25: Int, now: Date = Date()) -> Data {
@@ -272,6 +273,40 @@ struct AlertProcessTests {
         }
         await sinks.shutdown()
         await receiver.stop()
+    }
+
+    @Test("A sink over its limit (429 or 503 with Retry-After) says how long it asked, and the dispatcher waits it; a date counts from now")
+    func retryAfter() async throws {
+        let replies: [FakeReply] = [
+            .respond(status: 429, body: Data("slow down".utf8), contentType: "text/plain", headers: ["Retry-After": "120"]),
+            .respond(status: 503, body: Data(), contentType: "text/plain", headers: ["Retry-After": "soon"]),
+            .respond(status: 500, body: Data(), contentType: "text/plain", headers: ["Retry-After": "120"]),
+        ]
+        let next = Mutex(0)
+        let receiver = FakeAirKoreaServer { _ in
+            next.withLock { index in
+                defer { index += 1 }
+                return replies[index % replies.count]
+            }
+        }
+        let url = try await receiver.start().replacingOccurrences(of: "/B552584", with: "/hook")
+        var settings = AlertSettings()
+        settings.sinks = [.webhook(url: url)]
+        let sinks = try AlertSinks(settings: settings, environment: [:])
+        let event = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: Date())
+        var errors: [AlertSinkError] = []
+        for _ in replies.indices {
+            do throws(AlertSinkError) { try await sinks.sinks[0].deliver(event) } catch { errors.append(error) }
+        }
+        await sinks.shutdown()
+        await receiver.stop()
+        #expect(errors.map(\.retryAfter) == [.seconds(120), nil, nil])
+        #expect(errors.first?.description.hasSuffix("answered HTTP 429, asking to wait 120 s") == true)
+        let now = Date(timeIntervalSince1970: 1_445_412_400)  // 2015-10-21 07:26:40 GMT
+        #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == 80)
+        #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:00:00 GMT", now: now) == 0)
+        #expect(RetryAfter.seconds(" 45 ", now: now) == 45 && RetryAfter.seconds("99999999999", now: now) == 7 * 86_400)
+        #expect(RetryAfter.seconds("-5", now: now) == nil && RetryAfter.seconds("", now: now) == nil)
     }
 
     @Test("An ntfy token with a control character is refused at start, from its file or the credential, and never quoted")

@@ -6,6 +6,22 @@ import Synchronization
 import TestSupport
 import Testing
 
+/// A sink over its limit once (ntfy.sh's 429 with `Retry-After`), then taking the event.
+final class LimitedSink: AlertSink {
+    let name = "limited"
+    private let asking: Duration
+    private let refused = Mutex(false)
+
+    init(asking: Duration) { self.asking = asking }
+
+    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
+        guard refused.withLock({ $0 }) else {
+            refused.withLock { $0 = true }
+            throw AlertSinkError("limited answered HTTP 429", retryAfter: asking)
+        }
+    }
+}
+
 /// A sink whose delivery lasts until dustd stops it: a webhook that never answers, a command that sleeps.
 final class HangingSink: AlertSink {
     let name = "hanging"
@@ -296,6 +312,24 @@ struct AlertTests {
         #expect(results.map(\.outcome) == [.failed])
         #expect(results.map(\.attempt) == [1])
         #expect(results.first?.detail?.hasSuffix("a newer alert of the same rule replaced it") == true)
+    }
+
+    @Test("A sink's Retry-After is waited for when longer than the backoff, at most an hour; a shorter one changes nothing")
+    func retryAfterHonoured() async throws {
+        for (asked, waited) in [(600, 600), (2 * 86_400, 3600), (5, 30)] {
+            let scratch = try Scratch()
+            let event = try await scratch.store.saveAlertEvent(
+                AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: Self.at(10)))
+            let clock = ManualClock(Self.at(10))
+            let dispatcher = AlertDispatcher(
+                sinks: [LimitedSink(asking: .seconds(asked))], store: scratch.store,
+                policy: AlertRetryPolicy(maxAttempts: 3, initialDelay: .seconds(30)), clock: clock)
+            let task = Task { await dispatcher.deliver(event) }
+            #expect(try await clock.waitUntilSleeping())
+            #expect(clock.deadlines == [Self.at(10).addingTimeInterval(TimeInterval(waited))], "asked \(asked) s")
+            clock.advance(by: TimeInterval(waited))
+            #expect(await task.value.map(\.outcome) == [.delivered])
+        }
     }
 
     @Test("Stopping dustd ends the wait before a retry; the delivery stays recorded as retrying, for the next start")

@@ -12,7 +12,14 @@ public protocol AlertSink: Sendable {
 
 public struct AlertSinkError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String
-    public init(_ description: String) { self.description = TerminalSafeText.sanitized(description) }
+    /// How long the sink asked to be left alone (an HTTP `429` or `503` with `Retry-After`): the next
+    /// attempt waits at least this long, at most `AlertRetryPolicy.longestWait`.
+    public var retryAfter: Duration?
+
+    public init(_ description: String, retryAfter: Duration? = nil) {
+        self.description = TerminalSafeText.sanitized(description)
+        self.retryAfter = retryAfter
+    }
 }
 
 /// How often and how patiently a failed delivery is retried.
@@ -30,6 +37,15 @@ public struct AlertRetryPolicy: Sendable, Hashable {
     /// The wait after failed attempt `attempt` (1-based): 30 s, 1 min, 2 min, 4 min by default.
     public func delay(after attempt: Int) -> Duration {
         initialDelay * (1 << min(attempt - 1, 20))
+    }
+
+    /// The longest a sink's `Retry-After` is waited for: an alert an hour late is still news, one a day
+    /// late is not (a server asking for a day is then tried again after the hour, and so on).
+    public static let longestWait: Duration = .seconds(3600)
+
+    /// The wait after `attempt` failed with `error`: the backoff, or what the sink asked if longer.
+    public func delay(after attempt: Int, asked: Duration?) -> Duration {
+        max(delay(after: attempt), min(asked ?? .zero, Self.longestWait))
     }
 }
 
@@ -99,6 +115,7 @@ public struct AlertDispatcher: Sendable {
         var attempt = firstAttempt
         while true {
             let outcome: AlertDelivery
+            var asked: Duration?
             if Task.isCancelled {
                 return AlertDelivery(
                     eventID: event.id, sink: sink.name, attempt: attempt - 1, at: clock.now,
@@ -117,6 +134,7 @@ public struct AlertDispatcher: Sendable {
                         eventID: event.id, sink: sink.name, attempt: attempt - 1, at: clock.now,
                         outcome: .retrying, detail: "dustd stopped during this attempt")
                 } else {
+                    asked = error.retryAfter
                     outcome = AlertDelivery(
                         eventID: event.id, sink: sink.name, attempt: attempt, at: clock.now,
                         outcome: attempt >= policy.maxAttempts ? .failed : .retrying, detail: error.description)
@@ -126,7 +144,7 @@ public struct AlertDispatcher: Sendable {
             try? await store.recordAlertDelivery(outcome)
             guard outcome.outcome == .retrying else { return outcome }
             do {
-                try await clock.sleep(for: policy.delay(after: attempt))
+                try await clock.sleep(for: policy.delay(after: attempt, asked: asked))
             } catch {
                 // dustd is stopping: the record stays `retrying`, for the next start to resume.
                 return outcome
