@@ -85,8 +85,10 @@ public struct WebServer: Sendable {
         }
         router.post(RouterPath(WebSignIn.logoutPath)) { request, context -> Response in
             let response = WebSignIn.signOut(request)
-            // Signing out ends every cookie of the one signed in, on every device (a copied cookie too).
-            if response.status == .seeOther, context.principal == .everyone || context.principal.isPerson {
+            // Signing out ends every cookie of the one signed in, on every device (a copied cookie too). A
+            // request carrying a token alone has no session to end: a script posting it in a loop (or once)
+            // neither signs the person out on their phone nor writes, which emptied everyone's kept answers.
+            if response.status == .seeOther, context.signedInByCookie, context.principal == .everyone || context.principal.isPerson {
                 do throws(StorageFailure) {
                     try await data.revokeSessions(of: context.principal)
                 } catch {
