@@ -44,14 +44,6 @@ public struct AlertService: Service, CustomStringConvertible {
         let newest = NewestAlerts()
         await withDiscardingTaskGroup { deliveries in
             for pending in await pendingDeliveries() {
-                if let reason = dayEnded(pending.event) {
-                    // Yesterday's dose, left retrying by a stop: ended, not sent the morning after.
-                    try? await AlertStoreOfDatabase(database: database).recordAlertDelivery(
-                        AlertDelivery(
-                            eventID: pending.event.id, sink: pending.sink, attempt: pending.lastAttempt, at: clock.now, outcome: .failed,
-                            detail: reason))
-                    continue
-                }
                 logger.notice(
                     "Resuming an alert delivery that was waiting when dustd stopped",
                     metadata: ["rule": "\(pending.event.rule)", "sink": "\(pending.sink)", "attempt": "\(pending.lastAttempt + 1)"])

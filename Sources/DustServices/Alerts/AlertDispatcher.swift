@@ -43,7 +43,7 @@ public struct AlertRetryPolicy: Sendable, Hashable {
     /// late is not (a server asking for a day is then tried again after the hour, and so on).
     public static let longestWait: Duration = .seconds(3600)
 
-    /// The wait after `attempt` failed with `error`: the backoff, or what the sink asked if longer.
+    /// The wait after `attempt` failed and its sink asked for `asked`: the backoff, or what the sink asked if longer.
     public func delay(after attempt: Int, asked: Duration?) -> Duration {
         max(delay(after: attempt), min(asked ?? .zero, Self.longestWait))
     }
@@ -99,13 +99,19 @@ public struct AlertDispatcher: Sendable {
     }
 
     /// Takes up a delivery that was waiting for its next attempt when dustd stopped (or was
-    /// killed): attempts `attempt + 1` and on, with the same backoff. Nil when no configured sink has
-    /// that name any more.
+    /// killed): attempts `attempt + 1` and on, with the same backoff, unless `endedBy` says the event is
+    /// no longer news (then recorded failed, with its reason). Nil when no configured sink has that name any more.
     public func resume(
         _ event: AlertEvent, sink name: String, afterAttempt attempt: Int,
         endedBy: @escaping @Sendable () -> String? = { nil }
     ) async -> AlertDelivery? {
         guard let sink = sinks.first(where: { $0.name == name }) else { return nil }
+        // A resumed attempt is a retry: an event no longer news is ended before it, as between retries.
+        if let reason = endedBy() {
+            let ended = AlertDelivery(eventID: event.id, sink: name, attempt: attempt, at: clock.now, outcome: .failed, detail: reason)
+            try? await store.recordAlertDelivery(ended)
+            return ended
+        }
         return await deliver(event, to: sink, firstAttempt: attempt + 1, endedBy: endedBy)
     }
 
