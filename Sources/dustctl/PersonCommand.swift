@@ -178,13 +178,10 @@ private func validPersonName(_ given: String, _ language: ReportLanguage) throws
 /// object as `PersonExport.json` makes it. Pieces of about 64 KiB, each ending after a whole record,
 /// go to `sink`. Used from one thread at a time: the store's while it reads, then the caller's.
 final class PersonExportStream: @unchecked Sendable {
-    /// The document's lists, in its order.
-    static let sections = ["walking", "heartRate", "restingHeartRate", "sleep", "positions", "alerts"]
-
     private let sink: @Sendable ([UInt8]) throws -> Void
     private let time: (Int64) -> JSON
     private var buffer: [UInt8] = []
-    /// The list open now (an index of `sections`), and whether it holds a record yet.
+    /// The list open now (an index of `PersonExport.Section.allCases`), and whether it holds a record yet.
     private var section = -1
     private var sectionHasRecord = false
     /// What `sink` threw, kept so the caller can say it rather than the store's account of it.
@@ -204,7 +201,7 @@ final class PersonExportStream: @unchecked Sendable {
 
     /// Appends `record` to its list, opening the lists up to it.
     func add(_ record: PersonRecord) throws {
-        open(through: PersonExport.section(of: record))
+        open(through: PersonExport.Section(record).index)
         if sectionHasRecord { buffer.append(UInt8(ascii: ",")) }
         sectionHasRecord = true
         PersonExport.json(record, time: time).write(to: &buffer)
@@ -213,7 +210,7 @@ final class PersonExportStream: @unchecked Sendable {
 
     /// Closes every list, the document and its line, and hands the rest to `sink`.
     func finish() throws {
-        open(through: Self.sections.count)
+        open(through: PersonExport.Section.allCases.count)
         buffer.append(contentsOf: "}\n".utf8)
         try flush()
     }
@@ -225,8 +222,8 @@ final class PersonExportStream: @unchecked Sendable {
             if section >= 0 { buffer.append(UInt8(ascii: "]")) }
             section += 1
             sectionHasRecord = false
-            if section < Self.sections.count {
-                buffer.append(contentsOf: ",\"\(Self.sections[section])\":[".utf8)
+            if section < PersonExport.Section.allCases.count {
+                buffer.append(contentsOf: ",\"\(PersonExport.Section.allCases[section].rawValue)\":[".utf8)
             }
         }
     }
@@ -251,16 +248,25 @@ enum PersonExport {
         return { seconds in .string(Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(style)) }
     }
 
-    /// The index of `record`'s list in `PersonExportStream.sections`.
-    static func section(of record: PersonRecord) -> Int {
-        switch record {
-        case .walking: 0
-        case .heartRate: 1
-        case .restingHeartRate: 2
-        case .sleep: 3
-        case .position: 4
-        case .alert: 5
+    /// The document's lists, in its order, each named as the document names it.
+    enum Section: String, CaseIterable {
+        case walking, heartRate, restingHeartRate, sleep, positions, alerts
+
+        /// The list `record` belongs in.
+        init(_ record: PersonRecord) {
+            self =
+                switch record {
+                case .walking: .walking
+                case .heartRate: .heartRate
+                case .restingHeartRate: .restingHeartRate
+                case .sleep: .sleep
+                case .position: .positions
+                case .alert: .alerts
+                }
         }
+
+        /// Its place in the document (an index of `allCases`).
+        var index: Int { Self.allCases.firstIndex(of: self)! }
     }
 
     /// One record as its list holds it.
