@@ -39,8 +39,10 @@ public struct SettingsLoader: Sendable {
         return nil
     }
 
-    /// Loads and validates the settings; `warnings` lists `DUSTD_…` variables that are not settings.
-    public func load(configurationFile explicit: String?) throws(ConfigurationError) -> FineDustSettings {
+    /// Loads and validates the settings; `warnings` lists `DUSTD_…` variables that are not settings,
+    /// and each person born after the month of `now` in Korea (`birthsAhead`): `now` is the caller's
+    /// clock, since the warning speaks of this machine's.
+    public func load(configurationFile explicit: String?, now: Date) throws(ConfigurationError) -> FineDustSettings {
         let (warnings, settingVariables) = try checkEnvironment()
         let path = configurationFile(explicit: explicit)
         let sources = SettingSources(
@@ -54,7 +56,7 @@ public struct SettingsLoader: Sendable {
             origins[key.name] = try key.resolve(&values, sources)
         }
         var settings = try values.settings(origins: origins, configurationFile: path)
-        settings.warnings = warnings + Self.birthsAhead(settings.people, today: KoreaStandardTime.date(containing: Date()))
+        settings.warnings = warnings + Self.birthsAhead(settings.people, today: KoreaStandardTime.date(containing: now))
         return settings
     }
 

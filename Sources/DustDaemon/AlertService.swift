@@ -171,7 +171,7 @@ public struct AlertTest: Sendable {
     public func run() async -> OneShotOutcome {
         let sinks: AlertSinks
         do {
-            sinks = try AlertSinks(settings: settings.alerts, environment: environment)
+            sinks = try AlertSinks(settings: settings.alerts, environment: environment, clock: clock)
         } catch {
             return OneShotOutcome(status: .configuration, diagnostics: [error.description])
         }

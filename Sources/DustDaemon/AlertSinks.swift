@@ -26,8 +26,13 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
 
     /// Builds every sink; reads ntfy tokens now (from the token file, else the systemd credential
     /// `ntfy-token`), so a bad token file is a configuration error at start, not a failed alert.
-    /// - Parameter httpDeadline: how long an ntfy or webhook exchange may take, the answer's body included.
-    public init(settings: AlertSettings, environment: [String: String], httpDeadline: Duration = .seconds(30)) throws(ConfigurationError) {
+    /// - Parameters:
+    ///   - httpDeadline: how long an ntfy or webhook exchange may take, the answer's body included.
+    ///   - clock: what an HTTP date in a `Retry-After` is measured from (dustd's one clock).
+    public init(
+        settings: AlertSettings, environment: [String: String], httpDeadline: Duration = .seconds(30),
+        clock: any WallClock = SystemClock()
+    ) throws(ConfigurationError) {
         let needsHTTP = settings.sinks.contains { if case .command = $0 { false } else { true } }
         var client: HTTPClient?
         if needsHTTP {
@@ -49,9 +54,9 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
                     if token != nil, clearTextHost(of: url) != nil {
                         warnings.append("\(name) sends its access token over plain http; use https")
                     }
-                    sinks.append(NtfySink(name: name, url: url, token: token, client: client!, deadline: httpDeadline))
+                    sinks.append(NtfySink(name: name, url: url, token: token, client: client!, deadline: httpDeadline, clock: clock))
                 case .webhook(let url):
-                    sinks.append(WebhookSink(name: name, url: url, client: client!, deadline: httpDeadline))
+                    sinks.append(WebhookSink(name: name, url: url, client: client!, deadline: httpDeadline, clock: clock))
                 case .command(let arguments, let timeoutSeconds):
                     sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
                 }
@@ -125,7 +130,8 @@ extension SecretHoldingSink {
 /// the answer's body included: a sink that answered 200 at once and then sent its body a byte every
 /// few seconds held an attempt for eight minutes (the client's own timeout ends at the head).
 private func post(
-    _ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String, deadline: Duration
+    _ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String, deadline: Duration,
+    clock: any WallClock
 ) async throws(AlertSinkError) {
     var request = HTTPClientRequest(url: url)
     request.method = .POST
@@ -156,7 +162,7 @@ private func post(
     guard (200..<300).contains(status) else {
         let redirect = (300..<400).contains(status) ? ", a redirect, which FineDust does not follow: give the address it points to" : ""
         // A server over its limit (ntfy.sh's visitors' quota: 429) says when to come back.
-        let wait = status == 429 || status == 503 ? retryAfter.flatMap { RetryAfter.seconds($0, now: Date()) } : nil
+        let wait = status == 429 || status == 503 ? retryAfter.flatMap { RetryAfter.seconds($0, now: clock.now) } : nil
         throw AlertSinkError(
             "\(sink) answered HTTP \(status)\(redirect)\(wait.map { ", asking to wait \($0) s" } ?? "")",
             retryAfter: wait.map { .seconds($0) })
@@ -224,6 +230,7 @@ struct NtfySink: SecretHoldingSink {
     let token: SecretText?
     let client: HTTPClient
     let deadline: Duration
+    let clock: any WallClock
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
         var headers = [
@@ -233,7 +240,7 @@ struct NtfySink: SecretHoldingSink {
             ("Tags", event.kind == .fired ? "warning,mask" : event.kind == .cleared ? "white_check_mark" : "test_tube"),
         ]
         if let token { headers.append(("Authorization", "Bearer \(token.revealedForSending)")) }
-        try await post(client, url: url, headers: headers, body: Data(event.message.utf8), to: name, deadline: deadline)
+        try await post(client, url: url, headers: headers, body: Data(event.message.utf8), to: name, deadline: deadline, clock: clock)
     }
 
     /// `=?UTF-8?B?…?=` for text that is not plain ASCII.
@@ -249,11 +256,12 @@ struct WebhookSink: SecretHoldingSink {
     let url: String
     let client: HTTPClient
     let deadline: Duration
+    let clock: any WallClock
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
         try await post(
             client, url: url, headers: [("Content-Type", "application/json; charset=utf-8")],
-            body: Data(AlertPayload.json(event).utf8), to: name, deadline: deadline)
+            body: Data(AlertPayload.json(event).utf8), to: name, deadline: deadline, clock: clock)
     }
 }
 

@@ -282,7 +282,7 @@ public struct Daemon: Sendable {
         RequestCounters(factory: metrics).declareEveryOutcome()
         let alertSinks: AlertSinks
         do {
-            alertSinks = try AlertSinks(settings: settings.alerts, environment: environment)
+            alertSinks = try AlertSinks(settings: settings.alerts, environment: environment, clock: clock)
         } catch {
             logger.critical("Invalid configuration: \(error)")
             return .configuration

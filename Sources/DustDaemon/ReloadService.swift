@@ -75,7 +75,7 @@ public struct ReloadService: Service, CustomStringConvertible {
         defer { notifier.ready() }
         let old = live.snapshot
         do {
-            let settings = try SettingsLoader(environment: environment).load(configurationFile: configurationFile)
+            let settings = try SettingsLoader(environment: environment).load(configurationFile: configurationFile, now: clock.now)
             try settings.checkDaemonCanRun()
             // Unreadable, the list cannot refuse a reload; dustd's start checked it already.
             if let known = try? await stations() { try settings.checkPeopleStations(against: known) }

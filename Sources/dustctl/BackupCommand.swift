@@ -128,7 +128,7 @@ struct BackupTarget {
         let largestPID =
             (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)).flatMap { Int32($0.trimmingWhiteSpace) }
             ?? 4_194_304
-        let anHourAgo = Date().addingTimeInterval(-3600).timeIntervalSince1970
+        let anHourAgo = SystemClock().now.addingTimeInterval(-3600).timeIntervalSince1970
         for name in names {
             guard let match = name.wholeMatch(of: /\..+\.backup-(\d{1,7})(-journal)?/), let pid = pid_t(match.1), pid > 1,
                 pid <= largestPID, kill(pid, 0) != 0, errno == ESRCH

@@ -118,7 +118,8 @@ struct GlobalOptions: ParsableArguments {
     func settings() throws -> FineDustSettings {
         var settings: FineDustSettings
         do {
-            settings = try SettingsLoader().load(configurationFile: config)
+            // The warning of a birth ahead speaks of this machine's clock, not of `--now`.
+            settings = try SettingsLoader().load(configurationFile: config, now: SystemClock().now)
         } catch {
             throw CommandFailure(.configuration, error.description)
         }

@@ -76,7 +76,8 @@ struct PersonExportCommand: AsyncParsableCommand {
             let language = ReportLanguage.process
             let name = try validPersonName(name, language)
             let settings = try options.settings()
-            let exportedAt = Date()
+            // When the copy was made: the machine's clock, whatever `--now` explores.
+            let exportedAt = SystemClock().now
             // Written as the store reads it, a record at a time: years of a watch's heart rate are
             // millions of samples, never held whole (docs/REFERENCE.md §13).
             let export = { (sink: @escaping @Sendable ([UInt8]) throws -> Void) async throws in
@@ -396,7 +397,9 @@ struct PersonSignOutCommand: AsyncParsableCommand {
             } else {
                 principal = "*"
             }
-            let now = Date()
+            // The machine's clock, never `--now`: a sign-out dated ahead would refuse the sessions opened
+            // until then, one dated behind would leave the newest open.
+            let now = SystemClock().now
             try await withStore(settings, for: .write) { store in try await store.revokeSessions(of: principal, at: now) }
             let whom = name ?? "the administrator"
             if options.json {

@@ -119,7 +119,7 @@ struct Dustd: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let settings: FineDustSettings
         do {
-            settings = try SettingsLoader(environment: environment).load(configurationFile: config)
+            settings = try SettingsLoader(environment: environment).load(configurationFile: config, now: SystemClock().now)
         } catch {
             fail(.configuration, error.description)
         }

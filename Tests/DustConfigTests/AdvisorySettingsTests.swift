@@ -11,7 +11,7 @@ struct AdvisorySettingsTests {
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: environment).load(configurationFile: path)
+        return try SettingsLoader(environment: environment).load(configurationFile: path, now: settingsLoadedAt)
     }
 
     @Test("Defaults: enabled, the station's district, every 권역; the shipped file says the same")
@@ -21,7 +21,7 @@ struct AdvisorySettingsTests {
         #expect(settings.advisories.region(stationSido: "서울") == AdvisoryRegion(district: "서울"))
         #expect(settings.advisories.region(stationSido: nil) == nil)
         let shipped = try SettingsLoader(environment: [:]).load(
-            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
+            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path, now: settingsLoadedAt)
         #expect(shipped.advisories == AdvisorySettings(enabled: true, district: nil, area: nil))
     }
 

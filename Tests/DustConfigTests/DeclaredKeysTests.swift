@@ -44,8 +44,8 @@ struct DeclaredKeysTests {
         defer { directory.remove() }
         let empty = directory.path("dustd.yaml")
         try "# nothing but comments\n".write(toFile: empty, atomically: false, encoding: .utf8)
-        let defaults = try SettingsLoader(environment: [:]).load(configurationFile: empty)
-        let shipped = try SettingsLoader(environment: [:]).load(configurationFile: shippedPath)
+        let defaults = try SettingsLoader(environment: [:]).load(configurationFile: empty, now: settingsLoadedAt)
+        let shipped = try SettingsLoader(environment: [:]).load(configurationFile: shippedPath, now: settingsLoadedAt)
         #expect(defaults.station.name == nil)
         #expect(defaults.station.fallbacks == shipped.station.fallbacks && defaults.station.mode == shipped.station.mode)
         #expect(defaults.api == shipped.api)

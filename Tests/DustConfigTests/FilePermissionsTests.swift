@@ -42,7 +42,7 @@ struct FilePermissionsDirectoryTests {
 struct ConfigurationFileKindTests {
     func refusal(_ path: String) -> String? {
         do {
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
             return nil
         } catch {
             return error.description
@@ -67,7 +67,7 @@ struct ConfigurationFileKindTests {
         // A UTF-8 byte-order mark, as some editors write, is still a configuration.
         let marked = directory.path("bom.yaml")
         try Data([0xEF, 0xBB, 0xBF] + Array("station:\n  name: 종로구\n".utf8)).write(to: URL(fileURLWithPath: marked))
-        #expect(try SettingsLoader(environment: [:]).load(configurationFile: marked).station.name == "종로구")
+        #expect(try SettingsLoader(environment: [:]).load(configurationFile: marked, now: settingsLoadedAt).station.name == "종로구")
     }
 
     @Test("A station's name: controls, invisible characters and more than 64 characters are refused, an emoji's selector is not")

@@ -11,7 +11,7 @@ struct ForecastSettingsTests {
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: environment).load(configurationFile: path)
+        return try SettingsLoader(environment: environment).load(configurationFile: path, now: settingsLoadedAt)
     }
 
     @Test("Defaults: enabled, region from the station")
@@ -19,7 +19,7 @@ struct ForecastSettingsTests {
         let settings = try load("station:\n  name: 종로구\n")
         #expect(settings.forecast == ForecastSettings(enabled: true, region: nil))
         let shipped = try SettingsLoader(environment: [:]).load(
-            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
+            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path, now: settingsLoadedAt)
         #expect(shipped.forecast == ForecastSettings(enabled: true, region: nil))
     }
 

@@ -11,7 +11,7 @@ struct LocationSettingsTests {
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: environment).load(configurationFile: path)
+        return try SettingsLoader(environment: environment).load(configurationFile: path, now: settingsLoadedAt)
     }
 
     func problem(_ yaml: String, environment: [String: String] = [:]) -> String {

@@ -22,7 +22,7 @@ struct PostgresPasswordTests {
         var settings = try SettingsLoader(
             environment: ["DUSTD_STORAGE_URL": "postgresql://dustd@db/finedust"], workingDirectory: "/nonexistent"
         )
-        .load(configurationFile: nil)
+        .load(configurationFile: nil, now: settingsLoadedAt)
         settings.storagePasswordFile = passwordFile
         return settings
     }

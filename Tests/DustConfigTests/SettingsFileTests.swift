@@ -12,7 +12,7 @@ extension SettingsFileTests {
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
-        return try SettingsLoader(environment: [:]).load(configurationFile: path)
+        return try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
     }
 
     /// The error loading `yaml` gives, as printed; "loaded" when it loads.

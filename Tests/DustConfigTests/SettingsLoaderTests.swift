@@ -18,7 +18,7 @@ struct SettingsLoaderTests {
         let (directory, path) = try write(yaml)
         defer { directory.remove() }
         do {
-            _ = try SettingsLoader(environment: environment).load(configurationFile: path)
+            _ = try SettingsLoader(environment: environment).load(configurationFile: path, now: settingsLoadedAt)
             return nil
         } catch {
             return error
@@ -28,7 +28,7 @@ struct SettingsLoaderTests {
     @Test("The shipped Config/dustd.yaml loads and equals the documented defaults")
     func shippedFile() throws {
         let settings = try SettingsLoader(environment: [:]).load(
-            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path)
+            configurationFile: TestFixtures.repositoryRoot.appendingPathComponent("Config/dustd.yaml").path, now: settingsLoadedAt)
         #expect(settings.station.name == "종로구" && settings.station.fallbacks.isEmpty && settings.station.mode == .single)
         #expect(settings.api.baseURL == "https://apis.data.go.kr/B552584")
         #expect(settings.api.version == "1.5")
@@ -46,7 +46,7 @@ struct SettingsLoaderTests {
 
     @Test("No file at all gives the defaults")
     func defaultsOnly() throws {
-        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
         #expect(settings.station.name == nil)
         #expect(settings.configurationFile == nil || settings.configurationFile == SettingsLoader.systemConfigurationFile)
     }
@@ -58,7 +58,7 @@ struct SettingsLoaderTests {
         let settings = try SettingsLoader(environment: [
             "DUSTD_POLL_MINUTE": "25", "DUSTD_API_BASE_URL": "http://127.0.0.1:9/B552584",
             "DUSTD_STATION_FALLBACKS": "종로구,용산구", "DUSTD_TIMEZONE": "America/New_York",
-        ]).load(configurationFile: path)
+        ]).load(configurationFile: path, now: settingsLoadedAt)
         #expect(settings.poll.minute == 25)
         #expect(settings.station.name == "중구")
         #expect(settings.station.fallbacks == ["종로구", "용산구"])
@@ -70,7 +70,7 @@ struct SettingsLoaderTests {
     func configFromEnvironment() throws {
         let (directory, path) = try write("poll:\n  minute: 44\n")
         defer { directory.remove() }
-        let settings = try SettingsLoader(environment: ["DUSTD_CONFIG": path]).load(configurationFile: nil)
+        let settings = try SettingsLoader(environment: ["DUSTD_CONFIG": path]).load(configurationFile: nil, now: settingsLoadedAt)
         #expect(settings.poll.minute == 44)
         #expect(settings.configurationFile == path)
     }
@@ -85,9 +85,9 @@ struct SettingsLoaderTests {
                 - { from: "12:00", to: 24, activity: moderate, outdoors: 0.25 }
             """)
         defer { directory.remove() }
-        let model = try #require(try SettingsLoader(environment: [:]).load(configurationFile: path).intakeModel as? VentilationIntakeModel)
+        let model = try #require(try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt).intakeModel as? VentilationIntakeModel)
         #expect(model.entry(atHour: 13) == ScheduleEntry(fromHour: 12, toHour: 24, activity: .moderate, outdoors: 0.25))
-        let boostcamp = try SettingsLoader(environment: ["DUSTD_INTAKE_MODEL": "boostcamp"]).load(configurationFile: path)
+        let boostcamp = try SettingsLoader(environment: ["DUSTD_INTAKE_MODEL": "boostcamp"]).load(configurationFile: path, now: settingsLoadedAt)
         #expect(boostcamp.intakeModel.name == "boostcamp")
     }
 
@@ -108,7 +108,7 @@ struct SettingsLoaderTests {
               maxAttempts: 3
             """)
         defer { directory.remove() }
-        let alerts = try SettingsLoader(environment: [:]).load(configurationFile: path).alerts
+        let alerts = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt).alerts
         #expect(
             alerts.rules == [
                 AlertRule(metric: .pm25Grade, comparison: .atLeast, threshold: 3),
@@ -201,7 +201,7 @@ struct SettingsLoaderTests {
         let (directory, path) = try write("intake:\n  schedule:\n    \(entries)\n")
         defer { directory.remove() }
         do {
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
             Issue.record("a bad schedule was accepted")
         } catch {
             #expect(error.key == key)
@@ -229,7 +229,7 @@ struct SettingsLoaderTests {
     func untypedScalars() throws {
         let (directory, path) = try write("station:\n  name: no\n  fallbacks: [on, 1.10]\napi:\n  version: 1.50\n")
         defer { directory.remove() }
-        let settings = try SettingsLoader(environment: [:]).load(configurationFile: path)
+        let settings = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
         #expect(settings.station.name == "no")
         #expect(settings.station.fallbacks == ["on", "1.10"])
         #expect(settings.api.version == "1.50")
@@ -248,9 +248,9 @@ struct SettingsLoaderTests {
         #expect(broken.description.contains("not valid YAML"))
         let (directory, path) = try write("poll:\n  minute: 5\n", mode: 0o666)
         defer { directory.remove() }
-        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: path) }
+        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt) }
         do {
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: "/nonexistent/dustd.yaml")
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: "/nonexistent/dustd.yaml", now: settingsLoadedAt)
             Issue.record("a missing configuration file was accepted")
         } catch {
             #expect(error.description.contains("/nonexistent/dustd.yaml"))

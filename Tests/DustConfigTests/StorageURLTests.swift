@@ -237,7 +237,7 @@ struct StorageSettingsTests {
             throw ConfigurationError(key: nil, problem: "test setup failed: \(error)")
         }
         defer { directory.remove() }
-        return try SettingsLoader(environment: environment).load(configurationFile: directory.path("dustd.yaml"))
+        return try SettingsLoader(environment: environment).load(configurationFile: directory.path("dustd.yaml"), now: settingsLoadedAt)
     }
 
     func problem(_ yaml: String, environment: [String: String] = [:]) -> String {

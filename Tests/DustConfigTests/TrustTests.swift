@@ -31,7 +31,7 @@ struct ConfigurationTrustTests {
         try "station:\n  name: 종로구\n".write(toFile: path, atomically: false, encoding: .utf8)
         let error = try #require(
             await configurationError { () throws(ConfigurationError) in
-                _ = try SettingsLoader(environment: [variable: value]).load(configurationFile: path)
+                _ = try SettingsLoader(environment: [variable: value]).load(configurationFile: path, now: settingsLoadedAt)
             })
         #expect(error.key == key)
         #expect(error.source == "environment variable \(variable)")
@@ -46,7 +46,7 @@ struct ConfigurationTrustTests {
         try "station:\n  name: 종로구\n".write(toFile: path, atomically: false, encoding: .utf8)
         let error = try #require(
             await configurationError { () throws(ConfigurationError) in
-                _ = try SettingsLoader(environment: ["DUSTD_STATION_NAME": value]).load(configurationFile: path)
+                _ = try SettingsLoader(environment: ["DUSTD_STATION_NAME": value]).load(configurationFile: path, now: settingsLoadedAt)
             })
         #expect(error.key == "station.name")
         #expect(
@@ -65,7 +65,7 @@ struct ConfigurationTrustTests {
         ])
     func misspeltVariable(variable: String, suggestion: String) throws {
         let settings = try SettingsLoader(environment: [variable: "5", "DUSTD_POLL_MINUTE": "7"], workingDirectory: "/nonexistent")
-            .load(configurationFile: nil)
+            .load(configurationFile: nil, now: settingsLoadedAt)
         #expect(settings.poll.minute == 7)
         #expect(
             settings.warnings == [
@@ -90,7 +90,7 @@ struct ConfigurationTrustTests {
             "DUSTD_INTAKE_VENTILATION_MODERATE": "1.5", "DUSTD_INTAKE_VENTILATION_HIGH": "3",
             "DUSTD_LOG_LEVEL": "debug",
         ]
-        let settings = try SettingsLoader(environment: environment).load(configurationFile: nil)
+        let settings = try SettingsLoader(environment: environment).load(configurationFile: nil, now: settingsLoadedAt)
         #expect(settings.warnings == [])
         #expect(settings.api.baseURL == "http://127.0.0.1:9" && settings.api.serviceKeyFile == "/run/key")
         #expect(settings.poll.retryInitialSeconds == 10 && settings.poll.retryMaxSeconds == 20)
@@ -101,7 +101,7 @@ struct ConfigurationTrustTests {
     func scheduleVariable() throws {
         do {
             _ = try SettingsLoader(environment: ["DUSTD_INTAKE_SCHEDULE": "0-24 sedentary 0"], workingDirectory: "/nonexistent").load(
-                configurationFile: nil)
+                configurationFile: nil, now: settingsLoadedAt)
             Issue.record("a schedule in the environment was accepted")
         } catch {
             #expect(error.key == "intake.schedule")
@@ -117,7 +117,7 @@ struct ConfigurationTrustTests {
         let path = directory.path("dustd.yaml")
         try "station:\n  name: 종로구\npoll:\n  minute: 5: 6\n".write(toFile: path, atomically: false, encoding: .utf8)
         do {
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
             Issue.record("broken YAML was accepted")
         } catch {
             #expect(
@@ -139,7 +139,7 @@ struct ConfigurationTrustTests {
         try "poll:\n  minute: 5\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, mode_t(mode)) == 0)
         do {
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
             Issue.record("a configuration file with mode \(String(mode, radix: 8)) was accepted")
         } catch {
             #expect(
@@ -162,7 +162,7 @@ struct ConfigurationTrustTests {
         try "poll:\n  minute: 5\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, 0o644) == 0 && chmod(folder, mode_t(mode)) == 0)
         do {
-            let settings = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            let settings = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
             #expect(accepted, "a configuration file in a directory with mode \(String(mode, radix: 8)) was accepted")
             #expect(settings.poll.minute == 5)
         } catch {
@@ -185,7 +185,7 @@ struct ConfigurationTrustTests {
         #expect(chmod(real, 0o644) == 0 && chmod(shared, 0o777) == 0)
         let link = directory.path("dustd.yaml")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: link) }
+        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: link, now: settingsLoadedAt) }
     }
 
     @Test(
@@ -203,7 +203,7 @@ struct ConfigurationTrustTests {
         let path = (folder as NSString).appendingPathComponent("airkorea-service-key")
         try "TEST+KEY/abc123def456ghi789jkl012mno345==\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, mode_t(fileMode)) == 0 && chmod(folder, mode_t(directoryMode)) == 0)
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
         settings.api.serviceKeyFile = path
         let loaded = settings
         let error = await configurationError { () throws(ConfigurationError) in
@@ -224,7 +224,7 @@ struct ConfigurationTrustTests {
     func shortKey(_ short: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
         let fromEnvironment = await configurationError { () throws(ConfigurationError) in
             _ = try ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": short]).load(settings: settings)
         }
@@ -259,14 +259,14 @@ struct ConfigurationTrustTests {
         try "api:\n  baseURL: https://attacker.example\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, 0o644) == 0 && chown(path, 65534, 65534) == 0)
         let error = await configurationError { () throws(ConfigurationError) in
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
         }
         #expect(
             error?.description
                 == "Invalid configuration: the configuration file \(path) belongs to nobody (uid 65534), so that user could change it; run `chown root \(path)`."
         )
         #expect(chown(path, 0, 0) == 0)
-        #expect(try SettingsLoader(environment: [:]).load(configurationFile: path).api.baseURL == "https://attacker.example")
+        #expect(try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt).api.baseURL == "https://attacker.example")
     }
 
     @Test("A configuration file in a directory that belongs to another user is refused: that user could replace it")
@@ -283,7 +283,7 @@ struct ConfigurationTrustTests {
         try "poll:\n  minute: 5\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, 0o644) == 0 && chmod(folder, 0o755) == 0 && chown(folder, 65534, 65534) == 0)
         do {
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
             Issue.record("a configuration file in nobody's directory was accepted")
         } catch {
             #expect(
@@ -330,7 +330,7 @@ struct ConfigurationTrustTests {
             expected =
                 "the key file \(link) is a symlink that belongs to nobody (uid 65534), so that user could point it elsewhere; replace it with a link of your own or the file itself"
         }
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil)
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
         settings.api.serviceKeyFile = named
         let loaded = settings
         let error = await configurationError { () throws(ConfigurationError) in
@@ -366,7 +366,7 @@ struct ConfigurationTrustTests {
         ] {
             try file.write(toFile: path, atomically: false, encoding: .utf8)
             do {
-                let settings = try SettingsLoader(environment: environment).load(configurationFile: path)
+                let settings = try SettingsLoader(environment: environment).load(configurationFile: path, now: settingsLoadedAt)
                 Issue.record("\(key) \(settings.station) from \(source) was accepted")
             } catch {
                 #expect(error.key == key)
@@ -382,7 +382,7 @@ struct ConfigurationTrustTests {
         let settings = try SettingsLoader(
             environment: ["DUSTD_STATION_NAME": "종로구", "DUSTD_STATION_FALLBACKS": "중구,Jung-gu 2,🌫️"],
             workingDirectory: "/nonexistent"
-        ).load(configurationFile: nil)
+        ).load(configurationFile: nil, now: settingsLoadedAt)
         #expect(settings.station.name == "종로구")
         #expect(settings.station.fallbacks == ["중구", "Jung-gu 2", "🌫️"])
     }
@@ -397,7 +397,7 @@ struct ConfigurationTrustTests {
         for url in ["http://u:PASSWORD@home.example/hook", "https://user@ntfy.example/PRIVATE_TOPIC"] {
             try "alerts:\n  sinks:\n    - { webhook: \"\(url)\" }\n".write(toFile: path, atomically: false, encoding: .utf8)
             do {
-                _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+                _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
                 Issue.record("\(url) was accepted")
             } catch {
                 #expect(error.key == "alerts.sinks[0].webhook" && error.description.contains("holds user info"), "\(error)")
@@ -416,8 +416,8 @@ struct ConfigurationTrustTests {
             ("indoor:\n  sensors:\n    - {name: a, kind: airgradient, url: \"http://192.168.0.40:70000\"}\n", "indoor.sensors[0].url"),
         ] {
             try yaml.write(toFile: path, atomically: false, encoding: .utf8)
-            #expect(throws: ConfigurationError.self, "\(key)") { try SettingsLoader(environment: [:]).load(configurationFile: path) }
-            do { _ = try SettingsLoader(environment: [:]).load(configurationFile: path) } catch { #expect(error.key == key, "\(error)") }
+            #expect(throws: ConfigurationError.self, "\(key)") { try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt) }
+            do { _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt) } catch { #expect(error.key == key, "\(error)") }
         }
     }
 
@@ -439,7 +439,7 @@ struct ConfigurationTrustTests {
         try "alerts:\n  sinks:\n    - { command: [/bin/true] }\n    - { \(kind): \"\(url)\" }\n".write(
             toFile: path, atomically: false, encoding: .utf8)
         do {
-            _ = try SettingsLoader(environment: [:]).load(configurationFile: path)
+            _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
             Issue.record("\(url) was accepted")
         } catch {
             #expect(error.key == "alerts.sinks[1].\(kind)")

@@ -345,7 +345,7 @@ struct DaemonLifeTests {
         defer { directory.remove() }
         let empty = directory.path("empty.yaml")
         try "# defaults\n".write(toFile: empty, atomically: true, encoding: .utf8)
-        var settings = try SettingsLoader(environment: [:]).load(configurationFile: empty)
+        var settings = try SettingsLoader(environment: [:]).load(configurationFile: empty, now: settingsLoadedAt)
         settings.storagePath = directory.path("d.sqlite")
         let store = try SQLiteStore(path: settings.storagePath)
         let database = DaemonDatabase(store, logger: LogCapture().logger())

@@ -27,7 +27,7 @@ struct PasswordRotationTests {
           passwordFile: \(passwordFile)
         """.write(toFile: configuration, atomically: true, encoding: .utf8)
         try write("first-password-0123")
-        let settings = try SettingsLoader(environment: [:]).load(configurationFile: configuration)
+        let settings = try SettingsLoader(environment: [:]).load(configurationFile: configuration, now: settingsLoadedAt)
         let redactor = SecretRedactor()
         // dustd's start adds the password it read (`OpenedStorage.secrets`).
         redactor.add(SecretText("first-password-0123"))

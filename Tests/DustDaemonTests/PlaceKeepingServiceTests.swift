@@ -25,7 +25,7 @@ struct PlaceKeepingServiceTests {
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         let environment = ["DUSTD_STATION_NAME": DemoReplay.station, "DUSTD_STATION_MODE": mode.rawValue]
-        var settings = try SettingsLoader(environment: environment, workingDirectory: "/nonexistent").load(configurationFile: nil)
+        var settings = try SettingsLoader(environment: environment, workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
         if household {
             settings.people = DemoReplay.people
             settings.people[0].home = home
@@ -100,7 +100,7 @@ struct PlaceKeepingServiceTests {
         let server = FakeAirKoreaServer { _ in .respond(status: 200, body: list) }
         let settings = try SettingsLoader(
             environment: ["DUSTD_STORAGE_PATH": path, "DUSTD_API_BASE_URL": try await server.start()], workingDirectory: "/nonexistent"
-        ).load(configurationFile: TestFixtures.url(DemoReplay.householdConfigurationFile).path)
+        ).load(configurationFile: TestFixtures.url(DemoReplay.householdConfigurationFile).path, now: settingsLoadedAt)
         let outcome = await StationSync(
             settings: settings, environment: ["DUSTD_API_SERVICE_KEY": testKey], clock: FixedClock(DemoReplay.now)
         ).run()

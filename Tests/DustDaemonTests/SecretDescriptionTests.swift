@@ -35,7 +35,7 @@ struct SecretDescriptionTests {
         chmod(tokenFile, 0o600)
         let empty = directory.path("empty.yaml")
         try "# defaults\n".write(toFile: empty, atomically: true, encoding: .utf8)
-        var settings = try SettingsLoader(environment: [:]).load(configurationFile: empty)
+        var settings = try SettingsLoader(environment: [:]).load(configurationFile: empty, now: settingsLoadedAt)
         settings.storagePath = directory.path("d.sqlite")
         settings.alerts.sinks = [
             .ntfy(url: "https://ntfy.sh/PRIVATE_TOPIC", tokenFile: tokenFile),

@@ -32,3 +32,7 @@ public struct PinnedNow: Sendable {
     /// The same instant for a service or the web.
     public var clock: FixedClock { FixedClock(date) }
 }
+
+/// The instant tests load settings at (`SettingsLoader.load(configurationFile:now:)`): the demo's
+/// evening, 2026-11-20 22:00 in Korea. No configuration a test loads has a person born after it.
+public let settingsLoadedAt = Date(timeIntervalSince1970: 1_795_179_600)

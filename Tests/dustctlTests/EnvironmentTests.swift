@@ -21,6 +21,28 @@ struct EnvironmentTests {
         #expect(empty.standardError.contains("DUSTD_STATION_NAME"))
         #expect(empty.standardError.split(separator: "\n").count == 1)
     }
+
+    @Test("A person born after this month is a warning by the machine's clock, whatever --now explores")
+    func birthAheadByTheMachinesClock() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = try await demoDatabase(directory)
+        // Last month in Korea by this machine's clock: never ahead, even if the month turns during the test.
+        var korea = Calendar(identifier: .gregorian)
+        korea.timeZone = TimeZone(identifier: "Asia/Seoul")!
+        let lastMonth = korea.dateComponents([.year, .month], from: korea.date(byAdding: .month, value: -1, to: Date())!)
+        let born = String(format: "%04d-%02d", lastMonth.year!, lastMonth.month!)
+        let configuration = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\npeople:\n  - name: 하린\n    born: \"\(born)\"\n  - name: baby\n    born: \"2099-12\"\n"
+            .write(toFile: configuration, atomically: true, encoding: .utf8)
+        let week = try await dustctl(
+            "week", "--end", "2026-11-20", "--db", db, "--config", configuration, "--now", "2000-01-01T09:00",
+            environment: ["LANG": "C.UTF-8"])
+        #expect(week.status == 0)
+        let warnings = week.standardError.split(separator: "\n")
+        #expect(warnings.count == 1, "\(week.standardError)")
+        #expect(warnings.first?.hasPrefix("dustctl: warning: people[1].born (baby) 2099-12 is after this month (") == true)
+    }
 }
 
 @Suite("dustctl and storage.url: --db beside it, a password in it (docs/REFERENCE.md §20)", .timeLimit(.minutes(10)))
