@@ -56,7 +56,8 @@ struct NameIdentityTests: SettingsFileTests {
         defer { directory.remove() }
         let path = directory.path("dustd.yaml")
         try "poll:\n  minute: 7\n".write(toFile: path, atomically: true, encoding: .utf8)
-        let settings = try SettingsLoader(environment: ["DUSTD_STATION_NAME": " \(decomposedJongno)\u{3000}"]).load(configurationFile: path, now: settingsLoadedAt)
+        let settings = try SettingsLoader(environment: ["DUSTD_STATION_NAME": " \(decomposedJongno)\u{3000}"]).load(
+            configurationFile: path, now: settingsLoadedAt)
         #expect(settings.station.name.map { Array($0.utf8) } == Array("종로구".utf8))
     }
 

@@ -46,7 +46,8 @@ struct SettingsLoaderTests {
 
     @Test("No file at all gives the defaults")
     func defaultsOnly() throws {
-        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
         #expect(settings.station.name == nil)
         #expect(settings.configurationFile == nil || settings.configurationFile == SettingsLoader.systemConfigurationFile)
     }
@@ -85,9 +86,12 @@ struct SettingsLoaderTests {
                 - { from: "12:00", to: 24, activity: moderate, outdoors: 0.25 }
             """)
         defer { directory.remove() }
-        let model = try #require(try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt).intakeModel as? VentilationIntakeModel)
+        let model = try #require(
+            try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt).intakeModel as? VentilationIntakeModel
+        )
         #expect(model.entry(atHour: 13) == ScheduleEntry(fromHour: 12, toHour: 24, activity: .moderate, outdoors: 0.25))
-        let boostcamp = try SettingsLoader(environment: ["DUSTD_INTAKE_MODEL": "boostcamp"]).load(configurationFile: path, now: settingsLoadedAt)
+        let boostcamp = try SettingsLoader(environment: ["DUSTD_INTAKE_MODEL": "boostcamp"]).load(
+            configurationFile: path, now: settingsLoadedAt)
         #expect(boostcamp.intakeModel.name == "boostcamp")
     }
 
@@ -248,7 +252,9 @@ struct SettingsLoaderTests {
         #expect(broken.description.contains("not valid YAML"))
         let (directory, path) = try write("poll:\n  minute: 5\n", mode: 0o666)
         defer { directory.remove() }
-        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt) }
+        #expect(throws: ConfigurationError.self) {
+            try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
+        }
         do {
             _ = try SettingsLoader(environment: [:]).load(configurationFile: "/nonexistent/dustd.yaml", now: settingsLoadedAt)
             Issue.record("a missing configuration file was accepted")

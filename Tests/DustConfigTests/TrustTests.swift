@@ -185,7 +185,9 @@ struct ConfigurationTrustTests {
         #expect(chmod(real, 0o644) == 0 && chmod(shared, 0o777) == 0)
         let link = directory.path("dustd.yaml")
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: real)
-        #expect(throws: ConfigurationError.self) { try SettingsLoader(environment: [:]).load(configurationFile: link, now: settingsLoadedAt) }
+        #expect(throws: ConfigurationError.self) {
+            try SettingsLoader(environment: [:]).load(configurationFile: link, now: settingsLoadedAt)
+        }
     }
 
     @Test(
@@ -203,7 +205,8 @@ struct ConfigurationTrustTests {
         let path = (folder as NSString).appendingPathComponent("airkorea-service-key")
         try "TEST+KEY/abc123def456ghi789jkl012mno345==\n".write(toFile: path, atomically: false, encoding: .utf8)
         #expect(chmod(path, mode_t(fileMode)) == 0 && chmod(folder, mode_t(directoryMode)) == 0)
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
         settings.api.serviceKeyFile = path
         let loaded = settings
         let error = await configurationError { () throws(ConfigurationError) in
@@ -224,7 +227,8 @@ struct ConfigurationTrustTests {
     func shortKey(_ short: String) async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
-        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
         let fromEnvironment = await configurationError { () throws(ConfigurationError) in
             _ = try ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": short]).load(settings: settings)
         }
@@ -266,7 +270,9 @@ struct ConfigurationTrustTests {
                 == "Invalid configuration: the configuration file \(path) belongs to nobody (uid 65534), so that user could change it; run `chown root \(path)`."
         )
         #expect(chown(path, 0, 0) == 0)
-        #expect(try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt).api.baseURL == "https://attacker.example")
+        #expect(
+            try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt).api.baseURL
+                == "https://attacker.example")
     }
 
     @Test("A configuration file in a directory that belongs to another user is refused: that user could replace it")
@@ -330,7 +336,8 @@ struct ConfigurationTrustTests {
             expected =
                 "the key file \(link) is a symlink that belongs to nobody (uid 65534), so that user could point it elsewhere; replace it with a link of your own or the file itself"
         }
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
         settings.api.serviceKeyFile = named
         let loaded = settings
         let error = await configurationError { () throws(ConfigurationError) in
@@ -416,8 +423,12 @@ struct ConfigurationTrustTests {
             ("indoor:\n  sensors:\n    - {name: a, kind: airgradient, url: \"http://192.168.0.40:70000\"}\n", "indoor.sensors[0].url"),
         ] {
             try yaml.write(toFile: path, atomically: false, encoding: .utf8)
-            #expect(throws: ConfigurationError.self, "\(key)") { try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt) }
-            do { _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt) } catch { #expect(error.key == key, "\(error)") }
+            #expect(throws: ConfigurationError.self, "\(key)") {
+                try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt)
+            }
+            do { _ = try SettingsLoader(environment: [:]).load(configurationFile: path, now: settingsLoadedAt) } catch {
+                #expect(error.key == key, "\(error)")
+            }
         }
     }
 

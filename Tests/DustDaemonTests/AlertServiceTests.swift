@@ -13,7 +13,8 @@ import Testing
 struct AlertServiceTests {
     @Test("A day's dose past its threshold is news of its day: its retries end at midnight KST; other alerts and clearings go on")
     func dayDoseEndsWithItsDay() throws {
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
         settings.alerts.rules = try ["intake.today.pm25 > 50", "pm25.grade >= 3", "intake.today.pm25 < 20"].map {
             try AlertRule(parsing: $0)
         }
@@ -42,7 +43,8 @@ struct AlertServiceTests {
         "Yesterday's dose left retrying by a stop is not sent after midnight: ended, with the reason; the same before midnight is resumed"
     )
     func resumedOnlyWithinItsDay() async throws {
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
         settings.alerts.rules = [try AlertRule(parsing: "intake.today.pm25 > 50")]
         for (now, sent) in [("2026-11-20T23:50:00+09:00", true), ("2026-11-21T00:20:00+09:00", false)] {
             let store = SQLiteStore.scratch()

@@ -25,7 +25,8 @@ struct PlaceKeepingServiceTests {
         let fixtures = try #require(DemoReplay.locateFixtures(explicit: TestFixtures.url("").path))
         _ = try await DemoReplay(fixtures: fixtures, store: store, calendar: calendar).run()
         let environment = ["DUSTD_STATION_NAME": DemoReplay.station, "DUSTD_STATION_MODE": mode.rawValue]
-        var settings = try SettingsLoader(environment: environment, workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+        var settings = try SettingsLoader(environment: environment, workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
         if household {
             settings.people = DemoReplay.people
             settings.people[0].home = home

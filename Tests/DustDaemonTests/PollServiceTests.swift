@@ -14,7 +14,8 @@ import Testing
 
 /// Settings for a poll loop against the fake server: hourly schedule, one-second retries.
 func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettings {
-    var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(configurationFile: nil, now: settingsLoadedAt)
+    var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+        configurationFile: nil, now: settingsLoadedAt)
     settings.station.name = "종로구"
     settings.api.baseURL = baseURL
     // A bound against a hang, not a test of one: the loopback server answers in the test process, which two
