@@ -18,9 +18,10 @@ let package = Package(
         // No traits: FineDust reads its YAML with Yams itself (see DustConfig/SettingsLoader.swift).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // TLS for dustd's HTTP client (DustHTTP): AirKorea, the monitors, the alert sinks.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.30.0"),
         // Already in the graph through Hummingbird; named because DustWeb imports them (WebConnections.swift).
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -126,16 +127,18 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
             ]),
-        // AirKorea's HTTPTransport on AsyncHTTPClient (the AirKorea target itself stays free of NIO).
+        // dustd's HTTP client: one exchange a connection on SwiftNIO's codec and NIOSSL (docs/ARCHITECTURE.md,
+        // "The HTTP client").
         .target(
-            name: "AirKoreaHTTP",
+            name: "DustHTTP",
             dependencies: [
-                "AirKorea", "DustKit",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                // HTTPParserError: an answer that is not HTTP is told from no answer.
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]),
+        // AirKorea's HTTPTransport on DustHTTP (the AirKorea target itself stays free of NIO).
+        .target(name: "AirKoreaHTTP", dependencies: ["AirKorea", "DustKit", "DustHTTP"]),
         // The daemon as a library, so tests drive it: poll scheduler, systemd notify protocol,
         // journald-aware logging, reload, lifecycle.
         .target(
@@ -149,12 +152,12 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 // The backend behind swift-metrics in dustd (PrometheusBackend.swift).
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                // The alert sinks' HTTP client (ntfy, webhooks), and swift-subprocess for the command sink.
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // The HTTP client of the alert sinks (ntfy, webhooks) and the monitors, and swift-subprocess
+                // for the command sink.
+                "DustHTTP",
                 .product(name: "Subprocess", package: "swift-subprocess"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                // The alert sinks' failures said in words (AlertSinks.swift: NIOConnectionError).
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -237,7 +240,8 @@ let package = Package(
         .testTarget(
             name: "DustDaemonTests",
             dependencies: [
-                "dustd", "DustDaemon", "DustWeb", "DustReports", "AirKoreaHTTP", "DustConfig", "DustServices", "DustStore", "AirKorea",
+                "dustd", "DustDaemon", "DustWeb", "DustReports", "AirKoreaHTTP", "DustHTTP", "DustConfig", "DustServices", "DustStore",
+                "AirKorea",
                 "DustKit", "TestSupport",
                 "FakeAirKorea",
                 // PostgresPollerLeaseTests, against a server the environment names.

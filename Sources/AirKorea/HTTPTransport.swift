@@ -1,6 +1,6 @@
 import Foundation
 
-/// Sends GET requests. Production uses AsyncHTTPClient; tests use a fake or a loopback server.
+/// Sends GET requests. Production uses `AsyncHTTPTransport` (DustHTTP's client); tests use a fake or a loopback server.
 public protocol HTTPTransport: Sendable {
     /// Fetches `url`, giving up after `timeout` and refusing bodies larger than `maxBodyBytes`.
     /// A redirect is returned as it came, never followed.

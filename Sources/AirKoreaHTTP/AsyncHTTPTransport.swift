@@ -1,91 +1,44 @@
 import AirKorea
-import AsyncHTTPClient
+import DustHTTP
 import DustKit
 import Foundation
-import NIOCore
-import NIOHTTP1
 
-/// `HTTPTransport` on AsyncHTTPClient. Owns its client; call `shutdown()` before exit.
+/// `HTTPTransport` on dustd's HTTP client (`OneShotHTTPClient`, DustHTTP): a redirect is an answer,
+/// never followed (the service key is in the query and would go wherever it points, in clear text
+/// after an HTTPS→HTTP hop; AirKoreaClient reports a 3xx as an error instead), and the deadline
+/// bounds the whole exchange, body included.
 public final class AsyncHTTPTransport: HTTPTransport {
-    private let client: HTTPClient
+    private let client = OneShotHTTPClient(connectTimeout: .seconds(10), userAgent: "FineDust-dustd")
 
-    public init() {
-        var configuration = HTTPClient.Configuration()
-        // Never follow a redirect: the service key is in the query and would go wherever it points,
-        // in clear text after an HTTPS→HTTP hop. AirKoreaClient reports a 3xx as an error instead.
-        configuration.redirectConfiguration = .disallow
-        configuration.timeout = .init(connect: .seconds(10))
-        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }
+    public init() {}
 
-    public func shutdown() async {
-        try? await client.shutdown()
-    }
+    /// Nothing to close: each exchange has a connection of its own, closed with it.
+    public func shutdown() async {}
 
     public func get(_ url: String, timeout: Duration, maxBodyBytes: Int) async throws(TransportError) -> HTTPResponse {
-        let seconds = timeout.seconds
         do {
-            // The deadline bounds the whole exchange, body included, not only the response head.
-            return try await withThrowingTaskGroup(of: HTTPResponse?.self) { group in
-                group.addTask {
-                    var request = HTTPClientRequest(url: url)
-                    request.headers.add(name: "Accept", value: "application/xml, text/xml")
-                    request.headers.add(name: "User-Agent", value: "FineDust-dustd")
-                    let response = try await self.client.execute(request, timeout: .nanoseconds(Int64(seconds * 1e9)))
-                    // Refuse oversized bodies up front when the length is declared, and stop reading otherwise.
-                    if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBodyBytes {
-                        throw TransportError.bodyTooLarge(limit: maxBodyBytes)
-                    }
-                    let body = try await response.body.collect(upTo: maxBodyBytes)
-                    return HTTPResponse(
-                        status: Int(response.status.code), body: Data(body.readableBytesView),
-                        location: response.headers.first(name: "Location"))
-                }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let response = first else {
-                    throw TransportError.timeout(seconds: seconds)
-                }
-                return response
-            }
-        } catch let error as TransportError {
-            throw error
-        } catch is NIOTooManyBytesError {
-            throw .bodyTooLarge(limit: maxBodyBytes)
-        } catch let error as HTTPParserError {
-            throw .notHTTP(Self.safeDescription(error))
-        } catch let error as HTTPClientError {
-            switch error {
-            case .deadlineExceeded, .readTimeout, .connectTimeout:
-                throw .timeout(seconds: seconds)
-            default:
-                throw .connection(Self.safeDescription(error))
-            }
+            let answer = try await client.exchange(
+                .GET, url, headers: [("Accept", "application/xml, text/xml")], deadline: timeout,
+                limit: { _ in .refuseOver(maxBodyBytes) })
+            return HTTPResponse(status: answer.status, body: Data(answer.body), location: answer.headers.first(name: "Location"))
         } catch {
-            throw Self.unclassified(error)
+            throw Self.transportError(error, timeout: timeout)
         }
     }
 
-    /// A failure no case above named: a socket this process could not make for want of descriptors is
-    /// the process's (`tooManyOpenFiles`), anything else the connection's.
-    static func unclassified(_ error: any Error) -> TransportError {
-        if let failure = error as? IOError, failure.errnoCode == EMFILE || failure.errnoCode == ENFILE { return .tooManyOpenFiles }
-        // A system call's failure in the system's words ("connection refused"), not NIO's description of
-        // it, which read "connection reset (error set): Connection refused (errno: 111)" on the dashboard.
-        if let failure = error as? IOError, failure.errnoCode != 0 {
-            return .connection(String(cString: strerror(failure.errnoCode)).lowercased())
+    /// The client's failure as AirKorea's transport says it.
+    static func transportError(_ failure: HTTPExchangeFailure, timeout: Duration) -> TransportError {
+        switch failure {
+        case .timedOut: .timeout(seconds: timeout.seconds)
+        case .noConnection: .timeout(seconds: timeout.seconds)
+        case .notAnHTTPURL: .connection("api.baseURL is not an http or https URL")
+        case .unreachable: .connection("its host name did not resolve, or nothing answered at its address")
+        case .system(let words): .connection(words)
+        case .tooManyOpenFiles: .tooManyOpenFiles
+        case .closedBeforeAnswer: .connection("the connection closed before an answer")
+        case .notHTTP(let reason): .notHTTP(TerminalSafeText.sanitized(reason))
+        case .tls: .connection("TLS failed: a certificate this machine does not trust, or no TLS at that address")
+        case .bodyTooLarge(let limit): .bodyTooLarge(limit: limit)
         }
-        return .connection(safeDescription(error))
-    }
-
-    /// An error's description with anything that looks like a query string removed, so a URL
-    /// carrying the service key can never reach a log through a library's error text.
-    static func safeDescription(_ error: any Error) -> String {
-        var text = TerminalSafeText.sanitized(String(describing: error))
-        if let query = text.firstIndex(of: "?") { text = String(text[..<query]) + "?…" }
-        return text
     }
 }

@@ -1,12 +1,9 @@
-import AsyncHTTPClient
 import DustConfig
+import DustHTTP
 import DustKit
 import DustReports
 import DustServices
 import Foundation
-import NIOCore
-import NIOHTTP1
-import NIOPosix
 import Subprocess
 
 #if canImport(System)
@@ -15,14 +12,12 @@ import Subprocess
     import SystemPackage
 #endif
 
-/// The sinks of `alerts.sinks`, built from the settings. Owns the HTTP client they share; call
-/// `shutdown()` when done. Shown by the sinks' names only, like each sink.
+/// The sinks of `alerts.sinks`, built from the settings, sharing one HTTP client. Shown by the sinks'
+/// names only, like each sink.
 public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     public let sinks: [any AlertSink]
     /// Problems worth a warning at start: a token that would travel in clear text.
     public let warnings: [String]
-    /// Only when an ntfy or webhook sink is configured.
-    private let client: HTTPClient?
 
     /// Builds every sink; reads ntfy tokens now (from the token file, else the systemd credential
     /// `ntfy-token`), so a bad token file is a configuration error at start, not a failed alert.
@@ -33,45 +28,34 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
         settings: AlertSettings, environment: [String: String], httpDeadline: Duration = .seconds(30),
         clock: any WallClock = SystemClock()
     ) throws(ConfigurationError) {
-        let needsHTTP = settings.sinks.contains { if case .command = $0 { false } else { true } }
-        var client: HTTPClient?
-        if needsHTTP {
-            var configuration = HTTPClient.Configuration()
-            // A sink's URL is configured; a redirect would send the token and the event elsewhere.
-            configuration.redirectConfiguration = .disallow
-            configuration.timeout = .init(connect: .seconds(Int64(SinkFailure.connectSeconds)), read: .seconds(20))
-            client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        }
-        self.client = client
+        // A sink's URL is configured; the client never follows a redirect, which would send the token and
+        // the event elsewhere.
+        let client = OneShotHTTPClient(
+            connectTimeout: .seconds(SinkFailure.connectSeconds), userAgent: "FineDust-dustd/\(FineDustVersion.current)")
         var sinks: [any AlertSink] = []
         var warnings: [String] = []
-        do {
-            for (index, setting) in settings.sinks.enumerated() {
-                let name = setting.displayName(position: index + 1)
-                switch setting {
-                case .ntfy(let url, let tokenFile):
-                    let token = try Self.ntfyToken(file: tokenFile, environment: environment)
-                    if token != nil, clearTextHost(of: url) != nil {
-                        warnings.append("\(name) sends its access token over plain http; use https")
-                    }
-                    sinks.append(NtfySink(name: name, url: url, token: token, client: client!, deadline: httpDeadline, clock: clock))
-                case .webhook(let url):
-                    sinks.append(WebhookSink(name: name, url: url, client: client!, deadline: httpDeadline, clock: clock))
-                case .command(let arguments, let timeoutSeconds):
-                    sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
+        for (index, setting) in settings.sinks.enumerated() {
+            let name = setting.displayName(position: index + 1)
+            switch setting {
+            case .ntfy(let url, let tokenFile):
+                let token = try Self.ntfyToken(file: tokenFile, environment: environment)
+                if token != nil, clearTextHost(of: url) != nil {
+                    warnings.append("\(name) sends its access token over plain http; use https")
                 }
+                sinks.append(NtfySink(name: name, url: url, token: token, client: client, deadline: httpDeadline, clock: clock))
+            case .webhook(let url):
+                sinks.append(WebhookSink(name: name, url: url, client: client, deadline: httpDeadline, clock: clock))
+            case .command(let arguments, let timeoutSeconds):
+                sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
             }
-        } catch {
-            try? client?.syncShutdown()
-            throw error
         }
         self.sinks = sinks
         self.warnings = warnings
     }
 
-    public func shutdown() async {
-        try? await client?.shutdown()
-    }
+    /// Nothing to close: each delivery's connection closes with it. Kept for the callers' symmetry
+    /// with the sinks' lifetime.
+    public func shutdown() async {}
 
     public var description: String { "AlertSinks(\(sinks.map(\.name).joined(separator: ", ")))" }
     public var debugDescription: String { description }
@@ -127,41 +111,24 @@ extension SecretHoldingSink {
 }
 
 /// POSTs an event to one HTTP endpoint; any 2xx is delivered. One deadline bounds the whole exchange,
-/// the answer's body included: a sink that answered 200 at once and then sent its body a byte every
-/// few seconds held an attempt for eight minutes (the client's own timeout ends at the head).
+/// the answer's body included (a sink that answered 200 at once and then sent its body a byte every few
+/// seconds held an attempt for eight minutes); of the body, the first 64 KiB are read and dropped.
 private func post(
-    _ client: HTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String, deadline: Duration,
+    _ client: OneShotHTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String, deadline: Duration,
     clock: any WallClock
 ) async throws(AlertSinkError) {
-    var request = HTTPClientRequest(url: url)
-    request.method = .POST
-    request.headers.add(name: "User-Agent", value: "FineDust-dustd/\(FineDustVersion.current)")
-    for (name, value) in headers { request.headers.add(name: name, value: value) }
-    request.body = .bytes(ByteBuffer(bytes: body))
-    let prepared = request
-    let status: UInt
-    let retryAfter: String?
+    let answer: HTTPAnswer
     do {
-        (status, retryAfter) = try await withThrowingTaskGroup(of: (UInt, String?)?.self) { group in
-            group.addTask {
-                let response = try await client.execute(prepared, timeout: TimeAmount(deadline))
-                _ = try? await response.body.collect(upTo: 64 * 1024)
-                return (response.status.code, response.headers.first(name: "Retry-After"))
-            }
-            group.addTask {
-                try await Task.sleep(for: deadline)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let code = first else { throw SinkFailure.TimedOut() }
-            return code
-        }
+        answer = try await client.exchange(
+            .POST, url, headers: headers, body: Array(body), deadline: deadline, limit: { _ in .keepFirst(64 * 1024) })
     } catch {
         throw AlertSinkError("\(sink) \(SinkFailure.words(error, deadline: deadline))")
     }
+    let status = answer.status
     guard (200..<300).contains(status) else {
         let redirect = (300..<400).contains(status) ? ", a redirect, which FineDust does not follow: give the address it points to" : ""
         // A server over its limit (ntfy.sh's visitors' quota: 429) says when to come back.
+        let retryAfter = answer.headers.first(name: "Retry-After")
         let wait = status == 429 || status == 503 ? retryAfter.flatMap { RetryAfter.seconds($0, now: clock.now) } : nil
         throw AlertSinkError(
             "\(sink) answered HTTP \(status)\(redirect)\(wait.map { ", asking to wait \($0) s" } ?? "")",
@@ -191,33 +158,19 @@ enum SinkFailure {
     /// How long the client waits for a connection (its own timeout, said as one).
     static let connectSeconds = 10
 
-    struct TimedOut: Error {}
-
-    static func words(_ error: any Error, deadline: Duration) -> String {
-        let within = "did not answer within \(Int(deadline.seconds.rounded())) s"
-        switch error {
-        case is TimedOut: return within
-        case let error as HTTPClientError:
-            switch error {
-            case .connectTimeout: return "could not be reached: no connection within \(connectSeconds) s"
-            case .deadlineExceeded, .readTimeout, .writeTimeout: return within
-            case .remoteConnectionClosed: return "closed the connection before answering"
-            default:
-                // `shortDescription`, never `description`: its associated values may hold the request's
-                // headers (`invalidHeaderFieldValues(["Bearer tk_…"])`).
-                return "could not be reached (\(error.shortDescription))"
-            }
-        case let error as IOError where error.errnoCode != 0:
-            return "could not be reached (\(String(cString: strerror(error.errnoCode)).lowercased()))"
-        case is HTTPParserError:
-            return "answered, but not in HTTP (another kind of server at that address and port?)"
-        case is NIOConnectionError:
-            return "could not be reached: its host name did not resolve, or nothing answered at its address"
-        // NIOSSL's errors, told by their module: the HTTP client brings TLS, FineDust does not import it.
-        case _ where String(reflecting: type(of: error)).hasPrefix("NIOSSL."):
-            return "could not be reached over TLS: a certificate this machine does not trust, or a server that does not speak TLS there"
-        default:
-            return "could not be reached (\(type(of: error)))"
+    static func words(_ failure: HTTPExchangeFailure, deadline: Duration) -> String {
+        switch failure {
+        case .timedOut: "did not answer within \(Int(deadline.seconds.rounded())) s"
+        case .noConnection(let seconds): "could not be reached: no connection within \(seconds) s"
+        case .closedBeforeAnswer: "closed the connection before answering"
+        case .system(let words): "could not be reached (\(words))"
+        case .tooManyOpenFiles: "could not be reached (too many open files: dustd has as many files open as it may)"
+        case .notHTTP: "answered, but not in HTTP (another kind of server at that address and port?)"
+        case .unreachable: "could not be reached: its host name did not resolve, or nothing answered at its address"
+        case .tls: "could not be reached over TLS: a certificate this machine does not trust, or a server that does not speak TLS there"
+        case .notAnHTTPURL: "could not be reached: its url is not an http or https URL"
+        // Never read whole: the client keeps the first bytes of a sink's answer.
+        case .bodyTooLarge: "answered more than could be read"
         }
     }
 }
@@ -228,7 +181,7 @@ struct NtfySink: SecretHoldingSink {
     let name: String
     let url: String
     let token: SecretText?
-    let client: HTTPClient
+    let client: OneShotHTTPClient
     let deadline: Duration
     let clock: any WallClock
 
@@ -254,7 +207,7 @@ struct NtfySink: SecretHoldingSink {
 struct WebhookSink: SecretHoldingSink {
     let name: String
     let url: String
-    let client: HTTPClient
+    let client: OneShotHTTPClient
     let deadline: Duration
     let clock: any WallClock
 

@@ -1,6 +1,7 @@
 import AirKorea
 import DustConfig
 import DustDaemon
+import DustHTTP
 import DustKit
 import DustServices
 import DustStore
@@ -83,7 +84,7 @@ extension PollCycle {
     }
 }
 
-/// Runs `body` with a fresh rig, always stopping it (AsyncHTTPClient must be shut down).
+/// Runs `body` with a fresh rig, always stopping it.
 func withRig(_ body: (FaultRig) async throws -> Void) async throws {
     let rig = try await FaultRig()
     do {
@@ -212,15 +213,18 @@ struct FaultTests {
 
     @Test("A socket this process could not make for want of descriptors is said so, not 'check the network'")
     func tooManyOpenFiles() {
+        func said(_ error: any Error) -> TransportError {
+            AsyncHTTPTransport.transportError(HTTPExchangeFailure(error, connectTimeout: .seconds(10)), timeout: .seconds(30))
+        }
         // The error NIO threw when dustd ran under `ulimit -n 20`: "socket(domain:type:protocolSubtype:): Too many open files (errno: 24)".
         for code in [EMFILE, ENFILE] {
-            let failure = AsyncHTTPTransport.unclassified(IOError(errnoCode: code, reason: "socket(domain:type:protocolSubtype:)"))
+            let failure = said(IOError(errnoCode: code, reason: "socket(domain:type:protocolSubtype:)"))
             #expect(failure == .tooManyOpenFiles)
             #expect(failure.description.contains("too many open files") && !failure.description.contains("check the network"))
         }
-        #expect(AsyncHTTPTransport.unclassified(IOError(errnoCode: ECONNREFUSED, reason: "connect")) != .tooManyOpenFiles)
+        #expect(said(IOError(errnoCode: ECONNREFUSED, reason: "connect")) != .tooManyOpenFiles)
         // Any other system call's failure in the system's words, not NIO's "connection reset (error set): … (errno: 111))".
-        let refused = AsyncHTTPTransport.unclassified(IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)"))
+        let refused = said(IOError(errnoCode: ECONNREFUSED, reason: "connection reset (error set)"))
         #expect(refused == .connection("connection refused"))
         #expect(
             refused.description
