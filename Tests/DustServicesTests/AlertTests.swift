@@ -437,13 +437,48 @@ struct AlertTests {
         #expect(delivery?.outcome == .delivered && delivery?.attempt == 3)
         #expect(sink.events.map(\.id) == [event.id])
         let deliveries = try #require(try await scratch.store.recentAlertEvents(limit: 1).first).deliveries
-        #expect(deliveries.map(\.attempt) == [1, 2, 3])
-        #expect(deliveries.map(\.outcome) == [.retrying, .retrying, .delivered])
+        // The resumed attempt is recorded as begun before it is made, then with its outcome.
+        #expect(deliveries.map(\.attempt) == [1, 2, 3, 3])
+        #expect(deliveries.map(\.outcome) == [.retrying, .retrying, .retrying, .delivered])
+        #expect(deliveries[2].detail == AlertDelivery.resumed)
         #expect(await dispatcher.resume(event, sink: "gone", afterAttempt: 1) == nil)
         // The last attempts allowed: failed for good, not retried forever.
         let last = RecordingSink(name: "last", failures: 99)
         let limited = AlertDispatcher(sinks: [last], store: scratch.store, policy: AlertRetryPolicy(maxAttempts: 5), clock: clock)
         #expect(await limited.resume(event, sink: "last", afterAttempt: 4)?.outcome == .failed)
+    }
+
+    @Test(
+        "An attempt that stops dustd (a crash, an out-of-memory kill) counts: each start goes on from the next, and after the last none is made"
+    )
+    func resumedAttemptsCount() async throws {
+        let scratch = try Scratch()
+        let event = try await scratch.store.saveAlertEvent(
+            AlertEvent(kind: .fired, rule: "pm25.grade >= 3", metric: .pm25Grade, value: 3, station: "종로구", at: Self.at(10)))
+        let policy = AlertRetryPolicy(maxAttempts: 3)
+        // A sink whose every answer stops dustd: the attempt never ends. What each start finds is what the
+        // last one recorded before it stopped.
+        var attemptsMade = 0
+        for _ in 1...5 {
+            let recent = try await scratch.store.recentAlertEvents(limit: 5)
+            let pending = AlertResumption.pending(
+                in: recent, rules: ["pm25.grade >= 3"], sinks: ["deadly"], now: Self.at(10).addingTimeInterval(600))
+            guard let resumable = pending.first else { break }
+            let dispatcher = AlertDispatcher(
+                sinks: [StoppingSink(name: "deadly")], store: scratch.store, policy: policy, clock: ManualClock(Self.at(10)))
+            let task = Task { await dispatcher.resume(event, sink: "deadly", afterAttempt: resumable.lastAttempt) }
+            // The process ends during the attempt: nothing after it is recorded.
+            let ended = await task.value
+            if ended?.outcome == .failed { break }
+            attemptsMade += 1
+        }
+        #expect(attemptsMade == 3)
+        let deliveries = try #require(try await scratch.store.recentAlertEvents(limit: 1).first).deliveries
+        #expect(deliveries.filter { $0.detail == AlertDelivery.resumed }.map(\.attempt) == [1, 2, 3])
+        let final = try #require(
+            deliveries.max { ($0.attempt, $0.at, $0.outcome == .failed ? 1 : 0) < ($1.attempt, $1.at, $1.outcome == .failed ? 1 : 0) })
+        #expect(final.outcome == .failed && final.attempt == 3)
+        #expect(final.detail == "dustd stopped during its last attempt (3 of 3)")
     }
 
     @Test(
@@ -482,5 +517,17 @@ struct AlertTests {
         ]
         let pending = AlertResumption.pending(in: recent, rules: ["A", "B", "D", "E"], sinks: ["x", "y", "z"], now: now)
         #expect(pending.map { "\($0.event.id) \($0.sink) \($0.lastAttempt)" } == ["2 x 2", "7 x 0", "7 y 0", "7 z 0"])
+    }
+}
+
+/// A sink whose answer stops dustd: the attempt never returns a result. Stands in for the process ending
+/// during it by ending the task's work (`deliver` returns nothing the dispatcher records afterwards):
+/// it throws a cancellation after cancelling its own task, which the dispatcher treats as dustd stopping.
+private struct StoppingSink: AlertSink {
+    let name: String
+
+    func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
+        withUnsafeCurrentTask { $0?.cancel() }
+        throw AlertSinkError("stopped")
     }
 }

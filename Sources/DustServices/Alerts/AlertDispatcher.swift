@@ -112,7 +112,20 @@ public struct AlertDispatcher: Sendable {
             try? await store.recordAlertDelivery(ended)
             return ended
         }
-        return await deliver(event, to: sink, firstAttempt: attempt + 1, endedBy: endedBy)
+        // Each resumed attempt is recorded before it is made: an answer that stopped dustd during it (a
+        // crash, an out-of-memory kill) then counts, and the next start goes on from the attempt after,
+        // until the last; otherwise every start would make the same attempt again, for good.
+        let next = attempt + 1
+        guard next <= policy.maxAttempts else {
+            let spent = AlertDelivery(
+                eventID: event.id, sink: name, attempt: attempt, at: clock.now, outcome: .failed,
+                detail: "dustd stopped during its last attempt (\(attempt) of \(policy.maxAttempts))")
+            try? await store.recordAlertDelivery(spent)
+            return spent
+        }
+        try? await store.recordAlertDelivery(
+            AlertDelivery(eventID: event.id, sink: name, attempt: next, at: clock.now, outcome: .retrying, detail: AlertDelivery.resumed))
+        return await deliver(event, to: sink, firstAttempt: next, endedBy: endedBy)
     }
 
     private func deliver(

@@ -142,6 +142,8 @@ public struct AlertDelivery: Sendable, Hashable {
 
     /// The detail of the record each delivery begins with (attempt 0, `retrying`), before its first attempt ends.
     public static let begun = "its first attempt began"
+    /// The detail of the record a resumed attempt begins with (`retrying`, its own number), before it ends.
+    public static let resumed = "taken up again after dustd restarted; this attempt began"
 
     public init(eventID: Int64, sink: String, attempt: Int, at: Date, outcome: Outcome, detail: String?) {
         self.eventID = eventID
