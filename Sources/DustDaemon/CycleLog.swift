@@ -34,6 +34,10 @@ struct CycleLog {
                 logger.warning(
                     "Ignored \(count) items of \(operation) older than the \(hours) hours it asked for; AirKorea sent more than the request covers"
                 )
+            case .otherStationItems(let operation, let count, let asked):
+                logger.warning(
+                    "Ignored \(count) items of \(operation) naming other stations than \(asked), the one asked for; only the nation's answer stores every station"
+                )
             case .pagingCapped(let operation, let claimed, let window, let pages):
                 logger.warning(
                     "AirKorea claims \(claimed) rows for \(operation); stopped after \(pages) pages, all that \(window) rows can fill")

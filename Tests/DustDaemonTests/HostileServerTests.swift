@@ -329,6 +329,26 @@ struct HostileServerTests {
         }
     }
 
+    @Test("An answer to one station's request stores that station's items only: those naming others are counted, never stored")
+    func otherStationsNotStored() async throws {
+        try await withRig { rig in
+            let before = try await rig.storedCount()
+            let others = (0..<2_000).map { index in
+                itemXML(station: "가짜\(index)호", dataTime: "2026-11-20 07:00", ["pm10Value": "40", "pm25Value": "20"])
+            }
+            let body = responseXML(
+                others + [itemXML(station: "종로구", dataTime: "2026-11-20 07:00", ["pm10Value": "41", "pm25Value": "21"])],
+                rows: 3000, total: 2_001)
+            rig.server.setScript { _ in .respond(status: 200, body: body) }
+            let report = await rig.poller().cycle(stations: jongno, mode: .single)
+            #expect(report.succeeded)
+            #expect(report.rowsNew == 1)
+            #expect(try await rig.storedCount() == before + 1)
+            #expect(try await rig.store.readingCount(station: "가짜0호") == 0)
+            #expect(report.notices.contains(.otherStationItems(operation: "station 종로구 DAILY page 1", count: 2_000, asked: "종로구")))
+        }
+    }
+
     @Test("Items dated 1900-01-01, 0001-01-01 or 1999-12-30 are not stored, whatever the term, and are counted")
     func absurdDates() async throws {
         try await withRig { rig in

@@ -33,6 +33,8 @@ public enum CycleNotice: Sendable, Hashable {
     case outOfPeriodItems(operation: String, count: Int)
     /// Items older than the request's window (`windowHours` back) were ignored.
     case outsideWindowItems(operation: String, count: Int, windowHours: Int)
+    /// Items of other stations than the one a station's request asked for were ignored.
+    case otherStationItems(operation: String, count: Int, asked: String)
     /// `totalCount` claimed more rows than the request's window holds; paging stopped there.
     case pagingCapped(operation: String, claimedRows: Int, windowRows: Int, pagesRead: Int)
     /// The database would not take the record of a request (polling goes on).
@@ -144,7 +146,7 @@ public struct PollCycle: Sendable {
         }
         let stored: IngestReport
         do {
-            stored = try await ingest.store(fetched.page, windowHours: request.windowHours)
+            stored = try await ingest.store(fetched.page, windowHours: request.windowHours, onlyStation: request.requestedStation)
         } catch {
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
@@ -177,6 +179,9 @@ public struct PollCycle: Sendable {
         if stored.outOfPeriodItems > 0 { report.notices.append(.outOfPeriodItems(operation: operation, count: stored.outOfPeriodItems)) }
         if stored.outsideWindowItems > 0, let hours = request.windowHours {
             report.notices.append(.outsideWindowItems(operation: operation, count: stored.outsideWindowItems, windowHours: hours))
+        }
+        if stored.otherStationItems > 0, let asked = request.requestedStation {
+            report.notices.append(.otherStationItems(operation: operation, count: stored.otherStationItems, asked: asked))
         }
         if Task.isCancelled {
             report.stopped = true
