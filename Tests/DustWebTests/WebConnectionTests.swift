@@ -187,6 +187,11 @@ struct WebConnectionTests {
                 let answer = try await ask(port, "/api/v1/today", host: host)
                 #expect(answer.hasPrefix("HTTP/1.1 200"), "\(host): \(answer.prefix(120))")
             }
+            // Addressed to two names at once (a second Host, which no browser sends): not this machine's.
+            for extra in ["Host: attacker.example\r\n", "Host: localhost\r\n"] {
+                let answer = try await ask(port, "/api/v1/today", host: "localhost", extra: extra)
+                #expect(answer.hasPrefix("HTTP/1.1 421"), "\(extra): \(answer.prefix(120))")
+            }
         }
         // Named in http.hostNames (a reverse proxy's name): answered.
         let named = WebServer(

@@ -48,6 +48,8 @@ public struct WebConnectionLimits: Sendable, Hashable {
 final class WebConnectionGate: Sendable {
     private struct Entry {
         let channel: any Channel
+        /// The peer's address (IPv4 or IPv6, without its port): whose connection it is.
+        let address: String
         /// Let in (counted against the cap), or waiting for room, unread.
         var admitted: Bool
         /// Request heads read whose answers have not left yet (more than one when a client pipelines).
@@ -110,32 +112,48 @@ final class WebConnectionGate: Sendable {
     /// Connections let in now, being answered or idle (not those waiting).
     var count: Int { table.withLock { $0.admitted } }
 
+    /// Whose connection `channel` is: its peer's IP address, without the port.
+    static func address(of channel: any Channel) -> String { channel.remoteAddress?.ipAddress ?? "" }
+
     /// A connection opened: true when it is let in now, false when it waits for `Admitted` (or is closed).
+    ///
+    /// When the cap is full, a newcomer from an address holding fewer connections than another takes
+    /// the place of that address's idlest one at once (read by its loop, no request unanswered), silent
+    /// or not: one address's clients reconnecting whatever the gate closes kept every place younger
+    /// than `silentBeforeEviction` and the queue full of their own, and locked everyone else out
+    /// (docs/REFERENCE.md §13). Otherwise the idlest connection of any address gives way once silent
+    /// for `silentBeforeEviction`, or answered and idle for `idleBeforeEviction`.
     func opened(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
         let now = clock()
+        let address = Self.address(of: channel)
         let (moves, admitted): (Moves, Bool) = table.withLock { table in
             var moves = Moves()
             if table.admitted < limit {
-                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
+                table.entries[id] = Entry(channel: channel, address: address, admitted: true, idleSince: nil)
                 table.admitted += 1
                 return (moves, true)
             }
-            let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64)? in
-                guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince,
-                    now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction)
-                else { return nil }
-                return (key, entry, since)
+            var held: [String: Int] = [:]
+            for entry in table.entries.values where entry.admitted { held[entry.address, default: 0] += 1 }
+            let mine = held[address] ?? 0
+            let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64, held: Int)? in
+                guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince else { return nil }
+                let heldByItsAddress = held[entry.address] ?? 0
+                let fair = heldByItsAddress > mine + 1
+                guard fair || now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction) else { return nil }
+                return (key, entry, since, fair ? heldByItsAddress : 0)
             }
-            if let idlest = idle.min(by: { $0.since < $1.since }) {
+            // The address holding most gives way first; within it, or among the silent, the idlest.
+            if let idlest = idle.min(by: { ($1.held, $0.since) < ($0.held, $1.since) }) {
                 // The idlest leaves (its `closed` finds it gone), the newcomer takes its place.
                 table.entries[idlest.key] = nil
                 moves.close.append(idlest.entry.channel)
-                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
+                table.entries[id] = Entry(channel: channel, address: address, admitted: true, idleSince: nil)
                 return (moves, true)
             }
             if table.queue.count < maxWaiting {
-                table.entries[id] = Entry(channel: channel, admitted: false, idleSince: nil)
+                table.entries[id] = Entry(channel: channel, address: address, admitted: false, idleSince: nil)
                 table.queue.append(id)
             } else {
                 moves.close.append(channel)
@@ -158,7 +176,15 @@ final class WebConnectionGate: Sendable {
                 }
             }
             while table.admitted < limit, !table.queue.isEmpty {
-                let next = table.queue.removeFirst()
+                // The waiting connection of the address holding fewest places goes first (the oldest of
+                // those): one address's hundred waiting do not keep another's one waiting behind them.
+                var held: [String: Int] = [:]
+                for entry in table.entries.values where entry.admitted { held[entry.address, default: 0] += 1 }
+                let position = table.queue.indices.min { first, second in
+                    let (a, b) = (table.entries[table.queue[first]], table.entries[table.queue[second]])
+                    return (held[a?.address ?? ""] ?? 0, first) < (held[b?.address ?? ""] ?? 0, second)
+                }!
+                let next = table.queue.remove(at: position)
                 guard var entry = table.entries[next] else { continue }
                 entry.admitted = true
                 table.entries[next] = entry

@@ -78,9 +78,16 @@ enum WebSecurityHeaders {
     }
 
     /// The name and port a request was addressed to: HTTP/1's `Host`, which the server hands on as the
-    /// request's authority (or leaves a header).
+    /// request's authority.
     static func host(of request: Request) -> String? {
-        request.head.authority ?? request.headers[HTTPField.Name("Host")!]
+        request.head.authority
+    }
+
+    /// Whether a request came with a second `Host` (left a header by the server, which takes the first):
+    /// addressed to two names at once, which no browser sends. "localhost" then "evil.example" passed the
+    /// name check of a dustd without a token on the first.
+    static func addressedTwice(_ request: Request) -> Bool {
+        request.headers[HTTPField.Name("Host")!] != nil
     }
 }
 
@@ -169,7 +176,7 @@ struct WebSecurityMiddleware: RouterMiddleware {
             // The open paths hold no one's data, and a monitor may ask /healthz by any name.
             guard
                 Self.openPaths.contains(path)
-                    || access.hostNames.allows(host: WebSecurityHeaders.host(of: request))
+                    || (!WebSecurityHeaders.addressedTwice(request) && access.hostNames.allows(host: WebSecurityHeaders.host(of: request)))
             else {
                 // The name is not quoted back: it is the asker's, and says nothing to a reader of the page.
                 return WebResponse.text(

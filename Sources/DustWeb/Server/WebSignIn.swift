@@ -142,7 +142,7 @@ enum WebSignIn {
             return site == "same-origin" || site == "none"
         }
         guard let origin = request.headers[HTTPField.Name("Origin")!] else { return true }
-        guard let host = WebSecurityHeaders.host(of: request),
+        guard !WebSecurityHeaders.addressedTwice(request), let host = WebSecurityHeaders.host(of: request),
             let components = URLComponents(string: origin), let scheme = components.scheme, scheme == "http" || scheme == "https",
             let originHost = components.host
         else { return false }
