@@ -204,14 +204,20 @@ public struct ActivityService: Sendable {
             } catch {
                 throw .file(error)
             }
+            // A Health source's rows are replaced from its first to its last instant in the file (a record
+            // deleted in Health disappears); a track's only where it has them: tracks are named by their
+            // file's name, and two walks of one name (`route.gpx` of two apps, in two folders) both stay
+            // (the second's envelope erased the first's walk between its own two).
             positions = tracks.bySource.sorted { $0.key < $1.key }.map { source, minutes in
-                PositionBatch(person: person, source: source, minutes: minutes, replacing: minutes.span)
+                PositionBatch(person: person, source: source, minutes: minutes, replacing: Self.isTrack(source) ? nil : minutes.span)
             }
             tracks = TrackCollector(maxMinutes: 0)  // the batches hold the only reference to the minutes
             let walking = samples.resolved()
             summary.walkingCorrections = walking.corrections
             batches = walking.metresBySource.sorted { $0.key < $1.key }.map { source, slots in
-                ActivitySourceBatch(person: person, source: source, distances: slots, replacing: slots.keys.min()!...slots.keys.max()!)
+                ActivitySourceBatch(
+                    person: person, source: source, distances: slots,
+                    replacing: Self.isTrack(source) ? nil : slots.keys.min()!...slots.keys.max()!)
             }
             summary.add(physiology)
             var batch = PhysiologyBatch(
@@ -267,7 +273,7 @@ public struct ActivityService: Sendable {
                 FileDescriptorByteStream(fileDescriptor: file.descriptor), fileName: name,
                 onProgress: { onProgress(ActivityImportProgress(bytesRead: $0, totalBytes: Int64(file.size))) },
                 onPosition: { tracks.keep($0, in: &minutes) }, onSample: { apportioner.add($0) })
-            tracks.add(minutes, source: "gpx:\(name)")
+            tracks.add(minutes, source: Self.trackPrefix + name)
             summary.add(gpx)
         case .healthZip:
             let archive = try HealthExportArchive(openFile: file.descriptor, path: path, limits: limits)
@@ -299,7 +305,7 @@ public struct ActivityService: Sendable {
                 } catch {
                     throw ActivityFileError.naming(route: route.path, error)
                 }
-                tracks.add(minutes, source: "gpx:\(name)")
+                tracks.add(minutes, source: Self.trackPrefix + name)
                 summary.add(gpx)
                 done += gpx.bytesRead
             }
@@ -308,6 +314,12 @@ public struct ActivityService: Sendable {
         if tracks.overflowed { throw .tooManyTrackedMinutes(limit: limits.maxTrackedMinutes) }
         return apportioner
     }
+
+    /// The source of a GPX track (a file's, or a workout route's in a zip): `gpx:` and its file's name.
+    static let trackPrefix = "gpx:"
+
+    /// Whether `source` is a track's (replaced only where the file has rows, never over its envelope).
+    static func isTrack(_ source: String) -> Bool { source.hasPrefix(trackPrefix) }
 
     /// What is stored, per source.
     public func sources() async throws(StorageFailure) -> [ActivitySourceSummary] {

@@ -85,6 +85,40 @@ struct PositionImportTests {
         #expect(try await stored(store).isEmpty)
     }
 
+    @Test("Two tracks of one file name (route.gpx in two folders) walked at different times both stay: a track replaces only what it has")
+    func oneNameTwoWalks() async throws {
+        let (store, service) = bench()
+        let directory = try TemporaryDirectory("finedust-positions")
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path("a"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory.path("b"), withIntermediateDirectories: true)
+        // a: 10:00–10:02 KST; b: 08:00–08:02 and 12:00–12:02 KST, its envelope around a's walk.
+        func points(_ hour: Int) -> String {
+            let formatter = ISO8601DateFormatter()
+            return (0...2).map { minute in
+                let at = instant(kst: "2026-11-20T\(String(format: "%02d", hour)):0\(minute):00")
+                return "<trkpt lat=\"37.57\(minute)\" lon=\"126.98\"><time>\(formatter.string(from: at))</time></trkpt>"
+            }.joined(separator: "\n")
+        }
+        try Data(gpx(points(10)).utf8).write(to: URL(fileURLWithPath: directory.path("a/route.gpx")))
+        try Data(gpx(points(8) + "\n</trkseg><trkseg>\n" + points(12)).utf8).write(to: URL(fileURLWithPath: directory.path("b/route.gpx")))
+        _ = try await service.importFile(atPath: directory.path("a/route.gpx"))
+        _ = try await service.importFile(atPath: directory.path("b/route.gpx"))
+        let minutes = try await stored(store).map { String($0.prefix(16)) }
+        #expect(
+            minutes == [
+                "2026-11-19T23:00", "2026-11-19T23:01", "2026-11-19T23:02", "2026-11-20T01:00", "2026-11-20T01:01",
+                "2026-11-20T01:02", "2026-11-20T03:00", "2026-11-20T03:01", "2026-11-20T03:02",
+            ])
+        let walked = try await store.activitySources()
+        #expect(walked.map(\.source) == ["gpx:route.gpx"])
+        #expect(walked.first?.slots == 3, "08:00, 10:00 and 12:00 each walked")
+        // Importing either again changes nothing.
+        _ = try await service.importFile(atPath: directory.path("a/route.gpx"))
+        #expect(try await stored(store).count == 9)
+        #expect(try await store.activitySources().first?.slots == 3)
+    }
+
     @Test("The last point of each minute is kept; a point a GPS jump lands on is no position; points without time give none")
     func jumpsAndMinutes() async throws {
         let (store, service) = bench()
