@@ -556,6 +556,14 @@ public struct Migration: Sendable {
         Migration("v19-sign-out-count") { dialect in
             ["ALTER TABLE session_revocation ADD COLUMN sign_outs \(dialect.ddl.integer) NOT NULL DEFAULT 0"]
         },
+        // How many rows `measurement` holds, raised by its one writer (`saveReadings`) in the same
+        // transaction: `dustctl status` and `/api/v1/status` read the number, not every stored hour.
+        Migration("v20-measurement-rows") { dialect in
+            [
+                "ALTER TABLE data_generation ADD COLUMN measurement_rows \(dialect.ddl.integer) NOT NULL DEFAULT 0",
+                "UPDATE data_generation SET measurement_rows = (SELECT count(*) FROM measurement)",
+            ]
+        },
     ]
 }
 

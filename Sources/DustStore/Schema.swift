@@ -107,6 +107,8 @@ enum Schema {
                 }
             }
         }
+        // A measurement row deleted here is not `saveReadings`'s: the kept count (v20) is taken again.
+        if changed > 0 { try db.execute(sql: "UPDATE data_generation SET measurement_rows = (SELECT count(*) FROM measurement)") }
         return changed
     }
 

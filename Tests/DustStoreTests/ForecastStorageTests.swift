@@ -27,7 +27,7 @@ struct ForecastStorageTests {
                 "v1", "v2-daemon-state", "v3-scrub-echoed-keys", "v4-forecast", "v5-alerts", "v6-activity-sources",
                 "v7-attempt-kind-seconds", "v8-gases", "v9-advisories", "v10-weekly-outlook", "v11-people", "v12-positions",
                 "v13-slot-places", "v14-advisory-keys-hashed", "v15-nothing-from-the-future", "v16-data-generation", "v17-indoor-air",
-                "v18-result-codes-in-vocabulary", "v19-sign-out-count",
+                "v18-result-codes-in-vocabulary", "v19-sign-out-count", "v20-measurement-rows",
             ])
     }
 

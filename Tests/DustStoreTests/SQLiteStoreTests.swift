@@ -36,6 +36,46 @@ struct SQLiteStoreTests {
         #expect(try await store.readingCount() == 24)
     }
 
+    @Test("The count of stored rows reads the same pages for a day as for 20,000 hours more (it was a scan of every row)")
+    func rowCountCost() async throws {
+        let store = SQLiteStore.scratch()  // one connection: every read below is counted on it
+        let pagesOfCount = { () async throws -> Int32 in
+            try store.synchronousRead { db in _ = pagesFetched(db, reset: true) }
+            _ = try await store.readingCount()
+            return try store.synchronousRead { db in pagesFetched(db) }
+        }
+        _ = try await store.saveReadings((0..<24).map { reading("종로구", hour: $0, pm10: 30, pm25: 10) })
+        let day = try await pagesOfCount()
+        let stations = (0..<20).map { "측정소\($0)" }
+        _ = try await store.saveReadings(stations.flatMap { name in (0..<1_000).map { reading(name, hour: -$0, pm10: 30, pm25: 10) } })
+        #expect(try await store.readingCount() == 20_024)
+        #expect(try await pagesOfCount() == day)
+        #expect(day > 0)
+    }
+
+    @Test("A v19 database's rows, however they were stored, are counted once at its upgrade, then kept")
+    func rowCountMigration() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        let queue = try DatabaseQueue(path: path)
+        try Schema.migrator.migrate(queue, upTo: "v19-sign-out-count")
+        try await queue.write { db in
+            try db.execute(
+                sql:
+                    "INSERT INTO measurement (station, slot_start, pm10, pm25, fetched_at) VALUES ('종로구', 0, 1, 1, 1), ('종로구', 3600, 2, 2, 1), ('중구', 0, 3, 3, 1)"
+            )
+        }
+        try queue.close()
+        let store = try SQLiteStore(path: path)
+        let kept = { try store.synchronousRead { db in try Int.fetchOne(db, sql: "SELECT measurement_rows FROM data_generation") } }
+        #expect(try kept() == 3)
+        #expect(try await store.readingCount() == 3)
+        _ = try await store.saveReadings([reading("종로구", hour: 0, pm10: 30, pm25: 10), reading("종로구", hour: 1, pm10: 30, pm25: 10)])
+        #expect(try kept() == 5)
+        #expect(try await store.readingCount() == 5)
+    }
+
     @Test("A revised value replaces the stored one; unknown stays NULL, never 0")
     func revision() async throws {
         let directory = try TemporaryDirectory()

@@ -302,6 +302,37 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "The count of stored rows is kept with every write: new rows raise it, revised and unchanged ones do not, as the table says",
+        arguments: Backend.allCases)
+    func keptRowCount(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            let sql = try #require(store as? any SQLDatabase)
+            // What `readingCount` reads (v20) and what counting every row says, in one snapshot.
+            let counts = { () async throws -> [Int] in
+                try await sql.read { session in
+                    [
+                        try session.row("SELECT measurement_rows AS n FROM data_generation")?.int("n") ?? -1,
+                        try session.row("SELECT count(*) AS n FROM measurement")?.int("n") ?? -1,
+                    ]
+                }
+            }
+            #expect(try await counts() == [0, 0])
+            let nine = eight.advanced(by: 1)
+            _ = try await store.saveReadings([reading(pm10: 41, pm25: 20), reading(slot: nine, pm10: 30, pm25: 9)], fetchedAt: fetched)
+            #expect(try await counts() == [2, 2])
+            // One unchanged, one revised, two new (another station): two more.
+            let batch = [
+                reading(pm10: 41, pm25: 20), reading(slot: nine, pm10: 31, pm25: 9), reading("중구", pm10: 50, pm25: 25),
+                reading("중구", slot: nine, pm10: 52, pm25: 26),
+            ]
+            #expect(try await store.saveReadings(batch, fetchedAt: fetched) == UpsertSummary(inserted: 2, updated: 1, unchanged: 1))
+            #expect(try await counts() == [4, 4])
+            #expect(try await store.readingCount(station: nil) == 4)
+            #expect(try await store.readingCount(station: "중구") == 2)
+        }
+    }
+
     @Test("The newest slot that ended by now; a slot in the future never counts", arguments: Backend.allCases)
     func newestSlot(_ backend: Backend) async throws {
         try await backend.withStore { store throws in
