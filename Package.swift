@@ -162,6 +162,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                // The key's mark in the database (HMAC), already linked for DustWeb's sessions.
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(
             name: "dustd",

@@ -22,6 +22,12 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
         self.echoGuard = KeyEchoGuard(keyForms: [trimmed, Self.sentForm(of: trimmed)])
     }
 
+    /// `mac` (a keyed hash such as HMAC) of `message` under the key as the server receives it, one
+    /// value for both forms of a key: a mark to know the key again by, never the key itself.
+    public func authenticationCode(of message: [UInt8], _ mac: (_ key: [UInt8], _ message: [UInt8]) -> [UInt8]) -> [UInt8] {
+        mac(decoded, message)
+    }
+
     /// The fewest letters and digits a key may have (`ServiceKeyLoader` refuses a shorter one):
     /// data.go.kr issues keys of about 90.
     public static let minimumLettersAndDigits = 32

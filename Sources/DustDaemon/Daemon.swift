@@ -1,5 +1,6 @@
 import AirKorea
 import AirKoreaHTTP
+import Crypto
 import DustConfig
 import DustKit
 import DustServices
@@ -213,11 +214,24 @@ public struct Daemon: Sendable {
         }
         for secret in storage.secrets { redactor.add(SecretText(secret)) }
         // An older FineDust may have stored a server's echo of this key in any encoding: the guard
-        // the client applies to every text it receives looks at every stored text.
+        // the client applies to every text it receives looks at every stored text, once per key
+        // (`SQLiteStore.withholdKeyEchoes` says why once is enough). That look is as long as the
+        // history: systemd is asked to wait for it rather than kill the start and begin it again.
         if let file = storage.store as? SQLiteStore {
+            let key = key
+            let notifier = SystemdNotifier(environment: environment, echoes: redactor)
             do {
-                let withheld = try file.withholdKeyEchoes(key.echoGuard)
-                if withheld > 0 {
+                let withheld = try file.withholdKeyEchoes(
+                    key.echoGuard,
+                    unlessLookedFor: { salt in
+                        key.authenticationCode(of: salt) { Array(HMAC<SHA256>.authenticationCode(for: $1, using: SymmetricKey(data: $0))) }
+                    },
+                    beforeWholeLook: { [logger] rows in
+                        guard rows > 0 else { return }
+                        logger.notice("Looking for echoes of the service key in every stored text (\(rows) readings), once for this key")
+                        notifier.send(["EXTEND_TIMEOUT_USEC=600000000", "STATUS=Looking for echoes of the service key, once for this key"])
+                    })
+                if let withheld, withheld > 0 {
                     logger.notice("Withheld \(withheld) stored texts that echoed the service key (written by an older FineDust)")
                 }
             } catch {

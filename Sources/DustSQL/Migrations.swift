@@ -564,6 +564,13 @@ public struct Migration: Sendable {
                 "UPDATE data_generation SET measurement_rows = (SELECT count(*) FROM measurement)",
             ]
         },
+        // The key dustd's start-up look for its echoes covered last (DustStore's `Schema.withholdKeyEchoes`):
+        // a random salt and the key's HMAC of it, never the key. SQLite only: PostgreSQL holds nothing an
+        // older FineDust wrote (`v3-scrub-echoed-keys`), and dustd looks there for nothing.
+        Migration("v21-key-echo-check") { dialect in
+            guard dialect == .sqlite else { return [] }
+            return ["CREATE TABLE key_echo_check (id INTEGER PRIMARY KEY CHECK (id = 1), salt BLOB NOT NULL, mark BLOB NOT NULL)"]
+        },
     ]
 }
 

@@ -261,14 +261,28 @@ public final class SQLiteStore: Sendable {
         }
     }
 
+    /// The key's MAC of a salt (HMAC-SHA256, dustd's: DustStore has no key and no cryptography): what
+    /// `key_echo_check` keeps to know the key a look for echoes covered, without the key.
+    public typealias KeyMark = @Sendable (_ salt: [UInt8]) -> [UInt8]
+
     /// Withholds every stored text that echoes the key (as `echoGuard` sees it: decoded, in any
     /// encoding; `Schema.withholdKeyEchoes` says how), then, when anything changed, rewrites the
     /// whole file (`VACUUM`) and empties the WAL: no copy of an echo stays on disk, not in a free
     /// page, not in the unused part of an index page. dustd runs it at start with its key, for what
     /// an older FineDust stored. Returns the texts withheld plus the rows deleted.
+    ///
+    /// With `mark`, the key's MAC, the whole look runs once per key (`Schema.withholdKeyEchoes(in:_:unlessLookedFor:)`
+    /// says why that is enough), `beforeWholeLook` called first with the rows of `measurement`; nil when it
+    /// had already run for this key.
     @discardableResult
-    public func withholdKeyEchoes(_ echoGuard: KeyEchoGuard) throws(SQLiteFailure) -> Int {
-        let changed = try synchronousWrite { db in try Schema.withholdKeyEchoes(in: db, echoGuard) }
+    public func withholdKeyEchoes(
+        _ echoGuard: KeyEchoGuard, unlessLookedFor mark: KeyMark? = nil, beforeWholeLook: (_ rows: Int) -> Void = { _ in }
+    ) throws(SQLiteFailure) -> Int? {
+        let changed = try synchronousWrite { db -> Int? in
+            guard let mark else { return try Schema.withholdKeyEchoes(in: db, echoGuard) }
+            return try Schema.withholdKeyEchoes(in: db, echoGuard, unlessLookedFor: mark, beforeWholeLook: beforeWholeLook)
+        }
+        guard let changed else { return nil }
         if changed > 0 {
             do {
                 try pool.vacuum()

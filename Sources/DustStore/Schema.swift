@@ -70,6 +70,36 @@ enum Schema {
     /// (`\/`, `\u002B`), and the document stays valid.
     static let jsonColumns: Set<String> = ["daemon_state.value"]
 
+    /// `withholdKeyEchoes`, unless the last whole look was for this key: nil then, nothing read but
+    /// one row. So the look costs its years of rows once per key (the first start of this version,
+    /// or with another key), not at every start, where dustd's time to READY grew with the history
+    /// (a restart loop once it passed the unit's TimeoutStartSec).
+    ///
+    /// Why once is enough: the look is for texts an older FineDust stored (before issue 19 nothing
+    /// checked what a server sent) or a server echoed before the key was this one. Every FineDust
+    /// that can open this file has v21 (an older one refuses a newer schema, `Standing`), so every
+    /// text written after the look passed this version's doors: the vocabularies where server text
+    /// enters (closed lists, Korean words and numbers) and the client's `KeyEchoGuard` with the key
+    /// in use; and every text leaving dustd or dustctl is checked whole again. A new key is looked
+    /// for everywhere, once. What is kept is a random salt and the key's HMAC of it: it confirms a
+    /// guessed key as any check would, but is not the key, is not shared by two files with the same
+    /// key, and no table of precomputed hashes finds it; a key has 32 letters and digits at least.
+    static func withholdKeyEchoes(
+        in db: Database, _ echoGuard: KeyEchoGuard, unlessLookedFor mark: SQLiteStore.KeyMark, beforeWholeLook: (_ rows: Int) -> Void
+    ) throws -> Int? {
+        if let last = try Row.fetchOne(db, sql: "SELECT salt, mark FROM key_echo_check"),
+            mark(Array(last["salt"] as Data)) == Array(last["mark"] as Data)
+        {
+            return nil
+        }
+        beforeWholeLook(try Int.fetchOne(db, sql: "SELECT measurement_rows FROM data_generation") ?? 0)
+        let changed = try withholdKeyEchoes(in: db, echoGuard)
+        let salt = (0..<32).map { _ in UInt8.random(in: .min ... .max) }
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO key_echo_check (id, salt, mark) VALUES (1, ?, ?)", arguments: [Data(salt), Data(mark(salt))])
+        return changed
+    }
+
     /// Withholds every stored text that echoes the key, in every text column of every table (not a
     /// list of the columns known today to hold network text: a column added later is covered too).
     /// A text is withheld in place: replaced by `KeyEchoGuard.withheldText`, its row kept; a JSON
@@ -86,13 +116,21 @@ enum Schema {
         for table in tables {
             let columns = try Row.fetchAll(db, sql: "SELECT name, type, pk FROM pragma_table_info(?)", arguments: [table])
             let keys = try identifyingColumns(of: table, columns, db)
-            for row in columns where (row["type"] as String? ?? "").uppercased().contains("TEXT") {
-                let column: String = row["name"]
-                let quotedTable = "\"\(table)\""
+            let textColumns = columns.filter { ($0["type"] as String? ?? "").uppercased().contains("TEXT") }.map { $0["name"] as String }
+            guard !textColumns.isEmpty else { continue }
+            let quotedTable = "\"\(table)\""
+            // One pass over the table for all its text columns (measurement's nine were nine scans).
+            var distinct = Array(repeating: Set<String>(), count: textColumns.count)
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT DISTINCT \(textColumns.map { "\"\($0)\"" }.joined(separator: ", ")) FROM \(quotedTable)")
+            while let row = try rows.next() {
+                for index in textColumns.indices {
+                    if case .string(let text) = (row[index] as DatabaseValue).storage { distinct[index].insert(text) }
+                }
+            }
+            for (column, texts) in zip(textColumns, distinct) {
                 let quotedColumn = "\"\(column)\""
                 let json = jsonColumns.contains("\(table).\(column)")
-                let texts = try String.fetchAll(
-                    db, sql: "SELECT DISTINCT \(quotedColumn) FROM \(quotedTable) WHERE typeof(\(quotedColumn)) = 'text'")
                 for text in texts {
                     if keys.contains(column) {
                         guard echoGuard.echoes(text) else { continue }

@@ -1,4 +1,5 @@
 import DustDaemon
+import DustKit
 import DustStore
 import FakeAirKorea
 import Foundation
@@ -191,6 +192,45 @@ struct DustdProcessTests {
         kill(process.processIdentifier, SIGTERM)
         await process.exited()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    @Test(
+        "The first start with a key and stored readings asks systemd for time (EXTEND_TIMEOUT_USEC) before it looks through them and says READY=1; the next start does not look again"
+    )
+    func keyEchoLookOncePerKey() async throws {
+        let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
+        let database = directory.path("dust.sqlite")
+        let hours = (0..<48).map { hour in
+            HourlyReading(
+                station: "종로구", slot: Slot(startEpochSeconds: 1_795_100_400 + Int64(hour) * 3600),
+                concentration: DustPair(fineDust: 30, ultraFineDust: 10))
+        }
+        _ = try await SQLiteStore(path: database).saveReadings(hours, fetchedAt: Date(timeIntervalSince1970: 1_795_300_000))
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        defer { Task { await server.stop() } }
+        var starts: [[String]] = []
+        for run in 0..<2 {
+            let notify = try NotifySocket(path: directory.path("notify\(run).sock"))
+            let (process, _) = try Self.dustd(
+                in: directory, baseURL: baseURL, notify: notify, database: database, environment: ["DUSTD_ADVISORIES_ENABLED": "false"])
+            try process.run()
+            var messages: [String] = []
+            let deadline = ContinuousClock.now + .seconds(180)
+            while ContinuousClock.now < deadline, !messages.contains(where: { $0.hasPrefix("READY=1") }), process.isRunning {
+                messages += notify.drain()
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            // The moment READY=1 came, before the service group handles signals: how dustd ends is not this test's.
+            kill(process.processIdentifier, SIGTERM)
+            await process.exited()
+            starts.append(messages.prefix { !$0.hasPrefix("READY=1") } + messages.filter { $0.hasPrefix("READY=1") }.prefix(1))
+        }
+        #expect(starts[0].count == 2 && starts[0][0].hasPrefix("EXTEND_TIMEOUT_USEC=600000000\n"), "\(starts[0])")
+        #expect(starts[0].last?.hasPrefix("READY=1") == true, "\(starts[0])")
+        #expect(starts[1].count == 1 && starts[1][0].hasPrefix("READY=1"), "\(starts[1])")
     }
 
     @Test("The watchdog's interval is half of WATCHDOG_USEC, never under 100 ms, and none for another PID or no value")

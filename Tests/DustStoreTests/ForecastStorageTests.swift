@@ -28,6 +28,7 @@ struct ForecastStorageTests {
                 "v7-attempt-kind-seconds", "v8-gases", "v9-advisories", "v10-weekly-outlook", "v11-people", "v12-positions",
                 "v13-slot-places", "v14-advisory-keys-hashed", "v15-nothing-from-the-future", "v16-data-generation", "v17-indoor-air",
                 "v18-result-codes-in-vocabulary", "v19-sign-out-count", "v20-measurement-rows",
+                "v21-key-echo-check",
             ])
     }
 

@@ -1,10 +1,11 @@
 import DustKit
 import DustServices
-import DustStore
 import Foundation
 import GRDB
 import TestSupport
 import Testing
+
+@testable import DustStore
 
 /// A key shaped like data.go.kr's (96 characters of base64).
 private let key = "Fj1mybGUS4U3hdKn+iTemnwtnJGc66cYlMtQ/IMtjK4ZlR0Hc3asdiRkT8NeoD6PU99fy8210BfS4N7s+DnOoZB85Hmz/pZX7A=="
@@ -118,6 +119,53 @@ struct KeyEchoScrubTests {
         for file in [path, path + "-wal"] where FileManager.default.fileExists(atPath: file) {
             #expect(!echoGuard.occursUndecoded(in: try Data(contentsOf: URL(fileURLWithPath: file))), "key bytes in \(file)")
         }
+    }
+
+    /// A stand-in for dustd's HMAC (`Daemon`): a function of the key and the salt only.
+    static func mark(_ key: String) -> SQLiteStore.KeyMark {
+        let tag = UInt8(truncatingIfNeeded: key.utf8.reduce(0) { $0 &* 31 &+ Int($1) })
+        return { salt in salt.map { $0 ^ tag } }
+    }
+
+    @Test("With the key's mark the whole look runs once per key: the next reads the same pages for a day as for 20,000 hours more")
+    func oncePerKey() async throws {
+        let store = SQLiteStore.scratch()  // one connection: every page the look reads is counted on it
+        let pagesOfLook = { (echoGuard: KeyEchoGuard, key: String) throws -> (Int?, Int32) in
+            try store.synchronousRead { db in _ = pagesFetched(db, reset: true) }
+            let found = try store.withholdKeyEchoes(echoGuard, unlessLookedFor: Self.mark(key))
+            return (found, try store.synchronousRead { db in pagesFetched(db) })
+        }
+        _ = try await store.saveReadings((0..<24).map { reading("종로구", hour: $0, pm10: 30, pm25: 10) })
+        #expect(try pagesOfLook(echoGuard, key).0 == 0)
+        let (again, day) = try pagesOfLook(echoGuard, key)
+        #expect(again == nil)
+        _ = try await store.saveReadings((0..<20).flatMap { k in (0..<1_000).map { reading("측정소\(k)", hour: -$0, pm10: 30, pm25: 10) } })
+        let (later, history) = try pagesOfLook(echoGuard, key)
+        #expect(later == nil)
+        #expect(history == day)
+        #expect(day > 0)
+
+        // Another key (one an older FineDust stored an echo of) is looked for everywhere, once; so is
+        // the first again, as the last look was not for it.
+        let other = String(key.reversed())
+        let otherGuard = KeyEchoGuard(keyForms: [other])
+        try await store.setDaemonState(["note": "AirKorea: \(other)"])
+        #expect(try pagesOfLook(otherGuard, other).0 == 1)
+        #expect(try await store.daemonState()["note"] == KeyEchoGuard.withheldText)
+        #expect(try pagesOfLook(otherGuard, other).0 == nil)
+        #expect(try pagesOfLook(echoGuard, key).0 == 0)
+
+        // What is kept is salted: another database looked through with the same key keeps another mark.
+        let second = SQLiteStore.scratch()
+        #expect(try second.withholdKeyEchoes(echoGuard, unlessLookedFor: Self.mark(key)) == 0)
+        let kept = { (store: SQLiteStore) throws -> [Data] in
+            try store.synchronousRead { db in
+                try Data.fetchAll(db, sql: "SELECT salt FROM key_echo_check UNION ALL SELECT mark FROM key_echo_check")
+            }
+        }
+        let (first, last) = (try kept(store), try kept(second))
+        #expect(first.count == 2 && last.count == 2)
+        #expect(first[1] != last[1])
     }
 
     @Test("A JSON document keeps every byte but the echoing strings")

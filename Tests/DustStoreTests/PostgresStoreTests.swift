@@ -54,7 +54,7 @@ struct PostgresStoreTests {
         }
     }
 
-    @Test("Opening twice migrates once: the names applied are v1…v20, each once, and what was stored stays")
+    @Test("Opening twice migrates once: the names applied are v1…v21, each once, and what was stored stays")
     func migrationsIdempotent() async throws {
         let (server, location, store) = try await fresh()
         #expect(try await store.saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched) == UpsertSummary(inserted: 1))
@@ -64,7 +64,7 @@ struct PostgresStoreTests {
             #expect(try await again.readingCount(station: nil) == 1)
             let names = try await server.execute(
                 "SELECT name FROM finedust_migration ORDER BY applied_at, name", database: location.database)
-            #expect(names.split(separator: "\n").count == 20)
+            #expect(names.split(separator: "\n").count == 21)
             #expect(
                 Set(names.split(separator: "\n")).isSuperset(of: [
                     "v1", "v6-activity-sources", "v11-people", "v12-positions", "v13-slot-places",
@@ -82,7 +82,7 @@ struct PostgresStoreTests {
         _ = try await stores[0].saveReadings([reading(eight, pm10: 41)], fetchedAt: fetched)
         #expect(try await stores[1].readingCount(station: "종로구") == 1)
         for store in stores { await store.close() }
-        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "20")
+        #expect(try await server.execute("SELECT count(*) FROM finedust_migration", database: location.database) == "21")
     }
 
     @Test("A wrong password is denied (exit 78), in a sentence that names the role and never either password")
