@@ -30,6 +30,8 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     case fieldTooLong(field: String, limit: Int)
     /// More items than the parser accepts in one response.
     case tooManyItems(limit: Int)
+    /// More comments and processing instructions than the parser accepts; AirKorea sends none.
+    case tooManyComments(limit: Int)
     /// Items carry no `stationName` (old service station results) and no station was given.
     case missingStationName
 
@@ -73,6 +75,10 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
             return "The field <\(field)> is longer than \(limit) bytes, which no AirKorea value is; the response was rejected."
         case .tooManyItems(let limit):
             return "The response has more than \(limit) items, which no AirKorea response does; it was rejected."
+        case .tooManyComments(let limit):
+            return
+                "The response holds more than \(limit) XML comments or processing instructions, which AirKorea never sends "
+                + "(each would be kept in memory); it was rejected."
         case .missingStationName:
             return "The items carry no stationName (an old-service station response); give the station with --station NAME."
         }
@@ -89,7 +95,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnAirKoreaResponse(let root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
         case .fieldTooLong(let field, let limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
         case .jsonBody, .emptyBody, .truncated, .invalidUTF8, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .tooManyItems, .missingStationName:
+            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName:
             self
         }
     }
@@ -110,7 +116,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8:
             .retryWithBackoff
         case .jsonBody, .notAnAirKoreaResponse, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .fieldTooLong, .tooManyItems, .missingStationName:
+            .nestingTooDeep, .fieldTooLong, .tooManyItems, .tooManyComments, .missingStationName:
             // Unparsable bodies are retried: a broken proxy or captive portal can produce any of these.
             .retryWithBackoff
         }

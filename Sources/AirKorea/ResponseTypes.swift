@@ -10,12 +10,20 @@ public struct ParserLimits: Sendable, Hashable {
     public var maxFieldBytes: Int
     /// Most items accepted in one response.
     public var maxItems: Int
+    /// Most comments and processing instructions accepted in one response: AirKorea sends none,
+    /// and libxml2's reader keeps a run of them in memory until an element follows (a 31.5 MB
+    /// answer of `<!---->` held 1.5 GB).
+    public var maxComments: Int
 
-    public init(maxDocumentBytes: Int = 32 * 1024 * 1024, maxDepth: Int = 16, maxFieldBytes: Int = 4096, maxItems: Int = 200_000) {
+    public init(
+        maxDocumentBytes: Int = 32 * 1024 * 1024, maxDepth: Int = 16, maxFieldBytes: Int = 4096, maxItems: Int = 200_000,
+        maxComments: Int = 100
+    ) {
         self.maxDocumentBytes = maxDocumentBytes
         self.maxDepth = maxDepth
         self.maxFieldBytes = maxFieldBytes
         self.maxItems = maxItems
+        self.maxComments = maxComments
     }
 }
 

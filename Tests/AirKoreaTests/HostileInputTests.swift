@@ -230,6 +230,41 @@ struct HostileInputTests {
         #expect(hostile(Data(xml.utf8), limits: ParserLimits(maxItems: 10)).error == .tooManyItems(limit: 10))
     }
 
+    /// A one-item answer holding `count` copies of `node` at `place`.
+    static func withNodes(_ node: String, count: Int, at place: NodePlace) -> Data {
+        let run = String(repeating: node, count: count)
+        func at(_ spot: NodePlace) -> String { spot == place ? run : "" }
+        return Data(
+            ("\(at(.beforeRoot))<response>\(at(.underResponse))<header><resultCode>00</resultCode></header><body>\(at(.underBody))"
+                + "<items><item><stationName>종로구</stationName>\(at(.inItem))<dataTime>2026-11-20 10:00</dataTime>"
+                + "<pm10Value>4\(at(.inField))5</pm10Value></item></items></body></response>\(at(.afterRoot))").utf8)
+    }
+
+    enum NodePlace: CaseIterable, Sendable { case beforeRoot, underResponse, underBody, inItem, inField, afterRoot }
+
+    // libxml2's reader keeps a run of comments or processing instructions until an element follows:
+    // 4.5 million `<!---->` in a 31.5 MB answer took dustd to 1.49 GB, and none counted against a limit.
+    @Test(
+        "Over 100 comments or processing instructions are refused, wherever they stand; 100 are read past",
+        arguments: ["<!---->", "<?a?>", "<!-- 에어코리아 -->", "<?xml-stylesheet href=\"a.xsl\"?>"], NodePlace.allCases)
+    func commentsBounded(node: String, place: NodePlace) throws {
+        let hundred = try AirKoreaResponseParser().parseMeasurements(Self.withNodes(node, count: 100, at: place))
+        #expect(hundred.readings.map(\.concentration.fineDust) == [45])
+        #expect(hostile(Self.withNodes(node, count: 101, at: place)).error == .tooManyComments(limit: 100))
+        // Comments and instructions mixed count together.
+        let mixed = Self.withNodes(String(repeating: "<!---->", count: 60) + String(repeating: "<?a?>", count: 41), count: 1, at: place)
+        #expect(hostile(mixed).error == .tooManyComments(limit: 100))
+    }
+
+    @Test("A million empty comments (7 MB, in one run) are refused, in bounded memory")
+    func millionComments() throws {
+        let result = hostile(Self.withNodes("<!---->", count: 1_000_000, at: .inItem))
+        #expect(result.error == .tooManyComments(limit: 100))
+        #expect(result.peakGrowth < blowUpGuardBytes)
+        let pi = hostile(Self.withNodes("<?a?>", count: 1_000_000, at: .underBody))
+        #expect(pi.error == .tooManyComments(limit: 100))
+    }
+
     @Test("Random garbage never crashes the parser")
     func garbage() throws {
         var generator = SystemRandomNumberGenerator()
