@@ -114,7 +114,7 @@ struct HostileInputTests {
         let huge = String(repeating: "가", count: 10 * 1024 * 1024 / 3)
         let inField =
             "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
-        let fieldResult = hostile(Data(inField.utf8))
+        let fieldResult = hostile(Data(inField.utf8), limits: ParserLimits(maxDocumentBytes: 32 * 1024 * 1024))
         guard case .fieldTooLong(field: "stationName", _)? = fieldResult.error else {
             Issue.record("expected fieldTooLong(stationName), got \(String(describing: fieldResult.error))")
             return
@@ -124,7 +124,8 @@ struct HostileInputTests {
 
         let ignored =
             "<response><header><resultCode>00</resultCode></header><body><items><item><khaiComment>\(huge)</khaiComment></item></items></body></response>"
-        let ignoredResult = hostile(Data(ignored.utf8))
+        // 10 MB is above the document limit (8 MiB): raised here, to reach libxml2's own text cap.
+        let ignoredResult = hostile(Data(ignored.utf8), limits: ParserLimits(maxDocumentBytes: 32 * 1024 * 1024))
         #expect(ignoredResult.error == .fieldTooLong(field: "text", limit: 10_000_000))
         #expect(ignoredResult.seconds < hangGuardSeconds)
         #expect(ignoredResult.peakGrowth < blowUpGuardBytes)
@@ -144,7 +145,7 @@ struct HostileInputTests {
         let huge = String(repeating: "a", count: 10_000_001)
         let xml =
             "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(huge)</stationName></item></items></body></response>"
-        let result = hostile(Data(xml.utf8), limits: ParserLimits(maxFieldBytes: 20_000_000))
+        let result = hostile(Data(xml.utf8), limits: ParserLimits(maxDocumentBytes: 32 * 1024 * 1024, maxFieldBytes: 20_000_000))
         #expect(result.error == .fieldTooLong(field: "stationName", limit: 10_000_000))
         #expect(result.peakGrowth < blowUpGuardBytes)
     }
@@ -217,10 +218,10 @@ struct HostileInputTests {
         #expect(stations.map { Array(($0.address ?? "").utf8) } == [Array("서울 종로구".utf8)])
     }
 
-    @Test("A body above the size limit is not parsed at all")
+    @Test("A body above the size limit, 8 MiB, is not parsed at all")
     func documentTooLarge() throws {
-        let body = Data(repeating: UInt8(ascii: " "), count: 33 * 1024 * 1024)
-        #expect(hostile(body).error == .documentTooLarge(limit: 32 * 1024 * 1024))
+        let body = Data(repeating: UInt8(ascii: " "), count: 8 * 1024 * 1024 + 1)
+        #expect(hostile(body).error == .documentTooLarge(limit: 8 * 1024 * 1024))
     }
 
     @Test("More items than the limit are refused")
@@ -228,6 +229,51 @@ struct HostileInputTests {
         let items = String(repeating: "<item><stationName>x</stationName></item>", count: 11)
         let xml = "<response><header><resultCode>00</resultCode></header><body><items>\(items)</items></body></response>"
         #expect(hostile(Data(xml.utf8), limits: ParserLimits(maxItems: 10)).error == .tooManyItems(limit: 10))
+    }
+
+    /// A normal answer of `count` hours of 종로구 going back from 2026-11-20 24:00, each item as a
+    /// ver=1.5 answer writes it (about 730 bytes), with `filler` bytes of white space after each.
+    static func realisticItems(_ count: Int, filler: Int = 0) -> Data {
+        let last = KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00")!
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<response>\n  <header>\n    <resultCode>00</resultCode>\n"
+        xml += "    <resultMsg>NORMAL_CODE</resultMsg>\n  </header>\n  <body>\n    <items>\n"
+        let pad = String(repeating: " ", count: filler)
+        for offset in 0..<count {
+            xml += """
+                      <item>
+                        <so2Grade>1</so2Grade><coFlag/><khaiValue>47</khaiValue><so2Value>0.003</so2Value><coValue>0.4</coValue>
+                        <pm10Flag/><pm10Value>45</pm10Value><pm25Value>22</pm25Value><pm10Value24>41</pm10Value24>
+                        <pm25Value24>20</pm25Value24><o3Grade>1</o3Grade><khaiGrade>1</khaiGrade><pm25Flag/><no2Flag/>
+                        <no2Grade>1</no2Grade><o3Flag/><so2Flag/><dataTime>\(KoreaStandardTime.dataTime(of: last.advanced(by: -offset)))</dataTime>
+                        <coGrade>1</coGrade><no2Value>0.026</no2Value><pm10Grade>2</pm10Grade><pm25Grade>2</pm25Grade>
+                        <pm10Grade1h>2</pm10Grade1h><pm25Grade1h>2</pm25Grade1h><o3Value>0.028</o3Value>
+                        <stationName>종로구</stationName><mangName>도시대기</mangName><sidoName>서울</sidoName>
+                      </item>\(pad)
+
+                """
+        }
+        xml += "    </items>\n    <numOfRows>\(count)</numOfRows>\n    <pageNo>1</pageNo>\n    <totalCount>\(count)</totalCount>\n"
+        xml += "  </body>\n</response>\n"
+        return Data(xml.utf8)
+    }
+
+    // At 200,000 items and 32 MiB, an answer just under both took dustd to 326 MB (its unit allows 256):
+    // every item is built before any is dropped. The limits now follow the largest real answers.
+    @Test("The limits follow real answers: 10,000 items just under 8 MiB parse whole; 10,001 items, however small, are refused")
+    func limitsFromRealAnswers() throws {
+        let envelope = Self.realisticItems(0).count
+        let itemBytes = Self.realisticItems(1).count - envelope
+        let body = Self.realisticItems(10_000, filler: (8 * 1024 * 1024 - envelope) / 10_000 - itemBytes)
+        #expect(body.count <= 8 * 1024 * 1024 && body.count > 8 * 1024 * 1024 - 10_000)
+        let page = try AirKoreaResponseParser().parseMeasurements(body)
+        #expect(page.readings.count == 10_000)
+        #expect(page.readings.first?.concentration == DustPair(fineDust: 45, ultraFineDust: 22))
+        #expect(page.readings.last?.slot == KoreaStandardTime.slot(forDataTime: "2026-11-20 24:00")!.advanced(by: -9_999))
+
+        let items = String(repeating: "<item><stationName>종로구</stationName><dataTime>2026-11-20 10:00</dataTime></item>", count: 10_001)
+        let small = Data("<response><header><resultCode>00</resultCode></header><body><items>\(items)</items></body></response>".utf8)
+        #expect(small.count < 1024 * 1024)
+        #expect(hostile(small).error == .tooManyItems(limit: 10_000))
     }
 
     /// A one-item answer holding `count` copies of `node` at `place`.
