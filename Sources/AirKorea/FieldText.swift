@@ -52,10 +52,11 @@ struct FieldText {
         return .measured(value)
     }
 
-    /// An advisory's concentration (`issueVal`, µg/m³ or ppm): a finite, non-negative number, or nil
-    /// (unknown, never 0) for `-`, empty or anything that is not one.
+    /// An advisory's concentration (`issueVal`, µg/m³ or ppm): a finite number an instrument could
+    /// have read (`HourlyReading.plausibleConcentration`, 0 to 10,000, wide enough for both units),
+    /// or nil (unknown, never 0) for `-`, empty or anything that is not one.
     var advisoryValue: Double? {
-        guard let value = decimal, value.isFinite, value >= 0 else { return nil }
+        guard let value = decimal, value.isFinite, HourlyReading.plausibleConcentration.contains(value) else { return nil }
         return value
     }
 
@@ -65,8 +66,10 @@ struct FieldText {
         return DustGrade(rawValue: Int(bytes[0]) - 0x30)
     }
 
-    /// A plain decimal number (`35`, `0.0022`, `-1.5`, `37.572025`), parsed exactly as `strtod` would
-    /// for up to 15 significant digits; nil for anything else.
+    /// A plain decimal number (`35`, `0.0022`, `-1.5`, `37.572025`): an optional sign, then ASCII
+    /// digits with at most one decimal point, whatever its length; nil for anything else (an
+    /// exponent, `0x…`, `nan`, `inf`). Up to 15 digits it is parsed here, exactly as `strtod` would;
+    /// past them the text, checked whole against the same grammar first, is handed to `strtod`.
     var decimal: Double? {
         var index = 0
         var negative = false
@@ -84,7 +87,7 @@ struct FieldText {
                 guard !seenPoint else { return nil }
                 seenPoint = true
             } else if byte >= 0x30, byte <= 0x39 {
-                guard digits < 15 else { return slowDecimal }
+                guard digits < 15 else { return longDecimal(from: index, seenPoint: seenPoint) }
                 mantissa = mantissa * 10 + UInt64(byte - 0x30)
                 digits += 1
                 if seenPoint { fractionDigits += 1 }
@@ -100,7 +103,21 @@ struct FieldText {
         return negative ? -value : value
     }
 
-    private var slowDecimal: Double? { Double(String(decoding: bytes, as: UTF8.self)) }
+    /// The value of a decimal with more than 15 digits, the bytes from `index` on still unread.
+    /// `Double(String)` alone would also read an exponent (`0000000000000001e3` was 1000, and
+    /// `…1e-400` a measured 0), so the rest is checked to be digits and at most one point first.
+    private func longDecimal(from index: Int, seenPoint: Bool) -> Double? {
+        var seenPoint = seenPoint
+        for byte in bytes[index...] {
+            if byte == UInt8(ascii: ".") {
+                guard !seenPoint else { return nil }
+                seenPoint = true
+            } else if byte < 0x30 || byte > 0x39 {
+                return nil
+            }
+        }
+        return Double(String(decoding: bytes, as: UTF8.self))
+    }
 
     private static let powersOfTen: [Double] = (0...22).map { exponent in
         (0..<exponent).reduce(1.0) { value, _ in value * 10 }
