@@ -10,7 +10,8 @@ public struct IngestReport: Sendable, Hashable {
     public var skippedItems: Int
     /// Items stamped more than an hour after now (a server with a wrong clock): not stored.
     public var futureItems: Int
-    /// Items stamped before 2000-01-01 (`SupportedPeriod`): no station measured them; not stored.
+    /// Items of an hour before 2000-01-01 00:00 KST (`SupportedPeriod`; `1999-12-31 24:00` is such an
+    /// hour): no station measured them; not stored.
     public var outOfPeriodItems: Int
     /// Items older than the request's window (a MONTH request answered with years): not stored.
     public var outsideWindowItems: Int
@@ -82,6 +83,12 @@ public struct IngestService: Sendable {
     /// station measures an hour that has not happened.
     public static let futureTolerance: TimeInterval = 3600
 
+    /// The start of the first hour stored: 2000-01-01 00:00 KST, the first hour of the first supported
+    /// date in AirKorea's own time. `SupportedPeriod.earliestInstant` lies five hours earlier (midnight at
+    /// UTC+14), so the hours stamped `1999-12-31 20:00` … `24:00` (and the old `2000-01-01 00:00`),
+    /// whose date is 1999-12-31, passed it (docs/REFERENCE.md §2).
+    public static let firstSlotStart = KoreaStandardTime.instant(hour: 0, of: SupportedPeriod.firstDate)
+
     /// Stores a parsed page in one transaction, with one reading per station and slot (the last, as
     /// AirKorea's latest word), and without the items no station can have measured for this answer:
     /// stamped more than an hour ahead, before 2000-01-01 (`SupportedPeriod.isPlausible`, the rule
@@ -114,7 +121,7 @@ public struct IngestService: Sendable {
                 future += 1
                 continue
             }
-            guard SupportedPeriod.isPlausible(reading.slot.start, now: now) else {
+            guard SupportedPeriod.isPlausible(reading.slot.start, now: now), reading.slot.start >= Self.firstSlotStart else {
                 outOfPeriod += 1
                 continue
             }
