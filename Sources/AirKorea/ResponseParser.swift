@@ -4,7 +4,8 @@ import Foundation
 // The parser's jobs, one file each: ResponseTypes (what it returns), BodySniffer (bodies that are
 // not XML), LibXMLReader (the libxml2 loop) and LibXMLErrorSink (its errors, typed), ElementNames
 // (names as interned pointers), ResponseReaderState (where the reader is, what it collected),
-// RawResponse (items before they become readings), FieldText (values decoded from bytes).
+// RawResponse (items before they become readings), FieldText (values decoded from bytes),
+// CommentBound (comments and processing instructions counted before libxml2 reads them).
 
 /// Parses AirKorea XML responses with libxml2's streaming reader.
 ///
@@ -156,6 +157,7 @@ public struct AirKoreaResponseParser: Sendable {
                 if let line = AttributeBound.lineOfExcess(in: bytes) {
                     throw .malformedXML(line: line, reason: "an element with more than \(AttributeBound.maxAttributes) attributes")
                 }
+                if CommentBound.exceeds(limits.maxComments, in: bytes) { throw .tooManyComments(limit: limits.maxComments) }
                 var raw = try LibXMLReader(limits: limits, echoGuard: echoGuard).read(bytes)
                 raw.withholdComposedEchoes(echoGuard)
                 return .success(raw)

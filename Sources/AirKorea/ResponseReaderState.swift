@@ -50,10 +50,9 @@ struct ReaderState {
             XML_READER_TYPE_ENTITY.rawValue:
             throw .doctypeNotAllowed
         case XML_READER_TYPE_COMMENT.rawValue, XML_READER_TYPE_PROCESSING_INSTRUCTION.rawValue:
-            // The reader frees a node when it moves on to a sibling, but not a run of siblings without
-            // an element among them: 4.5 million `<!---->` held 1.5 GB. Text cannot make such a run
-            // (adjacent text, CDATA and character references merge into one node), so comments and
-            // processing instructions, which no AirKorea answer carries, are counted and bounded.
+            // The reader keeps a run of them until the next tag: 4.5 million `<!---->` held 1.5 GB.
+            // `CommentBound` counted their openings before the reader ran; this is the exact count.
+            // Text needs none (adjacent text, CDATA and character references merge into one node).
             comments += 1
             guard comments <= limits.maxComments else { throw .tooManyComments(limit: limits.maxComments) }
         default:

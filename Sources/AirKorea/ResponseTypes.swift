@@ -17,7 +17,7 @@ public struct ParserLimits: Sendable, Hashable {
     /// asks for 1,000 a page at most).
     public var maxItems: Int
     /// Most comments and processing instructions accepted in one response: AirKorea sends none,
-    /// and libxml2's reader keeps a run of them in memory until an element follows (a 31.5 MB
+    /// and libxml2's reader keeps a run of them in memory until the next tag (a 31.5 MB
     /// answer of `<!---->` held 1.5 GB).
     public var maxComments: Int
 

@@ -302,6 +302,24 @@ struct HostileInputTests {
         #expect(hostile(mixed).error == .tooManyComments(limit: 100))
     }
 
+    // The reader parses on to the next tag before it hands over a node: counted as they were read, a
+    // million comments had already taken 157 MB when the 101st was seen.
+    @Test(
+        "Comments and processing instructions are counted before libxml2 reads the body: the count is refused before an error on line 1",
+        arguments: ["<!---->", "<?a?>", "<\0!\0-\0-\0-\0-\0>\0"])
+    func commentsCountedFirst(node: String) throws {
+        let body = Data(("<response>&undeclared;\n" + String(repeating: node, count: 102) + "\n</response>").utf8)
+        #expect(hostile(body).error == .tooManyComments(limit: 100))
+        // The XML declaration is no comment: 101 openings with it pass the count, and the reader sees the error.
+        let declared = Data(
+            ("<?xml version=\"1.0\"?><response>&undeclared;\n" + String(repeating: node, count: 100) + "\n</response>").utf8)
+        let error = hostile(declared).error
+        guard case .malformedXML(line: 1, _)? = error else {
+            Issue.record("expected malformedXML on line 1, got \(String(describing: error))")
+            return
+        }
+    }
+
     @Test("A million empty comments (7 MB, in one run) are refused, in bounded memory")
     func millionComments() throws {
         let result = hostile(Self.withNodes("<!---->", count: 1_000_000, at: .inItem))
