@@ -85,6 +85,12 @@ extension SettingValues {
     /// Each sensor's people exist, each name is one sensor's, and each person learns the sensors
     /// where they live (every sensor without `people`).
     private func placeSensors(in people: inout [Person], source: String?) throws(ConfigurationError) {
+        guard indoor.sensors.count <= Self.mostSensors else {
+            throw ConfigurationError(
+                key: "indoor.sensors",
+                problem: "lists \(indoor.sensors.count) sensors; FineDust asks at most \(Self.mostSensors) (each is asked every minute)",
+                source: source)
+        }
         var firstIndex: [String: Int] = [:]
         for (index, sensor) in indoor.sensors.enumerated() {
             if let first = firstIndex[sensor.name] {
@@ -118,11 +124,25 @@ extension SettingValues {
         one.person == nil || other.person == nil || one.person == other.person
     }
 
+    /// The most people `people:` may list: a household, with room for a shared house. A week of 1,000
+    /// (a generated file) held 160 KB a person for `week --everyone`, and eight of the web's household
+    /// pages at once took dustd to 602 MB, past the unit's `MemoryMax=`.
+    static let mostPeople = 32
+    /// The most monitors `indoor.sensors` may list; each is asked every minute.
+    static let mostSensors = 32
+
     /// `people:` with each person's left-out keys taken from `station.name` and `intake.*`; without
     /// `people:`, the one person `me` holding exactly those settings (docs/REFERENCE.md §18).
     private func household(source: String?, personTokens: inout [PersonTokenFile]) throws(ConfigurationError) -> [Person] {
         guard !people.isEmpty else {
             return [Person(name: Person.defaultName, station: station.name, infiltration: infiltration, schedule: schedule)]
+        }
+        guard people.count <= Self.mostPeople else {
+            throw ConfigurationError(
+                key: "people",
+                problem: "lists \(people.count) people; FineDust keeps a household of at most \(Self.mostPeople) (each person's day, week "
+                    + "and page are computed from their own hours)",
+                source: source)
         }
         var firstIndex: [String: Int] = [:]
         var household: [Person] = []

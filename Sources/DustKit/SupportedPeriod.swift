@@ -53,7 +53,10 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
         switch self {
         case .notADate(let text):
             // Written right but naming no day (2026-11-31, 2026-02-29, 2026-13-01): say which part is wrong.
-            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/), let year = Int(match.1), let month = Int(match.2) {
+            // ASCII digits only: Regex's \d takes any (`2026-12-3１`), which LocalDate refuses.
+            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/.asciiOnlyDigits()), let year = Int(match.1),
+                let month = Int(match.2)
+            {
                 guard (1...12).contains(month) else {
                     return "\(text) has no month \(month): a month is 01 to 12; give a day from \(range)."
                 }
@@ -81,7 +84,8 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
 extension TypedPeriodError {
     /// For a text written `YYYY-Www` whose year has no such week: the year and its last week.
     public static func yearOfWeekWrittenRight(_ text: String) -> (year: Int, last: ISOWeek)? {
-        guard let match = text.wholeMatch(of: /(\d{4})-W(\d{2})/), let year = Int(match.1), (1...9998).contains(year) else { return nil }
+        guard let match = text.wholeMatch(of: /(\d{4})-W(\d{2})/.asciiOnlyDigits()), let year = Int(match.1), (1...9998).contains(year)
+        else { return nil }
         // 28 December is in its year's last ISO week, whichever weekday the year begins on.
         return (year, ISOWeek(containing: LocalDate(year: year, month: 12, day: 28)))
     }

@@ -130,7 +130,7 @@ struct BackupTarget {
             ?? 4_194_304
         let anHourAgo = SystemClock().now.addingTimeInterval(-3600).timeIntervalSince1970
         for name in names {
-            guard let match = name.wholeMatch(of: /\..+\.backup-(\d{1,7})(-journal)?/), let pid = pid_t(match.1), pid > 1,
+            guard let match = name.wholeMatch(of: /\..+\.backup-(\d{1,7})(-journal)?/.asciiOnlyDigits()), let pid = pid_t(match.1), pid > 1,
                 pid <= largestPID, kill(pid, 0) != 0, errno == ESRCH
             else { continue }
             let file = (directory as NSString).appendingPathComponent(name)

@@ -114,7 +114,9 @@ struct TypedPeriodRefusal: Error, CustomStringConvertible {
         switch error {
         case .notADate(let text):
             // As TypedPeriodError says which part of a date written right is wrong.
-            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/), let year = Int(match.1), let month = Int(match.2) {
+            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/.asciiOnlyDigits()), let year = Int(match.1),
+                let month = Int(match.2)
+            {
                 guard (1...12).contains(month) else {
                     return "\(text)의 \(month)월은 없는 달입니다: 달은 01부터 12까지입니다. \(range) 사이의 날을 주세요."
                 }

@@ -45,6 +45,20 @@ struct PeopleSettingsTests: SettingsFileTests {
         #expect(settings.person(named: "민지")?.born == BirthMonth(year: 2018, month: 3))
     }
 
+    @Test("A household is at most 32 people and 32 monitors: a generated list of a thousand is refused, naming the key")
+    func householdBounded() throws {
+        func people(_ count: Int) -> String { "people:\n" + (0..<count).map { "  - name: p\($0)\n" }.joined() }
+        #expect(try load(people(32)).people.count == 32)
+        let refused = problem(people(33))
+        #expect(refused.contains("people") && refused.contains("lists 33 people") && refused.contains("at most 32"), "\(refused)")
+        func sensors(_ count: Int) -> String {
+            "indoor:\n  sensors:\n" + (0..<count).map { "    - { name: s\($0), kind: import }\n" }.joined()
+        }
+        #expect(try load(sensors(32)).indoor.sensors.count == 32)
+        let tooMany = problem(sensors(1_000))
+        #expect(tooMany.contains("indoor.sensors") && tooMany.contains("lists 1000 sensors"), "\(tooMany)")
+    }
+
     @Test("A birth month after this month is a warning, not an error: a Raspberry Pi's clock behind must not stop dustd")
     func bornAfterThisMonth() throws {
         let people = [

@@ -255,6 +255,12 @@ struct DateTests {
         #expect(throws: TypedPeriodError.unsupportedWeek(ISOWeek("2099-W53")!)) { try SupportedPeriod.week("2099-W53") }
         #expect(try SupportedPeriod.date("2000-01-01") == SupportedPeriod.firstDate)
         #expect(try SupportedPeriod.date("2099-12-31") == SupportedPeriod.lastDate)
+        // A digit that is not ASCII (a full-width １, an Arabic-Indic ٣) is no digit of a date: the form's
+        // sentence, never "2026-12 has 31 days" for a day that has its 31.
+        #expect(TypedPeriodError.notADate("2026-12-3１").description == "write the day as YYYY-MM-DD, from 2000-01-01 to 2099-12-31.")
+        #expect(TypedPeriodError.notADate("٢٠٢٦-12-31").description.hasPrefix("write the day as YYYY-MM-DD"))
+        #expect(TypedPeriodError.notAWeek("2026-W5３").description.hasPrefix("write the week as YYYY-Www"))
+        #expect(throws: TypedPeriodError.notADate("2026-12-3１")) { try SupportedPeriod.date("2026-12-3１") }
         #expect(
             TypedPeriodError.unsupportedDate(LocalDate(year: 1999, month: 12, day: 31)).description
                 == "1999-12-31 is outside the dates FineDust keeps; give a day from 2000-01-01 to 2099-12-31.")
