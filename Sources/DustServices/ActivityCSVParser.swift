@@ -19,7 +19,9 @@ public struct ActivityCSVRows: Sendable, Hashable {
 /// Reads walking distances from CSV (`start,distance_m`, docs/REFERENCE.md §4) into slots.
 ///
 /// `start` is an ISO 8601 instant with an offset (`2026-11-20T08:00:00+09:00`, `…Z`) or a local
-/// `YYYY-MM-DD HH:mm` in the configured time zone, naming the slot that starts then. Every
+/// `YYYY-MM-DD HH:mm` in the configured time zone, naming the slot that starts then (at HH:30 local time
+/// in a zone of +05:30). The instant is read by `HomeAssistantTime.parse`, as the indoor CSV reads it:
+/// a real date, an offset within ±14:00, nothing after it. Every
 /// problem names its line; a file with any bad line yields nothing; a line is at most
 /// `CSVLines.maxLineBytes`. A well-written row dated
 /// before 2000-01-01 or more than a day after `now` is skipped and counted, as Health records, GPX
@@ -102,12 +104,8 @@ public struct ActivityCSVParser: Sendable {
 
     /// The slot a row names; nil when its date lies outside the period FineDust keeps.
     private func slot(_ text: String, line: Int, now: Date) throws(ActivityCSVError) -> Slot? {
-        let start: LocalStart?
-        if text.contains("T") {
-            start = ISO8601DateFormatter().date(from: text).map(LocalStart.instant)
-        } else {
-            start = localInstant(text)
-        }
+        // The indoor CSV's strict reader: no 30 February, no +99:00, nothing after the offset.
+        let start = HomeAssistantTime.parse(text).map(LocalStart.instant) ?? localInstant(text)
         switch start {
         case nil:
             throw ActivityCSVError(
@@ -117,42 +115,59 @@ public struct ActivityCSVParser: Sendable {
             )
         case .unsupportedDate:
             return nil
-        case .instant(let instant):
-            // Before the hour is checked: Foundation places 0001-01-01T00:00:00Z on no whole hour.
+        case .instant(let instant), .localTime(let instant):
             guard SupportedPeriod.isPlausible(instant, now: now) else { return nil }
             let slot = Slot(containing: instant)
             guard slot.start == instant else {
-                throw ActivityCSVError(
-                    line: line, problem: "start \(Self.quoted(text)) is not on the hour; each row is the hour that starts then")
+                var problem = "start \(Self.quoted(text)) is not on the hour; each row is the hour that starts then"
+                if case .localTime = start {
+                    // In a zone whose offset is not whole hours (Asia/Kolkata, +05:30) the hours begin at :30 local time.
+                    let (before, after) = (localText(slot.start), localText(slot.advanced(by: 1).start))
+                    problem += " (in \(calendar.timeZone.identifier) the hours around it begin at \(before) and \(after))"
+                }
+                throw ActivityCSVError(line: line, problem: problem)
             }
             return slot
         }
     }
 
-    /// A row's start: an instant, or a well-written local time on a date outside `SupportedPeriod`,
-    /// whose instant is not worked out (year 1 in Seoul is local mean time, +8:27:52, on no whole hour).
+    /// `instant` as the local form writes it: `YYYY-MM-DD HH:mm` in the configured zone.
+    private func localText(_ instant: Date) -> String {
+        let iso = calendar.iso8601(instant)
+        return String(iso.prefix(10)) + " " + String(iso.dropFirst(11).prefix(5))
+    }
+
+    /// A row's start: an instant with an offset, the instant of a local time, or a well-written local
+    /// time on a date outside `SupportedPeriod`, whose instant is not worked out (year 1 in Seoul is
+    /// local mean time, +8:27:52, on no whole hour).
     private enum LocalStart {
         case instant(Date)
+        case localTime(Date)
         case unsupportedDate
     }
 
     /// `YYYY-MM-DD HH:mm` in the configured zone; nil for impossible or skipped (DST) times.
+    ///
+    /// The instant whose own offset puts it at that wall time; a repeated (autumn DST) time is its first
+    /// occurrence. In a zone whose offset is not whole hours (Asia/Kolkata, +05:30) the slots begin at
+    /// HH:30 local time, and that is the time a row names (`2026-11-20 08:30`).
     private func localInstant(_ text: String) -> LocalStart? {
-        let parts = text.split(separator: " ")
+        let parts = text.split(separator: " ", omittingEmptySubsequences: false)
         guard parts.count == 2, let date = LocalDate(parts[0]) else { return nil }
-        let clock = parts[1].split(separator: ":")
+        let clock = parts[1].split(separator: ":", omittingEmptySubsequences: false)
         // Two ASCII digits each: `+8:00` is no time.
         guard clock.count == 2, clock[0].utf8.count == 2, clock[1].utf8.count == 2,
             let hour = ASCIIDigits.value(clock[0].utf8), let minute = ASCIIDigits.value(clock[1].utf8), (0...23).contains(hour),
             (0...59).contains(minute)
         else { return nil }
         guard SupportedPeriod.contains(date) else { return .unsupportedDate }
-        // The first slot of the day whose local clock reads HH:00: DST-safe (a skipped hour has
-        // none, a repeated hour takes its first occurrence).
-        let wanted = "T" + clock[0] + ":00:00"
-        guard let candidate = calendar.slots(of: date).first(where: { calendar.iso8601($0.start).contains(wanted) })?.start else {
-            return nil
+        let local = TimeInterval(date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60)
+        let zone = calendar.timeZone
+        func offset(_ seconds: TimeInterval) -> TimeInterval {
+            TimeInterval(zone.secondsFromGMT(for: Date(timeIntervalSince1970: seconds)))
         }
-        return .instant(candidate.addingTimeInterval(TimeInterval(minute * 60)))
+        // From each offset the zone has within a day of it, the instants that read this wall time.
+        let instants = Set([-86_400, 0, 86_400].map { local - offset(local + $0) }).filter { local - offset($0) == $0 }
+        return instants.min().map { .localTime(Date(timeIntervalSince1970: $0)) }
     }
 }

@@ -146,4 +146,59 @@ struct ActivityCSVTests {
         #expect(summary.recordsUsed == 1 && summary.datedOutsidePeriod == 2)
         #expect(try await store.activity(source: ActivitySourceBatch.csvSource) == [slot("2026-11-20T18:00:00+09:00"): 1500])
     }
+
+    @Test(
+        "An ISO start that is no time is refused with its line, as the local form and the indoor CSV refuse it: no 30 February, no +99:00, nothing after the offset",
+        arguments: [
+            "2026-02-30T08:00:00+09:00", "2026-11-31T08:00:00+09:00", "2026-02-29T08:00:00Z", "2026-11-20T08:00:00+99:00",
+            "2026-11-20T08:00:00-99:00", "2026-11-20T08:00:00+09:60", "2026-11-20T08:00:00+15:00", "2026-11-20T08:00:00-14:01",
+            "2026-11-20T08:00:00+09:00junk", "2026-11-20T08:00:00Z+09:00", "2026-11-20T08:00:00 +09:00", "2026-11-20T24:00:00+09:00",
+            "2026-11-20T08:60:00+09:00", "2026-11-20T08:00:60+09:00", "2026-11-20T08:00:00.+09:00", "2026-11-20T08:00:00+0900x",
+            "2026-11-20T08:00:00", "2026-11-20T08:00+09:00", "2026-11-20 08::00", "2026-11-20  08:00",
+        ])
+    func impossibleISOTimes(start: String) {
+        do {
+            let rows = try parser.parse(Data("start,distance_m\n2026-11-19 08:00,5\n\(start),1234\n".utf8), now: now)
+            Issue.record("accepted \(start) as \(rows.distances)")
+        } catch {
+            #expect(error.line == 3, "\(error)")
+            #expect(error.description.contains("start must be"), "\(error)")
+        }
+    }
+
+    @Test("The ISO form still takes every real offset, Z and fractional seconds: ±14:00, +05:45, -09:30")
+    func realOffsets() throws {
+        let csv =
+            "start,distance_m\n2026-11-20T22:00:00+14:00,1\n2026-11-20T18:45:00.000+05:45,2\n2026-11-19T13:30:00-09:30,3\n2026-11-19T10:00:00-14:00,4\n"
+        let distances = try parser.parse(Data(csv.utf8), now: now).distances
+        #expect(
+            distances == [
+                slot("2026-11-20T08:00:00Z"): 1, slot("2026-11-20T13:00:00Z"): 2, slot("2026-11-19T23:00:00Z"): 3,
+                slot("2026-11-19T23:00:00Z").advanced(by: 1): 4,
+            ])
+    }
+
+    @Test(
+        "In a zone whose offset is not whole hours a local row names the hour by the time it begins there (Kolkata 08:30, Kathmandu 08:45); 08:00 is refused saying when the hours begin"
+    )
+    func halfHourZones() throws {
+        let kolkata = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Kolkata")!))
+        let rows = try kolkata.parse(Data("start,distance_m\n2026-11-20 08:30,1234\n2026-11-20 00:30,7\n".utf8), now: now)
+        #expect(rows.distances == [slot("2026-11-20T03:00:00Z"): 1234, slot("2026-11-19T19:00:00Z"): 7])
+        let kathmandu = ActivityCSVParser(calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Kathmandu")!))
+        #expect(
+            try kathmandu.parse(Data("start,distance_m\n2026-11-20 08:45,5\n".utf8), now: now).distances == [
+                slot("2026-11-20T03:00:00Z"): 5
+            ])
+        do {
+            _ = try kolkata.parse(Data("start,distance_m\n2026-11-20 08:00,1234\n".utf8), now: now)
+            Issue.record("08:00 accepted in Kolkata")
+        } catch {
+            #expect(error.line == 2)
+            #expect(
+                error.description
+                    == "line 2: start \"2026-11-20 08:00\" is not on the hour; each row is the hour that starts then (in Asia/Kolkata the hours around it begin at 2026-11-20 07:30 and 2026-11-20 08:30)"
+            )
+        }
+    }
 }

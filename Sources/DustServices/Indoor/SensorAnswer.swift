@@ -404,7 +404,14 @@ public enum SensorAnswer {
 
 /// Home Assistant's times: ISO 8601 with an offset and optional fractional seconds
 /// (`2024-01-15T03:04:05.123456+00:00`).
+///
+/// `parse` is the strict reader the indoor CSV and the activity CSV's ISO form share: a real
+/// calendar date (no 30 February), hours 00–23, minutes and seconds 00–59, then `Z` or an offset
+/// `±HH:MM` within ±14:00 (every zone on Earth), and nothing after it.
 public enum HomeAssistantTime {
+    /// The largest offset from UTC any zone uses (Kiribati's +14:00), in minutes.
+    public static let maxOffsetMinutes = 14 * 60
+
     /// `instant` as Home Assistant's API takes it in a path: `2024-01-15T03:04:05+00:00`.
     public static func text(_ instant: Date) -> String {
         DayCalendar(timeZone: .gmt).iso8601(instant)
@@ -430,13 +437,16 @@ public enum HomeAssistantTime {
         var index = 19
         if index < bytes.count, bytes[index] == 0x2E {
             index += 1
+            let digitsStart = index
             while index < bytes.count, (0x30...0x39).contains(bytes[index]) { index += 1 }
+            guard index > digitsStart else { return nil }
         }
         var offset = 0
         if index < bytes.count, bytes[index] == 0x5A || bytes[index] == 0x7A {
             index += 1
         } else if index + 6 == bytes.count, bytes[index] == 0x2B || bytes[index] == 0x2D, bytes[index + 3] == 0x3A,
-            let hours = digits((index + 1)..<(index + 3)), let minutes = digits((index + 4)..<(index + 6)), hours < 24, minutes < 60
+            let hours = digits((index + 1)..<(index + 3)), let minutes = digits((index + 4)..<(index + 6)), minutes < 60,
+            hours * 60 + minutes <= maxOffsetMinutes
         {
             offset = (hours * 3600 + minutes * 60) * (bytes[index] == 0x2D ? -1 : 1)
             index += 6
