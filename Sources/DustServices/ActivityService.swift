@@ -193,7 +193,10 @@ public struct ActivityService: Sendable {
             summary.datedOutsidePeriod = rows.datedOutsidePeriod
             summary.bytesRead = Int64(data.count)
             onProgress(ActivityImportProgress(bytesRead: Int64(data.count), totalBytes: Int64(file.size)))
-            batches = [ActivitySourceBatch(person: person, source: ActivitySourceBatch.csvSource, distances: distances, replacing: nil)]
+            // A CSV is the person's walking log for the hours it spans: its rows replace the person's `csv`
+            // hours from its first to its last, so a row deleted from a corrected file disappears.
+            let span = distances.keys.min().flatMap { first in distances.keys.max().map { first...$0 } }
+            batches = [ActivitySourceBatch(person: person, source: ActivitySourceBatch.csvSource, distances: distances, replacing: span)]
         } else {
             var physiology = HealthPhysiology()
             var tracks = TrackCollector(maxMinutes: limits.maxTrackedMinutes)

@@ -201,4 +201,26 @@ struct ActivityCSVTests {
             )
         }
     }
+
+    @Test(
+        "Re-importing a corrected CSV removes the hour it no longer has (its first to its last hour replaced); a CSV of another day keeps the first's hours"
+    )
+    func correctedReimport() async throws {
+        let directory = try TemporaryDirectory("finedust-csv")
+        defer { directory.remove() }
+        let store = SQLiteStore.scratch()
+        let service = ActivityService(store: store, calendar: parser.calendar, clock: FixedClock(now))
+        let (first, corrected, other) = (directory.path("walks.csv"), directory.path("walks-fixed.csv"), directory.path("nov19.csv"))
+        try Data("start,distance_m\n2026-11-20 08:00,1000\n2026-11-20 09:00,2000\n2026-11-20 10:00,3000\n".utf8).write(
+            to: URL(fileURLWithPath: first))
+        try Data("start,distance_m\n2026-11-20 08:00,1000\n2026-11-20 10:00,3000\n".utf8).write(to: URL(fileURLWithPath: corrected))
+        try Data("start,distance_m\n2026-11-19 18:00,400\n".utf8).write(to: URL(fileURLWithPath: other))
+        _ = try await service.importFile(atPath: other)
+        _ = try await service.importFile(atPath: first)
+        _ = try await service.importFile(atPath: corrected)
+        #expect(
+            try await store.activity(source: ActivitySourceBatch.csvSource) == [
+                slot("2026-11-19T18:00:00+09:00"): 400, slot("2026-11-20T08:00:00+09:00"): 1000, slot("2026-11-20T10:00:00+09:00"): 3000,
+            ])
+    }
 }
