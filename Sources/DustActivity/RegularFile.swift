@@ -54,7 +54,9 @@ public final class RegularFile: Sendable {
         let got = try buffer.withUnsafeMutableBufferPointer { pointer throws(ActivityFileError) in
             try read(count, at: offset, into: pointer.baseAddress!)
         }
-        return Array(buffer.prefix(got))
+        // Cut in place: a copy would hold the file twice.
+        if got < count { buffer.removeLast(count - got) }
+        return buffer
     }
 
     /// Up to `count` bytes at `offset` into `buffer`; fewer only at the end of the file.

@@ -164,7 +164,10 @@ struct IndoorImportCommand: AsyncParsableCommand {
                     let mebibytes = IndoorCSVParser.maxBytes / (1024 * 1024)
                     throw CommandFailure(
                         .dataError,
-                        language.say("\(name): 파일이 \(mebibytes) MiB보다 큽니다", "\(name): the file is larger than \(mebibytes) MiB")
+                        language.say(
+                            "\(name): 파일이 \(mebibytes) MiB보다 큽니다(1분 간격 1년치는 10–25 MB). 내보내기를 연도별로 나누세요",
+                            "\(name): the file is larger than \(mebibytes) MiB (a year of minute rows is 10–25 MB): split the export by year"
+                        )
                             + nothingStored)
                 }
                 let now = try options.clock(settings).now

@@ -78,4 +78,28 @@ struct IndoorCSVTests {
             }
         }
     }
+
+    @Test(
+        "An indoor CSV of more rows than a year of minutes and two months (600,000) is refused before any is held, saying to split it; 32 MiB is the file limit"
+    )
+    func tooManyRows() {
+        let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")
+        #expect(IndoorCSVParser.maxBytes == 32 * 1024 * 1024)
+        // 600,001 minutes from 2024-01-01, 19 bytes a row: 11 MB, well inside the byte limit.
+        var file = "time,pm25\n"
+        file.reserveCapacity(20 * 600_001 + 10)
+        let start = LocalDate(year: 2024, month: 1, day: 1)
+        for row in 0..<600_001 {
+            let (day, minuteOfDay) = (row / 1440, row % 1440)
+            file += "\(start.adding(days: day)) \(two(minuteOfDay / 60)):\(two(minuteOfDay % 60)),5\n"
+        }
+        do {
+            let rows = try parser.parse(Data(file.utf8), now: DemoReplay.now)
+            Issue.record("accepted \(rows.series.count) samples")
+        } catch {
+            #expect(error.line == 600_002)
+            #expect(error.description.contains("600001 lines after its header; at most 600000 rows"), "\(error)")
+            #expect(error.description.contains("split the export by year"), "\(error)")
+        }
+    }
 }

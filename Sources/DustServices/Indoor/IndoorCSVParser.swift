@@ -29,8 +29,14 @@ public struct IndoorCSVRows: Sendable {
 /// in the configured zone; `pm25` and `pm10` µg/m³, either may be empty. A file with any bad line
 /// yields nothing; every problem names its line. A line is at most `CSVLines.maxLineBytes`.
 public struct IndoorCSVParser: Sendable {
-    /// Larger files are refused before reading: a year of minute rows is about 25 MB.
-    public static let maxBytes = 256 * 1024 * 1024
+    /// Larger files are refused before reading: a year of minute rows is 10–20 MB (`2026-11-20 10:04,12`
+    /// to `2026-11-20T10:04:00+09:00,12.3,25.1`), 25 MB with long numbers. The file is read whole and
+    /// its samples held, so this and `maxRows` keep an import within 64 MiB (docs/PERFORMANCE.md).
+    public static let maxBytes = 32 * 1024 * 1024
+
+    /// More lines than this are refused before any is read: a year of minutes is 525,600, and the
+    /// samples of 600,000 take 17 MB. A monitor's export of several years is imported a year at a time.
+    public static let maxRows = 600_000
 
     public let calendar: DayCalendar
     public let sensor: String
@@ -51,6 +57,18 @@ public struct IndoorCSVParser: Sendable {
             guard raw.count <= Self.maxBytes else {
                 return IndoorCSVError(line: 1, problem: "the file is larger than \(Self.maxBytes / (1024 * 1024)) MiB")
             }
+            // Counted before anything is held: a 32 MiB file of short rows is 1.7 million of them.
+            var newlines = 0
+            for byte in raw where byte == 0x0A { newlines += 1 }
+            let rowsAtMost = raw.last == 0x0A ? newlines - 1 : newlines
+            guard rowsAtMost <= Self.maxRows else {
+                return IndoorCSVError(
+                    line: Self.maxRows + 2,
+                    problem:
+                        "the file has \(rowsAtMost) lines after its header; at most \(Self.maxRows) rows (a year of minutes and two months) are imported at once: split the export by year"
+                )
+            }
+            rows.series.reserveCapacity(rowsAtMost)
             var lines = CSVLines(raw, maxFields: 3)
             while let line = lines.next() {
                 let lineNumber = lines.lineNumber
