@@ -31,7 +31,7 @@ public struct IndoorCSVRows: Sendable {
 public struct IndoorCSVParser: Sendable {
     /// Larger files are refused before reading: a year of minute rows is 10–20 MB (`2026-11-20 10:04,12`
     /// to `2026-11-20T10:04:00+09:00,12.3,25.1`), 25 MB with long numbers. The file is read whole and
-    /// its samples held, so this and `maxRows` keep an import within 64 MiB (docs/PERFORMANCE.md).
+    /// its samples held, so this and `maxRows` bound an import's memory (600,000 long rows: 79 MiB in a debug build).
     public static let maxBytes = 32 * 1024 * 1024
 
     /// More lines than this are refused before any is read: a year of minutes is 525,600, and the
