@@ -59,6 +59,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
     case tooManyExportCandidates(limit: Int)
     /// The file gives distance to more than `limit` (source, hour) pairs.
     case tooManySourceHours(limit: Int)
+    /// The export's walking distance comes from more than `limit` distinct `sourceName`s.
+    case tooManyHealthSources(limit: Int)
     /// The file's tracks give a position to more than `limit` minutes across its sources.
     case tooManyTrackedMinutes(limit: Int)
     /// One of a zip's workout routes could not be read: its path in the zip, and why.
@@ -139,6 +141,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
             "the zip holds more than \(limit) entries; this is not an export the Health app writes"
         case .tooManySourceHours(let limit):
             "the file gives walking distance to more than \(limit) hours across its sources; no real export or track does — it was not imported"
+        case .tooManyHealthSources(let limit):
+            "the export's walking distance comes from more than \(limit) devices and apps (sourceName); a real export names a handful — it was not imported"
         case .tooManyTrackedMinutes(let limit):
             "the file's tracks give a position to more than \(limit) minutes across their sources; split the tracks into several files — it was not imported"
         case .zipArchiveTooLarge(.inflatedBytes(let limit)):

@@ -102,6 +102,10 @@ public struct ActivityReaderLimits: Sendable, Hashable {
     /// read): 2 M is nearly four years of every minute; past this the file is refused rather than
     /// held in memory (docs/REFERENCE.md §19).
     public var maxTrackedMinutes: Int
+    /// Distinct `sourceName`s one Health export may give walking distance under: a real export has a
+    /// handful (an iPhone, a Watch, a few apps), and each source costs its own dictionaries while the
+    /// file is read and its own rows after; past this the export is refused (docs/REFERENCE.md §12).
+    public var maxHealthSources: Int
 
     public init(
         maxPrologBytes: Int = 1 << 20, maxBytesWithoutMarkup: Int = 1 << 20, maxDepth: Int = 64,
@@ -109,8 +113,9 @@ public struct ActivityReaderLimits: Sendable, Hashable {
         maxSkippedTypesNamed: Int = 512, maxZipEntryBytes: Int64 = 32 << 30, maxCompressionRatio: Int64 = 200,
         zipRatioAllowance: Int64 = 1 << 20, maxZipEntries: Int = 200_000,
         maxSourceSlots: Int = 2_000_000, maxArchiveInflatedBytes: Int64 = ActivityReaderLimits.defaultMaxArchiveInflatedBytes,
-        maxArchiveCompressionRatio: Int64 = 100, maxTrackedMinutes: Int = 2_000_000
+        maxArchiveCompressionRatio: Int64 = 100, maxTrackedMinutes: Int = 2_000_000, maxHealthSources: Int = 500
     ) {
+        self.maxHealthSources = maxHealthSources
         self.maxTrackedMinutes = maxTrackedMinutes
         self.maxArchiveInflatedBytes = maxArchiveInflatedBytes
         self.maxArchiveCompressionRatio = maxArchiveCompressionRatio

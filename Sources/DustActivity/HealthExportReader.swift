@@ -125,6 +125,9 @@ public struct HealthExportReader: Sendable {
         /// costs Foundation's normalization, 20 times the short path.
         var lastSourceBytes: [UInt8] = []
         var lastSourceName = ""
+        /// The distinct sources of distance seen, at most `ActivityReaderLimits.maxHealthSources`.
+        var distanceSources: Set<String> = []
+        var lastDistanceSource = ""
 
         init(reader: xmlTextReaderPtr) { names = Names(reader: reader) }
 
@@ -241,6 +244,16 @@ public struct HealthExportReader: Sendable {
                     lastSourceName = DistanceSample.sourceName(bytes)
                 }
                 sourceName = lastSourceName
+            }
+            // Each source holds its own slots while the file is read (about 1 KB) and its rows after.
+            if sourceName != lastDistanceSource || distanceSources.isEmpty {
+                if !distanceSources.contains(sourceName) {
+                    guard distanceSources.count < limits.maxHealthSources else {
+                        throw .tooManyHealthSources(limit: limits.maxHealthSources)
+                    }
+                    distanceSources.insert(sourceName)
+                }
+                lastDistanceSource = sourceName
             }
             summary.distanceRecords += 1
             onSample(DistanceSample(source: "health:\(sourceName)", start: start, end: end, metres: metres))

@@ -118,6 +118,28 @@ struct HealthExportReaderTests {
             ])
     }
 
+    @Test("An export whose distance comes from more sourceNames than the bound is refused naming it; names repeated are one")
+    func tooManyHealthSources() throws {
+        func export(_ names: [String]) -> String {
+            var xml = "<HealthData>\n"
+            for (index, name) in names.enumerated() {
+                xml +=
+                    "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"\(name)\" unit=\"m\" value=\"10\" startDate=\"2026-10-01 0\(index % 10):00:00 +0900\" endDate=\"2026-10-01 0\(index % 10):10:00 +0900\"/>\n"
+            }
+            return xml + "</HealthData>\n"
+        }
+        let reader = HealthExportReader(limits: ActivityReaderLimits(maxHealthSources: 3), now: Date())
+        // Three names, each met again after the others.
+        var count = 0
+        _ = try reader.read(MemoryByteStream(export(["iPhone", "Watch", "Nike", "iPhone", "Nike", "Watch"]))) { _ in count += 1 }
+        #expect(count == 6)
+        #expect(throws: ActivityFileError.tooManyHealthSources(limit: 3)) {
+            try reader.read(MemoryByteStream(export(["iPhone", "Watch", "Nike", "iPhone", "Strava"]))) { _ in }
+        }
+        #expect(ActivityReaderLimits().maxHealthSources == 500)
+        #expect("\(ActivityFileError.tooManyHealthSources(limit: 500))".contains("more than 500"))
+    }
+
     @Test("A vertical tab (U+000B) in a value, as iOS 16 writes, becomes a space and is counted")
     func verticalTab() throws {
         let xml = healthExport(

@@ -284,6 +284,31 @@ struct ActivityImportBoundsTests {
     }
 }
 
+extension ActivityImportBoundsTests {
+    @Test("An export with more distinct sourceNames than the bound is refused, nothing stored; a zip's routes are not Health sources")
+    func tooManyHealthSources() async throws {
+        let directory = try TemporaryDirectory("finedust-activity")
+        defer { directory.remove() }
+        let store = SQLiteStore.scratch()
+        let service = ActivityService(store: store, calendar: seoul, limits: ActivityReaderLimits(maxHealthSources: 4))
+        // Five sources, the fifth in the last record: the four before it are not stored either.
+        var xml = "<HealthData>\n"
+        for index in 0..<5 {
+            xml +=
+                "<Record type=\"HKQuantityTypeIdentifierDistanceWalkingRunning\" sourceName=\"phone \(index)\" unit=\"m\" value=\"10\" startDate=\"2026-11-20 08:00:00 +0900\" endDate=\"2026-11-20 08:10:00 +0900\"/>\n"
+        }
+        let path = directory.path("many.xml")
+        try Data((xml + "</HealthData>\n").utf8).write(to: URL(fileURLWithPath: path))
+        await #expect(throws: ActivityImportFailure.file(.tooManyHealthSources(limit: 4))) { try await service.importFile(atPath: path) }
+        #expect(try await store.activitySources().isEmpty)
+        // Four fit.
+        let four = directory.path("four.xml")
+        try Data((xml.components(separatedBy: "\n").prefix(5).joined(separator: "\n") + "\n</HealthData>\n").utf8).write(
+            to: URL(fileURLWithPath: four))
+        #expect(try await service.importFile(atPath: four).sources.count == 4)
+    }
+}
+
 extension ActivityImportTests {
     @Test(
         "The import's clock decides what is in the future: records two days after it, in year 1, or 150 km at one instant are skipped, counted, and not stored"
