@@ -26,9 +26,17 @@ public struct SlotApportioner: Sendable {
     /// gathered (`SlotSteps.gather()`), so a year of 1 Hz tracks holds minutes, not seconds.
     private var lastSlotBySource: [String: Slot] = [:]
 
+    /// Steps held over every source and slot (a folded slot's minutes counting one each).
+    private var heldSteps = 0
+    /// Past this many steps held, a slot that gathering leaves with more than `SlotSteps.gatherAt` is
+    /// folded into its minutes (`SlotSteps`), so records overlapping each other many times over cannot
+    /// hold 16 bytes for each hour of each record: a year of 1 Hz tracks holds about 530,000.
+    public let maxHeldSteps: Int
+
     /// `maxEntries` bounds memory: 20 years of hours from five sources is under a million.
-    public init(maxEntries: Int = Int.max) {
+    public init(maxEntries: Int = Int.max, maxHeldSteps: Int = 1 << 20) {
         self.maxEntries = maxEntries
+        self.maxHeldSteps = maxHeldSteps
     }
 
     /// Adds a sample's shares to its source's slots.
@@ -46,9 +54,11 @@ public struct SlotApportioner: Sendable {
             let slotStart = share.slot.start.timeIntervalSince1970
             let from = max(start, slotStart) - slotStart
             let to = min(end, share.slot.end.timeIntervalSince1970) - slotStart
-            slotsBySource[sample.source, default: [:]][share.slot, default: SlotSteps()].add(from: from, to: to, metres: share.metres)
+            let tight = heldSteps > maxHeldSteps
+            heldSteps += slotsBySource[sample.source, default: [:]][share.slot, default: SlotSteps()].add(
+                from: from, to: to, metres: share.metres, tight: tight)
             if let left = lastSlotBySource.updateValue(share.slot, forKey: sample.source), left != share.slot {
-                slotsBySource[sample.source]?[left]?.gather()
+                heldSteps += slotsBySource[sample.source]?[left]?.gather(tight: tight) ?? 0
             }
         }
     }
@@ -122,6 +132,16 @@ public struct WalkingCorrections: Sendable, Hashable {
 /// wins, now per minute); the sum, the time covered and the instants covered are unchanged, so a
 /// clean walk keeps its sum to the last bit, and a track imported twice, gathered the same way both
 /// times, is still walked once.
+///
+/// A slot whose steps no gathering joins, records overlapping each other many times over (a hundred
+/// thousand 7-day records of one source each touch 169 hours), is folded: when gathering more than
+/// `foldAt` steps (an hour of one-second steps) leaves more than half of them, or, once the apportioner
+/// holds more than `SlotApportioner.maxHeldSteps` steps over all its slots, more than `gatherAt`. Its
+/// steps, and every later one as it comes, go into its minutes (`MinuteCover`): the seconds covered and
+/// the fastest pace among the steps covering them, 960 bytes a slot however many steps come. Time
+/// covered twice is still walked once, at the minute's fastest pace, never more than the steps' sum,
+/// and at most `DistanceSample.maxSpeed` over the seconds covered; a step of no duration counts in a
+/// second covered. No real file folds a slot.
 struct SlotSteps: Sendable {
     /// A timed step: from `start` to `end` seconds into the slot.
     struct Step: Sendable {
@@ -139,6 +159,23 @@ struct SlotSteps: Sendable {
 
     /// At most this many steps (or instants) are held exactly, each at its own pace.
     static let gatherAt = 64
+    /// A slot's steps are folded into minutes rather than held past this many, an hour of one-second
+    /// steps (a 1 Hz track with every other point gone, imported twice, holds as many).
+    static let foldAt = 3600
+
+    /// One minute of a folded slot: bit `k` of `seconds` is its second `k`, covered when a step
+    /// covers that second's middle; `pace` is the fastest (m/s) of the steps covering any of them.
+    struct MinuteCover: Sendable {
+        var seconds: UInt64 = 0
+        var pace: Double = 0
+    }
+
+    /// Empty until the slot is folded, then its 60 minutes.
+    private var minutes: [MinuteCover] = []
+    /// The metres of the timed steps folded.
+    private var foldedMetres = 0.0
+    /// The fastest pace of the folded steps covering every second of the slot, if any did.
+    private var wholePace: Double?
 
     private var steps: [Step] = []
     private var instants: [Instant] = []
@@ -150,34 +187,114 @@ struct SlotSteps: Sendable {
     /// was before these rules.
     private var sum = 0.0
 
-    /// Adds a step from `start` to `end` seconds into the slot.
-    mutating func add(from start: Double, to end: Double, metres: Double) {
+    /// Adds a step from `start` to `end` seconds into the slot, returning how many more steps it holds
+    /// (fewer when a gathering or folding took place); `tight`, its apportioner holds many (`fold`).
+    @discardableResult
+    mutating func add(from start: Double, to end: Double, metres: Double, tight: Bool = false) -> Int {
         sum += metres
         if end > start {
-            steps.append(Step(start: Float32(start), end: Float32(end), metres: metres))
-            if steps.count > max(Self.gatherAt, 2 * gatheredSteps) { gatherSteps() }
+            let step = Step(start: Float32(start), end: Float32(end), metres: metres)
+            guard minutes.isEmpty else {
+                fold(step)
+                return 0
+            }
+            let before = steps.count
+            steps.append(step)
+            // Past `foldAt`, at once: a slot never holds more than an hour of one-second steps.
+            if steps.count > max(Self.gatherAt, min(2 * gatheredSteps, Self.foldAt)) { gatherSteps(tight: tight) }
+            return steps.count + minutes.count - before
         } else {
             instants.append(Instant(at: Float32(start), count: 1, metres: metres))
             if instants.count > max(Self.gatherAt, 2 * gatheredInstants) { gatherInstants() }
+            return 0
         }
     }
 
     /// Its source has moved on to another slot: gathers what has grown by a quarter since the last
     /// gathering (a source going back and forth between two slots does not sort either every time).
-    mutating func gather() {
-        if steps.count > max(Self.gatherAt, gatheredSteps + gatheredSteps / 4) { gatherSteps() }
+    /// Returns how many more steps it holds (never more).
+    @discardableResult
+    mutating func gather(tight: Bool = false) -> Int {
+        let before = steps.count + minutes.count
+        if steps.count > max(Self.gatherAt, gatheredSteps + gatheredSteps / 4) { gatherSteps(tight: tight) }
         if instants.count > max(Self.gatherAt, gatheredInstants + gatheredInstants / 4) { gatherInstants() }
+        return steps.count + minutes.count - before
     }
 
     /// The number of steps and instants held: what the gathering keeps small (for the tests).
-    var held: (steps: Int, instants: Int) { (steps.count, instants.count) }
+    var held: (steps: Int, instants: Int) { (steps.count + minutes.count, instants.count) }
 
     /// Steps that follow each other and begin in the same minute, one step; each goes on from the
     /// last gathered step whose end is where it begins (ordered by start, so copies of a track
     /// gather into copies). The result is held in an array of its own size.
-    private mutating func gatherSteps() {
+    /// Folds the slot (`fold`) when the gathering of more than `foldAt` steps leaves more than half of
+    /// them, or, `tight`, more than `gatherAt`.
+    private mutating func gatherSteps(tight: Bool) {
+        let before = steps.count
         steps = Self.gathering(steps)
         gatheredSteps = steps.count
+        if (before > Self.foldAt && steps.count > Self.foldAt / 2) || (tight && steps.count > Self.gatherAt) {
+            minutes = Array(repeating: MinuteCover(), count: 60)
+            for step in steps { fold(step) }
+            steps = []
+            gatheredSteps = 0
+        }
+    }
+
+    /// Adds a step to the folded minutes: the seconds whose middle it covers, at its pace.
+    private mutating func fold(_ step: Step) {
+        foldedMetres += step.metres
+        let (start, end) = (Double(step.start), Double(step.end))
+        let pace = step.metres / (end - start)
+        // Seconds first...last, those with start <= k + 0.5 < end.
+        let first = max(0, Int((start - 0.5).rounded(.up)))
+        let last = min(3599, Int((end - 0.5).rounded(.up)) - 1)
+        guard first <= last else { return }
+        // A step over the whole hour (a long record's middle hours), in O(1).
+        if first == 0, last == 3599 {
+            wholePace = max(wholePace ?? 0, pace)
+            return
+        }
+        for minute in (first / 60)...(last / 60) {
+            let from = max(first, minute * 60) - minute * 60
+            let to = min(last, minute * 60 + 59) - minute * 60
+            let bits = ((UInt64(1) << UInt64(to - from + 1)) - 1) << UInt64(from)
+            minutes[minute].seconds |= bits
+            minutes[minute].pace = max(minutes[minute].pace, pace)
+        }
+    }
+
+    /// A folded slot's metres under the rules, as `resolved` says.
+    private func resolvedFolded(_ corrections: inout WalkingCorrections) -> Double {
+        var covered = 0.0
+        var timed = 0.0
+        for minute in minutes {
+            let seconds = wholePace == nil ? Double(minute.seconds.nonzeroBitCount) : 60
+            covered += seconds
+            timed += max(minute.pace, wholePace ?? 0) * seconds
+        }
+        let walked = min(timed, foldedMetres)
+        var total = walked
+        var loose = 0
+        for instant in instants {
+            let second = min(3599, max(0, Int(instant.at)))
+            if wholePace != nil || minutes[second / 60].seconds & (UInt64(1) << UInt64(second % 60)) != 0 {
+                total += instant.metres
+            } else {
+                loose += Int(instant.count)
+                corrections.instantSteps += Int(instant.count)
+                corrections.instantMetres += instant.metres
+            }
+        }
+        let cap = DistanceSample.maxSpeed * covered
+        // Nothing taken away: the sum in the order the steps came, to the last bit.
+        if walked == foldedMetres, loose == 0, sum <= cap { return sum }
+        corrections.overlappingMetres += foldedMetres - walked
+        if total > cap {
+            corrections.tooFastMetres += total - cap
+            total = cap
+        }
+        return total
     }
 
     /// `steps` gathered, ordered by start.
@@ -223,6 +340,7 @@ struct SlotSteps: Sendable {
 
     /// The slot's metres under the rules, adding what they took away to `corrections`.
     func resolved(_ corrections: inout WalkingCorrections) -> Double {
+        guard minutes.isEmpty else { return resolvedFolded(&corrections) }
         // A slot gathered once is gathered whole: copies of a track gather alike, whenever each was.
         let ordered =
             gatheredSteps > 0 ? Self.gathering(steps) : steps.sorted { ($0.start, $0.end) < ($1.start, $1.end) }

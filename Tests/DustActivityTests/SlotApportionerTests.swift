@@ -293,6 +293,74 @@ struct SlotApportionerTests {
         #expect(corrections.overlappingMetres == 3600)
     }
 
+    // MARK: - Steps overlapping many times over, folded into minutes (docs/REFERENCE.md §12)
+
+    @Test("5,000 records of 100 m, 7 days each, 7 s apart: walked once over the time covered (105.79 m), each slot folded to its minutes")
+    func overlappingWeekLongRecords() {
+        var apportioner = SlotApportioner()
+        let count = 5000
+        for index in 0..<count {
+            let from = Self.start.addingTimeInterval(Double(7 * index))
+            apportioner.add(DistanceSample(source: "health:W", start: from, end: from.addingTimeInterval(7 * 86_400), metres: 100))
+        }
+        let (metres, corrections) = apportioner.resolved()
+        let slots = metres["health:W"] ?? [:]
+        // One pace everywhere, so the union of the records at it: 604,800 + 4,999 × 7 seconds.
+        let covered = 604_800.0 + Double(count - 1) * 7
+        #expect(abs(slots.values.reduce(0, +) - 100 * covered / 604_800) < 1e-6)
+        #expect(abs(corrections.overlappingMetres - (100 * Double(count) - 100 * covered / 604_800)) < 1e-6)
+        #expect(corrections.tooFastMetres == 0)
+        // 845,000 steps of 16 bytes came; a folded slot holds its 60 minutes. The seven hours at either end,
+        // which fewer of the records reach, fold only past `foldAt` steps.
+        #expect(slots.count == 178)
+        #expect(apportioner.held <= 178 * 60 + 14 * SlotSteps.foldAt)
+    }
+
+    @Test(
+        "Past the steps an apportioner may hold, steps that cannot be gathered are folded: a walk alone to the last bit, with its copy at each minute's pace"
+    )
+    func foldedPastTheBudget() {
+        var apportioner = SlotApportioner(maxHeldSteps: 0)
+        // 1,800 steps of a second with a second's gap after each, at 1 and 3 m/s in turn: nothing to gather.
+        let steps = (0..<1800).map { index in
+            DistanceSample(
+                source: "gaps", start: Self.start.addingTimeInterval(Double(2 * index)),
+                end: Self.start.addingTimeInterval(Double(2 * index + 1)), metres: index.isMultiple(of: 2) ? 1 : 3)
+        }
+        for sample in steps + steps { apportioner.add(sample) }
+        // 60 minutes, and what came since the last gathering (never more than twice `gatherAt`).
+        #expect(apportioner.held <= 60 + 2 * SlotSteps.gatherAt)
+        let (metres, corrections) = apportioner.resolved()
+        // Covered twice, walked once at each minute's faster pace: 3 m/s over its 30 seconds covered (90 m),
+        // 5,400 m of the 7,200 (held step by step, the walk once, 3,600 m; a minute's pace is coarser).
+        #expect(metres["gaps"]?[slot("2024-01-01T08:00:00Z")] == 5400)
+        #expect(corrections.overlappingMetres == 1800)
+        // Alone, the walk is kept to the last bit.
+        var once = SlotApportioner(maxHeldSteps: 0)
+        for sample in steps { once.add(sample) }
+        #expect(once.metresBySource["gaps"]?[slot("2024-01-01T08:00:00Z")] == 3600)
+        #expect(once.resolved().corrections.isEmpty)
+    }
+
+    @Test("Folded, records overlapping at two paces keep the faster one where they overlap, and instants count only in seconds covered")
+    func foldedPaces() {
+        let at = { (seconds: Double) in Self.start.addingTimeInterval(seconds) }
+        var apportioner = SlotApportioner(maxHeldSteps: 0)
+        // 100 copies each of minutes 0–30 at 1 m/s and 20–40 at 2 m/s: 20 × 60 + 20 × 120 = 3,600 m.
+        for _ in 0..<100 {
+            apportioner.add(DistanceSample(source: "s", start: at(0), end: at(1800), metres: 1800))
+            apportioner.add(DistanceSample(source: "s", start: at(1200), end: at(2400), metres: 2400))
+        }
+        apportioner.add(DistanceSample(source: "s", start: at(600), end: at(600), metres: 5))
+        apportioner.add(DistanceSample(source: "s", start: at(3000), end: at(3000), metres: 7))
+        #expect(apportioner.held <= 60 + 2 * SlotSteps.gatherAt + 2)
+        let (metres, corrections) = apportioner.resolved()
+        #expect(metres["s"]?[slot("2024-01-01T08:00:00Z")] == 3605)
+        #expect(corrections.instantSteps == 1)
+        #expect(corrections.instantMetres == 7)
+        #expect(corrections.overlappingMetres == 100 * 4200 - 3600)
+    }
+
     @Test("Across New York's DST change (2026-03-08) the split is by absolute time: 500 m and 500 m")
     func daylightSavingTime() throws {
         // 01:50 EST (-0500) is 06:50Z; 03:10 EDT (-0400) is 07:10Z: 20 minutes, though the local
