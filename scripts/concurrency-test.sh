@@ -14,12 +14,13 @@ trap 'kill "${PIDS[@]}" 2>/dev/null; rm -rf "$WORK"' EXIT
 echo "# defaults" > "$WORK/empty.yaml"
 export DUSTD_CONFIG="$WORK/empty.yaml" DUSTD_STORAGE_PATH="$WORK/dust.sqlite"
 
-# --live: dated up to yesterday, as dustd stores only what a request's window covers; --new-stations:
-# each poll writes a MONTH of 720 rows for a new station name (a DAILY poll would write only 24).
+# --live: dated up to yesterday, as dustd stores only what a request's window covers; --new-stations
+# with station.mode nation: each poll's 전국 answer writes 720 rows of new stations, beside 종로구's
+# own month that the readers read.
 python3 scripts/fake-airkorea.py Fixtures/synthesized/station-jongno-ver1.5-3MONTH-2026-11-20.xml --live --new-stations >"$WORK/port" 2>/dev/null &
 PIDS+=($!)
 for _ in $(seq 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
-DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_STATION_NAME=종로구 DUSTD_API_SERVICE_KEY=concurrency-key-0123456789abcdefghijklmnopqrstuv \
+DUSTD_API_BASE_URL="http://127.0.0.1:$(head -1 "$WORK/port")/B552584" DUSTD_STATION_NAME=종로구 DUSTD_STATION_MODE=nation DUSTD_API_SERVICE_KEY=concurrency-key-0123456789abcdefghijklmnopqrstuv \
     DUSTD_POLL_INTERVAL_SECONDS=1 DUSTD_POLL_JITTER_SECONDS=0 "$BIN/dustd" 2>"$WORK/dustd.log" &
 PIDS+=($!)
 until grep -q "Poll done" "$WORK/dustd.log" 2>/dev/null; do sleep 0.2; done
@@ -28,7 +29,7 @@ reader() {  # name, command…
     local name=$1; shift
     local failures=0
     for _ in $(seq $((READS / 3))); do
-        if ! "$BIN/dustctl" "$@" --station 종로구-1 >/dev/null 2>>"$WORK/$name.err"; then failures=$((failures + 1)); fi
+        if ! "$BIN/dustctl" "$@" --station 종로구 >/dev/null 2>>"$WORK/$name.err"; then failures=$((failures + 1)); fi
     done
     echo "$failures" > "$WORK/$name.failures"
 }

@@ -15,7 +15,9 @@ Prints the port it listens on (127.0.0.1) as its first line.
                 to match. dustd stores only what a request's window covers (docs/RELIABILITY.md), so a
                 fixture's fixed dates would otherwise age out of every window.
 --revise        every answer changes the PM10 values a little, so each poll rewrites its rows
---new-stations  every answer renames the stations, so each poll adds new rows (fills a disk)
+--new-stations  the nation's answer (getCtprvnRltmMesureDnsty, `station.mode: nation`) names 720 new
+                stations each time, at the fixture's newest hour, so each poll adds 720 rows (fills a
+                disk); a station's answer is left as it is (dustd stores only the station it asked for)
 --advisories-unapproved  the PM advisory service answers that the key is not approved for it (reason 20)
 """
 import datetime
@@ -45,6 +47,7 @@ unapproved = open(os.path.join(SYNTHESIZED, "error-gateway-20-advisory-service-a
 advisories_unapproved = "--advisories-unapproved" in sys.argv
 revise = "--revise" in sys.argv
 new_stations = "--new-stations" in sys.argv
+NEW_STATIONS = 720
 counter = [0]
 lock = threading.Lock()
 
@@ -68,8 +71,14 @@ def body_for_request(path):
     body = answer_for_term(template, path) if live else template
     if revise:
         body = re.sub(rb"<pm10Value>(\d+)</pm10Value>", lambda m: b"<pm10Value>%d</pm10Value>" % (int(m.group(1)) + n % 7), body)
-    if new_stations:
-        body = re.sub(rb"<stationName>([^<]*)</stationName>", lambda m: b"<stationName>" + m.group(1) + b"-%d</stationName>" % n, body)
+    if new_stations and "getCtprvnRltmMesureDnsty" in path:
+        items = list(re.finditer(rb"<item>.*?</item>\s*", body, re.S))
+        newest = items[0].group(0)
+        named = [re.sub(rb"<stationName>([^<]*)</stationName>", lambda m: b"<stationName>" + m.group(1) + b"-%d-%d</stationName>" % (n, i), newest)
+                 for i in range(NEW_STATIONS)]
+        body = body[:items[0].start()] + b"".join(named) + body[items[-1].end():]
+        body = re.sub(rb"<numOfRows>\d+</numOfRows>", b"<numOfRows>%d</numOfRows>" % NEW_STATIONS, body)
+        body = re.sub(rb"<totalCount>\d+</totalCount>", b"<totalCount>%d</totalCount>" % NEW_STATIONS, body)
     return body
 
 
