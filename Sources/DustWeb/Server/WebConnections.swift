@@ -48,8 +48,6 @@ public struct WebConnectionLimits: Sendable, Hashable {
 final class WebConnectionGate: Sendable {
     private struct Entry {
         let channel: any Channel
-        /// The peer's address (IPv4 or IPv6, without its port): whose connection it is.
-        let address: String
         /// Let in (counted against the cap), or waiting for room, unread.
         var admitted: Bool
         /// Request heads read whose answers have not left yet (more than one when a client pipelines).
@@ -112,8 +110,8 @@ final class WebConnectionGate: Sendable {
     /// Connections let in now, being answered or idle (not those waiting).
     var count: Int { table.withLock { $0.admitted } }
 
-    /// Whose connection `channel` is: its peer's IP address, without the port.
-    static func address(of channel: any Channel) -> String { channel.remoteAddress?.ipAddress ?? "" }
+    /// Whose connection `channel` is: its peer's IP address, without the port; nil while not known.
+    static func address(of channel: any Channel) -> String? { channel.remoteAddress?.ipAddress }
 
     /// A connection opened: true when it is let in now, false when it waits for `Admitted` (or is closed).
     ///
@@ -130,17 +128,21 @@ final class WebConnectionGate: Sendable {
         let (moves, admitted): (Moves, Bool) = table.withLock { table in
             var moves = Moves()
             if table.admitted < limit {
-                table.entries[id] = Entry(channel: channel, address: address, admitted: true, idleSince: nil)
+                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
                 table.admitted += 1
                 return (moves, true)
             }
+            // Whose each place is, asked of the channel now (an accepted socket whose peer could not be
+            // told yet has none, and takes no part in the turns: it must never stand for another address).
             var held: [String: Int] = [:]
-            for entry in table.entries.values where entry.admitted { held[entry.address, default: 0] += 1 }
-            let mine = held[address] ?? 0
+            for entry in table.entries.values where entry.admitted {
+                if let known = Self.address(of: entry.channel) { held[known, default: 0] += 1 }
+            }
+            let mine = address.map { held[$0] ?? 0 }
             let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64, held: Int)? in
                 guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince else { return nil }
-                let heldByItsAddress = held[entry.address] ?? 0
-                let fair = heldByItsAddress > mine + 1
+                let heldByItsAddress = Self.address(of: entry.channel).map { held[$0] ?? 0 } ?? 0
+                let fair = mine.map { heldByItsAddress > $0 + 1 } ?? false
                 guard fair || now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction) else { return nil }
                 return (key, entry, since, fair ? heldByItsAddress : 0)
             }
@@ -149,11 +151,11 @@ final class WebConnectionGate: Sendable {
                 // The idlest leaves (its `closed` finds it gone), the newcomer takes its place.
                 table.entries[idlest.key] = nil
                 moves.close.append(idlest.entry.channel)
-                table.entries[id] = Entry(channel: channel, address: address, admitted: true, idleSince: nil)
+                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
                 return (moves, true)
             }
             if table.queue.count < maxWaiting {
-                table.entries[id] = Entry(channel: channel, address: address, admitted: false, idleSince: nil)
+                table.entries[id] = Entry(channel: channel, admitted: false, idleSince: nil)
                 table.queue.append(id)
             } else {
                 moves.close.append(channel)
@@ -179,11 +181,13 @@ final class WebConnectionGate: Sendable {
                 // The waiting connection of the address holding fewest places goes first (the oldest of
                 // those): one address's hundred waiting do not keep another's one waiting behind them.
                 var held: [String: Int] = [:]
-                for entry in table.entries.values where entry.admitted { held[entry.address, default: 0] += 1 }
-                let position = table.queue.indices.min { first, second in
-                    let (a, b) = (table.entries[table.queue[first]], table.entries[table.queue[second]])
-                    return (held[a?.address ?? ""] ?? 0, first) < (held[b?.address ?? ""] ?? 0, second)
-                }!
+                for entry in table.entries.values where entry.admitted {
+                    if let known = Self.address(of: entry.channel) { held[known, default: 0] += 1 }
+                }
+                func places(_ index: Int) -> Int {
+                    table.entries[table.queue[index]].flatMap { Self.address(of: $0.channel) }.map { held[$0] ?? 0 } ?? 0
+                }
+                let position = table.queue.indices.min { (places($0), $0) < (places($1), $1) }!
                 let next = table.queue.remove(at: position)
                 guard var entry = table.entries[next] else { continue }
                 entry.admitted = true
