@@ -15,6 +15,10 @@ import Testing
 /// answering stopped it at every start (docs/ARCHITECTURE.md, "The HTTP client").
 @Suite("Answers no HTTP server sends: every client of dustd refuses them, none stops dustd", .timeLimit(.minutes(5)))
 struct StrangeAnswerTests {
+    /// What an answer becomes, not how fast it comes: a full run's thousand tests at once on two cores kept a
+    /// loopback exchange past ten seconds.
+    static let patience: Duration = .seconds(300)
+
     static let notHTTP = [
         "HTTP/1.1 000 X\r\nContent-Length: 3\r\n\r\nabc",
         "HTTP/1.1 000 X\r\n\r\n",
@@ -36,7 +40,7 @@ struct StrangeAnswerTests {
 
         let transport = AsyncHTTPTransport()
         await #expect {
-            _ = try await transport.get(base + "/B552584/x?serviceKey=k", timeout: .seconds(10), maxBodyBytes: 1024)
+            _ = try await transport.get(base + "/B552584/x?serviceKey=k", timeout: Self.patience, maxBodyBytes: 1024)
         } throws: { error in
             guard case .notHTTP(let reason) = error as? TransportError else { return false }
             return !reason.contains("serviceKey")
@@ -44,12 +48,12 @@ struct StrangeAnswerTests {
 
         let monitor = AsyncIndoorSensorHTTP()
         await #expect(throws: SensorProblem.notHTTP) {
-            _ = try await monitor.get(base + "/measures/current", bearer: nil, timeout: .seconds(10), maxBodyBytes: 1024)
+            _ = try await monitor.get(base + "/measures/current", bearer: nil, timeout: Self.patience, maxBodyBytes: 1024)
         }
 
         var settings = AlertSettings()
         settings.sinks = [.webhook(url: base + "/hook")]
-        let sinks = try AlertSinks(settings: settings, environment: [:], httpDeadline: .seconds(10))
+        let sinks = try AlertSinks(settings: settings, environment: [:], httpDeadline: Self.patience)
         let event = AlertEvent(kind: .test, rule: "", metric: nil, value: nil, station: "종로구", at: Date())
         await #expect {
             try await sinks.sinks[0].deliver(event)
@@ -63,7 +67,7 @@ struct StrangeAnswerTests {
         let client = OneShotHTTPClient(connectTimeout: .seconds(5), userAgent: "test")
         let early = RawAnswerServer("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
         let earlyBase = try await early.start()
-        let answer = try await client.exchange(.GET, earlyBase + "/", deadline: .seconds(10), limit: { _ in .refuseOver(10) })
+        let answer = try await client.exchange(.GET, earlyBase + "/", deadline: Self.patience, limit: { _ in .refuseOver(10) })
         #expect(answer.status == 200)
         #expect(answer.body == Array("ok".utf8))
         await early.stop()
@@ -71,7 +75,7 @@ struct StrangeAnswerTests {
         let alone = RawAnswerServer("HTTP/1.1 100 Continue\r\n\r\n")
         let aloneBase = try await alone.start()
         await #expect(throws: HTTPExchangeFailure.closedBeforeAnswer) {
-            _ = try await client.exchange(.GET, aloneBase + "/", deadline: .seconds(10), limit: { _ in .refuseOver(10) })
+            _ = try await client.exchange(.GET, aloneBase + "/", deadline: Self.patience, limit: { _ in .refuseOver(10) })
         }
         await alone.stop()
     }
@@ -82,18 +86,18 @@ struct StrangeAnswerTests {
         let declared = RawAnswerServer("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world")
         let declaredBase = try await declared.start()
         await #expect(throws: HTTPExchangeFailure.bodyTooLarge(limit: 10)) {
-            _ = try await client.exchange(.GET, declaredBase + "/", deadline: .seconds(10), limit: { _ in .refuseOver(10) })
+            _ = try await client.exchange(.GET, declaredBase + "/", deadline: Self.patience, limit: { _ in .refuseOver(10) })
         }
-        let kept = try await client.exchange(.GET, declaredBase + "/", deadline: .seconds(10), limit: { _ in .keepFirst(5) })
+        let kept = try await client.exchange(.GET, declaredBase + "/", deadline: Self.patience, limit: { _ in .keepFirst(5) })
         #expect(kept.body == Array("hello".utf8))
         await declared.stop()
 
         let undeclared = RawAnswerServer("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nhello world")
         let undeclaredBase = try await undeclared.start()
         await #expect(throws: HTTPExchangeFailure.bodyTooLarge(limit: 10)) {
-            _ = try await client.exchange(.GET, undeclaredBase + "/", deadline: .seconds(10), limit: { _ in .refuseOver(10) })
+            _ = try await client.exchange(.GET, undeclaredBase + "/", deadline: Self.patience, limit: { _ in .refuseOver(10) })
         }
-        let whole = try await client.exchange(.GET, undeclaredBase + "/", deadline: .seconds(10), limit: { _ in .refuseOver(11) })
+        let whole = try await client.exchange(.GET, undeclaredBase + "/", deadline: Self.patience, limit: { _ in .refuseOver(11) })
         #expect(whole.status == 200 && whole.body == Array("hello world".utf8))
         await undeclared.stop()
     }
@@ -105,7 +109,7 @@ struct StrangeAnswerTests {
         let client = OneShotHTTPClient(connectTimeout: .seconds(5), userAgent: "test")
         await #expect(throws: HTTPExchangeFailure.tls) {
             _ = try await client.exchange(
-                .GET, base.replacingOccurrences(of: "http://", with: "https://") + "/", deadline: .seconds(10),
+                .GET, base.replacingOccurrences(of: "http://", with: "https://") + "/", deadline: Self.patience,
                 limit: { _ in .refuseOver(10) })
         }
         await plain.stop()
