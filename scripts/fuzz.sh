@@ -74,7 +74,8 @@ done
 for target in $TARGETS; do
     case "$target" in
         parser) build parser Sources/DustKit/*.swift Sources/AirKorea/*.swift Fuzz/ParserFuzzer.swift ;;
-        activity) build activity Sources/DustKit/*.swift Sources/DustServices/ActivityCSVParser.swift Sources/DustServices/CSVLines.swift Fuzz/ActivityFuzzer.swift ;;
+        activity) build activity Sources/DustKit/*.swift Sources/DustServices/ActivityCSVParser.swift Sources/DustServices/CSVLines.swift \
+            Sources/DustServices/Indoor/*.swift Fuzz/ActivityFuzzer.swift ;;  # the CSV's ISO times are read by HomeAssistantTime
         health) build health Sources/DustKit/*.swift "${ACTIVITY_READERS[@]}" Fuzz/ActivityReaderChecks.swift Fuzz/HealthFuzzer.swift ;;
         gpx) build gpx Sources/DustKit/*.swift "${ACTIVITY_READERS[@]}" Fuzz/ActivityReaderChecks.swift Fuzz/GPXFuzzer.swift ;;
         zip) build zip Sources/DustKit/*.swift Sources/DustActivity/*.swift "$ZIPFOUNDATION"/Sources/ZIPFoundation/*.swift \
