@@ -110,6 +110,15 @@ final class WebConnectionGate: Sendable {
     /// Connections let in now, being answered or idle (not those waiting).
     var count: Int { table.withLock { $0.admitted } }
 
+    /// How many places each known address holds (those let in, not those waiting).
+    private static func placesByAddress(_ table: Table) -> [String: Int] {
+        var held: [String: Int] = [:]
+        for entry in table.entries.values where entry.admitted {
+            if let known = address(of: entry.channel) { held[known, default: 0] += 1 }
+        }
+        return held
+    }
+
     /// Whose connection `channel` is: its peer's IP address, without the port; nil while not known.
     static func address(of channel: any Channel) -> String? { channel.remoteAddress?.ipAddress }
 
@@ -134,10 +143,7 @@ final class WebConnectionGate: Sendable {
             }
             // Whose each place is, asked of the channel now (an accepted socket whose peer could not be
             // told yet has none, and takes no part in the turns: it must never stand for another address).
-            var held: [String: Int] = [:]
-            for entry in table.entries.values where entry.admitted {
-                if let known = Self.address(of: entry.channel) { held[known, default: 0] += 1 }
-            }
+            let held = Self.placesByAddress(table)
             let mine = address.map { held[$0] ?? 0 }
             let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64, held: Int)? in
                 guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince else { return nil }
@@ -180,10 +186,7 @@ final class WebConnectionGate: Sendable {
             while table.admitted < limit, !table.queue.isEmpty {
                 // The waiting connection of the address holding fewest places goes first (the oldest of
                 // those): one address's hundred waiting do not keep another's one waiting behind them.
-                var held: [String: Int] = [:]
-                for entry in table.entries.values where entry.admitted {
-                    if let known = Self.address(of: entry.channel) { held[known, default: 0] += 1 }
-                }
+                let held = Self.placesByAddress(table)
                 func places(_ index: Int) -> Int {
                     table.entries[table.queue[index]].flatMap { Self.address(of: $0.channel) }.map { held[$0] ?? 0 } ?? 0
                 }
