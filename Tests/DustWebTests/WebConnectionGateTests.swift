@@ -24,64 +24,6 @@ struct WebConnectionGateTests {
         return channel
     }
 
-    @Test("One address reconnecting whatever the gate closes cannot lock another out: the newcomer takes its idlest place at once")
-    func addressesTakeTurns() throws {
-        let clock = ManualClock()
-        let gate = WebConnectionGate(limit: 4, maxWaiting: 8, clock: { clock.now })
-        // A stranger's four connections, read by their loops, silent for less than `silentBeforeEviction`.
-        let stranger = try (0..<4).map { _ in try connection(from: "192.168.0.66") }
-        for channel in stranger {
-            #expect(gate.opened(channel))
-            gate.reading(channel)
-        }
-        clock.advance(seconds: 1)
-        // Its own next connection waits (none of its places is silent long enough) ...
-        let more = try connection(from: "192.168.0.66")
-        #expect(!gate.opened(more))
-        // ... while a phone's is let in at once, in the place of the stranger's idlest.
-        let phone = try connection(from: "192.168.0.23")
-        #expect(gate.opened(phone))
-        for channel in stranger { try channel.embeddedEventLoop.run() }
-        #expect(stranger.filter(\.isActive).count == 3, "one of the stranger's places was given to the phone")
-        #expect(gate.count == 4)
-        // Two addresses holding one place apart do not take turns evicting each other.
-        gate.reading(phone)
-        let second = try connection(from: "192.168.0.23")
-        #expect(gate.opened(second), "3 places against 1: one more for the phone")
-        gate.reading(second)
-        let third = try connection(from: "192.168.0.23")
-        #expect(!gate.opened(third), "2 against 2: the phone waits like anyone")
-        // The laptop, holding none, would take the phone's idlest; a busy place (a request being answered)
-        // is never taken.
-        for channel in stranger + [phone, second] { gate.requestRead(channel) }
-        let laptop = try connection(from: "192.168.0.31")
-        #expect(!gate.opened(laptop))
-    }
-
-    @Test("Room made is given first to the waiting connection of the address holding fewest places, not the oldest")
-    func waitingTakeTurns() throws {
-        let clock = ManualClock()
-        let gate = WebConnectionGate(limit: 2, maxWaiting: 8, clock: { clock.now })
-        let stranger = try (0..<2).map { _ in try connection(from: "192.168.0.66") }
-        for channel in stranger {
-            #expect(gate.opened(channel))
-            gate.reading(channel)
-            gate.requestRead(channel)
-        }
-        let queued = try (0..<5).map { _ in try connection(from: "192.168.0.66") }
-        for channel in queued { #expect(!gate.opened(channel)) }
-        let phone = try connection(from: "192.168.0.23")
-        #expect(!gate.opened(phone), "every place is busy: the phone waits")
-        gate.closed(stranger[0])
-        #expect(gate.count == 2)
-        #expect(gate.othersWaiting)
-        // The phone, last to come, is let in: its `Admitted` is on its loop.
-        let handler = AdmittedRecorder()
-        try phone.pipeline.syncOperations.addHandler(handler)
-        try phone.embeddedEventLoop.run()
-        #expect(handler.admitted)
-    }
-
     @Test("A connection let in but not yet read by its loop is never closed for a newcomer, however long that takes")
     func notYetRead() throws {
         let clock = ManualClock()
@@ -207,16 +149,5 @@ struct WebConnectionGateTests {
         let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
         return channel
-    }
-}
-
-/// Records the gate's `Admitted` reaching a connection.
-private final class AdmittedRecorder: ChannelInboundHandler {
-    typealias InboundIn = Any
-    private(set) var admitted = false
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is WebConnectionGate.Admitted { admitted = true }
-        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -110,30 +110,10 @@ final class WebConnectionGate: Sendable {
     /// Connections let in now, being answered or idle (not those waiting).
     var count: Int { table.withLock { $0.admitted } }
 
-    /// How many places each known address holds (those let in, not those waiting).
-    private static func placesByAddress(_ table: Table) -> [String: Int] {
-        var held: [String: Int] = [:]
-        for entry in table.entries.values where entry.admitted {
-            if let known = address(of: entry.channel) { held[known, default: 0] += 1 }
-        }
-        return held
-    }
-
-    /// Whose connection `channel` is: its peer's IP address, without the port; nil while not known.
-    static func address(of channel: any Channel) -> String? { channel.remoteAddress?.ipAddress }
-
     /// A connection opened: true when it is let in now, false when it waits for `Admitted` (or is closed).
-    ///
-    /// When the cap is full, a newcomer from an address holding fewer connections than another takes
-    /// the place of that address's idlest one at once (read by its loop, no request unanswered), silent
-    /// or not: one address's clients reconnecting whatever the gate closes kept every place younger
-    /// than `silentBeforeEviction` and the queue full of their own, and locked everyone else out
-    /// (docs/REFERENCE.md §13). Otherwise the idlest connection of any address gives way once silent
-    /// for `silentBeforeEviction`, or answered and idle for `idleBeforeEviction`.
     func opened(_ channel: any Channel) -> Bool {
         let id = ObjectIdentifier(channel)
         let now = clock()
-        let address = Self.address(of: channel)
         let (moves, admitted): (Moves, Bool) = table.withLock { table in
             var moves = Moves()
             if table.admitted < limit {
@@ -141,19 +121,13 @@ final class WebConnectionGate: Sendable {
                 table.admitted += 1
                 return (moves, true)
             }
-            // Whose each place is, asked of the channel now (an accepted socket whose peer could not be
-            // told yet has none, and takes no part in the turns: it must never stand for another address).
-            let held = Self.placesByAddress(table)
-            let mine = address.map { held[$0] ?? 0 }
-            let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64, held: Int)? in
-                guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince else { return nil }
-                let heldByItsAddress = Self.address(of: entry.channel).map { held[$0] ?? 0 } ?? 0
-                let fair = mine.map { heldByItsAddress > $0 + 1 } ?? false
-                guard fair || now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction) else { return nil }
-                return (key, entry, since, fair ? heldByItsAddress : 0)
+            let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64)? in
+                guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince,
+                    now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction)
+                else { return nil }
+                return (key, entry, since)
             }
-            // The address holding most gives way first; within it, or among the silent, the idlest.
-            if let idlest = idle.min(by: { ($1.held, $0.since) < ($0.held, $1.since) }) {
+            if let idlest = idle.min(by: { $0.since < $1.since }) {
                 // The idlest leaves (its `closed` finds it gone), the newcomer takes its place.
                 table.entries[idlest.key] = nil
                 moves.close.append(idlest.entry.channel)
@@ -184,14 +158,7 @@ final class WebConnectionGate: Sendable {
                 }
             }
             while table.admitted < limit, !table.queue.isEmpty {
-                // The waiting connection of the address holding fewest places goes first (the oldest of
-                // those): one address's hundred waiting do not keep another's one waiting behind them.
-                let held = Self.placesByAddress(table)
-                func places(_ index: Int) -> Int {
-                    table.entries[table.queue[index]].flatMap { Self.address(of: $0.channel) }.map { held[$0] ?? 0 } ?? 0
-                }
-                let position = table.queue.indices.min { (places($0), $0) < (places($1), $1) }!
-                let next = table.queue.remove(at: position)
+                let next = table.queue.removeFirst()
                 guard var entry = table.entries[next] else { continue }
                 entry.admitted = true
                 table.entries[next] = entry
