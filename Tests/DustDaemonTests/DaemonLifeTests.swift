@@ -48,7 +48,7 @@ final class RunningDustd: Sendable {
         ].merging(extraEnvironment) { $1 }
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runReaped()
     }
 
     var logs: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
@@ -307,7 +307,7 @@ struct DaemonLifeTests {
         let errors = Pipe()
         once.standardError = errors
         once.standardOutput = FileHandle.nullDevice
-        try once.run()
+        try once.runReaped()
         let problem = String(decoding: await errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
         await once.exited()
         #expect(once.terminationStatus == 78, "\(problem)")
@@ -439,7 +439,7 @@ struct DaemonLifeTests {
         let sqlite = Process()
         sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
         sqlite.arguments = [path, "INSERT INTO grdb_migrations VALUES ('v99-from-the-future'); PRAGMA wal_checkpoint(TRUNCATE);"]
-        try sqlite.run()
+        try sqlite.runReaped()
         await sqlite.exited()
         #expect(sqlite.terminationStatus == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -504,7 +504,7 @@ struct DaemonLifeTests {
         let errors = Pipe()
         reader.standardOutput = output
         reader.standardError = errors
-        try reader.run()
+        try reader.runReaped()
         // Both pipes at once: either may fill while the other is read.
         async let printed = output.fileHandleForReading.readUntilEnd()
         async let said = errors.fileHandleForReading.readUntilEnd()

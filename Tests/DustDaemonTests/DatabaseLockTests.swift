@@ -181,7 +181,7 @@ struct DatabaseLockTests {
                 "-c", "import fcntl, os, sys, time; fd = os.open(sys.argv[1], os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX); time.sleep(3600)",
                 database,
             ]
-            try holder.run()
+            try holder.runReaped()
             // SIGKILL: a test process that ignores SIGTERM (dustd's signal tests) passes that on to its children.
             defer { kill(holder.processIdentifier, SIGKILL) }
             // Outside #expect: the macro would hand `stat` a copy of `status`, leaving this one zero.

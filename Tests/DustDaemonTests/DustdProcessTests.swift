@@ -87,7 +87,7 @@ struct DustdProcessTests {
         // run seconds late, which would be counted against dustd.
         let ended = Mutex<Date?>(nil)
         process.terminationHandler = { _ in ended.withLock { $0 = Date() } }
-        try process.run()
+        try process.runReaped()
 
         // Two polls (start + 2 s later), then make the next one hang and stop dustd in the middle of it.
         var messages: [String] = []
@@ -158,7 +158,7 @@ struct DustdProcessTests {
         let (process, stderrPath) = try Self.dustd(
             in: directory, baseURL: baseURL, notify: notify, database: directory.path("dust.sqlite"),
             environment: ["DUSTD_ADVISORIES_ENABLED": "false"])
-        try process.run()
+        try process.runReaped()
         // In start-up (its default action ended dustd, a clean exit to systemd: no restart followed): once
         // dustd's main ran, as the kernel's record of ignored signals shows (SIGHUP is bit 0 of SigIgn).
         let ignoring = ContinuousClock.now + .seconds(5)
@@ -216,7 +216,7 @@ struct DustdProcessTests {
             let notify = try NotifySocket(path: directory.path("notify\(run).sock"))
             let (process, _) = try Self.dustd(
                 in: directory, baseURL: baseURL, notify: notify, database: database, environment: ["DUSTD_ADVISORIES_ENABLED": "false"])
-            try process.run()
+            try process.runReaped()
             var messages: [String] = []
             let deadline = ContinuousClock.now + .seconds(180)
             while ContinuousClock.now < deadline, !messages.contains(where: { $0.hasPrefix("READY=1") }), process.isRunning {

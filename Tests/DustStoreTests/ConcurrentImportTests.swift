@@ -196,7 +196,7 @@ struct ConcurrentImportTests {
                 process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: standardError))
                 processes.append((person, process, standardError))
             }
-            for entry in processes { try entry.process.run() }
+            for entry in processes { try entry.process.runReaped() }
             var readings: [(person: String, heartRates: Int, walkingSlots: Int)] = []
             repeat {
                 for person in Self.people {

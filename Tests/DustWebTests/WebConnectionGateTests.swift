@@ -44,7 +44,7 @@ struct WebConnectionGateTests {
         clock.advance(seconds: 0.1)
         let fourth = try connection()
         #expect(gate.opened(fourth), "a connection read for 5 s without a request gives way")
-        try first.embeddedEventLoop.run()
+        first.embeddedEventLoop.run()
         #expect(!first.isActive, "the silent one is closed")
     }
 
@@ -63,7 +63,7 @@ struct WebConnectionGateTests {
         #expect(!gate.opened(try connection()))
         clock.advance(seconds: 0.1)
         #expect(gate.opened(try connection()), "answered and idle 1 s: it gives way")
-        try first.embeddedEventLoop.run()
+        first.embeddedEventLoop.run()
         #expect(!first.isActive)
     }
 
@@ -107,7 +107,7 @@ struct WebConnectionGateTests {
         #expect(!gate.opened(try connection()))
         clock.advance(seconds: 0.1)
         #expect(gate.opened(try connection()), "its answer written and idle 1 s: it gives way")
-        try channel.embeddedEventLoop.run()
+        channel.embeddedEventLoop.run()
         #expect(!channel.isActive)
     }
 

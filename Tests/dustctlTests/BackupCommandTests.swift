@@ -76,7 +76,7 @@ struct BackupCommandTests {
         // The PID of a process that has ended, as a SIGKILLed dustctl's is.
         let ended = Process()
         ended.executableURL = URL(fileURLWithPath: "/bin/true")
-        try ended.run()
+        try ended.runReaped()
         ended.waitUntilExit()
         let gone = ended.processIdentifier
         let sqlite = Data("SQLite format 3\0".utf8) + Data(repeating: 7, count: 100)

@@ -279,7 +279,7 @@ struct CrashSafetyTests {
         process.environment = ["DUSTD_CONFIG": emptyConfiguration, "PATH": "/usr/bin:/bin"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runReaped()
         let watcher = try SQLiteStore(path: db, mode: .readOnly)
         let deadline = Date().addingTimeInterval(120)
         // Kill as soon as a few batches are in: the process is then writing the next one.

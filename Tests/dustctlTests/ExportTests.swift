@@ -86,7 +86,7 @@ struct ExportTests {
         let output = Pipe()
         python.standardOutput = output
         python.standardError = output
-        try python.run()
+        try python.runReaped()
         // Read to the end first: a program waits for a pipe that nobody empties.
         let message = String(decoding: await output.fileHandleForReading.readUntilEnd(), as: UTF8.self)
         await python.exited()

@@ -24,7 +24,7 @@ func dustctl(_ arguments: [String], standardOutput: FileHandle, environment extr
     process.standardOutput = standardOutput
     process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try process.runReaped()
     await process.exited()
     return RawRun(
         status: process.terminationStatus, reason: process.terminationReason,
@@ -45,7 +45,7 @@ func exportPastFileSizeLimit(_ db: String, to path: String, starting: String) as
     let errors = Pipe()
     shell.standardError = errors
     shell.standardOutput = FileHandle.nullDevice
-    try shell.run()
+    try shell.runReaped()
     let message = String(decoding: await errors.fileHandleForReading.readUntilEnd(), as: UTF8.self)
     await shell.exited()
     return RawRun(status: shell.terminationStatus, reason: shell.terminationReason, standardError: message)
