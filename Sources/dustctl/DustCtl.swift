@@ -6,7 +6,7 @@ import Foundation
 @main
 struct DustCtl: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(
+        var configuration = CommandConfiguration(
             commandName: "dustctl",
             abstract: helpAbstract(
                 "미세먼지(PM10)와 초미세먼지(PM2.5)를 얼마나 들이마셨는지 FineDust에 묻습니다.",
@@ -72,7 +72,20 @@ struct DustCtl: ParsableCommand {
                 DemoCommand.self,
             ]
         )
+        // Read by swift-argument-parser only to skip its completion-script probe (`main`) and to name a
+        // plugin's host in help, which is written after parsing, when this is false again.
+        if parsingWithoutCompletionProbe { configuration._superCommandName = "dustctl" }
+        return configuration
     }
+
+    /// True while `main` parses arguments that ask for no completion script. swift-argument-parser
+    /// looks for `--generate-completion-script` before a root command's own parse by parsing the
+    /// arguments as two more commands, by reflection: half of the parsing and a fifth of the
+    /// instructions of `dustctl week` (docs/PERFORMANCE.md, "Start-up"), for an option only the
+    /// packaging asks for. It skips that probe for a command run under another's name (a plugin's),
+    /// which `main` says dustctl is while it parses, and only then. Set on the main thread before
+    /// any other runs.
+    nonisolated(unsafe) private static var parsingWithoutCompletionProbe = false
 
     /// ArgumentParser's own `main`, except that SIGPIPE is ignored, help and usage errors go
     /// through dustctl's writer, and an asynchronous command runs on the main thread
@@ -115,7 +128,13 @@ struct DustCtl: ParsableCommand {
             }
         }
         do {
-            var command = try parseAsRoot()
+            // swift-argument-parser's own probe reads the option anywhere, with its value after it or after `=`.
+            parsingWithoutCompletionProbe = !arguments.contains {
+                $0 == "--generate-completion-script" || $0.hasPrefix("--generate-completion-script=")
+            }
+            let parsed = Result { try parseAsRoot() }
+            parsingWithoutCompletionProbe = false
+            var command = try parsed.get()
             if let asynchronous = command as? any AsyncParsableCommand {
                 nonisolated(unsafe) var running = asynchronous
                 try CommandRunLoop().run { try await running.run() }

@@ -43,4 +43,40 @@ struct HelpTextTests {
             }
         }
     }
+
+    /// dustctl parses without swift-argument-parser's completion-script probe unless the arguments ask
+    /// for one (it says it runs under its own name while it parses, docs/PERFORMANCE.md): the
+    /// completions the package ships are still written, and nothing dustctl prints names it twice.
+    @Test("Completion scripts are still written for bash, zsh and fish; usage, help and the help dump name dustctl once")
+    func completionsAndNames() async throws {
+        for (shell, marker) in [("bash", "_dustctl()"), ("zsh", "#compdef dustctl"), ("fish", "complete -c 'dustctl'")] {
+            for arguments in [["--generate-completion-script", shell], ["--generate-completion-script=\(shell)"]] {
+                let script = try await Executables.run("dustctl", arguments)
+                #expect(script.status == 0, "\(arguments): \(script.standardError)")
+                #expect(script.standardOutput.contains(marker), "\(arguments)")
+                #expect(script.standardOutput.contains("week"), "\(arguments)")
+            }
+        }
+        let wrong = try await Executables.run("dustctl", ["week", "--no-such-option"])
+        #expect(wrong.status == 64)
+        #expect(wrong.standardError.contains("Usage: dustctl week"), "\(wrong.standardError)")
+        let help = try await Executables.run("dustctl", ["week", "--help"])
+        #expect(help.status == 0)
+        #expect(help.standardOutput.contains("USAGE: dustctl week"), "\(help.standardOutput)")
+        let helpCommand = try await Executables.run("dustctl", ["help", "week"])
+        #expect(helpCommand.standardOutput == help.standardOutput)
+        for text in [wrong.standardError, help.standardOutput] {
+            #expect(!text.contains("dustctl dustctl"), "\(text)")
+        }
+        let dump = try await Executables.run("dustctl", ["--experimental-dump-help"])
+        #expect(dump.status == 0)
+        let root = try #require(
+            (try JSONSerialization.jsonObject(with: Data(dump.standardOutput.utf8)) as? [String: Any])?["command"] as? [String: Any])
+        #expect(root["superCommands"] == nil)
+        let subcommands = try #require(root["subcommands"] as? [[String: Any]])
+        #expect(subcommands.count >= 15)
+        for subcommand in subcommands {
+            #expect(subcommand["superCommands"] as? [String] == ["dustctl"], "\(subcommand["commandName"] ?? "?")")
+        }
+    }
 }
