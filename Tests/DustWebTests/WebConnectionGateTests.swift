@@ -14,6 +14,7 @@ struct WebConnectionGateTests {
     final class ManualClock: Sendable {
         private let value = Mutex<UInt64>(1_000_000_000)
         func advance(seconds: Double) { value.withLock { $0 += UInt64(seconds * 1e9) } }
+        func rewind(seconds: Double) { value.withLock { $0 -= UInt64(seconds * 1e9) } }
         var now: UInt64 { value.withLock { $0 } }
     }
 
@@ -22,6 +23,139 @@ struct WebConnectionGateTests {
         let channel = EmbeddedChannel()
         try channel.connect(to: SocketAddress(ipAddress: address, port: 8478)).wait()
         return channel
+    }
+
+    @Test("One address holding every place cannot lock another out: the other's newcomer takes its idlest place at once")
+    func addressesTakeTurns() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 4, maxWaiting: 8, clock: { clock.now })
+        // A stranger's four connections, read by their loops a second ago and silent since: younger than
+        // `silentBeforeEviction`, which one device reconnecting whatever dustd closes keeps every place.
+        let stranger = try (0..<4).map { _ in try connection(from: "192.168.0.66") }
+        for channel in stranger {
+            #expect(gate.opened(channel))
+            gate.reading(channel)
+        }
+        clock.advance(seconds: 1)
+        // Its own next connection waits, as every connection did on the gate before turns ...
+        #expect(!gate.opened(try connection(from: "192.168.0.66")))
+        // ... while a phone's is let in at once, in the place of one of the stranger's.
+        let phone = try connection(from: "192.168.0.23")
+        #expect(gate.opened(phone))
+        for channel in stranger { channel.embeddedEventLoop.run() }
+        #expect(stranger.filter(\.isActive).count == 3, "one of the stranger's places was given to the phone")
+        #expect(gate.count == 4)
+        // Three places against one: one more for the phone; two against two: the phone waits like anyone.
+        gate.reading(phone)
+        let second = try connection(from: "192.168.0.23")
+        #expect(gate.opened(second))
+        gate.reading(second)
+        #expect(!gate.opened(try connection(from: "192.168.0.23")), "two places against two: no turn")
+        for channel in stranger { channel.embeddedEventLoop.run() }
+        #expect(stranger.filter(\.isActive).count == 2)
+        // A busy place (a request being answered) is never given by turns.
+        for channel in stranger + [phone, second] { gate.requestRead(channel) }
+        #expect(!gate.opened(try connection(from: "192.168.0.31")))
+        for channel in stranger { channel.embeddedEventLoop.run() }
+        #expect(stranger.filter(\.isActive).count == 2)
+    }
+
+    @Test("A time stamped after the newcomer's own is not taken for 584 years of silence: the connection just read stays")
+    func stampAfterTheNewcomer() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 1, maxWaiting: 4, clock: { clock.now })
+        let first = try connection()
+        #expect(gate.opened(first))
+        gate.reading(first)
+        // A newcomer whose time is a microsecond older than the stamp: before, the gate read the time
+        // before its lock, while another loop stamped a later one, and `now - since` wrapped. The
+        // 200-client burst lost a connection so, its request on the way (docs/RELIABILITY.md).
+        clock.rewind(seconds: 0.000_001)
+        let second = try connection()
+        #expect(!gate.opened(second), "the newcomer waits")
+        first.embeddedEventLoop.run()
+        #expect(first.isActive)
+        // The same for a connection answered a moment ago.
+        gate.requestRead(first)
+        clock.advance(seconds: 0.000_001)
+        gate.answerWritten(first)
+        clock.rewind(seconds: 0.000_001)
+        #expect(!gate.opened(try connection()))
+        first.embeddedEventLoop.run()
+        #expect(first.isActive)
+    }
+
+    @Test("A place is given by turns only once its loop has read it for a second: a request on its way is spared")
+    func turnsWaitASecond() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 2, maxWaiting: 8, clock: { clock.now })
+        let stranger = try (0..<2).map { _ in try connection(from: "192.168.0.66") }
+        for channel in stranger { #expect(gate.opened(channel)) }
+        // Let in but not yet read by its loop: never given, however long.
+        clock.advance(seconds: 30)
+        #expect(!gate.opened(try connection(from: "192.168.0.23")))
+        for channel in stranger { gate.reading(channel) }
+        clock.advance(seconds: 0.9)
+        #expect(!gate.opened(try connection(from: "192.168.0.23")))
+        clock.advance(seconds: 0.1)
+        #expect(gate.opened(try connection(from: "192.168.0.23")))
+    }
+
+    @Test("Room made goes first to the waiting connection of the address holding fewest places; within an address, the oldest")
+    func waitingTakeTurns() throws {
+        let gate = WebConnectionGate(limit: 2, maxWaiting: 16)
+        let stranger = try (0..<2).map { _ in try connection(from: "192.168.0.66") }
+        for channel in stranger {
+            #expect(gate.opened(channel))
+            gate.reading(channel)
+            gate.requestRead(channel)
+        }
+        let queued = try (0..<5).map { _ in try recorded(connection(from: "192.168.0.66")) }
+        for (channel, _) in queued { #expect(!gate.opened(channel)) }
+        let (phone, phoneLetIn) = try recorded(connection(from: "192.168.0.23"))
+        #expect(!gate.opened(phone), "every place is busy: the phone waits")
+        // A place frees: the phone, last to come, goes first (the stranger holds one place, the phone none).
+        gate.closed(stranger[0])
+        for (channel, _) in queued { channel.embeddedEventLoop.run() }
+        phone.embeddedEventLoop.run()
+        #expect(phoneLetIn.admitted)
+        #expect(queued.filter { $0.1.admitted }.isEmpty)
+        // The next place: one each, and only the stranger waits, its oldest first.
+        gate.closed(stranger[1])
+        for (channel, _) in queued { channel.embeddedEventLoop.run() }
+        #expect(queued.map { $0.1.admitted } == [true, false, false, false, false])
+        #expect(gate.count == 2 && gate.othersWaiting)
+    }
+
+    @Test("One address may fill half the queue: past it its newcomers are closed, while another's still wait")
+    func queueShared() throws {
+        let gate = WebConnectionGate(limit: 1, maxWaiting: 4)
+        let first = try connection(from: "192.168.0.66")
+        #expect(gate.opened(first))
+        gate.reading(first)
+        gate.requestRead(first)
+        let stranger = try (0..<3).map { _ in try connection(from: "192.168.0.66") }
+        for channel in stranger { #expect(!gate.opened(channel)) }
+        for channel in stranger { channel.embeddedEventLoop.run() }
+        #expect(stranger.map(\.isActive) == [true, true, false], "two of four may wait; the third is closed")
+        let phone = try connection(from: "192.168.0.23")
+        #expect(!gate.opened(phone))
+        phone.embeddedEventLoop.run()
+        #expect(phone.isActive, "the phone waits in the half left to others")
+    }
+
+    @Test("A connection whose address is not known takes no place by turns and gives none")
+    func unknownAddress() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 2, maxWaiting: 8, clock: { clock.now })
+        let unknown = try (0..<2).map { _ in try connection() }
+        for channel in unknown {
+            #expect(gate.opened(channel, from: nil))
+            gate.reading(channel)
+        }
+        clock.advance(seconds: 1)
+        #expect(!gate.opened(try connection(from: "192.168.0.23")), "two unknown are not one address holding two")
+        #expect(!gate.opened(try connection(), from: nil))
     }
 
     @Test("A connection let in but not yet read by its loop is never closed for a newcomer, however long that takes")
@@ -144,10 +278,28 @@ struct WebConnectionGateTests {
         #expect(passedOn == 16)
     }
 
+    /// `channel` with a handler recording the gate's `Admitted`.
+    private func recorded(_ channel: EmbeddedChannel) throws -> (EmbeddedChannel, AdmittedRecorder) {
+        let recorder = AdmittedRecorder()
+        try channel.pipeline.syncOperations.addHandler(recorder)
+        return (channel, recorder)
+    }
+
     /// A connection's handler on an embedded channel, connected, the answer timeout a minute.
     func connectedHandler(_ gate: WebConnectionGate) throws -> EmbeddedChannel {
         let channel = EmbeddedChannel(handler: WebConnectionHandler(gate: gate, answerTimeout: .seconds(60)))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8478)).wait()
         return channel
+    }
+}
+
+/// Records the gate's `Admitted` reaching a connection.
+private final class AdmittedRecorder: ChannelInboundHandler {
+    typealias InboundIn = Any
+    private(set) var admitted = false
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is WebConnectionGate.Admitted { admitted = true }
+        context.fireUserInboundEventTriggered(event)
     }
 }

@@ -41,6 +41,15 @@ public struct WebConnectionLimits: Sendable, Hashable {
 /// `WebConnectionLimits.maxWaiting` wait; past that it is closed), and every answer meanwhile ends its
 /// connection so that kept-alive clients take turns. A burst of clients is answered late, not refused.
 ///
+/// Addresses take turns: one device reconnecting whatever the gate closes kept every place younger
+/// than `silentBeforeEviction` and the queue full of its own, and locked every other client out
+/// (docs/RELIABILITY.md, twentieth session). So a newcomer from an address holding at least two
+/// places fewer than another takes the place of that address's idlest connection once it has been
+/// read for `idleBeforeEviction` with no request unanswered; an address may fill at most half the
+/// queue; and room made goes first to the oldest waiting connection of the address holding fewest
+/// places. Each connection's address is taken once, when it opens: within one address none of
+/// these rules can fire, so a burst from one address is served in the order it came.
+///
 /// A waiting connection is held by its `WebConnectionHandler`, which keeps the pipeline's reads from
 /// the socket until the gate lets it in (`Admitted`). The gate never touches `autoRead`: a read asked
 /// of a channel not yet registered is remembered by NIO as pending and never issued once it is, which
@@ -48,6 +57,10 @@ public struct WebConnectionLimits: Sendable, Hashable {
 final class WebConnectionGate: Sendable {
     private struct Entry {
         let channel: any Channel
+        /// Its peer's IP address (no port), taken once when it opened; nil when the socket could not
+        /// tell it (a peer gone before it was accepted). nil never stands for another address: such a
+        /// connection neither takes a place by turns nor gives one up by them.
+        let peer: String?
         /// Let in (counted against the cap), or waiting for room, unread.
         var admitted: Bool
         /// Request heads read whose answers have not left yet (more than one when a client pipelines).
@@ -61,15 +74,63 @@ final class WebConnectionGate: Sendable {
         var idleSince: UInt64?
     }
 
+    /// Kept under one lock; every count is updated as entries come and go, so no decision asks a
+    /// channel anything while the lock is held.
     private struct Table {
         var entries: [ObjectIdentifier: Entry] = [:]
-        /// The waiting connections, oldest first.
-        var queue: [ObjectIdentifier] = []
+        /// The waiting connections of each address (nil: not known), each list oldest first.
+        var waiting: [String?: [(id: ObjectIdentifier, order: UInt64)]] = [:]
+        var waitingCount = 0
+        /// Places let in, by address.
+        var places: [String?: Int] = [:]
         var admitted = 0
+        /// Connections opened so far: a waiting one's turn in the order of coming.
+        var opened: UInt64 = 0
+
+        mutating func admit(_ id: ObjectIdentifier, _ entry: Entry) {
+            var entry = entry
+            entry.admitted = true
+            entries[id] = entry
+            places[entry.peer, default: 0] += 1
+            admitted += 1
+        }
+
+        /// Takes an entry out, with its place or its turn in the queue.
+        @discardableResult
+        mutating func remove(_ id: ObjectIdentifier) -> Entry? {
+            guard let entry = entries.removeValue(forKey: id) else { return nil }
+            if entry.admitted {
+                admitted -= 1
+                let left = (places[entry.peer] ?? 1) - 1
+                places[entry.peer] = left > 0 ? left : nil
+            } else {
+                waiting[entry.peer]?.removeAll { $0.id == id }
+                if waiting[entry.peer]?.isEmpty == true { waiting[entry.peer] = nil }
+                waitingCount -= 1
+            }
+            return entry
+        }
+
+        /// The waiting connection to let in next: the oldest of the address holding fewest places.
+        func nextWaiting() -> ObjectIdentifier? {
+            var best: (peer: String?, held: Int, order: UInt64)?
+            for (peer, queue) in waiting {
+                guard let first = queue.first else { continue }
+                let held = places[peer] ?? 0
+                if let chosen = best, (chosen.held, chosen.order) <= (held, first.order) { continue }
+                best = (peer, held, first.order)
+            }
+            guard let chosen = best else { return nil }
+            return waiting[chosen.peer]?.first?.id
+        }
     }
 
     /// How long a kept-alive connection must have gone without a request since its last answer to be
-    /// closed for a newcomer.
+    /// closed for a newcomer; and how long one of an address holding more places than the newcomer's
+    /// must have been read without a whole request to give its place by turns. A client's request is
+    /// read within milliseconds of its loop starting to read it, so a second spares one whose request
+    /// is on its way, while a flood's places, kept by `silentBeforeEviction` up to five seconds old,
+    /// are mostly older.
     static let idleBeforeEviction: UInt64 = 1_000_000_000
     /// How long one let in must have been read by its loop without sending a whole request head to be
     /// closed for a newcomer: a client of a burst whose request a loaded loop has not parsed yet is about
@@ -97,13 +158,19 @@ final class WebConnectionGate: Sendable {
 
     private let limit: Int
     private let maxWaiting: Int
+    /// Connections of one address that may wait: half the queue, so one address leaves room in it for others.
+    private let maxWaitingPerAddress: Int
     private let table = Mutex(Table())
-    /// Monotonic nanoseconds.
+    /// Monotonic nanoseconds, read only while the lock is held: a time read before it could be older
+    /// than one another loop then stamped in the table, `now - since` wrapped to 584 years, and a
+    /// connection its loop had just started reading, its request on the way, was closed unanswered for
+    /// a newcomer (docs/RELIABILITY.md, twentieth session).
     private let clock: @Sendable () -> UInt64
 
     init(limit: Int, maxWaiting: Int, clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }) {
         self.limit = max(limit, 1)
         self.maxWaiting = max(maxWaiting, 0)
+        self.maxWaitingPerAddress = (self.maxWaiting + 1) / 2
         self.clock = clock
     }
 
@@ -111,32 +178,34 @@ final class WebConnectionGate: Sendable {
     var count: Int { table.withLock { $0.admitted } }
 
     /// A connection opened: true when it is let in now, false when it waits for `Admitted` (or is closed).
+    /// Its address is asked of the channel here, once, outside the lock.
     func opened(_ channel: any Channel) -> Bool {
+        opened(channel, from: channel.remoteAddress?.ipAddress)
+    }
+
+    /// A connection from `peer` (nil: not known) opened.
+    func opened(_ channel: any Channel, from peer: String?) -> Bool {
         let id = ObjectIdentifier(channel)
-        let now = clock()
         let (moves, admitted): (Moves, Bool) = table.withLock { table in
             var moves = Moves()
+            let now = clock()
+            table.opened += 1
+            let entry = Entry(channel: channel, peer: peer, admitted: false, idleSince: nil)
             if table.admitted < limit {
-                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
-                table.admitted += 1
+                table.admit(id, entry)
                 return (moves, true)
             }
-            let idle = table.entries.compactMap { key, entry -> (key: ObjectIdentifier, entry: Entry, since: UInt64)? in
-                guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince,
-                    now &- since >= (entry.answered ? Self.idleBeforeEviction : Self.silentBeforeEviction)
-                else { return nil }
-                return (key, entry, since)
-            }
-            if let idlest = idle.min(by: { $0.since < $1.since }) {
-                // The idlest leaves (its `closed` finds it gone), the newcomer takes its place.
-                table.entries[idlest.key] = nil
-                moves.close.append(idlest.entry.channel)
-                table.entries[id] = Entry(channel: channel, admitted: true, idleSince: nil)
+            if let giving = Self.placeGiven(to: peer, in: table, now: now), let gone = table.remove(giving) {
+                // It leaves (its `closed` finds it gone), the newcomer takes its place.
+                moves.close.append(gone.channel)
+                table.admit(id, entry)
                 return (moves, true)
             }
-            if table.queue.count < maxWaiting {
-                table.entries[id] = Entry(channel: channel, admitted: false, idleSince: nil)
-                table.queue.append(id)
+            let mine = table.waiting[peer]?.count ?? 0
+            if table.waitingCount < maxWaiting, mine < maxWaitingPerAddress {
+                table.entries[id] = entry
+                table.waiting[peer, default: []].append((id, table.opened))
+                table.waitingCount += 1
             } else {
                 moves.close.append(channel)
             }
@@ -146,23 +215,39 @@ final class WebConnectionGate: Sendable {
         return admitted
     }
 
+    /// Whose place a newcomer from `peer` takes when the cap is full, if anyone's: by turns, the idlest
+    /// of the address holding most (at least two more than `peer`), read for `idleBeforeEviction` with
+    /// no request unanswered; else the idlest of anyone's answered and idle for `idleBeforeEviction`, or
+    /// read and silent for `silentBeforeEviction`.
+    private static func placeGiven(to peer: String?, in table: Table, now: UInt64) -> ObjectIdentifier? {
+        let mine = peer.map { table.places[$0] ?? 0 }
+        var byTurns: (id: ObjectIdentifier, held: Int, since: UInt64)?
+        var idlest: (id: ObjectIdentifier, since: UInt64)?
+        for (id, entry) in table.entries {
+            guard entry.admitted, entry.unanswered == 0, let since = entry.idleSince else { continue }
+            // Never wraps: every time is read under the lock (see `clock`).
+            let idleFor = now > since ? now - since : 0
+            if let mine, entry.peer != nil, idleFor >= idleBeforeEviction {
+                let held = table.places[entry.peer] ?? 0
+                // More held first; within an address, the longest silent.
+                if held > mine + 1, byTurns.map({ held > $0.held || (held == $0.held && since < $0.since) }) ?? true {
+                    byTurns = (id, held, since)
+                }
+            }
+            if idleFor >= (entry.answered ? idleBeforeEviction : silentBeforeEviction), idlest.map({ since < $0.since }) ?? true {
+                idlest = (id, since)
+            }
+        }
+        return byTurns?.id ?? idlest?.id
+    }
+
     func closed(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
         let moves: Moves = table.withLock { table in
             var moves = Moves()
-            if let entry = table.entries.removeValue(forKey: id) {
-                if entry.admitted {
-                    table.admitted -= 1
-                } else {
-                    table.queue.removeAll { $0 == id }
-                }
-            }
-            while table.admitted < limit, !table.queue.isEmpty {
-                let next = table.queue.removeFirst()
-                guard var entry = table.entries[next] else { continue }
-                entry.admitted = true
-                table.entries[next] = entry
-                table.admitted += 1
+            table.remove(id)
+            while table.admitted < limit, let next = table.nextWaiting(), let entry = table.remove(next) {
+                table.admit(next, entry)
                 moves.admit.append(entry.channel)
             }
             return moves
@@ -172,8 +257,8 @@ final class WebConnectionGate: Sendable {
 
     /// A connection let in is read from now, on its own loop: its silence counts from here.
     func reading(_ channel: any Channel) {
-        let now = clock()
         table.withLock { table in
+            let now = clock()
             guard var entry = table.entries[ObjectIdentifier(channel)], entry.admitted, entry.idleSince == nil else { return }
             entry.idleSince = now
             table.entries[ObjectIdentifier(channel)] = entry
@@ -196,8 +281,8 @@ final class WebConnectionGate: Sendable {
     /// answered. Not when the answer is handed to the pipeline: closing a connection for a newcomer
     /// then would fail the answer's unwritten bytes, and its client would read nothing.
     func answerWritten(_ channel: any Channel) {
-        let now = clock()
         table.withLock { table in
+            let now = clock()
             guard var entry = table.entries[ObjectIdentifier(channel)] else { return }
             entry.unanswered = max(entry.unanswered - 1, 0)
             if entry.unanswered == 0 {
@@ -210,7 +295,7 @@ final class WebConnectionGate: Sendable {
 
     /// Whether connections wait for room: an answer then ends its connection (`Connection: close`),
     /// so a kept-alive client takes its turn again behind them.
-    var othersWaiting: Bool { table.withLock { !$0.queue.isEmpty } }
+    var othersWaiting: Bool { table.withLock { $0.waitingCount > 0 } }
 }
 
 /// Each connection's guard, below Hummingbird's request handling: it registers the connection
