@@ -56,9 +56,22 @@ if [ "${FINEDUST_LINKER:-lld}" = lld ] && [ -x "$(dirname "$(command -v swiftc)"
         build+=(-Xlinker -T -Xlinker "$PWD/packaging/finedust-text.ld")
     fi
 fi
+# SwiftPM links again when an object changes, not when the list or the linker script does: a list just
+# made by packaging/make-order-file.sh never reached executables already linked (dustd idle at 29.6 MiB
+# on such a stale link, 25.1 once linked again: docs/PERFORMANCE.md, twentieth session). So the layout's
+# digest is kept beside the link, and a new one removes the executables to have them linked again.
+layout=none
+if [ -n "${order:-}" ] && [ "$order" != none ] && [ -s "$order" ]; then
+    layout=$(cat "$order" packaging/finedust-text.ld | sha256sum | cut -d' ' -f1)
+fi
+if [ "$(cat "$scratch/finedust-layout-digest" 2>/dev/null)" != "$layout" ]; then
+    linked=$("${build[@]}" --show-bin-path)
+    rm -f "$linked/dustd" "$linked/dustctl"
+fi
 for product in dustd dustctl; do
     "${build[@]}" --product "$product" >&2
 done
+echo "$layout" > "$scratch/finedust-layout-digest"
 # The compiler and linker options that shape the code, the scratch path and this checkout's place left
 # out: packaging/make-order-file.sh records them beside the list it makes (finedust.order.options), and
 # the check below says when the list was made for other options (a new option can rename or add the
