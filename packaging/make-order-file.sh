@@ -16,11 +16,12 @@
 # The list is made by running the release binaries under valgrind's callgrind, which records
 # every function executed: dustd through start-up, a backfill from a loopback AirKorea and the polls
 # after it (one a second), a forecast fetch, a loopback AirGradient monitor asked every 10 s, the
-# dashboard, the JSON API and /metrics, and a SIGTERM; dustctl through its report, status, export,
-# forecast and help commands on the demo database, and the household's (people, tracks,
-# an indoor monitor) week, day and indoor commands. A stale list costs nothing but
-# layout: names the code no longer has are skipped (--no-warn-symbol-ordering), new functions go
-# after the listed ones. Regenerate it when the code has changed a lot, and commit the result.
+# dashboard, the JSON API and /metrics, and a SIGTERM; `dustd --demo` through a household's pages and
+# documents; dustctl through its report, status, export, forecast and help commands on the demo
+# database, and the household's (people, tracks, an indoor monitor) week, day and indoor commands.
+# A stale list costs nothing but layout: names the code no longer has are skipped
+# (--no-warn-symbol-ordering), new functions go after the listed ones. Regenerate it when the code has
+# changed a lot (packaging/build-release.sh says when much of the list is gone), and commit the result.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { printf 'make-order-file: %s\n' "$*" >&2; }
@@ -108,6 +109,28 @@ kill -TERM "$daemon"
 wait "$daemon" || true
 daemon=""
 
+# A household's web: the demo's people, tracks and monitor, each person's page and documents. The run
+# above has one person and no tracks, and the code only a household runs, left out of the list, spread
+# dustd's resident code over the whole executable while it served the demo (docs/PERFORMANCE.md,
+# twentieth session).
+say "dustd --demo: a household's pages and documents (about a minute)…"
+mkdir "$work/demo"
+listen=127.0.0.1:$((20000 + RANDOM % 20000))
+(cd "$work/demo" && exec valgrind --tool=callgrind --demangle=no --dump-instr=no --compress-strings=no --compress-pos=no \
+    --callgrind-out-file="$work/demo.callgrind" "$work/dustd-profiled" --demo --fixtures "$OLDPWD/Fixtures" --listen "$listen" \
+    > /dev/null 2> "$work/demo.log") &
+daemon=$!
+for _ in $(seq 1200); do curl -sf -m 5 -o /dev/null "http://$listen/healthz" && break; sleep 0.25; done
+curl -sf -m 5 -o /dev/null "http://$listen/healthz" || { cat "$work/demo.log" >&2; say "dustd --demo did not answer"; exit 1; }
+for path in / "/?person=seoa" "/api/v1/today?person=jiho" "/api/v1/day/2026-11-20?person=jiho" "/api/v1/week?person=jiho" \
+    /week/2026-W47 "/day/2026-11-20?person=seoa" /api/v1/status /metrics /healthz; do
+    # Twice: the second answer is the kept one, as a phone's reload and Home Assistant's poll get it.
+    for _ in 1 2; do curl -s -m 60 -o /dev/null "http://$listen$path" || true; done
+done
+kill -TERM "$daemon"
+wait "$daemon" || true
+daemon=""
+
 say "dustctl: reports, status, export, forecast, help…"
 db="$work/demo.sqlite"
 export DUSTD_CONFIG="$PWD/Config/dustd.yaml"
@@ -161,15 +184,19 @@ idle = set()
 for path in glob.glob(os.path.join(work, "dustd.callgrind.*")):
     idle |= functions(path)
 daemon = functions(os.path.join(work, "dustd.callgrind")) | idle
+household = functions(os.path.join(work, "demo.callgrind"))
 uses = collections.Counter()
 for path in sorted(glob.glob(os.path.join(work, "dustctl-*.callgrind"))):
     uses.update(functions(path))
-# dustd's functions first (its resident memory): those an idle dustd runs, then its web's; then
-# dustctl's by how many commands run them.
-order = sorted(idle) + sorted(daemon - idle) + sorted((n for n in uses if n not in daemon), key=lambda n: (-uses[n], n))
+# dustd's functions first (its resident memory): those an idle dustd runs, then its web's, then a
+# household's web; then dustctl's by how many commands run them.
+served = daemon | household
+order = (sorted(idle) + sorted(daemon - idle) + sorted(household - daemon)
+         + sorted((n for n in uses if n not in served), key=lambda n: (-uses[n], n)))
 with open(out, "w") as f:
     f.write("\n".join(order) + "\n")
-print(f"make-order-file: {len(order)} functions ({len(idle)} from an idle dustd, {len(daemon)} from dustd) in {out}", file=sys.stderr)
+print(f"make-order-file: {len(order)} functions ({len(idle)} from an idle dustd, {len(served)} from dustd with a household's web) in {out}",
+      file=sys.stderr)
 PY
 cp "$work/options" packaging/finedust.order.options
 say "options it was made for in packaging/finedust.order.options"
