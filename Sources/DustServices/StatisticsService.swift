@@ -85,6 +85,12 @@ public struct StatisticsService: Sendable {
         return day.last { $0.concentration.fineDust != nil || $0.concentration.ultraFineDust != nil }
     }
 
+    /// The end of the home station's newest stored hour, whatever the clock says: one ending after the
+    /// clock means the clock is behind (`DaemonHealth.clockBehind`), as a Raspberry Pi's is before NTP.
+    public func newestStoredHourEnd() async throws(StorageFailure) -> Date? {
+        try await readings.newestSlot(station: stations.primary, endingBy: .distantFuture)?.end
+    }
+
     /// One day.
     public func day(_ date: LocalDate) async throws(StorageFailure) -> DayReport {
         try await days(from: date, through: date)[0]

@@ -126,8 +126,13 @@ func printDay(
     let output = PersonOutput(namesPeople: personOptions.namesPeople, style: .forStandardOutput())
     // `today` (which passes its forecast) shows the newest stored hour of each person's home station, whatever its day.
     var latest: [String: HourlyReading?] = [:]
+    var newestStored: [String: Date] = [:]
     if forecast != nil {
-        for person in people { latest[person.name] = try await household.forPerson(person).latestReading() }
+        for person in people {
+            let service = household.forPerson(person)
+            latest[person.name] = try await service.latestReading()
+            if !options.json { newestStored[person.name] = try await service.newestStoredHourEnd() }
+        }
     }
     if options.json {
         let tomorrow = forecast.map { ReportJSON.forecastTomorrow($0, calendar: settings.calendar) }
@@ -147,7 +152,9 @@ func printDay(
                 reports.map { report in
                     (
                         person: report.person,
-                        text: text.day(report, isToday: isToday, forecast: forecast ?? nil, latest: latest[report.person] ?? nil, now: now)
+                        text: text.day(
+                            report, isToday: isToday, forecast: forecast ?? nil, latest: latest[report.person] ?? nil, now: now,
+                            newestStored: newestStored[report.person])
                     )
                 }))
     }

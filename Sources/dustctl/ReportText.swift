@@ -25,20 +25,36 @@ struct ReportText {
     /// - Parameter latest: for `today`, the newest stored hour whatever its day, shown when today has none yet.
     /// - Parameter now: for `today`, the moment asked at: an hour that ended more than
     ///   `DaemonHealth.staleAfter` before it is the newest stored, dated, not the latest.
+    /// - Parameter newestStored: for `today`, the end of the newest stored hour whatever the clock says:
+    ///   after `now` by more than `DaemonHealth.clockBehindAfter`, the clock is behind, and said to be.
     func day(
-        _ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil, latest: HourlyReading? = nil, now: Date? = nil
+        _ report: DayReport, isToday: Bool, forecast: ForecastOutlook? = nil, latest: HourlyReading? = nil, now: Date? = nil,
+        newestStored: Date? = nil
     ) -> String {
         func isOld(_ slot: Slot) -> Bool { now.map { $0.timeIntervalSince(slot.end) > DaemonHealth.staleAfter } ?? false }
         var lines: [String] = []
         lines.append(style.bold("\(report.station) · \(report.date) (\(language.weekday(report.date))) · \(calendar.timeZone.identifier)"))
         let tomorrow = forecast.flatMap(tomorrowLine)
         guard !report.hourly.isEmpty else {
-            lines.append(
-                isToday && !(latest.map { isOld($0.slot) } ?? false)
-                    ? say(
-                        "오늘 측정값이 아직 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 저장합니다.",
-                        "No readings for today yet; dustd stores each hour about 20 minutes after it ends.")
-                    : say("이날 저장된 측정값이 없습니다.", "No readings stored for this day."))
+            // A stored hour that ends after the clock by more than the clocks' margin: the clock is behind
+            // (a Raspberry Pi before NTP), and "today" is a day it has not reached yet.
+            let clockBehind = newestStored.flatMap { newest in
+                now.flatMap { newest.timeIntervalSince($0) > DaemonHealth.clockBehindAfter ? newest.timeIntervalSince($0) : nil }
+            }
+            if isToday, let behind = clockBehind {
+                let age = DaemonHealth.age(behind, minutesUnit: say("분", " min"), hoursUnit: say("시간", " h"), daysUnit: say("일", " days"))
+                lines.append(
+                    say(
+                        "이 기기의 시계가 늦습니다: 가장 최근 저장된 시간이 시계보다 \(age) 뒤에 끝납니다. 시계를 확인하세요(timedatectl).",
+                        "This machine's clock is behind: the newest stored hour ends \(age) after it. Check the clock (timedatectl)."))
+            } else {
+                lines.append(
+                    isToday && !(latest.map { isOld($0.slot) } ?? false)
+                        ? say(
+                            "오늘 측정값이 아직 없습니다. dustd는 매시간이 끝나고 20분쯤 뒤에 저장합니다.",
+                            "No readings for today yet; dustd stores each hour about 20 minutes after it ends.")
+                        : say("이날 저장된 측정값이 없습니다.", "No readings stored for this day."))
+            }
             if isToday, let latest {
                 let date = calendar.date(containing: latest.slot.start)
                 let pm10 = concentrationWithGrade(latest.concentration.fineDust, .pm10, date)

@@ -17,8 +17,8 @@ struct StatusCommand: AsyncParsableCommand {
                 cron과 모니터링을 위한 종료 코드: 0 dustd가 실행 중이고 데이터가 최신임;
                 3 dustd가 실행 중이 아님(중지됨, 정상 종료 없이 끝남, 실행된 적 없음, 또는
                 마지막 실행이 --once); 4 dustd가 실행 중이지만 응답하지 않거나(프로세스는
-                살아 있고 하트비트가 늦음), 데이터가 오래되었거나(3시간 동안 새 값 없음),
-                마지막 수집이 실패함. 예:
+                살아 있고 하트비트가 늦음), 데이터가 오래되었거나(3시간 동안 새 값 없음)
+                이 기기의 시계보다 앞서 있거나(시계가 늦음), 마지막 수집이 실패함. 예:
                   dustctl status
                   dustctl status --json
                 """,
@@ -27,7 +27,8 @@ struct StatusCommand: AsyncParsableCommand {
                 fresh; 3 dustd is not running (stopped, gone without stopping, never run,
                 or last run by --once); 4 dustd is running but not responding (its process
                 is alive and its heartbeat late), the data is stale (nothing new for 3
-                hours) or the last poll failed. Examples:
+                hours) or ahead of this machine's clock (the clock is behind), or the last
+                poll failed. Examples:
                   dustctl status
                   dustctl status --json
                 """))
@@ -129,10 +130,12 @@ struct StatusCommand: AsyncParsableCommand {
         let data =
             label("데이터", "Data")
             + words.say("\(rows)행; ", "\(rows) rows; ")
-            + (health.dataAge.map { age in
+            + (health.clockBehind.map { behind in
+                words.say("가장 최근 시간이 이 기기의 시계보다 \(words.age(behind)) 뒤에 끝남 — 시계를 확인하세요 (timedatectl)", health.dataSummary)
+            } ?? health.dataAge.map { age in
                 words.say("가장 최근 시간이 \(words.age(age)) 전에 끝남" + (health.stale ? " — 오래됨" : ""), health.dataSummary)
             } ?? words.say("저장된 시간 없음", health.dataSummary))
-        lines.append(health.stale ? style.graded(data, .bad) : data)
+        lines.append(health.stale || health.clockBehind != nil ? style.graded(data, .bad) : data)
         lines.append(
             forecastLine(status?.forecast, nextFetch: health.nextForecastFetch, settings: settings, calls: forecastCalls, words: words))
         if let failure = status?.forecast?.lastError {

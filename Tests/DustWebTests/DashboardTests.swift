@@ -297,6 +297,32 @@ struct DashboardTests {
         expectSelfContained(english)
     }
 
+    @Test("A clock behind the newest stored hour by more than an hour is said to be, in both languages; within the hour it is not")
+    func clockBehind() async throws {
+        let scratch = try DashboardScratch()
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let newest = try #require(try await scratch.store.newestSlot(station: "종로구", endingBy: .distantFuture))
+        // The hour's own margin: a clock 59 minutes behind the newest hour's end says nothing of itself.
+        let close = DashboardScratch.runningHealth(newest: newest, now: newest.end.addingTimeInterval(-59 * 60))
+        #expect(close.clockBehind == nil)
+        // Two days behind, as a Raspberry Pi that booted at the time it last saved.
+        let now = newest.end.addingTimeInterval(-48 * 3600)
+        let health = DashboardScratch.runningHealth(newest: newest, now: now)
+        #expect(abs((health.clockBehind ?? 0) - 48 * 3600) < 1)
+        #expect(!health.stale)
+        // `dustctl status` exits 4 for it, as for stale data; not within the hour.
+        #expect(health.exitStatus == 4 && close.exitStatus == 0)
+        let english = try await scratch.dayPage(language: .english, now: now, health: health)
+        #expect(
+            english.contains(
+                "<p class=\"notice\">This machine&#39;s clock is behind: the newest stored hour ends 48 h after it. Check the clock (timedatectl).</p>"
+            ), "\(english)")
+        let korean = try await scratch.dayPage(language: .korean, now: now, health: health)
+        #expect(korean.contains("이 기기의 시계가 늦습니다: 가장 최근 측정 시간이 시계보다 48시간 뒤에 끝납니다."))
+        let fine = try await scratch.dayPage(language: .english, now: newest.end.addingTimeInterval(20 * 60), health: close)
+        #expect(!fine.contains("clock is behind"))
+    }
+
     @Test("A station name, flag, fallback and daemon message full of markup render as text, in SVG titles and attributes too")
     func hostileText() async throws {
         let scratch = try DashboardScratch()

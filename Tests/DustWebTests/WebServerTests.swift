@@ -142,6 +142,16 @@ struct WebServerTests {
                 #expect(text(response) == "unhealthy: the last successful poll was 4 h ago\n", "\(text(response))")
             }
         }
+        // A clock two days behind (a Raspberry Pi before NTP): the poll looks recent, the data is ahead of the clock.
+        try await rig.application(try rig.source(clock: FixedClock(DemoReplay.now.addingTimeInterval(-48 * 3600)))).test(.router) {
+            client in
+            try await client.execute(uri: "/healthz", method: .get) { response in
+                #expect(response.status == .serviceUnavailable)
+                #expect(
+                    text(response) == "unhealthy: newest hour ends 47 h after this machine's clock — check the clock (timedatectl)\n",
+                    "\(text(response))")
+            }
+        }
     }
 
     @Test("A hostile station name renders as text; the page's CSP allows its one style sheet and nothing else")

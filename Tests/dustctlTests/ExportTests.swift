@@ -303,6 +303,19 @@ struct ExportTests {
         // Half an hour after the newest ended, today has none yet: the next is promised.
         let fresh = try await dustctl("today", "--station", "종로구", "--db", db, "--now", "2026-11-21T00:30")
         #expect(fresh.status == 0 && fresh.standardOutput.contains("No readings for today yet"), "\(fresh.standardOutput)")
+        #expect(!fresh.standardOutput.contains("clock"))
+        // A clock years behind (a Raspberry Pi at the time it last saved, before NTP): said, not "no readings yet".
+        let behind = try await dustctl("today", "--station", "종로구", "--db", db, "--now", "2020-01-01T09:00")
+        #expect(behind.status == 0)
+        #expect(
+            behind.standardOutput.contains(
+                "This machine's clock is behind: the newest stored hour ends 2515 days after it. Check the clock (timedatectl)."),
+            "\(behind.standardOutput)")
+        #expect(!behind.standardOutput.contains("No readings"))
+        let status = try await dustctl("status", "--station", "종로구", "--db", db, "--now", "2020-01-01T09:00")
+        #expect(
+            status.standardOutput.contains("newest hour ends 2515 days after this machine's clock — check the clock (timedatectl)"),
+            "\(status.standardOutput)")
     }
 }
 

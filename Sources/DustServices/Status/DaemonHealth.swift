@@ -31,6 +31,12 @@ public struct DaemonHealth: Sendable, Hashable {
     public var dataAge: TimeInterval?
     /// True when there is no data or the newest hour ended more than three hours ago.
     public var stale: Bool
+    /// How far this machine's clock is behind the end of the newest stored hour, when it is by more than
+    /// `clockBehindAfter`: a Raspberry Pi with no clock battery starts at the time it last saved, or at
+    /// 1970, until NTP sets it, and every "today" it shows meanwhile is a day with nothing stored.
+    public var clockBehind: TimeInterval? { dataAge.flatMap { -$0 > Self.clockBehindAfter ? -$0 : nil } }
+    /// An hour: no stored hour ends after the moment it is stored, so an hour's margin is the clocks' own.
+    public static let clockBehindAfter: TimeInterval = 3600
     /// The dustd that wrote the record runs on another machine (several dustd on one database,
     /// docs/REFERENCE.md §20): its PID cannot be checked here, so its heartbeat's age alone says
     /// whether it runs.
@@ -68,12 +74,12 @@ public struct DaemonHealth: Sendable, Hashable {
     public static func lateAfter(_ status: DaemonStatus) -> TimeInterval { 2 * status.heartbeatSeconds }
 
     /// The exit status of `dustctl status`: 0 healthy, 3 dustd not running, 4 dustd running but
-    /// not responding, stale data or a failed last poll (README, "dustctl status").
+    /// not responding, stale data, a clock behind the data, or a failed last poll (README, "dustctl status").
     public var exitStatus: Int32 {
         switch daemon {
         case .stopped, .gone, .neverRun: return 3
         case .notResponding: return 4
-        case .running: return stale || status?.lastPollFailed == true ? 4 : 0
+        case .running: return stale || clockBehind != nil || status?.lastPollFailed == true ? 4 : 0
         }
     }
 
@@ -136,6 +142,9 @@ public struct DaemonHealth: Sendable, Hashable {
     /// How old the data is, in words: `newest hour ended 48 h ago`.
     public var dataSummary: String {
         guard let dataAge else { return "no hours stored" }
+        if let behind = clockBehind {
+            return "newest hour ends \(Self.age(behind)) after this machine's clock — check the clock (timedatectl)"
+        }
         return "newest hour ended \(Self.age(dataAge)) ago" + (stale ? " — stale" : "")
     }
 

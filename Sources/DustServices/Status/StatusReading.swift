@@ -30,7 +30,15 @@ extension DaemonHealth {
         thisHost: String = DaemonStatus.localHost
     ) async throws(StorageFailure) -> DaemonHealth {
         var newest: Slot?
-        if let station { newest = try await store.newestSlot(station: station, endingBy: now) }
+        if let station {
+            // The newest hour whatever the clock says, in one read: one ending after the clock by more than
+            // the clocks' margin says the clock is behind (`clockBehind`); one a little ahead is not yet stored
+            // as far as the clock knows, and the newest by the clock is read instead.
+            newest = try await store.newestSlot(station: station, endingBy: .distantFuture)
+            if let stored = newest, stored.end > now, stored.end.timeIntervalSince(now) <= DaemonHealth.clockBehindAfter {
+                newest = try await store.newestSlot(station: station, endingBy: now)
+            }
+        }
         return DaemonHealth(
             status: try await store.loadStatus(), newestSlot: newest, now: now, processIsDustd: processIsDustd, thisHost: thisHost)
     }

@@ -229,6 +229,7 @@ struct DashboardRenderer {
         if health.stale {
             notice(health.dataAge.map { text.stale(age: text.age($0)) } ?? text.noHoursStored)
         }
+        if let behind = health.clockBehind { notice(text.clockBehind(by: text.age(behind))) }
         func shown(_ message: String) -> String? { model.showsOperatorDetail ? model.audience.hidingPaths(in: message) : nil }
         switch health.daemon {
         case .gone:

@@ -279,6 +279,12 @@ struct DashboardText {
     var noHoursStored: String {
         say("저장된 측정값이 아직 없습니다.", "No hours are stored yet.")
     }
+    /// The newest stored hour ends after dustd's clock: "today" is then a day with nothing stored.
+    func clockBehind(by age: String) -> String {
+        say(
+            "이 기기의 시계가 늦습니다: 가장 최근 측정 시간이 시계보다 \(age) 뒤에 끝납니다. 시계를 확인하세요(timedatectl).",
+            "This machine's clock is behind: the newest stored hour ends \(age) after it. Check the clock (timedatectl).")
+    }
     func gone(pid: Int32?, lastHeard: String?) -> String {
         let details = [pid.map { "PID \($0)" }, lastHeard.map { say("마지막 응답 \($0)", "last heard from at \($0)") }]
             .compactMap { $0 }.joined(separator: ", ")

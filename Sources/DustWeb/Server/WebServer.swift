@@ -207,7 +207,7 @@ public struct WebServer: Sendable {
         if since > DaemonHealth.staleAfter {
             return "unhealthy: the last successful poll was \(DaemonHealth.age(since)) ago"
         }
-        if health.stale { return "unhealthy: \(health.dataSummary)" }
+        if health.stale || health.clockBehind != nil { return "unhealthy: \(health.dataSummary)" }
         return nil
     }
 
