@@ -64,9 +64,9 @@ layout=none
 if [ -n "${order:-}" ] && [ "$order" != none ] && [ -s "$order" ]; then
     layout=$(cat "$order" packaging/finedust-text.ld | sha256sum | cut -d' ' -f1)
 fi
+bin=$("${build[@]}" --show-bin-path)
 if [ "$(cat "$scratch/finedust-layout-digest" 2>/dev/null)" != "$layout" ]; then
-    linked=$("${build[@]}" --show-bin-path)
-    rm -f "$linked/dustd" "$linked/dustctl"
+    rm -f "$bin/dustd" "$bin/dustctl"
 fi
 for product in dustd dustctl; do
     "${build[@]}" --product "$product" >&2
@@ -80,7 +80,6 @@ echo "$layout" > "$scratch/finedust-layout-digest"
 for option in "${build[@]}"; do
     [ "$option" = "$scratch" ] || printf '%s\n' "${option//"$PWD"\//}"
 done > "$scratch/finedust-build-options"
-bin=$("${build[@]}" --show-bin-path)
 for tool in dustd dustctl; do
     if ldd "$bin/$tool" | grep -q 'libswiftCore'; then
         die "$bin/$tool links the Swift runtime dynamically; remove it and run again."

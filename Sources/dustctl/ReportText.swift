@@ -39,7 +39,7 @@ struct ReportText {
             // A stored hour that ends after the clock by more than the clocks' margin: the clock is behind
             // (a Raspberry Pi before NTP), and "today" is a day it has not reached yet.
             let clockBehind = newestStored.flatMap { newest in
-                now.flatMap { newest.timeIntervalSince($0) > DaemonHealth.clockBehindAfter ? newest.timeIntervalSince($0) : nil }
+                now.flatMap { DaemonHealth.clockBehind(newestHourEndingIn: newest.timeIntervalSince($0)) }
             }
             if isToday, let behind = clockBehind {
                 let age = DaemonHealth.age(behind, minutesUnit: say("분", " min"), hoursUnit: say("시간", " h"), daysUnit: say("일", " days"))

@@ -34,9 +34,15 @@ public struct DaemonHealth: Sendable, Hashable {
     /// How far this machine's clock is behind the end of the newest stored hour, when it is by more than
     /// `clockBehindAfter`: a Raspberry Pi with no clock battery starts at the time it last saved, or at
     /// 1970, until NTP sets it, and every "today" it shows meanwhile is a day with nothing stored.
-    public var clockBehind: TimeInterval? { dataAge.flatMap { -$0 > Self.clockBehindAfter ? -$0 : nil } }
+    public var clockBehind: TimeInterval? { dataAge.flatMap { Self.clockBehind(newestHourEndingIn: -$0) } }
     /// An hour: no stored hour ends after the moment it is stored, so an hour's margin is the clocks' own.
     public static let clockBehindAfter: TimeInterval = 3600
+    /// How far the clock is behind, for a newest stored hour that ends `seconds` after it: those
+    /// seconds when they are more than `clockBehindAfter`, else nil (the one rule `clockBehind`,
+    /// `DaemonHealth.read` and `dustctl today` follow).
+    public static func clockBehind(newestHourEndingIn seconds: TimeInterval) -> TimeInterval? {
+        seconds > clockBehindAfter ? seconds : nil
+    }
     /// The dustd that wrote the record runs on another machine (several dustd on one database,
     /// docs/REFERENCE.md §20): its PID cannot be checked here, so its heartbeat's age alone says
     /// whether it runs.

@@ -35,7 +35,8 @@ extension DaemonHealth {
             // the clocks' margin says the clock is behind (`clockBehind`); one a little ahead is not yet stored
             // as far as the clock knows, and the newest by the clock is read instead.
             newest = try await store.newestSlot(station: station, endingBy: .distantFuture)
-            if let stored = newest, stored.end > now, stored.end.timeIntervalSince(now) <= DaemonHealth.clockBehindAfter {
+            if let stored = newest, stored.end > now, DaemonHealth.clockBehind(newestHourEndingIn: stored.end.timeIntervalSince(now)) == nil
+            {
                 newest = try await store.newestSlot(station: station, endingBy: now)
             }
         }
