@@ -171,7 +171,7 @@ struct WebConnectionTests {
             let port = try #require(client.port)
             for host in [
                 "attacker.example:\(port)", "attacker.example", "127.0.0.1.attacker.example", "localhost.attacker.example",
-                "\(machine).attacker.example", "x",
+                "\(machine).attacker.example", "x", "not-\(machine).local:\(port)", "not-\(machine).lan",
             ] {
                 let answer = try await ask(port, "/api/v1/today?person=me", host: host)
                 #expect(answer.hasPrefix("HTTP/1.1 421"), "\(host): \(answer.prefix(120))")
@@ -402,7 +402,7 @@ struct WebConnectionTests {
 
 @Suite("The names a web without tokens answers to", .timeLimit(.minutes(10)))
 struct WebHostNamesTests {
-    @Test("IP literals, localhost, the machine's name, any name under a home suffix, configured names; nothing else")
+    @Test("IP literals, localhost, the machine's name, under a home suffix too, configured names; nothing else")
     func rules() {
         let names = WebHostNames(configured: ["dust.example.org"], machine: "Pi.example.net")
         for host in [
@@ -415,15 +415,21 @@ struct WebHostNamesTests {
         for host in [
             "attacker.example", "pi.attacker.example", "pi.local.attacker.example", "127.0.0.1.nip.io", "[::1", "[not-an-address]",
             "localhost:80x", "example.org", "dust.example.org.evil", "pi.com", "1.2.3", "x",
+            // Another device's name under a home suffix: anyone on the Wi-Fi can answer mDNS for one, or have the
+            // router name their phone, and point it at 127.0.0.1 once their page is open here (DNS rebinding).
+            "laptop.local", "phone.lan:8478", "pi-2.local", "x.pi.local", "pi.example.net.local", "dust.home.arpa", "nas.internal",
         ] {
             #expect(!names.allows(host: host), "\(host)")
         }
-        // Any name under a home suffix (public DNS serves none: no page from the internet has one), an IPv6 zone.
+        // A machine whose name is unknown answers no name under a home suffix; an IPv6 zone.
         let unknownMachine = WebHostNames(configured: [], machine: nil)
-        for host in ["raspberrypi-2.local", "pi.local:8478", "router-name.lan", "dust.home.arpa", "[fe80::1%25eth0]:8478"] {
+        for host in ["127.0.0.1:8478", "localhost", "[fe80::1%25eth0]:8478"] {
             #expect(unknownMachine.allows(host: host), "\(host)")
         }
-        for host in ["local", ".lan", "lan.", "[::1]garbage", "[::1]:", "pi.local.attacker.example"] {
+        for host in [
+            "local", ".lan", "lan.", "[::1]garbage", "[::1]:", "pi.local.attacker.example", "raspberrypi-2.local", "pi.local:8478",
+            "router-name.lan",
+        ] {
             #expect(!unknownMachine.allows(host: host), "\(host)")
         }
     }

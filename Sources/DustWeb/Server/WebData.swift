@@ -163,31 +163,37 @@ public struct WebData: Sendable {
         return signOuts
     }
 
-    /// Ends every session cookie of `principal` issued before now, on every device.
-    /// Signed out already this second, the row would not change, yet the write would raise the data
-    /// generation, and every kept answer of everyone would be computed again: a person posting sign-outs
-    /// in a loop kept the whole web cold. Then nothing is written (a cookie of that second is refused already).
-    /// A sign-out stamped at any other second, a later one too (a clock that was ahead), is one more:
-    /// the count ends every cookie issued before it, whatever the clocks said.
+    /// Ends every session cookie of `principal` issued before now, on every device: the count of
+    /// sign-outs goes up by one, whatever the clocks said. Every sign-out is written, as only a cookie
+    /// of the current count can ask for one; how often one person can sign out is paced by the sign-in
+    /// before it (`signOutCount(issuingTo:)`), since each write raises the data generation and every
+    /// kept answer of everyone is computed again.
     public func revokeSessions(of principal: WebPrincipal) async throws(StorageFailure) {
-        let now = clock.now
-        let second = Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
-        if try await sessionRevocations()[principal.cookieName]?.last == second { return }
-        try await store().revokeSessions(of: principal.cookieName, at: now)
+        try await store().revokeSessions(of: principal.cookieName, at: clock.now)
     }
 
     /// The count of sign-outs a cookie issued now to `principal` (who has just given their token)
-    /// carries. A last sign-out stamped more than a minute after now was stamped by a clock that was
-    /// ahead (a Raspberry Pi's, set right since): every cookie issued from now on would count as
-    /// before it, and the person could never sign in. It is signed out once more, a second before
-    /// now: the new count ends every cookie issued before, those issued while the clock was ahead too,
-    /// which a time moved back alone would bring back to life once real time reached them.
+    /// carries: the count decides whether the cookie is still good (`WebSecurityMiddleware`), whatever
+    /// the clocks said when each was written.
+    ///
+    /// Signed out less than a second ago, the sign-in waits out that second first (real time, also
+    /// under the demo's fixed clock): signing in and out in a loop, a person wrote a sign-out and so
+    /// emptied everyone's kept answers as fast as the loop ran; now at most once a second.
+    ///
+    /// A sign-out recorded before counts were kept (count 0) has only its time, and a cookie is good
+    /// only if issued after it: stamped this second or later (a clock that was ahead, a Raspberry Pi's
+    /// set right since), no cookie issued now ever would be, and the person could never sign in. It
+    /// is counted then, once, which ends every cookie issued before, as that sign-out meant to.
     public func signOutCount(issuingTo principal: WebPrincipal) async throws(StorageFailure) -> Int64 {
         let now = clock.now
         guard let signOuts = try await sessionRevocations()[principal.cookieName] else { return 0 }
-        guard signOuts.last > now.addingTimeInterval(60) else { return signOuts.count }
+        let since = now.timeIntervalSince(signOuts.last)
+        if since >= 0, since < 1 {
+            try? await Task.sleep(for: .seconds(1 - since))
+        }
+        guard signOuts.count == 0, since < 1 else { return signOuts.count }
         try await store().revokeSessions(of: principal.cookieName, at: now.addingTimeInterval(-1))
-        return signOuts.count + 1
+        return 1
     }
 
     /// Statistics before a person is chosen: without `people:`, `me`'s.

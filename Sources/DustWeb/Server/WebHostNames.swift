@@ -11,19 +11,22 @@ import Foundation
 /// answers DNS with 127.0.0.1 (or the server's LAN address), and the page's script then asks
 /// `http://attacker.example:8478/api/v1/today`, a same-origin request to the browser, whose answer it
 /// reads. The request says whose name it used in `Host`, so a web without tokens answers only names
-/// that cannot be rebound from outside: an IP address, `localhost`, this machine's host name, any name
-/// under a home network's suffix that no public DNS serves (a page loaded from the internet cannot have
-/// such a name: `raspberrypi-2.local` after an mDNS clash, a router's `pi.lan`), and the names
-/// `http.hostNames` lists.
+/// that cannot be rebound by another: an IP address, `localhost`, this machine's host name, that name
+/// under a home network's suffix (`pi.local`, a router's `pi.lan`), and the names `http.hostNames` lists.
+/// Not any other name under a home suffix: no page from the internet has one, but any device on the
+/// Wi-Fi can claim one (mDNS answers for `laptop.local` are anyone's to give, a router names a guest's
+/// phone `phone.lan`) and point it at 127.0.0.1 once its page is open in a browser on this machine.
 /// With tokens the check is not made: a rebound page holds no token and gets 401, like anyone else.
 public struct WebHostNames: Sendable, Hashable {
     /// Lower-case names, without a trailing dot.
     let names: Set<String>
     /// This machine's host name and its first label (`pi` of `pi.example.org`), lower case; empty when unknown.
     let machine: Set<String>
+    /// This machine's first label (`pi`), which a home suffix may follow; nil when unknown.
+    let label: String?
 
-    /// The suffixes under which a home network's own DNS (a router, mDNS) names a machine; none is served
-    /// by public DNS, so a rebinding site cannot own a name under one, and any name under one is allowed.
+    /// The suffixes under which a home network's own DNS (a router, mDNS) names a machine: this machine's
+    /// name under one is allowed (a name another device would first have to take from this machine).
     static let homeSuffixes = ["local", "lan", "home", "home.arpa", "localdomain", "internal"]
 
     /// - Parameter configured: `http.hostNames`.
@@ -31,7 +34,8 @@ public struct WebHostNames: Sendable, Hashable {
     public init(configured: [String] = [], machine: String? = WebHostNames.systemHostName()) {
         names = Set(configured.map(Self.normalized))
         let machine = machine.map(Self.normalized) ?? ""
-        self.machine = machine.isEmpty ? [] : [machine, String(machine.prefix { $0 != "." })]
+        label = machine.isEmpty ? nil : String(machine.prefix { $0 != "." })
+        self.machine = label.map { [machine, $0] } ?? []
     }
 
     /// `gethostname(2)`'s answer, or nil.
@@ -67,7 +71,10 @@ public struct WebHostNames: Sendable, Hashable {
             name = Self.normalized(host)
         }
         if Self.isIPv4(name) || name == "localhost" || name.hasSuffix(".localhost") || names.contains(name) { return true }
-        return machine.contains(name) || Self.homeSuffixes.contains { name.hasSuffix("." + $0) && name.count > $0.count + 1 }
+        if machine.contains(name) { return true }
+        // This machine's first label under a home suffix: `pi.local`, `pi.lan`, `pi.home.arpa`.
+        guard let label, !label.isEmpty else { return false }
+        return Self.homeSuffixes.contains { name == label + "." + $0 }
     }
 
     private static func isIPv4(_ text: String) -> Bool {

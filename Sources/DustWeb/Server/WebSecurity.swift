@@ -141,13 +141,15 @@ struct WebSecurityMiddleware: RouterMiddleware {
     }
 
     /// Whether a cookie of `principal` issued at `issuedAt` under `signOuts` was not ended by a sign-out
-    /// since: it carries the principal's count, and was issued after the last one (a cookie of the
-    /// sign-out's own second counts as before it); a database that cannot say is a no (the cookie is
-    /// refused, the sign-in form shown).
+    /// since: it carries the principal's count of sign-outs, which a sign-in reads after the last one was
+    /// written, so the count alone decides (a cookie issued in the second of a sign-out, after it, is
+    /// good). A sign-out recorded before counts were kept (count 0) has only its time: a cookie of its
+    /// own second counts as before it. A database that cannot say is a no (the cookie is refused, the
+    /// sign-in form shown).
     private func stillSignedIn(_ principal: WebPrincipal, issuedAt: Date, signOuts: Int64) async -> Bool {
         do {
             guard let recorded = try await revocations()[principal.cookieName] else { return signOuts == 0 }
-            return signOuts == recorded.count && issuedAt > recorded.last
+            return signOuts == recorded.count && (recorded.count > 0 || issuedAt > recorded.last)
         } catch {
             return false
         }
@@ -187,6 +189,11 @@ struct WebSecurityMiddleware: RouterMiddleware {
                 ).response
             }
             return try await next(request, context)
+        }
+        // Two Authorization fields (a client's beside a proxy's, or one sent twice) are read joined, which is no
+        // token: counted as a guess, the right token sent twice locked out everyone behind that address.
+        if request.headers[values: .authorization].count > 1 {
+            return WebResponse.text(.badRequest, "A request carries at most one Authorization field.\n").response
         }
         let now = now()
         var renewal: Cookie?
