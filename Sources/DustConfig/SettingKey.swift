@@ -100,6 +100,7 @@ extension SettingKey {
         SettingKey("http.listen", .listenAddress, default: HTTPSettings.defaultListen, \.http.listen),
         SettingKey("http.tokenFile", .text, default: nil, \.http.tokenFile),
         SettingKey("http.hostNames", .list(of: .hostName), default: [], \.http.hostNames),
+        SettingKey("http.trustedProxies", .list(of: .ipAddress), default: [], \.http.trustedProxies),
         SettingKey("indoor.sampleSeconds", .integer(in: 10...3600), default: 60, \.indoor.sampleSeconds),
         SettingKey("indoor.homeAssistantTokenFile", .text, default: nil, \.indoor.homeAssistantTokenFile),
         SettingKey("indoor.sensors", .list(of: .indoorSensor), default: [], \.indoor.sensors),

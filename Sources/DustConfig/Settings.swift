@@ -176,12 +176,19 @@ public struct HTTPSettings: Sendable, Hashable {
     /// Names besides an IP address, `localhost` and this machine's host name that a web without tokens
     /// answers to (`http.hostNames`, docs/REFERENCE.md §13): a reverse proxy's or a router's name for it.
     public var hostNames: [String]
+    /// The addresses of reverse proxies whose `X-Forwarded-For` names the client they forward for
+    /// (`http.trustedProxies`, docs/REFERENCE.md §13), so that a stranger's wrong tokens through the
+    /// proxy hold back the stranger, not everyone behind it.
+    public var trustedProxies: [String]
 
-    public init(listen: String, tokenFile: String?, personTokenFiles: [PersonTokenFile] = [], hostNames: [String] = []) {
+    public init(
+        listen: String, tokenFile: String?, personTokenFiles: [PersonTokenFile] = [], hostNames: [String] = [], trustedProxies: [String] = []
+    ) {
         self.listen = listen
         self.tokenFile = tokenFile
         self.personTokenFiles = personTokenFiles
         self.hostNames = hostNames
+        self.trustedProxies = trustedProxies
     }
 
     /// Whether any token is configured: then every request but `/healthz` and `/login` needs one.

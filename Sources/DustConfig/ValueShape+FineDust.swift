@@ -79,6 +79,20 @@ extension ValueShape where Value == String {
     }
 }
 
+extension ValueShape where Value == String {
+    /// An IPv4 or IPv6 address (`127.0.0.1`, `::1`), as written.
+    static var ipAddress: ValueShape {
+        .scalar { text throws(ValueProblem) in
+            var v4 = in_addr()
+            var v6 = in6_addr()
+            guard inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1 else {
+                throw ValueProblem("must be an IP address such as 127.0.0.1 or ::1, not \(ValueProblem.quoted(text))")
+            }
+            return text
+        }
+    }
+}
+
 extension ValueShape where Value == PostgresLocation {
     /// `storage.url`: `postgresql://USER@HOST:PORT/DB` without a password (docs/REFERENCE.md §20).
     static var postgresURL: ValueShape { .scalar { text throws(ValueProblem) in try PostgresLocation.parse(url: text) } }

@@ -47,7 +47,9 @@ struct WebFrontEnd {
         }
         // The name dustd listens on, when it is one, is a name it is addressed by.
         let listening = http.address.map { [$0.host] } ?? []
-        return WebAccess(administrator: administrator, people: people, hostNames: WebHostNames(configured: http.hostNames + listening))
+        return WebAccess(
+            administrator: administrator, people: people, hostNames: WebHostNames(configured: http.hostNames + listening),
+            trustedProxies: http.trustedProxies)
     }
 
     /// The tokens the web opens to, read once for dustd's web and its reloads to compare with; nil

@@ -36,8 +36,10 @@ struct WebAccessTests {
             stations: StationPreference(primary: "종로구"), calendar: DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!),
             intakeModel: try VentilationIntakeModel(), databasePath: store.path, people: PersonAPITests.people)
         let data = WebData(store: { store }, settings: { settings }, clock: FixedClock(DemoReplay.now), processIsDustd: { _ in false })
+        // (The address serves `.live` tests; `.router` ones ignore it.)
         return Application(
-            router: WebServer(data: data, registry: PrometheusCollectorRegistry(), access: access, throttle: throttle).router())
+            router: WebServer(data: data, registry: PrometheusCollectorRegistry(), access: access, throttle: throttle).router(),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)))
     }
 
     static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
@@ -516,6 +518,69 @@ struct WebAccessTests {
             // The address itself was never counted: the right token alone still opens.
             try await client.execute(uri: "/api/v1/today", method: .get, headers: Self.bearer(Self.dadToken)) { #expect($0.status == .ok) }
         }
+    }
+
+    @Test(
+        "Behind a trusted proxy, a stranger's wrong tokens hold back the address the proxy forwards for, not everyone behind it"
+    )
+    func trustedProxy() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        @Sendable func asked(_ token: String, forwardedFor: [String]) -> HTTPFields {
+            var headers = Self.bearer(token)
+            for entry in forwardedFor { headers.append(HTTPField(name: WebSecurityHeaders.forwardedFor, value: entry)) }
+            return headers
+        }
+        let proxied = WebAccess(
+            administrator: BearerToken(Self.adminToken), people: [("dad", BearerToken(Self.dadToken)!)], trustedProxies: ["127.0.0.1"])
+        try await application(rig, access: proxied, throttle: LoginThrottle(perAddress: 3, window: 600)).test(.live) { client in
+            // A stranger at 192.0.2.1 behind the proxy on this machine guesses; what it writes in the header itself
+            // stands left of what the proxy appends, and is not read.
+            for guess in 1...3 {
+                let headers = asked("wrong-token-\(guess)", forwardedFor: ["203.0.113.\(guess), 192.0.2.1"])
+                try await client.execute(uri: "/api/v1/today", method: .get, headers: headers) { #expect($0.status == .unauthorized) }
+            }
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: asked("wrong-token-4", forwardedFor: ["192.0.2.1"])) {
+                #expect($0.status == .tooManyRequests)
+            }
+            // The household's phone behind the same proxy is not held back; the stranger is, its right token too.
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: asked(Self.dadToken, forwardedFor: ["192.0.2.2"])) {
+                #expect($0.status == .ok)
+            }
+            let faking = asked(Self.dadToken, forwardedFor: ["192.0.2.2", "192.0.2.1"])
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: faking) { #expect($0.status == .tooManyRequests) }
+        }
+        // Not trusted (the default): the header is no one's word, every guess counts against the peer.
+        try await application(rig, throttle: LoginThrottle(perAddress: 3, window: 600)).test(.live) { client in
+            for guess in 1...3 {
+                let headers = asked("wrong-token-\(guess)", forwardedFor: ["192.0.2.\(guess)"])
+                try await client.execute(uri: "/api/v1/today", method: .get, headers: headers) { #expect($0.status == .unauthorized) }
+            }
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: asked(Self.dadToken, forwardedFor: ["192.0.2.9"])) {
+                #expect($0.status == .tooManyRequests)
+            }
+        }
+    }
+
+    @Test("Whom a request came from: the peer, or the rightmost address a trusted proxy forwards for that is not itself one")
+    func clientAddresses() {
+        let access = WebAccess(administrator: nil, trustedProxies: ["127.0.0.1", "::1", "10.0.0.2"])
+        #expect(access.trustedProxies == ["127.0.0.1", "::1", "10.0.0.2"])
+        #expect(access.clientAddress(peer: nil, forwardedFor: ["192.0.2.1"]) == "local")
+        #expect(access.clientAddress(peer: "192.0.2.7", forwardedFor: ["192.0.2.1"]) == "192.0.2.7", "not a proxy: its own address")
+        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: []) == "127.0.0.1")
+        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["192.0.2.1"]) == "192.0.2.1")
+        #expect(access.clientAddress(peer: "::ffff:127.0.0.1", forwardedFor: ["192.0.2.1"]) == "192.0.2.1", "a dual-stack socket's peer")
+        #expect(access.clientAddress(peer: "::1", forwardedFor: ["2001:DB8::0:1"]) == "2001:db8::1")
+        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["198.51.100.1, 192.0.2.1"]) == "192.0.2.1")
+        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["198.51.100.1", "192.0.2.1, 10.0.0.2"]) == "192.0.2.1", "two proxies")
+        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["[2001:db8::5]:443"]) == "2001:db8::5")
+        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["192.0.2.1:5000"]) == "192.0.2.1")
+        for unreadable in ["unknown", "", "192.0.2.1, garbage", "evil.example", "192.0.2.999", String(repeating: "1", count: 500)] {
+            #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: [unreadable]) == "127.0.0.1", "\(unreadable)")
+        }
+        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["10.0.0.2"]) == "127.0.0.1", "only proxies: the peer")
+        #expect(WebAccess(administrator: nil).clientAddress(peer: "127.0.0.1", forwardedFor: ["192.0.2.1"]) == "127.0.0.1")
     }
 
     @Test(

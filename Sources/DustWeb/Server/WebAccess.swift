@@ -37,15 +37,21 @@ public struct WebAccess: Sendable {
     public let people: [(name: String, token: BearerToken)]
     /// The names a web without tokens answers to (`WebHostNames`); with tokens, any.
     public let hostNames: WebHostNames
+    /// The reverse proxies whose `X-Forwarded-For` is believed (`http.trustedProxies`), canonical.
+    public let trustedProxies: Set<String>
 
     /// A token of random bytes no one holds: a cookie naming no configured person is checked against it,
     /// so that it takes as long to refuse as one naming a person (`SessionCookie.verify`).
     let decoy: BearerToken
 
-    public init(administrator: BearerToken?, people: [(name: String, token: BearerToken)] = [], hostNames: WebHostNames = WebHostNames()) {
+    public init(
+        administrator: BearerToken?, people: [(name: String, token: BearerToken)] = [], hostNames: WebHostNames = WebHostNames(),
+        trustedProxies: [String] = []
+    ) {
         self.administrator = administrator
         self.people = people
         self.hostNames = hostNames
+        self.trustedProxies = Set(trustedProxies.compactMap(Self.canonicalAddress))
         var generator = SystemRandomNumberGenerator()
         decoy = BearerToken((0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined())!
     }
@@ -62,8 +68,52 @@ public struct WebAccess: Sendable {
             default: false
             }
         }
-        return same(administrator, other.administrator) && hostNames == other.hostNames && people.count == other.people.count
+        return same(administrator, other.administrator) && hostNames == other.hostNames && trustedProxies == other.trustedProxies
+            && people.count == other.people.count
             && zip(people, other.people).allSatisfy { $0.name.utf8.elementsEqual($1.name.utf8) && $0.token.isSameToken(as: $1.token) }
+    }
+
+    /// Whom a request came from, for the sign-in throttle and the log: the peer's address, or, when the
+    /// peer is a trusted reverse proxy, the address it says it forwards for. That is the rightmost entry
+    /// of `X-Forwarded-For` (every field, in order) that is not itself a trusted proxy: the one the
+    /// nearest proxy appended; what a client writes there itself stands to its left, and is not read.
+    /// A proxy whose entry is not an address (`unknown`, a name) is taken for the client itself.
+    public func clientAddress(peer: String?, forwardedFor: [String]) -> String {
+        guard let peer else { return "local" }
+        guard let canonicalPeer = Self.canonicalAddress(peer), trustedProxies.contains(canonicalPeer) else { return peer }
+        for entry in forwardedFor.flatMap({ $0.split(separator: ",") }).reversed() {
+            guard let address = Self.canonicalAddress(entry.trimmingCharacters(in: .whitespaces)) else { return peer }
+            if !trustedProxies.contains(address) { return address }
+        }
+        return peer
+    }
+
+    /// An address as inet_ntop writes it (`::ffff:10.0.0.1` as `10.0.0.1`; `[::1]`, `[::1]:443` and
+    /// `10.0.0.1:443`, as a proxy may write a client, without brackets and port); nil when not one.
+    static func canonicalAddress(_ text: some StringProtocol) -> String? {
+        var text = String(text)
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]") {
+            text = String(text[text.index(after: text.startIndex)..<close])
+        } else if text.filter({ $0 == ":" }).count == 1, let colon = text.firstIndex(of: ":") {
+            text = String(text[..<colon])
+        }
+        guard text.utf8.count <= 64 else { return nil }
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            guard inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            // An IPv4 client on a dual-stack socket: ::ffff:a.b.c.d is a.b.c.d.
+            let bytes = withUnsafeBytes(of: v6) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                return bytes[12..<16].map(String.init).joined(separator: ".")
+            }
+            guard inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count)) != nil else { return nil }
+        } else {
+            return nil
+        }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The principal a token opens; nil when it opens nothing. Every configured token is compared,

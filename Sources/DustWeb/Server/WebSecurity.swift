@@ -86,6 +86,9 @@ enum WebSecurityHeaders {
     /// Whether a request came with a second `Host` (left a header by the server, which takes the first):
     /// addressed to two names at once, which no browser sends. "localhost" then "evil.example" passed the
     /// name check of a dustd without a token on the first.
+    /// `X-Forwarded-For`: read only from a trusted proxy (`WebAccess.clientAddress`).
+    static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
+
     static func addressedTwice(_ request: Request) -> Bool {
         request.headers[HTTPField.Name("Host")!] != nil
     }
@@ -103,10 +106,13 @@ public struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        clientAddress = remoteAddress?.ipAddress ?? "local"
     }
 
-    /// The client's address, for the sign-in throttle: its IP, or `local` for a Unix socket or a test.
-    var clientAddress: String { remoteAddress?.ipAddress ?? "local" }
+    /// The client's address, for the sign-in throttle and the log: its IP, or `local` for a Unix socket
+    /// or a test; behind a trusted proxy, the address the proxy forwards for (`WebAccess.clientAddress`,
+    /// set by `WebSecurityMiddleware`).
+    var clientAddress: String
 }
 
 /// GET and HEAD (POST only to sign in and out), small requests, a token where one is configured,
@@ -174,6 +180,10 @@ struct WebSecurityMiddleware: RouterMiddleware {
             return WebResponse.text(.contentTooLarge, "Requests with a body are not accepted.\n").response
         }
         var context = context
+        if !access.trustedProxies.isEmpty {
+            context.clientAddress = access.clientAddress(
+                peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: WebSecurityHeaders.forwardedFor])
+        }
         guard access.requiresTokens else {
             // The open paths hold no one's data, and a monitor may ask /healthz by any name.
             guard
