@@ -182,7 +182,8 @@ public struct HTTPSettings: Sendable, Hashable {
     public var trustedProxies: [String]
 
     public init(
-        listen: String, tokenFile: String?, personTokenFiles: [PersonTokenFile] = [], hostNames: [String] = [], trustedProxies: [String] = []
+        listen: String, tokenFile: String?, personTokenFiles: [PersonTokenFile] = [], hostNames: [String] = [],
+        trustedProxies: [String] = []
     ) {
         self.listen = listen
         self.tokenFile = tokenFile

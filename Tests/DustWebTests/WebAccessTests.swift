@@ -573,7 +573,8 @@ struct WebAccessTests {
         #expect(access.clientAddress(peer: "::ffff:127.0.0.1", forwardedFor: ["192.0.2.1"]) == "192.0.2.1", "a dual-stack socket's peer")
         #expect(access.clientAddress(peer: "::1", forwardedFor: ["2001:DB8::0:1"]) == "2001:db8::1")
         #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["198.51.100.1, 192.0.2.1"]) == "192.0.2.1")
-        #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["198.51.100.1", "192.0.2.1, 10.0.0.2"]) == "192.0.2.1", "two proxies")
+        #expect(
+            access.clientAddress(peer: "127.0.0.1", forwardedFor: ["198.51.100.1", "192.0.2.1, 10.0.0.2"]) == "192.0.2.1", "two proxies")
         #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["[2001:db8::5]:443"]) == "2001:db8::5")
         #expect(access.clientAddress(peer: "127.0.0.1", forwardedFor: ["192.0.2.1:5000"]) == "192.0.2.1")
         for unreadable in ["unknown", "", "192.0.2.1, garbage", "evil.example", "192.0.2.999", String(repeating: "1", count: 500)] {
