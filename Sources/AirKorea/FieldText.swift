@@ -19,9 +19,13 @@ struct FieldText {
     private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
 
     /// The text, or nil when empty; control characters replaced, and withheld whole when it echoes
-    /// the service key (it came from the network).
+    /// the service key (it came from the network). Trimmed of every white space as a setting is
+    /// (`trimmingWhiteSpace`: a no-break space, U+3000, U+200B too), not only the ASCII that `bytes`
+    /// loses: `종로구` and U+3000 was stored as a station of its own, which no `--station` could name.
     var string: String? {
-        bytes.isEmpty ? nil : echoGuard.checked(TerminalSafeText.sanitized(String(decoding: bytes, as: UTF8.self)))
+        guard let text = unreplaced else { return nil }
+        let safe = TerminalSafeText.sanitized(text).trimmingWhiteSpace
+        return safe.isEmpty ? nil : echoGuard.checked(safe)
     }
 
     /// The text as it came (invalid UTF-8 as U+FFFD), nil when empty: only for a vocabulary's check

@@ -90,15 +90,17 @@ struct BackupTarget {
         return directory.isEmpty ? "." : directory
     }
 
-    /// The database, its -wal, -shm or -journal, or a directory cannot be the backup: 64.
+    /// The database, its -wal, -shm or -journal (there or not yet: SQLite would take a copy named so
+    /// for its own and delete it) or a directory cannot be the backup: 64. Nor can anything `--output`
+    /// would not replace (`OutputFile.replaceable`): a device, FIFO, socket or symbolic link, 73.
     func refuseUnlessApart(from database: String, _ language: ReportLanguage) throws {
+        try DatabaseOwnFiles(database: database).refuse(path, language: language)
         var target = stat()
-        guard lstat(path, &target) == 0 else { return }
-        if target.st_mode & S_IFMT == S_IFDIR {
+        if lstat(path, &target) == 0, target.st_mode & S_IFMT == S_IFDIR {
             throw CommandFailure(
                 .usage, korean: "\(path)은(는) 디렉터리입니다. 백업 파일의 이름을 주세요.", english: "\(path) is a directory; name the backup file.")
         }
-        try DatabaseOwnFiles(database: database).refuse(path, language: language)
+        _ = try OutputFile.replaceable(path, by: ("백업은", "a backup"), language: language)
     }
 
     /// An empty file of mode 0600 (`VACUUM INTO` writes into an empty file and keeps its mode). What

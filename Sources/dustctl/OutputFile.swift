@@ -32,27 +32,8 @@ struct OutputFile: Sendable {
     /// a second time when the unnamed copy cannot be given a name (a system without /proc) and a named
     /// one is made instead; whatever it throws leaves `path` as it was.
     func write(producing produce: (Writer) async throws -> Void) async throws {
-        var existing = stat()
-        let exists: Bool
-        if lstat(path, &existing) == 0 {
-            if let kind = Self.notRegular(existing.st_mode) {
-                throw CommandFailure(
-                    .cannotCreate,
-                    say(
-                        "\(path)은(는) \(kind.korean)입니다. --output은 일반 파일만 만들거나 바꾸므로 그대로 두었습니다.",
-                        "\(path) is \(kind.english); --output only creates or replaces regular files, so it was left alone."))
-            }
-            // A file another user put in a shared directory is not replaced with their owner and mode
-            // (FileTrust): the export would be theirs to read. Nor is a file with a second name: the
-            // rename would quietly leave the other name with the old contents.
-            try FileTrust.checkWritten(path, role: .outputFile, language: language)
-            exists = true
-        } else if errno == ENOENT {
-            exists = false
-        } else {
-            let reason = systemErrorText(errno)
-            throw CommandFailure(.cannotCreate, say("\(path) 파일에 쓸 수 없습니다: ", "Cannot write \(path): ") + "\(reason).")
-        }
+        let replaced = try Self.replaceable(path, by: ("--output은", "--output"), language: language)
+        let exists = replaced != nil
 
         // A new file gets 0640 less the umask (open applies it): a household's numbers are not for
         // every user of the machine (docs/REFERENCE.md §15, "Files the way sshd treats them"); a replacement starts
@@ -62,7 +43,6 @@ struct OutputFile: Sendable {
         // leaves nothing behind. It gets a name only once it is whole and on disk, and that name is
         // renamed over `path` at once. A file system without unnamed files (an old kernel, some
         // network and FAT file systems) or a system without /proc gets a hidden named copy instead.
-        let replaced = exists ? existing : nil
         if let descriptor = Self.openUnnamed(in: directory, mode: mode) {
             defer { close(descriptor) }
             try await fill(descriptor, producing: produce, replacing: replaced)
@@ -199,6 +179,32 @@ struct OutputFile: Sendable {
             say(
                 "\(path) 파일을 만들 수 없습니다: \(reason) (dustctl은 \(directory)에 새 파일을 쓴 뒤 이름을 바꿉니다).",
                 "Cannot create \(path): \(reason) (dustctl writes a new file in \(directory) and renames it)."))
+    }
+
+    /// What is at `path`, which `writer` (`--output`, a backup) is to create or replace by renaming a
+    /// new file over it: nil when nothing is. Anything but a regular file (a device, FIFO, socket,
+    /// directory or symbolic link) is refused (73): renamed over, it would be destroyed (as root,
+    /// `/dev/null` and `/dev/full` once became files). So is a file another user put in a shared
+    /// directory (FileTrust: the copy would be theirs to read), and a file with a second name (the
+    /// rename would quietly leave the other name with the old contents).
+    static func replaceable(
+        _ path: String, by writer: (korean: String, english: String), language: ReportLanguage
+    ) throws(CommandFailure) -> stat? {
+        var existing = stat()
+        guard lstat(path, &existing) == 0 else {
+            if errno == ENOENT { return nil }
+            let reason = systemErrorText(errno)
+            throw CommandFailure(.cannotCreate, language.say("\(path) 파일에 쓸 수 없습니다: ", "Cannot write \(path): ") + "\(reason).")
+        }
+        if let kind = notRegular(existing.st_mode) {
+            throw CommandFailure(
+                .cannotCreate,
+                language.say(
+                    "\(path)은(는) \(kind.korean)입니다. \(writer.korean) 일반 파일만 만들거나 바꾸므로 그대로 두었습니다.",
+                    "\(path) is \(kind.english); \(writer.english) only creates or replaces regular files, so it was left alone."))
+        }
+        try FileTrust.checkWritten(path, role: .outputFile, language: language)
+        return existing
     }
 
     /// What the file type is, when it is not a regular file, in both languages.

@@ -197,6 +197,32 @@ struct NormalResponseTests {
         #expect(page.skippedItems == 2)
     }
 
+    @Test("A name from AirKorea is trimmed of every white space a setting is: 종로구 with U+3000, a no-break space or U+2003 is 종로구")
+    func namesTrimmedOfUnicodeSpace() throws {
+        for spaced in ["종로구\u{3000}", "\u{00A0}종로구", "종로구\u{2003}", " 종로구 ", "\u{3000}\u{00A0}종로구\u{2002}"] {
+            let xml = """
+                <response><header><resultCode>00</resultCode></header><body><items>
+                <item><stationName>\(spaced)</stationName><dataTime>2026-02-28 01:00</dataTime><pm10Value>31</pm10Value></item>
+                </items><totalCount>1</totalCount></body></response>
+                """
+            let page = try AirKoreaResponseParser().parseMeasurements(Data(xml.utf8))
+            #expect(page.readings.map(\.station) == ["종로구"], "\(spaced.unicodeScalars.map { String($0.value, radix: 16) })")
+            let list = """
+                <response><header><resultCode>00</resultCode></header><body><items><item><stationName>\(spaced)</stationName>\
+                <addr>서울 종로구\u{3000}</addr><dmX>37.5</dmX><dmY>127.0</dmY></item></items></body></response>
+                """
+            let stations = try AirKoreaResponseParser().parseStations(Data(list.utf8)).stations
+            #expect(stations.map(\.name) == ["종로구"])
+        }
+        // Only white space is no name at all (an answer of items without one is refused as the old service's).
+        let blank = """
+            <response><header><resultCode>00</resultCode></header><body><items>
+            <item><stationName>\u{3000}\u{00A0}</stationName><dataTime>2026-02-28 01:00</dataTime><pm10Value>31</pm10Value></item>
+            </items><totalCount>1</totalCount></body></response>
+            """
+        #expect(throws: (any Error).self) { try AirKoreaResponseParser().parseMeasurements(Data(blank.utf8)) }
+    }
+
     @Test("Numbers parse exactly as Swift's own Double parser")
     func decimals() throws {
         let values = ["0.0022", "0.46", "37.572025", "126.799906", "35", "0.0109", "999.9"]

@@ -53,10 +53,28 @@ struct BackupCommandTests {
         let live = directory.path("dust.sqlite")
         #expect(try await dustctl("demo", "--db", live, "--fixtures", TestFixtures.url("").path).status == 0)
         let before = try Data(contentsOf: URL(fileURLWithPath: live))
-        for own in [live, live + "-wal", directory.url.path] {
+        // (A -journal not there yet is the database's too: SQLite would take the copy for a hot journal and delete it.)
+        for own in [live, live + "-wal", live + "-journal", directory.url.path] {
             let refused = try await dustctl("backup", own, "--db", live)
             #expect(refused.status == 64, "\(own): \(refused.standardError)")
+            #expect(!FileManager.default.fileExists(atPath: live + "-journal"))
         }
+        // Nothing --output would not replace: a FIFO, a symbolic link, a device (as root, `backup /dev/null` once
+        // turned the machine's /dev/null into a copy of the database). Each left as it was, 73.
+        let fifo = directory.path("fifo")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let link = directory.path("link")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.path("elsewhere"))
+        var kept = [(fifo, S_IFIFO), (link, S_IFLNK)]
+        let device = directory.path("null")  // 1:3, as /dev/null (glibc's makedev is a macro Swift cannot call)
+        if getuid() == 0, mknod(device, S_IFCHR | 0o666, dev_t(1 << 8 | 3)) == 0 { kept.append((device, S_IFCHR)) }
+        for (path, kind) in kept {
+            let refused = try await dustctl("backup", path, "--db", live)
+            #expect(refused.status == 73 && refused.standardError.contains("left alone"), "\(path): \(refused.standardError)")
+            var status = stat()
+            #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == kind, "\(path) is as it was")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("elsewhere")))
         let nowhere = try await dustctl("backup", "/nonexistent/dust.sqlite", "--db", live)
         #expect(nowhere.status == 73 && nowhere.standardError.contains("Cannot write a backup in /nonexistent"), "\(nowhere.standardError)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: live)) == before)
