@@ -154,11 +154,7 @@ public struct IndoorSampler: Sendable {
                 state.problem = nil
                 state.problemSince = nil
                 problemLog.round(sensor.name, problem: nil, at: now, logger: logger)
-            case .failure(var problem):
-                // A unit is quoted (16 characters): one that repeats part of Home Assistant's token is not.
-                if case .wrongUnit(let unit) = problem, case .success(let secret)? = token, secret.sharesRun(with: unit) {
-                    problem = .wrongUnit("a unit that repeats part of the token")
-                }
+            case .failure(let problem):
                 if problem == .implausible || problem == .channelsDisagree { state.unknownSamples += 1 }
                 let text = problem.description
                 if text != before { state.problemSince = now }

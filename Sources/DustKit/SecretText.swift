@@ -16,14 +16,6 @@ public struct SecretText: Sendable, Hashable, CustomStringConvertible, CustomDeb
         value.isEmpty ? text : text.replacingOccurrences(of: value, with: "***")
     }
 
-    /// Whether `text` holds any run of `length` characters of the secret: a server that knows it can
-    /// echo a piece of it where FineDust quotes a few characters of its answer (a unit cut to 16).
-    public func sharesRun(with text: String, length: Int = 8) -> Bool {
-        let characters = Array(value)
-        guard characters.count >= length else { return !value.isEmpty && text.contains(value) }
-        return (0...(characters.count - length)).contains { text.contains(String(characters[$0..<($0 + length)])) }
-    }
-
     public var description: String { "***" }
     public var debugDescription: String { "***" }
     public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }

@@ -339,7 +339,7 @@ extension IndoorSamplingTests {
         await rig.stop()
     }
 
-    @Test("A Home Assistant unit that repeats part of its token is not quoted: not in the state, the database or the log")
+    @Test("A Home Assistant unit that spells its token is not quoted: not in the state, the database or the log")
     func unitRepeatingTheToken() async throws {
         let rig = try await Rig { request in
             if request.path.hasPrefix("/api/history/period/") { return Self.json("[[]]") }
@@ -351,8 +351,9 @@ extension IndoorSamplingTests {
         var sampler = rig.sampler()
         await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
         let problem = try #require(try await rig.store.indoorSensorStates().first?.problem)
-        #expect(problem.contains("a unit that repeats part of the token"), "\(problem)")
-        // The unit shown was the token's first 16 characters: not one run of 8 of them is anywhere.
+        #expect(problem.contains("reports in another unit"), "\(problem)")
+        // Before, the unit was shown cut to 16 characters unless 8 of them ran as in the token: full-width letters,
+        // or pieces of 7, spelt the whole token over a few sensors or hours. Not one run of 8 is anywhere.
         let pieces = (0...(Self.token.count - 8)).map { String(Array(Self.token)[$0..<($0 + 8)]) }
         #expect(!pieces.contains { problem.contains($0) || rig.logs.text.contains($0) })
         await rig.stop()

@@ -63,14 +63,16 @@ struct SensorAnswerTests {
                 try SensorAnswer.homeAssistantState(data(state.replacingOccurrences(of: "12.5", with: word)), pollutant: .pm25)
             }
         }
-        // A unit built to carry escape sequences and length is shown short and inert.
-        let hostileUnit = state.replacingOccurrences(of: "µg/m³", with: "\\u001b[2Jppm-and-a-very-long-tail")
-        #expect(throws: SensorProblem.wrongUnit("\"\u{FFFD}[2Jppm-and-a-ve…\"")) {
-            try SensorAnswer.homeAssistantState(data(hostileUnit), pollutant: .pm25)
+        // A unit that is not one Home Assistant's sensors use is not quoted at all: escape sequences, length,
+        // combining marks, full-width letters or pieces of the token (the server holds it) stay the server's.
+        for unit in [
+            "\\u001b[2Jppm-and-a-very-long-tail", "ppm" + String(repeating: "\u{0301}", count: 30_000), "ｅｙＪｈｂＧｃｉＯｉＡ", "eyJhbGc iOiAiSF", "ppm ",
+        ] {
+            #expect(throws: SensorProblem.wrongUnit("another unit")) {
+                try SensorAnswer.homeAssistantState(data(state.replacingOccurrences(of: "µg/m³", with: unit)), pollutant: .pm25)
+            }
         }
-        // One character of 30,000 combining marks (60 KB, within an answer's 64 KiB) is left out, not shown whole.
-        let marks = state.replacingOccurrences(of: "µg/m³", with: "ppm" + String(repeating: "\u{0301}", count: 30_000))
-        #expect(throws: SensorProblem.wrongUnit("\"pp…\"")) { try SensorAnswer.homeAssistantState(data(marks), pollutant: .pm25) }
+        #expect(SensorProblem.wrongUnit("another unit").description.hasPrefix("reports in another unit, not µg/m³"))
         #expect(SensorAnswer.problem(status: 401, homeAssistant: true) == .tokenRefused)
         #expect(SensorAnswer.problem(status: 302, homeAssistant: true) == .redirect(302))
         #expect(SensorAnswer.problem(status: 200, homeAssistant: true) == nil)
