@@ -66,7 +66,8 @@ struct SensorAnswerTests {
         // A unit that is not one Home Assistant's sensors use is not quoted at all: escape sequences, length,
         // combining marks, full-width letters or pieces of the token (the server holds it) stay the server's.
         for unit in [
-            "\\u001b[2Jppm-and-a-very-long-tail", "ppm" + String(repeating: "\u{0301}", count: 30_000), "ｅｙＪｈｂＧｃｉＯｉＡ", "eyJhbGc iOiAiSF", "ppm ",
+            "\\u001b[2Jppm-and-a-very-long-tail", "ppm" + String(repeating: "\u{0301}", count: 30_000), "ｅｙＪｈｂＧｃｉＯｉＡ", "eyJhbGc iOiAiSF",
+            "ppm ",
         ] {
             #expect(throws: SensorProblem.wrongUnit("another unit")) {
                 try SensorAnswer.homeAssistantState(data(state.replacingOccurrences(of: "µg/m³", with: unit)), pollutant: .pm25)
