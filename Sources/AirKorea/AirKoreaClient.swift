@@ -123,9 +123,19 @@ public struct AirKoreaClient: Sendable {
         guard let host = components.percentEncodedHost, !host.isEmpty else { return "another path on the same host" }
         let hostBytes = host.utf8
         guard hostBytes.count <= 253, hostBytes.allSatisfy(isHostByte) else { return "a host no resolver could look up" }
+        // The host is the server's text, and a server holds the key: `k.8w0wjLMzgdY.x.rcPWfRtNKr4.…` spelt it
+        // whole in the log. Named only when it is one of data.go.kr's or AirKorea's, or an IPv4 address
+        // (a captive portal's), whatever its port.
+        var address = in_addr()
+        guard knownHosts.contains(host.lowercased()) || inet_pton(AF_INET, host, &address) == 1 else { return "another host" }
         let port = components.port.map { ":\($0)" } ?? ""
-        return (scheme.map { "\($0)://" } ?? "") + host + port
+        return (scheme.map { "\($0)://" } ?? "") + host.lowercased() + port
     }
+
+    /// The hosts AirKorea's API has been served from.
+    static let knownHosts: Set<String> = [
+        "apis.data.go.kr", "data.go.kr", "www.data.go.kr", "openapi.airkorea.or.kr", "airkorea.or.kr", "www.airkorea.or.kr",
+    ]
 
     private static func isHostByte(_ byte: UInt8) -> Bool {
         switch byte {

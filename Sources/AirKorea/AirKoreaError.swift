@@ -61,8 +61,10 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .invalidUTF8(let line):
             return "The response is not valid UTF-8 (line \(line)); AirKorea sends UTF-8, so the body was damaged."
         case .notAnAirKoreaResponse(let root):
+            // Named only when it is a root other services use: the name is the server's text.
+            let named = Self.knownRoots.contains(root) ? "<\(root)>" : "another"
             return
-                "The document is XML but not an AirKorea response (its root element is <\(root)>, expected <response> or <OpenAPI_ServiceResponse>)."
+                "The document is XML but not an AirKorea response (its root element is \(named), expected <response> or <OpenAPI_ServiceResponse>)."
         case .missingResultCode:
             return "The response has no header/resultCode, so it cannot be trusted as an AirKorea answer."
         case .documentTooLarge(let limit):
@@ -83,6 +85,13 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
             return "The items carry no stationName (an old-service station response); give the station with --station NAME."
         }
     }
+
+    /// Root elements of other services' answers and of pieces of AirKorea's, which a wrong `api.baseURL`
+    /// or a proxy plausibly sends; any other root is not named.
+    static let knownRoots: Set<String> = [
+        "item", "items", "body", "header", "html", "HTML", "rss", "feed", "Envelope", "soap:Envelope", "soapenv:Envelope", "S:Envelope",
+        "error", "Error", "errors", "result", "results", "data", "root", "xml",
+    ]
 
     /// The same error with every text it quotes from the response checked by `echoGuard`. No
     /// `default`: a new case that quotes the response must say here what it quotes.

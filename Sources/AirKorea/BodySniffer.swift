@@ -50,15 +50,37 @@ enum BodySniffer {
         return false
     }
 
-    /// The `<title>` of an HTML page, whitespace collapsed, at most 120 characters.
-    private static func htmlTitle(in page: UnsafeRawBufferPointer) -> String {
+    /// The `<title>` of an HTML page when it is a status page's (`503 Service Temporarily Unavailable`,
+    /// `Bad Gateway`): an HTTP status and its reason phrase, in FineDust's own spelling; empty for any
+    /// other. A title is the server's text, and a server holds the key (it is sent there): quoted, one
+    /// reversed, base64-encoded or cut by a letter every 11 put the whole key in the log, the database
+    /// and the dashboard, past any search for its echoes.
+    static func htmlTitle(in page: UnsafeRawBufferPointer) -> String {
         guard let open = asciiCaseInsensitiveRange(of: "<title>", in: page) else { return "" }
         let afterOpen = UnsafeRawBufferPointer(rebasing: page[(open + 7)...])
         let close = asciiCaseInsensitiveRange(of: "</title>", in: afterOpen) ?? min(afterOpen.count, 200)
+        guard close <= 200 else { return "" }
         let title = String(decoding: UnsafeRawBufferPointer(rebasing: afterOpen[..<close]), as: UTF8.self)
-        let collapsed = TerminalSafeText.sanitized(title).split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        return String(TerminalSafeText.prefix(collapsed, characters: 120).shown)
+        var words = title.split(whereSeparator: { $0.isWhitespace || $0 == "-" || $0 == ":" }).map(String.init)
+        var status = ""
+        if let first = words.first, first.count == 3, first.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            status = first + " "
+            words.removeFirst()
+        }
+        let phrase = words.joined(separator: " ").lowercased()
+        guard let known = statusPhrases.first(where: { $0.lowercased() == phrase }) else {
+            return status.isEmpty ? "" : "HTTP \(status.dropLast())"
+        }
+        return status + known
     }
+
+    /// The reason phrases of HTTP's statuses (RFC 9110) and of the pages gateways and servers put up.
+    static let statusPhrases = [
+        "Bad Request", "Unauthorized", "Forbidden", "Not Found", "Method Not Allowed", "Not Acceptable", "Request Timeout",
+        "Request Time-out", "Gone", "Too Many Requests", "Internal Server Error", "Not Implemented", "Bad Gateway", "Service Unavailable",
+        "Service Temporarily Unavailable", "Gateway Timeout", "Gateway Time-out", "Error", "Maintenance", "Under Maintenance",
+        "Access Denied", "Request Rejected", "The page cannot be found", "Web Server's Default Page", "Welcome to nginx!", "Apache Tomcat",
+    ]
 
     /// The first offset of `needle` (ASCII, lower case) in `haystack`, ignoring ASCII case.
     private static func asciiCaseInsensitiveRange(of needle: String, in haystack: UnsafeRawBufferPointer) -> Int? {

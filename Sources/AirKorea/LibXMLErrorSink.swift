@@ -41,9 +41,15 @@ struct LibXMLError {
     }
 
     init(_ error: xmlError) {
-        // libxml2 quotes names and text from the document in its messages.
-        let message = error.message.map {
-            TerminalSafeText.shown(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines), characters: 300)
+        // libxml2 quotes names and text from the document in its messages (`Opening and ending tag
+        // mismatch: NAME line 3 and NAME`): each is one of the error's strings, and is left out. The
+        // document is the server's, and a server holds the key: a tag named with it, cut by a letter every
+        // 11, reached the log whole. What stays is libxml2's own words and numbers.
+        let quoted = [error.str1, error.str2, error.str3].compactMap { $0.map { String(cString: $0) } }.filter { !$0.isEmpty }
+        let message = error.message.map { raw -> String in
+            var text = String(cString: raw)
+            for piece in quoted.sorted(by: { $0.count > $1.count }) { text = text.replacingOccurrences(of: piece, with: "…") }
+            return TerminalSafeText.shown(text.trimmingCharacters(in: .whitespacesAndNewlines), characters: 300)
         }
         self.init(
             domain: xmlErrorDomain(rawValue: UInt32(bitPattern: error.domain)),

@@ -178,11 +178,12 @@ struct ReaderState {
             case .informCode: currentItem?.forecast.code = value.string
             case .informData: currentItem?.forecast.date = value.string
             case .informGrade: currentItem?.forecast.grade = value.string
-            case .informOverall: currentItem?.forecast.overall = value.string
-            case .informCause: currentItem?.forecast.cause = value.string
-            case .presnatnDt, .frcstOneDt, .frcstTwoDt, .frcstThreeDt, .frcstFourDt, .frcstOneCn, .frcstTwoCn, .frcstThreeCn,
-                .frcstFourCn, .gwthcnd:
+            case .informOverall: currentItem?.forecast.overall = Self.sentence(value, &unknownValues)
+            case .informCause: currentItem?.forecast.cause = Self.sentence(value, &unknownValues)
+            case .presnatnDt, .frcstOneDt, .frcstTwoDt, .frcstThreeDt, .frcstFourDt:
                 currentItem?.weeklyOutlook[element] = value.string
+            case .frcstOneCn, .frcstTwoCn, .frcstThreeCn, .frcstFourCn, .gwthcnd:
+                currentItem?.weeklyOutlook[element] = Self.sentence(value, &unknownValues)
             case .sn: currentItem?.advisory.serial = Self.digits(value, &unknownValues)
             case .dataDate: currentItem?.advisory.dataDate = value.string
             case .districtName: currentItem?.advisory.district = Self.korean(value, &unknownValues)
@@ -215,6 +216,14 @@ struct ReaderState {
 
     /// The field's text when it is only digits (a station's code, an advisory's serial number);
     /// anything else is counted and dropped (nil), as these identify, and an identity is never made up.
+    /// A Korean sentence (`FieldText.sentence`); one withheld for its Latin letters is counted as a value
+    /// outside its field's vocabulary.
+    static func sentence(_ value: FieldText, _ unknownValues: inout Int) -> String? {
+        let sentence = value.sentence
+        if sentence == KeyEchoGuard.withheldText, value.string != KeyEchoGuard.withheldText { unknownValues += 1 }
+        return sentence
+    }
+
     private static func digits(_ value: FieldText, _ unknownValues: inout Int) -> String? {
         guard let text = value.string else { return nil }
         if text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return text }

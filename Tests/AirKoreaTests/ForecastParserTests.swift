@@ -68,6 +68,21 @@ struct ForecastParserTests {
         #expect(forecast.grades.unrecognized.isEmpty)
     }
 
+    @Test("A forecast sentence holding more Latin letters than AirKorea's ever do (a key reversed, base64, cut by letters) is withheld")
+    func latinSentencesWithheld() throws {
+        let key = "8w0wjLMzgdYrcPWfRtNK+r4xkvh/aesb7wDQz9A7C8cgWu+eIUgkZVr/dDH31XJC1Q4mN4tEDRsFAPYlOgmdV0mz"
+        let fullWidth = String(String.UnicodeScalarView(key.unicodeScalars.map { $0.isASCII ? Unicode.Scalar($0.value + 0xFEE0)! : $0 }))
+        let fixture = String(decoding: try TestFixtures.data("synthesized/forecast-pm10-2026-11-22.xml"), as: UTF8.self)
+        for hidden in [String(key.reversed()), Data(key.utf8).base64EncodedString(), "8w0wjLMzgdY x rcPWfRtNK", fullWidth] {
+            let planted = fixture.replacing(#/<informCause>[^<]*</informCause>/#) { _ in "<informCause>○ 원인: \(hidden)</informCause>" }
+            let page = try AirKoreaResponseParser().parseForecasts(Data(planted.utf8))
+            #expect(!page.forecasts.isEmpty && page.forecasts.allSatisfy { $0.cause == KeyEchoGuard.withheldText }, "\(hidden.prefix(12))")
+        }
+        // AirKorea's own: Korean, a unit's few letters.
+        let unit = fixture.replacing(#/<informCause>[^<]*</informCause>/#) { _ in "<informCause>○ [미세먼지] PM2.5 농도가 높음</informCause>" }
+        #expect(try AirKoreaResponseParser().parseForecasts(Data(unit.utf8)).forecasts.first?.cause == "○ [미세먼지] PM2.5 농도가 높음")
+    }
+
     @Test("An unknown grade word is kept as unknown, the other regions still read")
     func unknownGradeWord() throws {
         let page = try forecasts("synthesized/forecast-pm25-unknown-grade-2026-11-22.xml")

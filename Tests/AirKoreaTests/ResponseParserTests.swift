@@ -297,6 +297,27 @@ struct ErrorResponseTests {
         #expect(try parseError(fixture) == expected)
     }
 
+    @Test("A page's title is named only when it is a status page's, in FineDust's own words; any other is the server's text, not quoted")
+    func pageTitles() throws {
+        let key = "8w0wjLMzgdYrcPWfRtNK+r4xkvh/aesb7wDQz9A7C8cgWu+eIUgkZVr/dDH31XJC1Q4mN4tEDRsFAPYlOgmdV0mz"
+        func title(_ text: String) -> String {
+            Array("<html><head><title>\(text)</title></head></html>".utf8).withUnsafeBytes { BodySniffer.htmlTitle(in: $0) }
+        }
+        #expect(title("503 Service Temporarily Unavailable") == "503 Service Temporarily Unavailable")
+        #expect(title("  502   bad gateway ") == "502 Bad Gateway")
+        #expect(title("Error - Not Found") == "")
+        #expect(title("Service Unavailable") == "Service Unavailable")
+        #expect(title("504 8w0wjLMzgdY x rcPWfRtNK") == "HTTP 504")
+        // The key reversed, base64-encoded, or cut by a letter every 11: none of it shown.
+        for text in [String(key.reversed()), Data(key.utf8).base64EncodedString(), "abc def ghi", "Down"] {
+            #expect(title(text) == "", "\(text)")
+        }
+        // A root element likewise: named when other services use it, not when it is anything a server made up.
+        #expect(AirKoreaError.notAnAirKoreaResponse(root: "rss").description.contains("its root element is <rss>"))
+        let made = AirKoreaError.notAnAirKoreaResponse(root: "k-" + String(key.prefix(11)) + "-x").description
+        #expect(made.contains("its root element is another") && !made.contains(String(key.prefix(11))), "\(made)")
+    }
+
     @Test("An HTML title of one character with 30,000 combining marks (60 KB, all read) is not quoted whole")
     func combiningMarksInTitle() throws {
         // Within the 64 KiB the sniffer reads, so the whole title is found and only the cut bounds it.
@@ -307,7 +328,7 @@ struct ErrorResponseTests {
             Issue.record("expected an HTML page, got \(error)")
             return
         }
-        #expect(shown == "Down ")
+        #expect(shown == "", "a title not a status page's is not quoted")
         #expect(error.description.utf8.count < 1_000, "\(error.description.utf8.count) bytes")
     }
 
