@@ -54,12 +54,19 @@ enum ExportCSV {
         // What a terminal acts on is replaced (`cat week.csv` must not retitle or clear it); a line feed
         // inside a field stays, quoted.
         var field = TerminalSafeText.sanitized(value, keepingLineFeeds: true)
-        if let first = value.unicodeScalars.first, ["=", "+", "-", "@", "\t", "\r"].contains(first) {
+        if let first = value.unicodeScalars.first, formulaLeads.contains(first) {
             field = "'" + field
         }
         guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
         return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
+
+    /// What a spreadsheet may read as the start of a formula: OWASP's six, and their full-width and small
+    /// forms and the minus sign (`＝1+1`, `﹦1+1`, `−1+2`), which spreadsheets set up for CJK may fold to them.
+    static let formulaLeads: Set<Unicode.Scalar> = [
+        "=", "+", "-", "@", "\t", "\r", "\u{FF1D}", "\u{FE66}", "\u{FF0B}", "\u{FE62}", "\u{FF0D}", "\u{FE63}", "\u{2212}", "\u{FF20}",
+        "\u{FE6B}",
+    ]
 
     /// A number with `.` and at most 3 decimals, trailing zeros (and a bare trailing point) dropped,
     /// never an exponent; empty when unknown. Rounded as the JSON documents round (`JSON.measuredValue`).

@@ -75,6 +75,11 @@ struct BackupCommandTests {
             #expect(lstat(path, &status) == 0 && status.st_mode & S_IFMT == kind, "\(path) is as it was")
         }
         #expect(!FileManager.default.fileExists(atPath: directory.path("elsewhere")))
+        // An empty name is a usage error, for backup and for --output alike.
+        for arguments in [["backup", ""], ["export", "--station", "종로구", "--output", ""], ["person", "export", "dad", "--output", ""]] {
+            let empty = try await dustctl(arguments + ["--db", live])
+            #expect(empty.status == 64 && empty.standardError.contains("The file name is empty"), "\(arguments): \(empty.standardError)")
+        }
         let nowhere = try await dustctl("backup", "/nonexistent/dust.sqlite", "--db", live)
         #expect(nowhere.status == 73 && nowhere.standardError.contains("Cannot write a backup in /nonexistent"), "\(nowhere.standardError)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: live)) == before)

@@ -53,6 +53,11 @@ struct HostileArgumentsTests {
         #expect(ExportCSV.text("\t=1") == "' =1")
         #expect(ExportCSV.text("a\rb\u{2028}c") == "a b c")
         #expect(ExportCSV.text("=\u{9B}31m") == "'=\u{FFFD}31m")
+        // The full-width and small forms, and the minus sign: a spreadsheet set up for CJK may fold them to formulas.
+        for lead in ["＝", "﹦", "＋", "﹢", "－", "﹣", "−", "＠", "﹫"] {
+            #expect(ExportCSV.text(lead + "1+1") == "'" + lead + "1+1", "\(lead)")
+        }
+        #expect(ExportCSV.text("종로구") == "종로구")
         #expect(ExportCSV.text("종로구") == "종로구")
     }
 
