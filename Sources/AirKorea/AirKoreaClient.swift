@@ -124,12 +124,26 @@ public struct AirKoreaClient: Sendable {
         let hostBytes = host.utf8
         guard hostBytes.count <= 253, hostBytes.allSatisfy(isHostByte) else { return "a host no resolver could look up" }
         // The host is the server's text, and a server holds the key: `k.8w0wjLMzgdY.x.rcPWfRtNKr4.…` spelt it
-        // whole in the log. Named only when it is one of data.go.kr's or AirKorea's, or an IPv4 address
-        // (a captive portal's), whatever its port.
-        var address = in_addr()
-        guard knownHosts.contains(host.lowercased()) || inet_pton(AF_INET, host, &address) == 1 else { return "another host" }
-        let port = components.port.map { ":\($0)" } ?? ""
+        // whole in the log. Named only when it is one of data.go.kr's or AirKorea's, or a private or
+        // loopback IPv4 address (a captive portal's, a proxy's), and its port only when it is a web port:
+        // any other address or port is bits of the server's choosing, a piece of the key a redirect.
+        guard knownHosts.contains(host.lowercased()) || isPrivateIPv4(host) else { return "another host" }
+        let port = components.port.map { webPorts.contains($0) ? ":\($0)" : "" } ?? ""
         return (scheme.map { "\($0)://" } ?? "") + host.lowercased() + port
+    }
+
+    /// The ports a web server answers on by custom.
+    static let webPorts: Set<Int> = [80, 443, 8000, 8080, 8443]
+
+    /// Whether `host` is an IPv4 address of a private network (RFC 1918, shared 100.64/10, link-local)
+    /// or of this machine (127/8).
+    static func isPrivateIPv4(_ host: String) -> Bool {
+        var address = in_addr()
+        guard inet_pton(AF_INET, host, &address) == 1 else { return false }
+        let value = UInt32(bigEndian: address.s_addr)
+        let (a, b) = (value >> 24, (value >> 16) & 0xFF)
+        return a == 10 || a == 127 || (a == 172 && (16...31).contains(b)) || (a == 192 && b == 168) || (a == 169 && b == 254)
+            || (a == 100 && (64...127).contains(b))
     }
 
     /// The hosts AirKorea's API has been served from.

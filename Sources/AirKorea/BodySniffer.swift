@@ -60,19 +60,28 @@ enum BodySniffer {
         let afterOpen = UnsafeRawBufferPointer(rebasing: page[(open + 7)...])
         let close = asciiCaseInsensitiveRange(of: "</title>", in: afterOpen) ?? min(afterOpen.count, 200)
         guard close <= 200 else { return "" }
-        let title = String(decoding: UnsafeRawBufferPointer(rebasing: afterOpen[..<close]), as: UTF8.self)
-        var words = title.split(whereSeparator: { $0.isWhitespace || $0 == "-" || $0 == ":" }).map(String.init)
+        var words = phraseWords(String(decoding: UnsafeRawBufferPointer(rebasing: afterOpen[..<close]), as: UTF8.self))
+        // A status only when it is one HTTP has: any three digits would be three of the server's choosing.
         var status = ""
-        if let first = words.first, first.count == 3, first.allSatisfy({ $0.isASCII && $0.isNumber }) {
-            status = first + " "
+        if let first = words.first, let code = Int(first), first.count == 3, statusCodes.contains(code) {
+            status = first
             words.removeFirst()
         }
-        let phrase = words.joined(separator: " ").lowercased()
-        guard let known = statusPhrases.first(where: { $0.lowercased() == phrase }) else {
-            return status.isEmpty ? "" : "HTTP \(status.dropLast())"
+        let phrase = words.joined(separator: " ")
+        if let known = statusPhrases.first(where: { phraseWords($0).joined(separator: " ") == phrase }) {
+            return status.isEmpty ? known : status + " " + known
         }
-        return status + known
+        return status.isEmpty ? "" : "HTTP " + status
     }
+
+    /// A title's words, lower case, split at white space, `-` and `:` (`504 Gateway Time-out`,
+    /// `Error: Not Found`).
+    private static func phraseWords(_ text: String) -> [String] {
+        text.lowercased().split(whereSeparator: { $0.isWhitespace || $0 == "-" || $0 == ":" }).map(String.init)
+    }
+
+    /// HTTP's status codes of errors (RFC 9110 and the registry): a title's number is named only when it is one.
+    static let statusCodes: Set<Int> = Set(400...418).union(421...426).union([428, 429, 431, 451]).union(500...508).union([510, 511])
 
     /// The reason phrases of HTTP's statuses (RFC 9110) and of the pages gateways and servers put up.
     static let statusPhrases = [

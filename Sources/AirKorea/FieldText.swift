@@ -28,22 +28,12 @@ struct FieldText {
         return safe.isEmpty ? nil : echoGuard.checked(safe)
     }
 
-    /// `string` for a sentence AirKorea writes in Korean (a forecast's overall and cause, the weekly
-    /// outlook's): withheld whole when it holds more than `sentenceLatinLetters` Latin letters (ASCII or
-    /// full-width). A forecast is shown as the server wrote it, and a server holds the key (it is sent
-    /// there): reversed, base64-encoded or cut by a letter every 11, the key passed the search for its
-    /// echoes into the database, `dustctl forecast` and the web. AirKorea's sentences hold none or a
-    /// unit's few (`PM2.5`).
-    var sentence: String? {
-        guard let text = string else { return nil }
-        let letters = text.unicodeScalars.count { scalar in
-            let folded = (0xFF21...0xFF5A).contains(scalar.value) ? scalar.value - 0xFEE0 : scalar.value
-            return (0x41...0x5A).contains(folded) || (0x61...0x7A).contains(folded)
-        }
-        return letters > Self.sentenceLatinLetters ? KeyEchoGuard.withheldText : text
-    }
-
-    /// The Latin letters a Korean sentence of AirKorea's may hold (`PM10`, `PM2.5`, `O3` and the like).
+    /// The Latin letters a Korean sentence of AirKorea's may hold (`PM10`, `PM2.5`, `O3` and the like):
+    /// a forecast's overall and cause and the weekly outlook's sentences are shown as the server wrote
+    /// them, and a server holds the key (it is sent there). Reversed, base64-encoded or cut by a letter
+    /// every 11, the key passed the search for its echoes into the database, `dustctl forecast` and
+    /// the web; a sentence with more letters than this, in any form a reader takes for Latin
+    /// (`KeyEchoGuard.latinLetterCount`), is withheld (`ResponseReaderState.sentence`).
     static let sentenceLatinLetters = 8
 
     /// The text as it came (invalid UTF-8 as U+FFFD), nil when empty: only for a vocabulary's check

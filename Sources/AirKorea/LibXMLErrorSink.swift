@@ -29,7 +29,8 @@ struct LibXMLError {
     /// libxml2's number attached to the error: the depth limit of the nesting error, the value of a
     /// forbidden character; 0 when there is none.
     var int1: Int32
-    /// libxml2's own words, sanitized: shown to the operator, never used to classify.
+    /// libxml2's own words, sanitized: never shown for a network answer (`reason` is) and never used
+    /// to classify; kept for a test's or a debugger's eyes.
     var message: String
 
     init(domain: xmlErrorDomain, code: xmlParserErrors, line: Int, int1: Int32 = 0, message: String = "") {
@@ -41,20 +42,42 @@ struct LibXMLError {
     }
 
     init(_ error: xmlError) {
-        // libxml2 quotes names and text from the document in its messages (`Opening and ending tag
-        // mismatch: NAME line 3 and NAME`): each is one of the error's strings, and is left out. The
-        // document is the server's, and a server holds the key: a tag named with it, cut by a letter every
-        // 11, reached the log whole. What stays is libxml2's own words and numbers.
-        let quoted = [error.str1, error.str2, error.str3].compactMap { $0.map { String(cString: $0) } }.filter { !$0.isEmpty }
-        let message = error.message.map { raw -> String in
-            var text = String(cString: raw)
-            for piece in quoted.sorted(by: { $0.count > $1.count }) { text = text.replacingOccurrences(of: piece, with: "…") }
-            return TerminalSafeText.shown(text.trimmingCharacters(in: .whitespacesAndNewlines), characters: 300)
+        let message = error.message.map {
+            TerminalSafeText.shown(String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines), characters: 300)
         }
         self.init(
             domain: xmlErrorDomain(rawValue: UInt32(bitPattern: error.domain)),
             code: xmlParserErrors(rawValue: UInt32(bitPattern: error.code)),
             line: Int(error.line), int1: error.int1, message: message ?? "unknown error")
+    }
+
+    /// What is wrong, in FineDust's words, from libxml2's code alone. libxml2's message quotes the
+    /// document's names (`Opening and ending tag mismatch: NAME line 3 and NAME`), and the document is
+    /// the server's, which holds the key (it is sent there): a tag named with the key, cut by a letter
+    /// every 11, reached the log whole. Nor can the names be cut out of the message: 2.9 leaves a message
+    /// past 64,000 bytes as its first 149, the name cut where no search finds it.
+    var reason: String {
+        let what: String
+        switch code {
+        case XML_ERR_TAG_NAME_MISMATCH: what = "an end tag that does not match its start tag"
+        case XML_ERR_DOCUMENT_END, XML_ERR_EXTRA_CONTENT: what = "content after the end of the document"
+        case XML_ERR_NOT_WELL_BALANCED: what = "elements that do not nest"
+        case XML_ERR_NAME_REQUIRED, XML_ERR_LT_REQUIRED: what = "a tag without a name XML allows"
+        case XML_ERR_GT_REQUIRED, XML_ERR_LTSLASH_REQUIRED: what = "a tag that is not closed"
+        case XML_ERR_SPACE_REQUIRED, XML_ERR_EQUAL_REQUIRED, XML_ERR_LT_IN_ATTRIBUTE, XML_ERR_ATTRIBUTE_NOT_STARTED,
+            XML_ERR_ATTRIBUTE_NOT_FINISHED, XML_ERR_ATTRIBUTE_WITHOUT_VALUE, XML_ERR_STRING_NOT_STARTED, XML_ERR_STRING_NOT_CLOSED:
+            what = "an attribute written in a way XML does not allow"
+        case XML_ERR_ATTRIBUTE_REDEFINED: what = "an attribute given twice"
+        case XML_ERR_ENTITYREF_NO_NAME, XML_ERR_ENTITYREF_SEMICOL_MISSING, XML_ERR_UNDECLARED_ENTITY:
+            what = "an entity reference XML does not know (a bare &?)"
+        case XML_ERR_INVALID_CHAR, XML_ERR_INVALID_CHARREF, XML_ERR_INVALID_DEC_CHARREF, XML_ERR_INVALID_HEX_CHARREF:
+            what = "a character XML forbids"
+        case XML_ERR_RESERVED_XML_NAME: what = "an XML declaration that is not at the start"
+        case XML_ERR_NAME_TOO_LONG: what = "a name longer than libxml2 reads"
+        case XML_ERR_NO_MEMORY: what = "libxml2 could not allocate memory"
+        default: what = "XML that is not well-formed"
+        }
+        return what + " (libxml2 error \(code.rawValue))"
     }
 
     /// libxml2's cap on one text node without `XML_PARSE_HUGE` (`XML_MAX_TEXT_LENGTH` in
@@ -75,7 +98,7 @@ struct LibXMLError {
             // libxml2 2.9 uses this one code both for bytes that are not UTF-8 and for a well-encoded
             // character XML forbids (U+0001, a NUL, `&#1;`); the body itself tells which.
             if let invalidLine = Self.lineOfFirstInvalidUTF8(in: document) { return .invalidUTF8(line: invalidLine) }
-            return .malformedXML(line: line, reason: message)
+            return .malformedXML(line: line, reason: reason)
         case XML_ERR_NO_MEMORY where domain == XML_FROM_PARSER && document.count > Self.textNodeLimit:
             // libxml2 2.9 reports a text node above its cap as an allocation failure
             // (xmlSAX2Text). Only a document larger than the cap can hold such a node; in a smaller
@@ -93,7 +116,7 @@ struct LibXMLError {
             return .truncated(line: line)
         default:
             // An error on the last line means the input stopped in the middle of the document.
-            return line >= Self.lastLine(of: document) ? .truncated(line: line) : .malformedXML(line: line, reason: message)
+            return line >= Self.lastLine(of: document) ? .truncated(line: line) : .malformedXML(line: line, reason: reason)
         }
     }
 

@@ -214,16 +214,18 @@ struct ReaderState {
         return ServerVocabulary.unknownValue
     }
 
-    /// The field's text when it is only digits (a station's code, an advisory's serial number);
-    /// anything else is counted and dropped (nil), as these identify, and an identity is never made up.
-    /// A Korean sentence (`FieldText.sentence`); one withheld for its Latin letters is counted as a value
-    /// outside its field's vocabulary.
-    static func sentence(_ value: FieldText, _ unknownValues: inout Int) -> String? {
-        let sentence = value.sentence
-        if sentence == KeyEchoGuard.withheldText, value.string != KeyEchoGuard.withheldText { unknownValues += 1 }
-        return sentence
+    /// A sentence AirKorea writes in Korean (a forecast's overall and cause, the weekly outlook's):
+    /// withheld, and counted as a value outside its field's vocabulary, when it holds more Latin letters
+    /// than such a sentence does (`FieldText.sentenceLatinLetters`).
+    private static func sentence(_ value: FieldText, _ unknownValues: inout Int) -> String? {
+        guard let text = value.string, text != KeyEchoGuard.withheldText else { return value.string }
+        guard KeyEchoGuard.latinLetterCount(text) > FieldText.sentenceLatinLetters else { return text }
+        unknownValues += 1
+        return KeyEchoGuard.withheldText
     }
 
+    /// The field's text when it is only digits (a station's code, an advisory's serial number);
+    /// anything else is counted and dropped (nil), as these identify, and an identity is never made up.
     private static func digits(_ value: FieldText, _ unknownValues: inout Int) -> String? {
         guard let text = value.string else { return nil }
         if text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) { return text }

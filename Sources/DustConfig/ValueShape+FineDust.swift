@@ -77,9 +77,7 @@ extension ValueShape where Value == String {
             return name
         }
     }
-}
 
-extension ValueShape where Value == String {
     /// An IPv4 or IPv6 address (`127.0.0.1`, `::1`), as written.
     static var ipAddress: ValueShape {
         .scalar { text throws(ValueProblem) in

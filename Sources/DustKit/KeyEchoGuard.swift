@@ -125,6 +125,18 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         return textStages(of: text) { stage in stage.contains(where: isASCIILetter) }
     }
 
+    /// How many Latin letters a reader would see in `text` at the stage of decoding and folding that
+    /// shows the most (`showsLatinLetter`'s rule, counted: `Ａ`, `𝐤`, `ⓚ`, Cyrillic `а` are letters);
+    /// `Int.max` for a text that had not settled after `maxRounds`.
+    public static func latinLetterCount(_ text: String) -> Int {
+        var most = 0
+        let unsettled = textStages(of: text) { stage in
+            most = max(most, stage.count(where: isASCIILetter))
+            return false
+        }
+        return unsettled ? Int.max : most
+    }
+
     private static func isASCIILetter(_ byte: UInt8) -> Bool { byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A }
 
     /// Calls `visit` with `text` at each decoding stage (folded, and with its markup removed), from

@@ -15,14 +15,19 @@ extension SQLDatabase {
         }
     }
 
-    public func revokeSessions(of principal: String, at: Date) async throws(StorageFailure) {
+    public func revokeSessions(of principal: String, at: Date, ifCount: Int64?) async throws(StorageFailure) {
+        let upsert = """
+            INSERT INTO session_revocation (principal, not_before, sign_outs) VALUES (?, ?, 1)
+            ON CONFLICT (principal) DO UPDATE SET not_before = excluded.not_before,
+                sign_outs = session_revocation.sign_outs + 1
+            """
         try await write { session -> Void in
-            try session.execute(
-                """
-                INSERT INTO session_revocation (principal, not_before, sign_outs) VALUES (?, ?, 1)
-                ON CONFLICT (principal) DO UPDATE SET not_before = excluded.not_before,
-                    sign_outs = session_revocation.sign_outs + 1
-                """, principal, SQLTime.seconds(at))
+            // No row is a count of 0: the insert is the sign-out, and a second at once meets the conflict.
+            if let ifCount {
+                try session.execute(upsert + " WHERE session_revocation.sign_outs = ?", principal, SQLTime.seconds(at), ifCount)
+            } else {
+                try session.execute(upsert, principal, SQLTime.seconds(at))
+            }
         }
     }
 }

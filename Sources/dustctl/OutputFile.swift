@@ -191,7 +191,10 @@ struct OutputFile: Sendable {
         _ path: String, by writer: (korean: String, english: String), language: ReportLanguage
     ) throws(CommandFailure) -> stat? {
         // (`--output ''` was "Cannot replace : No such file or directory", 74.)
-        guard !path.isEmpty else { throw CommandFailure(.usage, language.say("파일 이름이 비어 있습니다.", "The file name is empty.")) }
+        guard !path.isEmpty else {
+            throw CommandFailure(
+                .usage, language.say("\(writer.korean) 쓸 파일의 이름이 비어 있습니다.", "The file name \(writer.english) is to write is empty."))
+        }
         var existing = stat()
         guard lstat(path, &existing) == 0 else {
             if errno == ENOENT { return nil }

@@ -73,7 +73,13 @@ struct ForecastParserTests {
         let key = "8w0wjLMzgdYrcPWfRtNK+r4xkvh/aesb7wDQz9A7C8cgWu+eIUgkZVr/dDH31XJC1Q4mN4tEDRsFAPYlOgmdV0mz"
         let fullWidth = String(String.UnicodeScalarView(key.unicodeScalars.map { $0.isASCII ? Unicode.Scalar($0.value + 0xFEE0)! : $0 }))
         let fixture = String(decoding: try TestFixtures.data("synthesized/forecast-pm10-2026-11-22.xml"), as: UTF8.self)
-        for hidden in [String(key.reversed()), Data(key.utf8).base64EncodedString(), "8w0wjLMzgdY x rcPWfRtNK", fullWidth] {
+        // Letters a reader takes for Latin whatever their form: mathematical bold, circled, Cyrillic look-alikes.
+        let bold = String(String.UnicodeScalarView("keyfragment".unicodeScalars.map { Unicode.Scalar($0.value - 0x61 + 0x1D41A)! }))
+        let circled = String(String.UnicodeScalarView("keyfragment".unicodeScalars.map { Unicode.Scalar($0.value - 0x61 + 0x24D0)! }))
+        let cyrillic = "аеорсхуАВЕКМНОРСТХ"
+        for hidden in [
+            String(key.reversed()), Data(key.utf8).base64EncodedString(), "8w0wjLMzgdY x rcPWfRtNK", fullWidth, bold, circled, cyrillic,
+        ] {
             let planted = fixture.replacing(#/<informCause>[^<]*</informCause>/#) { _ in "<informCause>○ 원인: \(hidden)</informCause>" }
             let page = try AirKoreaResponseParser().parseForecasts(Data(planted.utf8))
             #expect(!page.forecasts.isEmpty && page.forecasts.allSatisfy { $0.cause == KeyEchoGuard.withheldText }, "\(hidden.prefix(12))")

@@ -220,7 +220,7 @@ struct NormalResponseTests {
             <item><stationName>\u{3000}\u{00A0}</stationName><dataTime>2026-02-28 01:00</dataTime><pm10Value>31</pm10Value></item>
             </items><totalCount>1</totalCount></body></response>
             """
-        #expect(throws: (any Error).self) { try AirKoreaResponseParser().parseMeasurements(Data(blank.utf8)) }
+        #expect(throws: AirKoreaError.missingStationName) { try AirKoreaResponseParser().parseMeasurements(Data(blank.utf8)) }
     }
 
     @Test("Numbers parse exactly as Swift's own Double parser")
@@ -289,7 +289,7 @@ struct ErrorResponseTests {
             ("real/rltm-station-oldapi-item-fragment-dash-values-2018-05-03.xml", .notAnAirKoreaResponse(root: "item")),
             (
                 "real/rltm-items-oldapi-fragment-dash-and-stale-station-2016-01-10.xml",
-                .malformedXML(line: 19, reason: "Extra content at the end of the document")
+                .malformedXML(line: 19, reason: "content after the end of the document (libxml2 error 5)")
             ),
             ("real/nearby-msrstn-oldapi-seocho-gangnam-boostcamp.xml", nil),
         ])
@@ -308,6 +308,9 @@ struct ErrorResponseTests {
         #expect(title("Error - Not Found") == "")
         #expect(title("Service Unavailable") == "Service Unavailable")
         #expect(title("504 8w0wjLMzgdY x rcPWfRtNK") == "HTTP 504")
+        #expect(title("504 Gateway Time-out") == "504 Gateway Time-out", "nginx's page")
+        #expect(title("Error: Not Found") == "")
+        #expect(title("831 Bad Gateway") == "", "three digits that are no status of HTTP's")
         // The key reversed, base64-encoded, or cut by a letter every 11: none of it shown.
         for text in [String(key.reversed()), Data(key.utf8).base64EncodedString(), "abc def ghi", "Down"] {
             #expect(title(text) == "", "\(text)")
@@ -388,7 +391,16 @@ struct LibXMLErrorCodeTests {
         #expect(classify(endOfDocument) == .truncated(line: 4))
         let mismatch = LibXMLError(
             domain: XML_FROM_PARSER, code: XML_ERR_TAG_NAME_MISMATCH, line: 2, message: "Opening and ending tag mismatch")
-        #expect(classify(mismatch) == .malformedXML(line: 2, reason: "Opening and ending tag mismatch"))
+        #expect(classify(mismatch) == .malformedXML(line: 2, reason: "an end tag that does not match its start tag (libxml2 error 76)"))
+    }
+
+    @Test("libxml2's message is never shown: two tags of 40,000 characters that do not match name nothing")
+    func longNamesNotQuoted() throws {
+        let name = "k" + String(repeating: "8w0wjLMzgdYx", count: 3_300)
+        let xml = "<response>\n<header>\n<\(name)>x</\(name)y>\n</header>\n<body></body>\n</response>\n"
+        let error = try #require(throws: AirKoreaError.self) { try AirKoreaResponseParser().parseMeasurements(Data(xml.utf8)) }
+        #expect(error == .malformedXML(line: 3, reason: "an end tag that does not match its start tag (libxml2 error 76)"), "\(error)")
+        #expect(!error.description.contains("8w0wjLMzgdY"))
     }
 
     @Test("Words libxml2 uses for other errors in the message do not change the type")
@@ -396,13 +408,16 @@ struct LibXMLErrorCodeTests {
         let misleading = "Input is not proper UTF-8, indicate encoding ! huge text node Excessive depth in document"
         for code in [XML_ERR_TAG_NAME_MISMATCH, XML_ERR_INVALID_CHAR, XML_ERR_NO_MEMORY, XML_ERR_INTERNAL_ERROR] {
             let error = LibXMLError(domain: XML_FROM_PARSER, code: code, line: 2, message: misleading)
-            #expect(classify(error, openField: "stationName") == .malformedXML(line: 2, reason: misleading))
+            #expect(classify(error, openField: "stationName") == .malformedXML(line: 2, reason: error.reason))
+            #expect(!error.reason.contains("UTF-8") && error.reason.hasSuffix("(libxml2 error \(code.rawValue))"))
         }
     }
 
     @Test("An allocation failure in a body smaller than libxml2's 10,000,000-byte text cap is not a long field")
     func realAllocationFailure() {
         let error = LibXMLError(domain: XML_FROM_PARSER, code: XML_ERR_NO_MEMORY, line: 2, message: "Memory allocation failed")
-        #expect(classify(error, openField: "stationName") == .malformedXML(line: 2, reason: "Memory allocation failed"))
+        #expect(
+            classify(error, openField: "stationName")
+                == .malformedXML(line: 2, reason: "libxml2 could not allocate memory (libxml2 error 2)"))
     }
 }

@@ -40,6 +40,27 @@ struct PeopleStoreTests {
         #expect(tables.count == 3)
     }
 
+    @Test(
+        "A sign-out counts once per count it expects: two at once from one cookie are one; without a count, each is one",
+        arguments: Backend.allCases)
+    func signOutsCounted(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            // No row yet is a count of 0: the first insert is the sign-out, a second expecting 0 meets the conflict.
+            try await store.revokeSessions(of: "p:dad", at: imported, ifCount: 0)
+            try await store.revokeSessions(of: "p:dad", at: imported, ifCount: 0)
+            #expect(try await store.sessionRevocations()["p:dad"]?.count == 1)
+            try await store.revokeSessions(of: "p:dad", at: imported.addingTimeInterval(5), ifCount: 1)
+            try await store.revokeSessions(of: "p:dad", at: imported.addingTimeInterval(9), ifCount: 1)
+            let dad = try #require(try await store.sessionRevocations()["p:dad"])
+            #expect(dad.count == 2 && dad.last == imported.addingTimeInterval(5), "the stale one wrote nothing")
+            // dustctl person signout: one more whatever the count.
+            try await store.revokeSessions(of: "p:dad", at: imported.addingTimeInterval(20))
+            try await store.revokeSessions(of: "p:dad", at: imported.addingTimeInterval(21))
+            #expect(try await store.sessionRevocations()["p:dad"]?.count == 4)
+            #expect(try await store.sessionRevocations()["p:민지"] == nil)
+        }
+    }
+
     @Test("Walking is kept per person: one's import, sources and forget never touch another's", arguments: Backend.allCases)
     func walkingPerPerson(_ backend: Backend) async throws {
         try await backend.withStore { store throws in

@@ -58,7 +58,6 @@ struct HostileArgumentsTests {
             #expect(ExportCSV.text(lead + "1+1") == "'" + lead + "1+1", "\(lead)")
         }
         #expect(ExportCSV.text("종로구") == "종로구")
-        #expect(ExportCSV.text("종로구") == "종로구")
     }
 
     @Test("A file name of 250 bytes is written: the temporary copy's name stays within 255")

@@ -235,8 +235,7 @@ public enum SensorAnswer {
         return SensorValues(value: pair)
     }
 
-    /// A unit as a status line may name it: at most 16 printable characters of the answer.
-    /// A unit Home Assistant's own sensors report in, quoted; any other is not quoted at all: the text is
+    /// A unit as a status line may name it. A unit Home Assistant's own sensors report in, quoted; any other is not quoted at all: the text is
     /// the server's, and a server that holds the token (it is sent there) could spell it in units, a few
     /// characters or full-width letters at a time, into the log, the database and the dashboard.
     static func shownUnit(_ text: String) -> String {
@@ -246,7 +245,8 @@ public enum SensorAnswer {
     /// The units of measurement Home Assistant's sensor device classes use, and the spellings of µg/m³
     /// integrations write by hand (`ug/m3`): what a wrong entity plausibly reports in.
     static let knownUnits: Set<String> = [
-        "ppm", "ppb", "mg/m³", "mg/m3", "µg/m3", "ug/m3", "ug/m³", "µg/ft³", "p/m³", "p/cm³", "particles/cm³", "%", "°C", "°F", "K",
+        "ppm", "ppb", "mg/m³", "mg/m3", "µg/m3", "μg/m3", "ug/m3", "ug/m³", "µg/ft³", "μg/ft³", "μS/cm", "p/m³", "p/cm³", "particles/cm³",
+        "%", "°C", "°F", "K",
         "Pa", "hPa", "kPa", "mbar", "bar", "mmHg", "inHg", "psi", "lx", "dB", "dBA", "dBm", "W", "kW", "Wh", "kWh", "V", "mV", "A", "mA",
         "s", "min", "h", "d", "m", "cm", "mm", "km", "g", "kg", "L", "mL", "m³", "AQI", "CPM", "µS/cm",
     ]

@@ -1,14 +1,22 @@
 import Foundation
 
 /// When and how many times each signed-in principal signed out (docs/REFERENCE.md §13, "Who may see
-/// whose data"): a session cookie is refused unless it carries the principal's count of sign-outs and
-/// was issued after the last one, on every device. Principals by their cookie name (`*` the
-/// administrator, `p:NAME` a person).
+/// whose data"): a session cookie is refused unless it carries the principal's count of sign-outs, on
+/// every device. Principals by their cookie name (`*` the administrator, `p:NAME` a person).
 public protocol SessionRevocationStore: Sendable {
     /// Every principal's sign-outs, by cookie name.
     func sessionRevocations() async throws(StorageFailure) -> [String: SignOuts]
-    /// Ends every session cookie of `principal`: one more sign-out, the last at `at`.
-    func revokeSessions(of principal: String, at: Date) async throws(StorageFailure)
+    /// Ends every session cookie of `principal`: one more sign-out, the last at `at`. With `ifCount`,
+    /// only while the count is still that (a cookie of that count signing out: two of its requests at
+    /// once count one sign-out).
+    func revokeSessions(of principal: String, at: Date, ifCount: Int64?) async throws(StorageFailure)
+}
+
+extension SessionRevocationStore {
+    /// One more sign-out, whatever the count (`dustctl person signout`).
+    public func revokeSessions(of principal: String, at: Date) async throws(StorageFailure) {
+        try await revokeSessions(of: principal, at: at, ifCount: nil)
+    }
 }
 
 /// A principal's sign-outs: how many, and when the last was recorded.

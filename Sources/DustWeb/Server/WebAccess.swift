@@ -287,13 +287,11 @@ public final class LoginThrottle: Sendable {
     /// The address a failure counts against: an IPv6 address by its first 64 bits (an IPv4 address
     /// mapped into IPv6 as the IPv4 address), anything else as it is.
     static func key(_ address: String) -> String {
-        guard address.contains(":") else { return address }
+        // (The IPv4-mapped rule is `WebAccess.canonicalAddress`'s.)
+        guard let canonical = WebAccess.canonicalAddress(address) else { return address }
         var bytes = in6_addr()
-        guard inet_pton(AF_INET6, address, &bytes) == 1 else { return address }
+        guard canonical.contains(":"), inet_pton(AF_INET6, canonical, &bytes) == 1 else { return canonical }
         let octets = withUnsafeBytes(of: bytes) { Array($0) }
-        if octets[0..<10].allSatisfy({ $0 == 0 }), octets[10] == 0xFF, octets[11] == 0xFF {
-            return octets[12...].map(String.init).joined(separator: ".")
-        }
         return stride(from: 0, to: 8, by: 2).map { String(UInt16(octets[$0]) << 8 | UInt16(octets[$0 + 1]), radix: 16) }
             .joined(separator: ":") + "::/64"
     }

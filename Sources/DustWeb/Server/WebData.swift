@@ -58,6 +58,7 @@ public struct WebData: Sendable {
     private let processIsDustd: @Sendable (Int32) -> Bool
     private let settingsGenerationNow: @Sendable () -> Int
     private let revocations = KeptRevocations()
+    private let recentSignOuts = RecentSignOuts()
     private let generationReuse: Duration
     private let lastGeneration = KeptGeneration()
     private let monotonicNow: @Sendable () -> ContinuousClock.Instant
@@ -164,21 +165,29 @@ public struct WebData: Sendable {
     }
 
     /// Ends every session cookie of `principal` issued before now, on every device: the count of
-    /// sign-outs goes up by one, whatever the clocks said. Every sign-out is written, as only a cookie
-    /// of the current count can ask for one; how often one person can sign out is paced by the sign-in
-    /// before it (`signOutCount(issuingTo:)`), since each write raises the data generation and every
-    /// kept answer of everyone is computed again.
-    public func revokeSessions(of principal: WebPrincipal) async throws(StorageFailure) {
-        try await store().revokeSessions(of: principal.cookieName, at: clock.now)
+    /// sign-outs goes up by one, whatever the clocks said. `cookieSignOuts` is the count the cookie
+    /// asking carries: when the recorded count has moved past it (the same cookie's sign-out posted
+    /// in turn, or from two tabs), that cookie is ended already and nothing is written; at once, the
+    /// store counts one (`ifCount`). Each
+    /// write raises the data generation, and every kept answer of everyone is computed again, so how
+    /// often one person can sign out is paced by the sign-in before it (`signedOutJustNow`).
+    public func revokeSessions(of principal: WebPrincipal, cookieSignOuts: Int64) async throws(StorageFailure) {
+        let recorded = try await sessionRevocations()[principal.cookieName]?.count ?? 0
+        guard recorded == cookieSignOuts else { return }
+        try await store().revokeSessions(of: principal.cookieName, at: clock.now, ifCount: cookieSignOuts)
+        recentSignOuts.record(principal.cookieName, at: monotonicNow())
+    }
+
+    /// Whether this dustd wrote a sign-out of `principal` less than a second ago: a sign-in then is
+    /// answered 429 for a second (`WebSignIn`), so that signing in and out in a loop writes at most
+    /// one sign-out a second. Timed by the monotonic clock: the demo's wall clock stands still.
+    public func signedOutJustNow(_ principal: WebPrincipal) -> Bool {
+        recentSignOuts.within(.seconds(1), of: principal.cookieName, now: monotonicNow())
     }
 
     /// The count of sign-outs a cookie issued now to `principal` (who has just given their token)
     /// carries: the count decides whether the cookie is still good (`WebSecurityMiddleware`), whatever
     /// the clocks said when each was written.
-    ///
-    /// Signed out less than a second ago, the sign-in waits out that second first (real time, also
-    /// under the demo's fixed clock): signing in and out in a loop, a person wrote a sign-out and so
-    /// emptied everyone's kept answers as fast as the loop ran; now at most once a second.
     ///
     /// A sign-out recorded before counts were kept (count 0) has only its time, and a cookie is good
     /// only if issued after it: stamped this second or later (a clock that was ahead, a Raspberry Pi's
@@ -187,11 +196,7 @@ public struct WebData: Sendable {
     public func signOutCount(issuingTo principal: WebPrincipal) async throws(StorageFailure) -> Int64 {
         let now = clock.now
         guard let signOuts = try await sessionRevocations()[principal.cookieName] else { return 0 }
-        let since = now.timeIntervalSince(signOuts.last)
-        if since >= 0, since < 1 {
-            try? await Task.sleep(for: .seconds(1 - since))
-        }
-        guard signOuts.count == 0, since < 1 else { return signOuts.count }
+        guard signOuts.count == 0, now.timeIntervalSince(signOuts.last) < 1 else { return signOuts.count }
         try await store().revokeSessions(of: principal.cookieName, at: now.addingTimeInterval(-1))
         return 1
     }
@@ -298,6 +303,20 @@ private final class KeptGeneration: Sendable {
         kept.withLock { current in
             if current.map({ $0.began <= began }) ?? true { current = (generation, began) }
         }
+    }
+}
+
+/// When this dustd last wrote each principal's sign-out, by the monotonic clock (at most one entry a
+/// principal: the household's people and the administrator).
+private final class RecentSignOuts: Sendable {
+    private let written = Mutex<[String: ContinuousClock.Instant]>([:])
+
+    func record(_ principal: String, at instant: ContinuousClock.Instant) {
+        written.withLock { $0[principal] = instant }
+    }
+
+    func within(_ span: Duration, of principal: String, now: ContinuousClock.Instant) -> Bool {
+        written.withLock { $0[principal].map { now - $0 < span } ?? false }
     }
 }
 

@@ -83,12 +83,12 @@ enum WebSecurityHeaders {
         request.head.authority
     }
 
-    /// Whether a request came with a second `Host` (left a header by the server, which takes the first):
-    /// addressed to two names at once, which no browser sends. "localhost" then "evil.example" passed the
-    /// name check of a dustd without a token on the first.
     /// `X-Forwarded-For`: read only from a trusted proxy (`WebAccess.clientAddress`).
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
+    /// Whether a request came with a second `Host` (left a header by the server, which takes the first):
+    /// addressed to two names at once, which no browser sends. "localhost" then "evil.example" passed the
+    /// name check of a dustd without a token on the first.
     static func addressedTwice(_ request: Request) -> Bool {
         request.headers[HTTPField.Name("Host")!] != nil
     }
@@ -101,7 +101,10 @@ public struct WebRequestContext: RequestContext, RemoteAddressRequestContext {
     /// Set by `WebSecurityMiddleware` before any route runs; `everyone` only where no token is configured.
     public var principal: WebPrincipal = .everyone
     /// Whether the principal came from the session cookie (the page then offers to sign out).
-    public var signedInByCookie = false
+    public var signedInByCookie: Bool { cookieSignOuts != nil }
+    /// The count of sign-outs the session cookie that signed the request in carries; nil when no
+    /// cookie did (a token, or nobody).
+    public var cookieSignOuts: Int64?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
@@ -245,7 +248,7 @@ struct WebSecurityMiddleware: RouterMiddleware {
         }
         if principal == nil, let cookie {
             principal = cookie.principal
-            context.signedInByCookie = true
+            context.cookieSignOuts = cookie.signOuts
             // Past half its life, a visit renews it: a phone used weekly stays signed in.
             if cookie.expires.timeIntervalSince(now) < SessionCookie.lifetime / 2 {
                 renewal = WebSignIn.sessionCookie(

@@ -81,16 +81,19 @@ public struct WebServer: Sendable {
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
             return try await WebSignIn.signIn(
                 request, context: context, access: access, throttle: throttle, now: data.now, logger: logger,
-                signOuts: { principal throws(StorageFailure) in try await data.signOutCount(issuingTo: principal) })
+                signOuts: { principal throws(StorageFailure) in try await data.signOutCount(issuingTo: principal) },
+                signedOutJustNow: { data.signedOutJustNow($0) })
         }
         router.post(RouterPath(WebSignIn.logoutPath)) { request, context -> Response in
             let response = WebSignIn.signOut(request)
             // Signing out ends every cookie of the one signed in, on every device (a copied cookie too). A
             // request carrying a token alone has no session to end: a script posting it in a loop (or once)
             // neither signs the person out on their phone nor writes, which emptied everyone's kept answers.
-            if response.status == .seeOther, context.signedInByCookie, context.principal == .everyone || context.principal.isPerson {
+            if response.status == .seeOther, let cookieSignOuts = context.cookieSignOuts,
+                context.principal == .everyone || context.principal.isPerson
+            {
                 do throws(StorageFailure) {
-                    try await data.revokeSessions(of: context.principal)
+                    try await data.revokeSessions(of: context.principal, cookieSignOuts: cookieSignOuts)
                 } catch {
                     logger.error("Could not end the sessions of the one who signed out: \(error)")
                     return WebResponse.text(.serviceUnavailable, "Signing out could not be recorded; try again.\n").response

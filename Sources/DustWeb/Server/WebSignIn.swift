@@ -54,6 +54,8 @@ enum WebSignIn {
         case wrongToken
         case expiredForm
         case throttled(seconds: Int)
+        /// This person signed out less than a second ago (`WebData.signedOutJustNow`).
+        case signedOutJustNow
     }
 
     /// `POST /login`: checks the origin, the anti-forgery value, the throttle and the token, in
@@ -62,7 +64,7 @@ enum WebSignIn {
     /// carries (`WebData.signOutCount(issuingTo:)`).
     static func signIn(
         _ request: Request, context: WebRequestContext, access: WebAccess, throttle: LoginThrottle, now: Date, logger: Logger,
-        signOuts: (WebPrincipal) async throws(StorageFailure) -> Int64
+        signOuts: (WebPrincipal) async throws(StorageFailure) -> Int64, signedOutJustNow: (WebPrincipal) -> Bool = { _ in false }
     ) async throws -> Response {
         guard isSameOrigin(request) else {
             return WebResponse.text(.forbidden, "Sign-in forms are accepted from this site only.\n").response
@@ -94,6 +96,11 @@ enum WebSignIn {
             throttle.recordFailure(address: address, now: now)
             logger.notice("A sign-in with a wrong token was refused", metadata: ["client": "\(address)"])
             return form(request, status: .unauthorized, next: next, problem: .wrongToken)
+        }
+        if signedOutJustNow(principal) {
+            var response = form(request, status: .tooManyRequests, next: next, problem: .signedOutJustNow)
+            response.headers[.retryAfter] = "1"
+            return response
         }
         let count: Int64
         do throws(StorageFailure) {
@@ -197,6 +204,8 @@ enum LoginPage {
         case .expiredForm?: message = korean ? "양식이 만료되었습니다. 다시 시도하세요." : "The form expired; try again."
         case .throttled(let seconds)?:
             message = korean ? "실패한 시도가 너무 많습니다. \(seconds)초 후에 다시 시도하세요." : "Too many failed attempts; try again in \(seconds) s."
+        case .signedOutJustNow?:
+            message = korean ? "방금 로그아웃했습니다. 잠시 후 다시 로그인하세요." : "You signed out a moment ago; sign in again in a second."
         case nil: break
         }
         let alert: HTML = message.isEmpty ? .empty : "\n<p class=\"problem\" role=\"alert\">\(message)</p>"
