@@ -218,8 +218,11 @@ struct ReaderState {
     /// withheld, and counted as a value outside its field's vocabulary, when it holds more Latin letters
     /// than such a sentence does (`FieldText.sentenceLatinLetters`).
     private static func sentence(_ value: FieldText, _ unknownValues: inout Int) -> String? {
-        guard let text = value.string, text != KeyEchoGuard.withheldText else { return value.string }
-        guard KeyEchoGuard.latinLetterCount(text) > FieldText.sentenceLatinLetters else { return text }
+        // Read once: each reading of `string` runs the key's echo search again.
+        let text = value.string
+        guard let text, text != KeyEchoGuard.withheldText, KeyEchoGuard.latinLetterCount(text) > FieldText.sentenceLatinLetters else {
+            return text
+        }
         unknownValues += 1
         return KeyEchoGuard.withheldText
     }

@@ -235,9 +235,10 @@ public enum SensorAnswer {
         return SensorValues(value: pair)
     }
 
-    /// A unit as a status line may name it. A unit Home Assistant's own sensors report in, quoted; any other is not quoted at all: the text is
-    /// the server's, and a server that holds the token (it is sent there) could spell it in units, a few
-    /// characters or full-width letters at a time, into the log, the database and the dashboard.
+    /// A unit as a status line may name it: one Home Assistant's own sensors report in, quoted; any other
+    /// is not quoted at all. The text is the server's, and a server that holds the token (it is sent
+    /// there) could spell it in units, a few characters or full-width letters at a time, into the log,
+    /// the database and the dashboard.
     static func shownUnit(_ text: String) -> String {
         knownUnits.contains(text) ? "\"\(text)\"" : "another unit"
     }

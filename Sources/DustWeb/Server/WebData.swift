@@ -168,9 +168,9 @@ public struct WebData: Sendable {
     /// sign-outs goes up by one, whatever the clocks said. `cookieSignOuts` is the count the cookie
     /// asking carries: when the recorded count has moved past it (the same cookie's sign-out posted
     /// in turn, or from two tabs), that cookie is ended already and nothing is written; at once, the
-    /// store counts one (`ifCount`). Each
-    /// write raises the data generation, and every kept answer of everyone is computed again, so how
-    /// often one person can sign out is paced by the sign-in before it (`signedOutJustNow`).
+    /// store counts one (`ifCount`). Each write raises the data generation, and every kept answer of
+    /// everyone is computed again, so how often one person can sign out is paced by the sign-in before
+    /// it (`signedOutJustNow`).
     public func revokeSessions(of principal: WebPrincipal, cookieSignOuts: Int64) async throws(StorageFailure) {
         let recorded = try await sessionRevocations()[principal.cookieName]?.count ?? 0
         guard recorded == cookieSignOuts else { return }
