@@ -24,6 +24,10 @@ struct CountingPollStore: PollStore {
         try await base.newestSlot(station: station, endingBy: now)
     }
 
+    func newestSlots(station: String, endingBy now: Date) async throws(StorageFailure) -> NewestSlots {
+        try await base.newestSlots(station: station, endingBy: now)
+    }
+
     func readingCount(station: String?) async throws(StorageFailure) -> Int {
         try await base.readingCount(station: station)
     }

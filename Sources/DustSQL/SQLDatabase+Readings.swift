@@ -78,6 +78,25 @@ extension SQLDatabase {
         }
     }
 
+    /// The newest slot stored for a station whatever the clock says, and the newest that ended by
+    /// `now`, in one statement (each a lookup at the end of the station's index): the web's
+    /// `/healthz` and dashboard ask for both at every request.
+    public func newestSlots(station: String, endingBy now: Date) async throws(StorageFailure) -> NewestSlots {
+        let newestStart = Int64((now.timeIntervalSince1970 - 3600).rounded(.down))
+        return try await read { session -> NewestSlots in
+            let row = try session.row(
+                """
+                SELECT (SELECT max(slot_start) FROM measurement WHERE station = ?) AS stored,
+                    (SELECT max(slot_start) FROM measurement WHERE station = ? AND slot_start <= ?) AS ended
+                """, station, station, newestStart)
+            let stored = try row?.optionalInt64("stored")
+            let ended = try row?.optionalInt64("ended")
+            return NewestSlots(
+                stored: try stored.map { start throws(SQLDecodingError) in try StoredValue.slot(start, column: "stored") },
+                endedByNow: try ended.map { start throws(SQLDecodingError) in try StoredValue.slot(start, column: "ended") })
+        }
+    }
+
     /// The number of stored measurement rows, in all (the count kept since v20: one row read,
     /// whatever the history) or for one station.
     public func readingCount(station: String? = nil) async throws(StorageFailure) -> Int {

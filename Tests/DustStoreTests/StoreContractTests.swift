@@ -342,6 +342,11 @@ struct StoreContractTests {
             #expect(try await store.newestSlot(station: "종로구", endingBy: nine.end) == nine)
             #expect(try await store.newestSlot(station: "종로구", endingBy: eight.start) == nil)
             #expect(try await store.newestSlot(station: "중구", endingBy: nine.end) == nil)
+            // Both at once, as the health reads them: the newest whatever the clock says, and the newest by it.
+            #expect(try await store.newestSlots(station: "종로구", endingBy: nine.start) == NewestSlots(stored: nine, endedByNow: eight))
+            #expect(try await store.newestSlots(station: "종로구", endingBy: nine.end) == NewestSlots(stored: nine, endedByNow: nine))
+            #expect(try await store.newestSlots(station: "종로구", endingBy: eight.start) == NewestSlots(stored: nine, endedByNow: nil))
+            #expect(try await store.newestSlots(station: "중구", endingBy: nine.end) == NewestSlots(stored: nil, endedByNow: nil))
         }
     }
 

@@ -323,6 +323,26 @@ struct DashboardTests {
         #expect(!fine.contains("clock is behind"))
     }
 
+    @Test("The health's read: an hour ending just after the clock is not yet the newest; one ending two days after is the clock behind")
+    func healthReadsBothNewestHours() async throws {
+        let scratch = try DashboardScratch()
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let newest = try #require(try await scratch.store.newestSlot(station: "종로구", endingBy: .distantFuture))
+        func health(at now: Date) async throws -> DaemonHealth {
+            try await DaemonHealth.read(from: scratch.store, station: "종로구", now: now, processIsDustd: { _ in true })
+        }
+        // A second before the newest hour ends (the demo's clock): the hour before it is the newest shown.
+        let justBefore = try await health(at: newest.end.addingTimeInterval(-1))
+        #expect(justBefore.newestHourEnd == newest.start && justBefore.clockBehind == nil)
+        #expect(try await health(at: newest.end).newestHourEnd == newest.end)
+        let behind = try await health(at: newest.end.addingTimeInterval(-48 * 3600))
+        #expect(behind.newestHourEnd == newest.end)
+        #expect(abs((behind.clockBehind ?? 0) - 48 * 3600) < 1)
+        #expect(
+            try await DaemonHealth.read(from: scratch.store, station: "중구", now: newest.end, processIsDustd: { _ in true }).newestHourEnd
+                == nil)
+    }
+
     @Test("A station name, flag, fallback and daemon message full of markup render as text, in SVG titles and attributes too")
     func hostileText() async throws {
         let scratch = try DashboardScratch()

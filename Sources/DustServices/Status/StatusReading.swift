@@ -31,13 +31,15 @@ extension DaemonHealth {
     ) async throws(StorageFailure) -> DaemonHealth {
         var newest: Slot?
         if let station {
-            // The newest hour whatever the clock says, in one read: one ending after the clock by more than
-            // the clocks' margin says the clock is behind (`clockBehind`); one a little ahead is not yet stored
-            // as far as the clock knows, and the newest by the clock is read instead.
-            newest = try await store.newestSlot(station: station, endingBy: .distantFuture)
-            if let stored = newest, stored.end > now, DaemonHealth.clockBehind(newestHourEndingIn: stored.end.timeIntervalSince(now)) == nil
+            // The newest hour whatever the clock says, and the newest by the clock, in one read: one ending
+            // after the clock by more than the clocks' margin says the clock is behind (`clockBehind`); one a
+            // little ahead is not yet stored as far as the clock knows, and the newest by the clock is shown.
+            let slots = try await store.newestSlots(station: station, endingBy: now)
+            newest = slots.stored
+            if let stored = slots.stored, stored.end > now,
+                DaemonHealth.clockBehind(newestHourEndingIn: stored.end.timeIntervalSince(now)) == nil
             {
-                newest = try await store.newestSlot(station: station, endingBy: now)
+                newest = slots.endedByNow
             }
         }
         return DaemonHealth(

@@ -15,8 +15,23 @@ public protocol ReadingStore: Sendable {
     /// The newest stored slot of `station` that ended by `now`; a future slot never counts (a
     /// server with a wrong clock must not make old data look fresh or stop a backfill).
     func newestSlot(station: String, endingBy now: Date) async throws(StorageFailure) -> Slot?
+    /// The newest stored slot of `station` whatever the clock says, and the newest that ended by
+    /// `now`, read together: what the clock-behind check compares (`DaemonHealth.read`).
+    func newestSlots(station: String, endingBy now: Date) async throws(StorageFailure) -> NewestSlots
     /// How many station-hours are stored, in all (`station` nil) or for one station.
     func readingCount(station: String?) async throws(StorageFailure) -> Int
+}
+
+/// A station's newest stored slot, and its newest that ended by a given time (the same slot when none
+/// ends after that time).
+public struct NewestSlots: Sendable, Hashable {
+    public var stored: Slot?
+    public var endedByNow: Slot?
+
+    public init(stored: Slot?, endedByNow: Slot?) {
+        self.stored = stored
+        self.endedByNow = endedByNow
+    }
 }
 
 /// How many readings an upsert added, revised, or found already stored unchanged.
