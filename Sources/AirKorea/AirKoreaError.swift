@@ -34,6 +34,9 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     case tooManyComments(limit: Int)
     /// Items carry no `stationName` (old service station results) and no station was given.
     case missingStationName
+    /// A station list was expected (`getMsrstnList`), and the items carry `dataTime`: hourly readings
+    /// or a forecast, whose station names come with no address or position.
+    case notAStationList
 
     public var description: String {
         switch self {
@@ -83,6 +86,10 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(each would be kept in memory); it was rejected."
         case .missingStationName:
             return "The items carry no stationName (an old-service station response); give the station with --station NAME."
+        case .notAStationList:
+            return
+                "The answer holds hourly readings or a forecast (its items carry dataTime), not a station list "
+                + "(getMsrstnList, items with addr, dmX and dmY); nothing was stored."
         }
     }
 
@@ -104,7 +111,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnAirKoreaResponse(let root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
         case .fieldTooLong(let field, let limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
         case .jsonBody, .emptyBody, .truncated, .invalidUTF8, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName:
+            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList:
             self
         }
     }
@@ -125,7 +132,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8:
             .retryWithBackoff
         case .jsonBody, .notAnAirKoreaResponse, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .fieldTooLong, .tooManyItems, .tooManyComments, .missingStationName:
+            .nestingTooDeep, .fieldTooLong, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList:
             // Unparsable bodies are retried: a broken proxy or captive portal can produce any of these.
             .retryWithBackoff
         }

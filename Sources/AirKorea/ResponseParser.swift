@@ -72,9 +72,12 @@ public struct AirKoreaResponseParser: Sendable {
             readings: readings, paging: raw.paging, skippedItems: skipped, unknownValues: raw.unknownValues, refusedNameItems: refusedNames)
     }
 
-    /// Parses a `getMsrstnList` station-list response.
+    /// Parses a `getMsrstnList` station-list response. An answer whose items carry `dataTime` (hourly
+    /// readings, a forecast) is refused: its station names come without address or position, and a
+    /// sido's readings would add hundreds of stations no `stations nearest` can place.
     public func parseStations(_ body: Data) throws(AirKoreaError) -> StationPage {
         let raw = try parseRaw(body)
+        if raw.items.contains(where: { $0.slot != nil || $0.dataTimeText != nil }) { throw .notAStationList }
         let stations = raw.items.compactMap { item -> Station? in
             guard let name = item.stationName, !item.refusedName else { return nil }
             return Station(

@@ -196,7 +196,8 @@ struct HostileInputTests {
         #expect(page.readings.map(\.station) == ["중구"], "\(bytes)")
         #expect(page.skippedItems == 0 && page.refusedNameItems == 1)
         #expect(page.unknownValues == 3)
-        let stations = try AirKoreaResponseParser().parseStations(body)
+        // The same items as a station list's (a list carries no dataTime).
+        let stations = try AirKoreaResponseParser().parseStations(withoutDataTime(body))
         #expect(stations.stations.map(\.name) == ["중구"])
         #expect(stations.stations.first?.address == ServerVocabulary.unknownValue)
     }
@@ -213,7 +214,7 @@ struct HostileInputTests {
             """.utf8)
         let page = try AirKoreaResponseParser().parseMeasurements(body)
         #expect(page.readings.map { Array($0.station.utf8) } == [Array("종로구".utf8)] && page.unknownValues == 0)
-        let stations = try AirKoreaResponseParser().parseStations(body).stations
+        let stations = try AirKoreaResponseParser().parseStations(withoutDataTime(body)).stations
         #expect(stations.map { Array($0.name.utf8) } == [Array("종로구".utf8)])
         #expect(stations.map { Array(($0.address ?? "").utf8) } == [Array("서울 종로구".utf8)])
     }
@@ -342,4 +343,12 @@ struct HostileInputTests {
             _ = try? AirKoreaResponseParser().parseMeasurements(Data(mutated), requestedStation: "x")
         }
     }
+}
+
+/// `body` with every `<dataTime>2026-11-20 10:00</dataTime>` taken out: its items as a station list's.
+private func withoutDataTime(_ body: Data) -> Data {
+    var result = body
+    let field = Data("<dataTime>2026-11-20 10:00</dataTime>".utf8)
+    while let range = result.range(of: field) { result.removeSubrange(range) }
+    return result
 }

@@ -234,6 +234,19 @@ struct NormalResponseTests {
         }
     }
 
+    @Test("A station list is refused when its items carry dataTime: hourly readings, a sido's, the old service's, a forecast")
+    func readingsAreNoStationList() throws {
+        for answer in [
+            "synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", "synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml",
+            "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml", "synthesized/forecast-pm25-2026-11-22.xml",
+        ] {
+            #expect(throws: AirKoreaError.notAStationList, "\(answer)") {
+                try AirKoreaResponseParser().parseStations(try TestFixtures.data(answer))
+            }
+        }
+        #expect(AirKoreaError.notAStationList.description.contains("not a station list (getMsrstnList"))
+    }
+
     @Test("Station list: dmX is the latitude; a nested <item> field does not split the item")
     func stationList() throws {
         let page = try AirKoreaResponseParser().parseStations(try TestFixtures.data("real/msrstn-list-oldapi-bucheon-truncated.xml"))

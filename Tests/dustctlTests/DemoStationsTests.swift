@@ -54,6 +54,34 @@ struct DemoStationsTests {
         #expect(rows.filter { $0["latitude"] is NSNull && $0["longitude"] is NSNull }.count == 5)
     }
 
+    @Test("stations import refuses an answer of readings or a forecast (exit 65, nothing stored); a station named twice is one station")
+    func wrongAnswerRefused() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("stations.sqlite")
+        for answer in [
+            "synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", "synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml",
+            "synthesized/forecast-pm10-2026-11-22.xml", "real/rltm-station-oldapi-roadside-2019-02-12-10rows-boostcamp.xml",
+        ] {
+            let refused = try await dustctl("stations", "import", fixture(answer), "--db", db)
+            #expect(refused.status == 65, "\(answer): \(refused.standardOutput) \(refused.standardError)")
+            #expect(refused.standardError.contains("holds hourly readings or a forecast"), "\(refused.standardError)")
+            #expect(refused.standardOutput.isEmpty)
+        }
+        // With a real list beside it, the whole import stops: nothing of either file is stored.
+        let mixed = try await dustctl(
+            "stations", "import", fixture("synthesized/msrstn-list-seoul-walk-8.xml"),
+            fixture("synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml"), "--db", db)
+        #expect(mixed.status == 65)
+        // Not even the database was made (66: no database at that path).
+        #expect(try await dustctl("stations", "list", "--db", db, "--json").status == 66)
+        // The same list twice (two saved pages that overlap) stores and counts its 8 stations once.
+        let list = fixture("synthesized/msrstn-list-seoul-walk-8.xml")
+        let twice = try await dustctl("stations", "import", list, list, "--db", db)
+        #expect(twice.status == 0, "\(twice.standardError)")
+        #expect(twice.standardOutput == "8 stations stored.\n")
+    }
+
     @Test(
         "--lat and --lon take plain decimals: 0x25, inf and nan are refused with a usage error (64)",
         arguments: ["0x25", "inf", "nan", "1e400"])
