@@ -37,6 +37,9 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A station list was expected (`getMsrstnList`), and the items carry `dataTime`: hourly readings
     /// or a forecast, whose station names come with no address or position.
     case notAStationList
+    /// The body is compressed data (`CompressedFormat`), not XML: a proxy compressed it unasked, or a
+    /// file was saved compressed.
+    case compressedBody(CompressedFormat)
 
     public var description: String {
         switch self {
@@ -86,6 +89,10 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "(each would be kept in memory); it was rejected."
         case .missingStationName:
             return "The items carry no stationName (an old-service station response); give the station with --station NAME."
+        case .compressedBody(let format):
+            return
+                "The response is \(format.rawValue)-compressed data, not XML: a proxy compressed it unasked, or the file was saved "
+                + "compressed (\(format.decompressCommand) it first)."
         case .notAStationList:
             return
                 "The answer holds hourly readings or a forecast (its items carry dataTime), not a station list "
@@ -111,7 +118,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnAirKoreaResponse(let root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
         case .fieldTooLong(let field, let limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
         case .jsonBody, .emptyBody, .truncated, .invalidUTF8, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList:
+            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList, .compressedBody:
             self
         }
     }
@@ -129,12 +136,39 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
                 .unregisteredIP, .unsignedCall:
                 .waitForNextHour
             }
-        case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8:
+        case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8, .compressedBody:
             .retryWithBackoff
         case .jsonBody, .notAnAirKoreaResponse, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
             .nestingTooDeep, .fieldTooLong, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList:
             // Unparsable bodies are retried: a broken proxy or captive portal can produce any of these.
             .retryWithBackoff
+        }
+    }
+}
+
+/// A compressed format a body can be recognised as by its first bytes (`BodySniffer`).
+public enum CompressedFormat: String, Sendable, Hashable, CaseIterable {
+    case gzip, zip, bzip2, xz, zstd
+
+    /// The magic bytes a body of the format starts with.
+    var magic: [UInt8] {
+        switch self {
+        case .gzip: [0x1F, 0x8B]
+        case .zip: [0x50, 0x4B, 0x03, 0x04]
+        case .bzip2: [0x42, 0x5A, 0x68]
+        case .xz: [0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00]
+        case .zstd: [0x28, 0xB5, 0x2F, 0xFD]
+        }
+    }
+
+    /// The command that undoes it.
+    var decompressCommand: String {
+        switch self {
+        case .gzip: "gunzip"
+        case .zip: "unzip"
+        case .bzip2: "bunzip2"
+        case .xz: "unxz"
+        case .zstd: "unzstd"
         }
     }
 }

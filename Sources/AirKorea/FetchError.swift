@@ -12,6 +12,9 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .transport(let error): error.description
+        case .httpStatus(let status) where status < 200:
+            "AirKorea's address answered HTTP \(status), which ends no request (an informational status as the answer): a server "
+                + "or proxy in between is broken; FineDust retries with backoff."
         case .httpStatus(let status):
             status >= 500
                 ? "AirKorea answered HTTP \(status); the service is having trouble, FineDust retries with backoff."
@@ -26,7 +29,8 @@ public enum FetchError: Error, Sendable, Hashable, CustomStringConvertible {
     public var retryAdvice: RetryAdvice {
         switch self {
         case .transport: .retryWithBackoff
-        case .httpStatus(let status): status >= 500 ? .retryWithBackoff : .waitForNextHour
+        // 1xx as the answer is a broken peer, not a key or an address to fix: tried again like a 5xx.
+        case .httpStatus(let status): status >= 500 || status < 200 ? .retryWithBackoff : .waitForNextHour
         case .redirect: .waitForNextHour
         case .response(let error, _): error.retryAdvice
         }

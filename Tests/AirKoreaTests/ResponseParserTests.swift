@@ -310,6 +310,51 @@ struct ErrorResponseTests {
         #expect(try parseError(fixture) == expected)
     }
 
+    @Test(
+        "An HTTP status with no AirKorea error: 1xx as the answer is a broken peer, retried; 4xx a key or address to check; 5xx retried",
+        arguments: [
+            (101, RetryAdvice.retryWithBackoff, "which ends no request"), (103, .retryWithBackoff, "which ends no request"),
+            (403, .waitForNextHour, "check api.baseURL and the service key"), (404, .waitForNextHour, "check api.baseURL"),
+            (503, .retryWithBackoff, "the service is having trouble"),
+        ])
+    func httpStatuses(status: Int, advice: RetryAdvice, says: String) {
+        let error = FetchError.httpStatus(status)
+        #expect(error.retryAdvice == advice)
+        #expect(error.description.contains("HTTP \(status)") && error.description.contains(says), "\(error)")
+        #expect(error.httpStatus == status)
+    }
+
+    @Test("A compressed body is named as such, with what undoes it, not 'ends early': gzip made by gzip(1), and each format's magic")
+    func compressedBodies() throws {
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-c", TestFixtures.url("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml").path]
+        let output = Pipe()
+        gzip.standardOutput = output
+        try gzip.run()
+        let compressed = output.fileHandleForReading.readDataToEndOfFile()
+        gzip.waitUntilExit()
+        #expect(compressed.count > 100 && gzip.terminationStatus == 0)
+        #expect(throws: AirKoreaError.compressedBody(.gzip)) { try AirKoreaResponseParser().parseMeasurements(compressed) }
+        #expect(throws: AirKoreaError.compressedBody(.gzip)) { try AirKoreaResponseParser().parseStations(compressed) }
+        for format in CompressedFormat.allCases {
+            let body = Data(format.magic + Array("<response><header><resultCode>00</resultCode></header></response>".utf8))
+            #expect(throws: AirKoreaError.compressedBody(format)) { try AirKoreaResponseParser().parseMeasurements(body) }
+        }
+        #expect(
+            AirKoreaError.compressedBody(.gzip).description
+                == "The response is gzip-compressed data, not XML: a proxy compressed it unasked, or the file was saved compressed (gunzip it first)."
+        )
+        #expect(AirKoreaError.compressedBody(.gzip).retryAdvice == .retryWithBackoff)
+        // Two bytes of the magic alone are not enough for the longer ones: `PK` then XML is libxml2's to refuse.
+        do throws(AirKoreaError) {
+            _ = try AirKoreaResponseParser().parseMeasurements(Data("PK<response/>".utf8))
+            Issue.record("PK<response/> parsed")
+        } catch {
+            if case .compressedBody = error { Issue.record("\(error)") }
+        }
+    }
+
     @Test("A page's title is named only when it is a status page's, in FineDust's own words; any other is the server's text, not quoted")
     func pageTitles() throws {
         let key = "8w0wjLMzgdYrcPWfRtNK+r4xkvh/aesb7wDQz9A7C8cgWu+eIUgkZVr/dDH31XJC1Q4mN4tEDRsFAPYlOgmdV0mz"
