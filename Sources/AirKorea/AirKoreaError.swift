@@ -96,7 +96,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAStationList:
             return
                 "The answer holds hourly readings or a forecast (its items carry dataTime), not a station list "
-                + "(getMsrstnList, items with addr, dmX and dmY); nothing was stored."
+                + "(getMsrstnList, items with addr, dmX and dmY); nothing was stored. From AirKorea's address, check api.baseURL."
         }
     }
 
@@ -138,8 +138,11 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
             }
         case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8, .compressedBody:
             .retryWithBackoff
+        case .notAStationList:
+            // A well-formed answer of another operation: api.baseURL points at it, which waiting fixes not.
+            .waitForNextHour
         case .jsonBody, .notAnAirKoreaResponse, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .fieldTooLong, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList:
+            .nestingTooDeep, .fieldTooLong, .tooManyItems, .tooManyComments, .missingStationName:
             // Unparsable bodies are retried: a broken proxy or captive portal can produce any of these.
             .retryWithBackoff
         }

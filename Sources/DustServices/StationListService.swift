@@ -29,7 +29,8 @@ public struct StationListService: Sendable {
             stations += page.stations
             return page.paging
         }
-        var fetched = Fetched(stations: stations)
+        // Pages that shift while they are read (a station added meanwhile) give a name twice: one station.
+        var fetched = Fetched(stations: merged(stations))
         if case .capped(let claimed, _, let pages) = end { fetched.capped = (claimed, pages) }
         return fetched
     }
@@ -46,6 +47,30 @@ public struct StationListService: Sendable {
         default:
             error.description
         }
+    }
+
+    /// `stations` with each name once, at its first place: a name given again (saved pages that
+    /// overlap, two files) is one station, each field the later one's where it gives one, as the
+    /// store's own upsert keeps a field an answer does not give; a position is taken whole or not at all.
+    public static func merged(_ stations: [Station]) -> [Station] {
+        var result: [Station] = []
+        var index: [String: Int] = [:]
+        for station in stations {
+            guard let at = index[station.name] else {
+                index[station.name] = result.count
+                result.append(station)
+                continue
+            }
+            var kept = result[at]
+            kept.address = station.address ?? kept.address
+            kept.network = station.network ?? kept.network
+            kept.code = station.code ?? kept.code
+            if let latitude = station.latitude, let longitude = station.longitude {
+                (kept.latitude, kept.longitude) = (latitude, longitude)
+            }
+            result[at] = kept
+        }
+        return result
     }
 
     /// Parses saved `getMsrstnList` responses; a file that is not one is named in the error.
@@ -74,8 +99,9 @@ public struct StationListService: Sendable {
 
     /// What `stations import` and `stations sync` say after storing `count` stations, `unlocated` of them without a location.
     public static func storedSummary(count: Int, unlocated: Int) -> String {
-        guard unlocated > 0 else { return "\(count) stations stored." }
-        return "\(count) stations stored; \(unlocated) without a location (none given, or coordinates outside "
+        let stored = count == 1 ? "1 station stored" : "\(count) stations stored"
+        guard unlocated > 0 else { return "\(stored)." }
+        return "\(stored); \(unlocated) without a location (none given, or coordinates outside "
             + "latitude ±90° and longitude ±180°, or the 0°/0° placeholder)."
     }
 }

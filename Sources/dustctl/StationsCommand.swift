@@ -127,9 +127,8 @@ struct StationsImportCommand: AsyncParsableCommand {
                     throw CommandFailure(.dataError, "\(file): \(error.description)")
                 }
             }
-            // A name in two files (saved pages that overlap) is one station, stored and counted once: the later file's.
-            var seen = Set<String>()
-            stations = stations.reversed().filter { seen.insert($0.name).inserted }.reversed()
+            // A name in two files (saved pages that overlap) is one station, stored and counted once.
+            stations = StationListService.merged(stations)
             let language = ReportLanguage.process
             try await withStore(settings, for: .write) { store in
                 let unlocated = try await StationListService(store: store).save(stations)

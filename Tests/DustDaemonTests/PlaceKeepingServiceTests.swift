@@ -113,6 +113,29 @@ struct PlaceKeepingServiceTests {
         #expect(!reported.isEmpty)
         #expect(places.map(\.slot) == reported)
     }
+
+    @Test("dustd --sync-stations refuses an answer of readings as a configuration problem (78): nothing stored, api.baseURL named")
+    func stationSyncRefusesReadings() async throws {
+        let directory = try TemporaryDirectory("finedust-sync-readings")
+        defer { directory.remove() }
+        let path = directory.path("d.sqlite")
+        let readings = try TestFixtures.data("synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: readings) }
+        let settings = try SettingsLoader(
+            environment: ["DUSTD_STORAGE_PATH": path, "DUSTD_API_BASE_URL": try await server.start()], workingDirectory: "/nonexistent"
+        ).load(configurationFile: TestFixtures.url(DemoReplay.householdConfigurationFile).path, now: settingsLoadedAt)
+        let outcome = await StationSync(
+            settings: settings, environment: ["DUSTD_API_SERVICE_KEY": testKey], clock: FixedClock(DemoReplay.now)
+        ).run()
+        await server.stop()
+        #expect(outcome.status == .configuration, "\(outcome.diagnostics)")
+        #expect(outcome.diagnostics.joined().contains("not a station list"), "\(outcome.diagnostics)")
+        #expect(outcome.diagnostics.joined().contains("check api.baseURL"), "\(outcome.diagnostics)")
+        #expect(outcome.output.isEmpty)
+        if FileManager.default.fileExists(atPath: path) {
+            #expect(try await SQLiteStore(path: path, mode: .readOnly).stations().isEmpty)
+        }
+    }
 }
 
 @Suite("dustd's web access and retention from the settings (docs/REFERENCE.md §13, §11)", .timeLimit(.minutes(10)))

@@ -4,6 +4,7 @@ import DustServices
 import DustStore
 import DustWeb
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -341,6 +342,12 @@ struct DashboardTests {
         #expect(
             try await DaemonHealth.read(from: scratch.store, station: "중구", now: newest.end, processIsDustd: { _ in true }).newestHourEnd
                 == nil)
+        // One read of the station's hours, whatever the clock: the web asks this at every /healthz and page.
+        let counting = ReadCountingStore(base: scratch.store)
+        for now in [newest.end.addingTimeInterval(-1), newest.end, newest.end.addingTimeInterval(-48 * 3600)] {
+            _ = try await DaemonHealth.read(from: counting, station: "종로구", now: now, processIsDustd: { _ in true })
+        }
+        #expect(counting.reads.withLock { $0 } == ["newestSlots", "newestSlots", "newestSlots"])
     }
 
     @Test("A station name, flag, fallback and daemon message full of markup render as text, in SVG titles and attributes too")
@@ -685,4 +692,35 @@ struct DashboardContrastTests {
             #expect(Set(colours).count == colours.count)
         }
     }
+}
+
+/// A store that records which of the hour readers a caller asked, and passes everything on.
+private final class ReadCountingStore: ReadingStore, DaemonStatusStore {
+    let base: SQLiteStore
+    let reads = Mutex<[String]>([])
+
+    init(base: SQLiteStore) { self.base = base }
+
+    func saveReadings(_ readings: [HourlyReading], fetchedAt: Date) async throws(StorageFailure) -> UpsertSummary {
+        try await base.saveReadings(readings, fetchedAt: fetchedAt)
+    }
+    func readings(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [HourlyReading] {
+        try await base.readings(stations: stations, from: from, to: to)
+    }
+    func dustValues(stations: [String], from: Slot, to: Slot) async throws(StorageFailure) -> [StationDust] {
+        try await base.dustValues(stations: stations, from: from, to: to)
+    }
+    func newestSlot(station: String, endingBy now: Date) async throws(StorageFailure) -> Slot? {
+        reads.withLock { $0.append("newestSlot") }
+        return try await base.newestSlot(station: station, endingBy: now)
+    }
+    func newestSlots(station: String, endingBy now: Date) async throws(StorageFailure) -> NewestSlots {
+        reads.withLock { $0.append("newestSlots") }
+        return try await base.newestSlots(station: station, endingBy: now)
+    }
+    func readingCount(station: String?) async throws(StorageFailure) -> Int { try await base.readingCount(station: station) }
+    func saveStatus(_ status: DaemonStatus) async throws(StorageFailure) { try await base.saveStatus(status) }
+    func loadStatus() async throws(StorageFailure) -> DaemonStatus? { try await base.loadStatus() }
+    func claimForDemo(at time: Date) async throws(StorageFailure) -> Bool { try await base.claimForDemo(at: time) }
+    func demoMayWrite() async throws(StorageFailure) -> Bool { try await base.demoMayWrite() }
 }

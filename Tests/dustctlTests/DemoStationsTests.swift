@@ -82,6 +82,34 @@ struct DemoStationsTests {
         #expect(twice.standardOutput == "8 stations stored.\n")
     }
 
+    @Test("A station in two files is one: each field the later file's where it gives one, a position whole from the file that has it")
+    func namedTwiceMerged() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("stations.sqlite")
+        func list(_ name: String, _ items: String) throws -> String {
+            let path = directory.path(name)
+            try
+                ("<response><header><resultCode>00</resultCode></header><body><items>\(items)</items>"
+                + "<totalCount>1</totalCount></body></response>").write(toFile: path, atomically: true, encoding: .utf8)
+            return path
+        }
+        let placed = try list(
+            "a.xml",
+            "<item><stationName>새동네</stationName><addr>서울 어딘가</addr><dmX>37.5</dmX><dmY>127.0</dmY><mangName>도시대기</mangName></item>")
+        let later = try list("b.xml", "<item><stationName>새동네</stationName><addr>서울 새 주소</addr><dmX>37.6</dmX></item>")
+        let imported = try await dustctl("stations", "import", placed, later, "--db", db)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        #expect(imported.standardOutput == "1 station stored.\n")
+        let listed = try await dustctl("stations", "list", "--db", db, "--json")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]])
+        #expect(rows.count == 1)
+        // The later file's address; the first file's position (the later gave half of one) and network.
+        #expect(rows.first?["address"] as? String == "서울 새 주소")
+        #expect(rows.first?["latitude"] as? Double == 37.5 && rows.first?["longitude"] as? Double == 127.0)
+        #expect(rows.first?["network"] as? String == "도시대기", "\(rows)")
+    }
+
     @Test(
         "--lat and --lon take plain decimals: 0x25, inf and nan are refused with a usage error (64)",
         arguments: ["0x25", "inf", "nan", "1e400"])
