@@ -203,8 +203,11 @@ check "the demo reports 종로구 on 2026-11-20" sh -c "grep -q 종로구 '$demo
 
 # Data and a key as a running service would leave them, and an admin's systemctl enable.
 install -d -m 0750 -o dustd -g dustd /var/lib/dustd
-cp "$demo/finedust-demo.sqlite" /var/lib/dustd/dust.sqlite
+# Copied the way the package says to copy a database (a cp leaves out what is still in the -wal, which
+# once made this check fail when the demo's last checkpoint had not run).
+dustctl backup --db "$demo/finedust-demo.sqlite" /var/lib/dustd/dust.sqlite > /dev/null
 chown dustd:dustd /var/lib/dustd/dust.sqlite
+chmod 0640 /var/lib/dustd/dust.sqlite
 (umask 077; echo "e2e-not-a-real-key-0123456789abcdefghijklmnopqrstuv" > /etc/dustd/airkorea-service-key)
 sync_status=0
 env DUSTD_API_SERVICE_KEY_FILE=/etc/dustd/airkorea-service-key DUSTD_API_BASE_URL=http://127.0.0.1:9/B552584 \
