@@ -98,14 +98,7 @@ struct PlaceKeepingServiceTests {
         #expect(try await DemoReplay.keptPlacesOfLastDay("jiho", in: SQLiteStore(path: path, mode: .readOnly)).places.isEmpty)
 
         let list = try TestFixtures.data("synthesized/msrstn-list-seoul-walk-8.xml")
-        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: list) }
-        let settings = try SettingsLoader(
-            environment: ["DUSTD_STORAGE_PATH": path, "DUSTD_API_BASE_URL": try await server.start()], workingDirectory: "/nonexistent"
-        ).load(configurationFile: TestFixtures.url(DemoReplay.householdConfigurationFile).path, now: settingsLoadedAt)
-        let outcome = await StationSync(
-            settings: settings, environment: ["DUSTD_API_SERVICE_KEY": testKey], clock: FixedClock(DemoReplay.now)
-        ).run()
-        await server.stop()
+        let outcome = try await syncStations(answering: list, into: path)
         #expect(outcome.status == .ok && outcome.diagnostics.isEmpty, "\(outcome.diagnostics)")
         #expect(outcome.output == ["8 stations stored."])
 
@@ -114,13 +107,9 @@ struct PlaceKeepingServiceTests {
         #expect(places.map(\.slot) == reported)
     }
 
-    @Test("dustd --sync-stations refuses an answer of readings as a configuration problem (78): nothing stored, api.baseURL named")
-    func stationSyncRefusesReadings() async throws {
-        let directory = try TemporaryDirectory("finedust-sync-readings")
-        defer { directory.remove() }
-        let path = directory.path("d.sqlite")
-        let readings = try TestFixtures.data("synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")
-        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: readings) }
+    /// `dustd --sync-stations` with the demo household's settings into `path`, AirKorea answering `body`.
+    private func syncStations(answering body: Data, into path: String) async throws -> OneShotOutcome {
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: body) }
         let settings = try SettingsLoader(
             environment: ["DUSTD_STORAGE_PATH": path, "DUSTD_API_BASE_URL": try await server.start()], workingDirectory: "/nonexistent"
         ).load(configurationFile: TestFixtures.url(DemoReplay.householdConfigurationFile).path, now: settingsLoadedAt)
@@ -128,6 +117,16 @@ struct PlaceKeepingServiceTests {
             settings: settings, environment: ["DUSTD_API_SERVICE_KEY": testKey], clock: FixedClock(DemoReplay.now)
         ).run()
         await server.stop()
+        return outcome
+    }
+
+    @Test("dustd --sync-stations refuses an answer of readings as a configuration problem (78): nothing stored, api.baseURL named")
+    func stationSyncRefusesReadings() async throws {
+        let directory = try TemporaryDirectory("finedust-sync-readings")
+        defer { directory.remove() }
+        let path = directory.path("d.sqlite")
+        let readings = try TestFixtures.data("synthesized/sido-jeonguk-ver1.5-673-2026-11-20-24h00.xml")
+        let outcome = try await syncStations(answering: readings, into: path)
         #expect(outcome.status == .configuration, "\(outcome.diagnostics)")
         #expect(outcome.diagnostics.joined().contains("not a station list"), "\(outcome.diagnostics)")
         #expect(outcome.diagnostics.joined().contains("check api.baseURL"), "\(outcome.diagnostics)")
