@@ -68,15 +68,17 @@ extension StorageBackend {
     /// SQLite: the file at `path`, created and migrated for `.write`. PostgreSQL: the password from
     /// the `postgres-password` credential in `environment` or the password file (`warning` is told
     /// when a credential was passed but cannot be read), then the server, its schema checked
-    /// (`.read`) or migrated (`.write`).
+    /// (`.read`) or migrated (`.write`). `sqliteThreading`: where SQLite's transactions run —
+    /// GRDB's queues for callers on the task pool (dustd), the caller's own thread for dustctl.
     public func open(
-        _ access: StorageAccess, environment: [String: String], logger: Logger, warning: (String) -> Void = { _ in }
+        _ access: StorageAccess, environment: [String: String], logger: Logger, warning: (String) -> Void = { _ in },
+        sqliteThreading: SQLiteStore.Threading = .databaseQueues
     ) async throws(StorageOpeningError) -> OpenedStorage {
         switch self {
         case .sqlite(let path):
             let store: SQLiteStore
             do {
-                store = try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite)
+                store = try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite, threading: sqliteThreading)
             } catch {
                 throw .storage(StorageFailure(error))
             }

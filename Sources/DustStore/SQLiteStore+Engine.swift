@@ -4,12 +4,13 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-// SQLite as an engine of the shared statements (DustSQL). A transaction runs on GRDB's own queues
-// (`asyncWrite` on the writer's, `asyncRead` on a reader's), never on a thread of Swift's task pool: a
-// write waiting up to the busy timeout, an fsync, or a year's read leaves the pool's threads (two on a
-// Raspberry Pi) to the web and the other services. The caller waits on a continuation that GRDB's
-// completion resumes, not on GRDB's `async` methods, which give a transaction up when the calling task
-// is cancelled: a stopping dustd still records the request it stopped, as every write did before.
+// SQLite as an engine of the shared statements (DustSQL). In dustd and the tests a transaction runs on
+// GRDB's own queues (`asyncWrite` on the writer's, `asyncRead` on a reader's), never on a thread of
+// Swift's task pool: a write waiting up to the busy timeout, an fsync, or a year's read leaves the pool's
+// threads (two on a Raspberry Pi) to the web and the other services. The caller waits on a continuation
+// that GRDB's completion resumes, not on GRDB's `async` methods, which give a transaction up when the
+// calling task is cancelled: a stopping dustd still records the request it stopped, as every write did
+// before. dustctl, whose work runs on its own main thread, runs them there (`Threading.callersThread`).
 // (These queues were set back once while the test runs stalled; the stall's cause was PostgreSQL's,
 // docs/RELIABILITY.md.)
 
@@ -28,19 +29,13 @@ extension SQLiteStore: SQLDatabase {
 
     public func eraseRemovedRows() async throws(StorageFailure) {
         let pool = pool
-        do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                pool.asyncWriteWithoutTransaction { db in
-                    continuation.resume(
-                        with: Result {
-                            try db.execute(sql: "VACUUM")
-                            try db.checkpoint(.truncate)
-                        })
-                }
-            }
-        } catch {
-            throw failure(error)
+        let erase: @Sendable (Database) throws -> Void = { db in
+            try db.execute(sql: "VACUUM")
+            try db.checkpoint(.truncate)
         }
+        try await transaction(
+            now: { try pool.writeWithoutTransaction(erase) },
+            queued: { done in pool.asyncWriteWithoutTransaction { db in done(Result { try erase(db) }) } })
     }
 
     /// `VACUUM INTO` on a reader, outside a transaction (SQLite refuses a VACUUM inside one): a copy as of
@@ -48,35 +43,40 @@ extension SQLiteStore: SQLDatabase {
     /// (A copy of the file with `cp` while dustd runs holds none of what is still in the -wal.)
     public func backUp(into path: String) async throws(StorageFailure) {
         let pool = pool
-        do {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                pool.asyncUnsafeRead { result in
-                    continuation.resume(with: Result { try result.get().execute(sql: "VACUUM INTO ?", arguments: [path]) })
-                }
-            }
-        } catch {
-            throw failure(error)
-        }
+        let copy: @Sendable (Database) throws -> Void = { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
+        try await transaction(
+            now: { try pool.unsafeRead(copy) },
+            queued: { done in pool.asyncUnsafeRead { result in done(Result { try copy(result.get()) }) } })
     }
 
-    /// One transaction on the writer's queue; finished even when the caller is cancelled meanwhile.
+    /// One transaction on the writer's connection; finished even when the caller is cancelled meanwhile.
     func writing<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
         let pool = pool
-        do {
-            return try await withCheckedThrowingContinuation { continuation in
-                pool.asyncWrite(body) { _, result in continuation.resume(with: result) }
-            }
-        } catch {
-            throw failure(error)
-        }
+        return try await transaction(
+            now: { try pool.write(body) },
+            queued: { done in pool.asyncWrite(body) { _, result in done(result) } })
     }
 
-    /// A read of SQLite's C API or of the shared statements, in one snapshot, on a reader's queue.
+    /// A read of SQLite's C API or of the shared statements, in one snapshot, on a reader's connection.
     func reading<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
         let pool = pool
+        return try await transaction(
+            now: { try pool.read(body) },
+            queued: { done in pool.asyncRead { database in done(Result { try body(database.get()) }) } })
+    }
+
+    /// Runs a transaction where `threading` says: `now` on this thread, or `queued` on GRDB's queue
+    /// with the caller waiting for the result it hands to its completion. Throws its error as a
+    /// `StorageFailure`.
+    private func transaction<T: Sendable>(
+        now: () throws -> T, queued: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void
+    ) async throws(StorageFailure) -> T {
         do {
-            return try await withCheckedThrowingContinuation { continuation in
-                pool.asyncRead { database in continuation.resume(with: Result { try body(database.get()) }) }
+            switch threading {
+            case .callersThread:
+                return try now()
+            case .databaseQueues:
+                return try await withCheckedThrowingContinuation { continuation in queued { continuation.resume(with: $0) } }
             }
         } catch {
             throw failure(error)

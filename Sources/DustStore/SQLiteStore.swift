@@ -18,6 +18,19 @@ public final class SQLiteStore: Sendable {
         case readOnly
     }
 
+    /// Where a transaction runs.
+    public enum Threading: Sendable, Hashable {
+        /// On GRDB's own queues (a writer's, a reader's), the caller waiting on their completion: for
+        /// callers on Swift's task pool (dustd, the tests), whose threads (two on a Raspberry Pi) must
+        /// not wait out a busy timeout, an fsync or a year's read.
+        case databaseQueues
+        /// On the thread that asks, with no hand-over to a queue's thread and back: for a process whose
+        /// asynchronous work runs on a thread of its own and never on the task pool (dustctl's
+        /// `CommandRunLoop`), where the hand-over is all the queues would add (a fifth of `dustctl
+        /// week`: docs/PERFORMANCE.md, "The twenty-third session").
+        case callersThread
+    }
+
     /// Default time a connection waits for another process's lock before failing with `busy`.
     /// dustd's longest transaction (a 3MONTH backfill of 2,200 rows) takes well under a second.
     public static let defaultBusyTimeout: TimeInterval = 10
@@ -31,11 +44,17 @@ public final class SQLiteStore: Sendable {
     /// A pool (a writer and concurrent readers) for read-write opens; one read-only connection
     /// for a reader such as `dustctl day`, which runs one query and exits.
     let pool: any DatabaseWriter
+    /// Where transactions run.
+    let threading: Threading
     /// The device and inode of the file opened, to notice when it is deleted or replaced.
     private let identity: FileIdentity?
 
-    public init(path: String, mode: Mode = .readWrite, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout) throws(SQLiteFailure) {
+    public init(
+        path: String, mode: Mode = .readWrite, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout,
+        threading: Threading = .databaseQueues
+    ) throws(SQLiteFailure) {
         self.path = path
+        self.threading = threading
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "FineDust"
@@ -146,6 +165,7 @@ public final class SQLiteStore: Sendable {
     public init(inMemory name: String = "in memory") throws(SQLiteFailure) {
         path = ":memory: (\(name))"
         identity = nil
+        threading = .databaseQueues
         do {
             let queue = try DatabaseQueue(configuration: Self.inMemoryConfiguration)
             try Schema.migrator.migrate(queue)

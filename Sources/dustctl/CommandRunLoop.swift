@@ -4,7 +4,8 @@ import Synchronization
 /// Runs a command's asynchronous work on the main thread, as a synchronous program would.
 ///
 /// The store protocols are asynchronous (a PostgreSQL store cannot be anything else), but
-/// SQLiteStore answers without suspending, and a `dustctl` run does one thing and exits. Left to the
+/// SQLiteStore, opened with `Threading.callersThread`, answers on this thread without suspending, and
+/// a `dustctl` run does one thing and exits. Left to the
 /// default executor, every run would hop from the main thread to Swift's cooperative pool: four
 /// threads started and a hand-over for each command, 18 % of `dustctl week`'s wall time
 /// (docs/PERFORMANCE.md, "One shape"). With this loop as the task's executor preference, every

@@ -95,7 +95,9 @@ private func withStoreOpenedOnFirstUse<T>(
                 storage = try await backend.open(
                     access, environment: EnvironmentVariables.read(named: ["CREDENTIALS_DIRECTORY"]),
                     logger: Logger(label: "dustctl.storage", factory: { _ in SwiftLogNoOpLogHandler() }),
-                    warning: { standardWarning("\($0).", "\($0).") })
+                    warning: { standardWarning("\($0).", "\($0).") },
+                    // The command runs on its own main thread (`CommandRunLoop`), never on the task pool.
+                    sqliteThreading: .callersThread)
             } catch {
                 switch error {
                 case .configuration(let error): throw CommandFailure(.configuration, error.description)

@@ -36,6 +36,26 @@ struct SQLiteStoreTests {
         #expect(try await store.readingCount() == 24)
     }
 
+    @Test("On the caller's thread (dustctl's threading), reads and writes run on the thread that asks, none handed to a queue")
+    func callersThread() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        let writer = try SQLiteStore(path: path, threading: .callersThread)
+        #expect(try await writer.saveReadings([reading("종로구", hour: 0, pm10: 30, pm25: 10)]) == UpsertSummary(inserted: 1))
+        let reader = try SQLiteStore(path: path, mode: .readOnly, threading: .callersThread)
+        #expect(try await reader.readingCount() == 1)
+        for round in 0..<20 {
+            let store = round.isMultiple(of: 2) ? writer : reader
+            let asking = pthread_self()
+            let read = try await store.read { _ in pthread_self() }
+            #expect(pthread_equal(asking, read) != 0, "a read of round \(round) ran on another thread")
+            let asked = pthread_self()
+            let wrote = try await writer.writeTransaction { _ in pthread_self() }
+            #expect(pthread_equal(asked, wrote) != 0, "a write of round \(round) ran on another thread")
+        }
+    }
+
     @Test("The count of stored rows reads the same pages for a day as for 20,000 hours more (it was a scan of every row)")
     func rowCountCost() async throws {
         let store = SQLiteStore.scratch()  // one connection: every read below is counted on it

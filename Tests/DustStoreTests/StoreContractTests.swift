@@ -9,15 +9,19 @@ import TestSupport
 import Testing
 
 /// The engines the shared statements run on: SQLite in memory (what the service tests use), SQLite in
-/// a file (what dustd and dustctl use by default), and PostgreSQL (organisations, docs/REFERENCE.md §20).
+/// a file (what dustd and dustctl use by default) with its transactions on GRDB's queues (dustd) or on
+/// the caller's thread (dustctl), and PostgreSQL (organisations, docs/REFERENCE.md §20).
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case memory
     case sqlite
+    case sqliteOnCallersThread = "sqlite, caller's thread"
     case postgres
 
     /// Every backend this machine can run: PostgreSQL where Debian's server is installed
     /// (PostgresStoreTests says so, disabled, where it is not).
-    static var allCases: [Backend] { PostgresServer.isAvailable ? [.memory, .sqlite, .postgres] : [.memory, .sqlite] }
+    static var allCases: [Backend] {
+        [.memory, .sqlite, .sqliteOnCallersThread] + (PostgresServer.isAvailable ? [.postgres] : [])
+    }
 
     var testDescription: String { rawValue }
 
@@ -31,6 +35,10 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let directory = try TemporaryDirectory("finedust-contract")
             defer { directory.remove() }
             try await body(try SQLiteStore(path: directory.path("dust.sqlite")))
+        case .sqliteOnCallersThread:
+            let directory = try TemporaryDirectory("finedust-contract")
+            defer { directory.remove() }
+            try await body(try SQLiteStore(path: directory.path("dust.sqlite"), threading: .callersThread))
         case .postgres:
             // A database of its own on the process's one server; the server goes with the process.
             let server = try await PostgresServer.running()
