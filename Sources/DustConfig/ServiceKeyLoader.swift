@@ -11,6 +11,10 @@ public struct ServiceKeyLoader: Sendable {
     /// The credential name the unit's `LoadCredential=` uses.
     public static let credentialName = "airkorea-service-key"
 
+    /// The environment variables the loader reads: a caller may pass only these
+    /// (`EnvironmentVariables.read(named:)`) instead of the whole environment.
+    public static let environmentNames: Set<String> = ["CREDENTIALS_DIRECTORY", "DUSTD_API_SERVICE_KEY"]
+
     private let environment: [String: String]
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {

@@ -179,7 +179,9 @@ enum TerminalDoor {
 
     /// Watches for the key `settings` and the environment name, if this user can read it.
     static func watch(for settings: FineDustSettings) {
-        guard let loaded = try? ServiceKeyLoader().load(settings: settings) else { return }
+        // The two variables the loader reads, not a dictionary of the whole environment built for them.
+        let environment = EnvironmentVariables.read(named: ServiceKeyLoader.environmentNames)
+        guard let loaded = try? ServiceKeyLoader(environment: environment).load(settings: settings) else { return }
         detector.withLock { $0 = loaded.key.echoGuard }
     }
 

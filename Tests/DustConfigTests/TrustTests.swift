@@ -1,3 +1,4 @@
+import AirKorea
 import DustConfig
 import DustKit
 import Foundation
@@ -247,6 +248,32 @@ struct ConfigurationTrustTests {
         let enough = String(repeating: "a1", count: 16)
         let loaded = try ServiceKeyLoader(environment: ["DUSTD_API_SERVICE_KEY": enough]).load(settings: settings)
         #expect(loaded.key.lettersAndDigits == 32)
+    }
+
+    @Test("The loader reads no variable beyond environmentNames: given only those, it finds each source's key as given all")
+    func environmentNamesSuffice() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
+        let credentials = directory.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: false)
+        let credentialKey = String(repeating: "c3", count: 20)
+        try "\(credentialKey)\n".write(toFile: credentials + "/airkorea-service-key", atomically: false, encoding: .utf8)
+        let environmentKey = String(repeating: "e5", count: 20)
+        let unrelated = ["DUSTD_STATION_NAME": "종로구", "HOME": "/root", "DUSTD_API_SERVICE": "x"]
+        for (environment, expected) in [
+            (["DUSTD_API_SERVICE_KEY": environmentKey], environmentKey),
+            (["CREDENTIALS_DIRECTORY": credentials, "DUSTD_API_SERVICE_KEY": environmentKey], credentialKey),
+        ] {
+            let whole = environment.merging(unrelated) { given, _ in given }
+            let only = whole.filter { ServiceKeyLoader.environmentNames.contains($0.key) }
+            let fromWhole = try ServiceKeyLoader(environment: whole).load(settings: settings)
+            let fromOnly = try ServiceKeyLoader(environment: only).load(settings: settings)
+            #expect(fromOnly.key == fromWhole.key)
+            #expect(fromOnly.source == fromWhole.source)
+            #expect(fromOnly.key == ServiceKey(expected))
+        }
     }
 
     // MARK: - Owners (StrictModes)
