@@ -227,7 +227,8 @@ let package = Package(
                 "DustActivity", "DustKit", "TestSupport",
                 .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]),
-        .testTarget(name: "DustConfigTests", dependencies: ["AirKorea", "DustConfig", "DustKit", "DustServices", "DustStore", "TestSupport"]),
+        .testTarget(
+            name: "DustConfigTests", dependencies: ["AirKorea", "DustConfig", "DustKit", "DustServices", "DustStore", "TestSupport"]),
         // End-to-end tests of the built executables.
         .testTarget(
             name: "dustctlTests",
