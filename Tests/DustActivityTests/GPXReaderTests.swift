@@ -90,6 +90,17 @@ struct GPXReaderTests {
         #expect(result.summary.jumpsDropped == 0)
     }
 
+    @Test("A leap second (23:59:60) is the next minute's first, as the indoor and activity CSVs take it; :61 is no time")
+    func leapSecond() throws {
+        let xml = track([[(37.570, 126.98, "2016-12-31T23:59:00Z"), (37.571, 126.98, "2016-12-31T23:59:60Z")]])
+        let result = try readGPX(xml)
+        #expect(result.samples.count == 1)
+        #expect(result.samples.first?.start.timeIntervalSince1970 == 1_483_228_740)
+        #expect(result.samples.first?.end.timeIntervalSince1970 == 1_483_228_800)
+        let bad = try readGPX(track([[(37.570, 126.98, "2016-12-31T23:59:00Z"), (37.571, 126.98, "2016-12-31T23:59:61Z")]]))
+        #expect(bad.samples.isEmpty)
+    }
+
     @Test("Points without time are ignored: the step joins the timed points around them")
     func pointsWithoutTime() throws {
         let xml = track([

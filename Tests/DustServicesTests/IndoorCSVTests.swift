@@ -67,6 +67,23 @@ struct IndoorCSVTests {
         #expect(rows.series.count == 2 && rows.sameMinute == 2)
     }
 
+    @Test("A leap second (23:59:60) in an indoor CSV is the next day's first minute, local or with an offset, as in GPX; :61 is refused")
+    func leapSecond() throws {
+        let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")
+        // 2026-11-20 00:00 KST, before the demo's clock (a row more than a day ahead of it is skipped).
+        let midnight = Int64(LocalDate(year: 2026, month: 11, day: 20).daysSinceEpoch * 86_400 - 9 * 3600)
+        for time in ["2026-11-19 23:59:60", "2026-11-19T23:59:60+09:00", "2026-11-19T14:59:60Z"] {
+            let rows = try parser.parse(Data("time,pm25\n2026-11-19 23:59,4\n\(time),5\n".utf8), now: DemoReplay.now)
+            #expect(rows.series.minutes == [midnight - 60, midnight], "\(time)")
+            #expect(rows.series.pm25 == [4, 5], "\(time)")
+        }
+        for time in ["2026-11-19 23:59:61", "2026-11-19T23:59:61+09:00"] {
+            #expect(throws: IndoorCSVError.self, "\(time)") {
+                try parser.parse(Data("time,pm25\n\(time),5\n".utf8), now: DemoReplay.now)
+            }
+        }
+    }
+
     @Test("A CSV time is ASCII digits in fixed places: a sign or a blank is refused, not read as a number")
     func signedTimes() {
         let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")

@@ -144,7 +144,13 @@ struct SensorAnswerTests {
     func times() {
         #expect(HomeAssistantTime.parse("2024-01-15T03:04:05.123456+09:00")?.timeIntervalSince1970 == 1_705_255_445)
         #expect(HomeAssistantTime.parse("2024-01-15T03:04:05Z")?.timeIntervalSince1970 == 1_705_287_845)
-        for bad in ["2024-01-15T03:04:05", "2024-02-30T00:00:00Z", "2024-01-15T25:00:00Z", "yesterday", "2024-01-15T03:04:05+0900"] {
+        // A leap second is the next minute's first, as RFC 3339 allows and the GPX reader takes it; 61 is no second.
+        #expect(HomeAssistantTime.parse("2016-12-31T23:59:60Z")?.timeIntervalSince1970 == 1_483_228_800)
+        #expect(HomeAssistantTime.parse("2017-01-01T08:59:60+09:00")?.timeIntervalSince1970 == 1_483_228_800)
+        for bad in [
+            "2024-01-15T03:04:05", "2024-02-30T00:00:00Z", "2024-01-15T25:00:00Z", "yesterday", "2024-01-15T03:04:05+0900",
+            "2016-12-31T23:59:61Z", "2016-12-31T23:60:00Z",
+        ] {
             #expect(HomeAssistantTime.parse(bad) == nil, "\(bad)")
         }
         #expect(HomeAssistantTime.text(Date(timeIntervalSince1970: 1_705_287_845)) == "2024-01-15T03:04:05+00:00")

@@ -157,7 +157,8 @@ public struct IndoorCSVParser: Sendable {
         else { return nil }
         var second = 0
         if bytes.count == 19 {
-            guard let parsed = ASCIIDigits.value(bytes[17..<19]), (0...59).contains(parsed) else { return nil }
+            // 60: a leap second, the next minute's first (as `HomeAssistantTime` and the GPX reader take it).
+            guard let parsed = ASCIIDigits.value(bytes[17..<19]), (0...60).contains(parsed) else { return nil }
             second = parsed
         }
         let local = TimeInterval(date.daysSinceEpoch * 86_400 + hour * 3600 + minute * 60 + second)

@@ -418,8 +418,9 @@ public enum SensorAnswer {
 /// (`2024-01-15T03:04:05.123456+00:00`).
 ///
 /// `parse` is the strict reader the indoor CSV and the activity CSV's ISO form share: a real
-/// calendar date (no 30 February), hours 00–23, minutes and seconds 00–59, then `Z` or an offset
-/// `±HH:MM` within ±14:00 (every zone on Earth), and nothing after it.
+/// calendar date (no 30 February), hours 00–23, minutes 00–59, seconds 00–60 (a leap second, `23:59:60`,
+/// is the next minute's first, as RFC 3339 allows and the GPX and Apple Health readers take it), then
+/// `Z` or an offset `±HH:MM` within ±14:00 (every zone on Earth), and nothing after it.
 public enum HomeAssistantTime {
     /// The largest offset from UTC any zone uses (Kiribati's +14:00), in minutes.
     public static let maxOffsetMinutes = 14 * 60
@@ -444,7 +445,7 @@ public enum HomeAssistantTime {
         }
         guard let year = digits(0..<4), let month = digits(5..<7), let day = digits(8..<10), let hour = digits(11..<13),
             let minute = digits(14..<16), let second = digits(17..<19), LocalDate.isValid(year: year, month: month, day: day),
-            hour < 24, minute < 60, second < 60
+            hour < 24, minute < 60, second <= 60
         else { return nil }
         var index = 19
         if index < bytes.count, bytes[index] == 0x2E {
