@@ -7,9 +7,14 @@ enum ActivityTime {
     static func healthDate(_ text: UnsafeBufferPointer<UInt8>) -> Date? {
         guard text.count == 25 || text.count == 26, text[10] == UInt8(ascii: " "), text[19] == UInt8(ascii: " "),
             let local = localSeconds(text, timeSeparator: UInt8(ascii: " ")),
-            let offset = offsetSeconds(text[20...])
+            let offset = offsetSeconds(text[20...]), admitsLeapSecond(text, instant: local - offset)
         else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(local - offset))
+    }
+
+    /// A `:60` only where it ends a UTC day (`LeapSecond`): the seconds field is at 17–18 in both shapes.
+    private static func admitsLeapSecond(_ text: UnsafeBufferPointer<UInt8>, instant: Int64) -> Bool {
+        LeapSecond.admits(second: number(text, 17..<19) ?? 0, instant: instant)
     }
 
     /// ISO 8601 as GPX writes it: `2024-01-01T08:20:00Z`, fractional seconds and an offset
@@ -39,6 +44,7 @@ enum ActivityTime {
         } else {
             return nil
         }
+        guard admitsLeapSecond(text, instant: local - offset) else { return nil }
         return Date(timeIntervalSince1970: TimeInterval(local - offset) + fraction)
     }
 

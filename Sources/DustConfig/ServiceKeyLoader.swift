@@ -11,9 +11,14 @@ public struct ServiceKeyLoader: Sendable {
     /// The credential name the unit's `LoadCredential=` uses.
     public static let credentialName = "airkorea-service-key"
 
+    /// systemd's directory of the unit's credentials (`LoadCredential=`).
+    static let credentialsDirectoryVariable = "CREDENTIALS_DIRECTORY"
+    /// The key itself, as swift-configuration names `api.serviceKey` under the `dustd` prefix.
+    static let keyVariable = "DUSTD_API_SERVICE_KEY"
+
     /// The environment variables the loader reads: a caller may pass only these
     /// (`EnvironmentVariables.read(named:)`) instead of the whole environment.
-    public static let environmentNames: Set<String> = ["CREDENTIALS_DIRECTORY", "DUSTD_API_SERVICE_KEY"]
+    public static let environmentNames: Set<String> = [credentialsDirectoryVariable, keyVariable]
 
     private let environment: [String: String]
 
@@ -45,7 +50,7 @@ public struct ServiceKeyLoader: Sendable {
 
     public func load(settings: FineDustSettings) throws(ConfigurationError) -> Loaded {
         var warning: String?
-        if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty {
+        if let directory = environment[Self.credentialsDirectoryVariable], !directory.isEmpty {
             // Read by path, not by listing the directory: a service may be allowed to open its
             // credential without being allowed to list the directory.
             let path = (directory as NSString).appendingPathComponent(Self.credentialName)
@@ -66,9 +71,9 @@ public struct ServiceKeyLoader: Sendable {
         let variables = ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "dustd"))
         if let text = variables.string(forKey: "api.serviceKey", isSecret: true) {
             guard let key = ServiceKey(text) else {
-                throw ConfigurationError(key: "DUSTD_API_SERVICE_KEY", problem: "is empty or holds more than one word")
+                throw ConfigurationError(key: Self.keyVariable, problem: "is empty or holds more than one word")
             }
-            return try whole(Loaded(key: key, source: .environment, warning: warning), key: "DUSTD_API_SERVICE_KEY")
+            return try whole(Loaded(key: key, source: .environment, warning: warning), key: Self.keyVariable)
         }
         if let path = settings.api.serviceKeyFile {
             return try whole(Loaded(key: try readKeyFile(path), source: .file(path), warning: warning), key: "api.serviceKeyFile")

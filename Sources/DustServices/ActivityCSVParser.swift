@@ -118,7 +118,9 @@ public struct ActivityCSVParser: Sendable {
         case .instant(let instant), .localTime(let instant):
             guard SupportedPeriod.isPlausible(instant, now: now) else { return nil }
             let slot = Slot(containing: instant)
-            guard slot.start == instant else {
+            // A leap second (…:59:60) reads as the next hour's first instant, but it is the last second of the hour
+            // before: no hour starts then.
+            guard slot.start == instant, !HomeAssistantTime.isLeapSecond(text) else {
                 var problem = "start \(Self.quoted(text)) is not on the hour; each row is the hour that starts then"
                 if case .localTime = start {
                     // In a zone whose offset is not whole hours (Asia/Kolkata, +05:30) the hours begin at :30 local time.

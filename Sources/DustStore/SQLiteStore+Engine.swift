@@ -4,7 +4,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-// SQLite as an engine of the shared statements (DustSQL). In dustd and the tests a transaction runs on
+// SQLite as an engine of the shared statements (DustSQL). In dustd (and most tests) a transaction runs on
 // GRDB's own queues (`asyncWrite` on the writer's, `asyncRead` on a reader's), never on a thread of
 // Swift's task pool: a write waiting up to the busy timeout, an fsync, or a year's read leaves the pool's
 // threads (two on a Raspberry Pi) to the web and the other services. The caller waits on a continuation
@@ -33,7 +33,7 @@ extension SQLiteStore: SQLDatabase {
             try db.execute(sql: "VACUUM")
             try db.checkpoint(.truncate)
         }
-        try await transaction(
+        try await perform(
             now: { try pool.writeWithoutTransaction(erase) },
             queued: { done in pool.asyncWriteWithoutTransaction { db in done(Result { try erase(db) }) } })
     }
@@ -44,7 +44,7 @@ extension SQLiteStore: SQLDatabase {
     public func backUp(into path: String) async throws(StorageFailure) {
         let pool = pool
         let copy: @Sendable (Database) throws -> Void = { db in try db.execute(sql: "VACUUM INTO ?", arguments: [path]) }
-        try await transaction(
+        try await perform(
             now: { try pool.unsafeRead(copy) },
             queued: { done in pool.asyncUnsafeRead { result in done(Result { try copy(result.get()) }) } })
     }
@@ -52,7 +52,7 @@ extension SQLiteStore: SQLDatabase {
     /// One transaction on the writer's connection; finished even when the caller is cancelled meanwhile.
     func writing<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
         let pool = pool
-        return try await transaction(
+        return try await perform(
             now: { try pool.write(body) },
             queued: { done in pool.asyncWrite(body) { _, result in done(result) } })
     }
@@ -60,15 +60,15 @@ extension SQLiteStore: SQLDatabase {
     /// A read of SQLite's C API or of the shared statements, in one snapshot, on a reader's connection.
     func reading<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageFailure) -> T {
         let pool = pool
-        return try await transaction(
+        return try await perform(
             now: { try pool.read(body) },
             queued: { done in pool.asyncRead { database in done(Result { try body(database.get()) }) } })
     }
 
-    /// Runs a transaction where `threading` says: `now` on this thread, or `queued` on GRDB's queue
-    /// with the caller waiting for the result it hands to its completion. Throws its error as a
-    /// `StorageFailure`.
-    private func transaction<T: Sendable>(
+    /// Runs a piece of database work (a transaction, or a VACUUM outside one) where `threading` says: `now`
+    /// on this thread, or `queued` on GRDB's queue with the caller waiting for the result it hands to its
+    /// completion. Throws its error as a `StorageFailure`.
+    private func perform<T: Sendable>(
         now: () throws -> T, queued: (@escaping @Sendable (Result<T, any Error>) -> Void) -> Void
     ) async throws(StorageFailure) -> T {
         do {

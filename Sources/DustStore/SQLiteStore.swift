@@ -21,13 +21,14 @@ public final class SQLiteStore: Sendable {
     /// Where a transaction runs.
     public enum Threading: Sendable, Hashable {
         /// On GRDB's own queues (a writer's, a reader's), the caller waiting on their completion: for
-        /// callers on Swift's task pool (dustd, the tests), whose threads (two on a Raspberry Pi) must
-        /// not wait out a busy timeout, an fsync or a year's read.
+        /// callers on Swift's task pool (dustd), whose threads (two on a Raspberry Pi) must not wait out
+        /// a busy timeout, an fsync or a year's read.
         case databaseQueues
         /// On the thread that asks, with no hand-over to a queue's thread and back: for a process whose
         /// asynchronous work runs on a thread of its own and never on the task pool (dustctl's
-        /// `CommandRunLoop`), where the hand-over is all the queues would add (a fifth of `dustctl
-        /// week`: docs/PERFORMANCE.md, "The twenty-third session").
+        /// `CommandRunLoop`), where the hand-over is all the queues would add (a seventh of `dustctl
+        /// week`'s time: docs/PERFORMANCE.md, "The twenty-third session"). The contract tests run it on the
+        /// task pool too, where it blocks a pool thread for each statement: never in dustd.
         case callersThread
     }
 

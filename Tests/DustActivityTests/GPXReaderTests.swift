@@ -90,15 +90,21 @@ struct GPXReaderTests {
         #expect(result.summary.jumpsDropped == 0)
     }
 
-    @Test("A leap second (23:59:60) is the next minute's first, as the indoor and activity CSVs take it; :61 is no time")
+    @Test(
+        "A leap second (23:59:60Z, 08:59:60+09:00) is the next day's first instant, as the indoor CSV takes it; another :60 or :61 is no time"
+    )
     func leapSecond() throws {
-        let xml = track([[(37.570, 126.98, "2016-12-31T23:59:00Z"), (37.571, 126.98, "2016-12-31T23:59:60Z")]])
-        let result = try readGPX(xml)
-        #expect(result.samples.count == 1)
-        #expect(result.samples.first?.start.timeIntervalSince1970 == 1_483_228_740)
-        #expect(result.samples.first?.end.timeIntervalSince1970 == 1_483_228_800)
-        let bad = try readGPX(track([[(37.570, 126.98, "2016-12-31T23:59:00Z"), (37.571, 126.98, "2016-12-31T23:59:61Z")]]))
-        #expect(bad.samples.isEmpty)
+        for leap in ["2016-12-31T23:59:60Z", "2017-01-01T08:59:60+09:00", "2016-12-31T23:59:60.000Z"] {
+            let result = try readGPX(track([[(37.570, 126.98, "2016-12-31T23:59:00Z"), (37.571, 126.98, leap)]]))
+            #expect(result.samples.count == 1, "\(leap)")
+            #expect(result.samples.first?.start.timeIntervalSince1970 == 1_483_228_740, "\(leap)")
+            #expect(result.samples.first?.end.timeIntervalSince1970 == 1_483_228_800, "\(leap)")
+        }
+        for bad in ["2016-12-31T23:59:61Z", "2016-12-31T23:58:60Z", "2016-12-31T23:59:60+09:00"] {
+            let result = try readGPX(track([[(37.570, 126.98, "2016-12-31T23:58:00Z"), (37.571, 126.98, bad)]]))
+            #expect(result.samples.isEmpty, "\(bad)")
+            #expect(result.summary.timesUnreadable == 1, "\(bad)")
+        }
     }
 
     @Test("Points without time are ignored: the step joins the timed points around them")

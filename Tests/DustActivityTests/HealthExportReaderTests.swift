@@ -59,6 +59,19 @@ struct HealthExportReaderTests {
         #expect(samples.map(\.start) == [instant("2023-12-31T23:20:00Z"), instant("2024-01-01T13:20:00Z")])
     }
 
+    @Test("A leap second ends a UTC day (2017-01-01 08:59:60 +0900) and is the next day's first instant; 08:58:60 is a damaged date")
+    func leapSecond() throws {
+        let leap = healthExport(distanceRecord(value: "0.5", start: "2017-01-01 08:50:00 +0900", end: "2017-01-01 08:59:60 +0900"))
+        #expect(try readHealth(leap).samples.map(\.end) == [instant("2017-01-01T00:00:00Z")])
+        let damaged = healthExport(distanceRecord(value: "0.5", start: "2017-01-01 08:50:00 +0900", end: "2017-01-01 08:58:60 +0900"))
+        do {
+            _ = try readHealth(damaged)
+            Issue.record("08:58:60 was read as a time")
+        } catch {
+            #expect("\(error)".contains("startDate or endDate not of the form"), "\(error)")
+        }
+    }
+
     @Test("Miles, feet, metres and kilometres become metres: 1.5 mi = 2,414.016 m, 1,000 ft = 304.8 m")
     func units() throws {
         let times = (start: "2024-01-01 08:20:00 +0900", end: "2024-01-01 08:30:00 +0900")

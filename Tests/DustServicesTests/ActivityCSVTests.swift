@@ -153,7 +153,8 @@ struct ActivityCSVTests {
             "2026-02-30T08:00:00+09:00", "2026-11-31T08:00:00+09:00", "2026-02-29T08:00:00Z", "2026-11-20T08:00:00+99:00",
             "2026-11-20T08:00:00-99:00", "2026-11-20T08:00:00+09:60", "2026-11-20T08:00:00+15:00", "2026-11-20T08:00:00-14:01",
             "2026-11-20T08:00:00+09:00junk", "2026-11-20T08:00:00Z+09:00", "2026-11-20T08:00:00 +09:00", "2026-11-20T24:00:00+09:00",
-            "2026-11-20T08:60:00+09:00", "2026-11-20T08:00:61+09:00", "2026-11-20T08:00:00.+09:00", "2026-11-20T08:00:00+0900x",
+            "2026-11-20T08:60:00+09:00", "2026-11-20T08:00:60+09:00", "2026-11-20T08:00:61+09:00", "2026-11-20T08:00:00.+09:00",
+            "2026-11-20T08:00:00+0900x",
             "2026-11-20T08:00:00", "2026-11-20T08:00+09:00", "2026-11-20 08::00", "2026-11-20  08:00",
         ])
     func impossibleISOTimes(start: String) {
@@ -166,17 +167,31 @@ struct ActivityCSVTests {
         }
     }
 
-    @Test("The ISO form still takes every real offset, Z and fractional seconds: ±14:00, +05:45, -09:30; a leap second is the next minute")
+    @Test("The ISO form still takes every real offset, Z and fractional seconds: ±14:00, +05:45, -09:30")
     func realOffsets() throws {
         let csv =
             "start,distance_m\n2026-11-20T22:00:00+14:00,1\n2026-11-20T18:45:00.000+05:45,2\n2026-11-19T13:30:00-09:30,3\n2026-11-19T10:00:00-14:00,4\n"
-            + "2026-11-20T15:59:60+09:00,5\n"
         let distances = try parser.parse(Data(csv.utf8), now: now).distances
         #expect(
             distances == [
                 slot("2026-11-20T08:00:00Z"): 1, slot("2026-11-20T13:00:00Z"): 2, slot("2026-11-19T23:00:00Z"): 3,
-                slot("2026-11-19T23:00:00Z").advanced(by: 1): 4, slot("2026-11-20T16:00:00+09:00"): 5,
+                slot("2026-11-19T23:00:00Z").advanced(by: 1): 4,
             ])
+    }
+
+    @Test(
+        "A leap second (08:59:60 in Seoul, the last of a UTC day) ends an hour, so no row names it: refused as not on the hour, not stored as 09:00"
+    )
+    func leapSecondStart() {
+        for start in ["2026-11-20T08:59:60+09:00", "2026-11-19T23:59:60Z"] {
+            do {
+                let rows = try parser.parse(Data("start,distance_m\n2026-11-19 08:00,5\n\(start),1234\n".utf8), now: now)
+                Issue.record("accepted \(start) as \(rows.distances)")
+            } catch {
+                #expect(error.line == 3, "\(error)")
+                #expect(error.description.contains("is not on the hour"), "\(error)")
+            }
+        }
     }
 
     @Test(

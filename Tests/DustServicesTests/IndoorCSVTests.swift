@@ -67,17 +67,19 @@ struct IndoorCSVTests {
         #expect(rows.series.count == 2 && rows.sameMinute == 2)
     }
 
-    @Test("A leap second (23:59:60) in an indoor CSV is the next day's first minute, local or with an offset, as in GPX; :61 is refused")
+    @Test(
+        "A leap second (the last of a UTC day: 08:59:60 in Seoul) in an indoor CSV is the next minute, local or with an offset; other :60s and :61 are refused"
+    )
     func leapSecond() throws {
         let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")
-        // 2026-11-20 00:00 KST, before the demo's clock (a row more than a day ahead of it is skipped).
-        let midnight = Int64(LocalDate(year: 2026, month: 11, day: 20).daysSinceEpoch * 86_400 - 9 * 3600)
-        for time in ["2026-11-19 23:59:60", "2026-11-19T23:59:60+09:00", "2026-11-19T14:59:60Z"] {
-            let rows = try parser.parse(Data("time,pm25\n2026-11-19 23:59,4\n\(time),5\n".utf8), now: DemoReplay.now)
-            #expect(rows.series.minutes == [midnight - 60, midnight], "\(time)")
+        // 2026-11-19 09:00 KST = 00:00 UTC, before the demo's clock (a row more than a day ahead of it is skipped).
+        let nine = Int64(LocalDate(year: 2026, month: 11, day: 19).daysSinceEpoch * 86_400)
+        for time in ["2026-11-19 08:59:60", "2026-11-19T08:59:60+09:00", "2026-11-18T23:59:60Z"] {
+            let rows = try parser.parse(Data("time,pm25\n2026-11-19 08:59,4\n\(time),5\n".utf8), now: DemoReplay.now)
+            #expect(rows.series.minutes == [nine - 60, nine], "\(time)")
             #expect(rows.series.pm25 == [4, 5], "\(time)")
         }
-        for time in ["2026-11-19 23:59:61", "2026-11-19T23:59:61+09:00"] {
+        for time in ["2026-11-19 23:59:60", "2026-11-19T23:59:60+09:00", "2026-11-19 08:59:61", "2026-11-18T23:59:61Z"] {
             #expect(throws: IndoorCSVError.self, "\(time)") {
                 try parser.parse(Data("time,pm25\n\(time),5\n".utf8), now: DemoReplay.now)
             }

@@ -144,12 +144,16 @@ struct SensorAnswerTests {
     func times() {
         #expect(HomeAssistantTime.parse("2024-01-15T03:04:05.123456+09:00")?.timeIntervalSince1970 == 1_705_255_445)
         #expect(HomeAssistantTime.parse("2024-01-15T03:04:05Z")?.timeIntervalSince1970 == 1_705_287_845)
-        // A leap second is the next minute's first, as RFC 3339 allows and the GPX reader takes it; 61 is no second.
+        // A leap second, the last of a UTC day, is the next day's first instant, as RFC 3339 allows; a :60 anywhere else
+        // and :61 are no time.
         #expect(HomeAssistantTime.parse("2016-12-31T23:59:60Z")?.timeIntervalSince1970 == 1_483_228_800)
         #expect(HomeAssistantTime.parse("2017-01-01T08:59:60+09:00")?.timeIntervalSince1970 == 1_483_228_800)
+        #expect(HomeAssistantTime.isLeapSecond("2017-01-01T08:59:60+09:00"))
+        #expect(
+            !HomeAssistantTime.isLeapSecond("2017-01-01T09:00:00+09:00") && !HomeAssistantTime.isLeapSecond("2017-01-01T08:59:61+09:00"))
         for bad in [
             "2024-01-15T03:04:05", "2024-02-30T00:00:00Z", "2024-01-15T25:00:00Z", "yesterday", "2024-01-15T03:04:05+0900",
-            "2016-12-31T23:59:61Z", "2016-12-31T23:60:00Z",
+            "2016-12-31T23:59:61Z", "2016-12-31T23:60:00Z", "2016-12-31T22:59:60Z", "2016-12-31T23:59:60+09:00",
         ] {
             #expect(HomeAssistantTime.parse(bad) == nil, "\(bad)")
         }

@@ -157,7 +157,7 @@ public struct IndoorCSVParser: Sendable {
         else { return nil }
         var second = 0
         if bytes.count == 19 {
-            // 60: a leap second, the next minute's first (as `HomeAssistantTime` and the GPX reader take it).
+            // 60: a leap second where it ends a UTC day (`LeapSecond`, checked below), the next day's first instant.
             guard let parsed = ASCIIDigits.value(bytes[17..<19]), (0...60).contains(parsed) else { return nil }
             second = parsed
         }
@@ -168,16 +168,18 @@ public struct IndoorCSVParser: Sendable {
         }
         // The instants whose own offset puts them at this wall time, from each offset the zone has within a day of it.
         let instants = Set([-86_400, 0, 86_400].map { local - offset(local + $0) }).filter { local - offset($0) == $0 }.sorted()
+        let instant: Date
         switch instants.count {
         case 0:
             // Skipped: two steps through the zone's offset, an hour later.
-            return Date(timeIntervalSince1970: local - offset(local - offset(local)))
+            instant = Date(timeIntervalSince1970: local - offset(local - offset(local)))
         case 1:
-            return Date(timeIntervalSince1970: instants[0])
+            instant = Date(timeIntervalSince1970: instants[0])
         default:
-            let (first, second) = (Date(timeIntervalSince1970: instants[0]), Date(timeIntervalSince1970: instants[instants.count - 1]))
-            if let previous, first < previous { return second }
-            return first
+            let (first, later) = (Date(timeIntervalSince1970: instants[0]), Date(timeIntervalSince1970: instants[instants.count - 1]))
+            instant = previous.map { first < $0 } == true ? later : first
         }
+        guard LeapSecond.admits(second: second, instant: Int64(instant.timeIntervalSince1970)) else { return nil }
+        return instant
     }
 }

@@ -418,9 +418,9 @@ public enum SensorAnswer {
 /// (`2024-01-15T03:04:05.123456+00:00`).
 ///
 /// `parse` is the strict reader the indoor CSV and the activity CSV's ISO form share: a real
-/// calendar date (no 30 February), hours 00–23, minutes 00–59, seconds 00–60 (a leap second, `23:59:60`,
-/// is the next minute's first, as RFC 3339 allows and the GPX and Apple Health readers take it), then
-/// `Z` or an offset `±HH:MM` within ±14:00 (every zone on Earth), and nothing after it.
+/// calendar date (no 30 February), hours 00–23, minutes and seconds 00–59 (60 only as a leap second, the
+/// last of a UTC day: `LeapSecond`), then `Z` or an offset `±HH:MM` within ±14:00 (every zone on Earth),
+/// and nothing after it.
 public enum HomeAssistantTime {
     /// The largest offset from UTC any zone uses (Kiribati's +14:00), in minutes.
     public static let maxOffsetMinutes = 14 * 60
@@ -468,6 +468,15 @@ public enum HomeAssistantTime {
         }
         guard index == bytes.count else { return nil }
         let days = LocalDate(year: year, month: month, day: day).daysSinceEpoch
-        return Date(timeIntervalSince1970: TimeInterval(days * 86_400 + hour * 3600 + minute * 60 + second - offset))
+        let instant = Int64(days * 86_400 + hour * 3600 + minute * 60 + second - offset)
+        guard LeapSecond.admits(second: second, instant: instant) else { return nil }
+        return Date(timeIntervalSince1970: TimeInterval(instant))
+    }
+
+    /// Whether `text`, a time `parse` reads, names a leap second (`…:59:60`): an instant that ends an hour
+    /// rather than begins one, which a row naming the hour that starts then must not be.
+    public static func isLeapSecond(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return parse(text) != nil && bytes[17] == 0x36 && bytes[18] == 0x30
     }
 }
