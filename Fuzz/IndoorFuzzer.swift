@@ -72,7 +72,7 @@ private func checkHistory(_ body: Data, pollutant: Pollutant) {
             precondition(state.at.timeIntervalSince1970.isFinite, "a state at \(state.at.timeIntervalSince1970)")
             let other: Pollutant = pollutant == .pm25 ? .pm10 : .pm25
             precondition(state.value[other] == nil, "a value of the pollutant the entity does not measure")
-            precondition(state.value[pollutant] != nil, "a usable state with no value")
+            // A state of no value is Home Assistant's `unavailable`: it ends the hold of the value before it.
             checkPlausible(state.value[pollutant])
         }
     } catch {
@@ -93,7 +93,11 @@ private func checkCSV(_ body: Data, calendar: DayCalendar) {
                 SupportedPeriod.isPlausible(Date(timeIntervalSince1970: TimeInterval(minute)), now: now),
                 "a sample outside the supported period: \(minute)")
             if index > 0 { precondition(series.minutes[index - 1] < minute, "samples not one a minute in time order") }
-            precondition(series.holds[index] == Int32(IndoorSample.sampledHoldSeconds))
+            // Each row holds for the file's usual step (its median), at least a sample's hold and at most a state's.
+            precondition(series.holds[index] == series.holds[0], "rows of one file held for different times")
+            precondition(
+                (Int32(IndoorSample.sampledHoldSeconds)...Int32(IndoorSample.stateHoldSeconds)).contains(series.holds[index]),
+                "a row held for \(series.holds[index]) s")
             for value in [series.pm25[index], series.pm10[index]] where !value.isNaN {
                 checkPlausible(value)
             }

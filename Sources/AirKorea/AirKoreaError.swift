@@ -63,7 +63,8 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .truncated(let line):
             return "The response ends early (line \(line)); the transfer was cut off, try again."
         case .malformedXML(let line, let reason):
-            return "The response is not well-formed XML (line \(line): \(reason))."
+            // Line 0: libxml2 knows none (an error of its input layer, such as an encoding that does not decode).
+            return "The response is not well-formed XML (\(line > 0 ? "line \(line): " : "")\(reason))."
         case .invalidUTF8(let line):
             return "The response is not valid UTF-8 (line \(line)); AirKorea sends UTF-8, so the body was damaged."
         case .notAnAirKoreaResponse(let root):

@@ -114,7 +114,8 @@ public enum ActivityFileError: Error, Sendable, Hashable, CustomStringConvertibl
         case .nestingTooDeep(let line, let limit):
             "line \(line): elements nested more than \(limit) deep; Health exports and GPX tracks nest a few levels — the file is damaged or not an export"
         case .malformedXML(let line, let reason):
-            "line \(line): the file is not well-formed XML (\(reason)); if it was cut off, copy or export it again"
+            // Line 0: libxml2 knows none (an error of its input layer, such as an encoding that does not decode).
+            "\(line > 0 ? "line \(line): " : "")the file is not well-formed XML (\(reason)); if it was cut off, copy or export it again"
         case .notAHealthExport(let root):
             "the root element is <\(root)>, not <HealthData>; give the export.xml (or export.zip) the Health app wrote"
         case .notAGPXFile(let root):

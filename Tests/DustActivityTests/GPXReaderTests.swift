@@ -107,6 +107,21 @@ struct GPXReaderTests {
         }
     }
 
+    @Test("A file whose declared encoding does not decode (UTF-7 with a byte 0x90) is refused without a line libxml2 does not know")
+    func undecodableEncoding() throws {
+        let bytes =
+            Array("<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<gpx version=\"1.1\" creator=\"Fine".utf8) + [0x90]
+            + Array("\" xmlns=\"http://www.topografix.com/GPX/1/1\">\n <trk><trkseg/></trk>\n</gpx>\n".utf8)
+        do {
+            _ = try GPXReader(now: Date()).read(MemoryByteStream(bytes), fileName: "walk.gpx") { _ in }
+            Issue.record("a file that does not decode was read")
+        } catch {
+            // It said "line 0: the file is not well-formed XML (input conversion failed …)".
+            #expect(!error.description.contains("line 0"), "\(error.description)")
+            #expect(error.description.contains("not well-formed XML"), "\(error.description)")
+        }
+    }
+
     @Test("Points without time are ignored: the step joins the timed points around them")
     func pointsWithoutTime() throws {
         let xml = track([
