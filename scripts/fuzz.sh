@@ -5,7 +5,9 @@
 #   scripts/fuzz.sh                 # all six targets, 150 s each: 15 minutes in all
 #   scripts/fuzz.sh parser 600      # one target, 10 minutes
 #   scripts/fuzz.sh "health gpx"    # some targets, 150 s each
-#   scripts/fuzz.sh --typecheck     # CI: every harness still compiles against the code it fuzzes
+#   scripts/fuzz.sh --typecheck     # every harness still compiles against the code it fuzzes
+#   scripts/fuzz.sh --seeds         # CI: every harness built and run once over its seed corpus, so its
+#                                   # checks still hold for the code as it is (three had gone stale)
 #
 # Targets: parser (AirKorea XML), activity (CSV), health (Health export.xml from memory), gpx (GPX
 # 1.0/1.1 from memory), zip (an export.zip from a file: ZIPFoundation's directory, FineDust's own
@@ -19,7 +21,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 typecheck=false
+seeds=false
 if [ "${1:-}" = --typecheck ]; then typecheck=true; shift; fi
+if [ "${1:-}" = --seeds ]; then seeds=true; shift; fi
 TARGETS=${1:-parser activity health gpx zip indoor}
 SECONDS_EACH=${2:-150}
 OUT=.build-fuzz
@@ -47,7 +51,10 @@ build() {
         echo "fuzz.sh: the $name fuzzer compiles"
         return
     fi
-    if ! swiftc "${mode[@]}" -sanitize=fuzzer,address -parse-as-library -O -g -module-name "Fuzz$name" \
+    # The seeds' run is over in a second: built without optimisation, which takes half the time.
+    local optimisation=-O
+    $seeds && optimisation=-Onone
+    if ! swiftc "${mode[@]}" -sanitize=fuzzer,address -parse-as-library "$optimisation" -g -module-name "Fuzz$name" \
         -I Sources/CLibXML2 -Xcc -I/usr/include/libxml2 -lxml2 \
         -I Sources/CZlibInflate -I "$ZIPFOUNDATION/Sources/CZLib" -lz -Xcc -D_GNU_SOURCE \
         "$OUT/src/$name"/*.swift -o "$OUT/$name-fuzzer" >"$OUT/$name-build.log" 2>&1; then
@@ -85,6 +92,20 @@ for target in $TARGETS; do
         *) echo "fuzz.sh: unknown target $target (parser, activity, health, gpx, zip, indoor)"; exit 64 ;;
     esac
     $typecheck && continue
+    leaks=1
+    [ "$target" = zip ] && leaks=0
+    if $seeds; then
+        # Each seed run once (libFuzzer runs the files it is given and stops): a check that no longer
+        # holds for the code stops here, on the inputs the repository keeps.
+        if ! (cd "$OUT" && ASAN_OPTIONS=detect_leaks=$leaks SWIFT_BACKTRACE=enable=no "./$target-fuzzer" \
+            -rss_limit_mb=2048 -timeout=10 -detect_leaks=$leaks ../Fuzz/corpus/"$target"/* >"$target-seeds.log" 2>&1); then
+            grep -E "Fatal error|ERROR|SUMMARY|Running" "$OUT/$target-seeds.log" | tail -5
+            echo "fuzz.sh: the $target fuzzer stopped on a seed, see $OUT/$target-seeds.log"
+            exit 1
+        fi
+        echo "fuzz.sh: the $target fuzzer passes its $(find Fuzz/corpus/"$target" -type f | wc -l) seeds"
+        continue
+    fi
     mkdir -p "$OUT/corpus/$target"
     echo "fuzz.sh: $target for $SECONDS_EACH s"
     # Without Swift's backtracer a failed check (fatalError) is libFuzzer's "deadly signal", its
@@ -92,8 +113,6 @@ for target in $TARGETS; do
     # ZIPFoundation 0.9.20 never frees the C path it opens an archive by (48 bytes an archive,
     # FileManager.fileSystemRepresentation in Archive+BackingConfiguration.swift): leak checks would
     # stop the zip target at its first input, so it runs without them.
-    leaks=1
-    [ "$target" = zip ] && leaks=0
     (cd "$OUT" && ASAN_OPTIONS=detect_leaks=$leaks SWIFT_BACKTRACE=enable=no "./$target-fuzzer" "corpus/$target" "../Fuzz/corpus/$target" \
         -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -detect_leaks=$leaks \
         2>&1 | tee "$target.log" | grep -E "^#[0-9]+ *(DONE|INITED)|stat::|ERROR|SUMMARY" || true)
