@@ -92,6 +92,9 @@ for target in $TARGETS; do
         *) echo "fuzz.sh: unknown target $target (parser, activity, health, gpx, zip, indoor)"; exit 64 ;;
     esac
     $typecheck && continue
+    # ZIPFoundation 0.9.20 never frees the C path it opens an archive by (48 bytes an archive,
+    # FileManager.fileSystemRepresentation in Archive+BackingConfiguration.swift): leak checks would
+    # stop the zip target at its first input, so it runs without them.
     leaks=1
     [ "$target" = zip ] && leaks=0
     if $seeds; then
@@ -110,9 +113,6 @@ for target in $TARGETS; do
     echo "fuzz.sh: $target for $SECONDS_EACH s"
     # Without Swift's backtracer a failed check (fatalError) is libFuzzer's "deadly signal", its
     # input kept; the backtracer, run under AddressSanitizer, adds a false memory error report.
-    # ZIPFoundation 0.9.20 never frees the C path it opens an archive by (48 bytes an archive,
-    # FileManager.fileSystemRepresentation in Archive+BackingConfiguration.swift): leak checks would
-    # stop the zip target at its first input, so it runs without them.
     (cd "$OUT" && ASAN_OPTIONS=detect_leaks=$leaks SWIFT_BACKTRACE=enable=no "./$target-fuzzer" "corpus/$target" "../Fuzz/corpus/$target" \
         -max_total_time="$SECONDS_EACH" -max_len=65536 -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 -detect_leaks=$leaks \
         2>&1 | tee "$target.log" | grep -E "^#[0-9]+ *(DONE|INITED)|stat::|ERROR|SUMMARY" || true)

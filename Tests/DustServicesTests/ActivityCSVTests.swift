@@ -158,12 +158,17 @@ struct ActivityCSVTests {
             "2026-11-20T08:00:00", "2026-11-20T08:00+09:00", "2026-11-20 08::00", "2026-11-20  08:00",
         ])
     func impossibleISOTimes(start: String) {
+        expectRefused(start, saying: "start must be")
+    }
+
+    /// A file whose second row starts at `start` is refused on line 3, its problem saying `problem`.
+    private func expectRefused(_ start: String, saying problem: String) {
         do {
             let rows = try parser.parse(Data("start,distance_m\n2026-11-19 08:00,5\n\(start),1234\n".utf8), now: now)
             Issue.record("accepted \(start) as \(rows.distances)")
         } catch {
             #expect(error.line == 3, "\(error)")
-            #expect(error.description.contains("start must be"), "\(error)")
+            #expect(error.description.contains(problem), "\(error)")
         }
     }
 
@@ -184,13 +189,7 @@ struct ActivityCSVTests {
     )
     func leapSecondStart() {
         for start in ["2026-11-20T08:59:60+09:00", "2026-11-19T23:59:60Z"] {
-            do {
-                let rows = try parser.parse(Data("start,distance_m\n2026-11-19 08:00,5\n\(start),1234\n".utf8), now: now)
-                Issue.record("accepted \(start) as \(rows.distances)")
-            } catch {
-                #expect(error.line == 3, "\(error)")
-                #expect(error.description.contains("is not on the hour"), "\(error)")
-            }
+            expectRefused(start, saying: "is not on the hour")
         }
     }
 

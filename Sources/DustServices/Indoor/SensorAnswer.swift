@@ -473,10 +473,11 @@ public enum HomeAssistantTime {
         return Date(timeIntervalSince1970: TimeInterval(instant))
     }
 
-    /// Whether `text`, a time `parse` reads, names a leap second (`…:59:60`): an instant that ends an hour
-    /// rather than begins one, which a row naming the hour that starts then must not be.
+    /// Whether `text`, a time `parse` has read, names a leap second (`…:59:60`, the only `:60` it reads): an
+    /// instant that ends an hour rather than begins one, which a row naming the hour that starts then must
+    /// not be. Its seconds field alone, not a second parse; false for a shorter text (the local `HH:mm`).
     public static func isLeapSecond(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        return parse(text) != nil && bytes[17] == 0x36 && bytes[18] == 0x30
+        let seconds = text.utf8.dropFirst(17).prefix(2)
+        return seconds.elementsEqual("60".utf8)
     }
 }
