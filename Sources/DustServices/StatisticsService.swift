@@ -80,15 +80,29 @@ public struct StatisticsService: Sendable {
     /// the day before its newest.
     public func latestReading() async throws(StorageFailure) -> HourlyReading? {
         let begun = Slot(containing: clock.now).end
-        guard let newest = try await readings.newestSlot(station: stations.primary, endingBy: begun) else { return nil }
-        let day = try await readings.readings(stations: [stations.primary], from: newest.advanced(by: -23), to: newest.advanced(by: 1))
-        return day.last { $0.concentration.fineDust != nil || $0.concentration.ultraFineDust != nil }
+        return try await latestReading(endingWith: try await readings.newestSlot(station: stations.primary, endingBy: begun))
     }
 
     /// The end of the home station's newest stored hour, whatever the clock says: one ending after the
     /// clock means the clock is behind (`DaemonHealth.clockBehind`), as a Raspberry Pi's is before NTP.
     public func newestStoredHourEnd() async throws(StorageFailure) -> Date? {
         try await readings.newestSlot(station: stations.primary, endingBy: .distantFuture)?.end
+    }
+
+    /// `latestReading` and `newestStoredHourEnd` together, what `dustctl today` shows: both newest
+    /// slots are read by one statement (they were two lookups of the same index).
+    public func latestReadingAndNewestStoredHourEnd() async throws(StorageFailure) -> (
+        latest: HourlyReading?, newestStoredHourEnd: Date?
+    ) {
+        let slots = try await readings.newestSlots(station: stations.primary, endingBy: Slot(containing: clock.now).end)
+        return (try await latestReading(endingWith: slots.endedByNow), slots.stored?.end)
+    }
+
+    /// The newest hour with a known PM10 or PM2.5 among the day of hours ending with `newest`.
+    private func latestReading(endingWith newest: Slot?) async throws(StorageFailure) -> HourlyReading? {
+        guard let newest else { return nil }
+        let day = try await readings.readings(stations: [stations.primary], from: newest.advanced(by: -23), to: newest.advanced(by: 1))
+        return day.last { $0.concentration.fineDust != nil || $0.concentration.ultraFineDust != nil }
     }
 
     /// One day.

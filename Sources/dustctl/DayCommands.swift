@@ -130,8 +130,13 @@ func printDay(
     if forecast != nil {
         for person in people {
             let service = household.forPerson(person)
-            latest[person.name] = try await service.latestReading()
-            if !options.json { newestStored[person.name] = try await service.newestStoredHourEnd() }
+            if options.json {
+                latest[person.name] = try await service.latestReading()
+            } else {
+                let newest = try await service.latestReadingAndNewestStoredHourEnd()
+                latest[person.name] = newest.latest
+                newestStored[person.name] = newest.newestStoredHourEnd
+            }
         }
     }
     if options.json {

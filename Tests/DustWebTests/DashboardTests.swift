@@ -350,6 +350,38 @@ struct DashboardTests {
         #expect(counting.reads.withLock { $0 } == ["newestSlots", "newestSlots", "newestSlots"])
     }
 
+    @Test(
+        "dustctl today's latest hour and newest stored hour, read together: the same as each read alone, at every clock, with one read of the slots"
+    )
+    func latestAndNewestStoredTogether() async throws {
+        let scratch = try DashboardScratch()
+        try await scratch.importFixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let newest = try #require(try await scratch.store.newestSlot(station: "종로구", endingBy: .distantFuture))
+        let clocks = [
+            newest.end.addingTimeInterval(-1), newest.end, newest.start.addingTimeInterval(-1),
+            newest.end.addingTimeInterval(-48 * 3600), newest.end.addingTimeInterval(30 * 86_400),
+        ]
+        let counting = ReadCountingStore(base: scratch.store)
+        var shown: [Slot?] = []
+        for now in clocks {
+            for station in ["종로구", "중구"] {
+                let alone = try scratch.statistics(station: station, now: now)
+                let together = StatisticsService(
+                    readings: counting, activity: scratch.store, clock: FixedClock(now), calendar: DashboardScratch.seoul,
+                    intakeModel: try VentilationIntakeModel(), stations: StationPreference(primary: station))
+                let both = try await together.latestReadingAndNewestStoredHourEnd()
+                let latest = try await alone.latestReading()
+                #expect(both.latest == latest, "\(station) at \(now)")
+                #expect(both.newestStoredHourEnd == (try await alone.newestStoredHourEnd()), "\(station) at \(now)")
+                if station == "종로구" { shown.append(latest?.slot) }
+            }
+        }
+        // The slot shown follows the clock: the hour before the newest until the newest has begun, and none
+        // at all two days before it; the newest stored is the newest whatever the clock.
+        #expect(shown == [newest, newest, newest.advanced(by: -1), nil, newest])
+        #expect(counting.reads.withLock { $0 } == Array(repeating: "newestSlots", count: 10))
+    }
+
     @Test("A station name, flag, fallback and daemon message full of markup render as text, in SVG titles and attributes too")
     func hostileText() async throws {
         let scratch = try DashboardScratch()
