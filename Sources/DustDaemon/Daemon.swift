@@ -355,7 +355,13 @@ public struct Daemon: Sendable {
         let reload = ReloadService(
             configurationFile: configurationFile, live: live, board: board, redactor: redactor, notifier: notifier,
             logger: logger, environment: environment, webAccess: webAccess, clock: clock,
-            stations: { try await database.current().stations() }, reloads: await UnixSignalsSequence(trapping: .sighup))
+            stations: { try await database.current().stations() },
+            handOverActivity: { people in
+                try await ActivityService(
+                    store: database.current(), calendar: live.snapshot.settings.calendar, clock: clock, people: people
+                )
+                .giveStoredHistoryToFirstPerson()
+            }, reloads: await UnixSignalsSequence(trapping: .sighup))
         var services: [any Service]
         if pollerLease.alwaysHeld {
             // SQLite: the one dustd of its database polls, its services in the order they always had.

@@ -24,6 +24,9 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let environment: [String: String]
     private let clock: any WallClock
     private let stations: @Sendable () async throws -> [Station]
+    /// Hands `me`'s stored activity to the first of these people (`ActivityService.giveStoredHistoryToFirstPerson`);
+    /// the rows moved.
+    private let handOverActivity: @Sendable (_ people: [String]) async throws -> Int
     /// The web's settings and tokens as dustd read them at start, which it serves until it restarts.
     private let webAtStart: (settings: HTTPSettings, access: WebAccess?)
     /// SIGHUP, trapped before dustd says READY (`Daemon`); nil traps it when the service runs.
@@ -36,9 +39,11 @@ public struct ReloadService: Service, CustomStringConvertible {
         configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
         notifier: SystemdNotifier, logger: Logger, environment: [String: String], webAccess: WebAccess?,
         clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] },
+        handOverActivity: @escaping @Sendable (_ people: [String]) async throws -> Int = { _ in 0 },
         reloads: UnixSignalsSequence? = nil
     ) {
         self.reloads = reloads
+        self.handOverActivity = handOverActivity
         self.clock = clock
         self.stations = stations
         webAtStart = (live.snapshot.settings.http, webAccess)
@@ -126,6 +131,20 @@ public struct ReloadService: Service, CustomStringConvertible {
                 logger.warning(
                     "alerts.sinks, alerts.retryInitialSeconds and alerts.maxAttempts take effect when dustd restarts (the rules and quiet hours changed now)"
                 )
+            }
+            // Walking, heart rate and sleep stored before `people:` was configured were `me`'s: a first person of
+            // another name takes them now, as at dustd's start (docs/REFERENCE.md §18). Before, a household that
+            // added its people with a reload saw the first person's dose without their walking until a restart.
+            let people = settings.people.map(\.name)
+            if people != old.settings.people.map(\.name) {
+                do {
+                    let moved = try await handOverActivity(people)
+                    if moved > 0 { logger.notice("Stored activity of \(Person.defaultName) (\(moved) rows) now belongs to \(people[0])") }
+                } catch {
+                    logger.warning(
+                        "Could not hand stored activity of \(Person.defaultName) to \(people[0]) (dustd tries again when it next starts): \(error)"
+                    )
+                }
             }
             var applied = settings
             applied.storagePath = old.settings.storagePath

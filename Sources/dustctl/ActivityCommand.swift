@@ -213,24 +213,60 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             let language = ReportLanguage.process
-            try await withStore(settings, for: .read) { store in
-                let service = ActivityService(store: store, calendar: settings.calendar, people: settings.people.map(\.name))
+            let people = settings.people.map(\.name)
+            func listed(_ store: any FineDustStore) async throws -> Listed {
+                let service = ActivityService(store: store, calendar: settings.calendar, people: people)
                 let only = try person.map { try configuredPerson($0, service, language) }
-                let sources = try await service.sources().filter { only == nil || $0.person == only }
-                let body = try await service.physiologySummaries().filter { only == nil || $0.person == only }
-                let tracks = try await service.positionSummaries().filter { only == nil || $0.person == only }
-                if options.json {
-                    try standardOutputLine(
-                        ActivityJSON.sources(sources, body: body, tracks: tracks, calendar: settings.calendar).serialized)
-                } else {
-                    // The person column appears once people are configured (docs/REFERENCE.md §18).
-                    let showPerson = settings.people.map(\.name) != [Person.defaultName]
-                    try standardOutput(
-                        ActivityText.sources(
-                            sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar, language: language))
+                return Listed(
+                    sources: try await service.sources(), body: try await service.physiologySummaries(),
+                    tracks: try await service.positionSummaries(), only: only)
+            }
+            var listing = try await withStore(settings, for: .read) { store in try await listed(store) }
+            // `me`'s history goes to a first person of another name before it is listed, as `import` and
+            // `forget` hand it over (docs/REFERENCE.md §18); a database with nothing to hand is only read.
+            if listing.awaitsFirstPerson(people) {
+                listing = try await withStore(settings, for: .write) { store in
+                    _ = try await ActivityService(store: store, calendar: settings.calendar, people: people)
+                        .giveStoredHistoryToFirstPerson()
+                    return try await listed(store)
                 }
             }
+            let (sources, body, tracks) = listing.shown
+            if options.json {
+                try standardOutputLine(
+                    ActivityJSON.sources(sources, body: body, tracks: tracks, calendar: settings.calendar).serialized)
+            } else {
+                // The person column appears once people are configured (docs/REFERENCE.md §18).
+                let showPerson = settings.people.map(\.name) != [Person.defaultName]
+                try standardOutput(
+                    ActivityText.sources(
+                        sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar, language: language))
+            }
         }
+    }
+}
+
+/// What `activity sources` read: every person's summaries, and the one person asked for, if any.
+private struct Listed {
+    var sources: [ActivitySourceSummary]
+    var body: [PhysiologySummary]
+    var tracks: [PositionSummary]
+    var only: String?
+
+    /// The summaries of the person asked for, or of everyone.
+    var shown: ([ActivitySourceSummary], [PhysiologySummary], [PositionSummary]) {
+        (
+            sources.filter { only == nil || $0.person == only }, body.filter { only == nil || $0.person == only },
+            tracks.filter { only == nil || $0.person == only }
+        )
+    }
+
+    /// True when `me` has records, no configured person is `me`, and the first person has none:
+    /// what `ActivityService.giveStoredHistoryToFirstPerson` would hand over.
+    func awaitsFirstPerson(_ people: [String]) -> Bool {
+        guard let first = people.first, !people.contains(Person.defaultName) else { return false }
+        let owners = Set(sources.map(\.person) + body.map(\.person) + tracks.map(\.person))
+        return owners.contains(Person.defaultName) && !owners.contains(first)
     }
 }
 

@@ -151,6 +151,34 @@ struct DaemonLifeTests {
         #expect(!line.contains("ago"), "\(line)")
     }
 
+    @Test(
+        "A reload that configures people hands the walk stored for me to the first person at once, as a start does (it waited for a restart); a reload that changes no one moves nothing"
+    )
+    func reloadHandsOverMe() async throws {
+        let dustd = try await RunningDustd()
+        defer { dustd.directory.remove() }
+        #expect(try await dustd.wait { dustd.server.requests.count >= 1 && FileManager.default.fileExists(atPath: dustd.database) })
+        // A walk imported while no people: were configured: me's.
+        let csv = dustd.directory.path("walk.csv")
+        try Data("start,distance_m\n2026-11-20 19:00,800\n2026-11-20 20:00,400\n".utf8).write(to: URL(fileURLWithPath: csv))
+        let imported = try await Executables.run(
+            "dustctl", ["activity", "import", csv, "--db", dustd.database],
+            environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": dustd.configPath])
+        #expect(imported.status == 0, "\(imported.standardError)")
+        try "station:\n  name: 종로구\npeople:\n  - name: dad\n  - name: mom\n".write(
+            toFile: dustd.configPath, atomically: true, encoding: .utf8)
+        kill(dustd.process.processIdentifier, SIGHUP)
+        #expect(try await dustd.wait { dustd.logs.contains("Configuration reloaded") })
+        #expect(dustd.logs.contains("Stored activity of me (2 rows) now belongs to dad"), "\(dustd.logs)")
+        let owners = try await SQLiteStore(path: dustd.database, mode: .readOnly).activitySources().map(\.person)
+        #expect(owners == ["dad"])
+        // The same people again: no hand-over asked, no line.
+        kill(dustd.process.processIdentifier, SIGHUP)
+        #expect(try await dustd.wait { dustd.logs.components(separatedBy: "Configuration reloaded").count == 3 })
+        #expect(dustd.logs.components(separatedBy: "now belongs to").count == 2)
+        #expect(try await dustd.stop() == 0)
+    }
+
     @Test("A reload without station.name is refused: dustd keeps polling, says why, and records the refusal")
     func reloadRefused() async throws {
         let dustd = try await RunningDustd()

@@ -1,3 +1,4 @@
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -153,6 +154,34 @@ struct PeopleOutputTests {
         #expect(noon["ventilation"] as? Double == 0.26)
         #expect(noon["levelSource"] as? String == "schedule")
         #expect(abs(try pm10Intake(noon) - 49 * 0.26 * 0.7) < 1e-9)
+    }
+
+    @Test(
+        "activity sources hands me's walk to the first person before listing it, as import and forget do (it listed me's, and dad's day had no walk); with nothing to hand it writes nothing"
+    )
+    func sourcesHandsOverMe() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let (db, config) = try await setUp(directory)
+        let csv = directory.path("walk.csv")
+        try Data("start,distance_m\n2026-11-20 19:00,800\n".utf8).write(to: URL(fileURLWithPath: csv))
+        // Imported before people: was configured: the walk is me's.
+        let imported = try await dustctl("activity", "import", csv, "--db", db)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let common = ["--config", config, "--db", db]
+        let count = { (person: String) async throws -> Int in
+            let listed = try await dustctl(["activity", "sources", "--json", "--person", person] + common)
+            #expect(listed.status == 0, "\(listed.standardError)")
+            return try #require((try self.json(listed.standardOutput) as? [String: Any])?["sources"] as? [Any]).count
+        }
+        #expect(try await count("dad") == 1)
+        #expect(try await count("민지") == 0)
+        let dad = try hour(try json(try await dustctl(["day", "2026-11-20", "--json"] + common).standardOutput), "19")
+        #expect(dad["levelSource"] as? String == "walking")
+        // Nothing left to hand: a listing only reads (every write raises the data generation).
+        let generation = try await SQLiteStore(path: db, mode: .readOnly).dataGeneration()
+        #expect(try await count("dad") == 1)
+        #expect(try await SQLiteStore(path: db, mode: .readOnly).dataGeneration() == generation)
     }
 
     @Test("activity import|sources|forget --person: the walk is the child's alone; a person not configured is exit 64 and stores nothing")

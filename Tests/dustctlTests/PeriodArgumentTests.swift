@@ -23,7 +23,7 @@ struct PeriodArgumentTests {
             (Self.weekCommands, PeriodSamples.boundaryWeeks + random.weeks, { (text: String) in (try? SupportedPeriod.week(text)) != nil }),
         ] {
             for text in texts where !text.isEmpty && !text.hasPrefix("-") {
-                let supported = parse(text) ?? false
+                let supported = parse(text)
                 for command in commands {
                     let arguments = command.map { $0 == "*" ? text : $0 }
                     do {
