@@ -116,6 +116,18 @@ public struct Daemon: Sendable {
         } catch {
             if let fatal = startUpFailure(error, "Could not hand stored activity of \(Person.defaultName) to \(people[0])") { return fatal }
         }
+        // A database `dustctl demo` made holds its replayed fixtures, which stay in every report beside what
+        // dustd stores: said once, and the demo's mark removed, so that no later replay writes over the hours
+        // dustd stored (a replay into it had revised them, exit 0).
+        do {
+            if try await store.releaseFromDemo() {
+                logger.warning(
+                    "This database was made by dustctl demo: its replayed hours and the demo household's records stay in the reports beside what dustd stores (for a history of its own, point storage.path at a new file). It is now this installation's: dustctl demo no longer writes into it."
+                )
+            }
+        } catch {
+            if let fatal = startUpFailure(error, "Could not read whether dustctl demo made this database") { return fatal }
+        }
         logger.notice(
             "dustd starting",
             metadata: [

@@ -110,6 +110,17 @@ extension SQLDatabase {
         }
     }
 
+    public func releaseFromDemo() async throws(StorageFailure) -> Bool {
+        // Read first: a database without the mark (every database but the demo's) is not written.
+        let marked = try await read { session in
+            try session.row("SELECT 1 AS one FROM daemon_state WHERE key = ?", DaemonStatus.demoKey) != nil
+        }
+        guard marked else { return false }
+        return try await write { session in
+            try session.execute("DELETE FROM daemon_state WHERE key = ?", DaemonStatus.demoKey) > 0
+        }
+    }
+
     public func demoMayWrite() async throws(StorageFailure) -> Bool {
         try await read { session in try Self.demoMayWrite(session) }
     }

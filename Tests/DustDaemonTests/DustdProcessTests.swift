@@ -352,6 +352,40 @@ struct DustdProcessTests {
         await server.stop()
     }
 
+    @Test(
+        "dustd on a database dustctl demo made says so once and takes it from the demo: a later replay is refused (exit 73) instead of revising the hours dustd stored"
+    )
+    func demoDatabaseAdopted() async throws {
+        let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
+        let database = directory.path("d.sqlite")
+        let demo = try await Executables.run(
+            "dustctl", ["demo", "--db", database, "--fixtures", TestFixtures.url("").path], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(demo.status == 0, "\(demo.standardError)")
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml", daysAgo: 2)
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        let config = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let environment = [
+            "PATH": "/usr/bin:/bin", "DUSTD_CONFIG": config, "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_API_BASE_URL": baseURL,
+            "DUSTD_STORAGE_PATH": database, "DUSTD_FORECAST_ENABLED": "false",
+        ]
+        let once = try await Executables.run("dustd", ["--once"], environment: environment)
+        #expect(once.status == 0, "\(once.standardError)")
+        #expect(once.standardError.contains("This database was made by dustctl demo"), "\(once.standardError)")
+        let stored = try await SQLiteStore(path: database, mode: .readOnly).readingCount(station: nil)
+        let replay = try await Executables.run(
+            "dustctl", ["demo", "--db", database, "--fixtures", TestFixtures.url("").path], environment: ["PATH": "/usr/bin:/bin"])
+        #expect(replay.status == 73, "\(replay.standardOutput) \(replay.standardError)")
+        #expect(try await SQLiteStore(path: database, mode: .readOnly).demoMayWrite() == false)
+        #expect(try await SQLiteStore(path: database, mode: .readOnly).readingCount(station: nil) == stored)
+        // Said once: the mark is gone.
+        let again = try await Executables.run("dustd", ["--once"], environment: environment)
+        #expect(again.status == 0 && !again.standardError.contains("made by dustctl demo"), "\(again.standardError)")
+        await server.stop()
+    }
+
     @Test("Once the station list is synced, a person's station that is not in it stops dustd with exit 78 naming the person and the fix")
     func personStationNotInList() async throws {
         let directory = try TemporaryDirectory("dustd")

@@ -556,6 +556,29 @@ struct StoreContractTests {
         }
     }
 
+    @Test(
+        "The demo's mark: an empty database is claimed and marked; a released one is the household's, and no claim takes it again",
+        arguments: Backend.allCases)
+    func demoMark(_ backend: Backend) async throws {
+        try await backend.withStore { store throws in
+            #expect(try await store.releaseFromDemo() == false)
+            #expect(try await store.claimForDemo(at: fetched))
+            _ = try await store.saveReadings([reading(pm10: 41, pm25: 20)], fetchedAt: fetched)
+            // The demo's own database stays the demo's while it holds readings.
+            #expect(try await store.demoMayWrite())
+            #expect(try await store.claimForDemo(at: fetched))
+            let generation = try await store.dataGeneration()
+            #expect(try await store.releaseFromDemo())
+            #expect(try await store.dataGeneration() > generation)
+            #expect(try await store.demoMayWrite() == false)
+            #expect(try await store.claimForDemo(at: fetched) == false)
+            // Nothing to release: nothing written.
+            let released = try await store.dataGeneration()
+            #expect(try await store.releaseFromDemo() == false)
+            #expect(try await store.dataGeneration() == released)
+        }
+    }
+
     @Test("The daemon's status is read back as written; none before dustd ever ran", arguments: Backend.allCases)
     func status(_ backend: Backend) async throws {
         try await backend.withStore { store throws in

@@ -755,4 +755,5 @@ private final class ReadCountingStore: ReadingStore, DaemonStatusStore {
     func loadStatus() async throws(StorageFailure) -> DaemonStatus? { try await base.loadStatus() }
     func claimForDemo(at time: Date) async throws(StorageFailure) -> Bool { try await base.claimForDemo(at: time) }
     func demoMayWrite() async throws(StorageFailure) -> Bool { try await base.demoMayWrite() }
+    func releaseFromDemo() async throws(StorageFailure) -> Bool { try await base.releaseFromDemo() }
 }

@@ -14,4 +14,7 @@ public protocol DaemonStatusStore: Sendable {
     /// What `claimForDemo` would answer, read without writing (nor migrating): asked of an existing
     /// file before the demo opens it to write, so a household's database is not even upgraded.
     func demoMayWrite() async throws(StorageFailure) -> Bool
+    /// Removes the demo's mark (`claimForDemo`): dustd, polling into a database the demo made, makes it
+    /// a household's, which no replay may then write over. True when there was a mark.
+    func releaseFromDemo() async throws(StorageFailure) -> Bool
 }
