@@ -13,7 +13,8 @@ DISK="$WORK/disk"
 mkdir -p "$DISK"
 mount -t tmpfs -o size=1m tmpfs "$DISK"
 PIDS=()
-trap 'kill "${PIDS[@]}" 2>/dev/null; sleep 0.5; umount "$DISK" 2>/dev/null; rm -rf "$WORK"' EXIT
+ALONE="$WORK/alone"
+trap 'kill "${PIDS[@]}" 2>/dev/null; sleep 0.5; umount "$DISK" 2>/dev/null; umount "$ALONE" 2>/dev/null; rm -rf "$WORK"' EXIT
 echo "# defaults" > "$WORK/empty.yaml"
 
 # In nation mode every poll's 전국 answer brings 720 new stations' newest hour (720 rows), so every
@@ -94,4 +95,25 @@ DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" stations list --db "$DISK/dust.sq
 echo "ok: read-only disk: dustctl import exits 74 saying so, readers read"
 sed 's/^/    /' "$WORK/import.err"
 mount -o remount,rw "$DISK"
+
+# A database copied alone (no -wal, no -shm beside it) onto a read-only disk: SQLite cannot read it
+# without the -shm it cannot make there. The reader says so and what to do, not that stored data can
+# still be read (what it said before), and reads the copy it is told to make.
+mkdir -p "$ALONE"
+mount -t tmpfs -o size=8m tmpfs "$ALONE"
+sqlite3 "$DISK/dust.sqlite" ".backup '$ALONE/dust.sqlite'"
+[ "$(sqlite3 "$ALONE/dust.sqlite" 'PRAGMA journal_mode')" = wal ] && [ ! -e "$ALONE/dust.sqlite-shm" ] \
+    || { echo "disk-full-test: FAILED: the copy is not a WAL database alone"; ls -la "$ALONE"; exit 1; }
+mount -o remount,ro "$ALONE"
+set +e
+DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" stations list --db "$ALONE/dust.sqlite" >/dev/null 2>"$WORK/alone.err"
+status=$?
+set -e
+[ "$status" = 74 ] && grep -q "has no -shm file beside it" "$WORK/alone.err" && ! grep -q "can still be read" "$WORK/alone.err" \
+    || { echo "disk-full-test: FAILED: a reader of a database alone on a read-only disk: exit $status"; cat "$WORK/alone.err"; exit 1; }
+cp "$ALONE/dust.sqlite" "$WORK/copy.sqlite"
+DUSTD_CONFIG="$WORK/empty.yaml" "$BIN/dustctl" stations list --db "$WORK/copy.sqlite" >/dev/null \
+    || { echo "disk-full-test: FAILED: the copy the message asks for could not be read"; exit 1; }
+echo "ok: a database alone on a read-only disk: readers exit 74 saying why and what to do; its copy reads"
+sed 's/^/    /' "$WORK/alone.err"
 echo "disk-full-test: PASSED"

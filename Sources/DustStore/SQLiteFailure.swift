@@ -33,6 +33,8 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
             "There is no database at \(path); create one with `dustctl import FILE…` or let dustd run once, or pass --db PATH."
         case .cannotOpen(let path, .noSharedMemory(let directory)):
             "Cannot read the database \(path): \(StorageFailure.Reason.noSharedMemory(directory: directory))."
+        case .cannotOpen(let path, .readOnlyWithoutSharedMemory):
+            "Cannot read the database \(path): \(StorageFailure.Reason.readOnlyWithoutSharedMemory)."
         case .cannotOpen(let path, let reason):
             "Cannot open the database \(path) (\(reason)); check that the directory exists and that this user may read and write it."
         case .diskFull(let path):
@@ -70,7 +72,10 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         if [.SQLITE_IOERR, .SQLITE_READONLY, .SQLITE_CANTOPEN].contains(database.resultCode.primaryResultCode),
             Self.onReadOnlyFileSystem(path)
         {
-            self = .readOnlyFileSystem(path: path)
+            // Without its -shm there, not even a read can be made (the sentence of a plain read-only file
+            // system promised that stored data could still be read).
+            let unreadable = access(path, R_OK) == 0 && access(path + "-shm", F_OK) != 0
+            self = unreadable ? .cannotOpen(path: path, reason: .readOnlyWithoutSharedMemory) : .readOnlyFileSystem(path: path)
             return
         }
         // A group member reading dustd's database (README: usermod -aG dustd) while dustd is stopped: SQLite

@@ -46,6 +46,8 @@ enum StorageText {
             return "\(path)이(가) 있는 파일 시스템은 여기서 읽기 전용입니다: 쓰기 오류가 난 SD 카드를 커널이 이렇게 두고(dmesg를 확인한 뒤 읽기-쓰기로 "
                 + "다시 마운트하거나 데이터베이스를 성한 디스크로 옮기세요), dustd의 유닛은 /var/lib/dustd 아래에만 쓰게 합니다(다른 storage.path는 "
                 + "유닛에 ReadWritePaths=가 필요합니다). 아무것도 쓰지 않았고 저장된 데이터는 읽을 수 있습니다."
+        case (.unwritable, .readOnlyWithoutSharedMemory):
+            return "데이터베이스 \(path)을(를) 읽을 수 없습니다: \(korean(StorageFailure.Reason.readOnlyWithoutSharedMemory))."
         case (.unwritable, .noSharedMemory(let directory)):
             return "데이터베이스 \(path)을(를) 읽을 수 없습니다: 읽으려면 SQLite에 -shm 파일이 있어야 하는데, \(directory)에는 데이터베이스의 주인만 "
                 + "만들 수 있습니다. dustd가 실행 중이면 만들어 둡니다: dustd를 시작하거나(systemctl start dustd) 그 사용자로 읽으세요(sudo -u dustd dustctl …)."
@@ -83,6 +85,10 @@ enum StorageText {
         case .readOnlyFileSystem: "파일 시스템이 읽기 전용으로 마운트되어 있습니다"
         case .notARegularFile(let file, let type): "\(file)은(는) 일반 파일이 아니라 \(korean(type))입니다"
         case .noSharedMemory(let directory): "-shm 파일이 없고 \(directory)에 만들 수 없습니다"
+        case .readOnlyWithoutSharedMemory:
+            "파일 시스템이 읽기 전용이고 옆에 -shm 파일이 없습니다. SQLite는 이 파일이 있어야 읽을 수 있는데 그곳에 만들 수 없습니다: "
+                + "데이터베이스를(-wal 파일이 있으면 함께) cp로 쓸 수 있는 디스크에 복사해 그 복사본을 읽거나, 파일 시스템을 읽기-쓰기로 "
+                + "다시 마운트하세요. 아무것도 쓰지 않았습니다"
         case .given(let words): words
         }
     }

@@ -64,6 +64,10 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         /// A database in WAL mode without its `-shm` file, in a directory this user may not write:
         /// SQLite cannot read it until the database's owner (dustd, running) makes the file.
         case noSharedMemory(directory: String)
+        /// A database in WAL mode without its `-shm` file, on a file system mounted read-only: SQLite
+        /// can neither make the file nor read the database without it (a database copied alone to a
+        /// stick, or one `dustctl demo` made).
+        case readOnlyWithoutSharedMemory
         /// SQLite's or the system's words, as they were given.
         case given(String)
 
@@ -82,6 +86,10 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
                 "it has no -shm file beside it, which SQLite needs to read it and which only the database's owner may create in "
                     + "\(directory): dustd makes it while it runs; start dustd (systemctl start dustd), or read as its user "
                     + "(sudo -u dustd dustctl …)"
+            case .readOnlyWithoutSharedMemory:
+                "the file system holding it is read-only, and it has no -shm file beside it, which SQLite needs to read it "
+                    + "and cannot make there: copy the database (and its -wal, if there is one) to a writable disk with cp and "
+                    + "read the copy, or remount the file system read-write. Nothing was written"
             case .given(let words): words
             }
         }
