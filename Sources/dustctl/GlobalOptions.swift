@@ -83,11 +83,12 @@ struct GlobalOptions: ParsableArguments {
         return FixedClock(instant)
     }
 
-    /// `YYYY-MM-DDTHH:MM[:SS]` in `zone`, or with `Z` or `±HH:MM`; years 1999 to 2100 as written (the
-    /// day it falls on in the configured zone is held to `SupportedPeriod` by `clock`).
+    /// `YYYY-MM-DDTHH:MM[:SS]` in `zone`, or with `Z` or `±HH:MM`; any year from 0001 as written (the day
+    /// it falls on in the configured zone is held to `SupportedPeriod` by `clock`, whose sentence names the
+    /// range: a well-formed 1970 was called "not a time").
     static func instant(_ text: String, in zone: TimeZone) -> Date? {
         let pattern = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?(Z|[+-]\d{2}:\d{2})?$/.asciiOnlyDigits()
-        guard let match = text.wholeMatch(of: pattern), let year = Int(match.1), (1999...2100).contains(year) else { return nil }
+        guard let match = text.wholeMatch(of: pattern), let year = Int(match.1), (1...9999).contains(year) else { return nil }
         var zoneUsed = zone
         if let offset = match.7 {
             if offset == "Z" {
