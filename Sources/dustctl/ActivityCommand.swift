@@ -223,13 +223,17 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
             }
             var listing = try await withStore(settings, for: .read) { store in try await listed(store) }
             // `me`'s history goes to a first person of another name before it is listed, as `import` and
-            // `forget` hand it over (docs/REFERENCE.md §18); a database with nothing to hand is only read.
+            // `forget` hand it over (docs/REFERENCE.md §18); a database with nothing to hand is only read,
+            // and one this user may not write (dustd's, read by a member of its group; a copy on a
+            // read-only disk) is listed as stored.
             if listing.awaitsFirstPerson(people) {
-                listing = try await withStore(settings, for: .write) { store in
-                    _ = try await ActivityService(store: store, calendar: settings.calendar, people: people)
-                        .giveStoredHistoryToFirstPerson()
-                    return try await listed(store)
-                }
+                do {
+                    listing = try await withStore(settings, for: .write) { store in
+                        _ = try await ActivityService(store: store, calendar: settings.calendar, people: people)
+                            .giveStoredHistoryToFirstPerson()
+                        return try await listed(store)
+                    }
+                } catch is CommandFailure {}
             }
             let (sources, body, tracks) = listing.shown
             if options.json {
