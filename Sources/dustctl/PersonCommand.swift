@@ -80,6 +80,7 @@ struct PersonExportCommand: AsyncParsableCommand {
             let exportedAt = SystemClock().now
             // Written as the store reads it, a record at a time: years of a watch's heart rate are
             // millions of samples, never held whole (docs/REFERENCE.md §13).
+            var records = 0
             let export = { (sink: @escaping @Sendable ([UInt8]) throws -> Void) async throws in
                 let document = PersonExportStream(
                     person: name, exportedAt: exportedAt, timeZone: settings.calendar.timeZone, sink: sink)
@@ -92,12 +93,24 @@ struct PersonExportCommand: AsyncParsableCommand {
                     throw document.failure ?? error
                 }
                 try document.finish()
+                records = document.records
             }
             if let output = OutputFile.path(output) {
                 try DatabaseOwnFiles(settings.storage).refuse(output, language: language)
                 try await OutputFile(path: output, newFileMode: 0o600).write { file in try await export { try file.write($0) } }
             } else {
                 try await export { bytes in try standardOutput(String(decoding: bytes, as: UTF8.self)) }
+            }
+            // A name no one is configured by and nothing is stored for is most likely mistyped: the empty
+            // document is still written (a person removed from people: keeps what was stored), and said.
+            let configured = settings.people.map(\.name)
+            if records == 0, !configured.contains(name) {
+                let list = configured.joined(separator: ", ")
+                standardError(
+                    language.say(
+                        "\(name)에 대해 저장된 것이 없고, 그런 이름의 구성원도 설정되어 있지 않습니다(설정된 구성원: \(list)). 문서는 비어 있습니다.",
+                        "Nothing is stored for \(name), and no person of that name is configured (configured: \(list)); the document is empty."
+                    ))
             }
         }
     }
@@ -187,6 +200,8 @@ final class PersonExportStream: @unchecked Sendable {
     private var sectionHasRecord = false
     /// What `sink` threw, kept so the caller can say it rather than the store's account of it.
     private(set) var failure: (any Error)?
+    /// The records added so far.
+    private(set) var records = 0
 
     init(person: String, exportedAt: Date, timeZone: TimeZone, sink: @escaping @Sendable ([UInt8]) throws -> Void) {
         self.sink = sink
@@ -205,6 +220,7 @@ final class PersonExportStream: @unchecked Sendable {
         open(through: PersonExport.Section(record).index)
         if sectionHasRecord { buffer.append(UInt8(ascii: ",")) }
         sectionHasRecord = true
+        records += 1
         PersonExport.json(record, time: time).write(to: &buffer)
         if buffer.count >= Self.piece { try flush() }
     }
