@@ -110,9 +110,8 @@ public struct Daemon: Sendable {
         // (docs/REFERENCE.md §18): a first person of another name takes them, once.
         let people = settings.people.map(\.name)
         do {
-            let moved = try await ActivityService(store: store, calendar: settings.calendar, clock: clock, people: people)
-                .giveStoredHistoryToFirstPerson()
-            if moved > 0 { logger.notice("Stored activity of \(Person.defaultName) (\(moved) rows) now belongs to \(people[0])") }
+            try await ActivityService(store: store, calendar: settings.calendar, clock: clock, people: people)
+                .giveStoredHistoryToFirstPerson(logger: logger)
         } catch {
             if let fatal = startUpFailure(error, "Could not hand stored activity of \(Person.defaultName) to \(people[0])") { return fatal }
         }
@@ -372,7 +371,7 @@ public struct Daemon: Sendable {
                 try await ActivityService(
                     store: database.current(), calendar: live.snapshot.settings.calendar, clock: clock, people: people
                 )
-                .giveStoredHistoryToFirstPerson()
+                .giveStoredHistoryToFirstPerson(logger: logger)
             }, reloads: await UnixSignalsSequence(trapping: .sighup))
         var services: [any Service]
         if pollerLease.alwaysHeld {
@@ -445,4 +444,13 @@ private struct PollServices {
     var indoor: IndoorSamplingService
 
     var all: [any Service] { [poll, alerts, forecast, advisories, places, indoor] }
+}
+
+extension ActivityService {
+    /// `giveStoredHistoryToFirstPerson`, with the line dustd logs when it moved any rows: at its start
+    /// and at a reload that changes `people:`.
+    func giveStoredHistoryToFirstPerson(logger: Logger) async throws(StorageFailure) {
+        let moved = try await giveStoredHistoryToFirstPerson()
+        if moved > 0 { logger.notice("Stored activity of \(Person.defaultName) (\(moved) rows) now belongs to \(people[0])") }
+    }
 }

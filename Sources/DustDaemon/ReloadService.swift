@@ -24,9 +24,9 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let environment: [String: String]
     private let clock: any WallClock
     private let stations: @Sendable () async throws -> [Station]
-    /// Hands `me`'s stored activity to the first of these people (`ActivityService.giveStoredHistoryToFirstPerson`);
-    /// the rows moved.
-    private let handOverActivity: @Sendable (_ people: [String]) async throws -> Int
+    /// Hands `me`'s stored activity to the first of these people, logging what it moved
+    /// (`ActivityService.giveStoredHistoryToFirstPerson(logger:)`).
+    private let handOverActivity: @Sendable (_ people: [String]) async throws -> Void
     /// The web's settings and tokens as dustd read them at start, which it serves until it restarts.
     private let webAtStart: (settings: HTTPSettings, access: WebAccess?)
     /// SIGHUP, trapped before dustd says READY (`Daemon`); nil traps it when the service runs.
@@ -39,7 +39,7 @@ public struct ReloadService: Service, CustomStringConvertible {
         configurationFile: String?, live: LiveConfiguration, board: DaemonStatusBoard, redactor: SecretRedactor,
         notifier: SystemdNotifier, logger: Logger, environment: [String: String], webAccess: WebAccess?,
         clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] },
-        handOverActivity: @escaping @Sendable (_ people: [String]) async throws -> Int = { _ in 0 },
+        handOverActivity: @escaping @Sendable (_ people: [String]) async throws -> Void = { _ in },
         reloads: UnixSignalsSequence? = nil
     ) {
         self.reloads = reloads
@@ -138,8 +138,7 @@ public struct ReloadService: Service, CustomStringConvertible {
             let people = settings.people.map(\.name)
             if people != old.settings.people.map(\.name) {
                 do {
-                    let moved = try await handOverActivity(people)
-                    if moved > 0 { logger.notice("Stored activity of \(Person.defaultName) (\(moved) rows) now belongs to \(people[0])") }
+                    try await handOverActivity(people)
                 } catch {
                     logger.warning(
                         "Could not hand stored activity of \(Person.defaultName) to \(people[0]) (dustd tries again when it next starts): \(error)"

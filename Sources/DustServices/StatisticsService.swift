@@ -83,14 +83,9 @@ public struct StatisticsService: Sendable {
         return try await latestReading(endingWith: try await readings.newestSlot(station: stations.primary, endingBy: begun))
     }
 
-    /// The end of the home station's newest stored hour, whatever the clock says: one ending after the
-    /// clock means the clock is behind (`DaemonHealth.clockBehind`), as a Raspberry Pi's is before NTP.
-    public func newestStoredHourEnd() async throws(StorageFailure) -> Date? {
-        try await readings.newestSlot(station: stations.primary, endingBy: .distantFuture)?.end
-    }
-
-    /// `latestReading` and `newestStoredHourEnd` together, what `dustctl today` shows: both newest
-    /// slots are read by one statement (they were two lookups of the same index).
+    /// `latestReading`, and the end of the home station's newest stored hour whatever the clock says
+    /// (one ending after the clock means the clock is behind, `DaemonHealth.clockBehind`, as a Raspberry
+    /// Pi's is before NTP): what `dustctl today` shows, both newest slots read by one statement.
     public func latestReadingAndNewestStoredHourEnd() async throws(StorageFailure) -> (
         latest: HourlyReading?, newestStoredHourEnd: Date?
     ) {

@@ -74,8 +74,10 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         {
             // Without its -shm there, not even a read can be made (the sentence of a plain read-only file
             // system promised that stored data could still be read).
-            let unreadable = access(path, R_OK) == 0 && access(path + "-shm", F_OK) != 0
-            self = unreadable ? .cannotOpen(path: path, reason: .readOnlyWithoutSharedMemory) : .readOnlyFileSystem(path: path)
+            // (A read-only file system is a directory no one may write: `sharedMemoryMissing` says it.)
+            self =
+                Self.sharedMemoryMissing(path) != nil
+                ? .cannotOpen(path: path, reason: .readOnlyWithoutSharedMemory) : .readOnlyFileSystem(path: path)
             return
         }
         // A group member reading dustd's database (README: usermod -aG dustd) while dustd is stopped: SQLite

@@ -241,7 +241,7 @@ struct ActivitySourcesCommand: AsyncParsableCommand {
                     ActivityJSON.sources(sources, body: body, tracks: tracks, calendar: settings.calendar).serialized)
             } else {
                 // The person column appears once people are configured (docs/REFERENCE.md §18).
-                let showPerson = settings.people.map(\.name) != [Person.defaultName]
+                let showPerson = people != [Person.defaultName]
                 try standardOutput(
                     ActivityText.sources(
                         sources, body: body, tracks: tracks, showPerson: showPerson, calendar: settings.calendar, language: language))
