@@ -218,7 +218,7 @@ public struct AlertTest: Sendable {
 
 /// Where a test alert goes when it cannot be recorded: nowhere.
 private struct UnrecordedAlerts: AlertStore {
-    func alertStates() throws(StorageFailure) -> [String: AlertState] { [:] }
+    func storedAlertStates() throws(StorageFailure) -> [String: StoredAlertState] { [:] }
     func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) throws(StorageFailure) -> AlertEvent? { event }
     func saveAlertEvent(_ event: AlertEvent) throws(StorageFailure) -> AlertEvent { event }
     func recordAlertDelivery(_ delivery: AlertDelivery) throws(StorageFailure) {}
@@ -233,7 +233,7 @@ struct AlertStoreOfDatabase: AlertStore {
         try database.current()
     }
 
-    func alertStates() async throws(StorageFailure) -> [String: AlertState] { try await store().alertStates() }
+    func storedAlertStates() async throws(StorageFailure) -> [String: StoredAlertState] { try await store().storedAlertStates() }
 
     func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) async throws(StorageFailure) -> AlertEvent? {
         try await store().saveAlertTransition(rule: rule, state: state, event: event, at: at)

@@ -225,6 +225,32 @@ public enum AlertState: String, Sendable, Hashable, Codable {
     case idle, held, active
 }
 
+/// A rule's state as stored, with the instant it last changed.
+public struct StoredAlertState: Sendable, Hashable {
+    public var state: AlertState
+    public var changedAt: Date
+
+    public init(_ state: AlertState, changedAt: Date) {
+        self.state = state
+        self.changedAt = changedAt
+    }
+}
+
+extension AlertRule {
+    /// The state `stored` stands for at `now`. A day's dose (`isNewsOfItsDay`) held or fired on an
+    /// earlier day than `now`'s is idle: that day, and its news, are over, and today's dose starts
+    /// again from nothing. Without this, a rule that fired yesterday stayed active until the new day's
+    /// dose was known and under its threshold, so a day whose first hour was already over it was
+    /// never announced (docs/ALERTS.md, "People").
+    public func state(_ stored: StoredAlertState?, at now: Date, calendar: DayCalendar) -> AlertState {
+        guard let stored else { return .idle }
+        guard isNewsOfItsDay, stored.state != .idle,
+            calendar.date(containing: stored.changedAt) < calendar.date(containing: now)
+        else { return stored.state }
+        return .idle
+    }
+}
+
 /// What an evaluation announces.
 public enum AlertEdge: String, Sendable, Hashable, Codable {
     case fired, cleared

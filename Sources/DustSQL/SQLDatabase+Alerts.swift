@@ -5,12 +5,14 @@ import Foundation
 // Alert rules' states, events and deliveries (docs/REFERENCE.md §14): a restart neither repeats nor forgets an alert.
 
 extension SQLDatabase {
-    /// Every rule's stored state, by rule text; a state this version does not know is left out.
-    public func alertStates() async throws(StorageFailure) -> [String: AlertState] {
+    /// Every rule's stored state, by rule text, with when it changed; a state this version does not
+    /// know is left out.
+    public func storedAlertStates() async throws(StorageFailure) -> [String: StoredAlertState] {
         try await read { session in
-            var states: [String: AlertState] = [:]
-            try session.forEachRow("SELECT rule, state FROM alert_state", []) { row in
-                states[try row.string("rule")] = AlertState(rawValue: try row.string("state"))
+            var states: [String: StoredAlertState] = [:]
+            try session.forEachRow("SELECT rule, state, changed_at FROM alert_state", []) { row in
+                guard let state = AlertState(rawValue: try row.string("state")) else { return }
+                states[try row.string("rule")] = StoredAlertState(state, changedAt: SQLTime.date(try row.int64("changed_at")))
             }
             return states
         }

@@ -42,8 +42,8 @@ struct AlertsListCommand: AsyncParsableCommand {
             let settings = try options.settings()
             let language = ReportLanguage.process
             try await withStore(settings, for: .read) { store in
-                let states = try await store.alertStates()
-                let rules = Self.ruleStates(settings, states: states)
+                let states = try await store.storedAlertStates()
+                let rules = Self.ruleStates(settings, states: states, at: try options.clock(settings).now)
                 let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
                 let events = try await store.recentAlertEvents(limit: last)
                 if options.json {
@@ -71,7 +71,9 @@ struct AlertsListCommand: AsyncParsableCommand {
         let width = named.map { language == .korean ? displayWidth($0) : $0.count }.max() ?? 0
         for (text, rule) in zip(named, rules) {
             let padded = language == .korean ? padExactly(text, width) : text.padding(toLength: width, withPad: " ", startingAt: 0)
-            lines.append("  \(padded)  \(describe(rule.state, language))")
+            // A day's dose clears silently when its day ends (docs/ALERTS.md, "People"): no clearing follows.
+            let newsOfItsDay = (try? AlertRule(parsing: rule.rule))?.isNewsOfItsDay ?? false
+            lines.append("  \(padded)  \(describe(rule.state, newsOfItsDay: newsOfItsDay, language))")
         }
         lines.append(
             sinks.isEmpty
@@ -118,22 +120,26 @@ struct AlertsListCommand: AsyncParsableCommand {
 
     /// Each rule's state for each person it is about, in rule order (docs/REFERENCE.md §18). Without
     /// `people:` the one person `me` is not named, and the rules read as they always did.
+    /// Each rule once per person it is about, with its state at `now` (a day's dose held or fired on an
+    /// earlier day is idle).
     static func ruleStates(
-        _ settings: FineDustSettings, states: [String: AlertState]
+        _ settings: FineDustSettings, states: [String: StoredAlertState], at now: Date
     ) -> [(rule: String, person: String?, state: AlertState)] {
         let namesPeople = settings.people.map(\.name) != [Person.defaultName]
         return settings.alerts.rules.flatMap { rule in
             settings.people.filter { rule.applies(to: $0.name) }.map { person in
                 let key = AlertStateKey(rule: rule.description, person: person.name)
-                return (rule: rule.description, person: namesPeople ? person.name : nil, state: states[key.description] ?? .idle)
+                let state = rule.state(states[key.description], at: now, calendar: settings.calendar)
+                return (rule: rule.description, person: namesPeople ? person.name : nil, state: state)
             }
         }
     }
 
-    private static func describe(_ state: AlertState, _ language: ReportLanguage) -> String {
+    private static func describe(_ state: AlertState, newsOfItsDay: Bool, _ language: ReportLanguage) -> String {
         switch state {
         case .idle: language.say("대기", "idle")
         case .held: language.say("조건 충족, 조용한 시간이라 보류", "holds, held back by quiet hours")
+        case .active where newsOfItsDay: language.say("발령 중 (알림 보냄; 오늘이 지나면 끝남)", "active (alert sent; ends with the day)")
         case .active: language.say("발령 중 (알림 보냄; 해제되면 알림)", "active (alert sent; a clearing follows)")
         }
     }

@@ -135,6 +135,40 @@ struct AlertTests {
         #expect(try await monitor.evaluate(inputs(25), at: Self.at(34)).map(\.kind) == [.fired])
     }
 
+    @Test(
+        "A day's dose fired or held yesterday is idle from midnight: a new day whose first known hour is already over the threshold fires; a stale state is not shown"
+    )
+    func intakeOfANewDayOverItsThresholdFires() async throws {
+        let scratch = try Scratch()
+        let rule = try AlertRule(parsing: "intake.today.pm25 > 50")
+        let monitor = try Self.monitor(scratch, rules: [rule.description], now: Self.at(22))
+        let inputs = { (dose: Double?) in AlertInputs(station: "종로구", values: dose.map { [.intakeTodayPM25: $0] } ?? [:]) }
+        #expect(try await monitor.evaluate(inputs(412.9), at: Self.at(21, minute: 25)).map(\.kind) == [.fired])
+        // 00:25 the next day: no hour of it is known yet. Nothing is sent, and the rule is idle, not "active".
+        #expect(try await monitor.evaluate(inputs(nil), at: Self.at(24, minute: 25)).isEmpty)
+        #expect(try await scratch.store.alertStates()[rule.description] == .idle)
+        // 01:25: the new day's first hour is already over 50. Its own alert, once.
+        let fired = try await monitor.evaluate(inputs(75.6), at: Self.at(25, minute: 25))
+        #expect(fired.map(\.kind) == [.fired] && fired.first?.value == 75.6)
+        #expect(try await monitor.evaluate(inputs(90), at: Self.at(26, minute: 25)).isEmpty)
+        // The same straight from yesterday's state to a new day's hour over the threshold, with no check in between.
+        #expect(try await monitor.evaluate(inputs(60), at: Self.at(48 + 1, minute: 25)).map(\.kind) == [.fired])
+
+        // Held by quiet hours (22–7) at 23:25 and still unknown the next morning: idle, not "held back by quiet hours".
+        let quiet = try Scratch()
+        let held = try Self.monitor(quiet, rules: [rule.description], quiet: QuietHours(fromHour: 22, toHour: 7), now: Self.at(23))
+        #expect(try await held.evaluate(inputs(80), at: Self.at(23, minute: 25)).isEmpty)
+        #expect(try await quiet.store.alertStates()[rule.description] == .held)
+        #expect(try await held.evaluate(inputs(nil), at: Self.at(24 + 7, minute: 26)).isEmpty)
+        #expect(try await quiet.store.alertStates()[rule.description] == .idle)
+        // A rule of the air (not a day's dose) keeps its state across midnight.
+        let stored = StoredAlertState(.active, changedAt: Self.at(21))
+        let grade = try AlertRule(parsing: "pm25.grade >= 3")
+        #expect(grade.state(stored, at: Self.at(25), calendar: seoul) == .active)
+        #expect(rule.state(stored, at: Self.at(23, minute: 59), calendar: seoul) == .active)
+        #expect(rule.state(stored, at: Self.at(24), calendar: seoul) == .idle)
+    }
+
     @Test("The same rule written twice is one rule: one alert, one clearing")
     func duplicateRules() async throws {
         let scratch = try Scratch()

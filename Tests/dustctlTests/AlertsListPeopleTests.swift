@@ -49,6 +49,51 @@ struct AlertsListPeopleTests {
                 """))
     }
 
+    @Test(
+        "A day's dose that fired is active until its day ends, and said to end with it; from midnight it is idle, a grade's rule still active"
+    )
+    func daysDoseEndsWithItsDay() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        #expect(try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db).status == 0)
+        let firedAt = 1_795_176_000  // 2026-11-20 21:00 KST
+        let queue = try DatabaseQueue(path: db)
+        try await queue.write { database in
+            for rule in ["pm25.grade >= 3 for dad", "intake.today.pm25 > 150 for 민지"] {
+                try database.execute(
+                    sql: "INSERT INTO alert_state (rule, state, changed_at) VALUES (?, 'active', ?)", arguments: [rule, firedAt])
+            }
+        }
+        try await queue.close()
+        let config = directory.path("dustd.yaml")
+        try ("station: { name: 종로구 }\npeople:\n  - { name: dad }\n  - { name: 민지 }\n" + Self.rules)
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        func list(at now: String) async throws -> String {
+            let listed = try await dustctl("alerts", "list", "--config", config, "--db", db, "--now", now)
+            #expect(listed.status == 0, "\(listed.standardError)")
+            return listed.standardOutput
+        }
+        #expect(
+            try await list(at: "2026-11-20T23:59").hasPrefix(
+                """
+                Rules:
+                  pm25.grade >= 3 for dad         active (alert sent; a clearing follows)
+                  pm25.grade >= 3 for 민지          idle
+                  intake.today.pm25 > 150 for 민지  active (alert sent; ends with the day)
+
+                """))
+        #expect(
+            try await list(at: "2026-11-21T00:30").hasPrefix(
+                """
+                Rules:
+                  pm25.grade >= 3 for dad         active (alert sent; a clearing follows)
+                  pm25.grade >= 3 for 민지          idle
+                  intake.today.pm25 > 150 for 민지  idle
+
+                """))
+    }
+
     @Test("Without people the rules are listed as they always were, naming nobody")
     func alone() async throws {
         let configuration = "station: { name: 종로구 }\nalerts:\n  rules:\n    - { when: pm25.grade >= 나쁨 }\n"

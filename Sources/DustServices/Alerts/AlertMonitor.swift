@@ -236,7 +236,7 @@ public struct AlertMonitor: Sendable {
     /// Evaluates every rule against each person's inputs. Events name their people only when the
     /// household has more than one person, so one person's announcements read as they always did.
     public func evaluate(_ household: [(person: String, inputs: AlertInputs)], at now: Date) async throws(StorageFailure) -> [AlertEvent] {
-        var states = try await store.alertStates()
+        let stored = try await store.storedAlertStates()
         let hour = statistics.calendar.hour(of: Slot(containing: now))
         let quiet = quietHours?.contains(hour: hour) ?? false
         let namesPeople = max(people.count, household.count) > 1
@@ -250,15 +250,16 @@ public struct AlertMonitor: Sendable {
             for (person, inputs) in household where rule.applies(to: person) {
                 let key = AlertStateKey(rule: rule.description, person: person)
                 guard seen.insert(key).inserted else { continue }
-                let current = states[key.description] ?? .idle
+                // A day's dose fired or held yesterday is idle today (`AlertRule.state(_:at:calendar:)`).
+                let current = rule.state(stored[key.description], at: now, calendar: statistics.calendar)
                 let value = inputs.values[rule.metric]
                 let holds = value.map(rule.holds)
                 if current != .active || holds == true { clearing.reset(key.description) }
                 // An active rule whose condition stopped holding clears only once it has not held for a while.
                 if current == .active, holds == false, !clearing.clears(key.description, at: now, after: clearAfter) { continue }
                 let (state, edge) = current.next(holds: holds, quiet: quiet)
-                guard state != current || edge != nil else { continue }
-                states[key.description] = state
+                // Stored when it moved, or when the day turned under it (idle, silently, even while today's dose is unknown).
+                guard state != (stored[key.description]?.state ?? .idle) || edge != nil else { continue }
                 moves.append(Move(key: key, state: state, edge: edge, value: value, station: inputs.station))
             }
             for group in Self.announcements(moves, sharing: !rule.metric.isPersonal) {

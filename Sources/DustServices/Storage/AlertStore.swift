@@ -4,8 +4,8 @@ import Foundation
 /// Where rule states, events and deliveries are kept, so a restart neither repeats nor forgets an
 /// alert.
 public protocol AlertStore: Sendable {
-    /// The state of every rule seen before, by rule text.
-    func alertStates() async throws(StorageFailure) -> [String: AlertState]
+    /// The state of every rule seen before, by rule text, with the instant it last changed.
+    func storedAlertStates() async throws(StorageFailure) -> [String: StoredAlertState]
     /// Saves a rule's new state and, when there is one, the event it announced, in one
     /// transaction; returns the event with its id.
     func saveAlertTransition(rule: String, state: AlertState, event: AlertEvent?, at: Date) async throws(StorageFailure) -> AlertEvent?
@@ -15,6 +15,13 @@ public protocol AlertStore: Sendable {
     func recordAlertDelivery(_ delivery: AlertDelivery) async throws(StorageFailure)
     /// The newest events, newest first, each with its deliveries.
     func recentAlertEvents(limit: Int) async throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])]
+}
+
+extension AlertStore {
+    /// The state of every rule seen before, by rule text, as stored.
+    public func alertStates() async throws(StorageFailure) -> [String: AlertState] {
+        try await storedAlertStates().mapValues(\.state)
+    }
 }
 
 /// One announcement: a rule fired or cleared (or a test from `dustctl alerts test`).
