@@ -126,7 +126,7 @@ struct ReaderState {
                 if slot == nil { currentItem?.dataTimeText = value.string }
             case .stationName:
                 // A name is an identity: one outside the vocabulary drops its item, it is never renamed.
-                if let name = value.unreplaced, !ServerVocabulary.isKoreanText(name) {
+                if let name = value.unreplaced, !ServerVocabulary.isKoreanText(name, atMost: ServerVocabulary.maxNameCharacters) {
                     unknownValues += 1
                     currentItem?.refusedName = true
                 } else {

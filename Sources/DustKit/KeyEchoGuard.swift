@@ -254,28 +254,33 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
     /// `LATIN SMALL LETTER A WITH STROKE`, `REGIONAL INDICATOR SYMBOL LETTER A`, `TAG LATIN CAPITAL
     /// LETTER A` → `a`; `DINGBAT NEGATIVE CIRCLED DIGIT ONE` → `1`; `NEGATIVE CIRCLED NUMBER ELEVEN` → `11`.
     static func namedReading(_ scalar: Unicode.Scalar) -> String? {
-        // Punctuation, spaces, marks and math, currency and modifier symbols are never read as a
-        // letter or a digit (`·`, `∼`, `–`, `µ`'s accent): their names are not looked at.
+        // Punctuation, spaces and math, currency and modifier symbols are never read as a letter or a
+        // digit (`·`, `∼`, `–`): their names are not looked at. Nor are marks (`µ`'s accent), but for
+        // those drawn as a Latin letter above the character before (`COMBINING LATIN SMALL LETTER A`,
+        // U+0363): on a space, each shows its letter as plainly as `a` does.
+        let isMark: Bool
         switch scalar.properties.generalCategory {
         case .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation, .initialPunctuation,
-            .finalPunctuation, .otherPunctuation, .spaceSeparator, .lineSeparator, .paragraphSeparator, .nonspacingMark,
-            .spacingMark, .enclosingMark, .mathSymbol, .currencySymbol, .modifierSymbol, .control, .surrogate, .unassigned:
+            .finalPunctuation, .otherPunctuation, .spaceSeparator, .lineSeparator, .paragraphSeparator, .mathSymbol,
+            .currencySymbol, .modifierSymbol, .control, .surrogate, .unassigned:
             return nil
-        default:
-            break
+        case .nonspacingMark, .spacingMark, .enclosingMark: isMark = true
+        default: isMark = false
         }
         guard let name = scalar.properties.name else { return nil }
         let words = name.split(separator: " ")
-        if let letter = words.firstIndex(of: "LETTER"), words.contains("LATIN") || words.contains("REGIONAL") {
-            var index = letter + 1
-            if index + 1 < words.count, words[index] == "SMALL", words[index + 1] == "CAPITAL" { index += 2 }
-            if index < words.count, words[index].utf8.count == 1, let byte = words[index].utf8.first,
-                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-            {
-                return String(UnicodeScalar(byte | 0x20))
+        if let letter = words.firstIndex(of: "LETTER"), words.contains("LATIN") || (!isMark && words.contains("REGIONAL")) {
+            // The letter is the first word of one or two letters after LETTER, before any WITH: the words
+            // between say how it is drawn (`LATIN LETTER SMALL CAPITAL A`, `LATIN SMALL LETTER DOTLESS J`,
+            // `LATIN CAPITAL LETTER SMALL Q WITH HOOK TAIL`, `COMBINING LATIN SMALL LETTER FLATTENED OPEN A
+            // ABOVE`); two are a ligature read as both (`LATIN SMALL LETTER AE`, `… DZ WITH CARON`).
+            for word in words[(letter + 1)...].prefix(while: { $0 != "WITH" }) where word.utf8.count <= 2 {
+                guard word.utf8.allSatisfy({ (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { continue }
+                return word.lowercased()
             }
             return nil
         }
+        if isMark { return nil }
         if let digit = words.firstIndex(of: "DIGIT"), digit + 1 < words.count, let value = numberNames.firstIndex(of: words[digit + 1]),
             value < 10
         {

@@ -20,7 +20,9 @@ public struct SecretScrubber: Sendable {
     }
 
     private static let parameterName = Array("servicekey".utf8)
-    private static let replacement = Array("***".utf8)
+    /// What stands where the key was.
+    public static let placeholder = "***"
+    private static let replacement = Array(placeholder.utf8)
 
     /// The bytes with every match replaced, or nil when nothing matched.
     public func scrub(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {

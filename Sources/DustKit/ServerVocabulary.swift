@@ -13,10 +13,30 @@ public enum ServerVocabulary {
     /// arrives with each unsafe character and each invalid UTF-8 byte already replaced by it
     /// (`TerminalSafeText.sanitized`), so `종로구` and a bidirectional control was `종로구\u{FFFD}`, a name of
     /// its own, and no real AirKorea text holds one.
-    public static func isKoreanText(_ text: String) -> Bool {
-        !text.unicodeScalars.contains(where: {
-            (TerminalSafeText.isUnsafe($0) && !(0x09...0x0D).contains($0.value)) || $0 == "\u{FFFD}"
-        })
-            && InvisibleText.first(in: text) == nil && !KeyEchoGuard.showsLatinLetter(text)
+    ///
+    /// Nor a combining mark: AirKorea's texts are precomposed Hangul, digits and punctuation, and marks
+    /// stacked on a character draw over the lines around it (or, `COMBINING LATIN SMALL LETTER A`, a
+    /// letter). Nor a text longer than `characters`: AirKorea's longest (an address, a result message)
+    /// are under 60 characters, and a station's name is one an operator can give (`--station`, 64).
+    public static func isKoreanText(_ text: String, atMost characters: Int = maxCharacters) -> Bool {
+        text.utf8.count <= 4 * characters
+            && !text.unicodeScalars.contains(where: {
+                (TerminalSafeText.isUnsafe($0) && !(0x09...0x0D).contains($0.value)) || $0 == "\u{FFFD}" || isMark($0)
+            })
+            && text.count <= characters && InvisibleText.first(in: text) == nil && !KeyEchoGuard.showsLatinLetter(text)
+            // Where the key was, redacted before the text was read: no word of AirKorea's, and no flag to show on every hour.
+            && !text.contains(SecretScrubber.placeholder)
+    }
+
+    /// The most characters of a field of Korean words (an address, a 시도, a flag, a result message).
+    public static let maxCharacters = 200
+    /// The most characters of a station's name: as many as an operator may give one (`DisplayName`).
+    public static let maxNameCharacters = 64
+
+    private static func isMark(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: true
+        default: false
+        }
     }
 }

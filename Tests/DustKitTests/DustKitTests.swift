@@ -343,6 +343,25 @@ struct TerminalSafeTextTests {
         }
     }
 
+    @Test(
+        "A field of Korean words holds no combining mark and is no longer than AirKorea's: a station's name at most 64 characters, any other field 200"
+    )
+    func koreanTextShape() {
+        // COMBINING LATIN SMALL LETTER A, C, E on spaces (each drawn as its letter); an acute accent stacked a thousand times.
+        for text in ["오류 \u{363} \u{368} \u{364}", "종로구\u{301}", "오" + String(repeating: "\u{336}", count: 1000), "종로구\u{20DD}"] {
+            #expect(!ServerVocabulary.isKoreanText(text), "\(text.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
+        #expect(ServerVocabulary.isKoreanText(String(repeating: "종", count: 200)))
+        #expect(!ServerVocabulary.isKoreanText(String(repeating: "오류", count: 101)))
+        #expect(ServerVocabulary.isKoreanText(String(repeating: "종", count: 64), atMost: ServerVocabulary.maxNameCharacters))
+        #expect(!ServerVocabulary.isKoreanText(String(repeating: "종", count: 65), atMost: ServerVocabulary.maxNameCharacters))
+        // Where a redacted key stood (a flag that was the key): no word of AirKorea's.
+        #expect(
+            !ServerVocabulary.isKoreanText(SecretScrubber.placeholder) && !ServerVocabulary.isKoreanText("점검" + SecretScrubber.placeholder))
+        // NFD Hangul (jamo, letters of their own) is Korean words still.
+        #expect(ServerVocabulary.isKoreanText("종로구".decomposedStringWithCanonicalMapping))
+    }
+
     @Test("A quote is bounded in characters and in Unicode scalars: a character of a million combining marks is left out")
     func prefixes() {
         let (short, shortIsWhole) = TerminalSafeText.prefix("종로구 PM2.5", characters: 3)

@@ -136,6 +136,20 @@ struct KeyEchoGuardTests {
             key.mapCharacters { framed($0, capital: 0xE0041, small: 0xE0061, digit: 0xE0030) }
         ),
         ("Latin letters with a stroke or a hook (ⱥ, ƀ)", key.mapCharacters { $0 == "a" ? "ⱥ" : $0 == "b" ? "ƀ" : String($0) }),
+        (
+            "combining Latin letters on spaces (U+0363…, U+1DDA…), dotless j and small q with hook tail",
+            key.mapCharacters { character in
+                guard let ascii = character.asciiValue, character.isLetter else { return String(character) }
+                let letter = ascii | 0x20
+                let combining: [UInt8: UInt32] = [
+                    0x61: 0x363, 0x65: 0x364, 0x69: 0x365, 0x6F: 0x366, 0x75: 0x367, 0x63: 0x368, 0x64: 0x369, 0x68: 0x36A,
+                    0x6D: 0x36B, 0x72: 0x36C, 0x74: 0x36D, 0x76: 0x36E, 0x78: 0x36F, 0x67: 0x1DDA, 0x6B: 0x1DDC, 0x6C: 0x1DDD,
+                    0x6E: 0x1DE0, 0x73: 0x1DE4, 0x7A: 0x1DE6, 0x62: 0x1DE8, 0x66: 0x1DEB, 0x70: 0x1DEE, 0x77: 0x1DF1,
+                ]
+                if let mark = combining[letter] { return " " + String(UnicodeScalar(mark)!) }
+                return ["j": "ȷ", "q": "Ɋ", "y": "ʏ"][Character(UnicodeScalar(letter))] ?? String(character)
+            }
+        ),
         ("Cyrillic and Greek look-alikes (а, е, о, Α, Ο)", key.mapCharacters(cyrillicAndGreek)),
         ("Cherokee look-alikes (Ꭺ, Ꮯ, Ꮪ)", key.mapCharacters { ["A": "Ꭺ", "C": "Ꮯ", "S": "Ꮪ", "T": "Ꭲ", "M": "Ꮇ"][$0] ?? String($0) }),
         (

@@ -571,8 +571,9 @@ struct DashboardTests {
         expectSelfContained(page)
         // A person's own page (not the operator's): that it happened, not the sentence, which may quote anyone's settings.
         let persons = try await scratch.dayPage(DashboardScratch.november20, language: .english, health: health, operatorDetail: false)
-        #expect(persons.contains("The last poll failed at 00:10 (configuration)"))
-        #expect(persons.contains("A configuration reload was refused at 00:15; dustd kept its previous configuration"))
+        // Each sentence ends where its detail would have followed: no dangling colon.
+        #expect(persons.contains("The last poll failed at 00:10 (configuration).</p>"))
+        #expect(persons.contains("A configuration reload was refused at 00:15; dustd kept its previous configuration.</p>"))
         #expect(!persons.contains("class=\"detail\""))
         #expect(!persons.contains("SERVICE KEY") && !persons.contains("station.name"))
         expectSelfContained(persons)

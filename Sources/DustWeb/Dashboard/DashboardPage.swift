@@ -223,7 +223,9 @@ struct DashboardRenderer {
         func when(_ instant: Date) -> String { DashboardFormat.moment(instant, now: now, calendar) }
         func notice(_ message: String, detail: String? = nil, warning: Bool = false) {
             let detailMarkup: HTML = detail.map { "<span class=\"detail\">\($0)</span>" } ?? .empty
-            items.append("<p class=\"notice\(warning ? " warn" : "")\">\(message)\(detailMarkup)</p>")
+            // A sentence that introduces its detail ends there when the detail is not shown (a person's page).
+            let ended = detail == nil && message.hasSuffix(":") ? String(message.dropLast()) + "." : message
+            items.append("<p class=\"notice\(warning ? " warn" : "")\">\(ended)\(detailMarkup)</p>")
         }
 
         if health.stale {
