@@ -127,6 +127,58 @@ struct WebConnectionGateTests {
         #expect(gate.count == 2 && gate.othersWaiting)
     }
 
+    @Test(
+        "A flood spread over many addresses, one place each and the queue full: a phone takes a turn in the queue, and the next place a newcomer frees is the phone's"
+    )
+    func floodFromManyAddresses() throws {
+        let clock = ManualClock()
+        let gate = WebConnectionGate(limit: 4, maxWaiting: 8, clock: { clock.now })
+        let addresses = (0..<4).map { "192.168.0.\(100 + $0)" }
+        // Each address: one place, read and silent, and two connections waiting (12 in all: every place and turn).
+        var stranger: [EmbeddedChannel] = []
+        for address in addresses {
+            let channel = try connection(from: address)
+            #expect(gate.opened(channel))
+            gate.reading(channel)
+            stranger.append(channel)
+        }
+        var waiting: [EmbeddedChannel] = []
+        for address in addresses + addresses {
+            let channel = try connection(from: address)
+            #expect(!gate.opened(channel))
+            waiting.append(channel)
+        }
+        #expect(gate.count == 4 && gate.othersWaiting)
+        // No place has been silent for 5 s and the queue is full: the phone takes the turn of a waiting
+        // connection of an address holding three (it was closed at once before).
+        let (phone, phoneLetIn) = try recorded(connection(from: "192.168.0.23"))
+        #expect(!gate.opened(phone))
+        for channel in waiting { channel.embeddedEventLoop.run() }
+        phone.embeddedEventLoop.run()
+        #expect(phone.isActive && waiting.filter(\.isActive).count == 7, "one of the flood's waiting connections gave its turn")
+        // The flood reconnects from its addresses in turn, every place silent for 5 s by then: each silent
+        // place it frees goes to the connection owed it first, waiting longest at an address holding no
+        // more places, and each newcomer of the flood waits behind the phone. The phone is let in before
+        // every connection that was waiting when it came has had its turn.
+        var flood = stranger + waiting
+        var rounds = 0
+        while !phoneLetIn.admitted, rounds < 12 {
+            // Each connection let in is read by its loop (a no-op for one still waiting).
+            for channel in flood {
+                channel.embeddedEventLoop.run()
+                if channel.isActive { gate.reading(channel) }
+            }
+            clock.advance(seconds: 6)
+            let newcomer = try connection(from: addresses[rounds % addresses.count])
+            #expect(!gate.opened(newcomer), "the flood's newcomer waits")
+            flood.append(newcomer)
+            phone.embeddedEventLoop.run()
+            rounds += 1
+        }
+        #expect(phoneLetIn.admitted && rounds <= 8, "the phone was let in after \(rounds) of the flood's reconnections")
+        #expect(gate.count == 4)
+    }
+
     @Test("One address may fill half the queue: past it its newcomers are closed, while another's still wait")
     func queueShared() throws {
         let gate = WebConnectionGate(limit: 1, maxWaiting: 4)

@@ -111,14 +111,16 @@ final class WebConnectionGate: Sendable {
             return entry
         }
 
-        /// The waiting connection to let in next: the oldest of the address holding fewest places.
+        /// The waiting connection to let in next: the oldest of the address holding fewest places, and of
+        /// those the one with fewest waiting (a flood over many addresses holds as few places as a phone,
+        /// and more turns in the queue).
         func nextWaiting() -> ObjectIdentifier? {
-            var best: (peer: String?, held: Int, order: UInt64)?
+            var best: (peer: String?, held: Int, queued: Int, order: UInt64)?
             for (peer, queue) in waiting {
                 guard let first = queue.first else { continue }
                 let held = places[peer] ?? 0
-                if let chosen = best, (chosen.held, chosen.order) <= (held, first.order) { continue }
-                best = (peer, held, first.order)
+                if let chosen = best, (chosen.held, chosen.queued, chosen.order) <= (held, queue.count, first.order) { continue }
+                best = (peer, held, queue.count, first.order)
             }
             guard let chosen = best else { return nil }
             return waiting[chosen.peer]?.first?.id
@@ -196,13 +198,24 @@ final class WebConnectionGate: Sendable {
                 return (moves, true)
             }
             if let giving = Self.placeGiven(to: peer, in: table, now: now), let gone = table.remove(giving) {
-                // It leaves (its `closed` finds it gone), the newcomer takes its place.
+                // It leaves (its `closed` finds it gone). The place goes to whoever is owed it first: the
+                // waiting connection `closed` would let in, when it is another address's holding no more
+                // places than the newcomer's (it came first); else the newcomer. Given to newcomers alone,
+                // the places a flood from many addresses freed went to its own next connections, never to
+                // anyone waiting.
                 moves.close.append(gone.channel)
-                table.admit(id, entry)
-                return (moves, true)
+                if let next = table.nextWaiting(), let waiting = table.entries[next], let peer, let owed = waiting.peer, owed != peer,
+                    (table.places[owed] ?? 0) <= (table.places[peer] ?? 0), let letIn = table.remove(next)
+                {
+                    table.admit(next, letIn)
+                    moves.admit.append(letIn.channel)
+                } else {
+                    table.admit(id, entry)
+                    return (moves, true)
+                }
             }
             let mine = table.waiting[peer]?.count ?? 0
-            if table.waitingCount < maxWaiting, mine < maxWaitingPerAddress {
+            if mine < maxWaitingPerAddress, table.waitingCount < maxWaiting || Self.turnInQueueGiven(to: peer, in: &table, moves: &moves) {
                 table.entries[id] = entry
                 table.waiting[peer, default: []].append((id, table.opened))
                 table.waitingCount += 1
@@ -239,6 +252,24 @@ final class WebConnectionGate: Sendable {
             }
         }
         return byTurns?.id ?? idlest?.id
+    }
+
+    /// With the queue full, a newcomer from `peer` takes a turn in it from the address holding most
+    /// connections (let in and waiting), at least two more than `peer`'s: that address's newest waiting
+    /// connection is closed. A flood spread over many addresses filled the queue with one or two of each
+    /// and every other client was closed at once (docs/RELIABILITY.md, twenty-fifth session).
+    private static func turnInQueueGiven(to peer: String?, in table: inout Table, moves: inout Moves) -> Bool {
+        guard let peer else { return false }
+        let mine = (table.places[peer] ?? 0) + (table.waiting[peer]?.count ?? 0)
+        var most: (peer: String, held: Int)?
+        for (address, queue) in table.waiting {
+            guard let address, !queue.isEmpty else { continue }
+            let held = (table.places[address] ?? 0) + queue.count
+            if held >= mine + 2, most.map({ held > $0.held }) ?? true { most = (address, held) }
+        }
+        guard let most, let newest = table.waiting[most.peer]?.last, let gone = table.remove(newest.id) else { return false }
+        moves.close.append(gone.channel)
+        return true
     }
 
     func closed(_ channel: any Channel) {
