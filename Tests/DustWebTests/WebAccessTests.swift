@@ -201,7 +201,19 @@ struct WebAccessTests {
                 try await client.execute(uri: path, method: .get, headers: Self.bearer("wrong-0123456789abcdefghijklmnopqrstuvwxyz")) {
                     #expect($0.status == .unauthorized)
                 }
+                // Whatever the method: 401 and nothing else, not the 405 a signed-in client gets.
+                for method in [HTTPRequest.Method.options, .post, .delete, .put, HTTPRequest.Method("PROPFIND")!] {
+                    try await client.execute(uri: path, method: method) { response in
+                        #expect(response.status == .unauthorized, "\(method) \(path)")
+                        #expect(response.headers[.allow] == nil)
+                    }
+                }
             }
+            try await client.execute(uri: "/api/v1/today", method: .options, headers: Self.bearer(Self.dadToken)) {
+                #expect($0.status == .methodNotAllowed && $0.headers[.allow] == "GET, HEAD")
+            }
+            // The open paths say which methods they take to anyone.
+            try await client.execute(uri: "/healthz", method: .options) { #expect($0.status == .methodNotAllowed) }
             try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.accept: "text/html,application/xhtml+xml"]) {
                 response in
                 #expect(response.status == .unauthorized)

@@ -168,6 +168,12 @@ struct WebSecurityMiddleware: RouterMiddleware {
         let path = request.uri.path
         let posting = request.method == .post && Self.postPaths.contains(path)
         guard request.method == .get || request.method == .head || posting else {
+            // Without a token, every path but the open ones answers 401 and nothing else, whatever the method.
+            if access.requiresTokens, !Self.openPaths.contains(path), !Self.postPaths.contains(path),
+                request.headers[.authorization] == nil, request.cookies[SessionCookie.name] == nil
+            {
+                return WebSignIn.unauthorized(request)
+            }
             var response = WebResponse.text(.methodNotAllowed, "Only GET and HEAD are served here.\n").response
             response.headers[.allow] = Self.postPaths.contains(path) ? "GET, HEAD, POST" : "GET, HEAD"
             return response
