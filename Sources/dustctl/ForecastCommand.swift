@@ -93,6 +93,16 @@ struct ForecastCommand: AsyncParsableCommand {
 /// a sentence when none is stored (`dustctl forecast`, `dustctl demo`).
 func weeklyOutlookLines(_ outlook: ForecastOutlook, _ style: TextStyle, _ language: ReportLanguage = .english) -> [String] {
     guard let weekly = outlook.weekly else {
+        // An outlook is stored, but its days have all passed: dustd has fetched none since (stopped, or failing).
+        if let published = outlook.expiredWeeklyPublishedOn {
+            return [
+                "",
+                language.say(
+                    "지금의 주간 예보가 없습니다: 저장된 가장 새 것(\(published) 발표)의 날짜가 모두 지났습니다. dustd는 하루 한 번 17:30 이후에 가져옵니다.",
+                    "No current weekly outlook: every day of the newest stored (published \(published)) has passed; dustd fetches it once a day after 17:30 KST."
+                ),
+            ]
+        }
         return [
             "",
             language.say(

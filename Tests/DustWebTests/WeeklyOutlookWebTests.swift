@@ -56,7 +56,7 @@ struct WeeklyOutlookWebTests {
         }
     }
 
-    @Test("No outlook for the days ahead: the key outlook is null, last; the panel says none is stored yet")
+    @Test("No outlook for the days ahead: the key outlook is null, last; the panel says the newest stored has only past days")
     func noOutlook() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
@@ -67,7 +67,11 @@ struct WeeklyOutlookWebTests {
                 #expect(text(response).hasSuffix(",\"outlook\":null}\n"))
             }
             try await client.execute(uri: "/?lang=en", method: .get) { response in
-                #expect(text(response).contains("No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST."))
+                let page = text(response)
+                #expect(page.contains("No current weekly outlook: every day of the newest stored (published "))
+                #expect(
+                    page.contains(") has passed; dustd fetches it once a day after 17:30 KST.")
+                        && !page.contains("No weekly outlook is stored yet"))
             }
         }
     }

@@ -111,6 +111,12 @@ struct ForecastCommandTests: AtOneNow {
         #expect(days[2].contains("낮음 (low)") && days[2].hasSuffix("신뢰도 낮음"))
         #expect(days[3].contains("낮음 (low)") && days[3].hasSuffix("신뢰도 낮음"))
         #expect(lines[heading + 6].hasPrefix("○ 3일 후에는 대기 정체로"))
+        // Ten days on, every day of it has passed and none newer is stored: said so, not "none stored yet".
+        let later = try await dustctlNow("forecast", "--db", db, "--station", "종로구", "--now", "\(today.adding(days: 10))T12:00")
+        #expect(
+            later.standardOutput.hasSuffix(
+                "\nNo current weekly outlook: every day of the newest stored (published \(outlook.publishedOn)) has passed; "
+                    + "dustd fetches it once a day after 17:30 KST.\n"), "\(later.standardOutput)")
     }
 
     @Test("No forecast stored: one sentence, exit 0 (as today with no readings)")

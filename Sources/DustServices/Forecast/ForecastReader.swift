@@ -13,16 +13,20 @@ public struct ForecastOutlook: Sendable, Hashable {
     /// The newest weekly outlook (docs/REFERENCE.md §17) while its last day is today or later; nil
     /// when none is stored. Its grades are every region's: `region` picks the user's.
     public var weekly: WeeklyOutlook?
+    /// When `weekly` is nil but an outlook is stored, all of whose days have passed: the day it was
+    /// published (dustd has not fetched a newer one since).
+    public var expiredWeeklyPublishedOn: LocalDate?
 
     public init(
         region: ForecastRegion, today: LocalDate, todayGrades: DustPair<RegionalForecast?>, tomorrowGrades: DustPair<RegionalForecast?>,
-        weekly: WeeklyOutlook? = nil
+        weekly: WeeklyOutlook? = nil, expiredWeeklyPublishedOn: LocalDate? = nil
     ) {
         self.region = region
         self.today = today
         self.todayGrades = todayGrades
         self.tomorrowGrades = tomorrowGrades
         self.weekly = weekly
+        self.expiredWeeklyPublishedOn = weekly == nil ? expiredWeeklyPublishedOn : nil
     }
 
     /// No forecast at all is stored for these two days.
@@ -87,12 +91,11 @@ public struct ForecastReader: Sendable {
                     ultraFineDust: try await store.forecast(pollutant: .pm25, date: date, region: region))
             }
             // An outlook whose days are all past says nothing any more.
-            let weekly = try await store.newestWeeklyOutlook().flatMap { outlook in
-                (outlook.days.map(\.date).max() ?? outlook.publishedOn) >= today ? outlook : nil
-            }
+            let newest = try await store.newestWeeklyOutlook()
+            let weekly = newest.flatMap { outlook in (outlook.days.map(\.date).max() ?? outlook.publishedOn) >= today ? outlook : nil }
             return ForecastOutlook(
                 region: region, today: today, todayGrades: try await grades(today), tomorrowGrades: try await grades(today.adding(days: 1)),
-                weekly: weekly)
+                weekly: weekly, expiredWeeklyPublishedOn: newest?.publishedOn)
         } catch {
             throw .storage(error)
         }

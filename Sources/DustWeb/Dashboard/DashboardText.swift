@@ -124,8 +124,17 @@ struct DashboardText {
 
     // The weekly outlook (docs/REFERENCE.md §17).
     var outlook: String { say("주간 초미세먼지 예보", "Weekly PM2.5 outlook") }
-    var outlookPending: String {
-        say("주간 예보가 아직 없습니다. dustd가 매일 17:30 이후에 가져옵니다.", "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.")
+    /// No outlook to show: none stored, or (`expiredPublishedOn`) the newest stored has only past days.
+    func outlookPending(expiredPublishedOn published: LocalDate?) -> String {
+        guard let published else {
+            return say(
+                "주간 예보가 아직 없습니다. dustd가 매일 17:30 이후에 가져옵니다.",
+                "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.")
+        }
+        return say(
+            "지금의 주간 예보가 없습니다: 가장 새 것(\(published.month)/\(published.day) 발표)의 날짜가 모두 지났습니다. dustd가 매일 17:30 이후에 가져옵니다.",
+            "No current weekly outlook: every day of the newest stored (published \(shortDate(published))) has passed; dustd fetches it once a day after 17:30 KST."
+        )
     }
     func outlookPublished(_ date: LocalDate) -> String { say("\(date.month)/\(date.day) 발표", "published \(shortDate(date))") }
     func outlookLevel(_ level: OutlookLevel) -> String { say(level.rawValue, level.englishName) }
