@@ -37,6 +37,9 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A station list was expected (`getMsrstnList`), and the items carry `dataTime`: hourly readings
     /// or a forecast, whose station names come with no address or position.
     case notAStationList
+    /// Hourly readings were expected, and no item is one: they are a forecast's, an advisory's or a
+    /// station list's (a file of another operation given to `dustctl import`, or `api.baseURL` at one).
+    case notMeasurements
     /// The body is compressed data (`CompressedFormat`), not XML: a proxy compressed it unasked, or a
     /// file was saved compressed.
     case compressedBody(CompressedFormat)
@@ -98,6 +101,11 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
             return
                 "The answer holds hourly readings or a forecast (its items carry dataTime), not a station list "
                 + "(getMsrstnList, items with addr, dmX and dmY); nothing was stored. From AirKorea's address, check api.baseURL."
+        case .notMeasurements:
+            return
+                "The answer holds a forecast, advisories or a station list, not hourly readings (getMsrstnAcctoRltmMesureDnsty "
+                + "or getCtprvnRltmMesureDnsty, items with an hour in dataTime and pm10Value); nothing was stored. "
+                + "From AirKorea's address, check api.baseURL."
         }
     }
 
@@ -119,7 +127,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnAirKoreaResponse(let root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
         case .fieldTooLong(let field, let limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
         case .jsonBody, .emptyBody, .truncated, .invalidUTF8, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList, .compressedBody:
+            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList, .notMeasurements, .compressedBody:
             self
         }
     }
@@ -139,7 +147,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
             }
         case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8, .compressedBody:
             .retryWithBackoff
-        case .notAStationList:
+        case .notAStationList, .notMeasurements:
             // A well-formed answer of another operation: api.baseURL points at it, which waiting fixes not.
             .waitForNextHour
         case .jsonBody, .notAnAirKoreaResponse, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,

@@ -48,6 +48,10 @@ struct RawItem {
         set { uniqueOperationFields().advisory = newValue }
     }
 
+    /// It carries a field only another operation's items have: a forecast's, an outlook's or an
+    /// advisory's, or a station list's address or position.
+    var belongsToAnotherOperation: Bool { operationFields != nil || address != nil || latitude != nil || longitude != nil }
+
     private mutating func uniqueOperationFields() -> OperationFields {
         if operationFields == nil || !isKnownUniquelyReferenced(&operationFields!) {
             operationFields = OperationFields(copying: operationFields)

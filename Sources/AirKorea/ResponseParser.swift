@@ -68,6 +68,11 @@ public struct AirKoreaResponseParser: Sendable {
                     gases: item.gasReading
                 ))
         }
+        // No item an hour's, and some another operation's: a forecast's, an advisory's or a station list's
+        // items were counted as skipped hours, and `dustctl import` of a forecast exited 0 having stored nothing.
+        if readings.isEmpty, raw.items.allSatisfy({ $0.slot == nil }), raw.items.contains(where: \.belongsToAnotherOperation) {
+            throw .notMeasurements
+        }
         return MeasurementPage(
             readings: readings, paging: raw.paging, skippedItems: skipped, unknownValues: raw.unknownValues, refusedNameItems: refusedNames)
     }

@@ -247,6 +247,30 @@ struct NormalResponseTests {
         #expect(AirKoreaError.notAStationList.description.contains("not a station list (getMsrstnList"))
     }
 
+    @Test(
+        "Hourly readings are refused when no item is an hour's and the items are another operation's: a forecast, an outlook, advisories, a station list"
+    )
+    func otherOperationsAreNoReadings() throws {
+        for answer in [
+            "synthesized/forecast-pm10-2026-11-20.xml", "synthesized/weekly-outlook-2026-11-22.xml", "synthesized/advisories-pm25-2026.xml",
+            "real/msrstn-list-oldapi-bucheon-truncated.xml",
+        ] {
+            #expect(throws: AirKoreaError.notMeasurements, "\(answer)") {
+                try AirKoreaResponseParser().parseMeasurements(try TestFixtures.data(answer))
+            }
+        }
+        // An answer with no items, or items whose dataTime is broken, is no other operation's: zero readings, counted.
+        let empty = try AirKoreaResponseParser().parseMeasurements(
+            Data("<response><header><resultCode>00</resultCode></header><body><items/></body></response>".utf8))
+        #expect(empty.readings.isEmpty && empty.skippedItems == 0)
+        let broken = try AirKoreaResponseParser().parseMeasurements(
+            Data(
+                "<response><header><resultCode>00</resultCode></header><body><items><item><stationName>종로구</stationName><dataTime>2026-13-01 01:00</dataTime><pm10Value>40</pm10Value></item></items></body></response>"
+                    .utf8))
+        #expect(broken.readings.isEmpty && broken.skippedItems == 1)
+        #expect(AirKoreaError.notMeasurements.description.contains("not hourly readings"))
+    }
+
     @Test("Station list: dmX is the latitude; a nested <item> field does not split the item")
     func stationList() throws {
         let page = try AirKoreaResponseParser().parseStations(try TestFixtures.data("real/msrstn-list-oldapi-bucheon-truncated.xml"))
@@ -304,7 +328,8 @@ struct ErrorResponseTests {
                 "real/rltm-items-oldapi-fragment-dash-and-stale-station-2016-01-10.xml",
                 .malformedXML(line: 19, reason: "content after the end of the document (libxml2 error 5)")
             ),
-            ("real/nearby-msrstn-oldapi-seocho-gangnam-boostcamp.xml", nil),
+            // XML, and an answer of AirKorea's, but a station list's: no hourly readings.
+            ("real/nearby-msrstn-oldapi-seocho-gangnam-boostcamp.xml", .notMeasurements),
         ])
     func notXML(fixture: String, expected: AirKoreaError?) throws {
         #expect(try parseError(fixture) == expected)
