@@ -161,10 +161,14 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
 /// A compressed format a body can be recognised as by its first bytes (`BodySniffer`).
 public enum CompressedFormat: String, Sendable, Hashable, CaseIterable {
     case gzip, zip, bzip2, xz, zstd
+    /// A zlib stream (`Content-Encoding: deflate` as servers send it): `x` then a flag byte making the
+    /// two a multiple of 31, never the start of an XML document.
+    case zlib
 
-    /// The magic bytes a body of the format starts with.
+    /// The magic bytes a body of the format starts with (zlib's at its default level).
     var magic: [UInt8] {
         switch self {
+        case .zlib: [0x78, 0x9C]
         case .gzip: [0x1F, 0x8B]
         case .zip: [0x50, 0x4B, 0x03, 0x04]
         case .bzip2: [0x42, 0x5A, 0x68]
@@ -173,9 +177,16 @@ public enum CompressedFormat: String, Sendable, Hashable, CaseIterable {
         }
     }
 
+    /// Whether `bytes` start as a body of the format does.
+    func starts(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard self == .zlib else { return bytes.starts(with: magic) }
+        return bytes.count >= 2 && bytes[0] == 0x78 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
+    }
+
     /// The command that undoes it.
     var decompressCommand: String {
         switch self {
+        case .zlib: "zlib-flate -uncompress"
         case .gzip: "gunzip"
         case .zip: "unzip"
         case .bzip2: "bunzip2"

@@ -7,7 +7,7 @@ enum BodySniffer {
     /// Throws the error that names what the body is, if it is not an XML document FineDust reads.
     static func rejectNonXML(_ bytes: UnsafeRawBufferPointer) throws(AirKoreaError) {
         // Compressed data first: libxml2 would call its first byte the end of the document ("ends early").
-        if let format = CompressedFormat.allCases.first(where: { bytes.starts(with: $0.magic) }) { throw .compressedBody(format) }
+        if let format = CompressedFormat.allCases.first(where: { $0.starts(bytes) }) { throw .compressedBody(format) }
         var start = 0
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { start = 3 }
         while start < bytes.count, isXMLSpace(bytes[start]) { start += 1 }

@@ -371,6 +371,11 @@ struct ErrorResponseTests {
                 == "The response is gzip-compressed data, not XML: a proxy compressed it unasked, or the file was saved compressed (gunzip it first)."
         )
         #expect(AirKoreaError.compressedBody(.gzip).retryAdvice == .retryWithBackoff)
+        // A zlib stream at any level (`Content-Encoding: deflate`), which libxml2 called "ends early (line 1)".
+        for level in [0x01, 0x5E, 0x9C, 0xDA] as [UInt8] {
+            let body = Data([0x78, level] + Array("<response/>".utf8))
+            #expect(throws: AirKoreaError.compressedBody(.zlib)) { try AirKoreaResponseParser().parseMeasurements(body) }
+        }
         // Two bytes of the magic alone are not enough for the longer ones: `PK` then XML is libxml2's to refuse.
         do throws(AirKoreaError) {
             _ = try AirKoreaResponseParser().parseMeasurements(Data("PK<response/>".utf8))
