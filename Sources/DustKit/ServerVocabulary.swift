@@ -19,13 +19,24 @@ public enum ServerVocabulary {
     /// letter). Nor a text longer than `characters`: AirKorea's longest (an address, a result message)
     /// are under 60 characters, and a station's name is one an operator can give (`--station`, 64).
     public static func isKoreanText(_ text: String, atMost characters: Int = maxCharacters) -> Bool {
-        text.utf8.count <= 4 * characters
-            && !text.unicodeScalars.contains(where: {
-                (TerminalSafeText.isUnsafe($0) && !(0x09...0x0D).contains($0.value)) || $0 == "\u{FFFD}" || isMark($0)
-            })
-            && text.count <= characters && InvisibleText.first(in: text) == nil && !KeyEchoGuard.showsLatinLetter(text)
-            // Where the key was, redacted before the text was read: no word of AirKorea's, and no flag to show on every hour.
-            && !text.contains(SecretScrubber.placeholder)
+        guard text.utf8.count <= 4 * characters else { return false }
+        // Hangul syllables, printable ASCII and white space (nearly every text of AirKorea's, read for every
+        // item of a poll) are neither unsafe nor marks, and each is a character of its own.
+        var scalars = 0
+        var plain = true
+        for scalar in text.unicodeScalars {
+            scalars += 1
+            switch scalar.value {
+            case 0xAC00...0xD7A3, 0x20...0x7E, 0x09...0x0D: continue
+            default:
+                if TerminalSafeText.isUnsafe(scalar) || scalar == "\u{FFFD}" || isMark(scalar) { return false }
+                plain = false
+            }
+        }
+        guard (plain ? scalars : text.count) <= characters else { return false }
+        // Where the key was, redacted before the text was read: no word of AirKorea's, and no flag to show on every hour.
+        if text.utf8.contains(UInt8(ascii: "*")), text.contains(SecretScrubber.placeholder) { return false }
+        return InvisibleText.first(in: text) == nil && !KeyEchoGuard.showsLatinLetter(text)
     }
 
     /// The most characters of a field of Korean words (an address, a 시도, a flag, a result message).
