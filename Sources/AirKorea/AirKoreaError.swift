@@ -161,8 +161,9 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
 /// A compressed format a body can be recognised as by its first bytes (`BodySniffer`).
 public enum CompressedFormat: String, Sendable, Hashable, CaseIterable {
     case gzip, zip, bzip2, xz, zstd
-    /// A zlib stream (`Content-Encoding: deflate` as servers send it): `x` then a flag byte making the
-    /// two a multiple of 31, never the start of an XML document.
+    /// A zlib stream (`Content-Encoding: deflate` as servers send it): `x` (deflate, a 32 KiB window),
+    /// then a flag byte without a preset dictionary making the two a multiple of 31: `01`, `5E`, `9C` or
+    /// `DA`, never the start of an XML document.
     case zlib
 
     /// The magic bytes a body of the format starts with (zlib's at its default level).
@@ -180,7 +181,7 @@ public enum CompressedFormat: String, Sendable, Hashable, CaseIterable {
     /// Whether `bytes` start as a body of the format does.
     func starts(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard self == .zlib else { return bytes.starts(with: magic) }
-        return bytes.count >= 2 && bytes[0] == 0x78 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
+        return bytes.count >= 2 && bytes[0] == magic[0] && bytes[1] & 0x20 == 0 && (UInt16(bytes[0]) << 8 | UInt16(bytes[1])) % 31 == 0
     }
 
     /// The command that undoes it.

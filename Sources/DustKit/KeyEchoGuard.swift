@@ -267,6 +267,8 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         case .nonspacingMark, .spacingMark, .enclosingMark: isMark = true
         default: isMark = false
         }
+        // A Cyrillic letter drawn above the character before reads as the letter drawn (`а` as `a`).
+        if isMark, let letter = combiningCyrillic[scalar.value] { return ConfusableLetters.table[letter] }
         guard let name = scalar.properties.name else { return nil }
         let words = name.split(separator: " ")
         if let letter = words.firstIndex(of: "LETTER"), words.contains("LATIN") || (!isMark && words.contains("REGIONAL")) {
@@ -293,6 +295,15 @@ public struct KeyEchoGuard: Sendable, Hashable, CustomStringConvertible, CustomD
         }
         return nil
     }
+
+    /// The combining Cyrillic letters (U+2DE0–2DFF, U+A674–A67B) to the letters they draw, where a reader
+    /// could take one for a Latin letter or a digit (`ConfusableLetters` says which).
+    private static let combiningCyrillic: [UInt32: UInt32] = [
+        0x2DE0: 0x0431, 0x2DE1: 0x0432, 0x2DE2: 0x0433, 0x2DE3: 0x0434, 0x2DE4: 0x0436, 0x2DE5: 0x0437, 0x2DE6: 0x043A, 0x2DE7: 0x043B,
+        0x2DE8: 0x043C, 0x2DE9: 0x043D, 0x2DEA: 0x043E, 0x2DEB: 0x043F, 0x2DEC: 0x0440, 0x2DED: 0x0441, 0x2DEE: 0x0442, 0x2DEF: 0x0445,
+        0x2DF0: 0x0446, 0x2DF1: 0x0447, 0x2DF2: 0x0448, 0x2DF3: 0x0449, 0x2DF4: 0x0473, 0x2DF6: 0x0430, 0x2DF7: 0x0435, 0x2DFB: 0x044E,
+        0xA674: 0x0454, 0xA675: 0x0456, 0xA676: 0x0457, 0xA677: 0x0443, 0xA679: 0x044B, 0xA67A: 0x044C,
+    ]
 
     private static let numberNames: [Substring] = [
         "ZERO", "ONE", "TWO", "THREE", "FOUR", "FIVE", "SIX", "SEVEN", "EIGHT", "NINE", "TEN", "ELEVEN", "TWELVE", "THIRTEEN",

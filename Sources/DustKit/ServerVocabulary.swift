@@ -19,13 +19,16 @@ public enum ServerVocabulary {
     /// letter). Nor a text longer than `characters`: AirKorea's longest (an address, a result message)
     /// are under 60 characters, and a station's name is one an operator can give (`--station`, 64).
     public static func isKoreanText(_ text: String, atMost characters: Int = maxCharacters) -> Bool {
-        guard text.utf8.count <= 4 * characters else { return false }
+        // At most four scalars a character, as a name an operator gives (`DisplayName`): decomposed Hangul
+        // takes three. Four bytes a scalar bound the bytes looked at.
+        guard text.utf8.count <= 16 * characters else { return false }
         // Hangul syllables, printable ASCII and white space (nearly every text of AirKorea's, read for every
         // item of a poll) are neither unsafe nor marks, and each is a character of its own.
         var scalars = 0
         var plain = true
         for scalar in text.unicodeScalars {
             scalars += 1
+            if scalars > 4 * characters { return false }
             switch scalar.value {
             case 0xAC00...0xD7A3, 0x20...0x7E, 0x09...0x0D: continue
             default:

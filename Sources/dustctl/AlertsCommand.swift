@@ -118,10 +118,9 @@ struct AlertsListCommand: AsyncParsableCommand {
         return lines.joined(separator: "\n")
     }
 
-    /// Each rule's state for each person it is about, in rule order (docs/REFERENCE.md §18). Without
-    /// `people:` the one person `me` is not named, and the rules read as they always did.
-    /// Each rule once per person it is about, with its state at `now` (a day's dose held or fired on an
-    /// earlier day is idle).
+    /// Each rule's state at `now` for each person it is about, in rule order (docs/REFERENCE.md §18): a
+    /// day's dose held or fired on an earlier day is idle. Without `people:` the one person `me` is not
+    /// named, and the rules read as they always did.
     static func ruleStates(
         _ settings: FineDustSettings, states: [String: StoredAlertState], at now: Date
     ) -> [(rule: String, person: String?, state: AlertState)] {

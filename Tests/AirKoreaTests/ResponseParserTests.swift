@@ -376,6 +376,12 @@ struct ErrorResponseTests {
             let body = Data([0x78, level] + Array("<response/>".utf8))
             #expect(throws: AirKoreaError.compressedBody(.zlib)) { try AirKoreaResponseParser().parseMeasurements(body) }
         }
+        // `x ` also makes a multiple of 31, with the preset-dictionary flag: text, not zlib.
+        do throws(AirKoreaError) {
+            _ = try AirKoreaResponseParser().parseMeasurements(Data("x <response/>".utf8))
+        } catch {
+            if case .compressedBody = error { Issue.record("\(error)") }
+        }
         // Two bytes of the magic alone are not enough for the longer ones: `PK` then XML is libxml2's to refuse.
         do throws(AirKoreaError) {
             _ = try AirKoreaResponseParser().parseMeasurements(Data("PK<response/>".utf8))

@@ -360,6 +360,9 @@ struct TerminalSafeTextTests {
             !ServerVocabulary.isKoreanText(SecretScrubber.placeholder) && !ServerVocabulary.isKoreanText("점검" + SecretScrubber.placeholder))
         // NFD Hangul (jamo, letters of their own) is Korean words still.
         #expect(ServerVocabulary.isKoreanText("종로구".decomposedStringWithCanonicalMapping))
+        // Decomposed, a name of 64 syllables is 192 scalars and 576 bytes: within four scalars a character.
+        let long = String(repeating: "종", count: 64).decomposedStringWithCanonicalMapping
+        #expect(ServerVocabulary.isKoreanText(long, atMost: ServerVocabulary.maxNameCharacters))
     }
 
     @Test("A quote is bounded in characters and in Unicode scalars: a character of a million combining marks is left out")

@@ -150,6 +150,17 @@ struct KeyEchoGuardTests {
                 return ["j": "ȷ", "q": "Ɋ", "y": "ʏ"][Character(UnicodeScalar(letter))] ?? String(character)
             }
         ),
+        (
+            "combining Cyrillic look-alikes on spaces (U+2DF6 а, U+2DEA о, U+2DED с …), no run of 12 plain",
+            key.mapCharacters { character in
+                let combining: [Character: UInt32] = [
+                    "a": 0x2DF6, "e": 0x2DF7, "o": 0x2DEA, "c": 0x2DED, "p": 0x2DEC, "x": 0x2DEF, "i": 0xA675, "y": 0xA677,
+                    "b": 0x2DE1, "h": 0x2DE9, "t": 0x2DEE,
+                ]
+                guard let mark = character.lowercased().first.flatMap({ combining[$0] }) else { return String(character) }
+                return " " + String(UnicodeScalar(mark)!)
+            }
+        ),
         ("Cyrillic and Greek look-alikes (а, е, о, Α, Ο)", key.mapCharacters(cyrillicAndGreek)),
         ("Cherokee look-alikes (Ꭺ, Ꮯ, Ꮪ)", key.mapCharacters { ["A": "Ꭺ", "C": "Ꮯ", "S": "Ꮪ", "T": "Ꭲ", "M": "Ꮇ"][$0] ?? String($0) }),
         (

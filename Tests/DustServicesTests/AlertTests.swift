@@ -161,6 +161,13 @@ struct AlertTests {
         #expect(try await quiet.store.alertStates()[rule.description] == .held)
         #expect(try await held.evaluate(inputs(nil), at: Self.at(24 + 7, minute: 26)).isEmpty)
         #expect(try await quiet.store.alertStates()[rule.description] == .idle)
+        // Held again the next night in quiet hours, over the threshold again: stored as that day's, so it
+        // still reads held at 03:00, and fires when quiet hours end.
+        #expect(try await held.evaluate(inputs(90), at: Self.at(24 + 23, minute: 25)).isEmpty)
+        #expect(try await held.evaluate(inputs(95), at: Self.at(48 + 1, minute: 25)).isEmpty)
+        let heldToday = try #require(try await quiet.store.storedAlertStates()[rule.description])
+        #expect(rule.state(heldToday, at: Self.at(48 + 3), calendar: seoul) == .held)
+        #expect(try await held.evaluate(inputs(120), at: Self.at(48 + 7, minute: 25)).map(\.kind) == [.fired])
         // A rule of the air (not a day's dose) keeps its state across midnight.
         let stored = StoredAlertState(.active, changedAt: Self.at(21))
         let grade = try AlertRule(parsing: "pm25.grade >= 3")

@@ -212,6 +212,12 @@ struct WebAccessTests {
             try await client.execute(uri: "/api/v1/today", method: .options, headers: Self.bearer(Self.dadToken)) {
                 #expect($0.status == .methodNotAllowed && $0.headers[.allow] == "GET, HEAD")
             }
+            // A cookie that is no session's, or a proxy's own Basic credentials, let no one in: 401, not 405.
+            for headers: HTTPFields in [[.cookie: "dustd_session=x"], [.authorization: "Basic YWRtaW46YWRtaW4="]] {
+                try await client.execute(uri: "/api/v1/today", method: .options, headers: headers) {
+                    #expect($0.status == .unauthorized && $0.headers[.allow] == nil)
+                }
+            }
             // The open paths say which methods they take to anyone.
             try await client.execute(uri: "/healthz", method: .options) { #expect($0.status == .methodNotAllowed) }
             try await client.execute(uri: "/day/2026-11-20", method: .get, headers: [.accept: "text/html,application/xhtml+xml"]) {

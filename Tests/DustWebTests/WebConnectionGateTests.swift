@@ -175,8 +175,23 @@ struct WebConnectionGateTests {
             phone.embeddedEventLoop.run()
             rounds += 1
         }
-        #expect(phoneLetIn.admitted && rounds <= 8, "the phone was let in after \(rounds) of the flood's reconnections")
+        #expect(phoneLetIn.admitted && rounds == 1, "the phone was let in after \(rounds) of the flood's reconnections")
         #expect(gate.count == 4)
+        // The queue full, a newcomer from an address whose turns are all taken (half the queue) takes none from anyone.
+        let crowded = WebConnectionGate(limit: 1, maxWaiting: 4)
+        let first = try connection(from: "192.168.0.66")
+        #expect(crowded.opened(first))
+        crowded.reading(first)
+        crowded.requestRead(first)
+        let queued =
+            try (0..<2).map { _ in try connection(from: "192.168.0.66") } + [
+                try connection(from: "192.168.0.23"), try connection(from: "192.168.0.24"),
+            ]
+        for channel in queued { #expect(!crowded.opened(channel)) }
+        let more = try connection(from: "192.168.0.66")
+        #expect(!crowded.opened(more))
+        for channel in queued + [more] { channel.embeddedEventLoop.run() }
+        #expect(queued.allSatisfy(\.isActive) && !more.isActive)
     }
 
     @Test("One address may fill half the queue: past it its newcomers are closed, while another's still wait")

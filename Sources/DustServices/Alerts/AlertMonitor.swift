@@ -258,8 +258,10 @@ public struct AlertMonitor: Sendable {
                 // An active rule whose condition stopped holding clears only once it has not held for a while.
                 if current == .active, holds == false, !clearing.clears(key.description, at: now, after: clearAfter) { continue }
                 let (state, edge) = current.next(holds: holds, quiet: quiet)
-                // Stored when it moved, or when the day turned under it (idle, silently, even while today's dose is unknown).
-                guard state != (stored[key.description]?.state ?? .idle) || edge != nil else { continue }
+                // Stored when it moved, and when the day turned under it (so idle, silently, even while today's dose
+                // is unknown; or held again, in quiet hours, as today's).
+                let storedState = stored[key.description]?.state ?? .idle
+                guard state != storedState || current != storedState || edge != nil else { continue }
                 moves.append(Move(key: key, state: state, edge: edge, value: value, station: inputs.station))
             }
             for group in Self.announcements(moves, sharing: !rule.metric.isPersonal) {

@@ -17,13 +17,6 @@ public protocol AlertStore: Sendable {
     func recentAlertEvents(limit: Int) async throws(StorageFailure) -> [(event: AlertEvent, deliveries: [AlertDelivery])]
 }
 
-extension AlertStore {
-    /// The state of every rule seen before, by rule text, as stored.
-    public func alertStates() async throws(StorageFailure) -> [String: AlertState] {
-        try await storedAlertStates().mapValues(\.state)
-    }
-}
-
 /// One announcement: a rule fired or cleared (or a test from `dustctl alerts test`).
 public struct AlertEvent: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, Codable {

@@ -389,7 +389,7 @@ struct DashboardRenderer {
     }
 
     /// The weekly PM2.5 outlook's days for the region (docs/REFERENCE.md §17): 높음 in the colour of 나쁨,
-    /// 낮음 in that of 좋음, with the confidence; a line saying none is stored yet when there is none.
+    /// 낮음 in that of 좋음, with the confidence; a line saying none is stored, or none of days to come, when there is none.
     private func weeklyOutlook(_ outlook: ForecastOutlook) -> HTML {
         guard let weekly = outlook.weekly else {
             return "<p class=\"caption outlook\">\(text.outlookPending(expiredPublishedOn: outlook.expiredWeeklyPublishedOn))</p>"

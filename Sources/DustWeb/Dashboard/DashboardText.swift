@@ -132,8 +132,8 @@ struct DashboardText {
                 "No weekly outlook is stored yet; dustd fetches it once a day after 17:30 KST.")
         }
         return say(
-            "지금의 주간 예보가 없습니다: 가장 새 것(\(published.month)/\(published.day) 발표)의 날짜가 모두 지났습니다. dustd가 매일 17:30 이후에 가져옵니다.",
-            "No current weekly outlook: every day of the newest stored (published \(shortDate(published))) has passed; dustd fetches it once a day after 17:30 KST."
+            "지금의 주간 예보가 없습니다: 가장 새 것(\(outlookPublished(published)))의 날짜가 모두 지났습니다. dustd가 매일 17:30 이후에 가져옵니다.",
+            "No current weekly outlook: every day of the newest stored (\(outlookPublished(published))) has passed; dustd fetches it once a day after 17:30 KST."
         )
     }
     func outlookPublished(_ date: LocalDate) -> String { say("\(date.month)/\(date.day) 발표", "published \(shortDate(date))") }

@@ -38,8 +38,9 @@ public struct WebConnectionLimits: Sendable, Hashable {
 /// The web's open connections, never more than the cap answered at once: a new one over it closes
 /// the connection idle longest (answered and silent since for `idleBeforeEviction`, or read by its
 /// loop for `silentBeforeEviction` without sending a whole request); when none is, it waits, unread, until one closes (at most
-/// `WebConnectionLimits.maxWaiting` wait; past that it is closed), and every answer meanwhile ends its
-/// connection so that kept-alive clients take turns. A burst of clients is answered late, not refused.
+/// `WebConnectionLimits.maxWaiting` wait; past that it takes a turn from an address holding more, or is
+/// closed), and every answer meanwhile ends its connection so that kept-alive clients take turns. A burst
+/// of clients is answered late, not refused.
 ///
 /// Addresses take turns: one device reconnecting whatever the gate closes kept every place younger
 /// than `silentBeforeEviction` and the queue full of its own, and locked every other client out
@@ -47,8 +48,13 @@ public struct WebConnectionLimits: Sendable, Hashable {
 /// places fewer than another takes the place of that address's idlest connection once it has been
 /// read for `idleBeforeEviction` with no request unanswered; an address may fill at most half the
 /// queue; and room made goes first to the oldest waiting connection of the address holding fewest
-/// places. Each connection's address is taken once, when it opens: within one address none of
-/// these rules can fire, so a burst from one address is served in the order it came.
+/// places, of those the one let in least lately. A flood spread over many addresses, one place each,
+/// did the same (twenty-fifth session): with the queue full, a newcomer from an address holding two
+/// connections fewer than another takes that address's newest turn (`turnInQueueGiven`), and a place
+/// closed for a newcomer goes first to the connection waiting that room made would let in, when it is
+/// another address's holding no more places. Each connection's address is taken once, when it opens:
+/// within one address none of these rules can fire, so a burst from one address is served in the order
+/// it came.
 ///
 /// A waiting connection is held by its `WebConnectionHandler`, which keeps the pipeline's reads from
 /// the socket until the gate lets it in (`Admitted`). The gate never touches `autoRead`: a read asked
@@ -86,6 +92,10 @@ final class WebConnectionGate: Sendable {
         var admitted = 0
         /// Connections opened so far: a waiting one's turn in the order of coming.
         var opened: UInt64 = 0
+        /// Connections let in so far, and when (in that count) each address holding a place or a turn was
+        /// last let in: an address not let in since it came has none.
+        var lettings: UInt64 = 0
+        var lastLetIn: [String?: UInt64] = [:]
 
         mutating func admit(_ id: ObjectIdentifier, _ entry: Entry) {
             var entry = entry
@@ -93,6 +103,8 @@ final class WebConnectionGate: Sendable {
             entries[id] = entry
             places[entry.peer, default: 0] += 1
             admitted += 1
+            lettings += 1
+            lastLetIn[entry.peer] = lettings
         }
 
         /// Takes an entry out, with its place or its turn in the queue.
@@ -108,19 +120,21 @@ final class WebConnectionGate: Sendable {
                 if waiting[entry.peer]?.isEmpty == true { waiting[entry.peer] = nil }
                 waitingCount -= 1
             }
+            if places[entry.peer] == nil, waiting[entry.peer] == nil { lastLetIn[entry.peer] = nil }
             return entry
         }
 
         /// The waiting connection to let in next: the oldest of the address holding fewest places, and of
-        /// those the one with fewest waiting (a flood over many addresses holds as few places as a phone,
-        /// and more turns in the queue).
+        /// those the one let in least lately (a flood over many addresses holds as few places as a phone,
+        /// and has been let in again and again as it reconnects).
         func nextWaiting() -> ObjectIdentifier? {
-            var best: (peer: String?, held: Int, queued: Int, order: UInt64)?
+            var best: (peer: String?, held: Int, served: UInt64, order: UInt64)?
             for (peer, queue) in waiting {
                 guard let first = queue.first else { continue }
                 let held = places[peer] ?? 0
-                if let chosen = best, (chosen.held, chosen.queued, chosen.order) <= (held, queue.count, first.order) { continue }
-                best = (peer, held, queue.count, first.order)
+                let served = lastLetIn[peer] ?? 0
+                if let chosen = best, (chosen.held, chosen.served, chosen.order) <= (held, served, first.order) { continue }
+                best = (peer, held, served, first.order)
             }
             guard let chosen = best else { return nil }
             return waiting[chosen.peer]?.first?.id
@@ -261,11 +275,13 @@ final class WebConnectionGate: Sendable {
     private static func turnInQueueGiven(to peer: String?, in table: inout Table, moves: inout Moves) -> Bool {
         guard let peer else { return false }
         let mine = (table.places[peer] ?? 0) + (table.waiting[peer]?.count ?? 0)
-        var most: (peer: String, held: Int)?
+        var most: (peer: String, holding: Int)?
         for (address, queue) in table.waiting {
             guard let address, !queue.isEmpty else { continue }
-            let held = (table.places[address] ?? 0) + queue.count
-            if held >= mine + 2, most.map({ held > $0.held }) ?? true { most = (address, held) }
+            let holding = (table.places[address] ?? 0) + queue.count
+            if holding >= mine + 2, most.map({ holding > $0.holding || (holding == $0.holding && address < $0.peer) }) ?? true {
+                most = (address, holding)
+            }
         }
         guard let most, let newest = table.waiting[most.peer]?.last, let gone = table.remove(newest.id) else { return false }
         moves.close.append(gone.channel)

@@ -167,17 +167,16 @@ struct WebSecurityMiddleware: RouterMiddleware {
     private func checked(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         let posting = request.method == .post && Self.postPaths.contains(path)
-        guard request.method == .get || request.method == .head || posting else {
-            // Without a token, every path but the open ones answers 401 and nothing else, whatever the method.
-            if access.requiresTokens, !Self.openPaths.contains(path), !Self.postPaths.contains(path),
-                request.headers[.authorization] == nil, request.cookies[SessionCookie.name] == nil
-            {
-                return WebSignIn.unauthorized(request)
-            }
+        let methodServed = request.method == .get || request.method == .head || posting
+        var methodNotAllowed: Response {
             var response = WebResponse.text(.methodNotAllowed, "Only GET and HEAD are served here.\n").response
             response.headers[.allow] = Self.postPaths.contains(path) ? "GET, HEAD, POST" : "GET, HEAD"
             return response
         }
+        // A path that holds someone's data says which methods it takes only to one let in: to anyone else it
+        // answers 401 and nothing else, whatever the method (below, once the token or cookie is checked).
+        let methodCheckedAfterAccess = access.requiresTokens && !Self.openPaths.contains(path) && !Self.postPaths.contains(path)
+        if !methodServed, !methodCheckedAfterAccess { return methodNotAllowed }
         if request.uri.description.utf8.count > Self.maxTargetLength {
             return WebResponse.text(.uriTooLong, "The request target is too long.\n").response
         }
@@ -262,6 +261,7 @@ struct WebSecurityMiddleware: RouterMiddleware {
             }
         }
         if let principal {
+            if !methodServed { return methodNotAllowed }
             context.principal = principal
         } else if Self.openPaths.contains(path) {
             // Open to anyone: /healthz says only whether dustd is well; /login is the way in; the
