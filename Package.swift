@@ -236,6 +236,8 @@ let package = Package(
                 "dustctl", "DustKit", "DustStore", "DustServices", "AirKorea", "TestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // HomeAssistantSlugTests: the package read as Home Assistant reads it.
+                .product(name: "Yams", package: "Yams"),
             ]),
         .testTarget(
             name: "DustDaemonTests",

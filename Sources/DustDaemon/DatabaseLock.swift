@@ -1,3 +1,4 @@
+import DustKit
 import DustStore
 import Foundation
 import Synchronization
@@ -281,8 +282,8 @@ struct StorageDirectory {
     }
 
     private static func parent(of path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
-        return directory.isEmpty ? FileManager.default.currentDirectoryPath : directory
+        let directory = FilePaths.directory(of: path)
+        return directory == "." ? FileManager.default.currentDirectoryPath : directory
     }
 
     /// Refuses an existing file that is a symlink, not a regular file, has other names (hard

@@ -270,7 +270,7 @@ public struct ActivityService: Sendable {
             summary.add(health)
         case .gpx:
             try file.rewind()
-            let name = DistanceSample.sourceName((path as NSString).lastPathComponent.utf8)
+            let name = DistanceSample.sourceName(FilePaths.lastComponent(of: path).utf8)
             var minutes = TrackMinutes()
             let gpx = try GPXReader(limits: limits, now: now).read(
                 FileDescriptorByteStream(fileDescriptor: file.descriptor), fileName: name,

@@ -1,3 +1,4 @@
+import DustKit
 import DustServices
 import Foundation
 import GRDB
@@ -103,7 +104,7 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The directory of `path` when the database is there and readable, its `-shm` is not, and this
     /// user may not create files in the directory; nil otherwise.
     static func sharedMemoryMissing(_ path: String) -> String? {
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory = FilePaths.directory(of: path)
         guard access(path, R_OK) == 0, access(path + "-shm", F_OK) != 0, access(directory, W_OK) != 0 else { return nil }
         return directory
     }
@@ -111,8 +112,7 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the file system holding `path` (or its directory, for a file not made yet) is mounted read-only.
     static func onReadOnlyFileSystem(_ path: String) -> Bool {
         var status = statvfs()
-        let directory = (path as NSString).deletingLastPathComponent
-        guard statvfs(path, &status) == 0 || statvfs(directory.isEmpty ? "." : directory, &status) == 0 else { return false }
+        guard statvfs(path, &status) == 0 || statvfs(FilePaths.directory(of: path), &status) == 0 else { return false }
         return status.f_flag & UInt(ST_RDONLY) != 0
     }
 

@@ -208,8 +208,8 @@ public final class SQLiteStore: Sendable {
 
     /// Creates the database's directory (mode 0750) when it does not exist yet.
     public static func createDirectoryIfNeeded(forDatabase path: String) throws(SQLiteFailure) {
-        let directory = (path as NSString).deletingLastPathComponent
-        guard !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) else { return }
+        let directory = FilePaths.directory(of: path)
+        guard !FileManager.default.fileExists(atPath: directory) else { return }
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true,

@@ -85,10 +85,7 @@ struct BackupCommand: AsyncParsableCommand {
 /// Where a backup goes: written under a hidden name beside it, then renamed over it.
 struct BackupTarget {
     let path: String
-    var directory: String {
-        let directory = (path as NSString).deletingLastPathComponent
-        return directory.isEmpty ? "." : directory
-    }
+    var directory: String { FilePaths.directory(of: path) }
 
     /// The database, its -wal, -shm or -journal (there or not yet: SQLite would take a copy named so
     /// for its own and delete it) or a directory cannot be the backup: 64. Nor can anything `--output`
@@ -124,18 +121,24 @@ struct BackupTarget {
     /// hidden from `ls` and as large as the database, for good. Only what cannot be anything else: this
     /// user's regular files of mode 0600 of that name, a PID this system can have and no process has,
     /// untouched for an hour (not another machine's backup into a shared directory), holding an SQLite
-    /// database or rollback journal (or nothing yet). `.zshrc.backup-20240101` is none of these.
+    /// database or rollback journal (or nothing yet), and only the partial copies of a backup to this very
+    /// name: `.places.sqlite.backup-4242`, a copy of another program's, is left alone, and so is
+    /// `.zshrc.backup-20240101`.
     private func removeAbandoned() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
         let largestPID =
             (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)).flatMap { Int32($0.trimmingWhiteSpace) }
             ?? 4_194_304
         let anHourAgo = SystemClock().now.addingTimeInterval(-3600).timeIntervalSince1970
-        for name in names {
-            guard let match = name.wholeMatch(of: /\..+\.backup-(\d{1,7})(-journal)?/.asciiOnlyDigits()), let pid = pid_t(match.1), pid > 1,
+        // `.NAME.backup-`, NAME this backup's own as `createPartial` spells it, byte for byte (a name's other
+        // Unicode spelling is another file).
+        let prefix = FilePaths.lastComponent(of: OutputFile.hiddenName(besides: path, tag: "backup-")).utf8
+        for name in names where name.utf8.starts(with: prefix) {
+            guard let match = Substring(name.utf8.dropFirst(prefix.count)).wholeMatch(of: /(\d{1,7})(-journal)?/.asciiOnlyDigits()),
+                let pid = pid_t(match.1), pid > 1,
                 pid <= largestPID, kill(pid, 0) != 0, errno == ESRCH
             else { continue }
-            let file = (directory as NSString).appendingPathComponent(name)
+            let file = FilePaths.joining(directory, name)
             var status = stat()
             guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_mode & 0o7777 == 0o600,
                 status.st_uid == getuid(), Double(status.st_mtim.tv_sec) < anHourAgo,

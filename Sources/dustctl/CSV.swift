@@ -56,9 +56,22 @@ enum ExportCSV {
         var field = TerminalSafeText.sanitized(value, keepingLineFeeds: true)
         if let first = value.unicodeScalars.first, formulaLeads.contains(first) {
             field = "'" + field
+        } else if let first = field.unicodeScalars.first, formulaLeads.contains(first) {
+            field = "'" + field
         }
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Byte by byte, as a CSV reader reads: a comma or quote is one whatever follows it. Compared as
+        // characters, `,` with a combining mark or skin tone after it (or U+0D4E before it) was one
+        // character that is no comma, and the field went out unquoted, a column more and a live `=`.
+        let special: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+        guard field.utf8.contains(where: special.contains) else { return field }
+        var quoted: [UInt8] = [UInt8(ascii: "\"")]
+        quoted.reserveCapacity(field.utf8.count + 4)
+        for byte in field.utf8 {
+            if byte == UInt8(ascii: "\"") { quoted.append(byte) }
+            quoted.append(byte)
+        }
+        quoted.append(UInt8(ascii: "\""))
+        return String(decoding: quoted, as: UTF8.self)
     }
 
     /// What a spreadsheet may read as the start of a formula: OWASP's six, and their full-width and small

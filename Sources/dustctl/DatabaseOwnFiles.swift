@@ -1,10 +1,12 @@
 import DustConfig
+import DustKit
 import Foundation
 
-/// The files SQLite keeps for a database: the file itself, its `-wal`, `-shm` and `-journal`. A file
-/// dustctl writes (`export --output`, `person export --output`, `backup`) is never one of them: renamed
-/// over the database it would replace a household's history with a CSV, and a file named like its
-/// `-wal` would be read by SQLite as one (docs/REFERENCE.md §15).
+/// The files SQLite keeps for a database: the file itself, its `-wal`, `-shm` and `-journal`, and dustd's
+/// `.lock` beside it. A file dustctl writes (`export --output`, `person export --output`, `backup`) is never
+/// one of them: renamed over the database it would replace a household's history with a CSV, a file named
+/// like its `-wal` would be read by SQLite as one, and one renamed over the lock would let a second dustd
+/// start beside the first (docs/REFERENCE.md §15).
 struct DatabaseOwnFiles {
     /// The SQLite database; nil for PostgreSQL, which keeps no file here.
     let database: String?
@@ -26,7 +28,7 @@ struct DatabaseOwnFiles {
             resolved = String(cString: real)
             free(real)
         }
-        let own = [database, resolved].flatMap { [$0, $0 + "-wal", $0 + "-shm", $0 + "-journal"] }
+        let own = [database, resolved].flatMap { file in ["", "-wal", "-shm", "-journal", ".lock"].map { file + $0 } }
         var target = stat()
         if stat(path, &target) == 0 {
             for file in own {
@@ -40,10 +42,9 @@ struct DatabaseOwnFiles {
 
     /// The path with its directory resolved (links, `.`, `..`) and its last component as written.
     private static func canonical(_ path: String) -> String? {
-        let ns = path as NSString
-        let last = ns.lastPathComponent
-        guard !last.isEmpty, last != ".", last != ".." else { return nil }
-        let directory = ns.deletingLastPathComponent.isEmpty ? "." : ns.deletingLastPathComponent
+        let last = FilePaths.lastComponent(of: path)
+        guard !last.isEmpty, last != ".", last != "..", last != "/" else { return nil }
+        let directory = FilePaths.directory(of: path)
         guard let real = realpath(directory, nil) else { return nil }
         defer { free(real) }
         return String(cString: real) + "/" + last

@@ -1,3 +1,4 @@
+import DustKit
 import DustServices
 import DustStorage
 import Foundation
@@ -103,7 +104,7 @@ enum FileTrust {
     {
         let me = geteuid()
         guard status.st_uid != me, status.st_uid != 0 else { return }
-        let directory = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let directory = FilePaths.directory(of: path)
         var folder = stat()
         guard stat(directory, &folder) == 0 else { return }
         // Others may write there (a sticky /tmp included, whoever owns it): a name in it can be planted.

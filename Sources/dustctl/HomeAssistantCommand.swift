@@ -33,8 +33,12 @@ struct HomeAssistantCommand: ParsableCommand {
     var url = "http://192.168.0.10:8478"
 
     func validate() throws {
+        // dustd's address and nothing else: the package adds each path and `?person=` after it, so a query
+        // or a fragment would be cut into every resource (`http://h/?person=jiho/api/v1/today`), and a
+        // user and password would sit in the YAML in clear.
         guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? ""), parsed.host != nil,
-            url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" })
+            parsed.query == nil, parsed.fragment == nil, parsed.user == nil, parsed.password == nil,
+            url.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "?" && $0 != "#" && $0 != "@" })
         else {
             throw ValidationError(
                 korean: "--url은 dustd의 http(s) 주소여야 합니다. 예: http://192.168.0.10:8478.",
@@ -58,8 +62,9 @@ enum HomeAssistantPackage {
         let base = url.hasSuffix("/") ? String(url.dropLast()) : url
         var text = "rest:\n" + resource(base + "/api/v1/today", secret: "finedust_token") + firstPersonSensors
         if indoor { text += indoorSensor }
+        let slugs = slugs(for: people)
         for (index, person) in people.enumerated().dropFirst() {
-            let slug = person.unicodeScalars.allSatisfy(\.isASCII) ? person.replacingOccurrences(of: "-", with: "_") : "person\(index + 1)"
+            let slug = slugs[index]
             let query = person.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? person
             text += resource(base + "/api/v1/today?person=" + query, secret: "finedust_token_" + slug)
             text += """
@@ -82,6 +87,28 @@ enum HomeAssistantPackage {
                 """
         }
         return text
+    }
+
+    /// Each person's part of their secret's name and their sensors' `unique_id`s: the name itself when it is
+    /// ASCII (`-` as `_`), else `personN` (N its place in `people`), and never one another person has. Two
+    /// names that would make one (`kid-1` and `kid_1`), or a name one of whose fallbacks is another's
+    /// (`민지` second and `person2` third), gave two people one secret and one `unique_id`: Home Assistant
+    /// drops the second sensor, and one person's dose was asked for with the other's token. Those get
+    /// `personN`, and `personN_2`… when that too is a name of the household's.
+    static func slugs(for people: [String]) -> [String] {
+        let wanted = people.map { $0.unicodeScalars.allSatisfy(\.isASCII) ? $0.replacingOccurrences(of: "-", with: "_") : nil }
+        let wantedCount = Dictionary(wanted.compactMap { $0 }.map { ($0, 1) }, uniquingKeysWith: +)
+        var taken = Set<String>()
+        return wanted.enumerated().map { index, own in
+            var slug = own.flatMap { wantedCount[$0] == 1 ? $0 : nil } ?? "person\(index + 1)"
+            var suffix = 2
+            while taken.contains(slug) || (slug != own && wantedCount[slug] != nil) {
+                slug = "person\(index + 1)_\(suffix)"
+                suffix += 1
+            }
+            taken.insert(slug)
+            return slug
+        }
     }
 
     private static func resource(_ address: String, secret: String) -> String {

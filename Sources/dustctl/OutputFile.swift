@@ -83,7 +83,7 @@ struct OutputFile: Sendable {
     }
 
     /// The directory `path` is in: the new copy is made there, so the rename cannot cross file systems.
-    private var directory: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+    private var directory: String { FilePaths.directory(of: path) }
 
     /// Gives the new copy the old file's owner and mode, when there is an old file.
     private func prepare(_ descriptor: Int32, replacing existing: stat?) throws(CommandFailure) {
@@ -150,10 +150,9 @@ struct OutputFile: Sendable {
     /// crossing file systems. A name may have 255 bytes and the hidden one adds the dot and the tag, so a
     /// long name lends it only its first 200 bytes (cut after a whole character).
     static func hiddenName(besides path: String, tag: String) -> String {
-        let url = URL(fileURLWithPath: path)
-        var base = url.lastPathComponent
+        var base = FilePaths.lastComponent(of: path)
         while base.utf8.count > 200 { base.removeLast() }
-        return (url.deletingLastPathComponent().path as NSString).appendingPathComponent(".\(base).\(tag)")
+        return FilePaths.joining(FilePaths.directory(of: path), ".\(base).\(tag)")
     }
 
     /// Writing the new copy failed with `code`; an existing file is as it was.
@@ -194,6 +193,15 @@ struct OutputFile: Sendable {
         guard !path.isEmpty else {
             throw CommandFailure(
                 .usage, language.say("\(writer.korean) 쓸 파일의 이름이 비어 있습니다.", "The file name \(writer.english) is to write is empty."))
+        }
+        // A name ending in `/` names a directory, there or not (`--output x.csv/` wrote its whole copy and then
+        // failed the rename, 74).
+        guard !path.hasSuffix("/") else {
+            throw CommandFailure(
+                .cannotCreate,
+                language.say(
+                    "\(path)은(는) /로 끝나는 디렉터리의 이름입니다. \(writer.korean) 쓸 파일의 이름을 주세요.",
+                    "\(path) ends in /, a directory's name; give the name of the file \(writer.english) is to write."))
         }
         var existing = stat()
         guard lstat(path, &existing) == 0 else {

@@ -58,6 +58,14 @@ struct HostileArgumentsTests {
             #expect(ExportCSV.text(lead + "1+1") == "'" + lead + "1+1", "\(lead)")
         }
         #expect(ExportCSV.text("종로구") == "종로구")
+        // A comma or quote is one byte for a CSV reader, whatever mark, skin tone or prepended letter makes
+        // it part of a larger character for Swift: each is quoted, its quote doubled.
+        for (name, expected) in [
+            ("종로\u{0D4E},=1+1", "\"종로\u{0D4E},=1+1\""), (",\u{1F3FB}=2", "\",\u{1F3FB}=2\""), ("a,\u{0301}b", "\"a,\u{0301}b\""),
+            (",\u{FF9E}", "\",\u{FF9E}\""), ("종로\"\u{1F3FB},=2+2", "\"종로\"\"\u{1F3FB},=2+2\""), ("\"\u{0301}", "\"\"\"\u{0301}\""),
+        ] {
+            #expect(ExportCSV.text(name) == expected, "\(name.unicodeScalars.map { String($0.value, radix: 16) })")
+        }
     }
 
     @Test("A file name of 250 bytes is written: the temporary copy's name stays within 255")
