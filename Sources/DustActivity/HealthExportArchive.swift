@@ -216,11 +216,15 @@ public struct HealthExportArchive {
         return min(limits.maxZipEntryBytes, max(ratioBound, limits.zipRatioAllowance))
     }
 
-    /// False for an absolute name, a drive letter, a backslash, or any `..` component.
+    /// False for an absolute name, a drive letter, a backslash, or any `..` component. Judged byte by byte,
+    /// as a file system reads a name: compared as characters, `/` or `..` followed by a combining mark
+    /// (`/\u{301}etc`, `../\u{301}x`) was a character that is neither.
     static func isSafe(_ name: String) -> Bool {
-        guard !name.isEmpty, !name.hasPrefix("/"), !name.contains("\\"), !name.contains("\0") else { return false }
-        if name.count >= 2, name.dropFirst().first == ":" { return false }
-        return !name.split(separator: "/", omittingEmptySubsequences: false).contains("..")
+        let bytes = Array(name.utf8)
+        let slash = UInt8(ascii: "/")
+        guard let first = bytes.first, first != slash, !bytes.contains(UInt8(ascii: "\\")), !bytes.contains(0) else { return false }
+        if bytes.count >= 2, bytes[1] == UInt8(ascii: ":") { return false }
+        return !bytes.split(separator: slash, omittingEmptySubsequences: false).contains { $0.elementsEqual("..".utf8) }
     }
 
     static func describe(_ error: any Error) -> String {

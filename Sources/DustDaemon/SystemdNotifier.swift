@@ -31,8 +31,11 @@ public struct SystemdNotifier: Sendable {
     @discardableResult
     public func send(_ assignments: [String]) -> Bool {
         guard let socketPath else { return false }
-        // A status line must stay on one line.
-        var lines = assignments.map { $0.replacingOccurrences(of: "\n", with: " ") }
+        // A status line must stay on one line: every line feed and carriage return, scalar by scalar (one
+        // followed by a combining mark is a character that is no line feed, and systemd splits on the byte).
+        var lines = assignments.map { assignment in
+            String(String.UnicodeScalarView(assignment.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
+        }
         if echoes.echoes(lines.joined(separator: "\n")) {
             lines = lines.map { $0.hasPrefix("STATUS=") ? "STATUS=" + SecretRedactor.withheldLine : $0 }
         }

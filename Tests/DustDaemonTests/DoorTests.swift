@@ -48,4 +48,19 @@ struct DoorTests {
         }
         #expect(messages == ["READY=1\nSTATUS=\(SecretRedactor.withheldLine)", "STATUS=Last poll ok, 24 new"])
     }
+
+    @Test("A STATUS= message stays one line whatever follows its line feeds: a combining mark or a carriage return")
+    func statusOneLine() throws {
+        let directory = try TemporaryDirectory("door")
+        defer { directory.remove() }
+        let socket = try NotifySocket(path: directory.path("notify.sock"))
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path], echoes: SecretRedactor())
+        notifier.status("a\n\u{301}READY=1\r\nb\rc")
+        var messages: [String] = []
+        for _ in 0..<50 where messages.isEmpty {
+            messages += socket.drain()
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(messages.map { Array($0.utf8) } == [Array("STATUS=a \u{301}READY=1  b c".utf8)])
+    }
 }
