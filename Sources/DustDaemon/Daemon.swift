@@ -303,6 +303,7 @@ public struct Daemon: Sendable {
         lease pollerLease: any PollerLease
     ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment, echoes: redactor)
+        let stop = DaemonStop()
         // Every request counter at 0 from the start, so a dashboard's rate() has a series before the first event.
         RequestCounters(factory: metrics).declareEveryOutcome()
         let alertSinks: AlertSinks
@@ -321,7 +322,7 @@ public struct Daemon: Sendable {
             maxAttempts: settings.alerts.maxAttempts, initialDelay: .seconds(settings.alerts.retryInitialSeconds))
         let sensorHTTP = AsyncIndoorSensorHTTP()
         // The services that call AirKorea or announce, made afresh whenever this dustd becomes the poller.
-        let pollServices: @Sendable () -> PollServices = { [clock, logger, metrics, environment, redactor] in
+        let pollServices: @Sendable () -> PollServices = { [clock, logger, metrics, environment, redactor, stop] in
             let alertTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let advisoryTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
             let placeTriggers = AsyncStream<Date>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -333,7 +334,7 @@ public struct Daemon: Sendable {
                         alertTriggers.continuation.yield($0)
                         advisoryTriggers.continuation.yield($0)
                         placeTriggers.continuation.yield($0)
-                    }),
+                    }, stop: stop),
                 alerts: AlertService(
                     live: live, database: database,
                     dispatcher: AlertDispatcher(
@@ -372,7 +373,7 @@ public struct Daemon: Sendable {
                     store: database.current(), calendar: live.snapshot.settings.calendar, clock: clock, people: people
                 )
                 .giveStoredHistoryToFirstPerson(logger: logger)
-            }, reloads: await UnixSignalsSequence(trapping: .sighup))
+            }, reloads: await UnixSignalsSequence(trapping: .sighup), stop: stop)
         var services: [any Service]
         if pollerLease.alwaysHeld {
             // SQLite: the one dustd of its database polls, its services in the order they always had.
@@ -396,6 +397,8 @@ public struct Daemon: Sendable {
             services.append(WatchdogService(notifier: notifier, interval: interval, clock: clock))
         }
         services.append(HeapTrimService(trim: HeapTrimService.trimStoreAndHeap { database.opened }))
+        // Last, so told first of a stop.
+        services.append(StopAnnouncement(stop: stop, notifier: notifier, logger: logger))
         var configuration = ServiceGroupConfiguration(services: services.map { .init(service: $0) }, logger: logger)
         configuration.gracefulShutdownSignals = [.sigterm, .sigint]
         configuration.maximumGracefulShutdownDuration = .seconds(4)

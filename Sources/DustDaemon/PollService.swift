@@ -23,6 +23,8 @@ public struct PollService: Service, CustomStringConvertible {
     private let jitter: @Sendable () -> Double
     private let counters: RequestCounters
     private let afterCycle: (@Sendable (Date) -> Void)?
+    /// Set at SIGTERM or SIGINT (`StopAnnouncement`): no cycle starts once it is.
+    private let stop: DaemonStop
 
     /// - Parameter metrics: the swift-metrics factory every request is counted with (`RequestCounters`).
     /// - Parameter afterCycle: called after each poll with its end time (the alert service's trigger).
@@ -30,8 +32,10 @@ public struct PollService: Service, CustomStringConvertible {
         configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
         notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        metrics: any MetricsFactory = NOOPMetricsHandler.instance, afterCycle: (@Sendable (Date) -> Void)? = nil
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance, afterCycle: (@Sendable (Date) -> Void)? = nil,
+        stop: DaemonStop = DaemonStop()
     ) {
+        self.stop = stop
         counters = RequestCounters(factory: metrics)
         self.afterCycle = afterCycle
         self.configuration = configuration
@@ -51,13 +55,10 @@ public struct PollService: Service, CustomStringConvertible {
     }
 
     public func run() async throws {
-        try await withGracefulShutdownHandler {
-            try await cancelWhenGracefulShutdown {
-                try await loop()
-            }
-        } onGracefulShutdown: {
-            logger.info("Stopping: finishing the current write, then exiting")
-            notifier.stopping(status: "Stopping")
+        // `StopAnnouncement` says STOPPING=1 at the signal; the loop starts no cycle from then on, and the
+        // one under way is cancelled when the group reaches this service.
+        try await cancelWhenGracefulShutdown {
+            try await loop()
         }
         // The loop returns only when stopped; the record says so until dustd writes `stopped`.
         await board.update(within: 2) { $0.state = .stopping }
@@ -71,6 +72,12 @@ public struct PollService: Service, CustomStringConvertible {
         // name corrected) polls at once instead of after the wait the old one earned.
         var polledWith: PollInputs?
         while !Task.isCancelled {
+            // Stopping: no new cycle. The loop waits to be told (the service group takes a service that ends
+            // before it is told for a failure).
+            if stop.hasBegun {
+                try? await gracefulShutdown()
+                return
+            }
             let snapshot = configuration.snapshot
             let machine = PollStateMachine(planner: PollPlanner(poll: snapshot.settings.poll))
             switch machine.wake(loop, now: clock.now) {
@@ -89,6 +96,8 @@ public struct PollService: Service, CustomStringConvertible {
             case .pollNow:
                 break
             }
+            // The stop may have come during the wait.
+            if stop.hasBegun { continue }
             guard let stations = snapshot.stations else {
                 // Start-up and reload both refuse a configuration without station.name.
                 throw ConfigurationError.noStation

@@ -31,6 +31,8 @@ public struct ReloadService: Service, CustomStringConvertible {
     private let webAtStart: (settings: HTTPSettings, access: WebAccess?)
     /// SIGHUP, trapped before dustd says READY (`Daemon`); nil traps it when the service runs.
     private let reloads: UnixSignalsSequence?
+    /// Set at SIGTERM or SIGINT (`StopAnnouncement`): a reload under way is then not applied.
+    private let stop: DaemonStop
 
     /// - Parameter environment: the environment dustd started with (it removes the key variable
     ///   from its own environment once read, so children can never inherit it).
@@ -40,8 +42,9 @@ public struct ReloadService: Service, CustomStringConvertible {
         notifier: SystemdNotifier, logger: Logger, environment: [String: String], webAccess: WebAccess?,
         clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] },
         handOverActivity: @escaping @Sendable (_ people: [String]) async throws -> Void = { _ in },
-        reloads: UnixSignalsSequence? = nil
+        reloads: UnixSignalsSequence? = nil, stop: DaemonStop = DaemonStop()
     ) {
+        self.stop = stop
         self.reloads = reloads
         self.handOverActivity = handOverActivity
         self.clock = clock
@@ -136,7 +139,7 @@ public struct ReloadService: Service, CustomStringConvertible {
             // another name takes them now, as at dustd's start (docs/REFERENCE.md §18). Before, a household that
             // added its people with a reload saw the first person's dose without their walking until a restart.
             let people = settings.people.map(\.name)
-            if people != old.settings.people.map(\.name) {
+            if people != old.settings.people.map(\.name), !stop.hasBegun {
                 do {
                     try await handOverActivity(people)
                 } catch {
@@ -144,6 +147,12 @@ public struct ReloadService: Service, CustomStringConvertible {
                         "Could not hand stored activity of \(Person.defaultName) to \(people[0]) (dustd tries again when it next starts): \(error)"
                     )
                 }
+            }
+            // A stop that came while the reload waited (for the database's write lock, the hand-over above) ends
+            // it here: the next start reads the configuration anyway, and nothing should change under a stop.
+            guard !stop.hasBegun else {
+                logger.notice("Reload not applied: dustd is stopping (its next start reads the configuration)")
+                return
             }
             var applied = settings
             applied.storagePath = old.settings.storagePath
@@ -154,6 +163,7 @@ public struct ReloadService: Service, CustomStringConvertible {
             await record(refusal: nil)
         } catch {
             logger.error("Reload refused, keeping the running configuration: \(error)")
+            guard !stop.hasBegun else { return }
             await record(refusal: error.statement)
         }
     }

@@ -1,5 +1,6 @@
 import DustKit
 import Foundation
+import Synchronization
 
 /// The systemd notify protocol (sd_notify(3)) written here: one datagram per message to
 /// `$NOTIFY_SOCKET`, a path or, with a leading `@`, an abstract socket. Without the variable
@@ -8,6 +9,9 @@ public struct SystemdNotifier: Sendable {
     private let socketPath: String?
     /// Asked of each message's whole text before it leaves: a status that echoes a key is withheld.
     private let echoes: any EchoDetector
+    /// Whether `STOPPING=1` was sent, shared by every copy: from then on no `READY=1` or `RELOADING=1` goes
+    /// (a reload that ended during the stop said READY=1 after it, and systemd took the stop for over).
+    private let stopped = StoppingSent()
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment, echoes: any EchoDetector = KeyEchoGuard.none) {
         let path = environment["NOTIFY_SOCKET"]
@@ -15,16 +19,33 @@ public struct SystemdNotifier: Sendable {
         self.echoes = echoes
     }
 
-    /// `READY=1`, optionally with a status line.
-    public func ready(status: String? = nil) { send(["READY=1"] + (status.map { ["STATUS=\($0)"] } ?? [])) }
+    /// `READY=1`, optionally with a status line; only the status once dustd is stopping.
+    public func ready(status: String? = nil) {
+        let status = status.map { ["STATUS=\($0)"] } ?? []
+        if stopped.value.load(ordering: .acquiring) {
+            if !status.isEmpty { send(status) }
+        } else {
+            send(["READY=1"] + status)
+        }
+    }
     /// `STATUS=…`, shown by `systemctl status`.
     public func status(_ text: String) { send(["STATUS=\(text)"]) }
     /// `WATCHDOG=1`.
     public func watchdog() { send(["WATCHDOG=1"]) }
     /// `STOPPING=1`.
-    public func stopping(status: String? = nil) { send(["STOPPING=1"] + (status.map { ["STATUS=\($0)"] } ?? [])) }
-    /// `RELOADING=1`, then `READY=1` when done (Type=notify-reload semantics; harmless otherwise).
-    public func reloading() { send(["RELOADING=1"]) }
+    public func stopping(status: String? = nil) {
+        stopped.value.store(true, ordering: .releasing)
+        send(["STOPPING=1"] + (status.map { ["STATUS=\($0)"] } ?? []))
+    }
+    /// `RELOADING=1` with `MONOTONIC_USEC` (the time it began on CLOCK_MONOTONIC, which `Type=notify-reload`
+    /// requires so that a late `READY=1` of an earlier reload is not taken for this one's end), then
+    /// `READY=1` when done; nothing once dustd is stopping.
+    public func reloading() {
+        guard !stopped.value.load(ordering: .acquiring) else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        send(["RELOADING=1", "MONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000)"])
+    }
 
     /// Sends `KEY=VALUE` lines as one datagram. Failures are ignored, as sd_notify's are: a
     /// missing listener must never stop the daemon.
@@ -77,4 +98,9 @@ public struct SystemdNotifier: Sendable {
         if let pid = environment["WATCHDOG_PID"], pid != String(getpid()) { return nil }
         return .microseconds(Int64(max(100_000, min(microseconds, UInt64(Int64.max)) / 2)))
     }
+}
+
+/// The notifier's memory of `STOPPING=1`, one for all its copies.
+private final class StoppingSent: Sendable {
+    let value = Atomic<Bool>(false)
 }

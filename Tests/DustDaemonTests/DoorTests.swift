@@ -49,6 +49,35 @@ struct DoorTests {
         #expect(messages == ["READY=1\nSTATUS=\(SecretRedactor.withheldLine)", "STATUS=Last poll ok, 24 new"])
     }
 
+    @Test("After STOPPING=1 no READY=1 or RELOADING=1 leaves, in any copy of the notifier; a status still does")
+    func nothingReadyAfterStopping() throws {
+        let directory = try TemporaryDirectory("door")
+        defer { directory.remove() }
+        let socket = try NotifySocket(path: directory.path("notify.sock"))
+        let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path], echoes: SecretRedactor())
+        let copy = notifier
+        notifier.reloading()
+        notifier.ready()
+        notifier.stopping(status: "Stopping")
+        copy.reloading()
+        copy.ready(status: "Last poll ok")
+        copy.ready()
+        var messages: [String] = []
+        for _ in 0..<50 where messages.count < 4 {
+            messages += socket.drain()
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        #expect(messages.count == 4, "\(messages)")
+        let reloading = messages.first?.split(separator: "\n").map(String.init) ?? []
+        #expect(reloading.count == 2 && reloading[0] == "RELOADING=1" && reloading[1].hasPrefix("MONOTONIC_USEC="), "\(reloading)")
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        let sent = UInt64(reloading.last?.dropFirst("MONOTONIC_USEC=".count) ?? "") ?? 0
+        let microseconds = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
+        #expect(sent <= microseconds && microseconds - sent < 10_000_000, "\(sent) against \(microseconds)")
+        #expect(Array(messages.dropFirst()) == ["READY=1", "STOPPING=1\nSTATUS=Stopping", "STATUS=Last poll ok"])
+    }
+
     @Test("A STATUS= message stays one line whatever follows its line feeds: a combining mark or a carriage return")
     func statusOneLine() throws {
         let directory = try TemporaryDirectory("door")

@@ -3,6 +3,7 @@ import DustKit
 import DustStore
 import FakeAirKorea
 import Foundation
+import GRDB
 import Synchronization
 import TestSupport
 import Testing
@@ -192,6 +193,74 @@ struct DustdProcessTests {
         kill(process.processIdentifier, SIGTERM)
         await process.exited()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+    }
+
+    @Test(
+        "SIGTERM while a reload waits for another program's write lock: STOPPING=1 at once, the reload not applied, no READY=1 after it"
+    )
+    func stopDuringBlockedReload() async throws {
+        let directory = try TemporaryDirectory("dustd")
+        defer { directory.remove() }
+        let daily = try TestFixtures.liveData("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml")
+        let server = FakeAirKoreaServer { _ in .respond(status: 200, body: daily) }
+        let baseURL = try await server.start()
+        defer { Task { await server.stop() } }
+        let notify = try NotifySocket(path: directory.path("notify.sock"))
+        let database = directory.path("dust.sqlite")
+        let (process, stderrPath) = try Self.dustd(
+            in: directory, baseURL: baseURL, notify: notify, database: database,
+            environment: ["DUSTD_ADVISORIES_ENABLED": "false", "DUSTD_POLL_INTERVAL_SECONDS": "2", "DUSTD_POLL_JITTER_SECONDS": "0"])
+        try process.runReaped()
+        var messages: [(at: ContinuousClock.Instant, text: String)] = []
+        func listen() { messages += notify.drain().map { (ContinuousClock.now, $0) } }
+        let started = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < started, process.isRunning, !messages.contains(where: { $0.text.contains("STATUS=Last poll ok") }) {
+            listen()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        // Another program takes the write lock (a `dustctl person forget` rewriting the file), and the household
+        // adds its first person: the reload hands `me`'s stored activity over, a write that waits for the lock.
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: database, configuration: holding)
+        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let config = directory.path("dustd.yaml")
+        try (String(contentsOfFile: config, encoding: .utf8) + "people:\n  - { name: dad }\n").write(
+            toFile: config, atomically: true, encoding: .utf8)
+        kill(process.processIdentifier, SIGHUP)
+        let reloading = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < reloading, !messages.contains(where: { $0.text.hasPrefix("RELOADING=1") }) {
+            listen()
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let stopAt = ContinuousClock.now
+        kill(process.processIdentifier, SIGTERM)
+        // The lock is held for six seconds after the signal, then let go.
+        while ContinuousClock.now < stopAt + .seconds(6) {
+            listen()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try other.inDatabase { try $0.execute(sql: "ROLLBACK") }
+        let ending = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < ending, process.isRunning {
+            listen()
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        listen()
+        if process.isRunning { process.terminate() }
+        await process.exited()
+        let logs = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(logs)")
+
+        let reload = try #require(messages.first { $0.text.hasPrefix("RELOADING=1") })
+        #expect(reload.text.contains("\nMONOTONIC_USEC="), "\(reload.text)")
+        let stopping = try #require(messages.first { $0.text.hasPrefix("STOPPING=1") }, "\(messages.map(\.text))")
+        #expect(stopping.at - stopAt < .seconds(2), "STOPPING=1 came \(stopping.at - stopAt) after SIGTERM")
+        let after = messages.drop { !$0.text.hasPrefix("STOPPING=1") }.map(\.text)
+        #expect(!after.contains { $0.contains("READY=1") || $0.contains("RELOADING=1") }, "\(after)")
+        #expect(logs.contains("Reload not applied: dustd is stopping"), "\(logs)")
+        #expect(!logs.contains("Configuration reloaded"), "\(logs)")
     }
 
     @Test(

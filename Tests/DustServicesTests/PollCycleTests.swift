@@ -118,4 +118,22 @@ struct PollCycleTests {
         #expect((try await store.attemptsOldestFirst()).map(\.outcome) == [.stopped])
         #expect((try await store.attemptsOldestFirst()).first?.message == nil)
     }
+
+    @Test("A cycle stopped before its first request is a stop, not a poll that worked: nothing asked, nothing recorded")
+    func cancelledBeforeAsking() async throws {
+        let store = SQLiteStore.scratch()
+        let source = ScriptedAPI { request in dayPage(request.requestedStation ?? "?") }
+        let task = Task {
+            // Cancelled while the cycle waits for the database (another program's write lock, a slow card).
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            return await PollCycle(source: source, store: store, clock: FixedClock(morningAfter))
+                .run(stations: StationPreference(primary: "종로구", fallbacks: ["중구"]), includeNation: true)
+        }
+        task.cancel()
+        let report = await task.value
+        #expect(report.stopped)
+        #expect(!report.succeeded)
+        #expect(report.requests == 0 && source.requests.isEmpty)
+        #expect(try await store.attemptsOldestFirst().isEmpty)
+    }
 }

@@ -115,7 +115,15 @@ public struct PollCycle: Sendable {
     }
 
     private func fetchAllPages(_ first: AirKoreaRequest, station: String?, newest: Slot? = nil, into report: inout CycleReport) async {
+        let requestsBefore = report.requests
         let end = await first.fetchPages { request in await fetch(request, station: station, newest: newest, into: &report) }
+        // Cancelled before its first request (`fetchPages` asks nothing of a cancelled task): a stop, not a
+        // poll that worked. Counted as one, it set the last success and announced "Polling is back to normal"
+        // while AirKorea was failing.
+        if report.requests == requestsBefore, Task.isCancelled {
+            report.stopped = true
+            return
+        }
         if case .capped(let claimed, let window, let pages) = end {
             // A lying totalCount must not spend the day's quota (500 calls) in one cycle.
             report.notices.append(

@@ -1,0 +1,44 @@
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// That dustd has begun to stop (SIGTERM, SIGINT): set by `StopAnnouncement` at the signal itself, and
+/// asked by the services that would otherwise start new work while others finish theirs.
+public final class DaemonStop: Sendable {
+    private let begun = Atomic<Bool>(false)
+
+    public init() {}
+
+    /// Whether the stop has begun.
+    public var hasBegun: Bool { begun.load(ordering: .acquiring) }
+
+    func begin() { begun.store(true, ordering: .releasing) }
+}
+
+/// The first service the group tells of a stop: swift-service-lifecycle tells them in the reverse of their
+/// order, and waits for each, so this one is listed last. It says `STOPPING=1` to systemd and marks the
+/// stop at the signal. Before, the poll loop heard of the stop last, after every other service had
+/// finished: a reload waiting 10 s for another program's write lock kept dustd polling (and applying the
+/// reload, and saying `READY=1`) for 29 s after SIGTERM, past systemd's `TimeoutStopSec`.
+public struct StopAnnouncement: Service, CustomStringConvertible {
+    /// The name the service group logs.
+    public var description: String { "StopAnnouncement" }
+
+    private let stop: DaemonStop
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+
+    public init(stop: DaemonStop, notifier: SystemdNotifier, logger: Logger) {
+        self.stop = stop
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    public func run() async {
+        // Returns when the group begins to stop; throws only when cancelled, which is a stop too.
+        try? await gracefulShutdown()
+        stop.begin()
+        logger.info("Stopping: finishing the current write, then exiting")
+        notifier.stopping(status: "Stopping")
+    }
+}
