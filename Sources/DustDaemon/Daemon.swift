@@ -380,11 +380,12 @@ public struct Daemon: Sendable {
             let polling = pollServices()
             services = [polling.poll, polling.alerts, reload, polling.forecast, polling.advisories, polling.places, polling.indoor]
         } else {
+            // The reload first, so stopped after the poller's services, as with SQLite.
             services = [
+                reload,
                 PollerRole(
                     lease: pollerLease, board: board, clock: clock, logger: logger, notifier: notifier,
-                    retrySeconds: { PollerRole.retryInterval(live.snapshot.settings.poll) }, services: { pollServices().all }),
-                reload,
+                    retrySeconds: { PollerRole.retryInterval(live.snapshot.settings.poll) }, services: { pollServices().all }, stop: stop),
             ]
         }
         if let web = WebFrontEnd.service(

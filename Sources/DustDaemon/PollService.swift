@@ -33,7 +33,7 @@ public struct PollService: Service, CustomStringConvertible {
         notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
         jitter: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         metrics: any MetricsFactory = NOOPMetricsHandler.instance, afterCycle: (@Sendable (Date) -> Void)? = nil,
-        stop: DaemonStop = DaemonStop()
+        stop: DaemonStop
     ) {
         self.stop = stop
         counters = RequestCounters(factory: metrics)
@@ -108,6 +108,8 @@ public struct PollService: Service, CustomStringConvertible {
                 // Polling now: the planned time is past, and the next one is not known yet.
                 status.nextPollAt = nil
             }
+            // The status write above may have waited for another program's lock while the stop came.
+            if stop.hasBegun { continue }
             let report: CycleReport
             do throws(StorageFailure) {
                 let opened = try database.current()

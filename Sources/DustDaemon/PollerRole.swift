@@ -21,6 +21,8 @@ public struct PollerRole: Service, CustomStringConvertible {
     private let retrySeconds: @Sendable () -> TimeInterval
     private let makeServices: @Sendable () -> [any Service]
     private let notifier: SystemdNotifier
+    /// Set at SIGTERM or SIGINT (`StopAnnouncement`): the lease is not taken once it is.
+    private let stop: DaemonStop
 
     /// - Parameter notifier: tells systemd (`STATUS=`) whether this dustd polls.
     /// - Parameter retrySeconds: how long to wait between two tries (`retryInterval(_:)` of the settings in force).
@@ -29,8 +31,9 @@ public struct PollerRole: Service, CustomStringConvertible {
     public init(
         lease: any PollerLease, board: DaemonStatusBoard, clock: any WallClock = SystemClock(), logger: Logger,
         host: String = DaemonStatus.localHost, pid: Int32 = getpid(), notifier: SystemdNotifier = SystemdNotifier(environment: [:]),
-        retrySeconds: @escaping @Sendable () -> TimeInterval, services: @escaping @Sendable () -> [any Service]
+        retrySeconds: @escaping @Sendable () -> TimeInterval, services: @escaping @Sendable () -> [any Service], stop: DaemonStop
     ) {
+        self.stop = stop
         self.notifier = notifier
         self.lease = lease
         self.board = board
@@ -76,6 +79,12 @@ public struct PollerRole: Service, CustomStringConvertible {
         var told: Bool?
         var lastProblem: String?
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            // Stopping: the lease is not taken (a dustd that is going away must not poll, nor keep a healthy
+            // one from taking over). The role waits to be told, as the service group expects.
+            if stop.hasBegun {
+                try? await gracefulShutdown()
+                return
+            }
             let interval = retrySeconds()
             var held = false
             do {

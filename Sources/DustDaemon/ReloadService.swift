@@ -42,7 +42,7 @@ public struct ReloadService: Service, CustomStringConvertible {
         notifier: SystemdNotifier, logger: Logger, environment: [String: String], webAccess: WebAccess?,
         clock: any WallClock = SystemClock(), stations: @escaping @Sendable () async throws -> [Station] = { [] },
         handOverActivity: @escaping @Sendable (_ people: [String]) async throws -> Void = { _ in },
-        reloads: UnixSignalsSequence? = nil, stop: DaemonStop = DaemonStop()
+        reloads: UnixSignalsSequence? = nil, stop: DaemonStop
     ) {
         self.stop = stop
         self.reloads = reloads
@@ -79,6 +79,8 @@ public struct ReloadService: Service, CustomStringConvertible {
     }
 
     private func reload() async {
+        // A SIGHUP after SIGTERM reads nothing: the next start reads the configuration.
+        guard !stop.hasBegun else { return }
         notifier.reloading()
         defer { notifier.ready() }
         let old = live.snapshot

@@ -12,7 +12,7 @@ public final class DaemonStop: Sendable {
     /// Whether the stop has begun.
     public var hasBegun: Bool { begun.load(ordering: .acquiring) }
 
-    func begin() { begun.store(true, ordering: .releasing) }
+    public func begin() { begun.store(true, ordering: .releasing) }
 }
 
 /// The first service the group tells of a stop: swift-service-lifecycle tells them in the reverse of their

@@ -22,10 +22,14 @@ public struct SystemdNotifier: Sendable {
     /// `READY=1`, optionally with a status line; only the status once dustd is stopping.
     public func ready(status: String? = nil) {
         let status = status.map { ["STATUS=\($0)"] } ?? []
-        if stopped.value.load(ordering: .acquiring) {
-            if !status.isEmpty { send(status) }
-        } else {
-            send(["READY=1"] + status)
+        // Checked and sent under the lock `stopping` takes: a reload ending on another thread as the stop
+        // begins sends its READY=1 before STOPPING=1 or not at all.
+        stopped.value.withLock { stopped in
+            if stopped {
+                if !status.isEmpty { send(status) }
+            } else {
+                send(["READY=1"] + status)
+            }
         }
     }
     /// `STATUS=…`, shown by `systemctl status`.
@@ -34,17 +38,21 @@ public struct SystemdNotifier: Sendable {
     public func watchdog() { send(["WATCHDOG=1"]) }
     /// `STOPPING=1`.
     public func stopping(status: String? = nil) {
-        stopped.value.store(true, ordering: .releasing)
-        send(["STOPPING=1"] + (status.map { ["STATUS=\($0)"] } ?? []))
+        stopped.value.withLock { stopped in
+            stopped = true
+            send(["STOPPING=1"] + (status.map { ["STATUS=\($0)"] } ?? []))
+        }
     }
-    /// `RELOADING=1` with `MONOTONIC_USEC` (the time it began on CLOCK_MONOTONIC, which `Type=notify-reload`
-    /// requires so that a late `READY=1` of an earlier reload is not taken for this one's end), then
-    /// `READY=1` when done; nothing once dustd is stopping.
+    /// `RELOADING=1` with `MONOTONIC_USEC` (the time it began on CLOCK_MONOTONIC: sd_notify(3) asks for it, so
+    /// that a late `READY=1` of an earlier reload is not taken for this one's end; `Type=notify` accepts it
+    /// as well), then `READY=1` when done; nothing once dustd is stopping.
     public func reloading() {
-        guard !stopped.value.load(ordering: .acquiring) else { return }
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
-        send(["RELOADING=1", "MONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000)"])
+        let assignments = ["RELOADING=1", "MONOTONIC_USEC=\(UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000)"]
+        stopped.value.withLock { stopped in
+            if !stopped { send(assignments) }
+        }
     }
 
     /// Sends `KEY=VALUE` lines as one datagram. Failures are ignored, as sd_notify's are: a
@@ -102,5 +110,5 @@ public struct SystemdNotifier: Sendable {
 
 /// The notifier's memory of `STOPPING=1`, one for all its copies.
 private final class StoppingSent: Sendable {
-    let value = Atomic<Bool>(false)
+    let value = Mutex<Bool>(false)
 }

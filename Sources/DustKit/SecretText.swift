@@ -11,9 +11,25 @@ public struct SecretText: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// The secret itself, for the one place that sends it (an `Authorization` header, a login).
     public var revealedForSending: String { value }
 
-    /// `text` with every occurrence of the secret replaced by `***`.
+    /// `text` with every occurrence of the secret replaced by `***`, in every form `SecretScrubber` knows (raw,
+    /// percent-encoded, as XML character references). Byte by byte: compared as characters (Foundation's
+    /// `replacingOccurrences`), a token followed by a combining mark or a skin tone was not found, and a
+    /// server's error body quoting it so reached the journal.
     public func redacting(_ text: String) -> String {
-        value.isEmpty ? text : text.replacingOccurrences(of: value, with: "***")
+        let secret = Array(value.utf8)
+        guard !secret.isEmpty else { return text }
+        // As written first (a secret holding `%41` is that text too), then in every encoding.
+        var bytes: [UInt8] = []
+        var rest = Array(text.utf8)[...]
+        var matched = false
+        while let start = rest.firstRange(of: secret) {
+            bytes += rest[..<start.lowerBound] + Array(SecretScrubber.placeholder.utf8)
+            rest = rest[start.upperBound...]
+            matched = true
+        }
+        bytes += rest
+        let scrubbed = bytes.withUnsafeBytes { SecretScrubber(secret: secret).scrub($0) }
+        return scrubbed.map { String(decoding: $0, as: UTF8.self) } ?? (matched ? String(decoding: bytes, as: UTF8.self) : text)
     }
 
     public var description: String { "***" }

@@ -104,7 +104,7 @@ struct BackupTarget {
     /// backups killed before they finished left in the directory goes first (`removeAbandoned`).
     func createPartial(_ language: ReportLanguage) throws -> String {
         removeAbandoned()
-        let partial = OutputFile.hiddenName(besides: path, tag: "backup-\(getpid())")
+        let partial = OutputFile.hiddenName(besides: path, tag: "dustctl-backup-\(getpid())")
         let descriptor = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             let reason = String(cString: strerror(errno))
@@ -117,12 +117,13 @@ struct BackupTarget {
     }
 
     /// Removes the partial copies of backups into this directory whose dustctl is gone: killed (SIGKILL,
-    /// Ctrl-C, a cron job's timeout) while writing, each left `.NAME.backup-PID` and its `-journal`,
+    /// Ctrl-C, a cron job's timeout) while writing, each left `.NAME.dustctl-backup-PID` and its `-journal`,
     /// hidden from `ls` and as large as the database, for good. Only what cannot be anything else: this
     /// user's regular files of mode 0600 of that name, a PID this system can have and no process has,
     /// untouched for an hour (not another machine's backup into a shared directory), holding an SQLite
-    /// database or rollback journal (or nothing yet), and only the partial copies of a backup to this very
-    /// name: `.places.sqlite.backup-4242`, a copy of another program's, is left alone, and so is
+    /// database or rollback journal (or nothing yet). NAME may be any (a cron job's backup has the day in
+    /// its name); the tag is dustctl's own. Of the `.NAME.backup-PID` an older dustctl left, only this
+    /// backup's own name is taken: another program's `.places.sqlite.backup-4242` is left alone, and so is
     /// `.zshrc.backup-20240101`.
     private func removeAbandoned() {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
@@ -130,12 +131,19 @@ struct BackupTarget {
             (try? String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)).flatMap { Int32($0.trimmingWhiteSpace) }
             ?? 4_194_304
         let anHourAgo = SystemClock().now.addingTimeInterval(-3600).timeIntervalSince1970
-        // `.NAME.backup-`, NAME this backup's own as `createPartial` spells it, byte for byte (a name's other
-        // Unicode spelling is another file).
-        let prefix = FilePaths.lastComponent(of: OutputFile.hiddenName(besides: path, tag: "backup-")).utf8
-        for name in names where name.utf8.starts(with: prefix) {
-            guard let match = Substring(name.utf8.dropFirst(prefix.count)).wholeMatch(of: /(\d{1,7})(-journal)?/.asciiOnlyDigits()),
-                let pid = pid_t(match.1), pid > 1,
+        // An older dustctl's `.NAME.backup-`, NAME this backup's own, byte for byte (a name's other Unicode
+        // spelling is another file).
+        let older = FilePaths.lastComponent(of: OutputFile.hiddenName(besides: path, tag: "backup-")).utf8
+        for name in names {
+            let tail: Substring
+            if name.utf8.starts(with: older) {
+                tail = Substring(name.utf8.dropFirst(older.count))
+            } else if let own = name.wholeMatch(of: /\..+\.dustctl-backup-(\d{1,7}(?:-journal)?)/.asciiOnlyDigits()) {
+                tail = own.1
+            } else {
+                continue
+            }
+            guard let match = tail.wholeMatch(of: /(\d{1,7})(-journal)?/.asciiOnlyDigits()), let pid = pid_t(match.1), pid > 1,
                 pid <= largestPID, kill(pid, 0) != 0, errno == ESRCH
             else { continue }
             let file = FilePaths.joining(directory, name)

@@ -56,8 +56,6 @@ enum ExportCSV {
         var field = TerminalSafeText.sanitized(value, keepingLineFeeds: true)
         if let first = value.unicodeScalars.first, formulaLeads.contains(first) {
             field = "'" + field
-        } else if let first = field.unicodeScalars.first, formulaLeads.contains(first) {
-            field = "'" + field
         }
         // Byte by byte, as a CSV reader reads: a comma or quote is one whatever follows it. Compared as
         // characters, `,` with a combining mark or skin tone after it (or U+0D4E before it) was one

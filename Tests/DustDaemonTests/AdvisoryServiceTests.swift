@@ -34,7 +34,7 @@ struct AdvisoryServiceTests {
             let poll = PollService(
                 configuration: live, database: database, board: board, transport: rig.transport,
                 notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(), jitter: { 0 },
-                afterCycle: { polls.continuation.yield($0) })
+                afterCycle: { polls.continuation.yield($0) }, stop: DaemonStop())
             // The test is the advisory loop's trigger: each poll's end runs one step, in order.
             let advisories = AdvisoryService(
                 configuration: live, database: database, board: board, transport: rig.transport, triggers: AsyncStream { nil },

@@ -384,7 +384,7 @@ struct DaemonLifeTests {
         let service = PollService(
             configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
             board: board, transport: UnreachableTransport(), notifier: SystemdNotifier(environment: [:]),
-            logger: LogCapture().logger())
+            logger: LogCapture().logger(), stop: DaemonStop())
         await #expect(throws: ConfigurationError.noStation) { try await service.run() }
     }
 

@@ -61,7 +61,7 @@ func clockedLoop(
     let service = PollService(
         configuration: configuration, database: database, board: board,
         transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
-        jitter: jitter, metrics: metrics)
+        jitter: jitter, metrics: metrics, stop: DaemonStop())
     return ClockedLoop(clock: clock, board: board, service: service, configuration: configuration)
 }
 

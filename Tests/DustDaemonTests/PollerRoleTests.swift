@@ -51,6 +51,8 @@ private struct Instance {
     let board: DaemonStatusBoard
     let role: PollerRole
     let logs: LogCapture
+    /// Its stop, begun by `StopAnnouncement` in dustd.
+    let stop = DaemonStop()
 
     /// Its poll services are `host/poll` and `host/forecast` unless `services` makes others.
     init(
@@ -80,7 +82,7 @@ private struct Instance {
                         ProbeService(name: "\(host)/poll", probes: probes, clock: clock),
                         ProbeService(name: "\(host)/forecast", probes: probes, clock: clock),
                     ]
-            })
+            }, stop: stop)
     }
 
     /// How often the journal has `text`.
@@ -154,6 +156,40 @@ struct PollerRoleTests {
         }
         // Shut down, b gave the lease up for the next dustd.
         #expect(probes.running.isEmpty)
+        #expect(lock.holder == nil)
+    }
+
+    @Test("A dustd that has begun to stop does not take the lease when the poller's session ends; a healthy one does")
+    func stoppingTakesNoLease() async throws {
+        let clock = ManualClock(DemoReplay.now)
+        let store = SQLiteStore.scratch()
+        let lock = MemoryPollerLock()
+        let probes = Probes()
+        let a = await Instance(host: "dust-a", pid: 101, lock: lock, store: store, clock: clock, probes: probes)
+        let b = await Instance(host: "dust-b", pid: 202, lock: lock, store: store, clock: clock, probes: probes)
+        let c = await Instance(host: "dust-c", pid: 303, lock: lock, store: store, clock: clock, probes: probes, retrySeconds: 45)
+        try await testGracefulShutdown { trigger in
+            let first = Task { try await a.role.run() }
+            #expect(await clock.waitUntilSleeping(0) { probes.running == ["dust-a/poll", "dust-a/forecast"] })
+            let second = Task { try await b.role.run() }
+            #expect(await clock.waitUntilSleeping(1) { b.said(standBy) == 1 })
+            let third = Task { try await c.role.run() }
+            #expect(await clock.waitUntilSleeping(2) { c.said("Another dustd polls AirKorea") == 1 })
+            // b is stopping (SIGTERM came, its other services are finishing) when a's session ends: b wakes
+            // first (30 s against c's 45) and must leave the lease to c.
+            b.stop.begin()
+            lock.endSession(of: a.lease)
+            #expect(await clock.waitUntilSleeping(2) { probes.running.isEmpty })
+            clock.advance(by: 30)
+            clock.advance(by: 15)
+            #expect(await clock.waitUntilSleeping(1) { probes.running == ["dust-c/poll", "dust-c/forecast"] })
+            #expect(probes.starts.filter { $0.hasPrefix("dust-b") }.isEmpty)
+            #expect(lock.holder == c.lease.session)
+            trigger.triggerGracefulShutdown()
+            try await first.value
+            try await second.value
+            try await third.value
+        }
         #expect(lock.holder == nil)
     }
 
@@ -262,7 +298,7 @@ struct PollerRoleTests {
                 [
                     PollService(
                         configuration: live, database: database, board: board, transport: rig.transport,
-                        notifier: SystemdNotifier(environment: [:]), clock: clock, logger: logs.logger(), jitter: { 1 })
+                        notifier: SystemdNotifier(environment: [:]), clock: clock, logger: logs.logger(), jitter: { 1 }, stop: DaemonStop())
                 ]
             }
             // a, once it lost the lease, tries again after b's next try: b is the one to take over.

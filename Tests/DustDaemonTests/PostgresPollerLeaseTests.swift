@@ -263,7 +263,7 @@ struct PostgresPollerLeaseTests {
                 database: DaemonDatabase(store, logger: logger), clock: clock, logger: logger, publishing: false)
             return PollerRole(
                 lease: lease, board: board, clock: clock, logger: logger, host: host, pid: 1, retrySeconds: { retry },
-                services: { [ProbeService(name: "\(host)/poll", probes: probes, clock: clock)] })
+                services: { [ProbeService(name: "\(host)/poll", probes: probes, clock: clock)] }, stop: DaemonStop())
         }
         let (first, second) = (await TestServer.lease(), await TestServer.lease())
         let a = await role("dust-a", first, retry: 45)

@@ -59,10 +59,10 @@ struct SecretDescriptionTests {
                 live: live, database: database, dispatcher: dispatcher, triggers: AsyncStream { $0.finish() }, logger: logs.logger()),
             PollService(
                 configuration: live, database: database, board: board, transport: UnreachableTransport(),
-                notifier: SystemdNotifier(environment: [:]), logger: logs.logger()),
+                notifier: SystemdNotifier(environment: [:]), logger: logs.logger(), stop: DaemonStop()),
             ReloadService(
                 configurationFile: empty, live: live, board: board, redactor: SecretRedactor(), notifier: SystemdNotifier(environment: [:]),
-                logger: logs.logger(), environment: [:], webAccess: nil),
+                logger: logs.logger(), environment: [:], webAccess: nil, stop: DaemonStop()),
         ]
         var texts =
             everyDescription(of: sinks) + everyDescription(of: sinks.sinks) + everyDescription(of: dispatcher)

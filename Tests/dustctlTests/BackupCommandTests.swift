@@ -108,13 +108,17 @@ struct BackupCommandTests {
         endedToo.waitUntilExit()
         let sqlite = Data("SQLite format 3\0".utf8) + Data(repeating: 7, count: 100)
         let journal = Data([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]) + Data(repeating: 1, count: 100)
-        let abandoned = [(".daily-2026-12-06.sqlite.backup-\(gone)", sqlite), (".daily-2026-12-06.sqlite.backup-\(gone)-journal", journal)]
+        let abandoned = [
+            // Yesterday's cron backup, killed; and an older dustctl's partial copy of today's name.
+            (".daily-2026-12-05.sqlite.dustctl-backup-\(gone)", sqlite), (".daily-2026-12-05.sqlite.dustctl-backup-\(gone)-journal", journal),
+            (".daily-2026-12-06.sqlite.backup-\(gone)", sqlite),
+        ]
         let kept = [
             // A live dustctl's, someone's own backups by date, a name that is no backup, a file that is no database.
-            (".running.sqlite.backup-\(getpid())", sqlite), (".zshrc.backup-20240101", Data("alias ll='ls -l'\n".utf8)),
+            (".running.sqlite.dustctl-backup-\(getpid())", sqlite), (".zshrc.backup-20240101", Data("alias ll='ls -l'\n".utf8)),
             (".notes.backup-old", sqlite), ("daily-2026-12-04.sqlite", sqlite), (".text.backup-\(gone)", Data("not SQLite".utf8)),
-            // Another program's partial copies, of the same shape: only a backup to this very name is this one's.
-            (".places.sqlite.backup-\(gone)", sqlite), (".daily-2026-12-05.sqlite.backup-\(gone)", sqlite),
+            // Another program's copies of the shape an older dustctl gave its own: only this backup's name is taken.
+            (".places.sqlite.backup-\(gone)", sqlite), (".daily-2026-12-04.sqlite.backup-\(gone)", sqlite),
         ]
         let anHourAgo = Date().addingTimeInterval(-7200)
         for (name, contents) in abandoned + kept {
@@ -123,7 +127,7 @@ struct BackupCommandTests {
             try FileManager.default.setAttributes([.modificationDate: anHourAgo], ofItemAtPath: directory.path(name))
         }
         // One just written (another machine's backup under way in a shared directory) is left too.
-        let fresh = ".daily-2026-12-06.sqlite.backup-\(endedToo.processIdentifier)"
+        let fresh = ".shared.sqlite.dustctl-backup-\(endedToo.processIdentifier)"
         #expect(FileManager.default.createFile(atPath: directory.path(fresh), contents: sqlite, attributes: [.posixPermissions: 0o600]))
         let result = try await dustctl("backup", directory.path("daily-2026-12-06.sqlite"), "--db", live)
         #expect(result.status == 0, "\(result.standardError)")

@@ -115,12 +115,11 @@ public struct PollCycle: Sendable {
     }
 
     private func fetchAllPages(_ first: AirKoreaRequest, station: String?, newest: Slot? = nil, into report: inout CycleReport) async {
-        let requestsBefore = report.requests
         let end = await first.fetchPages { request in await fetch(request, station: station, newest: newest, into: &report) }
-        // Cancelled before its first request (`fetchPages` asks nothing of a cancelled task): a stop, not a
-        // poll that worked. Counted as one, it set the last success and announced "Polling is back to normal"
-        // while AirKorea was failing.
-        if report.requests == requestsBefore, Task.isCancelled {
+        // Cancelled before its first request or between two pages (`fetchPages` asks nothing more of a cancelled
+        // task, and says so with no step): a stop, not a poll that worked. Counted as one, it set the last
+        // success and announced "Polling is back to normal" while AirKorea was failing.
+        if end == nil, Task.isCancelled, report.failure == nil {
             report.stopped = true
             return
         }
