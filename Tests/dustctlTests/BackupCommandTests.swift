@@ -110,7 +110,8 @@ struct BackupCommandTests {
         let journal = Data([0xD9, 0xD5, 0x05, 0xF9, 0x20, 0xA1, 0x63, 0xD7]) + Data(repeating: 1, count: 100)
         let abandoned = [
             // Yesterday's cron backup, killed; and an older dustctl's partial copy of today's name.
-            (".daily-2026-12-05.sqlite.dustctl-backup-\(gone)", sqlite), (".daily-2026-12-05.sqlite.dustctl-backup-\(gone)-journal", journal),
+            (".daily-2026-12-05.sqlite.dustctl-backup-\(gone)", sqlite),
+            (".daily-2026-12-05.sqlite.dustctl-backup-\(gone)-journal", journal),
             (".daily-2026-12-06.sqlite.backup-\(gone)", sqlite),
         ]
         let kept = [
