@@ -57,6 +57,15 @@ public struct IndoorSamplingService: Service, CustomStringConvertible {
         }
     }
 
+    /// Why `token` cannot be sent in a header, if it cannot: a control byte, a space or a letter beyond ASCII
+    /// made NIO refuse the request, which was then said as the server's fault ("answered, but not in HTTP").
+    public static func headerProblem(of token: SecretText) -> SensorProblem? {
+        guard !AlertSinks.isHeaderToken(token.revealedForSending) else { return nil }
+        return .tokenUnusable(
+            "the token file (or the credential homeassistant-token) must hold the token alone, in printable ASCII without spaces; make it again from Home Assistant's profile"
+        )
+    }
+
     /// Home Assistant's token, read each round (a reload or a rotated file takes effect at once); nil
     /// when no sensor needs it; a failure (none set up, a file that cannot be read) those sensors say.
     private func token(_ settings: IndoorSettings) -> Result<SecretText, SensorProblem>? {
@@ -64,6 +73,7 @@ public struct IndoorSamplingService: Service, CustomStringConvertible {
         do {
             guard let token = try settings.homeAssistantToken(environment: environment).password else { return .failure(.noToken) }
             redactor?.add(token)
+            if let problem = Self.headerProblem(of: token) { return .failure(problem) }
             return .success(token)
         } catch {
             return .failure(.tokenUnusable(error.problem))
@@ -184,12 +194,23 @@ public struct IndoorSampler: Sendable {
         // at the minute of this round's sample, which a state read back must not write over.
         let sampler = self
         let until = IndoorSample.minute(containing: now)
+        var unknownInHistory: [String: Int] = [:]
         for start in stride(from: 0, to: backfills.count, by: 2) {
-            await withTaskGroup(of: Void.self) { group in
+            await withTaskGroup(of: (String, Int).self) { group in
                 for (sensor, from) in backfills[start..<min(start + 2, backfills.count)] {
-                    group.addTask { await sampler.backfill(sensor, token: token, from: from, until: until, store: store) }
+                    group.addTask { (sensor.name, await sampler.backfill(sensor, token: token, from: from, until: until, store: store)) }
                 }
+                for await (sensor, unknown) in group where unknown > 0 { unknownInHistory[sensor, default: 0] += unknown }
             }
+        }
+        // The implausible states of a history are counted as a sample's are (docs/REFERENCE.md §21): ten days of
+        // 5,000 µg/m³ were dropped with no count and no line.
+        guard !unknownInHistory.isEmpty else { return }
+        for (sensor, unknown) in unknownInHistory { states[sensor]?.unknownSamples += unknown }
+        do {
+            try await store.saveIndoor(samples: [], states: unknownInHistory.keys.sorted().compactMap { states[$0] })
+        } catch {
+            logger.error("Could not store indoor samples: \(error)")
         }
     }
 
@@ -270,12 +291,14 @@ public struct IndoorSampler: Sendable {
     /// (`SensorAnswer.homeAssistantHistory`), and each window written before the next is asked: what
     /// a backfill holds at once is one answer and at most 1,441 states, even from a server that
     /// ignores `end_time` and answers the same 8 MiB ten times (docs/RELIABILITY.md, "Indoor monitors").
+    /// - Returns: how many of the history's states had no plausible value (counted, never stored).
     private func backfill(
         _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, from start: Date, until now: Date,
         store: any FineDustStore
-    ) async {
-        guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return }
+    ) async -> Int {
+        guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return 0 }
         var kept = 0
+        var unknown = 0
         var windowStart = start
         while windowStart < now {
             let windowEnd = min(windowStart.addingTimeInterval(SensorAnswer.historyWindowSeconds), now)
@@ -289,6 +312,7 @@ public struct IndoorSampler: Sendable {
                     url, bearer: token, http: http, homeAssistant: true, maxBytes: SensorAnswer.maxHistoryBytes)
                 let history = try SensorAnswer.homeAssistantHistory(
                     answer, entity: entity, pollutant: sensor.pollutant, window: windowStart..<windowEnd)
+                unknown += history.unknown
                 let samples = history.states.map {
                     IndoorSample(sensor: sensor.name, at: $0.at, value: $0.value, holdSeconds: IndoorSample.stateHoldSeconds)
                 }
@@ -307,9 +331,12 @@ public struct IndoorSampler: Sendable {
             }
             windowStart = windowEnd
         }
-        if kept > 0 {
-            logger.info("Indoor sensor \(sensor.name): Home Assistant's history read", metadata: ["states": "\(kept)"])
+        if kept > 0 || unknown > 0 {
+            logger.info(
+                "Indoor sensor \(sensor.name): Home Assistant's history read",
+                metadata: ["states": "\(kept)", "implausible": "\(unknown)"])
         }
+        return unknown
     }
 }
 

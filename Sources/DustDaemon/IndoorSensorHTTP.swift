@@ -44,7 +44,8 @@ public final class AsyncIndoorSensorHTTP: IndoorSensorHTTP {
             case .timedOut, .noConnection: throw .timeout(seconds: Int(timeout.seconds.rounded(.up)))
             case .bodyTooLarge(let limit): throw .tooLarge(limit: limit)
             case .notHTTP: throw .notHTTP
-            case .notAnHTTPURL, .unreachable, .system, .tooManyOpenFiles, .closedBeforeAnswer, .tls: throw .unreachable
+            case .tls: throw .tls
+            case .notAnHTTPURL, .unreachable, .system, .tooManyOpenFiles, .closedBeforeAnswer: throw .unreachable
             }
         }
     }

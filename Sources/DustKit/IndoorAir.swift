@@ -38,7 +38,8 @@ public struct IndoorSample: Sendable, Hashable {
     /// A sensor's number as a concentration: finite, not negative, at most 1,000 µg/m³; else nil.
     public static func plausible(_ value: Double?) -> Double? {
         guard let value, value.isFinite, value >= 0, value <= implausibleAbove else { return nil }
-        return value
+        // `-0.0` passes `>= 0`, and the metrics printed it so.
+        return value + 0.0
     }
 }
 

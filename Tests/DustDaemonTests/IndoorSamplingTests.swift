@@ -236,7 +236,7 @@ struct IndoorSamplingTests {
         #expect(hugeSaid.allSatisfy { said in hugeProblems.contains { said.hasPrefix($0) } }, "\(hugeSaid)")
         #expect(problems["moved"]?.hasPrefix("answered a redirect (HTTP 302), which FineDust does not follow") == true)
         #expect(problems["html"]?.hasPrefix("answered something that is not JSON") == true)
-        #expect(problems["ha"] == "Home Assistant refused the token: make a long-lived access token in your profile")
+        #expect(problems["ha"] == "has its token refused by Home Assistant: make a long-lived access token in your profile")
         #expect(elsewhere.server.requests.isEmpty)
         let samples = try await rig.store.indoorSamples(
             sensors: ["silent", "huge", "moved", "html", "ha"], from: .distantPast, to: .distantFuture)
@@ -278,6 +278,74 @@ struct IndoorSamplingTests {
         let problem = try #require(try await rig.store.indoorSensorStates().first?.problem)
         #expect(problem.hasPrefix("has no usable Home Assistant token: ") && problem.contains("/nonexistent/ha-token"), "\(problem)")
         #expect(rig.server.requests.isEmpty)
+        await rig.stop()
+    }
+
+    @Test("A token holding a control byte, a space or a letter beyond ASCII is the token's problem, not the server's; nothing is asked")
+    func tokenNotForAHeader() async throws {
+        let rig = try await Rig { _ in Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#) }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")
+        ])
+        for bad in ["ZQX-token\u{1}eyJ", "ZQX token", "ZQX-tökén", "ZQX-token\r\nX-Other: 1"] {
+            let problem = try #require(IndoorSamplingService.headerProblem(of: SecretText(bad)), "\(bad)")
+            var sampler = rig.sampler()
+            await sampler.round(settings: settings, token: .failure(problem), at: now, database: rig.database)
+            let said = try #require(try await rig.store.indoorSensorStates().first?.problem)
+            #expect(said.hasPrefix("has no usable Home Assistant token: the token file"), "\(said)")
+            #expect(!said.contains("ZQX"), "the token's text: \(said)")
+        }
+        #expect(IndoorSamplingService.headerProblem(of: SecretText(Self.token)) == nil)
+        #expect(rig.server.requests.isEmpty)
+        await rig.stop()
+    }
+
+    @Test("An https url whose server speaks no TLS there is a TLS problem, not a monitor that cannot be reached")
+    func tlsNotTrusted() async throws {
+        // A plain HTTP server answers the TLS handshake with an HTTP error: no TLS at that port.
+        let rig = try await Rig { _ in Self.json("{}") }
+        let https = rig.base.replacingOccurrences(of: "http://", with: "https://") + "/measures/current"
+        do {
+            _ = try await rig.http.get(https, bearer: nil, timeout: .seconds(30), maxBodyBytes: SensorAnswer.maxBytes)
+            Issue.record("answered over TLS")
+        } catch {
+            #expect(error == .tls, "\(error)")
+            #expect(error.description.hasPrefix("answered, but its TLS could not be trusted here"))
+        }
+        await rig.stop()
+    }
+
+    @Test("A monitor's own 401 is its HTTP status; only Home Assistant's 401 or 403 is the token's")
+    func whoseRefusal() {
+        #expect(SensorAnswer.problem(status: 401, homeAssistant: false) == .httpStatus(401))
+        #expect(SensorAnswer.problem(status: 403, homeAssistant: false) == .httpStatus(403))
+        #expect(SensorAnswer.problem(status: 401, homeAssistant: true) == .tokenRefused)
+        #expect(SensorAnswer.problem(status: 403, homeAssistant: true) == .tokenRefused)
+        #expect(SensorAnswer.problem(status: 200, homeAssistant: false) == nil)
+    }
+
+    @Test("A history's implausible states are counted with the sensor's unknown answers and logged, though none is stored")
+    func implausibleHistoryCounted() async throws {
+        let rig = try await Rig { request in
+            if request.path.hasPrefix("/api/history/period/") {
+                return Self.json(
+                    #"[[{"entity_id":"sensor.study_pm25","state":"5000","attributes":{"unit_of_measurement":"µg/m³"},"last_changed":"2026-11-20T00:10:00+00:00"},{"state":"-3","last_changed":"2026-11-20T00:20:00+00:00"}]]"#
+                )
+            }
+            return Self.json(#"{"state":"16","attributes":{"unit_of_measurement":"µg/m³"}}"#)
+        }
+        let settings = IndoorSettings(sensors: [
+            IndoorSensorSettings(name: "study", kind: .homeassistant, url: rig.base, entity: "sensor.study_pm25")
+        ])
+        var sampler = rig.sampler()
+        await sampler.round(settings: settings, token: .success(SecretText(Self.token)), at: now, database: rig.database)
+        let state = try #require(try await rig.store.indoorSensorStates().first)
+        // Both states of each of the ten days asked (the fake gives the same day for every window; only the
+        // window's own are read, and 2026-11-20 01:10 KST lies in one of them).
+        #expect(state.unknownSamples == 2, "\(state)")
+        let samples = try await rig.store.indoorSamples(sensors: ["study"], from: .distantPast, to: .distantFuture)
+        #expect(samples.map(\.value.ultraFineDust) == [16])
+        #expect(rig.logs.text.contains("Home Assistant's history read implausible=2 states=0"), "\(rig.logs.text)")
         await rig.stop()
     }
 

@@ -69,6 +69,8 @@ struct IndoorAirTests {
     func plausible() {
         #expect(IndoorSample.plausible(12.5) == 12.5 && IndoorSample.plausible(0) == 0 && IndoorSample.plausible(1000) == 1000)
         for bad in [-1, .nan, .infinity, 1e308, 1000.5] { #expect(IndoorSample.plausible(bad) == nil) }
+        // Negative zero is zero, and printed so (the metrics wrote `-0.0`).
+        #expect(IndoorSample.plausible(-0.0)?.sign == .plus)
     }
 
     @Test("PurpleAir: channels that agree are averaged; |A − B| > 5 and > 70 % of their mean is unknown")

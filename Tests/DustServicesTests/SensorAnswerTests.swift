@@ -68,12 +68,17 @@ struct SensorAnswerTests {
         for unit in [
             "\\u001b[2Jppm-and-a-very-long-tail", "ppm" + String(repeating: "\u{0301}", count: 30_000), "ｅｙＪｈｂＧｃｉＯｉＡ", "eyJhbGc iOiAiSF",
             "ppm ",
+            // Canonically equivalent to a unit of the list (U+212A KELVIN SIGN is "K"), but not its spelling.
+            "\u{212A}",
         ] {
             #expect(throws: SensorProblem.wrongUnit("another unit")) {
                 try SensorAnswer.homeAssistantState(data(state.replacingOccurrences(of: "µg/m³", with: unit)), pollutant: .pm25)
             }
         }
         #expect(SensorProblem.wrongUnit("another unit").description.hasPrefix("reports in another unit, not µg/m³"))
+        #expect(throws: SensorProblem.wrongUnit("\"K\"")) {
+            try SensorAnswer.homeAssistantState(data(state.replacingOccurrences(of: "µg/m³", with: "K")), pollutant: .pm25)
+        }
         #expect(SensorAnswer.problem(status: 401, homeAssistant: true) == .tokenRefused)
         #expect(SensorAnswer.problem(status: 302, homeAssistant: true) == .redirect(302))
         #expect(SensorAnswer.problem(status: 200, homeAssistant: true) == nil)

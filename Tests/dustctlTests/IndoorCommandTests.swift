@@ -127,15 +127,15 @@ struct IndoorCommandTests {
         let text = try await dustctl(["status", "--db", db], environment: env).standardOutput
         #expect(
             text.contains(
-                "Indoor        study since 2026-11-20T09:00:00+09:00: it Home Assistant refused the token: make a long-lived access token in your profile"
+                "Indoor        study since 2026-11-20T09:00:00+09:00: it has its token refused by Home Assistant: make a long-lived access token in your profile"
             ), "\(text)")
         let json = try await dustctl(["status", "--db", db, "--json"], environment: env).standardOutput
         #expect(
             json.contains(
-                #""indoor":[{"sensor":"study","kind":"homeassistant","lastSample":null,"problem":"it Home Assistant refused the token: make a long-lived access token in your profile","problemSince":"2026-11-20T09:00:00+09:00"}]"#
+                #""indoor":[{"sensor":"study","kind":"homeassistant","lastSample":null,"problem":"it has its token refused by Home Assistant: make a long-lived access token in your profile","problemSince":"2026-11-20T09:00:00+09:00"}]"#
             ), "\(json)")
         let listed = try await dustctl(["indoor", "--db", db], environment: env).standardOutput
-        #expect(listed.contains("  problem      it Home Assistant refused the token") && listed.contains("(since 2026-11-20 09:00)"))
+        #expect(listed.contains("  problem      it has its token refused by Home Assistant") && listed.contains("(since 2026-11-20 09:00)"))
 
         // The monitor changed to `kind: import`: dustd no longer asks it, so its old problem is no longer so
         // (`dustctl indoor` said it for good, while `status` did not).

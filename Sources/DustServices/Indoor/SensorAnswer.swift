@@ -27,6 +27,8 @@ public struct SensorValues: Sendable, Hashable {
 /// minute the problem lasts, so dustd logs it once when it starts and once when it ends.
 public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
     case unreachable
+    /// An `https` url whose server's certificate this machine does not trust, or that speaks no TLS.
+    case tls
     /// Something answered at the url, but not in HTTP.
     case notHTTP
     case timeout(seconds: Int)
@@ -50,6 +52,8 @@ public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .unreachable:
             "cannot be reached; check that it is switched on and on the network, and its url in indoor.sensors"
+        case .tls:
+            "answered, but its TLS could not be trusted here (a self-signed certificate, or no TLS at that port); give its http:// address in indoor.sensors, or a certificate this machine trusts"
         case .notHTTP:
             "answered, but not in HTTP (another kind of server at that address and port); check its url in indoor.sensors"
         case .timeout(let seconds):
@@ -65,7 +69,7 @@ public enum SensorProblem: Error, Sendable, Hashable, CustomStringConvertible {
         case .wrongShape(let expected):
             "answered JSON without \(expected); check its kind in indoor.sensors"
         case .tokenRefused:
-            "Home Assistant refused the token: make a long-lived access token in your profile"
+            "has its token refused by Home Assistant: make a long-lived access token in your profile"
         case .noToken:
             "has no Home Assistant token: put one in the file indoor.homeAssistantTokenFile names, or the credential homeassistant-token"
         case .tokenUnusable(let reason):
@@ -100,8 +104,9 @@ public enum SensorAnswer {
         switch status {
         case 200: nil
         case 300...399: .redirect(status)
-        case 401,
-            403 where homeAssistant:
+        // Only Home Assistant's refusal is of the token: a monitor's own 401 (`WWW-Authenticate: Basic`) is its
+        // status. (`case 401, 403 where homeAssistant` read every 401 as the token's: a `where` binds its last pattern.)
+        case 401 where homeAssistant, 403 where homeAssistant:
             .tokenRefused
         default: .httpStatus(status)
         }
@@ -240,7 +245,10 @@ public enum SensorAnswer {
     /// there) could spell it in units, a few characters or full-width letters at a time, into the log,
     /// the database and the dashboard.
     static func shownUnit(_ text: String) -> String {
-        knownUnits.contains(text) ? "\"\(text)\"" : "another unit"
+        // The list's own spelling, found byte for byte: a `Set<String>` matches by canonical equivalence, and
+        // U+212A KELVIN SIGN was quoted as the server wrote it for "K".
+        let own = knownUnits.first { $0.utf8.elementsEqual(text.utf8) }
+        return own.map { "\"\($0)\"" } ?? "another unit"
     }
 
     /// The units of measurement Home Assistant's sensor device classes use, and the spellings of µg/m³
