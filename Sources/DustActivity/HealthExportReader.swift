@@ -18,7 +18,8 @@ public struct HealthExportSummary: Sendable, Hashable {
     /// C0 control characters XML forbids, replaced by spaces (iOS 16 writes U+000B in values).
     public var controlCharactersReplaced = 0
     /// Distance records skipped because they cannot be placed in time: ending before they start,
-    /// or covering more than `DistanceSample.isPlausible` allows (150 km at one instant).
+    /// covering more than `DistanceSample.isPlausible` allows (150 km at one instant), or spanning more
+    /// than `ActivityReaderLimits.maxSampleDuration` (a week).
     public var recordsDropped = 0
     /// Distance records dated before 2000 or more than a day after the import, skipped
     /// (`SupportedPeriod.isPlausible`).
@@ -226,9 +227,12 @@ public struct HealthExportReader: Sendable {
             }
             let metres = value * metresPerUnit
             let seconds = end.timeIntervalSince(start)
+            // A record over a week (another app syncing its backlog as one, 41 km from the 10th to the 18th) cannot
+            // be placed in the hours it was walked: skipped and counted like the others. It refused the whole
+            // export, and exporting again, as the error said, gave the same record.
             guard seconds <= limits.maxSampleDuration else {
-                throw .invalidRecord(
-                    line: line, record: .distance, problem: "spans more than \(Int(limits.maxSampleDuration / 3600)) hours")
+                summary.recordsDropped += 1
+                return
             }
             // A manual entry of 150 km at one instant would otherwise land whole in one hour.
             guard DistanceSample.isPlausible(metres: metres, seconds: seconds) else {

@@ -429,7 +429,7 @@ extension HealthExportReaderTests {
     }
 
     @Test(
-        "A record that cannot be placed in time is skipped and counted: 150 km at one instant, 20 km in 10 minutes; 5 m at one instant and 18 km in 10 minutes are kept"
+        "A record that cannot be placed in time is skipped and counted: 150 km at one instant, 20 km in 10 minutes, eight days; 5 m at one instant and 18 km in 10 minutes are kept"
     )
     func implausibleRecords() throws {
         let at = "2024-01-01 08:20:00 +0900"
@@ -441,9 +441,11 @@ extension HealthExportReaderTests {
                 distanceRecord(unit: "m", value: "5", start: at, end: at),  // a tap of 5 m: kept
                 distanceRecord(unit: "m", value: "30", start: at, end: at),  // 30 m in the one-second resolution: kept
                 distanceRecord(value: "18", start: at, end: "2024-01-01 08:30:00 +0900"),  // exactly 30 m/s: kept
+                // An app's backlog synced as one record of eight days: skipped, the export still read.
+                distanceRecord(value: "41.2", start: "2023-12-24 00:00:00 +0900", end: "2024-01-01 09:00:00 +0900"),
             ].joined(separator: "\n"))
         let (samples, summary) = try readHealth(xml)
-        #expect(summary.recordsDropped == 3)
+        #expect(summary.recordsDropped == 4)
         #expect(summary.distanceRecords == 3)
         #expect(samples.map(\.metres) == [5, 30, 18_000])
     }
