@@ -314,10 +314,22 @@ struct ReportText {
             if station != primary { notes.append(say("\(station) 측정값", "from \(station)")) }
             if let distance = hour.walkingDistance { notes.append(say("\(Int(distance)) m 걸음", "walked \(Int(distance)) m")) }
             // A tracked hour (docs/REFERENCE.md §19): its share and the nearest station the track's air came from.
-            if let place = hour.place, place.kind == .track, let nearest = place.nearest {
+            if let place = hour.place, place.kind == .track {
                 let share = Int((place.trackedFraction * 100).rounded())
-                let near = "\(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km"
-                notes.append(say("이동 경로 \(share)%, \(near)", "tracked \(share)%, near \(near)"))
+                if let nearest = place.nearest {
+                    let near = "\(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km"
+                    notes.append(say("이동 경로 \(share)%, \(near)", "tracked \(share)%, near \(near)"))
+                } else if let why = place.fallback {
+                    // No station's air along the track (abroad, or the nation's hours not stored): the home's value
+                    // stood in for it, which the note said nothing of ("walked 2518 m" in Bangkok).
+                    let reason =
+                        switch why {
+                        case .noStationWithinRadius: say("가까운 측정소 없음", "no station near")
+                        case .noNationalData: say("전국 측정값 없음", "no national data")
+                        case .noStationPositions: say("측정소 위치 없음", "stations not placed")
+                        }
+                    notes.append(say("이동 경로 \(share)%, \(reason): 집의 공기", "tracked \(share)%, \(reason): home's air"))
+                }
             }
             // The home's monitor replaced the estimate indoors (docs/REFERENCE.md §21).
             if let indoor = hour.indoor, indoor.source == .sensor {

@@ -29,8 +29,15 @@ struct LocationDashboardTests {
             ], fetchedAt: DemoReplay.now)
         let minutes = TrackMinutes(
             (0..<30).map { TrackPoint(at: ten.start.addingTimeInterval(Double($0) * 60), latitude: 37.560, longitude: 126.990) })
+        // 14:00–14:15 in Bangkok: no station within 10 km, the home's air stands in.
+        let bangkok = TrackMinutes(
+            (0..<15).map { TrackPoint(at: ten.start.addingTimeInterval(4 * 3600 + Double($0) * 60), latitude: 13.75, longitude: 100.5) })
         try await rig.store.saveImport(
-            walking: [], body: [], positions: [PositionBatch(person: "me", source: "gpx:walk.gpx", minutes: minutes, replacing: nil)],
+            walking: [], body: [],
+            positions: [
+                PositionBatch(person: "me", source: "gpx:walk.gpx", minutes: minutes, replacing: nil),
+                PositionBatch(person: "me", source: "gpx:bangkok.gpx", minutes: bangkok, replacing: nil),
+            ],
             importedAt: DemoReplay.now)
         let store = rig.store
         let settings = WebData.ReportSettings(
@@ -45,6 +52,7 @@ struct LocationDashboardTests {
         }
         // p is 1.431475 km from 중구, the nearest of the three.
         #expect(page.contains("이동 경로 50% · 중구 1.4 km"))  // the page speaks Korean first
+        #expect(page.contains("이동 경로 25% · 가까운 측정소 없음: 집의 공기"), "\(page)")
         #expect(
             api.contains("\"where\":{\"kind\":\"track\",\"trackedFraction\":0.5,\"stations\":{\"pm10\":[{\"station\":\"중구\",\"km\":1.43"))
         // Hours without a position keep the home station's value and say so.

@@ -167,6 +167,32 @@ struct ExportTests {
         #expect(!result.standardOutput.contains("▶"))
     }
 
+    @Test("A tracked hour with no station near (a walk in Bangkok) says that the home's air stood in for the track's")
+    func trackedAbroad() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let db = directory.path("demo.sqlite")
+        #expect(try await dustctl("demo", "--db", db, "--fixtures", TestFixtures.url("").path).status == 0)
+        // 10:00–10:30 KST (01:00–01:30 UTC, 31 minutes of the hour), 80 m a minute eastward along 13.75° N.
+        let points = (0...30).map { minute in
+            let lon = 100.5 + Double(minute) * 80 / (111_320 * cos(13.75 * .pi / 180))
+            return "<trkpt lat=\"13.75\" lon=\"\(lon)\"><time>2026-11-20T01:\(minute < 10 ? "0" : "")\(minute):00Z</time></trkpt>"
+        }
+        let gpx =
+            #"<?xml version="1.0"?><gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>"#
+            + points.joined() + "</trkseg></trk></gpx>"
+        let file = directory.path("bangkok.gpx")
+        try gpx.write(toFile: file, atomically: true, encoding: .utf8)
+        let household = ["--config", TestFixtures.url("demo-household.yaml").path, "--db", db]
+        let imported = try await dustctl(["activity", "import", file, "--person", "jiho"] + household)
+        #expect(imported.status == 0, "\(imported.standardError)")
+        let day = try await dustctl(["day", "2026-11-20", "--person", "jiho"] + household)
+        let line = day.standardOutput.split(separator: "\n").first { $0.hasPrefix("10:00–11:00") }.map(String.init) ?? ""
+        #expect(line.hasSuffix("walked 2397 m, tracked 52%, no station near: home's air"), "\(line)")
+        let korean = try await dustctl(["day", "2026-11-20", "--person", "jiho"] + household, environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""])
+        #expect(korean.standardOutput.contains("이동 경로 52%, 가까운 측정소 없음: 집의 공기"), "\(korean.standardOutput)")
+    }
+
     @Test("The demo is a household of two: jiho's Watch export and seoa's walks imported, her day and week after his, and why")
     func demoHousehold() async throws {
         let directory = try TemporaryDirectory()

@@ -504,11 +504,15 @@ struct DashboardRenderer {
                 notes += sources.sorted().map(text.fromStation)
                 if let distance = exposure.walkingDistance { notes.append(text.walked(DashboardFormat.whole(distance))) }
                 // An hour that followed the person's track (docs/REFERENCE.md §19).
-                if let place = exposure.place, place.kind == .track, let nearest = place.nearest {
-                    notes.append(
-                        text.tracked(
-                            percent: Int((place.trackedFraction * 100).rounded()), station: nearest.station,
-                            kilometres: fixedDecimals(nearest.kilometres, 1)))
+                if let place = exposure.place, place.kind == .track {
+                    let percent = Int((place.trackedFraction * 100).rounded())
+                    if let nearest = place.nearest {
+                        notes.append(
+                            text.tracked(percent: percent, station: nearest.station, kilometres: fixedDecimals(nearest.kilometres, 1)))
+                    } else if let why = place.fallback {
+                        // The home's air stood in for the track's (abroad, or the nation's hours not stored).
+                        notes.append(text.trackedWithoutStation(percent: percent, why: why))
+                    }
                 }
             }
             let cells =
