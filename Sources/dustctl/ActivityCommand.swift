@@ -392,7 +392,8 @@ enum ActivityText {
             count(summary.trackGaps, "pause", "pauses") + " too long for a step")
         note(
             summary.recordsDropped, "거리 기록 \(summary.recordsDropped)개 버림 (시간 길이가 없거나, 30 m/s보다 빠르거나, 일주일보다 긺)",
-            count(summary.recordsDropped, "distance record", "distance records") + " dropped (no duration, faster than 30 m/s, or longer than a week)")
+            count(summary.recordsDropped, "distance record", "distance records")
+                + " dropped (no duration, faster than 30 m/s, or longer than a week)")
         note(
             summary.datedOutsidePeriod, "2000년 이전이나 미래 날짜 \(summary.datedOutsidePeriod)개 건너뜀",
             "\(summary.datedOutsidePeriod) dated before 2000 or in the future skipped")

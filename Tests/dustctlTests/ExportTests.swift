@@ -189,7 +189,8 @@ struct ExportTests {
         let day = try await dustctl(["day", "2026-11-20", "--person", "jiho"] + household)
         let line = day.standardOutput.split(separator: "\n").first { $0.hasPrefix("10:00–11:00") }.map(String.init) ?? ""
         #expect(line.hasSuffix("walked 2397 m, tracked 52%, no station near: home's air"), "\(line)")
-        let korean = try await dustctl(["day", "2026-11-20", "--person", "jiho"] + household, environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""])
+        let korean = try await dustctl(
+            ["day", "2026-11-20", "--person", "jiho"] + household, environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""])
         #expect(korean.standardOutput.contains("이동 경로 52%, 가까운 측정소 없음: 집의 공기"), "\(korean.standardOutput)")
     }
 
