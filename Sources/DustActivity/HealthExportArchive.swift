@@ -78,7 +78,7 @@ public struct HealthExportArchive {
         for entry in archive {
             count += 1
             guard count <= limits.maxZipEntries else { throw .tooManyZipEntries(limit: limits.maxZipEntries) }
-            let name = entry.path
+            let name = Self.name(of: entry)
             guard Self.isSafe(name) else { throw .unsafeZipEntry(name: ActivityFileError.entryName(name)) }
             if entry.type == .file, entries.updateValue(entry, forKey: name) != nil { repeated.insert(name) }
         }
@@ -93,10 +93,10 @@ public struct HealthExportArchive {
             let compressed = Int64(clamping: entry.compressedSize)
             guard declared <= Self.bound(compressed: compressed, limits: limits) else {
                 throw .zipEntryTooLarge(
-                    name: ActivityFileError.entryName(entry.path), limit: limits.maxZipEntryBytes,
+                    name: ActivityFileError.entryName(Self.name(of: entry)), limit: limits.maxZipEntryBytes,
                     ratio: limits.maxCompressionRatio)
             }
-            return Item(path: entry.path, declaredSize: declared, compressedSize: compressed)
+            return Item(path: Self.name(of: entry), declaredSize: declared, compressedSize: compressed)
         }
         // The second of two entries with one name was silently the one read: a zip whose viewer and FineDust
         // read different files. Refused when the name is one FineDust reads (the export, a route); a file it
@@ -172,7 +172,7 @@ public struct HealthExportArchive {
         limits: ActivityReaderLimits
     ) throws(ActivityFileError) -> [UInt8] {
         let compressed = Int64(clamping: entry.compressedSize)
-        let name = ActivityFileError.entryName(entry.path)
+        let name = ActivityFileError.entryName(Self.name(of: entry))
         let pipe = ZipEntryPipe(name: name, bound: bound(compressed: compressed, limits: limits), limits: limits, budget: budget)
         pipe.start(try ZipEntryData.locate(entry, in: file, name: name))
         defer { pipe.stopAndWait() }
@@ -214,6 +214,15 @@ public struct HealthExportArchive {
         let (byRatio, overflow) = compressed.multipliedReportingOverflow(by: limits.maxCompressionRatio)
         let ratioBound = overflow ? Int64.max : byRatio.addingReportingOverflow(limits.zipRatioAllowance).partialValue
         return min(limits.maxZipEntryBytes, max(ratioBound, limits.zipRatioAllowance))
+    }
+
+    /// The entry's name: UTF-8 whenever its bytes are, whatever the flag says. macOS's Archive Utility and
+    /// Windows re-zip Hangul names in UTF-8 without setting the flag (bit 11), and ZIPFoundation then reads
+    /// them as code page 437: `route_2026-11-18_산책.gpx` became `route_2026-11-18_∞ÿñφ¢ä.gpx`, another source
+    /// than the same walk from the phone's own zip. Bytes that are not UTF-8 are read as code page 437.
+    static func name(of entry: Entry) -> String {
+        let utf8 = entry.path(using: .utf8)
+        return utf8.isEmpty ? entry.path : utf8
     }
 
     /// False for an absolute name, a drive letter, a backslash, or any `..` component. Judged byte by byte,

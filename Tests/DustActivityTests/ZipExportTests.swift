@@ -32,6 +32,32 @@ let hundredthDegree = 6_371_008.8 * 0.01 * Double.pi / 180
 
 @Suite("export.zip", .timeLimit(.minutes(10)))
 struct ZipExportTests {
+    @Test("A Hangul name in UTF-8 without the zip's UTF-8 flag (macOS and Windows re-zips) is read as UTF-8, not as code page 437")
+    func utf8NameWithoutFlag() throws {
+        let directory = try TemporaryDirectory("finedust-zip")
+        defer { directory.remove() }
+        let xml = healthExport(distanceRecord(value: "1", start: "2024-01-01 08:00:00 +0900", end: "2024-01-01 08:10:00 +0900"))
+        let route = "apple_health_export/workout-routes/route_2024-01-01_산책 08.00.gpx"
+        let path = try makeZip(
+            [("apple_health_export/내보내기.xml", Array(xml.utf8)), (route, Array("<gpx><trk><trkseg></trkseg></trk></gpx>".utf8))],
+            in: directory)
+        // Bit 11 of the general purpose flag cleared in every local header (offset 6) and central directory entry (offset 8).
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        var cleared = 0
+        for index in 0..<(bytes.count - 10) where bytes[index] == 0x50 && bytes[index + 1] == 0x4B {
+            let flag = bytes[index + 2] == 3 && bytes[index + 3] == 4 ? index + 6 : bytes[index + 2] == 1 && bytes[index + 3] == 2 ? index + 8 : nil
+            if let flag {
+                bytes[flag + 1] &= ~0x08
+                cleared += 1
+            }
+        }
+        #expect(cleared == 4)
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let archive = try HealthExportArchive(path: path, limits: ActivityReaderLimits())
+        #expect(archive.export.path == "apple_health_export/내보내기.xml")
+        #expect(archive.routes.map(\.path) == [route])
+    }
+
     @Test("Two entries of one name (two export.xml, or a route twice) are refused: which one is meant cannot be told")
     func duplicateEntryNames() throws {
         let directory = try TemporaryDirectory()
