@@ -45,7 +45,9 @@ struct ZipExportTests {
         var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
         var cleared = 0
         for index in 0..<(bytes.count - 10) where bytes[index] == 0x50 && bytes[index + 1] == 0x4B {
-            let flag = bytes[index + 2] == 3 && bytes[index + 3] == 4 ? index + 6 : bytes[index + 2] == 1 && bytes[index + 3] == 2 ? index + 8 : nil
+            let flag =
+                bytes[index + 2] == 3 && bytes[index + 3] == 4
+                ? index + 6 : bytes[index + 2] == 1 && bytes[index + 3] == 2 ? index + 8 : nil
             if let flag {
                 bytes[flag + 1] &= ~0x08
                 cleared += 1
