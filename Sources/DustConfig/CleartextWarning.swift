@@ -20,8 +20,12 @@ public func clearTextHost(of url: String) -> String? {
     return host
 }
 
-/// True for a host only this machine can reach: `localhost`, `127.x.x.x`, `::1` (bracketed or not).
+/// True for a host only this machine can reach: `localhost`, an IPv4 address in 127/8, `::1` (bracketed or
+/// not). An address, not a prefix of a name: `127.evil.example` is anyone's.
 public func isLoopbackHost(_ host: String) -> Bool {
     let name = host.lowercased()
-    return name == "localhost" || name.hasPrefix("127.") || name == "::1" || name == "[::1]"
+    if name == "localhost" || name == "::1" || name == "[::1]" { return true }
+    var address = in_addr()
+    guard inet_pton(AF_INET, name, &address) == 1 else { return false }
+    return UInt32(bigEndian: address.s_addr) >> 24 == 127
 }

@@ -78,8 +78,17 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
             return SecretText(token)
         }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-            let text = try? String(contentsOfFile: (directory as NSString).appendingPathComponent(ntfyCredential), encoding: .utf8)
+            access(FilePaths.joining(directory, ntfyCredential), F_OK) == 0
         {
+            // A credential that is there but cannot be read, or is not UTF-8, is refused as a token file is: read
+            // with `try?`, it was dropped in silence, and every alert went out without its token (a 401 each).
+            guard let data = FileManager.default.contents(atPath: FilePaths.joining(directory, ntfyCredential)),
+                let text = String(data: data, encoding: .utf8)
+            else {
+                throw ConfigurationError(
+                    key: "alerts.sinks[].tokenFile",
+                    problem: "(the credential \(ntfyCredential)) cannot be read as UTF-8 text; write the token alone into it")
+            }
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !token.isEmpty else { return nil }
             guard isHeaderToken(token) else {

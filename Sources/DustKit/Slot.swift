@@ -176,6 +176,12 @@ public struct DayCalendar: Sendable {
         localTime(of: slot.start).secondsOfDay / 3600
     }
 
+    /// The local hour (0–23) `instant` falls in: in a zone half or three quarters of an hour off UTC (Kolkata,
+    /// Kathmandu, Adelaide), not the hour of the slot holding it, which begins on a whole hour of UTC.
+    public func hour(at instant: Date) -> Int {
+        localTime(of: instant).secondsOfDay / 3600
+    }
+
     /// `instant` as `YYYY-MM-DDTHH:mm:ss±hh:mm` in this zone.
     public func iso8601(_ instant: Date) -> String {
         let offset = timeZone.secondsFromGMT(for: instant)

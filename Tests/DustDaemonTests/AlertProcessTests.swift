@@ -247,6 +247,24 @@ struct AlertProcessTests {
         await receiver.stop()
         #expect(receiver.requests.first?.headers["authorization"] == "Bearer tk_fromcredential")
 
+        // A credential that is not UTF-8 is refused, naming the credential, not the token (it was dropped in silence,
+        // and every alert went out without it).
+        try (Data("tk_CRED".utf8) + Data([0xFF, 0x0A])).write(to: credentials.url.appendingPathComponent(AlertSinks.ntfyCredential))
+        settings.sinks = [.ntfy(url: url, tokenFile: nil)]
+        #expect {
+            _ = try AlertSinks(settings: settings, environment: ["CREDENTIALS_DIRECTORY": credentials.url.path])
+        } throws: { error in
+            "\(error)".contains("(the credential ntfy-token) cannot be read as UTF-8 text") && !"\(error)".contains("tk_CRED")
+        }
+        // A plain-http host whose name only begins like a loopback address is warned of; 127.0.0.1 is not.
+        try "tk_fromcredential\n".write(toFile: credentials.path(AlertSinks.ntfyCredential), atomically: true, encoding: .utf8)
+        for (host, warned) in [("127.evil.example", true), ("127.0.0.1:8080", false), ("localhost", false), ("10.0.0.5", true)] {
+            settings.sinks = [.ntfy(url: "http://\(host)/topic", tokenFile: nil)]
+            let checked = try AlertSinks(settings: settings, environment: ["CREDENTIALS_DIRECTORY": credentials.url.path])
+            #expect(checked.warnings.contains { $0.contains("sends its access token over plain http") } == warned, "\(host)")
+            await checked.shutdown()
+        }
+
         let open = credentials.path("open-token")
         try "tk_world_readable\n".write(toFile: open, atomically: true, encoding: .utf8)
         chmod(open, 0o644)

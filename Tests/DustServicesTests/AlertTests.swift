@@ -221,6 +221,27 @@ struct AlertTests {
         #expect(try await other.store.recentAlertEvents(limit: 10).isEmpty)
     }
 
+    @Test("Quiet hours are local hours in a zone half an hour off UTC: from 23 in Kolkata they begin at 23:00, not 23:30")
+    func quietHoursOffTheHour() async throws {
+        let kolkata = DayCalendar(timeZone: TimeZone(identifier: "Asia/Kolkata")!)
+        let rule = try AlertRule(parsing: "pm25.grade >= 3")
+        let scratch = try Scratch()
+        let monitor = AlertMonitor(
+            rules: [rule], quietHours: QuietHours(fromHour: 23, toHour: 7), store: scratch.store,
+            statistics: StatisticsService(
+                store: scratch.store, clock: FixedClock(DemoReplay.now), calendar: kolkata, intakeModel: try VentilationIntakeModel(),
+                stations: StationPreference(primary: "종로구"), followingRadiusKilometres: nil))
+        // 23:18 IST is 17:48 UTC, in the slot that begins at 22:30 IST.
+        let evening = kolkata.start(of: november20).addingTimeInterval(23 * 3600 + 18 * 60)
+        #expect(kolkata.hour(at: evening) == 23 && kolkata.hour(of: Slot(containing: evening)) == 22)
+        let inputs = AlertInputs(station: "종로구", values: [.pm25Grade: 3])
+        #expect(try await monitor.evaluate(inputs, at: evening).isEmpty, "fired inside quiet hours")
+        #expect(try await scratch.store.alertStates()[rule.description] == .held)
+        // 07:18 IST: quiet hours are over, and the alert held since the evening is sent.
+        let morning = evening.addingTimeInterval(8 * 3600)
+        #expect(try await monitor.evaluate(inputs, at: morning).map(\.kind) == [.fired])
+    }
+
     @Test("Inputs: the latest hour's grades only while under 3 hours old; today's intake in µg")
     func inputs() async throws {
         let scratch = try Scratch()

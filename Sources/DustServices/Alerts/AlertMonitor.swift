@@ -237,8 +237,8 @@ public struct AlertMonitor: Sendable {
     /// household has more than one person, so one person's announcements read as they always did.
     public func evaluate(_ household: [(person: String, inputs: AlertInputs)], at now: Date) async throws(StorageFailure) -> [AlertEvent] {
         let stored = try await store.storedAlertStates()
-        let hour = statistics.calendar.hour(of: Slot(containing: now))
-        let quiet = quietHours?.contains(hour: hour) ?? false
+        // The local hour of now, not of its slot: quiet hours from 23 began at 23:30 in Kolkata.
+        let quiet = quietHours?.contains(hour: statistics.calendar.hour(at: now)) ?? false
         let namesPeople = max(people.count, household.count) > 1
         var events: [AlertEvent] = []
         var seen: Set<AlertStateKey> = []
