@@ -128,8 +128,9 @@ private func post(
 ) async throws(AlertSinkError) {
     let answer: HTTPAnswer
     do {
+        // Only the status and the headers are read: a 2xx is delivered however its body goes on (or does not end).
         answer = try await client.exchange(
-            .POST, url, headers: headers, body: Array(body), deadline: deadline, limit: { _ in .keepFirst(64 * 1024) })
+            .POST, url, headers: headers, body: Array(body), deadline: deadline, limit: { _ in .keepFirst(0) })
     } catch {
         throw AlertSinkError("\(sink) \(SinkFailure.words(error, deadline: deadline))")
     }
