@@ -51,7 +51,7 @@ public struct AlertService: Service, CustomStringConvertible {
                 deliveries.addTask {
                     if let delivery = await dispatcher.resume(
                         pending.event, sink: pending.sink, afterAttempt: pending.lastAttempt,
-                        endedBy: { newest.endedBy(pending.event) ?? dayEnded(pending.event) })
+                        endedBy: { newest.endedBy(pending.event) ?? dayEnded(pending.event) }, heldUntil: { quietUntil(pending.event) })
                     {
                         log(delivery)
                     }
@@ -63,7 +63,7 @@ public struct AlertService: Service, CustomStringConvertible {
                         "Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
                     newest.record(event)
                     deliveries.addTask {
-                        await deliver(event) { newest.endedBy(event) ?? dayEnded(event) }
+                        await deliver(event, endedBy: { newest.endedBy(event) ?? dayEnded(event) }, heldUntil: { quietUntil(event) })
                     }
                 }
             }
@@ -134,8 +134,26 @@ public struct AlertService: Service, CustomStringConvertible {
         return "the day of the dose it was about ended"
     }
 
-    private func deliver(_ event: AlertEvent, endedBy: @escaping @Sendable () -> String?) async {
-        for delivery in await dispatcher.deliver(event, endedBy: endedBy) {
+    /// When the quiet hours that hold a rise back end, while they hold it now (`alerts.quietHours`, local hours):
+    /// a retry or a resumed delivery of a fired alert waits until then. Nil outside them, and for a clearing or a
+    /// test, which quiet hours let through.
+    func quietUntil(_ event: AlertEvent) -> Date? {
+        let settings = live.snapshot.settings
+        guard event.kind == .fired, let quiet = settings.alerts.quietHours else { return nil }
+        let calendar = settings.calendar
+        var hour = clock.now
+        guard quiet.contains(hour: calendar.hour(at: hour)) else { return nil }
+        for _ in 0..<24 {
+            hour = calendar.nextHourStart(after: hour)
+            if !quiet.contains(hour: calendar.hour(at: hour)) { return hour }
+        }
+        return nil
+    }
+
+    private func deliver(
+        _ event: AlertEvent, endedBy: @escaping @Sendable () -> String?, heldUntil: @escaping @Sendable () -> Date?
+    ) async {
+        for delivery in await dispatcher.deliver(event, endedBy: endedBy, heldUntil: heldUntil) {
             log(delivery)
         }
     }

@@ -182,6 +182,12 @@ public struct DayCalendar: Sendable {
         localTime(of: instant).secondsOfDay / 3600
     }
 
+    /// The start of the local hour after the one holding `instant`.
+    public func nextHourStart(after instant: Date) -> Date {
+        let local = localTime(of: instant).secondsOfDay
+        return Date(timeIntervalSince1970: Double(wholeSeconds(instant) + Int64(3600 - local % 3600)))
+    }
+
     /// `instant` as `YYYY-MM-DDTHH:mm:ss±hh:mm` in this zone.
     public func iso8601(_ instant: Date) -> String {
         let offset = timeZone.secondsFromGMT(for: instant)

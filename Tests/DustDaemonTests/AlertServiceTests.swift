@@ -73,4 +73,40 @@ struct AlertServiceTests {
             if !sent { #expect(last.detail == "the day of the dose it was about ended") }
         }
     }
+
+    @Test("A rise left retrying by a stop at 02:58 is not sent at 03:00 inside quiet hours 3–7: it waits for 07:00")
+    func resumedNotInQuietHours() async throws {
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
+        let rule = try AlertRule(parsing: "pm25.grade >= 3")
+        settings.alerts.rules = [rule]
+        settings.alerts.quietHours = QuietHours(fromHour: 3, toHour: 7)
+        let store = SQLiteStore.scratch()
+        let event = try await store.saveAlertEvent(
+            AlertEvent(
+                kind: .fired, rule: rule.description, metric: rule.metric, value: 3, station: "종로구",
+                at: instant("2026-11-20T02:58:00+09:00")))
+        try await store.recordAlertDelivery(
+            AlertDelivery(
+                eventID: event.id, sink: "ntfy", attempt: 1, at: instant("2026-11-20T02:58:00+09:00"), outcome: .retrying,
+                detail: "HTTP 500"))
+        let sink = RecordingSink(name: "ntfy")
+        let clock = ManualClock(instant("2026-11-20T03:00:20+09:00"))
+        let service = AlertService(
+            live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
+            database: DaemonDatabase(store, logger: LogCapture().logger()),
+            dispatcher: AlertDispatcher(sinks: [sink], store: store, clock: clock), triggers: AsyncStream { $0.finish() },
+            clock: clock, logger: LogCapture().logger())
+        #expect(service.quietUntil(event) == instant("2026-11-20T07:00:00+09:00"))
+        #expect(
+            service.quietUntil(
+                AlertEvent(kind: .cleared, rule: rule.description, metric: rule.metric, value: 2, station: "종로구", at: clock.now)) == nil)
+        // The service ends at once (no trigger): the resumed delivery, waiting for 07:00, stays retrying.
+        try await service.run()
+        #expect(sink.events.isEmpty)
+        let last = try #require(try await store.recentAlertEvents(limit: 1).first?.deliveries.last)
+        #expect(last.outcome == .retrying && last.attempt == 1, "\(last)")
+        clock.advance(by: 4 * 3600)
+        #expect(service.quietUntil(event) == nil)
+    }
 }

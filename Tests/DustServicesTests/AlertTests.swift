@@ -234,6 +234,7 @@ struct AlertTests {
         // 23:18 IST is 17:48 UTC, in the slot that begins at 22:30 IST.
         let evening = kolkata.start(of: november20).addingTimeInterval(23 * 3600 + 18 * 60)
         #expect(kolkata.hour(at: evening) == 23 && kolkata.hour(of: Slot(containing: evening)) == 22)
+        #expect(kolkata.nextHourStart(after: evening) == kolkata.start(of: november20).addingTimeInterval(24 * 3600))
         let inputs = AlertInputs(station: "종로구", values: [.pm25Grade: 3])
         #expect(try await monitor.evaluate(inputs, at: evening).isEmpty, "fired inside quiet hours")
         #expect(try await scratch.store.alertStates()[rule.description] == .held)

@@ -78,8 +78,13 @@ public struct AlertDispatcher: Sendable {
     /// - Parameter endedBy: asked before each retry: why the event is no longer news, or nil. A newer
     ///   event of the same rule (a clearing after a rise still being retried: a sink never receives
     ///   the rise after the clearing), or the end of the day whose dose it was, ends the retries.
+    /// - Parameter heldUntil: asked before each retry: when quiet hours that hold the event back end, or nil
+    ///   (`alerts.quietHours`: a rise is not sent in them, and a retry a sink asked to wait for, or a stop,
+    ///   once sent one at 03:00). The retry waits until then, and asks `endedBy` again.
     @discardableResult
-    public func deliver(_ event: AlertEvent, endedBy: @escaping @Sendable () -> String? = { nil }) async -> [AlertDelivery] {
+    public func deliver(
+        _ event: AlertEvent, endedBy: @escaping @Sendable () -> String? = { nil }, heldUntil: @escaping @Sendable () -> Date? = { nil }
+    ) async -> [AlertDelivery] {
         // Each sink's delivery begins with a record: a crash (not a stop, which records its own) during the
         // first attempts leaves it `retrying`, and the next start takes it up (`AlertResumption`); a sink
         // without a record is then only one configured since the event, which is not sent old news.
@@ -90,7 +95,7 @@ public struct AlertDispatcher: Sendable {
         }
         return await withTaskGroup(of: AlertDelivery.self) { group in
             for sink in sinks {
-                group.addTask { await deliver(event, to: sink, endedBy: endedBy) }
+                group.addTask { await deliver(event, to: sink, endedBy: endedBy, heldUntil: heldUntil) }
             }
             var results: [AlertDelivery] = []
             for await result in group { results.append(result) }
@@ -103,10 +108,16 @@ public struct AlertDispatcher: Sendable {
     /// no longer news (then recorded failed, with its reason). Nil when no configured sink has that name any more.
     public func resume(
         _ event: AlertEvent, sink name: String, afterAttempt attempt: Int,
-        endedBy: @escaping @Sendable () -> String? = { nil }
+        endedBy: @escaping @Sendable () -> String? = { nil }, heldUntil: @escaping @Sendable () -> Date? = { nil }
     ) async -> AlertDelivery? {
         guard let sink = sinks.first(where: { $0.name == name }) else { return nil }
-        // A resumed attempt is a retry: an event no longer news is ended before it, as between retries.
+        // A resumed attempt is a retry: held back through quiet hours, and an event no longer news is ended
+        // before it, as between retries. Stopped meanwhile, the record stays `retrying` for the next start.
+        guard await waitOutQuietHours(heldUntil) else {
+            return AlertDelivery(
+                eventID: event.id, sink: name, attempt: attempt, at: clock.now, outcome: .retrying,
+                detail: "dustd stopped before this attempt")
+        }
         if let reason = endedBy() {
             let ended = AlertDelivery(eventID: event.id, sink: name, attempt: attempt, at: clock.now, outcome: .failed, detail: reason)
             try? await store.recordAlertDelivery(ended)
@@ -125,11 +136,22 @@ public struct AlertDispatcher: Sendable {
         }
         try? await store.recordAlertDelivery(
             AlertDelivery(eventID: event.id, sink: name, attempt: next, at: clock.now, outcome: .retrying, detail: AlertDelivery.resumed))
-        return await deliver(event, to: sink, firstAttempt: next, endedBy: endedBy)
+        return await deliver(event, to: sink, firstAttempt: next, endedBy: endedBy, heldUntil: heldUntil)
+    }
+
+    /// Waits until `heldUntil` says no quiet hours hold the event back; false when stopped meanwhile.
+    private func waitOutQuietHours(_ heldUntil: @Sendable () -> Date?) async -> Bool {
+        // Asked again after each wait: a reload may have moved the quiet hours.
+        for _ in 0..<4 {
+            guard let until = heldUntil(), until > clock.now else { return true }
+            do { try await clock.sleep(until: until) } catch { return false }
+        }
+        return true
     }
 
     private func deliver(
-        _ event: AlertEvent, to sink: any AlertSink, firstAttempt: Int = 1, endedBy: @Sendable () -> String?
+        _ event: AlertEvent, to sink: any AlertSink, firstAttempt: Int = 1, endedBy: @Sendable () -> String?,
+        heldUntil: @Sendable () -> Date? = { nil }
     ) async -> AlertDelivery {
         var attempt = firstAttempt
         while true {
@@ -168,6 +190,7 @@ public struct AlertDispatcher: Sendable {
                 // dustd is stopping: the record stays `retrying`, for the next start to resume.
                 return outcome
             }
+            guard await waitOutQuietHours(heldUntil) else { return outcome }
             if let reason = endedBy() {
                 var superseded = outcome
                 superseded.outcome = .failed
