@@ -151,7 +151,11 @@ private func post(
 enum RetryAfter {
     static func seconds(_ value: String, now: Date) -> Int? {
         let text = value.trimmingCharacters(in: .whitespaces)
-        if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) { return Int(text.prefix(9)).map { min($0, 86_400 * 7) } }
+        if !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) {
+            // Leading zeros first: `0000000008` cut to nine digits was 0 s.
+            let digits = text.drop { $0 == "0" }
+            return digits.count > 9 ? 86_400 * 7 : min(Int(digits) ?? 0, 86_400 * 7)
+        }
         let format = DateFormatter()
         format.locale = Locale(identifier: "en_US_POSIX")
         format.timeZone = TimeZone(identifier: "GMT")

@@ -138,8 +138,8 @@ struct AlertsListCommand: AsyncParsableCommand {
         switch state {
         case .idle: language.say("대기", "idle")
         case .held: language.say("조건 충족, 조용한 시간이라 보류", "holds, held back by quiet hours")
-        case .active where newsOfItsDay: language.say("발령 중 (알림 보냄; 오늘이 지나면 끝남)", "active (alert sent; ends with the day)")
-        case .active: language.say("발령 중 (알림 보냄; 해제되면 알림)", "active (alert sent; a clearing follows)")
+        case .active where newsOfItsDay: language.say("발령 중 (오늘이 지나면 끝남)", "active (ends with the day)")
+        case .active: language.say("발령 중 (해제되면 알림)", "active (a clearing follows)")
         }
     }
 

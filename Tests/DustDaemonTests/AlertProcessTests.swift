@@ -324,6 +324,7 @@ struct AlertProcessTests {
         #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:28:00 GMT", now: now) == 80)
         #expect(RetryAfter.seconds("Wed, 21 Oct 2015 07:00:00 GMT", now: now) == 0)
         #expect(RetryAfter.seconds(" 45 ", now: now) == 45 && RetryAfter.seconds("99999999999", now: now) == 7 * 86_400)
+        #expect(RetryAfter.seconds("0000000008", now: now) == 8 && RetryAfter.seconds("000", now: now) == 0)
         #expect(RetryAfter.seconds("-5", now: now) == nil && RetryAfter.seconds("", now: now) == nil)
     }
 

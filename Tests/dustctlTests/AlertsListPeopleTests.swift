@@ -78,16 +78,16 @@ struct AlertsListPeopleTests {
             try await list(at: "2026-11-20T23:59").hasPrefix(
                 """
                 Rules:
-                  pm25.grade >= 3 for dad         active (alert sent; a clearing follows)
+                  pm25.grade >= 3 for dad         active (a clearing follows)
                   pm25.grade >= 3 for 민지          idle
-                  intake.today.pm25 > 150 for 민지  active (alert sent; ends with the day)
+                  intake.today.pm25 > 150 for 민지  active (ends with the day)
 
                 """))
         #expect(
             try await list(at: "2026-11-21T00:30").hasPrefix(
                 """
                 Rules:
-                  pm25.grade >= 3 for dad         active (alert sent; a clearing follows)
+                  pm25.grade >= 3 for dad         active (a clearing follows)
                   pm25.grade >= 3 for 민지          idle
                   intake.today.pm25 > 150 for 민지  idle
 
