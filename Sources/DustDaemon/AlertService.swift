@@ -147,7 +147,8 @@ public struct AlertService: Service, CustomStringConvertible {
             hour = calendar.nextHourStart(after: hour)
             if !quiet.contains(hour: calendar.hour(at: hour)) { return hour }
         }
-        return nil
+        // Quiet all day (`{from: 0, to: 24}`): held, asked again within the hour.
+        return calendar.nextHourStart(after: clock.now)
     }
 
     private func deliver(

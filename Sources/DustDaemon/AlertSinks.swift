@@ -90,8 +90,7 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
                     problem: "(the credential \(ntfyCredential)) cannot be read as UTF-8 text; write the token alone into it")
             }
             let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !token.isEmpty else { return nil }
-            guard isHeaderToken(token) else {
+            guard !token.isEmpty, isHeaderToken(token) else {
                 throw ConfigurationError(
                     key: "alerts.sinks[].tokenFile",
                     problem: "(the credential \(ntfyCredential)) must hold the token alone, in printable ASCII")
@@ -121,7 +120,7 @@ extension SecretHoldingSink {
 
 /// POSTs an event to one HTTP endpoint; any 2xx is delivered. One deadline bounds the whole exchange,
 /// the answer's body included (a sink that answered 200 at once and then sent its body a byte every few
-/// seconds held an attempt for eight minutes); of the body, the first 64 KiB are read and dropped.
+/// seconds held an attempt for eight minutes); only the head is read, so a 2xx is delivered however its body goes on.
 private func post(
     _ client: OneShotHTTPClient, url: String, headers: [(String, String)], body: Data, to sink: String, deadline: Duration,
     clock: any WallClock
@@ -183,7 +182,7 @@ enum SinkFailure {
         case .unreachable: "could not be reached: its host name did not resolve, or nothing answered at its address"
         case .tls: "could not be reached over TLS: a certificate this machine does not trust, or a server that does not speak TLS there"
         case .notAnHTTPURL: "could not be reached: its url is not an http or https URL"
-        // Never read whole: the client keeps the first bytes of a sink's answer.
+        // Not met by a sink, whose answer is read to its head; said for completeness.
         case .bodyTooLarge: "answered more than could be read"
         }
     }

@@ -46,7 +46,8 @@ public struct IndoorSamplingService: Service, CustomStringConvertible {
             while !Task.isCancelled {
                 let started = clock.now
                 let settings = live.snapshot.settings.indoor
-                await sampler.round(settings: settings, token: token(settings), at: started, database: database)
+                let token = Self.homeAssistantToken(settings, environment: environment, redactor: redactor)
+                await sampler.round(settings: settings, token: token, at: started, database: database)
                 let period = TimeInterval(settings.sampleSeconds)
                 do {
                     try await clock.sleep(until: started.addingTimeInterval(period), atMost: period)
@@ -68,7 +69,9 @@ public struct IndoorSamplingService: Service, CustomStringConvertible {
 
     /// Home Assistant's token, read each round (a reload or a rotated file takes effect at once); nil
     /// when no sensor needs it; a failure (none set up, a file that cannot be read) those sensors say.
-    private func token(_ settings: IndoorSettings) -> Result<SecretText, SensorProblem>? {
+    public static func homeAssistantToken(
+        _ settings: IndoorSettings, environment: [String: String], redactor: SecretRedactor?
+    ) -> Result<SecretText, SensorProblem>? {
         guard settings.sensors.contains(where: { $0.kind == .homeassistant }) else { return nil }
         do {
             guard let token = try settings.homeAssistantToken(environment: environment).password else { return .failure(.noToken) }
@@ -194,23 +197,12 @@ public struct IndoorSampler: Sendable {
         // at the minute of this round's sample, which a state read back must not write over.
         let sampler = self
         let until = IndoorSample.minute(containing: now)
-        var unknownInHistory: [String: Int] = [:]
         for start in stride(from: 0, to: backfills.count, by: 2) {
-            await withTaskGroup(of: (String, Int).self) { group in
+            await withTaskGroup(of: Void.self) { group in
                 for (sensor, from) in backfills[start..<min(start + 2, backfills.count)] {
-                    group.addTask { (sensor.name, await sampler.backfill(sensor, token: token, from: from, until: until, store: store)) }
+                    group.addTask { await sampler.backfill(sensor, token: token, from: from, until: until, store: store) }
                 }
-                for await (sensor, unknown) in group where unknown > 0 { unknownInHistory[sensor, default: 0] += unknown }
             }
-        }
-        // The implausible states of a history are counted as a sample's are (docs/REFERENCE.md §21): ten days of
-        // 5,000 µg/m³ were dropped with no count and no line.
-        guard !unknownInHistory.isEmpty else { return }
-        for (sensor, unknown) in unknownInHistory { states[sensor]?.unknownSamples += unknown }
-        do {
-            try await store.saveIndoor(samples: [], states: unknownInHistory.keys.sorted().compactMap { states[$0] })
-        } catch {
-            logger.error("Could not store indoor samples: \(error)")
         }
     }
 
@@ -291,12 +283,15 @@ public struct IndoorSampler: Sendable {
     /// (`SensorAnswer.homeAssistantHistory`), and each window written before the next is asked: what
     /// a backfill holds at once is one answer and at most 1,441 states, even from a server that
     /// ignores `end_time` and answers the same 8 MiB ten times (docs/RELIABILITY.md, "Indoor monitors").
-    /// - Returns: how many of the history's states had no plausible value (counted, never stored).
+    ///
+    /// The states of no plausible value are counted in the history's log line (ten days of 5,000 µg/m³ were
+    /// dropped with no count and no line), not in the sensor's count of unknown answers, which is of the answers
+    /// since dustd started: a history reaches days before that, and rereads states the live rounds counted.
     private func backfill(
         _ sensor: IndoorSensorSettings, token: Result<SecretText, SensorProblem>?, from start: Date, until now: Date,
         store: any FineDustStore
-    ) async -> Int {
-        guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return 0 }
+    ) async {
+        guard case .success(let token)? = token, let base = sensor.url, let entity = sensor.entity else { return }
         var kept = 0
         var unknown = 0
         var windowStart = start
@@ -336,7 +331,6 @@ public struct IndoorSampler: Sendable {
                 "Indoor sensor \(sensor.name): Home Assistant's history read",
                 metadata: ["states": "\(kept)", "implausible": "\(unknown)"])
         }
-        return unknown
     }
 }
 

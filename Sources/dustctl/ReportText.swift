@@ -319,16 +319,11 @@ struct ReportText {
                 if let nearest = place.nearest {
                     let near = "\(TerminalSafeText.sanitized(nearest.station)) \(fixedDecimals(nearest.kilometres, 1)) km"
                     notes.append(say("이동 경로 \(share)%, \(near)", "tracked \(share)%, near \(near)"))
-                } else if let why = place.fallback {
-                    // No station's air along the track (abroad, or the nation's hours not stored): the home's value
-                    // stood in for it, which the note said nothing of ("walked 2518 m" in Bangkok).
-                    let reason =
-                        switch why {
-                        case .noStationWithinRadius: say("가까운 측정소 없음", "no station near")
-                        case .noNationalData: say("전국 측정값 없음", "no national data")
-                        case .noStationPositions: say("측정소 위치 없음", "stations not placed")
-                        }
-                    notes.append(say("이동 경로 \(share)%, \(reason): 집의 공기", "tracked \(share)%, \(reason): home's air"))
+                } else if place.fallback == .noStationWithinRadius {
+                    // No station within the radius of the track (abroad): the home's value stood in for it, which the
+                    // note said nothing of ("walked 2518 m" in Bangkok). (An hour without national data or station
+                    // positions is the home station's, `home-station`, not a tracked one.)
+                    notes.append(say("이동 경로 \(share)%, 가까운 측정소 없음: 집의 공기", "tracked \(share)%, no station near: home's air"))
                 }
             }
             // The home's monitor replaced the estimate indoors (docs/REFERENCE.md §21).

@@ -109,4 +109,40 @@ struct AlertServiceTests {
         clock.advance(by: 4 * 3600)
         #expect(service.quietUntil(event) == nil)
     }
+
+    @Test("A rise whose retry falls in quiet hours 3–7 waits for 07:00; one that a clearing supersedes meanwhile is ended, never sent")
+    func retryWaitsOutQuietHours() async throws {
+        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
+            configurationFile: nil, now: settingsLoadedAt)
+        let rule = try AlertRule(parsing: "pm25.grade >= 3")
+        settings.alerts.rules = [rule]
+        settings.alerts.quietHours = QuietHours(fromHour: 3, toHour: 7)
+        for superseded in [false, true] {
+            let store = SQLiteStore.scratch()
+            let clock = ManualClock(instant("2026-11-20T02:59:50+09:00"))
+            let sink = RecordingSink(name: "ntfy", failures: 1)
+            let dispatcher = AlertDispatcher(sinks: [sink], store: store, clock: clock)
+            let service = AlertService(
+                live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
+                database: DaemonDatabase(store, logger: LogCapture().logger()), dispatcher: dispatcher,
+                triggers: AsyncStream { $0.finish() }, clock: clock, logger: LogCapture().logger())
+            let event = try await store.saveAlertEvent(
+                AlertEvent(kind: .fired, rule: rule.description, metric: rule.metric, value: 3, station: "종로구", at: clock.now))
+            let clearedAt = instant("2026-11-20T04:10:00+09:00")
+            let results = await runAdvancing(clock) {
+                await dispatcher.deliver(
+                    event, endedBy: { superseded && clock.now >= clearedAt ? "a clearing came" : nil },
+                    heldUntil: { service.quietUntil(event) })
+            }
+            if superseded {
+                #expect(results.map(\.outcome) == [.failed] && results[0].detail?.hasSuffix("; a clearing came") == true, "\(results)")
+                #expect(sink.events.isEmpty)
+                #expect(results[0].at < instant("2026-11-20T04:20:00+09:00"), "asked again within 5 minutes: \(results[0].at)")
+            } else {
+                #expect(results.map(\.outcome) == [.delivered], "\(results)")
+                #expect(results[0].at >= instant("2026-11-20T07:00:00+09:00"), "\(results[0].at)")
+                #expect(sink.events.count == 1)
+            }
+        }
+    }
 }

@@ -113,7 +113,7 @@ public struct AlertDispatcher: Sendable {
         guard let sink = sinks.first(where: { $0.name == name }) else { return nil }
         // A resumed attempt is a retry: held back through quiet hours, and an event no longer news is ended
         // before it, as between retries. Stopped meanwhile, the record stays `retrying` for the next start.
-        guard await waitOutQuietHours(heldUntil) else {
+        guard await waitOutQuietHours(heldUntil, endedBy: endedBy) else {
             return AlertDelivery(
                 eventID: event.id, sink: name, attempt: attempt, at: clock.now, outcome: .retrying,
                 detail: "dustd stopped before this attempt")
@@ -139,12 +139,13 @@ public struct AlertDispatcher: Sendable {
         return await deliver(event, to: sink, firstAttempt: next, endedBy: endedBy, heldUntil: heldUntil)
     }
 
-    /// Waits until `heldUntil` says no quiet hours hold the event back; false when stopped meanwhile.
-    private func waitOutQuietHours(_ heldUntil: @Sendable () -> Date?) async -> Bool {
-        // Asked again after each wait: a reload may have moved the quiet hours.
-        for _ in 0..<4 {
-            guard let until = heldUntil(), until > clock.now else { return true }
-            do { try await clock.sleep(until: until) } catch { return false }
+    /// Waits while `heldUntil` says quiet hours hold the event back, or until `endedBy` says it is no longer news
+    /// (a clearing came, its day ended: the caller then ends it); false when stopped meanwhile. Both are asked
+    /// again at least every 5 minutes: a reload may have moved the quiet hours, and NTP may have stepped a
+    /// Raspberry Pi's clock (a wait is measured on the continuous clock).
+    private func waitOutQuietHours(_ heldUntil: @Sendable () -> Date?, endedBy: @Sendable () -> String?) async -> Bool {
+        while let until = heldUntil(), until > clock.now, endedBy() == nil {
+            do { try await clock.sleep(until: until, atMost: 300) } catch { return false }
         }
         return true
     }
@@ -190,7 +191,7 @@ public struct AlertDispatcher: Sendable {
                 // dustd is stopping: the record stays `retrying`, for the next start to resume.
                 return outcome
             }
-            guard await waitOutQuietHours(heldUntil) else { return outcome }
+            guard await waitOutQuietHours(heldUntil, endedBy: endedBy) else { return outcome }
             if let reason = endedBy() {
                 var superseded = outcome
                 superseded.outcome = .failed

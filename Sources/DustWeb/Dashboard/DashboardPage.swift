@@ -509,9 +509,9 @@ struct DashboardRenderer {
                     if let nearest = place.nearest {
                         notes.append(
                             text.tracked(percent: percent, station: nearest.station, kilometres: fixedDecimals(nearest.kilometres, 1)))
-                    } else if let why = place.fallback {
-                        // The home's air stood in for the track's (abroad, or the nation's hours not stored).
-                        notes.append(text.trackedWithoutStation(percent: percent, why: why))
+                    } else if place.fallback == .noStationWithinRadius {
+                        // No station within the radius of the track (abroad): the home's air stood in for it.
+                        notes.append(text.trackedWithoutStation(percent: percent))
                     }
                 }
             }

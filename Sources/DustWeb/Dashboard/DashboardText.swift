@@ -244,14 +244,8 @@ struct DashboardText {
     func tracked(percent: Int, station: String, kilometres: String) -> String {
         say("이동 경로 \(percent)% · \(station) \(kilometres) km", "tracked \(percent)%, near \(station) \(kilometres) km")
     }
-    func trackedWithoutStation(percent: Int, why: WeightingFallback) -> String {
-        let reason =
-            switch why {
-            case .noStationWithinRadius: say("가까운 측정소 없음", "no station near")
-            case .noNationalData: say("전국 측정값 없음", "no national data")
-            case .noStationPositions: say("측정소 위치 없음", "stations not placed")
-            }
-        return say("이동 경로 \(percent)% · \(reason): 집의 공기", "tracked \(percent)%, \(reason): home's air")
+    func trackedWithoutStation(percent: Int) -> String {
+        say("이동 경로 \(percent)% · 가까운 측정소 없음: 집의 공기", "tracked \(percent)%, no station near: home's air")
     }
 
     var weekIntakeRolling: String { say("최근 7일 흡입량", "Intake, last 7 days") }
