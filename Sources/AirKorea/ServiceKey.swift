@@ -51,9 +51,7 @@ public struct ServiceKey: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// `text` with every occurrence of the key replaced by `***`, and the value of any
     /// `serviceKey=` parameter too (see `redacting(_: Data)`).
     public func redacting(_ text: String) -> String {
-        let bytes = Array(text.utf8)
-        guard let scrubbed = bytes.withUnsafeBytes({ SecretScrubber(secret: decoded).scrub($0) }) else { return text }
-        return String(decoding: scrubbed, as: UTF8.self)
+        SecretScrubber(secret: decoded).redacting(text)
     }
 
     /// `data` with the key replaced by `***` in every form a server or proxy may echo it: raw,

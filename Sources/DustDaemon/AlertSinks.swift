@@ -78,11 +78,11 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
             return SecretText(token)
         }
         if let directory = environment["CREDENTIALS_DIRECTORY"], !directory.isEmpty,
-            access(FilePaths.joining(directory, ntfyCredential), F_OK) == 0
+            case let path = FilePaths.joining(directory, ntfyCredential), access(path, F_OK) == 0
         {
             // A credential that is there but cannot be read, or is not UTF-8, is refused as a token file is: read
             // with `try?`, it was dropped in silence, and every alert went out without its token (a 401 each).
-            guard let data = FileManager.default.contents(atPath: FilePaths.joining(directory, ntfyCredential)),
+            guard let data = FileManager.default.contents(atPath: path),
                 let text = String(data: data, encoding: .utf8)
             else {
                 throw ConfigurationError(

@@ -14,8 +14,14 @@ public struct SecretScrubber: Sendable {
 
     /// `text` with the value of every `serviceKey=` parameter replaced by `***`.
     public static func redactingKeyParameters(_ text: String) -> String {
+        SecretScrubber(secret: []).redacting(text)
+    }
+
+    /// `text` with the secret and every `serviceKey=` parameter's value replaced by `***` (`scrub`), byte by
+    /// byte: the same text when nothing matched.
+    public func redacting(_ text: String) -> String {
         let bytes = Array(text.utf8)
-        guard let scrubbed = bytes.withUnsafeBytes({ SecretScrubber(secret: []).scrub($0) }) else { return text }
+        guard let scrubbed = bytes.withUnsafeBytes({ scrub($0) }) else { return text }
         return String(decoding: scrubbed, as: UTF8.self)
     }
 

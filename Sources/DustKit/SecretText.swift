@@ -16,20 +16,9 @@ public struct SecretText: Sendable, Hashable, CustomStringConvertible, CustomDeb
     /// `replacingOccurrences`), a token followed by a combining mark or a skin tone was not found, and a
     /// server's error body quoting it so reached the journal.
     public func redacting(_ text: String) -> String {
-        let secret = Array(value.utf8)
-        guard !secret.isEmpty else { return text }
-        // As written first (a secret holding `%41` is that text too), then in every encoding.
-        var bytes: [UInt8] = []
-        var rest = Array(text.utf8)[...]
-        var matched = false
-        while let start = rest.firstRange(of: secret) {
-            bytes += rest[..<start.lowerBound] + Array(SecretScrubber.placeholder.utf8)
-            rest = rest[start.upperBound...]
-            matched = true
-        }
-        bytes += rest
-        let scrubbed = bytes.withUnsafeBytes { SecretScrubber(secret: secret).scrub($0) }
-        return scrubbed.map { String(decoding: $0, as: UTF8.self) } ?? (matched ? String(decoding: bytes, as: UTF8.self) : text)
+        // The scrubber matches each byte as written before it tries an escape: a secret holding `%41` is found
+        // as that text too.
+        value.isEmpty ? text : SecretScrubber(secret: Array(value.utf8)).redacting(text)
     }
 
     public var description: String { "***" }

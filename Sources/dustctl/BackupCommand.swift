@@ -133,7 +133,7 @@ struct BackupTarget {
         let anHourAgo = SystemClock().now.addingTimeInterval(-3600).timeIntervalSince1970
         // An older dustctl's `.NAME.backup-`, NAME this backup's own, byte for byte (a name's other Unicode
         // spelling is another file).
-        let older = FilePaths.lastComponent(of: OutputFile.hiddenName(besides: path, tag: "backup-")).utf8
+        let older = OutputFile.hiddenComponent(of: path, tag: "backup-").utf8
         for name in names {
             let tail: Substring
             if name.utf8.starts(with: older) {

@@ -60,8 +60,7 @@ enum ExportCSV {
         // Byte by byte, as a CSV reader reads: a comma or quote is one whatever follows it. Compared as
         // characters, `,` with a combining mark or skin tone after it (or U+0D4E before it) was one
         // character that is no comma, and the field went out unquoted, a column more and a live `=`.
-        let special: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
-        guard field.utf8.contains(where: special.contains) else { return field }
+        guard field.utf8.contains(where: quotedBytes.contains) else { return field }
         var quoted: [UInt8] = [UInt8(ascii: "\"")]
         quoted.reserveCapacity(field.utf8.count + 4)
         for byte in field.utf8 {
@@ -71,6 +70,9 @@ enum ExportCSV {
         quoted.append(UInt8(ascii: "\""))
         return String(decoding: quoted, as: UTF8.self)
     }
+
+    /// The bytes that make a field quoted: a comma, a quote, a line break.
+    private static let quotedBytes: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
 
     /// What a spreadsheet may read as the start of a formula: OWASP's six, and their full-width and small
     /// forms and the minus sign (`＝1+1`, `﹦1+1`, `−1+2`), which spreadsheets set up for CJK may fold to them.

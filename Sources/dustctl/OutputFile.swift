@@ -150,9 +150,14 @@ struct OutputFile: Sendable {
     /// crossing file systems. A name may have 255 bytes and the hidden one adds the dot and the tag, so a
     /// long name lends it only its first 200 bytes (cut after a whole character).
     static func hiddenName(besides path: String, tag: String) -> String {
+        FilePaths.joining(FilePaths.directory(of: path), hiddenComponent(of: path, tag: tag))
+    }
+
+    /// `hiddenName`'s last component: `.NAME.TAG`.
+    static func hiddenComponent(of path: String, tag: String) -> String {
         var base = FilePaths.lastComponent(of: path)
         while base.utf8.count > 200 { base.removeLast() }
-        return FilePaths.joining(FilePaths.directory(of: path), ".\(base).\(tag)")
+        return ".\(base).\(tag)"
     }
 
     /// Writing the new copy failed with `code`; an existing file is as it was.

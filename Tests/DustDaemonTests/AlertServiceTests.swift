@@ -11,20 +11,32 @@ import Testing
 
 @Suite("dustd's alert service: which alerts are still news (docs/ALERTS.md)", .timeLimit(.minutes(10)))
 struct AlertServiceTests {
-    @Test("A day's dose past its threshold is news of its day: its retries end at midnight KST; other alerts and clearings go on")
-    func dayDoseEndsWithItsDay() throws {
+    /// dustd's default settings with these rules and, when given, quiet hours.
+    static func settings(rules: [String], quietHours: QuietHours? = nil) throws -> FineDustSettings {
         var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
             configurationFile: nil, now: settingsLoadedAt)
-        settings.alerts.rules = try ["intake.today.pm25 > 50", "pm25.grade >= 3", "intake.today.pm25 < 20"].map {
-            try AlertRule(parsing: $0)
-        }
+        settings.alerts.rules = try rules.map { try AlertRule(parsing: $0) }
+        settings.alerts.quietHours = quietHours
+        return settings
+    }
+
+    /// The alert service over `store` with no trigger: its `run` resumes what waits, and ends.
+    static func service(
+        _ settings: FineDustSettings, store: SQLiteStore, dispatcher: AlertDispatcher, clock: ManualClock
+    ) -> AlertService {
+        AlertService(
+            live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
+            database: DaemonDatabase(store, logger: LogCapture().logger()), dispatcher: dispatcher,
+            triggers: AsyncStream { $0.finish() }, clock: clock, logger: LogCapture().logger())
+    }
+
+    @Test("A day's dose past its threshold is news of its day: its retries end at midnight KST; other alerts and clearings go on")
+    func dayDoseEndsWithItsDay() throws {
+        let settings = try Self.settings(rules: ["intake.today.pm25 > 50", "pm25.grade >= 3", "intake.today.pm25 < 20"])
         // 2026-11-20 23:59 KST.
         let clock = ManualClock(instant("2026-11-20T23:59:00+09:00"))
-        let service = AlertService(
-            live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
-            database: DaemonDatabase(SQLiteStore.scratch(), logger: LogCapture().logger()),
-            dispatcher: AlertDispatcher(sinks: [], store: SQLiteStore.scratch()), triggers: AsyncStream { nil }, clock: clock,
-            logger: LogCapture().logger())
+        let service = Self.service(
+            settings, store: SQLiteStore.scratch(), dispatcher: AlertDispatcher(sinks: [], store: SQLiteStore.scratch()), clock: clock)
         let at = instant("2026-11-20T23:30:00+09:00")
         func event(_ kind: AlertEvent.Kind, _ rule: String) throws -> AlertEvent {
             let parsed = try AlertRule(parsing: rule)
@@ -43,9 +55,7 @@ struct AlertServiceTests {
         "Yesterday's dose left retrying by a stop is not sent after midnight: ended, with the reason; the same before midnight is resumed"
     )
     func resumedOnlyWithinItsDay() async throws {
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
-            configurationFile: nil, now: settingsLoadedAt)
-        settings.alerts.rules = [try AlertRule(parsing: "intake.today.pm25 > 50")]
+        let settings = try Self.settings(rules: ["intake.today.pm25 > 50"])
         for (now, sent) in [("2026-11-20T23:50:00+09:00", true), ("2026-11-21T00:20:00+09:00", false)] {
             let store = SQLiteStore.scratch()
             let rule = settings.alerts.rules[0]
@@ -61,12 +71,10 @@ struct AlertServiceTests {
             }
             let sink = RecordingSink(name: "ntfy")
             let clock = ManualClock(instant(now))
-            try await AlertService(
-                live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
-                database: DaemonDatabase(store, logger: LogCapture().logger()),
-                dispatcher: AlertDispatcher(sinks: [sink], store: store, clock: clock), triggers: AsyncStream { $0.finish() },
-                clock: clock, logger: LogCapture().logger()
-            ).run()
+            try await Self.service(
+                settings, store: store, dispatcher: AlertDispatcher(sinks: [sink], store: store, clock: clock), clock: clock
+            )
+            .run()
             #expect(sink.events.map(\.id) == (sent ? [event.id] : []), "\(now)")
             let last = try #require(try await store.recentAlertEvents(limit: 1).first?.deliveries.last)
             #expect(last.outcome == (sent ? .delivered : .failed), "\(now)")
@@ -76,11 +84,8 @@ struct AlertServiceTests {
 
     @Test("A rise left retrying by a stop at 02:58 is not sent at 03:00 inside quiet hours 3–7: it waits for 07:00")
     func resumedNotInQuietHours() async throws {
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
-            configurationFile: nil, now: settingsLoadedAt)
-        let rule = try AlertRule(parsing: "pm25.grade >= 3")
-        settings.alerts.rules = [rule]
-        settings.alerts.quietHours = QuietHours(fromHour: 3, toHour: 7)
+        let settings = try Self.settings(rules: ["pm25.grade >= 3"], quietHours: QuietHours(fromHour: 3, toHour: 7))
+        let rule = settings.alerts.rules[0]
         let store = SQLiteStore.scratch()
         let event = try await store.saveAlertEvent(
             AlertEvent(
@@ -92,11 +97,8 @@ struct AlertServiceTests {
                 detail: "HTTP 500"))
         let sink = RecordingSink(name: "ntfy")
         let clock = ManualClock(instant("2026-11-20T03:00:20+09:00"))
-        let service = AlertService(
-            live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
-            database: DaemonDatabase(store, logger: LogCapture().logger()),
-            dispatcher: AlertDispatcher(sinks: [sink], store: store, clock: clock), triggers: AsyncStream { $0.finish() },
-            clock: clock, logger: LogCapture().logger())
+        let service = Self.service(
+            settings, store: store, dispatcher: AlertDispatcher(sinks: [sink], store: store, clock: clock), clock: clock)
         #expect(service.quietUntil(event) == instant("2026-11-20T07:00:00+09:00"))
         #expect(
             service.quietUntil(
@@ -112,20 +114,14 @@ struct AlertServiceTests {
 
     @Test("A rise whose retry falls in quiet hours 3–7 waits for 07:00; one that a clearing supersedes meanwhile is ended, never sent")
     func retryWaitsOutQuietHours() async throws {
-        var settings = try SettingsLoader(environment: [:], workingDirectory: "/nonexistent").load(
-            configurationFile: nil, now: settingsLoadedAt)
-        let rule = try AlertRule(parsing: "pm25.grade >= 3")
-        settings.alerts.rules = [rule]
-        settings.alerts.quietHours = QuietHours(fromHour: 3, toHour: 7)
+        let settings = try Self.settings(rules: ["pm25.grade >= 3"], quietHours: QuietHours(fromHour: 3, toHour: 7))
+        let rule = settings.alerts.rules[0]
         for superseded in [false, true] {
             let store = SQLiteStore.scratch()
             let clock = ManualClock(instant("2026-11-20T02:59:50+09:00"))
             let sink = RecordingSink(name: "ntfy", failures: 1)
             let dispatcher = AlertDispatcher(sinks: [sink], store: store, clock: clock)
-            let service = AlertService(
-                live: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!),
-                database: DaemonDatabase(store, logger: LogCapture().logger()), dispatcher: dispatcher,
-                triggers: AsyncStream { $0.finish() }, clock: clock, logger: LogCapture().logger())
+            let service = Self.service(settings, store: store, dispatcher: dispatcher, clock: clock)
             let event = try await store.saveAlertEvent(
                 AlertEvent(kind: .fired, rule: rule.description, metric: rule.metric, value: 3, station: "종로구", at: clock.now))
             let clearedAt = instant("2026-11-20T04:10:00+09:00")

@@ -41,11 +41,7 @@ struct DoorTests {
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path], echoes: redactor)
         notifier.ready(status: "Last poll failed: code \(piece(0)) (\(piece(11)))")
         notifier.status("Last poll ok, 24 new")
-        var messages: [String] = []
-        for _ in 0..<50 where messages.count < 2 {
-            messages += socket.drain()
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        let messages = socket.receive(2)
         #expect(messages == ["READY=1\nSTATUS=\(SecretRedactor.withheldLine)", "STATUS=Last poll ok, 24 new"])
     }
 
@@ -62,11 +58,7 @@ struct DoorTests {
         copy.reloading()
         copy.ready(status: "Last poll ok")
         copy.ready()
-        var messages: [String] = []
-        for _ in 0..<50 where messages.count < 4 {
-            messages += socket.drain()
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        let messages = socket.receive(4)
         #expect(messages.count == 4, "\(messages)")
         let reloading = messages.first?.split(separator: "\n").map(String.init) ?? []
         #expect(reloading.count == 2 && reloading[0] == "RELOADING=1" && reloading[1].hasPrefix("MONOTONIC_USEC="), "\(reloading)")
@@ -85,11 +77,7 @@ struct DoorTests {
         let socket = try NotifySocket(path: directory.path("notify.sock"))
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": socket.path], echoes: SecretRedactor())
         notifier.status("a\n\u{301}READY=1\r\nb\rc")
-        var messages: [String] = []
-        for _ in 0..<50 where messages.isEmpty {
-            messages += socket.drain()
-            Thread.sleep(forTimeInterval: 0.02)
-        }
+        let messages = socket.receive(1)
         #expect(messages.map { Array($0.utf8) } == [Array("STATUS=a \u{301}READY=1  b c".utf8)])
     }
 }

@@ -38,6 +38,16 @@ final class NotifySocket: @unchecked Sendable {
         }
     }
 
+    /// The datagrams received until there are `count` of them, or a second has passed.
+    func receive(_ count: Int) -> [String] {
+        var messages: [String] = []
+        for _ in 0..<50 where messages.count < count {
+            messages += drain()
+            Thread.sleep(forTimeInterval: 0.02)
+        }
+        return messages
+    }
+
     deinit { close(descriptor) }
 }
 
