@@ -66,7 +66,7 @@ public struct ActivityCSVParser: Sendable {
                 }
                 do throws(ActivityCSVError) {
                     let named = try slot(fields[0], line: lineNumber, now: now)
-                    guard let distance = DecimalText.parse(fields[1]), distance >= 0, distance <= 100_000 else {
+                    guard let distance = CSVLines.number(fields[1]), distance >= 0, distance <= 100_000 else {
                         throw ActivityCSVError(
                             line: lineNumber,
                             problem: "distance_m must be a number of metres from 0 to 100000, not \(Self.quoted(fields[1]))")

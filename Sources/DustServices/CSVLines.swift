@@ -14,8 +14,9 @@ struct CSVLines {
 
     /// A line that is not blank.
     enum Line {
-        /// The fields, each trimmed of blanks and then of double quotes; at most `maxFields + 1`
-        /// of them, with `count` the number the line has.
+        /// The fields, split at the commas outside double quotes (RFC 4180, as a spreadsheet writes
+        /// `"1,200"`), each trimmed of blanks and then of its enclosing double quotes (a doubled `""`
+        /// inside them is one `"`); at most `maxFields + 1` of them, with `count` the number the line has.
         case fields([String], count: Int)
         /// Why the line cannot be read: FineDust's words, quoting at most 40 characters of it.
         case problem(String)
@@ -52,30 +53,59 @@ struct CSVLines {
             start = end + 1
             guard String(validating: line, as: UTF8.self) != nil else { return .problem("the line is not UTF-8 text") }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
-            return .fields(fields(line), count: line.reduce(1) { $0 + ($1 == 0x2C ? 1 : 0) })
+            return split(line)
         }
         return nil
     }
 
-    /// The line's first `maxFields + 1` fields, split at commas.
-    private func fields(_ line: UnsafeRawBufferPointer) -> [String] {
+    /// The line's first `maxFields + 1` fields and how many it has, split at the commas outside
+    /// double quotes; a quote left open at the end of the line is a problem (a field is never read
+    /// across lines).
+    private func split(_ line: UnsafeRawBufferPointer) -> Line {
         var fields: [String] = []
-        var fieldStart = 0
-        for index in 0...line.count where fields.count <= maxFields && (index == line.count || line[index] == 0x2C) {
-            fields.append(Self.trimmed(UnsafeRawBufferPointer(rebasing: line[fieldStart..<index])))
-            fieldStart = index + 1
+        var (fieldStart, count, quoted) = (0, 1, false)
+        for index in 0..<line.count {
+            if line[index] == 0x22 {
+                quoted.toggle()
+            } else if line[index] == 0x2C, !quoted {
+                if fields.count <= maxFields { fields.append(Self.trimmed(UnsafeRawBufferPointer(rebasing: line[fieldStart..<index]))) }
+                fieldStart = index + 1
+                count += 1
+            }
         }
-        return fields
+        guard !quoted else { return .problem("a double quote opened on this line is not closed: \(Self.quotedStart(line))") }
+        if fields.count <= maxFields { fields.append(Self.trimmed(UnsafeRawBufferPointer(rebasing: line[fieldStart...]))) }
+        return .fields(fields, count: count)
     }
 
-    /// A field without the blanks (space, tab) and then the double quotes at either end.
+    /// A field without the blanks (space, tab) at either end, then without the double quotes that
+    /// enclose it, a doubled `""` inside them read as one; a field that is not enclosed loses any
+    /// quotes at its ends, as before quoting was read.
     private static func trimmed(_ field: UnsafeRawBufferPointer) -> String {
         var (first, last) = (0, field.count)
-        for trimmed: Set<UInt8> in [[0x20, 0x09], [0x22]] {
-            while first < last, trimmed.contains(field[first]) { first += 1 }
-            while last > first, trimmed.contains(field[last - 1]) { last -= 1 }
+        while first < last, field[first] == 0x20 || field[first] == 0x09 { first += 1 }
+        while last > first, field[last - 1] == 0x20 || field[last - 1] == 0x09 { last -= 1 }
+        if last - first >= 2, field[first] == 0x22, field[last - 1] == 0x22 {
+            let inner = String(decoding: UnsafeRawBufferPointer(rebasing: field[(first + 1)..<(last - 1)]), as: UTF8.self)
+            return inner.replacing("\"\"", with: "\"")
         }
+        while first < last, field[first] == 0x22 { first += 1 }
+        while last > first, field[last - 1] == 0x22 { last -= 1 }
         return String(decoding: UnsafeRawBufferPointer(rebasing: field[first..<last]), as: UTF8.self)
+    }
+
+    /// A field's number: a plain decimal (`DecimalText`), or one whose whole part a spreadsheet grouped
+    /// by thousands with commas (`1,200`, `12,345.5`, read from a quoted field); nil for anything else
+    /// (`1,2`, `1,2000`, `,100`), so a decimal comma is never read as a thousands separator.
+    static func number(_ text: String) -> Double? {
+        guard text.utf8.contains(0x2C) else { return DecimalText.parse(text) }
+        let whole = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        let groups = whole.split(separator: ",", omittingEmptySubsequences: false)
+        let digitsOnly = { (group: Substring) in group.utf8.allSatisfy { (0x30...0x39).contains($0) } }
+        guard let first = groups.first, (1...3).contains(first.utf8.count), digitsOnly(first),
+            groups.dropFirst().allSatisfy({ $0.utf8.count == 3 && digitsOnly($0) })
+        else { return nil }
+        return DecimalText.parse(text.replacing(",", with: ""))
     }
 
     /// The start of a line too long to read, as an error quotes it: its first 40 characters (of at

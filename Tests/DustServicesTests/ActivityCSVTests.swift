@@ -26,6 +26,41 @@ struct ActivityCSVTests {
             ])
     }
 
+    @Test("A file a spreadsheet saved: quoted fields, a distance grouped by thousands (\"1,200\"), a doubled quote, a BOM and CRLF")
+    func spreadsheet() throws {
+        let csv =
+            "\u{FEFF}\"start\",\"distance_m\"\r\n\"2026-11-20 08:00\",\"1,200\"\r\n"
+            + " 2026-11-20 09:00 , \"12,345.5\" \r\n2026-11-20 10:00,\"700\"\r\n"
+        let distances = try parser.parse(Data(csv.utf8), now: now).distances
+        #expect(
+            distances == [
+                slot("2026-11-20T08:00:00+09:00"): 1200,
+                slot("2026-11-20T09:00:00+09:00"): 12345.5,
+                slot("2026-11-20T10:00:00+09:00"): 700,
+            ])
+    }
+
+    @Test(
+        "A comma is a thousands separator only in groups of three, and a quote left open is refused: never a decimal comma read as thousands",
+        arguments: [
+            ("start,distance_m\n2026-11-20 08:00,\"1,2\"\n", "\"1,2\""),
+            ("start,distance_m\n2026-11-20 08:00,\"1,2000\"\n", "\"1,2000\""),
+            ("start,distance_m\n2026-11-20 08:00,\",100\"\n", "\",100\""),
+            ("start,distance_m\n2026-11-20 08:00,\"1234,567\"\n", "\"1234,567\""),
+            ("start,distance_m\n2026-11-20 08:00,\"1,200.5.5\"\n", "\"1,200.5.5\""),
+            ("start,distance_m\n2026-11-20 08:00,\"1,200\n", "not closed"),
+            ("start,distance_m\n2026-11-20 08:00,1,200\n", "found 3"),
+        ])
+    func groupedOrNot(csv: String, fragment: String) {
+        do {
+            _ = try parser.parse(Data(csv.utf8), now: now)
+            Issue.record("accepted \(csv)")
+        } catch {
+            #expect(error.line == 2)
+            #expect(error.description.contains(fragment), "\(error)")
+        }
+    }
+
     @Test(
         "Every bad row is refused with its line number",
         arguments: [

@@ -55,6 +55,17 @@ struct IndoorCSVTests {
         #expect(back.series.minutes == [start + 150 * 60, start + 190 * 60])
     }
 
+    @Test("An indoor CSV a spreadsheet saved: quoted times with a comma inside quotes kept in its field, values grouped by thousands")
+    func spreadsheet() throws {
+        let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")
+        let rows = try parser.parse(
+            Data("\"time\",\"pm25\",\"pm10\"\r\n\"2026-11-20 10:00\",\"12.5\",\"1,000\"\r\n\"2026-11-20 10:01\",\"\",7\r\n".utf8),
+            now: DemoReplay.now)
+        #expect(rows.series.samples.map(\.value.ultraFineDust) == [12.5, nil])
+        #expect(rows.series.samples.map(\.value.fineDust) == [1000, 7])
+        #expect(throws: IndoorCSVError.self) { try parser.parse(Data("time,pm25\n2026-11-20 10:00,\"1,5\"\n".utf8), now: DemoReplay.now) }
+    }
+
     @Test("Indoor CSV rows out of order: a minute given again replaces the earlier row wherever it was, and is counted")
     func minuteGivenAgain() throws {
         let parser = IndoorCSVParser(calendar: seoul, sensor: "old-monitor")

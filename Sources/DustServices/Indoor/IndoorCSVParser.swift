@@ -119,7 +119,7 @@ public struct IndoorCSVParser: Sendable {
     /// A value field: empty is unknown; a number out of the plausible range is unknown and counted.
     private func value(_ text: String, column: String, line: Int, rows: inout IndoorCSVRows) throws(IndoorCSVError) -> Double? {
         if text.isEmpty { return nil }
-        guard let number = DecimalText.parse(text) else {
+        guard let number = CSVLines.number(text) else {
             throw IndoorCSVError(
                 line: line, problem: "\(column) must be a number of µg/m³ (or empty), not \(ActivityCSVParser.quoted(text))")
         }
