@@ -30,6 +30,9 @@ public struct GPXSummary: Sendable, Hashable {
     public var bytesRead: Int64 = 0
     /// C0 control characters XML forbids, replaced by spaces.
     public var controlCharactersReplaced = 0
+    /// Route points (`rte/rtept`) and waypoints (`wpt`): a plan, or places marked, not where the person
+    /// went, so not read; counted so that a file of them alone says why it gave no walking.
+    public var plannedPoints = 0
 
     public init() {}
 }
@@ -84,7 +87,7 @@ public struct GPXReader: Sendable {
         return summary
     }
 
-    private enum Kind { case gpx, trk, trkseg, trkpt, time, other }
+    private enum Kind { case gpx, trk, trkseg, trkpt, time, rte, other }
 
     private struct Point {
         var latitude: Double
@@ -99,7 +102,8 @@ public struct GPXReader: Sendable {
             (
                 gpx: UnsafePointer<xmlChar>?, trk: UnsafePointer<xmlChar>?, trkseg: UnsafePointer<xmlChar>?,
                 trkpt: UnsafePointer<xmlChar>?, time: UnsafePointer<xmlChar>?, lat: UnsafePointer<xmlChar>?,
-                lon: UnsafePointer<xmlChar>?
+                lon: UnsafePointer<xmlChar>?, rte: UnsafePointer<xmlChar>?, rtept: UnsafePointer<xmlChar>?,
+                wpt: UnsafePointer<xmlChar>?
             )
         /// The kind of the open element at each depth.
         var path: [Kind]
@@ -114,7 +118,10 @@ public struct GPXReader: Sendable {
         init(reader: xmlTextReaderPtr, maxDepth: Int, now: Date) {
             self.now = now
             func intern(_ text: String) -> UnsafePointer<xmlChar>? { xmlTextReaderConstString(reader, text) }
-            names = (intern("gpx"), intern("trk"), intern("trkseg"), intern("trkpt"), intern("time"), intern("lat"), intern("lon"))
+            names = (
+                intern("gpx"), intern("trk"), intern("trkseg"), intern("trkpt"), intern("time"), intern("lat"), intern("lon"),
+                intern("rte"), intern("rtept"), intern("wpt")
+            )
             path = Array(repeating: .other, count: maxDepth + 1)
         }
 
@@ -136,6 +143,10 @@ public struct GPXReader: Sendable {
                 case .trk where name == names.trkseg: kind = .trkseg
                 case .trkseg where name == names.trkpt: kind = .trkpt
                 case .trkpt where name == names.time: kind = .time
+                case .gpx where name == names.rte: kind = .rte
+                case .gpx where name == names.wpt, .rte where name == names.rtept:
+                    summary.plannedPoints += 1
+                    kind = .other
                 default: kind = .other
                 }
                 path[depth] = kind

@@ -95,6 +95,8 @@ public struct ActivityImportSummary: Sendable, Hashable {
     public var timesUnreadable = 0
     public var timesBackwards = 0
     public var trackGaps = 0
+    /// GPX route points and waypoints, which are not read (a plan, not a walk).
+    public var plannedPoints = 0
     /// What the rules of one source's walking took away: time covered twice, steps of no duration
     /// outside any timed step, more than 30 m/s over the time covered (docs/REFERENCE.md §12).
     public var walkingCorrections = WalkingCorrections()
@@ -465,6 +467,7 @@ extension ActivityImportSummary {
         timesUnreadable += gpx.timesUnreadable
         timesBackwards += gpx.timesBackwards
         trackGaps += gpx.gaps
+        plannedPoints += gpx.plannedPoints
         bytesRead += gpx.bytesRead
     }
 }

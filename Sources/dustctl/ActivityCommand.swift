@@ -391,6 +391,10 @@ enum ActivityText {
             summary.trackGaps, "한 구간으로 잇기에 너무 긴 멈춤 \(summary.trackGaps)번",
             count(summary.trackGaps, "pause", "pauses") + " too long for a step")
         note(
+            summary.plannedPoints, "경로점·웨이포인트 \(summary.plannedPoints)개는 계획이라 읽지 않음 (기록된 트랙을 내보내세요)",
+            count(summary.plannedPoints, "route point or waypoint", "route points and waypoints")
+                + " not read: they are a plan, not where you went (export the recorded track)")
+        note(
             summary.recordsDropped, "거리 기록 \(summary.recordsDropped)개 버림 (시간 길이가 없거나, 30 m/s보다 빠르거나, 일주일보다 긺)",
             count(summary.recordsDropped, "distance record", "distance records")
                 + " dropped (no duration, faster than 30 m/s, or longer than a week)")
@@ -631,6 +635,7 @@ enum ActivityJSON {
             ("timesUnreadable", .integer(summary.timesUnreadable)),
             ("timesBackwards", .integer(summary.timesBackwards)),
             ("trackGaps", .integer(summary.trackGaps)),
+            ("plannedPointsIgnored", .integer(summary.plannedPoints)),
             ("overlappingMetres", .measured(summary.walkingCorrections.overlappingMetres)),
             ("instantStepsDropped", .integer(summary.walkingCorrections.instantSteps)),
             ("instantMetresDropped", .measured(summary.walkingCorrections.instantMetres)),

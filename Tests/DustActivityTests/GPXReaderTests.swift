@@ -122,6 +122,24 @@ struct GPXReaderTests {
         }
     }
 
+    @Test("Route points and waypoints are counted, never walked: a file of them alone gives no step and says why")
+    func routesAndWaypoints() throws {
+        let xml = """
+            <?xml version="1.0"?>
+            <gpx version="1.1" creator="t" xmlns="http://www.topografix.com/GPX/1/1">
+            <wpt lat="37.57" lon="126.98"><time>2026-11-20T01:00:00Z</time></wpt>
+            <rte><rtept lat="37.57" lon="126.98"><time>2026-11-20T01:00:00Z</time></rtept>
+            <rtept lat="37.58" lon="126.98"><time>2026-11-20T01:20:00Z</time></rtept></rte>
+            <trk><trkseg><trkpt lat="37.570" lon="126.98"><time>2026-11-20T02:00:00Z</time></trkpt>
+            <trkpt lat="37.571" lon="126.98"><time>2026-11-20T02:01:00Z</time></trkpt></trkseg></trk>
+            </gpx>
+            """
+        let result = try readGPX(xml)
+        #expect(result.summary.plannedPoints == 3)
+        #expect(result.summary.points == 2 && result.summary.steps == 1)
+        #expect(result.samples.map(\.start) == [instant("2026-11-20T02:00:00Z")])
+    }
+
     @Test("Points without time are ignored: the step joins the timed points around them")
     func pointsWithoutTime() throws {
         let xml = track([

@@ -37,6 +37,26 @@ struct DustctlActivityTests {
         #expect(mixed.status == 65, "\(mixed.standardError)")
     }
 
+    @Test("A GPX of a planned route and waypoints only: nothing walked, and the summary says they are not read, in text and JSON")
+    func plannedRouteOnly() async throws {
+        let directory = try TemporaryDirectory("finedust-activity-route")
+        defer { directory.remove() }
+        let db = directory.path("db.sqlite")
+        let gpx = directory.path("plan.gpx")
+        try Data(
+            """
+            <gpx version="1.1" creator="t"><wpt lat="37.57" lon="126.98"/>
+            <rte><rtept lat="37.57" lon="126.98"><time>2026-11-20T01:00:00Z</time></rtept>
+            <rtept lat="37.58" lon="126.98"><time>2026-11-20T01:20:00Z</time></rtept></rte></gpx>
+            """.utf8
+        ).write(to: URL(fileURLWithPath: gpx))
+        let text = try await dustctl("activity", "import", gpx, "--db", db)
+        #expect(text.status == 0, "\(text.standardError)")
+        #expect(text.standardOutput.contains("3 route points and waypoints not read: they are a plan, not where you went"), "\(text.standardOutput)")
+        let json = try await dustctl("activity", "import", gpx, "--db", db, "--json")
+        #expect(json.standardOutput.contains("\"plannedPointsIgnored\":3"), "\(json.standardOutput)")
+    }
+
     @Test(
         "import export.zip + GPX + CSV, sources, day --json with the merged distance and the hand-computed intake, idempotent re-import, forget"
     )
