@@ -52,7 +52,9 @@ struct DustctlActivityTests {
         ).write(to: URL(fileURLWithPath: gpx))
         let text = try await dustctl("activity", "import", gpx, "--db", db)
         #expect(text.status == 0, "\(text.standardError)")
-        #expect(text.standardOutput.contains("3 route points and waypoints not read: they are a plan, not where you went"), "\(text.standardOutput)")
+        #expect(
+            text.standardOutput.contains("3 route points and waypoints not read: they are a plan, not where you went"),
+            "\(text.standardOutput)")
         let json = try await dustctl("activity", "import", gpx, "--db", db, "--json")
         #expect(json.standardOutput.contains("\"plannedPointsIgnored\":3"), "\(json.standardOutput)")
     }
