@@ -39,29 +39,46 @@ struct TextStyle {
     static let sequences: [String] = [reset, sequence("1"), sequence("2")] + DustGrade.allCases.map { sequence(colourCode($0)) }
 }
 
-/// Terminal columns a string occupies: Hangul and other East Asian wide characters take two.
+/// Terminal columns a string occupies, counted by what a terminal draws: each character (a grapheme
+/// cluster) as wide as its first scalar — two for Hangul and other East Asian wide characters, none for a
+/// combining mark or a zero-width one — and two for an emoji shown as a picture (`🏃‍♂️`, `👍🏽`, `❤️`), however
+/// many scalars it joins. dustctl's own escape sequences (`ESC [ … m`) take none.
 func displayWidth(_ text: String) -> Int {
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
     var width = 0
     var inEscape = false
-    for scalar in text.unicodeScalars {
+    for character in text {
         if inEscape {
-            if scalar == "m" { inEscape = false }
+            if character == "m" { inEscape = false }
             continue
         }
-        if scalar == "\u{1B}" {
+        if character == "\u{1B}" {
             inEscape = true
             continue
         }
-        switch scalar.value {
-        case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6:
-            width += 2
-        case 0x0300...0x036F, 0x200B...0x200F:
-            break
-        default:
-            width += 1
-        }
+        width += columns(of: character)
     }
     return width
+}
+
+/// The columns one character takes (`displayWidth`).
+private func columns(of character: Character) -> Int {
+    let scalars = character.unicodeScalars
+    guard let first = scalars.first else { return 0 }
+    // An emoji drawn as a picture: one of emoji presentation, or any emoji asked for as one (U+FE0F).
+    if first.properties.isEmojiPresentation || (first.properties.isEmoji && scalars.contains("\u{FE0F}")) { return 2 }
+    switch first.value {
+    case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+        0x20000...0x3FFFD:
+        return 2
+    case 0x200B...0x200F, 0x2060...0x2064, 0xFEFF:
+        return 0
+    default:
+        switch first.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return 0
+        default: return 1
+        }
+    }
 }
 
 /// `text` padded with spaces to `width` columns, on the right (left-aligned) or left. A text as wide
