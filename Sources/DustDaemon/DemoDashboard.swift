@@ -35,7 +35,7 @@ public struct DemoDashboard: Sendable {
     }
 
     /// Replays the fixtures, prints what happened with `report`, and serves until SIGTERM or SIGINT.
-    public func run(fixtures: URL, report: (String) -> Void) async -> ExitStatus {
+    public func run(fixtures: URL, report: @escaping @Sendable (String) -> Void) async -> ExitStatus {
         let inUse =
             "\(databasePath) holds data the demo did not write, so it was left alone; the demo writes only into a new file or one "
             + "it made: name another with --demo-database (or, if it is an older FineDust's demo file, remove it and run again)."
@@ -83,12 +83,19 @@ public struct DemoDashboard: Sendable {
         let data = WebData(store: { store }, settings: { reportSettings }, clock: FixedClock(Self.now))
         var household = settings
         household.people = DemoReplay.people
+        let address = settings.http.address.map { "http://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)/" } ?? ""
         let web: any Service
         do {
             guard
                 let service = WebFrontEnd.service(
                     settings: household, access: try WebFrontEnd.access(for: household.http), data: data, metrics: metrics,
-                    logger: logger, endsOnFailure: true)
+                    logger: logger, endsOnFailure: true,
+                    // Said once the port is bound: a script waits for this line before it connects.
+                    onRunning: {
+                        report(
+                            "Serving the dashboard on \(address) (the demo's clock stands at \(KoreaStandardTime.iso8601(Self.now))); Ctrl-C stops."
+                        )
+                    })
             else {
                 report("http.listen is off, so there is nothing to serve; the demo database is \(databasePath).")
                 return .ok
@@ -98,8 +105,6 @@ public struct DemoDashboard: Sendable {
             report("Invalid configuration: \(error)")
             return .configuration
         }
-        let address = settings.http.address.map { "http://\($0.host.contains(":") ? "[\($0.host)]" : $0.host):\($0.port)/" } ?? ""
-        report("Serving the dashboard on \(address) (the demo's clock stands at \(KoreaStandardTime.iso8601(Self.now))); Ctrl-C stops.")
         var configuration = ServiceGroupConfiguration(
             services: [.init(service: web), .init(service: HeapTrimService(trim: HeapTrimService.trimStoreAndHeap { store }))],
             logger: logger)

@@ -5,6 +5,7 @@ import DustWeb
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The dashboard, API and metrics as one more service of dustd (docs/REFERENCE.md §13), from `http.listen`
@@ -62,7 +63,8 @@ struct WebFrontEnd {
     /// was counted through `metrics` beside the gauges it reads at each scrape.
     static func service(
         settings: FineDustSettings, access: WebAccess?, data: WebData, metrics: PrometheusBackend,
-        echoes: any EchoDetector = KeyEchoGuard.none, logger: Logger, endsOnFailure: Bool = false
+        echoes: any EchoDetector = KeyEchoGuard.none, logger: Logger, endsOnFailure: Bool = false,
+        onRunning: @escaping @Sendable () -> Void = {}
     ) -> (any Service)? {
         guard let (host, port) = settings.http.address, let access else { return nil }
         if !isLoopbackHost(host) {
@@ -70,11 +72,13 @@ struct WebFrontEnd {
             logger.notice("Serving the dashboard and API on \(host):\(port), reachable from other machines; \(protection)")
         }
         let url = "http://\(host.contains(":") ? "[\(host)]" : host):\(port)/"
-        logger.info("Serving \(url)")
         return Optional(
             WebService(
                 application: WebServer(data: data, registry: metrics.registry, access: access, echoes: echoes, logger: logger)
-                    .application(host: host, port: port, logger: logger),
+                    .application(host: host, port: port, logger: logger) {
+                        logger.info("Serving \(url)")
+                        onRunning()
+                    },
                 url: url, logger: logger, endsOnFailure: endsOnFailure))
     }
 
@@ -110,6 +114,13 @@ struct WebServingFailure: Error, CustomStringConvertible {
     var description: String {
         "The dashboard cannot be served on \(url): \(reason). Another program may hold the port: choose another with --listen HOST:PORT (or http.listen), or stop that program."
     }
+
+    /// Why the server could not start, in words: the system's sentence for a failed call (`Address
+    /// already in use`), not NIO's name of the function it failed in.
+    static func reason(_ error: any Error) -> String {
+        guard let io = error as? IOError else { return "\(error)" }
+        return String(cString: strerror(io.errnoCode))
+    }
 }
 
 /// The web server as a service whose failure (the port is taken, the address does not exist)
@@ -130,9 +141,10 @@ struct WebService<Application: ApplicationProtocol>: Service, CustomStringConver
         } catch is CancellationError {
             return
         } catch {
-            if endsOnFailure { throw WebServingFailure(url: url, reason: "\(error)") }
+            let reason = WebServingFailure.reason(error)
+            if endsOnFailure { throw WebServingFailure(url: url, reason: reason) }
             logger.error(
-                "The dashboard cannot be served on \(url): \(error); dustd keeps polling. Set http.listen to a free address (or off) and restart dustd."
+                "The dashboard cannot be served on \(url): \(reason); dustd keeps polling. Set http.listen to a free address (or off) and restart dustd."
             )
             // Stay in the group until shutdown, so a web failure does not end dustd.
             try? await gracefulShutdown()

@@ -47,6 +47,8 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
     case unsupportedDate(LocalDate)
     /// A real week with a day outside `SupportedPeriod`.
     case unsupportedWeek(ISOWeek)
+    /// A supported date that ends a rolling week beginning before `SupportedPeriod.firstDate`.
+    case unsupportedWeekEnd(LocalDate)
 
     public var description: String {
         let range = "\(SupportedPeriod.firstDate) to \(SupportedPeriod.lastDate)"
@@ -77,6 +79,9 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
         case .unsupportedWeek(let week):
             return "\(week) runs \(week.monday) to \(week.monday.adding(days: 6)), outside the dates FineDust keeps; "
                 + "give a week whose seven days lie from \(range) (\(SupportedPeriod.firstWeek) to \(SupportedPeriod.lastWeek))."
+        case .unsupportedWeekEnd(let end):
+            return "the week ending \(end) would begin on \(end.adding(days: -6)), outside the dates FineDust keeps; "
+                + "end it on \(SupportedPeriod.firstWeekEnd) or later."
         }
     }
 }
@@ -103,6 +108,17 @@ extension SupportedPeriod {
         guard let date = LocalDate(text) else { throw .notADate(String(text)) }
         guard contains(date) else { throw .unsupportedDate(date) }
         return date
+    }
+
+    /// The first day a rolling week may end on: its seven days all supported (2000-01-07).
+    public static let firstWeekEnd = firstDate.adding(days: 6)
+
+    /// The last day of a rolling week a person wrote as `YYYY-MM-DD` (`dustctl week --end`, the web's
+    /// `/api/v1/week?end=`): a supported date whose week's seven days are all supported.
+    public static func weekEnd(_ text: some StringProtocol) throws(TypedPeriodError) -> LocalDate {
+        let end = try date(text)
+        guard end >= firstWeekEnd else { throw .unsupportedWeekEnd(end) }
+        return end
     }
 
     /// The supported ISO week a person wrote as `YYYY-Www`; a week is supported when all seven

@@ -96,13 +96,20 @@ public struct DemoReplay: Sendable {
         let candidates =
             explicit.map { [$0] } ?? [
                 "Fixtures",
-                binary.appendingPathComponent("../share/finedust/Fixtures").path,
+                installedFixtures(executable: executable),
                 binary.appendingPathComponent("../../Fixtures").path,
                 binary.appendingPathComponent("../../../Fixtures").path,
             ]
         return candidates.lazy
             .map { URL(fileURLWithPath: $0).standardizedFileURL }
             .first { FileManager.default.fileExists(atPath: $0.appendingPathComponent(activityFile).path) }
+    }
+
+    /// Where an installation keeps the fixtures: `share/finedust/Fixtures` beside the directory of the
+    /// running program (`/usr/share/…` for the package, `/usr/local/share/…` for `scripts/install.sh`).
+    public static func installedFixtures(executable: String = runningExecutable) -> String {
+        URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("../share/finedust/Fixtures").standardizedFileURL.path
     }
 
     /// The running program's path: `/proc/self/exe` names it even when it was started as a bare

@@ -42,10 +42,12 @@ struct AdvisoriesCommand: AsyncParsableCommand {
     var year: Int? = nil
 
     func validate() throws {
-        if let year, !(2000...9999).contains(year) {
+        // The years whose days FineDust keeps (`SupportedPeriod`), as every date and week argument.
+        let years = SupportedPeriod.firstDate.year...SupportedPeriod.lastDate.year
+        if let year, !years.contains(year) {
             throw ValidationError(
-                korean: "--year는 2000부터 9999까지의 해여야 합니다. \(year)은(는) 그 밖입니다.",
-                english: "--year must be a year from 2000 to 9999, not \(year).")
+                korean: "--year는 \(years.lowerBound)부터 \(years.upperBound)까지의 해여야 합니다. \(year)은(는) 그 밖입니다.",
+                english: "--year must be a year from \(years.lowerBound) to \(years.upperBound), not \(year).")
         }
     }
 

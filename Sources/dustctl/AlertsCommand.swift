@@ -67,10 +67,10 @@ struct AlertsListCommand: AsyncParsableCommand {
             rules.isEmpty ? language.say("알림 규칙이 없습니다 (alerts.rules).", "No alert rules (alerts.rules).") : language.say("규칙:", "Rules:")
         ]
         let named = rules.map { rule in rule.person.map { language.say("\(rule.rule) · \($0)", "\(rule.rule) for \($0)") } ?? rule.rule }
-        // English pads by characters, as it always did; Korean by display width, Hangul names included.
-        let width = named.map { language == .korean ? displayWidth($0) : $0.count }.max() ?? 0
+        // Padded by display width in either language: a person named 민지 takes four columns.
+        let width = named.map(displayWidth).max() ?? 0
         for (text, rule) in zip(named, rules) {
-            let padded = language == .korean ? padExactly(text, width) : text.padding(toLength: width, withPad: " ", startingAt: 0)
+            let padded = padExactly(text, width)
             // A day's dose clears silently when its day ends (docs/ALERTS.md, "People"): no clearing follows.
             let newsOfItsDay = (try? AlertRule(parsing: rule.rule))?.isNewsOfItsDay ?? false
             lines.append("  \(padded)  \(describe(rule.state, newsOfItsDay: newsOfItsDay, language))")
@@ -86,9 +86,7 @@ struct AlertsListCommand: AsyncParsableCommand {
         lines.append(language.say("최근 알림:", "Latest alerts:"))
         for (event, deliveries) in events {
             let time = calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
-            let kind =
-                language == .korean
-                ? padExactly(kindName(event.kind), 4) : event.kind.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+            let kind = language == .korean ? padExactly(kindName(event.kind), 4) : padExactly(event.kind.rawValue, 7)
             lines.append("  \(time)  \(kind)  \(TerminalSafeText.sanitized(event.title))")
             // The last attempt per sink says how it ended.
             var last: [String: AlertDelivery] = [:]

@@ -23,6 +23,11 @@ enum PeriodArgument {
         do { return try SupportedPeriod.date(text) } catch { throw TypedPeriodRefusal(error: error) }
     }
 
+    /// The last day of a rolling week (`week --end`): a date whose week begins on a supported day too.
+    @Sendable static func weekEnd(_ text: String) throws -> LocalDate {
+        do { return try SupportedPeriod.weekEnd(text) } catch { throw TypedPeriodRefusal(error: error) }
+    }
+
     @Sendable static func week(_ text: String) throws -> ISOWeek {
         do { return try SupportedPeriod.week(text) } catch { throw TypedPeriodRefusal(error: error) }
     }

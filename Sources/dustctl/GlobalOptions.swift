@@ -30,8 +30,8 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: .localized(
-            "이 시각을 지금으로 보고 답합니다: 설정된 시간대의 YYYY-MM-DDTHH:MM, 또는 오프셋을 붙인 시각 (기본: $FINEDUST_NOW, 없으면 현재).",
-            "Answer as at this moment: YYYY-MM-DDTHH:MM in the configured zone, or with an offset (default: $FINEDUST_NOW, else now).",
+            "이 시각을 지금으로 보고 답합니다: 설정된 시간대의 YYYY-MM-DDTHH:MM, 또는 오프셋을 붙인 시각 (기본: $FINEDUST_NOW, 없으면 현재). import와 activity import는 받지 않습니다.",
+            "Answer as at this moment: YYYY-MM-DDTHH:MM in the configured zone, or with an offset (default: $FINEDUST_NOW, else now). import and activity import refuse it.",
             valueName: "time"))
     var now: String?
 

@@ -164,9 +164,9 @@ enum ImportJSON {
             ("revised", .integer(report.stored.updated)),
             ("unchanged", .integer(report.stored.unchanged)),
             ("skippedItems", .integer(report.skippedItems)),
+            ("refusedStationName", .integer(report.refusedNameItems)),
             ("datedBefore2000", .integer(report.outOfPeriodItems)),
             ("future", .integer(report.futureItems)),
-            ("refusedStationName", .integer(report.refusedNameItems)),
             ("repeated", .integer(report.duplicateItems)),
         ])
     }

@@ -142,6 +142,9 @@ struct TypedPeriodRefusal: Error, CustomStringConvertible {
         case .unsupportedWeek(let week):
             return "\(week)은(는) \(week.monday)부터 \(week.monday.adding(days: 6))까지로, FineDust가 보관하는 날짜 밖입니다. "
                 + "일곱 날이 모두 \(range) 사이에 드는 주(\(SupportedPeriod.firstWeek)부터 \(SupportedPeriod.lastWeek)까지)를 주세요."
+        case .unsupportedWeekEnd(let end):
+            return "\(end)에 끝나는 주는 \(end.adding(days: -6))에 시작해 FineDust가 보관하는 날짜 밖입니다. "
+                + "\(SupportedPeriod.firstWeekEnd) 이후에 끝나는 주를 주세요."
         }
     }
 }

@@ -10,8 +10,8 @@ struct PersonCommand: ParsableCommand {
         CommandConfiguration(
             commandName: "person",
             abstract: helpAbstract(
-                "한 구성원에 대해 저장된 모든 것을 내보내거나 지웁니다.",
-                "Export or remove everything stored for one person."),
+                "한 구성원에 대해 저장된 모든 것을 내보내거나 지우고, 그 구성원의 웹 로그인을 끝냅니다.",
+                "Export or remove everything stored for one person, or sign them out of the web."),
             discussion: helpText(
                 """
                 심박수, 수면, 위치는 건강 정보이자 위치 정보입니다: 구성원마다 자기 사본을

@@ -18,7 +18,7 @@ struct WeekCommand: AsyncParsableCommand {
 
     @Option(
         help: .localized("한 주의 마지막 날 (기본: 오늘).", "The last day of the week (default: today).", valueName: "YYYY-MM-DD"),
-        transform: PeriodArgument.date)
+        transform: PeriodArgument.weekEnd)
     var end: LocalDate? = nil
 
     @Option(

@@ -54,7 +54,7 @@ struct Dustd: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "With --demo: the bundled responses (default: ./Fixtures, else the installed /usr/share/finedust/Fixtures).",
+            "With --demo: the bundled responses (default: ./Fixtures, else the installed PREFIX/share/finedust/Fixtures, PREFIX the parent of dustd's directory).",
             valueName: "dir"))
     var fixtures: String?
 
@@ -182,7 +182,7 @@ struct Dustd: AsyncParsableCommand {
             fail(
                 .noInput,
                 fixtures.map { "\($0) holds no FineDust demo fixtures (activity/ and the AirKorea responses)." }
-                    ?? "Cannot find the bundled Fixtures directory (./Fixtures or /usr/share/finedust/Fixtures); name it with --fixtures DIR."
+                    ?? "Cannot find the bundled Fixtures directory (./Fixtures or \(DemoReplay.installedFixtures())); name it with --fixtures DIR."
             )
         }
         var settings = settings

@@ -101,9 +101,14 @@ struct AdvisoriesCommandTests: AtOneNow {
         let past = try await dustctlNow("advisories", "--db", db, "--station", "종로구", "--year", "2001")
         #expect(past.status == 0)
         #expect(past.standardOutput.contains("Issued in 2001\n  none stored"))
-        let wrong = try await dustctlNow("advisories", "--db", db, "--year", "1999")
-        #expect(wrong.status == 64)
-        #expect(wrong.standardError.contains("--year"))
+        let last = try await dustctlNow("advisories", "--db", db, "--station", "종로구", "--year", "2099")
+        #expect(last.status == 0 && last.standardOutput.contains("Issued in 2099\n  none stored"), "\(last.standardError)")
+        // 9999 trapped building 10000-01-01, the end of its range.
+        for year in ["1999", "2100", "9999", "10000"] {
+            let wrong = try await dustctlNow("advisories", "--db", db, "--year", year)
+            #expect(wrong.status == 64, "\(year): \(wrong.standardError)")
+            #expect(wrong.standardError.contains("--year must be a year from 2000 to 2099"))
+        }
     }
 
     @Test("today: an advisory in force for the user's district is the first line; none for the user, today's text is unchanged")

@@ -27,7 +27,7 @@ struct AlertsListPeopleTests {
 
         """
 
-    @Test("A household: a rule for everyone once per person, a person: rule once, each with person last")
+    @Test("A household: a rule for everyone once per person, a person: rule once, each with person last, aligned by display width")
     func household() async throws {
         let configuration = "station: { name: 종로구 }\npeople:\n  - { name: dad }\n  - { name: 민지 }\n" + Self.rules
         let json = try await list(configuration, json: true)
@@ -42,7 +42,7 @@ struct AlertsListPeopleTests {
             text.hasPrefix(
                 """
                 Rules:
-                  pm25.grade >= 3 for dad         idle
+                  pm25.grade >= 3 for dad           idle
                   pm25.grade >= 3 for 민지          idle
                   intake.today.pm25 > 150 for 민지  idle
 
@@ -78,7 +78,7 @@ struct AlertsListPeopleTests {
             try await list(at: "2026-11-20T23:59").hasPrefix(
                 """
                 Rules:
-                  pm25.grade >= 3 for dad         active (a clearing follows)
+                  pm25.grade >= 3 for dad           active (a clearing follows)
                   pm25.grade >= 3 for 민지          idle
                   intake.today.pm25 > 150 for 민지  active (ends with the day)
 
@@ -87,7 +87,7 @@ struct AlertsListPeopleTests {
             try await list(at: "2026-11-21T00:30").hasPrefix(
                 """
                 Rules:
-                  pm25.grade >= 3 for dad         active (a clearing follows)
+                  pm25.grade >= 3 for dad           active (a clearing follows)
                   pm25.grade >= 3 for 민지          idle
                   intake.today.pm25 > 150 for 민지  idle
 

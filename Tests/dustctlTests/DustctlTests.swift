@@ -151,6 +151,10 @@ struct ImportTests {
                     + "측정소 이름이 한글 텍스트가 아닌 항목 1개 건너뜀, 다른 항목과 측정소·시각이 같은 항목 1개 (마지막 것을 씀))"),
             "\(korean.standardOutput)")
         let json = try await dustctl("import", file, "--db", db, "--json")
+        // The keys in the order REFERENCE §6 and `import --help` give them.
+        #expect(
+            json.standardOutput.contains(
+                #""skippedItems":2,"refusedStationName":1,"datedBefore2000":0,"future":0,"repeated":1}"#), "\(json.standardOutput)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
         let entry = try #require((object["files"] as? [[String: Any]])?.first)
         #expect(entry["skippedItems"] as? Int == 2 && entry["refusedStationName"] as? Int == 1 && entry["repeated"] as? Int == 1)

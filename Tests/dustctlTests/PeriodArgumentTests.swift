@@ -12,7 +12,7 @@ import Testing
 @Suite("dustctl dates and weeks: supported ones parse, others are usage errors naming the range", .timeLimit(.minutes(10)))
 struct PeriodArgumentTests {
     /// Each command line, with the date or week put where `*` is.
-    static let dateCommands = [["day", "*"], ["hourly", "*"], ["week", "--end", "*"], ["export", "--from", "*", "--to", "*"]]
+    static let dateCommands = [["day", "*"], ["hourly", "*"], ["export", "--from", "*", "--to", "*"]]
     static let weekCommands = [["week", "--iso", "*"], ["export", "--week", "*"]]
 
     @Test("Boundary and random dates and weeks: parsed when supported, else exit 64 with the range")
@@ -21,6 +21,11 @@ struct PeriodArgumentTests {
         for (commands, texts, parse) in [
             (Self.dateCommands, PeriodSamples.boundaryDates + random.dates, { (text: String) in (try? SupportedPeriod.date(text)) != nil }),
             (Self.weekCommands, PeriodSamples.boundaryWeeks + random.weeks, { (text: String) in (try? SupportedPeriod.week(text)) != nil }),
+            // A rolling week's end: a supported date whose week begins on one too (the message names where it may end).
+            (
+                [["week", "--end", "*"]], PeriodSamples.boundaryDates + random.dates,
+                { (text: String) in (try? SupportedPeriod.weekEnd(text)) != nil }
+            ),
         ] {
             for text in texts where !text.isEmpty && !text.hasPrefix("-") {
                 let supported = parse(text)
@@ -33,7 +38,10 @@ struct PeriodArgumentTests {
                         #expect(!supported, "refused \(arguments): \(DustCtl.message(for: error))")
                         #expect(DustCtl.exitCode(for: error) == .validationFailure, "\(arguments)")
                         let message = DustCtl.message(for: error)
-                        #expect(message.contains("2000-01-01 to 2099-12-31"), "\(arguments): \(message)")
+                        let weekTooEarly = (try? SupportedPeriod.date(text)) != nil
+                        #expect(
+                            message.contains(weekTooEarly ? "end it on 2000-01-07 or later" : "2000-01-01 to 2099-12-31"),
+                            "\(arguments): \(message)")
                     }
                 }
             }
@@ -90,5 +98,14 @@ struct PeriodArgumentTests {
         }
         let days = try await dustctl("export", "--from", "2099-12-30", "--to", "2099-12-31", "--station", "종로구", "--db", db)
         #expect(days.status == 0, "\(days.standardError)")
+        // A rolling week is held to the period as an ISO week is: ending on 2000-01-06 it would begin in 1999.
+        let reaching = try await dustctl("week", "--end", "2000-01-06", "--station", "종로구", "--db", db)
+        #expect(reaching.status == 64 && reaching.standardOutput.isEmpty)
+        #expect(
+            reaching.standardError.contains(
+                "the week ending 2000-01-06 would begin on 1999-12-31, outside the dates FineDust keeps; end it on 2000-01-07 or later."),
+            "\(reaching.standardError)")
+        let firstWeek = try await dustctl("week", "--end", "2000-01-07", "--station", "종로구", "--db", db, "--json")
+        #expect(firstWeek.status == 0 && firstWeek.standardOutput.contains(#""start":"2000-01-01""#), "\(firstWeek.standardError)")
     }
 }

@@ -50,14 +50,19 @@ public struct WebServer: Sendable {
 
     /// The Hummingbird application listening on `host:port`; run it as a service. Connections are
     /// capped and time out (`WebConnectionLimits`), and every answer carries the security headers.
-    public func application(host: String, port: Int, logger: Logger) -> some ApplicationProtocol {
+    /// `onRunning` is called once the port is bound, so "serving" is never said of a port another
+    /// program holds.
+    public func application(
+        host: String, port: Int, logger: Logger, onRunning: @escaping @Sendable () async -> Void = {}
+    ) -> some ApplicationProtocol {
         let gate = WebConnectionGate(limit: limits.maxConnections, maxWaiting: limits.maxWaiting)
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [WebConnectionHandler(gate: gate, answerTimeout: limits.answerTimeout)],
             idleTimeout: TimeAmount(limits.idleTimeout))
         return Application(
             router: router(), server: .http1(configuration: http1),
-            configuration: .init(address: .hostname(host, port: port), serverName: "dustd"), logger: logger)
+            configuration: .init(address: .hostname(host, port: port), serverName: "dustd"),
+            onServerRunning: { _ in await onRunning() }, logger: logger)
     }
 
     /// The routes, for the application and for tests.
@@ -163,7 +168,7 @@ public struct WebServer: Sendable {
             var end = statistics.today
             if let text = request.uri.queryParameters.get("end") {
                 do throws(TypedPeriodError) {
-                    end = try SupportedPeriod.date(text)
+                    end = try SupportedPeriod.weekEnd(text)
                 } catch {
                     return Self.notFound(error)
                 }
