@@ -291,7 +291,7 @@ enum PersonExport {
         switch record {
         case .walking(let walk):
             .object([
-                ("source", .string(walk.source)), ("hourStart", time(walk.slotStart)), ("metres", .number(walk.metres)),
+                ("source", .string(walk.source)), ("hourStart", time(walk.slotStart)), ("metres", .measured(walk.metres)),
                 ("importedAt", time(walk.importedAt)),
             ])
         case .heartRate(let sample), .restingHeartRate(let sample):

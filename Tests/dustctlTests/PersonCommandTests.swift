@@ -26,6 +26,8 @@ struct PersonCommandTests {
         #expect(positions.first?["source"] as? String == "gpx:route_2024-01-01_8.20am.gpx")
         #expect(positions.first?["minute"] as? String == "2024-01-01T08:20:00+09:00")
         #expect((document["walking"] as? [Any])?.count == 1)
+        // A computed distance, rounded to 3 decimals as every document writes one (REFERENCE §6, "Numbers").
+        #expect(exported.standardOutput.contains(#""metres":199.328,"#), "\(exported.standardOutput.prefix(400))")
 
         let file = directory.path("me.json")
         #expect(try await dustctl("person", "export", "me", "--db", db, "--output", file).status == 0)
