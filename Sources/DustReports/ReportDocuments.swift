@@ -241,6 +241,19 @@ public enum ReportJSON {
     }
 }
 
+/// The stations other than the home one that gave an hour's values (docs/REFERENCE.md §5's fallbacks), for
+/// a note beside the hour: one station that gave every known value is named alone (`only` nil); otherwise
+/// each value another station gave is named with its pollutant (`PM10 from 중구`), so a row whose PM2.5 is
+/// the home station's does not read as all 중구's, nor as all the home's. Empty when the home gave all.
+public func fallbackSources(_ hour: HourlyExposure, primary: String) -> [(station: String, only: Pollutant?)] {
+    let known = Pollutant.allCases.filter { hour.source[$0] != nil }
+    let borrowed = known.compactMap { pollutant in hour.source[pollutant].flatMap { $0 == primary ? nil : (pollutant, $0) } }
+    if let first = borrowed.first, borrowed.count == known.count, borrowed.allSatisfy({ $0.1 == first.1 }) {
+        return [(first.1, nil)]
+    }
+    return borrowed.map { ($0.1, $0.0) }
+}
+
 /// The station a row is attributed to: the primary when it supplied a value (or nobody did),
 /// otherwise the fallback that did.
 public func displayStation(_ hour: HourlyExposure, primary: String) -> String {

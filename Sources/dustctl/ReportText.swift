@@ -73,7 +73,10 @@ struct ReportText {
             let label =
                 isToday && isOld(latest.slot)
                 ? say("최근 저장된 시간", "Latest stored hour") + " \(report.date)" : say("최근 측정", "Latest hour")
-            lines.append(label + " \(hours)   PM10 \(pm10)   PM2.5 \(pm25)")
+            // A value a fallback gave is named, as in the hour's row: the home station's hour is not said to be 103.
+            let borrowed = fallbackNotes(latest, primary: report.station)
+            lines.append(
+                label + " \(hours)   PM10 \(pm10)   PM2.5 \(pm25)" + (borrowed.isEmpty ? "" : "   " + borrowed.joined(separator: ", ")))
         }
         lines.append("")
         lines.append(contentsOf: totalsTable(report.totals, hoursOf: report.elapsedSlots, label: isToday ? say("지금까지", "so far") : ""))
@@ -301,6 +304,15 @@ struct ReportText {
         ]
     }
 
+    /// `from 중구`, or `PM10 from 중구` when the hour's other value is the home station's.
+    private func fallbackNotes(_ hour: HourlyExposure, primary: String) -> [String] {
+        fallbackSources(hour, primary: primary).map { source in
+            let station = TerminalSafeText.sanitized(source.station)
+            let pollutant = source.only.map { "\($0.displayName) " } ?? ""
+            return say("\(pollutant)\(station) 측정값", "\(pollutant)from \(station)")
+        }
+    }
+
     private func hourlyTable(_ hours: [HourlyExposure], primary: String) -> [String] {
         var lines = [
             pad(say("시간", "Hour"), 13) + pad("PM10", 6, alignRight: true) + pad("PM2.5", 7, alignRight: true)
@@ -310,8 +322,7 @@ struct ReportText {
             var notes: [String] = []
             let flags = Set([hour.flag.fineDust, hour.flag.ultraFineDust].compactMap { $0 })
             notes.append(contentsOf: flags.sorted())
-            let station = displayStation(hour, primary: primary)
-            if station != primary { notes.append(say("\(station) 측정값", "from \(station)")) }
+            notes.append(contentsOf: fallbackNotes(hour, primary: primary))
             if let distance = hour.walkingDistance { notes.append(say("\(Int(distance)) m 걸음", "walked \(Int(distance)) m")) }
             // A tracked hour (docs/REFERENCE.md §19): its share and the nearest station the track's air came from.
             if let place = hour.place, place.kind == .track {

@@ -164,8 +164,8 @@ struct MessageLanguageTests {
             korean: ["Error: --lat은 ±90, --lon은 ±180 안이어야 합니다."], english: ["Error: --lat must be within ±90 and --lon within ±180."])
         try await expectBoth(
             ["advisories", "--year", "1999", "--db", db], status: 64,
-            korean: ["Error: --year는 2000부터 9999까지의 해여야 합니다. 1999은(는) 그 밖입니다."],
-            english: ["Error: --year must be a year from 2000 to 9999, not 1999."])
+            korean: ["Error: --year는 2000부터 2099까지의 해여야 합니다. 1999은(는) 그 밖입니다."],
+            english: ["Error: --year must be a year from 2000 to 2099, not 1999."])
         try await expectBoth(
             ["alerts", "list", "--last", "0", "--db", db], status: 64,
             korean: ["Error: --last는 1부터 1000까지여야 합니다."], english: ["Error: --last must be from 1 to 1000."])

@@ -311,10 +311,13 @@ struct DashboardRenderer {
     /// while the hour is `current`, else headed as the newest stored hour.
     private func latestCard(_ day: DayReport, current: Bool) -> HTML {
         guard let latest = day.latest else { return .empty }
+        // A value a fallback gave is named beside the hour, as in the hour's row.
+        let borrowed = fallbackSources(latest, primary: day.station).map { text.fromStation($0.station, only: $0.only) }
         return nowCard(
             slot: latest.slot, concentration: latest.concentration, date: day.date, isToday: current,
             heading: current ? text.latestHour : text.newestStoredHour,
-            aside: (current ? "" : text.shortDate(day.date) + " ") + DashboardFormat.slotRange(latest.slot, calendar))
+            aside: ([(current ? "" : text.shortDate(day.date) + " ") + DashboardFormat.slotRange(latest.slot, calendar)] + borrowed)
+                .joined(separator: " · "))
     }
 
     /// A past day's big card: its mean per pollutant and the grade of the mean.
@@ -500,8 +503,7 @@ struct DashboardRenderer {
             var notes: [String] = []
             if let exposure {
                 notes += Set([exposure.flag.fineDust, exposure.flag.ultraFineDust].compactMap { $0 }).sorted().map(text.flagName)
-                let sources = Set([exposure.source.fineDust, exposure.source.ultraFineDust].compactMap { $0 }).filter { $0 != day.station }
-                notes += sources.sorted().map(text.fromStation)
+                notes += fallbackSources(exposure, primary: day.station).map { text.fromStation($0.station, only: $0.only) }
                 if let distance = exposure.walkingDistance { notes.append(text.walked(DashboardFormat.whole(distance))) }
                 // An hour that followed the person's track (docs/REFERENCE.md §19).
                 if let place = exposure.place, place.kind == .track {

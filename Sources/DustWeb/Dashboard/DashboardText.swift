@@ -239,7 +239,11 @@ struct DashboardText {
     var hourlyValues: String { say("시간별 값 보기", "Hourly values") }
     var hour: String { say("시간", "Hour") }
     var note: String { say("비고", "Note") }
-    func fromStation(_ station: String) -> String { say("\(station) 측정소 값", "from \(station)") }
+    /// `from 중구`, or `PM10 from 중구` when only that value was the other station's.
+    func fromStation(_ station: String, only: Pollutant? = nil) -> String {
+        let pollutant = only.map { "\($0.displayName) " } ?? ""
+        return say("\(pollutant)\(station) 측정소 값", "\(pollutant)from \(station)")
+    }
     func walked(_ metres: String) -> String { say("\(metres) m 걸음", "walked \(metres) m") }
     func tracked(percent: Int, station: String, kilometres: String) -> String {
         say("이동 경로 \(percent)% · \(station) \(kilometres) km", "tracked \(percent)%, near \(station) \(kilometres) km")
