@@ -1,3 +1,4 @@
+import DustKit
 import Foundation
 
 /// Whether users other than a file's owner and root could change what FineDust reads from it.
@@ -104,7 +105,12 @@ struct OpenedFile {
     /// read as usual.
     static func open(_ path: String) -> Result<OpenedFile, OpenFailure> {
         let descriptor = Glibc.open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
-        guard descriptor >= 0 else { return .failure(OpenFailure(reason: String(cString: strerror(errno)))) }
+        guard descriptor >= 0 else {
+            let reason = errno
+            // A file dustd's group may read, asked for before the user has joined it (README: usermod -aG, then log in again).
+            let advice = reason == EACCES ? UnixAccount.joinGroupToRead(path).map { " (\($0))" } ?? "" : ""
+            return .failure(OpenFailure(reason: String(cString: strerror(reason)) + advice))
+        }
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             let reason = String(cString: strerror(errno))

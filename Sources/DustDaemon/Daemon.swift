@@ -205,7 +205,7 @@ public struct Daemon: Sendable {
                 logger.critical("\(error)")
                 switch error {
                 case .held: return .failure(OpeningFailure(status: .temporaryFailure))
-                case .unavailable: return .failure(OpeningFailure(status: .cannotCreate))
+                case .unavailable, .noAccess: return .failure(OpeningFailure(status: .cannotCreate))
                 case .unsafe: return .failure(OpeningFailure(status: .configuration))
                 }
             }

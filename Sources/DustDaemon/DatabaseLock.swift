@@ -1,4 +1,5 @@
 import DustKit
+import DustServices
 import DustStore
 import Foundation
 import Synchronization
@@ -33,6 +34,9 @@ public final class DatabaseLock: Sendable {
         case held(databasePath: String, pid: Int32)
         /// The lock file cannot be opened or locked.
         case unavailable(lockPath: String, reason: String)
+        /// This user may not use a file of the database or its directory: which, whose, and the fix (a
+        /// database `sudo dustctl` made, for one).
+        case noAccess(AccessProblem)
         /// The directory or a file in it could be, or has been, planted by another user: the
         /// sentence says what and how to fix it.
         case unsafe(String)
@@ -45,6 +49,8 @@ public final class DatabaseLock: Sendable {
                 "Another dustd is already polling into \(databasePath) (the same file under another name); stop it first, or give this one another storage.path."
             case .unavailable(let lockPath, let reason):
                 "Cannot take the lock \(lockPath) (\(reason)); check that dustd may write the database's directory."
+            case .noAccess(let problem):
+                "Cannot open the database's files: \(problem)."
             case .unsafe(let problem):
                 problem
             }
@@ -314,8 +320,14 @@ struct StorageDirectory {
             if lstat(path, &status) == 0, let problem = problem(with: status, path: path, role: role, allowingLinks: allowingLinks) {
                 throw .unsafe(problem)
             }
+            // A database (or lock file) `sudo dustctl` or `sudo dustd --once` left as root's: which file, and the chown.
+            if reason == EACCES || reason == EPERM, let problem = DatabaseAccess.problem(databasePath: databasePath, writing: true) {
+                throw .noAccess(problem)
+            }
             throw failure(path, String(cString: strerror(reason)))
         }
+        // Made here by dustd run as root (`sudo dustd --once`): the directory's owner's, so the service can open it.
+        DatabaseAccess.giveToDirectoryOwner(descriptor, path: path)
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             let reason = String(cString: strerror(errno))

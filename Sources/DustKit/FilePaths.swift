@@ -16,6 +16,17 @@ public enum FilePaths {
         return end == 0 ? "/" : String(decoding: bytes[..<end], as: UTF8.self)
     }
 
+    /// `path` as a command to paste into a shell names it: as it is when it holds only letters, digits and
+    /// `/._-+,:@%`, else in single quotes (a `'` in it written `'\''`).
+    public static func shellQuoted(_ path: String) -> String {
+        let plain =
+            !path.isEmpty
+            && path.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || "0123456789/._-+,:@%".unicodeScalars.contains($0))
+            }
+        return plain ? path : "'" + path.replacing("'", with: "'\\''") + "'"
+    }
+
     /// The last component of `path`, its trailing slashes removed (`a/b/` → `b`); `/` for the root and
     /// the empty string for an empty path.
     public static func lastComponent(of path: String) -> String {

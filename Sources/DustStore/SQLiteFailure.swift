@@ -36,6 +36,8 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
             "Cannot read the database \(path): \(StorageFailure.Reason.noSharedMemory(directory: directory))."
         case .cannotOpen(let path, .readOnlyWithoutSharedMemory):
             "Cannot read the database \(path): \(StorageFailure.Reason.readOnlyWithoutSharedMemory)."
+        case .cannotOpen(let path, .noAccess(let problem)):
+            "Cannot open the database \(path): \(problem)."
         case .cannotOpen(let path, let reason):
             "Cannot open the database \(path) (\(reason)); check that the directory exists and that this user may read and write it."
         case .diskFull(let path):
@@ -57,8 +59,9 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// Maps a GRDB or SQLite error to a `SQLiteFailure` for the database at `path`.
-    init(_ error: any Error, path: String) {
+    /// Maps a GRDB or SQLite error to a `SQLiteFailure` for the database at `path`, opened to write
+    /// (`writing`) or only to read.
+    init(_ error: any Error, path: String, writing: Bool = true) {
         if let error = error as? SQLiteFailure {
             self = error
             return
@@ -88,6 +91,14 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
             let directory = Self.sharedMemoryMissing(path)
         {
             self = .cannotOpen(path: path, reason: .noSharedMemory(directory: directory))
+            return
+        }
+        // A file this user may not read or write (one `sudo dustctl` made, a group not joined yet): which one,
+        // whose, and the fix, not SQLite's "unable to open database file" of whichever file it was.
+        if [.SQLITE_READONLY, .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH].contains(database.resultCode.primaryResultCode),
+            let problem = DatabaseAccess.problem(databasePath: path, writing: writing)
+        {
+            self = .cannotOpen(path: path, reason: .noAccess(problem))
             return
         }
         switch database.resultCode.primaryResultCode {

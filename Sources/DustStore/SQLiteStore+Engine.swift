@@ -86,7 +86,7 @@ extension SQLiteStore: SQLDatabase {
     /// Any error of a transaction in the services' vocabulary.
     func failure(_ error: any Error) -> StorageFailure {
         if let decoding = error as? SQLDecodingError { return StorageFailure(decoding, database: path) }
-        return StorageFailure(SQLiteFailure(error, path: path))
+        return StorageFailure(SQLiteFailure(error, path: path, writing: writes))
     }
 }
 

@@ -47,6 +47,8 @@ public final class SQLiteStore: Sendable {
     let pool: any DatabaseWriter
     /// Where transactions run.
     let threading: Threading
+    /// Whether the store was opened to write (a failure to open a file is then judged by what writing needs).
+    let writes: Bool
     /// The device and inode of the file opened, to notice when it is deleted or replaced.
     private let identity: FileIdentity?
 
@@ -56,13 +58,14 @@ public final class SQLiteStore: Sendable {
     ) throws(SQLiteFailure) {
         self.path = path
         self.threading = threading
+        writes = mode == .readWrite
         var configuration = Configuration()
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "FineDust"
         try Self.refuseUnlessRegularFiles(path)
         switch mode {
         case .readOnly:
-            guard FileManager.default.fileExists(atPath: path) else { throw .databaseMissing(path: path) }
+            try Self.refuseUnlessThere(path)
             configuration.readonly = true
         case .readWrite:
             try Self.createFileIfNeeded(path)
@@ -104,7 +107,7 @@ public final class SQLiteStore: Sendable {
                 }
             }
         } catch {
-            throw SQLiteFailure(error, path: path)
+            throw SQLiteFailure(error, path: path, writing: mode == .readWrite)
         }
         identity = FileIdentity(path: path)
     }
@@ -167,6 +170,7 @@ public final class SQLiteStore: Sendable {
         path = ":memory: (\(name))"
         identity = nil
         threading = .databaseQueues
+        writes = true
         do {
             let queue = try DatabaseQueue(configuration: Self.inMemoryConfiguration)
             try Schema.migrator.migrate(queue)
@@ -193,6 +197,19 @@ public final class SQLiteStore: Sendable {
     /// GRDB makes sure the WAL is not empty), and migrating creates FineDust's tables. So another
     /// program's database (tables, no FineDust migration record) and a newer FineDust's are refused
     /// with not a byte written; only an empty file is made a FineDust database (docs/REFERENCE.md §8).
+    /// A reader's database is there: missing is `databaseMissing`; a directory this user may not enter (not yet
+    /// in dustd's group, README) is said as that, not as "there is no database".
+    private static func refuseUnlessThere(_ path: String) throws(SQLiteFailure) {
+        var status = stat()
+        guard stat(path, &status) != 0 else { return }
+        let reason = errno
+        guard reason != ENOENT else { throw .databaseMissing(path: path) }
+        if let problem = DatabaseAccess.problem(databasePath: path, writing: false) {
+            throw .cannotOpen(path: path, reason: .noAccess(problem))
+        }
+        throw .cannotOpen(path: path, reason: .given(String(cString: strerror(reason))))
+    }
+
     private static func refuseUnlessFineDust(_ path: String, busyTimeout: TimeInterval) throws(SQLiteFailure) {
         var configuration = Configuration()
         configuration.readonly = true
@@ -225,9 +242,15 @@ public final class SQLiteStore: Sendable {
         try createDirectoryIfNeeded(forDatabase: path)
         let descriptor = open(path, O_CREAT | O_EXCL | O_NOFOLLOW | O_WRONLY | O_CLOEXEC, 0o640)
         if descriptor >= 0 {
+            // Made by `sudo dustctl …` in dustd's directory: dustd's, as SQLite makes its -wal and -shm.
+            DatabaseAccess.giveToDirectoryOwner(descriptor, path: path)
             close(descriptor)
         } else if errno != EEXIST {
-            throw .cannotOpen(path: path, reason: .given(String(cString: strerror(errno))))
+            let reason = errno
+            if reason == EACCES || reason == EPERM, let problem = DatabaseAccess.problem(databasePath: path, writing: true) {
+                throw .cannotOpen(path: path, reason: .noAccess(problem))
+            }
+            throw .cannotOpen(path: path, reason: .given(String(cString: strerror(reason))))
         }
     }
 

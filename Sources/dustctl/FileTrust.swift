@@ -1,6 +1,7 @@
 import DustKit
 import DustServices
 import DustStorage
+import DustStore
 import Foundation
 
 /// The files dustctl opens for its user, treated as sshd treats the files it trusts
@@ -127,6 +128,8 @@ enum FileTrust {
     private static func create(_ path: String) throws(CommandFailure) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o640)
         if descriptor >= 0 {
+            // `sudo dustctl import` into dustd's directory: the new database is dustd's (docs/REFERENCE.md §15).
+            DatabaseAccess.giveToDirectoryOwner(descriptor, path: path)
             close(descriptor)
         } else if errno == EEXIST {
             try checkWritten(path, role: .database)

@@ -51,6 +51,8 @@ enum StorageText {
         case (.unwritable, .noSharedMemory(let directory)):
             return "데이터베이스 \(path)을(를) 읽을 수 없습니다: 읽으려면 SQLite에 -shm 파일이 있어야 하는데, \(directory)에는 데이터베이스의 주인만 "
                 + "만들 수 있습니다. dustd가 실행 중이면 만들어 둡니다: dustd를 시작하거나(systemctl start dustd) 그 사용자로 읽으세요(sudo -u dustd dustctl …)."
+        case (.unwritable, .noAccess(let problem)):
+            return "데이터베이스 \(path)을(를) 열 수 없습니다: \(korean(problem))."
         case (.unwritable, .some(let reason)):
             return "데이터베이스 \(path)을(를) 열 수 없습니다 (\(korean(reason))). 디렉터리가 있는지, 이 사용자가 읽고 쓸 수 있는지 확인하세요."
         case (.diskFull, nil):
@@ -89,8 +91,31 @@ enum StorageText {
             "파일 시스템이 읽기 전용이고 옆에 -shm 파일이 없습니다. SQLite는 이 파일이 있어야 읽을 수 있는데 그곳에 만들 수 없습니다: "
                 + "데이터베이스를(-wal 파일이 있으면 함께) cp로 쓸 수 있는 디스크에 복사해 그 복사본을 읽거나, 파일 시스템을 읽기-쓰기로 "
                 + "다시 마운트하세요. 아무것도 쓰지 않았습니다"
+        case .noAccess(let problem): korean(problem)
         case .given(let words): words
         }
+    }
+
+    /// `AccessProblem`'s sentence in Korean: the same file, owner, mode and command.
+    static func korean(_ problem: AccessProblem) -> String {
+        let what =
+            switch problem.need {
+            case .enter: "이 사용자(\(problem.user))는 \(problem.path)에 들어갈 수 없습니다"
+            case .read: "이 사용자(\(problem.user))는 \(problem.path)을(를) 읽을 수 없습니다"
+            case .write: "이 사용자(\(problem.user))는 \(problem.path)에 쓸 수 없습니다"
+            }
+        let whose = "\(problem.owner):\(problem.group), 모드 \(problem.mode)"
+        let remedy =
+            switch problem.fix {
+            case .joinGroup(let group): "\(group) 그룹의 구성원은 할 수 있습니다: `sudo usermod -aG \(group) \(problem.user)` 뒤에 다시 로그인하세요(또는 sudo를 쓰세요)"
+            case .giveBack(let owner, let group, let files):
+                "이 파일은 \(problem.owner)의 것이고, 이 디렉터리의 주인 \(owner)의 것이 아닙니다(sudo로 실행한 명령이 만들었나요?): `sudo chown \(owner):\(group) \(files)`"
+            case .letGroupRead(let file): "그룹이 읽을 수 없습니다: `sudo chmod g+r \(file)`"
+            case .runAsOwner(let owner):
+                "쓰는 명령(import, activity import, person, stations sync)은 주인으로 실행하세요: `sudo -u \(owner) dustctl …`(또는 sudo)"
+            case .askOwner: "주인(\(problem.owner))이나 root가 이 사용자에게 권한을 주거나, 그 사용자로 실행해야 합니다"
+            }
+        return "\(what) (\(whose)). \(remedy)"
     }
 
     /// 파이프(FIFO), 디렉터리, …: what a path holds instead of a regular file.

@@ -253,4 +253,77 @@ struct DatabaseFileProcessTests {
         #expect(!said.contains("may read and write it"))
     }
 
+    /// Runs dustctl or dustd as `uid`:`gid` with no other groups (`setpriv`), returning its status and stderr.
+    private func run(
+        as uid: uid_t, _ gid: gid_t, _ scene: Scene, _ program: String, _ arguments: [String], environment: [String: String] = [:]
+    ) async throws -> (Int32, String) {
+        let (output, errors) = (scene.directory.path("out-\(uid).txt"), scene.directory.path("err-\(uid).txt"))
+        let status = try await aside {
+            try Spawn.run(
+                "/usr/bin/setpriv", ["--reuid=\(uid)", "--regid=\(gid)", "--clear-groups", Executables.url(program).path] + arguments,
+                environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": scene.configuration, "LC_ALL": "C"].merging(environment) { $1 },
+                standardOutput: output, standardError: errors)
+        }
+        return (status, try String(contentsOfFile: errors, encoding: .utf8))
+    }
+
+    @Test(
+        "Files of dustd's database that sudo made: root's new database and lock go to the directory's owner; one left as root's, a group not joined, a member writing are each named with the fix",
+        .enabled(if: getuid() == 0, "needs root, to act as root and as other users"))
+    func whoMayUseTheFiles() async throws {
+        let scene = try Scene("owners")
+        defer { scene.directory.remove() }
+        let (daemon, group, stranger): (uid_t, gid_t, uid_t) = (4243, 4242, 65534)
+        let directory = scene.directory.path("d")
+        #expect(mkdir(directory, 0o750) == 0 && chown(directory, daemon, group) == 0 && chmod(scene.directory.url.path, 0o755) == 0)
+        let database = directory + "/dust.sqlite"
+        // `sudo dustctl import` into dustd's empty directory: the new database is dustd's, as SQLite makes its -wal and -shm.
+        let imported = try await scene.dustctl(["import", dailyFixture, "--db", database])
+        try #require(imported.status == 0, "\(imported.standardError)")
+        for file in [database, database + "-wal", database + "-shm"] {
+            var status = stat()
+            #expect(stat(file, &status) == 0 && status.st_uid == daemon && status.st_gid == group, "\(file): \(status.st_uid)")
+        }
+        let (again, said) = try await run(as: daemon, group, scene, "dustctl", ["import", dailyFixture, "--db", database])
+        #expect(again == 0, "dustd's user writes the database root made: \(said)")
+
+        // One left as root's by an older dustctl: dustd's user is told which file and the chown, not "the lock" or the directory.
+        for file in [database, database + "-wal", database + "-shm"] { #expect(chown(file, 0, 0) == 0 && chmod(file, 0o640) == 0) }
+        let (refused, why) = try await run(as: daemon, group, scene, "dustctl", ["import", dailyFixture, "--db", database])
+        #expect(refused != 0)
+        #expect(why.contains("may not read \(database)") && why.contains("it belongs to root, not to 4243"), "\(why)")
+        #expect(why.contains("`sudo chown 4243:4242 \(database)*`") && !why.contains("read and write it"), "\(why)")
+        let (daemonRefused, daemonWhy) = try await run(
+            as: daemon, group, scene, "dustd", ["--once"],
+            environment: [
+                "DUSTD_STATION_NAME": "종로구", "DUSTD_API_SERVICE_KEY": testKey, "DUSTD_API_BASE_URL": "http://127.0.0.1:9",
+                "DUSTD_STORAGE_PATH": database, "DUSTD_FORECAST_ENABLED": "false",
+            ])
+        #expect(daemonRefused == 73, "\(daemonWhy)")
+        #expect(daemonWhy.contains("`sudo chown 4243:4242 \(database)*`") && !daemonWhy.contains("Cannot take the lock"), "\(daemonWhy)")
+        for file in [database, database + "-wal", database + "-shm"] { #expect(chown(file, daemon, group) == 0) }
+
+        // Not yet in the group (README: usermod -aG, then log in again): told so, not "there is no database".
+        let (outside, outsideWhy) = try await run(
+            as: stranger, gid_t(stranger), scene, "dustctl", ["day", "2026-11-20", "--station", "종로구", "--db", database])
+        #expect(outside != 0 && outside != 66, "\(outsideWhy)")
+        #expect(outsideWhy.contains("may not enter \(directory)") && outsideWhy.contains("sudo usermod -aG 4242"), "\(outsideWhy)")
+        #expect(!outsideWhy.contains("There is no database"))
+        // install.sh's configuration, 0640 root:dustd: the same advice, not only "Permission denied".
+        let configuration = scene.directory.path("group.yaml")
+        try "# the group's\n".write(toFile: configuration, atomically: true, encoding: .utf8)
+        #expect(chown(configuration, 0, group) == 0 && chmod(configuration, 0o640) == 0)
+        let (unread, unreadWhy) = try await run(
+            as: stranger, gid_t(stranger), scene, "dustctl", ["status", "--db", database], environment: ["DUSTD_CONFIG": configuration])
+        #expect(unread == 78 && unreadWhy.contains("members of the group 4242 may read it: `sudo usermod -aG 4242"), "\(unreadWhy)")
+
+        // A member reads; writing, is told to run as the owner, not to open the directory to the group.
+        let (member, memberWhy) = try await run(
+            as: stranger, group, scene, "dustctl", ["day", "2026-11-20", "--station", "종로구", "--db", database])
+        #expect(member == 0, "\(memberWhy)")
+        let (memberWrite, memberWriteWhy) = try await run(
+            as: stranger, group, scene, "dustctl", ["import", dailyFixture, "--db", database])
+        #expect(memberWrite != 0)
+        #expect(memberWriteWhy.contains("may not write") && memberWriteWhy.contains("sudo -u 4243 dustctl"), "\(memberWriteWhy)")
+    }
 }

@@ -139,7 +139,8 @@ struct ReportLanguageMoreTests {
                 == "규칙:\n  pm25.grade >= 3 · dad           대기\n  pm25.grade >= 3 · 민지          대기\n"
                 + "  intake.today.pm25 > 150 · 민지  대기\n보낼 곳: webhook https://home.example/… (sink 1)\n아직 알림이 없습니다.\n")
         let english = try await dustctl("alerts", "list", "--config", config, "--db", db)
-        #expect(english.standardOutput.hasPrefix("Rules:\n  pm25.grade >= 3 for dad           idle\n  pm25.grade >= 3 for 민지          idle\n"))
+        #expect(
+            english.standardOutput.hasPrefix("Rules:\n  pm25.grade >= 3 for dad           idle\n  pm25.grade >= 3 for 민지          idle\n"))
         #expect(english.standardOutput.hasSuffix("Sinks: webhook https://home.example/… (sink 1)\nNo alerts yet.\n"))
         try await expectSameJSON(["alerts", "list", "--config", config, "--db", db, "--json"])
         let none = try await dustctl(["alerts", "list", "--db", db], environment: Self.korean)

@@ -68,6 +68,9 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
         /// can neither make the file nor read the database without it (a database copied alone to a
         /// stick, or one `dustctl demo` made).
         case readOnlyWithoutSharedMemory
+        /// A file of the database, or its directory, this user may not use as the command needs: which,
+        /// whose, and the fix (`AccessProblem`).
+        case noAccess(AccessProblem)
         /// SQLite's or the system's words, as they were given.
         case given(String)
 
@@ -90,6 +93,7 @@ public struct StorageFailure: Error, Sendable, Hashable, CustomStringConvertible
                 "the file system holding it is read-only, and it has no -shm file beside it, which SQLite needs to read it "
                     + "and cannot make there: copy the database (and its -wal, if there is one) to a writable disk with cp and "
                     + "read the copy, or remount the file system read-write. Nothing was written"
+            case .noAccess(let problem): problem.description
             case .given(let words): words
             }
         }

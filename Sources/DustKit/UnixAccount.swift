@@ -1,0 +1,37 @@
+import Foundation
+
+/// The running process's user and groups, and the names of users and groups, as messages that tell a
+/// person which `usermod` or `chown` to run name them (docs/REFERENCE.md §15).
+public enum UnixAccount {
+    /// Whether this process's effective or supplementary groups include `group`.
+    public static func isMember(of group: gid_t) -> Bool {
+        if getegid() == group { return true }
+        let count = getgroups(0, nil)
+        guard count > 0 else { return false }
+        var groups = [gid_t](repeating: 0, count: Int(count))
+        let read = getgroups(count, &groups)
+        return read > 0 && groups.prefix(Int(read)).contains(group)
+    }
+
+    /// The user's name, or its number when the system has none (a number is what `chown` takes then).
+    public static func name(ofUser uid: uid_t) -> String {
+        guard let entry = getpwuid(uid), let name = entry.pointee.pw_name else { return String(uid) }
+        return String(cString: name)
+    }
+
+    /// The group's name, or its number when the system has none.
+    public static func name(ofGroup gid: gid_t) -> String {
+        guard let entry = getgrgid(gid), let name = entry.pointee.gr_name else { return String(gid) }
+        return String(cString: name)
+    }
+
+    /// For a file this user may not read although its group may: the advice to join that group. Nil
+    /// when the group may not read it either, or the user is already a member.
+    public static func joinGroupToRead(_ path: String) -> String? {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_mode & S_IRGRP != 0, !isMember(of: status.st_gid) else { return nil }
+        let (group, user) = (name(ofGroup: status.st_gid), name(ofUser: geteuid()))
+        return "\(path) is \(name(ofUser: status.st_uid)):\(group), mode 0\(String(status.st_mode & 0o777, radix: 8)): members of the "
+            + "group \(group) may read it: `sudo usermod -aG \(group) \(user)`, then log in again (or use sudo)"
+    }
+}
