@@ -29,6 +29,8 @@ public struct Daemon: Sendable {
     private let metrics: PrometheusBackend
     private let clock: any WallClock
     private let pollerLease: any PollerLease
+    /// Set at SIGTERM or SIGINT (`StopAnnouncement`); the store's waits for another program's lock end at it.
+    private let stop = DaemonStop()
 
     /// - Parameter metrics: the process's swift-metrics backend: the loops count with it, `/metrics` renders it.
     /// - Parameter clock: the one clock every service of this dustd reads and waits on.
@@ -212,9 +214,9 @@ public struct Daemon: Sendable {
         }
         let storage: OpenedStorage
         do {
-            storage = try await settings.storage.open(.write, environment: environment, logger: logger) { [logger] in
-                logger.warning("\($0)")
-            }
+            storage = try await settings.storage.open(
+                .write, environment: environment, logger: logger, warning: { [logger] in logger.warning("\($0)") },
+                abandonWaits: { [stop] in stop.hasBegun })
         } catch {
             if case .configuration(let error) = error {
                 logger.critical("Invalid configuration: \(error)")
@@ -303,7 +305,6 @@ public struct Daemon: Sendable {
         lease pollerLease: any PollerLease
     ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment, echoes: redactor)
-        let stop = DaemonStop()
         // Every request counter at 0 from the start, so a dashboard's rate() has a series before the first event.
         RequestCounters(factory: metrics).declareEveryOutcome()
         let alertSinks: AlertSinks

@@ -61,7 +61,7 @@ public protocol ReopenableStore: FineDustStore {
 
 extension SQLiteStore: ReopenableStore {
     public func reopened() throws(StorageFailure) -> any FineDustStore {
-        do { return try SQLiteStore(path: path) } catch { throw StorageFailure(error) }
+        do { return try SQLiteStore(path: path, abandonWaits: abandonWaits) } catch { throw StorageFailure(error) }
     }
 }
 

@@ -70,15 +70,17 @@ extension StorageBackend {
     /// when a credential was passed but cannot be read), then the server, its schema checked
     /// (`.read`) or migrated (`.write`). `sqliteThreading`: where SQLite's transactions run —
     /// GRDB's queues for callers on the task pool (dustd), the caller's own thread for dustctl.
+    /// `abandonWaits`: SQLite's waits for another program's lock end when it says so (dustd's stop).
     public func open(
         _ access: StorageAccess, environment: [String: String], logger: Logger, warning: (String) -> Void = { _ in },
-        sqliteThreading: SQLiteStore.Threading = .databaseQueues
+        sqliteThreading: SQLiteStore.Threading = .databaseQueues, abandonWaits: @escaping @Sendable () -> Bool = { false }
     ) async throws(StorageOpeningError) -> OpenedStorage {
         switch self {
         case .sqlite(let path):
             let store: SQLiteStore
             do {
-                store = try SQLiteStore(path: path, mode: access == .read ? .readOnly : .readWrite, threading: sqliteThreading)
+                store = try SQLiteStore(
+                    path: path, mode: access == .read ? .readOnly : .readWrite, threading: sqliteThreading, abandonWaits: abandonWaits)
             } catch {
                 throw .storage(StorageFailure(error))
             }

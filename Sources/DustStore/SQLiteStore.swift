@@ -49,18 +49,24 @@ public final class SQLiteStore: Sendable {
     let threading: Threading
     /// Whether the store was opened to write (a failure to open a file is then judged by what writing needs).
     let writes: Bool
+    /// Whether a wait for another program's lock should end now (dustd's stop): asked while waiting.
+    public let abandonWaits: @Sendable () -> Bool
     /// The device and inode of the file opened, to notice when it is deleted or replaced.
     private let identity: FileIdentity?
 
+    /// - Parameter abandonWaits: asked while a statement waits for another program's lock (up to
+    ///   `busyTimeout`): true ends the wait at once, the statement failing as busy. dustd passes its stop, so
+    ///   a write queued behind a `dustctl import` at SIGTERM does not hold the stop for the 10 s systemd gives it.
     public init(
         path: String, mode: Mode = .readWrite, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout,
-        threading: Threading = .databaseQueues
+        threading: Threading = .databaseQueues, abandonWaits: @escaping @Sendable () -> Bool = { false }
     ) throws(SQLiteFailure) {
         self.path = path
         self.threading = threading
+        self.abandonWaits = abandonWaits
         writes = mode == .readWrite
         var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .callback(Self.busyWait(timeout: busyTimeout, abandon: abandonWaits))
         configuration.label = "FineDust"
         try Self.refuseUnlessRegularFiles(path)
         switch mode {
@@ -90,7 +96,7 @@ public final class SQLiteStore: Sendable {
             pool =
                 mode == .readOnly
                 ? try DatabaseQueue(path: path, configuration: configuration)
-                : try Self.openPool(path, configuration: configuration, busyTimeout: busyTimeout)
+                : try Self.openPool(path, configuration: configuration, busyTimeout: busyTimeout, abandon: abandonWaits)
             switch mode {
             case .readWrite:
                 // FULL: a committed batch survives power loss, not only a killed process. Set after
@@ -115,15 +121,33 @@ public final class SQLiteStore: Sendable {
     /// The writer's pool. Turning a new file to WAL needs it alone for a moment, and SQLite answers
     /// "busy" at once, not after its busy timeout, when another process is creating the same file
     /// (dustd and a `dustctl import` started together): asked again until the timeout has passed.
-    private static func openPool(_ path: String, configuration: Configuration, busyTimeout: TimeInterval) throws -> DatabasePool {
+    private static func openPool(
+        _ path: String, configuration: Configuration, busyTimeout: TimeInterval, abandon: @Sendable () -> Bool
+    ) throws -> DatabasePool {
         // Measured on the continuous clock: a wall clock set back meanwhile must not stretch it.
         let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(busyTimeout * 1000)))
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline && !abandon() {
                 usleep(50_000)
             }
+        }
+    }
+
+    /// SQLite's own busy wait (`sqlite3_busy_timeout`'s steps: 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50 ms,
+    /// then 100 ms each, up to `timeout`), which also ends as soon as `abandon` says so: at most one step
+    /// (100 ms) after dustd's stop begins.
+    static func busyWait(timeout: TimeInterval, abandon: @escaping @Sendable () -> Bool) -> Database.BusyCallback {
+        let steps = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+        let limit = Int(timeout * 1000)
+        return { tries in
+            guard !abandon() else { return false }
+            let waited = tries < steps.count ? steps.prefix(tries).reduce(0, +) : 328 + (tries - steps.count) * 100
+            let step = min(steps[min(tries, steps.count - 1)], limit - waited)
+            guard step > 0 else { return false }
+            usleep(UInt32(step) * 1000)
+            return !abandon()
         }
     }
 
@@ -171,6 +195,7 @@ public final class SQLiteStore: Sendable {
         identity = nil
         threading = .databaseQueues
         writes = true
+        abandonWaits = { false }
         do {
             let queue = try DatabaseQueue(configuration: Self.inMemoryConfiguration)
             try Schema.migrator.migrate(queue)

@@ -206,7 +206,7 @@ struct DustdProcessTests {
     }
 
     @Test(
-        "SIGTERM while a reload waits for another program's write lock: STOPPING=1 at once, the reload not applied, no READY=1 after it"
+        "SIGTERM while a reload waits for another program's write lock: STOPPING=1 at once, the reload not applied, no READY=1 after it, and the wait ended"
     )
     func stopDuringBlockedReload() async throws {
         let directory = try TemporaryDirectory("dustd")
@@ -246,9 +246,11 @@ struct DustdProcessTests {
         try await Task.sleep(for: .milliseconds(300))
         let stopAt = ContinuousClock.now
         kill(process.processIdentifier, SIGTERM)
-        // The lock is held for six seconds after the signal, then let go.
+        // The lock is held for six seconds after the signal, then let go; dustd's wait for it ends at the stop.
+        var exitedAt: ContinuousClock.Instant?
         while ContinuousClock.now < stopAt + .seconds(6) {
             listen()
+            if exitedAt == nil, !process.isRunning { exitedAt = ContinuousClock.now }
             try await Task.sleep(for: .milliseconds(20))
         }
         try other.inDatabase { try $0.execute(sql: "ROLLBACK") }
@@ -271,6 +273,10 @@ struct DustdProcessTests {
         #expect(!after.contains { $0.contains("READY=1") || $0.contains("RELOADING=1") }, "\(after)")
         #expect(logs.contains("Reload not applied: dustd is stopping"), "\(logs)")
         #expect(!logs.contains("Configuration reloaded"), "\(logs)")
+        // It waited out the 10 s busy timeout before (and systemd's TimeoutStopSec=10s ends in SIGKILL): now it
+        // hears of the stop while it waits, and has exited while the other program still holds the lock.
+        let exited = try #require(exitedAt, "dustd still ran 6 s after SIGTERM, waiting for the lock: \(logs)")
+        #expect(exited - stopAt < .seconds(4), "dustd exited \(exited - stopAt) after SIGTERM")
     }
 
     @Test(

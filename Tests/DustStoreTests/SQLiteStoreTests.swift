@@ -3,6 +3,7 @@ import DustServices
 import Foundation
 import GRDB
 import TestSupport
+import Synchronization
 import Testing
 
 @testable import DustStore
@@ -53,6 +54,42 @@ struct SQLiteStoreTests {
             let asked = pthread_self()
             let wrote = try await writer.writeTransaction { _ in pthread_self() }
             #expect(pthread_equal(asked, wrote) != 0, "a write of round \(round) ran on another thread")
+        }
+    }
+
+    @Test(
+        "A write waiting for another program's lock waits as SQLite's busy timeout does, and ends within a step once abandonWaits says so"
+    )
+    func abandonedWait() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("dust.sqlite")
+        let stop = Atomic<Bool>(false)
+        let store = try SQLiteStore(path: path, threading: .callersThread, abandonWaits: { stop.load(ordering: .relaxed) })
+        #expect(try await store.saveReadings([reading("종로구", hour: 0, pm10: 30, pm25: 10)]) == UpsertSummary(inserted: 1))
+        var holding = Configuration()
+        holding.allowsUnsafeTransactions = true
+        let other = try DatabaseQueue(path: path, configuration: holding)
+        // Held for 400 ms: the write waits, then is written.
+        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        let release = Thread { usleep(400_000); try? other.inDatabase { try $0.execute(sql: "ROLLBACK") } }
+        release.start()
+        let waited = ContinuousClock.now
+        #expect(try await store.saveReadings([reading("종로구", hour: 1, pm10: 31, pm25: 11)]) == UpsertSummary(inserted: 1))
+        #expect(ContinuousClock.now - waited >= .milliseconds(300))
+        // Held for good, and the stop begins 300 ms into the wait: the write fails as busy at once, not after 10 s.
+        usleep(100_000)
+        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+        defer { try? other.inDatabase { try $0.execute(sql: "ROLLBACK") } }
+        let stopping = Thread { usleep(300_000); stop.store(true, ordering: .relaxed) }
+        stopping.start()
+        let began = ContinuousClock.now
+        await #expect(throws: StorageFailure.self) { try await store.saveReadings([reading("종로구", hour: 2, pm10: 32, pm25: 12)]) }
+        #expect(ContinuousClock.now - began < .seconds(3), "the wait went on \(ContinuousClock.now - began) after the stop")
+        do {
+            _ = try await store.saveReadings([reading("종로구", hour: 2, pm10: 32, pm25: 12)])
+        } catch {
+            #expect(error.kind == .locked, "\(error)")
         }
     }
 
