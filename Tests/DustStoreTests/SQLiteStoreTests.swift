@@ -2,8 +2,8 @@ import DustKit
 import DustServices
 import Foundation
 import GRDB
-import TestSupport
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import DustStore
@@ -72,7 +72,10 @@ struct SQLiteStoreTests {
         let other = try DatabaseQueue(path: path, configuration: holding)
         // Held for 400 ms: the write waits, then is written.
         try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
-        let release = Thread { usleep(400_000); try? other.inDatabase { try $0.execute(sql: "ROLLBACK") } }
+        let release = Thread {
+            usleep(400_000)
+            try? other.inDatabase { try $0.execute(sql: "ROLLBACK") }
+        }
         release.start()
         let waited = ContinuousClock.now
         #expect(try await store.saveReadings([reading("종로구", hour: 1, pm10: 31, pm25: 11)]) == UpsertSummary(inserted: 1))
@@ -81,7 +84,10 @@ struct SQLiteStoreTests {
         usleep(100_000)
         try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
         defer { try? other.inDatabase { try $0.execute(sql: "ROLLBACK") } }
-        let stopping = Thread { usleep(300_000); stop.store(true, ordering: .relaxed) }
+        let stopping = Thread {
+            usleep(300_000)
+            stop.store(true, ordering: .relaxed)
+        }
         stopping.start()
         let began = ContinuousClock.now
         await #expect(throws: StorageFailure.self) { try await store.saveReadings([reading("종로구", hour: 2, pm10: 32, pm25: 12)]) }
