@@ -7,6 +7,7 @@ extension SettingValues {
         // One rule, one state per person: the same condition twice for one person would announce
         // everything twice. A rule for everyone covers each person's rule of the same condition.
         var earlier: [(index: Int, rule: AlertRule)] = []
+        var warnings: [String] = []
         for (index, rule) in alerts.rules.enumerated() {
             if let first = earlier.first(where: { $0.rule.description == rule.description && Self.overlap($0.rule, rule) }) {
                 let whom = first.rule.person == nil && rule.person != nil ? ", which is already every person's" : ""
@@ -14,6 +15,13 @@ extension SettingValues {
                     key: "alerts.rules[\(index)]",
                     problem: "is the same rule as alerts.rules[\(first.index)] (\(rule.description))\(whom)",
                     source: origins["alerts.rules"]?.source)
+            }
+            // The same condition written two ways (`> 2`, `>= 3` of a grade): each episode announced twice.
+            // A warning, not a refusal: a configuration an older FineDust accepted still starts.
+            if let first = earlier.first(where: { $0.rule.condition == rule.condition && Self.overlap($0.rule, rule) }) {
+                warnings.append(
+                    "alerts.rules[\(index)] (\(rule.description)) is the same condition as alerts.rules[\(first.index)] "
+                        + "(\(first.rule.description)): the values are whole, so every episode is announced twice; remove one")
             }
             earlier.append((index, rule))
         }
@@ -54,13 +62,15 @@ extension SettingValues {
                     source: origins["alerts.rules"]?.source)
             }
         }
-        return FineDustSettings(
+        var settings = FineDustSettings(
             station: station, api: api, poll: poll, storagePath: storagePath, postgres: postgres,
             storagePasswordFile: storagePasswordFile, calendar: DayCalendar(timeZone: timeZone),
             intakeModel: intake, logLevel: logLevel, http: http, forecast: forecast, alerts: alerts, advisories: advisories,
             configurationFile: configurationFile,
             activityMaxInflatedBytes: Int64(activityMaxInflatedBytes),
             people: people, location: location, retention: retention, indoor: indoor)
+        settings.warnings += warnings
+        return settings
     }
 
     /// One database: `storage.path` and `storage.url` are not both set, and a password file belongs to a URL.

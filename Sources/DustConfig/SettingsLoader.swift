@@ -56,7 +56,7 @@ public struct SettingsLoader: Sendable {
             origins[key.name] = try key.resolve(&values, sources)
         }
         var settings = try values.settings(origins: origins, configurationFile: path)
-        settings.warnings = warnings + Self.birthsAhead(settings.people, today: KoreaStandardTime.date(containing: now))
+        settings.warnings = warnings + settings.warnings + Self.birthsAhead(settings.people, today: KoreaStandardTime.date(containing: now))
         return settings
     }
 

@@ -29,6 +29,10 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     /// Whether the metric is a person's own dose rather than the air where they live (docs/REFERENCE.md §18).
     public var isIntake: Bool { self == .intakeTodayPM10 || self == .intakeTodayPM25 }
 
+    /// Whether FineDust computed the metric's value (a dose, an hour's indoor mean) rather than storing it as
+    /// given: written rounded to 3 decimals, as every document writes a computed number (docs/REFERENCE.md §6).
+    public var isComputed: Bool { isIntake || self == .indoorPM25 }
+
     /// Whether each person has a value of their own (their dose, their home's monitors), so that one
     /// announcement is never shared between people as the air of one station is.
     public var isPersonal: Bool { isIntake || self == .indoorPM25 }
@@ -154,6 +158,19 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Whether the condition holds for a value.
     public func holds(_ value: Double) -> Bool { comparison.holds(value, threshold) }
+
+    /// The condition in one spelling for a metric whose values are whole (a grade, an advisory level, a
+    /// count of days): `pm25.grade > 2` is `pm25.grade >= 3`, and `< 3` is `<= 2`. Two rules of one condition
+    /// would announce every episode twice; the rule's `description` (its stored identity) is left as written.
+    public var condition: String {
+        let whole = metric.isGrade || metric == .advisoryLevel || metric == .outlookHighDays
+        guard whole, threshold == threshold.rounded(), abs(threshold) < 1e9 else { return description }
+        switch comparison {
+        case .above: return AlertRule(metric: metric, comparison: .atLeast, threshold: threshold + 1).description
+        case .below: return AlertRule(metric: metric, comparison: .atMost, threshold: threshold - 1).description
+        default: return description
+        }
+    }
 
     /// Whether the rule is about `person`: its own person, or everyone.
     public func applies(to person: String) -> Bool { self.person.map { $0 == person } ?? true }

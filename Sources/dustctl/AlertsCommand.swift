@@ -43,15 +43,18 @@ struct AlertsListCommand: AsyncParsableCommand {
             let language = ReportLanguage.process
             try await withStore(settings, for: .read) { store in
                 let states = try await store.storedAlertStates()
-                let rules = Self.ruleStates(settings, states: states, at: try options.clock(settings).now)
+                let now = try options.clock(settings).now
+                let rules = Self.ruleStates(settings, states: states, at: now)
                 let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
                 let events = try await store.recentAlertEvents(limit: last)
                 if options.json {
                     try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
                     return
                 }
+                let quiet = settings.alerts.quietHours?.contains(hour: settings.calendar.hour(at: now)) ?? false
                 try standardOutputLine(
-                    Self.text(rules: rules, sinks: sinks, events: events, calendar: settings.calendar, language: language))
+                    Self.text(
+                        rules: rules, sinks: sinks, events: events, calendar: settings.calendar, language: language, quietNow: quiet))
             }
         }
     }
@@ -61,7 +64,7 @@ struct AlertsListCommand: AsyncParsableCommand {
     static func text(
         rules: [(rule: String, person: String?, state: AlertState)], sinks: [String],
         events: [(event: AlertEvent, deliveries: [AlertDelivery])],
-        calendar: DayCalendar, language: ReportLanguage
+        calendar: DayCalendar, language: ReportLanguage, quietNow: Bool = true
     ) -> String {
         var lines = [
             rules.isEmpty ? language.say("알림 규칙이 없습니다 (alerts.rules).", "No alert rules (alerts.rules).") : language.say("규칙:", "Rules:")
@@ -73,7 +76,7 @@ struct AlertsListCommand: AsyncParsableCommand {
             let padded = padExactly(text, width)
             // A day's dose clears silently when its day ends (docs/ALERTS.md, "People"): no clearing follows.
             let newsOfItsDay = (try? AlertRule(parsing: rule.rule))?.isNewsOfItsDay ?? false
-            lines.append("  \(padded)  \(describe(rule.state, newsOfItsDay: newsOfItsDay, language))")
+            lines.append("  \(padded)  \(describe(rule.state, newsOfItsDay: newsOfItsDay, quietNow: quietNow, language))")
         }
         lines.append(
             sinks.isEmpty
@@ -132,10 +135,15 @@ struct AlertsListCommand: AsyncParsableCommand {
         }
     }
 
-    private static func describe(_ state: AlertState, newsOfItsDay: Bool, _ language: ReportLanguage) -> String {
+    /// - Parameter quietNow: whether quiet hours are in force at the moment asked: a rise held in them whose
+    ///   value has since gone unknown (no fresh hour) waits for the next known hour after they end.
+    private static func describe(_ state: AlertState, newsOfItsDay: Bool, quietNow: Bool, _ language: ReportLanguage) -> String {
         switch state {
         case .idle: language.say("대기", "idle")
-        case .held: language.say("조건 충족, 조용한 시간이라 보류", "holds, held back by quiet hours")
+        case .held where quietNow: language.say("조건 충족, 조용한 시간이라 보류", "holds, held back by quiet hours")
+        case .held:
+            language.say(
+                "조용한 시간에 충족되어 보류, 다음 측정값이 여전히 충족하면 보냄", "held in quiet hours; sent with the next known hour if it still holds")
         case .active where newsOfItsDay: language.say("발령 중 (오늘이 지나면 끝남)", "active (ends with the day)")
         case .active: language.say("발령 중 (해제되면 알림)", "active (a clearing follows)")
         }

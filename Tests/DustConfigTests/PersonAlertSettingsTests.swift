@@ -43,4 +43,22 @@ struct PersonAlertSettingsTests: SettingsFileTests {
             household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3, person: dad }\n    - { when: pm25.grade >= 3, person: 민지 }\n")
         #expect(two.alerts.rules.map(\.person) == ["dad", "민지"])
     }
+
+    @Test("One condition of whole values written two ways (> 2 beside >= 3, < 3 beside <= 2) is warned of; other thresholds are not")
+    func sameConditionTwoWays() throws {
+        let both = try load(
+            household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3 }\n    - { when: pm25.grade > 2, person: dad }\n"
+                + "    - { when: advisory.level < 2 }\n    - { when: advisory.level <= 1 }\n    - { when: intake.today.pm25 > 2 }\n"
+                + "    - { when: intake.today.pm25 >= 3 }\n")
+        #expect(
+            both.warnings == [
+                "alerts.rules[1] (pm25.grade > 2) is the same condition as alerts.rules[0] (pm25.grade >= 3): the values are whole, so every episode is announced twice; remove one",
+                "alerts.rules[3] (advisory.level <= 1) is the same condition as alerts.rules[2] (advisory.level < 2): the values are whole, so every episode is announced twice; remove one",
+            ])
+        // The stored identity is the rule as written: an upgrade neither repeats nor forgets an alert.
+        #expect(both.alerts.rules[1].description == "pm25.grade > 2")
+        let apart = try load(
+            household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3, person: dad }\n    - { when: pm25.grade > 2, person: 민지 }\n")
+        #expect(apart.warnings.isEmpty)
+    }
 }

@@ -30,6 +30,19 @@ struct AlertPayloadTests {
                 """)
     }
 
+    @Test("A dose's value, computed, is written rounded to 3 decimals in the JSON and FINEDUST_VALUE; a stored concentration as given")
+    func computedValueRounded() {
+        let dose = AlertEvent(
+            kind: .fired, rule: "intake.today.pm25 > 20", metric: .intakeTodayPM25, value: 28.349999999999998, station: "종로구", at: Self.at)
+        #expect(AlertPayload.json(dose).contains(#""value":28.35,"#), "\(AlertPayload.json(dose))")
+        #expect(AlertPayload.environment(dose)["FINEDUST_VALUE"] == "28.35")
+        let indoor = AlertEvent(
+            kind: .fired, rule: "indoor.pm25 > 35", metric: .indoorPM25, value: 36.1234567, station: "종로구", at: Self.at)
+        #expect(AlertPayload.json(indoor).contains(#""value":36.123,"#))
+        let ozone = AlertEvent(kind: .fired, rule: "o3.grade >= 3", metric: .o3Grade, value: 3, station: "종로구", at: Self.at)
+        #expect(AlertPayload.environment(ozone)["FINEDUST_VALUE"] == "3")
+    }
+
     @Test("FINEDUST_PEOPLE is set only when the event names people")
     func environment() {
         #expect(AlertPayload.environment(Self.fired())["FINEDUST_PEOPLE"] == nil)

@@ -147,6 +147,21 @@ struct ReportLanguageMoreTests {
         #expect(none.standardOutput == "알림 규칙이 없습니다 (alerts.rules).\n보낼 곳이 없습니다 (alerts.sinks): 알림은 기록만 됩니다.\n아직 알림이 없습니다.\n")
     }
 
+    @Test("alerts list: a rise held in quiet hours reads as held back while they last, and as waiting for a known hour once they end")
+    func heldAfterQuietHours() {
+        let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
+        let rules: [(rule: String, person: String?, state: AlertState)] = [("pm25.grade >= 3", nil, .held)]
+        func text(_ language: ReportLanguage, quiet: Bool) -> String {
+            AlertsListCommand.text(rules: rules, sinks: [], events: [], calendar: calendar, language: language, quietNow: quiet)
+        }
+        #expect(text(.english, quiet: true).contains("pm25.grade >= 3  holds, held back by quiet hours\n"))
+        #expect(
+            text(.english, quiet: false).contains("pm25.grade >= 3  held in quiet hours; sent with the next known hour if it still holds\n")
+        )
+        #expect(!text(.english, quiet: false).contains("held back by quiet hours"))
+        #expect(text(.korean, quiet: false).contains("다음 측정값이 여전히 충족하면 보냄"))
+    }
+
     @Test("alerts list: the latest alerts' kinds and each sink's last attempt in Korean, what was written as written")
     func alertEvents() {
         let calendar = DayCalendar(timeZone: TimeZone(identifier: "Asia/Seoul")!)
