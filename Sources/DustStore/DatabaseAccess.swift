@@ -56,10 +56,15 @@ public enum DatabaseAccess {
     /// they are another user's: so `sudo dustctl import` into dustd's directory, or `sudo dustd --once`,
     /// leaves a database (or lock file) dustd can still open, as SQLite itself does with the `-wal` and
     /// `-shm` it creates as root. Does nothing for any other user, or in a directory of root's.
+    /// Only a regular file of root's with one name is given: never a file of another user, nor one with a
+    /// second name elsewhere (a hard link to a file of the system's).
     public static func giveToDirectoryOwner(_ descriptor: Int32, path: String) {
         guard geteuid() == 0 else { return }
         var directory = stat()
-        guard stat(directoryPath(of: path), &directory) == 0, directory.st_uid != 0 else { return }
+        var file = stat()
+        guard stat(directoryPath(of: path), &directory) == 0, directory.st_uid != 0, fstat(descriptor, &file) == 0,
+            file.st_mode & S_IFMT == S_IFREG, file.st_uid == 0, file.st_nlink == 1
+        else { return }
         _ = fchown(descriptor, directory.st_uid, directory.st_gid)
     }
 
