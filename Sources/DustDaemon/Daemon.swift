@@ -216,7 +216,7 @@ public struct Daemon: Sendable {
         do {
             storage = try await settings.storage.open(
                 .write, environment: environment, logger: logger, warning: { [logger] in logger.warning("\($0)") },
-                abandonWaits: { [stop] in stop.hasBegun })
+                abandonWaits: { [stop] in stop.interrupts(waitBegunAt: $0) })
         } catch {
             if case .configuration(let error) = error {
                 logger.critical("Invalid configuration: \(error)")

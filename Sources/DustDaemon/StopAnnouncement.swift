@@ -6,13 +6,23 @@ import Synchronization
 /// asked by the services that would otherwise start new work while others finish theirs.
 public final class DaemonStop: Sendable {
     private let begun = Atomic<Bool>(false)
+    private let begunAt = Mutex<ContinuousClock.Instant?>(nil)
 
     public init() {}
 
     /// Whether the stop has begun.
     public var hasBegun: Bool { begun.load(ordering: .acquiring) }
 
-    public func begin() { begun.store(true, ordering: .releasing) }
+    public func begin() {
+        begunAt.withLock { $0 = $0 ?? ContinuousClock.now }
+        begun.store(true, ordering: .releasing)
+    }
+
+    /// Whether a wait for another program's lock that began at `waitBegan` was under way when the stop came,
+    /// and so ends (`SQLiteStore`'s `abandonWaits`); the waits of the stop's own records begin after it.
+    public func interrupts(waitBegunAt waitBegan: ContinuousClock.Instant) -> Bool {
+        begunAt.withLock { stop in stop.map { waitBegan <= $0 } ?? false }
+    }
 }
 
 /// The first service the group tells of a stop: swift-service-lifecycle tells them in the reverse of their

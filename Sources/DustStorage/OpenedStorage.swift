@@ -73,7 +73,8 @@ extension StorageBackend {
     /// `abandonWaits`: SQLite's waits for another program's lock end when it says so (dustd's stop).
     public func open(
         _ access: StorageAccess, environment: [String: String], logger: Logger, warning: (String) -> Void = { _ in },
-        sqliteThreading: SQLiteStore.Threading = .databaseQueues, abandonWaits: @escaping @Sendable () -> Bool = { false }
+        sqliteThreading: SQLiteStore.Threading = .databaseQueues,
+        abandonWaits: @escaping @Sendable (_ waitBegan: ContinuousClock.Instant) -> Bool = { _ in false }
     ) async throws(StorageOpeningError) -> OpenedStorage {
         switch self {
         case .sqlite(let path):

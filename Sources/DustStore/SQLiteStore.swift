@@ -49,23 +49,29 @@ public final class SQLiteStore: Sendable {
     let threading: Threading
     /// Whether the store was opened to write (a failure to open a file is then judged by what writing needs).
     let writes: Bool
-    /// Whether a wait for another program's lock should end now (dustd's stop): asked while waiting.
-    public let abandonWaits: @Sendable () -> Bool
+    /// Whether a wait for another program's lock that began at the instant given should end now (dustd's
+    /// stop, for a wait already under way when it came): asked at each step of the wait.
+    public let abandonWaits: @Sendable (_ waitBegan: ContinuousClock.Instant) -> Bool
     /// The device and inode of the file opened, to notice when it is deleted or replaced.
     private let identity: FileIdentity?
 
     /// - Parameter abandonWaits: asked while a statement waits for another program's lock (up to
-    ///   `busyTimeout`): true ends the wait at once, the statement failing as busy. dustd passes its stop, so
-    ///   a write queued behind a `dustctl import` at SIGTERM does not hold the stop for the 10 s systemd gives it.
+    ///   `busyTimeout`), with the instant its wait began: true ends the wait at once, the statement failing as
+    ///   busy. dustd passes its stop, so a write already waiting behind a `dustctl import` at SIGTERM does not
+    ///   hold the stop for the 10 s systemd gives it; the records of the stop, whose waits begin after it, keep
+    ///   their own deadlines.
     public init(
         path: String, mode: Mode = .readWrite, busyTimeout: TimeInterval = SQLiteStore.defaultBusyTimeout,
-        threading: Threading = .databaseQueues, abandonWaits: @escaping @Sendable () -> Bool = { false }
+        threading: Threading = .databaseQueues,
+        abandonWaits: @escaping @Sendable (_ waitBegan: ContinuousClock.Instant) -> Bool = { _ in false }
     ) throws(SQLiteFailure) {
         self.path = path
         self.threading = threading
         self.abandonWaits = abandonWaits
         writes = mode == .readWrite
         var configuration = Configuration()
+        // The writer's (and a read-only store's) wait; a pool's readers, which WAL makes wait only in SQLite's
+        // "obscure cases" (another process's recovery), keep the 10 s GRDB gives them.
         configuration.busyMode = .callback(Self.busyWait(timeout: busyTimeout, abandon: abandonWaits))
         configuration.label = "FineDust"
         try Self.refuseUnlessRegularFiles(path)
@@ -122,34 +128,53 @@ public final class SQLiteStore: Sendable {
     /// "busy" at once, not after its busy timeout, when another process is creating the same file
     /// (dustd and a `dustctl import` started together): asked again until the timeout has passed.
     private static func openPool(
-        _ path: String, configuration: Configuration, busyTimeout: TimeInterval, abandon: @Sendable () -> Bool
+        _ path: String, configuration: Configuration, busyTimeout: TimeInterval,
+        abandon: @Sendable (_ waitBegan: ContinuousClock.Instant) -> Bool
     ) throws -> DatabasePool {
         // Measured on the continuous clock: a wall clock set back meanwhile must not stretch it.
-        let deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(busyTimeout * 1000)))
+        let began = ContinuousClock.now
+        let deadline = began.advanced(by: .milliseconds(Int64(busyTimeout * 1000)))
         while true {
             do {
                 return try DatabasePool(path: path, configuration: configuration)
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline && !abandon() {
+            } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline && !abandon(began)
+            {
                 usleep(50_000)
             }
         }
     }
 
-    /// SQLite's own busy wait (`sqlite3_busy_timeout`'s steps: 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50 ms,
-    /// then 100 ms each, up to `timeout`), which also ends as soon as `abandon` says so: at most one step
-    /// (100 ms) after dustd's stop begins.
-    static func busyWait(timeout: TimeInterval, abandon: @escaping @Sendable () -> Bool) -> Database.BusyCallback {
+    /// How long the `tries`-th call of a busy wait sleeps, in milliseconds, as SQLite's own
+    /// (`sqliteDefaultBusyCallback`: 1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, then 100 each), cut to what is
+    /// left of `limit`; nil once `limit` is spent.
+    static func busyStep(tries: Int, limit: Int) -> Int? {
         let steps = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
-        let limit = Int(timeout * 1000)
+        let waited = tries < steps.count ? steps.prefix(tries).reduce(0, +) : 328 + (tries - steps.count) * 100
+        let step = min(steps[min(tries, steps.count - 1)], limit - waited)
+        return step > 0 ? step : nil
+    }
+
+    /// SQLite's own busy wait (`busyStep`), up to `timeout`, which also ends at the step after `abandon`
+    /// says so of the instant the wait began (the first call of a wait notes it on its thread, where
+    /// SQLite makes every call of one wait): at most 100 ms after dustd's stop, for a wait under way then.
+    static func busyWait(
+        timeout: TimeInterval, abandon: @escaping @Sendable (_ waitBegan: ContinuousClock.Instant) -> Bool
+    ) -> Database.BusyCallback {
+        let limit = Int(min(timeout, 86_400) * 1000)
         return { tries in
-            guard !abandon() else { return false }
-            let waited = tries < steps.count ? steps.prefix(tries).reduce(0, +) : 328 + (tries - steps.count) * 100
-            let step = min(steps[min(tries, steps.count - 1)], limit - waited)
-            guard step > 0 else { return false }
+            let now = ContinuousClock.now
+            let store = Thread.current.threadDictionary
+            if tries == 0 { store[busyWaitBeganKey] = now }
+            let began = store[busyWaitBeganKey] as? ContinuousClock.Instant ?? now
+            guard !abandon(began), let step = busyStep(tries: tries, limit: limit) else { return false }
             usleep(UInt32(step) * 1000)
-            return !abandon()
+            return !abandon(began)
         }
     }
+
+    /// Where a busy wait notes, on its thread, when it began.
+    private static let busyWaitBeganKey = "finedust.sqlite.busyWaitBegan"
 
     /// Applies the migrations this version has and the file lacks. GRDB reads which are applied once,
     /// before the first: a second process opening the same file at the same moment (dustd and a
@@ -195,7 +220,7 @@ public final class SQLiteStore: Sendable {
         identity = nil
         threading = .databaseQueues
         writes = true
-        abandonWaits = { false }
+        abandonWaits = { _ in false }
         do {
             let queue = try DatabaseQueue(configuration: Self.inMemoryConfiguration)
             try Schema.migrator.migrate(queue)

@@ -57,46 +57,62 @@ struct SQLiteStoreTests {
         }
     }
 
+    @Test("The busy wait's steps are SQLite's own (sqliteDefaultBusyCallback): 1, 2, 5, … 100 ms, their sum cut at the limit")
+    func busySteps() {
+        let sqlite = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
+        #expect((0..<12).map { SQLiteStore.busyStep(tries: $0, limit: 10_000) } == sqlite)
+        // 328 ms by the 12th step, then 100 each: the 108th waits the 72 ms left of 10 s, and the next none.
+        #expect(SQLiteStore.busyStep(tries: 12, limit: 10_000) == 100 && SQLiteStore.busyStep(tries: 107, limit: 10_000) == 100)
+        #expect(SQLiteStore.busyStep(tries: 108, limit: 10_000) == 72 && SQLiteStore.busyStep(tries: 109, limit: 10_000) == nil)
+        #expect(SQLiteStore.busyStep(tries: 3, limit: 10) == 2 && SQLiteStore.busyStep(tries: 4, limit: 10) == nil)
+        #expect(SQLiteStore.busyStep(tries: 0, limit: 0) == nil)
+    }
+
     @Test(
-        "A write waiting for another program's lock waits as SQLite's busy timeout does, and ends within a step once abandonWaits says so"
+        "A write waiting for another program's lock waits as SQLite's busy timeout does, ends within a step of a stop that comes while it waits, and a wait begun after the stop (its records') keeps its time"
     )
     func abandonedWait() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("dust.sqlite")
-        let stop = Atomic<Bool>(false)
-        let store = try SQLiteStore(path: path, threading: .callersThread, abandonWaits: { stop.load(ordering: .relaxed) })
+        let stop = Mutex<ContinuousClock.Instant?>(nil)
+        let store = try SQLiteStore(
+            path: path, threading: .callersThread,
+            abandonWaits: { began in stop.withLock { $0.map { began <= $0 } ?? false } })
         #expect(try await store.saveReadings([reading("종로구", hour: 0, pm10: 30, pm25: 10)]) == UpsertSummary(inserted: 1))
         var holding = Configuration()
         holding.allowsUnsafeTransactions = true
         let other = try DatabaseQueue(path: path, configuration: holding)
-        // Held for 400 ms: the write waits, then is written.
-        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
-        let release = Thread {
-            usleep(400_000)
-            try? other.inDatabase { try $0.execute(sql: "ROLLBACK") }
+        func hold(forMilliseconds milliseconds: UInt32) throws {
+            try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
+            Thread {
+                usleep(milliseconds * 1000)
+                try? other.inDatabase { try $0.execute(sql: "ROLLBACK") }
+            }.start()
         }
-        release.start()
+        // Held for 400 ms: the write waits, then is written.
+        try hold(forMilliseconds: 400)
         let waited = ContinuousClock.now
         #expect(try await store.saveReadings([reading("종로구", hour: 1, pm10: 31, pm25: 11)]) == UpsertSummary(inserted: 1))
         #expect(ContinuousClock.now - waited >= .milliseconds(300))
-        // Held for good, and the stop begins 300 ms into the wait: the write fails as busy at once, not after 10 s.
-        usleep(100_000)
-        try other.inDatabase { try $0.execute(sql: "BEGIN IMMEDIATE") }
-        defer { try? other.inDatabase { try $0.execute(sql: "ROLLBACK") } }
-        let stopping = Thread {
+        usleep(200_000)
+        // Held for 3 s, and the stop comes 300 ms into the wait: the write fails as busy then, not after the hold.
+        try hold(forMilliseconds: 3_000)
+        Thread {
             usleep(300_000)
-            stop.store(true, ordering: .relaxed)
-        }
-        stopping.start()
+            stop.withLock { $0 = ContinuousClock.now }
+        }.start()
         let began = ContinuousClock.now
-        await #expect(throws: StorageFailure.self) { try await store.saveReadings([reading("종로구", hour: 2, pm10: 32, pm25: 12)]) }
-        #expect(ContinuousClock.now - began < .seconds(3), "the wait went on \(ContinuousClock.now - began) after the stop")
-        do {
-            _ = try await store.saveReadings([reading("종로구", hour: 2, pm10: 32, pm25: 12)])
-        } catch {
-            #expect(error.kind == .locked, "\(error)")
+        let refused = await #expect(throws: StorageFailure.self) {
+            try await store.saveReadings([reading("종로구", hour: 2, pm10: 32, pm25: 12)])
         }
+        let ended = ContinuousClock.now - began
+        #expect(refused?.kind == .locked, "\(String(describing: refused))")
+        #expect(ended >= .milliseconds(250) && ended < .milliseconds(2_500), "the wait ended \(ended) after it began")
+        // A write after the stop (the stop's own record) waits for the lock as before, and is written once it is let go.
+        let after = ContinuousClock.now
+        #expect(try await store.saveReadings([reading("종로구", hour: 3, pm10: 33, pm25: 13)]) == UpsertSummary(inserted: 1))
+        #expect(ContinuousClock.now - after >= .milliseconds(200), "it did not wait for the lock")
     }
 
     @Test("The count of stored rows reads the same pages for a day as for 20,000 hours more (it was a scan of every row)")
