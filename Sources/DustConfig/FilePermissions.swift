@@ -108,7 +108,7 @@ struct OpenedFile {
         guard descriptor >= 0 else {
             let reason = errno
             // A file dustd's group may read, asked for before the user has joined it (README: usermod -aG, then log in again).
-            let advice = reason == EACCES ? UnixAccount.joinGroupToRead(path).map { " (\($0))" } ?? "" : ""
+            let advice = reason == EACCES ? UnixAccount.joinGroupToRead(path).map { ": \($0)" } ?? "" : ""
             return .failure(OpenFailure(reason: String(cString: strerror(reason)) + advice))
         }
         var status = stat()

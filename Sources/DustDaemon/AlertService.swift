@@ -142,10 +142,10 @@ public struct AlertService: Service, CustomStringConvertible {
         guard event.kind == .fired, let quiet = settings.alerts.quietHours else { return nil }
         let calendar = settings.calendar
         var hour = clock.now
-        guard quiet.contains(hour: calendar.hour(at: hour)) else { return nil }
+        guard quiet.contains(hour, calendar: calendar) else { return nil }
         for _ in 0..<24 {
             hour = calendar.nextHourStart(after: hour)
-            if !quiet.contains(hour: calendar.hour(at: hour)) { return hour }
+            if !quiet.contains(hour, calendar: calendar) { return hour }
         }
         // Quiet all day (`{from: 0, to: 24}`): held, asked again within the hour.
         return calendar.nextHourStart(after: clock.now)

@@ -307,7 +307,7 @@ public enum AlertPayload {
         if let metric = event.metric { environment["FINEDUST_METRIC"] = metric.rawValue }
         if var value = event.value {
             // A dose is written as the webhook's JSON writes it: 28.35, not 28.349999999999998.
-            if event.metric?.isComputed == true, value.isFinite { value = JSON.measuredValue(value) }
+            if event.metric?.isPersonal == true, value.isFinite { value = JSON.measuredValue(value) }
             environment["FINEDUST_VALUE"] = value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
         }
         if let grade = ReportJSON.alertGrade(event) { environment["FINEDUST_GRADE"] = grade.koreanName }

@@ -29,8 +29,6 @@ public struct Daemon: Sendable {
     private let metrics: PrometheusBackend
     private let clock: any WallClock
     private let pollerLease: any PollerLease
-    /// Set at SIGTERM or SIGINT (`StopAnnouncement`); the store's waits for another program's lock end at it.
-    private let stop = DaemonStop()
 
     /// - Parameter metrics: the process's swift-metrics backend: the loops count with it, `/metrics` renders it.
     /// - Parameter clock: the one clock every service of this dustd reads and waits on.
@@ -80,22 +78,24 @@ public struct Daemon: Sendable {
     public func run(once: Bool) async -> ExitStatus {
         // The last lines ("dustd stopped") reach a reader that reads; one that does not cannot hold the exit.
         defer { logWriter?.drain(within: 2) }
+        // Set at SIGTERM or SIGINT (`StopAnnouncement`); the store's waits for another program's lock end at it.
+        let stop = DaemonStop()
         let opened: OpenedDatabase
-        switch await openDatabase() {
+        switch await openDatabase(stop: stop) {
         case .success(let database): opened = database
         case .failure(let exit): return exit.status
         }
         // The store's connections (PostgreSQL's pool) run in this scope, from before the first
         // read to after the last service has stopped.
         do {
-            return try await opened.storage.serving { _ in await run(once: once, opened: opened) }
+            return try await opened.storage.serving { _ in await run(once: once, opened: opened, stop: stop) }
         } catch {
             logger.critical("dustd stopped unexpectedly: \(error)")
             return .software
         }
     }
 
-    private func run(once: Bool, opened: OpenedDatabase) async -> ExitStatus {
+    private func run(once: Bool, opened: OpenedDatabase, stop: DaemonStop) async -> ExitStatus {
         let store = opened.storage.store
         let pollerLease = opened.lease
         defer { withExtendedLifetime(opened.lock) {} }
@@ -176,7 +176,7 @@ public struct Daemon: Sendable {
         let status =
             once
             ? await pollOnce(live: live, store: store, board: board, transport: transport)
-            : await serve(live: live, database: database, board: board, transport: transport, lease: pollerLease)
+            : await serve(live: live, database: database, board: board, transport: transport, lease: pollerLease, stop: stop)
         await transport.shutdown()
         if once { await pollerLease.release() }
         return status
@@ -198,7 +198,7 @@ public struct Daemon: Sendable {
     /// SQLite: the file lock first, so a second dustd never writes a byte, then the file, and the
     /// stored texts an older FineDust may have kept with the key in them. PostgreSQL: the password,
     /// the store, and a lease on the database's poller lock; no file lock, several dustd may share it.
-    private func openDatabase() async -> Result<OpenedDatabase, OpeningFailure> {
+    private func openDatabase(stop: DaemonStop) async -> Result<OpenedDatabase, OpeningFailure> {
         var lock: DatabaseLock?
         if case .sqlite(let path) = settings.storage {
             do {
@@ -302,7 +302,7 @@ public struct Daemon: Sendable {
     /// The service group under systemd: the poll loop, reloads on SIGHUP, the watchdog.
     private func serve(
         live: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
-        lease pollerLease: any PollerLease
+        lease pollerLease: any PollerLease, stop: DaemonStop
     ) async -> ExitStatus {
         let notifier = SystemdNotifier(environment: environment, echoes: redactor)
         // Every request counter at 0 from the start, so a dashboard's rate() has a series before the first event.

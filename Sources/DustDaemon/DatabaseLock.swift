@@ -287,10 +287,7 @@ struct StorageDirectory {
         shared = true
     }
 
-    private static func parent(of path: String) -> String {
-        let directory = FilePaths.directory(of: path)
-        return directory == "." ? FileManager.default.currentDirectoryPath : directory
-    }
+    private static func parent(of path: String) -> String { DatabaseAccess.directory(of: path) }
 
     /// Refuses an existing file that is a symlink, not a regular file, has other names (hard
     /// links), or, in a shared directory, belongs to another user.

@@ -29,10 +29,6 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
     /// Whether the metric is a person's own dose rather than the air where they live (docs/REFERENCE.md §18).
     public var isIntake: Bool { self == .intakeTodayPM10 || self == .intakeTodayPM25 }
 
-    /// Whether FineDust computed the metric's value (a dose, an hour's indoor mean) rather than storing it as
-    /// given: written rounded to 3 decimals, as every document writes a computed number (docs/REFERENCE.md §6).
-    public var isComputed: Bool { isIntake || self == .indoorPM25 }
-
     /// Whether each person has a value of their own (their dose, their home's monitors), so that one
     /// announcement is never shared between people as the air of one station is.
     public var isPersonal: Bool { isIntake || self == .indoorPM25 }
@@ -159,17 +155,19 @@ public struct AlertRule: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Whether the condition holds for a value.
     public func holds(_ value: Double) -> Bool { comparison.holds(value, threshold) }
 
-    /// The condition in one spelling for a metric whose values are whole (a grade, an advisory level, a
-    /// count of days): `pm25.grade > 2` is `pm25.grade >= 3`, and `< 3` is `<= 2`. Two rules of one condition
-    /// would announce every episode twice; the rule's `description` (its stored identity) is left as written.
+    /// The condition in one spelling for a metric of a few whole values (a grade 1–4, an advisory level 0–3, a
+    /// count of days 0–4): the values it holds for, so `pm25.grade > 2`, `>= 3` and `> 2.5` are one condition,
+    /// and so are `== 4` and `>= 4`. Two rules of one condition would announce every episode twice; the rule's
+    /// `description` (its stored identity) is left as written. Any other metric's condition is its description.
     public var condition: String {
-        let whole = metric.isGrade || metric == .advisoryLevel || metric == .outlookHighDays
-        guard whole, threshold == threshold.rounded(), abs(threshold) < 1e9 else { return description }
-        switch comparison {
-        case .above: return AlertRule(metric: metric, comparison: .atLeast, threshold: threshold + 1).description
-        case .below: return AlertRule(metric: metric, comparison: .atMost, threshold: threshold - 1).description
+        let values: ClosedRange<Int>
+        switch metric {
+        case _ where metric.isGrade: values = 1...4
+        case .advisoryLevel: values = 0...3
+        case .outlookHighDays: values = 0...4
         default: return description
         }
+        return "\(metric.rawValue) in \(values.filter { holds(Double($0)) })"
     }
 
     /// Whether the rule is about `person`: its own person, or everyone.
@@ -234,6 +232,9 @@ public struct QuietHours: Sendable, Hashable, Codable {
         if fromHour == toHour { return false }
         return fromHour < toHour ? (fromHour..<toHour).contains(hour) : hour >= fromHour || hour < toHour
     }
+
+    /// Whether `instant` falls in the quiet hours, by its local hour where `calendar` reckons them.
+    public func contains(_ instant: Date, calendar: DayCalendar) -> Bool { contains(hour: calendar.hour(at: instant)) }
 }
 
 /// Where one rule stands. `held`: the condition holds but began in quiet hours, so nothing was

@@ -25,13 +25,21 @@ public enum UnixAccount {
         return String(cString: name)
     }
 
-    /// For a file this user may not read although its group may: the advice to join that group. Nil
-    /// when the group may not read it either, or the user is already a member.
-    public static func joinGroupToRead(_ path: String) -> String? {
+    /// Permission bits as `ls -l`'s octal: `0640`, `0044`.
+    public static func mode(_ mode: mode_t) -> String {
+        let octal = String(mode & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - octal.count)) + octal
+    }
+
+    /// For a file this user may not read although its group may: that, with the advice to join the group
+    /// (`AccessProblem`, the sentence the database's files get). Nil when the group may not read it either,
+    /// or the user is already a member.
+    public static func joinGroupToRead(_ path: String) -> AccessProblem? {
         var status = stat()
         guard stat(path, &status) == 0, status.st_mode & S_IRGRP != 0, !isMember(of: status.st_gid) else { return nil }
-        let (group, user) = (name(ofGroup: status.st_gid), name(ofUser: geteuid()))
-        return "\(path) is \(name(ofUser: status.st_uid)):\(group), mode 0\(String(status.st_mode & 0o777, radix: 8)): members of the "
-            + "group \(group) may read it: `sudo usermod -aG \(group) \(user)`, then log in again (or use sudo)"
+        let group = name(ofGroup: status.st_gid)
+        return AccessProblem(
+            path: path, need: .read, user: name(ofUser: geteuid()), owner: name(ofUser: status.st_uid), group: group,
+            mode: mode(status.st_mode), fix: .joinGroup(group))
     }
 }

@@ -11,7 +11,8 @@ extension ReportJSON {
             ("event", .string(event.kind.rawValue)),
             ("rule", event.rule.isEmpty ? .null : .string(event.rule)),
             ("metric", event.metric.map { .string($0.rawValue) } ?? .null),
-            ("value", event.metric?.isComputed == true ? .measured(event.value) : .number(event.value)),
+            // A person's metric (a dose, the home's indoor hour) is a number FineDust computed: to 3 decimals.
+            ("value", event.metric?.isPersonal == true ? .measured(event.value) : .number(event.value)),
             ("grade", alertGrade(event).map { .string($0.koreanName) } ?? .null),
             ("station", .string(event.station)),
             ("time", .string(KoreaStandardTime.iso8601(event.at))),

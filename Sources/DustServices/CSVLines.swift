@@ -96,13 +96,15 @@ struct CSVLines {
 
     /// A field's number: a plain decimal (`DecimalText`), or one whose whole part a spreadsheet grouped
     /// by thousands with commas (`1,200`, `12,345.5`, read from a quoted field); nil for anything else
-    /// (`1,2`, `1,2000`, `,100`), so a decimal comma is never read as a thousands separator.
+    /// (`1,2`, `1,2000`, `,100`, `0,500`, a comma after the point as in `1.234,5`), so a decimal comma is
+    /// never read as a thousands separator.
     static func number(_ text: String) -> Double? {
         guard text.utf8.contains(0x2C) else { return DecimalText.parse(text) }
-        let whole = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let groups = whole.split(separator: ",", omittingEmptySubsequences: false)
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 1 || !parts[1].utf8.contains(0x2C) else { return nil }
+        let groups = parts[0].split(separator: ",", omittingEmptySubsequences: false)
         let digitsOnly = { (group: Substring) in group.utf8.allSatisfy { (0x30...0x39).contains($0) } }
-        guard let first = groups.first, (1...3).contains(first.utf8.count), digitsOnly(first),
+        guard let first = groups.first, (1...3).contains(first.utf8.count), digitsOnly(first), first.first != "0",
             groups.dropFirst().allSatisfy({ $0.utf8.count == 3 && digitsOnly($0) })
         else { return nil }
         return DecimalText.parse(text.replacing(",", with: ""))

@@ -8,16 +8,18 @@ import Foundation
 public enum DatabaseAccess {
     /// The first thing this process may not do with the database at `path` — enter its directory, read
     /// the database, its `-wal` or `-shm`, or (`writing`) write them or create one — with what fixes it;
-    /// nil when nothing is in its way.
-    public static func problem(databasePath path: String, writing: Bool) -> AccessProblem? {
-        let directory = directoryPath(of: path)
+    /// nil when nothing is in its way. A symlinked path is judged where it leads, where SQLite keeps the
+    /// `-wal` and `-shm`; access is judged for the effective user, as the kernel judges the open.
+    public static func problem(databasePath given: String, writing: Bool) -> AccessProblem? {
+        let path = resolved(given)
+        let directory = directory(of: path)
         var directoryStatus = stat()
         guard stat(directory, &directoryStatus) == 0 else { return nil }
-        let user = name(ofUser: geteuid())
-        if access(directory, X_OK) != 0 {
+        let user = UnixAccount.name(ofUser: geteuid())
+        if !allowed(directory, X_OK) {
             let fix: AccessProblem.Fix =
-                directoryStatus.st_mode & S_IXGRP != 0 && !isMember(of: directoryStatus.st_gid)
-                ? .joinGroup(name(ofGroup: directoryStatus.st_gid)) : .askOwner
+                directoryStatus.st_mode & S_IXGRP != 0 && !UnixAccount.isMember(of: directoryStatus.st_gid)
+                ? .joinGroup(UnixAccount.name(ofGroup: directoryStatus.st_gid)) : .askOwner
             return problem(directory, .enter, directoryStatus, user: user, fix: fix)
         }
         let files = [path, path + "-wal", path + "-shm"].compactMap { file -> (String, stat)? in
@@ -28,14 +30,15 @@ public enum DatabaseAccess {
         // dustctl` leaves where dustd keeps its database. Given back, every file of the database at once.
         func misplaced(_ status: stat) -> Bool { status.st_uid != geteuid() && directoryStatus.st_uid == geteuid() }
         let giveBack = AccessProblem.Fix.giveBack(
-            owner: user, group: name(ofGroup: directoryStatus.st_gid), files: FilePaths.shellQuoted(path) + "*")
-        for (file, status) in files where access(file, R_OK) != 0 {
+            owner: user, group: UnixAccount.name(ofGroup: directoryStatus.st_gid),
+            files: files.map { FilePaths.shellQuoted($0.0) }.joined(separator: " "))
+        for (file, status) in files where !allowed(file, R_OK) {
             let fix: AccessProblem.Fix =
                 if writing, misplaced(status) {
                     giveBack
-                } else if status.st_mode & S_IRGRP != 0, !isMember(of: status.st_gid) {
-                    .joinGroup(name(ofGroup: status.st_gid))
-                } else if status.st_mode & S_IRGRP == 0, isMember(of: status.st_gid) {
+                } else if status.st_mode & S_IRGRP != 0, !UnixAccount.isMember(of: status.st_gid) {
+                    .joinGroup(UnixAccount.name(ofGroup: status.st_gid))
+                } else if status.st_mode & S_IRGRP == 0, UnixAccount.isMember(of: status.st_gid) {
                     .letGroupRead(FilePaths.shellQuoted(file))
                 } else {
                     .askOwner
@@ -43,45 +46,62 @@ public enum DatabaseAccess {
             return problem(file, .read, status, user: user, fix: fix)
         }
         guard writing else { return nil }
-        for (file, status) in files where access(file, W_OK) != 0 {
-            return problem(file, .write, status, user: user, fix: misplaced(status) ? giveBack : .runAsOwner(name(ofUser: status.st_uid)))
+        for (file, status) in files where !allowed(file, W_OK) {
+            return problem(file, .write, status, user: user, fix: misplaced(status) ? giveBack : .runAsOwner(sudoUser(status.st_uid)))
         }
-        if access(directory, W_OK) != 0 {
-            return problem(directory, .write, directoryStatus, user: user, fix: .runAsOwner(name(ofUser: directoryStatus.st_uid)))
+        if !allowed(directory, W_OK) {
+            return problem(directory, .write, directoryStatus, user: user, fix: .runAsOwner(sudoUser(directoryStatus.st_uid)))
         }
         return nil
     }
 
-    /// Gives a file this process just created, as root, to the owner and group of its directory when
+    /// Gives a file of root's, opened by this process as root, to the owner and group of its directory when
     /// they are another user's: so `sudo dustctl import` into dustd's directory, or `sudo dustd --once`,
     /// leaves a database (or lock file) dustd can still open, as SQLite itself does with the `-wal` and
-    /// `-shm` it creates as root. Does nothing for any other user, or in a directory of root's.
-    /// Only a regular file of root's with one name is given: never a file of another user, nor one with a
-    /// second name elsewhere (a hard link to a file of the system's).
+    /// `-shm` it creates as root. Only a regular file of root's with one name, in a directory no one else may
+    /// write: never another user's file, one with a second name elsewhere (a hard link to a file of the
+    /// system's), or one in a shared directory (whose owner is not the database's).
     public static func giveToDirectoryOwner(_ descriptor: Int32, path: String) {
         guard geteuid() == 0 else { return }
         var directory = stat()
         var file = stat()
-        guard stat(directoryPath(of: path), &directory) == 0, directory.st_uid != 0, fstat(descriptor, &file) == 0,
+        guard stat(self.directory(of: path), &directory) == 0, directory.st_uid != 0,
+            directory.st_mode & (S_IWGRP | S_IWOTH) == 0, fstat(descriptor, &file) == 0,
             file.st_mode & S_IFMT == S_IFREG, file.st_uid == 0, file.st_nlink == 1
         else { return }
         _ = fchown(descriptor, directory.st_uid, directory.st_gid)
+    }
+
+    /// The directory holding `path`, the working directory for a bare name: the one place that says it, for
+    /// the lock, the store's messages and these.
+    public static func directory(of path: String) -> String {
+        let directory = FilePaths.directory(of: path)
+        return directory == "." ? FileManager.default.currentDirectoryPath : directory
+    }
+
+    /// `path` with its symlinks resolved when they can be (not when a directory on the way may not be entered).
+    private static func resolved(_ path: String) -> String {
+        guard let real = realpath(path, nil) else { return path }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    /// Whether the effective user and groups may (the kernel's judgement of an open, not `access(2)`'s of the real ids).
+    private static func allowed(_ path: String, _ mode: Int32) -> Bool {
+        faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0
+    }
+
+    /// The user `sudo -u` takes: a name, or `#uid` (quoted) when the system has none.
+    private static func sudoUser(_ uid: uid_t) -> String {
+        let name = UnixAccount.name(ofUser: uid)
+        return name == String(uid) ? "'#\(uid)'" : name
     }
 
     private static func problem(
         _ path: String, _ need: AccessProblem.Need, _ status: stat, user: String, fix: AccessProblem.Fix
     ) -> AccessProblem {
         AccessProblem(
-            path: path, need: need, user: user, owner: name(ofUser: status.st_uid), group: name(ofGroup: status.st_gid),
-            mode: "0" + String(status.st_mode & 0o777, radix: 8), fix: fix)
+            path: path, need: need, user: user, owner: UnixAccount.name(ofUser: status.st_uid),
+            group: UnixAccount.name(ofGroup: status.st_gid), mode: UnixAccount.mode(status.st_mode), fix: fix)
     }
-
-    private static func directoryPath(of path: String) -> String {
-        let directory = FilePaths.directory(of: path)
-        return directory.isEmpty ? "." : directory
-    }
-
-    private static func isMember(of group: gid_t) -> Bool { UnixAccount.isMember(of: group) }
-    private static func name(ofUser uid: uid_t) -> String { UnixAccount.name(ofUser: uid) }
-    private static func name(ofGroup gid: gid_t) -> String { UnixAccount.name(ofGroup: gid) }
 }

@@ -115,7 +115,7 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// The directory of `path` when the database is there and readable, its `-shm` is not, and this
     /// user may not create files in the directory; nil otherwise.
     static func sharedMemoryMissing(_ path: String) -> String? {
-        let directory = FilePaths.directory(of: path)
+        let directory = DatabaseAccess.directory(of: path)
         guard access(path, R_OK) == 0, access(path + "-shm", F_OK) != 0, access(directory, W_OK) != 0 else { return nil }
         return directory
     }

@@ -51,7 +51,7 @@ struct AlertsListCommand: AsyncParsableCommand {
                     try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
                     return
                 }
-                let quiet = settings.alerts.quietHours?.contains(hour: settings.calendar.hour(at: now)) ?? false
+                let quiet = settings.alerts.quietHours?.contains(now, calendar: settings.calendar) ?? false
                 try standardOutputLine(
                     Self.text(
                         rules: rules, sinks: sinks, events: events, calendar: settings.calendar, language: language, quietNow: quiet))

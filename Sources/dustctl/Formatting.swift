@@ -45,28 +45,32 @@ struct TextStyle {
 /// many scalars it joins. dustctl's own escape sequences (`ESC [ … m`) take none.
 func displayWidth(_ text: String) -> Int {
     if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
-    var width = 0
+    // The escapes out first, scalar by scalar: a mark after an escape's `m` would join it into one character.
+    var visible = String.UnicodeScalarView()
     var inEscape = false
-    for character in text {
+    for scalar in text.unicodeScalars {
         if inEscape {
-            if character == "m" { inEscape = false }
-            continue
-        }
-        if character == "\u{1B}" {
+            if scalar == "m" { inEscape = false }
+        } else if scalar == "\u{1B}" {
             inEscape = true
-            continue
+        } else {
+            visible.append(scalar)
         }
-        width += columns(of: character)
     }
-    return width
+    return String(visible).reduce(0) { $0 + columns(of: $1) }
 }
 
 /// The columns one character takes (`displayWidth`).
 private func columns(of character: Character) -> Int {
     let scalars = character.unicodeScalars
     guard let first = scalars.first else { return 0 }
-    // An emoji drawn as a picture: one of emoji presentation, or any emoji asked for as one (U+FE0F).
-    if first.properties.isEmojiPresentation || (first.properties.isEmoji && scalars.contains("\u{FE0F}")) { return 2 }
+    // An emoji drawn as a picture: one of emoji presentation unless asked for as text (U+FE0E), or any emoji
+    // asked for as a picture (U+FE0F) or given a skin tone (☝🏽).
+    let asText = scalars.contains("\u{FE0E}")
+    let asPicture =
+        first.properties.isEmoji
+        && (scalars.contains("\u{FE0F}") || scalars.dropFirst().contains { $0.properties.isEmojiModifier })
+    if !asText, first.properties.isEmojiPresentation || asPicture { return 2 }
     switch first.value {
     case 0x1100...0x115F, 0x2E80...0xA4CF, 0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
         0x20000...0x3FFFD:

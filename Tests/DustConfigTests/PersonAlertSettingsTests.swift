@@ -49,11 +49,12 @@ struct PersonAlertSettingsTests: SettingsFileTests {
         let both = try load(
             household + "alerts:\n  rules:\n    - { when: pm25.grade >= 3 }\n    - { when: pm25.grade > 2, person: dad }\n"
                 + "    - { when: advisory.level < 2 }\n    - { when: advisory.level <= 1 }\n    - { when: intake.today.pm25 > 2 }\n"
-                + "    - { when: intake.today.pm25 >= 3 }\n")
+                + "    - { when: intake.today.pm25 >= 3 }\n    - { when: pm10.grade == 4 }\n    - { when: pm10.grade >= 4 }\n")
         #expect(
             both.warnings == [
                 "alerts.rules[1] (pm25.grade > 2) is the same condition as alerts.rules[0] (pm25.grade >= 3): the values are whole, so every episode is announced twice; remove one",
                 "alerts.rules[3] (advisory.level <= 1) is the same condition as alerts.rules[2] (advisory.level < 2): the values are whole, so every episode is announced twice; remove one",
+                "alerts.rules[7] (pm10.grade >= 4) is the same condition as alerts.rules[6] (pm10.grade == 4): the values are whole, so every episode is announced twice; remove one",
             ])
         // The stored identity is the rule as written: an upgrade neither repeats nor forgets an alert.
         #expect(both.alerts.rules[1].description == "pm25.grade > 2")

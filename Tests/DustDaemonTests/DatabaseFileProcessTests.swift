@@ -1,3 +1,4 @@
+import DustKit
 import DustStore
 import FakeAirKorea
 import Foundation
@@ -274,6 +275,8 @@ struct DatabaseFileProcessTests {
         let scene = try Scene("owners")
         defer { scene.directory.remove() }
         let (daemon, group, stranger): (uid_t, gid_t, uid_t) = (4243, 4242, 65534)
+        // Named as the system names them (numbers here, where neither has a name).
+        let (owner, groupName) = (UnixAccount.name(ofUser: daemon), UnixAccount.name(ofGroup: group))
         let directory = scene.directory.path("d")
         #expect(mkdir(directory, 0o750) == 0 && chown(directory, daemon, group) == 0 && chmod(scene.directory.url.path, 0o755) == 0)
         let database = directory + "/dust.sqlite"
@@ -291,8 +294,9 @@ struct DatabaseFileProcessTests {
         for file in [database, database + "-wal", database + "-shm"] { #expect(chown(file, 0, 0) == 0 && chmod(file, 0o640) == 0) }
         let (refused, why) = try await run(as: daemon, group, scene, "dustctl", ["import", dailyFixture, "--db", database])
         #expect(refused != 0)
-        #expect(why.contains("may not read \(database)") && why.contains("it belongs to root, not to 4243"), "\(why)")
-        #expect(why.contains("`sudo chown 4243:4242 \(database)*`") && !why.contains("read and write it"), "\(why)")
+        #expect(why.contains("may not read \(database)") && why.contains("it belongs to root, not to \(owner)"), "\(why)")
+        let chownCommand = "`sudo chown \(owner):\(groupName) \(database) \(database)-wal \(database)-shm`"
+        #expect(why.contains(chownCommand) && !why.contains("read and write it"), "\(why)")
         let (daemonRefused, daemonWhy) = try await run(
             as: daemon, group, scene, "dustd", ["--once"],
             environment: [
@@ -300,14 +304,14 @@ struct DatabaseFileProcessTests {
                 "DUSTD_STORAGE_PATH": database, "DUSTD_FORECAST_ENABLED": "false",
             ])
         #expect(daemonRefused == 73, "\(daemonWhy)")
-        #expect(daemonWhy.contains("`sudo chown 4243:4242 \(database)*`") && !daemonWhy.contains("Cannot take the lock"), "\(daemonWhy)")
+        #expect(daemonWhy.contains(chownCommand) && !daemonWhy.contains("Cannot take the lock"), "\(daemonWhy)")
         for file in [database, database + "-wal", database + "-shm"] { #expect(chown(file, daemon, group) == 0) }
 
         // Not yet in the group (README: usermod -aG, then log in again): told so, not "there is no database".
         let (outside, outsideWhy) = try await run(
             as: stranger, gid_t(stranger), scene, "dustctl", ["day", "2026-11-20", "--station", "종로구", "--db", database])
         #expect(outside != 0 && outside != 66, "\(outsideWhy)")
-        #expect(outsideWhy.contains("may not enter \(directory)") && outsideWhy.contains("sudo usermod -aG 4242"), "\(outsideWhy)")
+        #expect(outsideWhy.contains("may not enter \(directory)") && outsideWhy.contains("sudo usermod -aG \(groupName)"), "\(outsideWhy)")
         #expect(!outsideWhy.contains("There is no database"))
         // install.sh's configuration, 0640 root:dustd: the same advice, not only "Permission denied".
         let configuration = scene.directory.path("group.yaml")
@@ -315,7 +319,10 @@ struct DatabaseFileProcessTests {
         #expect(chown(configuration, 0, group) == 0 && chmod(configuration, 0o640) == 0)
         let (unread, unreadWhy) = try await run(
             as: stranger, gid_t(stranger), scene, "dustctl", ["status", "--db", database], environment: ["DUSTD_CONFIG": configuration])
-        #expect(unread == 78 && unreadWhy.contains("members of the group 4242 may read it: `sudo usermod -aG 4242"), "\(unreadWhy)")
+        #expect(
+            unread == 78 && unreadWhy.contains("may not read \(configuration)")
+                && unreadWhy.contains("members of the group \(groupName) may: `sudo usermod -aG \(groupName)"),
+            "\(unreadWhy)")
 
         // A member reads; writing, is told to run as the owner, not to open the directory to the group.
         let (member, memberWhy) = try await run(
@@ -324,6 +331,8 @@ struct DatabaseFileProcessTests {
         let (memberWrite, memberWriteWhy) = try await run(
             as: stranger, group, scene, "dustctl", ["import", dailyFixture, "--db", database])
         #expect(memberWrite != 0)
-        #expect(memberWriteWhy.contains("may not write") && memberWriteWhy.contains("sudo -u 4243 dustctl"), "\(memberWriteWhy)")
+        // A user without a name is `sudo -u '#4243'`, the form sudo takes.
+        let sudoUser = owner == String(daemon) ? "'#\(daemon)'" : owner
+        #expect(memberWriteWhy.contains("may not write") && memberWriteWhy.contains("sudo -u \(sudoUser) dustctl"), "\(memberWriteWhy)")
     }
 }

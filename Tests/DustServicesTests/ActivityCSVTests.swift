@@ -48,6 +48,10 @@ struct ActivityCSVTests {
             ("start,distance_m\n2026-11-20 08:00,\",100\"\n", "\",100\""),
             ("start,distance_m\n2026-11-20 08:00,\"1234,567\"\n", "\"1234,567\""),
             ("start,distance_m\n2026-11-20 08:00,\"1,200.5.5\"\n", "\"1,200.5.5\""),
+            // A decimal comma after a point (German 1.234,5), a comma in the fraction, a leading zero: never thousands.
+            ("start,distance_m\n2026-11-20 08:00,\"1.234,5\"\n", "\"1.234,5\""),
+            ("start,distance_m\n2026-11-20 08:00,\"1,200.5,5\"\n", "\"1,200.5,5\""),
+            ("start,distance_m\n2026-11-20 08:00,\"0,500\"\n", "\"0,500\""),
             ("start,distance_m\n2026-11-20 08:00,\"1,200\n", "not closed"),
             ("start,distance_m\n2026-11-20 08:00,1,200\n", "found 3"),
         ])

@@ -23,6 +23,10 @@ struct DisplayWidthTests {
             ("🇰🇷", 2),  // a flag: two regional indicators
             ("\u{1B}[1m종로\u{1B}[0m x", 6),
             ("gpx:🏃\u{200D}♂\u{FE0F}run.gpx", 13),
+            ("☝🏽", 2),  // a modifier base given a skin tone
+            ("☺\u{FE0E}", 1),  // asked for as text
+            ("\u{1B}[1m\u{0301}x", 1),  // a mark after an escape's m does not swallow the rest
+            ("종\u{1B}[0m\u{0301}로", 4),
         ])
     func widths(text: String, columns: Int) {
         #expect(displayWidth(text) == columns, "\(text.unicodeScalars.map { String($0.value, radix: 16) })")

@@ -238,7 +238,7 @@ public struct AlertMonitor: Sendable {
     public func evaluate(_ household: [(person: String, inputs: AlertInputs)], at now: Date) async throws(StorageFailure) -> [AlertEvent] {
         let stored = try await store.storedAlertStates()
         // The local hour of now, not of its slot: quiet hours from 23 began at 23:30 in Kolkata.
-        let quiet = quietHours?.contains(hour: statistics.calendar.hour(at: now)) ?? false
+        let quiet = quietHours?.contains(now, calendar: statistics.calendar) ?? false
         let namesPeople = max(people.count, household.count) > 1
         var events: [AlertEvent] = []
         var seen: Set<AlertStateKey> = []

@@ -1,3 +1,5 @@
+import DustKit
+
 /// Why the database could not keep what a poll fetched, in the words an operator needs.
 ///
 /// A storage failure is never reported as a network failure: a full disk says so, and what to do.
