@@ -43,6 +43,9 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The body is compressed data (`CompressedFormat`), not XML: a proxy compressed it unasked, or a
     /// file was saved compressed.
     case compressedBody(CompressedFormat)
+    /// Text that does not begin as markup (`Forbidden`, a proxy's or portal's sentence): no XML at all,
+    /// not an answer cut short. Its words are the server's, so none is quoted.
+    case plainText
 
     public var description: String {
         switch self {
@@ -61,6 +64,9 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
             return "AirKorea answered with \(shown) instead of XML; the service is probably down or overloaded, try again later."
         case .jsonBody:
             return "The response is JSON; FineDust reads AirKorea's XML responses only (request them with returnType=xml)."
+        case .plainText:
+            return "The response is plain text, not XML (a proxy's, a captive portal's or another service's answer); "
+                + "check api.baseURL and the network, then try again."
         case .emptyBody:
             return "The response body is empty; AirKorea or the network dropped the answer, try again later."
         case .truncated(let line):
@@ -127,7 +133,8 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
         case .notAnAirKoreaResponse(let root): .notAnAirKoreaResponse(root: echoGuard.checked(root))
         case .fieldTooLong(let field, let limit): .fieldTooLong(field: echoGuard.checked(field), limit: limit)
         case .jsonBody, .emptyBody, .truncated, .invalidUTF8, .missingResultCode, .documentTooLarge, .doctypeNotAllowed,
-            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList, .notMeasurements, .compressedBody:
+            .nestingTooDeep, .tooManyItems, .tooManyComments, .missingStationName, .notAStationList, .notMeasurements, .compressedBody,
+            .plainText:
             self
         }
     }
@@ -145,7 +152,7 @@ public enum AirKoreaError: Error, Sendable, Hashable, CustomStringConvertible {
                 .unregisteredIP, .unsignedCall:
                 .waitForNextHour
             }
-        case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8, .compressedBody:
+        case .htmlPage, .emptyBody, .truncated, .malformedXML, .invalidUTF8, .compressedBody, .plainText:
             .retryWithBackoff
         case .notAStationList, .notMeasurements:
             // A well-formed answer of another operation: api.baseURL points at it, which waiting fixes not.

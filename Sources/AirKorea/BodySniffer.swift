@@ -13,6 +13,10 @@ enum BodySniffer {
         while start < bytes.count, isXMLSpace(bytes[start]) { start += 1 }
         guard start < bytes.count else { throw .emptyBody }
         if bytes[start] == UInt8(ascii: "{") || bytes[start] == UInt8(ascii: "[") { throw .jsonBody }
+        // Every XML document begins with `<` (after a BOM and white space): anything else is text, which
+        // libxml2 would call a document ending at its first byte ("the transfer was cut off, try again").
+        // A UTF-16 or UTF-32 document (its BOM, or a NUL beside its `<`) is left to libxml2.
+        if ![UInt8(ascii: "<"), 0x00, 0xFE, 0xFF].contains(bytes[start]) { throw .plainText }
         let head = UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + 1024)])
         if asciiCaseInsensitiveRange(of: "<html", in: head) != nil {
             throw .htmlPage(title: htmlTitle(in: UnsafeRawBufferPointer(rebasing: bytes[start..<min(bytes.count, start + 64 * 1024)])))

@@ -52,7 +52,14 @@ public struct ForecastService: Service, CustomStringConvertible {
         var lastProblem: String?
         /// The weekly outlook's last failure, for its backoff.
         var outlookFailure: ForecastPlanner.Failure?
+        /// The configuration the failures were met with: a reload (a renewed key, another api.baseURL) starts
+        /// both backoffs afresh, as it makes the poll ask at once.
+        var generation = configuration.generation
         while !Task.isCancelled {
+            if configuration.generation != generation {
+                generation = configuration.generation
+                (failure, failedPublication, outlookFailure) = (nil, nil, nil)
+            }
             let snapshot = configuration.snapshot
             guard snapshot.settings.forecast.enabled else {
                 guard await pauseUnplanned() else { return }

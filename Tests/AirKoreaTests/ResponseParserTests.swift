@@ -371,6 +371,19 @@ struct ErrorResponseTests {
                 == "The response is gzip-compressed data, not XML: a proxy compressed it unasked, or the file was saved compressed (gunzip it first)."
         )
         #expect(AirKoreaError.compressedBody(.gzip).retryAdvice == .retryWithBackoff)
+        // Plain text (a proxy's `Forbidden`, a captive portal's sentence) was "ends early (line 1) … cut off" too.
+        for text in ["Forbidden", "  hello world, this is not xml\n", "\u{FEFF}Service Unavailable", "\u{01}not xml <<<", "x<response/>"] {
+            #expect(throws: AirKoreaError.plainText) { try AirKoreaResponseParser().parseMeasurements(Data(text.utf8)) }
+        }
+        #expect(AirKoreaError.plainText.retryAdvice == .retryWithBackoff && !AirKoreaError.plainText.description.contains("cut off"))
+        // A UTF-16 document (its BOM first) is still libxml2's to read.
+        let utf16 =
+            Data([0xFF, 0xFE]) + "<response><header><resultCode>00</resultCode></header></response>".data(using: .utf16LittleEndian)!
+        do {
+            _ = try AirKoreaResponseParser().parseMeasurements(utf16)
+        } catch {
+            #expect(error != .plainText, "\(error)")
+        }
         // A zlib stream at any level (`Content-Encoding: deflate`), which libxml2 called "ends early (line 1)".
         for level in [0x01, 0x5E, 0x9C, 0xDA] as [UInt8] {
             let body = Data([0x78, level] + Array("<response/>".utf8))

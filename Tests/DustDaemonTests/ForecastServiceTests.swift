@@ -64,10 +64,10 @@ struct ForecastServiceTests {
             defer { task.cancel() }
             #expect(
                 try await clock.waitUntilSleeping {
-                    guard Self.dailyRequests(rig).count >= 2 else { return false }
+                    guard ForecastServiceTests.dailyRequests(rig).count >= 2 else { return false }
                     return try await rig.store.loadStatus()?.forecast?.nextFetchAt != nil
                 })
-            #expect(Self.dailyRequests(rig).map { $0.query["InformCode"] } == ["PM10", "PM25"])
+            #expect(ForecastServiceTests.dailyRequests(rig).map { $0.query["InformCode"] } == ["PM10", "PM25"])
             #expect(try await rig.store.newestForecastIssue(pollutant: .pm25) == instant(kst: "2026-11-22T17:00:00"))
         }
     }
@@ -88,10 +88,10 @@ struct ForecastServiceTests {
             // 17:40: the 17시 issue, both pollutants, searchDate today.
             #expect(
                 try await clock.waitUntilSleeping {
-                    guard Self.dailyRequests(rig).count >= 2 else { return false }
+                    guard ForecastServiceTests.dailyRequests(rig).count >= 2 else { return false }
                     return try await rig.store.loadStatus()?.forecast?.nextFetchAt != nil
                 })
-            #expect(Self.dailyRequests(rig).map { $0.query["InformCode"] } == ["PM10", "PM25"])
+            #expect(ForecastServiceTests.dailyRequests(rig).map { $0.query["InformCode"] } == ["PM10", "PM25"])
             #expect(rig.server.requests.allSatisfy { $0.query["searchDate"] == "2026-11-22" && $0.query["returnType"] == "xml" })
             // After the 17시 forecast, the weekly outlook: one call, stored, recorded among the forecast calls.
             #expect(
@@ -113,7 +113,7 @@ struct ForecastServiceTests {
             #expect(try await rig.store.loadStatus()?.forecast?.nextFetchAt == instant(kst: "2026-11-22T23:30:00"))
             clock.advance(to: instant(kst: "2026-11-22T23:29:59"))
             #expect(try await clock.waitUntilSleeping())
-            #expect(Self.dailyRequests(rig).count == 2, "nothing more before 23:30")
+            #expect(ForecastServiceTests.dailyRequests(rig).count == 2, "nothing more before 23:30")
 
             // 23:30: the server still has only the 17시 issue, so AirKorea is "late": retried 5 and
             // 10 minutes later, then 20 minutes later, in the next KST day's spare calls (its
@@ -125,23 +125,23 @@ struct ForecastServiceTests {
             }
             clock.advance(to: instant(kst: "2026-11-22T23:30:00"))
             #expect(try await planned("2026-11-22T23:35:00"))
-            #expect(Self.dailyRequests(rig).count == 4)
+            #expect(ForecastServiceTests.dailyRequests(rig).count == 4)
             clock.advance(to: instant(kst: "2026-11-22T23:35:30"))
             #expect(try await planned("2026-11-22T23:45:30"))
-            #expect(Self.dailyRequests(rig).count == 6)
+            #expect(ForecastServiceTests.dailyRequests(rig).count == 6)
             clock.advance(to: instant(kst: "2026-11-22T23:46:00"))
             #expect(try await planned("2026-11-23T00:06:00"))
-            #expect(Self.dailyRequests(rig).count == 8)
+            #expect(ForecastServiceTests.dailyRequests(rig).count == 8)
             clock.advance(to: instant(kst: "2026-11-22T23:59:00"))
             #expect(try await clock.waitUntilSleeping())
-            #expect(Self.dailyRequests(rig).count == 8)
+            #expect(ForecastServiceTests.dailyRequests(rig).count == 8)
             clock.advance(to: instant(kst: "2026-11-23T00:06:30"))
             #expect(try await planned("2026-11-23T05:30:00"))
-            #expect(Self.dailyRequests(rig).count == 10)
-            #expect(Self.dailyRequests(rig).suffix(2).allSatisfy { $0.query["searchDate"] == "2026-11-22" })
+            #expect(ForecastServiceTests.dailyRequests(rig).count == 10)
+            #expect(ForecastServiceTests.dailyRequests(rig).suffix(2).allSatisfy { $0.query["searchDate"] == "2026-11-22" })
             clock.advance(to: instant(kst: "2026-11-23T05:00:00"))
             #expect(try await clock.waitUntilSleeping())
-            #expect(Self.dailyRequests(rig).count == 10)
+            #expect(ForecastServiceTests.dailyRequests(rig).count == 10)
             // The 10 forecast calls and the outlook's 1; the outlook's other kept call was never spent by the forecast.
             #expect(try await rig.store.attemptCount(kind: .forecast, since: instant(kst: "2026-11-22T00:00:00")) == 10)
             #expect(try await rig.store.attemptCount(kind: .weeklyOutlook, since: instant(kst: "2026-11-22T00:00:00")) == 1)
@@ -157,6 +157,49 @@ struct ForecastServiceTests {
 
 @Suite("dustd's forecast fetcher at a night-time start", .serialized, .timeLimit(.minutes(10)))
 struct ForecastNightStartTests {
+    @Test(
+        "A key problem (code 30) at 12:00 waits for the next hour, not 17:30; a reload (a renewed key) asks again at the next look, within the hour"
+    )
+    func keyProblemThenReload() async throws {
+        try await withRig { rig in
+            let key30 = try TestFixtures.data("real/error-gateway-30-service-key-not-registered-OpenAPI_ServiceResponse-nonairkorea.xml")
+            let refusing = Atomic<Bool>(true)
+            rig.server.setScript { request in
+                refusing.load(ordering: .relaxed) ? .respond(status: 200, body: key30) : ForecastServiceTests.answer(request)
+            }
+            let clock = ManualClock(instant(kst: "2026-11-22T12:00:00"))
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
+                    heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let service = ForecastService(
+                configuration: live, database: database, board: board, transport: rig.transport, clock: clock,
+                logger: rig.logs.logger(), metrics: NOOPMetricsHandler.instance)
+            let task = Task { try await service.run() }
+            defer { task.cancel() }
+            // Refused at 12:00: the next try is 13:00, the next hour (it was 17:30, the next publication).
+            #expect(
+                try await clock.waitUntilSleeping {
+                    ForecastServiceTests.dailyRequests(rig).count >= 1 && board.current.forecast?.nextFetchAt != nil
+                })
+            #expect(board.current.forecast?.nextFetchAt == instant(kst: "2026-11-22T13:00:00"))
+            // The key renewed and reloaded at 12:10: asked at the next look (30 s), not at 13:00.
+            refusing.store(false, ordering: .relaxed)
+            live.replace(live.snapshot)
+            let before = ForecastServiceTests.dailyRequests(rig).count
+            clock.advance(to: instant(kst: "2026-11-22T12:10:00"))
+            #expect(try await clock.waitUntilSleeping { ForecastServiceTests.dailyRequests(rig).count >= before + 2 })
+            #expect(clock.now < instant(kst: "2026-11-22T13:00:00"))
+            #expect(try await rig.store.newestForecastIssue(pollutant: .pm25, notAfter: clock.now) != nil)
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+
     @Test("Started at 01:40 KST with nothing stored: asks for the 23시 issue (searchDate the day before) at once, not at 05:30")
     func nightStart() async throws {
         try await withRig { rig in

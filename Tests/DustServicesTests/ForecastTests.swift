@@ -175,11 +175,20 @@ struct ForecastPlannerTests {
                 == .wait(until: instant(kst: "2026-11-23T05:30:00")))
     }
 
-    @Test("A key problem waits for the next publication; a per-second limit retries a minute later")
+    @Test(
+        "A key problem (a new key not yet active) is asked again at the next hour while the day has spare calls, else at the next publication; a per-second limit retries a minute later"
+    )
     func otherAdvice() async {
         let keyProblem = ForecastPlanner.Failure(at: instant(kst: "2026-11-22T14:00:00"), attempts: 1, advice: .waitForNextHour)
         #expect(
             planner.decide(now: instant(kst: "2026-11-22T14:00:01"), lastFetched: nil, callsToday: 2, failure: keyProblem)
+                == .wait(until: instant(kst: "2026-11-22T15:00:00")))
+        #expect(
+            planner.decide(now: instant(kst: "2026-11-22T15:00:00"), lastFetched: nil, callsToday: 2, failure: keyProblem)
+                == .fetch(publication: instant(kst: "2026-11-22T11:00:00"), searchDate: LocalDate(year: 2026, month: 11, day: 22)))
+        // No spare call left today: the next publication, as before.
+        #expect(
+            planner.decide(now: instant(kst: "2026-11-22T14:00:01"), lastFetched: nil, callsToday: 8, failure: keyProblem)
                 == .wait(until: instant(kst: "2026-11-22T17:30:00")))
         let perSecond = ForecastPlanner.Failure(at: instant(kst: "2026-11-22T14:00:00"), attempts: 1, advice: .waitAMinute)
         #expect(

@@ -11,6 +11,8 @@ struct DisplayWidthTests {
         arguments: [
             ("csv", 3),
             ("종로구", 6),
+            ("Gangnam-gu 강남구 – µg/m³", 25),  // the scalar-by-scalar path
+            ("강남구\u{11A8}", 6),  // a trailing jamo joins the syllable: by characters
             ("\u{1100}\u{1161}\u{11A8}", 2),  // 각 as three jamo
             ("e\u{0301}", 1),
             ("a\u{200B}b", 2),

@@ -80,7 +80,9 @@ public struct ForecastPlanner: Sendable {
         // A failure before this publication's fetch time belongs to an older publication.
         if let failure, failure.at >= fetchTime(of: due) {
             switch failure.advice {
-            case .waitForNextHour: return .wait(until: next)
+            // A key problem (code 30, a key not yet active: "1–2 hours") is asked again at the next hour, within the
+            // day's spare calls, as the poll asks: not only at the next publication, six hours on.
+            case .waitForNextHour: earliest = max(now, Slot(containing: failure.at).end)
             case .retryWithBackoff: earliest = max(now, failure.at.addingTimeInterval(retryDelay(attempt: failure.attempts)))
             case .waitAMinute: earliest = max(now, failure.at.addingTimeInterval(60))
             case .waitUntilMidnightKST: break
@@ -142,7 +144,8 @@ public struct ForecastPlanner: Sendable {
         // A failure before today's release belongs to an older publication.
         if let failure, failure.at >= release {
             switch failure.advice {
-            case .waitForNextHour, .waitUntilMidnightKST: return .wait(until: tomorrow)
+            case .waitUntilMidnightKST: return .wait(until: tomorrow)
+            case .waitForNextHour: earliest = max(now, Slot(containing: failure.at).end)
             case .retryWithBackoff: earliest = max(now, failure.at.addingTimeInterval(retryDelay(attempt: failure.attempts)))
             case .waitAMinute: earliest = max(now, failure.at.addingTimeInterval(60))
             }
