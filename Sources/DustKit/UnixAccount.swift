@@ -36,10 +36,28 @@ public enum UnixAccount {
     /// or the user is already a member.
     public static func joinGroupToRead(_ path: String) -> AccessProblem? {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & S_IRGRP != 0, !isMember(of: status.st_gid) else { return nil }
-        let group = name(ofGroup: status.st_gid)
-        return AccessProblem(
-            path: path, need: .read, user: name(ofUser: geteuid()), owner: name(ofUser: status.st_uid), group: group,
-            mode: mode(status.st_mode), fix: .joinGroup(group))
+        guard stat(path, &status) == 0 else { return nil }
+        let fix = AccessProblem.Fix.toRead(path, status)
+        guard case .joinGroup = fix else { return nil }
+        return AccessProblem(path: path, need: .read, status: status, fix: fix)
+    }
+}
+
+extension AccessProblem {
+    /// The problem this process has with `path`, its owner, group and mode as `status` gives them.
+    public init(path: String, need: Need, status: stat, fix: Fix) {
+        self.init(
+            path: path, need: need, user: UnixAccount.name(ofUser: geteuid()), owner: UnixAccount.name(ofUser: status.st_uid),
+            group: UnixAccount.name(ofGroup: status.st_gid), mode: UnixAccount.mode(status.st_mode), fix: fix)
+    }
+}
+
+extension AccessProblem.Fix {
+    /// What lets this user read `path` (of `status`), which it may not: joining its group when the group may
+    /// read it, letting the group read it when the user is a member, else its owner's word.
+    public static func toRead(_ path: String, _ status: stat) -> AccessProblem.Fix {
+        let member = UnixAccount.isMember(of: status.st_gid)
+        if status.st_mode & S_IRGRP != 0, !member { return .joinGroup(UnixAccount.name(ofGroup: status.st_gid)) }
+        return status.st_mode & S_IRGRP == 0 && member ? .letGroupRead(FilePaths.shellQuoted(path)) : .askOwner
     }
 }

@@ -15,12 +15,11 @@ public enum DatabaseAccess {
         let directory = directory(of: path)
         var directoryStatus = stat()
         guard stat(directory, &directoryStatus) == 0 else { return nil }
-        let user = UnixAccount.name(ofUser: geteuid())
         if !allowed(directory, X_OK) {
             let fix: AccessProblem.Fix =
                 directoryStatus.st_mode & S_IXGRP != 0 && !UnixAccount.isMember(of: directoryStatus.st_gid)
                 ? .joinGroup(UnixAccount.name(ofGroup: directoryStatus.st_gid)) : .askOwner
-            return problem(directory, .enter, directoryStatus, user: user, fix: fix)
+            return AccessProblem(path: directory, need: .enter, status: directoryStatus, fix: fix)
         }
         let files = [path, path + "-wal", path + "-shm"].compactMap { file -> (String, stat)? in
             var status = stat()
@@ -30,27 +29,19 @@ public enum DatabaseAccess {
         // dustctl` leaves where dustd keeps its database. Given back, every file of the database at once.
         func misplaced(_ status: stat) -> Bool { status.st_uid != geteuid() && directoryStatus.st_uid == geteuid() }
         let giveBack = AccessProblem.Fix.giveBack(
-            owner: user, group: UnixAccount.name(ofGroup: directoryStatus.st_gid),
+            owner: UnixAccount.name(ofUser: geteuid()), group: UnixAccount.name(ofGroup: directoryStatus.st_gid),
             files: files.map { FilePaths.shellQuoted($0.0) }.joined(separator: " "))
         for (file, status) in files where !allowed(file, R_OK) {
-            let fix: AccessProblem.Fix =
-                if writing, misplaced(status) {
-                    giveBack
-                } else if status.st_mode & S_IRGRP != 0, !UnixAccount.isMember(of: status.st_gid) {
-                    .joinGroup(UnixAccount.name(ofGroup: status.st_gid))
-                } else if status.st_mode & S_IRGRP == 0, UnixAccount.isMember(of: status.st_gid) {
-                    .letGroupRead(FilePaths.shellQuoted(file))
-                } else {
-                    .askOwner
-                }
-            return problem(file, .read, status, user: user, fix: fix)
+            return AccessProblem(
+                path: file, need: .read, status: status, fix: writing && misplaced(status) ? giveBack : .toRead(file, status))
         }
         guard writing else { return nil }
         for (file, status) in files where !allowed(file, W_OK) {
-            return problem(file, .write, status, user: user, fix: misplaced(status) ? giveBack : .runAsOwner(sudoUser(status.st_uid)))
+            return AccessProblem(
+                path: file, need: .write, status: status, fix: misplaced(status) ? giveBack : .runAsOwner(sudoUser(status.st_uid)))
         }
         if !allowed(directory, W_OK) {
-            return problem(directory, .write, directoryStatus, user: user, fix: .runAsOwner(sudoUser(directoryStatus.st_uid)))
+            return AccessProblem(path: directory, need: .write, status: directoryStatus, fix: .runAsOwner(sudoUser(directoryStatus.st_uid)))
         }
         return nil
     }
@@ -95,13 +86,5 @@ public enum DatabaseAccess {
     private static func sudoUser(_ uid: uid_t) -> String {
         let name = UnixAccount.name(ofUser: uid)
         return name == String(uid) ? "'#\(uid)'" : name
-    }
-
-    private static func problem(
-        _ path: String, _ need: AccessProblem.Need, _ status: stat, user: String, fix: AccessProblem.Fix
-    ) -> AccessProblem {
-        AccessProblem(
-            path: path, need: need, user: user, owner: UnixAccount.name(ofUser: status.st_uid),
-            group: UnixAccount.name(ofGroup: status.st_gid), mode: UnixAccount.mode(status.st_mode), fix: fix)
     }
 }

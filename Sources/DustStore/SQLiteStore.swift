@@ -150,7 +150,7 @@ public final class SQLiteStore: Sendable {
     /// left of `limit`; nil once `limit` is spent.
     static func busyStep(tries: Int, limit: Int) -> Int? {
         let steps = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100]
-        let waited = tries < steps.count ? steps.prefix(tries).reduce(0, +) : 328 + (tries - steps.count) * 100
+        let waited = steps.prefix(tries).reduce(0, +) + max(0, tries - steps.count) * steps[steps.count - 1]
         let step = min(steps[min(tries, steps.count - 1)], limit - waited)
         return step > 0 ? step : nil
     }
