@@ -33,6 +33,15 @@ struct ForecastServiceTests {
     static func service(
         _ rig: FaultRig, clock: ManualClock, logger: Logger? = nil, metrics: any MetricsFactory = NOOPMetricsHandler.instance
     ) async throws -> ForecastService {
+        try await serviceAndBoard(rig, clock: clock, logger: logger, metrics: metrics).service
+    }
+
+    /// `service`, with its status board, reading `configuration` (the rig's settings and the test key when nil),
+    /// for a test that reloads it or reads what the service planned.
+    static func serviceAndBoard(
+        _ rig: FaultRig, clock: ManualClock, configuration: LiveConfiguration? = nil, logger: Logger? = nil,
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    ) async throws -> (service: ForecastService, board: DaemonStatusBoard) {
         let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
         let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
         let board = await DaemonStatusBoard(
@@ -40,9 +49,10 @@ struct ForecastServiceTests {
                 state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
                 heartbeatSeconds: 2),
             database: database, clock: clock, logger: rig.logs.logger())
-        return ForecastService(
-            configuration: LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database, board: board,
-            transport: rig.transport, clock: clock, logger: logger ?? rig.logs.logger(), metrics: metrics)
+        let service = ForecastService(
+            configuration: configuration ?? LiveConfiguration(settings: settings, key: ServiceKey(testKey)!), database: database,
+            board: board, transport: rig.transport, clock: clock, logger: logger ?? rig.logs.logger(), metrics: metrics)
+        return (service, board)
     }
 
     @Test(
@@ -168,17 +178,9 @@ struct ForecastNightStartTests {
                 refusing.load(ordering: .relaxed) ? .respond(status: 200, body: key30) : ForecastServiceTests.answer(request)
             }
             let clock = ManualClock(instant(kst: "2026-11-22T12:00:00"))
-            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구", startedAt: clock.now,
-                    heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let service = ForecastService(
-                configuration: live, database: database, board: board, transport: rig.transport, clock: clock,
-                logger: rig.logs.logger(), metrics: NOOPMetricsHandler.instance)
+            let live = LiveConfiguration(
+                settings: try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path), key: ServiceKey(testKey)!)
+            let (service, board) = try await ForecastServiceTests.serviceAndBoard(rig, clock: clock, configuration: live)
             let task = Task { try await service.run() }
             defer { task.cancel() }
             // Refused at 12:00: the next try is 13:00, the next hour (it was 17:30, the next publication).
