@@ -27,7 +27,8 @@ public struct PollService: Service, CustomStringConvertible {
     private let stop: DaemonStop
 
     /// - Parameter metrics: the swift-metrics factory every request is counted with (`RequestCounters`).
-    /// - Parameter afterCycle: called after each poll with its end time (the alert service's trigger).
+    /// - Parameter afterCycle: called after each poll with its end time, and each hour of a longer wait (the
+    ///   alert, advisory and place-keeping services' trigger).
     public init(
         configuration: LiveConfiguration, database: DaemonDatabase, board: DaemonStatusBoard, transport: any HTTPTransport,
         notifier: SystemdNotifier, clock: any WallClock = SystemClock(), logger: Logger,
@@ -71,6 +72,8 @@ public struct PollService: Service, CustomStringConvertible {
         // What the last cycle asked with: a reload that changes it (a key renewed after code 30, a station
         // name corrected) polls at once instead of after the wait the old one earned.
         var polledWith: PollInputs?
+        // When `afterCycle` was last called: a wait longer than an hour calls it again each hour.
+        var lastAfterCycle: Date?
         while !Task.isCancelled {
             // Stopping: no new cycle. The loop waits to be told (the service group takes a service that ends
             // before it is told for a failure).
@@ -86,6 +89,9 @@ public struct PollService: Service, CustomStringConvertible {
             case .wait(let remaining) where polledWith.map({ $0 != PollInputs(snapshot) }) == true:
                 logger.notice("The reload changed the service key or the stations: polling now instead of waiting \(Int(remaining)) s")
             case .wait(let remaining):
+                // A wait longer than an hour (the quota until 00:01 KST, a long backoff) still gives the alert rules
+                // and the advisories, which do not wait for new measurements, their hour.
+                lastAfterCycle = hourlyAfterCycle(since: lastAfterCycle)
                 // Whatever the wait (the next hour, a backoff, the quota until 00:00 KST), the
                 // heartbeat is written during it (`DaemonStatusBoard.pause`), and the loop looks
                 // again at least every 30 s.
@@ -136,7 +142,23 @@ public struct PollService: Service, CustomStringConvertible {
             }
             notifier.status(await statusLine(loop.state, outcome, at: now, primary: stations.primary))
             afterCycle?(now)
+            lastAfterCycle = now
         }
+    }
+
+    /// How long a wait goes before `afterCycle` is called with no poll: an hour, the alert rules' and the
+    /// advisories' own rhythm.
+    static let afterCycleSeconds: TimeInterval = 3600
+
+    /// Calls `afterCycle` when an hour has passed since it was last called (`since`, nil before the first
+    /// cycle: nothing to follow yet); returns when it was last called. A clock set back starts the hour again.
+    private func hourlyAfterCycle(since last: Date?) -> Date? {
+        guard let last, let afterCycle else { return last }
+        let now = clock.now
+        if now < last { return now }
+        guard now.timeIntervalSince(last) >= Self.afterCycleSeconds else { return last }
+        afterCycle(now)
+        return now
     }
 
     /// The line `systemctl status dustd` shows.

@@ -47,7 +47,12 @@ struct WeekCommand: AsyncParsableCommand {
                 if let isoWeek {
                     reports = try await household.householdWeek(people, isoWeek)
                 } else {
-                    reports = try await household.householdRollingWeek(people, endingOn: end ?? household.today)
+                    // Today's week on a `--now` in 2000's first days would begin in 1999: refused as `--end` refuses it.
+                    let last = end ?? household.today
+                    guard last >= SupportedPeriod.firstWeekEnd else {
+                        throw CommandFailure(.usage, TypedPeriodRefusal(error: .unsupportedWeekEnd(last)).description)
+                    }
+                    reports = try await household.householdRollingWeek(people, endingOn: last)
                 }
                 // Each person's week is at their home station (the day reports carry it).
                 let weeks = zip(people, reports).map {

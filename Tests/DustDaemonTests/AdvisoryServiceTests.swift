@@ -107,6 +107,65 @@ struct AdvisoryServiceTests {
         }
     }
 
+    @Test("A spent daily quota holds the polls until 00:01 KST; the advisories and the alert rules still have each hour")
+    func hourlyDuringQuotaWait() async throws {
+        try await withRig { rig in
+            let quota22 = try TestFixtures.data("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml")
+            rig.server.setScript { request in FakeReply.advisories(for: request) ?? .respond(status: 200, body: quota22) }
+            let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            let clock = ManualClock(DemoReplay.now)
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
+            let triggers = AsyncStream<Date>.makeStream()
+            let poll = PollService(
+                configuration: live, database: database, board: board, transport: rig.transport,
+                notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(), jitter: { 0 },
+                afterCycle: { triggers.continuation.yield($0) }, stop: DaemonStop())
+            let advisories = AdvisoryService(
+                configuration: live, database: database, board: board, transport: rig.transport, triggers: AsyncStream { nil },
+                clock: clock, logger: rig.logs.logger())
+            var loop = AdvisoryService.LoopState(generation: live.generation)
+            let task = Task { try await poll.run() }
+            defer { task.cancel() }
+            var ends = triggers.stream.makeAsyncIterator()
+            func count(_ operation: String) -> Int { rig.server.requests.filter { $0.operation == operation }.count }
+            let measurement = "getMsrstnAcctoRltmMesureDnsty"
+
+            // 00:20: the poll meets the quota (one request: the cycle stops at code 22) and waits until tomorrow 00:01.
+            #expect(await ends.next() == DemoReplay.now)
+            let pollsAtQuota = count(measurement)
+            #expect(pollsAtQuota >= 1)
+            #expect(try await clock.waitUntilSleeping { board.current.nextPollAt == instant(kst: "2026-11-22T00:01:00") })
+            await advisories.step(&loop)
+            #expect(count("getUlfptcaAlarmInfo") == 2)
+
+            // 00:50: within the hour, nothing is triggered.
+            clock.advance(to: instant(kst: "2026-11-21T00:50:00"))
+            #expect(try await clock.waitUntilSleeping())
+            // 01:20 and 05:20: each an hour after the last, a trigger with no poll; the advisories are asked again.
+            for (hour, expected) in [("01:20", 4), ("05:20", 6)] {
+                clock.advance(to: instant(kst: "2026-11-21T\(hour):00"))
+                #expect(await ends.next() == instant(kst: "2026-11-21T\(hour):00"))
+                await advisories.step(&loop)
+                #expect(count("getUlfptcaAlarmInfo") == expected)
+                #expect(count(measurement) == pollsAtQuota, "the quota is not asked again before 00:01 KST")
+                #expect(try await clock.waitUntilSleeping())
+            }
+            // 00:01 the next day: the poll again, and its own trigger.
+            rig.server.setScript { request in FakeReply.advisories(for: request) ?? .respond(status: 200, body: FaultRig.daily) }
+            clock.advance(to: instant(kst: "2026-11-22T00:01:00"))
+            #expect(await ends.next() == instant(kst: "2026-11-22T00:01:00"))
+            #expect(count(measurement) > pollsAtQuota)
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+
     @Test("A failure that is not about approval (an HTML 503) is logged once, asked again every hour, and turns nothing off")
     func transportFailureLoggedOnce() async throws {
         try await withRig { rig in

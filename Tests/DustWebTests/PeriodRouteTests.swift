@@ -99,6 +99,23 @@ struct PeriodRouteTests {
         }
     }
 
+    @Test("Today's rolling week on a clock of 2000-01-03 would begin in 1999: a 404 that says so, as ?end= gets")
+    func todaysWeekBeforeThePeriod() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        let clock = FixedClock(instant(kst: "2000-01-03T12:00:00"))
+        try await rig.application(try rig.source(clock: clock)).test(.router) { client in
+            try await client.execute(uri: "/api/v1/week", method: .get) { response in
+                #expect(response.status == .notFound)
+                #expect(
+                    text(response)
+                        == "No such page: the week ending 2000-01-03 would begin on 1999-12-28, outside the dates FineDust keeps; "
+                        + "end it on 2000-01-07 or later.\n")
+            }
+            try await client.execute(uri: "/api/v1/week?end=2000-01-07", method: .get) { #expect($0.status == .ok) }
+        }
+    }
+
     @Test("The pager stops at the supported period: no link before 2000-01-01 or 2000-W01, none after 2099-12-31 or 2099-W52")
     func pagerAtTheEnds() async throws {
         let rig = try await WebRig()

@@ -105,6 +105,10 @@ struct PeriodArgumentTests {
             reaching.standardError.contains(
                 "the week ending 2000-01-06 would begin on 1999-12-31, outside the dates FineDust keeps; end it on 2000-01-07 or later."),
             "\(reaching.standardError)")
+        // Today's week on a clock of 2000-01-03 reaches into 1999 too: refused, not shown with days of 1999.
+        let today = try await dustctl("week", "--now", "2000-01-03T12:00", "--station", "종로구", "--db", db)
+        #expect(today.status == 64 && today.standardOutput.isEmpty)
+        #expect(today.standardError.contains("the week ending 2000-01-03 would begin on 1999-12-28"), "\(today.standardError)")
         let firstWeek = try await dustctl("week", "--end", "2000-01-07", "--station", "종로구", "--db", db, "--json")
         #expect(firstWeek.status == 0 && firstWeek.standardOutput.contains(#""start":"2000-01-01""#), "\(firstWeek.standardError)")
     }

@@ -173,6 +173,9 @@ public struct WebServer: Sendable {
                     return Self.notFound(error)
                 }
             }
+            // Today's week on a clock in 2000's first days (or a board's before its first time from NTP) would
+            // begin outside the period: refused as `?end=` refuses it.
+            guard end >= SupportedPeriod.firstWeekEnd else { return Self.notFound(TypedPeriodError.unsupportedWeekEnd(end)) }
             let report = try await statistics.rollingWeek(endingOn: end)
             return WebResponse.json(
                 ReportJSON.week(report, station: statistics.stations.primary, calendar: statistics.calendar).serialized + "\n")
