@@ -78,7 +78,7 @@ public enum DatabaseAccess {
     }
 
     /// Whether the effective user and groups may (the kernel's judgement of an open, not `access(2)`'s of the real ids).
-    private static func allowed(_ path: String, _ mode: Int32) -> Bool {
+    static func allowed(_ path: String, _ mode: Int32) -> Bool {
         faccessat(AT_FDCWD, path, mode, AT_EACCESS) == 0
     }
 

@@ -113,10 +113,11 @@ public enum SQLiteFailure: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The directory of `path` when the database is there and readable, its `-shm` is not, and this
-    /// user may not create files in the directory; nil otherwise.
+    /// user (its effective ids, as the open was judged) may not create files in the directory; nil otherwise.
     static func sharedMemoryMissing(_ path: String) -> String? {
         let directory = DatabaseAccess.directory(of: path)
-        guard access(path, R_OK) == 0, access(path + "-shm", F_OK) != 0, access(directory, W_OK) != 0 else { return nil }
+        guard DatabaseAccess.allowed(path, R_OK), !DatabaseAccess.allowed(path + "-shm", F_OK), !DatabaseAccess.allowed(directory, W_OK)
+        else { return nil }
         return directory
     }
 

@@ -230,14 +230,14 @@ struct DatabaseFileProcessTests {
         #expect(chown(directory, 0, 4242) == 0 && chmod(directory, 0o750) == 0)
         for file in [database, database + "-wal", database + "-shm"] { #expect(chown(file, 0, 4242) == 0 && chmod(file, 0o640) == 0) }
         let (output, errors) = (scene.directory.path("out.txt"), scene.directory.path("err.txt"))
-        func readAsMember() async throws -> (Int32, String) {
+        // `ids`: the member as a login gives it; or real ids of root's with the member's effective ones (a setuid
+        // wrapper), which the open is judged by, and so the diagnosis too.
+        func readAsMember(ids: [String] = ["--reuid=65534", "--regid=4242"]) async throws -> (Int32, String) {
             let status = try await aside {
                 try Spawn.run(
                     "/usr/bin/setpriv",
-                    [
-                        "--reuid=65534", "--regid=4242", "--clear-groups", Executables.url("dustctl").path, "day", "2026-11-20",
-                        "--station",
-                        "종로구", "--db", database,
+                    ids + [
+                        "--clear-groups", Executables.url("dustctl").path, "day", "2026-11-20", "--station", "종로구", "--db", database,
                     ],
                     environment: ["PATH": "/usr/bin:/bin", "DUSTD_CONFIG": scene.configuration, "LC_ALL": "C"], standardOutput: output,
                     standardError: errors)
@@ -252,6 +252,8 @@ struct DatabaseFileProcessTests {
         #expect(status == 74, "\(said)")
         #expect(said.contains("it has no -shm file beside it") && said.contains("start dustd (systemctl start dustd)"), "\(said)")
         #expect(!said.contains("may read and write it"))
+        let (setuid, saidToSetuid) = try await readAsMember(ids: ["--ruid=0", "--euid=65534", "--rgid=0", "--egid=4242"])
+        #expect(setuid == 74 && saidToSetuid.contains("it has no -shm file beside it"), "\(setuid) \(saidToSetuid)")
     }
 
     /// Runs dustctl or dustd as `uid`:`gid` with no other groups (`setpriv`), returning its status and stderr.
