@@ -37,9 +37,9 @@ public enum DisplayName {
         public var korean: String {
             switch self {
             case .control(let scalar, let shown):
-                "이름(\"\(shown)\")에 제어 문자 \(TerminalSafeText.codePoint(scalar))가 들어 있습니다. 그 문자 없이 쓰세요"
+                "이름(\"\(shown)\")에 제어 문자(\(TerminalSafeText.codePoint(scalar)))가 들어 있습니다. 그 문자 없이 쓰세요"
             case .invisible(let scalar, let shown):
-                "이름(\"\(shown)\")에 보이지 않는 문자 \(TerminalSafeText.codePoint(scalar))가 들어 있습니다. 그 문자 없이 쓰세요"
+                "이름(\"\(shown)\")에 보이지 않는 문자(\(TerminalSafeText.codePoint(scalar)))가 들어 있습니다. 그 문자 없이 쓰세요"
             case .tooLong(let characters, let scalars, let shown) where characters <= DisplayName.maxCharacters:
                 "이름(\"\(shown)\")이 \(characters)자에 유니코드 스칼라 \(scalars)개입니다. 이름은 스칼라 \(DisplayName.maxScalars)개까지입니다"
             case .tooLong(let characters, _, let shown):

@@ -50,6 +50,8 @@ public enum IntakeUnit: String, Sendable, Hashable {
 public protocol IntakeModel: Sendable {
     /// The configuration name: `ventilation`, `boostcamp`.
     var name: String { get }
+    /// How a Korean report names it: `호흡량(ventilation)`; the configuration name where Korean has no better word.
+    var koreanName: String { get }
     var unit: IntakeUnit { get }
     /// The intake of one pollutant in one slot.
     /// - Parameters:
@@ -93,6 +95,7 @@ public struct VentilationIntakeModel: IntakeModel {
     public static let outdoorWalkingMetresPerHour = 4800.0
 
     public let name = "ventilation"
+    public let koreanName = "호흡량(ventilation)"
     public let unit = IntakeUnit.micrograms
     public let infiltration: Double
     public let rates: [ActivityLevel: Double]
@@ -170,6 +173,7 @@ public struct VentilationIntakeModel: IntakeModel {
 /// (indoors) or no distance gives 0.
 public struct BoostcampIntakeModel: IntakeModel {
     public let name = "boostcamp"
+    public var koreanName: String { name }
     public let unit = IntakeUnit.points
     /// Below this many metres in an hour the app assumed the person stayed indoors.
     public static let indoorThresholdMetres = 500.0

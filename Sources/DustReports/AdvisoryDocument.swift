@@ -68,12 +68,18 @@ public enum AdvisoryWording {
     public static func koreanHeadline(_ advisory: Advisory, calendar: DayCalendar) -> String {
         let place = [advisory.district, advisory.area].compactMap { $0 }.joined(separator: " ")
         var parts = [
-            "\(advisory.pollutant.koreanName) \(advisory.level.rank == nil ? "단계 미상" : advisory.level.word)", place,
+            "\(advisory.pollutant.koreanName) \(koreanLevel(advisory.level))", place,
             "\(clock(advisory.issuedAt, calendar))부터",
         ]
         if let cleared = advisory.clearedAt { parts.append("\(clock(cleared, calendar))까지") }
         if let value = advisory.issueValue { parts.append("\(number(value)) \(unit(advisory.pollutant))") }
         return TerminalSafeText.sanitized(parts.filter { !$0.isEmpty }.joined(separator: " · "))
+    }
+
+    /// The level's word; one of no known rank keeps AirKorea's word (`특별경보(단계 미상)`), as the English headline does.
+    static func koreanLevel(_ level: AdvisoryLevel) -> String {
+        guard level.rank == nil else { return level.word }
+        return ["?", ServerVocabulary.unknownValue].contains(level.word) ? "단계 미상" : "\(level.word)(단계 미상)"
     }
 
     /// µg/m³ for dust, ppm for ozone.

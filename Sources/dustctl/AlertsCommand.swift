@@ -101,7 +101,7 @@ struct AlertsListCommand: AsyncParsableCommand {
                 let attempt =
                     delivery.attempt == 0
                     ? language.say("첫 시도가 끝나지 않음", "attempt 1 not finished")
-                    : language.say("\(delivery.attempt)번째 시도", "attempt \(delivery.attempt)")
+                    : language.say(delivery.attempt == 1 ? "첫 번째 시도" : "\(delivery.attempt)번째 시도", "attempt \(delivery.attempt)")
                 lines.append(
                     "      \(TerminalSafeText.sanitized(delivery.sink)): "
                         + language.say("\(outcomeName(delivery.outcome)) (\(attempt))", "\(delivery.outcome.rawValue) (\(attempt))")
@@ -144,8 +144,8 @@ struct AlertsListCommand: AsyncParsableCommand {
         case .held:
             language.say(
                 "조용한 시간에 충족되어 보류, 다음 측정값이 여전히 충족하면 보냄", "held in quiet hours; sent with the next known hour if it still holds")
-        case .active where newsOfItsDay: language.say("발령 중 (오늘이 지나면 끝남)", "active (ends with the day)")
-        case .active: language.say("발령 중 (해제되면 알림)", "active (a clearing follows)")
+        case .active where newsOfItsDay: language.say("조건 충족 · 알림 보냄 (오늘이 지나면 끝남)", "active (ends with the day)")
+        case .active: language.say("조건 충족 · 알림 보냄 (해제되면 다시 알림)", "active (a clearing follows)")
         }
     }
 

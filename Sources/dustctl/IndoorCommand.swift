@@ -286,7 +286,7 @@ enum IndoorOverview {
             lines.append(label("마지막 값", "last sample") + language.say("최근 24시간 동안 없음", "none in the last 24 hours"))
         }
         let percent = formatted(Double(sensor.coveredMinutes) / 14.4, decimals: 0)
-        lines.append(label("측정 범위", "coverage") + language.say("최근 24시간의 \(percent) %", "\(percent) % of the last 24 hours"))
+        lines.append(label("측정 범위", "coverage") + language.say("최근 24시간의 \(percent)%", "\(percent) % of the last 24 hours"))
         if let problem = sensor.state?.problem {
             let since =
                 sensor.state?.problemSince.map { language.say(" (\(minute($0, calendar))부터)", " (since \(minute($0, calendar)))") } ?? ""

@@ -11,7 +11,8 @@ enum ReportLanguage: Sendable, Equatable {
 
     init(environment: [String: String]) {
         let locale = ["LC_ALL", "LC_MESSAGES", "LANG"].lazy.compactMap { environment[$0] }.first { !$0.isEmpty } ?? ""
-        self = locale.lowercased().hasPrefix("ko") ? .korean : .english
+        // `korean` is glibc's alias of ko_KR (locale.alias).
+        self = ["ko", "korean"].contains(LanguageTag.primary(locale)) ? .korean : .english
     }
 
     /// `korean` or `english`, as this language is.

@@ -144,10 +144,13 @@ struct ReportText {
                 })
         }
         lines += [
-            row(say("측정 시간", "Hours")) { hoursOf(totals.gases[$0].hours, report.elapsedSlots) },
+            // `23/24시간` as the dashboard writes it: `24시간 중 23시간` fills a 16-column cell and runs into the next.
+            row(say("측정 시간", "Hours")) {
+                say("\(totals.gases[$0].hours)/\(report.elapsedSlots)시간", "\(totals.gases[$0].hours) of \(report.elapsedSlots)")
+            },
             row(say("평균", "Mean")) { formattedPPM(totals.gases[$0].mean, $0) },
             row(say("최고", "Max")) { formattedPPM(totals.gases[$0].max, $0) },
-            row(say("최고의 등급", "Grade of max")) { style.graded(language.grade(totals.gases[$0].maxGrade), totals.gases[$0].maxGrade) },
+            row(say("최고값 등급", "Grade of max")) { style.graded(language.grade(totals.gases[$0].maxGrade), totals.gases[$0].maxGrade) },
         ]
         let index = totals.cai
         var cai = [say("최근 ", "latest ") + caiText(latest?.gases.cai, latest?.gases.caiGrade)]
@@ -300,7 +303,7 @@ struct ReportText {
             row(say("WHO 24시간", "WHO 24 h"), who(.pm10), who(.pm25), say("권고 기준, µg/m³", "guideline, µg/m³")),
             row(
                 say("흡입량", "Intake"), "\(formatted(totals.intake.fineDust)) \(unit)", "\(formatted(totals.intake.ultraFineDust)) \(unit)",
-                [label, say("\(intakeModel.name) 모델", "\(intakeModel.name) model")].filter { !$0.isEmpty }.joined(separator: ", ")),
+                [label, say("\(intakeModel.koreanName) 모델", "\(intakeModel.name) model")].filter { !$0.isEmpty }.joined(separator: ", ")),
         ]
     }
 
@@ -323,7 +326,11 @@ struct ReportText {
             let flags = Set([hour.flag.fineDust, hour.flag.ultraFineDust].compactMap { $0 })
             notes.append(contentsOf: flags.sorted())
             notes.append(contentsOf: fallbackNotes(hour, primary: primary))
-            if let distance = hour.walkingDistance { notes.append(say("\(Int(distance)) m 걸음", "walked \(Int(distance)) m")) }
+            if let distance = hour.walkingDistance {
+                // Rounded, as the dashboard and the exports round it.
+                let metres = Int(distance.rounded())
+                notes.append(say("\(metres) m 걸음", "walked \(metres) m"))
+            }
             // A tracked hour (docs/REFERENCE.md §19): its share and the nearest station the track's air came from.
             if let place = hour.place, place.kind == .track {
                 let share = Int((place.trackedFraction * 100).rounded())

@@ -121,10 +121,18 @@ struct StatusCommand: AsyncParsableCommand {
                 } ?? words.say("없음", "never")))
         if let failure = status?.lastError {
             let errorLabel = label("마지막 오류", "Last error")
-            let code = failure.resultCode.map { words.say(", 코드 \($0)", ", code \($0)") } ?? ""
+            let code = failure.resultCode.map { words.say(", 결과 코드 \($0)", ", code \($0)") } ?? ""
+            // The kind in words, as the dashboard names it; in English the record's own name.
+            let kind: String =
+                switch failure.kind {
+                case .network: words.say("네트워크", "network")
+                case .airKorea: words.say("에어코리아 응답", "airKorea")
+                case .storage: words.say("저장소", "storage")
+                case .configuration: words.say("설정", "configuration")
+                }
             lines.append(
                 (status?.lastPollFailed == true ? style.graded(errorLabel, .veryBad) : errorLabel)
-                    + "\(when(failure.at)) (\(failure.kind.rawValue)\(code))")
+                    + "\(when(failure.at)) (\(kind)\(code))")
             lines.append(label("", "") + failure.message)
         }
         let data =
@@ -208,7 +216,7 @@ struct StatusCommand: AsyncParsableCommand {
         var line =
             words.label("예보", "Forecast") + words.say("오늘 호출 \(calls)/\(cap)회 (한국 시간)", "\(calls)/\(cap) calls today (KST)")
         guard settings.forecast.enabled else { return line + words.say("; forecast.enabled가 false", "; forecast.enabled is false") }
-        if let issue = run?.latestIssue { line += words.say("; 최근 발표 ", "; latest issue ") + "\(ForecastIssueTime.label(issue)) 발표" }
+        if let issue = run?.latestIssue { line += words.say("; 최근 예보 ", "; latest issue ") + "\(ForecastIssueTime.label(issue)) 발표" }
         if let next = nextFetch { line += words.say("; 다음 조회 ", "; next fetch ") + settings.calendar.iso8601(next) }
         return line
     }
@@ -249,7 +257,7 @@ struct StatusWords {
             return "실행 중 아님: 정상 종료 없이 끝남\(pid)\(heartbeat); `journalctl -u dustd`를 확인하세요"
         case .notResponding:
             guard let status else { return "응답 없음" }
-            return "응답 없음: PID \(status.pid)는 살아 있으나 마지막 하트비트가 \(KoreaStandardTime.iso8601(status.heartbeatAt))"
+            return "응답 없음: PID \(status.pid) 프로세스는 살아 있으나 마지막 하트비트가 \(KoreaStandardTime.iso8601(status.heartbeatAt))"
                 + " (\(Int(status.heartbeatSeconds))초마다 예상); `journalctl -u dustd`와 디스크를 확인하거나 `systemctl restart dustd`로 다시 시작하세요"
         case .running:
             guard let status else { return "실행 중" }

@@ -78,7 +78,7 @@ struct ConfigurationFileKindTests {
         #expect(DisplayName.problem(in: String(repeating: "가", count: 65))?.english.hasPrefix("is 65 characters long") == true)
         let marks = "e" + String(repeating: "\u{0301}", count: 300)
         #expect(DisplayName.problem(in: marks)?.english.hasPrefix("is 301 Unicode scalars in 1 characters") == true)
-        #expect(DisplayName.problem(in: "종로구\u{200B}")?.korean.contains("보이지 않는 문자 U+200B") == true)
+        #expect(DisplayName.problem(in: "종로구\u{200B}")?.korean.contains("보이지 않는 문자(U+200B)가") == true)
     }
 
     @Test("A secret file larger than 64 KiB is refused, naming the key")

@@ -83,6 +83,16 @@ struct AdvisoryWebTests {
         #expect(
             AdvisoryWording.headline(ozone, calendar: DayCalendar(timeZone: KoreaStandardTime.timeZone))
                 == "오존 특별경보 (O3 level unknown) · 경기 중부\u{FFFD}[2J권 · since 2026-06-11 14:00 · until 2026-06-12 00:00 · 0.131 ppm")
+        // The Korean line keeps AirKorea's word too; a word not Korean (or none) is the level unknown, in Korean.
+        let calendar = DayCalendar(timeZone: KoreaStandardTime.timeZone)
+        #expect(
+            AdvisoryWording.koreanHeadline(ozone, calendar: calendar)
+                == "오존 특별경보(단계 미상) · 경기 중부\u{FFFD}[2J권 · 2026-06-11 14:00부터 · 2026-06-12 00:00까지 · 0.131 ppm")
+        for word in ["", "ALERT"] {
+            var unnamed = ozone
+            unnamed.level = AdvisoryLevel(word: word)
+            #expect(AdvisoryWording.koreanHeadline(unnamed, calendar: calendar).hasPrefix("오존 단계 미상 · "))
+        }
     }
 
     @Test("Once it is cleared, no banner: the page has no advisory section at all")

@@ -190,6 +190,10 @@ struct WebServerTests {
                 #expect(text(response).contains("<html lang=\"ko\""))
             }
         }
+        // A tag's language is its first subtag: Konkani (`kok`) is neither, so the English listed after it wins.
+        #expect(PageLanguage.negotiate(query: nil, acceptLanguage: "kok-IN, en;q=0.8") == .english)
+        #expect(PageLanguage.negotiate(query: "en-GB", acceptLanguage: nil) == .english)
+        #expect(PageLanguage.negotiate(query: "eng", acceptLanguage: "ko") == .korean)
     }
 
     @Test("Unknown paths 404, other methods 405, long targets 414, bodies 413, bad dates 404")

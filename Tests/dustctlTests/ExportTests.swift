@@ -157,7 +157,7 @@ struct ExportTests {
                 "Indoor sensor, 6 hours: indoor/outdoor PM2.5 0.21, PM10 0.18 (configured infiltration 0.70); intake against the estimate PM2.5 -19.6 µg, PM10 -39.4 µg\n"
             ))
         #expect(
-            result.standardOutput.contains("15:00–16:00      46     23         13.3     7.3  walked 3266 m, tracked 67%, near 종로구 0.1 km\n")
+            result.standardOutput.contains("15:00–16:00      46     23         13.3     7.3  walked 3267 m, tracked 67%, near 종로구 0.1 km\n")
         )
         #expect(result.standardOutput.contains("✗ hostile/billion-laughs.xml"))
         #expect(result.standardOutput.contains("Week            167   166"))

@@ -16,7 +16,11 @@ struct ReportLanguageTests {
         #expect(ReportLanguage(environment: ["LANG": "en_US.UTF-8", "LC_MESSAGES": "ko_KR.UTF-8"]) == .korean)
         #expect(ReportLanguage(environment: ["LANG": "ko_KR.UTF-8", "LC_ALL": ""]) == .korean)
         #expect(ReportLanguage(environment: ["LANG": "ko"]) == .korean)
-        #expect(ReportLanguage(environment: ["LANG": "kok_IN"]) == .korean)  // Konkani reads "ko…": said so, and harmless
+        // The language is the locale's first part: Konkani (`kok`) is not Korean; glibc's alias `korean` is.
+        #expect(ReportLanguage(environment: ["LANG": "kok_IN.UTF-8"]) == .english)
+        #expect(ReportLanguage(environment: ["LANG": "korean"]) == .korean)
+        #expect(ReportLanguage(environment: ["LANG": "ko_KR.eucKR"]) == .korean)
+        #expect(ReportLanguage(environment: ["LANG": "ko@latin"]) == .korean)
         #expect(ReportLanguage(environment: ["LANG": "de_DE.UTF-8"]) == .english)
     }
 
@@ -90,6 +94,6 @@ struct ReportLanguageTests {
         #expect(
             indoor.standardOutput
                 == "living-room (import), jiho, seoa의 측정기\n  마지막 값    2026-11-20 23:29  PM2.5 4.1 µg/m³, PM10 6.2 µg/m³\n"
-                + "  측정 범위    최근 24시간의 25 %\n")
+                + "  측정 범위    최근 24시간의 25%\n")
     }
 }

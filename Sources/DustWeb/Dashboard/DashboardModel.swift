@@ -11,12 +11,12 @@ public enum PageLanguage: String, Sendable, Hashable, CaseIterable {
     /// The language asked for by `?lang=` (wins) or `Accept-Language` (the first of ko/en it lists,
     /// honouring q-values); Korean when neither says.
     public static func negotiate(query: String?, acceptLanguage: String?) -> PageLanguage {
-        if let query, let chosen = PageLanguage(rawValue: query.lowercased().prefix(2).description) { return chosen }
+        if let query, let chosen = PageLanguage(rawValue: LanguageTag.primary(query)) { return chosen }
         guard let acceptLanguage else { return .korean }
         var best: (PageLanguage, Double)?
         for part in acceptLanguage.split(separator: ",") {
             let fields = part.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let tag = fields.first?.lowercased(), let language = PageLanguage(rawValue: String(tag.prefix(2))) else { continue }
+            guard let tag = fields.first, let language = PageLanguage(rawValue: LanguageTag.primary(tag)) else { continue }
             let quality = fields.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
             if quality > (best?.1 ?? 0) { best = (language, quality) }
         }

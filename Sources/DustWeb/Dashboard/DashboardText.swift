@@ -159,7 +159,7 @@ struct DashboardText {
     var latestHour: String { say("최근 1시간", "Latest hour") }
     var newestStoredHour: String { say("가장 최근 측정", "Newest stored hour") }
     var dayMean: String { say("이날 평균", "The day's mean") }
-    var intakeAgainstWHO: String { say("WHO 권고 수준 대비", "vs. a WHO day") }
+    var intakeAgainstWHO: String { say("WHO 권고 농도의 하루 흡입량 대비", "vs. a WHO day") }
     func times(_ ratio: String) -> String { say("\(ratio)배", "\(ratio)×") }
     var todaySoFar: String { say("오늘 지금까지", "Today so far") }
     var wholeDay: String { say("하루 전체", "The whole day") }
