@@ -140,37 +140,7 @@ struct TypedPeriodRefusal: Error, CustomStringConvertible {
     var language: ReportLanguage = .process
 
     var description: String {
-        guard language == .korean else { return error.description }
-        let range = "\(SupportedPeriod.firstDate)부터 \(SupportedPeriod.lastDate)"
-        switch error {
-        case .notADate(let text):
-            // As TypedPeriodError says which part of a date written right is wrong.
-            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/.asciiOnlyDigits()), let year = Int(match.1),
-                let month = Int(match.2)
-            {
-                guard (1...12).contains(month) else {
-                    return "\(text)의 \(month)월은 없는 달입니다: 달은 01부터 12까지입니다. \(range) 사이의 날을 주세요."
-                }
-                if year > 0, let last = (28...31).last(where: { LocalDate("\(match.1)-\(match.2)-\($0)") != nil }) {
-                    return "\(text)은(는) 없는 날입니다: \(match.1)-\(match.2)은(는) \(last)일까지 있습니다. \(range) 사이의 날을 주세요."
-                }
-            }
-            return "날짜는 YYYY-MM-DD로, \(range) 사이에서 쓰세요."
-        case .notAWeek(let text):
-            if let (year, last) = TypedPeriodError.yearOfWeekWrittenRight(text) {
-                return "\(text)은(는) 없는 주입니다: \(year)년은 ISO 주가 \(last.week)주까지 있고, 마지막 주는 \(last)"
-                    + "(\(last.monday)부터 \(last.monday.adding(days: 6))까지)입니다. 일곱 날이 모두 \(range) 사이에 드는 주를 쓰세요."
-            }
-            return "주는 YYYY-Www(예: 2026-W47)로, 일곱 날이 모두 \(range) 사이에 드는 주를 쓰세요."
-        case .unsupportedDate(let date):
-            return "\(date)은(는) FineDust가 보관하는 날짜 밖입니다. \(range) 사이의 날을 주세요."
-        case .unsupportedWeek(let week):
-            return "\(week)은(는) \(week.monday)부터 \(week.monday.adding(days: 6))까지로, FineDust가 보관하는 날짜 밖입니다. "
-                + "일곱 날이 모두 \(range) 사이에 드는 주(\(SupportedPeriod.firstWeek)부터 \(SupportedPeriod.lastWeek)까지)를 주세요."
-        case .unsupportedWeekEnd(let end):
-            return "\(end)에 끝나는 주는 \(end.adding(days: -6))에 시작해 FineDust가 보관하는 날짜 밖입니다. "
-                + "\(SupportedPeriod.firstWeekEnd) 이후에 끝나는 주를 주세요."
-        }
+        language == .korean ? error.korean : error.description
     }
 }
 

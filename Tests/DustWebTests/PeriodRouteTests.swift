@@ -58,11 +58,23 @@ struct PeriodRouteTests {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
         try await rig.application(try rig.source()).test(.router) { client in
-            try await client.execute(uri: "/week/0001-W01", method: .get) { response in
+            // A page's 404 is a page, in the page's language, with a way back; the API's stays a line of text.
+            try await client.execute(uri: "/week/0001-W01?lang=en", method: .get) { response in
                 #expect(response.status == .notFound)
+                #expect(response.headers[.contentType] == "text/html; charset=utf-8")
+                let page = text(response)
+                #expect(page.contains("<html lang=\"en\">") && page.contains("<title>No such page · FineDust</title>"))
                 #expect(
-                    text(response) == "No such page: 0001-W01 runs 0001-01-01 to 0001-01-07, outside the dates FineDust keeps; "
-                        + "give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52).\n")
+                    page.contains(
+                        "<p>No such page: 0001-W01 runs 0001-01-01 to 0001-01-07, outside the dates FineDust keeps; "
+                            + "give a week whose seven days lie from 2000-01-01 to 2099-12-31 (2000-W01 to 2099-W52).</p>"))
+                #expect(page.contains("<a href=\"/?lang=en\">Back to today</a>"))
+            }
+            try await client.execute(uri: "/week/0001-W01", method: .get, headers: [.acceptLanguage: "ko-KR"]) { response in
+                let page = text(response)
+                #expect(page.contains("<html lang=\"ko\">") && page.contains("<title>페이지가 없습니다 · FineDust</title>"))
+                #expect(page.contains("<p>0001-W01은(는) 0001-01-01부터 0001-01-07까지로, FineDust가 보관하는 날짜 밖입니다. "))
+                #expect(page.contains("<a href=\"/?lang=ko\">오늘의 대시보드로</a>"))
             }
             try await client.execute(uri: "/api/v1/week?end=9999-12-31", method: .get) { response in
                 #expect(response.status == .notFound)
@@ -77,11 +89,14 @@ struct PeriodRouteTests {
                         == "No such page: the week ending 2000-01-01 would begin on 1999-12-26, outside the dates FineDust keeps; "
                         + "end it on 2000-01-07 or later.\n")
             }
-            try await client.execute(uri: "/day/2026-02-30", method: .get) { response in
+            try await client.execute(uri: "/day/2026-02-30?lang=en", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(
-                    text(response)
-                        == "No such page: 2026-02-30 is not a day: 2026-02 has 28 days; give a day from 2000-01-01 to 2099-12-31.\n")
+                    text(response).contains(
+                        "<p>No such page: 2026-02-30 is not a day: 2026-02 has 28 days; give a day from 2000-01-01 to 2099-12-31.</p>"))
+            }
+            try await client.execute(uri: "/day/2026-02-30", method: .get) { response in
+                #expect(text(response).contains("<p>2026-02-30은(는) 없는 날입니다: 2026-02은(는) 28일까지 있습니다."))
             }
             // Malformed in the query as in the path: a 404 saying how to write it (it was a 400).
             try await client.execute(uri: "/api/v1/week?end=abc", method: .get) { response in
@@ -89,12 +104,12 @@ struct PeriodRouteTests {
                 #expect(text(response) == "No such page: write the day as YYYY-MM-DD, from 2000-01-01 to 2099-12-31.\n")
             }
             // The week after 2026's 53rd (households will type it): how many weeks 2027 has.
-            try await client.execute(uri: "/week/2027-W53", method: .get) { response in
+            try await client.execute(uri: "/week/2027-W53?lang=en", method: .get) { response in
                 #expect(response.status == .notFound)
                 #expect(
-                    text(response)
-                        == "No such page: 2027-W53 is not a week: 2027 has 52 ISO weeks, the last 2027-W52 (2027-12-27 to 2028-01-02); "
-                        + "give a week whose seven days lie from 2000-01-01 to 2099-12-31.\n")
+                    text(response).contains(
+                        "<p>No such page: 2027-W53 is not a week: 2027 has 52 ISO weeks, the last 2027-W52 (2027-12-27 to 2028-01-02); "
+                            + "give a week whose seven days lie from 2000-01-01 to 2099-12-31.</p>"))
             }
         }
     }

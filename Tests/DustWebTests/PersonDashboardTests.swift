@@ -117,8 +117,16 @@ struct PersonDashboardTests {
             let (status, body) = try await page(rig.application(data), path)
             #expect(status == .notFound, "\(path)")
             let name = path.hasSuffix("mom") ? "mom" : "엄마"
-            #expect(body == "No such person: no person \"\(name)\" is configured; configured people: dad, 민지.\n", "\(path)")
+            // A page in the page's language (Korean first), with the API's facts.
+            #expect(body.contains("<p>&quot;\(name)&quot;(이)라는 사람은 설정에 없습니다. 설정된 사람: dad, 민지</p>"), "\(path)")
+            let (_, english) = try await page(rig.application(data), path + "&lang=en")
+            #expect(
+                english.contains("<p>No such person: no person &quot;\(name)&quot; is configured; configured people: dad, 민지.</p>"),
+                "\(path)")
         }
+        // The API's 404 stays the line of text programs read.
+        let (_, api) = try await page(rig.application(data), "/api/v1/today?person=mom")
+        #expect(api == "No such person: no person \"mom\" is configured; configured people: dad, 민지.\n")
         // Without people:, the one person is me and nobody else.
         let (status, _) = try await page(rig.application(try rig.source()), "/day/2026-11-20?person=dad")
         #expect(status == .notFound)
@@ -226,7 +234,7 @@ struct PersonDashboardTests {
         let start = try #require(body.range(of: "<svg class=\"chart household-chart\""))
         let end = try #require(body.range(of: "</svg>", range: start.upperBound..<body.endIndex))
         let chart = String(body[start.lowerBound..<end.upperBound])
-        #expect(chart.contains("role=\"img\" aria-label=\"가족의 하루별 초미세먼지 흡입량\""))
+        #expect(chart.contains("role=\"img\"><title>가족의 하루별 초미세먼지 흡입량</title>"))
         #expect(chart.contains(">dad</text>") && chart.contains(">민지</text>"))
         #expect(XMLParser(data: Data(chart.utf8)).parse())
         for (index, name) in ["dad", "민지"].enumerated() {

@@ -126,6 +126,8 @@ struct WebSecurityMiddleware: RouterMiddleware {
     /// Wrong tokens in a header count as failed sign-ins do, by the client's address.
     let throttle: LoginThrottle
     let logger: Logger
+    /// Warns once of a trusted proxy that does not say the scheme (the cookie cannot be `Secure`).
+    let schemeNotice: ProxySchemeNotice
     let now: @Sendable () -> Date
     /// Each principal's sign-outs, by cookie name (`WebData.sessionRevocations`).
     let revocations: @Sendable () async throws(StorageFailure) -> [String: SignOuts]
@@ -191,6 +193,7 @@ struct WebSecurityMiddleware: RouterMiddleware {
         if !access.trustedProxies.isEmpty {
             context.clientAddress = access.clientAddress(
                 peer: context.remoteAddress?.ipAddress, forwardedFor: request.headers[values: WebSecurityHeaders.forwardedFor])
+            if access.requiresTokens { schemeNotice.check(request, peer: context.remoteAddress?.ipAddress, access: access, logger: logger) }
         }
         guard access.requiresTokens else {
             // The open paths hold no one's data, and a monitor may ask /healthz by any name.

@@ -21,6 +21,7 @@ public struct WebServer: Sendable {
     private let echoes: any EchoDetector
     private let logger: Logger
     private let answers: WebAnswerCache
+    private let schemeNotice = ProxySchemeNotice()
 
     /// - Parameter registry: what the process counted through swift-metrics, rendered by `/metrics` before its gauges.
     /// - Parameter echoes: asked of every answer's whole text before it leaves (the service keys dustd
@@ -73,7 +74,7 @@ public struct WebServer: Sendable {
         let (access, throttle, logger) = (access, throttle, logger)
         router.add(
             middleware: WebSecurityMiddleware(
-                access: access, throttle: throttle, logger: logger, now: { data.now },
+                access: access, throttle: throttle, logger: logger, schemeNotice: schemeNotice, now: { data.now },
                 revocations: { () async throws(StorageFailure) in try await data.sessionRevocations() }))
 
         // Signing in (docs/REFERENCE.md §13): open to anyone, and only where tokens are configured.
@@ -112,14 +113,14 @@ public struct WebServer: Sendable {
         route(router, "/day/:date", kept: .minute) { request, context in
             let date: LocalDate
             do throws(TypedPeriodError) { date = try SupportedPeriod.date(context.parameters.get("date") ?? "") } catch {
-                return Self.notFound(error)
+                return Self.pageNotFound(NotFoundPage.reason(error), request)
             }
             return try await Self.page(.day(date), request: request, context: context, data: data)
         }
         route(router, "/week/:week", kept: .minute) { request, context in
             let week: ISOWeek
             do throws(TypedPeriodError) { week = try SupportedPeriod.week(context.parameters.get("week") ?? "") } catch {
-                return Self.notFound(error)
+                return Self.pageNotFound(NotFoundPage.reason(error), request)
             }
             return try await Self.page(.week(week), request: request, context: context, data: data)
         }
@@ -229,7 +230,7 @@ public struct WebServer: Sendable {
     static func page(_ page: DashboardModel.Page, request: Request, context: WebRequestContext, data: WebData) async throws -> WebReply {
         let statistics: StatisticsService
         do throws(UnknownPerson) { statistics = try Self.statistics(request, context, data) } catch {
-            return notFound(error)
+            return pageNotFound(NotFoundPage.reason(error), request)
         }
         // With one person the page is what it was before people existed: no switcher, no person= in
         // links. A person's own token sees one person: theirs (no page lists the others).
@@ -303,6 +304,13 @@ public struct WebServer: Sendable {
     }
 
     static func notFound(_ message: String) -> WebReply { WebResponse.text(.notFound, message + "\n") }
+    /// A dashboard page's 404: a page in the language the page would have had.
+    static func pageNotFound(_ reason: NotFoundPage.Reason, _ request: Request) -> WebReply {
+        NotFoundPage.reply(
+            reason,
+            language: PageLanguage.negotiate(
+                query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage]))
+    }
     /// `?person=` naming nobody configured: the API has no such person's document (docs/REFERENCE.md §18).
     static func notFound(_ unknown: UnknownPerson) -> WebReply {
         // Without the configured names, a person's token learns nothing of the household.
