@@ -117,6 +117,7 @@ extension SettingKey {
         SettingKey("alerts.retryInitialSeconds", .integer(in: 1...86_400), default: 30, \.alerts.retryInitialSeconds),
         SettingKey("alerts.maxAttempts", .integer(in: 1...20), default: 5, \.alerts.maxAttempts),
         SettingKey("alerts.clearAfterMinutes", .integer(in: 0...1440), default: 60, \.alerts.clearAfterMinutes),
+        SettingKey("alerts.language", .choice, default: AlertLanguage.ko, \.alerts.language),
         SettingKey("activity.maxInflatedBytes", .integer(in: (1 << 20)...(1 << 50)), default: 64 << 30, \.activityMaxInflatedBytes),
         SettingKey(
             "location.radiusKm", .positiveNumber(atMost: 100), default: InverseDistanceWeighting.defaultRadiusKilometres,

@@ -260,6 +260,8 @@ public struct AlertSettings: Sendable, Hashable {
     public var maxAttempts = 5
     /// `alerts.clearAfterMinutes`: how long a fired alert's condition must not hold before it clears.
     public var clearAfterMinutes = 60
+    /// `alerts.language`: `ko` (the default) or `en`, the language of each alert's title and message.
+    public var language = AlertLanguage.ko
 
     public init() {}
 }

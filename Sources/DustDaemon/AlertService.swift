@@ -60,7 +60,8 @@ public struct AlertService: Service, CustomStringConvertible {
             for await now in triggers.cancelOnGracefulShutdown() {
                 for event in await evaluate(at: now) {
                     logger.notice(
-                        "Alert \(event.kind.rawValue): \(event.title)", metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
+                        "Alert \(event.kind.rawValue): \(event.title(in: .en))",
+                        metadata: ["rule": "\(event.rule)", "station": "\(event.station)"])
                     newest.record(event)
                     deliveries.addTask {
                         await deliver(event, endedBy: { newest.endedBy(event) ?? dayEnded(event) }, heldUntil: { quietUntil(event) })

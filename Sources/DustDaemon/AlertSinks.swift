@@ -42,11 +42,15 @@ public final class AlertSinks: Sendable, CustomStringConvertible, CustomDebugStr
                 if token != nil, clearTextHost(of: url) != nil {
                     warnings.append("\(name) sends its access token over plain http; use https")
                 }
-                sinks.append(NtfySink(name: name, url: url, token: token, client: client, deadline: httpDeadline, clock: clock))
+                sinks.append(
+                    NtfySink(
+                        name: name, url: url, token: token, client: client, deadline: httpDeadline, clock: clock,
+                        language: settings.language))
             case .webhook(let url):
-                sinks.append(WebhookSink(name: name, url: url, client: client, deadline: httpDeadline, clock: clock))
+                sinks.append(
+                    WebhookSink(name: name, url: url, client: client, deadline: httpDeadline, clock: clock, language: settings.language))
             case .command(let arguments, let timeoutSeconds):
-                sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds))
+                sinks.append(CommandSink(name: name, arguments: arguments, timeout: timeoutSeconds, language: settings.language))
             }
         }
         self.sinks = sinks
@@ -197,16 +201,19 @@ struct NtfySink: SecretHoldingSink {
     let client: OneShotHTTPClient
     let deadline: Duration
     let clock: any WallClock
+    /// `alerts.language`: the title's and the message's.
+    let language: AlertLanguage
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
         var headers = [
             // Header values are ASCII; ntfy decodes RFC 2047 encoded words, so the Korean title survives.
-            ("Title", Self.encodedWord(event.title)),
+            ("Title", Self.encodedWord(event.title(in: language))),
             ("Priority", event.kind == .fired ? "high" : "default"),
             ("Tags", event.kind == .fired ? "warning,mask" : event.kind == .cleared ? "white_check_mark" : "test_tube"),
         ]
         if let token { headers.append(("Authorization", "Bearer \(token.revealedForSending)")) }
-        try await post(client, url: url, headers: headers, body: Data(event.message.utf8), to: name, deadline: deadline, clock: clock)
+        try await post(
+            client, url: url, headers: headers, body: Data(event.message(in: language).utf8), to: name, deadline: deadline, clock: clock)
     }
 
     /// `=?UTF-8?B?…?=` for text that is not plain ASCII.
@@ -223,11 +230,12 @@ struct WebhookSink: SecretHoldingSink {
     let client: OneShotHTTPClient
     let deadline: Duration
     let clock: any WallClock
+    let language: AlertLanguage
 
     func deliver(_ event: AlertEvent) async throws(AlertSinkError) {
         try await post(
             client, url: url, headers: [("Content-Type", "application/json; charset=utf-8")],
-            body: Data(AlertPayload.json(event).utf8), to: name, deadline: deadline, clock: clock)
+            body: Data(AlertPayload.json(event, language: language).utf8), to: name, deadline: deadline, clock: clock)
     }
 }
 
@@ -240,6 +248,7 @@ struct CommandSink: SecretHoldingSink {
     let name: String
     let arguments: [String]
     let timeout: Double
+    let language: AlertLanguage
 
     private struct TimedOut: Error {}
 
@@ -248,7 +257,7 @@ struct CommandSink: SecretHoldingSink {
         options.createSession = true
         options.teardownSequence = [.send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: .seconds(2))]
         var environment: [Environment.Key: String] = [:]
-        for (key, value) in AlertPayload.environment(event) { environment[Environment.Key(stringLiteral: key)] = value }
+        for (key, value) in AlertPayload.environment(event, language: language) { environment[Environment.Key(stringLiteral: key)] = value }
         let status: TerminationStatus
         do {
             status = try await withThrowingTaskGroup(of: TerminationStatus.self) { group in
@@ -287,22 +296,22 @@ struct CommandSink: SecretHoldingSink {
 /// The event as a webhook's JSON and a command's environment.
 public enum AlertPayload {
     /// The webhook body: `ReportJSON.alertEvent` (docs/ALERTS.md).
-    public static func json(_ event: AlertEvent) -> String {
-        ReportJSON.alertEvent(event).serialized
+    public static func json(_ event: AlertEvent, language: AlertLanguage) -> String {
+        ReportJSON.alertEvent(event, language: language).serialized
     }
 
     /// `FINEDUST_EVENT`, `FINEDUST_RULE`, `FINEDUST_METRIC`, `FINEDUST_VALUE`, `FINEDUST_GRADE`,
     /// `FINEDUST_STATION`, `FINEDUST_TIME`, `FINEDUST_TITLE`, `FINEDUST_MESSAGE`, a PATH, and `FINEDUST_PEOPLE`
     /// (`dad,민지`) when the event names people (docs/REFERENCE.md §18).
-    public static func environment(_ event: AlertEvent) -> [String: String] {
+    public static func environment(_ event: AlertEvent, language: AlertLanguage) -> [String: String] {
         var environment = [
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "FINEDUST_EVENT": event.kind.rawValue,
             "FINEDUST_RULE": event.rule,
             "FINEDUST_STATION": event.station,
             "FINEDUST_TIME": KoreaStandardTime.iso8601(event.at),
-            "FINEDUST_TITLE": event.title,
-            "FINEDUST_MESSAGE": event.message,
+            "FINEDUST_TITLE": event.title(in: language),
+            "FINEDUST_MESSAGE": event.message(in: language),
         ]
         if let metric = event.metric { environment["FINEDUST_METRIC"] = metric.rawValue }
         if var value = event.value {

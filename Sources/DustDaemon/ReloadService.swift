@@ -131,10 +131,10 @@ public struct ReloadService: Service, CustomStringConvertible {
             // Rules and quiet hours are read at each check; the sinks hold tokens and an HTTP client.
             let (before, after) = (old.settings.alerts, settings.alerts)
             if before.sinks != after.sinks || before.retryInitialSeconds != after.retryInitialSeconds
-                || before.maxAttempts != after.maxAttempts
+                || before.maxAttempts != after.maxAttempts || before.language != after.language
             {
                 logger.warning(
-                    "alerts.sinks, alerts.retryInitialSeconds and alerts.maxAttempts take effect when dustd restarts (the rules and quiet hours changed now)"
+                    "alerts.sinks, alerts.retryInitialSeconds, alerts.maxAttempts and alerts.language take effect when dustd restarts (the rules and quiet hours changed now)"
                 )
             }
             // Walking, heart rate and sleep stored before `people:` was configured were `me`'s: a first person of

@@ -66,6 +66,19 @@ public enum AlertMetric: String, Sendable, Hashable, CaseIterable, Codable {
         if let gas { return gas.displayName }
         return self == .advisoryLevel ? "advisory" : "CAI"
     }
+
+    /// What the metric watches, as a Korean reader names it: 초미세먼지, 오존, 통합대기환경지수, 주의보·경보.
+    public var koreanSubjectName: String {
+        if let pollutant { return pollutant.koreanName }
+        if let gas { return gas.koreanName }
+        return self == .advisoryLevel ? "주의보·경보" : "통합대기환경지수"
+    }
+}
+
+/// The language of the alerts dustd sends (`alerts.language`): Korean, as the dashboard speaks first, or English.
+public enum AlertLanguage: String, Sendable, Hashable, CaseIterable {
+    case ko
+    case en
 }
 
 /// `>=`, `>`, `<=`, `<`, `==`, `!=`.

@@ -5,8 +5,9 @@ extension ReportJSON {
     /// One alert event: what a webhook receives, and each entry of `dustctl alerts list --json`.
     /// `{"event":"fired","rule":"pm25.grade >= 3","metric":"pm25.grade","value":3,"grade":"나쁨",
     /// "station":"종로구","time":"2026-11-20T14:05:00+09:00","title":…,"message":…}`, and last
-    /// `"people":["dad","민지"]` when the event names people (docs/REFERENCE.md §18).
-    public static func alertEvent(_ event: AlertEvent) -> JSON {
+    /// `"people":["dad","민지"]` when the event names people (docs/REFERENCE.md §18). The title and message are in
+    /// `language` (`alerts.language`), as the sinks were sent them.
+    public static func alertEvent(_ event: AlertEvent, language: AlertLanguage) -> JSON {
         var members: [(String, JSON)] = [
             ("event", .string(event.kind.rawValue)),
             ("rule", event.rule.isEmpty ? .null : .string(event.rule)),
@@ -16,8 +17,8 @@ extension ReportJSON {
             ("grade", alertGrade(event).map { .string($0.koreanName) } ?? .null),
             ("station", .string(event.station)),
             ("time", .string(KoreaStandardTime.iso8601(event.at))),
-            ("title", .string(event.title)),
-            ("message", .string(event.message)),
+            ("title", .string(event.title(in: language))),
+            ("message", .string(event.message(in: language))),
         ]
         if !event.people.isEmpty { members.append(("people", .array(event.people.map(JSON.string)))) }
         return .object(members)
@@ -28,7 +29,7 @@ extension ReportJSON {
     /// every delivery attempt.
     public static func alerts(
         rules: [(rule: String, person: String?, state: AlertState)], sinks: [String],
-        events: [(event: AlertEvent, deliveries: [AlertDelivery])]
+        events: [(event: AlertEvent, deliveries: [AlertDelivery])], language: AlertLanguage
     ) -> JSON {
         .object([
             (
@@ -45,7 +46,7 @@ extension ReportJSON {
                 "events",
                 .array(
                     events.map { event, deliveries in
-                        guard case .object(var members) = alertEvent(event) else { return .null }
+                        guard case .object(var members) = alertEvent(event, language: language) else { return .null }
                         members.append(
                             (
                                 "deliveries",

@@ -48,7 +48,9 @@ struct AlertsListCommand: AsyncParsableCommand {
                 let sinks = settings.alerts.sinks.enumerated().map { $1.displayName(position: $0 + 1) }
                 let events = try await store.recentAlertEvents(limit: last)
                 if options.json {
-                    try standardOutputLine(ReportJSON.alerts(rules: rules, sinks: sinks, events: events).serialized)
+                    // JSON is the same in every locale: the titles as the sinks were sent them (`alerts.language`).
+                    try standardOutputLine(
+                        ReportJSON.alerts(rules: rules, sinks: sinks, events: events, language: settings.alerts.language).serialized)
                     return
                 }
                 let quiet = settings.alerts.quietHours?.contains(now, calendar: settings.calendar) ?? false
@@ -90,7 +92,7 @@ struct AlertsListCommand: AsyncParsableCommand {
         for (event, deliveries) in events {
             let time = calendar.iso8601(event.at).prefix(16).replacingOccurrences(of: "T", with: " ")
             let kind = language == .korean ? padExactly(kindName(event.kind), 4) : padExactly(event.kind.rawValue, 7)
-            lines.append("  \(time)  \(kind)  \(TerminalSafeText.sanitized(event.title))")
+            lines.append("  \(time)  \(kind)  \(TerminalSafeText.sanitized(event.title(in: language == .korean ? .ko : .en)))")
             // The last attempt per sink says how it ended.
             var last: [String: AlertDelivery] = [:]
             for delivery in deliveries { last[delivery.sink] = delivery }

@@ -84,13 +84,14 @@ struct AlertProcessTests {
         #expect(messages.count == 2)
         #expect(messages.map(\.method) == ["POST", "POST"])
         #expect(messages.map(\.path) == ["/finedust-alerts", "/finedust-alerts"])
-        #expect(String(decoding: messages[0].body, as: UTF8.self) == "PM2.5 매우나쁨 (very bad) at 종로구. Rule: pm25.grade >= 3.")
-        #expect(String(decoding: messages[1].body, as: UTF8.self) == "No longer pm25.grade >= 3 at 종로구: now PM2.5 좋음 (good).")
+        // In Korean, the default (alerts.language).
+        #expect(String(decoding: messages[0].body, as: UTF8.self) == "종로구: 초미세먼지 매우나쁨. 규칙: pm25.grade >= 3.")
+        #expect(String(decoding: messages[1].body, as: UTF8.self) == "종로구: 이제 pm25.grade >= 3에 해당하지 않습니다. 지금 초미세먼지 좋음.")
         #expect(messages.allSatisfy { $0.headers["authorization"] == "Bearer \(token)" })
         #expect(messages[0].headers["priority"] == "high" && messages[1].headers["priority"] == "default")
         // The Korean title as an RFC 2047 encoded word.
         let title = try #require(messages[0].headers["title"])
-        #expect(title == "=?UTF-8?B?\(Data("FineDust: PM2.5 매우나쁨 (very bad)".utf8).base64EncodedString())?=")
+        #expect(title == "=?UTF-8?B?\(Data("FineDust: 초미세먼지 매우나쁨".utf8).base64EncodedString())?=")
         #expect(!dustd.logs.contains(token), "the ntfy token reached the log")
         #expect(dustd.logs.contains("Alert fired"))
         let database = try Data(contentsOf: URL(fileURLWithPath: dustd.database))
@@ -143,7 +144,7 @@ struct AlertProcessTests {
         #expect(try await dustd.stop() == 0)
         await receiver.stop()
         #expect(receiver.requests.count == 1)
-        #expect(String(decoding: receiver.requests.first?.body ?? Data(), as: UTF8.self) == "PM2.5 나쁨 (bad) at 종로구. Rule: pm25.grade >= 3.")
+        #expect(String(decoding: receiver.requests.first?.body ?? Data(), as: UTF8.self) == "종로구: 초미세먼지 나쁨. 규칙: pm25.grade >= 3.")
     }
 
     @Test("A failing ntfy server is retried with backoff (1 s, 2 s) while polls go on, then the delivery is recorded as failed")
@@ -158,6 +159,7 @@ struct AlertProcessTests {
               sinks: [ { ntfy: "\(receiverURL)" } ]
               retryInitialSeconds: 1
               maxAttempts: 3
+              language: en
             """
         let dustd = try await RunningDustd(
             configuration: configuration, extraEnvironment: ["DUSTD_POLL_INTERVAL_SECONDS": "1"],
@@ -166,6 +168,9 @@ struct AlertProcessTests {
         #expect(try await dustd.wait { receiver.requests.count >= 3 })
         let times = receiver.requests.map(\.receivedAt)
         #expect(times.count == 3)
+        // alerts.language: en sends the English text.
+        #expect(
+            receiver.requests.allSatisfy { String(decoding: $0.body, as: UTF8.self) == "PM2.5 나쁨 (bad) at 종로구. Rule: pm25.grade >= 3." })
         if times.count == 3 {
             #expect(times[1].timeIntervalSince(times[0]) >= 0.9 && times[2].timeIntervalSince(times[1]) >= 1.9)
         }

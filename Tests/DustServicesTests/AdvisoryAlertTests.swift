@@ -62,8 +62,8 @@ struct AdvisoryAlertTests {
         try await step(21, [])
         #expect(kinds == ["9:fired:1", "20:cleared:0"])
         let stored = try await scratch.store.recentAlertEvents(limit: 10).map(\.event)
-        #expect(stored.last?.title == "FineDust: advisory 주의보 (watch) in force")
-        #expect(stored.first?.message == "No longer advisory.level >= 1 at 종로구: now no advisory in force.")
+        #expect(stored.last?.title(in: .en) == "FineDust: advisory 주의보 (watch) in force")
+        #expect(stored.first?.message(in: .en) == "No longer advisory.level >= 1 at 종로구: now no advisory in force.")
     }
 
     @Test("No district known (no station's 시도, no advisories.district): no value, no alert, no error")

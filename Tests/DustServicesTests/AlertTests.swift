@@ -72,8 +72,8 @@ struct AlertTests {
         #expect(kinds == ["10:fired:3", "13:cleared:2"])
         let stored = try await scratch.store.recentAlertEvents(limit: 10).map(\.event)
         #expect(stored.map(\.kind) == [.cleared, .fired])
-        #expect(stored.last?.title == "FineDust: PM2.5 나쁨 (bad)")
-        #expect(stored.last?.message == "PM2.5 나쁨 (bad) at 종로구. Rule: pm25.grade >= 3.")
+        #expect(stored.last?.title(in: .en) == "FineDust: PM2.5 나쁨 (bad)")
+        #expect(stored.last?.message(in: .en) == "PM2.5 나쁨 (bad) at 종로구. Rule: pm25.grade >= 3.")
         #expect(try await scratch.store.alertStates() == ["pm25.grade >= 3": .idle])
     }
 
@@ -278,7 +278,7 @@ struct AlertTests {
         #expect(seoulInputs.values[.forecastTomorrowPM25] == 4)
         #expect(try await monitor(.seoul).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
         let stored = try #require(try await scratch.store.recentAlertEvents(limit: 1).first?.event)
-        #expect(stored.title == "FineDust: tomorrow's PM2.5 forecast 매우나쁨 (very bad)")
+        #expect(stored.title(in: .en) == "FineDust: tomorrow's PM2.5 forecast 매우나쁨 (very bad)")
         #expect(try await monitor(.yeongdong).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == 1)
         // 종로구 without a stored address or province: no region, so no value (and no error).
         #expect(try await monitor(nil).inputs(at: Self.at(18)).values[.forecastTomorrowPM25] == nil)
@@ -302,7 +302,7 @@ struct AlertTests {
         #expect(try await monitor(.seoul, now: Self.at(18)).inputs(at: Self.at(18)).values[.outlookHighDays] == 2)
         #expect(try await monitor(.seoul, now: Self.at(18)).evaluate(at: Self.at(18)).map(\.kind) == [.fired])
         let stored = try #require(try await scratch.store.recentAlertEvents(limit: 1).first?.event)
-        #expect(stored.title == "FineDust: 2 of the weekly outlook's days 높음 (high) for PM2.5")
+        #expect(stored.title(in: .en) == "FineDust: 2 of the weekly outlook's days 높음 (high) for PM2.5")
         #expect(try await monitor(.seoul, now: Self.at(19)).evaluate(at: Self.at(19)).isEmpty, "no repeat while it holds")
         // The next day's publication marks every day 낮음: it replaces the one before, and the alert clears once.
         var next = published

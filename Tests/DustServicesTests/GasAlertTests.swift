@@ -36,8 +36,8 @@ struct GasAlertTests {
         }
         #expect(kinds == ["13:fired:3", "16:cleared:2"])
         let stored = try await scratch.store.recentAlertEvents(limit: 10).map(\.event)
-        #expect(stored.last?.title == "FineDust: O3 나쁨 (bad)")
-        #expect(stored.first?.message == "No longer o3.grade >= 3 at 종로구: now O3 보통 (moderate).")
+        #expect(stored.last?.title(in: .en) == "FineDust: O3 나쁨 (bad)")
+        #expect(stored.first?.message(in: .en) == "No longer o3.grade >= 3 at 종로구: now O3 보통 (moderate).")
     }
 
     @Test("khai.grade >= 3 follows AirKorea's reported index grade: fires once, clears once")
@@ -53,7 +53,7 @@ struct GasAlertTests {
             kinds += events.map { "\(hour):\($0.kind.rawValue):\(Int($0.value ?? -1))" }
         }
         #expect(kinds == ["9:fired:3", "11:cleared:2"])
-        #expect(try await scratch.store.recentAlertEvents(limit: 10).last?.event.title == "FineDust: CAI 나쁨 (bad)")
+        #expect(try await scratch.store.recentAlertEvents(limit: 10).last?.event.title(in: .en) == "FineDust: CAI 나쁨 (bad)")
     }
 
     @Test("Inputs: each gas's CAI grade and the index grade of the latest hour with gases, only while under 3 hours old")

@@ -124,7 +124,8 @@ struct IndoorAlertTests {
             people: people)
         let events = try await monitor.evaluate(at: now)
         #expect(events.count == 1 && events[0].people == ["jiho"] && events[0].value == 24)
-        #expect(events[0].message.contains("indoor PM2.5 24.0 µg/m³ (ventilate or run the purifier)"), "\(events[0].message)")
+        #expect(
+            events[0].message(in: .en).contains("indoor PM2.5 24.0 µg/m³ (ventilate or run the purifier)"), "\(events[0].message(in: .en))")
         #expect(throws: AlertRuleError.self) { try AlertRule(parsing: "indoor.pm25 > 나쁨") }
     }
 

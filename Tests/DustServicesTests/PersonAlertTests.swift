@@ -60,10 +60,10 @@ struct PersonAlertTests {
         let events = try await monitor.evaluate(at: Self.eightOFive)
         #expect(events.map(\.rule) == ["pm25.grade >= 3", "intake.today.pm25 > 60", "pm10.grade >= 2"])
         #expect(events.map(\.people) == [["dad", "민지"], ["dad"], ["민지"]])
-        #expect(events[0].title == "FineDust: PM2.5 매우나쁨 (very bad) for dad, 민지")
-        #expect(events[0].message == "PM2.5 매우나쁨 (very bad) at 종로구 for dad, 민지. Rule: pm25.grade >= 3.")
-        #expect(events[1].message == "PM2.5 intake today 61.2 µg at 종로구 for dad. Rule: intake.today.pm25 > 60.")
-        #expect(events[2].title == "FineDust: PM10 보통 (moderate) for 민지")
+        #expect(events[0].title(in: .en) == "FineDust: PM2.5 매우나쁨 (very bad) for dad, 민지")
+        #expect(events[0].message(in: .en) == "PM2.5 매우나쁨 (very bad) at 종로구 for dad, 민지. Rule: pm25.grade >= 3.")
+        #expect(events[1].message(in: .en) == "PM2.5 intake today 61.2 µg at 종로구 for dad. Rule: intake.today.pm25 > 60.")
+        #expect(events[2].title(in: .en) == "FineDust: PM10 보통 (moderate) for 민지")
         await #expect(
             try scratch.store.alertStates() == [
                 "pm25.grade >= 3 for dad": .active, "pm25.grade >= 3 for 민지": .active, "intake.today.pm25 > 60 for dad": .active,
@@ -77,7 +77,7 @@ struct PersonAlertTests {
         let nine = AlertTests.at(9)
         let later = try await Self.monitor(scratch, rules: rules, people: [Self.dad, Self.minji], now: nine).evaluate(at: nine)
         #expect(later.map(\.kind) == [.cleared, .fired])
-        #expect(later[0].message == "No longer pm25.grade >= 3 at 종로구 for dad, 민지: now PM2.5 보통 (moderate).")
+        #expect(later[0].message(in: .en) == "No longer pm25.grade >= 3 at 종로구 for dad, 민지: now PM2.5 보통 (moderate).")
         #expect(later[1].people == ["민지"] && abs(later[1].value! - 67.32) < 1e-9)
     }
 
@@ -108,7 +108,7 @@ struct PersonAlertTests {
             rules: [rule], quietHours: nil, store: scratch.store,
             statistics: scratch.statistics(model: try VentilationIntakeModel(), now: Self.eightOFive))
         let first = try await before.evaluate(at: Self.eightOFive)
-        #expect(first.map(\.people) == [[]] && first[0].message == "PM2.5 매우나쁨 (very bad) at 종로구. Rule: pm25.grade >= 3.")
+        #expect(first.map(\.people) == [[]] && first[0].message(in: .en) == "PM2.5 매우나쁨 (very bad) at 종로구. Rule: pm25.grade >= 3.")
         #expect(try await scratch.store.alertStates() == ["pm25.grade >= 3": .active])
 
         // The upgrade: the same installation, now read as `people: [me]` — a restart repeats nothing.

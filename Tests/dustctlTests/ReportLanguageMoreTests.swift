@@ -177,11 +177,13 @@ struct ReportLanguageMoreTests {
             AlertsListCommand.text(
                 rules: rules, sinks: ["ntfy https://ntfy.sh/…"], events: [(event, deliveries)], calendar: calendar, language: language)
         }
-        let title = TerminalSafeText.sanitized(event.title)
+        // Each alert's title in the reader's language: `FineDust: 초미세먼지 나쁨` or `FineDust: PM2.5 나쁨 (bad)`.
+        let (koreanTitle, title) = (event.title(in: .ko), event.title(in: .en))
+        #expect(koreanTitle.hasPrefix("FineDust: 초미세먼지 ") && title.hasPrefix("FineDust: PM2.5 "))
         #expect(
             text(.korean)
                 == "규칙:\n  pm25.grade >= 3  조건 충족 · 알림 보냄 (해제되면 다시 알림)\n보낼 곳: ntfy https://ntfy.sh/…\n최근 알림:\n"
-                + "  2026-11-20 15:00  발령  \(title)\n      ntfy https://ntfy.sh/…: 실패 (2번째 시도): HTTP 502\n"
+                + "  2026-11-20 15:00  발령  \(koreanTitle)\n      ntfy https://ntfy.sh/…: 실패 (2번째 시도): HTTP 502\n"
                 + "      webhook https://home.example/…: 전달됨 (첫 번째 시도)")
         #expect(
             text(.english)

@@ -64,42 +64,58 @@ public struct AlertEvent: Sendable, Hashable {
         return (String(recordedRule[..<range.lowerBound]), names)
     }
 
-    /// One line for a phone, in Korean and English: `PM2.5 나쁨 (bad) at 종로구 — rule pm25.grade >= 3`.
-    public var title: String {
-        switch kind {
-        case .test: "FineDust test alert"
-        case .fired: "FineDust: \(what)\(forWhom)"
-        case .cleared: "FineDust: cleared, \(what)\(forWhom)"
+    /// One line for a phone: `FineDust: 초미세먼지 나쁨 (dad, 민지)`, or in English `FineDust: PM2.5 나쁨 (bad) for dad, 민지`.
+    public func title(in language: AlertLanguage) -> String {
+        switch (kind, language) {
+        case (.test, .ko): "FineDust 시험 알림"
+        case (.test, .en): "FineDust test alert"
+        case (.fired, .ko): "FineDust: \(koreanWhat)\(forWhomKorean)"
+        case (.fired, .en): "FineDust: \(what)\(forWhom)"
+        case (.cleared, .ko): "FineDust: 해제, \(koreanWhat)\(forWhomKorean)"
+        case (.cleared, .en): "FineDust: cleared, \(what)\(forWhom)"
         }
     }
 
     /// The message body.
-    public var message: String {
-        switch kind {
-        case .test:
-            return "A test from dustctl alerts test (\(station)). If you read this, the alert reaches you."
-        case .fired:
-            return "\(what) at \(station)\(forWhom). Rule: \(rule)."
-        case .cleared:
-            return "No longer \(rule) at \(station)\(forWhom): now \(what)."
+    public func message(in language: AlertLanguage) -> String {
+        switch (kind, language) {
+        case (.test, .ko):
+            "dustctl alerts test가 보낸 시험 알림입니다 (\(station)). 이 글이 보이면 알림이 닿습니다."
+        case (.test, .en):
+            "A test from dustctl alerts test (\(station)). If you read this, the alert reaches you."
+        case (.fired, .ko):
+            "\(station)\(forWhomKorean): \(koreanWhat). 규칙: \(rule)."
+        case (.fired, .en):
+            "\(what) at \(station)\(forWhom). Rule: \(rule)."
+        case (.cleared, .ko):
+            "\(station)\(forWhomKorean): 이제 \(rule)에 해당하지 않습니다. 지금 \(koreanWhat)."
+        case (.cleared, .en):
+            "No longer \(rule) at \(station)\(forWhom): now \(what)."
         }
     }
 
     /// ` for dad, 민지`; empty when the event names nobody.
     private var forWhom: String { people.isEmpty ? "" : " for \(people.joined(separator: ", "))" }
+    /// ` (dad, 민지)`; empty when the event names nobody.
+    private var forWhomKorean: String { people.isEmpty ? "" : " (\(people.joined(separator: ", ")))" }
+
+    /// The value as its unit says it: `412.5 µg`, `52.0 µg/m³`; nil for a grade or an unknown value.
+    private var amount: String? {
+        guard let metric, let value, !metric.isGrade else { return nil }
+        return fixedDecimals(value, 1) + (metric == .indoorPM25 ? " µg/m³" : " µg")
+    }
+
+    /// The grade a grade metric's value stands for.
+    private var grade: DustGrade? {
+        guard let metric, metric.isGrade, let value, let whole = Int(exactly: value) else { return nil }
+        return DustGrade(rawValue: whole)
+    }
 
     /// `PM2.5 나쁨 (bad)`, `PM10 intake today 412.5 µg`, `tomorrow's PM2.5 forecast 나쁨 (bad)`.
     private var what: String {
         guard let metric else { return "test" }
         let subject = metric.subjectName
-        let valueText: String
-        if metric.isGrade, let value, let whole = Int(exactly: value), let grade = DustGrade(rawValue: whole) {
-            valueText = grade.bilingualName
-        } else if let value {
-            valueText = fixedDecimals(value, 1) + (metric.isGrade ? "" : metric == .indoorPM25 ? " µg/m³" : " µg")
-        } else {
-            valueText = "unknown"
-        }
+        let valueText = grade?.bilingualName ?? amount ?? (value.map { fixedDecimals($0, 1) } ?? "unknown")
         switch metric {
         case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
         case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(subject) forecast \(valueText)"
@@ -114,11 +130,31 @@ public struct AlertEvent: Sendable, Hashable {
                 ?? "advisory unknown"
         }
     }
+
+    /// `초미세먼지 나쁨`, `오늘 미세먼지 흡입량 412.5 µg`, `내일 초미세먼지 예보 나쁨`.
+    private var koreanWhat: String {
+        guard let metric else { return "시험" }
+        let subject = metric.koreanSubjectName
+        let valueText = grade?.koreanName ?? amount ?? (value.map { fixedDecimals($0, 1) } ?? "알 수 없음")
+        switch metric {
+        case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
+        case .forecastTomorrowPM10, .forecastTomorrowPM25: return "내일 \(subject) 예보 \(valueText)"
+        case .intakeTodayPM10, .intakeTodayPM25: return "오늘 \(subject) 흡입량 \(valueText)"
+        case .indoorPM25: return "실내 \(subject) \(valueText) (환기하거나 공기청정기를 켜세요)"
+        case .outlookHighDays:
+            return "주간 예보에서 \(subject) 높음인 날 \(value.flatMap { Int(exactly: $0) }.map { "\($0)일" } ?? "알 수 없음")"
+        case .advisoryLevel:
+            let level = value.flatMap { Int(exactly: $0) }
+            return level.map { $0 == 0 ? "발령된 주의보·경보 없음" : "\(Self.koreanAdvisoryWords[$0, default: String($0)]) 발령 중" }
+                ?? "주의보·경보 알 수 없음"
+        }
+    }
 }
 
 extension AlertEvent {
     /// The advisory levels' words (`advisory.level`).
     fileprivate static let advisoryWords = [1: "주의보 (watch)", 2: "경보 (warning)", 3: "중대경보 (emergency)"]
+    fileprivate static let koreanAdvisoryWords = [1: "주의보", 2: "경보", 3: "중대경보"]
 }
 
 /// One attempt to hand an event to a sink.
