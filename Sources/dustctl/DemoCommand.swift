@@ -32,7 +32,7 @@ struct DemoCommand: AsyncParsableCommand {
     @Option(
         help: .localized(
             "데모 데이터베이스 (다시 넣어도 바뀌는 것이 없습니다).", "The demo database (replaying into it again changes nothing).",
-            valueName: "path"),
+            valueName: "path", suffix: "(default: finedust-demo.sqlite)"),
         completion: .file())
     var db = "finedust-demo.sqlite"
 

@@ -52,7 +52,7 @@ struct ExportCommand: AsyncParsableCommand {
     @Flag(help: .localized("지난 ISO 주 (월요일~일요일).", "The previous ISO week (Monday to Sunday)."))
     var lastWeek = false
 
-    @Option(help: .localized("하루마다 또는 ISO 주마다 한 행.", "One row per day or per ISO week."))
+    @Option(help: .localized("하루마다 또는 ISO 주마다 한 행.", "One row per day or per ISO week.", suffix: "(values: day, week; default: day)"))
     var per: Period = .day
 
     @Option(

@@ -27,7 +27,10 @@ struct WeekCommand: AsyncParsableCommand {
         transform: PeriodArgument.week)
     var isoWeek: ISOWeek? = nil
 
-    @Option(help: .localized("그래프에 보일 흡입량: pm10 또는 pm25.", "Which intake the chart shows: pm10 or pm25.", valueName: "pollutant"))
+    @Option(
+        help: .localized(
+            "그래프에 보일 흡입량: pm10 또는 pm25.", "Which intake the chart shows: pm10 or pm25.", valueName: "pollutant",
+            suffix: "(values: pm10, pm25; default: pm25)"))
     var chart: Pollutant = .pm25
 
     @OptionGroup var personOptions: PersonOptions

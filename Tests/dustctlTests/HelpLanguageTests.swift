@@ -64,7 +64,7 @@ struct HelpLanguageTests {
                     "(종료 코드 74). 예:\n  dustctl export --last-week --output last-week.csv\n",
                     "\n  --db <path>             데이터베이스 파일; storage.path 대신 씁니다.\n",
                     "\n  --last-week             지난 ISO 주 (월요일~일요일).\n",
-                    "\n  --per <per>             하루마다 또는 ISO 주마다 한 행. (values: day, week; default: day)\n",
+                    "\n  --per <per>             하루마다 또는\n                          ISO 주마다 한 행. (values: day, week; default: day)\n",
                     "\n  --output <file>         표준 출력 대신 이 일반 파일에 씁니다(-는 표준 출력):\n                          통째로 바꾸되 소유자와 권한은 그대로 둡니다.\n",
                     "\n  --person <name>         누구의 흡입량을 보일지 (기본: 처음 설정된 구성원).\n",
                 ],
@@ -80,7 +80,7 @@ struct HelpLanguageTests {
                 [
                     "OVERVIEW: 최근 한 주(오늘이나 --end로 끝나는 7일): 하루 한 줄,\n흡입량 그래프, 합계.\n\n예:\n  dustctl week --end 2026-11-20 --station 종로구\n",
                     "\n  --iso <YYYY-Www>        최근 7일 대신 ISO 주 (월요일~일요일).\n",
-                    "\n  --chart <pollutant>     그래프에 보일 흡입량: pm10 또는 pm25. (values: pm10, pm25;\n",
+                    "\n  --chart <pollutant>     그래프에 보일 흡입량:\n                          pm10 또는 pm25. (values: pm10, pm25; default: pm25)\n",
                 ],
                 [
                     "OVERVIEW: The rolling week (the 7 days ending today or --end): a line per day,\na chart of intake, totals.\n\nExample:\n  dustctl week --end 2026-11-20 --station 종로구\n",
@@ -222,6 +222,31 @@ struct HelpLanguageTests {
                 #expect(Self.hangulWords(enHelp).isSubset(of: Self.hangulInEnglish), "\(path) \(name): \(enHelp)")
             }
         }
+    }
+
+    @Test(
+        "Every command's Korean --help as a terminal of 80 columns shows it: no line wider, ArgumentParser's (values: …; default: …) included"
+    )
+    func everyHelpFits() async throws {
+        let english = try await commands(Self.english)
+        for path in english.keys.sorted() {
+            let arguments = Array(path.split(separator: " ").dropFirst().map(String.init)) + ["--help"]
+            let help = try await dustctl(arguments, environment: Self.korean)
+            #expect(help.status == 0, "\(path): \(help.standardError)")
+            // The usage line is ArgumentParser's, one line of option names in any language.
+            for line in help.standardOutput.split(separator: "\n") where !line.hasPrefix("USAGE:") && !line.hasPrefix("       dustctl") {
+                #expect(displayWidth(String(line)) <= 80, "\(path): \(displayWidth(String(line))) columns: \(line)")
+            }
+        }
+    }
+
+    @Test("Korean help leaves room on its last line for what ArgumentParser appends")
+    func roomForSuffix() {
+        let wrapped = wrappedForHelp("하루마다 또는 ISO 주마다 한 행.", followedBy: "(values: day, week; default: day)")
+        #expect(wrapped == "하루마다 또는\nISO 주마다 한 행.")
+        let demo = wrappedForHelp("데모 데이터베이스 (다시 넣어도 바뀌는 것이 없습니다).", followedBy: "(default: finedust-demo.sqlite)")
+        #expect(demo == "데모 데이터베이스 (다시 넣어도\n바뀌는 것이 없습니다).")
+        #expect(wrappedForHelp("짧은 줄.", followedBy: "(default: x)") == "짧은 줄.")
     }
 
     @Test("Korean help is broken between words to 54 columns, nothing lost; a word wider than that keeps its own line")
