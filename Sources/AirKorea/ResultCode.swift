@@ -75,6 +75,38 @@ public enum ResultCode: String, Sendable, Hashable, CaseIterable {
         "UNKNOWN_ERROR": .unknown,
     ]
 
+    /// `explanation` in Korean: what a household setting up its key reads on the Korean dashboard and in
+    /// `dustctl status` under a Korean locale.
+    public var koreanExplanation: String {
+        switch self {
+        case .ok: "요청이 성공했습니다."
+        case .applicationError: "에어코리아 쪽 애플리케이션 오류입니다. FineDust가 간격을 늘려 가며 다시 시도합니다."
+        case .databaseError: "에어코리아 쪽 데이터베이스 오류입니다. FineDust가 간격을 늘려 가며 다시 시도합니다."
+        case .noData: "에어코리아에 이 요청의 데이터가 없습니다. 측정소 이름이 `dustctl stations list`의 이름과 똑같은지 확인하세요."
+        case .httpError: "에어코리아 쪽 HTTP 오류입니다. FineDust가 간격을 늘려 가며 다시 시도합니다."
+        case .serviceTimeout:
+            "data.go.kr 게이트웨이가 에어코리아에 닿기 전에 시간이 초과되었습니다(첫 호출에서 흔합니다). FineDust가 간격을 늘려 가며 다시 시도합니다."
+        case .invalidParameter: "에어코리아가 요청 변수를 받지 않았습니다. 설정의 station.name과 api.version을 확인하세요."
+        case .missingParameter: "필수 요청 변수가 빠졌습니다. 설정의 station.name을 확인하세요."
+        case .noSuchService: "data.go.kr가 이 기능을 모릅니다. api.baseURL을 확인하세요(/B552584로 끝나야 합니다)."
+        case .accessDenied:
+            "서비스 키가 이 API에 승인되지 않았습니다. data.go.kr에서 한국환경공단_에어코리아_대기오염정보를 활용신청하세요(마이페이지 → 활용신청)."
+        case .serviceKeyTemporarilyDisabled:
+            "data.go.kr가 서비스 키를 잠시 막았습니다. data.go.kr 마이페이지를 확인하고 기다리거나, 다시 쓸 수 있게 해 달라고 요청하세요."
+        case .dailyQuotaExceeded:
+            "서비스 키의 하루 요청 한도를 다 썼습니다. FineDust는 한국 시간 00:00까지 기다립니다. 자주 그러면 data.go.kr에 더 큰 한도(운영계정)를 신청하세요."
+        case .perSecondLimitExceeded: "서비스 키로 초당 너무 많이 요청했습니다. FineDust가 1분 기다립니다."
+        case .blockedIP: "data.go.kr가 이 컴퓨터의 IP 주소를 막았습니다. data.go.kr 고객지원에 문의하세요."
+        case .serviceKeyNotRegistered:
+            "등록되지 않은 서비스 키입니다. data.go.kr에 보이는 키를 그대로 쓰세요(Decoding 키가 가장 안전하고, 이미 URL 인코딩된 키를 한 번 더 인코딩하면 실패합니다). 새 키는 쓸 수 있게 되기까지 1~2시간 걸릴 수 있습니다."
+        case .serviceKeyExpired:
+            "서비스 키의 활용기간이 끝났습니다. data.go.kr에서 연장하고(마이페이지 → 활용기간 연장) 새 키를 설치하세요."
+        case .unregisteredIP: "이 컴퓨터의 IP 주소가 서비스 키에 등록되어 있지 않습니다. data.go.kr에서 추가하거나 IP 제한을 없애세요."
+        case .unsignedCall: "서비스가 요구하는 서명 없이 호출했습니다. 서비스 키를 확인하세요."
+        case .unknown: "에어코리아가 알 수 없는 오류를 알렸습니다. FineDust가 간격을 늘려 가며 다시 시도합니다."
+        }
+    }
+
     /// What the code means and what to do, in one or two sentences.
     public var explanation: String {
         switch self {

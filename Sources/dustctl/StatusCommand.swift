@@ -133,7 +133,7 @@ struct StatusCommand: AsyncParsableCommand {
             lines.append(
                 (status?.lastPollFailed == true ? style.graded(errorLabel, .veryBad) : errorLabel)
                     + "\(when(failure.at)) (\(kind)\(code))")
-            lines.append(label("", "") + failure.message)
+            lines.append(label("", "") + words.say(failure.koreanMessage, failure.message))
         }
         let data =
             label("데이터", "Data")

@@ -397,6 +397,11 @@ struct DustdProcessTests {
         #expect(object["stale"] as? Bool == true)
         let text = try await Executables.run("dustctl", ["status"], environment: environment)
         #expect(text.standardOutput.contains("Last error"))
+        // Under a Korean locale the code's meaning and what to do are said in Korean, as the Korean dashboard says them.
+        let korean = try await Executables.run(
+            "dustctl", ["status"], environment: environment.merging(["LANG": "ko_KR.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""]) { $1 })
+        #expect(korean.standardOutput.contains("(에어코리아 응답, 결과 코드 30)"), "\(korean.standardOutput)")
+        #expect(korean.standardOutput.contains("등록되지 않은 서비스 키입니다. data.go.kr에 보이는 키를 그대로 쓰세요"), "\(korean.standardOutput)")
         #expect(text.standardOutput.contains("ran once (--once)") && !text.standardOutput.contains("Next poll"), "\(text.standardOutput)")
         #expect(!status.standardOutput.contains(testKey) && !text.standardOutput.contains(testKey))
         server.setScript { _ in .respond(status: 503, body: Data("<html><title>503</title></html>".utf8), contentType: "text/html") }

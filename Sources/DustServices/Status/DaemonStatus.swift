@@ -1,3 +1,4 @@
+import AirKorea
 import DustKit
 import Foundation
 
@@ -61,6 +62,13 @@ public struct DaemonStatus: Codable, Sendable, Hashable {
             message = failure.description
             resultCode = failure.resultCode
             httpStatus = failure.httpStatus
+        }
+
+        /// What a Korean reader is shown: AirKorea's result code explained in Korean (what to do about the key
+        /// is what a household setting up reads most); any other failure's sentence as it was recorded.
+        public var koreanMessage: String {
+            guard kind == .airKorea, let code = resultCode.flatMap(ResultCode.init(rawValue:)) else { return message }
+            return code.koreanExplanation
         }
     }
 
