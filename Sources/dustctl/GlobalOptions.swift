@@ -122,7 +122,7 @@ struct GlobalOptions: ParsableArguments {
             // The warning of a birth ahead speaks of this machine's clock, not of `--now`.
             settings = try SettingsLoader().load(configurationFile: config, now: SystemClock().now)
         } catch {
-            throw CommandFailure(.configuration, error.description)
+            throw CommandFailure(.configuration, korean: koreanConfigurationError(error), english: error.description)
         }
         TerminalDoor.watch(for: settings)
         for warning in settings.warnings { standardWarning("\(koreanSettingsWarning(warning)).", "\(warning).") }

@@ -29,6 +29,15 @@ func koreanSettingsWarning(_ warning: String) -> String {
     return "환경 변수 \(match.1)은(는) FineDust 설정이 아니어서 무시합니다" + (match.2.map { " (혹시 \($0)인가요?)" } ?? "")
 }
 
+/// A configuration error in Korean when it is the one met most, a misspelt key in the file
+/// (`station.nmae is not a FineDust setting (did you mean station.name?)`); any other as DustConfig wrote it.
+func koreanConfigurationError(_ error: ConfigurationError) -> String {
+    guard let key = error.key, let match = error.problem.wholeMatch(of: /is not a FineDust setting(?: \(did you mean (.+)\?\))?/)
+    else { return error.description }
+    let location = error.source.map { " (\($0.replacing(/, line (\d+)$/) { ", \($0.1)번째 줄" }))" } ?? ""
+    return "설정이 잘못되었습니다: \(key)은(는) FineDust 설정이 아닙니다" + (match.1.map { " (혹시 \($0)인가요?)" } ?? "") + "\(location)."
+}
+
 /// The storage layer's failures in Korean, from their parts.
 ///
 /// A `StorageFailure` is a kind, an English sentence and, where FineDust wrote the sentence itself (an

@@ -112,6 +112,24 @@ struct ReportLanguageMoreTests {
         #expect(stranger.status == 64 && stranger.standardError.contains("zed은(는) 설정된 구성원이 아닙니다. 설정된 구성원: jiho, seoa."))
     }
 
+    @Test("A misspelt key in the configuration file is refused in Korean under a Korean locale, with the key it meant and the line")
+    func misspeltKey() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let file = directory.path("dustd.yaml")
+        try "station:\n  name: 종로구\nalerts:\n  langauge: en\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let korean = try await dustctl(["today", "--config", file], environment: Self.korean)
+        #expect(korean.status == 78)
+        #expect(
+            korean.standardError
+                == "dustctl: 설정이 잘못되었습니다: alerts.langauge은(는) FineDust 설정이 아닙니다 (혹시 alerts.language인가요?) (\(file), 4번째 줄).\n")
+        let english = try await dustctl(["today", "--config", file], environment: ["LC_ALL": "C"])
+        #expect(
+            english.standardError
+                == "dustctl: Invalid configuration: alerts.langauge is not a FineDust setting (did you mean alerts.language?) (in \(file), line 4).\n"
+        )
+    }
+
     @Test("alerts list: rules with their states aligned by display width, the sinks; the same JSON")
     func alertsList() async throws {
         let directory = try TemporaryDirectory()
