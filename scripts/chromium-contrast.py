@@ -8,6 +8,10 @@ ancestors' opacity applied), not read from the style sheet; the background is th
 opaque one, blended through any translucent ones. Driven through the DevTools protocol (Debian's
 python3-websocket).
 
+The sign-in page (`/login`, its own style sheet) is checked too, in Korean and English, wherever
+BASE shows it: a dustd that asks for a token. One that asks for none sends `/login` to the dashboard,
+whose pages the PATHs check, and the sign-in page is then said to be left unchecked.
+
     chromium-contrast.py BASE WORKDIR PATH [PATH ...]
 """
 import json
@@ -19,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from devtools import DevTools  # noqa: E402
 
 base, work, paths = sys.argv[1], sys.argv[2], sys.argv[3:]
+SIGN_IN = ["/login?lang=ko", "/login?lang=en"]
 
 # Runs in the page (through DevTools; the page itself has no script). Returns every text and every
 # graded mark with its colours and contrast.
@@ -105,12 +110,12 @@ with DevTools("chromium-contrast", work) as tools:
     call = tools.call
 
     call("Page.enable")
-    failures, checked = [], 0
+    failures, checked, unchecked = [], 0, set()
     for scheme in ("light", "dark"):
         call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": scheme}])
         for width, height in ((390, 844), (1440, 900)):
             call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=width < 600)
-            for path in paths:
+            for path in paths + SIGN_IN:
                 call("Page.navigate", url=base + path)
                 # The page is server-rendered with no script: loaded when its document is complete.
                 for _ in range(100):
@@ -118,6 +123,12 @@ with DevTools("chromium-contrast", work) as tools:
                     if state["result"].get("value") == "complete":
                         break
                     time.sleep(0.1)
+                if path in SIGN_IN:
+                    form = call("Runtime.evaluate", expression="!!document.querySelector('form[action=\"/login\"] #token')",
+                                returnByValue=True)["result"].get("value")
+                    if not form:
+                        unchecked.add(path)
+                        continue
                 value = call("Runtime.evaluate", expression=MEASURE, returnByValue=True)["result"]["value"]
                 results = json.loads(value)
                 if not any(r["kind"] == "text" for r in results):
@@ -127,8 +138,11 @@ with DevTools("chromium-contrast", work) as tools:
                     if r["ratio"] < r["need"]:
                         failures.append(f"{scheme} {width}px {path}: {r['kind']} <{r['tag']} class='{r['cls']}'> "
                                         f"'{r['text']}' {r['ratio']:.2f}:1 < {r['need']}:1")
+    if unchecked:
+        print(f"chromium-contrast: {base} asks for no token, so it shows no sign-in page: {', '.join(sorted(unchecked))} not checked")
     if failures:
         print("\n".join(failures[:40]))
         raise SystemExit(f"chromium-contrast: {len(failures)} of {checked} texts and marks below WCAG's contrast")
-    print(f"ok: chromium-contrast: {checked} texts and marks on {len(paths)} pages, light and dark, 390 and 1,440 px, "
+    pages = len(paths) + len(SIGN_IN) - len(unchecked)
+    print(f"ok: chromium-contrast: {checked} texts and marks on {pages} pages, light and dark, 390 and 1,440 px, "
           "all at WCAG AA contrast or above (4.5:1 text, 3:1 large text and grade marks)")

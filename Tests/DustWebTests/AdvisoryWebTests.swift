@@ -47,7 +47,7 @@ struct AdvisoryWebTests {
                 #expect(banner.lowerBound < heading.lowerBound)
                 #expect(
                     page.contains(
-                        "<p class=\"notice\" data-advisory-pollutant=\"PM10\" data-advisory-level=\"warning\">⚠ 미세먼지 경보 (PM10 warning) · 서울 도심권 · since 2026-11-20 13:00 · 312 µg/m³</p>"
+                        "<p class=\"notice\" data-advisory-pollutant=\"PM10\" data-advisory-level=\"warning\">⚠ <span lang=\"ko\">미세먼지 경보</span> (PM10 warning) · <span lang=\"ko\">서울 도심권</span> · since 2026-11-20 13:00 · 312 µg/m³</p>"
                     ))
                 #expect(!page.contains("남부권"))
             }

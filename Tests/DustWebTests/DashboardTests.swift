@@ -1,3 +1,4 @@
+import AirKorea
 import DustKit
 import DustReports
 import DustServices
@@ -188,8 +189,8 @@ struct DashboardTests {
         #expect(page.contains("<span class=\"chip g2\">moderate</span>"))
         #expect(page.contains("Above WHO 45 (1.1×)"))
         #expect(page.contains("23/24\u{A0}h"))
-        // AirKorea's flag on 05:00 in English, its Korean beside it.
-        #expect(page.contains("servicing and calibration (점검및교정)"))
+        // AirKorea's flag on 05:00 in English, its Korean beside it (in Korean: lang="ko").
+        #expect(page.contains("servicing and calibration (<span lang=\"ko\">점검및교정</span>)"))
         #expect(page.contains("href=\"/day/2026-11-20?lang=ko\""))
         #expect(page.contains("href=\"/day/2026-11-19?lang=en\""))
         for korean in ["보통", "좋음", "나쁨", "평균", "흡입량", "시간별"] {
@@ -416,10 +417,10 @@ struct DashboardTests {
             let escapedStation = "&lt;script&gt;alert(&quot;1&quot;)&lt;/script&gt;&#39;"
             #expect(page.contains("<h1>\(escapedStation)</h1>"))
             #expect(page.contains("<title>\(escapedStation) · 2026-11-20 · FineDust</title>"))
-            // In the chart: the SVG's aria-label attribute and the bar's <title>.
+            // In the chart: the SVG's <title> (its only name) and the bar's <title>.
             #expect(
                 page.contains(
-                    "role=\"img\" aria-label=\""
+                    "role=\"img\"><title>"
                         + (language == .korean ? escapedStation + " 2026-11-20의" : "PM10 and PM2.5 at " + escapedStation)))
             #expect(page.contains("&lt;svg onload=alert(3)&gt;</title></rect>"))
             #expect(page.contains("&lt;b onmouseover=&quot;x&quot;&gt;중구&lt;/b&gt;"))
@@ -577,6 +578,19 @@ struct DashboardTests {
         #expect(!persons.contains("class=\"detail\""))
         #expect(!persons.contains("SERVICE KEY") && !persons.contains("station.name"))
         expectSelfContained(persons)
+
+        // AirKorea's result code explained in Korean on the Korean page; in English as recorded.
+        status.lastError = .init(
+            at: now.addingTimeInterval(-600),
+            failure: .fetch(.response(.service(.serviceKeyNotRegistered, reportedCode: "30", serverMessage: ""), httpStatus: 200)))
+        let keyHealth = await DaemonHealth(
+            status: status, newestSlot: try scratch.store.newestSlot(station: "종로구", endingBy: now), now: now,
+            processIsDustd: { _ in true })
+        let korean = try await scratch.dayPage(DashboardScratch.november20, language: .korean, health: keyHealth)
+        #expect(korean.contains("(00:10, 에어코리아 응답, 결과 코드 30):<span class=\"detail\">등록되지 않은 서비스 키입니다. "), "\(korean)")
+        let english = try await scratch.dayPage(DashboardScratch.november20, language: .english, health: keyHealth)
+        #expect(
+            english.contains("(AirKorea, result code 30):<span class=\"detail\">") && english.contains("The service key is not registered"))
     }
 
     @Test("The week page of 2026-W47 has 7 day bars with dustctl's numbers, a table and totals; today is marked")

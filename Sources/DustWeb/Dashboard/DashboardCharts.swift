@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Colours come from classes in the style sheet (`bar g1` … `g4`), so the charts follow dark mode and
 /// need no `style` attribute. Each hour and each day is one `<g>` carrying its values in `data-`
-/// attributes, exactly as `dustctl … --json` prints them.
+/// attributes, exactly as `dustctl … --json` prints them. A chart is named once, by its first child
+/// `<title>` (its accessible name): an `aria-label` beside it had a screen reader say the name twice.
 extension DashboardRenderer {
     private static let width = 320.0
 
@@ -94,7 +95,7 @@ extension DashboardRenderer {
 
         let label = text.hourChartLabel(station: day.station, date: day.date)
         return """
-            <svg class="chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img" aria-label="\(label)">\
+            <svg class="chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img">\
             <title>\(label)</title>\(background)\(hours)\(foreground)\(labels)</svg>
             """
     }
@@ -180,7 +181,7 @@ extension DashboardRenderer {
 
         let label = text.weekChartLabel(station: station)
         return """
-            <svg class="chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img" aria-label="\(label)">\
+            <svg class="chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img">\
             <title>\(label)</title>\(background)\(days)</svg>
             """
     }
@@ -257,7 +258,7 @@ extension DashboardRenderer {
         }
         let label = text.householdChartLabel
         return """
-            <svg class="chart household-chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img" aria-label="\(label)">\
+            <svg class="chart household-chart" viewBox="0 0 \(n(Self.width)) \(n(height))" role="img">\
             <title>\(label)</title>\(marks)</svg>
             """
     }

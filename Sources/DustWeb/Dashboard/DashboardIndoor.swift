@@ -62,7 +62,7 @@ extension DashboardRenderer {
         let axis: HTML = "<line class=\"axis\" x1=\"\(n(left))\" y1=\"\(n(base))\" x2=\"\(n(left + plotWidth))\" y2=\"\(n(base))\"/>"
         let label = text.indoorChartLabel(date: day.date)
         let chart: HTML = """
-            <svg class="chart" viewBox="0 0 \(n(width)) \(n(height))" role="img" aria-label="\(label)">\
+            <svg class="chart" viewBox="0 0 \(n(width)) \(n(height))" role="img">\
             <title>\(label)</title>\(marks)\(hours)\(outdoorLine)\(axis)\(labels)</svg>
             """
         let line: String

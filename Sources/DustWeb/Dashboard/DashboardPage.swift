@@ -6,9 +6,10 @@ import Foundation
 /// The dashboard page (docs/REFERENCE.md §13): one self-contained HTML document with inline SVG and one `<style>`
 /// element; no scripts, no external assets, no `style` attributes.
 public enum DashboardPage {
-    /// The whole page for a model, in the model's language.
-    public static func render(_ model: DashboardModel) -> String {
-        DashboardRenderer(model).document().markup
+    /// The whole page for a model, in the model's language; `refresh` is what the address's
+    /// `?refresh=` asked for (`AutoRefresh(query:)`).
+    public static func render(_ model: DashboardModel, refresh: AutoRefresh = .on) -> String {
+        DashboardRenderer(model, refresh: refresh).document().markup
     }
 
     /// The exact text of the page's only `<style>` element, for the Content-Security-Policy hash
@@ -18,15 +19,33 @@ public enum DashboardPage {
     }
 }
 
+/// Whether a page showing today asks again every ten minutes (docs/REFERENCE.md §13). A reader who
+/// needs more time (a screen reader's place in a table, a keyboard's focus, a form half read) turns
+/// it off with the page's own link, `?refresh=off`, which every link of the page then keeps, as it
+/// keeps the language: the choice lives in the address, so the page stays one document without a
+/// script or a cookie (WCAG 2.2.1).
+public enum AutoRefresh: Sendable, Hashable {
+    case on
+    case off
+
+    /// `?refresh=off` turns it off; any other value, or none, is ignored: the page asks again.
+    public init(query: String?) {
+        self = query == "off" ? .off : .on
+    }
+}
+
 /// Builds the page's parts from a model; formatting only, no decisions about data.
 struct DashboardRenderer {
     let model: DashboardModel
     let text: DashboardText
     /// The calendar date of `now` in the page's zone.
     let today: LocalDate
+    /// Whether the reader turned the ten-minute refresh off; carried by every link.
+    let refresh: AutoRefresh
 
-    init(_ model: DashboardModel) {
+    init(_ model: DashboardModel, refresh: AutoRefresh = .on) {
         self.model = model
+        self.refresh = refresh
         text = DashboardText(language: model.language)
         today = model.calendar.date(containing: model.now)
     }
@@ -36,12 +55,14 @@ struct DashboardRenderer {
     var station: String { model.station }
     var intakeUnit: IntakeUnit { model.intakeUnit }
 
-    /// An address on this site, keeping the page's language and, in a household of several, its
-    /// person (`person` names another, for the switcher).
-    func link(_ path: String, language: PageLanguage? = nil, person: String? = nil) -> String {
-        let address = "\(path)?lang=\((language ?? model.language).rawValue)"
-        guard model.people.count > 1, let name = person ?? model.person else { return address }
-        return address + "&person=" + DashboardFormat.queryValue(name)
+    /// An address on this site, keeping the page's language, in a household of several its person
+    /// (`person` names another, for the switcher) and a refresh turned off (`refresh` sets it, for
+    /// the link that turns it on or off).
+    func link(_ path: String, language: PageLanguage? = nil, person: String? = nil, refresh: AutoRefresh? = nil) -> String {
+        var address = "\(path)?lang=\((language ?? model.language).rawValue)"
+        if model.people.count > 1, let name = person ?? model.person { address += "&person=" + DashboardFormat.queryValue(name) }
+        if (refresh ?? self.refresh) == .off { address += "&refresh=off" }
+        return address
     }
 
     /// The page of a day, or nil for a day outside `SupportedPeriod`, whose address answers 404:
@@ -79,7 +100,7 @@ struct DashboardRenderer {
 
     func document() -> HTML {
         let other: PageLanguage = model.language == .korean ? .english : .korean
-        let refresh: HTML = showsToday ? "\n<meta http-equiv=\"refresh\" content=\"600\"/>" : .empty
+        let refresh: HTML = showsToday && self.refresh == .on ? "\n<meta http-equiv=\"refresh\" content=\"600\"/>" : .empty
         return """
             <!DOCTYPE html>
             <html lang="\(model.language.rawValue)">
@@ -100,7 +121,7 @@ struct DashboardRenderer {
             <a class="lang" href="\(link(path, language: other))" hreflang="\(other.rawValue)" lang="\(other.rawValue)" \
             title="\(text.switchLanguage)">\(text.otherLanguageName)</a></header>\(personSwitcher())
             \(advisoryBanner())\(notices())
-            <div class="heading"><h1>\(whose())\(station)</h1><p class="subtitle">\(subtitle)</p></div>
+            <div class="heading"><h1>\(whose())\(station)</h1><p class="subtitle">\(subtitle)\(refreshSwitch())</p></div>
             \(pager())
             <main>
             \(mainContent())
@@ -113,14 +134,27 @@ struct DashboardRenderer {
             """
     }
 
+    /// In a household of more than one, whose page it is comes first: each person's tab, bookmark
+    /// and history entry says whose it is (WCAG 2.4.2), as the heading does.
     private var title: String {
+        let whose = model.named.map { "\($0) · " } ?? ""
         switch model.page {
         case .today, .day:
             let date = model.day?.date ?? today
-            return "\(station) · \(date) · FineDust"
+            return "\(whose)\(station) · \(date) · FineDust"
         case .week(let week):
-            return "\(station) · \(week) · FineDust"
+            return "\(whose)\(station) · \(week) · FineDust"
         }
+    }
+
+    /// Beside the date of a page that asks again every ten minutes, the link that stops it (or, once
+    /// stopped, starts it again): a reader who needs longer than ten minutes must be able to keep
+    /// their place (WCAG 2.2.1). A page that does not ask again offers nothing.
+    private func refreshSwitch() -> HTML {
+        guard showsToday else { return .empty }
+        let (href, label) =
+            refresh == .on ? (link(path, refresh: .off), text.stopRefreshing) : (link(path, refresh: .on), text.startRefreshing)
+        return " · <a class=\"refresh\" href=\"\(href)\">\(label)</a>"
     }
 
     private var subtitle: String {
@@ -209,9 +243,9 @@ struct DashboardRenderer {
             let headline =
                 model.language == .korean
                 ? AdvisoryWording.koreanHeadline(advisory, calendar: calendar) : AdvisoryWording.headline(advisory, calendar: calendar)
-            return "<p class=\"notice\" \(attributes)>⚠ \(headline)</p>"
+            return "<p class=\"notice\" \(attributes)>⚠ \(inPageLanguage(headline))</p>"
         }
-        return "<section class=\"notices advisories\" role=\"alert\" aria-label=\"주의보/경보\">\(lines)</section>\n"
+        return "<section class=\"notices advisories\" role=\"alert\" aria-label=\"\(text.advisories)\">\(lines)</section>\n"
     }
 
     // MARK: - Problems, said first (docs/REFERENCE.md §15)
@@ -250,7 +284,9 @@ struct DashboardRenderer {
             }
         }
         if let status, status.lastPollFailed, let failure = status.lastError {
-            notice(text.pollFailed(at: when(failure.at), kind: failure.kind, code: failure.resultCode), detail: shown(failure.message))
+            notice(
+                text.pollFailed(at: when(failure.at), kind: failure.kind, code: failure.resultCode),
+                detail: shown(text.language == .korean ? failure.koreanMessage : failure.message))
         }
         for sensor in model.indoorProblems {
             notice(
@@ -521,12 +557,16 @@ struct DashboardRenderer {
                 Pollutant.allCases.map { pollutant -> HTML in
                     let value = exposure?.concentration[pollutant]
                     let grade = value.map { DustGrade(concentration: $0, of: pollutant, on: day.date) }
-                    return "<td>\(gradeDot(grade))\(DashboardFormat.concentration(value))</td>"
+                    // The grade in words, as the week's table says it: the dot's colour alone says nothing
+                    // to a screen reader, to forced colours or to a reader who does not tell the colours apart.
+                    let word: HTML = grade.map { " \(text.gradeName($0))" } ?? .empty
+                    return "<td>\(gradeDot(grade))\(DashboardFormat.concentration(value))\(word)</td>"
                 }
                 + Pollutant.allCases.map { pollutant -> HTML in
                     "<td>\(DashboardFormat.intake(exposure?.intake[pollutant], intakeUnit))</td>"
                 }
-            return "<tr><th scope=\"row\">\(label)</th>\(cells)<td class=\"flags\">\(notes.joined(separator: ", "))</td></tr>"
+            return
+                "<tr><th scope=\"row\">\(label)</th>\(cells)<td class=\"flags\">\(inPageLanguage(notes.joined(separator: ", ")))</td></tr>"
         }
         return """
             <details><summary>\(text.hourlyValues)</summary><div class="scroll"><table>\
@@ -657,6 +697,47 @@ struct DashboardRenderer {
     func gradeChip(_ grade: DustGrade?) -> HTML {
         guard let grade else { return "<span class=\"chip\">\(text.unknown)</span>" }
         return "<span class=\"chip g\(grade.rawValue)\">\(text.gradeName(grade))</span>"
+    }
+
+    /// `text` as markup, with each run of Hangul on an English page in `<span lang="ko">` (AirKorea's
+    /// words an advisory or a flag keeps, a 권역's name): a screen reader then says it in Korean, not
+    /// letter by letter or in an English voice (WCAG 3.1.2). A Korean page needs none.
+    func inPageLanguage(_ text: String) -> HTML {
+        guard model.language != .korean else { return "\(text)" }
+        var pieces: [HTML] = []
+        var run = ""
+        var korean = false
+        func flush() {
+            guard !run.isEmpty else { return }
+            let piece: HTML = korean ? "<span lang=\"ko\">\(run)</span>" : "\(run)"
+            pieces.append(piece)
+            run = ""
+        }
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            // A space between two Hangul words belongs to the run; any other character ends it.
+            let isHangul = character.unicodeScalars.contains(where: Self.isHangul)
+            let joins =
+                korean && character == " "
+                && text[text.index(after: index)...].first { $0 != " " }.map { $0.unicodeScalars.contains(where: Self.isHangul) } == true
+            if isHangul != korean && !joins {
+                flush()
+                korean = isHangul
+            }
+            run.append(character)
+            index = text.index(after: index)
+        }
+        flush()
+        return HTML(pieces)
+    }
+
+    /// Hangul syllables and letters (jamo, compatibility jamo, their extensions).
+    private static func isHangul(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x1100...0x11FF, 0x3130...0x318F, 0xA960...0xA97F, 0xAC00...0xD7A3, 0xD7B0...0xD7FF: true
+        default: false
+        }
     }
 
     private func gradeDot(_ grade: DustGrade?) -> HTML {

@@ -4,6 +4,13 @@
 /// Grade colours are AirKorea's customary family: blue 좋음, green 보통, orange 나쁨, red 매우나쁨;
 /// `--gN` fills bars, `--gN-ink` is text on the pale `--gN-soft`; the big badge keeps the deeper
 /// light-scheme colours in dark mode too, because its text is white.
+///
+/// Text grows with the reader's setting (WCAG 1.4.4, 1.4.10): the body's size is a percentage of the
+/// browser's default, sizes are in rem and em, the tiles of a card stand side by side only while two
+/// fit (at most two, so the gases keep their 2 × 2) and stack once the text is too large (a tile's least
+/// width is in em: it grows with the default size and with text scaled alone), and a value's unit goes
+/// under its number rather than past its tile; the header and the pager wrap rather than run off a phone. Under forced colours (Windows' contrast
+/// themes) the grade marks keep their colours, which the chart's bars keep too and the legend names.
 enum DashboardStyle {
     static let sheet = """
         :root{color-scheme:light dark;--bg:#f3f4f6;--card:#fff;--text:#17191c;--muted:#5d636b;--line:#e2e5e9;\
@@ -19,7 +26,7 @@ enum DashboardStyle {
         *{box-sizing:border-box}
         html{-webkit-text-size-adjust:100%;text-size-adjust:100%}
         body{margin:0;background:var(--bg);color:var(--text);\
-        font:16px/1.5 system-ui,-apple-system,"Apple SD Gothic Neo","Noto Sans KR",sans-serif;\
+        font:100%/1.5 system-ui,-apple-system,"Apple SD Gothic Neo","Noto Sans KR",sans-serif;\
         font-variant-numeric:tabular-nums;word-break:keep-all;overflow-wrap:break-word}
         .page{max-width:42rem;margin:0 auto;padding:.75rem .75rem 2.5rem}
         @media (min-width:1024px){.page{max-width:72rem;padding:1rem 1.5rem 3rem}\
@@ -27,7 +34,7 @@ enum DashboardStyle {
         main>.card.hours,main>.card.household,main>.card.week,main>.card.table{grid-column:1/-1}\
         .card .chart{max-height:19rem;width:auto;max-width:100%;margin-left:auto;margin-right:auto}}
         a{color:var(--accent)}
-        .top{display:flex;justify-content:space-between;align-items:center;gap:1rem;font-size:.875rem}
+        .top{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.5rem 1rem;font-size:.875rem}
         .brand{color:var(--muted);font-weight:600;text-decoration:none;letter-spacing:.01em}
         .lang{color:var(--text);text-decoration:none;border:1px solid var(--line);border-radius:999px;\
         padding:.25rem .75rem;background:var(--card)}
@@ -41,8 +48,8 @@ enum DashboardStyle {
         h1 .who{display:block;font-size:1.05rem;font-weight:700;color:var(--accent);margin-bottom:.125rem}
         .people a[aria-current]{background:var(--accent);color:var(--bg);font-weight:700}
         .subtitle{margin:.25rem 0 0;color:var(--muted)}
-        .pager{display:flex;gap:.5rem;margin:.75rem 0 1rem}
-        .pager.people{flex-wrap:wrap}.people a{flex:1 1 auto;overflow-wrap:anywhere}
+        .pager{display:flex;flex-wrap:wrap;gap:.5rem;margin:.75rem 0 1rem}
+        .people a{flex:1 1 auto;overflow-wrap:anywhere}
         .pager a,.pager span{flex:1;text-align:center;padding:.5rem .25rem;border-radius:.75rem;background:var(--card);\
         border:1px solid var(--line);text-decoration:none;font-size:.875rem;color:var(--text)}
         .pager span{color:var(--muted);border-style:dashed}
@@ -52,15 +59,15 @@ enum DashboardStyle {
         h3{font-size:.9375rem;margin:0 0 .25rem;font-weight:600}
         p{margin:0}
         .badge{border-radius:1rem;padding:1.25rem 1rem;color:#fff;text-align:center;margin:0 0 .75rem;background:var(--muted)}
-        .badge .word{display:block;font-size:min(2.75rem,11vw);line-height:1.1;font-weight:800;letter-spacing:-.01em}
+        .badge .word{display:block;font-size:max(min(2.75rem,11vw),2rem);line-height:1.1;font-weight:800;letter-spacing:-.01em;overflow-wrap:anywhere}
         .badge .advice{display:block;margin-top:.375rem;font-size:.9375rem;opacity:.95}
         .badge.g1{background:#1f66d6}.badge.g2{background:#107c41}.badge.g3{background:#a8520a}.badge.g4{background:#c43030}
-        .pair{display:grid;grid-template-columns:1fr 1fr;gap:.625rem}
+        .pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,max(7.5em,calc(50% - .4375rem))),1fr));gap:.625rem}
         .tile{background:var(--bg);border-radius:.75rem;padding:.75rem .625rem;min-width:0}
         .caption{font-size:.8125rem;color:var(--muted);margin:.25rem 0 0}
-        .value{font-size:1.75rem;font-weight:700;line-height:1.2;margin:.125rem 0 .25rem;white-space:nowrap}
+        .value{font-size:1.75rem;font-weight:700;line-height:1.2;margin:.125rem 0 .25rem}
         .value.compact{font-size:1.375rem}
-        .unit{font-size:.8125rem;font-weight:400;color:var(--muted);margin-left:.125rem}
+        .unit{display:inline-block;font-size:.8125rem;font-weight:400;color:var(--muted);margin-left:.125rem}
         .chip{display:inline-block;padding:.0625rem .5rem;border-radius:999px;font-size:.8125rem;font-weight:700;\
         background:var(--line);color:var(--muted)}
         .chip.g1{background:var(--g1-soft);color:var(--g1-ink)}.chip.g2{background:var(--g2-soft);color:var(--g2-ink)}\
@@ -121,6 +128,7 @@ enum DashboardStyle {
         .more{display:inline-block;margin:.75rem 0 0;font-size:.875rem}
         footer{margin:1.5rem 0 0;font-size:.8125rem;color:var(--muted)}
         footer p{margin:0 0 .375rem}
+        @media (forced-colors:active){.swatch,.dot{forced-color-adjust:none}.swatch.who{border-top-color:CanvasText}}
         @media (min-width:40rem){.page{padding:1.5rem 1rem 3rem}h1{font-size:2rem}.card{padding:1.25rem 1.5rem}.pair{gap:.875rem}.tile{padding:1rem}\
         .badge .word{font-size:3.25rem}.chart text,.chart .title{font-size:8px}.chart .who-label,.chart .amount{font-size:7.5px}}
         """

@@ -25,6 +25,11 @@ struct DashboardText {
     var previousWeek: String { say("이전 주", "Previous week") }
     var nextWeek: String { say("다음 주", "Next week") }
     var problems: String { say("문제", "Problems") }
+    /// The banner of the advisories in force (docs/REFERENCE.md §17), named in the page's language.
+    var advisories: String { say("주의보/경보", "Air-quality advisories") }
+    /// The link that stops a page showing today from asking again every ten minutes, and the one that starts it again.
+    var stopRefreshing: String { say("자동 새로 고침 끄기", "Stop refreshing") }
+    var startRefreshing: String { say("자동 새로 고침 켜기", "Refresh every 10 minutes") }
 
     func weekdayShort(_ date: LocalDate) -> String {
         let names =
