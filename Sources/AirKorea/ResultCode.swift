@@ -94,7 +94,7 @@ public enum ResultCode: String, Sendable, Hashable, CaseIterable {
         case .serviceKeyTemporarilyDisabled:
             "data.go.kr가 서비스 키를 잠시 막았습니다. data.go.kr 마이페이지를 확인하고 기다리거나, 다시 쓸 수 있게 해 달라고 요청하세요."
         case .dailyQuotaExceeded:
-            "서비스 키의 하루 요청 한도를 다 썼습니다. FineDust는 한국 시간 00:00까지 기다립니다. 자주 그러면 data.go.kr에 더 큰 한도(운영계정)를 신청하세요."
+            "서비스 키의 하루 요청 한도를 다 썼습니다. FineDust는 한국 시간 00:01까지 기다립니다. 자주 그러면 data.go.kr에 더 큰 한도(운영계정)를 신청하세요."
         case .perSecondLimitExceeded: "서비스 키로 초당 너무 많이 요청했습니다. FineDust가 1분 기다립니다."
         case .blockedIP: "data.go.kr가 이 컴퓨터의 IP 주소를 막았습니다. data.go.kr 고객지원에 문의하세요."
         case .serviceKeyNotRegistered:
@@ -133,7 +133,7 @@ public enum ResultCode: String, Sendable, Hashable, CaseIterable {
         case .serviceKeyTemporarilyDisabled:
             "data.go.kr temporarily disabled the service key; check 마이페이지 on data.go.kr and wait, or ask for it to be re-enabled."
         case .dailyQuotaExceeded:
-            "The daily request quota of the service key is used up; FineDust waits until 00:00 KST. Ask data.go.kr for a larger quota (운영계정) if it keeps happening."
+            "The daily request quota of the service key is used up; FineDust waits until 00:01 KST. Ask data.go.kr for a larger quota (운영계정) if it keeps happening."
         case .perSecondLimitExceeded:
             "Too many requests per second for the service key; FineDust waits a minute."
         case .blockedIP:

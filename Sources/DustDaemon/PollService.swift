@@ -91,8 +91,9 @@ public struct PollService: Service, CustomStringConvertible {
             case .wait(let remaining):
                 // A wait longer than an hour (the quota until 00:01 KST, a long backoff) still gives the alert rules
                 // and the advisories, which do not wait for new measurements, their hour.
-                lastAfterCycle = hourlyAfterCycle(since: lastAfterCycle)
-                // Whatever the wait (the next hour, a backoff, the quota until 00:00 KST), the
+                lastAfterCycle = hourlyAfterCycle(
+                    since: lastAfterCycle, wake: clock.now.addingTimeInterval(remaining), poll: snapshot.settings.poll)
+                // Whatever the wait (the next hour, a backoff, the quota until 00:01 KST), the
                 // heartbeat is written during it (`DaemonStatusBoard.pause`), and the loop looks
                 // again at least every 30 s.
                 guard await board.pause(until: clock.now.addingTimeInterval(remaining)) else { return }
@@ -151,12 +152,17 @@ public struct PollService: Service, CustomStringConvertible {
     static let afterCycleSeconds: TimeInterval = 3600
 
     /// Calls `afterCycle` when an hour has passed since it was last called (`since`, nil before the first
-    /// cycle: nothing to follow yet); returns when it was last called. A clock set back starts the hour again.
-    private func hourlyAfterCycle(since last: Date?) -> Date? {
+    /// cycle: nothing to follow yet) and the wait is a long one; returns when it was last called. A wait is long
+    /// when the poll it ends in (`wake`) comes later than the next hour's poll could (an hour, the jitter and
+    /// ten minutes for the cycle after `last`): an hourly wait whose jitter came out later than the last one's
+    /// ends a little over an hour after it, and the poll's own call follows at once. A clock set back starts
+    /// the hour again.
+    private func hourlyAfterCycle(since last: Date?, wake: Date, poll: PollSettings) -> Date? {
         guard let last, let afterCycle else { return last }
         let now = clock.now
         if now < last { return now }
-        guard now.timeIntervalSince(last) >= Self.afterCycleSeconds else { return last }
+        let longest = Self.afterCycleSeconds + Double(poll.jitterSeconds) + 600
+        guard wake.timeIntervalSince(last) > longest, now.timeIntervalSince(last) >= Self.afterCycleSeconds else { return last }
         afterCycle(now)
         return now
     }

@@ -435,6 +435,11 @@ public struct UnknownPerson: Error, Sendable, Hashable, CustomStringConvertible 
     public var description: String {
         "no person \"\(TerminalSafeText.shown(name, characters: 80))\" is configured; configured people: \(configured.joined(separator: ", "))"
     }
+
+    /// The sentence in Korean, as dustctl under a Korean locale and the Korean dashboard say it.
+    public var korean: String {
+        "\"\(TerminalSafeText.shown(name, characters: 80))\"(이)라는 구성원은 설정되어 있지 않습니다. 설정된 구성원: \(configured.joined(separator: ", "))."
+    }
 }
 
 extension ActivityImportSummary {

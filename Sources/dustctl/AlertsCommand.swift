@@ -151,10 +151,11 @@ struct AlertsListCommand: AsyncParsableCommand {
         }
     }
 
-    /// 발령, 해제, 시험.
+    /// 알림, 해제, 시험.
     private static func kindName(_ kind: AlertEvent.Kind) -> String {
         switch kind {
-        case .fired: "발령"
+        // 알림, not 발령: 발령 is an official advisory's word (주의보 발령), and these are the household's own rules.
+        case .fired: "알림"
         case .cleared: "해제"
         case .test: "시험"
         }

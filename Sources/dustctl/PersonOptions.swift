@@ -38,11 +38,7 @@ struct PersonOptions: ParsableArguments {
     static func configured(_ name: String, in settings: FineDustSettings) throws -> Person {
         guard let person = settings.person(named: name) else {
             let unknown = UnknownPerson(name: name, configured: settings.people.map(\.name))
-            throw CommandFailure(
-                .usage,
-                korean:
-                    "\"\(TerminalSafeText.shown(name, characters: 80))\"(이)라는 구성원은 설정되어 있지 않습니다. 설정된 구성원: \(unknown.configured.joined(separator: ", ")).",
-                english: unknown.description + ".")
+            throw CommandFailure(.usage, korean: unknown.korean, english: unknown.description + ".")
         }
         return person
     }

@@ -144,10 +144,7 @@ struct ReportText {
                 })
         }
         lines += [
-            // `23/24시간` as the dashboard writes it: `24시간 중 23시간` fills a 16-column cell and runs into the next.
-            row(say("측정 시간", "Hours")) {
-                say("\(totals.gases[$0].hours)/\(report.elapsedSlots)시간", "\(totals.gases[$0].hours) of \(report.elapsedSlots)")
-            },
+            row(say("측정 시간", "Hours")) { hoursOf(totals.gases[$0].hours, report.elapsedSlots) },
             row(say("평균", "Mean")) { formattedPPM(totals.gases[$0].mean, $0) },
             row(say("최고", "Max")) { formattedPPM(totals.gases[$0].max, $0) },
             row(say("최고값 등급", "Grade of max")) { style.graded(language.grade(totals.gases[$0].maxGrade), totals.gases[$0].maxGrade) },
@@ -157,7 +154,7 @@ struct ReportText {
         if index.hours > 0 {
             cai += [
                 say("최고 ", "max ") + caiText(index.max, index.maxGrade), say("평균 ", "mean ") + formatted(index.mean),
-                say("\(report.elapsedSlots)시간 중 \(index.hours)시간", "\(index.hours) of \(report.elapsedSlots) hours"),
+                say("\(index.hours)/\(report.elapsedSlots)시간", "\(index.hours) of \(report.elapsedSlots) hours"),
             ]
         }
         lines.append(pad(say("통합대기환경지수 CAI", "CAI 통합대기환경지수"), 22) + cai.joined(separator: " · "))
@@ -244,9 +241,9 @@ struct ReportText {
 
     // MARK: - Pieces
 
-    /// `23 of 24` or `24시간 중 23시간`.
+    /// `23 of 24` or `23/24시간`, as the dashboard writes it (`24시간 중 23시간` filled the gas table's 16-column cells).
     private func hoursOf(_ measured: Int, _ elapsed: Int) -> String {
-        say("\(elapsed)시간 중 \(measured)시간", "\(measured) of \(elapsed)")
+        say("\(measured)/\(elapsed)시간", "\(measured) of \(elapsed)")
     }
 
     /// `Tomorrow      PM10 보통 (moderate)   PM2.5 나쁨 (bad)   forecast for 경기북부, 2026-11-22 17시 발표`.

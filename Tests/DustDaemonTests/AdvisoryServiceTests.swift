@@ -6,6 +6,7 @@ import DustServices
 import DustStore
 import FakeAirKorea
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -161,6 +162,42 @@ struct AdvisoryServiceTests {
             clock.advance(to: instant(kst: "2026-11-22T00:01:00"))
             #expect(await ends.next() == instant(kst: "2026-11-22T00:01:00"))
             #expect(count(measurement) > pollsAtQuota)
+            task.cancel()
+            _ = try? await task.value
+        }
+    }
+
+    @Test("An hourly wait whose jitter came out later than the last one's is not a long wait: one trigger, the poll's")
+    func jitteredHourIsNotLong() async throws {
+        try await withRig { rig in
+            rig.server.setScript { request in FakeReply.advisories(for: request) ?? .respond(status: 200, body: FaultRig.daily) }
+            var settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
+            settings.poll.jitterSeconds = 120
+            let clock = ManualClock(DemoReplay.now)
+            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
+            let board = await DaemonStatusBoard(
+                DaemonStatus(
+                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
+                    startedAt: clock.now, heartbeatSeconds: 2),
+                database: database, clock: clock, logger: rig.logs.logger())
+            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
+            let triggers = AsyncStream<Date>.makeStream()
+            // The first poll is at once (00:20:00, as if its jitter were 0); every later one's jitter the whole 120 s.
+            let poll = PollService(
+                configuration: live, database: database, board: board, transport: rig.transport,
+                notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
+                jitter: { 1 }, afterCycle: { triggers.continuation.yield($0) }, stop: DaemonStop())
+            let task = Task { try await poll.run() }
+            defer { task.cancel() }
+            var ends = triggers.stream.makeAsyncIterator()
+            #expect(await ends.next() == DemoReplay.now)
+            #expect(try await clock.waitUntilSleeping { board.current.state != .polling })
+            // 01:20:30: more than an hour after the last call, but the poll is planned for 01:22, within the hour's
+            // jitter: nothing yet. At 01:22 the poll, and its call the only one.
+            clock.advance(to: instant(kst: "2026-11-21T01:20:30"))
+            #expect(try await clock.waitUntilSleeping())
+            clock.advance(to: instant(kst: "2026-11-21T01:22:00"))
+            #expect(await ends.next() == instant(kst: "2026-11-21T01:22:00"))
             task.cancel()
             _ = try? await task.value
         }

@@ -43,9 +43,14 @@ struct AlertPayloadTests {
         let cleared = AlertEvent(
             kind: .cleared, rule: "advisory.level >= 1", metric: .advisoryLevel, value: 0, station: "종로구", at: Self.at)
         #expect(cleared.title(in: .ko) == "FineDust: 해제, 발령된 주의보·경보 없음")
-        #expect(cleared.message(in: .ko) == "종로구: 이제 advisory.level >= 1에 해당하지 않습니다. 지금 발령된 주의보·경보 없음.")
+        #expect(cleared.message(in: .ko) == "종로구: 이제 조건(advisory.level >= 1)에 해당하지 않습니다. 지금 발령된 주의보·경보 없음.")
         let indoor = AlertEvent(kind: .fired, rule: "indoor.pm25 > 35", metric: .indoorPM25, value: 52, station: "종로구", at: Self.at)
         #expect(AlertPayload.environment(indoor, language: .ko)["FINEDUST_TITLE"] == "FineDust: 실내 초미세먼지 52.0 µg/m³ (환기하거나 공기청정기를 켜세요)")
+        // A clearing says the air is back, not to open the window.
+        let indoorCleared = AlertEvent(
+            kind: .cleared, rule: "indoor.pm25 > 35", metric: .indoorPM25, value: 20, station: "종로구", at: Self.at)
+        #expect(indoorCleared.title(in: .ko) == "FineDust: 해제, 실내 초미세먼지 20.0 µg/m³")
+        #expect(indoorCleared.title(in: .en) == "FineDust: cleared, indoor PM2.5 20.0 µg/m³")
         let dose = AlertEvent(
             kind: .fired, rule: "intake.today.pm10 > 300", metric: .intakeTodayPM10, value: 412.5, station: "종로구", at: Self.at)
         #expect(dose.title(in: .ko) == "FineDust: 오늘 미세먼지 흡입량 412.5 µg")

@@ -86,7 +86,7 @@ struct AlertProcessTests {
         #expect(messages.map(\.path) == ["/finedust-alerts", "/finedust-alerts"])
         // In Korean, the default (alerts.language).
         #expect(String(decoding: messages[0].body, as: UTF8.self) == "종로구: 초미세먼지 매우나쁨. 규칙: pm25.grade >= 3.")
-        #expect(String(decoding: messages[1].body, as: UTF8.self) == "종로구: 이제 pm25.grade >= 3에 해당하지 않습니다. 지금 초미세먼지 좋음.")
+        #expect(String(decoding: messages[1].body, as: UTF8.self) == "종로구: 이제 조건(pm25.grade >= 3)에 해당하지 않습니다. 지금 초미세먼지 좋음.")
         #expect(messages.allSatisfy { $0.headers["authorization"] == "Bearer \(token)" })
         #expect(messages[0].headers["priority"] == "high" && messages[1].headers["priority"] == "default")
         // The Korean title as an RFC 2047 encoded word.

@@ -118,7 +118,7 @@ struct PersonDashboardTests {
             #expect(status == .notFound, "\(path)")
             let name = path.hasSuffix("mom") ? "mom" : "엄마"
             // A page in the page's language (Korean first), with the API's facts.
-            #expect(body.contains("<p>&quot;\(name)&quot;(이)라는 사람은 설정에 없습니다. 설정된 사람: dad, 민지</p>"), "\(path)")
+            #expect(body.contains("<p>&quot;\(name)&quot;(이)라는 구성원은 설정되어 있지 않습니다. 설정된 구성원: dad, 민지.</p>"), "\(path)")
             let (_, english) = try await page(rig.application(data), path + "&lang=en")
             #expect(
                 english.contains("<p>No such person: no person &quot;\(name)&quot; is configured; configured people: dad, 민지.</p>"),

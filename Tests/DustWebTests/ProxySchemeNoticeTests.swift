@@ -52,7 +52,8 @@ struct ProxySchemeNoticeTests {
     func warnsOnce() async throws {
         let rig = try await WebRig()
         defer { rig.directory.remove() }
-        let bearer: HTTPFields = [.authorization: "Bearer \(WebAccessTests.adminToken)"]
+        let direct: HTTPFields = [.authorization: "Bearer \(WebAccessTests.adminToken)"]
+        let bearer = direct + [HTTPField(name: HTTPField.Name("X-Forwarded-For")!, value: "192.0.2.1")]
         let saying: [HTTPFields] = [("X-Forwarded-Proto", "https"), ("Forwarded", "for=192.0.2.1;proto=https")].map { name, value in
             var headers = bearer
             headers[HTTPField.Name(name)!] = value
@@ -68,9 +69,12 @@ struct ProxySchemeNoticeTests {
         }
         #expect(!quiet.all.contains { $0.contains("X-Forwarded-Proto") }, "\(quiet.all)")
 
-        // Trusted and silent about the scheme: said once, however many requests.
+        // Trusted and silent about the scheme: said once, however many requests. A request of the proxy's machine
+        // itself (a monitor's, forwarded for no one) is not one the proxy forwarded: nothing said of it.
         let told = Lines()
         try await server(rig, trusted: ["127.0.0.1"], lines: told).test(.live) { client in
+            try await client.execute(uri: "/api/v1/today", method: .get, headers: direct) { #expect($0.status == .ok) }
+            #expect(told.all.isEmpty, "\(told.all)")
             for _ in 1...3 {
                 try await client.execute(uri: "/api/v1/today", method: .get, headers: bearer) { #expect($0.status == .ok) }
             }
@@ -81,10 +85,10 @@ struct ProxySchemeNoticeTests {
         #expect(warnings.first?.contains("proxy_set_header X-Forwarded-Proto $scheme;") == true)
 
         // Not a proxy of dustd's (none trusted): a browser on the LAN says no scheme and is told nothing.
-        let direct = Lines()
-        try await server(rig, trusted: ["10.0.0.10"], lines: direct).test(.live) { client in
+        let untrusted = Lines()
+        try await server(rig, trusted: ["10.0.0.10"], lines: untrusted).test(.live) { client in
             try await client.execute(uri: "/api/v1/today", method: .get, headers: bearer) { #expect($0.status == .ok) }
         }
-        #expect(!direct.all.contains { $0.contains("X-Forwarded-Proto") }, "\(direct.all)")
+        #expect(!untrusted.all.contains { $0.contains("X-Forwarded-Proto") }, "\(untrusted.all)")
     }
 }

@@ -201,7 +201,7 @@ struct ReportLanguageMoreTests {
         #expect(
             text(.korean)
                 == "규칙:\n  pm25.grade >= 3  조건 충족 · 알림 보냄 (해제되면 다시 알림)\n보낼 곳: ntfy https://ntfy.sh/…\n최근 알림:\n"
-                + "  2026-11-20 15:00  발령  \(koreanTitle)\n      ntfy https://ntfy.sh/…: 실패 (2번째 시도): HTTP 502\n"
+                + "  2026-11-20 15:00  알림  \(koreanTitle)\n      ntfy https://ntfy.sh/…: 실패 (2번째 시도): HTTP 502\n"
                 + "      webhook https://home.example/…: 전달됨 (첫 번째 시도)")
         #expect(
             text(.english)

@@ -37,7 +37,7 @@ struct ReportLanguageTests {
         #expect(day.status == 0 && english.status == 0)
         #expect(
             day.standardOutput.hasPrefix("종로구 · 2026-11-20 (금) · Asia/Seoul\n최근 측정 23:00–24:00   PM10 45 µg/m³ 보통   PM2.5 22 µg/m³ 보통\n"))
-        #expect(day.standardOutput.contains("측정 시간     24시간 중 23시간      24시간 중 22시간"))
+        #expect(day.standardOutput.contains("측정 시간     23/24시간             22/24시간"))
         #expect(day.standardOutput.contains("평균          47.4 µg/m³            24.3 µg/m³"))
         #expect(day.standardOutput.contains("05:00–06:00       –      –            –       –  점검및교정"))
         #expect(english.standardOutput.contains("Mean          47.4 µg/m³            24.3 µg/m³"))

@@ -88,7 +88,7 @@ public struct AlertEvent: Sendable, Hashable {
         case (.fired, .en):
             "\(what) at \(station)\(forWhom). Rule: \(rule)."
         case (.cleared, .ko):
-            "\(station)\(forWhomKorean): 이제 \(rule)에 해당하지 않습니다. 지금 \(koreanWhat)."
+            "\(station)\(forWhomKorean): 이제 조건(\(rule))에 해당하지 않습니다. 지금 \(koreanWhat)."
         case (.cleared, .en):
             "No longer \(rule) at \(station)\(forWhom): now \(what)."
         }
@@ -120,7 +120,8 @@ public struct AlertEvent: Sendable, Hashable {
         case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
         case .forecastTomorrowPM10, .forecastTomorrowPM25: return "tomorrow's \(subject) forecast \(valueText)"
         case .intakeTodayPM10, .intakeTodayPM25: return "\(subject) intake today \(valueText)"
-        case .indoorPM25: return "indoor \(subject) \(valueText) (ventilate or run the purifier)"
+        // What to do, only while it holds: a clearing says the air is back, not to open the window.
+        case .indoorPM25: return "indoor \(subject) \(valueText)" + (kind == .fired ? " (ventilate or run the purifier)" : "")
         case .outlookHighDays:
             return
                 "\(value.flatMap { Int(exactly: $0) }.map(String.init) ?? "unknown") of the weekly outlook's days 높음 (high) for \(subject)"
@@ -140,7 +141,7 @@ public struct AlertEvent: Sendable, Hashable {
         case .pm10Grade, .pm25Grade, .o3Grade, .no2Grade, .coGrade, .so2Grade, .khaiGrade: return "\(subject) \(valueText)"
         case .forecastTomorrowPM10, .forecastTomorrowPM25: return "내일 \(subject) 예보 \(valueText)"
         case .intakeTodayPM10, .intakeTodayPM25: return "오늘 \(subject) 흡입량 \(valueText)"
-        case .indoorPM25: return "실내 \(subject) \(valueText) (환기하거나 공기청정기를 켜세요)"
+        case .indoorPM25: return "실내 \(subject) \(valueText)" + (kind == .fired ? " (환기하거나 공기청정기를 켜세요)" : "")
         case .outlookHighDays:
             return "주간 예보에서 \(subject) 높음인 날 \(value.flatMap { Int(exactly: $0) }.map { "\($0)일" } ?? "알 수 없음")"
         case .advisoryLevel:

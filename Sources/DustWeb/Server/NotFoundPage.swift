@@ -45,13 +45,12 @@ enum NotFoundPage {
 
     /// `?person=` naming nobody this asker may see (docs/REFERENCE.md §18): the configured names only to
     /// the administrator, as the API says them.
+    /// Without the configured names (a person's token, a stranger) it says only that there is no such person.
     static func reason(_ unknown: UnknownPerson) -> Reason {
-        let name = TerminalSafeText.sanitized(unknown.name)
+        let name = TerminalSafeText.shown(unknown.name, characters: 80)
         return unknown.configured.isEmpty
-            ? Reason(korean: "\"\(name)\"(이)라는 사람이 없습니다.", english: "No such person: \"\(name)\".")
-            : Reason(
-                korean: "\"\(name)\"(이)라는 사람은 설정에 없습니다. 설정된 사람: \(unknown.configured.joined(separator: ", "))",
-                english: "No such person: " + unknown.description + ".")
+            ? Reason(korean: "\"\(name)\"(이)라는 구성원은 없습니다.", english: "No such person: \"\(name)\".")
+            : Reason(korean: unknown.korean, english: "No such person: " + unknown.description + ".")
     }
 
     static let styleSheet = """

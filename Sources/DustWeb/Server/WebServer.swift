@@ -277,7 +277,9 @@ public struct WebServer: Sendable {
             named: data.reportSettings.people.count > 1 ? statistics.person.name : nil,
             showsOperatorDetail: context.principal == .everyone
         )
-        var reply = WebResponse.html(DashboardPage.render(model), styleSheet: DashboardPage.styleSheet())
+        // `?refresh=off` stops the page's reload every 10 minutes (a screen reader's place in the hourly table).
+        let refresh = AutoRefresh(query: request.uri.queryParameters.get("refresh"))
+        var reply = WebResponse.html(DashboardPage.render(model, refresh: refresh), styleSheet: DashboardPage.styleSheet())
         reply.headers[.contentLanguage] = language.rawValue
         reply.headers[.vary] = "Accept-Language"
         return reply
@@ -314,9 +316,7 @@ public struct WebServer: Sendable {
     /// `?person=` naming nobody configured: the API has no such person's document (docs/REFERENCE.md §18).
     static func notFound(_ unknown: UnknownPerson) -> WebReply {
         // Without the configured names, a person's token learns nothing of the household.
-        unknown.configured.isEmpty
-            ? notFound("No such person: \"\(TerminalSafeText.sanitized(unknown.name))\".")
-            : notFound("No such person: " + unknown.description + ".")
+        notFound(NotFoundPage.reason(unknown).english)
     }
 
     /// A date or week outside `SupportedPeriod` has no page, like a malformed one (docs/REFERENCE.md
@@ -324,7 +324,7 @@ public struct WebServer: Sendable {
     /// (docs/RELIABILITY.md). The sentence is dustctl's: which part of a date or week written right is
     /// wrong (it quotes the text only when it is digits written as a date or week).
     static func notFound(_ refusal: TypedPeriodError) -> WebReply {
-        notFound("No such page: " + refusal.description)
+        notFound(NotFoundPage.reason(refusal).english)
     }
 
     /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash. The
