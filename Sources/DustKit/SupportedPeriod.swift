@@ -55,18 +55,12 @@ public enum TypedPeriodError: Error, Sendable, Hashable, CustomStringConvertible
         switch self {
         case .notADate(let text):
             // Written right but naming no day (2026-11-31, 2026-02-29, 2026-13-01): say which part is wrong.
-            // ASCII digits only: Regex's \d takes any (`2026-12-3１`), which LocalDate refuses.
-            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/.asciiOnlyDigits()), let year = Int(match.1),
-                let month = Int(match.2)
-            {
-                guard (1...12).contains(month) else {
-                    return "\(text) has no month \(month): a month is 01 to 12; give a day from \(range)."
-                }
-                if year > 0, let last = (28...31).last(where: { LocalDate("\(match.1)-\(match.2)-\($0)") != nil }) {
-                    return "\(text) is not a day: \(match.1)-\(match.2) has \(last) days; give a day from \(range)."
-                }
+            switch Self.dateWrittenRight(text) {
+            case .noSuchMonth(let month)?: return "\(text) has no month \(month): a month is 01 to 12; give a day from \(range)."
+            case .pastLastDay(let yearMonth, let last)?:
+                return "\(text) is not a day: \(yearMonth) has \(last) days; give a day from \(range)."
+            case nil: return "write the day as YYYY-MM-DD, from \(range)."
             }
-            return "write the day as YYYY-MM-DD, from \(range)."
         case .notAWeek(let text):
             // Written right but past the year's last week (2027-W53 after 2026-W53) or W00: say how many it has.
             if let (year, last) = Self.yearOfWeekWrittenRight(text) {
@@ -93,17 +87,12 @@ extension TypedPeriodError {
         let range = "\(SupportedPeriod.firstDate)부터 \(SupportedPeriod.lastDate)"
         switch self {
         case .notADate(let text):
-            if let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/.asciiOnlyDigits()), let year = Int(match.1),
-                let month = Int(match.2)
-            {
-                guard (1...12).contains(month) else {
-                    return "\(text)의 \(month)월은 없는 달입니다: 달은 01부터 12까지입니다. \(range) 사이의 날을 주세요."
-                }
-                if year > 0, let last = (28...31).last(where: { LocalDate("\(match.1)-\(match.2)-\($0)") != nil }) {
-                    return "\(text)은(는) 없는 날입니다: \(match.1)-\(match.2)은(는) \(last)일까지 있습니다. \(range) 사이의 날을 주세요."
-                }
+            switch Self.dateWrittenRight(text) {
+            case .noSuchMonth(let month)?: return "\(text)의 \(month)월은 없는 달입니다: 달은 01부터 12까지입니다. \(range) 사이의 날을 주세요."
+            case .pastLastDay(let yearMonth, let last)?:
+                return "\(text)은(는) 없는 날입니다: \(yearMonth)은(는) \(last)일까지 있습니다. \(range) 사이의 날을 주세요."
+            case nil: return "날짜는 YYYY-MM-DD로, \(range) 사이에서 쓰세요."
             }
-            return "날짜는 YYYY-MM-DD로, \(range) 사이에서 쓰세요."
         case .notAWeek(let text):
             if let (year, last) = Self.yearOfWeekWrittenRight(text) {
                 return "\(text)은(는) 없는 주입니다: \(year)년은 ISO 주가 \(last.week)주까지 있고, 마지막 주는 \(last)"
@@ -119,6 +108,25 @@ extension TypedPeriodError {
             return "\(end)에 끝나는 주는 \(end.adding(days: -6))에 시작해 FineDust가 보관하는 날짜 밖입니다. "
                 + "\(SupportedPeriod.firstWeekEnd) 이후에 끝나는 주를 주세요."
         }
+    }
+
+    /// What is wrong with a text written `YYYY-MM-DD` that names no day, when its month or day says it.
+    enum DateWrittenRight {
+        /// `2026-13-01`: a month past 12 (or 00).
+        case noSuchMonth(Int)
+        /// `2026-11-31`: the month (`2026-11`) has only `last` days.
+        case pastLastDay(yearMonth: String, last: Int)
+    }
+
+    /// For a text written `YYYY-MM-DD` that names no day: which part is wrong; nil when it is not so written
+    /// (then nothing of it is quoted). ASCII digits only: Regex's \d takes any (`2026-12-3１`), which LocalDate refuses.
+    static func dateWrittenRight(_ text: String) -> DateWrittenRight? {
+        guard let match = text.wholeMatch(of: /(\d{4})-(\d{2})-(\d{2})/.asciiOnlyDigits()), let year = Int(match.1),
+            let month = Int(match.2)
+        else { return nil }
+        guard (1...12).contains(month) else { return .noSuchMonth(month) }
+        guard year > 0, let last = (28...31).last(where: { LocalDate("\(match.1)-\(match.2)-\($0)") != nil }) else { return nil }
+        return .pastLastDay(yearMonth: "\(match.1)-\(match.2)", last: last)
     }
 
     /// For a text written `YYYY-Www` whose year has no such week: the year and its last week.

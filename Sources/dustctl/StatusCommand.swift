@@ -123,13 +123,7 @@ struct StatusCommand: AsyncParsableCommand {
             let errorLabel = label("마지막 오류", "Last error")
             let code = failure.resultCode.map { words.say(", 결과 코드 \($0)", ", code \($0)") } ?? ""
             // The kind in words, as the dashboard names it; in English the record's own name.
-            let kind: String =
-                switch failure.kind {
-                case .network: words.say("네트워크", "network")
-                case .airKorea: words.say("에어코리아 응답", "airKorea")
-                case .storage: words.say("저장소", "storage")
-                case .configuration: words.say("설정", "configuration")
-                }
+            let kind = words.say(failure.kind.koreanName, failure.kind.rawValue)
             lines.append(
                 (status?.lastPollFailed == true ? style.graded(errorLabel, .veryBad) : errorLabel)
                     + "\(when(failure.at)) (\(kind)\(code))")

@@ -23,19 +23,11 @@ struct AdvisoryServiceTests {
                 FakeReply.advisories(for: request, approved: false) ?? .respond(status: 200, body: FaultRig.daily)
             }
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            let clock = ManualClock(DemoReplay.now)
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                    startedAt: clock.now, heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
             let polls = AsyncStream<Date>.makeStream()
-            let poll = PollService(
-                configuration: live, database: database, board: board, transport: rig.transport,
-                notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(), jitter: { 0 },
-                afterCycle: { polls.continuation.yield($0) }, stop: DaemonStop())
+            let clocked = await clockedLoop(rig, settings: settings, jitter: { 0 }, afterCycle: { polls.continuation.yield($0) })
+            let (clock, database, board, live, poll) = (
+                clocked.clock, clocked.database, clocked.board, clocked.configuration, clocked.service
+            )
             // The test is the advisory loop's trigger: each poll's end runs one step, in order.
             let advisories = AdvisoryService(
                 configuration: live, database: database, board: board, transport: rig.transport, triggers: AsyncStream { nil },
@@ -114,19 +106,11 @@ struct AdvisoryServiceTests {
             let quota22 = try TestFixtures.data("real/error-oldapi-22-limited-number-of-service-requests-exceeds.xml")
             rig.server.setScript { request in FakeReply.advisories(for: request) ?? .respond(status: 200, body: quota22) }
             let settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
-            let clock = ManualClock(DemoReplay.now)
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                    startedAt: clock.now, heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
             let triggers = AsyncStream<Date>.makeStream()
-            let poll = PollService(
-                configuration: live, database: database, board: board, transport: rig.transport,
-                notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(), jitter: { 0 },
-                afterCycle: { triggers.continuation.yield($0) }, stop: DaemonStop())
+            let clocked = await clockedLoop(rig, settings: settings, jitter: { 0 }, afterCycle: { triggers.continuation.yield($0) })
+            let (clock, database, board, live, poll) = (
+                clocked.clock, clocked.database, clocked.board, clocked.configuration, clocked.service
+            )
             let advisories = AdvisoryService(
                 configuration: live, database: database, board: board, transport: rig.transport, triggers: AsyncStream { nil },
                 clock: clock, logger: rig.logs.logger())
@@ -173,21 +157,11 @@ struct AdvisoryServiceTests {
             rig.server.setScript { request in FakeReply.advisories(for: request) ?? .respond(status: 200, body: FaultRig.daily) }
             var settings = try loopSettings(baseURL: rig.baseURL, storagePath: rig.store.path)
             settings.poll.jitterSeconds = 120
-            let clock = ManualClock(DemoReplay.now)
-            let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
-            let board = await DaemonStatusBoard(
-                DaemonStatus(
-                    state: .starting, mode: .daemon, pid: getpid(), version: "test", station: "종로구",
-                    startedAt: clock.now, heartbeatSeconds: 2),
-                database: database, clock: clock, logger: rig.logs.logger())
-            let live = LiveConfiguration(settings: settings, key: ServiceKey(testKey)!)
             let triggers = AsyncStream<Date>.makeStream()
             // The first poll is at once (00:20:00, as if its jitter were 0); every later one's jitter the whole 120 s.
-            let poll = PollService(
-                configuration: live, database: database, board: board, transport: rig.transport,
-                notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
-                jitter: { 1 }, afterCycle: { triggers.continuation.yield($0) }, stop: DaemonStop())
-            let task = Task { try await poll.run() }
+            let loop = await clockedLoop(rig, settings: settings, jitter: { 1 }, afterCycle: { triggers.continuation.yield($0) })
+            let (clock, board) = (loop.clock, loop.board)
+            let task = Task { try await loop.service.run() }
             defer { task.cancel() }
             var ends = triggers.stream.makeAsyncIterator()
             #expect(await ends.next() == DemoReplay.now)

@@ -29,6 +29,7 @@ func loopSettings(baseURL: String, storagePath: String) throws -> FineDustSettin
 /// A PollService on a manual clock over the rig's store, with the board it reports to.
 struct ClockedLoop {
     let clock: ManualClock
+    let database: DaemonDatabase
     let board: DaemonStatusBoard
     let service: PollService
     /// What a SIGHUP reload replaces.
@@ -45,10 +46,11 @@ struct ClockedLoop {
 }
 
 /// Starts at 2026-11-21 00:20 KST (`DemoReplay.now`), the fixture's day complete.
-/// `metrics` is the factory its requests are counted with.
+/// `metrics` is the factory its requests are counted with; `afterCycle` what it calls after each poll (and
+/// each hour of a longer wait), the alert and advisory services' trigger.
 func clockedLoop(
     _ rig: FaultRig, settings: FineDustSettings, jitter: @escaping @Sendable () -> Double,
-    metrics: any MetricsFactory = NOOPMetricsHandler.instance
+    metrics: any MetricsFactory = NOOPMetricsHandler.instance, afterCycle: (@Sendable (Date) -> Void)? = nil
 ) async -> ClockedLoop {
     let clock = ManualClock(DemoReplay.now)
     let database = DaemonDatabase(rig.store, logger: rig.logs.logger())
@@ -61,8 +63,8 @@ func clockedLoop(
     let service = PollService(
         configuration: configuration, database: database, board: board,
         transport: rig.transport, notifier: SystemdNotifier(environment: [:]), clock: clock, logger: rig.logs.logger(),
-        jitter: jitter, metrics: metrics, stop: DaemonStop())
-    return ClockedLoop(clock: clock, board: board, service: service, configuration: configuration)
+        jitter: jitter, metrics: metrics, afterCycle: afterCycle, stop: DaemonStop())
+    return ClockedLoop(clock: clock, database: database, board: board, service: service, configuration: configuration)
 }
 
 /// Runs a PollService on a manual clock (`loop`, or a new one with jitter at its top) until `done`

@@ -20,6 +20,16 @@ public enum PollFailure: Error, Sendable, Hashable, CustomStringConvertible {
         case storage
         /// The configuration or the key.
         case configuration
+
+        /// How a Korean reader is told the kind (`dustctl status`, the dashboard's notice).
+        public var koreanName: String {
+            switch self {
+            case .network: "네트워크"
+            case .airKorea: "에어코리아 응답"
+            case .storage: "저장소"
+            case .configuration: "설정"
+            }
+        }
     }
 
     public var kind: Kind {

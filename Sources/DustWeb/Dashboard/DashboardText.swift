@@ -336,13 +336,14 @@ struct DashboardText {
         say("dustd가 이 데이터베이스로 실행된 적이 없습니다.", "dustd has not run against this database.")
     }
     func pollFailed(at time: String, kind: PollFailure.Kind, code: String?) -> String {
-        let kindName: String =
+        let english =
             switch kind {
-            case .network: say("네트워크", "network")
-            case .airKorea: say("에어코리아 응답", "AirKorea")
-            case .storage: say("저장소", "storage")
-            case .configuration: say("설정", "configuration")
+            case .network: "network"
+            case .airKorea: "AirKorea"
+            case .storage: "storage"
+            case .configuration: "configuration"
             }
+        let kindName = say(kind.koreanName, english)
         let detail = kindName + (code.map { say(", 결과 코드 \($0)", ", result code \($0)") } ?? "")
         return say("마지막 수집이 실패했습니다 (\(time), \(detail)):", "The last poll failed at \(time) (\(detail)):")
     }

@@ -15,27 +15,14 @@ enum NotFoundPage {
         let korean = language == .korean
         let title = korean ? "페이지가 없습니다" : "No such page"
         let back = korean ? "오늘의 대시보드로" : "Back to today"
-        let page: HTML = """
-            <!DOCTYPE html>
-            <html lang="\(language.rawValue)">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <title>\(title) · FineDust</title>
-            <style>\(HTML(trustedMarkup: styleSheet))</style>
-            </head>
-            <body>
-            <main>
-            <h1>\(title)</h1>
-            <p>\(korean ? reason.korean : reason.english)</p>
-            <p><a href="/?lang=\(language.rawValue)">\(back)</a></p>
-            </main>
-            </body>
-            </html>
-
-            """
-        return WebResponse.html(page.markup, styleSheet: styleSheet, status: .notFound)
+        let page = StandalonePage.document(
+            language: language, title: "\(title) · FineDust", styleSheet: styleSheet,
+            main: """
+                <h1>\(title)</h1>
+                <p>\(korean ? reason.korean : reason.english)</p>
+                <p><a href="/?lang=\(language.rawValue)">\(back)</a></p>
+                """)
+        return WebResponse.html(page, styleSheet: styleSheet, status: .notFound)
     }
 
     /// A date or week FineDust does not keep, or written wrong (docs/REFERENCE.md §13).
@@ -61,4 +48,30 @@ enum NotFoundPage {
         h1{font-size:1.4rem}
         a{color:var(--accent)}
         """
+}
+
+/// The frame of the pages that are not the dashboard (the sign-in form, a page's 404): one document in the
+/// page's language, sized for a phone, light or dark, whose only active content is its `<style>`.
+enum StandalonePage {
+    static func document(language: PageLanguage, title: String, styleSheet: String, main: HTML) -> String {
+        let page: HTML = """
+            <!DOCTYPE html>
+            <html lang="\(language.rawValue)">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="color-scheme" content="light dark">
+            <title>\(title)</title>
+            <style>\(HTML(trustedMarkup: styleSheet))</style>
+            </head>
+            <body>
+            <main>
+            \(main)
+            </main>
+            </body>
+            </html>
+
+            """
+        return page.markup
+    }
 }

@@ -237,9 +237,7 @@ public struct WebServer: Sendable {
         let people = context.principal == .everyone ? data.reportSettings.people.map(\.name) : []
         let person = people.count > 1 ? statistics.person.name : nil
         var household: [DashboardModel.PersonWeek] = []
-        let language = PageLanguage.negotiate(
-            query: request.uri.queryParameters.get("lang"),
-            acceptLanguage: request.headers[.acceptLanguage])
+        let language = PageLanguage.asked(by: request)
         let day: DayReport?
         let week: WeekReport
         var latest: HourlyReading?
@@ -308,10 +306,7 @@ public struct WebServer: Sendable {
     static func notFound(_ message: String) -> WebReply { WebResponse.text(.notFound, message + "\n") }
     /// A dashboard page's 404: a page in the language the page would have had.
     static func pageNotFound(_ reason: NotFoundPage.Reason, _ request: Request) -> WebReply {
-        NotFoundPage.reply(
-            reason,
-            language: PageLanguage.negotiate(
-                query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage]))
+        NotFoundPage.reply(reason, language: PageLanguage.asked(by: request))
     }
     /// `?person=` naming nobody configured: the API has no such person's document (docs/REFERENCE.md §18).
     static func notFound(_ unknown: UnknownPerson) -> WebReply {
@@ -394,9 +389,7 @@ public struct WebServer: Sendable {
         let settingsGeneration = data.settingsGeneration
         let language =
             freshness == .minute
-            ? PageLanguage.negotiate(
-                query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage]
-            ).rawValue : nil
+            ? PageLanguage.asked(by: request).rawValue : nil
         return WebAnswerCache.Key(
             principal: context.principal, target: request.uri.description, language: language,
             signedInByCookie: context.signedInByCookie, dataGeneration: try await data.answerGeneration(),
@@ -423,5 +416,12 @@ public struct WebServer: Sendable {
         _ handler: @escaping @Sendable (Request) async throws -> WebReply
     ) {
         route(router, path, kept: freshness) { request, _ in try await handler(request) }
+    }
+}
+
+extension PageLanguage {
+    /// The language a request asks for: its `?lang=`, else its `Accept-Language` (`negotiate`).
+    static func asked(by request: Request) -> PageLanguage {
+        negotiate(query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage])
     }
 }

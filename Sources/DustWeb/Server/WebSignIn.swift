@@ -35,8 +35,7 @@ enum WebSignIn {
 
     /// The sign-in page, with a fresh anti-forgery value in the form and in its cookie.
     static func form(_ request: Request, status: HTTPResponse.Status, next: String?, problem: Problem?) -> Response {
-        let language = PageLanguage.negotiate(
-            query: request.uri.queryParameters.get("lang"), acceptLanguage: request.headers[.acceptLanguage])
+        let language = PageLanguage.asked(by: request)
         let value = SessionCookie.base64URL(Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }))
         let page = LoginPage.render(language: language, formValue: value, next: localPath(next), problem: problem)
         var reply = WebResponse.html(page, styleSheet: LoginPage.styleSheet, status: status)
@@ -213,33 +212,19 @@ enum LoginPage {
         // arriving on it (autofocus) hears the problem and the hint, not only "Token, password".
         let described: HTML = message.isEmpty ? "hint" : "problem hint"
         let invalid: HTML = if case .wrongToken? = problem { " aria-invalid=\"true\"" } else { .empty }
-        let html: HTML = """
-            <!DOCTYPE html>
-            <html lang="\(language.rawValue)">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <meta name="color-scheme" content="light dark">
-            <title>\(title)</title>
-            <style>\(HTML(trustedMarkup: styleSheet))</style>
-            </head>
-            <body>
-            <main>
-            <h1>\(title)</h1>\(alert)
-            <form method="post" action="/login">
-            <label for="token">\(label)</label>
-            <input id="token" name="token" type="password" autocomplete="current-password" autocapitalize="off" spellcheck="false" required autofocus aria-describedby="\(described)"\(invalid)>
-            <input type="hidden" name="form" value="\(formValue)">
-            <input type="hidden" name="next" value="\(next)">
-            <button type="submit">\(button)</button>
-            </form>
-            <p id="hint" class="hint">\(hint)</p>
-            </main>
-            </body>
-            </html>
-
-            """
-        return html.markup
+        return StandalonePage.document(
+            language: language, title: title, styleSheet: styleSheet,
+            main: """
+                <h1>\(title)</h1>\(alert)
+                <form method="post" action="/login">
+                <label for="token">\(label)</label>
+                <input id="token" name="token" type="password" autocomplete="current-password" autocapitalize="off" spellcheck="false" required autofocus aria-describedby="\(described)"\(invalid)>
+                <input type="hidden" name="form" value="\(formValue)">
+                <input type="hidden" name="next" value="\(next)">
+                <button type="submit">\(button)</button>
+                </form>
+                <p id="hint" class="hint">\(hint)</p>
+                """)
     }
 
     /// `--on-accent` is the button's text: white on the light scheme's deep blue, the page's dark
