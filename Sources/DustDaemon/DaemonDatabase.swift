@@ -14,6 +14,8 @@ import Synchronization
 /// file (`ReopenableStore` not adopted) is used as it is.
 public final class DaemonDatabase: Sendable {
     private let store: Mutex<any FineDustStore>
+    /// Held by the one caller reopening the file (`current()`).
+    private let reopening = Mutex(())
     private let lock: DatabaseLock?
     private let logger: Logger
 
@@ -29,20 +31,30 @@ public final class DaemonDatabase: Sendable {
 
     /// The store to use now: the one open, or a new one when its file was deleted or replaced.
     /// Throws when the file must be reopened and cannot be.
+    ///
+    /// One caller reopens: the services a poll wakes together (alerts, advisories, keeping places)
+    /// all find the file replaced at once, and a second reopening would ask for the `flock` the first
+    /// has just moved to the new file, which a second descriptor of this same process cannot take:
+    /// it would wait the lock's ten seconds on a thread of the task pool and then blame "another
+    /// dustd". The others wait for the one reopening and use its store.
     public func current() throws(StorageFailure) -> any FineDustStore {
         let open = store.withLock { $0 }
         guard let file = open as? any ReopenableStore, file.isReplacedOnDisk else { return open }
-        logger.error(
-            "The database \(file.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill."
-        )
-        let reopened = try file.reopened()
-        store.withLock { $0 = reopened }
-        do {
-            try lock?.followReplacedDatabase()
-        } catch {
-            logger.error("Could not lock the reopened database \(file.path): \(error)")
+        return try reopening.withLock { _ throws(StorageFailure) -> any FineDustStore in
+            let latest = store.withLock { $0 }
+            guard let file = latest as? any ReopenableStore, file.isReplacedOnDisk else { return latest }
+            logger.error(
+                "The database \(file.path) was deleted or replaced while dustd was running; reopening it. Hours written since then went to the old file and are fetched again by the backfill."
+            )
+            let reopened = try file.reopened()
+            store.withLock { $0 = reopened }
+            do {
+                try lock?.followReplacedDatabase()
+            } catch {
+                logger.error("Could not lock the reopened database \(file.path): \(error)")
+            }
+            return reopened
         }
-        return reopened
     }
 
     /// The store open now, without checking the file (for writes that must not fail on a reopen).

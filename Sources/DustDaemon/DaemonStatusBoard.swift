@@ -1,3 +1,4 @@
+import DustKit
 import DustServices
 import Foundation
 import Logging
@@ -98,37 +99,7 @@ public final class DaemonStatusBoard: Sendable {
     /// stop is for. False when it was not done in time.
     @discardableResult
     public func update(within seconds: Double, _ change: @escaping @Sendable (inout DaemonStatus) -> Void) async -> Bool {
-        final class First: Sendable {
-            let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, written: Bool?)>((nil, nil))
-            func finish(_ written: Bool) {
-                let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-                    guard state.written == nil else { return nil }
-                    state.written = written
-                    defer { state.continuation = nil }
-                    return state.continuation
-                }
-                continuation?.resume(returning: written)
-            }
-            func wait(_ continuation: CheckedContinuation<Bool, Never>) {
-                let written = state.withLock { state -> Bool? in
-                    if state.written == nil { state.continuation = continuation }
-                    return state.written
-                }
-                if let written { continuation.resume(returning: written) }
-            }
-        }
-        let first = First()
-        Task { [self] in
-            await update { change(&$0) }
-            first.finish(true)
-        }
-        let timer = Task {
-            // Not cancelled with the caller: only the write or the deadline ends the wait.
-            try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-            first.finish(false)
-        }
-        let written = await withCheckedContinuation { first.wait($0) }
-        timer.cancel()
+        let written = await finishedWithin(seconds: seconds) { [self] in await update { change(&$0) } } != nil
         if !written {
             logger.warning("dustd's status was not recorded within \(Int(seconds)) s: another program holds the database's write lock")
         }

@@ -137,6 +137,15 @@ public final class DatabaseLock: Sendable {
         let replacement = try storage.open(
             storage.databasePath, role: "the database", allowingLinks: true,
             failure: { .unavailable(lockPath: $0, reason: $1) })
+        // Already held: the file at the path is the one locked (moved here before).
+        var now = stat()
+        var held = stat()
+        if fstat(replacement, &now) == 0, databaseDescriptor.withLock({ fstat($0, &held) }) == 0,
+            now.st_dev == held.st_dev, now.st_ino == held.st_ino
+        {
+            close(replacement)
+            return
+        }
         if let refusal = Self.takeWholeFileLock(replacement) {
             close(replacement)
             if refusal.reason == EWOULDBLOCK { throw .held(databasePath: databasePath, pid: refusal.holder) }

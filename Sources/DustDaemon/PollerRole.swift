@@ -126,8 +126,8 @@ public struct PollerRole: Service, CustomStringConvertible {
         case serviceEnded
     }
 
-    /// Runs the poller's services until the lease is lost (true: they were stopped, the current
-    /// write finished) or they all ended at shutdown (false). A service's error ends dustd.
+    /// Runs the poller's services until the lease is lost (true: they were stopped, a write under way
+    /// rolled back) or they all ended at shutdown (false). A service's error ends dustd.
     private func runUntilLost() async throws -> Bool {
         let services = makeServices()
         return try await withThrowingTaskGroup(of: Ending.self) { group in

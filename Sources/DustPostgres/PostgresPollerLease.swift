@@ -2,6 +2,7 @@ import DustConfig
 import DustKit
 import DustServices
 import Logging
+import NIOCore
 import PostgresNIO
 import Synchronization
 
@@ -67,8 +68,8 @@ public final class PostgresPollerLease: PollerLease {
         if let open { connection = open } else { connection = try await connect() }
         do {
             var locked = false
-            let rows = try await connection.query("SELECT pg_try_advisory_lock(\(Self.lockKey))", logger: logger)
-            for try await value in rows.decode(Bool.self) { locked = value }
+            let rows = try await ask(connection, "SELECT pg_try_advisory_lock(\(Self.lockKey))", within: answerWithin)
+            for row in rows { locked = try row.decode(Bool.self) }
             state.withLock { $0.held = locked }
             return locked
         } catch {
@@ -112,25 +113,14 @@ public final class PostgresPollerLease: PollerLease {
     private func watch(_ connection: PostgresConnection) async {
         while !connection.isClosed {
             do { try await Task.sleep(for: checkEvery) } catch { return }
-            // true: answered; false: the connection failed; nil: no answer in time.
-            let answer = await withTaskGroup(of: Bool?.self) { group in
-                group.addTask { [logger] in
-                    (try? await connection.query("SELECT 1", logger: logger)) != nil
-                }
-                group.addTask { [answerWithin] in
-                    try? await Task.sleep(for: answerWithin)
-                    return nil
-                }
-                let first = await group.next() ?? nil
-                // A query without an answer ends only with its connection.
-                if first != true { try? await connection.close() }
-                group.cancelAll()
-                return first
-            }
-            guard answer == true else {
-                if answer == nil {
-                    logger.warning("PostgreSQL at \(location) did not answer within \(answerWithin); this dustd gives up the right to poll")
-                }
+            do {
+                _ = try await ask(connection, "SELECT 1", within: answerWithin)
+            } catch is StatementTimedOut {
+                logger.warning("PostgreSQL at \(location) did not answer within \(answerWithin); this dustd gives up the right to poll")
+                return
+            } catch {
+                // The connection failed (closed as it ends), or the watch was cancelled.
+                if !(error is CancellationError) { try? await connection.close() }
                 return
             }
         }
@@ -149,9 +139,47 @@ public final class PostgresPollerLease: PollerLease {
         // Unlocked before the connection closes: the server frees a closed session's locks only once
         // it notices, and the next dustd should not find the lock still taken.
         if held, !connection.isClosed {
-            _ = try? await connection.query("SELECT pg_advisory_unlock(\(Self.lockKey))", logger: logger)
+            _ = try? await ask(connection, "SELECT pg_advisory_unlock(\(Self.lockKey))", within: Self.releaseWithin)
         }
         try? await connection.close()
+    }
+
+    /// How long a stopping dustd waits for the server to take the lock back: a server that does not
+    /// answer frees it when the session ends, and the stop must end well inside systemd's 10 s.
+    static let releaseWithin: Duration = .seconds(2)
+
+    /// No answer within the time given; the connection was closed.
+    struct StatementTimedOut: Error, CustomStringConvertible {
+        var within: Duration
+        var description: String { "no answer within \(within.components.seconds) s" }
+    }
+
+    /// The connection had closed before the statement could be sent.
+    struct ConnectionClosed: Error, CustomStringConvertible {
+        var description: String { "the connection had closed" }
+    }
+
+    /// Sends `query` and waits at most `within` for its answer: past it the connection is closed (a
+    /// server that froze, a network gone without a word: the server frees the lock once its
+    /// keepalives give up) and the wait fails; cancelled (dustd stopping), the wait fails at once and
+    /// the connection is left to `release()`. PostgresNIO's own `query` awaits a future that no
+    /// cancellation ends and that a statement written after its connection closed never completes
+    /// (the same drop `StatementWaits` guards the store's statements against), so a stop could wait
+    /// for a vanished server until systemd killed dustd.
+    private func ask(_ connection: PostgresConnection, _ query: PostgresQuery, within: Duration) async throws -> PostgresQueryResult {
+        guard !connection.isClosed else { throw ConnectionClosed() }
+        let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        let deadline = connection.eventLoop.scheduleTask(in: TimeAmount(within)) {
+            promise.fail(StatementTimedOut(within: within))
+            connection.close().whenComplete { _ in }
+        }
+        defer { deadline.cancel() }
+        connection.query(query, logger: logger).cascade(to: promise)
+        return try await withTaskCancellationHandler {
+            try await promise.futureResult.get()
+        } onCancel: {
+            promise.fail(CancellationError())
+        }
     }
 
     private func connect() async throws(StorageFailure) -> PostgresConnection {
@@ -172,13 +200,13 @@ public final class PostgresPollerLease: PollerLease {
         // polling and take it again, with a poll, every 30 s. This session opts out (a server before
         // PostgreSQL 14 has no such setting, and says so; nothing else is asked).
         for setting in ["idle_session_timeout = 0", "idle_in_transaction_session_timeout = 0"] {
-            _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET \(setting)"), logger: logger)
+            _ = try? await ask(connection, PostgresQuery(unsafeSQL: "SET \(setting)"), within: answerWithin)
         }
         // Over TCP the server is told to notice a vanished dustd within about a minute (its own
         // default is two hours), so the lock of a poller whose machine or network went away is freed.
         if case .tcp = location.endpoint {
             for setting in ["tcp_keepalives_idle = 30", "tcp_keepalives_interval = 10", "tcp_keepalives_count = 3"] {
-                _ = try? await connection.query(PostgresQuery(unsafeSQL: "SET \(setting)"), logger: logger)
+                _ = try? await ask(connection, PostgresQuery(unsafeSQL: "SET \(setting)"), within: answerWithin)
             }
         }
         state.withLock { $0.connection = connection }

@@ -1,5 +1,6 @@
 import DustDaemon
 import DustKit
+import DustStore
 import Foundation
 import TestSupport
 import Testing
@@ -140,6 +141,46 @@ struct DatabaseLockTests {
         // the file has two names (which it would be told with no dustd running).
         guard case .held = try #require(lockFailure(link)) else {
             Issue.record("a second lock through the hard link was not refused as held")
+            return
+        }
+    }
+
+    @Test(
+        "A database replaced under dustd is reopened once when the services a poll wakes find it together, and a lock already moved is kept at once"
+    )
+    func replacedReopenedOnce() async throws {
+        let directory = try TemporaryDirectory("reopen-once")
+        defer { directory.remove() }
+        chmod(directory.url.path, 0o750)
+        let database = directory.path("dust.sqlite")
+        let lock = try DatabaseLock(databasePath: database)
+        let logs = LogCapture()
+        let daemon = DaemonDatabase(try SQLiteStore(path: database), lock: lock, logger: logs.logger())
+        // A restore: another database renamed over the open one.
+        let restored = directory.path("restored.sqlite")
+        _ = try SQLiteStore(path: restored)
+        #expect(rename(restored, database) == 0)
+        for suffix in ["-wal", "-shm"] { unlink(database + suffix) }
+
+        let started = ContinuousClock.now
+        let stores = await withTaskGroup(of: ObjectIdentifier?.self) { group in
+            for _ in 0..<8 { group.addTask { (try? daemon.current()).map { ObjectIdentifier($0 as AnyObject) } } }
+            return await group.reduce(into: [ObjectIdentifier?]()) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(Set(stores).count == 1 && !stores.contains(nil), "\(stores)")
+        #expect(logs.text.components(separatedBy: "reopening it").count == 2, "\(logs.text)")
+        #expect(!logs.text.contains("Could not lock"), "\(logs.text)")
+        #expect(elapsed < .seconds(5), "the callers waited \(elapsed) for the lock their own process holds")
+        // Moved to the new file and held: asked again, it is kept at once, not waited for ten seconds and
+        // refused as "another dustd".
+        let again = ContinuousClock.now
+        try lock.followReplacedDatabase()
+        #expect(ContinuousClock.now - again < .seconds(2))
+        let link = directory.path("link.sqlite")
+        #expect(Glibc.link(database, link) == 0)
+        guard case .held = try #require(lockFailure(link)) else {
+            Issue.record("the reopened database was not locked")
             return
         }
     }

@@ -8,6 +8,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import ServiceLifecycleTestKit
+import Synchronization
 import TestSupport
 import Testing
 
@@ -206,6 +207,81 @@ struct PostgresPollerLeaseTests {
         #expect(try await next.acquire())
         await next.release()
         await lease.release()
+    }
+
+    @Test(
+        "A server that stops answering cannot hold up a stop: release gives up within its bound, and a cancelled try ends at once",
+        .enabled(
+            if: TestServer.configured,
+            Comment(rawValue: PostgresServer.unavailableReason)))
+    func frozenServerStops() async throws {
+        let lease = PostgresPollerLease(
+            location: await TestServer.location(), password: await TestServer.password(), answerWithin: .seconds(60))
+        #expect(try await lease.acquire())
+        let holders = try await Self.backends()
+        let holder = try #require(holders.first)
+        try #require(kill(pid_t(holder), SIGSTOP) == 0, "the test runs where it may signal the server's processes")
+        // Were a wait not to end, the thaw would end it 20 s on: the test fails, it does not hang.
+        let frozen = Mutex<[Int32]>([holder])
+        let thaw = Task {
+            try? await Task.sleep(for: .seconds(20))
+            for pid in frozen.withLock({ $0 }) { kill(pid_t(pid), SIGCONT) }
+        }
+        defer { thaw.cancel() }
+        // The unlock goes unanswered: given up after PostgresPollerLease.releaseWithin, not waited for.
+        let released = await within(8) { await lease.release() }
+        #expect(released, "release() waited on a server that does not answer")
+
+        // A standby's try, sent on its own session which then freezes, cancelled as a stop cancels it.
+        let standby = PostgresPollerLease(
+            location: await TestServer.location(), password: await TestServer.password(), answerWithin: .seconds(60))
+        let before = Set(try await Self.sessions())
+        #expect(try await !standby.acquire(), "the frozen session still holds the lock")
+        let standbys = Set(try await Self.sessions()).subtracting(before)
+        let own = try #require(standbys.first, "the standby's session was not found")
+        frozen.withLock { $0.append(own) }
+        try #require(kill(pid_t(own), SIGSTOP) == 0)
+        let trying = Task { try await standby.acquire() }
+        try await Task.sleep(for: .milliseconds(300))
+        trying.cancel()
+        let ended = await within(5) { _ = try? await trying.value }
+        #expect(ended, "a cancelled acquire() waited on a server that does not answer")
+        for pid in [holder, own] { kill(pid_t(pid), SIGCONT) }
+        await standby.release()
+        _ = try await TestServer.endHoldersSession()
+        let next = await TestServer.lease()
+        #expect(try await next.acquire())
+        await next.release()
+    }
+
+    /// The server processes of the sessions holding the poller's lock.
+    private static func backends() async throws -> [Int32] {
+        try await TestServer.withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT pid FROM pg_locks
+                WHERE locktype = 'advisory' AND granted
+                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+                """, logger: Logger(label: "test"))
+            var pids: [Int32] = []
+            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
+            return pids
+        }
+    }
+
+    /// The server processes of every other client session of the test database.
+    private static func sessions() async throws -> [Int32] {
+        try await TestServer.withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT pid FROM pg_stat_activity
+                WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+                """, logger: Logger(label: "test"))
+            var pids: [Int32] = []
+            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
+            return pids
+        }
     }
 
     @Test(

@@ -1,3 +1,4 @@
+import AirKorea
 import DustConfig
 import DustKit
 import DustServices
@@ -358,6 +359,25 @@ struct PostgresStoreTests {
         await store.close()
     }
 
+    @Test(
+        "A poll stopped while its hours are stored is a stop, recorded as one: the write is rolled back, not called a storage failure"
+    )
+    func pollStoppedWhileStoring() async throws {
+        let (_, _, store) = try await fresh()
+        let task = Task {
+            await PollCycle(source: AnsweredAfterStop(), store: store, clock: FixedClock(Date(timeIntervalSince1970: 1_795_191_600)))
+                .run(stations: StationPreference(primary: "종로구"), includeNation: false)
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        task.cancel()
+        let report = await task.value
+        #expect(report.stopped)
+        #expect(report.failure == nil, "\(String(describing: report.failure))")
+        #expect(try await store.recentAttempts(limit: 10).map(\.outcome) == [.stopped])
+        #expect(try await store.readingCount(station: nil) == 0)
+        await store.close()
+    }
+
     @Test("sslmode on TCP: prefer and require talk TLS without verifying; verify-ca and verify-full refuse a self-signed certificate")
     func tls() async throws {
         let server = try await PostgresServer.start(tcpTLS: true)
@@ -444,5 +464,18 @@ struct PostgresStoreTests {
             #expect(try await store.physiologySummaries().map(\.heartRateSamples) == [1])
         }
         await store.close()
+    }
+}
+
+/// A day of 종로구 (2026-11-20), answered once the asking task is cancelled: a stop that lands while an
+/// answer is parsed (the parse runs on a thread of its own and finishes), so its hours reach the store
+/// on a cancelled task.
+private struct AnsweredAfterStop: MeasurementAPI {
+    func measurements(_ request: AirKoreaRequest) async throws(FetchError) -> FetchedPage {
+        while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+        let readings = (1...24).map { hour in reading(Slot(startEpochSeconds: 1_795_100_400 + 3600 * (hour - 1)), pm10: Double(30 + hour)) }
+        return FetchedPage(
+            page: MeasurementPage(readings: readings, paging: Paging(numOfRows: 100, pageNo: 1, totalCount: 24, itemCount: 24), skipped: 0),
+            httpStatus: 200)
     }
 }

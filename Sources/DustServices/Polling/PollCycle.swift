@@ -155,6 +155,14 @@ public struct PollCycle: Sendable {
         do {
             stored = try await ingest.store(fetched.page, windowHours: request.windowHours, onlyStation: request.requestedStation)
         } catch {
+            // Stopped while storing: SQLite finishes the write under way, PostgreSQL gives the
+            // connection up and the server rolls it back. A stop either way, not a storage failure
+            // (which the next poller would have shown as the last error); the hours are fetched again.
+            if Task.isCancelled {
+                report.stopped = true
+                await record(started.attempt(.stopped, httpStatus: fetched.httpStatus), into: &report)
+                return nil
+            }
             let failure = PollFailure.storage(error)
             report.failure = report.failure ?? failure
             report.stopsTheCycle = failure

@@ -30,7 +30,16 @@ extension AttemptStore {
 
     /// Records one request, returning the storage failure instead of throwing it: a full disk must
     /// not stop a poll or a fetch, so every caller reports the failure and goes on.
+    ///
+    /// A stopped request's record is written outside the stop's cancellation, which a PostgreSQL store
+    /// obeys by giving its connection up (SQLite finishes a write it has begun), and waited for 2 s at
+    /// most, inside systemd's stop timeout.
     func recordAttemptReportingFailure(_ attempt: PollAttempt) async -> StorageFailure? {
+        guard Task.isCancelled else { return await recordReportingFailure(attempt) }
+        return await finishedWithin(seconds: 2) { await self.recordReportingFailure(attempt) } ?? nil
+    }
+
+    private func recordReportingFailure(_ attempt: PollAttempt) async -> StorageFailure? {
         do {
             try await recordAttempt(attempt)
             return nil
