@@ -382,10 +382,13 @@ assert {pollutant for pollutant, _ in active} == {"pm10", "pm25", "o3"} and set(
 print(f"ok: gases {gases} ppm and CAI {stored[4]} as stored; no advisory in force, its {len(active)} series at 0")
 PY
 # The README's Home Assistant package, rendered with Jinja2 (Home Assistant's template engine) against
-# the API document it asks for: every sensor gets a value, and the measurements are numbers.
+# the API document it asks for: every sensor gets a value, and the measurements are numbers. Then against
+# copies with each value missing (no hour yet today, an hour without PM2.5 or CO, no forecast): the
+# sensors that read it are unavailable (their `availability` renders False), and no sensor that stays
+# available renders "None" or nothing, which Home Assistant would show or refuse.
 curl -sf "$BASE/api/v1/today" -o "$WORK/today.json" || fail "/api/v1/today did not answer"
 python3 - "$WORK" README.md <<'PY' || fail "the README's Home Assistant package does not render against /api/v1/today"
-import json, re, sys
+import copy, json, re, sys
 import jinja2, yaml
 work, readme = sys.argv[1], open(sys.argv[2], encoding="utf-8").read()
 block = re.search(r"<!-- home-assistant-package -->\n```yaml\n(.*?)\n```", readme, re.S).group(1)
@@ -393,17 +396,63 @@ yaml.SafeLoader.add_constructor("!secret", lambda loader, node: "secret")
 package = yaml.safe_load(block)
 document = json.load(open(f"{work}/today.json"))
 environment = jinja2.Environment(undefined=jinja2.StrictUndefined)
-shown = {}
-for sensor in package["rest"][0]["sensor"]:
-    value = environment.from_string(sensor["value_template"]).render(value_json=document).strip()
-    assert value not in ("", "None"), (sensor["name"], value)
-    if "state_class" in sensor:
-        float(value)
-    if sensor.get("device_class") == "enum":
-        # A grade: one of the four words (Home Assistant's enum sensor).
-        assert value in ("좋음", "보통", "나쁨", "매우나쁨"), (sensor["name"], value)
-    shown[sensor["name"]] = value
-print("ok: Home Assistant package renders:", "; ".join(f"{k} = {v}" for k, v in shown.items()))
+sensors = package["rest"][0]["sensor"]
+
+def shown(document):
+    """Each sensor's state: its value, or None when its availability template says unavailable."""
+    states = {}
+    for sensor in sensors:
+        render = lambda key: environment.from_string(sensor[key]).render(value_json=document).strip()
+        if "availability" in sensor and render("availability") != "True":
+            assert render("availability") == "False", (sensor["name"], render("availability"))
+            states[sensor["unique_id"]] = None
+            continue
+        value = render("value_template")
+        assert value not in ("", "None"), (sensor["name"], value)
+        if "state_class" in sensor:
+            float(value)
+        if sensor.get("device_class") == "enum":
+            # A grade: one of the four words (Home Assistant's enum sensor).
+            assert value in ("좋음", "보통", "나쁨", "매우나쁨"), (sensor["name"], value)
+        states[sensor["unique_id"]] = value
+    return states
+
+whole = shown(document)
+assert None not in whole.values(), whole
+def missing(change, unavailable):
+    changed = copy.deepcopy(document)
+    change(changed)
+    states = shown(changed)
+    gone = {key for key, value in states.items() if value is None}
+    assert gone == set(unavailable), (change.__doc__, gone, unavailable)
+    return states
+def no_hour_yet(d):
+    "after midnight, before the day's first hour"
+    d["latest"] = None; d["gases"]["latest"] = None; d["intake"]["pm25"] = None
+missing(no_hour_yet, {"finedust_pm10", "finedust_pm25", "finedust_pm10_grade", "finedust_pm25_grade",
+                      "finedust_pm25_intake_today", "finedust_o3", "finedust_no2", "finedust_so2", "finedust_co", "finedust_cai"})
+def no_pm25(d):
+    "an hour with PM10 and no PM2.5"
+    d["latest"]["pm25"] = None; d["latest"]["grade"]["pm25"] = None
+missing(no_pm25, {"finedust_pm25", "finedust_pm25_grade"})
+def no_co(d):
+    "an hour without CO"
+    d["gases"]["latest"]["co"] = None
+missing(no_co, {"finedust_co"})
+def no_forecast(d):
+    "no forecast stored"
+    d["forecastTomorrow"] = None
+missing(no_forecast, {"finedust_pm25_forecast_tomorrow"})
+def pm10_forecast_only(d):
+    "only PM10's forecast stored"
+    d["forecastTomorrow"]["pm25"] = None
+missing(pm10_forecast_only, {"finedust_pm25_forecast_tomorrow"})
+def warning(d):
+    "a 미세먼지 경보 in force"
+    d["advisory"] = {"pollutant": "PM10", "levelWord": "경보"}
+assert missing(warning, set())["finedust_advisory"] == "미세먼지 경보"
+print("ok: Home Assistant package renders:", "; ".join(f"{k} = {v}" for k, v in whole.items()),
+      "; unavailable, never None, with each value missing")
 PY
 # Issue 39: the package `dustctl homeassistant` prints for the demo household (whose living room has a
 # monitor) renders against the demo day's document, its indoor sensor the last hour the monitor measured.

@@ -63,9 +63,13 @@ public struct AdvisoryService: Service, CustomStringConvertible {
 
     /// After a poll: fetches the operations still on, unless this hour's fetch was made.
     func step(_ loop: inout LoopState) async {
+        // The generation before the settings: a reload landing between the two reads then counts as
+        // a reload again at the next step, while the other order would clear what was turned off
+        // under the new generation and ask with the old key.
+        let generation = configuration.generation
         let snapshot = configuration.snapshot
-        if configuration.generation != loop.generation {
-            loop.generation = configuration.generation
+        if generation != loop.generation {
+            loop.generation = generation
             if !loop.turnedOff.isEmpty {
                 loop.turnedOff = [:]
                 logger.notice("Advisories: the configuration was reloaded; asking every advisory service again")

@@ -55,6 +55,7 @@ struct AdvisoriesCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             try await withStore(settings, for: .read) { store in
+                if settings.advisories.district == nil { try await options.checkStation(settings, store: store) }
                 let now = try options.clock(settings).now
                 let listing = try await advisoryListing(settings, store: store, year: year, now: now)
                 if options.json {

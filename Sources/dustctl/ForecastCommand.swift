@@ -43,6 +43,7 @@ struct ForecastCommand: AsyncParsableCommand {
         try await reportingFailures {
             let settings = try options.settings()
             try await withStore(settings, for: .read) { store in
+                if settings.forecast.region == nil { try await options.checkStation(settings, store: store) }
                 let outlook = try await forecastOutlook(settings, store: store, now: try options.clock(settings).now)
                 if options.json {
                     try standardOutputLine(

@@ -188,6 +188,14 @@ struct GlobalOptions: ParsableArguments {
             english: sentence + "; \(englishSource) names no station this database holds.")
     }
 
+    /// The configured station, where a command reads it only for where it is (the forecast's region,
+    /// the advisories' district) and nothing else says where: checked as `household` checks it, so
+    /// that a mistyped `--station` is named as such (64), not as a province FineDust does not know.
+    func checkStation(_ settings: FineDustSettings, store: any FineDustStore) async throws {
+        guard let name = settings.station.name else { return }
+        try await checkStored(name, store: store)
+    }
+
     /// `StationNames.notStored` in Korean: the same nearest names.
     static func koreanNotStored(_ name: String, known: [String]) -> String {
         let nearest = SpellingDistance.nearest(StationNames.suggestions, to: name, among: known)

@@ -49,7 +49,8 @@ struct HomeAssistantCommand: ParsableCommand {
         let settings = try options.settings()
         try standardOutput(
             HomeAssistantPackage.text(
-                url: url, people: settings.people.map(\.name), indoor: settings.people.first.map { !$0.indoorSensors.isEmpty } ?? false))
+                url: url, people: settings.people.map(\.name), indoor: settings.people.first.map { !$0.indoorSensors.isEmpty } ?? false,
+                tokens: settings.http.requiresTokens))
     }
 }
 
@@ -57,27 +58,36 @@ struct HomeAssistantCommand: ParsableCommand {
 enum HomeAssistantPackage {
     /// - Parameter indoor: whether the first person has indoor sensors (docs/REFERENCE.md §21): the
     ///   package then reads the latest hour their monitor measured.
-    static func text(url: String, people: [String], indoor: Bool = false) -> String {
+    /// - Parameter tokens: whether dustd asks for tokens (`http.tokenFile`, `people[].tokenFile`): each
+    ///   request then names a secret for its token. Without, no secret is named: Home Assistant
+    ///   refuses a package naming a secret `secrets.yaml` does not hold.
+    ///
+    /// Every sensor whose value can be missing (an hour AirKorea did not measure, no hour yet today,
+    /// no forecast stored) has an `availability` template: the REST integration passes a rendered
+    /// `none` on as the text "None", which a numeric sensor refuses and a text sensor shows.
+    static func text(url: String, people: [String], indoor: Bool = false, tokens: Bool = true) -> String {
         let base = url.hasSuffix("/") ? String(url.dropLast()) : url
-        var text = "rest:\n" + resource(base + "/api/v1/today", secret: "finedust_token") + firstPersonSensors
+        var text = "rest:\n" + resource(base + "/api/v1/today", secret: tokens ? "finedust_token" : nil) + firstPersonSensors
         if indoor { text += indoorSensor }
         let slugs = slugs(for: people)
         for (index, person) in people.enumerated().dropFirst() {
             let slug = slugs[index]
             let query = person.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? person
-            text += resource(base + "/api/v1/today?person=" + query, secret: "finedust_token_" + slug)
+            text += resource(base + "/api/v1/today?person=" + query, secret: tokens ? "finedust_token_" + slug : nil)
             text += """
                     sensor:
                       - name: "FineDust PM10 intake today \(person)"
                         unique_id: finedust_pm10_intake_today_\(slug)
-                        value_template: "{{ value_json.intake.pm10 if value_json.intake.pm10 is number else none }}"
+                        value_template: "{{ value_json.intake.pm10 }}"
+                        availability: "{{ value_json.intake is mapping and value_json.intake.pm10 is number }}"
                         device_class: weight
                         unit_of_measurement: "µg"
                         state_class: total_increasing
                         suggested_display_precision: 1
                       - name: "FineDust PM2.5 intake today \(person)"
                         unique_id: finedust_pm25_intake_today_\(slug)
-                        value_template: "{{ value_json.intake.pm25 if value_json.intake.pm25 is number else none }}"
+                        value_template: "{{ value_json.intake.pm25 }}"
+                        availability: "{{ value_json.intake is mapping and value_json.intake.pm25 is number }}"
                         device_class: weight
                         unit_of_measurement: "µg"
                         state_class: total_increasing
@@ -110,95 +120,103 @@ enum HomeAssistantPackage {
         }
     }
 
-    private static func resource(_ address: String, secret: String) -> String {
-        """
-          - resource: \(address)
-            headers:
-              Authorization: !secret \(secret)     # "Bearer …", only with http.tokenFile
-            scan_interval: 600
-
-        """
+    private static func resource(_ address: String, secret: String?) -> String {
+        let headers = secret.map { "    headers:\n      Authorization: !secret \($0)     # \"Bearer …\", only with http.tokenFile\n" } ?? ""
+        return "  - resource: \(address)\n" + headers + "    scan_interval: 600\n"
     }
 
     /// The indoor monitor's latest measured hour (docs/REFERENCE.md §21), after the README's sensors.
     static let indoorSensor = """
               - name: "FineDust indoor PM2.5"
                 unique_id: finedust_indoor_pm25
-                value_template: "{% set h = value_json.hourly | selectattr('indoorSource', 'defined') | selectattr('indoor.pm25', 'number') | list %}{{ h[-1].indoor.pm25 if h else none }}"
+                value_template: "{{ (value_json.hourly | selectattr('indoorSource', 'defined') | selectattr('indoor.pm25', 'number') | list)[-1].indoor.pm25 }}"
+                availability: "{{ value_json.hourly | selectattr('indoorSource', 'defined') | selectattr('indoor.pm25', 'number') | list | count > 0 }}"
                 device_class: pm25
                 unit_of_measurement: "µg/m³"
                 state_class: measurement
 
         """
 
-    /// The README's sensors (`HomeAssistantPackageTests` resolves each template against the API).
+    /// The README's sensors (`HomeAssistantPackageTests` resolves each template against the API;
+    /// `scripts/web-e2e.sh` renders them with Jinja2 in the states where a value is missing).
     private static let firstPersonSensors = """
             sensor:
               - name: "FineDust PM10"
                 unique_id: finedust_pm10
-                value_template: "{{ value_json.latest.pm10 if value_json.latest else none }}"
+                value_template: "{{ value_json.latest.pm10 }}"
+                availability: "{{ value_json.latest is mapping and value_json.latest.pm10 is number }}"
                 device_class: pm10
                 unit_of_measurement: "µg/m³"
                 state_class: measurement
               - name: "FineDust PM2.5"
                 unique_id: finedust_pm25
-                value_template: "{{ value_json.latest.pm25 if value_json.latest else none }}"
+                value_template: "{{ value_json.latest.pm25 }}"
+                availability: "{{ value_json.latest is mapping and value_json.latest.pm25 is number }}"
                 device_class: pm25
                 unit_of_measurement: "µg/m³"
                 state_class: measurement
               - name: "FineDust PM10 grade"
                 unique_id: finedust_pm10_grade
-                value_template: "{% set g = value_json.latest %}{{ ['좋음', '보통', '나쁨', '매우나쁨'][g.grade.pm10 - 1] if g and g.grade.pm10 else none }}"
+                value_template: "{{ ['좋음', '보통', '나쁨', '매우나쁨'][value_json.latest.grade.pm10 - 1] }}"
+                availability: "{{ value_json.latest is mapping and value_json.latest.grade.pm10 in [1, 2, 3, 4] }}"
                 device_class: enum
                 icon: mdi:emoticon-outline
               - name: "FineDust PM2.5 grade"
                 unique_id: finedust_pm25_grade
-                value_template: "{% set g = value_json.latest %}{{ ['좋음', '보통', '나쁨', '매우나쁨'][g.grade.pm25 - 1] if g and g.grade.pm25 else none }}"
+                value_template: "{{ ['좋음', '보통', '나쁨', '매우나쁨'][value_json.latest.grade.pm25 - 1] }}"
+                availability: "{{ value_json.latest is mapping and value_json.latest.grade.pm25 in [1, 2, 3, 4] }}"
                 device_class: enum
                 icon: mdi:emoticon-outline
               - name: "FineDust PM2.5 intake today"
                 unique_id: finedust_pm25_intake_today
-                value_template: "{{ value_json.intake.pm25 if value_json.intake.pm25 is number else none }}"
+                value_template: "{{ value_json.intake.pm25 }}"
+                availability: "{{ value_json.intake is mapping and value_json.intake.pm25 is number }}"
                 device_class: weight
                 unit_of_measurement: "µg"
                 state_class: total_increasing
                 suggested_display_precision: 1
               - name: "FineDust O3"
                 unique_id: finedust_o3
-                value_template: "{% set g = value_json.gases.latest %}{{ (g.o3 * 1963.2) | round(1) if g and g.o3 is number else none }}"
+                value_template: "{{ (value_json.gases.latest.o3 * 1963.2) | round(1) }}"
+                availability: "{% set g = value_json.gases.latest if value_json.gases is mapping %}{{ g is mapping and g.o3 is number }}"
                 device_class: ozone
                 unit_of_measurement: "µg/m³"
                 state_class: measurement
               - name: "FineDust NO2"
                 unique_id: finedust_no2
-                value_template: "{% set g = value_json.gases.latest %}{{ (g.no2 * 1881.6) | round(1) if g and g.no2 is number else none }}"
+                value_template: "{{ (value_json.gases.latest.no2 * 1881.6) | round(1) }}"
+                availability: "{% set g = value_json.gases.latest if value_json.gases is mapping %}{{ g is mapping and g.no2 is number }}"
                 device_class: nitrogen_dioxide
                 unit_of_measurement: "µg/m³"
                 state_class: measurement
               - name: "FineDust SO2"
                 unique_id: finedust_so2
-                value_template: "{% set g = value_json.gases.latest %}{{ (g.so2 * 2620.3) | round(1) if g and g.so2 is number else none }}"
+                value_template: "{{ (value_json.gases.latest.so2 * 2620.3) | round(1) }}"
+                availability: "{% set g = value_json.gases.latest if value_json.gases is mapping %}{{ g is mapping and g.so2 is number }}"
                 device_class: sulphur_dioxide
                 unit_of_measurement: "µg/m³"
                 state_class: measurement
               - name: "FineDust CO"
                 unique_id: finedust_co
-                value_template: "{% set g = value_json.gases.latest %}{{ g.co if g else none }}"
+                value_template: "{{ value_json.gases.latest.co }}"
+                availability: "{% set g = value_json.gases.latest if value_json.gases is mapping %}{{ g is mapping and g.co is number }}"
                 device_class: carbon_monoxide
                 unit_of_measurement: "ppm"
                 state_class: measurement
               - name: "FineDust CAI"
                 unique_id: finedust_cai
-                value_template: "{% set g = value_json.gases.latest %}{{ g.cai if g else none }}"
+                value_template: "{{ value_json.gases.latest.cai }}"
+                availability: "{% set g = value_json.gases.latest if value_json.gases is mapping %}{{ g is mapping and g.cai is number }}"
                 device_class: aqi
                 state_class: measurement
               - name: "FineDust advisory"
                 unique_id: finedust_advisory
-                value_template: "{{ value_json.advisory.pollutant ~ ' ' ~ value_json.advisory.levelWord if value_json.advisory else '없음' }}"
+                value_template: "{% set a = value_json.advisory %}{{ {'PM10': '미세먼지', 'PM25': '초미세먼지', 'O3': '오존'}.get(a.pollutant, a.pollutant) ~ ' ' ~ a.levelWord if a is mapping else '없음' }}"
                 icon: mdi:alert
               - name: "FineDust PM2.5 forecast tomorrow"
                 unique_id: finedust_pm25_forecast_tomorrow
-                value_template: "{{ value_json.forecastTomorrow.pm25.word if value_json.forecastTomorrow else none }}"
+                value_template: "{{ value_json.forecastTomorrow.pm25.word }}"
+                availability: "{% set f = value_json.forecastTomorrow %}{{ f is mapping and f.pm25 is mapping and f.pm25.word is string }}"
                 icon: mdi:weather-hazy
 
         """

@@ -41,38 +41,63 @@ struct StatusCommand: AsyncParsableCommand {
             let settings = try options.settings()
             // Korean under a Korean locale (`LC_ALL`, `LC_MESSAGES`, `LANG`), English otherwise; `--json` is the same in both.
             let words = StatusWords(language: ReportLanguage.process)
+            let station = settings.station.name
+            let now = try options.clock(settings).now
+            // No database yet where dustd keeps it (a new install, dustd not started): never run, as an
+            // empty database would say, rather than a missing file (66) to a monitor's first check.
+            if case .sqlite(let path) = settings.storage, !FileManager.default.fileExists(atPath: path) {
+                let health = DaemonHealth(status: nil, newestSlot: nil, now: now, processIsDustd: processIsDustd)
+                try show(
+                    health, settings: settings, rows: 0, forecastCalls: 0, now: now, words: words,
+                    notes: [
+                        words.say(
+                            "\(path)에 아직 데이터베이스가 없습니다. dustd가 처음 시작할 때 만듭니다.",
+                            "There is no database at \(path) yet; dustd creates it when it first starts.")
+                    ])
+                return
+            }
             try await withStore(settings, for: .read) { store in
-                let station = settings.station.name
-                let now = try options.clock(settings).now
                 let reading = try await StatusReading.read(from: store, station: station, now: now, processIsDustd: processIsDustd)
-                let (health, rows, forecastCalls) = (reading.health, reading.rows, reading.forecastCallsToday)
-                let calendar = settings.calendar
-                // The exit status is the answer (`dustctl status | grep -q …` in a monitor's check): a
-                // reader that stops reading does not turn "not running" into 0.
-                func show(_ text: String) throws(OutputError) {
-                    do throws(OutputError) {
-                        try standardOutputLine(text)
-                    } catch .closedPipe where health.exitStatus != 0 {
-                        return
-                    }
+                let asked = settings.indoor.askedSensorNames
+                let indoor = !options.json || asked.isEmpty ? [] : try await store.indoorSensorStates().filter { asked.contains($0.sensor) }
+                var notes: [String] = []
+                if !options.json {
+                    if let location = try await locationLine(settings, store: store, words: words) { notes.append(location) }
+                    notes += try await indoorLines(settings, store: store, now: now, words: words)
                 }
-                if options.json {
-                    let asked = settings.indoor.askedSensorNames
-                    let indoor = asked.isEmpty ? [] : try await store.indoorSensorStates().filter { asked.contains($0.sensor) }
-                    try show(
-                        ReportJSON.status(
-                            health, database: settings.storage.description, station: station, rows: rows,
-                            calendar: calendar, forecastCallsToday: forecastCalls, indoor: indoor
-                        ).serialized)
-                } else {
-                    var text = text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now, words: words)
-                    if let location = try await locationLine(settings, store: store, words: words) { text += "\n" + location }
-                    for line in try await indoorLines(settings, store: store, now: now, words: words) { text += "\n" + line }
-                    try show(text)
-                }
-                if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
+                try show(
+                    reading.health, settings: settings, rows: reading.rows, forecastCalls: reading.forecastCallsToday, now: now,
+                    words: words, indoor: indoor, notes: notes)
             }
         }
+    }
+
+    /// The status on stdout, `--json` or text with `notes` after it, and the exit status its answer.
+    private func show(
+        _ health: DaemonHealth, settings: FineDustSettings, rows: Int, forecastCalls: Int, now: Date, words: StatusWords,
+        indoor: [IndoorSensorState] = [], notes: [String]
+    ) throws {
+        // The exit status is the answer (`dustctl status | grep -q …` in a monitor's check): a
+        // reader that stops reading does not turn "not running" into 0.
+        func write(_ text: String) throws(OutputError) {
+            do throws(OutputError) {
+                try standardOutputLine(text)
+            } catch .closedPipe where health.exitStatus != 0 {
+                return
+            }
+        }
+        if options.json {
+            try write(
+                ReportJSON.status(
+                    health, database: settings.storage.description, station: settings.station.name, rows: rows,
+                    calendar: settings.calendar, forecastCallsToday: forecastCalls, indoor: indoor
+                ).serialized)
+        } else {
+            try write(
+                ([text(health, settings: settings, rows: rows, forecastCalls: forecastCalls, now: now, words: words)] + notes)
+                    .joined(separator: "\n"))
+        }
+        if health.exitStatus != 0 { throw ExitCode(health.exitStatus) }
     }
 
     private func text(

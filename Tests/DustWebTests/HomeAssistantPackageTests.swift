@@ -95,9 +95,12 @@ struct HomeAssistantPackageTests {
             let template = try #require(sensor["value_template"] as? String, "\(name)")
             let paths = templatePaths(template)
             #expect(!paths.isEmpty, "\(name) reads the document")
-            for path in paths {
+            for path in paths + templatePaths(sensor["availability"] as? String ?? "") {
                 #expect(resolve(path, in: document) != nil, "\(name): \(path.joined(separator: ".")) is in /api/v1/today")
             }
+            // A value that can be missing makes the sensor unavailable (the REST integration would pass a
+            // rendered `none` on as the text "None"): every sensor but the advisory, which says 없음.
+            #expect((sensor["availability"] != nil) == (sensor["unique_id"] as? String != "finedust_advisory"), "\(name)")
             if sensor["device_class"] as? String == "enum" {
                 // A grade: Home Assistant's enum sensor, text with no unit and no state class (its state is
                 // checked against `options` only when there are some; the REST integration takes none).
@@ -143,9 +146,19 @@ struct HomeAssistantPackageTests {
         let readme = try String(contentsOf: TestFixtures.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let marker = try #require(readme.range(of: "<!-- home-assistant-package -->\n```yaml\n"))
         let end = try #require(readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex))
-        let one = try await rig.dustctl(["homeassistant"])
+        // The README's household asks for tokens (`http.tokenFile`): each request names its secret.
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("DUSTD_") }
+        environment["DUSTD_CONFIG"] = rig.configuration
+        environment["DUSTD_HTTP_TOKEN_FILE"] = rig.directory.path("token")
+        let one = try await Executables.run("dustctl", ["homeassistant"], environment: environment)
         #expect(one.status == 0, "\(one.standardError)")
         #expect(one.standardOutput == String(readme[marker.upperBound..<end.lowerBound]) + "\n")
+        // One that asks for none names no secret: Home Assistant refuses a package naming one secrets.yaml lacks.
+        let tokenless = try await rig.dustctl(["homeassistant"])
+        #expect(tokenless.status == 0, "\(tokenless.standardError)")
+        #expect(!tokenless.standardOutput.contains("!secret") && !tokenless.standardOutput.contains("headers:"))
+        #expect(tokenless.standardOutput.replacing(#/    headers:\n      Authorization: [^\n]*\n/#, with: "") == tokenless.standardOutput)
+        #expect(one.standardOutput.replacing(#/    headers:\n      Authorization: [^\n]*\n/#, with: "") == tokenless.standardOutput)
 
         let (data, configuration) = try PersonAPITests().household(rig)
         let household = try await rig.dustctl(["homeassistant", "--config", configuration, "--url", "http://ha.example:8478/"])

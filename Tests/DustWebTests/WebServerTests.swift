@@ -222,6 +222,35 @@ struct WebServerTests {
         }
     }
 
+    @Test("On the wire, a HEAD answer says the length its GET's body has and sends none (RFC 9110 §9.3.2)")
+    func headLength() async throws {
+        let rig = try await WebRig()
+        defer { rig.directory.remove() }
+        try await rig.application(try rig.source()).test(.live) { client in
+            let paths = [
+                "/", "/day/2026-11-20", "/day/2026-13-45", "/api/v1/today", "/api/v1/status", "/healthz", "/metrics",
+                "/manifest.webmanifest", "/icon.svg",
+            ]
+            for path in paths {
+                let length = try await client.execute(uri: path, method: .get) { $0.body.readableBytes }
+                #expect(length > 0, "\(path)")
+                try await client.execute(uri: path, method: .head) { response in
+                    #expect(response.headers[.contentLength] == String(length), "\(path)")
+                    #expect(response.body.readableBytes == 0, "\(path)")
+                }
+            }
+        }
+        // The sign-in page, where tokens are configured.
+        try await rig.application(try rig.source(), token: try #require(BearerToken("s3cret-token\n"))).test(.live) { client in
+            let length = try await client.execute(uri: "/login", method: .get) { $0.body.readableBytes }
+            #expect(length > 0)
+            try await client.execute(uri: "/login", method: .head) { response in
+                #expect(response.headers[.contentLength] == String(length))
+                #expect(response.body.readableBytes == 0)
+            }
+        }
+    }
+
     @Test("With a token, every path but /healthz needs it; a wrong one is refused as firmly as none")
     func token() async throws {
         let rig = try await WebRig()

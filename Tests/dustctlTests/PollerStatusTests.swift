@@ -16,6 +16,25 @@ private func record(host: String?, age: TimeInterval, now: Date = Date()) -> Dae
 
 @Suite("The status names the poller: its host beside its PID (docs/REFERENCE.md §20)", .timeLimit(.minutes(10)))
 struct PollerStatusTests {
+    @Test("Before dustd has made its database: never run (exit 3), text and JSON, in both languages; nothing is created")
+    func noDatabaseYet() async throws {
+        let directory = try TemporaryDirectory("finedust-status-new")
+        defer { directory.remove() }
+        let db = directory.path("state/dust.sqlite")
+        let text = try await dustctl("status", "--db", db, "--station", "종로구")
+        #expect(text.status == 3, "\(text.standardError)")
+        #expect(text.standardError.isEmpty)
+        #expect(text.standardOutput.contains("There is no database at \(db) yet; dustd creates it when it first starts."))
+        let korean = try await dustctl("status", "--db", db, "--station", "종로구", environment: ["LC_ALL": "ko_KR.UTF-8"])
+        #expect(korean.status == 3 && korean.standardOutput.contains("\(db)에 아직 데이터베이스가 없습니다."), "\(korean.standardOutput)")
+        let json = try await dustctl("status", "--db", db, "--station", "종로구", "--json")
+        #expect(json.status == 3, "\(json.standardError)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+        #expect(document["daemon"] as? String == "neverRun")
+        #expect(document["rows"] as? Int == 0)
+        #expect(!FileManager.default.fileExists(atPath: db) && !FileManager.default.fileExists(atPath: directory.path("state")))
+    }
+
     @Test("A record of an older dustd, without host, still decodes (host nil); a new one keeps its host")
     func oldRecordDecodes() throws {
         let old = record(host: nil, age: 0, now: Date(timeIntervalSince1970: 1_795_000_000))

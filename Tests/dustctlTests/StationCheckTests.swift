@@ -11,7 +11,12 @@ struct StationCheckTests {
         let db = directory.path("db.sqlite")
         let imported = try await dustctl("import", fixture("synthesized/station-jongno-ver1.5-DAILY-2026-11-20.xml"), "--db", db)
         #expect(imported.status == 0, "\(imported.standardError)")
-        for command in [["day", "2026-11-20"], ["week", "--end", "2026-11-20"], ["hourly", "2026-11-20"], ["export", "--last-week"]] {
+        // The forecast and the advisories read the station for its province: a mistyped one was "FineDust does not know
+        // the station's province yet" (78) before.
+        for command in [
+            ["day", "2026-11-20"], ["week", "--end", "2026-11-20"], ["hourly", "2026-11-20"], ["export", "--last-week"], ["forecast"],
+            ["forecast", "--json"], ["advisories"],
+        ] {
             let result = try await dustctl(command + ["--station", "종로구청", "--db", db])
             #expect(result.status == 64, "\(command)")
             #expect(

@@ -82,7 +82,11 @@ public struct WebServer: Sendable {
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
             return WebSignIn.form(request, status: .ok, next: request.uri.queryParameters.get("next"), problem: nil)
         }
-        router.head(RouterPath(WebSignIn.loginPath)) { _, _ in Response(status: .ok) }
+        router.head(RouterPath(WebSignIn.loginPath)) { request, _ -> Response in
+            guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
+            return Self.answering(
+                .head, WebSignIn.form(request, status: .ok, next: request.uri.queryParameters.get("next"), problem: nil))
+        }
         router.post(RouterPath(WebSignIn.loginPath)) { request, context -> Response in
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
             return try await WebSignIn.signIn(
@@ -322,6 +326,18 @@ public struct WebServer: Sendable {
         notFound(NotFoundPage.reason(refusal).english)
     }
 
+    /// `response` as `method` is answered: a HEAD answer without its body, saying the length its GET
+    /// would have (RFC 9110 §9.3.2; a client that probes with HEAD reads it), and a 304 without one
+    /// (NIO's encoder drops a 304's framing headers).
+    static func answering(_ method: HTTPRequest.Method, _ response: Response) -> Response {
+        guard method == .head || response.status == .notModified else { return response }
+        var response = response
+        let length = response.body.contentLength
+        response.body = .init()
+        if method == .head, response.status != .notModified, let length { response.headers[.contentLength] = String(length) }
+        return response
+    }
+
     /// GET and HEAD for one path; a storage failure is a 503 with its sentence, never a crash. The
     /// door of every answer: its whole text is checked for an echo of the service key (a page
     /// shows texts side by side, each harmless alone), and one that echoes is withheld.
@@ -364,9 +380,7 @@ public struct WebServer: Sendable {
                     reply = WebReply(status: .notModified, headers: reply.headers, text: "")
                 }
             }
-            var response = reply.response
-            if request.method == .head || reply.status == .notModified { response.body = .init() }
-            return response
+            return Self.answering(request.method, reply.response)
         }
         router.on(path, method: .get, use: guarded)
         router.on(path, method: .head, use: guarded)
