@@ -37,7 +37,8 @@ public final class SQLiteStore: Sendable {
     public static let defaultBusyTimeout: TimeInterval = 10
 
     /// The size, in bytes, the -wal file is cut back to after a checkpoint (SQLite's
-    /// `journal_size_limit`); it is cut to 0 when the last writer closes. docs/PERFORMANCE.md,
+    /// `journal_size_limit`); it is cut to 0 when the last writer closes and no checkpoint has run
+    /// (after one, a stopped dustd leaves it at this size, its frames stale). docs/PERFORMANCE.md,
     /// "A week's cost and the size of history".
     public static let walSizeLimit = 4 * 1024 * 1024
 

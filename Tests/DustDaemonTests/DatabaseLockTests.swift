@@ -162,21 +162,17 @@ struct DatabaseLockTests {
         #expect(rename(restored, database) == 0)
         for suffix in ["-wal", "-shm"] { unlink(database + suffix) }
 
-        let started = ContinuousClock.now
         let stores = await withTaskGroup(of: ObjectIdentifier?.self) { group in
             for _ in 0..<8 { group.addTask { (try? daemon.current()).map { ObjectIdentifier($0 as AnyObject) } } }
             return await group.reduce(into: [ObjectIdentifier?]()) { $0.append($1) }
         }
-        let elapsed = ContinuousClock.now - started
+        // One reopening, one move of the lock: a second one had waited ten seconds for the lock this process
+        // holds, then logged "Could not lock … another dustd".
         #expect(Set(stores).count == 1 && !stores.contains(nil), "\(stores)")
         #expect(logs.text.components(separatedBy: "reopening it").count == 2, "\(logs.text)")
         #expect(!logs.text.contains("Could not lock"), "\(logs.text)")
-        #expect(elapsed < .seconds(5), "the callers waited \(elapsed) for the lock their own process holds")
-        // Moved to the new file and held: asked again, it is kept at once, not waited for ten seconds and
-        // refused as "another dustd".
-        let again = ContinuousClock.now
+        // Moved to the new file and held: asked again, it is kept, not refused as held by "another dustd".
         try lock.followReplacedDatabase()
-        #expect(ContinuousClock.now - again < .seconds(2))
         let link = directory.path("link.sqlite")
         #expect(Glibc.link(database, link) == 0)
         guard case .held = try #require(lockFailure(link)) else {

@@ -3,6 +3,7 @@ import DustConfig
 import DustKit
 import DustServices
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -364,11 +365,15 @@ struct PostgresStoreTests {
     )
     func pollStoppedWhileStoring() async throws {
         let (_, _, store) = try await fresh()
+        let source = AnsweredAfterStop()
         let task = Task {
-            await PollCycle(source: AnsweredAfterStop(), store: store, clock: FixedClock(Date(timeIntervalSince1970: 1_795_191_600)))
+            await PollCycle(source: source, store: store, clock: FixedClock(Date(timeIntervalSince1970: 1_795_191_600)))
                 .run(stations: StationPreference(primary: "종로구"), includeNation: false)
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // Stopped once the request is under way (a suite under load took longer than 200 ms to get there).
+        for _ in 0..<6000 where !source.asked.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(10)) }
+        let asked = source.asked.load(ordering: .acquiring)
+        #expect(asked, "the poll never asked AirKorea")
         task.cancel()
         let report = await task.value
         #expect(report.stopped)
@@ -470,8 +475,11 @@ struct PostgresStoreTests {
 /// A day of 종로구 (2026-11-20), answered once the asking task is cancelled: a stop that lands while an
 /// answer is parsed (the parse runs on a thread of its own and finishes), so its hours reach the store
 /// on a cancelled task.
-private struct AnsweredAfterStop: MeasurementAPI {
+private final class AnsweredAfterStop: MeasurementAPI {
+    let asked = Atomic(false)
+
     func measurements(_ request: AirKoreaRequest) async throws(FetchError) -> FetchedPage {
+        asked.store(true, ordering: .releasing)
         while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
         let readings = (1...24).map { hour in reading(Slot(startEpochSeconds: 1_795_100_400 + 3600 * (hour - 1)), pm10: Double(30 + hour)) }
         return FetchedPage(

@@ -143,8 +143,16 @@ struct MessageLanguageTests {
         try await expectBoth(
             ["week", "--end", "2026-11-20", "--iso", "2026-W47", "--db", db], status: 64,
             korean: ["Error: --end와 --iso는 함께 쓸 수 없습니다."], english: ["Error: --end and --iso exclude each other."])
+        // A mistyped --station is named as such (below); the province FineDust cannot place is one of a database
+        // that holds no hour yet (a new one, no poll or station list stored).
+        let empty = directory.path("empty.sqlite")
+        _ = try SQLiteStore(path: empty)
         try await expectBoth(
-            ["forecast", "--db", db, "--station", "없는곳", "--now", "2026-11-20T12:00"], status: 78,
+            ["forecast", "--db", db, "--station", "없는곳", "--now", "2026-11-20T12:00"], status: 64,
+            korean: ["dustctl: 측정소 없는곳의 측정값은 저장되어 있지 않습니다. 측정값이 있는 측정소: 종로구."],
+            english: ["dustctl: No readings of a station 없는곳 are stored; stations with readings: 종로구."])
+        try await expectBoth(
+            ["forecast", "--db", empty, "--station", "없는곳", "--now", "2026-11-20T12:00"], status: 78,
             korean: [
                 "dustctl: FineDust가 아직 측정소의 시도를 모릅니다(저장된 측정도 측정소 목록도 없음). forecast.region(또는 DUSTD_FORECAST_REGION)을 "
                     + "서울, 제주, 전남, 전북, 광주, 경남, 경북, 울산, 대구, 부산, 충남, 충북, 세종, 대전, 영동, 영서, 경기남부, 경기북부, 인천 중 하나로 설정하거나, dustctl stations sync를 실행하세요."
