@@ -191,8 +191,10 @@ struct GlobalOptions: ParsableArguments {
     /// The configured station, where a command reads it only for where it is (the forecast's region,
     /// the advisories' district) and nothing else says where: checked as `household` checks it, so
     /// that a mistyped `--station` is named as such (64), not as a province FineDust does not know.
+    /// A station of the synced list (`dustctl stations sync`) with no hour stored is known too: its
+    /// province is what these commands read.
     func checkStation(_ settings: FineDustSettings, store: any FineDustStore) async throws {
-        guard let name = settings.station.name else { return }
+        guard let name = settings.station.name, try await store.stationLocation(name: name) == nil else { return }
         try await checkStored(name, store: store)
     }
 

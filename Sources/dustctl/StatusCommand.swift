@@ -45,7 +45,9 @@ struct StatusCommand: AsyncParsableCommand {
             let now = try options.clock(settings).now
             // No database yet where dustd keeps it (a new install, dustd not started): never run, as an
             // empty database would say, rather than a missing file (66) to a monitor's first check.
-            if case .sqlite(let path) = settings.storage, !FileManager.default.fileExists(atPath: path) {
+            // Only a file that is not there (ENOENT): one this user may not reach is said as every command says it.
+            var status = stat()
+            if case .sqlite(let path) = settings.storage, stat(path, &status) != 0, errno == ENOENT {
                 let health = DaemonHealth(status: nil, newestSlot: nil, now: now, processIsDustd: processIsDustd)
                 try show(
                     health, settings: settings, rows: 0, forecastCalls: 0, now: now, words: words,

@@ -315,6 +315,10 @@ struct DatabaseFileProcessTests {
         #expect(outside != 0 && outside != 66, "\(outsideWhy)")
         #expect(outsideWhy.contains("may not enter \(directory)") && outsideWhy.contains("sudo usermod -aG \(groupName)"), "\(outsideWhy)")
         #expect(!outsideWhy.contains("There is no database"))
+        // `status`, a new user's first command, too: not "no database yet" (never run, exit 3).
+        let (status, statusWhy) = try await run(as: stranger, gid_t(stranger), scene, "dustctl", ["status", "--db", database])
+        #expect(status != 0 && status != 3, "\(statusWhy)")
+        #expect(statusWhy.contains("may not enter \(directory)"), "\(statusWhy)")
         // install.sh's configuration, 0640 root:dustd: the same advice, not only "Permission denied".
         let configuration = scene.directory.path("group.yaml")
         try "# the group's\n".write(toFile: configuration, atomically: true, encoding: .utf8)

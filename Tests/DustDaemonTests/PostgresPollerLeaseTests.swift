@@ -235,10 +235,9 @@ struct PostgresPollerLeaseTests {
         // A standby's try, sent on its own session which then freezes, cancelled as a stop cancels it.
         let standby = PostgresPollerLease(
             location: await TestServer.location(), password: await TestServer.password(), answerWithin: .seconds(60))
-        let before = Set(try await Self.sessions())
         #expect(try await !standby.acquire(), "the frozen session still holds the lock")
-        let standbys = Set(try await Self.sessions()).subtracting(before)
-        let own = try #require(standbys.first, "the standby's session was not found")
+        // The standby's session: the one whose last statement was its try (the holder's is frozen mid-unlock).
+        let own = try #require(try await Self.sessions().first { $0 != holder }, "the standby's session was not found")
         frozen.withLock { $0.append(own) }
         try #require(kill(pid_t(own), SIGSTOP) == 0)
         let trying = Task { try await standby.acquire() }
@@ -270,13 +269,16 @@ struct PostgresPollerLeaseTests {
         }
     }
 
-    /// The server processes of every other client session of the test database.
+    /// The server processes of the test database's other sessions whose last statement was a try for the lock,
+    /// the newest first.
     private static func sessions() async throws -> [Int32] {
         try await TestServer.withConnection { connection in
             let rows = try await connection.query(
                 """
                 SELECT pid FROM pg_stat_activity
                 WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+                  AND query LIKE 'SELECT pg_try_advisory_lock%'
+                ORDER BY backend_start DESC
                 """, logger: Logger(label: "test"))
             var pids: [Int32] = []
             for try await pid in rows.decode(Int32.self) { pids.append(pid) }

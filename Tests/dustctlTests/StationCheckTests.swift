@@ -22,6 +22,13 @@ struct StationCheckTests {
             #expect(
                 result.standardError == "dustctl: No readings of a station 종로구청 are stored; stations with readings: 종로구.\n", "\(command)")
         }
+        // A station of the synced list with no hour stored has a province: the forecast and the advisories read it.
+        let listed = try await dustctl("stations", "import", fixture("synthesized/msrstn-list-seoul-walk-8.xml"), "--db", db)
+        #expect(listed.status == 0, "\(listed.standardError)")
+        for command in [["forecast"], ["advisories"]] {
+            let result = try await dustctl(command + ["--station", "용산구", "--db", db])
+            #expect(result.status == 0, "\(command): \(result.standardError)")
+        }
         let configuration = directory.path("dustd.yaml")
         try "station:\n  name: 종로구청\n".write(toFile: configuration, atomically: true, encoding: .utf8)
         let configured = try await dustctl("day", "2026-11-20", "--config", configuration, "--db", db)

@@ -84,8 +84,11 @@ public struct WebServer: Sendable {
         }
         router.head(RouterPath(WebSignIn.loginPath)) { request, _ -> Response in
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
-            return Self.answering(
+            // Without the form's cookie: a probe must not replace the one of a form open in a browser.
+            var response = Self.answering(
                 .head, WebSignIn.form(request, status: .ok, next: request.uri.queryParameters.get("next"), problem: nil))
+            response.headers[.setCookie] = nil
+            return response
         }
         router.post(RouterPath(WebSignIn.loginPath)) { request, context -> Response in
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
@@ -334,7 +337,8 @@ public struct WebServer: Sendable {
         var response = response
         let length = response.body.contentLength
         response.body = .init()
-        if method == .head, response.status != .notModified, let length { response.headers[.contentLength] = String(length) }
+        // Set after the body: its setter writes 0 where the old length was not known.
+        if method == .head, response.status != .notModified { response.headers[.contentLength] = length.map(String.init) }
         return response
     }
 
