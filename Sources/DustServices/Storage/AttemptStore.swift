@@ -37,7 +37,9 @@ extension AttemptStore {
     func recordAttemptReportingFailure(_ attempt: PollAttempt) async -> StorageFailure? {
         guard Task.isCancelled else { return await recordReportingFailure(attempt) }
         return await finishedWithin(seconds: 2) { await self.recordReportingFailure(attempt) }
-            ?? StorageFailure(kind: .io, description: "The request's record was not written within 2 s of the stop; it is written if dustd lives long enough.")
+            ?? StorageFailure(
+                kind: .io,
+                description: "The request's record was not written within 2 s of the stop; it is written if dustd lives long enough.")
     }
 
     private func recordReportingFailure(_ attempt: PollAttempt) async -> StorageFailure? {
