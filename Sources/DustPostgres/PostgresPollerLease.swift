@@ -163,18 +163,13 @@ public final class PostgresPollerLease: PollerLease {
     /// server that froze, a network gone without a word: the server frees the lock once its
     /// keepalives give up) and the wait fails; cancelled (dustd stopping), the wait fails at once and
     /// the connection is left to `release()`. PostgresNIO's own `query` awaits a future that no
-    /// cancellation ends and that a statement written after its connection closed never completes
-    /// (the same drop `StatementWaits` guards the store's statements against), so a stop could wait
-    /// for a vanished server until systemd killed dustd.
+    /// cancellation ends, and the deadline (`PostgresConnection.send`, which the store's statements use
+    /// too) is what ends a wait on a server that froze, so a stop could otherwise wait for a vanished
+    /// server until systemd killed dustd.
     private func ask(_ connection: PostgresConnection, _ query: PostgresQuery, within: Duration) async throws -> PostgresQueryResult {
         guard !connection.isClosed else { throw ConnectionClosed() }
         let promise = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
-        let deadline = connection.eventLoop.scheduleTask(in: TimeAmount(within)) {
-            promise.fail(StatementTimedOut(within: within))
-            connection.close().whenComplete { _ in }
-        }
-        defer { deadline.cancel() }
-        connection.query(query, logger: logger).cascade(to: promise)
+        connection.send(query, answering: promise, within: TimeAmount(within), failing: StatementTimedOut(within: within), logger: logger)
         return try await withTaskCancellationHandler {
             try await promise.futureResult.get()
         } onCancel: {

@@ -382,13 +382,8 @@ final class StatementWaits: Sendable {
             promise.fail(CancellationError())
             throw CancellationError()
         }
-        let connection = connection
-        let deadline = connection.eventLoop.scheduleTask(in: PostgresStore.statementTimeout) {
-            promise.fail(PostgresStore.StatementTimedOut())
-            connection.close().whenComplete { _ in }
-        }
-        defer { deadline.cancel() }
-        connection.query(query, logger: logger).cascade(to: promise)
+        connection.send(
+            query, answering: promise, within: PostgresStore.statementTimeout, failing: PostgresStore.StatementTimedOut(), logger: logger)
         return try promise.futureResult.wait()
     }
 
@@ -401,5 +396,24 @@ final class StatementWaits: Sendable {
         }
         current?.fail(CancellationError())
         connection.close().whenComplete { _ in }
+    }
+}
+
+extension PostgresConnection {
+    /// Sends `query`, its answer completing `promise`; when none has come within `within`, fails
+    /// `promise` with `timedOut` and closes the connection. PostgresNIO drops a query written after its
+    /// channel closed and never completes its future, and a server that froze never answers: the
+    /// deadline is what ends such a wait, for the store's statements (`StatementWaits`) and the poller
+    /// lease's alike.
+    func send<Failure: Error & Sendable>(
+        _ query: PostgresQuery, answering promise: EventLoopPromise<PostgresQueryResult>, within: TimeAmount, failing timedOut: Failure,
+        logger: Logger
+    ) {
+        let deadline = eventLoop.scheduleTask(in: within) { [self] in
+            promise.fail(timedOut)
+            close().whenComplete { _ in }
+        }
+        promise.futureResult.whenComplete { _ in deadline.cancel() }
+        self.query(query, logger: logger).cascade(to: promise)
     }
 }

@@ -183,19 +183,7 @@ struct PostgresPollerLeaseTests {
             location: await TestServer.location(), password: await TestServer.password(), checkEvery: .milliseconds(100),
             answerWithin: .milliseconds(500))
         #expect(try await lease.acquire())
-        let backends = try await TestServer.withConnection { connection in
-            let rows = try await connection.query(
-                """
-                SELECT pid FROM pg_locks
-                WHERE locktype = 'advisory' AND granted
-                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
-                """, logger: Logger(label: "test"))
-            var pids: [Int32] = []
-            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
-            return pids
-        }
-        let backend = try #require(backends.first)
+        let backend = try #require(try await Self.backends().first)
         // The session's server process frozen, as a server or a network that stops answering.
         try #require(kill(pid_t(backend), SIGSTOP) == 0, "the test runs where it may signal the server's processes")
         let gaveUp = await within(10) { await lease.lost() }
@@ -255,31 +243,31 @@ struct PostgresPollerLeaseTests {
 
     /// The server processes of the sessions holding the poller's lock.
     private static func backends() async throws -> [Int32] {
-        try await TestServer.withConnection { connection in
-            let rows = try await connection.query(
-                """
-                SELECT pid FROM pg_locks
-                WHERE locktype = 'advisory' AND granted
-                  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                  AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
-                """, logger: Logger(label: "test"))
-            var pids: [Int32] = []
-            for try await pid in rows.decode(Int32.self) { pids.append(pid) }
-            return pids
-        }
+        try await pids(
+            """
+            SELECT pid FROM pg_locks
+            WHERE locktype = 'advisory' AND granted
+              AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND ((classid::bigint << 32) | objid::bigint) = \(PostgresPollerLease.lockKey)
+            """)
     }
 
     /// The server processes of the test database's other sessions whose last statement was a try for the lock,
     /// the newest first.
     private static func sessions() async throws -> [Int32] {
+        try await pids(
+            """
+            SELECT pid FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
+              AND query LIKE 'SELECT pg_try_advisory_lock%'
+            ORDER BY backend_start DESC
+            """)
+    }
+
+    /// The server processes `query` names, asked on a connection of the test's own.
+    private static func pids(_ query: PostgresQuery) async throws -> [Int32] {
         try await TestServer.withConnection { connection in
-            let rows = try await connection.query(
-                """
-                SELECT pid FROM pg_stat_activity
-                WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-                  AND query LIKE 'SELECT pg_try_advisory_lock%'
-                ORDER BY backend_start DESC
-                """, logger: Logger(label: "test"))
+            let rows = try await connection.query(query, logger: Logger(label: "test"))
             var pids: [Int32] = []
             for try await pid in rows.decode(Int32.self) { pids.append(pid) }
             return pids

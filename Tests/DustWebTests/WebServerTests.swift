@@ -241,7 +241,8 @@ struct WebServerTests {
             }
         }
         // The sign-in page, where tokens are configured.
-        try await rig.application(try rig.source(), token: try #require(BearerToken("s3cret-token\n"))).test(.live) { client in
+        let token = try #require(BearerToken("s3cret-token\n"))
+        try await rig.application(try rig.source(), token: token).test(.live) { client in
             let length = try await client.execute(uri: "/login", method: .get) { $0.body.readableBytes }
             #expect(length > 0)
             try await client.execute(uri: "/login", method: .head) { response in

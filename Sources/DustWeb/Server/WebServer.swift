@@ -78,15 +78,14 @@ public struct WebServer: Sendable {
                 revocations: { () async throws(StorageFailure) in try await data.sessionRevocations() }))
 
         // Signing in (docs/REFERENCE.md §13): open to anyone, and only where tokens are configured.
-        router.get(RouterPath(WebSignIn.loginPath)) { request, _ -> Response in
+        @Sendable func loginPage(_ request: Request) -> Response {
             guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
             return WebSignIn.form(request, status: .ok, next: request.uri.queryParameters.get("next"), problem: nil)
         }
+        router.get(RouterPath(WebSignIn.loginPath)) { request, _ in loginPage(request) }
         router.head(RouterPath(WebSignIn.loginPath)) { request, _ -> Response in
-            guard access.requiresTokens else { return Response(status: .seeOther, headers: [.location: "/"]) }
             // Without the form's cookie: a probe must not replace the one of a form open in a browser.
-            var response = Self.answering(
-                .head, WebSignIn.form(request, status: .ok, next: request.uri.queryParameters.get("next"), problem: nil))
+            var response = Self.answering(.head, loginPage(request))
             response.headers[.setCookie] = nil
             return response
         }
